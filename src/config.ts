@@ -1,0 +1,121 @@
+// Every environment variable of the operator contract, parsed and validated in one place.
+
+export type GatewayEnv = 'development' | 'production';
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  env: GatewayEnv;
+  logLevel: string;
+  redisUrl: string | undefined;
+  /** Raw SECRET_KEY; undefined in development means a key file in the data directory. */
+  secretKey: string | undefined;
+  vsdcTimeoutMs: number;
+  saleWaitMs: number;
+  webhookTimeoutMs: number;
+  webhookRetryDelaysSec: number[];
+  importPullIntervalSec: number;
+  keyRotationGraceSec: number;
+  filingRetryMs: number;
+  adminToken: string | undefined;
+  /** Port of the built-in simulator started by `serve` in development (0 = any free port). */
+  simulatorPort: number;
+  /** Set to "0" to keep `serve` from starting the built-in simulator in development. */
+  builtinSimulator: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`${variable}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function text(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `expected a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export function loadConfig(env: Env = process.env): Config {
+  const gatewayEnv = oneOf(env, 'GATEWAY_ENV', ['development', 'production'] as const, 'development');
+
+  const databaseUrl = text(env, 'DATABASE_URL');
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL', 'must be a postgres:// or postgresql:// URL');
+  }
+  const redisUrl = text(env, 'REDIS_URL');
+  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
+    throw new ConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL');
+  }
+
+  const secretKey = text(env, 'SECRET_KEY');
+  if (secretKey !== undefined && secretKey.length < 32) {
+    throw new ConfigError('SECRET_KEY', 'must be at least 32 characters (for example: openssl rand -hex 32)');
+  }
+  if (secretKey === undefined && gatewayEnv === 'production') {
+    throw new ConfigError('SECRET_KEY', 'is required in production (it encrypts readable partner secret keys)');
+  }
+
+  const adminToken = text(env, 'ADMIN_TOKEN');
+  if (adminToken !== undefined && adminToken.length < 16) {
+    throw new ConfigError('ADMIN_TOKEN', 'must be at least 16 characters');
+  }
+
+  const delaysRaw = text(env, 'WEBHOOK_RETRY_DELAYS') ?? '60,300,1800,7200,21600';
+  const webhookRetryDelaysSec = delaysRaw.split(',').map((part) => {
+    const p = part.trim();
+    if (!/^\d+(\.\d+)?$/.test(p)) throw new ConfigError('WEBHOOK_RETRY_DELAYS', `expected comma-separated seconds, got "${delaysRaw}"`);
+    return Number(p);
+  });
+  if (webhookRetryDelaysSec.length === 0 || webhookRetryDelaysSec.length > 20) {
+    throw new ConfigError('WEBHOOK_RETRY_DELAYS', 'expected between 1 and 20 delays');
+  }
+
+  return {
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    host: text(env, 'HOST') ?? '127.0.0.1',
+    databaseUrl,
+    dataDir: text(env, 'DATA_DIR') ?? './data',
+    env: gatewayEnv,
+    logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    redisUrl,
+    secretKey,
+    vsdcTimeoutMs: integer(env, 'VSDC_TIMEOUT_MS', 20_000, 1, 600_000),
+    saleWaitMs: integer(env, 'SALE_WAIT_MS', 3_000, 0, 60_000),
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 60_000),
+    webhookRetryDelaysSec,
+    importPullIntervalSec: integer(env, 'IMPORT_PULL_INTERVAL', 3_600, 1),
+    keyRotationGraceSec: integer(env, 'KEY_ROTATION_GRACE', 86_400, 0),
+    filingRetryMs: integer(env, 'FILING_RETRY_MS', 5_000, 1, 300_000),
+    adminToken,
+    simulatorPort: integer(env, 'SIMULATOR_PORT', 0, 0, 65535),
+    builtinSimulator: text(env, 'BUILTIN_SIMULATOR') !== '0',
+  };
+}

@@ -1,0 +1,113 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { acquireDataDirLock } from './data-dir-lock.ts';
+import { migrationProvider } from './migrations/index.ts';
+import { LocalNotifier, PostgresNotifier, type Notifier } from './notifier.ts';
+import { PGliteDialect } from './pglite-dialect.ts';
+import type { DB } from './schema.ts';
+
+export type DatabaseKind = 'embedded' | 'postgres';
+
+export interface Database {
+  db: Kysely<DB>;
+  kind: DatabaseKind;
+  notifier: Notifier;
+  /** The pg pool behind `db` on PostgreSQL (shared with the rate-limit store). */
+  pool: pg.Pool | undefined;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** PostgreSQL server; absent → embedded. */
+  databaseUrl?: string | undefined;
+  /** Embedded data directory; absent → in memory (tests). */
+  dataDir?: string | undefined;
+  /** Embedded: start from this dump (tests load a migrated template). */
+  loadDataDir?: Blob | File | undefined;
+  /** Who holds the embedded lock, for the message a second process gets. */
+  command?: string;
+  migrate?: boolean;
+  poolSize?: number;
+}
+
+// int8 (counts, invoice numbers) as numbers; numeric (money) stays a string on both engines.
+const INT8 = 20;
+const NUMERIC = 1700;
+pg.types.setTypeParser(INT8, (v) => Number(v));
+
+export async function openDatabase(options: OpenOptions): Promise<Database> {
+  const database = options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10) : await openEmbedded(options);
+  if (options.migrate !== false) {
+    try {
+      await migrateToLatest(database.db);
+    } catch (err) {
+      await database.close();
+      throw err;
+    }
+  }
+  return database;
+}
+
+function openPostgres(url: string, poolSize: number): Database {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  pool.on('error', () => {}); // an idle client's connection dropped; the pool replaces it
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const notifier = new PostgresNotifier(url);
+  return {
+    db,
+    kind: 'postgres',
+    notifier,
+    pool,
+    async close() {
+      await notifier.close();
+      await db.destroy();
+    },
+  };
+}
+
+async function openEmbedded(options: OpenOptions): Promise<Database> {
+  let release: (() => void) | undefined;
+  if (options.dataDir) {
+    release = acquireDataDirLock(options.dataDir, options.command ?? 'fiscal-gateway');
+    mkdirSync(options.dataDir, { recursive: true });
+  }
+  let pglite: PGlite;
+  try {
+    const parsers = { [INT8]: (v: string) => Number(v), [NUMERIC]: (v: string) => v };
+    pglite = await PGlite.create({
+      ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+      ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+      parsers,
+    });
+  } catch (err) {
+    release?.();
+    throw err;
+  }
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+  const notifier = new LocalNotifier();
+  return {
+    db,
+    kind: 'embedded',
+    notifier,
+    pool: undefined,
+    async close() {
+      await notifier.close();
+      await db.destroy();
+      await pglite.close();
+      release?.();
+    },
+  };
+}
+
+export async function migrateToLatest(db: Kysely<DB>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+export async function ping(db: Kysely<DB>): Promise<void> {
+  await sql`select 1`.execute(db);
+}

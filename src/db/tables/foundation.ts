@@ -1,0 +1,119 @@
+import type { ColumnType, Generated } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+
+export interface PartnersTable {
+  id: Generated<number>;
+  name: string;
+  status: Generated<'active' | 'suspended'>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface PartnerKeysTable {
+  id: Generated<number>;
+  partner_id: number;
+  name: string;
+  mode: 'live' | 'test';
+  scopes: string[];
+  secret_hash: string;
+  secret_ciphertext: string;
+  last4: string;
+  created_at: Timestamp;
+  expires_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
+  rotated_to_id: number | null;
+  last_used_at: NullableTimestamp;
+}
+
+export type Plan = 'free_trial' | 'starter' | 'growth' | 'enterprise';
+
+export interface TenantsTable {
+  id: Generated<number>;
+  partner_id: number | null;
+  name: string;
+  tpin: string;
+  email: string | null;
+  plan: Plan | null;
+  subscription: Generated<'active' | 'blocked'>;
+  status: Generated<'active' | 'suspended'>;
+  monthly_quota: number | null;
+  rate_limit_per_minute: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface DevicesTable {
+  id: Generated<number>;
+  tenant_id: number;
+  branch: string;
+  device_serial: string;
+  vsdc_base_url: string;
+  initialized: Generated<boolean>;
+  sdc_id: string | null;
+  mrc_no: string | null;
+  taxpayer_name: string | null;
+  branch_name: string | null;
+  last_sale_invc_no: number | null;
+  last_pchs_invc_no: number | null;
+  last_sale_rcpt_no: number | null;
+  next_invoice_no: Generated<number>;
+  initialized_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface TenantTokensTable {
+  id: Generated<number>;
+  tenant_id: number;
+  name: string;
+  abilities: string[];
+  token_hash: string;
+  last4: string;
+  created_at: Timestamp;
+  revoked_at: NullableTimestamp;
+  last_used_at: NullableTimestamp;
+}
+
+export interface ApiKeysTable {
+  id: Generated<number>;
+  tenant_id: number;
+  device_id: number | null;
+  dialect: Generated<'bare' | 'wrapped'>;
+  key_hash: string;
+  last4: string;
+  created_at: Timestamp;
+  revoked_at: NullableTimestamp;
+  last_used_at: NullableTimestamp;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  actor_type: string;
+  actor_id: string | null;
+  partner_id: number | null;
+  tenant_id: number | null;
+  action: string;
+  target_type: string | null;
+  target_id: string | null;
+  details: ColumnType<Record<string, unknown>, string | undefined, string>;
+  created_at: Timestamp;
+}
+
+export interface TenantUsageTable {
+  tenant_id: number;
+  month: string;
+  documents: Generated<number>;
+}
+
+export interface FoundationTables {
+  partners: PartnersTable;
+  partner_keys: PartnerKeysTable;
+  tenants: TenantsTable;
+  devices: DevicesTable;
+  tenant_tokens: TenantTokensTable;
+  api_keys: ApiKeysTable;
+  audit_log: AuditLogTable;
+  tenant_usage: TenantUsageTable;
+}
