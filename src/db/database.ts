@@ -111,3 +111,8 @@ export async function migrateToLatest(db: Kysely<DB>): Promise<string[]> {
 export async function ping(db: Kysely<DB>): Promise<void> {
   await sql`select 1`.execute(db);
 }
+
+/** A unique-constraint violation (SQLSTATE 23505), on either engine. */
+export function isUniqueViolation(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23505';
+}

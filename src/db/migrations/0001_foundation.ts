@@ -38,6 +38,7 @@ export const up = [
      updated_at timestamptz not null default now()
    )`,
   `create index tenants_partner on tenants(partner_id, id)`,
+  `create unique index tenants_partner_tpin on tenants(partner_id, tpin)`,
   `create table devices (
      id integer generated always as identity primary key,
      tenant_id integer not null references tenants(id),
@@ -54,6 +55,7 @@ export const up = [
      last_sale_rcpt_no bigint,
      next_invoice_no bigint not null default 1,
      initialized_at timestamptz,
+     init_claimed_until timestamptz,
      created_at timestamptz not null default now(),
      updated_at timestamptz not null default now(),
      unique (tenant_id, branch)

@@ -60,6 +60,7 @@ export interface DevicesTable {
   last_sale_rcpt_no: number | null;
   next_invoice_no: Generated<number>;
   initialized_at: NullableTimestamp;
+  init_claimed_until: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

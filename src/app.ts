@@ -1,0 +1,85 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext } from './context.ts';
+import { ping } from './db/database.ts';
+import { registerAuth } from './http/auth.ts';
+import { ApiError } from './http/errors.ts';
+import { registerErrorHandling } from './http/error-handler.ts';
+import { registerRequestLog, requestId } from './http/request-log.ts';
+import { validatorCompiler } from './http/validation.ts';
+import { adminRoutes } from './modules/admin/routes.ts';
+import { provisioningRoutes } from './modules/provisioning/routes.ts';
+
+export const INTERFACE_VERSION = '1.10.0';
+export const BODY_LIMIT = 1_048_576;
+
+export type App = FastifyInstance;
+
+export interface BuildOptions {
+  /** pino options, or false for no logs (tests). */
+  logger?: boolean | { level: string };
+}
+
+export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<App> {
+  const app = Fastify({
+    logger: options.logger ?? { level: ctx.config.logLevel },
+    disableRequestLogging: true,
+    genReqId: requestId,
+    requestIdHeader: false,
+    bodyLimit: BODY_LIMIT,
+    trustProxy: false,
+    ajv: { customOptions: {} },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+
+  // Empty JSON bodies (curl -X POST -H 'Content-Type: application/json') count as no body.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (request, body, done) => {
+    if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
+    parseJson(request, body as string, done);
+  });
+
+  registerErrorHandling(app);
+  registerRequestLog(app);
+  registerAuth(app, ctx);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'fiscal-gateway',
+        version: INTERFACE_VERSION,
+        description:
+          'Fiscalises merchants\' sales with the tax authority through VSDCs. Merchant endpoints take a tenant token, partner endpoints a partner secret key, /zm/api a fiscalisation key.',
+      },
+      components: {
+        securitySchemes: {
+          tenantToken: { type: 'http', scheme: 'bearer', description: 'Tenant token (tt_…) for merchant endpoints' },
+          partnerKey: { type: 'http', scheme: 'bearer', description: 'Partner secret key (sk_live_… or sk_test_…)' },
+          fiscalisationKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'Fiscalisation key (pk_…) with X-SdcId' },
+          adminToken: { type: 'http', scheme: 'bearer', description: 'Operator token (ADMIN_TOKEN)' },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true }, staticCSP: true });
+
+  app.get('/docs/openapi.json', { schema: { hide: true }, config: { auth: { surface: 'public' } } }, async () => app.swagger());
+  app.get('/healthz', { schema: { hide: true }, config: { auth: { surface: 'public' } } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true }, config: { auth: { surface: 'public' } } }, async () => {
+    try {
+      await ping(ctx.db);
+    } catch {
+      throw new ApiError(503, 'not_ready', 'The database is unreachable.');
+    }
+    return { status: 'ready', database: ctx.database.kind };
+  });
+
+  await app.register(provisioningRoutes(ctx));
+  if (ctx.config.adminToken) await app.register(adminRoutes(ctx), { prefix: '/admin/v1' });
+
+  return app;
+}

@@ -1,0 +1,7 @@
+export const EXIT = { ok: 0, failure: 1, usage: 2, config: 3, locked: 4, notFound: 5 } as const;
+
+export class UsageError extends Error {}
+
+export function print(json: boolean, value: unknown, human: string): void {
+  process.stdout.write(json ? JSON.stringify(value, null, 2) + '\n' : human + '\n');
+}

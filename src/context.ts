@@ -1,0 +1,32 @@
+import { Redis } from 'ioredis';
+import type { Kysely } from 'kysely';
+import type { Config } from './config.ts';
+import { SecretBox, resolveSecretKey } from './credentials/secret-box.ts';
+import type { Database } from './db/database.ts';
+import type { DB } from './db/schema.ts';
+import { RateLimiter } from './http/rate-limit.ts';
+
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+/** What every module needs, built once per process and passed down. */
+export interface AppContext {
+  config: Config;
+  database: Database;
+  db: Kysely<DB>;
+  secretBox: SecretBox;
+  rateLimiter: RateLimiter;
+  clock: Clock;
+}
+
+export function createContext(config: Config, database: Database, options: { clock?: Clock } = {}): AppContext {
+  const secretBox = new SecretBox(resolveSecretKey(config.secretKey, config.dataDir));
+  let rateLimiter: RateLimiter;
+  if (database.kind === 'embedded') rateLimiter = new RateLimiter('memory');
+  else if (config.redisUrl) rateLimiter = new RateLimiter('redis', { redis: new Redis(config.redisUrl, { enableOfflineQueue: true, maxRetriesPerRequest: 1 }) });
+  else rateLimiter = new RateLimiter('postgres', { pool: database.pool! });
+  return { config, database, db: database.db, secretBox, rateLimiter, clock: options.clock ?? systemClock };
+}

@@ -1,0 +1,240 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.ts';
+import {
+  findFiscalisationKey,
+  findPartnerKey,
+  findTenantToken,
+  type ResolvedFiscalisationKey,
+  type ResolvedPartnerKey,
+  type ResolvedTenantToken,
+  type TenantAccount,
+} from '../credentials/lookup.ts';
+import { hasValidChecksum, kindOf, safeEqual } from '../credentials/secret-format.ts';
+import { ApiError, unauthenticated } from './errors.ts';
+import { PARTNER_LIMIT_PER_MINUTE, tenantLimit, type RateLimitDecision } from './rate-limit.ts';
+
+// One onRequest hook authenticates every route according to the `auth` its route declares,
+// then applies the account checks (402/403) and the rate limit (429), in that order, before
+// the body is even parsed. Routes never see an unauthenticated request.
+
+export const SCOPES = ['tenants:read', 'tenants:write', 'devices:write', 'keys:write', 'webhooks:read', 'webhooks:write'] as const;
+export type Scope = (typeof SCOPES)[number];
+export const ABILITIES = ['invoices:read', 'invoices:write'] as const;
+export type Ability = (typeof ABILITIES)[number];
+
+export type RouteAuth =
+  | { surface: 'public' }
+  | { surface: 'merchant'; ability: Ability }
+  | { surface: 'partner'; scope: Scope }
+  /** `/zm/api`: X-Api-Key + X-SdcId (alias Terminal-Id); `branch: 'none'` needs only the key. */
+  | { surface: 'compat'; branch?: 'required' | 'none' }
+  /** `/api/ApiKey/getactive`: a till login in the body; only the rate limit and 402 apply. */
+  | { surface: 'till_login' }
+  | { surface: 'admin' };
+
+export interface CompatDevice {
+  id: number;
+  branch: string;
+  sdcId: string;
+}
+
+export type Principal =
+  | { kind: 'tenant'; token: ResolvedTenantToken; tenant: TenantAccount }
+  | { kind: 'partner'; key: ResolvedPartnerKey }
+  | { kind: 'fiscalisation_key'; key: ResolvedFiscalisationKey; tenant: TenantAccount; device: CompatDevice | undefined }
+  | { kind: 'admin' };
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: RouteAuth;
+  }
+  interface FastifyRequest {
+    principal?: Principal;
+    rateLimit?: RateLimitDecision;
+  }
+}
+
+function bearer(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (typeof header !== 'string') return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}
+
+function headerValue(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  const text = Array.isArray(value) ? value[0] : value;
+  return text && text.trim() !== '' ? text.trim() : undefined;
+}
+
+/** The tenant behind a merchant or compat principal, if any (for routes and the request log). */
+export function principalTenant(principal: Principal | undefined): TenantAccount | undefined {
+  if (principal?.kind === 'tenant' || principal?.kind === 'fiscalisation_key') return principal.tenant;
+  return undefined;
+}
+
+export function requireTenant(request: FastifyRequest): TenantAccount {
+  const tenant = principalTenant(request.principal);
+  if (!tenant) throw unauthenticated();
+  return tenant;
+}
+
+export function requirePartner(request: FastifyRequest): ResolvedPartnerKey {
+  if (request.principal?.kind !== 'partner') throw unauthenticated();
+  return request.principal.key;
+}
+
+/** 402/403 for a tenant's account state; on every surface of that tenant. */
+export function assertTenantInGoodStanding(tenant: TenantAccount): void {
+  if (tenant.subscription === 'blocked') {
+    throw new ApiError(402, 'subscription_blocked', 'This merchant\'s subscription is blocked. Contact your provider to restore it.');
+  }
+  if (tenant.monthlyQuota !== null && tenant.documentsThisMonth >= tenant.monthlyQuota) {
+    throw new ApiError(402, 'quota_exhausted', `This merchant has used its monthly quota of ${tenant.monthlyQuota} documents.`);
+  }
+  if (tenant.status === 'suspended') {
+    throw new ApiError(403, 'tenant_suspended', 'This merchant account is suspended.');
+  }
+}
+
+async function authenticateMerchant(ctx: AppContext, request: FastifyRequest, ability: Ability): Promise<Principal> {
+  const secret = bearer(request);
+  if (!secret) throw unauthenticated('A tenant token is required: send Authorization: Bearer <TENANT_TOKEN>.');
+  const kind = kindOf(secret);
+  if (kind?.kind === 'fiscalisation_key') {
+    throw unauthenticated('Fiscalisation keys (pk_) are accepted only on /zm/api. Use a tenant token here.');
+  }
+  if (kind?.kind === 'partner_key') {
+    throw unauthenticated('Partner secret keys are not accepted on merchant endpoints. Use a tenant token.');
+  }
+  if (kind?.kind !== 'tenant_token' || !hasValidChecksum(secret, kind.prefix)) throw unauthenticated('The tenant token is invalid.');
+  const token = await findTenantToken(ctx.db, secret, ctx.clock.now());
+  if (!token) throw unauthenticated('The tenant token is invalid or has been revoked.');
+  assertTenantInGoodStanding(token.tenant);
+  await applyRateLimit(ctx, request, `t:${token.tenant.id}:v1`, tenantLimit(token.tenant, 'v1'));
+  if (!token.abilities.includes(ability)) {
+    throw new ApiError(403, 'missing_ability', `This token lacks the ${ability} ability.`);
+  }
+  return { kind: 'tenant', token, tenant: token.tenant };
+}
+
+async function authenticatePartner(ctx: AppContext, request: FastifyRequest, scope: Scope): Promise<Principal> {
+  const secret = bearer(request);
+  if (!secret) throw unauthenticated('A partner secret key is required: send Authorization: Bearer <sk_live_… or sk_test_…>.');
+  const kind = kindOf(secret);
+  if (kind?.kind !== 'partner_key') {
+    throw unauthenticated('This endpoint takes a partner secret key (sk_live_ or sk_test_); tenant tokens and fiscalisation keys are not accepted.');
+  }
+  if (!hasValidChecksum(secret, kind.prefix)) throw unauthenticated('The partner secret key is invalid.');
+  const key = await findPartnerKey(ctx.db, secret);
+  if (!key) throw unauthenticated('The partner secret key is invalid or has been revoked.');
+  if (key.expiresAt && key.expiresAt.getTime() <= ctx.clock.now().getTime()) {
+    throw new ApiError(401, 'api_key_expired', 'This partner key was rotated and its grace window has ended. Use its replacement.');
+  }
+  if (key.partner.status === 'suspended') {
+    throw new ApiError(402, 'partner_suspended', 'This partner account is suspended.');
+  }
+  await applyRateLimit(ctx, request, `p:${key.partner.id}`, PARTNER_LIMIT_PER_MINUTE);
+  if (!key.scopes.includes(scope)) {
+    throw new ApiError(403, 'missing_scope', `This key lacks the ${scope} scope.`);
+  }
+  return { kind: 'partner', key };
+}
+
+async function authenticateCompat(ctx: AppContext, request: FastifyRequest, branch: 'required' | 'none'): Promise<Principal> {
+  const secret = headerValue(request, 'x-api-key');
+  if (!secret) {
+    throw unauthenticated(
+      request.headers.authorization
+        ? 'Bearer tokens are not accepted on /zm/api: send X-Api-Key: <pk_…> and X-SdcId.'
+        : 'Send X-Api-Key: <pk_…> and X-SdcId.',
+    );
+  }
+  const kind = kindOf(secret);
+  if (kind?.kind !== 'fiscalisation_key' || !hasValidChecksum(secret, kind.prefix)) throw unauthenticated('The X-Api-Key is invalid.');
+  const key = await findFiscalisationKey(ctx.db, secret, ctx.clock.now());
+  if (!key) throw unauthenticated('The X-Api-Key is invalid or has been revoked.');
+  let device: CompatDevice | undefined;
+  if (branch === 'required') {
+    const sdcId = headerValue(request, 'x-sdcid') ?? headerValue(request, 'terminal-id');
+    if (!sdcId) throw unauthenticated('X-SdcId (or Terminal-Id) is required and must name a branch this key may file through.');
+    let query = ctx.db
+      .selectFrom('devices')
+      .select(['id', 'branch', 'sdc_id'])
+      .where('tenant_id', '=', key.tenant.id)
+      .where('sdc_id', '=', sdcId)
+      .where('initialized', '=', true);
+    if (key.deviceId !== null) query = query.where('id', '=', key.deviceId);
+    const row = await query.executeTakeFirst();
+    if (!row) throw unauthenticated('This key may not file through the X-SdcId given.');
+    device = { id: row.id, branch: row.branch, sdcId: row.sdc_id! };
+  }
+  assertTenantInGoodStanding(key.tenant);
+  await applyRateLimit(ctx, request, `t:${key.tenant.id}:zm`, tenantLimit(key.tenant, 'zm'));
+  return { kind: 'fiscalisation_key', key, tenant: key.tenant, device };
+}
+
+function authenticateAdmin(ctx: AppContext, request: FastifyRequest): Principal {
+  const secret = bearer(request);
+  const expected = ctx.config.adminToken;
+  if (!expected || !secret || !safeEqual(secret, expected)) throw unauthenticated('The operator token is missing or wrong.');
+  return { kind: 'admin' };
+}
+
+async function applyRateLimit(ctx: AppContext, request: FastifyRequest, key: string, limit: number): Promise<void> {
+  const decision = await ctx.rateLimiter.consume(key, limit);
+  request.rateLimit = decision;
+  if (!decision.allowed) {
+    throw new ApiError(429, 'rate_limited', `Too many requests: the limit is ${limit} a minute. Retry after ${decision.resetSeconds} s.`, {
+      'retry-after': String(decision.resetSeconds),
+    });
+  }
+}
+
+export function setRateLimitHeaders(reply: FastifyReply, decision: RateLimitDecision | undefined): void {
+  if (!decision) return;
+  reply.header('x-ratelimit-limit', decision.limit);
+  reply.header('x-ratelimit-remaining', decision.remaining);
+  reply.header('x-ratelimit-reset', decision.resetSeconds);
+}
+
+/** Registers the hook. A route that declares no `config.auth` fails at start-up, not in traffic. */
+export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
+  app.addHook('onRoute', (route) => {
+    if (route.config?.auth) return;
+    if (route.url.startsWith('/docs')) {
+      route.config = { ...route.config, auth: { surface: 'public' } };
+      return;
+    }
+    throw new Error(`route ${String(route.method)} ${route.url} declares no auth`);
+  });
+  app.addHook('onRequest', async (request) => {
+    const auth = request.routeOptions.config?.auth;
+    if (!auth) return; // the not-found handler
+    switch (auth.surface) {
+      case 'public':
+      case 'till_login':
+        return;
+      case 'merchant':
+        request.principal = await authenticateMerchant(ctx, request, auth.ability);
+        return;
+      case 'partner':
+        request.principal = await authenticatePartner(ctx, request, auth.scope);
+        return;
+      case 'compat':
+        request.principal = await authenticateCompat(ctx, request, auth.branch ?? 'required');
+        return;
+      case 'admin':
+        request.principal = authenticateAdmin(ctx, request);
+        return;
+    }
+  });
+  app.addHook('onSend', async (request, reply) => {
+    setRateLimitHeaders(reply, request.rateLimit);
+  });
+}
+
+/** Exposed for the till login route, which authenticates from its body. */
+export async function rateLimitTenant(ctx: AppContext, request: FastifyRequest, tenant: TenantAccount, surface: 'v1' | 'zm'): Promise<void> {
+  await applyRateLimit(ctx, request, `t:${tenant.id}:${surface}`, tenantLimit(tenant, surface));
+}

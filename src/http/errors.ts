@@ -1,0 +1,54 @@
+// The three error body shapes of spec part 7, and the one place that maps failures to them.
+
+/** Coded error: `{error: {code, message}}`. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/** Field validation: 422 `{message, errors: {field: [messages]}}`. */
+export class ValidationError extends Error {
+  constructor(
+    readonly errors: Record<string, string[]>,
+    message?: string,
+  ) {
+    super(message ?? summarise(errors));
+    this.name = 'ValidationError';
+  }
+}
+
+/** Plain framework-style not-found: 404 `{message}`. */
+export class NotFoundError extends Error {
+  constructor(message = 'Not found.') {
+    super(message);
+    this.name = 'NotFoundError';
+  }
+}
+
+export function summarise(errors: Record<string, string[]>): string {
+  const messages = Object.values(errors).flat();
+  if (messages.length === 0) return 'The given data was invalid.';
+  const more = messages.length - 1;
+  return more > 0 ? `${messages[0]} (and ${more} more error${more === 1 ? '' : 's'})` : messages[0]!;
+}
+
+export function fieldError(field: string, message: string): ValidationError {
+  return new ValidationError({ [field]: [message] });
+}
+
+export const unauthenticated = (message = 'A valid credential is required: send Authorization: Bearer <key>.') =>
+  new ApiError(401, 'unauthenticated', message);
+
+export const forbidden = (code: string, message: string) => new ApiError(403, code, message);
+
+export type ErrorBody =
+  | { error: { code: string; message: string } }
+  | { message: string; errors: Record<string, string[]> }
+  | { message: string };

@@ -1,0 +1,175 @@
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { createContext, type AppContext } from './context.ts';
+import { DataDirLockedError } from './db/data-dir-lock.ts';
+import { openDatabase, type Database } from './db/database.ts';
+import { EXIT, UsageError, print } from './cli/output.ts';
+import { NotFoundError } from './http/errors.ts';
+import { SCOPES, type Scope } from './http/auth.ts';
+import { createPartner, setPartnerStatus, updateTenantAccount, type TenantAccountPatch } from './modules/provisioning/partners.ts';
+import { serve } from './server.ts';
+
+const HELP = `fiscal-gateway — fiscalise sales through VSDCs
+
+Usage: fiscal-gateway <command> [options]   (add --json for machine-readable output)
+
+Commands:
+  serve [--api-only | --workers-only]   run the gateway (HTTP API and background workers)
+  migrate                               apply database migrations and exit
+  simulator [--port N]                  run the VSDC simulator standalone
+  partner create --name N [--test] [--scopes s1,s2]
+                                        create a partner; prints its first secret key
+  partner suspend <id> | partner resume <id>
+  tenant plan <id> <free_trial|starter|growth|enterprise|none>
+  tenant block <id> | tenant unblock <id>
+  tenant suspend <id> | tenant resume <id>
+  tenant quota <id> <documents|none>
+  tenant rate-limit <id> <per-minute|none>
+
+The database is DATABASE_URL (PostgreSQL) or, without it, the embedded one in DATA_DIR
+(./data). With the embedded database the CLI works only while no server holds it.
+
+Exit codes: 0 ok, 1 failure, 2 usage, 3 configuration, 4 database in use, 5 not found.`;
+
+function positiveId(value: string | undefined, what: string): number {
+  if (!value || !/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`expected a ${what} id, got "${value ?? ''}"`);
+  return Number(value);
+}
+
+async function withContext<T>(config: Config, command: string, run: (ctx: AppContext) => Promise<T>): Promise<T> {
+  const database: Database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, command });
+  const ctx = createContext(config, database);
+  try {
+    return await run(ctx);
+  } finally {
+    await ctx.rateLimiter.close();
+    await database.close();
+  }
+}
+
+async function partnerCommand(config: Config, args: string[], json: boolean): Promise<void> {
+  const [sub, ...rest] = args;
+  const actor = { type: 'cli' as const };
+  if (sub === 'create') {
+    const { values } = parseArgs({ args: rest, options: { name: { type: 'string' }, test: { type: 'boolean' }, scopes: { type: 'string' } } });
+    if (!values.name?.trim()) throw new UsageError('partner create needs --name');
+    let scopes: Scope[] | undefined;
+    if (values.scopes) {
+      scopes = values.scopes.split(',').map((s) => s.trim()) as Scope[];
+      const unknown = scopes.filter((s) => !SCOPES.includes(s));
+      if (unknown.length) throw new UsageError(`unknown scopes: ${unknown.join(', ')} (known: ${SCOPES.join(', ')})`);
+    }
+    const created = await withContext(config, 'partner create', (ctx) =>
+      createPartner(ctx.db, ctx.secretBox, actor, { name: values.name!, test: values.test ?? false, ...(scopes ? { scopes } : {}) }),
+    );
+    print(json, created, `partner ${created.partner.id} "${created.partner.name}" created\nsecret key (store it now): ${created.key.secret}\nscopes: ${created.key.scopes.join(', ')}`);
+    return;
+  }
+  if (sub === 'suspend' || sub === 'resume') {
+    const id = positiveId(rest[0], 'partner');
+    const partner = await withContext(config, `partner ${sub}`, (ctx) => setPartnerStatus(ctx.db, actor, id, sub === 'suspend' ? 'suspended' : 'active'));
+    print(json, partner, `partner ${partner.id} is ${partner.status}`);
+    return;
+  }
+  throw new UsageError('partner takes: create, suspend, resume');
+}
+
+function tenantPatch(sub: string | undefined, value: string | undefined): TenantAccountPatch {
+  const numberOrNone = (what: string) => {
+    if (value === 'none') return null;
+    if (!value || !/^\d+$/.test(value)) throw new UsageError(`tenant ${what} takes a whole number or "none"`);
+    return Number(value);
+  };
+  switch (sub) {
+    case 'plan': {
+      const plans = ['free_trial', 'starter', 'growth', 'enterprise'] as const;
+      if (value === 'none') return { plan: null };
+      if (!plans.includes(value as (typeof plans)[number])) throw new UsageError(`tenant plan takes one of ${plans.join(', ')}, none`);
+      return { plan: value as (typeof plans)[number] };
+    }
+    case 'block':
+      return { subscription: 'blocked' };
+    case 'unblock':
+      return { subscription: 'active' };
+    case 'suspend':
+      return { status: 'suspended' };
+    case 'resume':
+      return { status: 'active' };
+    case 'quota':
+      return { monthlyQuota: numberOrNone('quota') };
+    case 'rate-limit': {
+      const n = numberOrNone('rate-limit');
+      if (n === 0) throw new UsageError('tenant rate-limit must be at least 1');
+      return { rateLimitPerMinute: n };
+    }
+    default:
+      throw new UsageError('tenant takes: plan, block, unblock, suspend, resume, quota, rate-limit');
+  }
+}
+
+async function tenantCommand(config: Config, args: string[], json: boolean): Promise<void> {
+  const [sub, idText, value] = args;
+  const patch = tenantPatch(sub, value);
+  const id = positiveId(idText, 'tenant');
+  const tenant = await withContext(config, `tenant ${sub}`, (ctx) => updateTenantAccount(ctx.db, { type: 'cli' }, id, patch));
+  print(json, tenant, `tenant ${tenant.id}: plan ${tenant.plan ?? 'none'}, subscription ${tenant.subscription}, status ${tenant.status}, quota ${tenant.monthlyQuota ?? 'none'}, rate limit ${tenant.rateLimitPerMinute ?? 'plan default'}`);
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const json = argv.includes('--json');
+  const args = argv.filter((a) => a !== '--json');
+  const [command, ...rest] = args;
+  try {
+    if (!command || command === '--help' || command === '-h' || command === 'help') {
+      print(false, null, HELP);
+      return command ? EXIT.ok : EXIT.usage;
+    }
+    if (command === 'simulator') {
+      const { runSimulatorCli } = await import('./simulator/cli.ts');
+      await runSimulatorCli(rest);
+      return EXIT.ok;
+    }
+    const config = loadConfig();
+    switch (command) {
+      case 'serve': {
+        const { values } = parseArgs({ args: rest, options: { 'api-only': { type: 'boolean' }, 'workers-only': { type: 'boolean' } } });
+        if (values['api-only'] && values['workers-only']) throw new UsageError('choose one of --api-only and --workers-only');
+        await serve(config, { api: !values['workers-only'], workers: !values['api-only'], json });
+        return EXIT.ok;
+      }
+      case 'migrate': {
+        const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, command: 'migrate' });
+        await database.close();
+        print(json, { migrated: true }, 'migrations applied');
+        return EXIT.ok;
+      }
+      case 'partner':
+        await partnerCommand(config, rest, json);
+        return EXIT.ok;
+      case 'tenant':
+        await tenantCommand(config, rest, json);
+        return EXIT.ok;
+      default:
+        throw new UsageError(`unknown command "${command}"; see fiscal-gateway --help`);
+    }
+  } catch (err) {
+    const fail = (code: number, kind: string, message: string) => {
+      if (json) process.stdout.write(JSON.stringify({ error: { code: kind, message } }) + '\n');
+      else process.stderr.write(`fiscal-gateway: ${message}\n`);
+      return code;
+    };
+    if (err instanceof UsageError) return fail(EXIT.usage, 'usage', err.message);
+    if (err instanceof ConfigError) return fail(EXIT.config, 'config', `configuration: ${err.message}`);
+    if (err instanceof DataDirLockedError) return fail(EXIT.locked, 'database_in_use', err.message);
+    if (err instanceof NotFoundError) return fail(EXIT.notFound, 'not_found', err.message);
+    if ((err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return fail(EXIT.usage, 'usage', (err as Error).message);
+    return fail(EXIT.failure, 'failure', (err as Error).stack ?? String(err));
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const code = await main(process.argv.slice(2));
+  if (code !== EXIT.ok || !['serve', 'simulator'].includes(process.argv[2] ?? '')) process.exit(code);
+}

@@ -1,0 +1,145 @@
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { isUniqueViolation } from '../../db/database.ts';
+import { ApiError, NotFoundError } from '../../http/errors.ts';
+import { recordAudit, type Actor } from '../audit/store.ts';
+import type { DeviceResource } from './schemas.ts';
+import { presentDevice, type DeviceRow, type TenantRow } from './tenants.ts';
+
+/** What the VSDC answered to the initialisation handshake, already classified. */
+export type HandshakeResult =
+  | {
+      kind: 'ok';
+      info: {
+        sdcId: string;
+        mrcNo: string;
+        taxpayerName: string | null;
+        branchName: string | null;
+        lastSaleInvoiceNo: number;
+        lastPurchaseInvoiceNo: number | null;
+        lastSaleReceiptNo: number | null;
+      };
+    }
+  | { kind: 'already_installed'; message: string }
+  | { kind: 'unreachable'; reason: string }
+  | { kind: 'rejected'; code: string; message: string };
+
+export type Handshake = (target: { baseUrl: string; tpin: string; bhfId: string }, deviceSerial: string) => Promise<HandshakeResult>;
+
+export interface RegisterDeviceInput {
+  deviceSerial: string;
+  branch: string;
+  vsdcBaseUrl: string;
+}
+
+export async function registerDevice(db: Kysely<DB>, actor: Actor, tenant: TenantRow, input: RegisterDeviceInput): Promise<DeviceResource> {
+  const exists = () =>
+    new ApiError(422, 'branch_exists', `Branch ${input.branch} is already registered for this merchant; the existing device keeps its serial and VSDC address.`);
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const row = await trx
+        .insertInto('devices')
+        .values({ tenant_id: tenant.id, branch: input.branch, device_serial: input.deviceSerial.trim(), vsdc_base_url: input.vsdcBaseUrl.trim() })
+        .onConflict((oc) => oc.columns(['tenant_id', 'branch']).doNothing())
+        .returningAll()
+        .executeTakeFirst();
+      if (!row) throw exists();
+      await recordAudit(trx, { actor, action: 'device.registered', tenantId: tenant.id, targetType: 'device', targetId: row.id, details: { branch: row.branch, deviceSerial: row.device_serial } });
+      return presentDevice(row);
+    });
+  } catch (err) {
+    throw isUniqueViolation(err) ? exists() : err;
+  }
+}
+
+async function deviceOf(db: Kysely<DB>, tenantId: number, branch: string): Promise<DeviceRow> {
+  const row = await db.selectFrom('devices').selectAll().where('tenant_id', '=', tenantId).where('branch', '=', branch).executeTakeFirst();
+  if (!row) throw new NotFoundError('Device not found: no device is registered for that branch.');
+  return row;
+}
+
+const CLAIM_SECONDS = 60;
+
+/**
+ * The handshake with the authority. Concurrent calls for one device are serialised through a
+ * short claim on the device row (works across processes), never by holding a transaction
+ * open across the VSDC call. An initialised device is a safe retry: returned unchanged.
+ */
+export async function initializeDevice(
+  db: Kysely<DB>,
+  actor: Actor,
+  tenant: TenantRow,
+  branch: string,
+  handshake: Handshake,
+  options: { pollMs?: number; maxWaitMs?: number } = {},
+): Promise<DeviceResource> {
+  const deadline = Date.now() + (options.maxWaitMs ?? (CLAIM_SECONDS + 5) * 1000);
+  for (;;) {
+    const device = await deviceOf(db, tenant.id, branch);
+    if (device.initialized) return presentDevice(device);
+    const claimed = await db
+      .updateTable('devices')
+      .set({ init_claimed_until: sql`now() + make_interval(secs => ${CLAIM_SECONDS})` })
+      .where('id', '=', device.id)
+      .where('initialized', '=', false)
+      .where((eb) => eb.or([eb('init_claimed_until', 'is', null), eb('init_claimed_until', '<', sql<Date>`now()`)]))
+      .returningAll()
+      .executeTakeFirst();
+    if (claimed) return finishHandshake(db, actor, tenant, claimed, handshake);
+    if (Date.now() > deadline) throw new ApiError(503, 'vsdc_unreachable', 'Another initialisation of this device is still running; retry shortly.');
+    await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 100));
+  }
+}
+
+async function finishHandshake(db: Kysely<DB>, actor: Actor, tenant: TenantRow, device: DeviceRow, handshake: Handshake): Promise<DeviceResource> {
+  let result: HandshakeResult;
+  try {
+    result = await handshake({ baseUrl: device.vsdc_base_url, tpin: tenant.tpin, bhfId: device.branch }, device.device_serial);
+  } catch (err) {
+    result = { kind: 'unreachable', reason: (err as Error).message };
+  }
+  const release = () => db.updateTable('devices').set({ init_claimed_until: null }).where('id', '=', device.id).execute();
+
+  switch (result.kind) {
+    case 'ok': {
+      const info = result.info;
+      return db.transaction().execute(async (trx) => {
+        const row = await trx
+          .updateTable('devices')
+          .set({
+            initialized: true,
+            sdc_id: info.sdcId,
+            mrc_no: info.mrcNo.trim(),
+            taxpayer_name: info.taxpayerName,
+            branch_name: info.branchName,
+            last_sale_invc_no: info.lastSaleInvoiceNo,
+            last_pchs_invc_no: info.lastPurchaseInvoiceNo,
+            last_sale_rcpt_no: info.lastSaleReceiptNo,
+            next_invoice_no: info.lastSaleInvoiceNo + 1,
+            initialized_at: sql`now()`,
+            init_claimed_until: null,
+            updated_at: sql`now()`,
+          })
+          .where('id', '=', device.id)
+          .where('initialized', '=', false)
+          .returningAll()
+          .executeTakeFirst();
+        await recordAudit(trx, { actor, action: 'device.initialized', tenantId: tenant.id, targetType: 'device', targetId: device.id, details: { branch: device.branch, sdcId: info.sdcId } });
+        return presentDevice(row ?? (await deviceOf(trx, tenant.id, device.branch)));
+      });
+    }
+    case 'already_installed': {
+      await release();
+      // Another process may have finished the handshake a moment ago: that is the safe retry.
+      const current = await deviceOf(db, tenant.id, device.branch);
+      if (current.initialized) return presentDevice(current);
+      throw new ApiError(422, 'initialization_failed', result.message || 'This device is already installed at the authority.');
+    }
+    case 'rejected':
+      await release();
+      throw new ApiError(422, 'initialization_failed', result.message || `The authority refused the handshake (result code ${result.code}).`);
+    case 'unreachable':
+      await release();
+      throw new ApiError(503, 'vsdc_unreachable', 'The VSDC could not be reached; nothing was changed. It is safe to repeat this request.', { 'retry-after': '5' });
+  }
+}

@@ -1,0 +1,154 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { AppContext } from '../../context.ts';
+import { requirePartner } from '../../http/auth.ts';
+import { PageQuery, Paginated } from '../../http/pagination.ts';
+import type { Actor } from '../audit/store.ts';
+import { initializeDevice, registerDevice } from './devices.ts';
+import { vsdcHandshake } from './handshake.ts';
+import { listPartnerKeys, mintPartnerKey, readPartnerKeySecret, revokePartnerKey, rotatePartnerKey } from './partner-keys.ts';
+import * as S from './schemas.ts';
+import { listApiKeys, listTokens, mintApiKey, mintToken, revokeApiKey, revokeToken } from './tenant-credentials.ts';
+import { assertTenantWritable, createTenant, getTenant, listTenants, tenantOfPartner } from './tenants.ts';
+
+const TAG = ['Partner: provisioning'];
+const security = [{ partnerKey: [] }];
+
+function actorOf(request: FastifyRequest): Actor {
+  const key = requirePartner(request);
+  return { type: 'partner_key', keyId: key.keyId, partnerId: key.partner.id };
+}
+
+export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
+  return async (plugin) => {
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    const { db } = ctx;
+
+    /** Loads the caller's tenant, and for changes refuses a blocked or over-quota one (402). */
+    async function tenantFor(request: FastifyRequest, tenantId: number, forWrite: boolean) {
+      const tenant = await tenantOfPartner(db, requirePartner(request).partner.id, tenantId);
+      if (forWrite) await assertTenantWritable(db, tenant, ctx.clock.now());
+      return tenant;
+    }
+
+    app.get('/api/v1/tenants', {
+      config: { auth: { surface: 'partner', scope: 'tenants:read' } },
+      schema: { tags: TAG, security, summary: 'List your merchants', querystring: PageQuery, response: { 200: Paginated(S.Tenant) } },
+    }, async (request) => listTenants(db, requirePartner(request).partner.id, request.query.page));
+
+    app.post('/api/v1/tenants', {
+      config: { auth: { surface: 'partner', scope: 'tenants:write' } },
+      schema: { tags: TAG, security, summary: 'Create a merchant', body: S.CreateTenantBody, response: { 201: S.data(S.Tenant) } },
+    }, async (request, reply) => {
+      const tenant = await createTenant(db, actorOf(request), requirePartner(request).partner.id, request.body);
+      return reply.code(201).send({ data: tenant });
+    });
+
+    app.get('/api/v1/tenants/:tenant', {
+      config: { auth: { surface: 'partner', scope: 'tenants:read' } },
+      schema: { tags: TAG, security, summary: 'One merchant with its devices', params: S.TenantParam, response: { 200: S.data(S.Tenant) } },
+    }, async (request) => ({ data: await getTenant(db, requirePartner(request).partner.id, request.params.tenant) }));
+
+    app.post('/api/v1/tenants/:tenant/devices', {
+      config: { auth: { surface: 'partner', scope: 'devices:write' } },
+      schema: { tags: TAG, security, summary: 'Register a device (local only)', params: S.TenantParam, body: S.RegisterDeviceBody, response: { 201: S.data(S.Device) } },
+    }, async (request, reply) => {
+      const tenant = await tenantFor(request, request.params.tenant, true);
+      return reply.code(201).send({ data: await registerDevice(db, actorOf(request), tenant, request.body) });
+    });
+
+    app.post('/api/v1/tenants/:tenant/devices/:branch/initialize', {
+      config: { auth: { surface: 'partner', scope: 'devices:write' } },
+      schema: {
+        tags: TAG,
+        security,
+        summary: 'Initialise a device: the handshake with the authority',
+        description: 'No request body. Safe to repeat: an initialised device is returned unchanged; 503 when the VSDC is unreachable.',
+        params: S.TenantBranchParam,
+        response: { 200: S.data(S.Device) },
+      },
+    }, async (request) => {
+      const tenant = await tenantFor(request, request.params.tenant, true);
+      return { data: await initializeDevice(db, actorOf(request), tenant, request.params.branch, vsdcHandshake(ctx)) };
+    });
+
+    app.get('/api/v1/tenants/:tenant/tokens', {
+      config: { auth: { surface: 'partner', scope: 'keys:write' } },
+      schema: { tags: TAG, security, summary: 'Live tenant tokens (no plaintext)', params: S.TenantParam, response: { 200: S.data(Type.Array(S.TenantToken)) } },
+    }, async (request) => ({ data: await listTokens(db, await tenantFor(request, request.params.tenant, false)) }));
+
+    app.post('/api/v1/tenants/:tenant/tokens', {
+      config: { auth: { surface: 'partner', scope: 'keys:write' } },
+      schema: { tags: TAG, security, summary: 'Mint a tenant token (plaintext once)', params: S.TenantParam, body: S.CreateTokenBody, response: { 201: S.data(S.TenantTokenCreated) } },
+    }, async (request, reply) => {
+      const tenant = await tenantFor(request, request.params.tenant, true);
+      return reply.code(201).header('cache-control', 'no-store').send({ data: await mintToken(db, actorOf(request), tenant, request.body.name) });
+    });
+
+    app.delete('/api/v1/tenants/:tenant/tokens/:id', {
+      config: { auth: { surface: 'partner', scope: 'keys:write' } },
+      schema: { tags: TAG, security, summary: 'Revoke a tenant token (immediate)', params: Type.Object({ ...S.TenantParam.properties, ...S.IdParam.properties }), response: { 200: S.Revoked } },
+    }, async (request) => revokeToken(db, actorOf(request), await tenantFor(request, request.params.tenant, false), request.params.id));
+
+    app.get('/api/v1/tenants/:tenant/api-keys', {
+      config: { auth: { surface: 'partner', scope: 'keys:write' } },
+      schema: { tags: TAG, security, summary: 'Fiscalisation keys, masked', params: S.TenantParam, response: { 200: S.data(Type.Array(S.FiscalisationKey)) } },
+    }, async (request) => ({ data: await listApiKeys(db, await tenantFor(request, request.params.tenant, false)) }));
+
+    app.post('/api/v1/tenants/:tenant/api-keys', {
+      config: { auth: { surface: 'partner', scope: 'keys:write' } },
+      schema: { tags: TAG, security, summary: 'Mint a fiscalisation key for /zm/api (plaintext once)', params: S.TenantParam, body: Type.Optional(S.CreateApiKeyBody), response: { 201: S.data(S.FiscalisationKeyCreated) } },
+    }, async (request, reply) => {
+      const tenant = await tenantFor(request, request.params.tenant, true);
+      const created = await mintApiKey(db, actorOf(request), tenant, request.body ?? {});
+      return reply.code(201).header('cache-control', 'no-store').send({ data: created });
+    });
+
+    app.delete('/api/v1/tenants/:tenant/api-keys/:id', {
+      config: { auth: { surface: 'partner', scope: 'keys:write' } },
+      schema: { tags: TAG, security, summary: 'Revoke a fiscalisation key (immediate)', params: Type.Object({ ...S.TenantParam.properties, ...S.IdParam.properties }), response: { 200: S.Revoked } },
+    }, async (request) => revokeApiKey(db, actorOf(request), await tenantFor(request, request.params.tenant, false), request.params.id));
+
+    const KEYS_TAG = ['Partner: keys'];
+    app.get('/api/v1/partner/keys', {
+      config: { auth: { surface: 'partner', scope: 'keys:write' } },
+      schema: { tags: KEYS_TAG, security, summary: 'Your secret keys, masked', response: { 200: S.data(Type.Array(S.PartnerKey)) } },
+    }, async (request) => ({ data: await listPartnerKeys(db, requirePartner(request), ctx.clock.now()) }));
+
+    app.post('/api/v1/partner/keys', {
+      config: { auth: { surface: 'partner', scope: 'keys:write' } },
+      schema: { tags: KEYS_TAG, security, summary: 'Mint a least-privilege key', body: S.CreatePartnerKeyBody, response: { 201: S.data(S.PartnerKeyCreated) } },
+    }, async (request, reply) => {
+      const created = await mintPartnerKey(db, ctx.secretBox, requirePartner(request), request.body);
+      return reply.code(201).header('cache-control', 'no-store').send({ data: created });
+    });
+
+    app.get('/api/v1/partner/keys/:id/secret', {
+      config: { auth: { surface: 'partner', scope: 'keys:write' } },
+      schema: { tags: KEYS_TAG, security, summary: 'Read a key\'s plaintext back (audited)', params: S.IdParam, response: { 200: S.data(Type.Object({ id: Type.Integer(), secret: Type.String() })) } },
+    }, async (request, reply) => {
+      const secret = await readPartnerKeySecret(db, ctx.secretBox, requirePartner(request), request.params.id);
+      return reply.header('cache-control', 'no-store').send({ data: secret });
+    });
+
+    app.post('/api/v1/partner/keys/:id/rotate', {
+      config: { auth: { surface: 'partner', scope: 'keys:write' } },
+      schema: {
+        tags: KEYS_TAG,
+        security,
+        summary: 'Mint a replacement; the old key keeps working for the grace window',
+        params: S.IdParam,
+        response: { 201: S.data(Type.Object({ ...S.PartnerKeyCreated.properties, previous: Type.Object({ id: Type.Integer(), expiresAt: Type.String({ format: 'date-time' }) }) })) },
+      },
+    }, async (request, reply) => {
+      const rotated = await rotatePartnerKey(db, ctx.secretBox, requirePartner(request), request.params.id, ctx.config.keyRotationGraceSec);
+      return reply.code(201).header('cache-control', 'no-store').send({ data: rotated });
+    });
+
+    app.delete('/api/v1/partner/keys/:id', {
+      config: { auth: { surface: 'partner', scope: 'keys:write' } },
+      schema: { tags: KEYS_TAG, security, summary: 'Revoke one of your keys (immediate)', params: S.IdParam, response: { 200: S.Revoked } },
+    }, async (request) => revokePartnerKey(db, requirePartner(request), request.params.id));
+  };
+}

@@ -1,0 +1,245 @@
+// The VSDC client: one typed call per endpoint, one pooled undici Agent, and every answer read
+// into a VsdcOutcome. It never throws for anything the network or the VSDC does.
+import { Agent, request } from 'undici';
+import { VSDC_EPOCH } from './dates.ts';
+import {
+  classifyResult,
+  type InitOutcome,
+  type SaveSalesOutcome,
+  type SelectOutcome,
+  type UnreachableOutcome,
+  type UnreachableReason,
+  type VsdcOutcome,
+  type WriteOutcome,
+} from './outcome.ts';
+import {
+  VSDC_PATHS,
+  type CodesData,
+  type ImportItemsData,
+  type InitInfoData,
+  type InitInfoRequest,
+  type ItemsClassData,
+  type SaveBranchCustomerRequest,
+  type SaveItemRequest,
+  type SaveSalesData,
+  type SaveSalesRequest,
+  type SelectCustomerData,
+  type SelectCustomerRequest,
+  type SelectInvoiceData,
+  type SelectInvoiceRequest,
+  type SelectSinceRequest,
+  type UpdateImportItemsRequest,
+  type VsdcEndpoint,
+  type VsdcEnvelope,
+} from './protocol.ts';
+import { receiptProblem } from './sales-body.ts';
+import { joinVsdcUrl } from './url.ts';
+
+/** Which VSDC to talk to, as the gateway stores it per device. */
+export interface DeviceTarget {
+  baseUrl: string;
+  tpin: string;
+  bhfId: string;
+}
+
+export interface VsdcClientOptions {
+  /** Whole-call deadline (connect + reply). Default 20 000 ms. */
+  timeoutMs?: number;
+  /** Keep-alive sockets idle longer than this are closed. Default 4 000 ms. */
+  keepAliveTimeoutMs?: number;
+}
+
+export interface CallOptions {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** Payloads exclude `tpin`/`bhfId`: the client injects them from the target. */
+type Payload<T> = Omit<T, 'tpin' | 'bhfId'>;
+
+export interface VsdcClient {
+  selectInitInfo(target: DeviceTarget, payload: InitInfoRequest, options?: CallOptions): Promise<InitOutcome<InitInfoData>>;
+  selectCodes(target: DeviceTarget, payload?: SelectSinceRequest, options?: CallOptions): Promise<SelectOutcome<CodesData>>;
+  selectItemsClass(target: DeviceTarget, payload?: SelectSinceRequest, options?: CallOptions): Promise<SelectOutcome<ItemsClassData>>;
+  saveSales(target: DeviceTarget, body: Payload<SaveSalesRequest>, options?: CallOptions): Promise<SaveSalesOutcome<SaveSalesData>>;
+  selectInvoice(target: DeviceTarget, payload: SelectInvoiceRequest, options?: CallOptions): Promise<SelectOutcome<SelectInvoiceData>>;
+  selectCustomer(target: DeviceTarget, payload: SelectCustomerRequest, options?: CallOptions): Promise<SelectOutcome<SelectCustomerData>>;
+  saveBrancheCustomers(target: DeviceTarget, payload: SaveBranchCustomerRequest, options?: CallOptions): Promise<WriteOutcome>;
+  saveItem(target: DeviceTarget, payload: SaveItemRequest, options?: CallOptions): Promise<WriteOutcome>;
+  updateItem(target: DeviceTarget, payload: SaveItemRequest, options?: CallOptions): Promise<WriteOutcome>;
+  selectImportItems(target: DeviceTarget, payload?: SelectSinceRequest, options?: CallOptions): Promise<SelectOutcome<ImportItemsData>>;
+  updateImportItems(target: DeviceTarget, payload: UpdateImportItemsRequest, options?: CallOptions): Promise<WriteOutcome>;
+  close(): Promise<void>;
+}
+
+const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
+function unreachable(reason: UnreachableReason, detail: string, extra: Partial<UnreachableOutcome> = {}): UnreachableOutcome {
+  return { kind: 'unreachable', reason, detail, ...extra };
+}
+
+function errorCode(err: unknown): string | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const e = err as { code?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof e.code === 'string') return e.code;
+  // Happy-eyeballs connects fail with an AggregateError of per-address errors.
+  if (Array.isArray(e.errors) && e.errors.length > 0) return errorCode(e.errors[0]);
+  return e.cause === undefined ? undefined : errorCode(e.cause);
+}
+
+function fromNetworkError(err: unknown, timedOut: boolean): UnreachableOutcome {
+  const detail = err instanceof Error ? err.message || err.name : String(err);
+  if (timedOut) return unreachable('timeout', 'no reply within the VSDC timeout');
+  const code = errorCode(err);
+  switch (code) {
+    case 'ECONNREFUSED':
+      return unreachable('connection_refused', detail);
+    case 'ECONNRESET':
+    case 'EPIPE':
+    case 'UND_ERR_SOCKET':
+      return unreachable('connection_reset', detail);
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+    case 'ETIMEDOUT':
+      return unreachable('timeout', detail);
+    default:
+      if (err instanceof Error && (err.name === 'AbortError' || code === 'UND_ERR_ABORTED')) return unreachable('aborted', detail);
+      return unreachable('network_error', code ? `${code}: ${detail}` : detail);
+  }
+}
+
+/** An envelope is a JSON object with a `resultCd`; anything else proves nothing about the VSDC. */
+export function parseEnvelope(text: string): VsdcEnvelope | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
+  const raw = parsed as Record<string, unknown>;
+  let resultCd: string;
+  if (typeof raw.resultCd === 'string' && raw.resultCd.trim() !== '') resultCd = raw.resultCd.trim();
+  // Some VSDC builds and proxies send the code as a number; 0 must still read as "000".
+  else if (typeof raw.resultCd === 'number' && Number.isInteger(raw.resultCd)) resultCd = String(raw.resultCd).padStart(3, '0');
+  else return null;
+  return {
+    resultCd,
+    resultMsg: typeof raw.resultMsg === 'string' ? raw.resultMsg : '',
+    resultDt: typeof raw.resultDt === 'string' ? raw.resultDt : null,
+    data: raw.data ?? null,
+  };
+}
+
+function snippet(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
+}
+
+/** Success bodies the gateway must be able to use; a 000 without them is treated as no answer. */
+function successProblem(endpoint: VsdcEndpoint, data: unknown): string | null {
+  switch (endpoint) {
+    case 'saveSales':
+      return receiptProblem(data);
+    case 'selectInvoice': {
+      const problem = receiptProblem(data);
+      if (problem !== null) return problem;
+      return typeof (data as { totAmt?: unknown }).totAmt === 'number' ? null : 'totAmt is missing';
+    }
+    case 'selectInitInfo': {
+      const info = (data as { info?: { sdcId?: unknown } } | null)?.info;
+      return typeof info?.sdcId === 'string' && info.sdcId !== '' ? null : 'data.info.sdcId is missing';
+    }
+    default:
+      return null;
+  }
+}
+
+export function interpretReply(endpoint: VsdcEndpoint, status: number, text: string): VsdcOutcome<unknown> {
+  if (status >= 500) return unreachable('http_error', `HTTP ${status}: ${snippet(text)}`, { httpStatus: status });
+  const envelope = parseEnvelope(text);
+  const envelopeCounts = envelope !== null && ((status >= 200 && status < 300) || status === 400);
+  if (!envelopeCounts) {
+    if (status === 400) {
+      // The VSDC's JSON binder refused the body (e.g. "" in a number field): resending the same
+      // body can never succeed, so this is a terminal rejection, not an outage.
+      return { kind: 'rejected', code: '400', message: `VSDC refused the request body (HTTP 400)${text ? `: ${snippet(text)}` : ''}`, resultDt: null };
+    }
+    if (status >= 200 && status < 300) return unreachable('not_an_envelope', `HTTP ${status} without a VSDC envelope: ${snippet(text)}`, { httpStatus: status });
+    return unreachable('http_error', `HTTP ${status}: ${snippet(text)}`, { httpStatus: status });
+  }
+  const meta = { resultCd: envelope.resultCd, resultMsg: envelope.resultMsg, resultDt: envelope.resultDt };
+  switch (classifyResult(envelope.resultCd, endpoint)) {
+    case 'ok': {
+      const problem = successProblem(endpoint, envelope.data);
+      if (problem !== null) return unreachable('bad_success_body', `resultCd 000 but ${problem}`, { resultCd: envelope.resultCd });
+      return { kind: 'ok', data: envelope.data, ...meta };
+    }
+    case 'empty':
+      return { kind: 'empty', ...meta };
+    case 'already_installed':
+      return { kind: 'already_installed', ...meta };
+    case 'duplicate':
+      return { kind: 'duplicate', ...meta };
+    case 'unreachable':
+      return unreachable('authority_unreachable', `${envelope.resultCd} ${envelope.resultMsg}`.trim(), { resultCd: envelope.resultCd });
+    case 'rejected':
+      return { kind: 'rejected', code: envelope.resultCd, message: envelope.resultMsg, resultDt: envelope.resultDt };
+  }
+}
+
+export function createVsdcClient(options: VsdcClientOptions = {}): VsdcClient {
+  const defaultTimeoutMs = options.timeoutMs ?? 20_000;
+  const agent = new Agent({
+    keepAliveTimeout: options.keepAliveTimeoutMs ?? 4_000,
+    connect: { timeout: defaultTimeoutMs },
+    maxResponseSize: MAX_RESPONSE_BYTES,
+  });
+
+  async function call(endpoint: VsdcEndpoint, target: DeviceTarget, payload: object, callOptions: CallOptions = {}): Promise<VsdcOutcome<unknown>> {
+    let url: string;
+    try {
+      url = new URL(joinVsdcUrl(target.baseUrl, VSDC_PATHS[endpoint])).toString();
+    } catch {
+      return unreachable('network_error', `invalid vsdcBaseUrl "${target.baseUrl}"`);
+    }
+    const timeoutMs = callOptions.timeoutMs ?? defaultTimeoutMs;
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const signal = callOptions.signal ? AbortSignal.any([deadline, callOptions.signal]) : deadline;
+    const body = JSON.stringify({ ...payload, tpin: target.tpin, bhfId: target.bhfId });
+    try {
+      const response = await request(url, {
+        method: 'POST',
+        dispatcher: agent,
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body,
+        signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      const text = await response.body.text();
+      return interpretReply(endpoint, response.statusCode, text);
+    } catch (err) {
+      return fromNetworkError(err, deadline.aborted);
+    }
+  }
+
+  const since = (payload: SelectSinceRequest | undefined): SelectSinceRequest => ({ lastReqDt: payload?.lastReqDt ?? VSDC_EPOCH });
+
+  // The casts below only narrow VsdcOutcome to what classifyResult allows for that endpoint.
+  return {
+    selectInitInfo: (t, p, o) => call('selectInitInfo', t, p, o) as Promise<InitOutcome<InitInfoData>>,
+    selectCodes: (t, p, o) => call('selectCodes', t, since(p), o) as Promise<SelectOutcome<CodesData>>,
+    selectItemsClass: (t, p, o) => call('selectItemsClass', t, since(p), o) as Promise<SelectOutcome<ItemsClassData>>,
+    saveSales: (t, b, o) => call('saveSales', t, b, o) as Promise<SaveSalesOutcome<SaveSalesData>>,
+    selectInvoice: (t, p, o) => call('selectInvoice', t, p, o) as Promise<SelectOutcome<SelectInvoiceData>>,
+    selectCustomer: (t, p, o) => call('selectCustomer', t, p, o) as Promise<SelectOutcome<SelectCustomerData>>,
+    saveBrancheCustomers: (t, p, o) => call('saveBrancheCustomers', t, p, o) as Promise<WriteOutcome>,
+    saveItem: (t, p, o) => call('saveItem', t, p, o) as Promise<WriteOutcome>,
+    updateItem: (t, p, o) => call('updateItem', t, p, o) as Promise<WriteOutcome>,
+    selectImportItems: (t, p, o) => call('selectImportItems', t, since(p), o) as Promise<SelectOutcome<ImportItemsData>>,
+    updateImportItems: (t, p, o) => call('updateImportItems', t, p, o) as Promise<WriteOutcome>,
+    close: () => agent.close(),
+  };
+}

@@ -1,0 +1,87 @@
+// How the gateway reads a VSDC answer: one discriminated union per call.
+import type { VsdcEndpoint } from './protocol.ts';
+
+export type ResultClass = 'ok' | 'empty' | 'already_installed' | 'duplicate' | 'unreachable' | 'rejected';
+
+export interface ResultMeta {
+  resultCd: string;
+  resultMsg: string;
+  resultDt: string | null;
+}
+
+export type UnreachableReason =
+  | 'connection_refused'
+  | 'connection_reset'
+  | 'timeout'
+  | 'aborted'
+  | 'network_error'
+  | 'http_error'
+  | 'not_an_envelope'
+  | 'bad_success_body'
+  | 'authority_unreachable';
+
+export type OkOutcome<T> = { kind: 'ok'; data: T } & ResultMeta;
+export type EmptyOutcome = { kind: 'empty' } & ResultMeta;
+export type AlreadyInstalledOutcome = { kind: 'already_installed' } & ResultMeta;
+export type DuplicateOutcome = { kind: 'duplicate' } & ResultMeta;
+export interface RejectedOutcome {
+  kind: 'rejected';
+  /** The VSDC's `resultCd`, or `'400'` for a bare HTTP 400 (malformed body). */
+  code: string;
+  message: string;
+  resultDt: string | null;
+}
+export interface UnreachableOutcome {
+  kind: 'unreachable';
+  reason: UnreachableReason;
+  detail: string;
+  /** Set for 838/894: the VSDC answered but cannot reach the authority. */
+  resultCd?: string;
+  httpStatus?: number;
+}
+
+export type VsdcOutcome<T> =
+  | OkOutcome<T>
+  | EmptyOutcome
+  | AlreadyInstalledOutcome
+  | DuplicateOutcome
+  | RejectedOutcome
+  | UnreachableOutcome;
+
+/** What each endpoint can answer: the union is narrowed so callers' switches stay exhaustive. */
+export type InitOutcome<T> = OkOutcome<T> | AlreadyInstalledOutcome | RejectedOutcome | UnreachableOutcome;
+export type SelectOutcome<T> = OkOutcome<T> | EmptyOutcome | RejectedOutcome | UnreachableOutcome;
+export type SaveSalesOutcome<T> = OkOutcome<T> | DuplicateOutcome | RejectedOutcome | UnreachableOutcome;
+export type WriteOutcome = OkOutcome<null> | RejectedOutcome | UnreachableOutcome;
+
+const SELECT_ENDPOINTS: ReadonlySet<VsdcEndpoint> = new Set<VsdcEndpoint>([
+  'selectCodes',
+  'selectItemsClass',
+  'selectInvoice',
+  'selectCustomer',
+  'selectImportItems',
+]);
+
+/**
+ * Reads a `resultCd`. With an endpoint, the special codes count only where they mean something:
+ * `902` only on `selectInitInfo`, `924` only on `saveSales`, `001` only on select endpoints;
+ * elsewhere they are terminal rejections like any unknown code. Without an endpoint, the
+ * protocol page's table is read as is.
+ */
+export function classifyResult(resultCd: string, endpoint?: VsdcEndpoint): ResultClass {
+  switch (resultCd) {
+    case '000':
+      return 'ok';
+    case '838':
+    case '894':
+      return 'unreachable';
+    case '001':
+      return endpoint === undefined || SELECT_ENDPOINTS.has(endpoint) ? 'empty' : 'rejected';
+    case '902':
+      return endpoint === undefined || endpoint === 'selectInitInfo' ? 'already_installed' : 'rejected';
+    case '924':
+      return endpoint === undefined || endpoint === 'saveSales' ? 'duplicate' : 'rejected';
+    default:
+      return 'rejected';
+  }
+}

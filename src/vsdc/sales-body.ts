@@ -1,0 +1,252 @@
+// Builds the `saveSales` body of a sale, credit note or debit note, and reads the receipt back.
+import { formatVsdcDate, formatVsdcDateTime, parseVsdcDateTime } from './dates.ts';
+import {
+  HEADER_TAX_BUCKETS,
+  type HeaderTaxBucket,
+  type SaveSalesData,
+  type SaveSalesLine,
+  type SaveSalesRequest,
+  type SelectInvoiceData,
+} from './protocol.ts';
+import { amountsMatch, computeSale, SaleAmountsError, type ComputedSale, type SaleLineInput, type VatCategoryCode } from './tax.ts';
+
+export type ReceiptType = 'S' | 'R' | 'D';
+
+/** Code class 07. */
+export const PAYMENT_TYPE_CODES = ['01', '02', '03', '04', '05', '06', '07', '08'] as const;
+export type PaymentTypeCode = (typeof PAYMENT_TYPE_CODES)[number];
+/** Code class 32 (credit notes) and 67 (debit notes). */
+export const CREDIT_NOTE_REASON_CODES = ['01', '02', '03', '04', '05', '06', '07'] as const;
+export const DEBIT_NOTE_REASON_CODES = ['01', '02', '03', '04'] as const;
+
+/** Code class 13: the TPIN the authority uses for a customer without one. */
+export const DEFAULT_CUSTOMER_TPIN = '1000000000';
+
+export interface SaleDocument {
+  tpin: string;
+  bhfId: string;
+  /** The branch's gateway invoice number; sent as `cisInvcNo` (its decimal string). */
+  invoiceNo: number;
+  receiptType: ReceiptType;
+  /** For R/D: the original sale's `rcptNo`. */
+  originalReceiptNo?: number | null;
+  /** For R/D: the `sdcId` that signed the original sale. */
+  originalSdcId?: string | null;
+  customer: { tpin: string | null; name: string };
+  paymentMethod: PaymentTypeCode;
+  occurredAt: Date;
+  taxInclusive: boolean;
+  /** Required when any line is C1 (export). */
+  destinationCountryCode?: string | null;
+  /** Credit-note reason (class 32) for R, debit-note reason (class 67) for D. */
+  reasonCode?: string | null;
+  currency: 'ZMW';
+  lines: SaleLineInput[];
+  remark?: string | null;
+  /** Recorded as `regrId/regrNm/modrId/modrNm`; defaults to the gateway. */
+  operator?: { id: string; name: string };
+}
+
+export class SaleDocumentError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SaleDocumentError';
+  }
+}
+
+const BUCKET_OF: Record<VatCategoryCode, HeaderTaxBucket> = {
+  A: 'A', B: 'B', C1: 'C1', C2: 'C2', C3: 'C3', D: 'D', RVAT: 'Rvat', E: 'E', F: 'F',
+};
+
+function checkDocument(doc: SaleDocument): void {
+  if (!Number.isSafeInteger(doc.invoiceNo) || doc.invoiceNo <= 0) {
+    throw new SaleDocumentError(`invoiceNo must be a positive integer, got ${doc.invoiceNo}`);
+  }
+  if (Number.isNaN(doc.occurredAt.getTime())) throw new SaleDocumentError('occurredAt is not a valid date');
+  if (doc.receiptType !== 'S') {
+    if (doc.originalReceiptNo == null || doc.originalSdcId == null) {
+      throw new SaleDocumentError('a credit or debit note needs originalReceiptNo and originalSdcId');
+    }
+    if (doc.reasonCode == null) throw new SaleDocumentError('a credit or debit note needs a reasonCode');
+  }
+  if (doc.lines.some((l) => l.vatCategory === 'C1') && !doc.destinationCountryCode) {
+    throw new SaleDocumentError('a C1 (export) line needs destinationCountryCode');
+  }
+}
+
+function buildLine(line: ComputedSale['lines'][number]): SaveSalesLine {
+  return {
+    itemSeq: line.seq,
+    itemCd: line.itemCode,
+    itemClsCd: line.classificationCode,
+    itemNm: line.name,
+    bcd: null,
+    pkgUnitCd: 'NT',
+    pkg: line.quantity,
+    qtyUnitCd: 'U',
+    qty: line.quantity,
+    prc: line.price,
+    splyAmt: line.supplyAmount,
+    dcRt: 0,
+    dcAmt: line.discountAmount,
+    isrccCd: null,
+    isrccNm: null,
+    isrcRt: 0,
+    isrcAmt: 0,
+    vatCatCd: line.vatCategory,
+    exciseTxCatCd: null,
+    tlCatCd: null,
+    iplCatCd: null,
+    vatTaxblAmt: line.taxableAmount,
+    vatAmt: line.vatAmount,
+    exciseTaxblAmt: 0,
+    tlTaxblAmt: 0,
+    iplTaxblAmt: 0,
+    iplAmt: 0,
+    tlAmt: 0,
+    exciseTxAmt: 0,
+    totAmt: line.lineAmount,
+  };
+}
+
+/**
+ * The full `saveSales` body. Pure and deterministic: the same document always gives the same
+ * body, so a retry resends identical bytes. `cfmDt` and (for credit notes) `rfdDt` are the
+ * document's `occurredAt`; `salesDt` is its UTC date.
+ */
+export function buildSaveSalesBody(doc: SaleDocument): SaveSalesRequest {
+  checkDocument(doc);
+  let computed: ComputedSale;
+  try {
+    computed = computeSale(doc.lines, doc.taxInclusive);
+  } catch (err) {
+    if (err instanceof SaleAmountsError) throw new SaleDocumentError(err.message);
+    throw err;
+  }
+  const operator = doc.operator ?? { id: 'fiscal-gateway', name: 'fiscal-gateway' };
+  const isNote = doc.receiptType !== 'S';
+
+  const trio: Record<string, number> = {};
+  for (const bucket of HEADER_TAX_BUCKETS) {
+    trio[`taxblAmt${bucket}`] = 0;
+    trio[`taxRt${bucket}`] = 0;
+    trio[`taxAmt${bucket}`] = 0;
+  }
+  for (const category of computed.byCategory) {
+    const bucket = BUCKET_OF[category.code];
+    trio[`taxblAmt${bucket}`] = category.taxable;
+    trio[`taxRt${bucket}`] = category.rate;
+    trio[`taxAmt${bucket}`] = category.vat;
+  }
+
+  const header = {
+    tpin: doc.tpin,
+    bhfId: doc.bhfId,
+    orgInvcNo: isNote ? (doc.originalReceiptNo as number) : 0,
+    orgSdcId: isNote ? (doc.originalSdcId as string) : null,
+    cisInvcNo: String(doc.invoiceNo),
+    custTpin: doc.customer.tpin ?? DEFAULT_CUSTOMER_TPIN,
+    custNm: doc.customer.name.slice(0, 60),
+    salesTyCd: 'N',
+    rcptTyCd: doc.receiptType,
+    pmtTyCd: doc.paymentMethod,
+    salesSttsCd: '02',
+    cfmDt: formatVsdcDateTime(doc.occurredAt),
+    salesDt: formatVsdcDate(doc.occurredAt),
+    stockRlsDt: null,
+    cnclReqDt: null,
+    cnclDt: null,
+    rfdDt: doc.receiptType === 'R' ? formatVsdcDateTime(doc.occurredAt) : null,
+    rfdRsnCd: doc.receiptType === 'R' ? (doc.reasonCode ?? null) : null,
+    dbtRsnCd: doc.receiptType === 'D' ? (doc.reasonCode ?? null) : null,
+    totItemCnt: computed.lines.length,
+  };
+
+  return {
+    ...header,
+    ...(trio as Pick<SaveSalesRequest, `taxblAmt${HeaderTaxBucket}` | `taxRt${HeaderTaxBucket}` | `taxAmt${HeaderTaxBucket}`>),
+    totTaxblAmt: computed.totals.net,
+    totTaxAmt: computed.totals.vat,
+    totAmt: computed.totals.total,
+    cashDcRt: 0,
+    cashDcAmt: 0,
+    prchrAcptcYn: 'N',
+    remark: doc.remark ?? null,
+    regrId: operator.id,
+    regrNm: operator.name,
+    modrId: operator.id,
+    modrNm: operator.name,
+    saleCtyCd: '1',
+    currencyTyCd: doc.currency,
+    exchangeRt: 1,
+    destnCountryCd: doc.destinationCountryCode ?? null,
+    itemList: computed.lines.map(buildLine),
+  };
+}
+
+/** The sale's `fiscal` block, read from a `saveSales` (or `selectInvoice`) success. */
+export interface FiscalReceipt {
+  receiptNo: number;
+  internalData: string;
+  receiptSignature: string;
+  publishedAt: Date;
+  /** Null only when the VSDC left it out; fall back to the branch's `sdcId`. */
+  sdcId: string | null;
+  /** Trimmed; null when the VSDC left it out. */
+  mrcNo: string | null;
+  qrCodeUrl: string | null;
+}
+
+function nonEmptyText(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() !== '' ? value : null;
+}
+
+/** Why a success `data` cannot be read as a receipt, or null when it can. */
+export function receiptProblem(data: unknown): string | null {
+  if (typeof data !== 'object' || data === null) return 'data is not an object';
+  const d = data as Record<string, unknown>;
+  if (typeof d.rcptNo !== 'number' || !Number.isSafeInteger(d.rcptNo)) return 'rcptNo is missing or not an integer';
+  if (nonEmptyText(d.intrlData) === null) return 'intrlData is missing';
+  if (nonEmptyText(d.rcptSign) === null) return 'rcptSign is missing';
+  return null;
+}
+
+/**
+ * Maps success `data` to the fiscal block. `publishedAt` is `vsdcRcptPbctDate`, else the
+ * envelope's `resultDt`, else `fallbackNow` (some real VSDCs omit the publication date).
+ */
+export function toFiscalReceipt(data: SaveSalesData, resultDt: string | null = null, fallbackNow: Date = new Date()): FiscalReceipt {
+  const problem = receiptProblem(data);
+  if (problem !== null) throw new SaleDocumentError(`not a receipt: ${problem}`);
+  const publishedAt = parseVsdcDateTime(data.vsdcRcptPbctDate ?? null) ?? parseVsdcDateTime(resultDt) ?? fallbackNow;
+  const mrcNo = nonEmptyText(data.mrcNo);
+  return {
+    receiptNo: data.rcptNo,
+    internalData: data.intrlData,
+    receiptSignature: data.rcptSign,
+    publishedAt,
+    sdcId: nonEmptyText(data.sdcId),
+    mrcNo: mrcNo === null ? null : mrcNo.trim(),
+    qrCodeUrl: nonEmptyText(data.qrCodeUrl),
+  };
+}
+
+export type DuplicateReconciliation =
+  | { adopt: true; receipt: FiscalReceipt }
+  | { adopt: false; lastError: string };
+
+/**
+ * After a `924`: adopt the filed receipt only if its `totAmt` equals the document's total ±0.01;
+ * otherwise the number was filed with a different document and needs an operator.
+ */
+export function reconcileDuplicate(filed: SelectInvoiceData, documentTotal: number, resultDt: string | null = null): DuplicateReconciliation {
+  const problem = receiptProblem(filed);
+  if (problem !== null) return { adopt: false, lastError: `VSDC reported the invoice as filed but its record is unreadable: ${problem}` };
+  if (typeof filed.totAmt !== 'number' || !amountsMatch(filed.totAmt, documentTotal)) {
+    return {
+      adopt: false,
+      lastError: `invoice number already filed with a different total (VSDC totAmt ${String(filed.totAmt)}, document ${documentTotal})`,
+    };
+  }
+  return { adopt: true, receipt: toFiscalReceipt(filed, resultDt) };
+}

@@ -1,0 +1,82 @@
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp, type App } from '../../src/app.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createContext, type AppContext, type Clock } from '../../src/context.ts';
+import type { Scope } from '../../src/http/auth.ts';
+import { createPartner } from '../../src/modules/provisioning/partners.ts';
+import { createTenant, tenantOfPartner } from '../../src/modules/provisioning/tenants.ts';
+import { mintApiKey, mintToken } from '../../src/modules/provisioning/tenant-credentials.ts';
+import { createTestDatabase, type TestDatabase } from './db.ts';
+
+export const TEST_SECRET_KEY = 'test-secret-key-0123456789abcdef0123456789';
+export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return {
+    ...loadConfig({ GATEWAY_ENV: 'development', LOG_LEVEL: 'silent' }),
+    secretKey: TEST_SECRET_KEY,
+    adminToken: TEST_ADMIN_TOKEN,
+    builtinSimulator: false,
+    ...overrides,
+  };
+}
+
+export class ManualClock implements Clock {
+  constructor(private current = new Date()) {}
+  now(): Date {
+    return new Date(this.current);
+  }
+  advance(ms: number): void {
+    this.current = new Date(this.current.getTime() + ms);
+  }
+}
+
+export interface TestApp {
+  app: App;
+  ctx: AppContext;
+  testDb: TestDatabase;
+  inject(options: InjectOptions): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+export async function startTestApp(options: { config?: Partial<Config>; clock?: Clock } = {}): Promise<TestApp> {
+  const testDb = await createTestDatabase();
+  const ctx = createContext(testConfig(options.config), testDb.database, options.clock ? { clock: options.clock } : {});
+  const app = await buildApp(ctx, { logger: false });
+  await app.ready();
+  return {
+    app,
+    ctx,
+    testDb,
+    inject: (o) => app.inject(o),
+    async close() {
+      await app.close();
+      await ctx.rateLimiter.close();
+      await testDb.close();
+    },
+  };
+}
+
+export const bearer = (secret: string) => ({ authorization: `Bearer ${secret}` });
+
+let tpinCounter = 1000000000 + Math.floor(Math.random() * 8_000_000_000);
+export function uniqueTpin(): string {
+  tpinCounter += 1;
+  return String(tpinCounter).slice(0, 10).padStart(10, '1');
+}
+
+export async function seedPartner(ctx: AppContext, options: { test?: boolean; scopes?: Scope[]; name?: string } = {}) {
+  const created = await createPartner(ctx.db, ctx.secretBox, { type: 'cli' }, { name: options.name ?? 'Test partner', test: options.test ?? false, ...(options.scopes ? { scopes: options.scopes } : {}) });
+  return { partnerId: created.partner.id, keyId: created.key.id, secret: created.key.secret };
+}
+
+/** A partner, one of its merchants, a tenant token and a tenant fiscalisation key. */
+export async function seedMerchant(ctx: AppContext, partner?: { partnerId: number; keyId: number }) {
+  const p = partner ?? (await seedPartner(ctx));
+  const actor = { type: 'partner_key' as const, keyId: p.keyId, partnerId: p.partnerId };
+  const tenant = await createTenant(ctx.db, actor, p.partnerId, { name: 'Test merchant', tpin: uniqueTpin() });
+  const row = await tenantOfPartner(ctx.db, p.partnerId, tenant.id);
+  const token = await mintToken(ctx.db, actor, row, 'till');
+  const apiKey = await mintApiKey(ctx.db, actor, row, {});
+  return { partner: p, tenant, tenantRow: row, token: token.token, tokenId: token.id, apiKey: apiKey.key, apiKeyId: apiKey.id };
+}
