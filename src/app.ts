@@ -10,7 +10,7 @@ import { registerErrorHandling } from './http/error-handler.ts';
 import { registerRequestLog, requestId } from './http/request-log.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { adminRoutes } from './modules/admin/routes.ts';
-import { provisioningRoutes } from './modules/provisioning/routes.ts';
+import { moduleRoutes } from './modules/index.ts';
 
 export const INTERFACE_VERSION = '1.10.0';
 export const BODY_LIMIT = 1_048_576;
@@ -78,7 +78,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     return { status: 'ready', database: ctx.database.kind };
   });
 
-  await app.register(provisioningRoutes(ctx));
+  for (const routes of moduleRoutes) await app.register(routes(ctx));
   if (ctx.config.adminToken) await app.register(adminRoutes(ctx), { prefix: '/admin/v1' });
 
   return app;

@@ -5,6 +5,7 @@ import { SecretBox, resolveSecretKey } from './credentials/secret-box.ts';
 import type { Database } from './db/database.ts';
 import type { DB } from './db/schema.ts';
 import { RateLimiter } from './http/rate-limit.ts';
+import { createVsdcClient, type VsdcClient } from './vsdc/client.ts';
 
 export interface Clock {
   now(): Date;
@@ -12,7 +13,7 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => new Date() };
 
-/** What every module needs, built once per process and passed down. */
+/** What every module needs, built once per process and passed down. Close with `closeContext`. */
 export interface AppContext {
   config: Config;
   database: Database;
@@ -20,13 +21,20 @@ export interface AppContext {
   secretBox: SecretBox;
   rateLimiter: RateLimiter;
   clock: Clock;
+  vsdc: VsdcClient;
 }
 
-export function createContext(config: Config, database: Database, options: { clock?: Clock } = {}): AppContext {
+export function createContext(config: Config, database: Database, options: { clock?: Clock; vsdc?: VsdcClient } = {}): AppContext {
   const secretBox = new SecretBox(resolveSecretKey(config.secretKey, config.dataDir));
   let rateLimiter: RateLimiter;
   if (database.kind === 'embedded') rateLimiter = new RateLimiter('memory');
   else if (config.redisUrl) rateLimiter = new RateLimiter('redis', { redis: new Redis(config.redisUrl, { enableOfflineQueue: true, maxRetriesPerRequest: 1 }) });
   else rateLimiter = new RateLimiter('postgres', { pool: database.pool! });
-  return { config, database, db: database.db, secretBox, rateLimiter, clock: options.clock ?? systemClock };
+  const vsdc = options.vsdc ?? createVsdcClient({ timeoutMs: config.vsdcTimeoutMs });
+  return { config, database, db: database.db, secretBox, rateLimiter, clock: options.clock ?? systemClock, vsdc };
+}
+
+export async function closeContext(ctx: AppContext): Promise<void> {
+  await ctx.rateLimiter.close();
+  await ctx.vsdc.close();
 }

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './config.ts';
-import { createContext, type AppContext } from './context.ts';
+import { closeContext, createContext, type AppContext } from './context.ts';
 import { DataDirLockedError } from './db/data-dir-lock.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { EXIT, UsageError, print } from './cli/output.ts';
@@ -44,7 +44,7 @@ async function withContext<T>(config: Config, command: string, run: (ctx: AppCon
   try {
     return await run(ctx);
   } finally {
-    await ctx.rateLimiter.close();
+    await closeContext(ctx);
     await database.close();
   }
 }

@@ -1,7 +1,8 @@
 import { buildApp, type App } from './app.ts';
 import type { Config } from './config.ts';
-import { createContext, type AppContext } from './context.ts';
+import { closeContext, createContext, type AppContext } from './context.ts';
 import { openDatabase } from './db/database.ts';
+import { moduleWorkers } from './modules/index.ts';
 import { startWorkers } from './workers/index.ts';
 
 export interface ServeOptions {
@@ -43,7 +44,7 @@ export async function startGateway(config: Config, options: ServeOptions): Promi
     await database.close();
     throw err;
   }
-  const workers = options.workers ? startWorkers(ctx) : undefined;
+  const workers = options.workers ? startWorkers(ctx, moduleWorkers) : undefined;
 
   let stopping: Promise<void> | undefined;
   const gateway: RunningGateway = {
@@ -55,7 +56,7 @@ export async function startGateway(config: Config, options: ServeOptions): Promi
         await app?.close(); // stops accepting, lets in-flight requests finish
         await workers?.stop();
         for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
-        await ctx.rateLimiter.close();
+        await closeContext(ctx);
         await database.close();
       })();
       return stopping;

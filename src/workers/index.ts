@@ -10,14 +10,7 @@ export interface Worker {
 
 export type WorkerFactory = (ctx: AppContext) => Worker;
 
-const factories: WorkerFactory[] = [];
-
-/** Modules register their loops here at import time of main (never at import of a module). */
-export function registerWorker(factory: WorkerFactory): void {
-  factories.push(factory);
-}
-
-export function startWorkers(ctx: AppContext): { workers: Worker[]; stop(): Promise<void> } {
+export function startWorkers(ctx: AppContext, factories: WorkerFactory[]): { workers: Worker[]; stop(): Promise<void> } {
   const workers = factories.map((make) => make(ctx));
   for (const w of workers) w.start();
   return {

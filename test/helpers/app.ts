@@ -1,7 +1,7 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp, type App } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { createContext, type AppContext, type Clock } from '../../src/context.ts';
+import { closeContext, createContext, type AppContext, type Clock } from '../../src/context.ts';
 import type { Scope } from '../../src/http/auth.ts';
 import { createPartner } from '../../src/modules/provisioning/partners.ts';
 import { createTenant, tenantOfPartner } from '../../src/modules/provisioning/tenants.ts';
@@ -51,7 +51,7 @@ export async function startTestApp(options: { config?: Partial<Config>; clock?: 
     inject: (o) => app.inject(o),
     async close() {
       await app.close();
-      await ctx.rateLimiter.close();
+      await closeContext(ctx);
       await testDb.close();
     },
   };
