@@ -7,6 +7,7 @@ import { ping } from './db/database.ts';
 import { registerAuth } from './http/auth.ts';
 import { ApiError } from './http/errors.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
+import { registerJsonBodyParser } from './http/json-body.ts';
 import { registerRequestLog, requestId } from './http/request-log.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { adminRoutes } from './modules/admin/routes.ts';
@@ -35,12 +36,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   app.setValidatorCompiler(validatorCompiler);
 
-  // Empty JSON bodies (curl -X POST -H 'Content-Type: application/json') count as no body.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (request, body, done) => {
-    if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
-    parseJson(request, body as string, done);
-  });
+  registerJsonBodyParser(app, BODY_LIMIT);
 
   registerErrorHandling(app);
   registerRequestLog(app);

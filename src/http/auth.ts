@@ -44,7 +44,18 @@ export type Principal =
   | { kind: 'fiscalisation_key'; key: ResolvedFiscalisationKey; tenant: TenantAccount; device: CompatDevice | undefined }
   | { kind: 'admin' };
 
+/** Every route with its declared auth and body schema (tests walk it: auth matrix, fuzzing). */
+export interface CatalogedRoute {
+  method: string;
+  url: string;
+  auth: RouteAuth;
+  bodySchema: unknown;
+}
+
 declare module 'fastify' {
+  interface FastifyInstance {
+    routeCatalog: CatalogedRoute[];
+  }
   interface FastifyContextConfig {
     auth?: RouteAuth;
   }
@@ -200,13 +211,17 @@ export function setRateLimitHeaders(reply: FastifyReply, decision: RateLimitDeci
 
 /** Registers the hook. A route that declares no `config.auth` fails at start-up, not in traffic. */
 export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
+  const catalog: CatalogedRoute[] = [];
+  app.decorate('routeCatalog', catalog);
   app.addHook('onRoute', (route) => {
-    if (route.config?.auth) return;
-    if (route.url.startsWith('/docs')) {
+    if (!route.config?.auth) {
+      if (!route.url.startsWith('/docs')) throw new Error(`route ${String(route.method)} ${route.url} declares no auth`);
       route.config = { ...route.config, auth: { surface: 'public' } };
-      return;
     }
-    throw new Error(`route ${String(route.method)} ${route.url} declares no auth`);
+    for (const method of [route.method].flat()) {
+      if (method === 'HEAD') continue;
+      catalog.push({ method, url: route.url, auth: route.config.auth!, bodySchema: route.schema?.body });
+    }
   });
   app.addHook('onRequest', async (request) => {
     const auth = request.routeOptions.config?.auth;

@@ -19,12 +19,13 @@ export function renderError(error: unknown, request: FastifyRequest): Rendered {
     if (error.status >= 500) return coded(error.status, error.code, internalMessage(request));
     return { status: error.status, body: { error: { code: error.code, message: error.message } }, headers: error.headers };
   }
+  // A path parameter that cannot name anything (/tenants/abc) is simply not found.
+  if ((error as { validationContext?: string }).validationContext === 'params') return { status: 404, body: { message: 'Not found.' } };
   if (error instanceof ValidationError) return { status: 422, body: { message: error.message, errors: error.errors } };
   if (error instanceof NotFoundError) return { status: 404, body: { message: error.message } };
 
   const fe = error as FastifyError & { validationContext?: string };
   if (fe.validation) {
-    if (fe.validationContext === 'params') return { status: 404, body: { message: 'Not found.' } };
     const ve = toValidationError(fe.validation as never);
     return { status: 422, body: { message: ve.message, errors: ve.errors } };
   }

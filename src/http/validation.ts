@@ -17,9 +17,25 @@ function makeAjv(options: Options): Ajv {
 const bodyAjv = makeAjv({ coerceTypes: false });
 const textAjv = makeAjv({ coerceTypes: 'array' });
 
+function nulField(data: unknown): string | undefined {
+  if (!data || typeof data !== 'object') return undefined;
+  for (const [key, value] of Object.entries(data)) {
+    const values = Array.isArray(value) ? value : [value];
+    if (values.some((v) => typeof v === 'string' && v.includes('\u0000'))) return key;
+  }
+  return undefined;
+}
+
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const validate = (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object);
-  return (data: unknown) => (validate(data) ? { value: data } : { error: toValidationError(validate.errors ?? []) });
+  return (data: unknown) => {
+    if (httpPart !== 'body') {
+      // PostgreSQL text cannot hold NUL: refuse it here rather than fail in the database.
+      const field = nulField(data);
+      if (field) return { error: new ValidationError({ [field]: [`The ${field} field must not contain NUL characters.`] }) };
+    }
+    return validate(data) ? { value: data } : { error: toValidationError(validate.errors ?? []) };
+  };
 };
 
 const TYPE_NAMES: Record<string, string> = {

@@ -1,0 +1,84 @@
+// Builds plausible and broken JSON values from a route's JSON Schema, for the fuzz test.
+
+type Schema = {
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+  items?: Schema;
+  anyOf?: Schema[];
+  const?: unknown;
+  enum?: unknown[];
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  format?: string;
+  default?: unknown;
+  minItems?: number;
+};
+
+function stringFor(s: Schema): string {
+  if (s.format === 'email') return 'someone@example.com';
+  if (s.format === 'date-time') return new Date().toISOString();
+  if (s.pattern === '^[0-9]{10}$') return '1002345678';
+  if (s.pattern === '^[0-9]{3}$') return '000';
+  if (s.pattern?.startsWith('^https?://')) return 'http://127.0.0.1:9/vsdc';
+  if (s.pattern) return 'A';
+  return 'x'.repeat(Math.max(1, s.minLength ?? 1));
+}
+
+export function sample(schema: unknown): unknown {
+  const s = (schema ?? {}) as Schema;
+  if (s.const !== undefined) return s.const;
+  if (s.enum) return s.enum[0];
+  if (s.anyOf) return sample(s.anyOf.find((x) => x.type !== 'null') ?? s.anyOf[0]);
+  const type = Array.isArray(s.type) ? s.type.find((x) => x !== 'null') : s.type;
+  switch (type) {
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      for (const [key, child] of Object.entries(s.properties ?? {})) out[key] = sample(child);
+      return out;
+    }
+    case 'array':
+      return Array.from({ length: Math.max(1, s.minItems ?? 1) }, () => sample(s.items));
+    case 'string':
+      return stringFor(s);
+    case 'integer':
+      return Math.max(1, s.minimum ?? 1);
+    case 'number':
+      return Math.max(1, s.minimum ?? 1);
+    case 'boolean':
+      return true;
+    default:
+      return null;
+  }
+}
+
+const WRONG_VALUES: unknown[] = [null, 12345, -1, 1e308, 0.1234567, true, 'x', '', 'x'.repeat(100_000), [], [1, 2], {}, { nested: { deep: [null] } }, '<script>alert(1)</script>', '\u0000\u202e'];
+
+/** Each field of the sample replaced by each wrong value, removed, and nested likewise. */
+export function* mutations(schema: unknown, value: unknown = sample(schema), path: string[] = []): Generator<{ label: string; body: unknown }> {
+  const s = (schema ?? {}) as Schema;
+  const set = (replacement: unknown, remove = false) => {
+    const root = structuredClone(sample(schemaRoot)) as Record<string, unknown>;
+    let node = root as Record<string, unknown>;
+    for (const key of path.slice(0, -1)) node = node[key] as Record<string, unknown>;
+    const last = path[path.length - 1]!;
+    if (remove) delete node[last];
+    else node[last] = replacement;
+    return root;
+  };
+  if (path.length === 0) schemaRoot = schema;
+  if (path.length > 0) {
+    for (const wrong of WRONG_VALUES) yield { label: `${path.join('.')}=${JSON.stringify(wrong)?.slice(0, 20)}`, body: set(wrong) };
+    yield { label: `${path.join('.')} removed`, body: set(undefined, true) };
+  }
+  const props = s.anyOf ? s.anyOf.find((x) => x.type === 'object')?.properties : s.properties;
+  if (props && value && typeof value === 'object' && path.length < 3) {
+    for (const key of Object.keys(props)) yield* mutations(props[key], (value as Record<string, unknown>)[key], [...path, key]);
+  }
+  const items = s.items;
+  if (items && Array.isArray(value) && path.length < 3) yield* mutations(items, value[0], [...path, '0']);
+}
+let schemaRoot: unknown;

@@ -1,0 +1,182 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { sql } from 'kysely';
+import type { CatalogedRoute } from '../../src/http/auth.ts';
+import { PREFIXES } from '../../src/credentials/secret-format.ts';
+import { registerDevice } from '../../src/modules/provisioning/devices.ts';
+import { mintApiKey, revokeApiKey, revokeToken } from '../../src/modules/provisioning/tenant-credentials.ts';
+import { engineName } from '../helpers/db.ts';
+import { ManualClock, TEST_ADMIN_TOKEN, bearer, seedMerchant, seedPartner, startTestApp, type TestApp } from '../helpers/app.ts';
+import { markInitialised, partnerKeyWithScopes, tokenWithAbilities, unknownSecret } from '../helpers/credentials.ts';
+
+function assertCoded(res: LightMyRequestResponse, status: number, code?: string): void {
+  assert.equal(res.statusCode, status, `${res.statusCode} ${res.body}`);
+  const body = res.json();
+  assert.equal(typeof body.error?.message, 'string', res.body);
+  if (code) assert.equal(body.error.code, code);
+  assert.ok(!/at \S+\.ts:\d+/.test(res.body), 'no stack traces in bodies');
+}
+
+describe(`authentication and authorisation on every route (${engineName})`, () => {
+  let t: TestApp;
+  const clock = new ManualClock();
+  const creds = {} as {
+    partner: string;
+    otherPartnerScoped: string;
+    revokedPartner: string;
+    token: string;
+    readOnlyToken: string;
+    writeOnlyToken: string;
+    revokedToken: string;
+    tenantKey: string;
+    branchKey: string;
+    revokedKey: string;
+    sdcId: string;
+    otherSdcId: string;
+    foreignSdcId: string;
+    tenantId: number;
+  };
+
+  before(async () => {
+    t = await startTestApp({ clock });
+    const m = await seedMerchant(t.ctx);
+    const actor = { type: 'cli' as const };
+    const hq = await registerDevice(t.ctx.db, actor, m.tenantRow, { deviceSerial: 'SER-HQ', branch: '000', vsdcBaseUrl: 'http://127.0.0.1:9/vsdc' });
+    const b1 = await registerDevice(t.ctx.db, actor, m.tenantRow, { deviceSerial: 'SER-B1', branch: '001', vsdcBaseUrl: 'http://127.0.0.1:9/vsdc' });
+    await markInitialised(t.ctx, hq.id, 'SDC-HQ-0001');
+    await markInitialised(t.ctx, b1.id, 'SDC-B1-0001');
+    const other = await seedMerchant(t.ctx);
+    const od = await registerDevice(t.ctx.db, actor, other.tenantRow, { deviceSerial: 'SER-O', branch: '000', vsdcBaseUrl: 'http://127.0.0.1:9/vsdc' });
+    await markInitialised(t.ctx, od.id, 'SDC-OTHER-01');
+
+    const branchKey = await mintApiKey(t.ctx.db, actor, m.tenantRow, { branch: '000' });
+    const revokedKey = await mintApiKey(t.ctx.db, actor, m.tenantRow, {});
+    await revokeApiKey(t.ctx.db, actor, m.tenantRow, revokedKey.id);
+    const revokedToken = await seedMerchant(t.ctx, m.partner);
+    await revokeToken(t.ctx.db, actor, revokedToken.tenantRow, revokedToken.tokenId);
+    const revokedPartner = await partnerKeyWithScopes(t.ctx, m.partner.partnerId, ['tenants:read']);
+    await t.ctx.db.updateTable('partner_keys').set({ revoked_at: sql`now()` }).where('id', '=', revokedPartner.id).execute();
+    const scoped = await partnerKeyWithScopes(t.ctx, m.partner.partnerId, ['webhooks:read']);
+
+    Object.assign(creds, {
+      partner: m.partner.secret,
+      otherPartnerScoped: scoped.secret,
+      revokedPartner: revokedPartner.secret,
+      token: m.token,
+      readOnlyToken: await tokenWithAbilities(t.ctx, m.tenant.id, ['invoices:read']),
+      writeOnlyToken: await tokenWithAbilities(t.ctx, m.tenant.id, ['invoices:write']),
+      revokedToken: revokedToken.token,
+      tenantKey: m.apiKey,
+      branchKey: branchKey.key,
+      revokedKey: revokedKey.key,
+      sdcId: 'SDC-HQ-0001',
+      otherSdcId: 'SDC-B1-0001',
+      foreignSdcId: 'SDC-OTHER-01',
+      tenantId: m.tenant.id,
+    });
+  });
+  after(() => t.close());
+
+  const urlOf = (route: CatalogedRoute) =>
+    route.url.replace(':tenant', String(creds.tenantId)).replace(':branch', '000').replace(/:[A-Za-z]+/g, '1');
+  const call = (route: CatalogedRoute, headers: Record<string, string>) =>
+    t.inject({ method: route.method as 'GET', url: urlOf(route), headers: { ...headers, 'content-type': 'application/json' }, payload: route.method === 'GET' || route.method === 'DELETE' ? undefined : '{}' });
+
+  test('every route declares its surface, and the catalogue covers partner and admin routes', () => {
+    const surfaces = new Set(t.app.routeCatalog.map((r) => r.auth.surface));
+    assert.ok(surfaces.has('partner'));
+    assert.ok(surfaces.has('admin'));
+  });
+
+  test('each route answers the wrong credentials for its surface with 401/403 in the coded shape', async () => {
+    const routes = t.app.routeCatalog;
+    let checked = 0;
+    for (const route of routes) {
+      const surface = route.auth.surface;
+      if (surface === 'partner') {
+        for (const h of [{}, bearer(creds.token), bearer(creds.tenantKey), bearer('sk_live_nonsense'), bearer(unknownSecret(PREFIXES.partnerLive)), bearer(creds.revokedPartner), { 'x-api-key': creds.tenantKey, 'x-sdcid': creds.sdcId }]) {
+          assertCoded(await call(route, h), 401);
+        }
+        const scope = route.auth.scope;
+        if (scope !== 'webhooks:read') assertCoded(await call(route, bearer(creds.otherPartnerScoped)), 403, 'missing_scope');
+      } else if (surface === 'merchant') {
+        for (const h of [{}, bearer(creds.partner), bearer(creds.tenantKey), bearer('tt_garbage'), bearer(unknownSecret(PREFIXES.tenantToken)), bearer(creds.revokedToken), { 'x-api-key': creds.tenantKey, 'x-sdcid': creds.sdcId }]) {
+          assertCoded(await call(route, h), 401);
+        }
+        const lacking = route.auth.ability === 'invoices:read' ? creds.writeOnlyToken : creds.readOnlyToken;
+        assertCoded(await call(route, bearer(lacking)), 403, 'missing_ability');
+      } else if (surface === 'compat') {
+        const needsBranch = route.auth.branch !== 'none';
+        for (const h of [{}, bearer(creds.token), { 'x-api-key': creds.token, 'x-sdcid': creds.sdcId }, { 'x-api-key': creds.revokedKey, 'x-sdcid': creds.sdcId }, { 'x-api-key': 'pk_nonsense', 'x-sdcid': creds.sdcId }]) {
+          assertCoded(await call(route, h), 401);
+        }
+        if (needsBranch) {
+          assertCoded(await call(route, { 'x-api-key': creds.tenantKey }), 401);
+          assertCoded(await call(route, { 'x-api-key': creds.tenantKey, 'x-sdcid': creds.foreignSdcId }), 401);
+          assertCoded(await call(route, { 'x-api-key': creds.branchKey, 'x-sdcid': creds.otherSdcId }), 401);
+          assertCoded(await call(route, { 'x-api-key': creds.tenantKey, 'x-sdcid': 'SDC-UNKNOWN' }), 401);
+        }
+      } else if (surface === 'admin') {
+        for (const h of [{}, bearer('wrong-admin-token-000000'), bearer(creds.partner), bearer(creds.token)]) {
+          assertCoded(await call(route, h), 401);
+        }
+      } else {
+        continue;
+      }
+      checked++;
+    }
+    assert.ok(checked >= 20, `checked ${checked} routes`);
+  });
+
+  test('a valid credential passes the hook on its own surface', async () => {
+    const res = await t.inject({ method: 'GET', url: '/api/v1/tenants', headers: bearer(creds.partner) });
+    assert.equal(res.statusCode, 200);
+    const admin = await t.inject({ method: 'GET', url: '/admin/v1/partners', headers: bearer(TEST_ADMIN_TOKEN) });
+    assert.equal(admin.statusCode, 200);
+  });
+
+  test('a rotated partner key works through its grace window and is refused after it', async () => {
+    const p = await seedPartner(t.ctx);
+    const rotate = await t.inject({ method: 'POST', url: `/api/v1/partner/keys/${p.keyId}/rotate`, headers: bearer(p.secret) });
+    assert.equal(rotate.statusCode, 201, rotate.body);
+    const replacement = rotate.json().data.secret as string;
+    assert.equal((await t.inject({ method: 'GET', url: '/api/v1/tenants', headers: bearer(p.secret) })).statusCode, 200);
+    assert.equal((await t.inject({ method: 'GET', url: '/api/v1/tenants', headers: bearer(replacement) })).statusCode, 200);
+    clock.advance(t.ctx.config.keyRotationGraceSec * 1000 + 60_000);
+    assertCoded(await t.inject({ method: 'GET', url: '/api/v1/tenants', headers: bearer(p.secret) }), 401, 'api_key_expired');
+    assert.equal((await t.inject({ method: 'GET', url: '/api/v1/tenants', headers: bearer(replacement) })).statusCode, 200);
+  });
+
+  test('a suspended partner is answered 402 on partner endpoints, and works again when resumed', async () => {
+    const p = await seedPartner(t.ctx);
+    const suspend = await t.inject({ method: 'POST', url: `/admin/v1/partners/${p.partnerId}/suspend`, headers: bearer(TEST_ADMIN_TOKEN) });
+    assert.equal(suspend.statusCode, 200);
+    assertCoded(await t.inject({ method: 'GET', url: '/api/v1/tenants', headers: bearer(p.secret) }), 402, 'partner_suspended');
+    await t.inject({ method: 'POST', url: `/admin/v1/partners/${p.partnerId}/resume`, headers: bearer(TEST_ADMIN_TOKEN) });
+    assert.equal((await t.inject({ method: 'GET', url: '/api/v1/tenants', headers: bearer(p.secret) })).statusCode, 200);
+  });
+
+  test('a blocked or over-quota merchant refuses partner changes with 402 but stays readable', async () => {
+    const m = await seedMerchant(t.ctx);
+    const patch = (body: object) => t.inject({ method: 'PATCH', url: `/admin/v1/tenants/${m.tenant.id}`, headers: bearer(TEST_ADMIN_TOKEN), payload: body });
+    assert.equal((await patch({ subscription: 'blocked' })).statusCode, 200);
+    const mint = () => t.inject({ method: 'POST', url: `/api/v1/tenants/${m.tenant.id}/tokens`, headers: bearer(m.partner.secret), payload: { name: 'x' } });
+    assertCoded(await mint(), 402, 'subscription_blocked');
+    assert.equal((await t.inject({ method: 'GET', url: `/api/v1/tenants/${m.tenant.id}`, headers: bearer(m.partner.secret) })).statusCode, 200);
+    await patch({ subscription: 'active', monthlyQuota: 0 });
+    assertCoded(await mint(), 402, 'quota_exhausted');
+    await patch({ monthlyQuota: null });
+    assert.equal((await mint()).statusCode, 201);
+  });
+
+  test('admin routes do not exist without ADMIN_TOKEN', async () => {
+    const bare = await startTestApp({ config: { adminToken: undefined } });
+    try {
+      const res = await bare.inject({ method: 'GET', url: '/admin/v1/partners', headers: bearer(TEST_ADMIN_TOKEN) });
+      assert.equal(res.statusCode, 404);
+    } finally {
+      await bare.close();
+    }
+  });
+});

@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+describe('configuration', () => {
+  test('defaults follow the operator contract', () => {
+    const c = loadConfig({});
+    assert.equal(c.port, 8080);
+    assert.equal(c.host, '127.0.0.1');
+    assert.equal(c.databaseUrl, undefined);
+    assert.equal(c.dataDir, './data');
+    assert.equal(c.env, 'development');
+    assert.equal(c.vsdcTimeoutMs, 20000);
+    assert.equal(c.webhookTimeoutMs, 10000);
+    assert.deepEqual(c.webhookRetryDelaysSec, [60, 300, 1800, 7200, 21600]);
+    assert.equal(c.importPullIntervalSec, 3600);
+    assert.equal(c.keyRotationGraceSec, 86400);
+    assert.equal(c.adminToken, undefined);
+  });
+
+  test('every variable is read', () => {
+    const c = loadConfig({
+      PORT: '9000',
+      HOST: '0.0.0.0',
+      DATABASE_URL: 'postgres://u@h/db',
+      DATA_DIR: '/tmp/x',
+      GATEWAY_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      SECRET_KEY: 's'.repeat(32),
+      VSDC_TIMEOUT_MS: '1500',
+      SALE_WAIT_MS: '250',
+      WEBHOOK_TIMEOUT_MS: '2000',
+      WEBHOOK_RETRY_DELAYS: '1,2,3',
+      IMPORT_PULL_INTERVAL: '60',
+      KEY_ROTATION_GRACE: '10',
+      FILING_RETRY_MS: '100',
+      ADMIN_TOKEN: 'a'.repeat(20),
+    });
+    assert.deepEqual(
+      [c.port, c.host, c.databaseUrl, c.dataDir, c.env, c.logLevel, c.redisUrl, c.vsdcTimeoutMs, c.saleWaitMs, c.webhookTimeoutMs, c.importPullIntervalSec, c.keyRotationGraceSec, c.filingRetryMs],
+      [9000, '0.0.0.0', 'postgres://u@h/db', '/tmp/x', 'production', 'warn', 'redis://127.0.0.1:6379', 1500, 250, 2000, 60, 10, 100],
+    );
+    assert.deepEqual(c.webhookRetryDelaysSec, [1, 2, 3]);
+    assert.equal(c.adminToken, 'a'.repeat(20));
+  });
+
+  const bad: Array<[string, Record<string, string>]> = [
+    ['PORT', { PORT: 'eighty' }],
+    ['PORT', { PORT: '70000' }],
+    ['DATABASE_URL', { DATABASE_URL: 'mysql://x' }],
+    ['GATEWAY_ENV', { GATEWAY_ENV: 'staging' }],
+    ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+    ['REDIS_URL', { REDIS_URL: 'http://x' }],
+    ['SECRET_KEY', { SECRET_KEY: 'short' }],
+    ['SECRET_KEY', { GATEWAY_ENV: 'production' }],
+    ['VSDC_TIMEOUT_MS', { VSDC_TIMEOUT_MS: '-1' }],
+    ['SALE_WAIT_MS', { SALE_WAIT_MS: '1.5' }],
+    ['WEBHOOK_TIMEOUT_MS', { WEBHOOK_TIMEOUT_MS: 'x' }],
+    ['WEBHOOK_RETRY_DELAYS', { WEBHOOK_RETRY_DELAYS: '1,,x' }],
+    ['IMPORT_PULL_INTERVAL', { IMPORT_PULL_INTERVAL: '0' }],
+    ['KEY_ROTATION_GRACE', { KEY_ROTATION_GRACE: 'soon' }],
+    ['FILING_RETRY_MS', { FILING_RETRY_MS: '0' }],
+    ['ADMIN_TOKEN', { ADMIN_TOKEN: 'abc' }],
+  ];
+  for (const [variable, env] of bad) {
+    test(`a bad ${variable} stops the start with a message naming it (${JSON.stringify(env)})`, () => {
+      assert.throws(() => loadConfig(env), (err: unknown) => err instanceof ConfigError && err.variable === variable && err.message.startsWith(variable));
+    });
+  }
+});

@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import fc from 'fast-check';
+import { SecretBox } from '../../src/credentials/secret-box.ts';
+import { PREFIXES, hasValidChecksum, hashSecret, kindOf, mintSecret } from '../../src/credentials/secret-format.ts';
+
+describe('credential formats', () => {
+  test('every minted secret carries its prefix, ≥ 32 bytes of entropy and a valid checksum', () => {
+    for (const prefix of Object.values(PREFIXES)) {
+      const secret = mintSecret(prefix);
+      assert.ok(secret.startsWith(prefix));
+      assert.equal(secret.length, prefix.length + 43 + 6); // 43 base62 chars ≈ 256 bits
+      assert.ok(hasValidChecksum(secret, prefix));
+    }
+    assert.notEqual(mintSecret('pk_'), mintSecret('pk_'));
+  });
+
+  test('any single-character change breaks the checksum, so typos never reach the database', () => {
+    const secret = mintSecret(PREFIXES.partnerLive);
+    fc.assert(
+      fc.property(fc.integer({ min: PREFIXES.partnerLive.length, max: secret.length - 1 }), fc.constantFrom(...'0123456789ABCDEFabcdefXYZxyz'), (i, ch) => {
+        fc.pre(secret[i] !== ch);
+        const mutated = secret.slice(0, i) + ch + secret.slice(i + 1);
+        return !hasValidChecksum(mutated, PREFIXES.partnerLive);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test('wrong lengths, alphabets and prefixes are refused', () => {
+    const secret = mintSecret(PREFIXES.tenantToken);
+    assert.equal(hasValidChecksum(secret.slice(0, -1), PREFIXES.tenantToken), false);
+    assert.equal(hasValidChecksum(secret + 'a', PREFIXES.tenantToken), false);
+    assert.equal(hasValidChecksum(secret.replace(/.$/, '-'), PREFIXES.tenantToken), false);
+    assert.equal(hasValidChecksum(secret, PREFIXES.fiscalisationKey), false);
+  });
+
+  test('prefixes identify the credential kind', () => {
+    assert.equal(kindOf(mintSecret('sk_live_'))?.kind, 'partner_key');
+    assert.equal(kindOf(mintSecret('sk_test_'))?.kind, 'partner_key');
+    assert.equal(kindOf(mintSecret('tt_'))?.kind, 'tenant_token');
+    assert.equal(kindOf(mintSecret('pk_'))?.kind, 'fiscalisation_key');
+    assert.equal(kindOf('Basic abc'), undefined);
+  });
+
+  test('secrets are stored as SHA-256 hex, never as themselves', () => {
+    const secret = mintSecret('pk_');
+    const hash = hashSecret(secret);
+    assert.match(hash, /^[0-9a-f]{64}$/);
+    assert.ok(!hash.includes(secret));
+  });
+});
+
+describe('sealed partner secrets (AES-256-GCM)', () => {
+  const box = new SecretBox('k'.repeat(40));
+
+  test('round-trips, with a fresh nonce each time', () => {
+    const a = box.seal('sk_live_abc', 'partner_key:1:partner:1');
+    const b = box.seal('sk_live_abc', 'partner_key:1:partner:1');
+    assert.notEqual(a, b);
+    assert.equal(box.open(a, 'partner_key:1:partner:1'), 'sk_live_abc');
+  });
+
+  test('a ciphertext moved to another row (other AAD), or tampered with, does not open', () => {
+    const sealed = box.seal('sk_live_abc', 'partner_key:1:partner:1');
+    assert.throws(() => box.open(sealed, 'partner_key:2:partner:1'));
+    const parts = sealed.split('.');
+    parts[2] = Buffer.from('tampered!!!').toString('base64');
+    assert.throws(() => box.open(parts.join('.'), 'partner_key:1:partner:1'));
+    assert.throws(() => new SecretBox('x'.repeat(40)).open(sealed, 'partner_key:1:partner:1'));
+  });
+});
