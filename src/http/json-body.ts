@@ -13,7 +13,7 @@ function findNul(value: unknown, path: string[]): string | undefined {
     }
   } else if (value && typeof value === 'object') {
     for (const [key, child] of Object.entries(value)) {
-      if (key.includes('\u0000')) return [...path, key.replace(/\u0000/g, '')].join('.');
+      if (key.includes('\u0000')) return [...path, key.split('\u0000').join('')].join('.');
       const found = findNul(child, [...path, key]);
       if (found) return found;
     }

@@ -2,7 +2,7 @@
 // sandbox response (class numbers and codes as captured from it; names via ICU where they are
 // standard, i.e. countries and currencies).
 import type { CodeClass, CodeDetail } from '../vsdc/protocol.ts';
-import { VAT_CATEGORIES } from '../vsdc/tax.ts';
+import { SIMULATED_TAX_TYPES } from './tax-rates.ts';
 
 const COUNTRY_CODES = (
   'AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ ' +
@@ -90,7 +90,7 @@ function buildCodeTables(): CodeClass[] {
   const currencyNames = new Intl.DisplayNames(['en'], { type: 'currency' });
   const currencies = [...new Set(['ZMW', ...Intl.supportedValuesOf('currency')])].sort();
   return [
-    codeClass('04', 'Taxation Type', VAT_CATEGORIES.map((c, i) => detail(c.code, c.name, i, String(c.rate))), 'Tax rate'),
+    codeClass('04', 'Taxation Type', SIMULATED_TAX_TYPES.map((t, i) => detail(t.code, t.name, i, String(t.ratePercent))), 'Tax rate'),
     codeClass('05', 'Country', COUNTRY_CODES.map((cd, i) => detail(cd, regionNames.of(cd) ?? cd, i))),
     codeClass('10', 'Quantity unit', QUANTITY_UNITS.map(([cd, nm], i) => detail(cd, nm, i))),
     codeClass('17', 'Packing unit', PACKAGING_UNITS.map(([cd, nm], i) => detail(cd, nm, i))),

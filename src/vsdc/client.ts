@@ -221,6 +221,7 @@ export function createVsdcClient(options: VsdcClientOptions = {}): VsdcClient {
       const text = await response.body.text();
       return interpretReply(endpoint, response.statusCode, text);
     } catch (err) {
+      if (callOptions.signal?.aborted && !deadline.aborted) return unreachable('aborted', 'the caller cancelled the call');
       return fromNetworkError(err, deadline.aborted);
     }
   }

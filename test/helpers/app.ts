@@ -71,7 +71,7 @@ export async function seedPartner(ctx: AppContext, options: { test?: boolean; sc
 }
 
 /** A partner, one of its merchants, a tenant token and a tenant fiscalisation key. */
-export async function seedMerchant(ctx: AppContext, partner?: { partnerId: number; keyId: number }) {
+export async function seedMerchant(ctx: AppContext, partner?: { partnerId: number; keyId: number; secret: string }) {
   const p = partner ?? (await seedPartner(ctx));
   const actor = { type: 'partner_key' as const, keyId: p.keyId, partnerId: p.partnerId };
   const tenant = await createTenant(ctx.db, actor, p.partnerId, { name: 'Test merchant', tpin: uniqueTpin() });

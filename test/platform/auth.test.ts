@@ -95,20 +95,20 @@ describe(`authentication and authorisation on every route (${engineName})`, () =
     for (const route of routes) {
       const surface = route.auth.surface;
       if (surface === 'partner') {
-        for (const h of [{}, bearer(creds.token), bearer(creds.tenantKey), bearer('sk_live_nonsense'), bearer(unknownSecret(PREFIXES.partnerLive)), bearer(creds.revokedPartner), { 'x-api-key': creds.tenantKey, 'x-sdcid': creds.sdcId }]) {
+        for (const h of <Array<Record<string, string>>>[{}, bearer(creds.token), bearer(creds.tenantKey), bearer('sk_live_nonsense'), bearer(unknownSecret(PREFIXES.partnerLive)), bearer(creds.revokedPartner), { 'x-api-key': creds.tenantKey, 'x-sdcid': creds.sdcId }]) {
           assertCoded(await call(route, h), 401);
         }
         const scope = route.auth.scope;
         if (scope !== 'webhooks:read') assertCoded(await call(route, bearer(creds.otherPartnerScoped)), 403, 'missing_scope');
       } else if (surface === 'merchant') {
-        for (const h of [{}, bearer(creds.partner), bearer(creds.tenantKey), bearer('tt_garbage'), bearer(unknownSecret(PREFIXES.tenantToken)), bearer(creds.revokedToken), { 'x-api-key': creds.tenantKey, 'x-sdcid': creds.sdcId }]) {
+        for (const h of <Array<Record<string, string>>>[{}, bearer(creds.partner), bearer(creds.tenantKey), bearer('tt_garbage'), bearer(unknownSecret(PREFIXES.tenantToken)), bearer(creds.revokedToken), { 'x-api-key': creds.tenantKey, 'x-sdcid': creds.sdcId }]) {
           assertCoded(await call(route, h), 401);
         }
         const lacking = route.auth.ability === 'invoices:read' ? creds.writeOnlyToken : creds.readOnlyToken;
         assertCoded(await call(route, bearer(lacking)), 403, 'missing_ability');
       } else if (surface === 'compat') {
         const needsBranch = route.auth.branch !== 'none';
-        for (const h of [{}, bearer(creds.token), { 'x-api-key': creds.token, 'x-sdcid': creds.sdcId }, { 'x-api-key': creds.revokedKey, 'x-sdcid': creds.sdcId }, { 'x-api-key': 'pk_nonsense', 'x-sdcid': creds.sdcId }]) {
+        for (const h of <Array<Record<string, string>>>[{}, bearer(creds.token), { 'x-api-key': creds.token, 'x-sdcid': creds.sdcId }, { 'x-api-key': creds.revokedKey, 'x-sdcid': creds.sdcId }, { 'x-api-key': 'pk_nonsense', 'x-sdcid': creds.sdcId }]) {
           assertCoded(await call(route, h), 401);
         }
         if (needsBranch) {
@@ -118,7 +118,7 @@ describe(`authentication and authorisation on every route (${engineName})`, () =
           assertCoded(await call(route, { 'x-api-key': creds.tenantKey, 'x-sdcid': 'SDC-UNKNOWN' }), 401);
         }
       } else if (surface === 'admin') {
-        for (const h of [{}, bearer('wrong-admin-token-000000'), bearer(creds.partner), bearer(creds.token)]) {
+        for (const h of <Array<Record<string, string>>>[{}, bearer('wrong-admin-token-000000'), bearer(creds.partner), bearer(creds.token)]) {
           assertCoded(await call(route, h), 401);
         }
       } else {

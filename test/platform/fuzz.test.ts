@@ -43,7 +43,7 @@ describe(`bad input never yields a 5xx (${engineName})`, () => {
     const device = await registerDevice(t.ctx.db, { type: 'cli' }, m.tenantRow, { deviceSerial: 'FUZZ', branch: '000', vsdcBaseUrl: 'http://127.0.0.1:9/vsdc' });
     await markInitialised(t.ctx, device.id, 'SDC-FUZZ-0001');
     const wrapped = await mintApiKey(t.ctx.db, { type: 'cli' }, m.tenantRow, { dialect: 'wrapped' });
-    headersFor = (route) => {
+    headersFor = (route): Record<string, string> => {
       switch (route.auth.surface) {
         case 'partner':
           return bearer(m.partner.secret);

@@ -98,10 +98,13 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.post('/api/v1/tenants/:tenant/api-keys', {
       config: { auth: { surface: 'partner', scope: 'keys:write' } },
-      schema: { tags: TAG, security, summary: 'Mint a fiscalisation key for /zm/api (plaintext once)', params: S.TenantParam, body: Type.Optional(S.CreateApiKeyBody), response: { 201: S.data(S.FiscalisationKeyCreated) } },
+      schema: { tags: TAG, security, summary: 'Mint a fiscalisation key for /zm/api (plaintext once)', description: 'The body is optional.', params: S.TenantParam, body: S.CreateApiKeyBody, response: { 201: S.data(S.FiscalisationKeyCreated) } },
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
     }, async (request, reply) => {
       const tenant = await tenantFor(request, request.params.tenant, true);
-      const created = await mintApiKey(db, actorOf(request), tenant, request.body ?? {});
+      const created = await mintApiKey(db, actorOf(request), tenant, request.body);
       return reply.code(201).header('cache-control', 'no-store').send({ data: created });
     });
 

@@ -1,0 +1,76 @@
+// The JSON control API under /_sim (documented in docs/vsdc.md).
+import type { SimulatorControl } from './control.ts';
+import { ControlInputError } from './faults.ts';
+
+export const CONTROL_PREFIX = '/_sim';
+
+export interface ControlResult {
+  status: number;
+  body: unknown;
+  /** Runs once the reply is flushed (a restart must not cut its own reply). */
+  afterReply?: () => void;
+}
+
+export interface ServerSwitch {
+  /** Stop listening (ECONNREFUSED) for downMs, then listen again on the same port. */
+  restart(downMs: number): void;
+}
+
+const notFound = (what: string): ControlResult => ({ status: 404, body: { error: 'not_found', message: what } });
+
+export function routeControl(
+  method: string,
+  pathname: string,
+  query: URLSearchParams,
+  body: unknown,
+  control: SimulatorControl,
+  server: ServerSwitch,
+): ControlResult {
+  const parts = pathname.slice(CONTROL_PREFIX.length).split('/').filter((p) => p !== '').map(decodeURIComponent);
+  const route = `${method} /${parts.map((p, i) => (parts[0] === 'devices' && (i === 1 || i === 2) ? ':' : p)).join('/')}`;
+  const [, tpin = '', bhfId = ''] = parts;
+
+  try {
+    switch (route) {
+      case 'GET /health':
+        return { status: 200, body: { ok: true } };
+      case 'POST /reset':
+        control.reset();
+        return { status: 200, body: { ok: true } };
+      case 'POST /server/restart': {
+        const downMs = (body as { downMs?: unknown } | null)?.downMs ?? 1000;
+        if (typeof downMs !== 'number' || !Number.isInteger(downMs) || downMs < 0) throw new ControlInputError('downMs must be a whole number ≥ 0');
+        return { status: 202, body: { restartingInMs: downMs }, afterReply: () => server.restart(downMs) };
+      }
+      case 'GET /taxpayers':
+        return { status: 200, body: { taxpayers: control.listTaxpayers() } };
+      case 'POST /taxpayers':
+        return { status: 201, body: control.addTaxpayer(body) };
+      case 'GET /devices':
+        return { status: 200, body: { devices: control.listDevices() } };
+      case 'GET /devices/:/:': {
+        const device = control.getDevice(tpin, bhfId);
+        return device ? { status: 200, body: device } : notFound(`no device ${tpin}/${bhfId}`);
+      }
+      case 'PUT /devices/:/:':
+        return { status: 200, body: control.presetDevice(tpin, bhfId, (body ?? {}) as Record<string, never>) };
+      case 'DELETE /devices/:/:':
+        return control.forgetDevice(tpin, bhfId) ? { status: 200, body: { ok: true } } : notFound(`no device ${tpin}/${bhfId}`);
+      case 'GET /devices/:/:/documents':
+        return { status: 200, body: { documents: control.documents(tpin, bhfId, { filedOnly: query.get('filed') === 'true' }) } };
+      case 'GET /devices/:/:/faults':
+        return { status: 200, body: control.getFaults(tpin, bhfId) };
+      case 'PUT /devices/:/:/faults':
+        return { status: 200, body: control.setFaults(tpin, bhfId, body) };
+      case 'DELETE /devices/:/:/faults':
+        return { status: 200, body: control.clearFaults(tpin, bhfId) };
+      case 'POST /devices/:/:/imports':
+        return { status: 201, body: { items: control.feedImports(tpin, bhfId, (body as { items?: unknown } | null)?.items) } };
+      default:
+        return notFound(`no control route ${method} ${pathname}`);
+    }
+  } catch (err) {
+    if (err instanceof ControlInputError) return { status: 400, body: { error: 'invalid_request', message: err.message } };
+    throw err;
+  }
+}

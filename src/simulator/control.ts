@@ -1,0 +1,193 @@
+// Operations behind the control API, shared by the HTTP routes and the in-process handle.
+import { formatVsdcDate, formatVsdcDateTime } from '../vsdc/dates.ts';
+import type { ImportItem } from '../vsdc/protocol.ts';
+import { noFaults, type Device, type DeviceFaults, type ImportRecord, type ReceivedDocument } from './device.ts';
+import { applyFaults, ControlInputError } from './faults.ts';
+import type { SimulatorState } from './state.ts';
+import type { Taxpayer } from './taxpayers.ts';
+
+export interface DevicePreset {
+  installed?: boolean;
+  dvcSrlNo?: string;
+  lastSaleInvcNo?: number;
+  lastSaleRcptNo?: number;
+  taxprNm?: string;
+  bhfNm?: string;
+}
+
+export interface DeviceSummary {
+  tpin: string;
+  bhfId: string;
+  installed: boolean;
+  dvcSrlNo: string | null;
+  sdcId: string | null;
+  mrcNo: string | null;
+  taxprNm: string;
+  bhfNm: string;
+  lastSaleInvcNo: number;
+  lastSaleRcptNo: number;
+  filedCount: number;
+  receivedCount: number;
+  faults: DeviceFaults;
+}
+
+export interface DeviceDetail extends DeviceSummary {
+  branchCustomers: unknown[];
+  items: unknown[];
+  imports: ImportRecord[];
+}
+
+function summary(device: Device): DeviceSummary {
+  const r = device.record;
+  return {
+    tpin: r.tpin,
+    bhfId: r.bhfId,
+    installed: r.installed,
+    dvcSrlNo: r.dvcSrlNo,
+    sdcId: r.sdcId,
+    mrcNo: r.mrcNo,
+    taxprNm: r.taxprNm,
+    bhfNm: r.bhfNm,
+    lastSaleInvcNo: r.lastSaleInvcNo,
+    lastSaleRcptNo: r.lastSaleRcptNo,
+    filedCount: r.filed.length,
+    receivedCount: r.received.length,
+    faults: device.faults,
+  };
+}
+
+function checkDeviceKey(tpin: string, bhfId: string): void {
+  if (!/^\d{10}$/.test(tpin)) throw new ControlInputError('tpin must be 10 digits');
+  if (!/^[0-9A-Za-z]{3}$/.test(bhfId)) throw new ControlInputError('bhfId must be 3 characters');
+}
+
+function wholeNumber(value: unknown, field: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new ControlInputError(`${field} must be a whole number ≥ 0`);
+  return value;
+}
+
+export class SimulatorControl {
+  private taskCounter = 0;
+
+  constructor(
+    private readonly state: SimulatorState,
+    private readonly now: () => Date,
+  ) {}
+
+  listDevices(): DeviceSummary[] {
+    return [...this.state.devices.values()].map(summary);
+  }
+
+  getDevice(tpin: string, bhfId: string): DeviceDetail | null {
+    const device = this.state.findDevice(tpin, bhfId);
+    if (!device) return null;
+    const r = device.record;
+    return { ...summary(device), branchCustomers: r.branchCustomers, items: r.items, imports: r.imports };
+  }
+
+  /** Creates or adjusts a device: preset `lastSaleInvcNo`, install it without an init call, etc. */
+  presetDevice(tpin: string, bhfId: string, preset: DevicePreset): DeviceSummary {
+    checkDeviceKey(tpin, bhfId);
+    const device = this.state.device(tpin, bhfId);
+    const r = device.record;
+    if (preset.lastSaleInvcNo !== undefined) r.lastSaleInvcNo = wholeNumber(preset.lastSaleInvcNo, 'lastSaleInvcNo');
+    if (preset.lastSaleRcptNo !== undefined) r.lastSaleRcptNo = wholeNumber(preset.lastSaleRcptNo, 'lastSaleRcptNo');
+    if (preset.taxprNm !== undefined) r.taxprNm = String(preset.taxprNm);
+    if (preset.bhfNm !== undefined) r.bhfNm = String(preset.bhfNm);
+    if (preset.dvcSrlNo !== undefined) r.dvcSrlNo = String(preset.dvcSrlNo);
+    if (preset.installed !== undefined) {
+      if (typeof preset.installed !== 'boolean') throw new ControlInputError('installed must be true or false');
+      r.installed = preset.installed;
+      if (r.installed) {
+        if (r.sdcId === null || r.mrcNo === null) Object.assign(r, this.state.allocateIdentity());
+        r.dvcSrlNo ??= `SIM-${tpin}-${bhfId}`;
+      }
+    }
+    this.state.changed();
+    return summary(device);
+  }
+
+  forgetDevice(tpin: string, bhfId: string): boolean {
+    return this.state.forgetDevice(tpin, bhfId);
+  }
+
+  documents(tpin: string, bhfId: string, options: { filedOnly?: boolean } = {}): ReceivedDocument[] {
+    const received = this.state.findDevice(tpin, bhfId)?.record.received ?? [];
+    return options.filedOnly ? received.filter((d) => d.receipt !== null) : [...received];
+  }
+
+  getFaults(tpin: string, bhfId: string): DeviceFaults {
+    return this.state.findDevice(tpin, bhfId)?.faults ?? noFaults();
+  }
+
+  setFaults(tpin: string, bhfId: string, input: unknown): DeviceFaults {
+    checkDeviceKey(tpin, bhfId);
+    const device = this.state.device(tpin, bhfId);
+    device.faults = applyFaults(device.faults, input);
+    return device.faults;
+  }
+
+  clearFaults(tpin: string, bhfId: string): DeviceFaults {
+    const device = this.state.findDevice(tpin, bhfId);
+    if (device) device.faults = noFaults();
+    return noFaults();
+  }
+
+  /** Customs lines addressed to the branch; omitted fields get plausible defaults. */
+  feedImports(tpin: string, bhfId: string, items: unknown): ImportRecord[] {
+    checkDeviceKey(tpin, bhfId);
+    if (!Array.isArray(items) || items.length === 0) throw new ControlInputError('items must be a non-empty array');
+    const device = this.state.device(tpin, bhfId);
+    const now = this.now();
+    this.taskCounter += 1;
+    const defaultTask = `${formatVsdcDateTime(now)}${String(this.taskCounter).padStart(3, '0')}`;
+    const added = items.map((raw, index): ImportRecord => {
+      if (typeof raw !== 'object' || raw === null) throw new ControlInputError('each import item must be an object');
+      const given = raw as Partial<ImportItem>;
+      const taskCd = given.taskCd ?? defaultTask;
+      const line: ImportItem = {
+        taskCd,
+        dclDe: given.dclDe ?? formatVsdcDate(now),
+        itemSeq: given.itemSeq ?? index + 1,
+        dclNo: given.dclNo ?? `C${taskCd.slice(-6)}-${now.getUTCFullYear()}`,
+        hsCd: given.hsCd ?? '1006300000',
+        itemNm: given.itemNm ?? 'Imported goods',
+        orgnNatCd: given.orgnNatCd ?? 'ZA',
+        exptNatCd: given.exptNatCd ?? 'ZA',
+        pkg: given.pkg ?? 1,
+        pkgUnitCd: given.pkgUnitCd ?? 'CT',
+        qty: given.qty ?? 1,
+        qtyUnitCd: given.qtyUnitCd ?? 'U',
+        totWt: given.totWt ?? 1,
+        netWt: given.netWt ?? 1,
+        spplrNm: given.spplrNm ?? 'Southern Suppliers (Pty) Ltd',
+        agntNm: given.agntNm ?? 'Chirundu Clearing Agents',
+        invcFcurAmt: given.invcFcurAmt ?? 100,
+        invcFcurCd: given.invcFcurCd ?? 'USD',
+        invcFcurExcrt: given.invcFcurExcrt ?? 26.5,
+      };
+      return { ...given, ...line, imptItemSttsCd: '2', publishedAt: formatVsdcDateTime(now), decision: null };
+    });
+    device.record.imports.push(...added);
+    this.state.changed();
+    return added;
+  }
+
+  listTaxpayers(): Taxpayer[] {
+    return [...this.state.taxpayers.values()];
+  }
+
+  addTaxpayer(input: unknown): Taxpayer {
+    const raw = (input ?? {}) as Record<string, unknown>;
+    if (typeof raw.tpin !== 'string' || !/^\d{10}$/.test(raw.tpin)) throw new ControlInputError('tpin must be 10 digits');
+    if (typeof raw.name !== 'string' || raw.name.trim() === '') throw new ControlInputError('name is required');
+    const taxpayer: Taxpayer = { tpin: raw.tpin, name: raw.name, address: typeof raw.address === 'string' ? raw.address : null };
+    this.state.taxpayers.set(taxpayer.tpin, taxpayer);
+    this.state.changed();
+    return taxpayer;
+  }
+
+  reset(): void {
+    this.state.reset();
+  }
+}

@@ -1,0 +1,143 @@
+// What the simulator remembers per device (tpin + bhfId). Everything here is plain JSON so the
+// state file can hold it; Maps are rebuilt on load.
+import type { ImportItem, SaveItemRequest, SaveBranchCustomerRequest } from '../vsdc/protocol.ts';
+
+export interface IssuedReceipt {
+  rcptNo: number;
+  intrlData: string;
+  rcptSign: string;
+  vsdcRcptPbctDate: string;
+  sdcId: string;
+  mrcNo: string;
+  qrCodeUrl: string;
+}
+
+export interface DocumentTotals {
+  taxable: number;
+  tax: number;
+  total: number;
+}
+
+/** One line of a filed document, as credit notes are checked against it (amounts ×10 000). */
+export interface FiledLine {
+  key: string;
+  qty4: number;
+  amount4: number;
+}
+
+export interface FiledDocument {
+  cisInvcNo: string;
+  rcptTyCd: string;
+  orgInvcNo: number;
+  salesDt: string;
+  cfmDt: string;
+  totals: DocumentTotals;
+  receipt: IssuedReceipt;
+  lines: FiledLine[];
+  /** For sales: what credit notes have taken back so far (×10 000). */
+  credited?: { total4: number; byKey: Record<string, { qty4: number; amount4: number }> };
+}
+
+/** Every saveSales the device answered, in arrival order (the control API's `documents`). */
+export interface ReceivedDocument {
+  seq: number;
+  receivedAt: string;
+  cisInvcNo: string | null;
+  rcptTyCd: string | null;
+  orgInvcNo: number | null;
+  totals: DocumentTotals | null;
+  resultCd: string;
+  resultMsg: string;
+  /** Set when the document was filed. */
+  receipt: IssuedReceipt | null;
+  /** The document was filed but the socket was destroyed before the reply. */
+  replyLost: boolean;
+}
+
+export interface ImportRecord extends ImportItem {
+  imptItemSttsCd: string;
+  /** `YYYYMMDDHHmmss` when the line was fed; `selectImportItems` returns lines from `lastReqDt` on. */
+  publishedAt: string;
+  decision: { itemCd: string | null; itemClsCd: string | null; remark: string | null } | null;
+}
+
+export interface DeviceFaults {
+  /** Destroy the socket of every call with no reply. */
+  down: boolean;
+  /** Answer every call with a Tomcat-style HTML 404 (VSDC app missing). */
+  html404: boolean;
+  /** Hold every reply this long; a caller that gave up by then gets nothing and nothing is filed. */
+  delayMs: number;
+  /** Answer every call with this result code (838: authority unreachable). */
+  forcedResult: { code: string; message: string } | null;
+  /** File the next N (or all) saveSales, then destroy the socket instead of replying. */
+  loseReplies: number | 'all';
+  /** Answer the next N (or all) saveSales with this code, filing nothing. */
+  reject: { remaining: number | 'all'; code: string; message: string } | null;
+}
+
+export function noFaults(): DeviceFaults {
+  return { down: false, html404: false, delayMs: 0, forcedResult: null, loseReplies: 0, reject: null };
+}
+
+export interface DeviceRecord {
+  tpin: string;
+  bhfId: string;
+  installed: boolean;
+  dvcSrlNo: string | null;
+  sdcId: string | null;
+  /** As the VSDC sends it: padded with trailing spaces. */
+  mrcNo: string | null;
+  taxprNm: string;
+  bhfNm: string;
+  lastSaleInvcNo: number;
+  lastSaleRcptNo: number;
+  lastPchsInvcNo: number;
+  filed: FiledDocument[];
+  received: ReceivedDocument[];
+  branchCustomers: SaveBranchCustomerRequest[];
+  items: SaveItemRequest[];
+  imports: ImportRecord[];
+}
+
+/** A device in memory: the persisted record plus indexes and run-time faults. */
+export interface Device {
+  record: DeviceRecord;
+  filedByInvoice: Map<string, FiledDocument>;
+  filedByReceipt: Map<number, FiledDocument>;
+  faults: DeviceFaults;
+}
+
+export function deviceKey(tpin: string, bhfId: string): string {
+  return `${tpin}/${bhfId}`;
+}
+
+export function newDeviceRecord(tpin: string, bhfId: string, taxprNm: string): DeviceRecord {
+  return {
+    tpin,
+    bhfId,
+    installed: false,
+    dvcSrlNo: null,
+    sdcId: null,
+    mrcNo: null,
+    taxprNm,
+    bhfNm: bhfId === '000' ? 'Headquarter' : `Branch ${bhfId}`,
+    lastSaleInvcNo: 0,
+    lastSaleRcptNo: 0,
+    lastPchsInvcNo: 0,
+    filed: [],
+    received: [],
+    branchCustomers: [],
+    items: [],
+    imports: [],
+  };
+}
+
+export function deviceFromRecord(record: DeviceRecord): Device {
+  const device: Device = { record, filedByInvoice: new Map(), filedByReceipt: new Map(), faults: noFaults() };
+  for (const doc of record.filed) {
+    device.filedByInvoice.set(doc.cisInvcNo, doc);
+    device.filedByReceipt.set(doc.receipt.rcptNo, doc);
+  }
+  return device;
+}

@@ -1,0 +1,320 @@
+// The protocol endpoints: each takes a bound request body and answers what a real VSDC would.
+import type { ImportItemDecision, SaveBranchCustomerRequest, SaveItemRequest, VsdcEndpoint } from '../vsdc/protocol.ts';
+import { CATALOGUE_PUBLISHED_AT, CLASSIFICATION_CATALOGUE, isKnownClassification } from './catalogue.ts';
+import { CODE_TABLES, CODE_TABLES_PUBLISHED_AT, isKnownCode } from './code-tables.ts';
+import type { Device, FiledDocument, ReceivedDocument } from './device.ts';
+import { checkNote, recordCredit } from './notes.ts';
+import { issueReceipt } from './receipts.ts';
+import { checkSaveSales, invoiceNumberOf, summarizeSaleBody } from './sales-check.ts';
+import type { SimulatorState } from './state.ts';
+
+export interface EnvelopeReply {
+  kind: 'envelope';
+  resultCd: string;
+  resultMsg: string;
+  data: unknown;
+  /** Filed, but the socket is destroyed instead of replying (fault switch). */
+  loseReply?: boolean;
+}
+
+export type Reply =
+  | EnvelopeReply
+  /** Bare HTTP 400, no envelope: the body failed JSON binding. */
+  | { kind: 'bad_request' }
+  | { kind: 'html404' }
+  /** Destroy the socket without a reply. */
+  | { kind: 'drop' };
+
+export const RESULT_MESSAGES: Record<string, string> = {
+  '000': 'It is succeeded',
+  '001': 'There is no search result',
+  '838': 'Connection to API is not established: check connection.',
+  '894': 'Server communication error',
+  '901': 'It is not valid device',
+  '902': 'This device is installed',
+  '910': 'Request parameter error',
+  '913': 'Code value error among request parameters',
+  '924': 'CIS Invoice number already exists.',
+  '999': 'There is an unknown error. Please ask it administrator',
+};
+
+export function envelope(resultCd: string, data: unknown = null, resultMsg = RESULT_MESSAGES[resultCd] ?? 'Error'): EnvelopeReply {
+  return { kind: 'envelope', resultCd, resultMsg, data };
+}
+
+const ok = (data: unknown = null): EnvelopeReply => envelope('000', data);
+const empty = (): EnvelopeReply => envelope('001');
+const invalid = (message: string): EnvelopeReply => envelope('910', null, message);
+const badCode = (field: string, value: unknown): EnvelopeReply => envelope('913', null, `Code value error among request parameters: [${field}] ${String(value)}`);
+const mustNotBeNull = (...fields: string[]): EnvelopeReply =>
+  invalid(`Validation error for fields: [${fields.map((f) => `'${f}': must not be null`).join(', ')}]`);
+
+type Body = Record<string, unknown>;
+
+const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
+
+export interface EndpointContext {
+  state: SimulatorState;
+  device: Device;
+  now: Date;
+}
+
+/** Endpoints a device answers before it is initialised (code tables double as the health probe). */
+const OPEN_BEFORE_INIT: ReadonlySet<VsdcEndpoint> = new Set<VsdcEndpoint>(['selectInitInfo', 'selectCodes', 'selectItemsClass']);
+
+export function handleEndpoint(endpoint: VsdcEndpoint, body: Body, ctx: EndpointContext): Reply {
+  if (!ctx.device.record.installed && !OPEN_BEFORE_INIT.has(endpoint)) return envelope('901');
+  switch (endpoint) {
+    case 'selectInitInfo':
+      return selectInitInfo(body, ctx);
+    case 'selectCodes':
+      return selectSince(body, CODE_TABLES_PUBLISHED_AT, () => ({ clsList: CODE_TABLES }));
+    case 'selectItemsClass':
+      return selectSince(body, CATALOGUE_PUBLISHED_AT, () => ({ itemClsList: CLASSIFICATION_CATALOGUE }));
+    case 'saveSales':
+      return saveSales(body, ctx);
+    case 'selectInvoice':
+      return selectInvoice(body, ctx);
+    case 'selectCustomer':
+      return selectCustomer(body, ctx);
+    case 'saveBrancheCustomers':
+      return saveBranchCustomer(body, ctx);
+    case 'saveItem':
+    case 'updateItem':
+      return saveItem(endpoint, body, ctx);
+    case 'selectImportItems':
+      return selectImportItems(body, ctx);
+    case 'updateImportItems':
+      return updateImportItems(body, ctx);
+  }
+}
+
+function selectInitInfo(body: Body, { state, device }: EndpointContext): Reply {
+  const serial = text(body.dvcSrlNo);
+  if (serial === null) return mustNotBeNull('dvcSrlNo');
+  const holder = state.deviceWithSerial(serial);
+  if (device.record.installed || (holder && holder !== device)) return envelope('902');
+
+  const record = device.record;
+  if (record.sdcId === null || record.mrcNo === null) Object.assign(record, state.allocateIdentity());
+  record.installed = true;
+  record.dvcSrlNo = serial;
+  state.changed();
+  return ok({
+    info: {
+      tpin: record.tpin,
+      taxprNm: record.taxprNm,
+      bsnsActv: null,
+      bhfId: record.bhfId,
+      bhfNm: record.bhfNm,
+      bhfOpenDt: '20240101',
+      prvncNm: 'LUSAKA PROVINCE',
+      dstrtNm: 'LUSAKA',
+      sctrNm: 'LUSAKA CENTRAL',
+      locDesc: 'Cairo Road',
+      hqYn: record.bhfId === '000' ? 'Y' : 'N',
+      mgrNm: 'Branch Manager',
+      mgrTelNo: '0977000000',
+      mgrEmail: 'manager@example.zm',
+      dvcId: serial,
+      sdcId: record.sdcId,
+      mrcNo: record.mrcNo,
+      lastSaleInvcNo: record.lastSaleInvcNo,
+      lastPchsInvcNo: record.lastPchsInvcNo,
+      lastSaleRcptNo: record.lastSaleRcptNo,
+      lastInvcNo: null,
+      lastTrainInvcNo: null,
+      lastProfrmInvcNo: null,
+      lastCopyInvcNo: null,
+    },
+  });
+}
+
+function lastRequestDate(body: Body): string | Reply {
+  const lastReqDt = body.lastReqDt;
+  if (lastReqDt === undefined || lastReqDt === null) return mustNotBeNull('lastReqDt');
+  if (typeof lastReqDt !== 'string' || !/^\d{14}$/.test(lastReqDt)) return invalid('[lastReqDt] must be a valid date (yyyyMMddHHmmss)');
+  return lastReqDt;
+}
+
+function selectSince(body: Body, publishedAt: string, data: () => unknown): Reply {
+  const since = lastRequestDate(body);
+  if (typeof since !== 'string') return since;
+  return since > publishedAt ? empty() : ok(data());
+}
+
+function receiptData(doc: FiledDocument): Record<string, unknown> {
+  return { ...doc.receipt };
+}
+
+function saveSales(body: Body, ctx: EndpointContext): Reply {
+  const { device, now, state } = ctx;
+  const faults = device.faults;
+  const record = device.record;
+
+  const log = (reply: EnvelopeReply, receipt: ReceivedDocument['receipt'] = null, replyLost = false): EnvelopeReply => {
+    record.received.push({
+      seq: record.received.length + 1,
+      receivedAt: now.toISOString(),
+      ...summarizeSaleBody(body),
+      resultCd: reply.resultCd,
+      resultMsg: reply.resultMsg,
+      receipt,
+      replyLost,
+    });
+    state.changed();
+    return reply;
+  };
+
+  if (faults.reject) {
+    const { code, message } = faults.reject;
+    if (faults.reject.remaining !== 'all') {
+      faults.reject.remaining -= 1;
+      if (faults.reject.remaining <= 0) faults.reject = null;
+    }
+    return log(envelope(code, null, message));
+  }
+
+  const cisInvcNo = invoiceNumberOf(body);
+  if (cisInvcNo === null) return log(mustNotBeNull('cisInvcNo'));
+  if (device.filedByInvoice.has(cisInvcNo)) return log(envelope('924'));
+
+  const checked = checkSaveSales(body, now);
+  if (!checked.ok) return log(envelope(checked.code, null, checked.message));
+  const note = checkNote(checked, device);
+  if ('ok' in note) return log(envelope(note.code, null, note.message));
+
+  const receipt = issueReceipt(device, cisInvcNo, checked.totals.total, now);
+  const filed: FiledDocument = {
+    cisInvcNo,
+    rcptTyCd: checked.rcptTyCd,
+    orgInvcNo: checked.orgInvcNo,
+    salesDt: checked.salesDt,
+    cfmDt: checked.cfmDt,
+    totals: checked.totals,
+    receipt,
+    lines: checked.lines,
+  };
+  record.filed.push(filed);
+  device.filedByInvoice.set(cisInvcNo, filed);
+  device.filedByReceipt.set(receipt.rcptNo, filed);
+  if (note.original && checked.rcptTyCd === 'R') recordCredit(note.original, checked);
+  const invoiceNumber = Number(cisInvcNo);
+  if (Number.isSafeInteger(invoiceNumber) && invoiceNumber > record.lastSaleInvcNo) record.lastSaleInvcNo = invoiceNumber;
+
+  let loseReply = false;
+  if (faults.loseReplies === 'all') loseReply = true;
+  else if (faults.loseReplies > 0) {
+    faults.loseReplies -= 1;
+    loseReply = true;
+  }
+  return { ...log(envelope('000', receiptData(filed)), receipt, loseReply), loseReply };
+}
+
+function selectInvoice(body: Body, { device }: EndpointContext): Reply {
+  const cisInvcNo = invoiceNumberOf(body);
+  const sdcId = text(body.invcSdcId);
+  const absent = [cisInvcNo === null ? 'cisInvcNo' : null, sdcId === null ? 'invcSdcId' : null].filter((f): f is string => f !== null);
+  if (absent.length > 0) return mustNotBeNull(...absent);
+  if (sdcId !== device.record.sdcId) return empty();
+  const filed = device.filedByInvoice.get(cisInvcNo as string);
+  if (!filed) return empty();
+  return ok({
+    ...receiptData(filed),
+    cisInvcNo: filed.cisInvcNo,
+    rcptTyCd: filed.rcptTyCd,
+    orgInvcNo: filed.orgInvcNo,
+    salesDt: filed.salesDt,
+    cfmDt: filed.cfmDt,
+    totTaxblAmt: filed.totals.taxable,
+    totTaxAmt: filed.totals.tax,
+    totAmt: filed.totals.total,
+  });
+}
+
+function selectCustomer(body: Body, { state }: EndpointContext): Reply {
+  const tpin = text(body.custmTpin);
+  if (tpin === null) return mustNotBeNull('custmTpin');
+  if (!/^\d{10}$/.test(tpin)) return invalid('[custmTpin] must be 10 digits');
+  let taxpayer = state.taxpayers.get(tpin);
+  if (!taxpayer) {
+    const installed = [...state.devices.values()].find((d) => d.record.tpin === tpin && d.record.installed);
+    if (installed) taxpayer = { tpin, name: installed.record.taxprNm, address: null };
+  }
+  if (!taxpayer) return empty();
+  return ok({ custList: [{ custTpin: taxpayer.tpin, custNm: taxpayer.name, adrs: taxpayer.address, telNo: null, email: null, useYn: 'Y' }] });
+}
+
+function saveBranchCustomer(body: Body, { device, state }: EndpointContext): Reply {
+  const absent = ['custNo', 'custNm', 'useYn'].filter((f) => text(body[f]) === null);
+  if (absent.length > 0) return mustNotBeNull(...absent);
+  if (body.custTpin != null && !(typeof body.custTpin === 'string' && /^\d{10}$/.test(body.custTpin))) return invalid('[custTpin] must be 10 digits');
+  if (body.useYn !== 'Y' && body.useYn !== 'N') return invalid('[useYn] must be Y or N');
+  const customer = body as unknown as SaveBranchCustomerRequest;
+  const list = device.record.branchCustomers;
+  const at = list.findIndex((c) => c.custNo === customer.custNo);
+  const stored = { ...customer, tpin: undefined, bhfId: undefined } as SaveBranchCustomerRequest;
+  if (at >= 0) list[at] = stored;
+  else list.push(stored);
+  state.changed();
+  return ok();
+}
+
+function saveItem(endpoint: 'saveItem' | 'updateItem', body: Body, { device, state }: EndpointContext): Reply {
+  const absent = ['itemCd', 'itemClsCd', 'itemTyCd', 'itemNm', 'orgnNatCd', 'pkgUnitCd', 'qtyUnitCd', 'vatCatCd', 'useYn'].filter((f) => text(body[f]) === null);
+  if (body.dftPrc === undefined || body.dftPrc === null) absent.push('dftPrc');
+  if (absent.length > 0) return mustNotBeNull(...absent);
+  if (!isKnownClassification(body.itemClsCd)) return badCode('itemClsCd', body.itemClsCd);
+  if (!isKnownCode('24', body.itemTyCd)) return badCode('itemTyCd', body.itemTyCd);
+  if (!isKnownCode('04', body.vatCatCd)) return badCode('vatCatCd', body.vatCatCd);
+  if (!isKnownCode('05', body.orgnNatCd)) return badCode('orgnNatCd', body.orgnNatCd);
+  if (!isKnownCode('17', body.pkgUnitCd)) return badCode('pkgUnitCd', body.pkgUnitCd);
+  if (!isKnownCode('10', body.qtyUnitCd)) return badCode('qtyUnitCd', body.qtyUnitCd);
+  if (typeof body.dftPrc !== 'number' || body.dftPrc < 0) return invalid('[dftPrc] must not be negative');
+  if (body.useYn !== 'Y' && body.useYn !== 'N') return invalid('[useYn] must be Y or N');
+
+  const item = { ...body, tpin: undefined, bhfId: undefined } as unknown as SaveItemRequest;
+  const items = device.record.items;
+  const at = items.findIndex((i) => i.itemCd === item.itemCd);
+  if (endpoint === 'updateItem' && at < 0) return invalid(`[itemCd] ${item.itemCd} is not registered`);
+  // saveItem on a known code overwrites it, so a retry after a lost reply stays harmless.
+  if (at >= 0) items[at] = item;
+  else items.push(item);
+  state.changed();
+  return ok();
+}
+
+function selectImportItems(body: Body, { device }: EndpointContext): Reply {
+  const since = lastRequestDate(body);
+  if (typeof since !== 'string') return since;
+  // "At or after" so a line fed in the same second as the previous resultDt is never missed;
+  // callers key import lines by taskCd + dclDe + itemSeq.
+  const lines = device.record.imports.filter((line) => line.publishedAt >= since);
+  if (lines.length === 0) return empty();
+  return ok({ itemList: lines.map(({ publishedAt: _published, decision: _decision, ...line }) => line) });
+}
+
+function updateImportItems(body: Body, { device, state }: EndpointContext): Reply {
+  const absent = ['taskCd', 'dclDe'].filter((f) => text(body[f]) === null);
+  if (!Array.isArray(body.importItemList) || body.importItemList.length === 0) absent.push('importItemList');
+  if (absent.length > 0) return mustNotBeNull(...absent);
+  const decisions = body.importItemList as ImportItemDecision[];
+  const lines = device.record.imports.filter((l) => l.taskCd === body.taskCd && l.dclDe === body.dclDe);
+  if (lines.length === 0) return invalid(`[taskCd] no import declaration ${String(body.taskCd)} of ${String(body.dclDe)}`);
+  for (const decision of decisions) {
+    if (!lines.some((l) => l.itemSeq === decision.itemSeq)) return invalid(`[itemSeq] ${String(decision.itemSeq)} is not on declaration ${String(body.taskCd)}`);
+    if (decision.imptItemSttsCd !== '3' && decision.imptItemSttsCd !== '4') return badCode('imptItemSttsCd', decision.imptItemSttsCd);
+    if (decision.imptItemSttsCd === '3') {
+      if (text(decision.itemCd) === null) return mustNotBeNull('importItemList.itemCd');
+      if (!isKnownClassification(decision.itemClsCd)) return badCode('itemClsCd', decision.itemClsCd);
+    }
+  }
+  for (const decision of decisions) {
+    const line = lines.find((l) => l.itemSeq === decision.itemSeq);
+    if (!line) continue;
+    line.imptItemSttsCd = decision.imptItemSttsCd;
+    line.decision = { itemCd: decision.itemCd ?? null, itemClsCd: decision.itemClsCd ?? null, remark: decision.remark ?? null };
+  }
+  state.changed();
+  return ok();
+}

@@ -1,0 +1,76 @@
+// Reading fault switches from the control API (JSON) into a device's DeviceFaults.
+import type { DeviceFaults } from './device.ts';
+import { RESULT_MESSAGES } from './endpoints.ts';
+
+export class ControlInputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ControlInputError';
+  }
+}
+
+/** What the control API accepts; every field optional, merged into the current switches. */
+export interface FaultsInput {
+  down?: boolean;
+  html404?: boolean;
+  delayMs?: number;
+  /** `"838"` or `{code, message?}`; null clears. */
+  forcedResult?: string | { code: string; message?: string } | null;
+  /** N, `"all"`, or 0 to clear. */
+  loseReplies?: number | 'all';
+  /** `{count: N | "all", code, message?}`; null clears. */
+  reject?: { count: number | 'all'; code: string; message?: string } | null;
+}
+
+function resultCode(value: unknown, field: string): string {
+  if (typeof value !== 'string' || !/^\d{3}$/.test(value)) throw new ControlInputError(`${field} must be a 3-digit result code string`);
+  return value;
+}
+
+function count(value: unknown, field: string): number | 'all' {
+  if (value === 'all') return 'all';
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new ControlInputError(`${field} must be a whole number or "all"`);
+  return value;
+}
+
+function flag(value: unknown, field: string): boolean {
+  if (typeof value !== 'boolean') throw new ControlInputError(`${field} must be true or false`);
+  return value;
+}
+
+export function applyFaults(current: DeviceFaults, input: unknown): DeviceFaults {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new ControlInputError('faults must be a JSON object');
+  const raw = input as Record<string, unknown>;
+  const known = new Set(['down', 'html404', 'delayMs', 'forcedResult', 'loseReplies', 'reject']);
+  for (const key of Object.keys(raw)) if (!known.has(key)) throw new ControlInputError(`unknown fault "${key}"`);
+  const next: DeviceFaults = { ...current, reject: current.reject && { ...current.reject } };
+
+  if (raw.down !== undefined) next.down = flag(raw.down, 'down');
+  if (raw.html404 !== undefined) next.html404 = flag(raw.html404, 'html404');
+  if (raw.delayMs !== undefined) {
+    if (typeof raw.delayMs !== 'number' || !Number.isInteger(raw.delayMs) || raw.delayMs < 0) throw new ControlInputError('delayMs must be a whole number ≥ 0');
+    next.delayMs = raw.delayMs;
+  }
+  if (raw.forcedResult !== undefined) {
+    const forced = raw.forcedResult;
+    if (forced === null) next.forcedResult = null;
+    else if (typeof forced === 'string') next.forcedResult = { code: resultCode(forced, 'forcedResult'), message: RESULT_MESSAGES[forced] ?? 'Error' };
+    else if (typeof forced === 'object') {
+      const { code, message } = forced as { code?: unknown; message?: unknown };
+      const cd = resultCode(code, 'forcedResult.code');
+      next.forcedResult = { code: cd, message: typeof message === 'string' ? message : (RESULT_MESSAGES[cd] ?? 'Error') };
+    } else throw new ControlInputError('forcedResult must be a result code, {code, message} or null');
+  }
+  if (raw.loseReplies !== undefined) next.loseReplies = count(raw.loseReplies, 'loseReplies');
+  if (raw.reject !== undefined) {
+    const reject = raw.reject;
+    if (reject === null) next.reject = null;
+    else if (typeof reject === 'object' && !Array.isArray(reject)) {
+      const { count: n, code, message } = reject as { count?: unknown; code?: unknown; message?: unknown };
+      const remaining = count(n, 'reject.count');
+      const cd = resultCode(code, 'reject.code');
+      next.reject = remaining === 0 ? null : { remaining, code: cd, message: typeof message === 'string' ? message : (RESULT_MESSAGES[cd] ?? 'Error') };
+    } else throw new ControlInputError('reject must be {count, code, message?} or null');
+  }
+  return next;
+}

@@ -1,0 +1,263 @@
+// The simulator's HTTP server: raw node:http for throughput. Protocol paths (optionally under a
+// context path) go to the endpoints after the device's fault switches; /_sim goes to control.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { formatVsdcDateTime } from '../vsdc/dates.ts';
+import { VSDC_PATHS, type VsdcEndpoint } from '../vsdc/protocol.ts';
+import { CONTROL_PREFIX, routeControl } from './control-api.ts';
+import { SimulatorControl } from './control.ts';
+import { envelope, handleEndpoint, type Reply } from './endpoints.ts';
+import { SimulatorState } from './state.ts';
+import { bindRequestBody } from './wire-binding.ts';
+
+export interface SimulatorOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  host?: string;
+  /** JSON file holding devices and documents across restarts; absent = memory only. */
+  stateFile?: string;
+  /** Serve the protocol under a context path, like a WAR (`/zrasandboxvsdc`). */
+  contextPath?: string;
+  /** Clock for dates and the 180-day rule (tests). */
+  now?: () => Date;
+}
+
+export interface Simulator {
+  /** Base URL to use as a device's `vsdcBaseUrl` (includes the context path). */
+  url: string;
+  /** Root URL of the server (the control API lives at `${origin}/_sim`). */
+  origin: string;
+  port: number;
+  host: string;
+  control: SimulatorControl;
+  state: SimulatorState;
+  /** Close the listener and every open socket: callers get ECONNREFUSED until startListening. */
+  stopListening(): Promise<void>;
+  startListening(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+const ENDPOINT_BY_PATH = new Map<string, VsdcEndpoint>(Object.entries(VSDC_PATHS).map(([endpoint, path]) => [path, endpoint as VsdcEndpoint]));
+
+function tomcat404(path: string): string {
+  return (
+    '<!doctype html><html lang="en"><head><title>HTTP Status 404 – Not Found</title></head><body>' +
+    '<h1>HTTP Status 404 – Not Found</h1><hr class="line" /><p><b>Type</b> Status Report</p>' +
+    `<p><b>Message</b> The requested resource [${path.replace(/[<>&"]/g, '')}] is not available</p>` +
+    '<p><b>Description</b> The origin server did not find a current representation for the target resource or is not willing to disclose that one exists.</p>' +
+    '<hr class="line" /><h3>Apache Tomcat/9.0.85</h3></body></html>'
+  );
+}
+
+function send(res: ServerResponse, status: number, contentType: string, body: string): void {
+  res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        resolve(null);
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function parseObject(raw: Buffer): Record<string, unknown> | null {
+  try {
+    const parsed: unknown = JSON.parse(raw.toString('utf8'));
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  const host = options.host ?? '127.0.0.1';
+  const contextPath = (options.contextPath ?? '').replace(/\/+$/, '');
+  const now = options.now ?? (() => new Date());
+  const state = new SimulatorState(options.stateFile);
+  const control = new SimulatorControl(state, now);
+  const timers = new Set<NodeJS.Timeout>();
+  let port = options.port ?? 0;
+  let listening = false;
+  let closed = false;
+
+  const later = (ms: number, fn: () => void): void => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      fn();
+    }, ms);
+    timers.add(timer);
+  };
+  const pause = (ms: number): Promise<void> => new Promise((resolve) => later(ms, resolve));
+
+  function endpointOf(pathname: string): VsdcEndpoint | undefined {
+    if (contextPath !== '') {
+      if (!pathname.startsWith(`${contextPath}/`)) return undefined;
+      pathname = pathname.slice(contextPath.length);
+    }
+    return ENDPOINT_BY_PATH.get(pathname);
+  }
+
+  function reply(req: IncomingMessage, res: ServerResponse, result: Reply, path: string): void {
+    switch (result.kind) {
+      case 'drop':
+        req.socket.destroy();
+        return;
+      case 'html404':
+        send(res, 404, 'text/html;charset=utf-8', tomcat404(path));
+        return;
+      case 'bad_request':
+        // Spring's default error body: JSON, but no resultCd, so no envelope.
+        send(res, 400, 'application/json', JSON.stringify({ timestamp: now().toISOString(), status: 400, error: 'Bad Request', path }));
+        return;
+      case 'envelope':
+        if (result.loseReply) {
+          req.socket.destroy();
+          return;
+        }
+        send(
+          res,
+          200,
+          'application/json;charset=UTF-8',
+          JSON.stringify({ resultCd: result.resultCd, resultMsg: result.resultMsg, resultDt: formatVsdcDateTime(now()), data: result.data }),
+        );
+    }
+  }
+
+  async function onProtocolRequest(req: IncomingMessage, res: ServerResponse, endpoint: VsdcEndpoint, path: string): Promise<void> {
+    const raw = await readBody(req);
+    if (raw === null) return send(res, 413, 'text/plain', 'Payload Too Large');
+    const body = parseObject(raw);
+    if (body === null) return reply(req, res, { kind: 'bad_request' }, path);
+    const { tpin, bhfId } = body;
+    const tpinOk = typeof tpin === 'string' && /^\d{10}$/.test(tpin);
+    const bhfIdOk = typeof bhfId === 'string' && /^[0-9A-Za-z]{3}$/.test(bhfId);
+    const device = tpinOk && bhfIdOk ? state.device(tpin, bhfId) : undefined;
+    const faults = device?.faults;
+
+    if (faults?.down) return reply(req, res, { kind: 'drop' }, path);
+    if (faults && faults.delayMs > 0) {
+      await pause(faults.delayMs);
+      // A caller that gave up (timeout) closed the socket: nothing is processed or filed.
+      if (req.socket.destroyed || closed) return;
+    }
+    if (faults?.html404) return reply(req, res, { kind: 'html404' }, path);
+    if (!bindRequestBody(endpoint, body)) return reply(req, res, { kind: 'bad_request' }, path);
+    if (faults?.forcedResult) return reply(req, res, envelope(faults.forcedResult.code, null, faults.forcedResult.message), path);
+    if (!device) {
+      const fields = [tpinOk ? null : "'tpin': must be 10 digits", bhfIdOk ? null : "'bhfId': must be 3 characters"];
+      return reply(req, res, envelope('910', null, `Validation error for fields: [${fields.filter((f) => f !== null).join(', ')}]`), path);
+    }
+    reply(req, res, handleEndpoint(endpoint, body, { state, device, now: now() }), path);
+  }
+
+  async function onControlRequest(req: IncomingMessage, res: ServerResponse, pathname: string, query: URLSearchParams): Promise<void> {
+    const raw = await readBody(req);
+    if (raw === null) return send(res, 413, 'application/json', JSON.stringify({ error: 'payload_too_large' }));
+    let body: unknown = null;
+    if (raw.length > 0) {
+      try {
+        body = JSON.parse(raw.toString('utf8'));
+      } catch {
+        return send(res, 400, 'application/json', JSON.stringify({ error: 'invalid_json', message: 'body is not JSON' }));
+      }
+    }
+    const result = routeControl(req.method ?? 'GET', pathname, query, body, control, { restart });
+    if (result.afterReply) res.once('finish', result.afterReply);
+    send(res, result.status, 'application/json', JSON.stringify(result.body));
+  }
+
+  function onRequest(req: IncomingMessage, res: ServerResponse): void {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const pathname = q >= 0 ? url.slice(0, q) : url;
+    let handled: Promise<void>;
+    if (pathname === CONTROL_PREFIX || pathname.startsWith(`${CONTROL_PREFIX}/`)) {
+      handled = onControlRequest(req, res, pathname, new URLSearchParams(q >= 0 ? url.slice(q + 1) : ''));
+    } else {
+      const endpoint = endpointOf(pathname);
+      if (endpoint === undefined || req.method !== 'POST') {
+        req.resume();
+        send(res, 404, 'text/html;charset=utf-8', tomcat404(pathname));
+        return;
+      }
+      handled = onProtocolRequest(req, res, endpoint, pathname);
+    }
+    handled.catch((err: unknown) => {
+      console.error('simulator: request failed:', err);
+      if (!res.headersSent) send(res, 500, 'text/plain', 'Internal Server Error');
+      else res.destroy();
+    });
+  }
+
+  const server = createServer({ keepAliveTimeout: 5_000 }, onRequest);
+
+  function listen(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const onError = (err: Error): void => reject(err);
+      server.once('error', onError);
+      server.listen(port, host, () => {
+        server.off('error', onError);
+        port = (server.address() as AddressInfo).port;
+        listening = true;
+        resolve();
+      });
+    });
+  }
+
+  async function stopListening(): Promise<void> {
+    if (!listening) return;
+    listening = false;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  }
+
+  async function startListening(): Promise<void> {
+    if (listening || closed) return;
+    await listen();
+  }
+
+  function restart(downMs: number): void {
+    void stopListening().then(() =>
+      later(downMs, () => {
+        startListening().catch((err: unknown) => console.error('simulator: cannot listen again:', err));
+      }),
+    );
+  }
+
+  await listen();
+  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+  return {
+    url: `${origin}${contextPath}`,
+    origin,
+    port,
+    host,
+    control,
+    state,
+    stopListening,
+    startListening,
+    async close() {
+      closed = true;
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      await stopListening();
+      await state.flush();
+    },
+  };
+}

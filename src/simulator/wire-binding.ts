@@ -1,0 +1,83 @@
+// What the real VSDC's JSON binder (Jackson) does before any business check: a number or date
+// field holding "" (or a number field holding text) fails binding with a bare HTTP 400.
+// Numeric strings are coerced to numbers in place, as Jackson does.
+import type { VsdcEndpoint } from '../vsdc/protocol.ts';
+
+interface FieldTypes {
+  numbers: readonly string[];
+  dates: readonly string[];
+  lists?: Record<string, FieldTypes>;
+}
+
+const TRIO_FIELDS = ['A', 'B', 'C1', 'C2', 'C3', 'D', 'Rvat', 'E', 'F', 'Ipl1', 'Ipl2', 'Tl', 'Ecm', 'Exeeg', 'Tot'].flatMap((b) => [
+  `taxblAmt${b}`,
+  `taxRt${b}`,
+  `taxAmt${b}`,
+]);
+
+const SALES_LINE: FieldTypes = {
+  numbers: [
+    'itemSeq', 'pkg', 'qty', 'prc', 'splyAmt', 'dcRt', 'dcAmt', 'isrcRt', 'isrcAmt', 'vatTaxblAmt', 'vatAmt',
+    'exciseTaxblAmt', 'tlTaxblAmt', 'iplTaxblAmt', 'iplAmt', 'tlAmt', 'exciseTxAmt', 'totAmt', 'rrp',
+  ],
+  dates: [],
+};
+
+const SELECT_SINCE: FieldTypes = { numbers: [], dates: ['lastReqDt'] };
+const ITEM: FieldTypes = { numbers: ['dftPrc', 'sftyQty', 'rrp'], dates: [] };
+
+const BINDINGS: Record<VsdcEndpoint, FieldTypes> = {
+  selectInitInfo: { numbers: [], dates: [] },
+  selectCodes: SELECT_SINCE,
+  selectItemsClass: SELECT_SINCE,
+  selectImportItems: SELECT_SINCE,
+  saveSales: {
+    numbers: ['orgInvcNo', 'totItemCnt', 'totTaxblAmt', 'totTaxAmt', 'totAmt', 'cashDcRt', 'cashDcAmt', 'exchangeRt', ...TRIO_FIELDS],
+    dates: ['cfmDt', 'salesDt', 'stockRlsDt', 'cnclReqDt', 'cnclDt', 'rfdDt'],
+    lists: { itemList: SALES_LINE },
+  },
+  selectInvoice: { numbers: [], dates: [] },
+  selectCustomer: { numbers: [], dates: [] },
+  saveBrancheCustomers: { numbers: [], dates: [] },
+  saveItem: ITEM,
+  updateItem: ITEM,
+  updateImportItems: { numbers: [], dates: ['dclDe'], lists: { importItemList: { numbers: ['itemSeq'], dates: [] } } },
+};
+
+const NUMERIC_TEXT = /^-?\d+(\.\d+)?$/;
+
+function bindObject(target: Record<string, unknown>, types: FieldTypes): boolean {
+  for (const field of types.numbers) {
+    const value = target[field];
+    if (value === undefined || value === null || typeof value === 'number') continue;
+    if (typeof value === 'string' && NUMERIC_TEXT.test(value)) {
+      target[field] = Number(value);
+      continue;
+    }
+    return false;
+  }
+  for (const field of types.dates) {
+    const value = target[field];
+    if (value === undefined || value === null) continue;
+    if (typeof value === 'number' && Number.isInteger(value)) {
+      target[field] = String(value);
+      continue;
+    }
+    if (typeof value !== 'string' || value === '') return false;
+  }
+  for (const [field, lineTypes] of Object.entries(types.lists ?? {})) {
+    const list = target[field];
+    if (list === undefined || list === null) continue;
+    if (!Array.isArray(list)) return false;
+    for (const entry of list) {
+      if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return false;
+      if (!bindObject(entry as Record<string, unknown>, lineTypes)) return false;
+    }
+  }
+  return true;
+}
+
+/** False when the body would fail binding (→ bare HTTP 400). */
+export function bindRequestBody(endpoint: VsdcEndpoint, body: Record<string, unknown>): boolean {
+  return bindObject(body, BINDINGS[endpoint]);
+}

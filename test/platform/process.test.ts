@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { lockFilePath } from '../../src/db/data-dir-lock.ts';
+import { createTestDatabase, engineName, onPostgres, type TestDatabase } from '../helpers/db.ts';
+import { TEST_ADMIN_TOKEN } from '../helpers/app.ts';
+import { baseEnv, runCli, spawnGateway } from '../helpers/process.ts';
+
+// The gateway as operators run it: real processes, real signals, the real database.
+
+describe(`the gateway process (${engineName})`, () => {
+  let dir: string;
+  let pgDb: TestDatabase | undefined;
+  let env: NodeJS.ProcessEnv;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'fg-process-'));
+    if (onPostgres) pgDb = await createTestDatabase({ poolSize: 1 });
+    env = baseEnv({ DATA_DIR: join(dir, 'data'), DATABASE_URL: pgDb?.url, ADMIN_TOKEN: TEST_ADMIN_TOKEN, SECRET_KEY: 'process-test-secret-key-0123456789abcdef' });
+  });
+  after(async () => {
+    await pgDb?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const createPartner = (url: string, name: string) =>
+    fetch(`${url}/admin/v1/partners`, { method: 'POST', headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
+  const listPartners = async (url: string) =>
+    ((await (await fetch(`${url}/admin/v1/partners`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).json()) as { data: Array<{ name: string }> }).data;
+
+  test('SIGKILL right after a 2xx loses nothing; the restart reaps the stale lock', async () => {
+    const first = await spawnGateway(env);
+    const names = Array.from({ length: 5 }, (_, i) => `durable-${i}`);
+    for (const name of names) assert.equal((await createPartner(first.url, name)).status, 201);
+    await first.kill('SIGKILL');
+    if (!onPostgres) assert.ok(existsSync(lockFilePath(env.DATA_DIR!)), 'a killed process leaves its lock behind');
+
+    const second = await spawnGateway(env);
+    try {
+      const stored = (await listPartners(second.url)).map((p) => p.name);
+      for (const name of names) assert.ok(stored.includes(name), `${name} survived the crash`);
+    } finally {
+      await second.kill('SIGTERM');
+    }
+  });
+
+  test('SIGTERM shuts down gracefully: exit 0 and the lock released', async () => {
+    const gw = await spawnGateway(env);
+    assert.equal(await gw.kill('SIGTERM'), 0);
+    assert.equal(existsSync(lockFilePath(env.DATA_DIR!)), false);
+  });
+
+  test('a second process on a held embedded data directory stops with a clear message', { skip: onPostgres && 'the data-directory lock guards the embedded database only' }, async () => {
+    const holder = await spawnGateway(env);
+    try {
+      const second = await runCli(['serve'], env);
+      assert.equal(second.code, 4);
+      assert.match(second.stderr, /in use by process \d+/);
+      const cli = await runCli(['partner', 'create', '--name', 'x'], env);
+      assert.equal(cli.code, 4);
+      assert.match(cli.stderr, /stop that process first/);
+    } finally {
+      await holder.kill('SIGTERM');
+    }
+  });
+
+  test('CLI: help, usage errors, configuration errors and --json output with exit codes', async () => {
+    const help = await runCli(['--help'], env);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /partner create/);
+    assert.equal((await runCli([], env)).code, 2);
+    assert.equal((await runCli(['frobnicate'], env)).code, 2);
+    const badPort = await runCli(['migrate'], { ...env, PORT: 'eighty' });
+    assert.equal(badPort.code, 3);
+    assert.match(badPort.stderr, /PORT/);
+    assert.equal((await runCli(['migrate', '--json'], env)).code, 0);
+
+    const created = await runCli(['partner', 'create', '--name', 'Acme POS', '--test', '--scopes', 'tenants:read,tenants:write', '--json'], env);
+    assert.equal(created.code, 0, created.stderr);
+    const out = JSON.parse(created.stdout) as { partner: { id: number }; key: { secret: string; scopes: string[]; mode: string } };
+    assert.match(out.key.secret, /^sk_test_/);
+    assert.deepEqual(out.key.scopes, ['tenants:read', 'tenants:write']);
+
+    assert.equal((await runCli(['partner', 'create', '--name', 'x', '--scopes', 'everything'], env)).code, 2);
+    const suspended = await runCli(['partner', 'suspend', String(out.partner.id), '--json'], env);
+    assert.equal(JSON.parse(suspended.stdout).status, 'suspended');
+    const missing = await runCli(['tenant', 'block', '999999', '--json'], env);
+    assert.equal(missing.code, 5);
+    assert.equal(JSON.parse(missing.stdout).error.code, 'not_found');
+    assert.equal((await runCli(['tenant', 'quota', '1', 'lots'], env)).code, 2);
+  });
+});

@@ -1,0 +1,145 @@
+// The /_sim control API over HTTP, as the gateway's tests and operators use it.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildSaveSalesBody } from '../../src/vsdc/sales-body.ts';
+import type { DeviceTarget } from '../../src/vsdc/client.ts';
+import { control, freshTpin, pollUntil, sale, startWorld, type World } from '../vsdc/helpers.ts';
+
+let world: World;
+before(async () => {
+  world = await startWorld();
+});
+after(async () => {
+  await world.close();
+});
+
+async function installedDevice(): Promise<DeviceTarget> {
+  const tpin = freshTpin();
+  const preset = await control(world.sim, 'PUT', `/devices/${tpin}/000`, { installed: true, lastSaleInvcNo: 10 });
+  assert.equal(preset.status, 200);
+  return { baseUrl: world.sim.url, tpin, bhfId: '000' };
+}
+
+describe('control API', () => {
+  test('health', async () => {
+    assert.deepEqual(await control(world.sim, 'GET', '/health'), { status: 200, json: { ok: true } });
+  });
+
+  test('preset a device: installed without an init call, with a continued sequence', async () => {
+    const target = await installedDevice();
+    const device = await control(world.sim, 'GET', `/devices/${target.tpin}/000`);
+    const json = device.json as { installed: boolean; sdcId: string; lastSaleInvcNo: number };
+    assert.deepEqual([json.installed, json.lastSaleInvcNo], [true, 10]);
+    assert.equal((await world.client.selectInitInfo(target, { dvcSrlNo: 'any' })).kind, 'already_installed');
+    assert.equal((await world.client.saveSales(target, buildSaveSalesBody(sale(target, 11)))).kind, 'ok');
+    const list = await control(world.sim, 'GET', '/devices');
+    assert.ok((list.json as { devices: { tpin: string }[] }).devices.some((d) => d.tpin === target.tpin));
+  });
+
+  test('documents in arrival order, with outcome and receipt, and ?filed=true', async () => {
+    const target = await installedDevice();
+    await control(world.sim, 'PUT', `/devices/${target.tpin}/000/faults`, { reject: { count: 1, code: '910', message: 'Request parameter error' } });
+    for (const n of [11, 12, 12, 13]) await world.client.saveSales(target, buildSaveSalesBody(sale(target, n)));
+    const all = (await control(world.sim, 'GET', `/devices/${target.tpin}/000/documents`)).json as {
+      documents: { seq: number; cisInvcNo: string; rcptTyCd: string; resultCd: string; totals: { total: number }; receipt: { rcptNo: number } | null }[];
+    };
+    assert.deepEqual(
+      all.documents.map((d) => [d.seq, d.cisInvcNo, d.resultCd, d.receipt !== null]),
+      [
+        [1, '11', '910', false],
+        [2, '12', '000', true],
+        [3, '12', '924', false],
+        [4, '13', '000', true],
+      ],
+    );
+    assert.equal(all.documents[1]?.rcptTyCd, 'S');
+    assert.equal(all.documents[1]?.totals.total, buildSaveSalesBody(sale(target, 12)).totAmt);
+    const filed = (await control(world.sim, 'GET', `/devices/${target.tpin}/000/documents?filed=true`)).json as { documents: { cisInvcNo: string; receipt: { rcptNo: number } }[] };
+    assert.deepEqual(filed.documents.map((d) => d.cisInvcNo), ['12', '13']);
+    assert.ok(filed.documents[1]!.receipt.rcptNo > filed.documents[0]!.receipt.rcptNo);
+  });
+
+  test('faults: set, read, merge and clear over HTTP', async () => {
+    const target = await installedDevice();
+    const path = `/devices/${target.tpin}/000/faults`;
+    const set = await control(world.sim, 'PUT', path, { down: true, delayMs: 5 });
+    assert.deepEqual([set.status, (set.json as { down: boolean }).down], [200, true]);
+    assert.equal((await world.client.selectCodes(target)).kind, 'unreachable');
+    await control(world.sim, 'PUT', path, { down: false, forcedResult: { code: '894' } });
+    const read = (await control(world.sim, 'GET', path)).json as { delayMs: number; forcedResult: { code: string } };
+    assert.deepEqual([read.delayMs, read.forcedResult.code], [5, '894'], 'merged, not replaced');
+    const outcome = await world.client.selectCodes(target);
+    assert.deepEqual(outcome.kind === 'unreachable' && outcome.resultCd, '894');
+    await control(world.sim, 'DELETE', path);
+    assert.equal((await world.client.selectCodes(target)).kind, 'ok');
+  });
+
+  test('lose all replies until cleared', async () => {
+    const target = await installedDevice();
+    await control(world.sim, 'PUT', `/devices/${target.tpin}/000/faults`, { loseReplies: 'all' });
+    assert.equal((await world.client.saveSales(target, buildSaveSalesBody(sale(target, 11)))).kind, 'unreachable');
+    assert.equal((await world.client.saveSales(target, buildSaveSalesBody(sale(target, 12)))).kind, 'unreachable');
+    assert.equal((await world.client.saveSales(target, buildSaveSalesBody(sale(target, 11)))).kind, 'duplicate', 'a 924 reply is not lost');
+    await control(world.sim, 'PUT', `/devices/${target.tpin}/000/faults`, { loseReplies: 0 });
+    assert.equal((await world.client.saveSales(target, buildSaveSalesBody(sale(target, 13)))).kind, 'ok');
+    const docs = world.sim.control.documents(target.tpin, '000', { filedOnly: true });
+    assert.deepEqual(docs.map((d) => [d.cisInvcNo, d.replyLost]), [['11', true], ['12', true], ['13', false]]);
+  });
+
+  test('invalid fault input is a 400 with a reason', async () => {
+    const tpin = freshTpin();
+    for (const faults of [{ down: 'yes' }, { delayMs: -1 }, { forcedResult: '83' }, { reject: { count: 1 } }, { explode: true }]) {
+      const response = await control(world.sim, 'PUT', `/devices/${tpin}/000/faults`, faults);
+      assert.equal(response.status, 400, JSON.stringify(faults));
+      assert.equal((response.json as { error: string }).error, 'invalid_request');
+    }
+    assert.equal((await control(world.sim, 'PUT', '/devices/123/000/faults', {})).status, 400);
+  });
+
+  test('feed imports and taxpayers', async () => {
+    const target = await installedDevice();
+    const fed = await control(world.sim, 'POST', `/devices/${target.tpin}/000/imports`, { items: [{ itemNm: 'Tyres 13"', qty: 8, hsCd: '4011100000' }] });
+    assert.equal(fed.status, 201);
+    const pulled = await world.client.selectImportItems(target);
+    assert.equal(pulled.kind === 'ok' && pulled.data.itemList[0]?.hsCd, '4011100000');
+    assert.equal((await control(world.sim, 'POST', `/devices/${target.tpin}/000/imports`, { items: [] })).status, 400);
+
+    const added = await control(world.sim, 'POST', '/taxpayers', { tpin: '2111111111', name: 'Mongu Rice Growers' });
+    assert.equal(added.status, 201);
+    const found = await world.client.selectCustomer(target, { custmTpin: '2111111111' });
+    assert.equal(found.kind === 'ok' && found.data.custList[0]?.custNm, 'Mongu Rice Growers');
+  });
+
+  test('restart: connections refused for a while, then the same port answers again', async () => {
+    const restarting = await control(world.sim, 'POST', '/server/restart', { downMs: 300 });
+    assert.equal(restarting.status, 202);
+    const seen: string[] = [];
+    await pollUntil(async () => {
+      const outcome = await world.client.selectCodes(world.target, undefined, { timeoutMs: 1_000 });
+      const label = outcome.kind === 'unreachable' ? outcome.reason : outcome.kind;
+      if (seen.at(-1) !== label) seen.push(label);
+      return seen.includes('connection_refused') && label === 'ok';
+    });
+    assert.ok(seen.includes('connection_refused'), seen.join());
+  });
+
+  test('forget a device; unknown routes are JSON 404s', async () => {
+    const target = await installedDevice();
+    assert.equal((await control(world.sim, 'DELETE', `/devices/${target.tpin}/000`)).status, 200);
+    assert.equal((await control(world.sim, 'GET', `/devices/${target.tpin}/000`)).status, 404);
+    const unknown = await control(world.sim, 'GET', '/nothing');
+    assert.deepEqual([unknown.status, (unknown.json as { error: string }).error], [404, 'not_found']);
+  });
+
+  test('reset forgets every device and document', async () => {
+    const separate = await startWorld();
+    try {
+      assert.equal((await separate.client.saveSales(separate.target, buildSaveSalesBody(sale(separate.target, 1)))).kind, 'ok');
+      assert.equal((await control(separate.sim, 'POST', '/reset')).status, 200);
+      assert.deepEqual((await control(separate.sim, 'GET', '/devices')).json, { devices: [] });
+      assert.equal((await separate.client.selectInitInfo(separate.target, { dvcSrlNo: 'again' })).kind, 'ok', 'installable again');
+    } finally {
+      await separate.close();
+    }
+  });
+});

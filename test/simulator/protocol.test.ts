@@ -1,0 +1,302 @@
+// What the simulator checks and answers, asserted on the raw wire (fetch), so these tests do not
+// depend on how the gateway's client reads replies.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { formatVsdcDate, formatVsdcDateTime } from '../../src/vsdc/dates.ts';
+import { buildSaveSalesBody, type SaleDocument } from '../../src/vsdc/sales-body.ts';
+import type { DeviceTarget } from '../../src/vsdc/client.ts';
+import { addDevice, freshTpin, sale, startWorld, type World } from '../vsdc/helpers.ts';
+
+let world: World;
+before(async () => {
+  world = await startWorld();
+});
+after(async () => {
+  await world.close();
+});
+
+interface Wire {
+  status: number;
+  contentType: string;
+  text: string;
+  envelope: { resultCd: string; resultMsg: string; resultDt: string; data: unknown } | null;
+}
+
+async function post(path: string, body: unknown): Promise<Wire> {
+  const response = await fetch(`${world.sim.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let envelope: Wire['envelope'] = null;
+  try {
+    const parsed = JSON.parse(text) as Record<string, unknown>;
+    if (typeof parsed.resultCd === 'string') envelope = parsed as Wire['envelope'];
+  } catch {
+    envelope = null;
+  }
+  return { status: response.status, contentType: response.headers.get('content-type') ?? '', text, envelope };
+}
+
+const saveSales = (body: unknown): Promise<Wire> => post('/trnsSales/saveSales', body);
+
+function code(wire: Wire): string | undefined {
+  return wire.envelope?.resultCd;
+}
+
+let invoiceNo = 100;
+function body(target: DeviceTarget, overrides: Partial<SaleDocument> = {}): Record<string, unknown> {
+  invoiceNo += 1;
+  return buildSaveSalesBody(sale(target, invoiceNo, overrides)) as unknown as Record<string, unknown>;
+}
+
+const DAY = 86_400_000;
+
+describe('envelope and transport', () => {
+  test('answers with a string resultCd, a message, a UTC resultDt and data', async () => {
+    const wire = await post('/code/selectCodes', { tpin: world.target.tpin, bhfId: '000', lastReqDt: '20000101000000' });
+    assert.equal(wire.status, 200);
+    assert.match(wire.contentType, /application\/json/);
+    assert.equal(wire.envelope?.resultCd, '000');
+    assert.equal(wire.envelope?.resultMsg, 'It is succeeded');
+    assert.match(wire.envelope?.resultDt ?? '', /^\d{14}$/);
+  });
+
+  test('an unknown path is a Tomcat-style HTML 404', async () => {
+    const wire = await post('/trnsSales/saveSale', {});
+    assert.equal(wire.status, 404);
+    assert.match(wire.contentType, /text\/html/);
+    assert.match(wire.text, /HTTP Status 404/);
+    const get = await fetch(`${world.sim.url}/code/selectCodes`);
+    assert.equal(get.status, 404);
+    await get.body?.cancel();
+  });
+
+  test('a body that is not JSON gets a bare 400', async () => {
+    const wire = await post('/code/selectCodes', '{not json');
+    assert.equal(wire.status, 400);
+    assert.equal(wire.envelope, null);
+  });
+
+  test('"" in a number or date field gets a bare 400; a numeric string is coerced', async () => {
+    const valid = body(world.target);
+    assert.equal((await saveSales({ ...valid, cfmDt: '' })).status, 400);
+    assert.equal((await saveSales({ ...valid, totAmt: '' })).status, 400);
+    const lines = valid.itemList as Record<string, unknown>[];
+    assert.equal((await saveSales({ ...valid, itemList: [{ ...lines[0], qty: '' }, lines[1]] })).status, 400);
+    assert.equal((await post('/code/selectCodes', { tpin: world.target.tpin, bhfId: '000', lastReqDt: '' })).status, 400);
+    const coerced = await saveSales({ ...valid, totAmt: String(valid.totAmt) });
+    assert.equal(code(coerced), '000');
+  });
+
+  test('tpin and bhfId are validated on every call', async () => {
+    const wire = await post('/code/selectCodes', { tpin: '123', bhfId: '0', lastReqDt: '20000101000000' });
+    assert.equal(code(wire), '910');
+    assert.match(wire.envelope?.resultMsg ?? '', /tpin/);
+  });
+});
+
+describe('initialisation', () => {
+  test('needs a serial number', async () => {
+    assert.equal(code(await post('/initializer/selectInitInfo', { tpin: freshTpin(), bhfId: '000' })), '910');
+  });
+
+  test('a serial installed under another TPIN or branch answers 902', async () => {
+    const tpin = freshTpin();
+    assert.equal(code(await post('/initializer/selectInitInfo', { tpin, bhfId: '000', dvcSrlNo: 'SHARED-SN' })), '000');
+    const elsewhere = await post('/initializer/selectInitInfo', { tpin: freshTpin(), bhfId: '000', dvcSrlNo: 'SHARED-SN' });
+    assert.equal(code(elsewhere), '902');
+    assert.equal(elsewhere.envelope?.data, null);
+    assert.equal(code(await post('/initializer/selectInitInfo', { tpin, bhfId: '001', dvcSrlNo: 'SHARED-SN' })), '902');
+  });
+
+  test('gives each device its own sdcId and a space-padded mrcNo', async () => {
+    const a = await post('/initializer/selectInitInfo', { tpin: freshTpin(), bhfId: '000', dvcSrlNo: 'SN-A' });
+    const b = await post('/initializer/selectInitInfo', { tpin: freshTpin(), bhfId: '000', dvcSrlNo: 'SN-B' });
+    const infoA = (a.envelope?.data as { info: { sdcId: string; mrcNo: string } }).info;
+    const infoB = (b.envelope?.data as { info: { sdcId: string; mrcNo: string } }).info;
+    assert.notEqual(infoA.sdcId, infoB.sdcId);
+    assert.match(infoA.mrcNo, /^WIS\d{8}\s+$/);
+  });
+
+  test('a device that is not initialised cannot file (901)', async () => {
+    const target: DeviceTarget = { baseUrl: world.sim.url, tpin: freshTpin(), bhfId: '000' };
+    assert.equal(code(await saveSales(body(target))), '901');
+  });
+});
+
+describe('saveSales checks', () => {
+  test('salesDt must be within 180 days and not in the future', async () => {
+    const now = Date.now();
+    assert.equal(code(await saveSales(body(world.target, { occurredAt: new Date(now - 179 * DAY) }))), '000');
+    const old = await saveSales(body(world.target, { occurredAt: new Date(now - 182 * DAY) }));
+    assert.equal(code(old), '910');
+    assert.match(old.envelope?.resultMsg ?? '', /salesDt.*180 days/);
+    assert.equal(code(await saveSales(body(world.target, { occurredAt: new Date(now + 2 * DAY) }))), '910');
+    assert.equal(code(await saveSales({ ...body(world.target), salesDt: formatVsdcDateTime(new Date()) })), '910', 'salesDt is a date, not a date-time');
+  });
+
+  test('known codes: classification, VAT category, payment type, units, currency', async () => {
+    const valid = body(world.target);
+    const line0 = (valid.itemList as Record<string, unknown>[])[0]!;
+    const withLine = (patch: Record<string, unknown>) => ({ ...valid, itemList: [{ ...line0, ...patch }, ...(valid.itemList as unknown[]).slice(1)] });
+    assert.equal(code(await saveSales(withLine({ itemClsCd: '00000000' }))), '913');
+    assert.equal(code(await saveSales(withLine({ vatCatCd: 'Z' }))), '913');
+    assert.equal(code(await saveSales(withLine({ qtyUnitCd: 'XX' }))), '913');
+    assert.equal(code(await saveSales({ ...valid, pmtTyCd: '09' })), '913');
+    assert.equal(code(await saveSales({ ...valid, currencyTyCd: 'XXX' })), '913');
+    const usd = await saveSales({ ...valid, currencyTyCd: 'USD', exchangeRt: 1 });
+    assert.deepEqual([code(usd), usd.envelope?.resultMsg], ['910', 'Exchange rate for USD Cannot be 1']);
+  });
+
+  test('C1 (export) needs destnCountryCd, and a known one', async () => {
+    const exportLine = { name: 'Copper cathodes', classificationCode: '50221200', quantity: 1, price: 1000, vatCategory: 'C1' as const };
+    const valid = body(world.target, { lines: [exportLine], destinationCountryCode: 'ZA' });
+    assert.equal(code(await saveSales({ ...valid, cisInvcNo: `${String(valid.cisInvcNo)}0`, destnCountryCd: null })), '910');
+    assert.equal(code(await saveSales({ ...valid, cisInvcNo: `${String(valid.cisInvcNo)}1`, destnCountryCd: 'QQ' })), '913');
+    assert.equal(code(await saveSales(valid)), '000');
+  });
+
+  test('arithmetic is checked per line and in the header, within 0.01', async () => {
+    const valid = body(world.target);
+    const lines = valid.itemList as Record<string, number>[];
+    const withLine = (patch: Record<string, number>) => ({ ...valid, itemList: [{ ...lines[0], ...patch }, lines[1]] });
+    // Shift an amount in exact cents (binary float sums would add a 5th decimal).
+    const plus = (value: unknown, delta: number): number => Math.round(((value as number) + delta) * 100) / 100;
+    const cases: [Record<string, unknown>, string][] = [
+      [withLine({ splyAmt: plus(lines[0]!.splyAmt, 1) }), 'itemList[0].splyAmt'],
+      [withLine({ totAmt: plus(lines[0]!.totAmt, 1) }), 'itemList[0].totAmt'],
+      [withLine({ vatTaxblAmt: plus(lines[0]!.vatTaxblAmt, 0.05), vatAmt: plus(lines[0]!.vatAmt, -0.05) }), 'itemList[0].vatTaxblAmt'],
+      [withLine({ vatAmt: plus(lines[0]!.vatAmt, 0.02) }), 'itemList[0].vatAmt'],
+      [{ ...valid, taxblAmtD: plus(valid.taxblAmtD, 0.02) }, 'taxblAmtD'],
+      [{ ...valid, taxRtA: 15 }, 'taxRtA'],
+      [{ ...valid, taxAmtTl: 1 }, 'taxAmtTl'],
+      [{ ...valid, totTaxAmt: plus(valid.totTaxAmt, 0.02) }, 'totTaxAmt'],
+      [{ ...valid, totAmt: plus(valid.totAmt, 0.02) }, 'totAmt'],
+    ];
+    for (const [broken, field] of cases) {
+      const wire = await saveSales(broken);
+      assert.deepEqual([code(wire), wire.envelope?.resultMsg], ['910', `Wrong Amount computation at ${field}`], field);
+    }
+    assert.equal(code(await saveSales({ ...valid, totAmt: plus(valid.totAmt, 0.01) })), '000', '0.01 is tolerated');
+  });
+
+  test('amounts with more than 4 decimals are refused', async () => {
+    const valid = body(world.target);
+    assert.equal(code(await saveSales({ ...valid, totAmt: 370.00001 })), '910');
+  });
+
+  test('tax-exclusive documents are accepted; a document mixing both readings is not', async () => {
+    const exclusive = body(world.target, { taxInclusive: false });
+    assert.equal(code(await saveSales(exclusive)), '000');
+    const inclusive = body(world.target);
+    const [inclusiveA] = inclusive.itemList as unknown[];
+    const [exclusiveA, exclusiveD] = body(world.target, { taxInclusive: false }).itemList as unknown[];
+    const mixed = { ...inclusive, itemList: [inclusiveA, exclusiveA, exclusiveD], totItemCnt: 3 };
+    const wire = await saveSales(mixed);
+    assert.equal(code(wire), '910');
+    assert.match(wire.envelope?.resultMsg ?? '', /Wrong Amount computation/);
+  });
+
+  test('required fields are named in the 910 message', async () => {
+    const { cisInvcNo: _dropped, ...withoutNumber } = body(world.target);
+    const wire = await saveSales(withoutNumber);
+    assert.deepEqual([code(wire), wire.envelope?.resultMsg], ['910', "Validation error for fields: ['cisInvcNo': must not be null]"]);
+  });
+
+  test('the filed invoice number moves lastSaleInvcNo', async () => {
+    const { target } = await addDevice(world);
+    assert.equal(code(await saveSales(buildSaveSalesBody(sale(target, 77)))), '000');
+    assert.equal(world.sim.control.getDevice(target.tpin, target.bhfId)?.lastSaleInvcNo, 77);
+  });
+
+  test('selectInvoice needs cisInvcNo and invcSdcId, and only finds this device’s documents', async () => {
+    const missing = await post('/trnsSales/selectInvoice', { tpin: world.target.tpin, bhfId: '000' });
+    assert.equal(code(missing), '910');
+    assert.match(missing.envelope?.resultMsg ?? '', /invcSdcId.*cisInvcNo|cisInvcNo.*invcSdcId/);
+    const other = await addDevice(world);
+    assert.equal(code(await saveSales(buildSaveSalesBody(sale(other.target, 1)))), '000');
+    assert.equal(code(await post('/trnsSales/selectInvoice', { tpin: world.target.tpin, bhfId: '000', cisInvcNo: '1', invcSdcId: other.sdcId })), '001');
+  });
+});
+
+describe('credit and debit notes', () => {
+  async function filedSale(target: DeviceTarget, no: number): Promise<number> {
+    const wire = await saveSales(buildSaveSalesBody(sale(target, no)));
+    assert.equal(code(wire), '000');
+    return (wire.envelope?.data as { rcptNo: number }).rcptNo;
+  }
+
+  test('must reference a sale signed by this device', async () => {
+    const { target, sdcId } = await addDevice(world);
+    const other = await addDevice(world);
+    const rcptNo = await filedSale(target, 1);
+    const otherRcptNo = await filedSale(other.target, 1);
+    const note = (overrides: Partial<SaleDocument>) => buildSaveSalesBody(sale(target, 50, { receiptType: 'D', reasonCode: '02', originalSdcId: sdcId, originalReceiptNo: rcptNo, ...overrides }));
+    assert.equal(code(await saveSales({ ...note({}), orgInvcNo: otherRcptNo + 1000 })), '930');
+    assert.equal(code(await saveSales(note({ originalSdcId: other.sdcId }))), '930');
+    assert.equal(code(await saveSales(note({ invoiceNo: 51 }))), '000');
+    // A note cannot be the original of another note.
+    const debitRcptNo = (await post('/trnsSales/selectInvoice', { tpin: target.tpin, bhfId: '000', cisInvcNo: '51', invcSdcId: sdcId })).envelope?.data as { rcptNo: number };
+    assert.equal(code(await saveSales(note({ invoiceNo: 52, originalReceiptNo: debitRcptNo.rcptNo }))), '930');
+  });
+
+  test('needs its reason code', async () => {
+    const { target, sdcId } = await addDevice(world);
+    const rcptNo = await filedSale(target, 1);
+    const credit = buildSaveSalesBody(sale(target, 2, { receiptType: 'R', reasonCode: '01', originalSdcId: sdcId, originalReceiptNo: rcptNo }));
+    assert.equal(code(await saveSales({ ...credit, rfdRsnCd: null })), '910');
+    assert.equal(code(await saveSales({ ...credit, rfdRsnCd: '99' })), '913');
+  });
+
+  test('a credit note may not exceed its original (930–935), counting earlier notes', async () => {
+    const { target, sdcId } = await addDevice(world);
+    const rcptNo = await filedSale(target, 1);
+    const original = sale(target, 1);
+    const credit = (no: number, lines: SaleDocument['lines']) =>
+      buildSaveSalesBody(sale(target, no, { receiptType: 'R', reasonCode: '03', originalSdcId: sdcId, originalReceiptNo: rcptNo, lines }));
+    const [meal, bread] = original.lines as [SaleDocument['lines'][number], SaleDocument['lines'][number]];
+
+    assert.equal(code(await saveSales(credit(10, [{ ...meal, itemCode: 'NOT-ON-ORIGINAL' }]))), '932');
+    assert.equal(code(await saveSales(credit(11, [{ ...meal, quantity: 3 }]))), '934');
+    assert.equal(code(await saveSales(credit(12, [{ ...meal, price: 200 }]))), '931');
+    assert.equal(code(await saveSales(credit(13, [{ ...meal, quantity: 1 }]))), '000');
+    assert.equal(code(await saveSales(credit(14, [{ ...meal, quantity: 1 }, bread]))), '000');
+    assert.equal(code(await saveSales(credit(15, [{ ...meal, quantity: 1 }]))), '934', 'nothing left to credit');
+    assert.equal(code(await saveSales(buildSaveSalesBody(sale(target, 1)))), '924', 'a note may not reuse a number either');
+  });
+});
+
+describe('customers, items, imports', () => {
+  test('selectCustomer finds known taxpayers and installed devices’ TPINs', async () => {
+    const found = await post('/customers/selectCustomer', { tpin: world.target.tpin, bhfId: '000', custmTpin: '2000000003' });
+    assert.equal((found.envelope?.data as { custList: { custNm: string }[] }).custList[0]?.custNm, 'Zambezi Agro Dealers');
+    const device = await post('/customers/selectCustomer', { tpin: world.target.tpin, bhfId: '000', custmTpin: world.target.tpin });
+    assert.equal(code(device), '000');
+    assert.equal(code(await post('/customers/selectCustomer', { tpin: world.target.tpin, bhfId: '000', custmTpin: 'abc' })), '910');
+  });
+
+  test('selectImportItems returns lines fed since lastReqDt', async () => {
+    const { target } = await addDevice(world);
+    const since = formatVsdcDateTime(new Date(Date.now() - 1000));
+    world.sim.control.feedImports(target.tpin, '000', [{ itemNm: 'Fertiliser 50kg' }, { itemNm: 'Seed maize 10kg' }]);
+    const wire = await post('/imports/selectImportItems', { tpin: target.tpin, bhfId: '000', lastReqDt: since });
+    const items = (wire.envelope?.data as { itemList: { itemNm: string; itemSeq: number; dclDe: string }[] }).itemList;
+    assert.deepEqual(items.map((i) => [i.itemNm, i.itemSeq]), [['Fertiliser 50kg', 1], ['Seed maize 10kg', 2]]);
+    assert.equal(items[0]?.dclDe, formatVsdcDate(new Date()));
+    assert.equal(code(await post('/imports/selectImportItems', { tpin: target.tpin, bhfId: '000', lastReqDt: '29990101000000' })), '001');
+  });
+
+  test('updateImportItems checks status and classification', async () => {
+    const { target } = await addDevice(world);
+    const [line] = world.sim.control.feedImports(target.tpin, '000', [{}]);
+    const decision = { itemSeq: 1, hsCd: line!.hsCd, itemClsCd: '50221200', itemCd: 'IMP-1', imptItemSttsCd: '3', modrId: 'x', modrNm: 'x' };
+    const call = (patch: Record<string, unknown>) =>
+      post('/imports/updateImportItems', { tpin: target.tpin, bhfId: '000', taskCd: line!.taskCd, dclDe: line!.dclDe, importItemList: [{ ...decision, ...patch }] });
+    assert.equal(code(await call({ imptItemSttsCd: '7' })), '913');
+    assert.equal(code(await call({ itemClsCd: '11111111' })), '913');
+    assert.equal(code(await call({ itemSeq: 9 })), '910');
+    assert.equal(code(await call({ imptItemSttsCd: '4', itemClsCd: null })), '000');
+  });
+});

@@ -1,0 +1,185 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { HEADER_TAX_BUCKETS } from '../../src/vsdc/protocol.ts';
+import { buildSaveSalesBody, reconcileDuplicate, SaleDocumentError, toFiscalReceipt, type SaleDocument } from '../../src/vsdc/sales-body.ts';
+import { amountsMatch, computeSale, SaleAmountsError, VAT_CATEGORIES } from '../../src/vsdc/tax.ts';
+import { formatVsdcDate, formatVsdcDateTime, parseVsdcDateTime } from '../../src/vsdc/dates.ts';
+
+const line = (quantity: number | string, price: number | string, vatCategory: SaleDocument['lines'][number]['vatCategory'] = 'A') => ({
+  name: 'Item',
+  classificationCode: '50221200',
+  quantity,
+  price,
+  vatCategory,
+});
+
+describe('VAT categories', () => {
+  test('publishes the protocol rates', () => {
+    const rates = Object.fromEntries(VAT_CATEGORIES.map((c) => [c.code, c.rate]));
+    assert.deepEqual(rates, { A: 16, B: 16, C1: 0, C2: 0, C3: 0, D: 0, RVAT: 16, E: 0, F: 10 });
+  });
+});
+
+describe('computeSale', () => {
+  test('tax-inclusive: VAT is carved out of the price', () => {
+    const { lines, totals } = computeSale([line(2, 185)], true);
+    assert.deepEqual(
+      [lines[0]!.supplyAmount, lines[0]!.lineAmount, lines[0]!.taxableAmount, lines[0]!.vatAmount],
+      [370, 370, 318.97, 51.03],
+    );
+    assert.deepEqual(totals, { net: 318.97, vat: 51.03, total: 370 });
+  });
+
+  test('tax-exclusive: VAT goes on top', () => {
+    const { lines, totals } = computeSale([line(2, 185)], false);
+    assert.deepEqual([lines[0]!.taxableAmount, lines[0]!.vatAmount], [370, 59.2]);
+    assert.deepEqual(totals, { net: 370, vat: 59.2, total: 429.2 });
+  });
+
+  test('rounds half up on exact decimals, never on binary floats', () => {
+    // 0.125 × 1 = 0.125 → 0.13 (binary float would give 0.12 for 1.005-style values)
+    assert.equal(computeSale([line('0.125', 1, 'D')], true).lines[0]!.supplyAmount, 0.13);
+    assert.equal(computeSale([line(1, '1.005', 'D')], true).lines[0]!.supplyAmount, 1.01);
+    // 10 × 16 % = 1.60; 0.05 × 10 % = 0.005 → 0.01
+    assert.equal(computeSale([line(1, '0.05', 'F')], false).lines[0]!.vatAmount, 0.01);
+  });
+
+  test('totals per category and overall are sums of the rounded lines', () => {
+    const sale = computeSale([line('1.125', '9.99', 'F'), line(3, '24.50', 'D'), line(1, 10, 'A'), line(2, 5, 'A')], true);
+    const a = sale.byCategory.find((c) => c.code === 'A')!;
+    assert.deepEqual([a.taxable, a.vat], [17.24, 2.76]);
+    assert.equal(sale.byCategory.length, VAT_CATEGORIES.length);
+    assert.equal(sale.byCategory.find((c) => c.code === 'B')!.taxable, 0);
+    assert.equal(sale.totals.total, sale.lines.reduce((sum, l) => sum + l.lineAmount * 100, 0) / 100);
+  });
+
+  test('refuses input it cannot represent exactly', () => {
+    assert.throws(() => computeSale([], true), SaleAmountsError);
+    assert.throws(() => computeSale([line(0, 1)], true), SaleAmountsError);
+    assert.throws(() => computeSale([line(1, -1)], true), SaleAmountsError);
+    assert.throws(() => computeSale([line(0.1 + 0.2, 1)], true), /more than 4 decimals/);
+    assert.throws(() => computeSale([line('abc', 1)], true), SaleAmountsError);
+  });
+
+  test('amountsMatch tolerates 0.01', () => {
+    assert.equal(amountsMatch(370, 370.01), true);
+    assert.equal(amountsMatch(370, 370.02), false);
+  });
+});
+
+const baseDoc: SaleDocument = {
+  tpin: '1000000001',
+  bhfId: '000',
+  invoiceNo: 42,
+  receiptType: 'S',
+  customer: { tpin: null, name: 'Walk-in customer' },
+  paymentMethod: '06',
+  occurredAt: new Date(Date.UTC(2026, 0, 2, 3, 4, 5)),
+  taxInclusive: true,
+  currency: 'ZMW',
+  lines: [line(2, 185), { ...line(1, 100, 'F'), itemCode: 'SVC-1' }],
+};
+
+describe('buildSaveSalesBody', () => {
+  test('fills the header, every category trio and the lines', () => {
+    const body = buildSaveSalesBody(baseDoc);
+    assert.equal(body.cisInvcNo, '42');
+    assert.equal(body.orgInvcNo, 0);
+    assert.equal(body.orgSdcId, null);
+    assert.equal(body.custTpin, '1000000000');
+    assert.equal(body.rcptTyCd, 'S');
+    assert.equal(body.pmtTyCd, '06');
+    assert.equal(body.cfmDt, '20260102030405');
+    assert.equal(body.salesDt, '20260102');
+    assert.equal(body.rfdDt, null);
+    assert.equal(body.totItemCnt, 2);
+    for (const bucket of HEADER_TAX_BUCKETS) {
+      for (const field of [`taxblAmt${bucket}`, `taxRt${bucket}`, `taxAmt${bucket}`]) {
+        assert.equal(typeof (body as unknown as Record<string, unknown>)[field], 'number', field);
+      }
+    }
+    assert.deepEqual([body.taxblAmtA, body.taxRtA, body.taxAmtA], [318.97, 16, 51.03]);
+    assert.deepEqual([body.taxblAmtF, body.taxRtF, body.taxAmtF], [90.91, 10, 9.09]);
+    assert.deepEqual([body.taxblAmtRvat, body.taxAmtRvat, body.taxAmtTl], [0, 0, 0]);
+    assert.deepEqual([body.totTaxblAmt, body.totTaxAmt, body.totAmt], [409.88, 60.12, 470]);
+    assert.equal(body.itemList[1]!.itemCd, 'SVC-1');
+    assert.equal(body.itemList[0]!.itemCd, null);
+    assert.equal(body.itemList[0]!.splyAmt, 370);
+  });
+
+  test('never sends "" for a date or number', () => {
+    const body = buildSaveSalesBody(baseDoc) as unknown as Record<string, unknown>;
+    for (const [k, v] of Object.entries(body)) assert.notEqual(v, '', k);
+    for (const item of body.itemList as Record<string, unknown>[]) for (const [k, v] of Object.entries(item)) assert.notEqual(v, '', k);
+  });
+
+  test('is deterministic, so a retry resends the same bytes', () => {
+    assert.equal(JSON.stringify(buildSaveSalesBody(baseDoc)), JSON.stringify(buildSaveSalesBody({ ...baseDoc })));
+  });
+
+  test('credit and debit notes reference their original and carry their reason', () => {
+    const credit = buildSaveSalesBody({ ...baseDoc, receiptType: 'R', originalReceiptNo: 17, originalSdcId: 'SDC0010002115', reasonCode: '03' });
+    assert.deepEqual([credit.orgInvcNo, credit.orgSdcId, credit.rfdRsnCd, credit.dbtRsnCd, credit.rfdDt], [17, 'SDC0010002115', '03', null, '20260102030405']);
+    const debit = buildSaveSalesBody({ ...baseDoc, receiptType: 'D', originalReceiptNo: 17, originalSdcId: 'SDC0010002115', reasonCode: '02' });
+    assert.deepEqual([debit.rfdRsnCd, debit.dbtRsnCd, debit.rfdDt], [null, '02', null]);
+    assert.throws(() => buildSaveSalesBody({ ...baseDoc, receiptType: 'R', reasonCode: '01' }), SaleDocumentError);
+  });
+
+  test('an export line needs a destination country', () => {
+    const exportDoc = { ...baseDoc, lines: [line(1, 10, 'C1')] };
+    assert.throws(() => buildSaveSalesBody(exportDoc), /destinationCountryCode/);
+    assert.equal(buildSaveSalesBody({ ...exportDoc, destinationCountryCode: 'ZA' }).destnCountryCd, 'ZA');
+  });
+
+  test('a customer TPIN replaces the default one', () => {
+    assert.equal(buildSaveSalesBody({ ...baseDoc, customer: { tpin: '2000000001', name: 'Lusaka Trading' } }).custTpin, '2000000001');
+  });
+});
+
+describe('receipts', () => {
+  const data = {
+    rcptNo: 5317,
+    intrlData: 'I6H7EAWI6NF3TXRECQLK2N5LBY',
+    rcptSign: 'EU24KDP6C5E5MVUF',
+    vsdcRcptPbctDate: '20250425144131',
+    sdcId: 'SDC0010002115',
+    mrcNo: 'WIS00003036  ',
+    qrCodeUrl: 'https://sandboxportal.zra.org.zm/indexInvoiceData?Data=2486760171000EU24KDP6C5E5MVUF',
+  };
+
+  test('maps success data to the fiscal block, trimming mrcNo', () => {
+    assert.deepEqual(toFiscalReceipt(data), {
+      receiptNo: 5317,
+      internalData: 'I6H7EAWI6NF3TXRECQLK2N5LBY',
+      receiptSignature: 'EU24KDP6C5E5MVUF',
+      publishedAt: new Date('2025-04-25T14:41:31Z'),
+      sdcId: 'SDC0010002115',
+      mrcNo: 'WIS00003036',
+      qrCodeUrl: data.qrCodeUrl,
+    });
+  });
+
+  test('publishedAt falls back to the envelope resultDt', () => {
+    const { vsdcRcptPbctDate: _omitted, ...withoutDate } = data;
+    assert.deepEqual(toFiscalReceipt(withoutDate, '20250426000000').publishedAt, new Date('2025-04-26T00:00:00Z'));
+  });
+
+  test('a 924 is adopted only when the filed total matches within 0.01', () => {
+    assert.equal(reconcileDuplicate({ ...data, totAmt: 470 }, 470.01).adopt, true);
+    const mismatch = reconcileDuplicate({ ...data, totAmt: 470 }, 471);
+    assert.equal(mismatch.adopt, false);
+    assert.match(mismatch.adopt ? '' : mismatch.lastError, /different total/);
+  });
+});
+
+describe('dates', () => {
+  test('format and parse UTC wire dates', () => {
+    const at = new Date(Date.UTC(2024, 5, 13, 15, 55, 40));
+    assert.equal(formatVsdcDateTime(at), '20240613155540');
+    assert.equal(formatVsdcDate(at), '20240613');
+    assert.deepEqual(parseVsdcDateTime('20240613155540'), at);
+    assert.deepEqual(parseVsdcDateTime('20240613'), new Date(Date.UTC(2024, 5, 13)));
+    assert.equal(parseVsdcDateTime('20240231000000'), null);
+    assert.equal(parseVsdcDateTime(''), null);
+  });
+});
