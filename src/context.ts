@@ -24,12 +24,13 @@ export interface AppContext {
   vsdc: VsdcClient;
 }
 
-export function createContext(config: Config, database: Database, options: { clock?: Clock; vsdc?: VsdcClient } = {}): AppContext {
+export function createContext(config: Config, database: Database, options: { clock?: Clock; vsdc?: VsdcClient; rateLimitKeyPrefix?: string } = {}): AppContext {
   const secretBox = new SecretBox(resolveSecretKey(config.secretKey, config.dataDir));
   let rateLimiter: RateLimiter;
-  if (database.kind === 'embedded') rateLimiter = new RateLimiter('memory');
-  else if (config.redisUrl) rateLimiter = new RateLimiter('redis', { redis: new Redis(config.redisUrl, { enableOfflineQueue: true, maxRetriesPerRequest: 1 }) });
-  else rateLimiter = new RateLimiter('postgres', { pool: database.pool! });
+  const prefix = options.rateLimitKeyPrefix;
+  if (database.kind === 'embedded') rateLimiter = new RateLimiter('memory', {}, prefix);
+  else if (config.redisUrl) rateLimiter = new RateLimiter('redis', { redis: new Redis(config.redisUrl, { enableOfflineQueue: true, maxRetriesPerRequest: 1 }) }, prefix);
+  else rateLimiter = new RateLimiter('postgres', { pool: database.pool! }, prefix);
   const vsdc = options.vsdc ?? createVsdcClient({ timeoutMs: config.vsdcTimeoutMs });
   return { config, database, db: database.db, secretBox, rateLimiter, clock: options.clock ?? systemClock, vsdc };
 }

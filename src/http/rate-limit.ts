@@ -42,12 +42,14 @@ export class RateLimiter {
   constructor(
     readonly storeKind: RateLimitStoreKind,
     private readonly store: { pool?: pg.Pool; redis?: Redis } = {},
+    /** Namespaces the keys, so gateways sharing one Redis for different databases never collide. */
+    private readonly keyPrefix = 'rl',
   ) {}
 
   private limiterFor(points: number): RateLimiterAbstract {
     let limiter = this.limiters.get(points);
     if (limiter) return limiter;
-    const common = { points, duration: WINDOW_SECONDS, keyPrefix: 'rl' };
+    const common = { points, duration: WINDOW_SECONDS, keyPrefix: this.keyPrefix };
     if (this.storeKind === 'redis') {
       limiter = new RateLimiterRedis({ ...common, storeClient: this.store.redis, insuranceLimiter: new RateLimiterMemory(common) });
     } else if (this.storeKind === 'postgres') {

@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { buildApp, type App } from '../../src/app.ts';
+import { closeContext, createContext, type AppContext } from '../../src/context.ts';
+import { openDatabase, type Database } from '../../src/db/database.ts';
+import { engineName, onPostgres } from '../helpers/db.ts';
+import { TEST_ADMIN_TOKEN, bearer, seedMerchant, startTestApp, testConfig, type TestApp } from '../helpers/app.ts';
+
+describe(`account states and rate limits (${engineName})`, () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(() => t.close());
+
+  const patchTenant = (id: number, body: object) => t.inject({ method: 'PATCH', url: `/admin/v1/tenants/${id}`, headers: bearer(TEST_ADMIN_TOKEN), payload: body });
+  const me = (token: string, app: { inject: TestApp['inject'] } = t) => app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(token) });
+
+  test('blocked subscription → 402, exhausted quota → 402, suspended tenant → 403, each coded', async () => {
+    const m = await seedMerchant(t.ctx);
+    assert.equal((await me(m.token)).statusCode, 200);
+    await patchTenant(m.tenant.id, { subscription: 'blocked' });
+    let res = await me(m.token);
+    assert.equal(res.statusCode, 402);
+    assert.equal(res.json().error.code, 'subscription_blocked');
+    await patchTenant(m.tenant.id, { subscription: 'active', monthlyQuota: 0 });
+    res = await me(m.token);
+    assert.equal(res.statusCode, 402);
+    assert.equal(res.json().error.code, 'quota_exhausted');
+    await patchTenant(m.tenant.id, { monthlyQuota: null, status: 'suspended' });
+    res = await me(m.token);
+    assert.equal(res.statusCode, 403);
+    assert.equal(res.json().error.code, 'tenant_suspended');
+    await patchTenant(m.tenant.id, { status: 'active' });
+    assert.equal((await me(m.token)).statusCode, 200);
+  });
+
+  test('a revoked tenant token fails on the very next request', async () => {
+    const m = await seedMerchant(t.ctx);
+    assert.equal((await me(m.token)).statusCode, 200);
+    const revoke = await t.inject({ method: 'DELETE', url: `/api/v1/tenants/${m.tenant.id}/tokens/${m.tokenId}`, headers: bearer(m.partner.secret) });
+    assert.equal(revoke.statusCode, 200);
+    assert.equal((await me(m.token)).statusCode, 401);
+  });
+
+  test('plan limits appear in X-RateLimit-* on every limited response', async () => {
+    const m = await seedMerchant(t.ctx);
+    const limitOf = async () => Number((await me(m.token)).headers['x-ratelimit-limit']);
+    assert.equal(await limitOf(), 120, 'no plan: 120/min on /api/v1');
+    for (const [plan, limit] of [['free_trial', 60], ['starter', 120], ['growth', 300], ['enterprise', 600]] as const) {
+      await patchTenant(m.tenant.id, { plan });
+      assert.equal(await limitOf(), limit, plan);
+    }
+    const partner = await t.inject({ method: 'GET', url: '/api/v1/tenants', headers: bearer(m.partner.secret) });
+    assert.ok(Number(partner.headers['x-ratelimit-limit']) > 0);
+  });
+
+  test('past the limit: 429 coded rate_limited with Retry-After equal to X-RateLimit-Reset', async () => {
+    const m = await seedMerchant(t.ctx);
+    await patchTenant(m.tenant.id, { rateLimitPerMinute: 3 });
+    const remaining: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await me(m.token);
+      assert.equal(res.statusCode, 200);
+      remaining.push(Number(res.headers['x-ratelimit-remaining']));
+      assert.ok(Number(res.headers['x-ratelimit-reset']) > 0);
+    }
+    assert.deepEqual(remaining, [2, 1, 0]);
+    const limited = await me(m.token);
+    assert.equal(limited.statusCode, 429);
+    assert.equal(limited.json().error.code, 'rate_limited');
+    assert.equal(limited.headers['retry-after'], limited.headers['x-ratelimit-reset']);
+    assert.equal(limited.headers['x-ratelimit-remaining'], '0');
+    const other = await seedMerchant(t.ctx, m.partner);
+    assert.equal((await me(other.token)).statusCode, 200, 'the bucket is per tenant');
+  });
+
+  for (const store of ['postgres', 'redis'] as const) {
+    test(`two gateway instances on one PostgreSQL count one bucket per tenant (${store} store)`, { skip: !onPostgres && 'several processes share a bucket only on PostgreSQL' }, async () => {
+      const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+      const instances: Array<{ app: App; ctx: AppContext; database: Database }> = [];
+      const rateLimitKeyPrefix = `rl-test-${process.pid}-${Date.now()}`;
+      for (let i = 0; i < 2; i++) {
+        const database = await openDatabase({ databaseUrl: t.testDb.url, poolSize: 2 });
+        const ctx = createContext(testConfig(store === 'redis' ? { redisUrl } : {}), database, { rateLimitKeyPrefix });
+        const app = await buildApp(ctx, { logger: false });
+        instances.push({ app, ctx, database });
+      }
+      try {
+        assert.equal(instances[0]!.ctx.rateLimiter.storeKind, store);
+        const m = await seedMerchant(t.ctx);
+        await patchTenant(m.tenant.id, { rateLimitPerMinute: 4 });
+        const statuses: number[] = [];
+        for (let i = 0; i < 6; i++) statuses.push((await me(m.token, { inject: (o) => instances[i % 2]!.app.inject(o) })).statusCode);
+        assert.deepEqual(statuses, [200, 200, 200, 200, 429, 429]);
+      } finally {
+        for (const { app, ctx, database } of instances) {
+          await app.close();
+          await closeContext(ctx);
+          await database.close();
+        }
+      }
+    });
+  }
+});
