@@ -1,0 +1,213 @@
+// The delivery queue is the deliveries table. Workers claim due rows with a lease
+// (`locked_until` + `lease_token`) under FOR UPDATE SKIP LOCKED, so any number of processes
+// share it, a row is never attempted by two workers at once, and a crashed worker's claim
+// simply expires.
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { recordEndpointOutcome } from './endpoints.ts';
+
+export interface ClaimLimits {
+  /** Rows to claim at most (free slots of this worker). */
+  batch: number;
+  /** In-flight attempts per endpoint, counted across every worker holding a live lease. */
+  perEndpoint: number;
+  leaseMs: number;
+}
+
+export interface ClaimedDelivery {
+  id: number;
+  leaseToken: string;
+  /** The resend counter at claim time: a resend meanwhile discards this attempt's result. */
+  resends: number;
+  attempts: number;
+  endpointId: number;
+  partnerId: number;
+  url: string;
+  secretCiphertext: string;
+  eventId: string;
+  eventType: string;
+  body: string;
+}
+
+/**
+ * Claims up to `batch` due deliveries of enabled endpoints, never more than `perEndpoint`
+ * leased at once for one endpoint, oldest due first. Disabled endpoints' deliveries wait.
+ */
+export async function claimDueDeliveries(db: Kysely<DB>, now: Date, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
+  if (limits.batch <= 0) return [];
+  const leaseToken = randomUUID();
+  const leaseUntil = new Date(now.getTime() + limits.leaseMs);
+  const claimed = await sql<{
+    id: number;
+    resends: number;
+    attempts: number;
+    endpoint_id: number;
+    event_id: string;
+    partner_id: number;
+    url: string;
+    secret_ciphertext: string;
+    type: string;
+    body: string;
+  }>`
+    with due as (
+      select d.id, d.endpoint_id, d.next_attempt_at,
+             row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.id) as rank
+      from webhook_endpoints e
+      cross join lateral (
+        select id, endpoint_id, next_attempt_at from webhook_deliveries d
+        where d.endpoint_id = e.id and d.status = 'pending' and d.next_attempt_at <= ${now}::timestamptz
+          and (d.locked_until is null or d.locked_until <= ${now}::timestamptz)
+        order by d.next_attempt_at, d.id
+        limit ${limits.perEndpoint}::int
+      ) d
+      where e.status = 'enabled'
+    ),
+    free as (
+      select u.endpoint_id,
+             ${limits.perEndpoint}::int - (
+               select count(*) from webhook_deliveries x
+               where x.endpoint_id = u.endpoint_id and x.locked_until > ${now}::timestamptz
+             )::int as slots
+      from (select distinct endpoint_id from due) u
+    ),
+    candidates as (
+      select due.id, due.next_attempt_at from due join free on free.endpoint_id = due.endpoint_id
+      where due.rank <= free.slots
+    ),
+    claimable as (
+      select d.id from webhook_deliveries d
+      join candidates c on c.id = d.id
+      where d.status = 'pending' and (d.locked_until is null or d.locked_until <= ${now}::timestamptz)
+      order by c.next_attempt_at, d.id
+      limit ${limits.batch}::int
+      for update of d skip locked
+    ),
+    leased as (
+      update webhook_deliveries d
+      set locked_until = ${leaseUntil}::timestamptz, lease_token = ${leaseToken}
+      from claimable
+      where d.id = claimable.id
+      returning d.id, d.resends, d.attempts, d.endpoint_id, d.event_id
+    )
+    select l.id, l.resends, l.attempts, l.endpoint_id, l.event_id, e.partner_id, e.url, e.secret_ciphertext, ev.type, ev.body
+    from leased l
+    join webhook_endpoints e on e.id = l.endpoint_id
+    join webhook_events ev on ev.id = l.event_id
+  `.execute(db);
+  return claimed.rows.map((row) => ({
+    id: Number(row.id),
+    leaseToken,
+    resends: row.resends,
+    attempts: row.attempts,
+    endpointId: row.endpoint_id,
+    partnerId: row.partner_id,
+    url: row.url,
+    secretCiphertext: row.secret_ciphertext,
+    eventId: row.event_id,
+    eventType: row.type,
+    body: row.body,
+  }));
+}
+
+export type AttemptOutcome =
+  | { kind: 'delivered'; responseStatus: number }
+  /** `terminal`: refused by the address guard or the URL rules; no retries. */
+  | { kind: 'failed'; responseStatus: number | null; error: string; terminal: boolean };
+
+export interface RetryPolicy {
+  /** Delays after the 1st, 2nd, … failed attempt; attempts in total = delays + 1. */
+  delaysSec: readonly number[];
+  /** Consecutive failed deliveries that disable an endpoint. */
+  disableAfter: number;
+  /** Up to this fraction is added to each delay, so retries after an outage spread out. */
+  jitter: number;
+}
+
+/** What happened to the row; `retryAt` when another attempt was scheduled. */
+export type RecordResult =
+  | { status: 'delivered' | 'failed' | 'discarded' }
+  | { status: 'retry_scheduled'; retryAt: Date };
+
+/**
+ * Writes an attempt's outcome, if this worker still holds the lease: the delivery row and the
+ * endpoint's failure streak in one transaction. A resend during the attempt discards it.
+ */
+export async function recordAttempt(
+  db: Kysely<DB>,
+  claim: ClaimedDelivery,
+  outcome: AttemptOutcome,
+  now: Date,
+  policy: RetryPolicy,
+  random: () => number = Math.random,
+): Promise<RecordResult> {
+  if (outcome.kind === 'delivered' && (await recordDelivered(db, claim, outcome.responseStatus, now))) return { status: 'delivered' };
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .selectFrom('webhook_deliveries')
+      .select(['attempts', 'resends'])
+      .where('id', '=', claim.id)
+      .where('lease_token', '=', claim.leaseToken)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!row) return { status: 'discarded' }; // lease expired and taken over, or endpoint deleted
+    const release = { locked_until: null, lease_token: null };
+    if (row.resends !== claim.resends) {
+      await trx.updateTable('webhook_deliveries').set(release).where('id', '=', claim.id).execute();
+      return { status: 'discarded' };
+    }
+
+    const attempts = row.attempts + 1;
+    const base = { ...release, attempts, last_attempt_at: now, response_status: outcome.responseStatus };
+    if (outcome.kind === 'delivered') {
+      await trx
+        .updateTable('webhook_deliveries')
+        .set({ ...base, status: 'delivered', error: null, next_attempt_at: null, delivered_at: now })
+        .where('id', '=', claim.id)
+        .execute();
+      await recordEndpointOutcome(trx, claim.endpointId, 'delivered', now, policy.disableAfter);
+      return { status: 'delivered' };
+    }
+
+    const exhausted = outcome.terminal || attempts > policy.delaysSec.length;
+    if (exhausted) {
+      await trx
+        .updateTable('webhook_deliveries')
+        .set({ ...base, status: 'failed', error: outcome.error, next_attempt_at: null })
+        .where('id', '=', claim.id)
+        .execute();
+      await recordEndpointOutcome(trx, claim.endpointId, 'delivery_failed', now, policy.disableAfter);
+      return { status: 'failed' };
+    }
+    const retryAt = new Date(now.getTime() + policy.delaysSec[attempts - 1]! * 1000 * (1 + policy.jitter * random()));
+    await trx
+      .updateTable('webhook_deliveries')
+      .set({ ...base, status: 'pending', error: outcome.error, next_attempt_at: retryAt })
+      .where('id', '=', claim.id)
+      .execute();
+    await recordEndpointOutcome(trx, claim.endpointId, 'attempt_failed', now, policy.disableAfter);
+    return { status: 'retry_scheduled', retryAt };
+  });
+}
+
+/**
+ * The common case in one statement: delivered, lease still ours, no resend meanwhile; the
+ * endpoint's streak ends. False when the row did not match (the general path then decides).
+ */
+async function recordDelivered(db: Kysely<DB>, claim: ClaimedDelivery, responseStatus: number, now: Date): Promise<boolean> {
+  const result = await sql<{ n: number }>`
+    with done as (
+      update webhook_deliveries
+      set status = 'delivered', attempts = attempts + 1, last_attempt_at = ${now}::timestamptz, delivered_at = ${now}::timestamptz,
+          response_status = ${responseStatus}::int, error = null, next_attempt_at = null, locked_until = null, lease_token = null
+      where id = ${claim.id} and lease_token = ${claim.leaseToken} and resends = ${claim.resends}::int
+      returning endpoint_id
+    ),
+    streak_ended as (
+      update webhook_endpoints set failure_streak = 0
+      where id in (select endpoint_id from done) and failure_streak > 0
+      returning id
+    )
+    select count(*)::int as n from done`.execute(db);
+  return (result.rows[0]?.n ?? 0) > 0;
+}

@@ -1,0 +1,156 @@
+// The delivery worker: claims due deliveries and runs their attempts concurrently, at most
+// `perEndpoint` at once for one endpoint and `maxInFlight` in all, so a slow or dead receiver
+// holds a few slots and never the queue. Woken by enqueued events (notifier), by its own
+// scheduled retries, and by a poll for everything else (other processes' retries, expired leases).
+import type { AppContext } from '../../context.ts';
+import type { Worker } from '../../workers/index.ts';
+import type { Resolver } from './address-guard.ts';
+import { claimDueDeliveries, recordAttempt, type AttemptOutcome, type ClaimedDelivery, type RetryPolicy } from './delivery-queue.ts';
+import { secretAad } from './endpoints.ts';
+import { WEBHOOKS_CHANNEL } from './events.ts';
+import { WebhookSender } from './sender.ts';
+import { workerLog, type WorkerLog } from './worker-log.ts';
+
+export const DELIVERY_WORKER_NAME = 'webhooks.delivery';
+
+/** Spec part 6: 10 consecutive failed deliveries disable an endpoint. */
+export const DISABLE_AFTER_FAILED_DELIVERIES = 10;
+
+export interface DeliveryWorkerOptions {
+  /** Replaces the system resolver (tests: names that resolve to chosen addresses). */
+  resolver?: Resolver;
+  pollIntervalMs?: number;
+  maxInFlight?: number;
+  perEndpoint?: number;
+  /** How long a claim lasts; must exceed the longest attempt (the webhook timeout). */
+  leaseMs?: number;
+  /** Fraction of each retry delay added at random; 0 for an exact schedule. */
+  jitter?: number;
+}
+
+export function createDeliveryWorker(ctx: AppContext, options: DeliveryWorkerOptions = {}): Worker {
+  return new DeliveryWorker(ctx, options);
+}
+
+class DeliveryWorker implements Worker {
+  readonly name = DELIVERY_WORKER_NAME;
+  private readonly sender: WebhookSender;
+  private readonly policy: RetryPolicy;
+  private readonly pollIntervalMs: number;
+  private readonly maxInFlight: number;
+  private readonly perEndpoint: number;
+  private readonly leaseMs: number;
+  private readonly log: WorkerLog;
+  private readonly inFlight = new Set<Promise<void>>();
+  private running = false;
+  private filling: Promise<void> | undefined;
+  private wakeAgain = false;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private retryTimer: { at: number; timer: NodeJS.Timeout } | undefined;
+  private unlisten: (() => void) | undefined;
+
+  constructor(
+    private readonly ctx: AppContext,
+    options: DeliveryWorkerOptions,
+  ) {
+    const { config } = ctx;
+    this.sender = new WebhookSender({ env: config.env, timeoutMs: config.webhookTimeoutMs, ...(options.resolver ? { resolver: options.resolver } : {}) });
+    this.policy = { delaysSec: config.webhookRetryDelaysSec, disableAfter: DISABLE_AFTER_FAILED_DELIVERIES, jitter: options.jitter ?? 0.1 };
+    this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
+    this.maxInFlight = options.maxInFlight ?? 64;
+    this.perEndpoint = options.perEndpoint ?? 4;
+    this.leaseMs = Math.max(options.leaseMs ?? config.webhookTimeoutMs + 30_000, config.webhookTimeoutMs + 1_000);
+    this.log = workerLog(this.name, config.logLevel);
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.unlisten = this.ctx.database.notifier.listen(WEBHOOKS_CHANNEL, () => this.wake());
+    this.pollTimer = setInterval(() => this.wake(), this.pollIntervalMs);
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.unlisten?.();
+    clearInterval(this.pollTimer);
+    if (this.retryTimer) clearTimeout(this.retryTimer.timer);
+    this.retryTimer = undefined;
+    await this.filling;
+    await Promise.all(this.inFlight);
+    await this.sender.close();
+  }
+
+  private wake(): void {
+    if (!this.running) return;
+    if (this.filling) {
+      this.wakeAgain = true;
+      return;
+    }
+    this.filling = this.fill().finally(() => {
+      this.filling = undefined;
+    });
+  }
+
+  /** Claims until the free slots are used or nothing more is due. */
+  private async fill(): Promise<void> {
+    do {
+      this.wakeAgain = false;
+      while (this.running) {
+        const free = this.maxInFlight - this.inFlight.size;
+        if (free <= 0) break;
+        let claims: ClaimedDelivery[];
+        try {
+          claims = await claimDueDeliveries(this.ctx.db, this.ctx.clock.now(), { batch: free, perEndpoint: this.perEndpoint, leaseMs: this.leaseMs });
+        } catch (err) {
+          this.log.error('claiming deliveries failed', err);
+          return;
+        }
+        for (const claim of claims) this.launch(claim);
+        if (claims.length < free) break;
+      }
+    } while (this.wakeAgain && this.running);
+  }
+
+  private launch(claim: ClaimedDelivery): void {
+    const attempt: Promise<void> = this.attempt(claim)
+      .catch((err: unknown) => this.log.error('delivery attempt failed to record', err, { deliveryId: claim.id }))
+      .finally(() => {
+        this.inFlight.delete(attempt);
+        this.wake();
+      });
+    this.inFlight.add(attempt);
+  }
+
+  private async attempt(claim: ClaimedDelivery): Promise<void> {
+    let outcome: AttemptOutcome;
+    try {
+      const secret = this.ctx.secretBox.open(claim.secretCiphertext, secretAad(claim.endpointId, claim.partnerId));
+      outcome = await this.sender.send(
+        { deliveryId: claim.id, eventId: claim.eventId, eventType: claim.eventType, url: claim.url, secret, body: claim.body },
+        this.ctx.clock.now(),
+      );
+    } catch (err) {
+      outcome = { kind: 'failed', responseStatus: null, terminal: false, error: `Internal error before sending: ${(err as Error).message}` };
+    }
+    const recorded = await recordAttempt(this.ctx.db, claim, outcome, this.ctx.clock.now(), this.policy);
+    if (recorded.status === 'retry_scheduled') this.wakeAt(recorded.retryAt);
+  }
+
+  /** Wakes when this worker's own retry falls due, rather than on the next poll. */
+  private wakeAt(at: Date): void {
+    if (!this.running) return;
+    const when = at.getTime();
+    const delay = Math.max(0, when - this.ctx.clock.now().getTime()) + 5;
+    if (delay >= this.pollIntervalMs) return;
+    if (this.retryTimer && this.retryTimer.at <= when) return;
+    if (this.retryTimer) clearTimeout(this.retryTimer.timer);
+    const timer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.wake();
+    }, delay);
+    timer.unref();
+    this.retryTimer = { at: when, timer };
+  }
+}

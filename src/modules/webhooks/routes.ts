@@ -1,0 +1,103 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Kysely } from 'kysely';
+import { Type } from 'typebox';
+import type { AppContext } from '../../context.ts';
+import { requirePartner } from '../../http/auth.ts';
+import { PageQuery, Paginated } from '../../http/pagination.ts';
+import type { Actor } from '../audit/store.ts';
+import { listDeliveries, resendDelivery } from './delivery-log.ts';
+import { createEndpoint, deleteEndpoint, enableEndpoint, listEndpoints, ownEndpoint, presentEndpoint } from './endpoints.ts';
+import { WEBHOOKS_CHANNEL } from './events.ts';
+import * as S from './schemas.ts';
+
+const TAG = ['Partner: webhooks'];
+const security = [{ partnerKey: [] }];
+const read = { auth: { surface: 'partner', scope: 'webhooks:read' } } as const;
+const write = { auth: { surface: 'partner', scope: 'webhooks:write' } } as const;
+
+function actorOf(request: FastifyRequest): Actor & { type: 'partner_key' } {
+  const key = requirePartner(request);
+  return { type: 'partner_key', keyId: key.keyId, partnerId: key.partner.id };
+}
+
+export function webhookRoutes(ctx: AppContext): FastifyPluginAsync {
+  return async (plugin) => {
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    const { db } = ctx;
+    const wakeDeliveries = () => ctx.database.notifier.notify(db as Kysely<unknown>, WEBHOOKS_CHANNEL);
+
+    app.get('/api/v1/webhooks', {
+      config: read,
+      schema: { tags: TAG, security, summary: 'Your webhook endpoints', response: { 200: S.data(Type.Array(S.Endpoint)) } },
+    }, async (request) => ({ data: await listEndpoints(db, requirePartner(request).partner.id) }));
+
+    app.post('/api/v1/webhooks', {
+      config: write,
+      schema: {
+        tags: TAG,
+        security,
+        summary: 'Register an endpoint (the signing secret is shown once)',
+        description: 'Receives the events of every merchant you provisioned. `events` defaults to invoice.fiscalised and invoice.failed.',
+        body: S.CreateEndpointBody,
+        response: { 201: S.EndpointCreated },
+      },
+    }, async (request, reply) => {
+      const created = await createEndpoint(db, ctx.secretBox, ctx.config.env, actorOf(request), request.body);
+      return reply
+        .code(201)
+        .header('cache-control', 'no-store')
+        .send({ ...created, message: 'Store this signing secret now: it is shown only once. It verifies the X-Service-Signature header of every delivery.' });
+    });
+
+    app.get('/api/v1/webhooks/:id', {
+      config: read,
+      schema: { tags: TAG, security, summary: 'One endpoint', params: S.EndpointParam, response: { 200: S.data(S.Endpoint) } },
+    }, async (request) => ({ data: presentEndpoint(await ownEndpoint(db, requirePartner(request).partner.id, request.params.id)) }));
+
+    app.delete('/api/v1/webhooks/:id', {
+      config: write,
+      schema: { tags: TAG, security, summary: 'Delete an endpoint and its delivery log', params: S.EndpointParam, response: { 200: S.Deleted } },
+    }, async (request) => deleteEndpoint(db, actorOf(request), request.params.id));
+
+    app.post('/api/v1/webhooks/:id/enable', {
+      config: write,
+      schema: {
+        tags: TAG,
+        security,
+        summary: 'Re-enable an endpoint; clears the failure streak, keeps the secret',
+        description: 'Deliveries left pending when it was disabled resume. Events fired while it was disabled were never queued.',
+        params: S.EndpointParam,
+        response: { 200: S.data(S.Endpoint) },
+      },
+    }, async (request) => {
+      const endpoint = await enableEndpoint(db, actorOf(request), request.params.id, ctx.clock.now());
+      await wakeDeliveries();
+      return { data: endpoint };
+    });
+
+    app.get('/api/v1/webhooks/:id/deliveries', {
+      config: read,
+      schema: { tags: TAG, security, summary: 'Delivery log of an endpoint, newest first', params: S.EndpointParam, querystring: PageQuery, response: { 200: Paginated(S.Delivery) } },
+    }, async (request) => {
+      const endpoint = await ownEndpoint(db, requirePartner(request).partner.id, request.params.id);
+      return listDeliveries(db, endpoint.id, request.query.page);
+    });
+
+    app.post('/api/v1/webhooks/deliveries/:id/resend', {
+      config: write,
+      schema: {
+        tags: TAG,
+        security,
+        summary: 'Re-queue a delivery for immediate redelivery',
+        description: 'Attempts reset to 0 and the full retry schedule applies again; same event id and body. 409 endpoint_disabled when its endpoint is disabled.',
+        params: S.DeliveryParam,
+        response: { 202: S.data(S.Delivery) },
+      },
+    }, async (request, reply) => {
+      const delivery = await resendDelivery(db, actorOf(request), request.params.id, ctx.clock.now());
+      await wakeDeliveries();
+      return reply.code(202).send({ data: delivery });
+    });
+  };
+}
