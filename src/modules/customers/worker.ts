@@ -1,0 +1,15 @@
+import type { AppContext } from '../../context.ts';
+import type { Worker } from '../../workers/index.ts';
+import { pollingWorker } from '../items/background.ts';
+import { CUSTOMER_RETRY_BATCH, retryDueCustomers } from './service.ts';
+
+/** Retries customer verifications and registrations the VSDC did not answer. */
+export function customerRetryWorker(ctx: AppContext, options: { pollMs?: number } = {}): Worker {
+  return pollingWorker({
+    name: 'customer-retry',
+    pollMs: options.pollMs ?? 1_000,
+    batchSize: CUSTOMER_RETRY_BATCH,
+    logLevel: ctx.config.logLevel,
+    round: () => retryDueCustomers(ctx),
+  });
+}

@@ -1,0 +1,246 @@
+// Customs declaration lines: pulled per branch from its VSDC (selectImportItems, from the
+// previous answer's resultDt on), answered by the merchant (approve with an item code, or
+// reject). The decision is the merchant's and stands at once; filing it with the authority
+// (updateImportItems) is a separate fact that may fail or wait for the VSDC.
+import type { AppContext } from '../../context.ts';
+import { ApiError, NotFoundError, ValidationError } from '../../http/errors.ts';
+import { pageOf, type Page } from '../../http/pagination.ts';
+import { VSDC_EPOCH } from '../../vsdc/dates.ts';
+import type { ImportItem, ImportItemDecision, UpdateImportItemsRequest } from '../../vsdc/protocol.ts';
+import { unknownClassificationCodes } from '../catalogue/lookup.ts';
+import { leaseSeconds, retryDelayMs } from '../items/background.ts';
+import { findItemByCode } from '../items/store.ts';
+import { pickBranch } from '../sales/branches.ts';
+import { devicesOfTenant } from '../sales/store.ts';
+import type { ApproveBody, ImportItemResource, ListImportItemsQuery, RejectBody } from './schemas.ts';
+import {
+  claimDueFilings,
+  claimDuePulls,
+  decide,
+  deferPull,
+  findImportItem,
+  leasedFiling,
+  listImportItems,
+  recordFilingOutcome,
+  savePull,
+  type ClaimedFiling,
+  type ClaimedPull,
+  type Decision,
+  type FilingOutcome,
+  type ImportItemRow,
+  type ReceivedLine,
+} from './store.ts';
+
+const GATEWAY_OPERATOR = 'fiscal-gateway';
+export const PULL_BATCH = 20;
+export const FILING_RETRY_BATCH = 20;
+
+const iso = (value: Date | null): string | null => (value ? value.toISOString() : null);
+const amount = (value: string | null): number | null => (value === null ? null : Number(value));
+
+export function presentImportItem(row: ImportItemRow): ImportItemResource {
+  const sending = row.filing_state === 'sending';
+  return {
+    id: Number(row.id),
+    branch: row.branch,
+    taskCode: row.task_cd,
+    declarationDate: row.dcl_de,
+    itemSeq: row.item_seq,
+    declarationNo: row.dcl_no,
+    hsCode: row.hs_cd,
+    itemName: row.item_name,
+    originCountryCode: row.origin_country_code,
+    exportCountryCode: row.export_country_code,
+    packages: amount(row.packages),
+    packagingUnitCode: row.packaging_unit_code,
+    quantity: amount(row.quantity),
+    quantityUnitCode: row.quantity_unit_code,
+    totalWeight: amount(row.total_weight),
+    netWeight: amount(row.net_weight),
+    supplierName: row.supplier_name,
+    agentName: row.agent_name,
+    invoiceForeignAmount: amount(row.invoice_foreign_amount),
+    invoiceCurrency: row.invoice_currency,
+    exchangeRate: amount(row.exchange_rate),
+    decision: row.decision,
+    decidedAt: iso(row.decided_at),
+    itemCode: row.item_code,
+    itemClassificationCode: row.item_class_code,
+    remark: row.remark,
+    filing: {
+      state: row.filing_state,
+      resultCode: row.filing_code,
+      message: row.filing_message,
+      filedAt: iso(row.filed_at),
+      nextAttemptAt: sending ? iso(row.next_attempt_at) : null,
+      lastError: sending ? row.last_unreachable : null,
+    },
+    receivedAt: row.received_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+// ---- the pull ----
+
+const text = (value: unknown): string | null => {
+  if (typeof value === 'string') return value.trim() === '' ? null : value.trim();
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return null;
+};
+
+/** Numbers as the VSDC may send them (number or numeric text), within the columns' range. */
+const decimal = (value: unknown): number | null => {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+  return Number.isFinite(n) && Math.abs(n) < 1e13 ? n : null;
+};
+
+/** A line the gateway can key and answer (taskCd, dclDe, itemSeq), or undefined. */
+export function toReceivedLine(raw: ImportItem): ReceivedLine | undefined {
+  const taskCd = text(raw.taskCd);
+  const dclDe = text(raw.dclDe);
+  const itemSeq = decimal(raw.itemSeq);
+  if (taskCd === null || dclDe === null || itemSeq === null || !Number.isInteger(itemSeq) || itemSeq < 0 || itemSeq > 2_147_483_647) return undefined;
+  return {
+    task_cd: taskCd,
+    dcl_de: dclDe,
+    item_seq: itemSeq,
+    dcl_no: text(raw.dclNo),
+    hs_cd: text(raw.hsCd),
+    item_name: text(raw.itemNm),
+    origin_country_code: text(raw.orgnNatCd),
+    export_country_code: text(raw.exptNatCd),
+    packages: decimal(raw.pkg),
+    packaging_unit_code: text(raw.pkgUnitCd),
+    quantity: decimal(raw.qty),
+    quantity_unit_code: text(raw.qtyUnitCd),
+    total_weight: decimal(raw.totWt),
+    net_weight: decimal(raw.netWt),
+    supplier_name: text(raw.spplrNm),
+    agent_name: text(raw.agntNm),
+    invoice_foreign_amount: decimal(raw.invcFcurAmt),
+    invoice_currency: text(raw.invcFcurCd),
+    exchange_rate: decimal(raw.invcFcurExcrt),
+    line: raw,
+  };
+}
+
+/** Pulls one leased branch: what changed since its last answer's resultDt. */
+export async function pullBranch(ctx: AppContext, pull: ClaimedPull, intervalMs: number): Promise<void> {
+  const outcome = await ctx.vsdc.selectImportItems(pull.target, { lastReqDt: pull.lastReqDt ?? VSDC_EPOCH });
+  switch (outcome.kind) {
+    case 'ok': {
+      const list: unknown = outcome.data?.itemList;
+      const lines = (Array.isArray(list) ? (list as ImportItem[]) : []).map(toReceivedLine).filter((l) => l !== undefined);
+      await savePull(ctx.db, pull, lines, outcome.resultDt, intervalMs);
+      return;
+    }
+    case 'empty':
+      await savePull(ctx.db, pull, [], outcome.resultDt, intervalMs);
+      return;
+    case 'rejected':
+      await deferPull(ctx.db, pull.deviceId, intervalMs, `${outcome.code} ${outcome.message}`);
+      return;
+    case 'unreachable':
+      await deferPull(ctx.db, pull.deviceId, Math.min(intervalMs, retryDelayMs(ctx.config, pull.failures + 1)), `${outcome.reason}: ${outcome.detail}`);
+      return;
+  }
+}
+
+/** One round of the pull: every initialised branch whose pull is due. Returns how many. */
+export async function pullDueBranches(ctx: AppContext, intervalMs: number): Promise<number> {
+  const due = await claimDuePulls(ctx.db, leaseSeconds(ctx.config), PULL_BATCH);
+  await Promise.all(due.map((pull) => pullBranch(ctx, pull, intervalMs)));
+  return due.length;
+}
+
+// ---- reading ----
+
+/** All branches, or the one X-Branch names. */
+export async function listImportItemsPage(ctx: AppContext, tenantId: number, branchHeader: string | undefined, query: ListImportItemsQuery): Promise<Page<ImportItemResource>> {
+  const deviceId = branchHeader === undefined ? undefined : pickBranch(await devicesOfTenant(ctx.db, tenantId), branchHeader)!.id;
+  const { rows, total } = await listImportItems(ctx.db, tenantId, { deviceId, decision: query.decision, filing: query.filing }, query.page);
+  return pageOf(rows.map(presentImportItem), total, query.page);
+}
+
+export async function getImportItem(ctx: AppContext, tenantId: number, id: number): Promise<ImportItemResource> {
+  const row = await findImportItem(ctx.db, tenantId, id);
+  if (!row) throw new NotFoundError('Import item not found.');
+  return presentImportItem(row);
+}
+
+// ---- answering ----
+
+async function answer(ctx: AppContext, tenantId: number, id: number, decision: Decision): Promise<ImportItemResource> {
+  const result = await decide(ctx.db, tenantId, id, decision, leaseSeconds(ctx.config));
+  if (result.kind === 'not_found') throw new NotFoundError('Import item not found.');
+  if (result.kind === 'already_decided') {
+    throw new ApiError(409, 'import_item_already_decided', `This import item was already ${result.decision}; a decision cannot be changed.`);
+  }
+  const filing = await leasedFiling(ctx.db, id);
+  if (filing) await sendFiling(ctx, filing);
+  return getImportItem(ctx, tenantId, id);
+}
+
+export async function approveImportItem(ctx: AppContext, tenantId: number, id: number, body: ApproveBody): Promise<ImportItemResource> {
+  if (!(await findImportItem(ctx.db, tenantId, id))) throw new NotFoundError('Import item not found.');
+  const itemCode = body.itemCode.trim();
+  let itemClassCode = body.itemClassificationCode?.trim();
+  if (itemClassCode === undefined || itemClassCode === '') {
+    const item = await findItemByCode(ctx.db, tenantId, itemCode);
+    if (!item) {
+      throw new ValidationError({ itemClassificationCode: [`The itemClassificationCode field is required when ${itemCode} is not one of your items.`] });
+    }
+    itemClassCode = item.item_class_code;
+  } else if ((await unknownClassificationCodes(ctx, [itemClassCode])).length > 0) {
+    throw new ValidationError({ itemClassificationCode: [`The itemClassificationCode ${itemClassCode} is not in the authority's classification catalogue.`] });
+  }
+  return answer(ctx, tenantId, id, { decision: 'approved', itemCode, itemClassCode, remark: body.remark?.trim() || null });
+}
+
+export async function rejectImportItem(ctx: AppContext, tenantId: number, id: number, body: RejectBody): Promise<ImportItemResource> {
+  return answer(ctx, tenantId, id, { decision: 'rejected', itemCode: null, itemClassCode: null, remark: body.remark?.trim() || null });
+}
+
+/** Import item status (code class 26): 3 approved, 4 cancelled (rejected). */
+const STATUS_CODE = { approved: '3', rejected: '4' } as const;
+
+function filingPayload(filing: ClaimedFiling): UpdateImportItemsRequest {
+  // A rejection names no item: the wire type requires text there, but the VSDC takes null and
+  // an empty string would be a made-up value.
+  const line = {
+    itemSeq: filing.itemSeq,
+    hsCd: filing.hsCd,
+    itemClsCd: filing.itemClassCode,
+    itemCd: filing.itemCode,
+    imptItemSttsCd: STATUS_CODE[filing.decision],
+    remark: filing.remark,
+    modrId: GATEWAY_OPERATOR,
+    modrNm: GATEWAY_OPERATOR,
+  } as unknown as ImportItemDecision;
+  return { taskCd: filing.taskCd, dclDe: filing.dclDe, importItemList: [line] };
+}
+
+/** One attempt to file the merchant's answer with the authority; records the outcome. */
+export async function sendFiling(ctx: AppContext, filing: ClaimedFiling): Promise<void> {
+  const outcome = await ctx.vsdc.updateImportItems(filing.target, filingPayload(filing));
+  let result: FilingOutcome;
+  switch (outcome.kind) {
+    case 'ok':
+      result = { kind: 'accepted', code: outcome.resultCd };
+      break;
+    case 'rejected':
+      result = { kind: 'refused', code: outcome.code, message: outcome.message };
+      break;
+    case 'unreachable':
+      result = { kind: 'unreachable', detail: `${outcome.reason}: ${outcome.detail}`, retryInMs: retryDelayMs(ctx.config, filing.retryAttempts + 1) };
+      break;
+  }
+  await recordFilingOutcome(ctx.db, filing.id, result);
+}
+
+/** One background round: resends answers whose wait is over. Returns how many it handled. */
+export async function retryDueFilings(ctx: AppContext): Promise<number> {
+  const due = await claimDueFilings(ctx.db, leaseSeconds(ctx.config), FILING_RETRY_BATCH);
+  await Promise.all(due.map((filing) => sendFiling(ctx, filing)));
+  return due.length;
+}

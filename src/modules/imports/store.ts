@@ -1,0 +1,295 @@
+import { sql, type Kysely, type Selectable, type UpdateObject } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import type { ImportDecision, ImportFilingState, ImportItemsTable } from '../../db/tables/items.ts';
+import { PER_PAGE, offsetOf } from '../../http/pagination.ts';
+import type { DeviceTarget } from '../../vsdc/client.ts';
+
+export type ImportItemRow = Selectable<ImportItemsTable> & { branch: string };
+
+function importItemsWithBranch(db: Kysely<DB>) {
+  return db.selectFrom('import_items as m').innerJoin('devices as d', 'd.id', 'm.device_id').selectAll('m').select('d.branch');
+}
+
+// ---- the pull ----
+
+export interface ClaimedPull {
+  deviceId: number;
+  tenantId: number;
+  lastReqDt: string | null;
+  failures: number;
+  target: DeviceTarget;
+}
+
+/**
+ * Leases up to `limit` initialised branches whose next pull is due, first giving every
+ * initialised branch its row. SKIP LOCKED plus the lease: two processes never pull one branch.
+ */
+export async function claimDuePulls(db: Kysely<DB>, leaseSeconds: number, limit: number): Promise<ClaimedPull[]> {
+  await sql`
+    insert into import_pulls (device_id)
+    select d.id from devices d
+    where d.initialized and not exists (select 1 from import_pulls p where p.device_id = d.id)
+    on conflict (device_id) do nothing`.execute(db);
+  const result = await sql<{ device_id: number; tenant_id: number; last_req_dt: string | null; failures: number; vsdc_base_url: string; branch: string; tpin: string }>`
+    with due as (
+      select p.device_id from import_pulls p
+      join devices d on d.id = p.device_id
+      where d.initialized and p.next_pull_at <= now() and (p.lease_until is null or p.lease_until < now())
+      order by p.next_pull_at
+      limit ${limit}
+      for update of p skip locked
+    ),
+    claimed as (
+      update import_pulls p set lease_until = now() + make_interval(secs => ${leaseSeconds})
+      from due where p.device_id = due.device_id
+      returning p.device_id, p.last_req_dt, p.failures
+    )
+    select claimed.*, d.tenant_id, d.vsdc_base_url, d.branch, t.tpin
+    from claimed
+    join devices d on d.id = claimed.device_id
+    join tenants t on t.id = d.tenant_id`.execute(db);
+  return result.rows.map((r) => ({
+    deviceId: r.device_id,
+    tenantId: r.tenant_id,
+    lastReqDt: r.last_req_dt,
+    failures: r.failures,
+    target: { baseUrl: r.vsdc_base_url, tpin: r.tpin, bhfId: r.branch },
+  }));
+}
+
+/** A customs line as the gateway keeps it (see ImportItemsTable); `line` is the raw JSON. */
+export interface ReceivedLine {
+  task_cd: string;
+  dcl_de: string;
+  item_seq: number;
+  dcl_no: string | null;
+  hs_cd: string | null;
+  item_name: string | null;
+  origin_country_code: string | null;
+  export_country_code: string | null;
+  packages: number | null;
+  packaging_unit_code: string | null;
+  quantity: number | null;
+  quantity_unit_code: string | null;
+  total_weight: number | null;
+  net_weight: number | null;
+  supplier_name: string | null;
+  agent_name: string | null;
+  invoice_foreign_amount: number | null;
+  invoice_currency: string | null;
+  exchange_rate: number | null;
+  line: unknown;
+}
+
+/**
+ * Stores the lines (a line already held is left as it is) and moves the branch's `lastReqDt`
+ * on to the answer's `resultDt`, in one transaction. Returns how many lines were new.
+ */
+export async function savePull(db: Kysely<DB>, pull: ClaimedPull, lines: ReceivedLine[], resultDt: string | null, intervalMs: number): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    let added = 0;
+    if (lines.length > 0) {
+      const inserted = await trx
+        .insertInto('import_items')
+        .values(lines.map((l) => ({ ...l, line: JSON.stringify(l.line), tenant_id: pull.tenantId, device_id: pull.deviceId })))
+        .onConflict((oc) => oc.columns(['tenant_id', 'device_id', 'task_cd', 'dcl_de', 'item_seq']).doNothing())
+        .returning('id')
+        .execute();
+      added = inserted.length;
+    }
+    await trx
+      .updateTable('import_pulls')
+      .set({
+        last_req_dt: resultDt ?? sql<string | null>`last_req_dt`,
+        next_pull_at: sql<Date>`now() + make_interval(secs => ${intervalMs / 1000})`,
+        lease_until: null,
+        failures: 0,
+        last_pulled_at: sql<Date>`now()`,
+        last_error: null,
+        updated_at: sql<Date>`now()`,
+      })
+      .where('device_id', '=', pull.deviceId)
+      .execute();
+    return added;
+  });
+}
+
+/** The pull got no usable answer: try again after `retryInMs`, keep `lastReqDt`. */
+export async function deferPull(db: Kysely<DB>, deviceId: number, retryInMs: number, error: string): Promise<void> {
+  await db
+    .updateTable('import_pulls')
+    .set({
+      next_pull_at: sql<Date>`now() + make_interval(secs => ${retryInMs / 1000})`,
+      lease_until: null,
+      failures: sql<number>`failures + 1`,
+      last_error: error.slice(0, 1000),
+      updated_at: sql<Date>`now()`,
+    })
+    .where('device_id', '=', deviceId)
+    .execute();
+}
+
+// ---- reading ----
+
+export interface ImportItemFilter {
+  deviceId?: number | undefined;
+  decision?: ImportDecision | 'undecided' | undefined;
+  filing?: ImportFilingState | undefined;
+}
+
+export async function listImportItems(db: Kysely<DB>, tenantId: number, filter: ImportItemFilter, page: number): Promise<{ rows: ImportItemRow[]; total: number }> {
+  let query = importItemsWithBranch(db).where('m.tenant_id', '=', tenantId);
+  if (filter.deviceId !== undefined) query = query.where('m.device_id', '=', filter.deviceId);
+  if (filter.decision === 'undecided') query = query.where('m.decision', 'is', null);
+  else if (filter.decision !== undefined) query = query.where('m.decision', '=', filter.decision);
+  if (filter.filing !== undefined) query = query.where('m.filing_state', '=', filter.filing);
+  const [rows, count] = await Promise.all([
+    query.orderBy('m.id', 'desc').limit(PER_PAGE).offset(offsetOf(page)).execute(),
+    query.clearSelect().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}
+
+export async function findImportItem(db: Kysely<DB>, tenantId: number, id: number): Promise<ImportItemRow | undefined> {
+  return importItemsWithBranch(db).where('m.tenant_id', '=', tenantId).where('m.id', '=', id).executeTakeFirst();
+}
+
+// ---- the merchant's answer and its filing ----
+
+export interface Decision {
+  decision: ImportDecision;
+  itemCode: string | null;
+  itemClassCode: string | null;
+  remark: string | null;
+}
+
+/**
+ * Sets the decision, once: the row is locked, so of two concurrent answers one wins and the
+ * other sees it. The filing starts as `sending`, leased by the caller who sends it next.
+ */
+export async function decide(
+  db: Kysely<DB>,
+  tenantId: number,
+  id: number,
+  decision: Decision,
+  leaseSeconds: number,
+): Promise<{ kind: 'decided' } | { kind: 'already_decided'; decision: ImportDecision } | { kind: 'not_found' }> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom('import_items').select(['decision']).where('tenant_id', '=', tenantId).where('id', '=', id).forUpdate().executeTakeFirst();
+    if (!row) return { kind: 'not_found' as const };
+    if (row.decision !== null) return { kind: 'already_decided' as const, decision: row.decision };
+    await trx
+      .updateTable('import_items')
+      .set({
+        decision: decision.decision,
+        decided_at: sql<Date>`now()`,
+        item_code: decision.itemCode,
+        item_class_code: decision.itemClassCode,
+        remark: decision.remark,
+        filing_state: 'sending',
+        next_attempt_at: sql<Date>`now()`,
+        lease_until: sql<Date>`now() + make_interval(secs => ${leaseSeconds})`,
+        updated_at: sql<Date>`now()`,
+      })
+      .where('id', '=', id)
+      .execute();
+    return { kind: 'decided' as const };
+  });
+}
+
+export interface ClaimedFiling {
+  id: number;
+  decision: ImportDecision;
+  taskCd: string;
+  dclDe: string;
+  itemSeq: number;
+  hsCd: string | null;
+  itemCode: string | null;
+  itemClassCode: string | null;
+  remark: string | null;
+  retryAttempts: number;
+  target: DeviceTarget;
+}
+
+type FilingRow = Selectable<ImportItemsTable> & { vsdc_base_url: string; branch: string; tenant_tpin: string };
+
+function filingFrom(row: FilingRow): ClaimedFiling {
+  return {
+    id: Number(row.id),
+    decision: row.decision!,
+    taskCd: row.task_cd,
+    dclDe: row.dcl_de,
+    itemSeq: row.item_seq,
+    hsCd: row.hs_cd,
+    itemCode: row.item_code,
+    itemClassCode: row.item_class_code,
+    remark: row.remark,
+    retryAttempts: row.retry_attempts,
+    target: { baseUrl: row.vsdc_base_url, tpin: row.tenant_tpin, bhfId: row.branch },
+  };
+}
+
+const filingJoin = (from: string) => sql`
+  select ${sql.ref(from)}.*, d.vsdc_base_url, d.branch, t.tpin as tenant_tpin
+  from ${sql.table(from)}
+  join devices d on d.id = ${sql.ref(from)}.device_id
+  join tenants t on t.id = ${sql.ref(from)}.tenant_id`;
+
+/** A filing whose lease the caller already holds (it just decided). */
+export async function leasedFiling(db: Kysely<DB>, id: number): Promise<ClaimedFiling | undefined> {
+  const result = await sql<FilingRow>`
+    with leased as (select * from import_items where id = ${id} and filing_state = 'sending')
+    ${filingJoin('leased')}`.execute(db);
+  const row = result.rows[0];
+  return row ? filingFrom(row) : undefined;
+}
+
+/** Leases up to `limit` answers still on their way whose next attempt is due. */
+export async function claimDueFilings(db: Kysely<DB>, leaseSeconds: number, limit: number): Promise<ClaimedFiling[]> {
+  const result = await sql<FilingRow>`
+    with due as (
+      select id from import_items
+      where filing_state = 'sending' and next_attempt_at <= now() and (lease_until is null or lease_until < now())
+      order by next_attempt_at
+      limit ${limit}
+      for update skip locked
+    ),
+    claimed as (
+      update import_items m set lease_until = now() + make_interval(secs => ${leaseSeconds})
+      from due where m.id = due.id
+      returning m.*
+    )
+    ${filingJoin('claimed')}`.execute(db);
+  return result.rows.map(filingFrom);
+}
+
+export type FilingOutcome =
+  | { kind: 'accepted'; code: string }
+  | { kind: 'refused'; code: string; message: string }
+  | { kind: 'unreachable'; detail: string; retryInMs: number };
+
+/** Records the authority's answer to the filing (never touching the decision) and frees the lease. */
+export async function recordFilingOutcome(db: Kysely<DB>, id: number, outcome: FilingOutcome): Promise<void> {
+  let changes: UpdateObject<DB, 'import_items'>;
+  switch (outcome.kind) {
+    case 'accepted':
+      changes = { filing_state: 'accepted', filing_code: outcome.code, filing_message: null, filed_at: sql<Date>`now()`, next_attempt_at: null, retry_attempts: 0, last_unreachable: null };
+      break;
+    case 'refused':
+      changes = { filing_state: 'failed', filing_code: outcome.code, filing_message: outcome.message, next_attempt_at: null, retry_attempts: 0, last_unreachable: null };
+      break;
+    case 'unreachable':
+      changes = {
+        retry_attempts: sql<number>`retry_attempts + 1`,
+        next_attempt_at: sql<Date>`now() + make_interval(secs => ${outcome.retryInMs / 1000})`,
+        last_unreachable: outcome.detail.slice(0, 1000),
+      };
+      break;
+  }
+  await db
+    .updateTable('import_items')
+    .set({ ...changes, lease_until: null, updated_at: sql<Date>`now()` })
+    .where('id', '=', id)
+    .where('filing_state', '=', 'sending')
+    .execute();
+}

@@ -1,0 +1,65 @@
+// What customers, items and customs imports share about waiting for a VSDC: how long a sender
+// holds a row, how long to wait after the VSDC did not answer, and the background loop that
+// retries rows whose time has come. Rows are claimed in the database (lease + SKIP LOCKED), so
+// any number of processes may run these loops.
+import type { Config } from '../../config.ts';
+import type { Worker } from '../../workers/index.ts';
+
+const MAX_RETRY_DELAY_MS = 5 * 60_000;
+
+/** Longer than any VSDC call can take, so a lease only runs out when its holder died. */
+export function leaseSeconds(config: Pick<Config, 'vsdcTimeoutMs'>): number {
+  return Math.max(60, Math.ceil((config.vsdcTimeoutMs * 3) / 1000));
+}
+
+/** The wait after the `attempts`-th unreachable attempt: FILING_RETRY_MS, doubling, up to 5 min. */
+export function retryDelayMs(config: Pick<Config, 'filingRetryMs'>, attempts: number): number {
+  return Math.min(MAX_RETRY_DELAY_MS, config.filingRetryMs * 2 ** Math.max(0, attempts - 1));
+}
+
+export interface PollingWorkerOptions {
+  name: string;
+  /** Pause between rounds that found less than a full batch. */
+  pollMs: number;
+  /** One round: claims and handles up to `batchSize` rows, returns how many it handled. */
+  round: () => Promise<number>;
+  batchSize: number;
+  logLevel: string;
+}
+
+/** Runs `round` until stopped: again at once after a full batch, else after `pollMs`. */
+export function pollingWorker(options: PollingWorkerOptions): Worker {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let stopped = false;
+
+  const schedule = (ms: number): void => {
+    if (stopped) return;
+    timer = setTimeout(tick, ms);
+    timer.unref();
+  };
+
+  function tick(): void {
+    running = (async () => {
+      let handled = 0;
+      try {
+        handled = await options.round();
+      } catch (err) {
+        if (options.logLevel !== 'silent') process.stderr.write(`${options.name}: round failed: ${(err as Error)?.stack ?? String(err)}\n`);
+      }
+      schedule(handled >= options.batchSize ? 0 : options.pollMs);
+    })();
+  }
+
+  return {
+    name: options.name,
+    start() {
+      schedule(0);
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,15 @@
+import type { AppContext } from '../../context.ts';
+import type { Worker } from '../../workers/index.ts';
+import { pollingWorker } from './background.ts';
+import { ITEM_RETRY_BATCH, retryDueItems } from './service.ts';
+
+/** Resends item registrations and amendments the VSDC did not answer. */
+export function itemRetryWorker(ctx: AppContext, options: { pollMs?: number } = {}): Worker {
+  return pollingWorker({
+    name: 'item-retry',
+    pollMs: options.pollMs ?? 1_000,
+    batchSize: ITEM_RETRY_BATCH,
+    logLevel: ctx.config.logLevel,
+    round: () => retryDueItems(ctx),
+  });
+}
