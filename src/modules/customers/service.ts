@@ -7,7 +7,7 @@ import type { TenantAccount } from '../../credentials/lookup.ts';
 import { NotFoundError } from '../../http/errors.ts';
 import { pageOf, type Page } from '../../http/pagination.ts';
 import type { SaveBranchCustomerRequest } from '../../vsdc/protocol.ts';
-import { leaseSeconds, retryDelayMs } from '../items/background.ts';
+import { leaseSeconds, retryDelayMs } from '../../workers/polling.ts';
 import { branchForWrite, pickBranch } from '../sales/branches.ts';
 import { devicesOfTenant } from '../sales/store.ts';
 import type { CreateCustomerBody, CustomerResource, ListCustomersQuery } from './schemas.ts';

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.ts';
 import type { Worker } from '../../workers/index.ts';
-import { pollingWorker } from '../items/background.ts';
+import { pollingWorker } from '../../workers/polling.ts';
 import { CUSTOMER_RETRY_BATCH, retryDueCustomers } from './service.ts';
 
 /** Retries customer verifications and registrations the VSDC did not answer. */

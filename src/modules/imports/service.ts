@@ -8,7 +8,7 @@ import { pageOf, type Page } from '../../http/pagination.ts';
 import { VSDC_EPOCH } from '../../vsdc/dates.ts';
 import type { ImportItem, ImportItemDecision, UpdateImportItemsRequest } from '../../vsdc/protocol.ts';
 import { unknownClassificationCodes } from '../catalogue/lookup.ts';
-import { leaseSeconds, retryDelayMs } from '../items/background.ts';
+import { leaseSeconds, retryDelayMs } from '../../workers/polling.ts';
 import { findItemByCode } from '../items/store.ts';
 import { pickBranch } from '../sales/branches.ts';
 import { devicesOfTenant } from '../sales/store.ts';

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.ts';
 import type { Worker } from '../../workers/index.ts';
-import { pollingWorker } from '../items/background.ts';
+import { pollingWorker } from '../../workers/polling.ts';
 import { FILING_RETRY_BATCH, PULL_BATCH, pullDueBranches, retryDueFilings } from './service.ts';
 
 /** A newly initialised branch is pulled within this long, whatever the interval. */

@@ -10,7 +10,7 @@ import type { SaveItemRequest } from '../../vsdc/protocol.ts';
 import { unknownClassificationCodes } from '../catalogue/lookup.ts';
 import { branchForWrite } from '../sales/branches.ts';
 import { devicesOfTenant } from '../sales/store.ts';
-import { leaseSeconds, retryDelayMs } from './background.ts';
+import { leaseSeconds, retryDelayMs } from '../../workers/polling.ts';
 import { DEFAULT_ITEM, generatedItemCode, normalizeItemName } from './codes.ts';
 import { presentItem } from './present.ts';
 import type { CreateItemBody, ItemResource, ListItemsQuery, UpdateItemBody } from './schemas.ts';

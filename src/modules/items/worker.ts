@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.ts';
 import type { Worker } from '../../workers/index.ts';
-import { pollingWorker } from './background.ts';
+import { pollingWorker } from '../../workers/polling.ts';
 import { ITEM_RETRY_BATCH, retryDueItems } from './service.ts';
 
 /** Resends item registrations and amendments the VSDC did not answer. */

@@ -2,8 +2,8 @@
 // holds a row, how long to wait after the VSDC did not answer, and the background loop that
 // retries rows whose time has come. Rows are claimed in the database (lease + SKIP LOCKED), so
 // any number of processes may run these loops.
-import type { Config } from '../../config.ts';
-import type { Worker } from '../../workers/index.ts';
+import type { Config } from '../config.ts';
+import type { Worker } from './index.ts';
 
 const MAX_RETRY_DELAY_MS = 5 * 60_000;
 
