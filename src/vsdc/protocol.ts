@@ -304,9 +304,11 @@ export interface ImportItemsData {
 
 export interface ImportItemDecision {
   itemSeq: number;
-  hsCd: string;
-  itemClsCd: string;
-  itemCd: string;
+  /** As the declaration line carried it (null when it had none). */
+  hsCd: string | null;
+  /** Null on a rejection: a rejected line names no item. */
+  itemClsCd: string | null;
+  itemCd: string | null;
   /** `3` approved, `4` rejected (class 26). */
   imptItemSttsCd: '3' | '4';
   remark?: string | null;

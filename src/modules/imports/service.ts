@@ -205,9 +205,7 @@ export async function rejectImportItem(ctx: AppContext, tenantId: number, id: nu
 const STATUS_CODE = { approved: '3', rejected: '4' } as const;
 
 function filingPayload(filing: ClaimedFiling): UpdateImportItemsRequest {
-  // A rejection names no item: the wire type requires text there, but the VSDC takes null and
-  // an empty string would be a made-up value.
-  const line = {
+  const line: ImportItemDecision = {
     itemSeq: filing.itemSeq,
     hsCd: filing.hsCd,
     itemClsCd: filing.itemClassCode,
@@ -216,7 +214,7 @@ function filingPayload(filing: ClaimedFiling): UpdateImportItemsRequest {
     remark: filing.remark,
     modrId: GATEWAY_OPERATOR,
     modrNm: GATEWAY_OPERATOR,
-  } as unknown as ImportItemDecision;
+  };
   return { taskCd: filing.taskCd, dclDe: filing.dclDe, importItemList: [line] };
 }
 
