@@ -58,6 +58,8 @@ export function routeControl(
         return control.forgetDevice(tpin, bhfId) ? { status: 200, body: { ok: true } } : notFound(`no device ${tpin}/${bhfId}`);
       case 'GET /devices/:/:/documents':
         return { status: 200, body: { documents: control.documents(tpin, bhfId, { filedOnly: query.get('filed') === 'true' }) } };
+      case 'GET /devices/:/:/calls':
+        return { status: 200, body: { calls: control.calls(tpin, bhfId, query.get('endpoint') ?? undefined) } };
       case 'GET /devices/:/:/faults':
         return { status: 200, body: control.getFaults(tpin, bhfId) };
       case 'PUT /devices/:/:/faults':

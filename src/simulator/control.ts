@@ -1,7 +1,7 @@
 // Operations behind the control API, shared by the HTTP routes and the in-process handle.
 import { formatVsdcDate, formatVsdcDateTime } from '../vsdc/dates.ts';
-import type { ImportItem } from '../vsdc/protocol.ts';
-import { noFaults, type Device, type DeviceFaults, type ImportRecord, type ReceivedDocument } from './device.ts';
+import { VSDC_PATHS, type ImportItem, type VsdcEndpoint } from '../vsdc/protocol.ts';
+import { noFaults, type CallRecord, type Device, type DeviceFaults, type ImportRecord, type ReceivedDocument } from './device.ts';
 import { applyFaults, ControlInputError } from './faults.ts';
 import type { SimulatorState } from './state.ts';
 import type { Taxpayer } from './taxpayers.ts';
@@ -114,6 +114,13 @@ export class SimulatorControl {
   documents(tpin: string, bhfId: string, options: { filedOnly?: boolean } = {}): ReceivedDocument[] {
     const received = this.state.findDevice(tpin, bhfId)?.record.received ?? [];
     return options.filedOnly ? received.filter((d) => d.receipt !== null) : [...received];
+  }
+
+  /** The protocol calls the device answered, oldest first (the newest CALL_LOG_LIMIT), optionally of one endpoint. */
+  calls(tpin: string, bhfId: string, endpoint?: string): CallRecord[] {
+    if (endpoint !== undefined && !(endpoint in VSDC_PATHS)) throw new ControlInputError(`unknown endpoint "${endpoint}"`);
+    const calls = this.state.findDevice(tpin, bhfId)?.calls ?? [];
+    return endpoint ? calls.filter((c) => c.endpoint === (endpoint as VsdcEndpoint)) : [...calls];
   }
 
   getFaults(tpin: string, bhfId: string): DeviceFaults {

@@ -1,3 +1,4 @@
+import type { VsdcEndpoint } from '../vsdc/protocol.ts';
 // What the simulator remembers per device (tpin + bhfId). Everything here is plain JSON so the
 // state file can hold it; Maps are rebuilt on load.
 import type { ImportItem, SaveItemRequest, SaveBranchCustomerRequest } from '../vsdc/protocol.ts';
@@ -68,8 +69,8 @@ export interface DeviceFaults {
   html404: boolean;
   /** Hold every reply this long; a caller that gave up by then gets nothing and nothing is filed. */
   delayMs: number;
-  /** Answer every call with this result code (838: authority unreachable). */
-  forcedResult: { code: string; message: string } | null;
+  /** Answer every call (or only the calls to `endpoints`) with this result code (838: authority unreachable). */
+  forcedResult: { code: string; message: string; endpoints: VsdcEndpoint[] | null } | null;
   /** File the next N (or all) saveSales, then destroy the socket instead of replying. */
   loseReplies: number | 'all';
   /** Answer the next N (or all) saveSales with this code, filing nothing. */
@@ -100,12 +101,24 @@ export interface DeviceRecord {
   imports: ImportRecord[];
 }
 
-/** A device in memory: the persisted record plus indexes and run-time faults. */
+/** One protocol call the device answered with an envelope (the control API's `calls`). */
+export interface CallRecord {
+  endpoint: VsdcEndpoint;
+  request: Record<string, unknown>;
+  resultCd: string;
+  resultDt: string;
+}
+
+/** How many calls a device remembers (newest kept); run-time only, never persisted. */
+export const CALL_LOG_LIMIT = 1000;
+
+/** A device in memory: the persisted record plus indexes, run-time faults and the call log. */
 export interface Device {
   record: DeviceRecord;
   filedByInvoice: Map<string, FiledDocument>;
   filedByReceipt: Map<number, FiledDocument>;
   faults: DeviceFaults;
+  calls: CallRecord[];
 }
 
 export function deviceKey(tpin: string, bhfId: string): string {
@@ -134,7 +147,7 @@ export function newDeviceRecord(tpin: string, bhfId: string, taxprNm: string): D
 }
 
 export function deviceFromRecord(record: DeviceRecord): Device {
-  const device: Device = { record, filedByInvoice: new Map(), filedByReceipt: new Map(), faults: noFaults() };
+  const device: Device = { record, filedByInvoice: new Map(), filedByReceipt: new Map(), faults: noFaults(), calls: [] };
   for (const doc of record.filed) {
     device.filedByInvoice.set(doc.cisInvcNo, doc);
     device.filedByReceipt.set(doc.receipt.rcptNo, doc);

@@ -1,4 +1,5 @@
 // Reading fault switches from the control API (JSON) into a device's DeviceFaults.
+import { VSDC_PATHS, type VsdcEndpoint } from '../vsdc/protocol.ts';
 import type { DeviceFaults } from './device.ts';
 import { RESULT_MESSAGES } from './endpoints.ts';
 
@@ -14,8 +15,8 @@ export interface FaultsInput {
   down?: boolean;
   html404?: boolean;
   delayMs?: number;
-  /** `"838"` or `{code, message?}`; null clears. */
-  forcedResult?: string | { code: string; message?: string } | null;
+  /** `"838"` or `{code, message?, endpoints?}` (endpoint names, e.g. `["saveBrancheCustomers"]`; absent = every call); null clears. */
+  forcedResult?: string | { code: string; message?: string; endpoints?: string[] } | null;
   /** N, `"all"`, or 0 to clear. */
   loseReplies?: number | 'all';
   /** `{count: N | "all", code, message?}`; null clears. */
@@ -31,6 +32,14 @@ function count(value: unknown, field: string): number | 'all' {
   if (value === 'all') return 'all';
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new ControlInputError(`${field} must be a whole number or "all"`);
   return value;
+}
+
+function endpointList(value: unknown): VsdcEndpoint[] | null {
+  if (value === undefined || value === null) return null;
+  if (!Array.isArray(value) || value.length === 0 || !value.every((e) => typeof e === 'string' && e in VSDC_PATHS)) {
+    throw new ControlInputError(`forcedResult.endpoints must be a non-empty list of: ${Object.keys(VSDC_PATHS).join(', ')}`);
+  }
+  return value as VsdcEndpoint[];
 }
 
 function flag(value: unknown, field: string): boolean {
@@ -54,11 +63,11 @@ export function applyFaults(current: DeviceFaults, input: unknown): DeviceFaults
   if (raw.forcedResult !== undefined) {
     const forced = raw.forcedResult;
     if (forced === null) next.forcedResult = null;
-    else if (typeof forced === 'string') next.forcedResult = { code: resultCode(forced, 'forcedResult'), message: RESULT_MESSAGES[forced] ?? 'Error' };
+    else if (typeof forced === 'string') next.forcedResult = { code: resultCode(forced, 'forcedResult'), message: RESULT_MESSAGES[forced] ?? 'Error', endpoints: null };
     else if (typeof forced === 'object') {
-      const { code, message } = forced as { code?: unknown; message?: unknown };
+      const { code, message, endpoints } = forced as { code?: unknown; message?: unknown; endpoints?: unknown };
       const cd = resultCode(code, 'forcedResult.code');
-      next.forcedResult = { code: cd, message: typeof message === 'string' ? message : (RESULT_MESSAGES[cd] ?? 'Error') };
+      next.forcedResult = { code: cd, message: typeof message === 'string' ? message : (RESULT_MESSAGES[cd] ?? 'Error'), endpoints: endpointList(endpoints) };
     } else throw new ControlInputError('forcedResult must be a result code, {code, message} or null');
   }
   if (raw.loseReplies !== undefined) next.loseReplies = count(raw.loseReplies, 'loseReplies');

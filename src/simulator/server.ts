@@ -6,6 +6,7 @@ import { formatVsdcDateTime } from '../vsdc/dates.ts';
 import { VSDC_PATHS, type VsdcEndpoint } from '../vsdc/protocol.ts';
 import { CONTROL_PREFIX, routeControl } from './control-api.ts';
 import { SimulatorControl } from './control.ts';
+import { CALL_LOG_LIMIT } from './device.ts';
 import { envelope, handleEndpoint, type Reply } from './endpoints.ts';
 import { SimulatorState } from './state.ts';
 import { bindRequestBody } from './wire-binding.ts';
@@ -111,7 +112,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     return ENDPOINT_BY_PATH.get(pathname);
   }
 
-  function reply(req: IncomingMessage, res: ServerResponse, result: Reply, path: string): void {
+  function reply(req: IncomingMessage, res: ServerResponse, result: Reply, path: string, resultDt = formatVsdcDateTime(now())): void {
     switch (result.kind) {
       case 'drop':
         req.socket.destroy();
@@ -132,7 +133,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
           res,
           200,
           'application/json;charset=UTF-8',
-          JSON.stringify({ resultCd: result.resultCd, resultMsg: result.resultMsg, resultDt: formatVsdcDateTime(now()), data: result.data }),
+          JSON.stringify({ resultCd: result.resultCd, resultMsg: result.resultMsg, resultDt, data: result.data }),
         );
     }
   }
@@ -156,12 +157,22 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     }
     if (faults?.html404) return reply(req, res, { kind: 'html404' }, path);
     if (!bindRequestBody(endpoint, body)) return reply(req, res, { kind: 'bad_request' }, path);
-    if (faults?.forcedResult) return reply(req, res, envelope(faults.forcedResult.code, null, faults.forcedResult.message), path);
+    // Answers with an envelope are remembered per device, for tests that check what was asked.
+    const answer = (result: Reply): void => {
+      const resultDt = formatVsdcDateTime(now());
+      if (device && result.kind === 'envelope') {
+        device.calls.push({ endpoint, request: body, resultCd: result.resultCd, resultDt });
+        if (device.calls.length > CALL_LOG_LIMIT) device.calls.splice(0, device.calls.length - CALL_LOG_LIMIT);
+      }
+      reply(req, res, result, path, resultDt);
+    };
+    const forced = faults?.forcedResult;
+    if (forced && (forced.endpoints === null || forced.endpoints.includes(endpoint))) return answer(envelope(forced.code, null, forced.message));
     if (!device) {
       const fields = [tpinOk ? null : "'tpin': must be 10 digits", bhfIdOk ? null : "'bhfId': must be 3 characters"];
       return reply(req, res, envelope('910', null, `Validation error for fields: [${fields.filter((f) => f !== null).join(', ')}]`), path);
     }
-    reply(req, res, handleEndpoint(endpoint, body, { state, device, now: now() }), path);
+    answer(handleEndpoint(endpoint, body, { state, device, now: now() }));
   }
 
   async function onControlRequest(req: IncomingMessage, res: ServerResponse, pathname: string, query: URLSearchParams): Promise<void> {

@@ -2,22 +2,18 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { engineName } from '../helpers/db.ts';
 import { eventually, expectCoded, expectInvalid, expectStatus, startHarness, type Harness } from '../items/harness.ts';
-import { startVsdcFront, type VsdcFront } from '../items/vsdc-front.ts';
 
 const KNOWN_TPIN = '2000000001'; // the simulator's register: Lusaka Trading Limited
 const UNKNOWN_TPIN = '2999999999';
 
 describe(`customers (${engineName})`, () => {
   let h: Harness;
-  let front: VsdcFront;
 
   before(async () => {
     h = await startHarness();
-    front = await startVsdcFront(h.sim.url);
   });
   after(async () => {
     await h.close();
-    await front.close();
   });
 
   const branchCustomers = (tpin: string) => (h.sim.control.getDevice(tpin, '000')?.branchCustomers ?? []) as Array<{ custNo: string; custTpin: string; custNm: string }>;
@@ -65,10 +61,10 @@ describe(`customers (${engineName})`, () => {
   });
 
   test('registration refused while verification succeeds, and the reverse', async () => {
-    const merchant = await h.addMerchant({ vsdcBaseUrl: front.url });
+    const merchant = await h.addMerchant();
     const m = h.as(merchant);
 
-    front.answer('/branches/saveBrancheCustomers', { resultCd: '999', resultMsg: 'Customer list is locked' });
+    h.sim.control.setFaults(merchant.tpin, '000', { forcedResult: { code: '999', message: 'Customer list is locked', endpoints: ['saveBrancheCustomers'] } });
     const refused = expectStatus(await m.post('/api/v1/customers', { name: 'Copperbelt', tpin: '2000000002' }), 201).data;
     assert.equal(refused.verification.state, 'verified');
     assert.equal(refused.verification.authorityName, 'Copperbelt Mining Supplies Limited');
@@ -76,15 +72,15 @@ describe(`customers (${engineName})`, () => {
     assert.equal(refused.registration.resultCode, '999');
     assert.equal(refused.registration.message, 'Customer list is locked');
     assert.equal(refused.registration.nextAttemptAt, null, 'a refusal is final, not retried');
-    front.answer('/branches/saveBrancheCustomers', null);
+    h.sim.control.setFaults(merchant.tpin, '000', { forcedResult: null });
 
-    front.answer('/customers/selectCustomer', { resultCd: '910', resultMsg: 'Request parameter error' });
+    h.sim.control.setFaults(merchant.tpin, '000', { forcedResult: { code: '910', message: 'Request parameter error', endpoints: ['selectCustomer'] } });
     const unverified = expectStatus(await m.post('/api/v1/customers', { name: 'Zambezi Agro', tpin: '2000000003' }), 201).data;
     assert.equal(unverified.verification.state, 'failed');
     assert.equal(unverified.verification.resultCode, '910');
     assert.equal(unverified.verification.message, 'Request parameter error');
     assert.equal(unverified.registration.state, 'registered');
-    front.answer('/customers/selectCustomer', null);
+    h.sim.control.setFaults(merchant.tpin, '000', { forcedResult: null });
   });
 
   test('an unreachable VSDC leaves both facts pending; the worker retries them until they settle', async () => {

@@ -142,4 +142,25 @@ describe('control API', () => {
       await separate.close();
     }
   });
+
+  test('a forced result can be scoped to some endpoints; every answered call is logged in order', async () => {
+    const target = await installedDevice();
+    const dev = `/devices/${target.tpin}/000`;
+    const set = await control(world.sim, 'PUT', `${dev}/faults`, { forcedResult: { code: '999', message: 'Customer list is locked', endpoints: ['saveBrancheCustomers'] } });
+    assert.equal(set.status, 200);
+    const customer = { custNo: '1', custTpin: '2000000001', custNm: 'X', useYn: 'Y' as const, regrId: 'a', regrNm: 'a', modrId: 'a', modrNm: 'a' };
+    const refused = await world.client.saveBrancheCustomers(target, customer as never);
+    assert.deepEqual([refused.kind, refused.kind === 'rejected' && refused.message], ['rejected', 'Customer list is locked']);
+    assert.equal((await world.client.selectCodes(target)).kind, 'ok', 'other endpoints answer normally');
+
+    const calls = await control(world.sim, 'GET', `${dev}/calls`);
+    const list = (calls.json as { calls: Array<{ endpoint: string; resultCd: string; resultDt: string; request: { tpin: string } }> }).calls;
+    assert.deepEqual(list.map((c) => [c.endpoint, c.resultCd]), [['saveBrancheCustomers', '999'], ['selectCodes', '000']]);
+    assert.equal(list[0]!.request.tpin, target.tpin);
+    assert.match(list[0]!.resultDt, /^\d{14}$/);
+    const only = await control(world.sim, 'GET', `${dev}/calls?endpoint=selectCodes`);
+    assert.equal((only.json as { calls: unknown[] }).calls.length, 1);
+    assert.equal((await control(world.sim, 'GET', `${dev}/calls?endpoint=nope`)).status, 400);
+    assert.equal((await control(world.sim, 'PUT', `${dev}/faults`, { forcedResult: { code: '999', endpoints: ['nope'] } })).status, 400);
+  });
 });
