@@ -12,6 +12,7 @@ import { registerRequestLog, requestId } from './http/request-log.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { adminRoutes } from './modules/admin/routes.ts';
 import { moduleRoutes } from './modules/index.ts';
+import { registerObservability } from './observability/routes.ts';
 
 export const INTERFACE_VERSION = '1.10.0';
 export const BODY_LIMIT = 1_048_576;
@@ -41,6 +42,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   registerErrorHandling(app);
   registerRequestLog(app);
   registerAuth(app, ctx);
+  registerObservability(app, ctx);
 
   await app.register(swagger, {
     openapi: {
@@ -49,7 +51,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
         title: 'fiscal-gateway',
         version: INTERFACE_VERSION,
         description:
-          'Fiscalises merchants\' sales with the tax authority through VSDCs. Merchant endpoints take a tenant token, partner endpoints a partner secret key, /zm/api a fiscalisation key.',
+          'Fiscalises merchants\' sales with the tax authority through VSDCs. Merchant endpoints take a tenant token, partner endpoints a partner secret key, /zm/api a fiscalisation key.\n\n' +
+          'The authority\'s item classification catalogue can be downloaded without a credential as a gzip-compressed CSV: [/docs/item-classes.csv.gz](/docs/item-classes.csv.gz).',
       },
       components: {
         securitySchemes: {

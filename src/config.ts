@@ -20,10 +20,12 @@ export interface Config {
   keyRotationGraceSec: number;
   filingRetryMs: number;
   adminToken: string | undefined;
-  /** Port of the built-in simulator started by `serve` in development (0 = any free port). */
+  /** Port of the built-in simulator started by `serve` in development; fixed (8089) so the demo device's vsdcBaseUrl stays valid across restarts. */
   simulatorPort: number;
   /** Set to "0" to keep `serve` from starting the built-in simulator in development. */
   builtinSimulator: boolean;
+  /** Ages (seconds, ascending) of a branch's oldest pending document that fire `branch.backlog`. */
+  backlogAlarmAgesSec: number[];
 }
 
 export class ConfigError extends Error {
@@ -59,6 +61,19 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
     throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${raw}"`);
   }
   return raw as T;
+}
+
+/** Comma-separated whole seconds, strictly ascending, 1 to 10 of them. */
+function secondsList(env: Env, name: string, fallback: string): number[] {
+  const raw = text(env, name) ?? fallback;
+  const values = raw.split(',').map((part) => {
+    const p = part.trim();
+    if (!/^\d+$/.test(p) || Number(p) < 1) throw new ConfigError(name, `expected comma-separated whole seconds ≥ 1, got "${raw}"`);
+    return Number(p);
+  });
+  if (values.length > 10) throw new ConfigError(name, 'expected at most 10 ages');
+  if (values.some((v, i) => i > 0 && v <= values[i - 1]!)) throw new ConfigError(name, `ages must be strictly ascending, got "${raw}"`);
+  return values;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -98,6 +113,8 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('WEBHOOK_RETRY_DELAYS', 'expected between 1 and 20 delays');
   }
 
+  const backlogAlarmAgesSec = secondsList(env, 'BACKLOG_ALARM_AGES', '3600,43200,86400');
+
   return {
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: text(env, 'HOST') ?? '127.0.0.1',
@@ -115,7 +132,8 @@ export function loadConfig(env: Env = process.env): Config {
     keyRotationGraceSec: integer(env, 'KEY_ROTATION_GRACE', 86_400, 0),
     filingRetryMs: integer(env, 'FILING_RETRY_MS', 5_000, 1, 300_000),
     adminToken,
-    simulatorPort: integer(env, 'SIMULATOR_PORT', 0, 0, 65535),
+    simulatorPort: integer(env, 'SIMULATOR_PORT', 8089, 0, 65535),
     builtinSimulator: text(env, 'BUILTIN_SIMULATOR') !== '0',
+    backlogAlarmAgesSec,
   };
 }

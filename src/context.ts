@@ -5,6 +5,9 @@ import { SecretBox, resolveSecretKey } from './credentials/secret-box.ts';
 import type { Database } from './db/database.ts';
 import type { DB } from './db/schema.ts';
 import { RateLimiter } from './http/rate-limit.ts';
+import { registerFiscalGauges } from './observability/fiscal-gauges.ts';
+import { instrumentVsdcClient } from './observability/instrumented-vsdc.ts';
+import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { createVsdcClient, type VsdcClient } from './vsdc/client.ts';
 
 export interface Clock {
@@ -22,6 +25,7 @@ export interface AppContext {
   rateLimiter: RateLimiter;
   clock: Clock;
   vsdc: VsdcClient;
+  metrics: Metrics;
 }
 
 export function createContext(config: Config, database: Database, options: { clock?: Clock; vsdc?: VsdcClient; rateLimitKeyPrefix?: string } = {}): AppContext {
@@ -31,8 +35,10 @@ export function createContext(config: Config, database: Database, options: { clo
   if (database.kind === 'embedded') rateLimiter = new RateLimiter('memory', {}, prefix);
   else if (config.redisUrl) rateLimiter = new RateLimiter('redis', { redis: new Redis(config.redisUrl, { enableOfflineQueue: true, maxRetriesPerRequest: 1 }) }, prefix);
   else rateLimiter = new RateLimiter('postgres', { pool: database.pool! }, prefix);
-  const vsdc = options.vsdc ?? createVsdcClient({ timeoutMs: config.vsdcTimeoutMs });
-  return { config, database, db: database.db, secretBox, rateLimiter, clock: options.clock ?? systemClock, vsdc };
+  const metrics = createMetrics();
+  registerFiscalGauges(metrics, database.db);
+  const vsdc = instrumentVsdcClient(options.vsdc ?? createVsdcClient({ timeoutMs: config.vsdcTimeoutMs }), metrics);
+  return { config, database, db: database.db, secretBox, rateLimiter, clock: options.clock ?? systemClock, vsdc, metrics };
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {

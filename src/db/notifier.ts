@@ -34,6 +34,10 @@ export class PostgresNotifier implements Notifier {
   private readonly emitter = new EventEmitter().setMaxListeners(0);
   private client: pg.Client | undefined;
   private readonly channels = new Set<string>();
+  /** Channels LISTENed on the current client; cleared when it is replaced. */
+  private listened = new Set<string>();
+  /** LISTEN commands go one at a time: a pg client runs one query at a time. */
+  private subscribing: Promise<void> = Promise.resolve();
   private closed = false;
   private connecting: Promise<void> | undefined;
 
@@ -47,9 +51,24 @@ export class PostgresNotifier implements Notifier {
     this.emitter.on(channel, listener);
     if (!this.channels.has(channel)) {
       this.channels.add(channel);
-      void this.ensureConnected().then(() => this.client?.query(`listen "${channel.replace(/"/g, '')}"`)).catch(() => {});
+      this.subscribe();
     }
     return () => this.emitter.off(channel, listener);
+  }
+
+  private subscribe(): void {
+    this.subscribing = this.subscribing
+      .then(async () => {
+        await this.ensureConnected();
+        const client = this.client;
+        if (!client) return;
+        for (const channel of this.channels) {
+          if (this.listened.has(channel)) continue;
+          await client.query(`listen "${channel.replace(/"/g, '')}"`);
+          this.listened.add(channel);
+        }
+      })
+      .catch(() => {});
   }
 
   private ensureConnected(): Promise<void> {
@@ -60,8 +79,8 @@ export class PostgresNotifier implements Notifier {
       client.on('error', () => this.reconnect(client));
       client.on('end', () => this.reconnect(client));
       await client.connect();
+      this.listened = new Set();
       this.client = client;
-      for (const channel of this.channels) await client.query(`listen "${channel.replace(/"/g, '')}"`);
     })().finally(() => {
       this.connecting = undefined;
     });
@@ -71,7 +90,9 @@ export class PostgresNotifier implements Notifier {
   private reconnect(client: pg.Client): void {
     if (this.client !== client || this.closed) return;
     this.client = undefined;
-    setTimeout(() => void this.ensureConnected().catch(() => this.reconnect(client)), 500).unref();
+    setTimeout(() => {
+      if (!this.closed) this.subscribe();
+    }, 500).unref();
   }
 
   async close(): Promise<void> {

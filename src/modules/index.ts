@@ -3,10 +3,42 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.ts';
 import type { WorkerFactory } from '../workers/index.ts';
+import { backlogAlarmWorker } from './alarms/worker.ts';
+import { catalogueRoutes } from './catalogue/routes.ts';
+import { catalogueWorker } from './catalogue/worker.ts';
+import { consoleRoutes } from './console/routes.ts';
+import { customerRoutes } from './customers/routes.ts';
+import { customerRetryWorker } from './customers/worker.ts';
+import { filingWorker } from './filing/worker.ts';
+import { importRoutes } from './imports/routes.ts';
+import { importFilingWorker, importPullWorker } from './imports/worker.ts';
+import { itemRoutes } from './items/routes.ts';
+import { itemRetryWorker } from './items/worker.ts';
 import { provisioningRoutes } from './provisioning/routes.ts';
+import { receiptRoutes } from './receipts/routes.ts';
+import { salesRoutes } from './sales/routes.ts';
+import { webhookRoutes } from './webhooks/routes.ts';
+import { webhookWorkers } from './webhooks/workers.ts';
 
 export const moduleRoutes: Array<(ctx: AppContext) => FastifyPluginAsync> = [
   provisioningRoutes,
+  salesRoutes,
+  webhookRoutes,
+  customerRoutes,
+  itemRoutes,
+  importRoutes,
+  catalogueRoutes,
+  receiptRoutes,
+  consoleRoutes,
 ];
 
-export const moduleWorkers: WorkerFactory[] = [];
+export const moduleWorkers: WorkerFactory[] = [
+  filingWorker,
+  catalogueWorker,
+  ...webhookWorkers,
+  customerRetryWorker,
+  itemRetryWorker,
+  importPullWorker,
+  importFilingWorker,
+  backlogAlarmWorker,
+];

@@ -1,10 +1,18 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import { sql, type Kysely } from 'kysely';
 import * as foundation from './0001_foundation.ts';
+import * as sales from './0002_sales.ts';
+import * as webhooks from './0003_webhooks.ts';
+import * as catalogueItems from './0004_catalogue_items.ts';
+import * as consoleViews from './0005_console.ts';
 
 /** Every migration, in order. A migration is a list of SQL statements run one by one. */
 const migrations: Record<string, { up: string[] }> = {
   '0001_foundation': foundation,
+  '0002_sales': sales,
+  '0003_webhooks': webhooks,
+  '0004_catalogue_items': catalogueItems,
+  '0005_console': consoleViews,
 };
 
 function toKysely(statements: string[]): Migration {

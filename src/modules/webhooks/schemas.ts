@@ -1,10 +1,10 @@
 import { Type, type Static } from 'typebox';
-import { INVOICE_EVENT_TYPES } from './events.ts';
+import { EVENT_TYPES } from './events.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 const Timestamp = Type.String({ format: 'date-time' });
 
-export const EventName = Type.Union(INVOICE_EVENT_TYPES.map((name) => Type.Literal(name)));
+export const EventName = Type.Union(EVENT_TYPES.map((name) => Type.Literal(name)));
 
 export const Endpoint = Type.Object({
   id: Type.Integer(),
@@ -21,7 +21,7 @@ export type EndpointResource = Static<typeof Endpoint>;
 export const CreateEndpointBody = Type.Object({
   url: Type.String({ minLength: 1, maxLength: 2048, description: 'Receiver URL. Production: https, public hostname, port 80, 443, 8080 or 8443' }),
   description: Type.Optional(Type.String({ maxLength: 500 })),
-  events: Type.Optional(Type.Array(EventName, { minItems: 1, maxItems: INVOICE_EVENT_TYPES.length, uniqueItems: true, description: 'Defaults to every invoice event' })),
+  events: Type.Optional(Type.Array(EventName, { minItems: 1, maxItems: EVENT_TYPES.length, uniqueItems: true, description: 'Defaults to the invoice events (invoice.fiscalised, invoice.failed); branch.backlog and branch.recovered are opt-in' })),
 });
 export type CreateEndpointBody = Static<typeof CreateEndpointBody>;
 

@@ -1,0 +1,59 @@
+// Response shapes the console reads. The console's own read endpoints share their types with
+// the server; the older resources are restated here (the fields the console shows).
+export type {
+  BranchBacklogResource as BranchBacklog,
+  DocumentSummaryResource as DocumentSummary,
+  EndpointStatsResource as EndpointStats,
+  FilingsResource as Filings,
+} from '../../src/modules/console/schemas.ts';
+
+export interface Delivery {
+  id: number;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  responseStatus: number | null;
+  error: string | null;
+  nextRetryAt: string | null;
+  eventId: string;
+  eventType: string;
+  createdAt: string;
+  lastAttemptAt: string | null;
+  deliveredAt: string | null;
+}
+
+export interface Partner {
+  id: number;
+  name: string;
+  status: 'active' | 'suspended';
+  createdAt: string;
+}
+
+export interface AdminTenant {
+  id: number;
+  name: string;
+  tpin: string;
+  plan: string | null;
+  subscription: 'active' | 'blocked';
+  status: 'active' | 'suspended';
+  monthlyQuota: number | null;
+  rateLimitPerMinute: number | null;
+  partnerId: number | null;
+  partnerName: string | null;
+  documentsThisMonth: number;
+  pending: number;
+  failed: number;
+  devices: Array<{ branch: string; initialized: boolean }>;
+}
+
+export interface AuditRecord {
+  id: number;
+  actorType: string;
+  actorId: string | null;
+  partnerId: number | null;
+  tenantId: number | null;
+  action: string;
+  targetType: string | null;
+  targetId: string | null;
+  details: Record<string, unknown>;
+  createdAt: string;
+}

@@ -1,0 +1,92 @@
+// The operator's views: partners, merchants with their account states, the audit log.
+import { query, type Page } from '../api.ts';
+import { badge, dateTime, h, table } from '../dom.ts';
+import type { AdminTenant, AuditRecord, Partner } from '../types.ts';
+import { errorBox, heading, pager, setParam, type View } from '../view.ts';
+
+export const partnersView: View = async (ctx) => {
+  const head = heading('Partners');
+  try {
+    const { data } = await ctx.api.get<{ data: Partner[] }>('/admin/v1/partners');
+    const rows = data.map((p) => [
+      String(p.id),
+      p.name,
+      badge(p.status, p.status === 'active' ? 'ok' : 'danger'),
+      dateTime(p.createdAt),
+      h('a', { href: `#/merchants?partner=${p.id}` }, `Merchants of ${p.name}`),
+    ]);
+    return [head, table('Partners', ['Id', 'Name', 'Status', 'Created', 'Merchants'], rows, { empty: 'No partners yet.' })];
+  } catch (err) {
+    return [head, errorBox(err)];
+  }
+};
+
+export const merchantsView: View = async (ctx) => {
+  const partner = ctx.params.get('partner') ?? undefined;
+  const status = ctx.params.get('status') ?? undefined;
+  const page = Number(ctx.params.get('page') ?? '1');
+  const select = h(
+    'select',
+    { id: 'merchant-status', onchange: (e: Event) => setParam('status', (e.target as HTMLSelectElement).value || undefined) },
+    [['', 'Any'], ['active', 'Active'], ['suspended', 'Suspended']].map(([value, label]) => h('option', { value, selected: (status ?? '') === value }, label)),
+  );
+  const head = heading(partner ? `Merchants of partner ${partner}` : 'Merchants', h('div', { class: 'toolbar' }, h('label', { for: 'merchant-status' }, 'Status'), select));
+  try {
+    const result = await ctx.api.get<Page<AdminTenant>>(`/admin/v1/tenants${query({ partner, status, page })}`);
+    const rows = result.data.map((t) => [
+      h('span', { class: 'stack' }, h('span', null, t.name), h('small', null, `#${t.id} · TPIN ${t.tpin}`)),
+      t.partnerName ?? '—',
+      t.plan ?? 'default',
+      badge(t.subscription, t.subscription === 'active' ? 'ok' : 'danger'),
+      badge(t.status, t.status === 'active' ? 'ok' : 'danger'),
+      `${t.documentsThisMonth}${t.monthlyQuota === null ? '' : ` / ${t.monthlyQuota}`}`,
+      t.rateLimitPerMinute === null ? 'plan' : `${t.rateLimitPerMinute}/min`,
+      t.devices.map((d) => `${d.branch}${d.initialized ? '' : ' (not initialised)'}`).join(', ') || '—',
+      t.pending > 0 ? badge(String(t.pending), 'warn') : '0',
+      t.failed > 0 ? badge(String(t.failed), 'danger') : '0',
+    ]);
+    return [
+      head,
+      table('Merchants', ['Merchant', 'Partner', 'Plan', 'Subscription', 'Account', 'Documents this month', 'Rate limit', 'Branches', 'Pending', 'Failed'], rows, { empty: 'No merchants match.' }),
+      pager(result.meta, (p) => setParam('page', String(p))),
+    ];
+  } catch (err) {
+    return [head, errorBox(err)];
+  }
+};
+
+export const auditView: View = async (ctx) => {
+  const action = ctx.params.get('action') ?? '';
+  const page = Number(ctx.params.get('page') ?? '1');
+  const input = h('input', { id: 'audit-action', type: 'search', value: action, placeholder: 'e.g. tenant.created', autocomplete: 'off' });
+  const form = h(
+    'form',
+    {
+      class: 'toolbar',
+      role: 'search',
+      onsubmit: (e: Event) => {
+        e.preventDefault();
+        setParam('action', (input as HTMLInputElement).value.trim() || undefined);
+      },
+    },
+    h('label', { for: 'audit-action' }, 'Action'),
+    input,
+    h('button', { type: 'submit' }, 'Filter'),
+  );
+  const head = heading('Audit log', form);
+  try {
+    const result = await ctx.api.get<Page<AuditRecord>>(`/admin/v1/audit${query({ action: action || undefined, page })}`);
+    const rows = result.data.map((r) => [
+      dateTime(r.createdAt),
+      h('span', { class: 'mono nowrap' }, r.action),
+      `${r.actorType}${r.actorId ? ` ${r.actorId}` : ''}`,
+      r.partnerId === null ? '—' : String(r.partnerId),
+      r.tenantId === null ? '—' : String(r.tenantId),
+      r.targetType ? `${r.targetType} ${r.targetId ?? ''}` : '—',
+      Object.keys(r.details).length ? h('code', { class: 'details' }, JSON.stringify(r.details)) : '—',
+    ]);
+    return [head, table('Audit log, newest first', ['When', 'Action', 'Actor', 'Partner', 'Merchant', 'Target', 'Details'], rows, { empty: 'No audit records match.' }), pager(result.meta, (p) => setParam('page', String(p)))];
+  } catch (err) {
+    return [head, errorBox(err)];
+  }
+};

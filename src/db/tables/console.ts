@@ -1,0 +1,21 @@
+import type { ColumnType } from 'kysely';
+
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+
+/** Per branch: the backlog episode an alarm was fired for, if one is open. */
+export interface BacklogAlarmsTable {
+  device_id: number;
+  /** The highest age threshold (seconds) fired in the open episode; null when none is open. */
+  threshold_sec: number | null;
+  /** When the oldest pending document of the episode was stored. */
+  episode_started_at: NullableTimestamp;
+  /** The newest pending document when the last alarm fired: the episode ends once none up to it is pending. */
+  watermark_sale_id: number | null;
+  fired_at: NullableTimestamp;
+  updated_at: Timestamp;
+}
+
+export interface ConsoleTables {
+  backlog_alarms: BacklogAlarmsTable;
+}

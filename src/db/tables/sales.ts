@@ -1,0 +1,112 @@
+import type { ColumnType, Generated } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+/** `numeric` reads back as its exact decimal text on both engines. */
+type Numeric = ColumnType<string, string | number, string | number>;
+
+export type DocumentType = 'sale' | 'credit_note' | 'debit_note';
+export type DocumentStatus = 'pending' | 'uploaded' | 'failed';
+
+/** Sales, credit notes and debit notes: a branch's documents share one invoice sequence. */
+export interface SalesTable {
+  id: Generated<number>;
+  tenant_id: number;
+  device_id: number;
+  /** The merchant's TPIN when the document was stored (what the VSDC is sent). */
+  tpin: string;
+  branch: string;
+  type: DocumentType;
+  invoice_no: number;
+  status: Generated<DocumentStatus>;
+  /** The Idempotency-Key the document was created with (unique per tenant). */
+  reference: string | null;
+  /** SHA-256 of the request that created it, to tell a replay from a reused key. */
+  request_hash: string | null;
+  client_invoice_no: string | null;
+  customer_name: string;
+  customer_tpin: string | null;
+  payment_method: string;
+  tax_inclusive: boolean;
+  destination_country_code: string | null;
+  occurred_at: Timestamp;
+  currency: Generated<string>;
+  net: Numeric;
+  vat: Numeric;
+  total: Numeric;
+  original_sale_id: number | null;
+  original_receipt_no: number | null;
+  original_sdc_id: string | null;
+  reason_code: string | null;
+  result_code: string | null;
+  last_error: string | null;
+  receipt_no: number | null;
+  internal_data: string | null;
+  receipt_signature: string | null;
+  sdc_id: string | null;
+  mrc_no: string | null;
+  qr_code_url: string | null;
+  published_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface SaleLinesTable {
+  sale_id: number;
+  line: number;
+  name: string;
+  classification_code: string;
+  item_code: string | null;
+  quantity: Numeric;
+  price: Numeric;
+  vat_category: string;
+  vat_rate: Numeric;
+  /** quantity × price, rounded (the VSDC's splyAmt). */
+  amount: Numeric;
+  net: Numeric;
+  vat: Numeric;
+  total: Numeric;
+  /** Credit notes: the line of the original sale this one takes back. */
+  original_line: number | null;
+}
+
+/** One row per branch with documents to file: who holds its lease and when to retry it. */
+export interface FilingQueuesTable {
+  device_id: number;
+  lease_owner: string | null;
+  lease_until: NullableTimestamp;
+  next_attempt_at: Timestamp;
+  /** The current backoff while the VSDC is unreachable; null when it answers. */
+  retry_delay_ms: number | null;
+  last_error: string | null;
+  updated_at: Timestamp;
+}
+
+/** The authority's item classification catalogue, as last synced from a VSDC. */
+export interface ItemClassesTable {
+  code: string;
+  name: string;
+  level: number | null;
+  tax_type: string | null;
+  major_target: boolean | null;
+  in_use: Generated<boolean>;
+  synced_at: Timestamp;
+}
+
+export interface CatalogueSyncTable {
+  id: number;
+  /** The VSDC's `resultDt` of the last successful sync: the next `lastReqDt`. */
+  last_req_dt: string | null;
+  synced_at: NullableTimestamp;
+  attempted_at: NullableTimestamp;
+  last_error: string | null;
+  claimed_until: NullableTimestamp;
+}
+
+export interface SalesTables {
+  sales: SalesTable;
+  sale_lines: SaleLinesTable;
+  filing_queues: FilingQueuesTable;
+  item_classes: ItemClassesTable;
+  catalogue_sync: CatalogueSyncTable;
+}

@@ -1,0 +1,45 @@
+import type { AppContext } from '../../context.ts';
+import type { Worker } from '../../workers/index.ts';
+import { classificationCatalogue, syncCatalogue } from './service.ts';
+
+/** The catalogue changes rarely; refresh it a few times a day, and every minute until it loads. */
+export const CATALOGUE_REFRESH_MS = 6 * 3600_000;
+const CATALOGUE_RETRY_MS = 60_000;
+
+export function catalogueWorker(ctx: AppContext): Worker {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let stopped = false;
+
+  const schedule = (ms: number) => {
+    if (stopped) return;
+    timer = setTimeout(tick, ms);
+    timer.unref();
+  };
+
+  function tick(): void {
+    running = (async () => {
+      let next = CATALOGUE_REFRESH_MS;
+      try {
+        const result = await syncCatalogue(ctx);
+        if (result.kind === 'synced') classificationCatalogue(ctx).invalidate();
+        if (result.kind === 'failed' || result.kind === 'no_device') next = CATALOGUE_RETRY_MS;
+      } catch {
+        next = CATALOGUE_RETRY_MS;
+      }
+      schedule(next);
+    })();
+  }
+
+  return {
+    name: 'catalogue',
+    start() {
+      schedule(0);
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,118 @@
+// The filing worker of one process: drains branches as they get new documents (woken at once in
+// this process, through LISTEN/NOTIFY from others), retries deferred branches when their backoff
+// passes, and polls as a safety net (e.g. leases left by a crashed process). Any number of
+// processes may run it against one PostgreSQL: the per-branch lease keeps a branch in one hand.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { AppContext } from '../../context.ts';
+import type { Worker } from '../../workers/index.ts';
+import { FILING_CHANNEL, foreignSignal, saleSignals } from '../sales/signals.ts';
+import { BranchFiler } from './filer.ts';
+import { branchesReady, clearLeases } from './store.ts';
+
+const POLL_MS = 1_000;
+/** Branches drained at once by one process; each holds a DB connection only between VSDC calls. */
+const MAX_CONCURRENT_BRANCHES = 64;
+/** On stop, in-flight VSDC calls get this long to answer before they are cut. */
+const STOP_GRACE_MS = 5_000;
+
+export interface FilingWorker extends Worker {
+  /** Ask for a branch to be drained now (a hint; the database decides if there is work). */
+  wake(deviceId: number): void;
+}
+
+export function filingWorker(ctx: AppContext): FilingWorker {
+  const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  const stopping = new AbortController();
+  const cut = new AbortController();
+  const filer = new BranchFiler(ctx, owner, stopping.signal, cut.signal);
+  const dirty = new Set<number>();
+  const active = new Map<number, Promise<void>>();
+  const retryTimers = new Map<number, NodeJS.Timeout>();
+  const unsubscribe: Array<() => void> = [];
+  let pollTimer: NodeJS.Timeout | undefined;
+  let polling: Promise<void> | undefined;
+  let stopped = false;
+  const log = (message: string, err: unknown) => {
+    if (ctx.config.logLevel !== 'silent') process.stderr.write(`filing: ${message}: ${(err as Error)?.stack ?? String(err)}\n`);
+  };
+
+  function wake(deviceId: number): void {
+    if (stopped) return;
+    dirty.add(deviceId);
+    pump();
+  }
+
+  function pump(): void {
+    for (const deviceId of dirty) {
+      if (stopped || active.size >= MAX_CONCURRENT_BRANCHES) return;
+      if (active.has(deviceId)) continue; // woken again while draining: drained once more after
+      dirty.delete(deviceId);
+      const run = drain(deviceId).finally(() => {
+        active.delete(deviceId);
+        if (dirty.size > 0) pump();
+      });
+      active.set(deviceId, run);
+    }
+  }
+
+  async function drain(deviceId: number): Promise<void> {
+    try {
+      const result = await filer.drain(deviceId);
+      if (result.kind === 'deferred') {
+        clearTimeout(retryTimers.get(deviceId));
+        const timer = setTimeout(() => {
+          retryTimers.delete(deviceId);
+          wake(deviceId);
+        }, result.retryInMs + 10);
+        timer.unref();
+        retryTimers.set(deviceId, timer);
+      }
+    } catch (err) {
+      log(`draining device ${deviceId} failed`, err);
+    }
+  }
+
+  function poll(): void {
+    polling = (async () => {
+      try {
+        for (const deviceId of await branchesReady(ctx.db, 1_000)) wake(deviceId);
+      } catch (err) {
+        log('poll failed', err);
+      }
+      if (!stopped) {
+        pollTimer = setTimeout(poll, POLL_MS);
+        pollTimer.unref();
+      }
+    })();
+  }
+
+  return {
+    name: 'filing',
+    wake,
+    start() {
+      unsubscribe.push(saleSignals(ctx).onDocumentQueued(wake));
+      unsubscribe.push(
+        ctx.database.notifier.listen(FILING_CHANNEL, (payload) => {
+          const deviceId = foreignSignal(payload);
+          if (deviceId !== undefined) wake(deviceId);
+        }),
+      );
+      const ready = ctx.database.kind === 'embedded' ? clearLeases(ctx.db) : Promise.resolve();
+      void ready.catch((err: unknown) => log('clearing stale leases failed', err)).then(poll);
+    },
+    async stop() {
+      stopped = true;
+      stopping.abort();
+      for (const off of unsubscribe) off();
+      clearTimeout(pollTimer);
+      for (const timer of retryTimers.values()) clearTimeout(timer);
+      await polling;
+      const drained = Promise.all(active.values());
+      const grace = setTimeout(() => cut.abort(), STOP_GRACE_MS);
+      await drained;
+      clearTimeout(grace);
+      cut.abort();
+    },
+  };
+}

@@ -1,0 +1,111 @@
+// The 80 mm receipt as one self-contained HTML page (inline CSS and QR code), for thermal printers.
+import QRCode from 'qrcode';
+import { money, printedDate, quantity, rateLabel } from './format.ts';
+import type { Receipt } from './receipt.ts';
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+
+const STYLE = `
+@page { size: 80mm auto; margin: 0; }
+* { box-sizing: border-box; }
+body { margin: 0; background: #fff; color: #000; }
+.receipt { width: 80mm; padding: 4mm; font: 11px/1.35 "DejaVu Sans Mono", "Courier New", monospace; }
+h1 { font-size: 13px; text-align: center; margin: 0 0 1mm; }
+.center { text-align: center; }
+.title { text-align: center; font-weight: bold; margin: 2mm 0; letter-spacing: 0.05em; }
+dl { display: grid; grid-template-columns: auto 1fr; gap: 0 2mm; margin: 0; }
+dt { font-weight: bold; }
+dd { margin: 0; text-align: right; overflow-wrap: anywhere; }
+hr { border: 0; border-top: 1px dashed #000; margin: 2mm 0; }
+table { width: 100%; border-collapse: collapse; }
+th, td { padding: 0.5mm 0; vertical-align: top; }
+th { text-align: left; border-bottom: 1px solid #000; }
+.num { text-align: right; white-space: nowrap; }
+.item-name { overflow-wrap: anywhere; }
+.total td { font-weight: bold; font-size: 13px; }
+.qr { display: block; width: 32mm; height: 32mm; margin: 2mm auto; }
+.mono { overflow-wrap: anywhere; }
+@media screen { body { background: #eee; } .receipt { margin: 1rem auto; background: #fff; box-shadow: 0 0 4px #999; } }
+`;
+
+function field(label: string, value: string | number | null): string {
+  return value === null || value === '' ? '' : `<dt>${escapeHtml(label)}</dt><dd>${escapeHtml(String(value))}</dd>`;
+}
+
+export async function renderReceiptHtml(receipt: Receipt): Promise<string> {
+  const qr = receipt.qrCodeUrl
+    ? (await QRCode.toString(receipt.qrCodeUrl, { type: 'svg', margin: 0, errorCorrectionLevel: 'M' })).replace('<svg ', `<svg class="qr" role="img" aria-label="QR code: ${escapeHtml(receipt.qrCodeUrl)}" `)
+    : '';
+  const items = receipt.items
+    .map(
+      (l) => `<tr><td class="item-name" colspan="3">${escapeHtml(l.name)}</td></tr>
+<tr><td>${quantity(l.quantity)} × ${money(l.price)}</td><td class="num">${escapeHtml(l.vatCategory)}</td><td class="num">${money(l.amount)}</td></tr>`,
+    )
+    .join('\n');
+  const categories = receipt.categories
+    .map((c) => `<tr><td>${escapeHtml(c.code)} ${rateLabel(c.rate)}</td><td class="num">${money(c.taxable)}</td><td class="num">${money(c.vat)}</td><td class="num">${money(c.total)}</td></tr>`)
+    .join('\n');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(receipt.title)} ${escapeHtml(receipt.authorityInvoiceNo ?? String(receipt.receiptNo))}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main class="receipt">
+<h1>${escapeHtml(receipt.taxpayerName)}</h1>
+<p class="center">TPIN: ${escapeHtml(receipt.tpin)}<br>Branch: ${escapeHtml(receipt.branch)}${receipt.branchName ? ` ${escapeHtml(receipt.branchName)}` : ''}</p>
+<p class="title">${escapeHtml(receipt.title)}</p>
+<dl>
+${field('Invoice No', receipt.authorityInvoiceNo)}
+${field('Receipt No', receipt.receiptNo)}
+${field('Invoice seq.', receipt.invoiceNo)}
+${field('Your ref.', receipt.clientInvoiceNo)}
+${field('Date', printedDate(receipt.occurredAt))}
+${field('Customer', receipt.customer.name)}
+${field('Customer TPIN', receipt.customer.tpin)}
+${field('Payment', receipt.paymentMethod)}
+</dl>
+<hr>
+<table>
+<thead><tr><th scope="col">Item</th><th scope="col" class="num">VAT</th><th scope="col" class="num">Amount</th></tr></thead>
+<tbody>
+${items}
+</tbody>
+</table>
+<hr>
+<table>
+<caption class="center">Totals per VAT category</caption>
+<thead><tr><th scope="col">Cat.</th><th scope="col" class="num">Taxable</th><th scope="col" class="num">VAT</th><th scope="col" class="num">Total</th></tr></thead>
+<tbody>
+${categories}
+</tbody>
+</table>
+<hr>
+<table>
+<tbody>
+<tr><td>Total excl. VAT</td><td class="num">${money(receipt.totals.net)}</td></tr>
+<tr><td>Total VAT</td><td class="num">${money(receipt.totals.vat)}</td></tr>
+<tr class="total"><td>TOTAL ${escapeHtml(receipt.totals.currency)}</td><td class="num">${money(receipt.totals.total)}</td></tr>
+</tbody>
+</table>
+<hr>
+<p class="center">SDC INFORMATION</p>
+<dl>
+${field('Date published', printedDate(receipt.publishedAt))}
+${field('SDC ID', receipt.sdcId)}
+${field('MRC No', receipt.mrcNo)}
+${field('Receipt No', receipt.receiptNo)}
+</dl>
+<p class="mono"><strong>Internal data:</strong><br>${escapeHtml(receipt.internalData)}</p>
+<p class="mono"><strong>Receipt signature:</strong><br>${escapeHtml(receipt.receiptSignature)}</p>
+${qr}
+<p class="center">Fiscal receipt issued through the authority's VSDC.</p>
+</main>
+</body>
+</html>
+`;
+}

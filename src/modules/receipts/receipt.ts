@@ -1,0 +1,134 @@
+// What a printed fiscal receipt shows, read from an uploaded document and its branch.
+import type { Kysely } from 'kysely';
+import { Decimal } from 'decimal.js';
+import type { AppContext } from '../../context.ts';
+import type { DB } from '../../db/schema.ts';
+import { ApiError, NotFoundError } from '../../http/errors.ts';
+import { VAT_CATEGORIES } from '../../vsdc/tax.ts';
+import type { SaleResource } from '../sales/schemas.ts';
+import { getSale } from '../sales/service.ts';
+
+/** Code class 07 of the authority: payment types, as printed. */
+const PAYMENT_METHODS: Record<string, string> = {
+  '01': 'Cash',
+  '02': 'Credit',
+  '03': 'Cash/Credit',
+  '04': 'Bank cheque',
+  '05': 'Debit & credit card',
+  '06': 'Mobile money',
+  '07': 'Other',
+  '08': 'Bank transfer',
+};
+
+const TITLES = { sale: 'TAX INVOICE', credit_note: 'CREDIT NOTE', debit_note: 'DEBIT NOTE' } as const;
+
+export interface ReceiptLine {
+  name: string;
+  quantity: number;
+  price: number;
+  amount: number;
+  vatCategory: string;
+}
+
+export interface ReceiptCategoryTotal {
+  code: string;
+  name: string;
+  rate: number;
+  taxable: number;
+  vat: number;
+  total: number;
+}
+
+export interface Receipt {
+  title: string;
+  taxpayerName: string;
+  tpin: string;
+  branch: string;
+  branchName: string | null;
+  sdcId: string;
+  mrcNo: string | null;
+  receiptNo: number;
+  authorityInvoiceNo: string | null;
+  invoiceNo: number;
+  clientInvoiceNo: string | null;
+  internalData: string;
+  receiptSignature: string;
+  publishedAt: string;
+  occurredAt: string;
+  customer: { name: string; tpin: string | null };
+  paymentMethod: string;
+  items: ReceiptLine[];
+  categories: ReceiptCategoryTotal[];
+  totals: { net: number; vat: number; total: number; currency: string };
+  qrCodeUrl: string | null;
+  originalSaleId: number | null;
+}
+
+/** Category totals are sums of the document's rounded lines, as the VSDC was sent them. */
+function categoryTotals(sale: SaleResource): ReceiptCategoryTotal[] {
+  const sums = new Map<string, { taxable: Decimal; vat: Decimal; total: Decimal }>();
+  for (const line of sale.items) {
+    const sum = sums.get(line.vatCategory) ?? { taxable: new Decimal(0), vat: new Decimal(0), total: new Decimal(0) };
+    sums.set(line.vatCategory, { taxable: sum.taxable.plus(line.net), vat: sum.vat.plus(line.vat), total: sum.total.plus(line.total) });
+  }
+  return VAT_CATEGORIES.filter((c) => sums.has(c.code)).map((c) => {
+    const sum = sums.get(c.code)!;
+    return { code: c.code, name: c.name, rate: c.rate, taxable: sum.taxable.toNumber(), vat: sum.vat.toNumber(), total: sum.total.toNumber() };
+  });
+}
+
+/** Builds the receipt of a document; only an uploaded document is a fiscal receipt (spec 1.3). */
+export function receiptOf(sale: SaleResource, branch: { taxpayerName: string; branchName: string | null }): Receipt {
+  const fiscal = sale.fiscal;
+  if (sale.status !== 'uploaded' || fiscal.receiptNo === null || fiscal.sdcId === null || fiscal.internalData === null || fiscal.receiptSignature === null || fiscal.publishedAt === null) {
+    throw new ApiError(
+      409,
+      'receipt_not_available',
+      sale.status === 'failed'
+        ? 'This document was refused by the authority, so it has no fiscal receipt. Only uploaded documents may be printed.'
+        : 'This document is still pending: the authority has not fiscalised it yet. Only uploaded documents may be printed; try again once its status is uploaded.',
+    );
+  }
+  return {
+    title: TITLES[sale.type],
+    taxpayerName: branch.taxpayerName,
+    tpin: sale.tpin,
+    branch: sale.branch,
+    branchName: branch.branchName,
+    sdcId: fiscal.sdcId,
+    mrcNo: fiscal.mrcNo,
+    receiptNo: fiscal.receiptNo,
+    authorityInvoiceNo: sale.authorityInvoiceNo,
+    invoiceNo: sale.invoiceNo,
+    clientInvoiceNo: sale.clientInvoiceNo,
+    internalData: fiscal.internalData,
+    receiptSignature: fiscal.receiptSignature,
+    publishedAt: fiscal.publishedAt,
+    occurredAt: sale.occurredAt,
+    customer: sale.customer,
+    paymentMethod: PAYMENT_METHODS[sale.paymentMethod] ?? sale.paymentMethod,
+    items: sale.items.map((l) => ({ name: l.name, quantity: l.quantity, price: l.price, amount: l.amount, vatCategory: l.vatCategory })),
+    categories: categoryTotals(sale),
+    totals: sale.totals,
+    qrCodeUrl: fiscal.qrCodeUrl,
+    originalSaleId: sale.originalSaleId,
+  };
+}
+
+async function branchOf(db: Kysely<DB>, tenantId: number, branch: string): Promise<{ taxpayerName: string; branchName: string | null }> {
+  const row = await db
+    .selectFrom('devices as d')
+    .innerJoin('tenants as t', 't.id', 'd.tenant_id')
+    .select(['d.taxpayer_name', 'd.branch_name', 't.name'])
+    .where('d.tenant_id', '=', tenantId)
+    .where('d.branch', '=', branch)
+    .executeTakeFirst();
+  if (!row) throw new NotFoundError('Sale not found.');
+  return { taxpayerName: row.taxpayer_name ?? row.name, branchName: row.branch_name };
+}
+
+/** The receipt of one of the tenant's documents: 404 when not theirs, 409 when not uploaded. */
+export async function loadReceipt(ctx: AppContext, tenantId: number, saleId: number): Promise<Receipt> {
+  const sale = await getSale(ctx, tenantId, saleId);
+  return receiptOf(sale, await branchOf(ctx.db, tenantId, sale.branch));
+}

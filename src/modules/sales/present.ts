@@ -1,0 +1,88 @@
+import type { SaleResource } from './schemas.ts';
+import type { NewLine, SaleLineRow, SaleRow } from './store.ts';
+
+type SaleLineResource = SaleResource['items'][number];
+
+const num = (value: string | number): number => (typeof value === 'number' ? value : Number(value));
+const iso = (value: Date | string): string => (value instanceof Date ? value : new Date(value)).toISOString();
+
+export function presentLineRow(row: SaleLineRow): SaleLineResource {
+  return {
+    line: row.line,
+    name: row.name,
+    classificationCode: row.classification_code,
+    itemCode: row.item_code,
+    quantity: num(row.quantity),
+    price: num(row.price),
+    vatCategory: row.vat_category,
+    vatRate: num(row.vat_rate),
+    amount: num(row.amount),
+    net: num(row.net),
+    vat: num(row.vat),
+    total: num(row.total),
+    originalLine: row.original_line,
+  };
+}
+
+export function presentNewLine(line: NewLine): SaleLineResource {
+  return {
+    line: line.line,
+    name: line.name,
+    classificationCode: line.classification_code,
+    itemCode: line.item_code,
+    quantity: line.quantity,
+    price: line.price,
+    vatCategory: line.vat_category,
+    vatRate: line.vat_rate,
+    amount: line.amount,
+    net: line.net,
+    vat: line.vat,
+    total: line.total,
+    originalLine: line.original_line,
+  };
+}
+
+/** The number printed on a fiscal receipt: `INV{sdcId without "SDC"}/{receiptNo}`. */
+export function authorityInvoiceNo(sdcId: string | null, receiptNo: number | null): string | null {
+  if (sdcId === null || receiptNo === null) return null;
+  return `INV${sdcId.replace(/^SDC/, '')}/${receiptNo}`;
+}
+
+/** The sale resource of spec 2.2 (plus type, items, paymentMethod, occurredAt, createdAt, notes' fields). */
+export function presentSale(row: SaleRow, items: SaleLineResource[]): SaleResource {
+  const uploaded = row.status === 'uploaded';
+  const receiptNo = uploaded && row.receipt_no !== null ? Number(row.receipt_no) : null;
+  return {
+    id: Number(row.id),
+    type: row.type,
+    reference: row.reference,
+    clientInvoiceNo: row.client_invoice_no,
+    invoiceNo: Number(row.invoice_no),
+    authorityInvoiceNo: uploaded ? authorityInvoiceNo(row.sdc_id, receiptNo) : null,
+    status: row.status,
+    tpin: row.tpin,
+    branch: row.branch,
+    customer: { name: row.customer_name, tpin: row.customer_tpin },
+    paymentMethod: row.payment_method,
+    taxInclusive: row.tax_inclusive,
+    destinationCountryCode: row.destination_country_code,
+    occurredAt: iso(row.occurred_at),
+    items,
+    totals: { net: num(row.net), vat: num(row.vat), total: num(row.total), currency: row.currency },
+    fiscal: {
+      receiptNo,
+      internalData: uploaded ? row.internal_data : null,
+      receiptSignature: uploaded ? row.receipt_signature : null,
+      sdcId: uploaded ? row.sdc_id : null,
+      mrcNo: uploaded ? row.mrc_no : null,
+      qrCodeUrl: uploaded ? row.qr_code_url : null,
+      publishedAt: uploaded && row.published_at ? iso(row.published_at) : null,
+    },
+    resultCode: row.result_code,
+    lastError: row.last_error,
+    originalSaleId: row.original_sale_id === null ? null : Number(row.original_sale_id),
+    reasonCode: row.reason_code,
+    createdAt: iso(row.created_at),
+    fiscalisedAt: iso(row.updated_at),
+  };
+}

@@ -1,0 +1,181 @@
+import { Type, type Static } from 'typebox';
+import { CREDIT_NOTE_REASON_CODES, DEBIT_NOTE_REASON_CODES, PAYMENT_TYPE_CODES } from '../../vsdc/sales-body.ts';
+import { VAT_CATEGORY_CODES } from '../../vsdc/tax.ts';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+const literals = (values: readonly string[]) => Type.Union(values.map((v) => Type.Literal(v)));
+
+export const MAX_LINES = 500;
+export const MAX_QUANTITY = 1_000_000;
+export const MAX_PRICE = 10_000_000_000;
+
+// ---- requests ----
+
+export const SaleLineInput = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    classificationCode: Type.String({ minLength: 1, maxLength: 20, description: 'From the authority\'s classification catalogue (GET /api/v1/item-classes)' }),
+    itemCode: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 50, description: 'The authority item code, when the item is registered' }))),
+    quantity: Type.Number({ exclusiveMinimum: 0, maximum: MAX_QUANTITY, description: 'Up to 4 decimals' }),
+    price: Type.Number({ exclusiveMinimum: 0, maximum: MAX_PRICE, description: 'Unit price, up to 4 decimals; tax-inclusive unless taxInclusive is false' }),
+    vatCategory: Type.Optional(literals(VAT_CATEGORY_CODES)),
+  },
+  { additionalProperties: false },
+);
+
+export const Customer = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 60 })),
+    tpin: Type.Optional(Nullable(Type.String({ pattern: '^[0-9]{10}$', description: '10 digits' }))),
+  },
+  { additionalProperties: false },
+);
+
+export const CreateSaleBody = Type.Object(
+  {
+    items: Type.Array(SaleLineInput, { minItems: 1, maxItems: MAX_LINES }),
+    customer: Type.Optional(Nullable(Customer)),
+    paymentMethod: Type.Optional(literals(PAYMENT_TYPE_CODES)),
+    taxInclusive: Type.Optional(Type.Boolean()),
+    occurredAt: Type.Optional(Type.String({ format: 'date-time' })),
+    destinationCountryCode: Type.Optional(Nullable(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166 alpha-2; required when a line is C1 (export)' }))),
+    clientInvoiceNo: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
+  },
+  { additionalProperties: false },
+);
+export type CreateSaleBody = Static<typeof CreateSaleBody>;
+
+export const CreditNoteBody = Type.Object(
+  {
+    reasonCode: literals(CREDIT_NOTE_REASON_CODES),
+    items: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            line: Type.Integer({ minimum: 1, maximum: MAX_LINES, description: 'The line number on the original sale' }),
+            quantity: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: MAX_QUANTITY, description: 'Default: all that is left to credit on that line' })),
+          },
+          { additionalProperties: false },
+        ),
+        { minItems: 1, maxItems: MAX_LINES },
+      ),
+    ),
+    occurredAt: Type.Optional(Type.String({ format: 'date-time' })),
+    clientInvoiceNo: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
+  },
+  { additionalProperties: false },
+);
+export type CreditNoteBody = Static<typeof CreditNoteBody>;
+
+export const DebitNoteBody = Type.Object(
+  {
+    reasonCode: literals(DEBIT_NOTE_REASON_CODES),
+    items: Type.Array(SaleLineInput, { minItems: 1, maxItems: MAX_LINES }),
+    occurredAt: Type.Optional(Type.String({ format: 'date-time' })),
+    clientInvoiceNo: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
+  },
+  { additionalProperties: false },
+);
+export type DebitNoteBody = Static<typeof DebitNoteBody>;
+
+export const BranchHeaders = Type.Object({
+  'x-branch': Type.Optional(Type.String({ pattern: '^[0-9]{3}$', description: 'The branch (bhfId) to act on; see GET /api/v1/me' })),
+});
+
+export const WriteHeaders = Type.Object({
+  ...BranchHeaders.properties,
+  'idempotency-key': Type.Optional(
+    Type.String({ minLength: 1, maxLength: 257, pattern: '^"?[\\x21-\\x7E]{1,255}"?$', description: 'Up to 255 printable ASCII characters; a repeat returns the original document' }),
+  ),
+});
+
+export const SaleParam = Type.Object({ sale: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
+
+export const ListSalesQuery = Type.Object({
+  page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1; 20 items a page.' }),
+  reference: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Your clientInvoiceNo or the Idempotency-Key the sale was created with' })),
+});
+
+// ---- responses ----
+
+const Money = Type.Number({ description: 'Rounded to 2 decimals' });
+const Timestamp = Type.String({ format: 'date-time' });
+
+export const SaleLine = Type.Object({
+  line: Type.Integer(),
+  name: Type.String(),
+  classificationCode: Type.String(),
+  itemCode: Nullable(Type.String()),
+  quantity: Type.Number(),
+  price: Type.Number(),
+  vatCategory: Type.String(),
+  vatRate: Type.Number({ description: 'Percent' }),
+  amount: Type.Number({ description: 'quantity × price, rounded to 2 decimals' }),
+  net: Money,
+  vat: Money,
+  total: Money,
+  originalLine: Nullable(Type.Integer({ description: 'Credit notes: the line of the original sale it takes back' })),
+});
+
+export const Fiscal = Type.Object({
+  receiptNo: Nullable(Type.Integer()),
+  internalData: Nullable(Type.String()),
+  receiptSignature: Nullable(Type.String()),
+  sdcId: Nullable(Type.String()),
+  mrcNo: Nullable(Type.String()),
+  qrCodeUrl: Nullable(Type.String()),
+  publishedAt: Nullable(Type.String({ format: 'date-time', description: 'When the authority fiscalised the document; null exactly when not filed' })),
+});
+
+export const Sale = Type.Object({
+  id: Type.Integer(),
+  type: Type.Union([Type.Literal('sale'), Type.Literal('credit_note'), Type.Literal('debit_note')]),
+  reference: Nullable(Type.String({ description: 'The Idempotency-Key the document was created with' })),
+  clientInvoiceNo: Nullable(Type.String()),
+  invoiceNo: Type.Integer({ description: 'The branch\'s invoice sequence number (cisInvcNo)' }),
+  authorityInvoiceNo: Nullable(Type.String({ description: 'INV{sdcId without SDC}/{receiptNo}, as printed on the fiscal receipt; null until uploaded' })),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('uploaded'), Type.Literal('failed')]),
+  tpin: Type.String(),
+  branch: Type.String(),
+  customer: Type.Object({ name: Type.String(), tpin: Nullable(Type.String()) }),
+  paymentMethod: Type.String(),
+  taxInclusive: Type.Boolean(),
+  destinationCountryCode: Nullable(Type.String()),
+  occurredAt: Timestamp,
+  items: Type.Array(SaleLine),
+  totals: Type.Object({ net: Money, vat: Money, total: Money, currency: Type.String() }),
+  fiscal: Fiscal,
+  resultCode: Nullable(Type.String({ description: '000 when accepted; the authority\'s code when failed; null while pending' })),
+  lastError: Nullable(Type.String()),
+  originalSaleId: Nullable(Type.Integer()),
+  reasonCode: Nullable(Type.String({ description: 'Credit-note reason (01–07) or debit-note reason (01–04)' })),
+  createdAt: Timestamp,
+  fiscalisedAt: Type.String({ format: 'date-time', description: 'Despite its name, the record\'s last-modified time' }),
+});
+export type SaleResource = Static<typeof Sale>;
+
+export const MeDevice = Type.Object({
+  branch: Type.String(),
+  branchName: Nullable(Type.String()),
+  deviceSerial: Type.String(),
+  sdcId: Nullable(Type.String()),
+  mrcNo: Nullable(Type.String()),
+  initialized: Type.Boolean(),
+  current: Type.Boolean({ description: 'The branch this request acts on (X-Branch, or the default)' }),
+});
+
+export const Me = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  tpin: Type.String(),
+  plan: Nullable(Type.String()),
+  subscription: Type.String(),
+  status: Type.String(),
+  monthlyQuota: Nullable(Type.Integer()),
+  documentsThisMonth: Type.Integer(),
+  branch: Nullable(Type.String({ description: 'The branch this request acts on; null when X-Branch is absent and no default applies' })),
+  devices: Type.Array(MeDevice),
+});
+export type MeResource = Static<typeof Me>;
+
+export const data = <T extends Parameters<typeof Type.Object>[0][string]>(schema: T) => Type.Object({ data: schema });

@@ -1,0 +1,221 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import type { DocumentType, SaleLinesTable, SalesTable } from '../../db/tables/sales.ts';
+import { PER_PAGE, offsetOf } from '../../http/pagination.ts';
+
+export type SaleRow = Selectable<SalesTable>;
+export type SaleLineRow = Selectable<SaleLinesTable>;
+
+export interface NewLine {
+  line: number;
+  name: string;
+  classification_code: string;
+  item_code: string | null;
+  quantity: number;
+  price: number;
+  vat_category: string;
+  vat_rate: number;
+  amount: number;
+  net: number;
+  vat: number;
+  total: number;
+  original_line: number | null;
+}
+
+/** Which device a document goes to: a known one (notes), or the branch rule of design.md. */
+export type DocumentTarget = { deviceId: number } | { branchHeader: string | undefined };
+
+export interface NewDocument {
+  tenantId: number;
+  target: DocumentTarget;
+  tpin: string;
+  type: DocumentType;
+  reference: string | null;
+  requestHash: string | null;
+  clientInvoiceNo: string | null;
+  customerName: string;
+  customerTpin: string | null;
+  paymentMethod: string;
+  taxInclusive: boolean;
+  destinationCountryCode: string | null;
+  occurredAt: Date;
+  net: number;
+  vat: number;
+  total: number;
+  originalSaleId: number | null;
+  originalReceiptNo: number | null;
+  originalSdcId: string | null;
+  reasonCode: string | null;
+  lines: NewLine[];
+}
+
+export interface StoredDocument {
+  id: number;
+  deviceId: number;
+  branch: string;
+  invoiceNo: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/**
+ * The initialised device a document goes to. Without X-Branch: the tenant's 000 branch if
+ * registered, else its only branch. No row when none applies (the caller says why).
+ */
+function targetDevice(tenantId: number, target: DocumentTarget) {
+  if ('deviceId' in target) return sql`select id from devices where id = ${target.deviceId} and tenant_id = ${tenantId} and initialized`;
+  const named =
+    target.branchHeader !== undefined
+      ? sql`${target.branchHeader}::text`
+      : sql`(select coalesce(max(branch) filter (where branch = '000'), case when count(*) = 1 then max(branch) end) from devices where tenant_id = ${tenantId})`;
+  return sql`select id from devices where tenant_id = ${tenantId} and initialized and branch = ${named}`;
+}
+
+/**
+ * Stores a document as `pending` in ONE statement: picks the branch's device, takes its next
+ * invoice number from the counter row (the row lock serialises a branch's documents, so numbers
+ * commit in order and without gaps), inserts the document and its lines, counts it against the
+ * monthly quota and, on PostgreSQL, notifies the filers (delivered at commit). A statement is
+ * atomic, so a clash on the Idempotency-Key (unique violation, thrown) undoes the counter too.
+ * Returns undefined when no initialised device matches the target.
+ */
+export async function insertDocument(
+  db: Kysely<DB>,
+  doc: NewDocument,
+  options: { month: string; notify?: { channel: string; origin: string } },
+): Promise<StoredDocument | undefined> {
+  const lines = JSON.stringify(doc.lines);
+  // The payload names the device, known only inside the statement.
+  const notify = options.notify ? sql`, pg_notify(${options.notify.channel}, document.device_id::text || ${`:${options.notify.origin}`}::text)` : sql``;
+  const result = await sql<{ id: number; device_id: number; branch: string; invoice_no: number; created_at: Date; updated_at: Date }>`
+    with counter as (
+      update devices set next_invoice_no = next_invoice_no + 1
+      where id = (${targetDevice(doc.tenantId, doc.target)})
+      returning id, branch, next_invoice_no - 1 as invoice_no
+    ),
+    document as (
+      insert into sales (
+        tenant_id, device_id, tpin, branch, type, invoice_no, reference, request_hash, client_invoice_no,
+        customer_name, customer_tpin, payment_method, tax_inclusive, destination_country_code, occurred_at,
+        net, vat, total, original_sale_id, original_receipt_no, original_sdc_id, reason_code)
+      select ${doc.tenantId}, counter.id, ${doc.tpin}, counter.branch, ${doc.type}, counter.invoice_no, ${doc.reference},
+        ${doc.requestHash}, ${doc.clientInvoiceNo}, ${doc.customerName}, ${doc.customerTpin}, ${doc.paymentMethod},
+        ${doc.taxInclusive}, ${doc.destinationCountryCode}, ${doc.occurredAt}, ${doc.net}, ${doc.vat}, ${doc.total},
+        ${doc.originalSaleId}, ${doc.originalReceiptNo}, ${doc.originalSdcId}, ${doc.reasonCode}
+      from counter
+      returning id, device_id, branch, invoice_no, created_at, updated_at
+    ),
+    document_lines as (
+      insert into sale_lines (sale_id, line, name, classification_code, item_code, quantity, price, vat_category,
+        vat_rate, amount, net, vat, total, original_line)
+      select document.id, l.line, l.name, l.classification_code, l.item_code, l.quantity, l.price, l.vat_category,
+        l.vat_rate, l.amount, l.net, l.vat, l.total, l.original_line
+      from document cross join jsonb_to_recordset(${lines}::jsonb) as l(line integer, name text, classification_code text,
+        item_code text, quantity numeric, price numeric, vat_category text, vat_rate numeric, amount numeric, net numeric,
+        vat numeric, total numeric, original_line integer)
+    ),
+    usage as (
+      insert into tenant_usage (tenant_id, month, documents)
+      select ${doc.tenantId}, ${options.month}, 1 from document
+      on conflict (tenant_id, month) do update set documents = tenant_usage.documents + 1
+    )
+    select document.id, document.device_id, document.branch, document.invoice_no, document.created_at, document.updated_at ${notify}
+    from document`.execute(db);
+  const row = result.rows[0];
+  if (!row) return undefined;
+  return {
+    id: Number(row.id),
+    deviceId: row.device_id,
+    branch: row.branch,
+    invoiceNo: Number(row.invoice_no),
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
+}
+
+export async function findSale(db: Kysely<DB>, tenantId: number, id: number): Promise<SaleRow | undefined> {
+  return db.selectFrom('sales').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+}
+
+export async function findByReference(db: Kysely<DB>, tenantId: number, reference: string): Promise<SaleRow | undefined> {
+  return db.selectFrom('sales').selectAll().where('tenant_id', '=', tenantId).where('reference', '=', reference).executeTakeFirst();
+}
+
+export async function linesOf(db: Kysely<DB>, saleIds: number[]): Promise<Map<number, SaleLineRow[]>> {
+  const bySale = new Map<number, SaleLineRow[]>();
+  if (saleIds.length === 0) return bySale;
+  const rows = await db.selectFrom('sale_lines').selectAll().where('sale_id', 'in', saleIds).orderBy('sale_id').orderBy('line').execute();
+  for (const row of rows) {
+    const id = Number(row.sale_id);
+    const list = bySale.get(id);
+    if (list) list.push(row);
+    else bySale.set(id, [row]);
+  }
+  return bySale;
+}
+
+export interface SaleFilter {
+  deviceId?: number;
+  /** Matches the caller's clientInvoiceNo or the Idempotency-Key (both indexed per tenant). */
+  reference?: string;
+}
+
+export async function listSales(db: Kysely<DB>, tenantId: number, filter: SaleFilter, page: number): Promise<{ rows: SaleRow[]; total: number }> {
+  let query = db.selectFrom('sales').where('tenant_id', '=', tenantId);
+  if (filter.deviceId !== undefined) query = query.where('device_id', '=', filter.deviceId);
+  const reference = filter.reference;
+  if (reference !== undefined) query = query.where((eb) => eb.or([eb('client_invoice_no', '=', reference), eb('reference', '=', reference)]));
+  const [rows, count] = await Promise.all([
+    query.selectAll().orderBy('id', 'desc').limit(PER_PAGE).offset(offsetOf(page)).execute(),
+    query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}
+
+export interface BranchDevice {
+  id: number;
+  branch: string;
+  branchName: string | null;
+  deviceSerial: string;
+  initialized: boolean;
+  sdcId: string | null;
+  mrcNo: string | null;
+}
+
+export async function devicesOfTenant(db: Kysely<DB>, tenantId: number): Promise<BranchDevice[]> {
+  const rows = await db
+    .selectFrom('devices')
+    .select(['id', 'branch', 'branch_name', 'device_serial', 'initialized', 'sdc_id', 'mrc_no'])
+    .where('tenant_id', '=', tenantId)
+    .orderBy('branch')
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    branch: r.branch,
+    branchName: r.branch_name,
+    deviceSerial: r.device_serial,
+    initialized: r.initialized,
+    sdcId: r.sdc_id,
+    mrcNo: r.mrc_no,
+  }));
+}
+
+/** The original of a note, locked so that concurrent notes on it are counted one after another. */
+export async function lockSale(db: Kysely<DB>, tenantId: number, id: number): Promise<SaleRow | undefined> {
+  return db.selectFrom('sales').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).forUpdate().executeTakeFirst();
+}
+
+/** Per original line, what credit notes that were not refused have taken back so far. */
+export async function creditedByLine(db: Kysely<DB>, originalSaleId: number): Promise<Map<number, { quantity: string; amount: string }>> {
+  const rows = await db
+    .selectFrom('sale_lines as l')
+    .innerJoin('sales as n', 'n.id', 'l.sale_id')
+    .select(['l.original_line', sql<string>`sum(l.quantity)::text`.as('quantity'), sql<string>`sum(l.amount)::text`.as('amount')])
+    .where('n.original_sale_id', '=', originalSaleId)
+    .where('n.type', '=', 'credit_note')
+    .where('n.status', '<>', 'failed')
+    .where('l.original_line', 'is not', null)
+    .groupBy('l.original_line')
+    .execute();
+  return new Map(rows.map((r) => [Number(r.original_line), { quantity: r.quantity, amount: r.amount }]));
+}

@@ -1,0 +1,213 @@
+// The console in a real browser (Debian's chromium through playwright-core) against a gateway on
+// a real port, with the real simulator, filing and delivery workers and a real webhook receiver.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { TEST_ADMIN_TOKEN, bearer } from '../helpers/app.ts';
+import { engineName } from '../helpers/db.ts';
+import { eventually, saleBody, startSalesHarness, type SalesHarness } from '../sales/helpers.ts';
+import { FAST_DELIVERY, Receiver, answer, registerEndpoint } from '../webhooks/helpers.ts';
+import { ensureConsoleBuilt } from './build.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const LAPTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+
+// Outside CI a machine without chromium skips this suite; in CI (CI=true) it must run.
+const skipBrowser = !existsSync(CHROMIUM) && !process.env.CI ? `chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium) to run the browser tests; with CI=true they fail instead of skipping` : false;
+
+describe(`the console is served by the gateway (${engineName})`, () => {
+  let h: SalesHarness;
+  before(async () => {
+    ensureConsoleBuilt();
+    h = await startSalesHarness({ workers: false });
+  });
+  after(() => h.close());
+
+  test('index with a strict CSP and no-cache; hashed assets immutable; revalidation; a missing asset is a 404', async () => {
+    const index = await h.t.inject({ method: 'GET', url: '/console' });
+    assert.equal(index.statusCode, 200);
+    assert.match(index.headers['content-type'] as string, /^text\/html/);
+    assert.equal(index.headers['cache-control'], 'no-cache');
+    assert.match(index.headers['content-security-policy'] as string, /script-src 'self'/);
+    assert.equal(index.headers['x-content-type-options'], 'nosniff');
+    const script = /src="\/console\/(assets\/[^"]+\.js)"/.exec(index.body)?.[1];
+    const style = /href="\/console\/(assets\/[^"]+\.css)"/.exec(index.body)?.[1];
+    assert.ok(script && style, index.body);
+    const js = await h.t.inject({ method: 'GET', url: `/console/${script}` });
+    assert.equal(js.statusCode, 200);
+    assert.match(js.headers['content-type'] as string, /^text\/javascript/);
+    assert.equal(js.headers['cache-control'], 'public, max-age=31536000, immutable');
+    const css = await h.t.inject({ method: 'GET', url: `/console/${style}` });
+    assert.match(css.headers['content-type'] as string, /^text\/css/);
+    const again = await h.t.inject({ method: 'GET', url: `/console/${script}`, headers: { 'if-none-match': js.headers.etag as string } });
+    assert.equal(again.statusCode, 304);
+    assert.equal((await h.t.inject({ method: 'GET', url: '/console/' })).statusCode, 200);
+    assert.equal((await h.t.inject({ method: 'GET', url: '/console/backlog' })).body, index.body, 'client routes get the app');
+    assert.equal((await h.t.inject({ method: 'GET', url: '/console/assets/nope.js' })).statusCode, 404);
+  });
+});
+
+describe(`the console in a real browser (${engineName})`, { skip: skipBrowser }, () => {
+  let h: SalesHarness;
+  let receiver: Receiver;
+  let browser: BrowserContext;
+  let page: Page;
+  let base: string;
+  let userDataDir: string;
+  const shotDir = process.env.CONSOLE_SCREENSHOT_DIR ? resolve(process.env.CONSOLE_SCREENSHOT_DIR) : mkdtempSync(join(tmpdir(), 'fg-console-shots-'));
+
+  /** Saves the current view at laptop and phone widths, and checks nothing spills sideways on the phone. */
+  async function shoot(name: string): Promise<void> {
+    await page.screenshot({ path: join(shotDir, `${name}-laptop.png`) });
+    await page.setViewportSize(PHONE);
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+    assert.ok(overflow <= 0, `${name}: the page is ${overflow}px wider than a phone (tables scroll inside their own region)`);
+    await page.screenshot({ path: join(shotDir, `${name}-phone.png`) });
+    await page.setViewportSize(LAPTOP);
+  }
+
+  async function signIn(role: 'partner' | 'operator', secret: string): Promise<void> {
+    await page.goto(`${base}/console`);
+    if (role === 'operator') await page.getByLabel('the gateway operator').check();
+    await page.getByLabel(role === 'partner' ? 'Partner secret key' : 'Operator token').fill(secret);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  }
+
+  async function open(view: string, heading: string): Promise<void> {
+    await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: view, exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+    assert.equal(await page.evaluate<string>('document.activeElement?.id'), 'view-title', 'focus moves to the new view\'s heading');
+  }
+
+  before(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`CI=${process.env.CI}: the browser tests must run, but chromium is not installed at ${CHROMIUM} (apt-get install -y chromium)`);
+    ensureConsoleBuilt();
+    mkdirSync(shotDir, { recursive: true });
+    receiver = await new Receiver().start();
+    h = await startSalesHarness({ config: { saleWaitMs: 300, ...FAST_DELIVERY } });
+    base = await h.t.app.listen({ port: 0, host: '127.0.0.1' });
+    await h.ctx.db.updateTable('tenants').set({ name: 'Lusaka Trading Ltd' }).where('id', '=', h.merchant.tenantId).execute();
+    await h.ctx.db.updateTable('partners').set({ name: 'Acme POS' }).where('id', '=', h.merchant.partnerId).execute();
+    userDataDir = mkdtempSync(join(tmpdir(), 'fg-chromium-'));
+    browser = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, args: CHROMIUM_ARGS, viewport: LAPTOP, locale: 'en-GB', timezoneId: 'UTC' });
+    page = browser.pages()[0] ?? (await browser.newPage());
+  });
+  after(async () => {
+    await browser?.close();
+    await h?.close();
+    await receiver?.close();
+    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+    if (!process.env.CONSOLE_SCREENSHOT_DIR) rmSync(shotDir, { recursive: true, force: true });
+  });
+
+  test('a partner signs in, sees a backlog appear when the VSDC goes down, finds the refused document and resends a failed delivery', async () => {
+    // Some history: filed sales, one the authority refuses, deliveries to a receiver that is down.
+    for (let i = 0; i < 24; i++) assert.equal((await h.post('/api/v1/sales', saleBody({}, [{ price: 100 + i }]))).statusCode, 201);
+    // Spread them over the day, so the activity chart has a day to show.
+    await sql`update sales set created_at = created_at - make_interval(mins => ((id * 53) % 1380)::int) where tenant_id = ${h.merchant.tenantId} and status = 'uploaded'`.execute(h.ctx.db);
+    // Fewer failed deliveries than the 10 that disable an endpoint.
+    receiver.behaviour = answer(500);
+    const { endpoint } = await registerEndpoint(h.t, h.merchant.partnerSecret, { url: `${receiver.url}/erp`, description: 'ERP' });
+    await h.post('/api/v1/sales', saleBody({}, [{ price: 99 }]));
+    h.sim.control.setFaults(h.merchant.tpin, '000', { reject: { count: 1, code: '910', message: 'Request parameter error' } });
+    await h.post('/api/v1/sales', saleBody({ clientInvoiceNo: 'POS-1042' }));
+    const failedDelivery = await eventually(async () => {
+      const rows = await h.ctx.db.selectFrom('webhook_deliveries').select(['id', 'status']).where('endpoint_id', '=', endpoint.id).where('status', '=', 'failed').orderBy('id').execute();
+      return rows.length >= 2 ? rows[0] : undefined;
+    }, 'deliveries to fail');
+
+    await page.goto(`${base}/console`);
+    await page.getByRole('heading', { name: 'Sign in to the console' }).waitFor();
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate<string>('document.activeElement?.textContent'), 'Skip to content', 'the first Tab reaches the skip link');
+    await shoot('sign-in');
+    await signIn('partner', h.merchant.partnerSecret);
+    await page.getByRole('heading', { level: 1, name: 'Backlog per branch' }).waitFor();
+    assert.ok(!page.url().includes(h.merchant.partnerSecret), 'the secret is never in the URL');
+    assert.equal(await page.evaluate<boolean>("Object.values(sessionStorage).some((v) => v.includes('sk_'))"), true, 'kept in this tab\'s sessionStorage');
+
+    // The VSDC goes down and a sale is queued: the branch shows its backlog.
+    h.sim.control.setFaults(h.merchant.tpin, '000', { down: true });
+    const queued = await h.post('/api/v1/sales', saleBody({ clientInvoiceNo: 'POS-1043' }));
+    assert.equal(queued.json().data.status, 'pending');
+    const pendingCell = page.getByTestId(`pending-${h.merchant.tenantId}-000`);
+    await eventually(async () => {
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      const unreachable = await page.getByText('Unreachable').count();
+      return (await pendingCell.textContent()) === '1' && unreachable > 0 ? true : undefined;
+    }, 'the backlog to show in the console');
+    await shoot('partner-backlog');
+
+    await open('Documents', 'Documents');
+    await page.getByRole('cell', { name: '910', exact: true }).waitFor();
+    await page.getByText('Request parameter error').first().waitFor();
+    await shoot('partner-failed-documents');
+
+    await open('Activity', 'Filings per minute');
+    await page.getByText(/Pending: 1/).waitFor();
+    await shoot('partner-activity');
+
+    await open('Webhooks', 'Webhooks');
+    await page.getByRole('link', { name: 'Deliveries' }).click();
+    const status = page.getByTestId(`delivery-status-${failedDelivery.id}`);
+    await status.getByText('failed').waitFor();
+    await shoot('partner-webhooks');
+
+    receiver.behaviour = answer(200);
+    await page.getByRole('button', { name: `Resend delivery ${failedDelivery.id}`, exact: true }).click();
+    await page.getByRole('status').getByText(`Delivery ${failedDelivery.id} queued for redelivery.`).waitFor({ state: 'attached' });
+    await eventually(async () => {
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      return (await status.textContent({ timeout: 2_000 }).catch(() => null)) === 'delivered' ? true : undefined;
+    }, 'the resent delivery to arrive');
+    assert.ok(receiver.requestsFor(failedDelivery.id).some((r) => r.headers['x-webhook-event']), 'the receiver got it');
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to the console' }).waitFor();
+    assert.equal(await page.evaluate<number>('sessionStorage.length'), 0, 'signing out forgets the key');
+    h.sim.control.clearFaults(h.merchant.tpin, '000');
+  });
+
+  test('the operator signs in and sees partners, merchants with their account states, and the audit log', async () => {
+    await signIn('operator', TEST_ADMIN_TOKEN);
+    await page.getByRole('heading', { level: 1, name: 'Partners' }).waitFor();
+    await page.getByRole('cell', { name: 'Acme POS', exact: true }).waitFor();
+    await shoot('operator-partners');
+
+    const suspend = await h.t.inject({ method: 'PATCH', url: `/admin/v1/tenants/${h.merchant.tenantId}`, headers: bearer(TEST_ADMIN_TOKEN), payload: { plan: 'growth' } });
+    assert.equal(suspend.statusCode, 200);
+    await open('Merchants', 'Merchants');
+    await page.getByText('Lusaka Trading Ltd').waitFor();
+    await page.getByRole('cell', { name: 'growth', exact: true }).waitFor();
+    await shoot('operator-merchants');
+
+    await open('Audit log', 'Audit log');
+    await page.getByText('webhook_delivery.resent').first().waitFor();
+    await page.getByText('tenant.account_updated').first().waitFor();
+    await shoot('operator-audit');
+
+    const unlabelled = await page.evaluate<number>(
+      "[...document.querySelectorAll('input, select')].filter((el) => !el.labels?.length && !el.getAttribute('aria-label')).length",
+    );
+    assert.equal(unlabelled, 0, 'every control has a label');
+  });
+
+  test('a printed receipt at 80 mm', async () => {
+    const sale = (await h.get('/api/v1/sales?page=1')).json().data.find((s: { status: string }) => s.status === 'uploaded');
+    const html = await h.get(`/api/v1/sales/${sale.id}/receipt`);
+    assert.equal(html.statusCode, 200);
+    // A page of its own: the console's CSP would hold back the receipt's inline styles.
+    const receiptPage = await browser.newPage();
+    await receiptPage.setViewportSize({ width: 360, height: 600 });
+    await receiptPage.setContent(html.body);
+    await receiptPage.getByText('SDC INFORMATION').waitFor();
+    await receiptPage.screenshot({ path: join(shotDir, 'receipt-80mm.png'), fullPage: true });
+    await receiptPage.close();
+  });
+});

@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { engineName } from '../helpers/db.ts';
+import { eventually, saleBody, startSalesHarness, type SalesHarness } from './helpers.ts';
+
+describe(`credit and debit notes (${engineName})`, () => {
+  let h: SalesHarness;
+  before(async () => {
+    h = await startSalesHarness({ config: { saleWaitMs: 1_500 } });
+  });
+  after(() => h.close());
+
+  async function fiscalisedSale(lines = [{ name: 'Cooking oil', quantity: 4, price: 58 }, { name: 'Sugar', quantity: 2, price: 30.5 }]) {
+    const res = await h.post('/api/v1/sales', saleBody({ customer: { name: 'Mwape Banda', tpin: '1002345678' }, paymentMethod: '06' }, lines));
+    assert.equal(res.json().data.status, 'uploaded');
+    return res.json().data;
+  }
+  const arrival = (invoiceNo: number) => h.received(h.merchant).find((d) => d.cisInvcNo === String(invoiceNo));
+
+  test('a credit note without items cancels the whole sale: its own number, filed as R against the receipt', async () => {
+    const sale = await fiscalisedSale();
+    const res = await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '05', clientInvoiceNo: 'CN-1' });
+    assert.equal(res.statusCode, 201, res.body);
+    const note = res.json().data;
+    assert.equal(note.type, 'credit_note');
+    assert.equal(note.status, 'uploaded', note.lastError);
+    assert.equal(note.originalSaleId, sale.id);
+    assert.equal(note.reasonCode, '05');
+    assert.equal(note.clientInvoiceNo, 'CN-1');
+    assert.equal(note.invoiceNo, sale.invoiceNo + 1, 'notes share the branch sequence');
+    assert.deepEqual(note.totals, sale.totals, 'positive amounts equal to the sale');
+    assert.deepEqual(note.customer, sale.customer);
+    assert.equal(note.paymentMethod, '06');
+    assert.deepEqual(note.items.map((i: Record<string, unknown>) => [i.originalLine, i.name, i.quantity, i.total]), [
+      [1, 'Cooking oil', 4, 232],
+      [2, 'Sugar', 2, 61],
+    ]);
+    const filed = arrival(note.invoiceNo)!;
+    assert.equal(filed.rcptTyCd, 'R');
+    assert.equal(filed.orgInvcNo, sale.fiscal.receiptNo);
+    assert.equal(note.fiscal.receiptNo, filed.receipt!.rcptNo);
+
+    const again = await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '05' });
+    assert.equal(again.statusCode, 422);
+    assert.equal(again.json().error.code, 'nothing_left_to_credit');
+    assert.equal((await h.get(`/api/v1/sales/${sale.id}`)).json().data.status, 'uploaded', 'the original keeps its status');
+  });
+
+  test('per-line refunds never take back more than is left across all notes', async () => {
+    const sale = await fiscalisedSale();
+    const first = await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '03', items: [{ line: 1, quantity: 1 }] });
+    assert.equal(first.json().data.status, 'uploaded', first.body);
+    assert.deepEqual(first.json().data.totals, { net: 50, vat: 8, total: 58, currency: 'ZMW' });
+
+    const tooMany = await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '03', items: [{ line: 1, quantity: 3.5 }] });
+    assert.equal(tooMany.statusCode, 422);
+    assert.match(tooMany.json().errors['items.0.quantity'][0], /left to credit on line 1 \(3\)/);
+    const noLine = await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '03', items: [{ line: 9 }] });
+    assert.ok(noLine.json().errors['items.0.line'], noLine.body);
+    const twice = await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '03', items: [{ line: 2, quantity: 1 }, { line: 2, quantity: 1 }] });
+    assert.ok(twice.json().errors['items.1.line'], twice.body);
+
+    const rest = await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '07', items: [{ line: 1 }] });
+    assert.equal(rest.json().data.status, 'uploaded', rest.body);
+    assert.equal(rest.json().data.items[0].quantity, 3, 'default: what is left on the line');
+    const remainder = await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '07' });
+    assert.deepEqual(remainder.json().data.items.map((i: Record<string, unknown>) => [i.originalLine, i.quantity]), [[2, 2]], 'only line 2 was left');
+    assert.equal(remainder.json().data.status, 'uploaded', remainder.body);
+  });
+
+  test('concurrent credit notes on one sale: exactly one takes it all', async () => {
+    const sale = await fiscalisedSale();
+    const responses = await Promise.all(Array.from({ length: 10 }, () => h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '01' })));
+    const created = responses.filter((r) => r.statusCode === 201);
+    assert.equal(created.length, 1, responses.map((r) => r.statusCode).join(','));
+    for (const r of responses.filter((x) => x.statusCode !== 201)) assert.equal(r.json().error.code, 'nothing_left_to_credit');
+    await eventually(async () => ((await h.get(`/api/v1/sales/${created[0]!.json().data.id}`)).json().data.status === 'uploaded' ? true : undefined), 'note uploaded');
+  });
+
+  test('a credit note with an Idempotency-Key is replayed, not issued twice', async () => {
+    const sale = await fiscalisedSale();
+    const body = { reasonCode: '02', items: [{ line: 2, quantity: 1 }] };
+    const first = await h.post(`/api/v1/sales/${sale.id}/credit-note`, body, { 'idempotency-key': `cn-${sale.id}` });
+    const again = await h.post(`/api/v1/sales/${sale.id}/credit-note`, body, { 'idempotency-key': `cn-${sale.id}` });
+    assert.equal(again.statusCode, 201);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.equal(again.json().data.id, first.json().data.id);
+    const otherSale = await h.post(`/api/v1/sales/${sale.id}/debit-note`, { reasonCode: '01', items: [{ name: 'x', classificationCode: '50221200', quantity: 1, price: 1 }] }, { 'idempotency-key': `cn-${sale.id}` });
+    assert.equal(otherSale.json().error.code, 'idempotency_key_reused');
+  });
+
+  test('a debit note charges new lines, priced like the sale, filed as D against the receipt', async () => {
+    const sale = await fiscalisedSale();
+    const res = await h.post(`/api/v1/sales/${sale.id}/debit-note`, { reasonCode: '03', items: [{ name: 'Delivery', classificationCode: '50221200', quantity: 1, price: 50 }] });
+    assert.equal(res.statusCode, 201, res.body);
+    const note = res.json().data;
+    assert.equal(note.type, 'debit_note');
+    assert.equal(note.status, 'uploaded', note.lastError);
+    assert.equal(note.originalSaleId, sale.id);
+    assert.deepEqual(note.totals, { net: 43.1, vat: 6.9, total: 50, currency: 'ZMW' });
+    const filed = arrival(note.invoiceNo)!;
+    assert.equal(filed.rcptTyCd, 'D');
+    assert.equal(filed.orgInvcNo, sale.fiscal.receiptNo);
+
+    const badReason = await h.post(`/api/v1/sales/${sale.id}/debit-note`, { reasonCode: '05', items: [{ name: 'x', classificationCode: '50221200', quantity: 1, price: 1 }] });
+    assert.equal(badReason.statusCode, 422);
+    assert.ok(badReason.json().errors.reasonCode);
+    const unknownCode = await h.post(`/api/v1/sales/${sale.id}/debit-note`, { reasonCode: '04', items: [{ name: 'x', classificationCode: '99999999', quantity: 1, price: 1 }] });
+    assert.equal(unknownCode.json().error.code, 'unknown_classification_code');
+    const badCredit = await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '08' });
+    assert.ok(badCredit.json().errors.reasonCode);
+  });
+
+  test('notes need a fiscalised sale of this merchant: pending or failed → 409, a note → 422, another\'s → 404', async () => {
+    h.sim.control.setFaults(h.merchant.tpin, '000', { forcedResult: '838' });
+    const pending = (await h.post('/api/v1/sales', saleBody())).json().data;
+    assert.equal(pending.status, 'pending');
+    for (const kind of ['credit-note', 'debit-note']) {
+      const res = await h.post(`/api/v1/sales/${pending.id}/${kind}`, { reasonCode: '01', items: kind === 'debit-note' ? [{ name: 'x', classificationCode: '50221200', quantity: 1, price: 1 }] : undefined });
+      assert.equal(res.statusCode, 409, res.body);
+      assert.equal(res.json().error.code, 'sale_not_fiscalised');
+    }
+    h.sim.control.setFaults(h.merchant.tpin, '000', { forcedResult: null, reject: { count: 1, code: '910', message: 'nope' } });
+    await eventually(async () => ((await h.get(`/api/v1/sales/${pending.id}`)).json().data.status === 'failed' ? true : undefined), 'refused');
+    assert.equal((await h.post(`/api/v1/sales/${pending.id}/credit-note`, { reasonCode: '01' })).json().error.code, 'sale_not_fiscalised');
+
+    const sale = await fiscalisedSale();
+    const note = (await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '01', items: [{ line: 1, quantity: 1 }] })).json().data;
+    const onNote = await h.post(`/api/v1/sales/${note.id}/credit-note`, { reasonCode: '01' });
+    assert.equal(onNote.statusCode, 422);
+    assert.equal(onNote.json().error.code, 'not_a_sale');
+
+    const other = await h.addMerchant();
+    await h.registerBranch(other, '000');
+    const foreign = await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '01' }, {}, other);
+    assert.equal(foreign.statusCode, 404);
+    assert.deepEqual(Object.keys(foreign.json()), ['message']);
+  });
+});
