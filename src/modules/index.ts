@@ -13,6 +13,7 @@ import { filingWorker } from './filing/worker.ts';
 import { importRoutes } from './imports/routes.ts';
 import { importFilingWorker, importPullWorker } from './imports/worker.ts';
 import { itemRoutes } from './items/routes.ts';
+import { draftScanWorker } from './items/draft-scan.ts';
 import { itemRetryWorker } from './items/worker.ts';
 import { provisioningRoutes } from './provisioning/routes.ts';
 import { receiptRoutes } from './receipts/routes.ts';
@@ -38,6 +39,7 @@ export const moduleWorkers: WorkerFactory[] = [
   ...webhookWorkers,
   customerRetryWorker,
   itemRetryWorker,
+  draftScanWorker,
   importPullWorker,
   importFilingWorker,
   backlogAlarmWorker,

@@ -5,6 +5,7 @@ import * as sales from './0002_sales.ts';
 import * as webhooks from './0003_webhooks.ts';
 import * as catalogueItems from './0004_catalogue_items.ts';
 import * as consoleViews from './0005_console.ts';
+import * as itemDrafts from './0007_item_drafts.ts';
 
 /** Every migration, in order. A migration is a list of SQL statements run one by one. */
 const migrations: Record<string, { up: string[] }> = {
@@ -13,6 +14,7 @@ const migrations: Record<string, { up: string[] }> = {
   '0003_webhooks': webhooks,
   '0004_catalogue_items': catalogueItems,
   '0005_console': consoleViews,
+  '0007_item_drafts': itemDrafts,
 };
 
 function toKysely(statements: string[]): Migration {

@@ -136,7 +136,14 @@ export interface ImportPullsTable {
 }
 
 /** Customers, items and customs import lines. */
+export interface ItemDraftScanTable {
+  id: number;
+  last_sale_id: number;
+  scanned_at: Date | null;
+}
+
 export interface ItemTables {
+  item_draft_scan: ItemDraftScanTable;
   customers: CustomersTable;
   items: ItemsTable;
   item_code_counters: ItemCodeCountersTable;

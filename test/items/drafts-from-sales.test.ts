@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { scanSalesForDrafts } from '../../src/modules/items/draft-scan.ts';
+import { engineName } from '../helpers/db.ts';
+import { CLASS_CODE, expectStatus, startHarness, type Harness } from './harness.ts';
+
+describe(`drafts from sales (${engineName})`, () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({ config: { saleWaitMs: 0 } });
+  });
+  after(() => h.close());
+
+  const drafts = async () => expectStatus(await h.as(h.merchant).get('/api/v1/items?state=draft'), 200).data as Array<{ name: string; itemClsCd: string; defaultPrice: number; source: string; registration: { state: string } }>;
+
+  test('a sale line naming an unknown product leaves a draft behind, never sent to the authority', async () => {
+    const m = h.as(h.merchant);
+    expectStatus(await m.post('/api/v1/items', { name: 'Bread', itemClsCd: CLASS_CODE }), 201);
+    const sale = await m.post('/api/v1/sales', {
+      items: [
+        { name: 'Mango juice 1L', classificationCode: CLASS_CODE, quantity: 2, price: 24.5 },
+        { name: 'bread', classificationCode: CLASS_CODE, quantity: 1, price: 12 },
+        { name: 'MANGO  juice 1l', classificationCode: CLASS_CODE, quantity: 1, price: 25 },
+      ],
+    });
+    expectStatus(sale, 201);
+    while ((await scanSalesForDrafts(h.t.ctx)) > 0);
+
+    const found = await drafts();
+    assert.deepEqual(found.map((d) => d.name), ['Mango juice 1L'], 'one draft per new product; known items are left alone');
+    assert.deepEqual([found[0]!.itemClsCd, found[0]!.defaultPrice, found[0]!.source, found[0]!.registration.state], [CLASS_CODE, 24.5, 'sale', 'draft']);
+    const atAuthority = (h.sim.control.getDevice(h.merchant.tpin, '000')?.items ?? []) as Array<{ itemNm: string }>;
+    assert.ok(!atAuthority.some((i) => i.itemNm === 'Mango juice 1L'), 'a draft is never sent on its own');
+
+    expectStatus(await m.post('/api/v1/sales', { items: [{ name: 'Mango juice 1L', classificationCode: CLASS_CODE, quantity: 1, price: 24.5 }] }), 201);
+    while ((await scanSalesForDrafts(h.t.ctx)) > 0);
+    assert.equal((await drafts()).length, 1, 'later sales of the same product add nothing');
+  });
+
+  test('the scan reads each sale once, across passes', async () => {
+    const before = await scanSalesForDrafts(h.t.ctx);
+    assert.equal(before, 0, 'nothing new to read');
+    const other = await h.addMerchant();
+    expectStatus(await h.as(other).post('/api/v1/sales', { items: [{ name: 'Kapenta 500g', classificationCode: CLASS_CODE, quantity: 1, price: 60 }] }), 201);
+    assert.equal(await scanSalesForDrafts(h.t.ctx), 1);
+    assert.equal(await scanSalesForDrafts(h.t.ctx), 0);
+    const theirs = expectStatus(await h.as(other).get('/api/v1/items?state=draft'), 200).data as Array<{ name: string }>;
+    assert.deepEqual(theirs.map((d) => d.name), ['Kapenta 500g']);
+    assert.ok(!(await drafts()).some((d) => d.name === 'Kapenta 500g'), 'drafts stay with their own merchant');
+  });
+});
