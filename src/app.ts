@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from './context.ts';
@@ -24,6 +25,22 @@ export interface BuildOptions {
   logger?: boolean | { level: string };
 }
 
+/** A request Node's HTTP parser refuses (e.g. a newline inside a header) still gets our coded shape. */
+function answerMalformedRequest(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+  const body = JSON.stringify({
+    error: tooLarge
+      ? { code: 'headers_too_large', message: 'The request headers are too large.' }
+      : { code: 'bad_request', message: 'The HTTP request is malformed (check for line breaks inside header values).' },
+  });
+  socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<App> {
   const app = Fastify({
     logger: options.logger ?? { level: ctx.config.logLevel },
@@ -32,6 +49,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT,
     trustProxy: false,
+    clientErrorHandler: answerMalformedRequest,
     ajv: { customOptions: {} },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

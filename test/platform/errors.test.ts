@@ -70,3 +70,26 @@ describe(`error shapes (${engineName})`, () => {
     assert.ok(res.json().errors.page);
   });
 });
+
+describe('requests the HTTP parser refuses', () => {
+  test('a malformed request line or header still gets a coded JSON body', async () => {
+    const t = await startTestApp();
+    try {
+      const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = new URL(address);
+      const { connect } = await import('node:net');
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => socket.write('POST /api/v1/tenants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\r\n(sign in)\r\n\r\n'));
+        let data = '';
+        socket.on('data', (d) => (data += d));
+        socket.on('end', () => resolve(data));
+        socket.on('error', reject);
+      });
+      assert.match(raw, /^HTTP\/1\.1 400/);
+      const body = JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4));
+      assert.equal(body.error.code, 'bad_request');
+    } finally {
+      await t.close();
+    }
+  });
+});
