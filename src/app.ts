@@ -21,8 +21,8 @@ export const BODY_LIMIT = 1_048_576;
 export type App = FastifyInstance;
 
 export interface BuildOptions {
-  /** pino options, or false for no logs (tests). */
-  logger?: boolean | { level: string };
+  /** pino options (a level, optionally a stream to write to), or false for no logs (tests). */
+  logger?: boolean | { level: string; stream?: { write(line: string): void } };
 }
 
 /** A request Node's HTTP parser refuses (e.g. a newline inside a header) still gets our coded shape. */

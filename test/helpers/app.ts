@@ -39,10 +39,11 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startTestApp(options: { config?: Partial<Config>; clock?: Clock } = {}): Promise<TestApp> {
+export async function startTestApp(options: { config?: Partial<Config>; clock?: Clock; logLines?: string[] } = {}): Promise<TestApp> {
   const testDb = await createTestDatabase();
   const ctx = createContext(testConfig(options.config), testDb.database, options.clock ? { clock: options.clock } : {});
-  const app = await buildApp(ctx, { logger: false });
+  const lines = options.logLines;
+  const app = await buildApp(ctx, { logger: lines ? { level: 'info', stream: { write: (line) => void lines.push(line) } } : false });
   await app.ready();
   return {
     app,
