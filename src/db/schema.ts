@@ -1,8 +1,9 @@
 // The database as Kysely sees it: one interface per module's tables, composed here.
+import type { CompatTables } from './tables/compat.ts';
 import type { ConsoleTables } from './tables/console.ts';
 import type { FoundationTables } from './tables/foundation.ts';
 import type { ItemTables } from './tables/items.ts';
 import type { SalesTables } from './tables/sales.ts';
 import type { WebhookTables } from './tables/webhooks.ts';
 
-export interface DB extends FoundationTables, SalesTables, WebhookTables, ItemTables, ConsoleTables {}
+export interface DB extends FoundationTables, SalesTables, WebhookTables, ItemTables, ConsoleTables, CompatTables {}

@@ -6,6 +6,8 @@ import type { WorkerFactory } from '../workers/index.ts';
 import { backlogAlarmWorker } from './alarms/worker.ts';
 import { catalogueRoutes } from './catalogue/routes.ts';
 import { catalogueWorker } from './catalogue/worker.ts';
+import { compatRoutes } from './compat/routes.ts';
+import { tillLoginRoutes } from './compat/till-login-routes.ts';
 import { consoleRoutes } from './console/routes.ts';
 import { customerRoutes } from './customers/routes.ts';
 import { customerRetryWorker } from './customers/worker.ts';
@@ -31,6 +33,8 @@ export const moduleRoutes: Array<(ctx: AppContext) => FastifyPluginAsync> = [
   catalogueRoutes,
   receiptRoutes,
   consoleRoutes,
+  tillLoginRoutes,
+  compatRoutes,
 ];
 
 export const moduleWorkers: WorkerFactory[] = [

@@ -5,6 +5,7 @@ import * as sales from './0002_sales.ts';
 import * as webhooks from './0003_webhooks.ts';
 import * as catalogueItems from './0004_catalogue_items.ts';
 import * as consoleViews from './0005_console.ts';
+import * as compat from './0006_compat.ts';
 import * as itemDrafts from './0007_item_drafts.ts';
 
 /** Every migration, in order. A migration is a list of SQL statements run one by one. */
@@ -14,6 +15,7 @@ const migrations: Record<string, { up: string[] }> = {
   '0003_webhooks': webhooks,
   '0004_catalogue_items': catalogueItems,
   '0005_console': consoleViews,
+  '0006_compat': compat,
   '0007_item_drafts': itemDrafts,
 };
 

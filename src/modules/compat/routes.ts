@@ -1,0 +1,137 @@
+// The legacy till surface: /zm/api (X-Api-Key + X-SdcId) and /api/ApiKey/getactive (a till
+// login in the body). Thin: translation lives in invoices.ts, envelopes in dialect.ts.
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { AppContext } from '../../context.ts';
+import { rateLimitTenant } from '../../http/auth.ts';
+import { unauthenticated } from '../../http/errors.ts';
+import { VAT_CATEGORIES } from '../../vsdc/tax.ts';
+import { answerInDialect, registerDialectEnvelope } from './dialect.ts';
+import { fileLegacyInvoice, invoiceByClientNumber, invoiceByInvoiceNumber, type TillBranch } from './invoices.ts';
+import * as S from './schemas.ts';
+import { branchesOfKey } from './store.ts';
+import { getActiveKey } from './till-logins.ts';
+import { toLegacyBranch } from './translate.ts';
+
+const TAG = ['Legacy tills (/zm/api)'];
+const security = [{ fiscalisationKey: [] }];
+const WITH_BRANCH = { auth: { surface: 'compat' as const } };
+
+const ENVELOPE =
+  'Bare by default (the payload below). For a key minted with `dialect: "wrapped"` every answer is wrapped with the same HTTP status: ' +
+  'success `{"success": true, "message": "OK", "data": <payload>}`, failure `{"success": false, "httpCode": <status>, …every field of the bare error}`.';
+
+function described(text: string): string {
+  return `${text}\n\n${ENVELOPE}`;
+}
+
+/** The merchant and the branch X-SdcId named; the auth hook has already checked both. */
+function tillBranch(request: FastifyRequest): TillBranch {
+  const principal = request.principal;
+  if (principal?.kind !== 'fiscalisation_key' || !principal.device) throw unauthenticated('Send X-Api-Key: <pk_…> and X-SdcId.');
+  return { tenant: principal.tenant, device: principal.device };
+}
+
+export function compatRoutes(ctx: AppContext): FastifyPluginAsync {
+  return async (plugin) => {
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    registerDialectEnvelope(app, ctx);
+
+    app.post('/api/ApiKey/getactive', {
+      config: { auth: { surface: 'till_login' } },
+      schema: {
+        tags: TAG,
+        summary: 'A till logs in: a new fiscalisation key for its branch, and the branch',
+        description: described(
+          'No header credential: the till login (provisioned by the partner under /api/v1/tenants/{tenant}/till-logins) is in the body. ' +
+            'Each call issues a new branch key, shown only in this answer, and revokes the key the login was given before. ' +
+            'A wrong login is 401 (always bare); a blocked subscription or exhausted quota 402; rate-limited like /zm/api.',
+        ),
+        body: S.GetActiveBody,
+        response: { 200: S.GetActiveAnswer },
+      },
+    }, async (request, reply) => {
+      const answer = await getActiveKey(ctx, request.body, {
+        countAttempt: (tenant) => rateLimitTenant(ctx, request, tenant, 'zm'),
+        identified: (dialect) => answerInDialect(request, dialect),
+      });
+      return reply.header('cache-control', 'no-store').send(answer);
+    });
+
+    app.get('/zm/api/Branches', {
+      config: { auth: { surface: 'compat', branch: 'none' } },
+      schema: {
+        tags: TAG,
+        security,
+        summary: 'The branches this key may file through',
+        description: described('Needs only X-Api-Key. A branch key lists its own branch; a tenant key every branch of the merchant (one with `Initialized: false` cannot file yet).'),
+        response: { 200: Type.Array(S.LegacyBranch) },
+      },
+    }, async (request) => {
+      const principal = request.principal;
+      if (principal?.kind !== 'fiscalisation_key') throw unauthenticated('Send X-Api-Key: <pk_…>.');
+      const branches = await branchesOfKey(ctx.db, { tenantId: principal.tenant.id, deviceId: principal.key.deviceId });
+      return branches.map(toLegacyBranch);
+    });
+
+    app.get('/zm/api/TaxCodes', {
+      config: WITH_BRANCH,
+      schema: {
+        tags: TAG,
+        security,
+        summary: 'VAT categories and their rates',
+        description: described('Every VAT category the gateway knows; `Code` is what `Items[].VATCategoryCode` takes.'),
+        headers: S.CompatHeaders,
+        response: { 200: Type.Array(S.LegacyTaxCode) },
+      },
+    }, async () => VAT_CATEGORIES.map((c) => ({ Code: c.code, Name: c.name, Rate: c.rate })));
+
+    app.post('/zm/api/Invoice', {
+      config: WITH_BRANCH,
+      schema: {
+        tags: TAG,
+        security,
+        summary: 'Fiscalise a sale (ReceiptTypeCode S) on the branch X-SdcId names',
+        description: described(
+          'The same sale path as POST /api/v1/sales: 201 once the invoice is stored with its InvoiceNumber, after a short wait for its filing; ' +
+            '`Status` `pending` means queued (fiscal fields null). `ClientInvoiceNumber` is idempotent per branch: a repeat, even with a different body, ' +
+            'returns the original invoice (`Idempotent-Replayed: true`) and never files twice. Unknown fields are ignored; errors name the legacy fields (`Items.0.UnitPrice`).',
+        ),
+        headers: S.CompatHeaders,
+        body: S.LegacyInvoiceBody,
+        response: { 201: S.LegacyInvoice },
+      },
+    }, async (request, reply) => {
+      const { invoice, replayed } = await fileLegacyInvoice(ctx, tillBranch(request), request.body);
+      if (replayed) reply.header('idempotent-replayed', 'true');
+      return reply.code(201).send(invoice);
+    });
+
+    app.get('/zm/api/Invoice/:clientInvoicenumber', {
+      config: WITH_BRANCH,
+      schema: {
+        tags: TAG,
+        security,
+        summary: 'An invoice by the till\'s ClientInvoiceNumber',
+        description: described('Invoices filed through /zm/api on the branch X-SdcId names. Unknown: 404.'),
+        headers: S.CompatHeaders,
+        params: S.ClientInvoiceNumberParam,
+        response: { 200: S.LegacyInvoice },
+      },
+    }, async (request) => invoiceByClientNumber(ctx, tillBranch(request), request.params.clientInvoicenumber));
+
+    app.get('/zm/api/Signature/:invoiceNumber', {
+      config: WITH_BRANCH,
+      schema: {
+        tags: TAG,
+        security,
+        summary: 'Reprint: the invoice by its gateway InvoiceNumber',
+        description: described('The same payload as GET /zm/api/Invoice/{clientInvoicenumber}. `invoiceNumber` is the `InvoiceNumber` of a sale of the branch X-SdcId names. Unknown: 404.'),
+        headers: S.CompatHeaders,
+        params: S.InvoiceNumberParam,
+        response: { 200: S.LegacyInvoice },
+      },
+    }, async (request) => invoiceByInvoiceNumber(ctx, tillBranch(request), request.params.invoiceNumber));
+  };
+}

@@ -1,0 +1,123 @@
+// What compat tests share: keys minted and till logins created through the partner API, and
+// requests as a legacy till sends them (X-Api-Key + X-SdcId, PascalCase bodies).
+import assert from 'node:assert/strict';
+import type { LightMyRequestResponse } from 'fastify';
+import { bearer } from '../helpers/app.ts';
+import { CLASS_CODE, type Merchant, type SalesHarness } from '../sales/helpers.ts';
+
+export interface LegacyItem {
+  ItemName?: string;
+  ItemClassificationCode?: string;
+  Quantity?: number;
+  UnitPrice?: number;
+  VATCategoryCode?: string;
+}
+
+export function invoiceBody(clientInvoiceNumber: string, overrides: Record<string, unknown> = {}, items: LegacyItem[] = [{}]): Record<string, unknown> {
+  return {
+    ClientInvoiceNumber: clientInvoiceNumber,
+    ReceiptTypeCode: 'S',
+    Items: items.map((item, i) => ({ ItemName: `Item ${i + 1}`, ItemClassificationCode: CLASS_CODE, Quantity: 1, UnitPrice: 116, ...item })),
+    ...overrides,
+  };
+}
+
+let counter = 0;
+/** A ClientInvoiceNumber no other test uses. */
+export function nextNumber(prefix = 'TILL'): string {
+  counter += 1;
+  return `${prefix}-${process.pid}-${counter}`;
+}
+
+export async function mintKey(h: SalesHarness, merchant: Merchant, options: { branch?: string; dialect?: 'bare' | 'wrapped' } = {}): Promise<{ id: number; key: string }> {
+  const res = await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${merchant.tenantId}/api-keys`, headers: bearer(merchant.partnerSecret), payload: options });
+  assert.equal(res.statusCode, 201, res.body);
+  const created = res.json().data as { id: number; key: string };
+  return { id: created.id, key: created.key };
+}
+
+export async function sdcIdOf(h: SalesHarness, merchant: Merchant, branch = '000'): Promise<string> {
+  const row = await h.ctx.db.selectFrom('devices').select('sdc_id').where('tenant_id', '=', merchant.tenantId).where('branch', '=', branch).executeTakeFirstOrThrow();
+  assert.ok(row.sdc_id, `branch ${branch} is initialised`);
+  return row.sdc_id;
+}
+
+export interface Till {
+  key: string;
+  sdcId: string | undefined;
+}
+
+export function tillHeaders(till: Till, extra: Record<string, string> = {}): Record<string, string> {
+  return { 'x-api-key': till.key, ...(till.sdcId !== undefined ? { 'x-sdcid': till.sdcId } : {}), ...extra };
+}
+
+export function zmGet(h: SalesHarness, url: string, till: Till, extra: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+  return h.t.inject({ method: 'GET', url, headers: tillHeaders(till, extra) });
+}
+
+export function zmPost(h: SalesHarness, url: string, till: Till, body: unknown, extra: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+  return h.t.inject({ method: 'POST', url, headers: tillHeaders(till, extra), payload: body as object });
+}
+
+export function postInvoice(h: SalesHarness, till: Till, body: unknown, extra: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+  return zmPost(h, '/zm/api/Invoice', till, body, extra);
+}
+
+export async function createTillLogin(
+  h: SalesHarness,
+  merchant: Merchant,
+  body: { username: string; branch: string; password?: string; dialect?: 'bare' | 'wrapped' },
+): Promise<{ id: number; password: string }> {
+  const res = await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${merchant.tenantId}/till-logins`, headers: bearer(merchant.partnerSecret), payload: body });
+  assert.equal(res.statusCode, 201, res.body);
+  const created = res.json().data as { id: number; password?: string };
+  return { id: created.id, password: body.password ?? created.password! };
+}
+
+export function getActive(h: SalesHarness, body: Record<string, unknown>): Promise<LightMyRequestResponse> {
+  return h.t.inject({ method: 'POST', url: '/api/ApiKey/getactive', payload: body });
+}
+
+/** The legacy invoice payload: exactly the dialect's fields, in the dialect's order. */
+export const INVOICE_FIELDS = [
+  'ClientInvoiceNumber',
+  'InvoiceNumber',
+  'Status',
+  'Tpin',
+  'BranchId',
+  'TotalAmount',
+  'TaxableAmount',
+  'TaxAmount',
+  'Currency',
+  'ReceiptNumber',
+  'InternalData',
+  'ReceiptSignature',
+  'SdcId',
+  'MrcNo',
+  'QrCodeUrl',
+  'PublishedAt',
+  'ResultCode',
+  'ResultMessage',
+] as const;
+
+export const FISCAL_FIELDS = ['ReceiptNumber', 'InternalData', 'ReceiptSignature', 'SdcId', 'MrcNo', 'QrCodeUrl', 'PublishedAt'] as const;
+
+export type LegacyInvoice = Record<(typeof INVOICE_FIELDS)[number], unknown>;
+
+/** Parses a wrapped success and checks its envelope. */
+export function unwrap(res: LightMyRequestResponse): unknown {
+  const body = res.json();
+  assert.equal(body.success, true, res.body);
+  assert.equal(body.message, 'OK');
+  assert.deepEqual(Object.keys(body).sort(), ['data', 'message', 'success']);
+  return body.data;
+}
+
+/** Checks a wrapped failure: the bare error's fields plus success and httpCode equal to the status. */
+export function assertWrappedFailure(res: LightMyRequestResponse, status: number): Record<string, unknown> {
+  assert.equal(res.statusCode, status, res.body);
+  const body = res.json();
+  assert.equal(body.success, false, res.body);
+  assert.equal(body.httpCode, status);
+  return body;
+}
