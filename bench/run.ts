@@ -1,0 +1,150 @@
+// `npm run bench`: every benchmark in one command. It starts what it needs — the simulator, a
+// bare Fastify server, webhook receivers, gateway processes on real ports, a fresh PostgreSQL
+// database at 127.0.0.1:5432 (BENCH_DATABASE_URL names the server) and an embedded database in
+// a temporary directory — runs each scenario, writes bench/results/<date>.json and the tables
+// of BENCHMARKS.md. Every figure sits beside two yardsticks measured in the same run: a bare
+// Fastify endpoint (the HTTP ceiling) and the simulator's own saveSales rate.
+//
+//   npm run bench [-- --quick] [--only baselines,sales,webhooks,listing] [--engines postgres,embedded]
+//                 [--root <source tree>] [--label <name>] [--profile] [--no-report]
+//
+// --quick       a short smoke run (a minute or two); its results do not touch BENCHMARKS.md
+// --root        measure another checkout with the same harness (before/after comparisons)
+// --profile     CPU profiles of the gateway processes in the work directory (see its path)
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { DEFAULT_ADMIN_URL, embeddedEngine, postgresEngine, postgresReachable, type Engine, type EngineName } from './lib/engines.ts';
+import { machine, withLoad } from './lib/probe.ts';
+import { startChild } from './lib/processes.ts';
+import { renderTables, replaceTables, type BenchResults } from './report.ts';
+import { fastifyCeiling, postgresRoundTrips, simulatorCeiling } from './scenarios/baselines.ts';
+import { listingScenario } from './scenarios/listing.ts';
+import { salesScenarios } from './scenarios/sales.ts';
+import { webhookScenario } from './scenarios/webhooks.ts';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const REPO = resolve(HERE, '..');
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    engines: { type: 'string', default: 'postgres,embedded' },
+    root: { type: 'string', default: REPO },
+    label: { type: 'string' },
+    profile: { type: 'boolean', default: false },
+    'no-report': { type: 'boolean', default: false },
+  },
+});
+
+const quick = values.quick!;
+const only = new Set((values.only ?? 'baselines,sales,webhooks,listing').split(','));
+const root = resolve(values.root!);
+const settings = quick
+  ? { seconds: 2, branchCounts: [1, 10, 100], drain: 1_000, scaleOut: [[2, 1]] as Array<[number, number]>, events: 150, stalled: 100, listing: [2_000, 20_000] }
+  : { seconds: 5, branchCounts: [1, 10, 100], drain: 10_000, scaleOut: [[1, 1], [2, 1], [2, 2]] as Array<[number, number]>, events: 2_500, stalled: 2_000, listing: [10_000, 1_000_000] };
+const WEBHOOK_TIMEOUT_MS = 10_000;
+const LISTING_PAGE = 100;
+
+const workDir = mkdtempSync(join(tmpdir(), 'fg-bench-run-'));
+mkdirSync(join(workDir, 'profiles'), { recursive: true });
+const startedAt = Date.now();
+const log = (line: string) => process.stderr.write(`[${((Date.now() - startedAt) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
+
+async function main(): Promise<void> {
+  const adminUrl = process.env.BENCH_DATABASE_URL ?? DEFAULT_ADMIN_URL;
+  const postgresVersion = await postgresReachable(adminUrl);
+  const engines = values.engines!.split(',').filter((e): e is EngineName => e === 'postgres' || e === 'embedded');
+  const results: BenchResults = {
+    date: new Date().toISOString(),
+    label: values.label ?? null,
+    quick,
+    root: root === REPO ? '.' : root,
+    machine: { ...machine(), postgres: postgresVersion ?? null },
+    baselines: {},
+    engines: {},
+  };
+  log(`work directory ${workDir}`);
+
+  const sim = await startChild('simulator');
+  try {
+    // Yardsticks first, on a quiet machine.
+    const fastify = await withLoad(async () => ({ result: await fastifyCeiling(settings.seconds) }));
+    results.baselines.fastify = { ...fastify.result, load: fastify.load };
+    log(`bare Fastify: ${fastify.result.perSecond} req/s, p99 ${fastify.result.p99Ms} ms`);
+    const vsdc = await withLoad(async () => ({ result: await simulatorCeiling(sim, settings.seconds) }));
+    results.baselines.simulator = { ...vsdc.result, load: vsdc.load };
+    log(`simulator saveSales: ${vsdc.result.parallel.perSecond}/s (64 connections), ${vsdc.result.sequential.perSecond}/s one at a time`);
+    if (postgresVersion) {
+      results.baselines.postgresRoundTripsPerSecond = await postgresRoundTrips(adminUrl, 2);
+      log(`PostgreSQL ${postgresVersion}: ${results.baselines.postgresRoundTripsPerSecond} sequential round trips/s`);
+    }
+
+    let tpinBase = 3_100_000_000;
+    for (const name of engines) {
+      if (name === 'postgres' && !postgresVersion) {
+        results.engines.postgres = { skipped: `no PostgreSQL at ${adminUrl.replace(/\/\/[^@]*@/, '//')} (set BENCH_DATABASE_URL)` };
+        log(results.engines.postgres.skipped!);
+        continue;
+      }
+      const entry: NonNullable<BenchResults['engines'][EngineName]> = {};
+      results.engines[name] = entry;
+      const fresh = (): Promise<Engine> => (name === 'postgres' ? postgresEngine(adminUrl) : Promise.resolve(embeddedEngine()));
+      const common = { root, workDir, profile: values.profile! };
+
+      if (only.has('sales')) {
+        const engine = await fresh();
+        try {
+          const sales = await withLoad(() =>
+            salesScenarios(engine, { ...common, seconds: settings.seconds, branchCounts: settings.branchCounts, drainDocuments: settings.drain, scaleOut: settings.scaleOut }, sim, (tpinBase += 1_000), log),
+          );
+          entry.sales = sales;
+        } finally {
+          await engine.dispose();
+        }
+      }
+      if (only.has('webhooks')) {
+        const engine = await fresh();
+        try {
+          entry.webhooks = await withLoad(() => webhookScenario(engine, { ...common, events: settings.events, stalledDeliveries: settings.stalled, timeoutMs: WEBHOOK_TIMEOUT_MS }, log));
+        } finally {
+          await engine.dispose();
+        }
+      }
+      if (only.has('listing')) {
+        const engine = await fresh();
+        try {
+          entry.listing = await withLoad(() => listingScenario(engine, { ...common, seconds: settings.seconds, sizes: settings.listing, page: LISTING_PAGE }, sim, (tpinBase += 1_000), log));
+        } finally {
+          await engine.dispose();
+        }
+      }
+    }
+  } finally {
+    await sim.stop();
+  }
+
+  results.durationSeconds = Math.round((Date.now() - startedAt) / 1000);
+  const day = results.date.slice(0, 10);
+  const name = [day, quick ? 'quick' : null, values.label ?? null].filter(Boolean).join('-');
+  const resultsDir = join(REPO, 'bench', 'results');
+  mkdirSync(resultsDir, { recursive: true });
+  const resultsPath = join(resultsDir, `${name}.json`);
+  writeFileSync(resultsPath, `${JSON.stringify(results, null, 2)}\n`);
+  log(`results in ${resultsPath}`);
+  const tables = renderTables(results, `bench/results/${name}.json`);
+  if (!quick && !values['no-report']) {
+    const path = join(REPO, 'BENCHMARKS.md');
+    writeFileSync(path, replaceTables(readFileSync(path, 'utf8'), tables));
+    log('BENCHMARKS.md tables updated');
+  } else {
+    process.stdout.write(`${tables}\n`);
+  }
+  if (!values.profile) rmSync(workDir, { recursive: true, force: true });
+  else log(`profiles kept in ${join(workDir, 'profiles')}`);
+}
+
+await main();
