@@ -86,7 +86,7 @@ export function renderTables(r: BenchResults, source: string): string {
         `${ms(o.peak.p50Ms)} / ${ms(o.peak.p99Ms)}`,
         `${n(o.halfPeak.perSecond)} /s`,
         `${ms(o.halfPeak.p50Ms)} / ${ms(o.halfPeak.p99Ms)}`,
-        `${n(o.gatewayCpuUsPerSale)} µs`,
+        `${n(o.cpu.gateway)} / ${e === 'postgres' ? n(o.cpu.postgres) : '–'} / ${n(o.cpu.simulator)} µs`,
         String(o.peak.bad + o.halfPeak.bad),
         targets,
       ]);
@@ -94,7 +94,17 @@ export function renderTables(r: BenchResults, source: string): string {
   }
   if (onlineRows.length) {
     out.push('\n### Online sales (`POST /api/v1/sales`, every answer `uploaded`)\n');
-    out.push(table(['Database', 'Branches', 'Peak', 'of VSDC ceiling', 'of HTTP ceiling', 'Peak p50 / p99', 'Half peak', 'Half-peak p50 / p99', 'Gateway CPU per sale', 'Errors', 'Targets (50 % / 15 %, p99 ≤ 25 ms)'], onlineRows));
+    out.push(table(['Database', 'Branches', 'Peak', 'of VSDC ceiling', 'of HTTP ceiling', 'Peak p50 / p99', 'Half peak', 'Half-peak p50 / p99', 'CPU per sale: gateway / PostgreSQL / simulator', 'Errors', 'Targets (50 % / 15 %, p99 ≤ 25 ms)'], onlineRows));
+    const busiest = r.engines.postgres?.sales?.online.at(-1);
+    if (busiest) {
+      const c = busiest.cpu;
+      const total = c.gateway + c.postgres + c.simulator + c.loadGenerator;
+      out.push(
+        `\nWhere the CPU goes (PostgreSQL, ${busiest.branches} branches, at the peak): a sale costs ${n(total)} µs of CPU on this machine — ` +
+          `gateway ${n(c.gateway)}, PostgreSQL ${n(c.postgres)} (every server process), simulator ${n(c.simulator)}, load generator ${n(c.loadGenerator)} — ` +
+          `so ${r.machine.cpus} cores cannot do more than ≈ ${n((r.machine.cpus * 1e6) / Math.max(total, 1))} sales/s, however the work is scheduled.`,
+      );
+    }
     if (simSequential && pgTrips) {
       const bound = 1 / (1 / simSequential + 1 / pgTrips);
       out.push(`\nOne strictly ordered branch files one document at a time: one VSDC round trip plus one database statement each, at best ≈ ${n(bound)} documents/s here (${ms(1000 / simSequential)} + ${ms(1000 / pgTrips)}), before any HTTP or CPU cost of the sale itself.`);
@@ -106,8 +116,8 @@ export function renderTables(r: BenchResults, source: string): string {
     out.push('\n### Scale-out on one PostgreSQL (100 branches)\n');
     out.push(
       table(
-        ['API processes', 'Worker processes', 'Peak', 'of VSDC ceiling', 'Half-peak p50 / p99', 'CPU per sale (all processes)'],
-        scale.map((s) => [String(s.apiProcesses), String(s.workerProcesses), `${n(s.run.peak.perSecond)} /s`, pct(s.run.peak.perSecond, sim), `${ms(s.run.halfPeak.p50Ms)} / ${ms(s.run.halfPeak.p99Ms)}`, `${n(s.run.gatewayCpuUsPerSale)} µs`]),
+        ['API processes', 'Worker processes', 'Peak', 'of VSDC ceiling', 'Half-peak p50 / p99', 'CPU per sale: gateways / PostgreSQL'],
+        scale.map((s) => [String(s.apiProcesses), String(s.workerProcesses), `${n(s.run.peak.perSecond)} /s`, pct(s.run.peak.perSecond, sim), `${ms(s.run.halfPeak.p50Ms)} / ${ms(s.run.halfPeak.p99Ms)}`, `${n(s.run.cpu.gateway)} / ${n(s.run.cpu.postgres)} µs`]),
       ),
     );
   }

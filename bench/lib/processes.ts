@@ -24,6 +24,23 @@ export function freePort(): Promise<number> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Everything started here, killed if the benchmark itself is stopped (Ctrl-C) or fails. */
+const running = new Set<ChildProcess>();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    for (const child of running) child.kill('SIGKILL');
+    process.exit(130);
+  });
+}
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+function track(child: ChildProcess): void {
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+}
+
 /** Peak and current resident memory, and CPU seconds used, of a live process (Linux /proc). */
 export function processStats(pid: number): { peakRssMb: number; rssMb: number; cpuSeconds: number; userSeconds: number; systemSeconds: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -82,10 +99,13 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayProc
       HOST: '127.0.0.1',
       PORT: String(port),
       BUILTIN_SIMULATOR: '0',
+      // For experiments with V8 or allocator settings, e.g. BENCH_GATEWAY_NODE_OPTIONS=--max-old-space-size=128.
+      ...(process.env.BENCH_GATEWAY_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_GATEWAY_NODE_OPTIONS } : {}),
       ...options.env,
     },
     stdio: ['ignore', log, log],
   });
+  track(child);
   closeSync(log);
   const url = `http://127.0.0.1:${port}`;
   const workersOnly = args.includes('--workers-only');
@@ -138,6 +158,7 @@ const CHILD = fileURLToPath(new URL('./child-servers.ts', import.meta.url));
 /** Starts one of the small servers of child-servers.ts in its own process (its own event loop). */
 export async function startChild(kind: ChildKind): Promise<ChildServer> {
   const child = fork(CHILD, [kind], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  track(child);
   const urls = await new Promise<Record<string, string>>((resolve, reject) => {
     child.once('message', (m) => resolve(m as Record<string, string>));
     child.once('exit', (code) => reject(new Error(`${kind} child exited with ${String(code)}`)));

@@ -1,10 +1,14 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { countInWindow, windowCount, type WindowCount } from '../db/rate-limit-window.ts';
 import type { DB } from '../db/schema.ts';
 import type { Plan } from '../db/tables/foundation.ts';
 import { hashSecret, safeEqual } from './secret-format.ts';
+import { prepared } from '../db/prepared.ts';
 
 // Resolving a presented secret to who holds it: one indexed query per credential kind,
-// joined with the account state the auth hook needs (so a request costs one round trip).
+// joined with the account state the auth hook needs. With the PostgreSQL rate-limit store the
+// same statement also counts the request against the holder's bucket, so authenticating and
+// rate limiting a request cost one round trip.
 
 export interface TenantAccount {
   id: number;
@@ -40,24 +44,62 @@ export interface ResolvedFiscalisationKey {
   tenant: TenantAccount;
 }
 
+/**
+ * Count the request against the holder's rate-limit bucket in the lookup statement. The bucket
+ * key is `${before}<tenant or partner id>${after}`. Nothing is counted for a credential that
+ * is unknown, revoked or expired, or whose account is blocked, suspended or out of quota (they
+ * are refused before the rate limit).
+ */
+export interface BucketCount {
+  before: string;
+  after: string;
+  windowMs: number;
+}
+
+export type Counted<T> = T & { count: WindowCount | undefined };
+
+interface CountColumns {
+  rl_points: number | null;
+  rl_expire: number | null;
+  rl_now: number;
+}
+
+/** The lookup `found`, then (when counting) the holder's bucket count joined to it. */
+async function lookUp<Row>(
+  db: Kysely<DB>,
+  found: RawBuilder<unknown>,
+  bucket: BucketCount | undefined,
+  key: RawBuilder<unknown>,
+  inGoodStanding: RawBuilder<unknown>,
+): Promise<(Row & Partial<CountColumns>) | undefined> {
+  if (!bucket) return (await sql<Row & Partial<CountColumns>>`${prepared}with found as (${found}) select * from found`.execute(db)).rows[0];
+  const bucketKey = sql`${bucket.before}::text || ${key} || ${bucket.after}::text`;
+  const result = await sql<Row & CountColumns>`${prepared}
+    with found as (${found}), ${countInWindow(bucketKey, bucket.windowMs, sql`join found on ${inGoodStanding}`)}
+    select found.*, counted.points as rl_points, counted.expire as rl_expire, clock.ms as rl_now
+    from found cross join clock left join counted on true`.execute(db);
+  return result.rows[0];
+}
+
+function countOf(row: Partial<CountColumns>): WindowCount | undefined {
+  if (row.rl_points === null || row.rl_points === undefined) return undefined;
+  return windowCount({ points: row.rl_points, expire: row.rl_expire!, now: row.rl_now! });
+}
+
 export function currentMonth(now: Date): string {
   return now.toISOString().slice(0, 7);
 }
 
-function tenantColumns(month: string) {
-  return [
-    't.id as t_id',
-    't.partner_id as t_partner_id',
-    't.name as t_name',
-    't.tpin as t_tpin',
-    't.plan as t_plan',
-    't.subscription as t_subscription',
-    't.status as t_status',
-    't.monthly_quota as t_monthly_quota',
-    't.rate_limit_per_minute as t_rate_limit_per_minute',
-    sql<number>`coalesce((select u.documents from tenant_usage u where u.tenant_id = t.id and u.month = ${month}), 0)`.as('t_documents'),
-  ] as const;
+function tenantColumns(month: string): RawBuilder<unknown> {
+  return sql`t.id as t_id, t.partner_id as t_partner_id, t.name as t_name, t.tpin as t_tpin, t.plan as t_plan,
+    t.subscription as t_subscription, t.status as t_status, t.monthly_quota as t_monthly_quota,
+    t.rate_limit_per_minute as t_rate_limit_per_minute,
+    coalesce((select u.documents from tenant_usage u where u.tenant_id = t.id and u.month = ${month}), 0) as t_documents`;
 }
+
+/** The account checks of the auth hook (402/403), over a `found` row with tenant columns. */
+const TENANT_IN_GOOD_STANDING = sql`found.t_subscription = 'active' and found.t_status = 'active'
+  and (found.t_monthly_quota is null or found.t_documents < found.t_monthly_quota)`;
 
 interface TenantRowColumns {
   t_id: number;
@@ -87,28 +129,32 @@ function toTenant(row: TenantRowColumns): TenantAccount {
   };
 }
 
-export async function findTenantToken(db: Kysely<DB>, secret: string, now: Date): Promise<ResolvedTenantToken | undefined> {
+export async function findTenantToken(db: Kysely<DB>, secret: string, now: Date, bucket?: BucketCount): Promise<Counted<ResolvedTenantToken> | undefined> {
   const hash = hashSecret(secret);
-  const row = await db
-    .selectFrom('tenant_tokens as k')
-    .innerJoin('tenants as t', 't.id', 'k.tenant_id')
-    .select(['k.id', 'k.abilities', 'k.token_hash', ...tenantColumns(currentMonth(now))])
-    .where('k.token_hash', '=', hash)
-    .where('k.revoked_at', 'is', null)
-    .executeTakeFirst();
+  const found = sql`select k.id, k.abilities, k.token_hash, ${tenantColumns(currentMonth(now))}
+    from tenant_tokens k join tenants t on t.id = k.tenant_id
+    where k.token_hash = ${hash} and k.revoked_at is null`;
+  const row = await lookUp<TenantRowColumns & { id: number; abilities: string[]; token_hash: string }>(db, found, bucket, sql`found.t_id`, TENANT_IN_GOOD_STANDING);
   if (!row || !safeEqual(row.token_hash, hash)) return undefined;
-  return { tokenId: row.id, abilities: row.abilities, tenant: toTenant(row) };
+  return { tokenId: row.id, abilities: row.abilities, tenant: toTenant(row), count: countOf(row) };
 }
 
-export async function findPartnerKey(db: Kysely<DB>, secret: string): Promise<ResolvedPartnerKey | undefined> {
+export async function findPartnerKey(db: Kysely<DB>, secret: string, bucket?: BucketCount): Promise<Counted<ResolvedPartnerKey> | undefined> {
   const hash = hashSecret(secret);
-  const row = await db
-    .selectFrom('partner_keys as k')
-    .innerJoin('partners as p', 'p.id', 'k.partner_id')
-    .select(['k.id', 'k.mode', 'k.scopes', 'k.expires_at', 'k.secret_hash', 'p.id as partner_id', 'p.name as partner_name', 'p.status as partner_status'])
-    .where('k.secret_hash', '=', hash)
-    .where('k.revoked_at', 'is', null)
-    .executeTakeFirst();
+  const found = sql`select k.id, k.mode, k.scopes, k.expires_at, k.secret_hash, p.id as partner_id, p.name as partner_name, p.status as partner_status,
+      (k.expires_at is null or k.expires_at > now()) as live
+    from partner_keys k join partners p on p.id = k.partner_id
+    where k.secret_hash = ${hash} and k.revoked_at is null`;
+  const row = await lookUp<{
+    id: number;
+    mode: 'live' | 'test';
+    scopes: string[];
+    expires_at: Date | null;
+    secret_hash: string;
+    partner_id: number;
+    partner_name: string;
+    partner_status: 'active' | 'suspended';
+  }>(db, found, bucket, sql`found.partner_id`, sql`found.live and found.partner_status = 'active'`);
   if (!row || !safeEqual(row.secret_hash, hash)) return undefined;
   return {
     keyId: row.id,
@@ -116,18 +162,16 @@ export async function findPartnerKey(db: Kysely<DB>, secret: string): Promise<Re
     scopes: row.scopes,
     expiresAt: row.expires_at,
     partner: { id: row.partner_id, name: row.partner_name, status: row.partner_status },
+    count: countOf(row),
   };
 }
 
 export async function findFiscalisationKey(db: Kysely<DB>, secret: string, now: Date): Promise<ResolvedFiscalisationKey | undefined> {
   const hash = hashSecret(secret);
-  const row = await db
-    .selectFrom('api_keys as k')
-    .innerJoin('tenants as t', 't.id', 'k.tenant_id')
-    .select(['k.id', 'k.device_id', 'k.dialect', 'k.key_hash', ...tenantColumns(currentMonth(now))])
-    .where('k.key_hash', '=', hash)
-    .where('k.revoked_at', 'is', null)
-    .executeTakeFirst();
+  const found = sql`select k.id, k.device_id, k.dialect, k.key_hash, ${tenantColumns(currentMonth(now))}
+    from api_keys k join tenants t on t.id = k.tenant_id
+    where k.key_hash = ${hash} and k.revoked_at is null`;
+  const row = await lookUp<TenantRowColumns & { id: number; device_id: number | null; dialect: 'bare' | 'wrapped'; key_hash: string }>(db, found, undefined, sql``, sql``);
   if (!row || !safeEqual(row.key_hash, hash)) return undefined;
   return { keyId: row.id, deviceId: row.device_id, dialect: row.dialect, tenant: toTenant(row) };
 }

@@ -1,11 +1,12 @@
 import { mkdirSync } from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { acquireDataDirLock } from './data-dir-lock.ts';
 import { migrationProvider } from './migrations/index.ts';
 import { LocalNotifier, PostgresNotifier, type Notifier } from './notifier.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
+import { PreparingClient } from './prepared.ts';
 import type { DB } from './schema.ts';
 
 export type DatabaseKind = 'embedded' | 'postgres';
@@ -51,7 +52,9 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
 }
 
 function openPostgres(url: string, poolSize: number): Database {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // Prepared statements always run a generic plan: theirs are all key lookups, and replanning
+  // them for every execution (the default for their first runs) cost as much as running them.
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, Client: PreparingClient, options: '-c plan_cache_mode=force_generic_plan' });
   pool.on('error', () => {}); // an idle client's connection dropped; the pool replaces it
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   const notifier = new PostgresNotifier(url);
@@ -75,6 +78,8 @@ async function openEmbedded(options: OpenOptions): Promise<Database> {
   }
   let pglite: PGlite;
   try {
+    // Loaded only for the embedded database: the module alone holds ~37 MB a PostgreSQL process never needs.
+    const { PGlite } = await import('@electric-sql/pglite');
     const parsers = { [INT8]: (v: string) => Number(v), [NUMERIC]: (v: string) => v };
     pglite = await PGlite.create({
       ...(options.dataDir ? { dataDir: options.dataDir } : {}),

@@ -12,6 +12,12 @@ export type Listener = (payload: string) => void;
 export interface Notifier {
   /** Send a notification; inside a transaction on PostgreSQL it is delivered at commit. */
   notify(executor: Kysely<unknown>, channel: string, payload?: string): Promise<void>;
+  /**
+   * PostgreSQL: a statement may send its notifications itself (`pg_notify`, delivered at
+   * commit), saving a round trip. False when notifications travel in memory: send them with
+   * `notify` after the statement.
+   */
+  readonly notifiesInStatements: boolean;
   listen(channel: string, listener: Listener): () => void;
   close(): Promise<void>;
 }
@@ -21,6 +27,7 @@ export class LocalNotifier implements Notifier {
   async notify(_executor: Kysely<unknown>, channel: string, payload = ''): Promise<void> {
     queueMicrotask(() => this.emitter.emit(channel, payload));
   }
+  readonly notifiesInStatements = false;
   listen(channel: string, listener: Listener): () => void {
     this.emitter.on(channel, listener);
     return () => this.emitter.off(channel, listener);
@@ -42,6 +49,8 @@ export class PostgresNotifier implements Notifier {
   private connecting: Promise<void> | undefined;
 
   constructor(private readonly connectionString: string) {}
+
+  readonly notifiesInStatements = true;
 
   async notify(executor: Kysely<unknown>, channel: string, payload = ''): Promise<void> {
     await sql`select pg_notify(${channel}, ${payload})`.execute(executor);

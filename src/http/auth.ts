@@ -7,11 +7,13 @@ import {
   type ResolvedFiscalisationKey,
   type ResolvedPartnerKey,
   type ResolvedTenantToken,
+  type BucketCount,
   type TenantAccount,
 } from '../credentials/lookup.ts';
+import type { WindowCount } from '../db/rate-limit-window.ts';
 import { hasValidChecksum, kindOf, safeEqual } from '../credentials/secret-format.ts';
 import { ApiError, unauthenticated } from './errors.ts';
-import { PARTNER_LIMIT_PER_MINUTE, tenantLimit, type RateLimitDecision } from './rate-limit.ts';
+import { decisionOf, PARTNER_LIMIT_PER_MINUTE, tenantLimit, WINDOW_MS, type RateLimitDecision } from './rate-limit.ts';
 
 // One onRequest hook authenticates every route according to the `auth` its route declares,
 // then applies the account checks (402/403) and the rate limit (429), in that order, before
@@ -119,10 +121,10 @@ async function authenticateMerchant(ctx: AppContext, request: FastifyRequest, ab
     throw unauthenticated('Partner secret keys are not accepted on merchant endpoints. Use a tenant token.');
   }
   if (kind?.kind !== 'tenant_token' || !hasValidChecksum(secret, kind.prefix)) throw unauthenticated('The tenant token is invalid.');
-  const token = await findTenantToken(ctx.db, secret, ctx.clock.now());
+  const token = await findTenantToken(ctx.db, secret, ctx.clock.now(), countedBucket(ctx, 't:', ':v1'));
   if (!token) throw unauthenticated('The tenant token is invalid or has been revoked.');
   assertTenantInGoodStanding(token.tenant);
-  await applyRateLimit(ctx, request, `t:${token.tenant.id}:v1`, tenantLimit(token.tenant, 'v1'));
+  await applyRateLimit(ctx, request, `t:${token.tenant.id}:v1`, tenantLimit(token.tenant, 'v1'), token.count);
   if (!token.abilities.includes(ability)) {
     throw new ApiError(403, 'missing_ability', `This token lacks the ${ability} ability.`);
   }
@@ -137,7 +139,7 @@ async function authenticatePartner(ctx: AppContext, request: FastifyRequest, sco
     throw unauthenticated('This endpoint takes a partner secret key (sk_live_ or sk_test_); tenant tokens and fiscalisation keys are not accepted.');
   }
   if (!hasValidChecksum(secret, kind.prefix)) throw unauthenticated('The partner secret key is invalid.');
-  const key = await findPartnerKey(ctx.db, secret);
+  const key = await findPartnerKey(ctx.db, secret, countedBucket(ctx, 'p:', ''));
   if (!key) throw unauthenticated('The partner secret key is invalid or has been revoked.');
   if (key.expiresAt && key.expiresAt.getTime() <= ctx.clock.now().getTime()) {
     throw new ApiError(401, 'api_key_expired', 'This partner key was rotated and its grace window has ended. Use its replacement.');
@@ -145,7 +147,7 @@ async function authenticatePartner(ctx: AppContext, request: FastifyRequest, sco
   if (key.partner.status === 'suspended') {
     throw new ApiError(402, 'partner_suspended', 'This partner account is suspended.');
   }
-  await applyRateLimit(ctx, request, `p:${key.partner.id}`, PARTNER_LIMIT_PER_MINUTE);
+  await applyRateLimit(ctx, request, `p:${key.partner.id}`, PARTNER_LIMIT_PER_MINUTE, key.count);
   if (!key.scopes.includes(scope)) {
     throw new ApiError(403, 'missing_scope', `This key lacks the ${scope} scope.`);
   }
@@ -192,8 +194,14 @@ function authenticateAdmin(ctx: AppContext, request: FastifyRequest): Principal 
   return { kind: 'admin' };
 }
 
-async function applyRateLimit(ctx: AppContext, request: FastifyRequest, key: string, limit: number): Promise<void> {
-  const decision = await ctx.rateLimiter.consume(key, limit);
+/** With the table store, the credential lookup counts the request in its own statement: the bucket `${before}<id>${after}`. */
+function countedBucket(ctx: AppContext, before: string, after: string): BucketCount | undefined {
+  return ctx.rateLimiter.countsInDatabase ? { before: ctx.rateLimiter.keyOf(before), after, windowMs: WINDOW_MS } : undefined;
+}
+
+/** `counted`: the request was already counted by the lookup statement. */
+async function applyRateLimit(ctx: AppContext, request: FastifyRequest, key: string, limit: number, counted?: WindowCount): Promise<void> {
+  const decision = counted ? decisionOf(counted, limit) : await ctx.rateLimiter.consume(key, limit);
   request.rateLimit = decision;
   if (!decision.allowed) {
     throw new ApiError(429, 'rate_limited', `Too many requests: the limit is ${limit} a minute. Retry after ${decision.resetSeconds} s.`, {
@@ -244,8 +252,9 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
         return;
     }
   });
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     setRateLimitHeaders(reply, request.rateLimit);
+    done(null, payload);
   });
 }
 

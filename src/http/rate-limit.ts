@@ -1,22 +1,21 @@
 import type { Redis } from 'ioredis';
-import type pg from 'pg';
-import {
-  RateLimiterMemory,
-  RateLimiterPostgres,
-  RateLimiterRedis,
-  RateLimiterRes,
-  type RateLimiterAbstract,
-} from 'rate-limiter-flexible';
+import { sql, type Kysely } from 'kysely';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { countInWindow, windowCount, type WindowCount } from '../db/rate-limit-window.ts';
+import type { DB } from '../db/schema.ts';
 import type { Plan } from '../db/tables/foundation.ts';
+import { prepared } from '../db/prepared.ts';
 
-// Per-tenant fixed one-minute windows (rate-limiter-flexible). On the embedded database the
-// store is in memory (one process); on PostgreSQL it is a shared table, or Redis when
-// REDIS_URL is set, so every process counts one bucket per tenant.
+// Per-tenant fixed one-minute windows. On the embedded database the store is in memory (one
+// process); on PostgreSQL it is a shared table, or Redis when REDIS_URL is set, so every
+// process counts one bucket per tenant. With the table store, the auth hook counts a request
+// in the very statement that looks up its credential (see `bucketOf`); `consume` is for the rest.
 
 export const PLAN_LIMITS: Record<Plan, number> = { free_trial: 60, starter: 120, growth: 300, enterprise: 600 };
 export const DEFAULT_LIMITS = { v1: 120, zm: 300 } as const;
 export const PARTNER_LIMIT_PER_MINUTE = 1200;
 const WINDOW_SECONDS = 60;
+export const WINDOW_MS = WINDOW_SECONDS * 1000;
 
 export type Surface = keyof typeof DEFAULT_LIMITS;
 
@@ -36,41 +35,57 @@ export interface RateLimitDecision {
 
 export type RateLimitStoreKind = 'memory' | 'postgres' | 'redis';
 
+export function decisionOf(count: WindowCount, limit: number): RateLimitDecision {
+  const resetSeconds = Math.max(1, Math.ceil((count.expireMs - count.nowMs) / 1000));
+  return { allowed: count.points <= limit, limit, remaining: Math.max(limit - count.points, 0), resetSeconds };
+}
+
 export class RateLimiter {
   private readonly limiters = new Map<number, RateLimiterAbstract>();
 
   constructor(
     readonly storeKind: RateLimitStoreKind,
-    private readonly store: { pool?: pg.Pool; redis?: Redis } = {},
-    /** Namespaces the keys, so gateways sharing one Redis for different databases never collide. */
+    private readonly store: { db?: Kysely<DB>; redis?: Redis } = {},
+    /** Namespaces the keys, so gateways sharing one store for different databases never collide. */
     private readonly keyPrefix = 'rl',
   ) {}
+
+  /** The store's key of a bucket (as rate-limiter-flexible names it). */
+  keyOf(bucket: string): string {
+    return `${this.keyPrefix}:${bucket}`;
+  }
+
+  /** True when requests are counted in the database table, so a lookup statement can count them too. */
+  get countsInDatabase(): boolean {
+    return this.storeKind === 'postgres';
+  }
 
   private limiterFor(points: number): RateLimiterAbstract {
     let limiter = this.limiters.get(points);
     if (limiter) return limiter;
     const common = { points, duration: WINDOW_SECONDS, keyPrefix: this.keyPrefix };
-    if (this.storeKind === 'redis') {
-      limiter = new RateLimiterRedis({ ...common, storeClient: this.store.redis, insuranceLimiter: new RateLimiterMemory(common) });
-    } else if (this.storeKind === 'postgres') {
-      limiter = new RateLimiterPostgres({
-        ...common,
-        storeClient: this.store.pool,
-        tableName: 'rate_limits',
-        tableCreated: true,
-        clearExpiredByTimeout: false,
-        insuranceLimiter: new RateLimiterMemory(common),
-      });
-    } else {
-      limiter = new RateLimiterMemory(common);
-    }
+    // The PostgreSQL store falls back to memory too (see `consume`).
+    limiter =
+      this.storeKind === 'redis'
+        ? new RateLimiterRedis({ ...common, storeClient: this.store.redis, insuranceLimiter: new RateLimiterMemory(common) })
+        : new RateLimiterMemory(common);
     this.limiters.set(points, limiter);
     return limiter;
   }
 
-  async consume(key: string, limit: number): Promise<RateLimitDecision> {
+  async consume(bucket: string, limit: number): Promise<RateLimitDecision> {
+    if (this.storeKind === 'postgres') {
+      try {
+        const result = await sql<{ points: number; expire: number; now: number }>`${prepared}
+          with ${countInWindow(sql`${this.keyOf(bucket)}::text`, WINDOW_MS)}
+          select counted.points, counted.expire, clock.ms as now from counted, clock`.execute(this.store.db!);
+        return decisionOf(windowCount(result.rows[0]!), limit);
+      } catch {
+        // The store is out: count in this process rather than refuse traffic.
+      }
+    }
     try {
-      const res = await this.limiterFor(limit).consume(key, 1);
+      const res = await this.limiterFor(limit).consume(bucket, 1);
       return { allowed: true, limit, remaining: res.remainingPoints, resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)) };
     } catch (err) {
       if (err instanceof RateLimiterRes) {

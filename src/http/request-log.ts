@@ -19,12 +19,16 @@ function who(request: FastifyRequest): Record<string, number | string> {
   return tenant ? { tenant: tenant.id } : {};
 }
 
-/** One structured line per request, without headers or bodies (so no secrets). */
+/**
+ * One structured line per request, without headers or bodies (so no secrets). The hooks take
+ * callbacks rather than being async: no promise per request for work that never waits.
+ */
 export function registerRequestLog(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
+    done(null, payload);
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
       {
         method: request.method,
@@ -35,5 +39,6 @@ export function registerRequestLog(app: FastifyInstance): void {
       },
       'request',
     );
+    done();
   });
 }

@@ -9,10 +9,11 @@ import { unauthenticated } from '../http/errors.ts';
  */
 export function registerObservability(app: FastifyInstance, ctx: AppContext): void {
   const { metrics } = ctx;
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
     metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    done();
   });
 
   app.get('/metrics', { schema: { hide: true }, config: { auth: { surface: 'public' } } }, async (request, reply) => {

@@ -189,6 +189,16 @@ export function interpretReply(endpoint: VsdcEndpoint, status: number, text: str
   }
 }
 
+/**
+ * The payload with the target's tpin and bhfId. A saveSales body already carries them (and has
+ * ~90 fields, which V8 copies slowly), so it is sent as it is when they match.
+ */
+function withTarget(payload: object, target: DeviceTarget): object {
+  const carried = payload as { tpin?: unknown; bhfId?: unknown };
+  if (carried.tpin === target.tpin && carried.bhfId === target.bhfId) return payload;
+  return Object.assign({}, payload, { tpin: target.tpin, bhfId: target.bhfId });
+}
+
 export function createVsdcClient(options: VsdcClientOptions = {}): VsdcClient {
   const defaultTimeoutMs = options.timeoutMs ?? 20_000;
   const agent = new Agent({
@@ -207,7 +217,7 @@ export function createVsdcClient(options: VsdcClientOptions = {}): VsdcClient {
     const timeoutMs = callOptions.timeoutMs ?? defaultTimeoutMs;
     const deadline = AbortSignal.timeout(timeoutMs);
     const signal = callOptions.signal ? AbortSignal.any([deadline, callOptions.signal]) : deadline;
-    const body = JSON.stringify({ ...payload, tpin: target.tpin, bhfId: target.bhfId });
+    const body = JSON.stringify(withTarget(payload, target));
     try {
       const response = await request(url, {
         method: 'POST',

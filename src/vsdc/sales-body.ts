@@ -58,6 +58,17 @@ const BUCKET_OF: Record<VatCategoryCode, HeaderTaxBucket> = {
   A: 'A', B: 'B', C1: 'C1', C2: 'C2', C3: 'C3', D: 'D', RVAT: 'Rvat', E: 'E', F: 'F',
 };
 
+type TaxFields = Pick<SaveSalesRequest, `taxblAmt${HeaderTaxBucket}` | `taxRt${HeaderTaxBucket}` | `taxAmt${HeaderTaxBucket}`>;
+
+/** Each bucket's three header fields: taxable amount, rate, tax. */
+const TAX_FIELDS_OF = Object.fromEntries(HEADER_TAX_BUCKETS.map((b) => [b, [`taxblAmt${b}`, `taxRt${b}`, `taxAmt${b}`] as const])) as Record<
+  HeaderTaxBucket,
+  readonly [string, string, string]
+>;
+
+/** Every header tax field at zero, in the protocol's order. */
+const ZERO_TAX_FIELDS = Object.fromEntries(HEADER_TAX_BUCKETS.flatMap((b) => TAX_FIELDS_OF[b].map((field) => [field, 0]))) as TaxFields;
+
 function checkDocument(doc: SaleDocument): void {
   if (!Number.isSafeInteger(doc.invoiceNo) || doc.invoiceNo <= 0) {
     throw new SaleDocumentError(`invoiceNo must be a positive integer, got ${doc.invoiceNo}`);
@@ -126,17 +137,12 @@ export function buildSaveSalesBody(doc: SaleDocument): SaveSalesRequest {
   const operator = doc.operator ?? { id: 'fiscal-gateway', name: 'fiscal-gateway' };
   const isNote = doc.receiptType !== 'S';
 
-  const trio: Record<string, number> = {};
-  for (const bucket of HEADER_TAX_BUCKETS) {
-    trio[`taxblAmt${bucket}`] = 0;
-    trio[`taxRt${bucket}`] = 0;
-    trio[`taxAmt${bucket}`] = 0;
-  }
+  const used: Record<string, number> = {};
   for (const category of computed.byCategory) {
-    const bucket = BUCKET_OF[category.code];
-    trio[`taxblAmt${bucket}`] = category.taxable;
-    trio[`taxRt${bucket}`] = category.rate;
-    trio[`taxAmt${bucket}`] = category.vat;
+    const [taxable, rate, vat] = TAX_FIELDS_OF[BUCKET_OF[category.code]];
+    used[taxable] = category.taxable;
+    used[rate] = category.rate;
+    used[vat] = category.vat;
   }
 
   const header = {
@@ -162,15 +168,15 @@ export function buildSaveSalesBody(doc: SaleDocument): SaveSalesRequest {
     totItemCnt: computed.lines.length,
   };
 
-  return {
-    ...header,
-    ...(trio as Pick<SaveSalesRequest, `taxblAmt${HeaderTaxBucket}` | `taxRt${HeaderTaxBucket}` | `taxAmt${HeaderTaxBucket}`>),
+  // Object.assign, not spreads: V8 copies spreads of this ~90-field object into a literal one
+  // field at a time, which cost ~150 µs a body (measured). The zeros fix the fields' order.
+  return Object.assign(header, ZERO_TAX_FIELDS, used as TaxFields, {
     totTaxblAmt: computed.totals.net,
     totTaxAmt: computed.totals.vat,
     totAmt: computed.totals.total,
     cashDcRt: 0,
     cashDcAmt: 0,
-    prchrAcptcYn: 'N',
+    prchrAcptcYn: 'N' as const,
     remark: doc.remark ?? null,
     regrId: operator.id,
     regrNm: operator.name,
@@ -181,7 +187,7 @@ export function buildSaveSalesBody(doc: SaleDocument): SaveSalesRequest {
     exchangeRt: 1,
     destnCountryCd: doc.destinationCountryCode ?? null,
     itemList: computed.lines.map(buildLine),
-  };
+  });
 }
 
 /** The sale's `fiscal` block, read from a `saveSales` (or `selectInvoice`) success. */

@@ -251,6 +251,8 @@ describe(`creating and reading sales (${engineName})`, () => {
 
     const branch001 = (await h.get('/api/v1/sales', { 'x-branch': '001' }, m)).json();
     assert.deepEqual(branch001.data.map((s: { id: number }) => s.id), [ids[21]]);
+    assert.equal(branch001.meta.total, 1);
+    assert.equal((await h.get('/api/v1/sales', { 'x-branch': '000' }, m)).json().meta.total, 21, 'each branch counts its own documents');
     assert.equal((await h.get('/api/v1/sales', { 'x-branch': '007' }, m)).json().error.code, 'branch_not_found');
   });
 

@@ -5,18 +5,23 @@ import type { DeviceTarget } from '../../vsdc/client.ts';
 import { buildSaveSalesBody, reconcileDuplicate, SaleDocumentError, toFiscalReceipt, type FiscalReceipt, type SaleDocument } from '../../vsdc/sales-body.ts';
 import type { VatCategoryCode } from '../../vsdc/tax.ts';
 import type { PaymentTypeCode } from '../../vsdc/sales-body.ts';
-import { enqueueEvent } from '../webhooks/events.ts';
+import { eventRow, serialiseEnvelope, wakeDeliveryWorkers, type EventRow, type InvoiceEventType } from '../webhooks/events.ts';
 import { presentLineRow, presentSale } from '../sales/present.ts';
+import type { SaleResource } from '../sales/schemas.ts';
 import { OUTCOME_CHANNEL, saleSignals, signalPayload } from '../sales/signals.ts';
 import {
-  claimBranch,
+  claimBranches,
   deferBranch,
+  failedFields,
   nextBatchOrRelease,
-  recordFailed,
-  recordUploaded,
+  recordOutcome,
   releaseBranch,
   renewLease,
+  uploadedFields,
   type BranchTarget,
+  type ClaimedBranch,
+  type OutcomeEvent,
+  type OutcomeFields,
   type PendingDocument,
 } from './store.ts';
 
@@ -34,7 +39,11 @@ export type DrainResult =
   /** The lease was lost (this process stalled past it); whoever holds it carries on. */
   | { kind: 'lease_lost' };
 
-type FileResult = { kind: 'recorded'; leaseHeld: boolean } | { kind: 'unreachable'; reason: string } | { kind: 'stopped' };
+type FileResult =
+  /** `next`: for the last document in hand, the branch's following ones (empty: branch given back). */
+  | { kind: 'recorded'; leaseHeld: boolean; next?: PendingDocument[] }
+  | { kind: 'unreachable'; reason: string }
+  | { kind: 'stopped' };
 
 const RECEIPT_TYPE = { sale: 'S', credit_note: 'R', debit_note: 'D' } as const;
 
@@ -80,9 +89,17 @@ export class BranchFiler {
     return this.ctx.config.vsdcTimeoutMs + 5_000;
   }
 
-  /** Files the branch's pending documents until none is left, the VSDC stops answering, or stop. */
-  async drain(deviceId: number): Promise<DrainResult> {
-    const claim = await claimBranch(this.ctx.db, deviceId, this.owner, this.leaseMs, BATCH_SIZE);
+  /** Takes the branches that are free (one statement for all of them); the others are left out. */
+  claim(deviceIds: readonly number[]): Promise<Map<number, ClaimedBranch>> {
+    return claimBranches(this.ctx.db, deviceIds, this.owner, this.leaseMs, BATCH_SIZE);
+  }
+
+  /**
+   * Files a claimed branch's pending documents until none is left, the VSDC stops answering, or
+   * stop; without a claim (another process holds the branch, or its backoff has not passed) it
+   * does nothing.
+   */
+  async drain(deviceId: number, claim: ClaimedBranch | undefined): Promise<DrainResult> {
     if (!claim) return { kind: 'not_claimed' };
     const { target } = claim;
     let retryDelayMs = claim.retryDelayMs;
@@ -90,12 +107,13 @@ export class BranchFiler {
       // Claimed with nothing to do (woken by a document already filed): this also releases.
       let batch = claim.batch.length > 0 ? claim.batch : await nextBatchOrRelease(this.ctx.db, deviceId, this.owner, BATCH_SIZE);
       while (batch.length > 0) {
-        for (const doc of batch) {
+        let next: PendingDocument[] | undefined;
+        for (const [i, doc] of batch.entries()) {
           if (this.stop.aborted) {
             await releaseBranch(this.ctx.db, deviceId, this.owner);
             return { kind: 'done' };
           }
-          const result = await this.file(target, doc);
+          const result = await this.file(target, doc, i === batch.length - 1);
           if (result.kind === 'stopped') {
             await releaseBranch(this.ctx.db, deviceId, this.owner);
             return { kind: 'done' };
@@ -107,8 +125,10 @@ export class BranchFiler {
           }
           if (!result.leaseHeld) return { kind: 'lease_lost' };
           retryDelayMs = null;
+          next = result.next;
         }
-        batch = await nextBatchOrRelease(this.ctx.db, deviceId, this.owner, BATCH_SIZE);
+        // The last outcome statement read what follows (and gave the branch back if nothing does).
+        batch = next ?? (await nextBatchOrRelease(this.ctx.db, deviceId, this.owner, BATCH_SIZE));
       }
       return { kind: 'done' };
     } catch (err) {
@@ -123,26 +143,26 @@ export class BranchFiler {
     return { baseUrl: target.baseUrl, tpin: doc.row.tpin, bhfId: target.branch };
   }
 
-  /** One document: send it, read the answer, record the outcome (with its event). */
-  private async file(target: BranchTarget, doc: PendingDocument): Promise<FileResult> {
+  /** One document: send it, read the answer, record the outcome (with its event). `last`: the last one in hand. */
+  private async file(target: BranchTarget, doc: PendingDocument, last: boolean): Promise<FileResult> {
     let body;
     try {
       body = buildSaveSalesBody(saleDocument(doc));
     } catch (err) {
-      if (err instanceof SaleDocumentError) return this.fail(target, doc, null, `The gateway could not build this document: ${err.message}`);
+      if (err instanceof SaleDocumentError) return this.fail(target, doc, last, null, `The gateway could not build this document: ${err.message}`);
       throw err;
     }
     const vsdcTarget = this.target(target, doc);
     const outcome = await this.ctx.vsdc.saveSales(vsdcTarget, body, { signal: this.signal });
     switch (outcome.kind) {
       case 'ok':
-        return this.upload(target, doc, toFiscalReceipt(outcome.data, outcome.resultDt, this.ctx.clock.now()));
+        return this.upload(target, doc, last, toFiscalReceipt(outcome.data, outcome.resultDt, this.ctx.clock.now()));
       case 'rejected':
-        return this.fail(target, doc, outcome.code, outcome.message || `The authority refused the document (result code ${outcome.code}).`);
+        return this.fail(target, doc, last, outcome.code, outcome.message || `The authority refused the document (result code ${outcome.code}).`);
       case 'unreachable':
         return outcome.reason === 'aborted' && this.signal.aborted ? { kind: 'stopped' } : { kind: 'unreachable', reason: `${outcome.reason}: ${outcome.detail}` };
       case 'duplicate':
-        return this.reconcile(target, doc, vsdcTarget);
+        return this.reconcile(target, doc, last, vsdcTarget);
     }
   }
 
@@ -150,56 +170,69 @@ export class BranchFiler {
    * 924: the VSDC already holds this invoice number, usually because the reply to an earlier
    * attempt was lost. Adopt the filed receipt if its total matches; else an operator must look.
    */
-  private async reconcile(target: BranchTarget, doc: PendingDocument, vsdcTarget: DeviceTarget): Promise<FileResult> {
+  private async reconcile(target: BranchTarget, doc: PendingDocument, last: boolean, vsdcTarget: DeviceTarget): Promise<FileResult> {
     const invoiceNo = String(doc.row.invoice_no);
-    if (target.sdcId === null) return this.fail(target, doc, '924', `Invoice number ${invoiceNo} is already filed (924) and the branch has no SDC id to look it up with.`);
+    if (target.sdcId === null) return this.fail(target, doc, last, '924', `Invoice number ${invoiceNo} is already filed (924) and the branch has no SDC id to look it up with.`);
     if (!(await renewLease(this.ctx.db, target.deviceId, this.owner, this.leaseMs))) return { kind: 'recorded', leaseHeld: false };
     const found = await this.ctx.vsdc.selectInvoice(vsdcTarget, { cisInvcNo: invoiceNo, invcSdcId: target.sdcId }, { signal: this.signal });
     switch (found.kind) {
       case 'ok': {
         const decision = reconcileDuplicate(found.data, Number(doc.row.total), found.resultDt);
-        return decision.adopt ? this.upload(target, doc, decision.receipt) : this.fail(target, doc, '924', decision.lastError);
+        return decision.adopt ? this.upload(target, doc, last, decision.receipt) : this.fail(target, doc, last, '924', decision.lastError);
       }
       case 'empty':
-        return this.fail(target, doc, '924', `The VSDC says invoice number ${invoiceNo} is already filed (924) but selectInvoice finds no such invoice.`);
+        return this.fail(target, doc, last, '924', `The VSDC says invoice number ${invoiceNo} is already filed (924) but selectInvoice finds no such invoice.`);
       case 'rejected':
-        return this.fail(target, doc, '924', `Invoice number ${invoiceNo} is already filed (924); looking it up failed: ${found.code} ${found.message}`);
+        return this.fail(target, doc, last, '924', `Invoice number ${invoiceNo} is already filed (924); looking it up failed: ${found.code} ${found.message}`);
       case 'unreachable':
         return found.reason === 'aborted' && this.signal.aborted ? { kind: 'stopped' } : { kind: 'unreachable', reason: `${found.reason}: ${found.detail}` };
     }
   }
 
-  private outcomeOptions(saleId: number) {
-    const notify = this.ctx.database.kind === 'postgres' ? { notify: { channel: OUTCOME_CHANNEL, payload: signalPayload(saleId) } } : {};
-    return { owner: this.owner, leaseMs: this.leaseMs, ...notify };
-  }
-
-  private upload(target: BranchTarget, doc: PendingDocument, receipt: FiscalReceipt): Promise<FileResult> {
+  private upload(target: BranchTarget, doc: PendingDocument, last: boolean, receipt: FiscalReceipt): Promise<FileResult> {
     const full = { ...receipt, sdcId: receipt.sdcId ?? target.sdcId, mrcNo: receipt.mrcNo ?? target.mrcNo };
-    return this.record(target, doc, 'invoice.fiscalised', (trx, saleId) => recordUploaded(trx, saleId, target.deviceId, full, this.outcomeOptions(saleId)));
+    return this.record(target, doc, last, 'invoice.fiscalised', uploadedFields(full));
   }
 
-  private fail(target: BranchTarget, doc: PendingDocument, resultCode: string | null, lastError: string): Promise<FileResult> {
-    return this.record(target, doc, 'invoice.failed', (trx, saleId) => recordFailed(trx, saleId, target.deviceId, resultCode, lastError, this.outcomeOptions(saleId)));
+  private fail(target: BranchTarget, doc: PendingDocument, last: boolean, resultCode: string | null, lastError: string): Promise<FileResult> {
+    return this.record(target, doc, last, 'invoice.failed', failedFields(resultCode, lastError));
   }
 
-  /** The outcome and its webhook event commit together, or not at all. */
-  private async record(
-    target: BranchTarget,
-    doc: PendingDocument,
-    event: 'invoice.fiscalised' | 'invoice.failed',
-    write: (trx: AppContext['db'], saleId: number) => ReturnType<typeof recordUploaded>,
-  ): Promise<FileResult> {
+  /**
+   * The outcome and its webhook event in one statement (they commit together, or not at all);
+   * for the last document in hand it also reads the branch's next ones. The waiting request of
+   * this process gets the recorded row handed over.
+   */
+  private async record(target: BranchTarget, doc: PendingDocument, last: boolean, type: InvoiceEventType, fields: OutcomeFields): Promise<FileResult> {
     const saleId = Number(doc.row.id);
-    const recorded = await this.ctx.db.transaction().execute(async (trx) => {
-      const row = await write(trx, saleId);
-      if (!row) return undefined;
-      const { lease_held: leaseHeld, ...sale } = row;
-      const invoice = presentSale(sale, doc.lines.map(presentLineRow));
-      await enqueueEvent(trx, { type: event, partnerId: target.partnerId, tenantId: target.tenantId, data: { invoice }, created: this.ctx.clock.now() }, this.ctx.database.notifier);
-      return { leaseHeld };
+    const notifier = this.ctx.database.notifier;
+    const event = outcomeEvent(
+      eventRow({ type, partnerId: target.partnerId, tenantId: target.tenantId, created: this.ctx.clock.now() }),
+      presentSale({ ...doc.row, ...fields, updated_at: FISCALISED_AT_MARK }, doc.lines.map(presentLineRow)),
+    );
+    const recorded = await recordOutcome(this.ctx.db, doc.row, fields, event, {
+      owner: this.owner,
+      leaseMs: this.leaseMs,
+      ...(notifier.notifiesInStatements ? { notify: { channel: OUTCOME_CHANNEL, payload: signalPayload(saleId) } } : {}),
+      ...(last ? { next: { batchSize: BATCH_SIZE } } : {}),
     });
-    saleSignals(this.ctx).outcomeRecorded(saleId);
-    return { kind: 'recorded', leaseHeld: recorded?.leaseHeld ?? (await renewLease(this.ctx.db, target.deviceId, this.owner, this.leaseMs)) };
+    await wakeDeliveryWorkers(this.ctx.db, notifier, recorded.deliveries);
+    saleSignals(this.ctx).outcomeRecorded(saleId, recorded.sale);
+    return { kind: 'recorded', leaseHeld: recorded.leaseHeld, ...(last ? { next: recorded.next } : {}) };
   }
+}
+
+/** Stands in for `updated_at` (fiscalisedAt), which the outcome statement itself sets. */
+const FISCALISED_AT_MARK = new Date(0);
+const MARKED_TAIL = `"fiscalisedAt":"${FISCALISED_AT_MARK.toISOString()}"}}}`;
+
+/**
+ * The event's body split around the sale's fiscalisedAt: the sale resource is the envelope's
+ * last member and fiscalisedAt the resource's last field, so the body ends with it.
+ */
+function outcomeEvent(row: EventRow, invoice: SaleResource): OutcomeEvent {
+  const body = serialiseEnvelope({ id: row.id, event: row.type, created: row.created.toISOString(), data: { invoice } });
+  if (!body.endsWith(MARKED_TAIL)) throw new Error('the sale resource must end with fiscalisedAt');
+  const cut = body.length - MARKED_TAIL.length + '"fiscalisedAt":"'.length;
+  return { row, bodyBefore: body.slice(0, cut), bodyAfter: '"}}}' };
 }

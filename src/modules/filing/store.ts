@@ -1,9 +1,11 @@
 // The filing queue is the sales table itself (status `pending`); this adds one row per branch
 // in `filing_queues` for its lease (who files it now) and its backoff (when to try again).
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { FiscalReceipt } from '../../vsdc/sales-body.ts';
 import type { SaleLineRow, SaleRow } from '../sales/store.ts';
+import { DELIVERIES_NOTICE, eventCtes, eventValues, type EventRow } from '../webhooks/events.ts';
+import { prepared } from '../../db/prepared.ts';
 
 /** Branches with pending documents that nobody leases and whose backoff has passed. */
 export async function branchesReady(db: Kysely<DB>, limit: number): Promise<number[]> {
@@ -39,8 +41,8 @@ export interface ClaimedBranch {
   batch: PendingDocument[];
 }
 
-/** The branch's next pending documents with their lines, as one json array (invoice order). */
-function pendingJson(deviceId: number, limit: number) {
+/** The branch's next pending documents (after invoice `after`) with their lines, as one json array (invoice order). */
+function pendingJson(deviceId: number | RawBuilder<number>, limit: number, after = 0) {
   return sql<PendingJson[]>`coalesce((
     select json_agg(p order by p.invoice_no) from (
       select s.*, coalesce((
@@ -51,7 +53,7 @@ function pendingJson(deviceId: number, limit: number) {
           'total', l.total::text, 'original_line', l.original_line) order by l.line)
         from sale_lines l where l.sale_id = s.id), '[]'::json) as lines
       from sales s
-      where s.device_id = ${deviceId} and s.status = 'pending'
+      where s.device_id = ${deviceId} and s.status = 'pending' and s.invoice_no > ${after}
       order by s.invoice_no
       limit ${limit}) p), '[]'::json)`;
 }
@@ -85,13 +87,16 @@ function toPending(docs: PendingJson[]): PendingDocument[] {
 }
 
 /**
- * Takes the branch's lease if it is free and its backoff has passed (creating its row on first
- * use), and in the same statement reads where to file and the first pending documents. Two
- * processes claiming at once serialise on the row and only one gets it. Undefined when not
- * claimed.
+ * Takes the leases of those branches that are free and past their backoff (creating their rows
+ * on first use), and in the same statement reads where to file each and its first pending
+ * documents. Rows are locked in device order, so processes claiming overlapping sets never
+ * deadlock; two processes claiming one branch serialise on its row and only one gets it. The
+ * branches not claimed are missing from the answer.
  */
-export async function claimBranch(db: Kysely<DB>, deviceId: number, owner: string, leaseMs: number, batchSize: number): Promise<ClaimedBranch | undefined> {
+export async function claimBranches(db: Kysely<DB>, deviceIds: readonly number[], owner: string, leaseMs: number, batchSize: number): Promise<Map<number, ClaimedBranch>> {
+  const ids = [...new Set(deviceIds)].sort((a, b) => a - b);
   const result = await sql<{
+    device_id: number;
     retry_delay_ms: number | null;
     vsdc_base_url: string;
     branch: string;
@@ -100,24 +105,28 @@ export async function claimBranch(db: Kysely<DB>, deviceId: number, owner: strin
     tenant_id: number;
     partner_id: number | null;
     batch: PendingJson[];
-  }>`
+  }>`${prepared}
     with claim as (
       insert into filing_queues (device_id, lease_owner, lease_until, next_attempt_at)
-      values (${deviceId}, ${owner}, now() + make_interval(secs => ${leaseMs / 1000}), now())
+      select wanted.id, ${owner}, now() + make_interval(secs => ${leaseMs / 1000}), now()
+      from unnest(${ids}::int[]) with ordinality as wanted(id, n) order by wanted.n
       on conflict (device_id) do update set lease_owner = excluded.lease_owner, lease_until = excluded.lease_until, updated_at = now()
       where (filing_queues.lease_until is null or filing_queues.lease_until < now()) and filing_queues.next_attempt_at <= now()
       returning device_id, retry_delay_ms
     )
-    select claim.retry_delay_ms, d.vsdc_base_url, d.branch, d.sdc_id, d.mrc_no, t.id as tenant_id, t.partner_id,
-      ${pendingJson(deviceId, batchSize)} as batch
+    select claim.device_id, claim.retry_delay_ms, d.vsdc_base_url, d.branch, d.sdc_id, d.mrc_no, t.id as tenant_id, t.partner_id,
+      ${pendingJson(sql<number>`claim.device_id`, batchSize)} as batch
     from claim join devices d on d.id = claim.device_id join tenants t on t.id = d.tenant_id`.execute(db);
-  const row = result.rows[0];
-  if (!row) return undefined;
-  return {
-    retryDelayMs: row.retry_delay_ms,
-    target: { deviceId, baseUrl: row.vsdc_base_url, branch: row.branch, sdcId: row.sdc_id, mrcNo: row.mrc_no, tenantId: row.tenant_id, partnerId: row.partner_id },
-    batch: toPending(row.batch),
-  };
+  const claimed = new Map<number, ClaimedBranch>();
+  for (const row of result.rows) {
+    const deviceId = Number(row.device_id);
+    claimed.set(deviceId, {
+      retryDelayMs: row.retry_delay_ms,
+      target: { deviceId, baseUrl: row.vsdc_base_url, branch: row.branch, sdcId: row.sdc_id, mrcNo: row.mrc_no, tenantId: row.tenant_id, partnerId: row.partner_id },
+      batch: toPending(row.batch),
+    });
+  }
+  return claimed;
 }
 
 /**
@@ -125,7 +134,7 @@ export async function claimBranch(db: Kysely<DB>, deviceId: number, owner: strin
  * statement. (A document stored just after is announced by its own wake-up.)
  */
 export async function nextBatchOrRelease(db: Kysely<DB>, deviceId: number, owner: string, batchSize: number): Promise<PendingDocument[]> {
-  const result = await sql<{ batch: PendingJson[] }>`
+  const result = await sql<{ batch: PendingJson[] }>`${prepared}
     with next as (select ${pendingJson(deviceId, batchSize)} as batch),
     released as (
       update filing_queues set lease_owner = null, lease_until = null, updated_at = now()
@@ -177,47 +186,113 @@ export async function clearLeases(db: Kysely<DB>): Promise<void> {
   await db.updateTable('filing_queues').set({ lease_owner: null, lease_until: null }).where('lease_owner', 'is not', null).execute();
 }
 
-interface OutcomeOptions {
+/** What an outcome sets on a document: every column a filing writes. */
+export type OutcomeFields = Pick<
+  SaleRow,
+  'status' | 'result_code' | 'last_error' | 'receipt_no' | 'internal_data' | 'receipt_signature' | 'sdc_id' | 'mrc_no' | 'qr_code_url' | 'published_at'
+>;
+
+export function uploadedFields(receipt: FiscalReceipt & { sdcId: string | null; mrcNo: string | null }): OutcomeFields {
+  return {
+    status: 'uploaded',
+    result_code: '000',
+    last_error: null,
+    receipt_no: receipt.receiptNo,
+    internal_data: receipt.internalData,
+    receipt_signature: receipt.receiptSignature,
+    sdc_id: receipt.sdcId,
+    mrc_no: receipt.mrcNo,
+    qr_code_url: receipt.qrCodeUrl,
+    published_at: receipt.publishedAt,
+  };
+}
+
+export function failedFields(resultCode: string | null, lastError: string): OutcomeFields {
+  return {
+    status: 'failed',
+    result_code: resultCode,
+    last_error: lastError.slice(0, 2000),
+    receipt_no: null,
+    internal_data: null,
+    receipt_signature: null,
+    sdc_id: null,
+    mrc_no: null,
+    qr_code_url: null,
+    published_at: null,
+  };
+}
+
+export interface OutcomeEvent {
+  row: EventRow;
+  /** The event body around the document's `updated_at` (fiscalisedAt), which only this statement knows. */
+  bodyBefore: string;
+  bodyAfter: string;
+}
+
+export interface OutcomeOptions {
   owner: string;
   leaseMs: number;
-  /** PostgreSQL: announce the outcome to the other processes (delivered at commit). */
+  /** PostgreSQL: announce the outcome (on this channel, with this payload) and the new deliveries, at commit. */
   notify?: { channel: string; payload: string };
+  /** Also read the branch's pending documents after this one; none left gives the branch back. */
+  next?: { batchSize: number };
 }
 
-type RecordedRow = SaleRow & { lease_held: boolean };
+export interface RecordedOutcome {
+  /** The document as now stored; undefined when it was no longer pending (another filer recorded it). */
+  sale: SaleRow | undefined;
+  /** False when another process holds the branch's lease now. */
+  leaseHeld: boolean;
+  deliveries: number;
+  /** With `next`: the following pending documents; empty means the branch was given back. */
+  next: PendingDocument[];
+}
+
+/** The outcome statement's one row; `updated_at` is null when the document was no longer pending. */
+interface OutcomeRow {
+  updated_at: Date | null;
+  lease_held: boolean;
+  deliveries: number;
+  next_batch: PendingJson[];
+}
+
+/** `updated_at` as the sale resource renders it (ISO 8601, milliseconds, UTC). */
+const ISO_UPDATED_AT = sql`to_char(outcome.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
- * Moves a still-pending document to its outcome and, in the same statement, extends the
- * branch's lease and clears its backoff (the VSDC answered). Undefined when the document was
- * no longer pending (another filer recorded it first).
+ * Records a filing in ONE statement: moves the still-pending document to its outcome, stores
+ * its webhook event and queues the deliveries (so the outcome and its event commit together),
+ * extends the branch's lease and clears its backoff (the VSDC answered), and with `next` reads
+ * the branch's following documents, giving the branch back when there are none.
  */
-async function recordOutcome(db: Kysely<DB>, saleId: number, deviceId: number, set: ReturnType<typeof sql>, options: OutcomeOptions): Promise<RecordedRow | undefined> {
-  const notify = options.notify ? sql`, pg_notify(${options.notify.channel}, ${options.notify.payload})` : sql``;
-  const result = await sql<RecordedRow>`
-    with lease as (
-      update filing_queues set lease_until = now() + make_interval(secs => ${options.leaseMs / 1000}),
+export async function recordOutcome(db: Kysely<DB>, doc: SaleRow, fields: OutcomeFields, event: OutcomeEvent, options: OutcomeOptions): Promise<RecordedOutcome> {
+  const done = options.next ? sql`json_array_length((select batch from next)) = 0` : sql`false`;
+  const notices = options.notify
+    ? sql`, (select pg_notify(${options.notify.channel}, ${options.notify.payload}) from outcome) as outcome_notice, ${DELIVERIES_NOTICE}`
+    : sql``;
+  const result = await sql<OutcomeRow>`${prepared}
+    with next as (select ${options.next ? pendingJson(doc.device_id, options.next.batchSize, Number(doc.invoice_no)) : sql`'[]'::json`} as batch),
+    lease as (
+      update filing_queues set
+        lease_owner = case when ${done} then null else lease_owner end,
+        lease_until = case when ${done} then null else now() + make_interval(secs => ${options.leaseMs / 1000}) end,
         retry_delay_ms = null, last_error = null, updated_at = now()
-      where device_id = ${deviceId} and lease_owner = ${options.owner}
+      where device_id = ${doc.device_id} and lease_owner = ${options.owner}
       returning device_id
-    )
-    update sales set ${set}, updated_at = now()
-    where id = ${saleId} and status = 'pending'
-    returning sales.*, exists (select 1 from lease) as lease_held ${notify}`.execute(db);
-  return result.rows[0];
-}
-
-export function recordUploaded(db: Kysely<DB>, saleId: number, deviceId: number, receipt: FiscalReceipt & { sdcId: string | null; mrcNo: string | null }, options: OutcomeOptions) {
-  return recordOutcome(
-    db,
-    saleId,
-    deviceId,
-    sql`status = 'uploaded', result_code = '000', last_error = null, receipt_no = ${receipt.receiptNo},
-      internal_data = ${receipt.internalData}, receipt_signature = ${receipt.receiptSignature}, sdc_id = ${receipt.sdcId},
-      mrc_no = ${receipt.mrcNo}, qr_code_url = ${receipt.qrCodeUrl}, published_at = ${receipt.publishedAt}`,
-    options,
-  );
-}
-
-export function recordFailed(db: Kysely<DB>, saleId: number, deviceId: number, resultCode: string | null, lastError: string, options: OutcomeOptions) {
-  return recordOutcome(db, saleId, deviceId, sql`status = 'failed', result_code = ${resultCode}, last_error = ${lastError.slice(0, 2000)}`, options);
+    ),
+    outcome as (
+      update sales set status = ${fields.status}, result_code = ${fields.result_code}, last_error = ${fields.last_error},
+        receipt_no = ${fields.receipt_no}, internal_data = ${fields.internal_data}, receipt_signature = ${fields.receipt_signature},
+        sdc_id = ${fields.sdc_id}, mrc_no = ${fields.mrc_no}, qr_code_url = ${fields.qr_code_url}, published_at = ${fields.published_at},
+        updated_at = now()
+      where id = ${doc.id} and status = 'pending'
+      returning updated_at
+    ),
+    ${eventCtes(eventValues(event.row), sql`${event.bodyBefore}::text || ${ISO_UPDATED_AT} || ${event.bodyAfter}::text`, sql`from outcome`)}
+    select outcome.updated_at, exists (select 1 from lease) as lease_held, (select count(*) from deliveries)::int as deliveries,
+      (select batch from next) as next_batch ${notices}
+    from (select 1) as one left join outcome on true`.execute(db);
+  const row = result.rows[0]!;
+  const sale = row.updated_at === null ? undefined : { ...doc, ...fields, updated_at: new Date(row.updated_at) };
+  return { sale, leaseHeld: row.lease_held, deliveries: row.deliveries, next: toPending(row.next_batch) };
 }

@@ -8,7 +8,7 @@ import type { AppContext } from '../../context.ts';
 import type { Worker } from '../../workers/index.ts';
 import { FILING_CHANNEL, foreignSignal, saleSignals } from '../sales/signals.ts';
 import { BranchFiler } from './filer.ts';
-import { branchesReady, clearLeases } from './store.ts';
+import { branchesReady, clearLeases, type ClaimedBranch } from './store.ts';
 
 const POLL_MS = 1_000;
 /** Branches drained at once by one process; each holds a DB connection only between VSDC calls. */
@@ -32,6 +32,7 @@ export function filingWorker(ctx: AppContext): FilingWorker {
   const unsubscribe: Array<() => void> = [];
   let pollTimer: NodeJS.Timeout | undefined;
   let polling: Promise<void> | undefined;
+  let claiming = false;
   let stopped = false;
   const log = (message: string, err: unknown) => {
     if (ctx.config.logLevel !== 'silent') process.stderr.write(`filing: ${message}: ${(err as Error)?.stack ?? String(err)}\n`);
@@ -43,12 +44,32 @@ export function filingWorker(ctx: AppContext): FilingWorker {
     pump();
   }
 
+  /**
+   * Starts draining the woken branches, claiming them all in one statement. One claim is in
+   * flight at a time; branches woken meanwhile wait for the next, so under load a claim takes
+   * many branches at once.
+   */
   function pump(): void {
+    if (stopped || claiming) return;
+    const ready: number[] = [];
     for (const deviceId of dirty) {
-      if (stopped || active.size >= MAX_CONCURRENT_BRANCHES) return;
+      if (active.size + ready.length >= MAX_CONCURRENT_BRANCHES) break;
       if (active.has(deviceId)) continue; // woken again while draining: drained once more after
       dirty.delete(deviceId);
-      const run = drain(deviceId).finally(() => {
+      ready.push(deviceId);
+    }
+    if (ready.length === 0) return;
+    claiming = true;
+    const claims = filer.claim(ready).catch((err: unknown) => {
+      log('claiming branches failed', err); // the poll finds them again
+      return new Map<number, ClaimedBranch>();
+    });
+    void claims.then(() => {
+      claiming = false;
+      if (dirty.size > 0) pump();
+    });
+    for (const deviceId of ready) {
+      const run = drain(deviceId, claims).finally(() => {
         active.delete(deviceId);
         if (dirty.size > 0) pump();
       });
@@ -56,9 +77,9 @@ export function filingWorker(ctx: AppContext): FilingWorker {
     }
   }
 
-  async function drain(deviceId: number): Promise<void> {
+  async function drain(deviceId: number, claims: Promise<Map<number, ClaimedBranch>>): Promise<void> {
     try {
-      const result = await filer.drain(deviceId);
+      const result = await filer.drain(deviceId, (await claims).get(deviceId));
       if (result.kind === 'deferred') {
         clearTimeout(retryTimers.get(deviceId));
         const timer = setTimeout(() => {

@@ -6,7 +6,6 @@ import { requirePartner, requireTenant } from '../../http/auth.ts';
 import { tenantOfPartner } from '../provisioning/tenants.ts';
 import { SaleParam } from '../sales/schemas.ts';
 import { renderReceiptHtml } from './html.ts';
-import { renderReceiptPdf } from './pdf.ts';
 import { loadReceipt, type Receipt } from './receipt.ts';
 
 const DESCRIPTION =
@@ -42,6 +41,8 @@ async function sendReceipt(request: FastifyRequest, reply: FastifyReply, receipt
   reply.header('cache-control', 'private, no-cache').header('vary', 'Accept');
   const name = `receipt-${(receipt.authorityInvoiceNo ?? String(receipt.receiptNo)).replace(/[^A-Za-z0-9-]+/g, '-')}`;
   if (wantsPdf(request.headers.accept)) {
+    // pdfkit and its fonts hold ~25 MB: loaded on the first PDF, not by every process at start.
+    const { renderReceiptPdf } = await import('./pdf.ts');
     const pdf = await renderReceiptPdf(receipt);
     return reply.type('application/pdf').header('content-disposition', `inline; filename="${name}.pdf"`).send(pdf);
   }

@@ -179,8 +179,9 @@ function rowOf(doc: NewDocument, stored: StoredDocument): SaleRow {
 }
 
 /**
- * Waits up to SALE_WAIT_MS for the document's outcome. Signals are hints: the row is re-read
- * after each one, and once more at the end.
+ * Waits up to SALE_WAIT_MS for the document's outcome. A filer in this process hands over the
+ * row it recorded; any other signal is only a hint, so the row is re-read after it, and once
+ * more at the end.
  */
 async function settle(ctx: AppContext, tenantId: number, row: SaleRow): Promise<SaleRow> {
   const waitMs = ctx.config.saleWaitMs;
@@ -189,8 +190,8 @@ async function settle(ctx: AppContext, tenantId: number, row: SaleRow): Promise<
   const deadline = Date.now() + waitMs;
   let current = row;
   for (;;) {
-    await signals.waitForOutcome(Number(row.id), deadline - Date.now());
-    current = (await findSale(ctx.db, tenantId, Number(row.id))) ?? current;
+    const recorded = await signals.waitForOutcome(Number(row.id), deadline - Date.now());
+    current = recorded ?? (await findSale(ctx.db, tenantId, Number(row.id))) ?? current;
     if (current.status !== 'pending' || Date.now() >= deadline) return current;
   }
 }

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { AppContext } from '../../context.ts';
 import type { Notifier } from '../../db/notifier.ts';
+import type { SaleRow } from './store.ts';
 
 /** Payload `<deviceId>:<origin>`: a branch has a new document to file. */
 export const FILING_CHANNEL = 'fg_filing';
@@ -30,7 +31,7 @@ const RECENT_MS = 2_000;
 
 export class SaleSignals {
   private readonly queued = new EventEmitter().setMaxListeners(0);
-  private readonly waiters = new Map<number, Set<() => void>>();
+  private readonly waiters = new Map<number, Set<(row: SaleRow | undefined) => void>>();
   /** Outcomes signalled in the last moments, for a waiter that registers just after. */
   private readonly recent = new Map<number, number>();
   private readonly unlisten: () => void;
@@ -52,8 +53,11 @@ export class SaleSignals {
     return () => this.queued.off('queued', listener);
   }
 
-  /** A document's outcome was committed (by a filer in this process, or announced by another). */
-  outcomeRecorded(saleId: number): void {
+  /**
+   * A document's outcome was committed: by a filer in this process, which hands over the row it
+   * recorded (so the waiting request need not read it again), or announced by another process.
+   */
+  outcomeRecorded(saleId: number, row?: SaleRow): void {
     const now = Date.now();
     this.recent.set(saleId, now);
     if (this.recent.size > 10_000) {
@@ -62,22 +66,25 @@ export class SaleSignals {
     const waiting = this.waiters.get(saleId);
     if (!waiting) return;
     this.waiters.delete(saleId);
-    for (const wake of waiting) wake();
+    for (const wake of waiting) wake(row);
   }
 
-  /** Resolves when the sale's outcome is signalled or after `ms`, whichever comes first. */
-  waitForOutcome(saleId: number, ms: number): Promise<void> {
+  /**
+   * Resolves when the sale's outcome is signalled or after `ms`, whichever comes first: with the
+   * recorded row when this process recorded it, else undefined (read the database).
+   */
+  waitForOutcome(saleId: number, ms: number): Promise<SaleRow | undefined> {
     const at = this.recent.get(saleId);
-    if (at !== undefined && Date.now() - at <= RECENT_MS) return Promise.resolve();
-    if (ms <= 0) return Promise.resolve();
+    if (at !== undefined && Date.now() - at <= RECENT_MS) return Promise.resolve(undefined);
+    if (ms <= 0) return Promise.resolve(undefined);
     return new Promise((resolve) => {
-      const set = this.waiters.get(saleId) ?? new Set<() => void>();
+      const set = this.waiters.get(saleId) ?? new Set<(row: SaleRow | undefined) => void>();
       this.waiters.set(saleId, set);
-      const done = () => {
+      const done = (row?: SaleRow) => {
         clearTimeout(timer);
         set.delete(done);
         if (set.size === 0 && this.waiters.get(saleId) === set) this.waiters.delete(saleId);
-        resolve();
+        resolve(row);
       };
       const timer = setTimeout(done, ms);
       set.add(done);

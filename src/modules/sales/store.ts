@@ -2,6 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { DocumentType, SaleLinesTable, SalesTable } from '../../db/tables/sales.ts';
 import { PER_PAGE, offsetOf } from '../../http/pagination.ts';
+import { prepared } from '../../db/prepared.ts';
 
 export type SaleRow = Selectable<SalesTable>;
 export type SaleLineRow = Selectable<SaleLinesTable>;
@@ -87,7 +88,7 @@ export async function insertDocument(
   const lines = JSON.stringify(doc.lines);
   // The payload names the device, known only inside the statement.
   const notify = options.notify ? sql`, pg_notify(${options.notify.channel}, document.device_id::text || ${`:${options.notify.origin}`}::text)` : sql``;
-  const result = await sql<{ id: number; device_id: number; branch: string; invoice_no: number; created_at: Date; updated_at: Date }>`
+  const result = await sql<{ id: number; device_id: number; branch: string; invoice_no: number; created_at: Date; updated_at: Date }>`${prepared}
     with counter as (
       update devices set next_invoice_no = next_invoice_no + 1
       where id = (${targetDevice(doc.tenantId, doc.target)})
@@ -165,11 +166,25 @@ export async function listSales(db: Kysely<DB>, tenantId: number, filter: SaleFi
   if (filter.deviceId !== undefined) query = query.where('device_id', '=', filter.deviceId);
   const reference = filter.reference;
   if (reference !== undefined) query = query.where((eb) => eb.or([eb('client_invoice_no', '=', reference), eb('reference', '=', reference)]));
-  const [rows, count] = await Promise.all([
+  const [rows, total] = await Promise.all([
     query.selectAll().orderBy('id', 'desc').limit(PER_PAGE).offset(offsetOf(page)).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    reference !== undefined
+      ? query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow().then((r) => Number(r.n))
+      : documentsOf(db, tenantId, filter.deviceId),
   ]);
-  return { rows, total: Number(count.n) };
+  return { rows, total };
+}
+
+/**
+ * How many documents the tenant's branches (or one of them) hold, without counting rows: a
+ * branch numbers its documents without gaps and never deletes one, so it holds its next invoice
+ * number minus its first (an index lookup). Counting would grow with the table.
+ */
+async function documentsOf(db: Kysely<DB>, tenantId: number, deviceId: number | undefined): Promise<number> {
+  const result = await sql<{ n: number }>`
+    select coalesce(sum(d.next_invoice_no - coalesce((select min(s.invoice_no) from sales s where s.device_id = d.id), d.next_invoice_no)), 0)::bigint as n
+    from devices d where d.tenant_id = ${tenantId} ${deviceId === undefined ? sql`` : sql`and d.id = ${deviceId}`}`.execute(db);
+  return Number(result.rows[0]?.n ?? 0);
 }
 
 export interface BranchDevice {

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { recordEndpointOutcome } from './endpoints.ts';
+import { prepared } from '../../db/prepared.ts';
 
 export interface ClaimLimits {
   /** Rows to claim at most (free slots of this worker). */
@@ -49,7 +50,7 @@ export async function claimDueDeliveries(db: Kysely<DB>, now: Date, limits: Clai
     secret_ciphertext: string;
     type: string;
     body: string;
-  }>`
+  }>`${prepared}
     with due as (
       select d.id, d.endpoint_id, d.next_attempt_at,
              row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.id) as rank
@@ -195,7 +196,7 @@ export async function recordAttempt(
  * endpoint's streak ends. False when the row did not match (the general path then decides).
  */
 async function recordDelivered(db: Kysely<DB>, claim: ClaimedDelivery, responseStatus: number, now: Date): Promise<boolean> {
-  const result = await sql<{ n: number }>`
+  const result = await sql<{ n: number }>`${prepared}
     with done as (
       update webhook_deliveries
       set status = 'delivered', attempts = attempts + 1, last_attempt_at = ${now}::timestamptz, delivered_at = ${now}::timestamptz,

@@ -13,6 +13,8 @@ import { workerLog, type WorkerLog } from './worker-log.ts';
 
 export const DELIVERY_WORKER_NAME = 'webhooks.delivery';
 
+const LEASE_MARGIN_MS = 10_000;
+
 /** Spec part 6: 10 consecutive failed deliveries disable an endpoint. */
 export const DISABLE_AFTER_FAILED_DELIVERIES = 10;
 
@@ -59,7 +61,9 @@ class DeliveryWorker implements Worker {
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
     this.maxInFlight = options.maxInFlight ?? 64;
     this.perEndpoint = options.perEndpoint ?? 4;
-    this.leaseMs = Math.max(options.leaseMs ?? config.webhookTimeoutMs + 30_000, config.webhookTimeoutMs + 1_000);
+    // An attempt ends within the timeout; the margin covers recording it. A crashed worker's
+    // claims come back after the lease, so a long margin only delays them.
+    this.leaseMs = Math.max(options.leaseMs ?? config.webhookTimeoutMs + LEASE_MARGIN_MS, config.webhookTimeoutMs + 1_000);
     this.log = workerLog(this.name, config.logLevel);
   }
 
