@@ -133,6 +133,8 @@ export type RecordResult =
 /**
  * Writes an attempt's outcome, if this worker still holds the lease: the delivery row and the
  * endpoint's failure streak in one transaction. A resend during the attempt discards it.
+ * Successful attempts normally go through a `DeliveredRecorder` first (many in one statement);
+ * this is the general path.
  */
 export async function recordAttempt(
   db: Kysely<DB>,
@@ -142,7 +144,6 @@ export async function recordAttempt(
   policy: RetryPolicy,
   random: () => number = Math.random,
 ): Promise<RecordResult> {
-  if (outcome.kind === 'delivered' && (await recordDelivered(db, claim, outcome.responseStatus, now))) return { status: 'delivered' };
   return db.transaction().execute(async (trx) => {
     const row = await trx
       .selectFrom('webhook_deliveries')
@@ -191,24 +192,73 @@ export async function recordAttempt(
   });
 }
 
+export interface DeliveredAttempt {
+  claim: ClaimedDelivery;
+  responseStatus: number;
+  at: Date;
+}
+
 /**
- * The common case in one statement: delivered, lease still ours, no resend meanwhile; the
- * endpoint's streak ends. False when the row did not match (the general path then decides).
+ * The common case, for many attempts in one statement: delivered, lease still ours, no resend
+ * meanwhile; each endpoint's failure streak ends. Returns the ids recorded; an attempt whose row
+ * did not match (lease lost, resent, endpoint deleted) is left to `recordAttempt` to decide.
  */
-async function recordDelivered(db: Kysely<DB>, claim: ClaimedDelivery, responseStatus: number, now: Date): Promise<boolean> {
-  const result = await sql<{ n: number }>`${prepared}
-    with done as (
-      update webhook_deliveries
-      set status = 'delivered', attempts = attempts + 1, last_attempt_at = ${now}::timestamptz, delivered_at = ${now}::timestamptz,
-          response_status = ${responseStatus}::int, error = null, next_attempt_at = null, locked_until = null, lease_token = null
-      where id = ${claim.id} and lease_token = ${claim.leaseToken} and resends = ${claim.resends}::int
-      returning endpoint_id
+export async function recordDelivered(db: Kysely<DB>, attempts: readonly DeliveredAttempt[]): Promise<Set<number>> {
+  if (attempts.length === 0) return new Set();
+  const result = await sql<{ id: number }>`${prepared}
+    with attempt as (
+      select * from unnest(${attempts.map((a) => a.claim.id)}::bigint[], ${attempts.map((a) => a.claim.leaseToken)}::text[],
+        ${attempts.map((a) => a.claim.resends)}::int[], ${attempts.map((a) => a.responseStatus)}::int[], ${attempts.map((a) => a.at.toISOString())}::timestamptz[])
+        as a(id, lease_token, resends, response_status, at)
+    ),
+    done as (
+      update webhook_deliveries d
+      set status = 'delivered', attempts = d.attempts + 1, last_attempt_at = a.at, delivered_at = a.at,
+          response_status = a.response_status, error = null, next_attempt_at = null, locked_until = null, lease_token = null
+      from attempt a
+      where d.id = a.id and d.lease_token = a.lease_token and d.resends = a.resends
+      returning d.id, d.endpoint_id
     ),
     streak_ended as (
       update webhook_endpoints set failure_streak = 0
       where id in (select endpoint_id from done) and failure_streak > 0
       returning id
     )
-    select count(*)::int as n from done`.execute(db);
-  return (result.rows[0]?.n ?? 0) > 0;
+    select id from done`.execute(db);
+  return new Set(result.rows.map((r) => Number(r.id)));
+}
+
+/**
+ * Records successful attempts in groups: while one statement is in flight, the attempts that
+ * finish meanwhile wait and go together in the next. Under load that is one statement for many
+ * deliveries; alone, an attempt is recorded at once.
+ */
+export class DeliveredRecorder {
+  private waiting: Array<{ attempt: DeliveredAttempt; done: (recorded: boolean) => void; failed: (err: unknown) => void }> = [];
+  private flushing = false;
+
+  constructor(private readonly db: Kysely<DB>) {}
+
+  /** True when recorded; false when the row did not match (use the general path). */
+  record(attempt: DeliveredAttempt): Promise<boolean> {
+    return new Promise((done, failed) => {
+      this.waiting.push({ attempt, done, failed });
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    while (this.waiting.length > 0) {
+      const group = this.waiting;
+      this.waiting = [];
+      try {
+        const recorded = await recordDelivered(this.db, group.map((w) => w.attempt));
+        for (const w of group) w.done(recorded.has(w.attempt.claim.id));
+      } catch (err) {
+        for (const w of group) w.failed(err);
+      }
+    }
+    this.flushing = false;
+  }
 }

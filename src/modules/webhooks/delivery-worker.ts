@@ -5,7 +5,7 @@
 import type { AppContext } from '../../context.ts';
 import type { Worker } from '../../workers/index.ts';
 import type { Resolver } from './address-guard.ts';
-import { claimDueDeliveries, recordAttempt, type AttemptOutcome, type ClaimedDelivery, type RetryPolicy } from './delivery-queue.ts';
+import { claimDueDeliveries, DeliveredRecorder, recordAttempt, type AttemptOutcome, type ClaimedDelivery, type RetryPolicy } from './delivery-queue.ts';
 import { secretAad } from './endpoints.ts';
 import { WEBHOOKS_CHANNEL } from './events.ts';
 import { WebhookSender } from './sender.ts';
@@ -43,6 +43,7 @@ class DeliveryWorker implements Worker {
   private readonly perEndpoint: number;
   private readonly leaseMs: number;
   private readonly log: WorkerLog;
+  private readonly delivered: DeliveredRecorder;
   private readonly inFlight = new Set<Promise<void>>();
   private running = false;
   private filling: Promise<void> | undefined;
@@ -65,6 +66,7 @@ class DeliveryWorker implements Worker {
     // claims come back after the lease, so a long margin only delays them.
     this.leaseMs = Math.max(options.leaseMs ?? config.webhookTimeoutMs + LEASE_MARGIN_MS, config.webhookTimeoutMs + 1_000);
     this.log = workerLog(this.name, config.logLevel);
+    this.delivered = new DeliveredRecorder(ctx.db);
   }
 
   start(): void {
@@ -138,7 +140,9 @@ class DeliveryWorker implements Worker {
     } catch (err) {
       outcome = { kind: 'failed', responseStatus: null, terminal: false, error: `Internal error before sending: ${(err as Error).message}` };
     }
-    const recorded = await recordAttempt(this.ctx.db, claim, outcome, this.ctx.clock.now(), this.policy);
+    const at = this.ctx.clock.now();
+    if (outcome.kind === 'delivered' && (await this.delivered.record({ claim, responseStatus: outcome.responseStatus, at }))) return;
+    const recorded = await recordAttempt(this.ctx.db, claim, outcome, at, this.policy);
     if (recorded.status === 'retry_scheduled') this.wakeAt(recorded.retryAt);
   }
 
