@@ -82,7 +82,11 @@ async function onlineRun(api: GatewayProcess[], all: GatewayProcess[], sim: Chil
   const plan = () => salePlan(merchants, branches);
   await peakOver(urls, plan, connections, 2); // warm-up: JIT, pools, the branches' first claims
   const { result: peak, budget: cpu } = await cpuBudget(all.map((g) => g.pid), sim.pid, () => peakOver(urls, plan, connections, seconds), (r) => r.ok);
-  const halfPeak = await halfPeakOver(urls, plan, Math.max(1, Math.round(peak.perSecond / 2)), seconds);
+  const halfRate = Math.max(1, Math.round(peak.perSecond / 2));
+  // Settle first: the peak leaves requests in flight and a queue behind it; the latency a till
+  // sees at half the peak rate is the steady state's.
+  await halfPeakOver(urls, plan, halfRate, 2);
+  const halfPeak = await halfPeakOver(urls, plan, halfRate, seconds);
   return { branches, connections, peak, halfPeak, cpu };
 }
 

@@ -162,4 +162,33 @@ describe('scale-out: two API and two worker processes on one PostgreSQL', () => 
     }, 'every event delivered (the killed worker\'s claims come back after their lease)', 30_000);
     assert.deepEqual(receiver.concurrentDuplicates, [], 'no delivery in flight twice at once');
   });
+
+  test('an API process answers with the outcome a worker process recorded, exactly as stored', { skip: onPostgres ? false : 'needs PostgreSQL: set TEST_DATABASE_URL' }, async () => {
+    const db = await createTestDatabase();
+    const local = createContext(testConfig(), db.database);
+    try {
+      const seeded = await seed(local, sim, receiver.url);
+      const env = baseEnv({ GATEWAY_ENV: 'development', SECRET_KEY: TEST_SECRET_KEY, DATABASE_URL: db.url, LOG_LEVEL: 'info', SALE_WAIT_MS: '10000', VSDC_TIMEOUT_MS: '2000' });
+      const [api, worker] = await Promise.all([spawnGateway(env, ['--api-only']), spawnGateway(env, ['--workers-only'])]);
+      children.push(api!, worker!);
+      const read = async (id: number) => (await request(`${api!.url}/api/v1/sales/${id}`, { headers: bearer(seeded.token) })).body.json() as Promise<{ data: Record<string, unknown> }>;
+
+      const uploaded = (await call(api!.url, 'POST', '/api/v1/sales', seeded.token, { 'x-branch': '000' }, saleBody({}, [{ price: 12 }]))) as unknown as { status: number; body: { data: Record<string, unknown> } };
+      assert.equal(uploaded.status, 201);
+      assert.equal(uploaded.body.data.status, 'uploaded');
+      assert.deepEqual(uploaded.body.data, (await read(Number(uploaded.body.data.id))).data);
+
+      // A refusal with a long message (6,000 bytes once encoded) still travels in the notification.
+      const message = '€'.repeat(2_500);
+      sim.control.setFaults(seeded.tpin, '001', { forcedResult: { code: '899', message, endpoints: ['saveSales'] } });
+      const failed = (await call(api!.url, 'POST', '/api/v1/sales', seeded.token, { 'x-branch': '001' }, saleBody({}, [{ price: 13 }]))) as unknown as { status: number; body: { data: Record<string, unknown> } };
+      sim.control.setFaults(seeded.tpin, '001', { forcedResult: null });
+      assert.equal(failed.body.data.status, 'failed');
+      assert.equal((failed.body.data.lastError as string).length, 2_000);
+      assert.deepEqual(failed.body.data, (await read(Number(failed.body.data.id))).data);
+    } finally {
+      await closeContext(local);
+      await db.close();
+    }
+  });
 });

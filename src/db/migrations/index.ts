@@ -7,6 +7,7 @@ import * as catalogueItems from './0004_catalogue_items.ts';
 import * as consoleViews from './0005_console.ts';
 import * as compat from './0006_compat.ts';
 import * as itemDrafts from './0007_item_drafts.ts';
+import * as rateLimitsUnlogged from './0008_rate_limits_unlogged.ts';
 
 /** Every migration, in order. A migration is a list of SQL statements run one by one. */
 const migrations: Record<string, { up: string[] }> = {
@@ -17,6 +18,7 @@ const migrations: Record<string, { up: string[] }> = {
   '0005_console': consoleViews,
   '0006_compat': compat,
   '0007_item_drafts': itemDrafts,
+  '0008_rate_limits_unlogged': rateLimitsUnlogged,
 };
 
 function toKysely(statements: string[]): Migration {

@@ -213,13 +213,28 @@ export class BranchFiler {
     const recorded = await recordOutcome(this.ctx.db, doc.row, fields, event, {
       owner: this.owner,
       leaseMs: this.leaseMs,
-      ...(notifier.notifiesInStatements ? { notify: { channel: OUTCOME_CHANNEL, payload: signalPayload(saleId) } } : {}),
+      ...(notifier.notifiesInStatements ? { notify: outcomeNotice(saleId, fields) } : {}),
       ...(last ? { next: { batchSize: BATCH_SIZE } } : {}),
     });
     await wakeDeliveryWorkers(this.ctx.db, notifier, recorded.deliveries);
     saleSignals(this.ctx).outcomeRecorded(saleId, recorded.sale);
     return { kind: 'recorded', leaseHeld: recorded.leaseHeld, ...(last ? { next: recorded.next } : {}) };
   }
+}
+
+/** PostgreSQL's limit on a notification's payload is 8,000 bytes; a larger outcome goes as a bare hint. */
+const MAX_NOTICE_BYTES = 7_500;
+
+/**
+ * The outcome's notification to the other processes (OUTCOME_CHANNEL): the sale id, this
+ * process's tag and, as JSON, the columns the outcome set with `updated_at` last (the statement
+ * writes its value between `before` and `after`).
+ */
+function outcomeNotice(saleId: number, fields: OutcomeFields): { channel: string; before: string; after: string } {
+  const json = JSON.stringify(fields);
+  const before = `${signalPayload(saleId)}:${json.slice(0, -1)},"updated_at":"`;
+  if (Buffer.byteLength(before) > MAX_NOTICE_BYTES) return { channel: OUTCOME_CHANNEL, before: `${signalPayload(saleId)}:{"updated_at":"`, after: '"}' };
+  return { channel: OUTCOME_CHANNEL, before, after: '"}' };
 }
 
 /** Stands in for `updated_at` (fiscalisedAt), which the outcome statement itself sets. */

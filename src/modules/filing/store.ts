@@ -232,8 +232,11 @@ export interface OutcomeEvent {
 export interface OutcomeOptions {
   owner: string;
   leaseMs: number;
-  /** PostgreSQL: announce the outcome (on this channel, with this payload) and the new deliveries, at commit. */
-  notify?: { channel: string; payload: string };
+  /**
+   * PostgreSQL: announce the outcome and the new deliveries, at commit: on `channel`, the payload
+   * `before` + the document's new updated_at (ISO 8601) + `after`.
+   */
+  notify?: { channel: string; before: string; after: string };
   /** Also read the branch's pending documents after this one; none left gives the branch back. */
   next?: { batchSize: number };
 }
@@ -268,7 +271,7 @@ const ISO_UPDATED_AT = sql`to_char(outcome.updated_at at time zone 'UTC', 'YYYY-
 export async function recordOutcome(db: Kysely<DB>, doc: SaleRow, fields: OutcomeFields, event: OutcomeEvent, options: OutcomeOptions): Promise<RecordedOutcome> {
   const done = options.next ? sql`json_array_length((select batch from next)) = 0` : sql`false`;
   const notices = options.notify
-    ? sql`, (select pg_notify(${options.notify.channel}, ${options.notify.payload}) from outcome) as outcome_notice, ${DELIVERIES_NOTICE}`
+    ? sql`, (select pg_notify(${options.notify.channel}, ${options.notify.before}::text || ${ISO_UPDATED_AT} || ${options.notify.after}::text) from outcome) as outcome_notice, ${DELIVERIES_NOTICE}`
     : sql``;
   const result = await sql<OutcomeRow>`${prepared}
     with next as (select ${options.next ? pendingJson(doc.device_id, options.next.batchSize, Number(doc.invoice_no)) : sql`'[]'::json`} as batch),

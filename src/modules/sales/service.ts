@@ -179,8 +179,9 @@ function rowOf(doc: NewDocument, stored: StoredDocument): SaleRow {
 }
 
 /**
- * Waits up to SALE_WAIT_MS for the document's outcome. A filer in this process hands over the
- * row it recorded; any other signal is only a hint, so the row is re-read after it, and once
+ * Waits up to SALE_WAIT_MS for the document's outcome. The signal normally carries what the
+ * outcome changed (a filer in this process hands over the row; another process's notification
+ * carries the fields); a bare signal is only a hint, so the row is re-read after it, and once
  * more at the end.
  */
 async function settle(ctx: AppContext, tenantId: number, row: SaleRow): Promise<SaleRow> {
@@ -190,8 +191,8 @@ async function settle(ctx: AppContext, tenantId: number, row: SaleRow): Promise<
   const deadline = Date.now() + waitMs;
   let current = row;
   for (;;) {
-    const recorded = await signals.waitForOutcome(Number(row.id), deadline - Date.now());
-    current = recorded ?? (await findSale(ctx.db, tenantId, Number(row.id))) ?? current;
+    const update = await signals.waitForOutcome(Number(row.id), deadline - Date.now());
+    current = update ? { ...current, ...update } : ((await findSale(ctx.db, tenantId, Number(row.id))) ?? current);
     if (current.status !== 'pending' || Date.now() >= deadline) return current;
   }
 }

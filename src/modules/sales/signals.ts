@@ -9,8 +9,15 @@ import type { SaleRow } from './store.ts';
 
 /** Payload `<deviceId>:<origin>`: a branch has a new document to file. */
 export const FILING_CHANNEL = 'fg_filing';
-/** Payload `<saleId>:<origin>`: a document's outcome was recorded. */
+/**
+ * Payload `<saleId>:<origin>:<json>`: a document's outcome was recorded; the JSON holds the
+ * columns the outcome set (and `updated_at`), so a waiting request in another process answers
+ * without reading the row again. Without them (`{}`) it is a hint: read the row.
+ */
 export const OUTCOME_CHANNEL = 'fg_sale_outcome';
+
+/** What an outcome changed on a stored row: overlay it on the row the request stored. */
+export type OutcomeUpdate = Partial<SaleRow>;
 
 /** Tells this process's own notifications apart from other processes' (they already acted on them). */
 export const PROCESS_TAG = randomBytes(6).toString('hex');
@@ -27,11 +34,28 @@ export function foreignSignal(payload: string): number | undefined {
   return Number.isSafeInteger(id) && id > 0 ? id : undefined;
 }
 
+/** The outcome in a payload of OUTCOME_CHANNEL (undefined when it names no outcome fields). */
+export function outcomeOfPayload(payload: string): OutcomeUpdate | undefined {
+  const at = payload.indexOf('{');
+  if (at < 0) return undefined;
+  try {
+    const fields = JSON.parse(payload.slice(at)) as Record<string, unknown>;
+    if (typeof fields.status !== 'string' || typeof fields.updated_at !== 'string') return undefined;
+    return {
+      ...(fields as OutcomeUpdate),
+      updated_at: new Date(fields.updated_at),
+      published_at: typeof fields.published_at === 'string' ? new Date(fields.published_at) : null,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
 const RECENT_MS = 2_000;
 
 export class SaleSignals {
   private readonly queued = new EventEmitter().setMaxListeners(0);
-  private readonly waiters = new Map<number, Set<(row: SaleRow | undefined) => void>>();
+  private readonly waiters = new Map<number, Set<(update: OutcomeUpdate | undefined) => void>>();
   /** Outcomes signalled in the last moments, for a waiter that registers just after. */
   private readonly recent = new Map<number, number>();
   private readonly unlisten: () => void;
@@ -39,7 +63,7 @@ export class SaleSignals {
   constructor(notifier: Notifier) {
     this.unlisten = notifier.listen(OUTCOME_CHANNEL, (payload) => {
       const saleId = foreignSignal(payload);
-      if (saleId !== undefined) this.outcomeRecorded(saleId);
+      if (saleId !== undefined) this.outcomeRecorded(saleId, outcomeOfPayload(payload));
     });
   }
 
@@ -54,10 +78,10 @@ export class SaleSignals {
   }
 
   /**
-   * A document's outcome was committed: by a filer in this process, which hands over the row it
-   * recorded (so the waiting request need not read it again), or announced by another process.
+   * A document's outcome was committed, by a filer in this process or announced by another;
+   * `update` (the recorded row, or the fields the outcome set) spares the waiting request a read.
    */
-  outcomeRecorded(saleId: number, row?: SaleRow): void {
+  outcomeRecorded(saleId: number, update?: OutcomeUpdate): void {
     const now = Date.now();
     this.recent.set(saleId, now);
     if (this.recent.size > 10_000) {
@@ -66,25 +90,25 @@ export class SaleSignals {
     const waiting = this.waiters.get(saleId);
     if (!waiting) return;
     this.waiters.delete(saleId);
-    for (const wake of waiting) wake(row);
+    for (const wake of waiting) wake(update);
   }
 
   /**
-   * Resolves when the sale's outcome is signalled or after `ms`, whichever comes first: with the
-   * recorded row when this process recorded it, else undefined (read the database).
+   * Resolves when the sale's outcome is signalled or after `ms`, whichever comes first: with what
+   * the outcome changed when the signal carried it, else undefined (read the database).
    */
-  waitForOutcome(saleId: number, ms: number): Promise<SaleRow | undefined> {
+  waitForOutcome(saleId: number, ms: number): Promise<OutcomeUpdate | undefined> {
     const at = this.recent.get(saleId);
     if (at !== undefined && Date.now() - at <= RECENT_MS) return Promise.resolve(undefined);
     if (ms <= 0) return Promise.resolve(undefined);
     return new Promise((resolve) => {
-      const set = this.waiters.get(saleId) ?? new Set<(row: SaleRow | undefined) => void>();
+      const set = this.waiters.get(saleId) ?? new Set<(update: OutcomeUpdate | undefined) => void>();
       this.waiters.set(saleId, set);
-      const done = (row?: SaleRow) => {
+      const done = (update?: OutcomeUpdate) => {
         clearTimeout(timer);
         set.delete(done);
         if (set.size === 0 && this.waiters.get(saleId) === set) this.waiters.delete(saleId);
-        resolve(row);
+        resolve(update);
       };
       const timer = setTimeout(done, ms);
       set.add(done);
