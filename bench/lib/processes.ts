@@ -1,8 +1,8 @@
 // The processes a benchmark runs: gateway `serve` processes (from any source tree, so that an
 // older checkout can be measured with the same harness), and small servers in child processes.
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -76,6 +76,21 @@ export interface GatewayProcess {
 }
 
 let started = 0;
+const built = new Set<string>();
+
+/**
+ * How production starts the gateway of `root`: its compiled build (`npm start` runs
+ * `node dist/main.js serve`), built once per run here so the figures are of the sources as they
+ * are. A tree from before the build step runs through tsx, as it did then.
+ */
+function gatewayEntry(root: string): string[] {
+  if (!existsSync(join(root, 'tsconfig.build.json'))) return ['--import', 'tsx', join(root, 'src/main.ts')];
+  if (!built.has(root)) {
+    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+    built.add(root);
+  }
+  return [join(root, 'dist/main.js')];
+}
 
 /** Starts `fiscal-gateway serve` and resolves once it is ready. Logs go to a file (as in production). */
 export async function startGateway(options: GatewayOptions): Promise<GatewayProcess> {
@@ -87,7 +102,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayProc
   // One directory per process: the main thread's profile is the CPU.*.0.*.cpuprofile in it.
   const profile = options.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(options.workDir, 'profiles', label)}`] : [];
   const began = performance.now();
-  const child: ChildProcess = spawn(process.execPath, [...profile, '--import', 'tsx', join(options.root, 'src/main.ts'), 'serve', ...args], {
+  const child: ChildProcess = spawn(process.execPath, [...profile, ...gatewayEntry(options.root), 'serve', ...args], {
     cwd: options.root,
     env: {
       PATH: process.env.PATH,
