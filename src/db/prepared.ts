@@ -27,7 +27,7 @@ function nameOf(text: string): string {
 export class PreparingClient extends pg.Client {
   override query(...args: unknown[]): never {
     const [text, values] = args;
-    if (typeof text === 'string' && text.startsWith(PREPARED) && !process.env.FG_NO_PREPARE) {
+    if (typeof text === 'string' && text.startsWith(PREPARED)) {
       return super.query({ name: nameOf(text), text, values: values as unknown[] }) as never;
     }
     return (super.query as (...a: unknown[]) => unknown)(...args) as never;
