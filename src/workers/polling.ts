@@ -1,8 +1,9 @@
 // What customers, items and customs imports share about waiting for a VSDC: how long a sender
-// holds a row, how long to wait after the VSDC did not answer, and the background loop that
-// retries rows whose time has come. Rows are claimed in the database (lease + SKIP LOCKED), so
-// any number of processes may run these loops.
+// holds a row, how long to wait after the VSDC did not answer, what a write's answer means for
+// the row, and the background loop that retries rows whose time has come. Rows are claimed in
+// the database (lease + SKIP LOCKED), so any number of processes may run these loops.
 import type { Config } from '../config.ts';
+import type { WriteOutcome } from '../vsdc/outcome.ts';
 import type { Worker } from './index.ts';
 
 const MAX_RETRY_DELAY_MS = 5 * 60_000;
@@ -15,6 +16,24 @@ export function leaseSeconds(config: Pick<Config, 'vsdcTimeoutMs'>): number {
 /** The wait after the `attempts`-th unreachable attempt: FILING_RETRY_MS, doubling, up to 5 min. */
 export function retryDelayMs(config: Pick<Config, 'filingRetryMs'>, attempts: number): number {
   return Math.min(MAX_RETRY_DELAY_MS, config.filingRetryMs * 2 ** Math.max(0, attempts - 1));
+}
+
+/** A VSDC write's answer as a waiting row records it. */
+export type VsdcSendOutcome =
+  | { kind: 'accepted'; code: string }
+  | { kind: 'refused'; code: string; message: string }
+  | { kind: 'unreachable'; detail: string; retryInMs: number };
+
+/** Reads a write's answer for a row that had `retryAttempts` unreachable attempts before this one. */
+export function sendOutcomeOf(config: Pick<Config, 'filingRetryMs'>, outcome: WriteOutcome, retryAttempts: number): VsdcSendOutcome {
+  switch (outcome.kind) {
+    case 'ok':
+      return { kind: 'accepted', code: outcome.resultCd };
+    case 'rejected':
+      return { kind: 'refused', code: outcome.code, message: outcome.message };
+    case 'unreachable':
+      return { kind: 'unreachable', detail: `${outcome.reason}: ${outcome.detail}`, retryInMs: retryDelayMs(config, retryAttempts + 1) };
+  }
 }
 
 export interface PollingWorkerOptions {

@@ -3,6 +3,7 @@ import type { DB } from '../../db/schema.ts';
 import type { CustomerRegistrationState, CustomersTable, VerificationState } from '../../db/tables/items.ts';
 import { PER_PAGE, offsetOf } from '../../http/pagination.ts';
 import type { DeviceTarget } from '../../vsdc/client.ts';
+import { leaseDueRows } from '../../workers/lease-sql.ts';
 
 export type CustomerRow = Selectable<CustomersTable> & { branch: string | null };
 
@@ -132,19 +133,7 @@ export async function leasedCustomer(db: Kysely<DB>, id: number): Promise<Claime
 /** Leases up to `limit` customers whose verification or registration waits and is due. */
 export async function claimDueCustomers(db: Kysely<DB>, leaseSeconds: number, limit: number): Promise<ClaimedCustomer[]> {
   const result = await sql<Parameters<typeof claimedFrom>[0]>`
-    with due as (
-      select id from customers
-      where (verification_state = 'pending' or registration_state = 'pending')
-        and next_attempt_at <= now() and (lease_until is null or lease_until < now())
-      order by next_attempt_at
-      limit ${limit}
-      for update skip locked
-    ),
-    claimed as (
-      update customers c set lease_until = now() + make_interval(secs => ${leaseSeconds})
-      from due where c.id = due.id
-      returning c.*
-    )
+    ${leaseDueRows('customers', sql`verification_state = 'pending' or registration_state = 'pending'`, leaseSeconds, limit)}
     select claimed.*, d.vsdc_base_url, d.branch, t.tpin as tenant_tpin
     from claimed
     join devices d on d.id = claimed.device_id

@@ -8,7 +8,7 @@ import { pageOf, type Page } from '../../http/pagination.ts';
 import { VSDC_EPOCH } from '../../vsdc/dates.ts';
 import type { ImportItem, ImportItemDecision, UpdateImportItemsRequest } from '../../vsdc/protocol.ts';
 import { unknownClassificationCodes } from '../catalogue/lookup.ts';
-import { leaseSeconds, retryDelayMs } from '../../workers/polling.ts';
+import { leaseSeconds, retryDelayMs, sendOutcomeOf } from '../../workers/polling.ts';
 import { findItemByCode } from '../items/store.ts';
 import { pickBranch } from '../sales/branches.ts';
 import { devicesOfTenant } from '../sales/store.ts';
@@ -26,7 +26,6 @@ import {
   type ClaimedFiling,
   type ClaimedPull,
   type Decision,
-  type FilingOutcome,
   type ImportItemRow,
   type ReceivedLine,
 } from './store.ts';
@@ -221,19 +220,7 @@ function filingPayload(filing: ClaimedFiling): UpdateImportItemsRequest {
 /** One attempt to file the merchant's answer with the authority; records the outcome. */
 export async function sendFiling(ctx: AppContext, filing: ClaimedFiling): Promise<void> {
   const outcome = await ctx.vsdc.updateImportItems(filing.target, filingPayload(filing));
-  let result: FilingOutcome;
-  switch (outcome.kind) {
-    case 'ok':
-      result = { kind: 'accepted', code: outcome.resultCd };
-      break;
-    case 'rejected':
-      result = { kind: 'refused', code: outcome.code, message: outcome.message };
-      break;
-    case 'unreachable':
-      result = { kind: 'unreachable', detail: `${outcome.reason}: ${outcome.detail}`, retryInMs: retryDelayMs(ctx.config, filing.retryAttempts + 1) };
-      break;
-  }
-  await recordFilingOutcome(ctx.db, filing.id, result);
+  await recordFilingOutcome(ctx.db, filing.id, sendOutcomeOf(ctx.config, outcome, filing.retryAttempts));
 }
 
 /** One background round: resends answers whose wait is over. Returns how many it handled. */

@@ -3,6 +3,8 @@ import type { DB } from '../../db/schema.ts';
 import type { ImportDecision, ImportFilingState, ImportItemsTable } from '../../db/tables/items.ts';
 import { PER_PAGE, offsetOf } from '../../http/pagination.ts';
 import type { DeviceTarget } from '../../vsdc/client.ts';
+import { leaseDueRows } from '../../workers/lease-sql.ts';
+import type { VsdcSendOutcome } from '../../workers/polling.ts';
 
 export type ImportItemRow = Selectable<ImportItemsTable> & { branch: string };
 
@@ -247,29 +249,13 @@ export async function leasedFiling(db: Kysely<DB>, id: number): Promise<ClaimedF
 /** Leases up to `limit` answers still on their way whose next attempt is due. */
 export async function claimDueFilings(db: Kysely<DB>, leaseSeconds: number, limit: number): Promise<ClaimedFiling[]> {
   const result = await sql<FilingRow>`
-    with due as (
-      select id from import_items
-      where filing_state = 'sending' and next_attempt_at <= now() and (lease_until is null or lease_until < now())
-      order by next_attempt_at
-      limit ${limit}
-      for update skip locked
-    ),
-    claimed as (
-      update import_items m set lease_until = now() + make_interval(secs => ${leaseSeconds})
-      from due where m.id = due.id
-      returning m.*
-    )
+    ${leaseDueRows('import_items', sql`filing_state = 'sending'`, leaseSeconds, limit)}
     ${filingJoin('claimed')}`.execute(db);
   return result.rows.map(filingFrom);
 }
 
-export type FilingOutcome =
-  | { kind: 'accepted'; code: string }
-  | { kind: 'refused'; code: string; message: string }
-  | { kind: 'unreachable'; detail: string; retryInMs: number };
-
 /** Records the authority's answer to the filing (never touching the decision) and frees the lease. */
-export async function recordFilingOutcome(db: Kysely<DB>, id: number, outcome: FilingOutcome): Promise<void> {
+export async function recordFilingOutcome(db: Kysely<DB>, id: number, outcome: VsdcSendOutcome): Promise<void> {
   let changes: UpdateObject<DB, 'import_items'>;
   switch (outcome.kind) {
     case 'accepted':

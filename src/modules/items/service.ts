@@ -10,7 +10,7 @@ import type { SaveItemRequest } from '../../vsdc/protocol.ts';
 import { unknownClassificationCodes } from '../catalogue/lookup.ts';
 import { branchForWrite } from '../sales/branches.ts';
 import { devicesOfTenant } from '../sales/store.ts';
-import { leaseSeconds, retryDelayMs } from '../../workers/polling.ts';
+import { leaseSeconds, sendOutcomeOf } from '../../workers/polling.ts';
 import { DEFAULT_ITEM, generatedItemCode, normalizeItemName } from './codes.ts';
 import { presentItem } from './present.ts';
 import type { CreateItemBody, ItemResource, ListItemsQuery, UpdateItemBody } from './schemas.ts';
@@ -29,7 +29,6 @@ import {
   type ClaimedItem,
   type ItemChanges,
   type ItemRow,
-  type SendOutcome,
 } from './store.ts';
 
 const GATEWAY_OPERATOR = 'fiscal-gateway';
@@ -187,19 +186,7 @@ function saveItemPayload(item: ClaimedItem): SaveItemRequest {
 export async function sendItem(ctx: AppContext, item: ClaimedItem): Promise<void> {
   const payload = saveItemPayload(item);
   const outcome = item.state === 'pending' ? await ctx.vsdc.saveItem(item.target, payload) : await ctx.vsdc.updateItem(item.target, payload);
-  let result: SendOutcome;
-  switch (outcome.kind) {
-    case 'ok':
-      result = { kind: 'accepted', code: outcome.resultCd };
-      break;
-    case 'rejected':
-      result = { kind: 'refused', code: outcome.code, message: outcome.message };
-      break;
-    case 'unreachable':
-      result = { kind: 'unreachable', detail: `${outcome.reason}: ${outcome.detail}`, retryInMs: retryDelayMs(ctx.config, item.retryAttempts + 1) };
-      break;
-  }
-  await recordSendOutcome(ctx.db, item.id, item.revision, result);
+  await recordSendOutcome(ctx.db, item.id, item.revision, sendOutcomeOf(ctx.config, outcome, item.retryAttempts));
 }
 
 /** One background round: resends items whose wait is over. Returns how many it handled. */

@@ -3,6 +3,8 @@ import type { DB } from '../../db/schema.ts';
 import type { ItemRegistrationState, ItemsTable, ItemSource } from '../../db/tables/items.ts';
 import { PER_PAGE, offsetOf } from '../../http/pagination.ts';
 import type { DeviceTarget } from '../../vsdc/client.ts';
+import { leaseDueRows } from '../../workers/lease-sql.ts';
+import type { VsdcSendOutcome } from '../../workers/polling.ts';
 
 export type ItemRow = Selectable<ItemsTable> & { branch: string | null };
 
@@ -244,34 +246,17 @@ export async function claimItem(db: Kysely<DB>, id: number, leaseSeconds: number
 /** Leases up to `limit` waiting items whose next attempt is due. */
 export async function claimDueItems(db: Kysely<DB>, leaseSeconds: number, limit: number): Promise<ClaimedItem[]> {
   const result = await sql<ClaimRow>`
-    with due as (
-      select id from items
-      where registration_state in ('pending', 'amendment_pending')
-        and next_attempt_at <= now() and (lease_until is null or lease_until < now())
-      order by next_attempt_at
-      limit ${limit}
-      for update skip locked
-    ),
-    claimed as (
-      update items i set lease_until = now() + make_interval(secs => ${leaseSeconds})
-      from due where i.id = due.id
-      returning i.*
-    )
+    ${leaseDueRows('items', sql`registration_state in ('pending', 'amendment_pending')`, leaseSeconds, limit)}
     ${claimJoin('claimed')}`.execute(db);
   return result.rows.map(claimedFrom);
 }
-
-export type SendOutcome =
-  | { kind: 'accepted'; code: string }
-  | { kind: 'refused'; code: string; message: string }
-  | { kind: 'unreachable'; detail: string; retryInMs: number };
 
 /**
  * Records the VSDC's answer about revision `revision` and frees the lease. An answer about data
  * that has since been amended settles nothing but what it proves: an acceptance still means the
  * authority knows the item (so the newer data goes as an amendment), a refusal is moot.
  */
-export async function recordSendOutcome(db: Kysely<DB>, id: number, revision: number, outcome: SendOutcome): Promise<void> {
+export async function recordSendOutcome(db: Kysely<DB>, id: number, revision: number, outcome: VsdcSendOutcome): Promise<void> {
   const current = sql<boolean>`revision = ${revision}`;
   let changes: UpdateObject<DB, 'items'>;
   switch (outcome.kind) {

@@ -4,12 +4,12 @@
 // scheduled retries, and by a poll for everything else (other processes' retries, expired leases).
 import type { AppContext } from '../../context.ts';
 import type { Worker } from '../../workers/index.ts';
+import { workerLog, type WorkerLog } from '../../workers/log.ts';
 import type { Resolver } from './address-guard.ts';
 import { claimDueDeliveries, DeliveredRecorder, recordAttempt, type AttemptOutcome, type ClaimedDelivery, type RetryPolicy } from './delivery-queue.ts';
 import { secretAad } from './endpoints.ts';
 import { WEBHOOKS_CHANNEL } from './events.ts';
 import { WebhookSender } from './sender.ts';
-import { workerLog, type WorkerLog } from './worker-log.ts';
 
 export const DELIVERY_WORKER_NAME = 'webhooks.delivery';
 

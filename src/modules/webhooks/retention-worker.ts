@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Worker } from '../../workers/index.ts';
-import { workerLog } from './worker-log.ts';
+import { intervalWorker } from '../../workers/interval.ts';
 
 export const RETENTION_WORKER_NAME = 'webhooks.retention';
 export const DELIVERY_RETENTION_DAYS = 90;
@@ -41,29 +41,11 @@ export async function purgeExpiredDeliveries(ctx: AppContext, now: Date): Promis
 }
 
 export function createRetentionWorker(ctx: AppContext, options: RetentionOptions = {}): Worker {
-  const intervalMs = options.intervalMs ?? 3_600_000;
-  const log = workerLog(RETENTION_WORKER_NAME, ctx.config.logLevel);
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
-  const run = () => {
-    running ??= purgeExpiredDeliveries(ctx, ctx.clock.now())
-      .catch((err: unknown) => log.error('purging expired deliveries failed', err))
-      .finally(() => {
-        running = undefined;
-      });
-  };
-  return {
+  return intervalWorker({
     name: RETENTION_WORKER_NAME,
-    start() {
-      if (timer) return;
-      run();
-      timer = setInterval(run, intervalMs);
-      timer.unref();
-    },
-    async stop() {
-      clearInterval(timer);
-      timer = undefined;
-      await running;
-    },
-  };
+    intervalMs: options.intervalMs ?? 3_600_000,
+    pass: () => purgeExpiredDeliveries(ctx, ctx.clock.now()),
+    logLevel: ctx.config.logLevel,
+    failure: 'purging expired deliveries failed',
+  });
 }

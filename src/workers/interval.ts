@@ -1,0 +1,43 @@
+// A background loop on a fixed timer, for passes that are safe to run in several processes at
+// once (they lock what they touch in the database).
+import type { Worker } from './index.ts';
+import { workerLog } from './log.ts';
+
+export interface IntervalWorkerOptions {
+  name: string;
+  intervalMs: number;
+  /** One pass; its result is ignored. */
+  pass: () => Promise<unknown>;
+  logLevel: string;
+  /** Logged, with the error, when a pass fails. */
+  failure: string;
+}
+
+/** Runs `pass` at start and every `intervalMs`, skipping a tick while the previous pass still runs. */
+export function intervalWorker(options: IntervalWorkerOptions): Worker {
+  const log = workerLog(options.name, options.logLevel);
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> | undefined;
+  const run = () => {
+    running ??= options
+      .pass()
+      .catch((err: unknown) => log.error(options.failure, err))
+      .finally(() => {
+        running = undefined;
+      });
+  };
+  return {
+    name: options.name,
+    start() {
+      if (timer) return;
+      run();
+      timer = setInterval(run, options.intervalMs);
+      timer.unref();
+    },
+    async stop() {
+      clearInterval(timer);
+      timer = undefined;
+      await running;
+    },
+  };
+}
