@@ -89,7 +89,13 @@ function gatewayEntry(root: string): string[] {
     execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
     built.add(root);
   }
-  return [join(root, 'dist/main.js')];
+  return [...startFlags(root), join(root, 'dist/main.js')];
+}
+
+/** The Node flags of `npm start` (package.json), so a benchmarked gateway runs as production does. */
+function startFlags(root: string): string[] {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: { start?: string } };
+  return (pkg.scripts?.start ?? '').split(/\s+/).filter((word) => word.startsWith('--'));
 }
 
 /** Starts `fiscal-gateway serve` and resolves once it is ready. Logs go to a file (as in production). */

@@ -29,12 +29,21 @@ export interface OnlineRun {
   branches: number;
   connections: number;
   peak: Throughput;
+  /** The half-peak window with the median p99 (of HALF_PEAK_WINDOWS). */
   halfPeak: Throughput;
+  /** Every half-peak window's p99, in the order measured. */
+  halfPeakP99sMs?: number[];
   /** CPU per sale at the peak, by process, in microseconds. */
   cpu: CpuBudget;
 }
 
 const MERCHANTS = 100;
+/**
+ * The half-peak latency is measured in this many windows and the median one reported: on a
+ * shared 2-core box one scheduling hiccup of a few tens of ms in a 5 s window sets its p99 alone
+ * (measured: every process's event loop stalls at once, with no GC or database event behind it).
+ */
+const HALF_PEAK_WINDOWS = 3;
 const GATEWAY_ENV = { SALE_WAIT_MS: '10000', FILING_RETRY_MS: '1000' };
 
 function salePlan(merchants: Merchant[], branches: number): RequestPlan {
@@ -86,8 +95,11 @@ async function onlineRun(api: GatewayProcess[], all: GatewayProcess[], sim: Chil
   // Settle first: the peak leaves requests in flight and a queue behind it; the latency a till
   // sees at half the peak rate is the steady state's.
   await halfPeakOver(urls, plan, halfRate, 2);
-  const halfPeak = await halfPeakOver(urls, plan, halfRate, seconds);
-  return { branches, connections, peak, halfPeak, cpu };
+  const windows: Throughput[] = [];
+  for (let i = 0; i < HALF_PEAK_WINDOWS; i++) windows.push(await halfPeakOver(urls, plan, halfRate, seconds));
+  const halfPeak = [...windows].sort((a, b) => a.p99Ms - b.p99Ms)[Math.floor(HALF_PEAK_WINDOWS / 2)]!;
+  halfPeak.bad = windows.reduce((n, w) => n + w.bad, 0);
+  return { branches, connections, peak, halfPeak, halfPeakP99sMs: windows.map((w) => w.p99Ms), cpu };
 }
 
 async function filedTotal(simOrigin: string): Promise<number> {
@@ -186,7 +198,7 @@ export async function salesScenarios(engine: Engine, settings: SalesSettings, si
     for (const branches of settings.branchCounts) {
       const run = await onlineRun([gateway], [gateway], sim, merchants, branches, settings.seconds);
       log(
-        `${engine.name} online ${branches} branches: peak ${run.peak.perSecond}/s p99 ${run.peak.p99Ms} ms; half ${run.halfPeak.perSecond}/s p50 ${run.halfPeak.p50Ms} p99 ${run.halfPeak.p99Ms} ms; ` +
+        `${engine.name} online ${branches} branches: peak ${run.peak.perSecond}/s p99 ${run.peak.p99Ms} ms; half ${run.halfPeak.perSecond}/s p50 ${run.halfPeak.p50Ms} p99 ${run.halfPeak.p99Ms} ms (windows ${run.halfPeakP99sMs?.join(', ')}); ` +
           `CPU µs/sale gateway ${run.cpu.gateway}, postgres ${run.cpu.postgres}, simulator ${run.cpu.simulator}, load ${run.cpu.loadGenerator}`,
       );
       online.push(run);
