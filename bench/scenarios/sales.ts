@@ -60,9 +60,9 @@ function connectionsFor(branches: number): number {
   return Math.min(128, Math.max(16, branches * 4));
 }
 
-/** Closed loop split over several API processes (a round-robin balancer), figures summed. */
-async function peakOver(urls: string[], plan: () => RequestPlan, connections: number, seconds: number): Promise<Throughput> {
-  const parts = await Promise.all(urls.map((url) => closedLoop(url, plan(), { connections: Math.ceil(connections / urls.length), seconds })));
+/** One load split over several API processes (a round-robin balancer), figures summed. */
+async function splitOver(urls: string[], load: (url: string) => Promise<Throughput>): Promise<Throughput> {
+  const parts = await Promise.all(urls.map(load));
   return {
     perSecond: parts.reduce((n, p) => n + p.perSecond, 0),
     p50Ms: Math.max(...parts.map((p) => p.p50Ms)),
@@ -73,17 +73,11 @@ async function peakOver(urls: string[], plan: () => RequestPlan, connections: nu
   };
 }
 
-async function halfPeakOver(urls: string[], plan: () => RequestPlan, rate: number, seconds: number): Promise<Throughput> {
-  const parts = await Promise.all(urls.map((url) => openLoop(url, plan(), { rate: Math.max(1, Math.round(rate / urls.length)), seconds })));
-  return {
-    perSecond: parts.reduce((n, p) => n + p.perSecond, 0),
-    p50Ms: Math.max(...parts.map((p) => p.p50Ms)),
-    p99Ms: Math.max(...parts.map((p) => p.p99Ms)),
-    ok: parts.reduce((n, p) => n + p.ok, 0),
-    bad: parts.reduce((n, p) => n + p.bad, 0),
-    seconds: Math.max(...parts.map((p) => p.seconds)),
-  };
-}
+const peakOver = (urls: string[], plan: () => RequestPlan, connections: number, seconds: number) =>
+  splitOver(urls, (url) => closedLoop(url, plan(), { connections: Math.ceil(connections / urls.length), seconds }));
+
+const halfPeakOver = (urls: string[], plan: () => RequestPlan, rate: number, seconds: number) =>
+  splitOver(urls, (url) => openLoop(url, plan(), { rate: Math.max(1, Math.round(rate / urls.length)), seconds }));
 
 async function onlineRun(api: GatewayProcess[], all: GatewayProcess[], sim: ChildServer, merchants: Merchant[], branches: number, seconds: number): Promise<OnlineRun> {
   const urls = api.map((g) => g.url);
