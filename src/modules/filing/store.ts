@@ -3,7 +3,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { FiscalReceipt } from '../../vsdc/sales-body.ts';
-import type { SaleLineRow, SaleRow } from '../sales/store.ts';
+import { NO_OUTCOME, type SaleLineRow, type SaleRow } from '../sales/store.ts';
 import { DELIVERIES_NOTICE, eventCtes, eventValues, type EventRow } from '../webhooks/events.ts';
 import { prepared } from '../../db/prepared.ts';
 
@@ -208,18 +208,7 @@ export function uploadedFields(receipt: FiscalReceipt & { sdcId: string | null; 
 }
 
 export function failedFields(resultCode: string | null, lastError: string): OutcomeFields {
-  return {
-    status: 'failed',
-    result_code: resultCode,
-    last_error: lastError.slice(0, 2000),
-    receipt_no: null,
-    internal_data: null,
-    receipt_signature: null,
-    sdc_id: null,
-    mrc_no: null,
-    qr_code_url: null,
-    published_at: null,
-  };
+  return { ...NO_OUTCOME, status: 'failed', result_code: resultCode, last_error: lastError.slice(0, 2000) };
 }
 
 export interface OutcomeEvent {

@@ -7,6 +7,19 @@ import { prepared } from '../../db/prepared.ts';
 export type SaleRow = Selectable<SalesTable>;
 export type SaleLineRow = Selectable<SaleLinesTable>;
 
+/** The outcome columns of a document the authority has not (or not successfully) answered. */
+export const NO_OUTCOME = {
+  result_code: null,
+  last_error: null,
+  receipt_no: null,
+  internal_data: null,
+  receipt_signature: null,
+  sdc_id: null,
+  mrc_no: null,
+  qr_code_url: null,
+  published_at: null,
+} as const satisfies Partial<SaleRow>;
+
 export interface NewLine {
   line: number;
   name: string;
