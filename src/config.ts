@@ -19,6 +19,8 @@ export interface Config {
   importPullIntervalSec: number;
   keyRotationGraceSec: number;
   filingRetryMs: number;
+  /** Branches one process files at once; a branch with more waiting hands its turn on after each batch. */
+  filingConcurrency: number;
   adminToken: string | undefined;
   /** Port of the built-in simulator started by `serve` in development; fixed (8089) so the demo device's vsdcBaseUrl stays valid across restarts. */
   simulatorPort: number;
@@ -131,6 +133,7 @@ export function loadConfig(env: Env = process.env): Config {
     importPullIntervalSec: integer(env, 'IMPORT_PULL_INTERVAL', 3_600, 1),
     keyRotationGraceSec: integer(env, 'KEY_ROTATION_GRACE', 86_400, 0),
     filingRetryMs: integer(env, 'FILING_RETRY_MS', 5_000, 1, 300_000),
+    filingConcurrency: integer(env, 'FILING_CONCURRENCY', 64, 1, 1_024),
     adminToken,
     simulatorPort: integer(env, 'SIMULATOR_PORT', 8089, 0, 65535),
     builtinSimulator: text(env, 'BUILTIN_SIMULATOR') !== '0',

@@ -236,3 +236,29 @@ describe(`filing: a backlog of 500 while the VSDC is down (${engineName})`, () =
     assertArrivalOrder(arrived);
   });
 });
+
+describe(`filing: a long backlog takes turns with other branches (${engineName})`, () => {
+  let h: SalesHarness;
+  before(async () => {
+    // One branch at a time, so the second branch can only get in if the first gives its turn up.
+    h = await startSalesHarness({ config: { filingConcurrency: 1, saleWaitMs: 10_000 } });
+  });
+  after(() => h.close());
+
+  test('a sale on another branch is filed after at most one more batch of the backlog, not after all of it', async () => {
+    const m = await h.addMerchant();
+    await h.registerBranch(m, '000');
+    await h.registerBranch(m, '001');
+    h.sim.control.setFaults(m.tpin, '000', { delayMs: 20 }); // 60 documents take ≥ 1.2 s to file
+    const backlog = Promise.all(Array.from({ length: 60 }, (_, i) => h.post('/api/v1/sales', saleBody({}, [{ price: 1 + i }]), {}, m)));
+    await eventually(async () => (h.received(m, '000').length > 0 ? true : undefined), 'the backlog started filing');
+
+    const other = await h.post('/api/v1/sales', saleBody(), { 'x-branch': '001' }, m);
+    assert.equal(other.json().data.status, 'uploaded');
+    assert.ok(h.received(m, '000').length < 60, `branch 001 was filed before branch 000's backlog ended (${h.received(m, '000').length} of 60 filed)`);
+
+    const filed = await backlog;
+    assert.ok(filed.every((res) => res.json().data.status === 'uploaded'));
+    assert.deepEqual(h.received(m, '000').map((d) => Number(d.cisInvcNo)), Array.from({ length: 60 }, (_, i) => i + 1), 'each document once, in invoice order');
+  });
+});

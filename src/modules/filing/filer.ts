@@ -37,7 +37,9 @@ export type DrainResult =
   /** The VSDC did not answer: the branch is retried after `retryInMs`. */
   | { kind: 'deferred'; retryInMs: number }
   /** The lease was lost (this process stalled past it); whoever holds it carries on. */
-  | { kind: 'lease_lost' };
+  | { kind: 'lease_lost' }
+  /** Documents remain, but other branches waited for a turn: the branch was given back. */
+  | { kind: 'yielded' };
 
 type FileResult =
   /** `next`: for the last document in hand, the branch's following ones (empty: branch given back). */
@@ -97,9 +99,10 @@ export class BranchFiler {
   /**
    * Files a claimed branch's pending documents until none is left, the VSDC stops answering, or
    * stop; without a claim (another process holds the branch, or its backoff has not passed) it
-   * does nothing.
+   * does nothing. Between batches it gives the branch back when `othersWaiting` says other
+   * branches wait for a turn, so one long backlog cannot keep them waiting.
    */
-  async drain(deviceId: number, claim: ClaimedBranch | undefined): Promise<DrainResult> {
+  async drain(deviceId: number, claim: ClaimedBranch | undefined, othersWaiting: () => boolean = () => false): Promise<DrainResult> {
     if (!claim) return { kind: 'not_claimed' };
     const { target } = claim;
     let retryDelayMs = claim.retryDelayMs;
@@ -129,6 +132,10 @@ export class BranchFiler {
         }
         // The last outcome statement read what follows (and gave the branch back if nothing does).
         batch = next ?? (await nextBatchOrRelease(this.ctx.db, deviceId, this.owner, BATCH_SIZE));
+        if (batch.length > 0 && othersWaiting()) {
+          await releaseBranch(this.ctx.db, deviceId, this.owner);
+          return { kind: 'yielded' };
+        }
       }
       return { kind: 'done' };
     } catch (err) {

@@ -11,8 +11,6 @@ import { BranchFiler } from './filer.ts';
 import { branchesReady, clearLeases, type ClaimedBranch } from './store.ts';
 
 const POLL_MS = 1_000;
-/** Branches drained at once by one process; each holds a DB connection only between VSDC calls. */
-const MAX_CONCURRENT_BRANCHES = 64;
 /** On stop, in-flight VSDC calls get this long to answer before they are cut. */
 const STOP_GRACE_MS = 5_000;
 
@@ -26,6 +24,8 @@ export function filingWorker(ctx: AppContext): FilingWorker {
   const stopping = new AbortController();
   const cut = new AbortController();
   const filer = new BranchFiler(ctx, owner, stopping.signal, cut.signal);
+  /** Branches drained at once (FILING_CONCURRENCY); each holds a DB connection only between VSDC calls. */
+  const maxBranches = ctx.config.filingConcurrency;
   const dirty = new Set<number>();
   const active = new Map<number, Promise<void>>();
   const retryTimers = new Map<number, NodeJS.Timeout>();
@@ -53,7 +53,7 @@ export function filingWorker(ctx: AppContext): FilingWorker {
     if (stopped || claiming) return;
     const ready: number[] = [];
     for (const deviceId of dirty) {
-      if (active.size + ready.length >= MAX_CONCURRENT_BRANCHES) break;
+      if (active.size + ready.length >= maxBranches) break;
       if (active.has(deviceId)) continue; // woken again while draining: drained once more after
       dirty.delete(deviceId);
       ready.push(deviceId);
@@ -77,9 +77,21 @@ export function filingWorker(ctx: AppContext): FilingWorker {
     }
   }
 
+  /** Every slot is taken and a branch that is not being drained waits for one. */
+  function othersWaiting(): boolean {
+    if (active.size < maxBranches) return false;
+    for (const deviceId of dirty) if (!active.has(deviceId)) return true;
+    return false;
+  }
+
   async function drain(deviceId: number, claims: Promise<Map<number, ClaimedBranch>>): Promise<void> {
     try {
-      const result = await filer.drain(deviceId, (await claims).get(deviceId));
+      const result = await filer.drain(deviceId, (await claims).get(deviceId), othersWaiting);
+      if (result.kind === 'yielded') {
+        // Back in line behind the branches that waited (a Set keeps insertion order).
+        dirty.delete(deviceId);
+        wake(deviceId);
+      }
       if (result.kind === 'deferred') {
         clearTimeout(retryTimers.get(deviceId));
         const timer = setTimeout(() => {
