@@ -99,13 +99,15 @@ export class BranchFiler {
   /**
    * Files a claimed branch's pending documents until none is left, the VSDC stops answering, or
    * stop; without a claim (another process holds the branch, or its backoff has not passed) it
-   * does nothing. Between batches it gives the branch back when `othersWaiting` says other
-   * branches wait for a turn, so one long backlog cannot keep them waiting.
+   * does nothing. Once a turn has filed a batch's worth of documents, it gives the branch back
+   * between batches when `othersWaiting` says other branches wait for a turn, so one long
+   * backlog cannot keep them waiting.
    */
   async drain(deviceId: number, claim: ClaimedBranch | undefined, othersWaiting: () => boolean = () => false): Promise<DrainResult> {
     if (!claim) return { kind: 'not_claimed' };
     const { target } = claim;
     let retryDelayMs = claim.retryDelayMs;
+    let filedThisTurn = 0;
     try {
       // Claimed with nothing to do (woken by a document already filed): this also releases.
       let batch = claim.batch.length > 0 ? claim.batch : await nextBatchOrRelease(this.ctx.db, deviceId, this.owner, BATCH_SIZE);
@@ -128,11 +130,12 @@ export class BranchFiler {
           }
           if (!result.leaseHeld) return { kind: 'lease_lost' };
           retryDelayMs = null;
+          filedThisTurn++;
           next = result.next;
         }
         // The last outcome statement read what follows (and gave the branch back if nothing does).
         batch = next ?? (await nextBatchOrRelease(this.ctx.db, deviceId, this.owner, BATCH_SIZE));
-        if (batch.length > 0 && othersWaiting()) {
+        if (batch.length > 0 && filedThisTurn >= BATCH_SIZE && othersWaiting()) {
           await releaseBranch(this.ctx.db, deviceId, this.owner);
           return { kind: 'yielded' };
         }
