@@ -4,6 +4,7 @@ import type { MachineLoad } from './lib/probe.ts';
 import type { Throughput } from './lib/load.ts';
 import type { VsdcCeiling } from './scenarios/baselines.ts';
 import type { ListingResults } from './scenarios/listing.ts';
+import type { OutageResults } from './scenarios/outage.ts';
 import type { SalesResults } from './scenarios/sales.ts';
 import type { WebhookResults } from './scenarios/webhooks.ts';
 
@@ -14,6 +15,7 @@ export interface EngineResults {
   sales?: Loaded<SalesResults>;
   webhooks?: Loaded<WebhookResults>;
   listing?: Loaded<ListingResults>;
+  outage?: Loaded<OutageResults>;
 }
 
 export interface BenchResults {
@@ -131,6 +133,22 @@ export function renderTables(r: BenchResults, source: string): string {
     out.push(table(['Database', 'Pending documents', 'Time', 'Rate', 'of VSDC ceiling', 'Target 80 %'], drainRows));
   }
 
+  const outage = r.engines.postgres?.outage;
+  if (outage) {
+    out.push(`\n### A VSDC outage (PostgreSQL, ${outage.branches} branches known down, closed loop)\n`);
+    out.push(
+      table(
+        ['', 'Rate', 'p50 / p99', 'Target'],
+        [
+          ['Sales on known-down branches (full gateway, SALE_WAIT_MS 3 s)', `${n(outage.knownDown.perSecond)} /s`, `${ms(outage.knownDown.p50Ms)} / ${ms(outage.knownDown.p99Ms)}`, `${check(outage.p99OverBaselineMs <= 50)} p99 ≤ 50 ms above the baseline (${outage.p99OverBaselineMs} ms)`],
+          ['Baseline: the same sales answered `pending` without waiting (`--api-only`, SALE_WAIT_MS 0)', `${n(outage.pendingBaseline.perSecond)} /s`, `${ms(outage.pendingBaseline.p50Ms)} / ${ms(outage.pendingBaseline.p99Ms)}`, ''],
+          [`Recovery: backoff at 5 min, VSDC back → filing starts (probe every ${outage.probeIntervalMs / 1000} s)`, '', `${outage.resumeSeconds} s`, `${check(outage.resumeSeconds <= 10)} ≤ 10 s`],
+          [`… and all ${n(outage.recoveredDocuments)} pending documents are filed`, `${n(outage.recoveredDocuments / Math.max(0.01, outage.recoverySeconds - outage.resumeSeconds))} /s`, `${outage.recoverySeconds} s`, ''],
+        ],
+      ),
+    );
+  }
+
   const hookRows = engines.flatMap((e) => {
     const w = r.engines[e]?.webhooks;
     return w
@@ -179,7 +197,7 @@ export function renderTables(r: BenchResults, source: string): string {
 
   const loads = engines.map((e) => {
     const entry = r.engines[e];
-    const l = [entry?.sales?.load, entry?.webhooks?.load, entry?.listing?.load].filter((x): x is MachineLoad => Boolean(x));
+    const l = [entry?.sales?.load, entry?.webhooks?.load, entry?.outage?.load, entry?.listing?.load].filter((x): x is MachineLoad => Boolean(x));
     return `${e} ${l.map((x) => `${x.loadBefore}→${x.loadAfter}`).join(', ')}`;
   });
   out.push(`\n1-minute load average before→after each engine's scenarios: ${loads.join('; ')}.`);

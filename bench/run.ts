@@ -5,7 +5,7 @@
 // of BENCHMARKS.md. Every figure sits beside two yardsticks measured in the same run: a bare
 // Fastify endpoint (the HTTP ceiling) and the simulator's own saveSales rate.
 //
-//   npm run bench [-- --quick] [--only baselines,sales,webhooks,listing] [--engines postgres,embedded]
+//   npm run bench [-- --quick] [--only baselines,sales,webhooks,listing,outage] [--engines postgres,embedded]
 //                 [--root <source tree>] [--label <name>] [--profile] [--no-report]
 //
 // --quick       a short smoke run (a minute or two); its results do not touch BENCHMARKS.md
@@ -22,6 +22,7 @@ import { startChild } from './lib/processes.ts';
 import { renderTables, replaceTables, type BenchResults } from './report.ts';
 import { fastifyCeiling, postgresRoundTrips, simulatorCeiling } from './scenarios/baselines.ts';
 import { listingScenario } from './scenarios/listing.ts';
+import { outageScenario } from './scenarios/outage.ts';
 import { salesScenarios } from './scenarios/sales.ts';
 import { webhookScenario } from './scenarios/webhooks.ts';
 
@@ -41,7 +42,7 @@ const { values } = parseArgs({
 });
 
 const quick = values.quick!;
-const only = new Set((values.only ?? 'baselines,sales,webhooks,listing').split(','));
+const only = new Set((values.only ?? 'baselines,sales,webhooks,listing,outage').split(','));
 const root = resolve(values.root!);
 const settings = quick
   ? { seconds: 2, branchCounts: [1, 10, 100], drain: 1_000, scaleOut: [[2, 1]] as Array<[number, number]>, events: { postgres: 150, embedded: 50 }, stalled: 100, listing: [2_000, 20_000] }
@@ -119,6 +120,15 @@ async function main(): Promise<void> {
         const engine = await fresh();
         try {
           entry.webhooks = await withLoad(() => webhookScenario(engine, { ...common, events: settings.events[name], stalledDeliveries: settings.stalled, timeoutMs: WEBHOOK_TIMEOUT_MS }, log));
+        } finally {
+          await engine.dispose();
+        }
+      }
+      // Two processes share the database: PostgreSQL only.
+      if (only.has('outage') && name === 'postgres') {
+        const engine = await fresh();
+        try {
+          entry.outage = await withLoad(() => outageScenario(engine, { ...common, seconds: settings.seconds }, sim, (tpinBase += 1_000), log));
         } finally {
           await engine.dispose();
         }

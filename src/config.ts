@@ -21,6 +21,8 @@ export interface Config {
   filingRetryMs: number;
   /** Branches one process files at once; a branch with more waiting hands its turn on after each batch. */
   filingConcurrency: number;
+  /** How often the VSDC of a backed-off branch is probed with a select call (never a sale). */
+  vsdcProbeMs: number;
   adminToken: string | undefined;
   /** Port of the built-in simulator started by `serve` in development; fixed (8089) so the demo device's vsdcBaseUrl stays valid across restarts. */
   simulatorPort: number;
@@ -134,6 +136,7 @@ export function loadConfig(env: Env = process.env): Config {
     keyRotationGraceSec: integer(env, 'KEY_ROTATION_GRACE', 86_400, 0),
     filingRetryMs: integer(env, 'FILING_RETRY_MS', 5_000, 1, 300_000),
     filingConcurrency: integer(env, 'FILING_CONCURRENCY', 64, 1, 1_024),
+    vsdcProbeMs: integer(env, 'VSDC_PROBE_MS', 5_000, 50, 300_000),
     adminToken,
     simulatorPort: integer(env, 'SIMULATOR_PORT', 8089, 0, 65535),
     builtinSimulator: text(env, 'BUILTIN_SIMULATOR') !== '0',

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { countInWindow, windowCount, type WindowCount } from '../db/rate-limit-window.ts';
 import type { DB } from '../db/schema.ts';
-import type { Plan } from '../db/tables/foundation.ts';
+import type { OfflinePolicy, Plan } from '../db/tables/foundation.ts';
 import { hashSecret, safeEqual } from './secret-format.ts';
 import { prepared } from '../db/prepared.ts';
 
@@ -20,6 +20,7 @@ export interface TenantAccount {
   status: 'active' | 'suspended';
   monthlyQuota: number | null;
   rateLimitPerMinute: number | null;
+  offlinePolicy: OfflinePolicy;
   documentsThisMonth: number;
 }
 
@@ -93,7 +94,7 @@ export function currentMonth(now: Date): string {
 function tenantColumns(month: string): RawBuilder<unknown> {
   return sql`t.id as t_id, t.partner_id as t_partner_id, t.name as t_name, t.tpin as t_tpin, t.plan as t_plan,
     t.subscription as t_subscription, t.status as t_status, t.monthly_quota as t_monthly_quota,
-    t.rate_limit_per_minute as t_rate_limit_per_minute,
+    t.rate_limit_per_minute as t_rate_limit_per_minute, t.offline_policy as t_offline_policy,
     coalesce((select u.documents from tenant_usage u where u.tenant_id = t.id and u.month = ${month}), 0) as t_documents`;
 }
 
@@ -111,6 +112,7 @@ interface TenantRowColumns {
   t_status: 'active' | 'suspended';
   t_monthly_quota: number | null;
   t_rate_limit_per_minute: number | null;
+  t_offline_policy: OfflinePolicy;
   t_documents: number;
 }
 
@@ -125,6 +127,7 @@ function toTenant(row: TenantRowColumns): TenantAccount {
     status: row.t_status,
     monthlyQuota: row.t_monthly_quota,
     rateLimitPerMinute: row.t_rate_limit_per_minute,
+    offlinePolicy: row.t_offline_policy,
     documentsThisMonth: Number(row.t_documents),
   };
 }

@@ -21,13 +21,32 @@ export function lockFilePath(dataDir: string): string {
   return join(dirname(abs), `.${basename(abs)}.lock`);
 }
 
+/**
+ * The process state letter from /proc (Linux), or undefined where there is no /proc. A field
+ * after the command name, which may itself hold spaces and parentheses: read after the last ')'.
+ */
+function procState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A killed process stays a zombie until its parent reaps it (seconds, when the parent is busy),
+ * and `kill(pid, 0)` still finds it: a zombie (Z) or dying (X) process holds nothing, so it
+ * counts as dead.
+ */
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+  const state = procState(pid);
+  return state !== 'Z' && state !== 'X';
 }
 
 /**

@@ -15,10 +15,9 @@ function coded(status: number, code: string, message: string): Rendered {
 }
 
 export function renderError(error: unknown, request: FastifyRequest): Rendered {
-  if (error instanceof ApiError) {
-    if (error.status >= 500) return coded(error.status, error.code, internalMessage(request));
-    return { status: error.status, body: { error: { code: error.code, message: error.message } }, headers: error.headers };
-  }
+  // Coded errors are ours, 503s included (what is unavailable, and when to retry): their message
+  // and headers (Retry-After) go out as written.
+  if (error instanceof ApiError) return { status: error.status, body: { error: { code: error.code, message: error.message } }, headers: error.headers };
   // A path parameter that cannot name anything (/tenants/abc) is simply not found.
   if ((error as { validationContext?: string }).validationContext === 'params') return { status: 404, body: { message: 'Not found.' } };
   if (error instanceof ValidationError) return { status: 422, body: { message: error.message, errors: error.errors } };
@@ -61,7 +60,7 @@ export function sendError(reply: FastifyReply, rendered: Rendered): FastifyReply
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
     const rendered = renderError(error, request);
-    if (rendered.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (rendered.status >= 500 && !(error instanceof ApiError)) request.log.error({ err: error }, 'request failed');
     return sendError(reply, rendered);
   });
   app.setNotFoundHandler((request, reply) => {

@@ -8,7 +8,7 @@ export interface SpawnedGateway {
   kill(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-const MAIN = new URL('../../src/main.ts', import.meta.url).pathname;
+export const MAIN = new URL('../../src/main.ts', import.meta.url).pathname;
 
 export function baseEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'test', BUILTIN_SIMULATOR: '0', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0' };

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { lockFilePath } from '../../src/db/data-dir-lock.ts';
 import { createTestDatabase, engineName, onPostgres, type TestDatabase } from '../helpers/db.ts';
 import { TEST_ADMIN_TOKEN } from '../helpers/app.ts';
-import { baseEnv, runCli, spawnGateway } from '../helpers/process.ts';
+import { baseEnv, MAIN, runCli, spawnGateway } from '../helpers/process.ts';
+import { eventually } from '../sales/helpers.ts';
 
 // The gateway as operators run it: real processes, real signals, the real database.
 
@@ -43,6 +45,31 @@ describe(`the gateway process (${engineName})`, () => {
       for (const name of names) assert.ok(stored.includes(name), `${name} survived the crash`);
     } finally {
       await second.kill('SIGTERM');
+    }
+  });
+
+  test('a restart while the killed process is still a zombie reaps its lock', { skip: onPostgres && 'the data-directory lock guards the embedded database only' }, async () => {
+    // `exec sleep` makes sleep the gateway's parent, and sleep never reaps a child: once killed,
+    // the gateway stays a zombie (as it does for seconds under a busy supervisor).
+    const parent = spawn('sh', ['-c', `"$0" --import tsx "$1" serve & exec sleep 600`, process.execPath, MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    parent.stdout.on('data', (d) => (out += d));
+    parent.stderr.on('data', (d) => (out += d));
+    try {
+      await eventually(() => (out.includes('"msg":"ready"') ? true : undefined), `the gateway under sh to be ready (${out})`, 60_000);
+      const holder = (JSON.parse(readFileSync(lockFilePath(env.DATA_DIR!), 'utf8')) as { pid: number }).pid;
+      process.kill(holder, 'SIGKILL');
+      await eventually(() => (/\) Z /.test(readFileSync(`/proc/${holder}/stat`, 'utf8')) ? true : undefined), `process ${holder} to be a zombie`);
+
+      const restarted = await spawnGateway(env);
+      try {
+        assert.ok(existsSync(`/proc/${holder}`), 'the killed process was still a zombie when the new one started');
+        assert.equal((await listPartners(restarted.url)).length > 0, true);
+      } finally {
+        await restarted.kill('SIGTERM');
+      }
+    } finally {
+      parent.kill('SIGKILL');
     }
   });
 

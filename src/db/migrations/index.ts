@@ -8,6 +8,7 @@ import * as consoleViews from './0005_console.ts';
 import * as compat from './0006_compat.ts';
 import * as itemDrafts from './0007_item_drafts.ts';
 import * as rateLimitsUnlogged from './0008_rate_limits_unlogged.ts';
+import * as outages from './0009_outages.ts';
 
 /** Every migration, in order. A migration is a list of SQL statements run one by one. */
 const migrations: Record<string, { up: string[] }> = {
@@ -19,6 +20,7 @@ const migrations: Record<string, { up: string[] }> = {
   '0006_compat': compat,
   '0007_item_drafts': itemDrafts,
   '0008_rate_limits_unlogged': rateLimitsUnlogged,
+  '0009_outages': outages,
 };
 
 function toKysely(statements: string[]): Migration {

@@ -29,6 +29,8 @@ export interface PartnerKeysTable {
 
 export type Plan = 'free_trial' | 'starter' | 'growth' | 'enterprise';
 
+export type OfflinePolicy = 'queue' | 'refuse';
+
 export interface TenantsTable {
   id: Generated<number>;
   partner_id: number | null;
@@ -40,6 +42,8 @@ export interface TenantsTable {
   status: Generated<'active' | 'suspended'>;
   monthly_quota: number | null;
   rate_limit_per_minute: number | null;
+  /** While the branch's VSDC is unreachable: store sales `pending` (queue) or answer 503 (refuse). */
+  offline_policy: Generated<OfflinePolicy>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -79,6 +79,8 @@ export interface FilingQueuesTable {
   /** The current backoff while the VSDC is unreachable; null when it answers. */
   retry_delay_ms: number | null;
   last_error: string | null;
+  /** When the VSDC of this backed-off branch was last probed (see filing/probe.ts). */
+  probed_at: NullableTimestamp;
   updated_at: Timestamp;
 }
 

@@ -73,7 +73,7 @@ export function adminRoutes(ctx: AppContext): FastifyPluginAsync {
       schema: {
         tags: TAG,
         security,
-        summary: 'Change a merchant\'s plan, subscription, status, quota or rate limit',
+        summary: 'Change a merchant\'s plan, subscription, status, quota, rate limit or offline policy',
         params: S.IdParam,
         body: Type.Object({
           plan: Type.Optional(Type.Union([S.PlanName, Type.Null()])),
@@ -81,6 +81,7 @@ export function adminRoutes(ctx: AppContext): FastifyPluginAsync {
           status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('suspended')])),
           monthlyQuota: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 2147483647 }), Type.Null()])),
           rateLimitPerMinute: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000 }), Type.Null()])),
+          offlinePolicy: Type.Optional(S.OfflinePolicyName),
         }),
         response: { 200: S.data(S.Tenant) },
       },

@@ -132,6 +132,7 @@ export async function findLoginCandidates(db: Kysely<DB>, tpin: string, username
       't.status',
       't.monthly_quota',
       't.rate_limit_per_minute',
+      't.offline_policy',
       sql<number>`coalesce((select u.documents from tenant_usage u where u.tenant_id = t.id and u.month = ${month}), 0)`.as('documents'),
     ])
     .where(sql<boolean>`lower(l.username) = lower(${username})`)
@@ -154,6 +155,7 @@ export async function findLoginCandidates(db: Kysely<DB>, tpin: string, username
       status: r.status,
       monthlyQuota: r.monthly_quota,
       rateLimitPerMinute: r.rate_limit_per_minute,
+      offlinePolicy: r.offline_policy,
       documentsThisMonth: Number(r.documents),
     },
   }));

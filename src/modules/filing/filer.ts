@@ -84,6 +84,8 @@ export class BranchFiler {
     private readonly stop: AbortSignal,
     /** Set when the stop's grace period ends: in-flight VSDC calls are cut. */
     private readonly signal: AbortSignal,
+    /** A branch that was in backoff filed a document: its VSDC address answers again. */
+    private readonly onRecovered: (target: BranchTarget) => void = () => {},
   ) {}
 
   /** Lease covers one VSDC call plus the database work around it; renewed at every outcome. */
@@ -129,6 +131,7 @@ export class BranchFiler {
             return { kind: 'deferred', retryInMs: delay };
           }
           if (!result.leaseHeld) return { kind: 'lease_lost' };
+          if (retryDelayMs !== null) this.onRecovered(target);
           retryDelayMs = null;
           filedThisTurn++;
           next = result.next;

@@ -181,6 +181,53 @@ export async function deferBranch(db: Kysely<DB>, deviceId: number, owner: strin
     .execute();
 }
 
+/** One branch of a VSDC address whose branches are in backoff: what a probe of that address calls. */
+export interface ProbeTarget {
+  baseUrl: string;
+  tpin: string;
+  branch: string;
+}
+
+/**
+ * The VSDC addresses with branches in backoff that were not probed in the last `intervalMs`, each
+ * with the branch there probed longest ago (so the branches of an address take turns, should
+ * one of them fail for reasons of its own); that branch is marked probed in the same statement.
+ * Two processes may rarely probe one address in the same interval; a probe only reads.
+ */
+export async function claimProbes(db: Kysely<DB>, intervalMs: number): Promise<ProbeTarget[]> {
+  const result = await sql<{ vsdc_base_url: string; tpin: string; branch: string }>`
+    with backed_off as (
+      select q.device_id, q.probed_at, d.vsdc_base_url, d.branch, d.tenant_id
+      from filing_queues q join devices d on d.id = q.device_id
+      where q.retry_delay_ms is not null and q.next_attempt_at > now() and (q.lease_until is null or q.lease_until < now())
+    ),
+    due as (
+      select distinct on (b.vsdc_base_url) b.device_id, b.vsdc_base_url, b.branch, b.tenant_id
+      from backed_off b
+      where not exists (
+        select 1 from backed_off recent
+        where recent.vsdc_base_url = b.vsdc_base_url and recent.probed_at > now() - make_interval(secs => ${intervalMs / 1000}))
+      order by b.vsdc_base_url, b.probed_at nulls first, b.device_id
+    ),
+    probed as (update filing_queues q set probed_at = now() from due where q.device_id = due.device_id returning q.device_id)
+    select due.vsdc_base_url, t.tpin, due.branch
+    from due join probed on probed.device_id = due.device_id join tenants t on t.id = due.tenant_id`.execute(db);
+  return result.rows.map((r) => ({ baseUrl: r.vsdc_base_url, tpin: r.tpin, branch: r.branch }));
+}
+
+/**
+ * The VSDC at `baseUrl` answers again: every branch there that waits out a backoff is due now
+ * (its backoff length is kept until a document is filed). Returns those branches.
+ */
+export async function wakeAddress(db: Kysely<DB>, baseUrl: string): Promise<number[]> {
+  const result = await sql<{ device_id: number }>`
+    update filing_queues q set next_attempt_at = now()
+    from devices d
+    where d.id = q.device_id and d.vsdc_base_url = ${baseUrl} and q.retry_delay_ms is not null and q.next_attempt_at > now()
+    returning q.device_id`.execute(db);
+  return result.rows.map((r) => Number(r.device_id));
+}
+
 /** Embedded database: one process only, so any lease found at start-up was left by a crash. */
 export async function clearLeases(db: Kysely<DB>): Promise<void> {
   await db.updateTable('filing_queues').set({ lease_owner: null, lease_until: null }).where('lease_owner', 'is not', null).execute();

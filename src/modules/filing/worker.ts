@@ -8,7 +8,8 @@ import type { AppContext } from '../../context.ts';
 import type { Worker } from '../../workers/index.ts';
 import { FILING_CHANNEL, foreignSignal, saleSignals } from '../sales/signals.ts';
 import { BranchFiler } from './filer.ts';
-import { branchesReady, clearLeases, type ClaimedBranch } from './store.ts';
+import { probeBackedOffVsdcs } from './probe.ts';
+import { branchesReady, clearLeases, wakeAddress, type ClaimedBranch } from './store.ts';
 
 const POLL_MS = 1_000;
 /** On stop, in-flight VSDC calls get this long to answer before they are cut. */
@@ -23,7 +24,10 @@ export function filingWorker(ctx: AppContext): FilingWorker {
   const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   const stopping = new AbortController();
   const cut = new AbortController();
-  const filer = new BranchFiler(ctx, owner, stopping.signal, cut.signal);
+  const filer = new BranchFiler(ctx, owner, stopping.signal, cut.signal, (target) => {
+    // The other backed-off branches at this address need not wait for their own backoff or probe.
+    wakeAddress(ctx.db, target.baseUrl).then((woken) => woken.forEach(wake), (err: unknown) => log('waking the branches of a VSDC that answers again failed', err));
+  });
   /** Branches drained at once (FILING_CONCURRENCY); each holds a DB connection only between VSDC calls. */
   const maxBranches = ctx.config.filingConcurrency;
   const dirty = new Set<number>();
@@ -32,6 +36,8 @@ export function filingWorker(ctx: AppContext): FilingWorker {
   const unsubscribe: Array<() => void> = [];
   let pollTimer: NodeJS.Timeout | undefined;
   let polling: Promise<void> | undefined;
+  let probeTimer: NodeJS.Timeout | undefined;
+  let probing: Promise<void> | undefined;
   let claiming = false;
   let stopped = false;
   const log = (message: string, err: unknown) => {
@@ -120,6 +126,21 @@ export function filingWorker(ctx: AppContext): FilingWorker {
     })();
   }
 
+  /** Every VSDC_PROBE_MS: probe the VSDCs of branches in backoff, and file at once where one answers. */
+  function probe(): void {
+    probing = (async () => {
+      try {
+        for (const deviceId of await probeBackedOffVsdcs(ctx, cut.signal)) wake(deviceId);
+      } catch (err) {
+        log('probing backed-off VSDCs failed', err);
+      }
+      if (!stopped) {
+        probeTimer = setTimeout(probe, ctx.config.vsdcProbeMs);
+        probeTimer.unref();
+      }
+    })();
+  }
+
   return {
     name: 'filing',
     wake,
@@ -132,13 +153,18 @@ export function filingWorker(ctx: AppContext): FilingWorker {
         }),
       );
       const ready = ctx.database.kind === 'embedded' ? clearLeases(ctx.db) : Promise.resolve();
-      void ready.catch((err: unknown) => log('clearing stale leases failed', err)).then(poll);
+      void ready.catch((err: unknown) => log('clearing stale leases failed', err)).then(() => {
+        poll();
+        probeTimer = setTimeout(probe, ctx.config.vsdcProbeMs);
+        probeTimer.unref();
+      });
     },
     async stop() {
       stopped = true;
       stopping.abort();
       for (const off of unsubscribe) off();
       clearTimeout(pollTimer);
+      clearTimeout(probeTimer);
       for (const timer of retryTimers.values()) clearTimeout(timer);
       await polling;
       const drained = Promise.all(active.values());
@@ -146,6 +172,7 @@ export function filingWorker(ctx: AppContext): FilingWorker {
       await drained;
       clearTimeout(grace);
       cut.abort();
+      await probing;
     },
   };
 }

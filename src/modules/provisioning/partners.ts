@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import type { Plan } from '../../db/tables/foundation.ts';
+import type { OfflinePolicy, Plan } from '../../db/tables/foundation.ts';
 import type { SecretBox } from '../../credentials/secret-box.ts';
 import { SCOPES, type Scope } from '../../http/auth.ts';
 import { NotFoundError } from '../../http/errors.ts';
@@ -55,6 +55,7 @@ export interface TenantAccountPatch {
   status?: 'active' | 'suspended';
   monthlyQuota?: number | null;
   rateLimitPerMinute?: number | null;
+  offlinePolicy?: OfflinePolicy;
 }
 
 export async function updateTenantAccount(db: Kysely<DB>, actor: Actor, tenantId: number, patch: TenantAccountPatch) {
@@ -65,6 +66,7 @@ export async function updateTenantAccount(db: Kysely<DB>, actor: Actor, tenantId
     if (patch.status !== undefined) values.status = patch.status;
     if (patch.monthlyQuota !== undefined) values.monthly_quota = patch.monthlyQuota;
     if (patch.rateLimitPerMinute !== undefined) values.rate_limit_per_minute = patch.rateLimitPerMinute;
+    if (patch.offlinePolicy !== undefined) values.offline_policy = patch.offlinePolicy;
     const row = await trx.updateTable('tenants').set(values).where('id', '=', tenantId).returningAll().executeTakeFirst();
     if (!row) throw new NotFoundError('Tenant not found.');
     await recordAudit(trx, { actor, action: 'tenant.account_updated', partnerId: row.partner_id, tenantId, targetType: 'tenant', targetId: tenantId, details: { ...patch } });

@@ -10,7 +10,7 @@ import { vsdcHandshake } from './handshake.ts';
 import { listPartnerKeys, mintPartnerKey, readPartnerKeySecret, revokePartnerKey, rotatePartnerKey } from './partner-keys.ts';
 import * as S from './schemas.ts';
 import { listApiKeys, listTokens, mintApiKey, mintToken, revokeApiKey, revokeToken } from './tenant-credentials.ts';
-import { assertTenantWritable, createTenant, getTenant, listTenants, tenantOfPartner } from './tenants.ts';
+import { assertTenantWritable, createTenant, getTenant, listTenants, tenantOfPartner, updateTenantSettings } from './tenants.ts';
 
 const TAG = ['Partner: provisioning'];
 const security = [{ partnerKey: [] }];
@@ -49,6 +49,19 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
       config: { auth: { surface: 'partner', scope: 'tenants:read' } },
       schema: { tags: TAG, security, summary: 'One merchant with its devices', params: S.TenantParam, response: { 200: S.data(S.Tenant) } },
     }, async (request) => ({ data: await getTenant(db, requirePartner(request).partner.id, request.params.tenant) }));
+
+    app.patch('/api/v1/tenants/:tenant', {
+      config: { auth: { surface: 'partner', scope: 'tenants:write' } },
+      schema: {
+        tags: TAG,
+        security,
+        summary: 'Change a merchant\'s settings',
+        description: 'Today: `offlinePolicy` (`queue` or `refuse`), what a sale gets while its branch\'s VSDC is unreachable. See docs/offline.md.',
+        params: S.TenantParam,
+        body: S.UpdateTenantBody,
+        response: { 200: S.data(S.Tenant) },
+      },
+    }, async (request) => ({ data: await updateTenantSettings(db, actorOf(request), requirePartner(request).partner.id, request.params.tenant, request.body) }));
 
     app.post('/api/v1/tenants/:tenant/devices', {
       config: { auth: { surface: 'partner', scope: 'devices:write' } },

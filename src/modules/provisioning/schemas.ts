@@ -4,6 +4,11 @@ import { SCOPES } from '../../http/auth.ts';
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const PlanName = Type.Union([Type.Literal('free_trial'), Type.Literal('starter'), Type.Literal('growth'), Type.Literal('enterprise')]);
+export const OfflinePolicyName = Type.Union([Type.Literal('queue'), Type.Literal('refuse')], {
+  description:
+    'While the branch\'s VSDC is known to be unreachable: `queue` stores a sale `pending` and files it later (the default); ' +
+    '`refuse` answers 503 vsdc_unavailable and stores nothing, for certifications that forbid issuing invoices offline',
+});
 export const Tpin = Type.String({ pattern: '^[0-9]{10}$', description: 'Taxpayer id, 10 digits' });
 export const BranchId = Type.String({ pattern: '^[0-9]{3}$', description: 'Branch id (bhfId), 3 digits; 000 is headquarters' });
 export const ScopeName = Type.Union(SCOPES.map((s) => Type.Literal(s)));
@@ -37,6 +42,7 @@ export const Tenant = Type.Object({
   status: Type.Union([Type.Literal('active'), Type.Literal('suspended')]),
   monthlyQuota: Nullable(Type.Integer()),
   rateLimitPerMinute: Nullable(Type.Integer()),
+  offlinePolicy: OfflinePolicyName,
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
   devices: Type.Array(Device),
@@ -48,6 +54,11 @@ export const CreateTenantBody = Type.Object({
   tpin: Tpin,
   plan: Type.Optional(Nullable(PlanName)),
   email: Type.Optional(Nullable(Type.String({ format: 'email', maxLength: 254 }))),
+  offlinePolicy: Type.Optional(OfflinePolicyName),
+});
+
+export const UpdateTenantBody = Type.Object({
+  offlinePolicy: Type.Optional(OfflinePolicyName),
 });
 
 export const RegisterDeviceBody = Type.Object({

@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { isUniqueViolation } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
-import type { DevicesTable, Plan, TenantsTable } from '../../db/tables/foundation.ts';
+import type { DevicesTable, OfflinePolicy, Plan, TenantsTable } from '../../db/tables/foundation.ts';
 import { currentMonth } from '../../credentials/lookup.ts';
 import { ApiError, NotFoundError, fieldError } from '../../http/errors.ts';
 import { offsetOf, pageOf, type Page } from '../../http/pagination.ts';
@@ -44,6 +44,7 @@ export function presentTenant(row: TenantRow, devices: DeviceRow[]): TenantResou
     status: row.status,
     monthlyQuota: row.monthly_quota,
     rateLimitPerMinute: row.rate_limit_per_minute,
+    offlinePolicy: row.offline_policy,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
     devices: devices.map(presentDevice),
@@ -103,11 +104,25 @@ export async function getTenant(db: Kysely<DB>, partnerId: number, tenantId: num
   return presentTenant(row, devices.get(row.id) ?? []);
 }
 
+/** The settings a partner may change on its merchant (the account itself is the operator's). */
+export async function updateTenantSettings(db: Kysely<DB>, actor: Actor, partnerId: number, tenantId: number, patch: { offlinePolicy?: OfflinePolicy }): Promise<TenantResource> {
+  return db.transaction().execute(async (trx) => {
+    let row = await tenantOfPartner(trx, partnerId, tenantId);
+    if (patch.offlinePolicy !== undefined && patch.offlinePolicy !== row.offline_policy) {
+      row = await trx.updateTable('tenants').set({ offline_policy: patch.offlinePolicy, updated_at: new Date() }).where('id', '=', tenantId).returningAll().executeTakeFirstOrThrow();
+      await recordAudit(trx, { actor, action: 'tenant.updated', partnerId, tenantId, targetType: 'tenant', targetId: tenantId, details: { offlinePolicy: patch.offlinePolicy } });
+    }
+    const devices = await devicesOf(trx, [row.id]);
+    return presentTenant(row, devices.get(row.id) ?? []);
+  });
+}
+
 export interface CreateTenantInput {
   name: string;
   tpin: string;
   plan?: Plan | null;
   email?: string | null;
+  offlinePolicy?: OfflinePolicy;
 }
 
 export async function createTenant(db: Kysely<DB>, actor: Actor, partnerId: number, input: CreateTenantInput): Promise<TenantResource> {
@@ -117,10 +132,10 @@ export async function createTenant(db: Kysely<DB>, actor: Actor, partnerId: numb
     if (clash) throw duplicate();
     const row = await trx
       .insertInto('tenants')
-      .values({ partner_id: partnerId, name: input.name.trim(), tpin: input.tpin, plan: input.plan ?? null, email: input.email ?? null })
+      .values({ partner_id: partnerId, name: input.name.trim(), tpin: input.tpin, plan: input.plan ?? null, email: input.email ?? null, offline_policy: input.offlinePolicy ?? 'queue' })
       .returningAll()
       .executeTakeFirstOrThrow();
-    await recordAudit(trx, { actor, action: 'tenant.created', partnerId, tenantId: row.id, targetType: 'tenant', targetId: row.id, details: { name: row.name, tpin: row.tpin, plan: row.plan } });
+    await recordAudit(trx, { actor, action: 'tenant.created', partnerId, tenantId: row.id, targetType: 'tenant', targetId: row.id, details: { name: row.name, tpin: row.tpin, plan: row.plan, offlinePolicy: row.offline_policy } });
     return presentTenant(row, []);
   }).catch((err: unknown) => {
     throw isUniqueViolation(err) ? duplicate() : err;

@@ -24,6 +24,7 @@ import {
   listSales,
   lockSale,
   NO_OUTCOME,
+  type InsertOutcome,
   type NewDocument,
   type NewLine,
   type SaleRow,
@@ -222,6 +223,12 @@ async function earlierAttempt(ctx: AppContext, tenantId: number, idem: Idempoten
 interface Stored {
   row: SaleRow;
   lines: NewLine[];
+  /** Its branch is known down: nobody files it now, so the request does not wait. */
+  branchDown: boolean;
+}
+
+function stored(doc: NewDocument, document: StoredDocument): Stored {
+  return { row: rowOf(doc, document), lines: doc.lines, branchDown: document.branchDown };
 }
 
 /**
@@ -230,9 +237,9 @@ interface Stored {
  * request's document instead: exactly one document per key, whatever the concurrency.
  */
 async function storeAndSettle(ctx: AppContext, tenantId: number, idem: Idempotency, store: () => Promise<Stored>): Promise<WriteResult> {
-  let stored: Stored;
+  let document: Stored;
   try {
-    stored = await store();
+    document = await store();
   } catch (err) {
     if (idem.key !== null && (isUniqueViolation(err) || err instanceof KeyTaken)) {
       const existing = await findByReference(ctx.db, tenantId, idem.key);
@@ -240,9 +247,11 @@ async function storeAndSettle(ctx: AppContext, tenantId: number, idem: Idempoten
     }
     throw err;
   }
-  saleSignals(ctx).documentQueued(stored.row.device_id);
-  const settled = await settle(ctx, tenantId, stored.row);
-  return { sale: presentSale(settled, stored.lines.map(presentNewLine)), replayed: false };
+  saleSignals(ctx).documentQueued(document.row.device_id);
+  // A sale on a branch known to be down is answered `pending` at once: waiting would only make
+  // the till wait SALE_WAIT_MS for nothing (the filer does not try before its backoff passes).
+  const settled = document.branchDown ? document.row : await settle(ctx, tenantId, document.row);
+  return { sale: presentSale(settled, document.lines.map(presentNewLine)), replayed: false };
 }
 
 // ---- sales ----
@@ -284,26 +293,51 @@ export async function createSale(ctx: AppContext, req: WriteRequest, body: Creat
     lines: toNewLines(computed),
   };
   return storeAndSettle(ctx, tenant.id, idem, async () => {
-    const options = storeOptions(ctx);
-    let stored = await insertDocument(ctx.db, doc, options);
-    if (!stored) {
+    const options = storeOptions(ctx, tenant);
+    let outcome = await insertDocument(ctx.db, doc, options);
+    if (outcome.kind === 'no_device') {
       // No initialised device matched: say why (or, if one was initialised meanwhile, use it).
       const device = branchForWrite(await devicesOfTenant(ctx.db, tenant.id), req.branchHeader);
-      stored = await insertDocument(ctx.db, { ...doc, target: { deviceId: device.id } }, options);
-      if (!stored) throw branchNotInitialized(device.branch);
+      outcome = await insertDocument(ctx.db, { ...doc, target: { deviceId: device.id } }, options);
+      return stored(doc, storedOrThrow(ctx, outcome, device.branch));
     }
-    return { row: rowOf(doc, stored), lines: doc.lines };
+    return stored(doc, storedOrThrow(ctx, outcome, ''));
   });
 }
 
-function storeOptions(ctx: AppContext): Parameters<typeof insertDocument>[2] {
+function storeOptions(ctx: AppContext, tenant: TenantAccount): Parameters<typeof insertDocument>[2] {
   const month = currentMonth(ctx.clock.now());
+  const refuseWhenDown = tenant.offlinePolicy === 'refuse';
   // Embedded: one process, where the in-memory signal is enough.
-  return ctx.database.kind === 'postgres' ? { month, notify: { channel: FILING_CHANNEL, origin: PROCESS_TAG } } : { month };
+  return ctx.database.kind === 'postgres' ? { month, refuseWhenDown, notify: { channel: FILING_CHANNEL, origin: PROCESS_TAG } } : { month, refuseWhenDown };
+}
+
+/** The stored document, or the error that says why nothing was stored. */
+function storedOrThrow(ctx: AppContext, outcome: InsertOutcome, branch: string): StoredDocument {
+  switch (outcome.kind) {
+    case 'stored':
+      return outcome.document;
+    case 'branch_down':
+      throw vsdcUnavailable(ctx, outcome.branch);
+    case 'no_device':
+      throw branchNotInitialized(branch);
+  }
 }
 
 function branchNotInitialized(branch: string): ApiError {
   return new ApiError(422, 'branch_not_initialized', `Branch ${branch} is not initialised with the authority yet, so it cannot fiscalise.`);
+}
+
+/** Offline policy `refuse`: the branch's VSDC is known unreachable, so no invoice is issued. */
+function vsdcUnavailable(ctx: AppContext, branch: string): ApiError {
+  const retryAfter = Math.max(1, Math.ceil(ctx.config.vsdcProbeMs / 1000));
+  return new ApiError(
+    503,
+    'vsdc_unavailable',
+    `The VSDC of branch ${branch} cannot be reached, and this merchant issues no invoice while it is offline (offline policy "refuse"). ` +
+      `Nothing was stored and no invoice number was used: retry the same request in ${retryAfter} s or later.`,
+    { 'retry-after': String(retryAfter) },
+  );
 }
 
 function lineInput(item: BodyLine): SaleLineInput {
@@ -430,9 +464,7 @@ export async function createCreditNote(ctx: AppContext, req: WriteRequest, saleI
       throwIfAny(errors);
 
       const doc = noteDocument(original, 'credit_note', idem, body, occurredAt, computed, toNewLines(computed, wanted.map((w) => w.line)));
-      const stored = await insertDocument(trx, doc, storeOptions(ctx));
-      if (!stored) throw branchNotInitialized(original.branch);
-      return { row: rowOf(doc, stored), lines: doc.lines };
+      return stored(doc, storedOrThrow(ctx, await insertDocument(trx, doc, storeOptions(ctx, tenant)), original.branch));
     }),
   );
 }
@@ -458,9 +490,7 @@ export async function createDebitNote(ctx: AppContext, req: WriteRequest, saleId
 
   const doc = noteDocument(original, 'debit_note', idem, body, occurredAt, computed, toNewLines(computed));
   return storeAndSettle(ctx, tenant.id, idem, async () => {
-    const stored = await insertDocument(ctx.db, doc, storeOptions(ctx));
-    if (!stored) throw branchNotInitialized(original.branch);
-    return { row: rowOf(doc, stored), lines: doc.lines };
+    return stored(doc, storedOrThrow(ctx, await insertDocument(ctx.db, doc, storeOptions(ctx, tenant)), original.branch));
   });
 }
 

@@ -70,19 +70,28 @@ export interface StoredDocument {
   invoiceNo: number;
   createdAt: Date;
   updatedAt: Date;
+  /** The branch's last VSDC attempt failed and it waits to retry: nobody files this document now. */
+  branchDown: boolean;
 }
+
+export type InsertOutcome =
+  | { kind: 'stored'; document: StoredDocument }
+  /** No initialised device matches the target (the caller says why). */
+  | { kind: 'no_device' }
+  /** `refuseWhenDown` and the branch's VSDC is known unreachable: nothing stored, no number used. */
+  | { kind: 'branch_down'; branch: string };
 
 /**
  * The initialised device a document goes to. Without X-Branch: the tenant's 000 branch if
  * registered, else its only branch. No row when none applies (the caller says why).
  */
 function targetDevice(tenantId: number, target: DocumentTarget) {
-  if ('deviceId' in target) return sql`select id from devices where id = ${target.deviceId} and tenant_id = ${tenantId} and initialized`;
+  if ('deviceId' in target) return sql`select id, branch from devices where id = ${target.deviceId} and tenant_id = ${tenantId} and initialized`;
   const named =
     target.branchHeader !== undefined
       ? sql`${target.branchHeader}::text`
       : sql`(select coalesce(max(branch) filter (where branch = '000'), case when count(*) = 1 then max(branch) end) from devices where tenant_id = ${tenantId})`;
-  return sql`select id from devices where tenant_id = ${tenantId} and initialized and branch = ${named}`;
+  return sql`select id, branch from devices where tenant_id = ${tenantId} and initialized and branch = ${named}`;
 }
 
 /**
@@ -91,20 +100,39 @@ function targetDevice(tenantId: number, target: DocumentTarget) {
  * commit in order and without gaps), inserts the document and its lines, counts it against the
  * monthly quota and, on PostgreSQL, notifies the filers (delivered at commit). A statement is
  * atomic, so a clash on the Idempotency-Key (unique violation, thrown) undoes the counter too.
- * Returns undefined when no initialised device matches the target.
+ * It also reads whether the branch is known down (its last VSDC attempt failed); with
+ * `refuseWhenDown` such a branch takes no document (no number is used).
  */
 export async function insertDocument(
   db: Kysely<DB>,
   doc: NewDocument,
-  options: { month: string; notify?: { channel: string; origin: string } },
-): Promise<StoredDocument | undefined> {
+  options: { month: string; refuseWhenDown: boolean; notify?: { channel: string; origin: string } },
+): Promise<InsertOutcome> {
   const lines = JSON.stringify(doc.lines);
   // The payload names the device, known only inside the statement.
-  const notify = options.notify ? sql`, pg_notify(${options.notify.channel}, document.device_id::text || ${`:${options.notify.origin}`}::text)` : sql``;
-  const result = await sql<{ id: number; device_id: number; branch: string; invoice_no: number; created_at: Date; updated_at: Date }>`${prepared}
-    with counter as (
+  const notify = options.notify
+    ? sql`, case when document.id is not null then pg_notify(${options.notify.channel}, document.device_id::text || ${`:${options.notify.origin}`}::text) end`
+    : sql``;
+  const result = await sql<{
+    target_branch: string;
+    branch_down: boolean;
+    id: number | null;
+    device_id: number;
+    branch: string;
+    invoice_no: number;
+    created_at: Date;
+    updated_at: Date;
+  }>`${prepared}
+    with target as (${targetDevice(doc.tenantId, doc.target)}),
+    state as (
+      select target.id, target.branch, exists (
+        select 1 from filing_queues q where q.device_id = target.id and q.retry_delay_ms is not null
+      ) as down
+      from target
+    ),
+    counter as (
       update devices set next_invoice_no = next_invoice_no + 1
-      where id = (${targetDevice(doc.tenantId, doc.target)})
+      where id = (select id from state where not (state.down and ${options.refuseWhenDown}::boolean))
       returning id, branch, next_invoice_no - 1 as invoice_no
     ),
     document as (
@@ -133,17 +161,23 @@ export async function insertDocument(
       select ${doc.tenantId}, ${options.month}, 1 from document
       on conflict (tenant_id, month) do update set documents = tenant_usage.documents + 1
     )
-    select document.id, document.device_id, document.branch, document.invoice_no, document.created_at, document.updated_at ${notify}
-    from document`.execute(db);
+    select state.branch as target_branch, state.down as branch_down, document.id, document.device_id, document.branch,
+      document.invoice_no, document.created_at, document.updated_at ${notify}
+    from state left join document on true`.execute(db);
   const row = result.rows[0];
-  if (!row) return undefined;
+  if (!row) return { kind: 'no_device' };
+  if (row.id === null) return { kind: 'branch_down', branch: row.target_branch };
   return {
-    id: Number(row.id),
-    deviceId: row.device_id,
-    branch: row.branch,
-    invoiceNo: Number(row.invoice_no),
-    createdAt: new Date(row.created_at),
-    updatedAt: new Date(row.updated_at),
+    kind: 'stored',
+    document: {
+      id: Number(row.id),
+      deviceId: row.device_id,
+      branch: row.branch,
+      invoiceNo: Number(row.invoice_no),
+      createdAt: new Date(row.created_at),
+      updatedAt: new Date(row.updated_at),
+      branchDown: row.branch_down,
+    },
   };
 }
 
