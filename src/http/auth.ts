@@ -46,12 +46,14 @@ export type Principal =
   | { kind: 'fiscalisation_key'; key: ResolvedFiscalisationKey; tenant: TenantAccount; device: CompatDevice | undefined }
   | { kind: 'admin' };
 
-/** Every route with its declared auth and body schema (tests walk it: auth matrix, fuzzing). */
+/** Every route with its declared auth and request schemas (tests walk it: auth matrix, fuzzing). */
 export interface CatalogedRoute {
   method: string;
   url: string;
   auth: RouteAuth;
   bodySchema: unknown;
+  querySchema: unknown;
+  headersSchema: unknown;
 }
 
 declare module 'fastify' {
@@ -228,7 +230,8 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
     }
     for (const method of [route.method].flat()) {
       if (method === 'HEAD') continue;
-      catalog.push({ method, url: route.url, auth: route.config.auth!, bodySchema: route.schema?.body });
+      const schema = route.schema;
+      catalog.push({ method, url: route.url, auth: route.config.auth!, bodySchema: schema?.body, querySchema: schema?.querystring, headersSchema: schema?.headers });
     }
   });
   app.addHook('onRequest', async (request) => {

@@ -39,6 +39,31 @@ export function summarise(errors: Record<string, string[]>): string {
   return more > 0 ? `${messages[0]} (and ${more} more error${more === 1 ? '' : 's'})` : messages[0]!;
 }
 
+/**
+ * Messages collected by field name, for a ValidationError. A Map, not a plain object: a field
+ * name comes from the caller (an unknown body field, a query parameter), and on a plain object
+ * `toString`, `constructor` or `__proto__` would find Object.prototype's member instead of
+ * nothing — the 500 of issue 15. The error's `errors` are built with Object.fromEntries, which
+ * makes every name an own property, `__proto__` included.
+ */
+export class FieldErrors {
+  private readonly byField = new Map<string, string[]>();
+
+  add(field: string, message: string): void {
+    const list = this.byField.get(field);
+    if (!list) this.byField.set(field, [message]);
+    else if (!list.includes(message)) list.push(message);
+  }
+
+  get size(): number {
+    return this.byField.size;
+  }
+
+  toError(): ValidationError {
+    return new ValidationError(Object.fromEntries(this.byField));
+  }
+}
+
 export function fieldError(field: string, message: string): ValidationError {
   return new ValidationError({ [field]: [message] });
 }

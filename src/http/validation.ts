@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import { ValidationError } from './errors.ts';
+import { FieldErrors, ValidationError } from './errors.ts';
 
 // Bodies are validated strictly (a string is never coerced into a number on a fiscal
 // document); query strings, path parameters and headers are coerced, as they arrive as text.
@@ -134,13 +134,12 @@ function describe(error: ErrorObject): { field: string; message: string } | unde
 }
 
 export function toValidationError(errors: ErrorObject[]): ValidationError {
-  const fields: Record<string, string[]> = {};
+  // Field names can be the caller's (an unknown field named `toString`): a FieldErrors, never a plain object.
+  const fields = new FieldErrors();
   for (const error of errors) {
     const described = describe(error);
-    if (!described) continue;
-    const list = (fields[described.field] ??= []);
-    if (!list.includes(described.message)) list.push(described.message);
+    if (described) fields.add(described.field, described.message);
   }
-  if (Object.keys(fields).length === 0) fields.body = ['The request body is invalid.'];
-  return new ValidationError(fields);
+  if (fields.size === 0) fields.add('body', 'The request body is invalid.');
+  return fields.toError();
 }

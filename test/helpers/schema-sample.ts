@@ -82,3 +82,24 @@ export function* mutations(schema: unknown, value: unknown = sample(schema), pat
   if (items && Array.isArray(value) && path.length < 3) yield* mutations(items, value[0], [...path, '0']);
 }
 let schemaRoot: unknown;
+
+/** The paths of the objects nested in a sample (inside objects and array elements), not the root. */
+export function nestedObjectPaths(value: unknown, path: string[] = []): string[][] {
+  const out: string[][] = [];
+  if (value === null || typeof value !== 'object') return out;
+  if (path.length > 0 && !Array.isArray(value)) out.push(path);
+  for (const [key, child] of Object.entries(value)) out.push(...nestedObjectPaths(child, [...path, key]));
+  return out;
+}
+
+/**
+ * A copy of `value` with `key: 1` added to the object at `path`, as an own property even when
+ * the key is `__proto__` (JSON.stringify then writes it like any other key).
+ */
+export function withKeyAt(value: unknown, path: string[], key: string): unknown {
+  const copy = structuredClone(value) as Record<string, unknown>;
+  let node = copy;
+  for (const step of path) node = node[step] as Record<string, unknown>;
+  Object.defineProperty(node, key, { value: 1, enumerable: true, writable: true, configurable: true });
+  return copy;
+}

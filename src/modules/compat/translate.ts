@@ -1,6 +1,6 @@
 // The legacy dialect ↔ the sales module: request bodies in, sale resources out, and the sales
 // module's field names in error messages turned back into the names the till sent.
-import { ApiError, ValidationError } from '../../http/errors.ts';
+import { ApiError, FieldErrors, ValidationError } from '../../http/errors.ts';
 import type { CreateSaleBody, SaleResource } from '../sales/schemas.ts';
 import type { LegacyBranch, LegacyInvoice, LegacyInvoiceBody } from './schemas.ts';
 import type { KeyBranch } from './store.ts';
@@ -66,15 +66,16 @@ export function toLegacyBranch(branch: KeyBranch): LegacyBranch {
   return { BranchId: branch.branch, SdcId: branch.sdcId, Name: branch.name, Initialized: branch.initialized };
 }
 
-const LEGACY_LINE_FIELDS: Record<string, string> = {
+// Maps, not object literals: a field name looked up here may be one the till sent.
+const LEGACY_LINE_FIELDS = new Map<string, string>(Object.entries({
   name: 'ItemName',
   classificationCode: 'ItemClassificationCode',
   quantity: 'Quantity',
   price: 'UnitPrice',
   vatCategory: 'VATCategoryCode',
-};
+}));
 
-const LEGACY_FIELDS: Record<string, string> = {
+const LEGACY_FIELDS = new Map<string, string>(Object.entries({
   items: 'Items',
   customer: 'CustomerName',
   'customer.name': 'CustomerName',
@@ -84,13 +85,13 @@ const LEGACY_FIELDS: Record<string, string> = {
   occurredAt: 'SalesDate',
   destinationCountryCode: 'DestinationCountryCode',
   clientInvoiceNo: 'ClientInvoiceNumber',
-};
+}));
 
 /** `items.2.price` → `Items.2.UnitPrice`, `occurredAt` → `SalesDate`; other text unchanged. */
 export function legacyFieldName(field: string): string {
   const line = /^items\.(\d+)\.(\w+)$/.exec(field);
-  if (line) return `Items.${line[1]}.${LEGACY_LINE_FIELDS[line[2]!] ?? line[2]}`;
-  return LEGACY_FIELDS[field] ?? field;
+  if (line) return `Items.${line[1]}.${LEGACY_LINE_FIELDS.get(line[2]!) ?? line[2]}`;
+  return LEGACY_FIELDS.get(field) ?? field;
 }
 
 const FIELD_MENTION = /\bitems\.\d+\.\w+\b|\b(?:customer\.name|customer\.tpin|paymentMethod|taxInclusive|occurredAt|destinationCountryCode|clientInvoiceNo)\b/g;
@@ -102,9 +103,9 @@ function legacyText(message: string): string {
 /** A sales-module error as the till should read it: legacy field names in keys and messages. */
 export function toLegacyError(err: unknown): unknown {
   if (err instanceof ValidationError) {
-    const errors: Record<string, string[]> = {};
-    for (const [field, messages] of Object.entries(err.errors)) (errors[legacyFieldName(field)] ??= []).push(...messages.map(legacyText));
-    return new ValidationError(errors);
+    const errors = new FieldErrors();
+    for (const [field, messages] of Object.entries(err.errors)) for (const message of messages) errors.add(legacyFieldName(field), legacyText(message));
+    return errors.toError();
   }
   if (err instanceof ApiError && err.status < 500) return new ApiError(err.status, err.code, legacyText(err.message), err.headers);
   return err;

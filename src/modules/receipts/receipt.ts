@@ -9,7 +9,7 @@ import type { SaleResource } from '../sales/schemas.ts';
 import { getSale } from '../sales/service.ts';
 
 /** Code class 07 of the authority: payment types, as printed. */
-const PAYMENT_METHODS: Record<string, string> = {
+const PAYMENT_METHODS = new Map<string, string>(Object.entries({
   '01': 'Cash',
   '02': 'Credit',
   '03': 'Cash/Credit',
@@ -18,7 +18,7 @@ const PAYMENT_METHODS: Record<string, string> = {
   '06': 'Mobile money',
   '07': 'Other',
   '08': 'Bank transfer',
-};
+}));
 
 const TITLES = { sale: 'TAX INVOICE', credit_note: 'CREDIT NOTE', debit_note: 'DEBIT NOTE' } as const;
 
@@ -106,7 +106,7 @@ export function receiptOf(sale: SaleResource, branch: { taxpayerName: string; br
     publishedAt: fiscal.publishedAt,
     occurredAt: sale.occurredAt,
     customer: sale.customer,
-    paymentMethod: PAYMENT_METHODS[sale.paymentMethod] ?? sale.paymentMethod,
+    paymentMethod: PAYMENT_METHODS.get(sale.paymentMethod) ?? sale.paymentMethod,
     items: sale.items.map((l) => ({ name: l.name, quantity: l.quantity, price: l.price, amount: l.amount, vatCategory: l.vatCategory })),
     categories: categoryTotals(sale),
     totals: sale.totals,

@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.ts';
 import { currentMonth, type TenantAccount } from '../../credentials/lookup.ts';
 import { isUniqueViolation } from '../../db/database.ts';
 import type { DocumentType } from '../../db/tables/sales.ts';
-import { ApiError, NotFoundError, ValidationError } from '../../http/errors.ts';
+import { ApiError, FieldErrors, NotFoundError, ValidationError } from '../../http/errors.ts';
 import { pageOf, type Page } from '../../http/pagination.ts';
 import { computeSale, SaleAmountsError, type ComputedSale, type SaleLineInput, type VatCategoryCode } from '../../vsdc/tax.ts';
 import { classificationCatalogue } from '../catalogue/service.ts';
@@ -52,14 +52,12 @@ export interface WriteResult {
   replayed: boolean;
 }
 
-type FieldErrors = Record<string, string[]>;
-
 function addError(errors: FieldErrors, field: string, message: string): void {
-  (errors[field] ??= []).push(message);
+  errors.add(field, message);
 }
 
 function throwIfAny(errors: FieldErrors): void {
-  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  if (errors.size > 0) throw errors.toError();
 }
 
 function checkDecimals(errors: FieldErrors, field: string, value: number): void {
@@ -262,7 +260,7 @@ export async function createSale(ctx: AppContext, req: WriteRequest, body: Creat
   const earlier = await earlierAttempt(ctx, tenant.id, idem);
   if (earlier) return earlier;
 
-  const errors: FieldErrors = {};
+  const errors = new FieldErrors();
   checkLines(errors, body.items, body.destinationCountryCode);
   const occurredAt = occurredAtOf(ctx, errors, body.occurredAt);
   throwIfAny(errors);
@@ -406,7 +404,7 @@ export async function createCreditNote(ctx: AppContext, req: WriteRequest, saleI
   const earlier = await earlierAttempt(ctx, tenant.id, idem);
   if (earlier) return earlier;
 
-  const errors: FieldErrors = {};
+  const errors = new FieldErrors();
   const occurredAt = occurredAtOf(ctx, errors, body.occurredAt);
   throwIfAny(errors);
 
@@ -477,7 +475,7 @@ export async function createDebitNote(ctx: AppContext, req: WriteRequest, saleId
   if (earlier) return earlier;
 
   const original = checkOriginal(await findSale(ctx.db, tenant.id, saleId), 'debit');
-  const errors: FieldErrors = {};
+  const errors = new FieldErrors();
   checkLines(errors, body.items, original.destination_country_code);
   if (original.destination_country_code !== null && !body.items.every((i) => i.vatCategory === 'C1')) {
     addError(errors, 'items', 'A debit note on an export (C1) sale must be C1 on every line.');
