@@ -188,6 +188,11 @@ export function computeSale(inputs: readonly SaleLineInput[], taxInclusive: bool
   };
 }
 
+/** A line's `splyAmt`: round2(quantity × price), exactly as computeSale files it. */
+export function lineSupplyAmount(quantity: number | string, price: number | string): number {
+  return round2(exactInput(quantity, 'quantity', 4).times(exactInput(price, 'price', 4))).toNumber();
+}
+
 /** True when two money amounts agree within 0.01 (the VSDC's tolerance; used for 924 reconciliation). */
 export function amountsMatch(a: number | string, b: number | string): boolean {
   return new Money(String(a)).minus(new Money(String(b))).abs().lte('0.01');

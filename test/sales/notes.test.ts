@@ -111,6 +111,18 @@ describe(`credit and debit notes (${engineName})`, () => {
     assert.ok(badCredit.json().errors.reasonCode);
   });
 
+  test('a debit note line that comes to 0.00 is refused on its price; nothing is stored or numbered', async () => {
+    const sale = await fiscalisedSale();
+    const arrived = h.received(h.merchant).length;
+    const refused = await h.post(`/api/v1/sales/${sale.id}/debit-note`, { reasonCode: '02', items: [{ name: 'Rounding', classificationCode: '50221200', quantity: 1, price: 0.0001 }] });
+    assert.equal(refused.statusCode, 422, refused.body);
+    assert.deepEqual(Object.keys(refused.json().errors), ['items.0.price']);
+    assert.match(refused.json().errors['items.0.price'][0], /rounds to 0\.00/);
+    const next = await h.post(`/api/v1/sales/${sale.id}/debit-note`, { reasonCode: '02', items: [{ name: 'Rounding', classificationCode: '50221200', quantity: 1, price: 0.01 }] });
+    assert.equal(next.json().data.invoiceNo, sale.invoiceNo + 1, 'the refusal used no invoice number');
+    assert.equal(h.received(h.merchant).length, arrived + 1);
+  });
+
   test('notes need a fiscalised sale of this merchant: pending or failed → 409, a note → 422, another\'s → 404', async () => {
     h.sim.control.setFaults(h.merchant.tpin, '000', { forcedResult: '838' });
     const pending = (await h.post('/api/v1/sales', saleBody())).json().data;

@@ -17,7 +17,7 @@ export const SaleLineInput = Type.Object(
     classificationCode: Type.String({ minLength: 1, maxLength: 20, description: 'From the authority\'s classification catalogue (GET /api/v1/item-classes)' }),
     itemCode: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 50, description: 'The authority item code, when the item is registered' }))),
     quantity: Type.Number({ exclusiveMinimum: 0, maximum: MAX_QUANTITY, description: 'Up to 4 decimals' }),
-    price: Type.Number({ exclusiveMinimum: 0, maximum: MAX_PRICE, description: 'Unit price, up to 4 decimals; tax-inclusive unless taxInclusive is false' }),
+    price: Type.Number({ exclusiveMinimum: 0, maximum: MAX_PRICE, description: 'Unit price, up to 4 decimals; tax-inclusive unless taxInclusive is false. The line (quantity × price) must round to at least 0.01' }),
     vatCategory: Type.Optional(literals(VAT_CATEGORY_CODES)),
   },
   { additionalProperties: false },

@@ -7,7 +7,7 @@ import { isUniqueViolation } from '../../db/database.ts';
 import type { DocumentType } from '../../db/tables/sales.ts';
 import { ApiError, NotFoundError, ValidationError } from '../../http/errors.ts';
 import { pageOf, type Page } from '../../http/pagination.ts';
-import { computeSale, SaleAmountsError, type ComputedSale, type SaleLineInput, type VatCategoryCode } from '../../vsdc/tax.ts';
+import { computeSale, lineSupplyAmount, SaleAmountsError, type ComputedSale, type SaleLineInput, type VatCategoryCode } from '../../vsdc/tax.ts';
 import { classificationCatalogue } from '../catalogue/service.ts';
 import { branchForWrite, pickBranch } from './branches.ts';
 import { idempotencyKeyOf, requestFingerprint } from './idempotency.ts';
@@ -61,8 +61,11 @@ function throwIfAny(errors: FieldErrors): void {
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 }
 
-function checkDecimals(errors: FieldErrors, field: string, value: number): void {
-  if (!FOUR_DECIMALS.test(String(value))) addError(errors, field, `The ${field} field must have at most 4 decimal places.`);
+/** False (with the field's error) when the value has more than 4 decimals. */
+function checkDecimals(errors: FieldErrors, field: string, value: number): boolean {
+  if (FOUR_DECIMALS.test(String(value))) return true;
+  addError(errors, field, `The ${field} field must have at most 4 decimal places.`);
+  return false;
 }
 
 function occurredAtOf(ctx: AppContext, errors: FieldErrors, text: string | undefined): Date {
@@ -77,11 +80,21 @@ function occurredAtOf(ctx: AppContext, errors: FieldErrors, text: string | undef
 
 type BodyLine = CreateSaleBody['items'][number];
 
-/** Field rules of sale lines beyond the schema: decimals and the C1 (export) rule. */
+/**
+ * Field rules of sale lines beyond the schema: decimals, no line that comes to nothing, and the
+ * C1 (export) rule.
+ */
 function checkLines(errors: FieldErrors, items: readonly BodyLine[], destinationCountryCode: string | null | undefined): void {
   items.forEach((item, i) => {
-    checkDecimals(errors, `items.${i}.quantity`, item.quantity);
-    checkDecimals(errors, `items.${i}.price`, item.price);
+    const decimalsOk = [checkDecimals(errors, `items.${i}.quantity`, item.quantity), checkDecimals(errors, `items.${i}.price`, item.price)].every(Boolean);
+    // A priced line filed as 0.00 would be a fiscal line that charges nothing: refuse it.
+    if (decimalsOk && item.price > 0 && lineSupplyAmount(item.quantity, item.price) === 0) {
+      addError(
+        errors,
+        `items.${i}.price`,
+        `The line comes to ${item.quantity} × ${item.price}, which rounds to 0.00: quantity × price must be at least 0.005 (amounts are rounded to the cent). Send a higher price or quantity, or leave the line out.`,
+      );
+    }
   });
   const categories = items.map((item) => item.vatCategory ?? DEFAULT_VAT_CATEGORY);
   if (categories.includes('C1')) {
