@@ -110,7 +110,7 @@ export const SaleLine = Type.Object({
   price: Type.Number(),
   vatCategory: Type.String(),
   vatRate: Type.Number({ description: 'Percent' }),
-  amount: Type.Number({ description: 'quantity × price, rounded to 2 decimals' }),
+  amount: Type.Number({ description: 'quantity × price, rounded to 2 decimals; on a credit note, its share of the original line (credits of a line add up to exactly its amount)' }),
   net: Money,
   vat: Money,
   total: Money,

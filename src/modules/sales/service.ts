@@ -10,6 +10,7 @@ import { pageOf, type Page } from '../../http/pagination.ts';
 import { computeSale, lineSupplyAmount, SaleAmountsError, type ComputedSale, type SaleLineInput, type VatCategoryCode } from '../../vsdc/tax.ts';
 import { classificationCatalogue } from '../catalogue/service.ts';
 import { branchForWrite, pickBranch } from './branches.ts';
+import { allocateCredit, CreditAllocationError, NOTHING_CREDITED, type CreditLine } from './credit-allocation.ts';
 import { idempotencyKeyOf, requestFingerprint } from './idempotency.ts';
 import { presentLineRow, presentNewLine, presentSale } from './present.ts';
 import type { CreateSaleBody, CreditNoteBody, DebitNoteBody, MeResource, SaleResource } from './schemas.ts';
@@ -377,7 +378,8 @@ function noteDocument(original: SaleRow, type: DocumentType, idem: Idempotency, 
 /**
  * A credit note takes back all (no `items`) or part of a fiscalised sale. Notes on one sale are
  * counted one after another (the original row is locked), so together they never take back
- * more than the sale held.
+ * more than the sale held; each line's share is allocated cumulatively (credit-allocation.ts), so
+ * the credits of a line add up to exactly its amounts and a cancellation takes exactly the rest.
  */
 export async function createCreditNote(ctx: AppContext, req: WriteRequest, saleId: number, body: CreditNoteBody): Promise<WriteResult> {
   const { tenant } = req;
@@ -424,22 +426,36 @@ export async function createCreditNote(ctx: AppContext, req: WriteRequest, saleI
         throwIfAny(errors);
       }
 
+      // Each line's share by the cumulative rule of credit-allocation.ts: the credits of a line
+      // add up to exactly its amount, net and VAT, and each passes the VSDC's arithmetic.
       const byLine = new Map(originalLines.map((l) => [l.line, l]));
-      const computed = compute(
-        errors,
-        wanted.map(({ line, quantity }) => {
-          const o = byLine.get(line)!;
-          return { name: o.name, classificationCode: o.classification_code, itemCode: o.item_code, quantity: quantity.toString(), price: o.price, vatCategory: o.vat_category as VatCategoryCode };
-        }),
-        original.tax_inclusive,
-      );
-      computed.lines.forEach((l, i) => {
-        const o = byLine.get(wanted[i]!.line)!;
-        const already = new Decimal(credited.get(o.line)?.amount ?? 0);
-        if (already.plus(l.supplyAmount).gt(o.amount)) {
-          addError(errors, body.items ? `items.${i}.quantity` : 'items', `Crediting line ${o.line} would take back more than its amount (${o.amount}).`);
+      const inputs: SaleLineInput[] = [];
+      wanted.forEach(({ line, quantity }, i) => {
+        const o = byLine.get(line)!;
+        let share: CreditLine;
+        try {
+          share = allocateCredit(
+            { quantity: o.quantity, price: o.price, amount: o.amount, net: o.net, vat: o.vat, rate: o.vat_rate },
+            credited.get(line) ?? NOTHING_CREDITED,
+            quantity.toString(),
+            original.tax_inclusive,
+          );
+        } catch (err) {
+          if (!(err instanceof CreditAllocationError)) throw err;
+          return addError(errors, body.items ? `items.${i}.quantity` : 'items', `Line ${line}: ${err.message}`);
         }
+        inputs.push({
+          name: o.name,
+          classificationCode: o.classification_code,
+          itemCode: o.item_code,
+          quantity: share.quantity,
+          price: share.price,
+          vatCategory: o.vat_category as VatCategoryCode,
+          allocated: { amount: share.amount, net: share.net, vat: share.vat },
+        });
       });
+      throwIfAny(errors);
+      const computed = compute(errors, inputs, original.tax_inclusive);
       throwIfAny(errors);
 
       const doc = noteDocument(original, 'credit_note', idem, body, occurredAt, computed, toNewLines(computed, wanted.map((w) => w.line)));
