@@ -55,6 +55,19 @@ export interface SaleLineInput {
   /** Unit price, up to 4 decimals; tax-inclusive unless the document says otherwise. */
   price: number | string;
   vatCategory: VatCategoryCode;
+  /**
+   * Credit-note lines: the share of the original line this credit takes back (allocated by
+   * modules/sales/credit-allocation.ts so that the credits of a line add up to exactly its
+   * amounts). Filed as given: splyAmt = totAmt = amount, vatTaxblAmt = net, vatAmt = vat.
+   * Absent: computed from quantity × price.
+   */
+  allocated?: AllocatedAmounts | null;
+}
+
+export interface AllocatedAmounts {
+  amount: number | string;
+  net: number | string;
+  vat: number | string;
 }
 
 export interface ComputedLine {
@@ -67,7 +80,7 @@ export interface ComputedLine {
   rate: number;
   quantity: number;
   price: number;
-  /** `splyAmt` = round2(quantity × price). */
+  /** `splyAmt` = round2(quantity × price), or a credit line's allocated amount. */
   supplyAmount: number;
   /** `dcAmt`, always 0: the gateway has no discounts. */
   discountAmount: number;
@@ -119,11 +132,24 @@ function exactInput(value: number | string, what: string, maxDecimals: number): 
   return parsed;
 }
 
+/** A credit line's allocated amounts, checked for what holds of every line (the VSDC checks the rest). */
+function allocatedAmounts(allocated: AllocatedAmounts, index: number, taxInclusive: boolean): { supply: Money; taxable: Money; vat: Money } {
+  const supply = exactInput(allocated.amount, `line ${index + 1} amount`, 2);
+  const taxable = exactInput(allocated.net, `line ${index + 1} net`, 2);
+  const vat = exactInput(allocated.vat, `line ${index + 1} VAT`, 2);
+  if (supply.lt(0) || taxable.lt(0) || vat.lt(0)) throw new SaleAmountsError(`line ${index + 1} amounts must not be negative`);
+  if (taxInclusive ? !taxable.plus(vat).eq(supply) : !taxable.eq(supply)) {
+    throw new SaleAmountsError(`line ${index + 1} amounts do not add up (amount ${supply.toString()}, net ${taxable.toString()}, VAT ${vat.toString()})`);
+  }
+  return { supply, taxable, vat };
+}
+
 /**
  * Lines and totals of one document. Per line: splyAmt = round2(qty × prc), dcAmt = 0,
  * totAmt = splyAmt − dcAmt. Tax-inclusive: vatTaxblAmt = round2(totAmt / (1 + rate)),
  * vatAmt = totAmt − vatTaxblAmt. Tax-exclusive: vatTaxblAmt = totAmt, vatAmt = round2(totAmt × rate).
- * Category and document totals are sums of the rounded line amounts, so they always add up.
+ * A line with `allocated` amounts (a credit-note line) takes them as they are instead. Category
+ * and document totals are sums of the rounded line amounts, so they always add up.
  */
 export function computeSale(inputs: readonly SaleLineInput[], taxInclusive: boolean): ComputedSale {
   if (inputs.length === 0) throw new SaleAmountsError('a document needs at least one line');
@@ -138,12 +164,16 @@ export function computeSale(inputs: readonly SaleLineInput[], taxInclusive: bool
     if (price.lt(0)) throw new SaleAmountsError(`line ${index + 1} price must not be negative`);
 
     const rate = new Money(category.rate).div(100);
-    const supply = round2(quantity.times(price));
+    const allocated = input.allocated ? allocatedAmounts(input.allocated, index, taxInclusive) : null;
+    const supply = allocated ? allocated.supply : round2(quantity.times(price));
     const discount = new Money(0);
     const lineAmount = supply.minus(discount);
     let lineTaxable: Money;
     let lineVat: Money;
-    if (taxInclusive) {
+    if (allocated) {
+      lineTaxable = allocated.taxable;
+      lineVat = allocated.vat;
+    } else if (taxInclusive) {
       lineTaxable = round2(lineAmount.div(rate.plus(1)));
       lineVat = lineAmount.minus(lineTaxable);
     } else {
@@ -186,6 +216,11 @@ export function computeSale(inputs: readonly SaleLineInput[], taxInclusive: bool
     byCategory,
     totals: { net: net.toNumber(), vat: totalVat.toNumber(), total: net.plus(totalVat).toNumber() },
   };
+}
+
+/** A line's `splyAmt`: round2(quantity × price), exactly as computeSale files it. */
+export function lineSupplyAmount(quantity: number | string, price: number | string): number {
+  return round2(exactInput(quantity, 'quantity', 4).times(exactInput(price, 'price', 4))).toNumber();
 }
 
 /** True when two money amounts agree within 0.01 (the VSDC's tolerance; used for 924 reconciliation). */

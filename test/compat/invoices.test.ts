@@ -157,6 +157,11 @@ describe(`compat surface: /zm/api invoices through the sales path (${engineName}
     assert.deepEqual(Object.keys(exportRule.json().errors).sort(), ['DestinationCountryCode', 'Items.1.VATCategoryCode', 'SalesDate']);
     assert.match(exportRule.json().errors.DestinationCountryCode[0], /^The DestinationCountryCode field is required/);
 
+    const nothing = await postInvoice(h, branchTill, invoiceBody(nextNumber(), {}, [{ UnitPrice: 0.0001 }]));
+    assert.equal(nothing.statusCode, 422, nothing.body);
+    assert.deepEqual(Object.keys(nothing.json().errors), ['Items.0.UnitPrice']);
+    assert.match(nothing.json().errors['Items.0.UnitPrice'][0], /rounds to 0\.00/);
+
     const unknownCode = await postInvoice(h, branchTill, invoiceBody(nextNumber(), {}, [{}, { ItemClassificationCode: '99999999' }]));
     assert.equal(unknownCode.statusCode, 422, unknownCode.body);
     assert.equal(unknownCode.json().error.code, 'unknown_classification_code');

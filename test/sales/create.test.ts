@@ -143,6 +143,27 @@ describe(`creating and reading sales (${engineName})`, () => {
     assert.equal(h.received(h.merchant).length, arrived + 2);
   });
 
+  test('a priced line that comes to 0.00 is refused on its price, before anything is stored, numbered or filed', async () => {
+    const before = await total();
+    const arrived = h.received(h.merchant).length;
+    const first = await h.post('/api/v1/sales', saleBody());
+    for (const lines of [[{ price: 0.0001 }], [{}, { quantity: 0.0049, price: 1 }], [{}, { quantity: 2, price: 0.0024 }]]) {
+      const refused = await h.post('/api/v1/sales', saleBody({}, lines));
+      assert.equal(refused.statusCode, 422, refused.body);
+      const index = lines.length - 1;
+      assert.deepEqual(Object.keys(refused.json().errors), [`items.${index}.price`]);
+      assert.match(refused.json().errors[`items.${index}.price`][0], /rounds to 0\.00: quantity × price must be at least 0\.005/);
+    }
+    // Half a cent rounds up to a cent: the smallest line there is.
+    const smallest = await h.post('/api/v1/sales', saleBody({}, [{ quantity: 1, price: 0.005 }]));
+    assert.equal(smallest.statusCode, 201, smallest.body);
+    assert.equal(smallest.json().data.status, 'uploaded', smallest.json().data.lastError);
+    assert.equal(smallest.json().data.totals.total, 0.01);
+    assert.equal(smallest.json().data.invoiceNo, first.json().data.invoiceNo + 1, 'no invoice number consumed');
+    assert.equal(await total(), before + 2);
+    assert.equal(h.received(h.merchant).length, arrived + 2);
+  });
+
   test('the catalogue the check uses was fetched from the VSDC into the database', async () => {
     const classes = await h.ctx.db.selectFrom('item_classes').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     assert.ok(Number(classes.n) > 400, `catalogue holds ${classes.n} classes`);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { Decimal } from 'decimal.js';
 import { engineName } from '../helpers/db.ts';
 import { eventually, saleBody, startSalesHarness, type SalesHarness } from './helpers.ts';
 
@@ -68,6 +69,85 @@ describe(`credit and debit notes (${engineName})`, () => {
     assert.equal(remainder.json().data.status, 'uploaded', remainder.body);
   });
 
+  /** Credit notes (read back by id) and what they took per original line. */
+  async function creditsOf(noteIds: number[]) {
+    const notes = await Promise.all(noteIds.map(async (id) => (await h.get(`/api/v1/sales/${id}`)).json().data));
+    const byLine = new Map<number, { quantity: Decimal; amount: Decimal; net: Decimal; vat: Decimal }>();
+    for (const note of notes) {
+      for (const item of note.items) {
+        const taken = byLine.get(item.originalLine) ?? { quantity: new Decimal(0), amount: new Decimal(0), net: new Decimal(0), vat: new Decimal(0) };
+        byLine.set(item.originalLine, {
+          quantity: taken.quantity.plus(String(item.quantity)),
+          amount: taken.amount.plus(String(item.amount)),
+          net: taken.net.plus(String(item.net)),
+          vat: taken.vat.plus(String(item.vat)),
+        });
+      }
+    }
+    const total = notes.reduce((sum: Decimal, n: { totals: { total: number } }) => sum.plus(String(n.totals.total)), new Decimal(0));
+    return { notes, byLine, total };
+  }
+
+  function assertCreditedExactly(sale: { items: Record<string, number>[]; totals: { total: number } }, credits: Awaited<ReturnType<typeof creditsOf>>): void {
+    for (const line of sale.items) {
+      const taken = credits.byLine.get(line.line!)!;
+      assert.deepEqual(
+        [taken.quantity.toNumber(), taken.amount.toNumber(), taken.net.toNumber(), taken.vat.toNumber()],
+        [line.quantity, line.amount, line.net, line.vat],
+        `line ${line.line}: quantity, amount, net and VAT credited exactly`,
+      );
+    }
+    assert.equal(credits.total.toFixed(2), sale.totals.total.toFixed(2), 'the notes add up to the sale');
+  }
+
+  test('issue 15: after two single-unit refunds of 3 × 10.125, the cancellation credits exactly the rest', async () => {
+    const sale = await fiscalisedSale([{ name: 'Bolts', quantity: 3, price: 10.125 }, { name: 'Washer', quantity: 1, price: 1.005 }]);
+    assert.equal(sale.totals.total, 31.39);
+    const refunds: { id: number; items: Record<string, number>[] }[] = [];
+    for (let i = 0; i < 2; i++) {
+      const res = await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '03', items: [{ line: 1, quantity: 1 }] });
+      assert.equal(res.statusCode, 201, res.body);
+      assert.equal(res.json().data.status, 'uploaded', res.json().data.lastError);
+      refunds.push(res.json().data);
+    }
+    // The line's rounding is allocated: 10.13, then 10.12, so the third unit takes 10.13.
+    assert.deepEqual(refunds.map((n) => [n.items[0]!.price, n.items[0]!.amount]), [[10.125, 10.13], [10.125, 10.12]]);
+
+    const cancellation = await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '01' });
+    assert.equal(cancellation.statusCode, 201, cancellation.body);
+    const note = cancellation.json().data;
+    assert.equal(note.status, 'uploaded', note.lastError);
+    assert.deepEqual(note.items.map((i: Record<string, unknown>) => [i.originalLine, i.quantity, i.price, i.amount]), [
+      [1, 1, 10.125, 10.13],
+      [2, 1, 1.005, 1.01],
+    ]);
+    assertCreditedExactly(sale, await creditsOf([...refunds.map((n) => n.id), note.id]));
+    assert.equal((await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '01' })).json().error.code, 'nothing_left_to_credit');
+  });
+
+  test('issue 15: half a unit at a time of 1 × 0.05 and 2 × 19.99, then the cancellation (tax-inclusive and exclusive)', async () => {
+    for (const taxInclusive of [true, false]) {
+      const res = await h.post('/api/v1/sales', saleBody({ taxInclusive }, [{ name: 'Sweet', quantity: 1, price: 0.05 }, { name: 'Kettle', quantity: 2, price: 19.99 }]));
+      const sale = res.json().data;
+      assert.equal(sale.status, 'uploaded', sale.lastError);
+      const noteIds: number[] = [];
+      for (const items of [[{ line: 1, quantity: 0.5 }, { line: 2, quantity: 0.5 }], [{ line: 2, quantity: 0.5 }], [{ line: 2, quantity: 0.5 }]]) {
+        const refund = await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '06', items });
+        assert.equal(refund.statusCode, 201, refund.body);
+        assert.equal(refund.json().data.status, 'uploaded', refund.json().data.lastError);
+        noteIds.push(refund.json().data.id);
+      }
+      const cancellation = await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '01' });
+      assert.equal(cancellation.statusCode, 201, cancellation.body);
+      assert.equal(cancellation.json().data.status, 'uploaded', cancellation.json().data.lastError);
+      assert.deepEqual(cancellation.json().data.items.map((i: Record<string, unknown>) => [i.originalLine, i.quantity, i.amount]), [
+        [1, 0.5, 0.02],
+        [2, 0.5, 9.99],
+      ]);
+      assertCreditedExactly(sale, await creditsOf([...noteIds, cancellation.json().data.id]));
+    }
+  });
+
   test('concurrent credit notes on one sale: exactly one takes it all', async () => {
     const sale = await fiscalisedSale();
     const responses = await Promise.all(Array.from({ length: 10 }, () => h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '01' })));
@@ -109,6 +189,18 @@ describe(`credit and debit notes (${engineName})`, () => {
     assert.equal(unknownCode.json().error.code, 'unknown_classification_code');
     const badCredit = await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '08' });
     assert.ok(badCredit.json().errors.reasonCode);
+  });
+
+  test('a debit note line that comes to 0.00 is refused on its price; nothing is stored or numbered', async () => {
+    const sale = await fiscalisedSale();
+    const arrived = h.received(h.merchant).length;
+    const refused = await h.post(`/api/v1/sales/${sale.id}/debit-note`, { reasonCode: '02', items: [{ name: 'Rounding', classificationCode: '50221200', quantity: 1, price: 0.0001 }] });
+    assert.equal(refused.statusCode, 422, refused.body);
+    assert.deepEqual(Object.keys(refused.json().errors), ['items.0.price']);
+    assert.match(refused.json().errors['items.0.price'][0], /rounds to 0\.00/);
+    const next = await h.post(`/api/v1/sales/${sale.id}/debit-note`, { reasonCode: '02', items: [{ name: 'Rounding', classificationCode: '50221200', quantity: 1, price: 0.01 }] });
+    assert.equal(next.json().data.invoiceNo, sale.invoiceNo + 1, 'the refusal used no invoice number');
+    assert.equal(h.received(h.merchant).length, arrived + 1);
   });
 
   test('notes need a fiscalised sale of this merchant: pending or failed → 409, a note → 422, another\'s → 404', async () => {

@@ -53,6 +53,21 @@ describe('computeSale', () => {
     assert.equal(sale.totals.total, sale.lines.reduce((sum, l) => sum + l.lineAmount * 100, 0) / 100);
   });
 
+  test('a credit line with allocated amounts is filed with them, not recomputed from quantity × price', () => {
+    // The second unit of 3 × 10.125 = 30.38: its share is 10.12 although 1 × 10.125 rounds to 10.13.
+    const credit = computeSale([{ ...line(1, '10.125'), allocated: { amount: '10.12', net: '8.72', vat: '1.40' } }], true);
+    assert.deepEqual([credit.lines[0]!.supplyAmount, credit.lines[0]!.taxableAmount, credit.lines[0]!.vatAmount], [10.12, 8.72, 1.4]);
+    assert.deepEqual(credit.totals, { net: 8.72, vat: 1.4, total: 10.12 });
+    const exclusive = computeSale([{ ...line(1, '10.125'), allocated: { amount: 10.12, net: 10.12, vat: 1.62 } }], false);
+    assert.deepEqual(exclusive.totals, { net: 10.12, vat: 1.62, total: 11.74 });
+    const body = buildSaveSalesBody({ ...baseDoc, receiptType: 'R', originalReceiptNo: 17, originalSdcId: 'SDC0010002115', reasonCode: '03', lines: [{ ...line(1, '10.125'), allocated: { amount: '10.12', net: '8.72', vat: '1.40' } }] });
+    assert.deepEqual([body.itemList[0]!.prc, body.itemList[0]!.splyAmt, body.itemList[0]!.totAmt, body.itemList[0]!.vatTaxblAmt, body.itemList[0]!.vatAmt], [10.125, 10.12, 10.12, 8.72, 1.4]);
+    // Allocated amounts must add up like any line's.
+    assert.throws(() => computeSale([{ ...line(1, 10), allocated: { amount: 10, net: 8.62, vat: 1.37 } }], true), /do not add up/);
+    assert.throws(() => computeSale([{ ...line(1, 10), allocated: { amount: 10, net: 9.99, vat: 1.6 } }], false), /do not add up/);
+    assert.throws(() => computeSale([{ ...line(1, 10), allocated: { amount: '10.001', net: 10, vat: 0 } }], false), /more than 2 decimals/);
+  });
+
   test('refuses input it cannot represent exactly', () => {
     assert.throws(() => computeSale([], true), SaleAmountsError);
     assert.throws(() => computeSale([line(0, 1)], true), SaleAmountsError);

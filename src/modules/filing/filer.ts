@@ -71,6 +71,8 @@ function saleDocument({ row, lines }: PendingDocument): SaleDocument {
       quantity: l.quantity,
       price: l.price,
       vatCategory: l.vat_category as VatCategoryCode,
+      // A credit line files the share of the original line it was allocated when stored.
+      allocated: row.type === 'credit_note' ? { amount: l.amount, net: l.net, vat: l.vat } : null,
     })),
   };
 }

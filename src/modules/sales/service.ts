@@ -7,9 +7,10 @@ import { isUniqueViolation } from '../../db/database.ts';
 import type { DocumentType } from '../../db/tables/sales.ts';
 import { ApiError, FieldErrors, NotFoundError, ValidationError } from '../../http/errors.ts';
 import { pageOf, type Page } from '../../http/pagination.ts';
-import { computeSale, SaleAmountsError, type ComputedSale, type SaleLineInput, type VatCategoryCode } from '../../vsdc/tax.ts';
+import { computeSale, lineSupplyAmount, SaleAmountsError, type ComputedSale, type SaleLineInput, type VatCategoryCode } from '../../vsdc/tax.ts';
 import { classificationCatalogue } from '../catalogue/service.ts';
 import { branchForWrite, pickBranch } from './branches.ts';
+import { allocateCredit, CreditAllocationError, NOTHING_CREDITED, type CreditLine } from './credit-allocation.ts';
 import { idempotencyKeyOf, requestFingerprint } from './idempotency.ts';
 import { presentLineRow, presentNewLine, presentSale } from './present.ts';
 import type { CreateSaleBody, CreditNoteBody, DebitNoteBody, MeResource, SaleResource } from './schemas.ts';
@@ -60,8 +61,11 @@ function throwIfAny(errors: FieldErrors): void {
   if (errors.size > 0) throw errors.toError();
 }
 
-function checkDecimals(errors: FieldErrors, field: string, value: number): void {
-  if (!FOUR_DECIMALS.test(String(value))) addError(errors, field, `The ${field} field must have at most 4 decimal places.`);
+/** False (with the field's error) when the value has more than 4 decimals. */
+function checkDecimals(errors: FieldErrors, field: string, value: number): boolean {
+  if (FOUR_DECIMALS.test(String(value))) return true;
+  addError(errors, field, `The ${field} field must have at most 4 decimal places.`);
+  return false;
 }
 
 function occurredAtOf(ctx: AppContext, errors: FieldErrors, text: string | undefined): Date {
@@ -76,11 +80,21 @@ function occurredAtOf(ctx: AppContext, errors: FieldErrors, text: string | undef
 
 type BodyLine = CreateSaleBody['items'][number];
 
-/** Field rules of sale lines beyond the schema: decimals and the C1 (export) rule. */
+/**
+ * Field rules of sale lines beyond the schema: decimals, no line that comes to nothing, and the
+ * C1 (export) rule.
+ */
 function checkLines(errors: FieldErrors, items: readonly BodyLine[], destinationCountryCode: string | null | undefined): void {
   items.forEach((item, i) => {
-    checkDecimals(errors, `items.${i}.quantity`, item.quantity);
-    checkDecimals(errors, `items.${i}.price`, item.price);
+    const decimalsOk = [checkDecimals(errors, `items.${i}.quantity`, item.quantity), checkDecimals(errors, `items.${i}.price`, item.price)].every(Boolean);
+    // A priced line filed as 0.00 would be a fiscal line that charges nothing: refuse it.
+    if (decimalsOk && item.price > 0 && lineSupplyAmount(item.quantity, item.price) === 0) {
+      addError(
+        errors,
+        `items.${i}.price`,
+        `The line comes to ${item.quantity} × ${item.price}, which rounds to 0.00: quantity × price must be at least 0.005 (amounts are rounded to the cent). Send a higher price or quantity, or leave the line out.`,
+      );
+    }
   });
   const categories = items.map((item) => item.vatCategory ?? DEFAULT_VAT_CATEGORY);
   if (categories.includes('C1')) {
@@ -396,7 +410,8 @@ function noteDocument(original: SaleRow, type: DocumentType, idem: Idempotency, 
 /**
  * A credit note takes back all (no `items`) or part of a fiscalised sale. Notes on one sale are
  * counted one after another (the original row is locked), so together they never take back
- * more than the sale held.
+ * more than the sale held; each line's share is allocated cumulatively (credit-allocation.ts), so
+ * the credits of a line add up to exactly its amounts and a cancellation takes exactly the rest.
  */
 export async function createCreditNote(ctx: AppContext, req: WriteRequest, saleId: number, body: CreditNoteBody): Promise<WriteResult> {
   const { tenant } = req;
@@ -443,22 +458,36 @@ export async function createCreditNote(ctx: AppContext, req: WriteRequest, saleI
         throwIfAny(errors);
       }
 
+      // Each line's share by the cumulative rule of credit-allocation.ts: the credits of a line
+      // add up to exactly its amount, net and VAT, and each passes the VSDC's arithmetic.
       const byLine = new Map(originalLines.map((l) => [l.line, l]));
-      const computed = compute(
-        errors,
-        wanted.map(({ line, quantity }) => {
-          const o = byLine.get(line)!;
-          return { name: o.name, classificationCode: o.classification_code, itemCode: o.item_code, quantity: quantity.toString(), price: o.price, vatCategory: o.vat_category as VatCategoryCode };
-        }),
-        original.tax_inclusive,
-      );
-      computed.lines.forEach((l, i) => {
-        const o = byLine.get(wanted[i]!.line)!;
-        const already = new Decimal(credited.get(o.line)?.amount ?? 0);
-        if (already.plus(l.supplyAmount).gt(o.amount)) {
-          addError(errors, body.items ? `items.${i}.quantity` : 'items', `Crediting line ${o.line} would take back more than its amount (${o.amount}).`);
+      const inputs: SaleLineInput[] = [];
+      wanted.forEach(({ line, quantity }, i) => {
+        const o = byLine.get(line)!;
+        let share: CreditLine;
+        try {
+          share = allocateCredit(
+            { quantity: o.quantity, price: o.price, amount: o.amount, net: o.net, vat: o.vat, rate: o.vat_rate },
+            credited.get(line) ?? NOTHING_CREDITED,
+            quantity.toString(),
+            original.tax_inclusive,
+          );
+        } catch (err) {
+          if (!(err instanceof CreditAllocationError)) throw err;
+          return addError(errors, body.items ? `items.${i}.quantity` : 'items', `Line ${line}: ${err.message}`);
         }
+        inputs.push({
+          name: o.name,
+          classificationCode: o.classification_code,
+          itemCode: o.item_code,
+          quantity: share.quantity,
+          price: share.price,
+          vatCategory: o.vat_category as VatCategoryCode,
+          allocated: { amount: share.amount, net: share.net, vat: share.vat },
+        });
       });
+      throwIfAny(errors);
+      const computed = compute(errors, inputs, original.tax_inclusive);
       throwIfAny(errors);
 
       const doc = noteDocument(original, 'credit_note', idem, body, occurredAt, computed, toNewLines(computed, wanted.map((w) => w.line)));

@@ -268,16 +268,22 @@ export async function lockSale(db: Kysely<DB>, tenantId: number, id: number): Pr
 }
 
 /** Per original line, what credit notes that were not refused have taken back so far. */
-export async function creditedByLine(db: Kysely<DB>, originalSaleId: number): Promise<Map<number, { quantity: string; amount: string }>> {
+export async function creditedByLine(db: Kysely<DB>, originalSaleId: number): Promise<Map<number, { quantity: string; amount: string; net: string; vat: string }>> {
   const rows = await db
     .selectFrom('sale_lines as l')
     .innerJoin('sales as n', 'n.id', 'l.sale_id')
-    .select(['l.original_line', sql<string>`sum(l.quantity)::text`.as('quantity'), sql<string>`sum(l.amount)::text`.as('amount')])
+    .select([
+      'l.original_line',
+      sql<string>`sum(l.quantity)::text`.as('quantity'),
+      sql<string>`sum(l.amount)::text`.as('amount'),
+      sql<string>`sum(l.net)::text`.as('net'),
+      sql<string>`sum(l.vat)::text`.as('vat'),
+    ])
     .where('n.original_sale_id', '=', originalSaleId)
     .where('n.type', '=', 'credit_note')
     .where('n.status', '<>', 'failed')
     .where('l.original_line', 'is not', null)
     .groupBy('l.original_line')
     .execute();
-  return new Map(rows.map((r) => [Number(r.original_line), { quantity: r.quantity, amount: r.amount }]));
+  return new Map(rows.map((r) => [Number(r.original_line), { quantity: r.quantity, amount: r.amount, net: r.net, vat: r.vat }]));
 }

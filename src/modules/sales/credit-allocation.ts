@@ -1,0 +1,198 @@
+// What one credit note takes back of one line of a sale: its quantity, amount, net and VAT.
+// Pure arithmetic, no I/O: the credit-note service feeds it the original line and what earlier
+// credit notes took; the filer files exactly what it returns.
+//
+// The rule (cumulative allocation): once credits of a line add up to quantity x, they have taken
+// back round2(x × price) of its amount in all (what a line of quantity x would have cost). A
+// credit of q on top of c therefore takes round2((c + q) × price) − round2(c × price), and the
+// credit that reaches the line's quantity Q takes round2(Q × price) − …, which is exactly the
+// line's amount minus what earlier credits took. Net and VAT follow the cumulative amount the same
+// way (tax-inclusive: net = round2(amount / (1 + rate)), VAT the difference; tax-exclusive:
+// VAT = round2(amount × rate)). So the credits of a line always add up to exactly its amount, net
+// and VAT, whatever the split, and never to more.
+//
+// Each credit stays within the VSDC's tolerance (0.01) of its own recomputation: the amount of a
+// credit differs from q × price by less than a cent (two roundings of at most half a cent each),
+// so it is filed with the sale's unit price; net and VAT likewise. Allocating by the line's amount
+// instead (round2(amount × (c + q) / Q)) would add the line's own rounding (up to half a cent) and
+// can miss the VSDC's `qty × prc ≈ splyAmt` check by a fraction of a cent.
+//
+// Earlier credits that did not follow the rule (notes issued before it, or a credit counted while
+// pending and then refused by the authority) leave the running totals off the rule by up to half
+// a cent per such credit. A credit that does not finish the line is then pulled back towards the
+// rule, as far as the VSDC's tolerance allows; the one that finishes it still takes exactly what
+// is left, with the unit price adjusted (at 4 decimals) if the sale's no longer fits the VSDC's
+// check. When that cannot pass the VSDC (no 4-decimal price fits a remainder of more than 200
+// units, or the rest of the net or VAT is more than a cent off its recomputation),
+// CreditAllocationError says so: crediting part of the line first pulls it back.
+import { Decimal } from 'decimal.js';
+
+/** ROUND_HALF_UP, like the VSDC's arithmetic and vsdc/tax.ts, independent of global settings. */
+const Money = Decimal.clone({ precision: 40, rounding: Decimal.ROUND_HALF_UP });
+type Money = InstanceType<typeof Money>;
+type Amount = number | string;
+
+/** How far the VSDC lets a filed amount stray from its own recomputation. */
+export const VSDC_TOLERANCE = '0.01';
+const TOLERANCE = new Money(VSDC_TOLERANCE);
+
+/** The line of the sale being credited, as stored. */
+export interface CreditableLine {
+  quantity: Amount;
+  /** Unit price as sold (tax-inclusive or not, as the sale). */
+  price: Amount;
+  /** round2(quantity × price). */
+  amount: Amount;
+  net: Amount;
+  vat: Amount;
+  /** Percent: 16 means 16 %. */
+  rate: Amount;
+}
+
+/** What credit notes already took back of the line (those pending or uploaded). */
+export interface CreditedSoFar {
+  quantity: Amount;
+  amount: Amount;
+  net: Amount;
+  vat: Amount;
+}
+
+export const NOTHING_CREDITED: CreditedSoFar = { quantity: 0, amount: 0, net: 0, vat: 0 };
+
+/** One credit-note line: exact decimal strings, the amounts at 2 decimals. */
+export interface CreditLine {
+  quantity: string;
+  /** The unit price to file: the sale's, unless `priceAdjusted`. */
+  price: string;
+  /** `splyAmt` = `totAmt` of the filed line. */
+  amount: string;
+  net: string;
+  vat: string;
+  /** net + vat. */
+  total: string;
+  /** This credit takes the rest of the line: its amount, net and VAT are exactly what was left. */
+  last: boolean;
+  /** The sale's unit price would not pass the VSDC's check with this amount; see the module note. */
+  priceAdjusted: boolean;
+}
+
+export class CreditAllocationError extends Error {
+  constructor(
+    message: string,
+    /** `quantity`: not positive or more than is left; `arithmetic`: no filing of it would pass the VSDC. */
+    readonly reason: 'quantity' | 'arithmetic',
+  ) {
+    super(message);
+    this.name = 'CreditAllocationError';
+  }
+}
+
+function money(value: Amount, what: string): Money {
+  let parsed: Money;
+  try {
+    parsed = new Money(typeof value === 'number' ? String(value) : value.trim());
+  } catch {
+    throw new TypeError(`${what} "${String(value)}" is not a number`);
+  }
+  if (!parsed.isFinite()) throw new TypeError(`${what} must be finite`);
+  return parsed;
+}
+
+const round2 = (value: Money): Money => value.toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
+const ceil2 = (value: Money): Money => value.toDecimalPlaces(2, Decimal.ROUND_CEIL);
+const floor2 = (value: Money): Money => value.toDecimalPlaces(2, Decimal.ROUND_FLOOR);
+const within = (a: Money, b: Money): boolean => a.minus(b).abs().lte(TOLERANCE);
+const max = (...values: Money[]): Money => Money.max(...values);
+const min = (...values: Money[]): Money => Money.min(...values);
+
+/**
+ * The target of the rule, moved into [lo, hi] when earlier credits drifted from it (and the
+ * interval is not empty; otherwise the caller's check refuses the result).
+ */
+function clamp(target: Money, lo: Money, hi: Money): Money {
+  if (lo.gt(hi)) return target;
+  return min(max(target, lo), hi);
+}
+
+/**
+ * What crediting `quantity` of `line` takes back, given what earlier credit notes took. Throws
+ * CreditAllocationError when the quantity is not positive or more than is left, or (only after
+ * credits that did not follow the rule) when no filing of it would pass the VSDC's arithmetic.
+ */
+export function allocateCredit(line: CreditableLine, credited: CreditedSoFar, quantity: Amount, taxInclusive: boolean): CreditLine {
+  const Q = money(line.quantity, 'line quantity');
+  const price = money(line.price, 'line price');
+  const A = money(line.amount, 'line amount');
+  const N = money(line.net, 'line net');
+  const V = money(line.vat, 'line VAT');
+  const rate = money(line.rate, 'line rate').div(100);
+  const c = money(credited.quantity, 'credited quantity');
+  const a = money(credited.amount, 'credited amount');
+  const an = money(credited.net, 'credited net');
+  const av = money(credited.vat, 'credited VAT');
+  const q = money(quantity, 'quantity');
+
+  const left = Q.minus(c);
+  if (q.lte(0)) throw new CreditAllocationError('The quantity to credit must be positive.', 'quantity');
+  if (q.gt(left)) throw new CreditAllocationError(`The quantity must not exceed what is left to credit on the line (${left.toString()}).`, 'quantity');
+  const zero = new Money(0);
+  // What is left of the line. Net or VAT that notes issued before the rule over-took stays
+  // over-taken: nothing more of it is taken.
+  const rest = { amount: A.minus(a), net: max(zero, N.minus(an)), vat: max(zero, V.minus(av)) };
+  if (rest.amount.lt(0)) throw new CreditAllocationError('Earlier credit notes already took back more than the line held.', 'arithmetic');
+  const last = q.eq(left);
+
+  // Each amount: exactly what is left for the credit that finishes the line; else the rule's
+  // target, kept within the VSDC's tolerance of its recomputation when earlier credits drifted.
+  const exactAmount = q.times(price);
+  const amount = last
+    ? rest.amount
+    : clamp(round2(c.plus(q).times(price)).minus(a), max(zero, ceil2(exactAmount.minus(TOLERANCE))), min(rest.amount, floor2(exactAmount.plus(TOLERANCE))));
+
+  let filedPrice = price;
+  if (!within(exactAmount, amount)) {
+    filedPrice = amount.div(q).toDecimalPlaces(4, Decimal.ROUND_HALF_UP);
+    if (!within(q.times(filedPrice), amount)) throw unfileable();
+  }
+
+  let net: Money;
+  let vat: Money;
+  if (taxInclusive) {
+    // net ≈ amount / (1 + rate); VAT is the difference.
+    const exactNet = amount.div(rate.plus(1));
+    net = last
+      ? rest.net
+      : clamp(
+          round2(a.plus(amount).div(rate.plus(1))).minus(an),
+          max(zero, amount.minus(rest.vat), ceil2(exactNet.minus(TOLERANCE))),
+          min(amount, rest.net, floor2(exactNet.plus(TOLERANCE))),
+        );
+    vat = amount.minus(net);
+    if (!within(net, exactNet)) throw unfileable();
+  } else {
+    // Net is the amount; VAT ≈ amount × rate on top.
+    const exactVat = amount.times(rate);
+    net = amount;
+    vat = last ? rest.vat : clamp(round2(a.plus(amount).times(rate)).minus(av), max(zero, ceil2(exactVat.minus(TOLERANCE))), min(rest.vat, floor2(exactVat.plus(TOLERANCE))));
+    if (!within(vat, exactVat)) throw unfileable();
+  }
+  if (net.lt(0) || vat.lt(0) || net.gt(rest.net) || vat.gt(rest.vat)) throw unfileable();
+
+  return {
+    quantity: q.toString(),
+    price: filedPrice.toString(),
+    amount: amount.toFixed(2),
+    net: net.toFixed(2),
+    vat: vat.toFixed(2),
+    total: net.plus(vat).toFixed(2),
+    last,
+    priceAdjusted: !filedPrice.eq(price),
+  };
+}
+
+function unfileable(): CreditAllocationError {
+  return new CreditAllocationError(
+    "Earlier credit notes of this line were rounded differently, so crediting this quantity would not pass the authority's arithmetic: credit a smaller part of it first.",
+    'arithmetic',
+  );
+}
