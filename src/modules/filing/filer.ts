@@ -5,10 +5,10 @@ import type { DeviceTarget } from '../../vsdc/client.ts';
 import { buildSaveSalesBody, reconcileDuplicate, SaleDocumentError, toFiscalReceipt, type FiscalReceipt, type SaleDocument } from '../../vsdc/sales-body.ts';
 import type { VatCategoryCode } from '../../vsdc/tax.ts';
 import type { PaymentTypeCode } from '../../vsdc/sales-body.ts';
-import { eventRow, serialiseEnvelope, wakeDeliveryWorkers, type EventRow, type InvoiceEventType } from '../webhooks/events.ts';
+import { eventRow, serialiseEnvelope, wakeDeliveryWorkers, type InvoiceEventType } from '../webhooks/events.ts';
 import { presentLineRow, presentSale } from '../sales/present.ts';
-import type { SaleResource } from '../sales/schemas.ts';
 import { OUTCOME_CHANNEL, saleSignals, signalPayload } from '../sales/signals.ts';
+import type { SaleRow } from '../sales/store.ts';
 import {
   claimBranches,
   deferBranch,
@@ -20,7 +20,6 @@ import {
   uploadedFields,
   type BranchTarget,
   type ClaimedBranch,
-  type OutcomeEvent,
   type OutcomeFields,
   type PendingDocument,
 } from './store.ts';
@@ -215,24 +214,26 @@ export class BranchFiler {
 
   /**
    * The outcome and its webhook event in one statement (they commit together, or not at all);
-   * for the last document in hand it also reads the branch's next ones. The waiting request of
-   * this process gets the recorded row handed over.
+   * for the last document in hand it also reads the branch's next ones. The outcome is stamped
+   * with the application clock, so the document as recorded, its event's body and the other
+   * processes' notification are all built here, once; the waiting request of this process gets
+   * the recorded row handed over.
    */
   private async record(target: BranchTarget, doc: PendingDocument, last: boolean, type: InvoiceEventType, fields: OutcomeFields): Promise<FileResult> {
     const saleId = Number(doc.row.id);
     const notifier = this.ctx.database.notifier;
-    const event = outcomeEvent(
-      eventRow({ type, partnerId: target.partnerId, tenantId: target.tenantId, created: this.ctx.clock.now() }),
-      presentSale({ ...doc.row, ...fields, updated_at: FISCALISED_AT_MARK }, doc.lines.map(presentLineRow)),
-    );
-    const recorded = await recordOutcome(this.ctx.db, doc.row, fields, event, {
+    const recordedAt = this.ctx.clock.now();
+    const sale: SaleRow = { ...doc.row, ...fields, updated_at: recordedAt };
+    const row = eventRow({ type, partnerId: target.partnerId, tenantId: target.tenantId, created: recordedAt });
+    const body = serialiseEnvelope({ id: row.id, event: row.type, created: row.created.toISOString(), data: { invoice: presentSale(sale, doc.lines.map(presentLineRow)) } });
+    const recorded = await recordOutcome(this.ctx.db, sale, { row, body }, {
       owner: this.owner,
       leaseMs: this.leaseMs,
-      ...(notifier.notifiesInStatements ? { notify: outcomeNotice(saleId, fields) } : {}),
+      ...(notifier.notifiesInStatements ? { notify: { channel: OUTCOME_CHANNEL, payload: outcomeNotice(saleId, fields, recordedAt) } } : {}),
       ...(last ? { next: { batchSize: BATCH_SIZE } } : {}),
     });
     await wakeDeliveryWorkers(this.ctx.db, notifier, recorded.deliveries);
-    saleSignals(this.ctx).outcomeRecorded(saleId, recorded.sale);
+    saleSignals(this.ctx).outcomeRecorded(saleId, recorded.recorded ? sale : undefined);
     return { kind: 'recorded', leaseHeld: recorded.leaseHeld, ...(last ? { next: recorded.next } : {}) };
   }
 }
@@ -242,27 +243,10 @@ const MAX_NOTICE_BYTES = 7_500;
 
 /**
  * The outcome's notification to the other processes (OUTCOME_CHANNEL): the sale id, this
- * process's tag and, as JSON, the columns the outcome set with `updated_at` last (the statement
- * writes its value between `before` and `after`).
+ * process's tag and, as JSON, the columns the outcome set; without them (an outcome too large
+ * for a notification) it is a hint to read the row.
  */
-function outcomeNotice(saleId: number, fields: OutcomeFields): { channel: string; before: string; after: string } {
-  const json = JSON.stringify(fields);
-  const before = `${signalPayload(saleId)}:${json.slice(0, -1)},"updated_at":"`;
-  if (Buffer.byteLength(before) > MAX_NOTICE_BYTES) return { channel: OUTCOME_CHANNEL, before: `${signalPayload(saleId)}:{"updated_at":"`, after: '"}' };
-  return { channel: OUTCOME_CHANNEL, before, after: '"}' };
-}
-
-/** Stands in for `updated_at` (fiscalisedAt), which the outcome statement itself sets. */
-const FISCALISED_AT_MARK = new Date(0);
-const MARKED_TAIL = `"fiscalisedAt":"${FISCALISED_AT_MARK.toISOString()}"}}}`;
-
-/**
- * The event's body split around the sale's fiscalisedAt: the sale resource is the envelope's
- * last member and fiscalisedAt the resource's last field, so the body ends with it.
- */
-function outcomeEvent(row: EventRow, invoice: SaleResource): OutcomeEvent {
-  const body = serialiseEnvelope({ id: row.id, event: row.type, created: row.created.toISOString(), data: { invoice } });
-  if (!body.endsWith(MARKED_TAIL)) throw new Error('the sale resource must end with fiscalisedAt');
-  const cut = body.length - MARKED_TAIL.length + '"fiscalisedAt":"'.length;
-  return { row, bodyBefore: body.slice(0, cut), bodyAfter: '"}}}' };
+function outcomeNotice(saleId: number, fields: OutcomeFields, recordedAt: Date): string {
+  const full = `${signalPayload(saleId)}:${JSON.stringify({ ...fields, updated_at: recordedAt })}`;
+  return Buffer.byteLength(full) > MAX_NOTICE_BYTES ? `${signalPayload(saleId)}:{}` : full;
 }

@@ -258,28 +258,24 @@ export function failedFields(resultCode: string | null, lastError: string): Outc
   return { ...NO_OUTCOME, status: 'failed', result_code: resultCode, last_error: lastError.slice(0, 2000) };
 }
 
+/** The outcome's webhook event: its row and its body (the envelope with the sale as recorded). */
 export interface OutcomeEvent {
   row: EventRow;
-  /** The event body around the document's `updated_at` (fiscalisedAt), which only this statement knows. */
-  bodyBefore: string;
-  bodyAfter: string;
+  body: string;
 }
 
 export interface OutcomeOptions {
   owner: string;
   leaseMs: number;
-  /**
-   * PostgreSQL: announce the outcome and the new deliveries, at commit: on `channel`, the payload
-   * `before` + the document's new updated_at (ISO 8601) + `after`.
-   */
-  notify?: { channel: string; before: string; after: string };
+  /** PostgreSQL: announce the outcome (and the new deliveries) at commit, on `channel`. */
+  notify?: { channel: string; payload: string };
   /** Also read the branch's pending documents after this one; none left gives the branch back. */
   next?: { batchSize: number };
 }
 
 export interface RecordedOutcome {
-  /** The document as now stored; undefined when it was no longer pending (another filer recorded it). */
-  sale: SaleRow | undefined;
+  /** False when the document was no longer pending (another filer recorded it): nothing was written. */
+  recorded: boolean;
   /** False when another process holds the branch's lease now. */
   leaseHeld: boolean;
   deliveries: number;
@@ -287,51 +283,47 @@ export interface RecordedOutcome {
   next: PendingDocument[];
 }
 
-/** The outcome statement's one row; `updated_at` is null when the document was no longer pending. */
+/** The outcome statement's one row; `recorded` is false when the document was no longer pending. */
 interface OutcomeRow {
-  updated_at: Date | null;
+  recorded: boolean;
   lease_held: boolean;
   deliveries: number;
   next_batch: PendingJson[];
 }
 
-/** `updated_at` as the sale resource renders it (ISO 8601, milliseconds, UTC). */
-const ISO_UPDATED_AT = sql`to_char(outcome.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-
 /**
- * Records a filing in ONE statement: moves the still-pending document to its outcome, stores
- * its webhook event and queues the deliveries (so the outcome and its event commit together),
- * extends the branch's lease and clears its backoff (the VSDC answered), and with `next` reads
- * the branch's following documents, giving the branch back when there are none.
+ * Records a filing in ONE statement: moves the still-pending document to its outcome (`sale`:
+ * the document as it is to be stored, outcome and `updated_at` included), stores its webhook
+ * event and queues the deliveries (so the outcome and its event commit together), extends the
+ * branch's lease and clears its backoff (the VSDC answered), and with `next` reads the branch's
+ * following documents, giving the branch back when there are none.
  */
-export async function recordOutcome(db: Kysely<DB>, doc: SaleRow, fields: OutcomeFields, event: OutcomeEvent, options: OutcomeOptions): Promise<RecordedOutcome> {
+export async function recordOutcome(db: Kysely<DB>, sale: SaleRow, event: OutcomeEvent, options: OutcomeOptions): Promise<RecordedOutcome> {
   const done = options.next ? sql`json_array_length((select batch from next)) = 0` : sql`false`;
   const notices = options.notify
-    ? sql`, (select pg_notify(${options.notify.channel}, ${options.notify.before}::text || ${ISO_UPDATED_AT} || ${options.notify.after}::text) from outcome) as outcome_notice, ${DELIVERIES_NOTICE}`
+    ? sql`, (select pg_notify(${options.notify.channel}, ${options.notify.payload}::text) from outcome) as outcome_notice, ${DELIVERIES_NOTICE}`
     : sql``;
   const result = await sql<OutcomeRow>`${prepared}
-    with next as (select ${options.next ? pendingJson(doc.device_id, options.next.batchSize, Number(doc.invoice_no)) : sql`'[]'::json`} as batch),
+    with next as (select ${options.next ? pendingJson(sale.device_id, options.next.batchSize, Number(sale.invoice_no)) : sql`'[]'::json`} as batch),
     lease as (
       update filing_queues set
         lease_owner = case when ${done} then null else lease_owner end,
         lease_until = case when ${done} then null else now() + make_interval(secs => ${options.leaseMs / 1000}) end,
         retry_delay_ms = null, last_error = null, updated_at = now()
-      where device_id = ${doc.device_id} and lease_owner = ${options.owner}
+      where device_id = ${sale.device_id} and lease_owner = ${options.owner}
       returning device_id
     ),
     outcome as (
-      update sales set status = ${fields.status}, result_code = ${fields.result_code}, last_error = ${fields.last_error},
-        receipt_no = ${fields.receipt_no}, internal_data = ${fields.internal_data}, receipt_signature = ${fields.receipt_signature},
-        sdc_id = ${fields.sdc_id}, mrc_no = ${fields.mrc_no}, qr_code_url = ${fields.qr_code_url}, published_at = ${fields.published_at},
-        updated_at = now()
-      where id = ${doc.id} and status = 'pending'
-      returning updated_at
+      update sales set status = ${sale.status}, result_code = ${sale.result_code}, last_error = ${sale.last_error},
+        receipt_no = ${sale.receipt_no}, internal_data = ${sale.internal_data}, receipt_signature = ${sale.receipt_signature},
+        sdc_id = ${sale.sdc_id}, mrc_no = ${sale.mrc_no}, qr_code_url = ${sale.qr_code_url}, published_at = ${sale.published_at},
+        updated_at = ${sale.updated_at}
+      where id = ${sale.id} and status = 'pending'
+      returning id
     ),
-    ${eventCtes(eventValues(event.row), sql`${event.bodyBefore}::text || ${ISO_UPDATED_AT} || ${event.bodyAfter}::text`, sql`from outcome`)}
-    select outcome.updated_at, exists (select 1 from lease) as lease_held, (select count(*) from deliveries)::int as deliveries,
-      (select batch from next) as next_batch ${notices}
-    from (select 1) as one left join outcome on true`.execute(db);
+    ${eventCtes(eventValues(event.row), sql`${event.body}::text`, sql`from outcome`)}
+    select exists (select 1 from outcome) as recorded, exists (select 1 from lease) as lease_held,
+      (select count(*) from deliveries)::int as deliveries, (select batch from next) as next_batch ${notices}`.execute(db);
   const row = result.rows[0]!;
-  const sale = row.updated_at === null ? undefined : { ...doc, ...fields, updated_at: new Date(row.updated_at) };
-  return { sale, leaseHeld: row.lease_held, deliveries: row.deliveries, next: toPending(row.next_batch) };
+  return { recorded: row.recorded, leaseHeld: row.lease_held, deliveries: row.deliveries, next: toPending(row.next_batch) };
 }

@@ -24,7 +24,6 @@ import {
   linesOf,
   listSales,
   lockSale,
-  NO_OUTCOME,
   type InsertOutcome,
   type NewDocument,
   type NewLine,
@@ -150,40 +149,6 @@ function toNewLines(computed: ComputedSale, originalLines?: readonly number[]): 
   }));
 }
 
-/** The stored row as the database now holds it, without reading it back. */
-function rowOf(doc: NewDocument, stored: StoredDocument): SaleRow {
-  return {
-    id: stored.id,
-    tenant_id: doc.tenantId,
-    device_id: stored.deviceId,
-    tpin: doc.tpin,
-    branch: stored.branch,
-    type: doc.type,
-    invoice_no: stored.invoiceNo,
-    status: 'pending',
-    reference: doc.reference,
-    request_hash: doc.requestHash,
-    client_invoice_no: doc.clientInvoiceNo,
-    customer_name: doc.customerName,
-    customer_tpin: doc.customerTpin,
-    payment_method: doc.paymentMethod,
-    tax_inclusive: doc.taxInclusive,
-    destination_country_code: doc.destinationCountryCode,
-    occurred_at: doc.occurredAt,
-    currency: 'ZMW',
-    net: String(doc.net),
-    vat: String(doc.vat),
-    total: String(doc.total),
-    original_sale_id: doc.originalSaleId,
-    original_receipt_no: doc.originalReceiptNo,
-    original_sdc_id: doc.originalSdcId,
-    reason_code: doc.reasonCode,
-    ...NO_OUTCOME,
-    created_at: stored.createdAt,
-    updated_at: stored.updatedAt,
-  };
-}
-
 /**
  * Waits up to SALE_WAIT_MS for the document's outcome. The signal normally carries what the
  * outcome changed (a filer in this process hands over the row; another process's notification
@@ -240,7 +205,7 @@ interface Stored {
 }
 
 function stored(doc: NewDocument, document: StoredDocument): Stored {
-  return { row: rowOf(doc, document), lines: doc.lines, branchDown: document.branchDown };
+  return { row: document.row, lines: doc.lines, branchDown: document.branchDown };
 }
 
 /**

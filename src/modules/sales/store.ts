@@ -64,12 +64,8 @@ export interface NewDocument {
 }
 
 export interface StoredDocument {
-  id: number;
-  deviceId: number;
-  branch: string;
-  invoiceNo: number;
-  createdAt: Date;
-  updatedAt: Date;
+  /** The document as stored (status `pending`). */
+  row: SaleRow;
   /** The branch's last VSDC attempt failed and it waits to retry: nobody files this document now. */
   branchDown: boolean;
 }
@@ -111,18 +107,10 @@ export async function insertDocument(
   const lines = JSON.stringify(doc.lines);
   // The payload names the device, known only inside the statement.
   const notify = options.notify
-    ? sql`, case when document.id is not null then pg_notify(${options.notify.channel}, document.device_id::text || ${`:${options.notify.origin}`}::text) end`
+    ? sql`, case when document.id is not null then pg_notify(${options.notify.channel}, document.device_id::text || ${`:${options.notify.origin}`}::text) end as notified`
     : sql``;
-  const result = await sql<{
-    target_branch: string;
-    branch_down: boolean;
-    id: number | null;
-    device_id: number;
-    branch: string;
-    invoice_no: number;
-    created_at: Date;
-    updated_at: Date;
-  }>`${prepared}
+  // Beside the stored row (all null when nothing was stored): the branch and whether it is down.
+  const result = await sql<SaleRow & { target_branch: string; branch_down: boolean; notified?: unknown }>`${prepared}
     with target as (${targetDevice(doc.tenantId, doc.target)}),
     state as (
       select target.id, target.branch, exists (
@@ -145,7 +133,7 @@ export async function insertDocument(
         ${doc.taxInclusive}, ${doc.destinationCountryCode}, ${doc.occurredAt}, ${doc.net}, ${doc.vat}, ${doc.total},
         ${doc.originalSaleId}, ${doc.originalReceiptNo}, ${doc.originalSdcId}, ${doc.reasonCode}
       from counter
-      returning id, device_id, branch, invoice_no, created_at, updated_at
+      returning *
     ),
     document_lines as (
       insert into sale_lines (sale_id, line, name, classification_code, item_code, quantity, price, vat_category,
@@ -161,24 +149,13 @@ export async function insertDocument(
       select ${doc.tenantId}, ${options.month}, 1 from document
       on conflict (tenant_id, month) do update set documents = tenant_usage.documents + 1
     )
-    select state.branch as target_branch, state.down as branch_down, document.id, document.device_id, document.branch,
-      document.invoice_no, document.created_at, document.updated_at ${notify}
+    select document.*, state.branch as target_branch, state.down as branch_down ${notify}
     from state left join document on true`.execute(db);
-  const row = result.rows[0];
-  if (!row) return { kind: 'no_device' };
-  if (row.id === null) return { kind: 'branch_down', branch: row.target_branch };
-  return {
-    kind: 'stored',
-    document: {
-      id: Number(row.id),
-      deviceId: row.device_id,
-      branch: row.branch,
-      invoiceNo: Number(row.invoice_no),
-      createdAt: new Date(row.created_at),
-      updatedAt: new Date(row.updated_at),
-      branchDown: row.branch_down,
-    },
-  };
+  const found = result.rows[0];
+  if (!found) return { kind: 'no_device' };
+  const { target_branch: branch, branch_down: branchDown, notified: _notified, ...row } = found;
+  if (row.id === null) return { kind: 'branch_down', branch };
+  return { kind: 'stored', document: { row, branchDown } };
 }
 
 export async function findSale(db: Kysely<DB>, tenantId: number, id: number): Promise<SaleRow | undefined> {
