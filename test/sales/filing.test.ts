@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildSaveSalesBody } from '../../src/vsdc/sales-body.ts';
 import { engineName } from '../helpers/db.ts';
-import { assertArrivalOrder, CLASS_CODE, eventually, saleBody, startSalesHarness, type Merchant, type SalesHarness } from './helpers.ts';
+import { assertArrivalOrder, CLASS_CODE, saleBody, startHarness, type Merchant, type Harness } from '../helpers/harness.ts';
+import { eventually } from '../helpers/poll.ts';
 
 interface Sale {
   id: number;
@@ -14,25 +15,25 @@ interface Sale {
   fiscalisedAt: string;
 }
 
-async function readSale(h: SalesHarness, id: number, merchant?: Merchant): Promise<Sale> {
+async function readSale(h: Harness, id: number, merchant?: Merchant): Promise<Sale> {
   return (await h.get(`/api/v1/sales/${id}`, {}, merchant)).json().data;
 }
 
-function settled(h: SalesHarness, id: number, merchant?: Merchant): Promise<Sale> {
+function settled(h: Harness, id: number, merchant?: Merchant): Promise<Sale> {
   return eventually(async () => {
     const sale = await readSale(h, id, merchant);
     return sale.status !== 'pending' ? sale : undefined;
   }, `sale ${id} filed or failed`);
 }
 
-async function uploaded(h: SalesHarness, id: number, merchant?: Merchant): Promise<Sale> {
+async function uploaded(h: Harness, id: number, merchant?: Merchant): Promise<Sale> {
   const sale = await settled(h, id, merchant);
   assert.equal(sale.status, 'uploaded', sale.lastError ?? '');
   return sale;
 }
 
 /** The webhook events recorded for a sale, oldest first. */
-async function eventsOf(h: SalesHarness, saleId: number): Promise<Array<{ event: string; invoice: Sale }>> {
+async function eventsOf(h: Harness, saleId: number): Promise<Array<{ event: string; invoice: Sale }>> {
   const rows = await h.ctx.db.selectFrom('webhook_events').select(['body']).where('tenant_id', '=', h.merchant.tenantId).orderBy('id').execute();
   return rows
     .map((r) => JSON.parse(r.body) as { event: string; data: { invoice: Sale } })
@@ -47,13 +48,13 @@ function assertNotFiled(sale: Sale): void {
 }
 
 describe(`filing: order and faults (${engineName})`, () => {
-  let h: SalesHarness;
+  let h: Harness;
   const faults = (f: Record<string, unknown>) => h.sim.control.setFaults(h.merchant.tpin, '000', f);
   const clear = () => h.sim.control.clearFaults(h.merchant.tpin, '000');
   const filings = (invoiceNo: number) => h.received(h.merchant).filter((d) => d.cisInvcNo === String(invoiceNo));
 
   before(async () => {
-    h = await startSalesHarness({ config: { saleWaitMs: 500 } });
+    h = await startHarness({ config: { saleWaitMs: 500 } });
   });
   after(() => h.close());
 
@@ -178,9 +179,9 @@ describe(`filing: order and faults (${engineName})`, () => {
 });
 
 describe(`filing: a VSDC slower than VSDC_TIMEOUT_MS (${engineName})`, () => {
-  let h: SalesHarness;
+  let h: Harness;
   before(async () => {
-    h = await startSalesHarness({ config: { vsdcTimeoutMs: 400, saleWaitMs: 200 } });
+    h = await startHarness({ config: { vsdcTimeoutMs: 400, saleWaitMs: 200 } });
   });
   after(() => h.close());
 
@@ -199,9 +200,9 @@ describe(`filing: a VSDC slower than VSDC_TIMEOUT_MS (${engineName})`, () => {
 });
 
 describe(`filing: a backlog of 500 while the VSDC is down (${engineName})`, () => {
-  let h: SalesHarness;
+  let h: Harness;
   before(async () => {
-    h = await startSalesHarness({ config: { saleWaitMs: 0, filingRetryMs: 50 } });
+    h = await startHarness({ config: { saleWaitMs: 0, filingRetryMs: 50 } });
   });
   after(() => h.close());
 
@@ -238,10 +239,10 @@ describe(`filing: a backlog of 500 while the VSDC is down (${engineName})`, () =
 });
 
 describe(`filing: a long backlog takes turns with other branches (${engineName})`, () => {
-  let h: SalesHarness;
+  let h: Harness;
   before(async () => {
     // One branch at a time, so the second branch can only get in if the first gives its turn up.
-    h = await startSalesHarness({ config: { filingConcurrency: 1, saleWaitMs: 10_000 } });
+    h = await startHarness({ config: { filingConcurrency: 1, saleWaitMs: 10_000 } });
   });
   after(() => h.close());
 

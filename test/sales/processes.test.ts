@@ -15,7 +15,8 @@ import { startSimulator, type Simulator } from '../../src/simulator/index.ts';
 import { bearer, seedMerchant, seedPartner, TEST_SECRET_KEY, testConfig } from '../helpers/app.ts';
 import { createTestDatabase, engineName, onPostgres, type TestDatabase } from '../helpers/db.ts';
 import { baseEnv, spawnGateway, type SpawnedGateway } from '../helpers/process.ts';
-import { eventually, saleBody } from './helpers.ts';
+import { saleBody } from '../helpers/harness.ts';
+import { eventually } from '../helpers/poll.ts';
 
 const VSDC_TIMEOUT_MS = 1_000;
 
