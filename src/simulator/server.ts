@@ -150,8 +150,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const faults = device?.faults;
 
     if (faults?.down) return reply(req, res, { kind: 'drop' }, path);
-    if (faults && faults.delayMs > 0) {
-      await pause(faults.delayMs);
+    if (device && faults && faults.delayMs > 0) {
+      // Held until delayMs has passed since arrival, as the switch reads while it holds:
+      // lowering or clearing it releases the calls already held.
+      const arrived = Date.now();
+      for (let left = faults.delayMs; left > 0 && !req.socket.destroyed && !closed; left = device.faults.delayMs - (Date.now() - arrived)) {
+        await pause(Math.min(left, 25));
+      }
       // A caller that gave up (timeout) closed the socket: nothing is processed or filed.
       if (req.socket.destroyed || closed) return;
     }

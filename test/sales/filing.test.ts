@@ -242,24 +242,37 @@ describe(`filing: a long backlog takes turns with other branches (${engineName})
   let h: Harness;
   before(async () => {
     // One branch at a time, so the second branch can only get in if the first gives its turn up.
-    h = await startHarness({ config: { filingConcurrency: 1, saleWaitMs: 10_000 } });
+    // The VSDC timeout outlasts any hold below, so a held call is never resent.
+    h = await startHarness({ config: { filingConcurrency: 1, saleWaitMs: 0, vsdcTimeoutMs: 120_000 } });
   });
   after(() => h.close());
 
   test('a sale on another branch is filed after at most one more batch of the backlog, not after all of it', async () => {
-    const m = await h.addMerchant();
-    await h.registerBranch(m, '000');
-    await h.registerBranch(m, '001');
-    h.sim.control.setFaults(m.tpin, '000', { delayMs: 20 }); // 60 documents take ≥ 1.2 s to file
-    const backlog = Promise.all(Array.from({ length: 60 }, (_, i) => h.post('/api/v1/sales', saleBody({}, [{ price: 1 + i }]), {}, m)));
-    await eventually(async () => (h.received(m, '000').length > 0 ? true : undefined), 'the backlog started filing');
+    // BATCH_SIZE of filing/filer.ts: a turn files at least this many documents, then gives the
+    // branch back at the next batch boundary if another branch waits.
+    const BATCH = 25;
+    const m = await h.addMerchant({ branches: ['000', '001'] });
+    // Branch 000's VSDC holds every reply until the test lowers the switch.
+    h.sim.control.setFaults(m.tpin, '000', { delayMs: 600_000 });
+    const backlog = await Promise.all(Array.from({ length: 60 }, (_, i) => h.post('/api/v1/sales', saleBody({}, [{ price: 1 + i }]), {}, m)));
+    const backlogIds = new Set(backlog.map((res) => res.json().data.id as number));
+    const hq = await h.ctx.db.selectFrom('devices').select('id').where('tenant_id', '=', m.tenantId).where('branch', '=', '000').executeTakeFirstOrThrow();
+    await eventually(async () => (await h.ctx.db.selectFrom('filing_queues').select('lease_owner').where('device_id', '=', hq.id).executeTakeFirst())?.lease_owner != null, "branch 000's turn to begin");
 
-    const other = await h.post('/api/v1/sales', saleBody(), { 'x-branch': '001' }, m);
-    assert.equal(other.json().data.status, 'uploaded');
-    assert.ok(h.received(m, '000').length < 60, `branch 001 was filed before branch 000's backlog ended (${h.received(m, '000').length} of 60 filed)`);
+    // Branch 000 holds the only filing slot, its first document held at the VSDC: the live sale waits.
+    const live = (await h.post('/api/v1/sales', saleBody(), { 'x-branch': '001' }, m)).json().data as Sale;
+    assert.equal(live.status, 'pending');
+    h.sim.control.setFaults(m.tpin, '000', { delayMs: 0 });
+    await uploaded(h, live.id, m);
 
-    const filed = await backlog;
-    assert.ok(filed.every((res) => res.json().data.status === 'uploaded'));
+    // Outcomes are recorded one at a time here, so the events' order is the filing order.
+    const filedOrder = await eventually(async () => {
+      const rows = await h.ctx.db.selectFrom('webhook_events').select('body').where('tenant_id', '=', m.tenantId).where('type', '=', 'invoice.fiscalised').orderBy('id').execute();
+      return rows.length === 61 && rows.map((r) => (JSON.parse(r.body) as { data: { invoice: Sale } }).data.invoice.id);
+    }, 'every document filed');
+    const backlogBefore = filedOrder.indexOf(live.id);
+    assert.ok(backlogBefore >= BATCH && backlogBefore < 2 * BATCH, `the live sale was filed after ${backlogBefore} of the backlog's 60 documents`);
+    assert.ok(filedOrder.slice(0, backlogBefore).every((id) => backlogIds.has(id)));
     assert.deepEqual(h.received(m, '000').map((d) => Number(d.cisInvcNo)), Array.from({ length: 60 }, (_, i) => i + 1), 'each document once, in invoice order');
   });
 });
