@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { filingWorker } from '../../src/modules/filing/worker.ts';
 import { buildSaveSalesBody } from '../../src/vsdc/sales-body.ts';
 import { engineName } from '../helpers/db.ts';
 import { assertArrivalOrder, CLASS_CODE, saleBody, startHarness, type Merchant, type Harness } from '../helpers/harness.ts';
@@ -256,8 +257,7 @@ describe(`filing: a long backlog takes turns with other branches (${engineName})
     h.sim.control.setFaults(m.tpin, '000', { delayMs: 600_000 });
     const backlog = await Promise.all(Array.from({ length: 60 }, (_, i) => h.post('/api/v1/sales', saleBody({}, [{ price: 1 + i }]), {}, m)));
     const backlogIds = new Set(backlog.map((res) => res.json().data.id as number));
-    const hq = await h.ctx.db.selectFrom('devices').select('id').where('tenant_id', '=', m.tenantId).where('branch', '=', '000').executeTakeFirstOrThrow();
-    await eventually(async () => (await h.ctx.db.selectFrom('filing_queues').select('lease_owner').where('device_id', '=', hq.id).executeTakeFirst())?.lease_owner != null, "branch 000's turn to begin");
+    await eventually(() => h.sim.held(m.tpin, '000') === 1, "branch 000's first document to reach its VSDC");
 
     // Branch 000 holds the only filing slot, its first document held at the VSDC: the live sale waits.
     const live = (await h.post('/api/v1/sales', saleBody(), { 'x-branch': '001' }, m)).json().data as Sale;
@@ -274,5 +274,33 @@ describe(`filing: a long backlog takes turns with other branches (${engineName})
     assert.ok(backlogBefore >= BATCH && backlogBefore < 2 * BATCH, `the live sale was filed after ${backlogBefore} of the backlog's 60 documents`);
     assert.ok(filedOrder.slice(0, backlogBefore).every((id) => backlogIds.has(id)));
     assert.deepEqual(h.received(m, '000').map((d) => Number(d.cisInvcNo)), Array.from({ length: 60 }, (_, i) => i + 1), 'each document once, in invoice order');
+  });
+});
+
+describe(`filing: stopping cuts a VSDC call that outlasts the grace (${engineName})`, () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({ config: { saleWaitMs: 0, vsdcTimeoutMs: 120_000 }, workers: false });
+  });
+  after(() => h.close());
+
+  // Without the cut, stop() would wait for the VSDC's hold (longer than the test's timeout).
+  test('stop() cuts the held call; the document stays pending, nothing is filed, and a restarted worker files it once', { timeout: 60_000 }, async () => {
+    const workers = [(ctx: Harness['ctx']) => filingWorker(ctx, { stopGraceMs: 100 })];
+    const m = await h.addMerchant({ branches: ['000'] });
+    h.sim.control.setFaults(m.tpin, '000', { delayMs: 600_000 });
+    h.startWorkers(workers);
+    const sale = (await h.post('/api/v1/sales', saleBody(), {}, m)).json().data as Sale;
+    await eventually(() => h.sim.held(m.tpin, '000') === 1, 'the sale held at the VSDC');
+
+    await h.stopWorkers();
+    await eventually(() => h.sim.held(m.tpin, '000') === 0, 'the VSDC to see the call given up');
+    h.sim.control.clearFaults(m.tpin, '000');
+    assert.equal((await readSale(h, sale.id, m)).status, 'pending');
+    assert.equal(h.received(m).length, 0, 'the cut call filed nothing');
+
+    h.startWorkers(workers);
+    await uploaded(h, sale.id, m);
+    assert.deepEqual(h.received(m).map((d) => Number(d.cisInvcNo)), [sale.invoiceNo], 'filed once, after the restart');
   });
 });
