@@ -13,4 +13,11 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  {
+    // Type-aware, so only where it matters and stays fast: a promise nobody awaits in the
+    // service loses its errors. Fire-and-forget is written `void`, with the reason beside it.
+    files: ['src/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: { '@typescript-eslint/no-floating-promises': 'error' },
+  },
 );

@@ -76,7 +76,8 @@ export function registerJsonBodyParser(app: FastifyInstance, bodyLimit: number):
     const text = raw as string;
     // Empty JSON bodies (curl -X POST -H 'Content-Type: application/json') count as no body.
     if (text.trim() === '') return done(null, undefined);
-    parseJson(request, text, (err, value) => {
+    // Answers through its callback (the default parser is synchronous): nothing to await.
+    void parseJson(request, text, (err, value) => {
       if (err) return done(err);
       const refused = refusedFields(value, /\\u0000/i.test(text) || text.includes('\u0000'));
       if (refused.size > 0) return done(refused.toError());

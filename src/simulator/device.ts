@@ -67,7 +67,7 @@ export interface DeviceFaults {
   down: boolean;
   /** Answer every call with a Tomcat-style HTML 404 (VSDC app missing). */
   html404: boolean;
-  /** Hold every reply this long; a caller that gave up by then gets nothing and nothing is filed. */
+  /** Hold every reply this long (lowering it releases held replies); a caller that gave up by then gets nothing and nothing is filed. */
   delayMs: number;
   /** Answer every call (or only the calls to `endpoints`) with this result code (838: authority unreachable). */
   forcedResult: { code: string; message: string; endpoints: VsdcEndpoint[] | null } | null;

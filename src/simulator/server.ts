@@ -32,6 +32,8 @@ export interface Simulator {
   host: string;
   control: SimulatorControl;
   state: SimulatorState;
+  /** How many calls to a device its `delayMs` is holding right now. */
+  held(tpin: string, bhfId: string): number;
   /** Close the listener and every open socket: callers get ECONNREFUSED until startListening. */
   stopListening(): Promise<void>;
   startListening(): Promise<void>;
@@ -94,6 +96,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   let port = options.port ?? 0;
   let listening = false;
   let closed = false;
+  const holding = new Map<string, number>();
 
   const later = (ms: number, fn: () => void): void => {
     const timer = setTimeout(() => {
@@ -150,8 +153,19 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const faults = device?.faults;
 
     if (faults?.down) return reply(req, res, { kind: 'drop' }, path);
-    if (faults && faults.delayMs > 0) {
-      await pause(faults.delayMs);
+    if (device && faults && faults.delayMs > 0) {
+      // Held until delayMs has passed since arrival, as the switch reads while it holds:
+      // lowering or clearing it releases the calls already held.
+      const arrived = Date.now();
+      const key = `${String(tpin)}/${String(bhfId)}`;
+      holding.set(key, (holding.get(key) ?? 0) + 1);
+      try {
+        for (let left = faults.delayMs; left > 0 && !req.socket.destroyed && !closed; left = device.faults.delayMs - (Date.now() - arrived)) {
+          await pause(Math.min(left, 25));
+        }
+      } finally {
+        holding.set(key, holding.get(key)! - 1);
+      }
       // A caller that gave up (timeout) closed the socket: nothing is processed or filed.
       if (req.socket.destroyed || closed) return;
     }
@@ -261,6 +275,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     host,
     control,
     state,
+    held: (tpin, bhfId) => holding.get(`${tpin}/${bhfId}`) ?? 0,
     stopListening,
     startListening,
     async close() {

@@ -9,8 +9,9 @@ import { createBacklogAlarmWorker } from '../../src/modules/alarms/worker.ts';
 import { verifyWebhook } from '../../src/modules/webhooks/verify.ts';
 import type { Worker } from '../../src/workers/index.ts';
 import { engineName, onPostgres } from '../helpers/db.ts';
-import { eventually, saleBody, startSalesHarness, type SalesHarness } from '../sales/helpers.ts';
-import { Receiver, waitFor } from '../webhooks/helpers.ts';
+import { saleBody, startHarness, type Harness } from '../helpers/harness.ts';
+import { Receiver } from '../webhooks/helpers.ts';
+import { eventually } from '../helpers/poll.ts';
 import { alarmsReceived, alarmsStored, subscribeToAlarms } from './helpers.ts';
 
 const HOUR = 3_600_000;
@@ -42,7 +43,7 @@ describe('alarm rules', () => {
 });
 
 describe(`backlog alarms (${engineName})`, () => {
-  let h: SalesHarness;
+  let h: Harness;
   const down = () => h.sim.control.setFaults(h.merchant.tpin, '000', { down: true });
   const up = () => h.sim.control.clearFaults(h.merchant.tpin, '000');
   const stored = () => alarmsStored(h.ctx, h.merchant.tenantId);
@@ -64,7 +65,7 @@ describe(`backlog alarms (${engineName})`, () => {
   }
 
   before(async () => {
-    h = await startSalesHarness({ config: { saleWaitMs: 200 } });
+    h = await startHarness({ config: { saleWaitMs: 200 } });
   });
   after(() => h.close());
 
@@ -151,14 +152,14 @@ describe(`backlog alarms (${engineName})`, () => {
 });
 
 describe(`the backlog alarm worker with short thresholds (${engineName})`, () => {
-  let h: SalesHarness;
+  let h: Harness;
   let receiver: Receiver;
   let worker: Worker;
   let endpoint: { id: number; secret: string };
 
   before(async () => {
     receiver = await new Receiver().start();
-    h = await startSalesHarness({ config: { saleWaitMs: 200, backlogAlarmAgesSec: [1, 2] } });
+    h = await startHarness({ config: { saleWaitMs: 200, backlogAlarmAgesSec: [1, 2] } });
     endpoint = await subscribeToAlarms(h.t, h.ctx, h.merchant.partnerSecret, receiver);
     worker = createBacklogAlarmWorker(h.ctx, { intervalMs: 100 });
     worker.start();
@@ -173,12 +174,12 @@ describe(`the backlog alarm worker with short thresholds (${engineName})`, () =>
     h.sim.control.setFaults(h.merchant.tpin, '000', { down: true });
     const sale = await h.post('/api/v1/sales', saleBody());
     assert.equal(sale.json().data.status, 'pending');
-    await waitFor('both thresholds', () => alarmsReceived(receiver).length >= 2, 20_000);
+    await eventually(() => alarmsReceived(receiver).length >= 2, 'both thresholds', 20_000);
     h.sim.control.clearFaults(h.merchant.tpin, '000');
-    const events = await waitFor('branch.recovered', () => {
+    const events = await eventually(() => {
       const got = alarmsReceived(receiver);
       return got.some((e) => e.event === 'branch.recovered') ? got : undefined;
-    }, 20_000);
+    }, 'branch.recovered', 20_000);
     assert.deepEqual(events.map((e) => [e.event, e.data.backlog.thresholdSeconds ?? e.data.backlog.lastThresholdSeconds]), [
       ['branch.backlog', 1],
       ['branch.backlog', 2],

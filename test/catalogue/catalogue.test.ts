@@ -6,7 +6,7 @@ import { saveSync } from '../../src/modules/catalogue/store.ts';
 import { CLASSIFICATION_CATALOGUE } from '../../src/simulator/index.ts';
 import { engineName } from '../helpers/db.ts';
 import { bearer, seedMerchant, startTestApp } from '../helpers/app.ts';
-import { CLASS_CODE, expectCoded, expectInvalid, expectStatus, startHarness, type Harness } from '../items/harness.ts';
+import { CLASS_CODE, expectCoded, expectInvalid, expectStatus, startHarness, type Harness } from '../helpers/harness.ts';
 
 const DOWNLOAD = '/docs/item-classes.csv.gz';
 
@@ -14,7 +14,7 @@ describe(`classification catalogue (${engineName})`, () => {
   let h: Harness;
 
   before(async () => {
-    h = await startHarness();
+    h = await startHarness({ workers: false, catalogue: false });
   });
   after(() => h.close());
 

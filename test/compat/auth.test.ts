@@ -4,7 +4,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { updateTenantAccount } from '../../src/modules/provisioning/partners.ts';
 import { TEST_ADMIN_TOKEN, bearer } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
-import { startSalesHarness, type Merchant, type SalesHarness } from '../sales/helpers.ts';
+import { startHarness, type Merchant, type Harness } from '../helpers/harness.ts';
 import { assertWrappedFailure, invoiceBody, mintKey, nextNumber, postInvoice, sdcIdOf, zmGet, type Till } from './helpers.ts';
 
 function assertUnauthenticated(res: LightMyRequestResponse, label: string): void {
@@ -13,7 +13,7 @@ function assertUnauthenticated(res: LightMyRequestResponse, label: string): void
 }
 
 describe(`compat surface: credentials, account state and rate limit from a till's point of view (${engineName})`, () => {
-  let h: SalesHarness;
+  let h: Harness;
   let sdc000: string;
   let sdc001: string;
   let branchKey000: string;
@@ -21,7 +21,7 @@ describe(`compat surface: credentials, account state and rate limit from a till'
   let foreignSdcId: string;
 
   before(async () => {
-    h = await startSalesHarness({ branches: ['000', '001'], config: { saleWaitMs: 500 } });
+    h = await startHarness({ branches: ['000', '001'], config: { saleWaitMs: 500 } });
     sdc000 = await sdcIdOf(h, h.merchant, '000');
     sdc001 = await sdcIdOf(h, h.merchant, '001');
     branchKey000 = (await mintKey(h, h.merchant, { branch: '000' })).key;

@@ -2,17 +2,18 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { engineName } from '../helpers/db.ts';
-import { eventually, startSalesHarness, type SalesHarness } from '../sales/helpers.ts';
+import { startHarness, type Harness } from '../helpers/harness.ts';
+import { eventually } from '../helpers/poll.ts';
 import { assertWrappedFailure, invoiceBody, mintKey, nextNumber, postInvoice, sdcIdOf, tillHeaders, unwrap, zmGet, type Till } from './helpers.ts';
 
 describe(`compat surface: bare and wrapped dialects (${engineName})`, () => {
-  let h: SalesHarness;
+  let h: Harness;
   let bare: Till;
   let wrapped: Till;
   let wrappedTenantKey: Till;
 
   before(async () => {
-    h = await startSalesHarness({ config: { saleWaitMs: 1_000 } });
+    h = await startHarness({ config: { saleWaitMs: 1_000 } });
     const sdcId = await sdcIdOf(h, h.merchant);
     bare = { key: (await mintKey(h, h.merchant, { branch: '000' })).key, sdcId };
     wrapped = { key: (await mintKey(h, h.merchant, { branch: '000', dialect: 'wrapped' })).key, sdcId };

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { updateTenantAccount } from '../../src/modules/provisioning/partners.ts';
 import { TEST_ADMIN_TOKEN, bearer } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
-import { startSalesHarness, type Merchant, type SalesHarness } from '../sales/helpers.ts';
+import { startHarness, type Merchant, type Harness } from '../helpers/harness.ts';
 import { assertWrappedFailure, createTillLogin, getActive, invoiceBody, nextNumber, postInvoice, sdcIdOf, unwrap, zmGet } from './helpers.ts';
 
 interface ActiveKey {
@@ -13,13 +13,13 @@ interface ActiveKey {
 }
 
 describe(`till logins and POST /api/ApiKey/getactive (${engineName})`, () => {
-  let h: SalesHarness;
+  let h: Harness;
   let sdc000: string;
   let sdc001: string;
   let usernames = 0;
 
   before(async () => {
-    h = await startSalesHarness({ branches: ['000', '001'], config: { saleWaitMs: 500 } });
+    h = await startHarness({ branches: ['000', '001'], config: { saleWaitMs: 500 } });
     sdc000 = await sdcIdOf(h, h.merchant, '000');
     sdc001 = await sdcIdOf(h, h.merchant, '001');
   });

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import { bearer } from '../helpers/app.ts';
-import { CLASS_CODE, type Merchant, type SalesHarness } from '../sales/helpers.ts';
+import { CLASS_CODE, type Merchant, type Harness } from '../helpers/harness.ts';
 
 export interface LegacyItem {
   ItemName?: string;
@@ -29,14 +29,14 @@ export function nextNumber(prefix = 'TILL'): string {
   return `${prefix}-${process.pid}-${counter}`;
 }
 
-export async function mintKey(h: SalesHarness, merchant: Merchant, options: { branch?: string; dialect?: 'bare' | 'wrapped' } = {}): Promise<{ id: number; key: string }> {
+export async function mintKey(h: Harness, merchant: Merchant, options: { branch?: string; dialect?: 'bare' | 'wrapped' } = {}): Promise<{ id: number; key: string }> {
   const res = await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${merchant.tenantId}/api-keys`, headers: bearer(merchant.partnerSecret), payload: options });
   assert.equal(res.statusCode, 201, res.body);
   const created = res.json().data as { id: number; key: string };
   return { id: created.id, key: created.key };
 }
 
-export async function sdcIdOf(h: SalesHarness, merchant: Merchant, branch = '000'): Promise<string> {
+export async function sdcIdOf(h: Harness, merchant: Merchant, branch = '000'): Promise<string> {
   const row = await h.ctx.db.selectFrom('devices').select('sdc_id').where('tenant_id', '=', merchant.tenantId).where('branch', '=', branch).executeTakeFirstOrThrow();
   assert.ok(row.sdc_id, `branch ${branch} is initialised`);
   return row.sdc_id;
@@ -51,20 +51,20 @@ export function tillHeaders(till: Till, extra: Record<string, string> = {}): Rec
   return { 'x-api-key': till.key, ...(till.sdcId !== undefined ? { 'x-sdcid': till.sdcId } : {}), ...extra };
 }
 
-export function zmGet(h: SalesHarness, url: string, till: Till, extra: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+export function zmGet(h: Harness, url: string, till: Till, extra: Record<string, string> = {}): Promise<LightMyRequestResponse> {
   return h.t.inject({ method: 'GET', url, headers: tillHeaders(till, extra) });
 }
 
-export function zmPost(h: SalesHarness, url: string, till: Till, body: unknown, extra: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+export function zmPost(h: Harness, url: string, till: Till, body: unknown, extra: Record<string, string> = {}): Promise<LightMyRequestResponse> {
   return h.t.inject({ method: 'POST', url, headers: tillHeaders(till, extra), payload: body as object });
 }
 
-export function postInvoice(h: SalesHarness, till: Till, body: unknown, extra: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+export function postInvoice(h: Harness, till: Till, body: unknown, extra: Record<string, string> = {}): Promise<LightMyRequestResponse> {
   return zmPost(h, '/zm/api/Invoice', till, body, extra);
 }
 
 export async function createTillLogin(
-  h: SalesHarness,
+  h: Harness,
   merchant: Merchant,
   body: { username: string; branch: string; password?: string; dialect?: 'bare' | 'wrapped' },
 ): Promise<{ id: number; password: string }> {
@@ -74,7 +74,7 @@ export async function createTillLogin(
   return { id: created.id, password: body.password ?? created.password! };
 }
 
-export function getActive(h: SalesHarness, body: Record<string, unknown>): Promise<LightMyRequestResponse> {
+export function getActive(h: Harness, body: Record<string, unknown>): Promise<LightMyRequestResponse> {
   return h.t.inject({ method: 'POST', url: '/api/ApiKey/getactive', payload: body });
 }
 

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { VAT_CATEGORIES } from '../../src/vsdc/tax.ts';
 import { engineName } from '../helpers/db.ts';
-import { assertArrivalOrder, eventually, saleBody, startSalesHarness, type SalesHarness } from '../sales/helpers.ts';
+import { assertArrivalOrder, saleBody, startHarness, type Harness } from '../helpers/harness.ts';
+import { eventually } from '../helpers/poll.ts';
 import {
   FISCAL_FIELDS,
   INVOICE_FIELDS,
@@ -17,7 +18,7 @@ import {
 } from './helpers.ts';
 
 describe(`compat surface: /zm/api invoices through the sales path (${engineName})`, () => {
-  let h: SalesHarness;
+  let h: Harness;
   /** A branch key of 000, a tenant key on 000 and on 001. */
   let branchTill: Till;
   let tenantTill000: Till;
@@ -25,7 +26,7 @@ describe(`compat surface: /zm/api invoices through the sales path (${engineName}
   let deviceId000: number;
 
   before(async () => {
-    h = await startSalesHarness({ branches: ['000', '001'], config: { saleWaitMs: 1_000 } });
+    h = await startHarness({ branches: ['000', '001'], config: { saleWaitMs: 1_000 } });
     const sdc000 = await sdcIdOf(h, h.merchant, '000');
     const sdc001 = await sdcIdOf(h, h.merchant, '001');
     const branchKey = await mintKey(h, h.merchant, { branch: '000' });

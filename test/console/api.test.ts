@@ -4,8 +4,9 @@ import type { LightMyRequestResponse } from 'fastify';
 import { TEST_ADMIN_TOKEN, bearer } from '../helpers/app.ts';
 import { partnerKeyWithScopes } from '../helpers/credentials.ts';
 import { engineName } from '../helpers/db.ts';
-import { eventually, saleBody, startSalesHarness, type Merchant, type SalesHarness } from '../sales/helpers.ts';
+import { saleBody, startHarness, type Merchant, type Harness } from '../helpers/harness.ts';
 import { Receiver, registerEndpoint } from '../webhooks/helpers.ts';
+import { eventually } from '../helpers/poll.ts';
 
 interface Backlog {
   tenantId: number;
@@ -23,13 +24,13 @@ const ok = (res: LightMyRequestResponse) => {
 };
 
 describe(`console read endpoints (${engineName})`, () => {
-  let h: SalesHarness;
+  let h: Harness;
   let other: Merchant;
   let receiver: Receiver;
 
   before(async () => {
     receiver = await new Receiver().start();
-    h = await startSalesHarness({ config: { saleWaitMs: 300 } });
+    h = await startHarness({ config: { saleWaitMs: 300 } });
     other = await h.addMerchant();
     await h.registerBranch(other, '000');
   });

@@ -9,8 +9,9 @@ import { sql } from 'kysely';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { TEST_ADMIN_TOKEN, bearer } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
-import { eventually, saleBody, startSalesHarness, type SalesHarness } from '../sales/helpers.ts';
+import { saleBody, startHarness, type Harness } from '../helpers/harness.ts';
 import { FAST_DELIVERY, Receiver, answer, registerEndpoint } from '../webhooks/helpers.ts';
+import { eventually } from '../helpers/poll.ts';
 import { ensureConsoleBuilt } from './build.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -22,10 +23,10 @@ const PHONE = { width: 390, height: 844 };
 const skipBrowser = !existsSync(CHROMIUM) && !process.env.CI ? `chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium) to run the browser tests; with CI=true they fail instead of skipping` : false;
 
 describe(`the console is served by the gateway (${engineName})`, () => {
-  let h: SalesHarness;
+  let h: Harness;
   before(async () => {
     ensureConsoleBuilt();
-    h = await startSalesHarness({ workers: false });
+    h = await startHarness({ workers: false });
   });
   after(() => h.close());
 
@@ -54,7 +55,7 @@ describe(`the console is served by the gateway (${engineName})`, () => {
 });
 
 describe(`the console in a real browser (${engineName})`, { skip: skipBrowser }, () => {
-  let h: SalesHarness;
+  let h: Harness;
   let receiver: Receiver;
   let browser: BrowserContext;
   let page: Page;
@@ -90,7 +91,7 @@ describe(`the console in a real browser (${engineName})`, { skip: skipBrowser },
     ensureConsoleBuilt();
     mkdirSync(shotDir, { recursive: true });
     receiver = await new Receiver().start();
-    h = await startSalesHarness({ config: { saleWaitMs: 300, ...FAST_DELIVERY } });
+    h = await startHarness({ config: { saleWaitMs: 300, ...FAST_DELIVERY } });
     base = await h.t.app.listen({ port: 0, host: '127.0.0.1' });
     await h.ctx.db.updateTable('tenants').set({ name: 'Lusaka Trading Ltd' }).where('id', '=', h.merchant.tenantId).execute();
     await h.ctx.db.updateTable('partners').set({ name: 'Acme POS' }).where('id', '=', h.merchant.partnerId).execute();

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { engineName } from '../helpers/db.ts';
-import { eventually, expectCoded, expectInvalid, expectStatus, startHarness, type Harness } from '../items/harness.ts';
+import { expectCoded, expectInvalid, expectStatus, startHarness, type Harness } from '../helpers/harness.ts';
+import { customerRetryWorker } from '../../src/modules/customers/worker.ts';
+import { eventually } from '../helpers/poll.ts';
 
 const KNOWN_TPIN = '2000000001'; // the simulator's register: Lusaka Trading Limited
 const UNKNOWN_TPIN = '2999999999';
@@ -10,7 +12,7 @@ describe(`customers (${engineName})`, () => {
   let h: Harness;
 
   before(async () => {
-    h = await startHarness();
+    h = await startHarness({ workers: false, catalogue: false });
   });
   after(async () => {
     await h.close();
@@ -61,7 +63,7 @@ describe(`customers (${engineName})`, () => {
   });
 
   test('registration refused while verification succeeds, and the reverse', async () => {
-    const merchant = await h.addMerchant();
+    const merchant = await h.addMerchant({ branches: ['000'] });
     const m = h.as(merchant);
 
     h.sim.control.setFaults(merchant.tpin, '000', { forcedResult: { code: '999', message: 'Customer list is locked', endpoints: ['saveBrancheCustomers'] } });
@@ -84,7 +86,7 @@ describe(`customers (${engineName})`, () => {
   });
 
   test('an unreachable VSDC leaves both facts pending; the worker retries them until they settle', async () => {
-    const merchant = await h.addMerchant();
+    const merchant = await h.addMerchant({ branches: ['000'] });
     const m = h.as(merchant);
     h.sim.control.setFaults(merchant.tpin, '000', { down: true });
     const pending = expectStatus(await m.post('/api/v1/customers', { name: 'Kafue Fisheries', tpin: '2000000004' }), 201).data;
@@ -95,7 +97,7 @@ describe(`customers (${engineName})`, () => {
 
     // The VSDC answers again but cannot reach the authority (838): still pending, still retried.
     h.sim.control.setFaults(merchant.tpin, '000', { down: false, forcedResult: '838' });
-    h.startWorkers();
+    h.startWorkers([(ctx) => customerRetryWorker(ctx, { pollMs: 50 })]);
     await eventually(async () => {
       const c = expectStatus(await m.get(`/api/v1/customers/${pending.id}`), 200).data;
       return c.registration.state === 'pending' && c.verification.state === 'pending' && c.registration.lastError?.includes('838') ? c : undefined;
@@ -127,7 +129,7 @@ describe(`customers (${engineName})`, () => {
   });
 
   test('find by TPIN or by part of the name, paginated', async () => {
-    const merchant = await h.addMerchant();
+    const merchant = await h.addMerchant({ branches: ['000'] });
     const m = h.as(merchant);
     for (let i = 0; i < 21; i++) expectStatus(await m.post('/api/v1/customers', { name: `Shop ${String(i).padStart(2, '0')} Kabwata` }), 201);
     expectStatus(await m.post('/api/v1/customers', { name: 'Lusaka Trading', tpin: KNOWN_TPIN }), 201);
@@ -157,14 +159,14 @@ describe(`customers (${engineName})`, () => {
     expectCoded(await m.post('/api/v1/customers', { name: 'X', tpin: '2000000001' }, { 'x-branch': '007' }), 422, 'branch_not_found');
     expectCoded(await m.post('/api/v1/customers', { name: 'X' }, { 'x-branch': '007' }), 422, 'branch_not_found');
 
-    const uninitialised = await h.addMerchant({ initialize: false });
+    const uninitialised = await h.addMerchant({ branches: ['000'], initialize: false });
     expectCoded(await h.as(uninitialised).post('/api/v1/customers', { name: 'X', tpin: KNOWN_TPIN }), 422, 'branch_not_initialized');
     expectStatus(await h.as(uninitialised).post('/api/v1/customers', { name: 'Local is fine' }), 201);
   });
 
   test('another merchant\'s customer is not found', async () => {
     const mine = expectStatus(await h.as(h.merchant).post('/api/v1/customers', { name: 'Mine only' }), 201).data;
-    const other = h.as(await h.addMerchant());
+    const other = h.as(await h.addMerchant({ branches: ['000'] }));
     assert.equal((await other.get(`/api/v1/customers/${mine.id}`)).statusCode, 404);
     assert.equal(expectStatus(await other.get('/api/v1/customers?name=Mine%20only'), 200).meta.total, 0);
     assert.equal((await other.get('/api/v1/customers/999999999')).statusCode, 404);

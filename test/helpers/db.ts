@@ -39,22 +39,27 @@ function withDatabase(url: string, name: string): string {
   return u.toString();
 }
 
-async function postgresDatabaseUrl(): Promise<{ url: string; drop(): Promise<void> }> {
+/** A new PostgreSQL database: a copy of the migrated template, or empty with `migrated: false`. */
+async function postgresDatabaseUrl(migrated = true): Promise<{ url: string; drop(): Promise<void> }> {
   const adminUrl = TEST_DATABASE_URL!;
   const template = `fg_tpl_${fingerprint}`;
   const name = `fg_t_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
-    await admin.query(`select pg_advisory_lock(hashtext('fiscal-gateway-test-template'))`);
-    const exists = await admin.query('select 1 from pg_database where datname = $1', [template]);
-    if (exists.rowCount === 0) {
-      await admin.query(`create database "${template}"`);
-      const database = await openDatabase({ databaseUrl: withDatabase(adminUrl, template), poolSize: 1 });
-      await database.close();
+    if (migrated) {
+      await admin.query(`select pg_advisory_lock(hashtext('fiscal-gateway-test-template'))`);
+      const exists = await admin.query('select 1 from pg_database where datname = $1', [template]);
+      if (exists.rowCount === 0) {
+        await admin.query(`create database "${template}"`);
+        const database = await openDatabase({ databaseUrl: withDatabase(adminUrl, template), poolSize: 1 });
+        await database.close();
+      }
+      await admin.query(`create database "${name}" template "${template}"`);
+      await admin.query(`select pg_advisory_unlock(hashtext('fiscal-gateway-test-template'))`);
+    } else {
+      await admin.query(`create database "${name}"`);
     }
-    await admin.query(`create database "${name}" template "${template}"`);
-    await admin.query(`select pg_advisory_unlock(hashtext('fiscal-gateway-test-template'))`);
   } finally {
     await admin.end();
   }
@@ -76,11 +81,12 @@ export interface TestDatabase {
   close(): Promise<void>;
 }
 
-/** A fresh, migrated database for one test file, on the engine this run targets. */
-export async function createTestDatabase(options: { poolSize?: number } = {}): Promise<TestDatabase> {
+/** A fresh database for one test file, on the engine this run targets: migrated unless `migrated: false`. */
+export async function createTestDatabase(options: { poolSize?: number; migrated?: boolean } = {}): Promise<TestDatabase> {
+  const migrated = options.migrated ?? true;
   if (onPostgres) {
-    const { url, drop } = await postgresDatabaseUrl();
-    const database = await openDatabase({ databaseUrl: url, poolSize: options.poolSize ?? 10 });
+    const { url, drop } = await postgresDatabaseUrl(migrated);
+    const database = await openDatabase({ databaseUrl: url, poolSize: options.poolSize ?? 10, migrate: migrated });
     return {
       database,
       url,
@@ -90,7 +96,7 @@ export async function createTestDatabase(options: { poolSize?: number } = {}): P
       },
     };
   }
-  const database = await openDatabase({ loadDataDir: await embeddedTemplate() });
+  const database = await openDatabase(migrated ? { loadDataDir: await embeddedTemplate() } : { migrate: false });
   return { database, url: undefined, close: () => database.close() };
 }
 

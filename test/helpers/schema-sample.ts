@@ -58,30 +58,33 @@ export function sample(schema: unknown): unknown {
 const WRONG_VALUES: unknown[] = [null, 12345, -1, 1e308, 0.1234567, true, 'x', '', 'x'.repeat(100_000), [], [1, 2], {}, { nested: { deep: [null] } }, '<script>alert(1)</script>', '\u0000\u202e'];
 
 /** Each field of the sample replaced by each wrong value, removed, and nested likewise. */
-export function* mutations(schema: unknown, value: unknown = sample(schema), path: string[] = []): Generator<{ label: string; body: unknown }> {
+export function mutations(schema: unknown): Generator<{ label: string; body: unknown }> {
+  return mutationsAt(schema, schema, sample(schema), []);
+}
+
+/** The mutations of the field at `path` (and those nested in it) of a sample of `root`. */
+function* mutationsAt(root: unknown, schema: unknown, value: unknown, path: string[]): Generator<{ label: string; body: unknown }> {
   const s = (schema ?? {}) as Schema;
   const set = (replacement: unknown, remove = false) => {
-    const root = structuredClone(sample(schemaRoot)) as Record<string, unknown>;
-    let node = root as Record<string, unknown>;
+    const body = structuredClone(sample(root)) as Record<string, unknown>;
+    let node = body;
     for (const key of path.slice(0, -1)) node = node[key] as Record<string, unknown>;
     const last = path[path.length - 1]!;
     if (remove) delete node[last];
     else node[last] = replacement;
-    return root;
+    return body;
   };
-  if (path.length === 0) schemaRoot = schema;
   if (path.length > 0) {
     for (const wrong of WRONG_VALUES) yield { label: `${path.join('.')}=${JSON.stringify(wrong)?.slice(0, 20)}`, body: set(wrong) };
     yield { label: `${path.join('.')} removed`, body: set(undefined, true) };
   }
   const props = s.anyOf ? s.anyOf.find((x) => x.type === 'object')?.properties : s.properties;
   if (props && value && typeof value === 'object' && path.length < 3) {
-    for (const key of Object.keys(props)) yield* mutations(props[key], (value as Record<string, unknown>)[key], [...path, key]);
+    for (const key of Object.keys(props)) yield* mutationsAt(root, props[key], (value as Record<string, unknown>)[key], [...path, key]);
   }
   const items = s.items;
-  if (items && Array.isArray(value) && path.length < 3) yield* mutations(items, value[0], [...path, '0']);
+  if (items && Array.isArray(value) && path.length < 3) yield* mutationsAt(root, items, value[0], [...path, '0']);
 }
-let schemaRoot: unknown;
 
 /** The paths of the objects nested in a sample (inside objects and array elements), not the root. */
 export function nestedObjectPaths(value: unknown, path: string[] = []): string[][] {

@@ -3,7 +3,9 @@ import { after, before, describe, test } from 'node:test';
 import { pullDueBranches } from '../../src/modules/imports/service.ts';
 import { claimDuePulls } from '../../src/modules/imports/store.ts';
 import { engineName } from '../helpers/db.ts';
-import { CLASS_CODE, eventually, expectCoded, expectInvalid, expectStatus, startHarness, type Harness, type Merchant } from '../items/harness.ts';
+import { CLASS_CODE, expectCoded, expectInvalid, expectStatus, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';
+import { importFilingWorker, importPullWorker } from '../../src/modules/imports/worker.ts';
+import { eventually } from '../helpers/poll.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -11,7 +13,7 @@ describe(`customs imports (${engineName})`, () => {
   let h: Harness;
 
   before(async () => {
-    h = await startHarness();
+    h = await startHarness({ workers: false, catalogue: false });
   });
   after(async () => {
     await h.close();
@@ -29,7 +31,7 @@ describe(`customs imports (${engineName})`, () => {
 
   /** A merchant with customs lines waiting at the authority, pulled once. */
   async function merchantWithLines(count: number): Promise<{ merchant: Merchant; ids: number[] }> {
-    const merchant = await h.addMerchant();
+    const merchant = await h.addMerchant({ branches: ['000'] });
     h.sim.control.feedImports(merchant.tpin, '000', Array.from({ length: count }, (_, i) => ({ itemNm: `Imported goods ${i + 1}`, qty: 10 + i })));
     await pullDueBranches(h.t.ctx, HOUR_MS);
     const list = expectStatus(await h.as(merchant).get('/api/v1/import-items'), 200);
@@ -38,9 +40,9 @@ describe(`customs imports (${engineName})`, () => {
   }
 
   test('the worker pulls each branch every interval from the last resultDt, storing each line once', async () => {
-    const merchant = await h.addMerchant();
+    const merchant = await h.addMerchant({ branches: ['000'] });
     h.sim.control.feedImports(merchant.tpin, '000', [{ itemNm: 'Cooking oil 20L', qty: 40, hsCd: '1512190000' }, { itemNm: 'Rice 50kg', qty: 12 }]);
-    h.startWorkers({ pullIntervalMs: 300 });
+    h.startWorkers([(ctx) => importPullWorker(ctx, { intervalMs: 300 })]);
 
     await eventually(async () => ((await total(merchant)) === 2 ? true : undefined), 'the first pull');
     const line = expectStatus(await h.as(merchant).get('/api/v1/import-items'), 200).data.find((l: { itemName: string }) => l.itemName === 'Cooking oil 20L');
@@ -70,7 +72,7 @@ describe(`customs imports (${engineName})`, () => {
   });
 
   test('a branch is claimed by one puller at a time', async () => {
-    const merchant = await h.addMerchant();
+    const merchant = await h.addMerchant({ branches: ['000'] });
     const lease = 60;
     const [a, b] = await Promise.all([claimDuePulls(h.t.ctx.db, lease, 1000), claimDuePulls(h.t.ctx.db, lease, 1000)]);
     const mine = [...a!, ...b!].filter((p) => p.tenantId === merchant.tenantId);
@@ -79,7 +81,7 @@ describe(`customs imports (${engineName})`, () => {
   });
 
   test('an unreachable VSDC defers the pull without losing the position', async () => {
-    const merchant = await h.addMerchant();
+    const merchant = await h.addMerchant({ branches: ['000'] });
     h.sim.control.feedImports(merchant.tpin, '000', [{ itemNm: 'Cement', qty: 100 }]);
     h.sim.control.setFaults(merchant.tpin, '000', { down: true });
     await pullDueBranches(h.t.ctx, HOUR_MS);
@@ -170,7 +172,7 @@ describe(`customs imports (${engineName})`, () => {
     assert.equal(await total(merchant, '?filing=sending'), 1);
 
     h.sim.control.clearFaults(merchant.tpin, '000');
-    h.startWorkers();
+    h.startWorkers([(ctx) => importFilingWorker(ctx, { pollMs: 50 })]);
     const filed = await eventually(async () => {
       const line = expectStatus(await m.get(`/api/v1/import-items/${ids[1]}`), 200).data;
       return line.filing.state === 'accepted' ? line : undefined;
@@ -183,7 +185,7 @@ describe(`customs imports (${engineName})`, () => {
 
   test('lines belong to the merchant; no endpoint creates them; X-Branch narrows the list', async () => {
     const { merchant, ids } = await merchantWithLines(1);
-    const other = h.as(await h.addMerchant());
+    const other = h.as(await h.addMerchant({ branches: ['000'] }));
     assert.equal((await other.get(`/api/v1/import-items/${ids[0]}`)).statusCode, 404);
     assert.equal((await other.post(`/api/v1/import-items/${ids[0]}/approve`, { itemCode: 'X', itemClassificationCode: CLASS_CODE })).statusCode, 404);
     assert.equal((await other.post(`/api/v1/import-items/${ids[0]}/reject`)).statusCode, 404);

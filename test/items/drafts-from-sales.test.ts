@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { scanSalesForDrafts } from '../../src/modules/items/draft-scan.ts';
 import { engineName } from '../helpers/db.ts';
-import { CLASS_CODE, expectStatus, startHarness, type Harness } from './harness.ts';
+import { CLASS_CODE, expectStatus, startHarness, type Harness } from '../helpers/harness.ts';
 
 describe(`drafts from sales (${engineName})`, () => {
   let h: Harness;
   before(async () => {
-    h = await startHarness({ config: { saleWaitMs: 0 } });
+    h = await startHarness({ config: { saleWaitMs: 0 }, workers: false, catalogue: false });
   });
   after(() => h.close());
 
@@ -40,7 +40,7 @@ describe(`drafts from sales (${engineName})`, () => {
   test('the scan reads each sale once, across passes', async () => {
     const before = await scanSalesForDrafts(h.t.ctx);
     assert.equal(before, 0, 'nothing new to read');
-    const other = await h.addMerchant();
+    const other = await h.addMerchant({ branches: ['000'] });
     expectStatus(await h.as(other).post('/api/v1/sales', { items: [{ name: 'Kapenta 500g', classificationCode: CLASS_CODE, quantity: 1, price: 60 }] }), 201);
     assert.equal(await scanSalesForDrafts(h.t.ctx), 1);
     assert.equal(await scanSalesForDrafts(h.t.ctx), 0);

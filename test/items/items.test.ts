@@ -4,7 +4,9 @@ import { sql } from 'kysely';
 import { recordDraftItemsFromSale } from '../../src/modules/items/drafts.ts';
 import { claimDueItems } from '../../src/modules/items/store.ts';
 import { engineName } from '../helpers/db.ts';
-import { CLASS_CODE, eventually, expectCoded, expectInvalid, expectStatus, startHarness, type Harness, type Merchant } from './harness.ts';
+import { CLASS_CODE, expectCoded, expectInvalid, expectStatus, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';
+import { itemRetryWorker } from '../../src/modules/items/worker.ts';
+import { eventually } from '../helpers/poll.ts';
 
 const OTHER_CLASS_CODE = '10101500';
 
@@ -12,7 +14,7 @@ describe(`items (${engineName})`, () => {
   let h: Harness;
 
   before(async () => {
-    h = await startHarness();
+    h = await startHarness({ workers: false, catalogue: false });
   });
   after(() => h.close());
 
@@ -45,7 +47,7 @@ describe(`items (${engineName})`, () => {
     assert.equal(chosen.itemCode, 'SUGAR-1KG');
     expectInvalid(await m.post('/api/v1/items', { name: 'Sugar again', itemClsCd: CLASS_CODE, itemCode: 'SUGAR-1KG' }), 'itemCode');
     // Another merchant may use the same code.
-    expectStatus(await h.as(await h.addMerchant()).post('/api/v1/items', { name: 'Sugar', itemClsCd: CLASS_CODE, itemCode: 'SUGAR-1KG' }), 201);
+    expectStatus(await h.as(await h.addMerchant({ branches: ['000'] })).post('/api/v1/items', { name: 'Sugar', itemClsCd: CLASS_CODE, itemCode: 'SUGAR-1KG' }), 201);
   });
 
   test('one item by id or by authority item code; another merchant\'s is not found', async () => {
@@ -56,7 +58,7 @@ describe(`items (${engineName})`, () => {
     assert.equal((await m.get('/api/v1/items/ZM2NTU9999999')).statusCode, 404);
     assert.equal((await m.get('/api/v1/items/999999999')).statusCode, 404);
 
-    const other = h.as(await h.addMerchant());
+    const other = h.as(await h.addMerchant({ branches: ['000'] }));
     assert.equal((await other.get(`/api/v1/items/${item.id}`)).statusCode, 404);
     assert.equal((await other.get(`/api/v1/items/${item.itemCode}`)).statusCode, 404);
     assert.equal((await other.patch(`/api/v1/items/${item.id}`, { name: 'Mine now' })).statusCode, 404);
@@ -75,7 +77,7 @@ describe(`items (${engineName})`, () => {
     assert.equal((await m.patch(`/api/v1/items/${item.id}`, {})).statusCode, 422);
     expectInvalid(await m.patch(`/api/v1/items/${item.id}`, { itemCode: 'NEW' }), 'itemCode');
     expectCoded(await m.post('/api/v1/items', { name: 'Branch', itemClsCd: CLASS_CODE }, { 'x-branch': '009' }), 422, 'branch_not_found');
-    expectCoded(await h.as(await h.addMerchant({ initialize: false })).post('/api/v1/items', { name: 'Uninit', itemClsCd: CLASS_CODE }), 422, 'branch_not_initialized');
+    expectCoded(await h.as(await h.addMerchant({ branches: ['000'], initialize: false })).post('/api/v1/items', { name: 'Uninit', itemClsCd: CLASS_CODE }), 422, 'branch_not_initialized');
   });
 
   test('an amendment is sent with updateItem and the item stays registered', async () => {
@@ -94,7 +96,7 @@ describe(`items (${engineName})`, () => {
   });
 
   test('VSDC down: pending, then registered by the worker; amendments wait the same way', async () => {
-    const merchant = await h.addMerchant();
+    const merchant = await h.addMerchant({ branches: ['000'] });
     const m = h.as(merchant);
     h.sim.control.setFaults(merchant.tpin, '000', { down: true });
     const pending = expectStatus(await m.post('/api/v1/items', { name: 'Maize meal 25kg', itemClsCd: CLASS_CODE }), 201).data;
@@ -104,7 +106,7 @@ describe(`items (${engineName})`, () => {
     assert.equal(pending.registration.registeredAt, null);
 
     h.sim.control.clearFaults(merchant.tpin, '000');
-    h.startWorkers();
+    h.startWorkers([(ctx) => itemRetryWorker(ctx, { pollMs: 50 })]);
     const registered = await eventually(async () => {
       const item = expectStatus(await m.get(`/api/v1/items/${pending.id}`), 200).data;
       return item.registration.state === 'registered' ? item : undefined;
@@ -125,7 +127,7 @@ describe(`items (${engineName})`, () => {
   });
 
   test('refused by the authority: failed with its code and text; amending sends it again', async () => {
-    const merchant = await h.addMerchant();
+    const merchant = await h.addMerchant({ branches: ['000'] });
     const m = h.as(merchant);
     h.sim.control.setFaults(merchant.tpin, '000', { forcedResult: { code: '910', message: 'Validation error for fields: [\'itemNm\': too long]' } });
     const failed = expectStatus(await m.post('/api/v1/items', { name: 'Very long name', itemClsCd: CLASS_CODE }), 201).data;
@@ -149,7 +151,7 @@ describe(`items (${engineName})`, () => {
   });
 
   test('drafts from sale lines: idempotent by name, never sent, released after review', async () => {
-    const merchant = await h.addMerchant();
+    const merchant = await h.addMerchant({ branches: ['000'] });
     const m = h.as(merchant);
     const known = expectStatus(await m.post('/api/v1/items', { name: 'Bottled water 500ml', itemClsCd: CLASS_CODE }), 201).data;
 
@@ -196,7 +198,7 @@ describe(`items (${engineName})`, () => {
   });
 
   test('the list filters by state, name and classification, and pages', async () => {
-    const merchant = await h.addMerchant();
+    const merchant = await h.addMerchant({ branches: ['000'] });
     const m = h.as(merchant);
     for (let i = 0; i < 21; i++) expectStatus(await m.post('/api/v1/items', { name: `Nail ${i}mm`, itemClsCd: CLASS_CODE }), 201);
     expectStatus(await m.post('/api/v1/items', { name: 'Hammer', itemClsCd: OTHER_CLASS_CODE }), 201);
@@ -214,7 +216,7 @@ describe(`items (${engineName})`, () => {
   });
 
   test('retry workers in several processes never take the same item', async () => {
-    const merchant = await h.addMerchant();
+    const merchant = await h.addMerchant({ branches: ['000'] });
     const m = h.as(merchant);
     h.sim.control.setFaults(merchant.tpin, '000', { down: true });
     for (let i = 0; i < 6; i++) assert.equal(expectStatus(await m.post('/api/v1/items', { name: `Bolt M${i}`, itemClsCd: CLASS_CODE }), 201).data.registration.state, 'pending');

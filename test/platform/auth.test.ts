@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
-import type { CatalogedRoute } from '../../src/http/auth.ts';
+import { buildApp } from '../../src/app.ts';
+import { SCOPES, type CatalogedRoute, type Scope } from '../../src/http/auth.ts';
 import { PREFIXES } from '../../src/credentials/secret-format.ts';
 import { registerDevice } from '../../src/modules/provisioning/devices.ts';
 import { mintApiKey, revokeApiKey, revokeToken } from '../../src/modules/provisioning/tenant-credentials.ts';
@@ -23,7 +24,8 @@ describe(`authentication and authorisation on every route (${engineName})`, () =
   const clock = new ManualClock();
   const creds = {} as {
     partner: string;
-    otherPartnerScoped: string;
+    /** For each scope, a key of the partner with every scope but that one. */
+    lackingScope: Record<Scope, string>;
     revokedPartner: string;
     token: string;
     readOnlyToken: string;
@@ -57,11 +59,14 @@ describe(`authentication and authorisation on every route (${engineName})`, () =
     await revokeToken(t.ctx.db, actor, revokedToken.tenantRow, revokedToken.tokenId);
     const revokedPartner = await partnerKeyWithScopes(t.ctx, m.partner.partnerId, ['tenants:read']);
     await t.ctx.db.updateTable('partner_keys').set({ revoked_at: sql`now()` }).where('id', '=', revokedPartner.id).execute();
-    const scoped = await partnerKeyWithScopes(t.ctx, m.partner.partnerId, ['webhooks:read']);
+    const lackingScope = {} as Record<Scope, string>;
+    for (const scope of SCOPES) {
+      lackingScope[scope] = (await partnerKeyWithScopes(t.ctx, m.partner.partnerId, SCOPES.filter((s) => s !== scope))).secret;
+    }
 
     Object.assign(creds, {
       partner: m.partner.secret,
-      otherPartnerScoped: scoped.secret,
+      lackingScope,
       revokedPartner: revokedPartner.secret,
       token: m.token,
       readOnlyToken: await tokenWithAbilities(t.ctx, m.tenant.id, ['invoices:read']),
@@ -89,23 +94,44 @@ describe(`authentication and authorisation on every route (${engineName})`, () =
     assert.ok(surfaces.has('admin'));
   });
 
+  test('an app with a route that declares no auth refuses to start, naming the route', async () => {
+    const app = await buildApp(t.ctx, { logger: false });
+    try {
+      // As a module's routes are registered: a plugin, loaded on start-up.
+      const startUp = async () => {
+        await app.register(async (scope) => {
+          scope.get('/api/v1/undeclared', async () => ({ ok: true }));
+        });
+        await app.ready();
+      };
+      await assert.rejects(startUp, (err: Error) => {
+        assert.equal(err.message, 'route GET /api/v1/undeclared declares no auth');
+        return true;
+      });
+    } finally {
+      await app.close().catch(() => {});
+    }
+  });
+
   test('each route answers the wrong credentials for its surface with 401/403 in the coded shape', async () => {
     const routes = t.app.routeCatalog;
     let checked = 0;
+    let refused = 0;
     for (const route of routes) {
       const surface = route.auth.surface;
       if (surface === 'partner') {
         for (const h of <Array<Record<string, string>>>[{}, bearer(creds.token), bearer(creds.tenantKey), bearer('sk_live_nonsense'), bearer(unknownSecret(PREFIXES.partnerLive)), bearer(creds.revokedPartner), { 'x-api-key': creds.tenantKey, 'x-sdcid': creds.sdcId }]) {
           assertCoded(await call(route, h), 401);
         }
-        const scope = route.auth.scope;
-        if (scope !== 'webhooks:read') assertCoded(await call(route, bearer(creds.otherPartnerScoped)), 403, 'missing_scope');
+        assertCoded(await call(route, bearer(creds.lackingScope[route.auth.scope])), 403, 'missing_scope');
+        refused += 1;
       } else if (surface === 'merchant') {
         for (const h of <Array<Record<string, string>>>[{}, bearer(creds.partner), bearer(creds.tenantKey), bearer('tt_garbage'), bearer(unknownSecret(PREFIXES.tenantToken)), bearer(creds.revokedToken), { 'x-api-key': creds.tenantKey, 'x-sdcid': creds.sdcId }]) {
           assertCoded(await call(route, h), 401);
         }
         const lacking = route.auth.ability === 'invoices:read' ? creds.writeOnlyToken : creds.readOnlyToken;
         assertCoded(await call(route, bearer(lacking)), 403, 'missing_ability');
+        refused += 1;
       } else if (surface === 'compat') {
         const needsBranch = route.auth.branch !== 'none';
         for (const h of <Array<Record<string, string>>>[{}, bearer(creds.token), { 'x-api-key': creds.token, 'x-sdcid': creds.sdcId }, { 'x-api-key': creds.revokedKey, 'x-sdcid': creds.sdcId }, { 'x-api-key': 'pk_nonsense', 'x-sdcid': creds.sdcId }]) {
@@ -121,12 +147,18 @@ describe(`authentication and authorisation on every route (${engineName})`, () =
         for (const h of <Array<Record<string, string>>>[{}, bearer('wrong-admin-token-000000'), bearer(creds.partner), bearer(creds.token)]) {
           assertCoded(await call(route, h), 401);
         }
+      } else if (surface === 'public' || surface === 'till_login') {
+        continue; // no credential to refuse (till_login: the body's login, tested in compat)
       } else {
-        continue;
+        assert.fail(`surface ${String(surface)} of ${route.method} ${route.url} has no row in this matrix`);
       }
       checked++;
     }
-    assert.ok(checked >= 20, `checked ${checked} routes`);
+    const guarded = routes.filter((r) => r.auth.surface !== 'public' && r.auth.surface !== 'till_login');
+    const permissioned = routes.filter((r) => r.auth.surface === 'partner' || r.auth.surface === 'merchant');
+    assert.ok(permissioned.length > 50, `the catalogue holds the module routes (${permissioned.length} with a scope or ability)`);
+    assert.equal(checked, guarded.length, 'every route with a credential is refused the wrong ones');
+    assert.equal(refused, permissioned.length, 'every route with a scope or an ability is refused (403) a credential lacking it');
   });
 
   test('a valid credential passes the hook on its own surface', async () => {

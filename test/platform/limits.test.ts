@@ -1,8 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
 import { buildApp, type App } from '../../src/app.ts';
 import { closeContext, createContext, type AppContext } from '../../src/context.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
+import type { DB } from '../../src/db/schema.ts';
+import { RateLimiter } from '../../src/http/rate-limit.ts';
 import { engineName, onPostgres } from '../helpers/db.ts';
 import { TEST_ADMIN_TOKEN, bearer, seedMerchant, startTestApp, testConfig, type TestApp } from '../helpers/app.ts';
 
@@ -102,4 +107,79 @@ describe(`account states and rate limits (${engineName})`, () => {
       }
     });
   }
+});
+
+// docs/decisions.md: "on a store outage the limiter falls back to per-process memory rather than
+// refusing traffic". Each gateway instance here has a store that cannot be reached.
+describe(`rate limits when the store is down (${engineName})`, () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(() => t.close());
+
+  /** A gateway instance on the test database whose rate-limit store is `store`. */
+  async function instance(store: RateLimiter): Promise<{ inject: TestApp['inject']; close(): Promise<void> }> {
+    const ctx = createContext(testConfig(), t.testDb.database);
+    await ctx.rateLimiter.close();
+    ctx.rateLimiter = store;
+    const app = await buildApp(ctx, { logger: false });
+    return {
+      inject: (o) => app.inject(o),
+      async close() {
+        await app.close();
+        await closeContext(ctx);
+      },
+    };
+  }
+
+  /** Statuses of `n` requests to each instance in turn, with the merchant's limit at 3 a minute. */
+  async function statuses(instances: Array<{ inject: TestApp['inject'] }>, send: (i: { inject: TestApp['inject'] }) => Promise<{ statusCode: number }>, n: number) {
+    const out: number[][] = [];
+    for (const i of instances) {
+      const seen: number[] = [];
+      for (let k = 0; k < n; k++) seen.push((await send(i)).statusCode);
+      out.push(seen);
+    }
+    return out;
+  }
+
+  test('Redis unreachable: requests are served and limited in each process', async () => {
+    const deadRedis = () => {
+      // As the context connects (src/context.ts), to a port nothing listens on.
+      const redis = new Redis('redis://127.0.0.1:1', { enableOfflineQueue: true, maxRetriesPerRequest: 1 });
+      redis.on('error', () => {}); // ioredis would print every failed reconnect
+      return new RateLimiter('redis', { redis });
+    };
+    const instances = [await instance(deadRedis()), await instance(deadRedis())];
+    try {
+      const m = await seedMerchant(t.ctx);
+      await t.inject({ method: 'PATCH', url: `/admin/v1/tenants/${m.tenant.id}`, headers: bearer(TEST_ADMIN_TOKEN), payload: { rateLimitPerMinute: 3 } });
+      const seen = await statuses(instances, (i) => i.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(m.token) }), 4);
+      assert.deepEqual(seen, [[200, 200, 200, 429], [200, 200, 200, 429]], 'each process counts its own bucket');
+    } finally {
+      for (const i of instances) await i.close();
+    }
+  });
+
+  test('rate-limit table unreachable: requests are served and limited in each process', async () => {
+    // The table store on a server that refuses connections. (Requests whose credential lookup
+    // counts them in the same statement need that database anyway; /zm/api counts separately.)
+    const pools: pg.Pool[] = [];
+    const deadTable = () => {
+      const pool = new pg.Pool({ connectionString: 'postgres://postgres@127.0.0.1:1/none', connectionTimeoutMillis: 5_000 });
+      pools.push(pool);
+      return new RateLimiter('postgres', { db: new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }) });
+    };
+    const instances = [await instance(deadTable()), await instance(deadTable())];
+    try {
+      const m = await seedMerchant(t.ctx);
+      await t.inject({ method: 'PATCH', url: `/admin/v1/tenants/${m.tenant.id}`, headers: bearer(TEST_ADMIN_TOKEN), payload: { rateLimitPerMinute: 3 } });
+      const seen = await statuses(instances, (i) => i.inject({ method: 'GET', url: '/zm/api/Branches', headers: { 'x-api-key': m.apiKey } }), 4);
+      assert.deepEqual(seen, [[200, 200, 200, 429], [200, 200, 200, 429]], 'each process counts its own bucket');
+    } finally {
+      for (const i of instances) await i.close();
+      for (const pool of pools) await pool.end();
+    }
+  });
 });

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { lockFilePath } from '../../src/db/data-dir-lock.ts';
 import { createTestDatabase, engineName, onPostgres, type TestDatabase } from '../helpers/db.ts';
+import { eventually } from '../helpers/poll.ts';
 import { TEST_ADMIN_TOKEN } from '../helpers/app.ts';
 import { baseEnv, MAIN, runCli, spawnGateway } from '../helpers/process.ts';
-import { eventually } from '../sales/helpers.ts';
 
 // The gateway as operators run it: real processes, real signals, the real database.
 

@@ -5,7 +5,8 @@ import { pullDueBranches } from '../../src/modules/imports/service.ts';
 import { engineName } from '../helpers/db.ts';
 import { bearer } from '../helpers/app.ts';
 import { invoiceBody, mintKey, nextNumber, sdcIdOf, zmPost } from '../compat/helpers.ts';
-import { CLASS_CODE, eventually, saleBody, startSalesHarness, type SalesHarness } from '../sales/helpers.ts';
+import { CLASS_CODE, saleBody, startHarness, type Harness } from '../helpers/harness.ts';
+import { eventually } from '../helpers/poll.ts';
 
 // Issue 15, point 3: a body with an unknown field named like a built-in object method
 // (`"toString": 1`) answered 500 internal_error on the eight routes whose bodies refuse unknown
@@ -23,9 +24,9 @@ function expectRefusedKey(res: LightMyRequestResponse, field: string, label: str
 }
 
 describe(`body keys named like Object.prototype properties (${engineName})`, () => {
-  let h: SalesHarness;
+  let h: Harness;
   before(async () => {
-    h = await startSalesHarness({ config: { saleWaitMs: 3_000 } });
+    h = await startHarness({ config: { saleWaitMs: 3_000 } });
   });
   after(() => h.close());
 

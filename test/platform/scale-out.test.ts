@@ -14,8 +14,9 @@ import { startSimulator, type Simulator } from '../../src/simulator/index.ts';
 import { bearer, seedMerchant, seedPartner, TEST_SECRET_KEY, testConfig } from '../helpers/app.ts';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db.ts';
 import { baseEnv, spawnGateway, type SpawnedGateway } from '../helpers/process.ts';
-import { eventually, saleBody } from '../sales/helpers.ts';
+import { saleBody } from '../helpers/harness.ts';
 import { Receiver } from '../webhooks/helpers.ts';
+import { eventually } from '../helpers/poll.ts';
 
 const BRANCHES = ['000', '001', '002'];
 const PER_BRANCH = 40;

@@ -3,7 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { wantsPdf } from '../../src/modules/receipts/routes.ts';
 import { bearer } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
-import { eventually, saleBody, startSalesHarness, type Merchant, type SalesHarness } from '../sales/helpers.ts';
+import { saleBody, startHarness, type Merchant, type Harness } from '../helpers/harness.ts';
+import { eventually } from '../helpers/poll.ts';
 
 interface Sale {
   id: number;
@@ -14,11 +15,11 @@ interface Sale {
 }
 
 describe(`printable receipts (${engineName})`, () => {
-  let h: SalesHarness;
+  let h: Harness;
   let other: Merchant;
 
   before(async () => {
-    h = await startSalesHarness({ config: { saleWaitMs: 300 } });
+    h = await startHarness({ config: { saleWaitMs: 300 } });
     other = await h.addMerchant();
     await h.registerBranch(other, '000');
   });

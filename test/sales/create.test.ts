@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { engineName } from '../helpers/db.ts';
-import { CLASS_CODE, saleBody, startSalesHarness, type Merchant, type SalesHarness } from './helpers.ts';
+import { CLASS_CODE, saleBody, startHarness, type Merchant, type Harness } from '../helpers/harness.ts';
 
 describe(`creating and reading sales (${engineName})`, () => {
-  let h: SalesHarness;
+  let h: Harness;
   before(async () => {
-    h = await startSalesHarness();
+    h = await startHarness();
   });
   after(() => h.close());
 

@@ -10,7 +10,7 @@ import { handleEndpoint, type EnvelopeReply } from '../../src/simulator/endpoint
 import { SimulatorState } from '../../src/simulator/state.ts';
 import { buildSaveSalesBody, type SaleDocument } from '../../src/vsdc/sales-body.ts';
 import { computeSale, lineSupplyAmount, VAT_CATEGORY_CODES, type ComputedLine, type SaleLineInput, type VatCategoryCode } from '../../src/vsdc/tax.ts';
-import { CLASS_CODE } from './helpers.ts';
+import { CLASS_CODE } from '../helpers/harness.ts';
 
 const D = (value: number | string): Decimal => new Decimal(String(value));
 const sum = (values: (number | string)[]): string => values.reduce<Decimal>((acc, v) => acc.plus(D(v)), D(0)).toFixed(2);

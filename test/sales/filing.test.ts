@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { filingWorker } from '../../src/modules/filing/worker.ts';
 import { buildSaveSalesBody } from '../../src/vsdc/sales-body.ts';
 import { engineName } from '../helpers/db.ts';
-import { assertArrivalOrder, CLASS_CODE, eventually, saleBody, startSalesHarness, type Merchant, type SalesHarness } from './helpers.ts';
+import { assertArrivalOrder, CLASS_CODE, saleBody, startHarness, type Merchant, type Harness } from '../helpers/harness.ts';
+import { eventually } from '../helpers/poll.ts';
 
 interface Sale {
   id: number;
@@ -14,25 +16,25 @@ interface Sale {
   fiscalisedAt: string;
 }
 
-async function readSale(h: SalesHarness, id: number, merchant?: Merchant): Promise<Sale> {
+async function readSale(h: Harness, id: number, merchant?: Merchant): Promise<Sale> {
   return (await h.get(`/api/v1/sales/${id}`, {}, merchant)).json().data;
 }
 
-function settled(h: SalesHarness, id: number, merchant?: Merchant): Promise<Sale> {
+function settled(h: Harness, id: number, merchant?: Merchant): Promise<Sale> {
   return eventually(async () => {
     const sale = await readSale(h, id, merchant);
     return sale.status !== 'pending' ? sale : undefined;
   }, `sale ${id} filed or failed`);
 }
 
-async function uploaded(h: SalesHarness, id: number, merchant?: Merchant): Promise<Sale> {
+async function uploaded(h: Harness, id: number, merchant?: Merchant): Promise<Sale> {
   const sale = await settled(h, id, merchant);
   assert.equal(sale.status, 'uploaded', sale.lastError ?? '');
   return sale;
 }
 
 /** The webhook events recorded for a sale, oldest first. */
-async function eventsOf(h: SalesHarness, saleId: number): Promise<Array<{ event: string; invoice: Sale }>> {
+async function eventsOf(h: Harness, saleId: number): Promise<Array<{ event: string; invoice: Sale }>> {
   const rows = await h.ctx.db.selectFrom('webhook_events').select(['body']).where('tenant_id', '=', h.merchant.tenantId).orderBy('id').execute();
   return rows
     .map((r) => JSON.parse(r.body) as { event: string; data: { invoice: Sale } })
@@ -47,13 +49,13 @@ function assertNotFiled(sale: Sale): void {
 }
 
 describe(`filing: order and faults (${engineName})`, () => {
-  let h: SalesHarness;
+  let h: Harness;
   const faults = (f: Record<string, unknown>) => h.sim.control.setFaults(h.merchant.tpin, '000', f);
   const clear = () => h.sim.control.clearFaults(h.merchant.tpin, '000');
   const filings = (invoiceNo: number) => h.received(h.merchant).filter((d) => d.cisInvcNo === String(invoiceNo));
 
   before(async () => {
-    h = await startSalesHarness({ config: { saleWaitMs: 500 } });
+    h = await startHarness({ config: { saleWaitMs: 500 } });
   });
   after(() => h.close());
 
@@ -178,9 +180,9 @@ describe(`filing: order and faults (${engineName})`, () => {
 });
 
 describe(`filing: a VSDC slower than VSDC_TIMEOUT_MS (${engineName})`, () => {
-  let h: SalesHarness;
+  let h: Harness;
   before(async () => {
-    h = await startSalesHarness({ config: { vsdcTimeoutMs: 400, saleWaitMs: 200 } });
+    h = await startHarness({ config: { vsdcTimeoutMs: 400, saleWaitMs: 200 } });
   });
   after(() => h.close());
 
@@ -199,9 +201,9 @@ describe(`filing: a VSDC slower than VSDC_TIMEOUT_MS (${engineName})`, () => {
 });
 
 describe(`filing: a backlog of 500 while the VSDC is down (${engineName})`, () => {
-  let h: SalesHarness;
+  let h: Harness;
   before(async () => {
-    h = await startSalesHarness({ config: { saleWaitMs: 0, filingRetryMs: 50 } });
+    h = await startHarness({ config: { saleWaitMs: 0, filingRetryMs: 50 } });
   });
   after(() => h.close());
 
@@ -238,27 +240,67 @@ describe(`filing: a backlog of 500 while the VSDC is down (${engineName})`, () =
 });
 
 describe(`filing: a long backlog takes turns with other branches (${engineName})`, () => {
-  let h: SalesHarness;
+  let h: Harness;
   before(async () => {
     // One branch at a time, so the second branch can only get in if the first gives its turn up.
-    h = await startSalesHarness({ config: { filingConcurrency: 1, saleWaitMs: 10_000 } });
+    // The VSDC timeout outlasts any hold below, so a held call is never resent.
+    h = await startHarness({ config: { filingConcurrency: 1, saleWaitMs: 0, vsdcTimeoutMs: 120_000 } });
   });
   after(() => h.close());
 
   test('a sale on another branch is filed after at most one more batch of the backlog, not after all of it', async () => {
-    const m = await h.addMerchant();
-    await h.registerBranch(m, '000');
-    await h.registerBranch(m, '001');
-    h.sim.control.setFaults(m.tpin, '000', { delayMs: 20 }); // 60 documents take ≥ 1.2 s to file
-    const backlog = Promise.all(Array.from({ length: 60 }, (_, i) => h.post('/api/v1/sales', saleBody({}, [{ price: 1 + i }]), {}, m)));
-    await eventually(async () => (h.received(m, '000').length > 0 ? true : undefined), 'the backlog started filing');
+    // BATCH_SIZE of filing/filer.ts: a turn files at least this many documents, then gives the
+    // branch back at the next batch boundary if another branch waits.
+    const BATCH = 25;
+    const m = await h.addMerchant({ branches: ['000', '001'] });
+    // Branch 000's VSDC holds every reply until the test lowers the switch.
+    h.sim.control.setFaults(m.tpin, '000', { delayMs: 600_000 });
+    const backlog = await Promise.all(Array.from({ length: 60 }, (_, i) => h.post('/api/v1/sales', saleBody({}, [{ price: 1 + i }]), {}, m)));
+    const backlogIds = new Set(backlog.map((res) => res.json().data.id as number));
+    await eventually(() => h.sim.held(m.tpin, '000') === 1, "branch 000's first document to reach its VSDC");
 
-    const other = await h.post('/api/v1/sales', saleBody(), { 'x-branch': '001' }, m);
-    assert.equal(other.json().data.status, 'uploaded');
-    assert.ok(h.received(m, '000').length < 60, `branch 001 was filed before branch 000's backlog ended (${h.received(m, '000').length} of 60 filed)`);
+    // Branch 000 holds the only filing slot, its first document held at the VSDC: the live sale waits.
+    const live = (await h.post('/api/v1/sales', saleBody(), { 'x-branch': '001' }, m)).json().data as Sale;
+    assert.equal(live.status, 'pending');
+    h.sim.control.setFaults(m.tpin, '000', { delayMs: 0 });
+    await uploaded(h, live.id, m);
 
-    const filed = await backlog;
-    assert.ok(filed.every((res) => res.json().data.status === 'uploaded'));
+    // Outcomes are recorded one at a time here, so the events' order is the filing order.
+    const filedOrder = await eventually(async () => {
+      const rows = await h.ctx.db.selectFrom('webhook_events').select('body').where('tenant_id', '=', m.tenantId).where('type', '=', 'invoice.fiscalised').orderBy('id').execute();
+      return rows.length === 61 && rows.map((r) => (JSON.parse(r.body) as { data: { invoice: Sale } }).data.invoice.id);
+    }, 'every document filed');
+    const backlogBefore = filedOrder.indexOf(live.id);
+    assert.ok(backlogBefore >= BATCH && backlogBefore < 2 * BATCH, `the live sale was filed after ${backlogBefore} of the backlog's 60 documents`);
+    assert.ok(filedOrder.slice(0, backlogBefore).every((id) => backlogIds.has(id)));
     assert.deepEqual(h.received(m, '000').map((d) => Number(d.cisInvcNo)), Array.from({ length: 60 }, (_, i) => i + 1), 'each document once, in invoice order');
+  });
+});
+
+describe(`filing: stopping cuts a VSDC call that outlasts the grace (${engineName})`, () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({ config: { saleWaitMs: 0, vsdcTimeoutMs: 120_000 }, workers: false });
+  });
+  after(() => h.close());
+
+  // Without the cut, stop() would wait for the VSDC's hold (longer than the test's timeout).
+  test('stop() cuts the held call; the document stays pending, nothing is filed, and a restarted worker files it once', { timeout: 60_000 }, async () => {
+    const workers = [(ctx: Harness['ctx']) => filingWorker(ctx, { stopGraceMs: 100 })];
+    const m = await h.addMerchant({ branches: ['000'] });
+    h.sim.control.setFaults(m.tpin, '000', { delayMs: 600_000 });
+    h.startWorkers(workers);
+    const sale = (await h.post('/api/v1/sales', saleBody(), {}, m)).json().data as Sale;
+    await eventually(() => h.sim.held(m.tpin, '000') === 1, 'the sale held at the VSDC');
+
+    await h.stopWorkers();
+    await eventually(() => h.sim.held(m.tpin, '000') === 0, 'the VSDC to see the call given up');
+    h.sim.control.clearFaults(m.tpin, '000');
+    assert.equal((await readSale(h, sale.id, m)).status, 'pending');
+    assert.equal(h.received(m).length, 0, 'the cut call filed nothing');
+
+    h.startWorkers(workers);
+    await uploaded(h, sale.id, m);
+    assert.deepEqual(h.received(m).map((d) => Number(d.cisInvcNo)), [sale.invoiceNo], 'filed once, after the restart');
   });
 });

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { engineName } from '../helpers/db.ts';
-import { saleBody, startSalesHarness, type SalesHarness } from './helpers.ts';
+import { saleBody, startHarness, type Harness } from '../helpers/harness.ts';
 
 describe(`Idempotency-Key on sale creation (${engineName})`, () => {
-  let h: SalesHarness;
+  let h: Harness;
   before(async () => {
-    h = await startSalesHarness({ config: { saleWaitMs: 1_500 } });
+    h = await startHarness({ config: { saleWaitMs: 1_500 } });
   });
   after(() => h.close());
 

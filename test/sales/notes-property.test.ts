@@ -8,7 +8,7 @@ import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import { lineSupplyAmount, VAT_CATEGORY_CODES } from '../../src/vsdc/tax.ts';
 import { engineName } from '../helpers/db.ts';
-import { saleBody, startSalesHarness, type SalesHarness } from './helpers.ts';
+import { saleBody, startHarness, type Harness } from '../helpers/harness.ts';
 
 /** Quantities and prices in units of 0.0001, so the generator's arithmetic is exact. */
 const UNIT = 10_000;
@@ -29,9 +29,9 @@ const scenarioArb = fc.record({
 });
 
 describe(`partial refunds then a cancellation, over HTTP to the simulator (${engineName})`, () => {
-  let h: SalesHarness;
+  let h: Harness;
   before(async () => {
-    h = await startSalesHarness({ config: { saleWaitMs: 3_000 } });
+    h = await startHarness({ config: { saleWaitMs: 3_000 } });
   });
   after(() => h.close());
 

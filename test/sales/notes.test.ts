@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Decimal } from 'decimal.js';
 import { engineName } from '../helpers/db.ts';
-import { eventually, saleBody, startSalesHarness, type SalesHarness } from './helpers.ts';
+import { saleBody, startHarness, type Harness } from '../helpers/harness.ts';
+import { eventually } from '../helpers/poll.ts';
 
 describe(`credit and debit notes (${engineName})`, () => {
-  let h: SalesHarness;
+  let h: Harness;
   before(async () => {
-    h = await startSalesHarness({ config: { saleWaitMs: 1_500 } });
+    h = await startHarness({ config: { saleWaitMs: 1_500 } });
   });
   after(() => h.close());
 

@@ -4,7 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import { assertWrappedFailure, invoiceBody, mintKey, nextNumber, postInvoice, sdcIdOf } from '../compat/helpers.ts';
 import { bearer } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
-import { eventually, saleBody, startSalesHarness, type Merchant, type SalesHarness } from './helpers.ts';
+import { saleBody, startHarness, type Merchant, type Harness } from '../helpers/harness.ts';
+import { eventually } from '../helpers/poll.ts';
 
 // Outages as a till lives them: answered at once while the VSDC is known down, filing again
 // within one probe interval of its return however long the outage was, and the offline policy
@@ -16,7 +17,7 @@ interface Sale {
   status: string;
 }
 
-async function queueOf(h: SalesHarness, merchant: Merchant, branch = '000') {
+async function queueOf(h: Harness, merchant: Merchant, branch = '000') {
   return h.ctx.db
     .selectFrom('filing_queues as q')
     .innerJoin('devices as d', 'd.id', 'q.device_id')
@@ -27,25 +28,25 @@ async function queueOf(h: SalesHarness, merchant: Merchant, branch = '000') {
 }
 
 /** Waits until the branch's last VSDC attempt has failed and it waits out a backoff. */
-function knownDown(h: SalesHarness, merchant: Merchant, branch = '000') {
+function knownDown(h: Harness, merchant: Merchant, branch = '000') {
   return eventually(async () => ((await queueOf(h, merchant, branch))?.retry_delay_ms != null ? true : undefined), `branch ${branch} in backoff`);
 }
 
-async function statusOf(h: SalesHarness, id: number, merchant: Merchant): Promise<string> {
+async function statusOf(h: Harness, id: number, merchant: Merchant): Promise<string> {
   return (await h.get(`/api/v1/sales/${id}`, {}, merchant)).json().data.status;
 }
 
-function uploaded(h: SalesHarness, id: number, merchant: Merchant, timeoutMs = 30_000): Promise<true> {
+function uploaded(h: Harness, id: number, merchant: Merchant, timeoutMs = 30_000): Promise<true> {
   return eventually(async () => ((await statusOf(h, id, merchant)) === 'uploaded' ? true : undefined), `sale ${id} uploaded`, timeoutMs);
 }
 
 describe(`outages: answered at once while known down, filed at once when back (${engineName})`, () => {
-  let h: SalesHarness;
+  let h: Harness;
   const SALE_WAIT_MS = 20_000;
   before(async () => {
     // A backoff as long as it gets after a long outage (5 minutes) from the first failure; a
     // probe interval short enough for a test. A sale that waited would wait 20 s.
-    h = await startSalesHarness({ config: { saleWaitMs: SALE_WAIT_MS, filingRetryMs: 300_000, vsdcProbeMs: 200 } });
+    h = await startHarness({ config: { saleWaitMs: SALE_WAIT_MS, filingRetryMs: 300_000, vsdcProbeMs: 200 } });
   });
   after(() => h.close());
 
@@ -103,10 +104,10 @@ describe(`outages: answered at once while known down, filed at once when back ($
 });
 
 describe(`outages: a branch filing again wakes its neighbours (${engineName})`, () => {
-  let h: SalesHarness;
+  let h: Harness;
   before(async () => {
     // No probe within the test: only a branch that files again can wake the other.
-    h = await startSalesHarness({ config: { saleWaitMs: 500, filingRetryMs: 300_000, vsdcProbeMs: 300_000 } });
+    h = await startHarness({ config: { saleWaitMs: 500, filingRetryMs: 300_000, vsdcProbeMs: 300_000 } });
   });
   after(() => h.close());
 
@@ -131,9 +132,9 @@ describe(`outages: a branch filing again wakes its neighbours (${engineName})`, 
 });
 
 describe(`outages: the offline policy "refuse" (${engineName})`, () => {
-  let h: SalesHarness;
+  let h: Harness;
   before(async () => {
-    h = await startSalesHarness({ config: { saleWaitMs: 2_000, filingRetryMs: 300_000, vsdcProbeMs: 200 } });
+    h = await startHarness({ config: { saleWaitMs: 2_000, filingRetryMs: 300_000, vsdcProbeMs: 200 } });
   });
   after(() => h.close());
 

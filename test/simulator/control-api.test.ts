@@ -3,7 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildSaveSalesBody } from '../../src/vsdc/sales-body.ts';
 import type { DeviceTarget } from '../../src/vsdc/client.ts';
-import { control, freshTpin, pollUntil, sale, startWorld, type World } from '../vsdc/helpers.ts';
+import { control, freshTpin, sale, startWorld, type World } from '../vsdc/helpers.ts';
+import { eventually } from '../helpers/poll.ts';
 
 let world: World;
 before(async () => {
@@ -114,12 +115,12 @@ describe('control API', () => {
     const restarting = await control(world.sim, 'POST', '/server/restart', { downMs: 300 });
     assert.equal(restarting.status, 202);
     const seen: string[] = [];
-    await pollUntil(async () => {
+    await eventually(async () => {
       const outcome = await world.client.selectCodes(world.target, undefined, { timeoutMs: 1_000 });
       const label = outcome.kind === 'unreachable' ? outcome.reason : outcome.kind;
       if (seen.at(-1) !== label) seen.push(label);
       return seen.includes('connection_refused') && label === 'ok';
-    });
+    }, 'a refused connection, then an answer');
     assert.ok(seen.includes('connection_refused'), seen.join());
   });
 

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { startSimulator } from '../../src/simulator/index.ts';
 import { createVsdcClient, type DeviceTarget } from '../../src/vsdc/client.ts';
 import { buildSaveSalesBody } from '../../src/vsdc/sales-body.ts';
-import { pollUntil, sale } from '../vsdc/helpers.ts';
+import { sale } from '../vsdc/helpers.ts';
+import { eventually } from '../helpers/poll.ts';
 
 test('state survives a restart through the state file', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'vsdc-sim-'));
@@ -23,7 +24,7 @@ test('state survives a restart through the state file', async () => {
     first.control.setFaults(target.tpin, target.bhfId, { down: true });
 
     // Written shortly after the change, without waiting for close.
-    await pollUntil(async () => existsSync(stateFile) && readFileSync(stateFile, 'utf8').includes('"cisInvcNo":"5"'));
+    await eventually(async () => existsSync(stateFile) && readFileSync(stateFile, 'utf8').includes('"cisInvcNo":"5"'), 'the state file to hold the fifth invoice');
     await first.close();
 
     const second = await startSimulator({ stateFile, port: 0 });

@@ -2,9 +2,12 @@
 // every fault switch.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { createVsdcClient, type DeviceTarget } from '../../src/vsdc/client.ts';
 import { buildSaveSalesBody, reconcileDuplicate, toFiscalReceipt } from '../../src/vsdc/sales-body.ts';
 import { addDevice, freshTpin, sale, startFixedServer, startWorld, type World } from './helpers.ts';
+import { eventually } from '../helpers/poll.ts';
 
 let world: World;
 before(async () => {
@@ -324,9 +327,35 @@ describe('transport edge cases', () => {
   });
 
   test('close() releases the pooled connections', async () => {
-    const client = createVsdcClient({ timeoutMs: 1_000 });
-    assert.equal((await client.selectCodes(world.target)).kind, 'ok');
-    await client.close();
+    // A VSDC that counts the sockets open to it. The idle timeout is far longer than the test, so
+    // only close() can end the pooled socket.
+    const open = new Set<Socket>();
+    let requests = 0;
+    const server = createServer((req, res) => {
+      requests += 1;
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ resultCd: '001', resultMsg: 'no data', resultDt: '20240101000000', data: null })));
+    });
+    server.on('connection', (socket) => {
+      open.add(socket);
+      socket.on('close', () => open.delete(socket));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const target: DeviceTarget = { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, tpin: '1000000001', bhfId: '000' };
+    const client = createVsdcClient({ timeoutMs: 5_000, keepAliveTimeoutMs: 600_000 });
+    try {
+      assert.equal((await client.selectCodes(target)).kind, 'empty');
+      assert.equal(open.size, 1, 'the answered call leaves its socket open in the pool');
+
+      await client.close();
+      await eventually(() => open.size === 0, 'the VSDC to see the pooled socket closed', 5_000);
+      const after = await client.selectCodes(target);
+      assert.deepEqual(after.kind === 'unreachable' && after.reason, 'network_error', 'a call after close() is refused, not sent');
+      assert.equal(requests, 1);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
 

@@ -99,12 +99,3 @@ export async function control(sim: Simulator, method: string, path: string, body
   });
   return { status: response.status, json: await response.json() };
 }
-
-/** Calls `probe` until it returns true; paces retries by `intervalMs` and gives up after `timeoutMs`. */
-export async function pollUntil(probe: () => Promise<boolean>, { timeoutMs = 10_000, intervalMs = 10 } = {}): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}

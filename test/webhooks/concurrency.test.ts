@@ -11,7 +11,8 @@ import type { Worker } from '../../src/workers/index.ts';
 import { ManualClock, TEST_SECRET_KEY, seedMerchant, startTestApp, testConfig, type TestApp } from '../helpers/app.ts';
 import { engineName, onPostgres } from '../helpers/db.ts';
 import { baseEnv, spawnGateway } from '../helpers/process.ts';
-import { FAST_DELIVERY, Receiver, answer, deliveryRows, fireInvoiceEvent, registerEndpoint, waitFor } from './helpers.ts';
+import { FAST_DELIVERY, Receiver, answer, deliveryRows, fireInvoiceEvent, registerEndpoint } from './helpers.ts';
+import { eventually } from '../helpers/poll.ts';
 
 /** Holds every request open until `release()`: a receiver that has stopped answering. */
 function holdingReceiver(r: Receiver) {
@@ -59,15 +60,15 @@ describe(`webhook delivery under concurrency and crashes (${engineName})`, () =>
     startWorker(t.ctx);
 
     for (let i = 0; i < 40; i++) await fireInvoiceEvent(t.ctx, merchant.partner.partnerId, merchant.tenant.id, i);
-    await waitFor('every delivery to the healthy endpoint', async () => {
+    await eventually(async () => {
       const rows = await deliveryRows(t.ctx, healthyEndpoint.id);
       return rows.length === 40 && rows.every((row) => row.status === 'delivered');
-    });
+    }, 'every delivery to the healthy endpoint');
     assert.ok(stalled.requests.length <= 4, `${stalled.requests.length} attempts in flight to the stalled endpoint`);
     assert.ok((await deliveryRows(t.ctx, stalledEndpoint.id)).every((row) => row.status === 'pending'));
 
     hold.release();
-    await waitFor('the stalled endpoint to catch up', async () => (await deliveryRows(t.ctx, stalledEndpoint.id)).every((row) => row.status === 'delivered'));
+    await eventually(async () => (await deliveryRows(t.ctx, stalledEndpoint.id)).every((row) => row.status === 'delivered'), 'the stalled endpoint to catch up');
   });
 
   test('two workers (separate connection pools) never send one delivery twice at once, and every request received is a recorded attempt', async () => {
@@ -97,10 +98,10 @@ describe(`webhook delivery under concurrency and crashes (${engineName})`, () =>
     startWorker(second?.ctx ?? t.ctx);
 
     for (let i = 0; i < 60; i++) await fireInvoiceEvent(t.ctx, merchant.partner.partnerId, merchant.tenant.id, i);
-    const rows = await waitFor('all 180 deliveries', async () => {
+    const rows = await eventually(async () => {
       const all = (await Promise.all(endpoints.map((id) => deliveryRows(t.ctx, id)))).flat();
       return all.length === 180 && all.every((row) => row.status === 'delivered') && all;
-    });
+    }, 'all 180 deliveries');
     assert.deepEqual(r.concurrentDuplicates, []);
     // An attempt can fail before reaching the receiver (a reset keep-alive connection), never the reverse.
     for (const row of rows) assert.ok(r.requestsFor(row.id).length <= row.attempts, `delivery ${row.id}: ${r.requestsFor(row.id).length} requests, ${row.attempts} attempts recorded`);
@@ -126,10 +127,10 @@ describe(`webhook delivery under concurrency and crashes (${engineName})`, () =>
     await sender.close();
 
     startWorker(t.ctx);
-    const rows = await waitFor('every delivery after the lease expired', async () => {
+    const rows = await eventually(async () => {
       const all = await deliveryRows(t.ctx, endpoint.id);
       return all.every((row) => row.status === 'delivered') && all;
-    });
+    }, 'every delivery after the lease expired');
     for (const row of rows) assert.equal(row.attempts, 1);
     const received = new Map<string, number>();
     for (const q of r.requests) received.set(String(q.headers['x-webhook-id']), (received.get(String(q.headers['x-webhook-id'])) ?? 0) + 1);
@@ -149,7 +150,7 @@ describe(`webhook delivery under concurrency and crashes (${engineName})`, () =>
 
     const gateway = await spawnGateway(baseEnv({ DATABASE_URL: t.testDb.url, SECRET_KEY: TEST_SECRET_KEY, GATEWAY_ENV: 'development', WEBHOOK_TIMEOUT_MS: '5000' }), ['--workers-only']);
     cleanups.push(() => gateway.kill());
-    await waitFor('the other process to have deliveries in flight', () => hold.held.length >= 4);
+    await eventually(() => hold.held.length >= 4, 'the other process to have deliveries in flight');
     await gateway.kill('SIGKILL');
     hold.release();
     const leased = (await deliveryRows(t.ctx, endpoint.id)).filter((row) => row.lease_token !== null);
@@ -157,7 +158,7 @@ describe(`webhook delivery under concurrency and crashes (${engineName})`, () =>
 
     clock.advance(60_000); // past the dead process's leases (timeout + 30 s)
     startWorker(t.ctx);
-    await waitFor('every delivery', async () => (await deliveryRows(t.ctx, endpoint.id)).every((row) => row.status === 'delivered'));
+    await eventually(async () => (await deliveryRows(t.ctx, endpoint.id)).every((row) => row.status === 'delivered'), 'every delivery');
     const ids = new Set(r.requests.map((q) => q.headers['x-webhook-id']));
     assert.equal(ids.size, 12);
   });

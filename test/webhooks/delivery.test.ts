@@ -6,7 +6,8 @@ import { verifyWebhook } from '../../src/sdk/webhooks.ts';
 import type { Worker } from '../../src/workers/index.ts';
 import { bearer, seedMerchant, seedPartner, startTestApp, type TestApp } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
-import { FAST_DELIVERY, Receiver, answer, deliveryRows, fireInvoiceEvent, neverAnswer, registerEndpoint, waitFor } from './helpers.ts';
+import { FAST_DELIVERY, Receiver, answer, deliveryRows, fireInvoiceEvent, neverAnswer, registerEndpoint } from './helpers.ts';
+import { eventually } from '../helpers/poll.ts';
 
 // Names the injected resolver answers for, as a DNS server would.
 const DNS: Record<string, string[] | { code: string }> = {
@@ -56,7 +57,7 @@ describe(`webhook delivery (${engineName})`, () => {
     const { secret, endpoint } = await registerEndpoint(t, merchant.partner.secret, { url: `${r.url}/hooks` });
     const { eventId } = await fireInvoiceEvent(t.ctx, merchant.partner.partnerId, merchant.tenant.id, 41);
 
-    const [req] = await waitFor('the delivery', () => r.requests.length > 0 && r.requests);
+    const [req] = await eventually(() => r.requests.length > 0 && r.requests, 'the delivery');
     assert.ok(req);
     assert.equal(req.method, 'POST');
     assert.equal(req.path, '/hooks');
@@ -74,10 +75,10 @@ describe(`webhook delivery (${engineName})`, () => {
     assert.ok(!Number.isNaN(Date.parse(envelope.created)));
     assert.equal(envelope.data.invoice.id, 41);
 
-    const log = await waitFor('the log to say delivered', async () => {
+    const log = await eventually(async () => {
       const l = await deliveryLog(merchant.partner.secret, endpoint.id);
       return l.data[0]?.status === 'delivered' && l;
-    });
+    }, 'the log to say delivered');
     const row = log.data[0]!;
     assert.equal(String(row.id), req.headers['x-webhook-delivery']);
     assert.equal(row.attempts, 1);
@@ -104,8 +105,8 @@ describe(`webhook delivery (${engineName})`, () => {
     const ownTenant = await fireInvoiceEvent(t.ctx, null, stranger.tenant.id, 4);
     assert.equal(ownTenant.deliveries, 0);
 
-    await waitFor('both events at the all-events endpoint', () => all.requests.length === 2);
-    await waitFor('the failed event at the failed-only endpoint', () => failedOnly.requests.length === 1);
+    await eventually(() => all.requests.length === 2, 'both events at the all-events endpoint');
+    await eventually(() => failedOnly.requests.length === 1, 'the failed event at the failed-only endpoint');
     assert.deepEqual(all.requests.map((q) => JSON.parse(q.body).data.invoice.id).sort(), [1, 2]);
     assert.equal(JSON.parse(failedOnly.requests[0]!.body).event, 'invoice.failed');
     assert.ok(await t.ctx.db.selectFrom('webhook_events').select('id').where('id', '=', ownTenant.eventId).executeTakeFirst(), 'the partnerless event is stored');
@@ -118,10 +119,10 @@ describe(`webhook delivery (${engineName})`, () => {
     const { secret, endpoint } = await registerEndpoint(t, merchant.partner.secret, { url: r.url });
     await fireInvoiceEvent(t.ctx, merchant.partner.partnerId, merchant.tenant.id, 7);
 
-    const log = await waitFor('the delivery to fail', async () => {
+    const log = await eventually(async () => {
       const l = await deliveryLog(merchant.partner.secret, endpoint.id);
       return l.data[0]?.status === 'failed' && l;
-    });
+    }, 'the delivery to fail');
     const row = log.data[0]!;
     assert.equal(row.attempts, 6);
     assert.equal(row.responseStatus, 500);
@@ -145,10 +146,10 @@ describe(`webhook delivery (${engineName})`, () => {
     const { endpoint } = await registerEndpoint(t, merchant.partner.secret, { url: r.url });
     await fireInvoiceEvent(t.ctx, merchant.partner.partnerId, merchant.tenant.id, 8);
 
-    const log = await waitFor('the delivery to fail', async () => {
+    const log = await eventually(async () => {
       const l = await deliveryLog(merchant.partner.secret, endpoint.id);
       return l.data[0]?.status === 'failed' && l;
-    });
+    }, 'the delivery to fail');
     assert.equal(log.data[0]!.responseStatus, 302);
     assert.match(String(log.data[0]!.error), /redirect/);
     assert.equal(r.requests.length, 6);
@@ -161,10 +162,10 @@ describe(`webhook delivery (${engineName})`, () => {
     const merchant = await seedMerchant(t.ctx);
     const { endpoint } = await registerEndpoint(t, merchant.partner.secret, { url: r.url });
     await fireInvoiceEvent(t.ctx, merchant.partner.partnerId, merchant.tenant.id, 10);
-    const failed = await waitFor('the delivery to fail', async () => {
+    const failed = await eventually(async () => {
       const l = await deliveryLog(merchant.partner.secret, endpoint.id);
       return l.data[0]?.status === 'failed' && l.data[0];
-    });
+    }, 'the delivery to fail');
 
     r.behaviour = answer(204);
     const resent = await t.inject({ method: 'POST', url: `/api/v1/webhooks/deliveries/${failed.id}/resend`, headers: bearer(merchant.partner.secret) });
@@ -172,10 +173,10 @@ describe(`webhook delivery (${engineName})`, () => {
     assert.equal(resent.json().data.status, 'pending');
     assert.equal(resent.json().data.attempts, 0);
 
-    const delivered = await waitFor('the redelivery', async () => {
+    const delivered = await eventually(async () => {
       const l = await deliveryLog(merchant.partner.secret, endpoint.id);
       return l.data[0]?.status === 'delivered' && l.data[0];
-    });
+    }, 'the redelivery');
     assert.equal(delivered.id, failed.id);
     assert.equal(delivered.attempts, 1);
     assert.equal(delivered.responseStatus, 204);
@@ -186,7 +187,7 @@ describe(`webhook delivery (${engineName})`, () => {
 
     const again = await t.inject({ method: 'POST', url: `/api/v1/webhooks/deliveries/${failed.id}/resend`, headers: bearer(merchant.partner.secret) });
     assert.equal(again.statusCode, 202, 'a delivered delivery can be resent too');
-    await waitFor('the second redelivery', () => r.requestsFor(failed.id).length === 8);
+    await eventually(() => r.requestsFor(failed.id).length === 8, 'the second redelivery');
   });
 
   test('10 consecutive failed deliveries disable the endpoint; events meanwhile are not queued; enable restores it with the same secret', async () => {
@@ -197,10 +198,10 @@ describe(`webhook delivery (${engineName})`, () => {
     const { secret, endpoint } = await registerEndpoint(t, partnerKey, { url: r.url });
     for (let i = 0; i < 10; i++) await fireInvoiceEvent(t.ctx, merchant.partner.partnerId, merchant.tenant.id, 100 + i);
 
-    const disabled = await waitFor('the endpoint to be disabled', async () => {
+    const disabled = await eventually(async () => {
       const ep = (await t.inject({ method: 'GET', url: `/api/v1/webhooks/${endpoint.id}`, headers: bearer(partnerKey) })).json().data;
       return ep.status === 'disabled' && ep;
-    });
+    }, 'the endpoint to be disabled');
     assert.ok(disabled.disabledAt);
     const rows = await deliveryRows(t.ctx, endpoint.id);
     assert.deepEqual(rows.map((row) => row.status), Array(10).fill('failed'));
@@ -222,7 +223,7 @@ describe(`webhook delivery (${engineName})`, () => {
 
     const after = await fireInvoiceEvent(t.ctx, merchant.partner.partnerId, merchant.tenant.id, 201);
     assert.equal(after.deliveries, 1);
-    const req = await waitFor('the delivery after enabling', () => r.requests.find((q) => q.headers['x-webhook-id'] === after.eventId));
+    const req = await eventually(() => r.requests.find((q) => q.headers['x-webhook-id'] === after.eventId), 'the delivery after enabling');
     assert.equal(verifyWebhook({ payload: req.body, header: req.headers['x-service-signature'], secret }).ok, true, 'same signing secret');
     assert.ok(!r.requests.some((q) => JSON.parse(q.body).data.invoice.id === 200), 'the event fired while disabled never arrives');
   });
@@ -235,10 +236,10 @@ describe(`webhook delivery (${engineName})`, () => {
       r.behaviour = answer(status);
       const before = (await deliveryRows(t.ctx, endpoint.id)).length;
       for (let i = 0; i < n; i++) await fireInvoiceEvent(t.ctx, merchant.partner.partnerId, merchant.tenant.id, 300 + i);
-      await waitFor(`${n} deliveries to settle`, async () => {
+      await eventually(async () => {
         const rows = await deliveryRows(t.ctx, endpoint.id);
         return rows.length === before + n && rows.every((row) => row.status !== 'pending');
-      });
+      }, `${n} deliveries to settle`);
     };
     await fire(9, 500);
     await fire(1, 200);
@@ -268,7 +269,7 @@ describe(`webhook delivery (${engineName})`, () => {
     const merchant = await seedMerchant(t.ctx);
     await registerEndpoint(t, merchant.partner.secret, { url: `http://receiver.localhost:${port}/pinned` });
     await fireInvoiceEvent(t.ctx, merchant.partner.partnerId, merchant.tenant.id, 500);
-    const req = await waitFor('the pinned delivery', () => r.requests[0]);
+    const req = await eventually(() => r.requests[0], 'the pinned delivery');
     assert.equal(req.headers.host, `receiver.localhost:${port}`);
   });
 
@@ -281,10 +282,10 @@ describe(`webhook delivery (${engineName})`, () => {
       const merchant = await seedMerchant(t.ctx);
       const { endpoint } = await registerEndpoint(t, merchant.partner.secret, { url: `http://${host}/hook` });
       await fireInvoiceEvent(t.ctx, merchant.partner.partnerId, merchant.tenant.id, 600);
-      const row = await waitFor('the refusal', async () => {
+      const row = await eventually(async () => {
         const [d] = await deliveryRows(t.ctx, endpoint.id);
         return d?.status === 'failed' && d;
-      });
+      }, 'the refusal');
       assert.equal(row.attempts, 1);
       assert.match(String(row.error), expectation);
       const ep = await t.ctx.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', endpoint.id).executeTakeFirstOrThrow();
@@ -297,10 +298,10 @@ describe(`webhook delivery (${engineName})`, () => {
     const merchant = await seedMerchant(t.ctx);
     const { endpoint } = await registerEndpoint(t, merchant.partner.secret, { url: 'http://flaky.example.com/hook' });
     await fireInvoiceEvent(t.ctx, merchant.partner.partnerId, merchant.tenant.id, 700);
-    const row = await waitFor('the schedule to run out', async () => {
+    const row = await eventually(async () => {
       const [d] = await deliveryRows(t.ctx, endpoint.id);
       return d?.status === 'failed' && d;
-    });
+    }, 'the schedule to run out');
     assert.equal(row.attempts, 6);
     assert.match(String(row.error), /EAI_AGAIN/);
   });
@@ -311,7 +312,7 @@ describe(`webhook delivery (${engineName})`, () => {
     const merchant = await seedMerchant(t.ctx);
     const { endpoint } = await registerEndpoint(t, merchant.partner.secret, { url: r.url });
     await fireInvoiceEvent(t.ctx, merchant.partner.partnerId, merchant.tenant.id, 800);
-    await waitFor('a first attempt', () => r.requests.length >= 1);
+    await eventually(() => r.requests.length >= 1, 'a first attempt');
     const del = await t.inject({ method: 'DELETE', url: `/api/v1/webhooks/${endpoint.id}`, headers: bearer(merchant.partner.secret) });
     assert.equal(del.statusCode, 200);
     assert.equal((await deliveryRows(t.ctx, endpoint.id)).length, 0);
@@ -340,10 +341,10 @@ describe(`webhook delivery timeouts (${engineName})`, () => {
     const { endpoint } = await registerEndpoint(t, merchant.partner.secret, { url: r.url });
     await fireInvoiceEvent(t.ctx, merchant.partner.partnerId, merchant.tenant.id, 9);
 
-    const row = await waitFor('the delivery to fail', async () => {
+    const row = await eventually(async () => {
       const [d] = await deliveryRows(t.ctx, endpoint.id);
       return d?.status === 'failed' && d;
-    });
+    }, 'the delivery to fail');
     assert.equal(row.attempts, 6);
     assert.equal(row.response_status, null);
     assert.match(String(row.error), /Timed out/);

@@ -4,7 +4,8 @@ import { enqueueEvent } from '../../src/modules/webhooks/events.ts';
 import { createRetentionWorker } from '../../src/modules/webhooks/retention-worker.ts';
 import { ManualClock, seedMerchant, startTestApp, type TestApp } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
-import { deliveryRows, invoice, registerEndpoint, waitFor } from './helpers.ts';
+import { deliveryRows, invoice, registerEndpoint } from './helpers.ts';
+import { eventually } from '../helpers/poll.ts';
 
 const DAY = 86_400_000;
 
@@ -55,7 +56,7 @@ describe(`webhook events and retention (${engineName})`, () => {
     const worker = createRetentionWorker(t.ctx);
     worker.start();
     try {
-      await waitFor('the old rows to go', async () => (await deliveryRows(t.ctx, endpoint.id)).length === 1);
+      await eventually(async () => (await deliveryRows(t.ctx, endpoint.id)).length === 1, 'the old rows to go');
     } finally {
       await worker.stop();
     }

@@ -67,17 +67,6 @@ export class Receiver {
   }
 }
 
-/** Polls until `check` returns a value that is not undefined/false; fails after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 export async function registerEndpoint(t: TestApp, secret: string, body: Record<string, unknown>) {
   const res = await t.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(secret), payload: body });
   assert.equal(res.statusCode, 201, res.body);

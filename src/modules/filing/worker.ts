@@ -20,7 +20,13 @@ export interface FilingWorker extends Worker {
   wake(deviceId: number): void;
 }
 
-export function filingWorker(ctx: AppContext): FilingWorker {
+export interface FilingWorkerOptions {
+  /** How long in-flight VSDC calls get on stop (default STOP_GRACE_MS; tests shorten it). */
+  stopGraceMs?: number;
+}
+
+export function filingWorker(ctx: AppContext, options: FilingWorkerOptions = {}): FilingWorker {
+  const stopGraceMs = options.stopGraceMs ?? STOP_GRACE_MS;
   const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   const stopping = new AbortController();
   const cut = new AbortController();
@@ -168,7 +174,7 @@ export function filingWorker(ctx: AppContext): FilingWorker {
       for (const timer of retryTimers.values()) clearTimeout(timer);
       await polling;
       const drained = Promise.all(active.values());
-      const grace = setTimeout(() => cut.abort(), STOP_GRACE_MS);
+      const grace = setTimeout(() => cut.abort(), stopGraceMs);
       await drained;
       clearTimeout(grace);
       cut.abort();
