@@ -1,8 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Socket } from 'node:net';
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
-import { pino } from 'pino';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from './context.ts';
 import { ping } from './db/database.ts';
@@ -13,7 +12,8 @@ import { registerJsonBodyParser } from './http/json-body.ts';
 import { registerRequestLog, requestId } from './http/request-log.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { adminRoutes } from './modules/admin/routes.ts';
-import { moduleRoutes } from './modules/index.ts';
+import { moduleRoutes, provideModuleMembers } from './modules/index.ts';
+import { createLogger } from './observability/log.ts';
 import { registerObservability } from './observability/routes.ts';
 
 export const INTERFACE_VERSION = '1.10.0';
@@ -22,8 +22,11 @@ export const BODY_LIMIT = 1_048_576;
 export type App = FastifyInstance;
 
 export interface BuildOptions {
-  /** pino options (a level, optionally a stream to write to), or false for no logs (tests). */
-  logger?: boolean | { level: string; stream?: { write(line: string): void } };
+  /**
+   * Request logs go through the context's logger (`ctx.log`); tests may give a level and a
+   * stream to write to instead, or false for no request logs.
+   */
+  logger?: false | { level: string; stream: { write(line: string): void } };
 }
 
 /** A request Node's HTTP parser refuses (e.g. a newline inside a header) still gets our coded shape. */
@@ -42,17 +45,11 @@ function answerMalformedRequest(error: Error & { code?: string }, socket: Socket
   socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
-/**
- * Standard output, written asynchronously: a synchronous write per request line cost ~3 % of a
- * sale's CPU (measured). Lines written meanwhile go out together; pino flushes them on exit.
- */
-function logDestination() {
-  return pino.destination({ dest: 1, sync: false });
-}
-
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<App> {
+  provideModuleMembers(ctx); // e.g. the sale signals hear other processes before the first sale waits
+  const logger: FastifyBaseLogger | false = options.logger === undefined ? ctx.log : options.logger && createLogger(options.logger.level, options.logger.stream);
   const app = Fastify({
-    logger: options.logger ?? { level: ctx.config.logLevel, stream: logDestination() },
+    ...(logger ? { loggerInstance: logger } : {}),
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: requestId,
     requestIdHeader: false,

@@ -7,6 +7,7 @@ import type { DB } from './db/schema.ts';
 import { RateLimiter } from './http/rate-limit.ts';
 import { registerFiscalGauges } from './observability/fiscal-gauges.ts';
 import { instrumentVsdcClient } from './observability/instrumented-vsdc.ts';
+import { createLogger, type Logger } from './observability/log.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { createVsdcClient, type VsdcClient } from './vsdc/client.ts';
 
@@ -26,9 +27,57 @@ export interface AppContext {
   clock: Clock;
   vsdc: VsdcClient;
   metrics: Metrics;
+  /** The process's logger (LOG_LEVEL); a worker logs through `log.child({ worker: name })`. */
+  log: Logger;
+  /** State the modules keep for the life of the context (see `ContextMember`). */
+  members: ContextMembers;
 }
 
-export function createContext(config: Config, database: Database, options: { clock?: Clock; vsdc?: VsdcClient; rateLimitKeyPrefix?: string } = {}): AppContext {
+/**
+ * Process state that a module owns and the context holds: the sale signals, the classification
+ * catalogue's in-memory copy. This file sits below the modules (they import it), so it does not
+ * build their state itself, which would make it import them back. Instead a module declares a
+ * member (a name, how to build it, how to release it), `moduleMembers` in src/modules/index.ts
+ * lists them, and `provideModuleMembers` builds them all on a context in one explicit step
+ * (`buildApp` and `startGateway` take it). Reading a member that was never provided throws:
+ * nothing is created as a side effect of its first use.
+ */
+export interface ContextMember<T> {
+  readonly name: string;
+  create(ctx: AppContext): T;
+  close?(value: T): void | Promise<void>;
+}
+
+export class ContextMembers {
+  private readonly values = new Map<ContextMember<unknown>, unknown>();
+
+  /** Builds `member` on `ctx`, unless it is there already. */
+  provide<T>(ctx: AppContext, member: ContextMember<T>): void {
+    if (!this.values.has(member)) this.values.set(member, member.create(ctx));
+  }
+
+  get<T>(member: ContextMember<T>): T {
+    if (!this.values.has(member)) throw new Error(`${member.name} was not provided on this context (provideModuleMembers in src/modules/index.ts)`);
+    return this.values.get(member) as T;
+  }
+
+  /** Releases every member, newest first. */
+  async close(): Promise<void> {
+    const entries = [...this.values].reverse();
+    this.values.clear();
+    for (const [member, value] of entries) await member.close?.(value);
+  }
+}
+
+export interface ContextOptions {
+  clock?: Clock;
+  vsdc?: VsdcClient;
+  rateLimitKeyPrefix?: string;
+  /** Replaces the logger built from LOG_LEVEL (tests: a level and a stream to read). */
+  log?: Logger;
+}
+
+export function createContext(config: Config, database: Database, options: ContextOptions = {}): AppContext {
   const secretBox = new SecretBox(resolveSecretKey(config.secretKey, config.dataDir));
   let rateLimiter: RateLimiter;
   const prefix = options.rateLimitKeyPrefix;
@@ -38,10 +87,12 @@ export function createContext(config: Config, database: Database, options: { clo
   const metrics = createMetrics();
   registerFiscalGauges(metrics, database.db);
   const vsdc = instrumentVsdcClient(options.vsdc ?? createVsdcClient({ timeoutMs: config.vsdcTimeoutMs }), metrics);
-  return { config, database, db: database.db, secretBox, rateLimiter, clock: options.clock ?? systemClock, vsdc, metrics };
+  const log = options.log ?? createLogger(config.logLevel);
+  return { config, database, db: database.db, secretBox, rateLimiter, clock: options.clock ?? systemClock, vsdc, metrics, log, members: new ContextMembers() };
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {
+  await ctx.members.close();
   await ctx.rateLimiter.close();
   await ctx.vsdc.close();
 }

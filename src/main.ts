@@ -136,8 +136,9 @@ export async function main(argv: string[]): Promise<number> {
       case 'serve': {
         const { values } = parseArgs({ args: rest, options: { 'api-only': { type: 'boolean' }, 'workers-only': { type: 'boolean' } } });
         if (values['api-only'] && values['workers-only']) throw new UsageError('choose one of --api-only and --workers-only');
-        if (config.env === 'development') await import('./dev/index.ts'); // registers the development start
-        await serve(config, { api: !values['workers-only'], workers: !values['api-only'], json });
+        // Development only: the built-in simulator and the demo merchant (not loaded otherwise).
+        const developmentStart = config.env === 'development' ? (await import('./dev/index.ts')).developmentStart : undefined;
+        await serve(config, { api: !values['workers-only'], workers: !values['api-only'], json, ...(developmentStart ? { developmentStart } : {}) });
         return EXIT.ok;
       }
       case 'migrate': {

@@ -2,13 +2,15 @@ import { buildApp, type App } from './app.ts';
 import type { Config } from './config.ts';
 import { closeContext, createContext, type AppContext } from './context.ts';
 import { openDatabase } from './db/database.ts';
-import { moduleWorkers } from './modules/index.ts';
+import { moduleWorkers, provideModuleMembers } from './modules/index.ts';
 import { startWorkers } from './workers/index.ts';
 
 export interface ServeOptions {
   api: boolean;
   workers: boolean;
   json?: boolean;
+  /** Runs once the API listens (the development start: src/dev/index.ts); may return a cleanup. */
+  developmentStart?: DevelopmentStart;
 }
 
 export interface RunningGateway {
@@ -20,17 +22,14 @@ export interface RunningGateway {
 
 const SHUTDOWN_TIMEOUT_MS = 15_000;
 
-/** Hooks that run after start-up in development (the built-in simulator and demo data). */
-export type DevelopmentHook = (gateway: RunningGateway) => Promise<(() => Promise<void>) | void>;
-const developmentHooks: DevelopmentHook[] = [];
-export function onDevelopmentStart(hook: DevelopmentHook): void {
-  developmentHooks.push(hook);
-}
+/** What runs after start-up in development (the built-in simulator and demo data). */
+export type DevelopmentStart = (gateway: RunningGateway) => Promise<(() => Promise<void>) | void>;
 
 export async function startGateway(config: Config, options: ServeOptions): Promise<RunningGateway> {
   const startedAt = Date.now();
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, command: 'serve' });
   const ctx = createContext(config, database);
+  provideModuleMembers(ctx); // the sale signals and the catalogue, shared by the app and the workers
   let app: App | undefined;
   let url: string | undefined;
   const cleanups: Array<() => Promise<void>> = [];
@@ -62,15 +61,15 @@ export async function startGateway(config: Config, options: ServeOptions): Promi
       return stopping;
     },
   };
-  if (config.env === 'development' && options.api) {
-    for (const hook of developmentHooks) {
-      const cleanup = await hook(gateway);
-      if (cleanup) cleanups.push(cleanup);
-    }
+  if (options.developmentStart && options.api) {
+    const cleanup = await options.developmentStart(gateway);
+    if (cleanup) cleanups.push(cleanup);
   }
-  const log = app?.log;
-  log?.info({ url, database: database.kind, workers: Boolean(workers), ms: Date.now() - startedAt }, 'ready');
-  if (!app) process.stdout.write(`fiscal-gateway workers running on the ${database.kind} database\n`);
+  const started = { database: database.kind, workers: workers?.workers.map((w) => w.name) ?? [], ms: Date.now() - startedAt };
+  if (app) ctx.log.info({ url, ...started }, 'ready');
+  // Without the API there is no /readyz: this line is how a supervisor (or a test) sees the
+  // process up, so it is written whatever LOG_LEVEL says, as it always was.
+  else ctx.log.child({}, { level: 'info' }).info(started, 'workers running');
   return gateway;
 }
 
@@ -78,16 +77,17 @@ export async function startGateway(config: Config, options: ServeOptions): Promi
 export async function serve(config: Config, options: ServeOptions): Promise<void> {
   const gateway = await startGateway(config, options);
   const shutdown = (signal: string) => {
-    gateway.app?.log.info({ signal }, 'shutting down');
+    const { log } = gateway.ctx;
+    log.info({ signal }, 'shutting down');
     const timer = setTimeout(() => {
-      process.stderr.write('fiscal-gateway: shutdown timed out, exiting\n');
+      log.error({ ms: SHUTDOWN_TIMEOUT_MS }, 'shutdown timed out, exiting');
       process.exit(1);
     }, SHUTDOWN_TIMEOUT_MS);
     timer.unref();
     gateway.stop().then(
       () => process.exit(0),
       (err: unknown) => {
-        process.stderr.write(`fiscal-gateway: shutdown failed: ${String(err)}\n`);
+        log.error({ err }, 'shutdown failed');
         process.exit(1);
       },
     );

@@ -1,8 +1,9 @@
 // The development start: `serve` with GATEWAY_ENV=development (the default) also runs the
 // built-in VSDC simulator on SIMULATOR_PORT (unless BUILTIN_SIMULATOR=0) and, on an empty
-// database, provisions a demo merchant on it, then prints a ready-to-run sale request.
+// database, provisions a demo merchant on it, then prints a ready-to-run sale request. main.ts
+// imports it only in development and hands it to `serve` (ServeOptions.developmentStart).
 import { basename, dirname, resolve } from 'node:path';
-import { onDevelopmentStart, type RunningGateway } from '../server.ts';
+import type { RunningGateway } from '../server.ts';
 import { startSimulator, type Simulator } from '../simulator/index.ts';
 import { databaseIsEmpty, demoCredentialsPath, demoInstructions, provisionDemo, readDemoCredentials } from './demo.ts';
 
@@ -39,5 +40,3 @@ export async function developmentStart(gateway: RunningGateway): Promise<(() => 
   }
   return () => simulator.close();
 }
-
-onDevelopmentStart(developmentStart);

@@ -1,10 +1,12 @@
-// Every module's HTTP routes and background workers, in one list. app.ts registers the
-// routes; server.ts starts the workers. Adding a module = one line in each list.
+// Every module's HTTP routes, background workers and context members, in one list each.
+// app.ts registers the routes; server.ts starts the workers; both provide the members first.
+// Adding a module = one line in each list.
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppContext } from '../context.ts';
+import type { AppContext, ContextMember } from '../context.ts';
 import type { WorkerFactory } from '../workers/index.ts';
 import { backlogAlarmWorker } from './alarms/worker.ts';
 import { catalogueRoutes } from './catalogue/routes.ts';
+import { CLASSIFICATION_CATALOGUE } from './catalogue/service.ts';
 import { catalogueWorker } from './catalogue/worker.ts';
 import { compatRoutes } from './compat/routes.ts';
 import { tillLoginRoutes } from './compat/till-login-routes.ts';
@@ -20,8 +22,16 @@ import { itemRetryWorker } from './items/worker.ts';
 import { provisioningRoutes } from './provisioning/routes.ts';
 import { receiptRoutes } from './receipts/routes.ts';
 import { salesRoutes } from './sales/routes.ts';
+import { SALE_SIGNALS } from './sales/signals.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { webhookWorkers } from './webhooks/workers.ts';
+
+export const moduleMembers: Array<ContextMember<unknown>> = [SALE_SIGNALS, CLASSIFICATION_CATALOGUE];
+
+/** Builds every module's context members on `ctx` (those already there are kept). */
+export function provideModuleMembers(ctx: AppContext): void {
+  for (const member of moduleMembers) ctx.members.provide(ctx, member);
+}
 
 export const moduleRoutes: Array<(ctx: AppContext) => FastifyPluginAsync> = [
   provisioningRoutes,

@@ -3,6 +3,7 @@
 // the row, and the background loop that retries rows whose time has come. Rows are claimed in
 // the database (lease + SKIP LOCKED), so any number of processes may run these loops.
 import type { Config } from '../config.ts';
+import type { Logger } from '../observability/log.ts';
 import type { WriteOutcome } from '../vsdc/outcome.ts';
 import type { Worker } from './index.ts';
 
@@ -37,17 +38,20 @@ export function sendOutcomeOf(config: Pick<Config, 'filingRetryMs'>, outcome: Wr
 }
 
 export interface PollingWorkerOptions {
+  /** `module.job`; on every line the worker logs. */
   name: string;
   /** Pause between rounds that found less than a full batch. */
   pollMs: number;
   /** One round: claims and handles up to `batchSize` rows, returns how many it handled. */
   round: () => Promise<number>;
   batchSize: number;
-  logLevel: string;
+  /** The context's logger (`ctx.log`); the worker logs through a child bound to its name. */
+  log: Logger;
 }
 
 /** Runs `round` until stopped: again at once after a full batch, else after `pollMs`. */
 export function pollingWorker(options: PollingWorkerOptions): Worker {
+  const log = options.log.child({ worker: options.name });
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
@@ -64,7 +68,7 @@ export function pollingWorker(options: PollingWorkerOptions): Worker {
       try {
         handled = await options.round();
       } catch (err) {
-        if (options.logLevel !== 'silent') process.stderr.write(`${options.name}: round failed: ${(err as Error)?.stack ?? String(err)}\n`);
+        log.error({ err }, 'round failed');
       }
       schedule(handled >= options.batchSize ? 0 : options.pollMs);
     })();

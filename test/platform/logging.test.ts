@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { engineName } from '../helpers/db.ts';
-import { TEST_ADMIN_TOKEN, bearer, seedMerchant, startTestApp, type TestApp } from '../helpers/app.ts';
+import { Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
+import { buildApp } from '../../src/app.ts';
+import { closeContext, createContext, type AppContext } from '../../src/context.ts';
+import type { DB } from '../../src/db/schema.ts';
+import { moduleWorkers, provideModuleMembers } from '../../src/modules/index.ts';
+import { createLogger } from '../../src/observability/log.ts';
+import { startWorkers } from '../../src/workers/index.ts';
+import { createTestDatabase, engineName } from '../helpers/db.ts';
+import { TEST_ADMIN_TOKEN, bearer, seedMerchant, startTestApp, testConfig, type TestApp } from '../helpers/app.ts';
+import { eventually } from '../sales/helpers.ts';
 
 describe(`request logs (${engineName})`, () => {
   let t: TestApp;
@@ -31,5 +40,73 @@ describe(`request logs (${engineName})`, () => {
     const all = lines.join('\n');
     for (const secret of secrets) assert.ok(!all.includes(secret), 'no secret reaches the log');
     assert.ok(!/authorization/i.test(all), 'no headers are logged');
+  });
+});
+
+/** A database that refuses every query: each worker's first pass fails at once. */
+function unreachableDb(): Kysely<DB> {
+  const down = async (): Promise<never> => {
+    throw new Error('database down (test)');
+  };
+  return new Kysely<DB>({
+    dialect: {
+      createAdapter: () => new PostgresAdapter(),
+      createDriver: () => ({ init: async () => {}, acquireConnection: down, beginTransaction: down, commitTransaction: down, rollbackTransaction: down, releaseConnection: async () => {}, destroy: async () => {} }),
+      createIntrospector: (db) => new PostgresIntrospector(db),
+      createQueryCompiler: () => new PostgresQueryCompiler(),
+    },
+  });
+}
+
+describe(`one logger on the context (${engineName})`, () => {
+  test('requests log through ctx.log when the app is given no logger of its own', async () => {
+    const testDb = await createTestDatabase();
+    const lines: string[] = [];
+    const ctx = createContext(testConfig(), testDb.database, { log: createLogger('info', { write: (line) => void lines.push(line) }) });
+    const app = await buildApp(ctx);
+    try {
+      await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'ctx-log-1' } });
+      const request = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'request');
+      assert.deepEqual([request?.reqId, request?.route, request?.status], ['ctx-log-1', '/healthz', 200]);
+    } finally {
+      await app.close();
+      await closeContext(ctx);
+      await testDb.close();
+    }
+  });
+
+  test('every worker is named module.job and logs its failures through ctx.log, with its name and the stack', async () => {
+    const testDb = await createTestDatabase();
+    const lines: string[] = [];
+    const real = createContext(testConfig(), testDb.database, { log: createLogger('error', { write: (line) => void lines.push(line) }) });
+    const ctx: AppContext = { ...real, db: unreachableDb() };
+    provideModuleMembers(ctx);
+    const stderr: string[] = [];
+    const write = process.stderr.write;
+    process.stderr.write = ((chunk: string | Uint8Array) => (stderr.push(String(chunk)), true)) as typeof process.stderr.write;
+    const workers = startWorkers(ctx, moduleWorkers);
+    try {
+      const names = workers.workers.map((w) => w.name);
+      for (const name of names) {
+        const module = /^([a-z]+)\.[a-z]+$/.exec(name)?.[1];
+        assert.ok(module && existsSync(new URL(`../../src/modules/${module}`, import.meta.url)), `${name}: module.job, after a module of src/modules`);
+      }
+      assert.equal(new Set(names).size, names.length, 'no two workers share a name');
+      const failures = await eventually(() => {
+        const logged = lines.map((l) => JSON.parse(l) as { level: number; worker?: string; msg: string; err?: { type: string; message: string; stack: string } });
+        return names.every((name) => logged.some((l) => l.worker === name)) ? logged : undefined;
+      }, `a failure line from each of ${names.join(', ')}`, 10_000);
+      for (const line of failures) {
+        assert.equal(line.level, 50, line.msg);
+        assert.ok(names.includes(line.worker!), `${line.msg}: from a worker`);
+        assert.match(line.err?.stack ?? '', /database down \(test\)\n\s+at /, `${line.worker}: ${line.msg} carries the error's stack`);
+      }
+    } finally {
+      await workers.stop();
+      process.stderr.write = write;
+      await closeContext(ctx);
+      await testDb.close();
+    }
+    assert.deepEqual(stderr, [], 'workers write nothing to stderr themselves');
   });
 });

@@ -14,7 +14,7 @@ export function createBacklogAlarmWorker(ctx: AppContext, options: { intervalMs?
     name: ALARM_WORKER_NAME,
     intervalMs: options.intervalMs ?? DEFAULT_INTERVAL_MS,
     pass: () => evaluateBacklogAlarms(ctx),
-    logLevel: ctx.config.logLevel,
+    log: ctx.log,
     failure: 'backlog alarm pass failed',
   });
 }

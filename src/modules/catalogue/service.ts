@@ -1,7 +1,6 @@
 // The authority's classification catalogue: synced from a VSDC into the database, and kept in
 // memory per process for the check every sale line goes through.
-import type { AppContext } from '../../context.ts';
-import type { Database } from '../../db/database.ts';
+import type { AppContext, ContextMember } from '../../context.ts';
 import { ApiError } from '../../http/errors.ts';
 import { VSDC_EPOCH } from '../../vsdc/dates.ts';
 import type { ItemClass } from '../../vsdc/protocol.ts';
@@ -76,7 +75,7 @@ const CACHE_TTL_MS = 60_000;
 const RELOAD_ON_MISS_MS = 5_000;
 const EMPTY_WAIT_MS = 5_000;
 
-/** The in-process copy of the catalogue's codes, shared by every request of one database. */
+/** The in-process copy of the catalogue's codes, shared by every request on one context. */
 export class ClassificationCatalogue {
   private codes: ReadonlySet<string> = new Set();
   private loadedAt = 0;
@@ -138,13 +137,12 @@ export class ClassificationCatalogue {
   }
 }
 
-const catalogues = new WeakMap<Database, ClassificationCatalogue>();
+/** The context's copy, built by `provideModuleMembers`. */
+export const CLASSIFICATION_CATALOGUE: ContextMember<ClassificationCatalogue> = {
+  name: 'catalogue.classification',
+  create: (ctx) => new ClassificationCatalogue(ctx),
+};
 
 export function classificationCatalogue(ctx: AppContext): ClassificationCatalogue {
-  let catalogue = catalogues.get(ctx.database);
-  if (!catalogue) {
-    catalogue = new ClassificationCatalogue(ctx);
-    catalogues.set(ctx.database, catalogue);
-  }
-  return catalogue;
+  return ctx.members.get(CLASSIFICATION_CATALOGUE);
 }

@@ -5,8 +5,10 @@ import { classificationCatalogue, syncCatalogue } from './service.ts';
 /** The catalogue changes rarely; refresh it a few times a day, and every minute until it loads. */
 export const CATALOGUE_REFRESH_MS = 6 * 3600_000;
 const CATALOGUE_RETRY_MS = 60_000;
+export const CATALOGUE_WORKER_NAME = 'catalogue.sync';
 
 export function catalogueWorker(ctx: AppContext): Worker {
+  const log = ctx.log.child({ worker: CATALOGUE_WORKER_NAME });
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
@@ -24,7 +26,8 @@ export function catalogueWorker(ctx: AppContext): Worker {
         const result = await syncCatalogue(ctx);
         if (result.kind === 'synced') classificationCatalogue(ctx).invalidate();
         if (result.kind === 'failed' || result.kind === 'no_device') next = CATALOGUE_RETRY_MS;
-      } catch {
+      } catch (err) {
+        log.error({ err }, 'catalogue sync failed');
         next = CATALOGUE_RETRY_MS;
       }
       schedule(next);
@@ -32,7 +35,7 @@ export function catalogueWorker(ctx: AppContext): Worker {
   }
 
   return {
-    name: 'catalogue',
+    name: CATALOGUE_WORKER_NAME,
     start() {
       schedule(0);
     },

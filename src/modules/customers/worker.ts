@@ -6,10 +6,10 @@ import { CUSTOMER_RETRY_BATCH, retryDueCustomers } from './service.ts';
 /** Retries customer verifications and registrations the VSDC did not answer. */
 export function customerRetryWorker(ctx: AppContext, options: { pollMs?: number } = {}): Worker {
   return pollingWorker({
-    name: 'customer-retry',
+    name: 'customers.register',
     pollMs: options.pollMs ?? 1_000,
     batchSize: CUSTOMER_RETRY_BATCH,
-    logLevel: ctx.config.logLevel,
+    log: ctx.log,
     round: () => retryDueCustomers(ctx),
   });
 }

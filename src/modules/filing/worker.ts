@@ -11,6 +11,7 @@ import { BranchFiler } from './filer.ts';
 import { probeBackedOffVsdcs } from './probe.ts';
 import { branchesReady, clearLeases, wakeAddress, type ClaimedBranch } from './store.ts';
 
+export const FILING_WORKER_NAME = 'filing.file';
 const POLL_MS = 1_000;
 /** On stop, in-flight VSDC calls get this long to answer before they are cut. */
 const STOP_GRACE_MS = 5_000;
@@ -28,11 +29,12 @@ export interface FilingWorkerOptions {
 export function filingWorker(ctx: AppContext, options: FilingWorkerOptions = {}): FilingWorker {
   const stopGraceMs = options.stopGraceMs ?? STOP_GRACE_MS;
   const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  const log = ctx.log.child({ worker: FILING_WORKER_NAME });
   const stopping = new AbortController();
   const cut = new AbortController();
   const filer = new BranchFiler(ctx, owner, stopping.signal, cut.signal, (target) => {
     // The other backed-off branches at this address need not wait for their own backoff or probe.
-    wakeAddress(ctx.db, target.baseUrl).then((woken) => woken.forEach(wake), (err: unknown) => log('waking the branches of a VSDC that answers again failed', err));
+    wakeAddress(ctx.db, target.baseUrl).then((woken) => woken.forEach(wake), (err: unknown) => log.error({ err }, 'waking the branches of a VSDC that answers again failed'));
   });
   /** Branches drained at once (FILING_CONCURRENCY); each holds a DB connection only between VSDC calls. */
   const maxBranches = ctx.config.filingConcurrency;
@@ -46,9 +48,6 @@ export function filingWorker(ctx: AppContext, options: FilingWorkerOptions = {})
   let probing: Promise<void> | undefined;
   let claiming = false;
   let stopped = false;
-  const log = (message: string, err: unknown) => {
-    if (ctx.config.logLevel !== 'silent') process.stderr.write(`filing: ${message}: ${(err as Error)?.stack ?? String(err)}\n`);
-  };
 
   function wake(deviceId: number): void {
     if (stopped) return;
@@ -73,7 +72,7 @@ export function filingWorker(ctx: AppContext, options: FilingWorkerOptions = {})
     if (ready.length === 0) return;
     claiming = true;
     const claims = filer.claim(ready).catch((err: unknown) => {
-      log('claiming branches failed', err); // the poll finds them again
+      log.error({ err }, 'claiming branches failed'); // the poll finds them again
       return new Map<number, ClaimedBranch>();
     });
     void claims.then(() => {
@@ -114,7 +113,7 @@ export function filingWorker(ctx: AppContext, options: FilingWorkerOptions = {})
         retryTimers.set(deviceId, timer);
       }
     } catch (err) {
-      log(`draining device ${deviceId} failed`, err);
+      log.error({ err, deviceId }, 'draining a branch failed');
     }
   }
 
@@ -123,7 +122,7 @@ export function filingWorker(ctx: AppContext, options: FilingWorkerOptions = {})
       try {
         for (const deviceId of await branchesReady(ctx.db, 1_000)) wake(deviceId);
       } catch (err) {
-        log('poll failed', err);
+        log.error({ err }, 'poll failed');
       }
       if (!stopped) {
         pollTimer = setTimeout(poll, POLL_MS);
@@ -138,7 +137,7 @@ export function filingWorker(ctx: AppContext, options: FilingWorkerOptions = {})
       try {
         for (const deviceId of await probeBackedOffVsdcs(ctx, cut.signal)) wake(deviceId);
       } catch (err) {
-        log('probing backed-off VSDCs failed', err);
+        log.error({ err }, 'probing backed-off VSDCs failed');
       }
       if (!stopped) {
         probeTimer = setTimeout(probe, ctx.config.vsdcProbeMs);
@@ -148,7 +147,7 @@ export function filingWorker(ctx: AppContext, options: FilingWorkerOptions = {})
   }
 
   return {
-    name: 'filing',
+    name: FILING_WORKER_NAME,
     wake,
     start() {
       unsubscribe.push(saleSignals(ctx).onDocumentQueued(wake));
@@ -159,7 +158,7 @@ export function filingWorker(ctx: AppContext, options: FilingWorkerOptions = {})
         }),
       );
       const ready = ctx.database.kind === 'embedded' ? clearLeases(ctx.db) : Promise.resolve();
-      void ready.catch((err: unknown) => log('clearing stale leases failed', err)).then(() => {
+      void ready.catch((err: unknown) => log.error({ err }, 'clearing stale leases failed')).then(() => {
         poll();
         probeTimer = setTimeout(probe, ctx.config.vsdcProbeMs);
         probeTimer.unref();

@@ -13,10 +13,10 @@ const MAX_PULL_POLL_MS = 10_000;
 export function importPullWorker(ctx: AppContext, options: { intervalMs?: number } = {}): Worker {
   const intervalMs = options.intervalMs ?? ctx.config.importPullIntervalSec * 1000;
   return pollingWorker({
-    name: 'import-pull',
+    name: 'imports.pull',
     pollMs: Math.min(intervalMs, MAX_PULL_POLL_MS),
     batchSize: PULL_BATCH,
-    logLevel: ctx.config.logLevel,
+    log: ctx.log,
     round: () => pullDueBranches(ctx, intervalMs),
   });
 }
@@ -24,10 +24,10 @@ export function importPullWorker(ctx: AppContext, options: { intervalMs?: number
 /** Resends merchants' answers to import lines that the VSDC did not take. */
 export function importFilingWorker(ctx: AppContext, options: { pollMs?: number } = {}): Worker {
   return pollingWorker({
-    name: 'import-filing',
+    name: 'imports.file',
     pollMs: options.pollMs ?? 1_000,
     batchSize: FILING_RETRY_BATCH,
-    logLevel: ctx.config.logLevel,
+    log: ctx.log,
     round: () => retryDueFilings(ctx),
   });
 }

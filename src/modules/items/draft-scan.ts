@@ -53,10 +53,10 @@ export async function scanSalesForDrafts(ctx: AppContext): Promise<number> {
 
 export function draftScanWorker(ctx: AppContext, options: { pollMs?: number } = {}): Worker {
   return pollingWorker({
-    name: 'item-drafts',
+    name: 'items.drafts',
     pollMs: options.pollMs ?? 2_000,
     batchSize: DRAFT_SCAN_BATCH,
-    logLevel: ctx.config.logLevel,
+    log: ctx.log,
     round: () => scanSalesForDrafts(ctx),
   });
 }

@@ -6,10 +6,10 @@ import { ITEM_RETRY_BATCH, retryDueItems } from './service.ts';
 /** Resends item registrations and amendments the VSDC did not answer. */
 export function itemRetryWorker(ctx: AppContext, options: { pollMs?: number } = {}): Worker {
   return pollingWorker({
-    name: 'item-retry',
+    name: 'items.register',
     pollMs: options.pollMs ?? 1_000,
     batchSize: ITEM_RETRY_BATCH,
-    logLevel: ctx.config.logLevel,
+    log: ctx.log,
     round: () => retryDueItems(ctx),
   });
 }

@@ -5,7 +5,6 @@ import { requireTenant } from '../../http/auth.ts';
 import { Paginated } from '../../http/pagination.ts';
 import * as S from './schemas.ts';
 import { createCreditNote, createDebitNote, createSale, describeMe, getSale, listSalesPage, type WriteResult } from './service.ts';
-import { saleSignals } from './signals.ts';
 
 const TAG = ['Merchant: sales'];
 const security = [{ tenantToken: [] }];
@@ -25,9 +24,6 @@ const WRITE_DESCRIPTION =
 export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    // Listen for outcomes from other gateway processes before the first sale waits for one.
-    saleSignals(ctx);
-
     app.post('/api/v1/sales', {
       config: WRITE,
       schema: { tags: TAG, security, summary: 'Fiscalise a sale', description: WRITE_DESCRIPTION, headers: S.WriteHeaders, body: S.CreateSaleBody, response: { 201: S.data(S.Sale) } },

@@ -3,7 +3,7 @@
 // PostgreSQL they also go through LISTEN/NOTIFY to the other gateway processes.
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { AppContext } from '../../context.ts';
+import type { AppContext, ContextMember } from '../../context.ts';
 import type { Notifier } from '../../db/notifier.ts';
 import type { SaleRow } from './store.ts';
 
@@ -121,15 +121,14 @@ export class SaleSignals {
   }
 }
 
-const byNotifier = new WeakMap<Notifier, SaleSignals>();
+/** The context's signals: built by `provideModuleMembers`, so outcomes from other processes are heard before the first sale waits. */
+export const SALE_SIGNALS: ContextMember<SaleSignals> = {
+  name: 'sales.signals',
+  create: (ctx) => new SaleSignals(ctx.database.notifier),
+  close: (signals) => signals.close(),
+};
 
-/** The signals of this process for the context's database (one per database). */
+/** The signals of this process for the context's database. */
 export function saleSignals(ctx: AppContext): SaleSignals {
-  const notifier = ctx.database.notifier;
-  let signals = byNotifier.get(notifier);
-  if (!signals) {
-    signals = new SaleSignals(notifier);
-    byNotifier.set(notifier, signals);
-  }
-  return signals;
+  return ctx.members.get(SALE_SIGNALS);
 }

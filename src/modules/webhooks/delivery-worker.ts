@@ -3,15 +3,15 @@
 // holds a few slots and never the queue. Woken by enqueued events (notifier), by its own
 // scheduled retries, and by a poll for everything else (other processes' retries, expired leases).
 import type { AppContext } from '../../context.ts';
+import type { Logger } from '../../observability/log.ts';
 import type { Worker } from '../../workers/index.ts';
-import { workerLog, type WorkerLog } from '../../workers/log.ts';
 import type { Resolver } from './address-guard.ts';
 import { claimDueDeliveries, DeliveredRecorder, recordAttempt, type AttemptOutcome, type ClaimedDelivery, type RetryPolicy } from './delivery-queue.ts';
 import { secretAad } from './endpoints.ts';
 import { WEBHOOKS_CHANNEL } from './events.ts';
 import { WebhookSender } from './sender.ts';
 
-export const DELIVERY_WORKER_NAME = 'webhooks.delivery';
+export const DELIVERY_WORKER_NAME = 'webhooks.deliver';
 
 const LEASE_MARGIN_MS = 10_000;
 
@@ -42,7 +42,7 @@ class DeliveryWorker implements Worker {
   private readonly maxInFlight: number;
   private readonly perEndpoint: number;
   private readonly leaseMs: number;
-  private readonly log: WorkerLog;
+  private readonly log: Logger;
   private readonly delivered: DeliveredRecorder;
   private readonly inFlight = new Set<Promise<void>>();
   private running = false;
@@ -65,7 +65,7 @@ class DeliveryWorker implements Worker {
     // An attempt ends within the timeout; the margin covers recording it. A crashed worker's
     // claims come back after the lease, so a long margin only delays them.
     this.leaseMs = Math.max(options.leaseMs ?? config.webhookTimeoutMs + LEASE_MARGIN_MS, config.webhookTimeoutMs + 1_000);
-    this.log = workerLog(this.name, config.logLevel);
+    this.log = ctx.log.child({ worker: this.name });
     this.delivered = new DeliveredRecorder(ctx.db);
   }
 
@@ -110,7 +110,7 @@ class DeliveryWorker implements Worker {
         try {
           claims = await claimDueDeliveries(this.ctx.db, this.ctx.clock.now(), { batch: free, perEndpoint: this.perEndpoint, leaseMs: this.leaseMs });
         } catch (err) {
-          this.log.error('claiming deliveries failed', err);
+          this.log.error({ err }, 'claiming deliveries failed');
           return;
         }
         for (const claim of claims) this.launch(claim);
@@ -121,7 +121,7 @@ class DeliveryWorker implements Worker {
 
   private launch(claim: ClaimedDelivery): void {
     const attempt: Promise<void> = this.attempt(claim)
-      .catch((err: unknown) => this.log.error('delivery attempt failed to record', err, { deliveryId: claim.id }))
+      .catch((err: unknown) => this.log.error({ err, deliveryId: claim.id }, 'delivery attempt failed to record'))
       .finally(() => {
         this.inFlight.delete(attempt);
         this.wake();

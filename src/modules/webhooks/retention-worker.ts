@@ -45,7 +45,7 @@ export function createRetentionWorker(ctx: AppContext, options: RetentionOptions
     name: RETENTION_WORKER_NAME,
     intervalMs: options.intervalMs ?? 3_600_000,
     pass: () => purgeExpiredDeliveries(ctx, ctx.clock.now()),
-    logLevel: ctx.config.logLevel,
+    log: ctx.log,
     failure: 'purging expired deliveries failed',
   });
 }
