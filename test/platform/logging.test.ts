@@ -10,7 +10,7 @@ import { createLogger } from '../../src/observability/log.ts';
 import { startWorkers } from '../../src/workers/index.ts';
 import { createTestDatabase, engineName } from '../helpers/db.ts';
 import { TEST_ADMIN_TOKEN, bearer, seedMerchant, startTestApp, testConfig, type TestApp } from '../helpers/app.ts';
-import { eventually } from '../sales/helpers.ts';
+import { eventually } from '../helpers/poll.ts';
 
 describe(`request logs (${engineName})`, () => {
   let t: TestApp;
