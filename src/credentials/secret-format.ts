@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 
 // Secret format: <prefix><body><checksum>. The body is 32 random bytes in Base62 (43 chars);
 // the checksum is CRC32 of prefix+body in Base62, 6 chars (GitHub's token pattern). The
@@ -28,25 +29,9 @@ function toBase62(bytes: Buffer, length: number): string {
   return out.padStart(length, '0').slice(-length);
 }
 
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256);
-  for (let i = 0; i < 256; i++) {
-    let c = i;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[i] = c >>> 0;
-  }
-  return table;
-})();
-
-function crc32(text: string): number {
-  let crc = 0xffffffff;
-  for (const byte of Buffer.from(text, 'utf8')) crc = CRC_TABLE[(crc ^ byte) & 0xff]! ^ (crc >>> 8);
-  return (crc ^ 0xffffffff) >>> 0;
-}
-
 function checksum(prefixAndBody: string): string {
   const buf = Buffer.alloc(4);
-  buf.writeUInt32BE(crc32(prefixAndBody));
+  buf.writeUInt32BE(crc32(Buffer.from(prefixAndBody, 'utf8')));
   return toBase62(buf, CHECKSUM_LENGTH);
 }
 

@@ -43,6 +43,25 @@ describe('credential formats', () => {
     assert.equal(kindOf('Basic abc'), undefined);
   });
 
+  test('secrets minted before CRC32 moved to zlib.crc32 still verify (fixed checksums)', () => {
+    // Minted with the hand-written CRC32 table this module used until issue 16: the checksum of
+    // every key already handed out must stay what it was.
+    const minted: Array<[string, string]> = [
+      [PREFIXES.partnerLive, 'sk_live_TDVS7gYPOLRy8BzgwpxvlABKEAGKCUrEMsMLxAPzReP3qriIf'],
+      [PREFIXES.partnerTest, 'sk_test_gRsQNUK5tUKauz3k5wfSgmpGSY5GkVDvFoWaAyMGdcR1v0Y0H'],
+      [PREFIXES.tenantToken, 'tt_3c9WCe1E7u36mcwB32kJ7opRgTCod5DyPKqhNgoOTTV1Un6tl'],
+      [PREFIXES.fiscalisationKey, 'pk_vkTnFUvt9NfADeXGVePhrkpmziHjwCkLmcx94Dz4YJK3aI0CD'],
+      [PREFIXES.webhookSecret, 'whsec_KxpdH3COrjLq8Q6e8im3agArkftUKcPJQwezXEy6ZiE0E6P0d'],
+      // checksums that start with zeros (left-padded Base62)
+      [PREFIXES.tenantToken, 'tt_F6adwTSGAlrGIvnzxQtcR7RiHx3hAPVAy98PXzko5Vp00qpxz'],
+      [PREFIXES.tenantToken, 'tt_mg5j4q7nJ9QqbKUUg0xbFtKtKiASudbge5c5sKVC7tW00u5Aj'],
+    ];
+    for (const [prefix, secret] of minted) {
+      assert.ok(hasValidChecksum(secret, prefix), secret);
+      assert.equal(hasValidChecksum(secret.slice(0, -1) + (secret.endsWith('a') ? 'b' : 'a'), prefix), false, secret);
+    }
+  });
+
   test('secrets are stored as SHA-256 hex, never as themselves', () => {
     const secret = mintSecret('pk_');
     const hash = hashSecret(secret);
