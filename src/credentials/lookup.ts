@@ -4,24 +4,22 @@ import type { DB } from '../db/schema.ts';
 import type { OfflinePolicy, Plan } from '../db/tables/foundation.ts';
 import { hashSecret, safeEqual } from './secret-format.ts';
 import { prepared } from '../db/prepared.ts';
+import { currentMonth, documentsInMonth, inGoodStandingSql, type AccountStanding } from './standing.ts';
 
 // Resolving a presented secret to who holds it: one indexed query per credential kind,
 // joined with the account state the auth hook needs. With the PostgreSQL rate-limit store the
 // same statement also counts the request against the holder's bucket, so authenticating and
 // rate limiting a request cost one round trip.
 
-export interface TenantAccount {
+/** A tenant with its account state (subscription, status, quota and this month's documents). */
+export interface TenantAccount extends AccountStanding {
   id: number;
   partnerId: number | null;
   name: string;
   tpin: string;
   plan: Plan | null;
-  subscription: 'active' | 'blocked';
-  status: 'active' | 'suspended';
-  monthlyQuota: number | null;
   rateLimitPerMinute: number | null;
   offlinePolicy: OfflinePolicy;
-  documentsThisMonth: number;
 }
 
 export interface ResolvedTenantToken {
@@ -43,6 +41,13 @@ export interface ResolvedFiscalisationKey {
   deviceId: number | null;
   dialect: 'bare' | 'wrapped';
   tenant: TenantAccount;
+}
+
+/** The initialised branch a fiscalisation key files through on /zm/api (named by X-SdcId). */
+export interface CompatDevice {
+  id: number;
+  branch: string;
+  sdcId: string;
 }
 
 /**
@@ -87,20 +92,20 @@ function countOf(row: Partial<CountColumns>): WindowCount | undefined {
   return windowCount({ points: row.rl_points, expire: row.rl_expire!, now: row.rl_now! });
 }
 
-export function currentMonth(now: Date): string {
-  return now.toISOString().slice(0, 7);
-}
-
 function tenantColumns(month: string): RawBuilder<unknown> {
   return sql`t.id as t_id, t.partner_id as t_partner_id, t.name as t_name, t.tpin as t_tpin, t.plan as t_plan,
     t.subscription as t_subscription, t.status as t_status, t.monthly_quota as t_monthly_quota,
     t.rate_limit_per_minute as t_rate_limit_per_minute, t.offline_policy as t_offline_policy,
-    coalesce((select u.documents from tenant_usage u where u.tenant_id = t.id and u.month = ${month}), 0) as t_documents`;
+    ${documentsInMonth(sql`t.id`, month)} as t_documents`;
 }
 
 /** The account checks of the auth hook (402/403), over a `found` row with tenant columns. */
-const TENANT_IN_GOOD_STANDING = sql`found.t_subscription = 'active' and found.t_status = 'active'
-  and (found.t_monthly_quota is null or found.t_documents < found.t_monthly_quota)`;
+const TENANT_IN_GOOD_STANDING = inGoodStandingSql({
+  subscription: sql`found.t_subscription`,
+  status: sql`found.t_status`,
+  monthlyQuota: sql`found.t_monthly_quota`,
+  documents: sql`found.t_documents`,
+});
 
 interface TenantRowColumns {
   t_id: number;
@@ -177,4 +182,17 @@ export async function findFiscalisationKey(db: Kysely<DB>, secret: string, now: 
   const row = await lookUp<TenantRowColumns & { id: number; device_id: number | null; dialect: 'bare' | 'wrapped'; key_hash: string }>(db, found, undefined, sql``, sql``);
   if (!row || !safeEqual(row.key_hash, hash)) return undefined;
   return { keyId: row.id, deviceId: row.device_id, dialect: row.dialect, tenant: toTenant(row) };
+}
+
+/** The tenant's initialised branch with this SDC id, if the key may file through it (a branch key only its own). */
+export async function findCompatDevice(db: Kysely<DB>, key: ResolvedFiscalisationKey, sdcId: string): Promise<CompatDevice | undefined> {
+  let query = db
+    .selectFrom('devices')
+    .select(['id', 'branch', 'sdc_id'])
+    .where('tenant_id', '=', key.tenant.id)
+    .where('sdc_id', '=', sdcId)
+    .where('initialized', '=', true);
+  if (key.deviceId !== null) query = query.where('id', '=', key.deviceId);
+  const row = await query.executeTakeFirst();
+  return row ? { id: row.id, branch: row.branch, sdcId: row.sdc_id! } : undefined;
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import {
+  findCompatDevice,
   findFiscalisationKey,
   findPartnerKey,
   findTenantToken,
@@ -8,8 +9,10 @@ import {
   type ResolvedPartnerKey,
   type ResolvedTenantToken,
   type BucketCount,
+  type CompatDevice,
   type TenantAccount,
 } from '../credentials/lookup.ts';
+import { assertTenantInGoodStanding } from '../credentials/standing.ts';
 import type { WindowCount } from '../db/rate-limit-window.ts';
 import { hasValidChecksum, kindOf, safeEqual } from '../credentials/secret-format.ts';
 import { ApiError, unauthenticated } from './errors.ts';
@@ -32,13 +35,12 @@ export type RouteAuth =
   | { surface: 'compat'; branch?: 'required' | 'none' }
   /** `/api/ApiKey/getactive`: a till login in the body; only the rate limit and 402 apply. */
   | { surface: 'till_login' }
-  | { surface: 'admin' };
-
-export interface CompatDevice {
-  id: number;
-  branch: string;
-  sdcId: string;
-}
+  /**
+   * The operator's ADMIN_TOKEN. `withoutToken: 'open'`: a server started without one serves the
+   * route to anyone (development; without it the route refuses everyone). `refusal`: the 401's
+   * message, when the route names what it wants.
+   */
+  | { surface: 'admin'; withoutToken?: 'open'; refusal?: string };
 
 export type Principal =
   | { kind: 'tenant'; token: ResolvedTenantToken; tenant: TenantAccount }
@@ -97,19 +99,6 @@ export function requireTenant(request: FastifyRequest): TenantAccount {
 export function requirePartner(request: FastifyRequest): ResolvedPartnerKey {
   if (request.principal?.kind !== 'partner') throw unauthenticated();
   return request.principal.key;
-}
-
-/** 402/403 for a tenant's account state; on every surface of that tenant. */
-export function assertTenantInGoodStanding(tenant: TenantAccount): void {
-  if (tenant.subscription === 'blocked') {
-    throw new ApiError(402, 'subscription_blocked', 'This merchant\'s subscription is blocked. Contact your provider to restore it.');
-  }
-  if (tenant.monthlyQuota !== null && tenant.documentsThisMonth >= tenant.monthlyQuota) {
-    throw new ApiError(402, 'quota_exhausted', `This merchant has used its monthly quota of ${tenant.monthlyQuota} documents.`);
-  }
-  if (tenant.status === 'suspended') {
-    throw new ApiError(403, 'tenant_suspended', 'This merchant account is suspended.');
-  }
 }
 
 async function authenticateMerchant(ctx: AppContext, request: FastifyRequest, ability: Ability): Promise<Principal> {
@@ -173,26 +162,19 @@ async function authenticateCompat(ctx: AppContext, request: FastifyRequest, bran
   if (branch === 'required') {
     const sdcId = headerValue(request, 'x-sdcid') ?? headerValue(request, 'terminal-id');
     if (!sdcId) throw unauthenticated('X-SdcId (or Terminal-Id) is required and must name a branch this key may file through.');
-    let query = ctx.db
-      .selectFrom('devices')
-      .select(['id', 'branch', 'sdc_id'])
-      .where('tenant_id', '=', key.tenant.id)
-      .where('sdc_id', '=', sdcId)
-      .where('initialized', '=', true);
-    if (key.deviceId !== null) query = query.where('id', '=', key.deviceId);
-    const row = await query.executeTakeFirst();
-    if (!row) throw unauthenticated('This key may not file through the X-SdcId given.');
-    device = { id: row.id, branch: row.branch, sdcId: row.sdc_id! };
+    device = await findCompatDevice(ctx.db, key, sdcId);
+    if (!device) throw unauthenticated('This key may not file through the X-SdcId given.');
   }
   assertTenantInGoodStanding(key.tenant);
   await applyRateLimit(ctx, request, `t:${key.tenant.id}:zm`, tenantLimit(key.tenant, 'zm'));
   return { kind: 'fiscalisation_key', key, tenant: key.tenant, device };
 }
 
-function authenticateAdmin(ctx: AppContext, request: FastifyRequest): Principal {
-  const secret = bearer(request);
+function authenticateAdmin(ctx: AppContext, request: FastifyRequest, auth: Extract<RouteAuth, { surface: 'admin' }>): Principal | undefined {
   const expected = ctx.config.adminToken;
-  if (!expected || !secret || !safeEqual(secret, expected)) throw unauthenticated('The operator token is missing or wrong.');
+  if (!expected && auth.withoutToken === 'open') return undefined;
+  const secret = bearer(request);
+  if (!expected || !secret || !safeEqual(secret, expected)) throw unauthenticated(auth.refusal ?? 'The operator token is missing or wrong.');
   return { kind: 'admin' };
 }
 
@@ -251,7 +233,7 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
         request.principal = await authenticateCompat(ctx, request, auth.branch ?? 'required');
         return;
       case 'admin':
-        request.principal = authenticateAdmin(ctx, request);
+        request.principal = authenticateAdmin(ctx, request, auth);
         return;
     }
   });

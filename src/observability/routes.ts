@@ -1,11 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { safeEqual } from '../credentials/secret-format.ts';
-import { unauthenticated } from '../http/errors.ts';
 
 /**
  * `GET /metrics` in Prometheus text. With ADMIN_TOKEN set it needs that bearer token (it names
- * tenants and their backlogs); without one (development) it is open.
+ * tenants and their backlogs); without one (development) it is open. The auth hook checks it.
  */
 export function registerObservability(app: FastifyInstance, ctx: AppContext): void {
   const { metrics } = ctx;
@@ -16,12 +14,8 @@ export function registerObservability(app: FastifyInstance, ctx: AppContext): vo
     done();
   });
 
-  app.get('/metrics', { schema: { hide: true }, config: { auth: { surface: 'public' } } }, async (request, reply) => {
-    const expected = ctx.config.adminToken;
-    if (expected) {
-      const given = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
-      if (!safeEqual(given, expected)) throw unauthenticated('GET /metrics needs Authorization: Bearer <ADMIN_TOKEN>.');
-    }
+  const auth = { surface: 'admin', withoutToken: 'open', refusal: 'GET /metrics needs Authorization: Bearer <ADMIN_TOKEN>.' } as const;
+  app.get('/metrics', { schema: { hide: true }, config: { auth } }, async (_request, reply) => {
     reply.type(metrics.registry.contentType);
     return metrics.registry.metrics();
   });

@@ -24,7 +24,21 @@ describe(`Prometheus metrics (${engineName})`, () => {
   };
 
   test('with ADMIN_TOKEN set, /metrics needs it', async () => {
-    assert.equal((await t.inject({ method: 'GET', url: '/metrics' })).statusCode, 401);
+    for (const headers of [{}, bearer('wrong-admin-token-000000')]) {
+      const res = await t.inject({ method: 'GET', url: '/metrics', headers });
+      assert.equal(res.statusCode, 401);
+      assert.deepEqual(res.json(), { error: { code: 'unauthenticated', message: 'GET /metrics needs Authorization: Bearer <ADMIN_TOKEN>.' } });
+    }
+  });
+
+  test('without ADMIN_TOKEN (development), /metrics is open', async () => {
+    const open = await startTestApp({ config: { adminToken: undefined } });
+    try {
+      assert.equal((await open.inject({ method: 'GET', url: '/metrics' })).statusCode, 200);
+      assert.equal((await open.inject({ method: 'GET', url: '/metrics', headers: bearer('anything-at-all') })).statusCode, 200);
+    } finally {
+      await open.close();
+    }
   });
 
   test('requests are counted by route pattern and status, with latency histograms', async () => {

@@ -2,7 +2,7 @@
 // ordered filing, the offline queue, events and webhooks are all the sales module's.
 import type { AppContext } from '../../context.ts';
 import type { TenantAccount } from '../../credentials/lookup.ts';
-import type { CompatDevice } from '../../http/auth.ts';
+import type { CompatDevice } from '../../credentials/lookup.ts';
 import { ApiError, NotFoundError } from '../../http/errors.ts';
 import { createSale, getSale } from '../sales/service.ts';
 import type { LegacyInvoice, LegacyInvoiceBody } from './schemas.ts';

@@ -3,6 +3,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { TenantAccount } from '../../credentials/lookup.ts';
 import { PREFIXES, hashSecret, last4, mintSecret } from '../../credentials/secret-format.ts';
+import { documentsInMonth } from '../../credentials/standing.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Plan } from '../../db/tables/foundation.ts';
 import { recordAudit, type Actor } from '../audit/store.ts';
@@ -133,7 +134,7 @@ export async function findLoginCandidates(db: Kysely<DB>, tpin: string, username
       't.monthly_quota',
       't.rate_limit_per_minute',
       't.offline_policy',
-      sql<number>`coalesce((select u.documents from tenant_usage u where u.tenant_id = t.id and u.month = ${month}), 0)`.as('documents'),
+      documentsInMonth(sql`t.id`, month).as('documents'),
     ])
     .where(sql<boolean>`lower(l.username) = lower(${username})`)
     .where('l.deleted_at', 'is', null)

@@ -1,9 +1,9 @@
 // Till logins: provisioned by the merchant's partner, used by a till's getactive to obtain a
 // fresh fiscalisation key for its branch. Passwords are scrypt-hashed; plaintext is shown once.
 import type { AppContext } from '../../context.ts';
-import { currentMonth, type TenantAccount } from '../../credentials/lookup.ts';
+import type { TenantAccount } from '../../credentials/lookup.ts';
+import { assertTenantInGoodStanding, currentMonth } from '../../credentials/standing.ts';
 import { isUniqueViolation } from '../../db/database.ts';
-import { assertTenantInGoodStanding } from '../../http/auth.ts';
 import { ApiError, NotFoundError, fieldError, unauthenticated } from '../../http/errors.ts';
 import type { Actor } from '../audit/store.ts';
 import type { TenantRow } from '../provisioning/tenants.ts';

@@ -1,6 +1,6 @@
 // The operator's list of merchants with their account state, usage and backlog.
 import { sql, type Kysely } from 'kysely';
-import { currentMonth } from '../../credentials/lookup.ts';
+import { currentMonth } from '../../credentials/standing.ts';
 import type { DB } from '../../db/schema.ts';
 import type { TenantsTable } from '../../db/tables/foundation.ts';
 import { offsetOf, pageOf, PER_PAGE, type Page } from '../../http/pagination.ts';

@@ -2,8 +2,8 @@ import type { Kysely, Selectable } from 'kysely';
 import { isUniqueViolation } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import type { DevicesTable, OfflinePolicy, Plan, TenantsTable } from '../../db/tables/foundation.ts';
-import { currentMonth } from '../../credentials/lookup.ts';
-import { ApiError, NotFoundError, fieldError } from '../../http/errors.ts';
+import { assertTenantBillable, documentsThisMonth } from '../../credentials/standing.ts';
+import { NotFoundError, fieldError } from '../../http/errors.ts';
 import { offsetOf, pageOf, type Page } from '../../http/pagination.ts';
 import { recordAudit, type Actor } from '../audit/store.ts';
 import type { DeviceResource, TenantResource } from './schemas.ts';
@@ -72,20 +72,8 @@ export async function tenantOfPartner(db: Kysely<DB>, partnerId: number, tenantI
 
 /** Changes to a tenant with a blocked subscription or an exhausted quota are refused with 402. */
 export async function assertTenantWritable(db: Kysely<DB>, tenant: TenantRow, now: Date): Promise<void> {
-  if (tenant.subscription === 'blocked') {
-    throw new ApiError(402, 'subscription_blocked', 'This merchant\'s subscription is blocked. Contact your provider to restore it.');
-  }
-  if (tenant.monthly_quota !== null) {
-    const usage = await db
-      .selectFrom('tenant_usage')
-      .select('documents')
-      .where('tenant_id', '=', tenant.id)
-      .where('month', '=', currentMonth(now))
-      .executeTakeFirst();
-    if ((usage?.documents ?? 0) >= tenant.monthly_quota) {
-      throw new ApiError(402, 'quota_exhausted', `This merchant has used its monthly quota of ${tenant.monthly_quota} documents.`);
-    }
-  }
+  const used = tenant.monthly_quota === null ? 0 : await documentsThisMonth(db, tenant.id, now);
+  assertTenantBillable({ subscription: tenant.subscription, monthlyQuota: tenant.monthly_quota, documentsThisMonth: used });
 }
 
 export async function listTenants(db: Kysely<DB>, partnerId: number, page: number): Promise<Page<TenantResource>> {

@@ -2,7 +2,8 @@
 // storing a document in its branch's sequence and waiting briefly for its filing.
 import { Decimal } from 'decimal.js';
 import type { AppContext } from '../../context.ts';
-import { currentMonth, type TenantAccount } from '../../credentials/lookup.ts';
+import type { TenantAccount } from '../../credentials/lookup.ts';
+import { currentMonth } from '../../credentials/standing.ts';
 import { isUniqueViolation } from '../../db/database.ts';
 import type { DocumentType } from '../../db/tables/sales.ts';
 import { ApiError, FieldErrors, NotFoundError, ValidationError } from '../../http/errors.ts';

@@ -1,0 +1,69 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { DB } from '../db/schema.ts';
+import { ApiError } from '../http/errors.ts';
+
+// A tenant "in good standing": its subscription is not blocked (402), it has documents left in
+// this month's quota (402), and it is not suspended (403). The one home of that rule, in its
+// JavaScript form (the auth hook, the till login, partner changes to a merchant) and its SQL
+// form (the credential lookup, which counts a request against the rate limit only for a tenant
+// the hook will let through).
+
+/** The account state the rule reads. */
+export interface AccountStanding {
+  subscription: 'active' | 'blocked';
+  status: 'active' | 'suspended';
+  monthlyQuota: number | null;
+  documentsThisMonth: number;
+}
+
+/** The calendar month usage is counted in (UTC): `2025-03`. */
+export function currentMonth(now: Date): string {
+  return now.toISOString().slice(0, 7);
+}
+
+/** The documents a tenant has issued in `month`, as SQL over a tenant id expression. */
+export function documentsInMonth(tenantId: RawBuilder<unknown>, month: string): RawBuilder<number> {
+  return sql<number>`coalesce((select u.documents from tenant_usage u where u.tenant_id = ${tenantId} and u.month = ${month}), 0)`;
+}
+
+/** The documents a tenant has issued this month (one query). */
+export async function documentsThisMonth(db: Kysely<DB>, tenantId: number, now: Date): Promise<number> {
+  const { rows } = await sql<{ documents: number }>`select ${documentsInMonth(sql`${tenantId}`, currentMonth(now))} as documents`.execute(db);
+  return Number(rows[0]?.documents ?? 0);
+}
+
+/**
+ * The 402s: a blocked subscription or an exhausted monthly quota. A partner's changes to its
+ * merchant are refused for these, but not for a suspension (that is the operator's decision
+ * about the merchant's traffic, not about its provider).
+ */
+export function assertTenantBillable(account: Omit<AccountStanding, 'status'>): void {
+  if (account.subscription === 'blocked') {
+    throw new ApiError(402, 'subscription_blocked', 'This merchant\'s subscription is blocked. Contact your provider to restore it.');
+  }
+  if (account.monthlyQuota !== null && account.documentsThisMonth >= account.monthlyQuota) {
+    throw new ApiError(402, 'quota_exhausted', `This merchant has used its monthly quota of ${account.monthlyQuota} documents.`);
+  }
+}
+
+/** 402/403 for a tenant's account state; on every surface of that tenant. */
+export function assertTenantInGoodStanding(account: AccountStanding): void {
+  assertTenantBillable(account);
+  if (account.status === 'suspended') {
+    throw new ApiError(403, 'tenant_suspended', 'This merchant account is suspended.');
+  }
+}
+
+/** The SQL columns the SQL form of the rule reads. */
+export interface StandingColumns {
+  subscription: RawBuilder<unknown>;
+  status: RawBuilder<unknown>;
+  monthlyQuota: RawBuilder<unknown>;
+  documents: RawBuilder<unknown>;
+}
+
+/** `assertTenantInGoodStanding` as an SQL predicate: true exactly when it would not throw. */
+export function inGoodStandingSql(c: StandingColumns): RawBuilder<boolean> {
+  return sql<boolean>`${c.subscription} = 'active' and ${c.status} = 'active'
+  and (${c.monthlyQuota} is null or ${c.documents} < ${c.monthlyQuota})`;
+}
