@@ -1,22 +1,16 @@
 // What customers, items and customs imports share about waiting for a VSDC: how long a sender
-// holds a row, how long to wait after the VSDC did not answer, what a write's answer means for
-// the row, and the background loop that retries rows whose time has come. Rows are claimed in
+// holds a row, what a write's answer means for the row (the wait after no answer is backoff.ts's),
+// and the background loop that retries rows whose time has come. Rows are claimed in
 // the database (lease + SKIP LOCKED), so any number of processes may run these loops.
 import type { Config } from '../config.ts';
 import type { Logger } from '../observability/log.ts';
 import type { WriteOutcome } from '../vsdc/outcome.ts';
+import { backoffMs } from './backoff.ts';
 import type { Worker } from './index.ts';
-
-const MAX_RETRY_DELAY_MS = 5 * 60_000;
 
 /** Longer than any VSDC call can take, so a lease only runs out when its holder died. */
 export function leaseSeconds(config: Pick<Config, 'vsdcTimeoutMs'>): number {
   return Math.max(60, Math.ceil((config.vsdcTimeoutMs * 3) / 1000));
-}
-
-/** The wait after the `attempts`-th unreachable attempt: FILING_RETRY_MS, doubling, up to 5 min. */
-export function retryDelayMs(config: Pick<Config, 'filingRetryMs'>, attempts: number): number {
-  return Math.min(MAX_RETRY_DELAY_MS, config.filingRetryMs * 2 ** Math.max(0, attempts - 1));
 }
 
 /** A VSDC write's answer as a waiting row records it. */
@@ -33,7 +27,7 @@ export function sendOutcomeOf(config: Pick<Config, 'filingRetryMs'>, outcome: Wr
     case 'rejected':
       return { kind: 'refused', code: outcome.code, message: outcome.message };
     case 'unreachable':
-      return { kind: 'unreachable', detail: `${outcome.reason}: ${outcome.detail}`, retryInMs: retryDelayMs(config, retryAttempts + 1) };
+      return { kind: 'unreachable', detail: `${outcome.reason}: ${outcome.detail}`, retryInMs: backoffMs(config.filingRetryMs, retryAttempts + 1) };
   }
 }
 

@@ -7,7 +7,8 @@ import type { TenantAccount } from '../../credentials/lookup.ts';
 import { NotFoundError } from '../../http/errors.ts';
 import { pageOf, type Page } from '../../http/pagination.ts';
 import type { SaveBranchCustomerRequest } from '../../vsdc/protocol.ts';
-import { leaseSeconds, retryDelayMs } from '../../workers/polling.ts';
+import { backoffMs } from '../../workers/backoff.ts';
+import { leaseSeconds } from '../../workers/polling.ts';
 import { branchForWrite, pickBranch } from '../sales/branches.ts';
 import { devicesOfTenant } from '../sales/store.ts';
 import type { CreateCustomerBody, CustomerResource, ListCustomersQuery } from './schemas.ts';
@@ -178,7 +179,7 @@ export async function settleCustomer(ctx: AppContext, customer: ClaimedCustomer)
   await recordAttempt(ctx.db, customer.id, {
     verification: answered(verification),
     registration: answered(registration),
-    unreachable: unanswered.length > 0 ? { detail: unanswered.join('; '), retryInMs: retryDelayMs(ctx.config, customer.retryAttempts + 1) } : undefined,
+    unreachable: unanswered.length > 0 ? { detail: unanswered.join('; '), retryInMs: backoffMs(ctx.config.filingRetryMs, customer.retryAttempts + 1) } : undefined,
   });
 }
 

@@ -1,6 +1,7 @@
 // Files one branch's pending documents with its VSDC: one at a time, in invoice order, under the
 // branch's lease. No database transaction is ever open across a VSDC call.
 import type { AppContext } from '../../context.ts';
+import { nextBackoffMs } from '../../workers/backoff.ts';
 import type { DeviceTarget } from '../../vsdc/client.ts';
 import { buildSaveSalesBody, reconcileDuplicate, SaleDocumentError, toFiscalReceipt, type FiscalReceipt, type SaleDocument } from '../../vsdc/sales-body.ts';
 import type { VatCategoryCode } from '../../vsdc/tax.ts';
@@ -24,8 +25,6 @@ import {
   type PendingDocument,
 } from './store.ts';
 
-/** The longest wait between retries of an unreachable VSDC (FILING_RETRY_MS doubles up to it). */
-export const MAX_RETRY_DELAY_MS = 300_000;
 const BATCH_SIZE = 25;
 
 export type DrainResult =
@@ -128,7 +127,7 @@ export class BranchFiler {
           }
           if (result.kind === 'unreachable') {
             const delay = retryDelayMs ?? this.ctx.config.filingRetryMs;
-            await deferBranch(this.ctx.db, deviceId, this.owner, delay, Math.min(delay * 2, MAX_RETRY_DELAY_MS), result.reason);
+            await deferBranch(this.ctx.db, deviceId, this.owner, delay, nextBackoffMs(delay), result.reason);
             return { kind: 'deferred', retryInMs: delay };
           }
           if (!result.leaseHeld) return { kind: 'lease_lost' };

@@ -8,7 +8,8 @@ import { pageOf, type Page } from '../../http/pagination.ts';
 import { VSDC_EPOCH } from '../../vsdc/dates.ts';
 import type { ImportItem, ImportItemDecision, UpdateImportItemsRequest } from '../../vsdc/protocol.ts';
 import { unknownClassificationCodes } from '../catalogue/lookup.ts';
-import { leaseSeconds, retryDelayMs, sendOutcomeOf } from '../../workers/polling.ts';
+import { backoffMs } from '../../workers/backoff.ts';
+import { leaseSeconds, sendOutcomeOf } from '../../workers/polling.ts';
 import { findItemByCode } from '../items/store.ts';
 import { pickBranch } from '../sales/branches.ts';
 import { devicesOfTenant } from '../sales/store.ts';
@@ -140,7 +141,7 @@ export async function pullBranch(ctx: AppContext, pull: ClaimedPull, intervalMs:
       await deferPull(ctx.db, pull.deviceId, intervalMs, `${outcome.code} ${outcome.message}`);
       return;
     case 'unreachable':
-      await deferPull(ctx.db, pull.deviceId, Math.min(intervalMs, retryDelayMs(ctx.config, pull.failures + 1)), `${outcome.reason}: ${outcome.detail}`);
+      await deferPull(ctx.db, pull.deviceId, Math.min(intervalMs, backoffMs(ctx.config.filingRetryMs, pull.failures + 1)), `${outcome.reason}: ${outcome.detail}`);
       return;
   }
 }

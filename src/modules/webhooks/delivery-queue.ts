@@ -7,6 +7,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { recordEndpointOutcome } from './endpoints.ts';
 import { prepared } from '../../db/prepared.ts';
+import { scheduledBackoffMs } from '../../workers/backoff.ts';
 
 export interface ClaimLimits {
   /** Rows to claim at most (free slots of this worker). */
@@ -171,8 +172,8 @@ export async function recordAttempt(
       return { status: 'delivered' };
     }
 
-    const exhausted = outcome.terminal || attempts > policy.delaysSec.length;
-    if (exhausted) {
+    const retryInMs = outcome.terminal ? undefined : scheduledBackoffMs(policy.delaysSec, attempts, policy.jitter, random);
+    if (retryInMs === undefined) {
       await trx
         .updateTable('webhook_deliveries')
         .set({ ...base, status: 'failed', error: outcome.error, next_attempt_at: null })
@@ -181,7 +182,7 @@ export async function recordAttempt(
       await recordEndpointOutcome(trx, claim.endpointId, 'delivery_failed', now, policy.disableAfter);
       return { status: 'failed' };
     }
-    const retryAt = new Date(now.getTime() + policy.delaysSec[attempts - 1]! * 1000 * (1 + policy.jitter * random()));
+    const retryAt = new Date(now.getTime() + retryInMs);
     await trx
       .updateTable('webhook_deliveries')
       .set({ ...base, status: 'pending', error: outcome.error, next_attempt_at: retryAt })
