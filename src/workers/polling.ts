@@ -8,9 +8,9 @@ import type { WriteOutcome } from '../vsdc/outcome.ts';
 import { backoffMs } from './backoff.ts';
 import type { Worker } from './index.ts';
 
-/** Longer than any VSDC call can take, so a lease only runs out when its holder died. */
-export function leaseSeconds(config: Pick<Config, 'vsdcTimeoutMs'>): number {
-  return Math.max(60, Math.ceil((config.vsdcTimeoutMs * 3) / 1000));
+/** Longer than any VSDC call can take, so a lease only runs out when its holder died (whole seconds, at least a minute). */
+export function vsdcLeaseMs(config: Pick<Config, 'vsdcTimeoutMs'>): number {
+  return Math.max(60, Math.ceil((config.vsdcTimeoutMs * 3) / 1000)) * 1000;
 }
 
 /** A VSDC write's answer as a waiting row records it. */

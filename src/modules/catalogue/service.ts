@@ -6,7 +6,7 @@ import { VSDC_EPOCH } from '../../vsdc/dates.ts';
 import type { ItemClass } from '../../vsdc/protocol.ts';
 import { claimSync, codesInUse, recordSyncFailure, saveSync, syncTargets, type ItemClassRecord } from './store.ts';
 
-const SYNC_CLAIM_SECONDS = 120;
+const SYNC_LEASE_MS = 120_000;
 
 export type CatalogueSyncResult =
   | { kind: 'synced'; received: number }
@@ -34,7 +34,7 @@ function toRecord(entry: ItemClass): ItemClassRecord | undefined {
  * initialised device whose VSDC answers, and stores it. One process at a time.
  */
 export async function syncCatalogue(ctx: AppContext): Promise<CatalogueSyncResult> {
-  const claim = await claimSync(ctx.db, SYNC_CLAIM_SECONDS);
+  const claim = await claimSync(ctx.db, SYNC_LEASE_MS);
   if (!claim) return { kind: 'busy' };
   const targets = await syncTargets(ctx.db);
   if (targets.length === 0) {

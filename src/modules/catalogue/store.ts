@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { fromNow, isFree } from '../../workers/lease-sql.ts';
 
 export interface ItemClassRecord {
   code: string;
@@ -36,15 +37,15 @@ export async function syncTargets(db: Kysely<DB>, limit = 5): Promise<SyncTarget
 }
 
 /**
- * Claims the right to sync for `seconds` (one process at a time); returns the `lastReqDt` to
+ * Claims the right to sync for `leaseMs` (one process at a time); returns the `lastReqDt` to
  * ask from, or undefined when another process holds the claim.
  */
-export async function claimSync(db: Kysely<DB>, seconds: number): Promise<{ lastReqDt: string | null; empty: boolean } | undefined> {
+export async function claimSync(db: Kysely<DB>, leaseMs: number): Promise<{ lastReqDt: string | null; empty: boolean } | undefined> {
   const row = await db
     .updateTable('catalogue_sync')
-    .set({ claimed_until: sql`now() + make_interval(secs => ${seconds})`, attempted_at: sql`now()` })
+    .set({ claimed_until: fromNow(leaseMs), attempted_at: sql`now()` })
     .where('id', '=', 1)
-    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', sql<Date>`now()`)]))
+    .where(isFree('catalogue_sync'))
     .returning(['last_req_dt', sql<boolean>`not exists (select 1 from item_classes)`.as('empty')])
     .executeTakeFirst();
   return row ? { lastReqDt: row.last_req_dt, empty: row.empty } : undefined;

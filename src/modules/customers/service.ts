@@ -8,7 +8,7 @@ import { NotFoundError } from '../../http/errors.ts';
 import { pageOf, type Page } from '../../http/pagination.ts';
 import type { SaveBranchCustomerRequest } from '../../vsdc/protocol.ts';
 import { backoffMs } from '../../workers/backoff.ts';
-import { leaseSeconds } from '../../workers/polling.ts';
+import { vsdcLeaseMs } from '../../workers/polling.ts';
 import { branchForWrite, pickBranch } from '../sales/branches.ts';
 import { devicesOfTenant } from '../sales/store.ts';
 import type { CreateCustomerBody, CustomerResource, ListCustomersQuery } from './schemas.ts';
@@ -94,7 +94,7 @@ export async function createCustomer(ctx: AppContext, tenant: TenantAccount, bra
     address: body.address?.trim() || null,
     phone: body.phone?.trim() || null,
     email: body.email?.trim() || null,
-    leaseSeconds: leaseSeconds(ctx.config),
+    leaseMs: vsdcLeaseMs(ctx.config),
   });
   if (!row) {
     // Another request created the same TPIN a moment ago.
@@ -185,7 +185,7 @@ export async function settleCustomer(ctx: AppContext, customer: ClaimedCustomer)
 
 /** One background round: retries customers whose wait is over. Returns how many it handled. */
 export async function retryDueCustomers(ctx: AppContext): Promise<number> {
-  const due = await claimDueCustomers(ctx.db, leaseSeconds(ctx.config), CUSTOMER_RETRY_BATCH);
+  const due = await claimDueCustomers(ctx.db, vsdcLeaseMs(ctx.config), CUSTOMER_RETRY_BATCH);
   await Promise.all(due.map((customer) => settleCustomer(ctx, customer)));
   return due.length;
 }

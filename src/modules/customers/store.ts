@@ -3,7 +3,7 @@ import type { DB } from '../../db/schema.ts';
 import type { CustomerRegistrationState, CustomersTable, VerificationState } from '../../db/tables/items.ts';
 import { PER_PAGE, offsetOf } from '../../http/pagination.ts';
 import type { DeviceTarget } from '../../vsdc/client.ts';
-import { leaseDueRows } from '../../workers/lease-sql.ts';
+import { claimDueRows, fromNow, released, vsdcTargetOf, withVsdcTarget } from '../../workers/lease-sql.ts';
 
 export type CustomerRow = Selectable<CustomersTable> & { branch: string | null };
 
@@ -22,7 +22,7 @@ export interface NewCustomer {
   phone: string | null;
   email: string | null;
   /** Held by the request that creates it, which talks to the VSDC itself first. */
-  leaseSeconds: number;
+  leaseMs: number;
 }
 
 /** Undefined when the tenant already has a customer with that TPIN. */
@@ -41,7 +41,7 @@ export async function insertCustomer(db: Kysely<DB>, customer: NewCustomer): Pro
       verification_state: local ? 'not_applicable' : 'pending',
       registration_state: local ? 'not_applicable' : 'pending',
       next_attempt_at: local ? null : sql<Date>`now()`,
-      lease_until: local ? null : sql<Date>`now() + make_interval(secs => ${customer.leaseSeconds})`,
+      lease_until: local ? null : fromNow(customer.leaseMs),
     })
     .onConflict((oc) => oc.columns(['tenant_id', 'tpin']).where('tpin', 'is not', null).doNothing())
     .returning('id')
@@ -113,31 +113,24 @@ function claimedFrom(row: {
     verificationState: row.verification_state,
     registrationState: row.registration_state,
     retryAttempts: row.retry_attempts,
-    target: { baseUrl: row.vsdc_base_url, tpin: row.tenant_tpin, bhfId: row.branch },
+    target: vsdcTargetOf(row),
   };
 }
 
 /** The customer with its branch's VSDC, for the request that created it and holds its lease. */
 export async function leasedCustomer(db: Kysely<DB>, id: number): Promise<ClaimedCustomer | undefined> {
-  const row = await db
-    .selectFrom('customers as c')
-    .innerJoin('devices as d', 'd.id', 'c.device_id')
-    .innerJoin('tenants as t', 't.id', 'c.tenant_id')
-    .selectAll('c')
-    .select(['d.vsdc_base_url', 'd.branch', 't.tpin as tenant_tpin'])
-    .where('c.id', '=', id)
-    .executeTakeFirst();
-  return row ? claimedFrom(row) : undefined;
+  const result = await sql<Parameters<typeof claimedFrom>[0]>`
+    with leased as (select * from customers where id = ${id})
+    ${withVsdcTarget('leased')}`.execute(db);
+  const row = result.rows[0];
+  return row ? claimedFrom({ ...row, id: Number(row.id) }) : undefined;
 }
 
 /** Leases up to `limit` customers whose verification or registration waits and is due. */
-export async function claimDueCustomers(db: Kysely<DB>, leaseSeconds: number, limit: number): Promise<ClaimedCustomer[]> {
+export async function claimDueCustomers(db: Kysely<DB>, leaseMs: number, limit: number): Promise<ClaimedCustomer[]> {
   const result = await sql<Parameters<typeof claimedFrom>[0]>`
-    ${leaseDueRows('customers', sql`verification_state = 'pending' or registration_state = 'pending'`, leaseSeconds, limit)}
-    select claimed.*, d.vsdc_base_url, d.branch, t.tpin as tenant_tpin
-    from claimed
-    join devices d on d.id = claimed.device_id
-    join tenants t on t.id = claimed.tenant_id`.execute(db);
+    ${claimDueRows('customers', { waiting: sql`verification_state = 'pending' or registration_state = 'pending'`, leaseMs, limit })}
+    ${withVsdcTarget('claimed')}`.execute(db);
   return result.rows.map((row) => claimedFrom({ ...row, id: Number(row.id) }));
 }
 
@@ -182,11 +175,11 @@ export async function recordAttempt(db: Kysely<DB>, id: number, result: AttemptR
       ...(unreachable
         ? {
             retry_attempts: sql<number>`retry_attempts + 1`,
-            next_attempt_at: sql<Date>`now() + make_interval(secs => ${unreachable.retryInMs / 1000})`,
+            next_attempt_at: fromNow(unreachable.retryInMs),
             last_unreachable: unreachable.detail.slice(0, 1000),
           }
         : { retry_attempts: 0, next_attempt_at: null, last_unreachable: null }),
-      lease_until: null,
+      ...released('customers'),
       updated_at: sql<Date>`now()`,
     })
     .where('id', '=', id)

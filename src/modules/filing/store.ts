@@ -6,14 +6,14 @@ import type { FiscalReceipt } from '../../vsdc/sales-body.ts';
 import { NO_OUTCOME, type SaleLineRow, type SaleRow } from '../sales/store.ts';
 import { DELIVERIES_NOTICE, eventCtes, eventValues, type EventRow } from '../webhooks/events.ts';
 import { prepared } from '../../db/prepared.ts';
+import { fromNow, heldBy, isDue, isFree, released, releasedSql } from '../../workers/lease-sql.ts';
 
 /** Branches with pending documents that nobody leases and whose backoff has passed. */
 export async function branchesReady(db: Kysely<DB>, limit: number): Promise<number[]> {
   const result = await sql<{ device_id: number }>`
     select p.device_id from (select distinct device_id from sales where status = 'pending') p
     left join filing_queues q on q.device_id = p.device_id
-    where q.device_id is null
-       or ((q.lease_until is null or q.lease_until < now()) and q.next_attempt_at <= now())
+    where q.device_id is null or (${isFree('filing_queues', 'q')} and ${isDue('filing_queues', 'q')})
     limit ${limit}`.execute(db);
   return result.rows.map((r) => Number(r.device_id));
 }
@@ -108,10 +108,10 @@ export async function claimBranches(db: Kysely<DB>, deviceIds: readonly number[]
   }>`${prepared}
     with claim as (
       insert into filing_queues (device_id, lease_owner, lease_until, next_attempt_at)
-      select wanted.id, ${owner}, now() + make_interval(secs => ${leaseMs / 1000}), now()
+      select wanted.id, ${owner}, ${fromNow(leaseMs)}, now()
       from unnest(${ids}::int[]) with ordinality as wanted(id, n) order by wanted.n
       on conflict (device_id) do update set lease_owner = excluded.lease_owner, lease_until = excluded.lease_until, updated_at = now()
-      where (filing_queues.lease_until is null or filing_queues.lease_until < now()) and filing_queues.next_attempt_at <= now()
+      where ${isFree('filing_queues', 'filing_queues')} and ${isDue('filing_queues', 'filing_queues')}
       returning device_id, retry_delay_ms
     )
     select claim.device_id, claim.retry_delay_ms, d.vsdc_base_url, d.branch, d.sdc_id, d.mrc_no, t.id as tenant_id, t.partner_id,
@@ -137,8 +137,8 @@ export async function nextBatchOrRelease(db: Kysely<DB>, deviceId: number, owner
   const result = await sql<{ batch: PendingJson[] }>`${prepared}
     with next as (select ${pendingJson(deviceId, batchSize)} as batch),
     released as (
-      update filing_queues set lease_owner = null, lease_until = null, updated_at = now()
-      where device_id = ${deviceId} and lease_owner = ${owner} and json_array_length((select batch from next)) = 0
+      update filing_queues set ${releasedSql('filing_queues')}, updated_at = now()
+      where device_id = ${deviceId} and ${heldBy('filing_queues', owner)} and json_array_length((select batch from next)) = 0
     )
     select batch from next`.execute(db);
   return toPending(result.rows[0]?.batch ?? []);
@@ -148,9 +148,9 @@ export async function nextBatchOrRelease(db: Kysely<DB>, deviceId: number, owner
 export async function renewLease(db: Kysely<DB>, deviceId: number, owner: string, leaseMs: number): Promise<boolean> {
   const result = await db
     .updateTable('filing_queues')
-    .set({ lease_until: sql`now() + make_interval(secs => ${leaseMs / 1000})`, updated_at: sql`now()` })
+    .set({ lease_until: fromNow(leaseMs), updated_at: sql`now()` })
     .where('device_id', '=', deviceId)
-    .where('lease_owner', '=', owner)
+    .where(heldBy('filing_queues', owner))
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
@@ -158,9 +158,9 @@ export async function renewLease(db: Kysely<DB>, deviceId: number, owner: string
 export async function releaseBranch(db: Kysely<DB>, deviceId: number, owner: string): Promise<void> {
   await db
     .updateTable('filing_queues')
-    .set({ lease_owner: null, lease_until: null, updated_at: sql`now()` })
+    .set({ ...released('filing_queues'), updated_at: sql`now()` })
     .where('device_id', '=', deviceId)
-    .where('lease_owner', '=', owner)
+    .where(heldBy('filing_queues', owner))
     .execute();
 }
 
@@ -169,15 +169,14 @@ export async function deferBranch(db: Kysely<DB>, deviceId: number, owner: strin
   await db
     .updateTable('filing_queues')
     .set({
-      lease_owner: null,
-      lease_until: null,
-      next_attempt_at: sql`now() + make_interval(secs => ${delayMs / 1000})`,
+      ...released('filing_queues'),
+      next_attempt_at: fromNow(delayMs),
       retry_delay_ms: nextDelayMs,
       last_error: error.slice(0, 1000),
       updated_at: sql`now()`,
     })
     .where('device_id', '=', deviceId)
-    .where('lease_owner', '=', owner)
+    .where(heldBy('filing_queues', owner))
     .execute();
 }
 
@@ -199,7 +198,7 @@ export async function claimProbes(db: Kysely<DB>, intervalMs: number): Promise<P
     with backed_off as (
       select q.device_id, q.probed_at, d.vsdc_base_url, d.branch, d.tenant_id
       from filing_queues q join devices d on d.id = q.device_id
-      where q.retry_delay_ms is not null and q.next_attempt_at > now() and (q.lease_until is null or q.lease_until < now())
+      where q.retry_delay_ms is not null and not ${isDue('filing_queues', 'q')} and ${isFree('filing_queues', 'q')}
     ),
     due as (
       select distinct on (b.vsdc_base_url) b.device_id, b.vsdc_base_url, b.branch, b.tenant_id
@@ -223,14 +222,14 @@ export async function wakeAddress(db: Kysely<DB>, baseUrl: string): Promise<numb
   const result = await sql<{ device_id: number }>`
     update filing_queues q set next_attempt_at = now()
     from devices d
-    where d.id = q.device_id and d.vsdc_base_url = ${baseUrl} and q.retry_delay_ms is not null and q.next_attempt_at > now()
+    where d.id = q.device_id and d.vsdc_base_url = ${baseUrl} and q.retry_delay_ms is not null and not ${isDue('filing_queues', 'q')}
     returning q.device_id`.execute(db);
   return result.rows.map((r) => Number(r.device_id));
 }
 
 /** Embedded database: one process only, so any lease found at start-up was left by a crash. */
 export async function clearLeases(db: Kysely<DB>): Promise<void> {
-  await db.updateTable('filing_queues').set({ lease_owner: null, lease_until: null }).where('lease_owner', 'is not', null).execute();
+  await db.updateTable('filing_queues').set(released('filing_queues')).where('lease_owner', 'is not', null).execute();
 }
 
 /** What an outcome sets on a document: every column a filing writes. */
@@ -308,9 +307,9 @@ export async function recordOutcome(db: Kysely<DB>, sale: SaleRow, event: Outcom
     lease as (
       update filing_queues set
         lease_owner = case when ${done} then null else lease_owner end,
-        lease_until = case when ${done} then null else now() + make_interval(secs => ${options.leaseMs / 1000}) end,
+        lease_until = case when ${done} then null else ${fromNow(options.leaseMs)} end,
         retry_delay_ms = null, last_error = null, updated_at = now()
-      where device_id = ${sale.device_id} and lease_owner = ${options.owner}
+      where device_id = ${sale.device_id} and ${heldBy('filing_queues', options.owner)}
       returning device_id
     ),
     outcome as (

@@ -9,7 +9,7 @@ import { VSDC_EPOCH } from '../../vsdc/dates.ts';
 import type { ImportItem, ImportItemDecision, UpdateImportItemsRequest } from '../../vsdc/protocol.ts';
 import { unknownClassificationCodes } from '../catalogue/lookup.ts';
 import { backoffMs } from '../../workers/backoff.ts';
-import { leaseSeconds, sendOutcomeOf } from '../../workers/polling.ts';
+import { vsdcLeaseMs, sendOutcomeOf } from '../../workers/polling.ts';
 import { findItemByCode } from '../items/store.ts';
 import { pickBranch } from '../sales/branches.ts';
 import { devicesOfTenant } from '../sales/store.ts';
@@ -148,7 +148,7 @@ export async function pullBranch(ctx: AppContext, pull: ClaimedPull, intervalMs:
 
 /** One round of the pull: every initialised branch whose pull is due. Returns how many. */
 export async function pullDueBranches(ctx: AppContext, intervalMs: number): Promise<number> {
-  const due = await claimDuePulls(ctx.db, leaseSeconds(ctx.config), PULL_BATCH);
+  const due = await claimDuePulls(ctx.db, vsdcLeaseMs(ctx.config), PULL_BATCH);
   await Promise.all(due.map((pull) => pullBranch(ctx, pull, intervalMs)));
   return due.length;
 }
@@ -171,7 +171,7 @@ export async function getImportItem(ctx: AppContext, tenantId: number, id: numbe
 // ---- answering ----
 
 async function answer(ctx: AppContext, tenantId: number, id: number, decision: Decision): Promise<ImportItemResource> {
-  const result = await decide(ctx.db, tenantId, id, decision, leaseSeconds(ctx.config));
+  const result = await decide(ctx.db, tenantId, id, decision, vsdcLeaseMs(ctx.config));
   if (result.kind === 'not_found') throw new NotFoundError('Import item not found.');
   if (result.kind === 'already_decided') {
     throw new ApiError(409, 'import_item_already_decided', `This import item was already ${result.decision}; a decision cannot be changed.`);
@@ -226,7 +226,7 @@ export async function sendFiling(ctx: AppContext, filing: ClaimedFiling): Promis
 
 /** One background round: resends answers whose wait is over. Returns how many it handled. */
 export async function retryDueFilings(ctx: AppContext): Promise<number> {
-  const due = await claimDueFilings(ctx.db, leaseSeconds(ctx.config), FILING_RETRY_BATCH);
+  const due = await claimDueFilings(ctx.db, vsdcLeaseMs(ctx.config), FILING_RETRY_BATCH);
   await Promise.all(due.map((filing) => sendFiling(ctx, filing)));
   return due.length;
 }

@@ -3,7 +3,7 @@ import type { DB } from '../../db/schema.ts';
 import type { ImportDecision, ImportFilingState, ImportItemsTable } from '../../db/tables/items.ts';
 import { PER_PAGE, offsetOf } from '../../http/pagination.ts';
 import type { DeviceTarget } from '../../vsdc/client.ts';
-import { leaseDueRows } from '../../workers/lease-sql.ts';
+import { claimDueRows, fromNow, released, vsdcTargetOf, withVsdcTarget } from '../../workers/lease-sql.ts';
 import type { VsdcSendOutcome } from '../../workers/polling.ts';
 
 export type ImportItemRow = Selectable<ImportItemsTable> & { branch: string };
@@ -26,27 +26,15 @@ export interface ClaimedPull {
  * Leases up to `limit` initialised branches whose next pull is due, first giving every
  * initialised branch its row. SKIP LOCKED plus the lease: two processes never pull one branch.
  */
-export async function claimDuePulls(db: Kysely<DB>, leaseSeconds: number, limit: number): Promise<ClaimedPull[]> {
+export async function claimDuePulls(db: Kysely<DB>, leaseMs: number, limit: number): Promise<ClaimedPull[]> {
   await sql`
     insert into import_pulls (device_id)
     select d.id from devices d
     where d.initialized and not exists (select 1 from import_pulls p where p.device_id = d.id)
     on conflict (device_id) do nothing`.execute(db);
   const result = await sql<{ device_id: number; tenant_id: number; last_req_dt: string | null; failures: number; vsdc_base_url: string; branch: string; tpin: string }>`
-    with due as (
-      select p.device_id from import_pulls p
-      join devices d on d.id = p.device_id
-      where d.initialized and p.next_pull_at <= now() and (p.lease_until is null or p.lease_until < now())
-      order by p.next_pull_at
-      limit ${limit}
-      for update of p skip locked
-    ),
-    claimed as (
-      update import_pulls p set lease_until = now() + make_interval(secs => ${leaseSeconds})
-      from due where p.device_id = due.device_id
-      returning p.device_id, p.last_req_dt, p.failures
-    )
-    select claimed.*, d.tenant_id, d.vsdc_base_url, d.branch, t.tpin
+    ${claimDueRows('import_pulls', { waiting: sql`d.initialized`, join: sql`join devices d on d.id = r.device_id`, leaseMs, limit })}
+    select claimed.device_id, claimed.last_req_dt, claimed.failures, d.tenant_id, d.vsdc_base_url, d.branch, t.tpin
     from claimed
     join devices d on d.id = claimed.device_id
     join tenants t on t.id = d.tenant_id`.execute(db);
@@ -103,8 +91,8 @@ export async function savePull(db: Kysely<DB>, pull: ClaimedPull, lines: Receive
       .updateTable('import_pulls')
       .set({
         last_req_dt: resultDt ?? sql<string | null>`last_req_dt`,
-        next_pull_at: sql<Date>`now() + make_interval(secs => ${intervalMs / 1000})`,
-        lease_until: null,
+        next_pull_at: fromNow(intervalMs),
+        ...released('import_pulls'),
         failures: 0,
         last_pulled_at: sql<Date>`now()`,
         last_error: null,
@@ -121,8 +109,8 @@ export async function deferPull(db: Kysely<DB>, deviceId: number, retryInMs: num
   await db
     .updateTable('import_pulls')
     .set({
-      next_pull_at: sql<Date>`now() + make_interval(secs => ${retryInMs / 1000})`,
-      lease_until: null,
+      next_pull_at: fromNow(retryInMs),
+      ...released('import_pulls'),
       failures: sql<number>`failures + 1`,
       last_error: error.slice(0, 1000),
       updated_at: sql<Date>`now()`,
@@ -174,7 +162,7 @@ export async function decide(
   tenantId: number,
   id: number,
   decision: Decision,
-  leaseSeconds: number,
+  leaseMs: number,
 ): Promise<{ kind: 'decided' } | { kind: 'already_decided'; decision: ImportDecision } | { kind: 'not_found' }> {
   return db.transaction().execute(async (trx) => {
     const row = await trx.selectFrom('import_items').select(['decision']).where('tenant_id', '=', tenantId).where('id', '=', id).forUpdate().executeTakeFirst();
@@ -190,7 +178,7 @@ export async function decide(
         remark: decision.remark,
         filing_state: 'sending',
         next_attempt_at: sql<Date>`now()`,
-        lease_until: sql<Date>`now() + make_interval(secs => ${leaseSeconds})`,
+        lease_until: fromNow(leaseMs),
         updated_at: sql<Date>`now()`,
       })
       .where('id', '=', id)
@@ -227,30 +215,24 @@ function filingFrom(row: FilingRow): ClaimedFiling {
     itemClassCode: row.item_class_code,
     remark: row.remark,
     retryAttempts: row.retry_attempts,
-    target: { baseUrl: row.vsdc_base_url, tpin: row.tenant_tpin, bhfId: row.branch },
+    target: vsdcTargetOf(row),
   };
 }
-
-const filingJoin = (from: string) => sql`
-  select ${sql.ref(from)}.*, d.vsdc_base_url, d.branch, t.tpin as tenant_tpin
-  from ${sql.table(from)}
-  join devices d on d.id = ${sql.ref(from)}.device_id
-  join tenants t on t.id = ${sql.ref(from)}.tenant_id`;
 
 /** A filing whose lease the caller already holds (it just decided). */
 export async function leasedFiling(db: Kysely<DB>, id: number): Promise<ClaimedFiling | undefined> {
   const result = await sql<FilingRow>`
     with leased as (select * from import_items where id = ${id} and filing_state = 'sending')
-    ${filingJoin('leased')}`.execute(db);
+    ${withVsdcTarget('leased')}`.execute(db);
   const row = result.rows[0];
   return row ? filingFrom(row) : undefined;
 }
 
 /** Leases up to `limit` answers still on their way whose next attempt is due. */
-export async function claimDueFilings(db: Kysely<DB>, leaseSeconds: number, limit: number): Promise<ClaimedFiling[]> {
+export async function claimDueFilings(db: Kysely<DB>, leaseMs: number, limit: number): Promise<ClaimedFiling[]> {
   const result = await sql<FilingRow>`
-    ${leaseDueRows('import_items', sql`filing_state = 'sending'`, leaseSeconds, limit)}
-    ${filingJoin('claimed')}`.execute(db);
+    ${claimDueRows('import_items', { waiting: sql`filing_state = 'sending'`, leaseMs, limit })}
+    ${withVsdcTarget('claimed')}`.execute(db);
   return result.rows.map(filingFrom);
 }
 
@@ -267,14 +249,14 @@ export async function recordFilingOutcome(db: Kysely<DB>, id: number, outcome: V
     case 'unreachable':
       changes = {
         retry_attempts: sql<number>`retry_attempts + 1`,
-        next_attempt_at: sql<Date>`now() + make_interval(secs => ${outcome.retryInMs / 1000})`,
+        next_attempt_at: fromNow(outcome.retryInMs),
         last_unreachable: outcome.detail.slice(0, 1000),
       };
       break;
   }
   await db
     .updateTable('import_items')
-    .set({ ...changes, lease_until: null, updated_at: sql<Date>`now()` })
+    .set({ ...changes, ...released('import_items'), updated_at: sql<Date>`now()` })
     .where('id', '=', id)
     .where('filing_state', '=', 'sending')
     .execute();

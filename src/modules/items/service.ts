@@ -10,7 +10,7 @@ import type { SaveItemRequest } from '../../vsdc/protocol.ts';
 import { unknownClassificationCodes } from '../catalogue/lookup.ts';
 import { branchForWrite } from '../sales/branches.ts';
 import { devicesOfTenant } from '../sales/store.ts';
-import { leaseSeconds, sendOutcomeOf } from '../../workers/polling.ts';
+import { vsdcLeaseMs, sendOutcomeOf } from '../../workers/polling.ts';
 import { DEFAULT_ITEM, generatedItemCode, normalizeItemName } from './codes.ts';
 import { presentItem } from './present.ts';
 import type { CreateItemBody, ItemResource, ListItemsQuery, UpdateItemBody } from './schemas.ts';
@@ -81,7 +81,7 @@ export async function createItem(ctx: AppContext, tenant: TenantAccount, branchH
     source: 'api' as const,
     state: 'pending' as const,
   };
-  const lease = leaseSeconds(ctx.config);
+  const lease = vsdcLeaseMs(ctx.config);
   let id: number | undefined;
   if (body.itemCode !== undefined) {
     id = await insertItem(ctx.db, { ...item, itemCode: body.itemCode }, lease);
@@ -138,7 +138,7 @@ export async function updateItem(ctx: AppContext, tenantId: number, ref: string,
   }
   if (row.registration_state !== 'draft') {
     // Someone else may be sending an older revision right now; they hand over when they finish.
-    const claimed = await claimItem(ctx.db, id, leaseSeconds(ctx.config));
+    const claimed = await claimItem(ctx.db, id, vsdcLeaseMs(ctx.config));
     if (claimed) await sendItem(ctx, claimed);
   }
   return reload(ctx, tenantId, id);
@@ -157,7 +157,7 @@ export async function releaseItem(ctx: AppContext, tenant: TenantAccount, ref: s
     const now = await findItemById(ctx.db, tenant.id, id);
     throw new ApiError(409, 'item_not_draft', `Only a draft can be released; this item is ${now?.registration_state ?? 'gone'}.`);
   }
-  const claimed = await claimItem(ctx.db, id, leaseSeconds(ctx.config));
+  const claimed = await claimItem(ctx.db, id, vsdcLeaseMs(ctx.config));
   if (claimed) await sendItem(ctx, claimed);
   return reload(ctx, tenant.id, id);
 }
@@ -191,7 +191,7 @@ export async function sendItem(ctx: AppContext, item: ClaimedItem): Promise<void
 
 /** One background round: resends items whose wait is over. Returns how many it handled. */
 export async function retryDueItems(ctx: AppContext): Promise<number> {
-  const due = await claimDueItems(ctx.db, leaseSeconds(ctx.config), ITEM_RETRY_BATCH);
+  const due = await claimDueItems(ctx.db, vsdcLeaseMs(ctx.config), ITEM_RETRY_BATCH);
   await Promise.all(due.map((item) => sendItem(ctx, item)));
   return due.length;
 }

@@ -3,7 +3,7 @@ import type { DB } from '../../db/schema.ts';
 import type { ItemRegistrationState, ItemsTable, ItemSource } from '../../db/tables/items.ts';
 import { PER_PAGE, offsetOf } from '../../http/pagination.ts';
 import type { DeviceTarget } from '../../vsdc/client.ts';
-import { leaseDueRows } from '../../workers/lease-sql.ts';
+import { claimDueRows, fromNow, isFree, released, vsdcTargetOf, withVsdcTarget } from '../../workers/lease-sql.ts';
 import type { VsdcSendOutcome } from '../../workers/polling.ts';
 
 export type ItemRow = Selectable<ItemsTable> & { branch: string | null };
@@ -45,7 +45,7 @@ export interface NewItem {
   state: Extract<ItemRegistrationState, 'draft' | 'pending'>;
 }
 
-function itemValues(item: NewItem, leaseSeconds: number) {
+function itemValues(item: NewItem, leaseMs: number) {
   const waiting = item.state === 'pending';
   return {
     tenant_id: item.tenantId,
@@ -66,13 +66,13 @@ function itemValues(item: NewItem, leaseSeconds: number) {
     registration_state: item.state,
     next_attempt_at: waiting ? sql<Date>`now()` : null,
     // The creating request talks to the VSDC first; the worker only steps in if it never finishes.
-    lease_until: waiting ? sql<Date>`now() + make_interval(secs => ${leaseSeconds})` : null,
+    lease_until: waiting ? fromNow(leaseMs) : null,
   };
 }
 
 /** Undefined when the tenant already has an item with this code (or, for a draft, this name). */
-export async function insertItem(db: Kysely<DB>, item: NewItem, leaseSeconds: number): Promise<number | undefined> {
-  const row = await db.insertInto('items').values(itemValues(item, leaseSeconds)).onConflict((oc) => oc.doNothing()).returning('id').executeTakeFirst();
+export async function insertItem(db: Kysely<DB>, item: NewItem, leaseMs: number): Promise<number | undefined> {
+  const row = await db.insertInto('items').values(itemValues(item, leaseMs)).onConflict((oc) => oc.doNothing()).returning('id').executeTakeFirst();
   return row ? Number(row.id) : undefined;
 }
 
@@ -210,44 +210,38 @@ function claimedFrom(row: ClaimRow): ClaimedItem {
     defaultPrice: Number(row.default_price),
     barcode: row.barcode,
     active: row.active,
-    target: { baseUrl: row.vsdc_base_url, tpin: row.tenant_tpin, bhfId: row.branch },
+    target: vsdcTargetOf(row),
   };
 }
-
-const claimJoin = (claimed: string) => sql`
-  select ${sql.ref(claimed)}.*, d.vsdc_base_url, d.branch, t.tpin as tenant_tpin
-  from ${sql.table(claimed)}
-  join devices d on d.id = ${sql.ref(claimed)}.device_id
-  join tenants t on t.id = ${sql.ref(claimed)}.tenant_id`;
 
 /** A waiting item whose lease the caller already holds (it just inserted it). */
 export async function leasedItem(db: Kysely<DB>, id: number): Promise<ClaimedItem | undefined> {
   const result = await sql<ClaimRow>`
     with leased as (select * from items where id = ${id} and registration_state in ('pending', 'amendment_pending'))
-    ${claimJoin('leased')}`.execute(db);
+    ${withVsdcTarget('leased')}`.execute(db);
   const row = result.rows[0];
   return row ? claimedFrom(row) : undefined;
 }
 
 /** Takes the lease of one waiting item, unless someone else is sending it right now. */
-export async function claimItem(db: Kysely<DB>, id: number, leaseSeconds: number): Promise<ClaimedItem | undefined> {
+export async function claimItem(db: Kysely<DB>, id: number, leaseMs: number): Promise<ClaimedItem | undefined> {
   const result = await sql<ClaimRow>`
     with claimed as (
-      update items set lease_until = now() + make_interval(secs => ${leaseSeconds})
+      update items set lease_until = ${fromNow(leaseMs)}
       where id = ${id} and registration_state in ('pending', 'amendment_pending')
-        and (lease_until is null or lease_until < now())
+        and ${isFree('items')}
       returning *
     )
-    ${claimJoin('claimed')}`.execute(db);
+    ${withVsdcTarget('claimed')}`.execute(db);
   const row = result.rows[0];
   return row ? claimedFrom(row) : undefined;
 }
 
 /** Leases up to `limit` waiting items whose next attempt is due. */
-export async function claimDueItems(db: Kysely<DB>, leaseSeconds: number, limit: number): Promise<ClaimedItem[]> {
+export async function claimDueItems(db: Kysely<DB>, leaseMs: number, limit: number): Promise<ClaimedItem[]> {
   const result = await sql<ClaimRow>`
-    ${leaseDueRows('items', sql`registration_state in ('pending', 'amendment_pending')`, leaseSeconds, limit)}
-    ${claimJoin('claimed')}`.execute(db);
+    ${claimDueRows('items', { waiting: sql`registration_state in ('pending', 'amendment_pending')`, leaseMs, limit })}
+    ${withVsdcTarget('claimed')}`.execute(db);
   return result.rows.map(claimedFrom);
 }
 
@@ -285,14 +279,14 @@ export async function recordSendOutcome(db: Kysely<DB>, id: number, revision: nu
     case 'unreachable':
       changes = {
         retry_attempts: sql<number>`retry_attempts + 1`,
-        next_attempt_at: sql<Date>`now() + make_interval(secs => ${outcome.retryInMs / 1000})`,
+        next_attempt_at: fromNow(outcome.retryInMs),
         last_unreachable: outcome.detail.slice(0, 1000),
       };
       break;
   }
   await db
     .updateTable('items')
-    .set({ ...changes, lease_until: null, updated_at: sql<Date>`now()` })
+    .set({ ...changes, ...released('items'), updated_at: sql<Date>`now()` })
     .where('id', '=', id)
     .where('registration_state', 'in', ['pending', 'amendment_pending'])
     .execute();

@@ -3,6 +3,7 @@ import type { DB } from '../../db/schema.ts';
 import { isUniqueViolation } from '../../db/database.ts';
 import { ApiError, NotFoundError } from '../../http/errors.ts';
 import { recordAudit, type Actor } from '../audit/store.ts';
+import { fromNow, isFree } from '../../workers/lease-sql.ts';
 import type { DeviceResource } from './schemas.ts';
 import { presentDevice, type DeviceRow, type TenantRow } from './tenants.ts';
 
@@ -79,10 +80,10 @@ export async function initializeDevice(
     if (device.initialized) return presentDevice(device);
     const claimed = await db
       .updateTable('devices')
-      .set({ init_claimed_until: sql`now() + make_interval(secs => ${CLAIM_SECONDS})` })
+      .set({ init_claimed_until: fromNow(CLAIM_SECONDS * 1000) })
       .where('id', '=', device.id)
       .where('initialized', '=', false)
-      .where((eb) => eb.or([eb('init_claimed_until', 'is', null), eb('init_claimed_until', '<', sql<Date>`now()`)]))
+      .where(isFree('devices'))
       .returningAll()
       .executeTakeFirst();
     if (claimed) return finishHandshake(db, actor, tenant, claimed, handshake);

@@ -8,6 +8,9 @@ import type { DB } from '../../db/schema.ts';
 import { recordEndpointOutcome } from './endpoints.ts';
 import { prepared } from '../../db/prepared.ts';
 import { scheduledBackoffMs } from '../../workers/backoff.ts';
+import { fromNow, heldBy, isDue, isFree, isHeld, released, releasedSql } from '../../workers/lease-sql.ts';
+
+const DELIVERIES = 'webhook_deliveries';
 
 export interface ClaimLimits {
   /** Rows to claim at most (free slots of this worker). */
@@ -39,7 +42,6 @@ export interface ClaimedDelivery {
 export async function claimDueDeliveries(db: Kysely<DB>, now: Date, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
   if (limits.batch <= 0) return [];
   const leaseToken = randomUUID();
-  const leaseUntil = new Date(now.getTime() + limits.leaseMs);
   const claimed = await sql<{
     id: number;
     resends: number;
@@ -58,8 +60,7 @@ export async function claimDueDeliveries(db: Kysely<DB>, now: Date, limits: Clai
       from webhook_endpoints e
       cross join lateral (
         select id, endpoint_id, next_attempt_at from webhook_deliveries d
-        where d.endpoint_id = e.id and d.status = 'pending' and d.next_attempt_at <= ${now}::timestamptz
-          and (d.locked_until is null or d.locked_until <= ${now}::timestamptz)
+        where d.endpoint_id = e.id and d.status = 'pending' and ${isDue(DELIVERIES, 'd', now)} and ${isFree(DELIVERIES, 'd', now)}
         order by d.next_attempt_at, d.id
         limit ${limits.perEndpoint}::int
       ) d
@@ -69,7 +70,7 @@ export async function claimDueDeliveries(db: Kysely<DB>, now: Date, limits: Clai
       select u.endpoint_id,
              ${limits.perEndpoint}::int - (
                select count(*) from webhook_deliveries x
-               where x.endpoint_id = u.endpoint_id and x.locked_until > ${now}::timestamptz
+               where x.endpoint_id = u.endpoint_id and ${isHeld(DELIVERIES, 'x', now)}
              )::int as slots
       from (select distinct endpoint_id from due) u
     ),
@@ -80,14 +81,14 @@ export async function claimDueDeliveries(db: Kysely<DB>, now: Date, limits: Clai
     claimable as (
       select d.id from webhook_deliveries d
       join candidates c on c.id = d.id
-      where d.status = 'pending' and (d.locked_until is null or d.locked_until <= ${now}::timestamptz)
+      where d.status = 'pending' and ${isFree(DELIVERIES, 'd', now)}
       order by c.next_attempt_at, d.id
       limit ${limits.batch}::int
       for update of d skip locked
     ),
     leased as (
       update webhook_deliveries d
-      set locked_until = ${leaseUntil}::timestamptz, lease_token = ${leaseToken}
+      set locked_until = ${fromNow(limits.leaseMs, now)}, lease_token = ${leaseToken}
       from claimable
       where d.id = claimable.id
       returning d.id, d.resends, d.attempts, d.endpoint_id, d.event_id
@@ -150,11 +151,11 @@ export async function recordAttempt(
       .selectFrom('webhook_deliveries')
       .select(['attempts', 'resends'])
       .where('id', '=', claim.id)
-      .where('lease_token', '=', claim.leaseToken)
+      .where(heldBy(DELIVERIES, claim.leaseToken))
       .forUpdate()
       .executeTakeFirst();
     if (!row) return { status: 'discarded' }; // lease expired and taken over, or endpoint deleted
-    const release = { locked_until: null, lease_token: null };
+    const release = released(DELIVERIES);
     if (row.resends !== claim.resends) {
       await trx.updateTable('webhook_deliveries').set(release).where('id', '=', claim.id).execute();
       return { status: 'discarded' };
@@ -215,7 +216,7 @@ export async function recordDelivered(db: Kysely<DB>, attempts: readonly Deliver
     done as (
       update webhook_deliveries d
       set status = 'delivered', attempts = d.attempts + 1, last_attempt_at = a.at, delivered_at = a.at,
-          response_status = a.response_status, error = null, next_attempt_at = null, locked_until = null, lease_token = null
+          response_status = a.response_status, error = null, next_attempt_at = null, ${releasedSql(DELIVERIES)}
       from attempt a
       where d.id = a.id and d.lease_token = a.lease_token and d.resends = a.resends
       returning d.id, d.endpoint_id
