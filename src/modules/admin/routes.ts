@@ -6,6 +6,7 @@ import { PageQuery, Paginated } from '../../http/pagination.ts';
 import { listAudit } from '../audit/store.ts';
 import { createPartner, listPartners, setPartnerStatus, updateTenantAccount } from '../provisioning/partners.ts';
 import * as S from '../provisioning/schemas.ts';
+import { Nullable, data, literals, Timestamp } from '../../http/schema-helpers.ts';
 
 // The operator API, enabled only when ADMIN_TOKEN is set.
 
@@ -17,21 +18,21 @@ const actor = { type: 'admin' as const };
 const Partner = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
-  status: Type.Union([Type.Literal('active'), Type.Literal('suspended')]),
-  createdAt: Type.String({ format: 'date-time' }),
+  status: literals(['active', 'suspended']),
+  createdAt: Timestamp(),
 });
 
 const AuditRecord = Type.Object({
   id: Type.Integer(),
   actorType: Type.String(),
-  actorId: Type.Union([Type.String(), Type.Null()]),
-  partnerId: Type.Union([Type.Integer(), Type.Null()]),
-  tenantId: Type.Union([Type.Integer(), Type.Null()]),
+  actorId: Nullable(Type.String()),
+  partnerId: Nullable(Type.Integer()),
+  tenantId: Nullable(Type.Integer()),
   action: Type.String(),
-  targetType: Type.Union([Type.String(), Type.Null()]),
-  targetId: Type.Union([Type.String(), Type.Null()]),
+  targetType: Nullable(Type.String()),
+  targetId: Nullable(Type.String()),
   details: Type.Record(Type.String(), Type.Unknown()),
-  createdAt: Type.String({ format: 'date-time' }),
+  createdAt: Timestamp(),
 });
 
 export function adminRoutes(ctx: AppContext): FastifyPluginAsync {
@@ -40,7 +41,7 @@ export function adminRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/partners', {
       config: admin,
-      schema: { tags: TAG, security, summary: 'Every partner', response: { 200: S.data(Type.Array(Partner)) } },
+      schema: { tags: TAG, security, summary: 'Every partner', response: { 200: data(Type.Array(Partner)) } },
     }, async () => ({ data: await listPartners(ctx.db) }));
 
     app.post('/partners', {
@@ -54,7 +55,7 @@ export function adminRoutes(ctx: AppContext): FastifyPluginAsync {
           test: Type.Optional(Type.Boolean({ description: 'Mint an sk_test_ key instead of sk_live_' })),
           scopes: Type.Optional(Type.Array(S.ScopeName, { minItems: 1, uniqueItems: true })),
         }),
-        response: { 201: S.data(Type.Object({ partner: Partner, key: Type.Object({ id: Type.Integer(), secret: Type.String(), scopes: Type.Array(Type.String()), mode: Type.String() }) })) },
+        response: { 201: data(Type.Object({ partner: Partner, key: Type.Object({ id: Type.Integer(), secret: Type.String(), scopes: Type.Array(Type.String()), mode: Type.String() }) })) },
       },
     }, async (request, reply) => {
       const created = await createPartner(ctx.db, ctx.secretBox, actor, request.body);
@@ -64,7 +65,7 @@ export function adminRoutes(ctx: AppContext): FastifyPluginAsync {
     for (const [action, status] of [['suspend', 'suspended'], ['resume', 'active']] as const) {
       app.post(`/partners/:id/${action}`, {
         config: admin,
-        schema: { tags: TAG, security, summary: `${action === 'suspend' ? 'Suspend' : 'Resume'} a partner`, params: S.IdParam, response: { 200: S.data(Partner) } },
+        schema: { tags: TAG, security, summary: `${action === 'suspend' ? 'Suspend' : 'Resume'} a partner`, params: S.IdParam, response: { 200: data(Partner) } },
       }, async (request) => ({ data: await setPartnerStatus(ctx.db, actor, request.params.id, status) }));
     }
 
@@ -76,14 +77,14 @@ export function adminRoutes(ctx: AppContext): FastifyPluginAsync {
         summary: 'Change a merchant\'s plan, subscription, status, quota, rate limit or offline policy',
         params: S.IdParam,
         body: Type.Object({
-          plan: Type.Optional(Type.Union([S.PlanName, Type.Null()])),
-          subscription: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('blocked')])),
-          status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('suspended')])),
-          monthlyQuota: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 2147483647 }), Type.Null()])),
-          rateLimitPerMinute: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000 }), Type.Null()])),
+          plan: Type.Optional(Nullable(S.PlanName)),
+          subscription: Type.Optional(literals(['active', 'blocked'])),
+          status: Type.Optional(literals(['active', 'suspended'])),
+          monthlyQuota: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 2147483647 }))),
+          rateLimitPerMinute: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 1_000_000 }))),
           offlinePolicy: Type.Optional(S.OfflinePolicyName),
         }),
-        response: { 200: S.data(S.Tenant) },
+        response: { 200: data(S.Tenant) },
       },
     }, async (request) => ({ data: await updateTenantAccount(ctx.db, actor, request.params.id, request.body) }));
 

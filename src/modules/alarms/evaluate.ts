@@ -5,6 +5,7 @@ import type { AppContext } from '../../context.ts';
 import { BACKLOG_EVENT, RECOVERED_EVENT, enqueueEvent } from '../webhooks/events.ts';
 import { decideAlarm } from './decide.ts';
 import { alarmBranch, branchesToEvaluate, claimAlarmRow, closeEpisode, openEpisode, pendingStats, type AlarmBranch, type AlarmRow, type PendingStats } from './store.ts';
+import { iso } from '../../lib/time.ts';
 
 export { ALARM_EVENT_TYPES, BACKLOG_EVENT, RECOVERED_EVENT } from '../webhooks/events.ts';
 
@@ -15,7 +16,6 @@ export interface PassResult {
   recovered: number;
 }
 
-const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 const secondsBetween = (from: Date, to: Date) => Math.max(0, Math.floor((to.getTime() - from.getTime()) / 1000));
 
 function branchPayload(branch: AlarmBranch) {

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
+import { Nullable } from '../../http/schema-helpers.ts';
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const ListItemClassesQuery = Type.Object({
   page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1; 20 items a page.' }),

@@ -2,12 +2,11 @@
 // (no `additionalProperties: false` anywhere in a request), bare payloads. The wrapped envelope
 // is added by the dialect hook after serialisation, so responses here describe the bare form.
 import { Type, type Static } from 'typebox';
-import { MAX_LINES, MAX_PRICE, MAX_QUANTITY } from '../sales/schemas.ts';
+import { MAX_LINES, MAX_PRICE, MAX_QUANTITY, Money } from '../sales/schemas.ts';
 import { PAYMENT_TYPE_CODES } from '../../vsdc/sales-body.ts';
 import { VAT_CATEGORY_CODES } from '../../vsdc/tax.ts';
+import { Nullable, literals, Timestamp } from '../../http/schema-helpers.ts';
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
-const literals = (values: readonly string[]) => Type.Union(values.map((v) => Type.Literal(v)));
 
 /** Printable, no leading or trailing blanks: the number is part of an idempotency key and a path. */
 export const ClientInvoiceNumber = Type.String({ minLength: 1, maxLength: 100, pattern: '^\\S(.*\\S)?$', description: 'The till\'s own invoice number; idempotent per branch' });
@@ -28,7 +27,7 @@ export const LegacyInvoiceBody = Type.Object({
   PaymentTypeCode: Type.Optional(Nullable(literals(PAYMENT_TYPE_CODES))),
   CustomerTPIN: Type.Optional(Nullable(Type.String({ pattern: '^([0-9]{10})?$', description: '10 digits; empty or null for none' }))),
   CustomerName: Type.Optional(Nullable(Type.String({ maxLength: 60, description: 'Empty or null: the walk-in customer' }))),
-  SalesDate: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
+  SalesDate: Type.Optional(Nullable(Timestamp())),
   TaxInclusive: Type.Optional(Nullable(Type.Boolean())),
   DestinationCountryCode: Type.Optional(Nullable(Type.String({ pattern: '^[A-Z]{2}$', description: 'Required when a line is C1 (export)' }))),
   Items: Type.Array(LegacyItem, { minItems: 1, maxItems: MAX_LINES }),
@@ -53,12 +52,11 @@ export const CompatHeaders = Type.Object({
 
 // ---- responses (bare) ----
 
-const Money = Type.Number({ description: 'Rounded to 2 decimals' });
 
 export const LegacyInvoice = Type.Object({
   ClientInvoiceNumber: Nullable(Type.String({ description: 'Null only for a document created on the modern surface without clientInvoiceNo' })),
   InvoiceNumber: Type.Integer({ description: 'The gateway invoice number: the branch\'s sequence number' }),
-  Status: Type.Union([Type.Literal('pending'), Type.Literal('uploaded'), Type.Literal('failed')]),
+  Status: literals(['pending', 'uploaded', 'failed']),
   Tpin: Type.String(),
   BranchId: Type.String(),
   TotalAmount: Money,
@@ -71,7 +69,7 @@ export const LegacyInvoice = Type.Object({
   SdcId: Nullable(Type.String()),
   MrcNo: Nullable(Type.String()),
   QrCodeUrl: Nullable(Type.String()),
-  PublishedAt: Nullable(Type.String({ format: 'date-time' })),
+  PublishedAt: Nullable(Timestamp()),
   ResultCode: Nullable(Type.String({ description: '000 when accepted; null while pending' })),
   ResultMessage: Nullable(Type.String({ description: 'The authority\'s reason when failed' })),
 });
@@ -100,7 +98,7 @@ export type GetActiveAnswer = Static<typeof GetActiveAnswer>;
 
 // ---- partner: till logins ----
 
-export const Dialect = Type.Union([Type.Literal('bare'), Type.Literal('wrapped')]);
+export const Dialect = literals(['bare', 'wrapped']);
 
 export const CreateTillLoginBody = Type.Object({
   username: Type.String({ minLength: 1, maxLength: 64, pattern: '^[\\x21-\\x7E]+$', description: 'Printable ASCII without spaces; unique per merchant, compared without case' }),
@@ -117,8 +115,8 @@ export const TillLogin = Type.Object({
   sdcId: Nullable(Type.String()),
   dialect: Dialect,
   activeKeyId: Nullable(Type.Integer({ description: 'The fiscalisation key the last getactive issued, while it is not revoked' })),
-  createdAt: Type.String({ format: 'date-time' }),
-  lastLoginAt: Nullable(Type.String({ format: 'date-time' })),
+  createdAt: Timestamp(),
+  lastLoginAt: Nullable(Timestamp()),
 });
 export type TillLoginResource = Static<typeof TillLogin>;
 

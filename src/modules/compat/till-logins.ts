@@ -22,6 +22,7 @@ import {
   type TillLoginRow,
 } from './till-login-store.ts';
 import { toLegacyBranch } from './translate.ts';
+import { iso } from '../../lib/time.ts';
 
 function presentTillLogin(row: TillLoginRow): TillLoginResource {
   return {
@@ -32,7 +33,7 @@ function presentTillLogin(row: TillLoginRow): TillLoginResource {
     dialect: row.dialect,
     activeKeyId: row.activeKeyId,
     createdAt: row.createdAt.toISOString(),
-    lastLoginAt: row.lastLoginAt ? row.lastLoginAt.toISOString() : null,
+    lastLoginAt: iso(row.lastLoginAt),
   };
 }
 

@@ -3,7 +3,8 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { offsetOf, pageOf, PER_PAGE, type Page } from '../../http/pagination.ts';
 import type { BranchBacklogResource } from './schemas.ts';
-import { iso, scopeConditions, type Scope } from './scope.ts';
+import { iso } from '../../lib/time.ts';
+import { scopeConditions, type Scope } from './scope.ts';
 
 interface BacklogRow {
   tenant_id: number;

@@ -4,7 +4,8 @@ import type { DB } from '../../db/schema.ts';
 import type { DocumentStatus, DocumentType } from '../../db/tables/sales.ts';
 import { offsetOf, pageOf, PER_PAGE, type Page } from '../../http/pagination.ts';
 import type { DocumentSummaryResource } from './schemas.ts';
-import { iso, scopeConditions, type Scope } from './scope.ts';
+import { iso } from '../../lib/time.ts';
+import { scopeConditions, type Scope } from './scope.ts';
 
 interface DocumentRow {
   id: string;

@@ -2,7 +2,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { FILING_WINDOWS, type FilingWindow, type FilingsResource } from './schemas.ts';
-import { iso, scopeConditions, type Scope } from './scope.ts';
+import { iso } from '../../lib/time.ts';
+import { scopeConditions, type Scope } from './scope.ts';
 
 const MINUTE_MS = 60_000;
 

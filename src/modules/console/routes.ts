@@ -15,6 +15,7 @@ import type { Scope } from './scope.ts';
 import { CONSOLE_CSP, loadConsoleBundle, type ConsoleBundle, type ConsoleFile } from './static.ts';
 import { listAdminTenants } from './tenants-store.ts';
 import { webhookStats } from './webhook-stats-store.ts';
+import { Nullable, data } from '../../http/schema-helpers.ts';
 
 const TAG = ['Partner: console'];
 const ADMIN_TAG = ['Operator'];
@@ -26,8 +27,8 @@ const admin = { auth: { surface: 'admin' } } as const;
 
 const AdminTenant = Type.Object({
   ...P.Tenant.properties,
-  partnerId: Type.Union([Type.Integer(), Type.Null()]),
-  partnerName: Type.Union([Type.String(), Type.Null()]),
+  partnerId: Nullable(Type.Integer()),
+  partnerName: Nullable(Type.String()),
   documentsThisMonth: Type.Integer(),
   pending: Type.Integer(),
   failed: Type.Integer(),
@@ -86,7 +87,7 @@ export function consoleRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/partner/filings', {
       config: tenantsRead,
-      schema: { tags: TAG, security, summary: 'Documents per minute (uploaded, pending, failed)', description: FILINGS_DESCRIPTION, querystring: S.FilingsQuery, response: { 200: P.data(S.Filings) } },
+      schema: { tags: TAG, security, summary: 'Documents per minute (uploaded, pending, failed)', description: FILINGS_DESCRIPTION, querystring: S.FilingsQuery, response: { 200: data(S.Filings) } },
     }, async (request) => {
       const scope = await partnerScope(request, request.query.tenant);
       return { data: await filingsPerMinute(db, scope, (request.query.window ?? '24h') as S.FilingWindow, ctx.clock.now()) };
@@ -100,7 +101,7 @@ export function consoleRoutes(ctx: AppContext): FastifyPluginAsync {
         summary: 'Delivery success per webhook endpoint',
         description: 'Deliveries created in the window (24 h by default, or 7 d), by status, and the success rate of those settled.',
         querystring: S.WebhookStatsQuery,
-        response: { 200: P.data(Type.Array(S.EndpointStats)) },
+        response: { 200: data(Type.Array(S.EndpointStats)) },
       },
     }, async (request) => ({
       data: await webhookStats(db, requirePartner(request).partner.id, (request.query.window ?? '24h') as S.WebhookStatsWindow, ctx.clock.now()),
@@ -133,7 +134,7 @@ export function consoleRoutes(ctx: AppContext): FastifyPluginAsync {
 
       app.get('/admin/v1/filings', {
         config: admin,
-        schema: { tags: ADMIN_TAG, security: adminSecurity, summary: 'Documents per minute, every partner', description: FILINGS_DESCRIPTION, querystring: Type.Object({ ...S.FilingsQuery.properties, ...S.AdminScopeQuery.properties }), response: { 200: P.data(S.Filings) } },
+        schema: { tags: ADMIN_TAG, security: adminSecurity, summary: 'Documents per minute, every partner', description: FILINGS_DESCRIPTION, querystring: Type.Object({ ...S.FilingsQuery.properties, ...S.AdminScopeQuery.properties }), response: { 200: data(S.Filings) } },
       }, async (request) => {
         const { window, tenant, partner } = request.query;
         const scope = { ...(partner ? { partnerId: partner } : {}), ...(tenant ? { tenantId: tenant } : {}) };

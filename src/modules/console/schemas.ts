@@ -1,18 +1,17 @@
 import { Type, type Static } from 'typebox';
+import { Nullable, literals, Timestamp } from '../../http/schema-helpers.ts';
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
-const Timestamp = Type.String({ format: 'date-time' });
 const Id = Type.Integer({ minimum: 1, maximum: 2147483647 });
 const Page = Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1; 20 items a page.' });
 
 export const VsdcHealth = Type.Object({
-  state: Type.Union([Type.Literal('reachable'), Type.Literal('unreachable'), Type.Literal('unknown')], {
+  state: literals(['reachable', 'unreachable', 'unknown'], {
     description: '`unreachable` while filing is backing off after the VSDC did not answer; `reachable` when its last answer was an outcome; `unknown` before any filing',
   }),
-  lastOutcome: Nullable(Type.Union([Type.Literal('uploaded'), Type.Literal('failed')], { description: 'The most recent filing outcome on this branch' })),
-  lastOutcomeAt: Nullable(Timestamp),
+  lastOutcome: Nullable(literals(['uploaded', 'failed'], { description: 'The most recent filing outcome on this branch' })),
+  lastOutcomeAt: Nullable(Timestamp()),
   lastError: Nullable(Type.String({ description: 'Why the VSDC could not be reached, while it cannot' })),
-  nextAttemptAt: Nullable(Type.String({ format: 'date-time', description: 'When filing retries, while backing off' })),
+  nextAttemptAt: Nullable(Timestamp('When filing retries, while backing off')),
 });
 
 export const BranchBacklog = Type.Object({
@@ -26,10 +25,10 @@ export const BranchBacklog = Type.Object({
   initialized: Type.Boolean(),
   sdcId: Nullable(Type.String()),
   pending: Type.Integer({ description: 'Documents waiting to be filed' }),
-  oldestPendingAt: Nullable(Timestamp),
+  oldestPendingAt: Nullable(Timestamp()),
   oldestPendingAgeSeconds: Nullable(Type.Integer({ description: 'The authority expects documents filed within 24 h' })),
   failed: Type.Integer({ description: 'Documents the authority refused (need operator action)' }),
-  alarm: Nullable(Type.Object({ thresholdSeconds: Type.Integer(), firedAt: Timestamp }, { description: 'The last branch.backlog alarm of the open backlog episode' })),
+  alarm: Nullable(Type.Object({ thresholdSeconds: Type.Integer(), firedAt: Timestamp() }, { description: 'The last branch.backlog alarm of the open backlog episode' })),
   vsdc: VsdcHealth,
 });
 export type BranchBacklogResource = Static<typeof BranchBacklog>;
@@ -40,7 +39,7 @@ export const BacklogQuery = Type.Object({
   pendingOnly: Type.Optional(Type.Boolean({ description: 'Only branches with pending documents' })),
 });
 
-export const DocumentStatus = Type.Union([Type.Literal('pending'), Type.Literal('uploaded'), Type.Literal('failed')]);
+export const DocumentStatus = literals(['pending', 'uploaded', 'failed']);
 
 export const DocumentsQuery = Type.Object({
   page: Page,
@@ -55,16 +54,16 @@ export const DocumentSummary = Type.Object({
   tenantName: Type.String(),
   tpin: Type.String(),
   branch: Type.String(),
-  type: Type.Union([Type.Literal('sale'), Type.Literal('credit_note'), Type.Literal('debit_note')]),
+  type: literals(['sale', 'credit_note', 'debit_note']),
   invoiceNo: Type.Integer(),
   status: DocumentStatus,
   clientInvoiceNo: Nullable(Type.String()),
   totals: Type.Object({ net: Type.Number(), vat: Type.Number(), total: Type.Number(), currency: Type.String() }),
   resultCode: Nullable(Type.String()),
   lastError: Nullable(Type.String()),
-  occurredAt: Timestamp,
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
+  occurredAt: Timestamp(),
+  createdAt: Timestamp(),
+  updatedAt: Timestamp(),
 });
 export type DocumentSummaryResource = Static<typeof DocumentSummary>;
 
@@ -85,9 +84,9 @@ const StatusCounts = {
 export const Filings = Type.Object({
   window: Type.String(),
   bucketSeconds: Type.Integer(),
-  from: Timestamp,
-  to: Timestamp,
-  buckets: Type.Array(Type.Object({ at: Type.String({ format: 'date-time', description: 'Start of the minute' }), ...StatusCounts }), {
+  from: Timestamp(),
+  to: Timestamp(),
+  buckets: Type.Array(Type.Object({ at: Timestamp('Start of the minute'), ...StatusCounts }), {
     description: 'Documents by the minute they were stored and their status now, oldest first; minutes without documents are left out',
   }),
   totals: Type.Object(StatusCounts),
@@ -105,21 +104,21 @@ export const EndpointStats = Type.Object({
   endpointId: Type.Integer(),
   url: Type.String(),
   description: Type.String(),
-  status: Type.Union([Type.Literal('enabled'), Type.Literal('disabled')]),
+  status: literals(['enabled', 'disabled']),
   delivered: Type.Integer(),
   failed: Type.Integer(),
   pending: Type.Integer(),
   successRate: Nullable(Type.Number({ description: 'delivered / (delivered + failed) over the window; null when none settled' })),
-  lastDeliveredAt: Nullable(Timestamp),
-  lastFailureAt: Nullable(Timestamp),
+  lastDeliveredAt: Nullable(Timestamp()),
+  lastFailureAt: Nullable(Timestamp()),
 });
 export type EndpointStatsResource = Static<typeof EndpointStats>;
 
 export const AdminTenantsQuery = Type.Object({
   page: Page,
   partner: Type.Optional(Id),
-  status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('suspended')])),
-  subscription: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('blocked')])),
+  status: Type.Optional(literals(['active', 'suspended'])),
+  subscription: Type.Optional(literals(['active', 'blocked'])),
 });
 
 export const AdminScopeQuery = Type.Object({ partner: Type.Optional(Id) });

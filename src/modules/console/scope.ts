@@ -13,4 +13,3 @@ export function scopeConditions(scope: Scope): RawBuilder<unknown> {
   return sql`${partner}${tenant}`;
 }
 
-export const iso = (d: Date | string | null | undefined): string | null => (d === null || d === undefined ? null : new Date(d).toISOString());

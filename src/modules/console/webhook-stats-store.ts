@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { EndpointStatus } from '../../db/tables/webhooks.ts';
 import { WEBHOOK_STATS_WINDOWS, type EndpointStatsResource, type WebhookStatsWindow } from './schemas.ts';
-import { iso } from './scope.ts';
+import { iso } from '../../lib/time.ts';
 
 interface StatsRow {
   id: number;

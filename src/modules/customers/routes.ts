@@ -6,6 +6,7 @@ import { Paginated } from '../../http/pagination.ts';
 import { BranchHeaders } from '../sales/schemas.ts';
 import * as S from './schemas.ts';
 import { createCustomer, getCustomer, listCustomersPage } from './service.ts';
+import { data } from '../../http/schema-helpers.ts';
 
 const TAG = ['Merchant: customers'];
 const security = [{ tenantToken: [] }];
@@ -43,7 +44,7 @@ export function customerRoutes(ctx: AppContext): FastifyPluginAsync {
         description: CREATE_DESCRIPTION,
         headers: BranchHeaders,
         body: S.CreateCustomerBody,
-        response: { 200: S.data(S.Customer), 201: S.data(S.Customer) },
+        response: { 200: data(S.Customer), 201: data(S.Customer) },
       },
     }, async (request, reply) => {
       const result = await createCustomer(ctx, requireTenant(request), request.headers['x-branch'], request.body);
@@ -52,7 +53,7 @@ export function customerRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/customers/:customer', {
       config: READ,
-      schema: { tags: TAG, security, summary: 'One customer and how far its verification and registration got', params: S.CustomerParam, response: { 200: S.data(S.Customer) } },
+      schema: { tags: TAG, security, summary: 'One customer and how far its verification and registration got', params: S.CustomerParam, response: { 200: data(S.Customer) } },
     }, async (request) => ({ data: await getCustomer(ctx, requireTenant(request).id, request.params.customer) }));
   };
 }

@@ -1,7 +1,6 @@
 import { Type, type Static } from 'typebox';
+import { Nullable, Timestamp } from '../../http/schema-helpers.ts';
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
-const Timestamp = Type.String({ format: 'date-time' });
 const tpin = (description: string) => Type.String({ pattern: '^[0-9]{10}$', description });
 
 export const VERIFICATION_STATES = ['not_applicable', 'pending', 'verified', 'unknown', 'failed'] as const;
@@ -33,7 +32,7 @@ export const CustomerParam = Type.Object({ customer: Type.Integer({ minimum: 1, 
 // ---- responses ----
 
 const Retry = {
-  nextAttemptAt: Nullable(Type.String({ format: 'date-time', description: 'While pending: when the gateway tries the VSDC again' })),
+  nextAttemptAt: Nullable(Timestamp('While pending: when the gateway tries the VSDC again')),
   lastError: Nullable(Type.String({ description: 'While pending: why the last attempt did not get an answer' })),
 };
 
@@ -52,7 +51,7 @@ export const Customer = Type.Object({
       authorityAddress: Nullable(Type.String()),
       resultCode: Nullable(Type.String({ description: 'The authority\'s result code of the last answer' })),
       message: Nullable(Type.String({ description: 'The authority\'s text when failed' })),
-      checkedAt: Nullable(Timestamp),
+      checkedAt: Nullable(Timestamp()),
       ...Retry,
     },
     { description: 'What the authority says about the TPIN' },
@@ -62,14 +61,13 @@ export const Customer = Type.Object({
       state: Type.Enum(REGISTRATION_STATES),
       resultCode: Nullable(Type.String()),
       message: Nullable(Type.String({ description: 'The authority\'s text when failed' })),
-      registeredAt: Nullable(Timestamp),
+      registeredAt: Nullable(Timestamp()),
       ...Retry,
     },
     { description: 'Whether the authority accepted the customer onto the branch\'s list' },
   ),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
+  createdAt: Timestamp(),
+  updatedAt: Timestamp(),
 });
 export type CustomerResource = Static<typeof Customer>;
 
-export const data = <T extends Parameters<typeof Type.Object>[0][string]>(schema: T) => Type.Object({ data: schema });

@@ -25,11 +25,10 @@ import {
   type RegistrationOutcome,
   type VerificationOutcome,
 } from './store.ts';
+import { iso } from '../../lib/time.ts';
 
 const GATEWAY_OPERATOR = 'fiscal-gateway';
 export const CUSTOMER_RETRY_BATCH = 20;
-
-const iso = (value: Date | null): string | null => (value ? value.toISOString() : null);
 
 export function presentCustomer(row: CustomerRow): CustomerResource {
   const waiting = (pending: boolean) => ({

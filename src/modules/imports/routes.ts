@@ -6,6 +6,7 @@ import { Paginated } from '../../http/pagination.ts';
 import { BranchHeaders } from '../sales/schemas.ts';
 import * as S from './schemas.ts';
 import { approveImportItem, getImportItem, listImportItemsPage, rejectImportItem } from './service.ts';
+import { data } from '../../http/schema-helpers.ts';
 
 const TAG = ['Merchant: customs imports'];
 const security = [{ tenantToken: [] }];
@@ -35,7 +36,7 @@ export function importRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/import-items/:importItem', {
       config: READ,
-      schema: { tags: TAG, security, summary: 'One declaration line', params: S.ImportItemParam, response: { 200: S.data(S.ImportItem) } },
+      schema: { tags: TAG, security, summary: 'One declaration line', params: S.ImportItemParam, response: { 200: data(S.ImportItem) } },
     }, async (request) => ({ data: await getImportItem(ctx, requireTenant(request).id, request.params.importItem) }));
 
     app.post('/api/v1/import-items/:importItem/approve', {
@@ -47,7 +48,7 @@ export function importRoutes(ctx: AppContext): FastifyPluginAsync {
         description: `Requires \`itemCode\`. ${ANSWER}`,
         params: S.ImportItemParam,
         body: S.ApproveBody,
-        response: { 200: S.data(S.ImportItem) },
+        response: { 200: data(S.ImportItem) },
       },
       preValidation: async (request) => {
         request.body ??= {} as S.ApproveBody;
@@ -63,7 +64,7 @@ export function importRoutes(ctx: AppContext): FastifyPluginAsync {
         description: `No itemCode needed; the body is optional. ${ANSWER}`,
         params: S.ImportItemParam,
         body: S.RejectBody,
-        response: { 200: S.data(S.ImportItem) },
+        response: { 200: data(S.ImportItem) },
       },
       preValidation: async (request) => {
         request.body ??= {};

@@ -1,7 +1,6 @@
 import { Type, type Static } from 'typebox';
+import { Nullable, Timestamp } from '../../http/schema-helpers.ts';
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
-const Timestamp = Type.String({ format: 'date-time' });
 
 export const DECISIONS = ['approved', 'rejected'] as const;
 export const DECISION_FILTERS = ['undecided', 'approved', 'rejected'] as const;
@@ -63,7 +62,7 @@ export const ImportItem = Type.Object({
   invoiceCurrency: Text,
   exchangeRate: Amount,
   decision: Nullable(Type.Enum(DECISIONS, { description: 'Your answer; null until you answer' })),
-  decidedAt: Nullable(Timestamp),
+  decidedAt: Nullable(Timestamp()),
   itemCode: Nullable(Type.String({ description: 'Set on approval' })),
   itemClassificationCode: Nullable(Type.String()),
   remark: Text,
@@ -73,13 +72,12 @@ export const ImportItem = Type.Object({
     }),
     resultCode: Nullable(Type.String({ description: 'The authority\'s code of the last answer' })),
     message: Nullable(Type.String({ description: 'The authority\'s text when failed' })),
-    filedAt: Nullable(Type.String({ format: 'date-time', description: 'When the authority accepted the answer' })),
-    nextAttemptAt: Nullable(Type.String({ format: 'date-time', description: 'While sending: the next background attempt' })),
+    filedAt: Nullable(Timestamp('When the authority accepted the answer')),
+    nextAttemptAt: Nullable(Timestamp('While sending: the next background attempt')),
     lastError: Nullable(Type.String({ description: 'While sending: why the last attempt got no answer' })),
   }),
-  receivedAt: Timestamp,
-  updatedAt: Timestamp,
+  receivedAt: Timestamp(),
+  updatedAt: Timestamp(),
 });
 export type ImportItemResource = Static<typeof ImportItem>;
 
-export const data = <T extends Parameters<typeof Type.Object>[0][string]>(schema: T) => Type.Object({ data: schema });

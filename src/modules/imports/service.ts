@@ -30,12 +30,12 @@ import {
   type ImportItemRow,
   type ReceivedLine,
 } from './store.ts';
+import { iso } from '../../lib/time.ts';
 
 const GATEWAY_OPERATOR = 'fiscal-gateway';
 export const PULL_BATCH = 20;
 export const FILING_RETRY_BATCH = 20;
 
-const iso = (value: Date | null): string | null => (value ? value.toISOString() : null);
 const amount = (value: string | null): number | null => (value === null ? null : Number(value));
 
 export function presentImportItem(row: ImportItemRow): ImportItemResource {

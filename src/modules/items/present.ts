@@ -1,7 +1,6 @@
 import type { ItemResource } from './schemas.ts';
 import type { ItemRow } from './store.ts';
-
-const iso = (value: Date | null): string | null => (value ? value.toISOString() : null);
+import { iso } from '../../lib/time.ts';
 
 export function presentItem(row: ItemRow): ItemResource {
   const waiting = row.registration_state === 'pending' || row.registration_state === 'amendment_pending';

@@ -6,6 +6,7 @@ import { Paginated } from '../../http/pagination.ts';
 import { BranchHeaders } from '../sales/schemas.ts';
 import * as S from './schemas.ts';
 import { createItem, getItem, listItemsPage, releaseItem, updateItem } from './service.ts';
+import { data } from '../../http/schema-helpers.ts';
 
 const TAG = ['Merchant: items'];
 const security = [{ tenantToken: [] }];
@@ -43,7 +44,7 @@ export function itemRoutes(ctx: AppContext): FastifyPluginAsync {
         description: `Registers it through the X-Branch (or default) branch, which must be initialised, and answers 201 with the state reached. ${STATES}`,
         headers: BranchHeaders,
         body: S.CreateItemBody,
-        response: { 201: S.data(S.Item) },
+        response: { 201: data(S.Item) },
       },
     }, async (request, reply) => {
       const item = await createItem(ctx, requireTenant(request), request.headers['x-branch'], request.body);
@@ -52,7 +53,7 @@ export function itemRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/items/:item', {
       config: READ,
-      schema: { tags: TAG, security, summary: 'One item, by id or by authority item code', params: S.ItemParam, response: { 200: S.data(S.Item) } },
+      schema: { tags: TAG, security, summary: 'One item, by id or by authority item code', params: S.ItemParam, response: { 200: data(S.Item) } },
     }, async (request) => ({ data: await getItem(ctx, requireTenant(request).id, request.params.item) }));
 
     app.patch('/api/v1/items/:item', {
@@ -64,7 +65,7 @@ export function itemRoutes(ctx: AppContext): FastifyPluginAsync {
         description: 'A registered item moves to `amendment_pending` and is sent with updateItem; an item the authority never accepted goes back to `pending` (saveItem). A draft is only amended locally, for review before release.',
         params: S.ItemParam,
         body: S.UpdateItemBody,
-        response: { 200: S.data(S.Item) },
+        response: { 200: data(S.Item) },
       },
     }, async (request) => ({ data: await updateItem(ctx, requireTenant(request).id, request.params.item, request.body) }));
 
@@ -77,7 +78,7 @@ export function itemRoutes(ctx: AppContext): FastifyPluginAsync {
         description: 'No request body. Sends the draft through the X-Branch (or default) branch and answers with the state reached. 409 `item_not_draft` for an item that is not a draft.',
         headers: BranchHeaders,
         params: S.ItemParam,
-        response: { 200: S.data(S.Item) },
+        response: { 200: data(S.Item) },
       },
     }, async (request) => ({ data: await releaseItem(ctx, requireTenant(request), request.params.item, request.headers['x-branch']) }));
   };

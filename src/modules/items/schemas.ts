@@ -1,8 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { VAT_CATEGORY_CODES } from '../../vsdc/tax.ts';
+import { Nullable, Timestamp } from '../../http/schema-helpers.ts';
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
-const Timestamp = Type.String({ format: 'date-time' });
 
 export const ITEM_STATES = ['draft', 'pending', 'registered', 'failed', 'amendment_pending', 'amendment_failed'] as const;
 export const ITEM_TYPE_CODES = ['1', '2', '3'] as const;
@@ -100,13 +99,12 @@ export const Item = Type.Object({
     state: Type.Enum(ITEM_STATES),
     resultCode: Nullable(Type.String({ description: 'The authority\'s code of the last answer (000 accepted)' })),
     message: Nullable(Type.String({ description: 'The authority\'s text when failed or amendment_failed' })),
-    registeredAt: Nullable(Type.String({ format: 'date-time', description: 'When the authority first accepted it' })),
-    nextAttemptAt: Nullable(Type.String({ format: 'date-time', description: 'While pending or amendment_pending: the next background attempt' })),
+    registeredAt: Nullable(Timestamp('When the authority first accepted it')),
+    nextAttemptAt: Nullable(Timestamp('While pending or amendment_pending: the next background attempt')),
     lastError: Nullable(Type.String({ description: 'While pending or amendment_pending: why the last attempt got no answer' })),
   }),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
+  createdAt: Timestamp(),
+  updatedAt: Timestamp(),
 });
 export type ItemResource = Static<typeof Item>;
 
-export const data = <T extends Parameters<typeof Type.Object>[0][string]>(schema: T) => Type.Object({ data: schema });

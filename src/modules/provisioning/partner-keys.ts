@@ -7,6 +7,7 @@ import type { ResolvedPartnerKey } from '../../credentials/lookup.ts';
 import { SCOPES, type Scope } from '../../http/auth.ts';
 import { ApiError, NotFoundError } from '../../http/errors.ts';
 import { recordAudit, type Actor } from '../audit/store.ts';
+import { iso } from '../../lib/time.ts';
 
 // Partner secret keys: hashed for lookup and also sealed (AES-256-GCM) so the partner can
 // read a key back. The AAD binds each ciphertext to its key id and partner.
@@ -40,9 +41,9 @@ export function presentPartnerKey(row: PartnerKeyRow): PartnerKeyResource {
     scopes: row.scopes,
     masked: masked(prefixOf(row.mode), row.last4),
     createdAt: row.created_at.toISOString(),
-    expiresAt: row.expires_at ? row.expires_at.toISOString() : null,
+    expiresAt: iso(row.expires_at),
     rotatedToId: row.rotated_to_id,
-    lastUsedAt: row.last_used_at ? row.last_used_at.toISOString() : null,
+    lastUsedAt: iso(row.last_used_at),
   };
 }
 

@@ -11,6 +11,7 @@ import { listPartnerKeys, mintPartnerKey, readPartnerKeySecret, revokePartnerKey
 import * as S from './schemas.ts';
 import { listApiKeys, listTokens, mintApiKey, mintToken, revokeApiKey, revokeToken } from './tenant-credentials.ts';
 import { assertTenantWritable, createTenant, getTenant, listTenants, tenantOfPartner, updateTenantSettings } from './tenants.ts';
+import { data, Timestamp } from '../../http/schema-helpers.ts';
 
 const TAG = ['Partner: provisioning'];
 const security = [{ partnerKey: [] }];
@@ -39,7 +40,7 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.post('/api/v1/tenants', {
       config: { auth: { surface: 'partner', scope: 'tenants:write' } },
-      schema: { tags: TAG, security, summary: 'Create a merchant', body: S.CreateTenantBody, response: { 201: S.data(S.Tenant) } },
+      schema: { tags: TAG, security, summary: 'Create a merchant', body: S.CreateTenantBody, response: { 201: data(S.Tenant) } },
     }, async (request, reply) => {
       const tenant = await createTenant(db, actorOf(request), requirePartner(request).partner.id, request.body);
       return reply.code(201).send({ data: tenant });
@@ -47,7 +48,7 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/tenants/:tenant', {
       config: { auth: { surface: 'partner', scope: 'tenants:read' } },
-      schema: { tags: TAG, security, summary: 'One merchant with its devices', params: S.TenantParam, response: { 200: S.data(S.Tenant) } },
+      schema: { tags: TAG, security, summary: 'One merchant with its devices', params: S.TenantParam, response: { 200: data(S.Tenant) } },
     }, async (request) => ({ data: await getTenant(db, requirePartner(request).partner.id, request.params.tenant) }));
 
     app.patch('/api/v1/tenants/:tenant', {
@@ -59,13 +60,13 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
         description: 'Today: `offlinePolicy` (`queue` or `refuse`), what a sale gets while its branch\'s VSDC is unreachable. See docs/offline.md.',
         params: S.TenantParam,
         body: S.UpdateTenantBody,
-        response: { 200: S.data(S.Tenant) },
+        response: { 200: data(S.Tenant) },
       },
     }, async (request) => ({ data: await updateTenantSettings(db, actorOf(request), requirePartner(request).partner.id, request.params.tenant, request.body) }));
 
     app.post('/api/v1/tenants/:tenant/devices', {
       config: { auth: { surface: 'partner', scope: 'devices:write' } },
-      schema: { tags: TAG, security, summary: 'Register a device (local only)', params: S.TenantParam, body: S.RegisterDeviceBody, response: { 201: S.data(S.Device) } },
+      schema: { tags: TAG, security, summary: 'Register a device (local only)', params: S.TenantParam, body: S.RegisterDeviceBody, response: { 201: data(S.Device) } },
     }, async (request, reply) => {
       const tenant = await tenantFor(request, request.params.tenant, true);
       return reply.code(201).send({ data: await registerDevice(db, actorOf(request), tenant, request.body) });
@@ -79,7 +80,7 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
         summary: 'Initialise a device: the handshake with the authority',
         description: 'No request body. Safe to repeat: an initialised device is returned unchanged; 503 when the VSDC is unreachable.',
         params: S.TenantBranchParam,
-        response: { 200: S.data(S.Device) },
+        response: { 200: data(S.Device) },
       },
     }, async (request) => {
       const tenant = await tenantFor(request, request.params.tenant, true);
@@ -88,12 +89,12 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/tenants/:tenant/tokens', {
       config: { auth: { surface: 'partner', scope: 'keys:write' } },
-      schema: { tags: TAG, security, summary: 'Live tenant tokens (no plaintext)', params: S.TenantParam, response: { 200: S.data(Type.Array(S.TenantToken)) } },
+      schema: { tags: TAG, security, summary: 'Live tenant tokens (no plaintext)', params: S.TenantParam, response: { 200: data(Type.Array(S.TenantToken)) } },
     }, async (request) => ({ data: await listTokens(db, await tenantFor(request, request.params.tenant, false)) }));
 
     app.post('/api/v1/tenants/:tenant/tokens', {
       config: { auth: { surface: 'partner', scope: 'keys:write' } },
-      schema: { tags: TAG, security, summary: 'Mint a tenant token (plaintext once)', params: S.TenantParam, body: S.CreateTokenBody, response: { 201: S.data(S.TenantTokenCreated) } },
+      schema: { tags: TAG, security, summary: 'Mint a tenant token (plaintext once)', params: S.TenantParam, body: S.CreateTokenBody, response: { 201: data(S.TenantTokenCreated) } },
     }, async (request, reply) => {
       const tenant = await tenantFor(request, request.params.tenant, true);
       return reply.code(201).header('cache-control', 'no-store').send({ data: await mintToken(db, actorOf(request), tenant, request.body.name) });
@@ -106,12 +107,12 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/tenants/:tenant/api-keys', {
       config: { auth: { surface: 'partner', scope: 'keys:write' } },
-      schema: { tags: TAG, security, summary: 'Fiscalisation keys, masked', params: S.TenantParam, response: { 200: S.data(Type.Array(S.FiscalisationKey)) } },
+      schema: { tags: TAG, security, summary: 'Fiscalisation keys, masked', params: S.TenantParam, response: { 200: data(Type.Array(S.FiscalisationKey)) } },
     }, async (request) => ({ data: await listApiKeys(db, await tenantFor(request, request.params.tenant, false)) }));
 
     app.post('/api/v1/tenants/:tenant/api-keys', {
       config: { auth: { surface: 'partner', scope: 'keys:write' } },
-      schema: { tags: TAG, security, summary: 'Mint a fiscalisation key for /zm/api (plaintext once)', description: 'The body is optional.', params: S.TenantParam, body: S.CreateApiKeyBody, response: { 201: S.data(S.FiscalisationKeyCreated) } },
+      schema: { tags: TAG, security, summary: 'Mint a fiscalisation key for /zm/api (plaintext once)', description: 'The body is optional.', params: S.TenantParam, body: S.CreateApiKeyBody, response: { 201: data(S.FiscalisationKeyCreated) } },
       preValidation: async (request) => {
         request.body ??= {};
       },
@@ -129,12 +130,12 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
     const KEYS_TAG = ['Partner: keys'];
     app.get('/api/v1/partner/keys', {
       config: { auth: { surface: 'partner', scope: 'keys:write' } },
-      schema: { tags: KEYS_TAG, security, summary: 'Your secret keys, masked', response: { 200: S.data(Type.Array(S.PartnerKey)) } },
+      schema: { tags: KEYS_TAG, security, summary: 'Your secret keys, masked', response: { 200: data(Type.Array(S.PartnerKey)) } },
     }, async (request) => ({ data: await listPartnerKeys(db, requirePartner(request), ctx.clock.now()) }));
 
     app.post('/api/v1/partner/keys', {
       config: { auth: { surface: 'partner', scope: 'keys:write' } },
-      schema: { tags: KEYS_TAG, security, summary: 'Mint a least-privilege key', body: S.CreatePartnerKeyBody, response: { 201: S.data(S.PartnerKeyCreated) } },
+      schema: { tags: KEYS_TAG, security, summary: 'Mint a least-privilege key', body: S.CreatePartnerKeyBody, response: { 201: data(S.PartnerKeyCreated) } },
     }, async (request, reply) => {
       const created = await mintPartnerKey(db, ctx.secretBox, requirePartner(request), request.body);
       return reply.code(201).header('cache-control', 'no-store').send({ data: created });
@@ -142,7 +143,7 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/partner/keys/:id/secret', {
       config: { auth: { surface: 'partner', scope: 'keys:write' } },
-      schema: { tags: KEYS_TAG, security, summary: 'Read a key\'s plaintext back (audited)', params: S.IdParam, response: { 200: S.data(Type.Object({ id: Type.Integer(), secret: Type.String() })) } },
+      schema: { tags: KEYS_TAG, security, summary: 'Read a key\'s plaintext back (audited)', params: S.IdParam, response: { 200: data(Type.Object({ id: Type.Integer(), secret: Type.String() })) } },
     }, async (request, reply) => {
       const secret = await readPartnerKeySecret(db, ctx.secretBox, requirePartner(request), request.params.id);
       return reply.header('cache-control', 'no-store').send({ data: secret });
@@ -155,7 +156,7 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
         security,
         summary: 'Mint a replacement; the old key keeps working for the grace window',
         params: S.IdParam,
-        response: { 201: S.data(Type.Object({ ...S.PartnerKeyCreated.properties, previous: Type.Object({ id: Type.Integer(), expiresAt: Type.String({ format: 'date-time' }) }) })) },
+        response: { 201: data(Type.Object({ ...S.PartnerKeyCreated.properties, previous: Type.Object({ id: Type.Integer(), expiresAt: Timestamp() }) })) },
       },
     }, async (request, reply) => {
       const rotated = await rotatePartnerKey(db, ctx.secretBox, requirePartner(request), request.params.id, ctx.config.keyRotationGraceSec);

@@ -1,17 +1,17 @@
 import { Type, type Static } from 'typebox';
 import { SCOPES } from '../../http/auth.ts';
+import { Nullable, literals, Timestamp } from '../../http/schema-helpers.ts';
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
-export const PlanName = Type.Union([Type.Literal('free_trial'), Type.Literal('starter'), Type.Literal('growth'), Type.Literal('enterprise')]);
-export const OfflinePolicyName = Type.Union([Type.Literal('queue'), Type.Literal('refuse')], {
+export const PlanName = literals(['free_trial', 'starter', 'growth', 'enterprise']);
+export const OfflinePolicyName = literals(['queue', 'refuse'], {
   description:
     'While the branch\'s VSDC is known to be unreachable: `queue` stores a sale `pending` and files it later (the default); ' +
     '`refuse` answers 503 vsdc_unavailable and stores nothing, for certifications that forbid issuing invoices offline',
 });
 export const Tpin = Type.String({ pattern: '^[0-9]{10}$', description: 'Taxpayer id, 10 digits' });
 export const BranchId = Type.String({ pattern: '^[0-9]{3}$', description: 'Branch id (bhfId), 3 digits; 000 is headquarters' });
-export const ScopeName = Type.Union(SCOPES.map((s) => Type.Literal(s)));
+export const ScopeName = literals(SCOPES);
 
 export const Device = Type.Object({
   id: Type.Integer(),
@@ -27,8 +27,8 @@ export const Device = Type.Object({
   lastSaleReceiptNo: Nullable(Type.Integer()),
   lastPurchaseInvoiceNo: Nullable(Type.Integer()),
   nextInvoiceNo: Nullable(Type.Integer({ description: 'The next invoiceNo this branch will assign; null until initialised' })),
-  initializedAt: Nullable(Type.String({ format: 'date-time' })),
-  createdAt: Type.String({ format: 'date-time' }),
+  initializedAt: Nullable(Timestamp()),
+  createdAt: Timestamp(),
 });
 export type DeviceResource = Static<typeof Device>;
 
@@ -38,13 +38,13 @@ export const Tenant = Type.Object({
   tpin: Type.String(),
   email: Nullable(Type.String()),
   plan: Nullable(PlanName),
-  subscription: Type.Union([Type.Literal('active'), Type.Literal('blocked')]),
-  status: Type.Union([Type.Literal('active'), Type.Literal('suspended')]),
+  subscription: literals(['active', 'blocked']),
+  status: literals(['active', 'suspended']),
   monthlyQuota: Nullable(Type.Integer()),
   rateLimitPerMinute: Nullable(Type.Integer()),
   offlinePolicy: OfflinePolicyName,
-  createdAt: Type.String({ format: 'date-time' }),
-  updatedAt: Type.String({ format: 'date-time' }),
+  createdAt: Timestamp(),
+  updatedAt: Timestamp(),
   devices: Type.Array(Device),
 });
 export type TenantResource = Static<typeof Tenant>;
@@ -72,14 +72,14 @@ export const TenantToken = Type.Object({
   name: Type.String(),
   abilities: Type.Array(Type.String()),
   masked: Type.String({ description: 'Prefix and last four characters; never the plaintext' }),
-  createdAt: Type.String({ format: 'date-time' }),
-  lastUsedAt: Nullable(Type.String({ format: 'date-time' })),
+  createdAt: Timestamp(),
+  lastUsedAt: Nullable(Timestamp()),
 });
 export const TenantTokenCreated = Type.Object({ ...TenantToken.properties, token: Type.String({ description: 'Plaintext, shown once' }) });
 
 export const CreateTokenBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 60 }) });
 
-export const Dialect = Type.Union([Type.Literal('bare'), Type.Literal('wrapped')]);
+export const Dialect = literals(['bare', 'wrapped']);
 
 export const FiscalisationKey = Type.Object({
   id: Type.Integer(),
@@ -87,8 +87,8 @@ export const FiscalisationKey = Type.Object({
   branch: Nullable(Type.String({ description: 'Set for a branch key; null for a tenant key' })),
   sdcId: Nullable(Type.String()),
   dialect: Dialect,
-  createdAt: Type.String({ format: 'date-time' }),
-  lastUsedAt: Nullable(Type.String({ format: 'date-time' })),
+  createdAt: Timestamp(),
+  lastUsedAt: Nullable(Timestamp()),
 });
 export const FiscalisationKeyCreated = Type.Object({ ...FiscalisationKey.properties, key: Type.String({ description: 'Plaintext, shown once' }) });
 
@@ -102,24 +102,23 @@ export const Revoked = Type.Object({ revoked: Type.Boolean(), id: Type.Integer()
 export const PartnerKey = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
-  mode: Type.Union([Type.Literal('live'), Type.Literal('test')]),
+  mode: literals(['live', 'test']),
   scopes: Type.Array(Type.String()),
   masked: Type.String(),
-  createdAt: Type.String({ format: 'date-time' }),
-  expiresAt: Nullable(Type.String({ format: 'date-time', description: 'Set when the key was rotated: it stops working then' })),
+  createdAt: Timestamp(),
+  expiresAt: Nullable(Timestamp('Set when the key was rotated: it stops working then')),
   rotatedToId: Nullable(Type.Integer()),
-  lastUsedAt: Nullable(Type.String({ format: 'date-time' })),
+  lastUsedAt: Nullable(Timestamp()),
 });
 export const PartnerKeyCreated = Type.Object({ ...PartnerKey.properties, secret: Type.String({ description: 'Plaintext; readable again through /secret' }) });
 
 export const CreatePartnerKeyBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100 }),
   scopes: Type.Array(ScopeName, { minItems: 1, maxItems: SCOPES.length, uniqueItems: true }),
-  mode: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('test')])),
+  mode: Type.Optional(literals(['live', 'test'])),
 });
 
 export const IdParam = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2147483647 }) });
 export const TenantParam = Type.Object({ tenant: Type.Integer({ minimum: 1, maximum: 2147483647 }) });
 export const TenantBranchParam = Type.Object({ tenant: Type.Integer({ minimum: 1, maximum: 2147483647 }), branch: Type.String({ maxLength: 10 }) });
 
-export const data = <T extends Parameters<typeof Type.Object>[0][string]>(schema: T) => Type.Object({ data: schema });

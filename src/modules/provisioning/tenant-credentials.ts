@@ -5,11 +5,10 @@ import { ApiError, NotFoundError } from '../../http/errors.ts';
 import { PREFIXES, hashSecret, last4, masked, mintSecret } from '../../credentials/secret-format.ts';
 import { recordAudit, type Actor } from '../audit/store.ts';
 import type { TenantRow } from './tenants.ts';
+import { iso } from '../../lib/time.ts';
 
 // Tenant tokens (merchant surface) and fiscalisation keys (/zm/api): plaintext once, then
 // only their SHA-256 is kept. Revocation takes effect on the next request (no cache).
-
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 export interface TokenResource {
   id: number;

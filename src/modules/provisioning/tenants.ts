@@ -7,11 +7,10 @@ import { NotFoundError, fieldError } from '../../http/errors.ts';
 import { offsetOf, pageOf, type Page } from '../../http/pagination.ts';
 import { recordAudit, type Actor } from '../audit/store.ts';
 import type { DeviceResource, TenantResource } from './schemas.ts';
+import { iso } from '../../lib/time.ts';
 
 export type TenantRow = Selectable<TenantsTable>;
 export type DeviceRow = Selectable<DevicesTable>;
-
-const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
 export function presentDevice(row: DeviceRow): DeviceResource {
   return {

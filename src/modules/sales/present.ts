@@ -1,10 +1,10 @@
 import type { SaleResource } from './schemas.ts';
 import type { NewLine, SaleLineRow, SaleRow } from './store.ts';
+import { iso } from '../../lib/time.ts';
 
 type SaleLineResource = SaleResource['items'][number];
 
 const num = (value: string | number): number => (typeof value === 'number' ? value : Number(value));
-const iso = (value: Date | string): string => (value instanceof Date ? value : new Date(value)).toISOString();
 
 export function presentLineRow(row: SaleLineRow): SaleLineResource {
   return {

@@ -5,6 +5,7 @@ import { requireTenant } from '../../http/auth.ts';
 import { Paginated } from '../../http/pagination.ts';
 import * as S from './schemas.ts';
 import { createCreditNote, createDebitNote, createSale, describeMe, getSale, listSalesPage, type WriteResult } from './service.ts';
+import { data } from '../../http/schema-helpers.ts';
 
 const TAG = ['Merchant: sales'];
 const security = [{ tenantToken: [] }];
@@ -26,7 +27,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     app.post('/api/v1/sales', {
       config: WRITE,
-      schema: { tags: TAG, security, summary: 'Fiscalise a sale', description: WRITE_DESCRIPTION, headers: S.WriteHeaders, body: S.CreateSaleBody, response: { 201: S.data(S.Sale) } },
+      schema: { tags: TAG, security, summary: 'Fiscalise a sale', description: WRITE_DESCRIPTION, headers: S.WriteHeaders, body: S.CreateSaleBody, response: { 201: data(S.Sale) } },
     }, async (request, reply) => {
       const tenant = requireTenant(request);
       const result = await createSale(ctx, { tenant, branchHeader: request.headers['x-branch'], idempotencyHeader: request.headers['idempotency-key'] }, request.body);
@@ -48,7 +49,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/sales/:sale', {
       config: READ,
-      schema: { tags: TAG, security, summary: 'One sale or note: did it reach the authority?', params: S.SaleParam, response: { 200: S.data(S.Sale) } },
+      schema: { tags: TAG, security, summary: 'One sale or note: did it reach the authority?', params: S.SaleParam, response: { 200: data(S.Sale) } },
     }, async (request) => ({ data: await getSale(ctx, requireTenant(request).id, request.params.sale) }));
 
     app.post('/api/v1/sales/:sale/credit-note', {
@@ -61,7 +62,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
         headers: S.WriteHeaders,
         params: S.SaleParam,
         body: S.CreditNoteBody,
-        response: { 201: S.data(S.Sale) },
+        response: { 201: data(S.Sale) },
       },
     }, async (request, reply) => {
       const tenant = requireTenant(request);
@@ -79,7 +80,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
         headers: S.WriteHeaders,
         params: S.SaleParam,
         body: S.DebitNoteBody,
-        response: { 201: S.data(S.Sale) },
+        response: { 201: data(S.Sale) },
       },
     }, async (request, reply) => {
       const tenant = requireTenant(request);
@@ -89,7 +90,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/me', {
       config: READ,
-      schema: { tags: ['Merchant: account'], security, summary: 'The merchant behind this token, its branches and the current one', headers: S.BranchHeaders, response: { 200: S.data(S.Me) } },
+      schema: { tags: ['Merchant: account'], security, summary: 'The merchant behind this token, its branches and the current one', headers: S.BranchHeaders, response: { 200: data(S.Me) } },
     }, async (request) => ({ data: await describeMe(ctx, requireTenant(request), request.headers['x-branch']) }));
   };
 }

@@ -1,9 +1,8 @@
 import { Type, type Static } from 'typebox';
 import { CREDIT_NOTE_REASON_CODES, DEBIT_NOTE_REASON_CODES, PAYMENT_TYPE_CODES } from '../../vsdc/sales-body.ts';
 import { VAT_CATEGORY_CODES } from '../../vsdc/tax.ts';
+import { Nullable, literals, Timestamp } from '../../http/schema-helpers.ts';
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
-const literals = (values: readonly string[]) => Type.Union(values.map((v) => Type.Literal(v)));
 
 export const MAX_LINES = 500;
 export const MAX_QUANTITY = 1_000_000;
@@ -37,7 +36,7 @@ export const CreateSaleBody = Type.Object(
     customer: Type.Optional(Nullable(Customer)),
     paymentMethod: Type.Optional(literals(PAYMENT_TYPE_CODES)),
     taxInclusive: Type.Optional(Type.Boolean()),
-    occurredAt: Type.Optional(Type.String({ format: 'date-time' })),
+    occurredAt: Type.Optional(Timestamp()),
     destinationCountryCode: Type.Optional(Nullable(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166 alpha-2; required when a line is C1 (export)' }))),
     clientInvoiceNo: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
   },
@@ -60,7 +59,7 @@ export const CreditNoteBody = Type.Object(
         { minItems: 1, maxItems: MAX_LINES },
       ),
     ),
-    occurredAt: Type.Optional(Type.String({ format: 'date-time' })),
+    occurredAt: Type.Optional(Timestamp()),
     clientInvoiceNo: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
   },
   { additionalProperties: false },
@@ -71,7 +70,7 @@ export const DebitNoteBody = Type.Object(
   {
     reasonCode: literals(DEBIT_NOTE_REASON_CODES),
     items: Type.Array(SaleLineInput, { minItems: 1, maxItems: MAX_LINES }),
-    occurredAt: Type.Optional(Type.String({ format: 'date-time' })),
+    occurredAt: Type.Optional(Timestamp()),
     clientInvoiceNo: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
   },
   { additionalProperties: false },
@@ -98,8 +97,7 @@ export const ListSalesQuery = Type.Object({
 
 // ---- responses ----
 
-const Money = Type.Number({ description: 'Rounded to 2 decimals' });
-const Timestamp = Type.String({ format: 'date-time' });
+export const Money = Type.Number({ description: 'Rounded to 2 decimals' });
 
 export const SaleLine = Type.Object({
   line: Type.Integer(),
@@ -124,24 +122,24 @@ export const Fiscal = Type.Object({
   sdcId: Nullable(Type.String()),
   mrcNo: Nullable(Type.String()),
   qrCodeUrl: Nullable(Type.String()),
-  publishedAt: Nullable(Type.String({ format: 'date-time', description: 'When the authority fiscalised the document; null exactly when not filed' })),
+  publishedAt: Nullable(Timestamp('When the authority fiscalised the document; null exactly when not filed')),
 });
 
 export const Sale = Type.Object({
   id: Type.Integer(),
-  type: Type.Union([Type.Literal('sale'), Type.Literal('credit_note'), Type.Literal('debit_note')]),
+  type: literals(['sale', 'credit_note', 'debit_note']),
   reference: Nullable(Type.String({ description: 'The Idempotency-Key the document was created with' })),
   clientInvoiceNo: Nullable(Type.String()),
   invoiceNo: Type.Integer({ description: 'The branch\'s invoice sequence number (cisInvcNo)' }),
   authorityInvoiceNo: Nullable(Type.String({ description: 'INV{sdcId without SDC}/{receiptNo}, as printed on the fiscal receipt; null until uploaded' })),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('uploaded'), Type.Literal('failed')]),
+  status: literals(['pending', 'uploaded', 'failed']),
   tpin: Type.String(),
   branch: Type.String(),
   customer: Type.Object({ name: Type.String(), tpin: Nullable(Type.String()) }),
   paymentMethod: Type.String(),
   taxInclusive: Type.Boolean(),
   destinationCountryCode: Nullable(Type.String()),
-  occurredAt: Timestamp,
+  occurredAt: Timestamp(),
   items: Type.Array(SaleLine),
   totals: Type.Object({ net: Money, vat: Money, total: Money, currency: Type.String() }),
   fiscal: Fiscal,
@@ -149,8 +147,8 @@ export const Sale = Type.Object({
   lastError: Nullable(Type.String()),
   originalSaleId: Nullable(Type.Integer()),
   reasonCode: Nullable(Type.String({ description: 'Credit-note reason (01–07) or debit-note reason (01–04)' })),
-  createdAt: Timestamp,
-  fiscalisedAt: Type.String({ format: 'date-time', description: 'Despite its name, the record\'s last-modified time' }),
+  createdAt: Timestamp(),
+  fiscalisedAt: Timestamp('Despite its name, the record\'s last-modified time'),
 });
 export type SaleResource = Static<typeof Sale>;
 
@@ -178,4 +176,3 @@ export const Me = Type.Object({
 });
 export type MeResource = Static<typeof Me>;
 
-export const data = <T extends Parameters<typeof Type.Object>[0][string]>(schema: T) => Type.Object({ data: schema });

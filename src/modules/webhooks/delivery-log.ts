@@ -6,8 +6,7 @@ import { ApiError, NotFoundError } from '../../http/errors.ts';
 import { offsetOf, pageOf, type Page } from '../../http/pagination.ts';
 import { recordAudit, type Actor } from '../audit/store.ts';
 import type { DeliveryResource } from './schemas.ts';
-
-const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+import { iso } from '../../lib/time.ts';
 
 interface DeliveryLogRow {
   id: number;

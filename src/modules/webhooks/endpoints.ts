@@ -9,13 +9,12 @@ import { recordAudit, type Actor } from '../audit/store.ts';
 import { INVOICE_EVENT_TYPES } from './events.ts';
 import type { CreateEndpointBody, EndpointResource } from './schemas.ts';
 import { urlProblems } from './url-rules.ts';
+import { iso } from '../../lib/time.ts';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 
 /** Keeps one partner from multiplying every event into an unbounded number of requests. */
 export const MAX_ENDPOINTS_PER_PARTNER = 20;
-
-const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
 /** Binds a sealed secret to its endpoint row, so a ciphertext copied elsewhere does not open. */
 export const secretAad = (endpointId: number, partnerId: number) => `webhook_endpoint:${endpointId}:partner:${partnerId}`;

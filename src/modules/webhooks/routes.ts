@@ -10,6 +10,7 @@ import { listDeliveries, resendDelivery } from './delivery-log.ts';
 import { createEndpoint, deleteEndpoint, enableEndpoint, listEndpoints, ownEndpoint, presentEndpoint } from './endpoints.ts';
 import { WEBHOOKS_CHANNEL } from './events.ts';
 import * as S from './schemas.ts';
+import { data } from '../../http/schema-helpers.ts';
 
 const TAG = ['Partner: webhooks'];
 const security = [{ partnerKey: [] }];
@@ -29,7 +30,7 @@ export function webhookRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/webhooks', {
       config: read,
-      schema: { tags: TAG, security, summary: 'Your webhook endpoints', response: { 200: S.data(Type.Array(S.Endpoint)) } },
+      schema: { tags: TAG, security, summary: 'Your webhook endpoints', response: { 200: data(Type.Array(S.Endpoint)) } },
     }, async (request) => ({ data: await listEndpoints(db, requirePartner(request).partner.id) }));
 
     app.post('/api/v1/webhooks', {
@@ -52,7 +53,7 @@ export function webhookRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/webhooks/:id', {
       config: read,
-      schema: { tags: TAG, security, summary: 'One endpoint', params: S.EndpointParam, response: { 200: S.data(S.Endpoint) } },
+      schema: { tags: TAG, security, summary: 'One endpoint', params: S.EndpointParam, response: { 200: data(S.Endpoint) } },
     }, async (request) => ({ data: presentEndpoint(await ownEndpoint(db, requirePartner(request).partner.id, request.params.id)) }));
 
     app.delete('/api/v1/webhooks/:id', {
@@ -68,7 +69,7 @@ export function webhookRoutes(ctx: AppContext): FastifyPluginAsync {
         summary: 'Re-enable an endpoint; clears the failure streak, keeps the secret',
         description: 'Deliveries left pending when it was disabled resume. Events fired while it was disabled were never queued.',
         params: S.EndpointParam,
-        response: { 200: S.data(S.Endpoint) },
+        response: { 200: data(S.Endpoint) },
       },
     }, async (request) => {
       const endpoint = await enableEndpoint(db, actorOf(request), request.params.id, ctx.clock.now());
@@ -92,7 +93,7 @@ export function webhookRoutes(ctx: AppContext): FastifyPluginAsync {
         summary: 'Re-queue a delivery for immediate redelivery',
         description: 'Attempts reset to 0 and the full retry schedule applies again; same event id and body. 409 endpoint_disabled when its endpoint is disabled.',
         params: S.DeliveryParam,
-        response: { 202: S.data(S.Delivery) },
+        response: { 202: data(S.Delivery) },
       },
     }, async (request, reply) => {
       const delivery = await resendDelivery(db, actorOf(request), request.params.id, ctx.clock.now());

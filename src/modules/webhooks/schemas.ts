@@ -1,20 +1,19 @@
 import { Type, type Static } from 'typebox';
 import { EVENT_TYPES } from './events.ts';
+import { Nullable, literals, Timestamp } from '../../http/schema-helpers.ts';
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
-const Timestamp = Type.String({ format: 'date-time' });
 
-export const EventName = Type.Union(EVENT_TYPES.map((name) => Type.Literal(name)));
+export const EventName = literals(EVENT_TYPES);
 
 export const Endpoint = Type.Object({
   id: Type.Integer(),
   url: Type.String(),
   description: Type.String(),
   events: Type.Array(Type.String()),
-  status: Type.Union([Type.Literal('enabled'), Type.Literal('disabled')], { description: '`disabled` after 10 consecutive failed deliveries; POST …/enable restores it' }),
-  createdAt: Timestamp,
-  lastFailureAt: Nullable(Type.String({ format: 'date-time', description: 'The last failed delivery attempt' })),
-  disabledAt: Nullable(Type.String({ format: 'date-time', description: 'When it was auto-disabled; null while enabled' })),
+  status: literals(['enabled', 'disabled'], { description: '`disabled` after 10 consecutive failed deliveries; POST …/enable restores it' }),
+  createdAt: Timestamp(),
+  lastFailureAt: Nullable(Timestamp('The last failed delivery attempt')),
+  disabledAt: Nullable(Timestamp('When it was auto-disabled; null while enabled')),
 });
 export type EndpointResource = Static<typeof Endpoint>;
 
@@ -33,16 +32,16 @@ export const EndpointCreated = Type.Object({
 
 export const Delivery = Type.Object({
   id: Type.Integer({ description: 'Sent as X-Webhook-Delivery; stable across retries' }),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
+  status: literals(['pending', 'delivered', 'failed']),
   attempts: Type.Integer(),
   responseStatus: Nullable(Type.Integer({ description: 'HTTP status of the last attempt; null when none came back' })),
   error: Nullable(Type.String({ description: 'Why the last attempt failed' })),
-  nextRetryAt: Nullable(Type.String({ format: 'date-time', description: 'When the next attempt is due; null once delivered or failed' })),
+  nextRetryAt: Nullable(Timestamp('When the next attempt is due; null once delivered or failed')),
   eventId: Type.String({ description: 'The event ULID, sent as X-Webhook-Id' }),
   eventType: Type.String(),
-  createdAt: Timestamp,
-  lastAttemptAt: Nullable(Timestamp),
-  deliveredAt: Nullable(Timestamp),
+  createdAt: Timestamp(),
+  lastAttemptAt: Nullable(Timestamp()),
+  deliveredAt: Nullable(Timestamp()),
 });
 export type DeliveryResource = Static<typeof Delivery>;
 
@@ -51,4 +50,3 @@ export const DeliveryParam = Type.Object({ id: Type.Integer({ minimum: 1, maximu
 
 export const Deleted = Type.Object({ deleted: Type.Boolean(), id: Type.Integer() });
 
-export const data = <T extends Parameters<typeof Type.Object>[0][string]>(schema: T) => Type.Object({ data: schema });
