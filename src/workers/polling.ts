@@ -5,7 +5,9 @@
 import type { Config } from '../config.ts';
 import type { Logger } from '../observability/log.ts';
 import type { WriteOutcome } from '../vsdc/outcome.ts';
+import { sql } from 'kysely';
 import { backoffMs } from './backoff.ts';
+import { fromNow } from './lease-sql.ts';
 import type { Worker } from './index.ts';
 
 /** Longer than any VSDC call can take, so a lease only runs out when its holder died (whole seconds, at least a minute). */
@@ -30,6 +32,14 @@ export function sendOutcomeOf(config: Pick<Config, 'filingRetryMs'>, outcome: Wr
       return { kind: 'unreachable', detail: `${outcome.reason}: ${outcome.detail}`, retryInMs: backoffMs(config.filingRetryMs, retryAttempts + 1) };
   }
 }
+
+/** The retry columns (RetryColumns) after the VSDC did not answer: one more unreachable attempt, the next one `retryInMs` from now. */
+export function unansweredColumns(unreachable: { detail: string; retryInMs: number }) {
+  return { retry_attempts: sql<number>`retry_attempts + 1`, next_attempt_at: fromNow(unreachable.retryInMs), last_unreachable: unreachable.detail.slice(0, 1000) };
+}
+
+/** The retry columns after an answer (or a change that starts the row afresh): no unreachable attempts. */
+export const ANSWERED_COLUMNS = { retry_attempts: 0, last_unreachable: null } as const;
 
 export interface PollingWorkerOptions {
   /** `module.job`; on every line the worker logs. */

@@ -4,6 +4,7 @@ import type { CustomerRegistrationState, CustomersTable, VerificationState } fro
 import { PER_PAGE, offsetOf } from '../../http/pagination.ts';
 import type { DeviceTarget } from '../../vsdc/client.ts';
 import { claimDueRows, fromNow, released, vsdcTargetOf, withVsdcTarget } from '../../workers/lease-sql.ts';
+import { ANSWERED_COLUMNS, unansweredColumns } from '../../workers/polling.ts';
 
 export type CustomerRow = Selectable<CustomersTable> & { branch: string | null };
 
@@ -173,12 +174,8 @@ export async function recordAttempt(db: Kysely<DB>, id: number, result: AttemptR
           }
         : {}),
       ...(unreachable
-        ? {
-            retry_attempts: sql<number>`retry_attempts + 1`,
-            next_attempt_at: fromNow(unreachable.retryInMs),
-            last_unreachable: unreachable.detail.slice(0, 1000),
-          }
-        : { retry_attempts: 0, next_attempt_at: null, last_unreachable: null }),
+        ? unansweredColumns(unreachable)
+        : { ...ANSWERED_COLUMNS, next_attempt_at: null }),
       ...released('customers'),
       updated_at: sql<Date>`now()`,
     })

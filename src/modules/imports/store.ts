@@ -4,7 +4,7 @@ import type { ImportDecision, ImportFilingState, ImportItemsTable } from '../../
 import { PER_PAGE, offsetOf } from '../../http/pagination.ts';
 import type { DeviceTarget } from '../../vsdc/client.ts';
 import { claimDueRows, fromNow, released, vsdcTargetOf, withVsdcTarget } from '../../workers/lease-sql.ts';
-import type { VsdcSendOutcome } from '../../workers/polling.ts';
+import { ANSWERED_COLUMNS, unansweredColumns, type VsdcSendOutcome } from '../../workers/polling.ts';
 
 export type ImportItemRow = Selectable<ImportItemsTable> & { branch: string };
 
@@ -241,17 +241,13 @@ export async function recordFilingOutcome(db: Kysely<DB>, id: number, outcome: V
   let changes: UpdateObject<DB, 'import_items'>;
   switch (outcome.kind) {
     case 'accepted':
-      changes = { filing_state: 'accepted', filing_code: outcome.code, filing_message: null, filed_at: sql<Date>`now()`, next_attempt_at: null, retry_attempts: 0, last_unreachable: null };
+      changes = { filing_state: 'accepted', filing_code: outcome.code, filing_message: null, filed_at: sql<Date>`now()`, next_attempt_at: null, ...ANSWERED_COLUMNS };
       break;
     case 'refused':
-      changes = { filing_state: 'failed', filing_code: outcome.code, filing_message: outcome.message, next_attempt_at: null, retry_attempts: 0, last_unreachable: null };
+      changes = { filing_state: 'failed', filing_code: outcome.code, filing_message: outcome.message, next_attempt_at: null, ...ANSWERED_COLUMNS };
       break;
     case 'unreachable':
-      changes = {
-        retry_attempts: sql<number>`retry_attempts + 1`,
-        next_attempt_at: fromNow(outcome.retryInMs),
-        last_unreachable: outcome.detail.slice(0, 1000),
-      };
+      changes = unansweredColumns(outcome);
       break;
   }
   await db

@@ -4,7 +4,7 @@ import type { ItemRegistrationState, ItemsTable, ItemSource } from '../../db/tab
 import { PER_PAGE, offsetOf } from '../../http/pagination.ts';
 import type { DeviceTarget } from '../../vsdc/client.ts';
 import { claimDueRows, fromNow, isFree, released, vsdcTargetOf, withVsdcTarget } from '../../workers/lease-sql.ts';
-import type { VsdcSendOutcome } from '../../workers/polling.ts';
+import { ANSWERED_COLUMNS, unansweredColumns, type VsdcSendOutcome } from '../../workers/polling.ts';
 
 export type ItemRow = Selectable<ItemsTable> & { branch: string | null };
 
@@ -150,8 +150,7 @@ export async function amendItem(db: Kysely<DB>, tenantId: number, id: number, ch
       result_code: sql<string | null>`case when registration_state = 'draft' then result_code else null end`,
       result_message: sql<string | null>`case when registration_state = 'draft' then result_message else null end`,
       next_attempt_at: sql<Date | null>`case when registration_state = 'draft' then null else now() end`,
-      retry_attempts: 0,
-      last_unreachable: null,
+      ...ANSWERED_COLUMNS,
       updated_at: sql<Date>`now()`,
     })
     .where('tenant_id', '=', tenantId)
@@ -261,8 +260,7 @@ export async function recordSendOutcome(db: Kysely<DB>, id: number, revision: nu
         result_code: outcome.code,
         result_message: null,
         next_attempt_at: sql<Date | null>`case when ${current} then null else now() end`,
-        retry_attempts: 0,
-        last_unreachable: null,
+        ...ANSWERED_COLUMNS,
       };
       break;
     case 'refused':
@@ -272,16 +270,11 @@ export async function recordSendOutcome(db: Kysely<DB>, id: number, revision: nu
         result_code: sql<string | null>`case when ${current} then ${outcome.code} else result_code end`,
         result_message: sql<string | null>`case when ${current} then ${outcome.message} else result_message end`,
         next_attempt_at: sql<Date | null>`case when ${current} then null else now() end`,
-        retry_attempts: 0,
-        last_unreachable: null,
+        ...ANSWERED_COLUMNS,
       };
       break;
     case 'unreachable':
-      changes = {
-        retry_attempts: sql<number>`retry_attempts + 1`,
-        next_attempt_at: fromNow(outcome.retryInMs),
-        last_unreachable: outcome.detail.slice(0, 1000),
-      };
+      changes = unansweredColumns(outcome);
       break;
   }
   await db
