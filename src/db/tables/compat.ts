@@ -1,7 +1,5 @@
-import type { ColumnType, Generated } from 'kysely';
-
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+import type { Generated } from 'kysely';
+import type { NullableTimestamp, Timestamp } from './columns.ts';
 
 /**
  * A till's login for `POST /api/ApiKey/getactive`: provisioned by the merchant's partner, bound

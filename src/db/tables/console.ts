@@ -1,7 +1,4 @@
-import type { ColumnType } from 'kysely';
-
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+import type { NullableTimestamp, Timestamp } from './columns.ts';
 
 /** Per branch: the backlog episode an alarm was fired for, if one is open. */
 export interface BacklogAlarmsTable {

@@ -1,7 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
-
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+import type { NullableTimestamp, Timestamp } from './columns.ts';
 
 export interface PartnersTable {
   id: Generated<number>;
@@ -112,6 +110,15 @@ export interface TenantUsageTable {
   documents: Generated<number>;
 }
 
+/** Rate-limit windows of the PostgreSQL store (see db/rate-limit-window.ts): one row per bucket. */
+export interface RateLimitsTable {
+  key: string;
+  /** Requests counted in the current window. */
+  points: Generated<number>;
+  /** When the window ends, in ms since the epoch (database clock). */
+  expire: number | null;
+}
+
 export interface FoundationTables {
   partners: PartnersTable;
   partner_keys: PartnerKeysTable;
@@ -121,4 +128,5 @@ export interface FoundationTables {
   api_keys: ApiKeysTable;
   audit_log: AuditLogTable;
   tenant_usage: TenantUsageTable;
+  rate_limits: RateLimitsTable;
 }

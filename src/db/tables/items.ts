@@ -1,10 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
-
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
-/** `numeric` reads back as its exact decimal text on both engines. */
-type Numeric = ColumnType<string, string | number, string | number>;
-type NullableNumeric = ColumnType<string | null, string | number | null | undefined, string | number | null>;
+import type { NullableNumeric, NullableTimestamp, Numeric, Timestamp } from './columns.ts';
 
 export type VerificationState = 'not_applicable' | 'pending' | 'verified' | 'unknown' | 'failed';
 export type CustomerRegistrationState = 'not_applicable' | 'pending' | 'registered' | 'failed';

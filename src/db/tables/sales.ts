@@ -1,9 +1,5 @@
-import type { ColumnType, Generated } from 'kysely';
-
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
-/** `numeric` reads back as its exact decimal text on both engines. */
-type Numeric = ColumnType<string, string | number, string | number>;
+import type { Generated } from 'kysely';
+import type { NullableTimestamp, Numeric, RequiredTimestamp, Timestamp } from './columns.ts';
 
 export type DocumentType = 'sale' | 'credit_note' | 'debit_note';
 export type DocumentStatus = 'pending' | 'uploaded' | 'failed';
@@ -29,7 +25,7 @@ export interface SalesTable {
   payment_method: string;
   tax_inclusive: boolean;
   destination_country_code: string | null;
-  occurred_at: Timestamp;
+  occurred_at: RequiredTimestamp;
   currency: Generated<string>;
   net: Numeric;
   vat: Numeric;

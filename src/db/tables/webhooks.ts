@@ -1,7 +1,5 @@
-import type { ColumnType, Generated } from 'kysely';
-
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+import type { Generated } from 'kysely';
+import type { NullableTimestamp, RequiredTimestamp, Timestamp } from './columns.ts';
 
 export type EndpointStatus = 'enabled' | 'disabled';
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
@@ -29,7 +27,7 @@ export interface WebhookEventsTable {
   tenant_id: number;
   /** The exact request body of every delivery of this event. */
   body: string;
-  created_at: Timestamp;
+  created_at: RequiredTimestamp;
 }
 
 export interface WebhookDeliveriesTable {
@@ -49,7 +47,7 @@ export interface WebhookDeliveriesTable {
   error: string | null;
   last_attempt_at: NullableTimestamp;
   delivered_at: NullableTimestamp;
-  created_at: Timestamp;
+  created_at: RequiredTimestamp;
 }
 
 export interface WebhookTables {
