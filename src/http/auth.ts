@@ -36,9 +36,9 @@ export type RouteAuth =
   /** `/api/ApiKey/getactive`: a till login in the body; only the rate limit and 402 apply. */
   | { surface: 'till_login' }
   /**
-   * The operator's ADMIN_TOKEN. `withoutToken: 'open'`: a server started without one serves the
-   * route to anyone (development; without it the route refuses everyone). `refusal`: the 401's
-   * message, when the route names what it wants.
+   * The operator's ADMIN_TOKEN; a server started without one refuses everyone, unless the route
+   * says `withoutToken: 'open'` (then it serves anyone: development, e.g. /metrics). `refusal`:
+   * the 401's message, when the route names what it wants.
    */
   | { surface: 'admin'; withoutToken?: 'open'; refusal?: string };
 
