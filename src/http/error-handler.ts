@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, NotFoundError, ValidationError, type ErrorBody } from './errors.ts';
-import { toValidationError } from './validation.ts';
+import { toValidationError, type HttpPart } from './validation.ts';
 
 // Every failure leaves in one of the spec's three shapes; nothing internal reaches a body.
 
@@ -25,7 +25,7 @@ export function renderError(error: unknown, request: FastifyRequest): Rendered {
 
   const fe = error as FastifyError & { validationContext?: string };
   if (fe.validation) {
-    const ve = toValidationError(fe.validation as never);
+    const ve = toValidationError(fe.validation as never, (fe.validationContext as HttpPart | undefined) ?? 'body');
     return { status: 422, body: { message: ve.message, errors: ve.errors } };
   }
   switch (fe.code) {

@@ -32,11 +32,13 @@ export class NotFoundError extends Error {
   }
 }
 
+/** The first field's first message, and how many more fields have errors. */
 export function summarise(errors: Record<string, string[]>): string {
-  const messages = Object.values(errors).flat();
-  if (messages.length === 0) return 'The given data was invalid.';
-  const more = messages.length - 1;
-  return more > 0 ? `${messages[0]} (and ${more} more error${more === 1 ? '' : 's'})` : messages[0]!;
+  const fields = Object.values(errors).filter((messages) => messages.length > 0);
+  const first = fields[0]?.[0];
+  if (first === undefined) return 'The given data was invalid.';
+  const more = fields.length - 1;
+  return more > 0 ? `${first} (and ${more} more field${more === 1 ? '' : 's'} with errors)` : first;
 }
 
 /**
