@@ -77,17 +77,38 @@ export interface ContextOptions {
   log?: Logger;
 }
 
+/**
+ * The shared rate-limit store's client. ioredis reports every failed reconnect as an `error`
+ * event (and prints it when nobody listens): log once when Redis goes away and once when it is
+ * back; meanwhile the limiter counts per process (rate-limit.ts).
+ */
+function redisClient(url: string, log: Logger): Redis {
+  const redis = new Redis(url, { enableOfflineQueue: true, maxRetriesPerRequest: 1 });
+  let down = false;
+  redis.on('error', (err: Error) => {
+    if (down) return;
+    down = true;
+    log.warn({ err }, 'Redis is unreachable: rate limits are counted per process until it is back');
+  });
+  redis.on('ready', () => {
+    if (!down) return;
+    down = false;
+    log.info('Redis is reachable again: rate limits are shared again');
+  });
+  return redis;
+}
+
 export function createContext(config: Config, database: Database, options: ContextOptions = {}): AppContext {
   const secretBox = new SecretBox(resolveSecretKey(config.secretKey, config.dataDir));
+  const log = options.log ?? createLogger(config.logLevel);
   let rateLimiter: RateLimiter;
   const prefix = options.rateLimitKeyPrefix;
   if (database.kind === 'embedded') rateLimiter = new RateLimiter('memory', {}, prefix);
-  else if (config.redisUrl) rateLimiter = new RateLimiter('redis', { redis: new Redis(config.redisUrl, { enableOfflineQueue: true, maxRetriesPerRequest: 1 }) }, prefix);
+  else if (config.redisUrl) rateLimiter = new RateLimiter('redis', { redis: redisClient(config.redisUrl, log) }, prefix);
   else rateLimiter = new RateLimiter('postgres', { db: database.db }, prefix);
   const metrics = createMetrics();
   registerFiscalGauges(metrics, database.db);
   const vsdc = instrumentVsdcClient(options.vsdc ?? createVsdcClient({ timeoutMs: config.vsdcTimeoutMs }), metrics);
-  const log = options.log ?? createLogger(config.logLevel);
   return { config, database, db: database.db, secretBox, rateLimiter, clock: options.clock ?? systemClock, vsdc, metrics, log, members: new ContextMembers() };
 }
 
