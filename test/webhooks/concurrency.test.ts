@@ -5,7 +5,7 @@ import { closeContext, createContext, type AppContext } from '../../src/context.
 import { openDatabase, type Database } from '../../src/db/database.ts';
 import { claimDueDeliveries } from '../../src/modules/webhooks/delivery-queue.ts';
 import { createDeliveryWorker } from '../../src/modules/webhooks/delivery-worker.ts';
-import { secretAad } from '../../src/modules/webhooks/endpoints.ts';
+import { secretAad } from '../../src/modules/webhooks/service.ts';
 import { WebhookSender } from '../../src/modules/webhooks/sender.ts';
 import type { Worker } from '../../src/workers/index.ts';
 import { ManualClock, TEST_SECRET_KEY, seedMerchant, startTestApp, testConfig, type TestApp } from '../helpers/app.ts';

@@ -5,7 +5,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { recordEndpointOutcome } from './endpoints.ts';
 import { prepared } from '../../db/prepared.ts';
 import { scheduledBackoffMs } from '../../workers/backoff.ts';
 import { fromNow, heldBy, isDue, isFree, isHeld, released, releasedSql } from '../../workers/lease-sql.ts';
@@ -192,6 +191,35 @@ export async function recordAttempt(
     await recordEndpointOutcome(trx, claim.endpointId, 'attempt_failed', now, policy.disableAfter);
     return { status: 'retry_scheduled', retryAt };
   });
+}
+
+/** Records an attempt's outcome on the endpoint: a success ends the streak, a failed delivery extends it. */
+export async function recordEndpointOutcome(
+  db: Kysely<DB>,
+  endpointId: number,
+  outcome: 'delivered' | 'attempt_failed' | 'delivery_failed',
+  now: Date,
+  disableAfter: number,
+): Promise<void> {
+  if (outcome === 'delivered') {
+    await db.updateTable('webhook_endpoints').set({ failure_streak: 0 }).where('id', '=', endpointId).where('failure_streak', '>', 0).execute();
+    return;
+  }
+  if (outcome === 'attempt_failed') {
+    await db.updateTable('webhook_endpoints').set({ last_failure_at: now }).where('id', '=', endpointId).execute();
+    return;
+  }
+  await db
+    .updateTable('webhook_endpoints')
+    .set({
+      last_failure_at: now,
+      failure_streak: sql`failure_streak + 1`,
+      status: sql`case when failure_streak + 1 >= ${disableAfter} then 'disabled' else status end`,
+      disabled_at: sql`case when status = 'enabled' and failure_streak + 1 >= ${disableAfter} then ${now}::timestamptz else disabled_at end`,
+      updated_at: now,
+    })
+    .where('id', '=', endpointId)
+    .execute();
 }
 
 export interface DeliveredAttempt {

@@ -7,9 +7,9 @@ import type { Logger } from '../../observability/log.ts';
 import type { Worker } from '../../workers/index.ts';
 import type { Resolver } from './address-guard.ts';
 import { claimDueDeliveries, DeliveredRecorder, recordAttempt, type AttemptOutcome, type ClaimedDelivery, type RetryPolicy } from './delivery-queue.ts';
-import { secretAad } from './endpoints.ts';
 import { WEBHOOKS_CHANNEL } from './events.ts';
 import { WebhookSender } from './sender.ts';
+import { secretAad } from './service.ts';
 
 export const DELIVERY_WORKER_NAME = 'webhooks.deliver';
 

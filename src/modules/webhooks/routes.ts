@@ -1,15 +1,11 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import { requirePartner } from '../../http/auth.ts';
 import { PageQuery, Paginated } from '../../http/pagination.ts';
-import type { Actor } from '../audit/store.ts';
-import { listDeliveries, resendDelivery } from './delivery-log.ts';
-import { createEndpoint, deleteEndpoint, enableEndpoint, listEndpoints, ownEndpoint, presentEndpoint } from './endpoints.ts';
-import { WEBHOOKS_CHANNEL } from './events.ts';
 import * as S from './schemas.ts';
+import { createEndpoint, deleteEndpoint, enableEndpoint, getEndpoint, listDeliveries, listEndpoints, resendDelivery, type PartnerActor } from './service.ts';
 import { data } from '../../http/schema-helpers.ts';
 
 const TAG = ['Partner: webhooks'];
@@ -17,7 +13,7 @@ const security = [{ partnerKey: [] }];
 const read = { auth: { surface: 'partner', scope: 'webhooks:read' } } as const;
 const write = { auth: { surface: 'partner', scope: 'webhooks:write' } } as const;
 
-function actorOf(request: FastifyRequest): Actor & { type: 'partner_key' } {
+function actorOf(request: FastifyRequest): PartnerActor {
   const key = requirePartner(request);
   return { type: 'partner_key', keyId: key.keyId, partnerId: key.partner.id };
 }
@@ -25,13 +21,11 @@ function actorOf(request: FastifyRequest): Actor & { type: 'partner_key' } {
 export function webhookRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    const { db } = ctx;
-    const wakeDeliveries = () => ctx.database.notifier.notify(db as Kysely<unknown>, WEBHOOKS_CHANNEL);
 
     app.get('/api/v1/webhooks', {
       config: read,
       schema: { tags: TAG, security, summary: 'Your webhook endpoints', response: { 200: data(Type.Array(S.Endpoint)) } },
-    }, async (request) => ({ data: await listEndpoints(db, requirePartner(request).partner.id) }));
+    }, async (request) => ({ data: await listEndpoints(ctx, requirePartner(request).partner.id) }));
 
     app.post('/api/v1/webhooks', {
       config: write,
@@ -44,7 +38,7 @@ export function webhookRoutes(ctx: AppContext): FastifyPluginAsync {
         response: { 201: S.EndpointCreated },
       },
     }, async (request, reply) => {
-      const created = await createEndpoint(db, ctx.secretBox, ctx.config.env, actorOf(request), request.body);
+      const created = await createEndpoint(ctx, actorOf(request), request.body);
       return reply
         .code(201)
         .header('cache-control', 'no-store')
@@ -54,12 +48,12 @@ export function webhookRoutes(ctx: AppContext): FastifyPluginAsync {
     app.get('/api/v1/webhooks/:id', {
       config: read,
       schema: { tags: TAG, security, summary: 'One endpoint', params: S.EndpointParam, response: { 200: data(S.Endpoint) } },
-    }, async (request) => ({ data: presentEndpoint(await ownEndpoint(db, requirePartner(request).partner.id, request.params.id)) }));
+    }, async (request) => ({ data: await getEndpoint(ctx, requirePartner(request).partner.id, request.params.id) }));
 
     app.delete('/api/v1/webhooks/:id', {
       config: write,
       schema: { tags: TAG, security, summary: 'Delete an endpoint and its delivery log', params: S.EndpointParam, response: { 200: S.Deleted } },
-    }, async (request) => deleteEndpoint(db, actorOf(request), request.params.id));
+    }, async (request) => deleteEndpoint(ctx, actorOf(request), request.params.id));
 
     app.post('/api/v1/webhooks/:id/enable', {
       config: write,
@@ -71,19 +65,12 @@ export function webhookRoutes(ctx: AppContext): FastifyPluginAsync {
         params: S.EndpointParam,
         response: { 200: data(S.Endpoint) },
       },
-    }, async (request) => {
-      const endpoint = await enableEndpoint(db, actorOf(request), request.params.id, ctx.clock.now());
-      await wakeDeliveries();
-      return { data: endpoint };
-    });
+    }, async (request) => ({ data: await enableEndpoint(ctx, actorOf(request), request.params.id) }));
 
     app.get('/api/v1/webhooks/:id/deliveries', {
       config: read,
       schema: { tags: TAG, security, summary: 'Delivery log of an endpoint, newest first', params: S.EndpointParam, querystring: PageQuery, response: { 200: Paginated(S.Delivery) } },
-    }, async (request) => {
-      const endpoint = await ownEndpoint(db, requirePartner(request).partner.id, request.params.id);
-      return listDeliveries(db, endpoint.id, request.query.page);
-    });
+    }, async (request) => listDeliveries(ctx, requirePartner(request).partner.id, request.params.id, request.query.page));
 
     app.post('/api/v1/webhooks/deliveries/:id/resend', {
       config: write,
@@ -96,8 +83,7 @@ export function webhookRoutes(ctx: AppContext): FastifyPluginAsync {
         response: { 202: data(S.Delivery) },
       },
     }, async (request, reply) => {
-      const delivery = await resendDelivery(db, actorOf(request), request.params.id, ctx.clock.now());
-      await wakeDeliveries();
+      const delivery = await resendDelivery(ctx, actorOf(request), request.params.id);
       return reply.code(202).send({ data: delivery });
     });
   };
