@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ErrorCode } from './error-codes.ts';
 import { ApiError, NotFoundError, ValidationError, type ErrorBody } from './errors.ts';
 import { toValidationError, type HttpPart } from './validation.ts';
 
@@ -10,7 +11,7 @@ interface Rendered {
   headers?: Record<string, string>;
 }
 
-function coded(status: number, code: string, message: string): Rendered {
+function coded(status: number, code: ErrorCode, message: string): Rendered {
   return { status, body: { error: { code, message } } };
 }
 

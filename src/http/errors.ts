@@ -1,10 +1,12 @@
+import type { ErrorCode } from './error-codes.ts';
 // The three error body shapes of spec part 7, and the one place that maps failures to them.
 
 /** Coded error: `{error: {code, message}}`. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
-    readonly code: string,
+    /** One of the table in error-codes.ts, thrown with its status there (a test checks). */
+    readonly code: ErrorCode,
     message: string,
     readonly headers: Record<string, string> = {},
   ) {
@@ -73,7 +75,7 @@ export function fieldError(field: string, message: string): ValidationError {
 export const unauthenticated = (message = 'A valid credential is required: send Authorization: Bearer <key>.') =>
   new ApiError(401, 'unauthenticated', message);
 
-export const forbidden = (code: string, message: string) => new ApiError(403, code, message);
+export const forbidden = (code: ErrorCode, message: string) => new ApiError(403, code, message);
 
 export type ErrorBody =
   | { error: { code: string; message: string } }

@@ -69,6 +69,9 @@ export function refusedFields(body: unknown, checkNul: boolean): FieldErrors {
 }
 
 export function registerJsonBodyParser(app: FastifyInstance, bodyLimit: number): void {
+  // JSON only: Fastify's built-in text/plain parser would hand a route a string, refused later
+  // as a 422 about the body's shape; without it any other media type is a 415.
+  app.removeContentTypeParser('text/plain');
   // `ignore`: the parser's own check would call a `__proto__` key "not valid JSON" (400) without
   // naming it; refusedFields refuses it, and every other reserved key, by name.
   const parseJson = app.getDefaultJsonParser('ignore', 'ignore');

@@ -37,6 +37,9 @@ describe(`error shapes (${engineName})`, () => {
     const media = await post('name=x', 'application/x-www-form-urlencoded');
     assert.equal(media.statusCode, 415);
     assert.equal(media.json().error.code, 'unsupported_media_type');
+    const text = await post('{"name":"x"}', 'text/plain');
+    assert.equal(text.statusCode, 415, 'text/plain is not JSON either (it was a 422 about the body)');
+    assert.equal(text.json().error.code, 'unsupported_media_type');
     const big = await post(JSON.stringify({ name: 'x'.repeat(1_100_000) }));
     assert.equal(big.statusCode, 413);
     assert.equal(big.json().error.code, 'payload_too_large');
