@@ -73,7 +73,7 @@ describe(`customs imports (${engineName})`, () => {
 
   test('a branch is claimed by one puller at a time', async () => {
     const merchant = await h.addMerchant({ branches: ['000'] });
-    const lease = 60;
+    const lease = 60_000; // ms
     const [a, b] = await Promise.all([claimDuePulls(h.t.ctx.db, lease, 1000), claimDuePulls(h.t.ctx.db, lease, 1000)]);
     const mine = [...a!, ...b!].filter((p) => p.tenantId === merchant.tenantId);
     assert.equal(mine.length, 1, 'two pullers never get the same branch');
