@@ -8,7 +8,7 @@ import { openDatabase, type Database } from './db/database.ts';
 import { EXIT, UsageError, print } from './cli/output.ts';
 import { NotFoundError } from './http/errors.ts';
 import { SCOPES, type Scope } from './http/auth.ts';
-import { createPartner, setPartnerStatus, updateTenantAccount, type TenantAccountPatch } from './modules/provisioning/partners.ts';
+import { createPartner, setPartnerStatus, updateTenantAccount, type TenantAccountPatch } from './modules/provisioning/partners-service.ts';
 import { serve } from './server.ts';
 
 const HELP = `fiscal-gateway — fiscalise sales through VSDCs

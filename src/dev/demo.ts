@@ -5,11 +5,11 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { AppContext } from '../context.ts';
 import type { Actor } from '../modules/audit/store.ts';
-import { initializeDevice, registerDevice } from '../modules/provisioning/devices.ts';
+import { initializeDevice, registerDevice } from '../modules/provisioning/devices-service.ts';
 import { vsdcHandshake } from '../modules/provisioning/handshake.ts';
-import { createPartner } from '../modules/provisioning/partners.ts';
-import { mintToken } from '../modules/provisioning/tenant-credentials.ts';
-import { createTenant, tenantOfPartner } from '../modules/provisioning/tenants.ts';
+import { createPartner } from '../modules/provisioning/partners-service.ts';
+import { mintToken } from '../modules/provisioning/credentials-service.ts';
+import { createTenant, tenantOfPartner } from '../modules/provisioning/tenants-service.ts';
 
 /** A TPIN the simulator's taxpayer register knows (Lusaka Trading Limited). */
 export const DEMO_TPIN = '2000000001';

@@ -3,9 +3,9 @@ import { buildApp, type App } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { closeContext, createContext, type AppContext, type Clock } from '../../src/context.ts';
 import type { Scope } from '../../src/http/auth.ts';
-import { createPartner } from '../../src/modules/provisioning/partners.ts';
-import { createTenant, tenantOfPartner } from '../../src/modules/provisioning/tenants.ts';
-import { mintApiKey, mintToken } from '../../src/modules/provisioning/tenant-credentials.ts';
+import { createPartner } from '../../src/modules/provisioning/partners-service.ts';
+import { createTenant, tenantOfPartner } from '../../src/modules/provisioning/tenants-service.ts';
+import { mintApiKey, mintToken } from '../../src/modules/provisioning/credentials-service.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 
 export const TEST_SECRET_KEY = 'test-secret-key-0123456789abcdef0123456789';

@@ -8,7 +8,7 @@ import type { Config } from '../../src/config.ts';
 import type { AppContext } from '../../src/context.ts';
 import { syncCatalogue } from '../../src/modules/catalogue/service.ts';
 import { moduleWorkers } from '../../src/modules/index.ts';
-import { updateTenantAccount } from '../../src/modules/provisioning/partners.ts';
+import { updateTenantAccount } from '../../src/modules/provisioning/partners-service.ts';
 import { startSimulator, type Simulator } from '../../src/simulator/index.ts';
 import { startWorkers, type WorkerFactory } from '../../src/workers/index.ts';
 import { bearer, seedMerchant, seedPartner, startTestApp, type TestApp } from './app.ts';

@@ -9,7 +9,7 @@ import { request } from 'undici';
 import { buildApp } from '../../src/app.ts';
 import { closeContext, createContext, type AppContext } from '../../src/context.ts';
 import { syncCatalogue } from '../../src/modules/catalogue/service.ts';
-import { updateTenantAccount } from '../../src/modules/provisioning/partners.ts';
+import { updateTenantAccount } from '../../src/modules/provisioning/partners-service.ts';
 import { startSimulator, type Simulator } from '../../src/simulator/index.ts';
 import { bearer, seedMerchant, seedPartner, TEST_SECRET_KEY, testConfig } from '../helpers/app.ts';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db.ts';

@@ -10,7 +10,7 @@ import { buildApp, type App } from '../../src/app.ts';
 import { closeContext, createContext, type AppContext } from '../../src/context.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { syncCatalogue } from '../../src/modules/catalogue/service.ts';
-import { updateTenantAccount } from '../../src/modules/provisioning/partners.ts';
+import { updateTenantAccount } from '../../src/modules/provisioning/partners-service.ts';
 import { startSimulator, type Simulator } from '../../src/simulator/index.ts';
 import { bearer, seedMerchant, seedPartner, TEST_SECRET_KEY, testConfig } from '../helpers/app.ts';
 import { createTestDatabase, engineName, onPostgres, type TestDatabase } from '../helpers/db.ts';

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import { PageQuery, Paginated } from '../../http/pagination.ts';
 import { listAudit } from '../audit/store.ts';
-import { createPartner, listPartners, setPartnerStatus, updateTenantAccount } from '../provisioning/partners.ts';
+import { createPartner, listPartners, setPartnerStatus, updateTenantAccount } from '../provisioning/partners-service.ts';
 import * as S from '../provisioning/schemas.ts';
 import { Nullable, data, literals, Timestamp } from '../../http/schema-helpers.ts';
 

@@ -9,7 +9,8 @@ import { requirePartner } from '../../http/auth.ts';
 import type { Actor } from '../audit/store.ts';
 import { data } from '../../http/schema-helpers.ts';
 import { IdParam, TenantParam } from '../provisioning/schemas.ts';
-import { assertTenantWritable, tenantOfPartner, type TenantRow } from '../provisioning/tenants.ts';
+import type { TenantRow } from '../provisioning/store.ts';
+import { assertTenantWritable, tenantOfPartner } from '../provisioning/tenants-service.ts';
 import * as S from './schemas.ts';
 import { createTillLogin, deleteTillLogin, listTillLogins } from './till-logins.ts';
 

@@ -6,7 +6,7 @@ import { assertTenantInGoodStanding, currentMonth } from '../../credentials/stan
 import { isUniqueViolation } from '../../db/database.ts';
 import { ApiError, NotFoundError, fieldError, unauthenticated } from '../../http/errors.ts';
 import type { Actor } from '../audit/store.ts';
-import type { TenantRow } from '../provisioning/tenants.ts';
+import type { TenantRow } from '../provisioning/store.ts';
 import { generatePassword, hashPassword, UNMATCHABLE_HASH, verifyPassword } from './passwords.ts';
 import type { CreateTillLoginBody, GetActiveAnswer, GetActiveBody, TillLoginResource } from './schemas.ts';
 import {

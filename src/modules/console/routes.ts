@@ -6,7 +6,7 @@ import { requirePartner } from '../../http/auth.ts';
 import { ApiError, NotFoundError } from '../../http/errors.ts';
 import { Paginated } from '../../http/pagination.ts';
 import * as P from '../provisioning/schemas.ts';
-import { tenantOfPartner } from '../provisioning/tenants.ts';
+import { tenantOfPartner } from '../provisioning/tenants-service.ts';
 import { listBacklog } from './backlog-store.ts';
 import { listDocuments } from './documents-store.ts';
 import { filingsPerMinute } from './filings-store.ts';

@@ -4,7 +4,8 @@ import { currentMonth } from '../../credentials/standing.ts';
 import type { DB } from '../../db/schema.ts';
 import type { TenantsTable } from '../../db/tables/foundation.ts';
 import { offsetOf, pageOf, PER_PAGE, type Page } from '../../http/pagination.ts';
-import { devicesOf, presentTenant, type TenantRow } from '../provisioning/tenants.ts';
+import { presentTenant } from '../provisioning/present.ts';
+import { devicesOf, type TenantRow } from '../provisioning/store.ts';
 import type { TenantResource } from '../provisioning/schemas.ts';
 import type { Selectable } from 'kysely';
 

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.ts';
-import type { Handshake } from './devices.ts';
+import type { Handshake } from './devices-service.ts';
 
 /** Adapts the VSDC client's selectInitInfo to the provisioning rules. */
 export function vsdcHandshake(ctx: AppContext): Handshake {

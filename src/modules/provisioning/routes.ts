@@ -5,12 +5,12 @@ import type { AppContext } from '../../context.ts';
 import { requirePartner } from '../../http/auth.ts';
 import { PageQuery, Paginated } from '../../http/pagination.ts';
 import type { Actor } from '../audit/store.ts';
-import { initializeDevice, registerDevice } from './devices.ts';
+import { listApiKeys, listTokens, mintApiKey, mintToken, revokeApiKey, revokeToken } from './credentials-service.ts';
+import { initializeDevice, registerDevice } from './devices-service.ts';
 import { vsdcHandshake } from './handshake.ts';
-import { listPartnerKeys, mintPartnerKey, readPartnerKeySecret, revokePartnerKey, rotatePartnerKey } from './partner-keys.ts';
+import { listPartnerKeys, mintPartnerKey, readPartnerKeySecret, revokePartnerKey, rotatePartnerKey } from './partner-keys-service.ts';
 import * as S from './schemas.ts';
-import { listApiKeys, listTokens, mintApiKey, mintToken, revokeApiKey, revokeToken } from './tenant-credentials.ts';
-import { assertTenantWritable, createTenant, getTenant, listTenants, tenantOfPartner, updateTenantSettings } from './tenants.ts';
+import { assertTenantWritable, createTenant, getTenant, listTenants, tenantOfPartner, updateTenantSettings } from './tenants-service.ts';
 import { data, Timestamp } from '../../http/schema-helpers.ts';
 
 const TAG = ['Partner: provisioning'];

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import { requirePartner, requireTenant } from '../../http/auth.ts';
-import { tenantOfPartner } from '../provisioning/tenants.ts';
+import { tenantOfPartner } from '../provisioning/tenants-service.ts';
 import { SaleParam } from '../sales/schemas.ts';
 import { renderReceiptHtml } from './html.ts';
 import { loadReceipt, type Receipt } from './receipt.ts';

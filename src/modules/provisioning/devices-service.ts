@@ -1,26 +1,24 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { isUniqueViolation } from '../../db/database.ts';
 import { ApiError, NotFoundError } from '../../http/errors.ts';
 import { recordAudit, type Actor } from '../audit/store.ts';
-import { fromNow, isFree } from '../../workers/lease-sql.ts';
+import { presentDevice } from './present.ts';
 import type { DeviceResource } from './schemas.ts';
-import { presentDevice, type DeviceRow, type TenantRow } from './tenants.ts';
+import {
+  claimDeviceForInit,
+  findDevice,
+  insertDevice,
+  markDeviceInitialized,
+  releaseDeviceClaim,
+  type DeviceInitInfo,
+  type DeviceRow,
+  type TenantRow,
+} from './store.ts';
 
 /** What the VSDC answered to the initialisation handshake, already classified. */
 export type HandshakeResult =
-  | {
-      kind: 'ok';
-      info: {
-        sdcId: string;
-        mrcNo: string;
-        taxpayerName: string | null;
-        branchName: string | null;
-        lastSaleInvoiceNo: number;
-        lastPurchaseInvoiceNo: number | null;
-        lastSaleReceiptNo: number | null;
-      };
-    }
+  | { kind: 'ok'; info: DeviceInitInfo }
   | { kind: 'already_installed'; message: string }
   | { kind: 'unreachable'; reason: string }
   | { kind: 'rejected'; code: string; message: string };
@@ -38,12 +36,7 @@ export async function registerDevice(db: Kysely<DB>, actor: Actor, tenant: Tenan
     new ApiError(422, 'branch_exists', `Branch ${input.branch} is already registered for this merchant; the existing device keeps its serial and VSDC address.`);
   try {
     return await db.transaction().execute(async (trx) => {
-      const row = await trx
-        .insertInto('devices')
-        .values({ tenant_id: tenant.id, branch: input.branch, device_serial: input.deviceSerial.trim(), vsdc_base_url: input.vsdcBaseUrl.trim() })
-        .onConflict((oc) => oc.columns(['tenant_id', 'branch']).doNothing())
-        .returningAll()
-        .executeTakeFirst();
+      const row = await insertDevice(trx, { tenant_id: tenant.id, branch: input.branch, device_serial: input.deviceSerial.trim(), vsdc_base_url: input.vsdcBaseUrl.trim() });
       if (!row) throw exists();
       await recordAudit(trx, { actor, action: 'device.registered', tenantId: tenant.id, targetType: 'device', targetId: row.id, details: { branch: row.branch, deviceSerial: row.device_serial } });
       return presentDevice(row);
@@ -54,7 +47,7 @@ export async function registerDevice(db: Kysely<DB>, actor: Actor, tenant: Tenan
 }
 
 async function deviceOf(db: Kysely<DB>, tenantId: number, branch: string): Promise<DeviceRow> {
-  const row = await db.selectFrom('devices').selectAll().where('tenant_id', '=', tenantId).where('branch', '=', branch).executeTakeFirst();
+  const row = await findDevice(db, tenantId, branch);
   if (!row) throw new NotFoundError('Device not found: no device is registered for that branch.');
   return row;
 }
@@ -78,14 +71,7 @@ export async function initializeDevice(
   for (;;) {
     const device = await deviceOf(db, tenant.id, branch);
     if (device.initialized) return presentDevice(device);
-    const claimed = await db
-      .updateTable('devices')
-      .set({ init_claimed_until: fromNow(CLAIM_SECONDS * 1000) })
-      .where('id', '=', device.id)
-      .where('initialized', '=', false)
-      .where(isFree('devices'))
-      .returningAll()
-      .executeTakeFirst();
+    const claimed = await claimDeviceForInit(db, device.id, CLAIM_SECONDS * 1000);
     if (claimed) return finishHandshake(db, actor, tenant, claimed, handshake);
     if (Date.now() > deadline) throw new ApiError(503, 'vsdc_unreachable', 'Another initialisation of this device is still running; retry shortly.');
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 100));
@@ -99,32 +85,13 @@ async function finishHandshake(db: Kysely<DB>, actor: Actor, tenant: TenantRow, 
   } catch (err) {
     result = { kind: 'unreachable', reason: (err as Error).message };
   }
-  const release = () => db.updateTable('devices').set({ init_claimed_until: null }).where('id', '=', device.id).execute();
+  const release = () => releaseDeviceClaim(db, device.id);
 
   switch (result.kind) {
     case 'ok': {
       const info = result.info;
       return db.transaction().execute(async (trx) => {
-        const row = await trx
-          .updateTable('devices')
-          .set({
-            initialized: true,
-            sdc_id: info.sdcId,
-            mrc_no: info.mrcNo.trim(),
-            taxpayer_name: info.taxpayerName,
-            branch_name: info.branchName,
-            last_sale_invc_no: info.lastSaleInvoiceNo,
-            last_pchs_invc_no: info.lastPurchaseInvoiceNo,
-            last_sale_rcpt_no: info.lastSaleReceiptNo,
-            next_invoice_no: info.lastSaleInvoiceNo + 1,
-            initialized_at: sql`now()`,
-            init_claimed_until: null,
-            updated_at: sql`now()`,
-          })
-          .where('id', '=', device.id)
-          .where('initialized', '=', false)
-          .returningAll()
-          .executeTakeFirst();
+        const row = await markDeviceInitialized(trx, device.id, info);
         await recordAudit(trx, { actor, action: 'device.initialized', tenantId: tenant.id, targetType: 'device', targetId: device.id, details: { branch: device.branch, sdcId: info.sdcId } });
         return presentDevice(row ?? (await deviceOf(trx, tenant.id, device.branch)));
       });

@@ -1,13 +1,22 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import type { PartnerKeysTable } from '../../db/tables/foundation.ts';
 import type { SecretBox } from '../../credentials/secret-box.ts';
-import { PREFIXES, hashSecret, last4, masked, mintSecret } from '../../credentials/secret-format.ts';
+import { hashSecret, last4, mintSecret } from '../../credentials/secret-format.ts';
 import type { ResolvedPartnerKey } from '../../credentials/lookup.ts';
 import { SCOPES, type Scope } from '../../http/auth.ts';
 import { ApiError, NotFoundError } from '../../http/errors.ts';
 import { recordAudit, type Actor } from '../audit/store.ts';
-import { iso } from '../../lib/time.ts';
+import { partnerKeyPrefix, presentPartnerKey, type PartnerKeyResource } from './present.ts';
+import {
+  findOwnPartnerKey,
+  insertPartnerKeyRow,
+  listLivePartnerKeys,
+  lockPartnerKey,
+  markPartnerKeyRotated,
+  markRevoked,
+  setPartnerKeyCiphertext,
+  type PartnerKeyRow,
+} from './store.ts';
 
 // Partner secret keys: hashed for lookup and also sealed (AES-256-GCM) so the partner can
 // read a key back. The AAD binds each ciphertext to its key id and partner.
@@ -16,36 +25,7 @@ import { iso } from '../../lib/time.ts';
 // (sk_test_ is a privilege tier, not a sandbox: it files real invoices), but it can never
 // mint, rotate, read back or revoke an sk_live_ key; it only manages sk_test_ keys.
 
-export type PartnerKeyRow = Selectable<PartnerKeysTable>;
-
-export interface PartnerKeyResource {
-  id: number;
-  name: string;
-  mode: 'live' | 'test';
-  scopes: string[];
-  masked: string;
-  createdAt: string;
-  expiresAt: string | null;
-  rotatedToId: number | null;
-  lastUsedAt: string | null;
-}
-
-const prefixOf = (mode: 'live' | 'test') => (mode === 'live' ? PREFIXES.partnerLive : PREFIXES.partnerTest);
 const aadOf = (keyId: number, partnerId: number) => `partner_key:${keyId}:partner:${partnerId}`;
-
-export function presentPartnerKey(row: PartnerKeyRow): PartnerKeyResource {
-  return {
-    id: row.id,
-    name: row.name,
-    mode: row.mode,
-    scopes: row.scopes,
-    masked: masked(prefixOf(row.mode), row.last4),
-    createdAt: row.created_at.toISOString(),
-    expiresAt: iso(row.expires_at),
-    rotatedToId: row.rotated_to_id,
-    lastUsedAt: iso(row.last_used_at),
-  };
-}
 
 /** Inserts a key and seals its secret with the row's own id in the AAD. */
 export async function insertPartnerKey(
@@ -54,25 +34,14 @@ export async function insertPartnerKey(
   partnerId: number,
   input: { name: string; mode: 'live' | 'test'; scopes: readonly string[] },
 ): Promise<{ row: PartnerKeyRow; secret: string }> {
-  const secret = mintSecret(prefixOf(input.mode));
-  const inserted = await db
-    .insertInto('partner_keys')
-    .values({ partner_id: partnerId, name: input.name, mode: input.mode, scopes: [...input.scopes], secret_hash: hashSecret(secret), secret_ciphertext: 'pending', last4: last4(secret) })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  const row = await db
-    .updateTable('partner_keys')
-    .set({ secret_ciphertext: box.seal(secret, aadOf(inserted.id, partnerId)) })
-    .where('id', '=', inserted.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const secret = mintSecret(partnerKeyPrefix(input.mode));
+  const id = await insertPartnerKeyRow(db, { partner_id: partnerId, name: input.name, mode: input.mode, scopes: [...input.scopes], secret_hash: hashSecret(secret), last4: last4(secret) });
+  const row = await setPartnerKeyCiphertext(db, id, box.seal(secret, aadOf(id, partnerId)));
   return { row, secret };
 }
 
 async function ownKey(db: Kysely<DB>, caller: ResolvedPartnerKey, keyId: number, forUpdate = false): Promise<PartnerKeyRow> {
-  let query = db.selectFrom('partner_keys').selectAll().where('id', '=', keyId).where('partner_id', '=', caller.partner.id).where('revoked_at', 'is', null);
-  if (forUpdate) query = query.forUpdate();
-  const row = await query.executeTakeFirst();
+  const row = await findOwnPartnerKey(db, caller.partner.id, keyId, forUpdate);
   if (!row) throw new NotFoundError('Partner key not found.');
   return row;
 }
@@ -86,14 +55,7 @@ function assertMayTouch(caller: ResolvedPartnerKey, target: { mode: 'live' | 'te
 const actorOf = (caller: ResolvedPartnerKey): Actor => ({ type: 'partner_key', keyId: caller.keyId, partnerId: caller.partner.id });
 
 export async function listPartnerKeys(db: Kysely<DB>, caller: ResolvedPartnerKey, now: Date): Promise<PartnerKeyResource[]> {
-  const rows = await db
-    .selectFrom('partner_keys')
-    .selectAll()
-    .where('partner_id', '=', caller.partner.id)
-    .where('revoked_at', 'is', null)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-    .orderBy('id')
-    .execute();
+  const rows = await listLivePartnerKeys(db, caller.partner.id, now);
   return rows.map(presentPartnerKey);
 }
 
@@ -139,24 +101,19 @@ export async function rotatePartnerKey(
       throw new ApiError(409, 'already_rotated', `This key was already rotated; its replacement is key ${old.rotated_to_id}.`);
     }
     const { row, secret } = await insertPartnerKey(trx, box, old.partner_id, { name: old.name, mode: old.mode, scopes: old.scopes });
-    const updated = await trx
-      .updateTable('partner_keys')
-      .set({ rotated_to_id: row.id, expires_at: sql`now() + make_interval(secs => ${graceSeconds})` })
-      .where('id', '=', old.id)
-      .returning('expires_at')
-      .executeTakeFirstOrThrow();
+    const expiresAt = await markPartnerKeyRotated(trx, old.id, row.id, graceSeconds);
     await recordAudit(trx, { actor: actorOf(caller), action: 'partner_key.rotated', targetType: 'partner_key', targetId: old.id, details: { replacementId: row.id, graceSeconds } });
-    return { ...presentPartnerKey(row), secret, previous: { id: old.id, expiresAt: updated.expires_at!.toISOString() } };
+    return { ...presentPartnerKey(row), secret, previous: { id: old.id, expiresAt: expiresAt.toISOString() } };
   });
 }
 
 export async function revokePartnerKey(db: Kysely<DB>, caller: ResolvedPartnerKey, keyId: number): Promise<{ revoked: boolean; id: number }> {
   return db.transaction().execute(async (trx) => {
-    const row = await trx.selectFrom('partner_keys').selectAll().where('id', '=', keyId).where('partner_id', '=', caller.partner.id).forUpdate().executeTakeFirst();
+    const row = await lockPartnerKey(trx, caller.partner.id, keyId);
     if (!row) throw new NotFoundError('Partner key not found.');
     assertMayTouch(caller, row);
     if (row.revoked_at) return { revoked: false, id: row.id };
-    await trx.updateTable('partner_keys').set({ revoked_at: sql`now()` }).where('id', '=', row.id).execute();
+    await markRevoked(trx, 'partner_keys', row.id);
     await recordAudit(trx, { actor: actorOf(caller), action: 'partner_key.revoked', targetType: 'partner_key', targetId: row.id });
     return { revoked: true, id: row.id };
   });

@@ -1,0 +1,247 @@
+// Provisioning's SQL: partners, their keys, tenants, devices, tenant tokens and fiscalisation
+// keys. Functions return rows (or undefined); the services turn absence into errors.
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import type { ApiKeysTable, DevicesTable, OfflinePolicy, PartnerKeysTable, Plan, TenantsTable, TenantTokensTable } from '../../db/tables/foundation.ts';
+import { offsetOf } from '../../http/pagination.ts';
+import { fromNow, isFree } from '../../workers/lease-sql.ts';
+
+export type TenantRow = Selectable<TenantsTable>;
+export type DeviceRow = Selectable<DevicesTable>;
+export type PartnerKeyRow = Selectable<PartnerKeysTable>;
+
+/** Marks a tenant token, a fiscalisation key or a partner key revoked (effective on the next request). */
+export async function markRevoked(db: Kysely<DB>, table: 'tenant_tokens' | 'api_keys' | 'partner_keys', id: number): Promise<void> {
+  await db.updateTable(table).set({ revoked_at: sql`now()` }).where('id', '=', id).execute();
+}
+
+// --- Partners ---------------------------------------------------------------------------------
+
+export async function insertPartner(db: Kysely<DB>, name: string) {
+  return db.insertInto('partners').values({ name }).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updatePartnerStatus(db: Kysely<DB>, partnerId: number, status: 'active' | 'suspended') {
+  return db.updateTable('partners').set({ status, updated_at: sql`now()` }).where('id', '=', partnerId).returningAll().executeTakeFirst();
+}
+
+export async function listPartnerRows(db: Kysely<DB>) {
+  return db.selectFrom('partners').selectAll().orderBy('id').execute();
+}
+
+// --- Partner keys -----------------------------------------------------------------------------
+
+/** Inserts a key whose ciphertext is still a placeholder: it is sealed with the row's own id. */
+export async function insertPartnerKeyRow(db: Kysely<DB>, values: Omit<Insertable<PartnerKeysTable>, 'secret_ciphertext'>): Promise<number> {
+  const inserted = await db.insertInto('partner_keys').values({ ...values, secret_ciphertext: 'pending' }).returning('id').executeTakeFirstOrThrow();
+  return inserted.id;
+}
+
+export async function setPartnerKeyCiphertext(db: Kysely<DB>, keyId: number, ciphertext: string): Promise<PartnerKeyRow> {
+  return db.updateTable('partner_keys').set({ secret_ciphertext: ciphertext }).where('id', '=', keyId).returningAll().executeTakeFirstOrThrow();
+}
+
+/** The partner's key if it is not revoked (expired keys included: they can still be read or rotated). */
+export async function findOwnPartnerKey(db: Kysely<DB>, partnerId: number, keyId: number, forUpdate = false): Promise<PartnerKeyRow | undefined> {
+  let query = db.selectFrom('partner_keys').selectAll().where('id', '=', keyId).where('partner_id', '=', partnerId).where('revoked_at', 'is', null);
+  if (forUpdate) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+/** The partner's key, revoked or not, locked. */
+export async function lockPartnerKey(db: Kysely<DB>, partnerId: number, keyId: number): Promise<PartnerKeyRow | undefined> {
+  return db.selectFrom('partner_keys').selectAll().where('id', '=', keyId).where('partner_id', '=', partnerId).forUpdate().executeTakeFirst();
+}
+
+export async function listLivePartnerKeys(db: Kysely<DB>, partnerId: number, now: Date): Promise<PartnerKeyRow[]> {
+  return db
+    .selectFrom('partner_keys')
+    .selectAll()
+    .where('partner_id', '=', partnerId)
+    .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .orderBy('id')
+    .execute();
+}
+
+/** Points the old key at its replacement and lets it expire after the grace window; returns when. */
+export async function markPartnerKeyRotated(db: Kysely<DB>, keyId: number, replacementId: number, graceSeconds: number): Promise<Date> {
+  const updated = await db
+    .updateTable('partner_keys')
+    .set({ rotated_to_id: replacementId, expires_at: sql`now() + make_interval(secs => ${graceSeconds})` })
+    .where('id', '=', keyId)
+    .returning('expires_at')
+    .executeTakeFirstOrThrow();
+  return updated.expires_at!;
+}
+
+// --- Tenants ----------------------------------------------------------------------------------
+
+export async function devicesOf(db: Kysely<DB>, tenantIds: number[]): Promise<Map<number, DeviceRow[]>> {
+  const byTenant = new Map<number, DeviceRow[]>();
+  if (tenantIds.length === 0) return byTenant;
+  const rows = await db.selectFrom('devices').selectAll().where('tenant_id', 'in', tenantIds).orderBy('branch').execute();
+  for (const row of rows) {
+    const list = byTenant.get(row.tenant_id) ?? [];
+    list.push(row);
+    byTenant.set(row.tenant_id, list);
+  }
+  return byTenant;
+}
+
+export async function findTenantOfPartner(db: Kysely<DB>, partnerId: number, tenantId: number): Promise<TenantRow | undefined> {
+  return db.selectFrom('tenants').selectAll().where('id', '=', tenantId).where('partner_id', '=', partnerId).executeTakeFirst();
+}
+
+/** One page (20) of the partner's tenants by id, and how many there are in all. */
+export async function listTenantRows(db: Kysely<DB>, partnerId: number, page: number): Promise<{ rows: TenantRow[]; total: number }> {
+  const base = db.selectFrom('tenants').where('partner_id', '=', partnerId);
+  const [rows, count] = await Promise.all([
+    base.selectAll().orderBy('id').limit(20).offset(offsetOf(page)).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}
+
+export async function tenantWithTpin(db: Kysely<DB>, partnerId: number, tpin: string): Promise<{ id: number } | undefined> {
+  return db.selectFrom('tenants').select('id').where('partner_id', '=', partnerId).where('tpin', '=', tpin).executeTakeFirst();
+}
+
+export async function insertTenant(db: Kysely<DB>, values: Insertable<TenantsTable>): Promise<TenantRow> {
+  return db.insertInto('tenants').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function setOfflinePolicy(db: Kysely<DB>, tenantId: number, offlinePolicy: OfflinePolicy): Promise<TenantRow> {
+  return db.updateTable('tenants').set({ offline_policy: offlinePolicy, updated_at: new Date() }).where('id', '=', tenantId).returningAll().executeTakeFirstOrThrow();
+}
+
+/** What the operator may change on a tenant's account (admin API and CLI). */
+export interface TenantAccountPatch {
+  plan?: Plan | null;
+  subscription?: 'active' | 'blocked';
+  status?: 'active' | 'suspended';
+  monthlyQuota?: number | null;
+  rateLimitPerMinute?: number | null;
+  offlinePolicy?: OfflinePolicy;
+}
+
+/** The column of each field of the account patch. */
+const ACCOUNT_COLUMNS = {
+  plan: 'plan',
+  subscription: 'subscription',
+  status: 'status',
+  monthlyQuota: 'monthly_quota',
+  rateLimitPerMinute: 'rate_limit_per_minute',
+  offlinePolicy: 'offline_policy',
+} as const satisfies Record<keyof TenantAccountPatch, keyof TenantsTable>;
+
+/** The operator's change to a tenant's account: only the fields given are set. */
+export async function updateTenantAccountRow(db: Kysely<DB>, tenantId: number, patch: TenantAccountPatch): Promise<TenantRow | undefined> {
+  const values: Record<string, unknown> = { updated_at: sql`now()` };
+  for (const [field, column] of Object.entries(ACCOUNT_COLUMNS)) {
+    const value = patch[field as keyof TenantAccountPatch];
+    if (value !== undefined) values[column] = value;
+  }
+  return db.updateTable('tenants').set(values).where('id', '=', tenantId).returningAll().executeTakeFirst();
+}
+
+// --- Devices ----------------------------------------------------------------------------------
+
+/** Undefined when the tenant already has a device for that branch. */
+export async function insertDevice(db: Kysely<DB>, values: Insertable<DevicesTable>): Promise<DeviceRow | undefined> {
+  return db
+    .insertInto('devices')
+    .values(values)
+    .onConflict((oc) => oc.columns(['tenant_id', 'branch']).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function findDevice(db: Kysely<DB>, tenantId: number, branch: string): Promise<DeviceRow | undefined> {
+  return db.selectFrom('devices').selectAll().where('tenant_id', '=', tenantId).where('branch', '=', branch).executeTakeFirst();
+}
+
+/** A short claim on an uninitialised device for one handshake; undefined while another holds it. */
+export async function claimDeviceForInit(db: Kysely<DB>, deviceId: number, claimMs: number): Promise<DeviceRow | undefined> {
+  return db
+    .updateTable('devices')
+    .set({ init_claimed_until: fromNow(claimMs) })
+    .where('id', '=', deviceId)
+    .where('initialized', '=', false)
+    .where(isFree('devices'))
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function releaseDeviceClaim(db: Kysely<DB>, deviceId: number): Promise<void> {
+  await db.updateTable('devices').set({ init_claimed_until: null }).where('id', '=', deviceId).execute();
+}
+
+export interface DeviceInitInfo {
+  sdcId: string;
+  mrcNo: string;
+  taxpayerName: string | null;
+  branchName: string | null;
+  lastSaleInvoiceNo: number;
+  lastPurchaseInvoiceNo: number | null;
+  lastSaleReceiptNo: number | null;
+}
+
+/** Stores the handshake's answer; undefined when the device was already initialised. */
+export async function markDeviceInitialized(db: Kysely<DB>, deviceId: number, info: DeviceInitInfo): Promise<DeviceRow | undefined> {
+  return db
+    .updateTable('devices')
+    .set({
+      initialized: true,
+      sdc_id: info.sdcId,
+      mrc_no: info.mrcNo.trim(),
+      taxpayer_name: info.taxpayerName,
+      branch_name: info.branchName,
+      last_sale_invc_no: info.lastSaleInvoiceNo,
+      last_pchs_invc_no: info.lastPurchaseInvoiceNo,
+      last_sale_rcpt_no: info.lastSaleReceiptNo,
+      next_invoice_no: info.lastSaleInvoiceNo + 1,
+      initialized_at: sql`now()`,
+      init_claimed_until: null,
+      updated_at: sql`now()`,
+    })
+    .where('id', '=', deviceId)
+    .where('initialized', '=', false)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+// --- Tenant tokens and fiscalisation keys -----------------------------------------------------
+
+export async function listTokenRows(db: Kysely<DB>, tenantId: number) {
+  return db.selectFrom('tenant_tokens').selectAll().where('tenant_id', '=', tenantId).where('revoked_at', 'is', null).orderBy('id').execute();
+}
+
+export async function insertToken(db: Kysely<DB>, values: Insertable<TenantTokensTable>) {
+  return db.insertInto('tenant_tokens').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+/** A tenant token or fiscalisation key of the tenant, revoked or not, locked. */
+export async function lockTenantCredential(db: Kysely<DB>, table: 'tenant_tokens' | 'api_keys', tenantId: number, id: number): Promise<{ id: number; revoked_at: Date | null } | undefined> {
+  return db.selectFrom(table).select(['id', 'revoked_at']).where('id', '=', id).where('tenant_id', '=', tenantId).forUpdate().executeTakeFirst();
+}
+
+export async function listApiKeyRows(db: Kysely<DB>, tenantId: number) {
+  return db
+    .selectFrom('api_keys as k')
+    .leftJoin('devices as d', 'd.id', 'k.device_id')
+    .select(['k.id', 'k.last4', 'k.dialect', 'k.created_at', 'k.last_used_at', 'd.branch', 'd.sdc_id'])
+    .where('k.tenant_id', '=', tenantId)
+    .where('k.revoked_at', 'is', null)
+    .orderBy('k.id')
+    .execute();
+}
+
+/** The device a branch key is bound to. */
+export async function deviceForKey(db: Kysely<DB>, tenantId: number, branch: string): Promise<{ id: number; branch: string; sdc_id: string | null } | undefined> {
+  return db.selectFrom('devices').select(['id', 'branch', 'sdc_id']).where('tenant_id', '=', tenantId).where('branch', '=', branch).executeTakeFirst();
+}
+
+export async function insertApiKey(db: Kysely<DB>, values: Insertable<ApiKeysTable>) {
+  return db.insertInto('api_keys').values(values).returningAll().executeTakeFirstOrThrow();
+}

@@ -1,0 +1,74 @@
+import type { Kysely } from 'kysely';
+import { isUniqueViolation } from '../../db/database.ts';
+import type { DB } from '../../db/schema.ts';
+import type { OfflinePolicy, Plan } from '../../db/tables/foundation.ts';
+import { assertTenantBillable, documentsThisMonth } from '../../credentials/standing.ts';
+import { NotFoundError, fieldError } from '../../http/errors.ts';
+import { pageOf, type Page } from '../../http/pagination.ts';
+import { recordAudit, type Actor } from '../audit/store.ts';
+import { presentTenant } from './present.ts';
+import type { TenantResource } from './schemas.ts';
+import { devicesOf, findTenantOfPartner, insertTenant, listTenantRows, setOfflinePolicy, tenantWithTpin, type TenantRow } from './store.ts';
+
+/** The tenant if it is on this partner's book; anything else is a plain 404, never a 403. */
+export async function tenantOfPartner(db: Kysely<DB>, partnerId: number, tenantId: number): Promise<TenantRow> {
+  const row = await findTenantOfPartner(db, partnerId, tenantId);
+  if (!row) throw new NotFoundError('Tenant not found.');
+  return row;
+}
+
+/** Changes to a tenant with a blocked subscription or an exhausted quota are refused with 402. */
+export async function assertTenantWritable(db: Kysely<DB>, tenant: TenantRow, now: Date): Promise<void> {
+  const used = tenant.monthly_quota === null ? 0 : await documentsThisMonth(db, tenant.id, now);
+  assertTenantBillable({ subscription: tenant.subscription, monthlyQuota: tenant.monthly_quota, documentsThisMonth: used });
+}
+
+/** The tenant resource with its devices, read in the same transaction as the row. */
+export async function tenantWithDevices(db: Kysely<DB>, row: TenantRow): Promise<TenantResource> {
+  const devices = await devicesOf(db, [row.id]);
+  return presentTenant(row, devices.get(row.id) ?? []);
+}
+
+export async function listTenants(db: Kysely<DB>, partnerId: number, page: number): Promise<Page<TenantResource>> {
+  const { rows, total } = await listTenantRows(db, partnerId, page);
+  const devices = await devicesOf(db, rows.map((r) => r.id));
+  return pageOf(rows.map((r) => presentTenant(r, devices.get(r.id) ?? [])), total, page);
+}
+
+export async function getTenant(db: Kysely<DB>, partnerId: number, tenantId: number): Promise<TenantResource> {
+  const row = await tenantOfPartner(db, partnerId, tenantId);
+  return tenantWithDevices(db, row);
+}
+
+/** The settings a partner may change on its merchant (the account itself is the operator's). */
+export async function updateTenantSettings(db: Kysely<DB>, actor: Actor, partnerId: number, tenantId: number, patch: { offlinePolicy?: OfflinePolicy }): Promise<TenantResource> {
+  return db.transaction().execute(async (trx) => {
+    let row = await tenantOfPartner(trx, partnerId, tenantId);
+    if (patch.offlinePolicy !== undefined && patch.offlinePolicy !== row.offline_policy) {
+      row = await setOfflinePolicy(trx, tenantId, patch.offlinePolicy);
+      await recordAudit(trx, { actor, action: 'tenant.updated', partnerId, tenantId, targetType: 'tenant', targetId: tenantId, details: { offlinePolicy: patch.offlinePolicy } });
+    }
+    return tenantWithDevices(trx, row);
+  });
+}
+
+export interface CreateTenantInput {
+  name: string;
+  tpin: string;
+  plan?: Plan | null;
+  email?: string | null;
+  offlinePolicy?: OfflinePolicy;
+}
+
+export async function createTenant(db: Kysely<DB>, actor: Actor, partnerId: number, input: CreateTenantInput): Promise<TenantResource> {
+  const duplicate = () => fieldError('tpin', `A merchant with TPIN ${input.tpin} is already on your book.`);
+  return db.transaction().execute(async (trx) => {
+    const clash = await tenantWithTpin(trx, partnerId, input.tpin);
+    if (clash) throw duplicate();
+    const row = await insertTenant(trx, { partner_id: partnerId, name: input.name.trim(), tpin: input.tpin, plan: input.plan ?? null, email: input.email ?? null, offline_policy: input.offlinePolicy ?? 'queue' });
+    await recordAudit(trx, { actor, action: 'tenant.created', partnerId, tenantId: row.id, targetType: 'tenant', targetId: row.id, details: { name: row.name, tpin: row.tpin, plan: row.plan, offlinePolicy: row.offline_policy } });
+    return presentTenant(row, []);
+  }).catch((err: unknown) => {
+    throw isUniqueViolation(err) ? duplicate() : err;
+  });
+}
