@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { isUniqueViolation } from '../../db/database.ts';
-import { ApiError, NotFoundError } from '../../http/errors.ts';
+import { ApiError } from '../../http/errors.ts';
 import { recordAudit, type Actor } from '../audit/store.ts';
 import { presentDevice } from './present.ts';
 import type { DeviceResource } from './schemas.ts';
@@ -48,7 +48,8 @@ export async function registerDevice(db: Kysely<DB>, actor: Actor, tenant: Tenan
 
 async function deviceOf(db: Kysely<DB>, tenantId: number, branch: string): Promise<DeviceRow> {
   const row = await findDevice(db, tenantId, branch);
-  if (!row) throw new NotFoundError('Device not found: no device is registered for that branch.');
+  // The same condition answers the same shape everywhere (minting a key for the branch too).
+  if (!row) throw new ApiError(404, 'device_not_found', `No device is registered for branch ${branch} of this merchant: register it first (POST /api/v1/tenants/{tenant}/devices).`);
   return row;
 }
 
