@@ -55,8 +55,8 @@ describe(`outages: answered at once while known down, filed at once when back ($
     await h.registerBranch(m, '000');
     await h.registerBranch(m, '001');
     h.sim.control.setFaults(m.tpin, '000', { forcedResult: '838' }); // answered (and logged), but no filing
-    const first = await h.post('/api/v1/sales', saleBody(), {}, m);
-    assert.equal(first.json().data.status, 'pending');
+    // The sale that finds the outage waits for its filing (answered once it is filed, at the end).
+    const discovering = h.post('/api/v1/sales', saleBody(), {}, m);
     await knownDown(h, m);
     const attempts = h.sim.control.calls(m.tpin, '000', 'saveSales').length;
 
@@ -77,17 +77,20 @@ describe(`outages: answered at once while known down, filed at once when back ($
 
     h.sim.control.clearFaults(m.tpin, '000');
     for (const sale of sales) await uploaded(h, sale.id, m, 10_000);
+    const first = (await discovering).json().data;
+    assert.equal(first.status, 'uploaded');
     const filed = h.received(m).filter((d) => d.receipt).map((d) => Number(d.cisInvcNo));
-    assert.deepEqual(filed, [first.json().data.invoiceNo, ...sales.map((s) => s.invoiceNo)], 'each once, in invoice order');
+    assert.deepEqual(filed, [first.invoiceNo, ...sales.map((s) => s.invoiceNo)], 'each once, in invoice order');
   });
 
   test('after an outage that pushed the backoff to 5 minutes, the backlog files within seconds of the VSDC\'s return; probes are selects and file nothing', async () => {
     const m = await h.addMerchant();
     await h.registerBranch(m, '000');
     h.sim.control.setFaults(m.tpin, '000', { forcedResult: '838' });
-    const ids: number[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await h.post('/api/v1/sales', saleBody({}, [{ price: 20 + i }]), {}, m)).json().data.id);
+    const discovering = h.post('/api/v1/sales', saleBody({}, [{ price: 20 }]), {}, m); // waits for its filing
     await knownDown(h, m);
+    const ids: number[] = [];
+    for (let i = 1; i < 3; i++) ids.push((await h.post('/api/v1/sales', saleBody({}, [{ price: 20 + i }]), {}, m)).json().data.id);
     const queue = await queueOf(h, m);
     assert.ok(queue!.next_attempt_at.getTime() - Date.now() > 250_000, 'the branch would otherwise wait out its 5-minute backoff');
 
@@ -97,6 +100,7 @@ describe(`outages: answered at once while known down, filed at once when back ($
 
     h.sim.control.clearFaults(m.tpin, '000');
     for (const id of ids) await uploaded(h, id, m, 10_000);
+    assert.equal((await discovering).json().data.status, 'uploaded');
     const filed = h.received(m).filter((d) => d.receipt).map((d) => Number(d.cisInvcNo));
     assert.deepEqual(filed, [1, 2, 3], 'each once, in invoice order');
   });
