@@ -3,14 +3,11 @@
 import type { AppContext } from '../../context.ts';
 import type { Database } from '../../db/database.ts';
 import { pageOf, type Page } from '../../http/pagination.ts';
-import { allItemClasses, catalogueVersion, searchItemClasses, type ItemClassRow } from './browse-store.ts';
+import { allItemClasses, catalogueVersion, searchItemClasses } from './browse-store.ts';
 import { catalogueCsvGz } from './csv.ts';
+import { presentItemClass } from './present.ts';
 import type { ItemClassResource, ListItemClassesQuery } from './schemas.ts';
 import { classificationCatalogue } from './service.ts';
-
-function present(row: ItemClassRow): ItemClassResource {
-  return { code: row.code, name: row.name, level: row.level, taxType: row.tax_type, majorTarget: row.major_target, inUse: row.in_use };
-}
 
 /** Fetches the catalogue first if it never was; 503 `catalogue_unavailable` when no VSDC can give it. */
 async function ensureFetched(ctx: AppContext): Promise<void> {
@@ -20,7 +17,7 @@ async function ensureFetched(ctx: AppContext): Promise<void> {
 export async function listItemClassesPage(ctx: AppContext, query: ListItemClassesQuery): Promise<Page<ItemClassResource>> {
   await ensureFetched(ctx);
   const { rows, total } = await searchItemClasses(ctx.db, { codePrefix: query.code, name: query.name?.trim() || undefined }, query.page);
-  return pageOf(rows.map(present), total, query.page);
+  return pageOf(rows.map(presentItemClass), total, query.page);
 }
 
 export interface CatalogueDownload {

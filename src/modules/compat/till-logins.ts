@@ -7,6 +7,7 @@ import { isUniqueViolation } from '../../db/database.ts';
 import { ApiError, NotFoundError, fieldError, unauthenticated } from '../../http/errors.ts';
 import type { Actor } from '../audit/store.ts';
 import type { TenantRow } from '../provisioning/store.ts';
+import { presentTillLogin } from './present.ts';
 import { generatePassword, hashPassword, UNMATCHABLE_HASH, verifyPassword } from './passwords.ts';
 import type { CreateTillLoginBody, GetActiveAnswer, GetActiveBody, TillLoginResource } from './schemas.ts';
 import {
@@ -19,23 +20,8 @@ import {
   swapTillKey,
   type Dialect,
   type LoginCandidate,
-  type TillLoginRow,
 } from './till-login-store.ts';
 import { toLegacyBranch } from './translate.ts';
-import { iso } from '../../lib/time.ts';
-
-function presentTillLogin(row: TillLoginRow): TillLoginResource {
-  return {
-    id: row.id,
-    username: row.username,
-    branch: row.branch,
-    sdcId: row.sdcId,
-    dialect: row.dialect,
-    activeKeyId: row.activeKeyId,
-    createdAt: row.createdAt.toISOString(),
-    lastLoginAt: iso(row.lastLoginAt),
-  };
-}
 
 export async function listTillLogins(ctx: AppContext, tenant: TenantRow): Promise<TillLoginResource[]> {
   return (await listTillLoginRows(ctx.db, tenant.id)).map(presentTillLogin);

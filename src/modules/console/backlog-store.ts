@@ -3,10 +3,10 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { offsetOf, pageOf, PER_PAGE, type Page } from '../../http/pagination.ts';
 import type { BranchBacklogResource } from './schemas.ts';
-import { iso } from '../../lib/time.ts';
+import { presentBacklog } from './present.ts';
 import { scopeConditions, type Scope } from './scope.ts';
 
-interface BacklogRow {
+export interface BacklogRow {
   tenant_id: number;
   tenant_name: string;
   tpin: string;
@@ -26,34 +26,6 @@ interface BacklogRow {
   last_outcome_at: Date | null;
   threshold_sec: number | null;
   fired_at: Date | null;
-}
-
-function present(row: BacklogRow, now: Date): BranchBacklogResource {
-  const unreachable = row.retry_delay_ms !== null;
-  const oldest = row.oldest_pending_at ? new Date(row.oldest_pending_at) : null;
-  return {
-    tenantId: row.tenant_id,
-    tenantName: row.tenant_name,
-    tpin: row.tpin,
-    partnerId: row.partner_id,
-    branch: row.branch,
-    branchName: row.branch_name,
-    deviceSerial: row.device_serial,
-    initialized: row.initialized,
-    sdcId: row.sdc_id,
-    pending: Number(row.pending),
-    oldestPendingAt: iso(oldest),
-    oldestPendingAgeSeconds: oldest ? Math.max(0, Math.floor((now.getTime() - oldest.getTime()) / 1000)) : null,
-    failed: Number(row.failed),
-    alarm: row.threshold_sec !== null && row.fired_at ? { thresholdSeconds: row.threshold_sec, firedAt: iso(row.fired_at)! } : null,
-    vsdc: {
-      state: unreachable ? 'unreachable' : row.last_status ? 'reachable' : 'unknown',
-      lastOutcome: row.last_status,
-      lastOutcomeAt: iso(row.last_outcome_at),
-      lastError: unreachable ? row.last_error : null,
-      nextAttemptAt: unreachable ? iso(row.next_attempt_at) : null,
-    },
-  };
 }
 
 /** Branches in scope, the longest-waiting backlog first, 20 a page. */
@@ -78,5 +50,5 @@ export async function listBacklog(db: Kysely<DB>, scope: Scope, options: { page:
     order by p.oldest_pending_at asc nulls last, t.id, d.branch
     limit ${PER_PAGE} offset ${offsetOf(options.page)}`.execute(db);
   const count = await sql<{ n: number }>`select count(*)::int as n ${from} ${where}`.execute(db);
-  return pageOf(rows.rows.map((r) => present(r, now)), Number(count.rows[0]?.n ?? 0), options.page);
+  return pageOf(rows.rows.map((r) => presentBacklog(r, now)), Number(count.rows[0]?.n ?? 0), options.page);
 }

@@ -4,10 +4,10 @@ import type { DB } from '../../db/schema.ts';
 import type { DocumentStatus, DocumentType } from '../../db/tables/sales.ts';
 import { offsetOf, pageOf, PER_PAGE, type Page } from '../../http/pagination.ts';
 import type { DocumentSummaryResource } from './schemas.ts';
-import { iso } from '../../lib/time.ts';
+import { presentDocument } from './present.ts';
 import { scopeConditions, type Scope } from './scope.ts';
 
-interface DocumentRow {
+export interface DocumentRow {
   id: string;
   tenant_id: number;
   tenant_name: string;
@@ -28,26 +28,6 @@ interface DocumentRow {
   updated_at: Date;
 }
 
-function present(row: DocumentRow): DocumentSummaryResource {
-  return {
-    id: Number(row.id),
-    tenantId: row.tenant_id,
-    tenantName: row.tenant_name,
-    tpin: row.tpin,
-    branch: row.branch,
-    type: row.type,
-    invoiceNo: Number(row.invoice_no),
-    status: row.status,
-    clientInvoiceNo: row.client_invoice_no,
-    totals: { net: Number(row.net), vat: Number(row.vat), total: Number(row.total), currency: row.currency },
-    resultCode: row.result_code,
-    lastError: row.last_error,
-    occurredAt: iso(row.occurred_at)!,
-    createdAt: iso(row.created_at)!,
-    updatedAt: iso(row.updated_at)!,
-  };
-}
-
 /** Newest first, 20 a page. */
 export async function listDocuments(db: Kysely<DB>, scope: Scope, filter: { status: DocumentStatus; branch?: string; page: number }): Promise<Page<DocumentSummaryResource>> {
   const where = sql`where s.status = ${filter.status} ${scopeConditions(scope)}${filter.branch === undefined ? sql`` : sql` and s.branch = ${filter.branch}`}`;
@@ -60,5 +40,5 @@ export async function listDocuments(db: Kysely<DB>, scope: Scope, filter: { stat
     order by s.id desc
     limit ${PER_PAGE} offset ${offsetOf(filter.page)}`.execute(db);
   const count = await sql<{ n: number }>`select count(*)::int as n from sales s join tenants t on t.id = s.tenant_id ${where}`.execute(db);
-  return pageOf(rows.rows.map(present), Number(count.rows[0]?.n ?? 0), filter.page);
+  return pageOf(rows.rows.map(presentDocument), Number(count.rows[0]?.n ?? 0), filter.page);
 }

@@ -13,6 +13,7 @@ import { vsdcLeaseMs, sendOutcomeOf } from '../../workers/polling.ts';
 import { findItemByCode } from '../items/store.ts';
 import { pickBranch } from '../sales/branches.ts';
 import { devicesOfTenant } from '../sales/store.ts';
+import { presentImportItem } from './present.ts';
 import type { ApproveBody, ImportItemResource, ListImportItemsQuery, RejectBody } from './schemas.ts';
 import {
   claimDueFilings,
@@ -27,58 +28,12 @@ import {
   type ClaimedFiling,
   type ClaimedPull,
   type Decision,
-  type ImportItemRow,
   type ReceivedLine,
 } from './store.ts';
-import { iso } from '../../lib/time.ts';
 
 const GATEWAY_OPERATOR = 'fiscal-gateway';
 export const PULL_BATCH = 20;
 export const FILING_RETRY_BATCH = 20;
-
-const amount = (value: string | null): number | null => (value === null ? null : Number(value));
-
-export function presentImportItem(row: ImportItemRow): ImportItemResource {
-  const sending = row.filing_state === 'sending';
-  return {
-    id: Number(row.id),
-    branch: row.branch,
-    taskCode: row.task_cd,
-    declarationDate: row.dcl_de,
-    itemSeq: row.item_seq,
-    declarationNo: row.dcl_no,
-    hsCode: row.hs_cd,
-    itemName: row.item_name,
-    originCountryCode: row.origin_country_code,
-    exportCountryCode: row.export_country_code,
-    packages: amount(row.packages),
-    packagingUnitCode: row.packaging_unit_code,
-    quantity: amount(row.quantity),
-    quantityUnitCode: row.quantity_unit_code,
-    totalWeight: amount(row.total_weight),
-    netWeight: amount(row.net_weight),
-    supplierName: row.supplier_name,
-    agentName: row.agent_name,
-    invoiceForeignAmount: amount(row.invoice_foreign_amount),
-    invoiceCurrency: row.invoice_currency,
-    exchangeRate: amount(row.exchange_rate),
-    decision: row.decision,
-    decidedAt: iso(row.decided_at),
-    itemCode: row.item_code,
-    itemClassificationCode: row.item_class_code,
-    remark: row.remark,
-    filing: {
-      state: row.filing_state,
-      resultCode: row.filing_code,
-      message: row.filing_message,
-      filedAt: iso(row.filed_at),
-      nextAttemptAt: sending ? iso(row.next_attempt_at) : null,
-      lastError: sending ? row.last_unreachable : null,
-    },
-    receivedAt: row.received_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  };
-}
 
 // ---- the pull ----
 

@@ -4,7 +4,8 @@ import type { AppContext } from '../../context.ts';
 import { requireTenant } from '../../http/auth.ts';
 import { Paginated } from '../../http/pagination.ts';
 import * as S from './schemas.ts';
-import { createCreditNote, createDebitNote, createSale, describeMe, getSale, listSalesPage, type WriteResult } from './service.ts';
+import { createCreditNote, createDebitNote } from './notes.ts';
+import { createSale, describeMe, getSale, listSalesPage, type WriteResult } from './service.ts';
 import { data } from '../../http/schema-helpers.ts';
 
 const TAG = ['Merchant: sales'];
