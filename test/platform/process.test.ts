@@ -117,5 +117,28 @@ describe(`the gateway process (${engineName})`, () => {
     assert.equal(missing.code, 5);
     assert.equal(JSON.parse(missing.stdout).error.code, 'not_found');
     assert.equal((await runCli(['tenant', 'quota', '1', 'lots'], env)).code, 2);
+
+    const listed = await runCli(['partner', 'list', '--json'], env);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.ok((JSON.parse(listed.stdout) as Array<{ name: string }>).some((p) => p.name === 'Acme POS'));
+    const tenants = await runCli(['tenant', 'list', '--json'], env);
+    assert.equal(tenants.code, 0, tenants.stderr);
+    assert.ok(Array.isArray(JSON.parse(tenants.stdout)));
+    const version = await runCli(['--version', '--json'], env);
+    assert.equal(version.code, 0);
+    assert.match(JSON.parse(version.stdout).interfaceVersion, /^\d+\.\d+\.\d+$/);
+  });
+
+  test('CLI: stray arguments and unknown flags are usage errors (exit 2, one line, no stack); an unusable database is one line', async () => {
+    for (const args of [['partner', 'create', '--name', 'x', 'stray'], ['partner', 'suspend', '1', 'extra'], ['migrate', '--bogus'], ['tenant', 'list', 'extra'], ['tenant', 'block', '1', '2'], ['serve', '--bogus']]) {
+      const res = await runCli(args, env);
+      assert.equal(res.code, 2, `${args.join(' ')}: ${res.stderr}`);
+      assert.equal(res.stderr.trim().split('\n').length, 1, `${args.join(' ')}: one line, got ${res.stderr}`);
+      assert.doesNotMatch(res.stderr, /\n\s+at /, 'no stack trace');
+    }
+    const unreachable = await runCli(['partner', 'list'], { ...env, DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' });
+    assert.equal(unreachable.code, 1);
+    assert.equal(unreachable.stderr.trim().split('\n').length, 1, unreachable.stderr);
+    assert.match(unreachable.stderr, /Check DATABASE_URL/);
   });
 });

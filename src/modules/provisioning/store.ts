@@ -103,6 +103,11 @@ export async function listTenantRows(db: Kysely<DB>, partnerId: number, page: nu
   return { rows, total: Number(count.n) };
 }
 
+/** Every tenant, whoever provisioned it (the operator's view), by id. */
+export async function listAllTenantRows(db: Kysely<DB>): Promise<TenantRow[]> {
+  return db.selectFrom('tenants').selectAll().orderBy('id').execute();
+}
+
 export async function tenantWithTpin(db: Kysely<DB>, partnerId: number, tpin: string): Promise<{ id: number } | undefined> {
   return db.selectFrom('tenants').select('id').where('partner_id', '=', partnerId).where('tpin', '=', tpin).executeTakeFirst();
 }

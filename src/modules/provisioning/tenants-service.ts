@@ -8,7 +8,7 @@ import { pageOf, type Page } from '../../http/pagination.ts';
 import { recordAudit, type Actor } from '../audit/store.ts';
 import { presentTenant } from './present.ts';
 import type { TenantResource } from './schemas.ts';
-import { devicesOf, findTenantOfPartner, insertTenant, listTenantRows, setOfflinePolicy, tenantWithTpin, type TenantRow } from './store.ts';
+import { devicesOf, findTenantOfPartner, insertTenant, listAllTenantRows, listTenantRows, setOfflinePolicy, tenantWithTpin, type TenantRow } from './store.ts';
 
 /** The tenant if it is on this partner's book; anything else is a plain 404, never a 403. */
 export async function tenantOfPartner(db: Kysely<DB>, partnerId: number, tenantId: number): Promise<TenantRow> {
@@ -33,6 +33,13 @@ export async function listTenants(db: Kysely<DB>, partnerId: number, page: numbe
   const { rows, total } = await listTenantRows(db, partnerId, page);
   const devices = await devicesOf(db, rows.map((r) => r.id));
   return pageOf(rows.map((r) => presentTenant(r, devices.get(r.id) ?? [])), total, page);
+}
+
+/** The operator's list of every merchant (the CLI's `tenant list`). */
+export async function listAllTenants(db: Kysely<DB>): Promise<Array<TenantResource & { partnerId: number | null }>> {
+  const rows = await listAllTenantRows(db);
+  const devices = await devicesOf(db, rows.map((r) => r.id));
+  return rows.map((r) => ({ ...presentTenant(r, devices.get(r.id) ?? []), partnerId: r.partner_id }));
 }
 
 export async function getTenant(db: Kysely<DB>, partnerId: number, tenantId: number): Promise<TenantResource> {
