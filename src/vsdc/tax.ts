@@ -2,8 +2,9 @@
 import { Decimal } from 'decimal.js';
 
 /** Decimal.js clone for money: ROUND_HALF_UP, so rounding never depends on a global setting. */
-const Money = Decimal.clone({ precision: 40, rounding: Decimal.ROUND_HALF_UP });
-type Money = InstanceType<typeof Money>;
+/** Decimal arithmetic as the VSDC does it (ROUND_HALF_UP), independent of global settings. */
+export const Money = Decimal.clone({ precision: 40, rounding: Decimal.ROUND_HALF_UP });
+export type Money = InstanceType<typeof Money>;
 
 export const VAT_CATEGORY_CODES = ['A', 'B', 'C1', 'C2', 'C3', 'D', 'RVAT', 'E', 'F'] as const;
 export type VatCategoryCode = (typeof VAT_CATEGORY_CODES)[number];
@@ -114,11 +115,12 @@ export interface ComputedSale {
   totals: SaleTotals;
 }
 
-function round2(value: Money): Money {
+export function round2(value: Money): Money {
   return value.toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
 }
 
-function exactInput(value: number | string, what: string, maxDecimals: number): Money {
+/** An exact decimal from a JSON number or a numeric column's text. */
+export function parseAmount(value: number | string, what: string): Money {
   let parsed: Money;
   try {
     parsed = new Money(typeof value === 'number' ? String(value) : value.trim());
@@ -126,6 +128,11 @@ function exactInput(value: number | string, what: string, maxDecimals: number): 
     throw new SaleAmountsError(`${what} "${String(value)}" is not a number`);
   }
   if (!parsed.isFinite()) throw new SaleAmountsError(`${what} must be finite`);
+  return parsed;
+}
+
+function exactInput(value: number | string, what: string, maxDecimals: number): Money {
+  const parsed = parseAmount(value, what);
   if (parsed.decimalPlaces() > maxDecimals) {
     throw new SaleAmountsError(`${what} ${parsed.toString()} has more than ${maxDecimals} decimals`);
   }

@@ -26,10 +26,8 @@
 // units, or the rest of the net or VAT is more than a cent off its recomputation),
 // CreditAllocationError says so: crediting part of the line first pulls it back.
 import { Decimal } from 'decimal.js';
+import { Money, parseAmount, round2 } from '../../vsdc/tax.ts';
 
-/** ROUND_HALF_UP, like the VSDC's arithmetic and vsdc/tax.ts, independent of global settings. */
-const Money = Decimal.clone({ precision: 40, rounding: Decimal.ROUND_HALF_UP });
-type Money = InstanceType<typeof Money>;
 type Amount = number | string;
 
 /** How far the VSDC lets a filed amount stray from its own recomputation. */
@@ -87,18 +85,6 @@ export class CreditAllocationError extends Error {
   }
 }
 
-function money(value: Amount, what: string): Money {
-  let parsed: Money;
-  try {
-    parsed = new Money(typeof value === 'number' ? String(value) : value.trim());
-  } catch {
-    throw new TypeError(`${what} "${String(value)}" is not a number`);
-  }
-  if (!parsed.isFinite()) throw new TypeError(`${what} must be finite`);
-  return parsed;
-}
-
-const round2 = (value: Money): Money => value.toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
 const ceil2 = (value: Money): Money => value.toDecimalPlaces(2, Decimal.ROUND_CEIL);
 const floor2 = (value: Money): Money => value.toDecimalPlaces(2, Decimal.ROUND_FLOOR);
 const within = (a: Money, b: Money): boolean => a.minus(b).abs().lte(TOLERANCE);
@@ -120,17 +106,17 @@ function clamp(target: Money, lo: Money, hi: Money): Money {
  * credits that did not follow the rule) when no filing of it would pass the VSDC's arithmetic.
  */
 export function allocateCredit(line: CreditableLine, credited: CreditedSoFar, quantity: Amount, taxInclusive: boolean): CreditLine {
-  const Q = money(line.quantity, 'line quantity');
-  const price = money(line.price, 'line price');
-  const A = money(line.amount, 'line amount');
-  const N = money(line.net, 'line net');
-  const V = money(line.vat, 'line VAT');
-  const rate = money(line.rate, 'line rate').div(100);
-  const c = money(credited.quantity, 'credited quantity');
-  const a = money(credited.amount, 'credited amount');
-  const an = money(credited.net, 'credited net');
-  const av = money(credited.vat, 'credited VAT');
-  const q = money(quantity, 'quantity');
+  const Q = parseAmount(line.quantity, 'line quantity');
+  const price = parseAmount(line.price, 'line price');
+  const A = parseAmount(line.amount, 'line amount');
+  const N = parseAmount(line.net, 'line net');
+  const V = parseAmount(line.vat, 'line VAT');
+  const rate = parseAmount(line.rate, 'line rate').div(100);
+  const c = parseAmount(credited.quantity, 'credited quantity');
+  const a = parseAmount(credited.amount, 'credited amount');
+  const an = parseAmount(credited.net, 'credited net');
+  const av = parseAmount(credited.vat, 'credited VAT');
+  const q = parseAmount(quantity, 'quantity');
 
   const left = Q.minus(c);
   if (q.lte(0)) throw new CreditAllocationError('The quantity to credit must be positive.', 'quantity');
