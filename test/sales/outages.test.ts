@@ -152,6 +152,9 @@ describe(`outages: the offline policy "refuse" (${engineName})`, () => {
     const set = await setPolicy(m, 'refuse');
     assert.equal(set.statusCode, 200, set.body);
     assert.equal(set.json().data.offlinePolicy, 'refuse');
+    const operatorsOnly = await h.t.inject({ method: 'PATCH', url: `/api/v1/tenants/${m.tenantId}`, headers: bearer(m.partnerSecret), payload: { plan: 'enterprise' } });
+    assert.equal(operatorsOnly.statusCode, 422, 'the plan is the operator\'s: refused, not silently ignored');
+    assert.match(operatorsOnly.json().errors.plan[0], /not accepted/);
     const bad = await setPolicy(m, 'sometimes');
     assert.equal(bad.statusCode, 422);
     assert.ok(bad.json().errors.offlinePolicy, bad.body);

@@ -57,9 +57,13 @@ export const CreateTenantBody = Type.Object({
   offlinePolicy: Type.Optional(OfflinePolicyName),
 });
 
-export const UpdateTenantBody = Type.Object({
-  offlinePolicy: Type.Optional(OfflinePolicyName),
-});
+/** A partner may change these; plan, subscription, quota and limits are the operator's (refused, not ignored). */
+export const UpdateTenantBody = Type.Object(
+  {
+    offlinePolicy: Type.Optional(OfflinePolicyName),
+  },
+  { additionalProperties: false },
+);
 
 export const RegisterDeviceBody = Type.Object({
   deviceSerial: Type.String({ minLength: 1, maxLength: 100 }),
