@@ -37,6 +37,9 @@ export class LocalNotifier implements Notifier {
   }
 }
 
+const RETRY_FIRST_MS = 500;
+const RETRY_MAX_MS = 5_000;
+
 export class PostgresNotifier implements Notifier {
   private readonly emitter = new EventEmitter().setMaxListeners(0);
   private client: pg.Client | undefined;
@@ -47,6 +50,8 @@ export class PostgresNotifier implements Notifier {
   private subscribing: Promise<void> = Promise.resolve();
   private closed = false;
   private connecting: Promise<void> | undefined;
+  /** Delay before the next attempt after a failed (re)connect; reset once LISTENs succeed. */
+  private retryDelayMs = RETRY_FIRST_MS;
 
   constructor(private readonly connectionString: string) {}
 
@@ -76,8 +81,26 @@ export class PostgresNotifier implements Notifier {
           await client.query(`listen "${channel.replace(/"/g, '')}"`);
           this.listened.add(channel);
         }
+        this.retryDelayMs = RETRY_FIRST_MS;
       })
-      .catch(() => {});
+      .catch(() => this.retryLater());
+  }
+
+  /**
+   * The server was unreachable or the LISTEN failed: try again, backing off, until it answers.
+   * Without this a notifier whose reconnect failed once would stay deaf for the process's life
+   * (consumers still poll, but every wake-up would wait for its poll interval).
+   */
+  private retryLater(): void {
+    if (this.closed) return;
+    const client = this.client;
+    this.client = undefined;
+    void client?.end().catch(() => {});
+    const delay = this.retryDelayMs;
+    this.retryDelayMs = Math.min(this.retryDelayMs * 2, RETRY_MAX_MS);
+    setTimeout(() => {
+      if (!this.closed) this.subscribe();
+    }, delay).unref();
   }
 
   private ensureConnected(): Promise<void> {
@@ -101,7 +124,7 @@ export class PostgresNotifier implements Notifier {
     this.client = undefined;
     setTimeout(() => {
       if (!this.closed) this.subscribe();
-    }, 500).unref();
+    }, RETRY_FIRST_MS).unref();
   }
 
   async close(): Promise<void> {

@@ -2,8 +2,10 @@
 // operator's pg_terminate_backend): it connects again and listens on every channel it had.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { sql, type Kysely } from 'kysely';
-import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db.ts';
+import { PostgresNotifier } from '../../src/db/notifier.ts';
+import { createTestDatabase, onPostgres, TEST_DATABASE_URL, type TestDatabase } from '../helpers/db.ts';
 import { eventually } from '../helpers/poll.ts';
 
 describe('notifier (postgres)', { skip: onPostgres ? false : 'needs PostgreSQL: set TEST_DATABASE_URL (the embedded notifier has no connection to lose)' }, () => {
@@ -50,5 +52,48 @@ describe('notifier (postgres)', { skip: onPostgres ? false : 'needs PostgreSQL: 
     const now = await listenerPids();
     assert.equal(now.length, 1);
     assert.notEqual(now[0], dropped, 'a new connection listens');
+  });
+
+  test('a server that stays unreachable through several reconnect attempts is listened to again once it is back', async () => {
+    // A TCP proxy in front of PostgreSQL: "down" drops every connection, open or new.
+    const upstream = new URL(TEST_DATABASE_URL!);
+    let down = false;
+    let refused = 0;
+    const open = new Set<Socket>();
+    const proxy = createServer((socket) => {
+      if (down) {
+        refused += 1;
+        socket.destroy();
+        return;
+      }
+      const server = connect(Number(upstream.port || 5432), upstream.hostname);
+      open.add(socket);
+      socket.on('close', () => open.delete(socket));
+      socket.pipe(server).pipe(socket);
+      socket.on('error', () => server.destroy());
+      server.on('error', () => socket.destroy());
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const proxied = new URL(TEST_DATABASE_URL!);
+    proxied.hostname = '127.0.0.1';
+    proxied.port = String((proxy.address() as AddressInfo).port);
+    proxied.pathname = `/${(await sql<{ db: string }>`select current_database() as db`.execute(testDb.database.db)).rows[0]!.db}`;
+    const notifier = new PostgresNotifier(proxied.toString());
+    try {
+      const received: string[] = [];
+      notifier.listen('fg_test_deaf', (payload) => received.push(payload));
+      await reaches(received, 'fg_test_deaf', 'before');
+
+      down = true;
+      for (const socket of open) socket.destroy();
+      await eventually(() => refused >= 3, 'three refused reconnect attempts', 20_000);
+      down = false;
+
+      await reaches(received, 'fg_test_deaf', 'after');
+    } finally {
+      await notifier.close();
+      proxy.close();
+      for (const socket of open) socket.destroy();
+    }
   });
 });
