@@ -82,7 +82,8 @@ export const ListItemsQuery = Type.Object({
 export type ListItemsQuery = Static<typeof ListItemsQuery>;
 
 export const ItemParam = Type.Object({
-  item: Type.String({ minLength: 1, maxLength: 50, description: 'The item\'s id, or its authority item code' }),
+  // The code of the item the POST /api/v1/items example creates for a merchant with no items yet.
+  item: Type.String({ minLength: 1, maxLength: 50, description: 'The item\'s id, or its authority item code', examples: ['ZM2NTU0000001'] }),
 });
 
 // ---- responses ----
