@@ -1,10 +1,9 @@
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from './context.ts';
 import { ping } from './db/database.ts';
+import { registerApiReference } from './http/api-reference.ts';
 import { registerAuth } from './http/auth.ts';
 import { ApiError } from './http/errors.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
@@ -68,29 +67,13 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   registerAuth(app, ctx);
   registerObservability(app, ctx);
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'fiscal-gateway',
-        version: INTERFACE_VERSION,
-        description:
-          'Fiscalises merchants\' sales with the tax authority through VSDCs. Merchant endpoints take a tenant token, partner endpoints a partner secret key, /zm/api a fiscalisation key.\n\n' +
-          'The authority\'s item classification catalogue can be downloaded without a credential as a gzip-compressed CSV: [/docs/item-classes.csv.gz](/docs/item-classes.csv.gz).',
-      },
-      components: {
-        securitySchemes: {
-          tenantToken: { type: 'http', scheme: 'bearer', description: 'Tenant token (tt_…) for merchant endpoints' },
-          partnerKey: { type: 'http', scheme: 'bearer', description: 'Partner secret key (sk_live_… or sk_test_…)' },
-          fiscalisationKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'Fiscalisation key (pk_…) with X-SdcId' },
-          adminToken: { type: 'http', scheme: 'bearer', description: 'Operator token (ADMIN_TOKEN)' },
-        },
-      },
-    },
+  await registerApiReference(app, {
+    version: INTERFACE_VERSION,
+    description:
+      'Fiscalises merchants\' sales with the tax authority through VSDCs. Merchant endpoints take a tenant token, partner endpoints a partner secret key, /zm/api a fiscalisation key.\n\n' +
+      'The authority\'s item classification catalogue can be downloaded without a credential as a gzip-compressed CSV: [/docs/item-classes.csv.gz](/docs/item-classes.csv.gz).',
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true }, staticCSP: true });
 
-  app.get('/docs/openapi.json', { schema: { hide: true }, config: { auth: { surface: 'public' } } }, async () => app.swagger());
   app.get('/healthz', { schema: { hide: true }, config: { auth: { surface: 'public' } } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true }, config: { auth: { surface: 'public' } } }, async () => {
     try {

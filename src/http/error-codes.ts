@@ -1,59 +1,140 @@
-// Every coded error the gateway answers (`{ "error": { "code", "message" } }`), with its status
-// and what it means: the one table. `ApiError` takes only these codes (a code not here does not
-// compile), a test checks that every throw uses its code's status and that docs/errors.md lists
-// exactly these, and the OpenAPI document describes them from here.
+// Every coded error the gateway answers (`{ "error": { "code", "message" } }`), with its status,
+// what it means and which operations answer it: the one table. `ApiError` takes only these codes
+// (a code not here does not compile), a test checks that every throw uses its code's status and
+// that docs/errors.md lists exactly these, and the OpenAPI document lists each code on the
+// operations `answeredBy` names (src/http/openapi-errors.ts), with its meaning.
+import type { RouteAuth } from './auth.ts';
+
+type Surface = RouteAuth['surface'];
+
+/**
+ * Which operations can answer a code. An operation answers it when any part applies. Operations
+ * are named as their routes are declared, `POST /api/v1/sales/:sale/credit-note` (a test checks
+ * that each names a route).
+ */
+export interface AnsweredBy {
+  /** Every operation of these auth surfaces (the auth hook answers it before the route runs). */
+  surfaces?: readonly Surface[];
+  /** Every operation whose request body Fastify reads: POST, PUT, PATCH and DELETE. */
+  bodies?: true;
+  /** Every operation. */
+  everywhere?: true;
+  operations?: readonly string[];
+  /** Also answered by Node's HTTP parser, before any route is chosen (said once in the document). */
+  beforeRouting?: true;
+}
 
 export interface ErrorCodeEntry {
   status: number;
   meaning: string;
+  answeredBy: AnsweredBy;
 }
 
+const AUTHENTICATED: readonly Surface[] = ['merchant', 'partner', 'compat', 'till_login', 'admin'];
+/** Surfaces a merchant's own credential reaches: its account standing is checked on each request. */
+const MERCHANT_CREDENTIALS: readonly Surface[] = ['merchant', 'compat', 'till_login'];
+/** Partner changes to a merchant, refused while the merchant is not billable (assertTenantWritable). */
+const PARTNER_TENANT_WRITES = [
+  'POST /api/v1/tenants/:tenant/devices',
+  'POST /api/v1/tenants/:tenant/devices/:branch/initialize',
+  'POST /api/v1/tenants/:tenant/tokens',
+  'POST /api/v1/tenants/:tenant/api-keys',
+  'POST /api/v1/tenants/:tenant/till-logins',
+] as const;
+const PARTNER_KEY_CHANGES = ['POST /api/v1/partner/keys', 'GET /api/v1/partner/keys/:id/secret', 'POST /api/v1/partner/keys/:id/rotate', 'DELETE /api/v1/partner/keys/:id'] as const;
+const SALE = 'POST /api/v1/sales';
+const CREDIT_NOTE = 'POST /api/v1/sales/:sale/credit-note';
+const DEBIT_NOTE = 'POST /api/v1/sales/:sale/debit-note';
+const LEGACY_INVOICE = 'POST /zm/api/Invoice';
+const GETACTIVE = 'POST /api/ApiKey/getactive';
+/** Merchant writes that act on the X-Branch (or default) branch, which must be initialised. */
+const BRANCH_WRITES = [SALE, 'POST /api/v1/customers', 'POST /api/v1/items', 'POST /api/v1/items/:item/release'] as const;
+const IMPORT_DECISIONS = ['POST /api/v1/import-items/:importItem/approve', 'POST /api/v1/import-items/:importItem/reject'] as const;
+
 export const ERROR_CODES = {
-  bad_request: { status: 400, meaning: 'A malformed request: a Content-Length that lies, a line break inside a header value' },
-  invalid_json: { status: 400, meaning: 'The body is not valid JSON' },
+  bad_request: { status: 400, meaning: 'A malformed request: a Content-Length that lies, a line break inside a header value', answeredBy: { bodies: true, beforeRouting: true } },
+  invalid_json: { status: 400, meaning: 'The body is not valid JSON', answeredBy: { bodies: true } },
   unauthenticated: {
     status: 401,
     meaning: 'No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use',
+    answeredBy: { surfaces: AUTHENTICATED },
   },
-  api_key_expired: { status: 401, meaning: 'A rotated partner key past its grace window' },
-  subscription_blocked: { status: 402, meaning: "The merchant's subscription is blocked" },
-  quota_exhausted: { status: 402, meaning: 'The merchant used its monthly document quota' },
-  partner_suspended: { status: 402, meaning: 'The partner account is suspended (partner endpoints)' },
-  missing_scope: { status: 403, meaning: "The partner key lacks the endpoint's scope" },
-  missing_ability: { status: 403, meaning: 'The tenant token lacks `invoices:read` / `invoices:write`' },
-  tenant_suspended: { status: 403, meaning: 'The merchant account is suspended' },
-  insufficient_privilege: { status: 403, meaning: 'A key tried to grant scopes it lacks, or an `sk_test_` key touched an `sk_live_` key' },
-  device_not_found: { status: 404, meaning: 'A branch the merchant has not registered (initialising it, minting a key or a till login for it)' },
-  sale_not_fiscalised: { status: 409, meaning: 'A credit or debit note on a sale that is not `uploaded`' },
-  receipt_not_available: { status: 409, meaning: 'A receipt for a document that is not `uploaded` (only uploaded documents may be printed)' },
-  endpoint_disabled: { status: 409, meaning: 'Resending a delivery of a disabled webhook endpoint (enable it first)' },
-  already_rotated: { status: 409, meaning: 'Rotating a key that was already rotated' },
-  item_not_draft: { status: 409, meaning: 'Releasing an item that is not a draft' },
-  import_item_already_decided: { status: 409, meaning: 'Approving or rejecting a customs line that already has a decision' },
-  item_code_conflict: { status: 409, meaning: 'An item code the merchant already uses' },
-  payload_too_large: { status: 413, meaning: 'The body is over 1 MiB' },
-  unsupported_media_type: { status: 415, meaning: 'A body that is not `application/json`' },
-  branch_exists: { status: 422, meaning: 'Registering a branch the merchant already has (the existing device is unchanged)' },
-  branch_required: { status: 422, meaning: 'The merchant has several branches and none is `000`: send `X-Branch`' },
-  branch_not_found: { status: 422, meaning: '`X-Branch` names a branch the merchant has not registered' },
-  branch_not_initialized: { status: 422, meaning: "The branch's device is not initialised yet; nothing was stored" },
-  unknown_classification_code: { status: 422, meaning: "A line's `classificationCode` is not in the authority's catalogue; nothing was stored" },
-  idempotency_key_reused: { status: 422, meaning: 'The same `Idempotency-Key` with a different request' },
-  not_a_sale: { status: 422, meaning: 'A credit or debit note against a note' },
-  nothing_left_to_credit: { status: 422, meaning: 'A credit note on a sale that has been credited in full' },
-  webhook_endpoint_limit: { status: 422, meaning: 'More than 20 webhook endpoints' },
-  initialization_failed: { status: 422, meaning: 'The handshake reached the authority and failed; `message` is the authority\'s text; not retryable' },
-  rate_limited: { status: 429, meaning: 'Over the per-minute limit; see `Retry-After`' },
-  headers_too_large: { status: 431, meaning: 'The request headers are too large' },
-  internal_error: { status: 500, meaning: 'Our fault; the message quotes the request id; nothing half-done is kept' },
-  vsdc_unreachable: { status: 503, meaning: 'The VSDC could not be reached during initialisation; safe to repeat' },
+  api_key_expired: { status: 401, meaning: 'A rotated partner key past its grace window', answeredBy: { surfaces: ['partner'] } },
+  subscription_blocked: { status: 402, meaning: "The merchant's subscription is blocked", answeredBy: { surfaces: MERCHANT_CREDENTIALS, operations: PARTNER_TENANT_WRITES } },
+  quota_exhausted: { status: 402, meaning: 'The merchant used its monthly document quota', answeredBy: { surfaces: MERCHANT_CREDENTIALS, operations: PARTNER_TENANT_WRITES } },
+  partner_suspended: { status: 402, meaning: 'The partner account is suspended (partner endpoints)', answeredBy: { surfaces: ['partner'] } },
+  missing_scope: { status: 403, meaning: "The partner key lacks the endpoint's scope", answeredBy: { surfaces: ['partner'] } },
+  missing_ability: { status: 403, meaning: 'The tenant token lacks `invoices:read` / `invoices:write`', answeredBy: { surfaces: ['merchant'] } },
+  tenant_suspended: { status: 403, meaning: 'The merchant account is suspended', answeredBy: { surfaces: MERCHANT_CREDENTIALS } },
+  insufficient_privilege: { status: 403, meaning: 'A key tried to grant scopes it lacks, or an `sk_test_` key touched an `sk_live_` key', answeredBy: { operations: PARTNER_KEY_CHANGES } },
+  device_not_found: {
+    status: 404,
+    meaning: 'A branch the merchant has not registered (initialising it, minting a key or a till login for it)',
+    answeredBy: { operations: ['POST /api/v1/tenants/:tenant/devices/:branch/initialize', 'POST /api/v1/tenants/:tenant/api-keys', 'POST /api/v1/tenants/:tenant/till-logins'] },
+  },
+  sale_not_fiscalised: { status: 409, meaning: 'A credit or debit note on a sale that is not `uploaded`', answeredBy: { operations: [CREDIT_NOTE, DEBIT_NOTE] } },
+  receipt_not_available: {
+    status: 409,
+    meaning: 'A receipt for a document that is not `uploaded` (only uploaded documents may be printed)',
+    answeredBy: { operations: ['GET /api/v1/sales/:sale/receipt', 'GET /api/v1/tenants/:tenant/sales/:sale/receipt'] },
+  },
+  endpoint_disabled: {
+    status: 409,
+    meaning: 'Resending a delivery of a disabled webhook endpoint (enable it first)',
+    answeredBy: { operations: ['POST /api/v1/webhooks/deliveries/:id/resend'] },
+  },
+  already_rotated: { status: 409, meaning: 'Rotating a key that was already rotated', answeredBy: { operations: ['POST /api/v1/partner/keys/:id/rotate'] } },
+  item_not_draft: { status: 409, meaning: 'Releasing an item that is not a draft', answeredBy: { operations: ['POST /api/v1/items/:item/release'] } },
+  import_item_already_decided: { status: 409, meaning: 'Approving or rejecting a customs line that already has a decision', answeredBy: { operations: IMPORT_DECISIONS } },
+  item_code_conflict: { status: 409, meaning: 'An item code the merchant already uses', answeredBy: { operations: ['POST /api/v1/items'] } },
+  payload_too_large: { status: 413, meaning: 'The body is over 1 MiB', answeredBy: { bodies: true } },
+  unsupported_media_type: { status: 415, meaning: 'A body that is not `application/json`', answeredBy: { bodies: true } },
+  branch_exists: {
+    status: 422,
+    meaning: 'Registering a branch the merchant already has (the existing device is unchanged)',
+    answeredBy: { operations: ['POST /api/v1/tenants/:tenant/devices'] },
+  },
+  branch_required: { status: 422, meaning: 'The merchant has several branches and none is `000`: send `X-Branch`', answeredBy: { operations: BRANCH_WRITES } },
+  branch_not_found: {
+    status: 422,
+    meaning: '`X-Branch` names a branch the merchant has not registered',
+    answeredBy: { operations: [...BRANCH_WRITES, 'GET /api/v1/sales', 'GET /api/v1/me', 'GET /api/v1/import-items'] },
+  },
+  branch_not_initialized: { status: 422, meaning: "The branch's device is not initialised yet; nothing was stored", answeredBy: { operations: [...BRANCH_WRITES, GETACTIVE] } },
+  unknown_classification_code: {
+    status: 422,
+    meaning: "A line's `classificationCode` is not in the authority's catalogue; nothing was stored",
+    answeredBy: { operations: [SALE, DEBIT_NOTE, LEGACY_INVOICE] },
+  },
+  idempotency_key_reused: { status: 422, meaning: 'The same `Idempotency-Key` with a different request', answeredBy: { operations: [SALE, CREDIT_NOTE, DEBIT_NOTE] } },
+  not_a_sale: { status: 422, meaning: 'A credit or debit note against a note', answeredBy: { operations: [CREDIT_NOTE, DEBIT_NOTE] } },
+  nothing_left_to_credit: { status: 422, meaning: 'A credit note on a sale that has been credited in full', answeredBy: { operations: [CREDIT_NOTE] } },
+  webhook_endpoint_limit: { status: 422, meaning: 'More than 20 webhook endpoints', answeredBy: { operations: ['POST /api/v1/webhooks'] } },
+  initialization_failed: {
+    status: 422,
+    meaning: 'The handshake reached the authority and failed; `message` is the authority\'s text; not retryable',
+    answeredBy: { operations: ['POST /api/v1/tenants/:tenant/devices/:branch/initialize'] },
+  },
+  rate_limited: { status: 429, meaning: 'Over the per-minute limit; see `Retry-After`', answeredBy: { surfaces: ['merchant', 'partner', 'compat', 'till_login'] } },
+  headers_too_large: { status: 431, meaning: 'The request headers are too large', answeredBy: { beforeRouting: true } },
+  internal_error: { status: 500, meaning: 'Our fault; the message quotes the request id; nothing half-done is kept', answeredBy: { everywhere: true } },
+  vsdc_unreachable: {
+    status: 503,
+    meaning: 'The VSDC could not be reached during initialisation; safe to repeat',
+    answeredBy: { operations: ['POST /api/v1/tenants/:tenant/devices/:branch/initialize'] },
+  },
   vsdc_unavailable: {
     status: 503,
     meaning: "A sale or note while its branch's VSDC is known to be unreachable, for a merchant whose offline policy is `refuse`; nothing stored, no invoice number used; `Retry-After` says when to try again",
+    answeredBy: { operations: [SALE, CREDIT_NOTE, DEBIT_NOTE, LEGACY_INVOICE] },
   },
-  not_ready: { status: 503, meaning: '`/readyz`: the database is unreachable' },
-  catalogue_unavailable: { status: 503, meaning: 'The classification catalogue has never been fetched from a VSDC yet and none answers now' },
-  console_not_built: { status: 503, meaning: 'The console was not built (`npm run build:console`; `npm ci` does it)' },
+  not_ready: { status: 503, meaning: '`/readyz`: the database is unreachable', answeredBy: { operations: ['GET /readyz'] } },
+  catalogue_unavailable: {
+    status: 503,
+    meaning: 'The classification catalogue has never been fetched from a VSDC yet and none answers now',
+    answeredBy: { operations: [SALE, DEBIT_NOTE, LEGACY_INVOICE, 'GET /api/v1/item-classes', 'GET /docs/item-classes.csv.gz'] },
+  },
+  console_not_built: { status: 503, meaning: 'The console was not built (`npm run build:console`; `npm ci` does it)', answeredBy: { operations: ['GET /console', 'GET /console/*'] } },
 } as const satisfies Record<string, ErrorCodeEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

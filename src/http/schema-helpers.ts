@@ -1,5 +1,5 @@
 // The TypeBox building blocks every module's schemas.ts uses, in one place.
-import { Type, type TLiteral, type TSchema, type TSchemaOptions, type TUnion } from 'typebox';
+import { Type, type Static, type TLiteral, type TSchema, type TSchemaOptions, type TUnion } from 'typebox';
 
 /** `schema` or null. */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -17,3 +17,10 @@ export function literals<const V extends readonly string[]>(values: V, options?:
 
 /** A point in time, ISO 8601 (`2025-03-01T09:30:00.000Z`). */
 export const Timestamp = (description?: string) => Type.String({ format: 'date-time', ...(description === undefined ? {} : { description }) });
+
+/**
+ * `schema` with one example, for the reference page: its "Try it out" sends it, so a request
+ * example must succeed against the development start's demo merchant (test/platform/openapi-examples.test.ts
+ * sends every one). The example is type-checked against the schema.
+ */
+export const withExample = <T extends TSchema>(schema: T, example: Static<T>): T => ({ ...schema, examples: [example] });

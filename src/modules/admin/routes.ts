@@ -6,12 +6,11 @@ import { PageQuery, Paginated } from '../../http/pagination.ts';
 import { listAudit } from '../audit/store.ts';
 import { createPartner, listPartners, setPartnerStatus, updateTenantAccount } from '../provisioning/partners-service.ts';
 import * as S from '../provisioning/schemas.ts';
-import { Nullable, data, literals, Timestamp } from '../../http/schema-helpers.ts';
+import { Nullable, data, literals, Timestamp, withExample } from '../../http/schema-helpers.ts';
 
 // The operator API, enabled only when ADMIN_TOKEN is set.
 
 const TAG = ['Operator'];
-const security = [{ adminToken: [] }];
 const admin = { auth: { surface: 'admin' as const } };
 const actor = { type: 'admin' as const };
 
@@ -35,26 +34,43 @@ const AuditRecord = Type.Object({
   createdAt: Timestamp(),
 });
 
+const CreatePartnerBody = withExample(
+  Type.Object({
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    test: Type.Optional(Type.Boolean({ description: 'Mint an sk_test_ key instead of sk_live_' })),
+    scopes: Type.Optional(Type.Array(S.ScopeName, { minItems: 1, uniqueItems: true })),
+  }),
+  { name: 'Acme POS Ltd', test: true },
+);
+
+const UpdateTenantAccountBody = withExample(
+  Type.Object({
+    plan: Type.Optional(Nullable(S.PlanName)),
+    subscription: Type.Optional(literals(['active', 'blocked'])),
+    status: Type.Optional(literals(['active', 'suspended'])),
+    monthlyQuota: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 2147483647 }))),
+    rateLimitPerMinute: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 1_000_000 }))),
+    offlinePolicy: Type.Optional(S.OfflinePolicyName),
+  }),
+  { plan: 'growth', monthlyQuota: 10000 },
+);
+
 export function adminRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
 
     app.get('/partners', {
       config: admin,
-      schema: { tags: TAG, security, summary: 'Every partner', response: { 200: data(Type.Array(Partner)) } },
+      schema: { operationId: 'adminListPartners', tags: TAG, summary: 'Every partner', response: { 200: data(Type.Array(Partner)) } },
     }, async () => ({ data: await listPartners(ctx.db) }));
 
     app.post('/partners', {
       config: admin,
       schema: {
+        operationId: 'adminCreatePartner',
         tags: TAG,
-        security,
         summary: 'Create a partner and its first secret key',
-        body: Type.Object({
-          name: Type.String({ minLength: 1, maxLength: 200 }),
-          test: Type.Optional(Type.Boolean({ description: 'Mint an sk_test_ key instead of sk_live_' })),
-          scopes: Type.Optional(Type.Array(S.ScopeName, { minItems: 1, uniqueItems: true })),
-        }),
+        body: CreatePartnerBody,
         response: { 201: data(Type.Object({ partner: Partner, key: Type.Object({ id: Type.Integer(), secret: Type.String(), scopes: Type.Array(Type.String()), mode: Type.String() }) })) },
       },
     }, async (request, reply) => {
@@ -65,25 +81,18 @@ export function adminRoutes(ctx: AppContext): FastifyPluginAsync {
     for (const [action, status] of [['suspend', 'suspended'], ['resume', 'active']] as const) {
       app.post(`/partners/:id/${action}`, {
         config: admin,
-        schema: { tags: TAG, security, summary: `${action === 'suspend' ? 'Suspend' : 'Resume'} a partner`, params: S.IdParam, response: { 200: data(Partner) } },
+        schema: { operationId: `admin${action === 'suspend' ? 'Suspend' : 'Resume'}Partner`, tags: TAG, summary: `${action === 'suspend' ? 'Suspend' : 'Resume'} a partner`, params: S.IdParam, response: { 200: data(Partner) } },
       }, async (request) => ({ data: await setPartnerStatus(ctx.db, actor, request.params.id, status) }));
     }
 
     app.patch('/tenants/:id', {
       config: admin,
       schema: {
+        operationId: 'adminUpdateTenant',
         tags: TAG,
-        security,
         summary: 'Change a merchant\'s plan, subscription, status, quota, rate limit or offline policy',
         params: S.IdParam,
-        body: Type.Object({
-          plan: Type.Optional(Nullable(S.PlanName)),
-          subscription: Type.Optional(literals(['active', 'blocked'])),
-          status: Type.Optional(literals(['active', 'suspended'])),
-          monthlyQuota: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 2147483647 }))),
-          rateLimitPerMinute: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 1_000_000 }))),
-          offlinePolicy: Type.Optional(S.OfflinePolicyName),
-        }),
+        body: UpdateTenantAccountBody,
         response: { 200: data(S.Tenant) },
       },
     }, async (request) => ({ data: await updateTenantAccount(ctx.db, actor, request.params.id, request.body) }));
@@ -91,8 +100,8 @@ export function adminRoutes(ctx: AppContext): FastifyPluginAsync {
     app.get('/audit', {
       config: admin,
       schema: {
+        operationId: 'adminListAudit',
         tags: TAG,
-        security,
         summary: 'The audit log, newest first',
         querystring: Type.Object({
           ...PageQuery.properties,

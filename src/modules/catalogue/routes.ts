@@ -23,8 +23,8 @@ export function catalogueRoutes(ctx: AppContext): FastifyPluginAsync {
     app.get('/api/v1/item-classes', {
       config: { auth: { surface: 'merchant', ability: 'invoices:read' } },
       schema: {
+        operationId: 'listItemClasses',
         tags: ['Merchant: catalogue'],
-        security: [{ tenantToken: [] }],
         summary: 'The authority\'s item classification codes, by code',
         description: `\`code\` matches the start of the code, \`name\` any part of the name. The whole catalogue is also a credential-free download: ${CATALOGUE_DOWNLOAD_PATH}.`,
         querystring: S.ListItemClassesQuery,
@@ -36,6 +36,7 @@ export function catalogueRoutes(ctx: AppContext): FastifyPluginAsync {
     plugin.get(CATALOGUE_DOWNLOAD_PATH, {
       config: { auth: { surface: 'public' } },
       schema: {
+        operationId: 'downloadItemClasses',
         tags: ['Catalogue download'],
         summary: 'The whole classification catalogue as a gzip-compressed CSV (no credential)',
         description:

@@ -15,7 +15,6 @@ import { getActiveKey } from './till-logins.ts';
 import { toLegacyBranch } from './translate.ts';
 
 const TAG = ['Legacy tills (/zm/api)'];
-const security = [{ fiscalisationKey: [] }];
 const WITH_BRANCH = { auth: { surface: 'compat' as const } };
 
 const ENVELOPE =
@@ -41,6 +40,7 @@ export function compatRoutes(ctx: AppContext): FastifyPluginAsync {
     app.post('/api/ApiKey/getactive', {
       config: { auth: { surface: 'till_login' } },
       schema: {
+        operationId: 'legacyGetActiveKey',
         tags: TAG,
         summary: 'A till logs in: a new fiscalisation key for its branch, and the branch',
         description: described(
@@ -62,8 +62,8 @@ export function compatRoutes(ctx: AppContext): FastifyPluginAsync {
     app.get('/zm/api/Branches', {
       config: { auth: { surface: 'compat', branch: 'none' } },
       schema: {
+        operationId: 'legacyListBranches',
         tags: TAG,
-        security,
         summary: 'The branches this key may file through',
         description: described('Needs only X-Api-Key. A branch key lists its own branch; a tenant key every branch of the merchant (one with `Initialized: false` cannot file yet).'),
         response: { 200: Type.Array(S.LegacyBranch) },
@@ -78,8 +78,8 @@ export function compatRoutes(ctx: AppContext): FastifyPluginAsync {
     app.get('/zm/api/TaxCodes', {
       config: WITH_BRANCH,
       schema: {
+        operationId: 'legacyListTaxCodes',
         tags: TAG,
-        security,
         summary: 'VAT categories and their rates',
         description: described('Every VAT category the gateway knows; `Code` is what `Items[].VATCategoryCode` takes.'),
         headers: S.CompatHeaders,
@@ -90,8 +90,8 @@ export function compatRoutes(ctx: AppContext): FastifyPluginAsync {
     app.post('/zm/api/Invoice', {
       config: WITH_BRANCH,
       schema: {
+        operationId: 'legacyCreateInvoice',
         tags: TAG,
-        security,
         summary: 'Fiscalise a sale (ReceiptTypeCode S) on the branch X-SdcId names',
         description: described(
           'The same sale path as POST /api/v1/sales: 201 once the invoice is stored with its InvoiceNumber, after a short wait for its filing; ' +
@@ -111,8 +111,8 @@ export function compatRoutes(ctx: AppContext): FastifyPluginAsync {
     app.get('/zm/api/Invoice/:clientInvoicenumber', {
       config: WITH_BRANCH,
       schema: {
+        operationId: 'legacyGetInvoice',
         tags: TAG,
-        security,
         summary: 'An invoice by the till\'s ClientInvoiceNumber',
         description: described('Invoices filed through /zm/api on the branch X-SdcId names. Unknown: 404.'),
         headers: S.CompatHeaders,
@@ -124,8 +124,8 @@ export function compatRoutes(ctx: AppContext): FastifyPluginAsync {
     app.get('/zm/api/Signature/:invoiceNumber', {
       config: WITH_BRANCH,
       schema: {
+        operationId: 'legacyGetSignature',
         tags: TAG,
-        security,
         summary: 'Reprint: the invoice by its gateway InvoiceNumber',
         description: described('The same payload as GET /zm/api/Invoice/{clientInvoicenumber}. `invoiceNumber` is the `InvoiceNumber` of a sale of the branch X-SdcId names. Unknown: 404.'),
         headers: S.CompatHeaders,

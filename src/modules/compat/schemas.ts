@@ -5,7 +5,7 @@ import { Type, type Static } from 'typebox';
 import { MAX_LINES, MAX_PRICE, MAX_QUANTITY, Money } from '../sales/schemas.ts';
 import { PAYMENT_TYPE_CODES } from '../../vsdc/sales-body.ts';
 import { VAT_CATEGORY_CODES } from '../../vsdc/tax.ts';
-import { Nullable, literals, Timestamp } from '../../http/schema-helpers.ts';
+import { Nullable, literals, Timestamp, withExample } from '../../http/schema-helpers.ts';
 
 
 /** Printable, no leading or trailing blanks: the number is part of an idempotency key and a path. */
@@ -21,33 +21,47 @@ export const LegacyItem = Type.Object({
   VATCategoryCode: Type.Optional(Nullable(literals(VAT_CATEGORY_CODES))),
 });
 
-export const LegacyInvoiceBody = Type.Object({
-  ClientInvoiceNumber,
-  ReceiptTypeCode: Type.Literal('S', { description: 'Only S (sale); credit and debit notes are modern-surface only' }),
-  PaymentTypeCode: Type.Optional(Nullable(literals(PAYMENT_TYPE_CODES))),
-  CustomerTPIN: Type.Optional(Nullable(Type.String({ pattern: '^([0-9]{10})?$', description: '10 digits; empty or null for none' }))),
-  CustomerName: Type.Optional(Nullable(Type.String({ maxLength: 60, description: 'Empty or null: the walk-in customer' }))),
-  SalesDate: Type.Optional(Nullable(Timestamp())),
-  TaxInclusive: Type.Optional(Nullable(Type.Boolean())),
-  DestinationCountryCode: Type.Optional(Nullable(Type.String({ pattern: '^[A-Z]{2}$', description: 'Required when a line is C1 (export)' }))),
-  Items: Type.Array(LegacyItem, { minItems: 1, maxItems: MAX_LINES }),
-});
+export const LegacyInvoiceBody = withExample(
+  Type.Object({
+    ClientInvoiceNumber,
+    ReceiptTypeCode: Type.Literal('S', { description: 'Only S (sale); credit and debit notes are modern-surface only' }),
+    PaymentTypeCode: Type.Optional(Nullable(literals(PAYMENT_TYPE_CODES))),
+    CustomerTPIN: Type.Optional(Nullable(Type.String({ pattern: '^([0-9]{10})?$', description: '10 digits; empty or null for none' }))),
+    CustomerName: Type.Optional(Nullable(Type.String({ maxLength: 60, description: 'Empty or null: the walk-in customer' }))),
+    SalesDate: Type.Optional(Nullable(Timestamp())),
+    TaxInclusive: Type.Optional(Nullable(Type.Boolean())),
+    DestinationCountryCode: Type.Optional(Nullable(Type.String({ pattern: '^[A-Z]{2}$', description: 'Required when a line is C1 (export)' }))),
+    Items: Type.Array(LegacyItem, { minItems: 1, maxItems: MAX_LINES }),
+  }),
+  {
+    ClientInvoiceNumber: 'TILL01-000123',
+    ReceiptTypeCode: 'S',
+    PaymentTypeCode: '01',
+    CustomerTPIN: '2000000002',
+    CustomerName: 'Copperbelt Mining Supplies Limited',
+    TaxInclusive: true,
+    Items: [{ ItemName: 'Maize meal 25kg', ItemClassificationCode: '50221200', Quantity: 2, UnitPrice: 185, VATCategoryCode: 'A' }],
+  },
+);
 export type LegacyInvoiceBody = Static<typeof LegacyInvoiceBody>;
 
 export const ClientInvoiceNumberParam = Type.Object({ clientInvoicenumber: ClientInvoiceNumber });
 export const InvoiceNumberParam = Type.Object({ invoiceNumber: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
 
-export const GetActiveBody = Type.Object({
-  Tpin: Type.String({ pattern: '^[0-9]{10}$' }),
-  Username: Type.String({ minLength: 1, maxLength: 64 }),
-  Password: Type.String({ minLength: 1, maxLength: 256 }),
-});
+export const GetActiveBody = withExample(
+  Type.Object({
+    Tpin: Type.String({ pattern: '^[0-9]{10}$' }),
+    Username: Type.String({ minLength: 1, maxLength: 64 }),
+    Password: Type.String({ minLength: 1, maxLength: 256 }),
+  }),
+  // The login the POST /api/v1/tenants/{tenant}/till-logins example creates for the demo merchant.
+  { Tpin: '2000000001', Username: 'till-01', Password: 'change-me-till-01' },
+);
 export type GetActiveBody = Static<typeof GetActiveBody>;
 
 /** The optional headers of the surface, for the reference page (the auth hook reads them). */
 export const CompatHeaders = Type.Object({
-  'x-sdcid': Type.Optional(Type.String({ description: 'The SDC id of the branch to act on (or send Terminal-Id)' })),
-  'terminal-id': Type.Optional(Type.String({ description: 'Alias of X-SdcId' })),
+  'terminal-id': Type.Optional(Type.String({ description: 'Alias of X-SdcId (the sdcId security scheme), for tills that send it' })),
 });
 
 // ---- responses (bare) ----
@@ -100,12 +114,15 @@ export type GetActiveAnswer = Static<typeof GetActiveAnswer>;
 
 export const Dialect = literals(['bare', 'wrapped']);
 
-export const CreateTillLoginBody = Type.Object({
-  username: Type.String({ minLength: 1, maxLength: 64, pattern: '^[\\x21-\\x7E]+$', description: 'Printable ASCII without spaces; unique per merchant, compared without case' }),
-  branch: Type.String({ pattern: '^[0-9]{3}$', description: 'The branch (bhfId) the till files through' }),
-  password: Type.Optional(Type.String({ minLength: 12, maxLength: 256, description: 'At least 12 characters; omit it to have one generated and shown once' })),
-  dialect: Type.Optional(Dialect),
-});
+export const CreateTillLoginBody = withExample(
+  Type.Object({
+    username: Type.String({ minLength: 1, maxLength: 64, pattern: '^[\\x21-\\x7E]+$', description: 'Printable ASCII without spaces; unique per merchant, compared without case' }),
+    branch: Type.String({ pattern: '^[0-9]{3}$', description: 'The branch (bhfId) the till files through' }),
+    password: Type.Optional(Type.String({ minLength: 12, maxLength: 256, description: 'At least 12 characters; omit it to have one generated and shown once' })),
+    dialect: Type.Optional(Dialect),
+  }),
+  { username: 'till-01', branch: '000', password: 'change-me-till-01', dialect: 'bare' },
+);
 export type CreateTillLoginBody = Static<typeof CreateTillLoginBody>;
 
 export const TillLogin = Type.Object({

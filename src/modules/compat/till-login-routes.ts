@@ -15,7 +15,6 @@ import * as S from './schemas.ts';
 import { createTillLogin, deleteTillLogin, listTillLogins } from './till-logins.ts';
 
 const TAG = ['Partner: provisioning'];
-const security = [{ partnerKey: [] }];
 const KEYS_WRITE = { auth: { surface: 'partner' as const, scope: 'keys:write' as const } };
 const TenantLoginParam = Type.Object({ ...TenantParam.properties, ...IdParam.properties });
 
@@ -37,14 +36,14 @@ export function tillLoginRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/tenants/:tenant/till-logins', {
       config: KEYS_WRITE,
-      schema: { tags: TAG, security, summary: 'Till logins for getactive (no passwords)', params: TenantParam, response: { 200: data(Type.Array(S.TillLogin)) } },
+      schema: { operationId: 'listTillLogins', tags: TAG, summary: 'Till logins for getactive (no passwords)', params: TenantParam, response: { 200: data(Type.Array(S.TillLogin)) } },
     }, async (request) => ({ data: await listTillLogins(ctx, await tenantFor(request, request.params.tenant, false)) }));
 
     app.post('/api/v1/tenants/:tenant/till-logins', {
       config: KEYS_WRITE,
       schema: {
+        operationId: 'createTillLogin',
         tags: TAG,
-        security,
         summary: 'Create a till login for getactive',
         description:
           'Bound to one registered branch. Without `password` one is generated and returned once in `password`. `dialect` (default `bare`) is the dialect of the keys the login is given. ' +
@@ -62,8 +61,8 @@ export function tillLoginRoutes(ctx: AppContext): FastifyPluginAsync {
     app.delete('/api/v1/tenants/:tenant/till-logins/:id', {
       config: KEYS_WRITE,
       schema: {
+        operationId: 'deleteTillLogin',
         tags: TAG,
-        security,
         summary: 'Delete a till login (immediate)',
         description: 'The key the login was last given is revoked with it. A second delete answers `deleted: false`.',
         params: TenantLoginParam,

@@ -19,8 +19,6 @@ import { Nullable, data } from '../../http/schema-helpers.ts';
 
 const TAG = ['Partner: console'];
 const ADMIN_TAG = ['Operator'];
-const security = [{ partnerKey: [] }];
-const adminSecurity = [{ adminToken: [] }];
 const tenantsRead = { auth: { surface: 'partner', scope: 'tenants:read' } } as const;
 const webhooksRead = { auth: { surface: 'partner', scope: 'webhooks:read' } } as const;
 const admin = { auth: { surface: 'admin' } } as const;
@@ -64,7 +62,7 @@ export function consoleRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/partner/backlog', {
       config: tenantsRead,
-      schema: { tags: TAG, security, summary: 'Backlog per branch of your merchants', description: BACKLOG_DESCRIPTION, querystring: S.BacklogQuery, response: { 200: Paginated(S.BranchBacklog) } },
+      schema: { operationId: 'listPartnerBacklog', tags: TAG, summary: 'Backlog per branch of your merchants', description: BACKLOG_DESCRIPTION, querystring: S.BacklogQuery, response: { 200: Paginated(S.BranchBacklog) } },
     }, async (request) => {
       const { page, tenant, pendingOnly } = request.query;
       return listBacklog(db, await partnerScope(request, tenant), { page, pendingOnly: pendingOnly ?? false }, ctx.clock.now());
@@ -73,8 +71,8 @@ export function consoleRoutes(ctx: AppContext): FastifyPluginAsync {
     app.get('/api/v1/partner/documents', {
       config: tenantsRead,
       schema: {
+        operationId: 'listPartnerDocuments',
         tags: TAG,
-        security,
         summary: 'Your merchants\' documents by status (default: failed), newest first',
         description: 'Failed documents carry the authority\'s `resultCode` and `lastError`: they need someone to act.',
         querystring: S.DocumentsQuery,
@@ -87,7 +85,7 @@ export function consoleRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/partner/filings', {
       config: tenantsRead,
-      schema: { tags: TAG, security, summary: 'Documents per minute (uploaded, pending, failed)', description: FILINGS_DESCRIPTION, querystring: S.FilingsQuery, response: { 200: data(S.Filings) } },
+      schema: { operationId: 'getPartnerFilings', tags: TAG, summary: 'Documents per minute (uploaded, pending, failed)', description: FILINGS_DESCRIPTION, querystring: S.FilingsQuery, response: { 200: data(S.Filings) } },
     }, async (request) => {
       const scope = await partnerScope(request, request.query.tenant);
       return { data: await filingsPerMinute(db, scope, (request.query.window ?? '24h') as S.FilingWindow, ctx.clock.now()) };
@@ -96,8 +94,8 @@ export function consoleRoutes(ctx: AppContext): FastifyPluginAsync {
     app.get('/api/v1/partner/webhook-stats', {
       config: webhooksRead,
       schema: {
+        operationId: 'getPartnerWebhookStats',
         tags: TAG,
-        security,
         summary: 'Delivery success per webhook endpoint',
         description: 'Deliveries created in the window (24 h by default, or 7 d), by status, and the success rate of those settled.',
         querystring: S.WebhookStatsQuery,
@@ -110,7 +108,7 @@ export function consoleRoutes(ctx: AppContext): FastifyPluginAsync {
     if (ctx.config.adminToken) {
       app.get('/admin/v1/tenants', {
         config: admin,
-        schema: { tags: ADMIN_TAG, security: adminSecurity, summary: 'Every merchant with its plan, account state, usage and backlog', querystring: S.AdminTenantsQuery, response: { 200: Paginated(AdminTenant) } },
+        schema: { operationId: 'adminListTenants', tags: ADMIN_TAG, summary: 'Every merchant with its plan, account state, usage and backlog', querystring: S.AdminTenantsQuery, response: { 200: Paginated(AdminTenant) } },
       }, async (request) => {
         const { page, partner, status, subscription } = request.query;
         return listAdminTenants(db, { page, ...(partner ? { partnerId: partner } : {}), ...(status ? { status } : {}), ...(subscription ? { subscription } : {}) }, ctx.clock.now());
@@ -118,7 +116,7 @@ export function consoleRoutes(ctx: AppContext): FastifyPluginAsync {
 
       app.get('/admin/v1/backlog', {
         config: admin,
-        schema: { tags: ADMIN_TAG, security: adminSecurity, summary: 'Backlog per branch, every partner', description: BACKLOG_DESCRIPTION, querystring: Type.Object({ ...S.BacklogQuery.properties, ...S.AdminScopeQuery.properties }), response: { 200: Paginated(S.BranchBacklog) } },
+        schema: { operationId: 'adminListBacklog', tags: ADMIN_TAG, summary: 'Backlog per branch, every partner', description: BACKLOG_DESCRIPTION, querystring: Type.Object({ ...S.BacklogQuery.properties, ...S.AdminScopeQuery.properties }), response: { 200: Paginated(S.BranchBacklog) } },
       }, async (request) => {
         const { page, tenant, pendingOnly, partner } = request.query;
         return listBacklog(db, { ...(partner ? { partnerId: partner } : {}), ...(tenant ? { tenantId: tenant } : {}) }, { page, pendingOnly: pendingOnly ?? false }, ctx.clock.now());
@@ -126,7 +124,7 @@ export function consoleRoutes(ctx: AppContext): FastifyPluginAsync {
 
       app.get('/admin/v1/documents', {
         config: admin,
-        schema: { tags: ADMIN_TAG, security: adminSecurity, summary: 'Documents by status (default: failed), every partner', querystring: Type.Object({ ...S.DocumentsQuery.properties, ...S.AdminScopeQuery.properties }), response: { 200: Paginated(S.DocumentSummary) } },
+        schema: { operationId: 'adminListDocuments', tags: ADMIN_TAG, summary: 'Documents by status (default: failed), every partner', querystring: Type.Object({ ...S.DocumentsQuery.properties, ...S.AdminScopeQuery.properties }), response: { 200: Paginated(S.DocumentSummary) } },
       }, async (request) => {
         const { page, status, tenant, branch, partner } = request.query;
         return listDocuments(db, { ...(partner ? { partnerId: partner } : {}), ...(tenant ? { tenantId: tenant } : {}) }, { status: status ?? 'failed', page, ...(branch ? { branch } : {}) });
@@ -134,7 +132,7 @@ export function consoleRoutes(ctx: AppContext): FastifyPluginAsync {
 
       app.get('/admin/v1/filings', {
         config: admin,
-        schema: { tags: ADMIN_TAG, security: adminSecurity, summary: 'Documents per minute, every partner', description: FILINGS_DESCRIPTION, querystring: Type.Object({ ...S.FilingsQuery.properties, ...S.AdminScopeQuery.properties }), response: { 200: data(S.Filings) } },
+        schema: { operationId: 'adminGetFilings', tags: ADMIN_TAG, summary: 'Documents per minute, every partner', description: FILINGS_DESCRIPTION, querystring: Type.Object({ ...S.FilingsQuery.properties, ...S.AdminScopeQuery.properties }), response: { 200: data(S.Filings) } },
       }, async (request) => {
         const { window, tenant, partner } = request.query;
         const scope = { ...(partner ? { partnerId: partner } : {}), ...(tenant ? { tenantId: tenant } : {}) };

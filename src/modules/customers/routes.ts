@@ -9,7 +9,6 @@ import { createCustomer, getCustomer, listCustomersPage } from './service.ts';
 import { data } from '../../http/schema-helpers.ts';
 
 const TAG = ['Merchant: customers'];
-const security = [{ tenantToken: [] }];
 const WRITE = { auth: { surface: 'merchant' as const, ability: 'invoices:write' as const } };
 const READ = { auth: { surface: 'merchant' as const, ability: 'invoices:read' as const } };
 
@@ -26,8 +25,8 @@ export function customerRoutes(ctx: AppContext): FastifyPluginAsync {
     app.get('/api/v1/customers', {
       config: READ,
       schema: {
+        operationId: 'listCustomers',
         tags: TAG,
-        security,
         summary: 'Find customers, newest first',
         description: '`tpin` matches exactly, `name` any part of the name. No match is an empty page.',
         querystring: S.ListCustomersQuery,
@@ -38,8 +37,8 @@ export function customerRoutes(ctx: AppContext): FastifyPluginAsync {
     app.post('/api/v1/customers', {
       config: WRITE,
       schema: {
+        operationId: 'createCustomer',
         tags: TAG,
-        security,
         summary: 'Add a customer (and register it with the authority when it has a TPIN)',
         description: CREATE_DESCRIPTION,
         headers: BranchHeaders,
@@ -53,7 +52,7 @@ export function customerRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/customers/:customer', {
       config: READ,
-      schema: { tags: TAG, security, summary: 'One customer and how far its verification and registration got', params: S.CustomerParam, response: { 200: data(S.Customer) } },
+      schema: { operationId: 'getCustomer', tags: TAG, summary: 'One customer and how far its verification and registration got', params: S.CustomerParam, response: { 200: data(S.Customer) } },
     }, async (request) => ({ data: await getCustomer(ctx, requireTenant(request).id, request.params.customer) }));
   };
 }

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, Timestamp } from '../../http/schema-helpers.ts';
+import { Nullable, Timestamp, withExample } from '../../http/schema-helpers.ts';
 
 const tpin = (description: string) => Type.String({ pattern: '^[0-9]{10}$', description });
 
@@ -8,15 +8,18 @@ export const REGISTRATION_STATES = ['not_applicable', 'pending', 'registered', '
 
 // ---- requests ----
 
-export const CreateCustomerBody = Type.Object(
-  {
-    name: Type.String({ minLength: 1, maxLength: 60, description: 'As it should appear on invoices (the authority keeps 60 characters)' }),
-    tpin: Type.Optional(Nullable(tpin('Taxpayer id, 10 digits. With a TPIN the customer is verified and registered with the authority; without, it is a local record'))),
-    address: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
-    phone: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 30 }))),
-    email: Type.Optional(Nullable(Type.String({ format: 'email', maxLength: 254 }))),
-  },
-  { additionalProperties: false },
+export const CreateCustomerBody = withExample(
+  Type.Object(
+    {
+      name: Type.String({ minLength: 1, maxLength: 60, description: 'As it should appear on invoices (the authority keeps 60 characters)' }),
+      tpin: Type.Optional(Nullable(tpin('Taxpayer id, 10 digits. With a TPIN the customer is verified and registered with the authority; without, it is a local record'))),
+      address: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
+      phone: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 30 }))),
+      email: Type.Optional(Nullable(Type.String({ format: 'email', maxLength: 254 }))),
+    },
+    { additionalProperties: false },
+  ),
+  { name: 'Zambezi Agro Dealers', tpin: '2000000003', address: 'Mosi-oa-Tunya Road, Livingstone', phone: '+260 97 1234567', email: 'accounts@example.com' },
 );
 export type CreateCustomerBody = Static<typeof CreateCustomerBody>;
 

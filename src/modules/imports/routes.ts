@@ -9,7 +9,6 @@ import { approveImportItem, getImportItem, listImportItemsPage, rejectImportItem
 import { data } from '../../http/schema-helpers.ts';
 
 const TAG = ['Merchant: customs imports'];
-const security = [{ tenantToken: [] }];
 const WRITE = { auth: { surface: 'merchant' as const, ability: 'invoices:write' as const } };
 const READ = { auth: { surface: 'merchant' as const, ability: 'invoices:read' as const } };
 
@@ -24,8 +23,8 @@ export function importRoutes(ctx: AppContext): FastifyPluginAsync {
     app.get('/api/v1/import-items', {
       config: READ,
       schema: {
+        operationId: 'listImportItems',
         tags: TAG,
-        security,
         summary: 'Customs declaration lines addressed to your branches, newest first',
         description: 'Pulled from the authority by the gateway (hourly by default); no endpoint creates them. All branches, or the one X-Branch names.',
         headers: BranchHeaders,
@@ -36,14 +35,14 @@ export function importRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/import-items/:importItem', {
       config: READ,
-      schema: { tags: TAG, security, summary: 'One declaration line', params: S.ImportItemParam, response: { 200: data(S.ImportItem) } },
+      schema: { operationId: 'getImportItem', tags: TAG, summary: 'One declaration line', params: S.ImportItemParam, response: { 200: data(S.ImportItem) } },
     }, async (request) => ({ data: await getImportItem(ctx, requireTenant(request).id, request.params.importItem) }));
 
     app.post('/api/v1/import-items/:importItem/approve', {
       config: WRITE,
       schema: {
+        operationId: 'approveImportItem',
         tags: TAG,
-        security,
         summary: 'Approve a line: take the goods into stock as one of your items',
         description: `Requires \`itemCode\`. ${ANSWER}`,
         params: S.ImportItemParam,
@@ -58,8 +57,8 @@ export function importRoutes(ctx: AppContext): FastifyPluginAsync {
     app.post('/api/v1/import-items/:importItem/reject', {
       config: WRITE,
       schema: {
+        operationId: 'rejectImportItem',
         tags: TAG,
-        security,
         summary: 'Reject a line',
         description: `No itemCode needed; the body is optional. ${ANSWER}`,
         params: S.ImportItemParam,

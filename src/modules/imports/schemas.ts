@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, Timestamp } from '../../http/schema-helpers.ts';
+import { Nullable, Timestamp, withExample } from '../../http/schema-helpers.ts';
 
 
 export const DECISIONS = ['approved', 'rejected'] as const;
@@ -19,19 +19,23 @@ export const ImportItemParam = Type.Object({ importItem: Type.Integer({ minimum:
 
 const Remark = Type.String({ minLength: 1, maxLength: 400, description: 'Sent to the authority with the answer' });
 
-export const ApproveBody = Type.Object(
-  {
-    itemCode: Type.String({ minLength: 1, maxLength: 50, description: 'Your item (authority item code) the imported goods are taken into stock as' }),
-    itemClassificationCode: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 20, description: 'Default: the classification of your item with that itemCode; required when itemCode is not one of your items' }),
-    ),
-    remark: Type.Optional(Nullable(Remark)),
-  },
-  { additionalProperties: false },
+export const ApproveBody = withExample(
+  Type.Object(
+    {
+      itemCode: Type.String({ minLength: 1, maxLength: 50, description: 'Your item (authority item code) the imported goods are taken into stock as' }),
+      itemClassificationCode: Type.Optional(
+        Type.String({ minLength: 1, maxLength: 20, description: 'Default: the classification of your item with that itemCode; required when itemCode is not one of your items' }),
+      ),
+      remark: Type.Optional(Nullable(Remark)),
+    },
+    { additionalProperties: false },
+  ),
+  // The item the POST /api/v1/items example creates for a merchant with no items yet.
+  { itemCode: 'ZM2NTU0000001', remark: 'Received in full' },
 );
 export type ApproveBody = Static<typeof ApproveBody>;
 
-export const RejectBody = Type.Object({ remark: Type.Optional(Nullable(Remark)) }, { additionalProperties: false, description: 'Optional body' });
+export const RejectBody = withExample(Type.Object({ remark: Type.Optional(Nullable(Remark)) }, { additionalProperties: false, description: 'Optional body' }), { remark: 'Not ordered by us' });
 export type RejectBody = Static<typeof RejectBody>;
 
 // ---- responses ----

@@ -9,7 +9,6 @@ import { createItem, getItem, listItemsPage, releaseItem, updateItem } from './s
 import { data } from '../../http/schema-helpers.ts';
 
 const TAG = ['Merchant: items'];
-const security = [{ tenantToken: [] }];
 const WRITE = { auth: { surface: 'merchant' as const, ability: 'invoices:write' as const } };
 const READ = { auth: { surface: 'merchant' as const, ability: 'invoices:read' as const } };
 
@@ -26,8 +25,8 @@ export function itemRoutes(ctx: AppContext): FastifyPluginAsync {
     app.get('/api/v1/items', {
       config: READ,
       schema: {
+        operationId: 'listItems',
         tags: TAG,
-        security,
         summary: 'The merchant\'s items, or the drafts waiting for review (?state=draft)',
         description: `Newest first. Without \`state\`, every item except drafts. ${STATES}`,
         querystring: S.ListItemsQuery,
@@ -38,8 +37,8 @@ export function itemRoutes(ctx: AppContext): FastifyPluginAsync {
     app.post('/api/v1/items', {
       config: WRITE,
       schema: {
+        operationId: 'createItem',
         tags: TAG,
-        security,
         summary: 'Add an item and register it with the authority',
         description: `Registers it through the X-Branch (or default) branch, which must be initialised, and answers 201 with the state reached. ${STATES}`,
         headers: BranchHeaders,
@@ -53,14 +52,14 @@ export function itemRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/items/:item', {
       config: READ,
-      schema: { tags: TAG, security, summary: 'One item, by id or by authority item code', params: S.ItemParam, response: { 200: data(S.Item) } },
+      schema: { operationId: 'getItem', tags: TAG, summary: 'One item, by id or by authority item code', params: S.ItemParam, response: { 200: data(S.Item) } },
     }, async (request) => ({ data: await getItem(ctx, requireTenant(request).id, request.params.item) }));
 
     app.patch('/api/v1/items/:item', {
       config: WRITE,
       schema: {
+        operationId: 'updateItem',
         tags: TAG,
-        security,
         summary: 'Amend an item and tell the authority',
         description: 'A registered item moves to `amendment_pending` and is sent with updateItem; an item the authority never accepted goes back to `pending` (saveItem). A draft is only amended locally, for review before release.',
         params: S.ItemParam,
@@ -72,8 +71,8 @@ export function itemRoutes(ctx: AppContext): FastifyPluginAsync {
     app.post('/api/v1/items/:item/release', {
       config: WRITE,
       schema: {
+        operationId: 'releaseItem',
         tags: TAG,
-        security,
         summary: 'Release a reviewed draft to the authority',
         description: 'No request body. Sends the draft through the X-Branch (or default) branch and answers with the state reached. 409 `item_not_draft` for an item that is not a draft.',
         headers: BranchHeaders,

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { VAT_CATEGORY_CODES } from '../../vsdc/tax.ts';
-import { Nullable, Timestamp } from '../../http/schema-helpers.ts';
+import { Nullable, Timestamp, withExample } from '../../http/schema-helpers.ts';
 
 
 export const ITEM_STATES = ['draft', 'pending', 'registered', 'failed', 'amendment_pending', 'amendment_failed'] as const;
@@ -27,40 +27,47 @@ const fields = {
   active: () => Type.Boolean({ description: 'Sent as useYn; false withdraws the item from use' }),
 };
 
-export const CreateItemBody = Type.Object(
-  {
-    name: fields.name(),
-    itemClsCd: fields.itemClsCd(),
-    itemCode: Type.Optional(
-      Type.String({ pattern: ITEM_CODE_PATTERN, description: 'The authority item code; generated when absent (country + type + packaging unit + quantity unit + 7-digit sequence, e.g. ZM2NTU0000001)' }),
-    ),
-    itemTypeCode: Type.Optional(fields.itemTypeCode('1 raw material, 2 finished product (default), 3 service')),
-    originCountryCode: Type.Optional(fields.originCountryCode('Country of origin, ISO 3166 alpha-2; default ZM')),
-    packagingUnitCode: Type.Optional(fields.packagingUnitCode('The authority\'s packaging unit code (class 17); default NT (net)')),
-    quantityUnitCode: Type.Optional(fields.quantityUnitCode('The authority\'s quantity unit code (class 10); default U (pieces)')),
-    vatCategory: Type.Optional(fields.vatCategory('Default A (standard, 16%)')),
-    defaultPrice: Type.Optional(fields.defaultPrice('Default 0; up to 4 decimals')),
-    barcode: Type.Optional(fields.barcode()),
-    active: Type.Optional(fields.active()),
-  },
-  { additionalProperties: false },
+export const CreateItemBody = withExample(
+  Type.Object(
+    {
+      name: fields.name(),
+      itemClsCd: fields.itemClsCd(),
+      itemCode: Type.Optional(
+        Type.String({ pattern: ITEM_CODE_PATTERN, description: 'The authority item code; generated when absent (country + type + packaging unit + quantity unit + 7-digit sequence, e.g. ZM2NTU0000001)' }),
+      ),
+      itemTypeCode: Type.Optional(fields.itemTypeCode('1 raw material, 2 finished product (default), 3 service')),
+      originCountryCode: Type.Optional(fields.originCountryCode('Country of origin, ISO 3166 alpha-2; default ZM')),
+      packagingUnitCode: Type.Optional(fields.packagingUnitCode('The authority\'s packaging unit code (class 17); default NT (net)')),
+      quantityUnitCode: Type.Optional(fields.quantityUnitCode('The authority\'s quantity unit code (class 10); default U (pieces)')),
+      vatCategory: Type.Optional(fields.vatCategory('Default A (standard, 16%)')),
+      defaultPrice: Type.Optional(fields.defaultPrice('Default 0; up to 4 decimals')),
+      barcode: Type.Optional(fields.barcode()),
+      active: Type.Optional(fields.active()),
+    },
+    { additionalProperties: false },
+  ),
+  // Its generated item code is ZM2NTU0000001 for a merchant's first item (the import approval example uses it).
+  { name: 'Maize meal 25kg', itemClsCd: '50221200', itemTypeCode: '2', vatCategory: 'A', defaultPrice: 185, barcode: '6009880123456' },
 );
 export type CreateItemBody = Static<typeof CreateItemBody>;
 
-export const UpdateItemBody = Type.Object(
-  {
-    name: Type.Optional(fields.name()),
-    itemClsCd: Type.Optional(fields.itemClsCd()),
-    itemTypeCode: Type.Optional(fields.itemTypeCode()),
-    originCountryCode: Type.Optional(fields.originCountryCode()),
-    packagingUnitCode: Type.Optional(fields.packagingUnitCode()),
-    quantityUnitCode: Type.Optional(fields.quantityUnitCode()),
-    vatCategory: Type.Optional(fields.vatCategory()),
-    defaultPrice: Type.Optional(fields.defaultPrice()),
-    barcode: Type.Optional(fields.barcode()),
-    active: Type.Optional(fields.active()),
-  },
-  { additionalProperties: false, minProperties: 1, description: 'The fields to change; the item code cannot change' },
+export const UpdateItemBody = withExample(
+  Type.Object(
+    {
+      name: Type.Optional(fields.name()),
+      itemClsCd: Type.Optional(fields.itemClsCd()),
+      itemTypeCode: Type.Optional(fields.itemTypeCode()),
+      originCountryCode: Type.Optional(fields.originCountryCode()),
+      packagingUnitCode: Type.Optional(fields.packagingUnitCode()),
+      quantityUnitCode: Type.Optional(fields.quantityUnitCode()),
+      vatCategory: Type.Optional(fields.vatCategory()),
+      defaultPrice: Type.Optional(fields.defaultPrice()),
+      barcode: Type.Optional(fields.barcode()),
+      active: Type.Optional(fields.active()),
+    },
+    { additionalProperties: false, minProperties: 1, description: 'The fields to change; the item code cannot change' },
+  ),
+  { defaultPrice: 190 },
 );
 export type UpdateItemBody = Static<typeof UpdateItemBody>;
 
@@ -75,7 +82,8 @@ export const ListItemsQuery = Type.Object({
 export type ListItemsQuery = Static<typeof ListItemsQuery>;
 
 export const ItemParam = Type.Object({
-  item: Type.String({ minLength: 1, maxLength: 50, description: 'The item\'s id, or its authority item code' }),
+  // The code of the item the POST /api/v1/items example creates for a merchant with no items yet.
+  item: Type.String({ minLength: 1, maxLength: 50, description: 'The item\'s id, or its authority item code', examples: ['ZM2NTU0000001'] }),
 });
 
 // ---- responses ----

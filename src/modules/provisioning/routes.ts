@@ -14,7 +14,6 @@ import { assertTenantWritable, createTenant, getTenant, listTenants, tenantOfPar
 import { data, Timestamp } from '../../http/schema-helpers.ts';
 
 const TAG = ['Partner: provisioning'];
-const security = [{ partnerKey: [] }];
 
 function actorOf(request: FastifyRequest): Actor {
   const key = requirePartner(request);
@@ -35,12 +34,12 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/tenants', {
       config: { auth: { surface: 'partner', scope: 'tenants:read' } },
-      schema: { tags: TAG, security, summary: 'List your merchants', querystring: PageQuery, response: { 200: Paginated(S.Tenant) } },
+      schema: { operationId: 'listTenants', tags: TAG, summary: 'List your merchants', querystring: PageQuery, response: { 200: Paginated(S.Tenant) } },
     }, async (request) => listTenants(db, requirePartner(request).partner.id, request.query.page));
 
     app.post('/api/v1/tenants', {
       config: { auth: { surface: 'partner', scope: 'tenants:write' } },
-      schema: { tags: TAG, security, summary: 'Create a merchant', body: S.CreateTenantBody, response: { 201: data(S.Tenant) } },
+      schema: { operationId: 'createTenant', tags: TAG, summary: 'Create a merchant', body: S.CreateTenantBody, response: { 201: data(S.Tenant) } },
     }, async (request, reply) => {
       const tenant = await createTenant(db, actorOf(request), requirePartner(request).partner.id, request.body);
       return reply.code(201).send({ data: tenant });
@@ -48,14 +47,14 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/tenants/:tenant', {
       config: { auth: { surface: 'partner', scope: 'tenants:read' } },
-      schema: { tags: TAG, security, summary: 'One merchant with its devices', params: S.TenantParam, response: { 200: data(S.Tenant) } },
+      schema: { operationId: 'getTenant', tags: TAG, summary: 'One merchant with its devices', params: S.TenantParam, response: { 200: data(S.Tenant) } },
     }, async (request) => ({ data: await getTenant(db, requirePartner(request).partner.id, request.params.tenant) }));
 
     app.patch('/api/v1/tenants/:tenant', {
       config: { auth: { surface: 'partner', scope: 'tenants:write' } },
       schema: {
+        operationId: 'updateTenant',
         tags: TAG,
-        security,
         summary: 'Change a merchant\'s settings',
         description: 'Today: `offlinePolicy` (`queue` or `refuse`), what a sale gets while its branch\'s VSDC is unreachable. See docs/offline.md.',
         params: S.TenantParam,
@@ -66,7 +65,7 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.post('/api/v1/tenants/:tenant/devices', {
       config: { auth: { surface: 'partner', scope: 'devices:write' } },
-      schema: { tags: TAG, security, summary: 'Register a device (local only)', params: S.TenantParam, body: S.RegisterDeviceBody, response: { 201: data(S.Device) } },
+      schema: { operationId: 'registerDevice', tags: TAG, summary: 'Register a device (local only)', params: S.TenantParam, body: S.RegisterDeviceBody, response: { 201: data(S.Device) } },
     }, async (request, reply) => {
       const tenant = await tenantFor(request, request.params.tenant, true);
       return reply.code(201).send({ data: await registerDevice(db, actorOf(request), tenant, request.body) });
@@ -75,8 +74,8 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
     app.post('/api/v1/tenants/:tenant/devices/:branch/initialize', {
       config: { auth: { surface: 'partner', scope: 'devices:write' } },
       schema: {
+        operationId: 'initializeDevice',
         tags: TAG,
-        security,
         summary: 'Initialise a device: the handshake with the authority',
         description: 'No request body. Safe to repeat: an initialised device is returned unchanged; 503 when the VSDC is unreachable.',
         params: S.TenantBranchParam,
@@ -89,12 +88,12 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/tenants/:tenant/tokens', {
       config: { auth: { surface: 'partner', scope: 'keys:write' } },
-      schema: { tags: TAG, security, summary: 'Live tenant tokens (no plaintext)', params: S.TenantParam, response: { 200: data(Type.Array(S.TenantToken)) } },
+      schema: { operationId: 'listTenantTokens', tags: TAG, summary: 'Live tenant tokens (no plaintext)', params: S.TenantParam, response: { 200: data(Type.Array(S.TenantToken)) } },
     }, async (request) => ({ data: await listTokens(db, await tenantFor(request, request.params.tenant, false)) }));
 
     app.post('/api/v1/tenants/:tenant/tokens', {
       config: { auth: { surface: 'partner', scope: 'keys:write' } },
-      schema: { tags: TAG, security, summary: 'Mint a tenant token (plaintext once)', params: S.TenantParam, body: S.CreateTokenBody, response: { 201: data(S.TenantTokenCreated) } },
+      schema: { operationId: 'createTenantToken', tags: TAG, summary: 'Mint a tenant token (plaintext once)', params: S.TenantParam, body: S.CreateTokenBody, response: { 201: data(S.TenantTokenCreated) } },
     }, async (request, reply) => {
       const tenant = await tenantFor(request, request.params.tenant, true);
       return reply.code(201).header('cache-control', 'no-store').send({ data: await mintToken(db, actorOf(request), tenant, request.body.name) });
@@ -102,17 +101,17 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.delete('/api/v1/tenants/:tenant/tokens/:id', {
       config: { auth: { surface: 'partner', scope: 'keys:write' } },
-      schema: { tags: TAG, security, summary: 'Revoke a tenant token (immediate)', params: Type.Object({ ...S.TenantParam.properties, ...S.IdParam.properties }), response: { 200: S.Revoked } },
+      schema: { operationId: 'revokeTenantToken', tags: TAG, summary: 'Revoke a tenant token (immediate)', params: Type.Object({ ...S.TenantParam.properties, ...S.IdParam.properties }), response: { 200: S.Revoked } },
     }, async (request) => revokeToken(db, actorOf(request), await tenantFor(request, request.params.tenant, false), request.params.id));
 
     app.get('/api/v1/tenants/:tenant/api-keys', {
       config: { auth: { surface: 'partner', scope: 'keys:write' } },
-      schema: { tags: TAG, security, summary: 'Fiscalisation keys, masked', params: S.TenantParam, response: { 200: data(Type.Array(S.FiscalisationKey)) } },
+      schema: { operationId: 'listFiscalisationKeys', tags: TAG, summary: 'Fiscalisation keys, masked', params: S.TenantParam, response: { 200: data(Type.Array(S.FiscalisationKey)) } },
     }, async (request) => ({ data: await listApiKeys(db, await tenantFor(request, request.params.tenant, false)) }));
 
     app.post('/api/v1/tenants/:tenant/api-keys', {
       config: { auth: { surface: 'partner', scope: 'keys:write' } },
-      schema: { tags: TAG, security, summary: 'Mint a fiscalisation key for /zm/api (plaintext once)', description: 'The body is optional.', params: S.TenantParam, body: S.CreateApiKeyBody, response: { 201: data(S.FiscalisationKeyCreated) } },
+      schema: { operationId: 'createFiscalisationKey', tags: TAG, summary: 'Mint a fiscalisation key for /zm/api (plaintext once)', description: 'The body is optional.', params: S.TenantParam, body: S.CreateApiKeyBody, response: { 201: data(S.FiscalisationKeyCreated) } },
       preValidation: async (request) => {
         request.body ??= {};
       },
@@ -124,18 +123,18 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.delete('/api/v1/tenants/:tenant/api-keys/:id', {
       config: { auth: { surface: 'partner', scope: 'keys:write' } },
-      schema: { tags: TAG, security, summary: 'Revoke a fiscalisation key (immediate)', params: Type.Object({ ...S.TenantParam.properties, ...S.IdParam.properties }), response: { 200: S.Revoked } },
+      schema: { operationId: 'revokeFiscalisationKey', tags: TAG, summary: 'Revoke a fiscalisation key (immediate)', params: Type.Object({ ...S.TenantParam.properties, ...S.IdParam.properties }), response: { 200: S.Revoked } },
     }, async (request) => revokeApiKey(db, actorOf(request), await tenantFor(request, request.params.tenant, false), request.params.id));
 
     const KEYS_TAG = ['Partner: keys'];
     app.get('/api/v1/partner/keys', {
       config: { auth: { surface: 'partner', scope: 'keys:write' } },
-      schema: { tags: KEYS_TAG, security, summary: 'Your secret keys, masked', response: { 200: data(Type.Array(S.PartnerKey)) } },
+      schema: { operationId: 'listPartnerKeys', tags: KEYS_TAG, summary: 'Your secret keys, masked', response: { 200: data(Type.Array(S.PartnerKey)) } },
     }, async (request) => ({ data: await listPartnerKeys(db, requirePartner(request), ctx.clock.now()) }));
 
     app.post('/api/v1/partner/keys', {
       config: { auth: { surface: 'partner', scope: 'keys:write' } },
-      schema: { tags: KEYS_TAG, security, summary: 'Mint a least-privilege key', body: S.CreatePartnerKeyBody, response: { 201: data(S.PartnerKeyCreated) } },
+      schema: { operationId: 'createPartnerKey', tags: KEYS_TAG, summary: 'Mint a least-privilege key', body: S.CreatePartnerKeyBody, response: { 201: data(S.PartnerKeyCreated) } },
     }, async (request, reply) => {
       const created = await mintPartnerKey(db, ctx.secretBox, requirePartner(request), request.body);
       return reply.code(201).header('cache-control', 'no-store').send({ data: created });
@@ -143,7 +142,7 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/partner/keys/:id/secret', {
       config: { auth: { surface: 'partner', scope: 'keys:write' } },
-      schema: { tags: KEYS_TAG, security, summary: 'Read a key\'s plaintext back (audited)', params: S.IdParam, response: { 200: data(Type.Object({ id: Type.Integer(), secret: Type.String() })) } },
+      schema: { operationId: 'getPartnerKeySecret', tags: KEYS_TAG, summary: 'Read a key\'s plaintext back (audited)', params: S.IdParam, response: { 200: data(Type.Object({ id: Type.Integer(), secret: Type.String() })) } },
     }, async (request, reply) => {
       const secret = await readPartnerKeySecret(db, ctx.secretBox, requirePartner(request), request.params.id);
       return reply.header('cache-control', 'no-store').send({ data: secret });
@@ -152,8 +151,8 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
     app.post('/api/v1/partner/keys/:id/rotate', {
       config: { auth: { surface: 'partner', scope: 'keys:write' } },
       schema: {
+        operationId: 'rotatePartnerKey',
         tags: KEYS_TAG,
-        security,
         summary: 'Mint a replacement; the old key keeps working for the grace window',
         params: S.IdParam,
         response: { 201: data(Type.Object({ ...S.PartnerKeyCreated.properties, previous: Type.Object({ id: Type.Integer(), expiresAt: Timestamp() }) })) },
@@ -165,7 +164,7 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.delete('/api/v1/partner/keys/:id', {
       config: { auth: { surface: 'partner', scope: 'keys:write' } },
-      schema: { tags: KEYS_TAG, security, summary: 'Revoke one of your keys (immediate)', params: S.IdParam, response: { 200: S.Revoked } },
+      schema: { operationId: 'revokePartnerKey', tags: KEYS_TAG, summary: 'Revoke one of your keys (immediate)', params: S.IdParam, response: { 200: S.Revoked } },
     }, async (request) => revokePartnerKey(db, requirePartner(request), request.params.id));
   };
 }

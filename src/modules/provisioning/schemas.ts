@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { SCOPES } from '../../http/auth.ts';
-import { Nullable, literals, Timestamp } from '../../http/schema-helpers.ts';
+import { Nullable, literals, Timestamp, withExample } from '../../http/schema-helpers.ts';
 
 
 export const PlanName = literals(['free_trial', 'starter', 'growth', 'enterprise']);
@@ -49,27 +49,29 @@ export const Tenant = Type.Object({
 });
 export type TenantResource = Static<typeof Tenant>;
 
-export const CreateTenantBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200 }),
-  tpin: Tpin,
-  plan: Type.Optional(Nullable(PlanName)),
-  email: Type.Optional(Nullable(Type.String({ format: 'email', maxLength: 254 }))),
-  offlinePolicy: Type.Optional(OfflinePolicyName),
-});
-
-/** A partner may change these; plan, subscription, quota and limits are the operator's (refused, not ignored). */
-export const UpdateTenantBody = Type.Object(
-  {
+export const CreateTenantBody = withExample(
+  Type.Object({
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    tpin: Tpin,
+    plan: Type.Optional(Nullable(PlanName)),
+    email: Type.Optional(Nullable(Type.String({ format: 'email', maxLength: 254 }))),
     offlinePolicy: Type.Optional(OfflinePolicyName),
-  },
-  { additionalProperties: false },
+  }),
+  { name: 'Copperbelt Mining Supplies Limited', tpin: '2000000002', email: 'accounts@example.com', offlinePolicy: 'queue' },
 );
 
-export const RegisterDeviceBody = Type.Object({
-  deviceSerial: Type.String({ minLength: 1, maxLength: 100 }),
-  branch: BranchId,
-  vsdcBaseUrl: Type.String({ minLength: 1, maxLength: 500, pattern: '^https?://[^\\s]+$', description: 'http(s) base address of the VSDC, with or without a context path' }),
-});
+/** A partner may change these; plan, subscription, quota and limits are the operator's (refused, not ignored). */
+export const UpdateTenantBody = withExample(Type.Object({ offlinePolicy: Type.Optional(OfflinePolicyName) }, { additionalProperties: false }), { offlinePolicy: 'queue' });
+
+export const RegisterDeviceBody = withExample(
+  Type.Object({
+    deviceSerial: Type.String({ minLength: 1, maxLength: 100 }),
+    branch: BranchId,
+    vsdcBaseUrl: Type.String({ minLength: 1, maxLength: 500, pattern: '^https?://[^\\s]+$', description: 'http(s) base address of the VSDC, with or without a context path' }),
+  }),
+  // The development start's built-in simulator (SIMULATOR_PORT 8089); its demo device is branch 000.
+  { deviceSerial: 'DEMO-DEVICE-0002', branch: '001', vsdcBaseUrl: 'http://127.0.0.1:8089' },
+);
 
 export const TenantToken = Type.Object({
   id: Type.Integer(),
@@ -81,7 +83,7 @@ export const TenantToken = Type.Object({
 });
 export const TenantTokenCreated = Type.Object({ ...TenantToken.properties, token: Type.String({ description: 'Plaintext, shown once' }) });
 
-export const CreateTokenBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 60 }) });
+export const CreateTokenBody = withExample(Type.Object({ name: Type.String({ minLength: 1, maxLength: 60 }) }), { name: 'Till 2' });
 
 export const Dialect = literals(['bare', 'wrapped']);
 
@@ -96,10 +98,13 @@ export const FiscalisationKey = Type.Object({
 });
 export const FiscalisationKeyCreated = Type.Object({ ...FiscalisationKey.properties, key: Type.String({ description: 'Plaintext, shown once' }) });
 
-export const CreateApiKeyBody = Type.Object({
-  branch: Type.Optional(Nullable(BranchId)),
-  dialect: Type.Optional(Dialect),
-});
+export const CreateApiKeyBody = withExample(
+  Type.Object({
+    branch: Type.Optional(Nullable(BranchId)),
+    dialect: Type.Optional(Dialect),
+  }),
+  { branch: '000', dialect: 'bare' },
+);
 
 export const Revoked = Type.Object({ revoked: Type.Boolean(), id: Type.Integer() });
 
@@ -116,13 +121,18 @@ export const PartnerKey = Type.Object({
 });
 export const PartnerKeyCreated = Type.Object({ ...PartnerKey.properties, secret: Type.String({ description: 'Plaintext; readable again through /secret' }) });
 
-export const CreatePartnerKeyBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 100 }),
-  scopes: Type.Array(ScopeName, { minItems: 1, maxItems: SCOPES.length, uniqueItems: true }),
-  mode: Type.Optional(literals(['live', 'test'])),
-});
+export const CreatePartnerKeyBody = withExample(
+  Type.Object({
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    scopes: Type.Array(ScopeName, { minItems: 1, maxItems: SCOPES.length, uniqueItems: true }),
+    mode: Type.Optional(literals(['live', 'test'], { description: 'Default: the mode of the key that mints it' })),
+  }),
+  { name: 'Reporting dashboard', scopes: ['tenants:read', 'webhooks:read'] },
+);
 
 export const IdParam = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2147483647 }) });
-export const TenantParam = Type.Object({ tenant: Type.Integer({ minimum: 1, maximum: 2147483647 }) });
-export const TenantBranchParam = Type.Object({ tenant: Type.Integer({ minimum: 1, maximum: 2147483647 }), branch: Type.String({ maxLength: 10 }) });
+/** The example is the demo merchant of a fresh development start. */
+const TenantId = Type.Integer({ minimum: 1, maximum: 2147483647, examples: [1] });
+export const TenantParam = Type.Object({ tenant: TenantId });
+export const TenantBranchParam = Type.Object({ tenant: TenantId, branch: Type.String({ maxLength: 10, examples: ['000'] }) });
 

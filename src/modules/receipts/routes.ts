@@ -58,14 +58,14 @@ export function receiptRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/sales/:sale/receipt', {
       config: { auth: { surface: 'merchant', ability: 'invoices:read' } },
-      schema: { tags: ['Merchant: sales'], security: [{ tenantToken: [] }], summary: 'Print the fiscal receipt of an uploaded document', description: DESCRIPTION, params: SaleParam, response: ReceiptResponse },
+      schema: { operationId: 'getSaleReceipt', tags: ['Merchant: sales'], summary: 'Print the fiscal receipt of an uploaded document', description: DESCRIPTION, params: SaleParam, response: ReceiptResponse },
     }, async (request, reply) => sendReceipt(request, reply, await loadReceipt(ctx, requireTenant(request).id, request.params.sale)));
 
     app.get('/api/v1/tenants/:tenant/sales/:sale/receipt', {
       config: { auth: { surface: 'partner', scope: 'tenants:read' } },
       schema: {
+        operationId: 'getTenantSaleReceipt',
         tags: ['Partner: console'],
-        security: [{ partnerKey: [] }],
         summary: 'Print the fiscal receipt of one of your merchants\' uploaded documents',
         description: `${DESCRIPTION} Another partner's merchant or document is a 404.`,
         params: Type.Object({ tenant: Type.Integer({ minimum: 1, maximum: 2147483647 }), ...SaleParam.properties }),

@@ -9,7 +9,6 @@ import { createSale, describeMe, getSale, listSalesPage, type WriteResult } from
 import { data } from '../../http/schema-helpers.ts';
 
 const TAG = ['Merchant: sales'];
-const security = [{ tenantToken: [] }];
 const WRITE = { auth: { surface: 'merchant' as const, ability: 'invoices:write' as const } };
 const READ = { auth: { surface: 'merchant' as const, ability: 'invoices:read' as const } };
 
@@ -28,7 +27,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     app.post('/api/v1/sales', {
       config: WRITE,
-      schema: { tags: TAG, security, summary: 'Fiscalise a sale', description: WRITE_DESCRIPTION, headers: S.WriteHeaders, body: S.CreateSaleBody, response: { 201: data(S.Sale) } },
+      schema: { operationId: 'createSale', tags: TAG, summary: 'Fiscalise a sale', description: WRITE_DESCRIPTION, headers: S.WriteHeaders, body: S.CreateSaleBody, response: { 201: data(S.Sale) } },
     }, async (request, reply) => {
       const tenant = requireTenant(request);
       const result = await createSale(ctx, { tenant, branchHeader: request.headers['x-branch'], idempotencyHeader: request.headers['idempotency-key'] }, request.body);
@@ -38,8 +37,8 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
     app.get('/api/v1/sales', {
       config: READ,
       schema: {
+        operationId: 'listSales',
         tags: TAG,
-        security,
         summary: 'List sales, newest first',
         description: 'All branches, or the one X-Branch names. `reference` matches your clientInvoiceNo or the Idempotency-Key; no match is an empty page.',
         headers: S.BranchHeaders,
@@ -50,14 +49,14 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/sales/:sale', {
       config: READ,
-      schema: { tags: TAG, security, summary: 'One sale or note: did it reach the authority?', params: S.SaleParam, response: { 200: data(S.Sale) } },
+      schema: { operationId: 'getSale', tags: TAG, summary: 'One sale or note: did it reach the authority?', params: S.SaleParam, response: { 200: data(S.Sale) } },
     }, async (request) => ({ data: await getSale(ctx, requireTenant(request).id, request.params.sale) }));
 
     app.post('/api/v1/sales/:sale/credit-note', {
       config: WRITE,
       schema: {
+        operationId: 'createCreditNote',
         tags: TAG,
-        security,
         summary: 'Refund or cancel a fiscalised sale (credit note)',
         description: `Without items, credits everything still uncredited (a cancellation); with items, the named lines. ${WRITE_DESCRIPTION}`,
         headers: S.WriteHeaders,
@@ -74,8 +73,8 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
     app.post('/api/v1/sales/:sale/debit-note', {
       config: WRITE,
       schema: {
+        operationId: 'createDebitNote',
         tags: TAG,
-        security,
         summary: 'Charge more against a fiscalised sale (debit note)',
         description: WRITE_DESCRIPTION,
         headers: S.WriteHeaders,
@@ -91,7 +90,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/me', {
       config: READ,
-      schema: { tags: ['Merchant: account'], security, summary: 'The merchant behind this token, its branches and the current one', headers: S.BranchHeaders, response: { 200: data(S.Me) } },
+      schema: { operationId: 'getMe', tags: ['Merchant: account'], summary: 'The merchant behind this token, its branches and the current one', headers: S.BranchHeaders, response: { 200: data(S.Me) } },
     }, async (request) => ({ data: await describeMe(ctx, requireTenant(request), request.headers['x-branch']) }));
   };
 }

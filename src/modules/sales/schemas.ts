@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { CREDIT_NOTE_REASON_CODES, DEBIT_NOTE_REASON_CODES, PAYMENT_TYPE_CODES } from '../../vsdc/sales-body.ts';
 import { VAT_CATEGORY_CODES } from '../../vsdc/tax.ts';
-import { Nullable, literals, Timestamp } from '../../http/schema-helpers.ts';
+import { Nullable, literals, Timestamp, withExample } from '../../http/schema-helpers.ts';
 
 
 export const MAX_LINES = 500;
@@ -30,55 +30,69 @@ export const Customer = Type.Object(
   { additionalProperties: false },
 );
 
-export const CreateSaleBody = Type.Object(
+export const CreateSaleBody = withExample(
+  Type.Object(
+      {
+        items: Type.Array(SaleLineInput, { minItems: 1, maxItems: MAX_LINES }),
+        customer: Type.Optional(Nullable(Customer)),
+        paymentMethod: Type.Optional(literals(PAYMENT_TYPE_CODES)),
+        taxInclusive: Type.Optional(Type.Boolean()),
+        occurredAt: Type.Optional(Timestamp()),
+        destinationCountryCode: Type.Optional(Nullable(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166 alpha-2; required when a line is C1 (export)' }))),
+        clientInvoiceNo: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
+      },
+      { additionalProperties: false },
+  ),
   {
-    items: Type.Array(SaleLineInput, { minItems: 1, maxItems: MAX_LINES }),
-    customer: Type.Optional(Nullable(Customer)),
-    paymentMethod: Type.Optional(literals(PAYMENT_TYPE_CODES)),
-    taxInclusive: Type.Optional(Type.Boolean()),
-    occurredAt: Type.Optional(Timestamp()),
-    destinationCountryCode: Type.Optional(Nullable(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166 alpha-2; required when a line is C1 (export)' }))),
-    clientInvoiceNo: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
+    items: [{ name: 'Maize meal 25kg', classificationCode: '50221200', quantity: 2, price: 185, vatCategory: 'A' }],
+    customer: { name: 'Copperbelt Mining Supplies Limited', tpin: '2000000002' },
+    paymentMethod: '01',
+    clientInvoiceNo: 'POS1-000123',
   },
-  { additionalProperties: false },
 );
 export type CreateSaleBody = Static<typeof CreateSaleBody>;
 
-export const CreditNoteBody = Type.Object(
-  {
-    reasonCode: literals(CREDIT_NOTE_REASON_CODES),
-    items: Type.Optional(
-      Type.Array(
-        Type.Object(
-          {
-            line: Type.Integer({ minimum: 1, maximum: MAX_LINES, description: 'The line number on the original sale' }),
-            quantity: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: MAX_QUANTITY, description: 'Default: all that is left to credit on that line' })),
-          },
-          { additionalProperties: false },
+export const CreditNoteBody = withExample(
+  Type.Object(
+      {
+        reasonCode: literals(CREDIT_NOTE_REASON_CODES),
+        items: Type.Optional(
+          Type.Array(
+            Type.Object(
+              {
+                line: Type.Integer({ minimum: 1, maximum: MAX_LINES, description: 'The line number on the original sale' }),
+                quantity: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: MAX_QUANTITY, description: 'Default: all that is left to credit on that line' })),
+              },
+              { additionalProperties: false },
+            ),
+            { minItems: 1, maxItems: MAX_LINES },
+          ),
         ),
-        { minItems: 1, maxItems: MAX_LINES },
-      ),
-    ),
-    occurredAt: Type.Optional(Timestamp()),
-    clientInvoiceNo: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
-  },
-  { additionalProperties: false },
+        occurredAt: Type.Optional(Timestamp()),
+        clientInvoiceNo: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
+      },
+      { additionalProperties: false },
+  ),
+  { reasonCode: '01', items: [{ line: 1, quantity: 1 }], clientInvoiceNo: 'POS1-000124' },
 );
 export type CreditNoteBody = Static<typeof CreditNoteBody>;
 
-export const DebitNoteBody = Type.Object(
-  {
-    reasonCode: literals(DEBIT_NOTE_REASON_CODES),
-    items: Type.Array(SaleLineInput, { minItems: 1, maxItems: MAX_LINES }),
-    occurredAt: Type.Optional(Timestamp()),
-    clientInvoiceNo: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
-  },
-  { additionalProperties: false },
+export const DebitNoteBody = withExample(
+  Type.Object(
+      {
+        reasonCode: literals(DEBIT_NOTE_REASON_CODES),
+        items: Type.Array(SaleLineInput, { minItems: 1, maxItems: MAX_LINES }),
+        occurredAt: Type.Optional(Timestamp()),
+        clientInvoiceNo: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
+      },
+      { additionalProperties: false },
+  ),
+  { reasonCode: '01', items: [{ name: 'Maize meal 25kg, price correction', classificationCode: '50221200', quantity: 2, price: 10, vatCategory: 'A' }], clientInvoiceNo: 'POS1-000125' },
 );
 export type DebitNoteBody = Static<typeof DebitNoteBody>;
 
 export const BranchHeaders = Type.Object({
-  'x-branch': Type.Optional(Type.String({ pattern: '^[0-9]{3}$', description: 'The branch (bhfId) to act on; see GET /api/v1/me' })),
+  'x-branch': Type.Optional(Type.String({ pattern: '^[0-9]{3}$', description: 'The branch (bhfId) to act on; see GET /api/v1/me', examples: ['000'] })),
 });
 
 export const WriteHeaders = Type.Object({
@@ -88,7 +102,7 @@ export const WriteHeaders = Type.Object({
   ),
 });
 
-export const SaleParam = Type.Object({ sale: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
+export const SaleParam = Type.Object({ sale: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, examples: [1] }) });
 
 export const ListSalesQuery = Type.Object({
   page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1; 20 items a page.' }),

@@ -9,7 +9,7 @@ import { prepared } from '../../db/prepared.ts';
 
 export type InvoiceEventType = 'invoice.fiscalised' | 'invoice.failed';
 
-export const INVOICE_EVENT_TYPES: readonly InvoiceEventType[] = ['invoice.fiscalised', 'invoice.failed'];
+export const INVOICE_EVENT_TYPES = ['invoice.fiscalised', 'invoice.failed'] as const satisfies readonly InvoiceEventType[];
 
 /** Partner-level backlog alarms (fired by the alarms worker). */
 export const BACKLOG_EVENT = 'branch.backlog';
@@ -17,7 +17,7 @@ export const RECOVERED_EVENT = 'branch.recovered';
 export const ALARM_EVENT_TYPES = [BACKLOG_EVENT, RECOVERED_EVENT] as const;
 
 /** Every event an endpoint may subscribe to; without a choice it gets the invoice events. */
-export const EVENT_TYPES: readonly string[] = [...INVOICE_EVENT_TYPES, ...ALARM_EVENT_TYPES];
+export const EVENT_TYPES = [...INVOICE_EVENT_TYPES, ...ALARM_EVENT_TYPES] as const;
 
 /** The notifier channel the delivery worker listens on. */
 export const WEBHOOKS_CHANNEL = 'webhooks';

@@ -9,7 +9,6 @@ import { createEndpoint, deleteEndpoint, enableEndpoint, getEndpoint, listDelive
 import { data } from '../../http/schema-helpers.ts';
 
 const TAG = ['Partner: webhooks'];
-const security = [{ partnerKey: [] }];
 const read = { auth: { surface: 'partner', scope: 'webhooks:read' } } as const;
 const write = { auth: { surface: 'partner', scope: 'webhooks:write' } } as const;
 
@@ -24,14 +23,14 @@ export function webhookRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/webhooks', {
       config: read,
-      schema: { tags: TAG, security, summary: 'Your webhook endpoints', response: { 200: data(Type.Array(S.Endpoint)) } },
+      schema: { operationId: 'listWebhookEndpoints', tags: TAG, summary: 'Your webhook endpoints', response: { 200: data(Type.Array(S.Endpoint)) } },
     }, async (request) => ({ data: await listEndpoints(ctx, requirePartner(request).partner.id) }));
 
     app.post('/api/v1/webhooks', {
       config: write,
       schema: {
+        operationId: 'createWebhookEndpoint',
         tags: TAG,
-        security,
         summary: 'Register an endpoint (the signing secret is shown once)',
         description: 'Receives the events of every merchant you provisioned. `events` defaults to invoice.fiscalised and invoice.failed.',
         body: S.CreateEndpointBody,
@@ -47,19 +46,19 @@ export function webhookRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/webhooks/:id', {
       config: read,
-      schema: { tags: TAG, security, summary: 'One endpoint', params: S.EndpointParam, response: { 200: data(S.Endpoint) } },
+      schema: { operationId: 'getWebhookEndpoint', tags: TAG, summary: 'One endpoint', params: S.EndpointParam, response: { 200: data(S.Endpoint) } },
     }, async (request) => ({ data: await getEndpoint(ctx, requirePartner(request).partner.id, request.params.id) }));
 
     app.delete('/api/v1/webhooks/:id', {
       config: write,
-      schema: { tags: TAG, security, summary: 'Delete an endpoint and its delivery log', params: S.EndpointParam, response: { 200: S.Deleted } },
+      schema: { operationId: 'deleteWebhookEndpoint', tags: TAG, summary: 'Delete an endpoint and its delivery log', params: S.EndpointParam, response: { 200: S.Deleted } },
     }, async (request) => deleteEndpoint(ctx, actorOf(request), request.params.id));
 
     app.post('/api/v1/webhooks/:id/enable', {
       config: write,
       schema: {
+        operationId: 'enableWebhookEndpoint',
         tags: TAG,
-        security,
         summary: 'Re-enable an endpoint; clears the failure streak, keeps the secret',
         description: 'Deliveries left pending when it was disabled resume. Events fired while it was disabled were never queued.',
         params: S.EndpointParam,
@@ -69,14 +68,14 @@ export function webhookRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/webhooks/:id/deliveries', {
       config: read,
-      schema: { tags: TAG, security, summary: 'Delivery log of an endpoint, newest first', params: S.EndpointParam, querystring: PageQuery, response: { 200: Paginated(S.Delivery) } },
+      schema: { operationId: 'listWebhookDeliveries', tags: TAG, summary: 'Delivery log of an endpoint, newest first', params: S.EndpointParam, querystring: PageQuery, response: { 200: Paginated(S.Delivery) } },
     }, async (request) => listDeliveries(ctx, requirePartner(request).partner.id, request.params.id, request.query.page));
 
     app.post('/api/v1/webhooks/deliveries/:id/resend', {
       config: write,
       schema: {
+        operationId: 'resendWebhookDelivery',
         tags: TAG,
-        security,
         summary: 'Re-queue a delivery for immediate redelivery',
         description: 'Attempts reset to 0 and the full retry schedule applies again; same event id and body. 409 endpoint_disabled when its endpoint is disabled.',
         params: S.DeliveryParam,

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { EVENT_TYPES } from './events.ts';
-import { Nullable, literals, Timestamp } from '../../http/schema-helpers.ts';
+import { Nullable, literals, Timestamp, withExample } from '../../http/schema-helpers.ts';
 
 
 export const EventName = literals(EVENT_TYPES);
@@ -17,11 +17,16 @@ export const Endpoint = Type.Object({
 });
 export type EndpointResource = Static<typeof Endpoint>;
 
-export const CreateEndpointBody = Type.Object({
-  url: Type.String({ minLength: 1, maxLength: 2048, description: 'Receiver URL. Production: https, public hostname, port 80, 443, 8080 or 8443' }),
-  description: Type.Optional(Type.String({ maxLength: 500 })),
-  events: Type.Optional(Type.Array(EventName, { minItems: 1, maxItems: EVENT_TYPES.length, uniqueItems: true, description: 'Defaults to the invoice events (invoice.fiscalised, invoice.failed); branch.backlog and branch.recovered are opt-in' })),
-});
+export const CreateEndpointBody = withExample(
+  Type.Object({
+    url: Type.String({ minLength: 1, maxLength: 2048, description: 'Receiver URL. Production: https, public hostname, port 80, 443, 8080 or 8443' }),
+    description: Type.Optional(Type.String({ maxLength: 500 })),
+    events: Type.Optional(
+      Type.Array(EventName, { minItems: 1, maxItems: EVENT_TYPES.length, uniqueItems: true, description: 'Defaults to the invoice events (invoice.fiscalised, invoice.failed); branch.backlog and branch.recovered are opt-in' }),
+    ),
+  }),
+  { url: 'https://example.com/webhooks/fiscal-gateway', description: 'Accounting sync', events: ['invoice.fiscalised', 'invoice.failed'] },
+);
 export type CreateEndpointBody = Static<typeof CreateEndpointBody>;
 
 export const EndpointCreated = Type.Object({
