@@ -202,10 +202,10 @@ describe(`the console in a real browser (${engineName})`, { skip: skipBrowser },
         await page.locator('#window-filter').selectOption(window);
         const layout = await eventually(async () => {
           const now = await page.evaluate<AxisLayout | null>(AXIS_LAYOUT);
-          return now && now.spanMs === spanMs && now.viewportWidth === viewport.width ? now : undefined;
-        }, `the ${window} chart at ${viewport.width} px`);
+          // A refresh may have just replaced the chart, whose labels come with the next layout.
+          return now && now.spanMs === spanMs && now.viewportWidth === viewport.width && now.labels.length >= 2 ? now : undefined;
+        }, `the ${window} chart at ${viewport.width} px with at least two time labels`);
         const where = `${window} at ${viewport.width}×${viewport.height}: ${JSON.stringify(layout.labels)}`;
-        assert.ok(layout.labels.length >= 2, `the time axis is labelled (${where})`);
         for (const label of layout.labels) assert.ok(label.left >= 0 && label.right <= layout.viewportWidth, `labels stay on screen (${where})`);
         for (let i = 1; i < layout.labels.length; i++) {
           const [a, b] = [layout.labels[i - 1]!, layout.labels[i]!];
