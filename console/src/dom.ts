@@ -1,4 +1,5 @@
 // A few lines of DOM building instead of a framework: h('tag', attributes, ...children).
+import { formatDateTime } from './time.ts';
 
 export type Child = Node | string | number | null | undefined | false | Child[];
 type Handler = (event: Event) => void;
@@ -74,10 +75,10 @@ export function badge(text: string, tone: 'ok' | 'warn' | 'danger' | 'neutral'):
   return h('span', { class: `badge badge-${tone}` }, text);
 }
 
+/** A timestamp in the viewer's zone with its UTC offset (see time.ts); the UTC original is its title. */
 export function dateTime(iso: string | null): Child {
   if (!iso) return '—';
-  const date = new Date(iso);
-  return h('time', { datetime: iso, title: iso }, date.toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'medium' }));
+  return h('time', { datetime: iso, title: iso }, formatDateTime(new Date(iso)));
 }
 
 export function duration(seconds: number | null): string {

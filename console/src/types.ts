@@ -47,13 +47,17 @@ export interface AdminTenant {
 
 export interface AuditRecord {
   id: number;
-  actorType: string;
+  actorType: 'partner_key' | 'till_login' | 'admin' | 'cli';
   actorId: string | null;
+  actorName: string | null;
   partnerId: number | null;
+  partnerName: string | null;
   tenantId: number | null;
+  tenantName: string | null;
   action: string;
   targetType: string | null;
   targetId: string | null;
+  targetName: string | null;
   details: Record<string, unknown>;
   createdAt: string;
 }

@@ -9,7 +9,9 @@ import { currentMonth, documentsInMonth, inGoodStandingSql, type AccountStanding
 // Resolving a presented secret to who holds it: one indexed query per credential kind,
 // joined with the account state the auth hook needs. With the PostgreSQL rate-limit store the
 // same statement also counts the request against the holder's bucket, so authenticating and
-// rate limiting a request cost one round trip.
+// rate limiting a request cost one round trip. The same statement keeps the credential's
+// `last_used_at` current, throttled: it writes only when the stored time is older than
+// LAST_USED_THROTTLE_MS, so a busy credential costs one row write a minute, not one a request.
 
 /** A tenant with its account state (subscription, status, quota and this month's documents). */
 export interface TenantAccount extends AccountStanding {
@@ -70,18 +72,40 @@ interface CountColumns {
   rl_now: number;
 }
 
-/** The lookup `found`, then (when counting) the holder's bucket count joined to it. */
+/** `last_used_at` is rewritten when it is older than this (or unset): at most once a minute per credential. */
+export const LAST_USED_THROTTLE_MS = 60_000;
+
+/** Which credential table the lookup touches; `found.id` is the credential's id. */
+type CredentialTable = 'tenant_tokens' | 'partner_keys' | 'api_keys';
+
+/**
+ * CTE `touched`: stamps the found credential's `last_used_at` with `now` unless it was stamped
+ * within the throttle. Not referenced by the outer select, so PostgreSQL runs it after the
+ * lookup (and after the rate-limit count, keeping one lock order); a credential stamped
+ * recently matches no row, writes nothing and takes no lock.
+ */
+function touchLastUsed(table: CredentialTable, now: Date): RawBuilder<unknown> {
+  const staleBefore = new Date(now.getTime() - LAST_USED_THROTTLE_MS);
+  return sql`touched as (
+      update ${sql.table(table)} c set last_used_at = ${now}::timestamptz
+      from found
+      where c.id = found.id and (c.last_used_at is null or c.last_used_at <= ${staleBefore}::timestamptz)
+    )`;
+}
+
+/** The lookup `found`, the `last_used_at` stamp, then (when counting) the holder's bucket count joined to it. */
 async function lookUp<Row>(
   db: Kysely<DB>,
   found: RawBuilder<unknown>,
+  touched: RawBuilder<unknown>,
   bucket: BucketCount | undefined,
   key: RawBuilder<unknown>,
   inGoodStanding: RawBuilder<unknown>,
 ): Promise<(Row & Partial<CountColumns>) | undefined> {
-  if (!bucket) return (await sql<Row & Partial<CountColumns>>`${prepared}with found as (${found}) select * from found`.execute(db)).rows[0];
+  if (!bucket) return (await sql<Row & Partial<CountColumns>>`${prepared}with found as (${found}), ${touched} select * from found`.execute(db)).rows[0];
   const bucketKey = sql`${bucket.before}::text || ${key} || ${bucket.after}::text`;
   const result = await sql<Row & CountColumns>`${prepared}
-    with found as (${found}), ${countInWindow(bucketKey, bucket.windowMs, sql`join found on ${inGoodStanding}`)}
+    with found as (${found}), ${countInWindow(bucketKey, bucket.windowMs, sql`join found on ${inGoodStanding}`)}, ${touched}
     select found.*, counted.points as rl_points, counted.expire as rl_expire, clock.ms as rl_now
     from found cross join clock left join counted on true`.execute(db);
   return result.rows[0];
@@ -142,12 +166,12 @@ export async function findTenantToken(db: Kysely<DB>, secret: string, now: Date,
   const found = sql`select k.id, k.abilities, k.token_hash, ${tenantColumns(currentMonth(now))}
     from tenant_tokens k join tenants t on t.id = k.tenant_id
     where k.token_hash = ${hash} and k.revoked_at is null`;
-  const row = await lookUp<TenantRowColumns & { id: number; abilities: string[]; token_hash: string }>(db, found, bucket, sql`found.t_id`, TENANT_IN_GOOD_STANDING);
+  const row = await lookUp<TenantRowColumns & { id: number; abilities: string[]; token_hash: string }>(db, found, touchLastUsed('tenant_tokens', now), bucket, sql`found.t_id`, TENANT_IN_GOOD_STANDING);
   if (!row || !safeEqual(row.token_hash, hash)) return undefined;
   return { tokenId: row.id, abilities: row.abilities, tenant: toTenant(row), count: countOf(row) };
 }
 
-export async function findPartnerKey(db: Kysely<DB>, secret: string, bucket?: BucketCount): Promise<Counted<ResolvedPartnerKey> | undefined> {
+export async function findPartnerKey(db: Kysely<DB>, secret: string, now: Date, bucket?: BucketCount): Promise<Counted<ResolvedPartnerKey> | undefined> {
   const hash = hashSecret(secret);
   const found = sql`select k.id, k.mode, k.scopes, k.expires_at, k.secret_hash, p.id as partner_id, p.name as partner_name, p.status as partner_status,
       (k.expires_at is null or k.expires_at > now()) as live
@@ -162,7 +186,7 @@ export async function findPartnerKey(db: Kysely<DB>, secret: string, bucket?: Bu
     partner_id: number;
     partner_name: string;
     partner_status: 'active' | 'suspended';
-  }>(db, found, bucket, sql`found.partner_id`, sql`found.live and found.partner_status = 'active'`);
+  }>(db, found, touchLastUsed('partner_keys', now), bucket, sql`found.partner_id`, sql`found.live and found.partner_status = 'active'`);
   if (!row || !safeEqual(row.secret_hash, hash)) return undefined;
   return {
     keyId: row.id,
@@ -179,7 +203,7 @@ export async function findFiscalisationKey(db: Kysely<DB>, secret: string, now: 
   const found = sql`select k.id, k.device_id, k.dialect, k.key_hash, ${tenantColumns(currentMonth(now))}
     from api_keys k join tenants t on t.id = k.tenant_id
     where k.key_hash = ${hash} and k.revoked_at is null`;
-  const row = await lookUp<TenantRowColumns & { id: number; device_id: number | null; dialect: 'bare' | 'wrapped'; key_hash: string }>(db, found, undefined, sql``, sql``);
+  const row = await lookUp<TenantRowColumns & { id: number; device_id: number | null; dialect: 'bare' | 'wrapped'; key_hash: string }>(db, found, touchLastUsed('api_keys', now), undefined, sql``, sql``);
   if (!row || !safeEqual(row.key_hash, hash)) return undefined;
   return { keyId: row.id, deviceId: row.device_id, dialect: row.dialect, tenant: toTenant(row) };
 }

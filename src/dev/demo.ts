@@ -70,7 +70,11 @@ export async function provisionDemo(ctx: AppContext, vsdcBaseUrl: string): Promi
   return credentials;
 }
 
-export function demoInstructions(gatewayUrl: string, demo: DemoCredentials, credentialsFile: string): string {
+/**
+ * What the development start prints: the demo's credentials as the one `export` line every
+ * example in docs/ starts from (GATEWAY, PARTNER_KEY, TENANT_TOKEN, SIM), and a sale to try.
+ */
+export function demoInstructions(gatewayUrl: string, demo: DemoCredentials, credentialsFile: string, simulatorUrl = demo.vsdcBaseUrl): string {
   const sale = JSON.stringify({ items: [{ name: 'Maize meal 25kg', classificationCode: '50221200', quantity: 2, price: 185 }] });
   return [
     '',
@@ -79,9 +83,12 @@ export function demoInstructions(gatewayUrl: string, demo: DemoCredentials, cred
     `  partner key:  ${demo.partnerKey}   (partner endpoints, e.g. GET ${gatewayUrl}/api/v1/tenants)`,
     `  console:      ${gatewayUrl}/console   (sign in with the partner key)   API reference: ${gatewayUrl}/docs`,
     '',
+    'The examples in docs/ use these variables; paste this line into your shell:',
+    `  export GATEWAY=${gatewayUrl} PARTNER_KEY=${demo.partnerKey} TENANT_TOKEN=${demo.tenantToken} SIM=${simulatorUrl}`,
+    '',
     'Fiscalise a sale:',
-    `  curl -sS -X POST ${gatewayUrl}/api/v1/sales \\`,
-    `    -H 'Authorization: Bearer ${demo.tenantToken}' -H 'Content-Type: application/json' \\`,
+    `  curl -sS -X POST $GATEWAY/api/v1/sales \\`,
+    `    -H "Authorization: Bearer $TENANT_TOKEN" -H 'Content-Type: application/json' \\`,
     `    -d '${sale}'`,
     '',
   ].join('\n');

@@ -33,7 +33,7 @@ export async function developmentStart(gateway: RunningGateway): Promise<(() => 
     if (await databaseIsEmpty(ctx)) demo = await provisionDemo(ctx, simulator.url);
     if (demo) {
       if (demo.vsdcBaseUrl !== simulator.url) say(`note: the demo device files to ${demo.vsdcBaseUrl}, but the simulator now runs on ${simulator.url}`);
-      say(demoInstructions(url, demo, demoCredentialsPath(config.dataDir)));
+      say(demoInstructions(url, demo, demoCredentialsPath(config.dataDir), simulator.url));
     }
   } catch (err) {
     say(`demo data not provisioned: ${(err as Error).message}`);

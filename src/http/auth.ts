@@ -130,7 +130,7 @@ async function authenticatePartner(ctx: AppContext, request: FastifyRequest, sco
     throw unauthenticated('This endpoint takes a partner secret key (sk_live_ or sk_test_); tenant tokens and fiscalisation keys are not accepted.');
   }
   if (!hasValidChecksum(secret, kind.prefix)) throw unauthenticated('The partner secret key is invalid.');
-  const key = await findPartnerKey(ctx.db, secret, countedBucket(ctx, 'p:', ''));
+  const key = await findPartnerKey(ctx.db, secret, ctx.clock.now(), countedBucket(ctx, 'p:', ''));
   if (!key) throw unauthenticated('The partner secret key is invalid or has been revoked.');
   if (key.expiresAt && key.expiresAt.getTime() <= ctx.clock.now().getTime()) {
     throw new ApiError(401, 'api_key_expired', 'This partner key was rotated and its grace window has ended. Use its replacement.');

@@ -97,6 +97,7 @@ describe(`console read endpoints (${engineName})`, () => {
     assert.equal(doc.resultCode, '910');
     assert.match(doc.lastError, /Request parameter error/);
     assert.equal(doc.clientInvoiceNo, 'REFUSED-1');
+    assert.equal(doc.authorityInvoiceNo, null, 'a refused document has no authority number');
     assert.equal(doc.tenantId, h.merchant.tenantId);
     assert.equal((await branchOf()).failed, 1);
 
@@ -104,6 +105,13 @@ describe(`console read endpoints (${engineName})`, () => {
     assert.deepEqual(defaultIsFailed.data.map((d: { id: number }) => d.id), page.data.map((d: { id: number }) => d.id));
     const byBranch = ok(await asPartner('/api/v1/partner/documents?status=uploaded&branch=000'));
     assert.ok(byBranch.data.length >= 2 && byBranch.data.every((d: { status: string }) => d.status === 'uploaded'));
+    for (const summary of byBranch.data) {
+      const sale = ok(await h.get(`/api/v1/sales/${summary.id}`)).data;
+      assert.equal(summary.authorityInvoiceNo, sale.authorityInvoiceNo, 'the number on the fiscal receipt, as on the sale');
+      assert.match(summary.authorityInvoiceNo, /^INV.+\/\d+$/);
+      assert.equal(summary.receiptNo, sale.fiscal.receiptNo);
+      assert.equal(summary.clientInvoiceNo, sale.clientInvoiceNo);
+    }
     assert.deepEqual(ok(await asPartner('/api/v1/partner/documents?status=failed', other)).data, []);
   });
 

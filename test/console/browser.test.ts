@@ -18,6 +18,36 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const LAPTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
+const SMALL_PHONE = { width: 375, height: 667 };
+/** The browser's zone in these tests, and how the console writes a time in it. */
+const TIME_ZONE = 'Africa/Lusaka';
+const WITH_ZONE = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC\+02:00$/;
+
+/** `iso` as the console shows it in Lusaka (UTC+02:00, no daylight saving). */
+function inLusaka(iso: string): string {
+  const local = new Date(new Date(iso).getTime() + 2 * 3_600_000).toISOString();
+  return `${local.slice(0, 10)} ${local.slice(11, 19)} UTC+02:00`;
+}
+
+interface AxisLayout {
+  spanMs: number;
+  viewportWidth: number;
+  labels: Array<{ text: string; left: number; right: number; top: number; bottom: number }>;
+}
+
+/** The activity chart's time labels as laid out now (after the layout of the next frames). */
+const AXIS_LAYOUT = `new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => {
+  const axis = document.querySelector('[data-testid="chart-ticks"]');
+  if (!axis) return resolve(null);
+  resolve({
+    spanMs: Number(axis.dataset.to) - Number(axis.dataset.from),
+    viewportWidth: document.documentElement.clientWidth,
+    labels: [...axis.children].map((label) => {
+      const r = label.getBoundingClientRect();
+      return { text: label.textContent, left: r.left, right: r.right, top: r.top, bottom: r.bottom };
+    }),
+  });
+})))`;
 
 // Outside CI a machine without chromium skips this suite; in CI (CI=true) it must run.
 const skipBrowser = !existsSync(CHROMIUM) && !process.env.CI ? `chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium) to run the browser tests; with CI=true they fail instead of skipping` : false;
@@ -96,7 +126,7 @@ describe(`the console in a real browser (${engineName})`, { skip: skipBrowser },
     await h.ctx.db.updateTable('tenants').set({ name: 'Lusaka Trading Ltd' }).where('id', '=', h.merchant.tenantId).execute();
     await h.ctx.db.updateTable('partners').set({ name: 'Acme POS' }).where('id', '=', h.merchant.partnerId).execute();
     userDataDir = mkdtempSync(join(tmpdir(), 'fg-chromium-'));
-    browser = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, args: CHROMIUM_ARGS, viewport: LAPTOP, locale: 'en-GB', timezoneId: 'UTC' });
+    browser = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, args: CHROMIUM_ARGS, viewport: LAPTOP, locale: 'en-GB', timezoneId: TIME_ZONE });
     page = browser.pages()[0] ?? (await browser.newPage());
   });
   after(async () => {
@@ -148,21 +178,61 @@ describe(`the console in a real browser (${engineName})`, { skip: skipBrowser },
     await open('Documents', 'Documents');
     await page.getByRole('cell', { name: '910', exact: true }).waitFor();
     await page.getByText('Request parameter error').first().waitFor();
+    await page.getByRole('cell', { name: 'POS-1042', exact: true }).waitFor();
+    await page.getByRole('cell', { name: 'Not fiscalised' }).first().waitFor();
+    const stored = page.locator('td[data-label="Stored"] time').first();
+    assert.equal(await stored.textContent(), inLusaka((await stored.getAttribute('datetime'))!), 'times are the viewer\'s, with the zone written out');
+    assert.match((await stored.textContent())!, WITH_ZONE);
     await shoot('partner-failed-documents');
 
+    await page.locator('#status-filter').selectOption('uploaded');
+    const authorityNo = page.locator('td[data-label="Authority invoice no."]').first();
+    await authorityNo.waitFor();
+    const newestUploaded = (await h.get('/api/v1/sales?page=1')).json().data.find((d: { status: string }) => d.status === 'uploaded');
+    assert.equal(await authorityNo.textContent(), newestUploaded.authorityInvoiceNo, 'the number on the fiscal receipt');
+
     await open('Activity', 'Filings per minute');
+    assert.equal(await page.locator('#window-filter').inputValue(), '1h', 'the activity view opens on the last hour');
     await page.getByText(/Pending: 1/).waitFor();
+    assert.match((await page.locator('.chart-period').textContent())!, /^Times in UTC\+02:00 /);
     await shoot('partner-activity');
+    for (const viewport of [SMALL_PHONE, LAPTOP]) {
+      await page.setViewportSize(viewport);
+      for (const [window, spanMs] of [['1h', 3_600_000], ['6h', 21_600_000], ['24h', 86_400_000]] as const) {
+        await page.locator('#window-filter').selectOption(window);
+        const layout = await eventually(async () => {
+          const now = await page.evaluate<AxisLayout | null>(AXIS_LAYOUT);
+          // A refresh may have just replaced the chart, whose labels come with the next layout.
+          return now && now.spanMs === spanMs && now.viewportWidth === viewport.width && now.labels.length >= 2 ? now : undefined;
+        }, `the ${window} chart at ${viewport.width} px with at least two time labels`);
+        const where = `${window} at ${viewport.width}×${viewport.height}: ${JSON.stringify(layout.labels)}`;
+        for (const label of layout.labels) assert.ok(label.left >= 0 && label.right <= layout.viewportWidth, `labels stay on screen (${where})`);
+        for (let i = 1; i < layout.labels.length; i++) {
+          const [a, b] = [layout.labels[i - 1]!, layout.labels[i]!];
+          const overlap = a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+          assert.ok(!overlap, `labels ${a.text} and ${b.text} do not overlap (${where})`);
+        }
+      }
+    }
+    await page.locator('#window-filter').selectOption('1h');
 
     await open('Webhooks', 'Webhooks');
     await page.getByRole('link', { name: 'Deliveries' }).click();
     const status = page.getByTestId(`delivery-status-${failedDelivery.id}`);
     await status.getByText('failed').waitFor();
+    await page.getByText('No more attempts: resend it to try again').first().waitFor();
     await shoot('partner-webhooks');
 
+    // With the workers paused, the resent delivery waits with its next attempt shown.
+    await h.stopWorkers();
     receiver.behaviour = answer(200);
     await page.getByRole('button', { name: `Resend delivery ${failedDelivery.id}`, exact: true }).click();
     await page.getByRole('status').getByText(`Delivery ${failedDelivery.id} queued for redelivery.`).waitFor({ state: 'attached' });
+    const nextAttempt = page.getByTestId(`delivery-next-retry-${failedDelivery.id}`).locator('time');
+    await nextAttempt.waitFor();
+    const queuedDelivery = (await h.ctx.db.selectFrom('webhook_deliveries').select('next_attempt_at').where('id', '=', failedDelivery.id).executeTakeFirstOrThrow()).next_attempt_at!;
+    assert.equal(await nextAttempt.textContent(), inLusaka(new Date(queuedDelivery).toISOString()), 'the delivery\'s next attempt, in the viewer\'s zone');
+    h.startWorkers();
     await eventually(async () => {
       await page.getByRole('button', { name: 'Refresh' }).click();
       return (await status.textContent({ timeout: 2_000 }).catch(() => null)) === 'delivered' ? true : undefined;
@@ -191,6 +261,14 @@ describe(`the console in a real browser (${engineName})`, { skip: skipBrowser },
     await open('Audit log', 'Audit log');
     await page.getByText('webhook_delivery.resent').first().waitFor();
     await page.getByText('tenant.account_updated').first().waitFor();
+    // Who and what by name, not by id.
+    const resent = page.getByRole('row').filter({ hasText: 'webhook_delivery.resent' }).first();
+    await resent.getByText('Partner key “Initial key”').waitFor();
+    await resent.getByText('Acme POS').waitFor();
+    await resent.getByText(`${receiver.url}/erp`, { exact: false }).waitFor();
+    const updated = page.getByRole('row').filter({ hasText: 'tenant.account_updated' }).first();
+    await updated.getByRole('cell', { name: 'Operator', exact: true }).waitFor();
+    assert.equal(await updated.locator('td[data-label="Target"] span span').first().textContent(), 'Lusaka Trading Ltd');
     await shoot('operator-audit');
 
     const unlabelled = await page.evaluate<number>(

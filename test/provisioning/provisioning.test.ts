@@ -40,17 +40,18 @@ describe(`partner provisioning (${engineName})`, () => {
   test('the whole provisioning order: tenant → device → initialise → token → keys', async () => {
     const p = as(partner.secret);
     const tenant = await newTenant();
-    sim.control.presetDevice(tenant.tpin, '000', { lastSaleInvcNo: 41, taxprNm: 'CHILENJE HARDWARE LTD' });
+    sim.control.presetDevice(tenant.tpin, '000', { lastSaleInvcNo: 41, lastSaleRcptNo: 17, taxprNm: 'CHILENJE HARDWARE LTD' });
 
     const device = ok(await p.post(`/api/v1/tenants/${tenant.id}/devices`, { deviceSerial: 'VSDC-0001', branch: '000', vsdcBaseUrl: sim.url }), 201).data;
     assert.equal(device.initialized, false);
     assert.equal(device.sdcId, null);
+    assert.equal(device.countersAtInitialization, null);
 
     const init = ok(await p.post(`/api/v1/tenants/${tenant.id}/devices/000/initialize`)).data;
     assert.equal(init.initialized, true);
     assert.match(init.sdcId, /^SDC/);
     assert.equal(init.mrcNo, init.mrcNo.trim(), 'mrcNo is stored trimmed');
-    assert.equal(init.lastSaleInvoiceNo, 41);
+    assert.deepEqual(init.countersAtInitialization, { lastSaleInvoiceNo: 41, lastSaleReceiptNo: 17, lastPurchaseInvoiceNo: 0 }, 'the VSDC\'s counters as the handshake reported them');
     assert.equal(init.nextInvoiceNo, 42, 'the sequence continues after the VSDC\'s last invoice');
 
     const again = ok(await p.post(`/api/v1/tenants/${tenant.id}/devices/000/initialize`)).data;
@@ -276,8 +277,8 @@ describe(`partner provisioning (${engineName})`, () => {
     }
   });
 
-  test('every provisioning change is in the audit log with who, what and when', async () => {
-    const owner = await seedPartner(t.ctx);
+  test('every provisioning change is in the audit log with who, what and when, by name', async () => {
+    const owner = await seedPartner(t.ctx, { name: 'Audited POS' });
     const tenant = await newTenant(owner.secret);
     ok(await as(owner.secret).post(`/api/v1/tenants/${tenant.id}/devices`, { deviceSerial: 'AUD-1', branch: '000', vsdcBaseUrl: sim.url }), 201);
     ok(await as(owner.secret).post(`/api/v1/tenants/${tenant.id}/devices/000/initialize`));
@@ -291,7 +292,21 @@ describe(`partner provisioning (${engineName})`, () => {
     for (const entry of audit) {
       assert.equal(entry.actorType, 'partner_key');
       assert.equal(entry.actorId, String(owner.keyId));
+      assert.equal(entry.actorName, 'Initial key', 'the acting key by its name');
+      assert.equal(entry.partnerName, 'Audited POS');
+      assert.equal(entry.tenantName, 'Chilenje Hardware');
       assert.ok(Date.parse(entry.createdAt) > 0);
     }
+    const targetOf = (action: string) => audit.find((a: { action: string }) => a.action === action).targetName;
+    assert.equal(targetOf('tenant.created'), 'Chilenje Hardware');
+    assert.match(targetOf('device.registered'), /^branch 000 .*serial AUD-1$/);
+    assert.equal(targetOf('token.revoked'), 'a');
+    assert.equal(targetOf('api_key.created'), `pk_…${key.key.slice(-4)} (any branch)`);
+
+    const operator = ok(await t.inject({ method: 'GET', url: `/admin/v1/audit?action=partner.created&partner=${owner.partnerId}`, headers: bearer(TEST_ADMIN_TOKEN) })).data;
+    assert.deepEqual(
+      operator.map((a: Record<string, unknown>) => [a.actorType, a.actorName, a.targetType, a.targetName]),
+      [['cli', null, 'partner', 'Audited POS']],
+    );
   });
 });

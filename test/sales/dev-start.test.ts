@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { createTestDatabase, engineName, type TestDatabase } from '../helpers/db.ts';
+import { printedExports, runBash } from '../helpers/docs-shell.ts';
 import { baseEnv, spawnGateway, type SpawnedGateway } from '../helpers/process.ts';
 
 function freePort(): Promise<number> {
@@ -20,14 +21,15 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Runs the curl the gateway printed (its URL, token and body), with fetch. */
-async function runPrintedCurl(output: string): Promise<{ status: number; body: { data: { status: string; invoiceNo: number } } }> {
-  const url = /curl -sS -X POST (\S+)/.exec(output)?.[1];
-  const token = /Authorization: Bearer (\S+?)'/.exec(output)?.[1];
-  const payload = /-d '(.+)'/.exec(output)?.[1];
-  assert.ok(url && token && payload, `a complete curl is printed:\n${output}`);
-  const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: payload });
-  return { status: res.status, body: (await res.json()) as { data: { status: string; invoiceNo: number } } };
+/** Runs what the gateway printed, as a reader pastes it: its `export` line, then its curl, in bash. */
+async function runPrintedCurl(output: string, cwd: string): Promise<{ status: number; body: { data: { status: string; invoiceNo: number } } }> {
+  const exportLine = /^\s*(export GATEWAY=.*)$/m.exec(output)?.[1];
+  const curl = /^\s*(curl -sS -X POST \$GATEWAY\/api\/v1\/sales[^\n]*\n[^\n]*\n[^\n]*)$/m.exec(output)?.[1];
+  assert.ok(exportLine && curl, `an export line and a complete curl are printed:\n${output}`);
+  const result = await runBash(`set -euo pipefail\n${exportLine}\n${curl} -w '\\n%{http_code}'\n`, { cwd });
+  assert.equal(result.code, 0, result.stderr);
+  const [body, status] = [result.stdout.slice(0, result.stdout.lastIndexOf('\n')), result.stdout.slice(result.stdout.lastIndexOf('\n') + 1)];
+  return { status: Number(status), body: JSON.parse(body) as { data: { status: string; invoiceNo: number } } };
 }
 
 describe(`development start (${engineName})`, () => {
@@ -40,7 +42,7 @@ describe(`development start (${engineName})`, () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test('an empty database gets a demo merchant on the built-in simulator; every start prints a working curl', async () => {
+  test('an empty database gets a demo merchant on the built-in simulator; every start prints the export line and a curl that work', async () => {
     testDb = process.env.TEST_DATABASE_URL ? await createTestDatabase() : undefined;
     const env = baseEnv({
       GATEWAY_ENV: 'development',
@@ -56,7 +58,7 @@ describe(`development start (${engineName})`, () => {
     assert.match(first.output(), /built-in VSDC simulator on http:\/\/127\.0\.0\.1:\d+/);
     const partnerKey = /partner key:\s+(sk_\S+)/.exec(first.output())?.[1];
     assert.ok(partnerKey, first.output());
-    const sale = await runPrintedCurl(first.output());
+    const sale = await runPrintedCurl(first.output(), dir);
     assert.equal(sale.status, 201);
     assert.equal(sale.body.data.status, 'uploaded');
     const tenants = await fetch(`${first.url}/api/v1/tenants`, { headers: { authorization: `Bearer ${partnerKey}` } });
@@ -66,8 +68,12 @@ describe(`development start (${engineName})`, () => {
 
     const second = await spawnGateway(env);
     children.push(second);
-    assert.equal(/Bearer (\S+?)'/.exec(second.output())?.[1], /Bearer (\S+?)'/.exec(first.output())?.[1], 'the same demo credentials');
-    const again = await runPrintedCurl(second.output());
+    const credentials = (output: string) => {
+      const { PARTNER_KEY, TENANT_TOKEN, SIM } = printedExports(output);
+      return { PARTNER_KEY, TENANT_TOKEN, SIM };
+    };
+    assert.deepEqual(credentials(second.output()), credentials(first.output()), 'the same demo credentials, on the same simulator');
+    const again = await runPrintedCurl(second.output(), dir);
     assert.equal(again.body.data.status, 'uploaded', 'the simulator remembers the demo device across restarts');
     assert.equal(again.body.data.invoiceNo, sale.body.data.invoiceNo + 1);
     const stillOne = await fetch(`${second.url}/api/v1/tenants`, { headers: { authorization: `Bearer ${partnerKey}` } });

@@ -1,6 +1,7 @@
 // Per-branch backlog: what waits to be filed, for how long, and how each branch's VSDC is doing.
 import { query, type Page } from '../api.ts';
 import { badge, dateTime, duration, h, table } from '../dom.ts';
+import { formatTime } from '../time.ts';
 import type { BranchBacklog } from '../types.ts';
 import { errorBox, heading, pager, setParam, type View, type ViewContext } from '../view.ts';
 
@@ -53,7 +54,7 @@ export function backlogView(base: string, documentsRoute: string): View {
       'p',
       { class: 'summary' },
       waiting.length === 0 ? 'No branch on this page has documents waiting.' : `${waiting.length} branch${waiting.length === 1 ? ' has' : 'es have'} documents waiting to be filed.`,
-      h('span', { class: 'muted' }, ` Updated ${new Date().toLocaleTimeString()}; refreshes every ${REFRESH_MS / 1000} s.`),
+      h('span', { class: 'muted' }, ` Updated ${formatTime(new Date())}; refreshes every ${REFRESH_MS / 1000} s.`),
     );
     const rows = result.data.map((row) => [
       h('span', { class: 'stack' }, h('span', null, row.tenantName), h('small', null, `TPIN ${row.tpin}`)),

@@ -66,6 +66,8 @@ export function documentsView(base: string, options: { printable: boolean }): Vi
     }
     const rows = result.data.map((doc) => [
       h('span', { class: 'stack' }, h('span', null, `No. ${doc.invoiceNo}`), h('small', null, doc.type.replace('_', ' '))),
+      doc.authorityInvoiceNo ? h('span', { class: 'mono' }, doc.authorityInvoiceNo) : h('small', { class: 'muted' }, 'Not fiscalised'),
+      doc.clientInvoiceNo ?? '—',
       h('span', { class: 'stack' }, h('span', null, doc.tenantName), h('small', null, `Branch ${doc.branch}`)),
       dateTime(doc.createdAt),
       money(doc.totals.total, doc.totals.currency),
@@ -79,7 +81,7 @@ export function documentsView(base: string, options: { printable: boolean }): Vi
       status === 'failed'
         ? h('p', { class: 'muted' }, 'The authority refused these documents: each needs someone to correct and re-issue it. The result code and reason come from the authority.')
         : null,
-      table(`Documents, ${status}`, ['Invoice', 'Merchant', 'Stored', 'Total', 'Status', 'Result code', 'Last error', 'Receipt'], rows, { empty: `No ${status} documents.` }),
+      table(`Documents, ${status}`, ['Invoice', 'Authority invoice no.', 'Client reference', 'Merchant', 'Stored', 'Total', 'Status', 'Result code', 'Last error', 'Receipt'], rows, { empty: `No ${status} documents.` }),
       pager(result.meta, (p) => setParam('page', String(p))),
     ];
   };

@@ -30,9 +30,11 @@ export const merchantsView: View = async (ctx) => {
     { id: 'merchant-status', onchange: (e: Event) => setParam('status', (e.target as HTMLSelectElement).value || undefined) },
     [['', 'Any'], ['active', 'Active'], ['suspended', 'Suspended']].map(([value, label]) => h('option', { value, selected: (status ?? '') === value }, label)),
   );
-  const head = heading(partner ? `Merchants of partner ${partner}` : 'Merchants', h('div', { class: 'toolbar' }, h('label', { for: 'merchant-status' }, 'Status'), select));
+  const toolbar = h('div', { class: 'toolbar' }, h('label', { for: 'merchant-status' }, 'Status'), select);
+  const titleOf = (partnerName?: string | null) => (partner ? `Merchants of ${partnerName ?? `partner #${partner}`}` : 'Merchants');
   try {
     const result = await ctx.api.get<Page<AdminTenant>>(`/admin/v1/tenants${query({ partner, status, page })}`);
+    const head = heading(titleOf(result.data[0]?.partnerName), toolbar);
     const rows = result.data.map((t) => [
       h('span', { class: 'stack' }, h('span', null, t.name), h('small', null, `#${t.id} · TPIN ${t.tpin}`)),
       t.partnerName ?? '—',
@@ -51,9 +53,36 @@ export const merchantsView: View = async (ctx) => {
       pager(result.meta, (p) => setParam('page', String(p))),
     ];
   } catch (err) {
-    return [head, errorBox(err)];
+    return [heading(titleOf(), toolbar), errorBox(err)];
   }
 };
+
+const ACTORS: Record<AuditRecord['actorType'], string> = {
+  partner_key: 'Partner key',
+  till_login: 'Till login',
+  admin: 'Operator',
+  cli: 'Command line',
+};
+
+/** A name with its id underneath, or the id alone when the name is not known (any more). */
+function named(name: string | null, id: number | null): HTMLElement | string {
+  if (id === null) return '—';
+  if (name === null) return `#${id}`;
+  return h('span', { class: 'stack' }, h('span', null, name), h('small', { class: 'muted' }, `#${id}`));
+}
+
+function actorCell(r: AuditRecord) {
+  const label = ACTORS[r.actorType] ?? r.actorType;
+  if (r.actorName === null) return r.actorId === null ? label : `${label} #${r.actorId}`;
+  return h('span', { class: 'stack' }, h('span', null, `${label} “${r.actorName}”`), r.actorId === null ? null : h('small', { class: 'muted' }, `#${r.actorId}`));
+}
+
+function targetCell(r: AuditRecord) {
+  if (!r.targetType) return '—';
+  const kind = r.targetType.replace(/_/g, ' ');
+  if (r.targetName === null) return r.targetId === null ? kind : `${kind} #${r.targetId}`;
+  return h('span', { class: 'stack' }, h('span', null, r.targetName), h('small', { class: 'muted' }, `${kind}${r.targetId === null ? '' : ` #${r.targetId}`}`));
+}
 
 export const auditView: View = async (ctx) => {
   const action = ctx.params.get('action') ?? '';
@@ -79,10 +108,10 @@ export const auditView: View = async (ctx) => {
     const rows = result.data.map((r) => [
       dateTime(r.createdAt),
       h('span', { class: 'mono nowrap' }, r.action),
-      `${r.actorType}${r.actorId ? ` ${r.actorId}` : ''}`,
-      r.partnerId === null ? '—' : String(r.partnerId),
-      r.tenantId === null ? '—' : String(r.tenantId),
-      r.targetType ? `${r.targetType} ${r.targetId ?? ''}` : '—',
+      actorCell(r),
+      named(r.partnerName, r.partnerId),
+      named(r.tenantName, r.tenantId),
+      targetCell(r),
       Object.keys(r.details).length ? h('code', { class: 'details' }, JSON.stringify(r.details)) : '—',
     ]);
     return [head, table('Audit log, newest first', ['When', 'Action', 'Actor', 'Partner', 'Merchant', 'Target', 'Details'], rows, { empty: 'No audit records match.' }), pager(result.meta, (p) => setParam('page', String(p)))];

@@ -23,6 +23,16 @@ async function resend(ctx: ViewContext, delivery: Delivery, reload: () => Promis
   await reload();
 }
 
+/** When a delivery will be tried again: only a pending one will be; a failed one waits for a resend. */
+function nextRetryCell(delivery: Delivery) {
+  if (delivery.status === 'pending' && delivery.nextRetryAt) {
+    const due = new Date(delivery.nextRetryAt).getTime() <= Date.now();
+    return h('span', { class: 'stack', 'data-testid': `delivery-next-retry-${delivery.id}` }, dateTime(delivery.nextRetryAt), due ? h('small', null, 'due now') : null);
+  }
+  if (delivery.status === 'failed') return h('small', { class: 'muted' }, 'No more attempts: resend it to try again');
+  return '—';
+}
+
 function deliveriesPanel(ctx: ViewContext, endpoint: EndpointStats): HTMLElement {
   const panel = h('section', { class: 'deliveries', 'aria-labelledby': `deliveries-${endpoint.endpointId}` });
   const load = async () => {
@@ -38,13 +48,14 @@ function deliveriesPanel(ctx: ViewContext, endpoint: EndpointStats): HTMLElement
           d.responseStatus === null ? '—' : String(d.responseStatus),
           d.error ? h('span', { class: 'error-text' }, d.error) : '—',
           dateTime(d.lastAttemptAt),
+          nextRetryCell(d),
           button,
         ];
       });
       replaceChildren(
         panel,
         h('h3', { id: `deliveries-${endpoint.endpointId}` }, `Recent deliveries to ${endpoint.url}`),
-        table(`Recent deliveries to ${endpoint.url}`, ['Delivery', 'Event', 'Status', 'Attempts', 'HTTP', 'Error', 'Last attempt', 'Action'], rows, { empty: 'No deliveries yet.' }),
+        table(`Recent deliveries to ${endpoint.url}`, ['Delivery', 'Event', 'Status', 'Attempts', 'HTTP', 'Error', 'Last attempt', 'Next attempt', 'Action'], rows, { empty: 'No deliveries yet.' }),
       );
     } catch (err) {
       replaceChildren(panel, errorBox(err));

@@ -57,9 +57,11 @@ export interface DevicesTable {
   mrc_no: string | null;
   taxpayer_name: string | null;
   branch_name: string | null;
+  /** The VSDC's counters as its initialisation handshake reported them; never updated afterwards. */
   last_sale_invc_no: number | null;
   last_pchs_invc_no: number | null;
   last_sale_rcpt_no: number | null;
+  /** The branch's live invoice sequence: the next invoice_no a document takes. */
   next_invoice_no: Generated<number>;
   initialized_at: NullableTimestamp;
   init_claimed_until: NullableTimestamp;

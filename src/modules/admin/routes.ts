@@ -23,13 +23,22 @@ const Partner = Type.Object({
 
 const AuditRecord = Type.Object({
   id: Type.Integer(),
-  actorType: Type.String(),
+  actorType: literals(['partner_key', 'till_login', 'admin', 'cli'], { description: 'Who acted: a partner key, a till logging in, the operator (ADMIN_TOKEN) or the command line' }),
   actorId: Nullable(Type.String()),
+  actorName: Nullable(Type.String({ description: 'The partner key\'s name or the till login\'s username; null for the operator and the CLI' })),
   partnerId: Nullable(Type.Integer()),
+  partnerName: Nullable(Type.String()),
   tenantId: Nullable(Type.Integer()),
+  tenantName: Nullable(Type.String({ description: 'The merchant\'s name' })),
   action: Type.String(),
   targetType: Nullable(Type.String()),
   targetId: Nullable(Type.String()),
+  targetName: Nullable(
+    Type.String({
+      description:
+        'The target as it is called now: a merchant\'s, partner\'s, key\'s or token\'s name, a device\'s branch and serial, a masked fiscalisation key, a till login\'s username, a webhook endpoint\'s URL, a delivery\'s event type and URL; null once the target is gone',
+    }),
+  ),
   details: Type.Record(Type.String(), Type.Unknown()),
   createdAt: Timestamp(),
 });
@@ -102,7 +111,7 @@ export function adminRoutes(ctx: AppContext): FastifyPluginAsync {
       schema: {
         operationId: 'adminListAudit',
         tags: TAG,
-        summary: 'The audit log, newest first',
+        summary: 'The audit log, newest first, with the names of who acted and on what',
         querystring: Type.Object({
           ...PageQuery.properties,
           partner: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647 })),

@@ -1,6 +1,8 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
+import { PREFIXES, masked } from '../../credentials/secret-format.ts';
 import type { DB } from '../../db/schema.ts';
-import { offsetOf, pageOf, type Page } from '../../http/pagination.ts';
+import type { AuditLogTable } from '../../db/tables/foundation.ts';
+import { offsetOf, pageOf, PER_PAGE, type Page } from '../../http/pagination.ts';
 
 export type Actor = { type: 'partner_key'; keyId: number; partnerId: number } | { type: 'admin' } | { type: 'cli' } | { type: 'till_login'; loginId: number };
 
@@ -35,40 +37,92 @@ export async function recordAudit(db: Kysely<DB>, entry: AuditEntry): Promise<vo
 
 export interface AuditRecord {
   id: number;
-  actorType: string;
+  actorType: Actor['type'];
   actorId: string | null;
+  /** The partner key's or till login's name; null for the operator and the CLI. */
+  actorName: string | null;
   partnerId: number | null;
+  partnerName: string | null;
   tenantId: number | null;
+  tenantName: string | null;
   action: string;
   targetType: string | null;
   targetId: string | null;
+  /** What the target is called now (a name, branch and serial, URL or masked key); null once it is gone. */
+  targetName: string | null;
   details: Record<string, unknown>;
   createdAt: string;
 }
 
+interface AuditRow extends Selectable<AuditLogTable> {
+  actor_name: string | null;
+  partner_name: string | null;
+  tenant_name: string | null;
+  target_name: string | null;
+}
+
+/** `column` as an integer id when it holds one (ids are stored as text), else null. */
+const idIn = (column: RawBuilder<unknown>) => sql`case when ${column} ~ '^[0-9]{1,9}$' then ${column}::integer end`;
+
+/** The name of what an audit record's actor is, resolved from its type and id. */
+const ACTOR_NAME = sql`case a.actor_type
+    when 'partner_key' then (select k.name from partner_keys k where k.id = ${idIn(sql`a.actor_id`)})
+    when 'till_login' then (select l.username from till_logins l where l.id = ${idIn(sql`a.actor_id`)})
+  end`;
+
+/** The name of an audit record's target, by target type. */
+function targetName(): RawBuilder<unknown> {
+  const id = idIn(sql`a.target_id`);
+  return sql`case a.target_type
+    when 'tenant' then (select x.name from tenants x where x.id = ${id})
+    when 'partner' then (select x.name from partners x where x.id = ${id})
+    when 'partner_key' then (select x.name from partner_keys x where x.id = ${id})
+    when 'tenant_token' then (select x.name from tenant_tokens x where x.id = ${id})
+    when 'till_login' then (select x.username from till_logins x where x.id = ${id})
+    when 'device' then (select 'branch ' || x.branch || coalesce(' ' || x.branch_name, '') || ', serial ' || x.device_serial from devices x where x.id = ${id})
+    when 'api_key' then (select ${masked(PREFIXES.fiscalisationKey, '')} || x.last4 || coalesce(' (branch ' || d.branch || ')', ' (any branch)')
+      from api_keys x left join devices d on d.id = x.device_id where x.id = ${id})
+    when 'webhook_endpoint' then (select x.url from webhook_endpoints x where x.id = ${id})
+    when 'webhook_delivery' then (select e.type || ' to ' || w.url from webhook_deliveries x
+      join webhook_events e on e.id = x.event_id join webhook_endpoints w on w.id = x.endpoint_id where x.id = ${id})
+  end`;
+}
+
+/** Newest first, 20 a page, with the names of the actor, partner, merchant and target. */
 export async function listAudit(db: Kysely<DB>, filter: { partnerId?: number; tenantId?: number; action?: string }, page: number): Promise<Page<AuditRecord>> {
-  let query = db.selectFrom('audit_log');
-  if (filter.partnerId !== undefined) query = query.where('partner_id', '=', filter.partnerId);
-  if (filter.tenantId !== undefined) query = query.where('tenant_id', '=', filter.tenantId);
-  if (filter.action !== undefined) query = query.where('action', '=', filter.action);
+  const where = sql`where true
+    ${filter.partnerId === undefined ? sql`` : sql` and a.partner_id = ${filter.partnerId}`}
+    ${filter.tenantId === undefined ? sql`` : sql` and a.tenant_id = ${filter.tenantId}`}
+    ${filter.action === undefined ? sql`` : sql` and a.action = ${filter.action}`}`;
   const [rows, count] = await Promise.all([
-    query.selectAll().orderBy('id', 'desc').limit(20).offset(offsetOf(page)).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    sql<AuditRow>`
+      select a.*, p.name as partner_name, t.name as tenant_name, ${ACTOR_NAME} as actor_name, ${targetName()} as target_name
+      from audit_log a
+      left join partners p on p.id = a.partner_id
+      left join tenants t on t.id = a.tenant_id
+      ${where}
+      order by a.id desc
+      limit ${PER_PAGE} offset ${offsetOf(page)}`.execute(db),
+    sql<{ n: number }>`select count(*)::int as n from audit_log a ${where}`.execute(db),
   ]);
   return pageOf(
-    rows.map((r) => ({
+    rows.rows.map((r) => ({
       id: Number(r.id),
-      actorType: r.actor_type,
+      actorType: r.actor_type as Actor['type'],
       actorId: r.actor_id,
+      actorName: r.actor_name,
       partnerId: r.partner_id,
+      partnerName: r.partner_name,
       tenantId: r.tenant_id,
+      tenantName: r.tenant_name,
       action: r.action,
       targetType: r.target_type,
       targetId: r.target_id,
+      targetName: r.target_name,
       details: r.details,
-      createdAt: r.created_at.toISOString(),
+      createdAt: new Date(r.created_at).toISOString(),
     })),
-    Number(count.n),
+    Number(count.rows[0]?.n ?? 0),
     page,
   );
 }

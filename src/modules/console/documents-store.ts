@@ -17,6 +17,8 @@ export interface DocumentRow {
   invoice_no: string;
   status: DocumentStatus;
   client_invoice_no: string | null;
+  receipt_no: number | null;
+  sdc_id: string | null;
   net: string;
   vat: string;
   total: string;
@@ -33,7 +35,7 @@ export async function listDocuments(db: Kysely<DB>, scope: Scope, filter: { stat
   const where = sql`where s.status = ${filter.status} ${scopeConditions(scope)}${filter.branch === undefined ? sql`` : sql` and s.branch = ${filter.branch}`}`;
   const rows = await sql<DocumentRow>`
     select s.id, s.tenant_id, t.name as tenant_name, s.tpin, s.branch, s.type, s.invoice_no, s.status, s.client_invoice_no,
-      s.net::text as net, s.vat::text as vat, s.total::text as total, s.currency, s.result_code, s.last_error,
+      s.receipt_no, s.sdc_id, s.net::text as net, s.vat::text as vat, s.total::text as total, s.currency, s.result_code, s.last_error,
       s.occurred_at, s.created_at, s.updated_at
     from sales s join tenants t on t.id = s.tenant_id
     ${where}

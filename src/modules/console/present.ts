@@ -2,6 +2,7 @@ import type { BacklogRow } from './backlog-store.ts';
 import type { DocumentRow } from './documents-store.ts';
 import type { BranchBacklogResource, DocumentSummaryResource } from './schemas.ts';
 import { iso } from '../../lib/time.ts';
+import { authorityInvoiceNo } from '../sales/present.ts';
 
 export function presentBacklog(row: BacklogRow, now: Date): BranchBacklogResource {
   const unreachable = row.retry_delay_ms !== null;
@@ -32,6 +33,8 @@ export function presentBacklog(row: BacklogRow, now: Date): BranchBacklogResourc
 }
 
 export function presentDocument(row: DocumentRow): DocumentSummaryResource {
+  const uploaded = row.status === 'uploaded';
+  const receiptNo = uploaded && row.receipt_no !== null ? Number(row.receipt_no) : null;
   return {
     id: Number(row.id),
     tenantId: row.tenant_id,
@@ -40,6 +43,8 @@ export function presentDocument(row: DocumentRow): DocumentSummaryResource {
     branch: row.branch,
     type: row.type,
     invoiceNo: Number(row.invoice_no),
+    authorityInvoiceNo: uploaded ? authorityInvoiceNo(row.sdc_id, receiptNo) : null,
+    receiptNo,
     status: row.status,
     clientInvoiceNo: row.client_invoice_no,
     totals: { net: Number(row.net), vat: Number(row.vat), total: Number(row.total), currency: row.currency },

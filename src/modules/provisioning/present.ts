@@ -73,9 +73,10 @@ export function presentDevice(row: DeviceRow): DeviceResource {
     mrcNo: row.mrc_no,
     taxpayerName: row.taxpayer_name,
     branchName: row.branch_name,
-    lastSaleInvoiceNo: row.last_sale_invc_no,
-    lastSaleReceiptNo: row.last_sale_rcpt_no,
-    lastPurchaseInvoiceNo: row.last_pchs_invc_no,
+    countersAtInitialization:
+      row.initialized && row.last_sale_invc_no !== null
+        ? { lastSaleInvoiceNo: row.last_sale_invc_no, lastSaleReceiptNo: row.last_sale_rcpt_no, lastPurchaseInvoiceNo: row.last_pchs_invc_no }
+        : null,
     nextInvoiceNo: row.initialized ? row.next_invoice_no : null,
     initializedAt: iso(row.initialized_at),
     createdAt: row.created_at.toISOString(),

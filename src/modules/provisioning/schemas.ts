@@ -23,10 +23,20 @@ export const Device = Type.Object({
   mrcNo: Nullable(Type.String()),
   taxpayerName: Nullable(Type.String()),
   branchName: Nullable(Type.String()),
-  lastSaleInvoiceNo: Nullable(Type.Integer({ description: 'The VSDC\'s last sale invoice number at initialisation' })),
-  lastSaleReceiptNo: Nullable(Type.Integer()),
-  lastPurchaseInvoiceNo: Nullable(Type.Integer()),
-  nextInvoiceNo: Nullable(Type.Integer({ description: 'The next invoiceNo this branch will assign; null until initialised' })),
+  countersAtInitialization: Nullable(
+    Type.Object(
+      {
+        lastSaleInvoiceNo: Type.Integer({ description: 'The VSDC\'s lastSaleInvcNo: the last sale invoice number it had seen' }),
+        lastSaleReceiptNo: Nullable(Type.Integer({ description: 'The VSDC\'s lastSaleRcptNo' })),
+        lastPurchaseInvoiceNo: Nullable(Type.Integer({ description: 'The VSDC\'s lastPchsInvcNo' })),
+      },
+      {
+        description:
+          'The VSDC\'s own counters as it reported them in the initialisation handshake; never updated afterwards (`nextInvoiceNo` is the live sequence). Null until initialised',
+      },
+    ),
+  ),
+  nextInvoiceNo: Nullable(Type.Integer({ description: 'The next invoiceNo this branch will assign (continuing countersAtInitialization.lastSaleInvoiceNo); null until initialised' })),
   initializedAt: Nullable(Timestamp()),
   createdAt: Timestamp(),
 });
