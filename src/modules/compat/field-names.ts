@@ -123,7 +123,7 @@ function readObject<F extends string>(
     if (keys.length > 1) {
       const shown = keys.map((k) => child(path, k.key));
       const list = `${shown.slice(0, -1).join(', ')} and ${shown[shown.length - 1]!}`;
-      const message = `The ${list} fields all give ${specs[field].label} (names are matched without regard to case) and must not be sent together: send one of them.`;
+      const message = `The ${list} fields ${shown.length === 2 ? 'both' : 'all'} give ${specs[field].label} (names are matched without regard to case) and must not be sent together: send one of them.`;
       for (const name of shown) errors.add(name, message);
       continue;
     }
