@@ -105,6 +105,19 @@ describe(`compat surface: the real legacy invoice body (${engineName})`, () => {
     });
   }
 
+  test('filing details a till leaves empty take the gateway\'s defaults; the issuer is filed as modr*', async () => {
+    const number = nextNumber('DEFAULTS');
+    const body = realBody(number, sdcId, { RegistrantName: '', RegistrantId: null, IssuerName: 'Supervisor Phiri', IssuerId: 'SUP-1' }, [
+      realLine({ PackagingUnitCode: '', Package: 0, QuantityUnitCode: null, Barcode: '', Quantity: 3, UnitPrice: 10, TotalAmount: 30 }),
+    ]);
+    assert.equal((await postInvoice(h, till, body)).statusCode, 201);
+    const invoice = await uploaded(number);
+    const [filed] = savedBodies(invoice.InvoiceNumber);
+    assert.deepEqual([filed!.regrId, filed!.regrNm, filed!.modrId, filed!.modrNm], ['fiscal-gateway', 'fiscal-gateway', 'SUP-1', 'Supervisor Phiri']);
+    const [line] = filed!.itemList as Payload[];
+    assert.deepEqual([line!.bcd, line!.pkgUnitCd, line!.pkg, line!.qtyUnitCd], [null, 'NT', 3, 'U']);
+  });
+
   test('our names are matched without regard to case too; such a body is answered in our names only', async () => {
     const number = nextNumber('OURS');
     const res = await postInvoice(h, till, recased(invoiceBody(number, { TaxInclusive: true }, [{ Quantity: 2, UnitPrice: 185, VATCategoryCode: 'A' }]), 'lower case'));

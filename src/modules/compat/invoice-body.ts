@@ -186,7 +186,7 @@ function lineDetails(line: TillInvoiceLine): FilingLineDetails | null {
   const details: FilingLineDetails = {
     ...(text(line.Barcode) ? { barcode: text(line.Barcode)! } : {}),
     ...(line.PackagingUnitCode ? { packagingUnitCode: line.PackagingUnitCode } : {}),
-    ...(typeof line.Package === 'number' ? { packages: line.Package } : {}),
+    ...(typeof line.Package === 'number' && line.Package > 0 ? { packages: line.Package } : {}),
     ...(line.QuantityUnitCode ? { quantityUnitCode: line.QuantityUnitCode } : {}),
   };
   return Object.keys(details).length > 0 ? details : null;

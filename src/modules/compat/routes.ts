@@ -107,7 +107,7 @@ export function compatRoutes(ctx: AppContext): FastifyPluginAsync {
         tags: TAG,
         security,
         summary: 'VAT categories and their rates',
-        description: described('Every VAT category the gateway knows; `Code` is what `Items[].VATCategoryCode` takes.'),
+        description: described('Every VAT category the gateway knows; `Code` is what `Items[].VATCategoryCode` takes (or `invoiceItems[].TaxCodes`, in the product\'s names).'),
         headers: S.CompatHeaders,
         response: { 200: Type.Array(S.LegacyTaxCode) },
       },

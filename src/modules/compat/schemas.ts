@@ -21,7 +21,8 @@ export const ClientInvoiceNumber = tillNumber('The till\'s own invoice number; i
 // `ItemDESC` is read like its spelling here.
 
 const TillText = (maxLength: number, description: string) => Nullable(Type.String({ maxLength, description }));
-const UNIT_CODE = '^[A-Z0-9]{1,5}$';
+/** A unit code of the authority's lists, or empty for none (generated clients send "" for an unset string). */
+const UNIT_CODE = '^([A-Z0-9]{1,5})?$';
 
 export const TillInvoiceLine = Type.Object({
   ItemSequenceNumber: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Product: the line number (VSDC itemSeq), unique in the invoice; lines are filed in this order. Send it on every line or none' }))),
@@ -29,9 +30,9 @@ export const TillInvoiceLine = Type.Object({
   ItemDesc: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Product: the line name (ours: ItemName). Required' })),
   ItemClassificationCode: Type.Optional(Type.String({ minLength: 1, maxLength: 20, description: 'Ours: the code from the authority\'s classification catalogue (product: itemClsCd). Required' })),
   itemClsCd: Type.Optional(Type.String({ minLength: 1, maxLength: 20, description: 'Product: the code from the authority\'s classification catalogue (ours: ItemClassificationCode). Required' })),
-  PackagingUnitCode: Type.Optional(Nullable(Type.String({ pattern: UNIT_CODE, description: 'Product: the authority\'s packaging unit code (class 17, VSDC pkgUnitCd), e.g. NT net, CT carton; default NT' }))),
-  Package: Type.Optional(Nullable(Type.Number({ exclusiveMinimum: 0, maximum: MAX_QUANTITY, description: 'Product: the number of packages (VSDC pkg); default: the quantity' }))),
-  QuantityUnitCode: Type.Optional(Nullable(Type.String({ pattern: UNIT_CODE, description: 'Product: the authority\'s quantity unit code (class 10, VSDC qtyUnitCd), e.g. U pieces, KG; default U' }))),
+  PackagingUnitCode: Type.Optional(Nullable(Type.String({ pattern: UNIT_CODE, description: 'Product: the authority\'s packaging unit code (class 17, VSDC pkgUnitCd), e.g. NT net, CT carton; empty or null: NT' }))),
+  Package: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: MAX_QUANTITY, description: 'Product: the number of packages (VSDC pkg); 0 or null: the quantity' }))),
+  QuantityUnitCode: Type.Optional(Nullable(Type.String({ pattern: UNIT_CODE, description: 'Product: the authority\'s quantity unit code (class 10, VSDC qtyUnitCd), e.g. U pieces, KG; empty or null: U' }))),
   Quantity: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: MAX_QUANTITY, description: 'Up to 4 decimals. Required' })),
   UnitPrice: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: MAX_PRICE, description: 'Up to 4 decimals; tax-inclusive unless TaxInclusive (ours) or isTaxInclusive (product) is false. Required' })),
   DiscountAmount: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: MAX_PRICE, description: 'Product: the discount on the line, an amount (VSDC dcAmt)' }))),
