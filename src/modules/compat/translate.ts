@@ -1,9 +1,8 @@
 // The sales module → the legacy dialect: sale resources as invoice payloads (with the product's
 // fiscal names for an invoice sent in them), branches, and the sales module's errors in the names
 // the till sent. Request bodies come in through invoice-body.ts.
-import { Decimal } from 'decimal.js';
 import { ApiError, ValidationError } from '../../http/errors.ts';
-import { VAT_CATEGORIES } from '../../vsdc/tax.ts';
+import { Money, VAT_CATEGORIES } from '../../vsdc/tax.ts';
 import type { SaleResource } from '../sales/schemas.ts';
 import type { Family } from './field-names.ts';
 import { inTillNames, inTillText, toTillDateTime, type TillInvoiceRequest } from './invoice-body.ts';
@@ -25,7 +24,7 @@ function taxItemsOf(sale: SaleResource): TaxItem[] {
   return VAT_CATEGORIES.flatMap((category) => {
     const lines = sale.items.filter((line) => line.vatCategory === category.code);
     if (lines.length === 0) return [];
-    const sum = (pick: (line: SaleResource['items'][number]) => number) => lines.reduce((total, line) => total.plus(pick(line)), new Decimal(0)).toNumber();
+    const sum = (pick: (line: SaleResource['items'][number]) => number) => lines.reduce((total, line) => total.plus(pick(line)), new Money(0)).toNumber();
     return [{ code: category.code, rate: category.rate, taxableAmount: sum((l) => l.net), taxAmount: sum((l) => l.vat) }];
   });
 }
