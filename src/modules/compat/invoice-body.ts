@@ -205,6 +205,40 @@ function filingDetailsOf(body: TillInvoiceBody, lines: readonly TillInvoiceLine[
 }
 
 /**
+ * The sales body of a checked till invoice, its lines in filing order. Only what the till sent is
+ * set, so the sales defaults apply and one body always gives one sales body (idempotency compares
+ * bodies).
+ */
+function saleBodyOf(
+  invoice: TillInvoiceBody,
+  number: string,
+  lines: ReadonlyArray<{ line: TillInvoiceLine; tax: LineTax }>,
+  resolved: { taxInclusive: boolean | null | undefined; occurredAt: string | null | undefined },
+): SaleBody {
+  const sale: SaleBody = {
+    items: lines.map(({ line, tax }): SaleLineBody => ({
+      name: (line.ItemName ?? line.ItemDesc)!,
+      classificationCode: (line.ItemClassificationCode ?? line.itemClsCd)!,
+      quantity: line.Quantity!,
+      price: line.UnitPrice!,
+      ...(tax.vatCategory ? { vatCategory: tax.vatCategory } : {}),
+      ...(typeof line.DiscountAmount === 'number' && line.DiscountAmount > 0 ? { discount: line.DiscountAmount } : {}),
+      ...(tax.vatCategory === 'B' && typeof line.rrp === 'number' && line.rrp > 0 ? { rrp: line.rrp } : {}),
+      ...(tax.levy ? { levy: tax.levy } : {}),
+    })),
+    clientInvoiceNo: number,
+  };
+  const customerName = text(invoice.CustomerName);
+  const customerTpin = invoice.CustomerTPIN || undefined;
+  if (customerName || customerTpin) sale.customer = { ...(customerName ? { name: customerName } : {}), ...(customerTpin ? { tpin: customerTpin } : {}) };
+  if (invoice.PaymentTypeCode) sale.paymentMethod = invoice.PaymentTypeCode;
+  if (typeof resolved.taxInclusive === 'boolean') sale.taxInclusive = resolved.taxInclusive;
+  if (resolved.occurredAt) sale.occurredAt = resolved.occurredAt;
+  if (invoice.DestinationCountryCode) sale.destinationCountryCode = invoice.DestinationCountryCode;
+  return sale;
+}
+
+/**
  * Reads and checks a till's invoice body and translates it. `sdcId` is the SDC id of the branch
  * X-SdcId named: a body `sdcId` must be the same. Throws a ValidationError (422) naming the
  * fields as the till sent them.
@@ -255,33 +289,9 @@ export function parseTillInvoice(body: unknown, sdcId: string): TillInvoiceReque
   }
   throwIfAny(errors);
 
-  const sale: SaleBody = {
-    items: order.map((i): SaleLineBody => {
-      const line = lines[i]!;
-      const tax = taxes[i]!;
-      return {
-        name: (line.ItemName ?? line.ItemDesc)!,
-        classificationCode: (line.ItemClassificationCode ?? line.itemClsCd)!,
-        quantity: line.Quantity!,
-        price: line.UnitPrice!,
-        ...(tax.vatCategory ? { vatCategory: tax.vatCategory } : {}),
-        ...(typeof line.DiscountAmount === 'number' && line.DiscountAmount > 0 ? { discount: line.DiscountAmount } : {}),
-        ...(tax.vatCategory === 'B' && typeof line.rrp === 'number' && line.rrp > 0 ? { rrp: line.rrp } : {}),
-        ...(tax.levy ? { levy: tax.levy } : {}),
-      };
-    }),
-    clientInvoiceNo: number,
-  };
-  // Only what the till sent is set, so the sales defaults apply and one body always gives one sales body.
-  const customerName = text(invoice.CustomerName);
-  const customerTpin = invoice.CustomerTPIN || undefined;
-  if (customerName || customerTpin) sale.customer = { ...(customerName ? { name: customerName } : {}), ...(customerTpin ? { tpin: customerTpin } : {}) };
-  if (invoice.PaymentTypeCode) sale.paymentMethod = invoice.PaymentTypeCode;
-  if (typeof taxInclusive === 'boolean') sale.taxInclusive = taxInclusive;
-  if (occurredAt) sale.occurredAt = occurredAt;
-  if (invoice.DestinationCountryCode) sale.destinationCountryCode = invoice.DestinationCountryCode;
-
-  const request: TillInvoiceRequest = { read, number, sale, filingDetails: filingDetailsOf(invoice, order.map((i) => lines[i]!)), tillLines: order };
+  const ordered = order.map((i) => ({ line: lines[i]!, tax: taxes[i]! }));
+  const sale = saleBodyOf(invoice, number, ordered, { taxInclusive, occurredAt });
+  const request: TillInvoiceRequest = { read, number, sale, filingDetails: filingDetailsOf(invoice, ordered.map((o) => o.line)), tillLines: order };
   // The sales schema, as POST /api/v1/sales applies it: a field the sales module does not take
   // (yet) is refused here by its till name, never dropped.
   const saleErrors = checkSaleBody(sale);
