@@ -273,7 +273,11 @@ describe(`compat surface: the real legacy invoice body (${engineName})`, () => {
     for (const codes of [['A', 'TL'], ['IPL1'], ['a', 'ecm']]) {
       const res = await postInvoice(h, till, recased(realBody(number, sdcId, {}, [realLine({ TaxCodes: codes })]), 'camelCase'));
       assert.equal(res.statusCode, 422, res.body);
-      assert.deepEqual(Object.keys(res.json().errors), ['invoiceItems.0.taxCodes'], res.body);
+      // The levy goes to the sales module as items[].levy: refused as a field it does not take,
+      // or (with the discounts work) as levy_not_supported; either way named by the till's key.
+      const body = res.json();
+      const named = body.error?.code === 'levy_not_supported' ? String(body.error.message) : Object.keys(body.errors).join(', ');
+      assert.match(named, /\binvoiceItems\.0\.taxCodes\b/, res.body);
     }
     await expectRefused(realBody(number, sdcId, {}, [realLine({ TaxCodes: ['A', 'TL', 'IPL1'] })]), ['invoiceItems.0.TaxCodes']);
     await nothingStored(number);
