@@ -405,7 +405,6 @@ describe(`compat surface: the real legacy invoice body (${engineName})`, () => {
 
   test('a discount over the line\'s amount is refused by the sales rules, named DiscountAmount', { todo: 'needs items[].discount from the discounts branch' }, async () => {
     const errors = await expectRefused(realBody(nextNumber('DISC'), sdcId, {}, [realLine({ DiscountAmount: 400, TotalAmount: null })]), ['invoiceItems.0.DiscountAmount']);
-    assert.match(errors['invoiceItems.0.DiscountAmount']![0]!, /DiscountAmount/);
     assert.doesNotMatch(errors['invoiceItems.0.DiscountAmount']![0]!, /not accepted/, 'refused for its amount, not as an unknown field');
   });
 
