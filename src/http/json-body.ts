@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { FieldErrors } from './errors.ts';
 
 // Every JSON body passes one check here before any route sees it, and a body that fails is a
@@ -68,6 +68,14 @@ export function refusedFields(body: unknown, checkNul: boolean): FieldErrors {
   return errors;
 }
 
+/** Each parsed body's text as it arrived, for a route that keeps what was sent (compat's originalFormat). */
+const bodyTexts = new WeakMap<FastifyRequest, string>();
+
+/** The request's JSON body exactly as received; undefined when it had none. */
+export function jsonBodyText(request: FastifyRequest): string | undefined {
+  return bodyTexts.get(request);
+}
+
 export function registerJsonBodyParser(app: FastifyInstance, bodyLimit: number): void {
   // JSON only: Fastify's built-in text/plain parser would hand a route a string, refused later
   // as a 422 about the body's shape; without it any other media type is a 415.
@@ -84,6 +92,7 @@ export function registerJsonBodyParser(app: FastifyInstance, bodyLimit: number):
       if (err) return done(err);
       const refused = refusedFields(value, /\\u0000/i.test(text) || text.includes('\u0000'));
       if (refused.size > 0) return done(refused.toError());
+      bodyTexts.set(request, text);
       done(null, value);
     });
   });

@@ -27,6 +27,16 @@ function nulField(data: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * A body check that answers ajv's errors instead of a ValidationError, for a caller that names
+ * the fields itself before toValidationError (the compat surface answers in the names the till
+ * used). Same options as the body validation of every route.
+ */
+export function compileBodyCheck(schema: object): (data: unknown) => ErrorObject[] {
+  const validate = bodyAjv.compile(schema);
+  return (data) => (validate(data) ? [] : [...(validate.errors ?? [])]);
+}
+
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const validate = (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object);
   return (data: unknown) => {
@@ -62,8 +72,10 @@ const PATTERN_EXPECTATIONS = new Map<string, string>([
   ['^[\\x21-\\x7E]+$', 'be printable ASCII characters without spaces'],
   ['^\\S(.*\\S)?$', 'not start or end with a space'],
   ['^[A-Z0-9]{1,5}$', 'be 1 to 5 capital letters or digits, e.g. U'],
+  ['^([A-Z0-9]{1,5})?$', 'be 1 to 5 capital letters or digits (e.g. U) or empty'],
   ['^[0-9A-Za-z]{1,20}$', 'be 1 to 20 letters or digits, e.g. 5022'],
   ['^(?![0-9]+$)[A-Za-z0-9._-]{1,50}$', 'be 1 to 50 letters, digits, dots, dashes or underscores, not digits only, e.g. ZM2NTU0000001'],
+  ['^[0-9]{14}$', 'be a date and time as yyyyMMddHHmmss, e.g. 20261121093000'],
 ]);
 
 const FORMAT_EXPECTATIONS = new Map<string, string>([

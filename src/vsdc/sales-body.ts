@@ -43,9 +43,43 @@ export interface SaleDocument {
   currency: 'ZMW';
   lines: SaleLineInput[];
   remark?: string | null;
-  /** Recorded as `regrId/regrNm/modrId/modrNm`; defaults to the gateway. */
-  operator?: { id: string; name: string };
+  /** What the body carries beyond the fields above, when the document's source supplied it. */
+  details?: FilingDetails | null;
 }
+
+/** Who registered or changed a document, as the VSDC records it (`regrId/regrNm`, `modrId/modrNm`). */
+export interface FilingPerson {
+  id: string;
+  name: string;
+}
+
+/** A line's fields beyond the sale's own; each absent one takes the gateway's default. */
+export interface FilingLineDetails {
+  /** `bcd` (default null). */
+  barcode?: string;
+  /** `pkgUnitCd`, code class 17 (default NT). */
+  packagingUnitCode?: string;
+  /** `pkg`, the number of packages (default: the quantity). */
+  packages?: number;
+  /** `qtyUnitCd`, code class 10 (default U). */
+  quantityUnitCode?: string;
+}
+
+/**
+ * What a saveSales body carries beyond the document's own fields when its source supplies it: a
+ * till's registrant and issuer, its lines' barcodes and units. Stored with the document
+ * (`sales.filing_details`), so a retry files the same body.
+ */
+export interface FilingDetails {
+  /** `regrId/regrNm`; default: the gateway. */
+  registrant?: FilingPerson;
+  /** `modrId/modrNm`; default: the registrant. */
+  modifier?: FilingPerson;
+  /** By line, in line order. */
+  lines?: Array<FilingLineDetails | null>;
+}
+
+const GATEWAY_PERSON: FilingPerson = { id: 'fiscal-gateway', name: 'fiscal-gateway' };
 
 export class SaleDocumentError extends Error {
   constructor(message: string) {
@@ -85,16 +119,16 @@ function checkDocument(doc: SaleDocument): void {
   }
 }
 
-function buildLine(line: ComputedSale['lines'][number]): SaveSalesLine {
+function buildLine(line: ComputedSale['lines'][number], details: FilingLineDetails | null | undefined): SaveSalesLine {
   return {
     itemSeq: line.seq,
     itemCd: line.itemCode,
     itemClsCd: line.classificationCode,
     itemNm: line.name,
-    bcd: null,
-    pkgUnitCd: 'NT',
-    pkg: line.quantity,
-    qtyUnitCd: 'U',
+    bcd: details?.barcode ?? null,
+    pkgUnitCd: details?.packagingUnitCode ?? 'NT',
+    pkg: details?.packages ?? line.quantity,
+    qtyUnitCd: details?.quantityUnitCode ?? 'U',
     qty: line.quantity,
     prc: line.price,
     splyAmt: line.supplyAmount,
@@ -134,7 +168,9 @@ export function buildSaveSalesBody(doc: SaleDocument): SaveSalesRequest {
     if (err instanceof SaleAmountsError) throw new SaleDocumentError(err.message);
     throw err;
   }
-  const operator = doc.operator ?? { id: 'fiscal-gateway', name: 'fiscal-gateway' };
+  const registrant = doc.details?.registrant ?? GATEWAY_PERSON;
+  const modifier = doc.details?.modifier ?? registrant;
+  const lineDetails = doc.details?.lines;
   const isNote = doc.receiptType !== 'S';
 
   const used: Record<string, number> = {};
@@ -178,15 +214,15 @@ export function buildSaveSalesBody(doc: SaleDocument): SaveSalesRequest {
     cashDcAmt: 0,
     prchrAcptcYn: 'N' as const,
     remark: doc.remark ?? null,
-    regrId: operator.id,
-    regrNm: operator.name,
-    modrId: operator.id,
-    modrNm: operator.name,
+    regrId: registrant.id,
+    regrNm: registrant.name,
+    modrId: modifier.id,
+    modrNm: modifier.name,
     saleCtyCd: '1',
     currencyTyCd: doc.currency,
     exchangeRt: 1,
     destnCountryCd: doc.destinationCountryCode ?? null,
-    itemList: computed.lines.map(buildLine),
+    itemList: computed.lines.map((line, i) => buildLine(line, lineDetails?.[i])),
   });
 }
 

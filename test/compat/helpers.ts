@@ -121,3 +121,92 @@ export function assertWrappedFailure(res: LightMyRequestResponse, status: number
   assert.equal(body.httpCode, status);
   return body;
 }
+
+// ---- the real legacy body (ZMInvoiceDtoIn: the names of the product /zm/api imitates) ----
+
+/** An instant as the till writes SaleDate: yyyyMMddHHmmss in Africa/Lusaka time (UTC+2). */
+export function tillDateTime(at: Date): string {
+  const local = new Date(at.getTime() + 2 * 3_600_000);
+  const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+  return `${pad(local.getUTCFullYear(), 4)}${pad(local.getUTCMonth() + 1)}${pad(local.getUTCDate())}${pad(local.getUTCHours())}${pad(local.getUTCMinutes())}${pad(local.getUTCSeconds())}`;
+}
+
+/** An hour ago, to the second. */
+export function anHourAgo(): Date {
+  return new Date(Math.floor(Date.now() / 1000) * 1000 - 3_600_000);
+}
+
+/** A line as ZMInvoiceItemsDtoIn names it: 2 × 185.00, standard rated, tax-inclusive. */
+export function realLine(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    ItemSequenceNumber: 1,
+    ItemDesc: 'Maize meal 25kg',
+    itemClsCd: CLASS_CODE,
+    PackagingUnitCode: 'BG',
+    Package: 2,
+    QuantityUnitCode: 'U',
+    Quantity: 2,
+    UnitPrice: 185,
+    DiscountAmount: 0,
+    TotalAmount: 370,
+    Barcode: '6001234500017',
+    TaxCodes: ['A'],
+    isTaxInclusive: true,
+    rrp: null,
+    // Read-only fields the product computed and echoed: ignored when sent.
+    supplyAmount: 370,
+    taxLabel: 'A',
+    ...overrides,
+  };
+}
+
+/** A body as ZMInvoiceDtoIn names it (the names' own mix of PascalCase and camelCase). */
+export function realBody(invoiceNumber: string, sdcId: string, overrides: Record<string, unknown> = {}, lines: Record<string, unknown>[] = [realLine()]): Record<string, unknown> {
+  return {
+    InvoiceNumber: invoiceNumber,
+    OriginalInvoiceNumber: null,
+    RegistrantName: 'Mary Banda',
+    RegistrantId: 'CASHIER-7',
+    IssuerName: null,
+    IssuerId: null,
+    CustomerMobileNumber: '+260971234567',
+    ReportNumber: 'Z-0042',
+    ReceiptTypeCode: 'S',
+    PaymentTypeCode: '01',
+    currencyType: 'ZMW',
+    conversionRate: 1,
+    SaleDate: tillDateTime(anHourAgo()),
+    CustomerName: 'Walk-in',
+    CustomerTpin: '',
+    refundedReasonCode: null,
+    sdcId,
+    invoiceItems: lines,
+    // Read-only fields the product computed and echoed: ignored when sent.
+    totalItemCount: lines.length,
+    taxRateA: 16,
+    invoiceStatusCode: '02',
+    ...overrides,
+  };
+}
+
+export type Casing = 'PascalCase' | 'camelCase' | 'lower case';
+
+function recaseKey(key: string, casing: Casing): string {
+  if (casing === 'lower case') return key.toLowerCase();
+  return (casing === 'PascalCase' ? key[0]!.toUpperCase() : key[0]!.toLowerCase()) + key.slice(1);
+}
+
+/** The body with the keys of the invoice and of its lines in one casing (values unchanged). */
+export function recased(body: Record<string, unknown>, casing: Casing): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(body).map(([key, value]) => [
+      recaseKey(key, casing),
+      Array.isArray(value) && value.every((v) => typeof v === 'object' && v !== null && !Array.isArray(v))
+        ? value.map((line: Record<string, unknown>) => Object.fromEntries(Object.entries(line).map(([k, v]) => [recaseKey(k, casing), v])))
+        : value,
+    ]),
+  );
+}
+
+/** The product's fiscal names (ZMFiscalDetailsDtoOut) that follow ours on an invoice sent in its names. */
+export const PRODUCT_FISCAL_FIELDS = ['vsdcdate', 'internalData', 'signature', 'receiptTotalCounter', 'normalReceiptTypeCounter', 'taxItems'] as const;

@@ -22,6 +22,20 @@ export interface TillLoginsTable {
   deleted_at: NullableTimestamp;
 }
 
+/**
+ * What a till sent for an invoice it filed through `/zm/api`: the body exactly as received and
+ * which family of field names it used (`gateway`: ours, `product`: those of the product
+ * `/zm/api` imitates). Written once, by the request that created the sale.
+ */
+export interface TillInvoicesTable {
+  sale_id: number;
+  family: 'gateway' | 'product';
+  /** The request body, byte for byte (JSON text). */
+  body: string;
+  created_at: Timestamp;
+}
+
 export interface CompatTables {
   till_logins: TillLoginsTable;
+  till_invoices: TillInvoicesTable;
 }

@@ -45,6 +45,12 @@ export interface SalesTable {
   published_at: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /**
+   * JSON of `FilingDetails` (src/vsdc/sales-body.ts): what the saveSales body carries beyond the
+   * document's own fields when its source supplied it (a till's registrant, line units); null:
+   * the gateway's defaults.
+   */
+  filing_details: string | null;
 }
 
 export interface SaleLinesTable {

@@ -5,9 +5,11 @@ import type { TenantAccount } from '../../credentials/lookup.ts';
 import type { CompatDevice } from '../../credentials/lookup.ts';
 import { ApiError, NotFoundError } from '../../http/errors.ts';
 import { createSale, getSale } from '../sales/service.ts';
-import type { LegacyInvoice, LegacyInvoiceBody } from './schemas.ts';
-import { saleIdByInvoiceNo, saleIdByReference } from './store.ts';
-import { tillReference, toLegacyError, toLegacyInvoice, toSaleBody } from './translate.ts';
+import type { Family } from './field-names.ts';
+import { parseTillInvoice } from './invoice-body.ts';
+import type { LegacyInvoice } from './schemas.ts';
+import { keepTillBody, saleIdByInvoiceNo, saleIdByReference, tillBodyOf } from './store.ts';
+import { tillReference, toLegacyError, toLegacyInvoice } from './translate.ts';
 
 /** The merchant and the branch (named by X-SdcId) a till request acts on. */
 export interface TillBranch {
@@ -17,43 +19,65 @@ export interface TillBranch {
 
 export interface FiledInvoice {
   invoice: LegacyInvoice;
-  /** True when the ClientInvoiceNumber was already known on this branch: nothing new was filed. */
+  /** True when the till's number was already known on this branch: nothing new was filed. */
   replayed: boolean;
 }
 
-async function legacyInvoiceOf(ctx: AppContext, tenantId: number, saleId: number | undefined): Promise<LegacyInvoice> {
+export interface RetrievedInvoice {
+  invoice: LegacyInvoice;
+  /** The body exactly as the till sent it; null for a sale not filed through /zm/api (or before bodies were kept). */
+  originalBody: string | null;
+}
+
+async function readInvoice(ctx: AppContext, tenantId: number, saleId: number | undefined): Promise<RetrievedInvoice> {
   if (saleId === undefined) throw new NotFoundError('Invoice not found.');
-  return toLegacyInvoice(await getSale(ctx, tenantId, saleId));
+  const [sale, till] = await Promise.all([getSale(ctx, tenantId, saleId), tillBodyOf(ctx.db, saleId)]);
+  return { invoice: toLegacyInvoice(sale, till?.family), originalBody: till?.body ?? null };
 }
 
 /**
- * Files a legacy invoice on the till's branch. The ClientInvoiceNumber becomes the sale's
- * Idempotency-Key (with the device), so a repeat — sequential or concurrent — returns the
- * original document and is never filed twice. A repeat with a different body is, to the sales
- * module, a reused key (422); to a till it is still its invoice, so it gets the original back.
+ * Files a till's invoice on its branch, in either family of names. The till's number
+ * (ClientInvoiceNumber or InvoiceNumber) becomes the sale's Idempotency-Key (with the device), so
+ * a repeat — sequential or concurrent — returns the original document and is never filed twice.
+ * A repeat with a different body is, to the sales module, a reused key (422); to a till it is
+ * still its invoice, so it gets the original back. The answer uses the names of the body it
+ * answers; the body of the request that created the sale is kept, as sent.
  */
-export async function fileLegacyInvoice(ctx: AppContext, till: TillBranch, legacy: LegacyInvoiceBody): Promise<FiledInvoice> {
-  const reference = tillReference(till.device.id, legacy.ClientInvoiceNumber);
+export async function fileLegacyInvoice(ctx: AppContext, till: TillBranch, body: unknown, bodyText: string | undefined): Promise<FiledInvoice> {
+  const request = parseTillInvoice(body, till.device.sdcId);
+  const family: Family = request.read.family;
+  const reference = tillReference(till.device.id, request.number);
+  const kept = { family, body: (bodyText ?? JSON.stringify(body)).replace(/^\uFEFF/, '') };
   try {
-    const { sale, replayed } = await createSale(ctx, { tenant: till.tenant, branchHeader: till.device.branch, idempotencyHeader: reference }, toSaleBody(legacy));
-    return { invoice: toLegacyInvoice(sale), replayed };
+    const { sale, replayed } = await createSale(
+      ctx,
+      {
+        tenant: till.tenant,
+        branchHeader: till.device.branch,
+        idempotencyHeader: reference,
+        ...(request.filingDetails ? { filingDetails: request.filingDetails } : {}),
+        onStored: (row) => keepTillBody(ctx.db, Number(row.id), kept),
+      },
+      request.sale,
+    );
+    return { invoice: toLegacyInvoice(sale, family), replayed };
   } catch (err) {
     if (err instanceof ApiError && err.code === 'idempotency_key_reused') {
       const original = await saleIdByReference(ctx.db, till.tenant.id, reference);
-      if (original !== undefined) return { invoice: await legacyInvoiceOf(ctx, till.tenant.id, original), replayed: true };
+      if (original !== undefined) return { invoice: toLegacyInvoice(await getSale(ctx, till.tenant.id, original), family), replayed: true };
     }
-    throw toLegacyError(err);
+    throw toLegacyError(err, request);
   }
 }
 
-/** GET /zm/api/Invoice/{clientInvoicenumber}: an invoice this branch's tills filed. */
-export async function invoiceByClientNumber(ctx: AppContext, till: TillBranch, clientInvoiceNumber: string): Promise<LegacyInvoice> {
-  const saleId = await saleIdByReference(ctx.db, till.tenant.id, tillReference(till.device.id, clientInvoiceNumber));
-  return legacyInvoiceOf(ctx, till.tenant.id, saleId);
+/** GET /zm/api/Invoice/{clientInvoicenumber}: an invoice this branch's tills filed, in the names it was filed in. */
+export async function invoiceByClientNumber(ctx: AppContext, till: TillBranch, tillNumber: string): Promise<RetrievedInvoice> {
+  const saleId = await saleIdByReference(ctx.db, till.tenant.id, tillReference(till.device.id, tillNumber));
+  return readInvoice(ctx, till.tenant.id, saleId);
 }
 
 /** GET /zm/api/Signature/{invoiceNumber}: any sale of this branch by its gateway InvoiceNumber. */
-export async function invoiceByInvoiceNumber(ctx: AppContext, till: TillBranch, invoiceNumber: number): Promise<LegacyInvoice> {
+export async function invoiceByInvoiceNumber(ctx: AppContext, till: TillBranch, invoiceNumber: number): Promise<RetrievedInvoice> {
   const saleId = await saleIdByInvoiceNo(ctx.db, till.tenant.id, till.device.id, invoiceNumber);
-  return legacyInvoiceOf(ctx, till.tenant.id, saleId);
+  return readInvoice(ctx, till.tenant.id, saleId);
 }

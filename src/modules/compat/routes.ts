@@ -1,18 +1,21 @@
 // The legacy till surface: /zm/api (X-Api-Key + X-SdcId) and /api/ApiKey/getactive (a till
 // login in the body). Thin: translation lives in invoices.ts, envelopes in dialect.ts.
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import { rateLimitTenant } from '../../http/auth.ts';
-import { unauthenticated } from '../../http/errors.ts';
+import { fieldError, unauthenticated, ValidationError } from '../../http/errors.ts';
+import { jsonBodyText } from '../../http/json-body.ts';
+import { validatorCompiler } from '../../http/validation.ts';
 import { VAT_CATEGORIES } from '../../vsdc/tax.ts';
 import { answerInDialect, registerDialectEnvelope } from './dialect.ts';
-import { fileLegacyInvoice, invoiceByClientNumber, invoiceByInvoiceNumber, type TillBranch } from './invoices.ts';
+import { fileLegacyInvoice, invoiceByClientNumber, invoiceByInvoiceNumber, type RetrievedInvoice, type TillBranch } from './invoices.ts';
 import * as S from './schemas.ts';
 import { branchesOfKey } from './store.ts';
 import { getActiveKey } from './till-logins.ts';
-import { toLegacyBranch } from './translate.ts';
+import type { LegacyInvoice } from './schemas.ts';
+import { toLegacyBranch, withOriginalInvoice } from './translate.ts';
 
 const TAG = ['Legacy tills (/zm/api)'];
 const WITH_BRANCH = { auth: { surface: 'compat' as const } };
@@ -30,6 +33,29 @@ function tillBranch(request: FastifyRequest): TillBranch {
   const principal = request.principal;
   if (principal?.kind !== 'fiscalisation_key' || !principal.device) throw unauthenticated('Send X-Api-Key: <pk_…> and X-SdcId.');
   return { tenant: principal.tenant, device: principal.device };
+}
+
+/**
+ * `originalFormat` of a read, its name matched without regard to case like the body's
+ * (`?originalformat=True` from a .NET till); true or false in any case.
+ */
+function originalFormatOf(query: unknown): boolean {
+  const params = (query ?? {}) as Record<string, unknown>;
+  const keys = Object.keys(params).filter((key) => key.toLowerCase() === 'originalformat');
+  if (keys.length > 1) {
+    const message = `The ${keys.join(' and ')} parameters are one parameter (names are matched without regard to case) and must be sent once.`;
+    throw new ValidationError(Object.fromEntries(keys.map((key) => [key, [message]])));
+  }
+  const key = keys[0];
+  if (key === undefined) return false;
+  const value = params[key];
+  if (typeof value !== 'string' || !/^(true|false)$/i.test(value)) throw fieldError(key, `The ${key} field must be true or false.`);
+  return value.toLowerCase() === 'true';
+}
+
+function answerInvoice(reply: FastifyReply, query: unknown, read: RetrievedInvoice): FastifyReply | LegacyInvoice {
+  if (!originalFormatOf(query)) return read.invoice;
+  return reply.type('application/json; charset=utf-8').send(withOriginalInvoice(read.invoice, read.originalBody));
 }
 
 export function compatRoutes(ctx: AppContext): FastifyPluginAsync {
@@ -81,7 +107,7 @@ export function compatRoutes(ctx: AppContext): FastifyPluginAsync {
         operationId: 'legacyListTaxCodes',
         tags: TAG,
         summary: 'VAT categories and their rates',
-        description: described('Every VAT category the gateway knows; `Code` is what `Items[].VATCategoryCode` takes.'),
+        description: described('Every VAT category the gateway knows; `Code` is what `Items[].VATCategoryCode` takes (or `invoiceItems[].TaxCodes`, in the product\'s names).'),
         headers: S.CompatHeaders,
         response: { 200: Type.Array(S.LegacyTaxCode) },
       },
@@ -89,21 +115,27 @@ export function compatRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.post('/zm/api/Invoice', {
       config: WITH_BRANCH,
+      // The body's names are matched without regard to case (invoice-body.ts reads and checks it),
+      // so the route's own validation, which matches names exactly, is off for the body.
+      validatorCompiler: (route) => (route.httpPart === 'body' ? (data: unknown) => ({ value: data }) : validatorCompiler(route)),
       schema: {
         operationId: 'legacyCreateInvoice',
         tags: TAG,
         summary: 'Fiscalise a sale (ReceiptTypeCode S) on the branch X-SdcId names',
         description: described(
           'The same sale path as POST /api/v1/sales: 201 once the invoice is stored with its InvoiceNumber, after a short wait for its filing; ' +
-            '`Status` `pending` means queued (fiscal fields null). `ClientInvoiceNumber` is idempotent per branch: a repeat, even with a different body, ' +
-            'returns the original invoice (`Idempotent-Replayed: true`) and never files twice. Unknown fields are ignored; errors name the legacy fields (`Items.0.UnitPrice`).',
+            '`Status` `pending` means queued (fiscal fields null). Field names are ours (`ClientInvoiceNumber`, `Items`, …) or those of the product /zm/api imitates ' +
+            '(`InvoiceNumber`, `invoiceItems`, …), matched without regard to case; an invoice sent in the product\'s names is answered with its fiscal names too ' +
+            '(`vsdcdate`, `internalData`, `signature`, `receiptTotalCounter`, `normalReceiptTypeCounter`, `taxItems`). The till\'s number is idempotent per branch: ' +
+            'a repeat, even with a different body, returns the original invoice (`Idempotent-Replayed: true`) and never files twice. Unknown fields are ignored; ' +
+            'errors name the fields as the till sent them (`Items.0.UnitPrice`, `invoiceItems.0.TotalAmount`).',
         ),
         headers: S.CompatHeaders,
-        body: S.LegacyInvoiceBody,
+        body: S.TillInvoiceBody,
         response: { 201: S.LegacyInvoice },
       },
     }, async (request, reply) => {
-      const { invoice, replayed } = await fileLegacyInvoice(ctx, tillBranch(request), request.body);
+      const { invoice, replayed } = await fileLegacyInvoice(ctx, tillBranch(request), request.body, jsonBodyText(request));
       if (replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(201).send(invoice);
     });
@@ -113,13 +145,16 @@ export function compatRoutes(ctx: AppContext): FastifyPluginAsync {
       schema: {
         operationId: 'legacyGetInvoice',
         tags: TAG,
-        summary: 'An invoice by the till\'s ClientInvoiceNumber',
-        description: described('Invoices filed through /zm/api on the branch X-SdcId names. Unknown: 404.'),
+        summary: 'An invoice by the till\'s own number (ClientInvoiceNumber or InvoiceNumber)',
+        description: described(
+          'Invoices filed through /zm/api on the branch X-SdcId names, in the names they were filed in. `originalFormat=true` adds `OriginalInvoice`, the body exactly as the till sent it. Unknown: 404.',
+        ),
         headers: S.CompatHeaders,
         params: S.ClientInvoiceNumberParam,
-        response: { 200: S.LegacyInvoice },
+        querystring: S.InvoiceReadQuery,
+        response: { 200: S.LegacyInvoiceWithOriginal },
       },
-    }, async (request) => invoiceByClientNumber(ctx, tillBranch(request), request.params.clientInvoicenumber));
+    }, async (request, reply) => answerInvoice(reply, request.query, await invoiceByClientNumber(ctx, tillBranch(request), request.params.clientInvoicenumber)));
 
     app.get('/zm/api/Signature/:invoiceNumber', {
       config: WITH_BRANCH,
@@ -130,8 +165,9 @@ export function compatRoutes(ctx: AppContext): FastifyPluginAsync {
         description: described('The same payload as GET /zm/api/Invoice/{clientInvoicenumber}. `invoiceNumber` is the `InvoiceNumber` of a sale of the branch X-SdcId names. Unknown: 404.'),
         headers: S.CompatHeaders,
         params: S.InvoiceNumberParam,
-        response: { 200: S.LegacyInvoice },
+        querystring: S.InvoiceReadQuery,
+        response: { 200: S.LegacyInvoiceWithOriginal },
       },
-    }, async (request) => invoiceByInvoiceNumber(ctx, tillBranch(request), request.params.invoiceNumber));
+    }, async (request, reply) => answerInvoice(reply, request.query, await invoiceByInvoiceNumber(ctx, tillBranch(request), request.params.invoiceNumber)));
   };
 }

@@ -36,3 +36,19 @@ export async function saleIdByReference(db: Kysely<DB>, tenantId: number, refere
   const row = await db.selectFrom('sales').select('id').where('tenant_id', '=', tenantId).where('reference', '=', reference).executeTakeFirst();
   return row ? Number(row.id) : undefined;
 }
+
+export interface TillBody {
+  family: 'gateway' | 'product';
+  /** The request body exactly as the till sent it. */
+  body: string;
+}
+
+/** Keeps what the till sent for the sale its request created (once; a second write is a no-op). */
+export async function keepTillBody(db: Kysely<DB>, saleId: number, till: TillBody): Promise<void> {
+  await db.insertInto('till_invoices').values({ sale_id: saleId, family: till.family, body: till.body }).onConflict((oc) => oc.column('sale_id').doNothing()).execute();
+}
+
+/** What the till sent for this sale; undefined for a sale not created through /zm/api (or before bodies were kept). */
+export async function tillBodyOf(db: Kysely<DB>, saleId: number): Promise<TillBody | undefined> {
+  return db.selectFrom('till_invoices').select(['family', 'body']).where('sale_id', '=', saleId).executeTakeFirst();
+}

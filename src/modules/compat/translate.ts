@@ -1,46 +1,42 @@
-// The legacy dialect ↔ the sales module: request bodies in, sale resources out, and the sales
-// module's field names in error messages turned back into the names the till sent.
-import { ApiError, FieldErrors, ValidationError } from '../../http/errors.ts';
-import type { CreateSaleBody, SaleResource } from '../sales/schemas.ts';
-import type { LegacyBranch, LegacyInvoice, LegacyInvoiceBody } from './schemas.ts';
+// The sales module → the legacy dialect: sale resources as invoice payloads (with the product's
+// fiscal names for an invoice sent in them), branches, and the sales module's errors in the names
+// the till sent. Request bodies come in through invoice-body.ts.
+import { ApiError, ValidationError } from '../../http/errors.ts';
+import { Money, VAT_CATEGORIES } from '../../vsdc/tax.ts';
+import type { SaleResource } from '../sales/schemas.ts';
+import type { Family } from './field-names.ts';
+import { inTillNames, inTillText, toTillDateTime, type TillInvoiceRequest } from './invoice-body.ts';
+import type { LegacyBranch, LegacyInvoice } from './schemas.ts';
 import type { KeyBranch } from './store.ts';
 
 /**
  * The Idempotency-Key a till's invoice is stored under: the device (the branch named by
  * X-SdcId) and the till's number. Unique per tenant in the sales table, so per branch here.
  */
-export function tillReference(deviceId: number, clientInvoiceNumber: string): string {
-  return `zm:${deviceId}:${clientInvoiceNumber}`;
+export function tillReference(deviceId: number, tillNumber: string): string {
+  return `zm:${deviceId}:${tillNumber}`;
+}
+
+type TaxItem = NonNullable<LegacyInvoice['taxItems']>[number];
+
+/** Per VAT category of the lines, in the categories' order: what the product called taxItems. */
+function taxItemsOf(sale: SaleResource): TaxItem[] {
+  return VAT_CATEGORIES.flatMap((category) => {
+    const lines = sale.items.filter((line) => line.vatCategory === category.code);
+    if (lines.length === 0) return [];
+    const sum = (pick: (line: SaleResource['items'][number]) => number) => lines.reduce((total, line) => total.plus(pick(line)), new Money(0)).toNumber();
+    return [{ code: category.code, rate: category.rate, taxableAmount: sum((l) => l.net), taxAmount: sum((l) => l.vat) }];
+  });
 }
 
 /**
- * The sales body of a legacy invoice. Only fields the till sent are set, so the sales module's
- * defaults apply and the same legacy body always gives the same sales body (idempotency
- * compares bodies).
+ * The invoice payload. For an invoice sent in the product's names, its fiscal answer's names
+ * (ZMFiscalDetailsDtoOut) follow ours, with the same values: `signature` = ReceiptSignature,
+ * `receiptTotalCounter` and `normalReceiptTypeCounter` = ReceiptNumber, `vsdcdate` = PublishedAt
+ * in the till's local time.
  */
-export function toSaleBody(legacy: LegacyInvoiceBody): CreateSaleBody {
-  const body: CreateSaleBody = {
-    items: legacy.Items.map((item) => ({
-      name: item.ItemName,
-      classificationCode: item.ItemClassificationCode,
-      quantity: item.Quantity,
-      price: item.UnitPrice,
-      ...(item.VATCategoryCode ? { vatCategory: item.VATCategoryCode } : {}),
-    })),
-    clientInvoiceNo: legacy.ClientInvoiceNumber,
-  };
-  const customerName = legacy.CustomerName?.trim();
-  const customerTpin = legacy.CustomerTPIN || undefined;
-  if (customerName || customerTpin) body.customer = { ...(customerName ? { name: customerName } : {}), ...(customerTpin ? { tpin: customerTpin } : {}) };
-  if (legacy.PaymentTypeCode) body.paymentMethod = legacy.PaymentTypeCode;
-  if (typeof legacy.TaxInclusive === 'boolean') body.taxInclusive = legacy.TaxInclusive;
-  if (legacy.SalesDate) body.occurredAt = legacy.SalesDate;
-  if (legacy.DestinationCountryCode) body.destinationCountryCode = legacy.DestinationCountryCode;
-  return body;
-}
-
-export function toLegacyInvoice(sale: SaleResource): LegacyInvoice {
-  return {
+export function toLegacyInvoice(sale: SaleResource, family: Family = 'gateway'): LegacyInvoice {
+  const invoice: LegacyInvoice = {
     ClientInvoiceNumber: sale.clientInvoiceNo,
     InvoiceNumber: sale.invoiceNo,
     Status: sale.status,
@@ -60,53 +56,35 @@ export function toLegacyInvoice(sale: SaleResource): LegacyInvoice {
     ResultCode: sale.resultCode,
     ResultMessage: sale.lastError,
   };
+  if (family === 'gateway') return invoice;
+  return {
+    ...invoice,
+    vsdcdate: sale.fiscal.publishedAt === null ? null : toTillDateTime(new Date(sale.fiscal.publishedAt)),
+    internalData: sale.fiscal.internalData,
+    signature: sale.fiscal.receiptSignature,
+    receiptTotalCounter: sale.fiscal.receiptNo,
+    normalReceiptTypeCounter: sale.fiscal.receiptNo,
+    taxItems: taxItemsOf(sale),
+  };
+}
+
+/**
+ * The payload with `OriginalInvoice`, the body exactly as the till sent it, spliced in as JSON
+ * text (the stored text is JSON that parsed once; re-serialising it would lose its exact form,
+ * such as `185.00`). Null when the body was not kept.
+ */
+export function withOriginalInvoice(invoice: LegacyInvoice, bodyText: string | null): string {
+  const json = JSON.stringify(invoice);
+  return `${json.slice(0, -1)},"OriginalInvoice":${bodyText ?? 'null'}}`;
 }
 
 export function toLegacyBranch(branch: KeyBranch): LegacyBranch {
   return { BranchId: branch.branch, SdcId: branch.sdcId, Name: branch.name, Initialized: branch.initialized };
 }
 
-// Maps, not object literals: a field name looked up here may be one the till sent.
-const LEGACY_LINE_FIELDS = new Map<string, string>(Object.entries({
-  name: 'ItemName',
-  classificationCode: 'ItemClassificationCode',
-  quantity: 'Quantity',
-  price: 'UnitPrice',
-  vatCategory: 'VATCategoryCode',
-}));
-
-const LEGACY_FIELDS = new Map<string, string>(Object.entries({
-  items: 'Items',
-  customer: 'CustomerName',
-  'customer.name': 'CustomerName',
-  'customer.tpin': 'CustomerTPIN',
-  paymentMethod: 'PaymentTypeCode',
-  taxInclusive: 'TaxInclusive',
-  occurredAt: 'SalesDate',
-  destinationCountryCode: 'DestinationCountryCode',
-  clientInvoiceNo: 'ClientInvoiceNumber',
-}));
-
-/** `items.2.price` → `Items.2.UnitPrice`, `occurredAt` → `SalesDate`; other text unchanged. */
-export function legacyFieldName(field: string): string {
-  const line = /^items\.(\d+)\.(\w+)$/.exec(field);
-  if (line) return `Items.${line[1]}.${LEGACY_LINE_FIELDS.get(line[2]!) ?? line[2]}`;
-  return LEGACY_FIELDS.get(field) ?? field;
-}
-
-const FIELD_MENTION = /\bitems\.\d+\.\w+\b|\b(?:customer\.name|customer\.tpin|paymentMethod|taxInclusive|occurredAt|destinationCountryCode|clientInvoiceNo)\b/g;
-
-function legacyText(message: string): string {
-  return message.replace(FIELD_MENTION, legacyFieldName);
-}
-
-/** A sales-module error as the till should read it: legacy field names in keys and messages. */
-export function toLegacyError(err: unknown): unknown {
-  if (err instanceof ValidationError) {
-    const errors = new FieldErrors();
-    for (const [field, messages] of Object.entries(err.errors)) for (const message of messages) errors.add(legacyFieldName(field), legacyText(message));
-    return errors.toError();
-  }
-  if (err instanceof ApiError && err.status < 500) return new ApiError(err.status, err.code, legacyText(err.message), err.headers);
+/** A sales-module error as the till should read it: its names in keys and messages. */
+export function toLegacyError(err: unknown, request: TillInvoiceRequest): unknown {
+  if (err instanceof ValidationError) return inTillNames(request, err);
+  if (err instanceof ApiError && err.status < 500) return new ApiError(err.status, err.code, inTillText(request, err.message), err.headers);
   return err;
 }

@@ -3,7 +3,7 @@
 import type { AppContext } from '../../context.ts';
 import { nextBackoffMs } from '../../workers/backoff.ts';
 import type { DeviceTarget } from '../../vsdc/client.ts';
-import { buildSaveSalesBody, reconcileDuplicate, SaleDocumentError, toFiscalReceipt, type FiscalReceipt, type SaleDocument } from '../../vsdc/sales-body.ts';
+import { buildSaveSalesBody, reconcileDuplicate, SaleDocumentError, toFiscalReceipt, type FilingDetails, type FiscalReceipt, type SaleDocument } from '../../vsdc/sales-body.ts';
 import type { VatCategoryCode } from '../../vsdc/tax.ts';
 import type { PaymentTypeCode } from '../../vsdc/sales-body.ts';
 import { eventRow, serialiseEnvelope, wakeDeliveryWorkers, type InvoiceEventType } from '../webhooks/events.ts';
@@ -62,6 +62,7 @@ function saleDocument({ row, lines }: PendingDocument): SaleDocument {
     destinationCountryCode: row.destination_country_code,
     reasonCode: row.reason_code,
     currency: 'ZMW',
+    details: row.filing_details === null ? null : (JSON.parse(row.filing_details) as FilingDetails),
     lines: lines.map((l) => ({
       name: l.name,
       classificationCode: l.classification_code,

@@ -8,6 +8,7 @@ import { currentMonth } from '../../credentials/standing.ts';
 import { isUniqueViolation } from '../../db/database.ts';
 import { ApiError, FieldErrors, NotFoundError } from '../../http/errors.ts';
 import { pageOf, type Page } from '../../http/pagination.ts';
+import type { FilingDetails } from '../../vsdc/sales-body.ts';
 import type { ComputedSale } from '../../vsdc/tax.ts';
 import { branchForWrite, pickBranch } from './branches.ts';
 import { idempotencyKeyOf, requestFingerprint } from './idempotency.ts';
@@ -36,6 +37,13 @@ export interface WriteRequest {
   tenant: TenantAccount;
   branchHeader: string | undefined;
   idempotencyHeader: string | undefined;
+  /** Filed beyond the body's fields (a till's registrant, line units: compat/invoice-body.ts); not part of the idempotency fingerprint. */
+  filingDetails?: FilingDetails;
+  /**
+   * Runs once this request has stored its document (never on a replay), before the wait for its
+   * filing: the compat surface keeps the till's body here.
+   */
+  onStored?: (row: SaleRow) => Promise<void>;
 }
 
 export interface WriteResult {
@@ -125,7 +133,13 @@ export function stored(doc: NewDocument, document: StoredDocument): Stored {
  * unique constraint says a concurrent request with the same key won, answers with that
  * request's document instead: exactly one document per key, whatever the concurrency.
  */
-export async function storeAndSettle(ctx: AppContext, tenantId: number, idem: Idempotency, store: () => Promise<Stored>): Promise<WriteResult> {
+export async function storeAndSettle(
+  ctx: AppContext,
+  tenantId: number,
+  idem: Idempotency,
+  store: () => Promise<Stored>,
+  onStored?: WriteRequest['onStored'],
+): Promise<WriteResult> {
   let document: Stored;
   try {
     document = await store();
@@ -137,6 +151,7 @@ export async function storeAndSettle(ctx: AppContext, tenantId: number, idem: Id
     throw err;
   }
   saleSignals(ctx).documentQueued(document.row.device_id);
+  await onStored?.(document.row);
   // A sale on a branch known to be down is answered `pending` at once: waiting would only make
   // the till wait SALE_WAIT_MS for nothing (the filer does not try before its backoff passes).
   const settled = document.branchDown ? document.row : await settle(ctx, tenantId, document.row);
@@ -179,6 +194,7 @@ export async function createSale(ctx: AppContext, req: WriteRequest, body: Creat
     originalReceiptNo: null,
     originalSdcId: null,
     reasonCode: null,
+    filingDetails: req.filingDetails ?? null,
     lines: toNewLines(computed),
   };
   return storeAndSettle(ctx, tenant.id, idem, async () => {
@@ -191,7 +207,7 @@ export async function createSale(ctx: AppContext, req: WriteRequest, body: Creat
       return stored(doc, storedOrThrow(ctx, outcome, device.branch));
     }
     return stored(doc, storedOrThrow(ctx, outcome, ''));
-  });
+  }, req.onStored);
 }
 
 export function storeOptions(ctx: AppContext, tenant: TenantAccount): Parameters<typeof insertDocument>[2] {

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { DocumentType, SaleLinesTable, SalesTable } from '../../db/tables/sales.ts';
+import type { FilingDetails } from '../../vsdc/sales-body.ts';
 import { PER_PAGE, offsetOf } from '../../http/pagination.ts';
 import { prepared } from '../../db/prepared.ts';
 
@@ -60,6 +61,8 @@ export interface NewDocument {
   originalReceiptNo: number | null;
   originalSdcId: string | null;
   reasonCode: string | null;
+  /** Filing details beyond the document's own fields (a till's registrant, line units); absent: none. */
+  filingDetails?: FilingDetails | null;
   lines: NewLine[];
 }
 
@@ -105,6 +108,7 @@ export async function insertDocument(
   options: { month: string; refuseWhenDown: boolean; notify?: { channel: string; origin: string } },
 ): Promise<InsertOutcome> {
   const lines = JSON.stringify(doc.lines);
+  const filingDetails = doc.filingDetails ? JSON.stringify(doc.filingDetails) : null;
   // The payload names the device, known only inside the statement.
   const notify = options.notify
     ? sql`, case when document.id is not null then pg_notify(${options.notify.channel}, document.device_id::text || ${`:${options.notify.origin}`}::text) end as notified`
@@ -127,11 +131,11 @@ export async function insertDocument(
       insert into sales (
         tenant_id, device_id, tpin, branch, type, invoice_no, reference, request_hash, client_invoice_no,
         customer_name, customer_tpin, payment_method, tax_inclusive, destination_country_code, occurred_at,
-        net, vat, total, original_sale_id, original_receipt_no, original_sdc_id, reason_code)
+        net, vat, total, original_sale_id, original_receipt_no, original_sdc_id, reason_code, filing_details)
       select ${doc.tenantId}, counter.id, ${doc.tpin}, counter.branch, ${doc.type}, counter.invoice_no, ${doc.reference},
         ${doc.requestHash}, ${doc.clientInvoiceNo}, ${doc.customerName}, ${doc.customerTpin}, ${doc.paymentMethod},
         ${doc.taxInclusive}, ${doc.destinationCountryCode}, ${doc.occurredAt}, ${doc.net}, ${doc.vat}, ${doc.total},
-        ${doc.originalSaleId}, ${doc.originalReceiptNo}, ${doc.originalSdcId}, ${doc.reasonCode}
+        ${doc.originalSaleId}, ${doc.originalReceiptNo}, ${doc.originalSdcId}, ${doc.reasonCode}, ${filingDetails}
       from counter
       returning *
     ),
