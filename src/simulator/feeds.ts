@@ -13,7 +13,7 @@ export function selectPrincipals(body: Body, { device }: EndpointContext): Reply
   return selectChanged(body, device.record.principals, withoutChangedAt, 'taxpayerPrincipalList');
 }
 
-/** Seeded notices, numbered after the device's last; omitted fields get plausible values. */
+/** Seeded notices, numbered after the device's last (a known `noticeNo` replaces); omitted fields get plausible values. */
 export function seedNotices(record: DeviceRecord, given: readonly Partial<Notice>[], now: Date): NoticeRecord[] {
   const changedAt = formatVsdcDateTime(now);
   let next = record.notices.reduce((max, n) => Math.max(max, n.noticeNo), 0);
@@ -30,8 +30,17 @@ export function seedNotices(record: DeviceRecord, given: readonly Partial<Notice
       changedAt,
     };
   });
-  record.notices.push(...added);
+  upsert(record.notices, added, (a, b) => a.noticeNo === b.noticeNo);
   return added;
+}
+
+/** A seeded entry with a known number replaces the earlier one. */
+function upsert<T>(list: T[], added: readonly T[], same: (a: T, b: T) => boolean): void {
+  for (const entry of added) {
+    const at = list.findIndex((existing) => same(existing, entry));
+    if (at >= 0) list[at] = entry;
+    else list.push(entry);
+  }
 }
 
 /** Seeded principals; `id` continues the device's last, omitted fields get plausible values. */
@@ -55,11 +64,6 @@ export function seedPrincipals(record: DeviceRecord, given: readonly Partial<Pri
       changedAt,
     };
   });
-  // A seeded principal with a known id replaces the earlier one.
-  for (const principal of added) {
-    const at = record.principals.findIndex((p) => p.id === principal.id);
-    if (at >= 0) record.principals[at] = principal;
-    else record.principals.push(principal);
-  }
+  upsert(record.principals, added, (a, b) => a.id === b.id);
   return added;
 }
