@@ -1,10 +1,10 @@
 // The protocol endpoints: each takes a bound request body and answers what a real VSDC would.
 import { formatVsdcDateTime } from '../vsdc/dates.ts';
 import type { ImportItemDecision, SaveBranchCustomerRequest, VsdcEndpoint } from '../vsdc/protocol.ts';
+import { saveBranchUser, selectBranches } from './branches.ts';
 import { CATALOGUE_PUBLISHED_AT, CLASSIFICATION_CATALOGUE, isKnownClassification } from './catalogue.ts';
 import { CODE_TABLES, CODE_TABLES_PUBLISHED_AT, isKnownCode } from './code-tables.ts';
 import { takeLostReply, takeRejection, type FiledDocument, type ReceivedDocument, type StoredItem } from './device.ts';
-import { saveBranchUser, selectBranches } from './branches.ts';
 import { selectNotices, selectPrincipals } from './feeds.ts';
 import { saveItemComposition, saveRrpItems, selectItem, selectItems, selectRrpItems } from './items.ts';
 import { checkNote, recordCredit } from './notes.ts';
