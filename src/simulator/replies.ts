@@ -51,8 +51,6 @@ export type Body = Record<string, unknown>;
 
 export const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
 
-export const isReply = (value: unknown): value is EnvelopeReply => typeof value === 'object' && value !== null && (value as EnvelopeReply).kind === 'envelope';
-
 export interface EndpointContext {
   state: SimulatorState;
   device: Device;
@@ -60,7 +58,7 @@ export interface EndpointContext {
 }
 
 /** Which of `fields` are missing, null or blank. */
-export function absentFields(body: Body, fields: readonly string[]): string[] {
+function absentFields(body: Body, fields: readonly string[]): string[] {
   return fields.filter((f) => body[f] === undefined || body[f] === null || (typeof body[f] === 'string' && (body[f] as string).trim() === ''));
 }
 

@@ -19,7 +19,6 @@ import {
   type ImportItemsData,
   type InitInfoData,
   type InitInfoRequest,
-  type ItemData,
   type ItemsClassData,
   type ItemsData,
   type NoticesData,
@@ -40,6 +39,7 @@ import {
   type SelectCustomerRequest,
   type SelectInvoiceData,
   type SelectInvoiceRequest,
+  type SelectItemData,
   type SelectItemRequest,
   type SelectSinceRequest,
   type StockItemsData,
@@ -89,7 +89,7 @@ export interface VsdcClient {
   saveBrancheUser(target: DeviceTarget, payload: SaveBranchUserRequest, options?: CallOptions): Promise<WriteOutcome>;
   selectItems(target: DeviceTarget, payload?: SelectSinceRequest, options?: CallOptions): Promise<SelectOutcome<ItemsData>>;
   /** `empty` when the item is not registered. */
-  selectItem(target: DeviceTarget, payload: SelectItemRequest, options?: CallOptions): Promise<SelectOutcome<ItemData>>;
+  selectItem(target: DeviceTarget, payload: SelectItemRequest, options?: CallOptions): Promise<SelectOutcome<SelectItemData>>;
   saveItemComposition(target: DeviceTarget, payload: SaveItemCompositionRequest, options?: CallOptions): Promise<WriteOutcome>;
   saveRrpItems(target: DeviceTarget, payload: SaveRrpItemsRequest, options?: CallOptions): Promise<WriteOutcome>;
   selectRrpItems(target: DeviceTarget, payload?: SelectSinceRequest, options?: CallOptions): Promise<SelectOutcome<RrpItemsData>>;
@@ -304,7 +304,7 @@ export function createVsdcClient(options: VsdcClientOptions = {}): VsdcClient {
     selectBranches: (t, p, o) => call('selectBranches', t, since(p), o) as Promise<SelectOutcome<BranchesData>>,
     saveBrancheUser: (t, p, o) => call('saveBrancheUser', t, p, o) as Promise<WriteOutcome>,
     selectItems: (t, p, o) => call('selectItems', t, since(p), o) as Promise<SelectOutcome<ItemsData>>,
-    selectItem: (t, p, o) => call('selectItem', t, p, o) as Promise<SelectOutcome<ItemData>>,
+    selectItem: (t, p, o) => call('selectItem', t, p, o) as Promise<SelectOutcome<SelectItemData>>,
     saveItemComposition: (t, p, o) => call('saveItemComposition', t, p, o) as Promise<WriteOutcome>,
     saveRrpItems: (t, p, o) => call('saveRrpItems', t, p, o) as Promise<WriteOutcome>,
     selectRrpItems: (t, p, o) => call('selectRrpItems', t, since(p), o) as Promise<SelectOutcome<RrpItemsData>>,

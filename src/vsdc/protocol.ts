@@ -412,7 +412,7 @@ export interface SelectItemRequest {
 }
 
 /** `data.itemInfo` is our reading (integrators read it, falling back to `data` itself). */
-export interface ItemData {
+export interface SelectItemData {
   itemInfo: ItemRecord;
 }
 
