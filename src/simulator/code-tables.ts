@@ -69,7 +69,13 @@ const SMALL_TABLES: { cdCls: string; cdClsNm: string; rows: Pairs }[] = [
     cdClsNm: 'Credit note reason',
     rows: [['01', 'Wrong product(s)'], ['02', 'Wrong price'], ['03', 'Damaged goods'], ['04', 'Wrong customer invoiced'], ['05', 'Duplicated invoice'], ['06', 'Excess supplies'], ['07', 'Other']],
   },
+  {
+    cdCls: '34',
+    cdClsNm: 'Purchase status',
+    rows: [['01', 'Wait for Approval'], ['02', 'Approved'], ['03', 'Cancel Requested'], ['04', 'Rejected'], ['05', 'Credit Note Generated'], ['06', 'Transferred']],
+  },
   { cdCls: '37', cdClsNm: 'Sales receipt type', rows: [['S', 'Sale'], ['R', 'Credit Note'], ['D', 'Debit Note']] },
+  { cdCls: '38', cdClsNm: 'Purchase receipt type', rows: [['P', 'Purchase'], ['R', 'Credit Note after Purchase']] },
   {
     cdCls: '67',
     cdClsNm: 'Debit note reason',

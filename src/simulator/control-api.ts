@@ -17,6 +17,7 @@ export interface ServerSwitch {
 }
 
 const notFound = (what: string): ControlResult => ({ status: 404, body: { error: 'not_found', message: what } });
+const field = (body: unknown, name: string): unknown => (typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined);
 
 export function routeControl(
   method: string,
@@ -67,7 +68,17 @@ export function routeControl(
       case 'DELETE /devices/:/:/faults':
         return { status: 200, body: control.clearFaults(tpin, bhfId) };
       case 'POST /devices/:/:/imports':
-        return { status: 201, body: { items: control.feedImports(tpin, bhfId, (body as { items?: unknown } | null)?.items) } };
+        return { status: 201, body: { items: control.feedImports(tpin, bhfId, field(body, 'items')) } };
+      case 'POST /devices/:/:/notices':
+        return { status: 201, body: { notices: control.feedNotices(tpin, bhfId, field(body, 'notices')) } };
+      case 'POST /devices/:/:/principals':
+        return { status: 201, body: { principals: control.feedPrincipals(tpin, bhfId, field(body, 'principals')) } };
+      case 'POST /devices/:/:/purchases':
+        return { status: 201, body: { purchases: control.feedPurchases(tpin, bhfId, field(body, 'purchases')) } };
+      case 'GET /rrp-items':
+        return { status: 200, body: { items: control.listRrpItems() } };
+      case 'POST /rrp-items':
+        return { status: 201, body: { items: control.feedRrpItems(field(body, 'items')) } };
       default:
         return notFound(`no control route ${method} ${pathname}`);
     }

@@ -1,10 +1,28 @@
 // Operations behind the control API, shared by the HTTP routes and the in-process handle.
 import { formatVsdcDate, formatVsdcDateTime } from '../vsdc/dates.ts';
-import { VSDC_PATHS, type ImportItem, type VsdcEndpoint } from '../vsdc/protocol.ts';
-import { noFaults, type CallRecord, type Device, type DeviceFaults, type ImportRecord, type ReceivedDocument } from './device.ts';
+import { VSDC_PATHS, type ImportItem, type Notice, type Principal, type PurchaseSale, type VsdcEndpoint } from '../vsdc/protocol.ts';
+import {
+  noFaults,
+  type BranchUserRecord,
+  type CallRecord,
+  type CompositionRecord,
+  type Device,
+  type DeviceFaults,
+  type ImportRecord,
+  type NoticeRecord,
+  type PrincipalRecord,
+  type PurchaseRecord,
+  type ReceivedDocument,
+  type SavedPurchase,
+  type StockLevel,
+  type StockMovementRecord,
+} from './device.ts';
 import { applyFaults, ControlInputError } from './faults.ts';
+import { seedNotices, seedPrincipals } from './feeds.ts';
+import { upsertRrpItems, type RrpRecord } from './items.ts';
+import { seedPurchases } from './purchases.ts';
 import type { SimulatorState } from './state.ts';
-import type { Taxpayer } from './taxpayers.ts';
+import { KNOWN_TAXPAYERS, type Taxpayer } from './taxpayers.ts';
 
 export interface DevicePreset {
   installed?: boolean;
@@ -32,9 +50,22 @@ export interface DeviceSummary {
 }
 
 export interface DeviceDetail extends DeviceSummary {
+  installedAt: string | null;
+  lastPchsInvcNo: number;
   branchCustomers: unknown[];
+  branchUsers: BranchUserRecord[];
   items: unknown[];
+  compositions: CompositionRecord[];
   imports: ImportRecord[];
+  notices: NoticeRecord[];
+  principals: PrincipalRecord[];
+  /** The sales addressed to this taxpayer, each with the buyer's latest answer. */
+  purchases: PurchaseRecord[];
+  /** What savePurchase recorded. */
+  savedPurchases: SavedPurchase[];
+  stockMovements: StockMovementRecord[];
+  /** Remaining quantity per itemCd, as the last saveStockMaster said. */
+  stockLevels: Record<string, StockLevel>;
 }
 
 function summary(device: Device): DeviceSummary {
@@ -66,6 +97,12 @@ function wholeNumber(value: unknown, field: string): number {
   return value;
 }
 
+function objectList(value: unknown, field: string): Record<string, unknown>[] {
+  if (!Array.isArray(value) || value.length === 0) throw new ControlInputError(`${field} must be a non-empty array`);
+  if (!value.every((entry) => typeof entry === 'object' && entry !== null && !Array.isArray(entry))) throw new ControlInputError(`each of ${field} must be an object`);
+  return value as Record<string, unknown>[];
+}
+
 export class SimulatorControl {
   private taskCounter = 0;
 
@@ -82,7 +119,22 @@ export class SimulatorControl {
     const device = this.state.findDevice(tpin, bhfId);
     if (!device) return null;
     const r = device.record;
-    return { ...summary(device), branchCustomers: r.branchCustomers, items: r.items, imports: r.imports };
+    return {
+      ...summary(device),
+      installedAt: r.installedAt,
+      lastPchsInvcNo: r.lastPchsInvcNo,
+      branchCustomers: r.branchCustomers,
+      branchUsers: r.branchUsers,
+      items: r.items,
+      compositions: r.compositions,
+      imports: r.imports,
+      notices: r.notices,
+      principals: r.principals,
+      purchases: r.purchases,
+      savedPurchases: r.savedPurchases,
+      stockMovements: r.stockMovements,
+      stockLevels: r.stockLevels,
+    };
   }
 
   /** Creates or adjusts a device: preset `lastSaleInvcNo`, install it without an init call, etc. */
@@ -101,6 +153,7 @@ export class SimulatorControl {
       if (r.installed) {
         if (r.sdcId === null || r.mrcNo === null) Object.assign(r, this.state.allocateIdentity());
         r.dvcSrlNo ??= `SIM-${tpin}-${bhfId}`;
+        r.installedAt ??= formatVsdcDateTime(this.now());
       }
     }
     this.state.changed();
@@ -178,6 +231,72 @@ export class SimulatorControl {
     device.record.imports.push(...added);
     this.state.changed();
     return added;
+  }
+
+  /** Notices addressed to the device (`selectNotices`); omitted fields get plausible values. */
+  feedNotices(tpin: string, bhfId: string, notices: unknown): NoticeRecord[] {
+    const device = this.seedTarget(tpin, bhfId);
+    const added = seedNotices(device.record, objectList(notices, 'notices') as Partial<Notice>[], this.now());
+    this.state.changed();
+    return added;
+  }
+
+  /** Principals the device, as an RVAT agent, sells for (`selectPrincipals`); a known `id` replaces. */
+  feedPrincipals(tpin: string, bhfId: string, principals: unknown): PrincipalRecord[] {
+    const device = this.seedTarget(tpin, bhfId);
+    const added = seedPrincipals(device.record, objectList(principals, 'principals') as Partial<Principal>[], this.now());
+    this.state.changed();
+    return added;
+  }
+
+  /**
+   * Sales addressed to the device's taxpayer (`selectTrnsPurchaseSales`), kept exactly as given,
+   * inconsistent fields included; omitted fields get a plausible sale.
+   */
+  feedPurchases(tpin: string, bhfId: string, purchases: unknown): PurchaseRecord[] {
+    const device = this.seedTarget(tpin, bhfId);
+    const added = seedPurchases(device.record, objectList(purchases, 'purchases') as Partial<PurchaseSale>[], this.now());
+    this.state.changed();
+    return added;
+  }
+
+  /** The RRP feed every taxpayer reads (`selectRrpItems`). */
+  listRrpItems(): RrpRecord[] {
+    return [...this.state.rrpItems];
+  }
+
+  /** Adds (or replaces, by manufacturerTpin + itemCd) RRPs as if a manufacturer had saved them. */
+  feedRrpItems(items: unknown): RrpRecord[] {
+    const changedAt = formatVsdcDateTime(this.now());
+    const manufacturer = KNOWN_TAXPAYERS[1]!;
+    const added = objectList(items, 'items').map((raw, index): RrpRecord => {
+      const given = raw as Partial<RrpRecord>;
+      if (given.rrp !== undefined && (typeof given.rrp !== 'number' || !(given.rrp > 0))) throw new ControlInputError('rrp must be a number greater than 0');
+      return {
+        manufacturerTpin: manufacturer.tpin,
+        manufacturerName: manufacturer.name,
+        itemCd: `ZM2NTU${String(8000 + this.state.rrpItems.length + index).padStart(7, '0')}`,
+        itemClsCd: '50151513',
+        itemTyCd: '2',
+        itemNm: 'Cooking oil 5L',
+        itemDesc: null,
+        orgnNatCd: 'ZM',
+        pkgUnitCd: 'NT',
+        qtyUnitCd: 'U',
+        rrp: 150,
+        useYn: 'Y',
+        ...given,
+        changedAt,
+      };
+    });
+    upsertRrpItems(this.state.rrpItems, added);
+    this.state.changed();
+    return added;
+  }
+
+  private seedTarget(tpin: string, bhfId: string): Device {
+    checkDeviceKey(tpin, bhfId);
+    return this.state.device(tpin, bhfId);
   }
 
   listTaxpayers(): Taxpayer[] {

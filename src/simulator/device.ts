@@ -1,7 +1,19 @@
-import type { VsdcEndpoint } from '../vsdc/protocol.ts';
 // What the simulator remembers per device (tpin + bhfId). Everything here is plain JSON so the
 // state file can hold it; Maps are rebuilt on load.
-import type { ImportItem, SaveItemRequest, SaveBranchCustomerRequest } from '../vsdc/protocol.ts';
+import { VSDC_EPOCH } from '../vsdc/dates.ts';
+import type {
+  ImportItem,
+  Notice,
+  Principal,
+  PurchaseSale,
+  SaveBranchCustomerRequest,
+  SaveBranchUserRequest,
+  SaveItemCompositionRequest,
+  SaveItemRequest,
+  SavePurchaseRequest,
+  SaveStockItemsRequest,
+  VsdcEndpoint,
+} from '../vsdc/protocol.ts';
 
 export interface IssuedReceipt {
   rcptNo: number;
@@ -62,6 +74,34 @@ export interface ImportRecord extends ImportItem {
   decision: { itemCd: string | null; itemClsCd: string | null; remark: string | null } | null;
 }
 
+/** `changedAt` (`YYYYMMDDHHmmss`): select calls return the entries changed at or after `lastReqDt`. */
+export interface Changed {
+  changedAt: string;
+}
+
+export type StoredItem = SaveItemRequest & Changed;
+export type BranchUserRecord = SaveBranchUserRequest & Changed;
+export type CompositionRecord = SaveItemCompositionRequest & Changed;
+export type NoticeRecord = Notice & Changed;
+export type PrincipalRecord = Principal & Changed;
+
+/** A sale addressed to this taxpayer (`selectTrnsPurchaseSales`), kept exactly as seeded or filed. */
+export interface PurchaseRecord extends Changed {
+  sale: PurchaseSale;
+  /** The buyer's latest `savePurchase` answer to it (`regTyCd` `A`). */
+  answer: { invcNo: number; pchsSttsCd: string } | null;
+}
+
+/** What `savePurchase` recorded, keyed by `invcNo`. */
+export type SavedPurchase = SavePurchaseRequest & { receivedAt: string };
+
+export type StockMovementRecord = SaveStockItemsRequest & Changed;
+
+/** The absolute remaining quantity last sent with `saveStockMaster`. */
+export interface StockLevel extends Changed {
+  rsdQty: number;
+}
+
 export interface DeviceFaults {
   /** Destroy the socket of every call with no reply. */
   down: boolean;
@@ -71,14 +111,39 @@ export interface DeviceFaults {
   delayMs: number;
   /** Answer every call (or only the calls to `endpoints`) with this result code (838: authority unreachable). */
   forcedResult: { code: string; message: string; endpoints: VsdcEndpoint[] | null } | null;
-  /** File the next N (or all) saveSales, then destroy the socket instead of replying. */
+  /** File the next N (or all) calls to `loseRepliesOn`, then destroy the socket instead of replying. */
   loseReplies: number | 'all';
-  /** Answer the next N (or all) saveSales with this code, filing nothing. */
-  reject: { remaining: number | 'all'; code: string; message: string } | null;
+  /** The endpoints `loseReplies` counts (default `saveSales`). */
+  loseRepliesOn: VsdcEndpoint[];
+  /** Answer the next N (or all) calls to `endpoints` (default `saveSales`) with this code, filing nothing. */
+  reject: { remaining: number | 'all'; code: string; message: string; endpoints: VsdcEndpoint[] } | null;
 }
 
+/** Where `reject` and `loseReplies` apply unless told otherwise. */
+export const DEFAULT_FAULT_ENDPOINTS: readonly VsdcEndpoint[] = ['saveSales'];
+
 export function noFaults(): DeviceFaults {
-  return { down: false, html404: false, delayMs: 0, forcedResult: null, loseReplies: 0, reject: null };
+  return { down: false, html404: false, delayMs: 0, forcedResult: null, loseReplies: 0, loseRepliesOn: [...DEFAULT_FAULT_ENDPOINTS], reject: null };
+}
+
+/** Takes one forced rejection for a call to `endpoint`, if the reject switch covers it. */
+export function takeRejection(faults: DeviceFaults, endpoint: VsdcEndpoint): { code: string; message: string } | null {
+  const reject = faults.reject;
+  if (!reject || !reject.endpoints.includes(endpoint)) return null;
+  if (reject.remaining !== 'all') {
+    reject.remaining -= 1;
+    if (reject.remaining <= 0) faults.reject = null;
+  }
+  return { code: reject.code, message: reject.message };
+}
+
+/** Takes one lost reply for a call to `endpoint`, if the loseReplies switch covers it. */
+export function takeLostReply(faults: DeviceFaults, endpoint: VsdcEndpoint): boolean {
+  if (!faults.loseRepliesOn.includes(endpoint)) return false;
+  if (faults.loseReplies === 'all') return true;
+  if (faults.loseReplies <= 0) return false;
+  faults.loseReplies -= 1;
+  return true;
 }
 
 export interface DeviceRecord {
@@ -96,9 +161,20 @@ export interface DeviceRecord {
   lastPchsInvcNo: number;
   filed: FiledDocument[];
   received: ReceivedDocument[];
+  /** When the device was installed; `selectBranches` reports its branch from then on. */
+  installedAt: string | null;
   branchCustomers: SaveBranchCustomerRequest[];
-  items: SaveItemRequest[];
+  branchUsers: BranchUserRecord[];
+  items: StoredItem[];
+  compositions: CompositionRecord[];
   imports: ImportRecord[];
+  notices: NoticeRecord[];
+  principals: PrincipalRecord[];
+  purchases: PurchaseRecord[];
+  savedPurchases: SavedPurchase[];
+  stockMovements: StockMovementRecord[];
+  /** By `itemCd`. */
+  stockLevels: Record<string, StockLevel>;
 }
 
 /** One protocol call the device answered with an envelope (the control API's `calls`). */
@@ -140,13 +216,31 @@ export function newDeviceRecord(tpin: string, bhfId: string, taxprNm: string): D
     lastPchsInvcNo: 0,
     filed: [],
     received: [],
+    installedAt: null,
     branchCustomers: [],
+    branchUsers: [],
     items: [],
+    compositions: [],
     imports: [],
+    notices: [],
+    principals: [],
+    purchases: [],
+    savedPurchases: [],
+    stockMovements: [],
+    stockLevels: {},
   };
 }
 
+/** A record from an older state file gets the fields it lacks. */
+function upgradeRecord(record: DeviceRecord): void {
+  const fresh = newDeviceRecord(record.tpin, record.bhfId, record.taxprNm) as unknown as Record<string, unknown>;
+  const stored = record as unknown as Record<string, unknown>;
+  for (const [key, value] of Object.entries(fresh)) if (stored[key] === undefined) stored[key] = value;
+  for (const item of record.items) item.changedAt ??= VSDC_EPOCH;
+}
+
 export function deviceFromRecord(record: DeviceRecord): Device {
+  upgradeRecord(record);
   const device: Device = { record, filedByInvoice: new Map(), filedByReceipt: new Map(), faults: noFaults(), calls: [] };
   for (const doc of record.filed) {
     device.filedByInvoice.set(doc.cisInvcNo, doc);

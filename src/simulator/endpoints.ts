@@ -1,69 +1,49 @@
 // The protocol endpoints: each takes a bound request body and answers what a real VSDC would.
-import type { ImportItemDecision, SaveBranchCustomerRequest, SaveItemRequest, VsdcEndpoint } from '../vsdc/protocol.ts';
+import { formatVsdcDateTime } from '../vsdc/dates.ts';
+import type { ImportItemDecision, SaveBranchCustomerRequest, VsdcEndpoint } from '../vsdc/protocol.ts';
+import { saveBranchUser, selectBranches } from './branches.ts';
 import { CATALOGUE_PUBLISHED_AT, CLASSIFICATION_CATALOGUE, isKnownClassification } from './catalogue.ts';
 import { CODE_TABLES, CODE_TABLES_PUBLISHED_AT, isKnownCode } from './code-tables.ts';
-import type { Device, FiledDocument, ReceivedDocument } from './device.ts';
+import { takeLostReply, takeRejection, type FiledDocument, type ReceivedDocument, type StoredItem } from './device.ts';
+import { selectNotices, selectPrincipals } from './feeds.ts';
+import { saveItemComposition, saveRrpItems, selectItem, selectItems, selectRrpItems } from './items.ts';
 import { checkNote, recordCredit } from './notes.ts';
+import { offerToBuyer, savePurchase, selectTrnsPurchaseSales } from './purchases.ts';
 import { issueReceipt } from './receipts.ts';
 import { checkSaveSales, invoiceNumberOf, summarizeSaleBody } from './sales-check.ts';
-import type { SimulatorState } from './state.ts';
-
-export interface EnvelopeReply {
-  kind: 'envelope';
-  resultCd: string;
-  resultMsg: string;
-  data: unknown;
-  /** Filed, but the socket is destroyed instead of replying (fault switch). */
-  loseReply?: boolean;
-}
-
-export type Reply =
-  | EnvelopeReply
-  /** Bare HTTP 400, no envelope: the body failed JSON binding. */
-  | { kind: 'bad_request' }
-  | { kind: 'html404' }
-  /** Destroy the socket without a reply. */
-  | { kind: 'drop' };
-
-export const RESULT_MESSAGES: Record<string, string> = {
-  '000': 'It is succeeded',
-  '001': 'There is no search result',
-  '838': 'Connection to API is not established: check connection.',
-  '894': 'Server communication error',
-  '901': 'It is not valid device',
-  '902': 'This device is installed',
-  '910': 'Request parameter error',
-  '913': 'Code value error among request parameters',
-  '924': 'CIS Invoice number already exists.',
-  '999': 'There is an unknown error. Please ask it administrator',
-};
-
-export function envelope(resultCd: string, data: unknown = null, resultMsg = RESULT_MESSAGES[resultCd] ?? 'Error'): EnvelopeReply {
-  return { kind: 'envelope', resultCd, resultMsg, data };
-}
-
-const ok = (data: unknown = null): EnvelopeReply => envelope('000', data);
-const empty = (): EnvelopeReply => envelope('001');
-const invalid = (message: string): EnvelopeReply => envelope('910', null, message);
-const badCode = (field: string, value: unknown): EnvelopeReply => envelope('913', null, `Code value error among request parameters: [${field}] ${String(value)}`);
-const mustNotBeNull = (...fields: string[]): EnvelopeReply =>
-  invalid(`Validation error for fields: [${fields.map((f) => `'${f}': must not be null`).join(', ')}]`);
-
-type Body = Record<string, unknown>;
-
-const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
-
-export interface EndpointContext {
-  state: SimulatorState;
-  device: Device;
-  now: Date;
-}
+import {
+  badCode,
+  empty,
+  envelope,
+  invalid,
+  lastRequestDate,
+  mustNotBeNull,
+  ok,
+  text,
+  type Body,
+  type EndpointContext,
+  type EnvelopeReply,
+  type Reply,
+} from './replies.ts';
+import { saveStockItems, saveStockMaster, selectStockItems } from './stock.ts';
 
 /** Endpoints a device answers before it is initialised (code tables double as the health probe). */
 const OPEN_BEFORE_INIT: ReadonlySet<VsdcEndpoint> = new Set<VsdcEndpoint>(['selectInitInfo', 'selectCodes', 'selectItemsClass']);
 
 export function handleEndpoint(endpoint: VsdcEndpoint, body: Body, ctx: EndpointContext): Reply {
   if (!ctx.device.record.installed && !OPEN_BEFORE_INIT.has(endpoint)) return envelope('901');
+  // saveSales applies the reject and loseReplies switches itself: it logs them as arrivals.
+  if (endpoint === 'saveSales') return saveSales(body, ctx);
+  const faults = ctx.device.faults;
+  const forced = takeRejection(faults, endpoint);
+  if (forced) return envelope(forced.code, null, forced.message);
+  const reply = answer(endpoint, body, ctx);
+  if (reply.kind !== 'envelope' || reply.resultCd !== '000') return reply;
+  if (endpoint === 'selectInitInfo') ctx.device.record.installedAt ??= formatVsdcDateTime(ctx.now);
+  return takeLostReply(faults, endpoint) ? { ...reply, loseReply: true } : reply;
+}
+
+function answer(endpoint: Exclude<VsdcEndpoint, 'saveSales'>, body: Body, ctx: EndpointContext): Reply {
   switch (endpoint) {
     case 'selectInitInfo':
       return selectInitInfo(body, ctx);
@@ -71,8 +51,6 @@ export function handleEndpoint(endpoint: VsdcEndpoint, body: Body, ctx: Endpoint
       return selectSince(body, CODE_TABLES_PUBLISHED_AT, () => ({ clsList: CODE_TABLES }));
     case 'selectItemsClass':
       return selectSince(body, CATALOGUE_PUBLISHED_AT, () => ({ itemClsList: CLASSIFICATION_CATALOGUE }));
-    case 'saveSales':
-      return saveSales(body, ctx);
     case 'selectInvoice':
       return selectInvoice(body, ctx);
     case 'selectCustomer':
@@ -86,6 +64,34 @@ export function handleEndpoint(endpoint: VsdcEndpoint, body: Body, ctx: Endpoint
       return selectImportItems(body, ctx);
     case 'updateImportItems':
       return updateImportItems(body, ctx);
+    case 'selectNotices':
+      return selectNotices(body, ctx);
+    case 'selectBranches':
+      return selectBranches(body, ctx);
+    case 'saveBrancheUser':
+      return saveBranchUser(body, ctx);
+    case 'selectItems':
+      return selectItems(body, ctx);
+    case 'selectItem':
+      return selectItem(body, ctx);
+    case 'saveItemComposition':
+      return saveItemComposition(body, ctx);
+    case 'saveRrpItems':
+      return saveRrpItems(body, ctx);
+    case 'selectRrpItems':
+      return selectRrpItems(body, ctx);
+    case 'selectPrincipals':
+      return selectPrincipals(body, ctx);
+    case 'selectTrnsPurchaseSales':
+      return selectTrnsPurchaseSales(body, ctx);
+    case 'savePurchase':
+      return savePurchase(body, ctx);
+    case 'selectStockItems':
+      return selectStockItems(body, ctx);
+    case 'saveStockItems':
+      return saveStockItems(body, ctx);
+    case 'saveStockMaster':
+      return saveStockMaster(body, ctx);
   }
 }
 
@@ -130,13 +136,6 @@ function selectInitInfo(body: Body, { state, device }: EndpointContext): Reply {
   });
 }
 
-function lastRequestDate(body: Body): string | Reply {
-  const lastReqDt = body.lastReqDt;
-  if (lastReqDt === undefined || lastReqDt === null) return mustNotBeNull('lastReqDt');
-  if (typeof lastReqDt !== 'string' || !/^\d{14}$/.test(lastReqDt)) return invalid('[lastReqDt] must be a valid date (yyyyMMddHHmmss)');
-  return lastReqDt;
-}
-
 function selectSince(body: Body, publishedAt: string, data: () => unknown): Reply {
   const since = lastRequestDate(body);
   if (typeof since !== 'string') return since;
@@ -166,14 +165,8 @@ function saveSales(body: Body, ctx: EndpointContext): Reply {
     return reply;
   };
 
-  if (faults.reject) {
-    const { code, message } = faults.reject;
-    if (faults.reject.remaining !== 'all') {
-      faults.reject.remaining -= 1;
-      if (faults.reject.remaining <= 0) faults.reject = null;
-    }
-    return log(envelope(code, null, message));
-  }
+  const forcedRejection = takeRejection(faults, 'saveSales');
+  if (forcedRejection) return log(envelope(forcedRejection.code, null, forcedRejection.message));
 
   const cisInvcNo = invoiceNumberOf(body);
   if (cisInvcNo === null) return log(mustNotBeNull('cisInvcNo'));
@@ -199,15 +192,11 @@ function saveSales(body: Body, ctx: EndpointContext): Reply {
   device.filedByInvoice.set(cisInvcNo, filed);
   device.filedByReceipt.set(receipt.rcptNo, filed);
   if (note.original && checked.rcptTyCd === 'R') recordCredit(note.original, checked);
+  offerToBuyer(state, device, body, receipt, now);
   const invoiceNumber = Number(cisInvcNo);
   if (Number.isSafeInteger(invoiceNumber) && invoiceNumber > record.lastSaleInvcNo) record.lastSaleInvcNo = invoiceNumber;
 
-  let loseReply = false;
-  if (faults.loseReplies === 'all') loseReply = true;
-  else if (faults.loseReplies > 0) {
-    faults.loseReplies -= 1;
-    loseReply = true;
-  }
+  const loseReply = takeLostReply(faults, 'saveSales');
   return { ...log(envelope('000', receiptData(filed)), receipt, loseReply), loseReply };
 }
 
@@ -260,7 +249,7 @@ function saveBranchCustomer(body: Body, { device, state }: EndpointContext): Rep
   return ok();
 }
 
-function saveItem(endpoint: 'saveItem' | 'updateItem', body: Body, { device, state }: EndpointContext): Reply {
+function saveItem(endpoint: 'saveItem' | 'updateItem', body: Body, { device, state, now }: EndpointContext): Reply {
   const absent = ['itemCd', 'itemClsCd', 'itemTyCd', 'itemNm', 'orgnNatCd', 'pkgUnitCd', 'qtyUnitCd', 'vatCatCd', 'useYn'].filter((f) => text(body[f]) === null);
   if (body.dftPrc === undefined || body.dftPrc === null) absent.push('dftPrc');
   if (absent.length > 0) return mustNotBeNull(...absent);
@@ -273,7 +262,7 @@ function saveItem(endpoint: 'saveItem' | 'updateItem', body: Body, { device, sta
   if (typeof body.dftPrc !== 'number' || body.dftPrc < 0) return invalid('[dftPrc] must not be negative');
   if (body.useYn !== 'Y' && body.useYn !== 'N') return invalid('[useYn] must be Y or N');
 
-  const item = { ...body, tpin: undefined, bhfId: undefined } as unknown as SaveItemRequest;
+  const item = { ...body, tpin: undefined, bhfId: undefined, changedAt: formatVsdcDateTime(now) } as unknown as StoredItem;
   const items = device.record.items;
   const at = items.findIndex((i) => i.itemCd === item.itemCd);
   if (endpoint === 'updateItem' && at < 0) return invalid(`[itemCd] ${item.itemCd} is not registered`);

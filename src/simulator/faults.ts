@@ -1,7 +1,7 @@
 // Reading fault switches from the control API (JSON) into a device's DeviceFaults.
 import { VSDC_PATHS, type VsdcEndpoint } from '../vsdc/protocol.ts';
-import type { DeviceFaults } from './device.ts';
-import { RESULT_MESSAGES } from './endpoints.ts';
+import { DEFAULT_FAULT_ENDPOINTS, type DeviceFaults } from './device.ts';
+import { RESULT_MESSAGES } from './replies.ts';
 
 export class ControlInputError extends Error {
   constructor(message: string) {
@@ -17,10 +17,10 @@ export interface FaultsInput {
   delayMs?: number;
   /** `"838"` or `{code, message?, endpoints?}` (endpoint names, e.g. `["saveBrancheCustomers"]`; absent = every call); null clears. */
   forcedResult?: string | { code: string; message?: string; endpoints?: string[] } | null;
-  /** N, `"all"`, or 0 to clear. */
-  loseReplies?: number | 'all';
-  /** `{count: N | "all", code, message?}`; null clears. */
-  reject?: { count: number | 'all'; code: string; message?: string } | null;
+  /** N, `"all"`, or 0 to clear (saveSales); or `{count, endpoints}` for other endpoints. */
+  loseReplies?: number | 'all' | { count: number | 'all'; endpoints?: string[] };
+  /** `{count: N | "all", code, message?, endpoints?}` (endpoints default to saveSales); null clears. */
+  reject?: { count: number | 'all'; code: string; message?: string; endpoints?: string[] } | null;
 }
 
 function resultCode(value: unknown, field: string): string {
@@ -34,10 +34,10 @@ function count(value: unknown, field: string): number | 'all' {
   return value;
 }
 
-function endpointList(value: unknown): VsdcEndpoint[] | null {
+function endpointList(value: unknown, field: string): VsdcEndpoint[] | null {
   if (value === undefined || value === null) return null;
   if (!Array.isArray(value) || value.length === 0 || !value.every((e) => typeof e === 'string' && e in VSDC_PATHS)) {
-    throw new ControlInputError(`forcedResult.endpoints must be a non-empty list of: ${Object.keys(VSDC_PATHS).join(', ')}`);
+    throw new ControlInputError(`${field} must be a non-empty list of: ${Object.keys(VSDC_PATHS).join(', ')}`);
   }
   return value as VsdcEndpoint[];
 }
@@ -52,7 +52,7 @@ export function applyFaults(current: DeviceFaults, input: unknown): DeviceFaults
   const raw = input as Record<string, unknown>;
   const known = new Set(['down', 'html404', 'delayMs', 'forcedResult', 'loseReplies', 'reject']);
   for (const key of Object.keys(raw)) if (!known.has(key)) throw new ControlInputError(`unknown fault "${key}"`);
-  const next: DeviceFaults = { ...current, reject: current.reject && { ...current.reject } };
+  const next: DeviceFaults = { ...current, loseRepliesOn: [...current.loseRepliesOn], reject: current.reject && { ...current.reject } };
 
   if (raw.down !== undefined) next.down = flag(raw.down, 'down');
   if (raw.html404 !== undefined) next.html404 = flag(raw.html404, 'html404');
@@ -67,19 +67,30 @@ export function applyFaults(current: DeviceFaults, input: unknown): DeviceFaults
     else if (typeof forced === 'object') {
       const { code, message, endpoints } = forced as { code?: unknown; message?: unknown; endpoints?: unknown };
       const cd = resultCode(code, 'forcedResult.code');
-      next.forcedResult = { code: cd, message: typeof message === 'string' ? message : (RESULT_MESSAGES[cd] ?? 'Error'), endpoints: endpointList(endpoints) };
+      next.forcedResult = { code: cd, message: typeof message === 'string' ? message : (RESULT_MESSAGES[cd] ?? 'Error'), endpoints: endpointList(endpoints, 'forcedResult.endpoints') };
     } else throw new ControlInputError('forcedResult must be a result code, {code, message} or null');
   }
-  if (raw.loseReplies !== undefined) next.loseReplies = count(raw.loseReplies, 'loseReplies');
+  if (raw.loseReplies !== undefined) {
+    const lose = raw.loseReplies;
+    if (typeof lose === 'object' && lose !== null && !Array.isArray(lose)) {
+      const { count: n, endpoints } = lose as { count?: unknown; endpoints?: unknown };
+      next.loseReplies = count(n, 'loseReplies.count');
+      next.loseRepliesOn = endpointList(endpoints, 'loseReplies.endpoints') ?? [...DEFAULT_FAULT_ENDPOINTS];
+    } else {
+      next.loseReplies = count(lose, 'loseReplies');
+      next.loseRepliesOn = [...DEFAULT_FAULT_ENDPOINTS];
+    }
+  }
   if (raw.reject !== undefined) {
     const reject = raw.reject;
     if (reject === null) next.reject = null;
     else if (typeof reject === 'object' && !Array.isArray(reject)) {
-      const { count: n, code, message } = reject as { count?: unknown; code?: unknown; message?: unknown };
+      const { count: n, code, message, endpoints } = reject as { count?: unknown; code?: unknown; message?: unknown; endpoints?: unknown };
       const remaining = count(n, 'reject.count');
       const cd = resultCode(code, 'reject.code');
-      next.reject = remaining === 0 ? null : { remaining, code: cd, message: typeof message === 'string' ? message : (RESULT_MESSAGES[cd] ?? 'Error') };
-    } else throw new ControlInputError('reject must be {count, code, message?} or null');
+      const on = endpointList(endpoints, 'reject.endpoints') ?? [...DEFAULT_FAULT_ENDPOINTS];
+      next.reject = remaining === 0 ? null : { remaining, code: cd, message: typeof message === 'string' ? message : (RESULT_MESSAGES[cd] ?? 'Error'), endpoints: on };
+    } else throw new ControlInputError('reject must be {count, code, message?, endpoints?} or null');
   }
   return next;
 }

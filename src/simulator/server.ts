@@ -7,7 +7,8 @@ import { VSDC_PATHS, type VsdcEndpoint } from '../vsdc/protocol.ts';
 import { CONTROL_PREFIX, routeControl } from './control-api.ts';
 import { SimulatorControl } from './control.ts';
 import { CALL_LOG_LIMIT } from './device.ts';
-import { envelope, handleEndpoint, type Reply } from './endpoints.ts';
+import { handleEndpoint } from './endpoints.ts';
+import { envelope, type Reply } from './replies.ts';
 import { SimulatorState } from './state.ts';
 import { bindRequestBody } from './wire-binding.ts';
 
@@ -106,13 +107,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     timers.add(timer);
   };
   const pause = (ms: number): Promise<void> => new Promise((resolve) => later(ms, resolve));
+  // Spring's default error body: JSON, but no resultCd, so no envelope.
+  const springError = (status: number, error: string, path: string): string => JSON.stringify({ timestamp: now().toISOString(), status, error, path });
 
-  function endpointOf(pathname: string): VsdcEndpoint | undefined {
-    if (contextPath !== '') {
-      if (!pathname.startsWith(`${contextPath}/`)) return undefined;
-      pathname = pathname.slice(contextPath.length);
-    }
-    return ENDPOINT_BY_PATH.get(pathname);
+  /** The path inside the VSDC app, or null when it lies outside the app's context path. */
+  function appPath(pathname: string): string | null {
+    if (contextPath === '') return pathname;
+    return pathname.startsWith(`${contextPath}/`) ? pathname.slice(contextPath.length) : null;
   }
 
   function reply(req: IncomingMessage, res: ServerResponse, result: Reply, path: string, resultDt = formatVsdcDateTime(now())): void {
@@ -124,8 +125,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         send(res, 404, 'text/html;charset=utf-8', tomcat404(path));
         return;
       case 'bad_request':
-        // Spring's default error body: JSON, but no resultCd, so no envelope.
-        send(res, 400, 'application/json', JSON.stringify({ timestamp: now().toISOString(), status: 400, error: 'Bad Request', path }));
+        send(res, 400, 'application/json', springError(400, 'Bad Request', path));
         return;
       case 'envelope':
         if (result.loseReply) {
@@ -213,10 +213,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     if (pathname === CONTROL_PREFIX || pathname.startsWith(`${CONTROL_PREFIX}/`)) {
       handled = onControlRequest(req, res, pathname, new URLSearchParams(q >= 0 ? url.slice(q + 1) : ''));
     } else {
-      const endpoint = endpointOf(pathname);
+      const inApp = appPath(pathname);
+      const endpoint = inApp === null ? undefined : ENDPOINT_BY_PATH.get(inApp);
       if (endpoint === undefined || req.method !== 'POST') {
         req.resume();
-        send(res, 404, 'text/html;charset=utf-8', tomcat404(pathname));
+        // Outside the app the servlet container answers; inside it, the VSDC's own Spring error body.
+        if (inApp === null) send(res, 404, 'text/html;charset=utf-8', tomcat404(pathname));
+        else if (endpoint === undefined) send(res, 404, 'application/json', springError(404, 'Not Found', pathname));
+        else send(res, 405, 'application/json', springError(405, 'Method Not Allowed', pathname));
         return;
       }
       handled = onProtocolRequest(req, res, endpoint, pathname);

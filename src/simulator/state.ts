@@ -3,6 +3,7 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
 import { deviceFromRecord, deviceKey, newDeviceRecord, noFaults, type Device, type DeviceRecord } from './device.ts';
+import type { RrpRecord } from './items.ts';
 import { KNOWN_TAXPAYERS, type Taxpayer } from './taxpayers.ts';
 
 /** The first device gets the sandbox's real pair: SDC0010002115 / WIS00003036. */
@@ -14,11 +15,15 @@ interface PersistedState {
   nextDeviceNo: number;
   taxpayers: Taxpayer[];
   devices: DeviceRecord[];
+  /** Absent in files written before the RRP feed existed. */
+  rrpItems?: RrpRecord[];
 }
 
 export class SimulatorState {
   readonly devices = new Map<string, Device>();
   readonly taxpayers = new Map<string, Taxpayer>();
+  /** The RRP feed is the authority's, shared by every taxpayer (`saveRrpItems`, `selectRrpItems`). */
+  readonly rrpItems: RrpRecord[] = [];
   private nextDeviceNo = FIRST_DEVICE_NO;
   private saveTimer: NodeJS.Timeout | null = null;
   private saving: Promise<void> = Promise.resolve();
@@ -64,6 +69,7 @@ export class SimulatorState {
 
   reset(): void {
     this.devices.clear();
+    this.rrpItems.length = 0;
     this.seedTaxpayers();
     this.nextDeviceNo = FIRST_DEVICE_NO;
     this.changed();
@@ -95,6 +101,7 @@ export class SimulatorState {
       nextDeviceNo: this.nextDeviceNo,
       taxpayers: [...this.taxpayers.values()],
       devices: [...this.devices.values()].map((d) => d.record),
+      rrpItems: this.rrpItems,
     };
     return JSON.stringify(state);
   }
@@ -123,6 +130,7 @@ export class SimulatorState {
     this.nextDeviceNo = state.nextDeviceNo;
     this.taxpayers.clear();
     for (const taxpayer of state.taxpayers) this.taxpayers.set(taxpayer.tpin, taxpayer);
+    this.rrpItems.push(...(state.rrpItems ?? []));
     for (const record of state.devices) {
       const device = deviceFromRecord(record);
       device.faults = noFaults();

@@ -23,6 +23,20 @@ const SALES_LINE: FieldTypes = {
   dates: [],
 };
 
+const PURCHASE_LINE: FieldTypes = {
+  numbers: [
+    'itemSeq', 'pkg', 'qty', 'prc', 'splyAmt', 'dcRt', 'dcAmt', 'taxblAmt', 'vatAmt', 'iplTaxblAmt', 'tlTaxblAmt',
+    'exciseTaxblAmt', 'iplAmt', 'tlAmt', 'exciseTxAmt', 'taxAmt', 'totAmt',
+  ],
+  dates: ['itemExprDt'],
+};
+
+const STOCK_LINE: FieldTypes = {
+  numbers: ['itemSeq', 'pkg', 'qty', 'prc', 'splyAmt', 'totDcAmt', 'taxblAmt', 'vatAmt', 'iplAmt', 'tlAmt', 'exciseTxAmt', 'taxAmt', 'totAmt'],
+  dates: ['itemExprDt'],
+};
+
+const NOTHING_TYPED: FieldTypes = { numbers: [], dates: [] };
 const SELECT_SINCE: FieldTypes = { numbers: [], dates: ['lastReqDt'] };
 const ITEM: FieldTypes = { numbers: ['dftPrc', 'sftyQty', 'rrp'], dates: [] };
 
@@ -42,6 +56,29 @@ const BINDINGS: Record<VsdcEndpoint, FieldTypes> = {
   saveItem: ITEM,
   updateItem: ITEM,
   updateImportItems: { numbers: [], dates: ['dclDe'], lists: { importItemList: { numbers: ['itemSeq'], dates: [] } } },
+  selectNotices: SELECT_SINCE,
+  selectBranches: SELECT_SINCE,
+  saveBrancheUser: NOTHING_TYPED,
+  selectItems: SELECT_SINCE,
+  selectItem: NOTHING_TYPED,
+  saveItemComposition: { numbers: ['cpstQty'], dates: [] },
+  saveRrpItems: { numbers: [], dates: [], lists: { itemList: { numbers: ['rrp'], dates: [] } } },
+  selectRrpItems: SELECT_SINCE,
+  selectPrincipals: SELECT_SINCE,
+  selectTrnsPurchaseSales: SELECT_SINCE,
+  // spplrInvcNo is a number: text there is a bare 400 (observed live).
+  savePurchase: {
+    numbers: ['invcNo', 'orgInvcNo', 'spplrInvcNo', 'totItemCnt', 'totTaxblAmt', 'totTaxAmt', 'totAmt', ...TRIO_FIELDS],
+    dates: ['cfmDt', 'pchsDt', 'wrhsDt', 'cnclReqDt', 'cnclDt', 'rfdDt'],
+    lists: { itemList: PURCHASE_LINE },
+  },
+  selectStockItems: SELECT_SINCE,
+  saveStockItems: {
+    numbers: ['sarNo', 'orgSarNo', 'totItemCnt', 'totTaxblAmt', 'totTaxAmt', 'totAmt'],
+    dates: ['ocrnDt'],
+    lists: { itemList: STOCK_LINE },
+  },
+  saveStockMaster: { numbers: [], dates: [], lists: { stockItemList: { numbers: ['rsdQty'], dates: [] } } },
 };
 
 const NUMERIC_TEXT = /^-?\d+(\.\d+)?$/;

@@ -14,20 +14,35 @@ import {
 } from './outcome.ts';
 import {
   VSDC_PATHS,
+  type BranchesData,
   type CodesData,
   type ImportItemsData,
   type InitInfoData,
   type InitInfoRequest,
   type ItemsClassData,
+  type ItemsData,
+  type NoticesData,
+  type PrincipalsData,
+  type PurchaseSalesData,
+  type RrpItemsData,
   type SaveBranchCustomerRequest,
+  type SaveBranchUserRequest,
+  type SaveItemCompositionRequest,
   type SaveItemRequest,
+  type SavePurchaseRequest,
+  type SaveRrpItemsRequest,
   type SaveSalesData,
   type SaveSalesRequest,
+  type SaveStockItemsRequest,
+  type SaveStockMasterRequest,
   type SelectCustomerData,
   type SelectCustomerRequest,
   type SelectInvoiceData,
   type SelectInvoiceRequest,
+  type SelectItemData,
+  type SelectItemRequest,
   type SelectSinceRequest,
+  type StockItemsData,
   type UpdateImportItemsRequest,
   type VsdcEndpoint,
   type VsdcEnvelope,
@@ -69,6 +84,21 @@ export interface VsdcClient {
   updateItem(target: DeviceTarget, payload: SaveItemRequest, options?: CallOptions): Promise<WriteOutcome>;
   selectImportItems(target: DeviceTarget, payload?: SelectSinceRequest, options?: CallOptions): Promise<SelectOutcome<ImportItemsData>>;
   updateImportItems(target: DeviceTarget, payload: UpdateImportItemsRequest, options?: CallOptions): Promise<WriteOutcome>;
+  selectNotices(target: DeviceTarget, payload?: SelectSinceRequest, options?: CallOptions): Promise<SelectOutcome<NoticesData>>;
+  selectBranches(target: DeviceTarget, payload?: SelectSinceRequest, options?: CallOptions): Promise<SelectOutcome<BranchesData>>;
+  saveBrancheUser(target: DeviceTarget, payload: SaveBranchUserRequest, options?: CallOptions): Promise<WriteOutcome>;
+  selectItems(target: DeviceTarget, payload?: SelectSinceRequest, options?: CallOptions): Promise<SelectOutcome<ItemsData>>;
+  /** `empty` when the item is not registered. */
+  selectItem(target: DeviceTarget, payload: SelectItemRequest, options?: CallOptions): Promise<SelectOutcome<SelectItemData>>;
+  saveItemComposition(target: DeviceTarget, payload: SaveItemCompositionRequest, options?: CallOptions): Promise<WriteOutcome>;
+  saveRrpItems(target: DeviceTarget, payload: SaveRrpItemsRequest, options?: CallOptions): Promise<WriteOutcome>;
+  selectRrpItems(target: DeviceTarget, payload?: SelectSinceRequest, options?: CallOptions): Promise<SelectOutcome<RrpItemsData>>;
+  selectPrincipals(target: DeviceTarget, payload?: SelectSinceRequest, options?: CallOptions): Promise<SelectOutcome<PrincipalsData>>;
+  selectTrnsPurchaseSales(target: DeviceTarget, payload?: SelectSinceRequest, options?: CallOptions): Promise<SelectOutcome<PurchaseSalesData>>;
+  savePurchase(target: DeviceTarget, body: SavePurchaseRequest, options?: CallOptions): Promise<WriteOutcome>;
+  selectStockItems(target: DeviceTarget, payload?: SelectSinceRequest, options?: CallOptions): Promise<SelectOutcome<StockItemsData>>;
+  saveStockItems(target: DeviceTarget, body: SaveStockItemsRequest, options?: CallOptions): Promise<WriteOutcome>;
+  saveStockMaster(target: DeviceTarget, body: SaveStockMasterRequest, options?: CallOptions): Promise<WriteOutcome>;
   close(): Promise<void>;
 }
 
@@ -137,8 +167,23 @@ function snippet(text: string): string {
   return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
 }
 
+/** The list each newer select endpoint answers in `data`; a 000 without it is treated as no answer. */
+const LIST_KEYS: Partial<Record<VsdcEndpoint, string>> = {
+  selectNotices: 'noticeList',
+  selectBranches: 'bhfList',
+  selectItems: 'itemList',
+  selectRrpItems: 'itemList',
+  selectPrincipals: 'taxpayerPrincipalList',
+  selectTrnsPurchaseSales: 'saleList',
+  selectStockItems: 'stockList',
+};
+
 /** Success bodies the gateway must be able to use; a 000 without them is treated as no answer. */
 function successProblem(endpoint: VsdcEndpoint, data: unknown): string | null {
+  const listKey = LIST_KEYS[endpoint];
+  if (listKey !== undefined) {
+    return Array.isArray((data as Record<string, unknown> | null)?.[listKey]) ? null : `data.${listKey} is not a list`;
+  }
   switch (endpoint) {
     case 'saveSales':
       return receiptProblem(data);
@@ -150,6 +195,10 @@ function successProblem(endpoint: VsdcEndpoint, data: unknown): string | null {
     case 'selectInitInfo': {
       const info = (data as { info?: { sdcId?: unknown } } | null)?.info;
       return typeof info?.sdcId === 'string' && info.sdcId !== '' ? null : 'data.info.sdcId is missing';
+    }
+    case 'selectItem': {
+      const item = (data as { itemInfo?: { itemCd?: unknown } } | null)?.itemInfo;
+      return typeof item?.itemCd === 'string' ? null : 'data.itemInfo.itemCd is missing';
     }
     default:
       return null;
@@ -251,6 +300,20 @@ export function createVsdcClient(options: VsdcClientOptions = {}): VsdcClient {
     updateItem: (t, p, o) => call('updateItem', t, p, o) as Promise<WriteOutcome>,
     selectImportItems: (t, p, o) => call('selectImportItems', t, since(p), o) as Promise<SelectOutcome<ImportItemsData>>,
     updateImportItems: (t, p, o) => call('updateImportItems', t, p, o) as Promise<WriteOutcome>,
+    selectNotices: (t, p, o) => call('selectNotices', t, since(p), o) as Promise<SelectOutcome<NoticesData>>,
+    selectBranches: (t, p, o) => call('selectBranches', t, since(p), o) as Promise<SelectOutcome<BranchesData>>,
+    saveBrancheUser: (t, p, o) => call('saveBrancheUser', t, p, o) as Promise<WriteOutcome>,
+    selectItems: (t, p, o) => call('selectItems', t, since(p), o) as Promise<SelectOutcome<ItemsData>>,
+    selectItem: (t, p, o) => call('selectItem', t, p, o) as Promise<SelectOutcome<SelectItemData>>,
+    saveItemComposition: (t, p, o) => call('saveItemComposition', t, p, o) as Promise<WriteOutcome>,
+    saveRrpItems: (t, p, o) => call('saveRrpItems', t, p, o) as Promise<WriteOutcome>,
+    selectRrpItems: (t, p, o) => call('selectRrpItems', t, since(p), o) as Promise<SelectOutcome<RrpItemsData>>,
+    selectPrincipals: (t, p, o) => call('selectPrincipals', t, since(p), o) as Promise<SelectOutcome<PrincipalsData>>,
+    selectTrnsPurchaseSales: (t, p, o) => call('selectTrnsPurchaseSales', t, since(p), o) as Promise<SelectOutcome<PurchaseSalesData>>,
+    savePurchase: (t, b, o) => call('savePurchase', t, b, o) as Promise<WriteOutcome>,
+    selectStockItems: (t, p, o) => call('selectStockItems', t, since(p), o) as Promise<SelectOutcome<StockItemsData>>,
+    saveStockItems: (t, b, o) => call('saveStockItems', t, b, o) as Promise<WriteOutcome>,
+    saveStockMaster: (t, b, o) => call('saveStockMaster', t, b, o) as Promise<WriteOutcome>,
     close: () => agent.close(),
   };
 }

@@ -60,6 +60,14 @@ const SELECT_ENDPOINTS: ReadonlySet<VsdcEndpoint> = new Set<VsdcEndpoint>([
   'selectInvoice',
   'selectCustomer',
   'selectImportItems',
+  'selectNotices',
+  'selectBranches',
+  'selectItems',
+  'selectItem',
+  'selectRrpItems',
+  'selectPrincipals',
+  'selectTrnsPurchaseSales',
+  'selectStockItems',
 ]);
 
 /**

@@ -111,6 +111,43 @@ describe('control API', () => {
     assert.equal(found.kind === 'ok' && found.data.custList[0]?.custNm, 'Mongu Rice Growers');
   });
 
+  test('seed notices, principals, purchases and RRP items; each refuses what it cannot use with a 400', async () => {
+    const target = await installedDevice();
+    const dev = `/devices/${target.tpin}/000`;
+    assert.equal((await control(world.sim, 'POST', `${dev}/notices`, { notices: [{ title: 'Filing deadline' }] })).status, 201);
+    assert.equal((await control(world.sim, 'POST', `${dev}/principals`, { principals: [{ principalNm: 'Ndola Pharmaceuticals Limited' }] })).status, 201);
+    const purchases = await control(world.sim, 'POST', `${dev}/purchases`, { purchases: [{ spplrInvcNo: 12 }] });
+    assert.deepEqual([purchases.status, (purchases.json as { purchases: { sale: { spplrInvcNo: number } }[] }).purchases[0]?.sale.spplrInvcNo], [201, 12]);
+    const detail = (await control(world.sim, 'GET', dev)).json as { notices: unknown[]; principals: unknown[]; purchases: unknown[]; stockLevels: object; savedPurchases: unknown[] };
+    assert.deepEqual([detail.notices.length, detail.principals.length, detail.purchases.length, detail.stockLevels, detail.savedPurchases], [1, 1, 1, {}, []]);
+
+    for (const [path, body] of [
+      [`${dev}/notices`, { notices: [] }],
+      [`${dev}/notices`, {}],
+      [`${dev}/principals`, { principals: ['x'] }],
+      [`${dev}/purchases`, { purchases: [[1]] }],
+      ['/devices/123/000/purchases', { purchases: [{}] }],
+      ['/rrp-items', { items: [{ rrp: -1 }] }],
+      ['/rrp-items', { items: 'all' }],
+    ] as const) {
+      const refused = await control(world.sim, 'POST', path, body);
+      assert.deepEqual([refused.status, (refused.json as { error: string }).error], [400, 'invalid_request'], `${path} ${JSON.stringify(body)}`);
+    }
+  });
+
+  test('reject and loseReplies take an endpoint list (saveSales when omitted); a bad list is a 400', async () => {
+    const target = await installedDevice();
+    const path = `/devices/${target.tpin}/000/faults`;
+    const set = await control(world.sim, 'PUT', path, { reject: { count: 2, code: '999', endpoints: ['saveStockItems'] }, loseReplies: { count: 1, endpoints: ['savePurchase'] } });
+    const faults = set.json as { reject: { endpoints: string[]; remaining: number }; loseReplies: number; loseRepliesOn: string[] };
+    assert.deepEqual([faults.reject.endpoints, faults.reject.remaining, faults.loseReplies, faults.loseRepliesOn], [['saveStockItems'], 2, 1, ['savePurchase']]);
+    const plain = (await control(world.sim, 'PUT', path, { reject: { count: 1, code: '910' }, loseReplies: 'all' })).json as typeof faults;
+    assert.deepEqual([plain.reject.endpoints, plain.loseRepliesOn], [['saveSales'], ['saveSales']]);
+    for (const bad of [{ reject: { count: 1, code: '999', endpoints: ['nope'] } }, { loseReplies: { count: 'x' } }, { loseReplies: { count: 1, endpoints: [] } }]) {
+      assert.equal((await control(world.sim, 'PUT', path, bad)).status, 400, JSON.stringify(bad));
+    }
+  });
+
   test('restart: connections refused for a while, then the same port answers again', async () => {
     const restarting = await control(world.sim, 'POST', '/server/restart', { downMs: 300 });
     assert.equal(restarting.status, 202);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSimulator } from '../../src/simulator/index.ts';
@@ -21,6 +21,12 @@ test('state survives a restart through the state file', async () => {
     const body = buildSaveSalesBody(sale(target, 5));
     const filed = await client.saveSales(target, body);
     assert.equal(filed.kind, 'ok');
+    const actor = { regrId: 'gw', regrNm: 'gw', modrId: 'gw', modrNm: 'gw' };
+    const item = { itemCd: 'OIL-5L', itemClsCd: '50151513', itemTyCd: '2', itemNm: 'Cooking oil 5L', orgnNatCd: 'ZM', pkgUnitCd: 'NT', qtyUnitCd: 'U', vatCatCd: 'A', dftPrc: 116, useYn: 'Y' as const, ...actor };
+    assert.equal((await client.saveItem(target, item)).kind, 'ok');
+    assert.equal((await client.saveStockMaster(target, { ...actor, stockItemList: [{ itemCd: 'OIL-5L', rsdQty: 24 }] })).kind, 'ok');
+    first.control.feedRrpItems([{ itemCd: 'RRP-PERSIST', rrp: 99 }]);
+    first.control.feedNotices(target.tpin, target.bhfId, [{ title: 'Kept' }]);
     first.control.setFaults(target.tpin, target.bhfId, { down: true });
 
     // Written shortly after the change, without waiting for close.
@@ -45,12 +51,61 @@ test('state survives a restart through the state file', async () => {
           ['6', '000'],
         ],
       );
+      assert.equal(second.control.getDevice(target.tpin, '000')?.stockLevels['OIL-5L']?.rsdQty, 24);
+      const items = await client.selectItems(again);
+      assert.deepEqual(items.kind === 'ok' && items.data.itemList.map((i) => i.itemCd), ['OIL-5L']);
+      const notices = await client.selectNotices(again);
+      assert.deepEqual(notices.kind === 'ok' && notices.data.noticeList.map((n) => n.title), ['Kept']);
+      const rrp = await client.selectRrpItems(again);
+      assert.deepEqual(rrp.kind === 'ok' && rrp.data.itemList.map((i) => [i.itemCd, i.rrp]), [['RRP-PERSIST', 99]]);
       const another = await client.selectInitInfo({ ...again, tpin: '1000000778' }, { dvcSrlNo: 'SN-OTHER' });
       assert.notEqual(another.kind === 'ok' && another.data.info.sdcId, sdcId, 'device identities are not reused');
     } finally {
       await second.close();
     }
   } finally {
+    await client.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a state file written before stock, purchases and notices existed still loads', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'vsdc-sim-old-'));
+  const stateFile = join(dir, 'state.json');
+  const client = createVsdcClient({ timeoutMs: 2_000 });
+  const actor = { regrId: 'gw', regrNm: 'gw', modrId: 'gw', modrNm: 'gw' };
+  const oldItem = { itemCd: 'OLD-1', itemClsCd: '50151513', itemTyCd: '2', itemNm: 'Old item', orgnNatCd: 'ZM', pkgUnitCd: 'NT', qtyUnitCd: 'U', vatCatCd: 'A', dftPrc: 10, useYn: 'Y', ...actor };
+  // Exactly the fields a device record had then: no installedAt, users, stock, purchases, notices.
+  const oldDevice = {
+    tpin: '1000000779',
+    bhfId: '000',
+    installed: true,
+    dvcSrlNo: 'SN-OLD',
+    sdcId: 'SDC0010002115',
+    mrcNo: 'WIS00003036  ',
+    taxprNm: 'Old Taxpayer',
+    bhfNm: 'Headquarter',
+    lastSaleInvcNo: 0,
+    lastSaleRcptNo: 0,
+    lastPchsInvcNo: 0,
+    filed: [],
+    received: [],
+    branchCustomers: [],
+    items: [oldItem],
+    imports: [],
+  };
+  writeFileSync(stateFile, JSON.stringify({ version: 1, nextDeviceNo: 2116, taxpayers: [], devices: [oldDevice] }));
+  const sim = await startSimulator({ stateFile });
+  try {
+    const target: DeviceTarget = { baseUrl: sim.url, tpin: '1000000779', bhfId: '000' };
+    const items = await client.selectItems(target);
+    assert.deepEqual(items.kind === 'ok' && items.data.itemList.map((i) => i.itemCd), ['OLD-1']);
+    assert.equal((await client.selectNotices(target)).kind, 'empty');
+    assert.equal((await client.saveStockMaster(target, { ...actor, stockItemList: [{ itemCd: 'OLD-1', rsdQty: 3 }] })).kind, 'ok');
+    const branches = await client.selectBranches(target);
+    assert.deepEqual(branches.kind === 'ok' && branches.data.bhfList.map((b) => b.bhfId), ['000']);
+  } finally {
+    await sim.close();
     await client.close();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -3,6 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { formatVsdcDate, formatVsdcDateTime } from '../../src/vsdc/dates.ts';
+import { VSDC_PATHS } from '../../src/vsdc/protocol.ts';
 import { buildSaveSalesBody, type SaleDocument } from '../../src/vsdc/sales-body.ts';
 import type { DeviceTarget } from '../../src/vsdc/client.ts';
 import { addDevice, freshTpin, sale, startWorld, type World } from '../vsdc/helpers.ts';
@@ -63,14 +64,35 @@ describe('envelope and transport', () => {
     assert.match(wire.envelope?.resultDt ?? '', /^\d{14}$/);
   });
 
-  test('an unknown path is a Tomcat-style HTML 404', async () => {
+  test("an unknown path is the VSDC's own JSON 404, a GET is a 405, neither an envelope", async () => {
     const wire = await post('/trnsSales/saveSale', {});
     assert.equal(wire.status, 404);
-    assert.match(wire.contentType, /text\/html/);
-    assert.match(wire.text, /HTTP Status 404/);
+    assert.match(wire.contentType, /application\/json/);
+    assert.equal(wire.envelope, null);
+    const { status, error, path } = JSON.parse(wire.text) as { status: number; error: string; path: string };
+    assert.deepEqual([status, error, path], [404, 'Not Found', '/trnsSales/saveSale']);
     const get = await fetch(`${world.sim.url}/code/selectCodes`);
-    assert.equal(get.status, 404);
-    await get.body?.cancel();
+    assert.deepEqual([get.status, ((await get.json()) as { error: string }).error], [405, 'Method Not Allowed']);
+  });
+
+  test('every endpoint of the protocol answers with an envelope, none with a 404', async () => {
+    for (const path of Object.values(VSDC_PATHS)) {
+      const wire = await post(path, { tpin: world.target.tpin, bhfId: '000' });
+      assert.equal(wire.status, 200, path);
+      assert.match(wire.envelope?.resultCd ?? '', /^\d{3}$/, path);
+    }
+  });
+
+  test('outside the context path the servlet container answers its HTML 404', async () => {
+    const contextWorld = await startWorld({ contextPath: '/zravsdc' });
+    try {
+      const outside = await fetch(`${contextWorld.sim.origin}/trnsSales/saveSales`, { method: 'POST', body: '{}' });
+      assert.deepEqual([outside.status, /HTTP Status 404/.test(await outside.text())], [404, true]);
+      const inside = await fetch(`${contextWorld.sim.url}/nope`, { method: 'POST', body: '{}' });
+      assert.deepEqual([inside.status, ((await inside.json()) as { error: string }).error], [404, 'Not Found']);
+    } finally {
+      await contextWorld.close();
+    }
   });
 
   test('a body that is not JSON gets a bare 400', async () => {

@@ -4,6 +4,15 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.ts';
 import { createVsdcClient, type DeviceTarget, type VsdcClient } from '../../src/vsdc/client.ts';
+import { formatVsdcDate, formatVsdcDateTime } from '../../src/vsdc/dates.ts';
+import {
+  PURCHASE_STATUS,
+  STOCK_MOVEMENT_TYPES,
+  type SaveItemRequest,
+  type SavePurchaseRequest,
+  type SaveStockItemsRequest,
+  type StockItemLine,
+} from '../../src/vsdc/protocol.ts';
 import type { SaleDocument } from '../../src/vsdc/sales-body.ts';
 
 export interface World {
@@ -98,4 +107,115 @@ export async function control(sim: Simulator, method: string, path: string, body
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: response.status, json: await response.json() };
+}
+
+const ACTOR = { regrId: 'gw', regrNm: 'gateway', modrId: 'gw', modrNm: 'gateway' };
+
+/** Registers an item on the device (saveItem); stock calls only accept registered item codes. */
+export async function registerItem(world: World, target: DeviceTarget, itemCd: string, overrides: Partial<SaveItemRequest> = {}): Promise<SaveItemRequest> {
+  const item: SaveItemRequest = {
+    itemCd,
+    itemClsCd: '50151513',
+    itemTyCd: '2',
+    itemNm: `Cooking oil ${itemCd}`,
+    orgnNatCd: 'ZM',
+    pkgUnitCd: 'NT',
+    qtyUnitCd: 'U',
+    vatCatCd: 'A',
+    dftPrc: 116,
+    useYn: 'Y',
+    ...ACTOR,
+    ...overrides,
+  };
+  const outcome = await world.client.saveItem(target, item);
+  if (outcome.kind !== 'ok') throw new Error(`saveItem failed: ${JSON.stringify(outcome)}`);
+  return item;
+}
+
+/** A stock movement the simulator accepts: `qty` of each item at 116 (VAT-inclusive, category A). */
+export function stockMovement(sarNo: number, itemCds: readonly string[], overrides: Partial<SaveStockItemsRequest> = {}): SaveStockItemsRequest {
+  const itemList: StockItemLine[] = itemCds.map((itemCd, index) => ({
+    itemSeq: index + 1,
+    itemCd,
+    itemClsCd: '50151513',
+    itemNm: `Cooking oil ${itemCd}`,
+    bcd: null,
+    pkgUnitCd: 'NT',
+    pkg: 5,
+    qtyUnitCd: 'U',
+    qty: 5,
+    itemExprDt: null,
+    prc: 116,
+    splyAmt: 580,
+    totDcAmt: 0,
+    taxblAmt: 500,
+    vatCatCd: 'A',
+    vatAmt: 80,
+    taxAmt: 80,
+    totAmt: 580,
+  }));
+  return {
+    sarNo,
+    orgSarNo: 0,
+    regTyCd: 'M',
+    custTpin: null,
+    custNm: null,
+    custBhfId: null,
+    sarTyCd: STOCK_MOVEMENT_TYPES.adjustmentIn,
+    ocrnDt: formatVsdcDate(new Date()),
+    totItemCnt: itemList.length,
+    totTaxblAmt: 500 * itemList.length,
+    totTaxAmt: 80 * itemList.length,
+    totAmt: 580 * itemList.length,
+    remark: null,
+    ...ACTOR,
+    itemList,
+    ...overrides,
+  };
+}
+
+/** The buyer's answer to a pulled purchase (or, with `regTyCd: 'M'`, a purchase entered by hand). */
+export function purchaseAnswer(invcNo: number, sale: { spplrTpin: string; spplrBhfId: string; spplrNm: string; spplrInvcNo: number }, overrides: Partial<SavePurchaseRequest> = {}): SavePurchaseRequest {
+  return {
+    invcNo,
+    orgInvcNo: 0,
+    spplrTpin: sale.spplrTpin,
+    spplrBhfId: sale.spplrBhfId,
+    spplrNm: sale.spplrNm,
+    spplrInvcNo: sale.spplrInvcNo,
+    regTyCd: 'A',
+    pchsTyCd: 'N',
+    rcptTyCd: 'P',
+    pmtTyCd: '01',
+    pchsSttsCd: PURCHASE_STATUS.approved,
+    cfmDt: formatVsdcDateTime(new Date()),
+    pchsDt: formatVsdcDate(new Date()),
+    totItemCnt: 1,
+    totTaxblAmt: 1000,
+    totTaxAmt: 160,
+    totAmt: 1160,
+    ...ACTOR,
+    itemList: [
+      {
+        itemSeq: 1,
+        itemCd: 'ZM2NTU0009000',
+        itemClsCd: '50151513',
+        itemNm: 'Cooking oil 5L',
+        pkgUnitCd: 'NT',
+        pkg: 10,
+        qtyUnitCd: 'U',
+        qty: 10,
+        prc: 116,
+        splyAmt: 1160,
+        dcRt: 0,
+        dcAmt: 0,
+        taxblAmt: 1000,
+        vatCatCd: 'A',
+        vatAmt: 160,
+        taxAmt: 160,
+        totAmt: 1160,
+      },
+    ],
+    ...overrides,
+  };
 }
