@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'dist/', 'console/dist/', 'bench/results/', 'coverage/', '.scratch/'] },
+  { ignores: ['node_modules/', 'data/', 'dist/', 'packages/*/dist/', 'packages/client/src/schema.ts', 'console/dist/', 'bench/results/', 'coverage/', '.scratch/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

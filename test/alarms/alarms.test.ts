@@ -6,7 +6,7 @@ import { openDatabase } from '../../src/db/database.ts';
 import { decideAlarm } from '../../src/modules/alarms/decide.ts';
 import { evaluateBacklogAlarms } from '../../src/modules/alarms/evaluate.ts';
 import { createBacklogAlarmWorker } from '../../src/modules/alarms/worker.ts';
-import { verifyWebhook } from '../../src/modules/webhooks/verify.ts';
+import { verifyWebhook } from '../../packages/client/src/webhooks.ts';
 import type { Worker } from '../../src/workers/index.ts';
 import { engineName, onPostgres } from '../helpers/db.ts';
 import { saleBody, startHarness, type Harness } from '../helpers/harness.ts';
