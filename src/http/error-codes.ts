@@ -41,6 +41,7 @@ export const ERROR_CODES = {
   idempotency_key_reused: { status: 422, meaning: 'The same `Idempotency-Key` with a different request' },
   not_a_sale: { status: 422, meaning: 'A credit or debit note against a note' },
   nothing_left_to_credit: { status: 422, meaning: 'A credit note on a sale that has been credited in full' },
+  levy_not_supported: { status: 422, meaning: 'A line names a levy (`items[].levy`: TL, IPL1, IPL2, ECM, EXEEG); the gateway computes none, so nothing was stored' },
   webhook_endpoint_limit: { status: 422, meaning: 'More than 20 webhook endpoints' },
   initialization_failed: { status: 422, meaning: 'The handshake reached the authority and failed; `message` is the authority\'s text; not retryable' },
   rate_limited: { status: 429, meaning: 'Over the per-minute limit; see `Retry-After`' },

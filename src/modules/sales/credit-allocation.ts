@@ -39,8 +39,14 @@ export interface CreditableLine {
   quantity: Amount;
   /** Unit price as sold (tax-inclusive or not, as the sale). */
   price: Amount;
-  /** round2(quantity × price). */
+  /** round2(quantity × price): the line before its discount. */
   amount: Amount;
+  /** The line's discount (dcAmt); absent: 0. */
+  discount?: Amount;
+  /** MTV (B) lines: the RRP per unit. Absent or null on every other line. */
+  rrp?: Amount | null;
+  /** MTV (B) lines: the filed splyAmt, round2(quantity × max(rrp, price)). */
+  supply?: Amount | null;
   net: Amount;
   vat: Amount;
   /** Percent: 16 means 16 %. */
@@ -51,24 +57,32 @@ export interface CreditableLine {
 export interface CreditedSoFar {
   quantity: Amount;
   amount: Amount;
+  /** Absent: 0. */
+  discount?: Amount;
+  /** Σ filed splyAmt; absent: the amount. */
+  supply?: Amount;
   net: Amount;
   vat: Amount;
 }
 
-export const NOTHING_CREDITED: CreditedSoFar = { quantity: 0, amount: 0, net: 0, vat: 0 };
+export const NOTHING_CREDITED: CreditedSoFar = { quantity: 0, amount: 0, discount: 0, supply: 0, net: 0, vat: 0 };
 
 /** One credit-note line: exact decimal strings, the amounts at 2 decimals. */
 export interface CreditLine {
   quantity: string;
   /** The unit price to file: the sale's, unless `priceAdjusted`. */
   price: string;
-  /** `splyAmt` = `totAmt` of the filed line. */
+  /** Its share of the line's amount (gross, before the discount). */
   amount: string;
+  /** Its share of the line's discount; `totAmt` = amount − discount. */
+  discount: string;
+  /** MTV lines: its share of the line's splyAmt; null on every other line (splyAmt = amount). */
+  supply: string | null;
   net: string;
   vat: string;
-  /** net + vat. */
+  /** What the customer gets back: amount − discount, plus VAT when prices exclude it. */
   total: string;
-  /** This credit takes the rest of the line: its amount, net and VAT are exactly what was left. */
+  /** This credit takes the rest of the line: its amounts are exactly what was left. */
   last: boolean;
   /** The sale's unit price would not pass the VSDC's check with this amount; see the module note. */
   priceAdjusted: boolean;
@@ -100,6 +114,11 @@ function clamp(target: Money, lo: Money, hi: Money): Money {
   return min(max(target, lo), hi);
 }
 
+/** A share by the rule: exactly what is left for the last credit, else the target kept in [lo, hi]. */
+function share(last: boolean, rest: Money, target: Money, lo: Money, hi: Money): Money {
+  return last ? rest : clamp(target, lo, hi);
+}
+
 /**
  * What crediting `quantity` of `line` takes back, given what earlier credit notes took. Throws
  * CreditAllocationError when the quantity is not positive or more than is left, or (only after
@@ -109,11 +128,16 @@ export function allocateCredit(line: CreditableLine, credited: CreditedSoFar, qu
   const Q = parseAmount(line.quantity, 'line quantity');
   const price = parseAmount(line.price, 'line price');
   const A = parseAmount(line.amount, 'line amount');
+  const D = parseAmount(line.discount ?? 0, 'line discount');
+  const rrp = line.rrp == null ? null : parseAmount(line.rrp, 'line RRP');
+  const S = line.supply == null ? A : parseAmount(line.supply, 'line supply');
   const N = parseAmount(line.net, 'line net');
   const V = parseAmount(line.vat, 'line VAT');
   const rate = parseAmount(line.rate, 'line rate').div(100);
   const c = parseAmount(credited.quantity, 'credited quantity');
   const a = parseAmount(credited.amount, 'credited amount');
+  const ad = parseAmount(credited.discount ?? 0, 'credited discount');
+  const as = credited.supply === undefined ? a : parseAmount(credited.supply, 'credited supply');
   const an = parseAmount(credited.net, 'credited net');
   const av = parseAmount(credited.vat, 'credited VAT');
   const q = parseAmount(quantity, 'quantity');
@@ -122,44 +146,72 @@ export function allocateCredit(line: CreditableLine, credited: CreditedSoFar, qu
   if (q.lte(0)) throw new CreditAllocationError('The quantity to credit must be positive.', 'quantity');
   if (q.gt(left)) throw new CreditAllocationError(`The quantity must not exceed what is left to credit on the line (${left.toString()}).`, 'quantity');
   const zero = new Money(0);
+  const T = A.minus(D);
+  const at = a.minus(ad);
   // What is left of the line. Net or VAT that notes issued before the rule over-took stays
   // over-taken: nothing more of it is taken.
-  const rest = { amount: A.minus(a), net: max(zero, N.minus(an)), vat: max(zero, V.minus(av)) };
-  if (rest.amount.lt(0)) throw new CreditAllocationError('Earlier credit notes already took back more than the line held.', 'arithmetic');
+  const rest = { amount: A.minus(a), discount: D.minus(ad), lineAmount: T.minus(at), net: max(zero, N.minus(an)), vat: max(zero, V.minus(av)) };
+  if (rest.amount.lt(0) || rest.discount.lt(0) || rest.lineAmount.lt(0)) {
+    throw new CreditAllocationError('Earlier credit notes already took back more than the line held.', 'arithmetic');
+  }
   const last = q.eq(left);
+  const x = c.plus(q);
 
-  // Each amount: exactly what is left for the credit that finishes the line; else the rule's
-  // target, kept within the VSDC's tolerance of its recomputation when earlier credits drifted.
+  // The gross: the rule's target, kept within the VSDC's tolerance of q × price when earlier
+  // credits drifted (or filed at an adjusted unit price when even that cannot hold).
   const exactAmount = q.times(price);
-  const amount = last
-    ? rest.amount
-    : clamp(round2(c.plus(q).times(price)).minus(a), max(zero, ceil2(exactAmount.minus(TOLERANCE))), min(rest.amount, floor2(exactAmount.plus(TOLERANCE))));
-
+  const amount = share(last, rest.amount, round2(x.times(price)).minus(a), max(zero, ceil2(exactAmount.minus(TOLERANCE))), min(rest.amount, floor2(exactAmount.plus(TOLERANCE))));
   let filedPrice = price;
   if (!within(exactAmount, amount)) {
     filedPrice = amount.div(q).toDecimalPlaces(4, Decimal.ROUND_HALF_UP);
     if (!within(q.times(filedPrice), amount)) throw unfileable();
   }
 
+  // The discount, in proportion to the quantity: never more of it than is left, and never so
+  // little that the rest of the line's discounted amount would exceed the rest of its gross.
+  const discount = D.isZero()
+    ? zero
+    : share(last, rest.discount, round2(D.times(x).div(Q)).minus(ad), max(zero, amount.minus(rest.lineAmount)), min(amount, rest.discount));
+  const lineAmount = amount.minus(discount);
+  if (discount.lt(0) || lineAmount.lt(0)) throw unfileable();
+
+  // MTV: splyAmt is q × max(RRP, price), and VAT is on q × RRP when that is more than the
+  // line's amount. Otherwise splyAmt is the amount and VAT is on the line's amount.
+  let supply: Money | null = null;
+  let base = lineAmount;
+  let exactBase = lineAmount;
+  const baseTaken = taxInclusive ? an.plus(av) : an;
+  if (rrp !== null) {
+    const exactSupply = q.times(Money.max(rrp, filedPrice));
+    supply = share(last, S.minus(as), round2(x.times(Money.max(rrp, price))).minus(as), max(zero, ceil2(exactSupply.minus(TOLERANCE))), min(S.minus(as), floor2(exactSupply.plus(TOLERANCE))));
+    if (!within(exactSupply, supply)) throw unfileable();
+    exactBase = Money.max(q.times(rrp), lineAmount);
+    const B = taxInclusive ? N.plus(V) : N;
+    base = share(last, B.minus(baseTaken), Money.max(round2(x.times(rrp)), at.plus(lineAmount)).minus(baseTaken), max(zero, ceil2(exactBase.minus(TOLERANCE))), min(B.minus(baseTaken), floor2(exactBase.plus(TOLERANCE))));
+    if (!within(exactBase, base)) throw unfileable();
+  }
+  // What VAT was computed on so far: without MTV, the discounted amount taken.
+  const baseSoFar = rrp === null ? at : baseTaken;
+
   let net: Money;
   let vat: Money;
   if (taxInclusive) {
-    // net ≈ amount / (1 + rate); VAT is the difference.
-    const exactNet = amount.div(rate.plus(1));
-    net = last
-      ? rest.net
-      : clamp(
-          round2(a.plus(amount).div(rate.plus(1))).minus(an),
-          max(zero, amount.minus(rest.vat), ceil2(exactNet.minus(TOLERANCE))),
-          min(amount, rest.net, floor2(exactNet.plus(TOLERANCE))),
-        );
-    vat = amount.minus(net);
+    // net ≈ base / (1 + rate); VAT is the difference.
+    const exactNet = exactBase.div(rate.plus(1));
+    net = share(
+      last,
+      rest.net,
+      round2(baseSoFar.plus(base).div(rate.plus(1))).minus(an),
+      max(zero, base.minus(rest.vat), ceil2(exactNet.minus(TOLERANCE))),
+      min(base, rest.net, floor2(exactNet.plus(TOLERANCE))),
+    );
+    vat = base.minus(net);
     if (!within(net, exactNet)) throw unfileable();
   } else {
-    // Net is the amount; VAT ≈ amount × rate on top.
-    const exactVat = amount.times(rate);
-    net = amount;
-    vat = last ? rest.vat : clamp(round2(a.plus(amount).times(rate)).minus(av), max(zero, ceil2(exactVat.minus(TOLERANCE))), min(rest.vat, floor2(exactVat.plus(TOLERANCE))));
+    // Net is the base; VAT ≈ base × rate on top.
+    const exactVat = exactBase.times(rate);
+    net = base;
+    vat = share(last, rest.vat, round2(baseSoFar.plus(base).times(rate)).minus(av), max(zero, ceil2(exactVat.minus(TOLERANCE))), min(rest.vat, floor2(exactVat.plus(TOLERANCE))));
     if (!within(vat, exactVat)) throw unfileable();
   }
   if (net.lt(0) || vat.lt(0) || net.gt(rest.net) || vat.gt(rest.vat)) throw unfileable();
@@ -168,9 +220,11 @@ export function allocateCredit(line: CreditableLine, credited: CreditedSoFar, qu
     quantity: q.toString(),
     price: filedPrice.toString(),
     amount: amount.toFixed(2),
+    discount: discount.toFixed(2),
+    supply: supply === null ? null : supply.toFixed(2),
     net: net.toFixed(2),
     vat: vat.toFixed(2),
-    total: net.plus(vat).toFixed(2),
+    total: (taxInclusive ? lineAmount : lineAmount.plus(vat)).toFixed(2),
     last,
     priceAdjusted: !filedPrice.eq(price),
   };
