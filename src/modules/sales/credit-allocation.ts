@@ -169,65 +169,169 @@ export function allocateCredit(line: CreditableLine, credited: CreditedSoFar, qu
 
   // The discount, in proportion to the quantity: never more of it than is left, and never so
   // little that the rest of the line's discounted amount would exceed the rest of its gross.
-  const discount = D.isZero()
-    ? zero
-    : share(last, rest.discount, round2(D.times(x).div(Q)).minus(ad), max(zero, amount.minus(rest.lineAmount)), min(amount, rest.discount));
+  const discountTarget = D.isZero() ? zero : round2(D.times(x).div(Q)).minus(ad);
+  const shares: Shares = { amount, discountTarget, filedPrice, salePrice: price, last, q, x };
+  if (rrp !== null) {
+    const taken = { supply: as, discount: ad, lineAmount: at, net: an, vat: av };
+    return mtvCredit({ Q, price, rrp, rate, taxInclusive, S, D, T, N, V }, taken, shares);
+  }
+  const discount = D.isZero() ? zero : share(last, rest.discount, discountTarget, max(zero, amount.minus(rest.lineAmount)), min(amount, rest.discount));
   const lineAmount = amount.minus(discount);
   if (discount.lt(0) || lineAmount.lt(0)) throw unfileable();
 
-  // MTV: splyAmt is q × max(RRP, price), and VAT is on q × RRP when that is more than the
-  // line's amount. Otherwise splyAmt is the amount and VAT is on the line's amount.
-  let supply: Money | null = null;
-  let base = lineAmount;
-  let exactBase = lineAmount;
-  const baseTaken = taxInclusive ? an.plus(av) : an;
-  if (rrp !== null) {
-    const exactSupply = q.times(Money.max(rrp, filedPrice));
-    supply = share(last, S.minus(as), round2(x.times(Money.max(rrp, price))).minus(as), max(zero, ceil2(exactSupply.minus(TOLERANCE))), min(S.minus(as), floor2(exactSupply.plus(TOLERANCE))));
-    if (!within(exactSupply, supply)) throw unfileable();
-    exactBase = Money.max(q.times(rrp), lineAmount);
-    const B = taxInclusive ? N.plus(V) : N;
-    base = share(last, B.minus(baseTaken), Money.max(round2(x.times(rrp)), at.plus(lineAmount)).minus(baseTaken), max(zero, ceil2(exactBase.minus(TOLERANCE))), min(B.minus(baseTaken), floor2(exactBase.plus(TOLERANCE))));
-    if (!within(exactBase, base)) throw unfileable();
-  }
-  // What VAT was computed on so far: without MTV, the discounted amount taken.
-  const baseSoFar = rrp === null ? at : baseTaken;
-
+  // VAT is on the line's amount; so far it was on the discounted amount taken.
   let net: Money;
   let vat: Money;
   if (taxInclusive) {
-    // net ≈ base / (1 + rate); VAT is the difference.
-    const exactNet = exactBase.div(rate.plus(1));
+    // net ≈ amount / (1 + rate); VAT is the difference.
+    const exactNet = lineAmount.div(rate.plus(1));
     net = share(
       last,
       rest.net,
-      round2(baseSoFar.plus(base).div(rate.plus(1))).minus(an),
-      max(zero, base.minus(rest.vat), ceil2(exactNet.minus(TOLERANCE))),
-      min(base, rest.net, floor2(exactNet.plus(TOLERANCE))),
+      round2(at.plus(lineAmount).div(rate.plus(1))).minus(an),
+      max(zero, lineAmount.minus(rest.vat), ceil2(exactNet.minus(TOLERANCE))),
+      min(lineAmount, rest.net, floor2(exactNet.plus(TOLERANCE))),
     );
-    vat = base.minus(net);
+    vat = lineAmount.minus(net);
     if (!within(net, exactNet)) throw unfileable();
   } else {
-    // Net is the base; VAT ≈ base × rate on top.
-    const exactVat = exactBase.times(rate);
-    net = base;
-    vat = share(last, rest.vat, round2(baseSoFar.plus(base).times(rate)).minus(av), max(zero, ceil2(exactVat.minus(TOLERANCE))), min(rest.vat, floor2(exactVat.plus(TOLERANCE))));
+    // Net is the amount; VAT ≈ amount × rate on top.
+    const exactVat = lineAmount.times(rate);
+    net = lineAmount;
+    vat = share(last, rest.vat, round2(at.plus(lineAmount).times(rate)).minus(av), max(zero, ceil2(exactVat.minus(TOLERANCE))), min(rest.vat, floor2(exactVat.plus(TOLERANCE))));
     if (!within(vat, exactVat)) throw unfileable();
   }
   if (net.lt(0) || vat.lt(0) || net.gt(rest.net) || vat.gt(rest.vat)) throw unfileable();
 
+  return creditLine(shares, { discount, lineAmount, supply: null, net, vat }, taxInclusive);
+}
+
+interface Shares {
+  /** The credit's share of the gross, and the unit price it is filed at. */
+  amount: Money;
+  filedPrice: Money;
+  salePrice: Money;
+  /** The rule's share of the discount. */
+  discountTarget: Money;
+  last: boolean;
+  /** The quantity credited, and the line's credited quantity with it. */
+  q: Money;
+  x: Money;
+}
+
+function creditLine(shares: Shares, filed: { discount: Money; lineAmount: Money; supply: Money | null; net: Money; vat: Money }, taxInclusive: boolean): CreditLine {
   return {
-    quantity: q.toString(),
-    price: filedPrice.toString(),
-    amount: amount.toFixed(2),
-    discount: discount.toFixed(2),
-    supply: supply === null ? null : supply.toFixed(2),
-    net: net.toFixed(2),
-    vat: vat.toFixed(2),
-    total: (taxInclusive ? lineAmount : lineAmount.plus(vat)).toFixed(2),
-    last,
-    priceAdjusted: !filedPrice.eq(price),
+    quantity: shares.q.toString(),
+    price: shares.filedPrice.toString(),
+    amount: shares.amount.toFixed(2),
+    discount: filed.discount.toFixed(2),
+    supply: filed.supply === null ? null : filed.supply.toFixed(2),
+    net: filed.net.toFixed(2),
+    vat: filed.vat.toFixed(2),
+    total: (taxInclusive ? filed.lineAmount : filed.lineAmount.plus(filed.vat)).toFixed(2),
+    last: shares.last,
+    priceAdjusted: !shares.filedPrice.eq(shares.salePrice),
   };
+}
+
+const CENT = new Money('0.01');
+
+/** Cent amounts in [lo, hi] within `spread` cents of `center`, nearest first. */
+function centsAround(center: Money, lo: Money, hi: Money, spread = 3): Money[] {
+  const out: Money[] = [];
+  for (let step = 0; step <= spread; step++) {
+    for (const value of step === 0 ? [center] : [center.minus(CENT.times(step)), center.plus(CENT.times(step))]) {
+      if (value.gte(lo) && value.lte(hi)) out.push(value);
+    }
+  }
+  return out;
+}
+
+interface MtvLine {
+  Q: Money;
+  price: Money;
+  rrp: Money;
+  /** As a fraction: 0.16. */
+  rate: Money;
+  taxInclusive: boolean;
+  /** The line's splyAmt, discount, totAmt (gross − discount), net and VAT. */
+  S: Money;
+  D: Money;
+  T: Money;
+  N: Money;
+  V: Money;
+}
+
+/**
+ * A credit of an MTV (B) line. The VSDC recomputes its VAT on max(q × RRP, totAmt), a maximum
+ * that does not add up across credits and is taken from the unrounded q × RRP. So besides its
+ * own check, each credit is chosen so that the rest of the line, credited in one note, would
+ * pass the VSDC too: the credit that finishes the line always does. Among the fillings that
+ * pass both, the one nearest the rule (proportional discount, cumulative rounding) is filed;
+ * when none does (a line sold within cents of its RRP, split unluckily), the partial credit is
+ * refused.
+ */
+function mtvCredit(line: MtvLine, taken: { supply: Money; discount: Money; lineAmount: Money; net: Money; vat: Money }, shares: Shares): CreditLine {
+  const { Q, price, rrp, rate, taxInclusive } = line;
+  const { amount, filedPrice, last, q, x } = shares;
+  const zero = new Money(0);
+  const base = (b: { net: Money; vat: Money }): Money => (taxInclusive ? b.net.plus(b.vat) : b.net);
+  const rest = {
+    supply: line.S.minus(taken.supply),
+    discount: line.D.minus(taken.discount),
+    lineAmount: line.T.minus(taken.lineAmount),
+    net: line.N.minus(taken.net),
+    vat: line.V.minus(taken.vat),
+  };
+  const restBase = base(rest);
+  const baseTaken = base(taken);
+  const restQuantity = Q.minus(x);
+  // What the VSDC computes VAT on for a line of quantity qq costing tt (before VAT when exclusive).
+  const vsdcBase = (qq: Money, tt: Money): Money => Money.max(qq.times(rrp), tt);
+
+  // splyAmt: q × max(RRP, price), cumulatively rounded.
+  const exactSupply = q.times(Money.max(rrp, filedPrice));
+  const supplyOk = (s: Money): boolean => within(s, exactSupply) && (last || within(rest.supply.minus(s), restQuantity.times(Money.max(rrp, price))));
+  const supply = (last ? [rest.supply] : centsAround(round2(x.times(Money.max(rrp, price))).minus(taken.supply), zero, rest.supply)).find(supplyOk);
+  if (supply === undefined) throw mtvUnfileable();
+
+  const lineAmounts = last
+    ? [rest.lineAmount]
+    : centsAround(amount.minus(shares.discountTarget), max(zero, amount.minus(rest.discount)), min(amount, rest.lineAmount));
+  // Net and VAT of base b (checked against exact, the VSDC's base); the rest's against restExact.
+  const inclusiveSplit = (b: Money, exact: Money, restExact: Money): { net: Money; vat: Money } | undefined => {
+    const nets = last ? [rest.net] : centsAround(round2(baseTaken.plus(b).div(rate.plus(1))).minus(taken.net), zero, min(b, rest.net));
+    const net = nets.find((n) => {
+      const vat = b.minus(n);
+      if (vat.lt(0) || vat.gt(rest.vat) || !within(n, exact.div(rate.plus(1)))) return false;
+      return last || within(rest.net.minus(n), restExact.div(rate.plus(1)));
+    });
+    return net === undefined ? undefined : { net, vat: b.minus(net) };
+  };
+  const exclusiveSplit = (b: Money, exact: Money, restExact: Money): { net: Money; vat: Money } | undefined => {
+    const vats = last ? [rest.vat] : centsAround(round2(baseTaken.plus(b).times(rate)).minus(taken.vat), zero, rest.vat);
+    const vat = vats.find((v) => within(v, exact.times(rate)) && (last || within(rest.vat.minus(v), restExact.times(rate))));
+    return vat === undefined ? undefined : { net: b, vat };
+  };
+
+  for (const lineAmount of lineAmounts) {
+    const exactBase = vsdcBase(q, lineAmount);
+    const restExactBase = vsdcBase(restQuantity, rest.lineAmount.minus(lineAmount));
+    const bases = last ? [restBase] : centsAround(round2(baseTaken.plus(exactBase)).minus(baseTaken), zero, restBase);
+    for (const b of bases) {
+      if (!within(b, exactBase) || !(last || within(restBase.minus(b), restExactBase))) continue;
+      const split = (taxInclusive ? inclusiveSplit : exclusiveSplit)(b, exactBase, restExactBase);
+      if (split) return creditLine(shares, { discount: amount.minus(lineAmount), lineAmount, supply, ...split }, taxInclusive);
+    }
+  }
+  throw mtvUnfileable();
+}
+
+function mtvUnfileable(): CreditAllocationError {
+  return new CreditAllocationError(
+    "This MTV line's VAT is on its RRP, and crediting this quantity of it would leave a rest the authority's arithmetic cannot take: credit the rest of the line in one note, or a different quantity.",
+    'arithmetic',
+  );
 }
 
 function unfileable(): CreditAllocationError {
