@@ -102,6 +102,19 @@ describe('allocateCredit', () => {
     assert.equal(credited.quantity, '1');
   });
 
+  test('a discounted line: each credit takes its share of the discount (cumulatively), the last exactly the rest', () => {
+    const line = computeSale([{ name: 'x', classificationCode: CLASS_CODE, quantity: 3, price: '10.125', vatCategory: 'A', discount: 1 }], true).lines[0]!;
+    const creditableLine = { ...creditable(line), discount: line.discountAmount };
+    let credited: CreditedSoFar = NOTHING_CREDITED;
+    const credits = ['1', '1', '1'].map((q) => {
+      const credit = allocateCredit(creditableLine, credited, q, true);
+      credited = { ...plus(credited, credit), discount: D(credited.discount ?? 0).plus(credit.discount).toFixed(2) };
+      return credit;
+    });
+    assert.deepEqual(credits.map((c) => [c.amount, c.discount, c.total]), [['10.13', '0.33', '9.80'], ['10.12', '0.34', '9.78'], ['10.13', '0.33', '9.80']]);
+    assert.deepEqual([credited.amount, credited.discount, credited.net, credited.vat], ['30.38', '1.00', String(line.taxableAmount), String(line.vatAmount)]);
+  });
+
   test('refuses a quantity that is not positive or more than is left', () => {
     const line = oneLine(2, 10);
     assert.throws(() => allocateCredit(creditable(line), NOTHING_CREDITED, '0', true), (err: unknown) => err instanceof CreditAllocationError && err.reason === 'quantity');

@@ -1,4 +1,4 @@
-// What one credit note takes back of one line of a sale: its quantity, amount, net and VAT.
+// What one credit note takes back of one line of a sale: its quantity, amount, discount, net and VAT.
 // Pure arithmetic, no I/O: the credit-note service feeds it the original line and what earlier
 // credit notes took; the filer files exactly what it returns.
 //
@@ -10,6 +10,13 @@
 // way (tax-inclusive: net = round2(amount / (1 + rate)), VAT the difference; tax-exclusive:
 // VAT = round2(amount × rate)). So the credits of a line always add up to exactly its amount, net
 // and VAT, whatever the split, and never to more.
+//
+// A discounted line's credits take its discount (dcAmt) in proportion to the quantity, by the
+// same cumulative rule: credits reaching x have taken round2(D × x / Q) of it, kept so that
+// neither the discount nor the discounted amount left goes below zero. A credit files
+// dcAmt = its share of the discount and totAmt = its amount − dcAmt, and net and VAT follow the
+// cumulative discounted amount (what VAT was computed on). An MTV (B) line, whose VAT is on
+// max(q × RRP, totAmt), has its own search (mtvCredit).
 //
 // Each credit stays within the VSDC's tolerance (0.01) of its own recomputation: the amount of a
 // credit differs from q × price by less than a cent (two roundings of at most half a cent each),
