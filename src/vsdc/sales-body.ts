@@ -86,7 +86,7 @@ function checkDocument(doc: SaleDocument): void {
 }
 
 function buildLine(line: ComputedSale['lines'][number]): SaveSalesLine {
-  return {
+  const filed: SaveSalesLine = {
     itemSeq: line.seq,
     itemCd: line.itemCode,
     itemClsCd: line.classificationCode,
@@ -97,7 +97,6 @@ function buildLine(line: ComputedSale['lines'][number]): SaveSalesLine {
     qtyUnitCd: 'U',
     qty: line.quantity,
     prc: line.price,
-    ...(line.rrp === null ? {} : { rrp: line.rrp }),
     splyAmt: line.supplyAmount,
     dcRt: line.discountRate,
     dcAmt: line.discountAmount,
@@ -119,6 +118,9 @@ function buildLine(line: ComputedSale['lines'][number]): SaveSalesLine {
     exciseTxAmt: 0,
     totAmt: line.lineAmount,
   };
+  // Only an MTV (B) line carries its RRP (a B line without it is a 910).
+  if (line.rrp !== null) filed.rrp = line.rrp;
+  return filed;
 }
 
 /**

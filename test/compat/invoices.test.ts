@@ -121,7 +121,8 @@ describe(`compat surface: /zm/api invoices through the sales path (${engineName}
         TillModel: 'XR-7',
         Cashier: { Id: 4 },
       },
-      [{ VATCategoryCode: 'B', UnitPrice: 100, Quantity: 1.5 }],
+      // Not B: an MTV line needs its RRP (issue 18), which this test does not map.
+      [{ VATCategoryCode: 'F', UnitPrice: 100, Quantity: 1.5 }],
     );
     (body.Items as Array<Record<string, unknown>>)[0]!.Barcode = '600123';
     const res = await postInvoice(h, branchTill, body);
@@ -131,8 +132,8 @@ describe(`compat surface: /zm/api invoices through the sales path (${engineName}
     assert.equal(sale.paymentMethod, '06');
     assert.equal(sale.taxInclusive, false);
     assert.equal(sale.occurredAt, new Date(body.SalesDate as string).toISOString());
-    assert.deepEqual([sale.items[0].vatCategory, sale.items[0].quantity, sale.items[0].price], ['B', 1.5, 100]);
-    assert.deepEqual([res.json().TaxableAmount, res.json().TaxAmount, res.json().TotalAmount], [150, 24, 174]);
+    assert.deepEqual([sale.items[0].vatCategory, sale.items[0].quantity, sale.items[0].price], ['F', 1.5, 100]);
+    assert.deepEqual([res.json().TaxableAmount, res.json().TaxAmount, res.json().TotalAmount], [150, 15, 165]);
 
     const plain = nextNumber();
     assert.equal((await postInvoice(h, branchTill, invoiceBody(plain, { CustomerTPIN: '', CustomerName: null, PaymentTypeCode: null }))).statusCode, 201);
