@@ -44,10 +44,10 @@ function envelope(): string {
     status: 'uploaded', tpin: '2000000001', branch: '000', customer: { name: 'Chanda Mwila', tpin: '1002345678' }, paymentMethod: '06',
     taxInclusive: true, destinationCountryCode: null, occurredAt: '2026-11-21T09:30:00.000Z',
     items: [
-      { line: 1, name: 'Maize meal 25kg', classificationCode: '50221200', itemCode: null, quantity: 2, price: 185, vatCategory: 'A', vatRate: 16, amount: 370, net: 318.97, vat: 51.03, total: 370, originalLine: null },
-      { line: 2, name: 'Delivery', classificationCode: '78101800', itemCode: null, quantity: 1, price: 50, vatCategory: 'A', vatRate: 16, amount: 50, net: 43.1, vat: 6.9, total: 50, originalLine: null },
+      { line: 1, name: 'Maize meal 25kg', classificationCode: '50221200', itemCode: null, quantity: 2, price: 185, vatCategory: 'A', vatRate: 16, rrp: null, amount: 370, discount: 0, net: 318.97, vat: 51.03, total: 370, originalLine: null },
+      { line: 2, name: 'Delivery', classificationCode: '78101800', itemCode: null, quantity: 1, price: 50, vatCategory: 'A', vatRate: 16, rrp: null, amount: 50, discount: 0, net: 43.1, vat: 6.9, total: 50, originalLine: null },
     ],
-    totals: { net: 362.07, vat: 57.93, total: 420, currency: 'ZMW' },
+    totals: { net: 362.07, vat: 57.93, total: 420, discount: 0, currency: 'ZMW' },
     fiscal: { receiptNo: 5317, internalData: 'I6H7EAWI6NF3TXRECQLK2N5LBY', receiptSignature: 'EU24KDP6C5E5MVUF', sdcId: 'SDC0010002115', mrcNo: 'WIS00003036', qrCodeUrl: 'https://example.invalid/qr/5317', publishedAt: '2026-11-21T09:30:01.000Z' },
     resultCode: '000', lastError: null, originalSaleId: null, reasonCode: null, createdAt: '2026-11-21T09:30:00.412Z', fiscalisedAt: '2026-11-21T09:30:00.431Z',
   };

@@ -123,6 +123,11 @@ export const ERROR_CODES = {
     meaning: 'The VSDC could not be reached during initialisation; safe to repeat',
     answeredBy: { operations: ['POST /api/v1/tenants/:tenant/devices/:branch/initialize'] },
   },
+  levy_not_supported: {
+    status: 422,
+    meaning: 'A line names a levy (`items[].levy`: TL, IPL1, IPL2, ECM, EXEEG); the gateway computes none, so nothing was stored',
+    answeredBy: { operations: [SALE, DEBIT_NOTE, LEGACY_INVOICE] },
+  },
   vsdc_unavailable: {
     status: 503,
     meaning: "A sale or note while its branch's VSDC is known to be unreachable, for a merchant whose offline policy is `refuse`; nothing stored, no invoice number used; `Retry-After` says when to try again",

@@ -2,7 +2,7 @@
 // sandbox response (class numbers and codes as captured from it; names via ICU where they are
 // standard, i.e. countries and currencies).
 import type { CodeClass, CodeDetail } from '../vsdc/protocol.ts';
-import { SIMULATED_TAX_TYPES } from './tax-rates.ts';
+import { SIMULATED_LEVIES, SIMULATED_TAX_TYPES, type SimulatedTaxType } from './tax-rates.ts';
 
 const COUNTRY_CODES = (
   'AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ ' +
@@ -91,12 +91,24 @@ function codeClass(cdCls: string, cdClsNm: string, dtlList: CodeDetail[], userDf
   return { cdCls, cdClsNm, cdClsDesc: null, useYn: 'Y', userDfnNm1, userDfnNm2: null, userDfnNm3: null, dtlList };
 }
 
+/** The published rate: whole percents as integers (`16`), the tourism levy as `1.5`. */
+const rateText = (t: SimulatedTaxType): string => String(Number(t.rate4) / 10_000);
+
+/** Levy classes as the sandbox publishes them: 60 excise, 61 insurance premium levy, 62 tourism levy. */
+function levyClass(cdCls: string, cdClsNm: string): CodeClass {
+  const levies = SIMULATED_LEVIES.filter((l) => l.field.codeClass === cdCls);
+  return codeClass(cdCls, cdClsNm, levies.map((l, i) => detail(l.code, l.name, i, rateText(l))), 'Tax rate');
+}
+
 function buildCodeTables(): CodeClass[] {
   const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
   const currencyNames = new Intl.DisplayNames(['en'], { type: 'currency' });
   const currencies = [...new Set(['ZMW', ...Intl.supportedValuesOf('currency')])].sort();
   return [
-    codeClass('04', 'Taxation Type', SIMULATED_TAX_TYPES.map((t, i) => detail(t.code, t.name, i, String(t.ratePercent))), 'Tax rate'),
+    codeClass('04', 'Taxation Type', SIMULATED_TAX_TYPES.map((t, i) => detail(t.code, t.name, i, rateText(t))), 'Tax rate'),
+    levyClass('60', 'Excise Tax Type'),
+    levyClass('61', 'Insurance Premium Levy Type'),
+    levyClass('62', 'Tourism Levy Type'),
     codeClass('05', 'Country', COUNTRY_CODES.map((cd, i) => detail(cd, regionNames.of(cd) ?? cd, i))),
     codeClass('10', 'Quantity unit', QUANTITY_UNITS.map(([cd, nm], i) => detail(cd, nm, i))),
     codeClass('17', 'Packing unit', PACKAGING_UNITS.map(([cd, nm], i) => detail(cd, nm, i))),

@@ -106,29 +106,30 @@ function selectInitInfo(body: Body, { state, device }: EndpointContext): Reply {
   record.installed = true;
   record.dvcSrlNo = serial;
   state.changed();
+  // Shaped like a real answer captured from the sandbox: the taxpayer is `tin` (requests say
+  // `tpin`), `mrcNo` is space-padded, and the counters the device does not keep are null.
   return ok({
     info: {
-      tpin: record.tpin,
+      tin: record.tpin,
       taxprNm: record.taxprNm,
       bsnsActv: null,
       bhfId: record.bhfId,
       bhfNm: record.bhfNm,
       bhfOpenDt: '20240101',
       prvncNm: 'LUSAKA PROVINCE',
-      dstrtNm: 'LUSAKA',
+      dstrtNm: null,
       sctrNm: 'LUSAKA CENTRAL',
       locDesc: 'Cairo Road',
       hqYn: record.bhfId === '000' ? 'Y' : 'N',
       mgrNm: 'Branch Manager',
       mgrTelNo: '0977000000',
       mgrEmail: 'manager@example.zm',
-      dvcId: serial,
       sdcId: record.sdcId,
       mrcNo: record.mrcNo,
-      lastSaleInvcNo: record.lastSaleInvcNo,
       lastPchsInvcNo: record.lastPchsInvcNo,
       lastSaleRcptNo: record.lastSaleRcptNo,
       lastInvcNo: null,
+      lastSaleInvcNo: record.lastSaleInvcNo,
       lastTrainInvcNo: null,
       lastProfrmInvcNo: null,
       lastCopyInvcNo: null,

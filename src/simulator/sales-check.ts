@@ -4,7 +4,7 @@ import { isKnownClassification } from './catalogue.ts';
 import { isKnownCode } from './code-tables.ts';
 import type { DocumentTotals, FiledLine } from './device.ts';
 import { CENT, SCALE, fixed4ToNumber, toFixed4, within } from './fixed-point.ts';
-import { LEVY_BUCKETS, SIMULATED_TAX_TYPES, TAX_TYPE_BY_CODE } from './tax-rates.ts';
+import { LEVY_BY_CODE, LEVY_FIELDS, SIMULATED_LEVIES, SIMULATED_TAX_TYPES, TAX_TYPE_BY_CODE, UNUSED_BUCKETS, type SimulatedLevy, type SimulatedTaxType } from './tax-rates.ts';
 
 export interface Rejection {
   ok: false;
@@ -69,7 +69,7 @@ function amount(body: Body, field: string, label = field): bigint | Rejection {
 const isRejection = (value: unknown): value is Rejection => typeof value === 'object' && value !== null && (value as Rejection).ok === false;
 
 const REQUIRED_HEADER = ['cisInvcNo', 'custNm', 'salesTyCd', 'rcptTyCd', 'pmtTyCd', 'salesSttsCd', 'cfmDt', 'salesDt', 'currencyTyCd', 'regrId', 'regrNm'];
-const REQUIRED_LINE = ['itemClsCd', 'itemNm', 'pkgUnitCd', 'qtyUnitCd', 'vatCatCd'];
+const REQUIRED_LINE = ['itemClsCd', 'itemNm', 'pkgUnitCd', 'qtyUnitCd'];
 
 /** A best-effort summary of any saveSales body, for the arrival log. */
 export function summarizeSaleBody(body: Body): { cisInvcNo: string | null; rcptTyCd: string | null; orgInvcNo: number | null; totals: DocumentTotals | null } {
@@ -135,82 +135,191 @@ function checkHeaderFields(body: Body, now: Date): Rejection | null {
   return null;
 }
 
-interface LineAmounts {
+/** 0.01 in SCALE² units (the unit of qty × prc). */
+const CENT2 = CENT * SCALE;
+/** 100 % at the rates' scale (percent × SCALE). */
+const HUNDRED_PERCENT = 100n * SCALE;
+
+/** A line's amounts in SCALE² units, so qty × prc needs no rounding. */
+interface ParsedLine {
+  index: number;
   key: string;
-  taxCode: string;
+  /** Null on a levy-only line (`vatCatCd: null`). */
+  taxType: SimulatedTaxType | null;
   qty: bigint;
+  /** What VAT is computed on: totAmt, or on an MTV line qty × RRP when that is higher. */
+  vatBase2: bigint;
+  totAmt: bigint;
   taxable: bigint;
   vat: bigint;
-  total: bigint;
+  levies: { levy: SimulatedLevy; taxable: bigint; amount: bigint }[];
 }
 
-function inclusiveVatOk(totAmt: bigint, taxable: bigint, vat: bigint, rate: bigint): boolean {
-  // vatTaxblAmt ≈ totAmt / (1 + r)  ⇔  vatTaxblAmt × (100 + r) ≈ totAmt × 100
-  return within(taxable * (100n + rate), totAmt * 100n, CENT * (100n + rate)) && within(vat, totAmt - taxable, CENT);
+const toScale2 = (amount4: bigint): bigint => amount4 * SCALE;
+
+/** Tax-inclusive: taxable ≈ base / (1 + r) and tax = base − taxable, each within a cent. */
+function inclusiveOk(base2: bigint, taxable2: bigint, tax2: bigint, rate4: bigint): boolean {
+  return within(taxable2 * (HUNDRED_PERCENT + rate4), base2 * HUNDRED_PERCENT, CENT2 * (HUNDRED_PERCENT + rate4)) && within(tax2, base2 - taxable2, CENT2);
 }
 
-function exclusiveVatOk(totAmt: bigint, taxable: bigint, vat: bigint, rate: bigint): boolean {
-  // vatTaxblAmt ≈ totAmt and vatAmt ≈ totAmt × r / 100
-  return within(taxable, totAmt, CENT) && within(vat * 100n, totAmt * rate, CENT * 100n);
+/** Tax-exclusive: taxable ≈ base and tax ≈ base × r, each within a cent. */
+function exclusiveOk(base2: bigint, taxable2: bigint, tax2: bigint, rate4: bigint): boolean {
+  return within(taxable2, base2, CENT2) && within(tax2 * HUNDRED_PERCENT, base2 * rate4, CENT2 * HUNDRED_PERCENT);
 }
 
-/** Which pricing reading a raw line satisfies (both for zero-rated lines, neither when broken). */
-function vatReadings(line: Body): { inclusive: boolean; exclusive: boolean } {
-  const rate = TAX_TYPE_BY_CODE.get(String(line.vatCatCd))?.ratePercent;
-  const [totAmt, taxable, vat] = [toFixed4(line.totAmt), toFixed4(line.vatTaxblAmt), toFixed4(line.vatAmt)];
-  if (rate === undefined || totAmt === null || taxable === null || vat === null) return { inclusive: false, exclusive: false };
-  return { inclusive: inclusiveVatOk(totAmt, taxable, vat, rate), exclusive: exclusiveVatOk(totAmt, taxable, vat, rate) };
+/**
+ * `dcAmt ≈ base × dcRt / 100`: within a cent, plus what a rate rounded to 4 decimals cannot say
+ * (half its last place, times the base).
+ */
+function discountRateOk(base2: bigint, dcRt4: bigint, dcAmt4: bigint): boolean {
+  return within(base2 * dcRt4, toScale2(dcAmt4) * HUNDRED_PERCENT, CENT2 * HUNDRED_PERCENT + base2 / 2n + 1n);
 }
 
-/** Per-line arithmetic. `inclusive` picks the reading of vatTaxblAmt/vatAmt (see checkSaveSales). */
-function checkLine(line: Body, index: number, inclusive: boolean, hasDestination: boolean): LineAmounts | Rejection {
+/** An optional amount (absent or null: 0), at most 4 decimals. */
+function optionalAmount(body: Body, field: string, label: string): bigint | Rejection {
+  const value = body[field];
+  if (value === undefined || value === null) return 0n;
+  const fixed = toFixed4(value);
+  if (fixed === null) return reject('910', `[${label}] must be a number with at most 4 decimal places`);
+  return fixed;
+}
+
+/**
+ * Per-line checks that do not depend on the document's pricing reading: codes, quantity × price,
+ * the discount, MTV's RRP, levies. A line carries a VAT category, a levy category
+ * (`iplCatCd`, `tlCatCd`, `exciseTxCatCd`) with `vatCatCd: null`, or both.
+ */
+function parseLine(line: Body, index: number, hasDestination: boolean): ParsedLine | Rejection {
   const label = (field: string): string => `itemList[${index}].${field}`;
   for (const field of REQUIRED_LINE) if (isBlank(line[field])) return missing(label(field));
-  const taxType = TAX_TYPE_BY_CODE.get(String(line.vatCatCd));
-  if (!taxType) return badCode(label('vatCatCd'), line.vatCatCd);
+  const levies: ParsedLine['levies'] = [];
+  for (const field of LEVY_FIELDS) {
+    const code = line[field.category];
+    if (isBlank(code)) continue;
+    const levy = LEVY_BY_CODE.get(String(code));
+    if (!levy || levy.field !== field) return badCode(label(field.category), code);
+    levies.push({ levy, taxable: 0n, amount: 0n });
+  }
+  let taxType: SimulatedTaxType | null = null;
+  if (isBlank(line.vatCatCd)) {
+    if (levies.length === 0) return missing(label('vatCatCd'));
+  } else {
+    taxType = TAX_TYPE_BY_CODE.get(String(line.vatCatCd)) ?? null;
+    if (!taxType) return badCode(label('vatCatCd'), line.vatCatCd);
+  }
   if (!isKnownClassification(line.itemClsCd)) return badCode(label('itemClsCd'), line.itemClsCd);
   if (!isKnownCode('17', line.pkgUnitCd)) return badCode(label('pkgUnitCd'), line.pkgUnitCd);
   if (!isKnownCode('10', line.qtyUnitCd)) return badCode(label('qtyUnitCd'), line.qtyUnitCd);
-  if (taxType.code === 'C1' && !hasDestination) return reject('910', '[destnCountryCd] must not be empty for export (C1) items');
+  if (taxType?.code === 'C1' && !hasDestination) return reject('910', '[destnCountryCd] must not be empty for export (C1) items');
+  const mtv = taxType?.code === 'B';
 
   const values: Record<string, bigint> = {};
-  for (const field of ['qty', 'prc', 'splyAmt', 'dcAmt', 'vatTaxblAmt', 'vatAmt', 'totAmt']) {
+  for (const field of ['qty', 'prc', 'splyAmt', 'dcAmt', 'totAmt']) {
     const value = amount(line, field, label(field));
     if (isRejection(value)) return value;
     values[field] = value;
   }
-  const dcRt = line.dcRt === undefined || line.dcRt === null ? 0n : toFixed4(line.dcRt);
-  if (dcRt === null) return reject('910', `[${label('dcRt')}] must be a number with at most 4 decimal places`);
+  for (const field of ['vatTaxblAmt', 'vatAmt']) {
+    // A levy-only line may leave its VAT amounts out.
+    const value = taxType ? amount(line, field, label(field)) : optionalAmount(line, field, label(field));
+    if (isRejection(value)) return value;
+    values[field] = value;
+  }
+  const dcRt = optionalAmount(line, 'dcRt', label('dcRt'));
+  if (isRejection(dcRt)) return dcRt;
+  let rrp = 0n;
+  if (mtv) {
+    // MTV: VAT is computed on the recommended retail price when the item sells below it.
+    const value = amount(line, 'rrp', label('rrp'));
+    if (isRejection(value)) return value;
+    rrp = value;
+  }
   const { qty, prc, splyAmt, dcAmt, vatTaxblAmt, vatAmt, totAmt } = values as Record<'qty' | 'prc' | 'splyAmt' | 'dcAmt' | 'vatTaxblAmt' | 'vatAmt' | 'totAmt', bigint>;
   if (qty <= 0n) return reject('910', `[${label('qty')}] must be greater than 0`);
-  if (prc < 0n || splyAmt < 0n || dcAmt < 0n || vatTaxblAmt < 0n || vatAmt < 0n || totAmt < 0n) {
+  if (prc < 0n || splyAmt < 0n || dcAmt < 0n || dcRt < 0n || rrp < 0n || vatTaxblAmt < 0n || vatAmt < 0n || totAmt < 0n) {
     return reject('910', `[${label('totAmt')}] amounts must not be negative`);
   }
 
-  // qty × prc is at SCALE², so compare against splyAmt scaled up and a tolerance of 0.01 at SCALE².
-  if (!within(qty * prc, splyAmt * SCALE, CENT * SCALE)) return wrongAmount(label('splyAmt'));
-  if (!within(splyAmt * dcRt, dcAmt * SCALE * 100n, CENT * SCALE * 100n)) return wrongAmount(label('dcAmt'));
-  if (!within(totAmt, splyAmt - dcAmt, CENT)) return wrongAmount(label('totAmt'));
+  // qty × prc is at SCALE², so splyAmt and the rest are scaled up to compare.
+  const gross2 = qty * prc;
+  const supply2 = mtv && rrp > prc ? qty * rrp : gross2;
+  if (!within(supply2, toScale2(splyAmt), CENT2)) return wrongAmount(label('splyAmt'));
+  // The discount rate is of the line's gross: splyAmt, or qty × prc on an MTV line.
+  if (!discountRateOk(mtv ? gross2 : toScale2(splyAmt), dcRt, dcAmt)) return wrongAmount(label('dcAmt'));
+  const totAmtOk = mtv ? within(toScale2(totAmt + dcAmt), gross2, CENT2) : within(totAmt, splyAmt - dcAmt, CENT);
+  if (!totAmtOk) return wrongAmount(label('totAmt'));
+  if (!taxType && (vatTaxblAmt !== 0n || vatAmt !== 0n)) return wrongAmount(label(vatTaxblAmt !== 0n ? 'vatTaxblAmt' : 'vatAmt'));
 
-  const rate = taxType.ratePercent;
-  const vatOk = inclusive ? inclusiveVatOk : exclusiveVatOk;
-  // Blame vatAmt only when vatTaxblAmt is right on its own.
-  if (!vatOk(totAmt, vatTaxblAmt, vatAmt, rate)) {
-    const taxableRight = inclusive ? within(vatTaxblAmt * (100n + rate), totAmt * 100n, CENT * (100n + rate)) : within(vatTaxblAmt, totAmt, CENT);
-    return wrongAmount(label(taxableRight ? 'vatAmt' : 'vatTaxblAmt'));
+  for (const field of LEVY_FIELDS) {
+    const taxable = optionalAmount(line, field.taxable, label(field.taxable));
+    if (isRejection(taxable)) return taxable;
+    const levyAmount = optionalAmount(line, field.amount, label(field.amount));
+    if (isRejection(levyAmount)) return levyAmount;
+    if (taxable < 0n || levyAmount < 0n) return reject('910', `[${label(field.amount)}] amounts must not be negative`);
+    const levied = levies.find((l) => l.levy.field === field);
+    if (!levied) {
+      if (taxable !== 0n) return wrongAmount(label(field.taxable));
+      if (levyAmount !== 0n) return wrongAmount(label(field.amount));
+      continue;
+    }
+    // The levy's base is at most what the line costs; the levy is its rate of that base.
+    if (taxable > totAmt + CENT) return wrongAmount(label(field.taxable));
+    if (!within(toScale2(levyAmount) * HUNDRED_PERCENT, toScale2(taxable) * levied.levy.rate4, CENT2 * HUNDRED_PERCENT)) {
+      return wrongAmount(label(field.amount));
+    }
+    levied.taxable = taxable;
+    levied.amount = levyAmount;
   }
 
   const key = isBlank(line.itemCd) ? `name:${String(line.itemNm)}` : `code:${String(line.itemCd)}`;
-  return { key, taxCode: taxType.code, qty, taxable: vatTaxblAmt, vat: vatAmt, total: totAmt };
+  const vatBase2 = mtv && qty * rrp > toScale2(totAmt) ? qty * rrp : toScale2(totAmt);
+  return { index, key, taxType, qty, vatBase2, totAmt, taxable: vatTaxblAmt, vat: vatAmt, levies };
+}
+
+/** Which pricing reading a line's VAT satisfies (both for zero-rated lines, neither when broken). */
+function vatReadings(line: ParsedLine): { inclusive: boolean; exclusive: boolean } {
+  if (!line.taxType) return { inclusive: true, exclusive: true };
+  const [taxable2, vat2] = [toScale2(line.taxable), toScale2(line.vat)];
+  return { inclusive: inclusiveOk(line.vatBase2, taxable2, vat2, line.taxType.rate4), exclusive: exclusiveOk(line.vatBase2, taxable2, vat2, line.taxType.rate4) };
+}
+
+/** The VAT of a line under the document's reading; blames vatAmt only when vatTaxblAmt is right on its own. */
+function checkLineVat(line: ParsedLine, inclusive: boolean): Rejection | null {
+  const taxType = line.taxType;
+  if (!taxType) return null;
+  const reading = vatReadings(line);
+  if (inclusive ? reading.inclusive : reading.exclusive) return null;
+  const taxable2 = toScale2(line.taxable);
+  const taxableRight = inclusive
+    ? within(taxable2 * (HUNDRED_PERCENT + taxType.rate4), line.vatBase2 * HUNDRED_PERCENT, CENT2 * (HUNDRED_PERCENT + taxType.rate4))
+    : within(taxable2, line.vatBase2, CENT2);
+  return wrongAmount(`itemList[${line.index}].${taxableRight ? 'vatAmt' : 'vatTaxblAmt'}`);
 }
 
 function headerAmount(body: Body, field: string): bigint | Rejection {
   return amount(body, field);
 }
 
+/** One header trio against the lines: amounts within a cent, the rate as published (or 0 when unused). */
+function checkBucket(body: Body, type: SimulatedTaxType, used: boolean, taxable: bigint, tax: bigint): Rejection | null {
+  const bucket = type.headerBucket;
+  for (const [field, expected] of [[`taxblAmt${bucket}`, taxable], [`taxAmt${bucket}`, tax]] as const) {
+    const value = headerAmount(body, field);
+    if (isRejection(value)) return value;
+    if (!within(value, expected, CENT)) return wrongAmount(field);
+  }
+  const rate = headerAmount(body, `taxRt${bucket}`);
+  if (isRejection(rate)) return rate;
+  if (!(rate === type.rate4 || (!used && rate === 0n))) return wrongAmount(`taxRt${bucket}`);
+  return null;
+}
+
 /**
- * Everything but numbering and notes. Prices may be tax-inclusive (vatTaxblAmt + vatAmt = totAmt)
- * or tax-exclusive (vatTaxblAmt = totAmt, VAT on top), one reading for the whole document.
+ * Everything but numbering and notes. Prices may be tax-inclusive (vatTaxblAmt + vatAmt = the
+ * VAT base) or tax-exclusive (vatTaxblAmt = the base, VAT on top), one reading for the whole
+ * document. The header's totAmt is what the customer pays: Σ line totAmt (inclusive) or
+ * Σ (totAmt + vatAmt + levies) (exclusive), less `cashDcAmt`; on an MTV line sold below its RRP
+ * it is therefore less than totTaxblAmt + totTaxAmt.
  */
 export function checkSaveSales(body: Body, now: Date): CheckedSale | Rejection {
   const headerProblem = checkHeaderFields(body, now);
@@ -227,52 +336,72 @@ export function checkSaveSales(body: Body, now: Date): CheckedSale | Rejection {
     if (isRejection(value)) return value;
     header[field] = value;
   }
+  const hasDestination = !isBlank(body.destnCountryCd);
+  const lines: ParsedLine[] = [];
+  for (const [index, line] of items.entries()) {
+    const parsed = parseLine(line, index, hasDestination);
+    if (isRejection(parsed)) return parsed;
+    lines.push(parsed);
+  }
   // A document is read as tax-exclusive when some line only makes sense that way.
-  const inclusive = !items.some((line) => {
+  const inclusive = !lines.some((line) => {
     const reading = vatReadings(line);
     return reading.exclusive && !reading.inclusive;
   });
-
-  const lines: LineAmounts[] = [];
-  for (const [index, line] of items.entries()) {
-    const checked = checkLine(line, index, inclusive, !isBlank(body.destnCountryCd));
-    if (isRejection(checked)) return checked;
-    lines.push(checked);
+  for (const line of lines) {
+    const problem = checkLineVat(line, inclusive);
+    if (problem) return problem;
   }
 
   let totalTaxable = 0n;
-  let totalVat = 0n;
+  let totalTax = 0n;
+  const zeroRated = { taxable: 0n, tax: 0n };
   for (const taxType of SIMULATED_TAX_TYPES) {
-    const ofType = lines.filter((l) => l.taxCode === taxType.code);
+    const ofType = lines.filter((l) => l.taxType === taxType);
     const taxable = ofType.reduce((sum, l) => sum + l.taxable, 0n);
     const vat = ofType.reduce((sum, l) => sum + l.vat, 0n);
     totalTaxable += taxable;
-    totalVat += vat;
-    const bucket = taxType.headerBucket;
-    const taxblField = `taxblAmt${bucket}`;
-    const rateField = `taxRt${bucket}`;
-    const taxField = `taxAmt${bucket}`;
-    const headerTaxable = headerAmount(body, taxblField);
-    if (isRejection(headerTaxable)) return headerTaxable;
-    const headerRate = headerAmount(body, rateField);
-    if (isRejection(headerRate)) return headerRate;
-    const headerVat = headerAmount(body, taxField);
-    if (isRejection(headerVat)) return headerVat;
-    if (!within(headerTaxable, taxable, CENT)) return wrongAmount(taxblField);
-    if (!within(headerVat, vat, CENT)) return wrongAmount(taxField);
-    const rateOk = headerRate === taxType.ratePercent * SCALE || (ofType.length === 0 && headerRate === 0n);
-    if (!rateOk) return wrongAmount(rateField);
+    totalTax += vat;
+    if (taxType.code.startsWith('C')) {
+      zeroRated.taxable += taxable;
+      zeroRated.tax += vat;
+    }
+    const problem = checkBucket(body, taxType, ofType.length > 0, taxable, vat);
+    if (problem) return problem;
   }
-  for (const bucket of LEVY_BUCKETS) {
+  for (const levy of SIMULATED_LEVIES) {
+    const ofLevy = lines.flatMap((l) => l.levies.filter((x) => x.levy === levy));
+    const taxable = ofLevy.reduce((sum, l) => sum + l.taxable, 0n);
+    const tax = ofLevy.reduce((sum, l) => sum + l.amount, 0n);
+    totalTaxable += taxable;
+    totalTax += tax;
+    const problem = checkBucket(body, levy, ofLevy.length > 0, taxable, tax);
+    if (problem) return problem;
+  }
+  for (const bucket of UNUSED_BUCKETS) {
     for (const field of [`taxblAmt${bucket}`, `taxAmt${bucket}`]) {
       const value = headerAmount(body, field);
       if (isRejection(value)) return value;
       if (value !== 0n) return wrongAmount(field);
     }
   }
+  // Some integrators also send a `C` bucket beside C1–C3: 0, or the sum of C1–C3.
+  for (const [field, sum] of [['taxblAmtC', zeroRated.taxable], ['taxAmtC', zeroRated.tax]] as const) {
+    const value = optionalAmount(body, field, field);
+    if (isRejection(value)) return value;
+    if (!(within(value, 0n, CENT) || within(value, sum, CENT))) return wrongAmount(field);
+  }
   if (!within(header.totTaxblAmt!, totalTaxable, CENT)) return wrongAmount('totTaxblAmt');
-  if (!within(header.totTaxAmt!, totalVat, CENT)) return wrongAmount('totTaxAmt');
-  if (!within(header.totAmt!, header.totTaxblAmt! + header.totTaxAmt!, CENT)) return wrongAmount('totAmt');
+  if (!within(header.totTaxAmt!, totalTax, CENT)) return wrongAmount('totTaxAmt');
+
+  const payable = lines.reduce((sum, l) => sum + l.totAmt + (inclusive ? 0n : l.vat + l.levies.reduce((s2, x) => s2 + x.amount, 0n)), 0n);
+  const cashDcAmt = optionalAmount(body, 'cashDcAmt', 'cashDcAmt');
+  if (isRejection(cashDcAmt)) return cashDcAmt;
+  const cashDcRt = optionalAmount(body, 'cashDcRt', 'cashDcRt');
+  if (isRejection(cashDcRt)) return cashDcRt;
+  if (cashDcAmt < 0n || cashDcRt < 0n || cashDcAmt > payable) return wrongAmount('cashDcAmt');
+  if (cashDcRt !== 0n && !discountRateOk(toScale2(payable), cashDcRt, cashDcAmt)) return wrongAmount('cashDcAmt');
+  if (!within(header.totAmt!, payable - cashDcAmt, CENT)) return wrongAmount('totAmt');
 
   return {
     ok: true,
@@ -284,6 +413,6 @@ export function checkSaveSales(body: Body, now: Date): CheckedSale | Rejection {
     cfmDt: String(body.cfmDt),
     totals: { taxable: fixed4ToNumber(header.totTaxblAmt!), tax: fixed4ToNumber(header.totTaxAmt!), total: fixed4ToNumber(header.totAmt!) },
     total4: header.totAmt!,
-    lines: lines.map((l) => ({ key: l.key, qty4: Number(l.qty), amount4: Number(l.total) })),
+    lines: lines.map((l) => ({ key: l.key, qty4: Number(l.qty), amount4: Number(l.totAmt) })),
   };
 }

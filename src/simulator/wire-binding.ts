@@ -14,6 +14,8 @@ const TRIO_FIELDS = ['A', 'B', 'C1', 'C2', 'C3', 'D', 'Rvat', 'E', 'F', 'Ipl1', 
   `taxRt${b}`,
   `taxAmt${b}`,
 ]);
+/** Some integrators send a `C` bucket beside C1–C3 (no rate field). */
+const C_BUCKET = ['taxblAmtC', 'taxAmtC'];
 
 const SALES_LINE: FieldTypes = {
   numbers: [
@@ -46,7 +48,7 @@ const BINDINGS: Record<VsdcEndpoint, FieldTypes> = {
   selectItemsClass: SELECT_SINCE,
   selectImportItems: SELECT_SINCE,
   saveSales: {
-    numbers: ['orgInvcNo', 'totItemCnt', 'totTaxblAmt', 'totTaxAmt', 'totAmt', 'cashDcRt', 'cashDcAmt', 'exchangeRt', ...TRIO_FIELDS],
+    numbers: ['orgInvcNo', 'totItemCnt', 'totTaxblAmt', 'totTaxAmt', 'totAmt', 'cashDcRt', 'cashDcAmt', 'exchangeRt', ...TRIO_FIELDS, ...C_BUCKET],
     dates: ['cfmDt', 'salesDt', 'stockRlsDt', 'cnclReqDt', 'cnclDt', 'rfdDt'],
     lists: { itemList: SALES_LINE },
   },

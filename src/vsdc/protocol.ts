@@ -43,17 +43,26 @@ export interface InitInfoRequest {
   dvcSrlNo: string;
 }
 
+/**
+ * `data.info` of a real `selectInitInfo` answer: the taxpayer is `tin` (not `tpin`), `mrcNo` is
+ * space-padded, and several counters (`lastInvcNo`, `lastTrainInvcNo`, …) may be null.
+ */
 export interface InitInfo {
-  tpin: string;
+  tin?: string | null;
   bhfId: string;
   sdcId: string;
   /** May carry trailing spaces on the wire; trim before storing. */
   mrcNo: string;
-  taxprNm: string;
-  bhfNm: string;
-  lastSaleInvcNo: number;
-  lastPchsInvcNo: number;
-  lastSaleRcptNo: number;
+  taxprNm: string | null;
+  bhfNm: string | null;
+  /** The branch's last sale invoice number (`cisInvcNo`); null or 0 on a fresh device. */
+  lastSaleInvcNo: number | null;
+  lastPchsInvcNo: number | null;
+  lastSaleRcptNo: number | null;
+  lastInvcNo?: number | null;
+  lastTrainInvcNo?: number | null;
+  lastProfrmInvcNo?: number | null;
+  lastCopyInvcNo?: number | null;
   [field: string]: unknown;
 }
 
@@ -120,6 +129,8 @@ export interface SaveSalesLine {
   qtyUnitCd: string;
   qty: number;
   prc: number;
+  /** MTV (`B`) lines only: the recommended retail price per unit (a `B` line without it is a `910`). */
+  rrp?: number;
   splyAmt: number;
   dcRt: number;
   dcAmt: number;

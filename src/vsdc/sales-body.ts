@@ -120,7 +120,7 @@ function checkDocument(doc: SaleDocument): void {
 }
 
 function buildLine(line: ComputedSale['lines'][number], details: FilingLineDetails | null | undefined): SaveSalesLine {
-  return {
+  const filed: SaveSalesLine = {
     itemSeq: line.seq,
     itemCd: line.itemCode,
     itemClsCd: line.classificationCode,
@@ -132,7 +132,7 @@ function buildLine(line: ComputedSale['lines'][number], details: FilingLineDetai
     qty: line.quantity,
     prc: line.price,
     splyAmt: line.supplyAmount,
-    dcRt: 0,
+    dcRt: line.discountRate,
     dcAmt: line.discountAmount,
     isrccCd: null,
     isrccNm: null,
@@ -152,6 +152,9 @@ function buildLine(line: ComputedSale['lines'][number], details: FilingLineDetai
     exciseTxAmt: 0,
     totAmt: line.lineAmount,
   };
+  // Only an MTV (B) line carries its RRP (a B line without it is a 910).
+  if (line.rrp !== null) filed.rrp = line.rrp;
+  return filed;
 }
 
 /**

@@ -1,7 +1,6 @@
 // VAT categories and the exact decimal arithmetic of a document's lines and totals.
 import { Decimal } from 'decimal.js';
 
-/** Decimal.js clone for money: ROUND_HALF_UP, so rounding never depends on a global setting. */
 /** Decimal arithmetic as the VSDC does it (ROUND_HALF_UP), independent of global settings. */
 export const Money = Decimal.clone({ precision: 40, rounding: Decimal.ROUND_HALF_UP });
 export type Money = InstanceType<typeof Money>;
@@ -27,6 +26,20 @@ export const VAT_CATEGORIES: readonly VatCategory[] = [
   { code: 'E', name: 'Disbursement', rate: 0 },
   { code: 'F', name: 'Service charge', rate: 10 },
 ];
+
+/**
+ * Levies the authority publishes (code classes 60–62) beside VAT: insurance premium levy (IPL1
+ * 5 %, IPL2 0 %), tourism levy (TL 1.5 %), excise on coal (ECM 5 %) and electricity (EXEEG 3 %).
+ * The gateway computes none of them (docs/decisions.md): a line naming one is refused.
+ */
+export const LEVIES = [
+  { code: 'TL', name: 'tourism levy', rate: 1.5 },
+  { code: 'IPL1', name: 'insurance premium levy', rate: 5 },
+  { code: 'IPL2', name: 're-insurance premium levy', rate: 0 },
+  { code: 'ECM', name: 'excise duty on coal', rate: 5 },
+  { code: 'EXEEG', name: 'excise duty on electricity', rate: 3 },
+] as const;
+export const LEVY_CODES: readonly string[] = LEVIES.map((l) => l.code);
 
 const BY_CODE = new Map<string, VatCategory>(VAT_CATEGORIES.map((c) => [c.code, c]));
 
@@ -57,16 +70,33 @@ export interface SaleLineInput {
   price: number | string;
   vatCategory: VatCategoryCode;
   /**
+   * The line's discount (`dcAmt`), an amount: up to 4 decimals, filed rounded to the cent; at
+   * most the line's gross round2(quantity × price). Absent: none.
+   */
+  discount?: number | string | null;
+  /**
+   * MTV (category `B`) only: the recommended retail price per unit, in the same terms as `price`
+   * (tax-inclusive unless the document says otherwise). VAT is computed on quantity × RRP when
+   * the line sells below it.
+   */
+  rrp?: number | string | null;
+  /**
    * Credit-note lines: the share of the original line this credit takes back (allocated by
    * modules/sales/credit-allocation.ts so that the credits of a line add up to exactly its
-   * amounts). Filed as given: splyAmt = totAmt = amount, vatTaxblAmt = net, vatAmt = vat.
+   * amounts). Filed as given: splyAmt = supply (MTV) or amount, dcAmt = discount,
+   * totAmt = amount − discount, vatTaxblAmt = net, vatAmt = vat.
    * Absent: computed from quantity × price.
    */
   allocated?: AllocatedAmounts | null;
 }
 
 export interface AllocatedAmounts {
+  /** The share of the line's gross (quantity × price). */
   amount: number | string;
+  /** The share of its discount; absent: 0. */
+  discount?: number | string | null;
+  /** MTV lines: the share of its `splyAmt` (quantity × the higher of RRP and price). */
+  supply?: number | string | null;
   net: number | string;
   vat: number | string;
 }
@@ -81,16 +111,30 @@ export interface ComputedLine {
   rate: number;
   quantity: number;
   price: number;
-  /** `splyAmt` = round2(quantity × price), or a credit line's allocated amount. */
+  /** MTV lines: the RRP per unit; null on every other line. */
+  rrp: number | null;
+  /** round2(quantity × price), or a credit line's allocated amount: the line before its discount. */
+  grossAmount: number;
+  /**
+   * `splyAmt`: the gross, except on an MTV line sold below its RRP, where it is
+   * round2(quantity × RRP) (the authority's own MTV sample files it so).
+   */
   supplyAmount: number;
-  /** `dcAmt`, always 0: the gateway has no discounts. */
+  /** `dcAmt`. */
   discountAmount: number;
-  /** `totAmt` = supply − discount: what the line costs before VAT when prices exclude it. */
+  /** `dcRt`: the discount as a percentage of the gross, at 4 decimals (0 without a discount). */
+  discountRate: number;
+  /** `totAmt` = gross − discount: what the line costs before VAT when prices exclude it. */
   lineAmount: number;
   /** `vatTaxblAmt`. */
   taxableAmount: number;
   /** `vatAmt`. */
   vatAmount: number;
+  /**
+   * What the customer pays for the line: `lineAmount`, plus `vatAmount` when prices exclude VAT.
+   * taxable + VAT, except on an MTV line sold below its RRP (its VAT is on the RRP).
+   */
+  total: number;
 }
 
 export interface CategoryTotals {
@@ -101,10 +145,14 @@ export interface CategoryTotals {
 }
 
 export interface SaleTotals {
+  /** Σ taxable amounts (`totTaxblAmt`). */
   net: number;
+  /** Σ VAT (`totTaxAmt`). */
   vat: number;
-  /** net + vat: what the customer pays. */
+  /** What the customer pays (`totAmt`): net + vat, except when an MTV line sells below its RRP. */
   total: number;
+  /** Σ line discounts. */
+  discount: number;
 }
 
 export interface ComputedSale {
@@ -139,22 +187,79 @@ function exactInput(value: number | string, what: string, maxDecimals: number): 
   return parsed;
 }
 
+const ZERO = new Money(0);
+const HUNDRED = new Money(100);
+
+interface LineAmounts {
+  gross: Money;
+  discount: Money;
+  supply: Money;
+  taxable: Money;
+  vat: Money;
+}
+
 /** A credit line's allocated amounts, checked for what holds of every line (the VSDC checks the rest). */
-function allocatedAmounts(allocated: AllocatedAmounts, index: number, taxInclusive: boolean): { supply: Money; taxable: Money; vat: Money } {
-  const supply = exactInput(allocated.amount, `line ${index + 1} amount`, 2);
-  const taxable = exactInput(allocated.net, `line ${index + 1} net`, 2);
-  const vat = exactInput(allocated.vat, `line ${index + 1} VAT`, 2);
-  if (supply.lt(0) || taxable.lt(0) || vat.lt(0)) throw new SaleAmountsError(`line ${index + 1} amounts must not be negative`);
-  if (taxInclusive ? !taxable.plus(vat).eq(supply) : !taxable.eq(supply)) {
-    throw new SaleAmountsError(`line ${index + 1} amounts do not add up (amount ${supply.toString()}, net ${taxable.toString()}, VAT ${vat.toString()})`);
+function allocatedAmounts(allocated: AllocatedAmounts, index: number, taxInclusive: boolean, mtv: boolean): LineAmounts {
+  const what = `line ${index + 1}`;
+  const gross = exactInput(allocated.amount, `${what} amount`, 2);
+  const discount = allocated.discount == null ? ZERO : exactInput(allocated.discount, `${what} discount`, 2);
+  const taxable = exactInput(allocated.net, `${what} net`, 2);
+  const vat = exactInput(allocated.vat, `${what} VAT`, 2);
+  if (gross.lt(0) || discount.lt(0) || taxable.lt(0) || vat.lt(0)) throw new SaleAmountsError(`${what} amounts must not be negative`);
+  if (discount.gt(gross)) throw new SaleAmountsError(`${what} discount ${discount.toString()} exceeds its amount ${gross.toString()}`);
+  let supply = gross;
+  if (mtv) {
+    if (allocated.supply == null) throw new SaleAmountsError(`${what} is MTV (B): its allocated supply amount is missing`);
+    supply = exactInput(allocated.supply, `${what} supply amount`, 2);
+  } else {
+    // Without MTV, VAT is on what the line costs: taxable + VAT (inclusive) or taxable (exclusive) is gross − discount.
+    const base = taxInclusive ? taxable.plus(vat) : taxable;
+    if (!base.eq(gross.minus(discount))) {
+      throw new SaleAmountsError(
+        `${what} amounts do not add up (amount ${gross.toString()}, discount ${discount.toString()}, net ${taxable.toString()}, VAT ${vat.toString()})`,
+      );
+    }
   }
-  return { supply, taxable, vat };
+  return { gross, discount, supply, taxable, vat };
 }
 
 /**
- * Lines and totals of one document. Per line: splyAmt = round2(qty × prc), dcAmt = 0,
- * totAmt = splyAmt − dcAmt. Tax-inclusive: vatTaxblAmt = round2(totAmt / (1 + rate)),
- * vatAmt = totAmt − vatTaxblAmt. Tax-exclusive: vatTaxblAmt = totAmt, vatAmt = round2(totAmt × rate).
+ * The amounts of a line computed from quantity × price. The VAT base is what the line costs
+ * (gross − discount); on an MTV line, round2(quantity × RRP) when that is higher.
+ */
+function computedAmounts(input: SaleLineInput, index: number, quantity: Money, price: Money, rate: Money, taxInclusive: boolean, rrp: Money | null): LineAmounts {
+  const what = `line ${index + 1}`;
+  const gross = round2(quantity.times(price));
+  const discount = input.discount == null ? ZERO : round2(exactInput(input.discount, `${what} discount`, 4));
+  if (discount.lt(0)) throw new SaleAmountsError(`${what} discount must not be negative`);
+  if (discount.gt(gross)) throw new SaleAmountsError(`${what} discount ${discount.toString()} exceeds its amount ${gross.toString()}`);
+  const lineAmount = gross.minus(discount);
+  let supply = gross;
+  let base = lineAmount;
+  if (rrp !== null) {
+    supply = round2(quantity.times(Money.max(rrp, price)));
+    base = Money.max(round2(quantity.times(rrp)), lineAmount);
+  }
+  if (taxInclusive) {
+    const taxable = round2(base.div(rate.plus(1)));
+    return { gross, discount, supply, taxable, vat: base.minus(taxable) };
+  }
+  return { gross, discount, supply, taxable: base, vat: round2(base.times(rate)) };
+}
+
+/** `dcRt`: the discount as a percentage of the gross, at the VSDC's 4 decimals. */
+export function discountRate(discount: Money, gross: Money): Money {
+  if (discount.isZero() || gross.isZero()) return ZERO;
+  return discount.div(gross).times(HUNDRED).toDecimalPlaces(4, Decimal.ROUND_HALF_UP);
+}
+
+/**
+ * Lines and totals of one document. Per line: gross = round2(qty × prc), dcAmt = the discount
+ * (rounded to the cent), totAmt = gross − dcAmt, dcRt = dcAmt / gross × 100 (4 decimals). The
+ * VAT base is totAmt; on an MTV (B) line it is round2(qty × RRP) when that is higher, and
+ * splyAmt = round2(qty × max(RRP, prc)), as the authority's MTV sample files it; on every
+ * other line splyAmt = gross. Tax-inclusive: vatTaxblAmt = round2(base / (1 + rate)),
+ * vatAmt = base − vatTaxblAmt. Tax-exclusive: vatTaxblAmt = base, vatAmt = round2(base × rate).
  * A line with `allocated` amounts (a credit-note line) takes them as they are instead. Category
  * and document totals are sums of the rounded line amounts, so they always add up.
  */
@@ -162,6 +267,8 @@ export function computeSale(inputs: readonly SaleLineInput[], taxInclusive: bool
   if (inputs.length === 0) throw new SaleAmountsError('a document needs at least one line');
   const taxable = new Map<VatCategoryCode, Money>();
   const vat = new Map<VatCategoryCode, Money>();
+  let total = ZERO;
+  let discount = ZERO;
 
   const lines = inputs.map((input, index): ComputedLine => {
     const category = vatCategory(input.vatCategory);
@@ -169,26 +276,26 @@ export function computeSale(inputs: readonly SaleLineInput[], taxInclusive: bool
     const price = exactInput(input.price, `line ${index + 1} price`, 4);
     if (quantity.lte(0)) throw new SaleAmountsError(`line ${index + 1} quantity must be positive`);
     if (price.lt(0)) throw new SaleAmountsError(`line ${index + 1} price must not be negative`);
+    const mtv = category.code === 'B';
+    let rrp: Money | null = null;
+    if (mtv) {
+      if (input.rrp == null) throw new SaleAmountsError(`line ${index + 1} is MTV (B) and needs its rrp`);
+      rrp = exactInput(input.rrp, `line ${index + 1} rrp`, 4);
+      if (rrp.lt(0)) throw new SaleAmountsError(`line ${index + 1} rrp must not be negative`);
+    } else if (input.rrp != null) {
+      throw new SaleAmountsError(`line ${index + 1} has an rrp but is not MTV (B)`);
+    }
 
     const rate = new Money(category.rate).div(100);
-    const allocated = input.allocated ? allocatedAmounts(input.allocated, index, taxInclusive) : null;
-    const supply = allocated ? allocated.supply : round2(quantity.times(price));
-    const discount = new Money(0);
-    const lineAmount = supply.minus(discount);
-    let lineTaxable: Money;
-    let lineVat: Money;
-    if (allocated) {
-      lineTaxable = allocated.taxable;
-      lineVat = allocated.vat;
-    } else if (taxInclusive) {
-      lineTaxable = round2(lineAmount.div(rate.plus(1)));
-      lineVat = lineAmount.minus(lineTaxable);
-    } else {
-      lineTaxable = lineAmount;
-      lineVat = round2(lineAmount.times(rate));
-    }
-    taxable.set(category.code, (taxable.get(category.code) ?? new Money(0)).plus(lineTaxable));
-    vat.set(category.code, (vat.get(category.code) ?? new Money(0)).plus(lineVat));
+    const amounts = input.allocated
+      ? allocatedAmounts(input.allocated, index, taxInclusive, mtv)
+      : computedAmounts(input, index, quantity, price, rate, taxInclusive, rrp);
+    const lineAmount = amounts.gross.minus(amounts.discount);
+    const lineTotal = taxInclusive ? lineAmount : lineAmount.plus(amounts.vat);
+    taxable.set(category.code, (taxable.get(category.code) ?? ZERO).plus(amounts.taxable));
+    vat.set(category.code, (vat.get(category.code) ?? ZERO).plus(amounts.vat));
+    total = total.plus(lineTotal);
+    discount = discount.plus(amounts.discount);
 
     return {
       seq: index + 1,
@@ -199,19 +306,23 @@ export function computeSale(inputs: readonly SaleLineInput[], taxInclusive: bool
       rate: category.rate,
       quantity: quantity.toNumber(),
       price: price.toNumber(),
-      supplyAmount: supply.toNumber(),
-      discountAmount: discount.toNumber(),
+      rrp: rrp === null ? null : rrp.toNumber(),
+      grossAmount: amounts.gross.toNumber(),
+      supplyAmount: amounts.supply.toNumber(),
+      discountAmount: amounts.discount.toNumber(),
+      discountRate: discountRate(amounts.discount, amounts.gross).toNumber(),
       lineAmount: lineAmount.toNumber(),
-      taxableAmount: lineTaxable.toNumber(),
-      vatAmount: lineVat.toNumber(),
+      taxableAmount: amounts.taxable.toNumber(),
+      vatAmount: amounts.vat.toNumber(),
+      total: lineTotal.toNumber(),
     };
   });
 
-  let net = new Money(0);
-  let totalVat = new Money(0);
+  let net = ZERO;
+  let totalVat = ZERO;
   const byCategory = VAT_CATEGORIES.map((category): CategoryTotals => {
-    const categoryTaxable = taxable.get(category.code) ?? new Money(0);
-    const categoryVat = vat.get(category.code) ?? new Money(0);
+    const categoryTaxable = taxable.get(category.code) ?? ZERO;
+    const categoryVat = vat.get(category.code) ?? ZERO;
     net = net.plus(categoryTaxable);
     totalVat = totalVat.plus(categoryVat);
     return { code: category.code, rate: category.rate, taxable: categoryTaxable.toNumber(), vat: categoryVat.toNumber() };
@@ -221,11 +332,11 @@ export function computeSale(inputs: readonly SaleLineInput[], taxInclusive: bool
     taxInclusive,
     lines,
     byCategory,
-    totals: { net: net.toNumber(), vat: totalVat.toNumber(), total: net.plus(totalVat).toNumber() },
+    totals: { net: net.toNumber(), vat: totalVat.toNumber(), total: total.toNumber(), discount: discount.toNumber() },
   };
 }
 
-/** A line's `splyAmt`: round2(quantity × price), exactly as computeSale files it. */
+/** A line's gross, round2(quantity × price), exactly as computeSale computes it (`splyAmt` unless MTV). */
 export function lineSupplyAmount(quantity: number | string, price: number | string): number {
   return round2(exactInput(quantity, 'quantity', 4).times(exactInput(price, 'price', 4))).toNumber();
 }
@@ -233,4 +344,9 @@ export function lineSupplyAmount(quantity: number | string, price: number | stri
 /** True when two money amounts agree within 0.01 (the VSDC's tolerance; used for 924 reconciliation). */
 export function amountsMatch(a: number | string, b: number | string): boolean {
   return new Money(String(a)).minus(new Money(String(b))).abs().lte('0.01');
+}
+
+/** A line's `dcAmt`: the discount rounded half-up to the cent, exactly as computeSale files it. */
+export function lineDiscountAmount(discount: number | string): number {
+  return round2(exactInput(discount, 'discount', 4)).toNumber();
 }

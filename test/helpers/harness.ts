@@ -23,6 +23,9 @@ export interface SaleLine {
   quantity?: number;
   price?: number;
   vatCategory?: string;
+  discount?: number;
+  rrp?: number;
+  levy?: string;
 }
 
 export function saleBody(overrides: Record<string, unknown> = {}, lines: SaleLine[] = [{}]): Record<string, unknown> {

@@ -25,9 +25,9 @@ describe(`creating and reading sales (${engineName})`, () => {
     assert.equal(sale.branch, '000');
     assert.equal(sale.tpin, h.merchant.tpin);
     assert.ok(Math.abs(Date.parse(sale.occurredAt) - before) < 60_000);
-    assert.deepEqual(sale.totals, { net: 318.97, vat: 51.03, total: 370, currency: 'ZMW' });
+    assert.deepEqual(sale.totals, { net: 318.97, vat: 51.03, total: 370, discount: 0, currency: 'ZMW' });
     assert.deepEqual(sale.items, [
-      { line: 1, name: 'Maize meal 25kg', classificationCode: CLASS_CODE, itemCode: null, quantity: 2, price: 185, vatCategory: 'A', vatRate: 16, amount: 370, net: 318.97, vat: 51.03, total: 370, originalLine: null },
+      { line: 1, name: 'Maize meal 25kg', classificationCode: CLASS_CODE, itemCode: null, quantity: 2, price: 185, vatCategory: 'A', vatRate: 16, rrp: null, amount: 370, discount: 0, net: 318.97, vat: 51.03, total: 370, originalLine: null },
     ]);
     assert.equal(sale.resultCode, '000');
     assert.equal(sale.lastError, null);
@@ -70,7 +70,7 @@ describe(`creating and reading sales (${engineName})`, () => {
         [15.02, 15.02, 1.5, 16.52],
       ],
     );
-    assert.deepEqual(sale.totals, { net: 116.02, vat: 17.5, total: 133.52, currency: 'ZMW' });
+    assert.deepEqual(sale.totals, { net: 116.02, vat: 17.5, total: 133.52, discount: 0, currency: 'ZMW' });
     assert.deepEqual(sale.customer, { name: 'Chanda Mwila', tpin: '1002345678' });
     assert.equal(sale.paymentMethod, '06');
     assert.equal(sale.clientInvoiceNo, 'POS-1');
@@ -89,7 +89,7 @@ describe(`creating and reading sales (${engineName})`, () => {
     const ok = await h.post('/api/v1/sales', saleBody({ destinationCountryCode: 'ZA' }, [{ vatCategory: 'C1', price: 500 }]));
     assert.equal(ok.statusCode, 201);
     assert.equal(ok.json().data.status, 'uploaded', ok.json().data.lastError);
-    assert.deepEqual(ok.json().data.totals, { net: 500, vat: 0, total: 500, currency: 'ZMW' });
+    assert.deepEqual(ok.json().data.totals, { net: 500, vat: 0, total: 500, discount: 0, currency: 'ZMW' });
     assert.equal(ok.json().data.destinationCountryCode, 'ZA');
   });
 

@@ -1,5 +1,5 @@
-// Property, end to end: a random sale, random partial refunds, then the cancellation, all over
-// HTTP through the gateway, filed to the real simulator. Every note is accepted by the simulator,
+// Property, end to end: a random sale (with discounted lines and MTV lines), random partial
+// refunds, then the cancellation, all over HTTP through the gateway, filed to the real simulator. Every note is accepted by the simulator,
 // the credits of each line add up to exactly the line, and together never more than the sale.
 // A handful of runs (each is a dozen requests); credit-allocation.test.ts runs many in-process.
 import assert from 'node:assert/strict';
@@ -18,8 +18,26 @@ const lineArb = fc
     quantityUnits: fc.oneof(fc.integer({ min: 1, max: 12 }).map((n) => n * UNIT), fc.integer({ min: 1, max: 20 }).map((n) => n * (UNIT / 2)), fc.integer({ min: 1, max: 500_000 })),
     priceUnits: fc.oneof(fc.integer({ min: 1, max: 1_000_000 }).map((n) => n * 100), fc.integer({ min: 1, max: 10_000_000 }), fc.integer({ min: 1, max: 5_000 })),
     vatCategory: fc.constantFrom(...VAT_CATEGORY_CODES.filter((c) => c !== 'C1')),
+    // The share of the line (in 1/1000) taken off as a discount, and an MTV line's RRP as a share (in 1/100) of its price.
+    discountShare: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 1000 })),
+    rrpShare: fc.integer({ min: 0, max: 300 }),
   })
   .filter((l) => lineSupplyAmount(l.quantityUnits / UNIT, l.priceUnits / UNIT) > 0);
+
+/** The sale line a generated line stands for: discounted, and with an RRP when MTV. */
+function saleLine(l: { quantityUnits: number; priceUnits: number; vatCategory: string; discountShare: number; rrpShare: number }, i: number) {
+  const quantity = l.quantityUnits / UNIT;
+  const price = l.priceUnits / UNIT;
+  const discount = new Decimal(lineSupplyAmount(quantity, price)).times(l.discountShare).div(1000).toDecimalPlaces(2, Decimal.ROUND_FLOOR).toNumber();
+  return {
+    name: `Item ${i + 1}`,
+    quantity,
+    price,
+    vatCategory: l.vatCategory,
+    ...(discount > 0 ? { discount } : {}),
+    ...(l.vatCategory === 'B' ? { rrp: new Decimal(price).times(l.rrpShare).div(100).toDecimalPlaces(4).toNumber() } : {}),
+  };
+}
 
 const scenarioArb = fc.record({
   lines: fc.array(lineArb, { minLength: 1, maxLength: 3 }),
@@ -38,13 +56,13 @@ describe(`partial refunds then a cancellation, over HTTP to the simulator (${eng
   test('every note is uploaded; each line is credited exactly; never more than the sale', async () => {
     await fc.assert(
       fc.asyncProperty(scenarioArb, async ({ lines, taxInclusive, refunds }) => {
-        const res = await h.post('/api/v1/sales', saleBody({ taxInclusive }, lines.map((l, i) => ({ name: `Item ${i + 1}`, quantity: l.quantityUnits / UNIT, price: l.priceUnits / UNIT, vatCategory: l.vatCategory }))));
+        const res = await h.post('/api/v1/sales', saleBody({ taxInclusive }, lines.map(saleLine)));
         assert.equal(res.statusCode, 201, res.body);
         const sale = res.json().data;
         assert.equal(sale.status, 'uploaded', sale.lastError);
 
         const left = lines.map((l) => l.quantityUnits);
-        const notes: { id: number; items: { originalLine: number; quantity: number; amount: number; net: number; vat: number }[]; totals: { total: number } }[] = [];
+        const notes: { id: number; items: { originalLine: number; quantity: number; amount: number; discount: number; net: number; vat: number }[]; totals: { total: number } }[] = [];
         const credit = async (body: Record<string, unknown>): Promise<void> => {
           const answer = await h.post(`/api/v1/sales/${sale.id}/credit-note`, body);
           assert.equal(answer.statusCode, 201, `${JSON.stringify(body)}: ${answer.body}`);
@@ -70,7 +88,7 @@ describe(`partial refunds then a cancellation, over HTTP to the simulator (${eng
         for (const line of sale.items) {
           const taken = notes.flatMap((n) => n.items.filter((i) => i.originalLine === line.line));
           const sum = (pick: (i: (typeof taken)[number]) => number) => taken.reduce((acc, i) => acc.plus(String(pick(i))), new Decimal(0)).toNumber();
-          assert.deepEqual([sum((i) => i.quantity), sum((i) => i.amount), sum((i) => i.net), sum((i) => i.vat)], [line.quantity, line.amount, line.net, line.vat], `line ${line.line}`);
+          assert.deepEqual([sum((i) => i.quantity), sum((i) => i.amount), sum((i) => i.discount), sum((i) => i.net), sum((i) => i.vat)], [line.quantity, line.amount, line.discount, line.net, line.vat], `line ${line.line}`);
         }
         const total = notes.reduce((acc, n) => acc.plus(String(n.totals.total)), new Decimal(0));
         assert.equal(total.toFixed(2), new Decimal(String(sale.totals.total)).toFixed(2));

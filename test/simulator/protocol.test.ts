@@ -243,6 +243,67 @@ describe('saveSales checks', () => {
   });
 });
 
+describe('bodies as real integrators send them', () => {
+  /** Every header rate as real bodies carry them, levies included. */
+  const RATES = { taxRtA: 16, taxRtB: 16, taxRtC1: 0, taxRtC2: 0, taxRtC3: 0, taxRtD: 0, taxRtRvat: 16, taxRtE: 0, taxRtF: 10, taxRtIpl1: 5, taxRtIpl2: 0, taxRtTl: 1.5, taxRtEcm: 5, taxRtExeeg: 3, taxRtTot: 0 };
+  const line = (patch: Record<string, unknown>): Record<string, unknown> => ({
+    itemSeq: 1, itemCd: null, itemClsCd: '50221200', itemNm: 'Item', bcd: '', pkgUnitCd: 'NT', pkg: 0, qtyUnitCd: 'U', qty: 1, dcRt: 0, dcAmt: 0,
+    isrccCd: '', isrccNm: '', isrcRt: 0, isrcAmt: 0, exciseTxCatCd: null, tlCatCd: null, iplCatCd: null, ...patch,
+  });
+  /** A valid header around `items`, with every amount of `header` (0 elsewhere). */
+  function realBody(items: Record<string, unknown>[], header: Record<string, number>): Record<string, unknown> {
+    const base = body(world.target);
+    const zeros = Object.fromEntries(Object.keys(base).filter((k) => /^tax(bl)?Amt/.test(k)).map((k) => [k, 0]));
+    return { ...base, ...zeros, ...RATES, exchangeRt: '1', cashDcRt: 0, cashDcAmt: 0, ...header, totItemCnt: items.length, itemList: items.map((l, i) => ({ ...l, itemSeq: i + 1 })) };
+  }
+  const bread = line({ itemNm: 'Bread', prc: 125, splyAmt: 125, dcRt: 20, dcAmt: 25, vatCatCd: 'A', vatTaxblAmt: 86.2069, vatAmt: 13.7931, exciseTaxblAmt: 0, tlTaxblAmt: 0, iplTaxblAmt: 0, iplAmt: 0, tlAmt: 0, exciseTxAmt: 0, totAmt: 100 });
+  const reinsurance = line({ itemNm: 'Reinsurance', prc: 100, splyAmt: 100, vatCatCd: null, iplCatCd: 'IPL2', vatTaxblAmt: 0, vatAmt: 0, iplTaxblAmt: 100, iplAmt: 0, totAmt: 100 });
+  const normalSale = () =>
+    realBody([bread, reinsurance], { taxblAmtA: 86.2069, taxAmtA: 13.7931, taxblAmtIpl2: 100, totTaxblAmt: 186.2069, totTaxAmt: 13.7931, cashDcRt: 25, cashDcAmt: 50, totAmt: 150 });
+  const wings = line({ itemNm: 'Chicken wings', rrp: 150, prc: 100, splyAmt: 150, vatCatCd: 'B', vatTaxblAmt: 129.3103, vatAmt: 20.6897, exciseTaxblAmt: 0, exciseTxAmt: 0, totAmt: 100 });
+  const chips = line({ itemNm: 'Chips', rrp: 50, prc: 100, splyAmt: 100, vatCatCd: 'B', vatTaxblAmt: 86.2069, vatAmt: 13.7931, exciseTaxblAmt: 0, exciseTxAmt: 0, totAmt: 100 });
+  const mtvSale = (items = [wings, chips]) => realBody(items, { taxblAmtB: 215.5172, taxAmtB: 34.4828, taxblAmtC: 0, taxAmtC: 0, totTaxblAmt: 215.5172, totTaxAmt: 34.4828, totAmt: 200 });
+
+  test('the authority\'s normal-sale sample: 4 decimals, a discount with its rate, a levy line without VAT, levy rates, a cash discount', async () => {
+    const wire = await saveSales(normalSale());
+    assert.equal(code(wire), '000', wire.envelope?.resultMsg);
+  });
+
+  test('the authority\'s MTV sample: VAT on the RRP, splyAmt on the RRP, totAmt what the customer pays, a C bucket', async () => {
+    const wire = await saveSales(mtvSale());
+    assert.equal(code(wire), '000', wire.envelope?.resultMsg);
+  });
+
+  test('a levy is its rate of its base (tourism levy 1.5 %)', async () => {
+    const room = line({ itemNm: 'Room night', prc: 200, splyAmt: 200, vatCatCd: null, tlCatCd: 'TL', tlTaxblAmt: 200, tlAmt: 3, totAmt: 200 });
+    const levied = (amount: number) => realBody([{ ...room, tlAmt: amount }], { taxblAmtTl: 200, taxAmtTl: amount, totTaxblAmt: 200, totTaxAmt: amount, totAmt: 200 });
+    assert.equal(code(await saveSales(levied(3))), '000');
+    const wrong = await saveSales(levied(4));
+    assert.deepEqual([code(wrong), wrong.envelope?.resultMsg], ['910', 'Wrong Amount computation at itemList[0].tlAmt']);
+  });
+
+  test('what the real VSDC refuses in them', async () => {
+    const cases: [Record<string, unknown>, string, string][] = [
+      [mtvSale([{ ...wings, rrp: null }, chips]), '910', "Validation error for fields: ['itemList[0].rrp': must not be null]"],
+      [mtvSale([{ ...wings, vatTaxblAmt: 86.2069, vatAmt: 13.7931 }, chips]), '910', 'Wrong Amount computation at itemList[0].vatTaxblAmt'],
+      [mtvSale([{ ...wings, totAmt: 150 }, chips]), '910', 'Wrong Amount computation at itemList[0].totAmt'],
+      [{ ...normalSale(), itemList: [{ ...bread, dcRt: 30 }, { ...reinsurance, itemSeq: 2 }] }, '910', 'Wrong Amount computation at itemList[0].dcAmt'],
+      [{ ...normalSale(), itemList: [bread, { ...reinsurance, itemSeq: 2, iplCatCd: 'IPL9' }] }, '913', 'Code value error among request parameters: [itemList[1].iplCatCd] IPL9'],
+      [{ ...normalSale(), itemList: [bread, { ...reinsurance, itemSeq: 2, iplCatCd: null }] }, '910', "Validation error for fields: ['itemList[1].vatCatCd': must not be null]"],
+      [{ ...normalSale(), itemList: [{ ...bread, tlAmt: 1.5 }, { ...reinsurance, itemSeq: 2 }] }, '910', 'Wrong Amount computation at itemList[0].tlAmt'],
+      [{ ...normalSale(), taxRtTl: 2 }, '910', 'Wrong Amount computation at taxRtTl'],
+      [{ ...normalSale(), taxblAmtIpl2: 0 }, '910', 'Wrong Amount computation at taxblAmtIpl2'],
+      [{ ...normalSale(), cashDcAmt: 40 }, '910', 'Wrong Amount computation at cashDcAmt'],
+      [{ ...mtvSale(), taxblAmtC: 5 }, '910', 'Wrong Amount computation at taxblAmtC'],
+      [{ ...mtvSale(), totAmt: 250 }, '910', 'Wrong Amount computation at totAmt'],
+    ];
+    for (const [broken, resultCd, message] of cases) {
+      const wire = await saveSales(broken);
+      assert.deepEqual([code(wire), wire.envelope?.resultMsg], [resultCd, message]);
+    }
+  });
+});
+
 describe('credit and debit notes', () => {
   async function filedSale(target: DeviceTarget, no: number): Promise<number> {
     const wire = await saveSales(buildSaveSalesBody(sale(target, no)));

@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { buildSaveSalesBody, type SaleDocument } from '../../src/vsdc/sales-body.ts';
-import { computeSale, VAT_CATEGORY_CODES, type SaleLineInput } from '../../src/vsdc/tax.ts';
+import { computeSale, lineSupplyAmount, VAT_CATEGORY_CODES, type SaleLineInput } from '../../src/vsdc/tax.ts';
 import { CLASSIFICATION_CODES } from '../../src/simulator/index.ts';
 import { startWorld, type World } from './helpers.ts';
 
@@ -16,15 +16,29 @@ after(async () => {
   await world.close();
 });
 
-const lineArb: fc.Arbitrary<SaleLineInput> = fc.record({
-  name: fc.constantFrom('Mealie meal', 'Cooking oil', 'Kapenta', 'Airtime', 'Cement 50kg', 'Consulting hour'),
-  classificationCode: fc.constantFrom(...CLASSIFICATION_CODES),
-  // Up to 3 decimals, 0.001 … 1000.
-  quantity: fc.integer({ min: 1, max: 1_000_000 }).map((thousandths) => thousandths / 1000),
-  // 2 decimals, 0.01 … 100 000.
-  price: fc.integer({ min: 1, max: 10_000_000 }).map((cents) => cents / 100),
-  vatCategory: fc.constantFrom(...VAT_CATEGORY_CODES),
-});
+const lineArb: fc.Arbitrary<SaleLineInput> = fc
+  .record({
+    name: fc.constantFrom('Mealie meal', 'Cooking oil', 'Kapenta', 'Airtime', 'Cement 50kg', 'Consulting hour'),
+    classificationCode: fc.constantFrom(...CLASSIFICATION_CODES),
+    // Up to 3 decimals, 0.001 … 1000.
+    quantity: fc.integer({ min: 1, max: 1_000_000 }).map((thousandths) => thousandths / 1000),
+    // 2 decimals, 0.01 … 100 000.
+    price: fc.integer({ min: 1, max: 10_000_000 }).map((cents) => cents / 100),
+    vatCategory: fc.constantFrom(...VAT_CATEGORY_CODES),
+    // The share (in 1/1000) of the line taken off as a discount; 0 most of the time.
+    discountShare: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 1000 })),
+    // MTV lines: the RRP as a share (in 1/100) of the price, below and above it.
+    rrpShare: fc.integer({ min: 0, max: 300 }),
+  })
+  .map(({ discountShare, rrpShare, ...line }) => {
+    const gross = lineSupplyAmount(line.quantity, line.price);
+    const discount = Math.floor(gross * discountShare * 100 / 1000) / 100;
+    return {
+      ...line,
+      discount: discount > 0 ? discount : null,
+      rrp: line.vatCategory === 'B' ? Math.round(line.price * rrpShare) / 100 : null,
+    };
+  });
 
 const saleArb = fc.record({
   lines: fc.array(lineArb, { minLength: 1, maxLength: 8 }),
@@ -50,16 +64,21 @@ function document(input: { lines: SaleLineInput[]; taxInclusive: boolean; paymen
   };
 }
 
-test('totals always add up: total = net + vat, and the categories sum to the totals', () => {
+test('totals always add up: total = Σ line totals (net + vat but for MTV below its RRP), and the categories sum to the totals', () => {
   fc.assert(
     fc.property(saleArb, ({ lines, taxInclusive }) => {
       const { totals, byCategory, lines: computed } = computeSale(lines, taxInclusive);
       const cents = (n: number): number => Math.round(n * 100);
-      assert.equal(cents(totals.total), cents(totals.net) + cents(totals.vat));
+      assert.equal(cents(totals.total), computed.reduce((sum, l) => sum + cents(l.total), 0));
+      assert.equal(cents(totals.discount), computed.reduce((sum, l) => sum + cents(l.discountAmount), 0));
       assert.equal(cents(totals.net), byCategory.reduce((sum, c) => sum + cents(c.taxable), 0));
       assert.equal(cents(totals.vat), byCategory.reduce((sum, c) => sum + cents(c.vat), 0));
-      if (taxInclusive) assert.equal(cents(totals.total), computed.reduce((sum, l) => sum + cents(l.lineAmount), 0));
       for (const line of computed) {
+        assert.equal(cents(line.lineAmount), cents(line.grossAmount) - cents(line.discountAmount));
+        assert.equal(cents(line.total), cents(line.lineAmount) + (taxInclusive ? 0 : cents(line.vatAmount)));
+        const belowRrp = line.rrp !== null && line.rrp * line.quantity > line.lineAmount;
+        if (!belowRrp) assert.equal(cents(line.total), cents(line.taxableAmount) + cents(line.vatAmount));
+        else assert.ok(cents(line.total) <= cents(line.taxableAmount) + cents(line.vatAmount));
         if (line.rate === 0) assert.equal(line.vatAmount, 0);
         assert.ok(Number.isInteger(Math.round(line.vatAmount * 100)) && /^\d+(\.\d{1,2})?$/.test(String(line.vatAmount)));
       }
@@ -81,7 +100,7 @@ test('the simulator accepts every generated sale', async () => {
 
 test('the simulator refuses a sale with one amount off by more than a cent', async () => {
   await fc.assert(
-    fc.asyncProperty(saleArb, fc.nat(), fc.constantFrom('vatAmt', 'vatTaxblAmt', 'splyAmt', 'totAmt'), async (input, pick, field) => {
+    fc.asyncProperty(saleArb, fc.nat(), fc.constantFrom('vatAmt', 'vatTaxblAmt', 'splyAmt', 'totAmt', 'dcAmt'), async (input, pick, field) => {
       const body = buildSaveSalesBody(document(input));
       const index = pick % body.itemList.length;
       const line = body.itemList[index]!;

@@ -9,6 +9,7 @@ import * as compat from './0006_compat.ts';
 import * as itemDrafts from './0007_item_drafts.ts';
 import * as rateLimitsUnlogged from './0008_rate_limits_unlogged.ts';
 import * as outages from './0009_outages.ts';
+import * as lineDiscounts from './0010_line_discounts.ts';
 import * as tillInvoices from './0011_till_invoices.ts';
 
 /** Every migration, in order. A migration is a list of SQL statements run one by one. */
@@ -22,6 +23,7 @@ const migrations: Record<string, { up: string[] }> = {
   '0007_item_drafts': itemDrafts,
   '0008_rate_limits_unlogged': rateLimitsUnlogged,
   '0009_outages': outages,
+  '0010_line_discounts': lineDiscounts,
   '0011_till_invoices': tillInvoices,
 };
 

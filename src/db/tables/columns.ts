@@ -9,4 +9,6 @@ export type RequiredTimestamp = ColumnType<Date, Date | string, Date | string>;
 export type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 /** `numeric` reads back as its exact decimal text on both engines. */
 export type Numeric = ColumnType<string, string | number, string | number>;
+/** `numeric not null` with a default: an insert may leave it out. */
+export type DefaultedNumeric = ColumnType<string, string | number | undefined, string | number>;
 export type NullableNumeric = ColumnType<string | null, string | number | null | undefined, string | number | null>;

@@ -1,5 +1,5 @@
 import type { Generated } from 'kysely';
-import type { NullableTimestamp, Numeric, RequiredTimestamp, Timestamp } from './columns.ts';
+import type { DefaultedNumeric, NullableNumeric, NullableTimestamp, Numeric, RequiredTimestamp, Timestamp } from './columns.ts';
 
 export type DocumentType = 'sale' | 'credit_note' | 'debit_note';
 export type DocumentStatus = 'pending' | 'uploaded' | 'failed';
@@ -63,10 +63,18 @@ export interface SaleLinesTable {
   price: Numeric;
   vat_category: string;
   vat_rate: Numeric;
-  /** quantity × price, rounded (the VSDC's splyAmt). */
+  /** MTV (B) lines: the recommended retail price per unit; null on other lines. */
+  rrp: NullableNumeric;
+  /** quantity × price, rounded, before the discount (the VSDC's splyAmt unless `supply` says otherwise). */
   amount: Numeric;
+  /** The line's discount (dcAmt); its totAmt is amount − discount. */
+  discount: DefaultedNumeric;
+  /** MTV (B) lines: the filed splyAmt, quantity × the higher of RRP and price; null: amount. */
+  supply: NullableNumeric;
+  /** The taxable amount (vatTaxblAmt). */
   net: Numeric;
   vat: Numeric;
+  /** What the customer pays for the line: amount − discount, plus vat when prices exclude it. */
   total: Numeric;
   /** Credit notes: the line of the original sale this one takes back. */
   original_line: number | null;

@@ -70,8 +70,10 @@ function saleDocument({ row, lines }: PendingDocument): SaleDocument {
       quantity: l.quantity,
       price: l.price,
       vatCategory: l.vat_category as VatCategoryCode,
+      discount: l.discount,
+      rrp: l.rrp,
       // A credit line files the share of the original line it was allocated when stored.
-      allocated: row.type === 'credit_note' ? { amount: l.amount, net: l.net, vat: l.vat } : null,
+      allocated: row.type === 'credit_note' ? { amount: l.amount, discount: l.discount, supply: l.supply, net: l.net, vat: l.vat } : null,
     })),
   };
 }

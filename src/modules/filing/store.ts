@@ -49,7 +49,8 @@ function pendingJson(deviceId: number | RawBuilder<number>, limit: number, after
         select json_agg(json_build_object(
           'sale_id', l.sale_id, 'line', l.line, 'name', l.name, 'classification_code', l.classification_code,
           'item_code', l.item_code, 'quantity', l.quantity::text, 'price', l.price::text, 'vat_category', l.vat_category,
-          'vat_rate', l.vat_rate::text, 'amount', l.amount::text, 'net', l.net::text, 'vat', l.vat::text,
+          'vat_rate', l.vat_rate::text, 'rrp', l.rrp::text, 'amount', l.amount::text, 'discount', l.discount::text,
+          'supply', l.supply::text, 'net', l.net::text, 'vat', l.vat::text,
           'total', l.total::text, 'original_line', l.original_line) order by l.line)
         from sale_lines l where l.sale_id = s.id), '[]'::json) as lines
       from sales s

@@ -40,7 +40,9 @@ export async function renderReceiptHtml(receipt: Receipt): Promise<string> {
   const items = receipt.items
     .map(
       (l) => `<tr><td class="item-name" colspan="3">${escapeHtml(l.name)}</td></tr>
-<tr><td>${quantity(l.quantity)} × ${money(l.price)}</td><td class="num">${escapeHtml(l.vatCategory)}</td><td class="num">${money(l.amount)}</td></tr>`,
+<tr><td>${quantity(l.quantity)} × ${money(l.price)}</td><td class="num">${escapeHtml(l.vatCategory)}</td><td class="num">${money(l.amount)}</td></tr>${
+        l.discount !== 0 ? `\n<tr class="discount"><td colspan="2">Discount</td><td class="num">-${money(l.discount)}</td></tr>` : ''
+      }${l.rrp !== null ? `\n<tr class="rrp"><td colspan="3">MTV: RRP ${money(l.rrp)} per unit</td></tr>` : ''}`,
     )
     .join('\n');
   const categories = receipt.categories
@@ -87,7 +89,7 @@ ${categories}
 <hr>
 <table>
 <tbody>
-<tr><td>Total excl. VAT</td><td class="num">${money(receipt.totals.net)}</td></tr>
+${receipt.totals.discount !== 0 ? `<tr><td>Total discount</td><td class="num">-${money(receipt.totals.discount)}</td></tr>\n` : ''}<tr><td>${escapeHtml(receipt.netLabel)}</td><td class="num">${money(receipt.totals.net)}</td></tr>
 <tr><td>Total VAT</td><td class="num">${money(receipt.totals.vat)}</td></tr>
 <tr class="total"><td>TOTAL ${escapeHtml(receipt.totals.currency)}</td><td class="num">${money(receipt.totals.total)}</td></tr>
 </tbody>

@@ -79,6 +79,8 @@ function draw(doc: Doc, receipt: Receipt): number {
   for (const line of receipt.items) {
     doc.font(FONT).text(printable(line.name), MARGIN, doc.y, { width: WIDTH });
     row(doc, `  ${quantity(line.quantity)} x ${money(line.price)}  ${line.vatCategory}`, money(line.amount));
+    if (line.discount !== 0) row(doc, '  Discount', `-${money(line.discount)}`);
+    if (line.rrp !== null) row(doc, `  MTV: RRP ${money(line.rrp)} per unit`, '');
   }
   rule(doc);
   row(doc, 'Cat.   Taxable      VAT', 'Total', { bold: true });
@@ -86,7 +88,8 @@ function draw(doc: Doc, receipt: Receipt): number {
     row(doc, `${`${c.code} ${rateLabel(c.rate)}`.padEnd(7)}${money(c.taxable).padStart(8)} ${money(c.vat).padStart(8)}`, money(c.total));
   }
   rule(doc);
-  row(doc, 'Total excl. VAT', money(receipt.totals.net));
+  if (receipt.totals.discount !== 0) row(doc, 'Total discount', `-${money(receipt.totals.discount)}`);
+  row(doc, receipt.netLabel, money(receipt.totals.net));
   row(doc, 'Total VAT', money(receipt.totals.vat));
   row(doc, `TOTAL ${receipt.totals.currency}`, money(receipt.totals.total), { bold: true });
   rule(doc);

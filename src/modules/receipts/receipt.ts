@@ -26,7 +26,12 @@ export interface ReceiptLine {
   name: string;
   quantity: number;
   price: number;
+  /** quantity × price, before the discount. */
   amount: number;
+  /** Printed under the line when not 0. */
+  discount: number;
+  /** MTV (B) lines: the RRP per unit VAT was computed on when higher. */
+  rrp: number | null;
   vatCategory: string;
 }
 
@@ -59,7 +64,9 @@ export interface Receipt {
   paymentMethod: string;
   items: ReceiptLine[];
   categories: ReceiptCategoryTotal[];
-  totals: { net: number; vat: number; total: number; currency: string };
+  totals: { net: number; vat: number; total: number; discount: number; currency: string };
+  /** "Total excl. VAT", or what the net is when it is not that (an MTV line taxed on its RRP). */
+  netLabel: string;
   qrCodeUrl: string | null;
   originalSaleId: number | null;
 }
@@ -107,9 +114,10 @@ export function receiptOf(sale: SaleResource, branch: { taxpayerName: string; br
     occurredAt: sale.occurredAt,
     customer: sale.customer,
     paymentMethod: PAYMENT_METHODS.get(sale.paymentMethod) ?? sale.paymentMethod,
-    items: sale.items.map((l) => ({ name: l.name, quantity: l.quantity, price: l.price, amount: l.amount, vatCategory: l.vatCategory })),
+    items: sale.items.map((l) => ({ name: l.name, quantity: l.quantity, price: l.price, amount: l.amount, discount: l.discount, rrp: l.rrp, vatCategory: l.vatCategory })),
     categories: categoryTotals(sale),
     totals: sale.totals,
+    netLabel: new Decimal(sale.totals.net).plus(sale.totals.vat).eq(sale.totals.total) ? 'Total excl. VAT' : 'Taxable value (MTV on RRP)',
     qrCodeUrl: fiscal.qrCodeUrl,
     originalSaleId: sale.originalSaleId,
   };

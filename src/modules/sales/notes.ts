@@ -23,7 +23,7 @@ import {
   type WriteResult,
 } from './service.ts';
 import { creditedByLine, findByReference, findSale, insertDocument, linesOf, lockSale, type NewDocument, type NewLine, type SaleRow } from './store.ts';
-import { addError, checkClassifications, checkDecimals, checkLines, compute, lineInput, occurredAtOf, throwIfAny } from './validation.ts';
+import { addError, checkClassifications, checkDecimals, checkLines, compute, lineInput, occurredAtOf, refuseLevies, throwIfAny } from './validation.ts';
 
 /** A note needs a fiscalised sale: its receipt number and SDC id are what the note refers to. */
 function checkOriginal(original: SaleRow | undefined, kind: 'credit' | 'debit'): SaleRow {
@@ -127,7 +127,7 @@ export async function createCreditNote(ctx: AppContext, req: WriteRequest, saleI
         let share: CreditLine;
         try {
           share = allocateCredit(
-            { quantity: o.quantity, price: o.price, amount: o.amount, net: o.net, vat: o.vat, rate: o.vat_rate },
+            { quantity: o.quantity, price: o.price, amount: o.amount, discount: o.discount, rrp: o.rrp, supply: o.supply, net: o.net, vat: o.vat, rate: o.vat_rate },
             credited.get(line) ?? NOTHING_CREDITED,
             quantity.toString(),
             original.tax_inclusive,
@@ -143,7 +143,8 @@ export async function createCreditNote(ctx: AppContext, req: WriteRequest, saleI
           quantity: share.quantity,
           price: share.price,
           vatCategory: o.vat_category as VatCategoryCode,
-          allocated: { amount: share.amount, net: share.net, vat: share.vat },
+          rrp: o.rrp,
+          allocated: { amount: share.amount, discount: share.discount, supply: share.supply, net: share.net, vat: share.vat },
         });
       });
       throwIfAny(errors);
@@ -164,6 +165,7 @@ export async function createDebitNote(ctx: AppContext, req: WriteRequest, saleId
   if (earlier) return earlier;
 
   const original = checkOriginal(await findSale(ctx.db, tenant.id, saleId), 'debit');
+  refuseLevies(body.items);
   const errors = new FieldErrors();
   checkLines(errors, body.items, original.destination_country_code);
   if (original.destination_country_code !== null && !body.items.every((i) => i.vatCategory === 'C1')) {

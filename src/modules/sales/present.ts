@@ -1,6 +1,7 @@
 import type { SaleResource } from './schemas.ts';
 import type { NewLine, SaleLineRow, SaleRow } from './store.ts';
 import { iso } from '../../lib/time.ts';
+import { Money } from '../../vsdc/tax.ts';
 
 type SaleLineResource = SaleResource['items'][number];
 
@@ -16,7 +17,9 @@ export function presentLineRow(row: SaleLineRow): SaleLineResource {
     price: num(row.price),
     vatCategory: row.vat_category,
     vatRate: num(row.vat_rate),
+    rrp: row.rrp === null ? null : num(row.rrp),
     amount: num(row.amount),
+    discount: num(row.discount),
     net: num(row.net),
     vat: num(row.vat),
     total: num(row.total),
@@ -34,7 +37,9 @@ export function presentNewLine(line: NewLine): SaleLineResource {
     price: line.price,
     vatCategory: line.vat_category,
     vatRate: line.vat_rate,
+    rrp: line.rrp,
     amount: line.amount,
+    discount: line.discount,
     net: line.net,
     vat: line.vat,
     total: line.total,
@@ -46,6 +51,13 @@ export function presentNewLine(line: NewLine): SaleLineResource {
 export function authorityInvoiceNo(sdcId: string | null, receiptNo: number | null): string | null {
   if (sdcId === null || receiptNo === null) return null;
   return `INV${sdcId.replace(/^SDC/, '')}/${receiptNo}`;
+}
+
+/** Σ line discounts, exact to the cent. */
+function totalDiscount(items: readonly SaleLineResource[]): number {
+  let sum: Money | null = null;
+  for (const item of items) if (item.discount !== 0) sum = (sum ?? new Money(0)).plus(String(item.discount));
+  return sum === null ? 0 : sum.toNumber();
 }
 
 /** The sale resource of spec 2.2 (plus type, items, paymentMethod, occurredAt, createdAt, notes' fields). */
@@ -68,7 +80,7 @@ export function presentSale(row: SaleRow, items: SaleLineResource[]): SaleResour
     destinationCountryCode: row.destination_country_code,
     occurredAt: iso(row.occurred_at),
     items,
-    totals: { net: num(row.net), vat: num(row.vat), total: num(row.total), currency: row.currency },
+    totals: { net: num(row.net), vat: num(row.vat), total: num(row.total), discount: totalDiscount(items), currency: row.currency },
     fiscal: {
       receiptNo,
       internalData: uploaded ? row.internal_data : null,

@@ -1,12 +1,14 @@
 import { Type, type Static } from 'typebox';
 import { CREDIT_NOTE_REASON_CODES, DEBIT_NOTE_REASON_CODES, PAYMENT_TYPE_CODES } from '../../vsdc/sales-body.ts';
-import { VAT_CATEGORY_CODES } from '../../vsdc/tax.ts';
+import { LEVY_CODES, VAT_CATEGORY_CODES } from '../../vsdc/tax.ts';
 import { Nullable, literals, Timestamp, withExample } from '../../http/schema-helpers.ts';
 
 
 export const MAX_LINES = 500;
 export const MAX_QUANTITY = 1_000_000;
 export const MAX_PRICE = 10_000_000_000;
+/** A document total above this could no longer be exact to the cent as a JSON number. */
+export const MAX_DOCUMENT_TOTAL = 1_000_000_000_000;
 
 // ---- requests ----
 
@@ -18,6 +20,33 @@ export const SaleLineInput = Type.Object(
     quantity: Type.Number({ exclusiveMinimum: 0, maximum: MAX_QUANTITY, description: 'Up to 4 decimals' }),
     price: Type.Number({ exclusiveMinimum: 0, maximum: MAX_PRICE, description: 'Unit price, up to 4 decimals; tax-inclusive unless taxInclusive is false. The line (quantity × price) must round to at least 0.01' }),
     vatCategory: Type.Optional(literals(VAT_CATEGORY_CODES)),
+    discount: Type.Optional(
+      Nullable(
+        Type.Number({
+          minimum: 0,
+          maximum: MAX_DOCUMENT_TOTAL,
+          description: "The line's discount, an amount (the VSDC's dcAmt; dcRt is derived): up to 4 decimals, filed rounded to the cent; at most the line's quantity × price. VAT is computed on what is left",
+        }),
+      ),
+    ),
+    rrp: Type.Optional(
+      Nullable(
+        Type.Number({
+          minimum: 0,
+          maximum: MAX_PRICE,
+          description: 'MTV (vatCategory B) lines only, and required on them: the recommended retail price per unit, in the same terms as price. VAT is computed on quantity × rrp when the line sells below it',
+        }),
+      ),
+    ),
+    levy: Type.Optional(
+      Nullable(
+        Type.String({
+          minLength: 1,
+          maxLength: 20,
+          description: `A levy on the line (${LEVY_CODES.join(', ')}). The gateway computes no levy: a line naming one is refused (422 levy_not_supported), never filed without it`,
+        }),
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -122,10 +151,12 @@ export const SaleLine = Type.Object({
   price: Type.Number(),
   vatCategory: Type.String(),
   vatRate: Type.Number({ description: 'Percent' }),
-  amount: Type.Number({ description: 'quantity × price, rounded to 2 decimals; on a credit note, its share of the original line (credits of a line add up to exactly its amount)' }),
-  net: Money,
+  rrp: Nullable(Type.Number({ description: 'MTV (B) lines: the recommended retail price per unit' })),
+  amount: Type.Number({ description: 'quantity × price, rounded to 2 decimals, before the discount; on a credit note, its share of the original line (credits of a line add up to exactly its amount)' }),
+  discount: Type.Number({ description: 'The line\'s discount (0 without one); on a credit note, its share of the original line\'s discount' }),
+  net: Type.Number({ description: 'The taxable amount (vatTaxblAmt), rounded to 2 decimals: of amount − discount, or on an MTV line of quantity × rrp when higher' }),
   vat: Money,
-  total: Money,
+  total: Type.Number({ description: 'What the customer pays for the line: amount − discount, plus VAT when prices exclude it. net + vat, except on an MTV line sold below its RRP' }),
   originalLine: Nullable(Type.Integer({ description: 'Credit notes: the line of the original sale it takes back' })),
 });
 
@@ -155,7 +186,13 @@ export const Sale = Type.Object({
   destinationCountryCode: Nullable(Type.String()),
   occurredAt: Timestamp(),
   items: Type.Array(SaleLine),
-  totals: Type.Object({ net: Money, vat: Money, total: Money, currency: Type.String() }),
+  totals: Type.Object({
+    net: Type.Number({ description: 'Σ line net (the taxable amount filed)' }),
+    vat: Money,
+    total: Type.Number({ description: 'What the customer pays: Σ line total' }),
+    discount: Type.Number({ description: 'Σ line discounts (already taken off total)' }),
+    currency: Type.String(),
+  }),
   fiscal: Fiscal,
   resultCode: Nullable(Type.String({ description: '000 when accepted; the authority\'s code when failed; null while pending' })),
   lastError: Nullable(Type.String()),

@@ -1,7 +1,6 @@
 // The rules of sales: defaults, idempotency, storing a document in its branch's sequence and
 // waiting briefly for its filing (the write path, shared with notes.ts), and the reads. The field
 // rules are in validation.ts; credit and debit notes in notes.ts.
-import { Decimal } from 'decimal.js';
 import type { AppContext } from '../../context.ts';
 import type { TenantAccount } from '../../credentials/lookup.ts';
 import { currentMonth } from '../../credentials/standing.ts';
@@ -28,7 +27,7 @@ import {
   type SaleRow,
   type StoredDocument,
 } from './store.ts';
-import { checkClassifications, checkLines, compute, lineInput, occurredAtOf, throwIfAny } from './validation.ts';
+import { checkClassifications, checkLines, compute, lineInput, occurredAtOf, refuseLevies, throwIfAny } from './validation.ts';
 
 export const WALK_IN_CUSTOMER = 'Walk-in customer';
 export const DEFAULT_PAYMENT_METHOD = '01';
@@ -61,10 +60,14 @@ export function toNewLines(computed: ComputedSale, originalLines?: readonly numb
     price: l.price,
     vat_category: l.vatCategory,
     vat_rate: l.rate,
-    amount: l.supplyAmount,
+    rrp: l.rrp,
+    amount: l.grossAmount,
+    discount: l.discountAmount,
+    // Only an MTV line files a splyAmt other than its amount.
+    supply: l.rrp === null ? null : l.supplyAmount,
     net: l.taxableAmount,
     vat: l.vatAmount,
-    total: new Decimal(l.taxableAmount).plus(l.vatAmount).toNumber(),
+    total: l.total,
     original_line: originalLines?.[i] ?? null,
   }));
 }
@@ -166,6 +169,7 @@ export async function createSale(ctx: AppContext, req: WriteRequest, body: Creat
   const earlier = await earlierAttempt(ctx, tenant.id, idem);
   if (earlier) return earlier;
 
+  refuseLevies(body.items);
   const errors = new FieldErrors();
   checkLines(errors, body.items, body.destinationCountryCode);
   const occurredAt = occurredAtOf(ctx, errors, body.occurredAt);

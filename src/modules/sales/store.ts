@@ -30,7 +30,12 @@ export interface NewLine {
   price: number;
   vat_category: string;
   vat_rate: number;
+  /** MTV (B) lines: the RRP per unit. */
+  rrp: number | null;
   amount: number;
+  discount: number;
+  /** MTV (B) lines: the filed splyAmt (quantity × the higher of RRP and price); null: amount. */
+  supply: number | null;
   net: number;
   vat: number;
   total: number;
@@ -141,12 +146,12 @@ export async function insertDocument(
     ),
     document_lines as (
       insert into sale_lines (sale_id, line, name, classification_code, item_code, quantity, price, vat_category,
-        vat_rate, amount, net, vat, total, original_line)
+        vat_rate, rrp, amount, discount, supply, net, vat, total, original_line)
       select document.id, l.line, l.name, l.classification_code, l.item_code, l.quantity, l.price, l.vat_category,
-        l.vat_rate, l.amount, l.net, l.vat, l.total, l.original_line
+        l.vat_rate, l.rrp, l.amount, l.discount, l.supply, l.net, l.vat, l.total, l.original_line
       from document cross join jsonb_to_recordset(${lines}::jsonb) as l(line integer, name text, classification_code text,
-        item_code text, quantity numeric, price numeric, vat_category text, vat_rate numeric, amount numeric, net numeric,
-        vat numeric, total numeric, original_line integer)
+        item_code text, quantity numeric, price numeric, vat_category text, vat_rate numeric, rrp numeric, amount numeric,
+        discount numeric, supply numeric, net numeric, vat numeric, total numeric, original_line integer)
     ),
     usage as (
       insert into tenant_usage (tenant_id, month, documents)
@@ -248,8 +253,19 @@ export async function lockSale(db: Kysely<DB>, tenantId: number, id: number): Pr
   return db.selectFrom('sales').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).forUpdate().executeTakeFirst();
 }
 
+/** What credit notes took back of one original line so far (sums, as exact decimal text). */
+export interface CreditedSums {
+  quantity: string;
+  amount: string;
+  discount: string;
+  /** Σ filed splyAmt (the line's `supply`, else its amount). */
+  supply: string;
+  net: string;
+  vat: string;
+}
+
 /** Per original line, what credit notes that were not refused have taken back so far. */
-export async function creditedByLine(db: Kysely<DB>, originalSaleId: number): Promise<Map<number, { quantity: string; amount: string; net: string; vat: string }>> {
+export async function creditedByLine(db: Kysely<DB>, originalSaleId: number): Promise<Map<number, CreditedSums>> {
   const rows = await db
     .selectFrom('sale_lines as l')
     .innerJoin('sales as n', 'n.id', 'l.sale_id')
@@ -257,6 +273,8 @@ export async function creditedByLine(db: Kysely<DB>, originalSaleId: number): Pr
       'l.original_line',
       sql<string>`sum(l.quantity)::text`.as('quantity'),
       sql<string>`sum(l.amount)::text`.as('amount'),
+      sql<string>`sum(l.discount)::text`.as('discount'),
+      sql<string>`sum(coalesce(l.supply, l.amount))::text`.as('supply'),
       sql<string>`sum(l.net)::text`.as('net'),
       sql<string>`sum(l.vat)::text`.as('vat'),
     ])
@@ -266,5 +284,5 @@ export async function creditedByLine(db: Kysely<DB>, originalSaleId: number): Pr
     .where('l.original_line', 'is not', null)
     .groupBy('l.original_line')
     .execute();
-  return new Map(rows.map((r) => [Number(r.original_line), { quantity: r.quantity, amount: r.amount, net: r.net, vat: r.vat }]));
+  return new Map(rows.map((r) => [Number(r.original_line), { quantity: r.quantity, amount: r.amount, discount: r.discount, supply: r.supply, net: r.net, vat: r.vat }]));
 }

@@ -1,17 +1,16 @@
-// Field rules of sales and notes beyond the schema: decimals, lines that come to nothing, the C1
-// (export) rule, the occurredAt window, the classification check, and the amounts (`compute`).
+// Field rules of sales and notes beyond the schema: decimals, lines that come to nothing,
+// discounts, MTV's RRP, levies (refused), the C1 (export) rule, the occurredAt window, the
+// classification check, and the amounts (`compute`).
 import type { AppContext } from '../../context.ts';
 import { ApiError, FieldErrors, ValidationError } from '../../http/errors.ts';
-import { computeSale, lineSupplyAmount, SaleAmountsError, type ComputedSale, type SaleLineInput, type VatCategoryCode } from '../../vsdc/tax.ts';
+import { computeSale, LEVIES, lineDiscountAmount, lineSupplyAmount, SaleAmountsError, type ComputedSale, type SaleLineInput, type VatCategoryCode } from '../../vsdc/tax.ts';
 import { classificationCatalogue } from '../catalogue/service.ts';
-import type { CreateSaleBody } from './schemas.ts';
+import { MAX_DOCUMENT_TOTAL, type CreateSaleBody } from './schemas.ts';
 
 export const DEFAULT_VAT_CATEGORY: VatCategoryCode = 'A';
 /** The authority refuses documents dated more than 180 days back or in the future. */
 const MAX_AGE_MS = 180 * 86_400_000;
 const MAX_FUTURE_SKEW_MS = 5 * 60_000;
-/** Keeps every amount exact to the cent as a JSON number. */
-const MAX_DOCUMENT_TOTAL = 1_000_000_000_000;
 const FOUR_DECIMALS = /^\d+(\.\d{1,4})?$/;
 
 export function addError(errors: FieldErrors, field: string, message: string): void {
@@ -42,19 +41,59 @@ export function occurredAtOf(ctx: AppContext, errors: FieldErrors, text: string 
 type BodyLine = CreateSaleBody['items'][number];
 
 /**
- * Field rules of sale lines beyond the schema: decimals, no line that comes to nothing, and the
- * C1 (export) rule.
+ * Levies (`items[].levy`): the gateway computes none, so a line naming one is refused before
+ * anything is stored — filing it without its levy would be a wrong fiscal document.
+ */
+export function refuseLevies(items: readonly BodyLine[]): void {
+  const named = items.flatMap((item, i) => (item.levy == null ? [] : [{ field: `items.${i}.levy`, code: item.levy }]));
+  if (named.length === 0) return;
+  const described = named.map(({ field, code }) => {
+    const levy = LEVIES.find((l) => l.code === code.toUpperCase());
+    return levy ? `${field} ${code} (${levy.name}, ${levy.rate} %)` : `${field} ${code} (not a levy the authority publishes: ${LEVIES.map((l) => l.code).join(', ')})`;
+  });
+  throw new ApiError(
+    422,
+    'levy_not_supported',
+    `This gateway does not compute levies, so it cannot file ${described.join(', ')}. Nothing was stored; ` +
+      'file such lines through a system that computes the levy, or leave out levy if the line carries none.',
+  );
+}
+
+/**
+ * Field rules of sale lines beyond the schema: decimals, no line that comes to nothing, a
+ * discount within the line, the RRP of MTV lines, and the C1 (export) rule.
  */
 export function checkLines(errors: FieldErrors, items: readonly BodyLine[], destinationCountryCode: string | null | undefined): void {
   items.forEach((item, i) => {
     const decimalsOk = [checkDecimals(errors, `items.${i}.quantity`, item.quantity), checkDecimals(errors, `items.${i}.price`, item.price)].every(Boolean);
+    const gross = decimalsOk ? lineSupplyAmount(item.quantity, item.price) : null;
     // A priced line filed as 0.00 would be a fiscal line that charges nothing: refuse it.
-    if (decimalsOk && item.price > 0 && lineSupplyAmount(item.quantity, item.price) === 0) {
+    if (gross === 0 && item.price > 0) {
       addError(
         errors,
         `items.${i}.price`,
         `The line comes to ${item.quantity} × ${item.price}, which rounds to 0.00: quantity × price must be at least 0.005 (amounts are rounded to the cent). Send a higher price or quantity, or leave the line out.`,
       );
+    }
+    if (item.discount != null && checkDecimals(errors, `items.${i}.discount`, item.discount) && gross !== null && gross > 0) {
+      const discount = lineDiscountAmount(item.discount);
+      if (discount > gross) {
+        addError(errors, `items.${i}.discount`, `The discount (${discount}) must not exceed the line's amount, quantity × price = ${gross}.`);
+      }
+    }
+    const category = item.vatCategory ?? DEFAULT_VAT_CATEGORY;
+    if (category === 'B') {
+      if (item.rrp == null) {
+        addError(
+          errors,
+          `items.${i}.rrp`,
+          `The items.${i}.rrp field is required on an MTV (vatCategory B) line: send the recommended retail price per unit (VAT is computed on quantity × rrp when the line sells below it).`,
+        );
+      } else {
+        checkDecimals(errors, `items.${i}.rrp`, item.rrp);
+      }
+    } else if (item.rrp != null) {
+      addError(errors, `items.${i}.rrp`, `The items.${i}.rrp field applies only to MTV (vatCategory B) lines; this line is ${category}. Leave rrp out, or make the line B.`);
     }
   });
   const categories = items.map((item) => item.vatCategory ?? DEFAULT_VAT_CATEGORY);
@@ -101,5 +140,7 @@ export function lineInput(item: BodyLine): SaleLineInput {
     quantity: item.quantity,
     price: item.price,
     vatCategory: item.vatCategory ?? DEFAULT_VAT_CATEGORY,
+    discount: item.discount ?? null,
+    rrp: item.rrp ?? null,
   };
 }
