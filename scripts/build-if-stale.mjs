@@ -55,11 +55,9 @@ const TARGETS = {
   },
 };
 
-/** Why `name` needs a build, or undefined when it is up to date (or has no sources here). */
-function staleReason(name) {
+/** Why `name` needs a build, or undefined when it is up to date. */
+function staleReason(name, sources) {
   const target = TARGETS[name];
-  const sources = target.sources().filter((file) => existsSync(file));
-  if (sources.length === 0) return undefined;
   if (!existsSync(target.stamp)) return 'not built yet';
   const missing = target.outputs().find((file) => !existsSync(file));
   if (missing) return `${missing} is missing`;
@@ -92,7 +90,9 @@ function main(argv) {
     return 2;
   }
   for (const name of names.length > 0 ? names : Object.keys(TARGETS)) {
-    const reason = force ? 'forced' : staleReason(name);
+    const sources = TARGETS[name].sources().filter((file) => existsSync(file));
+    if (sources.length === 0) continue; // not in this tree
+    const reason = force ? 'forced' : staleReason(name, sources);
     if (reason === undefined) {
       if (dryRun) console.log(`${name}: up to date`);
       continue;
