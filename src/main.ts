@@ -36,7 +36,8 @@ Commands:
 The database is DATABASE_URL (PostgreSQL) or, without it, the embedded one in DATA_DIR
 (./data). With the embedded database the CLI works only while no server holds it.
 
-Exit codes: 0 ok, 1 failure, 2 usage, 3 configuration, 4 database in use, 5 not found.`;
+Exit codes: 0 ok, 1 failure, 2 usage, 3 configuration (a bad variable, or a port it names
+in use), 4 database in use, 5 not found.`;
 
 /** Refuses what a command does not take (a stray argument is a typo, never ignored). */
 function noMoreArguments(args: string[], command: string): void {
@@ -223,7 +224,8 @@ export async function main(argv: string[]): Promise<number> {
       else process.stderr.write(`fiscal-gateway: ${message}\n`);
       return code;
     };
-    if (err instanceof UsageError) return fail(EXIT.usage, 'usage', err.message);
+    // The simulator's argument errors (by name: the simulator is loaded only for its command).
+    if (err instanceof UsageError || (err as Error).name === 'SimulatorCliError') return fail(EXIT.usage, 'usage', (err as Error).message);
     if (err instanceof ConfigError) return fail(EXIT.config, 'config', `configuration: ${err.message}`);
     if (err instanceof DataDirLockedError) return fail(EXIT.locked, 'database_in_use', err.message);
     if (err instanceof NotFoundError) return fail(EXIT.notFound, 'not_found', err.message);

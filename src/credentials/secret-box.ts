@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 
 // AES-256-GCM with a random 96-bit nonce per secret; the AAD binds a ciphertext to the row
@@ -41,6 +41,7 @@ export function resolveSecretKey(secretKey: string | undefined, dataDir: string)
   const path = join(dirname(abs), `.${basename(abs)}.secret-key`);
   if (existsSync(path)) return readFileSync(path, 'utf8').trim();
   const generated = randomBytes(32).toString('hex');
+  mkdirSync(dirname(path), { recursive: true }); // with DATABASE_URL nothing else made it
   writeFileSync(path, generated + '\n', { mode: 0o600, flag: 'wx' });
   return generated;
 }

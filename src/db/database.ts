@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
@@ -73,6 +74,8 @@ function openPostgres(url: string, poolSize: number): Database {
 async function openEmbedded(options: OpenOptions): Promise<Database> {
   let release: (() => void) | undefined;
   if (options.dataDir) {
+    // The lock (and the key and development files) live beside the directory: make its parent too.
+    mkdirSync(dirname(resolve(options.dataDir)), { recursive: true });
     release = acquireDataDirLock(options.dataDir, options.command ?? 'fiscal-gateway');
     mkdirSync(options.dataDir, { recursive: true });
   }

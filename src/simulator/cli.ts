@@ -1,4 +1,5 @@
 // `fiscal-gateway simulator [--port N] [--host H] [--state-file F] [--context-path /x] [--json]`
+import { portProblem } from '../lib/ports.ts';
 import { startSimulator, type Simulator, type SimulatorOptions } from './server.ts';
 
 export class SimulatorCliError extends Error {
@@ -47,7 +48,12 @@ export function parseSimulatorArgs(args: readonly string[]): SimulatorOptions & 
 /** Starts the simulator in the foreground until SIGINT/SIGTERM; resolves with the running handle. */
 export async function runSimulatorCli(args: readonly string[]): Promise<Simulator> {
   const { json, ...options } = parseSimulatorArgs(args);
-  const simulator = await startSimulator(options);
+  let simulator: Simulator;
+  try {
+    simulator = await startSimulator(options);
+  } catch (err) {
+    throw portProblem(err, '--port', options.host ?? '127.0.0.1', options.port ?? 0, 'choose another --port') ?? err;
+  }
   if (json) {
     console.log(JSON.stringify({ url: simulator.url, control: `${simulator.origin}/_sim`, port: simulator.port, stateFile: options.stateFile ?? null }));
   } else {

@@ -14,6 +14,8 @@ export interface ControlResult {
 export interface ServerSwitch {
   /** Stop listening (ECONNREFUSED) for downMs, then listen again on the same port. */
   restart(downMs: number): void;
+  /** How many calls to a device its `delayMs` is holding right now. */
+  held(tpin: string, bhfId: string): number;
 }
 
 const notFound = (what: string): ControlResult => ({ status: 404, body: { error: 'not_found', message: what } });
@@ -61,6 +63,8 @@ export function routeControl(
         return { status: 200, body: { documents: control.documents(tpin, bhfId, { filedOnly: query.get('filed') === 'true' }) } };
       case 'GET /devices/:/:/calls':
         return { status: 200, body: { calls: control.calls(tpin, bhfId, query.get('endpoint') ?? undefined) } };
+      case 'GET /devices/:/:/held':
+        return { status: 200, body: { held: server.held(tpin, bhfId) } };
       case 'GET /devices/:/:/faults':
         return { status: 200, body: control.getFaults(tpin, bhfId) };
       case 'PUT /devices/:/:/faults':

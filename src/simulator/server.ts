@@ -200,7 +200,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         return send(res, 400, 'application/json', JSON.stringify({ error: 'invalid_json', message: 'body is not JSON' }));
       }
     }
-    const result = routeControl(req.method ?? 'GET', pathname, query, body, control, { restart });
+    const result = routeControl(req.method ?? 'GET', pathname, query, body, control, { restart, held });
     if (result.afterReply) res.once('finish', result.afterReply);
     send(res, result.status, 'application/json', JSON.stringify(result.body));
   }
@@ -261,6 +261,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     await listen();
   }
 
+  function held(tpin: string, bhfId: string): number {
+    return holding.get(`${tpin}/${bhfId}`) ?? 0;
+  }
+
   function restart(downMs: number): void {
     void stopListening().then(() =>
       later(downMs, () => {
@@ -279,7 +283,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     host,
     control,
     state,
-    held: (tpin, bhfId) => holding.get(`${tpin}/${bhfId}`) ?? 0,
+    held,
     stopListening,
     startListening,
     async close() {

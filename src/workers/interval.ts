@@ -1,7 +1,7 @@
 // A background loop on a fixed timer, for passes that are safe to run in several processes at
 // once (they lock what they touch in the database).
 import type { Logger } from '../observability/log.ts';
-import type { Worker } from './index.ts';
+import type { Worker, WorkerStopReport } from './index.ts';
 
 export interface IntervalWorkerOptions {
   /** `module.job`; on every line the worker logs. */
@@ -36,10 +36,12 @@ export function intervalWorker(options: IntervalWorkerOptions): Worker {
       timer = setInterval(run, options.intervalMs);
       timer.unref();
     },
-    async stop() {
+    async stop(): Promise<WorkerStopReport> {
       clearInterval(timer);
       timer = undefined;
+      const inHand = running ? 1 : 0;
       await running;
+      return { inHand, cut: 0 };
     },
   };
 }

@@ -8,7 +8,7 @@ import type { WriteOutcome } from '../vsdc/outcome.ts';
 import { sql } from 'kysely';
 import { backoffMs } from './backoff.ts';
 import { fromNow } from './lease-sql.ts';
-import type { Worker } from './index.ts';
+import type { Worker, WorkerStopReport } from './index.ts';
 
 /** Longer than any VSDC call can take, so a lease only runs out when its holder died (whole seconds, at least a minute). */
 export function vsdcLeaseMs(config: Pick<Config, 'vsdcTimeoutMs'>): number {
@@ -74,6 +74,7 @@ export function pollingWorker(options: PollingWorkerOptions): Worker {
       } catch (err) {
         log.error({ err }, 'round failed');
       }
+      running = undefined;
       schedule(handled >= options.batchSize ? 0 : options.pollMs);
     })();
   }
@@ -83,10 +84,12 @@ export function pollingWorker(options: PollingWorkerOptions): Worker {
     start() {
       schedule(0);
     },
-    async stop() {
+    async stop(): Promise<WorkerStopReport> {
       stopped = true;
       clearTimeout(timer);
+      const inHand = running ? 1 : 0;
       await running;
+      return { inHand, cut: 0 };
     },
   };
 }

@@ -44,7 +44,7 @@ describe(`every request example succeeds against the demo provisioning (${engine
     sim = await startSimulator({ port: 0 });
     // dataDir: provisionDemo keeps the demo credentials beside it, as the development start does.
     t = await startTestApp({ config: { dataDir: join(dataDir, 'data'), saleWaitMs: 3_000, filingRetryMs: 50, vsdcTimeoutMs: 10_000 } });
-    demo = await provisionDemo(t.ctx, sim.url);
+    demo = await provisionDemo(t.ctx, sim.url, join(dataDir, 'demo.json'));
     // The examples' path parameters name the demo merchant as a fresh development start numbers it.
     assert.deepEqual({ partnerId: demo.partnerId, tenantId: demo.tenantId }, { partnerId: 1, tenantId: 1 });
     await eventually(async () => (await syncCatalogue(t.ctx)) && Boolean(await t.ctx.db.selectFrom('item_classes').select('code').limit(1).executeTakeFirst()), 'the catalogue');

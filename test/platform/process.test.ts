@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { lockFilePath } from '../../src/db/data-dir-lock.ts';
@@ -73,10 +74,54 @@ describe(`the gateway process (${engineName})`, () => {
     }
   });
 
-  test('SIGTERM shuts down gracefully: exit 0 and the lock released', async () => {
+  test('SIGTERM shuts down gracefully: exit 0, the lock released, and a last line with the duration and what was cut', async () => {
     const gw = await spawnGateway(env);
     assert.equal(await gw.kill('SIGTERM'), 0);
     assert.equal(existsSync(lockFilePath(env.DATA_DIR!)), false);
+    const lines = gw.output().trimEnd().split('\n');
+    const last = JSON.parse(lines[lines.length - 1]!) as { msg: string; level: number; ms: unknown; requests: unknown; workers: Record<string, unknown> };
+    assert.equal(last.msg, 'shut down');
+    assert.equal(last.level, 30, 'nothing cut: an info line');
+    assert.equal(typeof last.ms, 'number');
+    assert.deepEqual(last.requests, { inFlight: 0, cut: 0 });
+    // Nothing to file or deliver; a polling worker may be in the middle of its (database) round.
+    for (const worker of ['filing.file', 'webhooks.deliver']) assert.deepEqual(last.workers[worker], { inHand: 0, cut: 0 }, worker);
+    for (const worker of ['imports.pull', 'catalogue.sync', 'customers.register', 'alarms.backlog']) {
+      const report = last.workers[worker] as { inHand: number; cut: number };
+      assert.equal(typeof report.inHand, 'number', worker);
+      assert.equal(report.cut, 0, `${worker}: nothing cut`);
+    }
+  });
+
+  test('a busy PORT stops the start: exit 3, one line naming PORT, the database released', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as AddressInfo;
+    try {
+      const res = await runCli(['serve'], { ...env, PORT: String(port) });
+      assert.equal(res.code, 3, res.stdout + res.stderr);
+      assert.equal(res.stderr.trim().split('\n').length, 1, res.stderr);
+      assert.match(res.stderr, new RegExp(`configuration: PORT: 127\\.0\\.0\\.1:${port} is already in use`));
+      assert.equal(existsSync(lockFilePath(env.DATA_DIR!)), false, 'the lock is released');
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
+  });
+
+  test('simulator CLI: a bad option is a usage error (exit 2) and a busy --port a configuration error (exit 3), one line each', async () => {
+    const bad = await runCli(['simulator', '--bogus'], env);
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.equal(bad.stderr.trim().split('\n').length, 1, bad.stderr);
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    try {
+      const busy = await runCli(['simulator', '--port', String((holder.address() as AddressInfo).port)], env);
+      assert.equal(busy.code, 3, busy.stderr);
+      assert.equal(busy.stderr.trim().split('\n').length, 1, busy.stderr);
+      assert.match(busy.stderr, /--port: .* is already in use/);
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
   });
 
   test('a second process on a held embedded data directory stops with a clear message', { skip: onPostgres && 'the data-directory lock guards the embedded database only' }, async () => {

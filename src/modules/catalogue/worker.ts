@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.ts';
-import type { Worker } from '../../workers/index.ts';
+import type { Worker, WorkerStopReport } from '../../workers/index.ts';
 import { classificationCatalogue, syncCatalogue } from './service.ts';
 
 /** The catalogue changes rarely; refresh it a few times a day, and every minute until it loads. */
@@ -30,6 +30,7 @@ export function catalogueWorker(ctx: AppContext): Worker {
         log.error({ err }, 'catalogue sync failed');
         next = CATALOGUE_RETRY_MS;
       }
+      running = undefined;
       schedule(next);
     })();
   }
@@ -39,10 +40,12 @@ export function catalogueWorker(ctx: AppContext): Worker {
     start() {
       schedule(0);
     },
-    async stop() {
+    async stop(): Promise<WorkerStopReport> {
       stopped = true;
       if (timer) clearTimeout(timer);
+      const inHand = running ? 1 : 0;
       await running;
+      return { inHand, cut: 0 };
     },
   };
 }

@@ -32,6 +32,8 @@ export type DrainResult =
   | { kind: 'not_claimed' }
   /** Nothing left to file (or the filer is stopping). */
   | { kind: 'done' }
+  /** The stop's grace ended during a VSDC call: the document stays pending, the branch is given back. */
+  | { kind: 'cut' }
   /** The VSDC did not answer: the branch is retried after `retryInMs`. */
   | { kind: 'deferred'; retryInMs: number }
   /** The lease was lost (this process stalled past it); whoever holds it carries on. */
@@ -126,7 +128,7 @@ export class BranchFiler {
           const result = await this.file(target, doc, i === batch.length - 1);
           if (result.kind === 'stopped') {
             await releaseBranch(this.ctx.db, deviceId, this.owner);
-            return { kind: 'done' };
+            return { kind: 'cut' };
           }
           if (result.kind === 'unreachable') {
             const delay = retryDelayMs ?? this.ctx.config.filingRetryMs;

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { AppContext } from '../../context.ts';
-import type { Worker } from '../../workers/index.ts';
+import type { Worker, WorkerStopReport } from '../../workers/index.ts';
 import { FILING_CHANNEL, foreignSignal, saleSignals } from '../sales/signals.ts';
 import { BranchFiler } from './filer.ts';
 import { probeBackedOffVsdcs } from './probe.ts';
@@ -31,8 +31,8 @@ export function filingWorker(ctx: AppContext, options: FilingWorkerOptions = {})
   const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   const log = ctx.log.child({ worker: FILING_WORKER_NAME });
   const stopping = new AbortController();
-  const cut = new AbortController();
-  const filer = new BranchFiler(ctx, owner, stopping.signal, cut.signal, (target) => {
+  const cutCalls = new AbortController();
+  const filer = new BranchFiler(ctx, owner, stopping.signal, cutCalls.signal, (target) => {
     // The other backed-off branches at this address need not wait for their own backoff or probe.
     wakeAddress(ctx.db, target.baseUrl).then((woken) => woken.forEach(wake), (err: unknown) => log.error({ err }, 'waking the branches of a VSDC that answers again failed'));
   });
@@ -48,6 +48,8 @@ export function filingWorker(ctx: AppContext, options: FilingWorkerOptions = {})
   let probing: Promise<void> | undefined;
   let claiming = false;
   let stopped = false;
+  /** Drains that ended with a VSDC call cut by the stop's grace. */
+  let cut = 0;
 
   function wake(deviceId: number): void {
     if (stopped) return;
@@ -98,6 +100,7 @@ export function filingWorker(ctx: AppContext, options: FilingWorkerOptions = {})
   async function drain(deviceId: number, claims: Promise<Map<number, ClaimedBranch>>): Promise<void> {
     try {
       const result = await filer.drain(deviceId, (await claims).get(deviceId), othersWaiting);
+      if (result.kind === 'cut') cut++;
       if (result.kind === 'yielded') {
         // Back in line behind the branches that waited (a Set keeps insertion order).
         dirty.delete(deviceId);
@@ -135,7 +138,7 @@ export function filingWorker(ctx: AppContext, options: FilingWorkerOptions = {})
   function probe(): void {
     probing = (async () => {
       try {
-        for (const deviceId of await probeBackedOffVsdcs(ctx, cut.signal)) wake(deviceId);
+        for (const deviceId of await probeBackedOffVsdcs(ctx, cutCalls.signal)) wake(deviceId);
       } catch (err) {
         log.error({ err }, 'probing backed-off VSDCs failed');
       }
@@ -164,7 +167,7 @@ export function filingWorker(ctx: AppContext, options: FilingWorkerOptions = {})
         probeTimer.unref();
       });
     },
-    async stop() {
+    async stop(): Promise<WorkerStopReport> {
       stopped = true;
       stopping.abort();
       for (const off of unsubscribe) off();
@@ -172,12 +175,14 @@ export function filingWorker(ctx: AppContext, options: FilingWorkerOptions = {})
       clearTimeout(probeTimer);
       for (const timer of retryTimers.values()) clearTimeout(timer);
       await polling;
+      const inHand = active.size;
       const drained = Promise.all(active.values());
-      const grace = setTimeout(() => cut.abort(), stopGraceMs);
+      const grace = setTimeout(() => cutCalls.abort(), stopGraceMs);
       await drained;
       clearTimeout(grace);
-      cut.abort();
+      cutCalls.abort();
       await probing;
+      return { inHand, cut };
     },
   };
 }

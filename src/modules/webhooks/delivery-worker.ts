@@ -4,7 +4,7 @@
 // scheduled retries, and by a poll for everything else (other processes' retries, expired leases).
 import type { AppContext } from '../../context.ts';
 import type { Logger } from '../../observability/log.ts';
-import type { Worker } from '../../workers/index.ts';
+import type { Worker, WorkerStopReport } from '../../workers/index.ts';
 import type { Resolver } from './address-guard.ts';
 import { claimDueDeliveries, DeliveredRecorder, recordAttempt, type AttemptOutcome, type ClaimedDelivery, type RetryPolicy } from './delivery-queue.ts';
 import { WEBHOOKS_CHANNEL } from './events.ts';
@@ -77,15 +77,18 @@ class DeliveryWorker implements Worker {
     this.wake();
   }
 
-  async stop(): Promise<void> {
+  /** Lets the attempts in flight end (each within WEBHOOK_TIMEOUT_MS) and records them: none is cut. */
+  async stop(): Promise<WorkerStopReport> {
     this.running = false;
     this.unlisten?.();
     clearInterval(this.pollTimer);
     if (this.retryTimer) clearTimeout(this.retryTimer.timer);
     this.retryTimer = undefined;
     await this.filling;
+    const inHand = this.inFlight.size;
     await Promise.all(this.inFlight);
     await this.sender.close();
+    return { inHand, cut: 0 };
   }
 
   private wake(): void {
