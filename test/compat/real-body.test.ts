@@ -389,7 +389,7 @@ describe(`compat surface: the real legacy invoice body (${engineName})`, () => {
 
   // ---- waiting for items[].discount and items[].rrp in the sales module (the discounts branch) ----
 
-  test('DiscountAmount is the line discount: filed as dcAmt and taken off the total', { todo: 'needs items[].discount from the discounts branch' }, async () => {
+  test('DiscountAmount is the line discount: filed as dcAmt and taken off the total', async () => {
     const number = nextNumber('DISC');
     const res = await postInvoice(h, till, realBody(number, sdcId, {}, [realLine({ DiscountAmount: 20, TotalAmount: 350 })]));
     assert.equal(res.statusCode, 201, res.body);
@@ -403,12 +403,12 @@ describe(`compat surface: the real legacy invoice body (${engineName})`, () => {
     assert.match(errors['invoiceItems.0.TotalAmount']![0]!, /Quantity × UnitPrice − DiscountAmount = 350\.00, not 370/);
   });
 
-  test('a discount over the line\'s amount is refused by the sales rules, named DiscountAmount', { todo: 'needs items[].discount from the discounts branch' }, async () => {
+  test('a discount over the line\'s amount is refused by the sales rules, named DiscountAmount', async () => {
     const errors = await expectRefused(realBody(nextNumber('DISC'), sdcId, {}, [realLine({ DiscountAmount: 400, TotalAmount: null })]), ['invoiceItems.0.DiscountAmount']);
     assert.doesNotMatch(errors['invoiceItems.0.DiscountAmount']![0]!, /not accepted/, 'refused for its amount, not as an unknown field');
   });
 
-  test('rrp on a B (MTV) line is filed with it', { todo: 'needs items[].rrp from the discounts branch' }, async () => {
+  test('rrp on a B (MTV) line is filed with it', async () => {
     const number = nextNumber('MTV');
     const res = await postInvoice(h, till, realBody(number, sdcId, {}, [realLine({ TaxCodes: ['B'], rrp: 200 })]));
     assert.equal(res.statusCode, 201, res.body);

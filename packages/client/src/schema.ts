@@ -4242,23 +4242,28 @@ export interface operations {
                                 vatCategory: string;
                                 /** @description Percent */
                                 vatRate: number;
-                                /** @description quantity × price, rounded to 2 decimals; on a credit note, its share of the original line (credits of a line add up to exactly its amount) */
+                                rrp: number | null;
+                                /** @description quantity × price, rounded to 2 decimals, before the discount; on a credit note, its share of the original line (credits of a line add up to exactly its amount) */
                                 amount: number;
-                                /** @description Rounded to 2 decimals */
+                                /** @description The line's discount (0 without one); on a credit note, its share of the original line's discount */
+                                discount: number;
+                                /** @description The taxable amount (vatTaxblAmt), rounded to 2 decimals: of amount − discount, or on an MTV line of quantity × rrp when higher */
                                 net: number;
                                 /** @description Rounded to 2 decimals */
                                 vat: number;
-                                /** @description Rounded to 2 decimals */
+                                /** @description What the customer pays for the line: amount − discount, plus VAT when prices exclude it. net + vat, except on an MTV line sold below its RRP */
                                 total: number;
                                 originalLine: number | null;
                             }[];
                             totals: {
-                                /** @description Rounded to 2 decimals */
+                                /** @description Σ line net (the taxable amount filed) */
                                 net: number;
                                 /** @description Rounded to 2 decimals */
                                 vat: number;
-                                /** @description Rounded to 2 decimals */
+                                /** @description What the customer pays: Σ line total */
                                 total: number;
+                                /** @description Σ line discounts (already taken off total) */
+                                discount: number;
                                 currency: string;
                             };
                             fiscal: {
@@ -4436,6 +4441,9 @@ export interface operations {
                         /** @description Unit price, up to 4 decimals; tax-inclusive unless taxInclusive is false. The line (quantity × price) must round to at least 0.01 */
                         price: number;
                         vatCategory?: "A" | "B" | "C1" | "C2" | "C3" | "D" | "RVAT" | "E" | "F";
+                        discount?: number | null;
+                        rrp?: number | null;
+                        levy?: string | null;
                     }[];
                     customer?: {
                         name?: string;
@@ -4488,23 +4496,28 @@ export interface operations {
                                 vatCategory: string;
                                 /** @description Percent */
                                 vatRate: number;
-                                /** @description quantity × price, rounded to 2 decimals; on a credit note, its share of the original line (credits of a line add up to exactly its amount) */
+                                rrp: number | null;
+                                /** @description quantity × price, rounded to 2 decimals, before the discount; on a credit note, its share of the original line (credits of a line add up to exactly its amount) */
                                 amount: number;
-                                /** @description Rounded to 2 decimals */
+                                /** @description The line's discount (0 without one); on a credit note, its share of the original line's discount */
+                                discount: number;
+                                /** @description The taxable amount (vatTaxblAmt), rounded to 2 decimals: of amount − discount, or on an MTV line of quantity × rrp when higher */
                                 net: number;
                                 /** @description Rounded to 2 decimals */
                                 vat: number;
-                                /** @description Rounded to 2 decimals */
+                                /** @description What the customer pays for the line: amount − discount, plus VAT when prices exclude it. net + vat, except on an MTV line sold below its RRP */
                                 total: number;
                                 originalLine: number | null;
                             }[];
                             totals: {
-                                /** @description Rounded to 2 decimals */
+                                /** @description Σ line net (the taxable amount filed) */
                                 net: number;
                                 /** @description Rounded to 2 decimals */
                                 vat: number;
-                                /** @description Rounded to 2 decimals */
+                                /** @description What the customer pays: Σ line total */
                                 total: number;
+                                /** @description Σ line discounts (already taken off total) */
+                                discount: number;
                                 currency: string;
                             };
                             fiscal: {
@@ -4636,6 +4649,7 @@ export interface operations {
              *     - `branch_not_initialized`: The branch's device is not initialised yet; nothing was stored
              *     - `unknown_classification_code`: A line's `classificationCode` is not in the authority's catalogue; nothing was stored
              *     - `idempotency_key_reused`: The same `Idempotency-Key` with a different request
+             *     - `levy_not_supported`: A line names a levy (`items[].levy`: TL, IPL1, IPL2, ECM, EXEEG); the gateway computes none, so nothing was stored
              */
             422: {
                 headers: {
@@ -4746,23 +4760,28 @@ export interface operations {
                                 vatCategory: string;
                                 /** @description Percent */
                                 vatRate: number;
-                                /** @description quantity × price, rounded to 2 decimals; on a credit note, its share of the original line (credits of a line add up to exactly its amount) */
+                                rrp: number | null;
+                                /** @description quantity × price, rounded to 2 decimals, before the discount; on a credit note, its share of the original line (credits of a line add up to exactly its amount) */
                                 amount: number;
-                                /** @description Rounded to 2 decimals */
+                                /** @description The line's discount (0 without one); on a credit note, its share of the original line's discount */
+                                discount: number;
+                                /** @description The taxable amount (vatTaxblAmt), rounded to 2 decimals: of amount − discount, or on an MTV line of quantity × rrp when higher */
                                 net: number;
                                 /** @description Rounded to 2 decimals */
                                 vat: number;
-                                /** @description Rounded to 2 decimals */
+                                /** @description What the customer pays for the line: amount − discount, plus VAT when prices exclude it. net + vat, except on an MTV line sold below its RRP */
                                 total: number;
                                 originalLine: number | null;
                             }[];
                             totals: {
-                                /** @description Rounded to 2 decimals */
+                                /** @description Σ line net (the taxable amount filed) */
                                 net: number;
                                 /** @description Rounded to 2 decimals */
                                 vat: number;
-                                /** @description Rounded to 2 decimals */
+                                /** @description What the customer pays: Σ line total */
                                 total: number;
+                                /** @description Σ line discounts (already taken off total) */
+                                discount: number;
                                 currency: string;
                             };
                             fiscal: {
@@ -4967,23 +4986,28 @@ export interface operations {
                                 vatCategory: string;
                                 /** @description Percent */
                                 vatRate: number;
-                                /** @description quantity × price, rounded to 2 decimals; on a credit note, its share of the original line (credits of a line add up to exactly its amount) */
+                                rrp: number | null;
+                                /** @description quantity × price, rounded to 2 decimals, before the discount; on a credit note, its share of the original line (credits of a line add up to exactly its amount) */
                                 amount: number;
-                                /** @description Rounded to 2 decimals */
+                                /** @description The line's discount (0 without one); on a credit note, its share of the original line's discount */
+                                discount: number;
+                                /** @description The taxable amount (vatTaxblAmt), rounded to 2 decimals: of amount − discount, or on an MTV line of quantity × rrp when higher */
                                 net: number;
                                 /** @description Rounded to 2 decimals */
                                 vat: number;
-                                /** @description Rounded to 2 decimals */
+                                /** @description What the customer pays for the line: amount − discount, plus VAT when prices exclude it. net + vat, except on an MTV line sold below its RRP */
                                 total: number;
                                 originalLine: number | null;
                             }[];
                             totals: {
-                                /** @description Rounded to 2 decimals */
+                                /** @description Σ line net (the taxable amount filed) */
                                 net: number;
                                 /** @description Rounded to 2 decimals */
                                 vat: number;
-                                /** @description Rounded to 2 decimals */
+                                /** @description What the customer pays: Σ line total */
                                 total: number;
+                                /** @description Σ line discounts (already taken off total) */
+                                discount: number;
                                 currency: string;
                             };
                             fiscal: {
@@ -5248,6 +5272,9 @@ export interface operations {
                         /** @description Unit price, up to 4 decimals; tax-inclusive unless taxInclusive is false. The line (quantity × price) must round to at least 0.01 */
                         price: number;
                         vatCategory?: "A" | "B" | "C1" | "C2" | "C3" | "D" | "RVAT" | "E" | "F";
+                        discount?: number | null;
+                        rrp?: number | null;
+                        levy?: string | null;
                     }[];
                     /** Format: date-time */
                     occurredAt?: string;
@@ -5293,23 +5320,28 @@ export interface operations {
                                 vatCategory: string;
                                 /** @description Percent */
                                 vatRate: number;
-                                /** @description quantity × price, rounded to 2 decimals; on a credit note, its share of the original line (credits of a line add up to exactly its amount) */
+                                rrp: number | null;
+                                /** @description quantity × price, rounded to 2 decimals, before the discount; on a credit note, its share of the original line (credits of a line add up to exactly its amount) */
                                 amount: number;
-                                /** @description Rounded to 2 decimals */
+                                /** @description The line's discount (0 without one); on a credit note, its share of the original line's discount */
+                                discount: number;
+                                /** @description The taxable amount (vatTaxblAmt), rounded to 2 decimals: of amount − discount, or on an MTV line of quantity × rrp when higher */
                                 net: number;
                                 /** @description Rounded to 2 decimals */
                                 vat: number;
-                                /** @description Rounded to 2 decimals */
+                                /** @description What the customer pays for the line: amount − discount, plus VAT when prices exclude it. net + vat, except on an MTV line sold below its RRP */
                                 total: number;
                                 originalLine: number | null;
                             }[];
                             totals: {
-                                /** @description Rounded to 2 decimals */
+                                /** @description Σ line net (the taxable amount filed) */
                                 net: number;
                                 /** @description Rounded to 2 decimals */
                                 vat: number;
-                                /** @description Rounded to 2 decimals */
+                                /** @description What the customer pays: Σ line total */
                                 total: number;
+                                /** @description Σ line discounts (already taken off total) */
+                                discount: number;
                                 currency: string;
                             };
                             fiscal: {
@@ -5467,6 +5499,7 @@ export interface operations {
              *     - `unknown_classification_code`: A line's `classificationCode` is not in the authority's catalogue; nothing was stored
              *     - `idempotency_key_reused`: The same `Idempotency-Key` with a different request
              *     - `not_a_sale`: A credit or debit note against a note
+             *     - `levy_not_supported`: A line names a levy (`items[].levy`: TL, IPL1, IPL2, ECM, EXEEG); the gateway computes none, so nothing was stored
              */
             422: {
                 headers: {
@@ -12014,6 +12047,7 @@ export interface operations {
              *     Or a coded error:
              *
              *     - `unknown_classification_code`: A line's `classificationCode` is not in the authority's catalogue; nothing was stored
+             *     - `levy_not_supported`: A line names a levy (`items[].levy`: TL, IPL1, IPL2, ECM, EXEEG); the gateway computes none, so nothing was stored
              *
              *     For a key of the `wrapped` dialect, inside `{"success": false, "httpCode": …}` (LegacyWrappedError).
              */
