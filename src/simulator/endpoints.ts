@@ -1,7 +1,7 @@
 // The protocol endpoints: each takes a bound request body and answers what a real VSDC would.
 import { formatVsdcDateTime } from '../vsdc/dates.ts';
 import type { ImportItemDecision, SaveBranchCustomerRequest, VsdcEndpoint } from '../vsdc/protocol.ts';
-import { saveBranchUser, selectBranches } from './branches.ts';
+import { branchDetails, saveBranchUser, selectBranches } from './branches.ts';
 import { CATALOGUE_PUBLISHED_AT, CLASSIFICATION_CATALOGUE, isKnownClassification } from './catalogue.ts';
 import { CODE_TABLES, CODE_TABLES_PUBLISHED_AT, isKnownCode } from './code-tables.ts';
 import { takeLostReply, takeRejection, type FiledDocument, type ReceivedDocument, type StoredItem } from './device.ts';
@@ -108,22 +108,14 @@ function selectInitInfo(body: Body, { state, device }: EndpointContext): Reply {
   state.changed();
   // Shaped like a real answer captured from the sandbox: the taxpayer is `tin` (requests say
   // `tpin`), `mrcNo` is space-padded, and the counters the device does not keep are null.
+  const { bhfSttsCd: _status, ...branch } = branchDetails(record);
   return ok({
     info: {
-      tin: record.tpin,
+      ...branch,
       taxprNm: record.taxprNm,
       bsnsActv: null,
-      bhfId: record.bhfId,
-      bhfNm: record.bhfNm,
-      bhfOpenDt: '20240101',
-      prvncNm: 'LUSAKA PROVINCE',
+      // The captured answer leaves the district out here, though selectBranches names it.
       dstrtNm: null,
-      sctrNm: 'LUSAKA CENTRAL',
-      locDesc: 'Cairo Road',
-      hqYn: record.bhfId === '000' ? 'Y' : 'N',
-      mgrNm: 'Branch Manager',
-      mgrTelNo: '0977000000',
-      mgrEmail: 'manager@example.zm',
       sdcId: record.sdcId,
       mrcNo: record.mrcNo,
       lastPchsInvcNo: record.lastPchsInvcNo,
