@@ -62,7 +62,12 @@ describe(`schema upgrade from ${FROM} with data (${engineName})`, () => {
     const upgraded = await migrateToLatest(db);
     assert.ok(upgraded.length > 0 && !upgraded.includes(FROM), `migrations after ${FROM} ran: ${upgraded.join(', ')}`);
 
-    const added: Record<string, Record<string, unknown>> = { tenants: { offline_policy: 'queue' }, filing_queues: { probed_at: null } };
+    const added: Record<string, Record<string, unknown>> = {
+      tenants: { offline_policy: 'queue' },
+      filing_queues: { probed_at: null },
+      sales: { filing_details: null },
+      sale_lines: { discount: '0.00', rrp: null, supply: null },
+    };
     for (const table of TABLES) {
       const now = await rows(db, table);
       assert.deepEqual(now, before[table]!.map((row) => ({ ...row, ...added[table] })), `${table}: the old rows as they were, with the new columns' defaults`);
