@@ -187,9 +187,12 @@ describe(`the console in a real browser (${engineName})`, { skip: skipBrowser },
 
     await page.locator('#status-filter').selectOption('uploaded');
     const authorityNo = page.locator('td[data-label="Authority invoice no."]').first();
-    await authorityNo.waitFor();
     const newestUploaded = (await h.get('/api/v1/sales?page=1')).json().data.find((d: { status: string }) => d.status === 'uploaded');
-    assert.equal(await authorityNo.textContent(), newestUploaded.authorityInvoiceNo, 'the number on the fiscal receipt');
+    // The filtered list replaces the unfiltered one, whose first row may still be on screen.
+    await eventually(
+      async () => ((await authorityNo.textContent()) === newestUploaded.authorityInvoiceNo ? true : undefined),
+      'the uploaded documents to list the newest one with its authority invoice number',
+    );
 
     await open('Activity', 'Filings per minute');
     assert.equal(await page.locator('#window-filter').inputValue(), '1h', 'the activity view opens on the last hour');
