@@ -43,10 +43,10 @@ try {
     next: () => ({ headers: { 'content-type': 'application/json', authorization: `Bearer ${merchants[n++ % branches]!.token}` }, body: SALE_BODY }),
     verify: (body: string) => body.includes('"status":"uploaded"'),
   };
-  const connections = Math.min(128, Math.max(16, branches * 4));
+  const connections = branches * 4;
   await closedLoop(gateway.url, plan, { connections, seconds: 2 });
   const measuredFrom = performance.now() - spawned;
-  const { result, budget } = await cpuBudget([gateway.pid], sim.pid, () => closedLoop(gateway.url, plan, { connections, seconds }), (r) => r.ok);
+  const { result, budget } = await cpuBudget([gateway.pid], sim.pid, () => closedLoop(gateway.url, plan, { connections, seconds }), (r) => r.ok, engine.env.DATABASE_URL ? new URL(engine.env.DATABASE_URL).pathname.slice(1) : undefined);
   const rss = gateway.stats().peakRssMb;
   await gateway.stop();
 

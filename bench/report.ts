@@ -3,8 +3,10 @@
 import type { MachineLoad } from './lib/probe.ts';
 import type { Throughput } from './lib/load.ts';
 import type { VsdcCeiling } from './scenarios/baselines.ts';
+import type { ExportResults } from './scenarios/exports.ts';
 import type { ListingResults } from './scenarios/listing.ts';
 import type { OutageResults } from './scenarios/outage.ts';
+import type { SalePathResults } from './scenarios/sale-path.ts';
 import type { SalesResults } from './scenarios/sales.ts';
 import type { WebhookResults } from './scenarios/webhooks.ts';
 
@@ -16,6 +18,8 @@ export interface EngineResults {
   webhooks?: Loaded<WebhookResults>;
   listing?: Loaded<ListingResults>;
   outage?: Loaded<OutageResults>;
+  /** Opt-in (`--only exports`); its figures are quoted by hand in BENCHMARKS.md. */
+  exports?: Loaded<ExportResults>;
 }
 
 export interface BenchResults {
@@ -31,6 +35,8 @@ export interface BenchResults {
   };
   engines: Partial<Record<'postgres' | 'embedded', EngineResults>>;
   durationSeconds?: number;
+  /** The gateway beside the naive floor (issue 22). */
+  salePath?: SalePathResults;
 }
 
 const START = '<!-- bench:tables:start -->';

@@ -5,12 +5,16 @@
 // of BENCHMARKS.md. Every figure sits beside two yardsticks measured in the same run: a bare
 // Fastify endpoint (the HTTP ceiling) and the simulator's own saveSales rate.
 //
-//   npm run bench [-- --quick] [--only baselines,sales,webhooks,listing,outage] [--engines postgres,embedded]
+//   npm run bench [-- --quick] [--only sale-path,baselines,sales,webhooks,listing,outage,exports] [--engines postgres,embedded]
 //                 [--root <source tree>] [--label <name>] [--profile] [--no-report]
+//   npm run bench -- sale-path [--rounds 2] [--seconds 5] [--branches 20]
+//                 the gateway beside the naive floor only (issue 22): prints the ratios and table
 //
 // --quick       a short smoke run (a minute or two); its results do not touch BENCHMARKS.md
 // --root        measure another checkout with the same harness (before/after comparisons)
 // --profile     CPU profiles of the gateway processes in the work directory (see its path)
+// exports       opt-in (not in the default --only): a month of 1,000,000 documents exported as CSV
+//               and XLSX, peak RSS of the gateway (`--only exports --engines postgres`; --quick: 20,000)
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -22,15 +26,21 @@ import { startChild } from './lib/processes.ts';
 import { renderTables, replaceTables, type BenchResults } from './report.ts';
 import { fastifyCeiling, postgresRoundTrips, simulatorCeiling } from './scenarios/baselines.ts';
 import { listingScenario } from './scenarios/listing.ts';
+import { exportScenario } from './scenarios/exports.ts';
 import { outageScenario } from './scenarios/outage.ts';
+import { renderSalePath, salePathScenario } from './scenarios/sale-path.ts';
 import { salesScenarios } from './scenarios/sales.ts';
 import { webhookScenario } from './scenarios/webhooks.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, '..');
 
-const { values } = parseArgs({
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
   options: {
+    rounds: { type: 'string', default: '2' },
+    seconds: { type: 'string' },
+    branches: { type: 'string', default: '20' },
     quick: { type: 'boolean', default: false },
     only: { type: 'string' },
     engines: { type: 'string', default: 'postgres,embedded' },
@@ -42,7 +52,8 @@ const { values } = parseArgs({
 });
 
 const quick = values.quick!;
-const only = new Set((values.only ?? 'baselines,sales,webhooks,listing,outage').split(','));
+// A scenario named without --only (`npm run bench -- sale-path`) runs alone.
+const only = new Set((values.only ?? (positionals.length > 0 ? positionals.join(',') : 'sale-path,baselines,sales,webhooks,listing,outage')).split(','));
 const root = resolve(values.root!);
 const settings = quick
   ? { seconds: 2, branchCounts: [1, 10, 100], drain: 1_000, scaleOut: [[2, 1]] as Array<[number, number]>, events: { postgres: 150, embedded: 50 }, stalled: 100, listing: [2_000, 20_000] }
@@ -81,20 +92,43 @@ async function main(): Promise<void> {
 
   const sim = await startChild('simulator');
   try {
+    if (only.has('sale-path')) {
+      if (!postgresVersion) throw new Error(`the sale path needs PostgreSQL at ${adminUrl.replace(/\/\/[^@]*@/, '//')} (set BENCH_DATABASE_URL)`);
+      const engines = values.engines!.split(',');
+      const postgres = await postgresEngine(adminUrl);
+      const embedded = engines.includes('embedded') ? embeddedEngine() : undefined;
+      try {
+        results.salePath = await salePathScenario(
+          postgres,
+          embedded,
+          { root, workDir, profile: values.profile!, branches: Number(values.branches), rounds: Number(values.rounds), seconds: Number(values.seconds ?? (quick ? 3 : 5)) },
+          sim,
+          3_050_000_000,
+          log,
+        );
+        process.stdout.write(`\n${renderSalePath(results.salePath)}\n\n`);
+      } finally {
+        await postgres.dispose();
+        await embedded?.dispose();
+      }
+    }
+    const others = [...only].some((scenario) => scenario !== 'sale-path');
     // Yardsticks first, on a quiet machine.
-    const fastify = await withLoad(async () => ({ result: await fastifyCeiling(settings.seconds) }));
-    results.baselines.fastify = { ...fastify.result, load: fastify.load };
-    log(`bare Fastify: ${fastify.result.perSecond} req/s, p99 ${fastify.result.p99Ms} ms`);
-    const vsdc = await withLoad(async () => ({ result: await simulatorCeiling(sim, settings.seconds) }));
-    results.baselines.simulator = { ...vsdc.result, load: vsdc.load };
-    log(`simulator saveSales: ${vsdc.result.parallel.perSecond}/s (64 connections), ${vsdc.result.sequential.perSecond}/s one at a time`);
-    if (postgresVersion) {
-      results.baselines.postgresRoundTripsPerSecond = await postgresRoundTrips(adminUrl, 2);
-      log(`PostgreSQL ${postgresVersion}: ${results.baselines.postgresRoundTripsPerSecond} sequential round trips/s`);
+    const fastify = others ? await withLoad(async () => ({ result: await fastifyCeiling(settings.seconds) })) : undefined;
+    if (fastify) {
+      results.baselines.fastify = { ...fastify.result, load: fastify.load };
+      log(`bare Fastify: ${fastify.result.perSecond} req/s, p99 ${fastify.result.p99Ms} ms`);
+      const vsdc = await withLoad(async () => ({ result: await simulatorCeiling(sim, settings.seconds) }));
+      results.baselines.simulator = { ...vsdc.result, load: vsdc.load };
+      log(`simulator saveSales: ${vsdc.result.parallel.perSecond}/s (64 connections), ${vsdc.result.sequential.perSecond}/s one at a time`);
+      if (postgresVersion) {
+        results.baselines.postgresRoundTripsPerSecond = await postgresRoundTrips(adminUrl, 2);
+        log(`PostgreSQL ${postgresVersion}: ${results.baselines.postgresRoundTripsPerSecond} sequential round trips/s`);
+      }
     }
 
     let tpinBase = 3_100_000_000;
-    for (const name of engines) {
+    for (const name of others ? engines : []) {
       if (name === 'postgres' && !postgresVersion) {
         results.engines.postgres = { skipped: `no PostgreSQL at ${adminUrl.replace(/\/\/[^@]*@/, '//')} (set BENCH_DATABASE_URL)` };
         log(results.engines.postgres.skipped!);
@@ -133,6 +167,14 @@ async function main(): Promise<void> {
           await engine.dispose();
         }
       }
+      if (only.has('exports')) {
+        const engine = await fresh();
+        try {
+          entry.exports = await withLoad(() => exportScenario(engine, { ...common, documents: quick ? 20_000 : 1_000_000 }, sim, (tpinBase += 1_000), log));
+        } finally {
+          await engine.dispose();
+        }
+      }
       if (only.has('listing')) {
         const engine = await fresh();
         try {
@@ -148,7 +190,8 @@ async function main(): Promise<void> {
 
   results.durationSeconds = Math.round((Date.now() - startedAt) / 1000);
   const day = results.date.slice(0, 10);
-  const name = [day, quick ? 'quick' : null, values.label ?? null].filter(Boolean).join('-');
+  const salePathOnly = only.size === 1 && only.has('sale-path');
+  const name = [day, quick ? 'quick' : null, salePathOnly ? 'sale-path' : null, values.label ?? null].filter(Boolean).join('-');
   const resultsDir = join(REPO, 'bench', 'results');
   mkdirSync(resultsDir, { recursive: true });
   // Never overwrite an earlier run of the same day: its figures may be quoted somewhere.
@@ -157,7 +200,9 @@ async function main(): Promise<void> {
   writeFileSync(resultsPath, `${JSON.stringify(results, null, 2)}\n`);
   log(`results in ${resultsPath}`);
   const tables = renderTables(results, `bench/results/${basename(resultsPath)}`);
-  if (!quick && !values['no-report']) {
+  if (salePathOnly) {
+    // The sale path alone: its table was printed above; BENCHMARKS.md's lead is written by hand.
+  } else if (!quick && !values['no-report']) {
     const path = join(REPO, 'BENCHMARKS.md');
     writeFileSync(path, replaceTables(readFileSync(path, 'utf8'), tables));
     log('BENCHMARKS.md tables updated');

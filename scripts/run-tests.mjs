@@ -2,10 +2,11 @@
 // Runs the whole suite with node:test. Node 20 neither globs nor discovers .ts files, so the
 // files are listed here. Extra arguments are file filters (substring match on the path).
 // TEST_DATABASE_URL=postgres://… runs every database test against that PostgreSQL server
-// instead of the embedded database.
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { spawn } from 'node:child_process';
+// instead of the embedded database; the files that never reach the test database (they import
+// nothing that leads to test/helpers/db.ts) already ran on the embedded pass and are left out.
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, normalize } from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
 
 function collect(dir) {
   const out = [];
@@ -17,11 +18,33 @@ function collect(dir) {
   return out;
 }
 
+const DATABASE_HELPER = normalize('test/helpers/db.ts');
+
+/** Whether `file` imports, directly or through other test files, the test database helper. */
+function reachesDatabase(file, seen = new Set()) {
+  if (file === DATABASE_HELPER) return true;
+  if (seen.has(file) || !existsSync(file)) return false;
+  seen.add(file);
+  const imports = [...readFileSync(file, 'utf8').matchAll(/from '(\.{1,2}\/[^']+\.ts)'/g)].map((m) => normalize(join(dirname(file), m[1])));
+  return imports.some((target) => target.startsWith('test/') && reachesDatabase(target, seen));
+}
+
 const filters = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const passThrough = process.argv.slice(2).filter((a) => a.startsWith('--'));
-const files = collect('test').sort().filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
+const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+const files = collect('test')
+  .sort()
+  .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
+  .filter((f) => !onPostgres || reachesDatabase(f));
 if (files.length === 0) {
   console.error('no test files matched');
+  process.exit(1);
+}
+// Tests that run the gateway as a child process run the compiled dist/ (test/helpers/process.ts):
+// compile it first when a source changed, as `npm start` does.
+const build = spawnSync(process.execPath, ['scripts/build-if-stale.mjs', 'gateway'], { stdio: 'inherit' });
+if (build.status !== 0) {
+  console.error('compiling dist/ failed: the tests that run the gateway as a process need it');
   process.exit(1);
 }
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';

@@ -17,6 +17,12 @@ export interface Config {
   webhookTimeoutMs: number;
   webhookRetryDelaysSec: number[];
   importPullIntervalSec: number;
+  /** Seconds between pulls of what suppliers sold to the merchant (selectTrnsPurchaseSales). */
+  purchasePullIntervalSec: number;
+  /** Seconds between pulls of a tenant's authority notices (`selectNotices`). */
+  noticePullIntervalSec: number;
+  /** Seconds between pulls of a tenant's branches as the authority knows them (`selectBranches`). */
+  branchSyncIntervalSec: number;
   keyRotationGraceSec: number;
   filingRetryMs: number;
   /** Branches one process files at once; a branch with more waiting hands its turn on after each batch. */
@@ -30,6 +36,18 @@ export interface Config {
   builtinSimulator: boolean;
   /** Ages (seconds, ascending) of a branch's oldest pending document that fire `branch.backlog`. */
   backlogAlarmAgesSec: number[];
+  /** Reconciliation re-verifies pending documents stored at least this long ago (seconds). */
+  reconcilePendingAfterSec: number;
+  /** Reconciliation's pause between two VSDC calls, so it never crowds out live filing. */
+  reconcilePaceMs: number;
+  /** SMTP server of the merchants' mail (smtp:// or smtps://); unset: the development outbox (src/mail). */
+  smtpUrl: string | undefined;
+  /** The From of every mail. */
+  mailFrom: string;
+  /** The gateway's address as merchants reach it: the base of the links in mails. */
+  publicUrl: string;
+  /** log2 of scrypt's N for new password hashes (15 in every environment; tests lower it, never read from the environment). */
+  passwordScryptLog2N: number;
 }
 
 export class ConfigError extends Error {
@@ -117,11 +135,20 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('WEBHOOK_RETRY_DELAYS', 'expected between 1 and 20 delays');
   }
 
+  const smtpUrl = text(env, 'SMTP_URL');
+  if (smtpUrl !== undefined && !/^smtps?:\/\/[^/]/.test(smtpUrl)) {
+    throw new ConfigError('SMTP_URL', 'must be an smtp:// or smtps:// URL, e.g. smtps://user:password@mail.example.com:465');
+  }
+  const port = integer(env, 'PORT', 8080, 0, 65535);
+  const host = text(env, 'HOST') ?? '127.0.0.1';
+  const publicUrl = (text(env, 'PUBLIC_URL') ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/]/.test(publicUrl)) throw new ConfigError('PUBLIC_URL', `must be an http:// or https:// URL, got "${publicUrl}"`);
+
   const backlogAlarmAgesSec = secondsList(env, 'BACKLOG_ALARM_AGES', '3600,43200,86400');
 
   return {
-    port: integer(env, 'PORT', 8080, 0, 65535),
-    host: text(env, 'HOST') ?? '127.0.0.1',
+    port,
+    host,
     databaseUrl,
     dataDir: text(env, 'DATA_DIR') ?? './data',
     env: gatewayEnv,
@@ -133,6 +160,9 @@ export function loadConfig(env: Env = process.env): Config {
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 60_000),
     webhookRetryDelaysSec,
     importPullIntervalSec: integer(env, 'IMPORT_PULL_INTERVAL', 3_600, 1),
+    purchasePullIntervalSec: integer(env, 'PURCHASE_PULL_INTERVAL', 3_600, 1),
+    noticePullIntervalSec: integer(env, 'NOTICE_PULL_INTERVAL', 3_600, 1),
+    branchSyncIntervalSec: integer(env, 'BRANCH_SYNC_INTERVAL', 86_400, 1),
     keyRotationGraceSec: integer(env, 'KEY_ROTATION_GRACE', 86_400, 0),
     filingRetryMs: integer(env, 'FILING_RETRY_MS', 5_000, 1, 300_000),
     filingConcurrency: integer(env, 'FILING_CONCURRENCY', 64, 1, 1_024),
@@ -141,5 +171,11 @@ export function loadConfig(env: Env = process.env): Config {
     simulatorPort: integer(env, 'SIMULATOR_PORT', 8089, 0, 65535),
     builtinSimulator: text(env, 'BUILTIN_SIMULATOR') !== '0',
     backlogAlarmAgesSec,
+    reconcilePendingAfterSec: integer(env, 'RECONCILE_PENDING_AFTER', 600, 0, 30 * 86_400),
+    reconcilePaceMs: integer(env, 'RECONCILE_PACE_MS', 200, 0, 60_000),
+    smtpUrl,
+    mailFrom: text(env, 'MAIL_FROM') ?? 'Fiscal Gateway <no-reply@localhost>',
+    publicUrl,
+    passwordScryptLog2N: 15,
   };
 }

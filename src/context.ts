@@ -5,6 +5,7 @@ import { SecretBox, resolveSecretKey } from './credentials/secret-box.ts';
 import type { Database } from './db/database.ts';
 import type { DB } from './db/schema.ts';
 import { RateLimiter } from './http/rate-limit.ts';
+import { Mailer } from './mail/mailer.ts';
 import { registerFiscalGauges } from './observability/fiscal-gauges.ts';
 import { instrumentVsdcClient } from './observability/instrumented-vsdc.ts';
 import { createLogger, type Logger } from './observability/log.ts';
@@ -29,6 +30,8 @@ export interface AppContext {
   metrics: Metrics;
   /** The process's logger (LOG_LEVEL); a worker logs through `log.child({ worker: name })`. */
   log: Logger;
+  /** The merchants' mail (SMTP_URL, or the development outbox). */
+  mailer: Mailer;
   /** State the modules keep for the life of the context (see `ContextMember`). */
   members: ContextMembers;
 }
@@ -109,11 +112,13 @@ export function createContext(config: Config, database: Database, options: Conte
   const metrics = createMetrics();
   registerFiscalGauges(metrics, database.db);
   const vsdc = instrumentVsdcClient(options.vsdc ?? createVsdcClient({ timeoutMs: config.vsdcTimeoutMs }), metrics);
-  return { config, database, db: database.db, secretBox, rateLimiter, clock: options.clock ?? systemClock, vsdc, metrics, log, members: new ContextMembers() };
+  const mailer = new Mailer(config, log);
+  return { config, database, db: database.db, secretBox, rateLimiter, clock: options.clock ?? systemClock, vsdc, metrics, log, mailer, members: new ContextMembers() };
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {
   await ctx.members.close();
   await ctx.rateLimiter.close();
   await ctx.vsdc.close();
+  ctx.mailer.close();
 }

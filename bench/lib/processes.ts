@@ -196,3 +196,25 @@ export async function startChild(kind: ChildKind): Promise<ChildServer> {
     },
   };
 }
+
+const FLOOR = fileURLToPath(new URL('./naive-floor.ts', import.meta.url));
+
+/** The naive floor (naive-floor.ts) on `databaseUrl`, in its own process. */
+export async function startFloor(databaseUrl: string): Promise<ChildServer> {
+  const child = fork(FLOOR, [], { execArgv: ['--import', 'tsx'], env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: databaseUrl }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  track(child);
+  const urls = await new Promise<Record<string, string>>((resolve, reject) => {
+    child.once('message', (m) => resolve(m as Record<string, string>));
+    child.once('exit', (code) => reject(new Error(`the naive floor exited with ${String(code)}`)));
+  });
+  const exited = once(child, 'exit');
+  return {
+    urls,
+    pid: child.pid!,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}

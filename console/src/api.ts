@@ -58,10 +58,11 @@ async function problemOf(response: Response): Promise<ApiProblem> {
 export class Api {
   constructor(readonly session: Session) {}
 
-  private async request(method: string, path: string, accept = 'application/json'): Promise<Response> {
+  private async request(method: string, path: string, accept = 'application/json', json?: unknown): Promise<Response> {
     let response: Response;
+    const headers: Record<string, string> = { authorization: `Bearer ${this.session.secret}`, accept, ...(json === undefined ? {} : { 'content-type': 'application/json' }) };
     try {
-      response = await fetch(path, { method, headers: { authorization: `Bearer ${this.session.secret}`, accept }, cache: 'no-store', credentials: 'omit', referrerPolicy: 'no-referrer' });
+      response = await fetch(path, { method, headers, cache: 'no-store', credentials: 'omit', referrerPolicy: 'no-referrer', ...(json === undefined ? {} : { body: JSON.stringify(json) }) });
     } catch {
       throw new ApiProblem(0, 'network', 'The gateway could not be reached. Check your connection and try again.');
     }
@@ -75,6 +76,10 @@ export class Api {
 
   async post<T>(path: string): Promise<T> {
     return (await (await this.request('POST', path)).json()) as T;
+  }
+
+  async postJson<T>(path: string, body: unknown): Promise<T> {
+    return (await (await this.request('POST', path, 'application/json', body)).json()) as T;
   }
 
   async blob(path: string, accept: string): Promise<Blob> {

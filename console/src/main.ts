@@ -5,7 +5,9 @@ import { errorBox, type View, type ViewContext } from './view.ts';
 import { activityView } from './views/activity.ts';
 import { backlogView } from './views/backlog.ts';
 import { documentsView } from './views/documents.ts';
+import { noticesView } from './views/notices.ts';
 import { auditView, merchantsView, partnersView } from './views/operator.ts';
+import { reconciliationsView } from './views/reconciliations.ts';
 import { signInView } from './views/signin.ts';
 import { webhooksView } from './views/webhooks.ts';
 
@@ -21,6 +23,8 @@ const ROUTES: Record<Role, Route[]> = {
     { path: 'documents', label: 'Documents', view: documentsView('/api/v1/partner/documents', { printable: true }) },
     { path: 'activity', label: 'Activity', view: activityView('/api/v1/partner/filings') },
     { path: 'webhooks', label: 'Webhooks', view: webhooksView },
+    { path: 'authority', label: 'Authority', view: noticesView },
+    { path: 'reconciliations', label: 'Reconciliations', view: reconciliationsView((tenant) => `/api/v1/tenants/${encodeURIComponent(tenant)}/reconciliations`) },
   ],
   operator: [
     { path: 'partners', label: 'Partners', view: partnersView },
@@ -29,6 +33,7 @@ const ROUTES: Record<Role, Route[]> = {
     { path: 'backlog', label: 'Backlog', view: backlogView('/admin/v1/backlog', '#/documents') },
     { path: 'documents', label: 'Documents', view: documentsView('/admin/v1/documents', { printable: false }) },
     { path: 'activity', label: 'Activity', view: activityView('/admin/v1/filings') },
+    { path: 'reconciliations', label: 'Reconciliations', view: reconciliationsView((tenant) => `/admin/v1/tenants/${encodeURIComponent(tenant)}/reconciliations`) },
   ],
 };
 

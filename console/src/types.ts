@@ -6,6 +6,7 @@ export type {
   EndpointStatsResource as EndpointStats,
   FilingsResource as Filings,
 } from '../../src/modules/console/schemas.ts';
+export type { AuthorityBranchResource as AuthorityBranch, NoticeResource as Notice } from '../../src/modules/notices/schemas.ts';
 
 export interface Delivery {
   id: number;

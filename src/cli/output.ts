@@ -5,3 +5,8 @@ export class UsageError extends Error {}
 export function print(json: boolean, value: unknown, human: string): void {
   process.stdout.write(json ? JSON.stringify(value, null, 2) + '\n' : human + '\n');
 }
+
+/** Refuses what a command does not take (a stray argument is a typo, never ignored). */
+export function noMoreArguments(args: string[], command: string): void {
+  if (args.length > 0) throw new UsageError(`${command} takes no further arguments, got: ${args.join(' ')}`);
+}

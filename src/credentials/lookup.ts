@@ -161,6 +161,12 @@ function toTenant(row: TenantRowColumns): TenantAccount {
   };
 }
 
+/** A partner's merchant with its account standing, as a tenant token would bring it; undefined for another partner's. */
+export async function findTenantAccountOfPartner(db: Kysely<DB>, partnerId: number, tenantId: number, now: Date): Promise<TenantAccount | undefined> {
+  const row = (await sql<TenantRowColumns>`select ${tenantColumns(currentMonth(now))} from tenants t where t.id = ${tenantId} and t.partner_id = ${partnerId}`.execute(db)).rows[0];
+  return row && toTenant(row);
+}
+
 export async function findTenantToken(db: Kysely<DB>, secret: string, now: Date, bucket?: BucketCount): Promise<Counted<ResolvedTenantToken> | undefined> {
   const hash = hashSecret(secret);
   const found = sql`select k.id, k.abilities, k.token_hash, ${tenantColumns(currentMonth(now))}

@@ -16,9 +16,20 @@ export interface AccountStanding {
   documentsThisMonth: number;
 }
 
-/** The calendar month usage is counted in (UTC): `2025-03`. */
+/** The last month currentMonth answered, with its bounds (ms since the epoch, UTC). */
+let lastMonth = { from: 0, until: 0, month: '' };
+
+/**
+ * The calendar month usage is counted in (UTC): `2025-03`. Every request asks twice; the answer
+ * changes once a month, so the last one is kept with its bounds (formatting a date each time
+ * showed in the sale path's profile).
+ */
 export function currentMonth(now: Date): string {
-  return now.toISOString().slice(0, 7);
+  const ms = now.getTime();
+  if (ms >= lastMonth.from && ms < lastMonth.until) return lastMonth.month;
+  const month = now.toISOString().slice(0, 7);
+  lastMonth = { from: Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1), until: Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1), month };
+  return month;
 }
 
 /** The documents a tenant has issued in `month`, as SQL over a tenant id expression. */

@@ -15,6 +15,7 @@ import { findPartnerKey, findTenantToken } from '../credentials/lookup.ts';
 import type { Actor } from '../modules/audit/store.ts';
 import { initializeDevice, registerDevice } from '../modules/provisioning/devices-service.ts';
 import { vsdcHandshake } from '../modules/provisioning/handshake.ts';
+import { learnBranchesAtInitialisation } from '../modules/notices/service.ts';
 import { createPartner } from '../modules/provisioning/partners-service.ts';
 import { mintToken } from '../modules/provisioning/credentials-service.ts';
 import { createTenant, tenantOfPartner } from '../modules/provisioning/tenants-service.ts';
@@ -112,7 +113,7 @@ export async function provisionDemo(ctx: AppContext, vsdcBaseUrl: string, file: 
   const tenant = await createTenant(ctx.db, actor, created.partner.id, { name: 'Demo merchant', tpin: DEMO_TPIN });
   const tenantRow = await tenantOfPartner(ctx.db, created.partner.id, tenant.id);
   await registerDevice(ctx.db, actor, tenantRow, { deviceSerial: 'DEMO-DEVICE-0001', branch: DEMO_BRANCH, vsdcBaseUrl });
-  await initializeDevice(ctx.db, actor, tenantRow, DEMO_BRANCH, vsdcHandshake(ctx));
+  await initializeDevice(ctx.db, actor, tenantRow, DEMO_BRANCH, vsdcHandshake(ctx), { afterInitialized: () => learnBranchesAtInitialisation(ctx, tenantRow.id) });
   const token = await mintToken(ctx.db, actor, tenantRow, 'Demo till');
   const credentials: DemoCredentials = {
     partnerId: created.partner.id,

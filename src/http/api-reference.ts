@@ -27,6 +27,7 @@ const SECURITY_SCHEMES = {
   fiscalisationKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'Fiscalisation key (pk_…) for /zm/api' },
   sdcId: { type: 'apiKey', in: 'header', name: 'X-SdcId', description: 'The SDC id of the branch to act on, sent with X-Api-Key (the header Terminal-Id is accepted as an alias)' },
   adminToken: { type: 'http', scheme: 'bearer', description: 'Operator token (ADMIN_TOKEN)' },
+  sessionCookie: { type: 'apiKey', in: 'cookie', name: 'fg_session', description: 'A merchant user\'s session (POST /api/v1/account/signin); every write also sends X-CSRF-Token' },
 } as const;
 
 type SecurityRequirement = Partial<Record<keyof typeof SECURITY_SCHEMES, string[]>>;
@@ -45,6 +46,8 @@ export function securityOf(auth: RouteAuth): SecurityRequirement[] {
       return auth.branch === 'none' ? [{ fiscalisationKey: [] }] : [{ fiscalisationKey: [], sdcId: [] }];
     case 'admin':
       return [{ adminToken: [] }];
+    case 'account':
+      return [{ sessionCookie: [] }];
   }
 }
 

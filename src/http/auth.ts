@@ -15,6 +15,9 @@ import {
 import { assertTenantInGoodStanding } from '../credentials/standing.ts';
 import type { WindowCount } from '../db/rate-limit-window.ts';
 import { hasValidChecksum, kindOf, safeEqual } from '../credentials/secret-format.ts';
+import { csrfMatches } from '../credentials/user-secrets.ts';
+import { cookieValue, findUserSession, SESSION_COOKIE, type SessionUser } from '../credentials/user-session.ts';
+import type { UserRole } from '../db/tables/accounts.ts';
 import { ApiError, unauthenticated } from './errors.ts';
 import { decisionOf, PARTNER_LIMIT_PER_MINUTE, tenantLimit, WINDOW_MS, type RateLimitDecision } from './rate-limit.ts';
 
@@ -31,6 +34,11 @@ export type RouteAuth =
   | { surface: 'public' }
   | { surface: 'merchant'; ability: Ability }
   | { surface: 'partner'; scope: Scope }
+  /**
+   * A merchant user's session cookie (`fg_session`, docs/merchants.md); `role` is the least role
+   * the route needs (owner > admin > viewer). Every write also needs `X-CSRF-Token`.
+   */
+  | { surface: 'account'; role: UserRole }
   /** `/zm/api`: X-Api-Key + X-SdcId (alias Terminal-Id); `branch: 'none'` needs only the key. */
   | { surface: 'compat'; branch?: 'required' | 'none' }
   /** `/api/ApiKey/getactive`: a till login in the body; only the rate limit and 402 apply. */
@@ -46,7 +54,8 @@ export type Principal =
   | { kind: 'tenant'; token: ResolvedTenantToken; tenant: TenantAccount }
   | { kind: 'partner'; key: ResolvedPartnerKey }
   | { kind: 'fiscalisation_key'; key: ResolvedFiscalisationKey; tenant: TenantAccount; device: CompatDevice | undefined }
-  | { kind: 'admin' };
+  | { kind: 'admin' }
+  | { kind: 'user'; user: SessionUser; sessionToken: string };
 
 /** Every route with its declared auth and request schemas (tests walk it: auth matrix, fuzzing). */
 export interface CatalogedRoute {
@@ -94,6 +103,30 @@ export function requireTenant(request: FastifyRequest): TenantAccount {
   const tenant = principalTenant(request.principal);
   if (!tenant) throw unauthenticated();
   return tenant;
+}
+
+export function requireUser(request: FastifyRequest): { user: SessionUser; sessionToken: string } {
+  if (request.principal?.kind !== 'user') throw unauthenticated();
+  return request.principal;
+}
+
+const ROLE_RANK: Record<UserRole, number> = { viewer: 1, admin: 2, owner: 3 };
+export const roleAtLeast = (role: UserRole, least: UserRole): boolean => ROLE_RANK[role] >= ROLE_RANK[least];
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+async function authenticateAccount(ctx: AppContext, request: FastifyRequest, role: UserRole): Promise<Principal> {
+  const sessionToken = cookieValue(request.headers.cookie, SESSION_COOKIE);
+  if (!sessionToken) throw unauthenticated('Sign in first: POST /api/v1/account/signin sets the fg_session cookie.');
+  const user = await findUserSession(ctx.db, sessionToken, ctx.clock.now());
+  if (!user) throw unauthenticated('The session has ended (signed out, expired or revoked). Sign in again.');
+  if (!SAFE_METHODS.has(request.method) && !csrfMatches(sessionToken, headerValue(request, 'x-csrf-token'))) {
+    throw new ApiError(403, 'csrf_token_invalid', 'Send the X-CSRF-Token header with the csrfToken of your session (from sign-in or GET /api/v1/account/me).');
+  }
+  await applyRateLimit(ctx, request, `a:${user.tenant.id}`, tenantLimit(user.tenant, 'v1'));
+  if (!roleAtLeast(user.role, role)) {
+    throw new ApiError(403, 'role_insufficient', `Your role (${user.role}) may not do this: it needs ${role === 'owner' ? 'an owner' : `an ${role} or owner`}.`);
+  }
+  return { kind: 'user', user, sessionToken };
 }
 
 export function requirePartner(request: FastifyRequest): ResolvedPartnerKey {
@@ -225,6 +258,9 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
         return;
       case 'merchant':
         request.principal = await authenticateMerchant(ctx, request, auth.ability);
+        return;
+      case 'account':
+        request.principal = await authenticateAccount(ctx, request, auth.role);
         return;
       case 'partner':
         request.principal = await authenticatePartner(ctx, request, auth.scope);

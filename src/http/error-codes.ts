@@ -30,7 +30,9 @@ export interface ErrorCodeEntry {
   answeredBy: AnsweredBy;
 }
 
-const AUTHENTICATED: readonly Surface[] = ['merchant', 'partner', 'compat', 'till_login', 'admin'];
+const AUTHENTICATED: readonly Surface[] = ['merchant', 'partner', 'compat', 'till_login', 'admin', 'account'];
+/** Merchant accounts' public operations (src/modules/accounts). */
+const SIGNIN = 'POST /api/v1/account/signin';
 /** Surfaces a merchant's own credential reaches: its account standing is checked on each request. */
 const MERCHANT_CREDENTIALS: readonly Surface[] = ['merchant', 'compat', 'till_login'];
 /** Partner changes to a merchant, refused while the merchant is not billable (assertTenantWritable). */
@@ -40,15 +42,30 @@ const PARTNER_TENANT_WRITES = [
   'POST /api/v1/tenants/:tenant/tokens',
   'POST /api/v1/tenants/:tenant/api-keys',
   'POST /api/v1/tenants/:tenant/till-logins',
+  'POST /api/v1/tenants/:tenant/sales/:sale/reissue',
 ] as const;
 const PARTNER_KEY_CHANGES = ['POST /api/v1/partner/keys', 'GET /api/v1/partner/keys/:id/secret', 'POST /api/v1/partner/keys/:id/rotate', 'DELETE /api/v1/partner/keys/:id'] as const;
 const SALE = 'POST /api/v1/sales';
 const CREDIT_NOTE = 'POST /api/v1/sales/:sale/credit-note';
 const DEBIT_NOTE = 'POST /api/v1/sales/:sale/debit-note';
+const REISSUE = 'POST /api/v1/sales/:sale/reissue';
+const RESOLVE = 'POST /api/v1/sales/:sale/resolve';
+const PARTNER_REISSUE = 'POST /api/v1/tenants/:tenant/sales/:sale/reissue';
+const PARTNER_RESOLVE = 'POST /api/v1/tenants/:tenant/sales/:sale/resolve';
 const LEGACY_INVOICE = 'POST /zm/api/Invoice';
 const GETACTIVE = 'POST /api/ApiKey/getactive';
 /** Merchant writes that act on the X-Branch (or default) branch, which must be initialised. */
-const BRANCH_WRITES = [SALE, 'POST /api/v1/customers', 'POST /api/v1/items', 'POST /api/v1/items/:item/release'] as const;
+const BRANCH_WRITES = [SALE, 'POST /api/v1/customers', 'POST /api/v1/items', 'POST /api/v1/items/:item/release', 'POST /api/v1/stock/adjustments'] as const;
+/** Daily reports and exports (src/modules/reports): they name a branch in `branch`, not X-Branch. */
+const REPORT_READS = ['GET /api/v1/reports/daily', 'GET /api/v1/tenants/:tenant/reports/daily', 'GET /admin/v1/tenants/:tenant/reports/daily'] as const;
+const REPORT_BRANCHES = [
+  ...REPORT_READS,
+  'POST /api/v1/reports/daily/close',
+  'POST /api/v1/tenants/:tenant/reports/daily/close',
+  'GET /api/v1/exports/documents',
+  'GET /api/v1/tenants/:tenant/exports/documents',
+  'GET /admin/v1/tenants/:tenant/exports/documents',
+] as const;
 const IMPORT_DECISIONS = ['POST /api/v1/import-items/:importItem/approve', 'POST /api/v1/import-items/:importItem/reject'] as const;
 
 export const ERROR_CODES = {
@@ -64,14 +81,29 @@ export const ERROR_CODES = {
   quota_exhausted: { status: 402, meaning: 'The merchant used its monthly document quota', answeredBy: { surfaces: MERCHANT_CREDENTIALS, operations: PARTNER_TENANT_WRITES } },
   partner_suspended: { status: 402, meaning: 'The partner account is suspended (partner endpoints)', answeredBy: { surfaces: ['partner'] } },
   missing_scope: { status: 403, meaning: "The partner key lacks the endpoint's scope", answeredBy: { surfaces: ['partner'] } },
+  csrf_token_invalid: { status: 403, meaning: 'A write with the session cookie without the session\'s `X-CSRF-Token` (docs/merchants.md)', answeredBy: { surfaces: ['account'] } },
+  role_insufficient: {
+    status: 403,
+    meaning: 'The signed-in user\'s role may not do this (a viewer inviting or removing users; an admin inviting or removing an owner)',
+    answeredBy: { operations: ['POST /api/v1/account/users/invitations', 'DELETE /api/v1/account/users/:id'] },
+  },
+  invalid_credentials: { status: 401, meaning: 'Sign-in with a wrong email or password (the same answer for both)', answeredBy: { operations: [SIGNIN] } },
+  email_not_verified: { status: 403, meaning: 'Sign-in with the right password before the email address was verified', answeredBy: { operations: [SIGNIN] } },
+  signin_throttled: { status: 429, meaning: 'Too many failed sign-ins for the account (5) or from the address (20) in 15 minutes; see `Retry-After`', answeredBy: { operations: [SIGNIN] } },
+  link_invalid: {
+    status: 400,
+    meaning: 'A one-time link (email verification, password reset, invitation) that is unknown, already used or expired',
+    answeredBy: { operations: ['POST /api/v1/account/verify', 'POST /api/v1/account/password-reset/confirm', 'POST /api/v1/account/invitations/accept'] },
+  },
   missing_ability: { status: 403, meaning: 'The tenant token lacks `invoices:read` / `invoices:write`', answeredBy: { surfaces: ['merchant'] } },
-  tenant_suspended: { status: 403, meaning: 'The merchant account is suspended', answeredBy: { surfaces: MERCHANT_CREDENTIALS } },
+  tenant_suspended: { status: 403, meaning: 'The merchant account is suspended', answeredBy: { surfaces: MERCHANT_CREDENTIALS, operations: [PARTNER_REISSUE] } },
   insufficient_privilege: { status: 403, meaning: 'A key tried to grant scopes it lacks, or an `sk_test_` key touched an `sk_live_` key', answeredBy: { operations: PARTNER_KEY_CHANGES } },
   device_not_found: {
     status: 404,
     meaning: 'A branch the merchant has not registered (initialising it, minting a key or a till login for it)',
     answeredBy: { operations: ['POST /api/v1/tenants/:tenant/devices/:branch/initialize', 'POST /api/v1/tenants/:tenant/api-keys', 'POST /api/v1/tenants/:tenant/till-logins'] },
   },
+  document_not_failed: { status: 409, meaning: 'A reissue or resolve of a document that is not `failed` (only a refused document is resolved, once)', answeredBy: { operations: [REISSUE, PARTNER_REISSUE, RESOLVE, PARTNER_RESOLVE] } },
   sale_not_fiscalised: { status: 409, meaning: 'A credit or debit note on a sale that is not `uploaded`', answeredBy: { operations: [CREDIT_NOTE, DEBIT_NOTE] } },
   receipt_not_available: {
     status: 409,
@@ -86,7 +118,27 @@ export const ERROR_CODES = {
   already_rotated: { status: 409, meaning: 'Rotating a key that was already rotated', answeredBy: { operations: ['POST /api/v1/partner/keys/:id/rotate'] } },
   item_not_draft: { status: 409, meaning: 'Releasing an item that is not a draft', answeredBy: { operations: ['POST /api/v1/items/:item/release'] } },
   import_item_already_decided: { status: 409, meaning: 'Approving or rejecting a customs line that already has a decision', answeredBy: { operations: IMPORT_DECISIONS } },
+  purchase_already_answered: {
+    status: 409,
+    meaning: 'Accepting or rejecting a purchase that was already answered',
+    answeredBy: { operations: ['POST /api/v1/purchases/:purchase/accept', 'POST /api/v1/purchases/:purchase/reject'] },
+  },
+  reconciliation_in_progress: {
+    status: 409,
+    meaning: 'Starting a reconciliation for a branch that has one not yet completed (follow that one)',
+    answeredBy: { operations: ['POST /api/v1/reconciliations', 'POST /api/v1/tenants/:tenant/reconciliations', 'POST /admin/v1/tenants/:tenant/reconciliations'] },
+  },
+  stock_tracking_off: {
+    status: 409,
+    meaning: 'A stock adjustment while stock tracking is off for the merchant (turn it on with `PATCH /api/v1/stock/settings`)',
+    answeredBy: { operations: ['POST /api/v1/stock/adjustments'] },
+  },
   item_code_conflict: { status: 409, meaning: 'An item code the merchant already uses', answeredBy: { operations: ['POST /api/v1/items'] } },
+  not_acceptable: {
+    status: 406,
+    meaning: 'A daily report asked for in a format it is not answered in: send `Accept` `application/json` (the default), `text/csv` or `application/pdf`',
+    answeredBy: { operations: REPORT_READS },
+  },
   payload_too_large: { status: 413, meaning: 'The body is over 1 MiB', answeredBy: { bodies: true } },
   unsupported_media_type: { status: 415, meaning: 'A body that is not `application/json`', answeredBy: { bodies: true } },
   branch_exists: {
@@ -94,20 +146,20 @@ export const ERROR_CODES = {
     meaning: 'Registering a branch the merchant already has (the existing device is unchanged)',
     answeredBy: { operations: ['POST /api/v1/tenants/:tenant/devices'] },
   },
-  branch_required: { status: 422, meaning: 'The merchant has several branches and none is `000`: send `X-Branch`', answeredBy: { operations: BRANCH_WRITES } },
+  branch_required: { status: 422, meaning: 'The merchant has several branches and none is `000`: send `X-Branch` (reports: `branch`)', answeredBy: { operations: [...BRANCH_WRITES, ...REPORT_BRANCHES] } },
   branch_not_found: {
     status: 422,
-    meaning: '`X-Branch` names a branch the merchant has not registered',
-    answeredBy: { operations: [...BRANCH_WRITES, 'GET /api/v1/sales', 'GET /api/v1/me', 'GET /api/v1/import-items'] },
+    meaning: '`X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered',
+    answeredBy: { operations: [...BRANCH_WRITES, 'GET /api/v1/sales', 'GET /api/v1/me', 'GET /api/v1/import-items', 'GET /api/v1/purchases', 'GET /api/v1/stock', 'GET /api/v1/stock/movements', ...REPORT_BRANCHES] },
   },
-  branch_not_initialized: { status: 422, meaning: "The branch's device is not initialised yet; nothing was stored", answeredBy: { operations: [...BRANCH_WRITES, GETACTIVE] } },
+  branch_not_initialized: { status: 422, meaning: "The branch's device is not initialised yet; nothing was stored", answeredBy: { operations: [...BRANCH_WRITES, GETACTIVE, REISSUE, PARTNER_REISSUE] } },
   unknown_classification_code: {
     status: 422,
     meaning: "A line's `classificationCode` is not in the authority's catalogue; nothing was stored",
-    answeredBy: { operations: [SALE, DEBIT_NOTE, LEGACY_INVOICE] },
+    answeredBy: { operations: [SALE, DEBIT_NOTE, LEGACY_INVOICE, REISSUE, PARTNER_REISSUE] },
   },
-  idempotency_key_reused: { status: 422, meaning: 'The same `Idempotency-Key` with a different request', answeredBy: { operations: [SALE, CREDIT_NOTE, DEBIT_NOTE] } },
-  not_a_sale: { status: 422, meaning: 'A credit or debit note against a note', answeredBy: { operations: [CREDIT_NOTE, DEBIT_NOTE] } },
+  idempotency_key_reused: { status: 422, meaning: 'The same `Idempotency-Key` with a different request', answeredBy: { operations: [SALE, CREDIT_NOTE, DEBIT_NOTE, REISSUE, PARTNER_REISSUE] } },
+  not_a_sale: { status: 422, meaning: 'A credit or debit note against a note, or a reissue of a note (a failed note is marked resolved instead)', answeredBy: { operations: [CREDIT_NOTE, DEBIT_NOTE, REISSUE, PARTNER_REISSUE] } },
   nothing_left_to_credit: { status: 422, meaning: 'A credit note on a sale that has been credited in full', answeredBy: { operations: [CREDIT_NOTE] } },
   webhook_endpoint_limit: { status: 422, meaning: 'More than 20 webhook endpoints', answeredBy: { operations: ['POST /api/v1/webhooks'] } },
   initialization_failed: {
@@ -115,7 +167,7 @@ export const ERROR_CODES = {
     meaning: 'The handshake reached the authority and failed; `message` is the authority\'s text; not retryable',
     answeredBy: { operations: ['POST /api/v1/tenants/:tenant/devices/:branch/initialize'] },
   },
-  rate_limited: { status: 429, meaning: 'Over the per-minute limit; see `Retry-After`', answeredBy: { surfaces: ['merchant', 'partner', 'compat', 'till_login'] } },
+  rate_limited: { status: 429, meaning: 'Over the per-minute limit; see `Retry-After`', answeredBy: { surfaces: ['merchant', 'partner', 'compat', 'till_login', 'account'] } },
   headers_too_large: { status: 431, meaning: 'The request headers are too large', answeredBy: { beforeRouting: true } },
   internal_error: { status: 500, meaning: 'Our fault; the message quotes the request id; nothing half-done is kept', answeredBy: { everywhere: true } },
   vsdc_unreachable: {
@@ -126,18 +178,18 @@ export const ERROR_CODES = {
   levy_not_supported: {
     status: 422,
     meaning: 'A line names a levy (`items[].levy`: TL, IPL1, IPL2, ECM, EXEEG); the gateway computes none, so nothing was stored',
-    answeredBy: { operations: [SALE, DEBIT_NOTE, LEGACY_INVOICE] },
+    answeredBy: { operations: [SALE, DEBIT_NOTE, LEGACY_INVOICE, REISSUE, PARTNER_REISSUE] },
   },
   vsdc_unavailable: {
     status: 503,
     meaning: "A sale or note while its branch's VSDC is known to be unreachable, for a merchant whose offline policy is `refuse`; nothing stored, no invoice number used; `Retry-After` says when to try again",
-    answeredBy: { operations: [SALE, CREDIT_NOTE, DEBIT_NOTE, LEGACY_INVOICE] },
+    answeredBy: { operations: [SALE, CREDIT_NOTE, DEBIT_NOTE, LEGACY_INVOICE, REISSUE, PARTNER_REISSUE] },
   },
   not_ready: { status: 503, meaning: '`/readyz`: the database is unreachable', answeredBy: { operations: ['GET /readyz'] } },
   catalogue_unavailable: {
     status: 503,
     meaning: 'The classification catalogue has never been fetched from a VSDC yet and none answers now',
-    answeredBy: { operations: [SALE, DEBIT_NOTE, LEGACY_INVOICE, 'GET /api/v1/item-classes', 'GET /docs/item-classes.csv.gz'] },
+    answeredBy: { operations: [SALE, DEBIT_NOTE, LEGACY_INVOICE, REISSUE, PARTNER_REISSUE, 'GET /api/v1/item-classes', 'GET /docs/item-classes.csv.gz'] },
   },
   console_not_built: { status: 503, meaning: 'The console was not built (`npm run build:console`; `npm ci` does it)', answeredBy: { operations: ['GET /console', 'GET /console/*'] } },
 } as const satisfies Record<string, ErrorCodeEntry>;

@@ -4,6 +4,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext, ContextMember } from '../context.ts';
 import type { WorkerFactory } from '../workers/index.ts';
+import { accountRoutes } from './accounts/routes.ts';
 import { backlogAlarmWorker } from './alarms/worker.ts';
 import { catalogueRoutes } from './catalogue/routes.ts';
 import { CLASSIFICATION_CATALOGUE } from './catalogue/service.ts';
@@ -17,16 +18,26 @@ import { filingWorker } from './filing/worker.ts';
 import { importRoutes } from './imports/routes.ts';
 import { importFilingWorker, importPullWorker } from './imports/worker.ts';
 import { itemRoutes } from './items/routes.ts';
+import { noticeRoutes } from './notices/routes.ts';
+import { authorityPullWorker } from './notices/worker.ts';
 import { draftScanWorker } from './items/draft-scan.ts';
 import { itemRetryWorker } from './items/worker.ts';
 import { provisioningRoutes } from './provisioning/routes.ts';
+import { purchaseRoutes } from './purchases/routes.ts';
+import { purchaseFilingWorker, purchasePullWorker } from './purchases/worker.ts';
 import { receiptRoutes } from './receipts/routes.ts';
+import { reportRoutes } from './reports/routes.ts';
+import { reconciliationRoutes } from './reconciliation/routes.ts';
+import { reconciliationWorker } from './reconciliation/worker.ts';
 import { salesRoutes } from './sales/routes.ts';
 import { SALE_SIGNALS } from './sales/signals.ts';
+import { STOCK_SIGNALS } from './stock/signals.ts';
+import { stockRoutes } from './stock/routes.ts';
+import { stockWorker } from './stock/worker.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { webhookWorkers } from './webhooks/workers.ts';
 
-export const moduleMembers: Array<ContextMember<unknown>> = [SALE_SIGNALS, CLASSIFICATION_CATALOGUE];
+export const moduleMembers: Array<ContextMember<unknown>> = [SALE_SIGNALS, CLASSIFICATION_CATALOGUE, STOCK_SIGNALS];
 
 /** Builds every module's context members on `ctx` (those already there are kept). */
 export function provideModuleMembers(ctx: AppContext): void {
@@ -40,11 +51,17 @@ export const moduleRoutes: Array<(ctx: AppContext) => FastifyPluginAsync> = [
   customerRoutes,
   itemRoutes,
   importRoutes,
+  purchaseRoutes,
+  noticeRoutes,
   catalogueRoutes,
   receiptRoutes,
+  reportRoutes,
+  reconciliationRoutes,
   consoleRoutes,
   tillLoginRoutes,
   compatRoutes,
+  stockRoutes,
+  accountRoutes,
 ];
 
 export const moduleWorkers: WorkerFactory[] = [
@@ -56,5 +73,10 @@ export const moduleWorkers: WorkerFactory[] = [
   draftScanWorker,
   importPullWorker,
   importFilingWorker,
+  purchasePullWorker,
+  purchaseFilingWorker,
+  authorityPullWorker,
   backlogAlarmWorker,
+  reconciliationWorker,
+  stockWorker,
 ];

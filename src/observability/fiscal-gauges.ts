@@ -40,7 +40,7 @@ export function registerFiscalGauges(metrics: Metrics, db: Kysely<DB>): void {
     registers,
     async collect() {
       this.reset();
-      for (const status of ['pending', 'uploaded', 'failed']) this.set({ status }, 0);
+      for (const status of ['pending', 'uploaded', 'failed', 'resolved']) this.set({ status }, 0);
       for (const row of (await state()).documents) this.set({ status: row.status }, Number(row.n));
     },
   });

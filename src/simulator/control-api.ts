@@ -30,7 +30,7 @@ export function routeControl(
   server: ServerSwitch,
 ): ControlResult {
   const parts = pathname.slice(CONTROL_PREFIX.length).split('/').filter((p) => p !== '').map(decodeURIComponent);
-  const route = `${method} /${parts.map((p, i) => (parts[0] === 'devices' && (i === 1 || i === 2) ? ':' : p)).join('/')}`;
+  const route = `${method} /${parts.map((p, i) => (parts[0] === 'devices' && (i === 1 || i === 2 || (i === 4 && parts[3] === 'documents')) ? ':' : p)).join('/')}`;
   const [, tpin = '', bhfId = ''] = parts;
 
   try {
@@ -61,6 +61,10 @@ export function routeControl(
         return control.forgetDevice(tpin, bhfId) ? { status: 200, body: { ok: true } } : notFound(`no device ${tpin}/${bhfId}`);
       case 'GET /devices/:/:/documents':
         return { status: 200, body: { documents: control.documents(tpin, bhfId, { filedOnly: query.get('filed') === 'true' }) } };
+      case 'PATCH /devices/:/:/documents/:': {
+        const altered = control.alterFiled(tpin, bhfId, parts[4] ?? '', body ?? {});
+        return altered ? { status: 200, body: altered } : notFound(`no filed document ${parts[4]} on ${tpin}/${bhfId}`);
+      }
       case 'GET /devices/:/:/calls':
         return { status: 200, body: { calls: control.calls(tpin, bhfId, query.get('endpoint') ?? undefined) } };
       case 'GET /devices/:/:/held':

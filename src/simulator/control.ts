@@ -8,6 +8,8 @@ import {
   type CompositionRecord,
   type Device,
   type DeviceFaults,
+  type DocumentTotals,
+  type IssuedReceipt,
   type ImportRecord,
   type NoticeRecord,
   type PrincipalRecord,
@@ -167,6 +169,32 @@ export class SimulatorControl {
   documents(tpin: string, bhfId: string, options: { filedOnly?: boolean } = {}): ReceivedDocument[] {
     const received = this.state.findDevice(tpin, bhfId)?.record.received ?? [];
     return options.filedOnly ? received.filter((d) => d.receipt !== null) : [...received];
+  }
+
+  /**
+   * Alters what the device holds for a filed document (`rcptSign`, `rcptNo`, `totAmt`), as a
+   * mismatch for reconciliation to find: selectInvoice answers the altered record from now on.
+   * The received log keeps what was answered at filing. Null when no such document is filed.
+   */
+  alterFiled(tpin: string, bhfId: string, cisInvcNo: string, input: unknown): { cisInvcNo: string; receipt: IssuedReceipt; totals: DocumentTotals } | null {
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new ControlInputError('the body must be a JSON object');
+    const raw = input as Record<string, unknown>;
+    const known = new Set(['rcptSign', 'rcptNo', 'totAmt']);
+    for (const key of Object.keys(raw)) if (!known.has(key)) throw new ControlInputError(`unknown field "${key}" (send rcptSign, rcptNo or totAmt)`);
+    if (Object.keys(raw).length === 0) throw new ControlInputError('send at least one of rcptSign, rcptNo, totAmt');
+    if (raw.rcptSign !== undefined && (typeof raw.rcptSign !== 'string' || raw.rcptSign === '')) throw new ControlInputError('rcptSign must be a non-empty string');
+    if (raw.totAmt !== undefined && (typeof raw.totAmt !== 'number' || !Number.isFinite(raw.totAmt))) throw new ControlInputError('totAmt must be a number');
+    const rcptNo = raw.rcptNo === undefined ? undefined : wholeNumber(raw.rcptNo, 'rcptNo');
+    const filed = this.state.findDevice(tpin, bhfId)?.filedByInvoice.get(cisInvcNo);
+    if (!filed) return null;
+    filed.receipt = {
+      ...filed.receipt,
+      ...(raw.rcptSign !== undefined ? { rcptSign: raw.rcptSign as string } : {}),
+      ...(rcptNo !== undefined ? { rcptNo } : {}),
+    };
+    if (raw.totAmt !== undefined) filed.totals = { ...filed.totals, total: raw.totAmt as number };
+    this.state.changed();
+    return { cisInvcNo, receipt: filed.receipt, totals: filed.totals };
   }
 
   /** The protocol calls the device answered, oldest first (the newest CALL_LOG_LIMIT), optionally of one endpoint. */

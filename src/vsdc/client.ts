@@ -248,6 +248,29 @@ function withTarget(payload: object, target: DeviceTarget): object {
   return Object.assign({}, payload, { tpin: target.tpin, bhfId: target.bhfId });
 }
 
+/**
+ * The calls in flight under each caller's signal (a filer's stop signal covers all of its calls):
+ * one listener per signal aborts them all, instead of one listener per call (which a busy filer
+ * would pile up past the EventTarget's warning threshold).
+ */
+const followers = new WeakMap<AbortSignal, Set<AbortController>>();
+
+function follow(signal: AbortSignal, controller: AbortController): () => void {
+  if (signal.aborted) {
+    controller.abort();
+    return () => {};
+  }
+  let set = followers.get(signal);
+  if (!set) {
+    const calls = new Set<AbortController>();
+    followers.set(signal, (set = calls));
+    signal.addEventListener('abort', () => calls.forEach((c) => c.abort()), { once: true });
+  }
+  set.add(controller);
+  const calls = set;
+  return () => calls.delete(controller);
+}
+
 export function createVsdcClient(options: VsdcClientOptions = {}): VsdcClient {
   const defaultTimeoutMs = options.timeoutMs ?? 20_000;
   const agent = new Agent({
@@ -264,8 +287,16 @@ export function createVsdcClient(options: VsdcClientOptions = {}): VsdcClient {
       return unreachable('network_error', `invalid vsdcBaseUrl "${target.baseUrl}"`);
     }
     const timeoutMs = callOptions.timeoutMs ?? defaultTimeoutMs;
-    const deadline = AbortSignal.timeout(timeoutMs);
-    const signal = callOptions.signal ? AbortSignal.any([deadline, callOptions.signal]) : deadline;
+    // One controller and one timer per call: AbortSignal.timeout() with AbortSignal.any() cost
+    // ~4 % of the gateway's CPU under the sales load (issue 22's profile).
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    const cancel = callOptions.signal;
+    const unfollow = cancel ? follow(cancel, controller) : undefined;
     const body = JSON.stringify(withTarget(payload, target));
     try {
       const response = await request(url, {
@@ -273,15 +304,18 @@ export function createVsdcClient(options: VsdcClientOptions = {}): VsdcClient {
         dispatcher: agent,
         headers: { 'content-type': 'application/json', accept: 'application/json' },
         body,
-        signal,
+        signal: controller.signal,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
       const text = await response.body.text();
       return interpretReply(endpoint, response.statusCode, text);
     } catch (err) {
-      if (callOptions.signal?.aborted && !deadline.aborted) return unreachable('aborted', 'the caller cancelled the call');
-      return fromNetworkError(err, deadline.aborted);
+      if (cancel?.aborted && !timedOut) return unreachable('aborted', 'the caller cancelled the call');
+      return fromNetworkError(err, timedOut);
+    } finally {
+      clearTimeout(timer);
+      unfollow?.();
     }
   }
 

@@ -38,10 +38,15 @@ export const LEASES = {
   items: { key: 'id', until: 'lease_until', due: 'next_attempt_at' },
   import_items: { key: 'id', until: 'lease_until', due: 'next_attempt_at' },
   import_pulls: { key: 'device_id', until: 'lease_until', due: 'next_pull_at' },
+  purchases: { key: 'id', until: 'lease_until', due: 'next_attempt_at' },
+  purchase_pulls: { key: 'device_id', until: 'lease_until', due: 'next_pull_at' },
+  authority_pulls: { key: 'id', until: 'lease_until', due: 'next_pull_at' },
   filing_queues: { key: 'device_id', until: 'lease_until', holder: 'lease_owner', due: 'next_attempt_at' },
   webhook_deliveries: { key: 'id', until: 'locked_until', holder: 'lease_token', due: 'next_attempt_at' },
   devices: { key: 'id', until: 'init_claimed_until' },
   catalogue_sync: { key: 'id', until: 'claimed_until' },
+  reconciliation_runs: { key: 'id', until: 'lease_until', holder: 'lease_owner', due: 'next_attempt_at' },
+  stock_branches: { key: 'device_id', until: 'lease_until', holder: 'lease_owner', due: 'next_attempt_at' },
 } as const satisfies { [T in keyof DB]?: LeaseColumns<T> };
 
 export type LeasedTable = keyof typeof LEASES;

@@ -4,7 +4,7 @@
 // the database (lease + SKIP LOCKED), so any number of processes may run these loops.
 import type { Config } from '../config.ts';
 import type { Logger } from '../observability/log.ts';
-import type { WriteOutcome } from '../vsdc/outcome.ts';
+import type { SelectOutcome, WriteOutcome } from '../vsdc/outcome.ts';
 import { sql } from 'kysely';
 import { backoffMs } from './backoff.ts';
 import { fromNow } from './lease-sql.ts';
@@ -33,6 +33,31 @@ export function sendOutcomeOf(config: Pick<Config, 'filingRetryMs'>, outcome: Wr
   }
 }
 
+/** What a scheduled select pull (`lastReqDt` → `resultDt`) does with its answer. */
+export type PullStep<T> =
+  /** Store what came (`data` null: nothing changed) and start the next pull from `resultDt`. */
+  | { kind: 'save'; data: T | null; resultDt: string | null }
+  /** No usable answer: keep `lastReqDt`, try again in `retryInMs`. */
+  | { kind: 'defer'; retryInMs: number; error: string };
+
+/**
+ * Reads a select pull's answer for a feed pulled every `intervalMs` that had `failures` deferred
+ * pulls in a row: a refusal waits for the next interval, an unreachable VSDC is retried with
+ * backoff (never later than the interval).
+ */
+export function pullStepOf<T>(config: Pick<Config, 'filingRetryMs'>, outcome: SelectOutcome<T>, intervalMs: number, failures: number): PullStep<T> {
+  switch (outcome.kind) {
+    case 'ok':
+      return { kind: 'save', data: outcome.data, resultDt: outcome.resultDt };
+    case 'empty':
+      return { kind: 'save', data: null, resultDt: outcome.resultDt };
+    case 'rejected':
+      return { kind: 'defer', retryInMs: intervalMs, error: `${outcome.code} ${outcome.message}` };
+    case 'unreachable':
+      return { kind: 'defer', retryInMs: Math.min(intervalMs, backoffMs(config.filingRetryMs, failures + 1)), error: `${outcome.reason}: ${outcome.detail}` };
+  }
+}
+
 /** The retry columns (RetryColumns) after the VSDC did not answer: one more unreachable attempt, the next one `retryInMs` from now. */
 export function unansweredColumns(unreachable: { detail: string; retryInMs: number }) {
   return { retry_attempts: sql<number>`retry_attempts + 1`, next_attempt_at: fromNow(unreachable.retryInMs), last_unreachable: unreachable.detail.slice(0, 1000) };
@@ -40,6 +65,21 @@ export function unansweredColumns(unreachable: { detail: string; retryInMs: numb
 
 /** The retry columns after an answer (or a change that starts the row afresh): no unreachable attempts. */
 export const ANSWERED_COLUMNS = { retry_attempts: 0, last_unreachable: null } as const;
+
+/**
+ * The columns of an answer filed with the authority (a customs line's or a purchase's decision)
+ * after its send: accepted or refused with the authority's code, or one more unreachable attempt.
+ */
+export function answerFilingColumns(outcome: VsdcSendOutcome) {
+  switch (outcome.kind) {
+    case 'accepted':
+      return { filing_state: 'accepted' as const, filing_code: outcome.code, filing_message: null, filed_at: sql<Date>`now()`, next_attempt_at: null, ...ANSWERED_COLUMNS };
+    case 'refused':
+      return { filing_state: 'failed' as const, filing_code: outcome.code, filing_message: outcome.message, next_attempt_at: null, ...ANSWERED_COLUMNS };
+    case 'unreachable':
+      return unansweredColumns(outcome);
+  }
+}
 
 export interface PollingWorkerOptions {
   /** `module.job`; on every line the worker logs. */

@@ -135,18 +135,18 @@ describe(`console read endpoints (${engineName})`, () => {
     assert.equal(filings.bucketSeconds, 60);
     assert.equal(new Date(filings.to).getTime() - new Date(filings.from).getTime(), 86_400_000);
     const counts = await h.ctx.db.selectFrom('sales').select(['status']).where('tenant_id', '=', h.merchant.tenantId).execute();
-    const expected = { uploaded: 0, pending: 0, failed: 0 };
+    const expected = { uploaded: 0, pending: 0, failed: 0, resolved: 0 };
     for (const row of counts) expected[row.status]++;
     assert.deepEqual(filings.totals, expected);
-    const summed = { uploaded: 0, pending: 0, failed: 0 };
+    const summed = { uploaded: 0, pending: 0, failed: 0, resolved: 0 };
     for (const b of filings.buckets) {
       assert.equal(new Date(b.at).getUTCSeconds(), 0, 'buckets start on the minute');
-      for (const status of ['uploaded', 'pending', 'failed'] as const) summed[status] += b[status];
+      for (const status of ['uploaded', 'pending', 'failed', 'resolved'] as const) summed[status] += b[status];
     }
     assert.deepEqual(summed, expected);
     assert.equal(ok(await asPartner('/api/v1/partner/filings?window=1h')).data.window, '1h');
     assert.equal((await asPartner('/api/v1/partner/filings?window=2d')).statusCode, 422);
-    assert.deepEqual(ok(await asPartner('/api/v1/partner/filings', other)).data.totals, { uploaded: 0, pending: 0, failed: 0 });
+    assert.deepEqual(ok(await asPartner('/api/v1/partner/filings', other)).data.totals, { uploaded: 0, pending: 0, failed: 0, resolved: 0 });
   });
 
   test('webhook success rate per endpoint, needing webhooks:read', async () => {

@@ -219,6 +219,9 @@ describe(`the console in a real browser (${engineName})`, { skip: skipBrowser },
     }
     await page.locator('#window-filter').selectOption('1h');
 
+    await open('Authority', 'Authority');
+    await page.locator('td[data-label="Device"]').getByText('registered', { exact: true }).waitFor();
+
     await open('Webhooks', 'Webhooks');
     await page.getByRole('link', { name: 'Deliveries' }).click();
     const status = page.getByTestId(`delivery-status-${failedDelivery.id}`);
@@ -242,10 +245,23 @@ describe(`the console in a real browser (${engineName})`, { skip: skipBrowser },
     }, 'the resent delivery to arrive');
     assert.ok(receiver.requestsFor(failedDelivery.id).some((r) => r.headers['x-webhook-event']), 'the receiver got it');
 
+    // A reconciliation started from the console, followed to its end.
+    h.sim.control.clearFaults(h.merchant.tpin, '000');
+    const altered = h.sim.control.documents(h.merchant.tpin, '000', { filedOnly: true })[0]!;
+    h.sim.control.alterFiled(h.merchant.tpin, '000', altered.cisInvcNo!, { rcptSign: 'TAMPEREDSIGN0000' });
+    await open('Reconciliations', 'Reconciliations');
+    await page.getByLabel('Merchant id').fill(String(h.merchant.tenantId));
+    await page.getByRole('button', { name: 'Reconcile' }).click();
+    await eventually(async () => {
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      const done = (await page.getByText('completed', { exact: true }).count()) > 0;
+      return done && (await page.getByText(/receiptSignature: ours .*, the VSDC's TAMPEREDSIGN0000/).count()) > 0 ? true : undefined;
+    }, 'the reconciliation to complete in the console, with the altered document');
+    await shoot('partner-reconciliations');
+
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to the console' }).waitFor();
     assert.equal(await page.evaluate<number>('sessionStorage.length'), 0, 'signing out forgets the key');
-    h.sim.control.clearFaults(h.merchant.tpin, '000');
   });
 
   test('the operator signs in and sees partners, merchants with their account states, and the audit log', async () => {

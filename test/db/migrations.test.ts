@@ -63,9 +63,19 @@ describe(`schema upgrade from ${FROM} with data (${engineName})`, () => {
     assert.ok(upgraded.length > 0 && !upgraded.includes(FROM), `migrations after ${FROM} ran: ${upgraded.join(', ')}`);
 
     const added: Record<string, Record<string, unknown>> = {
-      tenants: { offline_policy: 'queue' },
+      tenants: { offline_policy: 'queue', timezone: 'Africa/Lusaka', stock_tracking: true, origin: 'partner' },
       filing_queues: { probed_at: null },
-      sales: { filing_details: null },
+      sales: {
+        filing_details: null,
+        replaces_sale_id: null,
+        resolution_kind: null,
+        resolved_at: null,
+        resolved_by: null,
+        resolution_note: null,
+        replaced_by_sale_id: null,
+        receipt_print_count: 0,
+        receipt_printed_at: null,
+      },
       sale_lines: { discount: '0.00', rrp: null, supply: null },
     };
     for (const table of TABLES) {
@@ -75,5 +85,8 @@ describe(`schema upgrade from ${FROM} with data (${engineName})`, () => {
     // The application reads the upgraded rows: the pending credit note's branch is ready to file.
     const device = before.devices![0]!.id as number;
     assert.deepEqual(await branchesReady(db, 10), [device]);
+    // Stock is booked from the upgrade on: the branch's documents so far are not.
+    const stock = await sql<{ booked_invoice_no: number }>`select booked_invoice_no from stock_branches where device_id = ${device}`.execute(db);
+    assert.deepEqual(stock.rows.map((r) => Number(r.booked_invoice_no)), [2]);
   });
 });

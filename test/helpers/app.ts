@@ -17,6 +17,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     secretKey: TEST_SECRET_KEY,
     adminToken: TEST_ADMIN_TOKEN,
     builtinSimulator: false,
+    // scrypt at N=2^10 instead of 2^15: hashes stay real, a test run is not 30 ms a password.
+    passwordScryptLog2N: 10,
     ...overrides,
   };
 }

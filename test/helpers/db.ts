@@ -17,7 +17,8 @@ export const engineName = onPostgres ? 'postgres' : 'embedded';
 const fingerprint = createHash('sha256').update(migrationsFingerprint()).digest('hex').slice(0, 12);
 const CACHE_DIR = join(process.cwd(), 'node_modules', '.cache', 'fiscal-gateway');
 
-async function embeddedTemplate(): Promise<Blob> {
+/** The migrated embedded database as a data-directory dump (cached per migration set). */
+export async function embeddedTemplate(): Promise<Blob> {
   const path = join(CACHE_DIR, `pglite-template-${fingerprint}.tar.gz`);
   if (!existsSync(path)) {
     const pglite = await PGlite.create();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { pullDueBranches } from '../../src/modules/imports/service.ts';
-import { claimDuePulls } from '../../src/modules/imports/store.ts';
+import { claimDuePulls } from '../../src/workers/branch-pulls.ts';
 import { engineName } from '../helpers/db.ts';
 import { CLASS_CODE, expectCoded, expectInvalid, expectStatus, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';
 import { importFilingWorker, importPullWorker } from '../../src/modules/imports/worker.ts';
@@ -74,10 +74,10 @@ describe(`customs imports (${engineName})`, () => {
   test('a branch is claimed by one puller at a time', async () => {
     const merchant = await h.addMerchant({ branches: ['000'] });
     const lease = 60_000; // ms
-    const [a, b] = await Promise.all([claimDuePulls(h.t.ctx.db, lease, 1000), claimDuePulls(h.t.ctx.db, lease, 1000)]);
+    const [a, b] = await Promise.all([claimDuePulls(h.t.ctx.db, 'import_pulls', lease, 1000), claimDuePulls(h.t.ctx.db, 'import_pulls', lease, 1000)]);
     const mine = [...a!, ...b!].filter((p) => p.tenantId === merchant.tenantId);
     assert.equal(mine.length, 1, 'two pullers never get the same branch');
-    assert.equal((await claimDuePulls(h.t.ctx.db, lease, 1000)).filter((p) => p.tenantId === merchant.tenantId).length, 0, 'leased: nobody else takes it');
+    assert.equal((await claimDuePulls(h.t.ctx.db, 'import_pulls', lease, 1000)).filter((p) => p.tenantId === merchant.tenantId).length, 0, 'leased: nobody else takes it');
   });
 
   test('an unreachable VSDC defers the pull without losing the position', async () => {

@@ -7,6 +7,7 @@ import { SCOPES, type CatalogedRoute, type Scope } from '../../src/http/auth.ts'
 import { PREFIXES } from '../../src/credentials/secret-format.ts';
 import { registerDevice } from '../../src/modules/provisioning/devices-service.ts';
 import { mintApiKey, revokeApiKey, revokeToken } from '../../src/modules/provisioning/credentials-service.ts';
+import { seedSignedInUser, type SignedInUser } from '../helpers/accounts.ts';
 import { engineName } from '../helpers/db.ts';
 import { ManualClock, TEST_ADMIN_TOKEN, bearer, seedMerchant, seedPartner, startTestApp, type TestApp } from '../helpers/app.ts';
 import { markInitialised, partnerKeyWithScopes, tokenWithAbilities, unknownSecret } from '../helpers/credentials.ts';
@@ -38,6 +39,9 @@ describe(`authentication and authorisation on every route (${engineName})`, () =
     otherSdcId: string;
     foreignSdcId: string;
     tenantId: number;
+    owner: SignedInUser;
+    viewer: SignedInUser;
+    signedOut: SignedInUser;
   };
 
   before(async () => {
@@ -64,7 +68,12 @@ describe(`authentication and authorisation on every route (${engineName})`, () =
       lackingScope[scope] = (await partnerKeyWithScopes(t.ctx, m.partner.partnerId, SCOPES.filter((s) => s !== scope))).secret;
     }
 
+    const signedOut = await seedSignedInUser(t.ctx, m.tenant.id);
+    await t.ctx.db.updateTable('user_sessions').set({ revoked_at: clock.now() }).where('user_id', '=', signedOut.userId).execute();
     Object.assign(creds, {
+      owner: await seedSignedInUser(t.ctx, m.tenant.id, 'owner'),
+      viewer: await seedSignedInUser(t.ctx, m.tenant.id, 'viewer'),
+      signedOut,
       partner: m.partner.secret,
       lackingScope,
       revokedPartner: revokedPartner.secret,
@@ -147,6 +156,15 @@ describe(`authentication and authorisation on every route (${engineName})`, () =
         for (const h of <Array<Record<string, string>>>[{}, bearer('wrong-admin-token-000000'), bearer(creds.partner), bearer(creds.token)]) {
           assertCoded(await call(route, h), 401);
         }
+      } else if (surface === 'account') {
+        for (const h of <Array<Record<string, string>>>[{}, bearer(creds.token), bearer(creds.partner), { cookie: 'fg_session=garbage' }, creds.signedOut.headers, { cookie: `fg_session=${creds.token}` }]) {
+          assertCoded(await call(route, h), 401);
+        }
+        if (route.method !== 'GET') {
+          assertCoded(await call(route, { cookie: creds.owner.headers.cookie }), 403, 'csrf_token_invalid');
+          assertCoded(await call(route, { ...creds.owner.headers, 'x-csrf-token': creds.viewer.headers['x-csrf-token'] }), 403, 'csrf_token_invalid');
+        }
+        if (route.auth.role !== 'viewer') assertCoded(await call(route, creds.viewer.headers), 403, 'role_insufficient');
       } else if (surface === 'public' || surface === 'till_login') {
         continue; // no credential to refuse (till_login: the body's login, tested in compat)
       } else {

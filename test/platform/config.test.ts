@@ -14,6 +14,9 @@ describe('configuration', () => {
     assert.equal(c.webhookTimeoutMs, 10000);
     assert.deepEqual(c.webhookRetryDelaysSec, [60, 300, 1800, 7200, 21600]);
     assert.equal(c.importPullIntervalSec, 3600);
+    assert.equal(c.purchasePullIntervalSec, 3600);
+    assert.equal(c.noticePullIntervalSec, 3600);
+    assert.equal(c.branchSyncIntervalSec, 86400);
     assert.equal(c.keyRotationGraceSec, 86400);
     assert.equal(c.adminToken, undefined);
   });
@@ -59,6 +62,9 @@ describe('configuration', () => {
     ['WEBHOOK_TIMEOUT_MS', { WEBHOOK_TIMEOUT_MS: 'x' }],
     ['WEBHOOK_RETRY_DELAYS', { WEBHOOK_RETRY_DELAYS: '1,,x' }],
     ['IMPORT_PULL_INTERVAL', { IMPORT_PULL_INTERVAL: '0' }],
+    ['PURCHASE_PULL_INTERVAL', { PURCHASE_PULL_INTERVAL: '0' }],
+    ['NOTICE_PULL_INTERVAL', { NOTICE_PULL_INTERVAL: '1h' }],
+    ['BRANCH_SYNC_INTERVAL', { BRANCH_SYNC_INTERVAL: '0' }],
     ['KEY_ROTATION_GRACE', { KEY_ROTATION_GRACE: 'soon' }],
     ['FILING_RETRY_MS', { FILING_RETRY_MS: '0' }],
     ['ADMIN_TOKEN', { ADMIN_TOKEN: 'abc' }],

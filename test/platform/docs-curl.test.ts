@@ -79,6 +79,8 @@ describe(`the docs' curl examples run against a started gateway (${engineName})`
         DATABASE_URL: database?.url,
         ADMIN_TOKEN: TEST_ADMIN_TOKEN,
         SALE_WAIT_MS: '5000',
+        // docs/purchases.md seeds a purchase at the simulator and waits for the gateway's next pull.
+        PURCHASE_PULL_INTERVAL: '2',
       }),
     );
     // What the reader pastes from npm start's output, and the operator token they started it with.

@@ -7,6 +7,7 @@ import { saveSync } from '../../src/modules/catalogue/store.ts';
 import { registerDevice } from '../../src/modules/provisioning/devices-service.ts';
 import { updateTenantAccount } from '../../src/modules/provisioning/partners-service.ts';
 import { mintApiKey } from '../../src/modules/provisioning/credentials-service.ts';
+import { seedSignedInUser, seedSignedInUsers } from '../helpers/accounts.ts';
 import { engineName } from '../helpers/db.ts';
 import { TEST_ADMIN_TOKEN, bearer, seedMerchant, startTestApp, type TestApp } from '../helpers/app.ts';
 import { markInitialised } from '../helpers/credentials.ts';
@@ -52,6 +53,9 @@ async function startFixture(options: { unlimited?: boolean; catalogue?: boolean 
   const device = await registerDevice(t.ctx.db, { type: 'cli' }, m.tenantRow, { deviceSerial: 'FUZZ', branch: '000', vsdcBaseUrl: 'http://127.0.0.1:9/vsdc' });
   await markInitialised(t.ctx, device.id, 'SDC-FUZZ-0001');
   const wrapped = await mintApiKey(t.ctx.db, { type: 'cli' }, m.tenantRow, { dialect: 'wrapped' });
+  const user = await seedSignedInUser(t.ctx, tenantId);
+  // Signing out ends the session it is sent with: those routes get a fresh user's session each time.
+  const spare = await seedSignedInUsers(t.ctx, tenantId, 300);
   const headersFor = (route: CatalogedRoute): Record<string, string> => {
     switch (route.auth.surface) {
       case 'partner':
@@ -62,6 +66,8 @@ async function startFixture(options: { unlimited?: boolean; catalogue?: boolean 
         return { 'x-api-key': route.url.includes('Invoice') ? wrapped.key : m.apiKey, 'x-sdcid': 'SDC-FUZZ-0001' };
       case 'admin':
         return bearer(TEST_ADMIN_TOKEN);
+      case 'account':
+        return route.url.includes('/signout') ? (spare.pop() ?? user).headers : user.headers;
       default:
         return {};
     }

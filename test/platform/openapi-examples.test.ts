@@ -8,6 +8,8 @@ import { provisionDemo, type DemoCredentials } from '../../src/dev/demo.ts';
 import { syncCatalogue } from '../../src/modules/catalogue/service.ts';
 import { filingWorker } from '../../src/modules/filing/worker.ts';
 import { pullDueBranches } from '../../src/modules/imports/service.ts';
+import { pullDuePurchaseBranches } from '../../src/modules/purchases/service.ts';
+import { runToCompletion } from '../../src/modules/reconciliation/service.ts';
 import { startSimulator, type Simulator } from '../../src/simulator/index.ts';
 import { startWorkers } from '../../src/workers/index.ts';
 import { TEST_ADMIN_TOKEN, bearer, startTestApp, type TestApp } from '../helpers/app.ts';
@@ -27,6 +29,8 @@ interface Step {
   path?: () => Record<string, string | number>;
   /** What the operation needs that no example can give. */
   prepare?: () => Promise<void>;
+  /** The body to send instead of the example, from it: a one-time link's token cannot be an example. */
+  body?: (example: Record<string, unknown>) => Record<string, unknown>;
   /** What a later step takes from the answer. */
   then?: (res: LightMyRequestResponse) => Promise<void> | void;
 }
@@ -38,7 +42,7 @@ describe(`every request example succeeds against the demo provisioning (${engine
   let workers: ReturnType<typeof startWorkers>;
   let demo: DemoCredentials;
   let ops: DocumentedOperation[];
-  const state: { apiKey?: string; sdcId?: string; importItems?: number[] } = {};
+  const state: { session?: Record<string, string>; apiKey?: string; sdcId?: string; importItems?: number[]; purchases?: number[]; failedSales?: number[] } = {};
 
   before(async () => {
     sim = await startSimulator({ port: 0 });
@@ -61,6 +65,19 @@ describe(`every request example succeeds against the demo provisioning (${engine
   });
 
   const tenantToken = () => bearer(demo.tenantToken);
+  /** A sale the authority refused: what reissue and resolve act on. */
+  const failedSale = async (): Promise<number> => {
+    sim.control.setFaults(demo.tpin, demo.branch, { reject: { count: 1, code: '910', message: 'Request parameter error' } });
+    const created = await t.inject({ method: 'POST', url: '/api/v1/sales', headers: tenantToken(), payload: { items: [{ name: 'Refused', classificationCode: '50221200', quantity: 1, price: 10 }] } });
+    const id = created.json().data.id as number;
+    await eventually(async () => (await t.inject({ method: 'GET', url: `/api/v1/sales/${id}`, headers: tenantToken() })).json().data.status === 'failed', 'the sale refused');
+    return id;
+  };
+  const outboxToken = (kind: string) => t.ctx.mailer.outboxMails().find((m) => m.kind === kind)!.link!.split('#token=')[1]!;
+  const finishReconciliation = async (res: LightMyRequestResponse) => {
+    const run = await runToCompletion(t.ctx, res.json().data.id as number, 'openapi-examples', new AbortController().signal, () => undefined);
+    assert.equal(run.status, 'completed', JSON.stringify(run));
+  };
 
   /** In the order a developer would try them: each step may use what an earlier one created. */
   const steps: Step[] = [
@@ -85,9 +102,21 @@ describe(`every request example succeeds against the demo provisioning (${engine
     },
     { operationId: 'createCreditNote' },
     { operationId: 'createDebitNote' },
+    {
+      operationId: 'reissueSale',
+      prepare: async () => {
+        state.failedSales = [await failedSale(), await failedSale(), await failedSale(), await failedSale()];
+      },
+      path: () => ({ sale: state.failedSales![0]! }),
+    },
+    { operationId: 'resolveSale', path: () => ({ sale: state.failedSales![1]! }) },
+    { operationId: 'reissueTenantSale', path: () => ({ tenant: demo.tenantId, sale: state.failedSales![2]! }) },
+    { operationId: 'resolveTenantSale', path: () => ({ tenant: demo.tenantId, sale: state.failedSales![3]! }) },
     { operationId: 'createCustomer' },
     { operationId: 'createItem', then: (res) => assert.equal(res.json().data.itemCode, 'ZM2NTU0000001', 'the code the import approval example names') },
     { operationId: 'updateItem' },
+    { operationId: 'createStockAdjustment' },
+    { operationId: 'updateStockSettings' },
     {
       operationId: 'approveImportItem',
       // No endpoint creates import items: the authority sends them (here through the simulator's
@@ -105,6 +134,26 @@ describe(`every request example succeeds against the demo provisioning (${engine
       path: () => ({ importItem: state.importItems![0]! }),
     },
     { operationId: 'rejectImportItem', path: () => ({ importItem: state.importItems![1]! }) },
+    {
+      operationId: 'acceptPurchase',
+      // As import items: the authority sends purchases (here seeded through the simulator) and
+      // the gateway pulls them; their ids come from the list.
+      prepare: async () => {
+        sim.control.feedPurchases(demo.tpin, demo.branch, [{ spplrInvcNo: 301 }, { spplrInvcNo: 302 }]);
+        await pullDuePurchaseBranches(t.ctx, 3_600_000);
+        const list = await t.inject({ method: 'GET', url: '/api/v1/purchases', headers: tenantToken() });
+        state.purchases = (list.json().data as Array<{ id: number }>).map((p) => p.id).sort((a, b) => a - b);
+        assert.equal(state.purchases.length, 2, list.body);
+      },
+      path: () => ({ purchase: state.purchases![0]! }),
+    },
+    { operationId: 'rejectPurchase', path: () => ({ purchase: state.purchases![1]! }) },
+    { operationId: 'closeDay' },
+    { operationId: 'closeTenantDay', path: () => ({ tenant: demo.tenantId }) },
+    // One open reconciliation per branch: each run is finished before the next example starts one.
+    { operationId: 'createReconciliation', then: finishReconciliation },
+    { operationId: 'createTenantReconciliation', path: () => ({ tenant: demo.tenantId }), then: finishReconciliation },
+    { operationId: 'adminCreateReconciliation', path: () => ({ tenant: demo.tenantId }), then: finishReconciliation },
     { operationId: 'createTillLogin' },
     { operationId: 'legacyGetActiveKey' },
     {
@@ -117,6 +166,22 @@ describe(`every request example succeeds against the demo provisioning (${engine
       },
     },
     { operationId: 'adminCreatePartner' },
+    // Merchant accounts: the links' tokens come from the development outbox, as a reader reads them.
+    { operationId: 'signUp' },
+    { operationId: 'verifyEmail', body: (example) => ({ ...example, token: outboxToken('verify_email') }) },
+    {
+      operationId: 'signIn',
+      then: (res) => {
+        const cookie = /^fg_session=[^;]+/.exec(String(res.headers['set-cookie']))![0];
+        state.session = { cookie, 'x-csrf-token': res.json().data.csrfToken as string };
+      },
+    },
+    { operationId: 'inviteAccountUser' },
+    { operationId: 'acceptInvitation', body: (example) => ({ ...example, token: outboxToken('invitation') }) },
+    { operationId: 'changePassword' },
+    { operationId: 'requestPasswordReset' },
+    { operationId: 'confirmPasswordReset', body: (example) => ({ ...example, token: outboxToken('password_reset') }) },
+    { operationId: 'inviteTenantOwner' },
     // The id parameter names partner keys, tokens and keys too, where any suggested id could
     // revoke the demo's own credential: it has no example. Here it is the demo merchant.
     { operationId: 'adminUpdateTenant', path: () => ({ id: demo.tenantId }) },
@@ -127,6 +192,7 @@ describe(`every request example succeeds against the demo provisioning (${engine
     if ('tenantToken' in requirement) return tenantToken();
     if ('partnerKey' in requirement) return bearer(demo.partnerKey);
     if ('adminToken' in requirement) return bearer(TEST_ADMIN_TOKEN);
+    if ('sessionCookie' in requirement) return state.session!;
     if ('fiscalisationKey' in requirement) return { 'x-api-key': state.apiKey!, ...('sdcId' in requirement ? { 'x-sdcid': state.sdcId! } : {}) };
     return {};
   }
@@ -148,7 +214,7 @@ describe(`every request example succeeds against the demo provisioning (${engine
         method: op.method as InjectOptions['method'],
         url: fillPath(op, step.path?.()),
         headers: { ...headerExamples, ...credentialFor(op), 'content-type': 'application/json' },
-        payload: JSON.stringify(requestExample(op.operation)),
+        payload: JSON.stringify(step.body ? step.body(requestExample(op.operation) as Record<string, unknown>) : requestExample(op.operation)),
       });
       assert.ok(res.statusCode >= 200 && res.statusCode < 300, `${step.operationId} (${op.name}) answered ${res.statusCode}: ${res.body}`);
       await step.then?.(res);

@@ -8,6 +8,7 @@ import type { RouteAuth } from '../../src/http/auth.ts';
 import { ERROR_CODES } from '../../src/http/error-codes.ts';
 import { operationKey } from '../../src/http/openapi-errors.ts';
 import { TEST_ADMIN_TOKEN, bearer } from '../helpers/app.ts';
+import { seedSignedInUser } from '../helpers/accounts.ts';
 import { engineName } from '../helpers/db.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
 import { ResponseChecker, operationsOf, requestExample, servedDocument, type DocumentedOperation, type OpenApiDocument } from '../helpers/openapi.ts';
@@ -29,6 +30,8 @@ function expectedSecurity(auth: RouteAuth): Array<Record<string, string[]>> {
       return auth.branch === 'none' ? [{ fiscalisationKey: [] }] : [{ fiscalisationKey: [], sdcId: [] }];
     case 'admin':
       return [{ adminToken: [] }];
+    case 'account':
+      return [{ sessionCookie: [] }];
     case 'public':
     case 'till_login':
       return [];
@@ -42,6 +45,7 @@ const SURFACE_STATUSES: Record<RouteAuth['surface'], number[]> = {
   compat: [401, 402, 403, 429],
   till_login: [401, 402, 403, 429],
   admin: [401],
+  account: [401, 403, 429],
   public: [],
 };
 const READS_A_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -76,6 +80,7 @@ describe(`the OpenAPI document (${engineName})`, () => {
       admin: bearer(TEST_ADMIN_TOKEN),
       till_login: {},
       public: {},
+      account: (await seedSignedInUser(h.ctx, h.merchant.tenantId)).headers,
     };
   });
   after(() => h.close());

@@ -52,7 +52,7 @@ describe(`the gateway process (${engineName})`, () => {
   test('a restart while the killed process is still a zombie reaps its lock', { skip: onPostgres && 'the data-directory lock guards the embedded database only' }, async () => {
     // `exec sleep` makes sleep the gateway's parent, and sleep never reaps a child: once killed,
     // the gateway stays a zombie (as it does for seconds under a busy supervisor).
-    const parent = spawn('sh', ['-c', `"$0" --import tsx "$1" serve & exec sleep 600`, process.execPath, MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const parent = spawn('sh', ['-c', `"$0" "$1" serve & exec sleep 600`, process.execPath, MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     parent.stdout.on('data', (d) => (out += d));
     parent.stderr.on('data', (d) => (out += d));

@@ -180,11 +180,13 @@ describe(`development start (${engineName})`, () => {
       const device = `http://127.0.0.1:${simulatorPort}/_sim/devices/2000000001/000`;
       const first = await spawnGateway(env);
       children.push(first);
-      // The workers' first calls (catalogue, customs imports) answered: the held call will be the filing's.
+      // The workers' first calls (catalogue, customs imports, notices, and branches beside the
+      // initialisation's own) answered: the held call will be the filing's.
       await eventually(async () => {
         const { calls } = (await (await fetch(`${device}/calls`)).json()) as { calls: Array<{ endpoint: string }> };
-        return ['selectItemsClass', 'selectImportItems'].every((e) => calls.some((c) => c.endpoint === e)) ? true : undefined;
-      }, 'the catalogue and import workers to have called the demo device');
+        const answered = ['selectItemsClass', 'selectImportItems', 'selectNotices'].every((e) => calls.some((c) => c.endpoint === e));
+        return answered && calls.filter((c) => c.endpoint === 'selectBranches').length >= 2 ? true : undefined;
+      }, 'the catalogue, import and authority workers to have called the demo device');
       const hold = await fetch(`${device}/faults`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ delayMs: 600_000 }) });
       assert.equal(hold.status, 200);
       const sale = await runPrintedCurl(first.output());

@@ -8,21 +8,22 @@ const STATUSES = [
   ['failed', 'Failed (refused by the authority)'],
   ['pending', 'Pending (waiting to be filed)'],
   ['uploaded', 'Uploaded (fiscalised)'],
+  ['resolved', 'Resolved (refused, then reissued or marked)'],
 ] as const;
 
-const TONES = { failed: 'danger', pending: 'warn', uploaded: 'ok' } as const;
+const TONES = { failed: 'danger', pending: 'warn', uploaded: 'ok', resolved: 'neutral' } as const;
 
-/** Opens the receipt in a new tab from a blob: the secret travels in a header, never in a URL. */
-async function openReceipt(api: Api, doc: DocumentSummary, ctx: ViewContext, button: HTMLButtonElement): Promise<void> {
+/** Opens a receipt in a new tab from a blob: the secret travels in a header, never in a URL. */
+async function openReceipt(api: Api, doc: DocumentSummary, ctx: ViewContext, button: HTMLButtonElement, saleId = doc.id, label = `invoice ${doc.invoiceNo}`): Promise<void> {
   const opened = window.open('', '_blank');
   button.disabled = true;
   try {
-    const blob = await api.blob(`/api/v1/tenants/${doc.tenantId}/sales/${doc.id}/receipt`, 'application/pdf');
+    const blob = await api.blob(`/api/v1/tenants/${doc.tenantId}/sales/${saleId}/receipt`, 'application/pdf');
     const url = URL.createObjectURL(blob);
     if (opened) opened.location.href = url;
     else window.location.assign(url);
     setTimeout(() => URL.revokeObjectURL(url), 60_000);
-    ctx.announce(`Receipt of invoice ${doc.invoiceNo} opened in a new tab.`);
+    ctx.announce(`Receipt of ${label} opened in a new tab.`);
   } catch (err) {
     opened?.close();
     ctx.announce(err instanceof ApiProblem ? err.message : problemMessage(err));
@@ -36,6 +37,30 @@ function receiptCell(doc: DocumentSummary, ctx: ViewContext, printable: boolean)
   if (!printable) return '—';
   const button: HTMLButtonElement = h('button', { type: 'button', class: 'link-button', onclick: () => void openReceipt(ctx.api, doc, ctx, button) }, `Receipt (PDF) for invoice ${doc.invoiceNo}`);
   return button;
+}
+
+/** How a refused document was resolved (or which one a reissue replaces), with a link to the replacement's receipt. */
+function resolutionCell(doc: DocumentSummary, ctx: ViewContext, printable: boolean) {
+  const resolution = doc.resolution;
+  if (!resolution) return doc.replacesSaleId === null ? '—' : h('small', null, `Reissue of document ${doc.replacesSaleId}`);
+  const replacement = resolution.replacedBySaleId;
+  let link: HTMLElement | null = null;
+  if (replacement !== null && printable) {
+    const button: HTMLButtonElement = h(
+      'button',
+      { type: 'button', class: 'link-button', onclick: () => void openReceipt(ctx.api, doc, ctx, button, replacement, `document ${replacement}, the reissue of invoice ${doc.invoiceNo}`) },
+      `Receipt of the replacement, document ${replacement} (PDF)`,
+    );
+    link = button;
+  }
+  return h(
+    'span',
+    { class: 'stack resolution' },
+    h('span', null, resolution.kind === 'reissued' ? `Reissued as document ${replacement ?? '?'}` : 'Marked resolved'),
+    h('small', null, 'By ', `${resolution.by.type.replace('_', ' ')} ${resolution.by.id ?? ''}`.trim(), ', ', dateTime(resolution.at)),
+    resolution.note ? h('small', null, `Note: ${resolution.note}`) : null,
+    link,
+  );
 }
 
 export function documentsView(base: string, options: { printable: boolean }): View {
@@ -74,14 +99,21 @@ export function documentsView(base: string, options: { printable: boolean }): Vi
       badge(doc.status, TONES[doc.status]),
       doc.resultCode ?? '—',
       doc.lastError ? h('span', { class: 'error-text' }, doc.lastError) : '—',
+      resolutionCell(doc, ctx, options.printable),
       receiptCell(doc, ctx, options.printable),
     ]);
     return [
       head,
       status === 'failed'
-        ? h('p', { class: 'muted' }, 'The authority refused these documents: each needs someone to correct and re-issue it. The result code and reason come from the authority.')
-        : null,
-      table(`Documents, ${status}`, ['Invoice', 'Authority invoice no.', 'Client reference', 'Merchant', 'Stored', 'Total', 'Status', 'Result code', 'Last error', 'Receipt'], rows, { empty: `No ${status} documents.` }),
+        ? h(
+            'p',
+            { class: 'muted' },
+            'The authority refused these documents: each needs the merchant to act. Reissue a sale with corrected lines or customer (POST /api/v1/sales/{id}/reissue), or mark a document resolved with a note when nothing must be filed (POST /api/v1/sales/{id}/resolve). The result code and reason come from the authority.',
+          )
+        : status === 'resolved'
+          ? h('p', { class: 'muted' }, 'Refused documents the merchant has dealt with: reissued as a new document, or marked resolved with a note. Their lines and totals are as they were refused.')
+          : null,
+      table(`Documents, ${status}`, ['Invoice', 'Authority invoice no.', 'Client reference', 'Merchant', 'Stored', 'Total', 'Status', 'Result code', 'Last error', 'Resolution', 'Receipt'], rows, { empty: `No ${status} documents.` }),
       pager(result.meta, (p) => setParam('page', String(p))),
     ];
   };

@@ -38,7 +38,7 @@ export interface paths {
         head?: never;
         /**
          * Change a merchant's settings
-         * @description Today: `offlinePolicy` (`queue` or `refuse`), what a sale gets while its branch's VSDC is unreachable. See docs/offline.md.
+         * @description `offlinePolicy` (`queue` or `refuse`), what a sale gets while its branch's VSDC is unreachable (docs/offline.md); `stockTracking`, whether the gateway keeps the merchant's stock and sends the authority's stock chain (docs/stock.md); `timezone`, the IANA time zone of the merchant's days in daily reports and exports (docs/reports.md).
          */
         patch: operations["updateTenant"];
         trace?: never;
@@ -297,6 +297,86 @@ export interface paths {
          * @description Answers 201 once the document is durably stored with its invoice number, after waiting up to SALE_WAIT_MS for its filing: status `uploaded` (print it), `failed` (refused by the authority) or `pending` (queued; only an uploaded document is a fiscal receipt). With an Idempotency-Key, a repeat of the same request returns the original document with `Idempotent-Replayed: true`.
          */
         post: operations["createDebitNote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sales/{sale}/reissue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reissue a failed sale as a new sale with corrected lines or customer
+         * @description The body is a sale's body (plus an optional `note`). The new sale takes the next invoice number of the failed sale's branch (X-Branch is not needed) and carries `replacesSaleId`; it is stored in one transaction with the failed sale's resolution (`kind: reissued`, `replacedBySaleId`). A credit or debit note cannot be reissued (422 `not_a_sale`): mark it resolved. Only a `failed` document (refused by the authority) can be resolved, once: anything else is 409 `document_not_failed`. The failed document keeps its lines, totals and invoice number; it becomes `resolved` with `resolution` (kind, by, at, note), the action is audited and `invoice.resolved` fires to endpoints that subscribe to it. Answers 201 once the document is durably stored with its invoice number, after waiting up to SALE_WAIT_MS for its filing: status `uploaded` (print it), `failed` (refused by the authority) or `pending` (queued; only an uploaded document is a fiscal receipt). With an Idempotency-Key, a repeat of the same request returns the original document with `Idempotent-Replayed: true`.
+         */
+        post: operations["reissueSale"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sales/{sale}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a failed document resolved: nothing has to be filed for it
+         * @description For a sale, credit note or debit note the authority refused and that needs no new document; `note` says why. Only a `failed` document (refused by the authority) can be resolved, once: anything else is 409 `document_not_failed`. The failed document keeps its lines, totals and invoice number; it becomes `resolved` with `resolution` (kind, by, at, note), the action is audited and `invoice.resolved` fires to endpoints that subscribe to it.
+         */
+        post: operations["resolveSale"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenants/{tenant}/sales/{sale}/reissue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reissue one of your merchants' failed sales as a new sale with corrected lines or customer
+         * @description As `POST /api/v1/sales/{sale}/reissue` with the merchant's token, for a merchant of yours (another partner's is a 404); the resolution names your key. Only a `failed` document (refused by the authority) can be resolved, once: anything else is 409 `document_not_failed`. The failed document keeps its lines, totals and invoice number; it becomes `resolved` with `resolution` (kind, by, at, note), the action is audited and `invoice.resolved` fires to endpoints that subscribe to it.
+         */
+        post: operations["reissueTenantSale"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenants/{tenant}/sales/{sale}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark one of your merchants' failed documents resolved: nothing has to be filed for it
+         * @description As `POST /api/v1/sales/{sale}/resolve` with the merchant's token, for a merchant of yours (another partner's is a 404). Only a `failed` document (refused by the authority) can be resolved, once: anything else is 409 `document_not_failed`. The failed document keeps its lines, totals and invoice number; it becomes `resolved` with `resolution` (kind, by, at, note), the action is audited and `invoice.resolved` fires to endpoints that subscribe to it.
+         */
+        post: operations["resolveTenantSale"];
         delete?: never;
         options?: never;
         head?: never;
@@ -599,6 +679,123 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/purchases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What suppliers sold to you, newest first
+         * @description Pulled from the authority by the gateway (hourly by default, PURCHASE_PULL_INTERVAL); no endpoint creates them. All branches, or the one X-Branch names.
+         */
+        get: operations["listPurchases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/purchases/{purchase}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One purchase, with its lines */
+        get: operations["getPurchase"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/purchases/{purchase}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a purchase: the goods are taken into stock
+         * @description The body is optional. `lines` maps a line to one of your registered items (`itemCode`); a line left out keeps the supplier's item code. Goods lines that are (or name) your registered items raise your stock (sarTyCd 02). The answer (`status`) is recorded at once and never changes (a second answer is 409 `purchase_already_answered`). It is then filed with the authority (savePurchase): `filing.state` is `sending` (retried in the background while the VSDC does not answer), then `accepted` or `failed` (the authority's code and text). A failed filing does not reverse the answer.
+         */
+        post: operations["acceptPurchase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/purchases/{purchase}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a purchase
+         * @description The body is optional. The answer (`status`) is recorded at once and never changes (a second answer is 409 `purchase_already_answered`). It is then filed with the authority (savePurchase): `filing.state` is `sending` (retried in the background while the VSDC does not answer), then `accepted` or `failed` (the authority's code and text). A failed filing does not reverse the answer.
+         */
+        post: operations["rejectPurchase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Notices the authority published to you, newest first
+         * @description Pulled from the authority by the gateway (selectNotices, hourly by default: NOTICE_PULL_INTERVAL) through one of the merchant's initialised devices; each notice is stored once. Newest first (by the authority's publication time). Endpoints subscribed to `authority.notice` get each new one as a webhook.
+         */
+        get: operations["listNotices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenants/{tenant}/notices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Notices the authority published to one of your merchants, newest first
+         * @description Pulled from the authority by the gateway (selectNotices, hourly by default: NOTICE_PULL_INTERVAL) through one of the merchant's initialised devices; each notice is stored once. Newest first (by the authority's publication time). Endpoints subscribed to `authority.notice` get each new one as a webhook.
+         */
+        get: operations["listTenantNotices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/item-classes": {
         parameters: {
             query?: never;
@@ -671,6 +868,289 @@ export interface paths {
          * @description The fiscal receipt of an uploaded document, 80 mm wide: HTML by default, PDF with `Accept: application/pdf`. A pending or failed document has no fiscal receipt: 409 `receipt_not_available` (only uploaded documents may be printed). Another partner's merchant or document is a 404.
          */
         get: operations["getTenantSaleReceipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A branch's daily report (X while open, Z once closed)
+         * @description A branch's daily report: while the day is open an X report computed now; once closed (`POST …/reports/daily/close`) the stored Z report, which never changes. Days are the merchant's (its `timezone`, Africa/Lusaka by default). Totals per VAT category, payment method and type cover uploaded documents (credit notes subtract in `net`); pending and failed documents are counted. JSON by default, `Accept: text/csv` or `application/pdf` (one page) for the others; any other Accept is a 406 `not_acceptable`. See docs/reports.md.
+         */
+        get: operations["getDailyReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/daily/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close a branch's day: take its Z report
+         * @description Takes the Z report of a branch's day (today or earlier): the figures as of now, stored and never changed; later documents dated that day do not change it. Pending documents do not stop it (the Z says how many were pending). 201 with the Z; closing a closed day again answers 200 with the same stored Z.
+         */
+        post: operations["closeDay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/exports/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export documents with their lines (CSV or XLSX)
+         * @description Every document of a date range (days in the merchant's timezone, at most 92) with its lines, one row per line, as CSV (default) or XLSX, streamed. Amounts are exact decimals (CSV) or numbers (XLSX). Every branch unless `branch` names one. See docs/reports.md for the columns.
+         */
+        get: operations["exportDocuments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenants/{tenant}/reports/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A merchant's daily report for one branch
+         * @description A branch's daily report: while the day is open an X report computed now; once closed (`POST …/reports/daily/close`) the stored Z report, which never changes. Days are the merchant's (its `timezone`, Africa/Lusaka by default). Totals per VAT category, payment method and type cover uploaded documents (credit notes subtract in `net`); pending and failed documents are counted. JSON by default, `Accept: text/csv` or `application/pdf` (one page) for the others; any other Accept is a 406 `not_acceptable`. See docs/reports.md. Another partner's merchant is a 404.
+         */
+        get: operations["getTenantDailyReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenants/{tenant}/reports/daily/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close a merchant's branch's day: take its Z report
+         * @description Takes the Z report of a branch's day (today or earlier): the figures as of now, stored and never changed; later documents dated that day do not change it. Pending documents do not stop it (the Z says how many were pending). 201 with the Z; closing a closed day again answers 200 with the same stored Z. Another partner's merchant is a 404.
+         */
+        post: operations["closeTenantDay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenants/{tenant}/exports/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a merchant's documents with their lines (CSV or XLSX)
+         * @description Every document of a date range (days in the merchant's timezone, at most 92) with its lines, one row per line, as CSV (default) or XLSX, streamed. Amounts are exact decimals (CSV) or numbers (XLSX). Every branch unless `branch` names one. See docs/reports.md for the columns. Another partner's merchant is a 404.
+         */
+        get: operations["exportTenantDocuments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/tenants/{tenant}/reports/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Any merchant's daily report for one branch
+         * @description A branch's daily report: while the day is open an X report computed now; once closed (`POST …/reports/daily/close`) the stored Z report, which never changes. Days are the merchant's (its `timezone`, Africa/Lusaka by default). Totals per VAT category, payment method and type cover uploaded documents (credit notes subtract in `net`); pending and failed documents are counted. JSON by default, `Accept: text/csv` or `application/pdf` (one page) for the others; any other Accept is a 406 `not_acceptable`. See docs/reports.md.
+         */
+        get: operations["adminGetDailyReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/tenants/{tenant}/exports/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export any merchant's documents with their lines (CSV or XLSX)
+         * @description Every document of a date range (days in the merchant's timezone, at most 92) with its lines, one row per line, as CSV (default) or XLSX, streamed. Amounts are exact decimals (CSV) or numbers (XLSX). Every branch unless `branch` names one. See docs/reports.md for the columns.
+         */
+        get: operations["adminExportDocuments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reconciliations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your reconciliations, newest first */
+        get: operations["listReconciliations"];
+        put?: never;
+        /**
+         * Reconcile a branch's documents with the authority
+         * @description Compares each of the branch's uploaded documents of the range with what its VSDC holds (`selectInvoice`: receipt number, signature, total), and re-verifies its pending documents older than RECONCILE_PENDING_AFTER (a pending document the VSDC holds had its reply lost: it becomes `uploaded` with the VSDC's receipt). Runs in the background, one document at a time and paced so live filing goes first; follow `progress` with the GET. Each mismatch, and each uploaded document the VSDC does not know, fires `reconciliation.mismatch`.
+         */
+        post: operations["createReconciliation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reconciliations/{reconciliation}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One reconciliation: progress and results
+         * @description The run with its progress and one page of its checked documents: by default those that need a look (`mismatch`, `unknown`, `adopted`).
+         */
+        get: operations["getReconciliation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenants/{tenant}/reconciliations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of your merchants' reconciliations, newest first */
+        get: operations["listTenantReconciliations"];
+        put?: never;
+        /**
+         * Reconcile one of your merchants' branches with the authority
+         * @description Compares each of the branch's uploaded documents of the range with what its VSDC holds (`selectInvoice`: receipt number, signature, total), and re-verifies its pending documents older than RECONCILE_PENDING_AFTER (a pending document the VSDC holds had its reply lost: it becomes `uploaded` with the VSDC's receipt). Runs in the background, one document at a time and paced so live filing goes first; follow `progress` with the GET. Each mismatch, and each uploaded document the VSDC does not know, fires `reconciliation.mismatch`. Another partner's merchant is a 404.
+         */
+        post: operations["createTenantReconciliation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenants/{tenant}/reconciliations/{reconciliation}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of your merchants' reconciliations: progress and results
+         * @description The run with its progress and one page of its checked documents: by default those that need a look (`mismatch`, `unknown`, `adopted`).
+         */
+        get: operations["getTenantReconciliation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/tenants/{tenant}/reconciliations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A merchant's reconciliations, newest first */
+        get: operations["adminListReconciliations"];
+        put?: never;
+        /**
+         * Reconcile a merchant's branch with the authority
+         * @description Compares each of the branch's uploaded documents of the range with what its VSDC holds (`selectInvoice`: receipt number, signature, total), and re-verifies its pending documents older than RECONCILE_PENDING_AFTER (a pending document the VSDC holds had its reply lost: it becomes `uploaded` with the VSDC's receipt). Runs in the background, one document at a time and paced so live filing goes first; follow `progress` with the GET. Each mismatch, and each uploaded document the VSDC does not know, fires `reconciliation.mismatch`.
+         */
+        post: operations["adminCreateReconciliation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/tenants/{tenant}/reconciliations/{reconciliation}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A merchant's reconciliation: progress and results
+         * @description The run with its progress and one page of its checked documents: by default those that need a look (`mismatch`, `unknown`, `adopted`).
+         */
+        get: operations["adminGetReconciliation"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1006,6 +1486,374 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/stock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Quantity on hand per item and branch
+         * @description Goods items (types 1 and 2) the gateway has seen move, by item code then branch. All branches, or the one X-Branch names.
+         */
+        get: operations["listStockLevels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stock/movements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stock movements, newest first, each with its stock chain state
+         * @description Sales (11), credit notes (03), adjustments and accepted purchases. All branches, or the one X-Branch names.
+         */
+        get: operations["listStockMovements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stock/movements/{movement}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One stock movement */
+        get: operations["getStockMovement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stock/adjustments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record opening stock, stock received, losses or a count
+         * @description On the X-Branch (or default) branch. Levels change at once; the movement is sent to the authority (saveStockItems, then saveStockMaster) in the branch's order: `chain.state` says how far. An outgoing movement may not leave less than nothing (422); sales may (see docs/stock.md).
+         */
+        post: operations["createStockAdjustment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stock/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether the gateway keeps your stock */
+        get: operations["getStockSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Turn stock tracking on or off
+         * @description Off: documents filed from now on move no stock and send no stock chain; movements already queued are still sent. Your partner can change it too (PATCH /api/v1/tenants/{tenant}).
+         */
+        patch: operations["updateStockSettings"];
+        trace?: never;
+    };
+    "/api/v1/account/signup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign up a merchant and its owner
+         * @description Creates a merchant of its own (no partner) and its owner, and mails a link to verify the email address. The answer is the same whether or not the address already has an account (then a mail says so).
+         */
+        post: operations["signUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Verify an email address with the mailed link */
+        post: operations["verifyEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/signin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in: sets the session cookie
+         * @description Sets `fg_session` (HttpOnly, SameSite=Lax) and answers the CSRF token to send as `X-CSRF-Token` on every write. 5 failures per account or 20 per address in 15 minutes pause sign-in (429).
+         */
+        post: operations["signIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/signout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign out this session */
+        post: operations["signOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/signout-everywhere": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign out every session of this user */
+        post: operations["signOutEverywhere"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in user, its merchant and the CSRF token */
+        get: operations["getAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Change the password (signs out every other session) */
+        post: operations["changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a one-time password reset link (1 hour)
+         * @description The answer is the same whether or not the address has an account.
+         */
+        post: operations["requestPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/password-reset/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Choose a new password with the mailed link (signs out every session) */
+        post: operations["confirmPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The users of your merchant */
+        get: operations["listAccountUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/users/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite a user by mail (owner or admin)
+         * @description Mails a one-time link valid 72 hours. Only an owner may invite an owner.
+         */
+        post: operations["inviteAccountUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a user (owner or admin; signs out its sessions) */
+        delete: operations["removeAccountUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept an invitation: choose a password (the email counts as verified) */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenants/{tenant}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite an owner for your merchant (one-time link, 72 hours)
+         * @description Mails the link and answers it (shown once), so you can also pass it on yourself.
+         */
+        post: operations["inviteTenantOwner"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dev/outbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Development only: the last 50 mails not sent (no SMTP_URL) */
+        get: operations["devOutbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/partners": {
         parameters: {
             query?: never;
@@ -1209,6 +2057,13 @@ export interface operations {
                             rateLimitPerMinute: number | null;
                             /** @description While the branch's VSDC is known to be unreachable: `queue` stores a sale `pending` and files it later (the default); `refuse` answers 503 vsdc_unavailable and stores nothing, for certifications that forbid issuing invoices offline */
                             offlinePolicy: "queue" | "refuse";
+                            /**
+                             * @description IANA time zone of the merchant's days (daily reports, exports)
+                             * @example Africa/Lusaka
+                             */
+                            timezone: string;
+                            /** @description Whether the gateway keeps the merchant's stock and sends the authority's stock chain (docs/stock.md) */
+                            stockTracking: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -1233,6 +2088,27 @@ export interface operations {
                                 initializedAt: string | null;
                                 /** Format: date-time */
                                 createdAt: string;
+                            }[];
+                            /** @description The taxpayer's branches as the authority knows them (selectBranches), learnt at the first device initialisation and refreshed daily (BRANCH_SYNC_INTERVAL); empty until a device is initialised */
+                            authorityBranches: {
+                                /** @description The branch id (bhfId) */
+                                branch: string;
+                                name: string | null;
+                                location: string | null;
+                                province: string | null;
+                                district: string | null;
+                                sector: string | null;
+                                /** @description hqYn */
+                                headquarters: boolean;
+                                status: string | null;
+                                openedOn: string | null;
+                                /** @description Whether a device of this merchant is registered with the gateway for the branch */
+                                registeredDevice: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description When the authority last reported the branch
+                                 */
+                                updatedAt: string;
                             }[];
                         }[];
                         meta: {
@@ -1385,6 +2261,13 @@ export interface operations {
                             rateLimitPerMinute: number | null;
                             /** @description While the branch's VSDC is known to be unreachable: `queue` stores a sale `pending` and files it later (the default); `refuse` answers 503 vsdc_unavailable and stores nothing, for certifications that forbid issuing invoices offline */
                             offlinePolicy: "queue" | "refuse";
+                            /**
+                             * @description IANA time zone of the merchant's days (daily reports, exports)
+                             * @example Africa/Lusaka
+                             */
+                            timezone: string;
+                            /** @description Whether the gateway keeps the merchant's stock and sends the authority's stock chain (docs/stock.md) */
+                            stockTracking: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -1409,6 +2292,27 @@ export interface operations {
                                 initializedAt: string | null;
                                 /** Format: date-time */
                                 createdAt: string;
+                            }[];
+                            /** @description The taxpayer's branches as the authority knows them (selectBranches), learnt at the first device initialisation and refreshed daily (BRANCH_SYNC_INTERVAL); empty until a device is initialised */
+                            authorityBranches: {
+                                /** @description The branch id (bhfId) */
+                                branch: string;
+                                name: string | null;
+                                location: string | null;
+                                province: string | null;
+                                district: string | null;
+                                sector: string | null;
+                                /** @description hqYn */
+                                headquarters: boolean;
+                                status: string | null;
+                                openedOn: string | null;
+                                /** @description Whether a device of this merchant is registered with the gateway for the branch */
+                                registeredDevice: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description When the authority last reported the branch
+                                 */
+                                updatedAt: string;
                             }[];
                         };
                     };
@@ -1584,6 +2488,13 @@ export interface operations {
                             rateLimitPerMinute: number | null;
                             /** @description While the branch's VSDC is known to be unreachable: `queue` stores a sale `pending` and files it later (the default); `refuse` answers 503 vsdc_unavailable and stores nothing, for certifications that forbid issuing invoices offline */
                             offlinePolicy: "queue" | "refuse";
+                            /**
+                             * @description IANA time zone of the merchant's days (daily reports, exports)
+                             * @example Africa/Lusaka
+                             */
+                            timezone: string;
+                            /** @description Whether the gateway keeps the merchant's stock and sends the authority's stock chain (docs/stock.md) */
+                            stockTracking: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -1608,6 +2519,27 @@ export interface operations {
                                 initializedAt: string | null;
                                 /** Format: date-time */
                                 createdAt: string;
+                            }[];
+                            /** @description The taxpayer's branches as the authority knows them (selectBranches), learnt at the first device initialisation and refreshed daily (BRANCH_SYNC_INTERVAL); empty until a device is initialised */
+                            authorityBranches: {
+                                /** @description The branch id (bhfId) */
+                                branch: string;
+                                name: string | null;
+                                location: string | null;
+                                province: string | null;
+                                district: string | null;
+                                sector: string | null;
+                                /** @description hqYn */
+                                headquarters: boolean;
+                                status: string | null;
+                                openedOn: string | null;
+                                /** @description Whether a device of this merchant is registered with the gateway for the branch */
+                                registeredDevice: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description When the authority last reported the branch
+                                 */
+                                updatedAt: string;
                             }[];
                         };
                     };
@@ -1720,12 +2652,18 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "offlinePolicy": "queue"
+                 *       "offlinePolicy": "queue",
+                 *       "timezone": "Africa/Lusaka",
+                 *       "stockTracking": true
                  *     }
                  */
                 "application/json": {
                     /** @description While the branch's VSDC is known to be unreachable: `queue` stores a sale `pending` and files it later (the default); `refuse` answers 503 vsdc_unavailable and stores nothing, for certifications that forbid issuing invoices offline */
                     offlinePolicy?: "queue" | "refuse";
+                    /** @description An IANA time zone name (`Africa/Lusaka`, the default): where the merchant's days begin and end in daily reports and exports */
+                    timezone?: string;
+                    /** @description false: no stock kept and no stock chain sent for the merchant (docs/stock.md) */
+                    stockTracking?: boolean;
                 };
             };
         };
@@ -1749,6 +2687,13 @@ export interface operations {
                             rateLimitPerMinute: number | null;
                             /** @description While the branch's VSDC is known to be unreachable: `queue` stores a sale `pending` and files it later (the default); `refuse` answers 503 vsdc_unavailable and stores nothing, for certifications that forbid issuing invoices offline */
                             offlinePolicy: "queue" | "refuse";
+                            /**
+                             * @description IANA time zone of the merchant's days (daily reports, exports)
+                             * @example Africa/Lusaka
+                             */
+                            timezone: string;
+                            /** @description Whether the gateway keeps the merchant's stock and sends the authority's stock chain (docs/stock.md) */
+                            stockTracking: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -1773,6 +2718,27 @@ export interface operations {
                                 initializedAt: string | null;
                                 /** Format: date-time */
                                 createdAt: string;
+                            }[];
+                            /** @description The taxpayer's branches as the authority knows them (selectBranches), learnt at the first device initialisation and refreshed daily (BRANCH_SYNC_INTERVAL); empty until a device is initialised */
+                            authorityBranches: {
+                                /** @description The branch id (bhfId) */
+                                branch: string;
+                                name: string | null;
+                                location: string | null;
+                                province: string | null;
+                                district: string | null;
+                                sector: string | null;
+                                /** @description hqYn */
+                                headquarters: boolean;
+                                status: string | null;
+                                openedOn: string | null;
+                                /** @description Whether a device of this merchant is registered with the gateway for the branch */
+                                registeredDevice: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description When the authority last reported the branch
+                                 */
+                                updatedAt: string;
                             }[];
                         };
                     };
@@ -4220,7 +5186,8 @@ export interface operations {
                             /** @description The branch's invoice sequence number (cisInvcNo) */
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
-                            status: "pending" | "uploaded" | "failed";
+                            /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
+                            status: "pending" | "uploaded" | "failed" | "resolved";
                             tpin: string;
                             branch: string;
                             customer: {
@@ -4279,6 +5246,27 @@ export interface operations {
                             lastError: string | null;
                             originalSaleId: number | null;
                             reasonCode: string | null;
+                            /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
+                            stock: {
+                                /** @description not_applicable: the document moves no stock (no line names a registered goods item, a debit note, a refused document, or stock tracking off); pending: its stock is not booked or its stock chain not yet accepted (retried while the VSDC does not answer); sent: saveStockItems and saveStockMaster accepted; failed: the authority refused the chain (resultCode, message). See docs/stock.md */
+                                state: "not_applicable" | "pending" | "sent" | "failed";
+                                resultCode: string | null;
+                                message: string | null;
+                            };
+                            replacesSaleId: number | null;
+                            resolution: {
+                                /** @description `reissued`: replaced by a new document (`replacedBySaleId`); `marked`: nothing had to be filed */
+                                kind: "reissued" | "marked";
+                                by: {
+                                    /** @description The kind of credential that resolved it: `tenant_token` (the merchant) or `partner_key` (its partner) */
+                                    type: string;
+                                    id: number | null;
+                                };
+                                /** Format: date-time */
+                                at: string;
+                                note: string | null;
+                                replacedBySaleId: number | null;
+                            } | null;
                             /** Format: date-time */
                             createdAt: string;
                             /**
@@ -4350,7 +5338,7 @@ export interface operations {
              *
              *     Or a coded error:
              *
-             *     - `branch_not_found`: `X-Branch` names a branch the merchant has not registered
+             *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
              */
             422: {
                 headers: {
@@ -4474,7 +5462,8 @@ export interface operations {
                             /** @description The branch's invoice sequence number (cisInvcNo) */
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
-                            status: "pending" | "uploaded" | "failed";
+                            /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
+                            status: "pending" | "uploaded" | "failed" | "resolved";
                             tpin: string;
                             branch: string;
                             customer: {
@@ -4533,6 +5522,27 @@ export interface operations {
                             lastError: string | null;
                             originalSaleId: number | null;
                             reasonCode: string | null;
+                            /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
+                            stock: {
+                                /** @description not_applicable: the document moves no stock (no line names a registered goods item, a debit note, a refused document, or stock tracking off); pending: its stock is not booked or its stock chain not yet accepted (retried while the VSDC does not answer); sent: saveStockItems and saveStockMaster accepted; failed: the authority refused the chain (resultCode, message). See docs/stock.md */
+                                state: "not_applicable" | "pending" | "sent" | "failed";
+                                resultCode: string | null;
+                                message: string | null;
+                            };
+                            replacesSaleId: number | null;
+                            resolution: {
+                                /** @description `reissued`: replaced by a new document (`replacedBySaleId`); `marked`: nothing had to be filed */
+                                kind: "reissued" | "marked";
+                                by: {
+                                    /** @description The kind of credential that resolved it: `tenant_token` (the merchant) or `partner_key` (its partner) */
+                                    type: string;
+                                    id: number | null;
+                                };
+                                /** Format: date-time */
+                                at: string;
+                                note: string | null;
+                                replacedBySaleId: number | null;
+                            } | null;
                             /** Format: date-time */
                             createdAt: string;
                             /**
@@ -4644,8 +5654,8 @@ export interface operations {
              *
              *     Or a coded error:
              *
-             *     - `branch_required`: The merchant has several branches and none is `000`: send `X-Branch`
-             *     - `branch_not_found`: `X-Branch` names a branch the merchant has not registered
+             *     - `branch_required`: The merchant has several branches and none is `000`: send `X-Branch` (reports: `branch`)
+             *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
              *     - `branch_not_initialized`: The branch's device is not initialised yet; nothing was stored
              *     - `unknown_classification_code`: A line's `classificationCode` is not in the authority's catalogue; nothing was stored
              *     - `idempotency_key_reused`: The same `Idempotency-Key` with a different request
@@ -4738,7 +5748,8 @@ export interface operations {
                             /** @description The branch's invoice sequence number (cisInvcNo) */
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
-                            status: "pending" | "uploaded" | "failed";
+                            /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
+                            status: "pending" | "uploaded" | "failed" | "resolved";
                             tpin: string;
                             branch: string;
                             customer: {
@@ -4797,6 +5808,27 @@ export interface operations {
                             lastError: string | null;
                             originalSaleId: number | null;
                             reasonCode: string | null;
+                            /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
+                            stock: {
+                                /** @description not_applicable: the document moves no stock (no line names a registered goods item, a debit note, a refused document, or stock tracking off); pending: its stock is not booked or its stock chain not yet accepted (retried while the VSDC does not answer); sent: saveStockItems and saveStockMaster accepted; failed: the authority refused the chain (resultCode, message). See docs/stock.md */
+                                state: "not_applicable" | "pending" | "sent" | "failed";
+                                resultCode: string | null;
+                                message: string | null;
+                            };
+                            replacesSaleId: number | null;
+                            resolution: {
+                                /** @description `reissued`: replaced by a new document (`replacedBySaleId`); `marked`: nothing had to be filed */
+                                kind: "reissued" | "marked";
+                                by: {
+                                    /** @description The kind of credential that resolved it: `tenant_token` (the merchant) or `partner_key` (its partner) */
+                                    type: string;
+                                    id: number | null;
+                                };
+                                /** Format: date-time */
+                                at: string;
+                                note: string | null;
+                                replacedBySaleId: number | null;
+                            } | null;
                             /** Format: date-time */
                             createdAt: string;
                             /**
@@ -4964,7 +5996,8 @@ export interface operations {
                             /** @description The branch's invoice sequence number (cisInvcNo) */
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
-                            status: "pending" | "uploaded" | "failed";
+                            /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
+                            status: "pending" | "uploaded" | "failed" | "resolved";
                             tpin: string;
                             branch: string;
                             customer: {
@@ -5023,6 +6056,27 @@ export interface operations {
                             lastError: string | null;
                             originalSaleId: number | null;
                             reasonCode: string | null;
+                            /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
+                            stock: {
+                                /** @description not_applicable: the document moves no stock (no line names a registered goods item, a debit note, a refused document, or stock tracking off); pending: its stock is not booked or its stock chain not yet accepted (retried while the VSDC does not answer); sent: saveStockItems and saveStockMaster accepted; failed: the authority refused the chain (resultCode, message). See docs/stock.md */
+                                state: "not_applicable" | "pending" | "sent" | "failed";
+                                resultCode: string | null;
+                                message: string | null;
+                            };
+                            replacesSaleId: number | null;
+                            resolution: {
+                                /** @description `reissued`: replaced by a new document (`replacedBySaleId`); `marked`: nothing had to be filed */
+                                kind: "reissued" | "marked";
+                                by: {
+                                    /** @description The kind of credential that resolved it: `tenant_token` (the merchant) or `partner_key` (its partner) */
+                                    type: string;
+                                    id: number | null;
+                                };
+                                /** Format: date-time */
+                                at: string;
+                                note: string | null;
+                                replacedBySaleId: number | null;
+                            } | null;
                             /** Format: date-time */
                             createdAt: string;
                             /**
@@ -5163,7 +6217,7 @@ export interface operations {
              *     Or a coded error:
              *
              *     - `idempotency_key_reused`: The same `Idempotency-Key` with a different request
-             *     - `not_a_sale`: A credit or debit note against a note
+             *     - `not_a_sale`: A credit or debit note against a note, or a reissue of a note (a failed note is marked resolved instead)
              *     - `nothing_left_to_credit`: A credit note on a sale that has been credited in full
              */
             422: {
@@ -5298,7 +6352,8 @@ export interface operations {
                             /** @description The branch's invoice sequence number (cisInvcNo) */
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
-                            status: "pending" | "uploaded" | "failed";
+                            /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
+                            status: "pending" | "uploaded" | "failed" | "resolved";
                             tpin: string;
                             branch: string;
                             customer: {
@@ -5357,6 +6412,27 @@ export interface operations {
                             lastError: string | null;
                             originalSaleId: number | null;
                             reasonCode: string | null;
+                            /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
+                            stock: {
+                                /** @description not_applicable: the document moves no stock (no line names a registered goods item, a debit note, a refused document, or stock tracking off); pending: its stock is not booked or its stock chain not yet accepted (retried while the VSDC does not answer); sent: saveStockItems and saveStockMaster accepted; failed: the authority refused the chain (resultCode, message). See docs/stock.md */
+                                state: "not_applicable" | "pending" | "sent" | "failed";
+                                resultCode: string | null;
+                                message: string | null;
+                            };
+                            replacesSaleId: number | null;
+                            resolution: {
+                                /** @description `reissued`: replaced by a new document (`replacedBySaleId`); `marked`: nothing had to be filed */
+                                kind: "reissued" | "marked";
+                                by: {
+                                    /** @description The kind of credential that resolved it: `tenant_token` (the merchant) or `partner_key` (its partner) */
+                                    type: string;
+                                    id: number | null;
+                                };
+                                /** Format: date-time */
+                                at: string;
+                                note: string | null;
+                                replacedBySaleId: number | null;
+                            } | null;
                             /** Format: date-time */
                             createdAt: string;
                             /**
@@ -5498,7 +6574,7 @@ export interface operations {
              *
              *     - `unknown_classification_code`: A line's `classificationCode` is not in the authority's catalogue; nothing was stored
              *     - `idempotency_key_reused`: The same `Idempotency-Key` with a different request
-             *     - `not_a_sale`: A credit or debit note against a note
+             *     - `not_a_sale`: A credit or debit note against a note, or a reissue of a note (a failed note is marked resolved instead)
              *     - `levy_not_supported`: A line names a levy (`items[].levy`: TL, IPL1, IPL2, ECM, EXEEG); the gateway computes none, so nothing was stored
              */
             422: {
@@ -5561,6 +6637,1348 @@ export interface operations {
             };
         };
     };
+    reissueSale: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @example 000
+                 */
+                "x-branch"?: string;
+                /** @description Up to 255 printable ASCII characters; a repeat returns the original document */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @example 1 */
+                sale: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "items": [
+                 *         {
+                 *           "name": "Maize meal 25kg",
+                 *           "classificationCode": "50221200",
+                 *           "quantity": 2,
+                 *           "price": 185,
+                 *           "vatCategory": "A"
+                 *         }
+                 *       ],
+                 *       "customer": {
+                 *         "name": "Copperbelt Mining Supplies Limited",
+                 *         "tpin": "2000000002"
+                 *       },
+                 *       "paymentMethod": "01",
+                 *       "clientInvoiceNo": "POS1-000123-R1",
+                 *       "note": "Customer TPIN corrected"
+                 *     }
+                 */
+                "application/json": {
+                    items: {
+                        name: string;
+                        /** @description From the authority's classification catalogue (GET /api/v1/item-classes) */
+                        classificationCode: string;
+                        itemCode?: string | null;
+                        /** @description Up to 4 decimals */
+                        quantity: number;
+                        /** @description Unit price, up to 4 decimals; tax-inclusive unless taxInclusive is false. The line (quantity × price) must round to at least 0.01 */
+                        price: number;
+                        vatCategory?: "A" | "B" | "C1" | "C2" | "C3" | "D" | "RVAT" | "E" | "F";
+                        discount?: number | null;
+                        rrp?: number | null;
+                        levy?: string | null;
+                    }[];
+                    customer?: {
+                        name?: string;
+                        tpin?: string | null;
+                    } | null;
+                    paymentMethod?: "01" | "02" | "03" | "04" | "05" | "06" | "07" | "08";
+                    taxInclusive?: boolean;
+                    /** Format: date-time */
+                    occurredAt?: string;
+                    destinationCountryCode?: string | null;
+                    clientInvoiceNo?: string | null;
+                    /** @description Recorded with the failed document's resolution */
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            type: "sale" | "credit_note" | "debit_note";
+                            reference: string | null;
+                            clientInvoiceNo: string | null;
+                            /** @description The branch's invoice sequence number (cisInvcNo) */
+                            invoiceNo: number;
+                            authorityInvoiceNo: string | null;
+                            /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
+                            status: "pending" | "uploaded" | "failed" | "resolved";
+                            tpin: string;
+                            branch: string;
+                            customer: {
+                                name: string;
+                                tpin: string | null;
+                            };
+                            paymentMethod: string;
+                            taxInclusive: boolean;
+                            destinationCountryCode: string | null;
+                            /** Format: date-time */
+                            occurredAt: string;
+                            items: {
+                                line: number;
+                                name: string;
+                                classificationCode: string;
+                                itemCode: string | null;
+                                quantity: number;
+                                price: number;
+                                vatCategory: string;
+                                /** @description Percent */
+                                vatRate: number;
+                                rrp: number | null;
+                                /** @description quantity × price, rounded to 2 decimals, before the discount; on a credit note, its share of the original line (credits of a line add up to exactly its amount) */
+                                amount: number;
+                                /** @description The line's discount (0 without one); on a credit note, its share of the original line's discount */
+                                discount: number;
+                                /** @description The taxable amount (vatTaxblAmt), rounded to 2 decimals: of amount − discount, or on an MTV line of quantity × rrp when higher */
+                                net: number;
+                                /** @description Rounded to 2 decimals */
+                                vat: number;
+                                /** @description What the customer pays for the line: amount − discount, plus VAT when prices exclude it. net + vat, except on an MTV line sold below its RRP */
+                                total: number;
+                                originalLine: number | null;
+                            }[];
+                            totals: {
+                                /** @description Σ line net (the taxable amount filed) */
+                                net: number;
+                                /** @description Rounded to 2 decimals */
+                                vat: number;
+                                /** @description What the customer pays: Σ line total */
+                                total: number;
+                                /** @description Σ line discounts (already taken off total) */
+                                discount: number;
+                                currency: string;
+                            };
+                            fiscal: {
+                                receiptNo: number | null;
+                                internalData: string | null;
+                                receiptSignature: string | null;
+                                sdcId: string | null;
+                                mrcNo: string | null;
+                                qrCodeUrl: string | null;
+                                publishedAt: string | null;
+                            };
+                            resultCode: string | null;
+                            lastError: string | null;
+                            originalSaleId: number | null;
+                            reasonCode: string | null;
+                            /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
+                            stock: {
+                                /** @description not_applicable: the document moves no stock (no line names a registered goods item, a debit note, a refused document, or stock tracking off); pending: its stock is not booked or its stock chain not yet accepted (retried while the VSDC does not answer); sent: saveStockItems and saveStockMaster accepted; failed: the authority refused the chain (resultCode, message). See docs/stock.md */
+                                state: "not_applicable" | "pending" | "sent" | "failed";
+                                resultCode: string | null;
+                                message: string | null;
+                            };
+                            replacesSaleId: number | null;
+                            resolution: {
+                                /** @description `reissued`: replaced by a new document (`replacedBySaleId`); `marked`: nothing had to be filed */
+                                kind: "reissued" | "marked";
+                                by: {
+                                    /** @description The kind of credential that resolved it: `tenant_token` (the merchant) or `partner_key` (its partner) */
+                                    type: string;
+                                    id: number | null;
+                                };
+                                /** Format: date-time */
+                                at: string;
+                                note: string | null;
+                                replacedBySaleId: number | null;
+                            } | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description Despite its name, the record's last-modified time
+                             */
+                            fiscalisedAt: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
+             *     - `tenant_suspended`: The merchant account is suspended
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Conflict.
+             *
+             *     A coded error:
+             *
+             *     - `document_not_failed`: A reissue or resolve of a document that is not `failed` (only a refused document is resolved, once)
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             *
+             *     Or a coded error:
+             *
+             *     - `branch_not_initialized`: The branch's device is not initialised yet; nothing was stored
+             *     - `unknown_classification_code`: A line's `classificationCode` is not in the authority's catalogue; nothing was stored
+             *     - `idempotency_key_reused`: The same `Idempotency-Key` with a different request
+             *     - `not_a_sale`: A credit or debit note against a note, or a reissue of a note (a failed note is marked resolved instead)
+             *     - `levy_not_supported`: A line names a levy (`items[].levy`: TL, IPL1, IPL2, ECM, EXEEG); the gateway computes none, so nothing was stored
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Service unavailable.
+             *
+             *     A coded error:
+             *
+             *     - `vsdc_unavailable`: A sale or note while its branch's VSDC is known to be unreachable, for a merchant whose offline policy is `refuse`; nothing stored, no invoice number used; `Retry-After` says when to try again
+             *     - `catalogue_unavailable`: The classification catalogue has never been fetched from a VSDC yet and none answers now
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    resolveSale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 1 */
+                sale: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "note": "Customer cancelled the order; goods never left the shop."
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Why nothing has to be filed for this document (required; shown in the console and the audit log) */
+                    note: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            type: "sale" | "credit_note" | "debit_note";
+                            reference: string | null;
+                            clientInvoiceNo: string | null;
+                            /** @description The branch's invoice sequence number (cisInvcNo) */
+                            invoiceNo: number;
+                            authorityInvoiceNo: string | null;
+                            /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
+                            status: "pending" | "uploaded" | "failed" | "resolved";
+                            tpin: string;
+                            branch: string;
+                            customer: {
+                                name: string;
+                                tpin: string | null;
+                            };
+                            paymentMethod: string;
+                            taxInclusive: boolean;
+                            destinationCountryCode: string | null;
+                            /** Format: date-time */
+                            occurredAt: string;
+                            items: {
+                                line: number;
+                                name: string;
+                                classificationCode: string;
+                                itemCode: string | null;
+                                quantity: number;
+                                price: number;
+                                vatCategory: string;
+                                /** @description Percent */
+                                vatRate: number;
+                                rrp: number | null;
+                                /** @description quantity × price, rounded to 2 decimals, before the discount; on a credit note, its share of the original line (credits of a line add up to exactly its amount) */
+                                amount: number;
+                                /** @description The line's discount (0 without one); on a credit note, its share of the original line's discount */
+                                discount: number;
+                                /** @description The taxable amount (vatTaxblAmt), rounded to 2 decimals: of amount − discount, or on an MTV line of quantity × rrp when higher */
+                                net: number;
+                                /** @description Rounded to 2 decimals */
+                                vat: number;
+                                /** @description What the customer pays for the line: amount − discount, plus VAT when prices exclude it. net + vat, except on an MTV line sold below its RRP */
+                                total: number;
+                                originalLine: number | null;
+                            }[];
+                            totals: {
+                                /** @description Σ line net (the taxable amount filed) */
+                                net: number;
+                                /** @description Rounded to 2 decimals */
+                                vat: number;
+                                /** @description What the customer pays: Σ line total */
+                                total: number;
+                                /** @description Σ line discounts (already taken off total) */
+                                discount: number;
+                                currency: string;
+                            };
+                            fiscal: {
+                                receiptNo: number | null;
+                                internalData: string | null;
+                                receiptSignature: string | null;
+                                sdcId: string | null;
+                                mrcNo: string | null;
+                                qrCodeUrl: string | null;
+                                publishedAt: string | null;
+                            };
+                            resultCode: string | null;
+                            lastError: string | null;
+                            originalSaleId: number | null;
+                            reasonCode: string | null;
+                            /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
+                            stock: {
+                                /** @description not_applicable: the document moves no stock (no line names a registered goods item, a debit note, a refused document, or stock tracking off); pending: its stock is not booked or its stock chain not yet accepted (retried while the VSDC does not answer); sent: saveStockItems and saveStockMaster accepted; failed: the authority refused the chain (resultCode, message). See docs/stock.md */
+                                state: "not_applicable" | "pending" | "sent" | "failed";
+                                resultCode: string | null;
+                                message: string | null;
+                            };
+                            replacesSaleId: number | null;
+                            resolution: {
+                                /** @description `reissued`: replaced by a new document (`replacedBySaleId`); `marked`: nothing had to be filed */
+                                kind: "reissued" | "marked";
+                                by: {
+                                    /** @description The kind of credential that resolved it: `tenant_token` (the merchant) or `partner_key` (its partner) */
+                                    type: string;
+                                    id: number | null;
+                                };
+                                /** Format: date-time */
+                                at: string;
+                                note: string | null;
+                                replacedBySaleId: number | null;
+                            } | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description Despite its name, the record's last-modified time
+                             */
+                            fiscalisedAt: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
+             *     - `tenant_suspended`: The merchant account is suspended
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Conflict.
+             *
+             *     A coded error:
+             *
+             *     - `document_not_failed`: A reissue or resolve of a document that is not `failed` (only a refused document is resolved, once)
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    reissueTenantSale: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 printable ASCII characters; a repeat returns the original document */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @example 1 */
+                tenant: number;
+                /** @example 1 */
+                sale: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "items": [
+                 *         {
+                 *           "name": "Maize meal 25kg",
+                 *           "classificationCode": "50221200",
+                 *           "quantity": 2,
+                 *           "price": 185,
+                 *           "vatCategory": "A"
+                 *         }
+                 *       ],
+                 *       "customer": {
+                 *         "name": "Copperbelt Mining Supplies Limited",
+                 *         "tpin": "2000000002"
+                 *       },
+                 *       "paymentMethod": "01",
+                 *       "clientInvoiceNo": "POS1-000123-R1",
+                 *       "note": "Customer TPIN corrected"
+                 *     }
+                 */
+                "application/json": {
+                    items: {
+                        name: string;
+                        /** @description From the authority's classification catalogue (GET /api/v1/item-classes) */
+                        classificationCode: string;
+                        itemCode?: string | null;
+                        /** @description Up to 4 decimals */
+                        quantity: number;
+                        /** @description Unit price, up to 4 decimals; tax-inclusive unless taxInclusive is false. The line (quantity × price) must round to at least 0.01 */
+                        price: number;
+                        vatCategory?: "A" | "B" | "C1" | "C2" | "C3" | "D" | "RVAT" | "E" | "F";
+                        discount?: number | null;
+                        rrp?: number | null;
+                        levy?: string | null;
+                    }[];
+                    customer?: {
+                        name?: string;
+                        tpin?: string | null;
+                    } | null;
+                    paymentMethod?: "01" | "02" | "03" | "04" | "05" | "06" | "07" | "08";
+                    taxInclusive?: boolean;
+                    /** Format: date-time */
+                    occurredAt?: string;
+                    destinationCountryCode?: string | null;
+                    clientInvoiceNo?: string | null;
+                    /** @description Recorded with the failed document's resolution */
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            type: "sale" | "credit_note" | "debit_note";
+                            reference: string | null;
+                            clientInvoiceNo: string | null;
+                            /** @description The branch's invoice sequence number (cisInvcNo) */
+                            invoiceNo: number;
+                            authorityInvoiceNo: string | null;
+                            /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
+                            status: "pending" | "uploaded" | "failed" | "resolved";
+                            tpin: string;
+                            branch: string;
+                            customer: {
+                                name: string;
+                                tpin: string | null;
+                            };
+                            paymentMethod: string;
+                            taxInclusive: boolean;
+                            destinationCountryCode: string | null;
+                            /** Format: date-time */
+                            occurredAt: string;
+                            items: {
+                                line: number;
+                                name: string;
+                                classificationCode: string;
+                                itemCode: string | null;
+                                quantity: number;
+                                price: number;
+                                vatCategory: string;
+                                /** @description Percent */
+                                vatRate: number;
+                                rrp: number | null;
+                                /** @description quantity × price, rounded to 2 decimals, before the discount; on a credit note, its share of the original line (credits of a line add up to exactly its amount) */
+                                amount: number;
+                                /** @description The line's discount (0 without one); on a credit note, its share of the original line's discount */
+                                discount: number;
+                                /** @description The taxable amount (vatTaxblAmt), rounded to 2 decimals: of amount − discount, or on an MTV line of quantity × rrp when higher */
+                                net: number;
+                                /** @description Rounded to 2 decimals */
+                                vat: number;
+                                /** @description What the customer pays for the line: amount − discount, plus VAT when prices exclude it. net + vat, except on an MTV line sold below its RRP */
+                                total: number;
+                                originalLine: number | null;
+                            }[];
+                            totals: {
+                                /** @description Σ line net (the taxable amount filed) */
+                                net: number;
+                                /** @description Rounded to 2 decimals */
+                                vat: number;
+                                /** @description What the customer pays: Σ line total */
+                                total: number;
+                                /** @description Σ line discounts (already taken off total) */
+                                discount: number;
+                                currency: string;
+                            };
+                            fiscal: {
+                                receiptNo: number | null;
+                                internalData: string | null;
+                                receiptSignature: string | null;
+                                sdcId: string | null;
+                                mrcNo: string | null;
+                                qrCodeUrl: string | null;
+                                publishedAt: string | null;
+                            };
+                            resultCode: string | null;
+                            lastError: string | null;
+                            originalSaleId: number | null;
+                            reasonCode: string | null;
+                            /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
+                            stock: {
+                                /** @description not_applicable: the document moves no stock (no line names a registered goods item, a debit note, a refused document, or stock tracking off); pending: its stock is not booked or its stock chain not yet accepted (retried while the VSDC does not answer); sent: saveStockItems and saveStockMaster accepted; failed: the authority refused the chain (resultCode, message). See docs/stock.md */
+                                state: "not_applicable" | "pending" | "sent" | "failed";
+                                resultCode: string | null;
+                                message: string | null;
+                            };
+                            replacesSaleId: number | null;
+                            resolution: {
+                                /** @description `reissued`: replaced by a new document (`replacedBySaleId`); `marked`: nothing had to be filed */
+                                kind: "reissued" | "marked";
+                                by: {
+                                    /** @description The kind of credential that resolved it: `tenant_token` (the merchant) or `partner_key` (its partner) */
+                                    type: string;
+                                    id: number | null;
+                                };
+                                /** Format: date-time */
+                                at: string;
+                                note: string | null;
+                                replacedBySaleId: number | null;
+                            } | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description Despite its name, the record's last-modified time
+                             */
+                            fiscalisedAt: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             *     - `api_key_expired`: A rotated partner key past its grace window
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             *     - `partner_suspended`: The partner account is suspended (partner endpoints)
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_scope`: The partner key lacks the endpoint's scope
+             *     - `tenant_suspended`: The merchant account is suspended
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Conflict.
+             *
+             *     A coded error:
+             *
+             *     - `document_not_failed`: A reissue or resolve of a document that is not `failed` (only a refused document is resolved, once)
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             *
+             *     Or a coded error:
+             *
+             *     - `branch_not_initialized`: The branch's device is not initialised yet; nothing was stored
+             *     - `unknown_classification_code`: A line's `classificationCode` is not in the authority's catalogue; nothing was stored
+             *     - `idempotency_key_reused`: The same `Idempotency-Key` with a different request
+             *     - `not_a_sale`: A credit or debit note against a note, or a reissue of a note (a failed note is marked resolved instead)
+             *     - `levy_not_supported`: A line names a levy (`items[].levy`: TL, IPL1, IPL2, ECM, EXEEG); the gateway computes none, so nothing was stored
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Service unavailable.
+             *
+             *     A coded error:
+             *
+             *     - `vsdc_unavailable`: A sale or note while its branch's VSDC is known to be unreachable, for a merchant whose offline policy is `refuse`; nothing stored, no invoice number used; `Retry-After` says when to try again
+             *     - `catalogue_unavailable`: The classification catalogue has never been fetched from a VSDC yet and none answers now
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    resolveTenantSale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 1 */
+                tenant: number;
+                /** @example 1 */
+                sale: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "note": "Customer cancelled the order; goods never left the shop."
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Why nothing has to be filed for this document (required; shown in the console and the audit log) */
+                    note: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            type: "sale" | "credit_note" | "debit_note";
+                            reference: string | null;
+                            clientInvoiceNo: string | null;
+                            /** @description The branch's invoice sequence number (cisInvcNo) */
+                            invoiceNo: number;
+                            authorityInvoiceNo: string | null;
+                            /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
+                            status: "pending" | "uploaded" | "failed" | "resolved";
+                            tpin: string;
+                            branch: string;
+                            customer: {
+                                name: string;
+                                tpin: string | null;
+                            };
+                            paymentMethod: string;
+                            taxInclusive: boolean;
+                            destinationCountryCode: string | null;
+                            /** Format: date-time */
+                            occurredAt: string;
+                            items: {
+                                line: number;
+                                name: string;
+                                classificationCode: string;
+                                itemCode: string | null;
+                                quantity: number;
+                                price: number;
+                                vatCategory: string;
+                                /** @description Percent */
+                                vatRate: number;
+                                rrp: number | null;
+                                /** @description quantity × price, rounded to 2 decimals, before the discount; on a credit note, its share of the original line (credits of a line add up to exactly its amount) */
+                                amount: number;
+                                /** @description The line's discount (0 without one); on a credit note, its share of the original line's discount */
+                                discount: number;
+                                /** @description The taxable amount (vatTaxblAmt), rounded to 2 decimals: of amount − discount, or on an MTV line of quantity × rrp when higher */
+                                net: number;
+                                /** @description Rounded to 2 decimals */
+                                vat: number;
+                                /** @description What the customer pays for the line: amount − discount, plus VAT when prices exclude it. net + vat, except on an MTV line sold below its RRP */
+                                total: number;
+                                originalLine: number | null;
+                            }[];
+                            totals: {
+                                /** @description Σ line net (the taxable amount filed) */
+                                net: number;
+                                /** @description Rounded to 2 decimals */
+                                vat: number;
+                                /** @description What the customer pays: Σ line total */
+                                total: number;
+                                /** @description Σ line discounts (already taken off total) */
+                                discount: number;
+                                currency: string;
+                            };
+                            fiscal: {
+                                receiptNo: number | null;
+                                internalData: string | null;
+                                receiptSignature: string | null;
+                                sdcId: string | null;
+                                mrcNo: string | null;
+                                qrCodeUrl: string | null;
+                                publishedAt: string | null;
+                            };
+                            resultCode: string | null;
+                            lastError: string | null;
+                            originalSaleId: number | null;
+                            reasonCode: string | null;
+                            /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
+                            stock: {
+                                /** @description not_applicable: the document moves no stock (no line names a registered goods item, a debit note, a refused document, or stock tracking off); pending: its stock is not booked or its stock chain not yet accepted (retried while the VSDC does not answer); sent: saveStockItems and saveStockMaster accepted; failed: the authority refused the chain (resultCode, message). See docs/stock.md */
+                                state: "not_applicable" | "pending" | "sent" | "failed";
+                                resultCode: string | null;
+                                message: string | null;
+                            };
+                            replacesSaleId: number | null;
+                            resolution: {
+                                /** @description `reissued`: replaced by a new document (`replacedBySaleId`); `marked`: nothing had to be filed */
+                                kind: "reissued" | "marked";
+                                by: {
+                                    /** @description The kind of credential that resolved it: `tenant_token` (the merchant) or `partner_key` (its partner) */
+                                    type: string;
+                                    id: number | null;
+                                };
+                                /** Format: date-time */
+                                at: string;
+                                note: string | null;
+                                replacedBySaleId: number | null;
+                            } | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description Despite its name, the record's last-modified time
+                             */
+                            fiscalisedAt: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             *     - `api_key_expired`: A rotated partner key past its grace window
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `partner_suspended`: The partner account is suspended (partner endpoints)
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_scope`: The partner key lacks the endpoint's scope
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Conflict.
+             *
+             *     A coded error:
+             *
+             *     - `document_not_failed`: A reissue or resolve of a document that is not `failed` (only a refused document is resolved, once)
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
     getMe: {
         parameters: {
             query?: never;
@@ -5593,6 +8011,8 @@ export interface operations {
                             monthlyQuota: number | null;
                             documentsThisMonth: number;
                             branch: string | null;
+                            /** @description Whether the gateway keeps your stock and sends the authority's stock chain (PATCH /api/v1/stock/settings) */
+                            stockTracking: boolean;
                             devices: {
                                 branch: string;
                                 branchName: string | null;
@@ -5602,6 +8022,27 @@ export interface operations {
                                 initialized: boolean;
                                 /** @description The branch this request acts on (X-Branch, or the default) */
                                 current: boolean;
+                            }[];
+                            /** @description The taxpayer's branches as the authority knows them (selectBranches), learnt at the first device initialisation and refreshed daily (BRANCH_SYNC_INTERVAL); empty until a device is initialised */
+                            authorityBranches: {
+                                /** @description The branch id (bhfId) */
+                                branch: string;
+                                name: string | null;
+                                location: string | null;
+                                province: string | null;
+                                district: string | null;
+                                sector: string | null;
+                                /** @description hqYn */
+                                headquarters: boolean;
+                                status: string | null;
+                                openedOn: string | null;
+                                /** @description Whether a device of this merchant is registered with the gateway for the branch */
+                                registeredDevice: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description When the authority last reported the branch
+                                 */
+                                updatedAt: string;
                             }[];
                         };
                     };
@@ -5661,7 +8102,7 @@ export interface operations {
              *
              *     Or a coded error:
              *
-             *     - `branch_not_found`: `X-Branch` names a branch the merchant has not registered
+             *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
              */
             422: {
                 headers: {
@@ -5839,8 +8280,8 @@ export interface operations {
                     /** @description Receiver URL. Production: https, public hostname, port 80, 443, 8080 or 8443 */
                     url: string;
                     description?: string;
-                    /** @description Defaults to the invoice events (invoice.fiscalised, invoice.failed); branch.backlog and branch.recovered are opt-in */
-                    events?: ("invoice.fiscalised" | "invoice.failed" | "branch.backlog" | "branch.recovered")[];
+                    /** @description Defaults to the invoice events (invoice.fiscalised, invoice.failed); branch.backlog, branch.recovered, purchase.received, authority.notice and reconciliation.mismatch are opt-in */
+                    events?: ("invoice.fiscalised" | "invoice.failed" | "invoice.resolved" | "branch.backlog" | "branch.recovered" | "purchase.received" | "authority.notice" | "reconciliation.mismatch")[];
                 };
             };
         };
@@ -7241,8 +9682,8 @@ export interface operations {
              *
              *     Or a coded error:
              *
-             *     - `branch_required`: The merchant has several branches and none is `000`: send `X-Branch`
-             *     - `branch_not_found`: `X-Branch` names a branch the merchant has not registered
+             *     - `branch_required`: The merchant has several branches and none is `000`: send `X-Branch` (reports: `branch`)
+             *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
              *     - `branch_not_initialized`: The branch's device is not initialised yet; nothing was stored
              */
             422: {
@@ -7810,8 +10251,8 @@ export interface operations {
              *
              *     Or a coded error:
              *
-             *     - `branch_required`: The merchant has several branches and none is `000`: send `X-Branch`
-             *     - `branch_not_found`: `X-Branch` names a branch the merchant has not registered
+             *     - `branch_required`: The merchant has several branches and none is `000`: send `X-Branch` (reports: `branch`)
+             *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
              *     - `branch_not_initialized`: The branch's device is not initialised yet; nothing was stored
              */
             422: {
@@ -8443,8 +10884,8 @@ export interface operations {
              *
              *     Or a coded error:
              *
-             *     - `branch_required`: The merchant has several branches and none is `000`: send `X-Branch`
-             *     - `branch_not_found`: `X-Branch` names a branch the merchant has not registered
+             *     - `branch_required`: The merchant has several branches and none is `000`: send `X-Branch` (reports: `branch`)
+             *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
              *     - `branch_not_initialized`: The branch's device is not initialised yet; nothing was stored
              */
             422: {
@@ -8628,7 +11069,7 @@ export interface operations {
              *
              *     Or a coded error:
              *
-             *     - `branch_not_found`: `X-Branch` names a branch the merchant has not registered
+             *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
              */
             422: {
                 headers: {
@@ -9334,6 +11775,1255 @@ export interface operations {
             };
         };
     };
+    listPurchases: {
+        parameters: {
+            query: {
+                /** @description Page number, from 1; 20 items a page. */
+                page: number;
+                /** @description `pending`: purchases still waiting for your answer */
+                status?: "pending" | "accepted" | "rejected";
+                /** @description Where your answer stands with the authority */
+                filing?: "not_sent" | "sending" | "accepted" | "failed";
+            };
+            header?: {
+                /**
+                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @example 000
+                 */
+                "x-branch"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            /** @description The branch (bhfId) it was pulled through; the answer is filed through it */
+                            branch: string;
+                            supplier: {
+                                tpin: string | null;
+                                name: string | null;
+                                branch: string | null;
+                                invoiceNo: string | null;
+                                sdcId: string | null;
+                            };
+                            receiptTypeCode: string | null;
+                            paymentTypeCode: string | null;
+                            confirmedAt: string | null;
+                            salesDate: string | null;
+                            stockReleaseDate: string | null;
+                            /** @description The supplier's totals as sent */
+                            totals: {
+                                itemCount: number | null;
+                                taxableAmount: number | null;
+                                taxAmount: number | null;
+                                amount: number | null;
+                            };
+                            remark: string | null;
+                            /** @description What does not add up in the supplier's data (stored as received, never refused) */
+                            inconsistencies: string[];
+                            lines: {
+                                /** @description Position in the supplier's document, from 1 */
+                                line: number;
+                                itemSeq: number | null;
+                                itemCode: string | null;
+                                itemClassificationCode: string | null;
+                                itemName: string | null;
+                                barcode: string | null;
+                                packagingUnitCode: string | null;
+                                packages: number | null;
+                                quantityUnitCode: string | null;
+                                quantity: number | null;
+                                unitPrice: number | null;
+                                supplyAmount: number | null;
+                                discountRate: number | null;
+                                discountAmount: number | null;
+                                vatCategory: string | null;
+                                taxableAmount: number | null;
+                                vatAmount: number | null;
+                                totalAmount: number | null;
+                                mappedItemCode: string | null;
+                            }[];
+                            /**
+                             * @description pending until you answer; then accepted or rejected, never changed
+                             * @enum {unknown}
+                             */
+                            status: "pending" | "accepted" | "rejected";
+                            decidedAt: string | null;
+                            answerRemark: string | null;
+                            purchaseInvoiceNo: number | null;
+                            filing: {
+                                /**
+                                 * @description not_sent (no answer yet), sending (on its way, retried while the VSDC does not answer), accepted, failed (refused by the authority; the decision stands)
+                                 * @enum {unknown}
+                                 */
+                                state: "not_sent" | "sending" | "accepted" | "failed";
+                                resultCode: string | null;
+                                message: string | null;
+                                filedAt: string | null;
+                                nextAttemptAt: string | null;
+                                lastError: string | null;
+                            };
+                            /** Format: date-time */
+                            receivedAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        meta: {
+                            page: number;
+                            perPage: number;
+                            total: number;
+                            lastPage: number;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
+             *     - `tenant_suspended`: The merchant account is suspended
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             *
+             *     Or a coded error:
+             *
+             *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    getPurchase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                purchase: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            /** @description The branch (bhfId) it was pulled through; the answer is filed through it */
+                            branch: string;
+                            supplier: {
+                                tpin: string | null;
+                                name: string | null;
+                                branch: string | null;
+                                invoiceNo: string | null;
+                                sdcId: string | null;
+                            };
+                            receiptTypeCode: string | null;
+                            paymentTypeCode: string | null;
+                            confirmedAt: string | null;
+                            salesDate: string | null;
+                            stockReleaseDate: string | null;
+                            /** @description The supplier's totals as sent */
+                            totals: {
+                                itemCount: number | null;
+                                taxableAmount: number | null;
+                                taxAmount: number | null;
+                                amount: number | null;
+                            };
+                            remark: string | null;
+                            /** @description What does not add up in the supplier's data (stored as received, never refused) */
+                            inconsistencies: string[];
+                            lines: {
+                                /** @description Position in the supplier's document, from 1 */
+                                line: number;
+                                itemSeq: number | null;
+                                itemCode: string | null;
+                                itemClassificationCode: string | null;
+                                itemName: string | null;
+                                barcode: string | null;
+                                packagingUnitCode: string | null;
+                                packages: number | null;
+                                quantityUnitCode: string | null;
+                                quantity: number | null;
+                                unitPrice: number | null;
+                                supplyAmount: number | null;
+                                discountRate: number | null;
+                                discountAmount: number | null;
+                                vatCategory: string | null;
+                                taxableAmount: number | null;
+                                vatAmount: number | null;
+                                totalAmount: number | null;
+                                mappedItemCode: string | null;
+                            }[];
+                            /**
+                             * @description pending until you answer; then accepted or rejected, never changed
+                             * @enum {unknown}
+                             */
+                            status: "pending" | "accepted" | "rejected";
+                            decidedAt: string | null;
+                            answerRemark: string | null;
+                            purchaseInvoiceNo: number | null;
+                            filing: {
+                                /**
+                                 * @description not_sent (no answer yet), sending (on its way, retried while the VSDC does not answer), accepted, failed (refused by the authority; the decision stands)
+                                 * @enum {unknown}
+                                 */
+                                state: "not_sent" | "sending" | "accepted" | "failed";
+                                resultCode: string | null;
+                                message: string | null;
+                                filedAt: string | null;
+                                nextAttemptAt: string | null;
+                                lastError: string | null;
+                            };
+                            /** Format: date-time */
+                            receivedAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
+             *     - `tenant_suspended`: The merchant account is suspended
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    acceptPurchase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                purchase: number;
+            };
+            cookie?: never;
+        };
+        /** @description Optional body */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "lines": [
+                 *         {
+                 *           "line": 1,
+                 *           "itemCode": "ZM2NTU0000001"
+                 *         }
+                 *       ],
+                 *       "remark": "Received in full"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Optional: each line at most once; a line left out keeps the supplier's item code */
+                    lines?: {
+                        /** @description The purchase line's `line` number */
+                        line: number;
+                        /** @description One of your items (its itemCode): the goods are taken into stock as it */
+                        itemCode: string;
+                    }[];
+                    remark?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            /** @description The branch (bhfId) it was pulled through; the answer is filed through it */
+                            branch: string;
+                            supplier: {
+                                tpin: string | null;
+                                name: string | null;
+                                branch: string | null;
+                                invoiceNo: string | null;
+                                sdcId: string | null;
+                            };
+                            receiptTypeCode: string | null;
+                            paymentTypeCode: string | null;
+                            confirmedAt: string | null;
+                            salesDate: string | null;
+                            stockReleaseDate: string | null;
+                            /** @description The supplier's totals as sent */
+                            totals: {
+                                itemCount: number | null;
+                                taxableAmount: number | null;
+                                taxAmount: number | null;
+                                amount: number | null;
+                            };
+                            remark: string | null;
+                            /** @description What does not add up in the supplier's data (stored as received, never refused) */
+                            inconsistencies: string[];
+                            lines: {
+                                /** @description Position in the supplier's document, from 1 */
+                                line: number;
+                                itemSeq: number | null;
+                                itemCode: string | null;
+                                itemClassificationCode: string | null;
+                                itemName: string | null;
+                                barcode: string | null;
+                                packagingUnitCode: string | null;
+                                packages: number | null;
+                                quantityUnitCode: string | null;
+                                quantity: number | null;
+                                unitPrice: number | null;
+                                supplyAmount: number | null;
+                                discountRate: number | null;
+                                discountAmount: number | null;
+                                vatCategory: string | null;
+                                taxableAmount: number | null;
+                                vatAmount: number | null;
+                                totalAmount: number | null;
+                                mappedItemCode: string | null;
+                            }[];
+                            /**
+                             * @description pending until you answer; then accepted or rejected, never changed
+                             * @enum {unknown}
+                             */
+                            status: "pending" | "accepted" | "rejected";
+                            decidedAt: string | null;
+                            answerRemark: string | null;
+                            purchaseInvoiceNo: number | null;
+                            filing: {
+                                /**
+                                 * @description not_sent (no answer yet), sending (on its way, retried while the VSDC does not answer), accepted, failed (refused by the authority; the decision stands)
+                                 * @enum {unknown}
+                                 */
+                                state: "not_sent" | "sending" | "accepted" | "failed";
+                                resultCode: string | null;
+                                message: string | null;
+                                filedAt: string | null;
+                                nextAttemptAt: string | null;
+                                lastError: string | null;
+                            };
+                            /** Format: date-time */
+                            receivedAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
+             *     - `tenant_suspended`: The merchant account is suspended
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Conflict.
+             *
+             *     A coded error:
+             *
+             *     - `purchase_already_answered`: Accepting or rejecting a purchase that was already answered
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    rejectPurchase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                purchase: number;
+            };
+            cookie?: never;
+        };
+        /** @description Optional body */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Not ordered by us"
+                 *     }
+                 */
+                "application/json": {
+                    reason?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            /** @description The branch (bhfId) it was pulled through; the answer is filed through it */
+                            branch: string;
+                            supplier: {
+                                tpin: string | null;
+                                name: string | null;
+                                branch: string | null;
+                                invoiceNo: string | null;
+                                sdcId: string | null;
+                            };
+                            receiptTypeCode: string | null;
+                            paymentTypeCode: string | null;
+                            confirmedAt: string | null;
+                            salesDate: string | null;
+                            stockReleaseDate: string | null;
+                            /** @description The supplier's totals as sent */
+                            totals: {
+                                itemCount: number | null;
+                                taxableAmount: number | null;
+                                taxAmount: number | null;
+                                amount: number | null;
+                            };
+                            remark: string | null;
+                            /** @description What does not add up in the supplier's data (stored as received, never refused) */
+                            inconsistencies: string[];
+                            lines: {
+                                /** @description Position in the supplier's document, from 1 */
+                                line: number;
+                                itemSeq: number | null;
+                                itemCode: string | null;
+                                itemClassificationCode: string | null;
+                                itemName: string | null;
+                                barcode: string | null;
+                                packagingUnitCode: string | null;
+                                packages: number | null;
+                                quantityUnitCode: string | null;
+                                quantity: number | null;
+                                unitPrice: number | null;
+                                supplyAmount: number | null;
+                                discountRate: number | null;
+                                discountAmount: number | null;
+                                vatCategory: string | null;
+                                taxableAmount: number | null;
+                                vatAmount: number | null;
+                                totalAmount: number | null;
+                                mappedItemCode: string | null;
+                            }[];
+                            /**
+                             * @description pending until you answer; then accepted or rejected, never changed
+                             * @enum {unknown}
+                             */
+                            status: "pending" | "accepted" | "rejected";
+                            decidedAt: string | null;
+                            answerRemark: string | null;
+                            purchaseInvoiceNo: number | null;
+                            filing: {
+                                /**
+                                 * @description not_sent (no answer yet), sending (on its way, retried while the VSDC does not answer), accepted, failed (refused by the authority; the decision stands)
+                                 * @enum {unknown}
+                                 */
+                                state: "not_sent" | "sending" | "accepted" | "failed";
+                                resultCode: string | null;
+                                message: string | null;
+                                filedAt: string | null;
+                                nextAttemptAt: string | null;
+                                lastError: string | null;
+                            };
+                            /** Format: date-time */
+                            receivedAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
+             *     - `tenant_suspended`: The merchant account is suspended
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Conflict.
+             *
+             *     A coded error:
+             *
+             *     - `purchase_already_answered`: Accepting or rejecting a purchase that was already answered
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    listNotices: {
+        parameters: {
+            query: {
+                /** @description Page number, from 1; 20 items a page. */
+                page: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The gateway's id of the notice */
+                            id: number;
+                            /** @description The authority's notice number (noticeNo); each is stored once */
+                            noticeNo: number;
+                            title: string | null;
+                            content: string | null;
+                            detailUrl: string | null;
+                            registeredBy: string | null;
+                            registeredAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the gateway first pulled it
+                             */
+                            receivedAt: string;
+                        }[];
+                        meta: {
+                            page: number;
+                            perPage: number;
+                            total: number;
+                            lastPage: number;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
+             *     - `tenant_suspended`: The merchant account is suspended
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    listTenantNotices: {
+        parameters: {
+            query: {
+                /** @description Page number, from 1; 20 items a page. */
+                page: number;
+            };
+            header?: never;
+            path: {
+                /** @example 1 */
+                tenant: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The gateway's id of the notice */
+                            id: number;
+                            /** @description The authority's notice number (noticeNo); each is stored once */
+                            noticeNo: number;
+                            title: string | null;
+                            content: string | null;
+                            detailUrl: string | null;
+                            registeredBy: string | null;
+                            registeredAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the gateway first pulled it
+                             */
+                            receivedAt: string;
+                        }[];
+                        meta: {
+                            page: number;
+                            perPage: number;
+                            total: number;
+                            lastPage: number;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             *     - `api_key_expired`: A rotated partner key past its grace window
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `partner_suspended`: The partner account is suspended (partner endpoints)
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_scope`: The partner key lacks the endpoint's scope
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
     listItemClasses: {
         parameters: {
             query: {
@@ -9808,6 +13498,4266 @@ export interface operations {
             };
         };
     };
+    getDailyReport: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The merchant's calendar day, in its timezone (default: today there)
+                 * @example 2026-01-15
+                 */
+                date?: string;
+                /**
+                 * @description The branch (bhfId); by default the X-Branch rules: `000` if registered, else the only branch
+                 * @example 000
+                 */
+                branch?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description X: the day is open, figures as of now; Z: the stored report taken when the day was closed, never changed */
+                            type: "X" | "Z";
+                            /** @description The merchant's calendar day */
+                            date: string;
+                            /** @description The IANA time zone the day was counted in */
+                            timezone: string;
+                            /**
+                             * Format: date-time
+                             * @description First instant of the day (UTC)
+                             */
+                            from: string;
+                            /**
+                             * Format: date-time
+                             * @description First instant of the next day (UTC): the day is [from, to)
+                             */
+                            to: string;
+                            merchant: {
+                                id: number;
+                                name: string;
+                                tpin: string;
+                            };
+                            branch: string;
+                            branchName: string | null;
+                            currency: string;
+                            /**
+                             * Format: date-time
+                             * @description When these figures were computed
+                             */
+                            generatedAt: string;
+                            closedAt: string | null;
+                            closedBy: string | null;
+                            /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
+                            counts: {
+                                documents: number;
+                                uploaded: number;
+                                pending: number;
+                                failed: number;
+                                /** @description Failed documents since reissued or marked resolved (docs/offline.md) */
+                                resolved: number;
+                            };
+                            /** @description Every document of the day by type and status */
+                            documents: {
+                                type: "sale" | "credit_note" | "debit_note";
+                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                /** @description Documents */
+                                count: number;
+                                /** @description Taxable amount (vatTaxblAmt) */
+                                taxable: number;
+                                vat: number;
+                                /** @description What the customers paid (or were refunded) */
+                                total: number;
+                                /** @description Line discounts */
+                                discount: number;
+                            }[];
+                            /** @description Uploaded documents (what the authority holds) by type */
+                            fiscal: {
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            };
+                            /** @description Uploaded documents' lines per VAT category and rate */
+                            vatCategories: {
+                                category: string;
+                                rate: number;
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            }[];
+                            /** @description Uploaded documents per payment method */
+                            paymentMethods: {
+                                /** @description Payment type code (01 cash, 02 credit, …) */
+                                method: string;
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            }[];
+                            numbers: {
+                                firstInvoiceNo: number | null;
+                                lastInvoiceNo: number | null;
+                                firstReceiptNo: number | null;
+                                lastReceiptNo: number | null;
+                            };
+                        };
+                    };
+                    "text/csv": string;
+                    "application/pdf": string;
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
+             *     - `tenant_suspended`: The merchant account is suspended
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Status 406.
+             *
+             *     A coded error:
+             *
+             *     - `not_acceptable`: A daily report asked for in a format it is not answered in: send `Accept` `application/json` (the default), `text/csv` or `application/pdf`
+             */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             *
+             *     Or a coded error:
+             *
+             *     - `branch_required`: The merchant has several branches and none is `000`: send `X-Branch` (reports: `branch`)
+             *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    closeDay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "date": "2026-01-15",
+                 *       "branch": "000"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The merchant's calendar day to close, in its timezone (today or earlier)
+                     * @example 2026-01-15
+                     */
+                    date: string;
+                    /**
+                     * @description The branch (bhfId); by default the X-Branch rules: `000` if registered, else the only branch
+                     * @example 000
+                     */
+                    branch?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description X: the day is open, figures as of now; Z: the stored report taken when the day was closed, never changed */
+                            type: "X" | "Z";
+                            /** @description The merchant's calendar day */
+                            date: string;
+                            /** @description The IANA time zone the day was counted in */
+                            timezone: string;
+                            /**
+                             * Format: date-time
+                             * @description First instant of the day (UTC)
+                             */
+                            from: string;
+                            /**
+                             * Format: date-time
+                             * @description First instant of the next day (UTC): the day is [from, to)
+                             */
+                            to: string;
+                            merchant: {
+                                id: number;
+                                name: string;
+                                tpin: string;
+                            };
+                            branch: string;
+                            branchName: string | null;
+                            currency: string;
+                            /**
+                             * Format: date-time
+                             * @description When these figures were computed
+                             */
+                            generatedAt: string;
+                            closedAt: string | null;
+                            closedBy: string | null;
+                            /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
+                            counts: {
+                                documents: number;
+                                uploaded: number;
+                                pending: number;
+                                failed: number;
+                                /** @description Failed documents since reissued or marked resolved (docs/offline.md) */
+                                resolved: number;
+                            };
+                            /** @description Every document of the day by type and status */
+                            documents: {
+                                type: "sale" | "credit_note" | "debit_note";
+                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                /** @description Documents */
+                                count: number;
+                                /** @description Taxable amount (vatTaxblAmt) */
+                                taxable: number;
+                                vat: number;
+                                /** @description What the customers paid (or were refunded) */
+                                total: number;
+                                /** @description Line discounts */
+                                discount: number;
+                            }[];
+                            /** @description Uploaded documents (what the authority holds) by type */
+                            fiscal: {
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            };
+                            /** @description Uploaded documents' lines per VAT category and rate */
+                            vatCategories: {
+                                category: string;
+                                rate: number;
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            }[];
+                            /** @description Uploaded documents per payment method */
+                            paymentMethods: {
+                                /** @description Payment type code (01 cash, 02 credit, …) */
+                                method: string;
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            }[];
+                            numbers: {
+                                firstInvoiceNo: number | null;
+                                lastInvoiceNo: number | null;
+                                firstReceiptNo: number | null;
+                                lastReceiptNo: number | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description X: the day is open, figures as of now; Z: the stored report taken when the day was closed, never changed */
+                            type: "X" | "Z";
+                            /** @description The merchant's calendar day */
+                            date: string;
+                            /** @description The IANA time zone the day was counted in */
+                            timezone: string;
+                            /**
+                             * Format: date-time
+                             * @description First instant of the day (UTC)
+                             */
+                            from: string;
+                            /**
+                             * Format: date-time
+                             * @description First instant of the next day (UTC): the day is [from, to)
+                             */
+                            to: string;
+                            merchant: {
+                                id: number;
+                                name: string;
+                                tpin: string;
+                            };
+                            branch: string;
+                            branchName: string | null;
+                            currency: string;
+                            /**
+                             * Format: date-time
+                             * @description When these figures were computed
+                             */
+                            generatedAt: string;
+                            closedAt: string | null;
+                            closedBy: string | null;
+                            /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
+                            counts: {
+                                documents: number;
+                                uploaded: number;
+                                pending: number;
+                                failed: number;
+                                /** @description Failed documents since reissued or marked resolved (docs/offline.md) */
+                                resolved: number;
+                            };
+                            /** @description Every document of the day by type and status */
+                            documents: {
+                                type: "sale" | "credit_note" | "debit_note";
+                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                /** @description Documents */
+                                count: number;
+                                /** @description Taxable amount (vatTaxblAmt) */
+                                taxable: number;
+                                vat: number;
+                                /** @description What the customers paid (or were refunded) */
+                                total: number;
+                                /** @description Line discounts */
+                                discount: number;
+                            }[];
+                            /** @description Uploaded documents (what the authority holds) by type */
+                            fiscal: {
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            };
+                            /** @description Uploaded documents' lines per VAT category and rate */
+                            vatCategories: {
+                                category: string;
+                                rate: number;
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            }[];
+                            /** @description Uploaded documents per payment method */
+                            paymentMethods: {
+                                /** @description Payment type code (01 cash, 02 credit, …) */
+                                method: string;
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            }[];
+                            numbers: {
+                                firstInvoiceNo: number | null;
+                                lastInvoiceNo: number | null;
+                                firstReceiptNo: number | null;
+                                lastReceiptNo: number | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
+             *     - `tenant_suspended`: The merchant account is suspended
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             *
+             *     Or a coded error:
+             *
+             *     - `branch_required`: The merchant has several branches and none is `000`: send `X-Branch` (reports: `branch`)
+             *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    exportDocuments: {
+        parameters: {
+            query: {
+                /**
+                 * @description First day (inclusive), in the merchant's timezone
+                 * @example 2026-01-15
+                 */
+                from: string;
+                /**
+                 * @description Last day (inclusive), at most 92 days after `from`
+                 * @example 2026-01-15
+                 */
+                to: string;
+                /** @description csv (default) or xlsx */
+                format?: "csv" | "xlsx";
+                /**
+                 * @description One branch; every branch when left out
+                 * @example 000
+                 */
+                branch?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The documents, streamed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
+             *     - `tenant_suspended`: The merchant account is suspended
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             *
+             *     Or a coded error:
+             *
+             *     - `branch_required`: The merchant has several branches and none is `000`: send `X-Branch` (reports: `branch`)
+             *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    getTenantDailyReport: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The merchant's calendar day, in its timezone (default: today there)
+                 * @example 2026-01-15
+                 */
+                date?: string;
+                /**
+                 * @description The branch (bhfId); by default the X-Branch rules: `000` if registered, else the only branch
+                 * @example 000
+                 */
+                branch?: string;
+            };
+            header?: never;
+            path: {
+                tenant: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description X: the day is open, figures as of now; Z: the stored report taken when the day was closed, never changed */
+                            type: "X" | "Z";
+                            /** @description The merchant's calendar day */
+                            date: string;
+                            /** @description The IANA time zone the day was counted in */
+                            timezone: string;
+                            /**
+                             * Format: date-time
+                             * @description First instant of the day (UTC)
+                             */
+                            from: string;
+                            /**
+                             * Format: date-time
+                             * @description First instant of the next day (UTC): the day is [from, to)
+                             */
+                            to: string;
+                            merchant: {
+                                id: number;
+                                name: string;
+                                tpin: string;
+                            };
+                            branch: string;
+                            branchName: string | null;
+                            currency: string;
+                            /**
+                             * Format: date-time
+                             * @description When these figures were computed
+                             */
+                            generatedAt: string;
+                            closedAt: string | null;
+                            closedBy: string | null;
+                            /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
+                            counts: {
+                                documents: number;
+                                uploaded: number;
+                                pending: number;
+                                failed: number;
+                                /** @description Failed documents since reissued or marked resolved (docs/offline.md) */
+                                resolved: number;
+                            };
+                            /** @description Every document of the day by type and status */
+                            documents: {
+                                type: "sale" | "credit_note" | "debit_note";
+                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                /** @description Documents */
+                                count: number;
+                                /** @description Taxable amount (vatTaxblAmt) */
+                                taxable: number;
+                                vat: number;
+                                /** @description What the customers paid (or were refunded) */
+                                total: number;
+                                /** @description Line discounts */
+                                discount: number;
+                            }[];
+                            /** @description Uploaded documents (what the authority holds) by type */
+                            fiscal: {
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            };
+                            /** @description Uploaded documents' lines per VAT category and rate */
+                            vatCategories: {
+                                category: string;
+                                rate: number;
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            }[];
+                            /** @description Uploaded documents per payment method */
+                            paymentMethods: {
+                                /** @description Payment type code (01 cash, 02 credit, …) */
+                                method: string;
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            }[];
+                            numbers: {
+                                firstInvoiceNo: number | null;
+                                lastInvoiceNo: number | null;
+                                firstReceiptNo: number | null;
+                                lastReceiptNo: number | null;
+                            };
+                        };
+                    };
+                    "text/csv": string;
+                    "application/pdf": string;
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             *     - `api_key_expired`: A rotated partner key past its grace window
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `partner_suspended`: The partner account is suspended (partner endpoints)
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_scope`: The partner key lacks the endpoint's scope
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Status 406.
+             *
+             *     A coded error:
+             *
+             *     - `not_acceptable`: A daily report asked for in a format it is not answered in: send `Accept` `application/json` (the default), `text/csv` or `application/pdf`
+             */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             *
+             *     Or a coded error:
+             *
+             *     - `branch_required`: The merchant has several branches and none is `000`: send `X-Branch` (reports: `branch`)
+             *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    closeTenantDay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "date": "2026-01-15",
+                 *       "branch": "000"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The merchant's calendar day to close, in its timezone (today or earlier)
+                     * @example 2026-01-15
+                     */
+                    date: string;
+                    /**
+                     * @description The branch (bhfId); by default the X-Branch rules: `000` if registered, else the only branch
+                     * @example 000
+                     */
+                    branch?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description X: the day is open, figures as of now; Z: the stored report taken when the day was closed, never changed */
+                            type: "X" | "Z";
+                            /** @description The merchant's calendar day */
+                            date: string;
+                            /** @description The IANA time zone the day was counted in */
+                            timezone: string;
+                            /**
+                             * Format: date-time
+                             * @description First instant of the day (UTC)
+                             */
+                            from: string;
+                            /**
+                             * Format: date-time
+                             * @description First instant of the next day (UTC): the day is [from, to)
+                             */
+                            to: string;
+                            merchant: {
+                                id: number;
+                                name: string;
+                                tpin: string;
+                            };
+                            branch: string;
+                            branchName: string | null;
+                            currency: string;
+                            /**
+                             * Format: date-time
+                             * @description When these figures were computed
+                             */
+                            generatedAt: string;
+                            closedAt: string | null;
+                            closedBy: string | null;
+                            /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
+                            counts: {
+                                documents: number;
+                                uploaded: number;
+                                pending: number;
+                                failed: number;
+                                /** @description Failed documents since reissued or marked resolved (docs/offline.md) */
+                                resolved: number;
+                            };
+                            /** @description Every document of the day by type and status */
+                            documents: {
+                                type: "sale" | "credit_note" | "debit_note";
+                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                /** @description Documents */
+                                count: number;
+                                /** @description Taxable amount (vatTaxblAmt) */
+                                taxable: number;
+                                vat: number;
+                                /** @description What the customers paid (or were refunded) */
+                                total: number;
+                                /** @description Line discounts */
+                                discount: number;
+                            }[];
+                            /** @description Uploaded documents (what the authority holds) by type */
+                            fiscal: {
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            };
+                            /** @description Uploaded documents' lines per VAT category and rate */
+                            vatCategories: {
+                                category: string;
+                                rate: number;
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            }[];
+                            /** @description Uploaded documents per payment method */
+                            paymentMethods: {
+                                /** @description Payment type code (01 cash, 02 credit, …) */
+                                method: string;
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            }[];
+                            numbers: {
+                                firstInvoiceNo: number | null;
+                                lastInvoiceNo: number | null;
+                                firstReceiptNo: number | null;
+                                lastReceiptNo: number | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description X: the day is open, figures as of now; Z: the stored report taken when the day was closed, never changed */
+                            type: "X" | "Z";
+                            /** @description The merchant's calendar day */
+                            date: string;
+                            /** @description The IANA time zone the day was counted in */
+                            timezone: string;
+                            /**
+                             * Format: date-time
+                             * @description First instant of the day (UTC)
+                             */
+                            from: string;
+                            /**
+                             * Format: date-time
+                             * @description First instant of the next day (UTC): the day is [from, to)
+                             */
+                            to: string;
+                            merchant: {
+                                id: number;
+                                name: string;
+                                tpin: string;
+                            };
+                            branch: string;
+                            branchName: string | null;
+                            currency: string;
+                            /**
+                             * Format: date-time
+                             * @description When these figures were computed
+                             */
+                            generatedAt: string;
+                            closedAt: string | null;
+                            closedBy: string | null;
+                            /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
+                            counts: {
+                                documents: number;
+                                uploaded: number;
+                                pending: number;
+                                failed: number;
+                                /** @description Failed documents since reissued or marked resolved (docs/offline.md) */
+                                resolved: number;
+                            };
+                            /** @description Every document of the day by type and status */
+                            documents: {
+                                type: "sale" | "credit_note" | "debit_note";
+                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                /** @description Documents */
+                                count: number;
+                                /** @description Taxable amount (vatTaxblAmt) */
+                                taxable: number;
+                                vat: number;
+                                /** @description What the customers paid (or were refunded) */
+                                total: number;
+                                /** @description Line discounts */
+                                discount: number;
+                            }[];
+                            /** @description Uploaded documents (what the authority holds) by type */
+                            fiscal: {
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            };
+                            /** @description Uploaded documents' lines per VAT category and rate */
+                            vatCategories: {
+                                category: string;
+                                rate: number;
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            }[];
+                            /** @description Uploaded documents per payment method */
+                            paymentMethods: {
+                                /** @description Payment type code (01 cash, 02 credit, …) */
+                                method: string;
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            }[];
+                            numbers: {
+                                firstInvoiceNo: number | null;
+                                lastInvoiceNo: number | null;
+                                firstReceiptNo: number | null;
+                                lastReceiptNo: number | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             *     - `api_key_expired`: A rotated partner key past its grace window
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `partner_suspended`: The partner account is suspended (partner endpoints)
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_scope`: The partner key lacks the endpoint's scope
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             *
+             *     Or a coded error:
+             *
+             *     - `branch_required`: The merchant has several branches and none is `000`: send `X-Branch` (reports: `branch`)
+             *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    exportTenantDocuments: {
+        parameters: {
+            query: {
+                /**
+                 * @description First day (inclusive), in the merchant's timezone
+                 * @example 2026-01-15
+                 */
+                from: string;
+                /**
+                 * @description Last day (inclusive), at most 92 days after `from`
+                 * @example 2026-01-15
+                 */
+                to: string;
+                /** @description csv (default) or xlsx */
+                format?: "csv" | "xlsx";
+                /**
+                 * @description One branch; every branch when left out
+                 * @example 000
+                 */
+                branch?: string;
+            };
+            header?: never;
+            path: {
+                tenant: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The documents, streamed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             *     - `api_key_expired`: A rotated partner key past its grace window
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `partner_suspended`: The partner account is suspended (partner endpoints)
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_scope`: The partner key lacks the endpoint's scope
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             *
+             *     Or a coded error:
+             *
+             *     - `branch_required`: The merchant has several branches and none is `000`: send `X-Branch` (reports: `branch`)
+             *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    adminGetDailyReport: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The merchant's calendar day, in its timezone (default: today there)
+                 * @example 2026-01-15
+                 */
+                date?: string;
+                /**
+                 * @description The branch (bhfId); by default the X-Branch rules: `000` if registered, else the only branch
+                 * @example 000
+                 */
+                branch?: string;
+            };
+            header?: never;
+            path: {
+                tenant: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description X: the day is open, figures as of now; Z: the stored report taken when the day was closed, never changed */
+                            type: "X" | "Z";
+                            /** @description The merchant's calendar day */
+                            date: string;
+                            /** @description The IANA time zone the day was counted in */
+                            timezone: string;
+                            /**
+                             * Format: date-time
+                             * @description First instant of the day (UTC)
+                             */
+                            from: string;
+                            /**
+                             * Format: date-time
+                             * @description First instant of the next day (UTC): the day is [from, to)
+                             */
+                            to: string;
+                            merchant: {
+                                id: number;
+                                name: string;
+                                tpin: string;
+                            };
+                            branch: string;
+                            branchName: string | null;
+                            currency: string;
+                            /**
+                             * Format: date-time
+                             * @description When these figures were computed
+                             */
+                            generatedAt: string;
+                            closedAt: string | null;
+                            closedBy: string | null;
+                            /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
+                            counts: {
+                                documents: number;
+                                uploaded: number;
+                                pending: number;
+                                failed: number;
+                                /** @description Failed documents since reissued or marked resolved (docs/offline.md) */
+                                resolved: number;
+                            };
+                            /** @description Every document of the day by type and status */
+                            documents: {
+                                type: "sale" | "credit_note" | "debit_note";
+                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                /** @description Documents */
+                                count: number;
+                                /** @description Taxable amount (vatTaxblAmt) */
+                                taxable: number;
+                                vat: number;
+                                /** @description What the customers paid (or were refunded) */
+                                total: number;
+                                /** @description Line discounts */
+                                discount: number;
+                            }[];
+                            /** @description Uploaded documents (what the authority holds) by type */
+                            fiscal: {
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            };
+                            /** @description Uploaded documents' lines per VAT category and rate */
+                            vatCategories: {
+                                category: string;
+                                rate: number;
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            }[];
+                            /** @description Uploaded documents per payment method */
+                            paymentMethods: {
+                                /** @description Payment type code (01 cash, 02 credit, …) */
+                                method: string;
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            }[];
+                            numbers: {
+                                firstInvoiceNo: number | null;
+                                lastInvoiceNo: number | null;
+                                firstReceiptNo: number | null;
+                                lastReceiptNo: number | null;
+                            };
+                        };
+                    };
+                    "text/csv": string;
+                    "application/pdf": string;
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Status 406.
+             *
+             *     A coded error:
+             *
+             *     - `not_acceptable`: A daily report asked for in a format it is not answered in: send `Accept` `application/json` (the default), `text/csv` or `application/pdf`
+             */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             *
+             *     Or a coded error:
+             *
+             *     - `branch_required`: The merchant has several branches and none is `000`: send `X-Branch` (reports: `branch`)
+             *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    adminExportDocuments: {
+        parameters: {
+            query: {
+                /**
+                 * @description First day (inclusive), in the merchant's timezone
+                 * @example 2026-01-15
+                 */
+                from: string;
+                /**
+                 * @description Last day (inclusive), at most 92 days after `from`
+                 * @example 2026-01-15
+                 */
+                to: string;
+                /** @description csv (default) or xlsx */
+                format?: "csv" | "xlsx";
+                /**
+                 * @description One branch; every branch when left out
+                 * @example 000
+                 */
+                branch?: string;
+            };
+            header?: never;
+            path: {
+                tenant: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The documents, streamed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             *
+             *     Or a coded error:
+             *
+             *     - `branch_required`: The merchant has several branches and none is `000`: send `X-Branch` (reports: `branch`)
+             *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    listReconciliations: {
+        parameters: {
+            query: {
+                /** @description Page number, from 1; 20 items a page. */
+                page: number;
+                /** @description Only this branch */
+                branch?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            tenantId: number;
+                            branch: string;
+                            from: string;
+                            to: string;
+                            status: "queued" | "running" | "completed";
+                            requestedBy: "merchant" | "partner" | "admin" | "cli";
+                            /** @description Pending documents stored at least this long before the start were re-verified */
+                            pendingAfterSeconds: number;
+                            progress: {
+                                /** @description Documents listed for checking when the run started */
+                                total: number;
+                                checked: number;
+                                matches: number;
+                                mismatches: number;
+                                /** @description Uploaded documents the VSDC does not know */
+                                unknown: number;
+                                /** @description Pending documents the VSDC held (a lost reply): now uploaded with its receipt */
+                                adopted: number;
+                                /** @description Pending documents the VSDC does not hold either: the filer still sends them */
+                                notFiled: number;
+                            };
+                            lastError: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            startedAt: string | null;
+                            finishedAt: string | null;
+                        }[];
+                        meta: {
+                            page: number;
+                            perPage: number;
+                            total: number;
+                            lastPage: number;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
+             *     - `tenant_suspended`: The merchant account is suspended
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    createReconciliation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "branch": "000",
+                 *       "from": "2026-01-01",
+                 *       "to": "2026-12-31"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The branch (bhfId) whose documents are compared with its VSDC */
+                    branch: string;
+                    /** @description First day (YYYY-MM-DD, a UTC day of the documents' occurredAt; inclusive) */
+                    from: string;
+                    /** @description Last day, at most 366 days after `from` (YYYY-MM-DD, a UTC day of the documents' occurredAt; inclusive) */
+                    to: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            tenantId: number;
+                            branch: string;
+                            from: string;
+                            to: string;
+                            status: "queued" | "running" | "completed";
+                            requestedBy: "merchant" | "partner" | "admin" | "cli";
+                            /** @description Pending documents stored at least this long before the start were re-verified */
+                            pendingAfterSeconds: number;
+                            progress: {
+                                /** @description Documents listed for checking when the run started */
+                                total: number;
+                                checked: number;
+                                matches: number;
+                                mismatches: number;
+                                /** @description Uploaded documents the VSDC does not know */
+                                unknown: number;
+                                /** @description Pending documents the VSDC held (a lost reply): now uploaded with its receipt */
+                                adopted: number;
+                                /** @description Pending documents the VSDC does not hold either: the filer still sends them */
+                                notFiled: number;
+                            };
+                            lastError: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            startedAt: string | null;
+                            finishedAt: string | null;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
+             *     - `tenant_suspended`: The merchant account is suspended
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Conflict.
+             *
+             *     A coded error:
+             *
+             *     - `reconciliation_in_progress`: Starting a reconciliation for a branch that has one not yet completed (follow that one)
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    getReconciliation: {
+        parameters: {
+            query: {
+                /** @description Page of the results, from 1; 20 a page. */
+                page: number;
+                /** @description `attention` (default): mismatch, unknown and adopted; `all`; or one outcome */
+                outcome?: "attention" | "all" | "match" | "mismatch" | "unknown" | "adopted" | "not_filed";
+            };
+            header?: never;
+            path: {
+                reconciliation: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            tenantId: number;
+                            branch: string;
+                            from: string;
+                            to: string;
+                            status: "queued" | "running" | "completed";
+                            requestedBy: "merchant" | "partner" | "admin" | "cli";
+                            /** @description Pending documents stored at least this long before the start were re-verified */
+                            pendingAfterSeconds: number;
+                            progress: {
+                                /** @description Documents listed for checking when the run started */
+                                total: number;
+                                checked: number;
+                                matches: number;
+                                mismatches: number;
+                                /** @description Uploaded documents the VSDC does not know */
+                                unknown: number;
+                                /** @description Pending documents the VSDC held (a lost reply): now uploaded with its receipt */
+                                adopted: number;
+                                /** @description Pending documents the VSDC does not hold either: the filer still sends them */
+                                notFiled: number;
+                            };
+                            lastError: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            startedAt: string | null;
+                            finishedAt: string | null;
+                            /** @description One page of the checked documents (`outcome` filter), in invoice order */
+                            results: {
+                                saleId: number;
+                                invoiceNo: number;
+                                outcome: "match" | "mismatch" | "unknown" | "adopted" | "not_filed";
+                                /** @description For a mismatch: each field that differs, the gateway's value and the VSDC's */
+                                differences: {
+                                    field: "receiptNo" | "receiptSignature" | "total" | "status" | "lookup";
+                                    ours: string | number | null;
+                                    theirs: string | number | null;
+                                }[];
+                                /** Format: date-time */
+                                checkedAt: string;
+                            }[];
+                        };
+                        meta: {
+                            page: number;
+                            perPage: number;
+                            total: number;
+                            lastPage: number;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
+             *     - `tenant_suspended`: The merchant account is suspended
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    listTenantReconciliations: {
+        parameters: {
+            query: {
+                /** @description Page number, from 1; 20 items a page. */
+                page: number;
+                /** @description Only this branch */
+                branch?: string;
+            };
+            header?: never;
+            path: {
+                tenant: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            tenantId: number;
+                            branch: string;
+                            from: string;
+                            to: string;
+                            status: "queued" | "running" | "completed";
+                            requestedBy: "merchant" | "partner" | "admin" | "cli";
+                            /** @description Pending documents stored at least this long before the start were re-verified */
+                            pendingAfterSeconds: number;
+                            progress: {
+                                /** @description Documents listed for checking when the run started */
+                                total: number;
+                                checked: number;
+                                matches: number;
+                                mismatches: number;
+                                /** @description Uploaded documents the VSDC does not know */
+                                unknown: number;
+                                /** @description Pending documents the VSDC held (a lost reply): now uploaded with its receipt */
+                                adopted: number;
+                                /** @description Pending documents the VSDC does not hold either: the filer still sends them */
+                                notFiled: number;
+                            };
+                            lastError: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            startedAt: string | null;
+                            finishedAt: string | null;
+                        }[];
+                        meta: {
+                            page: number;
+                            perPage: number;
+                            total: number;
+                            lastPage: number;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             *     - `api_key_expired`: A rotated partner key past its grace window
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `partner_suspended`: The partner account is suspended (partner endpoints)
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_scope`: The partner key lacks the endpoint's scope
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    createTenantReconciliation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "branch": "000",
+                 *       "from": "2026-01-01",
+                 *       "to": "2026-12-31"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The branch (bhfId) whose documents are compared with its VSDC */
+                    branch: string;
+                    /** @description First day (YYYY-MM-DD, a UTC day of the documents' occurredAt; inclusive) */
+                    from: string;
+                    /** @description Last day, at most 366 days after `from` (YYYY-MM-DD, a UTC day of the documents' occurredAt; inclusive) */
+                    to: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            tenantId: number;
+                            branch: string;
+                            from: string;
+                            to: string;
+                            status: "queued" | "running" | "completed";
+                            requestedBy: "merchant" | "partner" | "admin" | "cli";
+                            /** @description Pending documents stored at least this long before the start were re-verified */
+                            pendingAfterSeconds: number;
+                            progress: {
+                                /** @description Documents listed for checking when the run started */
+                                total: number;
+                                checked: number;
+                                matches: number;
+                                mismatches: number;
+                                /** @description Uploaded documents the VSDC does not know */
+                                unknown: number;
+                                /** @description Pending documents the VSDC held (a lost reply): now uploaded with its receipt */
+                                adopted: number;
+                                /** @description Pending documents the VSDC does not hold either: the filer still sends them */
+                                notFiled: number;
+                            };
+                            lastError: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            startedAt: string | null;
+                            finishedAt: string | null;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             *     - `api_key_expired`: A rotated partner key past its grace window
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `partner_suspended`: The partner account is suspended (partner endpoints)
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_scope`: The partner key lacks the endpoint's scope
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Conflict.
+             *
+             *     A coded error:
+             *
+             *     - `reconciliation_in_progress`: Starting a reconciliation for a branch that has one not yet completed (follow that one)
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    getTenantReconciliation: {
+        parameters: {
+            query: {
+                /** @description Page of the results, from 1; 20 a page. */
+                page: number;
+                /** @description `attention` (default): mismatch, unknown and adopted; `all`; or one outcome */
+                outcome?: "attention" | "all" | "match" | "mismatch" | "unknown" | "adopted" | "not_filed";
+            };
+            header?: never;
+            path: {
+                tenant: number;
+                reconciliation: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            tenantId: number;
+                            branch: string;
+                            from: string;
+                            to: string;
+                            status: "queued" | "running" | "completed";
+                            requestedBy: "merchant" | "partner" | "admin" | "cli";
+                            /** @description Pending documents stored at least this long before the start were re-verified */
+                            pendingAfterSeconds: number;
+                            progress: {
+                                /** @description Documents listed for checking when the run started */
+                                total: number;
+                                checked: number;
+                                matches: number;
+                                mismatches: number;
+                                /** @description Uploaded documents the VSDC does not know */
+                                unknown: number;
+                                /** @description Pending documents the VSDC held (a lost reply): now uploaded with its receipt */
+                                adopted: number;
+                                /** @description Pending documents the VSDC does not hold either: the filer still sends them */
+                                notFiled: number;
+                            };
+                            lastError: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            startedAt: string | null;
+                            finishedAt: string | null;
+                            /** @description One page of the checked documents (`outcome` filter), in invoice order */
+                            results: {
+                                saleId: number;
+                                invoiceNo: number;
+                                outcome: "match" | "mismatch" | "unknown" | "adopted" | "not_filed";
+                                /** @description For a mismatch: each field that differs, the gateway's value and the VSDC's */
+                                differences: {
+                                    field: "receiptNo" | "receiptSignature" | "total" | "status" | "lookup";
+                                    ours: string | number | null;
+                                    theirs: string | number | null;
+                                }[];
+                                /** Format: date-time */
+                                checkedAt: string;
+                            }[];
+                        };
+                        meta: {
+                            page: number;
+                            perPage: number;
+                            total: number;
+                            lastPage: number;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             *     - `api_key_expired`: A rotated partner key past its grace window
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `partner_suspended`: The partner account is suspended (partner endpoints)
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_scope`: The partner key lacks the endpoint's scope
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    adminListReconciliations: {
+        parameters: {
+            query: {
+                /** @description Page number, from 1; 20 items a page. */
+                page: number;
+                /** @description Only this branch */
+                branch?: string;
+            };
+            header?: never;
+            path: {
+                tenant: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            tenantId: number;
+                            branch: string;
+                            from: string;
+                            to: string;
+                            status: "queued" | "running" | "completed";
+                            requestedBy: "merchant" | "partner" | "admin" | "cli";
+                            /** @description Pending documents stored at least this long before the start were re-verified */
+                            pendingAfterSeconds: number;
+                            progress: {
+                                /** @description Documents listed for checking when the run started */
+                                total: number;
+                                checked: number;
+                                matches: number;
+                                mismatches: number;
+                                /** @description Uploaded documents the VSDC does not know */
+                                unknown: number;
+                                /** @description Pending documents the VSDC held (a lost reply): now uploaded with its receipt */
+                                adopted: number;
+                                /** @description Pending documents the VSDC does not hold either: the filer still sends them */
+                                notFiled: number;
+                            };
+                            lastError: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            startedAt: string | null;
+                            finishedAt: string | null;
+                        }[];
+                        meta: {
+                            page: number;
+                            perPage: number;
+                            total: number;
+                            lastPage: number;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    adminCreateReconciliation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "branch": "000",
+                 *       "from": "2026-01-01",
+                 *       "to": "2026-12-31"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The branch (bhfId) whose documents are compared with its VSDC */
+                    branch: string;
+                    /** @description First day (YYYY-MM-DD, a UTC day of the documents' occurredAt; inclusive) */
+                    from: string;
+                    /** @description Last day, at most 366 days after `from` (YYYY-MM-DD, a UTC day of the documents' occurredAt; inclusive) */
+                    to: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            tenantId: number;
+                            branch: string;
+                            from: string;
+                            to: string;
+                            status: "queued" | "running" | "completed";
+                            requestedBy: "merchant" | "partner" | "admin" | "cli";
+                            /** @description Pending documents stored at least this long before the start were re-verified */
+                            pendingAfterSeconds: number;
+                            progress: {
+                                /** @description Documents listed for checking when the run started */
+                                total: number;
+                                checked: number;
+                                matches: number;
+                                mismatches: number;
+                                /** @description Uploaded documents the VSDC does not know */
+                                unknown: number;
+                                /** @description Pending documents the VSDC held (a lost reply): now uploaded with its receipt */
+                                adopted: number;
+                                /** @description Pending documents the VSDC does not hold either: the filer still sends them */
+                                notFiled: number;
+                            };
+                            lastError: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            startedAt: string | null;
+                            finishedAt: string | null;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Conflict.
+             *
+             *     A coded error:
+             *
+             *     - `reconciliation_in_progress`: Starting a reconciliation for a branch that has one not yet completed (follow that one)
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    adminGetReconciliation: {
+        parameters: {
+            query: {
+                /** @description Page of the results, from 1; 20 a page. */
+                page: number;
+                /** @description `attention` (default): mismatch, unknown and adopted; `all`; or one outcome */
+                outcome?: "attention" | "all" | "match" | "mismatch" | "unknown" | "adopted" | "not_filed";
+            };
+            header?: never;
+            path: {
+                tenant: number;
+                reconciliation: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            tenantId: number;
+                            branch: string;
+                            from: string;
+                            to: string;
+                            status: "queued" | "running" | "completed";
+                            requestedBy: "merchant" | "partner" | "admin" | "cli";
+                            /** @description Pending documents stored at least this long before the start were re-verified */
+                            pendingAfterSeconds: number;
+                            progress: {
+                                /** @description Documents listed for checking when the run started */
+                                total: number;
+                                checked: number;
+                                matches: number;
+                                mismatches: number;
+                                /** @description Uploaded documents the VSDC does not know */
+                                unknown: number;
+                                /** @description Pending documents the VSDC held (a lost reply): now uploaded with its receipt */
+                                adopted: number;
+                                /** @description Pending documents the VSDC does not hold either: the filer still sends them */
+                                notFiled: number;
+                            };
+                            lastError: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            startedAt: string | null;
+                            finishedAt: string | null;
+                            /** @description One page of the checked documents (`outcome` filter), in invoice order */
+                            results: {
+                                saleId: number;
+                                invoiceNo: number;
+                                outcome: "match" | "mismatch" | "unknown" | "adopted" | "not_filed";
+                                /** @description For a mismatch: each field that differs, the gateway's value and the VSDC's */
+                                differences: {
+                                    field: "receiptNo" | "receiptSignature" | "total" | "status" | "lookup";
+                                    ours: string | number | null;
+                                    theirs: string | number | null;
+                                }[];
+                                /** Format: date-time */
+                                checkedAt: string;
+                            }[];
+                        };
+                        meta: {
+                            page: number;
+                            perPage: number;
+                            total: number;
+                            lastPage: number;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
     listPartnerBacklog: {
         parameters: {
             query: {
@@ -9967,7 +17917,7 @@ export interface operations {
             query: {
                 /** @description Page number, from 1; 20 items a page. */
                 page: number;
-                status?: "pending" | "uploaded" | "failed";
+                status?: "pending" | "uploaded" | "failed" | "resolved";
                 tenant?: number;
                 branch?: string;
             };
@@ -9995,7 +17945,7 @@ export interface operations {
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
                             receiptNo: number | null;
-                            status: "pending" | "uploaded" | "failed";
+                            status: "pending" | "uploaded" | "failed" | "resolved";
                             clientInvoiceNo: string | null;
                             totals: {
                                 net: number;
@@ -10005,6 +17955,20 @@ export interface operations {
                             };
                             resultCode: string | null;
                             lastError: string | null;
+                            replacesSaleId: number | null;
+                            resolution: {
+                                /** @description `reissued`: replaced by a new document (`replacedBySaleId`); `marked`: nothing had to be filed */
+                                kind: "reissued" | "marked";
+                                by: {
+                                    /** @description The kind of credential that resolved it: `tenant_token` (the merchant) or `partner_key` (its partner) */
+                                    type: string;
+                                    id: number | null;
+                                };
+                                /** Format: date-time */
+                                at: string;
+                                note: string | null;
+                                replacedBySaleId: number | null;
+                            } | null;
                             /** Format: date-time */
                             occurredAt: string;
                             /** Format: date-time */
@@ -10150,11 +18114,15 @@ export interface operations {
                                 uploaded: number;
                                 pending: number;
                                 failed: number;
+                                /** @description Refused, then reissued or marked resolved */
+                                resolved: number;
                             }[];
                             totals: {
                                 uploaded: number;
                                 pending: number;
                                 failed: number;
+                                /** @description Refused, then reissued or marked resolved */
+                                resolved: number;
                             };
                         };
                     };
@@ -10413,6 +18381,13 @@ export interface operations {
                             rateLimitPerMinute: number | null;
                             /** @description While the branch's VSDC is known to be unreachable: `queue` stores a sale `pending` and files it later (the default); `refuse` answers 503 vsdc_unavailable and stores nothing, for certifications that forbid issuing invoices offline */
                             offlinePolicy: "queue" | "refuse";
+                            /**
+                             * @description IANA time zone of the merchant's days (daily reports, exports)
+                             * @example Africa/Lusaka
+                             */
+                            timezone: string;
+                            /** @description Whether the gateway keeps the merchant's stock and sends the authority's stock chain (docs/stock.md) */
+                            stockTracking: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -10438,8 +18413,31 @@ export interface operations {
                                 /** Format: date-time */
                                 createdAt: string;
                             }[];
+                            /** @description The taxpayer's branches as the authority knows them (selectBranches), learnt at the first device initialisation and refreshed daily (BRANCH_SYNC_INTERVAL); empty until a device is initialised */
+                            authorityBranches: {
+                                /** @description The branch id (bhfId) */
+                                branch: string;
+                                name: string | null;
+                                location: string | null;
+                                province: string | null;
+                                district: string | null;
+                                sector: string | null;
+                                /** @description hqYn */
+                                headquarters: boolean;
+                                status: string | null;
+                                openedOn: string | null;
+                                /** @description Whether a device of this merchant is registered with the gateway for the branch */
+                                registeredDevice: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description When the authority last reported the branch
+                                 */
+                                updatedAt: string;
+                            }[];
                             partnerId: number | null;
                             partnerName: string | null;
+                            /** @description `partner`: provisioned by a partner; `self`: signed up by the merchant (no partner) */
+                            origin: "partner" | "self";
                             documentsThisMonth: number;
                             pending: number;
                             failed: number;
@@ -10610,7 +18608,7 @@ export interface operations {
             query: {
                 /** @description Page number, from 1; 20 items a page. */
                 page: number;
-                status?: "pending" | "uploaded" | "failed";
+                status?: "pending" | "uploaded" | "failed" | "resolved";
                 tenant?: number;
                 branch?: string;
                 partner?: number;
@@ -10639,7 +18637,7 @@ export interface operations {
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
                             receiptNo: number | null;
-                            status: "pending" | "uploaded" | "failed";
+                            status: "pending" | "uploaded" | "failed" | "resolved";
                             clientInvoiceNo: string | null;
                             totals: {
                                 net: number;
@@ -10649,6 +18647,20 @@ export interface operations {
                             };
                             resultCode: string | null;
                             lastError: string | null;
+                            replacesSaleId: number | null;
+                            resolution: {
+                                /** @description `reissued`: replaced by a new document (`replacedBySaleId`); `marked`: nothing had to be filed */
+                                kind: "reissued" | "marked";
+                                by: {
+                                    /** @description The kind of credential that resolved it: `tenant_token` (the merchant) or `partner_key` (its partner) */
+                                    type: string;
+                                    id: number | null;
+                                };
+                                /** Format: date-time */
+                                at: string;
+                                note: string | null;
+                                replacedBySaleId: number | null;
+                            } | null;
                             /** Format: date-time */
                             occurredAt: string;
                             /** Format: date-time */
@@ -10747,11 +18759,15 @@ export interface operations {
                                 uploaded: number;
                                 pending: number;
                                 failed: number;
+                                /** @description Refused, then reissued or marked resolved */
+                                resolved: number;
                             }[];
                             totals: {
                                 uploaded: number;
                                 pending: number;
                                 failed: number;
+                                /** @description Refused, then reissued or marked resolved */
+                                resolved: number;
                             };
                         };
                     };
@@ -11897,7 +19913,8 @@ export interface operations {
                         ClientInvoiceNumber: string | null;
                         /** @description The gateway invoice number: the branch's sequence number */
                         InvoiceNumber: number;
-                        Status: "pending" | "uploaded" | "failed";
+                        /** @description `resolved`: refused by the authority, then reissued or marked resolved on the modern surface */
+                        Status: "pending" | "uploaded" | "failed" | "resolved";
                         Tpin: string;
                         BranchId: string;
                         /** @description Rounded to 2 decimals */
@@ -11932,6 +19949,8 @@ export interface operations {
                             /** @description Rounded to 2 decimals */
                             taxAmount: number;
                         }[];
+                        /** @description On the two reads and on a replayed POST answer (not on a first answer, which is the original): true when the fiscal receipt was printed before this answer, so a till printing it now must mark it COPY. Prints counted: the POST /zm/api/Invoice answer of an uploaded invoice (the original), every GET /zm/api/Signature/{invoiceNumber} of an uploaded invoice (a reprint), and GET /api/v1/sales/{sale}/receipt; GET /zm/api/Invoice/{clientInvoicenumber} is a lookup and counts nothing, so both reads answer the same. False while not uploaded */
+                        ReceiptCopy?: boolean;
                     };
                 };
             };
@@ -12145,7 +20164,8 @@ export interface operations {
                         ClientInvoiceNumber: string | null;
                         /** @description The gateway invoice number: the branch's sequence number */
                         InvoiceNumber: number;
-                        Status: "pending" | "uploaded" | "failed";
+                        /** @description `resolved`: refused by the authority, then reissued or marked resolved on the modern surface */
+                        Status: "pending" | "uploaded" | "failed" | "resolved";
                         Tpin: string;
                         BranchId: string;
                         /** @description Rounded to 2 decimals */
@@ -12180,6 +20200,8 @@ export interface operations {
                             /** @description Rounded to 2 decimals */
                             taxAmount: number;
                         }[];
+                        /** @description On the two reads and on a replayed POST answer (not on a first answer, which is the original): true when the fiscal receipt was printed before this answer, so a till printing it now must mark it COPY. Prints counted: the POST /zm/api/Invoice answer of an uploaded invoice (the original), every GET /zm/api/Signature/{invoiceNumber} of an uploaded invoice (a reprint), and GET /api/v1/sales/{sale}/receipt; GET /zm/api/Invoice/{clientInvoicenumber} is a lookup and counts nothing, so both reads answer the same. False while not uploaded */
+                        ReceiptCopy?: boolean;
                         /** @description With originalFormat=true: the request body exactly as the till sent it (null for an invoice filed before bodies were kept) */
                         OriginalInvoice?: unknown;
                     };
@@ -12332,7 +20354,8 @@ export interface operations {
                         ClientInvoiceNumber: string | null;
                         /** @description The gateway invoice number: the branch's sequence number */
                         InvoiceNumber: number;
-                        Status: "pending" | "uploaded" | "failed";
+                        /** @description `resolved`: refused by the authority, then reissued or marked resolved on the modern surface */
+                        Status: "pending" | "uploaded" | "failed" | "resolved";
                         Tpin: string;
                         BranchId: string;
                         /** @description Rounded to 2 decimals */
@@ -12367,6 +20390,8 @@ export interface operations {
                             /** @description Rounded to 2 decimals */
                             taxAmount: number;
                         }[];
+                        /** @description On the two reads and on a replayed POST answer (not on a first answer, which is the original): true when the fiscal receipt was printed before this answer, so a till printing it now must mark it COPY. Prints counted: the POST /zm/api/Invoice answer of an uploaded invoice (the original), every GET /zm/api/Signature/{invoiceNumber} of an uploaded invoice (a reprint), and GET /api/v1/sales/{sale}/receipt; GET /zm/api/Invoice/{clientInvoicenumber} is a lookup and counts nothing, so both reads answer the same. False while not uploaded */
+                        ReceiptCopy?: boolean;
                         /** @description With originalFormat=true: the request body exactly as the till sent it (null for an invoice filed before bodies were kept) */
                         OriginalInvoice?: unknown;
                     };
@@ -12488,6 +20513,2979 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CodedError"] | components["schemas"]["LegacyWrappedError"];
+                };
+            };
+        };
+    };
+    listStockLevels: {
+        parameters: {
+            query: {
+                /** @description Page number, from 1; 20 items a page. */
+                page: number;
+                /** @description Only this item (its authority item code) */
+                itemCode?: string;
+            };
+            header?: {
+                /**
+                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @example 000
+                 */
+                "x-branch"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            itemCode: string;
+                            itemName: string | null;
+                            /** @description The branch (bhfId) holding it */
+                            branch: string;
+                            /** @description On hand; negative when more was sold than recorded as received */
+                            quantity: number;
+                            quantityUnitCode: string | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        meta: {
+                            page: number;
+                            perPage: number;
+                            total: number;
+                            lastPage: number;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
+             *     - `tenant_suspended`: The merchant account is suspended
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             *
+             *     Or a coded error:
+             *
+             *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    listStockMovements: {
+        parameters: {
+            query: {
+                /** @description Page number, from 1; 20 items a page. */
+                page: number;
+                /** @description Only this item (its authority item code) */
+                itemCode?: string;
+                /** @description Only movements whose stock chain is in this state */
+                state?: "pending" | "items_sent" | "sent" | "failed";
+            };
+            header?: {
+                /**
+                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @example 000
+                 */
+                "x-branch"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            branch: string;
+                            /** @description The branch's own stock-movement number, in the order movements are sent */
+                            sarNo: number;
+                            /** @description Code class 12 (sarTyCd) */
+                            movementType: string;
+                            direction: "in" | "out";
+                            source: {
+                                /** @enum {unknown} */
+                                kind: "sale" | "credit_note" | "debit_note" | "adjustment" | "purchase";
+                                id: number | null;
+                            };
+                            remark: string | null;
+                            items: {
+                                itemCode: string;
+                                /** @description Always positive */
+                                quantity: number;
+                                unitPrice: number;
+                                /** @description What the branch held of the item after this movement (sent as rsdQty) */
+                                remaining: number;
+                            }[];
+                            chain: {
+                                /**
+                                 * @description pending (nothing accepted yet; retried while the VSDC does not answer), items_sent (saveStockItems accepted, saveStockMaster to follow), sent, failed (refused; the branch goes on)
+                                 * @enum {unknown}
+                                 */
+                                state: "pending" | "items_sent" | "sent" | "failed";
+                                resultCode: string | null;
+                                message: string | null;
+                                sentAt: string | null;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        meta: {
+                            page: number;
+                            perPage: number;
+                            total: number;
+                            lastPage: number;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
+             *     - `tenant_suspended`: The merchant account is suspended
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             *
+             *     Or a coded error:
+             *
+             *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    getStockMovement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                movement: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            branch: string;
+                            /** @description The branch's own stock-movement number, in the order movements are sent */
+                            sarNo: number;
+                            /** @description Code class 12 (sarTyCd) */
+                            movementType: string;
+                            direction: "in" | "out";
+                            source: {
+                                /** @enum {unknown} */
+                                kind: "sale" | "credit_note" | "debit_note" | "adjustment" | "purchase";
+                                id: number | null;
+                            };
+                            remark: string | null;
+                            items: {
+                                itemCode: string;
+                                /** @description Always positive */
+                                quantity: number;
+                                unitPrice: number;
+                                /** @description What the branch held of the item after this movement (sent as rsdQty) */
+                                remaining: number;
+                            }[];
+                            chain: {
+                                /**
+                                 * @description pending (nothing accepted yet; retried while the VSDC does not answer), items_sent (saveStockItems accepted, saveStockMaster to follow), sent, failed (refused; the branch goes on)
+                                 * @enum {unknown}
+                                 */
+                                state: "pending" | "items_sent" | "sent" | "failed";
+                                resultCode: string | null;
+                                message: string | null;
+                                sentAt: string | null;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
+             *     - `tenant_suspended`: The merchant account is suspended
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    createStockAdjustment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @example 000
+                 */
+                "x-branch"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "movementType": "06",
+                 *       "items": [
+                 *         {
+                 *           "itemCode": "ZM2NTU0000001",
+                 *           "quantity": 40
+                 *         }
+                 *       ],
+                 *       "remark": "Opening stock"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The authority's stock movement type (code class 12). In: 01 import, 02 purchase, 04 stock movement (e.g. from another branch), 05 processing, 06 adjustment (opening stock, a count that found more). Out: 12 return to the supplier, 13 stock movement, 14 processing, 15 discarding (losses, breakage, expiry), 16 adjustment. 11 (sale) and 03 (return) come from your sales and credit notes
+                     * @enum {unknown}
+                     */
+                    movementType: "01" | "02" | "04" | "05" | "06" | "12" | "13" | "14" | "15" | "16";
+                    /** @description Each item at most once */
+                    items: {
+                        /** @description One of your registered goods items (type 1 or 2) */
+                        itemCode: string;
+                        /** @description How much moves, always positive (movementType says the direction); up to 4 decimals */
+                        quantity: number;
+                        /** @description Value per unit, VAT inclusive, up to 4 decimals; default: the item's defaultPrice */
+                        unitPrice?: number;
+                    }[];
+                    remark?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            branch: string;
+                            /** @description The branch's own stock-movement number, in the order movements are sent */
+                            sarNo: number;
+                            /** @description Code class 12 (sarTyCd) */
+                            movementType: string;
+                            direction: "in" | "out";
+                            source: {
+                                /** @enum {unknown} */
+                                kind: "sale" | "credit_note" | "debit_note" | "adjustment" | "purchase";
+                                id: number | null;
+                            };
+                            remark: string | null;
+                            items: {
+                                itemCode: string;
+                                /** @description Always positive */
+                                quantity: number;
+                                unitPrice: number;
+                                /** @description What the branch held of the item after this movement (sent as rsdQty) */
+                                remaining: number;
+                            }[];
+                            chain: {
+                                /**
+                                 * @description pending (nothing accepted yet; retried while the VSDC does not answer), items_sent (saveStockItems accepted, saveStockMaster to follow), sent, failed (refused; the branch goes on)
+                                 * @enum {unknown}
+                                 */
+                                state: "pending" | "items_sent" | "sent" | "failed";
+                                resultCode: string | null;
+                                message: string | null;
+                                sentAt: string | null;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
+             *     - `tenant_suspended`: The merchant account is suspended
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Conflict.
+             *
+             *     A coded error:
+             *
+             *     - `stock_tracking_off`: A stock adjustment while stock tracking is off for the merchant (turn it on with `PATCH /api/v1/stock/settings`)
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             *
+             *     Or a coded error:
+             *
+             *     - `branch_required`: The merchant has several branches and none is `000`: send `X-Branch` (reports: `branch`)
+             *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
+             *     - `branch_not_initialized`: The branch's device is not initialised yet; nothing was stored
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    getStockSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            stockTracking: boolean;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
+             *     - `tenant_suspended`: The merchant account is suspended
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    updateStockSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stockTracking": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @description false: the gateway keeps no stock and sends no stock chain for your documents; stock writes are refused (409 stock_tracking_off) */
+                    stockTracking: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            stockTracking: boolean;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
+             *     - `tenant_suspended`: The merchant account is suspended
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    signUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "merchantName": "Kabwe Hardware Limited",
+                 *       "tpin": "2000000011",
+                 *       "email": "owner@kabwe-hardware.example",
+                 *       "password": "correct horse battery staple"
+                 *     }
+                 */
+                "application/json": {
+                    merchantName: string;
+                    /** @description Taxpayer id, 10 digits */
+                    tpin: string;
+                    /** Format: email */
+                    email: string;
+                    /** @description At least 10 and at most 200 characters */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    verifyEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "q3V0d2VyaWZ5LXRva2VuLWZyb20tdGhlLW1haWw"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The token of the one-time link (after `#token=`) */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             *     - `link_invalid`: A one-time link (email verification, password reset, invitation) that is unknown, already used or expired
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    signIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "owner@kabwe-hardware.example",
+                 *       "password": "correct horse battery staple"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    /** @description At least 10 and at most 200 characters */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            user: {
+                                id: number;
+                                email: string;
+                                /** @description `owner` and `admin` invite and remove users (only an owner invites or removes an owner); `viewer` reads */
+                                role: "owner" | "admin" | "viewer";
+                                emailVerified: boolean;
+                                /** Format: date-time */
+                                createdAt: string;
+                            };
+                            merchant: {
+                                id: number;
+                                name: string;
+                                tpin: string;
+                                /** @description `self`: signed up by the merchant; `partner`: provisioned by a partner */
+                                origin: "partner" | "self";
+                                status: "active" | "suspended";
+                                subscription: "active" | "blocked";
+                            };
+                            /** @description Send it as `X-CSRF-Token` on every write made with the session cookie */
+                            csrfToken: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `invalid_credentials`: Sign-in with a wrong email or password (the same answer for both)
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `email_not_verified`: Sign-in with the right password before the email address was verified
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `signin_throttled`: Too many failed sign-ins for the account (5) or from the address (20) in 15 minutes; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    signOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            revokedSessions: number;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md)
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    signOutEverywhere: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            revokedSessions: number;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md)
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            user: {
+                                id: number;
+                                email: string;
+                                /** @description `owner` and `admin` invite and remove users (only an owner invites or removes an owner); `viewer` reads */
+                                role: "owner" | "admin" | "viewer";
+                                emailVerified: boolean;
+                                /** Format: date-time */
+                                createdAt: string;
+                            };
+                            merchant: {
+                                id: number;
+                                name: string;
+                                tpin: string;
+                                /** @description `self`: signed up by the merchant; `partner`: provisioned by a partner */
+                                origin: "partner" | "self";
+                                status: "active" | "suspended";
+                                subscription: "active" | "blocked";
+                            };
+                            /** @description Send it as `X-CSRF-Token` on every write made with the session cookie */
+                            csrfToken: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md)
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "currentPassword": "correct horse battery staple",
+                 *       "newPassword": "another long passphrase"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description At least 10 and at most 200 characters */
+                    currentPassword: string;
+                    /** @description At least 10 and at most 200 characters */
+                    newPassword: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            revokedSessions: number;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md)
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    requestPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "owner@kabwe-hardware.example"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    confirmPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "cmVzZXQtdG9rZW4tZnJvbS10aGUtbWFpbA",
+                 *       "newPassword": "another long passphrase"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The token of the one-time link (after `#token=`) */
+                    token: string;
+                    /** @description At least 10 and at most 200 characters */
+                    newPassword: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             *     - `link_invalid`: A one-time link (email verification, password reset, invitation) that is unknown, already used or expired
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    listAccountUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            email: string;
+                            /** @description `owner` and `admin` invite and remove users (only an owner invites or removes an owner); `viewer` reads */
+                            role: "owner" | "admin" | "viewer";
+                            emailVerified: boolean;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                    };
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md)
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    inviteAccountUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "cashier@kabwe-hardware.example",
+                 *       "role": "viewer"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    /** @description `owner` and `admin` invite and remove users (only an owner invites or removes an owner); `viewer` reads */
+                    role: "owner" | "admin" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            email: string;
+                            /** @description `owner` and `admin` invite and remove users (only an owner invites or removes an owner); `viewer` reads */
+                            role: "owner" | "admin" | "viewer";
+                            /** Format: date-time */
+                            expiresAt: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md)
+             *     - `role_insufficient`: The signed-in user's role may not do this (a viewer inviting or removing users; an admin inviting or removing an owner)
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    removeAccountUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {boolean} */
+                            removed: true;
+                            id: number;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md)
+             *     - `role_insufficient`: The signed-in user's role may not do this (a viewer inviting or removing users; an admin inviting or removing an owner)
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "aW52aXRhdGlvbi10b2tlbi1mcm9tLXRoZS1tYWls",
+                 *       "password": "correct horse battery staple"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The token of the one-time link (after `#token=`) */
+                    token: string;
+                    /** @description At least 10 and at most 200 characters */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            email: string;
+                            /** @description `owner` and `admin` invite and remove users (only an owner invites or removes an owner); `viewer` reads */
+                            role: "owner" | "admin" | "viewer";
+                            emailVerified: boolean;
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             *     - `link_invalid`: A one-time link (email verification, password reset, invitation) that is unknown, already used or expired
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    inviteTenantOwner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 1 */
+                tenant: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "owner@example.com"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            email: string;
+                            /** @description `owner` and `admin` invite and remove users (only an owner invites or removes an owner); `viewer` reads */
+                            role: "owner" | "admin" | "viewer";
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** @description The one-time link (also mailed); shown once */
+                            link: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             *     - `api_key_expired`: A rotated partner key past its grace window
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `partner_suspended`: The partner account is suspended (partner endpoints)
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_scope`: The partner key lacks the endpoint's scope
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    devOutbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            kind: string;
+                            to: string;
+                            from: string;
+                            subject: string;
+                            text: string;
+                            link: string | null;
+                            /** Format: date-time */
+                            sentAt: string;
+                        }[];
+                    };
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
                 };
             };
         };
@@ -13002,6 +24000,13 @@ export interface operations {
                             rateLimitPerMinute: number | null;
                             /** @description While the branch's VSDC is known to be unreachable: `queue` stores a sale `pending` and files it later (the default); `refuse` answers 503 vsdc_unavailable and stores nothing, for certifications that forbid issuing invoices offline */
                             offlinePolicy: "queue" | "refuse";
+                            /**
+                             * @description IANA time zone of the merchant's days (daily reports, exports)
+                             * @example Africa/Lusaka
+                             */
+                            timezone: string;
+                            /** @description Whether the gateway keeps the merchant's stock and sends the authority's stock chain (docs/stock.md) */
+                            stockTracking: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -13026,6 +24031,27 @@ export interface operations {
                                 initializedAt: string | null;
                                 /** Format: date-time */
                                 createdAt: string;
+                            }[];
+                            /** @description The taxpayer's branches as the authority knows them (selectBranches), learnt at the first device initialisation and refreshed daily (BRANCH_SYNC_INTERVAL); empty until a device is initialised */
+                            authorityBranches: {
+                                /** @description The branch id (bhfId) */
+                                branch: string;
+                                name: string | null;
+                                location: string | null;
+                                province: string | null;
+                                district: string | null;
+                                sector: string | null;
+                                /** @description hqYn */
+                                headquarters: boolean;
+                                status: string | null;
+                                openedOn: string | null;
+                                /** @description Whether a device of this merchant is registered with the gateway for the branch */
+                                registeredDevice: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description When the authority last reported the branch
+                                 */
+                                updatedAt: string;
                             }[];
                         };
                     };
@@ -13159,8 +24185,8 @@ export interface operations {
                     "application/json": {
                         data: {
                             id: number;
-                            /** @description Who acted: a partner key, a till logging in, the operator (ADMIN_TOKEN) or the command line */
-                            actorType: "partner_key" | "till_login" | "admin" | "cli";
+                            /** @description Who acted: a partner key, a till logging in, a merchant's tenant token (resolving a failed document), a merchant user (its session), someone not signed in (sign-up, a failed sign-in, a one-time link), the operator (ADMIN_TOKEN) or the command line */
+                            actorType: "partner_key" | "till_login" | "tenant_token" | "user" | "anonymous" | "admin" | "cli";
                             actorId: string | null;
                             actorName: string | null;
                             partnerId: number | null;

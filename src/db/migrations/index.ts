@@ -11,6 +11,14 @@ import * as rateLimitsUnlogged from './0008_rate_limits_unlogged.ts';
 import * as outages from './0009_outages.ts';
 import * as lineDiscounts from './0010_line_discounts.ts';
 import * as tillInvoices from './0011_till_invoices.ts';
+import * as purchases from './0013_purchases.ts';
+import * as authorityFeeds from './0014_authority_feeds.ts';
+import * as reports from './0015_reports.ts';
+import * as reconciliation from './0016_reconciliation.ts';
+import * as stock from './0012_stock.ts';
+import * as salesWriteIndexes from './0018_sales_write_indexes.ts';
+import * as resolutionsReceipts from './0017_resolutions_receipts.ts';
+import * as merchantAccounts from './0019_merchant_accounts.ts';
 
 /** Every migration, in order. A migration is a list of SQL statements run one by one. */
 const migrations: Record<string, { up: string[] }> = {
@@ -25,6 +33,14 @@ const migrations: Record<string, { up: string[] }> = {
   '0009_outages': outages,
   '0010_line_discounts': lineDiscounts,
   '0011_till_invoices': tillInvoices,
+  '0013_purchases': purchases,
+  '0014_authority_feeds': authorityFeeds,
+  '0015_reports': reports,
+  '0016_reconciliation': reconciliation,
+  '0012_stock': stock,
+  '0018_sales_write_indexes': salesWriteIndexes,
+  '0017_resolutions_receipts': resolutionsReceipts,
+  '0019_merchant_accounts': merchantAccounts,
 };
 
 function toKysely(statements: string[]): Migration {

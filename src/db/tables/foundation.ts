@@ -42,6 +42,12 @@ export interface TenantsTable {
   rate_limit_per_minute: number | null;
   /** While the branch's VSDC is unreachable: store sales `pending` (queue) or answer 503 (refuse). */
   offline_policy: Generated<OfflinePolicy>;
+  /** IANA time zone of the merchant's days (daily reports, exports); `Africa/Lusaka` by default. */
+  timezone: Generated<string>;
+  /** Keep stock and send the authority's stock chain (docs/stock.md). */
+  stock_tracking: Generated<boolean>;
+  /** `partner`: provisioned by a partner; `self`: signed up by the merchant (no partner). */
+  origin: Generated<'partner' | 'self'>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -9,7 +9,7 @@ export type ImportDecision = 'approved' | 'rejected';
 export type ImportFilingState = 'not_sent' | 'sending' | 'accepted' | 'failed';
 
 /** The VSDC retry bookkeeping every waiting row carries. */
-interface RetryColumns {
+export interface RetryColumns {
   /** Unreachable attempts since the last answer; sets the backoff. */
   retry_attempts: Generated<number>;
   /** When the background worker may try again; null when nothing waits. */

@@ -2,7 +2,8 @@ import type { Generated } from 'kysely';
 import type { DefaultedNumeric, NullableNumeric, NullableTimestamp, Numeric, RequiredTimestamp, Timestamp } from './columns.ts';
 
 export type DocumentType = 'sale' | 'credit_note' | 'debit_note';
-export type DocumentStatus = 'pending' | 'uploaded' | 'failed';
+export type DocumentStatus = 'pending' | 'uploaded' | 'failed' | 'resolved';
+export type ResolutionKind = 'reissued' | 'marked';
 
 /** Sales, credit notes and debit notes: a branch's documents share one invoice sequence. */
 export interface SalesTable {
@@ -51,6 +52,20 @@ export interface SalesTable {
    * the gateway's defaults.
    */
   filing_details: string | null;
+  /** A reissue: the failed document this one replaces. */
+  replaces_sale_id: number | null;
+  /** Set when a failed document became `resolved` (with resolved_at, resolved_by, resolution_note). */
+  resolution_kind: ResolutionKind | null;
+  resolved_at: NullableTimestamp;
+  /** Who resolved it: the credential as `type:id` (`tenant_token:12`). */
+  resolved_by: string | null;
+  resolution_note: string | null;
+  /** A reissue: the new document that replaced this one. */
+  replaced_by_sale_id: number | null;
+  /** How many times the receipt was printed; every print after the first is a COPY. */
+  receipt_print_count: Generated<number>;
+  /** When the receipt was first printed (the original). */
+  receipt_printed_at: NullableTimestamp;
 }
 
 export interface SaleLinesTable {

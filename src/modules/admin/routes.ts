@@ -23,7 +23,7 @@ const Partner = Type.Object({
 
 const AuditRecord = Type.Object({
   id: Type.Integer(),
-  actorType: literals(['partner_key', 'till_login', 'admin', 'cli'], { description: 'Who acted: a partner key, a till logging in, the operator (ADMIN_TOKEN) or the command line' }),
+  actorType: literals(['partner_key', 'till_login', 'tenant_token', 'user', 'anonymous', 'admin', 'cli'], { description: 'Who acted: a partner key, a till logging in, a merchant\'s tenant token (resolving a failed document), a merchant user (its session), someone not signed in (sign-up, a failed sign-in, a one-time link), the operator (ADMIN_TOKEN) or the command line' }),
   actorId: Nullable(Type.String()),
   actorName: Nullable(Type.String({ description: 'The partner key\'s name or the till login\'s username; null for the operator and the CLI' })),
   partnerId: Nullable(Type.Integer()),

@@ -4,7 +4,7 @@ import type { DB } from '../../db/schema.ts';
 import type { AuditLogTable } from '../../db/tables/foundation.ts';
 import { offsetOf, pageOf, PER_PAGE, type Page } from '../../http/pagination.ts';
 
-export type Actor = { type: 'partner_key'; keyId: number; partnerId: number } | { type: 'admin' } | { type: 'cli' } | { type: 'till_login'; loginId: number };
+export type Actor = { type: 'partner_key'; keyId: number; partnerId: number } | { type: 'admin' } | { type: 'cli' } | { type: 'till_login'; loginId: number } | { type: 'tenant_token'; tokenId: number } | { type: 'user'; userId: number } | { type: 'anonymous' };
 
 export interface AuditEntry {
   actor: Actor;
@@ -18,7 +18,8 @@ export interface AuditEntry {
 
 /** Records who did what, when; call it in the same transaction as the change it describes. */
 export async function recordAudit(db: Kysely<DB>, entry: AuditEntry): Promise<void> {
-  const actorId = entry.actor.type === 'partner_key' ? String(entry.actor.keyId) : entry.actor.type === 'till_login' ? String(entry.actor.loginId) : null;
+  const actor = entry.actor;
+  const actorId = actor.type === 'partner_key' ? String(actor.keyId) : actor.type === 'till_login' ? String(actor.loginId) : actor.type === 'tenant_token' ? String(actor.tokenId) : actor.type === 'user' ? String(actor.userId) : null;
   const partnerId = entry.partnerId ?? (entry.actor.type === 'partner_key' ? entry.actor.partnerId : null);
   await db
     .insertInto('audit_log')
@@ -68,6 +69,8 @@ const idIn = (column: RawBuilder<unknown>) => sql`case when ${column} ~ '^[0-9]{
 const ACTOR_NAME = sql`case a.actor_type
     when 'partner_key' then (select k.name from partner_keys k where k.id = ${idIn(sql`a.actor_id`)})
     when 'till_login' then (select l.username from till_logins l where l.id = ${idIn(sql`a.actor_id`)})
+    when 'tenant_token' then (select x.name from tenant_tokens x where x.id = ${idIn(sql`a.actor_id`)})
+    when 'user' then (select x.email from users x where x.id = ${idIn(sql`a.actor_id`)})
   end`;
 
 /** The name of an audit record's target, by target type. */
@@ -79,6 +82,8 @@ function targetName(): RawBuilder<unknown> {
     when 'partner_key' then (select x.name from partner_keys x where x.id = ${id})
     when 'tenant_token' then (select x.name from tenant_tokens x where x.id = ${id})
     when 'till_login' then (select x.username from till_logins x where x.id = ${id})
+    when 'user' then (select x.email || ' (' || x.role || ')' from users x where x.id = ${id})
+    when 'sale' then (select replace(x.type, '_', ' ') || ' ' || x.invoice_no || ' (branch ' || x.branch || ')' from sales x where x.id = ${id})
     when 'device' then (select 'branch ' || x.branch || coalesce(' ' || x.branch_name, '') || ', serial ' || x.device_serial from devices x where x.id = ${id})
     when 'api_key' then (select ${masked(PREFIXES.fiscalisationKey, '')} || x.last4 || coalesce(' (branch ' || d.branch || ')', ' (any branch)')
       from api_keys x left join devices d on d.id = x.device_id where x.id = ${id})

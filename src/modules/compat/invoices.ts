@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.ts';
 import type { TenantAccount } from '../../credentials/lookup.ts';
 import type { CompatDevice } from '../../credentials/lookup.ts';
 import { ApiError, NotFoundError } from '../../http/errors.ts';
+import { countPrint, printsOf } from '../receipts/receipt.ts';
 import { createSale, getSale } from '../sales/service.ts';
 import type { Family } from './field-names.ts';
 import { parseTillInvoice } from './invoice-body.ts';
@@ -60,24 +61,45 @@ export async function fileLegacyInvoice(ctx: AppContext, till: TillBranch, body:
       },
       request.sale,
     );
+    // The till prints its receipt from this answer: when fiscalised, that is the original print.
+    // A replay answers as the reads do, saying whether the receipt was printed before.
+    if (replayed) return { invoice: await withCopyFlag(ctx, till, toLegacyInvoice(sale, family), sale.id), replayed };
+    if (sale.status === 'uploaded') await countPrint(ctx.db, till.tenant.id, sale.id, ctx.clock.now());
     return { invoice: toLegacyInvoice(sale, family), replayed };
   } catch (err) {
     if (err instanceof ApiError && err.code === 'idempotency_key_reused') {
       const original = await saleIdByReference(ctx.db, till.tenant.id, reference);
-      if (original !== undefined) return { invoice: toLegacyInvoice(await getSale(ctx, till.tenant.id, original), family), replayed: true };
+      if (original !== undefined) return { invoice: await withCopyFlag(ctx, till, toLegacyInvoice(await getSale(ctx, till.tenant.id, original), family), original), replayed: true };
     }
     throw toLegacyError(err, request);
   }
 }
 
-/** GET /zm/api/Invoice/{clientInvoicenumber}: an invoice this branch's tills filed, in the names it was filed in. */
+/**
+ * GET /zm/api/Invoice/{clientInvoicenumber}: an invoice this branch's tills filed, in the names it
+ * was filed in. A lookup, not a print: `ReceiptCopy` says whether its receipt was printed before,
+ * as the Signature reprint would (the two payloads stay identical).
+ */
 export async function invoiceByClientNumber(ctx: AppContext, till: TillBranch, tillNumber: string): Promise<RetrievedInvoice> {
   const saleId = await saleIdByReference(ctx.db, till.tenant.id, tillReference(till.device.id, tillNumber));
-  return readInvoice(ctx, till.tenant.id, saleId);
+  const read = await readInvoice(ctx, till.tenant.id, saleId);
+  return { ...read, invoice: await withCopyFlag(ctx, till, read.invoice, saleId!) };
 }
 
-/** GET /zm/api/Signature/{invoiceNumber}: any sale of this branch by its gateway InvoiceNumber. */
+/** `ReceiptCopy` of a lookup (counts nothing): was the uploaded invoice's receipt printed before? */
+async function withCopyFlag(ctx: AppContext, till: TillBranch, invoice: LegacyInvoice, saleId: number): Promise<LegacyInvoice> {
+  const copy = invoice.Status === 'uploaded' && (await printsOf(ctx.db, till.tenant.id, saleId)) >= 1;
+  return { ...invoice, ReceiptCopy: copy };
+}
+
+/**
+ * GET /zm/api/Signature/{invoiceNumber}: any sale of this branch by its gateway InvoiceNumber, as
+ * a reprint: an uploaded invoice's print is counted, and `ReceiptCopy` says whether it was
+ * printed before.
+ */
 export async function invoiceByInvoiceNumber(ctx: AppContext, till: TillBranch, invoiceNumber: number): Promise<RetrievedInvoice> {
   const saleId = await saleIdByInvoiceNo(ctx.db, till.tenant.id, till.device.id, invoiceNumber);
-  return readInvoice(ctx, till.tenant.id, saleId);
+  const read = await readInvoice(ctx, till.tenant.id, saleId);
+  const copy = read.invoice.Status === 'uploaded' && (await countPrint(ctx.db, till.tenant.id, saleId!, ctx.clock.now())) > 1;
+  return { ...read, invoice: { ...read.invoice, ReceiptCopy: copy } };
 }

@@ -126,7 +126,7 @@ export const CompatHeaders = Type.Object({
 export const LegacyInvoice = Type.Object({
   ClientInvoiceNumber: Nullable(Type.String({ description: 'Null only for a document created on the modern surface without clientInvoiceNo' })),
   InvoiceNumber: Type.Integer({ description: 'The gateway invoice number: the branch\'s sequence number' }),
-  Status: literals(['pending', 'uploaded', 'failed']),
+  Status: literals(['pending', 'uploaded', 'failed', 'resolved'], { description: '`resolved`: refused by the authority, then reissued or marked resolved on the modern surface' }),
   Tpin: Type.String(),
   BranchId: Type.String(),
   TotalAmount: Money,
@@ -158,6 +158,14 @@ export const LegacyInvoice = Type.Object({
       }),
       { description: 'Product names only: per VAT category of the invoice\'s lines' },
     ),
+  ),
+  ReceiptCopy: Type.Optional(
+    Type.Boolean({
+      description:
+        'On the two reads and on a replayed POST answer (not on a first answer, which is the original): true when the fiscal receipt was printed before this answer, so a till printing it now must mark it COPY. ' +
+        'Prints counted: the POST /zm/api/Invoice answer of an uploaded invoice (the original), every GET /zm/api/Signature/{invoiceNumber} of an uploaded invoice (a reprint), and GET /api/v1/sales/{sale}/receipt; ' +
+        'GET /zm/api/Invoice/{clientInvoicenumber} is a lookup and counts nothing, so both reads answer the same. False while not uploaded',
+    }),
   ),
 });
 export type LegacyInvoice = Static<typeof LegacyInvoice>;

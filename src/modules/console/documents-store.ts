@@ -1,7 +1,7 @@
 // Documents across a partner's merchants by status: the failed ones need someone to act.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import type { DocumentStatus, DocumentType } from '../../db/tables/sales.ts';
+import type { DocumentStatus, DocumentType, ResolutionKind } from '../../db/tables/sales.ts';
 import { offsetOf, pageOf, PER_PAGE, type Page } from '../../http/pagination.ts';
 import type { DocumentSummaryResource } from './schemas.ts';
 import { presentDocument } from './present.ts';
@@ -28,6 +28,12 @@ export interface DocumentRow {
   occurred_at: Date;
   created_at: Date;
   updated_at: Date;
+  replaces_sale_id: string | null;
+  resolution_kind: ResolutionKind | null;
+  resolved_at: Date | null;
+  resolved_by: string | null;
+  resolution_note: string | null;
+  replaced_by_sale_id: string | null;
 }
 
 /** Newest first, 20 a page. */
@@ -36,7 +42,8 @@ export async function listDocuments(db: Kysely<DB>, scope: Scope, filter: { stat
   const rows = await sql<DocumentRow>`
     select s.id, s.tenant_id, t.name as tenant_name, s.tpin, s.branch, s.type, s.invoice_no, s.status, s.client_invoice_no,
       s.receipt_no, s.sdc_id, s.net::text as net, s.vat::text as vat, s.total::text as total, s.currency, s.result_code, s.last_error,
-      s.occurred_at, s.created_at, s.updated_at
+      s.occurred_at, s.created_at, s.updated_at, s.replaces_sale_id, s.resolution_kind, s.resolved_at, s.resolved_by, s.resolution_note,
+      s.replaced_by_sale_id
     from sales s join tenants t on t.id = s.tenant_id
     ${where}
     order by s.id desc

@@ -2,7 +2,7 @@ import type { BacklogRow } from './backlog-store.ts';
 import type { DocumentRow } from './documents-store.ts';
 import type { BranchBacklogResource, DocumentSummaryResource } from './schemas.ts';
 import { iso } from '../../lib/time.ts';
-import { authorityInvoiceNo } from '../sales/present.ts';
+import { authorityInvoiceNo, presentResolution } from '../sales/present.ts';
 
 export function presentBacklog(row: BacklogRow, now: Date): BranchBacklogResource {
   const unreachable = row.retry_delay_ms !== null;
@@ -50,6 +50,8 @@ export function presentDocument(row: DocumentRow): DocumentSummaryResource {
     totals: { net: Number(row.net), vat: Number(row.vat), total: Number(row.total), currency: row.currency },
     resultCode: row.result_code,
     lastError: row.last_error,
+    replacesSaleId: row.replaces_sale_id === null ? null : Number(row.replaces_sale_id),
+    resolution: presentResolution({ ...row, replaced_by_sale_id: row.replaced_by_sale_id === null ? null : Number(row.replaced_by_sale_id) }),
     occurredAt: iso(row.occurred_at)!,
     createdAt: iso(row.created_at)!,
     updatedAt: iso(row.updated_at)!,

@@ -27,6 +27,7 @@ const AdminTenant = Type.Object({
   ...P.Tenant.properties,
   partnerId: Nullable(Type.Integer()),
   partnerName: Nullable(Type.String()),
+  origin: Type.Union([Type.Literal('partner'), Type.Literal('self')], { description: '`partner`: provisioned by a partner; `self`: signed up by the merchant (no partner)' }),
   documentsThisMonth: Type.Integer(),
   pending: Type.Integer(),
   failed: Type.Integer(),

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Nullable, literals, Timestamp } from '../../http/schema-helpers.ts';
+import { Resolution } from '../sales/schemas.ts';
 
 const Id = Type.Integer({ minimum: 1, maximum: 2147483647 });
 const Page = Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1; 20 items a page.' });
@@ -39,7 +40,7 @@ export const BacklogQuery = Type.Object({
   pendingOnly: Type.Optional(Type.Boolean({ description: 'Only branches with pending documents' })),
 });
 
-export const DocumentStatus = literals(['pending', 'uploaded', 'failed']);
+export const DocumentStatus = literals(['pending', 'uploaded', 'failed', 'resolved']);
 
 export const DocumentsQuery = Type.Object({
   page: Page,
@@ -63,6 +64,8 @@ export const DocumentSummary = Type.Object({
   totals: Type.Object({ net: Type.Number(), vat: Type.Number(), total: Type.Number(), currency: Type.String() }),
   resultCode: Nullable(Type.String()),
   lastError: Nullable(Type.String()),
+  replacesSaleId: Nullable(Type.Integer({ description: 'A reissue: the failed document this one replaces' })),
+  resolution: Nullable(Resolution),
   occurredAt: Timestamp(),
   createdAt: Timestamp(),
   updatedAt: Timestamp(),
@@ -81,6 +84,7 @@ const StatusCounts = {
   uploaded: Type.Integer(),
   pending: Type.Integer(),
   failed: Type.Integer(),
+  resolved: Type.Integer({ description: 'Refused, then reissued or marked resolved' }),
 };
 
 export const Filings = Type.Object({

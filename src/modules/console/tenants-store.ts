@@ -4,6 +4,7 @@ import { currentMonth } from '../../credentials/standing.ts';
 import type { DB } from '../../db/schema.ts';
 import type { TenantsTable } from '../../db/tables/foundation.ts';
 import { offsetOf, pageOf, PER_PAGE, type Page } from '../../http/pagination.ts';
+import { authorityBranchesFor } from '../notices/service.ts';
 import { presentTenant } from '../provisioning/present.ts';
 import { devicesOf, type TenantRow } from '../provisioning/store.ts';
 import type { TenantResource } from '../provisioning/schemas.ts';
@@ -12,6 +13,8 @@ import type { Selectable } from 'kysely';
 export interface AdminTenantResource extends TenantResource {
   partnerId: number | null;
   partnerName: string | null;
+  /** `partner`: provisioned by a partner; `self`: signed up by the merchant (docs/merchants.md). */
+  origin: 'partner' | 'self';
   documentsThisMonth: number;
   pending: number;
   failed: number;
@@ -43,12 +46,14 @@ export async function listAdminTenants(db: Kysely<DB>, filter: AdminTenantFilter
     limit ${PER_PAGE} offset ${offsetOf(filter.page)}`.execute(db);
   const count = await sql<{ n: number }>`select count(*)::int as n from tenants t ${where}`.execute(db);
   const devices = await devicesOf(db, rows.rows.map((r) => r.id));
+  const branches = await authorityBranchesFor(db, new Map(rows.rows.map((r) => [r.id, (devices.get(r.id) ?? []).map((d) => d.branch)])));
   const data = rows.rows.map((r) => {
     const { partner_name, documents_this_month, pending, failed, ...tenant } = r;
     return {
-      ...presentTenant({ ...tenant, created_at: new Date(tenant.created_at), updated_at: new Date(tenant.updated_at) } as TenantRow, devices.get(r.id) ?? []),
+      ...presentTenant({ ...tenant, created_at: new Date(tenant.created_at), updated_at: new Date(tenant.updated_at) } as TenantRow, devices.get(r.id) ?? [], branches.get(r.id) ?? []),
       partnerId: tenant.partner_id,
       partnerName: partner_name,
+      origin: tenant.origin,
       documentsThisMonth: Number(documents_this_month),
       pending: Number(pending),
       failed: Number(failed),

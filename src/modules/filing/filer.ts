@@ -250,7 +250,7 @@ const MAX_NOTICE_BYTES = 7_500;
  * process's tag and, as JSON, the columns the outcome set; without them (an outcome too large
  * for a notification) it is a hint to read the row.
  */
-function outcomeNotice(saleId: number, fields: OutcomeFields, recordedAt: Date): string {
+export function outcomeNotice(saleId: number, fields: OutcomeFields, recordedAt: Date): string {
   const full = `${signalPayload(saleId)}:${JSON.stringify({ ...fields, updated_at: recordedAt })}`;
   return Buffer.byteLength(full) > MAX_NOTICE_BYTES ? `${signalPayload(saleId)}:{}` : full;
 }

@@ -6,6 +6,7 @@ import type { FiscalReceipt } from '../../vsdc/sales-body.ts';
 import { NO_OUTCOME, type SaleLineRow, type SaleRow } from '../sales/store.ts';
 import { DELIVERIES_NOTICE, eventCtes, eventValues, type EventRow } from '../webhooks/events.ts';
 import { prepared } from '../../db/prepared.ts';
+import { batchOrEach, GroupCommit } from '../../db/group-commit.ts';
 import { fromNow, heldBy, isDue, isFree, released, releasedSql } from '../../workers/lease-sql.ts';
 
 /** Branches with pending documents that nobody leases and whose backoff has passed. */
@@ -298,7 +299,7 @@ interface OutcomeRow {
  * branch's lease and clears its backoff (the VSDC answered), and with `next` reads the branch's
  * following documents, giving the branch back when there are none.
  */
-export async function recordOutcome(db: Kysely<DB>, sale: SaleRow, event: OutcomeEvent, options: OutcomeOptions): Promise<RecordedOutcome> {
+export async function recordOneOutcome(db: Kysely<DB>, sale: SaleRow, event: OutcomeEvent, options: OutcomeOptions): Promise<RecordedOutcome> {
   const done = options.next ? sql`json_array_length((select batch from next)) = 0` : sql`false`;
   const notices = options.notify
     ? sql`, (select pg_notify(${options.notify.channel}, ${options.notify.payload}::text) from outcome) as outcome_notice, ${DELIVERIES_NOTICE}`
@@ -326,4 +327,46 @@ export async function recordOutcome(db: Kysely<DB>, sale: SaleRow, event: Outcom
       (select count(*) from deliveries)::int as deliveries, (select batch from next) as next_batch ${notices}`.execute(db);
   const row = result.rows[0]!;
   return { recorded: row.recorded, leaseHeld: row.lease_held, deliveries: row.deliveries, next: toPending(row.next_batch) };
+}
+
+interface PendingOutcome {
+  sale: SaleRow;
+  event: OutcomeEvent;
+  options: OutcomeOptions;
+}
+
+/** Outcomes of one commit at most. */
+const MAX_OUTCOMES_PER_COMMIT = 64;
+
+const outcomeBatchers = new WeakMap<Kysely<DB>, GroupCommit<PendingOutcome, RecordedOutcome>>();
+
+/**
+ * Records a filing (recordOneOutcome). Outside a transaction it goes through the outcomes' group
+ * commit: outcomes recorded at the same moment by the filers of different branches run in one
+ * transaction, one commit for all of them; it resolves once its outcome is committed. Should
+ * that transaction fail for a reason in the data (a deadlock with another process, say), each
+ * outcome is recorded again on its own, so one cannot fail the others.
+ */
+export function recordOutcome(db: Kysely<DB>, sale: SaleRow, event: OutcomeEvent, options: OutcomeOptions): Promise<RecordedOutcome> {
+  if (db.isTransaction) return recordOneOutcome(db, sale, event, options);
+  let batcher = outcomeBatchers.get(db);
+  if (!batcher) {
+    const one = (o: PendingOutcome) => recordOneOutcome(db, o.sale, o.event, o.options);
+    batcher = new GroupCommit<PendingOutcome, RecordedOutcome>(
+      (items) =>
+        batchOrEach(
+          items,
+          (many) =>
+            db.transaction().execute(async (trx) => {
+              const recorded: RecordedOutcome[] = [];
+              for (const o of many) recorded.push(await recordOneOutcome(trx, o.sale, o.event, o.options));
+              return recorded;
+            }),
+          one,
+        ),
+      { maxBatch: MAX_OUTCOMES_PER_COMMIT },
+    );
+    outcomeBatchers.set(db, batcher);
+  }
+  return batcher.submit({ sale, event, options });
 }

@@ -1,11 +1,13 @@
-import type { ImportItemResource } from './schemas.ts';
+import type { Static } from 'typebox';
+import type { AnswerFiling, FILING_STATES, ImportItemResource } from './schemas.ts';
+
+type FilingState = (typeof FILING_STATES)[number];
 import type { ImportItemRow } from './store.ts';
 import { iso } from '../../lib/time.ts';
 
 const amount = (value: string | null): number | null => (value === null ? null : Number(value));
 
 export function presentImportItem(row: ImportItemRow): ImportItemResource {
-  const sending = row.filing_state === 'sending';
   return {
     id: Number(row.id),
     branch: row.branch,
@@ -33,15 +35,30 @@ export function presentImportItem(row: ImportItemRow): ImportItemResource {
     itemCode: row.item_code,
     itemClassificationCode: row.item_class_code,
     remark: row.remark,
-    filing: {
-      state: row.filing_state,
-      resultCode: row.filing_code,
-      message: row.filing_message,
-      filedAt: iso(row.filed_at),
-      nextAttemptAt: sending ? iso(row.next_attempt_at) : null,
-      lastError: sending ? row.last_unreachable : null,
-    },
+    filing: presentAnswerFiling(row),
     receivedAt: row.received_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+/** The columns every answered row (customs line, purchase) keeps about its filing. */
+export interface AnswerFilingColumns {
+  filing_state: FilingState;
+  filing_code: string | null;
+  filing_message: string | null;
+  filed_at: Date | null;
+  next_attempt_at: Date | null;
+  last_unreachable: string | null;
+}
+
+export function presentAnswerFiling(row: AnswerFilingColumns): Static<typeof AnswerFiling> {
+  const sending = row.filing_state === 'sending';
+  return {
+    state: row.filing_state,
+    resultCode: row.filing_code,
+    message: row.filing_message,
+    filedAt: iso(row.filed_at),
+    nextAttemptAt: sending ? iso(row.next_attempt_at) : null,
+    lastError: sending ? row.last_unreachable : null,
   };
 }

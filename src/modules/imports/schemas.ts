@@ -43,6 +43,18 @@ export type RejectBody = Static<typeof RejectBody>;
 const Amount = Nullable(Type.Number());
 const Text = Nullable(Type.String());
 
+/** Where a merchant's answer (to a customs line, a purchase) stands with the authority. */
+export const AnswerFiling = Type.Object({
+  state: Type.Enum(FILING_STATES, {
+    description: 'not_sent (no answer yet), sending (on its way, retried while the VSDC does not answer), accepted, failed (refused by the authority; the decision stands)',
+  }),
+  resultCode: Nullable(Type.String({ description: 'The authority\'s code of the last answer' })),
+  message: Nullable(Type.String({ description: 'The authority\'s text when failed' })),
+  filedAt: Nullable(Timestamp('When the authority accepted the answer')),
+  nextAttemptAt: Nullable(Timestamp('While sending: the next background attempt')),
+  lastError: Nullable(Type.String({ description: 'While sending: why the last attempt got no answer' })),
+});
+
 export const ImportItem = Type.Object({
   id: Type.Integer(),
   branch: Type.String({ description: 'The branch (bhfId) the authority addressed the line to' }),
@@ -70,16 +82,7 @@ export const ImportItem = Type.Object({
   itemCode: Nullable(Type.String({ description: 'Set on approval' })),
   itemClassificationCode: Nullable(Type.String()),
   remark: Text,
-  filing: Type.Object({
-    state: Type.Enum(FILING_STATES, {
-      description: 'not_sent (no answer yet), sending (on its way, retried while the VSDC does not answer), accepted, failed (refused by the authority; the decision stands)',
-    }),
-    resultCode: Nullable(Type.String({ description: 'The authority\'s code of the last answer' })),
-    message: Nullable(Type.String({ description: 'The authority\'s text when failed' })),
-    filedAt: Nullable(Timestamp('When the authority accepted the answer')),
-    nextAttemptAt: Nullable(Timestamp('While sending: the next background attempt')),
-    lastError: Nullable(Type.String({ description: 'While sending: why the last attempt got no answer' })),
-  }),
+  filing: AnswerFiling,
   receivedAt: Timestamp(),
   updatedAt: Timestamp(),
 });

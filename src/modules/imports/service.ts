@@ -5,10 +5,10 @@
 import type { AppContext } from '../../context.ts';
 import { ApiError, NotFoundError, ValidationError } from '../../http/errors.ts';
 import { pageOf, type Page } from '../../http/pagination.ts';
-import { VSDC_EPOCH } from '../../vsdc/dates.ts';
+import { receivedDecimal, receivedText } from '../../vsdc/received.ts';
 import type { ImportItem, ImportItemDecision, UpdateImportItemsRequest } from '../../vsdc/protocol.ts';
 import { unknownClassificationCodes } from '../catalogue/lookup.ts';
-import { backoffMs } from '../../workers/backoff.ts';
+import { claimDuePulls, pullBranch, type ClaimedPull } from '../../workers/branch-pulls.ts';
 import { vsdcLeaseMs, sendOutcomeOf } from '../../workers/polling.ts';
 import { findItemByCode } from '../items/store.ts';
 import { pickBranch } from '../sales/branches.ts';
@@ -17,16 +17,13 @@ import { presentImportItem } from './present.ts';
 import type { ApproveBody, ImportItemResource, ListImportItemsQuery, RejectBody } from './schemas.ts';
 import {
   claimDueFilings,
-  claimDuePulls,
   decide,
-  deferPull,
   findImportItem,
   leasedFiling,
   listImportItems,
   recordFilingOutcome,
   savePull,
   type ClaimedFiling,
-  type ClaimedPull,
   type Decision,
   type ReceivedLine,
 } from './store.ts';
@@ -37,17 +34,8 @@ export const FILING_RETRY_BATCH = 20;
 
 // ---- the pull ----
 
-const text = (value: unknown): string | null => {
-  if (typeof value === 'string') return value.trim() === '' ? null : value.trim();
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  return null;
-};
-
-/** Numbers as the VSDC may send them (number or numeric text), within the columns' range. */
-const decimal = (value: unknown): number | null => {
-  const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
-  return Number.isFinite(n) && Math.abs(n) < 1e13 ? n : null;
-};
+const text = receivedText;
+const decimal = receivedDecimal;
 
 /** A line the gateway can key and answer (taskCd, dclDe, itemSeq), or undefined. */
 export function toReceivedLine(raw: ImportItem): ReceivedLine | undefined {
@@ -80,31 +68,18 @@ export function toReceivedLine(raw: ImportItem): ReceivedLine | undefined {
 }
 
 /** Pulls one leased branch: what changed since its last answer's resultDt. */
-export async function pullBranch(ctx: AppContext, pull: ClaimedPull, intervalMs: number): Promise<void> {
-  const outcome = await ctx.vsdc.selectImportItems(pull.target, { lastReqDt: pull.lastReqDt ?? VSDC_EPOCH });
-  switch (outcome.kind) {
-    case 'ok': {
-      const list: unknown = outcome.data?.itemList;
-      const lines = (Array.isArray(list) ? (list as ImportItem[]) : []).map(toReceivedLine).filter((l) => l !== undefined);
-      await savePull(ctx.db, pull, lines, outcome.resultDt, intervalMs);
-      return;
-    }
-    case 'empty':
-      await savePull(ctx.db, pull, [], outcome.resultDt, intervalMs);
-      return;
-    case 'rejected':
-      await deferPull(ctx.db, pull.deviceId, intervalMs, `${outcome.code} ${outcome.message}`);
-      return;
-    case 'unreachable':
-      await deferPull(ctx.db, pull.deviceId, Math.min(intervalMs, backoffMs(ctx.config.filingRetryMs, pull.failures + 1)), `${outcome.reason}: ${outcome.detail}`);
-      return;
-  }
+export async function pullImportBranch(ctx: AppContext, pull: ClaimedPull, intervalMs: number): Promise<void> {
+  await pullBranch(ctx, 'import_pulls', pull, intervalMs, ctx.vsdc.selectImportItems, async (data, resultDt) => {
+    const list: unknown = data?.itemList;
+    const lines = (Array.isArray(list) ? (list as ImportItem[]) : []).map(toReceivedLine).filter((l) => l !== undefined);
+    await savePull(ctx.db, pull, lines, resultDt, intervalMs);
+  });
 }
 
 /** One round of the pull: every initialised branch whose pull is due. Returns how many. */
 export async function pullDueBranches(ctx: AppContext, intervalMs: number): Promise<number> {
-  const due = await claimDuePulls(ctx.db, vsdcLeaseMs(ctx.config), PULL_BATCH);
-  await Promise.all(due.map((pull) => pullBranch(ctx, pull, intervalMs)));
+  const due = await claimDuePulls(ctx.db, 'import_pulls', vsdcLeaseMs(ctx.config), PULL_BATCH);
+  await Promise.all(due.map((pull) => pullImportBranch(ctx, pull, intervalMs)));
   return due.length;
 }
 

@@ -1,10 +1,11 @@
-import { sql, type Kysely, type Selectable, type UpdateObject } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { ImportDecision, ImportFilingState, ImportItemsTable } from '../../db/tables/items.ts';
 import { PER_PAGE, offsetOf } from '../../http/pagination.ts';
 import type { DeviceTarget } from '../../vsdc/client.ts';
+import { finishPull, type ClaimedPull } from '../../workers/branch-pulls.ts';
 import { claimDueRows, fromNow, released, vsdcTargetOf, withVsdcTarget } from '../../workers/lease-sql.ts';
-import { ANSWERED_COLUMNS, unansweredColumns, type VsdcSendOutcome } from '../../workers/polling.ts';
+import { answerFilingColumns, type VsdcSendOutcome } from '../../workers/polling.ts';
 
 export type ImportItemRow = Selectable<ImportItemsTable> & { branch: string };
 
@@ -13,39 +14,6 @@ function importItemsWithBranch(db: Kysely<DB>) {
 }
 
 // ---- the pull ----
-
-export interface ClaimedPull {
-  deviceId: number;
-  tenantId: number;
-  lastReqDt: string | null;
-  failures: number;
-  target: DeviceTarget;
-}
-
-/**
- * Leases up to `limit` initialised branches whose next pull is due, first giving every
- * initialised branch its row. SKIP LOCKED plus the lease: two processes never pull one branch.
- */
-export async function claimDuePulls(db: Kysely<DB>, leaseMs: number, limit: number): Promise<ClaimedPull[]> {
-  await sql`
-    insert into import_pulls (device_id)
-    select d.id from devices d
-    where d.initialized and not exists (select 1 from import_pulls p where p.device_id = d.id)
-    on conflict (device_id) do nothing`.execute(db);
-  const result = await sql<{ device_id: number; tenant_id: number; last_req_dt: string | null; failures: number; vsdc_base_url: string; branch: string; tpin: string }>`
-    ${claimDueRows('import_pulls', { waiting: sql`d.initialized`, join: sql`join devices d on d.id = r.device_id`, leaseMs, limit })}
-    select claimed.device_id, claimed.last_req_dt, claimed.failures, d.tenant_id, d.vsdc_base_url, d.branch, t.tpin
-    from claimed
-    join devices d on d.id = claimed.device_id
-    join tenants t on t.id = d.tenant_id`.execute(db);
-  return result.rows.map((r) => ({
-    deviceId: r.device_id,
-    tenantId: r.tenant_id,
-    lastReqDt: r.last_req_dt,
-    failures: r.failures,
-    target: { baseUrl: r.vsdc_base_url, tpin: r.tpin, bhfId: r.branch },
-  }));
-}
 
 /** A customs line as the gateway keeps it (see ImportItemsTable); `line` is the raw JSON. */
 export interface ReceivedLine {
@@ -87,36 +55,9 @@ export async function savePull(db: Kysely<DB>, pull: ClaimedPull, lines: Receive
         .execute();
       added = inserted.length;
     }
-    await trx
-      .updateTable('import_pulls')
-      .set({
-        last_req_dt: resultDt ?? sql<string | null>`last_req_dt`,
-        next_pull_at: fromNow(intervalMs),
-        ...released('import_pulls'),
-        failures: 0,
-        last_pulled_at: sql<Date>`now()`,
-        last_error: null,
-        updated_at: sql<Date>`now()`,
-      })
-      .where('device_id', '=', pull.deviceId)
-      .execute();
+    await finishPull(trx, 'import_pulls', pull.deviceId, resultDt, intervalMs);
     return added;
   });
-}
-
-/** The pull got no usable answer: try again after `retryInMs`, keep `lastReqDt`. */
-export async function deferPull(db: Kysely<DB>, deviceId: number, retryInMs: number, error: string): Promise<void> {
-  await db
-    .updateTable('import_pulls')
-    .set({
-      next_pull_at: fromNow(retryInMs),
-      ...released('import_pulls'),
-      failures: sql<number>`failures + 1`,
-      last_error: error.slice(0, 1000),
-      updated_at: sql<Date>`now()`,
-    })
-    .where('device_id', '=', deviceId)
-    .execute();
 }
 
 // ---- reading ----
@@ -238,21 +179,9 @@ export async function claimDueFilings(db: Kysely<DB>, leaseMs: number, limit: nu
 
 /** Records the authority's answer to the filing (never touching the decision) and frees the lease. */
 export async function recordFilingOutcome(db: Kysely<DB>, id: number, outcome: VsdcSendOutcome): Promise<void> {
-  let changes: UpdateObject<DB, 'import_items'>;
-  switch (outcome.kind) {
-    case 'accepted':
-      changes = { filing_state: 'accepted', filing_code: outcome.code, filing_message: null, filed_at: sql<Date>`now()`, next_attempt_at: null, ...ANSWERED_COLUMNS };
-      break;
-    case 'refused':
-      changes = { filing_state: 'failed', filing_code: outcome.code, filing_message: outcome.message, next_attempt_at: null, ...ANSWERED_COLUMNS };
-      break;
-    case 'unreachable':
-      changes = unansweredColumns(outcome);
-      break;
-  }
   await db
     .updateTable('import_items')
-    .set({ ...changes, ...released('import_items'), updated_at: sql<Date>`now()` })
+    .set({ ...answerFilingColumns(outcome), ...released('import_items'), updated_at: sql<Date>`now()` })
     .where('id', '=', id)
     .where('filing_state', '=', 'sending')
     .execute();

@@ -66,14 +66,23 @@ export async function initializeDevice(
   tenant: TenantRow,
   branch: string,
   handshake: Handshake,
-  options: { pollMs?: number; maxWaitMs?: number } = {},
+  options: {
+    pollMs?: number;
+    maxWaitMs?: number;
+    /** Runs after this call initialised the device (not on a repeat); must not throw. */
+    afterInitialized?: () => Promise<void>;
+  } = {},
 ): Promise<DeviceResource> {
   const deadline = Date.now() + (options.maxWaitMs ?? (CLAIM_SECONDS + 5) * 1000);
   for (;;) {
     const device = await deviceOf(db, tenant.id, branch);
     if (device.initialized) return presentDevice(device);
     const claimed = await claimDeviceForInit(db, device.id, CLAIM_SECONDS * 1000);
-    if (claimed) return finishHandshake(db, actor, tenant, claimed, handshake);
+    if (claimed) {
+      const initialized = await finishHandshake(db, actor, tenant, claimed, handshake);
+      await options.afterInitialized?.();
+      return initialized;
+    }
     if (Date.now() > deadline) throw new ApiError(503, 'vsdc_unreachable', 'Another initialisation of this device is still running; retry shortly.');
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 100));
   }

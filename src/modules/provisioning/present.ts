@@ -1,5 +1,6 @@
 import { PREFIXES, masked } from '../../credentials/secret-format.ts';
 import { iso } from '../../lib/time.ts';
+import type { AuthorityBranchResource } from '../notices/schemas.ts';
 import type { DeviceResource, TenantResource } from './schemas.ts';
 import type { DeviceRow, PartnerKeyRow, TenantRow } from './store.ts';
 
@@ -83,7 +84,8 @@ export function presentDevice(row: DeviceRow): DeviceResource {
   };
 }
 
-export function presentTenant(row: TenantRow, devices: DeviceRow[]): TenantResource {
+/** `authorityBranches`: the taxpayer's branches as the authority reports them (notices module). */
+export function presentTenant(row: TenantRow, devices: DeviceRow[], authorityBranches: AuthorityBranchResource[]): TenantResource {
   return {
     id: row.id,
     name: row.name,
@@ -95,9 +97,12 @@ export function presentTenant(row: TenantRow, devices: DeviceRow[]): TenantResou
     monthlyQuota: row.monthly_quota,
     rateLimitPerMinute: row.rate_limit_per_minute,
     offlinePolicy: row.offline_policy,
+    timezone: row.timezone,
+    stockTracking: row.stock_tracking,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
     devices: devices.map(presentDevice),
+    authorityBranches,
   };
 }
 

@@ -8,6 +8,7 @@ import type { Actor } from '../audit/store.ts';
 import { listApiKeys, listTokens, mintApiKey, mintToken, revokeApiKey, revokeToken } from './credentials-service.ts';
 import { initializeDevice, registerDevice } from './devices-service.ts';
 import { vsdcHandshake } from './handshake.ts';
+import { learnBranchesAtInitialisation } from '../notices/service.ts';
 import { listPartnerKeys, mintPartnerKey, readPartnerKeySecret, revokePartnerKey, rotatePartnerKey } from './partner-keys-service.ts';
 import * as S from './schemas.ts';
 import { assertTenantWritable, createTenant, getTenant, listTenants, tenantOfPartner, updateTenantSettings } from './tenants-service.ts';
@@ -56,7 +57,8 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
         operationId: 'updateTenant',
         tags: TAG,
         summary: 'Change a merchant\'s settings',
-        description: 'Today: `offlinePolicy` (`queue` or `refuse`), what a sale gets while its branch\'s VSDC is unreachable. See docs/offline.md.',
+        description:
+          '`offlinePolicy` (`queue` or `refuse`), what a sale gets while its branch\'s VSDC is unreachable (docs/offline.md); `stockTracking`, whether the gateway keeps the merchant\'s stock and sends the authority\'s stock chain (docs/stock.md); `timezone`, the IANA time zone of the merchant\'s days in daily reports and exports (docs/reports.md).',
         params: S.TenantParam,
         body: S.UpdateTenantBody,
         response: { 200: data(S.Tenant) },
@@ -83,7 +85,11 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
       },
     }, async (request) => {
       const tenant = await tenantFor(request, request.params.tenant, true);
-      return { data: await initializeDevice(db, actorOf(request), tenant, request.params.branch, vsdcHandshake(ctx)) };
+      return {
+        data: await initializeDevice(db, actorOf(request), tenant, request.params.branch, vsdcHandshake(ctx), {
+          afterInitialized: () => learnBranchesAtInitialisation(ctx, tenant.id),
+        }),
+      };
     });
 
     app.get('/api/v1/tenants/:tenant/tokens', {

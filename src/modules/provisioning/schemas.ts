@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { SCOPES } from '../../http/auth.ts';
 import { Nullable, literals, Timestamp, withExample } from '../../http/schema-helpers.ts';
+import { AuthorityBranches } from '../notices/schemas.ts';
 
 
 export const PlanName = literals(['free_trial', 'starter', 'growth', 'enterprise']);
@@ -53,9 +54,12 @@ export const Tenant = Type.Object({
   monthlyQuota: Nullable(Type.Integer()),
   rateLimitPerMinute: Nullable(Type.Integer()),
   offlinePolicy: OfflinePolicyName,
+  timezone: Type.String({ description: 'IANA time zone of the merchant\'s days (daily reports, exports)', examples: ['Africa/Lusaka'] }),
+  stockTracking: Type.Boolean({ description: 'Whether the gateway keeps the merchant\'s stock and sends the authority\'s stock chain (docs/stock.md)' }),
   createdAt: Timestamp(),
   updatedAt: Timestamp(),
   devices: Type.Array(Device),
+  authorityBranches: AuthorityBranches,
 });
 export type TenantResource = Static<typeof Tenant>;
 
@@ -71,7 +75,17 @@ export const CreateTenantBody = withExample(
 );
 
 /** A partner may change these; plan, subscription, quota and limits are the operator's (refused, not ignored). */
-export const UpdateTenantBody = withExample(Type.Object({ offlinePolicy: Type.Optional(OfflinePolicyName) }, { additionalProperties: false }), { offlinePolicy: 'queue' });
+export const UpdateTenantBody = withExample(
+  Type.Object(
+    {
+      offlinePolicy: Type.Optional(OfflinePolicyName),
+      timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'An IANA time zone name (`Africa/Lusaka`, the default): where the merchant\'s days begin and end in daily reports and exports' })),
+      stockTracking: Type.Optional(Type.Boolean({ description: 'false: no stock kept and no stock chain sent for the merchant (docs/stock.md)' })),
+    },
+    { additionalProperties: false },
+  ),
+  { offlinePolicy: 'queue', timezone: 'Africa/Lusaka', stockTracking: true },
+);
 
 export const RegisterDeviceBody = withExample(
   Type.Object({

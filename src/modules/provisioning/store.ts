@@ -116,8 +116,26 @@ export async function insertTenant(db: Kysely<DB>, values: Insertable<TenantsTab
   return db.insertInto('tenants').values(values).returningAll().executeTakeFirstOrThrow();
 }
 
-export async function setOfflinePolicy(db: Kysely<DB>, tenantId: number, offlinePolicy: OfflinePolicy): Promise<TenantRow> {
-  return db.updateTable('tenants').set({ offline_policy: offlinePolicy, updated_at: new Date() }).where('id', '=', tenantId).returningAll().executeTakeFirstOrThrow();
+/** The settings a partner changes on its merchant (the tenant PATCH). */
+export interface TenantSettings {
+  offlinePolicy?: OfflinePolicy;
+  timezone?: string;
+  stockTracking?: boolean;
+}
+
+/** Writes the given settings (one statement) and answers the row. */
+export async function writeTenantSettings(db: Kysely<DB>, tenantId: number, settings: TenantSettings): Promise<TenantRow> {
+  return db
+    .updateTable('tenants')
+    .set({
+      ...(settings.offlinePolicy === undefined ? {} : { offline_policy: settings.offlinePolicy }),
+      ...(settings.timezone === undefined ? {} : { timezone: settings.timezone }),
+      ...(settings.stockTracking === undefined ? {} : { stock_tracking: settings.stockTracking }),
+      updated_at: new Date(),
+    })
+    .where('id', '=', tenantId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** What the operator may change on a tenant's account (admin API and CLI). */

@@ -5,10 +5,12 @@ import type { OfflinePolicy, Plan } from '../../db/tables/foundation.ts';
 import { assertTenantBillable, documentsThisMonth } from '../../credentials/standing.ts';
 import { NotFoundError, fieldError } from '../../http/errors.ts';
 import { pageOf, type Page } from '../../http/pagination.ts';
+import { canonicalTimeZone } from '../../lib/time-zones.ts';
 import { recordAudit, type Actor } from '../audit/store.ts';
+import { authorityBranchesFor } from '../notices/service.ts';
 import { presentTenant } from './present.ts';
 import type { TenantResource } from './schemas.ts';
-import { devicesOf, findTenantOfPartner, insertTenant, listAllTenantRows, listTenantRows, setOfflinePolicy, tenantWithTpin, type TenantRow } from './store.ts';
+import { devicesOf, findTenantOfPartner, insertTenant, listAllTenantRows, listTenantRows, tenantWithTpin, writeTenantSettings, type TenantRow, type TenantSettings } from './store.ts';
 
 /** The tenant if it is on this partner's book; anything else is a plain 404, never a 403. */
 export async function tenantOfPartner(db: Kysely<DB>, partnerId: number, tenantId: number): Promise<TenantRow> {
@@ -23,23 +25,29 @@ export async function assertTenantWritable(db: Kysely<DB>, tenant: TenantRow, no
   assertTenantBillable({ subscription: tenant.subscription, monthlyQuota: tenant.monthly_quota, documentsThisMonth: used });
 }
 
+/** The tenant resources of `rows` (in order), with their devices and the authority's branches. */
+export async function tenantResources(db: Kysely<DB>, rows: TenantRow[]): Promise<TenantResource[]> {
+  const devices = await devicesOf(db, rows.map((r) => r.id));
+  const branches = await authorityBranchesFor(db, new Map(rows.map((r) => [r.id, (devices.get(r.id) ?? []).map((d) => d.branch)])));
+  return rows.map((r) => presentTenant(r, devices.get(r.id) ?? [], branches.get(r.id) ?? []));
+}
+
 /** The tenant resource with its devices, read in the same transaction as the row. */
 export async function tenantWithDevices(db: Kysely<DB>, row: TenantRow): Promise<TenantResource> {
-  const devices = await devicesOf(db, [row.id]);
-  return presentTenant(row, devices.get(row.id) ?? []);
+  const [resource] = await tenantResources(db, [row]);
+  return resource!;
 }
 
 export async function listTenants(db: Kysely<DB>, partnerId: number, page: number): Promise<Page<TenantResource>> {
   const { rows, total } = await listTenantRows(db, partnerId, page);
-  const devices = await devicesOf(db, rows.map((r) => r.id));
-  return pageOf(rows.map((r) => presentTenant(r, devices.get(r.id) ?? [])), total, page);
+  return pageOf(await tenantResources(db, rows), total, page);
 }
 
 /** The operator's list of every merchant (the CLI's `tenant list`). */
 export async function listAllTenants(db: Kysely<DB>): Promise<Array<TenantResource & { partnerId: number | null }>> {
   const rows = await listAllTenantRows(db);
-  const devices = await devicesOf(db, rows.map((r) => r.id));
-  return rows.map((r) => ({ ...presentTenant(r, devices.get(r.id) ?? []), partnerId: r.partner_id }));
+  const resources = await tenantResources(db, rows);
+  return rows.map((r, i) => ({ ...resources[i]!, partnerId: r.partner_id }));
 }
 
 export async function getTenant(db: Kysely<DB>, partnerId: number, tenantId: number): Promise<TenantResource> {
@@ -48,14 +56,25 @@ export async function getTenant(db: Kysely<DB>, partnerId: number, tenantId: num
 }
 
 /** The settings a partner may change on its merchant (the account itself is the operator's). */
-export async function updateTenantSettings(db: Kysely<DB>, actor: Actor, partnerId: number, tenantId: number, patch: { offlinePolicy?: OfflinePolicy }): Promise<TenantResource> {
+export async function updateTenantSettings(
+  db: Kysely<DB>,
+  actor: Actor,
+  partnerId: number,
+  tenantId: number,
+  patch: { offlinePolicy?: OfflinePolicy; timezone?: string; stockTracking?: boolean },
+): Promise<TenantResource> {
+  const timezone = patch.timezone === undefined ? undefined : canonicalTimeZone(patch.timezone);
+  if (timezone === null) throw fieldError('timezone', `The timezone field must be an IANA time zone name such as Africa/Lusaka; "${patch.timezone}" is not one.`);
   return db.transaction().execute(async (trx) => {
-    let row = await tenantOfPartner(trx, partnerId, tenantId);
-    if (patch.offlinePolicy !== undefined && patch.offlinePolicy !== row.offline_policy) {
-      row = await setOfflinePolicy(trx, tenantId, patch.offlinePolicy);
-      await recordAudit(trx, { actor, action: 'tenant.updated', partnerId, tenantId, targetType: 'tenant', targetId: tenantId, details: { offlinePolicy: patch.offlinePolicy } });
-    }
-    return tenantWithDevices(trx, row);
+    const row = await tenantOfPartner(trx, partnerId, tenantId);
+    const changes: TenantSettings = {};
+    if (patch.offlinePolicy !== undefined && patch.offlinePolicy !== row.offline_policy) changes.offlinePolicy = patch.offlinePolicy;
+    if (timezone !== undefined && timezone !== row.timezone) changes.timezone = timezone;
+    if (patch.stockTracking !== undefined && patch.stockTracking !== row.stock_tracking) changes.stockTracking = patch.stockTracking;
+    if (Object.keys(changes).length === 0) return tenantWithDevices(trx, row);
+    const updated = await writeTenantSettings(trx, tenantId, changes);
+    await recordAudit(trx, { actor, action: 'tenant.updated', partnerId, tenantId, targetType: 'tenant', targetId: tenantId, details: { ...changes } });
+    return tenantWithDevices(trx, updated);
   });
 }
 
@@ -74,7 +93,7 @@ export async function createTenant(db: Kysely<DB>, actor: Actor, partnerId: numb
     if (clash) throw duplicate();
     const row = await insertTenant(trx, { partner_id: partnerId, name: input.name.trim(), tpin: input.tpin, plan: input.plan ?? null, email: input.email ?? null, offline_policy: input.offlinePolicy ?? 'queue' });
     await recordAudit(trx, { actor, action: 'tenant.created', partnerId, tenantId: row.id, targetType: 'tenant', targetId: row.id, details: { name: row.name, tpin: row.tpin, plan: row.plan, offlinePolicy: row.offline_policy } });
-    return presentTenant(row, []);
+    return presentTenant(row, [], []);
   }).catch((err: unknown) => {
     throw isUniqueViolation(err) ? duplicate() : err;
   });

@@ -24,10 +24,14 @@ th { text-align: left; border-bottom: 1px solid #000; }
 .num { text-align: right; white-space: nowrap; }
 .item-name { overflow-wrap: anywhere; }
 .total td { font-weight: bold; font-size: 13px; }
+.copy { text-align: center; font-weight: bold; font-size: 15px; letter-spacing: 0.3em; border: 2px solid #000; margin: 2mm 0; padding: 1mm 0; }
 .qr { display: block; width: 32mm; height: 32mm; margin: 2mm auto; }
 .mono { overflow-wrap: anywhere; }
 @media screen { body { background: #eee; } .receipt { margin: 1rem auto; background: #fff; box-shadow: 0 0 4px #999; } }
 `;
+
+/** What a receipt printed again says, above its items and at its foot. */
+export const COPY_MARK = 'COPY';
 
 function field(label: string, value: string | number | null): string {
   return value === null || value === '' ? '' : `<dt>${escapeHtml(label)}</dt><dd>${escapeHtml(String(value))}</dd>`;
@@ -53,7 +57,7 @@ export async function renderReceiptHtml(receipt: Receipt): Promise<string> {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(receipt.title)} ${escapeHtml(receipt.authorityInvoiceNo ?? String(receipt.receiptNo))}</title>
+<title>${receipt.copy ? 'COPY ' : ''}${escapeHtml(receipt.title)} ${escapeHtml(receipt.authorityInvoiceNo ?? String(receipt.receiptNo))}</title>
 <style>${STYLE}</style>
 </head>
 <body>
@@ -61,7 +65,7 @@ export async function renderReceiptHtml(receipt: Receipt): Promise<string> {
 <h1>${escapeHtml(receipt.taxpayerName)}</h1>
 <p class="center">TPIN: ${escapeHtml(receipt.tpin)}<br>Branch: ${escapeHtml(receipt.branch)}${receipt.branchName ? ` ${escapeHtml(receipt.branchName)}` : ''}</p>
 <p class="title">${escapeHtml(receipt.title)}</p>
-<dl>
+${receipt.copy ? `<p class="copy" role="note" aria-label="Copy: this receipt was printed before">${COPY_MARK}</p>\n` : ''}<dl>
 ${field('Invoice No', receipt.authorityInvoiceNo)}
 ${field('Receipt No', receipt.receiptNo)}
 ${field('Invoice seq.', receipt.invoiceNo)}
@@ -70,6 +74,8 @@ ${field('Date', printedDate(receipt.occurredAt))}
 ${field('Customer', receipt.customer.name)}
 ${field('Customer TPIN', receipt.customer.tpin)}
 ${field('Payment', receipt.paymentMethod)}
+${receipt.original ? field('Original invoice', receipt.original.authorityInvoiceNo) + field('Original receipt No', receipt.original.receiptNo) : ''}
+${field('Reason', receipt.reason)}
 </dl>
 <hr>
 <table>
@@ -106,6 +112,7 @@ ${field('Receipt No', receipt.receiptNo)}
 <p class="mono"><strong>Receipt signature:</strong><br>${escapeHtml(receipt.receiptSignature)}</p>
 ${qr}
 <p class="center">Fiscal receipt issued through the authority's VSDC.</p>
+${receipt.copy ? `<p class="copy">${COPY_MARK}</p>\n` : ''}
 </main>
 </body>
 </html>

@@ -1,7 +1,9 @@
 // The 80 mm receipt as a PDF: one page as long as the receipt, vector QR code.
 import PDFDocument from 'pdfkit';
 import QRCode from 'qrcode';
+import { DEJAVU_SANS_MONO, PdfText } from '../../lib/pdf-text.ts';
 import { money, printedDate, quantity, rateLabel } from './format.ts';
+import { COPY_MARK } from './html.ts';
 import type { Receipt } from './receipt.ts';
 
 const MM = 72 / 25.4;
@@ -9,28 +11,23 @@ const PAGE_WIDTH = 80 * MM;
 const MARGIN = 4 * MM;
 const WIDTH = PAGE_WIDTH - 2 * MARGIN;
 const QR_SIZE = 32 * MM;
-const FONT = 'Courier';
-const BOLD = 'Courier-Bold';
 const SIZE = 7.5;
 
 type Doc = PDFKit.PDFDocument;
 
-/**
- * The PDF uses the standard Courier fonts (nothing to ship or find), which cover Latin-1 only:
- * accents are folded and anything else becomes "?". The HTML receipt prints every character.
- */
-export function printable(text: string): string {
-  return text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^\x20-\x7e\xa0-\xff]/g, '?');
+/** Draws a receipt: its text goes through PdfText (DejaVu Sans Mono, then the CJK fallback; lib/pdf-text.ts). */
+interface Canvas {
+  doc: Doc;
+  text: PdfText;
 }
 
-function row(doc: Doc, left: string, right: string, options: { bold?: boolean } = {}): void {
+function row({ doc, text }: Canvas, left: string, right: string, options: { bold?: boolean } = {}): void {
   const y = doc.y;
-  doc.font(options.bold ? BOLD : FONT);
-  const rightText = printable(right);
-  const rightWidth = Math.min(WIDTH * 0.6, doc.widthOfString(rightText) + 1);
-  doc.text(printable(left), MARGIN, y, { width: WIDTH - rightWidth - 2 });
+  const bold = options.bold ?? false;
+  const rightWidth = Math.min(WIDTH * 0.6, text.width(right, { bold }) + 1);
+  text.write(left, MARGIN, y, { width: WIDTH - rightWidth - 2, bold });
   const leftBottom = doc.y;
-  doc.text(rightText, MARGIN + WIDTH - rightWidth, y, { width: rightWidth, align: 'right' });
+  text.write(right, MARGIN + WIDTH - rightWidth, y, { width: rightWidth, align: 'right', bold });
   doc.y = Math.max(leftBottom, doc.y);
 }
 
@@ -40,8 +37,9 @@ function rule(doc: Doc): void {
   doc.y = y + 4;
 }
 
-function centered(doc: Doc, text: string, options: { bold?: boolean; size?: number } = {}): void {
-  doc.font(options.bold ? BOLD : FONT).fontSize(options.size ?? SIZE).text(printable(text), MARGIN, doc.y, { width: WIDTH, align: 'center' });
+function centered({ doc, text: pdfText }: Canvas, text: string, options: { bold?: boolean; size?: number } = {}): void {
+  doc.fontSize(options.size ?? SIZE);
+  pdfText.write(text, MARGIN, doc.y, { width: WIDTH, align: 'center', bold: options.bold ?? false });
   doc.fontSize(SIZE);
 }
 
@@ -58,53 +56,70 @@ function qrCode(doc: Doc, url: string): void {
 }
 
 /** Lays the receipt out from the top of the page; returns where it ends. */
-function draw(doc: Doc, receipt: Receipt): number {
+function draw(c: Canvas, receipt: Receipt): number {
+  const { doc } = c;
   doc.y = MARGIN;
   doc.fontSize(SIZE);
-  centered(doc, receipt.taxpayerName, { bold: true, size: 9 });
-  centered(doc, `TPIN: ${receipt.tpin}`);
-  centered(doc, `Branch: ${receipt.branch}${receipt.branchName ? ` ${receipt.branchName}` : ''}`);
+  centered(c, receipt.taxpayerName, { bold: true, size: 9 });
+  centered(c, `TPIN: ${receipt.tpin}`);
+  centered(c, `Branch: ${receipt.branch}${receipt.branchName ? ` ${receipt.branchName}` : ''}`);
   doc.moveDown(0.5);
-  centered(doc, receipt.title, { bold: true, size: 9 });
+  centered(c, receipt.title, { bold: true, size: 9 });
+  if (receipt.copy) centered(c, `*** ${COPY_MARK} ***`, { bold: true, size: 11 });
   doc.moveDown(0.5);
-  if (receipt.authorityInvoiceNo) row(doc, 'Invoice No', receipt.authorityInvoiceNo);
-  row(doc, 'Receipt No', String(receipt.receiptNo));
-  row(doc, 'Invoice seq.', String(receipt.invoiceNo));
-  if (receipt.clientInvoiceNo) row(doc, 'Your ref.', receipt.clientInvoiceNo);
-  row(doc, 'Date', printedDate(receipt.occurredAt));
-  row(doc, 'Customer', receipt.customer.name);
-  if (receipt.customer.tpin) row(doc, 'Customer TPIN', receipt.customer.tpin);
-  row(doc, 'Payment', receipt.paymentMethod);
+  if (receipt.authorityInvoiceNo) row(c, 'Invoice No', receipt.authorityInvoiceNo);
+  row(c, 'Receipt No', String(receipt.receiptNo));
+  row(c, 'Invoice seq.', String(receipt.invoiceNo));
+  if (receipt.clientInvoiceNo) row(c, 'Your ref.', receipt.clientInvoiceNo);
+  row(c, 'Date', printedDate(receipt.occurredAt));
+  row(c, 'Customer', receipt.customer.name);
+  if (receipt.customer.tpin) row(c, 'Customer TPIN', receipt.customer.tpin);
+  row(c, 'Payment', receipt.paymentMethod);
+  if (receipt.original) {
+    if (receipt.original.authorityInvoiceNo) row(c, 'Original invoice', receipt.original.authorityInvoiceNo);
+    if (receipt.original.receiptNo !== null) row(c, 'Original receipt No', String(receipt.original.receiptNo));
+  }
+  if (receipt.reason) row(c, 'Reason', receipt.reason);
   rule(doc);
   for (const line of receipt.items) {
-    doc.font(FONT).text(printable(line.name), MARGIN, doc.y, { width: WIDTH });
-    row(doc, `  ${quantity(line.quantity)} x ${money(line.price)}  ${line.vatCategory}`, money(line.amount));
-    if (line.discount !== 0) row(doc, '  Discount', `-${money(line.discount)}`);
-    if (line.rrp !== null) row(doc, `  MTV: RRP ${money(line.rrp)} per unit`, '');
+    c.text.write(line.name, MARGIN, doc.y, { width: WIDTH });
+    row(c, `  ${quantity(line.quantity)} x ${money(line.price)}  ${line.vatCategory}`, money(line.amount));
+    if (line.discount !== 0) row(c, '  Discount', `-${money(line.discount)}`);
+    if (line.rrp !== null) row(c, `  MTV: RRP ${money(line.rrp)} per unit`, '');
   }
   rule(doc);
-  row(doc, 'Cat.   Taxable      VAT', 'Total', { bold: true });
-  for (const c of receipt.categories) {
-    row(doc, `${`${c.code} ${rateLabel(c.rate)}`.padEnd(7)}${money(c.taxable).padStart(8)} ${money(c.vat).padStart(8)}`, money(c.total));
+  row(c, 'Cat.   Taxable      VAT', 'Total', { bold: true });
+  for (const category of receipt.categories) {
+    row(c, `${`${category.code} ${rateLabel(category.rate)}`.padEnd(7)}${money(category.taxable).padStart(8)} ${money(category.vat).padStart(8)}`, money(category.total));
   }
   rule(doc);
-  if (receipt.totals.discount !== 0) row(doc, 'Total discount', `-${money(receipt.totals.discount)}`);
-  row(doc, receipt.netLabel, money(receipt.totals.net));
-  row(doc, 'Total VAT', money(receipt.totals.vat));
-  row(doc, `TOTAL ${receipt.totals.currency}`, money(receipt.totals.total), { bold: true });
+  if (receipt.totals.discount !== 0) row(c, 'Total discount', `-${money(receipt.totals.discount)}`);
+  row(c, receipt.netLabel, money(receipt.totals.net));
+  row(c, 'Total VAT', money(receipt.totals.vat));
+  row(c, `TOTAL ${receipt.totals.currency}`, money(receipt.totals.total), { bold: true });
   rule(doc);
-  centered(doc, 'SDC INFORMATION', { bold: true });
-  row(doc, 'Date published', printedDate(receipt.publishedAt));
-  row(doc, 'SDC ID', receipt.sdcId);
-  if (receipt.mrcNo) row(doc, 'MRC No', receipt.mrcNo);
-  row(doc, 'Receipt No', String(receipt.receiptNo));
-  doc.font(BOLD).text('Internal data:', MARGIN, doc.y, { width: WIDTH });
-  doc.font(FONT).text(receipt.internalData, { width: WIDTH });
-  doc.font(BOLD).text('Receipt signature:', MARGIN, doc.y, { width: WIDTH });
-  doc.font(FONT).text(receipt.receiptSignature, { width: WIDTH });
+  centered(c, 'SDC INFORMATION', { bold: true });
+  row(c, 'Date published', printedDate(receipt.publishedAt));
+  row(c, 'SDC ID', receipt.sdcId);
+  if (receipt.mrcNo) row(c, 'MRC No', receipt.mrcNo);
+  row(c, 'Receipt No', String(receipt.receiptNo));
+  if (receipt.copy) {
+    doc.moveDown(0.5);
+    centered(c, `*** ${COPY_MARK} ***`, { bold: true, size: 11 });
+  }
+  c.text.font(true).text('Internal data:', MARGIN, doc.y, { width: WIDTH });
+  c.text.font().text(receipt.internalData, { width: WIDTH });
+  c.text.font(true).text('Receipt signature:', MARGIN, doc.y, { width: WIDTH });
+  c.text.font().text(receipt.receiptSignature, { width: WIDTH });
   if (receipt.qrCodeUrl) qrCode(doc, receipt.qrCodeUrl);
-  centered(doc, "Fiscal receipt issued through the authority's VSDC.");
+  centered(c, "Fiscal receipt issued through the authority's VSDC.");
   return doc.y + MARGIN;
+}
+
+function canvas(doc: Doc): Canvas {
+  const text = new PdfText(doc, DEJAVU_SANS_MONO);
+  text.font();
+  return { doc, text };
 }
 
 function collect(doc: Doc): Promise<Buffer> {
@@ -118,16 +133,14 @@ function collect(doc: Doc): Promise<Buffer> {
 
 export async function renderReceiptPdf(receipt: Receipt): Promise<Buffer> {
   // pdfkit fixes the page size up front: lay out once on a long scratch page to measure.
+  // The scratch document is never ended: ending it would embed its font subsets for nothing.
   const scratch = new PDFDocument({ size: [PAGE_WIDTH, 100_000], margin: 0, autoFirstPage: true });
-  const measured = collect(scratch);
-  const height = Math.ceil(draw(scratch, receipt));
-  scratch.end();
-  await measured;
+  const height = Math.ceil(draw(canvas(scratch), receipt));
 
-  const title = `${receipt.title} ${receipt.authorityInvoiceNo ?? receipt.receiptNo}`;
+  const title = `${receipt.copy ? `${COPY_MARK} ` : ''}${receipt.title} ${receipt.authorityInvoiceNo ?? receipt.receiptNo}`;
   const doc = new PDFDocument({ size: [PAGE_WIDTH, height], margin: 0, info: { Title: title, Author: receipt.taxpayerName, CreationDate: new Date(receipt.publishedAt) } });
   const bytes = collect(doc);
-  draw(doc, receipt);
+  draw(canvas(doc), receipt);
   doc.end();
   return bytes;
 }

@@ -1,5 +1,5 @@
 // What a printed fiscal receipt shows, read from an uploaded document and its branch.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { Decimal } from 'decimal.js';
 import type { AppContext } from '../../context.ts';
 import type { DB } from '../../db/schema.ts';
@@ -21,6 +21,38 @@ const PAYMENT_METHODS = new Map<string, string>(Object.entries({
 }));
 
 const TITLES = { sale: 'TAX INVOICE', credit_note: 'CREDIT NOTE', debit_note: 'DEBIT NOTE' } as const;
+
+/** The authority's reason codes for notes (code classes 32 and 33), as printed. */
+const CREDIT_NOTE_REASONS = new Map<string, string>(Object.entries({
+  '01': 'Wrong product',
+  '02': 'Wrong price',
+  '03': 'Damaged goods',
+  '04': 'Wrong customer',
+  '05': 'Duplicated invoice',
+  '06': 'Excess supplies',
+  '07': 'Other',
+}));
+const DEBIT_NOTE_REASONS = new Map<string, string>(Object.entries({
+  '01': 'Wrong quantity',
+  '02': 'Wrong amount',
+  '03': 'Omitted item',
+  '04': 'Other',
+}));
+
+/** `03 Damaged goods`: the code the authority holds and what it means. */
+export function reasonLabel(type: SaleResource['type'], code: string | null): string | null {
+  if (code === null || type === 'sale') return null;
+  const label = (type === 'credit_note' ? CREDIT_NOTE_REASONS : DEBIT_NOTE_REASONS).get(code);
+  return label ? `${code} ${label}` : code;
+}
+
+/** What a note's receipt says of the invoice it corrects. */
+export interface OriginalInvoice {
+  /** `INV…/receiptNo`, as printed on the original receipt. */
+  authorityInvoiceNo: string | null;
+  receiptNo: number | null;
+  invoiceNo: number;
+}
 
 export interface ReceiptLine {
   name: string;
@@ -69,6 +101,11 @@ export interface Receipt {
   netLabel: string;
   qrCodeUrl: string | null;
   originalSaleId: number | null;
+  /** A note: the invoice it corrects, and why (`reason`). */
+  original: OriginalInvoice | null;
+  reason: string | null;
+  /** Printed before (this is not the first print): the receipt says COPY. */
+  copy: boolean;
 }
 
 /** Category totals are sums of the document's rounded lines, as the VSDC was sent them. */
@@ -85,7 +122,11 @@ function categoryTotals(sale: SaleResource): ReceiptCategoryTotal[] {
 }
 
 /** Builds the receipt of a document; only an uploaded document is a fiscal receipt (spec 1.3). */
-export function receiptOf(sale: SaleResource, branch: { taxpayerName: string; branchName: string | null }): Receipt {
+export function receiptOf(
+  sale: SaleResource,
+  branch: { taxpayerName: string; branchName: string | null },
+  print: { original?: OriginalInvoice | null; copy?: boolean } = {},
+): Receipt {
   const fiscal = sale.fiscal;
   if (sale.status !== 'uploaded' || fiscal.receiptNo === null || fiscal.sdcId === null || fiscal.internalData === null || fiscal.receiptSignature === null || fiscal.publishedAt === null) {
     throw new ApiError(
@@ -120,6 +161,9 @@ export function receiptOf(sale: SaleResource, branch: { taxpayerName: string; br
     netLabel: new Decimal(sale.totals.net).plus(sale.totals.vat).eq(sale.totals.total) ? 'Total excl. VAT' : 'Taxable value (MTV on RRP)',
     qrCodeUrl: fiscal.qrCodeUrl,
     originalSaleId: sale.originalSaleId,
+    original: print.original ?? null,
+    reason: reasonLabel(sale.type, sale.reasonCode),
+    copy: print.copy ?? false,
   };
 }
 
@@ -135,8 +179,42 @@ async function branchOf(db: Kysely<DB>, tenantId: number, branch: string): Promi
   return { taxpayerName: row.taxpayer_name ?? row.name, branchName: row.branch_name };
 }
 
-/** The receipt of one of the tenant's documents: 404 when not theirs, 409 when not uploaded. */
+/**
+ * Counts one print of an uploaded document's receipt; returns which print this is (1: the
+ * original). One statement, so two prints at once get 1 and 2, never 1 and 1.
+ */
+export async function countPrint(db: Kysely<DB>, tenantId: number, saleId: number, now: Date): Promise<number> {
+  const row = await db
+    .updateTable('sales')
+    .set((eb) => ({ receipt_print_count: eb('receipt_print_count', '+', 1), receipt_printed_at: eb.fn.coalesce('receipt_printed_at', sql<Date>`${now}::timestamptz`) }))
+    .where('id', '=', saleId)
+    .where('tenant_id', '=', tenantId)
+    .where('status', '=', 'uploaded')
+    .returning('receipt_print_count')
+    .executeTakeFirst();
+  return row?.receipt_print_count ?? 1;
+}
+
+/** How many times the document's receipt was printed so far (0 for another tenant's or unknown). */
+export async function printsOf(db: Kysely<DB>, tenantId: number, saleId: number): Promise<number> {
+  const row = await db.selectFrom('sales').select('receipt_print_count').where('id', '=', saleId).where('tenant_id', '=', tenantId).executeTakeFirst();
+  return row?.receipt_print_count ?? 0;
+}
+
+async function originalOf(ctx: AppContext, tenantId: number, sale: SaleResource): Promise<OriginalInvoice | null> {
+  if (sale.type === 'sale' || sale.originalSaleId === null) return null;
+  const original = await getSale(ctx, tenantId, sale.originalSaleId);
+  return { authorityInvoiceNo: original.authorityInvoiceNo, receiptNo: original.fiscal.receiptNo, invoiceNo: original.invoiceNo };
+}
+
+/**
+ * The receipt of one of the tenant's documents, as printed now: 404 when not theirs, 409 when not
+ * uploaded. Each call is a print (counted); every print after the first is marked COPY.
+ */
 export async function loadReceipt(ctx: AppContext, tenantId: number, saleId: number): Promise<Receipt> {
   const sale = await getSale(ctx, tenantId, saleId);
-  return receiptOf(sale, await branchOf(ctx.db, tenantId, sale.branch));
+  const branch = await branchOf(ctx.db, tenantId, sale.branch);
+  receiptOf(sale, branch); // 409 before anything is counted
+  const [original, printNo] = await Promise.all([originalOf(ctx, tenantId, sale), countPrint(ctx.db, tenantId, saleId, ctx.clock.now())]);
+  return receiptOf(sale, branch, { original, copy: printNo > 1 });
 }

@@ -2,6 +2,7 @@ import type { SaleResource } from './schemas.ts';
 import type { NewLine, SaleLineRow, SaleRow } from './store.ts';
 import { iso } from '../../lib/time.ts';
 import { Money } from '../../vsdc/tax.ts';
+import { documentStock, type DocumentStockResource } from '../stock/document-stock.ts';
 
 type SaleLineResource = SaleResource['items'][number];
 
@@ -60,8 +61,28 @@ function totalDiscount(items: readonly SaleLineResource[]): number {
   return sum === null ? 0 : sum.toNumber();
 }
 
-/** The sale resource of spec 2.2 (plus type, items, paymentMethod, occurredAt, createdAt, notes' fields). */
-export function presentSale(row: SaleRow, items: SaleLineResource[]): SaleResource {
+/** `resolved_by` is stored as `type:id` (`tenant_token:12`). */
+export function resolverOf(resolvedBy: string | null): { type: string; id: number | null } {
+  const [type = 'unknown', id] = (resolvedBy ?? '').split(':');
+  return { type: type || 'unknown', id: id === undefined || id === '' ? null : Number(id) };
+}
+
+export function presentResolution(row: Pick<SaleRow, 'status' | 'resolution_kind' | 'resolved_by' | 'resolved_at' | 'resolution_note' | 'replaced_by_sale_id'>): SaleResource['resolution'] {
+  if (row.status !== 'resolved' || row.resolution_kind === null || row.resolved_at === null) return null;
+  return {
+    kind: row.resolution_kind,
+    by: resolverOf(row.resolved_by),
+    at: iso(row.resolved_at)!,
+    note: row.resolution_note,
+    replacedBySaleId: row.replaced_by_sale_id === null ? null : Number(row.replaced_by_sale_id),
+  };
+}
+
+/**
+ * The sale resource of spec 2.2 (plus type, items, paymentMethod, occurredAt, createdAt, notes'
+ * fields). `stock`: as read with the document (stockOfDocuments); absent, as a document just written.
+ */
+export function presentSale(row: SaleRow, items: SaleLineResource[], stock?: DocumentStockResource): SaleResource {
   const uploaded = row.status === 'uploaded';
   const receiptNo = uploaded && row.receipt_no !== null ? Number(row.receipt_no) : null;
   return {
@@ -94,6 +115,9 @@ export function presentSale(row: SaleRow, items: SaleLineResource[]): SaleResour
     lastError: row.last_error,
     originalSaleId: row.original_sale_id === null ? null : Number(row.original_sale_id),
     reasonCode: row.reason_code,
+    stock: stock ?? documentStock(row, items.map((i) => i.itemCode)),
+    replacesSaleId: row.replaces_sale_id === null ? null : Number(row.replaces_sale_id),
+    resolution: presentResolution(row),
     createdAt: iso(row.created_at),
     fiscalisedAt: iso(row.updated_at),
   };

@@ -1,7 +1,9 @@
 import { Type, type Static } from 'typebox';
+import { AuthorityBranches } from '../notices/schemas.ts';
 import { CREDIT_NOTE_REASON_CODES, DEBIT_NOTE_REASON_CODES, PAYMENT_TYPE_CODES } from '../../vsdc/sales-body.ts';
 import { LEVY_CODES, VAT_CATEGORY_CODES } from '../../vsdc/tax.ts';
 import { Nullable, literals, Timestamp, withExample } from '../../http/schema-helpers.ts';
+import { DocumentStock } from '../stock/document-stock.ts';
 
 
 export const MAX_LINES = 500;
@@ -120,6 +122,37 @@ export const DebitNoteBody = withExample(
 );
 export type DebitNoteBody = Static<typeof DebitNoteBody>;
 
+export const MAX_RESOLUTION_NOTE = 500;
+
+export const ResolveBody = withExample(
+  Type.Object(
+    {
+      note: Type.String({ minLength: 1, maxLength: MAX_RESOLUTION_NOTE, description: 'Why nothing has to be filed for this document (required; shown in the console and the audit log)' }),
+    },
+    { additionalProperties: false },
+  ),
+  { note: 'Customer cancelled the order; goods never left the shop.' },
+);
+export type ResolveBody = Static<typeof ResolveBody>;
+
+export const ReissueBody = withExample(
+  Type.Object(
+    {
+      ...CreateSaleBody.properties,
+      note: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_RESOLUTION_NOTE, description: 'Recorded with the failed document\'s resolution' })),
+    },
+    { additionalProperties: false },
+  ),
+  {
+    items: [{ name: 'Maize meal 25kg', classificationCode: '50221200', quantity: 2, price: 185, vatCategory: 'A' }],
+    customer: { name: 'Copperbelt Mining Supplies Limited', tpin: '2000000002' },
+    paymentMethod: '01',
+    clientInvoiceNo: 'POS1-000123-R1',
+    note: 'Customer TPIN corrected',
+  },
+);
+export type ReissueBody = Static<typeof ReissueBody>;
+
 export const BranchHeaders = Type.Object({
   'x-branch': Type.Optional(Type.String({ pattern: '^[0-9]{3}$', description: 'The branch (bhfId) to act on; see GET /api/v1/me', examples: ['000'] })),
 });
@@ -132,6 +165,12 @@ export const WriteHeaders = Type.Object({
 });
 
 export const SaleParam = Type.Object({ sale: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, examples: [1] }) });
+
+/** A partner's merchant's document. */
+export const TenantSaleParam = Type.Object({ tenant: Type.Integer({ minimum: 1, maximum: 2147483647, examples: [1] }), ...SaleParam.properties });
+
+/** A partner's reissue names no branch (the failed sale's is used): only the Idempotency-Key. */
+export const IdempotencyHeaders = Type.Object({ 'idempotency-key': WriteHeaders.properties['idempotency-key'] });
 
 export const ListSalesQuery = Type.Object({
   page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1; 20 items a page.' }),
@@ -170,6 +209,17 @@ export const Fiscal = Type.Object({
   publishedAt: Nullable(Timestamp('When the authority fiscalised the document; null exactly when not filed')),
 });
 
+export const Resolution = Type.Object(
+  {
+    kind: literals(['reissued', 'marked'], { description: '`reissued`: replaced by a new document (`replacedBySaleId`); `marked`: nothing had to be filed' }),
+    by: Type.Object({ type: Type.String({ description: 'The kind of credential that resolved it: `tenant_token` (the merchant) or `partner_key` (its partner)' }), id: Nullable(Type.Integer()) }),
+    at: Timestamp(),
+    note: Nullable(Type.String()),
+    replacedBySaleId: Nullable(Type.Integer()),
+  },
+  { description: 'How a failed document was resolved; null unless `status` is `resolved`' },
+);
+
 export const Sale = Type.Object({
   id: Type.Integer(),
   type: literals(['sale', 'credit_note', 'debit_note']),
@@ -177,7 +227,7 @@ export const Sale = Type.Object({
   clientInvoiceNo: Nullable(Type.String()),
   invoiceNo: Type.Integer({ description: 'The branch\'s invoice sequence number (cisInvcNo)' }),
   authorityInvoiceNo: Nullable(Type.String({ description: 'INV{sdcId without SDC}/{receiptNo}, as printed on the fiscal receipt; null until uploaded' })),
-  status: literals(['pending', 'uploaded', 'failed']),
+  status: literals(['pending', 'uploaded', 'failed', 'resolved'], { description: '`resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution`' }),
   tpin: Type.String(),
   branch: Type.String(),
   customer: Type.Object({ name: Type.String(), tpin: Nullable(Type.String()) }),
@@ -198,6 +248,9 @@ export const Sale = Type.Object({
   lastError: Nullable(Type.String()),
   originalSaleId: Nullable(Type.Integer()),
   reasonCode: Nullable(Type.String({ description: 'Credit-note reason (01–07) or debit-note reason (01–04)' })),
+  stock: DocumentStock,
+  replacesSaleId: Nullable(Type.Integer({ description: 'A reissue: the failed document this one replaces' })),
+  resolution: Nullable(Resolution),
   createdAt: Timestamp(),
   fiscalisedAt: Timestamp('Despite its name, the record\'s last-modified time'),
 });
@@ -223,7 +276,9 @@ export const Me = Type.Object({
   monthlyQuota: Nullable(Type.Integer()),
   documentsThisMonth: Type.Integer(),
   branch: Nullable(Type.String({ description: 'The branch this request acts on; null when X-Branch is absent and no default applies' })),
+  stockTracking: Type.Boolean({ description: 'Whether the gateway keeps your stock and sends the authority\'s stock chain (PATCH /api/v1/stock/settings)' }),
   devices: Type.Array(MeDevice),
+  authorityBranches: AuthorityBranches,
 });
 export type MeResource = Static<typeof Me>;
 

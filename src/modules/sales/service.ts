@@ -1,7 +1,9 @@
 // The rules of sales: defaults, idempotency, storing a document in its branch's sequence and
 // waiting briefly for its filing (the write path, shared with notes.ts), and the reads. The field
 // rules are in validation.ts; credit and debit notes in notes.ts.
+import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.ts';
+import type { DB } from '../../db/schema.ts';
 import type { TenantAccount } from '../../credentials/lookup.ts';
 import { currentMonth } from '../../credentials/standing.ts';
 import { isUniqueViolation } from '../../db/database.ts';
@@ -13,6 +15,7 @@ import { branchForWrite, pickBranch } from './branches.ts';
 import { idempotencyKeyOf, requestFingerprint } from './idempotency.ts';
 import { presentLineRow, presentNewLine, presentSale } from './present.ts';
 import type { CreateSaleBody, MeResource, SaleResource } from './schemas.ts';
+import { authorityBranchesFor } from '../notices/service.ts';
 import { FILING_CHANNEL, PROCESS_TAG, saleSignals } from './signals.ts';
 import {
   devicesOfTenant,
@@ -27,6 +30,8 @@ import {
   type SaleRow,
   type StoredDocument,
 } from './store.ts';
+import { documentStock } from '../stock/document-stock.ts';
+import { stockOfDocuments, stockTrackingOf } from '../stock/store.ts';
 import { checkClassifications, checkLines, compute, lineInput, occurredAtOf, refuseLevies, throwIfAny } from './validation.ts';
 
 export const WALK_IN_CUSTOMER = 'Walk-in customer';
@@ -100,8 +105,7 @@ async function replay(ctx: AppContext, tenantId: number, existing: SaleRow, fing
     throw new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request. Use a new key for a new document.');
   }
   const row = await settle(ctx, tenantId, existing);
-  const lines = await linesOf(ctx.db, [Number(row.id)]);
-  return { sale: presentSale(row, (lines.get(Number(row.id)) ?? []).map(presentLineRow)), replayed: true };
+  return { sale: (await presentRows(ctx, [row]))[0]!, replayed: true };
 }
 
 export interface Idempotency {
@@ -163,9 +167,23 @@ export async function storeAndSettle(
 
 // ---- sales ----
 
-export async function createSale(ctx: AppContext, req: WriteRequest, body: CreateSaleBody): Promise<WriteResult> {
+/**
+ * A reissue (resolutions.ts): the new document is stored in one transaction with the failed one's
+ * resolution, on the failed one's branch.
+ */
+export interface Replacement {
+  /** The failed document; part of the Idempotency-Key's fingerprint. */
+  saleId: number;
+  /** First in the transaction: locks the failed document and checks it may be replaced; its device. */
+  lock(trx: Kysely<DB>): Promise<{ deviceId: number; branch: string }>;
+  /** After the insert, same transaction: resolves the failed document and links the two; the new row as linked. */
+  link(trx: Kysely<DB>, stored: SaleRow): Promise<SaleRow>;
+}
+
+export async function createSale(ctx: AppContext, req: WriteRequest, body: CreateSaleBody, options: { replaces?: Replacement } = {}): Promise<WriteResult> {
   const { tenant } = req;
-  const idem = idempotencyOf(req, 'sale', body);
+  const replaces = options.replaces;
+  const idem = idempotencyOf(req, replaces ? `reissue:${replaces.saleId}` : 'sale', body);
   const earlier = await earlierAttempt(ctx, tenant.id, idem);
   if (earlier) return earlier;
 
@@ -201,6 +219,18 @@ export async function createSale(ctx: AppContext, req: WriteRequest, body: Creat
     filingDetails: req.filingDetails ?? null,
     lines: toNewLines(computed),
   };
+  if (replaces) {
+    return storeAndSettle(ctx, tenant.id, idem, () =>
+      ctx.db.transaction().execute(async (trx): Promise<Stored> => {
+        const failed = await replaces.lock(trx);
+        // A same-key request that held the lock before us has committed: answer with its document.
+        if (idem.key !== null && (await findByReference(trx, tenant.id, idem.key))) throw new KeyTaken();
+        const onBranch: NewDocument = { ...doc, target: { deviceId: failed.deviceId } };
+        const document = storedOrThrow(ctx, await insertDocument(trx, onBranch, storeOptions(ctx, tenant)), failed.branch);
+        return stored(onBranch, { ...document, row: await replaces.link(trx, document.row) });
+      }),
+    req.onStored);
+  }
   return storeAndSettle(ctx, tenant.id, idem, async () => {
     const options = storeOptions(ctx, tenant);
     let outcome = await insertDocument(ctx.db, doc, options);
@@ -254,8 +284,17 @@ function vsdcUnavailable(ctx: AppContext, branch: string): ApiError {
 export async function getSale(ctx: AppContext, tenantId: number, saleId: number): Promise<SaleResource> {
   const row = await findSale(ctx.db, tenantId, saleId);
   if (!row) throw new NotFoundError('Sale not found.');
-  const lines = await linesOf(ctx.db, [saleId]);
-  return presentSale(row, (lines.get(saleId) ?? []).map(presentLineRow));
+  return (await presentRows(ctx, [row]))[0]!;
+}
+
+/** Stored documents as resources: their lines and their stock state read beside them. */
+async function presentRows(ctx: AppContext, rows: SaleRow[]): Promise<SaleResource[]> {
+  const ids = rows.map((r) => Number(r.id));
+  const [lines, stock] = await Promise.all([linesOf(ctx.db, ids), stockOfDocuments(ctx.db, ids)]);
+  return rows.map((r) => {
+    const items = (lines.get(Number(r.id)) ?? []).map(presentLineRow);
+    return presentSale(r, items, documentStock(r, items.map((i) => i.itemCode), stock.get(Number(r.id))));
+  });
 }
 
 /** Without X-Branch the list covers every branch of the merchant; with it, that branch only. */
@@ -273,17 +312,13 @@ export async function listSalesPage(
     { ...(deviceId !== undefined ? { deviceId } : {}), ...(query.reference !== undefined ? { reference: query.reference } : {}) },
     query.page,
   );
-  const lines = await linesOf(ctx.db, rows.map((r) => Number(r.id)));
-  return pageOf(
-    rows.map((r) => presentSale(r, (lines.get(Number(r.id)) ?? []).map(presentLineRow))),
-    total,
-    query.page,
-  );
+  return pageOf(await presentRows(ctx, rows), total, query.page);
 }
 
 export async function describeMe(ctx: AppContext, tenant: TenantAccount, branchHeader: string | undefined): Promise<MeResource> {
-  const devices = await devicesOfTenant(ctx.db, tenant.id);
+  const [devices, stockTracking] = await Promise.all([devicesOfTenant(ctx.db, tenant.id), stockTrackingOf(ctx.db, tenant.id)]);
   const current = pickBranch(devices, branchHeader);
+  const authorityBranches = await authorityBranchesFor(ctx.db, new Map([[tenant.id, devices.map((d) => d.branch)]]));
   return {
     id: tenant.id,
     name: tenant.name,
@@ -294,6 +329,7 @@ export async function describeMe(ctx: AppContext, tenant: TenantAccount, branchH
     monthlyQuota: tenant.monthlyQuota,
     documentsThisMonth: tenant.documentsThisMonth,
     branch: current?.branch ?? null,
+    stockTracking,
     devices: devices.map((d) => ({
       branch: d.branch,
       branchName: d.branchName,
@@ -303,5 +339,6 @@ export async function describeMe(ctx: AppContext, tenant: TenantAccount, branchH
       initialized: d.initialized,
       current: d.id === current?.id,
     })),
+    authorityBranches: authorityBranches.get(tenant.id) ?? [],
   };
 }

@@ -55,6 +55,7 @@ const RECENT_MS = 2_000;
 
 export class SaleSignals {
   private readonly queued = new EventEmitter().setMaxListeners(0);
+  private readonly outcomes = new EventEmitter().setMaxListeners(0);
   private readonly waiters = new Map<number, Set<(update: OutcomeUpdate | undefined) => void>>();
   /** Outcomes signalled in the last moments, for a waiter that registers just after. */
   private readonly recent = new Map<number, number>();
@@ -77,11 +78,18 @@ export class SaleSignals {
     return () => this.queued.off('queued', listener);
   }
 
+  /** Hears every outcome signalled (a hint for work that follows filing, e.g. the stock chain). */
+  onOutcomeRecorded(listener: (saleId: number) => void): () => void {
+    this.outcomes.on('outcome', listener);
+    return () => this.outcomes.off('outcome', listener);
+  }
+
   /**
    * A document's outcome was committed, by a filer in this process or announced by another;
    * `update` (the recorded row, or the fields the outcome set) spares the waiting request a read.
    */
   outcomeRecorded(saleId: number, update?: OutcomeUpdate): void {
+    this.outcomes.emit('outcome', saleId);
     const now = Date.now();
     this.recent.set(saleId, now);
     if (this.recent.size > 10_000) {
@@ -118,6 +126,7 @@ export class SaleSignals {
   close(): void {
     this.unlisten();
     this.queued.removeAllListeners();
+    this.outcomes.removeAllListeners();
   }
 }
 

@@ -4,6 +4,7 @@ import type { DocumentType, SaleLinesTable, SalesTable } from '../../db/tables/s
 import type { FilingDetails } from '../../vsdc/sales-body.ts';
 import { PER_PAGE, offsetOf } from '../../http/pagination.ts';
 import { prepared } from '../../db/prepared.ts';
+import { batchOrEach, GroupCommit } from '../../db/group-commit.ts';
 
 export type SaleRow = Selectable<SalesTable>;
 export type SaleLineRow = Selectable<SaleLinesTable>;
@@ -107,11 +108,24 @@ function targetDevice(tenantId: number, target: DocumentTarget) {
  * It also reads whether the branch is known down (its last VSDC attempt failed); with
  * `refuseWhenDown` such a branch takes no document (no number is used).
  */
-export async function insertDocument(
-  db: Kysely<DB>,
-  doc: NewDocument,
-  options: { month: string; refuseWhenDown: boolean; notify?: { channel: string; origin: string } },
-): Promise<InsertOutcome> {
+export interface InsertOptions {
+  month: string;
+  refuseWhenDown: boolean;
+  notify?: { channel: string; origin: string };
+}
+
+/**
+ * Stores a document as `pending` (see insertOneDocument). Outside a transaction it goes through
+ * the sales group commit: documents stored at the same moment, from any branch, share one
+ * statement and one commit (insertDocuments); it resolves once its document is committed.
+ * Inside a transaction (`db` is one) it is the statement of its own.
+ */
+export function insertDocument(db: Kysely<DB>, doc: NewDocument, options: InsertOptions): Promise<InsertOutcome> {
+  if (db.isTransaction) return insertOneDocument(db, doc, options);
+  return documentBatcher(db, options.notify).submit({ doc, options });
+}
+
+export async function insertOneDocument(db: Kysely<DB>, doc: NewDocument, options: InsertOptions): Promise<InsertOutcome> {
   const lines = JSON.stringify(doc.lines);
   const filingDetails = doc.filingDetails ? JSON.stringify(doc.filingDetails) : null;
   // The payload names the device, known only inside the statement.
@@ -165,6 +179,169 @@ export async function insertDocument(
   const { target_branch: branch, branch_down: branchDown, notified: _notified, ...row } = found;
   if (row.id === null) return { kind: 'branch_down', branch };
   return { kind: 'stored', document: { row, branchDown } };
+}
+
+
+/** Documents of one batch at most (a sale's lines travel in the same JSON parameter). */
+const MAX_DOCUMENTS_PER_BATCH = 64;
+
+export interface PendingInsert {
+  doc: NewDocument;
+  options: InsertOptions;
+}
+
+const batchers = new WeakMap<Kysely<DB>, Map<string, GroupCommit<PendingInsert, InsertOutcome>>>();
+
+/** The group commit of `db`'s sales (one per notification target: every process has one). */
+function documentBatcher(db: Kysely<DB>, notify: InsertOptions['notify']): GroupCommit<PendingInsert, InsertOutcome> {
+  let byNotify = batchers.get(db);
+  if (!byNotify) batchers.set(db, (byNotify = new Map()));
+  const key = notify ? `${notify.channel}:${notify.origin}` : '';
+  let batcher = byNotify.get(key);
+  if (!batcher) {
+    batcher = new GroupCommit<PendingInsert, InsertOutcome>(
+      (items) =>
+        batchOrEach(
+          items,
+          (many) => insertDocuments(db, many, notify),
+          (one) => insertOneDocument(db, one.doc, one.options),
+        ),
+      { maxBatch: MAX_DOCUMENTS_PER_BATCH },
+    );
+    byNotify.set(key, batcher);
+  }
+  return batcher;
+}
+
+/** A document as the batch statement reads it (one element of its JSON parameter). */
+function batchInput(n: number, { doc, options }: PendingInsert) {
+  return {
+    n,
+    tenant_id: doc.tenantId,
+    device_id: 'deviceId' in doc.target ? doc.target.deviceId : null,
+    branch_header: 'branchHeader' in doc.target ? (doc.target.branchHeader ?? null) : null,
+    tpin: doc.tpin,
+    type: doc.type,
+    reference: doc.reference,
+    request_hash: doc.requestHash,
+    client_invoice_no: doc.clientInvoiceNo,
+    customer_name: doc.customerName,
+    customer_tpin: doc.customerTpin,
+    payment_method: doc.paymentMethod,
+    tax_inclusive: doc.taxInclusive,
+    destination_country_code: doc.destinationCountryCode,
+    occurred_at: doc.occurredAt.toISOString(),
+    net: doc.net,
+    vat: doc.vat,
+    total: doc.total,
+    original_sale_id: doc.originalSaleId,
+    original_receipt_no: doc.originalReceiptNo,
+    original_sdc_id: doc.originalSdcId,
+    reason_code: doc.reasonCode,
+    filing_details: doc.filingDetails ? JSON.stringify(doc.filingDetails) : null,
+    refuse_when_down: options.refuseWhenDown,
+    month: options.month,
+    lines: doc.lines,
+  };
+}
+
+/**
+ * Stores several documents in ONE statement, each exactly as insertOneDocument would, with one
+ * commit for all: picks each document's device, locks the counter rows of every branch involved
+ * (in device order, so concurrent batches never deadlock on them), advances each counter by the
+ * number of documents its branch takes and numbers them from it in arrival order (the order of
+ * `items`), inserts the documents and their lines, counts the quota per tenant and month, and
+ * notifies the filers once per branch. Answers one outcome per item, in order. The statement's
+ * text does not depend on the batch (the documents travel as one JSON parameter), so it is
+ * prepared once per connection.
+ */
+export async function insertDocuments(db: Kysely<DB>, items: PendingInsert[], notify: InsertOptions['notify']): Promise<InsertOutcome[]> {
+  const input = JSON.stringify(items.map((item, n) => batchInput(n, item)));
+  const result = await sql<SaleRow & { n: number; target_branch: string | null; branch_down: boolean | null; notified: unknown }>`${prepared}
+    with input as (
+      select * from jsonb_to_recordset(${input}::jsonb) as i(n integer, tenant_id integer, device_id integer, branch_header text,
+        tpin text, type text, reference text, request_hash text, client_invoice_no text, customer_name text, customer_tpin text,
+        payment_method text, tax_inclusive boolean, destination_country_code text, occurred_at timestamptz, net numeric,
+        vat numeric, total numeric, original_sale_id bigint, original_receipt_no bigint, original_sdc_id text, reason_code text,
+        filing_details text, refuse_when_down boolean, month text, lines jsonb)
+    ),
+    target as (
+      select i.n, d.id, d.branch
+      from input i join devices d on d.tenant_id = i.tenant_id and d.initialized
+      where case when i.device_id is not null then d.id = i.device_id
+        else d.branch = coalesce(i.branch_header, (
+          select coalesce(max(x.branch) filter (where x.branch = '000'), case when count(*) = 1 then max(x.branch) end)
+          from devices x where x.tenant_id = i.tenant_id)) end
+    ),
+    state as (
+      select target.n, target.id, target.branch, exists (
+        select 1 from filing_queues q where q.device_id = target.id and q.retry_delay_ms is not null
+      ) as down
+      from target
+    ),
+    taking as (
+      select state.n, state.id, row_number() over (partition by state.id order by state.n) as k
+      from state join input i on i.n = state.n
+      where not (state.down and i.refuse_when_down)
+    ),
+    wanted as (select id, count(*)::int as taken from taking group by id),
+    locked as (select d.id from devices d where d.id in (select id from wanted) order by d.id for update),
+    counter as (
+      update devices d set next_invoice_no = d.next_invoice_no + wanted.taken
+      from wanted
+      where d.id = wanted.id and d.id in (select id from locked)
+      returning d.id, d.branch, d.next_invoice_no - wanted.taken as first_no
+    ),
+    placed as (
+      select taking.n, taking.id as device_id, counter.branch, counter.first_no + taking.k - 1 as invoice_no
+      from taking join counter on counter.id = taking.id
+    ),
+    document as (
+      insert into sales (
+        tenant_id, device_id, tpin, branch, type, invoice_no, reference, request_hash, client_invoice_no,
+        customer_name, customer_tpin, payment_method, tax_inclusive, destination_country_code, occurred_at,
+        net, vat, total, original_sale_id, original_receipt_no, original_sdc_id, reason_code, filing_details)
+      select i.tenant_id, placed.device_id, i.tpin, placed.branch, i.type, placed.invoice_no, i.reference,
+        i.request_hash, i.client_invoice_no, i.customer_name, i.customer_tpin, i.payment_method,
+        i.tax_inclusive, i.destination_country_code, i.occurred_at, i.net, i.vat, i.total,
+        i.original_sale_id, i.original_receipt_no, i.original_sdc_id, i.reason_code, i.filing_details
+      from placed join input i on i.n = placed.n
+      order by placed.device_id, placed.invoice_no
+      returning *
+    ),
+    document_lines as (
+      insert into sale_lines (sale_id, line, name, classification_code, item_code, quantity, price, vat_category,
+        vat_rate, rrp, amount, discount, supply, net, vat, total, original_line)
+      select document.id, l.line, l.name, l.classification_code, l.item_code, l.quantity, l.price, l.vat_category,
+        l.vat_rate, l.rrp, l.amount, l.discount, l.supply, l.net, l.vat, l.total, l.original_line
+      from document
+      join placed on placed.device_id = document.device_id and placed.invoice_no = document.invoice_no
+      join input i on i.n = placed.n
+      cross join jsonb_to_recordset(i.lines) as l(line integer, name text, classification_code text,
+        item_code text, quantity numeric, price numeric, vat_category text, vat_rate numeric, rrp numeric, amount numeric,
+        discount numeric, supply numeric, net numeric, vat numeric, total numeric, original_line integer)
+    ),
+    usage as (
+      insert into tenant_usage (tenant_id, month, documents)
+      select i.tenant_id, i.month, count(*) from placed join input i on i.n = placed.n
+      group by i.tenant_id, i.month
+      order by i.tenant_id, i.month
+      on conflict (tenant_id, month) do update set documents = tenant_usage.documents + excluded.documents
+    )
+    select i.n, state.branch as target_branch, state.down as branch_down, document.*,
+      (select count(pg_notify(${notify?.channel ?? null}::text, woken.device_id::text || ${`:${notify?.origin ?? ''}`}::text))
+        from (select distinct device_id from document where ${notify?.channel ?? null}::text is not null) woken) as notified
+    from input i
+    left join state on state.n = i.n
+    left join placed on placed.n = i.n
+    left join document on document.device_id = placed.device_id and document.invoice_no = placed.invoice_no
+    order by i.n`.execute(db);
+  return result.rows.map((found): InsertOutcome => {
+    const { n: _n, target_branch: branch, branch_down: branchDown, notified: _notified, ...row } = found;
+    if (branch === null) return { kind: 'no_device' };
+    if (row.id === null) return { kind: 'branch_down', branch };
+    return { kind: 'stored', document: { row, branchDown: branchDown === true } };
+  });
 }
 
 export async function findSale(db: Kysely<DB>, tenantId: number, id: number): Promise<SaleRow | undefined> {
@@ -280,7 +457,8 @@ export async function creditedByLine(db: Kysely<DB>, originalSaleId: number): Pr
     ])
     .where('n.original_sale_id', '=', originalSaleId)
     .where('n.type', '=', 'credit_note')
-    .where('n.status', '<>', 'failed')
+    // A refused note (failed, or resolved since) took nothing back.
+    .where('n.status', 'not in', ['failed', 'resolved'])
     .where('l.original_line', 'is not', null)
     .groupBy('l.original_line')
     .execute();

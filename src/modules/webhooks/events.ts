@@ -11,13 +11,25 @@ export type InvoiceEventType = 'invoice.fiscalised' | 'invoice.failed';
 
 export const INVOICE_EVENT_TYPES = ['invoice.fiscalised', 'invoice.failed'] as const satisfies readonly InvoiceEventType[];
 
+/** A failed document was reissued or marked resolved (opt-in: not among the defaults). */
+export const RESOLVED_EVENT = 'invoice.resolved';
+
 /** Partner-level backlog alarms (fired by the alarms worker). */
 export const BACKLOG_EVENT = 'branch.backlog';
 export const RECOVERED_EVENT = 'branch.recovered';
 export const ALARM_EVENT_TYPES = [BACKLOG_EVENT, RECOVERED_EVENT] as const;
 
+/** A reconciliation found a document the authority holds differently, or not at all (opt-in). */
+export const RECONCILIATION_MISMATCH_EVENT = 'reconciliation.mismatch';
+
+/** A supplier's sale to the merchant, pulled from the authority (modules/purchases). */
+export const PURCHASE_RECEIVED_EVENT = 'purchase.received';
+/** A notice the authority published to a merchant (fired by the notices pull). */
+export const NOTICE_EVENT = 'authority.notice';
+export const AUTHORITY_EVENT_TYPES = [PURCHASE_RECEIVED_EVENT, NOTICE_EVENT, RECONCILIATION_MISMATCH_EVENT] as const;
+
 /** Every event an endpoint may subscribe to; without a choice it gets the invoice events. */
-export const EVENT_TYPES = [...INVOICE_EVENT_TYPES, ...ALARM_EVENT_TYPES] as const;
+export const EVENT_TYPES = [...INVOICE_EVENT_TYPES, RESOLVED_EVENT, ...ALARM_EVENT_TYPES, ...AUTHORITY_EVENT_TYPES] as const;
 
 /** The notifier channel the delivery worker listens on. */
 export const WEBHOOKS_CHANNEL = 'webhooks';

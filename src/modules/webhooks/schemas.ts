@@ -22,7 +22,7 @@ export const CreateEndpointBody = withExample(
     url: Type.String({ minLength: 1, maxLength: 2048, description: 'Receiver URL. Production: https, public hostname, port 80, 443, 8080 or 8443' }),
     description: Type.Optional(Type.String({ maxLength: 500 })),
     events: Type.Optional(
-      Type.Array(EventName, { minItems: 1, maxItems: EVENT_TYPES.length, uniqueItems: true, description: 'Defaults to the invoice events (invoice.fiscalised, invoice.failed); branch.backlog and branch.recovered are opt-in' }),
+      Type.Array(EventName, { minItems: 1, maxItems: EVENT_TYPES.length, uniqueItems: true, description: 'Defaults to the invoice events (invoice.fiscalised, invoice.failed); branch.backlog, branch.recovered, purchase.received, authority.notice and reconciliation.mismatch are opt-in' }),
     ),
   }),
   { url: 'https://example.com/webhooks/fiscal-gateway', description: 'Accounting sync', events: ['invoice.fiscalised', 'invoice.failed'] },

@@ -1,0 +1,88 @@
+// One merchant at a time: its branches as the authority knows them (which have a device here)
+// and the notices the authority published to it, newest first.
+import { query, type Page } from '../api.ts';
+import { badge, dateTime, h, table } from '../dom.ts';
+import type { AuthorityBranch, Notice } from '../types.ts';
+import { errorBox, heading, pager, setParam, type ViewContext } from '../view.ts';
+
+interface MerchantSummary {
+  id: number;
+  name: string;
+  tpin: string;
+  authorityBranches: AuthorityBranch[];
+}
+
+/** Pages of the partner's merchants read for the picker; a book larger than this shows the first ones. */
+const MAX_MERCHANT_PAGES = 5;
+
+async function merchantsOf(ctx: ViewContext): Promise<MerchantSummary[]> {
+  const merchants: MerchantSummary[] = [];
+  for (let page = 1; page <= MAX_MERCHANT_PAGES; page++) {
+    const result = await ctx.api.get<Page<MerchantSummary>>(`/api/v1/tenants${query({ page })}`);
+    merchants.push(...result.data);
+    if (page >= result.meta.lastPage) break;
+  }
+  return merchants;
+}
+
+function branchesTable(merchant: MerchantSummary): HTMLElement {
+  const rows = merchant.authorityBranches.map((b) => [
+    b.branch,
+    b.name ?? '—',
+    [b.location, b.district, b.province].filter(Boolean).join(', ') || '—',
+    b.headquarters ? badge('headquarters', 'neutral') : '—',
+    b.status === null ? '—' : b.status === '01' ? badge('active', 'ok') : badge(`status ${b.status}`, 'warn'),
+    b.registeredDevice ? badge('registered', 'ok') : h('small', { class: 'muted' }, 'No device registered'),
+  ]);
+  return table(`Branches of ${merchant.name} at the authority`, ['Branch', 'Name', 'Location', 'Headquarters', 'Status', 'Device'], rows, {
+    empty: 'None known yet: the authority\'s branches are learnt when the merchant\'s first device is initialised.',
+  });
+}
+
+function noticeCell(notice: Notice) {
+  return h(
+    'span',
+    { class: 'stack' },
+    h('strong', null, notice.title ?? `Notice ${notice.noticeNo}`),
+    notice.content ? h('span', null, notice.content) : null,
+    notice.detailUrl ? h('a', { href: notice.detailUrl, target: '_blank', rel: 'noopener noreferrer' }, 'The whole notice') : null,
+  );
+}
+
+export async function noticesView(ctx: ViewContext) {
+  const page = Number(ctx.params.get('page') ?? '1');
+  let merchants: MerchantSummary[];
+  try {
+    merchants = await merchantsOf(ctx);
+  } catch (err) {
+    return [heading('Authority'), errorBox(err)];
+  }
+  const chosen = merchants.find((m) => String(m.id) === ctx.params.get('tenant')) ?? merchants[0];
+  const picker = h(
+    'select',
+    { id: 'merchant-filter', onchange: (e: Event) => (location.hash = `#/authority${query({ tenant: (e.target as HTMLSelectElement).value })}`) },
+    merchants.map((m) => h('option', { value: String(m.id), selected: m === chosen }, `${m.name} (${m.tpin})`)),
+  );
+  const head = heading(
+    'Authority',
+    h('div', { class: 'toolbar' }, h('label', { for: 'merchant-filter' }, 'Merchant'), picker, h('button', { type: 'button', onclick: ctx.refresh }, 'Refresh')),
+  );
+  if (!chosen) return [head, h('p', { class: 'empty' }, 'No merchants yet.')];
+
+  let notices: Page<Notice>;
+  try {
+    notices = await ctx.api.get<Page<Notice>>(`/api/v1/tenants/${chosen.id}/notices${query({ page })}`);
+  } catch (err) {
+    return [head, errorBox(err)];
+  }
+  const rows = notices.data.map((n) => [String(n.noticeNo), dateTime(n.registeredAt), noticeCell(n), n.registeredBy ?? '—']);
+  return [
+    head,
+    h('h2', null, 'Branches at the authority'),
+    branchesTable(chosen),
+    h('h2', null, 'Notices'),
+    h('p', { class: 'muted' }, 'Pulled from the authority hourly; newest first.'),
+    table(`Notices to ${chosen.name}`, ['No.', 'Published', 'Notice', 'From'], rows, { empty: 'No notices from the authority.' }),
+    pager(notices.meta, (p) => setParam('page', String(p))),
+  ];
+}

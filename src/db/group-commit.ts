@@ -1,0 +1,106 @@
+// Group commit: writes that arrive while a commit is in flight wait for it and then go to the
+// database together, as one statement (or one transaction) and one commit, instead of one
+// commit each. The first write of a quiet moment goes at once, so nothing waits for a timer;
+// under load, a batch holds whatever arrived during the previous commit.
+//
+// A batch's outcome is per item: `flush` answers each item (a value or an error of its own), or
+// throws, and then every item of the batch gets that error.
+
+export type ItemResult<O> = { ok: true; value: O } | { ok: false; error: unknown };
+
+export interface GroupCommitOptions {
+  /** At most this many items in one batch (the rest wait for the next). */
+  maxBatch: number;
+}
+
+interface Waiting<I, O> {
+  item: I;
+  resolve: (value: O) => void;
+  reject: (error: unknown) => void;
+}
+
+export class GroupCommit<I, O> {
+  private queue: Array<Waiting<I, O>> = [];
+  private flushing = false;
+
+  constructor(
+    /** Writes the items (in arrival order) and answers each, in the same order. */
+    private readonly flush: (items: I[]) => Promise<Array<ItemResult<O>>>,
+    private readonly options: GroupCommitOptions,
+  ) {}
+
+  /** Resolves once the item's batch is committed (or rejects with its own or its batch's error). */
+  submit(item: I): Promise<O> {
+    return new Promise<O>((resolve, reject) => {
+      this.queue.push({ item, resolve, reject });
+      this.pump();
+    });
+  }
+
+  /** Items waiting for the commit in flight (tests and metrics). */
+  get waiting(): number {
+    return this.queue.length;
+  }
+
+  private pump(): void {
+    if (this.flushing || this.queue.length === 0) return;
+    this.flushing = true;
+    const batch = this.queue.splice(0, this.options.maxBatch);
+    void this.run(batch).finally(() => {
+      this.flushing = false;
+      this.pump();
+    });
+  }
+
+  private async run(batch: Array<Waiting<I, O>>): Promise<void> {
+    let results: Array<ItemResult<O>>;
+    try {
+      results = await this.flush(batch.map((w) => w.item));
+    } catch (error) {
+      for (const w of batch) w.reject(error);
+      return;
+    }
+    batch.forEach((w, i) => {
+      const result = results[i];
+      if (!result) w.reject(new Error('group commit: no result for an item'));
+      else if (result.ok) w.resolve(result.value);
+      else w.reject(result.error);
+    });
+  }
+}
+
+/**
+ * An error the database raised while executing a statement that names the data, not the
+ * connection or the server: the statement was rolled back for certain, so its items can be
+ * retried one by one to find the one it was about. SQLSTATE classes 22 (data exception),
+ * 23 (integrity constraint: a reused Idempotency-Key) and 40 (deadlock, serialization).
+ */
+export function isDataError(err: unknown): boolean {
+  const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && /^(22|23|40)[0-9A-Z]{3}$/.test(code);
+}
+
+/**
+ * Runs a batch with `many`; when it fails for a reason in the data (isDataError), runs each
+ * item alone with `one`, in arrival order, so only the item at fault gets the error. Any other
+ * failure (the connection, the server) is every item's.
+ */
+export async function batchOrEach<I, O>(items: I[], many: (items: I[]) => Promise<O[]>, one: (item: I) => Promise<O>): Promise<Array<ItemResult<O>>> {
+  if (items.length === 1) return [await settle(one(items[0]!))];
+  try {
+    return (await many(items)).map((value) => ({ ok: true, value }));
+  } catch (err) {
+    if (!isDataError(err)) throw err;
+  }
+  const results: Array<ItemResult<O>> = [];
+  for (const item of items) results.push(await settle(one(item)));
+  return results;
+}
+
+async function settle<O>(promise: Promise<O>): Promise<ItemResult<O>> {
+  try {
+    return { ok: true, value: await promise };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}

@@ -1,0 +1,75 @@
+// Calendar days in a merchant's time zone, as UTC instants (Intl only: no zone database to ship).
+
+export const DEFAULT_TIME_ZONE = 'Africa/Lusaka';
+
+/** The zone's canonical IANA name (`africa/lusaka` → `Africa/Lusaka`), or null if Intl does not know it. */
+export function canonicalTimeZone(name: string): string | null {
+  if (!/^[A-Za-z0-9_+\-/]{1,64}$/.test(name)) return null;
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterOf(timeZone: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+    formatters.set(timeZone, formatter);
+  }
+  return formatter;
+}
+
+/** The wall-clock fields of an instant in a zone. */
+function wallClock(instant: number, timeZone: string): { year: number; month: number; day: number; hour: number; minute: number; second: number } {
+  const parts = Object.fromEntries(formatterOf(timeZone).formatToParts(new Date(instant)).map((p) => [p.type, p.value]));
+  return { year: Number(parts.year), month: Number(parts.month), day: Number(parts.day), hour: Number(parts.hour), minute: Number(parts.minute), second: Number(parts.second) };
+}
+
+/** How far the zone's wall clock is ahead of UTC at an instant, in ms. */
+function offsetAt(instant: number, timeZone: string): number {
+  const w = wallClock(instant, timeZone);
+  return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - Math.floor(instant / 1000) * 1000;
+}
+
+/** A `YYYY-MM-DD` that names a real calendar day, as [year, month, day]; null otherwise. */
+export function parseDay(text: string): [number, number, number] | null {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (!match) return null;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  if (year < 2000 || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return null;
+  return [year, month, day];
+}
+
+/** The instant the day's midnight happens in the zone (the first instant of that local day). */
+function startOfDay(year: number, month: number, day: number, timeZone: string): Date {
+  const wall = Date.UTC(year, month - 1, day);
+  // Two passes settle a zone whose offset changes near midnight (DST).
+  let instant = wall - offsetAt(wall, timeZone);
+  instant = wall - offsetAt(instant, timeZone);
+  return new Date(instant);
+}
+
+/** The half-open range [from, to) of UTC instants of local days `first`..`last` (inclusive). */
+export function daysRange(first: string, last: string, timeZone: string): { from: Date; to: Date } {
+  const [y1, m1, d1] = parseDay(first)!;
+  const [y2, m2, d2] = parseDay(last)!;
+  return { from: startOfDay(y1, m1, d1, timeZone), to: startOfDay(y2, m2, d2 + 1, timeZone) };
+}
+
+/** The local calendar day (`YYYY-MM-DD`) of an instant in the zone. */
+export function dayOf(instant: Date, timeZone: string): string {
+  const w = wallClock(instant.getTime(), timeZone);
+  return `${String(w.year).padStart(4, '0')}-${String(w.month).padStart(2, '0')}-${String(w.day).padStart(2, '0')}`;
+}
+
+/** Whole days from `first` to `last` (0 when equal; negative when `last` is earlier). */
+export function daysBetween(first: string, last: string): number {
+  const [y1, m1, d1] = parseDay(first)!;
+  const [y2, m2, d2] = parseDay(last)!;
+  return Math.round((Date.UTC(y2, m2 - 1, d2) - Date.UTC(y1, m1 - 1, d1)) / 86_400_000);
+}

@@ -1,0 +1,233 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { ManualClock, TEST_ADMIN_TOKEN, bearer, seedMerchant, startTestApp, uniqueTpin, type TestApp } from '../helpers/app.ts';
+import { engineName } from '../helpers/db.ts';
+import { linkToken, startTestSmtp, type TestSmtp } from '../helpers/smtp.ts';
+
+const PASSWORD = 'correct horse battery staple';
+const HOUR = 3_600_000;
+
+describe(`merchant accounts (${engineName})`, () => {
+  const clock = new ManualClock();
+  let smtp: TestSmtp;
+  let t: TestApp;
+  let counter = 0;
+  const freshEmail = () => `person${++counter}.${Date.now()}@Example.com`;
+
+  before(async () => {
+    smtp = await startTestSmtp();
+    t = await startTestApp({ clock, config: { smtpUrl: smtp.url, mailFrom: 'Gateway <gateway@example.com>', publicUrl: 'https://gateway.example.com' } });
+  });
+  after(async () => {
+    await t?.close();
+    await smtp?.close();
+  });
+
+  const post = (url: string, payload: unknown, headers: Record<string, string> = {}, remoteAddress = '10.0.0.1') =>
+    t.inject({ method: 'POST', url, payload: payload as object, headers, remoteAddress });
+  const get = (url: string, headers: Record<string, string> = {}) => t.inject({ method: 'GET', url, headers });
+  const sessionOf = (res: LightMyRequestResponse) => {
+    assert.equal(res.statusCode, 200, res.body);
+    const cookie = String(res.headers['set-cookie']);
+    const token = /^fg_session=([^;]+)/.exec(cookie)?.[1];
+    assert.ok(token, cookie);
+    return { cookie: `fg_session=${token}`, 'x-csrf-token': res.json().data.csrfToken as string };
+  };
+  const codeOf = (res: LightMyRequestResponse) => res.json().error?.code as string | undefined;
+
+  /** Signs up and verifies through the mail; answers the email and the tenant. */
+  async function signedUpOwner(): Promise<{ email: string; tenantId: number }> {
+    const email = freshEmail();
+    const res = await post('/api/v1/account/signup', { merchantName: 'Kabwe Hardware', tpin: uniqueTpin(), email, password: PASSWORD });
+    assert.equal(res.statusCode, 202, res.body);
+    const verified = await post('/api/v1/account/verify', { token: linkToken(await smtp.mailTo(email, 'Confirm your email')) });
+    assert.equal(verified.statusCode, 200, verified.body);
+    const user = await t.ctx.db.selectFrom('users').select('tenant_id').where('email', '=', email).executeTakeFirstOrThrow();
+    return { email, tenantId: user.tenant_id };
+  }
+  const signIn = (email: string, password = PASSWORD, remoteAddress = '10.0.0.1') => post('/api/v1/account/signin', { email, password }, {}, remoteAddress);
+
+  test('sign up, verify by mail, sign in, CSRF, change password, sign out', async () => {
+    const email = freshEmail();
+    const signup = await post('/api/v1/account/signup', { merchantName: 'Lusaka Traders', tpin: uniqueTpin(), email, password: PASSWORD });
+    assert.equal(signup.statusCode, 202, signup.body);
+    const mail = await smtp.mailTo(email, 'Confirm your email');
+    assert.match(mail.text, /https:\/\/gateway\.example\.com\/console\/account\/verify#token=/);
+
+    assert.equal(codeOf(await signIn(email)), 'email_not_verified', 'only after the right password');
+    assert.equal(codeOf(await signIn(email, 'a wrong password here')), 'invalid_credentials');
+    assert.equal((await post('/api/v1/account/verify', { token: linkToken(mail) })).statusCode, 200);
+    assert.equal(codeOf(await post('/api/v1/account/verify', { token: linkToken(mail) })), 'link_invalid', 'a link works once');
+
+    const res = await signIn(email.toUpperCase());
+    const cookie = String(res.headers['set-cookie']);
+    for (const attribute of ['HttpOnly', 'SameSite=Lax', 'Path=/']) assert.ok(cookie.includes(attribute), cookie);
+    assert.ok(!cookie.includes('Secure'), 'Secure only in production');
+    const laptop = sessionOf(res);
+    assert.equal(res.json().data.merchant.origin, 'self');
+    assert.equal(res.json().data.user.role, 'owner');
+
+    const me = await get('/api/v1/account/me', { cookie: laptop.cookie });
+    assert.equal(me.statusCode, 200, me.body);
+    assert.equal(me.json().data.csrfToken, laptop['x-csrf-token']);
+    assert.equal(me.json().data.user.email, email);
+
+    const phone = sessionOf(await signIn(email));
+    const noHeader = await post('/api/v1/account/password', { currentPassword: PASSWORD, newPassword: 'a brand new passphrase' }, { cookie: laptop.cookie });
+    assert.equal(noHeader.statusCode, 403);
+    assert.equal(codeOf(noHeader), 'csrf_token_invalid');
+    const wrongHeader = await post('/api/v1/account/password', { currentPassword: PASSWORD, newPassword: 'a brand new passphrase' }, { ...laptop, 'x-csrf-token': phone['x-csrf-token'] });
+    assert.equal(codeOf(wrongHeader), 'csrf_token_invalid', 'the token is bound to its session');
+    const short = await post('/api/v1/account/password', { currentPassword: PASSWORD, newPassword: 'short' }, laptop);
+    assert.equal(short.statusCode, 422);
+    assert.match(short.json().errors.newPassword[0], /at least 10 characters/);
+
+    const changed = await post('/api/v1/account/password', { currentPassword: PASSWORD, newPassword: 'a brand new passphrase' }, laptop);
+    assert.equal(changed.statusCode, 200, changed.body);
+    assert.equal(changed.json().data.revokedSessions, 1);
+    assert.equal((await get('/api/v1/account/me', { cookie: phone.cookie })).statusCode, 401, 'the other session is signed out');
+    assert.equal((await get('/api/v1/account/me', { cookie: laptop.cookie })).statusCode, 200, 'this one stays');
+    await smtp.mailTo(email, 'Your password was changed');
+
+    const again = sessionOf(await signIn(email, 'a brand new passphrase'));
+    const rotated = await t.inject({ method: 'POST', url: '/api/v1/account/signin', payload: { email, password: 'a brand new passphrase' }, headers: { cookie: again.cookie } });
+    sessionOf(rotated);
+    assert.equal((await get('/api/v1/account/me', { cookie: again.cookie })).statusCode, 401, 'signing in again rotates the session the browser had');
+
+    const out = await post('/api/v1/account/signout', undefined, laptop);
+    assert.equal(out.statusCode, 200, out.body);
+    assert.match(String(out.headers['set-cookie']), /Max-Age=0/);
+    assert.equal((await get('/api/v1/account/me', { cookie: laptop.cookie })).statusCode, 401);
+
+    const user = await t.ctx.db.selectFrom('users').select(['id', 'tenant_id']).where('email', '=', email).executeTakeFirstOrThrow();
+    const actions = (await t.ctx.db.selectFrom('audit_log').select('action').where('tenant_id', '=', user.tenant_id).orderBy('id').execute()).map((r) => r.action);
+    for (const action of ['account.signup', 'account.signin_failed', 'account.email_verified', 'account.signin', 'account.password_changed', 'account.signout']) assert.ok(actions.includes(action), `${action} in ${actions.join(', ')}`);
+  });
+
+  test('no answer tells whether an email has an account', async () => {
+    const { email } = await signedUpOwner();
+    const taken = await post('/api/v1/account/signup', { merchantName: 'Another', tpin: uniqueTpin(), email, password: PASSWORD });
+    const free = await post('/api/v1/account/signup', { merchantName: 'Another', tpin: uniqueTpin(), email: freshEmail(), password: PASSWORD });
+    assert.deepEqual([taken.statusCode, taken.body], [free.statusCode, free.body]);
+    const existsMail = await smtp.mailTo(email, 'You already have an account');
+    assert.ok(linkToken(existsMail), 'it carries a reset link');
+
+    const known = await post('/api/v1/account/password-reset', { email });
+    const unknown = await post('/api/v1/account/password-reset', { email: 'nobody-here@example.com' });
+    assert.deepEqual([known.statusCode, known.body], [unknown.statusCode, unknown.body]);
+    assert.equal(known.statusCode, 202);
+
+    const wrongPassword = await signIn(email, 'not the password at all', '10.0.0.2');
+    const unknownEmail = await signIn('nobody-here@example.com', 'not the password at all', '10.0.0.2');
+    assert.deepEqual([wrongPassword.statusCode, wrongPassword.json()], [unknownEmail.statusCode, unknownEmail.json()]);
+    assert.equal(wrongPassword.statusCode, 401);
+  });
+
+  test('sign-in is throttled per account and per address, with Retry-After', async () => {
+    const { email } = await signedUpOwner();
+    for (let i = 0; i < 5; i++) assert.equal((await signIn(email, 'wrong password number ' + i, `10.1.0.${i}`)).statusCode, 401);
+    const throttled = await signIn(email, PASSWORD, '10.1.0.9');
+    assert.equal(throttled.statusCode, 429, throttled.body);
+    assert.equal(codeOf(throttled), 'signin_throttled');
+    assert.ok(Number(throttled.headers['retry-after']) > 0 && Number(throttled.headers['retry-after']) <= 900);
+    assert.match(throttled.json().error.message, /Retry after \d+ s/);
+    clock.advance(15 * 60_000 + 1_000);
+    sessionOf(await signIn(email, PASSWORD, '10.1.0.9'));
+
+    for (let i = 0; i < 20; i++) assert.equal((await signIn(`stranger${i}@example.com`, 'wrong password', '10.2.0.1')).statusCode, 401);
+    const byAddress = await signIn(email, PASSWORD, '10.2.0.1');
+    assert.equal(codeOf(byAddress), 'signin_throttled');
+    assert.match(byAddress.json().error.message, /from your address/);
+    sessionOf(await signIn(email, PASSWORD, '10.2.0.2'));
+  });
+
+  test('a reset link works once, within the hour, and signs out every session', async () => {
+    const { email } = await signedUpOwner();
+    const session = sessionOf(await signIn(email));
+    assert.equal((await post('/api/v1/account/password-reset', { email })).statusCode, 202);
+    const token = linkToken(await smtp.mailTo(email, 'Reset your password'));
+    const confirmed = await post('/api/v1/account/password-reset/confirm', { token, newPassword: 'reset passphrase one' });
+    assert.equal(confirmed.statusCode, 200, confirmed.body);
+    assert.equal((await get('/api/v1/account/me', { cookie: session.cookie })).statusCode, 401);
+    assert.equal(codeOf(await post('/api/v1/account/password-reset/confirm', { token, newPassword: 'reset passphrase two' })), 'link_invalid');
+    sessionOf(await signIn(email, 'reset passphrase one'));
+
+    assert.equal((await post('/api/v1/account/password-reset', { email })).statusCode, 202);
+    const late = linkToken(await smtp.mailTo(email, 'Reset your password', 2));
+    clock.advance(HOUR + 1_000);
+    assert.equal(codeOf(await post('/api/v1/account/password-reset/confirm', { token: late, newPassword: 'reset passphrase two' })), 'link_invalid');
+  });
+
+  test('invitations, roles and removing a user', async () => {
+    const { email: ownerEmail, tenantId } = await signedUpOwner();
+    const owner = sessionOf(await signIn(ownerEmail));
+    const viewerEmail = freshEmail();
+    const invited = await post('/api/v1/account/users/invitations', { email: viewerEmail, role: 'viewer' }, owner);
+    assert.equal(invited.statusCode, 201, invited.body);
+    const token = linkToken(await smtp.mailTo(viewerEmail, 'You are invited'));
+    const accepted = await post('/api/v1/account/invitations/accept', { token, password: PASSWORD });
+    assert.equal(accepted.statusCode, 201, accepted.body);
+    assert.deepEqual([accepted.json().data.role, accepted.json().data.emailVerified], ['viewer', true]);
+    assert.equal(codeOf(await post('/api/v1/account/invitations/accept', { token, password: PASSWORD })), 'link_invalid', 'an invitation works once');
+
+    const viewer = sessionOf(await signIn(viewerEmail));
+    const refused = await post('/api/v1/account/users/invitations', { email: freshEmail(), role: 'viewer' }, viewer);
+    assert.equal(refused.statusCode, 403);
+    assert.equal(codeOf(refused), 'role_insufficient');
+    const users = await get('/api/v1/account/users', { cookie: viewer.cookie });
+    assert.deepEqual(users.json().data.map((u: { role: string }) => u.role).sort(), ['owner', 'viewer']);
+
+    const lateEmail = freshEmail();
+    assert.equal((await post('/api/v1/account/users/invitations', { email: lateEmail, role: 'admin' }, owner)).statusCode, 201);
+    const lateToken = linkToken(await smtp.mailTo(lateEmail, 'You are invited'));
+    clock.advance(72 * HOUR + 1_000);
+    assert.equal(codeOf(await post('/api/v1/account/invitations/accept', { token: lateToken, password: PASSWORD })), 'link_invalid', 'expired after 72 hours');
+
+    const owner2 = sessionOf(await signIn(ownerEmail));
+    const viewerId = users.json().data.find((u: { role: string }) => u.role === 'viewer').id as number;
+    const removed = await t.inject({ method: 'DELETE', url: `/api/v1/account/users/${viewerId}`, headers: owner2 });
+    assert.equal(removed.statusCode, 200, removed.body);
+    assert.equal((await get('/api/v1/account/me', { cookie: viewer.cookie })).statusCode, 401, 'a removed user is signed out');
+    assert.equal(codeOf(await signIn(viewerEmail)), 'invalid_credentials');
+    const other = await signedUpOwner();
+    const foreign = await t.inject({ method: 'DELETE', url: `/api/v1/account/users/${(await t.ctx.db.selectFrom('users').select('id').where('tenant_id', '=', other.tenantId).executeTakeFirstOrThrow()).id}`, headers: owner2 });
+    assert.equal(foreign.statusCode, 404, 'another merchant\'s user is not found');
+    const audit = (await t.ctx.db.selectFrom('audit_log').select('action').where('tenant_id', '=', tenantId).execute()).map((r) => r.action);
+    for (const action of ['account.invitation_created', 'account.invitation_accepted', 'account.user_removed']) assert.ok(audit.includes(action), action);
+  });
+
+  test('a self-created merchant is in no partner listing; partners invite owners of their own merchants only', async () => {
+    const self = await signedUpOwner();
+    const m = await seedMerchant(t.ctx);
+    const listed = await get('/api/v1/tenants?page=1', bearer(m.partner.secret));
+    assert.equal(listed.statusCode, 200);
+    assert.ok(!listed.json().data.some((x: { id: number }) => x.id === self.tenantId));
+    assert.equal((await get(`/api/v1/tenants/${self.tenantId}`, bearer(m.partner.secret))).statusCode, 404);
+    assert.equal((await post(`/api/v1/tenants/${self.tenantId}/invitations`, { email: freshEmail() }, bearer(m.partner.secret))).statusCode, 404);
+
+    const admin = await get('/admin/v1/tenants?page=1', bearer(TEST_ADMIN_TOKEN));
+    let origins = new Map<number, string>();
+    for (let page = 1; ; page++) {
+      const res = page === 1 ? admin : await get(`/admin/v1/tenants?page=${page}`, bearer(TEST_ADMIN_TOKEN));
+      assert.equal(res.statusCode, 200, res.body);
+      origins = new Map([...origins, ...res.json().data.map((x: { id: number; origin: string }) => [x.id, x.origin] as const)]);
+      if (res.json().data.length === 0 || origins.has(self.tenantId)) break;
+    }
+    assert.equal(origins.get(self.tenantId), 'self');
+
+    const ownerEmail = freshEmail();
+    const invitation = await post(`/api/v1/tenants/${m.tenant.id}/invitations`, { email: ownerEmail }, bearer(m.partner.secret));
+    assert.equal(invitation.statusCode, 201, invitation.body);
+    assert.equal(invitation.json().data.role, 'owner');
+    const mailed = await smtp.mailTo(ownerEmail, 'You are invited');
+    assert.equal(linkToken(mailed), /#token=(.+)$/.exec(invitation.json().data.link)?.[1]);
+    const other = await seedMerchant(t.ctx);
+    assert.equal((await post(`/api/v1/tenants/${m.tenant.id}/invitations`, { email: freshEmail() }, bearer(other.partner.secret))).statusCode, 404, 'another partner\'s merchant');
+
+    assert.equal((await post('/api/v1/account/invitations/accept', { token: linkToken(mailed), password: PASSWORD })).statusCode, 201);
+    const signed = await signIn(ownerEmail);
+    sessionOf(signed);
+    assert.deepEqual([signed.json().data.merchant.id, signed.json().data.merchant.origin, signed.json().data.user.role], [m.tenant.id, 'partner', 'owner']);
+  });
+});

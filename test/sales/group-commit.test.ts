@@ -1,0 +1,209 @@
+// The sales group commit (issue 22): documents stored at the same moment share one statement and
+// one commit. Its invariants: per branch, numbers gap-free and in arrival order; each document's
+// outcome its own (no device, branch down, stored); a document at fault (a reused
+// Idempotency-Key) fails alone; a failure of the batch itself reaches every waiter.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { batchOrEach, GroupCommit, isDataError } from '../../src/db/group-commit.ts';
+import { isUniqueViolation } from '../../src/db/database.ts';
+import { insertDocument, insertDocuments, type InsertOutcome, type NewDocument } from '../../src/modules/sales/store.ts';
+import { engineName } from '../helpers/db.ts';
+import { CLASS_CODE, saleBody, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';
+
+describe(`Sales group commit (${engineName})`, () => {
+  let h: Harness;
+  let second: Merchant;
+  let unregistered: Merchant;
+  before(async () => {
+    // No workers: the documents stay pending and nothing but the test touches the counters.
+    h = await startHarness({ workers: false, branches: ['000', '001'], config: { saleWaitMs: 0 } });
+    second = await h.addMerchant({ branches: ['000'] });
+    unregistered = await h.addMerchant();
+  });
+  after(() => h.close());
+
+  const month = () => new Date().toISOString().slice(0, 7);
+
+  function doc(merchant: Merchant, branch: string | undefined, overrides: Partial<NewDocument> = {}): NewDocument {
+    return {
+      tenantId: merchant.tenantId,
+      target: { branchHeader: branch },
+      tpin: merchant.tpin,
+      type: 'sale',
+      reference: null,
+      requestHash: null,
+      clientInvoiceNo: null,
+      customerName: 'Walk-in customer',
+      customerTpin: null,
+      paymentMethod: '01',
+      taxInclusive: true,
+      destinationCountryCode: null,
+      occurredAt: new Date(),
+      net: 8.62,
+      vat: 1.38,
+      total: 10,
+      originalSaleId: null,
+      originalReceiptNo: null,
+      originalSdcId: null,
+      reasonCode: null,
+      lines: [
+        { line: 1, name: 'Bread', classification_code: CLASS_CODE, item_code: null, quantity: 1, price: 10, vat_category: 'A', vat_rate: 16, rrp: null, amount: 10, discount: 0, supply: null, net: 8.62, vat: 1.38, total: 10, original_line: null },
+      ],
+      ...overrides,
+    };
+  }
+
+  const options = { month: month(), refuseWhenDown: false };
+  const stored = (o: InsertOutcome) => {
+    assert.equal(o.kind, 'stored');
+    return (o as Extract<InsertOutcome, { kind: 'stored' }>).document.row;
+  };
+  const nextNumber = async (merchant: Merchant, branch: string) =>
+    Number((await h.ctx.db.selectFrom('devices').select('next_invoice_no').where('tenant_id', '=', merchant.tenantId).where('branch', '=', branch).executeTakeFirstOrThrow()).next_invoice_no);
+
+  test('one statement numbers several branches: per branch gap-free, in arrival order; lines, quota and outcomes per document', async () => {
+    const startA = await nextNumber(h.merchant, '000');
+    const startB = await nextNumber(h.merchant, '001');
+    const startC = await nextNumber(second, '000');
+    const usageBefore = await h.ctx.db.selectFrom('tenant_usage').select('documents').where('tenant_id', '=', h.merchant.tenantId).where('month', '=', month()).executeTakeFirst();
+    const items = [
+      doc(h.merchant, '000', { clientInvoiceNo: 'a1' }),
+      doc(second, undefined, { clientInvoiceNo: 'c1' }),
+      doc(h.merchant, '001', { clientInvoiceNo: 'b1' }),
+      doc(unregistered, undefined),
+      doc(h.merchant, '000', { clientInvoiceNo: 'a2' }),
+      doc(h.merchant, '001', { clientInvoiceNo: 'b2' }),
+      doc(h.merchant, '000', { clientInvoiceNo: 'a3' }),
+      doc(h.merchant, '999'),
+    ].map((d) => ({ doc: d, options }));
+    const outcomes = await insertDocuments(h.ctx.db, items, undefined);
+    assert.equal(outcomes.length, items.length);
+    assert.equal(outcomes[3]!.kind, 'no_device');
+    assert.equal(outcomes[7]!.kind, 'no_device');
+    const numbers = (indexes: number[]) => indexes.map((i) => Number(stored(outcomes[i]!).invoice_no));
+    assert.deepEqual(numbers([0, 4, 6]), [startA, startA + 1, startA + 2]);
+    assert.deepEqual(numbers([2, 5]), [startB, startB + 1]);
+    assert.deepEqual(numbers([1]), [startC]);
+    assert.deepEqual([0, 4, 6].map((i) => stored(outcomes[i]!).client_invoice_no), ['a1', 'a2', 'a3']);
+    assert.equal(stored(outcomes[1]!).branch, '000');
+    assert.equal(await nextNumber(h.merchant, '000'), startA + 3);
+    assert.equal(await nextNumber(h.merchant, '001'), startB + 2);
+    const ids = [0, 1, 2, 4, 5, 6].map((i) => Number(stored(outcomes[i]!).id));
+    const lines = await h.ctx.db.selectFrom('sale_lines').select(['sale_id']).where('sale_id', 'in', ids).execute();
+    assert.equal(lines.length, ids.length, 'each document has its line');
+    const usage = await h.ctx.db.selectFrom('tenant_usage').select('documents').where('tenant_id', '=', h.merchant.tenantId).where('month', '=', month()).executeTakeFirstOrThrow();
+    assert.equal(Number(usage.documents) - Number(usageBefore?.documents ?? 0), 5);
+  });
+
+  test('a branch known down refuses only the documents whose merchant refuses offline; the others number on', async () => {
+    const deviceId = Number((await h.ctx.db.selectFrom('devices').select('id').where('tenant_id', '=', second.tenantId).executeTakeFirstOrThrow()).id);
+    await sql`insert into filing_queues (device_id, retry_delay_ms, next_attempt_at) values (${deviceId}, 60000, now() + interval '1 hour')
+      on conflict (device_id) do update set retry_delay_ms = 60000, next_attempt_at = now() + interval '1 hour'`.execute(h.ctx.db);
+    try {
+      const start = await nextNumber(second, '000');
+      const outcomes = await insertDocuments(
+        h.ctx.db,
+        [
+          { doc: doc(second, undefined), options: { ...options, refuseWhenDown: true } },
+          { doc: doc(second, undefined), options },
+          { doc: doc(h.merchant, '000'), options: { ...options, refuseWhenDown: true } },
+        ],
+        undefined,
+      );
+      assert.deepEqual(outcomes[0], { kind: 'branch_down', branch: '000' });
+      const queued = outcomes[1]!;
+      assert.equal(Number(stored(queued).invoice_no), start);
+      assert.equal(queued.kind === 'stored' && queued.document.branchDown, true);
+      assert.equal(outcomes[2]!.kind, 'stored');
+      assert.equal(await nextNumber(second, '000'), start + 1);
+    } finally {
+      await sql`delete from filing_queues where device_id = ${deviceId}`.execute(h.ctx.db);
+    }
+  });
+
+  test('concurrent writers: the batch that waits for a commit goes as one; a reused key fails alone', async () => {
+    const start = await nextNumber(h.merchant, '000');
+    const taken = stored(await insertDocument(h.ctx.db, doc(h.merchant, '000', { reference: 'gc-key', requestHash: 'x' }), options));
+    // Submitted in one tick: the first goes alone, the rest wait for its commit and go together.
+    const results = await Promise.allSettled([
+      insertDocument(h.ctx.db, doc(h.merchant, '000', { clientInvoiceNo: 'p0' }), options),
+      insertDocument(h.ctx.db, doc(h.merchant, '000', { clientInvoiceNo: 'p1' }), options),
+      insertDocument(h.ctx.db, doc(h.merchant, '000', { reference: 'gc-key', requestHash: 'y' }), options),
+      insertDocument(h.ctx.db, doc(second, undefined, { clientInvoiceNo: 'q' }), options),
+      insertDocument(h.ctx.db, doc(h.merchant, '000', { clientInvoiceNo: 'p2' }), options),
+    ]);
+    const rejected = results[2]!;
+    assert.equal(rejected.status, 'rejected');
+    assert.ok(isUniqueViolation((rejected as PromiseRejectedResult).reason), 'the reused key is a unique violation (the route answers with the original)');
+    const ok = [0, 1, 4].map((i) => {
+      const r = results[i]!;
+      assert.equal(r.status, 'fulfilled');
+      return Number(stored((r as PromiseFulfilledResult<InsertOutcome>).value).invoice_no);
+    });
+    assert.equal(results[3]!.status, 'fulfilled');
+    assert.deepEqual(ok, [start + 1, start + 2, start + 3], 'in arrival order, no number lost to the failed document');
+    assert.equal(Number(taken.invoice_no), start);
+    assert.equal(await nextNumber(h.merchant, '000'), start + 4);
+  });
+
+  test('concurrent sales over HTTP across branches: every number once, gap-free per branch', async () => {
+    const starts = { a: await nextNumber(h.merchant, '000'), b: await nextNumber(h.merchant, '001'), c: await nextNumber(second, '000') };
+    const posts = Array.from({ length: 24 }, (_, i) =>
+      i % 3 === 2 ? h.post('/api/v1/sales', saleBody(), {}, second) : h.post('/api/v1/sales', saleBody(), { 'x-branch': i % 3 === 0 ? '000' : '001' }),
+    );
+    const answers = await Promise.all(posts);
+    for (const a of answers) assert.equal(a.statusCode, 201, a.body);
+    const byBranch = (pick: (i: number) => boolean) =>
+      answers
+        .filter((_, i) => pick(i))
+        .map((a) => a.json().data.invoiceNo as number)
+        .sort((x, y) => x - y);
+    const range = (from: number, count: number) => Array.from({ length: count }, (_, k) => from + k);
+    assert.deepEqual(byBranch((i) => i % 3 === 0), range(starts.a, 8));
+    assert.deepEqual(byBranch((i) => i % 3 === 1), range(starts.b, 8));
+    assert.deepEqual(byBranch((i) => i % 3 === 2), range(starts.c, 8));
+  });
+
+  test('a failure of the batch itself (not of one document) reaches every waiter; a data error is retried one by one', async () => {
+    const lost = Object.assign(new Error('Connection terminated unexpectedly'), {});
+    let calls = 0;
+    const batcher = new GroupCommit<number, number>(
+      async (items) => {
+        calls++;
+        if (items.length > 1) throw lost;
+        return items.map((value) => ({ ok: true as const, value }));
+      },
+      { maxBatch: 10 },
+    );
+    const results = await Promise.allSettled([1, 2, 3, 4].map((n) => batcher.submit(n)));
+    assert.equal(calls, 2, 'the first alone, the three that waited together');
+    assert.deepEqual(results[0], { status: 'fulfilled', value: 1 });
+    for (const r of results.slice(1)) assert.deepEqual(r, { status: 'rejected', reason: lost });
+
+    const unique = Object.assign(new Error('duplicate key'), { code: '23505' });
+    assert.ok(isDataError(unique));
+    assert.ok(!isDataError(lost));
+    const each = await batchOrEach(
+      [1, 2, 3],
+      async () => {
+        throw unique;
+      },
+      async (n) => {
+        if (n === 2) throw unique;
+        return n * 10;
+      },
+    );
+    assert.deepEqual(each, [{ ok: true, value: 10 }, { ok: false, error: unique }, { ok: true, value: 30 }]);
+    await assert.rejects(
+      batchOrEach(
+        [1, 2],
+        async () => {
+          throw lost;
+        },
+        async (n) => n,
+      ),
+      lost,
+    );
+  });
+});
