@@ -89,7 +89,7 @@ export async function tenantCommand(config: Config, args: string[], json: boolea
     print(
       json,
       tenants,
-      tenants.map((t) => `${t.id}\t${t.tpin}\tpartner ${t.partnerId ?? 'none'}\t${t.subscription}/${t.status}\t${t.name}`).join('\n') || 'no merchants',
+      tenants.map((t) => `${t.id}\t${t.tpin}\t${t.partnerId === null ? 'self sign-up' : `partner ${t.partnerId}`}\t${t.subscription}/${t.status}\t${t.name}`).join('\n') || 'no merchants',
     );
     return;
   }

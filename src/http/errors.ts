@@ -72,6 +72,15 @@ export function fieldError(field: string, message: string): ValidationError {
   return new ValidationError({ [field]: [message] });
 }
 
+/** Each of `days` (field → value) that `isDay` refuses, all in one 422 (a bad `from` is reported beside a bad `to`). */
+export function assertCalendarDays(days: Record<string, string>, isDay: (value: string) => boolean): void {
+  const problems: Record<string, string[]> = {};
+  for (const [field, value] of Object.entries(days)) {
+    if (!isDay(value)) problems[field] = [`The ${field} field must be a calendar day written YYYY-MM-DD, such as 2026-01-15; ${value} is not one.`];
+  }
+  if (Object.keys(problems).length > 0) throw new ValidationError(problems);
+}
+
 export const unauthenticated = (message = 'A valid credential is required: send Authorization: Bearer <key>.') =>
   new ApiError(401, 'unauthenticated', message);
 

@@ -75,6 +75,8 @@ const PATTERN_EXPECTATIONS = new Map<string, string>([
   ['^([A-Z0-9]{1,5})?$', 'be 1 to 5 capital letters or digits (e.g. U) or empty'],
   ['^[0-9A-Za-z]{1,20}$', 'be 1 to 20 letters or digits, e.g. 5022'],
   ['^(?![0-9]+$)[A-Za-z0-9._-]{1,50}$', 'be 1 to 50 letters, digits, dots, dashes or underscores, not digits only, e.g. ZM2NTU0000001'],
+  ['^\\d{4}-\\d{2}-\\d{2}$', 'be a calendar day written YYYY-MM-DD, e.g. 2026-01-15'],
+  ['^[0-9]{4}-[0-9]{2}-[0-9]{2}$', 'be a calendar day written YYYY-MM-DD, e.g. 2026-01-15'],
   ['^[0-9]{14}$', 'be a date and time as yyyyMMddHHmmss, e.g. 20261121093000'],
 ]);
 

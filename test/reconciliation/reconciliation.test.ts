@@ -140,6 +140,11 @@ describe(`reconciliation with the VSDC (${engineName})`, () => {
     expectInvalid(await h.post('/api/v1/reconciliations', { branch: '000', from: '2024-01-01', to: '2026-01-01' }), 'to');
     expectInvalid(await h.post('/api/v1/reconciliations', { branch: '777', from: TODAY, to: TODAY }), 'branch');
     expectInvalid(await h.post('/api/v1/reconciliations', { branch: '000', from: 'yesterday', to: TODAY }), 'from');
+    const bothBad = await h.post('/api/v1/reconciliations', { branch: '000', from: '2026-13-01', to: '2026-02-30' });
+    assert.equal(bothBad.statusCode, 422, bothBad.body);
+    assert.deepEqual(Object.keys(bothBad.json().errors).sort(), ['from', 'to'], 'both days named in one answer');
+    const notADay = await h.post('/api/v1/reconciliations', { branch: '000', from: TODAY, to: 'tomorrow' });
+    assert.equal(notADay.json().errors.to[0], 'The to field must be a calendar day written YYYY-MM-DD, e.g. 2026-01-15.');
     expectInvalid(await h.post('/api/v1/reconciliations', { branch: '000', to: TODAY }), 'from');
     assert.equal((await h.get('/api/v1/reconciliations/99999999')).statusCode, 404);
     expectInvalid(await h.get('/api/v1/reconciliations/1?outcome=bogus'), 'outcome');

@@ -307,6 +307,10 @@ describe(`daily reports and exports (${engineName})`, () => {
     };
     await invalid('/api/v1/reports/daily?date=2026-02-30', 'date');
     await invalid('/api/v1/reports/daily?date=15-01-2026', 'date');
+    const wrongDay = await h.get('/api/v1/reports/daily?date=15-01-2026');
+    assert.equal(wrongDay.json().errors.date[0], 'The date field must be a calendar day written YYYY-MM-DD, e.g. 2026-01-15.');
+    const bothBad = await h.get('/api/v1/exports/documents?from=2026-13-01&to=2026-02-30');
+    assert.deepEqual(Object.keys(bothBad.json().errors).sort(), ['from', 'to'], `both days named in one answer: ${bothBad.body}`);
     await invalid(`/api/v1/reports/daily?date=${shift(dayOf(new Date(), 'Africa/Lusaka'), 2)}`, 'date');
     await invalid(`/api/v1/exports/documents?from=${day}&to=${shift(day, -1)}`, 'to');
     await invalid(`/api/v1/exports/documents?from=${shift(day, -100)}&to=${day}`, 'to');

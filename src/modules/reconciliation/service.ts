@@ -5,7 +5,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppContext } from '../../context.ts';
 import type { ReconciliationOutcome, ReconciliationRequester } from '../../db/tables/reconciliation.ts';
-import { ApiError, NotFoundError, ValidationError } from '../../http/errors.ts';
+import { ApiError, NotFoundError, ValidationError, assertCalendarDays } from '../../http/errors.ts';
+import { parseDay } from '../../lib/time-zones.ts';
 import { pageOf, type Page } from '../../http/pagination.ts';
 import type { SelectInvoiceData } from '../../vsdc/protocol.ts';
 import { toFiscalReceipt } from '../../vsdc/sales-body.ts';
@@ -47,16 +48,13 @@ const MAX_RANGE_DAYS = 366;
 /** How long a run waits when its branch is being filed right now (live filing goes first). */
 const YIELD_MS = 250;
 
-function day(value: string, field: string): number {
-  const at = Date.parse(`${value}T00:00:00Z`);
-  if (Number.isNaN(at) || new Date(at).toISOString().slice(0, 10) !== value) throw new ValidationError({ [field]: [`The ${field} field must be a real calendar day (YYYY-MM-DD), got ${value}.`] });
-  return at;
-}
+const dayStart = (value: string): number => Date.parse(`${value}T00:00:00Z`);
 
 /** Starts a run for one of the tenant's initialised branches; 409 while the branch has one open. */
 export async function createRun(ctx: AppContext, tenantId: number, body: CreateReconciliationBody, requestedBy: ReconciliationRequester): Promise<ReconciliationResource> {
-  const from = day(body.from, 'from');
-  const to = day(body.to, 'to');
+  assertCalendarDays({ from: body.from, to: body.to }, (value) => parseDay(value) !== null);
+  const from = dayStart(body.from);
+  const to = dayStart(body.to);
   if (to < from) throw new ValidationError({ to: ['The to field must be the same day as from or later.'] });
   if ((to - from) / 86_400_000 > MAX_RANGE_DAYS) throw new ValidationError({ to: [`The range may span at most ${MAX_RANGE_DAYS} days; reconcile a longer period in several runs.`] });
   const device = await ctx.db.selectFrom('devices').select(['id', 'initialized']).where('tenant_id', '=', tenantId).where('branch', '=', body.branch).executeTakeFirst();
