@@ -108,6 +108,20 @@ describe(`purchases (${engineName})`, () => {
     assert.deepEqual(deliveries.map((d) => Number(d.endpoint_id)), [subscribed, subscribed, subscribed], 'delivered to the subscribed endpoint only');
   });
 
+  test('levies and tax-exclusive prices add up: such a supplier document is not flagged', async () => {
+    const tourism = { itemNm: 'Lodge night', qty: 1, prc: 1000, splyAmt: 1000, dcAmt: 0, vatCatCd: 'A', vatTaxblAmt: 862.07, vatAmt: 137.93, totAmt: 1000, tlCatCd: 'TL', tlTaxblAmt: 1000, tlAmt: 15 };
+    const exclusive = { itemNm: 'Cement 50kg', qty: 10, prc: 100, splyAmt: 1000, dcAmt: 0, vatCatCd: 'A', vatTaxblAmt: 1000, vatAmt: 160, totAmt: 1000 };
+    const { merchant } = await merchantWithPurchases(3, [
+      { ...SUPPLIER, spplrInvcNo: 801, itemList: [tourism], totTaxblAmt: 1862.07, totTaxAmt: 152.93, totAmt: 1000 },
+      { ...SUPPLIER, spplrInvcNo: 802, itemList: [exclusive], totTaxblAmt: 1000, totTaxAmt: 160, totAmt: 1160 },
+      { ...SUPPLIER, spplrInvcNo: 803, itemList: [exclusive], totTaxblAmt: 1000, totTaxAmt: 15, totAmt: 990 },
+    ]);
+    const flagged = Object.fromEntries((await list(merchant)).data.map((p: { supplier: { invoiceNo: string }; inconsistencies: string[] }) => [p.supplier.invoiceNo, p.inconsistencies]));
+    assert.deepEqual(flagged['801'], [], 'a tourism levy counts in the taxable and tax totals');
+    assert.deepEqual(flagged['802'], [], 'a tax-exclusive total carries the VAT on top');
+    assert.deepEqual(flagged['803'], ['totAmt 990 is not the sum of the lines (1000)', 'totTaxAmt 15 is not the sum of the lines (160)']);
+  });
+
   test('a branch is claimed by one puller at a time; an unreachable VSDC defers the pull', async () => {
     const merchant = await h.addMerchant({ branches: ['000'] });
     const [a, b] = await Promise.all([claimDuePulls(h.t.ctx.db, 'purchase_pulls', 60_000, 1000), claimDuePulls(h.t.ctx.db, 'purchase_pulls', 60_000, 1000)]);

@@ -73,6 +73,13 @@ export function toReceivedLine(raw: unknown, index: number): ReceivedPurchaseLin
   };
 }
 
+/** A line's levy amounts (the VSDC's names), beside its VAT. */
+const LEVY_AMOUNT_FIELDS = [
+  { taxable: 'iplTaxblAmt', amount: 'iplAmt' },
+  { taxable: 'tlTaxblAmt', amount: 'tlAmt' },
+  { taxable: 'exciseTaxblAmt', amount: 'exciseTxAmt' },
+] as const;
+
 /** What does not add up in a supplier's document, in words; it is stored all the same. */
 function inconsistenciesOf(sale: Raw, purchase: Omit<ReceivedPurchase, 'inconsistencies' | 'dedupe_key'>): string[] {
   const found: string[] = [];
@@ -83,13 +90,24 @@ function inconsistenciesOf(sale: Raw, purchase: Omit<ReceivedPurchase, 'inconsis
   if (!Array.isArray(sale.itemList) || sale.itemList.length === 0) found.push('itemList is empty');
   const lines = purchase.lines;
   if (purchase.total_item_count !== null && purchase.total_item_count !== lines.length) found.push(`totItemCnt ${purchase.total_item_count} does not match the ${lines.length} lines`);
-  const totals = [
-    ['totAmt', purchase.total_amount, sumOf(lines.map((l) => l.total_amount))],
-    ['totTaxAmt', purchase.total_tax_amount, sumOf(lines.map((l) => l.vat_amount))],
-    ['totTaxblAmt', purchase.total_taxable_amount, sumOf(lines.map((l) => l.taxable_amount))],
-  ] as const;
-  for (const [field, given, summed] of totals) {
-    if (given !== null && summed !== null && lines.length > 0 && differ(given, summed)) found.push(`${field} ${given} is not the sum of the lines (${Number(summed.toFixed(4))})`);
+  // Levies (insurance premium, tourism, excise) count in the header's taxable and tax totals; a
+  // tax-exclusive document's totAmt also carries each line's VAT and levies on top of its totAmt.
+  const rawLines = Array.isArray(sale.itemList) ? sale.itemList.map((line) => (isRecord(line) ? line : {})) : [];
+  const levyOf = (index: number, part: 'taxable' | 'amount'): number =>
+    LEVY_AMOUNT_FIELDS.reduce((sum, fields) => sum + (receivedDecimal(rawLines[index]?.[fields[part]]) ?? 0), 0);
+  const withLevies = (part: 'taxable' | 'amount', own: (l: ReceivedPurchaseLine) => number | null) => sumOf(lines.map((l, i) => (own(l) === null ? null : own(l)! + levyOf(i, part))));
+  const cashDiscount = receivedDecimal(sale.cashDcAmt) ?? 0;
+  const inclusiveTotal = sumOf(lines.map((l) => l.total_amount));
+  const exclusiveTotal = sumOf(lines.map((l, i) => (l.total_amount === null ? null : l.total_amount + (l.vat_amount ?? 0) + levyOf(i, 'amount'))));
+  const totals: Array<[field: string, given: number | null, readings: Array<number | null>]> = [
+    ['totAmt', purchase.total_amount, [inclusiveTotal, exclusiveTotal].map((t) => (t === null ? null : t - cashDiscount))],
+    ['totTaxAmt', purchase.total_tax_amount, [withLevies('amount', (l) => l.vat_amount)]],
+    ['totTaxblAmt', purchase.total_taxable_amount, [withLevies('taxable', (l) => l.taxable_amount)]],
+  ];
+  for (const [field, given, readings] of totals) {
+    const summed = readings.filter((r): r is number => r !== null);
+    if (given === null || summed.length === 0 || lines.length === 0) continue;
+    if (summed.every((r) => differ(given, r))) found.push(`${field} ${given} is not the sum of the lines (${Number(summed[0]!.toFixed(4))})`);
   }
   for (const l of lines) {
     if (l.quantity === null || l.quantity <= 0) found.push(`line ${l.line_no}: qty is missing or not above 0`);
