@@ -6,10 +6,10 @@ import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { initializeDevice, registerDevice } from '../../src/modules/provisioning/devices-service.ts';
 import { vsdcHandshake } from '../../src/modules/provisioning/handshake.ts';
-import { seedSignedInUser, type SignedInUser } from '../helpers/accounts.ts';
+import { seedSignedInUser } from '../helpers/accounts.ts';
 import { TEST_ADMIN_TOKEN, bearer, uniqueTpin } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
-import { expectCoded, saleBody, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';
+import { expectCoded, saleBody, startHarness, type Harness } from '../helpers/harness.ts';
 import { eventually } from '../helpers/poll.ts';
 import { linkToken, startTestSmtp, type TestSmtp } from '../helpers/smtp.ts';
 
