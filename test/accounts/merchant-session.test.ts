@@ -98,6 +98,9 @@ describe(`the console session on the merchant API and the developer screen (${en
     assert.deepEqual(resolved.resolution.by, { type: 'user', id: owner.userId });
     const audit = await h.ctx.db.selectFrom('audit_log').select(['actor_type', 'actor_id']).where('action', '=', 'sale.resolved').where('target_id', '=', String(failing.id)).executeTakeFirstOrThrow();
     assert.deepEqual(audit, { actor_type: 'user', actor_id: String(owner.userId) });
+    const past = new Date(Date.now() - 5 * 86_400_000).toISOString().slice(0, 10);
+    expectCoded(await post('/api/v1/reports/daily/close', viewer.headers, { date: past, branch: '000' }), 403, 'role_insufficient');
+    assert.equal(dataOf(await post('/api/v1/reports/daily/close', owner.headers, { date: past, branch: '000' }), 201).closedBy, `user:${owner.userId}`);
 
     await post('/api/v1/account/signout', owner.headers);
     expectCoded(await get('/api/v1/sales', cookieOnly(owner.headers)), 401, 'unauthenticated');
