@@ -22,6 +22,7 @@ import { noticeRoutes } from './notices/routes.ts';
 import { authorityPullWorker } from './notices/worker.ts';
 import { draftScanWorker } from './items/draft-scan.ts';
 import { itemRetryWorker } from './items/worker.ts';
+import { accountDeviceRoutes } from './provisioning/account-devices-routes.ts';
 import { provisioningRoutes } from './provisioning/routes.ts';
 import { purchaseRoutes } from './purchases/routes.ts';
 import { purchaseFilingWorker, purchasePullWorker } from './purchases/worker.ts';
@@ -62,6 +63,7 @@ export const moduleRoutes: Array<(ctx: AppContext) => FastifyPluginAsync> = [
   compatRoutes,
   stockRoutes,
   accountRoutes,
+  accountDeviceRoutes,
 ];
 
 export const moduleWorkers: WorkerFactory[] = [

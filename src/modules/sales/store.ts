@@ -369,20 +369,39 @@ export interface SaleFilter {
   deviceId?: number;
   /** Matches the caller's clientInvoiceNo or the Idempotency-Key (both indexed per tenant). */
   reference?: string;
+  status?: SaleRow['status'];
+  type?: SaleRow['type'];
+  /** `occurred_at` in [occurredFrom, occurredBefore): the merchant's days, as instants. */
+  occurredFrom?: Date;
+  occurredBefore?: Date;
 }
 
+/**
+ * One page of the tenant's documents, newest first, and how many match. Every filter is a
+ * condition of the one statement; each narrows through an index of the tenant's rows
+ * (sales_device_list, sales_tenant_status, sales_tenant_notes, sales_tenant_occurred, the
+ * reference indexes).
+ */
 export async function listSales(db: Kysely<DB>, tenantId: number, filter: SaleFilter, page: number): Promise<{ rows: SaleRow[]; total: number }> {
   let query = db.selectFrom('sales').where('tenant_id', '=', tenantId);
   if (filter.deviceId !== undefined) query = query.where('device_id', '=', filter.deviceId);
   const reference = filter.reference;
   if (reference !== undefined) query = query.where((eb) => eb.or([eb('client_invoice_no', '=', reference), eb('reference', '=', reference)]));
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  if (filter.type !== undefined) query = query.where('type', '=', filter.type);
+  if (filter.occurredFrom !== undefined) query = query.where('occurred_at', '>=', filter.occurredFrom);
+  if (filter.occurredBefore !== undefined) query = query.where('occurred_at', '<', filter.occurredBefore);
+  const counted = reference !== undefined || filter.status !== undefined || filter.type !== undefined || filter.occurredFrom !== undefined || filter.occurredBefore !== undefined;
   const [rows, total] = await Promise.all([
     query.selectAll().orderBy('id', 'desc').limit(PER_PAGE).offset(offsetOf(page)).execute(),
-    reference !== undefined
-      ? query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow().then((r) => Number(r.n))
-      : documentsOf(db, tenantId, filter.deviceId),
+    counted ? query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow().then((r) => Number(r.n)) : documentsOf(db, tenantId, filter.deviceId),
   ]);
   return { rows, total };
+}
+
+export async function timezoneOf(db: Kysely<DB>, tenantId: number): Promise<string> {
+  const row = await db.selectFrom('tenants').select('timezone').where('id', '=', tenantId).executeTakeFirstOrThrow();
+  return row.timezone;
 }
 
 /**
