@@ -131,7 +131,7 @@ export const ERROR_CODES = {
   },
   device_in_use: {
     status: 409,
-    meaning: 'Correcting or removing a device while its initialisation runs, or removing one that a live fiscalisation key or a kept record refers to (nothing changed; the message says which)',
+    meaning: 'Correcting or removing a device while its initialisation runs, or removing one that a live fiscalisation key or till login or a kept record refers to (nothing changed; the message says which)',
     answeredBy: { operations: DEVICE_CORRECTIONS },
   },
   already_rotated: { status: 409, meaning: 'Rotating a key that was already rotated', answeredBy: { operations: ['POST /api/v1/partner/keys/:id/rotate'] } },

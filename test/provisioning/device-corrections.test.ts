@@ -113,6 +113,38 @@ describe(`correcting and removing devices (${engineName})`, () => {
     assert.deepEqual(await auditActions(tenant.id), ['partner_key:device.registered', 'partner_key:device.removed', 'partner_key:device.registered', 'partner_key:device.initialized']);
   });
 
+  test('partner: removal takes the branch\'s working state along, and is refused while a till login or a kept record refers to it', async () => {
+    const p = asPartner(partner.secret);
+    const tenant = await partnerTenant();
+    const base = `/api/v1/tenants/${tenant.id}/devices`;
+    const deviceId = async (branch: string) =>
+      (await h.ctx.db.selectFrom('devices').select('id').where('tenant_id', '=', tenant.id).where('branch', '=', branch).executeTakeFirst())?.id;
+
+    // A till login made before initialisation holds the branch until it is deleted.
+    expectStatus(await p.post(base, { deviceSerial: 'SN-2', branch: '002', vsdcBaseUrl: NOWHERE }), 201);
+    const login = expectStatus(await p.post(`/api/v1/tenants/${tenant.id}/till-logins`, { username: `till-${tenant.id}`, branch: '002' }), 201).data;
+    const refused = await p.del(`${base}/002`);
+    expectCoded(refused, 409, 'device_in_use');
+    assert.match(refused.json().error.message, new RegExp(`till login ${login.id}`));
+    expectStatus(await p.del(`/api/v1/tenants/${tenant.id}/till-logins/${login.id}`), 200);
+    // Working state the console and workers keep for a branch goes with the device.
+    await h.ctx.db.insertInto('backlog_alarms').values({ device_id: (await deviceId('002'))! }).execute();
+    assert.deepEqual(expectStatus(await p.del(`${base}/002`), 200), { deleted: true, branch: '002' });
+    assert.equal(await deviceId('002'), undefined);
+
+    // A record that must be kept (crafted here: stock held at the branch) refuses the removal whole.
+    expectStatus(await p.post(base, { deviceSerial: 'SN-3', branch: '003', vsdcBaseUrl: NOWHERE }), 201);
+    const id3 = (await deviceId('003'))!;
+    await h.ctx.db.insertInto('backlog_alarms').values({ device_id: id3 }).execute();
+    await h.ctx.db.insertInto('stock_levels').values({ device_id: id3, tenant_id: tenant.id, item_code: 'ZM2NTU0000001', quantity: '4' }).execute();
+    const kept = await p.del(`${base}/003`);
+    expectCoded(kept, 409, 'device_in_use');
+    assert.match(kept.json().error.message, /stock levels/);
+    assert.equal(await deviceId('003'), id3, 'nothing was removed');
+    assert.ok(await h.ctx.db.selectFrom('backlog_alarms').select('device_id').where('device_id', '=', id3).executeTakeFirst(), 'not even the working state: one transaction');
+    await h.ctx.db.deleteFrom('stock_levels').where('device_id', '=', id3).execute();
+  });
+
   test('partner tenancy: another partner and a self-signed-up merchant\'s devices are 404 on every new route', async () => {
     const tenant = await partnerTenant();
     expectStatus(await asPartner(partner.secret).post(`/api/v1/tenants/${tenant.id}/devices`, { deviceSerial: 'SN', branch: '000', vsdcBaseUrl: NOWHERE }), 201);

@@ -92,7 +92,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a device that is not initialised
-         * @description Only before initialisation (409 `device_initialized` after). Refused (409 `device_in_use`, nothing changed) while a live fiscalisation key is bound to the branch; the branch can then be registered again.
+         * @description Only before initialisation (409 `device_initialized` after). Refused (409 `device_in_use`, nothing changed) while a live fiscalisation key or till login is bound to the branch, or a kept record refers to it; the branch can then be registered again.
          */
         delete: operations["removeDevice"];
         options?: never;
@@ -1928,7 +1928,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a device that is not initialised
-         * @description Only before initialisation (409 `device_initialized` after). Refused (409 `device_in_use`, nothing changed) while a live fiscalisation key is bound to the branch.
+         * @description Only before initialisation (409 `device_initialized` after). Refused (409 `device_in_use`, nothing changed) while a live fiscalisation key or till login is bound to the branch, or a kept record refers to it.
          */
         delete: operations["removeAccountDevice"];
         options?: never;
@@ -3535,7 +3535,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `device_initialized`: Correcting or removing a device that is initialised: the authority knows it; register another branch, or ask the operator to retire it
-             *     - `device_in_use`: Correcting or removing a device while its initialisation runs, or removing one that a live fiscalisation key or a kept record refers to (nothing changed; the message says which)
+             *     - `device_in_use`: Correcting or removing a device while its initialisation runs, or removing one that a live fiscalisation key or till login or a kept record refers to (nothing changed; the message says which)
              */
             409: {
                 headers: {
@@ -3769,7 +3769,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `device_initialized`: Correcting or removing a device that is initialised: the authority knows it; register another branch, or ask the operator to retire it
-             *     - `device_in_use`: Correcting or removing a device while its initialisation runs, or removing one that a live fiscalisation key or a kept record refers to (nothing changed; the message says which)
+             *     - `device_in_use`: Correcting or removing a device while its initialisation runs, or removing one that a live fiscalisation key or till login or a kept record refers to (nothing changed; the message says which)
              */
             409: {
                 headers: {
@@ -24647,7 +24647,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `device_initialized`: Correcting or removing a device that is initialised: the authority knows it; register another branch, or ask the operator to retire it
-             *     - `device_in_use`: Correcting or removing a device while its initialisation runs, or removing one that a live fiscalisation key or a kept record refers to (nothing changed; the message says which)
+             *     - `device_in_use`: Correcting or removing a device while its initialisation runs, or removing one that a live fiscalisation key or till login or a kept record refers to (nothing changed; the message says which)
              */
             409: {
                 headers: {
@@ -24878,7 +24878,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `device_initialized`: Correcting or removing a device that is initialised: the authority knows it; register another branch, or ask the operator to retire it
-             *     - `device_in_use`: Correcting or removing a device while its initialisation runs, or removing one that a live fiscalisation key or a kept record refers to (nothing changed; the message says which)
+             *     - `device_in_use`: Correcting or removing a device while its initialisation runs, or removing one that a live fiscalisation key or till login or a kept record refers to (nothing changed; the message says which)
              */
             409: {
                 headers: {

@@ -98,7 +98,7 @@ export function accountDeviceRoutes(ctx: AppContext): FastifyPluginAsync {
         operationId: 'removeAccountDevice',
         tags: TAG,
         summary: 'Remove a device that is not initialised',
-        description: 'Only before initialisation (409 `device_initialized` after). Refused (409 `device_in_use`, nothing changed) while a live fiscalisation key is bound to the branch.',
+        description: 'Only before initialisation (409 `device_initialized` after). Refused (409 `device_in_use`, nothing changed) while a live fiscalisation key or till login is bound to the branch, or a kept record refers to it.',
         params: BranchParam,
         response: { 200: S.DeviceRemoved },
       },

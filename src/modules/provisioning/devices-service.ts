@@ -10,7 +10,7 @@ import {
   deleteDeviceRows,
   findDevice,
   insertDevice,
-  liveKeysOfDevice,
+  liveCredentialsOfDevice,
   lockDevice,
   markDeviceInitialized,
   releaseDeviceClaim,
@@ -115,7 +115,6 @@ const RECORD_NAMES: Record<string, string> = {
   customers: 'customer registrations',
   items: 'item registrations',
   import_items: 'customs import lines',
-  till_logins: 'till logins',
   stock_movements: 'stock movements',
   stock_levels: 'stock levels',
   purchases: 'purchases',
@@ -133,19 +132,20 @@ function referringTable(err: unknown): string | null {
 
 /**
  * Removes a device that is not initialised, with its working state, in one transaction; refused
- * (409, nothing changed) while a live fiscalisation key is bound to it or a record refers to it.
+ * (409, nothing changed) while a live fiscalisation key or till login is bound to it or a record
+ * refers to it.
  */
 export async function removeDevice(db: Kysely<DB>, actor: Actor, tenant: TenantRow, branch: string, surface: DeviceSurface = 'partner'): Promise<{ deleted: true; branch: string }> {
   try {
     return await db.transaction().execute(async (trx) => {
       const device = await lockUninitialised(trx, tenant.id, branch, surface, 'removed');
-      const keys = await liveKeysOfDevice(trx, device.id);
-      if (keys.length > 0) {
-        throw new ApiError(
-          409,
-          'device_in_use',
-          `Fiscalisation key${keys.length === 1 ? '' : 's'} ${keys.join(', ')} ${keys.length === 1 ? 'is' : 'are'} bound to branch ${branch}: revoke ${keys.length === 1 ? 'it' : 'them'} first, then remove the device.`,
-        );
+      const live = await liveCredentialsOfDevice(trx, device.id);
+      const bound = [
+        ...(live.keys.length > 0 ? [`fiscalisation key${live.keys.length === 1 ? '' : 's'} ${live.keys.join(', ')} (revoke: DELETE …/api-keys/{id})`] : []),
+        ...(live.tillLogins.length > 0 ? [`till login${live.tillLogins.length === 1 ? '' : 's'} ${live.tillLogins.join(', ')} (delete: DELETE …/till-logins/{id})`] : []),
+      ];
+      if (bound.length > 0) {
+        throw new ApiError(409, 'device_in_use', `Branch ${branch} still has live credentials bound to it: ${bound.join(' and ')}. End them first, then remove the device.`);
       }
       await deleteDeviceRows(trx, device.id);
       await recordAudit(trx, { actor, action: 'device.removed', tenantId: tenant.id, targetType: 'device', targetId: device.id, details: { branch, deviceSerial: device.device_serial, vsdcBaseUrl: device.vsdc_base_url } });

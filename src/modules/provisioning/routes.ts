@@ -115,7 +115,7 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
         tags: TAG,
         summary: 'Remove a device that is not initialised',
         description:
-          'Only before initialisation (409 `device_initialized` after). Refused (409 `device_in_use`, nothing changed) while a live fiscalisation key is bound to the branch; the branch can then be registered again.',
+          'Only before initialisation (409 `device_initialized` after). Refused (409 `device_in_use`, nothing changed) while a live fiscalisation key or till login is bound to the branch, or a kept record refers to it; the branch can then be registered again.',
         params: S.TenantBranchParam,
         response: { 200: S.DeviceRemoved },
       },

@@ -287,10 +287,13 @@ export async function updateDeviceRow(db: Kysely<DB>, deviceId: number, changes:
   return db.updateTable('devices').set({ ...changes, updated_at: sql`now()` }).where('id', '=', deviceId).returningAll().executeTakeFirstOrThrow();
 }
 
-/** Live (unrevoked) fiscalisation keys bound to the device. */
-export async function liveKeysOfDevice(db: Kysely<DB>, deviceId: number): Promise<number[]> {
-  const rows = await db.selectFrom('api_keys').select('id').where('device_id', '=', deviceId).where('revoked_at', 'is', null).orderBy('id').execute();
-  return rows.map((r) => r.id);
+/** Live credentials bound to the device: unrevoked fiscalisation keys and undeleted till logins. */
+export async function liveCredentialsOfDevice(db: Kysely<DB>, deviceId: number): Promise<{ keys: number[]; tillLogins: number[] }> {
+  const [keys, logins] = await Promise.all([
+    db.selectFrom('api_keys').select('id').where('device_id', '=', deviceId).where('revoked_at', 'is', null).orderBy('id').execute(),
+    db.selectFrom('till_logins').select('id').where('device_id', '=', deviceId).where('deleted_at', 'is', null).orderBy('id').execute(),
+  ]);
+  return { keys: keys.map((r) => r.id), tillLogins: logins.map((r) => r.id) };
 }
 
 /**
@@ -300,14 +303,15 @@ export async function liveKeysOfDevice(db: Kysely<DB>, deviceId: number): Promis
 const DEVICE_STATE_TABLES = ['filing_queues', 'backlog_alarms', 'stock_branches', 'import_pulls', 'purchase_pulls', 'purchase_invoice_counters'] as const;
 
 /**
- * Deletes the device, its working state, and the binding of revoked keys (a revoked key is
- * dead; the audit log keeps which branch it was for). Anything else that refers to the device
- * (documents, purchases, stock, customs lines, reports, till logins, …) is a record to keep:
- * the delete then fails with a foreign-key violation, which the caller turns into a refusal.
- * Run inside the caller's transaction.
+ * Deletes the device, its working state, its deleted till logins and the binding of its revoked
+ * keys (dead credentials: the audit log keeps their creation and end, with the branch). Anything
+ * else that refers to the device (documents, purchases, stock, customs lines, reports, …) is a
+ * record to keep: the delete then fails with a foreign-key violation, which the caller turns
+ * into a refusal. Run inside the caller's transaction, after it checked for live credentials.
  */
 export async function deleteDeviceRows(db: Kysely<DB>, deviceId: number): Promise<void> {
   for (const table of DEVICE_STATE_TABLES) await db.deleteFrom(table).where('device_id', '=', deviceId).execute();
+  await db.deleteFrom('till_logins').where('device_id', '=', deviceId).where('deleted_at', 'is not', null).execute();
   await db.updateTable('api_keys').set({ device_id: null }).where('device_id', '=', deviceId).where('revoked_at', 'is not', null).execute();
   await db.deleteFrom('devices').where('id', '=', deviceId).execute();
 }
