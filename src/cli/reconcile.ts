@@ -36,7 +36,7 @@ export async function reconcileCommand(args: string[], json: boolean, withContex
       if (!tenant) throw new UsageError(`no merchant ${tenantId}`);
       let run: ReconciliationResource;
       try {
-        run = await createRun(ctx, tenantId, body, 'cli');
+        run = await createRun(ctx, tenantId, body, 'cli', { type: 'cli' });
       } catch (err) {
         if (err instanceof ValidationError) throw new UsageError(Object.values(err.errors).flat().join(' '));
         if (!(err instanceof ApiError && err.code === 'reconciliation_in_progress')) throw err;

@@ -43,7 +43,7 @@ async function seed(ctx: AppContext, sim: Simulator): Promise<{ tenantId: number
       const left = await ctx.db.selectFrom('sales').select('id').where('tenant_id', '=', merchant.tenant.id).where('status', '<>', 'uploaded').executeTakeFirst();
       return left === undefined ? true : undefined;
     }, 'the documents to be filed');
-    const run = await createRun(ctx, merchant.tenant.id, { branch: '000', from: TODAY, to: TODAY }, 'merchant');
+    const run = await createRun(ctx, merchant.tenant.id, { branch: '000', from: TODAY, to: TODAY }, 'merchant', { type: 'cli' });
     return { tenantId: merchant.tenant.id, tpin: merchant.tenant.tpin, runId: run.id };
   } finally {
     await workers.stop();

@@ -186,5 +186,12 @@ describe(`reconciliation with the VSDC (${engineName})`, () => {
       return got.status === 'completed' ? got : undefined;
     }, 'the operator\'s run');
     assert.equal(run.progress.total, 0, 'the other merchant has no documents');
+
+    const audited = await h.t.ctx.db.selectFrom('audit_log').select(['actor_type', 'tenant_id', 'target_id', 'details']).where('action', '=', 'reconciliation.started').orderBy('id').execute();
+    const of = (id: number) => audited.find((a) => a.target_id === String(id));
+    assert.deepEqual([of(mine.id)?.actor_type, of(byPartner.id)?.actor_type, of(byOperator.id)?.actor_type], ['tenant_token', 'partner_key', 'admin'], 'every start is audited with who started it');
+    assert.equal(Number(of(byOperator.id)?.tenant_id), other.tenantId);
+    const details = of(byPartner.id)?.details;
+    assert.deepEqual(typeof details === 'string' ? JSON.parse(details) : details, { branch: '000', from: TODAY, to: TODAY });
   });
 });

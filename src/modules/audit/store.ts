@@ -6,6 +6,15 @@ import { offsetOf, pageOf, PER_PAGE, type Page } from '../../http/pagination.ts'
 
 export type Actor = { type: 'partner_key'; keyId: number; partnerId: number } | { type: 'admin' } | { type: 'cli' } | { type: 'till_login'; loginId: number } | { type: 'tenant_token'; tokenId: number } | { type: 'user'; userId: number } | { type: 'anonymous' };
 
+/** Who acts, as the merchant and partner surfaces name it: a tenant token, a user (the console), a partner key. */
+export type Party = { type: 'tenant_token'; id: number } | { type: 'user'; id: number } | { type: 'partner_key'; id: number; partnerId: number };
+
+export function actorOfParty(by: Party): Actor {
+  if (by.type === 'tenant_token') return { type: 'tenant_token', tokenId: by.id };
+  if (by.type === 'user') return { type: 'user', userId: by.id };
+  return { type: 'partner_key', keyId: by.id, partnerId: by.partnerId };
+}
+
 export interface AuditEntry {
   actor: Actor;
   action: string;

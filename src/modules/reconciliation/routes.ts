@@ -2,10 +2,11 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
-import { requirePartner, requireTenant } from '../../http/auth.ts';
+import { merchantActor, requirePartner, requireTenant } from '../../http/auth.ts';
 import { NotFoundError } from '../../http/errors.ts';
 import { Paginated } from '../../http/pagination.ts';
 import { data } from '../../http/schema-helpers.ts';
+import { actorOfParty } from '../audit/store.ts';
 import { tenantOfPartner } from '../provisioning/tenants-service.ts';
 import * as S from './schemas.ts';
 import { createRun, getRunWithResults, listRunsPage } from './service.ts';
@@ -31,7 +32,7 @@ export function reconciliationRoutes(ctx: AppContext): FastifyPluginAsync {
     app.post('/api/v1/reconciliations', {
       config: { auth: { surface: 'merchant', ability: 'invoices:write' } },
       schema: { operationId: 'createReconciliation', tags: MERCHANT_TAG, summary: 'Reconcile a branch\'s documents with the authority', description: START, body: S.CreateReconciliationBody, response: { 201: data(S.Reconciliation) } },
-    }, async (request, reply) => reply.code(201).send({ data: await createRun(ctx, requireTenant(request).id, request.body, 'merchant') }));
+    }, async (request, reply) => reply.code(201).send({ data: await createRun(ctx, requireTenant(request).id, request.body, 'merchant', actorOfParty(merchantActor(request))) }));
 
     app.get('/api/v1/reconciliations', {
       config: { auth: { surface: 'merchant', ability: 'invoices:read' } },
@@ -49,7 +50,7 @@ export function reconciliationRoutes(ctx: AppContext): FastifyPluginAsync {
     app.post('/api/v1/tenants/:tenant/reconciliations', {
       config: { auth: { surface: 'partner', scope: 'tenants:write' } },
       schema: { operationId: 'createTenantReconciliation', tags: PARTNER_TAG, summary: 'Reconcile one of your merchants\' branches with the authority', description: `${START} Another partner's merchant is a 404.`, params: S.TenantParam, body: S.CreateReconciliationBody, response: { 201: data(S.Reconciliation) } },
-    }, async (request, reply) => reply.code(201).send({ data: await createRun(ctx, await partnerTenant(request, request.params.tenant), request.body, 'partner') }));
+    }, async (request, reply) => reply.code(201).send({ data: await createRun(ctx, await partnerTenant(request, request.params.tenant), request.body, 'partner', { type: 'partner_key', keyId: requirePartner(request).keyId, partnerId: requirePartner(request).partner.id }) }));
 
     app.get('/api/v1/tenants/:tenant/reconciliations', {
       config: { auth: { surface: 'partner', scope: 'tenants:read' } },
@@ -73,7 +74,7 @@ export function reconciliationRoutes(ctx: AppContext): FastifyPluginAsync {
     app.post('/admin/v1/tenants/:tenant/reconciliations', {
       config: admin,
       schema: { operationId: 'adminCreateReconciliation', tags: ADMIN_TAG, summary: 'Reconcile a merchant\'s branch with the authority', description: START, params: S.TenantParam, body: S.CreateReconciliationBody, response: { 201: data(S.Reconciliation) } },
-    }, async (request, reply) => reply.code(201).send({ data: await createRun(ctx, await anyTenant(request.params.tenant), request.body, 'admin') }));
+    }, async (request, reply) => reply.code(201).send({ data: await createRun(ctx, await anyTenant(request.params.tenant), request.body, 'admin', { type: 'admin' }) }));
 
     app.get('/admin/v1/tenants/:tenant/reconciliations', {
       config: admin,

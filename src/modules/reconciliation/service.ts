@@ -7,6 +7,7 @@ import type { AppContext } from '../../context.ts';
 import type { ReconciliationOutcome, ReconciliationRequester } from '../../db/tables/reconciliation.ts';
 import { ApiError, NotFoundError, ValidationError, assertCalendarDays } from '../../http/errors.ts';
 import { parseDay } from '../../lib/time-zones.ts';
+import { recordAudit, type Actor } from '../audit/store.ts';
 import { pageOf, type Page } from '../../http/pagination.ts';
 import type { SelectInvoiceData } from '../../vsdc/protocol.ts';
 import { toFiscalReceipt } from '../../vsdc/sales-body.ts';
@@ -50,8 +51,8 @@ const YIELD_MS = 250;
 
 const dayStart = (value: string): number => Date.parse(`${value}T00:00:00Z`);
 
-/** Starts a run for one of the tenant's initialised branches; 409 while the branch has one open. */
-export async function createRun(ctx: AppContext, tenantId: number, body: CreateReconciliationBody, requestedBy: ReconciliationRequester): Promise<ReconciliationResource> {
+/** Starts a run for one of the tenant's initialised branches (audited); 409 while the branch has one open. */
+export async function createRun(ctx: AppContext, tenantId: number, body: CreateReconciliationBody, requestedBy: ReconciliationRequester, actor: Actor): Promise<ReconciliationResource> {
   assertCalendarDays({ from: body.from, to: body.to }, (value) => parseDay(value) !== null);
   const from = dayStart(body.from);
   const to = dayStart(body.to);
@@ -60,7 +61,13 @@ export async function createRun(ctx: AppContext, tenantId: number, body: CreateR
   const device = await ctx.db.selectFrom('devices').select(['id', 'initialized']).where('tenant_id', '=', tenantId).where('branch', '=', body.branch).executeTakeFirst();
   if (!device) throw new ValidationError({ branch: [`Branch ${body.branch} is not registered for this merchant.`] });
   if (!device.initialized) throw new ValidationError({ branch: [`Branch ${body.branch} is not initialised: it has filed nothing to reconcile.`] });
-  const run = await insertRun(ctx.db, { tenantId, deviceId: device.id, branch: body.branch, from: body.from, to: body.to, pendingAfterSec: ctx.config.reconcilePendingAfterSec, requestedBy });
+  const run = await ctx.db.transaction().execute(async (trx) => {
+    const inserted = await insertRun(trx, { tenantId, deviceId: device.id, branch: body.branch, from: body.from, to: body.to, pendingAfterSec: ctx.config.reconcilePendingAfterSec, requestedBy });
+    if (inserted) {
+      await recordAudit(trx, { actor, action: 'reconciliation.started', tenantId, targetType: 'reconciliation', targetId: Number(inserted.id), details: { branch: body.branch, from: body.from, to: body.to } });
+    }
+    return inserted;
+  });
   if (!run) {
     const open = await openRunOfDevice(ctx.db, device.id);
     throw new ApiError(409, 'reconciliation_in_progress', `Branch ${body.branch} has a reconciliation that has not finished (id ${open ? Number(open.id) : 'unknown'}); wait for it or follow its progress.`);
