@@ -231,7 +231,11 @@ async function render(options: { focus?: boolean; navigated?: boolean } = {}): P
 }
 
 window.addEventListener('hashchange', () => {
-  if (accountPage(location.pathname)) return; // a mailed link's #token=
+  if (accountPage(location.pathname)) {
+    // Another mailed link opened over this one: read its token.
+    if (location.hash.includes('token=')) void render({ focus: true });
+    return;
+  }
   if (!location.hash.startsWith('#/') && location.hash !== '') return; // the skip link
   void render({ focus: true, navigated: true });
 });
