@@ -77,8 +77,8 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
   async function signIn(email: string): Promise<void> {
     await page.goto(`${base}/console/`);
     await page.getByRole('heading', { name: 'Sign in to the console' }).waitFor();
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByLabel('Email', { exact: true }).fill(email);
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { level: 1, name: 'Documents', exact: true }).waitFor();
   }
@@ -121,8 +121,8 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
     await page.getByRole('heading', { name: 'Create an account' }).waitFor();
     await page.getByLabel('Merchant name').fill('Kabwe Hardware');
     await page.getByLabel('TPIN').fill(uniqueTpin());
-    await page.getByLabel('Email').fill(ownerEmail);
-    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByLabel('Email', { exact: true }).fill(ownerEmail);
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
     await shoot('sign-up');
     await page.getByRole('button', { name: 'Create the account' }).click();
     await page.getByRole('heading', { name: 'Check your email' }).waitFor();
@@ -140,8 +140,8 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
 
     // Signing in with a wrong password says so; the right one opens the console.
     await page.goto(`${base}/console/`);
-    await page.getByLabel('Email').fill(ownerEmail);
-    await page.getByLabel('Password').fill('not the password at all');
+    await page.getByLabel('Email', { exact: true }).fill(ownerEmail);
+    await page.getByLabel('Password', { exact: true }).fill('not the password at all');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.locator('#signin-error').getByText(/email or password/i).waitFor();
     await signIn(ownerEmail);

@@ -55,8 +55,8 @@ function passwordInput(id: string, autocomplete: string): HTMLInputElement {
 }
 
 export function signUpView(): HTMLElement {
-  const name = input({ name: 'merchantName', autocomplete: 'organization', required: true, maxlength: '200' });
-  const tpin = input({ name: 'tpin', inputmode: 'numeric', pattern: '[0-9]{10}', required: true, maxlength: '10', autocomplete: 'off' });
+  const name = input({ type: 'text', name: 'merchantName', autocomplete: 'organization', required: true, maxlength: '200' });
+  const tpin = input({ type: 'text', name: 'tpin', inputmode: 'numeric', pattern: '[0-9]{10}', required: true, maxlength: '10', autocomplete: 'off' });
   const email = input({ name: 'email', type: 'email', autocomplete: 'email', required: true });
   const password = passwordInput('signup-password', 'new-password');
   const message = formMessage('signup-message');
