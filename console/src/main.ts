@@ -197,7 +197,11 @@ async function render(options: { focus?: boolean; navigated?: boolean } = {}): P
   const live = document.getElementById('live') ?? h('p', { id: 'live', class: 'visually-hidden', role: 'status', 'aria-live': 'polite' });
   const banner = document.getElementById('standing') ?? h('div', { id: 'standing' });
   replaceChildren(banner, standingBanner(account));
-  if (main !== existingMain) replaceChildren(root, shell(active, route, live, main, banner));
+  if (main !== existingMain) {
+    replaceChildren(root, shell(active, route, live, main, banner));
+    // On a phone the navigation scrolls sideways: keep the current view's entry in sight.
+    root.querySelector('.nav [aria-current="page"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }
   document.title = `${route.label} · fiscal-gateway console`;
   const ctx: ViewContext = {
     api: new Api(session),

@@ -132,6 +132,6 @@ export function standingBanner(account: AccountSession | undefined): Child {
     { class: 'notice notice-danger standing', role: 'alert', 'data-testid': 'standing-banner' },
     h('strong', null, 'Filing is stopped. '),
     standing.reason ?? 'Your merchant cannot file documents right now.',
-    ' Reading, exports and receipts still work.',
+    ' Until it is restored the gateway refuses your documents and their reads, from the console and the API alike; your account and users still work.',
   );
 }

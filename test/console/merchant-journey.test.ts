@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { uniqueTpin } from '../helpers/app.ts';
+import { TEST_ADMIN_TOKEN, bearer, uniqueTpin } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
 import { saleBody, startHarness, type Harness } from '../helpers/harness.ts';
 import { eventually } from '../helpers/poll.ts';
@@ -173,7 +173,7 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
     await page.getByLabel('Name').fill('Reporting');
     await page.locator('#ability-invoices-write').uncheck();
     await page.getByRole('button', { name: 'Create the token' }).click();
-    await page.getByRole('cell', { name: 'Reporting', exact: true }).waitFor();
+    await page.getByRole('rowheader', { name: 'Reporting', exact: true }).waitFor();
     assert.notEqual(await page.getByTestId('new-token').inputValue(), token);
     await open('Documents', 'Documents');
     await open('Developer', 'Developer');
@@ -199,15 +199,23 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByRole('link', { name: `No. ${sale.invoiceNo}`, exact: true }).click();
     await page.getByRole('heading', { level: 1, name: `Sale No. ${sale.invoiceNo}` }).waitFor();
-    await page.getByText('Claw hammer').waitFor();
+    await page.getByText('Claw hammer', { exact: true }).waitFor();
     await page.getByText('Fiscal information').waitFor();
     await page.getByText('SDC id').first().waitFor();
     await shoot('document');
     // Its receipt opens in a new tab with the session cookie.
     const [receipt] = await Promise.all([browser.waitForEvent('page'), page.getByRole('link', { name: 'Print receipt' }).click()]);
     await receipt.getByText('SDC INFORMATION').waitFor();
-    await receipt.getByText('Claw hammer').waitFor();
+    await receipt.getByText('Claw hammer').first().waitFor();
     await receipt.close();
+
+    // A credit note for one of the two hammers, issued from the sale's page (cookie and CSRF token).
+    await page.getByLabel('Quantity to credit of line 1').fill('1');
+    await page.getByLabel('Reason').selectOption('03');
+    await page.getByRole('button', { name: 'Issue the credit note' }).click();
+    await page.getByRole('heading', { level: 1, name: `Credit note No. ${sale.invoiceNo + 1}` }).waitFor();
+    await page.getByRole('link', { name: `Document ${sale.id}` }).waitFor();
+    await page.getByText('03 Damaged goods').waitFor();
 
     await open('Documents', 'Documents');
     await page.getByRole('link', { name: `No. ${sale.invoiceNo}`, exact: true }).waitFor();
@@ -217,7 +225,7 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
     await open('Developer', 'Developer');
     await page.getByRole('button', { name: 'Revoke token Till 1' }).click();
     await page.getByRole('button', { name: 'Yes, revoke' }).click();
-    await page.getByRole('cell', { name: 'Till 1', exact: true }).waitFor({ state: 'detached' });
+    await page.getByRole('rowheader', { name: 'Till 1', exact: true }).waitFor({ state: 'detached' });
     const refused = await api('/api/v1/sales?page=1', { headers: { authorization: `Bearer ${token}` } });
     assert.equal(refused.status, 401);
   });
@@ -249,7 +257,7 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
     await signIn(viewerEmail);
 
     await open('Developer', 'Developer');
-    await page.getByRole('cell', { name: 'Reporting', exact: true }).waitFor();
+    await page.getByRole('rowheader', { name: 'Reporting', exact: true }).waitFor();
     assert.equal(await page.getByRole('button', { name: /Create the|Revoke/ }).count(), 0, 'no create or revoke controls for a viewer');
     await open('Devices', 'Devices');
     await page.getByRole('cell', { name: 'KH-VSDC-0001' }).waitFor();
@@ -261,5 +269,27 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
     await page.getByText('Fiscal information').waitFor();
     assert.equal(await page.getByRole('button', { name: 'Issue the credit note' }).count(), 0);
     await signOut();
+  });
+
+  test('a blocked subscription: every view says why, and the API\'s refusal is shown', async () => {
+    const { tenant_id: tenantId } = await h.ctx.db.selectFrom('users').select('tenant_id').where('email', '=', ownerEmail.toLowerCase()).executeTakeFirstOrThrow();
+    const block = (subscription: 'active' | 'blocked') => h.t.inject({ method: 'PATCH', url: `/admin/v1/tenants/${tenantId}`, headers: bearer(TEST_ADMIN_TOKEN), payload: { subscription } });
+    assert.equal((await block('blocked')).statusCode, 200);
+    await signIn(ownerEmail);
+    const banner = page.getByTestId('standing-banner');
+    await banner.waitFor();
+    assert.match((await banner.textContent())!, /Filing is stopped/);
+    // The API refuses the merchant's documents as it refuses its tokens: the view shows its message.
+    await page.getByRole('alert').getByText('subscription is blocked').first().waitFor();
+    await page.locator('main').getByText("This merchant's subscription is blocked", { exact: false }).waitFor();
+    await open('Users', 'Users');
+    await page.getByRole('cell', { name: 'viewer', exact: true }).waitFor();
+    await open('Developer', 'Developer');
+    await banner.waitFor();
+    await assertFitsPhone('the banner');
+    await page.setViewportSize(LAPTOP);
+    assert.equal((await block('active')).statusCode, 200);
+    await open('Documents', 'Documents');
+    await banner.waitFor({ state: 'detached' });
   });
 });

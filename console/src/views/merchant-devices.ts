@@ -88,9 +88,10 @@ function actionsCell(ctx: ViewContext, device: Device, message: ReturnType<typeo
   );
 }
 
-function registerForm(ctx: ViewContext): HTMLElement {
+function registerForm(ctx: ViewContext, taken: string[]): HTMLElement {
+  const free = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0')).find((b) => !taken.includes(b)) ?? '';
   const serial = h('input', { type: 'text', required: true, maxlength: '100', autocomplete: 'off' }) as HTMLInputElement;
-  const branch = h('input', { type: 'text', required: true, pattern: '[0-9]{3}', maxlength: '3', inputmode: 'numeric', value: '000' }) as HTMLInputElement;
+  const branch = h('input', { type: 'text', required: true, pattern: '[0-9]{3}', maxlength: '3', inputmode: 'numeric', value: free }) as HTMLInputElement;
   const url = h('input', { type: 'url', required: true, maxlength: '500', placeholder: 'http://192.0.2.10:8080' }) as HTMLInputElement;
   const message = formMessage('register-message');
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Register the device') as HTMLButtonElement;
@@ -145,6 +146,6 @@ export async function devicesView(ctx: ViewContext) {
     h('p', { class: 'muted' }, 'A branch files through its device once it is initialised: the VSDC then gives its SDC id and counters, and the gateway numbers the branch\'s invoices after them.'),
     message.element,
     table('Devices', ['Branch', 'Serial', 'VSDC address', 'State', 'SDC id', ...(writer ? ['Actions'] : [])], rows, { empty: 'No device yet.' }),
-    writer ? registerForm(ctx) : h('p', { class: 'muted' }, 'Viewers see the devices; an owner or admin registers and initialises them.'),
+    writer ? registerForm(ctx, devices.map((d) => d.branch)) : h('p', { class: 'muted' }, 'Viewers see the devices; an owner or admin registers and initialises them.'),
   ];
 }

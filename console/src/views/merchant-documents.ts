@@ -73,7 +73,7 @@ export async function merchantDocumentsView(ctx: ViewContext) {
   const rows = result.data.map((doc) => [
     h('span', { class: 'stack' }, h('a', { href: `#/document?id=${doc.id}`, 'data-testid': `document-${doc.id}` }, `No. ${doc.invoiceNo}`), h('small', null, TYPE_LABELS[doc.type])),
     doc.authorityInvoiceNo ? h('span', { class: 'mono' }, doc.authorityInvoiceNo) : h('small', { class: 'muted' }, 'Not fiscalised'),
-    doc.clientInvoiceNo ?? doc.reference ?? '—',
+    doc.clientInvoiceNo ?? '—',
     doc.branch,
     dateTime(doc.occurredAt),
     doc.customer.name || '—',
