@@ -49,8 +49,9 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
   let page: Page;
   let base: string;
   let userDataDir: string;
-  const ownerEmail = `owner.${process.pid}.${Date.now()}@kabwe-hardware.example`;
-  const viewerEmail = `viewer.${process.pid}.${Date.now()}@kabwe-hardware.example`;
+  // Each run has a database of its own (test/helpers/db.ts).
+  const ownerEmail = 'owner@kabwe-hardware.example';
+  const viewerEmail = 'cashier@kabwe-hardware.example';
   const shotDir = process.env.CONSOLE_SCREENSHOT_DIR ? resolve(process.env.CONSOLE_SCREENSHOT_DIR) : mkdtempSync(join(tmpdir(), 'fg-merchant-shots-'));
 
   /** The page is no wider than a 390 px phone: tables scroll or stack inside their own box. */
