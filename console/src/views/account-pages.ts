@@ -22,10 +22,16 @@ function linkMessage(err: unknown, what: string): string {
 }
 
 /** In development without SMTP_URL the gateway keeps its mails in an outbox: show the link from it. */
-async function developmentLink(email: string, kind: string): Promise<HTMLElement | null> {
+async function developmentLink(email: string, kind: string, since = Date.now() - 5_000): Promise<HTMLElement | null> {
   try {
-    const outbox = await publicRequest<{ data: OutboxMail[] }>('GET', '/api/v1/dev/outbox');
-    const mail = outbox.data.find((m) => m.to.toLowerCase() === email.toLowerCase() && m.link && m.link.includes(kind));
+    let mail: OutboxMail | undefined;
+    // The gateway sends a mail after its answer: give it a moment to reach the outbox.
+    for (let attempt = 0; attempt < 10 && !mail; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 300));
+      const outbox = await publicRequest<{ data: OutboxMail[] }>('GET', '/api/v1/dev/outbox');
+      const matching = outbox.data.filter((m) => m.to.toLowerCase() === email.toLowerCase() && m.link !== null && m.link.includes(kind) && Date.parse(m.sentAt) >= since);
+      mail = matching.sort((a, b) => Date.parse(b.sentAt) - Date.parse(a.sentAt))[0]; // the newest: asking again voids older links
+    }
     if (!mail?.link) return null;
     return h(
       'div',
@@ -74,6 +80,7 @@ export function signUpView(): HTMLElement {
         e.preventDefault();
         message.clear();
         submit.disabled = true;
+        const since = Date.now() - 5_000;
         try {
           await publicRequest('POST', '/api/v1/account/signup', { merchantName: name.value.trim(), tpin: tpin.value.trim(), email: email.value.trim(), password: password.value });
           const address = email.value.trim();
@@ -84,7 +91,7 @@ export function signUpView(): HTMLElement {
           );
           container.replaceWith(done);
           done.querySelector<HTMLElement>('h1')?.focus();
-          const dev = await developmentLink(address, '/account/');
+          const dev = await developmentLink(address, '/account/', since);
           if (dev) done.querySelector('.card')?.append(dev);
         } catch (err) {
           message.error(err);
@@ -116,10 +123,11 @@ export function forgotPasswordView(): HTMLElement {
       onsubmit: async (e: Event) => {
         e.preventDefault();
         submit.disabled = true;
+        const since = Date.now() - 5_000;
         try {
           await publicRequest('POST', '/api/v1/account/password-reset', { email: email.value.trim() });
           message.ok('If the address has an account, a link to choose a new password is on its way. It works once, for 1 hour.');
-          const dev = await developmentLink(email.value.trim(), 'reset-password');
+          const dev = await developmentLink(email.value.trim(), 'reset-password', since);
           if (dev) form.append(dev);
         } catch (err) {
           message.error(err);
