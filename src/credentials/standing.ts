@@ -65,6 +65,20 @@ export function assertTenantInGoodStanding(account: AccountStanding): void {
   }
 }
 
+/**
+ * Whether the merchant may file now, and if not why: the message the 402/403 would carry (the
+ * console shows it, GET /api/v1/account/me).
+ */
+export function standingOf(account: AccountStanding): { canFile: boolean; reason: string | null } {
+  try {
+    assertTenantInGoodStanding(account);
+    return { canFile: true, reason: null };
+  } catch (err) {
+    if (err instanceof ApiError) return { canFile: false, reason: err.message };
+    throw err;
+  }
+}
+
 /** The SQL columns the SQL form of the rule reads. */
 export interface StandingColumns {
   subscription: RawBuilder<unknown>;

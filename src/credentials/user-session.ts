@@ -1,9 +1,12 @@
 // The merchant user behind a session cookie (docs/merchants.md): one statement finds the live
-// session with its user and merchant; `last_seen_at` is stamped at most once a minute.
-import type { Kysely } from 'kysely';
+// session with its user and merchant, with the merchant's account standing as a tenant token's
+// lookup brings it (the cookie also reaches the merchant API); `last_seen_at` is stamped at most
+// once a minute.
+import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import type { UserRole } from '../db/tables/accounts.ts';
-import type { Plan } from '../db/tables/foundation.ts';
+import type { TenantAccount } from './lookup.ts';
+import { currentMonth, documentsInMonth } from './standing.ts';
 import { sha256 } from './user-secrets.ts';
 
 export const SESSION_COOKIE = 'fg_session';
@@ -17,7 +20,8 @@ export interface SessionUser {
   userId: number;
   email: string;
   role: UserRole;
-  tenant: { id: number; name: string; tpin: string; origin: 'partner' | 'self'; plan: Plan | null; rateLimitPerMinute: number | null; status: 'active' | 'suspended'; subscription: 'active' | 'blocked' };
+  /** The merchant with its account state (subscription, status, quota, this month's documents). */
+  tenant: TenantAccount & { origin: 'partner' | 'self' };
 }
 
 /** The value of cookie `name` in a Cookie header. */
@@ -36,7 +40,25 @@ export async function findUserSession(db: Kysely<DB>, sessionToken: string, now:
     .selectFrom('user_sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
     .innerJoin('tenants as t', 't.id', 'u.tenant_id')
-    .select(['s.id as session_id', 's.last_seen_at', 'u.id as user_id', 'u.email', 'u.role', 't.id as tenant_id', 't.name', 't.tpin', 't.origin', 't.plan', 't.rate_limit_per_minute', 't.status', 't.subscription'])
+    .select([
+      's.id as session_id',
+      's.last_seen_at',
+      'u.id as user_id',
+      'u.email',
+      'u.role',
+      't.id as tenant_id',
+      't.partner_id',
+      't.name',
+      't.tpin',
+      't.origin',
+      't.plan',
+      't.rate_limit_per_minute',
+      't.status',
+      't.subscription',
+      't.monthly_quota',
+      't.offline_policy',
+      documentsInMonth(sql`t.id`, currentMonth(now)).as('documents'),
+    ])
     .where('s.id', '=', id)
     .where('s.revoked_at', 'is', null)
     .where('s.expires_at', '>', now)
@@ -53,6 +75,19 @@ export async function findUserSession(db: Kysely<DB>, sessionToken: string, now:
     userId: row.user_id,
     email: row.email,
     role: row.role,
-    tenant: { id: row.tenant_id, name: row.name, tpin: row.tpin, origin: row.origin, plan: row.plan, rateLimitPerMinute: row.rate_limit_per_minute, status: row.status, subscription: row.subscription },
+    tenant: {
+      id: row.tenant_id,
+      partnerId: row.partner_id,
+      name: row.name,
+      tpin: row.tpin,
+      origin: row.origin,
+      plan: row.plan,
+      rateLimitPerMinute: row.rate_limit_per_minute,
+      status: row.status,
+      subscription: row.subscription,
+      monthlyQuota: row.monthly_quota,
+      offlinePolicy: row.offline_policy,
+      documentsThisMonth: Number(row.documents),
+    },
   };
 }

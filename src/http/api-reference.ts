@@ -38,8 +38,8 @@ export function securityOf(auth: RouteAuth): SecurityRequirement[] {
     case 'public':
     case 'till_login': // the till login is in the body
       return [];
-    case 'merchant':
-      return [{ tenantToken: [] }];
+    case 'merchant': // a tenant token, or a signed-in user's session (the console; without Authorization)
+      return [{ tenantToken: [] }, { sessionCookie: [] }];
     case 'partner':
       return [{ partnerKey: [] }];
     case 'compat':

@@ -32,6 +32,10 @@ export type Ability = (typeof ABILITIES)[number];
 
 export type RouteAuth =
   | { surface: 'public' }
+  /**
+   * A tenant token with `ability`; or, with no Authorization header, a merchant user's session
+   * cookie (the console), whose role grants the abilities (ROLE_ABILITIES).
+   */
   | { surface: 'merchant'; ability: Ability }
   | { surface: 'partner'; scope: Scope }
   /**
@@ -55,7 +59,9 @@ export type Principal =
   | { kind: 'partner'; key: ResolvedPartnerKey }
   | { kind: 'fiscalisation_key'; key: ResolvedFiscalisationKey; tenant: TenantAccount; device: CompatDevice | undefined }
   | { kind: 'admin' }
-  | { kind: 'user'; user: SessionUser; sessionToken: string };
+  | { kind: 'user'; user: SessionUser; sessionToken: string }
+  /** A merchant user's session on the merchant surface (the console using the merchant API). */
+  | { kind: 'member'; user: SessionUser; sessionToken: string; tenant: TenantAccount };
 
 /** Every route with its declared auth and request schemas (tests walk it: auth matrix, fuzzing). */
 export interface CatalogedRoute {
@@ -95,8 +101,18 @@ function headerValue(request: FastifyRequest, name: string): string | undefined 
 
 /** The tenant behind a merchant or compat principal, if any (for routes and the request log). */
 export function principalTenant(principal: Principal | undefined): TenantAccount | undefined {
-  if (principal?.kind === 'tenant' || principal?.kind === 'fiscalisation_key') return principal.tenant;
+  if (principal?.kind === 'tenant' || principal?.kind === 'fiscalisation_key' || principal?.kind === 'member') return principal.tenant;
   return undefined;
+}
+
+/** Who acts on the merchant surface: the tenant token, or the signed-in user (the console). */
+export type MerchantActor = { type: 'tenant_token'; id: number } | { type: 'user'; id: number };
+
+export function merchantActor(request: FastifyRequest): MerchantActor {
+  const principal = request.principal;
+  if (principal?.kind === 'tenant') return { type: 'tenant_token', id: principal.token.tokenId };
+  if (principal?.kind === 'member') return { type: 'user', id: principal.user.userId };
+  throw unauthenticated('Send Authorization: Bearer <tenant token>.');
 }
 
 export function requireTenant(request: FastifyRequest): TenantAccount {
@@ -111,18 +127,32 @@ export function requireUser(request: FastifyRequest): { user: SessionUser; sessi
 }
 
 const ROLE_RANK: Record<UserRole, number> = { viewer: 1, admin: 2, owner: 3 };
+/** What a role may do on the merchant API with the session cookie. */
+export const ROLE_ABILITIES: Record<UserRole, readonly Ability[]> = { viewer: ['invoices:read'], admin: ABILITIES, owner: ABILITIES };
 export const roleAtLeast = (role: UserRole, least: UserRole): boolean => ROLE_RANK[role] >= ROLE_RANK[least];
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-async function authenticateAccount(ctx: AppContext, request: FastifyRequest, role: UserRole): Promise<Principal> {
-  const sessionToken = cookieValue(request.headers.cookie, SESSION_COOKIE);
-  if (!sessionToken) throw unauthenticated('Sign in first: POST /api/v1/account/signin sets the fg_session cookie.');
+/** The live session of the cookie, with the CSRF check for a write (both surfaces that take the cookie). */
+async function sessionOf(ctx: AppContext, request: FastifyRequest, sessionToken: string): Promise<SessionUser> {
   const user = await findUserSession(ctx.db, sessionToken, ctx.clock.now());
   if (!user) throw unauthenticated('The session has ended (signed out, expired or revoked). Sign in again.');
   if (!SAFE_METHODS.has(request.method) && !csrfMatches(sessionToken, headerValue(request, 'x-csrf-token'))) {
     throw new ApiError(403, 'csrf_token_invalid', 'Send the X-CSRF-Token header with the csrfToken of your session (from sign-in or GET /api/v1/account/me).');
   }
-  await applyRateLimit(ctx, request, `a:${user.tenant.id}`, tenantLimit(user.tenant, 'v1'));
+  return user;
+}
+
+/**
+ * The merchant's own bucket: its tenant tokens and its users' sessions (console actions, on the
+ * merchant API and the account surface) share one limit.
+ */
+const merchantBucket = (tenantId: number) => `t:${tenantId}:v1`;
+
+async function authenticateAccount(ctx: AppContext, request: FastifyRequest, role: UserRole): Promise<Principal> {
+  const sessionToken = cookieValue(request.headers.cookie, SESSION_COOKIE);
+  if (!sessionToken) throw unauthenticated('Sign in first: POST /api/v1/account/signin sets the fg_session cookie.');
+  const user = await sessionOf(ctx, request, sessionToken);
+  await applyRateLimit(ctx, request, merchantBucket(user.tenant.id), tenantLimit(user.tenant, 'v1'));
   if (!roleAtLeast(user.role, role)) {
     throw new ApiError(403, 'role_insufficient', `Your role (${user.role}) may not do this: it needs ${role === 'owner' ? 'an owner' : `an ${role} or owner`}.`);
   }
@@ -134,9 +164,28 @@ export function requirePartner(request: FastifyRequest): ResolvedPartnerKey {
   return request.principal.key;
 }
 
+/**
+ * A merchant user's session on the merchant surface: the same standing rules and rate-limit
+ * bucket as the merchant's tenant tokens; the role grants the abilities.
+ */
+async function authenticateMember(ctx: AppContext, request: FastifyRequest, ability: Ability, sessionToken: string): Promise<Principal> {
+  const user = await sessionOf(ctx, request, sessionToken);
+  assertTenantInGoodStanding(user.tenant);
+  await applyRateLimit(ctx, request, merchantBucket(user.tenant.id), tenantLimit(user.tenant, 'v1'));
+  if (!ROLE_ABILITIES[user.role].includes(ability)) {
+    throw new ApiError(403, 'role_insufficient', `Your role (${user.role}) may only read: filing and other changes need an admin or owner.`);
+  }
+  return { kind: 'member', user, sessionToken, tenant: user.tenant };
+}
+
 async function authenticateMerchant(ctx: AppContext, request: FastifyRequest, ability: Ability): Promise<Principal> {
+  // Machines send a token: with an Authorization header the header decides and a cookie is ignored.
+  if (request.headers.authorization === undefined) {
+    const sessionToken = cookieValue(request.headers.cookie, SESSION_COOKIE);
+    if (sessionToken) return authenticateMember(ctx, request, ability, sessionToken);
+  }
   const secret = bearer(request);
-  if (!secret) throw unauthenticated('A tenant token is required: send Authorization: Bearer <TENANT_TOKEN>.');
+  if (!secret) throw unauthenticated('A tenant token is required: send Authorization: Bearer <TENANT_TOKEN> (or, from the console, the fg_session cookie).');
   const kind = kindOf(secret);
   if (kind?.kind === 'fiscalisation_key') {
     throw unauthenticated('Fiscalisation keys (pk_) are accepted only on /zm/api. Use a tenant token here.');
@@ -148,7 +197,7 @@ async function authenticateMerchant(ctx: AppContext, request: FastifyRequest, ab
   const token = await findTenantToken(ctx.db, secret, ctx.clock.now(), countedBucket(ctx, 't:', ':v1'));
   if (!token) throw unauthenticated('The tenant token is invalid or has been revoked.');
   assertTenantInGoodStanding(token.tenant);
-  await applyRateLimit(ctx, request, `t:${token.tenant.id}:v1`, tenantLimit(token.tenant, 'v1'), token.count);
+  await applyRateLimit(ctx, request, merchantBucket(token.tenant.id), tenantLimit(token.tenant, 'v1'), token.count);
   if (!token.abilities.includes(ability)) {
     throw new ApiError(403, 'missing_ability', `This token lacks the ${ability} ability.`);
   }

@@ -3,7 +3,7 @@
 // (a code not here does not compile), a test checks that every throw uses its code's status and
 // that docs/errors.md lists exactly these, and the OpenAPI document lists each code on the
 // operations `answeredBy` names (src/http/openapi-errors.ts), with its meaning.
-import type { RouteAuth } from './auth.ts';
+import type { Ability, RouteAuth } from './auth.ts';
 
 type Surface = RouteAuth['surface'];
 
@@ -15,6 +15,10 @@ type Surface = RouteAuth['surface'];
 export interface AnsweredBy {
   /** Every operation of these auth surfaces (the auth hook answers it before the route runs). */
   surfaces?: readonly Surface[];
+  /** Every operation of these surfaces but GET: the writes (the auth hook answers it). */
+  writesOf?: readonly Surface[];
+  /** Every merchant operation that needs this ability (the auth hook answers it). */
+  ability?: Ability;
   /** Every operation whose request body Fastify reads: POST, PUT, PATCH and DELETE. */
   bodies?: true;
   /** Every operation. */
@@ -43,6 +47,18 @@ const PARTNER_TENANT_WRITES = [
   'POST /api/v1/tenants/:tenant/api-keys',
   'POST /api/v1/tenants/:tenant/till-logins',
   'POST /api/v1/tenants/:tenant/sales/:sale/reissue',
+  // The merchant's own minting, on the developer screen.
+  'POST /api/v1/account/tokens',
+  'POST /api/v1/account/api-keys',
+] as const;
+/** Account operations for an owner or admin (a viewer is refused). */
+const ACCOUNT_ADMIN_OPERATIONS = [
+  'POST /api/v1/account/users/invitations',
+  'DELETE /api/v1/account/users/:id',
+  'POST /api/v1/account/tokens',
+  'DELETE /api/v1/account/tokens/:id',
+  'POST /api/v1/account/api-keys',
+  'DELETE /api/v1/account/api-keys/:id',
 ] as const;
 const PARTNER_KEY_CHANGES = ['POST /api/v1/partner/keys', 'GET /api/v1/partner/keys/:id/secret', 'POST /api/v1/partner/keys/:id/rotate', 'DELETE /api/v1/partner/keys/:id'] as const;
 const SALE = 'POST /api/v1/sales';
@@ -81,11 +97,16 @@ export const ERROR_CODES = {
   quota_exhausted: { status: 402, meaning: 'The merchant used its monthly document quota', answeredBy: { surfaces: MERCHANT_CREDENTIALS, operations: PARTNER_TENANT_WRITES } },
   partner_suspended: { status: 402, meaning: 'The partner account is suspended (partner endpoints)', answeredBy: { surfaces: ['partner'] } },
   missing_scope: { status: 403, meaning: "The partner key lacks the endpoint's scope", answeredBy: { surfaces: ['partner'] } },
-  csrf_token_invalid: { status: 403, meaning: 'A write with the session cookie without the session\'s `X-CSRF-Token` (docs/merchants.md)', answeredBy: { surfaces: ['account'] } },
+  csrf_token_invalid: {
+    status: 403,
+    meaning: 'A write with the session cookie without the session\'s `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization',
+    answeredBy: { writesOf: ['account', 'merchant'] },
+  },
   role_insufficient: {
     status: 403,
-    meaning: 'The signed-in user\'s role may not do this (a viewer inviting or removing users; an admin inviting or removing an owner)',
-    answeredBy: { operations: ['POST /api/v1/account/users/invitations', 'DELETE /api/v1/account/users/:id'] },
+    meaning:
+      'The signed-in user\'s role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner',
+    answeredBy: { operations: ACCOUNT_ADMIN_OPERATIONS, ability: 'invoices:write' },
   },
   invalid_credentials: { status: 401, meaning: 'Sign-in with a wrong email or password (the same answer for both)', answeredBy: { operations: [SIGNIN] } },
   email_not_verified: { status: 403, meaning: 'Sign-in with the right password before the email address was verified', answeredBy: { operations: [SIGNIN] } },
@@ -101,7 +122,7 @@ export const ERROR_CODES = {
   device_not_found: {
     status: 404,
     meaning: 'A branch the merchant has not registered (initialising it, minting a key or a till login for it)',
-    answeredBy: { operations: ['POST /api/v1/tenants/:tenant/devices/:branch/initialize', 'POST /api/v1/tenants/:tenant/api-keys', 'POST /api/v1/tenants/:tenant/till-logins'] },
+    answeredBy: { operations: ['POST /api/v1/tenants/:tenant/devices/:branch/initialize', 'POST /api/v1/tenants/:tenant/api-keys', 'POST /api/v1/account/api-keys', 'POST /api/v1/tenants/:tenant/till-logins'] },
   },
   document_not_failed: { status: 409, meaning: 'A reissue or resolve of a document that is not `failed` (only a refused document is resolved, once)', answeredBy: { operations: [REISSUE, PARTNER_REISSUE, RESOLVE, PARTNER_RESOLVE] } },
   sale_not_fiscalised: { status: 409, meaning: 'A credit or debit note on a sale that is not `uploaded`', answeredBy: { operations: [CREDIT_NOTE, DEBIT_NOTE] } },

@@ -108,6 +108,8 @@ function answers(by: AnsweredBy, route: CatalogedRoute): boolean {
     by.everywhere ||
       (by.bodies && BODY_METHODS.has(route.method)) ||
       by.surfaces?.includes(route.auth.surface) ||
+      (by.writesOf?.includes(route.auth.surface) && route.method !== 'GET') ||
+      (by.ability !== undefined && route.auth.surface === 'merchant' && route.auth.ability === by.ability) ||
       by.operations?.includes(operationKey(route)),
   );
 }

@@ -15,6 +15,7 @@ function who(request: FastifyRequest): Record<string, number | string> {
   if (!p) return {};
   if (p.kind === 'partner') return { partner: p.key.partner.id, key: p.key.keyId };
   if (p.kind === 'admin') return { actor: 'admin' };
+  if (p.kind === 'member' || p.kind === 'user') return { tenant: p.user.tenant.id, user: p.user.userId };
   const tenant = principalTenant(p);
   return tenant ? { tenant: tenant.id } : {};
 }

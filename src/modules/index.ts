@@ -5,6 +5,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext, ContextMember } from '../context.ts';
 import type { WorkerFactory } from '../workers/index.ts';
 import { accountRoutes } from './accounts/routes.ts';
+import { developerRoutes } from './accounts/developer-routes.ts';
 import { backlogAlarmWorker } from './alarms/worker.ts';
 import { catalogueRoutes } from './catalogue/routes.ts';
 import { CLASSIFICATION_CATALOGUE } from './catalogue/service.ts';
@@ -62,6 +63,7 @@ export const moduleRoutes: Array<(ctx: AppContext) => FastifyPluginAsync> = [
   compatRoutes,
   stockRoutes,
   accountRoutes,
+  developerRoutes,
 ];
 
 export const moduleWorkers: WorkerFactory[] = [

@@ -129,21 +129,43 @@ describe(`authentication and authorisation on every route (${engineName})`, () =
     for (const route of routes) {
       const surface = route.auth.surface;
       if (surface === 'partner') {
-        for (const h of <Array<Record<string, string>>>[{}, bearer(creds.token), bearer(creds.tenantKey), bearer('sk_live_nonsense'), bearer(unknownSecret(PREFIXES.partnerLive)), bearer(creds.revokedPartner), { 'x-api-key': creds.tenantKey, 'x-sdcid': creds.sdcId }]) {
+        for (const h of <Array<Record<string, string>>>[{}, bearer(creds.token), bearer(creds.tenantKey), bearer('sk_live_nonsense'), bearer(unknownSecret(PREFIXES.partnerLive)), bearer(creds.revokedPartner), { 'x-api-key': creds.tenantKey, 'x-sdcid': creds.sdcId }, creds.owner.headers]) {
           assertCoded(await call(route, h), 401);
         }
         assertCoded(await call(route, bearer(creds.lackingScope[route.auth.scope])), 403, 'missing_scope');
         refused += 1;
       } else if (surface === 'merchant') {
-        for (const h of <Array<Record<string, string>>>[{}, bearer(creds.partner), bearer(creds.tenantKey), bearer('tt_garbage'), bearer(unknownSecret(PREFIXES.tenantToken)), bearer(creds.revokedToken), { 'x-api-key': creds.tenantKey, 'x-sdcid': creds.sdcId }]) {
+        // The session cookie is taken here too, without Authorization: a session that ended, a
+        // cookie that is no session (a token in it), or an Authorization header beside a good
+        // cookie (the header decides) are refused.
+        for (const h of <Array<Record<string, string>>>[
+          {},
+          bearer(creds.partner),
+          bearer(creds.tenantKey),
+          bearer('tt_garbage'),
+          bearer(unknownSecret(PREFIXES.tenantToken)),
+          bearer(creds.revokedToken),
+          { 'x-api-key': creds.tenantKey, 'x-sdcid': creds.sdcId },
+          { cookie: 'fg_session=garbage' },
+          creds.signedOut.headers,
+          { cookie: `fg_session=${creds.token}` },
+          { ...creds.owner.headers, ...bearer('tt_garbage') },
+          { ...creds.owner.headers, ...bearer(creds.partner) },
+        ]) {
           assertCoded(await call(route, h), 401);
         }
         const lacking = route.auth.ability === 'invoices:read' ? creds.writeOnlyToken : creds.readOnlyToken;
         assertCoded(await call(route, bearer(lacking)), 403, 'missing_ability');
+        if (route.method !== 'GET') {
+          assertCoded(await call(route, { cookie: creds.owner.headers.cookie }), 403, 'csrf_token_invalid');
+          assertCoded(await call(route, { ...creds.owner.headers, 'x-csrf-token': creds.viewer.headers['x-csrf-token'] }), 403, 'csrf_token_invalid');
+        }
+        // A viewer's session has invoices:read only.
+        if (route.auth.ability === 'invoices:write') assertCoded(await call(route, creds.viewer.headers), 403, 'role_insufficient');
         refused += 1;
       } else if (surface === 'compat') {
         const needsBranch = route.auth.branch !== 'none';
-        for (const h of <Array<Record<string, string>>>[{}, bearer(creds.token), { 'x-api-key': creds.token, 'x-sdcid': creds.sdcId }, { 'x-api-key': creds.revokedKey, 'x-sdcid': creds.sdcId }, { 'x-api-key': 'pk_nonsense', 'x-sdcid': creds.sdcId }]) {
+        for (const h of <Array<Record<string, string>>>[{}, bearer(creds.token), { 'x-api-key': creds.token, 'x-sdcid': creds.sdcId }, { 'x-api-key': creds.revokedKey, 'x-sdcid': creds.sdcId }, { 'x-api-key': 'pk_nonsense', 'x-sdcid': creds.sdcId }, { ...creds.owner.headers, 'x-sdcid': creds.sdcId }]) {
           assertCoded(await call(route, h), 401);
         }
         if (needsBranch) {
@@ -153,7 +175,7 @@ describe(`authentication and authorisation on every route (${engineName})`, () =
           assertCoded(await call(route, { 'x-api-key': creds.tenantKey, 'x-sdcid': 'SDC-UNKNOWN' }), 401);
         }
       } else if (surface === 'admin') {
-        for (const h of <Array<Record<string, string>>>[{}, bearer('wrong-admin-token-000000'), bearer(creds.partner), bearer(creds.token)]) {
+        for (const h of <Array<Record<string, string>>>[{}, bearer('wrong-admin-token-000000'), bearer(creds.partner), bearer(creds.token), creds.owner.headers]) {
           assertCoded(await call(route, h), 401);
         }
       } else if (surface === 'account') {
@@ -182,6 +204,9 @@ describe(`authentication and authorisation on every route (${engineName})`, () =
   test('a valid credential passes the hook on its own surface', async () => {
     const res = await t.inject({ method: 'GET', url: '/api/v1/tenants', headers: bearer(creds.partner) });
     assert.equal(res.statusCode, 200);
+    for (const headers of [bearer(creds.token), { cookie: creds.viewer.headers.cookie }]) {
+      assert.equal((await t.inject({ method: 'GET', url: '/api/v1/sales', headers })).statusCode, 200, 'a tenant token or a session on the merchant API');
+    }
     const admin = await t.inject({ method: 'GET', url: '/admin/v1/partners', headers: bearer(TEST_ADMIN_TOKEN) });
     assert.equal(admin.statusCode, 200);
   });

@@ -38,6 +38,8 @@ interface Fixture {
   t: TestApp;
   tenantId: number;
   headersFor: (route: CatalogedRoute) => Record<string, string>;
+  /** The merchant owner's session (cookie and X-CSRF-Token): the merchant surface takes it too. */
+  session: Record<string, string>;
   urlOf: (route: CatalogedRoute) => string;
 }
 
@@ -73,16 +75,17 @@ async function startFixture(options: { unlimited?: boolean; catalogue?: boolean 
     }
   };
   const urlOf = (route: CatalogedRoute) => route.url.replace(':tenant', String(tenantId)).replace(':branch', '000').replace(/:[A-Za-z]+/g, '1');
-  return { t, tenantId, headersFor, urlOf };
+  return { t, tenantId, headersFor, session: user.headers, urlOf };
 }
 
 describe(`bad input never yields a 5xx (${engineName})`, () => {
   let t: TestApp;
   let headersFor: Fixture['headersFor'];
+  let session: Fixture['session'];
   let urlOf: Fixture['urlOf'];
 
   before(async () => {
-    ({ t, headersFor, urlOf } = await startFixture());
+    ({ t, headersFor, session, urlOf } = await startFixture());
   });
   after(() => t.close());
 
@@ -90,8 +93,8 @@ describe(`bad input never yields a 5xx (${engineName})`, () => {
     const routes = t.app.routeCatalog.filter((r) => ['POST', 'PUT', 'PATCH'].includes(r.method));
     assert.ok(routes.length > 5);
     for (const route of routes) {
-      const send = (payload: string | undefined, contentType = 'application/json') =>
-        t.inject({ method: route.method as 'POST', url: urlOf(route), headers: { ...headersFor(route), ...(contentType ? { 'content-type': contentType } : {}) }, payload });
+      const send = (payload: string | undefined, contentType = 'application/json', credential = headersFor(route)) =>
+        t.inject({ method: route.method as 'POST', url: urlOf(route), headers: { ...credential, ...(contentType ? { 'content-type': contentType } : {}) }, payload });
       const label = `${route.method} ${route.url}`;
       const raw: Array<[string, string | undefined, string?]> = [
         ['malformed json', '{"a":'],
@@ -109,11 +112,15 @@ describe(`bad input never yields a 5xx (${engineName})`, () => {
         ['oversized', JSON.stringify({ blob: 'x'.repeat(1_200_000) })],
         ['unknown fields only', JSON.stringify({ zzz: 1, yyy: [true] })],
       ];
-      for (const [what, payload, type] of raw) {
-        const res = await send(payload, type);
-        assertWellFormed(res, `${label} ${what}`);
-        // (This suite's merchant keeps its plan's rate limit: a 429 may come first.)
-        if (type !== undefined && res.statusCode !== 429) assert.equal(res.json().error?.code, 'unsupported_media_type', `${label} ${what}: 415, not ${res.statusCode} ${res.body.slice(0, 200)}`);
+      // A merchant route also takes the console's session: the same corpus through it.
+      const credentials = route.auth.surface === 'merchant' ? [headersFor(route), session] : [headersFor(route)];
+      for (const credential of credentials) {
+        for (const [what, payload, type] of raw) {
+          const res = await send(payload, type, credential);
+          assertWellFormed(res, `${label} ${what}`);
+          // (This suite's merchant keeps its plan's rate limit: a 429 may come first.)
+          if (type !== undefined && res.statusCode !== 429) assert.equal(res.json().error?.code, 'unsupported_media_type', `${label} ${what}: 415, not ${res.statusCode} ${res.body.slice(0, 200)}`);
+        }
       }
       assert.equal(({} as Record<string, unknown>).polluted, undefined);
 
@@ -226,6 +233,10 @@ describe(`keys named like Object.prototype properties (${engineName})`, () => {
           });
           assertWellFormed(res, `${label} credentials ${name}`);
           assert.ok(res.statusCode >= 400, `${label} credentials ${name}: ${res.statusCode}`);
+          // A session cookie named like the names (taken by the merchant and account surfaces): a 401.
+          const cookie = await f.t.inject({ method: 'GET', url: f.urlOf(route), headers: { cookie: `fg_session=${encodeURIComponent(name)}; ${name}=${name}` } });
+          assertWellFormed(cookie, `${label} session cookie ${name}`);
+          assert.ok(cookie.statusCode >= 400, `${label} session cookie ${name}: ${cookie.statusCode}`);
         }
       }
       // A valid compat key with a branch named like the names.

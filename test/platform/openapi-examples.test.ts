@@ -176,6 +176,9 @@ describe(`every request example succeeds against the demo provisioning (${engine
         state.session = { cookie, 'x-csrf-token': res.json().data.csrfToken as string };
       },
     },
+    // The developer screen, for the merchant just signed up (no branch yet: a key of the merchant).
+    { operationId: 'createAccountToken' },
+    { operationId: 'createAccountApiKey' },
     { operationId: 'inviteAccountUser' },
     { operationId: 'acceptInvitation', body: (example) => ({ ...example, token: outboxToken('invitation') }) },
     { operationId: 'changePassword' },

@@ -22,8 +22,8 @@ const COMMITTED = new URL('../../docs/openapi.json', import.meta.url);
 /** The security requirement each auth surface must declare (spec part 5). */
 function expectedSecurity(auth: RouteAuth): Array<Record<string, string[]>> {
   switch (auth.surface) {
-    case 'merchant':
-      return [{ tenantToken: [] }];
+    case 'merchant': // a tenant token, or the console's session cookie
+      return [{ tenantToken: [] }, { sessionCookie: [] }];
     case 'partner':
       return [{ partnerKey: [] }];
     case 'compat':
@@ -45,13 +45,16 @@ const SURFACE_STATUSES: Record<RouteAuth['surface'], number[]> = {
   compat: [401, 402, 403, 429],
   till_login: [401, 402, 403, 429],
   admin: [401],
-  account: [401, 403, 429],
+  // 403 on writes (CSRF) and on routes for an owner or admin: expectedStatuses
+  account: [401, 429],
   public: [],
 };
 const READS_A_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 function expectedStatuses(op: DocumentedOperation): number[] {
   const statuses = [...SURFACE_STATUSES[op.route.auth.surface], 500];
+  const auth = op.route.auth;
+  if (auth.surface === 'account' && (op.method !== 'GET' || auth.role !== 'viewer')) statuses.push(403);
   if (READS_A_BODY.has(op.method)) statuses.push(400, 413, 415, 422);
   if (op.path.includes('{')) statuses.push(404);
   if (op.route.querySchema || op.route.headersSchema) statuses.push(422);

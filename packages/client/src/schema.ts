@@ -1854,6 +1854,85 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/account/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your merchant's live tenant tokens (masked, with last use)
+         * @description `lastUsedAt` is kept current by every request made with the token (written at most once a minute).
+         */
+        get: operations["listAccountTokens"];
+        put?: never;
+        /**
+         * Mint a tenant token (owner or admin; the plaintext is answered once)
+         * @description The token authenticates the merchant API (`Authorization: Bearer tt_…`). Store `token` now: it is never shown again.
+         */
+        post: operations["createAccountToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a tenant token (owner or admin; the next request with it is 401) */
+        delete: operations["revokeAccountToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your merchant's fiscalisation keys for /zm/api (masked, with last use) */
+        get: operations["listAccountApiKeys"];
+        put?: never;
+        /**
+         * Mint a fiscalisation key for /zm/api (owner or admin; the plaintext is answered once)
+         * @description The body is optional. `branch` binds the key to that branch's device (registered first); without it the key is the merchant's and the till names the branch in X-SdcId.
+         */
+        post: operations["createAccountApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/api-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a fiscalisation key (owner or admin; the next request with it is 401) */
+        delete: operations["revokeAccountApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/partners": {
         parameters: {
             query?: never;
@@ -3482,6 +3561,8 @@ export interface operations {
                  */
                 "application/json": {
                     name: string;
+                    /** @description What the token may do; both unless given. A token with only `invoices:read` is refused every write (403 `missing_ability`) */
+                    abilities?: ("invoices:read" | "invoices:write")[];
                 };
             };
         };
@@ -5258,7 +5339,7 @@ export interface operations {
                                 /** @description `reissued`: replaced by a new document (`replacedBySaleId`); `marked`: nothing had to be filed */
                                 kind: "reissued" | "marked";
                                 by: {
-                                    /** @description The kind of credential that resolved it: `tenant_token` (the merchant) or `partner_key` (its partner) */
+                                    /** @description Who resolved it: `tenant_token` (the merchant's token), `user` (a user of the merchant, signed in to the console) or `partner_key` (its partner) */
                                     type: string;
                                     id: number | null;
                                 };
@@ -5534,7 +5615,7 @@ export interface operations {
                                 /** @description `reissued`: replaced by a new document (`replacedBySaleId`); `marked`: nothing had to be filed */
                                 kind: "reissued" | "marked";
                                 by: {
-                                    /** @description The kind of credential that resolved it: `tenant_token` (the merchant) or `partner_key` (its partner) */
+                                    /** @description Who resolved it: `tenant_token` (the merchant's token), `user` (a user of the merchant, signed in to the console) or `partner_key` (its partner) */
                                     type: string;
                                     id: number | null;
                                 };
@@ -5606,6 +5687,8 @@ export interface operations {
              *
              *     A coded error:
              *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -5820,7 +5903,7 @@ export interface operations {
                                 /** @description `reissued`: replaced by a new document (`replacedBySaleId`); `marked`: nothing had to be filed */
                                 kind: "reissued" | "marked";
                                 by: {
-                                    /** @description The kind of credential that resolved it: `tenant_token` (the merchant) or `partner_key` (its partner) */
+                                    /** @description Who resolved it: `tenant_token` (the merchant's token), `user` (a user of the merchant, signed in to the console) or `partner_key` (its partner) */
                                     type: string;
                                     id: number | null;
                                 };
@@ -6068,7 +6151,7 @@ export interface operations {
                                 /** @description `reissued`: replaced by a new document (`replacedBySaleId`); `marked`: nothing had to be filed */
                                 kind: "reissued" | "marked";
                                 by: {
-                                    /** @description The kind of credential that resolved it: `tenant_token` (the merchant) or `partner_key` (its partner) */
+                                    /** @description Who resolved it: `tenant_token` (the merchant's token), `user` (a user of the merchant, signed in to the console) or `partner_key` (its partner) */
                                     type: string;
                                     id: number | null;
                                 };
@@ -6140,6 +6223,8 @@ export interface operations {
              *
              *     A coded error:
              *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -6424,7 +6509,7 @@ export interface operations {
                                 /** @description `reissued`: replaced by a new document (`replacedBySaleId`); `marked`: nothing had to be filed */
                                 kind: "reissued" | "marked";
                                 by: {
-                                    /** @description The kind of credential that resolved it: `tenant_token` (the merchant) or `partner_key` (its partner) */
+                                    /** @description Who resolved it: `tenant_token` (the merchant's token), `user` (a user of the merchant, signed in to the console) or `partner_key` (its partner) */
                                     type: string;
                                     id: number | null;
                                 };
@@ -6496,6 +6581,8 @@ export interface operations {
              *
              *     A coded error:
              *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -6795,7 +6882,7 @@ export interface operations {
                                 /** @description `reissued`: replaced by a new document (`replacedBySaleId`); `marked`: nothing had to be filed */
                                 kind: "reissued" | "marked";
                                 by: {
-                                    /** @description The kind of credential that resolved it: `tenant_token` (the merchant) or `partner_key` (its partner) */
+                                    /** @description Who resolved it: `tenant_token` (the merchant's token), `user` (a user of the merchant, signed in to the console) or `partner_key` (its partner) */
                                     type: string;
                                     id: number | null;
                                 };
@@ -6867,6 +6954,8 @@ export interface operations {
              *
              *     A coded error:
              *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -7120,7 +7209,7 @@ export interface operations {
                                 /** @description `reissued`: replaced by a new document (`replacedBySaleId`); `marked`: nothing had to be filed */
                                 kind: "reissued" | "marked";
                                 by: {
-                                    /** @description The kind of credential that resolved it: `tenant_token` (the merchant) or `partner_key` (its partner) */
+                                    /** @description Who resolved it: `tenant_token` (the merchant's token), `user` (a user of the merchant, signed in to the console) or `partner_key` (its partner) */
                                     type: string;
                                     id: number | null;
                                 };
@@ -7192,6 +7281,8 @@ export interface operations {
              *
              *     A coded error:
              *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -7463,7 +7554,7 @@ export interface operations {
                                 /** @description `reissued`: replaced by a new document (`replacedBySaleId`); `marked`: nothing had to be filed */
                                 kind: "reissued" | "marked";
                                 by: {
-                                    /** @description The kind of credential that resolved it: `tenant_token` (the merchant) or `partner_key` (its partner) */
+                                    /** @description Who resolved it: `tenant_token` (the merchant's token), `user` (a user of the merchant, signed in to the console) or `partner_key` (its partner) */
                                     type: string;
                                     id: number | null;
                                 };
@@ -7792,7 +7883,7 @@ export interface operations {
                                 /** @description `reissued`: replaced by a new document (`replacedBySaleId`); `marked`: nothing had to be filed */
                                 kind: "reissued" | "marked";
                                 by: {
-                                    /** @description The kind of credential that resolved it: `tenant_token` (the merchant) or `partner_key` (its partner) */
+                                    /** @description Who resolved it: `tenant_token` (the merchant's token), `user` (a user of the merchant, signed in to the console) or `partner_key` (its partner) */
                                     type: string;
                                     id: number | null;
                                 };
@@ -9634,6 +9725,8 @@ export interface operations {
              *
              *     A coded error:
              *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -10188,6 +10281,8 @@ export interface operations {
              *
              *     A coded error:
              *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -10592,6 +10687,8 @@ export interface operations {
              *
              *     A coded error:
              *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -10808,6 +10905,8 @@ export interface operations {
              *
              *     A coded error:
              *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -11411,6 +11510,8 @@ export interface operations {
              *
              *     A coded error:
              *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -11659,6 +11760,8 @@ export interface operations {
              *
              *     A coded error:
              *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -12343,6 +12446,8 @@ export interface operations {
              *
              *     A coded error:
              *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -12617,6 +12722,8 @@ export interface operations {
              *
              *     A coded error:
              *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -14376,6 +14483,8 @@ export interface operations {
              *
              *     A coded error:
              *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -16449,6 +16558,8 @@ export interface operations {
              *
              *     A coded error:
              *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -17960,7 +18071,7 @@ export interface operations {
                                 /** @description `reissued`: replaced by a new document (`replacedBySaleId`); `marked`: nothing had to be filed */
                                 kind: "reissued" | "marked";
                                 by: {
-                                    /** @description The kind of credential that resolved it: `tenant_token` (the merchant) or `partner_key` (its partner) */
+                                    /** @description Who resolved it: `tenant_token` (the merchant's token), `user` (a user of the merchant, signed in to the console) or `partner_key` (its partner) */
                                     type: string;
                                     id: number | null;
                                 };
@@ -18652,7 +18763,7 @@ export interface operations {
                                 /** @description `reissued`: replaced by a new document (`replacedBySaleId`); `marked`: nothing had to be filed */
                                 kind: "reissued" | "marked";
                                 by: {
-                                    /** @description The kind of credential that resolved it: `tenant_token` (the merchant) or `partner_key` (its partner) */
+                                    /** @description Who resolved it: `tenant_token` (the merchant's token), `user` (a user of the merchant, signed in to the console) or `partner_key` (its partner) */
                                     type: string;
                                     id: number | null;
                                 };
@@ -21127,6 +21238,8 @@ export interface operations {
              *
              *     A coded error:
              *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -21425,6 +21538,8 @@ export interface operations {
              *
              *     A coded error:
              *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -21787,6 +21902,12 @@ export interface operations {
                                 origin: "partner" | "self";
                                 status: "active" | "suspended";
                                 subscription: "active" | "blocked";
+                                /** @description Whether the merchant may file now, and why not */
+                                standing: {
+                                    /** @description False while the subscription is blocked, the monthly quota is used up or the merchant is suspended */
+                                    canFile: boolean;
+                                    reason: string | null;
+                                };
                             };
                             /** @description Send it as `X-CSRF-Token` on every write made with the session cookie */
                             csrfToken: string;
@@ -21975,7 +22096,7 @@ export interface operations {
              *
              *     A coded error:
              *
-             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md)
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
              */
             403: {
                 headers: {
@@ -22120,7 +22241,7 @@ export interface operations {
              *
              *     A coded error:
              *
-             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md)
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
              */
             403: {
                 headers: {
@@ -22241,6 +22362,12 @@ export interface operations {
                                 origin: "partner" | "self";
                                 status: "active" | "suspended";
                                 subscription: "active" | "blocked";
+                                /** @description Whether the merchant may file now, and why not */
+                                standing: {
+                                    /** @description False while the subscription is blocked, the monthly quota is used up or the merchant is suspended */
+                                    canFile: boolean;
+                                    reason: string | null;
+                                };
                             };
                             /** @description Send it as `X-CSRF-Token` on every write made with the session cookie */
                             csrfToken: string;
@@ -22256,21 +22383,6 @@ export interface operations {
              *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
              */
             401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CodedError"];
-                };
-            };
-            /**
-             * @description Forbidden.
-             *
-             *     A coded error:
-             *
-             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md)
-             */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22385,7 +22497,7 @@ export interface operations {
              *
              *     A coded error:
              *
-             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md)
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
              */
             403: {
                 headers: {
@@ -22736,21 +22848,6 @@ export interface operations {
                 };
             };
             /**
-             * @description Forbidden.
-             *
-             *     A coded error:
-             *
-             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md)
-             */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CodedError"];
-                };
-            };
-            /**
              * @description Too many requests.
              *
              *     A coded error:
@@ -22862,8 +22959,8 @@ export interface operations {
              *
              *     A coded error:
              *
-             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md)
-             *     - `role_insufficient`: The signed-in user's role may not do this (a viewer inviting or removing users; an admin inviting or removing an owner)
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
              */
             403: {
                 headers: {
@@ -23012,8 +23109,8 @@ export interface operations {
              *
              *     A coded error:
              *
-             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md)
-             *     - `role_insufficient`: The signed-in user's role may not do this (a viewer inviting or removing users; an admin inviting or removing an owner)
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
              */
             403: {
                 headers: {
@@ -23467,6 +23564,868 @@ export interface operations {
              */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    listAccountTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            name: string;
+                            abilities: string[];
+                            /** @description Prefix and last four characters; never the plaintext */
+                            masked: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            lastUsedAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    createAccountToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Website shop",
+                 *       "abilities": [
+                 *         "invoices:read",
+                 *         "invoices:write"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    name: string;
+                    /** @description What the token may do; both unless given. A token with only `invoices:read` is refused every write (403 `missing_ability`) */
+                    abilities?: ("invoices:read" | "invoices:write")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            name: string;
+                            abilities: string[];
+                            /** @description Prefix and last four characters; never the plaintext */
+                            masked: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            lastUsedAt: string | null;
+                            /** @description Plaintext, shown once */
+                            token: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    revokeAccountToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        revoked: boolean;
+                        id: number;
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    listAccountApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            masked: string;
+                            branch: string | null;
+                            sdcId: string | null;
+                            dialect: "bare" | "wrapped";
+                            /** Format: date-time */
+                            createdAt: string;
+                            lastUsedAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    createAccountApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "dialect": "bare"
+                 *     }
+                 */
+                "application/json": {
+                    branch?: string | null;
+                    dialect?: "bare" | "wrapped";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            masked: string;
+                            branch: string | null;
+                            sdcId: string | null;
+                            dialect: "bare" | "wrapped";
+                            /** Format: date-time */
+                            createdAt: string;
+                            lastUsedAt: string | null;
+                            /** @description Plaintext, shown once */
+                            key: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A coded error:
+             *
+             *     - `device_not_found`: A branch the merchant has not registered (initialising it, minting a key or a till login for it)
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    revokeAccountApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        revoked: boolean;
+                        id: number;
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

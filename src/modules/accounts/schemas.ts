@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { literals, Timestamp, withExample } from '../../http/schema-helpers.ts';
+import { literals, Nullable, Timestamp, withExample } from '../../http/schema-helpers.ts';
 import { Tpin } from '../provisioning/schemas.ts';
 import { PASSWORD_MAX } from './passwords.ts';
 
@@ -33,6 +33,13 @@ export const Merchant = Type.Object({
   origin: literals(['partner', 'self'], { description: '`self`: signed up by the merchant; `partner`: provisioned by a partner' }),
   status: literals(['active', 'suspended']),
   subscription: literals(['active', 'blocked']),
+  standing: Type.Object(
+    {
+      canFile: Type.Boolean({ description: 'False while the subscription is blocked, the monthly quota is used up or the merchant is suspended' }),
+      reason: Nullable(Type.String({ description: 'Why not: the message the merchant API answers (402/403) to a filing; null when it can file' })),
+    },
+    { description: 'Whether the merchant may file now, and why not' },
+  ),
 });
 export const Session = Type.Object({
   user: User,

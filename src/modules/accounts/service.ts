@@ -2,8 +2,10 @@
 // sessions, password change and reset, invitations, users and roles. No answer tells whether an
 // email address has an account: sign-up and reset answer the same either way, and a wrong email
 // costs the same scrypt as a wrong password.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { AppContext } from '../../context.ts';
+import type { TenantAccount } from '../../credentials/lookup.ts';
+import { currentMonth, documentsInMonth, standingOf } from '../../credentials/standing.ts';
 import { csrfTokenOf, newSecret, sha256 } from '../../credentials/user-secrets.ts';
 import { SESSION_LIFETIME_MS, type SessionUser } from '../../credentials/user-session.ts';
 import { isUniqueViolation } from '../../db/database.ts';
@@ -44,6 +46,8 @@ export interface MerchantResource {
   origin: 'partner' | 'self';
   status: 'active' | 'suspended';
   subscription: 'active' | 'blocked';
+  /** Whether it may file now, and why not (the 402/403's message). */
+  standing: { canFile: boolean; reason: string | null };
 }
 
 const normalEmail = (email: string) => email.trim().toLowerCase();
@@ -139,9 +143,18 @@ export interface SignedIn {
   merchant: MerchantResource;
 }
 
-async function merchantOf(db: Kysely<DB>, tenantId: number): Promise<MerchantResource> {
-  const t = await db.selectFrom('tenants').select(['id', 'name', 'tpin', 'origin', 'status', 'subscription']).where('id', '=', tenantId).executeTakeFirstOrThrow();
-  return { id: t.id, name: t.name, tpin: t.tpin, origin: t.origin, status: t.status, subscription: t.subscription };
+function presentMerchant(t: Omit<TenantAccount, 'partnerId' | 'plan' | 'rateLimitPerMinute' | 'offlinePolicy'> & { origin: 'partner' | 'self' }): MerchantResource {
+  return { id: t.id, name: t.name, tpin: t.tpin, origin: t.origin, status: t.status, subscription: t.subscription, standing: standingOf(t) };
+}
+
+/** The merchant with its standing, in one statement. */
+async function merchantOf(db: Kysely<DB>, tenantId: number, now: Date): Promise<MerchantResource> {
+  const t = await db
+    .selectFrom('tenants as t')
+    .select(['t.id', 't.name', 't.tpin', 't.origin', 't.status', 't.subscription', 't.monthly_quota', documentsInMonth(sql`t.id`, currentMonth(now)).as('documents')])
+    .where('t.id', '=', tenantId)
+    .executeTakeFirstOrThrow();
+  return presentMerchant({ ...t, monthlyQuota: t.monthly_quota, documentsThisMonth: Number(t.documents) });
 }
 
 /** `previousSession`: the cookie the browser sent, if any; it is revoked (the session is rotated). */
@@ -166,7 +179,7 @@ export async function signIn(ctx: AppContext, input: { email: string; password: 
     await store.clearSigninFailures(trx, email);
     await recordAudit(trx, { actor: { type: 'user', userId: user.id }, action: 'account.signin', tenantId: user.tenant_id, targetType: 'user', targetId: user.id, details: { ip: client.ip } });
   });
-  return { sessionToken, csrfToken: csrfTokenOf(sessionToken), user: presentUser(user), merchant: await merchantOf(ctx.db, user.tenant_id) };
+  return { sessionToken, csrfToken: csrfTokenOf(sessionToken), user: presentUser(user), merchant: await merchantOf(ctx.db, user.tenant_id, now) };
 }
 
 export async function signOut(ctx: AppContext, session: SessionUser, everywhere: boolean): Promise<number> {
@@ -181,7 +194,8 @@ export async function signOut(ctx: AppContext, session: SessionUser, everywhere:
 export async function me(ctx: AppContext, session: SessionUser, sessionToken: string) {
   const user = await store.findUser(ctx.db, session.tenant.id, session.userId);
   if (!user) throw new NotFoundError('User not found.');
-  return { user: presentUser(user), merchant: await merchantOf(ctx.db, session.tenant.id), csrfToken: csrfTokenOf(sessionToken) };
+  // The session's lookup brought the merchant with its standing: no second read.
+  return { user: presentUser(user), merchant: presentMerchant(session.tenant), csrfToken: csrfTokenOf(sessionToken) };
 }
 
 export async function changePassword(ctx: AppContext, session: SessionUser, input: { currentPassword: string; newPassword: string }): Promise<{ revokedSessions: number }> {

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { ABILITIES } from '../../http/auth.ts';
+import { ABILITIES, type Ability } from '../../http/auth.ts';
 import { ApiError, NotFoundError } from '../../http/errors.ts';
 import { PREFIXES, hashSecret, last4, mintSecret } from '../../credentials/secret-format.ts';
 import { recordAudit, type Actor } from '../audit/store.ts';
@@ -8,18 +8,24 @@ import { presentApiKey, presentToken, type ApiKeyResource, type TokenResource } 
 import { deviceForKey, insertApiKey, insertToken, listApiKeyRows, listTokenRows, lockTenantCredential, markRevoked, type TenantRow } from './store.ts';
 
 // Tenant tokens (merchant surface) and fiscalisation keys (/zm/api): plaintext once, then
-// only their SHA-256 is kept. Revocation takes effect on the next request (no cache).
+// only their SHA-256 is kept. Revocation takes effect on the next request (no cache). Minted and
+// revoked by the merchant's partner or, on the developer screen, by the merchant's own users.
 
-export async function listTokens(db: Kysely<DB>, tenant: TenantRow): Promise<TokenResource[]> {
+/** The merchant the credential belongs to (its partner's row, or a signed-in user's merchant). */
+type TenantRef = Pick<TenantRow, 'id'>;
+
+export async function listTokens(db: Kysely<DB>, tenant: TenantRef): Promise<TokenResource[]> {
   const rows = await listTokenRows(db, tenant.id);
   return rows.map(presentToken);
 }
 
-export async function mintToken(db: Kysely<DB>, actor: Actor, tenant: TenantRow, name: string): Promise<TokenResource & { token: string }> {
+/** `abilities`: what the token may do (both unless given), kept in ABILITIES' order. */
+export async function mintToken(db: Kysely<DB>, actor: Actor, tenant: TenantRef, name: string, abilities: readonly Ability[] = ABILITIES): Promise<TokenResource & { token: string }> {
   const token = mintSecret(PREFIXES.tenantToken);
+  const granted = ABILITIES.filter((a) => abilities.includes(a));
   return db.transaction().execute(async (trx) => {
-    const row = await insertToken(trx, { tenant_id: tenant.id, name: name.trim(), abilities: [...ABILITIES], token_hash: hashSecret(token), last4: last4(token) });
-    await recordAudit(trx, { actor, action: 'token.created', tenantId: tenant.id, targetType: 'tenant_token', targetId: row.id, details: { name: row.name } });
+    const row = await insertToken(trx, { tenant_id: tenant.id, name: name.trim(), abilities: granted, token_hash: hashSecret(token), last4: last4(token) });
+    await recordAudit(trx, { actor, action: 'token.created', tenantId: tenant.id, targetType: 'tenant_token', targetId: row.id, details: { name: row.name, abilities: granted } });
     return { ...presentToken(row), token };
   });
 }
@@ -30,7 +36,7 @@ const REVOCABLE = {
 } as const;
 
 /** Revokes a tenant token or fiscalisation key; revoking one twice is not an error (`revoked: false`). */
-async function revokeCredential(db: Kysely<DB>, actor: Actor, tenant: TenantRow, table: keyof typeof REVOCABLE, id: number): Promise<{ revoked: boolean; id: number }> {
+async function revokeCredential(db: Kysely<DB>, actor: Actor, tenant: TenantRef, table: keyof typeof REVOCABLE, id: number): Promise<{ revoked: boolean; id: number }> {
   const { notFound, action, targetType } = REVOCABLE[table];
   return db.transaction().execute(async (trx) => {
     const row = await lockTenantCredential(trx, table, tenant.id, id);
@@ -42,11 +48,11 @@ async function revokeCredential(db: Kysely<DB>, actor: Actor, tenant: TenantRow,
   });
 }
 
-export async function revokeToken(db: Kysely<DB>, actor: Actor, tenant: TenantRow, tokenId: number): Promise<{ revoked: boolean; id: number }> {
+export async function revokeToken(db: Kysely<DB>, actor: Actor, tenant: TenantRef, tokenId: number): Promise<{ revoked: boolean; id: number }> {
   return revokeCredential(db, actor, tenant, 'tenant_tokens', tokenId);
 }
 
-export async function listApiKeys(db: Kysely<DB>, tenant: TenantRow): Promise<ApiKeyResource[]> {
+export async function listApiKeys(db: Kysely<DB>, tenant: TenantRef): Promise<ApiKeyResource[]> {
   const rows = await listApiKeyRows(db, tenant.id);
   return rows.map(presentApiKey);
 }
@@ -54,7 +60,7 @@ export async function listApiKeys(db: Kysely<DB>, tenant: TenantRow): Promise<Ap
 export async function mintApiKey(
   db: Kysely<DB>,
   actor: Actor,
-  tenant: TenantRow,
+  tenant: TenantRef,
   input: { branch?: string | null; dialect?: 'bare' | 'wrapped' },
 ): Promise<ApiKeyResource & { key: string }> {
   const key = mintSecret(PREFIXES.fiscalisationKey);
@@ -70,6 +76,6 @@ export async function mintApiKey(
   });
 }
 
-export async function revokeApiKey(db: Kysely<DB>, actor: Actor, tenant: TenantRow, keyId: number): Promise<{ revoked: boolean; id: number }> {
+export async function revokeApiKey(db: Kysely<DB>, actor: Actor, tenant: TenantRef, keyId: number): Promise<{ revoked: boolean; id: number }> {
   return revokeCredential(db, actor, tenant, 'api_keys', keyId);
 }

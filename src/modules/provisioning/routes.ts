@@ -102,7 +102,7 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
       schema: { operationId: 'createTenantToken', tags: TAG, summary: 'Mint a tenant token (plaintext once)', params: S.TenantParam, body: S.CreateTokenBody, response: { 201: data(S.TenantTokenCreated) } },
     }, async (request, reply) => {
       const tenant = await tenantFor(request, request.params.tenant, true);
-      return reply.code(201).header('cache-control', 'no-store').send({ data: await mintToken(db, actorOf(request), tenant, request.body.name) });
+      return reply.code(201).header('cache-control', 'no-store').send({ data: await mintToken(db, actorOf(request), tenant, request.body.name, request.body.abilities) });
     });
 
     app.delete('/api/v1/tenants/:tenant/tokens/:id', {

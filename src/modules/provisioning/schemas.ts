@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { SCOPES } from '../../http/auth.ts';
+import { ABILITIES, SCOPES } from '../../http/auth.ts';
 import { Nullable, literals, Timestamp, withExample } from '../../http/schema-helpers.ts';
 import { AuthorityBranches } from '../notices/schemas.ts';
 
@@ -107,7 +107,16 @@ export const TenantToken = Type.Object({
 });
 export const TenantTokenCreated = Type.Object({ ...TenantToken.properties, token: Type.String({ description: 'Plaintext, shown once' }) });
 
-export const CreateTokenBody = withExample(Type.Object({ name: Type.String({ minLength: 1, maxLength: 60 }) }), { name: 'Till 2' });
+export const AbilityName = literals(ABILITIES);
+export const CreateTokenBody = withExample(
+  Type.Object({
+    name: Type.String({ minLength: 1, maxLength: 60 }),
+    abilities: Type.Optional(
+      Type.Array(AbilityName, { minItems: 1, maxItems: 2, uniqueItems: true, description: 'What the token may do; both unless given. A token with only `invoices:read` is refused every write (403 `missing_ability`)' }),
+    ),
+  }),
+  { name: 'Till 2' },
+);
 
 export const Dialect = literals(['bare', 'wrapped']);
 

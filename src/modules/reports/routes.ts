@@ -2,7 +2,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
-import { requirePartner, requireTenant } from '../../http/auth.ts';
+import { merchantActor, requirePartner, requireTenant } from '../../http/auth.ts';
 import { ApiError } from '../../http/errors.ts';
 import { data } from '../../http/schema-helpers.ts';
 import { tenantOfPartner } from '../provisioning/tenants-service.ts';
@@ -107,8 +107,8 @@ export function reportRoutes(ctx: AppContext): FastifyPluginAsync {
       config: { auth: { surface: 'merchant', ability: 'invoices:write' } },
       schema: { operationId: 'closeDay', tags: MERCHANT_TAG, summary: "Close a branch's day: take its Z report", description: CLOSE_DESCRIPTION, body: S.CloseDayBody, response: { 200: data(S.DailyReport), 201: data(S.DailyReport) } },
     }, async (request, reply) => {
-      const principal = request.principal;
-      const closedBy = principal?.kind === 'tenant' ? `tenant_token:${principal.token.tokenId}` : 'tenant';
+      const actor = merchantActor(request);
+      const closedBy = `${actor.type}:${actor.id}`;
       const { report, created } = await closeDay(ctx, { tenantId: requireTenant(request).id, date: request.body.date, branch: request.body.branch, closedBy });
       return reply.code(created ? 201 : 200).send({ data: report });
     });

@@ -58,7 +58,7 @@ export const DailyReport = Type.Object({
   currency: Type.String(),
   generatedAt: Timestamp('When these figures were computed'),
   closedAt: Nullable(Timestamp('Z only: when the day was closed')),
-  closedBy: Nullable(Type.String({ description: 'Z only: who closed it (`tenant_token:<id>`, `partner_key:<id>`, `admin`)' })),
+  closedBy: Nullable(Type.String({ description: 'Z only: who closed it (`tenant_token:<id>`, `user:<id>` for a user of the merchant in the console, `partner_key:<id>`, `admin`)' })),
   counts: Type.Object({ documents: Type.Integer(), uploaded: Type.Integer(), pending: Type.Integer(), failed: Type.Integer(), resolved: Type.Integer({ description: 'Failed documents since reissued or marked resolved (docs/offline.md)' }) }, { description: 'Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken)' }),
   documents: Type.Array(
     Type.Object({ type: literals(['sale', 'credit_note', 'debit_note']), status: literals(['pending', 'uploaded', 'failed', 'resolved']), ...Figures.properties }),

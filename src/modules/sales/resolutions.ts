@@ -9,15 +9,21 @@ import type { TenantAccount } from '../../credentials/lookup.ts';
 import type { DB } from '../../db/schema.ts';
 import type { ResolutionKind } from '../../db/tables/sales.ts';
 import { ApiError, fieldError, NotFoundError } from '../../http/errors.ts';
-import { recordAudit } from '../audit/store.ts';
+import { recordAudit, type Actor } from '../audit/store.ts';
 import { enqueueEvent, RESOLVED_EVENT, wakeDeliveryWorkers } from '../webhooks/events.ts';
 import { presentLineRow, presentSale } from './present.ts';
 import type { ReissueBody, SaleResource } from './schemas.ts';
 import { createSale, type WriteRequest, type WriteResult } from './service.ts';
 import { linesOf, lockSale, type SaleRow } from './store.ts';
 
-/** The credential that resolves a document: the merchant's tenant token or its partner's key. */
-export type Resolver = { type: 'tenant_token'; id: number } | { type: 'partner_key'; id: number; partnerId: number };
+/** Who resolves a document: the merchant's tenant token, one of its users (the console) or its partner's key. */
+export type Resolver = { type: 'tenant_token'; id: number } | { type: 'user'; id: number } | { type: 'partner_key'; id: number; partnerId: number };
+
+function actorOf(by: Resolver): Actor {
+  if (by.type === 'tenant_token') return { type: 'tenant_token', tokenId: by.id };
+  if (by.type === 'user') return { type: 'user', userId: by.id };
+  return { type: 'partner_key', keyId: by.id, partnerId: by.partnerId };
+}
 
 /** Locks the document and checks that it may be resolved this way: it must be `failed`. */
 async function lockFailed(trx: Kysely<DB>, tenantId: number, saleId: number, action: 'reissue' | 'resolve'): Promise<SaleRow> {
@@ -74,7 +80,7 @@ async function markResolved(ctx: AppContext, trx: Kysely<DB>, tenant: TenantAcco
   // The row is locked by lockFailed: nothing can have changed it in between.
   if (!row) throw new Error(`sale ${failed.id} changed under its lock`);
   await recordAudit(trx, {
-    actor: resolution.by.type === 'tenant_token' ? { type: 'tenant_token', tokenId: resolution.by.id } : { type: 'partner_key', keyId: resolution.by.id, partnerId: resolution.by.partnerId },
+    actor: actorOf(resolution.by),
     action: resolution.kind === 'reissued' ? 'sale.reissued' : 'sale.resolved',
     tenantId: tenant.id,
     partnerId: tenant.partnerId,

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.ts';
-import { requirePartner, requireTenant } from '../../http/auth.ts';
-import { NotFoundError, unauthenticated } from '../../http/errors.ts';
+import { merchantActor, requirePartner, requireTenant } from '../../http/auth.ts';
+import { NotFoundError } from '../../http/errors.ts';
 import { findTenantAccountOfPartner } from '../../credentials/lookup.ts';
 import { assertTenantInGoodStanding } from '../../credentials/standing.ts';
 import type { TenantAccount } from '../../credentials/lookup.ts';
@@ -27,11 +27,9 @@ const WRITE_DESCRIPTION =
   'status `uploaded` (print it), `failed` (refused by the authority) or `pending` (queued; only an uploaded document is a fiscal receipt). ' +
   'With an Idempotency-Key, a repeat of the same request returns the original document with `Idempotent-Replayed: true`.';
 
-/** The tenant token acting: who resolved a document. */
+/** The tenant token or signed-in user acting: who resolved a document. */
 function resolverOf(request: FastifyRequest): Resolver {
-  const principal = request.principal;
-  if (principal?.kind !== 'tenant') throw unauthenticated('Send Authorization: Bearer <tenant token>.');
-  return { type: 'tenant_token', id: principal.token.tokenId };
+  return merchantActor(request);
 }
 
 const RESOLUTION_DESCRIPTION =

@@ -212,7 +212,7 @@ export const Fiscal = Type.Object({
 export const Resolution = Type.Object(
   {
     kind: literals(['reissued', 'marked'], { description: '`reissued`: replaced by a new document (`replacedBySaleId`); `marked`: nothing had to be filed' }),
-    by: Type.Object({ type: Type.String({ description: 'The kind of credential that resolved it: `tenant_token` (the merchant) or `partner_key` (its partner)' }), id: Nullable(Type.Integer()) }),
+    by: Type.Object({ type: Type.String({ description: 'Who resolved it: `tenant_token` (the merchant\'s token), `user` (a user of the merchant, signed in to the console) or `partner_key` (its partner)' }), id: Nullable(Type.Integer()) }),
     at: Timestamp(),
     note: Nullable(Type.String()),
     replacedBySaleId: Nullable(Type.Integer()),
