@@ -43,6 +43,7 @@ const MERCHANT_CREDENTIALS: readonly Surface[] = ['merchant', 'compat', 'till_lo
 const PARTNER_TENANT_WRITES = [
   'POST /api/v1/tenants/:tenant/devices',
   'POST /api/v1/tenants/:tenant/devices/:branch/initialize',
+  'PATCH /api/v1/tenants/:tenant/devices/:branch',
   'POST /api/v1/tenants/:tenant/tokens',
   'POST /api/v1/tenants/:tenant/api-keys',
   'POST /api/v1/tenants/:tenant/till-logins',
@@ -60,6 +61,14 @@ const ACCOUNT_ADMIN_OPERATIONS = [
   'POST /api/v1/account/api-keys',
   'DELETE /api/v1/account/api-keys/:id',
 ] as const;
+/** The merchant's own device changes (src/modules/provisioning/account-devices-routes.ts). */
+const ACCOUNT_DEVICE_REGISTER = 'POST /api/v1/account/devices';
+const ACCOUNT_DEVICE_INIT = 'POST /api/v1/account/devices/:branch/initialize';
+const ACCOUNT_DEVICE_UPDATE = 'PATCH /api/v1/account/devices/:branch';
+const ACCOUNT_DEVICE_REMOVE = 'DELETE /api/v1/account/devices/:branch';
+const ACCOUNT_DEVICE_WRITES = [ACCOUNT_DEVICE_REGISTER, ACCOUNT_DEVICE_INIT, ACCOUNT_DEVICE_UPDATE, ACCOUNT_DEVICE_REMOVE] as const;
+/** Correcting or removing a device, which only an uninitialised one allows. */
+const DEVICE_CORRECTIONS = ['PATCH /api/v1/tenants/:tenant/devices/:branch', 'DELETE /api/v1/tenants/:tenant/devices/:branch', ACCOUNT_DEVICE_UPDATE, ACCOUNT_DEVICE_REMOVE] as const;
 const PARTNER_KEY_CHANGES = ['POST /api/v1/partner/keys', 'GET /api/v1/partner/keys/:id/secret', 'POST /api/v1/partner/keys/:id/rotate', 'DELETE /api/v1/partner/keys/:id'] as const;
 const SALE = 'POST /api/v1/sales';
 const CREDIT_NOTE = 'POST /api/v1/sales/:sale/credit-note';
@@ -93,8 +102,8 @@ export const ERROR_CODES = {
     answeredBy: { surfaces: AUTHENTICATED },
   },
   api_key_expired: { status: 401, meaning: 'A rotated partner key past its grace window', answeredBy: { surfaces: ['partner'] } },
-  subscription_blocked: { status: 402, meaning: "The merchant's subscription is blocked", answeredBy: { surfaces: MERCHANT_CREDENTIALS, operations: PARTNER_TENANT_WRITES } },
-  quota_exhausted: { status: 402, meaning: 'The merchant used its monthly document quota', answeredBy: { surfaces: MERCHANT_CREDENTIALS, operations: PARTNER_TENANT_WRITES } },
+  subscription_blocked: { status: 402, meaning: "The merchant's subscription is blocked", answeredBy: { surfaces: MERCHANT_CREDENTIALS, operations: [...PARTNER_TENANT_WRITES, ACCOUNT_DEVICE_REGISTER, ACCOUNT_DEVICE_INIT, ACCOUNT_DEVICE_UPDATE] } },
+  quota_exhausted: { status: 402, meaning: 'The merchant used its monthly document quota', answeredBy: { surfaces: MERCHANT_CREDENTIALS, operations: [...PARTNER_TENANT_WRITES, ACCOUNT_DEVICE_REGISTER, ACCOUNT_DEVICE_INIT, ACCOUNT_DEVICE_UPDATE] } },
   partner_suspended: { status: 402, meaning: 'The partner account is suspended (partner endpoints)', answeredBy: { surfaces: ['partner'] } },
   missing_scope: { status: 403, meaning: "The partner key lacks the endpoint's scope", answeredBy: { surfaces: ['partner'] } },
   csrf_token_invalid: {
@@ -105,8 +114,8 @@ export const ERROR_CODES = {
   role_insufficient: {
     status: 403,
     meaning:
-      'The signed-in user\'s role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner',
-    answeredBy: { operations: ACCOUNT_ADMIN_OPERATIONS, ability: 'invoices:write' },
+      'The signed-in user\'s role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users, registering, initialising, correcting or removing devices; an admin inviting or removing an owner',
+    answeredBy: { operations: [...ACCOUNT_ADMIN_OPERATIONS, ...ACCOUNT_DEVICE_WRITES], ability: 'invoices:write' },
   },
   invalid_credentials: { status: 401, meaning: 'Sign-in with a wrong email or password (the same answer for both)', answeredBy: { operations: [SIGNIN] } },
   email_not_verified: { status: 403, meaning: 'Sign-in with the right password before the email address was verified', answeredBy: { operations: [SIGNIN] } },
@@ -121,8 +130,8 @@ export const ERROR_CODES = {
   insufficient_privilege: { status: 403, meaning: 'A key tried to grant scopes it lacks, or an `sk_test_` key touched an `sk_live_` key', answeredBy: { operations: PARTNER_KEY_CHANGES } },
   device_not_found: {
     status: 404,
-    meaning: 'A branch the merchant has not registered (initialising it, minting a key or a till login for it)',
-    answeredBy: { operations: ['POST /api/v1/tenants/:tenant/devices/:branch/initialize', 'POST /api/v1/tenants/:tenant/api-keys', 'POST /api/v1/account/api-keys', 'POST /api/v1/tenants/:tenant/till-logins'] },
+    meaning: 'A branch the merchant has not registered (initialising, correcting or removing it, minting a key or a till login for it)',
+    answeredBy: { operations: ['POST /api/v1/tenants/:tenant/devices/:branch/initialize', 'POST /api/v1/tenants/:tenant/api-keys', 'POST /api/v1/account/api-keys', 'POST /api/v1/tenants/:tenant/till-logins', ACCOUNT_DEVICE_INIT, ...DEVICE_CORRECTIONS] },
   },
   document_not_failed: { status: 409, meaning: 'A reissue or resolve of a document that is not `failed` (only a refused document is resolved, once)', answeredBy: { operations: [REISSUE, PARTNER_REISSUE, RESOLVE, PARTNER_RESOLVE] } },
   sale_not_fiscalised: { status: 409, meaning: 'A credit or debit note on a sale that is not `uploaded`', answeredBy: { operations: [CREDIT_NOTE, DEBIT_NOTE] } },
@@ -135,6 +144,16 @@ export const ERROR_CODES = {
     status: 409,
     meaning: 'Resending a delivery of a disabled webhook endpoint (enable it first)',
     answeredBy: { operations: ['POST /api/v1/webhooks/deliveries/:id/resend'] },
+  },
+  device_initialized: {
+    status: 409,
+    meaning: 'Correcting or removing a device that is initialised: the authority knows it; register another branch, or ask the operator to retire it',
+    answeredBy: { operations: DEVICE_CORRECTIONS },
+  },
+  device_in_use: {
+    status: 409,
+    meaning: 'Correcting or removing a device while its initialisation runs, or removing one that a live fiscalisation key or till login or a kept record refers to (nothing changed; the message says which)',
+    answeredBy: { operations: DEVICE_CORRECTIONS },
   },
   already_rotated: { status: 409, meaning: 'Rotating a key that was already rotated', answeredBy: { operations: ['POST /api/v1/partner/keys/:id/rotate'] } },
   item_not_draft: { status: 409, meaning: 'Releasing an item that is not a draft', answeredBy: { operations: ['POST /api/v1/items/:item/release'] } },
@@ -165,7 +184,7 @@ export const ERROR_CODES = {
   branch_exists: {
     status: 422,
     meaning: 'Registering a branch the merchant already has (the existing device is unchanged)',
-    answeredBy: { operations: ['POST /api/v1/tenants/:tenant/devices'] },
+    answeredBy: { operations: ['POST /api/v1/tenants/:tenant/devices', ACCOUNT_DEVICE_REGISTER] },
   },
   branch_required: { status: 422, meaning: 'The merchant has several branches and none is `000`: send `X-Branch` (reports: `branch`)', answeredBy: { operations: [...BRANCH_WRITES, ...REPORT_BRANCHES] } },
   branch_not_found: {
@@ -186,7 +205,7 @@ export const ERROR_CODES = {
   initialization_failed: {
     status: 422,
     meaning: 'The handshake reached the authority and failed; `message` is the authority\'s text; not retryable',
-    answeredBy: { operations: ['POST /api/v1/tenants/:tenant/devices/:branch/initialize'] },
+    answeredBy: { operations: ['POST /api/v1/tenants/:tenant/devices/:branch/initialize', ACCOUNT_DEVICE_INIT] },
   },
   rate_limited: { status: 429, meaning: 'Over the per-minute limit; see `Retry-After`', answeredBy: { surfaces: ['merchant', 'partner', 'compat', 'till_login', 'account'] } },
   headers_too_large: { status: 431, meaning: 'The request headers are too large', answeredBy: { beforeRouting: true } },
@@ -194,7 +213,7 @@ export const ERROR_CODES = {
   vsdc_unreachable: {
     status: 503,
     meaning: 'The VSDC could not be reached during initialisation; safe to repeat',
-    answeredBy: { operations: ['POST /api/v1/tenants/:tenant/devices/:branch/initialize'] },
+    answeredBy: { operations: ['POST /api/v1/tenants/:tenant/devices/:branch/initialize', ACCOUNT_DEVICE_INIT] },
   },
   levy_not_supported: {
     status: 422,

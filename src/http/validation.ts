@@ -76,6 +76,7 @@ const PATTERN_EXPECTATIONS = new Map<string, string>([
   ['^[0-9A-Za-z]{1,20}$', 'be 1 to 20 letters or digits, e.g. 5022'],
   ['^(?![0-9]+$)[A-Za-z0-9._-]{1,50}$', 'be 1 to 50 letters, digits, dots, dashes or underscores, not digits only, e.g. ZM2NTU0000001'],
   ['^[0-9]{14}$', 'be a date and time as yyyyMMddHHmmss, e.g. 20261121093000'],
+  ['^[0-9]{4}-[0-9]{2}-[0-9]{2}$', 'be a calendar day written YYYY-MM-DD, e.g. 2026-01-15'],
 ]);
 
 const FORMAT_EXPECTATIONS = new Map<string, string>([

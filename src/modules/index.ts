@@ -23,6 +23,7 @@ import { noticeRoutes } from './notices/routes.ts';
 import { authorityPullWorker } from './notices/worker.ts';
 import { draftScanWorker } from './items/draft-scan.ts';
 import { itemRetryWorker } from './items/worker.ts';
+import { accountDeviceRoutes } from './provisioning/account-devices-routes.ts';
 import { provisioningRoutes } from './provisioning/routes.ts';
 import { purchaseRoutes } from './purchases/routes.ts';
 import { purchaseFilingWorker, purchasePullWorker } from './purchases/worker.ts';
@@ -64,6 +65,7 @@ export const moduleRoutes: Array<(ctx: AppContext) => FastifyPluginAsync> = [
   stockRoutes,
   accountRoutes,
   developerRoutes,
+  accountDeviceRoutes,
 ];
 
 export const moduleWorkers: WorkerFactory[] = [

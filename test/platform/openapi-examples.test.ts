@@ -84,6 +84,8 @@ describe(`every request example succeeds against the demo provisioning (${engine
     { operationId: 'createTenant' },
     { operationId: 'updateTenant' },
     { operationId: 'registerDevice' },
+    // The demo's branch 000 is initialised (no longer correctable): the one just registered is not.
+    { operationId: 'updateDevice', path: () => ({ tenant: demo.tenantId, branch: '001' }) },
     { operationId: 'createTenantToken' },
     {
       operationId: 'createFiscalisationKey',
@@ -179,6 +181,9 @@ describe(`every request example succeeds against the demo provisioning (${engine
     // The developer screen, for the merchant just signed up (no branch yet: a key of the merchant).
     { operationId: 'createAccountToken' },
     { operationId: 'createAccountApiKey' },
+    // The signed-up merchant's own devices: it has none yet.
+    { operationId: 'registerAccountDevice' },
+    { operationId: 'updateAccountDevice', path: () => ({ branch: '001' }) },
     { operationId: 'inviteAccountUser' },
     { operationId: 'acceptInvitation', body: (example) => ({ ...example, token: outboxToken('invitation') }) },
     { operationId: 'changePassword' },

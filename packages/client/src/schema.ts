@@ -80,6 +80,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tenants/{tenant}/devices/{branch}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a device that is not initialised
+         * @description Only before initialisation (409 `device_initialized` after). Refused (409 `device_in_use`, nothing changed) while a live fiscalisation key or till login is bound to the branch, or a kept record refers to it; the branch can then be registered again.
+         */
+        delete: operations["removeDevice"];
+        options?: never;
+        head?: never;
+        /**
+         * Correct a device that is not initialised (serial, VSDC address)
+         * @description Only before initialisation: an initialised device answers 409 `device_initialized`. The next initialisation uses the corrected address.
+         */
+        patch: operations["updateDevice"];
+        trace?: never;
+    };
     "/api/v1/tenants/{tenant}/tokens": {
         parameters: {
             query?: never;
@@ -231,7 +255,7 @@ export interface paths {
         };
         /**
          * List sales, newest first
-         * @description All branches, or the one X-Branch names. `reference` matches your clientInvoiceNo or the Idempotency-Key; no match is an empty page.
+         * @description All branches, or the one `branch` (or X-Branch) names. `reference` matches your clientInvoiceNo or the Idempotency-Key; `status`, `type`, and `from`/`to` (the merchant's calendar days, inclusive, in its timezone) narrow further. Filters combine; no match is an empty page.
          */
         get: operations["listSales"];
         put?: never;
@@ -1933,6 +1957,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/account/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your devices, by branch */
+        get: operations["listAccountDevices"];
+        put?: never;
+        /** Register a device (local only) */
+        post: operations["registerAccountDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/devices/{branch}/initialize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Initialise a device: the handshake with the authority
+         * @description No request body. Safe to repeat: an initialised device is returned unchanged; 503 when the VSDC is unreachable.
+         */
+        post: operations["initializeAccountDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/devices/{branch}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a device that is not initialised
+         * @description Only before initialisation (409 `device_initialized` after). Refused (409 `device_in_use`, nothing changed) while a live fiscalisation key or till login is bound to the branch, or a kept record refers to it.
+         */
+        delete: operations["removeAccountDevice"];
+        options?: never;
+        head?: never;
+        /**
+         * Correct a device that is not initialised (serial, VSDC address)
+         * @description Only before initialisation: an initialised device answers 409 `device_initialized`. The next initialisation uses the corrected address.
+         */
+        patch: operations["updateAccountDevice"];
+        trace?: never;
+    };
     "/admin/v1/partners": {
         parameters: {
             query?: never;
@@ -3309,7 +3395,7 @@ export interface operations {
              *
              *     Or a coded error:
              *
-             *     - `device_not_found`: A branch the merchant has not registered (initialising it, minting a key or a till login for it)
+             *     - `device_not_found`: A branch the merchant has not registered (initialising, correcting or removing it, minting a key or a till login for it)
              */
             404: {
                 headers: {
@@ -3409,6 +3495,438 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    removeDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 1 */
+                tenant: number;
+                /** @example 000 */
+                branch: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deleted: boolean;
+                        branch: string;
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             *     - `api_key_expired`: A rotated partner key past its grace window
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `partner_suspended`: The partner account is suspended (partner endpoints)
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_scope`: The partner key lacks the endpoint's scope
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             *
+             *     Or a coded error:
+             *
+             *     - `device_not_found`: A branch the merchant has not registered (initialising, correcting or removing it, minting a key or a till login for it)
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Conflict.
+             *
+             *     A coded error:
+             *
+             *     - `device_initialized`: Correcting or removing a device that is initialised: the authority knows it; register another branch, or ask the operator to retire it
+             *     - `device_in_use`: Correcting or removing a device while its initialisation runs, or removing one that a live fiscalisation key or till login or a kept record refers to (nothing changed; the message says which)
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    updateDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 1 */
+                tenant: number;
+                /** @example 000 */
+                branch: string;
+            };
+            cookie?: never;
+        };
+        /** @description At least one of the fields */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "vsdcBaseUrl": "http://127.0.0.1:8089"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The corrected http(s) base address of the VSDC; the next initialisation uses it */
+                    vsdcBaseUrl?: string;
+                    /** @description The corrected serial of the device */
+                    deviceSerial?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            deviceSerial: string;
+                            branch: string;
+                            vsdcBaseUrl: string;
+                            initialized: boolean;
+                            sdcId: string | null;
+                            mrcNo: string | null;
+                            taxpayerName: string | null;
+                            branchName: string | null;
+                            countersAtInitialization: {
+                                /** @description The VSDC's lastSaleInvcNo: the last sale invoice number it had seen */
+                                lastSaleInvoiceNo: number;
+                                lastSaleReceiptNo: number | null;
+                                lastPurchaseInvoiceNo: number | null;
+                            } | null;
+                            nextInvoiceNo: number | null;
+                            initializedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             *     - `api_key_expired`: A rotated partner key past its grace window
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             *     - `partner_suspended`: The partner account is suspended (partner endpoints)
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_scope`: The partner key lacks the endpoint's scope
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             *
+             *     Or a coded error:
+             *
+             *     - `device_not_found`: A branch the merchant has not registered (initialising, correcting or removing it, minting a key or a till login for it)
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Conflict.
+             *
+             *     A coded error:
+             *
+             *     - `device_initialized`: Correcting or removing a device that is initialised: the authority knows it; register another branch, or ask the operator to retire it
+             *     - `device_in_use`: Correcting or removing a device while its initialisation runs, or removing one that a live fiscalisation key or till login or a kept record refers to (nothing changed; the message says which)
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -4163,7 +4681,7 @@ export interface operations {
              *
              *     Or a coded error:
              *
-             *     - `device_not_found`: A branch the merchant has not registered (initialising it, minting a key or a till login for it)
+             *     - `device_not_found`: A branch the merchant has not registered (initialising, correcting or removing it, minting a key or a till login for it)
              */
             404: {
                 headers: {
@@ -5239,6 +5757,25 @@ export interface operations {
                 page: number;
                 /** @description Your clientInvoiceNo or the Idempotency-Key the sale was created with */
                 reference?: string;
+                /** @description Only documents in this state */
+                status?: "pending" | "uploaded" | "failed" | "resolved";
+                /** @description Only sales, or only credit or debit notes */
+                type?: "sale" | "credit_note" | "debit_note";
+                /**
+                 * @description Only this branch (bhfId, 3 digits); the same as the X-Branch header
+                 * @example 000
+                 */
+                branch?: string;
+                /**
+                 * @description Documents that occurred on or after this day (YYYY-MM-DD) in the merchant's timezone
+                 * @example 2026-01-01
+                 */
+                from?: string;
+                /**
+                 * @description Documents that occurred on or before this day (YYYY-MM-DD, inclusive) in the merchant's timezone
+                 * @example 2026-01-31
+                 */
+                to?: string;
             };
             header?: {
                 /**
@@ -5688,7 +6225,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
-             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users, registering, initialising, correcting or removing devices; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -6224,7 +6761,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
-             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users, registering, initialising, correcting or removing devices; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -6582,7 +7119,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
-             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users, registering, initialising, correcting or removing devices; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -6955,7 +7492,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
-             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users, registering, initialising, correcting or removing devices; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -7282,7 +7819,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
-             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users, registering, initialising, correcting or removing devices; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -9726,7 +10263,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
-             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users, registering, initialising, correcting or removing devices; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -10282,7 +10819,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
-             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users, registering, initialising, correcting or removing devices; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -10688,7 +11225,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
-             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users, registering, initialising, correcting or removing devices; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -10906,7 +11443,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
-             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users, registering, initialising, correcting or removing devices; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -11511,7 +12048,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
-             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users, registering, initialising, correcting or removing devices; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -11761,7 +12298,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
-             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users, registering, initialising, correcting or removing devices; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -12447,7 +12984,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
-             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users, registering, initialising, correcting or removing devices; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -12723,7 +13260,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
-             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users, registering, initialising, correcting or removing devices; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -14484,7 +15021,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
-             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users, registering, initialising, correcting or removing devices; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -16559,7 +17096,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
-             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users, registering, initialising, correcting or removing devices; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -19181,7 +19718,7 @@ export interface operations {
              *
              *     Or a coded error:
              *
-             *     - `device_not_found`: A branch the merchant has not registered (initialising it, minting a key or a till login for it)
+             *     - `device_not_found`: A branch the merchant has not registered (initialising, correcting or removing it, minting a key or a till login for it)
              */
             404: {
                 headers: {
@@ -21239,7 +21776,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
-             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users, registering, initialising, correcting or removing devices; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -21539,7 +22076,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
-             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users, registering, initialising, correcting or removing devices; an admin inviting or removing an owner
              *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
              *     - `tenant_suspended`: The merchant account is suspended
              */
@@ -22960,7 +23497,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
-             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users, registering, initialising, correcting or removing devices; an admin inviting or removing an owner
              */
             403: {
                 headers: {
@@ -23110,7 +23647,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
-             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users, registering, initialising, correcting or removing devices; an admin inviting or removing an owner
              */
             403: {
                 headers: {
@@ -23766,7 +24303,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
-             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users, registering, initialising, correcting or removing devices; an admin inviting or removing an owner
              */
             403: {
                 headers: {
@@ -23913,7 +24450,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
-             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users, registering, initialising, correcting or removing devices; an admin inviting or removing an owner
              */
             403: {
                 headers: {
@@ -24187,7 +24724,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
-             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users, registering, initialising, correcting or removing devices; an admin inviting or removing an owner
              */
             403: {
                 headers: {
@@ -24202,7 +24739,7 @@ export interface operations {
              *
              *     A coded error:
              *
-             *     - `device_not_found`: A branch the merchant has not registered (initialising it, minting a key or a till login for it)
+             *     - `device_not_found`: A branch the merchant has not registered (initialising, correcting or removing it, minting a key or a till login for it)
              */
             404: {
                 headers: {
@@ -24349,7 +24886,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
-             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users; an admin inviting or removing an owner
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users, registering, initialising, correcting or removing devices; an admin inviting or removing an owner
              */
             403: {
                 headers: {
@@ -24370,6 +24907,929 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    listAccountDevices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            deviceSerial: string;
+                            branch: string;
+                            vsdcBaseUrl: string;
+                            initialized: boolean;
+                            sdcId: string | null;
+                            mrcNo: string | null;
+                            taxpayerName: string | null;
+                            branchName: string | null;
+                            countersAtInitialization: {
+                                /** @description The VSDC's lastSaleInvcNo: the last sale invoice number it had seen */
+                                lastSaleInvoiceNo: number;
+                                lastSaleReceiptNo: number | null;
+                                lastPurchaseInvoiceNo: number | null;
+                            } | null;
+                            nextInvoiceNo: number | null;
+                            initializedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                    };
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    registerAccountDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "deviceSerial": "DEMO-DEVICE-0002",
+                 *       "branch": "001",
+                 *       "vsdcBaseUrl": "http://127.0.0.1:8089"
+                 *     }
+                 */
+                "application/json": {
+                    deviceSerial: string;
+                    /** @description Branch id (bhfId), 3 digits; 000 is headquarters */
+                    branch: string;
+                    /** @description http(s) base address of the VSDC, with or without a context path */
+                    vsdcBaseUrl: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            deviceSerial: string;
+                            branch: string;
+                            vsdcBaseUrl: string;
+                            initialized: boolean;
+                            sdcId: string | null;
+                            mrcNo: string | null;
+                            taxpayerName: string | null;
+                            branchName: string | null;
+                            countersAtInitialization: {
+                                /** @description The VSDC's lastSaleInvcNo: the last sale invoice number it had seen */
+                                lastSaleInvoiceNo: number;
+                                lastSaleReceiptNo: number | null;
+                                lastPurchaseInvoiceNo: number | null;
+                            } | null;
+                            nextInvoiceNo: number | null;
+                            initializedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users, registering, initialising, correcting or removing devices; an admin inviting or removing an owner
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             *
+             *     Or a coded error:
+             *
+             *     - `branch_exists`: Registering a branch the merchant already has (the existing device is unchanged)
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    initializeAccountDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 000 */
+                branch: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            deviceSerial: string;
+                            branch: string;
+                            vsdcBaseUrl: string;
+                            initialized: boolean;
+                            sdcId: string | null;
+                            mrcNo: string | null;
+                            taxpayerName: string | null;
+                            branchName: string | null;
+                            countersAtInitialization: {
+                                /** @description The VSDC's lastSaleInvcNo: the last sale invoice number it had seen */
+                                lastSaleInvoiceNo: number;
+                                lastSaleReceiptNo: number | null;
+                                lastPurchaseInvoiceNo: number | null;
+                            } | null;
+                            nextInvoiceNo: number | null;
+                            initializedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users, registering, initialising, correcting or removing devices; an admin inviting or removing an owner
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             *
+             *     Or a coded error:
+             *
+             *     - `device_not_found`: A branch the merchant has not registered (initialising, correcting or removing it, minting a key or a till login for it)
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             *
+             *     Or a coded error:
+             *
+             *     - `initialization_failed`: The handshake reached the authority and failed; `message` is the authority's text; not retryable
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Service unavailable.
+             *
+             *     A coded error:
+             *
+             *     - `vsdc_unreachable`: The VSDC could not be reached during initialisation; safe to repeat
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    removeAccountDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 000 */
+                branch: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deleted: boolean;
+                        branch: string;
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users, registering, initialising, correcting or removing devices; an admin inviting or removing an owner
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             *
+             *     Or a coded error:
+             *
+             *     - `device_not_found`: A branch the merchant has not registered (initialising, correcting or removing it, minting a key or a till login for it)
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Conflict.
+             *
+             *     A coded error:
+             *
+             *     - `device_initialized`: Correcting or removing a device that is initialised: the authority knows it; register another branch, or ask the operator to retire it
+             *     - `device_in_use`: Correcting or removing a device while its initialisation runs, or removing one that a live fiscalisation key or till login or a kept record refers to (nothing changed; the message says which)
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    updateAccountDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 000 */
+                branch: string;
+            };
+            cookie?: never;
+        };
+        /** @description At least one of the fields */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "vsdcBaseUrl": "http://127.0.0.1:8089"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The corrected http(s) base address of the VSDC; the next initialisation uses it */
+                    vsdcBaseUrl?: string;
+                    /** @description The corrected serial of the device */
+                    deviceSerial?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            deviceSerial: string;
+                            branch: string;
+                            vsdcBaseUrl: string;
+                            initialized: boolean;
+                            sdcId: string | null;
+                            mrcNo: string | null;
+                            taxpayerName: string | null;
+                            branchName: string | null;
+                            countersAtInitialization: {
+                                /** @description The VSDC's lastSaleInvcNo: the last sale invoice number it had seen */
+                                lastSaleInvoiceNo: number;
+                                lastSaleReceiptNo: number | null;
+                                lastPurchaseInvoiceNo: number | null;
+                            } | null;
+                            nextInvoiceNo: number | null;
+                            initializedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, inviting or removing users, registering, initialising, correcting or removing devices; an admin inviting or removing an owner
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             *
+             *     Or a coded error:
+             *
+             *     - `device_not_found`: A branch the merchant has not registered (initialising, correcting or removing it, minting a key or a till login for it)
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Conflict.
+             *
+             *     A coded error:
+             *
+             *     - `device_initialized`: Correcting or removing a device that is initialised: the authority knows it; register another branch, or ask the operator to retire it
+             *     - `device_in_use`: Correcting or removing a device while its initialisation runs, or removing one that a live fiscalisation key or till login or a kept record refers to (nothing changed; the message says which)
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
                 };
             };
             /**

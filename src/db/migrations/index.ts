@@ -19,6 +19,7 @@ import * as stock from './0012_stock.ts';
 import * as salesWriteIndexes from './0018_sales_write_indexes.ts';
 import * as resolutionsReceipts from './0017_resolutions_receipts.ts';
 import * as merchantAccounts from './0019_merchant_accounts.ts';
+import * as salesListFilters from './0021_sales_list_filters.ts';
 
 /** Every migration, in order. A migration is a list of SQL statements run one by one. */
 const migrations: Record<string, { up: string[] }> = {
@@ -41,6 +42,7 @@ const migrations: Record<string, { up: string[] }> = {
   '0018_sales_write_indexes': salesWriteIndexes,
   '0017_resolutions_receipts': resolutionsReceipts,
   '0019_merchant_accounts': merchantAccounts,
+  '0021_sales_list_filters': salesListFilters,
 };
 
 function toKysely(statements: string[]): Migration {

@@ -6,7 +6,7 @@ import { requirePartner } from '../../http/auth.ts';
 import { PageQuery, Paginated } from '../../http/pagination.ts';
 import type { Actor } from '../audit/store.ts';
 import { listApiKeys, listTokens, mintApiKey, mintToken, revokeApiKey, revokeToken } from './credentials-service.ts';
-import { initializeDevice, registerDevice } from './devices-service.ts';
+import { initializeDevice, registerDevice, removeDevice, updateDevice } from './devices-service.ts';
 import { vsdcHandshake } from './handshake.ts';
 import { learnBranchesAtInitialisation } from '../notices/service.ts';
 import { listPartnerKeys, mintPartnerKey, readPartnerKeySecret, revokePartnerKey, rotatePartnerKey } from './partner-keys-service.ts';
@@ -91,6 +91,35 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
         }),
       };
     });
+
+    app.patch('/api/v1/tenants/:tenant/devices/:branch', {
+      config: { auth: { surface: 'partner', scope: 'devices:write' } },
+      schema: {
+        operationId: 'updateDevice',
+        tags: TAG,
+        summary: 'Correct a device that is not initialised (serial, VSDC address)',
+        description: 'Only before initialisation: an initialised device answers 409 `device_initialized`. The next initialisation uses the corrected address.',
+        params: S.TenantBranchParam,
+        body: S.UpdateDeviceBody,
+        response: { 200: data(S.Device) },
+      },
+    }, async (request) => {
+      const tenant = await tenantFor(request, request.params.tenant, true);
+      return { data: await updateDevice(db, actorOf(request), tenant, request.params.branch, request.body) };
+    });
+
+    app.delete('/api/v1/tenants/:tenant/devices/:branch', {
+      config: { auth: { surface: 'partner', scope: 'devices:write' } },
+      schema: {
+        operationId: 'removeDevice',
+        tags: TAG,
+        summary: 'Remove a device that is not initialised',
+        description:
+          'Only before initialisation (409 `device_initialized` after). Refused (409 `device_in_use`, nothing changed) while a live fiscalisation key or till login is bound to the branch, or a kept record refers to it; the branch can then be registered again.',
+        params: S.TenantBranchParam,
+        response: { 200: S.DeviceRemoved },
+      },
+    }, async (request) => removeDevice(db, actorOf(request), await tenantFor(request, request.params.tenant, false), request.params.branch));
 
     app.get('/api/v1/tenants/:tenant/tokens', {
       config: { auth: { surface: 'partner', scope: 'keys:write' } },

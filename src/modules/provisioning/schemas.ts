@@ -87,15 +87,31 @@ export const UpdateTenantBody = withExample(
   { offlinePolicy: 'queue', timezone: 'Africa/Lusaka', stockTracking: true },
 );
 
+const VsdcBaseUrl = (description: string) => Type.String({ minLength: 1, maxLength: 500, pattern: '^https?://[^\\s]+$', description });
+
 export const RegisterDeviceBody = withExample(
   Type.Object({
     deviceSerial: Type.String({ minLength: 1, maxLength: 100 }),
     branch: BranchId,
-    vsdcBaseUrl: Type.String({ minLength: 1, maxLength: 500, pattern: '^https?://[^\\s]+$', description: 'http(s) base address of the VSDC, with or without a context path' }),
+    vsdcBaseUrl: VsdcBaseUrl('http(s) base address of the VSDC, with or without a context path'),
   }),
   // The development start's built-in simulator (SIMULATOR_PORT 8089); its demo device is branch 000.
   { deviceSerial: 'DEMO-DEVICE-0002', branch: '001', vsdcBaseUrl: 'http://127.0.0.1:8089' },
 );
+
+/** Corrections to a device that is not initialised yet; the branch cannot change. */
+export const UpdateDeviceBody = withExample(
+  Type.Object(
+    {
+      vsdcBaseUrl: Type.Optional(VsdcBaseUrl('The corrected http(s) base address of the VSDC; the next initialisation uses it')),
+      deviceSerial: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'The corrected serial of the device' })),
+    },
+    { additionalProperties: false, description: 'At least one of the fields' },
+  ),
+  { vsdcBaseUrl: 'http://127.0.0.1:8089' },
+);
+
+export const DeviceRemoved = Type.Object({ deleted: Type.Boolean(), branch: Type.String() });
 
 export const TenantToken = Type.Object({
   id: Type.Integer(),

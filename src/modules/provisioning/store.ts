@@ -268,3 +268,55 @@ export async function deviceForKey(db: Kysely<DB>, tenantId: number, branch: str
 export async function insertApiKey(db: Kysely<DB>, values: Insertable<ApiKeysTable>) {
   return db.insertInto('api_keys').values(values).returningAll().executeTakeFirstOrThrow();
 }
+
+// --- Correcting and removing an uninitialised device ------------------------------------------
+
+/** The tenant's device for the branch, locked for a correction or a removal. */
+export async function lockDevice(db: Kysely<DB>, tenantId: number, branch: string): Promise<(DeviceRow & { claimed: boolean }) | undefined> {
+  return db
+    .selectFrom('devices')
+    .selectAll()
+    .select(sql<boolean>`coalesce(init_claimed_until > now(), false)`.as('claimed'))
+    .where('tenant_id', '=', tenantId)
+    .where('branch', '=', branch)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+export async function updateDeviceRow(db: Kysely<DB>, deviceId: number, changes: { vsdc_base_url?: string; device_serial?: string }): Promise<DeviceRow> {
+  return db.updateTable('devices').set({ ...changes, updated_at: sql`now()` }).where('id', '=', deviceId).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Live credentials bound to the device: unrevoked fiscalisation keys and undeleted till logins. */
+export async function liveCredentialsOfDevice(db: Kysely<DB>, deviceId: number): Promise<{ keys: number[]; tillLogins: number[] }> {
+  const [keys, logins] = await Promise.all([
+    db.selectFrom('api_keys').select('id').where('device_id', '=', deviceId).where('revoked_at', 'is', null).orderBy('id').execute(),
+    db.selectFrom('till_logins').select('id').where('device_id', '=', deviceId).where('deleted_at', 'is', null).orderBy('id').execute(),
+  ]);
+  return { keys: keys.map((r) => r.id), tillLogins: logins.map((r) => r.id) };
+}
+
+/**
+ * Rows that only keep a branch's working state (queue leases, pull cursors, alarm memory,
+ * counters), never a record of its own: they go with the device.
+ */
+const DEVICE_STATE_TABLES = ['filing_queues', 'backlog_alarms', 'stock_branches', 'import_pulls', 'purchase_pulls', 'purchase_invoice_counters'] as const;
+
+/**
+ * Deletes the device, its working state, its deleted till logins and the binding of its revoked
+ * keys (dead credentials: the audit log keeps their creation and end, with the branch). Anything
+ * else that refers to the device (documents, purchases, stock, customs lines, reports, …) is a
+ * record to keep: the delete then fails with a foreign-key violation, which the caller turns
+ * into a refusal. Run inside the caller's transaction, after it checked for live credentials.
+ */
+export async function deleteDeviceRows(db: Kysely<DB>, deviceId: number): Promise<void> {
+  for (const table of DEVICE_STATE_TABLES) await db.deleteFrom(table).where('device_id', '=', deviceId).execute();
+  await db.deleteFrom('till_logins').where('device_id', '=', deviceId).where('deleted_at', 'is not', null).execute();
+  await db.updateTable('api_keys').set({ device_id: null }).where('device_id', '=', deviceId).where('revoked_at', 'is not', null).execute();
+  await db.deleteFrom('devices').where('id', '=', deviceId).execute();
+}
+
+/** A tenant by id (the signed-in user's own merchant). */
+export async function findTenantRow(db: Kysely<DB>, tenantId: number): Promise<TenantRow | undefined> {
+  return db.selectFrom('tenants').selectAll().where('id', '=', tenantId).executeTakeFirst();
+}

@@ -55,7 +55,8 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
         operationId: 'listSales',
         tags: TAG,
         summary: 'List sales, newest first',
-        description: 'All branches, or the one X-Branch names. `reference` matches your clientInvoiceNo or the Idempotency-Key; no match is an empty page.',
+        description:
+          'All branches, or the one `branch` (or X-Branch) names. `reference` matches your clientInvoiceNo or the Idempotency-Key; `status`, `type`, and `from`/`to` (the merchant\'s calendar days, inclusive, in its timezone) narrow further. Filters combine; no match is an empty page.',
         headers: S.BranchHeaders,
         querystring: S.ListSalesQuery,
         response: { 200: Paginated(S.Sale) },

@@ -175,7 +175,13 @@ export const IdempotencyHeaders = Type.Object({ 'idempotency-key': WriteHeaders.
 export const ListSalesQuery = Type.Object({
   page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1; 20 items a page.' }),
   reference: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Your clientInvoiceNo or the Idempotency-Key the sale was created with' })),
+  status: Type.Optional(literals(['pending', 'uploaded', 'failed', 'resolved'], { description: 'Only documents in this state' })),
+  type: Type.Optional(literals(['sale', 'credit_note', 'debit_note'], { description: 'Only sales, or only credit or debit notes' })),
+  branch: Type.Optional(Type.String({ pattern: '^[0-9]{3}$', description: 'Only this branch (bhfId, 3 digits); the same as the X-Branch header', examples: ['000'] })),
+  from: Type.Optional(Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: "Documents that occurred on or after this day (YYYY-MM-DD) in the merchant's timezone", examples: ['2026-01-01'] })),
+  to: Type.Optional(Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: "Documents that occurred on or before this day (YYYY-MM-DD, inclusive) in the merchant's timezone", examples: ['2026-01-31'] })),
 });
+export type ListSalesQuery = Static<typeof ListSalesQuery>;
 
 // ---- responses ----
 

@@ -7,14 +7,15 @@ import type { DB } from '../../db/schema.ts';
 import type { TenantAccount } from '../../credentials/lookup.ts';
 import { currentMonth } from '../../credentials/standing.ts';
 import { isUniqueViolation } from '../../db/database.ts';
-import { ApiError, FieldErrors, NotFoundError } from '../../http/errors.ts';
+import { ApiError, FieldErrors, NotFoundError, fieldError } from '../../http/errors.ts';
+import { daysBetween, daysRange, parseDay } from '../../lib/time-zones.ts';
 import { pageOf, type Page } from '../../http/pagination.ts';
 import type { FilingDetails } from '../../vsdc/sales-body.ts';
 import type { ComputedSale } from '../../vsdc/tax.ts';
 import { branchForWrite, pickBranch } from './branches.ts';
 import { idempotencyKeyOf, requestFingerprint } from './idempotency.ts';
 import { presentLineRow, presentNewLine, presentSale } from './present.ts';
-import type { CreateSaleBody, MeResource, SaleResource } from './schemas.ts';
+import type { CreateSaleBody, ListSalesQuery, MeResource, SaleResource } from './schemas.ts';
 import { authorityBranchesFor } from '../notices/service.ts';
 import { FILING_CHANNEL, PROCESS_TAG, saleSignals } from './signals.ts';
 import {
@@ -24,6 +25,8 @@ import {
   insertDocument,
   linesOf,
   listSales,
+  timezoneOf,
+  type SaleFilter,
   type InsertOutcome,
   type NewDocument,
   type NewLine,
@@ -298,21 +301,37 @@ async function presentRows(ctx: AppContext, rows: SaleRow[]): Promise<SaleResour
 }
 
 /** Without X-Branch the list covers every branch of the merchant; with it, that branch only. */
-export async function listSalesPage(
-  ctx: AppContext,
-  tenantId: number,
-  branchHeader: string | undefined,
-  query: { page: number; reference?: string },
-): Promise<Page<SaleResource>> {
-  let deviceId: number | undefined;
-  if (branchHeader !== undefined) deviceId = pickBranch(await devicesOfTenant(ctx.db, tenantId), branchHeader)!.id;
-  const { rows, total } = await listSales(
-    ctx.db,
-    tenantId,
-    { ...(deviceId !== undefined ? { deviceId } : {}), ...(query.reference !== undefined ? { reference: query.reference } : {}) },
-    query.page,
-  );
+export async function listSalesPage(ctx: AppContext, tenantId: number, branchHeader: string | undefined, query: ListSalesQuery): Promise<Page<SaleResource>> {
+  const filter: SaleFilter = {};
+  if (query.branch !== undefined && branchHeader !== undefined && query.branch !== branchHeader) {
+    throw fieldError('branch', `The branch field (${query.branch}) and the X-Branch header (${branchHeader}) name different branches: send one of them.`);
+  }
+  const branch = query.branch ?? branchHeader;
+  if (branch !== undefined) {
+    const device = (await devicesOfTenant(ctx.db, tenantId)).find((d) => d.branch === branch);
+    if (!device) throw new ApiError(422, 'branch_not_found', `Branch ${branch} is not a branch of this merchant. GET /api/v1/me lists its branches.`);
+    filter.deviceId = device.id;
+  }
+  if (query.reference !== undefined) filter.reference = query.reference;
+  if (query.status !== undefined) filter.status = query.status;
+  if (query.type !== undefined) filter.type = query.type;
+  if (query.from !== undefined || query.to !== undefined) Object.assign(filter, occurredWithin(query.from, query.to, await timezoneOf(ctx.db, tenantId)));
+  const { rows, total } = await listSales(ctx.db, tenantId, filter, query.page);
   return pageOf(await presentRows(ctx, rows), total, query.page);
+}
+
+/** The instants of the merchant's days `from`..`to` (inclusive; either may be open). */
+function occurredWithin(from: string | undefined, to: string | undefined, timezone: string): Pick<SaleFilter, 'occurredFrom' | 'occurredBefore'> {
+  const errors = new FieldErrors();
+  for (const [field, day] of [['from', from], ['to', to]] as const) {
+    if (day !== undefined && !parseDay(day)) errors.add(field, `The ${field} field must be a calendar day written YYYY-MM-DD, such as 2026-01-15; ${day} is not one.`);
+  }
+  if (errors.size > 0) throw errors.toError();
+  if (from !== undefined && to !== undefined && daysBetween(from, to) < 0) throw fieldError('to', `The to field must not be before from (${from}).`);
+  return {
+    ...(from === undefined ? {} : { occurredFrom: daysRange(from, from, timezone).from }),
+    ...(to === undefined ? {} : { occurredBefore: daysRange(to, to, timezone).to }),
+  };
 }
 
 export async function describeMe(ctx: AppContext, tenant: TenantAccount, branchHeader: string | undefined): Promise<MeResource> {

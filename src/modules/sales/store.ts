@@ -369,20 +369,43 @@ export interface SaleFilter {
   deviceId?: number;
   /** Matches the caller's clientInvoiceNo or the Idempotency-Key (both indexed per tenant). */
   reference?: string;
+  status?: SaleRow['status'];
+  type?: SaleRow['type'];
+  /** `occurred_at` in [occurredFrom, occurredBefore): the merchant's days, as instants. */
+  occurredFrom?: Date;
+  occurredBefore?: Date;
 }
 
+/**
+ * One page of the tenant's documents, newest first, and how many match. Every filter is a
+ * condition of the one statement (and its count); each narrows through an index of the tenant's
+ * rows (EXPLAIN, generic plans, PostgreSQL): a branch through sales_device_list (or a BitmapAnd
+ * with sales_tenant_status), a status through sales_tenant_status, a note type through the
+ * partial sales_tenant_notes, days through sales_tenant_occurred, a reference through its own
+ * indexes; a plain `type=sale` walks sales_tenant_list (most rows are sales).
+ */
 export async function listSales(db: Kysely<DB>, tenantId: number, filter: SaleFilter, page: number): Promise<{ rows: SaleRow[]; total: number }> {
   let query = db.selectFrom('sales').where('tenant_id', '=', tenantId);
   if (filter.deviceId !== undefined) query = query.where('device_id', '=', filter.deviceId);
   const reference = filter.reference;
   if (reference !== undefined) query = query.where((eb) => eb.or([eb('client_invoice_no', '=', reference), eb('reference', '=', reference)]));
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  if (filter.type !== undefined) query = query.where('type', '=', filter.type);
+  // Written out (not a parameter), so that the generic plan can use the partial sales_tenant_notes.
+  if (filter.type !== undefined && filter.type !== 'sale') query = query.where(sql<boolean>`type <> 'sale'`);
+  if (filter.occurredFrom !== undefined) query = query.where('occurred_at', '>=', filter.occurredFrom);
+  if (filter.occurredBefore !== undefined) query = query.where('occurred_at', '<', filter.occurredBefore);
+  const counted = reference !== undefined || filter.status !== undefined || filter.type !== undefined || filter.occurredFrom !== undefined || filter.occurredBefore !== undefined;
   const [rows, total] = await Promise.all([
     query.selectAll().orderBy('id', 'desc').limit(PER_PAGE).offset(offsetOf(page)).execute(),
-    reference !== undefined
-      ? query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow().then((r) => Number(r.n))
-      : documentsOf(db, tenantId, filter.deviceId),
+    counted ? query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow().then((r) => Number(r.n)) : documentsOf(db, tenantId, filter.deviceId),
   ]);
   return { rows, total };
+}
+
+export async function timezoneOf(db: Kysely<DB>, tenantId: number): Promise<string> {
+  const row = await db.selectFrom('tenants').select('timezone').where('id', '=', tenantId).executeTakeFirstOrThrow();
+  return row.timezone;
 }
 
 /**
