@@ -222,6 +222,17 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
     await page.getByRole('link', { name: `No. ${sale.invoiceNo}`, exact: true }).waitFor();
     await shoot('documents');
 
+    // The export link downloads this month's documents as CSV with the session cookie.
+    await open('Export', 'Export');
+    const exportUrl = await page.getByTestId('export-link').getAttribute('href');
+    assert.match(exportUrl!, /^\/api\/v1\/exports\/documents\?from=\d{4}-\d{2}-01&to=\d{4}-\d{2}-\d{2}&format=csv$/);
+    const csv = await page.request.get(`${base}${exportUrl}`);
+    assert.equal(csv.status(), 200);
+    assert.match(csv.headers()['content-type']!, /^text\/csv/);
+    const lines = (await csv.text()).trim().split('\r\n');
+    assert.match(lines[0]!, /^documentId,type,status,/);
+    assert.equal(lines.filter((line) => line.includes('Claw hammer')).length, 2, 'the sale and its credit note, one line each');
+
     // Revoke the token in the page: the next call with it is a 401.
     await open('Developer', 'Developer');
     await page.getByRole('button', { name: 'Revoke token Till 1' }).click();
