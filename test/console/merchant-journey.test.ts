@@ -138,6 +138,10 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
     await page.goto('about:blank');
     await page.goto(verifyLink);
     await page.getByText(/unknown, already used or expired/).waitFor();
+    // The plan's rate limit (120 a minute on the free trial) is not what this test is about.
+    const { tenant_id: tenantId } = await h.ctx.db.selectFrom('users').select('tenant_id').where('email', '=', ownerEmail).executeTakeFirstOrThrow();
+    const unlimited = await h.t.inject({ method: 'PATCH', url: `/admin/v1/tenants/${tenantId}`, headers: bearer(TEST_ADMIN_TOKEN), payload: { rateLimitPerMinute: 1_000_000 } });
+    assert.equal(unlimited.statusCode, 200, unlimited.body);
 
     // Signing in with a wrong password says so; the right one opens the console.
     await page.goto(`${base}/console/`);
@@ -246,7 +250,7 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
     for (const [view, heading] of VIEWS) {
       await page.setViewportSize(LAPTOP);
       await open(view, heading);
-      if (!['Documents', 'Devices', 'Developer'].includes(view)) await shoot(view.toLowerCase().replace(/[^a-z]+/g, '-'));
+      if (['Export', 'Users', 'Account'].includes(view)) await shoot(view.toLowerCase().replace(/[^a-z]+/g, '-'));
       else await assertFitsPhone(view);
     }
     await page.setViewportSize(LAPTOP);
@@ -303,5 +307,38 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
     assert.equal((await block('active')).statusCode, 200);
     await open('Documents', 'Documents');
     await banner.waitFor({ state: 'detached' });
+  });
+
+  test('a refused document: Backlog & failed lists it, and its page reissues it with a corrected customer', async () => {
+    const { tpin } = await h.ctx.db.selectFrom('tenants').innerJoin('users', 'users.tenant_id', 'tenants.id').select('tenants.tpin').where('users.email', '=', ownerEmail).executeTakeFirstOrThrow();
+    h.sim.control.setFaults(tpin, '000', { reject: { count: 1, code: '910', message: 'Request parameter error' } });
+    // Filed from the console's own session: the cookie, and the CSRF token the console keeps.
+    const csrf = await page.evaluate<string>("JSON.parse(sessionStorage.getItem('fiscal-gateway.console.session')).csrf");
+    const posted = await page.request.post(`${base}/api/v1/sales`, {
+      headers: { 'x-csrf-token': csrf },
+      data: saleBody({ clientInvoiceNo: 'KH-000002', customer: { name: 'Mwila Trading', tpin: '1000000000' } }, [{ name: 'Spirit level', price: 240 }]),
+    });
+    assert.equal(posted.status(), 201, await posted.text());
+    const refused = ((await posted.json()) as { data: { id: number; invoiceNo: number } }).data;
+    await eventually(async () => {
+      const res = await page.request.get(`${base}/api/v1/sales/${refused.id}`);
+      return ((await res.json()) as { data: { status: string } }).data.status === 'failed' ? true : undefined;
+    }, 'the authority to refuse the sale');
+
+    await open('Backlog & failed', 'Backlog & failed');
+    await page.getByText('Request parameter error').waitFor();
+    await shoot('backlog');
+    await page.getByRole('link', { name: `No. ${refused.invoiceNo}`, exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: `Sale No. ${refused.invoiceNo}` }).waitFor();
+    await page.getByRole('alert').getByText(/refused it \(code 910\)/).waitFor();
+    await shoot('failed-document');
+    await page.getByLabel('Customer TPIN').fill('2000000011');
+    await page.getByRole('button', { name: 'Reissue as a new sale' }).click();
+    await page.getByRole('link', { name: `Refused document ${refused.id}` }).waitFor();
+    await page.getByRole('heading', { level: 1, name: `Sale No. ${refused.invoiceNo + 1}` }).waitFor();
+    const original = await page.request.get(`${base}/api/v1/sales/${refused.id}`);
+    const resolved = ((await original.json()) as { data: { status: string; resolution: { kind: string } } }).data;
+    assert.equal(resolved.status, 'resolved');
+    assert.equal(resolved.resolution.kind, 'reissued');
   });
 });
