@@ -71,7 +71,11 @@ export async function publicRequest<T>(method: string, path: string, json?: unkn
 }
 
 export class Api {
-  constructor(readonly session: Session | undefined) {}
+  constructor(
+    readonly session: Session | undefined,
+    /** Called when the gateway no longer knows the merchant's session (401): signed out elsewhere, expired. */
+    private readonly onSessionEnded?: () => void,
+  ) {}
 
   private async request(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
     const { accept = 'application/json', json, headers: extra = {} } = options;
@@ -93,7 +97,10 @@ export class Api {
     } catch {
       throw new ApiProblem(0, 'network', 'The gateway could not be reached. Check your connection and try again.');
     }
-    if (!response.ok) throw await problemOf(response);
+    if (!response.ok) {
+      if (response.status === 401 && session?.role === 'merchant') this.onSessionEnded?.();
+      throw await problemOf(response);
+    }
     return response;
   }
 

@@ -204,7 +204,7 @@ async function render(options: { focus?: boolean; navigated?: boolean } = {}): P
   }
   document.title = `${route.label} · fiscal-gateway console`;
   const ctx: ViewContext = {
-    api: new Api(session),
+    api: new Api(session, () => forget('Your session has ended. Sign in again.')),
     params,
     announce: (message) => {
       live.textContent = message;

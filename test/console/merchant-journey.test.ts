@@ -341,4 +341,17 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
     assert.equal(resolved.status, 'resolved');
     assert.equal(resolved.resolution.kind, 'reissued');
   });
+
+  test('Account: a wrong current password is named; signing out everywhere ends this session too', async () => {
+    await open('Account', 'Account');
+    await page.getByLabel('Current password').fill('not my password at all');
+    await page.getByLabel('New password').fill('a brand new passphrase');
+    await page.getByRole('button', { name: 'Change the password' }).click();
+    await page.locator('#password-message').getByText('The current password is wrong.').waitFor();
+    await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await page.getByRole('button', { name: 'Yes, sign out everywhere' }).click();
+    await page.getByRole('heading', { name: 'Sign in to the console' }).waitFor();
+    const me = await page.request.get(`${base}/api/v1/account/me`);
+    assert.equal(me.status(), 401, 'the cookie no longer signs anyone in');
+  });
 });
