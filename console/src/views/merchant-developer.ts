@@ -45,6 +45,10 @@ function revealed(kind: string, secret: string, ctx: ViewContext): HTMLElement {
     },
     'Copy',
   );
+  // Once on the page, bring it into view and put the keyboard on Copy.
+  requestAnimationFrame(() => {
+    if (button.isConnected) button.focus();
+  });
   return h(
     'div',
     { class: 'notice notice-ok revealed', role: 'status' },
