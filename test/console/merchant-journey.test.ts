@@ -252,6 +252,10 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
       await open(view, heading);
       if (['Export', 'Users', 'Account'].includes(view)) await shoot(view.toLowerCase().replace(/[^a-z]+/g, '-'));
       else await assertFitsPhone(view);
+      const unlabelled = await page.evaluate<string[]>(
+        "[...document.querySelectorAll('input:not([type=hidden]):not([hidden]), select, textarea')].filter((el) => !el.labels?.length && !el.getAttribute('aria-label')).map((el) => el.outerHTML)",
+      );
+      assert.deepEqual(unlabelled, [], `${view}: every control has a label`);
     }
     await page.setViewportSize(LAPTOP);
   });
