@@ -1,23 +1,45 @@
-// The console: sign-in, then a hash-routed set of views over the partner or operator API.
-import { Api, loadSession, saveSession, type Role, type Session } from './api.ts';
+// The console: sign-in, then a hash-routed set of views over the merchant, partner or operator API.
+import { Api, ApiProblem, loadSession, saveSession, type Role, type Session } from './api.ts';
 import { h, replaceChildren } from './dom.ts';
-import { errorBox, type View, type ViewContext } from './view.ts';
+import type { AccountSession } from './types.ts';
+import { errorBox, standingBanner, type View, type ViewContext } from './view.ts';
+import { accountPage, forgotPasswordView, signUpView } from './views/account-pages.ts';
 import { activityView } from './views/activity.ts';
 import { backlogView } from './views/backlog.ts';
 import { documentsView } from './views/documents.ts';
+import { merchantAccountView } from './views/merchant-account.ts';
+import { merchantBacklogView } from './views/merchant-backlog.ts';
+import { developerView } from './views/merchant-developer.ts';
+import { devicesView } from './views/merchant-devices.ts';
+import { merchantDocumentView } from './views/merchant-document.ts';
+import { merchantDocumentsView } from './views/merchant-documents.ts';
+import { exportView } from './views/merchant-export.ts';
+import { usersView } from './views/merchant-users.ts';
 import { noticesView } from './views/notices.ts';
 import { auditView, merchantsView, partnersView } from './views/operator.ts';
 import { reconciliationsView } from './views/reconciliations.ts';
-import { signInView } from './views/signin.ts';
+import { signInView, type SignedIn } from './views/signin.ts';
 import { webhooksView } from './views/webhooks.ts';
 
 interface Route {
   path: string;
   label: string;
   view: View;
+  /** Reached from another view, not from the navigation; `parent` is the navigation entry it belongs to. */
+  parent?: string;
 }
 
 const ROUTES: Record<Role, Route[]> = {
+  merchant: [
+    { path: 'documents', label: 'Documents', view: merchantDocumentsView },
+    { path: 'document', label: 'Document', view: merchantDocumentView, parent: 'documents' },
+    { path: 'backlog', label: 'Backlog & failed', view: merchantBacklogView },
+    { path: 'export', label: 'Export', view: exportView },
+    { path: 'devices', label: 'Devices', view: devicesView },
+    { path: 'developer', label: 'Developer', view: developerView },
+    { path: 'users', label: 'Users', view: usersView },
+    { path: 'account', label: 'Account', view: merchantAccountView },
+  ],
   partner: [
     { path: 'backlog', label: 'Backlog', view: backlogView('/api/v1/partner/backlog', '#/documents') },
     { path: 'documents', label: 'Documents', view: documentsView('/api/v1/partner/documents', { printable: true }) },
@@ -37,8 +59,12 @@ const ROUTES: Record<Role, Route[]> = {
   ],
 };
 
+const TITLES: Record<Role, string> = { merchant: 'Merchant console', partner: 'Partner console', operator: 'Operator console' };
+
 const root = document.getElementById('app')!;
 let session: Session | undefined = loadSession();
+let account: AccountSession | undefined;
+let signInNotice: string | undefined;
 let timers: number[] = [];
 let renderCount = 0;
 
@@ -47,65 +73,138 @@ function clearTimers(): void {
   timers = [];
 }
 
-function currentRoute(role: Role): { route: Route; params: URLSearchParams } {
+function routeParts(): { path: string; params: URLSearchParams } {
   const [path = '', search = ''] = location.hash.replace(/^#\/?/, '').split('?');
-  const routes = ROUTES[role];
-  return { route: routes.find((r) => r.path === path) ?? routes[0]!, params: new URLSearchParams(search) };
+  return { path, params: new URLSearchParams(search) };
 }
 
-function signOut(): void {
+function currentRoute(role: Role): { route: Route; params: URLSearchParams } {
+  const { path, params } = routeParts();
+  const routes = ROUTES[role];
+  return { route: routes.find((r) => r.path === path) ?? routes[0]!, params };
+}
+
+function forget(notice?: string): void {
   saveSession(undefined);
   session = undefined;
+  account = undefined;
+  signInNotice = notice;
   clearTimers();
+  if (location.pathname.replace(/\/+$/, '') !== '/console') history.replaceState(null, '', '/console/');
   location.hash = '';
-  render();
+  void render({ focus: true });
 }
 
-function shell(active: Session, route: Route, live: HTMLElement, main: HTMLElement): HTMLElement {
+async function signOut(): Promise<void> {
+  if (session?.role === 'merchant') {
+    try {
+      await new Api(session).post('/api/v1/account/signout');
+    } catch {
+      // the session may have ended already: forget it here all the same
+    }
+  }
+  forget();
+}
+
+/** A merchant's session that ended elsewhere (signed out everywhere, expired): back to sign-in. */
+function sessionEnded(err: unknown): boolean {
+  if (session?.role === 'merchant' && err instanceof ApiProblem && err.status === 401) {
+    forget('Your session has ended. Sign in again.');
+    return true;
+  }
+  return false;
+}
+
+/** Reads the signed-in user, its merchant and the CSRF token again (a reload, a navigation). */
+async function refreshAccount(): Promise<boolean> {
+  try {
+    const me = await new Api(undefined).get<{ data: AccountSession }>('/api/v1/account/me');
+    account = me.data;
+    session = { role: 'merchant', csrf: me.data.csrfToken };
+    saveSession(session);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function shell(active: Session, route: Route, live: HTMLElement, main: HTMLElement, banner: HTMLElement): HTMLElement {
+  const current = route.parent ?? route.path;
   const nav = h(
     'nav',
     { class: 'nav', 'aria-label': 'Views' },
-    h('ul', null, ROUTES[active.role].map((r) => h('li', null, h('a', { href: `#/${r.path}`, 'aria-current': r === route ? 'page' : null }, r.label)))),
+    h('ul', null, ROUTES[active.role].filter((r) => !r.parent).map((r) => h('li', null, h('a', { href: `#/${r.path}`, 'aria-current': r.path === current ? 'page' : null }, r.label)))),
   );
+  const who = active.role === 'merchant' && account ? h('span', { class: 'role' }, `${account.merchant.name} · ${account.user.email} (${account.user.role})`) : null;
   return h(
     'div',
     { class: 'shell' },
     h(
       'header',
       { class: 'topbar' },
-      h('p', { class: 'brand' }, 'fiscal-gateway', h('span', { class: 'role' }, active.role === 'partner' ? 'Partner console' : 'Operator console')),
+      h('p', { class: 'brand' }, 'fiscal-gateway', h('span', { class: 'role' }, TITLES[active.role]), who),
       nav,
-      h('button', { type: 'button', class: 'signout', onclick: signOut }, 'Sign out'),
+      h('button', { type: 'button', class: 'signout', onclick: () => void signOut() }, 'Sign out'),
     ),
     live,
+    banner,
     main,
   );
 }
 
+function renderSignedOut(options: { focus?: boolean }): void {
+  const { path } = routeParts();
+  const onSignedIn = (signedIn: SignedIn) => {
+    session = signedIn.session;
+    account = signedIn.account;
+    signInNotice = undefined;
+    saveSession(signedIn.session);
+    location.hash = `#/${ROUTES[signedIn.session.role][0]!.path}`;
+    void render({ focus: true });
+  };
+  const view = path === 'signup' ? signUpView() : path === 'forgot-password' ? forgotPasswordView() : signInView(onSignedIn, signInNotice);
+  replaceChildren(root, view);
+  document.title = `${view.querySelector('h1')?.textContent ?? 'Sign in'} · fiscal-gateway console`;
+  if (options.focus) document.getElementById('signin-title')?.focus();
+}
+
 /** Renders the current view; a newer render (navigation, refresh) makes an older one drop its result. */
-async function render(options: { focus?: boolean } = {}): Promise<void> {
+async function render(options: { focus?: boolean; navigated?: boolean } = {}): Promise<void> {
   const ticket = ++renderCount;
   clearTimers();
+  const linkPage = accountPage(location.pathname);
+  if (linkPage) {
+    replaceChildren(root, linkPage());
+    document.title = `${root.querySelector('h1')?.textContent ?? 'Account'} · fiscal-gateway console`;
+    return;
+  }
   if (!session) {
-    replaceChildren(root, signInView((signedIn) => {
-      session = signedIn;
-      saveSession(signedIn);
-      location.hash = `#/${ROUTES[signedIn.role][0]!.path}`;
-      void render({ focus: true });
-    }));
-    document.title = 'Sign in · fiscal-gateway console';
-    if (options.focus) document.getElementById('signin-title')?.focus();
+    renderSignedOut(options);
     return;
   }
   const active = session;
+  if (active.role === 'merchant' && (options.navigated || !account)) {
+    // The merchant's standing and the user's role may have changed since the last view.
+    if (!(await refreshAccount())) {
+      if (ticket === renderCount) forget('Your session has ended. Sign in again.');
+      return;
+    }
+    if (ticket !== renderCount) return;
+  }
   const { route, params } = currentRoute(active.role);
   const existingMain = document.getElementById('main');
   const main = existingMain && root.contains(existingMain) && existingMain.dataset.route === route.path ? existingMain : h('main', { id: 'main', tabindex: -1, 'data-route': route.path, 'aria-busy': 'true' });
   const live = document.getElementById('live') ?? h('p', { id: 'live', class: 'visually-hidden', role: 'status', 'aria-live': 'polite' });
-  if (main !== existingMain) replaceChildren(root, shell(active, route, live, main));
+  const banner = document.getElementById('standing') ?? h('div', { id: 'standing' });
+  replaceChildren(banner, standingBanner(account));
+  if (main !== existingMain) {
+    replaceChildren(root, shell(active, route, live, main, banner));
+    // On a phone the navigation scrolls sideways: keep the current view's entry in sight.
+    root.querySelector('.nav [aria-current="page"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }
   document.title = `${route.label} · fiscal-gateway console`;
   const ctx: ViewContext = {
-    api: new Api(active),
+    api: new Api(session, () => forget('Your session has ended. Sign in again.')),
     params,
     announce: (message) => {
       live.textContent = message;
@@ -116,11 +215,13 @@ async function render(options: { focus?: boolean } = {}): Promise<void> {
         if (!document.hidden) run();
       }, ms));
     },
+    ...(active.role === 'merchant' && account ? { account } : {}),
   };
   let content;
   try {
     content = await route.view(ctx);
   } catch (err) {
+    if (sessionEnded(err)) return;
     content = errorBox(err);
   }
   if (ticket !== renderCount) return;
@@ -134,8 +235,13 @@ async function render(options: { focus?: boolean } = {}): Promise<void> {
 }
 
 window.addEventListener('hashchange', () => {
-  if (!location.hash.startsWith('#/')) return; // the skip link
-  void render({ focus: true });
+  if (accountPage(location.pathname)) {
+    // Another mailed link opened over this one: read its token.
+    if (location.hash.includes('token=')) void render({ focus: true });
+    return;
+  }
+  if (!location.hash.startsWith('#/') && location.hash !== '') return; // the skip link
+  void render({ focus: true, navigated: true });
 });
 document.addEventListener('click', (event) => {
   const link = (event.target as Element).closest('a.skip-link');
@@ -144,4 +250,17 @@ document.addEventListener('click', (event) => {
   document.getElementById('main')?.focus();
 });
 
-void render();
+async function boot(): Promise<void> {
+  // A merchant whose cookie outlived this tab's storage (a new tab) is still signed in.
+  if (!accountPage(location.pathname) && (!session || session.role === 'merchant')) {
+    if (await refreshAccount()) {
+      if (!location.hash.startsWith('#/') || ['', 'signup', 'forgot-password'].includes(routeParts().path)) history.replaceState(null, '', '#/documents');
+    } else if (session?.role === 'merchant') {
+      saveSession(undefined);
+      session = undefined;
+    }
+  }
+  await render();
+}
+
+void boot();

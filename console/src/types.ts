@@ -62,3 +62,73 @@ export interface AuditRecord {
   details: Record<string, unknown>;
   createdAt: string;
 }
+
+// ---- the merchant's console ----
+export type { SaleResource as Sale } from '../../src/modules/sales/schemas.ts';
+export type { DeviceResource as Device } from '../../src/modules/provisioning/schemas.ts';
+
+export type UserRole = 'owner' | 'admin' | 'viewer';
+
+export interface AccountUser {
+  id: number;
+  email: string;
+  role: UserRole;
+  emailVerified: boolean;
+  createdAt: string;
+}
+
+export interface Standing {
+  canFile: boolean;
+  reason: string | null;
+}
+
+export interface AccountMerchant {
+  id: number;
+  name: string;
+  tpin: string;
+  origin: 'partner' | 'self';
+  status: 'active' | 'suspended';
+  subscription: 'active' | 'blocked';
+  /** Absent on a gateway older than the merchant console: read as "can file". */
+  standing?: Standing;
+}
+
+export interface AccountSession {
+  user: AccountUser;
+  merchant: AccountMerchant;
+  csrfToken: string;
+}
+
+export interface TenantToken {
+  id: number;
+  name: string;
+  abilities: string[];
+  masked: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+export interface FiscalisationKey {
+  id: number;
+  masked: string;
+  branch: string | null;
+  sdcId: string | null;
+  dialect: 'bare' | 'wrapped';
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+export interface Invitation {
+  id: number;
+  email: string;
+  role: UserRole;
+  expiresAt: string;
+}
+
+export interface OutboxMail {
+  kind: string;
+  to: string;
+  subject: string;
+  link: string | null;
+  sentAt: string;
+}

@@ -1,6 +1,7 @@
 // What every view gets, and the shared bits views are made of.
 import { ApiProblem, type Api, type Page } from './api.ts';
 import { h, type Child } from './dom.ts';
+import type { AccountSession } from './types.ts';
 
 export interface ViewContext {
   api: Api;
@@ -12,12 +13,15 @@ export interface ViewContext {
   refresh(): void;
   /** Registers a timer the router clears when the view is left. */
   every(ms: number, run: () => void): void;
+  /** The signed-in merchant user, its merchant and standing (merchant console only). */
+  account?: AccountSession;
 }
 
 export type View = (ctx: ViewContext) => Promise<Child>;
 
 export function problemMessage(err: unknown): string {
   if (err instanceof ApiProblem) {
+    if (err.code === 'role_insufficient') return `${err.message} Ask an owner or admin of your merchant.`;
     if (err.code === 'missing_scope') return `${err.message} Ask for a key with that scope to see this view.`;
     return err.message;
   }
@@ -51,4 +55,83 @@ export function setParam(name: string, value: string | undefined): void {
   else params.set(name, value);
   const next = params.toString();
   location.hash = next ? `${path}?${next}` : path;
+}
+
+/** Owners and admins write; viewers read. Partners and the operator are governed by their keys. */
+export function canWrite(ctx: ViewContext): boolean {
+  return !ctx.account || ctx.account.user.role !== 'viewer';
+}
+
+/** Whether the merchant may file documents now (a blocked subscription or suspended merchant may not). */
+export function canFile(ctx: ViewContext): boolean {
+  return ctx.account?.merchant.standing?.canFile ?? true;
+}
+
+/** A form field: a label over its control, with an optional hint. */
+export function field(id: string, label: string, control: HTMLElement, hint?: string): HTMLElement {
+  control.id = id;
+  if (hint) control.setAttribute('aria-describedby', `${id}-hint`);
+  return h('div', { class: 'field' }, h('label', { for: id }, label), control, hint ? h('small', { id: `${id}-hint`, class: 'muted' }, hint) : null);
+}
+
+/** A message line that forms fill after a submit: an error (role alert) or a success (status). */
+export function formMessage(id: string): { element: HTMLElement; error(err: unknown): void; ok(text: string): void; clear(): void } {
+  const element = h('p', { id, class: 'form-message', 'aria-live': 'polite' });
+  return {
+    element,
+    error(err) {
+      element.className = 'form-message error-text';
+      element.setAttribute('role', 'alert');
+      element.textContent = typeof err === 'string' ? err : problemMessage(err);
+    },
+    ok(text) {
+      element.className = 'form-message ok-text';
+      element.setAttribute('role', 'status');
+      element.textContent = text;
+    },
+    clear() {
+      element.textContent = '';
+    },
+  };
+}
+
+/**
+ * A destructive action asked twice, inline (no browser dialog): the first click shows what will
+ * happen with "Yes, …" and "Cancel"; the second runs it.
+ */
+export function confirmAction(label: string, question: string, confirmLabel: string, run: () => Promise<void>): HTMLElement {
+  const wrap = h('span', { class: 'confirm' });
+  const start: HTMLButtonElement = h('button', { type: 'button', class: 'danger', onclick: () => ask() }, label);
+  const ask = () => {
+    const yes: HTMLButtonElement = h('button', {
+      type: 'button',
+      class: 'danger primary-danger',
+      onclick: async () => {
+        yes.disabled = true;
+        try {
+          await run();
+        } finally {
+          yes.disabled = false;
+        }
+      },
+    }, confirmLabel);
+    const no = h('button', { type: 'button', onclick: () => { wrap.replaceChildren(start); start.focus(); } }, 'Cancel');
+    wrap.replaceChildren(h('span', { class: 'confirm-question', role: 'alert' }, question), yes, no);
+    yes.focus();
+  };
+  wrap.append(start);
+  return wrap;
+}
+
+/** The banner every merchant view carries while the merchant cannot file. */
+export function standingBanner(account: AccountSession | undefined): Child {
+  const standing = account?.merchant.standing;
+  if (!standing || standing.canFile) return null;
+  return h(
+    'div',
+    { class: 'notice notice-danger standing', role: 'alert', 'data-testid': 'standing-banner' },
+    h('strong', null, 'Filing is stopped. '),
+    standing.reason ?? 'Your merchant cannot file documents right now.',
+    ' Until it is restored the gateway refuses your documents and their reads, from the console and the API alike; your account and users still work.',
+  );
 }

@@ -105,7 +105,7 @@ describe(`the console in a real browser (${engineName})`, { skip: skipBrowser },
 
   async function signIn(role: 'partner' | 'operator', secret: string): Promise<void> {
     await page.goto(`${base}/console`);
-    if (role === 'operator') await page.getByLabel('the gateway operator').check();
+    await page.getByLabel(role === 'partner' ? 'a partner (POS vendor or integrator)' : 'the gateway operator').check();
     await page.getByLabel(role === 'partner' ? 'Partner secret key' : 'Operator token').fill(secret);
     await page.getByRole('button', { name: 'Sign in' }).click();
   }

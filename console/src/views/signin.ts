@@ -1,14 +1,16 @@
-// Sign in with a partner secret key or the operator token. The secret is checked against the
-// API, then kept for this tab only.
-import { Api, ApiProblem, type Role, type Session } from '../api.ts';
+// Sign in: a merchant's people with email and password (the gateway sets its session cookie), a
+// partner with a secret key, the operator with its token. Keys are checked against the API, then
+// kept for this tab only.
+import { Api, ApiProblem, publicRequest, type Role, type Session } from '../api.ts';
 import { h } from '../dom.ts';
+import type { AccountSession } from '../types.ts';
 
-const CHECKS: Record<Role, string> = {
+const CHECKS: Record<'partner' | 'operator', string> = {
   partner: '/api/v1/partner/backlog?page=1',
   operator: '/admin/v1/partners',
 };
 
-async function check(session: Session): Promise<string | undefined> {
+async function check(session: Session & { role: 'partner' | 'operator' }): Promise<string | undefined> {
   try {
     await new Api(session).get(CHECKS[session.role]);
     return undefined;
@@ -21,20 +23,63 @@ async function check(session: Session): Promise<string | undefined> {
   }
 }
 
-export function signInView(onSignedIn: (session: Session) => void): HTMLElement {
-  let role: Role = 'partner';
-  const secretLabel = h('label', { for: 'secret' }, 'Partner secret key');
-  const hint = h('p', { id: 'secret-hint', class: 'muted' }, 'sk_live_… or sk_test_…. Kept in this tab only and sent only to this gateway.');
-  const secret = h('input', { id: 'secret', name: 'secret', type: 'password', autocomplete: 'off', spellcheck: 'false', required: true, 'aria-describedby': 'secret-hint' }) as HTMLInputElement;
+function signInMessage(err: unknown): string {
+  if (!(err instanceof ApiProblem)) return 'Signing in failed.';
+  if (err.code === 'email_not_verified') return `${err.message} Open the link in the mail we sent when you signed up.`;
+  return err.message;
+}
+
+export interface SignedIn {
+  session: Session;
+  account?: AccountSession;
+}
+
+export function signInView(onSignedIn: (signedIn: SignedIn) => void, notice?: string): HTMLElement {
+  let role: Role = 'merchant';
   const error = h('p', { id: 'signin-error', class: 'error-text', role: 'alert' });
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Sign in') as HTMLButtonElement;
+
+  // The merchant's fields.
+  const email = h('input', { id: 'email', name: 'email', type: 'email', autocomplete: 'username', required: true, spellcheck: 'false' }) as HTMLInputElement;
+  const password = h('input', { id: 'password', name: 'password', type: 'password', autocomplete: 'current-password', required: true }) as HTMLInputElement;
+  const merchantFields = h(
+    'div',
+    { class: 'merchant-fields' },
+    h('div', { class: 'field' }, h('label', { for: 'email' }, 'Email'), email),
+    h('div', { class: 'field' }, h('label', { for: 'password' }, 'Password'), password),
+  );
+  // The partner's and the operator's.
+  const secretLabel = h('label', { for: 'secret' }, 'Partner secret key');
+  const hint = h('p', { id: 'secret-hint', class: 'muted' }, 'sk_live_… or sk_test_…. Kept in this tab only and sent only to this gateway.');
+  const secret = h('input', { id: 'secret', name: 'secret', type: 'password', autocomplete: 'off', spellcheck: 'false', 'aria-describedby': 'secret-hint' }) as HTMLInputElement;
+  const secretFields = h('div', { class: 'field', hidden: true }, secretLabel, secret, hint);
+  const links = h(
+    'p',
+    { class: 'account-links' },
+    h('a', { href: '#/signup' }, 'Create an account'),
+    h('a', { href: '#/forgot-password' }, 'Forgot your password?'),
+  );
+
   const choose = (next: Role) => {
     role = next;
+    const merchant = next === 'merchant';
+    merchantFields.hidden = !merchant;
+    links.hidden = !merchant;
+    secretFields.hidden = merchant;
+    email.required = merchant;
+    password.required = merchant;
+    secret.required = !merchant;
     secretLabel.textContent = next === 'partner' ? 'Partner secret key' : 'Operator token';
     hint.textContent = next === 'partner' ? 'sk_live_… or sk_test_…. Kept in this tab only and sent only to this gateway.' : 'The gateway\'s ADMIN_TOKEN. Kept in this tab only.';
+    error.textContent = '';
   };
   const radio = (value: Role, label: string) =>
     h('label', { class: 'radio' }, h('input', { type: 'radio', name: 'role', value, checked: value === role, onchange: () => choose(value) }), ` ${label}`);
+
+  const busy = (on: boolean) => {
+    submit.disabled = on;
+    submit.textContent = on ? 'Checking…' : 'Sign in';
+  };
 
   const form = h(
     'form',
@@ -44,17 +89,35 @@ export function signInView(onSignedIn: (session: Session) => void): HTMLElement 
       onsubmit: async (e: Event) => {
         e.preventDefault();
         error.textContent = '';
+        if (role === 'merchant') {
+          if (!email.value.trim() || !password.value) {
+            error.textContent = 'Enter your email and password.';
+            (email.value.trim() ? password : email).focus();
+            return;
+          }
+          busy(true);
+          try {
+            const answer = await publicRequest<{ data: AccountSession }>('POST', '/api/v1/account/signin', { email: email.value.trim(), password: password.value });
+            password.value = '';
+            onSignedIn({ session: { role: 'merchant', csrf: answer.data.csrfToken }, account: answer.data });
+          } catch (err) {
+            error.textContent = signInMessage(err);
+            password.setAttribute('aria-invalid', 'true');
+            password.focus();
+          } finally {
+            busy(false);
+          }
+          return;
+        }
         const session = { role, secret: secret.value.trim() };
         if (!session.secret) {
           error.textContent = 'Enter a key.';
           secret.focus();
           return;
         }
-        submit.disabled = true;
-        submit.textContent = 'Checking…';
+        busy(true);
         const problem = await check(session);
-        submit.disabled = false;
-        submit.textContent = 'Sign in';
+        busy(false);
         if (problem) {
           error.textContent = problem;
           secret.setAttribute('aria-invalid', 'true');
@@ -62,14 +125,24 @@ export function signInView(onSignedIn: (session: Session) => void): HTMLElement 
           return;
         }
         secret.value = '';
-        onSignedIn(session);
+        onSignedIn({ session });
       },
     },
     h('h1', { id: 'signin-title', tabindex: -1 }, 'Sign in to the console'),
-    h('fieldset', null, h('legend', null, 'I am'), radio('partner', 'a partner (POS vendor or integrator)'), radio('operator', 'the gateway operator')),
-    h('div', { class: 'field' }, secretLabel, secret, hint),
+    notice ? h('p', { class: 'notice notice-ok', role: 'status' }, notice) : null,
+    h(
+      'fieldset',
+      null,
+      h('legend', null, 'I am'),
+      radio('merchant', 'a merchant (email and password)'),
+      radio('partner', 'a partner (POS vendor or integrator)'),
+      radio('operator', 'the gateway operator'),
+    ),
+    merchantFields,
+    secretFields,
     error,
     submit,
+    links,
   );
   return h('main', { id: 'main', class: 'signin-page' }, form);
 }

@@ -1,0 +1,225 @@
+// The developer screen: tenant tokens (for the merchant API) and fiscalisation keys (pk_, for the
+// legacy VSDC-shaped API). Each is shown in plaintext once, when made, with a copy button; the
+// lists show masked values and last use; revoking takes effect on the next request.
+import { dateTime, h, table } from '../dom.ts';
+import type { FiscalisationKey, TenantToken } from '../types.ts';
+import { canWrite, confirmAction, errorBox, field, formMessage, heading, type ViewContext } from '../view.ts';
+import { branchesOf, branchLabel } from './merchant-common.ts';
+
+const ABILITIES: Array<[string, string]> = [
+  ['invoices:read', 'invoices:read — read documents, receipts, reports'],
+  ['invoices:write', 'invoices:write — fiscalise sales and notes'],
+];
+
+interface Reveal {
+  kind: 'token' | 'key';
+  secret: string;
+}
+/** The plaintext of what was just created, for the one render that shows it. */
+let reveal: Reveal | undefined;
+
+async function copy(text: string, input: HTMLInputElement): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    // No clipboard API (a page not served securely): select it for Ctrl+C.
+    input.select();
+    return document.execCommand?.('copy') ?? false;
+  }
+}
+
+/** The plaintext, once: a read-only field, a copy button, and the warning. */
+function revealed(kind: string, secret: string, ctx: ViewContext): HTMLElement {
+  const input = h('input', { type: 'text', readonly: true, value: secret, id: `new-${kind}-value`, class: 'mono secret', 'data-testid': `new-${kind}`, spellcheck: 'false', autocomplete: 'off' }) as HTMLInputElement;
+  const status = h('span', { class: 'muted', 'aria-live': 'polite' });
+  const button: HTMLButtonElement = h(
+    'button',
+    {
+      type: 'button',
+      class: 'primary',
+      onclick: async () => {
+        status.textContent = (await copy(secret, input)) ? 'Copied.' : 'Select the text and copy it.';
+        ctx.announce(status.textContent);
+      },
+    },
+    'Copy',
+  );
+  // Once on the page, bring it into view and put the keyboard on Copy.
+  requestAnimationFrame(() => {
+    if (button.isConnected) button.focus();
+  });
+  return h(
+    'div',
+    { class: 'notice notice-ok revealed', role: 'status' },
+    h('p', null, h('strong', null, `Your new ${kind}. Copy it now: you will not see it again.`), ' Keep it in your till\'s settings or a secret store; anyone who has it can act as your merchant.'),
+    h('div', { class: 'copy-row' }, h('label', { for: input.id, class: 'visually-hidden' }, `New ${kind}`), input, button, status),
+  );
+}
+
+function tokenSection(ctx: ViewContext, tokens: TenantToken[], writer: boolean, message: ReturnType<typeof formMessage>, shown: Reveal | undefined): HTMLElement {
+  const rows = tokens.map((t) => [
+    t.name,
+    h('span', { class: 'mono' }, t.masked),
+    t.abilities.join(', '),
+    dateTime(t.createdAt),
+    t.lastUsedAt ? dateTime(t.lastUsedAt) : h('small', { class: 'muted' }, 'Never'),
+    ...(writer
+      ? [
+          confirmAction(`Revoke token ${t.name}`, `Revoke “${t.name}”? Calls with it fail from the next request on.`, 'Yes, revoke', async () => {
+            try {
+              await ctx.api.delete(`/api/v1/account/tokens/${t.id}`);
+              ctx.announce(`Token ${t.name} revoked.`);
+              ctx.refresh();
+            } catch (err) {
+              message.error(err);
+            }
+          }),
+        ]
+      : []),
+  ]);
+  const section = h(
+    'section',
+    { 'aria-labelledby': 'tokens-title' },
+    h('h2', { id: 'tokens-title' }, 'API tokens'),
+    h('p', { class: 'muted' }, 'For your tills and systems calling the merchant API (', h('code', null, 'Authorization: Bearer tt_…'), '): fiscalise sales, read documents and receipts.'),
+    table('API tokens', ['Name', 'Token', 'Abilities', 'Created', 'Last used', ...(writer ? ['Revoke'] : [])], rows, { empty: 'No token yet.' }),
+  );
+  if (!writer) return section;
+  const name = h('input', { type: 'text', required: true, maxlength: '60', autocomplete: 'off', placeholder: 'Till 2' }) as HTMLInputElement;
+  const boxes = ABILITIES.map(([value, label]) => {
+    const box = h('input', { type: 'checkbox', value, checked: true, id: `ability-${value.replace(':', '-')}` }) as HTMLInputElement;
+    return { box, label: h('label', { class: 'checkbox', for: box.id }, box, ` ${label}`) };
+  });
+  const formMsg = formMessage('token-message');
+  const result = h('div', null, shown?.kind === 'token' ? revealed('token', shown.secret, ctx) : null);
+  const submit = h('button', { type: 'submit', class: 'primary' }, 'Create the token') as HTMLButtonElement;
+  section.append(
+    h(
+      'form',
+      {
+        class: 'card wide',
+        'aria-labelledby': 'new-token-title',
+        onsubmit: async (e: Event) => {
+          e.preventDefault();
+          const abilities = boxes.filter((b) => b.box.checked).map((b) => b.box.value);
+          if (abilities.length === 0) {
+            formMsg.error('Choose at least one ability.');
+            return;
+          }
+          submit.disabled = true;
+          try {
+            const created = await ctx.api.postJson<{ data: TenantToken & { token: string } }>('/api/v1/account/tokens', { name: name.value.trim(), abilities });
+            reveal = { kind: 'token', secret: created.data.token };
+            ctx.announce(`Token ${created.data.name} created. Copy it now: you will not see it again.`);
+            ctx.refresh();
+          } catch (err) {
+            formMsg.error(err);
+          } finally {
+            submit.disabled = false;
+          }
+        },
+      },
+      h('h3', { id: 'new-token-title' }, 'Create a token'),
+      field('token-name', 'Name', name, 'Where it will be used, e.g. “Till 2” or “Online shop”.'),
+      h('fieldset', { class: 'plain' }, h('legend', null, 'Abilities'), boxes.map((b) => b.label)),
+      formMsg.element,
+      submit,
+      result,
+    ),
+  );
+  return section;
+}
+
+function keySection(ctx: ViewContext, keys: FiscalisationKey[], writer: boolean, branches: Array<{ branch: string; branchName: string | null; initialized: boolean }>, message: ReturnType<typeof formMessage>, shown: Reveal | undefined): HTMLElement {
+  const rows = keys.map((k) => [
+    h('span', { class: 'mono' }, k.masked),
+    k.branch ?? 'Any branch',
+    k.dialect,
+    dateTime(k.createdAt),
+    k.lastUsedAt ? dateTime(k.lastUsedAt) : h('small', { class: 'muted' }, 'Never'),
+    ...(writer
+      ? [
+          confirmAction(`Revoke key ${k.masked}`, `Revoke ${k.masked}? Calls with it fail from the next request on.`, 'Yes, revoke', async () => {
+            try {
+              await ctx.api.delete(`/api/v1/account/api-keys/${k.id}`);
+              ctx.announce(`Key ${k.masked} revoked.`);
+              ctx.refresh();
+            } catch (err) {
+              message.error(err);
+            }
+          }),
+        ]
+      : []),
+  ]);
+  const section = h(
+    'section',
+    { 'aria-labelledby': 'keys-title' },
+    h('h2', { id: 'keys-title' }, 'Fiscalisation keys'),
+    h('p', { class: 'muted' }, 'For tills written for a VSDC (the legacy ', h('code', null, '/zm/api'), ' calls): a key for one branch, or for the merchant. Dialect ', h('code', null, 'bare'), ' or ', h('code', null, 'wrapped'), ' as your till expects.'),
+    table('Fiscalisation keys', ['Key', 'Branch', 'Dialect', 'Created', 'Last used', ...(writer ? ['Revoke'] : [])], rows, { empty: 'No key yet.' }),
+  );
+  if (!writer) return section;
+  const branch = h('select', null, h('option', { value: '' }, 'Any branch (merchant key)'), branches.map((b) => h('option', { value: b.branch }, branchLabel(b)))) as HTMLSelectElement;
+  const dialect = h('select', null, h('option', { value: 'bare' }, 'bare'), h('option', { value: 'wrapped' }, 'wrapped')) as HTMLSelectElement;
+  const formMsg = formMessage('key-message');
+  const result = h('div', null, shown?.kind === 'key' ? revealed('key', shown.secret, ctx) : null);
+  const submit = h('button', { type: 'submit', class: 'primary' }, 'Create the key') as HTMLButtonElement;
+  section.append(
+    h(
+      'form',
+      {
+        class: 'card wide',
+        'aria-labelledby': 'new-key-title',
+        onsubmit: async (e: Event) => {
+          e.preventDefault();
+          submit.disabled = true;
+          try {
+            const created = await ctx.api.postJson<{ data: FiscalisationKey & { key: string } }>('/api/v1/account/api-keys', { branch: branch.value || null, dialect: dialect.value });
+            reveal = { kind: 'key', secret: created.data.key };
+            ctx.announce(`Key ${created.data.masked} created. Copy it now: you will not see it again.`);
+            ctx.refresh();
+          } catch (err) {
+            formMsg.error(err);
+          } finally {
+            submit.disabled = false;
+          }
+        },
+      },
+      h('h3', { id: 'new-key-title' }, 'Create a key'),
+      field('key-branch', 'Branch', branch),
+      field('key-dialect', 'Dialect', dialect),
+      formMsg.element,
+      submit,
+      result,
+    ),
+  );
+  return section;
+}
+
+export async function developerView(ctx: ViewContext) {
+  const writer = canWrite(ctx);
+  const head = heading('Developer');
+  let tokens: TenantToken[];
+  let keys: FiscalisationKey[];
+  try {
+    [tokens, keys] = await Promise.all([
+      ctx.api.get<{ data: TenantToken[] }>('/api/v1/account/tokens').then((r) => r.data),
+      ctx.api.get<{ data: FiscalisationKey[] }>('/api/v1/account/api-keys').then((r) => r.data),
+    ]);
+  } catch (err) {
+    return [head, errorBox(err)];
+  }
+  const branches = writer ? await branchesOf(ctx.api) : [];
+  const message = formMessage('developer-message');
+  // A plaintext made just now is shown on this render only: leaving the view forgets it.
+  const shown = reveal;
+  reveal = undefined;
+  return [
+    head,
+    writer ? null : h('p', { class: 'notice notice-warn' }, 'You are a viewer: you see the tokens and keys, and an owner or admin creates and revokes them.'),
+    message.element,
+    tokenSection(ctx, tokens, writer, message, shown),
+    keySection(ctx, keys, writer, branches, message, shown),
+  ];
+}

@@ -1,0 +1,151 @@
+// The merchant's devices, one per branch: register one, initialise it with its VSDC, and while it
+// is not initialised correct its VSDC address or serial, or remove it.
+import { badge, dateTime, h, table } from '../dom.ts';
+import type { Device } from '../types.ts';
+import { canWrite, confirmAction, errorBox, field, formMessage, heading, type ViewContext } from '../view.ts';
+
+const BASE = '/api/v1/account/devices';
+
+function stateCell(device: Device) {
+  if (!device.initialized) return h('span', { class: 'stack' }, badge('Not initialised', 'warn'), h('small', null, 'Cannot file yet'));
+  return h('span', { class: 'stack' }, badge('Initialised', 'ok'), h('small', null, 'Since ', dateTime(device.initializedAt)), device.nextInvoiceNo !== null ? h('small', null, `Next invoice no. ${device.nextInvoiceNo}`) : null);
+}
+
+function correctForm(ctx: ViewContext, device: Device): HTMLElement {
+  const details = h('details', { class: 'inline-form' });
+  const url = h('input', { type: 'url', value: device.vsdcBaseUrl, required: true, maxlength: '500' }) as HTMLInputElement;
+  const serial = h('input', { type: 'text', value: device.deviceSerial, required: true, maxlength: '100' }) as HTMLInputElement;
+  const message = formMessage(`correct-message-${device.branch}`);
+  details.append(
+    h('summary', null, `Correct device of branch ${device.branch}`),
+    h(
+      'form',
+      {
+        onsubmit: async (e: Event) => {
+          e.preventDefault();
+          try {
+            const body: Record<string, string> = {};
+            if (url.value.trim() !== device.vsdcBaseUrl) body.vsdcBaseUrl = url.value.trim();
+            if (serial.value.trim() !== device.deviceSerial) body.deviceSerial = serial.value.trim();
+            if (Object.keys(body).length === 0) {
+              message.error('Nothing changed.');
+              return;
+            }
+            await ctx.api.patchJson(`${BASE}/${device.branch}`, body);
+            ctx.announce(`Device of branch ${device.branch} corrected.`);
+            ctx.refresh();
+          } catch (err) {
+            message.error(err);
+          }
+        },
+      },
+      field(`correct-url-${device.branch}`, 'VSDC address', url),
+      field(`correct-serial-${device.branch}`, 'Device serial', serial),
+      message.element,
+      h('button', { type: 'submit', class: 'primary' }, 'Save'),
+    ),
+  );
+  return details;
+}
+
+function actionsCell(ctx: ViewContext, device: Device, message: ReturnType<typeof formMessage>) {
+  if (device.initialized) return h('small', { class: 'muted' }, 'Initialised devices keep their address and serial.');
+  const initialise: HTMLButtonElement = h(
+    'button',
+    {
+      type: 'button',
+      class: 'primary',
+      onclick: async () => {
+        initialise.disabled = true;
+        initialise.textContent = 'Initialising…';
+        try {
+          await ctx.api.post(`${BASE}/${device.branch}/initialize`);
+          ctx.announce(`Branch ${device.branch} initialised.`);
+          ctx.refresh();
+        } catch (err) {
+          message.error(err);
+          initialise.disabled = false;
+          initialise.textContent = `Initialise branch ${device.branch}`;
+        }
+      },
+    },
+    `Initialise branch ${device.branch}`,
+  );
+  return h(
+    'div',
+    { class: 'stack actions' },
+    initialise,
+    correctForm(ctx, device),
+    confirmAction(`Remove device of branch ${device.branch}`, `Remove the device of branch ${device.branch}?`, 'Yes, remove it', async () => {
+      try {
+        await ctx.api.delete(`${BASE}/${device.branch}`);
+        ctx.announce(`Device of branch ${device.branch} removed.`);
+        ctx.refresh();
+      } catch (err) {
+        message.error(err);
+      }
+    }),
+  );
+}
+
+function registerForm(ctx: ViewContext, taken: string[]): HTMLElement {
+  const free = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0')).find((b) => !taken.includes(b)) ?? '';
+  const serial = h('input', { type: 'text', required: true, maxlength: '100', autocomplete: 'off' }) as HTMLInputElement;
+  const branch = h('input', { type: 'text', required: true, pattern: '[0-9]{3}', maxlength: '3', inputmode: 'numeric', value: free }) as HTMLInputElement;
+  const url = h('input', { type: 'url', required: true, maxlength: '500', placeholder: 'http://192.0.2.10:8080' }) as HTMLInputElement;
+  const message = formMessage('register-message');
+  const submit = h('button', { type: 'submit', class: 'primary' }, 'Register the device') as HTMLButtonElement;
+  return h(
+    'form',
+    {
+      class: 'card wide',
+      'aria-labelledby': 'register-title',
+      onsubmit: async (e: Event) => {
+        e.preventDefault();
+        submit.disabled = true;
+        try {
+          await ctx.api.postJson(BASE, { deviceSerial: serial.value.trim(), branch: branch.value.trim(), vsdcBaseUrl: url.value.trim() });
+          ctx.announce(`Device of branch ${branch.value.trim()} registered. Initialise it next.`);
+          ctx.refresh();
+        } catch (err) {
+          message.error(err);
+          submit.disabled = false;
+        }
+      },
+    },
+    h('h2', { id: 'register-title' }, 'Register a device'),
+    h('p', { class: 'muted' }, 'The VSDC of a branch: its serial number, the branch id the authority gave it, and the address the gateway reaches it at.'),
+    field('device-serial', 'Device serial', serial),
+    field('device-branch', 'Branch', branch, '3 digits; 000 is headquarters.'),
+    field('device-url', 'VSDC address', url, 'http(s)://host:port, with its context path if it has one.'),
+    message.element,
+    submit,
+  );
+}
+
+export async function devicesView(ctx: ViewContext) {
+  const writer = canWrite(ctx);
+  const head = heading('Devices', h('button', { type: 'button', onclick: ctx.refresh }, 'Refresh'));
+  let devices: Device[];
+  try {
+    devices = (await ctx.api.get<{ data: Device[] }>(BASE)).data;
+  } catch (err) {
+    return [head, errorBox(err)];
+  }
+  const message = formMessage('devices-message');
+  const rows = devices.map((d) => [
+    h('span', { class: 'stack' }, h('span', null, d.branch), d.branchName ? h('small', null, d.branchName) : null),
+    h('span', { class: 'mono' }, d.deviceSerial),
+    h('span', { class: 'mono' }, d.vsdcBaseUrl),
+    stateCell(d),
+    d.sdcId ? h('span', { class: 'stack' }, h('span', { class: 'mono' }, d.sdcId), h('small', null, `MRC ${d.mrcNo ?? '—'}`)) : '—',
+    ...(writer ? [actionsCell(ctx, d, message)] : []),
+  ]);
+  return [
+    head,
+    h('p', { class: 'muted' }, 'A branch files through its device once it is initialised: the VSDC then gives its SDC id and counters, and the gateway numbers the branch\'s invoices after them.'),
+    message.element,
+    table('Devices', ['Branch', 'Serial', 'VSDC address', 'State', 'SDC id', ...(writer ? ['Actions'] : [])], rows, { empty: 'No device yet.' }),
+    writer ? registerForm(ctx, devices.map((d) => d.branch)) : h('p', { class: 'muted' }, 'Viewers see the devices; an owner or admin registers and initialises them.'),
+  ];
+}

@@ -1,0 +1,254 @@
+// One document: what was sold, its totals, the authority's fiscal block, how a refusal was dealt
+// with; its receipt; a credit note from a sale; a reissue or resolution of a refused one.
+import { ApiProblem } from '../api.ts';
+import { dateTime, h, money, table, type Child } from '../dom.ts';
+import type { Sale } from '../types.ts';
+import { canFile, canWrite, errorBox, field, formMessage, heading, type ViewContext } from '../view.ts';
+import { openReceiptPdf, receiptLink, statusBadge, TYPE_LABELS } from './merchant-common.ts';
+
+const REASONS: Array<[string, string]> = [
+  ['01', 'Wrong product(s)'],
+  ['02', 'Wrong price'],
+  ['03', 'Damaged goods'],
+  ['04', 'Wrong customer invoiced'],
+  ['05', 'Duplicated invoice'],
+  ['06', 'Excess supplies'],
+  ['07', 'Other'],
+];
+const PAYMENT: Record<string, string> = { '01': 'Cash', '02': 'Credit', '03': 'Cash/credit', '04': 'Bank check', '05': 'Debit/credit card', '06': 'Mobile money', '07': 'Bank transfer', '08': 'Other' };
+
+function facts(pairs: Array<[string, Child]>): HTMLElement {
+  return h('dl', { class: 'facts' }, pairs.map(([term, value]) => h('div', null, h('dt', null, term), h('dd', null, value))));
+}
+
+const idempotencyKey = () => (crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}`);
+
+function filingStopped(ctx: ViewContext): string | null {
+  if (!canWrite(ctx)) return 'Viewers read; an owner or admin issues notes and resolves documents.';
+  if (!canFile(ctx)) return `Filing is stopped: ${ctx.account?.merchant.standing?.reason ?? 'your merchant cannot file now'}.`;
+  return null;
+}
+
+function creditNoteForm(ctx: ViewContext, sale: Sale): HTMLElement {
+  const blocked = filingStopped(ctx);
+  const rows = sale.items.map((line) => {
+    const take = h('input', { type: 'checkbox', id: `credit-line-${line.line}`, checked: true }) as HTMLInputElement;
+    const quantity = h('input', { type: 'number', id: `credit-qty-${line.line}`, min: '0', step: 'any', value: String(line.quantity), inputmode: 'decimal', 'aria-label': `Quantity to credit of line ${line.line}` }) as HTMLInputElement;
+    take.addEventListener('change', () => {
+      quantity.disabled = !take.checked;
+    });
+    return { line, take, quantity };
+  });
+  const reason = h('select', null, REASONS.map(([code, text]) => h('option', { value: code }, `${code} ${text}`))) as HTMLSelectElement;
+  const reference = h('input', { type: 'text', maxlength: '100', autocomplete: 'off' }) as HTMLInputElement;
+  const message = formMessage('credit-message');
+  const submit = h('button', { type: 'submit', class: 'primary', disabled: blocked !== null }, 'Issue the credit note') as HTMLButtonElement;
+  const key = idempotencyKey(); // one note per form, however often it is sent
+  return h(
+    'form',
+    {
+      class: 'card wide',
+      'aria-labelledby': 'credit-title',
+      onsubmit: async (e: Event) => {
+        e.preventDefault();
+        const items = rows.filter((r) => r.take.checked).map((r) => ({ line: r.line.line, quantity: Number(r.quantity.value) }));
+        if (items.length === 0) {
+          message.error('Choose at least one line to credit.');
+          return;
+        }
+        submit.disabled = true;
+        try {
+          const all = items.length === rows.length && items.every((i, n) => i.quantity === rows[n]!.line.quantity);
+          const body = { reasonCode: reason.value, ...(all ? {} : { items }), ...(reference.value.trim() ? { clientInvoiceNo: reference.value.trim() } : {}) };
+          const note = await ctx.api.postJson<{ data: Sale }>(`/api/v1/sales/${sale.id}/credit-note`, body, { 'idempotency-key': key });
+          ctx.announce(`Credit note ${note.data.invoiceNo} issued (${note.data.status}).`);
+          location.hash = `#/document?id=${note.data.id}`;
+        } catch (err) {
+          message.error(err instanceof ApiProblem && err.field ? `${err.message}` : err);
+          submit.disabled = false;
+        }
+      },
+    },
+    h('h2', { id: 'credit-title' }, 'Issue a credit note'),
+    h('p', { class: 'muted' }, 'Refund or cancel all or part of this sale: choose the lines and quantities to take back. Everything still uncredited is taken back when every line is chosen in full.'),
+    blocked ? h('p', { class: 'notice notice-warn' }, blocked) : null,
+    h(
+      'fieldset',
+      { class: 'credit-lines' },
+      h('legend', null, 'Lines'),
+      rows.map((r) => h('div', { class: 'credit-line' }, h('label', { class: 'checkbox', for: `credit-line-${r.line.line}` }, r.take, ` ${r.line.line}. ${r.line.name}`), h('span', { class: 'qty' }, r.quantity, h('small', { class: 'muted' }, ` of ${r.line.quantity} × ${money(r.line.price)}`)))),
+    ),
+    field('credit-reason', 'Reason', reason),
+    field('credit-reference', 'Your reference (optional)', reference),
+    message.element,
+    submit,
+  );
+}
+
+function resolveForms(ctx: ViewContext, sale: Sale): HTMLElement {
+  const blocked = filingStopped(ctx);
+  const note = h('textarea', { rows: 2, maxlength: '500', required: true }) as HTMLTextAreaElement;
+  const message = formMessage('resolve-message');
+  const resolve = h('button', { type: 'submit', disabled: blocked !== null }, 'Mark resolved') as HTMLButtonElement;
+  const customerName = h('input', { type: 'text', maxlength: '60', value: sale.customer.name }) as HTMLInputElement;
+  const customerTpin = h('input', { type: 'text', inputmode: 'numeric', pattern: '[0-9]{10}', maxlength: '10', value: sale.customer.tpin ?? '' }) as HTMLInputElement;
+  const reissueMessage = formMessage('reissue-message');
+  const reissue = h('button', { type: 'submit', class: 'primary', disabled: blocked !== null || sale.type !== 'sale' }, 'Reissue as a new sale') as HTMLButtonElement;
+  const key = idempotencyKey();
+  return h(
+    'section',
+    { class: 'card wide', 'aria-labelledby': 'resolve-title' },
+    h('h2', { id: 'resolve-title' }, 'Deal with the refusal'),
+    blocked ? h('p', { class: 'notice notice-warn' }, blocked) : null,
+    sale.type === 'sale'
+      ? h(
+          'form',
+          {
+            onsubmit: async (e: Event) => {
+              e.preventDefault();
+              reissue.disabled = true;
+              try {
+                const customer = { ...(customerName.value.trim() ? { name: customerName.value.trim() } : {}), tpin: customerTpin.value.trim() || null };
+                const items = sale.items.map((l) => ({
+                  name: l.name,
+                  classificationCode: l.classificationCode,
+                  ...(l.itemCode ? { itemCode: l.itemCode } : {}),
+                  quantity: l.quantity,
+                  price: l.price,
+                  vatCategory: l.vatCategory,
+                  ...(l.discount > 0 ? { discount: l.discount } : {}),
+                  ...(l.rrp !== null ? { rrp: l.rrp } : {}),
+                }));
+                const body = { items, customer, paymentMethod: sale.paymentMethod, taxInclusive: sale.taxInclusive, destinationCountryCode: sale.destinationCountryCode, note: 'Reissued from the console' };
+                const created = await ctx.api.postJson<{ data: Sale }>(`/api/v1/sales/${sale.id}/reissue`, body, { 'idempotency-key': key });
+                location.hash = `#/document?id=${created.data.id}`;
+              } catch (err) {
+                reissueMessage.error(err);
+                reissue.disabled = false;
+              }
+            },
+          },
+          h('h3', null, 'Reissue with a corrected customer'),
+          h('p', { class: 'muted' }, 'The same lines as a new sale with the next invoice number of the branch; this one becomes resolved.'),
+          field('reissue-name', 'Customer name', customerName),
+          field('reissue-tpin', 'Customer TPIN', customerTpin, '10 digits, or empty for none.'),
+          reissueMessage.element,
+          reissue,
+        )
+      : null,
+    h(
+      'form',
+      {
+        onsubmit: async (e: Event) => {
+          e.preventDefault();
+          resolve.disabled = true;
+          try {
+            await ctx.api.postJson(`/api/v1/sales/${sale.id}/resolve`, { note: note.value.trim() });
+            ctx.refresh();
+          } catch (err) {
+            message.error(err);
+            resolve.disabled = false;
+          }
+        },
+      },
+      h('h3', null, 'Or mark it resolved'),
+      h('p', { class: 'muted' }, 'When nothing has to be filed (the customer left, it was a test, it was rung up again).'),
+      field('resolve-note', 'Note', note),
+      message.element,
+      resolve,
+    ),
+  );
+}
+
+export async function merchantDocumentView(ctx: ViewContext) {
+  const id = Number(ctx.params.get('id'));
+  const back = h('a', { href: '#/documents', class: 'button-link' }, 'All documents');
+  if (!Number.isInteger(id) || id < 1) return [heading('Document', back), errorBox(new ApiProblem(404, undefined, 'No such document.'))];
+  let sale: Sale;
+  try {
+    sale = (await ctx.api.get<{ data: Sale }>(`/api/v1/sales/${id}`)).data;
+  } catch (err) {
+    return [heading('Document', back), errorBox(err)];
+  }
+  const currency = sale.totals.currency;
+  const pdf: HTMLButtonElement = h('button', { type: 'button', onclick: () => void openReceiptPdf(ctx, sale, pdf) }, 'Receipt (PDF)');
+  const actions = h('div', { class: 'toolbar' }, receiptLink(sale), sale.status === 'uploaded' ? pdf : null, back);
+  const lines = table(
+    'Lines',
+    ['Line', 'Item', 'Quantity', 'Price', 'VAT', 'Discount', 'Net', 'VAT amount', 'Total'],
+    sale.items.map((l) => [
+      String(l.line),
+      h('span', { class: 'stack' }, h('span', null, l.name), h('small', { class: 'muted' }, `Class ${l.classificationCode}${l.itemCode ? ` · item ${l.itemCode}` : ''}${l.originalLine ? ` · credits line ${l.originalLine}` : ''}`)),
+      String(l.quantity),
+      money(l.price),
+      `${l.vatCategory} (${l.vatRate} %)`,
+      l.discount ? money(l.discount) : '—',
+      money(l.net),
+      money(l.vat),
+      money(l.total),
+    ]),
+  );
+  const fiscal = sale.fiscal;
+  return [
+    heading(`${TYPE_LABELS[sale.type]} No. ${sale.invoiceNo}`, actions),
+    h('p', null, statusBadge(sale.status), ' ', sale.authorityInvoiceNo ? h('span', { class: 'mono' }, sale.authorityInvoiceNo) : h('small', { class: 'muted' }, 'Not fiscalised yet')),
+    sale.status === 'failed' ? h('div', { class: 'notice notice-danger', role: 'alert' }, `The authority refused it (code ${sale.resultCode ?? '?'}): ${sale.lastError ?? 'no reason given'}.`) : null,
+    sale.status === 'pending' ? h('div', { class: 'notice notice-warn' }, 'Stored with its invoice number and waiting for the branch\'s VSDC; it is filed in order when the VSDC answers.') : null,
+    facts([
+      ['Branch', sale.branch],
+      ['Date', dateTime(sale.occurredAt)],
+      ['Your reference', sale.clientInvoiceNo ?? '—'],
+      ['Idempotency-Key', sale.reference ?? '—'],
+      ['Customer', sale.customer.tpin ? `${sale.customer.name} (TPIN ${sale.customer.tpin})` : sale.customer.name || '—'],
+      ['Payment', PAYMENT[sale.paymentMethod] ?? sale.paymentMethod],
+      ['Prices', sale.taxInclusive ? 'Include VAT' : 'Exclude VAT'],
+      ['Stored', dateTime(sale.createdAt)],
+      ...(sale.originalSaleId ? ([['Corrects', h('a', { href: `#/document?id=${sale.originalSaleId}` }, `Document ${sale.originalSaleId}`)]] as Array<[string, Child]>) : []),
+      ...(sale.reasonCode ? ([['Reason', `${sale.reasonCode} ${REASONS.find(([c]) => c === sale.reasonCode)?.[1] ?? ''}`]] as Array<[string, Child]>) : []),
+      ...(sale.replacesSaleId ? ([['Replaces', h('a', { href: `#/document?id=${sale.replacesSaleId}` }, `Refused document ${sale.replacesSaleId}`)]] as Array<[string, Child]>) : []),
+    ]),
+    h('h2', null, 'Lines'),
+    lines,
+    h('h2', null, 'Totals'),
+    facts([
+      ['Net (taxable)', money(sale.totals.net, currency)],
+      ['VAT', money(sale.totals.vat, currency)],
+      ...(sale.totals.discount ? ([['Discount', money(sale.totals.discount, currency)]] as Array<[string, Child]>) : []),
+      ['Total', h('strong', null, money(sale.totals.total, currency))],
+    ]),
+    h('h2', null, 'Fiscal information'),
+    fiscal.publishedAt
+      ? facts([
+          ['Published', dateTime(fiscal.publishedAt)],
+          ['Receipt no.', String(fiscal.receiptNo ?? '—')],
+          ['SDC id', fiscal.sdcId ?? '—'],
+          ['MRC no.', fiscal.mrcNo ?? '—'],
+          ['Internal data', h('span', { class: 'mono' }, fiscal.internalData ?? '—')],
+          ['Signature', h('span', { class: 'mono' }, fiscal.receiptSignature ?? '—')],
+          ['Verification', fiscal.qrCodeUrl ? h('a', { href: fiscal.qrCodeUrl, rel: 'noopener noreferrer', target: '_blank', class: 'mono' }, fiscal.qrCodeUrl) : '—'],
+        ])
+      : h('p', { class: 'muted' }, 'None yet: the authority fills it when it accepts the document.'),
+    h('h2', null, 'History'),
+    facts([
+      ['Stored', dateTime(sale.createdAt)],
+      ...(fiscal.publishedAt ? ([['Fiscalised', dateTime(fiscal.publishedAt)]] as Array<[string, Child]>) : []),
+      ...(sale.status === 'failed' || sale.status === 'resolved' ? ([['Refused', `${sale.resultCode ?? ''} ${sale.lastError ?? ''}`.trim() || '—']] as Array<[string, Child]>) : []),
+      ...(sale.resolution
+        ? ([
+            [
+              'Resolved',
+              h(
+                'span',
+                { class: 'stack' },
+                h('span', null, sale.resolution.kind === 'reissued' ? 'Reissued as ' : 'Marked resolved', sale.resolution.replacedBySaleId ? h('a', { href: `#/document?id=${sale.resolution.replacedBySaleId}` }, `document ${sale.resolution.replacedBySaleId}`) : null),
+                h('small', null, dateTime(sale.resolution.at), sale.resolution.note ? ` · ${sale.resolution.note}` : ''),
+              ),
+            ],
+          ] as Array<[string, Child]>)
+        : []),
+      ['Last change', dateTime(sale.fiscalisedAt)],
+    ]),
+    sale.type === 'sale' && sale.status === 'uploaded' && canWrite(ctx) ? creditNoteForm(ctx, sale) : null,
+    sale.status === 'failed' && canWrite(ctx) ? resolveForms(ctx, sale) : null,
+  ];
+}
