@@ -15,7 +15,7 @@ import { merchantDocumentView } from './views/merchant-document.ts';
 import { merchantDocumentsView } from './views/merchant-documents.ts';
 import { exportView } from './views/merchant-export.ts';
 import { usersView } from './views/merchant-users.ts';
-import { noticesView } from './views/notices.ts';
+import { merchantAuthorityView, noticesView } from './views/notices.ts';
 import { auditView, merchantsView, partnersView } from './views/operator.ts';
 import { reconciliationsView } from './views/reconciliations.ts';
 import { signInView, type SignedIn } from './views/signin.ts';
@@ -36,6 +36,7 @@ const ROUTES: Record<Role, Route[]> = {
     { path: 'backlog', label: 'Backlog & failed', view: merchantBacklogView },
     { path: 'export', label: 'Export', view: exportView },
     { path: 'devices', label: 'Devices', view: devicesView },
+    { path: 'authority', label: 'Authority', view: merchantAuthorityView },
     { path: 'developer', label: 'Developer', view: developerView },
     { path: 'users', label: 'Users', view: usersView },
     { path: 'account', label: 'Account', view: merchantAccountView },

@@ -27,6 +27,7 @@ const VIEWS = [
   ['Backlog & failed', 'Backlog & failed'],
   ['Export', 'Export'],
   ['Devices', 'Devices'],
+  ['Authority', 'Authority'],
   ['Developer', 'Developer'],
   ['Users', 'Users'],
   ['Account', 'Account'],
@@ -164,6 +165,14 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
     await page.getByRole('button', { name: 'Initialise branch 000' }).click();
     await page.getByText('Initialised', { exact: true }).waitFor();
     await shoot('devices');
+    // The branch as the authority knows it (learnt at initialisation), with its device here.
+    await open('Authority', 'Authority');
+    const branches = page.getByRole('table', { name: /at the authority/ });
+    await eventually(async () => {
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      return (await branches.getByRole('row').filter({ hasText: 'registered' }).count()) === 1 ? true : undefined;
+    }, 'branch 000 at the authority, with its device');
+    await page.getByText('No notices from the authority.').waitFor();
 
     // Mint a token; its plaintext is shown once.
     await open('Developer', 'Developer');

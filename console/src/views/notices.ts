@@ -1,7 +1,8 @@
 // One merchant at a time: its branches as the authority knows them (which have a device here)
-// and the notices the authority published to it, newest first.
+// and the notices the authority published to it, newest first. Partners pick the merchant; a
+// merchant's own console shows its own (GET /api/v1/me, GET /api/v1/notices).
 import { query, type Page } from '../api.ts';
-import { badge, dateTime, h, table } from '../dom.ts';
+import { badge, dateTime, h, table, type Child } from '../dom.ts';
 import type { AuthorityBranch, Notice } from '../types.ts';
 import { errorBox, heading, pager, setParam, type ViewContext } from '../view.ts';
 
@@ -49,6 +50,30 @@ function noticeCell(notice: Notice) {
   );
 }
 
+function authoritySections(merchant: MerchantSummary, notices: Page<Notice>): Child[] {
+  const rows = notices.data.map((n) => [String(n.noticeNo), dateTime(n.registeredAt), noticeCell(n), n.registeredBy ?? '—']);
+  return [
+    h('h2', null, 'Branches at the authority'),
+    branchesTable(merchant),
+    h('h2', null, 'Notices'),
+    h('p', { class: 'muted' }, 'Pulled from the authority hourly; newest first.'),
+    table(`Notices to ${merchant.name}`, ['No.', 'Published', 'Notice', 'From'], rows, { empty: 'No notices from the authority.' }),
+    pager(notices.meta, (p) => setParam('page', String(p))),
+  ];
+}
+
+/** The merchant's own console: its branches at the authority and its notices. */
+export async function merchantAuthorityView(ctx: ViewContext) {
+  const page = Number(ctx.params.get('page') ?? '1');
+  const head = heading('Authority', h('div', { class: 'toolbar' }, h('button', { type: 'button', onclick: ctx.refresh }, 'Refresh')));
+  try {
+    const [me, notices] = await Promise.all([ctx.api.get<{ data: MerchantSummary }>('/api/v1/me'), ctx.api.get<Page<Notice>>(`/api/v1/notices${query({ page })}`)]);
+    return [head, ...authoritySections(me.data, notices)];
+  } catch (err) {
+    return [head, errorBox(err)];
+  }
+}
+
 export async function noticesView(ctx: ViewContext) {
   const page = Number(ctx.params.get('page') ?? '1');
   let merchants: MerchantSummary[];
@@ -75,14 +100,5 @@ export async function noticesView(ctx: ViewContext) {
   } catch (err) {
     return [head, errorBox(err)];
   }
-  const rows = notices.data.map((n) => [String(n.noticeNo), dateTime(n.registeredAt), noticeCell(n), n.registeredBy ?? '—']);
-  return [
-    head,
-    h('h2', null, 'Branches at the authority'),
-    branchesTable(chosen),
-    h('h2', null, 'Notices'),
-    h('p', { class: 'muted' }, 'Pulled from the authority hourly; newest first.'),
-    table(`Notices to ${chosen.name}`, ['No.', 'Published', 'Notice', 'From'], rows, { empty: 'No notices from the authority.' }),
-    pager(notices.meta, (p) => setParam('page', String(p))),
-  ];
+  return [head, ...authoritySections(chosen, notices)];
 }
