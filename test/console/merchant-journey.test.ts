@@ -322,7 +322,7 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
     await banner.waitFor({ state: 'detached' });
   });
 
-  test('a refused document: Backlog & failed lists it, and its page reissues it with a corrected customer', async () => {
+  test('a refused document: Backlog & failed lists it, and its page reissues it with a corrected customer and line', async () => {
     const { tpin } = await h.ctx.db.selectFrom('tenants').innerJoin('users', 'users.tenant_id', 'tenants.id').select('tenants.tpin').where('users.email', '=', ownerEmail).executeTakeFirstOrThrow();
     h.sim.control.setFaults(tpin, '000', { reject: { count: 1, code: '910', message: 'Request parameter error' } });
     // Filed from the console's own session: the cookie, and the CSRF token the console keeps.
@@ -346,6 +346,10 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
     await page.getByRole('alert').getByText(/refused it \(code 910\)/).waitFor();
     await shoot('failed-document');
     await page.getByLabel('Customer TPIN').fill('2000000011');
+    // A line corrected too: its price and VAT category.
+    const line = page.getByRole('group', { name: 'Line 1: Spirit level' });
+    await line.getByLabel('Price').fill('250');
+    await line.getByLabel('VAT category').selectOption('D');
     await page.getByRole('button', { name: 'Reissue as a new sale' }).click();
     await page.getByRole('link', { name: `Refused document ${refused.id}` }).waitFor();
     await page.getByRole('heading', { level: 1, name: `Sale No. ${refused.invoiceNo + 1}` }).waitFor();
@@ -353,6 +357,10 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
     const resolved = ((await original.json()) as { data: { status: string; resolution: { kind: string } } }).data;
     assert.equal(resolved.status, 'resolved');
     assert.equal(resolved.resolution.kind, 'reissued');
+    const reissuedId = new URL(page.url()).hash.match(/id=(\d+)/)?.[1];
+    const reissued = await page.request.get(`${base}/api/v1/sales/${reissuedId}`);
+    const corrected = ((await reissued.json()) as { data: { customer: { tpin: string }; items: Array<{ price: number; vatCategory: string }> } }).data;
+    assert.deepEqual([corrected.customer.tpin, corrected.items[0]!.price, corrected.items[0]!.vatCategory], ['2000000011', 250, 'D'], 'the corrections are the new sale');
   });
 
   test('Account: a wrong current password is named; signing out everywhere ends this session too', async () => {

@@ -85,6 +85,8 @@ function creditNoteForm(ctx: ViewContext, sale: Sale): HTMLElement {
   );
 }
 
+const VAT_CATEGORIES = ['A', 'B', 'C1', 'C2', 'C3', 'D', 'RVAT', 'E', 'F'] as const;
+
 function resolveForms(ctx: ViewContext, sale: Sale): HTMLElement {
   const blocked = filingStopped(ctx);
   const note = h('textarea', { rows: 2, maxlength: '500', required: true }) as HTMLTextAreaElement;
@@ -92,6 +94,15 @@ function resolveForms(ctx: ViewContext, sale: Sale): HTMLElement {
   const resolve = h('button', { type: 'submit', disabled: blocked !== null }, 'Mark resolved') as HTMLButtonElement;
   const customerName = h('input', { type: 'text', maxlength: '60', value: sale.customer.name }) as HTMLInputElement;
   const customerTpin = h('input', { type: 'text', inputmode: 'numeric', pattern: '[0-9]{10}', maxlength: '10', value: sale.customer.tpin ?? '' }) as HTMLInputElement;
+  // Each line's fields the authority checks and a refusal most often names: classification, VAT
+  // category, quantity and price. Everything else is reissued as it was.
+  const lineInputs = sale.items.map((l) => ({
+    line: l,
+    classification: h('input', { type: 'text', maxlength: '20', required: true, value: l.classificationCode }) as HTMLInputElement,
+    vatCategory: h('select', null, VAT_CATEGORIES.map((code) => h('option', { value: code, selected: code === l.vatCategory }, code))) as HTMLSelectElement,
+    quantity: h('input', { type: 'number', min: '0.001', step: 'any', required: true, value: String(l.quantity) }) as HTMLInputElement,
+    price: h('input', { type: 'number', min: '0', step: 'any', required: true, value: String(l.price) }) as HTMLInputElement,
+  }));
   const reissueMessage = formMessage('reissue-message');
   const reissue = h('button', { type: 'submit', class: 'primary', disabled: blocked !== null || sale.type !== 'sale' }, 'Reissue as a new sale') as HTMLButtonElement;
   const key = idempotencyKey();
@@ -109,15 +120,15 @@ function resolveForms(ctx: ViewContext, sale: Sale): HTMLElement {
               reissue.disabled = true;
               try {
                 const customer = { ...(customerName.value.trim() ? { name: customerName.value.trim() } : {}), tpin: customerTpin.value.trim() || null };
-                const items = sale.items.map((l) => ({
+                const items = lineInputs.map(({ line: l, classification, vatCategory, quantity, price }) => ({
                   name: l.name,
-                  classificationCode: l.classificationCode,
+                  classificationCode: classification.value.trim(),
                   ...(l.itemCode ? { itemCode: l.itemCode } : {}),
-                  quantity: l.quantity,
-                  price: l.price,
-                  vatCategory: l.vatCategory,
+                  quantity: Number(quantity.value),
+                  price: Number(price.value),
+                  vatCategory: vatCategory.value,
                   ...(l.discount > 0 ? { discount: l.discount } : {}),
-                  ...(l.rrp !== null ? { rrp: l.rrp } : {}),
+                  ...(l.rrp !== null && vatCategory.value === 'B' ? { rrp: l.rrp } : {}),
                 }));
                 const body = { items, customer, paymentMethod: sale.paymentMethod, taxInclusive: sale.taxInclusive, destinationCountryCode: sale.destinationCountryCode, note: 'Reissued from the console' };
                 const created = await ctx.api.postJson<{ data: Sale }>(`/api/v1/sales/${sale.id}/reissue`, body, { 'idempotency-key': key });
@@ -128,10 +139,21 @@ function resolveForms(ctx: ViewContext, sale: Sale): HTMLElement {
               }
             },
           },
-          h('h3', null, 'Reissue with a corrected customer'),
-          h('p', { class: 'muted' }, 'The same lines as a new sale with the next invoice number of the branch; this one becomes resolved.'),
+          h('h3', null, 'Reissue with corrections'),
+          h('p', { class: 'muted' }, 'A new sale with the next invoice number of the branch, its lines and customer as corrected here; this one becomes resolved.'),
           field('reissue-name', 'Customer name', customerName),
           field('reissue-tpin', 'Customer TPIN', customerTpin, '10 digits, or empty for none.'),
+          lineInputs.map(({ line, classification, vatCategory, quantity, price }) =>
+            h(
+              'fieldset',
+              { class: 'reissue-line' },
+              h('legend', null, `Line ${line.line}: ${line.name}`),
+              field(`reissue-class-${line.line}`, 'Classification code', classification),
+              field(`reissue-vat-${line.line}`, 'VAT category', vatCategory),
+              field(`reissue-quantity-${line.line}`, 'Quantity', quantity),
+              field(`reissue-price-${line.line}`, 'Price', price),
+            ),
+          ),
           reissueMessage.element,
           reissue,
         )
