@@ -32,6 +32,18 @@ export async function branchesToBook(db: Kysely<DB>, limit: number): Promise<num
   return result.rows.map((r) => Number(r.device_id));
 }
 
+/** The branches (stock_branches rows) of these documents: where a pass after their outcomes looks. */
+export async function branchesOfSales(db: Kysely<DB>, saleIds: readonly number[]): Promise<number[]> {
+  const rows = await db
+    .selectFrom('sales as s')
+    .innerJoin('stock_branches as b', 'b.device_id', 's.device_id')
+    .select('s.device_id')
+    .distinct()
+    .where('s.id', 'in', [...new Set(saleIds)])
+    .execute();
+  return rows.map((r) => Number(r.device_id));
+}
+
 export interface FiledDocument {
   id: number;
   tenantId: number;

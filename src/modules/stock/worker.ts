@@ -2,8 +2,10 @@
 // ended, branch by branch in invoice order (a movement per uploaded sale or credit note with
 // goods lines, in the same transaction that moves the branch's booked invoice number on: a
 // crash books a document exactly once); (2) sends the chain of every branch with unsent
-// movements, leased per branch (any number of processes may run it). Passes run on a timer, on
-// every filing outcome this process hears of, and on `wake` (an adjustment).
+// movements, leased per branch (any number of processes may run it). A full pass (every branch,
+// every chain) runs at least every pollMs; between them, a pass after the filing outcomes this
+// process hears of books only those documents' branches, and `wake` (a movement queued) sends
+// the chains.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { AppContext } from '../../context.ts';
@@ -13,7 +15,7 @@ import { saleSignals } from '../sales/signals.ts';
 import { drainChain } from './chain.ts';
 import { stockSignals } from './signals.ts';
 import { queueStockMovement } from './movements.ts';
-import { bookPlainDocuments, branchesToBook, claimChainBranches, clearChainLeases, lockNextFiled, markBooked } from './store.ts';
+import { bookPlainDocuments, branchesOfSales, branchesToBook, claimChainBranches, clearChainLeases, lockNextFiled, markBooked } from './store.ts';
 
 export const STOCK_WORKER_NAME = 'stock.chain';
 const POLL_MS = 1_000;
@@ -21,19 +23,22 @@ const POLL_MS = 1_000;
 const WAKE_DELAY_MS = 20;
 const BOOK_BATCH = 50;
 const BRANCHES_PER_PASS = 20;
+/** More outcomes heard than this between two passes: the next pass is a full one. */
+const MAX_HEARD_SALES = 5_000;
 const STOP_GRACE_MS = 5_000;
 
 /** Sales move goods out (11), credit notes bring them back (03); debit notes move none (docs/stock.md). */
 const SAR_TYPE_OF = { sale: '11', credit_note: '03' } as const;
 
-/** Books the branch's filed documents; false when another process is booking it now. */
-export async function bookBranch(ctx: AppContext, deviceId: number): Promise<void> {
+/** Books the branch's filed documents (nothing when another process is booking it now); true when a movement was queued. */
+async function bookBranch(ctx: AppContext, deviceId: number): Promise<boolean> {
+  let queued = false;
   for (;;) {
     // Most documents move no stock (no item-coded line): those are booked in one statement.
     const plain = await bookPlainDocuments(ctx.db, deviceId, BOOK_BATCH);
-    if (plain.kind === 'locked' || plain.kind === 'nothing') return;
+    if (plain.kind === 'locked' || plain.kind === 'nothing') return queued;
     if (plain.kind === 'booked') {
-      if (plain.count < BOOK_BATCH) return;
+      if (plain.count < BOOK_BATCH) return queued;
       continue;
     }
     const more = await ctx.db.transaction().execute(async (trx) => {
@@ -41,6 +46,7 @@ export async function bookBranch(ctx: AppContext, deviceId: number): Promise<voi
       if (!docs || docs.length === 0) return false;
       for (const doc of docs) {
         if (doc.status !== 'uploaded' || doc.type === 'debit_note' || doc.lines.length === 0) continue;
+        queued = true;
         await queueStockMovement(trx, {
           tenantId: doc.tenantId,
           deviceId,
@@ -53,7 +59,7 @@ export async function bookBranch(ctx: AppContext, deviceId: number): Promise<voi
       await markBooked(trx, deviceId, docs.at(-1)!.invoiceNo);
       return docs.length === BOOK_BATCH;
     });
-    if (!more) return;
+    if (!more) return queued;
   }
 }
 
@@ -77,6 +83,12 @@ export function stockWorker(ctx: AppContext, options: { pollMs?: number } = {}):
   let inHand = 0;
   let cutCount = 0;
   const unsubscribe: Array<() => void> = [];
+  // What the passes between two full ones look at: the branches of the outcomes heard since the
+  // last pass (one indexed read), not every branch of the database; the chain only when a
+  // movement was queued. A full pass (every branch, every chain) runs at least every pollMs.
+  let heardSales: number[] = [];
+  let lastFullAt = 0;
+  let chainDue = true;
 
   function schedule(ms: number): void {
     if (stopped) return;
@@ -108,10 +120,18 @@ export function stockWorker(ctx: AppContext, options: { pollMs?: number } = {}):
   }
 
   async function pass(): Promise<void> {
-    for (const deviceId of await branchesToBook(ctx.db, 1_000)) {
+    const full = Date.now() - lastFullAt >= pollMs || heardSales.length > MAX_HEARD_SALES;
+    const sales = heardSales;
+    heardSales = [];
+    let chain = chainDue || full;
+    chainDue = false;
+    if (full) lastFullAt = Date.now();
+    const branches = full ? await branchesToBook(ctx.db, 1_000) : sales.length > 0 ? await branchesOfSales(ctx.db, sales) : [];
+    for (const deviceId of branches) {
       if (stopped) return;
-      await bookBranch(ctx, deviceId);
+      if (await bookBranch(ctx, deviceId)) chain = true;
     }
+    if (!chain) return;
     for (;;) {
       if (stopped) return;
       const claimed = await claimChainBranches(ctx.db, owner, leaseMs, BRANCHES_PER_PASS);
@@ -134,13 +154,20 @@ export function stockWorker(ctx: AppContext, options: { pollMs?: number } = {}):
     }
   }
 
-  const wake = (): void => schedule(WAKE_DELAY_MS);
+  const wake = (): void => {
+    chainDue = true;
+    schedule(WAKE_DELAY_MS);
+  };
+  const heard = (saleId: number): void => {
+    heardSales.push(saleId);
+    schedule(WAKE_DELAY_MS);
+  };
 
   return {
     name: STOCK_WORKER_NAME,
     wake,
     start() {
-      unsubscribe.push(saleSignals(ctx).onOutcomeRecorded(wake), stockSignals(ctx).onMovementQueued(wake));
+      unsubscribe.push(saleSignals(ctx).onOutcomeRecorded(heard), stockSignals(ctx).onMovementQueued(wake));
       const ready = ctx.database.kind === 'embedded' ? clearChainLeases(ctx.db) : Promise.resolve();
       void ready.catch((err: unknown) => log.error({ err }, 'clearing stale stock leases failed')).then(() => schedule(0));
     },
