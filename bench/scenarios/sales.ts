@@ -146,7 +146,7 @@ async function scaleOut(engine: Engine, settings: SalesSettings, sim: ChildServe
   for (const [apiCount, workerCount] of settings.scaleOut) {
     const env = { ...engine.env, ...GATEWAY_ENV };
     const api = await Promise.all(Array.from({ length: apiCount }, (_, i) => startGateway({ root: settings.root, workDir: settings.workDir, env, args: ['--api-only'], label: `scale-${apiCount}x${workerCount}-api${i}` })));
-    const workers = await Promise.all(Array.from({ length: workerCount }, (_, i) => startGateway({ root: settings.root, workDir: settings.workDir, env, args: ['--workers-only'], label: `scale-${apiCount}x${workerCount}-workers${i}` })));
+    const workers = await Promise.all(Array.from({ length: workerCount }, (_, i) => startGateway({ root: settings.root, workDir: settings.workDir, env, args: ['--workers-only'], label: `scale-${apiCount}x${workerCount}-workers${i}`, profile: settings.profile })));
     try {
       runs.push({ apiProcesses: apiCount, workerProcesses: workerCount, run: await onlineRun(api, [...api, ...workers], sim, merchants, MERCHANTS, settings.seconds) });
     } finally {

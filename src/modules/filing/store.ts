@@ -94,6 +94,12 @@ function toPending(docs: PendingJson[]): PendingDocument[] {
  * documents. Rows are locked in device order, so processes claiming overlapping sets never
  * deadlock; two processes claiming one branch serialise on its row and only one gets it. The
  * branches not claimed are missing from the answer.
+ *
+ * A branch another process holds (as this statement's snapshot sees it) is not even tried: its
+ * row may be locked by that process's open outcome transaction (the outcomes' group commit keeps
+ * several branches' rows locked until its one commit), and waiting on it would queue every
+ * claimer behind every other process's commits. Nothing is lost by skipping it: the holder hears
+ * the same wake-up and looks for that branch's next documents when its turn ends.
  */
 export async function claimBranches(db: Kysely<DB>, deviceIds: readonly number[], owner: string, leaseMs: number, batchSize: number): Promise<Map<number, ClaimedBranch>> {
   const ids = [...new Set(deviceIds)].sort((a, b) => a - b);
@@ -111,7 +117,9 @@ export async function claimBranches(db: Kysely<DB>, deviceIds: readonly number[]
     with claim as (
       insert into filing_queues (device_id, lease_owner, lease_until, next_attempt_at)
       select wanted.id, ${owner}, ${fromNow(leaseMs)}, now()
-      from unnest(${ids}::int[]) with ordinality as wanted(id, n) order by wanted.n
+      from unnest(${ids}::int[]) with ordinality as wanted(id, n)
+      where not exists (select 1 from filing_queues held where held.device_id = wanted.id and not (${isFree('filing_queues', 'held')} and ${isDue('filing_queues', 'held')}))
+      order by wanted.n
       on conflict (device_id) do update set lease_owner = excluded.lease_owner, lease_until = excluded.lease_until, updated_at = now()
       where ${isFree('filing_queues', 'filing_queues')} and ${isDue('filing_queues', 'filing_queues')}
       returning device_id, retry_delay_ms
