@@ -66,6 +66,7 @@ export interface AuditRecord {
 // ---- the merchant's console ----
 export type { SaleResource as Sale } from '../../src/modules/sales/schemas.ts';
 export type { DeviceResource as Device } from '../../src/modules/provisioning/schemas.ts';
+export type { TokenResource as TenantToken, ApiKeyResource as FiscalisationKey } from '../../src/modules/provisioning/present.ts';
 
 export type UserRole = 'owner' | 'admin' | 'viewer';
 
@@ -97,25 +98,6 @@ export interface AccountSession {
   user: AccountUser;
   merchant: AccountMerchant;
   csrfToken: string;
-}
-
-export interface TenantToken {
-  id: number;
-  name: string;
-  abilities: string[];
-  masked: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-}
-
-export interface FiscalisationKey {
-  id: number;
-  masked: string;
-  branch: string | null;
-  sdcId: string | null;
-  dialect: 'bare' | 'wrapped';
-  createdAt: string;
-  lastUsedAt: string | null;
 }
 
 export interface Invitation {
