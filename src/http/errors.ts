@@ -1,4 +1,5 @@
 import type { ErrorCode } from './error-codes.ts';
+import { parseDay } from '../lib/time-zones.ts';
 // The three error body shapes of spec part 7, and the one place that maps failures to them.
 
 /** Coded error: `{error: {code, message}}`. */
@@ -72,11 +73,11 @@ export function fieldError(field: string, message: string): ValidationError {
   return new ValidationError({ [field]: [message] });
 }
 
-/** Each of `days` (field → value) that `isDay` refuses, all in one 422 (a bad `from` is reported beside a bad `to`). */
-export function assertCalendarDays(days: Record<string, string>, isDay: (value: string) => boolean): void {
+/** Each of `days` (field → value; absent ones skipped) that is not a real calendar day, all in one 422 (a bad `from` is named beside a bad `to`). */
+export function assertCalendarDays(days: Record<string, string | undefined>): void {
   const problems: Record<string, string[]> = {};
   for (const [field, value] of Object.entries(days)) {
-    if (!isDay(value)) problems[field] = [`The ${field} field must be a calendar day written YYYY-MM-DD, such as 2026-01-15; ${value} is not one.`];
+    if (value !== undefined && !parseDay(value)) problems[field] = [`The ${field} field must be a calendar day written YYYY-MM-DD, such as 2026-01-15; ${value} is not one.`];
   }
   if (Object.keys(problems).length > 0) throw new ValidationError(problems);
 }

@@ -6,7 +6,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppContext } from '../../context.ts';
 import type { ReconciliationOutcome, ReconciliationRequester } from '../../db/tables/reconciliation.ts';
 import { ApiError, NotFoundError, ValidationError, assertCalendarDays } from '../../http/errors.ts';
-import { parseDay } from '../../lib/time-zones.ts';
 import { recordAudit, type Actor } from '../audit/store.ts';
 import { pageOf, type Page } from '../../http/pagination.ts';
 import type { SelectInvoiceData } from '../../vsdc/protocol.ts';
@@ -53,7 +52,7 @@ const dayStart = (value: string): number => Date.parse(`${value}T00:00:00Z`);
 
 /** Starts a run for one of the tenant's initialised branches (audited); 409 while the branch has one open. */
 export async function createRun(ctx: AppContext, tenantId: number, body: CreateReconciliationBody, requestedBy: ReconciliationRequester, actor: Actor): Promise<ReconciliationResource> {
-  assertCalendarDays({ from: body.from, to: body.to }, (value) => parseDay(value) !== null);
+  assertCalendarDays({ from: body.from, to: body.to });
   const from = dayStart(body.from);
   const to = dayStart(body.to);
   if (to < from) throw new ValidationError({ to: ['The to field must be the same day as from or later.'] });

@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.ts';
 import type { DB } from '../../db/schema.ts';
 import type { DocumentType } from '../../db/tables/sales.ts';
 import { ApiError, assertCalendarDays, fieldError, NotFoundError } from '../../http/errors.ts';
-import { dayOf, daysBetween, daysRange, parseDay } from '../../lib/time-zones.ts';
+import { dayOf, daysBetween, daysRange } from '../../lib/time-zones.ts';
 import { Money } from '../../vsdc/tax.ts';
 import { pickBranch } from '../sales/branches.ts';
 import { devicesOfTenant, type BranchDevice } from '../sales/store.ts';
@@ -57,13 +57,13 @@ export async function reportBranch(db: Kysely<DB>, tenantId: number, branch: str
 
 /** A day the merchant has lived already (today or before, in its timezone). */
 function checkDay(field: string, day: string, timezone: string, now: Date): void {
-  assertCalendarDays({ [field]: day }, (value) => parseDay(value) !== null);
+  assertCalendarDays({ [field]: day });
   if (day > dayOf(now, timezone)) throw fieldError(field, `The ${field} field must not be after today (${dayOf(now, timezone)} in ${timezone}).`);
 }
 
 /** The export's range: two days, in order, at most MAX_EXPORT_DAYS apart. */
 export function exportRange(tenant: ReportTenant, first: string, last: string): { from: Date; to: Date } {
-  assertCalendarDays({ from: first, to: last }, (value) => parseDay(value) !== null);
+  assertCalendarDays({ from: first, to: last });
   const span = daysBetween(first, last);
   if (span < 0) throw fieldError('to', `The to field must not be before from (${first}).`);
   if (span >= MAX_EXPORT_DAYS) throw fieldError('to', `The range must be at most ${MAX_EXPORT_DAYS} days: export longer periods in parts.`);

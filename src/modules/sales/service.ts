@@ -7,8 +7,8 @@ import type { DB } from '../../db/schema.ts';
 import type { TenantAccount } from '../../credentials/lookup.ts';
 import { currentMonth } from '../../credentials/standing.ts';
 import { isUniqueViolation } from '../../db/database.ts';
-import { ApiError, FieldErrors, NotFoundError, fieldError } from '../../http/errors.ts';
-import { daysBetween, daysRange, parseDay } from '../../lib/time-zones.ts';
+import { ApiError, FieldErrors, NotFoundError, assertCalendarDays, fieldError } from '../../http/errors.ts';
+import { daysBetween, daysRange } from '../../lib/time-zones.ts';
 import { pageOf, type Page } from '../../http/pagination.ts';
 import type { FilingDetails } from '../../vsdc/sales-body.ts';
 import type { ComputedSale } from '../../vsdc/tax.ts';
@@ -322,11 +322,7 @@ export async function listSalesPage(ctx: AppContext, tenantId: number, branchHea
 
 /** The instants of the merchant's days `from`..`to` (inclusive; either may be open). */
 function occurredWithin(from: string | undefined, to: string | undefined, timezone: string): Pick<SaleFilter, 'occurredFrom' | 'occurredBefore'> {
-  const errors = new FieldErrors();
-  for (const [field, day] of [['from', from], ['to', to]] as const) {
-    if (day !== undefined && !parseDay(day)) errors.add(field, `The ${field} field must be a calendar day written YYYY-MM-DD, such as 2026-01-15; ${day} is not one.`);
-  }
-  if (errors.size > 0) throw errors.toError();
+  assertCalendarDays({ from, to });
   if (from !== undefined && to !== undefined && daysBetween(from, to) < 0) throw fieldError('to', `The to field must not be before from (${from}).`);
   return {
     ...(from === undefined ? {} : { occurredFrom: daysRange(from, from, timezone).from }),
