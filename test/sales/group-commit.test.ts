@@ -7,7 +7,9 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { batchOrEach, GroupCommit, isDataError } from '../../src/db/group-commit.ts';
 import { isUniqueViolation } from '../../src/db/database.ts';
-import { insertDocument, insertDocuments, type InsertOutcome, type NewDocument } from '../../src/modules/sales/store.ts';
+import { insertDocument, insertDocuments, type InsertOutcome, type NewDocument, type SaleRow } from '../../src/modules/sales/store.ts';
+import { claimBranches, failedFields, recordManyOutcomes, recordOneOutcome, uploadedFields } from '../../src/modules/filing/store.ts';
+import { eventRow } from '../../src/modules/webhooks/events.ts';
 import { engineName } from '../helpers/db.ts';
 import { CLASS_CODE, saleBody, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';
 
@@ -163,6 +165,61 @@ describe(`Sales group commit (${engineName})`, () => {
     assert.deepEqual(byBranch((i) => i % 3 === 0), range(starts.a, 8));
     assert.deepEqual(byBranch((i) => i % 3 === 1), range(starts.b, 8));
     assert.deepEqual(byBranch((i) => i % 3 === 2), range(starts.c, 8));
+  });
+
+  test('outcomes of several branches in ONE statement: each gets what recording it alone gives (outcome, event, deliveries, lease, next documents)', async () => {
+    const insert = async (items: Array<[Merchant, string]>) =>
+      (await insertDocuments(h.ctx.db, items.map(([m, b]) => ({ doc: doc(m, b), options })), undefined)).map((o) => stored(o));
+    // Branch A: two documents (the first's outcome reads the second); B: one; C: one, already recorded elsewhere.
+    const [a1, a2, b1, c1] = await insert([[h.merchant, '000'], [h.merchant, '000'], [h.merchant, '001'], [second, '000']]);
+    const owner = 'test-owner';
+    const claimed = await claimBranches(h.ctx.db, [a1!.device_id, b1!.device_id], owner, 60_000, 25);
+    assert.deepEqual([...claimed.keys()].sort(), [a1!.device_id, b1!.device_id].sort());
+    const endpoint = await h.ctx.db
+      .insertInto('webhook_endpoints')
+      .values({ partner_id: h.merchant.partnerId, url: 'https://receiver.example/hook', events: ['invoice.fiscalised'], secret_ciphertext: 'x', created_at: new Date(), updated_at: new Date() })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await h.ctx.db.updateTable('sales').set({ status: 'failed' }).where('id', '=', c1!.id).execute();
+    try {
+      const now = new Date();
+      const outcome = (row: SaleRow, uploaded: boolean, next: boolean, lessee = owner) => ({
+        sale: {
+          ...row,
+          ...(uploaded
+            ? uploadedFields({ receiptNo: Number(row.invoice_no), internalData: 'INTERNAL', receiptSignature: 'SIGNATURE', sdcId: 'SDC1', mrcNo: 'MRC1', qrCodeUrl: null, publishedAt: now })
+            : failedFields('910', 'refused')),
+          updated_at: now,
+        },
+        event: { row: eventRow({ type: uploaded ? 'invoice.fiscalised' : 'invoice.failed', partnerId: h.merchant.partnerId, tenantId: row.tenant_id, created: now }), body: '{"x":1}' },
+        options: { owner: lessee, leaseMs: 60_000, ...(next ? { next: { batchSize: 25 } } : {}) },
+      });
+      const items = [outcome(a1!, true, true), outcome(b1!, false, true), outcome(c1!, true, false, 'someone-else')];
+      const results = await recordManyOutcomes(h.ctx.db, items);
+      assert.deepEqual(
+        results.map((r) => ({ recorded: r.recorded, leaseHeld: r.leaseHeld, deliveries: r.deliveries, next: r.next.map((d) => Number(d.row.id)) })),
+        [
+          { recorded: true, leaseHeld: true, deliveries: 1, next: [Number(a2!.id)] },
+          { recorded: true, leaseHeld: true, deliveries: 0, next: [] },
+          { recorded: false, leaseHeld: false, deliveries: 0, next: [] },
+        ],
+      );
+      const rows = await h.ctx.db.selectFrom('sales').select(['id', 'status', 'receipt_no', 'result_code']).where('id', 'in', [a1!.id, b1!.id, c1!.id]).orderBy('id').execute();
+      assert.deepEqual(rows.map((r) => [r.status, r.receipt_no === null ? null : Number(r.receipt_no), r.result_code]), [['uploaded', Number(a1!.invoice_no), '000'], ['failed', null, '910'], ['failed', null, null]]);
+      const events = await h.ctx.db.selectFrom('webhook_events').select(['id', 'type']).where('id', 'in', items.map((o) => o.event.row.id)).orderBy('type').execute();
+      assert.deepEqual(events.map((e) => e.type), ['invoice.failed', 'invoice.fiscalised'], 'no event for the document that was not recorded');
+      const leases = await h.ctx.db.selectFrom('filing_queues').select(['device_id', 'lease_owner']).where('device_id', 'in', [a1!.device_id, b1!.device_id]).execute();
+      const leaseOf = (id: number) => leases.find((l) => l.device_id === id)?.lease_owner;
+      assert.equal(leaseOf(a1!.device_id), owner, 'a branch with documents left stays leased');
+      assert.equal(leaseOf(b1!.device_id), null, 'a branch with nothing left is given back');
+      // The same outcome recorded alone answers the same (the document is no longer pending).
+      const again = await recordOneOutcome(h.ctx.db, items[0]!.sale, { ...items[0]!.event, row: eventRow({ type: 'invoice.fiscalised', partnerId: h.merchant.partnerId, tenantId: a1!.tenant_id }) }, items[0]!.options);
+      assert.equal(again.recorded, false);
+      assert.deepEqual(again.next.map((d) => Number(d.row.id)), [Number(a2!.id)]);
+    } finally {
+      await h.ctx.db.deleteFrom('webhook_deliveries').where('endpoint_id', '=', endpoint.id).execute();
+      await h.ctx.db.deleteFrom('webhook_endpoints').where('id', '=', endpoint.id).execute();
+    }
   });
 
   test('a failure of the batch itself (not of one document) reaches every waiter; a data error is retried one by one', async () => {

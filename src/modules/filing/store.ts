@@ -43,7 +43,7 @@ export interface ClaimedBranch {
 }
 
 /** The branch's next pending documents (after invoice `after`) with their lines, as one json array (invoice order). */
-function pendingJson(deviceId: number | RawBuilder<number>, limit: number, after = 0) {
+function pendingJson(deviceId: number | RawBuilder<number>, limit: number | RawBuilder<number>, after: number | RawBuilder<number> = 0) {
   return sql<PendingJson[]>`coalesce((
     select json_agg(p order by p.invoice_no) from (
       select s.*, coalesce((
@@ -343,6 +343,93 @@ interface PendingOutcome {
   options: OutcomeOptions;
 }
 
+/** One outcome as the many-outcomes statement reads it (jsonb_to_recordset). */
+function outcomeInput({ sale, event, options }: PendingOutcome, n: number) {
+  return {
+    n,
+    sale_id: sale.id,
+    device_id: sale.device_id,
+    owner: options.owner,
+    lease_secs: options.leaseMs / 1000,
+    batch_size: options.next?.batchSize ?? null,
+    after_no: sale.invoice_no,
+    status: sale.status,
+    result_code: sale.result_code,
+    last_error: sale.last_error,
+    receipt_no: sale.receipt_no,
+    internal_data: sale.internal_data,
+    receipt_signature: sale.receipt_signature,
+    sdc_id: sale.sdc_id,
+    mrc_no: sale.mrc_no,
+    qr_code_url: sale.qr_code_url,
+    published_at: sale.published_at,
+    updated_at: sale.updated_at,
+    event_id: event.row.id,
+    event_type: event.row.type,
+    partner_id: event.row.partnerId,
+    tenant_id: event.row.tenantId,
+    event_created: event.row.created,
+    event_body: event.body,
+    channel: options.notify?.channel ?? null,
+    payload: options.notify?.payload ?? null,
+  };
+}
+
+/**
+ * recordOneOutcome for several outcomes of DIFFERENT branches in ONE statement (one round trip,
+ * one commit): the outcomes' group commit. Each outcome does exactly what recordOneOutcome does
+ * for it, and its answer is the same.
+ */
+export async function recordManyOutcomes(db: Kysely<DB>, outcomes: PendingOutcome[]): Promise<RecordedOutcome[]> {
+  const input = JSON.stringify(outcomes.map(outcomeInput));
+  const done = sql`(x.batch_size is not null and json_array_length(x.batch) = 0)`;
+  const result = await sql<OutcomeRow & { n: number }>`${prepared}
+    with input as (
+      select * from jsonb_to_recordset(${input}::jsonb) as i(n integer, sale_id bigint, device_id integer, owner text,
+        lease_secs double precision, batch_size integer, after_no bigint, status text, result_code text, last_error text,
+        receipt_no bigint, internal_data text, receipt_signature text, sdc_id text, mrc_no text, qr_code_url text,
+        published_at timestamptz, updated_at timestamptz, event_id text, event_type text, partner_id integer,
+        tenant_id integer, event_created timestamptz, event_body text, channel text, payload text)
+    ),
+    next as (
+      select i.n, i.device_id, i.owner, i.lease_secs, i.batch_size,
+        case when i.batch_size is null then '[]'::json
+          else ${pendingJson(sql<number>`i.device_id`, sql<number>`i.batch_size`, sql<number>`i.after_no`)} end as batch
+      from input i
+    ),
+    lease as (
+      update filing_queues set
+        lease_owner = case when ${done} then null else filing_queues.lease_owner end,
+        lease_until = case when ${done} then null else now() + make_interval(secs => x.lease_secs) end,
+        retry_delay_ms = null, last_error = null, updated_at = now()
+      from next x
+      where filing_queues.device_id = x.device_id and filing_queues.lease_owner = x.owner
+      returning filing_queues.device_id
+    ),
+    outcome as (
+      update sales set status = i.status, result_code = i.result_code, last_error = i.last_error,
+        receipt_no = i.receipt_no, internal_data = i.internal_data, receipt_signature = i.receipt_signature,
+        sdc_id = i.sdc_id, mrc_no = i.mrc_no, qr_code_url = i.qr_code_url, published_at = i.published_at,
+        updated_at = i.updated_at
+      from input i
+      where sales.id = i.sale_id and sales.status = 'pending'
+      returning sales.id
+    ),
+    ${eventCtes(
+      { id: sql`i.event_id`, type: sql`i.event_type`, partnerId: sql`i.partner_id`, tenantId: sql`i.tenant_id`, created: sql`i.event_created` },
+      sql`i.event_body`,
+      sql`from input i join outcome on outcome.id = i.sale_id`,
+    )}
+    select i.n, exists (select 1 from outcome where outcome.id = i.sale_id) as recorded,
+      exists (select 1 from lease where lease.device_id = i.device_id) as lease_held,
+      (select count(*) from deliveries where deliveries.event_id = i.event_id)::int as deliveries, x.batch as next_batch,
+      case when i.channel is not null and exists (select 1 from outcome where outcome.id = i.sale_id) then pg_notify(i.channel, i.payload) end as outcome_notice,
+      ${DELIVERIES_NOTICE}
+    from input i join next x on x.n = i.n
+    order by i.n`.execute(db);
+  return result.rows.map((row) => ({ recorded: row.recorded, leaseHeld: row.lease_held, deliveries: row.deliveries, next: toPending(row.next_batch) }));
+}
+
 /** Outcomes of one commit at most. */
 const MAX_OUTCOMES_PER_COMMIT = 64;
 
@@ -350,10 +437,12 @@ const outcomeBatchers = new WeakMap<Kysely<DB>, GroupCommit<PendingOutcome, Reco
 
 /**
  * Records a filing (recordOneOutcome). Outside a transaction it goes through the outcomes' group
- * commit: outcomes recorded at the same moment by the filers of different branches run in one
- * transaction, one commit for all of them; it resolves once its outcome is committed. Should
- * that transaction fail for a reason in the data (a deadlock with another process, say), each
- * outcome is recorded again on its own, so one cannot fail the others.
+ * commit: outcomes recorded at the same moment by the filers of different branches are recorded
+ * by one statement (recordManyOutcomes), one commit for all of them; it resolves once its
+ * outcome is committed. Should that statement fail for a reason in the data (a deadlock with
+ * another process, say), each outcome is recorded again on its own, so one cannot fail the
+ * others. Two outcomes of one branch never share a statement (a branch's filer records one at a
+ * time; should they meet, the batch is recorded one by one).
  */
 export function recordOutcome(db: Kysely<DB>, sale: SaleRow, event: OutcomeEvent, options: OutcomeOptions): Promise<RecordedOutcome> {
   if (db.isTransaction) return recordOneOutcome(db, sale, event, options);
@@ -364,12 +453,14 @@ export function recordOutcome(db: Kysely<DB>, sale: SaleRow, event: OutcomeEvent
       (items) =>
         batchOrEach(
           items,
-          (many) =>
-            db.transaction().execute(async (trx) => {
-              const recorded: RecordedOutcome[] = [];
-              for (const o of many) recorded.push(await recordOneOutcome(trx, o.sale, o.event, o.options));
-              return recorded;
-            }),
+          async (many) => {
+            if (new Set(many.map((o) => o.sale.device_id)).size < many.length) {
+              const each: RecordedOutcome[] = [];
+              for (const o of many) each.push(await one(o));
+              return each;
+            }
+            return recordManyOutcomes(db, many);
+          },
           one,
         ),
       { maxBatch: MAX_OUTCOMES_PER_COMMIT },

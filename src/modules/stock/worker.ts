@@ -19,8 +19,14 @@ import { bookPlainDocuments, branchesOfSales, branchesToBook, claimChainBranches
 
 export const STOCK_WORKER_NAME = 'stock.chain';
 const POLL_MS = 1_000;
-/** Outcomes arriving close together are booked in one pass. */
+/** A movement queued (an adjustment, a purchase): its chain is sent soon. */
 const WAKE_DELAY_MS = 20;
+/**
+ * Filing outcomes heard are booked in passes at most this far apart: under load a branch files
+ * hundreds of documents a second, and booking them in one pass costs one statement where a pass
+ * per outcome cost one each. Booking is not urgent (nothing waits on it; the chain follows it).
+ */
+const HEARD_DELAY_MS = 200;
 const BOOK_BATCH = 50;
 const BRANCHES_PER_PASS = 20;
 /** More outcomes heard than this between two passes: the next pass is a full one. */
@@ -160,7 +166,7 @@ export function stockWorker(ctx: AppContext, options: { pollMs?: number } = {}):
   };
   const heard = (saleId: number): void => {
     heardSales.push(saleId);
-    schedule(WAKE_DELAY_MS);
+    schedule(HEARD_DELAY_MS);
   };
 
   return {

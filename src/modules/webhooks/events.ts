@@ -119,7 +119,7 @@ export function eventCtes(event: EventFields, body: RawBuilder<unknown>, source:
       insert into webhook_deliveries (event_id, endpoint_id, next_attempt_at, created_at)
       select event.id, e.id, event.created_at, event.created_at
       from event join webhook_endpoints e on e.partner_id = event.partner_id and e.status = 'enabled' and event.type = any(e.events)
-      returning endpoint_id
+      returning event_id, endpoint_id
     )`;
 }
 
