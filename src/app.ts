@@ -9,6 +9,7 @@ import { ApiError } from './http/errors.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
 import { registerJsonBodyParser } from './http/json-body.ts';
 import { registerRequestLog, requestId } from './http/request-log.ts';
+import { lazySerializers } from './http/serialization.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { adminRoutes } from './modules/admin/routes.ts';
 import { moduleRoutes, provideModuleMembers } from './modules/index.ts';
@@ -56,6 +57,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     trustProxy: false,
     clientErrorHandler: answerMalformedRequest,
     ajv: { customOptions: {} },
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

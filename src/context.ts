@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Config } from './config.ts';
 import { SecretBox, resolveSecretKey } from './credentials/secret-box.ts';
@@ -86,7 +87,9 @@ export interface ContextOptions {
  * back; meanwhile the limiter counts per process (rate-limit.ts).
  */
 function redisClient(url: string, log: Logger): Redis {
-  const redis = new Redis(url, { enableOfflineQueue: true, maxRetriesPerRequest: 1 });
+  // Loaded only when REDIS_URL is set: most deployments never need it, and it adds to every start.
+  const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+  const redis = new RedisClient(url, { enableOfflineQueue: true, maxRetriesPerRequest: 1 });
   let down = false;
   redis.on('error', (err: Error) => {
     if (down) return;

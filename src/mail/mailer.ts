@@ -3,7 +3,8 @@
 // last 50 (GET /api/v1/dev/outbox), so `npm start` works with no mail server; in production
 // without SMTP_URL a mail cannot be delivered: it is dropped with a warning that does not carry
 // its link (a link in a production log would be a credential in the log).
-import nodemailer, { type Transporter } from 'nodemailer';
+import { createRequire } from 'node:module';
+import type { Transporter } from 'nodemailer';
 import type { Config } from '../config.ts';
 import type { Logger } from '../observability/log.ts';
 import type { MailMessage } from './templates.ts';
@@ -24,7 +25,8 @@ export class Mailer {
     private readonly config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'env'>,
     private readonly log: Logger,
   ) {
-    this.transport = config.smtpUrl ? nodemailer.createTransport(config.smtpUrl) : undefined;
+    // nodemailer is loaded only with SMTP_URL (it adds to every start otherwise).
+    this.transport = config.smtpUrl ? (createRequire(import.meta.url)('nodemailer') as typeof import('nodemailer')).createTransport(config.smtpUrl) : undefined;
   }
 
   /** True when mails go to the development outbox instead of an SMTP server. */

@@ -189,6 +189,8 @@ function exactInput(value: number | string, what: string, maxDecimals: number): 
 
 const ZERO = new Money(0);
 const HUNDRED = new Money(100);
+/** Each category's rate as a fraction (16 → 0.16), made once. */
+const RATE_OF = new Map<VatCategoryCode, Money>(VAT_CATEGORIES.map((c) => [c.code, new Money(c.rate).div(100)]));
 
 interface LineAmounts {
   gross: Money;
@@ -286,7 +288,7 @@ export function computeSale(inputs: readonly SaleLineInput[], taxInclusive: bool
       throw new SaleAmountsError(`line ${index + 1} has an rrp but is not MTV (B)`);
     }
 
-    const rate = new Money(category.rate).div(100);
+    const rate = RATE_OF.get(category.code)!;
     const amounts = input.allocated
       ? allocatedAmounts(input.allocated, index, taxInclusive, mtv)
       : computedAmounts(input, index, quantity, price, rate, taxInclusive, rrp);
@@ -321,8 +323,10 @@ export function computeSale(inputs: readonly SaleLineInput[], taxInclusive: bool
   let net = ZERO;
   let totalVat = ZERO;
   const byCategory = VAT_CATEGORIES.map((category): CategoryTotals => {
-    const categoryTaxable = taxable.get(category.code) ?? ZERO;
-    const categoryVat = vat.get(category.code) ?? ZERO;
+    const categoryTaxable = taxable.get(category.code);
+    const categoryVat = vat.get(category.code);
+    // Most documents use one or two of the nine categories: the others are zeros, no arithmetic.
+    if (categoryTaxable === undefined || categoryVat === undefined) return { code: category.code, rate: category.rate, taxable: 0, vat: 0 };
     net = net.plus(categoryTaxable);
     totalVat = totalVat.plus(categoryVat);
     return { code: category.code, rate: category.rate, taxable: categoryTaxable.toNumber(), vat: categoryVat.toNumber() };

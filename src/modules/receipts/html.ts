@@ -1,5 +1,4 @@
 // The 80 mm receipt as one self-contained HTML page (inline CSS and QR code), for thermal printers.
-import QRCode from 'qrcode';
 import { money, printedDate, quantity, rateLabel } from './format.ts';
 import type { Receipt } from './receipt.ts';
 
@@ -38,7 +37,9 @@ function field(label: string, value: string | number | null): string {
 }
 
 export async function renderReceiptHtml(receipt: Receipt): Promise<string> {
-  const qr = receipt.qrCodeUrl
+  // qrcode is loaded with the first receipt, not at every start.
+  const QRCode = receipt.qrCodeUrl ? (await import('qrcode')).default : undefined;
+  const qr = receipt.qrCodeUrl && QRCode
     ? (await QRCode.toString(receipt.qrCodeUrl, { type: 'svg', margin: 0, errorCorrectionLevel: 'M' })).replace('<svg ', `<svg class="qr" role="img" aria-label="QR code: ${escapeHtml(receipt.qrCodeUrl)}" `)
     : '';
   const items = receipt.items
