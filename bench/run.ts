@@ -48,8 +48,16 @@ const { values, positionals } = parseArgs({
     label: { type: 'string' },
     profile: { type: 'boolean', default: false },
     'no-report': { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
   },
 });
+if (values.help) {
+  // The usage is this file's opening comment.
+  const lines = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n');
+  const usage = lines.slice(0, lines.findIndex((line) => !line.startsWith('//'))).map((line) => line.replace(/^\/\/ ?/, ''));
+  process.stdout.write(`${usage.join('\n')}\n`);
+  process.exit(0);
+}
 
 const quick = values.quick!;
 // A scenario named without --only (`npm run bench -- sale-path`) runs alone.
