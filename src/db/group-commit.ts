@@ -11,6 +11,24 @@ export type ItemResult<O> = { ok: true; value: O } | { ok: false; error: unknown
 export interface GroupCommitOptions {
   /** At most this many items in one batch (the rest wait for the next). */
   maxBatch: number;
+  /**
+   * Take a batch one turn of the event loop after the first item arrives instead of at once:
+   * for a database that runs its statements on this thread (the embedded one, `runsOnThisThread`),
+   * where nothing else can arrive while a statement runs, so a batch taken at once would always
+   * hold one item. The turn lets the requests already read from their sockets reach the batch.
+   */
+  gatherOneTurn?: boolean;
+}
+
+const onThisThread = new WeakSet<object>();
+
+/** The database `db` runs its statements on this thread (PGlite): its group commits gather for one turn. */
+export function markRunsOnThisThread(db: object): void {
+  onThisThread.add(db);
+}
+
+export function runsOnThisThread(db: object): boolean {
+  return onThisThread.has(db);
 }
 
 interface Waiting<I, O> {
@@ -45,11 +63,15 @@ export class GroupCommit<I, O> {
   private pump(): void {
     if (this.flushing || this.queue.length === 0) return;
     this.flushing = true;
-    const batch = this.queue.splice(0, this.options.maxBatch);
-    void this.run(batch).finally(() => {
-      this.flushing = false;
-      this.pump();
-    });
+    const take = (): void => {
+      const batch = this.queue.splice(0, this.options.maxBatch);
+      void this.run(batch).finally(() => {
+        this.flushing = false;
+        this.pump();
+      });
+    };
+    if (this.options.gatherOneTurn) setImmediate(take);
+    else take();
   }
 
   private async run(batch: Array<Waiting<I, O>>): Promise<void> {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { batchOrEach, GroupCommit, isDataError } from '../../src/db/group-commit.ts';
+import { batchOrEach, GroupCommit, isDataError, runsOnThisThread } from '../../src/db/group-commit.ts';
 import { isUniqueViolation } from '../../src/db/database.ts';
 import { insertDocument, insertDocuments, type InsertOutcome, type NewDocument, type SaleRow } from '../../src/modules/sales/store.ts';
 import { claimBranches, failedFields, recordManyOutcomes, recordOneOutcome, uploadedFields } from '../../src/modules/filing/store.ts';
@@ -220,6 +220,30 @@ describe(`Sales group commit (${engineName})`, () => {
       await h.ctx.db.deleteFrom('webhook_deliveries').where('endpoint_id', '=', endpoint.id).execute();
       await h.ctx.db.deleteFrom('webhook_endpoints').where('id', '=', endpoint.id).execute();
     }
+  });
+
+  test('on a database that runs on this thread a batch gathers for one turn: writes submitted together share it', async () => {
+    const batches = (gatherOneTurn: boolean) => {
+      const seen: number[][] = [];
+      const batcher = new GroupCommit<number, number>(
+        async (items) => {
+          seen.push(items);
+          return items.map((value) => ({ ok: true as const, value }));
+        },
+        { maxBatch: 10, gatherOneTurn },
+      );
+      return { seen, submit: (n: number) => batcher.submit(n) };
+    };
+    const atOnce = batches(false);
+    await Promise.all([1, 2, 3].map(atOnce.submit));
+    assert.deepEqual(atOnce.seen, [[1], [2, 3]], 'the first write of a quiet moment goes at once');
+    const gathered = batches(true);
+    const first = gathered.submit(1);
+    await Promise.resolve(); // a later callback of the same turn (another request's statement answered)
+    const second = gathered.submit(2);
+    await Promise.all([first, second, gathered.submit(3)]);
+    assert.deepEqual(gathered.seen, [[1, 2, 3]]);
+    assert.ok(runsOnThisThread(h.ctx.db) === (engineName === 'embedded'), 'the embedded database is marked, PostgreSQL is not');
   });
 
   test('a failure of the batch itself (not of one document) reaches every waiter; a data error is retried one by one', async () => {

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { filingWorker } from '../../src/modules/filing/worker.ts';
+import { bookPlainBranches } from '../../src/modules/stock/store.ts';
 import { stockWorker } from '../../src/modules/stock/worker.ts';
 import { bearer } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
@@ -191,6 +192,36 @@ describe(`stock (${engineName})`, () => {
     assert.equal(h.sim.control.getDevice(h.merchant.tpin, '001')!.stockLevels['GOODS-001']!.rsdQty, -2);
     const levels = expectStatus(await h.get('/api/v1/stock?itemCode=GOODS-001', branch), 200);
     assert.deepEqual(levels.data.map((l: { branch: string; quantity: number }) => [l.branch, l.quantity]), [['001', -2]]);
+  });
+
+  test('several branches booked by one statement: what moves no stock is booked at once, a goods sale is left to its transaction', async (t) => {
+    t.after(async () => {
+      await h.stopWorkers();
+      h.startWorkers();
+    });
+    await h.stopWorkers();
+    h.startWorkers([filingWorker]);
+    const plain = await sale(null, 1);
+    const goods = expectStatus(
+      await h.post('/api/v1/sales', { items: [{ name: 'Branch goods', classificationCode: CLASS_CODE, itemCode: 'GOODS-001', quantity: 1, price: 10 }] }, { 'x-branch': '001' }),
+      201,
+    ).data;
+    assert.deepEqual([plain.status, goods.status], ['uploaded', 'uploaded']);
+    await h.stopWorkers();
+    const devices = await h.ctx.db.selectFrom('devices').select(['id', 'branch']).where('tenant_id', '=', h.merchant.tenantId).where('branch', 'in', ['000', '001']).execute();
+    const deviceOf = (branch: string) => Number(devices.find((d) => d.branch === branch)!.id);
+    const booked = async (branch: string) =>
+      Number((await h.ctx.db.selectFrom('stock_branches').select('booked_invoice_no').where('device_id', '=', deviceOf(branch)).executeTakeFirstOrThrow()).booked_invoice_no);
+    const goodsBranchBefore = await booked('001');
+    const result = await bookPlainBranches(h.ctx.db, [deviceOf('001'), deviceOf('000'), -1], 50);
+    assert.equal(result.get(deviceOf('000'))?.kind, 'booked');
+    assert.equal(result.get(deviceOf('001'))?.kind, 'moves_stock');
+    assert.equal(result.get(-1)?.kind, 'locked', 'a branch without its row (or whose row another process holds) is left alone');
+    assert.equal(await booked('000'), plain.invoiceNo);
+    assert.equal(await booked('001'), goodsBranchBefore, 'nothing of the goods branch was booked');
+    h.startWorkers();
+    await settled(goods.id, 'sent');
+    assert.equal(await booked('001'), goods.invoiceNo);
   });
 
   test('adjustments: losses out, several items, levels and movement history filtered by item; bad input is a clear 4xx', async () => {

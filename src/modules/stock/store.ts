@@ -116,47 +116,66 @@ export type PlainBooking =
   | { kind: 'moves_stock' };
 
 /**
- * The common case of booking in ONE autocommit statement: when none of the branch's next filed
- * documents (after the booked one, up to the first still pending, at most `limit`) moves stock
- * (an uploaded sale or credit note with an item-coded line), the branch's row is locked (skip
- * locked, as lockNextFiled) and its booked invoice number moved past them in that statement —
- * what the transaction of lockNextFiled + markBooked would do with no movement to queue, in one
- * round trip instead of five. Otherwise nothing is written and the caller books them as before.
+ * The common case of booking in ONE autocommit statement, for any number of branches: for each
+ * branch whose next filed documents (after the booked one, up to the first still pending, at
+ * most `limit`) include none that moves stock (an uploaded sale or credit note with an
+ * item-coded line), the branch's row is locked (skip locked, as lockNextFiled) and its booked
+ * invoice number moved past them in that statement — what the transaction of lockNextFiled +
+ * markBooked would do with no movement to queue, in one round trip for every branch instead of
+ * five per branch. A branch with a document that moves stock is left as it was (`moves_stock`:
+ * the caller books it with lockNextFiled in a transaction); a branch another process is booking
+ * now is `locked`. Rows are locked in device order, so two processes never deadlock on them.
  */
-export async function bookPlainDocuments(db: Kysely<DB>, deviceId: number, limit: number): Promise<PlainBooking> {
-  const result = await sql<{ locked: boolean; filed: number; moves_stock: boolean; booked: boolean }>`${prepared}
+export async function bookPlainBranches(db: Kysely<DB>, deviceIds: readonly number[], limit: number): Promise<Map<number, PlainBooking>> {
+  const ids = [...new Set(deviceIds)].sort((a, b) => a - b);
+  const result = await sql<{ device_id: number; filed: number; moves_stock: boolean; booked: boolean }>`${prepared}
     with branch as (
-      select booked_invoice_no from stock_branches where device_id = ${deviceId} for update skip locked
+      select device_id, booked_invoice_no from stock_branches
+      where device_id = any(${ids}::int[])
+      order by device_id
+      for update skip locked
     ),
     next as (
-      select s.id, s.type, s.status, s.invoice_no from sales s
-      where s.device_id = ${deviceId} and s.invoice_no > (select booked_invoice_no from branch)
-      order by s.invoice_no
-      limit ${limit}
+      select b.device_id, s.id, s.type, s.status, s.invoice_no
+      from branch b cross join lateral (
+        select s.id, s.type, s.status, s.invoice_no from sales s
+        where s.device_id = b.device_id and s.invoice_no > b.booked_invoice_no
+        order by s.invoice_no
+        limit ${limit}) s
     ),
     filed as (
-      select * from next where next.invoice_no < coalesce((select min(p.invoice_no) from next p where p.status = 'pending'), 9223372036854775807)
+      select n.* from next n
+      where n.invoice_no < coalesce((select min(p.invoice_no) from next p where p.device_id = n.device_id and p.status = 'pending'), 9223372036854775807)
     ),
-    moving as (
-      select exists (
-        select 1 from filed f
-        where f.status = 'uploaded' and f.type <> 'debit_note'
-          and exists (select 1 from sale_lines l where l.sale_id = f.id and l.item_code is not null)
-      ) as moves
+    per_branch as (
+      select f.device_id, count(*)::int as filed, max(f.invoice_no) as last_no,
+        bool_or(f.status = 'uploaded' and f.type <> 'debit_note'
+          and exists (select 1 from sale_lines l where l.sale_id = f.id and l.item_code is not null)) as moves
+      from filed f
+      group by f.device_id
     ),
     booked as (
-      update stock_branches set booked_invoice_no = (select max(invoice_no) from filed), updated_at = now()
-      where device_id = ${deviceId} and exists (select 1 from branch) and exists (select 1 from filed)
-        and not (select moves from moving)
-      returning device_id
+      update stock_branches set booked_invoice_no = per_branch.last_no, updated_at = now()
+      from per_branch
+      where stock_branches.device_id = per_branch.device_id and not per_branch.moves
+      returning stock_branches.device_id
     )
-    select exists (select 1 from branch) as locked, (select count(*) from filed)::int as filed,
-      (select moves from moving) as moves_stock, exists (select 1 from booked) as booked`.execute(db);
-  const row = result.rows[0]!;
-  if (!row.locked) return { kind: 'locked' };
-  if (row.filed === 0) return { kind: 'nothing' };
-  if (row.booked) return { kind: 'booked', count: row.filed };
-  return { kind: 'moves_stock' };
+    select b.device_id, coalesce(pb.filed, 0) as filed, coalesce(pb.moves, false) as moves_stock,
+      exists (select 1 from booked where booked.device_id = b.device_id) as booked
+    from branch b left join per_branch pb on pb.device_id = b.device_id`.execute(db);
+  const outcomes = new Map<number, PlainBooking>(ids.map((id) => [id, { kind: 'locked' }]));
+  for (const row of result.rows) {
+    const deviceId = Number(row.device_id);
+    if (row.filed === 0) outcomes.set(deviceId, { kind: 'nothing' });
+    else if (row.booked) outcomes.set(deviceId, { kind: 'booked', count: row.filed });
+    else outcomes.set(deviceId, { kind: 'moves_stock' });
+  }
+  return outcomes;
+}
+
+/** bookPlainBranches for one branch. */
+export async function bookPlainDocuments(db: Kysely<DB>, deviceId: number, limit: number): Promise<PlainBooking> {
+  return (await bookPlainBranches(db, [deviceId], limit)).get(deviceId)!;
 }
 
 export async function markBooked(db: Kysely<DB>, deviceId: number, invoiceNo: number): Promise<void> {

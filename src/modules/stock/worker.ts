@@ -1,7 +1,8 @@
 // The stock worker of one process. Each pass: (1) books the stock of documents whose filing
 // ended, branch by branch in invoice order (a movement per uploaded sale or credit note with
 // goods lines, in the same transaction that moves the branch's booked invoice number on: a
-// crash books a document exactly once); (2) sends the chain of every branch with unsent
+// crash books a document exactly once; documents that move no stock, most of them, are booked
+// for up to 100 branches in one statement); (2) sends the chain of every branch with unsent
 // movements, leased per branch (any number of processes may run it). A full pass (every branch,
 // every chain) runs at least every pollMs; between them, a pass after the filing outcomes this
 // process hears of books only those documents' branches, and `wake` (a movement queued) sends
@@ -15,7 +16,7 @@ import { saleSignals } from '../sales/signals.ts';
 import { drainChain } from './chain.ts';
 import { stockSignals } from './signals.ts';
 import { queueStockMovement } from './movements.ts';
-import { bookPlainDocuments, branchesOfSales, branchesToBook, claimChainBranches, clearChainLeases, lockNextFiled, markBooked } from './store.ts';
+import { bookPlainBranches, bookPlainDocuments, branchesOfSales, branchesToBook, claimChainBranches, clearChainLeases, lockNextFiled, markBooked } from './store.ts';
 
 export const STOCK_WORKER_NAME = 'stock.chain';
 const POLL_MS = 1_000;
@@ -29,6 +30,8 @@ const WAKE_DELAY_MS = 20;
 const HEARD_DELAY_MS = 200;
 const BOOK_BATCH = 50;
 const BRANCHES_PER_PASS = 20;
+/** Branches booked by one statement at most. */
+const BRANCHES_PER_BOOKING = 100;
 /** More outcomes heard than this between two passes: the next pass is a full one. */
 const MAX_HEARD_SALES = 5_000;
 const STOP_GRACE_MS = 5_000;
@@ -67,6 +70,25 @@ async function bookBranch(ctx: AppContext, deviceId: number): Promise<boolean> {
     });
     if (!more) return queued;
   }
+}
+
+/**
+ * Books several branches: what moves no stock in one statement for all of them (the common
+ * case), a branch with a document that moves stock by bookBranch. True when a movement was queued.
+ */
+async function bookBranches(ctx: AppContext, deviceIds: number[], stopped: () => boolean): Promise<boolean> {
+  let queued = false;
+  let pending = deviceIds;
+  while (pending.length > 0 && !stopped()) {
+    const more: number[] = [];
+    for (const [deviceId, booking] of await bookPlainBranches(ctx.db, pending, BOOK_BATCH)) {
+      if (booking.kind === 'moves_stock') {
+        if (await bookBranch(ctx, deviceId)) queued = true;
+      } else if (booking.kind === 'booked' && booking.count === BOOK_BATCH) more.push(deviceId);
+    }
+    pending = more;
+  }
+  return queued;
 }
 
 export interface StockWorker extends Worker {
@@ -133,9 +155,9 @@ export function stockWorker(ctx: AppContext, options: { pollMs?: number } = {}):
     chainDue = false;
     if (full) lastFullAt = Date.now();
     const branches = full ? await branchesToBook(ctx.db, 1_000) : sales.length > 0 ? await branchesOfSales(ctx.db, sales) : [];
-    for (const deviceId of branches) {
+    for (let at = 0; at < branches.length; at += BRANCHES_PER_BOOKING) {
       if (stopped) return;
-      if (await bookBranch(ctx, deviceId)) chain = true;
+      if (await bookBranches(ctx, branches.slice(at, at + BRANCHES_PER_BOOKING), () => stopped)) chain = true;
     }
     if (!chain) return;
     for (;;) {
