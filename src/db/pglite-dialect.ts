@@ -1,4 +1,4 @@
-import type { PGlite } from '@electric-sql/pglite';
+import { parse, protocol, type PGlite } from '@electric-sql/pglite';
 import {
   CompiledQuery,
   PostgresAdapter,
@@ -11,6 +11,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { PREPARED } from './prepared.ts';
 
 /**
  * Kysely dialect over one PGlite instance. PGlite is a single session, so connection
@@ -78,16 +79,65 @@ class PGliteDriver implements Driver {
   }
 }
 
+/** A statement parsed and planned once in the session: its name and its parameters' types. */
+interface PreparedStatement {
+  name: string;
+  parameterTypes: number[];
+}
+
+const NO_FS_SYNC = { syncToFs: false } as const;
+
 class PGliteConnection implements DatabaseConnection {
   release: (() => void) | undefined;
+  private readonly statements = new Map<string, PreparedStatement>();
   constructor(private readonly pglite: PGlite) {}
 
   async exec(sql: string): Promise<void> {
     await this.pglite.exec(sql);
   }
 
+  /**
+   * A hot statement (marked PREPARED, db/prepared.ts) as a named statement of the session: parsed
+   * and planned on its first run, then only bound and executed, as on PostgreSQL. PGlite's
+   * `query` parses and plans every statement anew, which cost more than running the sale path's
+   * large statements. The same protocol messages `query` sends, with a name; the rows are read
+   * by PGlite's own parser, and the data directory is synced after it as after `query`.
+   */
+  private async executePrepared<R>(sql: string, parameters: readonly unknown[]): Promise<{ rows: R[]; affectedRows?: number }> {
+    const pglite = this.pglite;
+    const { serialize } = protocol;
+    return pglite.runExclusive(async () => {
+      const messages = [];
+      try {
+        let statement = this.statements.get(sql);
+        if (!statement) {
+          const name = `fg_${this.statements.size + 1}`;
+          await pglite.execProtocolStream(serialize.parse({ name, text: sql }), NO_FS_SYNC);
+          const parameterTypes = parse.parseDescribeStatementResults(await pglite.execProtocolStream(serialize.describe({ type: 'S', name }), NO_FS_SYNC));
+          statement = { name, parameterTypes };
+          this.statements.set(sql, statement);
+        }
+        const values = parameters.map((value, i) => {
+          if (value === null || value === undefined) return null;
+          const serializer = pglite.serializers[statement.parameterTypes[i]!];
+          return serializer ? serializer(value) : String(value);
+        });
+        messages.push(...(await pglite.execProtocolStream(serialize.bind({ statement: statement.name, values }), NO_FS_SYNC)));
+        messages.push(...(await pglite.execProtocolStream(serialize.describe({ type: 'P' }), NO_FS_SYNC)));
+        messages.push(...(await pglite.execProtocolStream(serialize.execute({}), NO_FS_SYNC)));
+      } finally {
+        messages.push(...(await pglite.execProtocolStream(serialize.sync(), NO_FS_SYNC)));
+      }
+      await pglite.syncToFs();
+      const [result] = parse.parseResults(messages, pglite.parsers, { rowMode: 'object' });
+      return { rows: (result?.rows ?? []) as R[], ...(result?.affectedRows !== undefined ? { affectedRows: result.affectedRows } : {}) };
+    });
+  }
+
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    const result = await this.pglite.query<R>(compiled.sql, compiled.parameters as unknown[], { rowMode: 'object' });
+    const result = compiled.sql.startsWith(PREPARED)
+      ? await this.executePrepared<R>(compiled.sql, compiled.parameters)
+      : await this.pglite.query<R>(compiled.sql, compiled.parameters as unknown[], { rowMode: 'object' });
     const affected = result.affectedRows;
     return {
       rows: result.rows,

@@ -2,7 +2,7 @@
 // begins with PREPARED is parsed and planned once per connection under a name derived from its
 // text, then only bound and executed; for the gateway's larger statements (a sale's insert, a
 // filing's outcome) parsing and planning cost more than running them. Everything else runs
-// unnamed as before. On the embedded database the marker is just a comment.
+// unnamed as before. The embedded database does the same in its session (db/pglite-dialect.ts).
 import { createHash } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import pg from 'pg';

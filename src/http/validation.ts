@@ -40,7 +40,7 @@ export function compileBodyCheck(schema: object): (data: unknown) => ErrorObject
 /**
  * Every route's validators are compiled on the route's first request, not at start: compiling
  * the schemas of every route took a third of the start-up time. A schema that does not compile
- * fails its route's first request (the platform tests send one to every route).
+ * fails its route's first request (the auth matrix and the fuzzer send requests to every route).
  */
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   let compiled: ValidateFunction | undefined;
