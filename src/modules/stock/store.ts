@@ -143,9 +143,12 @@ export async function bookPlainBranches(db: Kysely<DB>, deviceIds: readonly numb
         order by s.invoice_no
         limit ${limit}) s
     ),
+    first_pending as (
+      select device_id, min(invoice_no) as invoice_no from next where status = 'pending' group by device_id
+    ),
     filed as (
-      select n.* from next n
-      where n.invoice_no < coalesce((select min(p.invoice_no) from next p where p.device_id = n.device_id and p.status = 'pending'), 9223372036854775807)
+      select n.* from next n left join first_pending p on p.device_id = n.device_id
+      where p.invoice_no is null or n.invoice_no < p.invoice_no
     ),
     per_branch as (
       select f.device_id, count(*)::int as filed, max(f.invoice_no) as last_no,
