@@ -90,6 +90,8 @@ const NO_FS_SYNC = { syncToFs: false } as const;
 class PGliteConnection implements DatabaseConnection {
   release: (() => void) | undefined;
   private readonly statements = new Map<string, PreparedStatement>();
+  /** Names given so far (a name is never reused, even for a statement whose describe failed). */
+  private named = 0;
   constructor(private readonly pglite: PGlite) {}
 
   async exec(sql: string): Promise<void> {
@@ -111,7 +113,7 @@ class PGliteConnection implements DatabaseConnection {
       try {
         let statement = this.statements.get(sql);
         if (!statement) {
-          const name = `fg_${this.statements.size + 1}`;
+          const name = `fg_${++this.named}`;
           await pglite.execProtocolStream(serialize.parse({ name, text: sql }), NO_FS_SYNC);
           const parameterTypes = parse.parseDescribeStatementResults(await pglite.execProtocolStream(serialize.describe({ type: 'S', name }), NO_FS_SYNC));
           statement = { name, parameterTypes };

@@ -423,8 +423,8 @@ export async function recordManyOutcomes(db: Kysely<DB>, outcomes: PendingOutcom
     select i.n, exists (select 1 from outcome where outcome.id = i.sale_id) as recorded,
       exists (select 1 from lease where lease.device_id = i.device_id) as lease_held,
       (select count(*) from deliveries where deliveries.event_id = i.event_id)::int as deliveries, x.batch as next_batch,
-      case when i.channel is not null and exists (select 1 from outcome where outcome.id = i.sale_id) then pg_notify(i.channel, i.payload) end as outcome_notice,
-      ${DELIVERIES_NOTICE}
+      case when i.channel is not null and exists (select 1 from outcome where outcome.id = i.sale_id) then pg_notify(i.channel, i.payload) end as outcome_notice
+      ${outcomes.some((o) => o.options.notify) ? sql`, ${DELIVERIES_NOTICE}` : sql``}
     from input i join next x on x.n = i.n
     order by i.n`.execute(db);
   return result.rows.map((row) => ({ recorded: row.recorded, leaseHeld: row.lease_held, deliveries: row.deliveries, next: toPending(row.next_batch) }));
