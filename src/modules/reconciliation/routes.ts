@@ -50,7 +50,10 @@ export function reconciliationRoutes(ctx: AppContext): FastifyPluginAsync {
     app.post('/api/v1/tenants/:tenant/reconciliations', {
       config: { auth: { surface: 'partner', scope: 'tenants:write' } },
       schema: { operationId: 'createTenantReconciliation', tags: PARTNER_TAG, summary: 'Reconcile one of your merchants\' branches with the authority', description: `${START} Another partner's merchant is a 404.`, params: S.TenantParam, body: S.CreateReconciliationBody, response: { 201: data(S.Reconciliation) } },
-    }, async (request, reply) => reply.code(201).send({ data: await createRun(ctx, await partnerTenant(request, request.params.tenant), request.body, 'partner', { type: 'partner_key', keyId: requirePartner(request).keyId, partnerId: requirePartner(request).partner.id }) }));
+    }, async (request, reply) => {
+      const { keyId, partner } = requirePartner(request);
+      return reply.code(201).send({ data: await createRun(ctx, await partnerTenant(request, request.params.tenant), request.body, 'partner', { type: 'partner_key', keyId, partnerId: partner.id }) });
+    });
 
     app.get('/api/v1/tenants/:tenant/reconciliations', {
       config: { auth: { surface: 'partner', scope: 'tenants:read' } },

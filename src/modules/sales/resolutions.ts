@@ -16,8 +16,6 @@ import type { ReissueBody, SaleResource } from './schemas.ts';
 import { createSale, type WriteRequest, type WriteResult } from './service.ts';
 import { linesOf, lockSale, type SaleRow } from './store.ts';
 
-/** Who resolves a document: the merchant's tenant token, one of its users (the console) or its partner's key. */
-export type Resolver = Party;
 
 /** Locks the document and checks that it may be resolved this way: it must be `failed`. */
 async function lockFailed(trx: Kysely<DB>, tenantId: number, saleId: number, action: 'reissue' | 'resolve'): Promise<SaleRow> {
@@ -44,7 +42,7 @@ async function lockFailed(trx: Kysely<DB>, tenantId: number, saleId: number, act
 
 interface Resolution {
   kind: ResolutionKind;
-  by: Resolver;
+  by: Party;
   note: string | null;
   replacedBySaleId: number | null;
 }
@@ -105,7 +103,7 @@ function noteOf(note: string | undefined, field: string): string | null {
  * in the failed one's branch sequence, `replacesSaleId` set. The new document is stored, the old
  * one resolved and the two linked in one transaction; a refused request changes neither.
  */
-export async function reissueSale(ctx: AppContext, req: WriteRequest, by: Resolver, saleId: number, body: ReissueBody): Promise<WriteResult> {
+export async function reissueSale(ctx: AppContext, req: WriteRequest, by: Party, saleId: number, body: ReissueBody): Promise<WriteResult> {
   const note = noteOf(body.note, 'note');
   let deliveries = 0;
   let failed: SaleRow | undefined;
@@ -128,7 +126,7 @@ export async function reissueSale(ctx: AppContext, req: WriteRequest, by: Resolv
 }
 
 /** Marks a failed document (sale or note) resolved with a note: nothing more is filed for it. */
-export async function resolveDocument(ctx: AppContext, tenant: TenantAccount, by: Resolver, saleId: number, body: { note: string }): Promise<SaleResource> {
+export async function resolveDocument(ctx: AppContext, tenant: TenantAccount, by: Party, saleId: number, body: { note: string }): Promise<SaleResource> {
   const note = noteOf(body.note, 'note')!;
   const { row, deliveries } = await ctx.db.transaction().execute(async (trx) => {
     const failed = await lockFailed(trx, tenant.id, saleId, 'resolve');

@@ -10,7 +10,8 @@ import { Paginated } from '../../http/pagination.ts';
 import * as S from './schemas.ts';
 import { createCreditNote, createDebitNote } from './notes.ts';
 import { createSale, describeMe, getSale, listSalesPage, type WriteResult } from './service.ts';
-import { reissueSale, resolveDocument, type Resolver } from './resolutions.ts';
+import { reissueSale, resolveDocument } from './resolutions.ts';
+import type { Party } from '../audit/store.ts';
 import { data } from '../../http/schema-helpers.ts';
 
 const TAG = ['Merchant: sales'];
@@ -28,7 +29,7 @@ const WRITE_DESCRIPTION =
   'With an Idempotency-Key, a repeat of the same request returns the original document with `Idempotent-Replayed: true`.';
 
 /** The tenant token or signed-in user acting: who resolved a document. */
-function resolverOf(request: FastifyRequest): Resolver {
+function resolverOf(request: FastifyRequest): Party {
   return merchantActor(request);
 }
 
@@ -144,7 +145,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
     // The partner's hand on its merchants' failed documents: the same two actions, audited as the partner key.
     const PARTNER_WRITE = { auth: { surface: 'partner' as const, scope: 'tenants:write' as const } };
     const PARTNER_TAG = ['Partner: merchants\' documents'];
-    const partnerResolver = (request: FastifyRequest): Resolver => {
+    const partnerResolver = (request: FastifyRequest): Party => {
       const key = requirePartner(request);
       return { type: 'partner_key', id: key.keyId, partnerId: key.partner.id };
     };

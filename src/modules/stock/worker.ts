@@ -39,16 +39,22 @@ const STOP_GRACE_MS = 5_000;
 /** Sales move goods out (11), credit notes bring them back (03); debit notes move none (docs/stock.md). */
 const SAR_TYPE_OF = { sale: '11', credit_note: '03' } as const;
 
-/** Books the branch's filed documents (nothing when another process is booking it now); true when a movement was queued. */
-async function bookBranch(ctx: AppContext, deviceId: number): Promise<boolean> {
+/**
+ * Books the branch's filed documents (nothing when another process is booking it now); true when
+ * a movement was queued. `movesStock`: its next documents are known to move stock (bookPlainBranches
+ * said so), so the first batch goes straight to the transaction.
+ */
+async function bookBranch(ctx: AppContext, deviceId: number, movesStock = false): Promise<boolean> {
   let queued = false;
-  for (;;) {
-    // Most documents move no stock (no item-coded line): those are booked in one statement.
-    const plain = await bookPlainDocuments(ctx.db, deviceId, BOOK_BATCH);
-    if (plain.kind === 'locked' || plain.kind === 'nothing') return queued;
-    if (plain.kind === 'booked') {
-      if (plain.count < BOOK_BATCH) return queued;
-      continue;
+  for (let known = movesStock; ; known = false) {
+    if (!known) {
+      // Most documents move no stock (no item-coded line): those are booked in one statement.
+      const plain = await bookPlainDocuments(ctx.db, deviceId, BOOK_BATCH);
+      if (plain.kind === 'locked' || plain.kind === 'nothing') return queued;
+      if (plain.kind === 'booked') {
+        if (plain.count < BOOK_BATCH) return queued;
+        continue;
+      }
     }
     const more = await ctx.db.transaction().execute(async (trx) => {
       const docs = await lockNextFiled(trx, deviceId, BOOK_BATCH);
@@ -83,7 +89,7 @@ async function bookBranches(ctx: AppContext, deviceIds: number[], stopped: () =>
     const more: number[] = [];
     for (const [deviceId, booking] of await bookPlainBranches(ctx.db, pending, BOOK_BATCH)) {
       if (booking.kind === 'moves_stock') {
-        if (await bookBranch(ctx, deviceId)) queued = true;
+        if (await bookBranch(ctx, deviceId, true)) queued = true;
       } else if (booking.kind === 'booked' && booking.count === BOOK_BATCH) more.push(deviceId);
     }
     pending = more;
