@@ -4,13 +4,25 @@
 // filing's outcome) parsing and planning cost more than running them. Everything else runs
 // unnamed as before. The embedded database does the same in its session (db/pglite-dialect.ts).
 import { createHash } from 'node:crypto';
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type Compilable, type Kysely, type RawBuilder } from 'kysely';
 import pg from 'pg';
+import type { DB } from './schema.ts';
 
 export const PREPARED = '/* prepared */ ';
 
 /** Put first in a hot statement: `sql\`${prepared} select …\``. */
 export const prepared: RawBuilder<unknown> = sql.raw(PREPARED);
+
+/**
+ * A statement built with Kysely's query builder, run as a hot statement. Its text must not vary
+ * with the values (use `= any(array)` rather than `in (…)` over a list), or each length would be
+ * prepared apart; plans are generic (database.ts), so check a filtered statement's plan with
+ * EXPLAIN for a generic plan before marking it.
+ */
+export async function runPrepared<R>(db: Kysely<DB>, query: Compilable<R>): Promise<R[]> {
+  const compiled = query.compile();
+  return (await db.executeQuery<R>({ ...compiled, sql: PREPARED + compiled.sql })).rows;
+}
 
 const names = new Map<string, string>();
 

@@ -109,6 +109,12 @@ describe(`stock (${engineName})`, () => {
     await settled(later.id, 'sent');
     for (const doc of [debit, service, plain]) assert.equal((await stockOf(doc.id)).state, 'not_applicable', `${doc.type} ${doc.id}`);
     assert.equal(chainCalls().length, chainBefore + 2, 'only the later sale\'s chain');
+    // The list reads stock only for documents naming an item: each shows what its own read shows.
+    const listed = expectStatus(await h.get('/api/v1/sales'), 200).data as { id: number; stock: { state: string } }[];
+    for (const doc of [s, note, debit, service, plain, later]) {
+      assert.deepEqual(listed.find((d) => d.id === doc.id)?.stock, await stockOf(doc.id), `listed ${doc.type} ${doc.id}`);
+    }
+    assert.deepEqual(new Set(listed.map((d) => d.stock.state)), new Set(['sent', 'not_applicable']));
   });
 
   test('the VSDC down after the sale is filed: the chain waits, then is sent once; the sale is never resent', async (t) => {

@@ -290,10 +290,14 @@ export async function getSale(ctx: AppContext, tenantId: number, saleId: number)
   return (await presentRows(ctx, [row]))[0]!;
 }
 
-/** Stored documents as resources: their lines and their stock state read beside them. */
+/**
+ * Stored documents as resources: their lines, then the stock state of those whose lines name an
+ * item (only they can move stock; the others are not_applicable without asking the database).
+ */
 async function presentRows(ctx: AppContext, rows: SaleRow[]): Promise<SaleResource[]> {
-  const ids = rows.map((r) => Number(r.id));
-  const [lines, stock] = await Promise.all([linesOf(ctx.db, ids), stockOfDocuments(ctx.db, ids)]);
+  const lines = await linesOf(ctx.db, rows.map((r) => Number(r.id)));
+  const mayMoveStock = [...lines].filter(([, saleLines]) => saleLines.some((l) => l.item_code !== null)).map(([id]) => id);
+  const stock = await stockOfDocuments(ctx.db, mayMoveStock);
   return rows.map((r) => {
     const items = (lines.get(Number(r.id)) ?? []).map(presentLineRow);
     return presentSale(r, items, documentStock(r, items.map((i) => i.itemCode), stock.get(Number(r.id))));

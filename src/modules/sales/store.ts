@@ -1,9 +1,9 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Compilable, type Kysely, type Selectable } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { DocumentType, SaleLinesTable, SalesTable } from '../../db/tables/sales.ts';
 import type { FilingDetails } from '../../vsdc/sales-body.ts';
 import { PER_PAGE, offsetOf } from '../../http/pagination.ts';
-import { prepared } from '../../db/prepared.ts';
+import { prepared, runPrepared } from '../../db/prepared.ts';
 import { batchOrEach, GroupCommit, runsOnThisThread } from '../../db/group-commit.ts';
 
 export type SaleRow = Selectable<SalesTable>;
@@ -345,7 +345,7 @@ export async function insertDocuments(db: Kysely<DB>, items: PendingInsert[], no
 }
 
 export async function findSale(db: Kysely<DB>, tenantId: number, id: number): Promise<SaleRow | undefined> {
-  return db.selectFrom('sales').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+  return (await runPrepared(db, db.selectFrom('sales').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId)))[0];
 }
 
 export async function findByReference(db: Kysely<DB>, tenantId: number, reference: string): Promise<SaleRow | undefined> {
@@ -355,7 +355,7 @@ export async function findByReference(db: Kysely<DB>, tenantId: number, referenc
 export async function linesOf(db: Kysely<DB>, saleIds: number[]): Promise<Map<number, SaleLineRow[]>> {
   const bySale = new Map<number, SaleLineRow[]>();
   if (saleIds.length === 0) return bySale;
-  const rows = await db.selectFrom('sale_lines').selectAll().where('sale_id', 'in', saleIds).orderBy('sale_id').orderBy('line').execute();
+  const rows = await runPrepared(db, db.selectFrom('sale_lines').selectAll().where('sale_id', '=', (eb) => eb.fn.any(eb.val(saleIds))).orderBy('sale_id').orderBy('line'));
   for (const row of rows) {
     const id = Number(row.sale_id);
     const list = bySale.get(id);
@@ -395,10 +395,15 @@ export async function listSales(db: Kysely<DB>, tenantId: number, filter: SaleFi
   if (filter.type !== undefined && filter.type !== 'sale') query = query.where(sql<boolean>`type <> 'sale'`);
   if (filter.occurredFrom !== undefined) query = query.where('occurred_at', '>=', filter.occurredFrom);
   if (filter.occurredBefore !== undefined) query = query.where('occurred_at', '<', filter.occurredBefore);
-  const counted = reference !== undefined || filter.status !== undefined || filter.type !== undefined || filter.occurredFrom !== undefined || filter.occurredBefore !== undefined;
+  const narrowed = filter.status !== undefined || filter.type !== undefined || filter.occurredFrom !== undefined || filter.occurredBefore !== undefined;
+  const counted = reference !== undefined || narrowed;
+  // A lookup by reference (an integrator's "did my sale go through?") runs prepared: its generic
+  // plan is the two reference indexes whatever the data. Pages and the other filters are planned
+  // per request, for the merchant's share of the table (a generic plan walked the whole table).
+  const run = <R>(q: Compilable<R> & { execute(): Promise<R[]> }) => (reference !== undefined && !narrowed ? runPrepared(db, q) : q.execute());
   const [rows, total] = await Promise.all([
-    query.selectAll().orderBy('id', 'desc').limit(PER_PAGE).offset(offsetOf(page)).execute(),
-    counted ? query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow().then((r) => Number(r.n)) : documentsOf(db, tenantId, filter.deviceId),
+    run(query.selectAll().orderBy('id', 'desc').limit(PER_PAGE).offset(offsetOf(page))),
+    counted ? run(query.select((eb) => eb.fn.countAll<number>().as('n'))).then(([r]) => Number(r!.n)) : documentsOf(db, tenantId, filter.deviceId),
   ]);
   return { rows, total };
 }
@@ -414,7 +419,7 @@ export async function timezoneOf(db: Kysely<DB>, tenantId: number): Promise<stri
  * number minus its first (an index lookup). Counting would grow with the table.
  */
 async function documentsOf(db: Kysely<DB>, tenantId: number, deviceId: number | undefined): Promise<number> {
-  const result = await sql<{ n: number }>`
+  const result = await sql<{ n: number }>`${prepared}
     select coalesce(sum(d.next_invoice_no - coalesce((select min(s.invoice_no) from sales s where s.device_id = d.id), d.next_invoice_no)), 0)::bigint as n
     from devices d where d.tenant_id = ${tenantId} ${deviceId === undefined ? sql`` : sql`and d.id = ${deviceId}`}`.execute(db);
   return Number(result.rows[0]?.n ?? 0);

@@ -475,13 +475,15 @@ export interface DocumentStockRow {
 
 export async function stockOfDocuments(db: Kysely<DB>, saleIds: number[]): Promise<Map<number, DocumentStockRow>> {
   if (saleIds.length === 0) return new Map();
-  const result = await sql<DocumentStockRow>`
+  const result = await sql<DocumentStockRow>`${prepared}
     select s.id as sale_id, m.state, m.result_code, m.result_message, b.booked_invoice_no, t.stock_tracking
     from sales s
     join tenants t on t.id = s.tenant_id
-    left join stock_movements m on m.source_kind = s.type and m.source_id = s.id
+    -- "<> 'adjustment'" lets the join use the partial unique index stock_movements_source (without
+    -- it every listing read all of the table's movements).
+    left join stock_movements m on m.source_kind = s.type and m.source_kind <> 'adjustment' and m.source_id = s.id
     left join stock_branches b on b.device_id = s.device_id
-    where s.id in (${sql.join(saleIds)})`.execute(db);
+    where s.id = any(${saleIds}::bigint[])`.execute(db);
   return new Map(result.rows.map((r) => [Number(r.sale_id), { ...r, booked_invoice_no: r.booked_invoice_no === null ? null : Number(r.booked_invoice_no) }]));
 }
 
