@@ -1,17 +1,19 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { countInWindow, windowCount, type WindowCount } from '../db/rate-limit-window.ts';
+import { countInWindow, countManyInWindow, windowCount, type WindowCount } from '../db/rate-limit-window.ts';
 import type { DB } from '../db/schema.ts';
 import type { OfflinePolicy, Plan } from '../db/tables/foundation.ts';
 import { hashSecret, safeEqual } from './secret-format.ts';
 import { prepared } from '../db/prepared.ts';
+import { batchOrEach, GroupCommit } from '../db/group-commit.ts';
 import { currentMonth, documentsInMonth, inGoodStandingSql, type AccountStanding } from './standing.ts';
 
 // Resolving a presented secret to who holds it: one indexed query per credential kind,
 // joined with the account state the auth hook needs. With the PostgreSQL rate-limit store the
 // same statement also counts the request against the holder's bucket, so authenticating and
-// rate limiting a request cost one round trip. The same statement keeps the credential's
-// `last_used_at` current, throttled: it writes only when the stored time is older than
-// LAST_USED_THROTTLE_MS, so a busy credential costs one row write a minute, not one a request.
+// rate limiting a request cost one round trip; tenant-token lookups arriving together share one
+// statement (tokenLookups: one runs per request on the sale path). The same statement keeps the
+// credential's `last_used_at` current, throttled: it writes only when the stored time is older
+// than LAST_USED_THROTTLE_MS, so a busy credential costs one row write a minute, not one a request.
 
 /** A tenant with its account state (subscription, status, quota and this month's documents). */
 export interface TenantAccount extends AccountStanding {
@@ -105,7 +107,7 @@ async function lookUp<Row>(
   if (!bucket) return (await sql<Row & Partial<CountColumns>>`${prepared}with found as (${found}), ${touched} select * from found`.execute(db)).rows[0];
   const bucketKey = sql`${bucket.before}::text || ${key} || ${bucket.after}::text`;
   const result = await sql<Row & CountColumns>`${prepared}
-    with found as (${found}), ${countInWindow(bucketKey, bucket.windowMs, sql`join found on ${inGoodStanding}`)}, ${touched}
+    with found as (${found}), ${countInWindow(bucketKey, bucket.windowMs, { relation: sql`found`, where: inGoodStanding })}, ${touched}
     select found.*, counted.points as rl_points, counted.expire as rl_expire, clock.ms as rl_now
     from found cross join clock left join counted on true`.execute(db);
   return result.rows[0];
@@ -116,7 +118,7 @@ function countOf(row: Partial<CountColumns>): WindowCount | undefined {
   return windowCount({ points: row.rl_points, expire: row.rl_expire!, now: row.rl_now! });
 }
 
-function tenantColumns(month: string): RawBuilder<unknown> {
+function tenantColumns(month: string | RawBuilder<string>): RawBuilder<unknown> {
   return sql`t.id as t_id, t.partner_id as t_partner_id, t.name as t_name, t.tpin as t_tpin, t.plan as t_plan,
     t.subscription as t_subscription, t.status as t_status, t.monthly_quota as t_monthly_quota,
     t.rate_limit_per_minute as t_rate_limit_per_minute, t.offline_policy as t_offline_policy,
@@ -167,14 +169,94 @@ export async function findTenantAccountOfPartner(db: Kysely<DB>, partnerId: numb
   return row && toTenant(row);
 }
 
+/**
+ * The tenant token `secret`'s holder; with `bucket`, the request is counted in the same statement.
+ * Counted lookups arriving together share one statement (tokenLookups).
+ */
 export async function findTenantToken(db: Kysely<DB>, secret: string, now: Date, bucket?: BucketCount): Promise<Counted<ResolvedTenantToken> | undefined> {
   const hash = hashSecret(secret);
+  return bucket ? tokenLookups(db, bucket).submit({ hash, now }) : findOneTenantToken(db, { hash, now }, undefined);
+}
+
+interface TokenLookup {
+  hash: string;
+  now: Date;
+}
+
+type TenantTokenRow = TenantRowColumns & { id: number; abilities: string[]; token_hash: string };
+
+function toResolvedToken(row: TenantTokenRow & Partial<CountColumns>, hash: string): Counted<ResolvedTenantToken> | undefined {
+  if (!safeEqual(row.token_hash, hash)) return undefined;
+  return { tokenId: row.id, abilities: row.abilities, tenant: toTenant(row), count: countOf(row) };
+}
+
+async function findOneTenantToken(db: Kysely<DB>, { hash, now }: TokenLookup, bucket: BucketCount | undefined): Promise<Counted<ResolvedTenantToken> | undefined> {
   const found = sql`select k.id, k.abilities, k.token_hash, ${tenantColumns(currentMonth(now))}
     from tenant_tokens k join tenants t on t.id = k.tenant_id
     where k.token_hash = ${hash} and k.revoked_at is null`;
-  const row = await lookUp<TenantRowColumns & { id: number; abilities: string[]; token_hash: string }>(db, found, touchLastUsed('tenant_tokens', now), bucket, sql`found.t_id`, TENANT_IN_GOOD_STANDING);
-  if (!row || !safeEqual(row.token_hash, hash)) return undefined;
-  return { tokenId: row.id, abilities: row.abilities, tenant: toTenant(row), count: countOf(row) };
+  const row = await lookUp<TenantTokenRow>(db, found, touchLastUsed('tenant_tokens', now), bucket, sql`found.t_id`, TENANT_IN_GOOD_STANDING);
+  return row && toResolvedToken(row, hash);
+}
+
+/** At most this many lookups in one statement. */
+const MAX_LOOKUPS_PER_STATEMENT = 100;
+
+const tokenBatchers = new WeakMap<Kysely<DB>, Map<string, GroupCommit<TokenLookup, Counted<ResolvedTenantToken> | undefined>>>();
+
+/**
+ * The group commit of `db`'s counted tenant-token lookups: those that arrive while one is in
+ * flight go together, as one statement (the requests' lookups, one count per bucket and the
+ * `last_used_at` stamps), like the sales they usually precede. Only with the table store: the
+ * embedded database counts in memory and runs each lookup on its own.
+ */
+function tokenLookups(db: Kysely<DB>, bucket: BucketCount): GroupCommit<TokenLookup, Counted<ResolvedTenantToken> | undefined> {
+  let byBucket = tokenBatchers.get(db);
+  if (!byBucket) tokenBatchers.set(db, (byBucket = new Map()));
+  const key = JSON.stringify([bucket.before, bucket.after, bucket.windowMs]);
+  let batcher = byBucket.get(key);
+  if (!batcher) {
+    batcher = new GroupCommit(
+      (items) => batchOrEach(items, (many) => findTenantTokens(db, many, bucket), (one) => findOneTenantToken(db, one, bucket)),
+      { maxBatch: MAX_LOOKUPS_PER_STATEMENT },
+    );
+    byBucket.set(key, batcher);
+  }
+  return batcher;
+}
+
+/**
+ * Many tenant tokens in one statement, each request counted against its holder's bucket: the
+ * statement adds each bucket's requests at once, and each request gets the count it would have
+ * had alone, in arrival order (the bucket's count less the requests after it in this statement).
+ */
+async function findTenantTokens(db: Kysely<DB>, items: TokenLookup[], bucket: BucketCount): Promise<Array<Counted<ResolvedTenantToken> | undefined>> {
+  const bucketKey = sql`${bucket.before}::text || found.t_id || ${bucket.after}::text`;
+  const result = await sql<TenantTokenRow & CountColumns & { n: number; rl_key: string; rl_counted: boolean }>`${prepared}
+    with wanted as (select * from unnest(${items.map((i) => i.hash)}::text[], ${items.map((i) => currentMonth(i.now))}::text[]) with ordinality as w(hash, month, n)),
+    found as (
+      select w.n, k.id, k.abilities, k.token_hash, ${tenantColumns(sql<string>`w.month`)}
+      from wanted w join tenant_tokens k on k.token_hash = w.hash and k.revoked_at is null join tenants t on t.id = k.tenant_id
+    ),
+    ${countManyInWindow(sql`select ${bucketKey} as key, count(*)::int as points from found where ${TENANT_IN_GOOD_STANDING} group by 1`, bucket.windowMs)},
+    ${touchLastUsed('tenant_tokens', items[0]!.now)}
+    select found.*, ${bucketKey} as rl_key, counted.key is not null as rl_counted, counted.points as rl_points, counted.expire as rl_expire, clock.ms as rl_now
+    from found cross join clock left join counted on counted.key = ${bucketKey} and ${TENANT_IN_GOOD_STANDING}`.execute(db);
+  const rows = [...result.rows].sort((a, b) => Number(a.n) - Number(b.n));
+  const inStatement = new Map<string, number>();
+  for (const row of rows) if (row.rl_counted) inStatement.set(row.rl_key, (inStatement.get(row.rl_key) ?? 0) + 1);
+  const byPosition = new Map<number, TenantTokenRow & Partial<CountColumns>>();
+  for (const row of rows) {
+    if (row.rl_counted) {
+      const after = inStatement.get(row.rl_key)! - 1;
+      inStatement.set(row.rl_key, after);
+      row.rl_points = Number(row.rl_points) - after;
+    }
+    byPosition.set(Number(row.n), row);
+  }
+  return items.map((item, i) => {
+    const row = byPosition.get(i + 1);
+    return row && toResolvedToken(row, item.hash);
+  });
 }
 
 export async function findPartnerKey(db: Kysely<DB>, secret: string, now: Date, bucket?: BucketCount): Promise<Counted<ResolvedPartnerKey> | undefined> {

@@ -33,7 +33,7 @@ export function currentMonth(now: Date): string {
 }
 
 /** The documents a tenant has issued in `month`, as SQL over a tenant id expression. */
-export function documentsInMonth(tenantId: RawBuilder<unknown>, month: string): RawBuilder<number> {
+export function documentsInMonth(tenantId: RawBuilder<unknown>, month: string | RawBuilder<string>): RawBuilder<number> {
   return sql<number>`coalesce((select u.documents from tenant_usage u where u.tenant_id = ${tenantId} and u.month = ${month}), 0)`;
 }
 

@@ -17,15 +17,27 @@ export interface WindowCount {
  * `source`'s row, e.g. a looked-up tenant id; no row, nothing counted) in a window of
  * `windowMs`. Select `counted.points`, `counted.expire` and `clock.ms` to make the decision.
  */
-export function countInWindow(key: RawBuilder<unknown>, windowMs: number, source: RawBuilder<unknown> = sql``): RawBuilder<unknown> {
+export function countInWindow(key: RawBuilder<unknown>, windowMs: number, source?: { relation: RawBuilder<unknown>; where: RawBuilder<unknown> }): RawBuilder<unknown> {
+  const asked = source ? sql`select ${key} as key, 1 as points from ${source.relation} where ${source.where}` : sql`select ${key} as key, 1 as points`;
+  return countManyInWindow(asked, windowMs);
+}
+
+/**
+ * CTEs `clock` and `counted`: counts `asked` (rows of `key`, `points`: requests per bucket, one
+ * row per bucket) in windows of `windowMs`, one upsert per bucket, in key order (so concurrent
+ * statements lock the rows in one order). `counted` answers each bucket's `key`, `points` (this
+ * window's requests, those counted here included) and `expire`.
+ */
+export function countManyInWindow(asked: RawBuilder<unknown>, windowMs: number): RawBuilder<unknown> {
   return sql`clock as (select (extract(epoch from clock_timestamp()) * 1000)::bigint as ms),
     counted as (
       insert into rate_limits as r (key, points, expire)
-      select ${key}, 1, clock.ms + ${windowMs}::bigint from clock ${source}
+      select asked.key, asked.points, clock.ms + ${windowMs}::bigint from (${asked}) asked cross join clock
+      order by asked.key
       on conflict (key) do update set
-        points = case when r.expire <= excluded.expire - ${windowMs}::bigint then 1 else r.points + 1 end,
+        points = case when r.expire <= excluded.expire - ${windowMs}::bigint then excluded.points else r.points + excluded.points end,
         expire = case when r.expire <= excluded.expire - ${windowMs}::bigint then excluded.expire else r.expire end
-      returning points, expire
+      returning key, points, expire
     )`;
 }
 

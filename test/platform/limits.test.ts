@@ -8,6 +8,7 @@ import { closeContext, createContext, type AppContext } from '../../src/context.
 import { openDatabase, type Database } from '../../src/db/database.ts';
 import type { DB } from '../../src/db/schema.ts';
 import { RateLimiter } from '../../src/http/rate-limit.ts';
+import { kindOf, mintSecret } from '../../src/credentials/secret-format.ts';
 import { engineName, onPostgres } from '../helpers/db.ts';
 import { TEST_ADMIN_TOKEN, bearer, seedMerchant, startTestApp, testConfig, type TestApp } from '../helpers/app.ts';
 
@@ -78,6 +79,30 @@ describe(`account states and rate limits (${engineName})`, () => {
     assert.equal(limited.headers['x-ratelimit-remaining'], '0');
     const other = await seedMerchant(t.ctx, m.partner);
     assert.equal((await me(other.token)).statusCode, 200, 'the bucket is per tenant');
+  });
+
+  test('requests arriving together (one lookup statement on PostgreSQL) are each counted once, in their own bucket', async () => {
+    const a = await seedMerchant(t.ctx);
+    const b = await seedMerchant(t.ctx, a.partner);
+    await patchTenant(a.tenant.id, { rateLimitPerMinute: 5 });
+    await patchTenant(b.tenant.id, { rateLimitPerMinute: 7 });
+    const suspended = await seedMerchant(t.ctx, a.partner);
+    await patchTenant(suspended.tenant.id, { status: 'suspended' });
+    const unknown = mintSecret(kindOf(a.token)!.prefix); // well formed, held by nobody
+    const tokens = [...Array<string>(8).fill(a.token), ...Array<string>(8).fill(b.token), suspended.token, unknown];
+    const answers = await Promise.all(tokens.map((token) => me(token)));
+    const of = (token: string) => answers.filter((_, i) => tokens[i] === token);
+    for (const [token, limit] of [[a.token, 5], [b.token, 7]] as const) {
+      const mine = of(token);
+      assert.deepEqual(mine.map((r) => r.statusCode).sort(), [...Array<number>(limit).fill(200), ...Array<number>(8 - limit).fill(429)]);
+      const remaining = mine.filter((r) => r.statusCode === 200).map((r) => Number(r.headers['x-ratelimit-remaining']));
+      assert.deepEqual(remaining.sort((x, y) => y - x), Array.from({ length: limit }, (_, i) => limit - 1 - i), 'each request its own count');
+    }
+    assert.equal(of(suspended.token)[0]!.statusCode, 403);
+    assert.equal(answers.at(-1)!.statusCode, 401, 'an unknown token among them');
+    // The suspended merchant's request was not counted: restored, it has its whole minute.
+    await patchTenant(suspended.tenant.id, { status: 'active', rateLimitPerMinute: 3 });
+    assert.equal((await me(suspended.token)).headers['x-ratelimit-remaining'], '2');
   });
 
   for (const store of ['postgres', 'redis'] as const) {
