@@ -13,9 +13,10 @@ export interface WindowCount {
 }
 
 /**
- * CTEs `clock` and `counted`: counts one request against the bucket `key` (an expression over
- * `source`'s row, e.g. a looked-up tenant id; no row, nothing counted) in a window of
- * `windowMs`. Select `counted.points`, `counted.expire` and `clock.ms` to make the decision.
+ * CTEs `clock` and `counted`: counts one request against the bucket `key` in a window of
+ * `windowMs`. With `source`, `key` is an expression over its relation's row (e.g. a looked-up
+ * tenant id), counted only when that row exists and passes `where`. Select `counted.points`,
+ * `counted.expire` and `clock.ms` to make the decision.
  */
 export function countInWindow(key: RawBuilder<unknown>, windowMs: number, source?: { relation: RawBuilder<unknown>; where: RawBuilder<unknown> }): RawBuilder<unknown> {
   const asked = source ? sql`select ${key} as key, 1 as points from ${source.relation} where ${source.where}` : sql`select ${key} as key, 1 as points`;
