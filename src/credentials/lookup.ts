@@ -206,8 +206,9 @@ const tokenBatchers = new WeakMap<Kysely<DB>, Map<string, GroupCommit<TokenLooku
 /**
  * The group commit of `db`'s counted tenant-token lookups: those that arrive while one is in
  * flight go together, as one statement (the requests' lookups, one count per bucket and the
- * `last_used_at` stamps), like the sales they usually precede. Only with the table store: the
- * embedded database counts in memory and runs each lookup on its own.
+ * `last_used_at` stamps), like the sales they usually precede. Only with the table store: with
+ * the memory store (embedded database) or Redis, the count is not in the statement and each
+ * lookup runs on its own.
  */
 function tokenLookups(db: Kysely<DB>, bucket: BucketCount): GroupCommit<TokenLookup, Counted<ResolvedTenantToken> | undefined> {
   let byBucket = tokenBatchers.get(db);
