@@ -164,6 +164,12 @@ export function requirePartner(request: FastifyRequest): ResolvedPartnerKey {
   return request.principal.key;
 }
 
+/** The partner key acting, as the audit log and the services name it. */
+export function partnerActor(request: FastifyRequest): { type: 'partner_key'; keyId: number; partnerId: number } {
+  const { keyId, partner } = requirePartner(request);
+  return { type: 'partner_key', keyId, partnerId: partner.id };
+}
+
 /**
  * A merchant user's session on the merchant surface: the same standing rules and rate-limit
  * bucket as the merchant's tenant tokens; the role grants the abilities.

@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import { cookieValue, SESSION_COOKIE, SESSION_LIFETIME_MS } from '../../credentials/user-session.ts';
-import { requirePartner, requireUser } from '../../http/auth.ts';
+import { partnerActor, requireUser } from '../../http/auth.ts';
 import { NotFoundError } from '../../http/errors.ts';
 import { data } from '../../http/schema-helpers.ts';
 import { TenantParam } from '../provisioning/schemas.ts';
@@ -146,8 +146,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsync {
         response: { 201: data(S.PartnerInvitation) },
       },
     }, async (request, reply) => {
-      const key = requirePartner(request);
-      const invitation = await service.invitePartnerTenantOwner(ctx, { type: 'partner_key', keyId: key.keyId, partnerId: key.partner.id }, request.params.tenant, request.body.email);
+      const invitation = await service.invitePartnerTenantOwner(ctx, partnerActor(request), request.params.tenant, request.body.email);
       return reply.code(201).send({ data: invitation });
     });
 

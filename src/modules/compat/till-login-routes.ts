@@ -5,8 +5,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
-import { requirePartner } from '../../http/auth.ts';
-import type { Actor } from '../audit/store.ts';
+import { partnerActor, requirePartner } from '../../http/auth.ts';
 import { data } from '../../http/schema-helpers.ts';
 import { IdParam, TenantParam } from '../provisioning/schemas.ts';
 import type { TenantRow } from '../provisioning/store.ts';
@@ -17,11 +16,6 @@ import { createTillLogin, deleteTillLogin, listTillLogins } from './till-logins.
 const TAG = ['Partner: provisioning'];
 const KEYS_WRITE = { auth: { surface: 'partner' as const, scope: 'keys:write' as const } };
 const TenantLoginParam = Type.Object({ ...TenantParam.properties, ...IdParam.properties });
-
-function actorOf(request: FastifyRequest): Actor {
-  const key = requirePartner(request);
-  return { type: 'partner_key', keyId: key.keyId, partnerId: key.partner.id };
-}
 
 export function tillLoginRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (plugin) => {
@@ -54,7 +48,7 @@ export function tillLoginRoutes(ctx: AppContext): FastifyPluginAsync {
       },
     }, async (request, reply) => {
       const tenant = await tenantFor(request, request.params.tenant, true);
-      const created = await createTillLogin(ctx, actorOf(request), tenant, request.body);
+      const created = await createTillLogin(ctx, partnerActor(request), tenant, request.body);
       return reply.code(201).header('cache-control', 'no-store').send({ data: created });
     });
 
@@ -68,6 +62,6 @@ export function tillLoginRoutes(ctx: AppContext): FastifyPluginAsync {
         params: TenantLoginParam,
         response: { 200: S.TillLoginDeleted },
       },
-    }, async (request) => deleteTillLogin(ctx, actorOf(request), await tenantFor(request, request.params.tenant, false), request.params.id));
+    }, async (request) => deleteTillLogin(ctx, partnerActor(request), await tenantFor(request, request.params.tenant, false), request.params.id));
   };
 }

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
-import { merchantActor, requirePartner, requireTenant } from '../../http/auth.ts';
+import { merchantActor, partnerActor, requirePartner, requireTenant } from '../../http/auth.ts';
 import { NotFoundError } from '../../http/errors.ts';
 import { Paginated } from '../../http/pagination.ts';
 import { data } from '../../http/schema-helpers.ts';
@@ -50,10 +50,7 @@ export function reconciliationRoutes(ctx: AppContext): FastifyPluginAsync {
     app.post('/api/v1/tenants/:tenant/reconciliations', {
       config: { auth: { surface: 'partner', scope: 'tenants:write' } },
       schema: { operationId: 'createTenantReconciliation', tags: PARTNER_TAG, summary: 'Reconcile one of your merchants\' branches with the authority', description: `${START} Another partner's merchant is a 404.`, params: S.TenantParam, body: S.CreateReconciliationBody, response: { 201: data(S.Reconciliation) } },
-    }, async (request, reply) => {
-      const { keyId, partner } = requirePartner(request);
-      return reply.code(201).send({ data: await createRun(ctx, await partnerTenant(request, request.params.tenant), request.body, 'partner', { type: 'partner_key', keyId, partnerId: partner.id }) });
-    });
+    }, async (request, reply) => reply.code(201).send({ data: await createRun(ctx, await partnerTenant(request, request.params.tenant), request.body, 'partner', partnerActor(request)) }));
 
     app.get('/api/v1/tenants/:tenant/reconciliations', {
       config: { auth: { surface: 'partner', scope: 'tenants:read' } },

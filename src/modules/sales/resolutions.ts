@@ -16,7 +16,6 @@ import type { ReissueBody, SaleResource } from './schemas.ts';
 import { createSale, type WriteRequest, type WriteResult } from './service.ts';
 import { linesOf, lockSale, type SaleRow } from './store.ts';
 
-
 /** Locks the document and checks that it may be resolved this way: it must be `failed`. */
 async function lockFailed(trx: Kysely<DB>, tenantId: number, saleId: number, action: 'reissue' | 'resolve'): Promise<SaleRow> {
   const row = await lockSale(trx, tenantId, saleId);

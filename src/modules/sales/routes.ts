@@ -28,11 +28,6 @@ const WRITE_DESCRIPTION =
   'status `uploaded` (print it), `failed` (refused by the authority) or `pending` (queued; only an uploaded document is a fiscal receipt). ' +
   'With an Idempotency-Key, a repeat of the same request returns the original document with `Idempotent-Replayed: true`.';
 
-/** The tenant token or signed-in user acting: who resolved a document. */
-function resolverOf(request: FastifyRequest): Party {
-  return merchantActor(request);
-}
-
 const RESOLUTION_DESCRIPTION =
   'Only a `failed` document (refused by the authority) can be resolved, once: anything else is 409 `document_not_failed`. ' +
   'The failed document keeps its lines, totals and invoice number; it becomes `resolved` with `resolution` (kind, by, at, note), ' +
@@ -122,7 +117,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
       },
     }, async (request, reply) => {
       const tenant = requireTenant(request);
-      const result = await reissueSale(ctx, { tenant, branchHeader: request.headers['x-branch'], idempotencyHeader: request.headers['idempotency-key'] }, resolverOf(request), request.params.sale, request.body);
+      const result = await reissueSale(ctx, { tenant, branchHeader: request.headers['x-branch'], idempotencyHeader: request.headers['idempotency-key'] }, merchantActor(request), request.params.sale, request.body);
       return created(reply, result);
     });
 
@@ -139,7 +134,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
       },
     }, async (request) => {
       const tenant = requireTenant(request);
-      return { data: await resolveDocument(ctx, tenant, resolverOf(request), request.params.sale, request.body) };
+      return { data: await resolveDocument(ctx, tenant, merchantActor(request), request.params.sale, request.body) };
     });
 
     // The partner's hand on its merchants' failed documents: the same two actions, audited as the partner key.

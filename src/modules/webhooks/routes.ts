@@ -1,21 +1,16 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
-import { requirePartner } from '../../http/auth.ts';
+import { partnerActor, requirePartner } from '../../http/auth.ts';
 import { PageQuery, Paginated } from '../../http/pagination.ts';
 import * as S from './schemas.ts';
-import { createEndpoint, deleteEndpoint, enableEndpoint, getEndpoint, listDeliveries, listEndpoints, resendDelivery, type PartnerActor } from './service.ts';
+import { createEndpoint, deleteEndpoint, enableEndpoint, getEndpoint, listDeliveries, listEndpoints, resendDelivery } from './service.ts';
 import { data } from '../../http/schema-helpers.ts';
 
 const TAG = ['Partner: webhooks'];
 const read = { auth: { surface: 'partner', scope: 'webhooks:read' } } as const;
 const write = { auth: { surface: 'partner', scope: 'webhooks:write' } } as const;
-
-function actorOf(request: FastifyRequest): PartnerActor {
-  const key = requirePartner(request);
-  return { type: 'partner_key', keyId: key.keyId, partnerId: key.partner.id };
-}
 
 export function webhookRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (plugin) => {
@@ -37,7 +32,7 @@ export function webhookRoutes(ctx: AppContext): FastifyPluginAsync {
         response: { 201: S.EndpointCreated },
       },
     }, async (request, reply) => {
-      const created = await createEndpoint(ctx, actorOf(request), request.body);
+      const created = await createEndpoint(ctx, partnerActor(request), request.body);
       return reply
         .code(201)
         .header('cache-control', 'no-store')
@@ -52,7 +47,7 @@ export function webhookRoutes(ctx: AppContext): FastifyPluginAsync {
     app.delete('/api/v1/webhooks/:id', {
       config: write,
       schema: { operationId: 'deleteWebhookEndpoint', tags: TAG, summary: 'Delete an endpoint and its delivery log', params: S.EndpointParam, response: { 200: S.Deleted } },
-    }, async (request) => deleteEndpoint(ctx, actorOf(request), request.params.id));
+    }, async (request) => deleteEndpoint(ctx, partnerActor(request), request.params.id));
 
     app.post('/api/v1/webhooks/:id/enable', {
       config: write,
@@ -64,7 +59,7 @@ export function webhookRoutes(ctx: AppContext): FastifyPluginAsync {
         params: S.EndpointParam,
         response: { 200: data(S.Endpoint) },
       },
-    }, async (request) => ({ data: await enableEndpoint(ctx, actorOf(request), request.params.id) }));
+    }, async (request) => ({ data: await enableEndpoint(ctx, partnerActor(request), request.params.id) }));
 
     app.get('/api/v1/webhooks/:id/deliveries', {
       config: read,
@@ -82,7 +77,7 @@ export function webhookRoutes(ctx: AppContext): FastifyPluginAsync {
         response: { 202: data(S.Delivery) },
       },
     }, async (request, reply) => {
-      const delivery = await resendDelivery(ctx, actorOf(request), request.params.id);
+      const delivery = await resendDelivery(ctx, partnerActor(request), request.params.id);
       return reply.code(202).send({ data: delivery });
     });
   };
