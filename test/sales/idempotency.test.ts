@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { engineName } from '../helpers/db.ts';
+import { buildApp, type App } from '../../src/app.ts';
+import { closeContext, createContext, type AppContext } from '../../src/context.ts';
+import { saleSignals } from '../../src/modules/sales/signals.ts';
+import { testConfig } from '../helpers/app.ts';
+import { engineName, onPostgres } from '../helpers/db.ts';
 import { saleBody, startHarness, type Harness } from '../helpers/harness.ts';
+import { eventually } from '../helpers/poll.ts';
 
 describe(`Idempotency-Key on sale creation (${engineName})`, () => {
   let h: Harness;
@@ -75,5 +80,44 @@ describe(`Idempotency-Key on sale creation (${engineName})`, () => {
     // The losers consumed no invoice number: the next sale follows directly.
     const next = await h.post('/api/v1/sales', saleBody());
     assert.equal(next.json().data.invoiceNo, list.data[0].invoiceNo + 1);
+  });
+});
+
+describe(`a replay waiting in another process (${engineName})`, { skip: onPostgres ? false : 'needs PostgreSQL: set TEST_DATABASE_URL (the embedded database is one process by design)' }, () => {
+  let h: Harness;
+  let other: AppContext;
+  let otherApp: App;
+  before(async () => {
+    h = await startHarness({ config: { saleWaitMs: 30_000 } });
+    // A second gateway on the same database without workers: it never files, it only waits.
+    other = createContext(testConfig({ saleWaitMs: 60_000 }), h.ctx.database);
+    otherApp = await buildApp(other, { logger: false });
+  });
+  after(async () => {
+    await otherApp.close();
+    await closeContext(other);
+    await h.close();
+  });
+
+  test('is answered with the outcome once it is recorded, though the first request waited where it was filed', { timeout: 30_000 }, async () => {
+    const key = 'key-elsewhere';
+    const body = saleBody({}, [{ price: 41 }]);
+    h.sim.control.setFaults(h.merchant.tpin, '000', { delayMs: 120_000 });
+    const first = h.post('/api/v1/sales', body, { 'idempotency-key': key });
+    await eventually(() => h.sim.held(h.merchant.tpin, '000') === 1, 'the sale held at the VSDC');
+    const stored = (await h.get(`/api/v1/sales?reference=${key}`)).json().data[0];
+    assert.equal(stored.status, 'pending');
+
+    const replay = otherApp.inject({ method: 'POST', url: '/api/v1/sales', headers: { authorization: `Bearer ${h.merchant.token}`, 'idempotency-key': key }, payload: body });
+    await eventually(() => saleSignals(other).isAwaitedHere(stored.id), 'the replay to wait in the other gateway');
+    assert.ok(saleSignals(h.ctx).isAwaitedHere(stored.id), 'the first request still waits in the filing gateway');
+    h.sim.control.setFaults(h.merchant.tpin, '000', { delayMs: 0 });
+
+    const answered = (await first).json().data;
+    assert.equal(answered.status, 'uploaded');
+    // Its wait runs for 60 s; the test's own limit is far below that.
+    const again = await replay;
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.deepEqual(again.json().data, answered);
   });
 });

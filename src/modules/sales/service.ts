@@ -80,20 +80,25 @@ export function toNewLines(computed: ComputedSale, originalLines?: readonly numb
   }));
 }
 
+/** How often a replay re-reads a pending document it waits for (see settle). */
+const REPLAY_POLL_MS = 200;
+
 /**
  * Waits up to SALE_WAIT_MS for the document's outcome. The signal normally carries what the
  * outcome changed (a filer in this process hands over the row; another process's notification
  * carries the fields); a bare signal is only a hint, so the row is re-read after it, and once
- * more at the end.
+ * more at the end. A replay (`poll`) also re-reads the row every REPLAY_POLL_MS: when the
+ * first request waits in the process that files the document, no other process is notified.
  */
-async function settle(ctx: AppContext, tenantId: number, row: SaleRow): Promise<SaleRow> {
+async function settle(ctx: AppContext, tenantId: number, row: SaleRow, poll = false): Promise<SaleRow> {
   const waitMs = ctx.config.saleWaitMs;
   if (row.status !== 'pending' || waitMs <= 0) return row;
   const signals = saleSignals(ctx);
   const deadline = Date.now() + waitMs;
   let current = row;
   for (;;) {
-    const update = await signals.waitForOutcome(Number(row.id), deadline - Date.now());
+    const remaining = deadline - Date.now();
+    const update = await signals.waitForOutcome(Number(row.id), poll ? Math.min(remaining, REPLAY_POLL_MS) : remaining);
     current = update ? { ...current, ...update } : ((await findSale(ctx.db, tenantId, Number(row.id))) ?? current);
     if (current.status !== 'pending' || Date.now() >= deadline) return current;
   }
@@ -107,7 +112,7 @@ async function replay(ctx: AppContext, tenantId: number, existing: SaleRow, fing
   if (existing.request_hash !== fingerprint) {
     throw new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request. Use a new key for a new document.');
   }
-  const row = await settle(ctx, tenantId, existing);
+  const row = await settle(ctx, tenantId, existing, true);
   return { sale: (await presentRows(ctx, [row]))[0]!, replayed: true };
 }
 

@@ -12,7 +12,8 @@ export const FILING_CHANNEL = 'fg_filing';
 /**
  * Payload `<saleId>:<origin>:<json>`: a document's outcome was recorded; the JSON holds the
  * columns the outcome set (and `updated_at`), so a waiting request in another process answers
- * without reading the row again. Without them (`{}`) it is a hint: read the row.
+ * without reading the row again. Without them (`{}`) it is a hint: read the row. Not sent when
+ * the request waiting for the outcome is in the recording process (SaleSignals.isAwaitedHere).
  */
 export const OUTCOME_CHANNEL = 'fg_sale_outcome';
 
@@ -99,6 +100,16 @@ export class SaleSignals {
     if (!waiting) return;
     this.waiters.delete(saleId);
     for (const wake of waiting) wake(update);
+  }
+
+  /**
+   * A request of this process waits for the sale's outcome. A filer that records the outcome
+   * here hands it over in memory and skips the notification to the other processes: the one
+   * request that waits is here. (A replay waiting in another process reads the row on its own;
+   * see settle in service.ts.)
+   */
+  isAwaitedHere(saleId: number): boolean {
+    return this.waiters.has(saleId);
   }
 
   /**
