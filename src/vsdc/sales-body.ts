@@ -160,16 +160,19 @@ function buildLine(line: ComputedSale['lines'][number], details: FilingLineDetai
 /**
  * The full `saveSales` body. Pure and deterministic: the same document always gives the same
  * body, so a retry resends identical bytes. `cfmDt` and (for credit notes) `rfdDt` are the
- * document's `occurredAt`; `salesDt` is its UTC date.
+ * document's `occurredAt`; `salesDt` is its UTC date. `computed`: computeSale of the document's
+ * lines when the caller already holds it (the filer, handed over by the request that stored the
+ * document); it must be exactly what computeSale(doc.lines, doc.taxInclusive) gives.
  */
-export function buildSaveSalesBody(doc: SaleDocument): SaveSalesRequest {
+export function buildSaveSalesBody(doc: SaleDocument, computed?: ComputedSale): SaveSalesRequest {
   checkDocument(doc);
-  let computed: ComputedSale;
-  try {
-    computed = computeSale(doc.lines, doc.taxInclusive);
-  } catch (err) {
-    if (err instanceof SaleAmountsError) throw new SaleDocumentError(err.message);
-    throw err;
+  if (computed === undefined) {
+    try {
+      computed = computeSale(doc.lines, doc.taxInclusive);
+    } catch (err) {
+      if (err instanceof SaleAmountsError) throw new SaleDocumentError(err.message);
+      throw err;
+    }
   }
   const registrant = doc.details?.registrant ?? GATEWAY_PERSON;
   const modifier = doc.details?.modifier ?? registrant;

@@ -49,7 +49,8 @@ type FileResult =
 
 const RECEIPT_TYPE = { sale: 'S', credit_note: 'R', debit_note: 'D' } as const;
 
-function saleDocument({ row, lines }: PendingDocument): SaleDocument {
+/** The document as its stored row and lines say (what a retry files, whoever files it). */
+export function saleDocument({ row, lines }: PendingDocument): SaleDocument {
   return {
     tpin: row.tpin,
     bhfId: row.branch,
@@ -165,7 +166,7 @@ export class BranchFiler {
   private async file(target: BranchTarget, doc: PendingDocument, last: boolean): Promise<FileResult> {
     let body;
     try {
-      body = buildSaveSalesBody(saleDocument(doc));
+      body = buildSaveSalesBody(saleDocument(doc), saleSignals(this.ctx).computedFor(Number(doc.row.id)));
     } catch (err) {
       if (err instanceof SaleDocumentError) return this.fail(target, doc, last, null, `The gateway could not build this document: ${err.message}`);
       throw err;

@@ -137,10 +137,12 @@ export interface Stored {
   lines: NewLine[];
   /** Its branch is known down: nobody files it now, so the request does not wait. */
   branchDown: boolean;
+  /** A sale's computed amounts, handed to the filer while the request waits (SaleSignals.handOverComputed). */
+  computed?: ComputedSale;
 }
 
-export function stored(doc: NewDocument, document: StoredDocument): Stored {
-  return { row: document.row, lines: doc.lines, branchDown: document.branchDown };
+export function stored(doc: NewDocument, document: StoredDocument, computed?: ComputedSale): Stored {
+  return { row: document.row, lines: doc.lines, branchDown: document.branchDown, ...(computed ? { computed } : {}) };
 }
 
 /**
@@ -165,12 +167,18 @@ export async function storeAndSettle(
     }
     throw err;
   }
-  saleSignals(ctx).documentQueued(document.row.device_id);
-  await onStored?.(document.row);
-  // A sale on a branch known to be down is answered `pending` at once: waiting would only make
-  // the till wait SALE_WAIT_MS for nothing (the filer does not try before its backoff passes).
-  const settled = document.branchDown ? document.row : await settle(ctx, tenantId, document.row);
-  return { sale: presentSale(settled, document.lines.map(presentNewLine)), replayed: false };
+  const signals = saleSignals(ctx);
+  const withdraw = document.computed && !document.branchDown ? signals.handOverComputed(Number(document.row.id), document.computed) : undefined;
+  try {
+    signals.documentQueued(document.row.device_id);
+    await onStored?.(document.row);
+    // A sale on a branch known to be down is answered `pending` at once: waiting would only make
+    // the till wait SALE_WAIT_MS for nothing (the filer does not try before its backoff passes).
+    const settled = document.branchDown ? document.row : await settle(ctx, tenantId, document.row);
+    return { sale: presentSale(settled, document.lines.map(presentNewLine)), replayed: false };
+  } finally {
+    withdraw?.();
+  }
 }
 
 // ---- sales ----
@@ -246,9 +254,9 @@ export async function createSale(ctx: AppContext, req: WriteRequest, body: Creat
       // No initialised device matched: say why (or, if one was initialised meanwhile, use it).
       const device = branchForWrite(await devicesOfTenant(ctx.db, tenant.id), req.branchHeader);
       outcome = await insertDocument(ctx.db, { ...doc, target: { deviceId: device.id } }, options);
-      return stored(doc, storedOrThrow(ctx, outcome, device.branch));
+      return stored(doc, storedOrThrow(ctx, outcome, device.branch), computed);
     }
-    return stored(doc, storedOrThrow(ctx, outcome, ''));
+    return stored(doc, storedOrThrow(ctx, outcome, ''), computed);
   }, req.onStored);
 }
 

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { AppContext, ContextMember } from '../../context.ts';
 import type { Notifier } from '../../db/notifier.ts';
+import type { ComputedSale } from '../../vsdc/tax.ts';
 import type { SaleRow } from './store.ts';
 
 /** Payload `<deviceId>:<origin>`: a branch has a new document to file. */
@@ -60,6 +61,8 @@ export class SaleSignals {
   private readonly waiters = new Map<number, Set<(update: OutcomeUpdate | undefined) => void>>();
   /** Outcomes signalled in the last moments, for a waiter that registers just after. */
   private readonly recent = new Map<number, number>();
+  /** Amounts computed by the request that stored a sale, while it waits (see handOverComputed). */
+  private readonly computed = new Map<number, ComputedSale>();
   private readonly unlisten: () => void;
 
   constructor(notifier: Notifier) {
@@ -103,6 +106,24 @@ export class SaleSignals {
   }
 
   /**
+   * The request that stored a sale hands its computed amounts to this process's filer while it
+   * waits, so the filer builds the saveSales body without computing them again from the stored
+   * lines. Only for documents whose lines file what computeSale gives for their stored inputs
+   * (sales: a stored line keeps the request's quantity, price, RRP and its discount rounded to
+   * the cent, which computeSale rounds the same way); the body is the same either way
+   * (test/sales/handover.test.ts). Withdrawn when the request stops waiting.
+   */
+  handOverComputed(saleId: number, computed: ComputedSale): () => void {
+    this.computed.set(saleId, computed);
+    return () => this.computed.delete(saleId);
+  }
+
+  /** The computed amounts handed over for the sale, if its request still waits in this process. */
+  computedFor(saleId: number): ComputedSale | undefined {
+    return this.computed.get(saleId);
+  }
+
+  /**
    * A request of this process waits for the sale's outcome. A filer that records the outcome
    * here hands it over in memory and skips the notification to the other processes: the one
    * request that waits is here. (A replay waiting in another process reads the row on its own;
@@ -137,6 +158,7 @@ export class SaleSignals {
   close(): void {
     this.unlisten();
     this.queued.removeAllListeners();
+    this.computed.clear();
     this.outcomes.removeAllListeners();
   }
 }
