@@ -1,5 +1,5 @@
 // The request that stores a sale hands its computed amounts to the filer of its process
-// (SaleSignals.handOverComputed), which then builds the saveSales body without computing them
+// (SaleSignals.storingRequestWaits), which then builds the saveSales body without computing them
 // again. What must hold: the bytes the VSDC receives are exactly the body built from the stored
 // row and lines alone — what a retry, a restart or another process would file. The VSDC here
 // sits behind a recording proxy (a real socket in front of the real simulator), and the sales

@@ -110,7 +110,7 @@ describe(`a replay waiting in another process (${engineName})`, { skip: onPostgr
 
     const replay = otherApp.inject({ method: 'POST', url: '/api/v1/sales', headers: { authorization: `Bearer ${h.merchant.token}`, 'idempotency-key': key }, payload: body });
     await eventually(() => saleSignals(other).isAwaitedHere(stored.id), 'the replay to wait in the other gateway');
-    assert.ok(saleSignals(h.ctx).isAwaitedHere(stored.id), 'the first request still waits in the filing gateway');
+    assert.ok(saleSignals(h.ctx).storingRequestWaitsHere(stored.id), 'the first request still waits in the filing gateway');
     h.sim.control.setFaults(h.merchant.tpin, '000', { delayMs: 0 });
 
     const answered = (await first).json().data;

@@ -222,14 +222,15 @@ export class BranchFiler {
    * for the last document in hand it also reads the branch's next ones. The outcome is stamped
    * with the application clock, so the document as recorded, its event's body and the other
    * processes' notification are all built here, once; the waiting request of this process gets
-   * the recorded row handed over (and then the other processes are not notified: nobody there
-   * waits for it but, rarely, a replay, which reads the row).
+   * the recorded row handed over (and when that is the request that stored the document, the
+   * other processes are not notified: nobody there waits for it but, rarely, a replay, which
+   * reads the row).
    */
   private async record(target: BranchTarget, doc: PendingDocument, last: boolean, type: InvoiceEventType, fields: OutcomeFields): Promise<FileResult> {
     const saleId = Number(doc.row.id);
     const notifier = this.ctx.database.notifier;
     const signals = saleSignals(this.ctx);
-    const notifyOthers = notifier.notifiesInStatements && !signals.isAwaitedHere(saleId);
+    const notifyOthers = notifier.notifiesInStatements && !signals.storingRequestWaitsHere(saleId);
     const recordedAt = this.ctx.clock.now();
     const sale: SaleRow = { ...doc.row, ...fields, updated_at: recordedAt };
     const row = eventRow({ type, partnerId: target.partnerId, tenantId: target.tenantId, created: recordedAt });

@@ -137,7 +137,7 @@ export interface Stored {
   lines: NewLine[];
   /** Its branch is known down: nobody files it now, so the request does not wait. */
   branchDown: boolean;
-  /** A sale's computed amounts, handed to the filer while the request waits (SaleSignals.handOverComputed). */
+  /** A sale's computed amounts, handed to the filer while the request waits (SaleSignals.storingRequestWaits). */
   computed?: ComputedSale;
 }
 
@@ -168,7 +168,7 @@ export async function storeAndSettle(
     throw err;
   }
   const signals = saleSignals(ctx);
-  const withdraw = document.computed && !document.branchDown ? signals.handOverComputed(Number(document.row.id), document.computed) : undefined;
+  const withdraw = document.branchDown ? undefined : signals.storingRequestWaits(Number(document.row.id), document.computed ?? null);
   try {
     signals.documentQueued(document.row.device_id);
     await onStored?.(document.row);

@@ -14,7 +14,7 @@ export const FILING_CHANNEL = 'fg_filing';
  * Payload `<saleId>:<origin>:<json>`: a document's outcome was recorded; the JSON holds the
  * columns the outcome set (and `updated_at`), so a waiting request in another process answers
  * without reading the row again. Without them (`{}`) it is a hint: read the row. Not sent when
- * the request waiting for the outcome is in the recording process (SaleSignals.isAwaitedHere).
+ * the request that stored the document waits in the recording process (storingRequestWaits).
  */
 export const OUTCOME_CHANNEL = 'fg_sale_outcome';
 
@@ -61,8 +61,8 @@ export class SaleSignals {
   private readonly waiters = new Map<number, Set<(update: OutcomeUpdate | undefined) => void>>();
   /** Outcomes signalled in the last moments, for a waiter that registers just after. */
   private readonly recent = new Map<number, number>();
-  /** Amounts computed by the request that stored a sale, while it waits (see handOverComputed). */
-  private readonly computed = new Map<number, ComputedSale>();
+  /** Sales whose storing request waits in this process, with its computed amounts (storingRequestWaits). */
+  private readonly storedHere = new Map<number, ComputedSale | null>();
   private readonly unlisten: () => void;
 
   constructor(notifier: Notifier) {
@@ -106,29 +106,31 @@ export class SaleSignals {
   }
 
   /**
-   * The request that stored a sale hands its computed amounts to this process's filer while it
-   * waits, so the filer builds the saveSales body without computing them again from the stored
-   * lines. Only for documents whose lines file what computeSale gives for their stored inputs
-   * (sales: a stored line keeps the request's quantity, price, RRP and its discount rounded to
-   * the cent, which computeSale rounds the same way); the body is the same either way
-   * (test/sales/handover.test.ts). Withdrawn when the request stops waiting.
+   * The request that stored the sale waits for its outcome in this process (until the returned
+   * function is called). A filer of this process that records the outcome hands it over in
+   * memory and does not notify the other processes: nobody there waits for it but, rarely, a
+   * replay of the same Idempotency-Key, which re-reads the row (settle in service.ts).
+   * `computed`: the amounts the request computed for a sale, so the filer builds the saveSales
+   * body without computing them again from the stored lines. Only for documents whose stored
+   * lines give exactly these amounts (a sale: each line keeps the request's quantity, price and
+   * RRP, and its discount rounded to the cent, which computeSale rounds the same way), so the
+   * body is the same either way (test/sales/handover.test.ts).
    */
-  handOverComputed(saleId: number, computed: ComputedSale): () => void {
-    this.computed.set(saleId, computed);
-    return () => this.computed.delete(saleId);
+  storingRequestWaits(saleId: number, computed: ComputedSale | null): () => void {
+    this.storedHere.set(saleId, computed);
+    return () => this.storedHere.delete(saleId);
   }
 
-  /** The computed amounts handed over for the sale, if its request still waits in this process. */
+  storingRequestWaitsHere(saleId: number): boolean {
+    return this.storedHere.has(saleId);
+  }
+
+  /** The amounts handed over with storingRequestWaits, while that request waits. */
   computedFor(saleId: number): ComputedSale | undefined {
-    return this.computed.get(saleId);
+    return this.storedHere.get(saleId) ?? undefined;
   }
 
-  /**
-   * A request of this process waits for the sale's outcome. A filer that records the outcome
-   * here hands it over in memory and skips the notification to the other processes: the one
-   * request that waits is here. (A replay waiting in another process reads the row on its own;
-   * see settle in service.ts.)
-   */
+  /** Some request of this process (the storing one or a replay) waits for the sale's outcome. */
   isAwaitedHere(saleId: number): boolean {
     return this.waiters.has(saleId);
   }
@@ -158,7 +160,7 @@ export class SaleSignals {
   close(): void {
     this.unlisten();
     this.queued.removeAllListeners();
-    this.computed.clear();
+    this.storedHere.clear();
     this.outcomes.removeAllListeners();
   }
 }
