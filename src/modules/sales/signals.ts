@@ -130,7 +130,7 @@ export class SaleSignals {
     return this.storedHere.get(saleId) ?? undefined;
   }
 
-  /** Some request of this process (the storing one or a replay) waits for the sale's outcome. */
+  /** Some request of this process (the storing one or a replay) waits for the sale's outcome; tests wait for it. */
   isAwaitedHere(saleId: number): boolean {
     return this.waiters.has(saleId);
   }
