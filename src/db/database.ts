@@ -7,7 +7,6 @@ import { acquireDataDirLock } from './data-dir-lock.ts';
 import { migrationProvider } from './migrations/index.ts';
 import { LocalNotifier, PostgresNotifier, type Notifier } from './notifier.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
-import { markRunsOnThisThread } from './group-commit.ts';
 import { PreparingClient } from './prepared.ts';
 import type { DB } from './schema.ts';
 
@@ -95,7 +94,6 @@ async function openEmbedded(options: OpenOptions): Promise<Database> {
     throw err;
   }
   const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
-  markRunsOnThisThread(db);
   const notifier = new LocalNotifier();
   return {
     db,

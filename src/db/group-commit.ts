@@ -1,7 +1,9 @@
 // Group commit: writes that arrive while a commit is in flight wait for it and then go to the
 // database together, as one statement (or one transaction) and one commit, instead of one
-// commit each. The first write of a quiet moment goes at once, so nothing waits for a timer;
-// under load, a batch holds whatever arrived during the previous commit.
+// commit each. A batch is taken one turn of the event loop after its first write (no timer):
+// the requests read from their sockets in the same turn, and the continuations of one answered
+// statement (a grouped lookup's requests reaching their insert), join it instead of the first of
+// them going alone. Under load, a batch holds whatever arrived during the previous commit.
 //
 // A batch's outcome is per item: `flush` answers each item (a value or an error of its own), or
 // throws, and then every item of the batch gets that error.
@@ -11,24 +13,6 @@ export type ItemResult<O> = { ok: true; value: O } | { ok: false; error: unknown
 export interface GroupCommitOptions {
   /** At most this many items in one batch (the rest wait for the next). */
   maxBatch: number;
-  /**
-   * Take a batch one turn of the event loop after the first item arrives instead of at once:
-   * for a database that runs its statements on this thread (the embedded one, `runsOnThisThread`),
-   * where nothing else can arrive while a statement runs, so a batch taken at once would always
-   * hold one item. The turn lets the requests already read from their sockets reach the batch.
-   */
-  gatherOneTurn?: boolean;
-}
-
-const onThisThread = new WeakSet<object>();
-
-/** The database `db` runs its statements on this thread (PGlite): its group commits gather for one turn. */
-export function markRunsOnThisThread(db: object): void {
-  onThisThread.add(db);
-}
-
-export function runsOnThisThread(db: object): boolean {
-  return onThisThread.has(db);
 }
 
 interface Waiting<I, O> {
@@ -70,8 +54,7 @@ export class GroupCommit<I, O> {
         this.pump();
       });
     };
-    if (this.options.gatherOneTurn) setImmediate(take);
-    else take();
+    setImmediate(take);
   }
 
   private async run(batch: Array<Waiting<I, O>>): Promise<void> {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { batchOrEach, GroupCommit, isDataError, runsOnThisThread } from '../../src/db/group-commit.ts';
+import { batchOrEach, GroupCommit, isDataError } from '../../src/db/group-commit.ts';
 import { isUniqueViolation } from '../../src/db/database.ts';
 import { insertDocument, insertDocuments, type InsertOutcome, type NewDocument, type SaleRow } from '../../src/modules/sales/store.ts';
 import { claimBranches, failedFields, recordManyOutcomes, recordOneOutcome, uploadedFields } from '../../src/modules/filing/store.ts';
@@ -222,28 +222,34 @@ describe(`Sales group commit (${engineName})`, () => {
     }
   });
 
-  test('on a database that runs on this thread a batch gathers for one turn: writes submitted together share it', async () => {
-    const batches = (gatherOneTurn: boolean) => {
-      const seen: number[][] = [];
-      const batcher = new GroupCommit<number, number>(
-        async (items) => {
-          seen.push(items);
-          return items.map((value) => ({ ok: true as const, value }));
-        },
-        { maxBatch: 10, gatherOneTurn },
-      );
-      return { seen, submit: (n: number) => batcher.submit(n) };
-    };
-    const atOnce = batches(false);
-    await Promise.all([1, 2, 3].map(atOnce.submit));
-    assert.deepEqual(atOnce.seen, [[1], [2, 3]], 'the first write of a quiet moment goes at once');
-    const gathered = batches(true);
-    const first = gathered.submit(1);
+  test('a batch gathers for one turn: writes submitted in the same turn share it, the first does not go alone', async () => {
+    const seen: number[][] = [];
+    const batcher = new GroupCommit<number, number>(
+      async (items) => {
+        seen.push(items);
+        return items.map((value) => ({ ok: true as const, value }));
+      },
+      { maxBatch: 10 },
+    );
+    const first = batcher.submit(1);
     await Promise.resolve(); // a later callback of the same turn (another request's statement answered)
-    const second = gathered.submit(2);
-    await Promise.all([first, second, gathered.submit(3)]);
-    assert.deepEqual(gathered.seen, [[1, 2, 3]]);
-    assert.ok(runsOnThisThread(h.ctx.db) === (engineName === 'embedded'), 'the embedded database is marked, PostgreSQL is not');
+    const second = batcher.submit(2);
+    await Promise.all([first, second, batcher.submit(3)]);
+    assert.deepEqual(seen, [[1, 2, 3]]);
+    // Writes of a later turn, while that batch commits, form the next one.
+    const during = new GroupCommit<number, number>(
+      async (items) => {
+        seen.push(items);
+        await new Promise((resolve) => setImmediate(resolve));
+        return items.map((value) => ({ ok: true as const, value }));
+      },
+      { maxBatch: 2 },
+    );
+    seen.length = 0;
+    const a = during.submit(4);
+    await new Promise((resolve) => setImmediate(resolve));
+    await Promise.all([a, during.submit(5), during.submit(6), during.submit(7)]);
+    assert.deepEqual(seen, [[4], [5, 6], [7]], 'at most maxBatch a batch, in arrival order');
   });
 
   test('a failure of the batch itself (not of one document) reaches every waiter; a data error is retried one by one', async () => {
@@ -257,7 +263,9 @@ describe(`Sales group commit (${engineName})`, () => {
       },
       { maxBatch: 10 },
     );
-    const results = await Promise.allSettled([1, 2, 3, 4].map((n) => batcher.submit(n)));
+    const first = batcher.submit(1);
+    await new Promise((resolve) => setImmediate(resolve)); // its batch is taken: the next three wait together
+    const results = await Promise.allSettled([first, ...[2, 3, 4].map((n) => batcher.submit(n))]);
     assert.equal(calls, 2, 'the first alone, the three that waited together');
     assert.deepEqual(results[0], { status: 'fulfilled', value: 1 });
     for (const r of results.slice(1)) assert.deepEqual(r, { status: 'rejected', reason: lost });

@@ -6,7 +6,7 @@ import type { FiscalReceipt } from '../../vsdc/sales-body.ts';
 import { NO_OUTCOME, type SaleLineRow, type SaleRow } from '../sales/store.ts';
 import { DELIVERIES_NOTICE, eventCtes, eventValues, type EventRow } from '../webhooks/events.ts';
 import { prepared } from '../../db/prepared.ts';
-import { batchOrEach, GroupCommit, runsOnThisThread } from '../../db/group-commit.ts';
+import { batchOrEach, GroupCommit } from '../../db/group-commit.ts';
 import { fromNow, heldBy, isDue, isFree, released, releasedSql } from '../../workers/lease-sql.ts';
 
 /** Branches with pending documents that nobody leases and whose backoff has passed. */
@@ -466,7 +466,7 @@ export function recordOutcome(db: Kysely<DB>, sale: SaleRow, event: OutcomeEvent
           },
           one,
         ),
-      { maxBatch: MAX_OUTCOMES_PER_COMMIT, gatherOneTurn: runsOnThisThread(db) },
+      { maxBatch: MAX_OUTCOMES_PER_COMMIT },
     );
     outcomeBatchers.set(db, batcher);
   }

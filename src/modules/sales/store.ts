@@ -4,7 +4,7 @@ import type { DocumentType, SaleLinesTable, SalesTable } from '../../db/tables/s
 import type { FilingDetails } from '../../vsdc/sales-body.ts';
 import { PER_PAGE, offsetOf } from '../../http/pagination.ts';
 import { prepared, runPrepared } from '../../db/prepared.ts';
-import { batchOrEach, GroupCommit, runsOnThisThread } from '../../db/group-commit.ts';
+import { batchOrEach, GroupCommit } from '../../db/group-commit.ts';
 
 export type SaleRow = Selectable<SalesTable>;
 export type SaleLineRow = Selectable<SaleLinesTable>;
@@ -206,7 +206,7 @@ function documentBatcher(db: Kysely<DB>, notify: InsertOptions['notify']): Group
           (many) => insertDocuments(db, many, notify),
           (one) => insertOneDocument(db, one.doc, one.options),
         ),
-      { maxBatch: MAX_DOCUMENTS_PER_BATCH, gatherOneTurn: runsOnThisThread(db) },
+      { maxBatch: MAX_DOCUMENTS_PER_BATCH },
     );
     byNotify.set(key, batcher);
   }
