@@ -48,4 +48,23 @@ describe(`drafts from sales (${engineName})`, () => {
     assert.deepEqual(theirs.map((d) => d.name), ['Kapenta 500g']);
     assert.ok(!(await drafts()).some((d) => d.name === 'Kapenta 500g'), 'drafts stay with their own merchant');
   });
+
+  test('one pass over many merchants drafts each one\'s new names, the first line of a name winning', async () => {
+    while ((await scanSalesForDrafts(h.t.ctx)) > 0);
+    const knows = await h.addMerchant({ branches: ['000'] });
+    const fresh = await h.addMerchant({ branches: ['000'] });
+    expectStatus(await h.as(knows).post('/api/v1/items', { name: 'Sugar 2kg', itemClsCd: CLASS_CODE }), 201);
+    const sell = (who: typeof knows, name: string, price: number) =>
+      h.as(who).post('/api/v1/sales', { items: [{ name, classificationCode: CLASS_CODE, quantity: 1, price }] });
+    for (const who of [knows, fresh]) {
+      expectStatus(await sell(who, 'sugar  2KG', 41), 201);
+      expectStatus(await sell(who, 'Sugar 2kg', 42), 201);
+      expectStatus(await sell(who, 'Salt 1kg', 9), 201);
+    }
+    assert.equal(await scanSalesForDrafts(h.t.ctx), 6, 'the six sales in one pass');
+    const draftsOf = async (who: typeof knows) =>
+      (expectStatus(await h.as(who).get('/api/v1/items?state=draft'), 200).data as Array<{ name: string; defaultPrice: number }>).map((d) => [d.name, d.defaultPrice]).sort();
+    assert.deepEqual(await draftsOf(knows), [['Salt 1kg', 9]], 'a name the merchant has an item for is skipped');
+    assert.deepEqual(await draftsOf(fresh), [['Salt 1kg', 9], ['sugar  2KG', 41]], 'the earlier sale names the draft');
+  });
 });
