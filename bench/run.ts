@@ -8,7 +8,7 @@
 //   npm run bench [-- --quick] [--only sale-path,baselines,sales,webhooks,listing,outage,exports] [--engines postgres,embedded]
 //                 [--root <source tree>] [--label <name>] [--profile] [--no-report]
 //   npm run bench -- sale-path [--rounds 2] [--seconds 5] [--branches 20]
-//                 the gateway beside the naive floor only (issue 22): prints the ratios and table
+//                 the gateway beside the naive floor and the stack floor only (issue 22): prints the ratios and table
 //
 // --quick       a short smoke run (a minute or two); its results do not touch BENCHMARKS.md
 // --root        measure another checkout with the same harness (before/after comparisons)

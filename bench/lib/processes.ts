@@ -197,15 +197,22 @@ export async function startChild(kind: ChildKind): Promise<ChildServer> {
   };
 }
 
-const FLOOR = fileURLToPath(new URL('./naive-floor.ts', import.meta.url));
+const FLOORS = {
+  naive: fileURLToPath(new URL('./naive-floor.ts', import.meta.url)),
+  stack: fileURLToPath(new URL('./stack-floor.ts', import.meta.url)),
+};
 
-/** The naive floor (naive-floor.ts) on `databaseUrl`, in its own process. */
-export async function startFloor(databaseUrl: string): Promise<ChildServer> {
-  const child = fork(FLOOR, [], { execArgv: ['--import', 'tsx'], env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: databaseUrl }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+/**
+ * A floor of the sale path on `databaseUrl`, in its own process: the naive floor (naive-floor.ts)
+ * or the same steps on the gateway's stack (stack-floor.ts, logging to `logPath`).
+ */
+export async function startFloor(databaseUrl: string, kind: keyof typeof FLOORS = 'naive', logPath = '/dev/null'): Promise<ChildServer> {
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: databaseUrl, LOG_PATH: logPath };
+  const child = fork(FLOORS[kind], [], { execArgv: ['--import', 'tsx'], env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   track(child);
   const urls = await new Promise<Record<string, string>>((resolve, reject) => {
     child.once('message', (m) => resolve(m as Record<string, string>));
-    child.once('exit', (code) => reject(new Error(`the naive floor exited with ${String(code)}`)));
+    child.once('exit', (code) => reject(new Error(`the ${kind} floor exited with ${String(code)}`)));
   });
   const exited = once(child, 'exit');
   return {

@@ -5,8 +5,12 @@
 // load on the shared machine hits both alike. For each: sales/s, p50/p99, and CPU per sale of
 // the server's process tree and of PostgreSQL (the backends of this database and the server's
 // shared processes), from /proc — the load generator and the simulator are not counted.
+// A third server takes its turn too: the stack floor (bench/lib/stack-floor.ts), the naive
+// floor's steps on the gateway's own stack, which parts what the stack costs from what the
+// gateway's work costs.
 // With an embedded engine too, the gateway on the embedded database in the same run.
 import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
 import { postgresCpuSeconds, treeCpuSeconds } from '../lib/cpu.ts';
 import type { Engine } from '../lib/engines.ts';
 import { closedLoop, type RequestPlan, type Throughput } from '../lib/load.ts';
@@ -35,9 +39,18 @@ export interface SalePathResults {
   connections: number;
   gateway: ServerRun[];
   floor: ServerRun[];
+  stackFloor?: ServerRun[];
   embedded?: ServerRun[];
-  /** Sums over the rounds: gateway ÷ floor. */
-  ratios: { throughput: number; cpuPerSale: number; embeddedThroughput?: number };
+  /**
+   * Sums over the rounds: gateway ÷ floor; with the stack floor, gateway ÷ stack floor and stack
+   * floor ÷ naive floor (throughput and CPU per sale).
+   */
+  ratios: {
+    throughput: number;
+    cpuPerSale: number;
+    embeddedThroughput?: number;
+    stack?: { gatewayThroughput: number; gatewayCpuPerSale: number; overFloorThroughput: number; overFloorCpuPerSale: number };
+  };
 }
 
 const GATEWAY_ENV = { SALE_WAIT_MS: '10000', FILING_RETRY_MS: '1000' };
@@ -98,6 +111,7 @@ export async function salePathScenario(
   const env = { ...postgres.env, ...GATEWAY_ENV };
   const gateway: ServerRun[] = [];
   const floor: ServerRun[] = [];
+  const stackFloor: ServerRun[] = [];
   const show = (who: string, r: ServerRun) =>
     log(`${who}: ${r.throughput.perSecond} sales/s, p50 ${r.throughput.p50Ms} ms, p99 ${r.throughput.p99Ms} ms, ${r.throughput.bad} bad; CPU µs/sale server ${r.serverCpuUs}, PostgreSQL ${r.postgresCpuUs} (load ${r.load}, ${cpus().length} cores)`);
   for (let round = 0; round < settings.rounds; round++) {
@@ -114,6 +128,13 @@ export async function salePathScenario(
       show(`naive floor (round ${round + 1})`, floor.at(-1)!);
     } finally {
       await f.stop();
+    }
+    const s = await startFloor(postgres.env.DATABASE_URL!, 'stack', join(settings.workDir, `stack-floor-${round}.log`));
+    try {
+      stackFloor.push(await measure(s.urls.url!, s.pid, database, merchants, connections, settings.seconds));
+      show(`stack floor (round ${round + 1})`, stackFloor.at(-1)!);
+    } finally {
+      await s.stop();
     }
   }
   let embeddedRuns: ServerRun[] | undefined;
@@ -138,9 +159,16 @@ export async function salePathScenario(
     throughput: round2(rate(gateway) / Math.max(1, rate(floor))),
     cpuPerSale: round2(cpuPerSale(gateway) / Math.max(1, cpuPerSale(floor))),
     ...(embeddedRuns ? { embeddedThroughput: round2(rate(embeddedRuns) / Math.max(1, rate(gateway))) } : {}),
+    stack: {
+      gatewayThroughput: round2(rate(gateway) / Math.max(1, rate(stackFloor))),
+      gatewayCpuPerSale: round2(cpuPerSale(gateway) / Math.max(1, cpuPerSale(stackFloor))),
+      overFloorThroughput: round2(rate(stackFloor) / Math.max(1, rate(floor))),
+      overFloorCpuPerSale: round2(cpuPerSale(stackFloor) / Math.max(1, cpuPerSale(floor))),
+    },
   };
   log(`gateway ÷ floor: throughput ×${ratios.throughput}, CPU per sale ×${ratios.cpuPerSale}${ratios.embeddedThroughput !== undefined ? `; embedded ÷ PostgreSQL throughput ×${ratios.embeddedThroughput}` : ''}`);
-  return { branches: settings.branches, connections, gateway, floor, ...(embeddedRuns ? { embedded: embeddedRuns } : {}), ratios };
+  log(`stack floor ÷ floor: throughput ×${ratios.stack.overFloorThroughput}, CPU per sale ×${ratios.stack.overFloorCpuPerSale}; gateway ÷ stack floor: throughput ×${ratios.stack.gatewayThroughput}, CPU per sale ×${ratios.stack.gatewayCpuPerSale}`);
+  return { branches: settings.branches, connections, gateway, floor, stackFloor, ...(embeddedRuns ? { embedded: embeddedRuns } : {}), ratios };
 }
 
 export function renderSalePath(r: SalePathResults): string {
@@ -149,11 +177,18 @@ export function renderSalePath(r: SalePathResults): string {
   return [
     `Sale path, ${r.branches} branches, ${r.connections} closed-loop tills: gateway ÷ naive floor = **×${r.ratios.throughput} throughput**, **×${r.ratios.cpuPerSale} CPU per sale**` +
       (r.ratios.embeddedThroughput !== undefined ? `; embedded ÷ PostgreSQL gateway = **×${r.ratios.embeddedThroughput}** throughput.` : '.'),
+    ...(r.ratios.stack
+      ? [
+          '',
+          `The naive floor's steps on the gateway's stack (Fastify, TypeBox, pino, Kysely, undici): stack floor ÷ naive floor = ×${r.ratios.stack.overFloorThroughput} throughput, ×${r.ratios.stack.overFloorCpuPerSale} CPU per sale; gateway ÷ stack floor = ×${r.ratios.stack.gatewayThroughput} throughput, ×${r.ratios.stack.gatewayCpuPerSale} CPU per sale.`,
+        ]
+      : []),
     '',
     '| Server | Round | Sales/s | p50 / p99 | CPU per sale: server | PostgreSQL | Total | Errors | Load avg |',
     '|---|---|---|---|---|---|---|---|---|',
     ...row('gateway (PostgreSQL)', r.gateway),
     ...row('naive floor (PostgreSQL)', r.floor),
+    ...row('stack floor (PostgreSQL)', r.stackFloor ?? []),
     ...(r.embedded ? row('gateway (embedded)', r.embedded) : []),
   ].join('\n');
 }
