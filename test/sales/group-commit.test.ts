@@ -191,7 +191,11 @@ describe(`Sales group commit (${engineName})`, () => {
             : failedFields('910', 'refused')),
           updated_at: now,
         },
-        event: { row: eventRow({ type: uploaded ? 'invoice.fiscalised' : 'invoice.failed', partnerId: h.merchant.partnerId, tenantId: row.tenant_id, created: now }), body: '{"x":1}' },
+        // The body travels inside the statement's json input as it is: its bytes must be stored unchanged.
+        event: {
+          row: eventRow({ type: uploaded ? 'invoice.fiscalised' : 'invoice.failed', partnerId: h.merchant.partnerId, tenantId: row.tenant_id, created: now }),
+          body: JSON.stringify({ event: uploaded ? 'invoice.fiscalised' : 'invoice.failed', data: { invoice: { id: Number(row.id), customerName: 'Mwila\'s "Corner" \\ shop\n ü € \u2028 😀', total: 12.5, lines: [{ name: '  Sugar\t2kg  ' }] } } }),
+        },
         options: { owner: lessee, leaseMs: 60_000, ...(next ? { next: { batchSize: 25 } } : {}) },
       });
       const items = [outcome(a1!, true, true), outcome(b1!, false, true), outcome(c1!, true, false, 'someone-else')];
@@ -206,8 +210,13 @@ describe(`Sales group commit (${engineName})`, () => {
       );
       const rows = await h.ctx.db.selectFrom('sales').select(['id', 'status', 'receipt_no', 'result_code']).where('id', 'in', [a1!.id, b1!.id, c1!.id]).orderBy('id').execute();
       assert.deepEqual(rows.map((r) => [r.status, r.receipt_no === null ? null : Number(r.receipt_no), r.result_code]), [['uploaded', Number(a1!.invoice_no), '000'], ['failed', null, '910'], ['failed', null, null]]);
-      const events = await h.ctx.db.selectFrom('webhook_events').select(['id', 'type']).where('id', 'in', items.map((o) => o.event.row.id)).orderBy('type').execute();
+      const events = await h.ctx.db.selectFrom('webhook_events').select(['id', 'type', 'body']).where('id', 'in', items.map((o) => o.event.row.id)).orderBy('type').execute();
       assert.deepEqual(events.map((e) => e.type), ['invoice.failed', 'invoice.fiscalised'], 'no event for the document that was not recorded');
+      assert.deepEqual(
+        events.map((e) => e.body),
+        [items[1]!.event.body, items[0]!.event.body],
+        'each event body is stored byte for byte as serialised (quotes, escapes, non-ASCII)',
+      );
       const leases = await h.ctx.db.selectFrom('filing_queues').select(['device_id', 'lease_owner']).where('device_id', 'in', [a1!.device_id, b1!.device_id]).execute();
       const leaseOf = (id: number) => leases.find((l) => l.device_id === id)?.lease_owner;
       assert.equal(leaseOf(a1!.device_id), owner, 'a branch with documents left stays leased');
