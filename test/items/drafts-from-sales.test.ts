@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { scanSalesForDrafts } from '../../src/modules/items/draft-scan.ts';
-import { engineName } from '../helpers/db.ts';
+import { DRAFT_SCAN_SETTLE_MS, scanSalesForDrafts } from '../../src/modules/items/draft-scan.ts';
+import { insertDocument, type NewDocument } from '../../src/modules/sales/store.ts';
+import { engineName, onPostgres } from '../helpers/db.ts';
 import { CLASS_CODE, expectStatus, startHarness, type Harness } from '../helpers/harness.ts';
 
 describe(`drafts from sales (${engineName})`, () => {
@@ -10,6 +11,9 @@ describe(`drafts from sales (${engineName})`, () => {
     h = await startHarness({ config: { saleWaitMs: 0 }, workers: false, catalogue: false });
   });
   after(() => h.close());
+
+  /** A pass that takes every sale committed so far (the settling wait has its own test). */
+  const scan = (settledBefore = new Date(Date.now() + 60_000)) => scanSalesForDrafts(h.t.ctx, { settledBefore });
 
   const drafts = async () => expectStatus(await h.as(h.merchant).get('/api/v1/items?state=draft'), 200).data as Array<{ name: string; itemClsCd: string; defaultPrice: number; source: string; registration: { state: string } }>;
 
@@ -24,7 +28,7 @@ describe(`drafts from sales (${engineName})`, () => {
       ],
     });
     expectStatus(sale, 201);
-    while ((await scanSalesForDrafts(h.t.ctx)) > 0);
+    while ((await scan()) > 0);
 
     const found = await drafts();
     assert.deepEqual(found.map((d) => d.name), ['Mango juice 1L'], 'one draft per new product; known items are left alone');
@@ -33,24 +37,24 @@ describe(`drafts from sales (${engineName})`, () => {
     assert.ok(!atAuthority.some((i) => i.itemNm === 'Mango juice 1L'), 'a draft is never sent on its own');
 
     expectStatus(await m.post('/api/v1/sales', { items: [{ name: 'Mango juice 1L', classificationCode: CLASS_CODE, quantity: 1, price: 24.5 }] }), 201);
-    while ((await scanSalesForDrafts(h.t.ctx)) > 0);
+    while ((await scan()) > 0);
     assert.equal((await drafts()).length, 1, 'later sales of the same product add nothing');
   });
 
   test('the scan reads each sale once, across passes', async () => {
-    const before = await scanSalesForDrafts(h.t.ctx);
+    const before = await scan();
     assert.equal(before, 0, 'nothing new to read');
     const other = await h.addMerchant({ branches: ['000'] });
     expectStatus(await h.as(other).post('/api/v1/sales', { items: [{ name: 'Kapenta 500g', classificationCode: CLASS_CODE, quantity: 1, price: 60 }] }), 201);
-    assert.equal(await scanSalesForDrafts(h.t.ctx), 1);
-    assert.equal(await scanSalesForDrafts(h.t.ctx), 0);
+    assert.equal(await scan(), 1);
+    assert.equal(await scan(), 0);
     const theirs = expectStatus(await h.as(other).get('/api/v1/items?state=draft'), 200).data as Array<{ name: string }>;
     assert.deepEqual(theirs.map((d) => d.name), ['Kapenta 500g']);
     assert.ok(!(await drafts()).some((d) => d.name === 'Kapenta 500g'), 'drafts stay with their own merchant');
   });
 
   test('one pass over many merchants drafts each one\'s new names, the first line of a name winning', async () => {
-    while ((await scanSalesForDrafts(h.t.ctx)) > 0);
+    while ((await scan()) > 0);
     const knows = await h.addMerchant({ branches: ['000'] });
     const fresh = await h.addMerchant({ branches: ['000'] });
     expectStatus(await h.as(knows).post('/api/v1/items', { name: 'Sugar 2kg', itemClsCd: CLASS_CODE }), 201);
@@ -61,10 +65,93 @@ describe(`drafts from sales (${engineName})`, () => {
       expectStatus(await sell(who, 'Sugar 2kg', 42), 201);
       expectStatus(await sell(who, 'Salt 1kg', 9), 201);
     }
-    assert.equal(await scanSalesForDrafts(h.t.ctx), 6, 'the six sales in one pass');
+    assert.equal(await scan(), 6, 'the six sales in one pass');
     const draftsOf = async (who: typeof knows) =>
       (expectStatus(await h.as(who).get('/api/v1/items?state=draft'), 200).data as Array<{ name: string; defaultPrice: number }>).map((d) => [d.name, d.defaultPrice]).sort();
     assert.deepEqual(await draftsOf(knows), [['Salt 1kg', 9]], 'a name the merchant has an item for is skipped');
     assert.deepEqual(await draftsOf(fresh), [['Salt 1kg', 9], ['sugar  2KG', 41]], 'the earlier sale names the draft');
   });
+
+  test('a pass reads only settled sales, stopping before the first that is not', async () => {
+    while ((await scan()) > 0);
+    const m = h.as(h.merchant);
+    expectStatus(await m.post('/api/v1/sales', { items: [{ name: 'Settled soap', classificationCode: CLASS_CODE, quantity: 1, price: 7 }] }), 201);
+    const between = await latestSaleCreatedAt();
+    expectStatus(await m.post('/api/v1/sales', { items: [{ name: 'Fresh soap', classificationCode: CLASS_CODE, quantity: 1, price: 8 }] }), 201);
+    assert.equal(await scan(new Date(between.getTime() + 1)), 1, 'the sale created before the cut only');
+    assert.deepEqual((await drafts()).map((d) => d.name).filter((n) => n.endsWith('soap')), ['Settled soap']);
+    assert.equal(await scan(), 1, 'the next pass takes the other once it has settled');
+    expectStatus(await m.post('/api/v1/sales', { items: [{ name: 'Just-sold soap', classificationCode: CLASS_CODE, quantity: 1, price: 9 }] }), 201);
+    assert.equal(await scanSalesForDrafts(h.t.ctx), 0, `by default a sale waits ${DRAFT_SCAN_SETTLE_MS} ms`);
+    assert.equal(await scan(), 1);
+  });
+
+  test(
+    'a sale committed after a later-numbered one was read is not skipped (PostgreSQL: two writers)',
+    { skip: onPostgres ? false : 'needs PostgreSQL: the embedded database has one writer' },
+    async () => {
+      while ((await scan()) > 0);
+      const late = await h.addMerchant({ branches: ['000'] });
+      const other = await h.addMerchant({ branches: ['000'] });
+      let commit!: () => void;
+      const held = new Promise<void>((resolve) => (commit = resolve));
+      let begun!: () => void;
+      const inserted = new Promise<void>((resolve) => (begun = resolve));
+      // The late sale takes its id first and commits last.
+      const lateSale = h.t.ctx.db.transaction().execute(async (trx) => {
+        const outcome = await insertDocument(trx, lateDocument(late), { month: new Date().toISOString().slice(0, 7), refuseWhenDown: false });
+        assert.equal(outcome.kind, 'stored');
+        begun();
+        await held;
+      });
+      await inserted;
+      const settledBefore = new Date(Date.now() + 60_000);
+      try {
+        expectStatus(await h.as(other).post('/api/v1/sales', { items: [{ name: 'Early bird seed', classificationCode: CLASS_CODE, quantity: 1, price: 3 }] }), 201);
+        const cut = await latestSaleCreatedAt();
+        // The settling wait: a pass now (the late sale is younger than `cut`) reads nothing past it.
+        assert.equal(await scan(cut), 0, 'the pass stops before the sale that has not settled');
+      } finally {
+        commit();
+        await lateSale;
+      }
+      assert.equal(await scan(settledBefore), 2);
+      const draftsOf = async (who: typeof late) => (expectStatus(await h.as(who).get('/api/v1/items?state=draft'), 200).data as Array<{ name: string }>).map((d) => d.name);
+      assert.deepEqual(await draftsOf(late), ['Late lentils']);
+      assert.deepEqual(await draftsOf(other), ['Early bird seed']);
+    },
+  );
+
+  async function latestSaleCreatedAt(): Promise<Date> {
+    const row = await h.t.ctx.db.selectFrom('sales').select('created_at').orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
+    return new Date(row.created_at);
+  }
+
+  function lateDocument(merchant: { tenantId: number; tpin: string }): NewDocument {
+    return {
+      tenantId: merchant.tenantId,
+      target: { branchHeader: '000' },
+      tpin: merchant.tpin,
+      type: 'sale',
+      reference: null,
+      requestHash: null,
+      clientInvoiceNo: null,
+      customerName: 'Walk-in customer',
+      customerTpin: null,
+      paymentMethod: '01',
+      taxInclusive: true,
+      destinationCountryCode: null,
+      occurredAt: new Date(),
+      net: 8.62,
+      vat: 1.38,
+      total: 10,
+      originalSaleId: null,
+      originalReceiptNo: null,
+      originalSdcId: null,
+      reasonCode: null,
+      lines: [
+        { line: 1, name: 'Late lentils', classification_code: CLASS_CODE, item_code: null, quantity: 1, price: 10, vat_category: 'A', vat_rate: 16, rrp: null, amount: 10, discount: 0, supply: null, net: 8.62, vat: 1.38, total: 10, original_line: null },
+      ],
+    };
+  }
 });

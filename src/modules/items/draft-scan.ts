@@ -24,20 +24,35 @@ interface LineProductRow {
 }
 
 /**
+ * How old a sale must be before a pass reads it. A pass moves its watermark past the sales it
+ * read; a sale whose transaction took a lower id but commits after a higher one was read would be
+ * skipped for good. Storing a sale commits within milliseconds of its transaction's start (its
+ * `created_at`), so waiting this long for every sale closes that window; drafts appear that much
+ * later, which nobody waits on.
+ */
+export const DRAFT_SCAN_SETTLE_MS = 10_000;
+
+/**
  * One pass; returns how many sales it read. Several processes: one passes, the others skip.
  * A pass costs the same few statements however many merchants sold: the batch's bounds, each
  * merchant's distinct product names in it (a till sells the same products over and over), and
  * which of those names every merchant already has items for. Only merchants with a new name go on
  * to record drafts. (Per merchant, the names' statement cost ~2 % of the gateway's CPU under the
- * sales load: issue 22's profile.)
+ * sales load: issue 22's profile.) The batch ends before the first sale created at or after
+ * `settledBefore` (default: DRAFT_SCAN_SETTLE_MS ago by the application clock).
  */
-export async function scanSalesForDrafts(ctx: AppContext): Promise<number> {
+export async function scanSalesForDrafts(ctx: AppContext, options: { settledBefore?: Date } = {}): Promise<number> {
+  const settledBefore = options.settledBefore ?? new Date(ctx.clock.now().getTime() - DRAFT_SCAN_SETTLE_MS);
   return ctx.db.transaction().execute(async (trx) => {
     const scan = await trx.selectFrom('item_draft_scan').select('last_sale_id').where('id', '=', 1).forUpdate().skipLocked().executeTakeFirst();
     if (!scan) return 0;
     const bounds = await sql<{ sales: number; last_id: number | null }>`
+      with next as (
+        select id, created_at from sales where id > ${scan.last_sale_id} and type = 'sale' order by id limit ${DRAFT_SCAN_BATCH}
+      ),
+      unsettled as (select min(id) as id from next where created_at >= ${settledBefore})
       select count(*)::int as sales, max(id) as last_id
-      from (select id from sales where id > ${scan.last_sale_id} and type = 'sale' order by id limit ${DRAFT_SCAN_BATCH}) batch`.execute(trx);
+      from next where (select id from unsettled) is null or id < (select id from unsettled)`.execute(trx);
     const { sales, last_id: lastId } = bounds.rows[0]!;
     if (sales === 0 || lastId === null) return 0;
     // The first line of each name per merchant; names that normalise alike meet below.
