@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { DRAFT_SCAN_SETTLE_MS, scanSalesForDrafts } from '../../src/modules/items/draft-scan.ts';
-import { insertDocument, type NewDocument } from '../../src/modules/sales/store.ts';
+import { insertDocument } from '../../src/modules/sales/store.ts';
+import { plainSale } from '../helpers/documents.ts';
 import { engineName, onPostgres } from '../helpers/db.ts';
 import { CLASS_CODE, expectStatus, startHarness, type Harness } from '../helpers/harness.ts';
 
@@ -99,7 +100,7 @@ describe(`drafts from sales (${engineName})`, () => {
       const inserted = new Promise<void>((resolve) => (begun = resolve));
       // The late sale takes its id first and commits last.
       const lateSale = h.t.ctx.db.transaction().execute(async (trx) => {
-        const outcome = await insertDocument(trx, lateDocument(late), { month: new Date().toISOString().slice(0, 7), refuseWhenDown: false });
+        const outcome = await insertDocument(trx, plainSale(late, '000', {}, 'Late lentils'), { month: new Date().toISOString().slice(0, 7), refuseWhenDown: false });
         assert.equal(outcome.kind, 'stored');
         begun();
         await held;
@@ -125,33 +126,5 @@ describe(`drafts from sales (${engineName})`, () => {
   async function latestSaleCreatedAt(): Promise<Date> {
     const row = await h.t.ctx.db.selectFrom('sales').select('created_at').orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
     return new Date(row.created_at);
-  }
-
-  function lateDocument(merchant: { tenantId: number; tpin: string }): NewDocument {
-    return {
-      tenantId: merchant.tenantId,
-      target: { branchHeader: '000' },
-      tpin: merchant.tpin,
-      type: 'sale',
-      reference: null,
-      requestHash: null,
-      clientInvoiceNo: null,
-      customerName: 'Walk-in customer',
-      customerTpin: null,
-      paymentMethod: '01',
-      taxInclusive: true,
-      destinationCountryCode: null,
-      occurredAt: new Date(),
-      net: 8.62,
-      vat: 1.38,
-      total: 10,
-      originalSaleId: null,
-      originalReceiptNo: null,
-      originalSdcId: null,
-      reasonCode: null,
-      lines: [
-        { line: 1, name: 'Late lentils', classification_code: CLASS_CODE, item_code: null, quantity: 1, price: 10, vat_category: 'A', vat_rate: 16, rrp: null, amount: 10, discount: 0, supply: null, net: 8.62, vat: 1.38, total: 10, original_line: null },
-      ],
-    };
   }
 });

@@ -7,11 +7,12 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { batchOrEach, GroupCommit, isDataError } from '../../src/db/group-commit.ts';
 import { isUniqueViolation } from '../../src/db/database.ts';
-import { insertDocument, insertDocuments, type InsertOutcome, type NewDocument, type SaleRow } from '../../src/modules/sales/store.ts';
+import { insertDocument, insertDocuments, type InsertOutcome, type SaleRow } from '../../src/modules/sales/store.ts';
 import { claimBranches, failedFields, recordManyOutcomes, recordOneOutcome, uploadedFields } from '../../src/modules/filing/store.ts';
 import { eventRow } from '../../src/modules/webhooks/events.ts';
 import { engineName } from '../helpers/db.ts';
-import { CLASS_CODE, saleBody, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';
+import { plainSale } from '../helpers/documents.ts';
+import { saleBody, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';
 
 describe(`Sales group commit (${engineName})`, () => {
   let h: Harness;
@@ -27,34 +28,7 @@ describe(`Sales group commit (${engineName})`, () => {
 
   const month = () => new Date().toISOString().slice(0, 7);
 
-  function doc(merchant: Merchant, branch: string | undefined, overrides: Partial<NewDocument> = {}): NewDocument {
-    return {
-      tenantId: merchant.tenantId,
-      target: { branchHeader: branch },
-      tpin: merchant.tpin,
-      type: 'sale',
-      reference: null,
-      requestHash: null,
-      clientInvoiceNo: null,
-      customerName: 'Walk-in customer',
-      customerTpin: null,
-      paymentMethod: '01',
-      taxInclusive: true,
-      destinationCountryCode: null,
-      occurredAt: new Date(),
-      net: 8.62,
-      vat: 1.38,
-      total: 10,
-      originalSaleId: null,
-      originalReceiptNo: null,
-      originalSdcId: null,
-      reasonCode: null,
-      lines: [
-        { line: 1, name: 'Bread', classification_code: CLASS_CODE, item_code: null, quantity: 1, price: 10, vat_category: 'A', vat_rate: 16, rrp: null, amount: 10, discount: 0, supply: null, net: 8.62, vat: 1.38, total: 10, original_line: null },
-      ],
-      ...overrides,
-    };
-  }
+  const doc = plainSale;
 
   const options = { month: month(), refuseWhenDown: false };
   const stored = (o: InsertOutcome) => {

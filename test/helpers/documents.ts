@@ -1,0 +1,34 @@
+// A plain sale as the sales store takes it (NewDocument): for tests that store documents below
+// the HTTP route, e.g. in a transaction of their own or as a batch.
+import type { NewDocument } from '../../src/modules/sales/store.ts';
+import { CLASS_CODE } from './harness.ts';
+
+/** A walk-in cash sale of one line (`product`, 10.00 with 16 % VAT) for `branch` of the merchant. */
+export function plainSale(merchant: { tenantId: number; tpin: string }, branch: string | undefined, overrides: Partial<NewDocument> = {}, product = 'Bread'): NewDocument {
+  return {
+    tenantId: merchant.tenantId,
+    target: { branchHeader: branch },
+    tpin: merchant.tpin,
+    type: 'sale',
+    reference: null,
+    requestHash: null,
+    clientInvoiceNo: null,
+    customerName: 'Walk-in customer',
+    customerTpin: null,
+    paymentMethod: '01',
+    taxInclusive: true,
+    destinationCountryCode: null,
+    occurredAt: new Date(),
+    net: 8.62,
+    vat: 1.38,
+    total: 10,
+    originalSaleId: null,
+    originalReceiptNo: null,
+    originalSdcId: null,
+    reasonCode: null,
+    lines: [
+      { line: 1, name: product, classification_code: CLASS_CODE, item_code: null, quantity: 1, price: 10, vat_category: 'A', vat_rate: 16, rrp: null, amount: 10, discount: 0, supply: null, net: 8.62, vat: 1.38, total: 10, original_line: null },
+    ],
+    ...overrides,
+  };
+}
