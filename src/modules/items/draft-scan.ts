@@ -37,12 +37,11 @@ export const DRAFT_SCAN_SETTLE_MS = 10_000;
  * A pass costs the same few statements however many merchants sold: the batch's bounds, each
  * merchant's distinct product names in it (a till sells the same products over and over), and
  * which of those names every merchant already has items for. Only merchants with a new name go on
- * to record drafts. (Per merchant, the names' statement cost ~2 % of the gateway's CPU under the
- * sales load: issue 22's profile.) The batch ends before the first sale created at or after
- * `settledBefore` (default: DRAFT_SCAN_SETTLE_MS ago by the application clock).
+ * to record drafts. The batch ends before the first sale created at or after `settledBefore`
+ * (default: DRAFT_SCAN_SETTLE_MS before the database's now, the clock `created_at` is stamped by).
  */
 export async function scanSalesForDrafts(ctx: AppContext, options: { settledBefore?: Date } = {}): Promise<number> {
-  const settledBefore = options.settledBefore ?? new Date(ctx.clock.now().getTime() - DRAFT_SCAN_SETTLE_MS);
+  const settledBefore = options.settledBefore ?? sql<Date>`now() - make_interval(secs => ${DRAFT_SCAN_SETTLE_MS / 1000})`;
   return ctx.db.transaction().execute(async (trx) => {
     const scan = await trx.selectFrom('item_draft_scan').select('last_sale_id').where('id', '=', 1).forUpdate().skipLocked().executeTakeFirst();
     if (!scan) return 0;
