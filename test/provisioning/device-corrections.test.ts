@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { listAudit } from '../../src/modules/audit/store.ts';
 import { seedSignedInUser, type SignedInUser } from '../helpers/accounts.ts';
 import { bearer, seedPartner, uniqueTpin } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
@@ -131,6 +132,9 @@ describe(`correcting and removing devices (${engineName})`, () => {
     await h.ctx.db.insertInto('backlog_alarms').values({ device_id: (await deviceId('002'))! }).execute();
     assert.deepEqual(expectStatus(await p.del(`${base}/002`), 200), { deleted: true, branch: '002' });
     assert.equal(await deviceId('002'), undefined);
+    // The deleted till login outlives the device, so the audit trail still names it.
+    const trail = (await listAudit(h.ctx.db, { tenantId: tenant.id }, 1)).data.filter((r) => r.action.startsWith('till_login.'));
+    assert.deepEqual(trail.map((r) => [r.action, r.targetName]).sort(), [['till_login.created', login.username], ['till_login.deleted', login.username]]);
 
     // A record that must be kept (crafted here: stock held at the branch) refuses the removal whole.
     expectStatus(await p.post(base, { deviceSerial: 'SN-3', branch: '003', vsdcBaseUrl: NOWHERE }), 201);

@@ -10,7 +10,8 @@ import type { NullableTimestamp, Timestamp } from './columns.ts';
 export interface TillLoginsTable {
   id: Generated<number>;
   tenant_id: number;
-  device_id: number;
+  /** Null only for a deleted login whose device was removed since (it stays for the audit trail). */
+  device_id: number | null;
   username: string;
   /** `scrypt$N$r$p$<salt base64url>$<hash base64url>`. */
   password_hash: string;

@@ -311,7 +311,8 @@ const DEVICE_STATE_TABLES = ['filing_queues', 'backlog_alarms', 'stock_branches'
  */
 export async function deleteDeviceRows(db: Kysely<DB>, deviceId: number): Promise<void> {
   for (const table of DEVICE_STATE_TABLES) await db.deleteFrom(table).where('device_id', '=', deviceId).execute();
-  await db.deleteFrom('till_logins').where('device_id', '=', deviceId).where('deleted_at', 'is not', null).execute();
+  // Deleted credentials stay (their audit rows keep naming them), without the device.
+  await db.updateTable('till_logins').set({ device_id: null }).where('device_id', '=', deviceId).where('deleted_at', 'is not', null).execute();
   await db.updateTable('api_keys').set({ device_id: null }).where('device_id', '=', deviceId).where('revoked_at', 'is not', null).execute();
   await db.deleteFrom('devices').where('id', '=', deviceId).execute();
 }
