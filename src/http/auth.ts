@@ -244,7 +244,7 @@ async function authenticateCompat(ctx: AppContext, request: FastifyRequest, bran
   }
   const kind = kindOf(secret);
   if (kind?.kind !== 'fiscalisation_key' || !hasValidChecksum(secret, kind.prefix)) throw unauthenticated('The X-Api-Key is invalid.');
-  const key = await findFiscalisationKey(ctx.db, secret, ctx.clock.now());
+  const key = await findFiscalisationKey(ctx.db, secret, ctx.clock.now(), countedBucket(ctx, 't:', ':zm'));
   if (!key) throw unauthenticated('The X-Api-Key is invalid or has been revoked.');
   let device: CompatDevice | undefined;
   if (branch === 'required') {
@@ -254,7 +254,7 @@ async function authenticateCompat(ctx: AppContext, request: FastifyRequest, bran
     if (!device) throw unauthenticated('This key may not file through the X-SdcId given.');
   }
   assertTenantInGoodStanding(key.tenant);
-  await applyRateLimit(ctx, request, `t:${key.tenant.id}:zm`, tenantLimit(key.tenant, 'zm'));
+  await applyRateLimit(ctx, request, `t:${key.tenant.id}:zm`, tenantLimit(key.tenant, 'zm'), key.count);
   return { kind: 'fiscalisation_key', key, tenant: key.tenant, device };
 }
 

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { seedSignedInUser } from '../helpers/accounts.ts';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { Kysely, PostgresDialect } from 'kysely';
@@ -123,6 +124,10 @@ describe(`account states and rate limits (${engineName})`, () => {
         const statuses: number[] = [];
         for (let i = 0; i < 6; i++) statuses.push((await me(m.token, { inject: (o) => instances[i % 2]!.app.inject(o) })).statusCode);
         assert.deepEqual(statuses, [200, 200, 200, 200, 429, 429]);
+        // /zm/api has a bucket of its own, shared the same way (counted in the key's lookup with the table store).
+        const compat: number[] = [];
+        for (let i = 0; i < 6; i++) compat.push((await instances[i % 2]!.app.inject({ method: 'GET', url: '/zm/api/Branches', headers: { 'x-api-key': m.apiKey } })).statusCode);
+        assert.deepEqual(compat, [200, 200, 200, 200, 429, 429]);
       } finally {
         for (const { app, ctx, database } of instances) {
           await app.close();
@@ -189,7 +194,8 @@ describe(`rate limits when the store is down (${engineName})`, () => {
 
   test('rate-limit table unreachable: requests are served and limited in each process', async () => {
     // The table store on a server that refuses connections. (Requests whose credential lookup
-    // counts them in the same statement need that database anyway; /zm/api counts separately.)
+    // counts them in the same statement need that database anyway — tenant tokens, partner keys,
+    // fiscalisation keys; a merchant user's session counts separately.)
     const pools: pg.Pool[] = [];
     const deadTable = () => {
       const pool = new pg.Pool({ connectionString: 'postgres://postgres@127.0.0.1:1/none', connectionTimeoutMillis: 5_000 });
@@ -200,7 +206,8 @@ describe(`rate limits when the store is down (${engineName})`, () => {
     try {
       const m = await seedMerchant(t.ctx);
       await t.inject({ method: 'PATCH', url: `/admin/v1/tenants/${m.tenant.id}`, headers: bearer(TEST_ADMIN_TOKEN), payload: { rateLimitPerMinute: 3 } });
-      const seen = await statuses(instances, (i) => i.inject({ method: 'GET', url: '/zm/api/Branches', headers: { 'x-api-key': m.apiKey } }), 4);
+      const user = await seedSignedInUser(t.ctx, m.tenant.id);
+      const seen = await statuses(instances, (i) => i.inject({ method: 'GET', url: '/api/v1/account/me', headers: user.headers }), 4);
       assert.deepEqual(seen, [[200, 200, 200, 429], [200, 200, 200, 429]], 'each process counts its own bucket');
     } finally {
       for (const i of instances) await i.close();
