@@ -2,13 +2,13 @@
 // draft for every line naming a product the merchant has no item for. Reading history (instead
 // of doing it inside sale creation) keeps the sale's hot path free of catalogue work, and no
 // sale is missed across crashes: the watermark moves in the same transaction as the drafts.
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import type { AppContext } from '../../context.ts';
-import type { DB } from '../../db/schema.ts';
 import type { Worker } from '../../workers/index.ts';
 import { pollingWorker } from '../../workers/polling.ts';
 import { normalizeItemName } from './codes.ts';
 import { recordDraftItemsFromSale, type SaleLineProduct } from './drafts.ts';
+import { knownNormalizedNamesOfTenants } from './store.ts';
 
 /** Sales read per pass. */
 export const DRAFT_SCAN_BATCH = 500;
@@ -54,22 +54,24 @@ export async function scanSalesForDrafts(ctx: AppContext, options: { settledBefo
       from next where (select id from unsettled) is null or id < (select id from unsettled)`.execute(trx);
     const { sales, last_id: lastId } = bounds.rows[0]!;
     if (sales === 0 || lastId === null) return 0;
-    // The first line of each name per merchant; names that normalise alike meet below.
+    // The first line of each name per merchant, in sale order; names that normalise alike meet below.
     const lines = await sql<LineProductRow>`
-      select distinct on (s.tenant_id, l.name) s.tenant_id, l.sale_id, l.line, l.name, l.classification_code, l.price, l.vat_category
-      from sales s join sale_lines l on l.sale_id = s.id
-      where s.id > ${scan.last_sale_id} and s.id <= ${lastId} and s.type = 'sale' and l.item_code is null
-      order by s.tenant_id, l.name, l.sale_id, l.line`.execute(trx);
-    const inSaleOrder = lines.rows.sort((a, b) => a.sale_id - b.sale_id || a.line - b.line);
+      select * from (
+        select distinct on (s.tenant_id, l.name) s.tenant_id, l.sale_id, l.line, l.name, l.classification_code, l.price, l.vat_category
+        from sales s join sale_lines l on l.sale_id = s.id
+        where s.id > ${scan.last_sale_id} and s.id <= ${lastId} and s.type = 'sale' and l.item_code is null
+        order by s.tenant_id, l.name, l.sale_id, l.line
+      ) firsts order by sale_id, line`.execute(trx);
     const byTenant = new Map<number, Map<string, SaleLineProduct>>();
-    for (const line of inSaleOrder) {
+    for (const line of lines.rows) {
       const normalized = normalizeItemName(line.name);
       if (normalized === '') continue;
       const products = byTenant.get(line.tenant_id) ?? new Map<string, SaleLineProduct>();
       if (!products.has(normalized)) products.set(normalized, { name: line.name, classificationCode: line.classification_code, price: line.price, vatCategory: line.vat_category });
       byTenant.set(line.tenant_id, products);
     }
-    for (const { tenant_id: tenantId, normalized_name: name } of await knownNamesOfTenants(trx, byTenant)) byTenant.get(tenantId)?.delete(name);
+    const wanted = [...byTenant].flatMap(([tenantId, products]) => [...products.keys()].map((name) => ({ tenantId, name })));
+    for (const { tenantId, name } of await knownNormalizedNamesOfTenants(trx, wanted)) byTenant.get(tenantId)?.delete(name);
     for (const [tenantId, products] of byTenant) {
       if (products.size > 0) await recordDraftItemsFromSale(trx, tenantId, [...products.values()]);
     }
@@ -80,23 +82,6 @@ export async function scanSalesForDrafts(ctx: AppContext, options: { settledBefo
       .execute();
     return sales;
   });
-}
-
-/** Of these merchants' names, the ones each already has an item for, in any state: one statement. */
-async function knownNamesOfTenants(db: Kysely<DB>, byTenant: Map<number, Map<string, SaleLineProduct>>) {
-  const tenants: number[] = [];
-  const names: string[] = [];
-  for (const [tenantId, products] of byTenant) {
-    for (const name of products.keys()) {
-      tenants.push(tenantId);
-      names.push(name);
-    }
-  }
-  if (names.length === 0) return [];
-  const known = await sql<{ tenant_id: number; normalized_name: string }>`
-    select i.tenant_id, i.normalized_name from items i
-    join unnest(${tenants}::int[], ${names}::text[]) as wanted(tenant_id, name) on i.tenant_id = wanted.tenant_id and i.normalized_name = wanted.name`.execute(db);
-  return known.rows;
 }
 
 export function draftScanWorker(ctx: AppContext, options: { pollMs?: number } = {}): Worker {

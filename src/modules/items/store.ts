@@ -85,9 +85,17 @@ export async function insertDrafts(db: Kysely<DB>, drafts: NewItem[]): Promise<I
 
 /** Which of these normalised names the tenant already has an item for, in any state. */
 export async function knownNormalizedNames(db: Kysely<DB>, tenantId: number, names: string[]): Promise<Set<string>> {
-  if (names.length === 0) return new Set();
-  const rows = await db.selectFrom('items').select('normalized_name').where('tenant_id', '=', tenantId).where('normalized_name', 'in', names).execute();
-  return new Set(rows.map((r) => r.normalized_name));
+  return new Set((await knownNormalizedNamesOfTenants(db, names.map((name) => ({ tenantId, name })))).map((known) => known.name));
+}
+
+/** Of these (merchant, normalised name) pairs, the ones the merchant already has an item for, in any state: one statement. */
+export async function knownNormalizedNamesOfTenants(db: Kysely<DB>, wanted: Array<{ tenantId: number; name: string }>): Promise<Array<{ tenantId: number; name: string }>> {
+  if (wanted.length === 0) return [];
+  const known = await sql<{ tenant_id: number; normalized_name: string }>`
+    select i.tenant_id, i.normalized_name from items i
+    join unnest(${wanted.map((w) => w.tenantId)}::int[], ${wanted.map((w) => w.name)}::text[]) as w(tenant_id, name)
+      on i.tenant_id = w.tenant_id and i.normalized_name = w.name`.execute(db);
+  return known.rows.map((r) => ({ tenantId: r.tenant_id, name: r.normalized_name }));
 }
 
 export async function findItemById(db: Kysely<DB>, tenantId: number, id: number): Promise<ItemRow | undefined> {
