@@ -104,8 +104,9 @@ describe(`a replay waiting in another process (${engineName})`, { skip: onPostgr
     const body = saleBody({}, [{ price: 41 }]);
     h.sim.control.setFaults(h.merchant.tpin, '000', { delayMs: 120_000 });
     const first = h.post('/api/v1/sales', body, { 'idempotency-key': key });
-    await eventually(() => h.sim.held(h.merchant.tpin, '000') === 1, 'the sale held at the VSDC');
-    const stored = (await h.get(`/api/v1/sales?reference=${key}`)).json().data[0];
+    // Every call to the branch is held, the workers' pulls too: the held call may not be the sale's,
+    // so wait for the sale itself to be stored (its filing, whenever it goes, is held as well).
+    const stored = await eventually(async () => (await h.get(`/api/v1/sales?reference=${key}`)).json().data[0] as { id: number; status: string } | undefined, 'the sale stored');
     assert.equal(stored.status, 'pending');
 
     const replay = otherApp.inject({ method: 'POST', url: '/api/v1/sales', headers: { authorization: `Bearer ${h.merchant.token}`, 'idempotency-key': key }, payload: body });
