@@ -3,11 +3,11 @@
 // not the document the code serves.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
-import { closeContext, createContext } from '../src/context.ts';
-import { openDatabase } from '../src/db/database.ts';
-import { serializeOpenApi } from '../src/http/api-reference.ts';
+import { buildApp } from '../src/app/app.ts';
+import { loadConfig } from '../src/platform/config.ts';
+import { closeContext, createContext } from '../src/domain/kernel/context.ts';
+import { openDatabase } from '../src/platform/db/database.ts';
+import { serializeOpenApi } from '../src/app/api-reference.ts';
 
 const OUTPUT = fileURLToPath(new URL('../docs/openapi.json', import.meta.url));
 

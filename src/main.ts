@@ -2,10 +2,10 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, type Config } from './config.ts';
-import { DataDirLockedError } from './db/data-dir-lock.ts';
-import { EXIT, UsageError, noMoreArguments, print } from './cli/output.ts';
-import { NotFoundError } from './http/errors.ts';
+import { ConfigError, loadConfig, type Config } from './platform/config.ts';
+import { DataDirLockedError } from './platform/db/data-dir-lock.ts';
+import { EXIT, UsageError, noMoreArguments, print } from './app/cli/output.ts';
+import { NotFoundError } from './platform/errors/errors.ts';
 
 const HELP = `fiscal-gateway — fiscalise sales through VSDCs
 
@@ -73,7 +73,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (command === '--version' || command === '-v' || command === 'version') {
       noMoreArguments(rest, command);
-      const { INTERFACE_VERSION } = await import('./app.ts');
+      const { INTERFACE_VERSION } = await import('./app/app.ts');
       const version = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
       print(json, { version, interfaceVersion: INTERFACE_VERSION }, `fiscal-gateway ${version} (interface ${INTERFACE_VERSION})`);
       return EXIT.ok;
@@ -89,28 +89,28 @@ export async function main(argv: string[]): Promise<number> {
         const { values } = parseArgs({ args: rest, strict: true, allowPositionals: false, options: { 'api-only': { type: 'boolean' }, 'workers-only': { type: 'boolean' } } });
         if (values['api-only'] && values['workers-only']) throw new UsageError('choose one of --api-only and --workers-only');
         // Development only: the built-in simulator and the demo merchant (not loaded otherwise).
-        const developmentStart = config.env === 'development' ? (await import('./dev/index.ts')).developmentStart : undefined;
-        const { serve } = await import('./server.ts');
+        const developmentStart = config.env === 'development' ? (await import('./app/dev/index.ts')).developmentStart : undefined;
+        const { serve } = await import('./app/server.ts');
         await serve(config, { api: !values['workers-only'], workers: !values['api-only'], json, ...(developmentStart ? { developmentStart } : {}) });
         return EXIT.ok;
       }
       case 'migrate': {
         noMoreArguments(rest, 'migrate');
-        const { openDatabase } = await import('./db/database.ts');
+        const { openDatabase } = await import('./platform/db/database.ts');
         const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, command: 'migrate' });
         await database.close();
         print(json, { migrated: true }, 'migrations applied');
         return EXIT.ok;
       }
       case 'partner':
-        await (await import('./cli/accounts.ts')).partnerCommand(config, rest, json);
+        await (await import('./app/cli/accounts.ts')).partnerCommand(config, rest, json);
         return EXIT.ok;
       case 'tenant':
-        await (await import('./cli/accounts.ts')).tenantCommand(config, rest, json);
+        await (await import('./app/cli/accounts.ts')).tenantCommand(config, rest, json);
         return EXIT.ok;
       case 'export': {
-        const { exportDocumentsToFile, parseExportArgs } = await import('./cli/export.ts');
-        const { withContext } = await import('./cli/with-context.ts');
+        const { exportDocumentsToFile, parseExportArgs } = await import('./app/cli/export.ts');
+        const { withContext } = await import('./app/cli/with-context.ts');
         const options = parseExportArgs(rest);
         const { bytes } = await withContext(config, 'export documents', (ctx) => exportDocumentsToFile(ctx, options));
         print(json, { out: options.out, bytes }, `documents of tenant ${options.tenantId} from ${options.from} to ${options.to} written to ${options.out} (${bytes} bytes)`);
@@ -118,8 +118,8 @@ export async function main(argv: string[]): Promise<number> {
       }
       case 'reconcile': {
         const loaded = config;
-        const { reconcileCommand } = await import('./cli/reconcile.ts');
-        const { withContext } = await import('./cli/with-context.ts');
+        const { reconcileCommand } = await import('./app/cli/reconcile.ts');
+        const { withContext } = await import('./app/cli/with-context.ts');
         await reconcileCommand(rest, json, (name, run) => withContext(loaded, name, run));
         return EXIT.ok;
       }

@@ -13,7 +13,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { Type } from 'typebox';
 import { Agent, request } from 'undici';
-import { PREPARED, PreparingClient } from '../../src/db/prepared.ts';
+import { PREPARED, PreparingClient } from '../../src/platform/db/prepared.ts';
 import { BranchLines, FLOOR_TABLE_SQL, OUTCOME_SQL, outcomeOf, saleBody, saveSalesUrl, STORE_SQL, TOKEN_SQL, tokenHash, type TokenRow } from './floor-core.ts';
 
 // Kysely carries the statements and pg prepares them once per connection, as the gateway's hot ones.

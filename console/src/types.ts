@@ -5,8 +5,8 @@ export type {
   DocumentSummaryResource as DocumentSummary,
   EndpointStatsResource as EndpointStats,
   FilingsResource as Filings,
-} from '../../src/modules/console/schemas.ts';
-export type { AuthorityBranchResource as AuthorityBranch, NoticeResource as Notice } from '../../src/modules/notices/schemas.ts';
+} from '../../src/domain/partner/console/schemas.ts';
+export type { AuthorityBranchResource as AuthorityBranch, NoticeResource as Notice } from '../../src/domain/authority/notices/schemas.ts';
 
 export interface Delivery {
   id: number;
@@ -64,9 +64,9 @@ export interface AuditRecord {
 }
 
 // ---- the merchant's console ----
-export type { SaleResource as Sale } from '../../src/modules/sales/schemas.ts';
-export type { DeviceResource as Device } from '../../src/modules/provisioning/schemas.ts';
-export type { TokenResource as TenantToken, ApiKeyResource as FiscalisationKey } from '../../src/modules/provisioning/present.ts';
+export type { SaleResource as Sale } from '../../src/domain/fiscal/sales/schemas.ts';
+export type { DeviceResource as Device } from '../../src/domain/partner/provisioning/schemas.ts';
+export type { TokenResource as TenantToken, ApiKeyResource as FiscalisationKey } from '../../src/domain/partner/provisioning/present.ts';
 
 export type UserRole = 'owner' | 'admin' | 'viewer';
 

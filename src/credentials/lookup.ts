@@ -1,10 +1,10 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { countInWindow, countManyInWindow, windowCount, type WindowCount } from '../db/rate-limit-window.ts';
-import type { DB } from '../db/schema.ts';
-import type { OfflinePolicy, Plan } from '../db/tables/foundation.ts';
+import { countInWindow, countManyInWindow, windowCount, type WindowCount } from '../platform/db/rate-limit-window.ts';
+import type { DB } from '../platform/db/schema.ts';
+import type { OfflinePolicy, Plan } from '../platform/db/tables/foundation.ts';
 import { hashSecret, safeEqual } from './secret-format.ts';
-import { prepared } from '../db/prepared.ts';
-import { batchOrEach, GroupCommit } from '../db/group-commit.ts';
+import { prepared } from '../platform/db/prepared.ts';
+import { batchOrEach, GroupCommit } from '../platform/db/group-commit.ts';
 import { currentMonth, documentsInMonth, inGoodStandingSql, type AccountStanding } from './standing.ts';
 
 // Resolving a presented secret to who holds it: one indexed query per credential kind,

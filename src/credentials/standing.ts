@@ -1,6 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import type { DB } from '../db/schema.ts';
-import { ApiError } from '../http/errors.ts';
+import type { DB } from '../platform/db/schema.ts';
+import { ApiError } from '../platform/errors/errors.ts';
 
 // A tenant "in good standing": its subscription is not blocked (402), it has documents left in
 // this month's quota (402), and it is not suspended (403). The one home of that rule, in its

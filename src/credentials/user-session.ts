@@ -3,8 +3,8 @@
 // lookup brings it (the cookie also reaches the merchant API); `last_seen_at` is stamped at most
 // once a minute.
 import { sql, type Kysely } from 'kysely';
-import type { DB } from '../db/schema.ts';
-import type { UserRole } from '../db/tables/accounts.ts';
+import type { DB } from '../platform/db/schema.ts';
+import type { UserRole } from '../platform/db/tables/accounts.ts';
 import type { TenantAccount } from './lookup.ts';
 import { currentMonth, documentsInMonth } from './standing.ts';
 import { sha256 } from './user-secrets.ts';

@@ -1,5 +1,5 @@
 // `fiscal-gateway simulator [--port N] [--host H] [--state-file F] [--context-path /x] [--json]`
-import { portProblem } from '../lib/ports.ts';
+import { portProblem } from '../platform/lib/ports.ts';
 import { startSimulator, type Simulator, type SimulatorOptions } from './server.ts';
 
 export class SimulatorCliError extends Error {

@@ -82,7 +82,7 @@ export interface SaleLineInput {
   rrp?: number | string | null;
   /**
    * Credit-note lines: the share of the original line this credit takes back (allocated by
-   * modules/sales/credit-allocation.ts so that the credits of a line add up to exactly its
+   * src/domain/fiscal/sales/credit-allocation.ts so that the credits of a line add up to exactly its
    * amounts). Filed as given: splyAmt = supply (MTV) or amount, dcAmt = discount,
    * totAmt = amount − discount, vatTaxblAmt = net, vatAmt = vat.
    * Absent: computed from quantity × price.

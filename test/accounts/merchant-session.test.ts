@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { initializeDevice, registerDevice } from '../../src/modules/provisioning/devices-service.ts';
-import { vsdcHandshake } from '../../src/modules/provisioning/handshake.ts';
+import { initializeDevice, registerDevice } from '../../src/domain/kernel/devices/service.ts';
+import { vsdcHandshake } from '../../src/domain/kernel/devices/handshake.ts';
 import { seedSignedInUser } from '../helpers/accounts.ts';
 import { TEST_ADMIN_TOKEN, bearer, uniqueTpin } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';

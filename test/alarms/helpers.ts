@@ -1,5 +1,5 @@
-import type { AppContext } from '../../src/context.ts';
-import { ALARM_EVENT_TYPES, INVOICE_EVENT_TYPES } from '../../src/modules/webhooks/events.ts';
+import type { AppContext } from '../../src/domain/kernel/context.ts';
+import { ALARM_EVENT_TYPES, INVOICE_EVENT_TYPES } from '../../src/domain/kernel/outbox/events.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { registerEndpoint, type Receiver } from '../webhooks/helpers.ts';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { gunzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
-import { saveSync } from '../../src/modules/catalogue/store.ts';
+import { saveSync } from '../../src/domain/kernel/catalogue/store.ts';
 import { CLASSIFICATION_CATALOGUE } from '../../src/simulator/index.ts';
 import { engineName } from '../helpers/db.ts';
 import { bearer, seedMerchant, startTestApp } from '../helpers/app.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { updateTenantAccount } from '../../src/modules/provisioning/partners-service.ts';
+import { updateTenantAccount } from '../../src/domain/partner/provisioning/partners-service.ts';
 import { TEST_ADMIN_TOKEN, bearer } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
 import { startHarness, type Merchant, type Harness } from '../helpers/harness.ts';

@@ -2,9 +2,9 @@
 // exactly the spellings the name tables accept, and reading a body by name.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { FieldErrors } from '../../src/http/errors.ts';
-import { INVOICE_FIELDS, LINE_FIELDS, readInvoice, spellings, type FieldSpec } from '../../src/modules/compat/field-names.ts';
-import { TillInvoiceBody, TillInvoiceLine } from '../../src/modules/compat/schemas.ts';
+import { FieldErrors } from '../../src/platform/errors/errors.ts';
+import { INVOICE_FIELDS, LINE_FIELDS, readInvoice, spellings, type FieldSpec } from '../../src/domain/fiscal/compat/field-names.ts';
+import { TillInvoiceBody, TillInvoiceLine } from '../../src/domain/fiscal/compat/schemas.ts';
 
 const allSpellings = (fields: Record<string, FieldSpec>) => Object.values(fields).flatMap(spellings).sort();
 

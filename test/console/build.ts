@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { CONSOLE_DIST } from '../../src/modules/console/static.ts';
+import { CONSOLE_DIST } from '../../src/domain/partner/console/static.ts';
 
 const REPO_ROOT = join(CONSOLE_DIST, '..', '..');
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { engineName } from '../helpers/db.ts';
 import { expectCoded, expectInvalid, expectStatus, startHarness, type Harness } from '../helpers/harness.ts';
-import { customerRetryWorker } from '../../src/modules/customers/worker.ts';
+import { customerRetryWorker } from '../../src/domain/merchant/customers/worker.ts';
 import { eventually } from '../helpers/poll.ts';
 
 const KNOWN_TPIN = '2000000001'; // the simulator's register: Lusaka Trading Limited

@@ -3,10 +3,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Migrator, sql, type Kysely } from 'kysely';
-import { migrateToLatest } from '../../src/db/database.ts';
-import { migrationProvider } from '../../src/db/migrations/index.ts';
-import type { DB } from '../../src/db/schema.ts';
-import { branchesReady } from '../../src/modules/filing/store.ts';
+import { migrateToLatest } from '../../src/platform/db/database.ts';
+import { migrationProvider } from '../../src/platform/db/migrations/index.ts';
+import type { DB } from '../../src/platform/db/schema.ts';
+import { branchesReady } from '../../src/domain/fiscal/filing/store.ts';
 import { createTestDatabase, engineName, type TestDatabase } from '../helpers/db.ts';
 
 /** The level a gateway of issue 14 ran at; everything after it is the upgrade under test. */

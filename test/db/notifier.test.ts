@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { sql, type Kysely } from 'kysely';
-import { PostgresNotifier } from '../../src/db/notifier.ts';
+import { PostgresNotifier } from '../../src/platform/db/notifier.ts';
 import { createTestDatabase, onPostgres, TEST_DATABASE_URL, type TestDatabase } from '../helpers/db.ts';
 import { eventually } from '../helpers/poll.ts';
 

@@ -1,10 +1,10 @@
 // A signed-in merchant user without the mail round trip: for tests that walk every route (auth
 // matrix, fuzzer, OpenAPI). test/accounts/ signs up through HTTP instead.
-import type { AppContext } from '../../src/context.ts';
+import type { AppContext } from '../../src/domain/kernel/context.ts';
 import { csrfTokenOf, newSecret, sha256 } from '../../src/credentials/user-secrets.ts';
 import { SESSION_COOKIE, SESSION_LIFETIME_MS } from '../../src/credentials/user-session.ts';
-import type { UserRole } from '../../src/db/tables/accounts.ts';
-import { hashPassword } from '../../src/modules/accounts/passwords.ts';
+import type { UserRole } from '../../src/platform/db/tables/accounts.ts';
+import { hashPassword } from '../../src/domain/merchant/accounts/passwords.ts';
 
 export interface SignedInUser {
   userId: number;

@@ -1,11 +1,11 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import { buildApp, type App } from '../../src/app.ts';
-import { loadConfig, type Config } from '../../src/config.ts';
-import { closeContext, createContext, type AppContext, type Clock } from '../../src/context.ts';
-import type { Scope } from '../../src/http/auth.ts';
-import { createPartner } from '../../src/modules/provisioning/partners-service.ts';
-import { createTenant, tenantOfPartner } from '../../src/modules/provisioning/tenants-service.ts';
-import { mintApiKey, mintToken } from '../../src/modules/provisioning/credentials-service.ts';
+import { buildApp, type App } from '../../src/app/app.ts';
+import { loadConfig, type Config } from '../../src/platform/config.ts';
+import { closeContext, createContext, type AppContext, type Clock } from '../../src/domain/kernel/context.ts';
+import type { Scope } from '../../src/domain/kernel/access/auth.ts';
+import { createPartner } from '../../src/domain/partner/provisioning/partners-service.ts';
+import { createTenant, tenantOfPartner } from '../../src/domain/kernel/tenants/service.ts';
+import { mintApiKey, mintToken } from '../../src/domain/kernel/tenants/credentials-service.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 
 export const TEST_SECRET_KEY = 'test-secret-key-0123456789abcdef0123456789';

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import type { AppContext } from '../../src/context.ts';
+import type { AppContext } from '../../src/domain/kernel/context.ts';
 import { PREFIXES, hashSecret, last4, mintSecret } from '../../src/credentials/secret-format.ts';
-import { insertPartnerKey } from '../../src/modules/provisioning/partner-keys-service.ts';
+import { insertPartnerKey } from '../../src/domain/partner/provisioning/partner-keys-service.ts';
 
 /** A tenant token with only the abilities given (as the merchant's developer screen can mint). */
 export async function tokenWithAbilities(ctx: AppContext, tenantId: number, abilities: string[]): Promise<string> {

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { Kysely } from 'kysely';
-import { migrateToLatest, openDatabase, type Database } from '../../src/db/database.ts';
-import { migrationsFingerprint } from '../../src/db/migrations/index.ts';
-import { PGliteDialect } from '../../src/db/pglite-dialect.ts';
-import type { DB } from '../../src/db/schema.ts';
+import { migrateToLatest, openDatabase, type Database } from '../../src/platform/db/database.ts';
+import { migrationsFingerprint } from '../../src/platform/db/migrations/index.ts';
+import { PGliteDialect } from '../../src/platform/db/pglite-dialect.ts';
+import type { DB } from '../../src/platform/db/schema.ts';
 
 /** Set by `.ci/run` (and by hand) to run the database tests against a PostgreSQL server. */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;

@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { App } from '../../src/app.ts';
-import { openApiPath } from '../../src/http/api-reference.ts';
-import type { CatalogedRoute } from '../../src/http/auth.ts';
+import type { App } from '../../src/app/app.ts';
+import { openApiPath } from '../../src/app/api-reference.ts';
+import type { CatalogedRoute } from '../../src/domain/kernel/access/auth.ts';
 
 export interface Parameter {
   name: string;

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { pullDueBranches } from '../../src/modules/imports/service.ts';
-import { claimDuePulls } from '../../src/workers/branch-pulls.ts';
+import { pullDueBranches } from '../../src/domain/authority/imports/service.ts';
+import { claimDuePulls } from '../../src/domain/authority/pulls/branch-pulls.ts';
 import { engineName } from '../helpers/db.ts';
 import { CLASS_CODE, expectCoded, expectInvalid, expectStatus, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';
-import { importFilingWorker, importPullWorker } from '../../src/modules/imports/worker.ts';
+import { importFilingWorker, importPullWorker } from '../../src/domain/authority/imports/worker.ts';
 import { eventually } from '../helpers/poll.ts';
 
 const HOUR_MS = 3_600_000;

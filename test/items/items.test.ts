@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { recordDraftItemsFromSale } from '../../src/modules/items/drafts.ts';
-import { claimDueItems } from '../../src/modules/items/store.ts';
+import { recordDraftItemsFromSale } from '../../src/domain/merchant/items/drafts.ts';
+import { claimDueItems } from '../../src/domain/merchant/items/store.ts';
 import { engineName } from '../helpers/db.ts';
 import { CLASS_CODE, expectCoded, expectInvalid, expectStatus, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';
-import { itemRetryWorker } from '../../src/modules/items/worker.ts';
+import { itemRetryWorker } from '../../src/domain/merchant/items/worker.ts';
 import { eventually } from '../helpers/poll.ts';
 
 const OTHER_CLASS_CODE = '10101500';

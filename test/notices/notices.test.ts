@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createDeliveryWorker } from '../../src/modules/webhooks/delivery-worker.ts';
-import { pullDueAuthorityFeeds, toReceivedBranch, toReceivedNotice } from '../../src/modules/notices/service.ts';
+import { createDeliveryWorker } from '../../src/domain/partner/webhooks/delivery-worker.ts';
+import { pullDueAuthorityFeeds, toReceivedBranch, toReceivedNotice } from '../../src/domain/authority/notices/service.ts';
 import type { BranchRecord, Notice } from '../../src/vsdc/protocol.ts';
-import { authorityPullWorker } from '../../src/modules/notices/worker.ts';
+import { authorityPullWorker } from '../../src/domain/authority/notices/worker.ts';
 import { bearer } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
 import { expectStatus, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';

@@ -1,10 +1,10 @@
 // Process state lives on the application context: built in one explicit step, released with it.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { closeContext, createContext } from '../../src/context.ts';
-import { classificationCatalogue } from '../../src/modules/catalogue/service.ts';
-import { provideModuleMembers } from '../../src/modules/index.ts';
-import { saleSignals } from '../../src/modules/sales/signals.ts';
+import { closeContext, createContext } from '../../src/domain/kernel/context.ts';
+import { classificationCatalogue } from '../../src/domain/kernel/catalogue/service.ts';
+import { provideModuleMembers } from '../../src/app/modules.ts';
+import { saleSignals } from '../../src/domain/fiscal/sales/signals.ts';
 import { testConfig } from '../helpers/app.ts';
 import { createTestDatabase, engineName } from '../helpers/db.ts';
 

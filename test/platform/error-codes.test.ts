@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { ERROR_CODES, isErrorCode } from '../../src/http/error-codes.ts';
+import { ERROR_CODES, isErrorCode } from '../../src/platform/errors/codes.ts';
 
-// The closed error model: every coded error is in one table (src/http/error-codes.ts; a code not
+// The closed error model: every coded error is in one table (src/platform/errors/codes.ts; a code not
 // there does not compile), every throw uses its code's status, and docs/errors.md lists exactly
 // the table.
 
@@ -30,7 +30,7 @@ describe('the error model is closed', () => {
     }
     assert.ok(thrown.length > 30, `found ${thrown.length} throws`);
     for (const { where, status, code } of thrown) {
-      assert.ok(isErrorCode(code), `${where}: ${code} is not in src/http/error-codes.ts`);
+      assert.ok(isErrorCode(code), `${where}: ${code} is not in src/platform/errors/codes.ts`);
       if (!Number.isNaN(status)) assert.equal(status, ERROR_CODES[code].status, `${where}: ${code} is thrown with ${status}, the table says ${ERROR_CODES[code].status}`);
     }
   });

@@ -4,11 +4,11 @@ import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { buildApp, type App } from '../../src/app.ts';
-import { closeContext, createContext, type AppContext } from '../../src/context.ts';
-import { openDatabase, type Database } from '../../src/db/database.ts';
-import type { DB } from '../../src/db/schema.ts';
-import { RateLimiter } from '../../src/http/rate-limit.ts';
+import { buildApp, type App } from '../../src/app/app.ts';
+import { closeContext, createContext, type AppContext } from '../../src/domain/kernel/context.ts';
+import { openDatabase, type Database } from '../../src/platform/db/database.ts';
+import type { DB } from '../../src/platform/db/schema.ts';
+import { RateLimiter } from '../../src/platform/http/rate-limit.ts';
 import { kindOf, mintSecret } from '../../src/credentials/secret-format.ts';
 import { engineName, onPostgres } from '../helpers/db.ts';
 import { TEST_ADMIN_TOKEN, bearer, seedMerchant, startTestApp, testConfig, type TestApp } from '../helpers/app.ts';
@@ -176,7 +176,7 @@ describe(`rate limits when the store is down (${engineName})`, () => {
 
   test('Redis unreachable: requests are served and limited in each process', async () => {
     const deadRedis = () => {
-      // As the context connects (src/context.ts), to a port nothing listens on.
+      // As the context connects (src/domain/kernel/context.ts), to a port nothing listens on.
       const redis = new Redis('redis://127.0.0.1:1', { enableOfflineQueue: true, maxRetriesPerRequest: 1 });
       redis.on('error', () => {}); // ioredis would print every failed reconnect
       return new RateLimiter('redis', { redis });

@@ -2,15 +2,18 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
-import { buildApp } from '../../src/app.ts';
-import { closeContext, createContext, type AppContext } from '../../src/context.ts';
-import type { DB } from '../../src/db/schema.ts';
-import { moduleWorkers, provideModuleMembers } from '../../src/modules/index.ts';
-import { createLogger } from '../../src/observability/log.ts';
-import { startWorkers } from '../../src/workers/index.ts';
+import { buildApp } from '../../src/app/app.ts';
+import { closeContext, createContext, type AppContext } from '../../src/domain/kernel/context.ts';
+import type { DB } from '../../src/platform/db/schema.ts';
+import { moduleWorkers, provideModuleMembers } from '../../src/app/modules.ts';
+import { createLogger } from '../../src/platform/observability/log.ts';
+import { startWorkers } from '../../src/platform/workers/index.ts';
 import { createTestDatabase, engineName } from '../helpers/db.ts';
 import { TEST_ADMIN_TOKEN, bearer, seedMerchant, startTestApp, testConfig, type TestApp } from '../helpers/app.ts';
 import { eventually } from '../helpers/poll.ts';
+
+/** The bounded contexts of src/domain (docs/architecture.md). */
+const CONTEXTS = ['kernel', 'merchant', 'fiscal', 'authority', 'partner'];
 
 describe(`request logs (${engineName})`, () => {
   let t: TestApp;
@@ -89,7 +92,7 @@ describe(`one logger on the context (${engineName})`, () => {
       const names = workers.workers.map((w) => w.name);
       for (const name of names) {
         const module = /^([a-z]+)\.[a-z]+$/.exec(name)?.[1];
-        assert.ok(module && existsSync(new URL(`../../src/modules/${module}`, import.meta.url)), `${name}: module.job, after a module of src/modules`);
+        assert.ok(module && CONTEXTS.some((context) => existsSync(new URL(`../../src/domain/${context}/${module}`, import.meta.url))), `${name}: module.job, after a module of src/domain`);
       }
       assert.equal(new Set(names).size, names.length, 'no two workers share a name');
       const failures = await eventually(() => {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { lockFilePath } from '../../src/db/data-dir-lock.ts';
+import { lockFilePath } from '../../src/platform/db/data-dir-lock.ts';
 import { createTestDatabase, engineName, onPostgres, type TestDatabase } from '../helpers/db.ts';
 import { eventually } from '../helpers/poll.ts';
 import { TEST_ADMIN_TOKEN } from '../helpers/app.ts';

@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { ApiError } from '../../src/http/errors.ts';
+import { ApiError } from '../../src/platform/errors/errors.ts';
 import { assertTenantBillable, assertTenantInGoodStanding, inGoodStandingSql, type AccountStanding } from '../../src/credentials/standing.ts';
-import { backoffMs, MAX_RETRY_DELAY_MS, nextBackoffMs, scheduledBackoffMs } from '../../src/workers/backoff.ts';
+import { backoffMs, MAX_RETRY_DELAY_MS, nextBackoffMs, scheduledBackoffMs } from '../../src/platform/workers/backoff.ts';
 import { createTestDatabase, engineName, type TestDatabase } from '../helpers/db.ts';
 
 describe('retry backoff', () => {

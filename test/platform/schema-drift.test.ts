@@ -1,4 +1,4 @@
-// The hand-written table interfaces (src/db/tables/*.ts, combined as `DB` in src/db/schema.ts)
+// The hand-written table interfaces (src/platform/db/tables/*.ts, combined as `DB` in src/platform/db/schema.ts)
 // against the migrated database: every table and column on both sides, each column's
 // nullability, a rough type, and that a column Kysely lets an insert leave out has a default.
 // The interfaces are read with the TypeScript compiler (the types Kysely sees, after
@@ -53,7 +53,7 @@ interface DbColumn {
 
 /** The `DB` interface as the compiler resolves it: table → column → what it reads and takes. */
 function interfaceColumns(): Map<string, Map<string, Column>> {
-  const schemaFile = join(process.cwd(), 'src', 'db', 'schema.ts');
+  const schemaFile = join(process.cwd(), 'src', 'platform', 'db', 'schema.ts');
   const program = ts.createProgram([schemaFile], {
     target: ts.ScriptTarget.ES2022,
     module: ts.ModuleKind.NodeNext,
@@ -66,7 +66,7 @@ function interfaceColumns(): Map<string, Map<string, Column>> {
   const checker = program.getTypeChecker();
   const source = program.getSourceFile(schemaFile)!;
   const declaration = source.statements.find((s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === 'DB');
-  assert.ok(declaration, 'src/db/schema.ts declares interface DB');
+  assert.ok(declaration, 'src/platform/db/schema.ts declares interface DB');
   const db = checker.getTypeAtLocation(declaration);
 
   const flatten = (type: ts.Type): ts.Type[] => (type.isUnion() ? type.types : [type]);

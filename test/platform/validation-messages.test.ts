@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifySchema } from 'fastify';
-import { ValidationError } from '../../src/http/errors.ts';
-import { validatorCompiler, type HttpPart } from '../../src/http/validation.ts';
+import { ValidationError } from '../../src/platform/errors/errors.ts';
+import { validatorCompiler, type HttpPart } from '../../src/platform/http/validation.ts';
 import { bearer, seedMerchant, seedPartner, startTestApp, type TestApp } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
 import { sample } from '../helpers/schema-sample.ts';

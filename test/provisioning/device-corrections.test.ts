@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { listAudit } from '../../src/modules/audit/store.ts';
+import { listAudit } from '../../src/domain/kernel/audit/store.ts';
 import { seedSignedInUser, type SignedInUser } from '../helpers/accounts.ts';
 import { bearer, seedPartner, uniqueTpin } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';

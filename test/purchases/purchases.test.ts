@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { pullDuePurchaseBranches } from '../../src/modules/purchases/service.ts';
-import { purchaseFilingWorker, purchasePullWorker } from '../../src/modules/purchases/worker.ts';
-import { claimDuePulls } from '../../src/workers/branch-pulls.ts';
+import { pullDuePurchaseBranches } from '../../src/domain/authority/purchases/service.ts';
+import { purchaseFilingWorker, purchasePullWorker } from '../../src/domain/authority/purchases/worker.ts';
+import { claimDuePulls } from '../../src/domain/authority/pulls/branch-pulls.ts';
 import { engineName } from '../helpers/db.ts';
 import { CLASS_CODE, expectCoded, expectInvalid, expectStatus, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';
 import { eventually } from '../helpers/poll.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { printable } from '../../src/lib/pdf-text.ts';
-import { wantsPdf } from '../../src/modules/receipts/routes.ts';
+import { printable } from '../../src/platform/lib/pdf-text.ts';
+import { wantsPdf } from '../../src/domain/fiscal/receipts/routes.ts';
 import { bearer } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
 import { saleBody, startHarness, type Merchant, type Harness } from '../helpers/harness.ts';

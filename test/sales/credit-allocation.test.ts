@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
-import { allocateCredit, CreditAllocationError, NOTHING_CREDITED, type CreditableLine, type CreditedSoFar, type CreditLine } from '../../src/modules/sales/credit-allocation.ts';
+import { allocateCredit, CreditAllocationError, NOTHING_CREDITED, type CreditableLine, type CreditedSoFar, type CreditLine } from '../../src/domain/fiscal/sales/credit-allocation.ts';
 import type { EnvelopeReply } from '../../src/simulator/replies.ts';
 import { computeSale, lineSupplyAmount, VAT_CATEGORY_CODES, type ComputedLine, type SaleLineInput, type VatCategoryCode } from '../../src/vsdc/tax.ts';
 import { CLASS_CODE } from '../helpers/harness.ts';

@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { batchOrEach, GroupCommit, isDataError } from '../../src/db/group-commit.ts';
-import { isUniqueViolation } from '../../src/db/database.ts';
-import { insertDocument, insertDocuments, type InsertOutcome, type SaleRow } from '../../src/modules/sales/store.ts';
-import { claimBranches, failedFields, recordManyOutcomes, recordOneOutcome, uploadedFields } from '../../src/modules/filing/store.ts';
-import { eventRow } from '../../src/modules/webhooks/events.ts';
+import { batchOrEach, GroupCommit, isDataError } from '../../src/platform/db/group-commit.ts';
+import { isUniqueViolation } from '../../src/platform/db/database.ts';
+import { insertDocument, insertDocuments, type InsertOutcome, type SaleRow } from '../../src/domain/fiscal/sales/store.ts';
+import { claimBranches, failedFields, recordManyOutcomes, recordOneOutcome, uploadedFields } from '../../src/domain/fiscal/filing/store.ts';
+import { eventRow } from '../../src/domain/kernel/outbox/events.ts';
 import { engineName } from '../helpers/db.ts';
 import { plainSale } from '../helpers/documents.ts';
 import { saleBody, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';

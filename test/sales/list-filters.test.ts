@@ -2,7 +2,7 @@
 // combined with reference and paging, newest first.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { dayOf } from '../../src/lib/time-zones.ts';
+import { dayOf } from '../../src/platform/lib/time-zones.ts';
 import { engineName } from '../helpers/db.ts';
 import { expectCoded, expectInvalid, expectStatus, saleBody, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';
 

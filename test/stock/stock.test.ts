@@ -4,9 +4,9 @@
 // resent alone; services, debit notes and a tracking switched off send none; adjustments.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { filingWorker } from '../../src/modules/filing/worker.ts';
-import { bookPlainBranches } from '../../src/modules/stock/store.ts';
-import { stockWorker } from '../../src/modules/stock/worker.ts';
+import { filingWorker } from '../../src/domain/fiscal/filing/worker.ts';
+import { bookPlainBranches } from '../../src/domain/fiscal/stock/store.ts';
+import { stockWorker } from '../../src/domain/fiscal/stock/worker.ts';
 import { bearer } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
 import { CLASS_CODE, expectCoded, expectInvalid, expectStatus, startHarness, type Harness } from '../helpers/harness.ts';

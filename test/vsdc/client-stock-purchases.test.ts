@@ -3,8 +3,8 @@
 // remaining quantities, what the simulator checks there, `lastReqDt`, and the fault switches.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createMetrics } from '../../src/observability/metrics.ts';
-import { instrumentVsdcClient } from '../../src/observability/instrumented-vsdc.ts';
+import { createMetrics } from '../../src/platform/observability/metrics.ts';
+import { instrumentVsdcClient } from '../../src/vsdc/instrumented.ts';
 import { formatVsdcDateTime, VSDC_EPOCH } from '../../src/vsdc/dates.ts';
 import { PURCHASE_STATUS, STOCK_MOVEMENT_TYPES, type PurchaseSale, type SaveStockItemsRequest } from '../../src/vsdc/protocol.ts';
 import { buildSaveSalesBody } from '../../src/vsdc/sales-body.ts';

@@ -1,11 +1,11 @@
 // A real selectInitInfo answer names the taxpayer `tin`, pads `mrcNo` with spaces and leaves
 // several counters null. The simulator answers in that shape, and the gateway's handshake
-// (modules/provisioning/handshake.ts, through the real client) reads what it needs from it:
+// (src/domain/kernel/devices/handshake.ts, through the real client) reads what it needs from it:
 // from the simulator, and from an answer shaped like one captured from the sandbox.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { AppContext } from '../../src/context.ts';
-import { vsdcHandshake } from '../../src/modules/provisioning/handshake.ts';
+import type { AppContext } from '../../src/domain/kernel/context.ts';
+import { vsdcHandshake } from '../../src/domain/kernel/devices/handshake.ts';
 import { freshTpin, startFixedServer, startWorld, type World } from './helpers.ts';
 
 let world: World;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import type { LookupAddress } from 'node:dns';
 import { describe, test } from 'node:test';
-import { guardHost, pinnedLookup, refusalOf, type Resolver } from '../../src/modules/webhooks/address-guard.ts';
-import { urlProblems } from '../../src/modules/webhooks/url-rules.ts';
+import { guardHost, pinnedLookup, refusalOf, type Resolver } from '../../src/domain/partner/webhooks/address-guard.ts';
+import { urlProblems } from '../../src/domain/partner/webhooks/url-rules.ts';
 
 const production = { allowLoopback: false };
 const development = { allowLoopback: true };

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LookupAddress } from 'node:dns';
-import { createDeliveryWorker } from '../../src/modules/webhooks/delivery-worker.ts';
+import { createDeliveryWorker } from '../../src/domain/partner/webhooks/delivery-worker.ts';
 import { verifyWebhook } from '../../packages/client/src/webhooks.ts';
-import type { Worker } from '../../src/workers/index.ts';
+import type { Worker } from '../../src/platform/workers/index.ts';
 import { bearer, seedMerchant, seedPartner, startTestApp, type TestApp } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
 import { FAST_DELIVERY, Receiver, answer, deliveryRows, fireInvoiceEvent, neverAnswer, registerEndpoint } from './helpers.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { enqueueEvent } from '../../src/modules/webhooks/events.ts';
-import { createRetentionWorker } from '../../src/modules/webhooks/retention-worker.ts';
+import { enqueueEvent } from '../../src/domain/kernel/outbox/events.ts';
+import { createRetentionWorker } from '../../src/domain/partner/webhooks/retention-worker.ts';
 import { ManualClock, seedMerchant, startTestApp, type TestApp } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
 import { deliveryRows, invoice, registerEndpoint } from './helpers.ts';

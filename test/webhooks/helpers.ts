@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AppContext } from '../../src/context.ts';
-import { enqueueEvent } from '../../src/modules/webhooks/events.ts';
+import type { AppContext } from '../../src/domain/kernel/context.ts';
+import { enqueueEvent } from '../../src/domain/kernel/outbox/events.ts';
 import { bearer, type TestApp } from '../helpers/app.ts';
 
 export interface ReceivedRequest {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { signatureHeader } from '../../src/modules/webhooks/signature.ts';
+import { signatureHeader } from '../../src/domain/partner/webhooks/signature.ts';
 import { verifyWebhook } from '../../packages/client/src/webhooks.ts';
 
 // The published test vector (docs/webhooks.md): the gateway's signing (signature.ts) and the

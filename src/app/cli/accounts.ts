@@ -1,0 +1,102 @@
+// The operator's account commands (`partner …`, `tenant …`): loaded only when one runs, so that
+// `--help`, `--version` and usage errors answer without loading the database or the HTTP stack.
+import { parseArgs } from 'node:util';
+import type { Config } from '../../platform/config.ts';
+import { SCOPES, type Scope } from '../../domain/kernel/access/auth.ts';
+import { createPartner, listPartners, setPartnerStatus, updateTenantAccount, type TenantAccountPatch } from '../../domain/partner/provisioning/partners-service.ts';
+import { listAllTenants } from '../../domain/kernel/tenants/service.ts';
+import { UsageError, noMoreArguments, print } from './output.ts';
+import { withContext } from './with-context.ts';
+
+export function positiveId(value: string | undefined, what: string): number {
+  if (!value || !/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`expected a ${what} id, got "${value ?? ''}"`);
+  return Number(value);
+}
+
+
+export async function partnerCommand(config: Config, args: string[], json: boolean): Promise<void> {
+  const [sub, ...rest] = args;
+  const actor = { type: 'cli' as const };
+  if (sub === 'create') {
+    const { values } = parseArgs({ args: rest, strict: true, allowPositionals: false, options: { name: { type: 'string' }, test: { type: 'boolean' }, scopes: { type: 'string' } } });
+    if (!values.name?.trim()) throw new UsageError('partner create needs --name');
+    let scopes: Scope[] | undefined;
+    if (values.scopes) {
+      scopes = values.scopes.split(',').map((s) => s.trim()) as Scope[];
+      const unknown = scopes.filter((s) => !SCOPES.includes(s));
+      if (unknown.length) throw new UsageError(`unknown scopes: ${unknown.join(', ')} (known: ${SCOPES.join(', ')})`);
+    }
+    const created = await withContext(config, 'partner create', (ctx) =>
+      createPartner(ctx.db, ctx.secretBox, actor, { name: values.name!, test: values.test ?? false, ...(scopes ? { scopes } : {}) }),
+    );
+    print(json, created, `partner ${created.partner.id} "${created.partner.name}" created\nsecret key (store it now): ${created.key.secret}\nscopes: ${created.key.scopes.join(', ')}`);
+    return;
+  }
+  if (sub === 'list') {
+    noMoreArguments(rest, 'partner list');
+    const partners = await withContext(config, 'partner list', (ctx) => listPartners(ctx.db));
+    print(json, partners, partners.map((p) => `${p.id}\t${p.status}\t${p.name}`).join('\n') || 'no partners');
+    return;
+  }
+  if (sub === 'suspend' || sub === 'resume') {
+    noMoreArguments(rest.slice(1), `partner ${sub}`);
+    const id = positiveId(rest[0], 'partner');
+    const partner = await withContext(config, `partner ${sub}`, (ctx) => setPartnerStatus(ctx.db, actor, id, sub === 'suspend' ? 'suspended' : 'active'));
+    print(json, partner, `partner ${partner.id} is ${partner.status}`);
+    return;
+  }
+  throw new UsageError('partner takes: create, list, suspend, resume');
+}
+
+function tenantPatch(sub: string | undefined, value: string | undefined): TenantAccountPatch {
+  const numberOrNone = (what: string) => {
+    if (value === 'none') return null;
+    if (!value || !/^\d+$/.test(value)) throw new UsageError(`tenant ${what} takes a whole number or "none"`);
+    return Number(value);
+  };
+  switch (sub) {
+    case 'plan': {
+      const plans = ['free_trial', 'starter', 'growth', 'enterprise'] as const;
+      if (value === 'none') return { plan: null };
+      if (!plans.includes(value as (typeof plans)[number])) throw new UsageError(`tenant plan takes one of ${plans.join(', ')}, none`);
+      return { plan: value as (typeof plans)[number] };
+    }
+    case 'block':
+      return { subscription: 'blocked' };
+    case 'unblock':
+      return { subscription: 'active' };
+    case 'suspend':
+      return { status: 'suspended' };
+    case 'resume':
+      return { status: 'active' };
+    case 'quota':
+      return { monthlyQuota: numberOrNone('quota') };
+    case 'rate-limit': {
+      const n = numberOrNone('rate-limit');
+      if (n === 0) throw new UsageError('tenant rate-limit must be at least 1');
+      return { rateLimitPerMinute: n };
+    }
+    default:
+      throw new UsageError('tenant takes: list, plan, block, unblock, suspend, resume, quota, rate-limit');
+  }
+}
+
+export async function tenantCommand(config: Config, args: string[], json: boolean): Promise<void> {
+  const [sub, idText, value, ...extra] = args;
+  if (sub === 'list') {
+    noMoreArguments(args.slice(1), 'tenant list');
+    const tenants = await withContext(config, 'tenant list', (ctx) => listAllTenants(ctx.db));
+    print(
+      json,
+      tenants,
+      tenants.map((t) => `${t.id}\t${t.tpin}\t${t.partnerId === null ? 'self sign-up' : `partner ${t.partnerId}`}\t${t.subscription}/${t.status}\t${t.name}`).join('\n') || 'no merchants',
+    );
+    return;
+  }
+  const takesValue = ['plan', 'quota', 'rate-limit'].includes(sub ?? '');
+  noMoreArguments(takesValue ? extra : [value, ...extra].filter((a) => a !== undefined), `tenant ${sub ?? ''}`.trim());
+  const patch = tenantPatch(sub, value);
+  const id = positiveId(idText, 'tenant');
+  const tenant = await withContext(config, `tenant ${sub}`, (ctx) => updateTenantAccount(ctx.db, { type: 'cli' }, id, patch));
+  print(json, tenant, `tenant ${tenant.id}: plan ${tenant.plan ?? 'none'}, subscription ${tenant.subscription}, status ${tenant.status}, quota ${tenant.monthlyQuota ?? 'none'}, rate limit ${tenant.rateLimitPerMinute ?? 'plan default'}`);
+}

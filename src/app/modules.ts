@@ -1,0 +1,86 @@
+// Every module's HTTP routes, background workers and context members, in one list each.
+// app.ts registers the routes; server.ts starts the workers; both provide the members first.
+// Adding a module = one line in each list.
+import type { FastifyPluginAsync } from 'fastify';
+import type { AppContext, ContextMember } from '../domain/kernel/context.ts';
+import type { WorkerFactory } from '../platform/workers/index.ts';
+import { accountRoutes } from '../domain/merchant/accounts/routes.ts';
+import { developerRoutes } from '../domain/merchant/accounts/developer-routes.ts';
+import { backlogAlarmWorker } from '../domain/partner/alarms/worker.ts';
+import { catalogueRoutes } from '../domain/kernel/catalogue/routes.ts';
+import { CLASSIFICATION_CATALOGUE } from '../domain/kernel/catalogue/service.ts';
+import { catalogueWorker } from '../domain/kernel/catalogue/worker.ts';
+import { compatRoutes } from '../domain/fiscal/compat/routes.ts';
+import { tillLoginRoutes } from '../domain/fiscal/compat/till-login-routes.ts';
+import { consoleRoutes } from '../domain/partner/console/routes.ts';
+import { customerRoutes } from '../domain/merchant/customers/routes.ts';
+import { customerRetryWorker } from '../domain/merchant/customers/worker.ts';
+import { filingWorker } from '../domain/fiscal/filing/worker.ts';
+import { importRoutes } from '../domain/authority/imports/routes.ts';
+import { importFilingWorker, importPullWorker } from '../domain/authority/imports/worker.ts';
+import { itemRoutes } from '../domain/merchant/items/routes.ts';
+import { noticeRoutes } from '../domain/authority/notices/routes.ts';
+import { authorityPullWorker } from '../domain/authority/notices/worker.ts';
+import { draftScanWorker } from '../domain/merchant/items/draft-scan.ts';
+import { itemRetryWorker } from '../domain/merchant/items/worker.ts';
+import { accountDeviceRoutes } from '../domain/merchant/accounts/devices-routes.ts';
+import { provisioningRoutes } from '../domain/partner/provisioning/routes.ts';
+import { purchaseRoutes } from '../domain/authority/purchases/routes.ts';
+import { purchaseFilingWorker, purchasePullWorker } from '../domain/authority/purchases/worker.ts';
+import { receiptRoutes } from '../domain/fiscal/receipts/routes.ts';
+import { reportRoutes } from '../domain/fiscal/reports/routes.ts';
+import { reconciliationRoutes } from '../domain/fiscal/reconciliation/routes.ts';
+import { reconciliationWorker } from '../domain/fiscal/reconciliation/worker.ts';
+import { salesRoutes } from '../domain/fiscal/sales/routes.ts';
+import { SALE_SIGNALS } from '../domain/fiscal/sales/signals.ts';
+import { STOCK_SIGNALS } from '../domain/fiscal/stock/signals.ts';
+import { stockRoutes } from '../domain/fiscal/stock/routes.ts';
+import { stockWorker } from '../domain/fiscal/stock/worker.ts';
+import { webhookRoutes } from '../domain/partner/webhooks/routes.ts';
+import { webhookWorkers } from '../domain/partner/webhooks/workers.ts';
+
+export const moduleMembers: Array<ContextMember<unknown>> = [SALE_SIGNALS, CLASSIFICATION_CATALOGUE, STOCK_SIGNALS];
+
+/** Builds every module's context members on `ctx` (those already there are kept). */
+export function provideModuleMembers(ctx: AppContext): void {
+  for (const member of moduleMembers) ctx.members.provide(ctx, member);
+}
+
+export const moduleRoutes: Array<(ctx: AppContext) => FastifyPluginAsync> = [
+  provisioningRoutes,
+  salesRoutes,
+  webhookRoutes,
+  customerRoutes,
+  itemRoutes,
+  importRoutes,
+  purchaseRoutes,
+  noticeRoutes,
+  catalogueRoutes,
+  receiptRoutes,
+  reportRoutes,
+  reconciliationRoutes,
+  consoleRoutes,
+  tillLoginRoutes,
+  compatRoutes,
+  stockRoutes,
+  accountRoutes,
+  developerRoutes,
+  accountDeviceRoutes,
+];
+
+export const moduleWorkers: WorkerFactory[] = [
+  filingWorker,
+  catalogueWorker,
+  ...webhookWorkers,
+  customerRetryWorker,
+  itemRetryWorker,
+  draftScanWorker,
+  importPullWorker,
+  importFilingWorker,
+  purchasePullWorker,
+  purchaseFilingWorker,
+  authorityPullWorker,
+  backlogAlarmWorker,
+  reconciliationWorker,
+  stockWorker,
+];

@@ -1,0 +1,73 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../kernel/context.ts';
+import { requireTenant } from '../../kernel/access/auth.ts';
+import { Paginated } from '../../../platform/http/pagination.ts';
+import { BranchHeaders } from '../../fiscal/sales/schemas.ts';
+import * as S from './schemas.ts';
+import { approveImportItem, getImportItem, listImportItemsPage, rejectImportItem } from './service.ts';
+import { data } from '../../../platform/http/schema-helpers.ts';
+
+const TAG = ['Merchant: customs imports'];
+const WRITE = { auth: { surface: 'merchant' as const, ability: 'invoices:write' as const } };
+const READ = { auth: { surface: 'merchant' as const, ability: 'invoices:read' as const } };
+
+const ANSWER =
+  'The `decision` is set at once and never changes (a second answer is 409 `import_item_already_decided`). ' +
+  'The answer is then filed with the authority: `filing.state` is `sending` (retried in the background while the VSDC does not answer), then `accepted` or `failed` (the authority\'s code and text). A failed filing does not reverse the decision.';
+
+export function importRoutes(ctx: AppContext): FastifyPluginAsync {
+  return async (plugin) => {
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+
+    app.get('/api/v1/import-items', {
+      config: READ,
+      schema: {
+        operationId: 'listImportItems',
+        tags: TAG,
+        summary: 'Customs declaration lines addressed to your branches, newest first',
+        description: 'Pulled from the authority by the gateway (hourly by default); no endpoint creates them. All branches, or the one X-Branch names.',
+        headers: BranchHeaders,
+        querystring: S.ListImportItemsQuery,
+        response: { 200: Paginated(S.ImportItem) },
+      },
+    }, async (request) => listImportItemsPage(ctx, requireTenant(request).id, request.headers['x-branch'], request.query));
+
+    app.get('/api/v1/import-items/:importItem', {
+      config: READ,
+      schema: { operationId: 'getImportItem', tags: TAG, summary: 'One declaration line', params: S.ImportItemParam, response: { 200: data(S.ImportItem) } },
+    }, async (request) => ({ data: await getImportItem(ctx, requireTenant(request).id, request.params.importItem) }));
+
+    app.post('/api/v1/import-items/:importItem/approve', {
+      config: WRITE,
+      schema: {
+        operationId: 'approveImportItem',
+        tags: TAG,
+        summary: 'Approve a line: take the goods into stock as one of your items',
+        description: `Requires \`itemCode\`. ${ANSWER}`,
+        params: S.ImportItemParam,
+        body: S.ApproveBody,
+        response: { 200: data(S.ImportItem) },
+      },
+      preValidation: async (request) => {
+        request.body ??= {} as S.ApproveBody;
+      },
+    }, async (request) => ({ data: await approveImportItem(ctx, requireTenant(request).id, request.params.importItem, request.body) }));
+
+    app.post('/api/v1/import-items/:importItem/reject', {
+      config: WRITE,
+      schema: {
+        operationId: 'rejectImportItem',
+        tags: TAG,
+        summary: 'Reject a line',
+        description: `No itemCode needed; the body is optional. ${ANSWER}`,
+        params: S.ImportItemParam,
+        body: S.RejectBody,
+        response: { 200: data(S.ImportItem) },
+      },
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+    }, async (request) => ({ data: await rejectImportItem(ctx, requireTenant(request).id, request.params.importItem, request.body) }));
+  };
+}

@@ -1,0 +1,188 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { DB } from '../../../platform/db/schema.ts';
+import type { ImportDecision, ImportFilingState, ImportItemsTable } from '../../../platform/db/tables/items.ts';
+import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
+import type { DeviceTarget } from '../../../vsdc/client.ts';
+import { finishPull, type ClaimedPull } from '../pulls/branch-pulls.ts';
+import { claimDueRows, fromNow, released, vsdcTargetOf, withVsdcTarget } from '../../../platform/workers/lease-sql.ts';
+import { answerFilingColumns, type VsdcSendOutcome } from '../../../vsdc/polling.ts';
+
+export type ImportItemRow = Selectable<ImportItemsTable> & { branch: string };
+
+function importItemsWithBranch(db: Kysely<DB>) {
+  return db.selectFrom('import_items as m').innerJoin('devices as d', 'd.id', 'm.device_id').selectAll('m').select('d.branch');
+}
+
+// ---- the pull ----
+
+/** A customs line as the gateway keeps it (see ImportItemsTable); `line` is the raw JSON. */
+export interface ReceivedLine {
+  task_cd: string;
+  dcl_de: string;
+  item_seq: number;
+  dcl_no: string | null;
+  hs_cd: string | null;
+  item_name: string | null;
+  origin_country_code: string | null;
+  export_country_code: string | null;
+  packages: number | null;
+  packaging_unit_code: string | null;
+  quantity: number | null;
+  quantity_unit_code: string | null;
+  total_weight: number | null;
+  net_weight: number | null;
+  supplier_name: string | null;
+  agent_name: string | null;
+  invoice_foreign_amount: number | null;
+  invoice_currency: string | null;
+  exchange_rate: number | null;
+  line: unknown;
+}
+
+/**
+ * Stores the lines (a line already held is left as it is) and moves the branch's `lastReqDt`
+ * on to the answer's `resultDt`, in one transaction. Returns how many lines were new.
+ */
+export async function savePull(db: Kysely<DB>, pull: ClaimedPull, lines: ReceivedLine[], resultDt: string | null, intervalMs: number): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    let added = 0;
+    if (lines.length > 0) {
+      const inserted = await trx
+        .insertInto('import_items')
+        .values(lines.map((l) => ({ ...l, line: JSON.stringify(l.line), tenant_id: pull.tenantId, device_id: pull.deviceId })))
+        .onConflict((oc) => oc.columns(['tenant_id', 'device_id', 'task_cd', 'dcl_de', 'item_seq']).doNothing())
+        .returning('id')
+        .execute();
+      added = inserted.length;
+    }
+    await finishPull(trx, 'import_pulls', pull.deviceId, resultDt, intervalMs);
+    return added;
+  });
+}
+
+// ---- reading ----
+
+export interface ImportItemFilter {
+  deviceId?: number | undefined;
+  decision?: ImportDecision | 'undecided' | undefined;
+  filing?: ImportFilingState | undefined;
+}
+
+export async function listImportItems(db: Kysely<DB>, tenantId: number, filter: ImportItemFilter, page: number): Promise<{ rows: ImportItemRow[]; total: number }> {
+  let query = importItemsWithBranch(db).where('m.tenant_id', '=', tenantId);
+  if (filter.deviceId !== undefined) query = query.where('m.device_id', '=', filter.deviceId);
+  if (filter.decision === 'undecided') query = query.where('m.decision', 'is', null);
+  else if (filter.decision !== undefined) query = query.where('m.decision', '=', filter.decision);
+  if (filter.filing !== undefined) query = query.where('m.filing_state', '=', filter.filing);
+  const [rows, count] = await Promise.all([
+    query.orderBy('m.id', 'desc').limit(PER_PAGE).offset(offsetOf(page)).execute(),
+    query.clearSelect().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}
+
+export async function findImportItem(db: Kysely<DB>, tenantId: number, id: number): Promise<ImportItemRow | undefined> {
+  return importItemsWithBranch(db).where('m.tenant_id', '=', tenantId).where('m.id', '=', id).executeTakeFirst();
+}
+
+// ---- the merchant's answer and its filing ----
+
+export interface Decision {
+  decision: ImportDecision;
+  itemCode: string | null;
+  itemClassCode: string | null;
+  remark: string | null;
+}
+
+/**
+ * Sets the decision, once: the row is locked, so of two concurrent answers one wins and the
+ * other sees it. The filing starts as `sending`, leased by the caller who sends it next.
+ */
+export async function decide(
+  db: Kysely<DB>,
+  tenantId: number,
+  id: number,
+  decision: Decision,
+  leaseMs: number,
+): Promise<{ kind: 'decided' } | { kind: 'already_decided'; decision: ImportDecision } | { kind: 'not_found' }> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom('import_items').select(['decision']).where('tenant_id', '=', tenantId).where('id', '=', id).forUpdate().executeTakeFirst();
+    if (!row) return { kind: 'not_found' as const };
+    if (row.decision !== null) return { kind: 'already_decided' as const, decision: row.decision };
+    await trx
+      .updateTable('import_items')
+      .set({
+        decision: decision.decision,
+        decided_at: sql<Date>`now()`,
+        item_code: decision.itemCode,
+        item_class_code: decision.itemClassCode,
+        remark: decision.remark,
+        filing_state: 'sending',
+        next_attempt_at: sql<Date>`now()`,
+        lease_until: fromNow(leaseMs),
+        updated_at: sql<Date>`now()`,
+      })
+      .where('id', '=', id)
+      .execute();
+    return { kind: 'decided' as const };
+  });
+}
+
+export interface ClaimedFiling {
+  id: number;
+  decision: ImportDecision;
+  taskCd: string;
+  dclDe: string;
+  itemSeq: number;
+  hsCd: string | null;
+  itemCode: string | null;
+  itemClassCode: string | null;
+  remark: string | null;
+  retryAttempts: number;
+  target: DeviceTarget;
+}
+
+type FilingRow = Selectable<ImportItemsTable> & { vsdc_base_url: string; branch: string; tenant_tpin: string };
+
+function filingFrom(row: FilingRow): ClaimedFiling {
+  return {
+    id: Number(row.id),
+    decision: row.decision!,
+    taskCd: row.task_cd,
+    dclDe: row.dcl_de,
+    itemSeq: row.item_seq,
+    hsCd: row.hs_cd,
+    itemCode: row.item_code,
+    itemClassCode: row.item_class_code,
+    remark: row.remark,
+    retryAttempts: row.retry_attempts,
+    target: vsdcTargetOf(row),
+  };
+}
+
+/** A filing whose lease the caller already holds (it just decided). */
+export async function leasedFiling(db: Kysely<DB>, id: number): Promise<ClaimedFiling | undefined> {
+  const result = await sql<FilingRow>`
+    with leased as (select * from import_items where id = ${id} and filing_state = 'sending')
+    ${withVsdcTarget('leased')}`.execute(db);
+  const row = result.rows[0];
+  return row ? filingFrom(row) : undefined;
+}
+
+/** Leases up to `limit` answers still on their way whose next attempt is due. */
+export async function claimDueFilings(db: Kysely<DB>, leaseMs: number, limit: number): Promise<ClaimedFiling[]> {
+  const result = await sql<FilingRow>`
+    ${claimDueRows('import_items', { waiting: sql`filing_state = 'sending'`, leaseMs, limit })}
+    ${withVsdcTarget('claimed')}`.execute(db);
+  return result.rows.map(filingFrom);
+}
+
+/** Records the authority's answer to the filing (never touching the decision) and frees the lease. */
+export async function recordFilingOutcome(db: Kysely<DB>, id: number, outcome: VsdcSendOutcome): Promise<void> {
+  await db
+    .updateTable('import_items')
+    .set({ ...answerFilingColumns(outcome), ...released('import_items'), updated_at: sql<Date>`now()` })
+    .where('id', '=', id)
+    .where('filing_state', '=', 'sending')
+    .execute();
+}

@@ -1,0 +1,75 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../kernel/context.ts';
+import { requireTenant } from '../../kernel/access/auth.ts';
+import { Paginated } from '../../../platform/http/pagination.ts';
+import { data } from '../../../platform/http/schema-helpers.ts';
+import { BranchHeaders } from '../../fiscal/sales/schemas.ts';
+import * as S from './schemas.ts';
+import { acceptPurchase, getPurchase, listPurchasesPage, rejectPurchase } from './service.ts';
+
+const TAG = ['Merchant: purchases'];
+const WRITE = { auth: { surface: 'merchant' as const, ability: 'invoices:write' as const } };
+const READ = { auth: { surface: 'merchant' as const, ability: 'invoices:read' as const } };
+
+const ANSWER =
+  'The answer (`status`) is recorded at once and never changes (a second answer is 409 `purchase_already_answered`). ' +
+  "It is then filed with the authority (savePurchase): `filing.state` is `sending` (retried in the background while the VSDC does not answer), then `accepted` or `failed` (the authority's code and text). A failed filing does not reverse the answer.";
+
+export function purchaseRoutes(ctx: AppContext): FastifyPluginAsync {
+  return async (plugin) => {
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+
+    app.get('/api/v1/purchases', {
+      config: READ,
+      schema: {
+        operationId: 'listPurchases',
+        tags: TAG,
+        summary: 'What suppliers sold to you, newest first',
+        description: 'Pulled from the authority by the gateway (hourly by default, PURCHASE_PULL_INTERVAL); no endpoint creates them. All branches, or the one X-Branch names.',
+        headers: BranchHeaders,
+        querystring: S.ListPurchasesQuery,
+        response: { 200: Paginated(S.Purchase) },
+      },
+    }, async (request) => listPurchasesPage(ctx, requireTenant(request).id, request.headers['x-branch'], request.query));
+
+    app.get('/api/v1/purchases/:purchase', {
+      config: READ,
+      schema: { operationId: 'getPurchase', tags: TAG, summary: 'One purchase, with its lines', params: S.PurchaseParam, response: { 200: data(S.Purchase) } },
+    }, async (request) => ({ data: await getPurchase(ctx, requireTenant(request).id, request.params.purchase) }));
+
+    app.post('/api/v1/purchases/:purchase/accept', {
+      config: WRITE,
+      schema: {
+        operationId: 'acceptPurchase',
+        tags: TAG,
+        summary: 'Accept a purchase: the goods are taken into stock',
+        description:
+          'The body is optional. `lines` maps a line to one of your registered items (`itemCode`); a line left out keeps the supplier\'s item code. ' +
+          `Goods lines that are (or name) your registered items raise your stock (sarTyCd 02). ${ANSWER}`,
+        params: S.PurchaseParam,
+        body: S.AcceptBody,
+        response: { 200: data(S.Purchase) },
+      },
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+    }, async (request) => ({ data: await acceptPurchase(ctx, requireTenant(request).id, request.params.purchase, request.body) }));
+
+    app.post('/api/v1/purchases/:purchase/reject', {
+      config: WRITE,
+      schema: {
+        operationId: 'rejectPurchase',
+        tags: TAG,
+        summary: 'Reject a purchase',
+        description: `The body is optional. ${ANSWER}`,
+        params: S.PurchaseParam,
+        body: S.RejectBody,
+        response: { 200: data(S.Purchase) },
+      },
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+    }, async (request) => ({ data: await rejectPurchase(ctx, requireTenant(request).id, request.params.purchase, request.body) }));
+  };
+}

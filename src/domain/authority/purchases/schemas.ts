@@ -1,0 +1,104 @@
+import { Type, type Static } from 'typebox';
+import { Nullable, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
+import { AnswerFiling, FILING_STATES } from '../imports/schemas.ts';
+
+export const PURCHASE_STATUSES = ['pending', 'accepted', 'rejected'] as const;
+
+// ---- requests ----
+
+export const ListPurchasesQuery = Type.Object({
+  page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1; 20 items a page.' }),
+  status: Type.Optional(Type.Enum(PURCHASE_STATUSES, { description: '`pending`: purchases still waiting for your answer' })),
+  filing: Type.Optional(Type.Enum(FILING_STATES, { description: 'Where your answer stands with the authority' })),
+});
+export type ListPurchasesQuery = Static<typeof ListPurchasesQuery>;
+
+export const PurchaseParam = Type.Object({ purchase: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
+
+const Remark = Type.String({ minLength: 1, maxLength: 400, description: 'Sent to the authority with the answer' });
+
+export const AcceptBody = withExample(
+  Type.Object(
+    {
+      lines: Type.Optional(
+        Type.Array(
+          Type.Object(
+            {
+              line: Type.Integer({ minimum: 1, maximum: 10_000, description: "The purchase line's `line` number" }),
+              itemCode: Type.String({ minLength: 1, maxLength: 50, description: 'One of your items (its itemCode): the goods are taken into stock as it' }),
+            },
+            { additionalProperties: false },
+          ),
+          { maxItems: 1_000, description: 'Optional: each line at most once; a line left out keeps the supplier\'s item code' },
+        ),
+      ),
+      remark: Type.Optional(Nullable(Remark)),
+    },
+    { additionalProperties: false, description: 'Optional body' },
+  ),
+  // The item the POST /api/v1/items example creates for a merchant with no items yet.
+  { lines: [{ line: 1, itemCode: 'ZM2NTU0000001' }], remark: 'Received in full' },
+);
+export type AcceptBody = Static<typeof AcceptBody>;
+
+export const RejectBody = withExample(
+  Type.Object({ reason: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 400, description: 'Why; sent to the authority with the answer' }))) }, { additionalProperties: false, description: 'Optional body' }),
+  { reason: 'Not ordered by us' },
+);
+export type RejectBody = Static<typeof RejectBody>;
+
+// ---- responses ----
+
+const Amount = Nullable(Type.Number());
+const Text = Nullable(Type.String());
+
+export const PurchaseLine = Type.Object({
+  line: Type.Integer({ description: 'Position in the supplier\'s document, from 1' }),
+  itemSeq: Amount,
+  itemCode: Nullable(Type.String({ description: "The supplier's item code" })),
+  itemClassificationCode: Text,
+  itemName: Text,
+  barcode: Text,
+  packagingUnitCode: Text,
+  packages: Amount,
+  quantityUnitCode: Text,
+  quantity: Amount,
+  unitPrice: Amount,
+  supplyAmount: Amount,
+  discountRate: Amount,
+  discountAmount: Amount,
+  vatCategory: Text,
+  taxableAmount: Amount,
+  vatAmount: Amount,
+  totalAmount: Amount,
+  mappedItemCode: Nullable(Type.String({ description: 'Your item the line was accepted as (mapped in the answer, or the supplier\'s code when it is one of your items)' })),
+});
+
+export const Purchase = Type.Object({
+  id: Type.Integer(),
+  branch: Type.String({ description: 'The branch (bhfId) it was pulled through; the answer is filed through it' }),
+  supplier: Type.Object({
+    tpin: Text,
+    name: Text,
+    branch: Text,
+    invoiceNo: Nullable(Type.String({ description: "The supplier's invoice number, as sent" })),
+    sdcId: Text,
+  }),
+  receiptTypeCode: Nullable(Type.String({ description: '`S` sale, `R` credit note (the supplier\'s rcptTyCd)' })),
+  paymentTypeCode: Text,
+  confirmedAt: Nullable(Type.String({ description: 'cfmDt as the authority sent it (not always YYYYMMDDHHmmss)' })),
+  salesDate: Nullable(Type.String({ description: 'salesDt as sent' })),
+  stockReleaseDate: Nullable(Type.String({ description: 'stockRlsDt as sent' })),
+  totals: Type.Object({ itemCount: Amount, taxableAmount: Amount, taxAmount: Amount, amount: Amount }, { description: "The supplier's totals as sent" }),
+  remark: Nullable(Type.String({ description: "The supplier's remark" })),
+  inconsistencies: Type.Array(Type.String(), { description: 'What does not add up in the supplier\'s data (stored as received, never refused)' }),
+  lines: Type.Array(PurchaseLine),
+  status: Type.Enum(PURCHASE_STATUSES, { description: 'pending until you answer; then accepted or rejected, never changed' }),
+  decidedAt: Nullable(Timestamp()),
+  answerRemark: Nullable(Type.String({ description: 'Your remark (accept) or reason (reject)' })),
+  purchaseInvoiceNo: Nullable(Type.Integer({ description: 'The branch\'s own purchase number the answer is filed under (savePurchase invcNo)' })),
+  filing: AnswerFiling,
+  receivedAt: Timestamp(),
+  updatedAt: Timestamp(),
+});
+export type PurchaseResource = Static<typeof Purchase>;

@@ -1,0 +1,230 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Notifier } from '../../../platform/db/notifier.ts';
+import type { DB } from '../../../platform/db/schema.ts';
+import type { PurchaseDecision, PurchaseFilingState, PurchaseLinesTable, PurchasesTable } from '../../../platform/db/tables/purchases.ts';
+import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
+import type { DeviceTarget } from '../../../vsdc/client.ts';
+import { finishPull, type ClaimedPull } from '../pulls/branch-pulls.ts';
+import { claimDueRows, fromNow, released, vsdcTargetOf, withVsdcTarget } from '../../../platform/workers/lease-sql.ts';
+import { answerFilingColumns, type VsdcSendOutcome } from '../../../vsdc/polling.ts';
+import { enqueueEvent, PURCHASE_RECEIVED_EVENT } from '../../kernel/outbox/events.ts';
+
+export type PurchaseLineRow = Selectable<PurchaseLinesTable>;
+export type PurchaseRow = Selectable<PurchasesTable> & { branch: string; lines: PurchaseLineRow[] };
+
+// ---- the pull ----
+
+/** A supplier's document as the gateway keeps it (see PurchasesTable); `sale` is the raw JSON. */
+export type ReceivedPurchase = Omit<
+  Selectable<PurchasesTable>,
+  | 'id'
+  | 'tenant_id'
+  | 'device_id'
+  | 'decision'
+  | 'decided_at'
+  | 'answer_remark'
+  | 'purchase_invoice_no'
+  | 'filing_state'
+  | 'filing_code'
+  | 'filing_message'
+  | 'filed_at'
+  | 'retry_attempts'
+  | 'next_attempt_at'
+  | 'lease_until'
+  | 'last_unreachable'
+  | 'received_at'
+  | 'updated_at'
+  | 'total_item_count'
+  | 'total_taxable_amount'
+  | 'total_tax_amount'
+  | 'total_amount'
+> & {
+  total_item_count: number | null;
+  total_taxable_amount: number | null;
+  total_tax_amount: number | null;
+  total_amount: number | null;
+  lines: ReceivedPurchaseLine[];
+};
+
+export type ReceivedPurchaseLine = Omit<PurchaseLineRow, 'purchase_id' | 'mapped_item_code' | NumericLineColumn> & { [K in NumericLineColumn]: number | null };
+type NumericLineColumn =
+  | 'item_seq'
+  | 'packages'
+  | 'quantity'
+  | 'unit_price'
+  | 'supply_amount'
+  | 'discount_rate'
+  | 'discount_amount'
+  | 'taxable_amount'
+  | 'vat_amount'
+  | 'total_amount';
+
+function purchasesWithBranch(db: Kysely<DB>) {
+  return db.selectFrom('purchases as p').innerJoin('devices as d', 'd.id', 'p.device_id').selectAll('p').select('d.branch');
+}
+
+async function withLines(db: Kysely<DB>, rows: Array<Omit<PurchaseRow, 'lines'>>): Promise<PurchaseRow[]> {
+  if (rows.length === 0) return [];
+  const lines = await db
+    .selectFrom('purchase_lines')
+    .selectAll()
+    .where(
+      'purchase_id',
+      'in',
+      rows.map((r) => r.id),
+    )
+    .orderBy('purchase_id')
+    .orderBy('line_no')
+    .execute();
+  return rows.map((row) => ({ ...row, lines: lines.filter((l) => Number(l.purchase_id) === Number(row.id)) }));
+}
+
+/**
+ * Stores the documents not held yet (a document pulled again, through this branch or another, is
+ * left as it is) with their lines and, for each new one, the `purchase.received` event; moves the
+ * branch's `lastReqDt` on; all in one transaction. Returns the new rows.
+ */
+export async function savePurchasePull(
+  db: Kysely<DB>,
+  pull: ClaimedPull,
+  purchases: ReceivedPurchase[],
+  resultDt: string | null,
+  intervalMs: number,
+  eventData: (row: PurchaseRow) => Record<string, unknown>,
+  notifier: Notifier,
+): Promise<PurchaseRow[]> {
+  return db.transaction().execute(async (trx) => {
+    const added: PurchaseRow[] = [];
+    const tenant = purchases.length === 0 ? undefined : await trx.selectFrom('tenants').select('partner_id').where('id', '=', pull.tenantId).executeTakeFirstOrThrow();
+    for (const { lines, ...purchase } of purchases) {
+      const inserted = await trx
+        .insertInto('purchases')
+        .values({ ...purchase, sale: JSON.stringify(purchase.sale), inconsistencies: JSON.stringify(purchase.inconsistencies), tenant_id: pull.tenantId, device_id: pull.deviceId })
+        .onConflict((oc) => oc.columns(['tenant_id', 'dedupe_key']).doNothing())
+        .returningAll()
+        .executeTakeFirst();
+      if (!inserted) continue;
+      if (lines.length > 0) {
+        await trx
+          .insertInto('purchase_lines')
+          .values(lines.map((l) => ({ ...l, line: JSON.stringify(l.line), purchase_id: inserted.id })))
+          .execute();
+      }
+      const [row] = await withLines(trx, [{ ...inserted, branch: pull.target.bhfId }]);
+      await enqueueEvent(trx, { type: PURCHASE_RECEIVED_EVENT, partnerId: tenant!.partner_id, tenantId: pull.tenantId, data: eventData(row!) }, notifier);
+      added.push(row!);
+    }
+    await finishPull(trx, 'purchase_pulls', pull.deviceId, resultDt, intervalMs);
+    return added;
+  });
+}
+
+// ---- reading ----
+
+export interface PurchaseFilter {
+  deviceId?: number | undefined;
+  status?: 'pending' | PurchaseDecision | undefined;
+  filing?: PurchaseFilingState | undefined;
+}
+
+export async function listPurchases(db: Kysely<DB>, tenantId: number, filter: PurchaseFilter, page: number): Promise<{ rows: PurchaseRow[]; total: number }> {
+  let query = purchasesWithBranch(db).where('p.tenant_id', '=', tenantId);
+  if (filter.deviceId !== undefined) query = query.where('p.device_id', '=', filter.deviceId);
+  if (filter.status === 'pending') query = query.where('p.decision', 'is', null);
+  else if (filter.status !== undefined) query = query.where('p.decision', '=', filter.status);
+  if (filter.filing !== undefined) query = query.where('p.filing_state', '=', filter.filing);
+  const [rows, count] = await Promise.all([
+    query.orderBy('p.id', 'desc').limit(PER_PAGE).offset(offsetOf(page)).execute(),
+    query.clearSelect().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows: await withLines(db, rows), total: Number(count.n) };
+}
+
+export async function findPurchase(db: Kysely<DB>, tenantId: number, id: number): Promise<PurchaseRow | undefined> {
+  const row = await purchasesWithBranch(db).where('p.tenant_id', '=', tenantId).where('p.id', '=', id).executeTakeFirst();
+  return row ? (await withLines(db, [row]))[0] : undefined;
+}
+
+// ---- the merchant's answer and its filing ----
+
+export interface Decision {
+  decision: PurchaseDecision;
+  remark: string | null;
+  /** line number → your item code (accept). */
+  mappedItemCodes: Map<number, string>;
+}
+
+/**
+ * Sets the decision, once, in the caller's transaction: the row is locked, so of two concurrent
+ * answers one wins and the other sees it. The branch's next purchase number is taken; the filing
+ * starts as `sending`, leased by the caller who sends it next.
+ */
+export async function decide(
+  trx: Kysely<DB>,
+  tenantId: number,
+  id: number,
+  decision: Decision,
+  leaseMs: number,
+): Promise<{ kind: 'decided' } | { kind: 'already_decided'; decision: PurchaseDecision } | { kind: 'not_found' }> {
+  const row = await trx.selectFrom('purchases').select(['decision', 'device_id']).where('tenant_id', '=', tenantId).where('id', '=', id).forUpdate().executeTakeFirst();
+  if (!row) return { kind: 'not_found' };
+  if (row.decision !== null) return { kind: 'already_decided', decision: row.decision };
+  const counter = await sql<{ last_invoice_no: number }>`
+    insert into purchase_invoice_counters (device_id, last_invoice_no)
+    select d.id, coalesce(d.last_pchs_invc_no, 0) + 1 from devices d where d.id = ${row.device_id}
+    on conflict (device_id) do update set last_invoice_no = purchase_invoice_counters.last_invoice_no + 1
+    returning last_invoice_no`.execute(trx);
+  await trx
+    .updateTable('purchases')
+    .set({
+      decision: decision.decision,
+      decided_at: sql<Date>`now()`,
+      answer_remark: decision.remark,
+      purchase_invoice_no: Number(counter.rows[0]!.last_invoice_no),
+      filing_state: 'sending',
+      next_attempt_at: sql<Date>`now()`,
+      lease_until: fromNow(leaseMs),
+      updated_at: sql<Date>`now()`,
+    })
+    .where('id', '=', id)
+    .execute();
+  for (const [line, itemCode] of decision.mappedItemCodes) {
+    await trx.updateTable('purchase_lines').set({ mapped_item_code: itemCode }).where('purchase_id', '=', id).where('line_no', '=', line).execute();
+  }
+  return { kind: 'decided' };
+}
+
+export type ClaimedFiling = PurchaseRow & { target: DeviceTarget };
+
+type FilingRow = Selectable<PurchasesTable> & { vsdc_base_url: string; branch: string; tenant_tpin: string };
+
+async function filingsFrom(db: Kysely<DB>, rows: FilingRow[]): Promise<ClaimedFiling[]> {
+  const withTheirLines = await withLines(db, rows);
+  return withTheirLines.map((row, i) => ({ ...row, target: vsdcTargetOf(rows[i]!) }));
+}
+
+/** A filing whose lease the caller already holds (it just decided). */
+export async function leasedFiling(db: Kysely<DB>, id: number): Promise<ClaimedFiling | undefined> {
+  const result = await sql<FilingRow>`
+    with leased as (select * from purchases where id = ${id} and filing_state = 'sending')
+    ${withVsdcTarget('leased')}`.execute(db);
+  return (await filingsFrom(db, result.rows))[0];
+}
+
+/** Leases up to `limit` answers still on their way whose next attempt is due. */
+export async function claimDueFilings(db: Kysely<DB>, leaseMs: number, limit: number): Promise<ClaimedFiling[]> {
+  const result = await sql<FilingRow>`
+    ${claimDueRows('purchases', { waiting: sql`filing_state = 'sending'`, leaseMs, limit })}
+    ${withVsdcTarget('claimed')}`.execute(db);
+  return filingsFrom(db, result.rows);
+}
+
+/** Records the authority's answer to the filing (never touching the decision) and frees the lease. */
+export async function recordFilingOutcome(db: Kysely<DB>, id: number, outcome: VsdcSendOutcome): Promise<void> {
+  await db
+    .updateTable('purchases')
+    .set({ ...answerFilingColumns(outcome), ...released('purchases'), updated_at: sql<Date>`now()` })
+    .where('id', '=', id)
+    .where('filing_state', '=', 'sending')
+    .execute();
+}

@@ -1,0 +1,33 @@
+import type { AppContext } from '../../kernel/context.ts';
+import type { Worker } from '../../../platform/workers/index.ts';
+import { pollingWorker } from '../../../vsdc/polling.ts';
+import { FILING_RETRY_BATCH, PULL_BATCH, fileDuePurchaseAnswers, pullDuePurchaseBranches } from './service.ts';
+
+/** A newly initialised branch is pulled within this long, whatever the interval. */
+const MAX_PULL_POLL_MS = 10_000;
+
+/**
+ * Pulls every initialised branch's purchases every PURCHASE_PULL_INTERVAL seconds (hourly by
+ * default); `intervalMs` overrides it (tests).
+ */
+export function purchasePullWorker(ctx: AppContext, options: { intervalMs?: number } = {}): Worker {
+  const intervalMs = options.intervalMs ?? ctx.config.purchasePullIntervalSec * 1000;
+  return pollingWorker({
+    name: 'purchases.pull',
+    pollMs: Math.min(intervalMs, MAX_PULL_POLL_MS),
+    batchSize: PULL_BATCH,
+    log: ctx.log,
+    round: () => pullDuePurchaseBranches(ctx, intervalMs),
+  });
+}
+
+/** Files merchants' answers to purchases (savePurchase) that the VSDC has not taken yet. */
+export function purchaseFilingWorker(ctx: AppContext, options: { pollMs?: number } = {}): Worker {
+  return pollingWorker({
+    name: 'purchases.file',
+    pollMs: options.pollMs ?? 1_000,
+    batchSize: FILING_RETRY_BATCH,
+    log: ctx.log,
+    round: () => fileDuePurchaseAnswers(ctx),
+  });
+}

@@ -1,0 +1,351 @@
+// The body of POST /zm/api/Invoice, in either family of names (field-names.ts): read by name,
+// checked, and turned into a POST /api/v1/sales body plus the filing details that body has no
+// field for. Every refusal names the field as the till sent it.
+import type { ErrorObject } from 'ajv';
+import { FieldErrors, ValidationError } from '../../../platform/errors/errors.ts';
+import { compileBodyCheck, toValidationError } from '../../../platform/http/validation.ts';
+import { parseVsdcDateTime } from '../../../vsdc/dates.ts';
+import type { FilingDetails, FilingLineDetails, FilingPerson } from '../../../vsdc/sales-body.ts';
+import { amountsMatch, parseAmount, round2, VAT_CATEGORY_CODES, type Money, type VatCategoryCode } from '../../../vsdc/tax.ts';
+import { CreateSaleBody } from '../sales/schemas.ts';
+import { invoiceName, lineKey, lineName, readInvoice, sentPath, type InvoiceField, type LineField, type ReadInvoice } from './field-names.ts';
+import { TillInvoiceBody, type TillInvoiceLine } from './schemas.ts';
+
+/** Levy codes a till may list in TaxCodes (the VSDC's levy buckets). */
+export const LEVY_CODES = ['TL', 'IPL1', 'IPL2', 'ECM', 'EXEEG'] as const;
+
+/** The till's clock: Africa/Lusaka, UTC+2 all year (no daylight saving). */
+const TILL_UTC_OFFSET_MS = 2 * 3_600_000;
+
+/** `yyyyMMddHHmmss` in the till's local time → the instant; null when it is not a real date and time. */
+export function fromTillDateTime(text: string): Date | null {
+  const asUtc = parseVsdcDateTime(text);
+  return asUtc && text.length === 14 ? new Date(asUtc.getTime() - TILL_UTC_OFFSET_MS) : null;
+}
+
+/** The instant as `yyyyMMddHHmmss` in the till's local time. */
+export function toTillDateTime(at: Date): string {
+  return new Date(at.getTime() + TILL_UTC_OFFSET_MS).toISOString().replace(/\D/g, '').slice(0, 14);
+}
+
+/** A sales line as this surface sends it: the modern line, and the fields the discounts work adds to it. */
+export type SaleLineBody = CreateSaleBody['items'][number] & { discount?: number; rrp?: number; levy?: string };
+export type SaleBody = Omit<CreateSaleBody, 'items'> & { items: SaleLineBody[] };
+
+export interface TillInvoiceRequest {
+  read: ReadInvoice;
+  /** The till's own number (ClientInvoiceNumber or InvoiceNumber). */
+  number: string;
+  sale: SaleBody;
+  filingDetails: FilingDetails | undefined;
+  /** For each line of the sale, the index of the till's line it came from (lines are filed in ItemSequenceNumber order). */
+  tillLines: number[];
+}
+
+const checkTillBody = compileBodyCheck(TillInvoiceBody);
+const checkSaleBody = compileBodyCheck(CreateSaleBody);
+
+const escapePointer = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
+const pointerSegments = (pointer: string) => pointer.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+
+/** ajv's errors on the normalised body, with the paths the till sent. */
+function inSentNames(read: ReadInvoice, errors: readonly ErrorObject[]): ErrorObject[] {
+  return errors.map((error) => ({ ...error, instancePath: sentPath(read, pointerSegments(error.instancePath)).map((s) => `/${escapePointer(s)}`).join('') }));
+}
+
+function addAll(errors: FieldErrors, refusal: ValidationError): void {
+  for (const [field, messages] of Object.entries(refusal.errors)) for (const message of messages) errors.add(field, message);
+}
+
+function throwIfAny(errors: FieldErrors): void {
+  if (errors.size > 0) throw errors.toError();
+}
+
+const REQUIRED_INVOICE_FIELDS: readonly InvoiceField[] = ['number', 'receiptType', 'items'];
+const REQUIRED_LINE_FIELDS: readonly LineField[] = ['name', 'classificationCode', 'quantity', 'price'];
+
+/** The fields without which there is no invoice, named in the body's family. */
+function checkRequired(read: ReadInvoice, errors: FieldErrors): void {
+  for (const field of REQUIRED_INVOICE_FIELDS) {
+    if (read.invoice.sentFields.has(field)) continue;
+    const name = invoiceName(read, field);
+    errors.add(name, `The ${name} field is required.`);
+  }
+  read.lines.forEach((line, i) => {
+    if (!line) return;
+    for (const field of REQUIRED_LINE_FIELDS) {
+      if (line.sentFields.has(field)) continue;
+      const name = lineName(read, i, field);
+      errors.add(name, `The ${name} field is required.`);
+    }
+  });
+}
+
+const text = (value: string | null | undefined): string | undefined => {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : undefined;
+};
+
+interface LineTax {
+  vatCategory?: VatCategoryCode;
+  levy?: string;
+}
+
+/** TaxCodes → the VAT category and the levy, or an error on the field. */
+function taxCodesOf(codes: readonly string[], field: string, errors: FieldErrors): LineTax {
+  const vat: VatCategoryCode[] = [];
+  const levies: string[] = [];
+  for (const code of codes) {
+    const upper = code.trim().toUpperCase();
+    const category = VAT_CATEGORY_CODES.find((c) => c === upper);
+    if (category) vat.push(category);
+    else if ((LEVY_CODES as readonly string[]).includes(upper)) levies.push(upper);
+    else {
+      errors.add(
+        field,
+        `The ${field} field lists "${code}", which is neither a VAT category (${VAT_CATEGORY_CODES.join(', ')}) nor a levy (${LEVY_CODES.join(', ')}): send the line's VAT category and any levy.`,
+      );
+      return {};
+    }
+  }
+  if (vat.length > 1) errors.add(field, `The ${field} field must list one VAT category, not ${vat.join(' and ')}: a line is taxed in one category.`);
+  if (levies.length > 1) errors.add(field, `The ${field} field must list at most one levy, not ${levies.join(' and ')}.`);
+  return { ...(vat[0] ? { vatCategory: vat[0] } : {}), ...(levies[0] ? { levy: levies[0] } : {}) };
+}
+
+/** The agreed isTaxInclusive of the lines (undefined when none says), or errors on those that disagree. */
+function lineTaxInclusive(read: ReadInvoice, body: TillInvoiceBody, lines: readonly TillInvoiceLine[], errors: FieldErrors): boolean | undefined {
+  const given = lines.map((line, i) => ({ i, value: line.isTaxInclusive })).filter((g): g is { i: number; value: boolean } => typeof g.value === 'boolean');
+  const first = given[0];
+  if (!first) return undefined;
+  if (typeof body.TaxInclusive === 'boolean') {
+    const invoiceField = invoiceName(read, 'taxInclusive');
+    const lineField = lineName(read, first.i, 'taxInclusive');
+    const message = `The ${invoiceField} and ${lineField} fields both say whether prices include tax and must not be sent together: send ${invoiceField} for the invoice or isTaxInclusive on its lines.`;
+    errors.add(invoiceField, message);
+    errors.add(lineField, message);
+    return undefined;
+  }
+  for (const { i, value } of given) {
+    if (value === first.value) continue;
+    const field = lineName(read, i, 'taxInclusive');
+    errors.add(
+      field,
+      `The ${field} field must be the same on every line of an invoice: ${lineName(read, first.i, 'taxInclusive')} is ${String(first.value)}, this line ${String(value)}. An invoice's prices either all include VAT or all exclude it.`,
+    );
+  }
+  return first.value;
+}
+
+/** The order lines are filed in: by ItemSequenceNumber when the lines have one (unique, on every line or none). */
+function lineOrder(read: ReadInvoice, lines: readonly TillInvoiceLine[], errors: FieldErrors): number[] {
+  const natural = lines.map((_, i) => i);
+  const numbered = natural.filter((i) => typeof lines[i]!.ItemSequenceNumber === 'number');
+  if (numbered.length === 0) return natural;
+  if (numbered.length < lines.length) {
+    for (const i of natural.filter((i) => !numbered.includes(i))) {
+      const field = lineName(read, i, 'sequence');
+      errors.add(field, `The ${field} field is required when other lines have one: send it on every line or on none.`);
+    }
+  }
+  const seen = new Map<number, number>();
+  for (const i of numbered) {
+    const sequence = lines[i]!.ItemSequenceNumber!;
+    const earlier = seen.get(sequence);
+    if (earlier !== undefined) {
+      const field = lineName(read, i, 'sequence');
+      errors.add(field, `The ${field} field must be unique in the invoice: ${lineName(read, earlier, 'sequence')} is ${sequence} too.`);
+    } else seen.set(sequence, i);
+  }
+  return [...natural].sort((a, b) => (lines[a]!.ItemSequenceNumber ?? 0) - (lines[b]!.ItemSequenceNumber ?? 0));
+}
+
+/** A line's TotalAmount against Quantity × UnitPrice − DiscountAmount, as the till computed it. */
+function checkLineTotal(read: ReadInvoice, i: number, line: TillInvoiceLine, errors: FieldErrors): void {
+  if (typeof line.TotalAmount !== 'number' || line.Quantity === undefined || line.UnitPrice === undefined) return;
+  let expected: Money;
+  try {
+    expected = round2(parseAmount(line.Quantity, 'quantity').times(parseAmount(line.UnitPrice, 'price'))).minus(parseAmount(line.DiscountAmount ?? 0, 'discount'));
+  } catch {
+    return; // the sales rules name the amount that is not a number
+  }
+  if (amountsMatch(line.TotalAmount, expected.toFixed(2))) return;
+  const field = lineName(read, i, 'total');
+  const formula = `${lineKey(read, i, 'quantity')} × ${lineKey(read, i, 'price')}${line.DiscountAmount ? ` − ${lineKey(read, i, 'discount')}` : ''}`;
+  errors.add(field, `The ${field} field must be ${formula} = ${expected.toFixed(2)}, not ${line.TotalAmount}: send the line total the gateway files (a difference over 0.01 is refused).`);
+}
+
+function person(id: string | null | undefined, name: string | null | undefined): FilingPerson | undefined {
+  const givenId = text(id);
+  const givenName = text(name);
+  if (!givenId && !givenName) return undefined;
+  return { id: givenId ?? givenName!, name: givenName ?? givenId! };
+}
+
+function lineDetails(line: TillInvoiceLine): FilingLineDetails | null {
+  const details: FilingLineDetails = {
+    ...(text(line.Barcode) ? { barcode: text(line.Barcode)! } : {}),
+    ...(line.PackagingUnitCode ? { packagingUnitCode: line.PackagingUnitCode } : {}),
+    ...(typeof line.Package === 'number' && line.Package > 0 ? { packages: line.Package } : {}),
+    ...(line.QuantityUnitCode ? { quantityUnitCode: line.QuantityUnitCode } : {}),
+  };
+  return Object.keys(details).length > 0 ? details : null;
+}
+
+function filingDetailsOf(body: TillInvoiceBody, lines: readonly TillInvoiceLine[]): FilingDetails | undefined {
+  const registrant = person(body.RegistrantId, body.RegistrantName);
+  const modifier = person(body.IssuerId, body.IssuerName);
+  const details = lines.map(lineDetails);
+  const filing: FilingDetails = {
+    ...(registrant ? { registrant } : {}),
+    ...(modifier ? { modifier } : {}),
+    ...(details.some((d) => d !== null) ? { lines: details } : {}),
+  };
+  return Object.keys(filing).length > 0 ? filing : undefined;
+}
+
+/**
+ * The sales body of a checked till invoice, its lines in filing order. Only what the till sent is
+ * set, so the sales defaults apply and one body always gives one sales body (idempotency compares
+ * bodies).
+ */
+function saleBodyOf(
+  invoice: TillInvoiceBody,
+  number: string,
+  lines: ReadonlyArray<{ line: TillInvoiceLine; tax: LineTax }>,
+  resolved: { taxInclusive: boolean | null | undefined; occurredAt: string | null | undefined },
+): SaleBody {
+  const sale: SaleBody = {
+    items: lines.map(({ line, tax }): SaleLineBody => ({
+      name: (line.ItemName ?? line.ItemDesc)!,
+      classificationCode: (line.ItemClassificationCode ?? line.itemClsCd)!,
+      quantity: line.Quantity!,
+      price: line.UnitPrice!,
+      ...(tax.vatCategory ? { vatCategory: tax.vatCategory } : {}),
+      ...(typeof line.DiscountAmount === 'number' && line.DiscountAmount > 0 ? { discount: line.DiscountAmount } : {}),
+      ...(tax.vatCategory === 'B' && typeof line.rrp === 'number' && line.rrp > 0 ? { rrp: line.rrp } : {}),
+      ...(tax.levy ? { levy: tax.levy } : {}),
+    })),
+    clientInvoiceNo: number,
+  };
+  const customerName = text(invoice.CustomerName);
+  const customerTpin = invoice.CustomerTPIN || undefined;
+  if (customerName || customerTpin) sale.customer = { ...(customerName ? { name: customerName } : {}), ...(customerTpin ? { tpin: customerTpin } : {}) };
+  if (invoice.PaymentTypeCode) sale.paymentMethod = invoice.PaymentTypeCode;
+  if (typeof resolved.taxInclusive === 'boolean') sale.taxInclusive = resolved.taxInclusive;
+  if (resolved.occurredAt) sale.occurredAt = resolved.occurredAt;
+  if (invoice.DestinationCountryCode) sale.destinationCountryCode = invoice.DestinationCountryCode;
+  return sale;
+}
+
+/**
+ * Reads and checks a till's invoice body and translates it. `sdcId` is the SDC id of the branch
+ * X-SdcId named: a body `sdcId` must be the same. Throws a ValidationError (422) naming the
+ * fields as the till sent them.
+ */
+export function parseTillInvoice(body: unknown, sdcId: string): TillInvoiceRequest {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ValidationError({ body: ['The request body must be a JSON object.'] });
+  const errors = new FieldErrors();
+  const read = readInvoice(body as Record<string, unknown>, errors);
+  throwIfAny(errors);
+
+  const schemaErrors = checkTillBody(read.normalised);
+  if (schemaErrors.length > 0) addAll(errors, toValidationError(inSentNames(read, schemaErrors)));
+  checkRequired(read, errors);
+  throwIfAny(errors);
+
+  const invoice = read.normalised as TillInvoiceBody;
+  const lines = (invoice.Items ?? invoice.invoiceItems)!;
+  const number = (invoice.ClientInvoiceNumber ?? invoice.InvoiceNumber)!;
+
+  const bodySdcId = text(invoice.sdcId);
+  if (bodySdcId !== undefined && bodySdcId !== sdcId) {
+    const field = invoiceName(read, 'sdcId');
+    errors.add(field, `The ${field} field must be the SDC id of the branch X-SdcId (or Terminal-Id) names, ${sdcId}, not ${bodySdcId}: the header selects the branch. Send the same SDC id in both, or leave ${field} out.`);
+  }
+  const linesTaxInclusive = lineTaxInclusive(read, invoice, lines, errors);
+  const taxInclusive = invoice.TaxInclusive ?? linesTaxInclusive;
+  const order = lineOrder(read, lines, errors);
+
+  const taxes = lines.map((line, i): LineTax => {
+    if (Array.isArray(line.TaxCodes)) return taxCodesOf(line.TaxCodes, lineName(read, i, 'vatCategory'), errors);
+    return line.VATCategoryCode ? { vatCategory: line.VATCategoryCode } : {};
+  });
+  lines.forEach((line, i) => {
+    checkLineTotal(read, i, line, errors);
+    // The product required the RRP on MTV lines; the VSDC refuses a B line without it.
+    if (Array.isArray(line.TaxCodes) && taxes[i]!.vatCategory === 'B' && !(typeof line.rrp === 'number' && line.rrp > 0)) {
+      const field = lineName(read, i, 'rrp');
+      errors.add(field, `The ${field} field is required on a line whose tax code is B (MTV: VAT is computed on the recommended retail price): send the item's RRP, greater than 0.`);
+    }
+  });
+
+  let occurredAt = invoice.SalesDate ?? undefined;
+  if (typeof invoice.SaleDate === 'string') {
+    const at = fromTillDateTime(invoice.SaleDate);
+    const field = invoiceName(read, 'occurredAt');
+    if (at) occurredAt = at.toISOString();
+    else errors.add(field, `The ${field} field must be a real date and time as yyyyMMddHHmmss (the till's local time), e.g. 20261121093000, not ${invoice.SaleDate}.`);
+  }
+  throwIfAny(errors);
+
+  const ordered = order.map((i) => ({ line: lines[i]!, tax: taxes[i]! }));
+  const sale = saleBodyOf(invoice, number, ordered, { taxInclusive, occurredAt });
+  const request: TillInvoiceRequest = { read, number, sale, filingDetails: filingDetailsOf(invoice, ordered.map((o) => o.line)), tillLines: order };
+  // The sales schema, as POST /api/v1/sales applies it: a field the sales module does not take
+  // (yet) is refused here by its till name, never dropped.
+  const saleErrors = checkSaleBody(sale);
+  if (saleErrors.length > 0) throw inTillNames(request, toValidationError(saleErrors));
+  return request;
+}
+
+// ---- the sales module's names → the till's ----
+
+const INVOICE_FIELD_OF = new Map<string, InvoiceField>(Object.entries({
+  clientInvoiceNo: 'number',
+  paymentMethod: 'paymentMethod',
+  customer: 'customerName',
+  'customer.name': 'customerName',
+  'customer.tpin': 'customerTpin',
+  taxInclusive: 'taxInclusive',
+  occurredAt: 'occurredAt',
+  destinationCountryCode: 'destinationCountryCode',
+  items: 'items',
+}) as Array<[string, InvoiceField]>);
+
+const LINE_FIELD_OF = new Map<string, LineField>(Object.entries({
+  name: 'name',
+  classificationCode: 'classificationCode',
+  quantity: 'quantity',
+  price: 'price',
+  vatCategory: 'vatCategory',
+  discount: 'discount',
+  rrp: 'rrp',
+  levy: 'vatCategory',
+}) as Array<[string, LineField]>);
+
+/** `items.2.price` → `invoiceItems.0.UnitPrice` (the till's line and key), `occurredAt` → `SaleDate`; other names unchanged. */
+export function tillFieldName(request: TillInvoiceRequest, field: string): string {
+  const line = /^items\.(\d+)\.(\w+)$/.exec(field);
+  if (line) {
+    const tillIndex = request.tillLines[Number(line[1])] ?? Number(line[1]);
+    const known = LINE_FIELD_OF.get(line[2]!);
+    return known ? lineName(request.read, tillIndex, known) : `${invoiceName(request.read, 'items')}.${tillIndex}.${line[2]!}`;
+  }
+  const known = INVOICE_FIELD_OF.get(field);
+  return known ? invoiceName(request.read, known) : field;
+}
+
+const FIELD_MENTION = /\bitems\.\d+\.\w+\b|\b(?:customer\.name|customer\.tpin|paymentMethod|taxInclusive|occurredAt|destinationCountryCode|clientInvoiceNo)\b/g;
+
+/** A sales-module message with the till's names. */
+export function inTillText(request: TillInvoiceRequest, message: string): string {
+  return message.replace(FIELD_MENTION, (field) => tillFieldName(request, field));
+}
+
+/** A sales-module ValidationError keyed and worded with the till's names. */
+export function inTillNames(request: TillInvoiceRequest, refusal: ValidationError): ValidationError {
+  const errors = new FieldErrors();
+  for (const [field, messages] of Object.entries(refusal.errors)) for (const message of messages) errors.add(tillFieldName(request, field), inTillText(request, message));
+  return errors.toError();
+}

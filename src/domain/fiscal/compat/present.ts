@@ -1,0 +1,16 @@
+import type { TillLoginResource } from './schemas.ts';
+import type { TillLoginRow } from './till-login-store.ts';
+import { iso } from '../../../platform/lib/time.ts';
+
+export function presentTillLogin(row: TillLoginRow): TillLoginResource {
+  return {
+    id: row.id,
+    username: row.username,
+    branch: row.branch,
+    sdcId: row.sdcId,
+    dialect: row.dialect,
+    activeKeyId: row.activeKeyId,
+    createdAt: row.createdAt.toISOString(),
+    lastLoginAt: iso(row.lastLoginAt),
+  };
+}

@@ -1,0 +1,261 @@
+// Files one branch's pending documents with its VSDC: one at a time, in invoice order, under the
+// branch's lease. No database transaction is ever open across a VSDC call.
+import type { AppContext } from '../../kernel/context.ts';
+import { nextBackoffMs } from '../../../platform/workers/backoff.ts';
+import type { DeviceTarget } from '../../../vsdc/client.ts';
+import { buildSaveSalesBody, reconcileDuplicate, SaleDocumentError, toFiscalReceipt, type FilingDetails, type FiscalReceipt, type SaleDocument } from '../../../vsdc/sales-body.ts';
+import type { VatCategoryCode } from '../../../vsdc/tax.ts';
+import type { PaymentTypeCode } from '../../../vsdc/sales-body.ts';
+import { eventRow, serialiseEnvelope, wakeDeliveryWorkers, type InvoiceEventType } from '../../kernel/outbox/events.ts';
+import { presentLineRow, presentSale } from '../sales/present.ts';
+import { OUTCOME_CHANNEL, saleSignals, signalPayload } from '../sales/signals.ts';
+import type { SaleRow } from '../sales/store.ts';
+import {
+  claimBranches,
+  deferBranch,
+  failedFields,
+  nextBatchOrRelease,
+  recordOutcome,
+  releaseBranch,
+  renewLease,
+  uploadedFields,
+  type BranchTarget,
+  type ClaimedBranch,
+  type OutcomeFields,
+  type PendingDocument,
+} from './store.ts';
+
+const BATCH_SIZE = 25;
+
+export type DrainResult =
+  /** Another process holds the branch, or its backoff has not passed. */
+  | { kind: 'not_claimed' }
+  /** Nothing left to file (or the filer is stopping). */
+  | { kind: 'done' }
+  /** The stop's grace ended during a VSDC call: the document stays pending, the branch is given back. */
+  | { kind: 'cut' }
+  /** The VSDC did not answer: the branch is retried after `retryInMs`. */
+  | { kind: 'deferred'; retryInMs: number }
+  /** The lease was lost (this process stalled past it); whoever holds it carries on. */
+  | { kind: 'lease_lost' }
+  /** Documents remain, but other branches waited for a turn: the branch was given back. */
+  | { kind: 'yielded' };
+
+type FileResult =
+  /** `next`: for the last document in hand, the branch's following ones (empty: branch given back). */
+  | { kind: 'recorded'; leaseHeld: boolean; next?: PendingDocument[] }
+  | { kind: 'unreachable'; reason: string }
+  | { kind: 'stopped' };
+
+const RECEIPT_TYPE = { sale: 'S', credit_note: 'R', debit_note: 'D' } as const;
+
+/** The document as its stored row and lines say (what a retry files, whoever files it). */
+export function saleDocument({ row, lines }: PendingDocument): SaleDocument {
+  return {
+    tpin: row.tpin,
+    bhfId: row.branch,
+    invoiceNo: Number(row.invoice_no),
+    receiptType: RECEIPT_TYPE[row.type],
+    originalReceiptNo: row.original_receipt_no === null ? null : Number(row.original_receipt_no),
+    originalSdcId: row.original_sdc_id,
+    customer: { tpin: row.customer_tpin, name: row.customer_name },
+    paymentMethod: row.payment_method as PaymentTypeCode,
+    occurredAt: new Date(row.occurred_at),
+    taxInclusive: row.tax_inclusive,
+    destinationCountryCode: row.destination_country_code,
+    reasonCode: row.reason_code,
+    currency: 'ZMW',
+    details: row.filing_details === null ? null : (JSON.parse(row.filing_details) as FilingDetails),
+    lines: lines.map((l) => ({
+      name: l.name,
+      classificationCode: l.classification_code,
+      itemCode: l.item_code,
+      quantity: l.quantity,
+      price: l.price,
+      vatCategory: l.vat_category as VatCategoryCode,
+      discount: l.discount,
+      rrp: l.rrp,
+      // A credit line files the share of the original line it was allocated when stored.
+      allocated: row.type === 'credit_note' ? { amount: l.amount, discount: l.discount, supply: l.supply, net: l.net, vat: l.vat } : null,
+    })),
+  };
+}
+
+export class BranchFiler {
+  constructor(
+    private readonly ctx: AppContext,
+    /** Who holds a lease: unique per filer instance. */
+    private readonly owner: string,
+    /** Set when the worker stops: no further document is started. */
+    private readonly stop: AbortSignal,
+    /** Set when the stop's grace period ends: in-flight VSDC calls are cut. */
+    private readonly signal: AbortSignal,
+    /** A branch that was in backoff filed a document: its VSDC address answers again. */
+    private readonly onRecovered: (target: BranchTarget) => void = () => {},
+  ) {}
+
+  /** Lease covers one VSDC call plus the database work around it; renewed at every outcome. */
+  get leaseMs(): number {
+    return this.ctx.config.vsdcTimeoutMs + 5_000;
+  }
+
+  /** Takes the branches that are free (one statement for all of them); the others are left out. */
+  claim(deviceIds: readonly number[]): Promise<Map<number, ClaimedBranch>> {
+    return claimBranches(this.ctx.db, deviceIds, this.owner, this.leaseMs, BATCH_SIZE);
+  }
+
+  /**
+   * Files a claimed branch's pending documents until none is left, the VSDC stops answering, or
+   * stop; without a claim (another process holds the branch, or its backoff has not passed) it
+   * does nothing. Once a turn has filed a batch's worth of documents, it gives the branch back
+   * between batches when `othersWaiting` says other branches wait for a turn, so one long
+   * backlog cannot keep them waiting.
+   */
+  async drain(deviceId: number, claim: ClaimedBranch | undefined, othersWaiting: () => boolean = () => false): Promise<DrainResult> {
+    if (!claim) return { kind: 'not_claimed' };
+    const { target } = claim;
+    let retryDelayMs = claim.retryDelayMs;
+    let filedThisTurn = 0;
+    try {
+      // Claimed with nothing to do (woken by a document already filed): this also releases.
+      let batch = claim.batch.length > 0 ? claim.batch : await nextBatchOrRelease(this.ctx.db, deviceId, this.owner, BATCH_SIZE);
+      while (batch.length > 0) {
+        let next: PendingDocument[] | undefined;
+        for (const [i, doc] of batch.entries()) {
+          if (this.stop.aborted) {
+            await releaseBranch(this.ctx.db, deviceId, this.owner);
+            return { kind: 'done' };
+          }
+          const result = await this.file(target, doc, i === batch.length - 1);
+          if (result.kind === 'stopped') {
+            await releaseBranch(this.ctx.db, deviceId, this.owner);
+            return { kind: 'cut' };
+          }
+          if (result.kind === 'unreachable') {
+            const delay = retryDelayMs ?? this.ctx.config.filingRetryMs;
+            await deferBranch(this.ctx.db, deviceId, this.owner, delay, nextBackoffMs(delay), result.reason);
+            return { kind: 'deferred', retryInMs: delay };
+          }
+          if (!result.leaseHeld) return { kind: 'lease_lost' };
+          if (retryDelayMs !== null) this.onRecovered(target);
+          retryDelayMs = null;
+          filedThisTurn++;
+          next = result.next;
+        }
+        // The last outcome statement read what follows (and gave the branch back if nothing does).
+        batch = next ?? (await nextBatchOrRelease(this.ctx.db, deviceId, this.owner, BATCH_SIZE));
+        if (batch.length > 0 && filedThisTurn >= BATCH_SIZE && othersWaiting()) {
+          await releaseBranch(this.ctx.db, deviceId, this.owner);
+          return { kind: 'yielded' };
+        }
+      }
+      return { kind: 'done' };
+    } catch (err) {
+      // A database failure mid-drain: give the branch back after the first backoff step.
+      const delay = this.ctx.config.filingRetryMs;
+      await deferBranch(this.ctx.db, deviceId, this.owner, delay, retryDelayMs ?? delay, `filer error: ${(err as Error).message}`).catch(() => {});
+      throw err;
+    }
+  }
+
+  private target(target: BranchTarget, doc: PendingDocument): DeviceTarget {
+    return { baseUrl: target.baseUrl, tpin: doc.row.tpin, bhfId: target.branch };
+  }
+
+  /** One document: send it, read the answer, record the outcome (with its event). `last`: the last one in hand. */
+  private async file(target: BranchTarget, doc: PendingDocument, last: boolean): Promise<FileResult> {
+    let body;
+    try {
+      body = buildSaveSalesBody(saleDocument(doc), saleSignals(this.ctx).computedFor(Number(doc.row.id)));
+    } catch (err) {
+      if (err instanceof SaleDocumentError) return this.fail(target, doc, last, null, `The gateway could not build this document: ${err.message}`);
+      throw err;
+    }
+    const vsdcTarget = this.target(target, doc);
+    const outcome = await this.ctx.vsdc.saveSales(vsdcTarget, body, { signal: this.signal });
+    switch (outcome.kind) {
+      case 'ok':
+        return this.upload(target, doc, last, toFiscalReceipt(outcome.data, outcome.resultDt, this.ctx.clock.now()));
+      case 'rejected':
+        return this.fail(target, doc, last, outcome.code, outcome.message || `The authority refused the document (result code ${outcome.code}).`);
+      case 'unreachable':
+        return outcome.reason === 'aborted' && this.signal.aborted ? { kind: 'stopped' } : { kind: 'unreachable', reason: `${outcome.reason}: ${outcome.detail}` };
+      case 'duplicate':
+        return this.reconcile(target, doc, last, vsdcTarget);
+    }
+  }
+
+  /**
+   * 924: the VSDC already holds this invoice number, usually because the reply to an earlier
+   * attempt was lost. Adopt the filed receipt if its total matches; else an operator must look.
+   */
+  private async reconcile(target: BranchTarget, doc: PendingDocument, last: boolean, vsdcTarget: DeviceTarget): Promise<FileResult> {
+    const invoiceNo = String(doc.row.invoice_no);
+    if (target.sdcId === null) return this.fail(target, doc, last, '924', `Invoice number ${invoiceNo} is already filed (924) and the branch has no SDC id to look it up with.`);
+    if (!(await renewLease(this.ctx.db, target.deviceId, this.owner, this.leaseMs))) return { kind: 'recorded', leaseHeld: false };
+    const found = await this.ctx.vsdc.selectInvoice(vsdcTarget, { cisInvcNo: invoiceNo, invcSdcId: target.sdcId }, { signal: this.signal });
+    switch (found.kind) {
+      case 'ok': {
+        const decision = reconcileDuplicate(found.data, Number(doc.row.total), found.resultDt);
+        return decision.adopt ? this.upload(target, doc, last, decision.receipt) : this.fail(target, doc, last, '924', decision.lastError);
+      }
+      case 'empty':
+        return this.fail(target, doc, last, '924', `The VSDC says invoice number ${invoiceNo} is already filed (924) but selectInvoice finds no such invoice.`);
+      case 'rejected':
+        return this.fail(target, doc, last, '924', `Invoice number ${invoiceNo} is already filed (924); looking it up failed: ${found.code} ${found.message}`);
+      case 'unreachable':
+        return found.reason === 'aborted' && this.signal.aborted ? { kind: 'stopped' } : { kind: 'unreachable', reason: `${found.reason}: ${found.detail}` };
+    }
+  }
+
+  private upload(target: BranchTarget, doc: PendingDocument, last: boolean, receipt: FiscalReceipt): Promise<FileResult> {
+    const full = { ...receipt, sdcId: receipt.sdcId ?? target.sdcId, mrcNo: receipt.mrcNo ?? target.mrcNo };
+    return this.record(target, doc, last, 'invoice.fiscalised', uploadedFields(full));
+  }
+
+  private fail(target: BranchTarget, doc: PendingDocument, last: boolean, resultCode: string | null, lastError: string): Promise<FileResult> {
+    return this.record(target, doc, last, 'invoice.failed', failedFields(resultCode, lastError));
+  }
+
+  /**
+   * The outcome and its webhook event in one statement (they commit together, or not at all);
+   * for the last document in hand it also reads the branch's next ones. The outcome is stamped
+   * with the application clock, so the document as recorded, its event's body and the other
+   * processes' notification are all built here, once; the waiting request of this process gets
+   * the recorded row handed over (and when that is the request that stored the document, the
+   * other processes are not notified: nobody there waits for it but, rarely, a replay, which
+   * reads the row).
+   */
+  private async record(target: BranchTarget, doc: PendingDocument, last: boolean, type: InvoiceEventType, fields: OutcomeFields): Promise<FileResult> {
+    const saleId = Number(doc.row.id);
+    const notifier = this.ctx.database.notifier;
+    const signals = saleSignals(this.ctx);
+    const notifyOthers = notifier.notifiesInStatements && !signals.storingRequestWaitsHere(saleId);
+    const recordedAt = this.ctx.clock.now();
+    const sale: SaleRow = { ...doc.row, ...fields, updated_at: recordedAt };
+    const row = eventRow({ type, partnerId: target.partnerId, tenantId: target.tenantId, created: recordedAt });
+    const body = serialiseEnvelope({ id: row.id, event: row.type, created: row.created.toISOString(), data: { invoice: presentSale(sale, doc.lines.map(presentLineRow)) } });
+    const recorded = await recordOutcome(this.ctx.db, sale, { row, body }, {
+      owner: this.owner,
+      leaseMs: this.leaseMs,
+      ...(notifyOthers ? { notify: { channel: OUTCOME_CHANNEL, payload: outcomeNotice(saleId, fields, recordedAt) } } : {}),
+      ...(last ? { next: { batchSize: BATCH_SIZE } } : {}),
+    });
+    await wakeDeliveryWorkers(this.ctx.db, notifier, recorded.deliveries);
+    signals.outcomeRecorded(saleId, recorded.recorded ? sale : undefined);
+    return { kind: 'recorded', leaseHeld: recorded.leaseHeld, ...(last ? { next: recorded.next } : {}) };
+  }
+}
+
+/** PostgreSQL's limit on a notification's payload is 8,000 bytes; a larger outcome goes as a bare hint. */
+const MAX_NOTICE_BYTES = 7_500;
+
+/**
+ * The outcome's notification to the other processes (OUTCOME_CHANNEL): the sale id, this
+ * process's tag and, as JSON, the columns the outcome set; without them (an outcome too large
+ * for a notification) it is a hint to read the row.
+ */
+export function outcomeNotice(saleId: number, fields: OutcomeFields, recordedAt: Date): string {
+  const full = `${signalPayload(saleId)}:${JSON.stringify({ ...fields, updated_at: recordedAt })}`;
+  return Buffer.byteLength(full) > MAX_NOTICE_BYTES ? `${signalPayload(saleId)}:{}` : full;
+}

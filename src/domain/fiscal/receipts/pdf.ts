@@ -1,0 +1,146 @@
+// The 80 mm receipt as a PDF: one page as long as the receipt, vector QR code.
+import PDFDocument from 'pdfkit';
+import QRCode from 'qrcode';
+import { DEJAVU_SANS_MONO, PdfText } from '../../../platform/lib/pdf-text.ts';
+import { money, printedDate, quantity, rateLabel } from './format.ts';
+import { COPY_MARK } from './html.ts';
+import type { Receipt } from './receipt.ts';
+
+const MM = 72 / 25.4;
+const PAGE_WIDTH = 80 * MM;
+const MARGIN = 4 * MM;
+const WIDTH = PAGE_WIDTH - 2 * MARGIN;
+const QR_SIZE = 32 * MM;
+const SIZE = 7.5;
+
+type Doc = PDFKit.PDFDocument;
+
+/** Draws a receipt: its text goes through PdfText (DejaVu Sans Mono, then the CJK fallback; lib/pdf-text.ts). */
+interface Canvas {
+  doc: Doc;
+  text: PdfText;
+}
+
+function row({ doc, text }: Canvas, left: string, right: string, options: { bold?: boolean } = {}): void {
+  const y = doc.y;
+  const bold = options.bold ?? false;
+  const rightWidth = Math.min(WIDTH * 0.6, text.width(right, { bold }) + 1);
+  text.write(left, MARGIN, y, { width: WIDTH - rightWidth - 2, bold });
+  const leftBottom = doc.y;
+  text.write(right, MARGIN + WIDTH - rightWidth, y, { width: rightWidth, align: 'right', bold });
+  doc.y = Math.max(leftBottom, doc.y);
+}
+
+function rule(doc: Doc): void {
+  const y = doc.y + 2;
+  doc.moveTo(MARGIN, y).lineTo(MARGIN + WIDTH, y).dash(2, { space: 2 }).lineWidth(0.5).stroke().undash();
+  doc.y = y + 4;
+}
+
+function centered({ doc, text: pdfText }: Canvas, text: string, options: { bold?: boolean; size?: number } = {}): void {
+  doc.fontSize(options.size ?? SIZE);
+  pdfText.write(text, MARGIN, doc.y, { width: WIDTH, align: 'center', bold: options.bold ?? false });
+  doc.fontSize(SIZE);
+}
+
+function qrCode(doc: Doc, url: string): void {
+  const { modules } = QRCode.create(url, { errorCorrectionLevel: 'M' });
+  const cell = QR_SIZE / modules.size;
+  const left = MARGIN + (WIDTH - QR_SIZE) / 2;
+  const top = doc.y + 4;
+  for (let r = 0; r < modules.size; r++) {
+    for (let c = 0; c < modules.size; c++) if (modules.get(r, c)) doc.rect(left + c * cell, top + r * cell, cell, cell);
+  }
+  doc.fill('#000');
+  doc.y = top + QR_SIZE + 4;
+}
+
+/** Lays the receipt out from the top of the page; returns where it ends. */
+function draw(c: Canvas, receipt: Receipt): number {
+  const { doc } = c;
+  doc.y = MARGIN;
+  doc.fontSize(SIZE);
+  centered(c, receipt.taxpayerName, { bold: true, size: 9 });
+  centered(c, `TPIN: ${receipt.tpin}`);
+  centered(c, `Branch: ${receipt.branch}${receipt.branchName ? ` ${receipt.branchName}` : ''}`);
+  doc.moveDown(0.5);
+  centered(c, receipt.title, { bold: true, size: 9 });
+  if (receipt.copy) centered(c, `*** ${COPY_MARK} ***`, { bold: true, size: 11 });
+  doc.moveDown(0.5);
+  if (receipt.authorityInvoiceNo) row(c, 'Invoice No', receipt.authorityInvoiceNo);
+  row(c, 'Receipt No', String(receipt.receiptNo));
+  row(c, 'Invoice seq.', String(receipt.invoiceNo));
+  if (receipt.clientInvoiceNo) row(c, 'Your ref.', receipt.clientInvoiceNo);
+  row(c, 'Date', printedDate(receipt.occurredAt));
+  row(c, 'Customer', receipt.customer.name);
+  if (receipt.customer.tpin) row(c, 'Customer TPIN', receipt.customer.tpin);
+  row(c, 'Payment', receipt.paymentMethod);
+  if (receipt.original) {
+    if (receipt.original.authorityInvoiceNo) row(c, 'Original invoice', receipt.original.authorityInvoiceNo);
+    if (receipt.original.receiptNo !== null) row(c, 'Original receipt No', String(receipt.original.receiptNo));
+  }
+  if (receipt.reason) row(c, 'Reason', receipt.reason);
+  rule(doc);
+  for (const line of receipt.items) {
+    c.text.write(line.name, MARGIN, doc.y, { width: WIDTH });
+    row(c, `  ${quantity(line.quantity)} x ${money(line.price)}  ${line.vatCategory}`, money(line.amount));
+    if (line.discount !== 0) row(c, '  Discount', `-${money(line.discount)}`);
+    if (line.rrp !== null) row(c, `  MTV: RRP ${money(line.rrp)} per unit`, '');
+  }
+  rule(doc);
+  row(c, 'Cat.   Taxable      VAT', 'Total', { bold: true });
+  for (const category of receipt.categories) {
+    row(c, `${`${category.code} ${rateLabel(category.rate)}`.padEnd(7)}${money(category.taxable).padStart(8)} ${money(category.vat).padStart(8)}`, money(category.total));
+  }
+  rule(doc);
+  if (receipt.totals.discount !== 0) row(c, 'Total discount', `-${money(receipt.totals.discount)}`);
+  row(c, receipt.netLabel, money(receipt.totals.net));
+  row(c, 'Total VAT', money(receipt.totals.vat));
+  row(c, `TOTAL ${receipt.totals.currency}`, money(receipt.totals.total), { bold: true });
+  rule(doc);
+  centered(c, 'SDC INFORMATION', { bold: true });
+  row(c, 'Date published', printedDate(receipt.publishedAt));
+  row(c, 'SDC ID', receipt.sdcId);
+  if (receipt.mrcNo) row(c, 'MRC No', receipt.mrcNo);
+  row(c, 'Receipt No', String(receipt.receiptNo));
+  if (receipt.copy) {
+    doc.moveDown(0.5);
+    centered(c, `*** ${COPY_MARK} ***`, { bold: true, size: 11 });
+  }
+  c.text.font(true).text('Internal data:', MARGIN, doc.y, { width: WIDTH });
+  c.text.font().text(receipt.internalData, { width: WIDTH });
+  c.text.font(true).text('Receipt signature:', MARGIN, doc.y, { width: WIDTH });
+  c.text.font().text(receipt.receiptSignature, { width: WIDTH });
+  if (receipt.qrCodeUrl) qrCode(doc, receipt.qrCodeUrl);
+  centered(c, "Fiscal receipt issued through the authority's VSDC.");
+  return doc.y + MARGIN;
+}
+
+function canvas(doc: Doc): Canvas {
+  const text = new PdfText(doc, DEJAVU_SANS_MONO);
+  text.font();
+  return { doc, text };
+}
+
+function collect(doc: Doc): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  return new Promise((resolve, reject) => {
+    doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    doc.on('error', reject);
+  });
+}
+
+export async function renderReceiptPdf(receipt: Receipt): Promise<Buffer> {
+  // pdfkit fixes the page size up front: lay out once on a long scratch page to measure.
+  // The scratch document is never ended: ending it would embed its font subsets for nothing.
+  const scratch = new PDFDocument({ size: [PAGE_WIDTH, 100_000], margin: 0, autoFirstPage: true });
+  const height = Math.ceil(draw(canvas(scratch), receipt));
+
+  const title = `${receipt.copy ? `${COPY_MARK} ` : ''}${receipt.title} ${receipt.authorityInvoiceNo ?? receipt.receiptNo}`;
+  const doc = new PDFDocument({ size: [PAGE_WIDTH, height], margin: 0, info: { Title: title, Author: receipt.taxpayerName, CreationDate: new Date(receipt.publishedAt) } });
+  const bytes = collect(doc);
+  draw(canvas(doc), receipt);
+  doc.end();
+  return bytes;
+}

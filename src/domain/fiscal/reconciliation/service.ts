@@ -1,0 +1,269 @@
+// Reconciliation with the authority: a run asks a branch's VSDC (selectInvoice) for each of its
+// documents of a date range and compares what the gateway recorded with what the VSDC holds.
+// Runs are jobs: claimed with a lease by any process, checked one document at a time, paced,
+// resumed after a crash where they stopped (each document is checked once).
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { AppContext } from '../../kernel/context.ts';
+import type { ReconciliationOutcome, ReconciliationRequester } from '../../../platform/db/tables/reconciliation.ts';
+import { ApiError, NotFoundError, ValidationError, assertCalendarDays } from '../../../platform/errors/errors.ts';
+import { recordAudit, type Actor } from '../../kernel/audit/store.ts';
+import { pageOf, type Page } from '../../../platform/http/pagination.ts';
+import type { SelectInvoiceData } from '../../../vsdc/protocol.ts';
+import { toFiscalReceipt } from '../../../vsdc/sales-body.ts';
+import { amountsMatch } from '../../../vsdc/tax.ts';
+import { nextBackoffMs } from '../../../platform/workers/backoff.ts';
+import { outcomeNotice } from '../filing/filer.ts';
+import { recordOutcome, uploadedFields } from '../filing/store.ts';
+import { presentLineRow, presentSale } from '../sales/present.ts';
+import { OUTCOME_CHANNEL, saleSignals } from '../sales/signals.ts';
+import type { SaleRow } from '../sales/store.ts';
+import { enqueueEvent, eventRow, RECONCILIATION_MISMATCH_EVENT, serialiseEnvelope, wakeDeliveryWorkers } from '../../kernel/outbox/events.ts';
+import { presentResult, presentRun, type DifferenceResource, type ReconciliationResource, type ResultResource } from './present.ts';
+import type { CreateReconciliationBody, RunQuery } from './schemas.ts';
+import {
+  claimRun,
+  completeIfDone,
+  deferRun,
+  earlierPending,
+  filingInProgress,
+  findRun,
+  insertRun,
+  linesOfSale,
+  listDocuments,
+  listResults,
+  listRuns,
+  nextToCheck,
+  openRunOfDevice,
+  recordResult,
+  releaseRun,
+  reloadSale,
+  renewRunLease,
+  runById,
+  type ClaimedRun,
+} from './store.ts';
+
+/** Documents checked per turn; then the run is given back so other runs (and processes) get theirs. */
+export const RECONCILE_BATCH = 20;
+const MAX_RANGE_DAYS = 366;
+/** How long a run waits when its branch is being filed right now (live filing goes first). */
+const YIELD_MS = 250;
+
+const dayStart = (value: string): number => Date.parse(`${value}T00:00:00Z`);
+
+/** Starts a run for one of the tenant's initialised branches (audited); 409 while the branch has one open. */
+export async function createRun(ctx: AppContext, tenantId: number, body: CreateReconciliationBody, requestedBy: ReconciliationRequester, actor: Actor): Promise<ReconciliationResource> {
+  assertCalendarDays({ from: body.from, to: body.to });
+  const from = dayStart(body.from);
+  const to = dayStart(body.to);
+  if (to < from) throw new ValidationError({ to: ['The to field must be the same day as from or later.'] });
+  if ((to - from) / 86_400_000 > MAX_RANGE_DAYS) throw new ValidationError({ to: [`The range may span at most ${MAX_RANGE_DAYS} days; reconcile a longer period in several runs.`] });
+  const device = await ctx.db.selectFrom('devices').select(['id', 'initialized']).where('tenant_id', '=', tenantId).where('branch', '=', body.branch).executeTakeFirst();
+  if (!device) throw new ValidationError({ branch: [`Branch ${body.branch} is not registered for this merchant.`] });
+  if (!device.initialized) throw new ValidationError({ branch: [`Branch ${body.branch} is not initialised: it has filed nothing to reconcile.`] });
+  const run = await ctx.db.transaction().execute(async (trx) => {
+    const inserted = await insertRun(trx, { tenantId, deviceId: device.id, branch: body.branch, from: body.from, to: body.to, pendingAfterSec: ctx.config.reconcilePendingAfterSec, requestedBy });
+    if (inserted) {
+      await recordAudit(trx, { actor, action: 'reconciliation.started', tenantId, targetType: 'reconciliation', targetId: Number(inserted.id), details: { branch: body.branch, from: body.from, to: body.to } });
+    }
+    return inserted;
+  });
+  if (!run) {
+    const open = await openRunOfDevice(ctx.db, device.id);
+    throw new ApiError(409, 'reconciliation_in_progress', `Branch ${body.branch} has a reconciliation that has not finished (id ${open ? Number(open.id) : 'unknown'}); wait for it or follow its progress.`);
+  }
+  return presentRun(run);
+}
+
+export async function listRunsPage(ctx: AppContext, tenantId: number, query: { page: number; branch?: string | undefined }): Promise<Page<ReconciliationResource>> {
+  const { rows, total } = await listRuns(ctx.db, tenantId, query.branch === undefined ? {} : { branch: query.branch }, query.page);
+  return pageOf(rows.map(presentRun), total, query.page);
+}
+
+export async function getRunWithResults(ctx: AppContext, tenantId: number, runId: number, query: RunQuery): Promise<{ data: ReconciliationResource & { results: ResultResource[] }; meta: Page<unknown>['meta'] }> {
+  const run = await findRun(ctx.db, tenantId, runId);
+  if (!run) throw new NotFoundError('No such reconciliation.');
+  const { rows, total } = await listResults(ctx.db, Number(run.id), query.outcome ?? 'attention', query.page);
+  const page = pageOf(rows.map(presentResult), total, query.page);
+  return { data: { ...presentRun(run), results: page.data }, meta: page.meta };
+}
+
+// ---- the runner ----
+
+type Checked = { outcome: ReconciliationOutcome; differences: DifferenceResource[] };
+type Step = { kind: 'checked'; completed: boolean } | { kind: 'unreachable'; reason: string } | { kind: 'lease_lost' };
+
+export interface RoundOptions {
+  /** Who holds a run's lease: unique per worker (or CLI) instance. */
+  owner: string;
+  /** Stops pacing and the next document, and cuts a VSDC call in flight (that document is checked on the next claim). */
+  signal: AbortSignal;
+  /** Only this run (the CLI). */
+  runId?: number;
+}
+
+export function runLeaseMs(ctx: AppContext): number {
+  return ctx.config.vsdcTimeoutMs + ctx.config.reconcilePaceMs + 5_000;
+}
+
+/**
+ * One turn: claims a run, lists its documents on its first claim, checks up to RECONCILE_BATCH
+ * of them (pausing RECONCILE_PACE_MS after each VSDC call) and gives the run back. Returns how
+ * many documents it checked. The branch's filing lease is never taken: a run waits while a
+ * filer holds it.
+ */
+export async function reconcileRound(ctx: AppContext, options: RoundOptions): Promise<number> {
+  const { owner, signal } = options;
+  const leaseMs = runLeaseMs(ctx);
+  const claimed = await claimRun(ctx.db, owner, leaseMs, options.runId);
+  if (!claimed) return 0;
+  const runId = Number(claimed.run.id);
+  if (claimed.run.listed_at === null) {
+    const listed = await listDocuments(ctx.db, claimed.run, owner);
+    if (!listed) return 0;
+    claimed.run = listed;
+  }
+  const docs = await nextToCheck(ctx.db, runId, RECONCILE_BATCH);
+  if (docs.length === 0) {
+    await completeIfDone(ctx.db, runId, owner);
+    return 0;
+  }
+  let handled = 0;
+  for (const doc of docs) {
+    if (signal.aborted) break;
+    if (await filingInProgress(ctx.db, claimed.run.device_id)) {
+      await releaseRun(ctx.db, runId, owner, Math.max(YIELD_MS, ctx.config.reconcilePaceMs));
+      return handled;
+    }
+    if (!(await renewRunLease(ctx.db, runId, owner, leaseMs))) return handled;
+    const step = await checkDocument(ctx, claimed, doc, owner, leaseMs, signal);
+    if (step.kind === 'lease_lost') return handled;
+    if (step.kind === 'unreachable' && signal.aborted) break; // stopped mid-call: the document is checked on the next claim
+    if (step.kind === 'unreachable') {
+      const delay = claimed.run.retry_delay_ms ?? ctx.config.filingRetryMs;
+      await deferRun(ctx.db, runId, owner, delay, nextBackoffMs(delay), `The VSDC did not answer: ${step.reason}`);
+      return handled;
+    }
+    handled++;
+    if (step.completed) return handled;
+    if (ctx.config.reconcilePaceMs > 0) await sleep(ctx.config.reconcilePaceMs, undefined, { signal }).catch(() => {});
+  }
+  await releaseRun(ctx.db, runId, owner);
+  return handled;
+}
+
+/** Drives one run to its end from here (the CLI), reporting progress after every turn. */
+export async function runToCompletion(ctx: AppContext, runId: number, owner: string, signal: AbortSignal, onProgress: (run: ReconciliationResource) => void): Promise<ReconciliationResource> {
+  for (;;) {
+    const handled = await reconcileRound(ctx, { owner, signal, runId });
+    const run = await runById(ctx.db, runId);
+    if (!run) throw new NotFoundError('No such reconciliation.');
+    const presented = presentRun(run);
+    onProgress(presented);
+    if (run.status === 'completed' || signal.aborted) return presented;
+    // Another process holds the run, or it waits out a backoff or a filer: look again shortly.
+    if (handled === 0) await sleep(Math.max(YIELD_MS, ctx.config.reconcilePaceMs), undefined, { signal }).catch(() => {});
+  }
+}
+
+function compareReceipt(sale: SaleRow, filed: SelectInvoiceData): DifferenceResource[] {
+  const differences: DifferenceResource[] = [];
+  const ourReceipt = sale.receipt_no === null ? null : Number(sale.receipt_no);
+  if (ourReceipt !== filed.rcptNo) differences.push({ field: 'receiptNo', ours: ourReceipt, theirs: filed.rcptNo ?? null });
+  if (sale.receipt_signature !== filed.rcptSign) differences.push({ field: 'receiptSignature', ours: sale.receipt_signature, theirs: filed.rcptSign ?? null });
+  if (!amountsMatch(sale.total, filed.totAmt)) differences.push({ field: 'total', ours: Number(sale.total), theirs: filed.totAmt });
+  return differences;
+}
+
+const lookupFailed = (code: string, message: string): DifferenceResource[] => [{ field: 'lookup', ours: null, theirs: `${code} ${message}`.trim() }];
+
+async function checkDocument(ctx: AppContext, claimed: ClaimedRun, sale: SaleRow, owner: string, leaseMs: number, signal: AbortSignal): Promise<Step> {
+  const sdcId = sale.sdc_id ?? claimed.sdcId;
+  const target = { baseUrl: claimed.baseUrl, tpin: sale.tpin, bhfId: claimed.run.branch };
+  let checked: Checked;
+  if (sdcId === null) {
+    checked = { outcome: sale.status === 'uploaded' ? 'unknown' : 'not_filed', differences: lookupFailed('', 'the branch has no SDC id to look the invoice up with') };
+  } else {
+    const found = await ctx.vsdc.selectInvoice(target, { cisInvcNo: String(sale.invoice_no), invcSdcId: sdcId }, { signal });
+    if (found.kind === 'unreachable') return { kind: 'unreachable', reason: `${found.reason}: ${found.detail}` };
+    if (sale.status === 'uploaded') {
+      if (found.kind === 'ok') {
+        const differences = compareReceipt(sale, found.data);
+        checked = { outcome: differences.length === 0 ? 'match' : 'mismatch', differences };
+      } else checked = { outcome: 'unknown', differences: found.kind === 'rejected' ? lookupFailed(found.code, found.message) : [] };
+    } else if (found.kind !== 'ok') {
+      checked = { outcome: 'not_filed', differences: found.kind === 'rejected' ? lookupFailed(found.code, found.message) : [] };
+    } else if (sale.status === 'pending') {
+      checked = await adoptOrCompare(ctx, claimed, sale, found.data, found.resultDt);
+    } else {
+      // Refused (or resolved) here, yet the VSDC holds it.
+      checked = { outcome: 'mismatch', differences: [{ field: 'status', ours: sale.status, theirs: 'filed' }] };
+    }
+  }
+  return record(ctx, claimed, sale, owner, leaseMs, checked);
+}
+
+/**
+ * A pending document the VSDC holds: the reply to its filing was lost. Adopted as uploaded with
+ * the VSDC's receipt through the filing module's outcome statement, which writes only while the
+ * document is still pending (so a filer recording it at the same moment cannot record it twice,
+ * and its webhook event fires once). Adopted only when no earlier document of the branch is
+ * pending, so the branch's outcomes keep invoice order; else the filer adopts it in its turn.
+ */
+async function adoptOrCompare(ctx: AppContext, claimed: ClaimedRun, sale: SaleRow, filed: SelectInvoiceData, resultDt: string | null): Promise<Checked> {
+  if (!amountsMatch(sale.total, filed.totAmt)) return { outcome: 'mismatch', differences: [{ field: 'total', ours: Number(sale.total), theirs: filed.totAmt }] };
+  if (await earlierPending(ctx.db, sale.device_id, Number(sale.invoice_no))) {
+    return { outcome: 'mismatch', differences: [{ field: 'status', ours: 'pending', theirs: 'filed' }] };
+  }
+  const saleId = Number(sale.id);
+  const receipt = toFiscalReceipt(filed, resultDt, ctx.clock.now());
+  const fields = uploadedFields({ ...receipt, sdcId: receipt.sdcId ?? claimed.sdcId, mrcNo: receipt.mrcNo ?? claimed.mrcNo });
+  const recordedAt = ctx.clock.now();
+  const adopted: SaleRow = { ...sale, ...fields, updated_at: recordedAt };
+  const lines = await linesOfSale(ctx.db, saleId);
+  const row = eventRow({ type: 'invoice.fiscalised', partnerId: claimed.partnerId, tenantId: sale.tenant_id, created: recordedAt });
+  const body = serialiseEnvelope({ id: row.id, event: row.type, created: row.created.toISOString(), data: { invoice: presentSale(adopted, lines.map(presentLineRow)) } });
+  const notifier = ctx.database.notifier;
+  // Never the filer's owner: the branch's filing lease is neither taken nor touched.
+  const recorded = await recordOutcome(ctx.db, adopted, { row, body }, {
+    owner: `reconciliation:${Number(claimed.run.id)}`,
+    leaseMs: 0,
+    ...(notifier.notifiesInStatements ? { notify: { channel: OUTCOME_CHANNEL, payload: outcomeNotice(saleId, fields, recordedAt) } } : {}),
+  });
+  await wakeDeliveryWorkers(ctx.db, notifier, recorded.deliveries);
+  saleSignals(ctx).outcomeRecorded(saleId, recorded.recorded ? adopted : undefined);
+  if (recorded.recorded) return { outcome: 'adopted', differences: [] };
+  // A filer recorded it first: compare with what it recorded.
+  const now = await reloadSale(ctx.db, saleId);
+  if (now.status !== 'uploaded') return { outcome: 'mismatch', differences: [{ field: 'status', ours: now.status, theirs: 'filed' }] };
+  const differences = compareReceipt(now, filed);
+  return { outcome: differences.length === 0 ? 'match' : 'mismatch', differences };
+}
+
+/** The document's outcome on the run, and for a mismatch or an unknown document its event, in one transaction. */
+async function record(ctx: AppContext, claimed: ClaimedRun, sale: SaleRow, owner: string, leaseMs: number, checked: Checked): Promise<Step> {
+  const runId = Number(claimed.run.id);
+  const notifier = ctx.database.notifier;
+  const stored = await ctx.db.transaction().execute(async (trx) => {
+    const recorded = await recordResult(trx, { id: runId, owner, leaseMs }, Number(sale.id), checked.outcome, checked.differences.length === 0 ? null : JSON.stringify(checked.differences));
+    if (!recorded) return undefined;
+    let deliveries = 0;
+    if (checked.outcome === 'mismatch' || checked.outcome === 'unknown') {
+      ({ deliveries } = await enqueueEvent(
+        trx,
+        {
+          type: RECONCILIATION_MISMATCH_EVENT,
+          partnerId: claimed.partnerId,
+          tenantId: sale.tenant_id,
+          created: ctx.clock.now(),
+          data: { reconciliation: presentRun(recorded.run), document: { ...presentResult(recorded.result), saleId: Number(sale.id), status: sale.status, clientInvoiceNo: sale.client_invoice_no } },
+        },
+        // PostgreSQL: notified at commit by the statement itself; embedded: woken below, after the commit.
+        notifier.notifiesInStatements ? notifier : undefined,
+      ));
+    }
+    return { ...recorded, deliveries };
+  });
+  if (!stored) return { kind: 'lease_lost' };
+  await wakeDeliveryWorkers(ctx.db, notifier, stored.deliveries);
+  return { kind: 'checked', completed: stored.run.status === 'completed' };
+}

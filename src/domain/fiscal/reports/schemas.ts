@@ -1,0 +1,77 @@
+import { Type, type Static } from 'typebox';
+import { Nullable, literals, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
+
+const Day = (description: string) => Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description, examples: ['2026-01-15'] });
+const Branch = Type.String({ pattern: '^[0-9]{3}$', description: 'The branch (bhfId); by default the X-Branch rules: `000` if registered, else the only branch', examples: ['000'] });
+
+export const DailyReportQuery = Type.Object({
+  date: Type.Optional(Day("The merchant's calendar day, in its timezone (default: today there)")),
+  branch: Type.Optional(Branch),
+});
+
+export const CloseDayBody = withExample(
+  Type.Object(
+    {
+      date: Day("The merchant's calendar day to close, in its timezone (today or earlier)"),
+      branch: Type.Optional(Branch),
+    },
+    { additionalProperties: false },
+  ),
+  { date: '2026-01-15', branch: '000' },
+);
+
+export const ExportQuery = Type.Object({
+  from: Day('First day (inclusive), in the merchant\'s timezone'),
+  to: Day('Last day (inclusive), at most 92 days after `from`'),
+  format: Type.Optional(literals(['csv', 'xlsx'], { description: 'csv (default) or xlsx' })),
+  branch: Type.Optional(Type.String({ pattern: '^[0-9]{3}$', description: 'One branch; every branch when left out', examples: ['000'] })),
+});
+
+/** Counts and amounts of a set of documents (or of their lines in one VAT category). */
+const Figures = Type.Object({
+  count: Type.Integer({ description: 'Documents' }),
+  taxable: Type.Number({ description: 'Taxable amount (vatTaxblAmt)' }),
+  vat: Type.Number(),
+  total: Type.Number({ description: 'What the customers paid (or were refunded)' }),
+  discount: Type.Number({ description: 'Line discounts' }),
+});
+export type FiguresResource = Static<typeof Figures>;
+
+/** Uploaded documents split by type, and the net (sales + debit notes − credit notes). */
+const ByType = Type.Object({
+  sales: Figures,
+  creditNotes: Figures,
+  debitNotes: Figures,
+  net: Type.Object({ ...Figures.properties, count: Type.Integer({ description: 'Documents of every type' }) }, { description: 'Sales + debit notes − credit notes' }),
+});
+export type ByTypeResource = Static<typeof ByType>;
+
+export const DailyReport = Type.Object({
+  type: literals(['X', 'Z'], { description: 'X: the day is open, figures as of now; Z: the stored report taken when the day was closed, never changed' }),
+  date: Type.String({ description: "The merchant's calendar day" }),
+  timezone: Type.String({ description: 'The IANA time zone the day was counted in' }),
+  from: Timestamp('First instant of the day (UTC)'),
+  to: Timestamp('First instant of the next day (UTC): the day is [from, to)'),
+  merchant: Type.Object({ id: Type.Integer(), name: Type.String(), tpin: Type.String() }),
+  branch: Type.String(),
+  branchName: Nullable(Type.String()),
+  currency: Type.String(),
+  generatedAt: Timestamp('When these figures were computed'),
+  closedAt: Nullable(Timestamp('Z only: when the day was closed')),
+  closedBy: Nullable(Type.String({ description: 'Z only: who closed it (`tenant_token:<id>`, `user:<id>` for a user of the merchant in the console, `partner_key:<id>`, `admin`)' })),
+  counts: Type.Object({ documents: Type.Integer(), uploaded: Type.Integer(), pending: Type.Integer(), failed: Type.Integer(), resolved: Type.Integer({ description: 'Failed documents since reissued or marked resolved (docs/offline.md)' }) }, { description: 'Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken)' }),
+  documents: Type.Array(
+    Type.Object({ type: literals(['sale', 'credit_note', 'debit_note']), status: literals(['pending', 'uploaded', 'failed', 'resolved']), ...Figures.properties }),
+    { description: 'Every document of the day by type and status' },
+  ),
+  fiscal: Type.Object({ ...ByType.properties }, { description: 'Uploaded documents (what the authority holds) by type' }),
+  vatCategories: Type.Array(Type.Object({ category: Type.String(), rate: Type.Number(), ...ByType.properties }), { description: 'Uploaded documents\' lines per VAT category and rate' }),
+  paymentMethods: Type.Array(Type.Object({ method: Type.String({ description: 'Payment type code (01 cash, 02 credit, …)' }), ...ByType.properties }), { description: 'Uploaded documents per payment method' }),
+  numbers: Type.Object({
+    firstInvoiceNo: Nullable(Type.Integer({ description: 'The branch\'s invoice sequence, every document of the day' })),
+    lastInvoiceNo: Nullable(Type.Integer()),
+    firstReceiptNo: Nullable(Type.Integer({ description: 'The VSDC\'s receipt numbers, uploaded documents' })),
+    lastReceiptNo: Nullable(Type.Integer()),
+  }),
+});
+export type DailyReportResource = Static<typeof DailyReport>;

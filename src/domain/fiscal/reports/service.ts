@@ -1,0 +1,193 @@
+// Daily reports (X while a branch's day is open, the stored Z once it is closed) and the rules
+// of their inputs: the merchant's day in its timezone, the branch, the export's date range.
+import type { Kysely } from 'kysely';
+import type { AppContext } from '../../kernel/context.ts';
+import type { DB } from '../../../platform/db/schema.ts';
+import type { DocumentType } from '../../../platform/db/tables/sales.ts';
+import { ApiError, assertCalendarDays, fieldError, NotFoundError } from '../../../platform/errors/errors.ts';
+import { dayOf, daysBetween, daysRange } from '../../../platform/lib/time-zones.ts';
+import { Money } from '../../../vsdc/tax.ts';
+import { pickBranch } from '../../kernel/devices/branches.ts';
+import { devicesOfTenant, type BranchDevice } from '../sales/store.ts';
+import type { ByTypeResource, DailyReportResource, FiguresResource } from './schemas.ts';
+import {
+  documentsByTypeAndStatus,
+  findZReport,
+  insertZReport,
+  numbersOfDay,
+  paymentMethodsOfDay,
+  vatCategoriesOfDay,
+  type AggregateRow,
+  type DayScope,
+} from './store.ts';
+
+/** The merchant a report or export is about, with what it prints and its timezone. */
+export interface ReportTenant {
+  id: number;
+  name: string;
+  tpin: string;
+  timezone: string;
+}
+
+export async function reportTenant(db: Kysely<DB>, tenantId: number): Promise<ReportTenant> {
+  const row = await db.selectFrom('tenants').select(['id', 'name', 'tpin', 'timezone']).where('id', '=', tenantId).executeTakeFirst();
+  if (!row) throw new NotFoundError('Tenant not found.');
+  return row;
+}
+
+/** The longest export range, in days (a quarter): longer ranges are exported in parts. */
+export const MAX_EXPORT_DAYS = 92;
+
+/** The branch a report is about: the one named, else the X-Branch defaults (000, else the only one). */
+export async function reportBranch(db: Kysely<DB>, tenantId: number, branch: string | undefined): Promise<BranchDevice> {
+  const devices = await devicesOfTenant(db, tenantId);
+  if (branch !== undefined && !devices.some((d) => d.branch === branch)) {
+    throw new ApiError(422, 'branch_not_found', `Branch ${branch} is not a branch of this merchant. GET /api/v1/me lists its branches.`);
+  }
+  const device = pickBranch(devices, branch);
+  if (!device) {
+    throw new ApiError(
+      422,
+      'branch_required',
+      devices.length === 0 ? 'This merchant has no registered branch yet, so it has no reports.' : 'This merchant has several branches and none is 000: name one with the branch parameter.',
+    );
+  }
+  return device;
+}
+
+/** A day the merchant has lived already (today or before, in its timezone). */
+function checkDay(field: string, day: string, timezone: string, now: Date): void {
+  assertCalendarDays({ [field]: day });
+  if (day > dayOf(now, timezone)) throw fieldError(field, `The ${field} field must not be after today (${dayOf(now, timezone)} in ${timezone}).`);
+}
+
+/** The export's range: two days, in order, at most MAX_EXPORT_DAYS apart. */
+export function exportRange(tenant: ReportTenant, first: string, last: string): { from: Date; to: Date } {
+  assertCalendarDays({ from: first, to: last });
+  const span = daysBetween(first, last);
+  if (span < 0) throw fieldError('to', `The to field must not be before from (${first}).`);
+  if (span >= MAX_EXPORT_DAYS) throw fieldError('to', `The range must be at most ${MAX_EXPORT_DAYS} days: export longer periods in parts.`);
+  return daysRange(first, last, tenant.timezone);
+}
+
+const TYPE_KEYS: Record<DocumentType, 'sales' | 'creditNotes' | 'debitNotes'> = { sale: 'sales', credit_note: 'creditNotes', debit_note: 'debitNotes' };
+
+interface ExactFigures {
+  count: number;
+  taxable: Money;
+  vat: Money;
+  total: Money;
+  discount: Money;
+}
+
+const zero = (): ExactFigures => ({ count: 0, taxable: new Money(0), vat: new Money(0), total: new Money(0), discount: new Money(0) });
+const shown = (f: ExactFigures): FiguresResource => ({ count: f.count, taxable: f.taxable.toNumber(), vat: f.vat.toNumber(), total: f.total.toNumber(), discount: f.discount.toNumber() });
+
+/** Aggregate rows of one group, folded by type with their net (credit notes subtract), exactly. */
+function byType(rows: readonly AggregateRow[]): ByTypeResource {
+  const parts = { sales: zero(), creditNotes: zero(), debitNotes: zero() };
+  const net = zero();
+  for (const row of rows) {
+    const part = parts[TYPE_KEYS[row.type]];
+    const sign = row.type === 'credit_note' ? -1 : 1;
+    part.count += row.count;
+    net.count += row.count;
+    for (const field of ['taxable', 'vat', 'total', 'discount'] as const) {
+      part[field] = part[field].plus(row[field]);
+      net[field] = net[field].plus(new Money(row[field]).times(sign));
+    }
+  }
+  return { sales: shown(parts.sales), creditNotes: shown(parts.creditNotes), debitNotes: shown(parts.debitNotes), net: shown(net) };
+}
+
+function grouped<R extends AggregateRow>(rows: readonly R[], key: (row: R) => string): Map<string, R[]> {
+  const groups = new Map<string, R[]>();
+  for (const row of rows) {
+    const k = key(row);
+    groups.set(k, [...(groups.get(k) ?? []), row]);
+  }
+  return groups;
+}
+
+/** The day's figures as of now (an X report). */
+async function computeReport(db: Kysely<DB>, tenant: ReportTenant, device: BranchDevice, day: string, now: Date): Promise<DailyReportResource> {
+  const { from, to } = daysRange(day, day, tenant.timezone);
+  const scope: DayScope = { tenantId: tenant.id, deviceId: device.id, from, to };
+  const [documents, categories, payments, numbers] = await Promise.all([
+    documentsByTypeAndStatus(db, scope),
+    vatCategoriesOfDay(db, scope),
+    paymentMethodsOfDay(db, scope),
+    numbersOfDay(db, scope),
+  ]);
+  const count = (status?: string) => documents.filter((d) => status === undefined || d.status === status).reduce((n, d) => n + d.count, 0);
+  return {
+    type: 'X',
+    date: day,
+    timezone: tenant.timezone,
+    from: from.toISOString(),
+    to: to.toISOString(),
+    merchant: { id: tenant.id, name: tenant.name, tpin: tenant.tpin },
+    branch: device.branch,
+    branchName: device.branchName,
+    currency: 'ZMW',
+    generatedAt: now.toISOString(),
+    closedAt: null,
+    closedBy: null,
+    counts: { documents: count(), uploaded: count('uploaded'), pending: count('pending'), failed: count('failed'), resolved: count('resolved') },
+    documents: documents.map((d) => ({ type: d.type, status: d.status, ...shown({ count: d.count, taxable: new Money(d.taxable), vat: new Money(d.vat), total: new Money(d.total), discount: new Money(d.discount) }) })),
+    fiscal: byType(documents.filter((d) => d.status === 'uploaded')),
+    vatCategories: [...grouped(categories, (r) => `${r.category}\u0000${r.rate}`).values()].map((rows) => ({
+      category: rows[0]!.category,
+      rate: Number(rows[0]!.rate),
+      ...byType(rows),
+    })),
+    paymentMethods: [...grouped(payments, (r) => r.method).values()].map((rows) => ({ method: rows[0]!.method, ...byType(rows) })),
+    numbers: {
+      firstInvoiceNo: numbers.first_invoice_no,
+      lastInvoiceNo: numbers.last_invoice_no,
+      firstReceiptNo: numbers.first_receipt_no,
+      lastReceiptNo: numbers.last_receipt_no,
+    },
+  };
+}
+
+export interface ReportRequest {
+  tenantId: number;
+  date: string | undefined;
+  branch: string | undefined;
+}
+
+/** The day's report: the stored Z once the day is closed, else an X computed now. */
+export async function dailyReport(ctx: AppContext, request: ReportRequest): Promise<DailyReportResource> {
+  const tenant = await reportTenant(ctx.db, request.tenantId);
+  const now = ctx.clock.now();
+  const day = request.date ?? dayOf(now, tenant.timezone);
+  checkDay('date', day, tenant.timezone, now);
+  const device = await reportBranch(ctx.db, tenant.id, request.branch);
+  const stored = await findZReport(ctx.db, device.id, day);
+  if (stored) return JSON.parse(stored.report) as DailyReportResource;
+  return computeReport(ctx.db, tenant, device, day, now);
+}
+
+/**
+ * Takes the day's Z report: the figures as of now, stored once and never changed. Closing a day
+ * already closed answers its stored Z (`created: false`), so a close whose reply was lost is safe
+ * to repeat. Pending documents do not stop it; the Z counts them.
+ */
+export async function closeDay(ctx: AppContext, request: ReportRequest & { date: string; closedBy: string }): Promise<{ report: DailyReportResource; created: boolean }> {
+  const tenant = await reportTenant(ctx.db, request.tenantId);
+  const now = ctx.clock.now();
+  checkDay('date', request.date, tenant.timezone, now);
+  const device = await reportBranch(ctx.db, tenant.id, request.branch);
+  return ctx.db.transaction().execute(async (trx) => {
+    const existing = await findZReport(trx, device.id, request.date);
+    if (existing) return { report: JSON.parse(existing.report) as DailyReportResource, created: false };
+    const x = await computeReport(trx, tenant, device, request.date, now);
+    const z: DailyReportResource = { ...x, type: 'Z', closedAt: now.toISOString(), closedBy: request.closedBy };
+    const created = await insertZReport(trx, { deviceId: device.id, tenantId: tenant.id, branch: device.branch, day: request.date, report: JSON.stringify(z), closedAt: now, closedBy: request.closedBy });
+    if (created) return { report: z, created: true };
+    // Another request closed it between our read and our insert: its Z is the one.
+    const winner = await findZReport(trx, device.id, request.date);
+    return { report: JSON.parse(winner!.report) as DailyReportResource, created: false };
+  });
+}

@@ -1,0 +1,173 @@
+// All SQL of daily reports and exports. A day's figures are aggregates computed by the database;
+// an export reads documents page by page (keyset on occurred_at, id), never a whole range at once.
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../../platform/db/schema.ts';
+import type { DocumentStatus, DocumentType } from '../../../platform/db/tables/sales.ts';
+
+/** One aggregate row: amounts are the database's exact decimal text. */
+export interface AggregateRow {
+  type: DocumentType;
+  count: number;
+  taxable: string;
+  vat: string;
+  total: string;
+  discount: string;
+}
+
+export interface DayScope {
+  tenantId: number;
+  deviceId: number;
+  from: Date;
+  to: Date;
+}
+
+const dayConditions = (s: DayScope) => sql`s.tenant_id = ${s.tenantId} and s.device_id = ${s.deviceId} and s.occurred_at >= ${s.from} and s.occurred_at < ${s.to}`;
+
+/** Every document of the day by type and status, with its lines' discounts. */
+export async function documentsByTypeAndStatus(db: Kysely<DB>, scope: DayScope): Promise<Array<AggregateRow & { status: DocumentStatus }>> {
+  const result = await sql<AggregateRow & { status: DocumentStatus }>`
+    select s.type, s.status, count(*)::int as count, sum(s.net)::text as taxable, sum(s.vat)::text as vat, sum(s.total)::text as total,
+      coalesce(sum(d.discount), 0)::text as discount
+    from sales s
+    left join lateral (select sum(l.discount) as discount from sale_lines l where l.sale_id = s.id) d on true
+    where ${dayConditions(scope)}
+    group by s.type, s.status
+    order by s.type, s.status`.execute(db);
+  return result.rows;
+}
+
+/** Uploaded documents' lines per VAT category and rate, by document type. */
+export async function vatCategoriesOfDay(db: Kysely<DB>, scope: DayScope): Promise<Array<AggregateRow & { category: string; rate: string }>> {
+  const result = await sql<AggregateRow & { category: string; rate: string }>`
+    select s.type, l.vat_category as category, l.vat_rate::text as rate, count(distinct s.id)::int as count,
+      sum(l.net)::text as taxable, sum(l.vat)::text as vat, sum(l.total)::text as total, sum(l.discount)::text as discount
+    from sales s join sale_lines l on l.sale_id = s.id
+    where ${dayConditions(scope)} and s.status = 'uploaded'
+    group by s.type, l.vat_category, l.vat_rate
+    order by l.vat_category, l.vat_rate, s.type`.execute(db);
+  return result.rows;
+}
+
+/** Uploaded documents per payment method, by document type. */
+export async function paymentMethodsOfDay(db: Kysely<DB>, scope: DayScope): Promise<Array<AggregateRow & { method: string }>> {
+  const result = await sql<AggregateRow & { method: string }>`
+    select s.type, s.payment_method as method, count(*)::int as count, sum(s.net)::text as taxable, sum(s.vat)::text as vat,
+      sum(s.total)::text as total, coalesce(sum(d.discount), 0)::text as discount
+    from sales s
+    left join lateral (select sum(l.discount) as discount from sale_lines l where l.sale_id = s.id) d on true
+    where ${dayConditions(scope)} and s.status = 'uploaded'
+    group by s.type, s.payment_method
+    order by s.payment_method, s.type`.execute(db);
+  return result.rows;
+}
+
+export interface DayNumbers {
+  first_invoice_no: number | null;
+  last_invoice_no: number | null;
+  first_receipt_no: number | null;
+  last_receipt_no: number | null;
+}
+
+export async function numbersOfDay(db: Kysely<DB>, scope: DayScope): Promise<DayNumbers> {
+  const result = await sql<DayNumbers>`
+    select min(s.invoice_no) as first_invoice_no, max(s.invoice_no) as last_invoice_no,
+      min(s.receipt_no) filter (where s.status = 'uploaded') as first_receipt_no,
+      max(s.receipt_no) filter (where s.status = 'uploaded') as last_receipt_no
+    from sales s where ${dayConditions(scope)}`.execute(db);
+  const row = result.rows[0];
+  const n = (v: number | string | null | undefined) => (v === null || v === undefined ? null : Number(v));
+  return { first_invoice_no: n(row?.first_invoice_no), last_invoice_no: n(row?.last_invoice_no), first_receipt_no: n(row?.first_receipt_no), last_receipt_no: n(row?.last_receipt_no) };
+}
+
+export interface StoredZ {
+  report: string;
+}
+
+export async function findZReport(db: Kysely<DB>, deviceId: number, day: string): Promise<StoredZ | undefined> {
+  return db.selectFrom('daily_reports').select('report').where('device_id', '=', deviceId).where('day', '=', day).executeTakeFirst();
+}
+
+/** Stores the Z report unless the day was closed already; true when this call stored it. */
+export async function insertZReport(db: Kysely<DB>, values: { deviceId: number; tenantId: number; branch: string; day: string; report: string; closedAt: Date; closedBy: string }): Promise<boolean> {
+  const inserted = await db
+    .insertInto('daily_reports')
+    .values({ device_id: values.deviceId, tenant_id: values.tenantId, branch: values.branch, day: values.day, report: values.report, closed_at: values.closedAt, closed_by: values.closedBy })
+    .onConflict((oc) => oc.columns(['device_id', 'day']).doNothing())
+    .returning('day')
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
+export interface ExportScope {
+  tenantId: number;
+  deviceId?: number;
+  from: Date;
+  to: Date;
+}
+
+/** Where the previous page ended: the last document's occurred_at (as exact text) and id. */
+export interface ExportCursor {
+  occurredAt: string;
+  id: string;
+}
+
+/** One line of one document (a row of the export). */
+export interface ExportRow {
+  id: string;
+  cursor_at: string;
+  type: DocumentType;
+  status: DocumentStatus;
+  branch: string;
+  invoice_no: string;
+  receipt_no: string | null;
+  sdc_id: string | null;
+  client_invoice_no: string | null;
+  occurred_at: Date;
+  customer_name: string;
+  customer_tpin: string | null;
+  payment_method: string;
+  tax_inclusive: boolean;
+  currency: string;
+  doc_taxable: string;
+  doc_vat: string;
+  doc_total: string;
+  original_sale_id: string | null;
+  reason_code: string | null;
+  result_code: string | null;
+  line: number | null;
+  name: string | null;
+  classification_code: string | null;
+  item_code: string | null;
+  quantity: string | null;
+  price: string | null;
+  vat_category: string | null;
+  vat_rate: string | null;
+  amount: string | null;
+  discount: string | null;
+  taxable: string | null;
+  vat: string | null;
+  total: string | null;
+}
+
+/** The next `limit` documents after `cursor`, with their lines, in (occurred_at, id, line) order. */
+export async function exportPage(db: Kysely<DB>, scope: ExportScope, cursor: ExportCursor | undefined, limit: number): Promise<ExportRow[]> {
+  const after = cursor === undefined ? sql`` : sql`and (s.occurred_at, s.id) > (${cursor.occurredAt}::timestamptz, ${cursor.id}::bigint)`;
+  const branch = scope.deviceId === undefined ? sql`` : sql`and s.device_id = ${scope.deviceId}`;
+  const result = await sql<ExportRow>`
+    with page as (
+      select s.* from sales s
+      where s.tenant_id = ${scope.tenantId} ${branch} and s.occurred_at >= ${scope.from} and s.occurred_at < ${scope.to} ${after}
+      order by s.occurred_at, s.id
+      limit ${limit}
+    )
+    select p.id::text as id, p.occurred_at::text as cursor_at, p.type, p.status, p.branch, p.invoice_no::text as invoice_no,
+      p.receipt_no::text as receipt_no, p.sdc_id, p.client_invoice_no, p.occurred_at, p.customer_name, p.customer_tpin, p.payment_method,
+      p.tax_inclusive, p.currency, p.net::text as doc_taxable, p.vat::text as doc_vat, p.total::text as doc_total,
+      p.original_sale_id::text as original_sale_id, p.reason_code, p.result_code,
+      l.line, l.name, l.classification_code, l.item_code, l.quantity::text as quantity, l.price::text as price, l.vat_category,
+      l.vat_rate::text as vat_rate, l.amount::text as amount, l.discount::text as discount, l.net::text as taxable, l.vat::text as vat,
+      l.total::text as total
+    from page p left join sale_lines l on l.sale_id = p.id
+    order by p.occurred_at, p.id, l.line`.execute(db);
+  return result.rows;
+}

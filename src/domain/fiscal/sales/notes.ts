@@ -1,0 +1,184 @@
+// Credit and debit notes against a fiscalised sale: the original's checks, the credited
+// quantities (allocated by credit-allocation.ts) and the note's document, stored and settled
+// through the sales write path (service.ts).
+import { Decimal } from 'decimal.js';
+import type { AppContext } from '../../kernel/context.ts';
+import type { DocumentType } from '../../../platform/db/tables/sales.ts';
+import { ApiError, FieldErrors, NotFoundError } from '../../../platform/errors/errors.ts';
+import type { ComputedSale, SaleLineInput, VatCategoryCode } from '../../../vsdc/tax.ts';
+import { allocateCredit, CreditAllocationError, NOTHING_CREDITED, type CreditLine } from './credit-allocation.ts';
+import type { CreditNoteBody, DebitNoteBody } from './schemas.ts';
+import {
+  earlierAttempt,
+  idempotencyOf,
+  KeyTaken,
+  storeAndSettle,
+  stored,
+  storedOrThrow,
+  storeOptions,
+  toNewLines,
+  type Idempotency,
+  type Stored,
+  type WriteRequest,
+  type WriteResult,
+} from './service.ts';
+import { creditedByLine, findByReference, findSale, insertDocument, linesOf, lockSale, type NewDocument, type NewLine, type SaleRow } from './store.ts';
+import { addError, checkClassifications, checkDecimals, checkLines, compute, lineInput, occurredAtOf, refuseLevies, throwIfAny } from './validation.ts';
+
+/** A note needs a fiscalised sale: its receipt number and SDC id are what the note refers to. */
+function checkOriginal(original: SaleRow | undefined, kind: 'credit' | 'debit'): SaleRow {
+  if (!original) throw new NotFoundError('Sale not found.');
+  if (original.type !== 'sale') {
+    throw new ApiError(422, 'not_a_sale', `A ${kind} note can only be issued against a sale, not against a ${original.type.replace('_', ' ')}.`);
+  }
+  if (original.status !== 'uploaded' || original.receipt_no === null || original.sdc_id === null) {
+    throw new ApiError(
+      409,
+      'sale_not_fiscalised',
+      original.status === 'failed'
+        ? `Sale ${original.id} was refused by the authority, so there is nothing to ${kind === 'credit' ? 'credit' : 'debit'}.`
+        : `Sale ${original.id} is still pending: a ${kind} note needs the authority's receipt. Retry once the sale is uploaded.`,
+    );
+  }
+  return original;
+}
+
+function noteDocument(original: SaleRow, type: DocumentType, idem: Idempotency, body: { reasonCode: string; clientInvoiceNo?: string | null }, occurredAt: Date, computed: ComputedSale, lines: NewLine[]): NewDocument {
+  return {
+    tenantId: original.tenant_id,
+    target: { deviceId: original.device_id },
+    tpin: original.tpin,
+    type,
+    reference: idem.key,
+    requestHash: idem.fingerprint,
+    clientInvoiceNo: body.clientInvoiceNo ?? null,
+    customerName: original.customer_name,
+    customerTpin: original.customer_tpin,
+    paymentMethod: original.payment_method,
+    taxInclusive: original.tax_inclusive,
+    destinationCountryCode: original.destination_country_code,
+    occurredAt,
+    ...computed.totals,
+    originalSaleId: Number(original.id),
+    originalReceiptNo: Number(original.receipt_no),
+    originalSdcId: original.sdc_id,
+    reasonCode: body.reasonCode,
+    lines,
+  };
+}
+
+/**
+ * A credit note takes back all (no `items`) or part of a fiscalised sale. Notes on one sale are
+ * counted one after another (the original row is locked), so together they never take back
+ * more than the sale held; each line's share is allocated cumulatively (credit-allocation.ts), so
+ * the credits of a line add up to exactly its amounts and a cancellation takes exactly the rest.
+ */
+export async function createCreditNote(ctx: AppContext, req: WriteRequest, saleId: number, body: CreditNoteBody): Promise<WriteResult> {
+  const { tenant } = req;
+  const idem = idempotencyOf(req, `credit_note:${saleId}`, body);
+  const earlier = await earlierAttempt(ctx, tenant.id, idem);
+  if (earlier) return earlier;
+
+  const errors = new FieldErrors();
+  const occurredAt = occurredAtOf(ctx, errors, body.occurredAt);
+  throwIfAny(errors);
+
+  return storeAndSettle(ctx, tenant.id, idem, () =>
+    ctx.db.transaction().execute(async (trx): Promise<Stored> => {
+      const original = checkOriginal(await lockSale(trx, tenant.id, saleId), 'credit');
+      // A same-key request that held the lock before us has committed: answer with its note
+      // rather than judge this one against a sale it already credited.
+      if (idem.key !== null && (await findByReference(trx, tenant.id, idem.key))) throw new KeyTaken();
+      const originalLines = (await linesOf(trx, [saleId])).get(saleId) ?? [];
+      const credited = await creditedByLine(trx, saleId);
+      const remaining = new Map(
+        originalLines.map((l) => [l.line, new Decimal(l.quantity).minus(credited.get(l.line)?.quantity ?? 0)]),
+      );
+
+      const wanted: { line: number; quantity: Decimal }[] = [];
+      if (!body.items) {
+        for (const l of originalLines) {
+          const left = remaining.get(l.line)!;
+          if (left.gt(0)) wanted.push({ line: l.line, quantity: left });
+        }
+        if (wanted.length === 0) throw new ApiError(422, 'nothing_left_to_credit', `Sale ${saleId} has already been credited in full.`);
+      } else {
+        const seen = new Set<number>();
+        body.items.forEach((item, i) => {
+          const left = remaining.get(item.line);
+          if (left === undefined) return addError(errors, `items.${i}.line`, `Sale ${saleId} has no line ${item.line}.`);
+          if (seen.has(item.line)) return addError(errors, `items.${i}.line`, `Line ${item.line} is named more than once.`);
+          seen.add(item.line);
+          if (item.quantity !== undefined) checkDecimals(errors, `items.${i}.quantity`, item.quantity);
+          const quantity = item.quantity === undefined ? left : new Decimal(String(item.quantity));
+          if (left.lte(0)) return addError(errors, `items.${i}.quantity`, `Line ${item.line} has already been credited in full.`);
+          if (quantity.gt(left)) return addError(errors, `items.${i}.quantity`, `The quantity must not exceed what is left to credit on line ${item.line} (${left.toString()}).`);
+          wanted.push({ line: item.line, quantity });
+        });
+        throwIfAny(errors);
+      }
+
+      // Each line's share by the cumulative rule of credit-allocation.ts: the credits of a line
+      // add up to exactly its amount, net and VAT, and each passes the VSDC's arithmetic.
+      const byLine = new Map(originalLines.map((l) => [l.line, l]));
+      const inputs: SaleLineInput[] = [];
+      wanted.forEach(({ line, quantity }, i) => {
+        const o = byLine.get(line)!;
+        let share: CreditLine;
+        try {
+          share = allocateCredit(
+            { quantity: o.quantity, price: o.price, amount: o.amount, discount: o.discount, rrp: o.rrp, supply: o.supply, net: o.net, vat: o.vat, rate: o.vat_rate },
+            credited.get(line) ?? NOTHING_CREDITED,
+            quantity.toString(),
+            original.tax_inclusive,
+          );
+        } catch (err) {
+          if (!(err instanceof CreditAllocationError)) throw err;
+          return addError(errors, body.items ? `items.${i}.quantity` : 'items', `Line ${line}: ${err.message}`);
+        }
+        inputs.push({
+          name: o.name,
+          classificationCode: o.classification_code,
+          itemCode: o.item_code,
+          quantity: share.quantity,
+          price: share.price,
+          vatCategory: o.vat_category as VatCategoryCode,
+          rrp: o.rrp,
+          allocated: { amount: share.amount, discount: share.discount, supply: share.supply, net: share.net, vat: share.vat },
+        });
+      });
+      throwIfAny(errors);
+      const computed = compute(errors, inputs, original.tax_inclusive);
+      throwIfAny(errors);
+
+      const doc = noteDocument(original, 'credit_note', idem, body, occurredAt, computed, toNewLines(computed, wanted.map((w) => w.line)));
+      return stored(doc, storedOrThrow(ctx, await insertDocument(trx, doc, storeOptions(ctx, tenant)), original.branch));
+    }),
+  );
+}
+
+/** A debit note charges more against a fiscalised sale: new lines, priced like the sale. */
+export async function createDebitNote(ctx: AppContext, req: WriteRequest, saleId: number, body: DebitNoteBody): Promise<WriteResult> {
+  const { tenant } = req;
+  const idem = idempotencyOf(req, `debit_note:${saleId}`, body);
+  const earlier = await earlierAttempt(ctx, tenant.id, idem);
+  if (earlier) return earlier;
+
+  const original = checkOriginal(await findSale(ctx.db, tenant.id, saleId), 'debit');
+  refuseLevies(body.items);
+  const errors = new FieldErrors();
+  checkLines(errors, body.items, original.destination_country_code);
+  if (original.destination_country_code !== null && !body.items.every((i) => i.vatCategory === 'C1')) {
+    addError(errors, 'items', 'A debit note on an export (C1) sale must be C1 on every line.');
+  }
+  const occurredAt = occurredAtOf(ctx, errors, body.occurredAt);
+  throwIfAny(errors);
+  const computed = compute(errors, body.items.map(lineInput), original.tax_inclusive);
+  throwIfAny(errors);
+  await checkClassifications(ctx, body.items);
+
+  const doc = noteDocument(original, 'debit_note', idem, body, occurredAt, computed, toNewLines(computed));
+  return storeAndSettle(ctx, tenant.id, idem, async () => {
+    return stored(doc, storedOrThrow(ctx, await insertDocument(ctx.db, doc, storeOptions(ctx, tenant)), original.branch));
+  });
+}

@@ -1,0 +1,124 @@
+import type { SaleResource } from './schemas.ts';
+import type { NewLine, SaleLineRow, SaleRow } from './store.ts';
+import { iso } from '../../../platform/lib/time.ts';
+import { Money } from '../../../vsdc/tax.ts';
+import { documentStock, type DocumentStockResource } from '../stock/document-stock.ts';
+
+type SaleLineResource = SaleResource['items'][number];
+
+const num = (value: string | number): number => (typeof value === 'number' ? value : Number(value));
+
+export function presentLineRow(row: SaleLineRow): SaleLineResource {
+  return {
+    line: row.line,
+    name: row.name,
+    classificationCode: row.classification_code,
+    itemCode: row.item_code,
+    quantity: num(row.quantity),
+    price: num(row.price),
+    vatCategory: row.vat_category,
+    vatRate: num(row.vat_rate),
+    rrp: row.rrp === null ? null : num(row.rrp),
+    amount: num(row.amount),
+    discount: num(row.discount),
+    net: num(row.net),
+    vat: num(row.vat),
+    total: num(row.total),
+    originalLine: row.original_line,
+  };
+}
+
+export function presentNewLine(line: NewLine): SaleLineResource {
+  return {
+    line: line.line,
+    name: line.name,
+    classificationCode: line.classification_code,
+    itemCode: line.item_code,
+    quantity: line.quantity,
+    price: line.price,
+    vatCategory: line.vat_category,
+    vatRate: line.vat_rate,
+    rrp: line.rrp,
+    amount: line.amount,
+    discount: line.discount,
+    net: line.net,
+    vat: line.vat,
+    total: line.total,
+    originalLine: line.original_line,
+  };
+}
+
+/** The number printed on a fiscal receipt: `INV{sdcId without "SDC"}/{receiptNo}`. */
+export function authorityInvoiceNo(sdcId: string | null, receiptNo: number | null): string | null {
+  if (sdcId === null || receiptNo === null) return null;
+  return `INV${sdcId.replace(/^SDC/, '')}/${receiptNo}`;
+}
+
+/** Σ line discounts, exact to the cent. */
+function totalDiscount(items: readonly SaleLineResource[]): number {
+  let sum: Money | null = null;
+  for (const item of items) if (item.discount !== 0) sum = (sum ?? new Money(0)).plus(String(item.discount));
+  return sum === null ? 0 : sum.toNumber();
+}
+
+/** `resolved_by` is stored as `type:id` (`tenant_token:12`). */
+export function resolverOf(resolvedBy: string | null): { type: string; id: number | null } {
+  const [type = 'unknown', id] = (resolvedBy ?? '').split(':');
+  return { type: type || 'unknown', id: id === undefined || id === '' ? null : Number(id) };
+}
+
+export function presentResolution(row: Pick<SaleRow, 'status' | 'resolution_kind' | 'resolved_by' | 'resolved_at' | 'resolution_note' | 'replaced_by_sale_id'>): SaleResource['resolution'] {
+  if (row.status !== 'resolved' || row.resolution_kind === null || row.resolved_at === null) return null;
+  return {
+    kind: row.resolution_kind,
+    by: resolverOf(row.resolved_by),
+    at: iso(row.resolved_at)!,
+    note: row.resolution_note,
+    replacedBySaleId: row.replaced_by_sale_id === null ? null : Number(row.replaced_by_sale_id),
+  };
+}
+
+/**
+ * The sale resource of spec 2.2 (plus type, items, paymentMethod, occurredAt, createdAt, notes'
+ * fields). `stock`: as read with the document (stockOfDocuments); absent, as a document just written.
+ */
+export function presentSale(row: SaleRow, items: SaleLineResource[], stock?: DocumentStockResource): SaleResource {
+  const uploaded = row.status === 'uploaded';
+  const receiptNo = uploaded && row.receipt_no !== null ? Number(row.receipt_no) : null;
+  return {
+    id: Number(row.id),
+    type: row.type,
+    reference: row.reference,
+    clientInvoiceNo: row.client_invoice_no,
+    invoiceNo: Number(row.invoice_no),
+    authorityInvoiceNo: uploaded ? authorityInvoiceNo(row.sdc_id, receiptNo) : null,
+    status: row.status,
+    tpin: row.tpin,
+    branch: row.branch,
+    customer: { name: row.customer_name, tpin: row.customer_tpin },
+    paymentMethod: row.payment_method,
+    taxInclusive: row.tax_inclusive,
+    destinationCountryCode: row.destination_country_code,
+    occurredAt: iso(row.occurred_at),
+    items,
+    totals: { net: num(row.net), vat: num(row.vat), total: num(row.total), discount: totalDiscount(items), currency: row.currency },
+    fiscal: {
+      receiptNo,
+      internalData: uploaded ? row.internal_data : null,
+      receiptSignature: uploaded ? row.receipt_signature : null,
+      sdcId: uploaded ? row.sdc_id : null,
+      mrcNo: uploaded ? row.mrc_no : null,
+      qrCodeUrl: uploaded ? row.qr_code_url : null,
+      publishedAt: uploaded && row.published_at ? iso(row.published_at) : null,
+    },
+    resultCode: row.result_code,
+    lastError: row.last_error,
+    originalSaleId: row.original_sale_id === null ? null : Number(row.original_sale_id),
+    reasonCode: row.reason_code,
+    stock: stock ?? documentStock(row, items.map((i) => i.itemCode)),
+    replacesSaleId: row.replaces_sale_id === null ? null : Number(row.replaces_sale_id),
+    resolution: presentResolution(row),
+    createdAt: iso(row.created_at),
+    fiscalisedAt: iso(row.updated_at),
+  };
+}

@@ -1,0 +1,193 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../kernel/context.ts';
+import { merchantActor, requirePartner, requireTenant } from '../../kernel/access/auth.ts';
+import { NotFoundError } from '../../../platform/errors/errors.ts';
+import { findTenantAccountOfPartner } from '../../../credentials/lookup.ts';
+import { assertTenantInGoodStanding } from '../../../credentials/standing.ts';
+import type { TenantAccount } from '../../../credentials/lookup.ts';
+import { Paginated } from '../../../platform/http/pagination.ts';
+import * as S from './schemas.ts';
+import { createCreditNote, createDebitNote } from './notes.ts';
+import { createSale, describeMe, getSale, listSalesPage, type WriteResult } from './service.ts';
+import { reissueSale, resolveDocument } from './resolutions.ts';
+import type { Party } from '../../kernel/audit/store.ts';
+import { data } from '../../../platform/http/schema-helpers.ts';
+
+const TAG = ['Merchant: sales'];
+const WRITE = { auth: { surface: 'merchant' as const, ability: 'invoices:write' as const } };
+const READ = { auth: { surface: 'merchant' as const, ability: 'invoices:read' as const } };
+
+function created(reply: FastifyReply, result: WriteResult) {
+  if (result.replayed) reply.header('idempotent-replayed', 'true');
+  return reply.code(201).send({ data: result.sale });
+}
+
+const WRITE_DESCRIPTION =
+  'Answers 201 once the document is durably stored with its invoice number, after waiting up to SALE_WAIT_MS for its filing: ' +
+  'status `uploaded` (print it), `failed` (refused by the authority) or `pending` (queued; only an uploaded document is a fiscal receipt). ' +
+  'With an Idempotency-Key, a repeat of the same request returns the original document with `Idempotent-Replayed: true`.';
+
+const RESOLUTION_DESCRIPTION =
+  'Only a `failed` document (refused by the authority) can be resolved, once: anything else is 409 `document_not_failed`. ' +
+  'The failed document keeps its lines, totals and invoice number; it becomes `resolved` with `resolution` (kind, by, at, note), ' +
+  'the action is audited and `invoice.resolved` fires to endpoints that subscribe to it.';
+
+export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
+  return async (plugin) => {
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    app.post('/api/v1/sales', {
+      config: WRITE,
+      schema: { operationId: 'createSale', tags: TAG, summary: 'Fiscalise a sale', description: WRITE_DESCRIPTION, headers: S.WriteHeaders, body: S.CreateSaleBody, response: { 201: data(S.Sale) } },
+    }, async (request, reply) => {
+      const tenant = requireTenant(request);
+      const result = await createSale(ctx, { tenant, branchHeader: request.headers['x-branch'], idempotencyHeader: request.headers['idempotency-key'] }, request.body);
+      return created(reply, result);
+    });
+
+    app.get('/api/v1/sales', {
+      config: READ,
+      schema: {
+        operationId: 'listSales',
+        tags: TAG,
+        summary: 'List sales, newest first',
+        description:
+          'All branches, or the one `branch` (or X-Branch) names. `reference` matches your clientInvoiceNo or the Idempotency-Key; `status`, `type`, and `from`/`to` (the merchant\'s calendar days, inclusive, in its timezone) narrow further. Filters combine; no match is an empty page.',
+        headers: S.BranchHeaders,
+        querystring: S.ListSalesQuery,
+        response: { 200: Paginated(S.Sale) },
+      },
+    }, async (request) => listSalesPage(ctx, requireTenant(request).id, request.headers['x-branch'], request.query));
+
+    app.get('/api/v1/sales/:sale', {
+      config: READ,
+      schema: { operationId: 'getSale', tags: TAG, summary: 'One sale or note: did it reach the authority?', params: S.SaleParam, response: { 200: data(S.Sale) } },
+    }, async (request) => ({ data: await getSale(ctx, requireTenant(request).id, request.params.sale) }));
+
+    app.post('/api/v1/sales/:sale/credit-note', {
+      config: WRITE,
+      schema: {
+        operationId: 'createCreditNote',
+        tags: TAG,
+        summary: 'Refund or cancel a fiscalised sale (credit note)',
+        description: `Without items, credits everything still uncredited (a cancellation); with items, the named lines. ${WRITE_DESCRIPTION}`,
+        headers: S.WriteHeaders,
+        params: S.SaleParam,
+        body: S.CreditNoteBody,
+        response: { 201: data(S.Sale) },
+      },
+    }, async (request, reply) => {
+      const tenant = requireTenant(request);
+      const result = await createCreditNote(ctx, { tenant, branchHeader: request.headers['x-branch'], idempotencyHeader: request.headers['idempotency-key'] }, request.params.sale, request.body);
+      return created(reply, result);
+    });
+
+    app.post('/api/v1/sales/:sale/debit-note', {
+      config: WRITE,
+      schema: {
+        operationId: 'createDebitNote',
+        tags: TAG,
+        summary: 'Charge more against a fiscalised sale (debit note)',
+        description: WRITE_DESCRIPTION,
+        headers: S.WriteHeaders,
+        params: S.SaleParam,
+        body: S.DebitNoteBody,
+        response: { 201: data(S.Sale) },
+      },
+    }, async (request, reply) => {
+      const tenant = requireTenant(request);
+      const result = await createDebitNote(ctx, { tenant, branchHeader: request.headers['x-branch'], idempotencyHeader: request.headers['idempotency-key'] }, request.params.sale, request.body);
+      return created(reply, result);
+    });
+
+    app.post('/api/v1/sales/:sale/reissue', {
+      config: WRITE,
+      schema: {
+        operationId: 'reissueSale',
+        tags: TAG,
+        summary: 'Reissue a failed sale as a new sale with corrected lines or customer',
+        description:
+          `The body is a sale's body (plus an optional \`note\`). The new sale takes the next invoice number of the failed sale's branch (X-Branch is not needed) and carries \`replacesSaleId\`; ` +
+          `it is stored in one transaction with the failed sale's resolution (\`kind: reissued\`, \`replacedBySaleId\`). A credit or debit note cannot be reissued (422 \`not_a_sale\`): mark it resolved. ` +
+          `${RESOLUTION_DESCRIPTION} ${WRITE_DESCRIPTION}`,
+        headers: S.WriteHeaders,
+        params: S.SaleParam,
+        body: S.ReissueBody,
+        response: { 201: data(S.Sale) },
+      },
+    }, async (request, reply) => {
+      const tenant = requireTenant(request);
+      const result = await reissueSale(ctx, { tenant, branchHeader: request.headers['x-branch'], idempotencyHeader: request.headers['idempotency-key'] }, merchantActor(request), request.params.sale, request.body);
+      return created(reply, result);
+    });
+
+    app.post('/api/v1/sales/:sale/resolve', {
+      config: WRITE,
+      schema: {
+        operationId: 'resolveSale',
+        tags: TAG,
+        summary: 'Mark a failed document resolved: nothing has to be filed for it',
+        description: `For a sale, credit note or debit note the authority refused and that needs no new document; \`note\` says why. ${RESOLUTION_DESCRIPTION}`,
+        params: S.SaleParam,
+        body: S.ResolveBody,
+        response: { 200: data(S.Sale) },
+      },
+    }, async (request) => {
+      const tenant = requireTenant(request);
+      return { data: await resolveDocument(ctx, tenant, merchantActor(request), request.params.sale, request.body) };
+    });
+
+    // The partner's hand on its merchants' failed documents: the same two actions, audited as the partner key.
+    const PARTNER_WRITE = { auth: { surface: 'partner' as const, scope: 'tenants:write' as const } };
+    const PARTNER_TAG = ['Partner: merchants\' documents'];
+    const partnerResolver = (request: FastifyRequest): Party => {
+      const key = requirePartner(request);
+      return { type: 'partner_key', id: key.keyId, partnerId: key.partner.id };
+    };
+    const merchantOfPartner = async (request: FastifyRequest, tenantId: number): Promise<TenantAccount> => {
+      const tenant = await findTenantAccountOfPartner(ctx.db, requirePartner(request).partner.id, tenantId, ctx.clock.now());
+      if (!tenant) throw new NotFoundError('Tenant not found.');
+      return tenant;
+    };
+
+    app.post('/api/v1/tenants/:tenant/sales/:sale/reissue', {
+      config: PARTNER_WRITE,
+      schema: {
+        operationId: 'reissueTenantSale',
+        tags: PARTNER_TAG,
+        summary: 'Reissue one of your merchants\' failed sales as a new sale with corrected lines or customer',
+        description: `As \`POST /api/v1/sales/{sale}/reissue\` with the merchant's token, for a merchant of yours (another partner's is a 404); the resolution names your key. ${RESOLUTION_DESCRIPTION}`,
+        headers: S.IdempotencyHeaders,
+        params: S.TenantSaleParam,
+        body: S.ReissueBody,
+        response: { 201: data(S.Sale) },
+      },
+    }, async (request, reply) => {
+      const tenant = await merchantOfPartner(request, request.params.tenant);
+      assertTenantInGoodStanding(tenant);
+      const result = await reissueSale(ctx, { tenant, branchHeader: undefined, idempotencyHeader: request.headers['idempotency-key'] }, partnerResolver(request), request.params.sale, request.body);
+      return created(reply, result);
+    });
+
+    app.post('/api/v1/tenants/:tenant/sales/:sale/resolve', {
+      config: PARTNER_WRITE,
+      schema: {
+        operationId: 'resolveTenantSale',
+        tags: PARTNER_TAG,
+        summary: 'Mark one of your merchants\' failed documents resolved: nothing has to be filed for it',
+        description: `As \`POST /api/v1/sales/{sale}/resolve\` with the merchant's token, for a merchant of yours (another partner's is a 404). ${RESOLUTION_DESCRIPTION}`,
+        params: S.TenantSaleParam,
+        body: S.ResolveBody,
+        response: { 200: data(S.Sale) },
+      },
+    }, async (request) => {
+      const tenant = await merchantOfPartner(request, request.params.tenant);
+      return { data: await resolveDocument(ctx, tenant, partnerResolver(request), request.params.sale, request.body) };
+    });
+
+    app.get('/api/v1/me', {
+      config: READ,
+      schema: { operationId: 'getMe', tags: ['Merchant: account'], summary: 'The merchant behind this token, its branches and the current one', headers: S.BranchHeaders, response: { 200: data(S.Me) } },
+    }, async (request) => ({ data: await describeMe(ctx, requireTenant(request), request.headers['x-branch']) }));
+  };
+}

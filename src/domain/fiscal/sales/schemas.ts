@@ -1,0 +1,290 @@
+import { Type, type Static } from 'typebox';
+import { AuthorityBranches } from '../../authority/notices/schemas.ts';
+import { CREDIT_NOTE_REASON_CODES, DEBIT_NOTE_REASON_CODES, PAYMENT_TYPE_CODES } from '../../../vsdc/sales-body.ts';
+import { LEVY_CODES, VAT_CATEGORY_CODES } from '../../../vsdc/tax.ts';
+import { Nullable, literals, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
+import { DocumentStock } from '../stock/document-stock.ts';
+
+
+export const MAX_LINES = 500;
+export const MAX_QUANTITY = 1_000_000;
+export const MAX_PRICE = 10_000_000_000;
+/** A document total above this could no longer be exact to the cent as a JSON number. */
+export const MAX_DOCUMENT_TOTAL = 1_000_000_000_000;
+
+// ---- requests ----
+
+export const SaleLineInput = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    classificationCode: Type.String({ minLength: 1, maxLength: 20, description: 'From the authority\'s classification catalogue (GET /api/v1/item-classes)' }),
+    itemCode: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 50, description: 'The authority item code, when the item is registered' }))),
+    quantity: Type.Number({ exclusiveMinimum: 0, maximum: MAX_QUANTITY, description: 'Up to 4 decimals' }),
+    price: Type.Number({ exclusiveMinimum: 0, maximum: MAX_PRICE, description: 'Unit price, up to 4 decimals; tax-inclusive unless taxInclusive is false. The line (quantity × price) must round to at least 0.01' }),
+    vatCategory: Type.Optional(literals(VAT_CATEGORY_CODES)),
+    discount: Type.Optional(
+      Nullable(
+        Type.Number({
+          minimum: 0,
+          maximum: MAX_DOCUMENT_TOTAL,
+          description: "The line's discount, an amount (the VSDC's dcAmt; dcRt is derived): up to 4 decimals, filed rounded to the cent; at most the line's quantity × price. VAT is computed on what is left",
+        }),
+      ),
+    ),
+    rrp: Type.Optional(
+      Nullable(
+        Type.Number({
+          minimum: 0,
+          maximum: MAX_PRICE,
+          description: 'MTV (vatCategory B) lines only, and required on them: the recommended retail price per unit, in the same terms as price. VAT is computed on quantity × rrp when the line sells below it',
+        }),
+      ),
+    ),
+    levy: Type.Optional(
+      Nullable(
+        Type.String({
+          minLength: 1,
+          maxLength: 20,
+          description: `A levy on the line (${LEVY_CODES.join(', ')}). The gateway computes no levy: a line naming one is refused (422 levy_not_supported), never filed without it`,
+        }),
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const Customer = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 60 })),
+    tpin: Type.Optional(Nullable(Type.String({ pattern: '^[0-9]{10}$', description: '10 digits' }))),
+  },
+  { additionalProperties: false },
+);
+
+export const CreateSaleBody = withExample(
+  Type.Object(
+      {
+        items: Type.Array(SaleLineInput, { minItems: 1, maxItems: MAX_LINES }),
+        customer: Type.Optional(Nullable(Customer)),
+        paymentMethod: Type.Optional(literals(PAYMENT_TYPE_CODES)),
+        taxInclusive: Type.Optional(Type.Boolean()),
+        occurredAt: Type.Optional(Timestamp()),
+        destinationCountryCode: Type.Optional(Nullable(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166 alpha-2; required when a line is C1 (export)' }))),
+        clientInvoiceNo: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
+      },
+      { additionalProperties: false },
+  ),
+  {
+    items: [{ name: 'Maize meal 25kg', classificationCode: '50221200', quantity: 2, price: 185, vatCategory: 'A' }],
+    customer: { name: 'Copperbelt Mining Supplies Limited', tpin: '2000000002' },
+    paymentMethod: '01',
+    clientInvoiceNo: 'POS1-000123',
+  },
+);
+export type CreateSaleBody = Static<typeof CreateSaleBody>;
+
+export const CreditNoteBody = withExample(
+  Type.Object(
+      {
+        reasonCode: literals(CREDIT_NOTE_REASON_CODES),
+        items: Type.Optional(
+          Type.Array(
+            Type.Object(
+              {
+                line: Type.Integer({ minimum: 1, maximum: MAX_LINES, description: 'The line number on the original sale' }),
+                quantity: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: MAX_QUANTITY, description: 'Default: all that is left to credit on that line' })),
+              },
+              { additionalProperties: false },
+            ),
+            { minItems: 1, maxItems: MAX_LINES },
+          ),
+        ),
+        occurredAt: Type.Optional(Timestamp()),
+        clientInvoiceNo: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
+      },
+      { additionalProperties: false },
+  ),
+  { reasonCode: '01', items: [{ line: 1, quantity: 1 }], clientInvoiceNo: 'POS1-000124' },
+);
+export type CreditNoteBody = Static<typeof CreditNoteBody>;
+
+export const DebitNoteBody = withExample(
+  Type.Object(
+      {
+        reasonCode: literals(DEBIT_NOTE_REASON_CODES),
+        items: Type.Array(SaleLineInput, { minItems: 1, maxItems: MAX_LINES }),
+        occurredAt: Type.Optional(Timestamp()),
+        clientInvoiceNo: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
+      },
+      { additionalProperties: false },
+  ),
+  { reasonCode: '01', items: [{ name: 'Maize meal 25kg, price correction', classificationCode: '50221200', quantity: 2, price: 10, vatCategory: 'A' }], clientInvoiceNo: 'POS1-000125' },
+);
+export type DebitNoteBody = Static<typeof DebitNoteBody>;
+
+export const MAX_RESOLUTION_NOTE = 500;
+
+export const ResolveBody = withExample(
+  Type.Object(
+    {
+      note: Type.String({ minLength: 1, maxLength: MAX_RESOLUTION_NOTE, description: 'Why nothing has to be filed for this document (required; shown in the console and the audit log)' }),
+    },
+    { additionalProperties: false },
+  ),
+  { note: 'Customer cancelled the order; goods never left the shop.' },
+);
+export type ResolveBody = Static<typeof ResolveBody>;
+
+export const ReissueBody = withExample(
+  Type.Object(
+    {
+      ...CreateSaleBody.properties,
+      note: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_RESOLUTION_NOTE, description: 'Recorded with the failed document\'s resolution' })),
+    },
+    { additionalProperties: false },
+  ),
+  {
+    items: [{ name: 'Maize meal 25kg', classificationCode: '50221200', quantity: 2, price: 185, vatCategory: 'A' }],
+    customer: { name: 'Copperbelt Mining Supplies Limited', tpin: '2000000002' },
+    paymentMethod: '01',
+    clientInvoiceNo: 'POS1-000123-R1',
+    note: 'Customer TPIN corrected',
+  },
+);
+export type ReissueBody = Static<typeof ReissueBody>;
+
+export const BranchHeaders = Type.Object({
+  'x-branch': Type.Optional(Type.String({ pattern: '^[0-9]{3}$', description: 'The branch (bhfId) to act on; see GET /api/v1/me', examples: ['000'] })),
+});
+
+export const WriteHeaders = Type.Object({
+  ...BranchHeaders.properties,
+  'idempotency-key': Type.Optional(
+    Type.String({ minLength: 1, maxLength: 257, pattern: '^"?[\\x21-\\x7E]{1,255}"?$', description: 'Up to 255 printable ASCII characters; a repeat returns the original document' }),
+  ),
+});
+
+export const SaleParam = Type.Object({ sale: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, examples: [1] }) });
+
+/** A partner's merchant's document. */
+export const TenantSaleParam = Type.Object({ tenant: Type.Integer({ minimum: 1, maximum: 2147483647, examples: [1] }), ...SaleParam.properties });
+
+/** A partner's reissue names no branch (the failed sale's is used): only the Idempotency-Key. */
+export const IdempotencyHeaders = Type.Object({ 'idempotency-key': WriteHeaders.properties['idempotency-key'] });
+
+export const ListSalesQuery = Type.Object({
+  page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1; 20 items a page.' }),
+  reference: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Your clientInvoiceNo or the Idempotency-Key the sale was created with' })),
+  status: Type.Optional(literals(['pending', 'uploaded', 'failed', 'resolved'], { description: 'Only documents in this state' })),
+  type: Type.Optional(literals(['sale', 'credit_note', 'debit_note'], { description: 'Only sales, or only credit or debit notes' })),
+  branch: Type.Optional(Type.String({ pattern: '^[0-9]{3}$', description: 'Only this branch (bhfId, 3 digits); the same as the X-Branch header', examples: ['000'] })),
+  from: Type.Optional(Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: "Documents that occurred on or after this day (YYYY-MM-DD) in the merchant's timezone", examples: ['2026-01-01'] })),
+  to: Type.Optional(Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: "Documents that occurred on or before this day (YYYY-MM-DD, inclusive) in the merchant's timezone", examples: ['2026-01-31'] })),
+});
+export type ListSalesQuery = Static<typeof ListSalesQuery>;
+
+// ---- responses ----
+
+export const Money = Type.Number({ description: 'Rounded to 2 decimals' });
+
+export const SaleLine = Type.Object({
+  line: Type.Integer(),
+  name: Type.String(),
+  classificationCode: Type.String(),
+  itemCode: Nullable(Type.String()),
+  quantity: Type.Number(),
+  price: Type.Number(),
+  vatCategory: Type.String(),
+  vatRate: Type.Number({ description: 'Percent' }),
+  rrp: Nullable(Type.Number({ description: 'MTV (B) lines: the recommended retail price per unit' })),
+  amount: Type.Number({ description: 'quantity × price, rounded to 2 decimals, before the discount; on a credit note, its share of the original line (credits of a line add up to exactly its amount)' }),
+  discount: Type.Number({ description: 'The line\'s discount (0 without one); on a credit note, its share of the original line\'s discount' }),
+  net: Type.Number({ description: 'The taxable amount (vatTaxblAmt), rounded to 2 decimals: of amount − discount, or on an MTV line of quantity × rrp when higher' }),
+  vat: Money,
+  total: Type.Number({ description: 'What the customer pays for the line: amount − discount, plus VAT when prices exclude it. net + vat, except on an MTV line sold below its RRP' }),
+  originalLine: Nullable(Type.Integer({ description: 'Credit notes: the line of the original sale it takes back' })),
+});
+
+export const Fiscal = Type.Object({
+  receiptNo: Nullable(Type.Integer()),
+  internalData: Nullable(Type.String()),
+  receiptSignature: Nullable(Type.String()),
+  sdcId: Nullable(Type.String()),
+  mrcNo: Nullable(Type.String()),
+  qrCodeUrl: Nullable(Type.String()),
+  publishedAt: Nullable(Timestamp('When the authority fiscalised the document; null exactly when not filed')),
+});
+
+export const Resolution = Type.Object(
+  {
+    kind: literals(['reissued', 'marked'], { description: '`reissued`: replaced by a new document (`replacedBySaleId`); `marked`: nothing had to be filed' }),
+    by: Type.Object({ type: Type.String({ description: 'Who resolved it: `tenant_token` (the merchant\'s token), `user` (a user of the merchant, signed in to the console) or `partner_key` (its partner)' }), id: Nullable(Type.Integer()) }),
+    at: Timestamp(),
+    note: Nullable(Type.String()),
+    replacedBySaleId: Nullable(Type.Integer()),
+  },
+  { description: 'How a failed document was resolved; null unless `status` is `resolved`' },
+);
+
+export const Sale = Type.Object({
+  id: Type.Integer(),
+  type: literals(['sale', 'credit_note', 'debit_note']),
+  reference: Nullable(Type.String({ description: 'The Idempotency-Key the document was created with' })),
+  clientInvoiceNo: Nullable(Type.String()),
+  invoiceNo: Type.Integer({ description: 'The branch\'s invoice sequence number (cisInvcNo)' }),
+  authorityInvoiceNo: Nullable(Type.String({ description: 'INV{sdcId without SDC}/{receiptNo}, as printed on the fiscal receipt; null until uploaded' })),
+  status: literals(['pending', 'uploaded', 'failed', 'resolved'], { description: '`resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution`' }),
+  tpin: Type.String(),
+  branch: Type.String(),
+  customer: Type.Object({ name: Type.String(), tpin: Nullable(Type.String()) }),
+  paymentMethod: Type.String(),
+  taxInclusive: Type.Boolean(),
+  destinationCountryCode: Nullable(Type.String()),
+  occurredAt: Timestamp(),
+  items: Type.Array(SaleLine),
+  totals: Type.Object({
+    net: Type.Number({ description: 'Σ line net (the taxable amount filed)' }),
+    vat: Money,
+    total: Type.Number({ description: 'What the customer pays: Σ line total' }),
+    discount: Type.Number({ description: 'Σ line discounts (already taken off total)' }),
+    currency: Type.String(),
+  }),
+  fiscal: Fiscal,
+  resultCode: Nullable(Type.String({ description: '000 when accepted; the authority\'s code when failed; null while pending' })),
+  lastError: Nullable(Type.String()),
+  originalSaleId: Nullable(Type.Integer()),
+  reasonCode: Nullable(Type.String({ description: 'Credit-note reason (01–07) or debit-note reason (01–04)' })),
+  stock: DocumentStock,
+  replacesSaleId: Nullable(Type.Integer({ description: 'A reissue: the failed document this one replaces' })),
+  resolution: Nullable(Resolution),
+  createdAt: Timestamp(),
+  fiscalisedAt: Timestamp('Despite its name, the record\'s last-modified time'),
+});
+export type SaleResource = Static<typeof Sale>;
+
+export const MeDevice = Type.Object({
+  branch: Type.String(),
+  branchName: Nullable(Type.String()),
+  deviceSerial: Type.String(),
+  sdcId: Nullable(Type.String()),
+  mrcNo: Nullable(Type.String()),
+  initialized: Type.Boolean(),
+  current: Type.Boolean({ description: 'The branch this request acts on (X-Branch, or the default)' }),
+});
+
+export const Me = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  tpin: Type.String(),
+  plan: Nullable(Type.String()),
+  subscription: Type.String(),
+  status: Type.String(),
+  monthlyQuota: Nullable(Type.Integer()),
+  documentsThisMonth: Type.Integer(),
+  branch: Nullable(Type.String({ description: 'The branch this request acts on; null when X-Branch is absent and no default applies' })),
+  stockTracking: Type.Boolean({ description: 'Whether the gateway keeps your stock and sends the authority\'s stock chain (PATCH /api/v1/stock/settings)' }),
+  devices: Type.Array(MeDevice),
+  authorityBranches: AuthorityBranches,
+});
+export type MeResource = Static<typeof Me>;
+

@@ -1,0 +1,376 @@
+// The rules of sales: defaults, idempotency, storing a document in its branch's sequence and
+// waiting briefly for its filing (the write path, shared with notes.ts), and the reads. The field
+// rules are in validation.ts; credit and debit notes in notes.ts.
+import type { Kysely } from 'kysely';
+import type { AppContext } from '../../kernel/context.ts';
+import type { DB } from '../../../platform/db/schema.ts';
+import type { TenantAccount } from '../../../credentials/lookup.ts';
+import { currentMonth } from '../../../credentials/standing.ts';
+import { isUniqueViolation } from '../../../platform/db/database.ts';
+import { ApiError, FieldErrors, NotFoundError, assertCalendarDays, fieldError } from '../../../platform/errors/errors.ts';
+import { daysBetween, daysRange } from '../../../platform/lib/time-zones.ts';
+import { pageOf, type Page } from '../../../platform/http/pagination.ts';
+import type { FilingDetails } from '../../../vsdc/sales-body.ts';
+import type { ComputedSale } from '../../../vsdc/tax.ts';
+import { branchForWrite, pickBranch } from '../../kernel/devices/branches.ts';
+import { idempotencyKeyOf, requestFingerprint } from './idempotency.ts';
+import { presentLineRow, presentNewLine, presentSale } from './present.ts';
+import type { CreateSaleBody, ListSalesQuery, MeResource, SaleResource } from './schemas.ts';
+import { authorityBranchesFor } from '../../authority/notices/service.ts';
+import { FILING_CHANNEL, PROCESS_TAG, saleSignals } from './signals.ts';
+import {
+  devicesOfTenant,
+  findByReference,
+  findSale,
+  insertDocument,
+  linesOf,
+  listSales,
+  timezoneOf,
+  type SaleFilter,
+  type InsertOutcome,
+  type NewDocument,
+  type NewLine,
+  type SaleRow,
+  type StoredDocument,
+} from './store.ts';
+import { documentStock } from '../stock/document-stock.ts';
+import { stockOfDocuments, stockTrackingOf } from '../stock/store.ts';
+import { checkClassifications, checkLines, compute, lineInput, occurredAtOf, refuseLevies, throwIfAny } from './validation.ts';
+
+export const WALK_IN_CUSTOMER = 'Walk-in customer';
+export const DEFAULT_PAYMENT_METHOD = '01';
+
+export interface WriteRequest {
+  tenant: TenantAccount;
+  branchHeader: string | undefined;
+  idempotencyHeader: string | undefined;
+  /** Filed beyond the body's fields (a till's registrant, line units: compat/invoice-body.ts); not part of the idempotency fingerprint. */
+  filingDetails?: FilingDetails;
+  /**
+   * Runs once this request has stored its document (never on a replay), before the wait for its
+   * filing: the compat surface keeps the till's body here.
+   */
+  onStored?: (row: SaleRow) => Promise<void>;
+}
+
+export interface WriteResult {
+  sale: SaleResource;
+  replayed: boolean;
+}
+
+export function toNewLines(computed: ComputedSale, originalLines?: readonly number[]): NewLine[] {
+  return computed.lines.map((l, i) => ({
+    line: l.seq,
+    name: l.name,
+    classification_code: l.classificationCode,
+    item_code: l.itemCode,
+    quantity: l.quantity,
+    price: l.price,
+    vat_category: l.vatCategory,
+    vat_rate: l.rate,
+    rrp: l.rrp,
+    amount: l.grossAmount,
+    discount: l.discountAmount,
+    // Only an MTV line files a splyAmt other than its amount.
+    supply: l.rrp === null ? null : l.supplyAmount,
+    net: l.taxableAmount,
+    vat: l.vatAmount,
+    total: l.total,
+    original_line: originalLines?.[i] ?? null,
+  }));
+}
+
+/** How often a replay re-reads a pending document it waits for (see settle). */
+const REPLAY_POLL_MS = 200;
+
+/**
+ * Waits up to SALE_WAIT_MS for the document's outcome. The signal normally carries what the
+ * outcome changed (a filer in this process hands over the row; another process's notification
+ * carries the fields); a bare signal is only a hint, so the row is re-read after it, and once
+ * more at the end. A replay (`poll`) also re-reads the row every REPLAY_POLL_MS: when the
+ * first request waits in the process that files the document, no other process is notified.
+ */
+async function settle(ctx: AppContext, tenantId: number, row: SaleRow, poll = false): Promise<SaleRow> {
+  const waitMs = ctx.config.saleWaitMs;
+  if (row.status !== 'pending' || waitMs <= 0) return row;
+  const signals = saleSignals(ctx);
+  const deadline = Date.now() + waitMs;
+  let current = row;
+  for (;;) {
+    const remaining = deadline - Date.now();
+    const update = await signals.waitForOutcome(Number(row.id), poll ? Math.min(remaining, REPLAY_POLL_MS) : remaining);
+    current = update ? { ...current, ...update } : ((await findSale(ctx.db, tenantId, Number(row.id))) ?? current);
+    if (current.status !== 'pending' || Date.now() >= deadline) return current;
+  }
+}
+
+/** A concurrent request with the same Idempotency-Key stored its document first. */
+export class KeyTaken extends Error {}
+
+/** Same key + same request → the original document (after the same wait); else 422. */
+async function replay(ctx: AppContext, tenantId: number, existing: SaleRow, fingerprint: string): Promise<WriteResult> {
+  if (existing.request_hash !== fingerprint) {
+    throw new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request. Use a new key for a new document.');
+  }
+  const row = await settle(ctx, tenantId, existing, true);
+  return { sale: (await presentRows(ctx, [row]))[0]!, replayed: true };
+}
+
+export interface Idempotency {
+  key: string | null;
+  fingerprint: string | null;
+}
+
+export function idempotencyOf(req: WriteRequest, operation: string, body: unknown): Idempotency {
+  const key = idempotencyKeyOf(req.idempotencyHeader);
+  return { key, fingerprint: key === null ? null : requestFingerprint(operation, req.branchHeader, body) };
+}
+
+export async function earlierAttempt(ctx: AppContext, tenantId: number, idem: Idempotency): Promise<WriteResult | undefined> {
+  if (idem.key === null) return undefined;
+  const existing = await findByReference(ctx.db, tenantId, idem.key);
+  return existing ? replay(ctx, tenantId, existing, idem.fingerprint!) : undefined;
+}
+
+export interface Stored {
+  row: SaleRow;
+  lines: NewLine[];
+  /** Its branch is known down: nobody files it now, so the request does not wait. */
+  branchDown: boolean;
+  /** A sale's computed amounts, handed to the filer while the request waits (SaleSignals.storingRequestWaits). */
+  computed?: ComputedSale;
+}
+
+export function stored(doc: NewDocument, document: StoredDocument, computed?: ComputedSale): Stored {
+  return { row: document.row, lines: doc.lines, branchDown: document.branchDown, ...(computed ? { computed } : {}) };
+}
+
+/**
+ * Stores the document, wakes the filer and waits for the outcome. When the Idempotency-Key's
+ * unique constraint says a concurrent request with the same key won, answers with that
+ * request's document instead: exactly one document per key, whatever the concurrency.
+ */
+export async function storeAndSettle(
+  ctx: AppContext,
+  tenantId: number,
+  idem: Idempotency,
+  store: () => Promise<Stored>,
+  onStored?: WriteRequest['onStored'],
+): Promise<WriteResult> {
+  let document: Stored;
+  try {
+    document = await store();
+  } catch (err) {
+    if (idem.key !== null && (isUniqueViolation(err) || err instanceof KeyTaken)) {
+      const existing = await findByReference(ctx.db, tenantId, idem.key);
+      if (existing) return replay(ctx, tenantId, existing, idem.fingerprint!);
+    }
+    throw err;
+  }
+  const signals = saleSignals(ctx);
+  const withdraw = document.branchDown ? undefined : signals.storingRequestWaits(Number(document.row.id), document.computed ?? null);
+  try {
+    signals.documentQueued(document.row.device_id);
+    await onStored?.(document.row);
+    // A sale on a branch known to be down is answered `pending` at once: waiting would only make
+    // the till wait SALE_WAIT_MS for nothing (the filer does not try before its backoff passes).
+    const settled = document.branchDown ? document.row : await settle(ctx, tenantId, document.row);
+    return { sale: presentSale(settled, document.lines.map(presentNewLine)), replayed: false };
+  } finally {
+    withdraw?.();
+  }
+}
+
+// ---- sales ----
+
+/**
+ * A reissue (resolutions.ts): the new document is stored in one transaction with the failed one's
+ * resolution, on the failed one's branch.
+ */
+export interface Replacement {
+  /** The failed document; part of the Idempotency-Key's fingerprint. */
+  saleId: number;
+  /** First in the transaction: locks the failed document and checks it may be replaced; its device. */
+  lock(trx: Kysely<DB>): Promise<{ deviceId: number; branch: string }>;
+  /** After the insert, same transaction: resolves the failed document and links the two; the new row as linked. */
+  link(trx: Kysely<DB>, stored: SaleRow): Promise<SaleRow>;
+}
+
+export async function createSale(ctx: AppContext, req: WriteRequest, body: CreateSaleBody, options: { replaces?: Replacement } = {}): Promise<WriteResult> {
+  const { tenant } = req;
+  const replaces = options.replaces;
+  const idem = idempotencyOf(req, replaces ? `reissue:${replaces.saleId}` : 'sale', body);
+  const earlier = await earlierAttempt(ctx, tenant.id, idem);
+  if (earlier) return earlier;
+
+  refuseLevies(body.items);
+  const errors = new FieldErrors();
+  checkLines(errors, body.items, body.destinationCountryCode);
+  const occurredAt = occurredAtOf(ctx, errors, body.occurredAt);
+  throwIfAny(errors);
+  const taxInclusive = body.taxInclusive ?? true;
+  const computed = compute(errors, body.items.map(lineInput), taxInclusive);
+  throwIfAny(errors);
+  await checkClassifications(ctx, body.items);
+
+  const doc: NewDocument = {
+    tenantId: tenant.id,
+    target: { branchHeader: req.branchHeader },
+    tpin: tenant.tpin,
+    type: 'sale',
+    reference: idem.key,
+    requestHash: idem.fingerprint,
+    clientInvoiceNo: body.clientInvoiceNo ?? null,
+    customerName: body.customer?.name ?? WALK_IN_CUSTOMER,
+    customerTpin: body.customer?.tpin ?? null,
+    paymentMethod: body.paymentMethod ?? DEFAULT_PAYMENT_METHOD,
+    taxInclusive,
+    destinationCountryCode: body.destinationCountryCode ?? null,
+    occurredAt,
+    ...computed.totals,
+    originalSaleId: null,
+    originalReceiptNo: null,
+    originalSdcId: null,
+    reasonCode: null,
+    filingDetails: req.filingDetails ?? null,
+    lines: toNewLines(computed),
+  };
+  if (replaces) {
+    return storeAndSettle(ctx, tenant.id, idem, () =>
+      ctx.db.transaction().execute(async (trx): Promise<Stored> => {
+        const failed = await replaces.lock(trx);
+        // A same-key request that held the lock before us has committed: answer with its document.
+        if (idem.key !== null && (await findByReference(trx, tenant.id, idem.key))) throw new KeyTaken();
+        const onBranch: NewDocument = { ...doc, target: { deviceId: failed.deviceId } };
+        const document = storedOrThrow(ctx, await insertDocument(trx, onBranch, storeOptions(ctx, tenant)), failed.branch);
+        return stored(onBranch, { ...document, row: await replaces.link(trx, document.row) });
+      }),
+    req.onStored);
+  }
+  return storeAndSettle(ctx, tenant.id, idem, async () => {
+    const options = storeOptions(ctx, tenant);
+    let outcome = await insertDocument(ctx.db, doc, options);
+    if (outcome.kind === 'no_device') {
+      // No initialised device matched: say why (or, if one was initialised meanwhile, use it).
+      const device = branchForWrite(await devicesOfTenant(ctx.db, tenant.id), req.branchHeader);
+      outcome = await insertDocument(ctx.db, { ...doc, target: { deviceId: device.id } }, options);
+      return stored(doc, storedOrThrow(ctx, outcome, device.branch), computed);
+    }
+    return stored(doc, storedOrThrow(ctx, outcome, ''), computed);
+  }, req.onStored);
+}
+
+export function storeOptions(ctx: AppContext, tenant: TenantAccount): Parameters<typeof insertDocument>[2] {
+  const month = currentMonth(ctx.clock.now());
+  const refuseWhenDown = tenant.offlinePolicy === 'refuse';
+  // Embedded: one process, where the in-memory signal is enough.
+  return ctx.database.kind === 'postgres' ? { month, refuseWhenDown, notify: { channel: FILING_CHANNEL, origin: PROCESS_TAG } } : { month, refuseWhenDown };
+}
+
+/** The stored document, or the error that says why nothing was stored. */
+export function storedOrThrow(ctx: AppContext, outcome: InsertOutcome, branch: string): StoredDocument {
+  switch (outcome.kind) {
+    case 'stored':
+      return outcome.document;
+    case 'branch_down':
+      throw vsdcUnavailable(ctx, outcome.branch);
+    case 'no_device':
+      throw branchNotInitialized(branch);
+  }
+}
+
+function branchNotInitialized(branch: string): ApiError {
+  return new ApiError(422, 'branch_not_initialized', `Branch ${branch} is not initialised with the authority yet, so it cannot fiscalise.`);
+}
+
+/** Offline policy `refuse`: the branch's VSDC is known unreachable, so no invoice is issued. */
+function vsdcUnavailable(ctx: AppContext, branch: string): ApiError {
+  const retryAfter = Math.max(1, Math.ceil(ctx.config.vsdcProbeMs / 1000));
+  return new ApiError(
+    503,
+    'vsdc_unavailable',
+    `The VSDC of branch ${branch} cannot be reached, and this merchant issues no invoice while it is offline (offline policy "refuse"). ` +
+      `Nothing was stored and no invoice number was used: retry the same request in ${retryAfter} s or later.`,
+    { 'retry-after': String(retryAfter) },
+  );
+}
+
+// ---- reads ----
+
+export async function getSale(ctx: AppContext, tenantId: number, saleId: number): Promise<SaleResource> {
+  const row = await findSale(ctx.db, tenantId, saleId);
+  if (!row) throw new NotFoundError('Sale not found.');
+  return (await presentRows(ctx, [row]))[0]!;
+}
+
+/**
+ * Stored documents as resources: their lines, then the stock state of those whose lines name an
+ * item (only they can move stock; the others are not_applicable without asking the database).
+ */
+async function presentRows(ctx: AppContext, rows: SaleRow[]): Promise<SaleResource[]> {
+  const lines = await linesOf(ctx.db, rows.map((r) => Number(r.id)));
+  const mayMoveStock = [...lines].filter(([, saleLines]) => saleLines.some((l) => l.item_code !== null)).map(([id]) => id);
+  const stock = await stockOfDocuments(ctx.db, mayMoveStock);
+  return rows.map((r) => {
+    const items = (lines.get(Number(r.id)) ?? []).map(presentLineRow);
+    return presentSale(r, items, documentStock(r, items.map((i) => i.itemCode), stock.get(Number(r.id))));
+  });
+}
+
+/** Without X-Branch the list covers every branch of the merchant; with it, that branch only. */
+export async function listSalesPage(ctx: AppContext, tenantId: number, branchHeader: string | undefined, query: ListSalesQuery): Promise<Page<SaleResource>> {
+  const filter: SaleFilter = {};
+  if (query.branch !== undefined && branchHeader !== undefined && query.branch !== branchHeader) {
+    throw fieldError('branch', `The branch field (${query.branch}) and the X-Branch header (${branchHeader}) name different branches: send one of them.`);
+  }
+  const branch = query.branch ?? branchHeader;
+  if (branch !== undefined) {
+    const device = (await devicesOfTenant(ctx.db, tenantId)).find((d) => d.branch === branch);
+    if (!device) throw new ApiError(422, 'branch_not_found', `Branch ${branch} is not a branch of this merchant. GET /api/v1/me lists its branches.`);
+    filter.deviceId = device.id;
+  }
+  if (query.reference !== undefined) filter.reference = query.reference;
+  if (query.status !== undefined) filter.status = query.status;
+  if (query.type !== undefined) filter.type = query.type;
+  if (query.from !== undefined || query.to !== undefined) Object.assign(filter, occurredWithin(query.from, query.to, await timezoneOf(ctx.db, tenantId)));
+  const { rows, total } = await listSales(ctx.db, tenantId, filter, query.page);
+  return pageOf(await presentRows(ctx, rows), total, query.page);
+}
+
+/** The instants of the merchant's days `from`..`to` (inclusive; either may be open). */
+function occurredWithin(from: string | undefined, to: string | undefined, timezone: string): Pick<SaleFilter, 'occurredFrom' | 'occurredBefore'> {
+  assertCalendarDays({ from, to });
+  if (from !== undefined && to !== undefined && daysBetween(from, to) < 0) throw fieldError('to', `The to field must not be before from (${from}).`);
+  return {
+    ...(from === undefined ? {} : { occurredFrom: daysRange(from, from, timezone).from }),
+    ...(to === undefined ? {} : { occurredBefore: daysRange(to, to, timezone).to }),
+  };
+}
+
+export async function describeMe(ctx: AppContext, tenant: TenantAccount, branchHeader: string | undefined): Promise<MeResource> {
+  const [devices, stockTracking] = await Promise.all([devicesOfTenant(ctx.db, tenant.id), stockTrackingOf(ctx.db, tenant.id)]);
+  const current = pickBranch(devices, branchHeader);
+  const authorityBranches = await authorityBranchesFor(ctx.db, new Map([[tenant.id, devices.map((d) => d.branch)]]));
+  return {
+    id: tenant.id,
+    name: tenant.name,
+    tpin: tenant.tpin,
+    plan: tenant.plan,
+    subscription: tenant.subscription,
+    status: tenant.status,
+    monthlyQuota: tenant.monthlyQuota,
+    documentsThisMonth: tenant.documentsThisMonth,
+    branch: current?.branch ?? null,
+    stockTracking,
+    devices: devices.map((d) => ({
+      branch: d.branch,
+      branchName: d.branchName,
+      deviceSerial: d.deviceSerial,
+      sdcId: d.sdcId,
+      mrcNo: d.mrcNo,
+      initialized: d.initialized,
+      current: d.id === current?.id,
+    })),
+    authorityBranches: authorityBranches.get(tenant.id) ?? [],
+  };
+}

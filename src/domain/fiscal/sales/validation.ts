@@ -1,0 +1,146 @@
+// Field rules of sales and notes beyond the schema: decimals, lines that come to nothing,
+// discounts, MTV's RRP, levies (refused), the C1 (export) rule, the occurredAt window, the
+// classification check, and the amounts (`compute`).
+import type { AppContext } from '../../kernel/context.ts';
+import { ApiError, FieldErrors, ValidationError } from '../../../platform/errors/errors.ts';
+import { computeSale, LEVIES, lineDiscountAmount, lineSupplyAmount, SaleAmountsError, type ComputedSale, type SaleLineInput, type VatCategoryCode } from '../../../vsdc/tax.ts';
+import { classificationCatalogue } from '../../kernel/catalogue/service.ts';
+import { MAX_DOCUMENT_TOTAL, type CreateSaleBody } from './schemas.ts';
+
+export const DEFAULT_VAT_CATEGORY: VatCategoryCode = 'A';
+/** The authority refuses documents dated more than 180 days back or in the future. */
+const MAX_AGE_MS = 180 * 86_400_000;
+const MAX_FUTURE_SKEW_MS = 5 * 60_000;
+const FOUR_DECIMALS = /^\d+(\.\d{1,4})?$/;
+
+export function addError(errors: FieldErrors, field: string, message: string): void {
+  errors.add(field, message);
+}
+
+export function throwIfAny(errors: FieldErrors): void {
+  if (errors.size > 0) throw errors.toError();
+}
+
+/** False (with the field's error) when the value has more than 4 decimals. */
+export function checkDecimals(errors: FieldErrors, field: string, value: number): boolean {
+  if (FOUR_DECIMALS.test(String(value))) return true;
+  addError(errors, field, `The ${field} field must have at most 4 decimal places.`);
+  return false;
+}
+
+export function occurredAtOf(ctx: AppContext, errors: FieldErrors, text: string | undefined): Date {
+  const now = ctx.clock.now();
+  if (text === undefined) return now;
+  const at = new Date(text);
+  if (Number.isNaN(at.getTime())) addError(errors, 'occurredAt', 'The occurredAt field must be an ISO 8601 date-time.');
+  else if (at.getTime() > now.getTime() + MAX_FUTURE_SKEW_MS) addError(errors, 'occurredAt', 'The occurredAt field must not be in the future.');
+  else if (now.getTime() - at.getTime() > MAX_AGE_MS) addError(errors, 'occurredAt', 'The occurredAt field must not be more than 180 days ago: the authority refuses older documents.');
+  return at;
+}
+
+type BodyLine = CreateSaleBody['items'][number];
+
+/**
+ * Levies (`items[].levy`): the gateway computes none, so a line naming one is refused before
+ * anything is stored — filing it without its levy would be a wrong fiscal document.
+ */
+export function refuseLevies(items: readonly BodyLine[]): void {
+  const named = items.flatMap((item, i) => (item.levy == null ? [] : [{ field: `items.${i}.levy`, code: item.levy }]));
+  if (named.length === 0) return;
+  const described = named.map(({ field, code }) => {
+    const levy = LEVIES.find((l) => l.code === code.toUpperCase());
+    return levy ? `${field} ${code} (${levy.name}, ${levy.rate} %)` : `${field} ${code} (not a levy the authority publishes: ${LEVIES.map((l) => l.code).join(', ')})`;
+  });
+  throw new ApiError(
+    422,
+    'levy_not_supported',
+    `This gateway does not compute levies, so it cannot file ${described.join(', ')}. Nothing was stored; ` +
+      'file such lines through a system that computes the levy, or leave out levy if the line carries none.',
+  );
+}
+
+/**
+ * Field rules of sale lines beyond the schema: decimals, no line that comes to nothing, a
+ * discount within the line, the RRP of MTV lines, and the C1 (export) rule.
+ */
+export function checkLines(errors: FieldErrors, items: readonly BodyLine[], destinationCountryCode: string | null | undefined): void {
+  items.forEach((item, i) => {
+    const decimalsOk = [checkDecimals(errors, `items.${i}.quantity`, item.quantity), checkDecimals(errors, `items.${i}.price`, item.price)].every(Boolean);
+    const gross = decimalsOk ? lineSupplyAmount(item.quantity, item.price) : null;
+    // A priced line filed as 0.00 would be a fiscal line that charges nothing: refuse it.
+    if (gross === 0 && item.price > 0) {
+      addError(
+        errors,
+        `items.${i}.price`,
+        `The line comes to ${item.quantity} × ${item.price}, which rounds to 0.00: quantity × price must be at least 0.005 (amounts are rounded to the cent). Send a higher price or quantity, or leave the line out.`,
+      );
+    }
+    if (item.discount != null && checkDecimals(errors, `items.${i}.discount`, item.discount) && gross !== null && gross > 0) {
+      const discount = lineDiscountAmount(item.discount);
+      if (discount > gross) {
+        addError(errors, `items.${i}.discount`, `The discount (${discount}) must not exceed the line's amount, quantity × price = ${gross}.`);
+      }
+    }
+    const category = item.vatCategory ?? DEFAULT_VAT_CATEGORY;
+    if (category === 'B') {
+      if (item.rrp == null) {
+        addError(
+          errors,
+          `items.${i}.rrp`,
+          `The items.${i}.rrp field is required on an MTV (vatCategory B) line: send the recommended retail price per unit (VAT is computed on quantity × rrp when the line sells below it).`,
+        );
+      } else {
+        checkDecimals(errors, `items.${i}.rrp`, item.rrp);
+      }
+    } else if (item.rrp != null) {
+      addError(errors, `items.${i}.rrp`, `The items.${i}.rrp field applies only to MTV (vatCategory B) lines; this line is ${category}. Leave rrp out, or make the line B.`);
+    }
+  });
+  const categories = items.map((item) => item.vatCategory ?? DEFAULT_VAT_CATEGORY);
+  if (categories.includes('C1')) {
+    if (!destinationCountryCode) {
+      addError(errors, 'destinationCountryCode', 'The destinationCountryCode field is required when a line is category C1 (export).');
+    }
+    categories.forEach((category, i) => {
+      if (category !== 'C1') addError(errors, `items.${i}.vatCategory`, 'An export (C1) invoice cannot mix other VAT categories: every line must be C1.');
+    });
+  }
+}
+
+export function compute(errors: FieldErrors, inputs: SaleLineInput[], taxInclusive: boolean): ComputedSale {
+  let computed: ComputedSale;
+  try {
+    computed = computeSale(inputs, taxInclusive);
+  } catch (err) {
+    if (err instanceof SaleAmountsError) throw new ValidationError({ items: [err.message] });
+    throw err;
+  }
+  if (computed.totals.total > MAX_DOCUMENT_TOTAL) addError(errors, 'items', `The document total must not exceed ${MAX_DOCUMENT_TOTAL.toLocaleString('en')}.`);
+  return computed;
+}
+
+export async function checkClassifications(ctx: AppContext, items: readonly { classificationCode: string }[]): Promise<void> {
+  const unknown = await classificationCatalogue(ctx).unknownCodes(items.map((i) => i.classificationCode));
+  if (unknown.length === 0) return;
+  const where = items
+    .map((item, i) => (unknown.includes(item.classificationCode) ? `items.${i}.classificationCode ${item.classificationCode}` : null))
+    .filter((x) => x !== null);
+  throw new ApiError(
+    422,
+    'unknown_classification_code',
+    `Not in the authority's classification catalogue: ${where.join(', ')}. Nothing was stored; GET /api/v1/item-classes lists the valid codes.`,
+  );
+}
+
+export function lineInput(item: BodyLine): SaleLineInput {
+  return {
+    name: item.name,
+    classificationCode: item.classificationCode,
+    itemCode: item.itemCode ?? null,
+    quantity: item.quantity,
+    price: item.price,
+    vatCategory: item.vatCategory ?? DEFAULT_VAT_CATEGORY,
+    discount: item.discount ?? null,
+    rrp: item.rrp ?? null,
+  };
+}

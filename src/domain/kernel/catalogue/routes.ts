@@ -1,0 +1,63 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../context.ts';
+import { Paginated } from '../../../platform/http/pagination.ts';
+import { catalogueDownload, catalogueEtag, listItemClassesPage } from './browse.ts';
+import * as S from './schemas.ts';
+
+export const CATALOGUE_DOWNLOAD_PATH = '/docs/item-classes.csv.gz';
+const CACHE_CONTROL = 'public, max-age=3600';
+
+/** RFC 9110 If-None-Match: `*`, or a list of (possibly weak) entity tags compared weakly. */
+function matchesIfNoneMatch(request: FastifyRequest, etag: string): boolean {
+  const header = request.headers['if-none-match'];
+  if (typeof header !== 'string') return false;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  return header.split(',').some((tag) => tag.trim() === '*' || opaque(tag) === opaque(etag));
+}
+
+export function catalogueRoutes(ctx: AppContext): FastifyPluginAsync {
+  return async (plugin) => {
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+
+    app.get('/api/v1/item-classes', {
+      config: { auth: { surface: 'merchant', ability: 'invoices:read' } },
+      schema: {
+        operationId: 'listItemClasses',
+        tags: ['Merchant: catalogue'],
+        summary: 'The authority\'s item classification codes, by code',
+        description: `\`code\` matches the start of the code, \`name\` any part of the name. The whole catalogue is also a credential-free download: ${CATALOGUE_DOWNLOAD_PATH}.`,
+        querystring: S.ListItemClassesQuery,
+        response: { 200: Paginated(S.ItemClass) },
+      },
+    }, async (request) => listItemClassesPage(ctx, request.query));
+
+    // Untyped on purpose: the body is bytes, not a JSON schema the type provider could read.
+    plugin.get(CATALOGUE_DOWNLOAD_PATH, {
+      config: { auth: { surface: 'public' } },
+      schema: {
+        operationId: 'downloadItemClasses',
+        tags: ['Catalogue download'],
+        summary: 'The whole classification catalogue as a gzip-compressed CSV (no credential)',
+        description:
+          'UTF-8 CSV with a header row `code,name,level,taxType,majorTarget,inUse` (Y/N flags), gzip-compressed and served as `application/gzip` ' +
+          'with `Content-Disposition: attachment; filename="item-classes.csv.gz"`, so browsers and `curl -O` save the compressed file as is. ' +
+          'Cached for an hour; the ETag changes when the catalogue does (If-None-Match → 304).',
+        response: {
+          200: { description: 'item-classes.csv.gz', content: { 'application/gzip': { schema: { type: 'string', format: 'binary' } } } },
+          304: { description: 'Not modified: your copy is current', type: 'null' },
+        },
+      },
+    }, async (request, reply) => {
+      reply.header('cache-control', CACHE_CONTROL);
+      const etag = await catalogueEtag(ctx);
+      if (matchesIfNoneMatch(request, etag)) return reply.code(304).header('etag', etag).send();
+      const download = await catalogueDownload(ctx);
+      return reply
+        .header('etag', download.etag)
+        .header('content-type', 'application/gzip')
+        .header('content-disposition', 'attachment; filename="item-classes.csv.gz"')
+        .send(download.gzippedCsv);
+    });
+  };
+}

@@ -1,0 +1,20 @@
+import { Type, type Static } from 'typebox';
+import { Nullable } from '../../../platform/http/schema-helpers.ts';
+
+
+export const ListItemClassesQuery = Type.Object({
+  page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1; 20 items a page.' }),
+  code: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z]{1,20}$', description: 'Codes starting with this, e.g. 5022' })),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Part of the name, any case' })),
+});
+export type ListItemClassesQuery = Static<typeof ListItemClassesQuery>;
+
+export const ItemClass = Type.Object({
+  code: Type.String({ description: 'itemClsCd, what items and sale lines are classified with' }),
+  name: Type.String(),
+  level: Nullable(Type.Integer()),
+  taxType: Nullable(Type.String()),
+  majorTarget: Nullable(Type.Boolean()),
+  inUse: Type.Boolean({ description: 'False: the authority withdrew the code; sales may not use it' }),
+});
+export type ItemClassResource = Static<typeof ItemClass>;

@@ -1,0 +1,148 @@
+// The authority's classification catalogue: synced from a VSDC into the database, and kept in
+// memory per process for the check every sale line goes through.
+import type { AppContext, ContextMember } from '../context.ts';
+import { ApiError } from '../../../platform/errors/errors.ts';
+import { VSDC_EPOCH } from '../../../vsdc/dates.ts';
+import type { ItemClass } from '../../../vsdc/protocol.ts';
+import { claimSync, codesInUse, recordSyncFailure, saveSync, syncTargets, type ItemClassRecord } from './store.ts';
+
+const SYNC_LEASE_MS = 120_000;
+
+export type CatalogueSyncResult =
+  | { kind: 'synced'; received: number }
+  | { kind: 'unchanged' }
+  | { kind: 'busy' }
+  | { kind: 'no_device' }
+  | { kind: 'failed'; reason: string };
+
+function toRecord(entry: ItemClass): ItemClassRecord | undefined {
+  const code = typeof entry.itemClsCd === 'string' ? entry.itemClsCd.trim() : '';
+  if (code === '') return undefined;
+  const level = Number(entry.itemClsLvl);
+  return {
+    code,
+    name: typeof entry.itemClsNm === 'string' ? entry.itemClsNm : code,
+    level: Number.isInteger(level) ? level : null,
+    taxType: entry.taxTyCd ?? null,
+    majorTarget: entry.mjrTgYn === null || entry.mjrTgYn === undefined ? null : entry.mjrTgYn === 'Y',
+    inUse: entry.useYn !== 'N',
+  };
+}
+
+/**
+ * Fetches what changed since the last sync (everything when the table is empty) from the first
+ * initialised device whose VSDC answers, and stores it. One process at a time.
+ */
+export async function syncCatalogue(ctx: AppContext): Promise<CatalogueSyncResult> {
+  const claim = await claimSync(ctx.db, SYNC_LEASE_MS);
+  if (!claim) return { kind: 'busy' };
+  const targets = await syncTargets(ctx.db);
+  if (targets.length === 0) {
+    await recordSyncFailure(ctx.db, 'no initialised device to ask');
+    return { kind: 'no_device' };
+  }
+  const lastReqDt = claim.empty || !claim.lastReqDt ? VSDC_EPOCH : claim.lastReqDt;
+  const problems: string[] = [];
+  for (const target of targets) {
+    const outcome = await ctx.vsdc.selectItemsClass(target, { lastReqDt });
+    switch (outcome.kind) {
+      case 'ok': {
+        const byCode = new Map<string, ItemClassRecord>();
+        for (const entry of outcome.data?.itemClsList ?? []) {
+          const record = toRecord(entry);
+          if (record) byCode.set(record.code, record);
+        }
+        await saveSync(ctx.db, [...byCode.values()], outcome.resultDt);
+        return { kind: 'synced', received: byCode.size };
+      }
+      case 'empty':
+        await saveSync(ctx.db, [], outcome.resultDt);
+        return { kind: 'unchanged' };
+      case 'rejected':
+        problems.push(`${target.baseUrl}: ${outcome.code} ${outcome.message}`);
+        break;
+      case 'unreachable':
+        problems.push(`${target.baseUrl}: ${outcome.reason} ${outcome.detail}`);
+        break;
+    }
+  }
+  const reason = problems.join('; ');
+  await recordSyncFailure(ctx.db, reason);
+  return { kind: 'failed', reason };
+}
+
+const CACHE_TTL_MS = 60_000;
+const RELOAD_ON_MISS_MS = 5_000;
+const EMPTY_WAIT_MS = 5_000;
+
+/** The in-process copy of the catalogue's codes, shared by every request on one context. */
+export class ClassificationCatalogue {
+  private codes: ReadonlySet<string> = new Set();
+  private loadedAt = 0;
+  private loading: Promise<void> | undefined;
+  private syncing: Promise<void> | undefined;
+
+  constructor(private readonly ctx: AppContext) {}
+
+  private reload(): Promise<void> {
+    this.loading ??= codesInUse(this.ctx.db)
+      .then((codes) => {
+        this.codes = new Set(codes);
+        this.loadedAt = Date.now();
+      })
+      .finally(() => {
+        this.loading = undefined;
+      });
+    return this.loading;
+  }
+
+  /** First use on an empty catalogue: fetch it now (or wait for the process that is). */
+  private fillEmpty(): Promise<void> {
+    this.syncing ??= (async () => {
+      const deadline = Date.now() + EMPTY_WAIT_MS;
+      for (;;) {
+        const result = await syncCatalogue(this.ctx);
+        await this.reload();
+        if (this.codes.size > 0 || result.kind !== 'busy' || Date.now() > deadline) return;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    })().finally(() => {
+      this.syncing = undefined;
+    });
+    return this.syncing;
+  }
+
+  /**
+   * The codes among `codes` that are not in the authority's catalogue. Throws 503 when the
+   * catalogue has never been fetched and no VSDC can provide it now.
+   */
+  async unknownCodes(codes: Iterable<string>): Promise<string[]> {
+    if (Date.now() - this.loadedAt > CACHE_TTL_MS) await this.reload();
+    if (this.codes.size === 0) await this.fillEmpty();
+    if (this.codes.size === 0) {
+      throw new ApiError(503, 'catalogue_unavailable', 'The classification catalogue has not been fetched from the authority yet and no VSDC answers now; nothing was stored. Retry shortly.', { 'retry-after': '30' });
+    }
+    let unknown = [...new Set(codes)].filter((code) => !this.codes.has(code));
+    if (unknown.length > 0 && Date.now() - this.loadedAt > RELOAD_ON_MISS_MS) {
+      // Another process may have synced newer codes since this copy was read.
+      await this.reload();
+      unknown = unknown.filter((code) => !this.codes.has(code));
+    }
+    return unknown;
+  }
+
+  /** Forget the in-memory copy (after a sync in this process). */
+  invalidate(): void {
+    this.loadedAt = 0;
+  }
+}
+
+/** The context's copy, built by `provideModuleMembers`. */
+export const CLASSIFICATION_CATALOGUE: ContextMember<ClassificationCatalogue> = {
+  name: 'catalogue.classification',
+  create: (ctx) => new ClassificationCatalogue(ctx),
+};
+
+export function classificationCatalogue(ctx: AppContext): ClassificationCatalogue {
+  return ctx.members.get(CLASSIFICATION_CATALOGUE);
+}

@@ -1,0 +1,88 @@
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../../platform/db/schema.ts';
+import { fromNow, isFree } from '../../../platform/workers/lease-sql.ts';
+
+export interface ItemClassRecord {
+  code: string;
+  name: string;
+  level: number | null;
+  taxType: string | null;
+  majorTarget: boolean | null;
+  inUse: boolean;
+}
+
+/** Codes a sale line may use: every catalogue entry the authority marks as in use. */
+export async function codesInUse(db: Kysely<DB>): Promise<string[]> {
+  const rows = await db.selectFrom('item_classes').select('code').where('in_use', '=', true).execute();
+  return rows.map((r) => r.code);
+}
+
+export interface SyncTarget {
+  baseUrl: string;
+  tpin: string;
+  bhfId: string;
+}
+
+/** Initialised devices to ask for the catalogue (it is the authority's, the same through any). */
+export async function syncTargets(db: Kysely<DB>, limit = 5): Promise<SyncTarget[]> {
+  const rows = await db
+    .selectFrom('devices as d')
+    .innerJoin('tenants as t', 't.id', 'd.tenant_id')
+    .select(['d.vsdc_base_url', 'd.branch', 't.tpin'])
+    .where('d.initialized', '=', true)
+    .orderBy('d.initialized_at', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ baseUrl: r.vsdc_base_url, tpin: r.tpin, bhfId: r.branch }));
+}
+
+/**
+ * Claims the right to sync for `leaseMs` (one process at a time); returns the `lastReqDt` to
+ * ask from, or undefined when another process holds the claim.
+ */
+export async function claimSync(db: Kysely<DB>, leaseMs: number): Promise<{ lastReqDt: string | null; empty: boolean } | undefined> {
+  const row = await db
+    .updateTable('catalogue_sync')
+    .set({ claimed_until: fromNow(leaseMs), attempted_at: sql`now()` })
+    .where('id', '=', 1)
+    .where(isFree('catalogue_sync'))
+    .returning(['last_req_dt', sql<boolean>`not exists (select 1 from item_classes)`.as('empty')])
+    .executeTakeFirst();
+  return row ? { lastReqDt: row.last_req_dt, empty: row.empty } : undefined;
+}
+
+/** Upserts what the VSDC sent and moves `lastReqDt` on, in one transaction. */
+export async function saveSync(db: Kysely<DB>, classes: ItemClassRecord[], resultDt: string | null): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    if (classes.length > 0) {
+      const rows = JSON.stringify(
+        classes.map((c) => ({ code: c.code, name: c.name, level: c.level, tax_type: c.taxType, major_target: c.majorTarget, in_use: c.inUse })),
+      );
+      await sql`
+        insert into item_classes (code, name, level, tax_type, major_target, in_use, synced_at)
+        select x.code, x.name, x.level, x.tax_type, x.major_target, x.in_use, now()
+        from jsonb_to_recordset(${rows}::jsonb) as x(code text, name text, level integer, tax_type text, major_target boolean, in_use boolean)
+        on conflict (code) do update set
+          name = excluded.name, level = excluded.level, tax_type = excluded.tax_type,
+          major_target = excluded.major_target, in_use = excluded.in_use, synced_at = excluded.synced_at`.execute(trx);
+    }
+    await trx
+      .updateTable('catalogue_sync')
+      .set({ last_req_dt: resultDt ?? sql`last_req_dt`, synced_at: sql`now()`, last_error: null, claimed_until: null })
+      .where('id', '=', 1)
+      .execute();
+  });
+}
+
+export async function recordSyncFailure(db: Kysely<DB>, error: string): Promise<void> {
+  await db.updateTable('catalogue_sync').set({ last_error: error.slice(0, 1000), claimed_until: null }).where('id', '=', 1).execute();
+}
+
+export async function syncState(db: Kysely<DB>): Promise<{ syncedAt: Date | null; lastError: string | null; classes: number }> {
+  const row = await db
+    .selectFrom('catalogue_sync')
+    .select(['synced_at', 'last_error', sql<number>`(select count(*) from item_classes)::int`.as('classes')])
+    .where('id', '=', 1)
+    .executeTakeFirstOrThrow();
+  return { syncedAt: row.synced_at, lastError: row.last_error, classes: Number(row.classes) };
+}

@@ -1,0 +1,35 @@
+import { ApiError } from '../../../platform/errors/errors.ts';
+import type { BranchDevice } from '../../fiscal/sales/store.ts';
+
+export const HEADQUARTERS = '000';
+
+/**
+ * The branch a merchant request acts on (design.md): the one X-Branch names, else the tenant's
+ * `000` branch if registered, else its only branch. Undefined when none applies.
+ */
+export function pickBranch(devices: readonly BranchDevice[], header: string | undefined): BranchDevice | undefined {
+  if (header !== undefined) {
+    const named = devices.find((d) => d.branch === header);
+    if (!named) throw new ApiError(422, 'branch_not_found', `X-Branch ${header} is not a branch of this merchant. GET /api/v1/me lists its branches.`);
+    return named;
+  }
+  return devices.find((d) => d.branch === HEADQUARTERS) ?? (devices.length === 1 ? devices[0] : undefined);
+}
+
+/** The branch to store a document on: it must exist and be initialised. */
+export function branchForWrite(devices: readonly BranchDevice[], header: string | undefined): BranchDevice {
+  const device = pickBranch(devices, header);
+  if (!device) {
+    throw new ApiError(
+      422,
+      'branch_required',
+      devices.length === 0
+        ? 'This merchant has no registered device yet: its partner must register and initialise one first.'
+        : 'This merchant has several branches and none is 000: name one with the X-Branch header (GET /api/v1/me lists them).',
+    );
+  }
+  if (!device.initialized) {
+    throw new ApiError(422, 'branch_not_initialized', `Branch ${device.branch} is not initialised with the authority yet, so it cannot fiscalise. Its partner must initialise the device first.`);
+  }
+  return device;
+}

@@ -1,0 +1,240 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../../platform/db/schema.ts';
+import { isUniqueViolation } from '../../../platform/db/database.ts';
+import { ApiError, fieldError } from '../../../platform/errors/errors.ts';
+import { recordAudit, type Actor } from '../audit/store.ts';
+import { presentDevice } from '../../partner/provisioning/present.ts';
+import type { DeviceResource } from '../../partner/provisioning/schemas.ts';
+import {
+  claimDeviceForInit,
+  deleteDeviceRows,
+  findDevice,
+  insertDevice,
+  liveCredentialsOfDevice,
+  lockDevice,
+  markDeviceInitialized,
+  releaseDeviceClaim,
+  updateDeviceRow,
+  type DeviceInitInfo,
+  type DeviceRow,
+  type TenantRow,
+} from '../../partner/provisioning/store.ts';
+
+/** What the VSDC answered to the initialisation handshake, already classified. */
+export type HandshakeResult =
+  | { kind: 'ok'; info: DeviceInitInfo }
+  | { kind: 'already_installed'; message: string }
+  | { kind: 'unreachable'; reason: string }
+  | { kind: 'rejected'; code: string; message: string };
+
+export type Handshake = (target: { baseUrl: string; tpin: string; bhfId: string }, deviceSerial: string) => Promise<HandshakeResult>;
+
+export interface RegisterDeviceInput {
+  deviceSerial: string;
+  branch: string;
+  vsdcBaseUrl: string;
+}
+
+export async function registerDevice(db: Kysely<DB>, actor: Actor, tenant: TenantRow, input: RegisterDeviceInput): Promise<DeviceResource> {
+  const exists = () =>
+    new ApiError(422, 'branch_exists', `Branch ${input.branch} is already registered for this merchant; the existing device keeps its serial and VSDC address.`);
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const row = await insertDevice(trx, { tenant_id: tenant.id, branch: input.branch, device_serial: input.deviceSerial.trim(), vsdc_base_url: input.vsdcBaseUrl.trim() });
+      if (!row) throw exists();
+      await recordAudit(trx, { actor, action: 'device.registered', tenantId: tenant.id, targetType: 'device', targetId: row.id, details: { branch: row.branch, deviceSerial: row.device_serial } });
+      return presentDevice(row);
+    });
+  } catch (err) {
+    throw isUniqueViolation(err) ? exists() : err;
+  }
+}
+
+export interface UpdateDeviceInput {
+  vsdcBaseUrl?: string;
+  deviceSerial?: string;
+}
+
+/** Where to register a device, said in refusals (the partner's path or the merchant's own). */
+export type DeviceSurface = 'partner' | 'account';
+
+const registerPath = (surface: DeviceSurface) => (surface === 'partner' ? 'POST /api/v1/tenants/{tenant}/devices' : 'POST /api/v1/account/devices');
+
+/**
+ * Locks the tenant's device for a correction or removal, refusing one the authority already
+ * knows (initialised) or one whose handshake is running right now.
+ */
+async function lockUninitialised(trx: Kysely<DB>, tenantId: number, branch: string, surface: DeviceSurface, doing: 'corrected' | 'removed') {
+  const device = await lockDevice(trx, tenantId, branch);
+  if (!device) throw notRegistered(branch, surface);
+  if (device.initialized) {
+    throw new ApiError(
+      409,
+      'device_initialized',
+      `The device of branch ${branch} is initialised: the authority knows it by its serial and address, so it can no longer be ${doing} here. ` +
+        `To use another device or VSDC, register it under a branch the merchant has not used yet (${registerPath(surface)}); to retire this one, ask the gateway's operator.`,
+    );
+  }
+  if (device.claimed) {
+    throw new ApiError(409, 'device_in_use', `The device of branch ${branch} is being initialised right now; wait for that to finish (at most a minute), then look at its state again.`);
+  }
+  return device;
+}
+
+/** Corrects the serial or VSDC address of a device that is not initialised yet. */
+export async function updateDevice(db: Kysely<DB>, actor: Actor, tenant: TenantRow, branch: string, input: UpdateDeviceInput, surface: DeviceSurface = 'partner'): Promise<DeviceResource> {
+  if (input.vsdcBaseUrl === undefined && input.deviceSerial === undefined) {
+    throw fieldError('vsdcBaseUrl', 'Send vsdcBaseUrl or deviceSerial (or both): the fields to correct. The branch itself cannot change: remove the device and register the right branch.');
+  }
+  return db.transaction().execute(async (trx) => {
+    const device = await lockUninitialised(trx, tenant.id, branch, surface, 'corrected');
+    const changes: { vsdc_base_url?: string; device_serial?: string } = {};
+    if (input.vsdcBaseUrl !== undefined && input.vsdcBaseUrl.trim() !== device.vsdc_base_url) changes.vsdc_base_url = input.vsdcBaseUrl.trim();
+    if (input.deviceSerial !== undefined && input.deviceSerial.trim() !== device.device_serial) changes.device_serial = input.deviceSerial.trim();
+    if (Object.keys(changes).length === 0) return presentDevice(device);
+    const row = await updateDeviceRow(trx, device.id, changes);
+    await recordAudit(trx, {
+      actor,
+      action: 'device.updated',
+      tenantId: tenant.id,
+      targetType: 'device',
+      targetId: device.id,
+      details: {
+        branch,
+        ...(changes.vsdc_base_url === undefined ? {} : { vsdcBaseUrl: { from: device.vsdc_base_url, to: row.vsdc_base_url } }),
+        ...(changes.device_serial === undefined ? {} : { deviceSerial: { from: device.device_serial, to: row.device_serial } }),
+      },
+    });
+    return presentDevice(row);
+  });
+}
+
+/** What a record that refers to a device is, for the refusal to remove it. */
+const RECORD_NAMES: Record<string, string> = {
+  sales: 'documents',
+  customers: 'customer registrations',
+  items: 'item registrations',
+  import_items: 'customs import lines',
+  stock_movements: 'stock movements',
+  stock_levels: 'stock levels',
+  purchases: 'purchases',
+  daily_reports: 'daily reports',
+  reconciliation_runs: 'reconciliations',
+};
+
+function referringTable(err: unknown): string | null {
+  if (typeof err !== 'object' || err === null || (err as { code?: unknown }).code !== '23503') return null;
+  const { table, detail } = err as { table?: unknown; detail?: unknown };
+  if (typeof table === 'string' && table !== 'devices') return table;
+  const match = typeof detail === 'string' ? /from table "([a-z_]+)"/.exec(detail) : null;
+  return match?.[1] ?? 'other records';
+}
+
+/**
+ * Removes a device that is not initialised, with its working state, in one transaction; refused
+ * (409, nothing changed) while a live fiscalisation key or till login is bound to it or a record
+ * refers to it.
+ */
+export async function removeDevice(db: Kysely<DB>, actor: Actor, tenant: TenantRow, branch: string, surface: DeviceSurface = 'partner'): Promise<{ deleted: true; branch: string }> {
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const device = await lockUninitialised(trx, tenant.id, branch, surface, 'removed');
+      const live = await liveCredentialsOfDevice(trx, device.id);
+      const bound = [
+        ...(live.keys.length > 0 ? [`fiscalisation key${live.keys.length === 1 ? '' : 's'} ${live.keys.join(', ')} (revoke: DELETE …/api-keys/{id})`] : []),
+        ...(live.tillLogins.length > 0 ? [`till login${live.tillLogins.length === 1 ? '' : 's'} ${live.tillLogins.join(', ')} (delete: DELETE …/till-logins/{id})`] : []),
+      ];
+      if (bound.length > 0) {
+        throw new ApiError(409, 'device_in_use', `Branch ${branch} still has live credentials bound to it: ${bound.join(' and ')}. End them first, then remove the device.`);
+      }
+      await deleteDeviceRows(trx, device.id);
+      await recordAudit(trx, { actor, action: 'device.removed', tenantId: tenant.id, targetType: 'device', targetId: device.id, details: { branch, deviceSerial: device.device_serial, vsdcBaseUrl: device.vsdc_base_url } });
+      return { deleted: true as const, branch };
+    });
+  } catch (err) {
+    const table = referringTable(err);
+    if (table === null) throw err;
+    throw new ApiError(409, 'device_in_use', `The merchant's ${RECORD_NAMES[table] ?? table.replace(/_/g, ' ')} refer to the device of branch ${branch}; those are kept, so the device cannot be removed.`);
+  }
+}
+
+function notRegistered(branch: string, surface: DeviceSurface): ApiError {
+  // The same condition answers the same shape everywhere (minting a key for the branch too).
+  return new ApiError(404, 'device_not_found', `No device is registered for branch ${branch} of this merchant: register it first (${registerPath(surface)}).`);
+}
+
+async function deviceOf(db: Kysely<DB>, tenantId: number, branch: string, surface: DeviceSurface = 'partner'): Promise<DeviceRow> {
+  const row = await findDevice(db, tenantId, branch);
+  if (!row) throw notRegistered(branch, surface);
+  return row;
+}
+
+const CLAIM_SECONDS = 60;
+
+/**
+ * The handshake with the authority. Concurrent calls for one device are serialised through a
+ * short claim on the device row (works across processes), never by holding a transaction
+ * open across the VSDC call. An initialised device is a safe retry: returned unchanged.
+ */
+export async function initializeDevice(
+  db: Kysely<DB>,
+  actor: Actor,
+  tenant: TenantRow,
+  branch: string,
+  handshake: Handshake,
+  options: {
+    pollMs?: number;
+    maxWaitMs?: number;
+    /** Runs after this call initialised the device (not on a repeat); must not throw. */
+    afterInitialized?: () => Promise<void>;
+    surface?: DeviceSurface;
+  } = {},
+): Promise<DeviceResource> {
+  const deadline = Date.now() + (options.maxWaitMs ?? (CLAIM_SECONDS + 5) * 1000);
+  for (;;) {
+    const device = await deviceOf(db, tenant.id, branch, options.surface);
+    if (device.initialized) return presentDevice(device);
+    const claimed = await claimDeviceForInit(db, device.id, CLAIM_SECONDS * 1000);
+    if (claimed) {
+      const initialized = await finishHandshake(db, actor, tenant, claimed, handshake);
+      await options.afterInitialized?.();
+      return initialized;
+    }
+    if (Date.now() > deadline) throw new ApiError(503, 'vsdc_unreachable', 'Another initialisation of this device is still running; retry shortly.');
+    await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 100));
+  }
+}
+
+async function finishHandshake(db: Kysely<DB>, actor: Actor, tenant: TenantRow, device: DeviceRow, handshake: Handshake): Promise<DeviceResource> {
+  let result: HandshakeResult;
+  try {
+    result = await handshake({ baseUrl: device.vsdc_base_url, tpin: tenant.tpin, bhfId: device.branch }, device.device_serial);
+  } catch (err) {
+    result = { kind: 'unreachable', reason: (err as Error).message };
+  }
+  const release = () => releaseDeviceClaim(db, device.id);
+
+  switch (result.kind) {
+    case 'ok': {
+      const info = result.info;
+      return db.transaction().execute(async (trx) => {
+        const row = await markDeviceInitialized(trx, device.id, info);
+        await recordAudit(trx, { actor, action: 'device.initialized', tenantId: tenant.id, targetType: 'device', targetId: device.id, details: { branch: device.branch, sdcId: info.sdcId } });
+        return presentDevice(row ?? (await deviceOf(trx, tenant.id, device.branch)));
+      });
+    }
+    case 'already_installed': {
+      await release();
+      // Another process may have finished the handshake a moment ago: that is the safe retry.
+      const current = await deviceOf(db, tenant.id, device.branch);
+      if (current.initialized) return presentDevice(current);
+      throw new ApiError(422, 'initialization_failed', result.message || 'This device is already installed at the authority.');
+    }
+    case 'rejected':
+      await release();
+      throw new ApiError(422, 'initialization_failed', result.message || `The authority refused the handshake (result code ${result.code}).`);
+    case 'unreachable':
+      await release();
+      throw new ApiError(503, 'vsdc_unreachable', 'The VSDC could not be reached; nothing was changed. It is safe to repeat this request.', { 'retry-after': '5' });
+  }
+}

@@ -1,0 +1,317 @@
+// Merchant accounts (docs/merchants.md): sign-up, email verification, sign-in with throttling,
+// sessions, password change and reset, invitations, users and roles. No answer tells whether an
+// email address has an account: sign-up and reset answer the same either way, and a wrong email
+// costs the same scrypt as a wrong password.
+import { sql, type Kysely } from 'kysely';
+import type { AppContext } from '../../kernel/context.ts';
+import type { TenantAccount } from '../../../credentials/lookup.ts';
+import { currentMonth, documentsInMonth, standingOf } from '../../../credentials/standing.ts';
+import { csrfTokenOf, newSecret, sha256 } from '../../../credentials/user-secrets.ts';
+import { SESSION_LIFETIME_MS, type SessionUser } from '../../../credentials/user-session.ts';
+import { isUniqueViolation } from '../../../platform/db/database.ts';
+import type { DB } from '../../../platform/db/schema.ts';
+import type { UserRole, UserTokenKind } from '../../../platform/db/tables/accounts.ts';
+import { roleAtLeast } from '../../kernel/access/auth.ts';
+import { ApiError, fieldError, NotFoundError } from '../../../platform/errors/errors.ts';
+import { accountExistsMail, invitationMail, passwordChangedMail, passwordResetMail, verifyEmailMail } from '../../../platform/mail/templates.ts';
+import { recordAudit, type Actor } from '../../kernel/audit/store.ts';
+import { tenantOfPartner } from '../../kernel/tenants/service.ts';
+import { assertPasswordRules, decoyHash, hashPassword, verifyPassword } from './passwords.ts';
+import * as store from './store.ts';
+
+const HOUR_MS = 3_600_000;
+export const LINK_VALID_MS: Record<UserTokenKind, number> = { verify: 24 * HOUR_MS, reset: HOUR_MS, invitation: 72 * HOUR_MS };
+/** Failed sign-ins counted over this window: per account (the email tried) and per client address. */
+export const SIGNIN_WINDOW_MS = 15 * 60_000;
+export const SIGNIN_FAILURES_PER_ACCOUNT = 5;
+export const SIGNIN_FAILURES_PER_ADDRESS = 20;
+
+export interface ClientInfo {
+  ip: string;
+  userAgent: string | null;
+}
+
+export interface UserResource {
+  id: number;
+  email: string;
+  role: UserRole;
+  emailVerified: boolean;
+  createdAt: string;
+}
+
+export interface MerchantResource {
+  id: number;
+  name: string;
+  tpin: string;
+  origin: 'partner' | 'self';
+  status: 'active' | 'suspended';
+  subscription: 'active' | 'blocked';
+  /** Whether it may file now, and why not (the 402/403's message). */
+  standing: { canFile: boolean; reason: string | null };
+}
+
+const normalEmail = (email: string) => email.trim().toLowerCase();
+
+function presentUser(row: store.UserRow): UserResource {
+  return { id: row.id, email: row.email, role: row.role, emailVerified: row.email_verified_at !== null, createdAt: new Date(row.created_at).toISOString() };
+}
+
+function linkOf(ctx: AppContext, kind: UserTokenKind, token: string): string {
+  const page = kind === 'verify' ? 'verify' : kind === 'reset' ? 'reset-password' : 'accept-invitation';
+  return `${ctx.config.publicUrl}/console/account/${page}#token=${token}`;
+}
+
+/** A new one-time link (its plaintext goes only into the mail, or to the partner who asked). */
+async function createLink(db: Kysely<DB>, ctx: AppContext, values: { kind: UserTokenKind; tenantId: number; userId: number | null; email: string; role: UserRole | null; createdBy: string | null }) {
+  const now = ctx.clock.now();
+  const token = newSecret();
+  const expiresAt = new Date(now.getTime() + LINK_VALID_MS[values.kind]);
+  const row = await store.insertUserToken(db, {
+    token_hash: sha256(token),
+    kind: values.kind,
+    tenant_id: values.tenantId,
+    user_id: values.userId,
+    email: values.email,
+    role: values.role,
+    created_by: values.createdBy,
+    created_at: now,
+    expires_at: expiresAt,
+  });
+  return { id: row.id, link: linkOf(ctx, values.kind, token), expiresAt };
+}
+
+/** A mail sent after the answer's work, never awaited by it: its time must not tell anything. */
+function sendLater(ctx: AppContext, to: string, message: Parameters<AppContext['mailer']['send']>[1]): void {
+  void ctx.mailer.send(to, message);
+}
+
+const linkInvalid = (what: string) => new ApiError(400, 'link_invalid', `This ${what} link is unknown, already used or expired. Ask for a new one.`);
+
+export async function signUp(ctx: AppContext, input: { merchantName: string; tpin: string; email: string; password: string }, client: ClientInfo): Promise<void> {
+  assertPasswordRules(input.password, 'password');
+  const email = input.email.trim();
+  // Hash first, whether or not the address is taken: both answers take the same time.
+  const passwordHash = await hashPassword(input.password, ctx.config.passwordScryptLog2N);
+  const existing = await store.findUserByEmail(ctx.db, email);
+  if (existing) {
+    const reset = await ctx.db.transaction().execute(async (trx) => {
+      const link = await createLink(trx, ctx, { kind: 'reset', tenantId: existing.tenant_id, userId: existing.id, email: existing.email, role: null, createdBy: null });
+      await recordAudit(trx, { actor: { type: 'anonymous' }, action: 'account.signup_existing', tenantId: existing.tenant_id, targetType: 'user', targetId: existing.id, details: { ip: client.ip } });
+      return link;
+    });
+    sendLater(ctx, existing.email, accountExistsMail(reset.link));
+    return;
+  }
+  try {
+    const { merchantName, link } = await ctx.db.transaction().execute(async (trx) => {
+      const tenant = await store.insertSelfTenant(trx, { name: input.merchantName.trim(), tpin: input.tpin, email });
+      const user = await store.insertUser(trx, { tenant_id: tenant.id, email, password_hash: passwordHash, role: 'owner', email_verified_at: null });
+      const verify = await createLink(trx, ctx, { kind: 'verify', tenantId: tenant.id, userId: user.id, email, role: null, createdBy: null });
+      await recordAudit(trx, { actor: { type: 'anonymous' }, action: 'account.signup', tenantId: tenant.id, targetType: 'user', targetId: user.id, details: { ip: client.ip, tenantOrigin: 'self' } });
+      return { merchantName: tenant.name, link: verify.link };
+    });
+    sendLater(ctx, email, verifyEmailMail(merchantName, link));
+  } catch (err) {
+    // The same address signed up at the same moment: the other request created it.
+    if (!isUniqueViolation(err)) throw err;
+  }
+}
+
+export async function verifyEmail(ctx: AppContext, token: string): Promise<void> {
+  const now = ctx.clock.now();
+  await ctx.db.transaction().execute(async (trx) => {
+    const used = await store.useUserToken(trx, sha256(token), 'verify', now);
+    if (!used?.user_id) throw linkInvalid('verification');
+    await store.setUserFields(trx, used.user_id, { email_verified_at: now }, now);
+    await recordAudit(trx, { actor: { type: 'anonymous' }, action: 'account.email_verified', tenantId: used.tenant_id, targetType: 'user', targetId: used.user_id });
+  });
+}
+
+async function assertNotThrottled(ctx: AppContext, email: string, ip: string, now: Date): Promise<void> {
+  const since = new Date(now.getTime() - SIGNIN_WINDOW_MS);
+  const [byAccount, byAddress] = await Promise.all([store.signinFailures(ctx.db, 'email', email, since), store.signinFailures(ctx.db, 'ip', ip, since)]);
+  const over = byAccount.count >= SIGNIN_FAILURES_PER_ACCOUNT ? { failures: byAccount, what: `${SIGNIN_FAILURES_PER_ACCOUNT} failed sign-ins for this account` } : byAddress.count >= SIGNIN_FAILURES_PER_ADDRESS ? { failures: byAddress, what: `${SIGNIN_FAILURES_PER_ADDRESS} failed sign-ins from your address` } : undefined;
+  if (!over) return;
+  const retryAfter = Math.max(1, Math.ceil(((over.failures.oldest?.getTime() ?? now.getTime()) + SIGNIN_WINDOW_MS - now.getTime()) / 1000));
+  throw new ApiError(429, 'signin_throttled', `Too many failed sign-ins (${over.what} in ${SIGNIN_WINDOW_MS / 60_000} minutes). Retry after ${retryAfter} s, or reset your password.`, { 'retry-after': String(retryAfter) });
+}
+
+export interface SignedIn {
+  sessionToken: string;
+  csrfToken: string;
+  user: UserResource;
+  merchant: MerchantResource;
+}
+
+function presentMerchant(t: Omit<TenantAccount, 'partnerId' | 'plan' | 'rateLimitPerMinute' | 'offlinePolicy'> & { origin: 'partner' | 'self' }): MerchantResource {
+  return { id: t.id, name: t.name, tpin: t.tpin, origin: t.origin, status: t.status, subscription: t.subscription, standing: standingOf(t) };
+}
+
+/** The merchant with its standing, in one statement. */
+async function merchantOf(db: Kysely<DB>, tenantId: number, now: Date): Promise<MerchantResource> {
+  const t = await db
+    .selectFrom('tenants as t')
+    .select(['t.id', 't.name', 't.tpin', 't.origin', 't.status', 't.subscription', 't.monthly_quota', documentsInMonth(sql`t.id`, currentMonth(now)).as('documents')])
+    .where('t.id', '=', tenantId)
+    .executeTakeFirstOrThrow();
+  return presentMerchant({ ...t, monthlyQuota: t.monthly_quota, documentsThisMonth: Number(t.documents) });
+}
+
+/** `previousSession`: the cookie the browser sent, if any; it is revoked (the session is rotated). */
+export async function signIn(ctx: AppContext, input: { email: string; password: string }, client: ClientInfo, previousSession: string | undefined): Promise<SignedIn> {
+  const now = ctx.clock.now();
+  const email = normalEmail(input.email);
+  await assertNotThrottled(ctx, email, client.ip, now);
+  const user = await store.findUserByEmail(ctx.db, email);
+  const matches = await verifyPassword(input.password, user?.password_hash ?? (await decoyHash(ctx.config.passwordScryptLog2N)));
+  if (!user || !matches) {
+    await store.recordSigninFailure(ctx.db, email, client.ip, now, SIGNIN_WINDOW_MS);
+    await recordAudit(ctx.db, { actor: { type: 'anonymous' }, action: 'account.signin_failed', tenantId: user?.tenant_id ?? null, ...(user ? { targetType: 'user', targetId: user.id } : {}), details: { ip: client.ip } });
+    throw new ApiError(401, 'invalid_credentials', 'The email or password is wrong. After 5 failed attempts sign-in pauses for 15 minutes; reset your password if you forgot it.');
+  }
+  if (!user.email_verified_at) {
+    throw new ApiError(403, 'email_not_verified', 'Confirm your email address first with the link we mailed you (sign up again with the same address to get a new one: we then mail a password reset link).');
+  }
+  const sessionToken = newSecret();
+  await ctx.db.transaction().execute(async (trx) => {
+    if (previousSession) await store.revokeSession(trx, sha256(previousSession), now);
+    await store.insertSession(trx, { id: sha256(sessionToken), user_id: user.id, now, expires_at: new Date(now.getTime() + SESSION_LIFETIME_MS), ip: client.ip, user_agent: client.userAgent?.slice(0, 500) ?? null });
+    await store.clearSigninFailures(trx, email);
+    await recordAudit(trx, { actor: { type: 'user', userId: user.id }, action: 'account.signin', tenantId: user.tenant_id, targetType: 'user', targetId: user.id, details: { ip: client.ip } });
+  });
+  return { sessionToken, csrfToken: csrfTokenOf(sessionToken), user: presentUser(user), merchant: await merchantOf(ctx.db, user.tenant_id, now) };
+}
+
+export async function signOut(ctx: AppContext, session: SessionUser, everywhere: boolean): Promise<number> {
+  const now = ctx.clock.now();
+  return ctx.db.transaction().execute(async (trx) => {
+    const revoked = everywhere ? await store.revokeSessions(trx, session.userId, now) : (await store.revokeSession(trx, session.sessionId, now), 1);
+    await recordAudit(trx, { actor: { type: 'user', userId: session.userId }, action: everywhere ? 'account.signout_everywhere' : 'account.signout', tenantId: session.tenant.id, targetType: 'user', targetId: session.userId, details: { sessions: revoked } });
+    return revoked;
+  });
+}
+
+export async function me(ctx: AppContext, session: SessionUser, sessionToken: string) {
+  const user = await store.findUser(ctx.db, session.tenant.id, session.userId);
+  if (!user) throw new NotFoundError('User not found.');
+  // The session's lookup brought the merchant with its standing: no second read.
+  return { user: presentUser(user), merchant: presentMerchant(session.tenant), csrfToken: csrfTokenOf(sessionToken) };
+}
+
+export async function changePassword(ctx: AppContext, session: SessionUser, input: { currentPassword: string; newPassword: string }): Promise<{ revokedSessions: number }> {
+  const now = ctx.clock.now();
+  const user = await store.findUser(ctx.db, session.tenant.id, session.userId);
+  if (!user) throw new NotFoundError('User not found.');
+  if (!(await verifyPassword(input.currentPassword, user.password_hash))) throw fieldError('currentPassword', 'The current password is wrong.');
+  assertPasswordRules(input.newPassword, 'newPassword');
+  const hash = await hashPassword(input.newPassword, ctx.config.passwordScryptLog2N);
+  const revoked = await ctx.db.transaction().execute(async (trx) => {
+    await store.setUserFields(trx, user.id, { password_hash: hash, password_changed_at: now }, now);
+    const n = await store.revokeSessions(trx, user.id, now, session.sessionId);
+    await store.voidUserTokens(trx, user.id, 'reset', now);
+    await recordAudit(trx, { actor: { type: 'user', userId: user.id }, action: 'account.password_changed', tenantId: user.tenant_id, targetType: 'user', targetId: user.id, details: { revokedSessions: n } });
+    return n;
+  });
+  sendLater(ctx, user.email, passwordChangedMail());
+  return { revokedSessions: revoked };
+}
+
+export async function requestPasswordReset(ctx: AppContext, email: string, client: ClientInfo): Promise<void> {
+  const user = await store.findUserByEmail(ctx.db, email.trim());
+  if (!user) return;
+  const now = ctx.clock.now();
+  const reset = await ctx.db.transaction().execute(async (trx) => {
+    await store.voidUserTokens(trx, user.id, 'reset', now);
+    const link = await createLink(trx, ctx, { kind: 'reset', tenantId: user.tenant_id, userId: user.id, email: user.email, role: null, createdBy: null });
+    await recordAudit(trx, { actor: { type: 'anonymous' }, action: 'account.password_reset_requested', tenantId: user.tenant_id, targetType: 'user', targetId: user.id, details: { ip: client.ip } });
+    return link;
+  });
+  sendLater(ctx, user.email, passwordResetMail(reset.link));
+}
+
+export async function confirmPasswordReset(ctx: AppContext, input: { token: string; newPassword: string }): Promise<void> {
+  assertPasswordRules(input.newPassword, 'newPassword');
+  const hash = await hashPassword(input.newPassword, ctx.config.passwordScryptLog2N);
+  const now = ctx.clock.now();
+  await ctx.db.transaction().execute(async (trx) => {
+    const used = await store.useUserToken(trx, sha256(input.token), 'reset', now);
+    if (!used?.user_id) throw linkInvalid('password reset');
+    // The link reached the mailbox: the address is proven, as a verification link would.
+    await store.setUserFields(trx, used.user_id, { password_hash: hash, password_changed_at: now, email_verified_at: now }, now);
+    const revoked = await store.revokeSessions(trx, used.user_id, now);
+    await recordAudit(trx, { actor: { type: 'anonymous' }, action: 'account.password_reset', tenantId: used.tenant_id, targetType: 'user', targetId: used.user_id, details: { revokedSessions: revoked } });
+  });
+}
+
+export async function listUsers(ctx: AppContext, session: SessionUser): Promise<UserResource[]> {
+  return (await store.usersOf(ctx.db, session.tenant.id)).map(presentUser);
+}
+
+export interface InvitationResource {
+  id: number;
+  email: string;
+  role: UserRole;
+  expiresAt: string;
+}
+
+export async function inviteUser(ctx: AppContext, session: SessionUser, input: { email: string; role: UserRole }): Promise<InvitationResource> {
+  if (input.role === 'owner' && !roleAtLeast(session.role, 'owner')) {
+    throw new ApiError(403, 'role_insufficient', 'Only an owner may invite another owner; invite an admin or a viewer.');
+  }
+  const email = input.email.trim();
+  const invitation = await ctx.db.transaction().execute(async (trx) => {
+    const link = await createLink(trx, ctx, { kind: 'invitation', tenantId: session.tenant.id, userId: null, email, role: input.role, createdBy: `user:${session.userId}` });
+    await recordAudit(trx, { actor: { type: 'user', userId: session.userId }, action: 'account.invitation_created', tenantId: session.tenant.id, targetType: 'user_invitation', targetId: link.id, details: { email, role: input.role } });
+    return link;
+  });
+  sendLater(ctx, email, invitationMail(session.tenant.name, input.role, invitation.link, LINK_VALID_MS.invitation / HOUR_MS));
+  return { id: invitation.id, email, role: input.role, expiresAt: invitation.expiresAt.toISOString() };
+}
+
+/** A partner's invitation of its merchant's owner: the link is answered too (the partner may pass it on itself). */
+export async function invitePartnerTenantOwner(ctx: AppContext, actor: Extract<Actor, { type: 'partner_key' }>, tenantId: number, email: string): Promise<InvitationResource & { link: string }> {
+  const tenant = await tenantOfPartner(ctx.db, actor.partnerId, tenantId);
+  const normal = email.trim();
+  const invitation = await ctx.db.transaction().execute(async (trx) => {
+    const link = await createLink(trx, ctx, { kind: 'invitation', tenantId: tenant.id, userId: null, email: normal, role: 'owner', createdBy: `partner_key:${actor.keyId}` });
+    await recordAudit(trx, { actor, action: 'account.invitation_created', tenantId: tenant.id, targetType: 'user_invitation', targetId: link.id, details: { email: normal, role: 'owner' } });
+    return link;
+  });
+  sendLater(ctx, normal, invitationMail(tenant.name, 'owner', invitation.link, LINK_VALID_MS.invitation / HOUR_MS));
+  return { id: invitation.id, email: normal, role: 'owner', expiresAt: invitation.expiresAt.toISOString(), link: invitation.link };
+}
+
+export async function acceptInvitation(ctx: AppContext, input: { token: string; password: string }): Promise<UserResource> {
+  assertPasswordRules(input.password, 'password');
+  const hash = await hashPassword(input.password, ctx.config.passwordScryptLog2N);
+  const now = ctx.clock.now();
+  try {
+    return await ctx.db.transaction().execute(async (trx) => {
+      const used = await store.useUserToken(trx, sha256(input.token), 'invitation', now);
+      if (!used?.role) throw linkInvalid('invitation');
+      if (await store.findUserByEmail(trx, used.email)) throw alreadyUser();
+      // The link reached the mailbox: the address counts as verified.
+      const user = await store.insertUser(trx, { tenant_id: used.tenant_id, email: used.email, password_hash: hash, role: used.role, email_verified_at: now });
+      await recordAudit(trx, { actor: { type: 'user', userId: user.id }, action: 'account.invitation_accepted', tenantId: used.tenant_id, targetType: 'user', targetId: user.id, details: { role: user.role, invitationId: used.id } });
+      return presentUser(user);
+    });
+  } catch (err) {
+    throw isUniqueViolation(err) ? alreadyUser() : err;
+  }
+}
+
+const alreadyUser = () => fieldError('token', 'This email address already has an account (an address belongs to one merchant). Sign in with it, or ask for an invitation to another address.');
+
+export async function removeUser(ctx: AppContext, session: SessionUser, userId: number): Promise<{ removed: true; id: number }> {
+  const now = ctx.clock.now();
+  return ctx.db.transaction().execute(async (trx) => {
+    const user = await store.findUser(trx, session.tenant.id, userId);
+    if (!user) throw new NotFoundError('User not found.');
+    if (user.id === session.userId) throw fieldError('user', 'You cannot remove yourself; another owner or admin can.');
+    if (user.role === 'owner' && !roleAtLeast(session.role, 'owner')) throw new ApiError(403, 'role_insufficient', 'Only an owner may remove an owner.');
+    await store.setUserFields(trx, user.id, { removed_at: now }, now);
+    await store.revokeSessions(trx, user.id, now);
+    await recordAudit(trx, { actor: { type: 'user', userId: session.userId }, action: 'account.user_removed', tenantId: session.tenant.id, targetType: 'user', targetId: user.id, details: { email: user.email, role: user.role } });
+    return { removed: true as const, id: user.id };
+  });
+}

@@ -1,0 +1,105 @@
+// All SQL of merchant accounts: users, sessions, one-time links, failed sign-ins.
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { DB } from '../../../platform/db/schema.ts';
+import type { UserRole, UsersTable, UserTokenKind, UserTokensTable } from '../../../platform/db/tables/accounts.ts';
+
+export type UserRow = Selectable<UsersTable>;
+export type UserTokenRow = Selectable<UserTokensTable>;
+
+export function findUserByEmail(db: Kysely<DB>, email: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where(sql<string>`lower(email)`, '=', email.toLowerCase()).where('removed_at', 'is', null).executeTakeFirst();
+}
+
+export function findUser(db: Kysely<DB>, tenantId: number, userId: number): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', userId).where('tenant_id', '=', tenantId).where('removed_at', 'is', null).executeTakeFirst();
+}
+
+export function usersOf(db: Kysely<DB>, tenantId: number): Promise<UserRow[]> {
+  return db.selectFrom('users').selectAll().where('tenant_id', '=', tenantId).where('removed_at', 'is', null).orderBy('id').execute();
+}
+
+export function countOwners(db: Kysely<DB>, tenantId: number): Promise<number> {
+  return db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).where('tenant_id', '=', tenantId).where('role', '=', 'owner').where('removed_at', 'is', null).executeTakeFirstOrThrow().then((r) => Number(r.n));
+}
+
+export function insertUser(db: Kysely<DB>, values: { tenant_id: number; email: string; password_hash: string; role: UserRole; email_verified_at: Date | null }): Promise<UserRow> {
+  return db.insertInto('users').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function setUserFields(db: Kysely<DB>, userId: number, fields: { password_hash?: string; password_changed_at?: Date; email_verified_at?: Date; removed_at?: Date }, now: Date): Promise<void> {
+  await db.updateTable('users').set({ ...fields, updated_at: now }).where('id', '=', userId).execute();
+}
+
+export async function insertSession(db: Kysely<DB>, values: { id: string; user_id: number; now: Date; expires_at: Date; ip: string | null; user_agent: string | null }): Promise<void> {
+  const { now, ...rest } = values;
+  await db.insertInto('user_sessions').values({ ...rest, created_at: now, last_seen_at: now }).execute();
+}
+
+/** Revokes the user's live sessions, except `keep` (a session id) if given; answers how many. */
+export async function revokeSessions(db: Kysely<DB>, userId: number, now: Date, keep?: string): Promise<number> {
+  let query = db.updateTable('user_sessions').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null);
+  if (keep) query = query.where('id', '<>', keep);
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+export async function revokeSession(db: Kysely<DB>, sessionId: string, now: Date): Promise<void> {
+  await db.updateTable('user_sessions').set({ revoked_at: now }).where('id', '=', sessionId).where('revoked_at', 'is', null).execute();
+}
+
+export async function insertUserToken(db: Kysely<DB>, values: { token_hash: string; kind: UserTokenKind; tenant_id: number; user_id: number | null; email: string; role: UserRole | null; created_by: string | null; created_at: Date; expires_at: Date }): Promise<UserTokenRow> {
+  return db.insertInto('user_tokens').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+/**
+ * Uses a one-time link: marks it used and answers it, in one statement, only if it is of `kind`,
+ * unused and unexpired (two requests with the same link: one wins).
+ */
+export function useUserToken(db: Kysely<DB>, tokenHash: string, kind: UserTokenKind, now: Date): Promise<UserTokenRow | undefined> {
+  return db
+    .updateTable('user_tokens')
+    .set({ used_at: now })
+    .where('token_hash', '=', tokenHash)
+    .where('kind', '=', kind)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export function findUserToken(db: Kysely<DB>, tokenHash: string): Promise<UserTokenRow | undefined> {
+  return db.selectFrom('user_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+}
+
+/** Unused links of `kind` for a user are voided when a newer one is sent or the password changes. */
+export async function voidUserTokens(db: Kysely<DB>, userId: number, kind: UserTokenKind, now: Date): Promise<void> {
+  await db.updateTable('user_tokens').set({ used_at: now }).where('user_id', '=', userId).where('kind', '=', kind).where('used_at', 'is', null).execute();
+}
+
+export async function recordSigninFailure(db: Kysely<DB>, email: string, ip: string, now: Date, windowMs: number): Promise<void> {
+  await db.deleteFrom('signin_failures').where('created_at', '<', new Date(now.getTime() - windowMs)).execute();
+  await db.insertInto('signin_failures').values({ email, ip, created_at: now }).execute();
+}
+
+export interface FailureCount {
+  count: number;
+  oldest: Date | null;
+}
+
+export async function signinFailures(db: Kysely<DB>, column: 'email' | 'ip', value: string, since: Date): Promise<FailureCount> {
+  const row = await db
+    .selectFrom('signin_failures')
+    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('created_at').as('oldest')])
+    .where(column, '=', value)
+    .where('created_at', '>', since)
+    .executeTakeFirstOrThrow();
+  return { count: Number(row.n), oldest: row.oldest ? new Date(row.oldest) : null };
+}
+
+export async function clearSigninFailures(db: Kysely<DB>, email: string): Promise<void> {
+  await db.deleteFrom('signin_failures').where('email', '=', email).execute();
+}
+
+export async function insertSelfTenant(db: Kysely<DB>, values: { name: string; tpin: string; email: string }) {
+  return db.insertInto('tenants').values({ ...values, partner_id: null, origin: 'self' }).returningAll().executeTakeFirstOrThrow();
+}

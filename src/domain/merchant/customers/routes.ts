@@ -1,0 +1,58 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../kernel/context.ts';
+import { requireTenant } from '../../kernel/access/auth.ts';
+import { Paginated } from '../../../platform/http/pagination.ts';
+import { BranchHeaders } from '../../fiscal/sales/schemas.ts';
+import * as S from './schemas.ts';
+import { createCustomer, getCustomer, listCustomersPage } from './service.ts';
+import { data } from '../../../platform/http/schema-helpers.ts';
+
+const TAG = ['Merchant: customers'];
+const WRITE = { auth: { surface: 'merchant' as const, ability: 'invoices:write' as const } };
+const READ = { auth: { surface: 'merchant' as const, ability: 'invoices:read' as const } };
+
+const CREATE_DESCRIPTION =
+  'With a `tpin`, the customer is verified with the authority and registered on the branch\'s customer list (X-Branch, or the default branch; it must be initialised). ' +
+  'The two facts are shown separately and fail independently: `verification.state` is verified, unknown, pending or failed; `registration.state` is registered, pending or failed. ' +
+  '`pending` means the VSDC did not answer; the gateway retries in the background. Without a `tpin` the customer is a local record, never sent to the authority (both states `not_applicable`). ' +
+  'A TPIN the merchant already has answers 200 with the existing customer, unchanged; a new customer answers 201.';
+
+export function customerRoutes(ctx: AppContext): FastifyPluginAsync {
+  return async (plugin) => {
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+
+    app.get('/api/v1/customers', {
+      config: READ,
+      schema: {
+        operationId: 'listCustomers',
+        tags: TAG,
+        summary: 'Find customers, newest first',
+        description: '`tpin` matches exactly, `name` any part of the name. No match is an empty page.',
+        querystring: S.ListCustomersQuery,
+        response: { 200: Paginated(S.Customer) },
+      },
+    }, async (request) => listCustomersPage(ctx, requireTenant(request).id, request.query));
+
+    app.post('/api/v1/customers', {
+      config: WRITE,
+      schema: {
+        operationId: 'createCustomer',
+        tags: TAG,
+        summary: 'Add a customer (and register it with the authority when it has a TPIN)',
+        description: CREATE_DESCRIPTION,
+        headers: BranchHeaders,
+        body: S.CreateCustomerBody,
+        response: { 200: data(S.Customer), 201: data(S.Customer) },
+      },
+    }, async (request, reply) => {
+      const result = await createCustomer(ctx, requireTenant(request), request.headers['x-branch'], request.body);
+      return reply.code(result.created ? 201 : 200).send({ data: result.customer });
+    });
+
+    app.get('/api/v1/customers/:customer', {
+      config: READ,
+      schema: { operationId: 'getCustomer', tags: TAG, summary: 'One customer and how far its verification and registration got', params: S.CustomerParam, response: { 200: data(S.Customer) } },
+    }, async (request) => ({ data: await getCustomer(ctx, requireTenant(request).id, request.params.customer) }));
+  };
+}

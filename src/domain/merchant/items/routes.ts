@@ -1,0 +1,84 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../kernel/context.ts';
+import { requireTenant } from '../../kernel/access/auth.ts';
+import { Paginated } from '../../../platform/http/pagination.ts';
+import { BranchHeaders } from '../../fiscal/sales/schemas.ts';
+import * as S from './schemas.ts';
+import { createItem, getItem, listItemsPage, releaseItem, updateItem } from './service.ts';
+import { data } from '../../../platform/http/schema-helpers.ts';
+
+const TAG = ['Merchant: items'];
+const WRITE = { auth: { surface: 'merchant' as const, ability: 'invoices:write' as const } };
+const READ = { auth: { surface: 'merchant' as const, ability: 'invoices:read' as const } };
+
+const STATES =
+  '`registration.state`: `draft` (created by the gateway from a sale line naming an unknown product; never sent until released), ' +
+  '`pending` (being sent, or the VSDC did not answer and the gateway retries), `registered` (the authority accepted it), ' +
+  '`failed` (the authority refused it: `resultCode` and `message`; amend it to send it again), ' +
+  '`amendment_pending` / `amendment_failed` (the same for a change to a registered item). See docs/items.md.';
+
+export function itemRoutes(ctx: AppContext): FastifyPluginAsync {
+  return async (plugin) => {
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+
+    app.get('/api/v1/items', {
+      config: READ,
+      schema: {
+        operationId: 'listItems',
+        tags: TAG,
+        summary: 'The merchant\'s items, or the drafts waiting for review (?state=draft)',
+        description: `Newest first. Without \`state\`, every item except drafts. ${STATES}`,
+        querystring: S.ListItemsQuery,
+        response: { 200: Paginated(S.Item) },
+      },
+    }, async (request) => listItemsPage(ctx, requireTenant(request).id, request.query));
+
+    app.post('/api/v1/items', {
+      config: WRITE,
+      schema: {
+        operationId: 'createItem',
+        tags: TAG,
+        summary: 'Add an item and register it with the authority',
+        description: `Registers it through the X-Branch (or default) branch, which must be initialised, and answers 201 with the state reached. ${STATES}`,
+        headers: BranchHeaders,
+        body: S.CreateItemBody,
+        response: { 201: data(S.Item) },
+      },
+    }, async (request, reply) => {
+      const item = await createItem(ctx, requireTenant(request), request.headers['x-branch'], request.body);
+      return reply.code(201).send({ data: item });
+    });
+
+    app.get('/api/v1/items/:item', {
+      config: READ,
+      schema: { operationId: 'getItem', tags: TAG, summary: 'One item, by id or by authority item code', params: S.ItemParam, response: { 200: data(S.Item) } },
+    }, async (request) => ({ data: await getItem(ctx, requireTenant(request).id, request.params.item) }));
+
+    app.patch('/api/v1/items/:item', {
+      config: WRITE,
+      schema: {
+        operationId: 'updateItem',
+        tags: TAG,
+        summary: 'Amend an item and tell the authority',
+        description: 'A registered item moves to `amendment_pending` and is sent with updateItem; an item the authority never accepted goes back to `pending` (saveItem). A draft is only amended locally, for review before release.',
+        params: S.ItemParam,
+        body: S.UpdateItemBody,
+        response: { 200: data(S.Item) },
+      },
+    }, async (request) => ({ data: await updateItem(ctx, requireTenant(request).id, request.params.item, request.body) }));
+
+    app.post('/api/v1/items/:item/release', {
+      config: WRITE,
+      schema: {
+        operationId: 'releaseItem',
+        tags: TAG,
+        summary: 'Release a reviewed draft to the authority',
+        description: 'No request body. Sends the draft through the X-Branch (or default) branch and answers with the state reached. 409 `item_not_draft` for an item that is not a draft.',
+        headers: BranchHeaders,
+        params: S.ItemParam,
+        response: { 200: data(S.Item) },
+      },
+    }, async (request) => ({ data: await releaseItem(ctx, requireTenant(request), request.params.item, request.headers['x-branch']) }));
+  };
+}

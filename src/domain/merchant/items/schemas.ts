@@ -1,0 +1,118 @@
+import { Type, type Static } from 'typebox';
+import { VAT_CATEGORY_CODES } from '../../../vsdc/tax.ts';
+import { Nullable, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
+
+
+export const ITEM_STATES = ['draft', 'pending', 'registered', 'failed', 'amendment_pending', 'amendment_failed'] as const;
+export const ITEM_TYPE_CODES = ['1', '2', '3'] as const;
+export const MAX_ITEM_PRICE = 10_000_000_000;
+
+/** Letters, digits, `.`, `_`, `-`; not digits only, so it is never mistaken for an item id. */
+export const ITEM_CODE_PATTERN = '^(?![0-9]+$)[A-Za-z0-9._-]{1,50}$';
+
+// ---- requests ----
+
+// Factories, so each use can carry its own description.
+const fields = {
+  name: () => Type.String({ minLength: 1, maxLength: 200 }),
+  itemClsCd: () => Type.String({ minLength: 1, maxLength: 20, description: 'Classification code from the authority\'s catalogue (GET /api/v1/item-classes)' }),
+  itemTypeCode: (description = '1 raw material, 2 finished product, 3 service') => Type.Enum(ITEM_TYPE_CODES, { description }),
+  originCountryCode: (description = 'Country of origin, ISO 3166 alpha-2') => Type.String({ pattern: '^[A-Z]{2}$', description }),
+  packagingUnitCode: (description = 'The authority\'s packaging unit code (class 17), e.g. NT net, CT carton') => Type.String({ pattern: '^[A-Z0-9]{1,5}$', description }),
+  quantityUnitCode: (description = 'The authority\'s quantity unit code (class 10), e.g. U pieces, KG, L') => Type.String({ pattern: '^[A-Z0-9]{1,5}$', description }),
+  vatCategory: (description = 'VAT category: A standard (16%), B MTV, C1 export, C2 LPO, C3 zero-rated, D exempt, RVAT, E, F') =>
+    Type.Enum(VAT_CATEGORY_CODES, { description }),
+  defaultPrice: (description = 'Up to 4 decimals') => Type.Number({ minimum: 0, maximum: MAX_ITEM_PRICE, description }),
+  barcode: () => Nullable(Type.String({ minLength: 1, maxLength: 50 })),
+  active: () => Type.Boolean({ description: 'Sent as useYn; false withdraws the item from use' }),
+};
+
+export const CreateItemBody = withExample(
+  Type.Object(
+    {
+      name: fields.name(),
+      itemClsCd: fields.itemClsCd(),
+      itemCode: Type.Optional(
+        Type.String({ pattern: ITEM_CODE_PATTERN, description: 'The authority item code; generated when absent (country + type + packaging unit + quantity unit + 7-digit sequence, e.g. ZM2NTU0000001)' }),
+      ),
+      itemTypeCode: Type.Optional(fields.itemTypeCode('1 raw material, 2 finished product (default), 3 service')),
+      originCountryCode: Type.Optional(fields.originCountryCode('Country of origin, ISO 3166 alpha-2; default ZM')),
+      packagingUnitCode: Type.Optional(fields.packagingUnitCode('The authority\'s packaging unit code (class 17); default NT (net)')),
+      quantityUnitCode: Type.Optional(fields.quantityUnitCode('The authority\'s quantity unit code (class 10); default U (pieces)')),
+      vatCategory: Type.Optional(fields.vatCategory('Default A (standard, 16%)')),
+      defaultPrice: Type.Optional(fields.defaultPrice('Default 0; up to 4 decimals')),
+      barcode: Type.Optional(fields.barcode()),
+      active: Type.Optional(fields.active()),
+    },
+    { additionalProperties: false },
+  ),
+  // Its generated item code is ZM2NTU0000001 for a merchant's first item (the import approval example uses it).
+  { name: 'Maize meal 25kg', itemClsCd: '50221200', itemTypeCode: '2', vatCategory: 'A', defaultPrice: 185, barcode: '6009880123456' },
+);
+export type CreateItemBody = Static<typeof CreateItemBody>;
+
+export const UpdateItemBody = withExample(
+  Type.Object(
+    {
+      name: Type.Optional(fields.name()),
+      itemClsCd: Type.Optional(fields.itemClsCd()),
+      itemTypeCode: Type.Optional(fields.itemTypeCode()),
+      originCountryCode: Type.Optional(fields.originCountryCode()),
+      packagingUnitCode: Type.Optional(fields.packagingUnitCode()),
+      quantityUnitCode: Type.Optional(fields.quantityUnitCode()),
+      vatCategory: Type.Optional(fields.vatCategory()),
+      defaultPrice: Type.Optional(fields.defaultPrice()),
+      barcode: Type.Optional(fields.barcode()),
+      active: Type.Optional(fields.active()),
+    },
+    { additionalProperties: false, minProperties: 1, description: 'The fields to change; the item code cannot change' },
+  ),
+  { defaultPrice: 190 },
+);
+export type UpdateItemBody = Static<typeof UpdateItemBody>;
+
+export const ListItemsQuery = Type.Object({
+  page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1; 20 items a page.' }),
+  state: Type.Optional(
+    Type.Enum(ITEM_STATES, { description: 'Only items in this registration state; `draft` lists the drafts waiting for review. Without it: every item except drafts' }),
+  ),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Part of the name, any case' })),
+  itemClsCd: Type.Optional(Type.String({ minLength: 1, maxLength: 20, description: 'Exact classification code' })),
+});
+export type ListItemsQuery = Static<typeof ListItemsQuery>;
+
+export const ItemParam = Type.Object({
+  // The code of the item the POST /api/v1/items example creates for a merchant with no items yet.
+  item: Type.String({ minLength: 1, maxLength: 50, description: 'The item\'s id, or its authority item code', examples: ['ZM2NTU0000001'] }),
+});
+
+// ---- responses ----
+
+export const Item = Type.Object({
+  id: Type.Integer(),
+  itemCode: Type.String({ description: 'The authority item code, unique per merchant' }),
+  itemClsCd: Type.String({ description: 'The classification the authority taxes against' }),
+  name: Type.String(),
+  itemTypeCode: Type.String(),
+  originCountryCode: Type.String(),
+  packagingUnitCode: Type.String(),
+  quantityUnitCode: Type.String(),
+  vatCategory: Type.String(),
+  defaultPrice: Type.Number(),
+  barcode: Nullable(Type.String()),
+  active: Type.Boolean(),
+  source: Type.Enum(['api', 'sale'] as const),
+  branch: Nullable(Type.String({ description: 'The branch (bhfId) it is registered through; null for a draft never released' })),
+  registration: Type.Object({
+    state: Type.Enum(ITEM_STATES),
+    resultCode: Nullable(Type.String({ description: 'The authority\'s code of the last answer (000 accepted)' })),
+    message: Nullable(Type.String({ description: 'The authority\'s text when failed or amendment_failed' })),
+    registeredAt: Nullable(Timestamp('When the authority first accepted it')),
+    nextAttemptAt: Nullable(Timestamp('While pending or amendment_pending: the next background attempt')),
+    lastError: Nullable(Type.String({ description: 'While pending or amendment_pending: why the last attempt got no answer' })),
+  }),
+  createdAt: Timestamp(),
+  updatedAt: Timestamp(),
+});
+export type ItemResource = Static<typeof Item>;
+

@@ -1,0 +1,53 @@
+// Documents across a partner's merchants by status: the failed ones need someone to act.
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../../platform/db/schema.ts';
+import type { DocumentStatus, DocumentType, ResolutionKind } from '../../../platform/db/tables/sales.ts';
+import { offsetOf, pageOf, PER_PAGE, type Page } from '../../../platform/http/pagination.ts';
+import type { DocumentSummaryResource } from './schemas.ts';
+import { presentDocument } from './present.ts';
+import { scopeConditions, type Scope } from './scope.ts';
+
+export interface DocumentRow {
+  id: string;
+  tenant_id: number;
+  tenant_name: string;
+  tpin: string;
+  branch: string;
+  type: DocumentType;
+  invoice_no: string;
+  status: DocumentStatus;
+  client_invoice_no: string | null;
+  receipt_no: number | null;
+  sdc_id: string | null;
+  net: string;
+  vat: string;
+  total: string;
+  currency: string;
+  result_code: string | null;
+  last_error: string | null;
+  occurred_at: Date;
+  created_at: Date;
+  updated_at: Date;
+  replaces_sale_id: string | null;
+  resolution_kind: ResolutionKind | null;
+  resolved_at: Date | null;
+  resolved_by: string | null;
+  resolution_note: string | null;
+  replaced_by_sale_id: string | null;
+}
+
+/** Newest first, 20 a page. */
+export async function listDocuments(db: Kysely<DB>, scope: Scope, filter: { status: DocumentStatus; branch?: string; page: number }): Promise<Page<DocumentSummaryResource>> {
+  const where = sql`where s.status = ${filter.status} ${scopeConditions(scope)}${filter.branch === undefined ? sql`` : sql` and s.branch = ${filter.branch}`}`;
+  const rows = await sql<DocumentRow>`
+    select s.id, s.tenant_id, t.name as tenant_name, s.tpin, s.branch, s.type, s.invoice_no, s.status, s.client_invoice_no,
+      s.receipt_no, s.sdc_id, s.net::text as net, s.vat::text as vat, s.total::text as total, s.currency, s.result_code, s.last_error,
+      s.occurred_at, s.created_at, s.updated_at, s.replaces_sale_id, s.resolution_kind, s.resolved_at, s.resolved_by, s.resolution_note,
+      s.replaced_by_sale_id
+    from sales s join tenants t on t.id = s.tenant_id
+    ${where}
+    order by s.id desc
+    limit ${PER_PAGE} offset ${offsetOf(filter.page)}`.execute(db);
+  const count = await sql<{ n: number }>`select count(*)::int as n from sales s join tenants t on t.id = s.tenant_id ${where}`.execute(db);
+  return pageOf(rows.rows.map(presentDocument), Number(count.rows[0]?.n ?? 0), filter.page);
+}

@@ -1,0 +1,205 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { AppContext } from '../../kernel/context.ts';
+import { requirePartner } from '../../kernel/access/auth.ts';
+import { PageQuery, Paginated } from '../../../platform/http/pagination.ts';
+import type { Actor } from '../../kernel/audit/store.ts';
+import { listApiKeys, listTokens, mintApiKey, mintToken, revokeApiKey, revokeToken } from '../../kernel/tenants/credentials-service.ts';
+import { initializeDevice, registerDevice, removeDevice, updateDevice } from '../../kernel/devices/service.ts';
+import { vsdcHandshake } from '../../kernel/devices/handshake.ts';
+import { learnBranchesAtInitialisation } from '../../authority/notices/service.ts';
+import { listPartnerKeys, mintPartnerKey, readPartnerKeySecret, revokePartnerKey, rotatePartnerKey } from './partner-keys-service.ts';
+import * as S from './schemas.ts';
+import { assertTenantWritable, createTenant, getTenant, listTenants, tenantOfPartner, updateTenantSettings } from '../../kernel/tenants/service.ts';
+import { data, Timestamp } from '../../../platform/http/schema-helpers.ts';
+
+const TAG = ['Partner: provisioning'];
+
+function actorOf(request: FastifyRequest): Actor {
+  const key = requirePartner(request);
+  return { type: 'partner_key', keyId: key.keyId, partnerId: key.partner.id };
+}
+
+export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
+  return async (plugin) => {
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    const { db } = ctx;
+
+    /** Loads the caller's tenant, and for changes refuses a blocked or over-quota one (402). */
+    async function tenantFor(request: FastifyRequest, tenantId: number, forWrite: boolean) {
+      const tenant = await tenantOfPartner(db, requirePartner(request).partner.id, tenantId);
+      if (forWrite) await assertTenantWritable(db, tenant, ctx.clock.now());
+      return tenant;
+    }
+
+    app.get('/api/v1/tenants', {
+      config: { auth: { surface: 'partner', scope: 'tenants:read' } },
+      schema: { operationId: 'listTenants', tags: TAG, summary: 'List your merchants', querystring: PageQuery, response: { 200: Paginated(S.Tenant) } },
+    }, async (request) => listTenants(db, requirePartner(request).partner.id, request.query.page));
+
+    app.post('/api/v1/tenants', {
+      config: { auth: { surface: 'partner', scope: 'tenants:write' } },
+      schema: { operationId: 'createTenant', tags: TAG, summary: 'Create a merchant', body: S.CreateTenantBody, response: { 201: data(S.Tenant) } },
+    }, async (request, reply) => {
+      const tenant = await createTenant(db, actorOf(request), requirePartner(request).partner.id, request.body);
+      return reply.code(201).send({ data: tenant });
+    });
+
+    app.get('/api/v1/tenants/:tenant', {
+      config: { auth: { surface: 'partner', scope: 'tenants:read' } },
+      schema: { operationId: 'getTenant', tags: TAG, summary: 'One merchant with its devices', params: S.TenantParam, response: { 200: data(S.Tenant) } },
+    }, async (request) => ({ data: await getTenant(db, requirePartner(request).partner.id, request.params.tenant) }));
+
+    app.patch('/api/v1/tenants/:tenant', {
+      config: { auth: { surface: 'partner', scope: 'tenants:write' } },
+      schema: {
+        operationId: 'updateTenant',
+        tags: TAG,
+        summary: 'Change a merchant\'s settings',
+        description:
+          '`offlinePolicy` (`queue` or `refuse`), what a sale gets while its branch\'s VSDC is unreachable (docs/offline.md); `stockTracking`, whether the gateway keeps the merchant\'s stock and sends the authority\'s stock chain (docs/stock.md); `timezone`, the IANA time zone of the merchant\'s days in daily reports and exports (docs/reports.md).',
+        params: S.TenantParam,
+        body: S.UpdateTenantBody,
+        response: { 200: data(S.Tenant) },
+      },
+    }, async (request) => ({ data: await updateTenantSettings(db, actorOf(request), requirePartner(request).partner.id, request.params.tenant, request.body) }));
+
+    app.post('/api/v1/tenants/:tenant/devices', {
+      config: { auth: { surface: 'partner', scope: 'devices:write' } },
+      schema: { operationId: 'registerDevice', tags: TAG, summary: 'Register a device (local only)', params: S.TenantParam, body: S.RegisterDeviceBody, response: { 201: data(S.Device) } },
+    }, async (request, reply) => {
+      const tenant = await tenantFor(request, request.params.tenant, true);
+      return reply.code(201).send({ data: await registerDevice(db, actorOf(request), tenant, request.body) });
+    });
+
+    app.post('/api/v1/tenants/:tenant/devices/:branch/initialize', {
+      config: { auth: { surface: 'partner', scope: 'devices:write' } },
+      schema: {
+        operationId: 'initializeDevice',
+        tags: TAG,
+        summary: 'Initialise a device: the handshake with the authority',
+        description: 'No request body. Safe to repeat: an initialised device is returned unchanged; 503 when the VSDC is unreachable.',
+        params: S.TenantBranchParam,
+        response: { 200: data(S.Device) },
+      },
+    }, async (request) => {
+      const tenant = await tenantFor(request, request.params.tenant, true);
+      return {
+        data: await initializeDevice(db, actorOf(request), tenant, request.params.branch, vsdcHandshake(ctx), {
+          afterInitialized: () => learnBranchesAtInitialisation(ctx, tenant.id),
+        }),
+      };
+    });
+
+    app.patch('/api/v1/tenants/:tenant/devices/:branch', {
+      config: { auth: { surface: 'partner', scope: 'devices:write' } },
+      schema: {
+        operationId: 'updateDevice',
+        tags: TAG,
+        summary: 'Correct a device that is not initialised (serial, VSDC address)',
+        description: 'Only before initialisation: an initialised device answers 409 `device_initialized`. The next initialisation uses the corrected address.',
+        params: S.TenantBranchParam,
+        body: S.UpdateDeviceBody,
+        response: { 200: data(S.Device) },
+      },
+    }, async (request) => {
+      const tenant = await tenantFor(request, request.params.tenant, true);
+      return { data: await updateDevice(db, actorOf(request), tenant, request.params.branch, request.body) };
+    });
+
+    app.delete('/api/v1/tenants/:tenant/devices/:branch', {
+      config: { auth: { surface: 'partner', scope: 'devices:write' } },
+      schema: {
+        operationId: 'removeDevice',
+        tags: TAG,
+        summary: 'Remove a device that is not initialised',
+        description:
+          'Only before initialisation (409 `device_initialized` after). Refused (409 `device_in_use`, nothing changed) while a live fiscalisation key or till login is bound to the branch, or a kept record refers to it; the branch can then be registered again.',
+        params: S.TenantBranchParam,
+        response: { 200: S.DeviceRemoved },
+      },
+    }, async (request) => removeDevice(db, actorOf(request), await tenantFor(request, request.params.tenant, false), request.params.branch));
+
+    app.get('/api/v1/tenants/:tenant/tokens', {
+      config: { auth: { surface: 'partner', scope: 'keys:write' } },
+      schema: { operationId: 'listTenantTokens', tags: TAG, summary: 'Live tenant tokens (no plaintext)', params: S.TenantParam, response: { 200: data(Type.Array(S.TenantToken)) } },
+    }, async (request) => ({ data: await listTokens(db, await tenantFor(request, request.params.tenant, false)) }));
+
+    app.post('/api/v1/tenants/:tenant/tokens', {
+      config: { auth: { surface: 'partner', scope: 'keys:write' } },
+      schema: { operationId: 'createTenantToken', tags: TAG, summary: 'Mint a tenant token (plaintext once)', params: S.TenantParam, body: S.CreateTokenBody, response: { 201: data(S.TenantTokenCreated) } },
+    }, async (request, reply) => {
+      const tenant = await tenantFor(request, request.params.tenant, true);
+      return reply.code(201).header('cache-control', 'no-store').send({ data: await mintToken(db, actorOf(request), tenant, request.body.name, request.body.abilities) });
+    });
+
+    app.delete('/api/v1/tenants/:tenant/tokens/:id', {
+      config: { auth: { surface: 'partner', scope: 'keys:write' } },
+      schema: { operationId: 'revokeTenantToken', tags: TAG, summary: 'Revoke a tenant token (immediate)', params: Type.Object({ ...S.TenantParam.properties, ...S.IdParam.properties }), response: { 200: S.Revoked } },
+    }, async (request) => revokeToken(db, actorOf(request), await tenantFor(request, request.params.tenant, false), request.params.id));
+
+    app.get('/api/v1/tenants/:tenant/api-keys', {
+      config: { auth: { surface: 'partner', scope: 'keys:write' } },
+      schema: { operationId: 'listFiscalisationKeys', tags: TAG, summary: 'Fiscalisation keys, masked', params: S.TenantParam, response: { 200: data(Type.Array(S.FiscalisationKey)) } },
+    }, async (request) => ({ data: await listApiKeys(db, await tenantFor(request, request.params.tenant, false)) }));
+
+    app.post('/api/v1/tenants/:tenant/api-keys', {
+      config: { auth: { surface: 'partner', scope: 'keys:write' } },
+      schema: { operationId: 'createFiscalisationKey', tags: TAG, summary: 'Mint a fiscalisation key for /zm/api (plaintext once)', description: 'The body is optional.', params: S.TenantParam, body: S.CreateApiKeyBody, response: { 201: data(S.FiscalisationKeyCreated) } },
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+    }, async (request, reply) => {
+      const tenant = await tenantFor(request, request.params.tenant, true);
+      const created = await mintApiKey(db, actorOf(request), tenant, request.body);
+      return reply.code(201).header('cache-control', 'no-store').send({ data: created });
+    });
+
+    app.delete('/api/v1/tenants/:tenant/api-keys/:id', {
+      config: { auth: { surface: 'partner', scope: 'keys:write' } },
+      schema: { operationId: 'revokeFiscalisationKey', tags: TAG, summary: 'Revoke a fiscalisation key (immediate)', params: Type.Object({ ...S.TenantParam.properties, ...S.IdParam.properties }), response: { 200: S.Revoked } },
+    }, async (request) => revokeApiKey(db, actorOf(request), await tenantFor(request, request.params.tenant, false), request.params.id));
+
+    const KEYS_TAG = ['Partner: keys'];
+    app.get('/api/v1/partner/keys', {
+      config: { auth: { surface: 'partner', scope: 'keys:write' } },
+      schema: { operationId: 'listPartnerKeys', tags: KEYS_TAG, summary: 'Your secret keys, masked', response: { 200: data(Type.Array(S.PartnerKey)) } },
+    }, async (request) => ({ data: await listPartnerKeys(db, requirePartner(request), ctx.clock.now()) }));
+
+    app.post('/api/v1/partner/keys', {
+      config: { auth: { surface: 'partner', scope: 'keys:write' } },
+      schema: { operationId: 'createPartnerKey', tags: KEYS_TAG, summary: 'Mint a least-privilege key', body: S.CreatePartnerKeyBody, response: { 201: data(S.PartnerKeyCreated) } },
+    }, async (request, reply) => {
+      const created = await mintPartnerKey(db, ctx.secretBox, requirePartner(request), request.body);
+      return reply.code(201).header('cache-control', 'no-store').send({ data: created });
+    });
+
+    app.get('/api/v1/partner/keys/:id/secret', {
+      config: { auth: { surface: 'partner', scope: 'keys:write' } },
+      schema: { operationId: 'getPartnerKeySecret', tags: KEYS_TAG, summary: 'Read a key\'s plaintext back (audited)', params: S.IdParam, response: { 200: data(Type.Object({ id: Type.Integer(), secret: Type.String() })) } },
+    }, async (request, reply) => {
+      const secret = await readPartnerKeySecret(db, ctx.secretBox, requirePartner(request), request.params.id);
+      return reply.header('cache-control', 'no-store').send({ data: secret });
+    });
+
+    app.post('/api/v1/partner/keys/:id/rotate', {
+      config: { auth: { surface: 'partner', scope: 'keys:write' } },
+      schema: {
+        operationId: 'rotatePartnerKey',
+        tags: KEYS_TAG,
+        summary: 'Mint a replacement; the old key keeps working for the grace window',
+        params: S.IdParam,
+        response: { 201: data(Type.Object({ ...S.PartnerKeyCreated.properties, previous: Type.Object({ id: Type.Integer(), expiresAt: Timestamp() }) })) },
+      },
+    }, async (request, reply) => {
+      const rotated = await rotatePartnerKey(db, ctx.secretBox, requirePartner(request), request.params.id, ctx.config.keyRotationGraceSec);
+      return reply.code(201).header('cache-control', 'no-store').send({ data: rotated });
+    });
+
+    app.delete('/api/v1/partner/keys/:id', {
+      config: { auth: { surface: 'partner', scope: 'keys:write' } },
+      schema: { operationId: 'revokePartnerKey', tags: KEYS_TAG, summary: 'Revoke one of your keys (immediate)', params: S.IdParam, response: { 200: S.Revoked } },
+    }, async (request) => revokePartnerKey(db, requirePartner(request), request.params.id));
+  };
+}

@@ -1,0 +1,93 @@
+import type { ErrorCode } from './codes.ts';
+import { parseDay } from '../lib/time-zones.ts';
+// The three error body shapes of spec part 7, and the one place that maps failures to them.
+
+/** Coded error: `{error: {code, message}}`. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    /** One of the table in error-codes.ts, thrown with its status there (a test checks). */
+    readonly code: ErrorCode,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/** Field validation: 422 `{message, errors: {field: [messages]}}`. */
+export class ValidationError extends Error {
+  constructor(
+    readonly errors: Record<string, string[]>,
+    message?: string,
+  ) {
+    super(message ?? summarise(errors));
+    this.name = 'ValidationError';
+  }
+}
+
+/** Plain framework-style not-found: 404 `{message}`. */
+export class NotFoundError extends Error {
+  constructor(message = 'Not found.') {
+    super(message);
+    this.name = 'NotFoundError';
+  }
+}
+
+/** The first field's first message, and how many more fields have errors. */
+export function summarise(errors: Record<string, string[]>): string {
+  const fields = Object.values(errors).filter((messages) => messages.length > 0);
+  const first = fields[0]?.[0];
+  if (first === undefined) return 'The given data was invalid.';
+  const more = fields.length - 1;
+  return more > 0 ? `${first} (and ${more} more field${more === 1 ? '' : 's'} with errors)` : first;
+}
+
+/**
+ * Messages collected by field name, for a ValidationError. A Map, not a plain object: a field
+ * name comes from the caller (an unknown body field, a query parameter), and on a plain object
+ * `toString`, `constructor` or `__proto__` would find Object.prototype's member instead of
+ * nothing — the 500 of issue 15. The error's `errors` are built with Object.fromEntries, which
+ * makes every name an own property, `__proto__` included.
+ */
+export class FieldErrors {
+  private readonly byField = new Map<string, string[]>();
+
+  add(field: string, message: string): void {
+    const list = this.byField.get(field);
+    if (!list) this.byField.set(field, [message]);
+    else if (!list.includes(message)) list.push(message);
+  }
+
+  get size(): number {
+    return this.byField.size;
+  }
+
+  toError(): ValidationError {
+    return new ValidationError(Object.fromEntries(this.byField));
+  }
+}
+
+export function fieldError(field: string, message: string): ValidationError {
+  return new ValidationError({ [field]: [message] });
+}
+
+/** Each of `days` (field → value; absent ones skipped) that is not a real calendar day, all in one 422 (a bad `from` is named beside a bad `to`). */
+export function assertCalendarDays(days: Record<string, string | undefined>): void {
+  const problems: Record<string, string[]> = {};
+  for (const [field, value] of Object.entries(days)) {
+    if (value !== undefined && !parseDay(value)) problems[field] = [`The ${field} field must be a calendar day written YYYY-MM-DD, such as 2026-01-15; ${value} is not one.`];
+  }
+  if (Object.keys(problems).length > 0) throw new ValidationError(problems);
+}
+
+export const unauthenticated = (message = 'A valid credential is required: send Authorization: Bearer <key>.') =>
+  new ApiError(401, 'unauthenticated', message);
+
+export const forbidden = (code: ErrorCode, message: string) => new ApiError(403, code, message);
+
+export type ErrorBody =
+  | { error: { code: string; message: string } }
+  | { message: string; errors: Record<string, string[]> }
+  | { message: string };

@@ -1,0 +1,71 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ErrorCode } from '../errors/codes.ts';
+import { ApiError, NotFoundError, ValidationError, type ErrorBody } from '../errors/errors.ts';
+import { toValidationError, type HttpPart } from './validation.ts';
+
+// Every failure leaves in one of the spec's three shapes; nothing internal reaches a body.
+
+interface Rendered {
+  status: number;
+  body: ErrorBody;
+  headers?: Record<string, string>;
+}
+
+function coded(status: number, code: ErrorCode, message: string): Rendered {
+  return { status, body: { error: { code, message } } };
+}
+
+export function renderError(error: unknown, request: FastifyRequest): Rendered {
+  // Coded errors are ours, 503s included (what is unavailable, and when to retry): their message
+  // and headers (Retry-After) go out as written.
+  if (error instanceof ApiError) return { status: error.status, body: { error: { code: error.code, message: error.message } }, headers: error.headers };
+  // A path parameter that cannot name anything (/tenants/abc) is simply not found.
+  if ((error as { validationContext?: string }).validationContext === 'params') return { status: 404, body: { message: 'Not found.' } };
+  if (error instanceof ValidationError) return { status: 422, body: { message: error.message, errors: error.errors } };
+  if (error instanceof NotFoundError) return { status: 404, body: { message: error.message } };
+
+  const fe = error as FastifyError & { validationContext?: string };
+  if (fe.validation) {
+    const ve = toValidationError(fe.validation as never, (fe.validationContext as HttpPart | undefined) ?? 'body');
+    return { status: 422, body: { message: ve.message, errors: ve.errors } };
+  }
+  switch (fe.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return coded(415, 'unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return coded(413, 'payload_too_large', 'The request body is too large (the limit is 1 MiB).');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return coded(400, 'bad_request', 'The Content-Length header does not match the body.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return coded(400, 'invalid_json', 'The request body is not valid JSON.');
+  }
+  if (error instanceof SyntaxError || fe.statusCode === 400) {
+    return coded(400, 'invalid_json', 'The request body is not valid JSON.');
+  }
+  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+    return coded(fe.statusCode, 'bad_request', fe.message);
+  }
+  return coded(500, 'internal_error', internalMessage(request));
+}
+
+function internalMessage(request: FastifyRequest): string {
+  return `Something went wrong on our side; nothing was changed by a half-finished step. Quote request id ${request.id} if you contact support.`;
+}
+
+export function sendError(reply: FastifyReply, rendered: Rendered): FastifyReply {
+  if (rendered.headers) for (const [name, value] of Object.entries(rendered.headers)) reply.header(name, value);
+  return reply.code(rendered.status).type('application/json; charset=utf-8').send(rendered.body);
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => {
+    const rendered = renderError(error, request);
+    if (rendered.status >= 500 && !(error instanceof ApiError)) request.log.error({ err: error }, 'request failed');
+    return sendError(reply, rendered);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    return sendError(reply, { status: 404, body: { message: `The route ${request.method} ${path} does not exist.` } });
+  });
+}

@@ -1,0 +1,154 @@
+// Claiming rows: one vocabulary for every table whose rows wait for work and are taken by one
+// process at a time (a VSDC call, a branch's filing turn, a webhook attempt, a device's
+// initialisation, the catalogue sync). Rows are claimed in the database, so any number of
+// processes share the work:
+//
+//   due       its next attempt time has come (`due` <= now);
+//   free      nobody holds it: no lease, or the lease has run out (`until` null or <= now);
+//   claim     lease free (and due) rows until now + the lease length, in one statement,
+//             skipping rows another claim has locked (FOR UPDATE SKIP LOCKED);
+//   holder    where a table records who holds a lease, only the holder renews, records or
+//             releases it;
+//   release   clear the lease (and the holder): the row is free again.
+//
+// The tables name these columns differently (they predate this module); LEASES maps them, and
+// the stores say "free", "due" and "release" through the functions here. "Now" is the
+// database's now(), except where the caller passes the application clock's time (webhook
+// deliveries, whose tests drive a clock). Lease lengths and delays are in milliseconds.
+import { sql, type RawBuilder, type Updateable } from 'kysely';
+import type { DB } from '../db/schema.ts';
+import type { DeviceTarget } from '../../vsdc/client.ts';
+
+type Column<T extends keyof DB> = keyof DB[T] & string;
+
+interface LeaseColumns<T extends keyof DB> {
+  /** The row's key. */
+  key: Column<T>;
+  /** When the lease runs out; null when the row is free. */
+  until: Column<T>;
+  /** Who holds the lease, where the table records it. */
+  holder?: Column<T>;
+  /** When the row is next due, where rows wait for a time. */
+  due?: Column<T>;
+}
+
+/** Every leased table with the names of its lease columns. */
+export const LEASES = {
+  customers: { key: 'id', until: 'lease_until', due: 'next_attempt_at' },
+  items: { key: 'id', until: 'lease_until', due: 'next_attempt_at' },
+  import_items: { key: 'id', until: 'lease_until', due: 'next_attempt_at' },
+  import_pulls: { key: 'device_id', until: 'lease_until', due: 'next_pull_at' },
+  purchases: { key: 'id', until: 'lease_until', due: 'next_attempt_at' },
+  purchase_pulls: { key: 'device_id', until: 'lease_until', due: 'next_pull_at' },
+  authority_pulls: { key: 'id', until: 'lease_until', due: 'next_pull_at' },
+  filing_queues: { key: 'device_id', until: 'lease_until', holder: 'lease_owner', due: 'next_attempt_at' },
+  webhook_deliveries: { key: 'id', until: 'locked_until', holder: 'lease_token', due: 'next_attempt_at' },
+  devices: { key: 'id', until: 'init_claimed_until' },
+  catalogue_sync: { key: 'id', until: 'claimed_until' },
+  reconciliation_runs: { key: 'id', until: 'lease_until', holder: 'lease_owner', due: 'next_attempt_at' },
+  stock_branches: { key: 'device_id', until: 'lease_until', holder: 'lease_owner', due: 'next_attempt_at' },
+} as const satisfies { [T in keyof DB]?: LeaseColumns<T> };
+
+export type LeasedTable = keyof typeof LEASES;
+/** Leased tables whose rows wait for a time (`due`). */
+export type DueTable = { [T in LeasedTable]: (typeof LEASES)[T] extends { due: string } ? T : never }[LeasedTable];
+/** Leased tables that record the lease's holder. */
+export type HeldTable = { [T in LeasedTable]: (typeof LEASES)[T] extends { holder: string } ? T : never }[LeasedTable];
+
+function ref(alias: string | undefined, column: string): RawBuilder<unknown> {
+  return sql.ref(alias ? `${alias}.${column}` : column);
+}
+
+function nowSql(now: Date | undefined): RawBuilder<Date> {
+  return now ? sql<Date>`${now}::timestamptz` : sql<Date>`now()`;
+}
+
+/** The time `ms` from now: a lease's end, or a next attempt's time. */
+export function fromNow(ms: number, now?: Date): RawBuilder<Date> {
+  return now ? sql<Date>`${new Date(now.getTime() + ms)}::timestamptz` : sql<Date>`now() + make_interval(secs => ${ms / 1000})`;
+}
+
+/** Nobody holds the row: no lease, or its lease has run out. `alias`: the table's name in the query. */
+export function isFree(table: LeasedTable, alias?: string, now?: Date): RawBuilder<boolean> {
+  const until = ref(alias, LEASES[table].until);
+  return sql<boolean>`(${until} is null or ${until} <= ${nowSql(now)})`;
+}
+
+/** Someone holds the row: its lease has not run out. */
+export function isHeld(table: LeasedTable, alias?: string, now?: Date): RawBuilder<boolean> {
+  return sql<boolean>`(${ref(alias, LEASES[table].until)} > ${nowSql(now)})`;
+}
+
+/** The row's next attempt time has come. */
+export function isDue(table: DueTable, alias?: string, now?: Date): RawBuilder<boolean> {
+  return sql<boolean>`(${ref(alias, LEASES[table].due)} <= ${nowSql(now)})`;
+}
+
+/** `holder` holds the row's lease. */
+export function heldBy(table: HeldTable, holder: string, alias?: string): RawBuilder<boolean> {
+  return sql<boolean>`(${ref(alias, LEASES[table].holder)} = ${holder})`;
+}
+
+/** The column values that release a row (for `.set()`). */
+export function released<T extends LeasedTable>(table: T): Updateable<DB[T]> {
+  const { until, holder } = LEASES[table] as LeaseColumns<T>;
+  return { [until]: null, ...(holder ? { [holder]: null } : {}) } as Updateable<DB[T]>;
+}
+
+/** The same as an SQL `set` list: `until = null[, holder = null]`. */
+export function releasedSql(table: LeasedTable): RawBuilder<unknown> {
+  const { until, holder } = LEASES[table] as LeaseColumns<LeasedTable>;
+  return holder ? sql`${sql.ref(until)} = null, ${sql.ref(holder)} = null` : sql`${sql.ref(until)} = null`;
+}
+
+export interface DueClaim {
+  /** Which rows wait, besides being due and free (over the table as `r`, and `join`). */
+  waiting: RawBuilder<boolean>;
+  leaseMs: number;
+  limit: number;
+  /** Joins after the table (`r`) that `waiting` reads; locked rows are the table's only. */
+  join?: RawBuilder<unknown>;
+}
+
+/**
+ * Two CTEs, `due` and `claimed`: up to `limit` rows of `table` that wait, are due and free,
+ * oldest due first, now leased for `leaseMs`. `claimed` holds the leased rows in full; the
+ * caller's query selects from it.
+ */
+export function claimDueRows(table: Exclude<DueTable, HeldTable>, claim: DueClaim): RawBuilder<unknown> {
+  const { key, until, due } = LEASES[table];
+  const t = sql.table(table);
+  return sql`
+    with due as (
+      select r.${sql.ref(key)} from ${t} r ${claim.join ?? sql``}
+      where (${claim.waiting}) and ${isDue(table, 'r')} and ${isFree(table, 'r')}
+      order by r.${sql.ref(due)}
+      limit ${claim.limit}
+      for update of r skip locked
+    ),
+    claimed as (
+      update ${t} r set ${sql.ref(until)} = ${fromNow(claim.leaseMs)}
+      from due where r.${sql.ref(key)} = due.${sql.ref(key)}
+      returning r.*
+    )`;
+}
+
+/** Where a claimed row is sent: its branch's VSDC and the tenant's TPIN. */
+export interface VsdcTargetColumns {
+  vsdc_base_url: string;
+  branch: string;
+  tenant_tpin: string;
+}
+
+/** The rows of `from` (a CTE of a table with `device_id` and `tenant_id`) with their VsdcTargetColumns. */
+export function withVsdcTarget(from: string): RawBuilder<unknown> {
+  return sql`
+    select ${sql.ref(from)}.*, d.vsdc_base_url, d.branch, t.tpin as tenant_tpin
+    from ${sql.table(from)}
+    join devices d on d.id = ${sql.ref(from)}.device_id
+    join tenants t on t.id = ${sql.ref(from)}.tenant_id`;
+}
+
+export function vsdcTargetOf(row: VsdcTargetColumns): DeviceTarget {
+  return { baseUrl: row.vsdc_base_url, tpin: row.tenant_tpin, bhfId: row.branch };
+}

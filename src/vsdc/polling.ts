@@ -1,0 +1,135 @@
+// What customers, items and customs imports share about waiting for a VSDC: how long a sender
+// holds a row, what a write's answer means for the row (the wait after no answer is backoff.ts's),
+// and the background loop that retries rows whose time has come. Rows are claimed in
+// the database (lease + SKIP LOCKED), so any number of processes may run these loops.
+import type { Config } from '../platform/config.ts';
+import type { Logger } from '../platform/observability/log.ts';
+import type { SelectOutcome, WriteOutcome } from './outcome.ts';
+import { sql } from 'kysely';
+import { backoffMs } from '../platform/workers/backoff.ts';
+import { fromNow } from '../platform/workers/lease-sql.ts';
+import type { Worker, WorkerStopReport } from '../platform/workers/index.ts';
+
+/** Longer than any VSDC call can take, so a lease only runs out when its holder died (whole seconds, at least a minute). */
+export function vsdcLeaseMs(config: Pick<Config, 'vsdcTimeoutMs'>): number {
+  return Math.max(60, Math.ceil((config.vsdcTimeoutMs * 3) / 1000)) * 1000;
+}
+
+/** A VSDC write's answer as a waiting row records it. */
+export type VsdcSendOutcome =
+  | { kind: 'accepted'; code: string }
+  | { kind: 'refused'; code: string; message: string }
+  | { kind: 'unreachable'; detail: string; retryInMs: number };
+
+/** Reads a write's answer for a row that had `retryAttempts` unreachable attempts before this one. */
+export function sendOutcomeOf(config: Pick<Config, 'filingRetryMs'>, outcome: WriteOutcome, retryAttempts: number): VsdcSendOutcome {
+  switch (outcome.kind) {
+    case 'ok':
+      return { kind: 'accepted', code: outcome.resultCd };
+    case 'rejected':
+      return { kind: 'refused', code: outcome.code, message: outcome.message };
+    case 'unreachable':
+      return { kind: 'unreachable', detail: `${outcome.reason}: ${outcome.detail}`, retryInMs: backoffMs(config.filingRetryMs, retryAttempts + 1) };
+  }
+}
+
+/** What a scheduled select pull (`lastReqDt` → `resultDt`) does with its answer. */
+export type PullStep<T> =
+  /** Store what came (`data` null: nothing changed) and start the next pull from `resultDt`. */
+  | { kind: 'save'; data: T | null; resultDt: string | null }
+  /** No usable answer: keep `lastReqDt`, try again in `retryInMs`. */
+  | { kind: 'defer'; retryInMs: number; error: string };
+
+/**
+ * Reads a select pull's answer for a feed pulled every `intervalMs` that had `failures` deferred
+ * pulls in a row: a refusal waits for the next interval, an unreachable VSDC is retried with
+ * backoff (never later than the interval).
+ */
+export function pullStepOf<T>(config: Pick<Config, 'filingRetryMs'>, outcome: SelectOutcome<T>, intervalMs: number, failures: number): PullStep<T> {
+  switch (outcome.kind) {
+    case 'ok':
+      return { kind: 'save', data: outcome.data, resultDt: outcome.resultDt };
+    case 'empty':
+      return { kind: 'save', data: null, resultDt: outcome.resultDt };
+    case 'rejected':
+      return { kind: 'defer', retryInMs: intervalMs, error: `${outcome.code} ${outcome.message}` };
+    case 'unreachable':
+      return { kind: 'defer', retryInMs: Math.min(intervalMs, backoffMs(config.filingRetryMs, failures + 1)), error: `${outcome.reason}: ${outcome.detail}` };
+  }
+}
+
+/** The retry columns (RetryColumns) after the VSDC did not answer: one more unreachable attempt, the next one `retryInMs` from now. */
+export function unansweredColumns(unreachable: { detail: string; retryInMs: number }) {
+  return { retry_attempts: sql<number>`retry_attempts + 1`, next_attempt_at: fromNow(unreachable.retryInMs), last_unreachable: unreachable.detail.slice(0, 1000) };
+}
+
+/** The retry columns after an answer (or a change that starts the row afresh): no unreachable attempts. */
+export const ANSWERED_COLUMNS = { retry_attempts: 0, last_unreachable: null } as const;
+
+/**
+ * The columns of an answer filed with the authority (a customs line's or a purchase's decision)
+ * after its send: accepted or refused with the authority's code, or one more unreachable attempt.
+ */
+export function answerFilingColumns(outcome: VsdcSendOutcome) {
+  switch (outcome.kind) {
+    case 'accepted':
+      return { filing_state: 'accepted' as const, filing_code: outcome.code, filing_message: null, filed_at: sql<Date>`now()`, next_attempt_at: null, ...ANSWERED_COLUMNS };
+    case 'refused':
+      return { filing_state: 'failed' as const, filing_code: outcome.code, filing_message: outcome.message, next_attempt_at: null, ...ANSWERED_COLUMNS };
+    case 'unreachable':
+      return unansweredColumns(outcome);
+  }
+}
+
+export interface PollingWorkerOptions {
+  /** `module.job`; on every line the worker logs. */
+  name: string;
+  /** Pause between rounds that found less than a full batch. */
+  pollMs: number;
+  /** One round: claims and handles up to `batchSize` rows, returns how many it handled. */
+  round: () => Promise<number>;
+  batchSize: number;
+  /** The context's logger (`ctx.log`); the worker logs through a child bound to its name. */
+  log: Logger;
+}
+
+/** Runs `round` until stopped: again at once after a full batch, else after `pollMs`. */
+export function pollingWorker(options: PollingWorkerOptions): Worker {
+  const log = options.log.child({ worker: options.name });
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let stopped = false;
+
+  const schedule = (ms: number): void => {
+    if (stopped) return;
+    timer = setTimeout(tick, ms);
+    timer.unref();
+  };
+
+  function tick(): void {
+    running = (async () => {
+      let handled = 0;
+      try {
+        handled = await options.round();
+      } catch (err) {
+        log.error({ err }, 'round failed');
+      }
+      running = undefined;
+      schedule(handled >= options.batchSize ? 0 : options.pollMs);
+    })();
+  }
+
+  return {
+    name: options.name,
+    start() {
+      schedule(0);
+    },
+    async stop(): Promise<WorkerStopReport> {
+      stopped = true;
+      clearTimeout(timer);
+      const inHand = running ? 1 : 0;
+      await running;
+      return { inHand, cut: 0 };
+    },
+  };
+}
