@@ -1,0 +1,54 @@
+// The import rule of docs/architecture.md ("The layers"): each layer imports only the layers below
+// it, and no files or folders import one another in a cycle. `npm run lint` runs it (so does CI);
+// `npx depcruise src --config .dependency-cruiser.cjs --output-type err-long` explains a failure.
+
+/** From the bottom up. Layers on one line are peers: neither imports the other. */
+const LAYERS = [
+  { name: 'platform', path: '^src/platform/' },
+  { name: 'vsdc', path: '^src/vsdc/', peers: ['credentials'] },
+  { name: 'credentials', path: '^src/credentials/', peers: ['vsdc'] },
+  { name: 'kernel', path: '^src/domain/kernel/' },
+  { name: 'merchant', path: '^src/domain/merchant/' },
+  { name: 'fiscal', path: '^src/domain/fiscal/' },
+  { name: 'authority', path: '^src/domain/authority/' },
+  { name: 'partner', path: '^src/domain/partner/' },
+  { name: 'app', path: '^src/(app/|main[.]ts$)' },
+];
+
+const levelOf = (layer) => {
+  const i = LAYERS.indexOf(layer);
+  return layer.peers ? Math.min(i, ...layer.peers.map((p) => LAYERS.findIndex((l) => l.name === p))) : i;
+};
+
+const upward = LAYERS.map((layer) => {
+  const above = LAYERS.filter((other) => other !== layer && (levelOf(other) > levelOf(layer) || (layer.peers ?? []).includes(other.name)));
+  return {
+    name: `no-upward-import-from-${layer.name}`,
+    comment: `${layer.name} imports only the layers below it (docs/architecture.md, "The layers")`,
+    severity: 'error',
+    from: { path: layer.path },
+    to: { path: above.map((l) => l.path) },
+  };
+}).filter((rule) => rule.to.path.length > 0);
+
+module.exports = {
+  forbidden: [
+    ...upward,
+    {
+      name: 'no-src-in-packages',
+      comment: 'the workspace packages stand alone: they import nothing from the gateway',
+      severity: 'error',
+      from: { path: '^packages/' },
+      to: { path: '^src/' },
+    },
+    { name: 'no-cycle-between-files', severity: 'error', from: { path: '^(src|packages)/' }, to: { circular: true } },
+    { name: 'no-cycle-between-folders', severity: 'error', scope: 'folder', from: { path: '^(src|packages)/' }, to: { circular: true } },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(dist|node_modules)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'types', 'default'] },
+  },
+};
