@@ -81,7 +81,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     try {
       await ping(ctx.db);
     } catch {
-      throw new ApiError(503, 'not_ready', 'The database is unreachable.');
+      throw new ApiError('not_ready', 'The database is unreachable.');
     }
     return { status: 'ready', database: ctx.database.kind };
   });

@@ -50,10 +50,10 @@ export async function documentsThisMonth(db: Kysely<DB>, tenantId: number, now: 
  */
 export function assertTenantBillable(account: Omit<AccountStanding, 'status'>): void {
   if (account.subscription === 'blocked') {
-    throw new ApiError(402, 'subscription_blocked', 'This merchant\'s subscription is blocked. Contact your provider to restore it.');
+    throw new ApiError('subscription_blocked', 'This merchant\'s subscription is blocked. Contact your provider to restore it.');
   }
   if (account.monthlyQuota !== null && account.documentsThisMonth >= account.monthlyQuota) {
-    throw new ApiError(402, 'quota_exhausted', `This merchant has used its monthly quota of ${account.monthlyQuota} documents.`);
+    throw new ApiError('quota_exhausted', `This merchant has used its monthly quota of ${account.monthlyQuota} documents.`);
   }
 }
 
@@ -61,7 +61,7 @@ export function assertTenantBillable(account: Omit<AccountStanding, 'status'>): 
 export function assertTenantInGoodStanding(account: AccountStanding): void {
   assertTenantBillable(account);
   if (account.status === 'suspended') {
-    throw new ApiError(403, 'tenant_suspended', 'This merchant account is suspended.');
+    throw new ApiError('tenant_suspended', 'This merchant account is suspended.');
   }
 }
 

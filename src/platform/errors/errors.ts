@@ -1,18 +1,19 @@
-import type { ErrorCode } from './codes.ts';
+import { ERROR_CODES, type ErrorCode } from './codes.ts';
 import { parseDay } from '../lib/time-zones.ts';
 // The three error body shapes of spec part 7, and the one place that maps failures to them.
 
-/** Coded error: `{error: {code, message}}`. */
+/** Coded error: `{error: {code, message}}`, answered with its code's status in the table (codes.ts). */
 export class ApiError extends Error {
+  readonly status: number;
+
   constructor(
-    readonly status: number,
-    /** One of the table in error-codes.ts, thrown with its status there (a test checks). */
     readonly code: ErrorCode,
     message: string,
     readonly headers: Record<string, string> = {},
   ) {
     super(message);
     this.name = 'ApiError';
+    this.status = ERROR_CODES[code].status;
   }
 }
 
@@ -83,9 +84,9 @@ export function assertCalendarDays(days: Record<string, string | undefined>): vo
 }
 
 export const unauthenticated = (message = 'A valid credential is required: send Authorization: Bearer <key>.') =>
-  new ApiError(401, 'unauthenticated', message);
+  new ApiError('unauthenticated', message);
 
-export const forbidden = (code: ErrorCode, message: string) => new ApiError(403, code, message);
+export const forbidden = (code: ErrorCode, message: string) => new ApiError(code, message);
 
 export type ErrorBody =
   | { error: { code: string; message: string } }

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ErrorCode } from '../errors/codes.ts';
+import { ERROR_CODES, type ErrorCode } from '../errors/codes.ts';
 import { ApiError, NotFoundError, ValidationError, type ErrorBody } from '../errors/errors.ts';
 import { toValidationError, type HttpPart } from './validation.ts';
 
@@ -11,8 +11,18 @@ interface Rendered {
   headers?: Record<string, string>;
 }
 
-function coded(status: number, code: ErrorCode, message: string): Rendered {
-  return { status, body: { error: { code, message } } };
+function coded(code: ErrorCode, message: string): Rendered {
+  return { status: ERROR_CODES[code].status, body: { error: { code, message } } };
+}
+
+/**
+ * The code for a 4xx that Fastify or Node raised without one of ours (a framework error this
+ * handler does not name): the table's code that means that status, otherwise `bad_request`,
+ * answered with the table's status (400) — a body's code and its status never disagree.
+ */
+const FRAMEWORK_4XX: Partial<Record<number, ErrorCode>> = { 413: 'payload_too_large', 415: 'unsupported_media_type', 431: 'headers_too_large', 406: 'not_acceptable' };
+export function codeOfFramework4xx(status: number): ErrorCode {
+  return FRAMEWORK_4XX[status] ?? 'bad_request';
 }
 
 export function renderError(error: unknown, request: FastifyRequest): Rendered {
@@ -31,22 +41,23 @@ export function renderError(error: unknown, request: FastifyRequest): Rendered {
   }
   switch (fe.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return coded(415, 'unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
+      return coded('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return coded(413, 'payload_too_large', 'The request body is too large (the limit is 1 MiB).');
+      return coded('payload_too_large', 'The request body is too large (the limit is 1 MiB).');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return coded(400, 'bad_request', 'The Content-Length header does not match the body.');
+      return coded('bad_request', 'The Content-Length header does not match the body.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return coded(400, 'invalid_json', 'The request body is not valid JSON.');
+      return coded('invalid_json', 'The request body is not valid JSON.');
   }
   if (error instanceof SyntaxError || fe.statusCode === 400) {
-    return coded(400, 'invalid_json', 'The request body is not valid JSON.');
+    return coded('invalid_json', 'The request body is not valid JSON.');
   }
   if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-    return coded(fe.statusCode, 'bad_request', fe.message);
+    if (fe.statusCode === 404) return { status: 404, body: { message: 'Not found.' } };
+    return coded(codeOfFramework4xx(fe.statusCode), fe.message);
   }
-  return coded(500, 'internal_error', internalMessage(request));
+  return coded('internal_error', internalMessage(request));
 }
 
 function internalMessage(request: FastifyRequest): string {

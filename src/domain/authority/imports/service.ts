@@ -104,7 +104,7 @@ async function answer(ctx: AppContext, tenantId: number, id: number, decision: D
   const result = await decide(ctx.db, tenantId, id, decision, vsdcLeaseMs(ctx.config));
   if (result.kind === 'not_found') throw new NotFoundError('Import item not found.');
   if (result.kind === 'already_decided') {
-    throw new ApiError(409, 'import_item_already_decided', `This import item was already ${result.decision}; a decision cannot be changed.`);
+    throw new ApiError('import_item_already_decided', `This import item was already ${result.decision}; a decision cannot be changed.`);
   }
   const filing = await leasedFiling(ctx.db, id);
   if (filing) await sendFiling(ctx, filing);

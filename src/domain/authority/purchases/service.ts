@@ -184,7 +184,7 @@ export async function getPurchase(ctx: AppContext, tenantId: number, id: number)
 // ---- answering ----
 
 function alreadyAnswered(decision: string): ApiError {
-  return new ApiError(409, 'purchase_already_answered', `This purchase was already ${decision}; an answer cannot be changed. GET it to see where its filing stands.`);
+  return new ApiError('purchase_already_answered', `This purchase was already ${decision}; an answer cannot be changed. GET it to see where its filing stands.`);
 }
 
 /** A registered (not draft) item of the merchant with that code, or undefined. */

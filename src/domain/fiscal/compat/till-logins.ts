@@ -29,7 +29,7 @@ export async function listTillLogins(ctx: AppContext, tenant: TenantRow): Promis
 
 export async function createTillLogin(ctx: AppContext, actor: Actor, tenant: TenantRow, body: CreateTillLoginBody): Promise<TillLoginResource & { password?: string }> {
   const device = await findDeviceOfBranch(ctx.db, tenant.id, body.branch);
-  if (!device) throw new ApiError(404, 'device_not_found', `No device is registered for branch ${body.branch} of this merchant.`);
+  if (!device) throw new ApiError('device_not_found', `No device is registered for branch ${body.branch} of this merchant.`);
   const generated = body.password === undefined ? generatePassword() : undefined;
   const passwordHash = await hashPassword(body.password ?? generated!);
   let id: number;
@@ -86,7 +86,7 @@ export async function getActiveKey(ctx: AppContext, body: GetActiveBody, gate: L
   await gate.countAttempt(login.tenant);
   const { device } = login;
   if (!device.initialized || device.sdcId === null) {
-    throw new ApiError(422, 'branch_not_initialized', `Branch ${device.branch} is not initialised with the authority yet, so no key is issued. Its partner must initialise the device first.`);
+    throw new ApiError('branch_not_initialized', `Branch ${device.branch} is not initialised with the authority yet, so no key is issued. Its partner must initialise the device first.`);
   }
   const apiKey = await swapTillKey(ctx.db, login.loginId, login.tenant.partnerId);
   if (apiKey === undefined) throw wrongLogin();

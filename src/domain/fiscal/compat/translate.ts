@@ -85,6 +85,6 @@ export function toLegacyBranch(branch: KeyBranch): LegacyBranch {
 /** A sales-module error as the till should read it: its names in keys and messages. */
 export function toLegacyError(err: unknown, request: TillInvoiceRequest): unknown {
   if (err instanceof ValidationError) return inTillNames(request, err);
-  if (err instanceof ApiError && err.status < 500) return new ApiError(err.status, err.code, inTillText(request, err.message), err.headers);
+  if (err instanceof ApiError && err.status < 500) return new ApiError(err.code, inTillText(request, err.message), err.headers);
   return err;
 }

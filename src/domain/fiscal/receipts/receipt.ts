@@ -129,9 +129,7 @@ export function receiptOf(
 ): Receipt {
   const fiscal = sale.fiscal;
   if (sale.status !== 'uploaded' || fiscal.receiptNo === null || fiscal.sdcId === null || fiscal.internalData === null || fiscal.receiptSignature === null || fiscal.publishedAt === null) {
-    throw new ApiError(
-      409,
-      'receipt_not_available',
+    throw new ApiError('receipt_not_available',
       sale.status === 'failed'
         ? 'This document was refused by the authority, so it has no fiscal receipt. Only uploaded documents may be printed.'
         : 'This document is still pending: the authority has not fiscalised it yet. Only uploaded documents may be printed; try again once its status is uploaded.',

@@ -69,7 +69,7 @@ export async function createRun(ctx: AppContext, tenantId: number, body: CreateR
   });
   if (!run) {
     const open = await openRunOfDevice(ctx.db, device.id);
-    throw new ApiError(409, 'reconciliation_in_progress', `Branch ${body.branch} has a reconciliation that has not finished (id ${open ? Number(open.id) : 'unknown'}); wait for it or follow its progress.`);
+    throw new ApiError('reconciliation_in_progress', `Branch ${body.branch} has a reconciliation that has not finished (id ${open ? Number(open.id) : 'unknown'}); wait for it or follow its progress.`);
   }
   return presentRun(run);
 }

@@ -70,7 +70,7 @@ export function negotiateReport(accept: string | undefined): ReportFormat | unde
 async function sendReport(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, tenantId: number, query: { date?: string; branch?: string }) {
   const format = negotiateReport(request.headers.accept);
   if (!format) {
-    throw new ApiError(406, 'not_acceptable', `Reports are answered as application/json (the default), text/csv or application/pdf; Accept "${request.headers.accept ?? ''}" names none of them.`);
+    throw new ApiError('not_acceptable', `Reports are answered as application/json (the default), text/csv or application/pdf; Accept "${request.headers.accept ?? ''}" names none of them.`);
   }
   const report = await dailyReport(ctx, { tenantId, date: query.date, branch: query.branch });
   reply.header('vary', 'Accept').header('cache-control', 'private, no-cache');

@@ -42,13 +42,11 @@ export const MAX_EXPORT_DAYS = 92;
 export async function reportBranch(db: Kysely<DB>, tenantId: number, branch: string | undefined): Promise<BranchDevice> {
   const devices = await devicesOfTenant(db, tenantId);
   if (branch !== undefined && !devices.some((d) => d.branch === branch)) {
-    throw new ApiError(422, 'branch_not_found', `Branch ${branch} is not a branch of this merchant. GET /api/v1/me lists its branches.`);
+    throw new ApiError('branch_not_found', `Branch ${branch} is not a branch of this merchant. GET /api/v1/me lists its branches.`);
   }
   const device = pickBranch(devices, branch);
   if (!device) {
-    throw new ApiError(
-      422,
-      'branch_required',
+    throw new ApiError('branch_required',
       devices.length === 0 ? 'This merchant has no registered branch yet, so it has no reports.' : 'This merchant has several branches and none is 000: name one with the branch parameter.',
     );
   }

@@ -29,12 +29,10 @@ import { addError, checkClassifications, checkDecimals, checkLines, compute, lin
 function checkOriginal(original: SaleRow | undefined, kind: 'credit' | 'debit'): SaleRow {
   if (!original) throw new NotFoundError('Sale not found.');
   if (original.type !== 'sale') {
-    throw new ApiError(422, 'not_a_sale', `A ${kind} note can only be issued against a sale, not against a ${original.type.replace('_', ' ')}.`);
+    throw new ApiError('not_a_sale', `A ${kind} note can only be issued against a sale, not against a ${original.type.replace('_', ' ')}.`);
   }
   if (original.status !== 'uploaded' || original.receipt_no === null || original.sdc_id === null) {
-    throw new ApiError(
-      409,
-      'sale_not_fiscalised',
+    throw new ApiError('sale_not_fiscalised',
       original.status === 'failed'
         ? `Sale ${original.id} was refused by the authority, so there is nothing to ${kind === 'credit' ? 'credit' : 'debit'}.`
         : `Sale ${original.id} is still pending: a ${kind} note needs the authority's receipt. Retry once the sale is uploaded.`,
@@ -101,7 +99,7 @@ export async function createCreditNote(ctx: AppContext, req: WriteRequest, saleI
           const left = remaining.get(l.line)!;
           if (left.gt(0)) wanted.push({ line: l.line, quantity: left });
         }
-        if (wanted.length === 0) throw new ApiError(422, 'nothing_left_to_credit', `Sale ${saleId} has already been credited in full.`);
+        if (wanted.length === 0) throw new ApiError('nothing_left_to_credit', `Sale ${saleId} has already been credited in full.`);
       } else {
         const seen = new Set<number>();
         body.items.forEach((item, i) => {

@@ -21,9 +21,7 @@ async function lockFailed(trx: Kysely<DB>, tenantId: number, saleId: number, act
   const row = await lockSale(trx, tenantId, saleId);
   if (!row) throw new NotFoundError('Sale not found.');
   if (action === 'reissue' && row.type !== 'sale') {
-    throw new ApiError(
-      422,
-      'not_a_sale',
+    throw new ApiError('not_a_sale',
       `Document ${saleId} is a ${row.type.replace('_', ' ')}: only a sale can be reissued. Mark it resolved (POST /api/v1/sales/${saleId}/resolve) and, if the customer is still owed it, issue a new note against the original sale.`,
     );
   }
@@ -34,7 +32,7 @@ async function lockFailed(trx: Kysely<DB>, tenantId: number, saleId: number, act
         : row.status === 'pending'
           ? 'it is still pending: the authority has not answered yet'
           : 'it was fiscalised (uploaded): correct it with a credit or debit note instead';
-    throw new ApiError(409, 'document_not_failed', `Only a failed document can be ${action === 'reissue' ? 'reissued' : 'resolved'}, and document ${saleId} is not: ${why}.`);
+    throw new ApiError('document_not_failed', `Only a failed document can be ${action === 'reissue' ? 'reissued' : 'resolved'}, and document ${saleId} is not: ${why}.`);
   }
   return row;
 }

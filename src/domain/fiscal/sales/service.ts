@@ -110,7 +110,7 @@ export class KeyTaken extends Error {}
 /** Same key + same request → the original document (after the same wait); else 422. */
 async function replay(ctx: AppContext, tenantId: number, existing: SaleRow, fingerprint: string): Promise<WriteResult> {
   if (existing.request_hash !== fingerprint) {
-    throw new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request. Use a new key for a new document.');
+    throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request. Use a new key for a new document.');
   }
   const row = await settle(ctx, tenantId, existing, true);
   return { sale: (await presentRows(ctx, [row]))[0]!, replayed: true };
@@ -280,15 +280,13 @@ export function storedOrThrow(ctx: AppContext, outcome: InsertOutcome, branch: s
 }
 
 function branchNotInitialized(branch: string): ApiError {
-  return new ApiError(422, 'branch_not_initialized', `Branch ${branch} is not initialised with the authority yet, so it cannot fiscalise.`);
+  return new ApiError('branch_not_initialized', `Branch ${branch} is not initialised with the authority yet, so it cannot fiscalise.`);
 }
 
 /** Offline policy `refuse`: the branch's VSDC is known unreachable, so no invoice is issued. */
 function vsdcUnavailable(ctx: AppContext, branch: string): ApiError {
   const retryAfter = Math.max(1, Math.ceil(ctx.config.vsdcProbeMs / 1000));
-  return new ApiError(
-    503,
-    'vsdc_unavailable',
+  return new ApiError('vsdc_unavailable',
     `The VSDC of branch ${branch} cannot be reached, and this merchant issues no invoice while it is offline (offline policy "refuse"). ` +
       `Nothing was stored and no invoice number was used: retry the same request in ${retryAfter} s or later.`,
     { 'retry-after': String(retryAfter) },
@@ -326,7 +324,7 @@ export async function listSalesPage(ctx: AppContext, tenantId: number, branchHea
   const branch = query.branch ?? branchHeader;
   if (branch !== undefined) {
     const device = (await devicesOfTenant(ctx.db, tenantId)).find((d) => d.branch === branch);
-    if (!device) throw new ApiError(422, 'branch_not_found', `Branch ${branch} is not a branch of this merchant. GET /api/v1/me lists its branches.`);
+    if (!device) throw new ApiError('branch_not_found', `Branch ${branch} is not a branch of this merchant. GET /api/v1/me lists its branches.`);
     filter.deviceId = device.id;
   }
   if (query.reference !== undefined) filter.reference = query.reference;

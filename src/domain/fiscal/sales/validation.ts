@@ -51,9 +51,7 @@ export function refuseLevies(items: readonly BodyLine[]): void {
     const levy = LEVIES.find((l) => l.code === code.toUpperCase());
     return levy ? `${field} ${code} (${levy.name}, ${levy.rate} %)` : `${field} ${code} (not a levy the authority publishes: ${LEVIES.map((l) => l.code).join(', ')})`;
   });
-  throw new ApiError(
-    422,
-    'levy_not_supported',
+  throw new ApiError('levy_not_supported',
     `This gateway does not compute levies, so it cannot file ${described.join(', ')}. Nothing was stored; ` +
       'file such lines through a system that computes the levy, or leave out levy if the line carries none.',
   );
@@ -125,9 +123,7 @@ export async function checkClassifications(ctx: AppContext, items: readonly { cl
   const where = items
     .map((item, i) => (unknown.includes(item.classificationCode) ? `items.${i}.classificationCode ${item.classificationCode}` : null))
     .filter((x) => x !== null);
-  throw new ApiError(
-    422,
-    'unknown_classification_code',
+  throw new ApiError('unknown_classification_code',
     `Not in the authority's classification catalogue: ${where.join(', ')}. Nothing was stored; GET /api/v1/item-classes lists the valid codes.`,
   );
 }

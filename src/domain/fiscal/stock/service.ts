@@ -36,9 +36,7 @@ export async function getMovement(ctx: AppContext, tenantId: number, id: number)
 }
 
 function trackingOff(): ApiError {
-  return new ApiError(
-    409,
-    'stock_tracking_off',
+  return new ApiError('stock_tracking_off',
     'Stock tracking is off for this merchant, so the gateway records no stock movement. Turn it on with PATCH /api/v1/stock/settings {"stockTracking": true} first.',
   );
 }

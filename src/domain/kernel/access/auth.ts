@@ -137,7 +137,7 @@ async function sessionOf(ctx: AppContext, request: FastifyRequest, sessionToken:
   const user = await findUserSession(ctx.db, sessionToken, ctx.clock.now());
   if (!user) throw unauthenticated('The session has ended (signed out, expired or revoked). Sign in again.');
   if (!SAFE_METHODS.has(request.method) && !csrfMatches(sessionToken, headerValue(request, 'x-csrf-token'))) {
-    throw new ApiError(403, 'csrf_token_invalid', 'Send the X-CSRF-Token header with the csrfToken of your session (from sign-in or GET /api/v1/account/me).');
+    throw new ApiError('csrf_token_invalid', 'Send the X-CSRF-Token header with the csrfToken of your session (from sign-in or GET /api/v1/account/me).');
   }
   return user;
 }
@@ -154,7 +154,7 @@ async function authenticateAccount(ctx: AppContext, request: FastifyRequest, rol
   const user = await sessionOf(ctx, request, sessionToken);
   await applyRateLimit(ctx, request, merchantBucket(user.tenant.id), tenantLimit(user.tenant, 'v1'));
   if (!roleAtLeast(user.role, role)) {
-    throw new ApiError(403, 'role_insufficient', `Your role (${user.role}) may not do this: it needs ${role === 'owner' ? 'an owner' : `an ${role} or owner`}.`);
+    throw new ApiError('role_insufficient', `Your role (${user.role}) may not do this: it needs ${role === 'owner' ? 'an owner' : `an ${role} or owner`}.`);
   }
   return { kind: 'user', user, sessionToken };
 }
@@ -179,7 +179,7 @@ async function authenticateMember(ctx: AppContext, request: FastifyRequest, abil
   assertTenantInGoodStanding(user.tenant);
   await applyRateLimit(ctx, request, merchantBucket(user.tenant.id), tenantLimit(user.tenant, 'v1'));
   if (!ROLE_ABILITIES[user.role].includes(ability)) {
-    throw new ApiError(403, 'role_insufficient', `Your role (${user.role}) may only read: filing and other changes need an admin or owner.`);
+    throw new ApiError('role_insufficient', `Your role (${user.role}) may only read: filing and other changes need an admin or owner.`);
   }
   return { kind: 'member', user, sessionToken, tenant: user.tenant };
 }
@@ -205,7 +205,7 @@ async function authenticateMerchant(ctx: AppContext, request: FastifyRequest, ab
   assertTenantInGoodStanding(token.tenant);
   await applyRateLimit(ctx, request, merchantBucket(token.tenant.id), tenantLimit(token.tenant, 'v1'), token.count);
   if (!token.abilities.includes(ability)) {
-    throw new ApiError(403, 'missing_ability', `This token lacks the ${ability} ability.`);
+    throw new ApiError('missing_ability', `This token lacks the ${ability} ability.`);
   }
   return { kind: 'tenant', token, tenant: token.tenant };
 }
@@ -221,14 +221,14 @@ async function authenticatePartner(ctx: AppContext, request: FastifyRequest, sco
   const key = await findPartnerKey(ctx.db, secret, ctx.clock.now(), countedBucket(ctx, 'p:', ''));
   if (!key) throw unauthenticated('The partner secret key is invalid or has been revoked.');
   if (key.expiresAt && key.expiresAt.getTime() <= ctx.clock.now().getTime()) {
-    throw new ApiError(401, 'api_key_expired', 'This partner key was rotated and its grace window has ended. Use its replacement.');
+    throw new ApiError('api_key_expired', 'This partner key was rotated and its grace window has ended. Use its replacement.');
   }
   if (key.partner.status === 'suspended') {
-    throw new ApiError(402, 'partner_suspended', 'This partner account is suspended.');
+    throw new ApiError('partner_suspended', 'This partner account is suspended.');
   }
   await applyRateLimit(ctx, request, `p:${key.partner.id}`, PARTNER_LIMIT_PER_MINUTE, key.count);
   if (!key.scopes.includes(scope)) {
-    throw new ApiError(403, 'missing_scope', `This key lacks the ${scope} scope.`);
+    throw new ApiError('missing_scope', `This key lacks the ${scope} scope.`);
   }
   return { kind: 'partner', key };
 }
@@ -276,7 +276,7 @@ async function applyRateLimit(ctx: AppContext, request: FastifyRequest, key: str
   const decision = counted ? decisionOf(counted, limit) : await ctx.rateLimiter.consume(key, limit);
   request.rateLimit = decision;
   if (!decision.allowed) {
-    throw new ApiError(429, 'rate_limited', `Too many requests: the limit is ${limit} a minute. Retry after ${decision.resetSeconds} s.`, {
+    throw new ApiError('rate_limited', `Too many requests: the limit is ${limit} a minute. Retry after ${decision.resetSeconds} s.`, {
       'retry-after': String(decision.resetSeconds),
     });
   }

@@ -120,7 +120,7 @@ export class ClassificationCatalogue {
     if (Date.now() - this.loadedAt > CACHE_TTL_MS) await this.reload();
     if (this.codes.size === 0) await this.fillEmpty();
     if (this.codes.size === 0) {
-      throw new ApiError(503, 'catalogue_unavailable', 'The classification catalogue has not been fetched from the authority yet and no VSDC answers now; nothing was stored. Retry shortly.', { 'retry-after': '30' });
+      throw new ApiError('catalogue_unavailable', 'The classification catalogue has not been fetched from the authority yet and no VSDC answers now; nothing was stored. Retry shortly.', { 'retry-after': '30' });
     }
     let unknown = [...new Set(codes)].filter((code) => !this.codes.has(code));
     if (unknown.length > 0 && Date.now() - this.loadedAt > RELOAD_ON_MISS_MS) {

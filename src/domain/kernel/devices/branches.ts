@@ -10,7 +10,7 @@ export const HEADQUARTERS = '000';
 export function pickBranch(devices: readonly BranchDevice[], header: string | undefined): BranchDevice | undefined {
   if (header !== undefined) {
     const named = devices.find((d) => d.branch === header);
-    if (!named) throw new ApiError(422, 'branch_not_found', `X-Branch ${header} is not a branch of this merchant. GET /api/v1/me lists its branches.`);
+    if (!named) throw new ApiError('branch_not_found', `X-Branch ${header} is not a branch of this merchant. GET /api/v1/me lists its branches.`);
     return named;
   }
   return devices.find((d) => d.branch === HEADQUARTERS) ?? (devices.length === 1 ? devices[0] : undefined);
@@ -20,16 +20,14 @@ export function pickBranch(devices: readonly BranchDevice[], header: string | un
 export function branchForWrite(devices: readonly BranchDevice[], header: string | undefined): BranchDevice {
   const device = pickBranch(devices, header);
   if (!device) {
-    throw new ApiError(
-      422,
-      'branch_required',
+    throw new ApiError('branch_required',
       devices.length === 0
         ? 'This merchant has no registered device yet: its partner must register and initialise one first.'
         : 'This merchant has several branches and none is 000: name one with the X-Branch header (GET /api/v1/me lists them).',
     );
   }
   if (!device.initialized) {
-    throw new ApiError(422, 'branch_not_initialized', `Branch ${device.branch} is not initialised with the authority yet, so it cannot fiscalise. Its partner must initialise the device first.`);
+    throw new ApiError('branch_not_initialized', `Branch ${device.branch} is not initialised with the authority yet, so it cannot fiscalise. Its partner must initialise the device first.`);
   }
   return device;
 }

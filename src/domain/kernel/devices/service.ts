@@ -37,7 +37,7 @@ export interface RegisterDeviceInput {
 
 export async function registerDevice(db: Kysely<DB>, actor: Actor, tenant: TenantRow, input: RegisterDeviceInput): Promise<DeviceResource> {
   const exists = () =>
-    new ApiError(422, 'branch_exists', `Branch ${input.branch} is already registered for this merchant; the existing device keeps its serial and VSDC address.`);
+    new ApiError('branch_exists', `Branch ${input.branch} is already registered for this merchant; the existing device keeps its serial and VSDC address.`);
   try {
     return await db.transaction().execute(async (trx) => {
       const row = await insertDevice(trx, { tenant_id: tenant.id, branch: input.branch, device_serial: input.deviceSerial.trim(), vsdc_base_url: input.vsdcBaseUrl.trim() });
@@ -68,15 +68,13 @@ async function lockUninitialised(trx: Kysely<DB>, tenantId: number, branch: stri
   const device = await lockDevice(trx, tenantId, branch);
   if (!device) throw notRegistered(branch, surface);
   if (device.initialized) {
-    throw new ApiError(
-      409,
-      'device_initialized',
+    throw new ApiError('device_initialized',
       `The device of branch ${branch} is initialised: the authority knows it by its serial and address, so it can no longer be ${doing} here. ` +
         `To use another device or VSDC, register it under a branch the merchant has not used yet (${registerPath(surface)}); to retire this one, ask the gateway's operator.`,
     );
   }
   if (device.claimed) {
-    throw new ApiError(409, 'device_in_use', `The device of branch ${branch} is being initialised right now; wait for that to finish (at most a minute), then look at its state again.`);
+    throw new ApiError('device_in_use', `The device of branch ${branch} is being initialised right now; wait for that to finish (at most a minute), then look at its state again.`);
   }
   return device;
 }
@@ -145,7 +143,7 @@ export async function removeDevice(db: Kysely<DB>, actor: Actor, tenant: TenantR
         ...(live.tillLogins.length > 0 ? [`till login${live.tillLogins.length === 1 ? '' : 's'} ${live.tillLogins.join(', ')} (delete: DELETE …/till-logins/{id})`] : []),
       ];
       if (bound.length > 0) {
-        throw new ApiError(409, 'device_in_use', `Branch ${branch} still has live credentials bound to it: ${bound.join(' and ')}. End them first, then remove the device.`);
+        throw new ApiError('device_in_use', `Branch ${branch} still has live credentials bound to it: ${bound.join(' and ')}. End them first, then remove the device.`);
       }
       await deleteDeviceRows(trx, device.id);
       await recordAudit(trx, { actor, action: 'device.removed', tenantId: tenant.id, targetType: 'device', targetId: device.id, details: { branch, deviceSerial: device.device_serial, vsdcBaseUrl: device.vsdc_base_url } });
@@ -154,13 +152,13 @@ export async function removeDevice(db: Kysely<DB>, actor: Actor, tenant: TenantR
   } catch (err) {
     const table = referringTable(err);
     if (table === null) throw err;
-    throw new ApiError(409, 'device_in_use', `The merchant's ${RECORD_NAMES[table] ?? table.replace(/_/g, ' ')} refer to the device of branch ${branch}; those are kept, so the device cannot be removed.`);
+    throw new ApiError('device_in_use', `The merchant's ${RECORD_NAMES[table] ?? table.replace(/_/g, ' ')} refer to the device of branch ${branch}; those are kept, so the device cannot be removed.`);
   }
 }
 
 function notRegistered(branch: string, surface: DeviceSurface): ApiError {
   // The same condition answers the same shape everywhere (minting a key for the branch too).
-  return new ApiError(404, 'device_not_found', `No device is registered for branch ${branch} of this merchant: register it first (${registerPath(surface)}).`);
+  return new ApiError('device_not_found', `No device is registered for branch ${branch} of this merchant: register it first (${registerPath(surface)}).`);
 }
 
 async function deviceOf(db: Kysely<DB>, tenantId: number, branch: string, surface: DeviceSurface = 'partner'): Promise<DeviceRow> {
@@ -200,7 +198,7 @@ export async function initializeDevice(
       await options.afterInitialized?.();
       return initialized;
     }
-    if (Date.now() > deadline) throw new ApiError(503, 'vsdc_unreachable', 'Another initialisation of this device is still running; retry shortly.');
+    if (Date.now() > deadline) throw new ApiError('vsdc_unreachable', 'Another initialisation of this device is still running; retry shortly.');
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 100));
   }
 }
@@ -228,13 +226,13 @@ async function finishHandshake(db: Kysely<DB>, actor: Actor, tenant: TenantRow, 
       // Another process may have finished the handshake a moment ago: that is the safe retry.
       const current = await deviceOf(db, tenant.id, device.branch);
       if (current.initialized) return presentDevice(current);
-      throw new ApiError(422, 'initialization_failed', result.message || 'This device is already installed at the authority.');
+      throw new ApiError('initialization_failed', result.message || 'This device is already installed at the authority.');
     }
     case 'rejected':
       await release();
-      throw new ApiError(422, 'initialization_failed', result.message || `The authority refused the handshake (result code ${result.code}).`);
+      throw new ApiError('initialization_failed', result.message || `The authority refused the handshake (result code ${result.code}).`);
     case 'unreachable':
       await release();
-      throw new ApiError(503, 'vsdc_unreachable', 'The VSDC could not be reached; nothing was changed. It is safe to repeat this request.', { 'retry-after': '5' });
+      throw new ApiError('vsdc_unreachable', 'The VSDC could not be reached; nothing was changed. It is safe to repeat this request.', { 'retry-after': '5' });
   }
 }

@@ -68,7 +68,7 @@ export async function mintApiKey(
     let device: { id: number; branch: string; sdc_id: string | null } | undefined;
     if (input.branch) {
       device = await deviceForKey(trx, tenant.id, input.branch);
-      if (!device) throw new ApiError(404, 'device_not_found', `No device is registered for branch ${input.branch} of this merchant.`);
+      if (!device) throw new ApiError('device_not_found', `No device is registered for branch ${input.branch} of this merchant.`);
     }
     const row = await insertApiKey(trx, { tenant_id: tenant.id, device_id: device?.id ?? null, dialect: input.dialect ?? 'bare', key_hash: hashSecret(key), last4: last4(key) });
     await recordAudit(trx, { actor, action: 'api_key.created', tenantId: tenant.id, targetType: 'api_key', targetId: row.id, details: { branch: device?.branch ?? null, dialect: row.dialect } });

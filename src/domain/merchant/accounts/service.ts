@@ -85,7 +85,7 @@ function sendLater(ctx: AppContext, to: string, message: Parameters<AppContext['
   void ctx.mailer.send(to, message);
 }
 
-const linkInvalid = (what: string) => new ApiError(400, 'link_invalid', `This ${what} link is unknown, already used or expired. Ask for a new one.`);
+const linkInvalid = (what: string) => new ApiError('link_invalid', `This ${what} link is unknown, already used or expired. Ask for a new one.`);
 
 export async function signUp(ctx: AppContext, input: { merchantName: string; tpin: string; email: string; password: string }, client: ClientInfo): Promise<void> {
   assertPasswordRules(input.password, 'password');
@@ -133,7 +133,7 @@ async function assertNotThrottled(ctx: AppContext, email: string, ip: string, no
   const over = byAccount.count >= SIGNIN_FAILURES_PER_ACCOUNT ? { failures: byAccount, what: `${SIGNIN_FAILURES_PER_ACCOUNT} failed sign-ins for this account` } : byAddress.count >= SIGNIN_FAILURES_PER_ADDRESS ? { failures: byAddress, what: `${SIGNIN_FAILURES_PER_ADDRESS} failed sign-ins from your address` } : undefined;
   if (!over) return;
   const retryAfter = Math.max(1, Math.ceil(((over.failures.oldest?.getTime() ?? now.getTime()) + SIGNIN_WINDOW_MS - now.getTime()) / 1000));
-  throw new ApiError(429, 'signin_throttled', `Too many failed sign-ins (${over.what} in ${SIGNIN_WINDOW_MS / 60_000} minutes). Retry after ${retryAfter} s, or reset your password.`, { 'retry-after': String(retryAfter) });
+  throw new ApiError('signin_throttled', `Too many failed sign-ins (${over.what} in ${SIGNIN_WINDOW_MS / 60_000} minutes). Retry after ${retryAfter} s, or reset your password.`, { 'retry-after': String(retryAfter) });
 }
 
 export interface SignedIn {
@@ -167,10 +167,10 @@ export async function signIn(ctx: AppContext, input: { email: string; password: 
   if (!user || !matches) {
     await store.recordSigninFailure(ctx.db, email, client.ip, now, SIGNIN_WINDOW_MS);
     await recordAudit(ctx.db, { actor: { type: 'anonymous' }, action: 'account.signin_failed', tenantId: user?.tenant_id ?? null, ...(user ? { targetType: 'user', targetId: user.id } : {}), details: { ip: client.ip } });
-    throw new ApiError(401, 'invalid_credentials', 'The email or password is wrong. After 5 failed attempts sign-in pauses for 15 minutes; reset your password if you forgot it.');
+    throw new ApiError('invalid_credentials', 'The email or password is wrong. After 5 failed attempts sign-in pauses for 15 minutes; reset your password if you forgot it.');
   }
   if (!user.email_verified_at) {
-    throw new ApiError(403, 'email_not_verified', 'Confirm your email address first with the link we mailed you (sign up again with the same address to get a new one: we then mail a password reset link).');
+    throw new ApiError('email_not_verified', 'Confirm your email address first with the link we mailed you (sign up again with the same address to get a new one: we then mail a password reset link).');
   }
   const sessionToken = newSecret();
   await ctx.db.transaction().execute(async (trx) => {
@@ -256,7 +256,7 @@ export interface InvitationResource {
 
 export async function inviteUser(ctx: AppContext, session: SessionUser, input: { email: string; role: UserRole }): Promise<InvitationResource> {
   if (input.role === 'owner' && !roleAtLeast(session.role, 'owner')) {
-    throw new ApiError(403, 'role_insufficient', 'Only an owner may invite another owner; invite an admin or a viewer.');
+    throw new ApiError('role_insufficient', 'Only an owner may invite another owner; invite an admin or a viewer.');
   }
   const email = input.email.trim();
   const invitation = await ctx.db.transaction().execute(async (trx) => {
@@ -308,7 +308,7 @@ export async function removeUser(ctx: AppContext, session: SessionUser, userId: 
     const user = await store.findUser(trx, session.tenant.id, userId);
     if (!user) throw new NotFoundError('User not found.');
     if (user.id === session.userId) throw fieldError('user', 'You cannot remove yourself; another owner or admin can.');
-    if (user.role === 'owner' && !roleAtLeast(session.role, 'owner')) throw new ApiError(403, 'role_insufficient', 'Only an owner may remove an owner.');
+    if (user.role === 'owner' && !roleAtLeast(session.role, 'owner')) throw new ApiError('role_insufficient', 'Only an owner may remove an owner.');
     await store.setUserFields(trx, user.id, { removed_at: now }, now);
     await store.revokeSessions(trx, user.id, now);
     await recordAudit(trx, { actor: { type: 'user', userId: session.userId }, action: 'account.user_removed', tenantId: session.tenant.id, targetType: 'user', targetId: user.id, details: { email: user.email, role: user.role } });

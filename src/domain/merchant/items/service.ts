@@ -91,7 +91,7 @@ export async function createItem(ctx: AppContext, tenant: TenantAccount, branchH
       const [sequence] = await reserveItemCodeSequence(ctx.db, tenant.id, 1);
       id = await insertItem(ctx.db, { ...item, itemCode: generatedItemCode(item, sequence!) }, lease);
     }
-    if (id === undefined) throw new ApiError(409, 'item_code_conflict', 'Could not generate a free item code; retry, or give an itemCode.');
+    if (id === undefined) throw new ApiError('item_code_conflict', 'Could not generate a free item code; retry, or give an itemCode.');
   }
   // The insert took the lease: this request sends it first.
   const leased = await leasedItem(ctx.db, id);
@@ -149,13 +149,13 @@ export async function releaseItem(ctx: AppContext, tenant: TenantAccount, ref: s
   const row = await findItem(ctx, tenant.id, ref);
   const id = Number(row.id);
   if (row.registration_state !== 'draft') {
-    throw new ApiError(409, 'item_not_draft', `Only a draft can be released; this item is ${row.registration_state}.`);
+    throw new ApiError('item_not_draft', `Only a draft can be released; this item is ${row.registration_state}.`);
   }
   const device = branchForWrite(await devicesOfTenant(ctx.db, tenant.id), branchHeader);
   await checkFields(ctx, { itemClsCd: row.item_class_code });
   if (!(await releaseDraft(ctx.db, tenant.id, id, device.id))) {
     const now = await findItemById(ctx.db, tenant.id, id);
-    throw new ApiError(409, 'item_not_draft', `Only a draft can be released; this item is ${now?.registration_state ?? 'gone'}.`);
+    throw new ApiError('item_not_draft', `Only a draft can be released; this item is ${now?.registration_state ?? 'gone'}.`);
   }
   const claimed = await claimItem(ctx.db, id, vsdcLeaseMs(ctx.config));
   if (claimed) await sendItem(ctx, claimed);

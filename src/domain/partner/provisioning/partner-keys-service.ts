@@ -48,7 +48,7 @@ async function ownKey(db: Kysely<DB>, caller: ResolvedPartnerKey, keyId: number,
 
 function assertMayTouch(caller: ResolvedPartnerKey, target: { mode: 'live' | 'test' }): void {
   if (caller.mode === 'test' && target.mode === 'live') {
-    throw new ApiError(403, 'insufficient_privilege', 'An sk_test_ key cannot mint, rotate, read back or revoke sk_live_ keys.');
+    throw new ApiError('insufficient_privilege', 'An sk_test_ key cannot mint, rotate, read back or revoke sk_live_ keys.');
   }
 }
 
@@ -69,7 +69,7 @@ export async function mintPartnerKey(
   assertMayTouch(caller, { mode });
   const beyond = input.scopes.filter((s) => !caller.scopes.includes(s));
   if (beyond.length > 0) {
-    throw new ApiError(403, 'insufficient_privilege', `A key can only grant scopes it holds itself; this key lacks: ${beyond.join(', ')}.`);
+    throw new ApiError('insufficient_privilege', `A key can only grant scopes it holds itself; this key lacks: ${beyond.join(', ')}.`);
   }
   const scopes = SCOPES.filter((s) => input.scopes.includes(s));
   return db.transaction().execute(async (trx) => {
@@ -98,7 +98,7 @@ export async function rotatePartnerKey(
     const old = await ownKey(trx, caller, keyId, true);
     assertMayTouch(caller, old);
     if (old.rotated_to_id !== null) {
-      throw new ApiError(409, 'already_rotated', `This key was already rotated; its replacement is key ${old.rotated_to_id}.`);
+      throw new ApiError('already_rotated', `This key was already rotated; its replacement is key ${old.rotated_to_id}.`);
     }
     const { row, secret } = await insertPartnerKey(trx, box, old.partner_id, { name: old.name, mode: old.mode, scopes: old.scopes });
     const expiresAt = await markPartnerKeyRotated(trx, old.id, row.id, graceSeconds);

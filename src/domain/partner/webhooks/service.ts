@@ -50,7 +50,7 @@ export async function createEndpoint(ctx: AppContext, actor: PartnerActor, body:
     // Serialises concurrent registrations of one partner, so the cap holds.
     await lockPartner(trx, actor.partnerId);
     if ((await countEndpoints(trx, actor.partnerId)) >= MAX_ENDPOINTS_PER_PARTNER) {
-      throw new ApiError(422, 'webhook_endpoint_limit', `A partner may register at most ${MAX_ENDPOINTS_PER_PARTNER} webhook endpoints; delete one first.`);
+      throw new ApiError('webhook_endpoint_limit', `A partner may register at most ${MAX_ENDPOINTS_PER_PARTNER} webhook endpoints; delete one first.`);
     }
     const id = await insertEndpoint(trx, { partnerId: actor.partnerId, url, description: body.description ?? '', events: [...(body.events ?? INVOICE_EVENT_TYPES)] });
     const sealed = await storeSealedSecret(trx, id, ctx.secretBox.seal(secret, secretAad(id, actor.partnerId)));
@@ -122,7 +122,7 @@ export async function resendDelivery(ctx: AppContext, actor: PartnerActor, deliv
     const owned = await lockDelivery(trx, actor.partnerId, deliveryId);
     if (!owned) throw new NotFoundError('Webhook delivery not found.');
     if (owned.endpoint_status !== 'enabled') {
-      throw new ApiError(409, 'endpoint_disabled', 'This delivery\'s endpoint is disabled. Enable it (POST /api/v1/webhooks/{id}/enable), then resend.');
+      throw new ApiError('endpoint_disabled', 'This delivery\'s endpoint is disabled. Enable it (POST /api/v1/webhooks/{id}/enable), then resend.');
     }
     await requeueDelivery(trx, deliveryId, now);
     await recordAudit(trx, { actor, action: 'webhook_delivery.resent', targetType: 'webhook_delivery', targetId: deliveryId, details: { endpointId: owned.endpoint_id } });
