@@ -2,7 +2,7 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp, type App } from '../../src/app/app.ts';
 import { loadConfig, type Config } from '../../src/platform/config.ts';
 import { closeContext, createContext, type AppContext, type Clock } from '../../src/domain/kernel/context.ts';
-import type { Scope } from '../../src/domain/kernel/access/auth.ts';
+import type { Scope } from '../../src/credentials/abilities.ts';
 import { createPartner } from '../../src/domain/partner/provisioning/partners-service.ts';
 import { createTenant, tenantOfPartner } from '../../src/domain/kernel/tenants/service.ts';
 import { mintApiKey, mintToken } from '../../src/domain/kernel/tenants/credentials-service.ts';

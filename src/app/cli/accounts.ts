@@ -2,7 +2,7 @@
 // `--help`, `--version` and usage errors answer without loading the database or the HTTP stack.
 import { parseArgs } from 'node:util';
 import type { Config } from '../../platform/config.ts';
-import { SCOPES, type Scope } from '../../domain/kernel/access/auth.ts';
+import { SCOPES, type Scope } from '../../credentials/abilities.ts';
 import { createPartner, listPartners, setPartnerStatus, updateTenantAccount, type TenantAccountPatch } from '../../domain/partner/provisioning/partners-service.ts';
 import { listAllTenants } from '../../domain/kernel/tenants/service.ts';
 import { UsageError, noMoreArguments, print } from './output.ts';
@@ -12,7 +12,6 @@ export function positiveId(value: string | undefined, what: string): number {
   if (!value || !/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`expected a ${what} id, got "${value ?? ''}"`);
   return Number(value);
 }
-
 
 export async function partnerCommand(config: Config, args: string[], json: boolean): Promise<void> {
   const [sub, ...rest] = args;

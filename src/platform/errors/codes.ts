@@ -3,7 +3,8 @@
 // (a code not here does not compile), a test checks that every throw uses its code's status and
 // that docs/errors.md lists exactly these, and the OpenAPI document lists each code on the
 // operations `answeredBy` names (src/app/openapi-errors.ts), with its meaning.
-import type { Ability, RouteAuth } from '../../domain/kernel/access/auth.ts';
+import type { RouteAuth } from '../../domain/kernel/access/auth.ts';
+import type { Ability } from '../../credentials/abilities.ts';
 
 type Surface = RouteAuth['surface'];
 

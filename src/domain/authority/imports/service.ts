@@ -12,21 +12,10 @@ import { claimDuePulls, pullBranch, type ClaimedPull } from '../pulls/branch-pul
 import { vsdcLeaseMs, sendOutcomeOf } from '../../../vsdc/polling.ts';
 import { findItemByCode } from '../../merchant/items/store.ts';
 import { pickBranch } from '../../kernel/devices/branches.ts';
-import { devicesOfTenant } from '../../fiscal/sales/store.ts';
+import { devicesOfTenant } from '../../kernel/devices/store.ts';
 import { presentImportItem } from './present.ts';
 import type { ApproveBody, ImportItemResource, ListImportItemsQuery, RejectBody } from './schemas.ts';
-import {
-  claimDueFilings,
-  decide,
-  findImportItem,
-  leasedFiling,
-  listImportItems,
-  recordFilingOutcome,
-  savePull,
-  type ClaimedFiling,
-  type Decision,
-  type ReceivedLine,
-} from './store.ts';
+import { claimDueFilings, decide, findImportItem, leasedFiling, listImportItems, recordFilingOutcome, savePull, type ClaimedFiling, type Decision, type ReceivedLine } from './store.ts';
 
 const GATEWAY_OPERATOR = 'fiscal-gateway';
 export const PULL_BATCH = 20;

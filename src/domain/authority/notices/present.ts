@@ -1,5 +1,6 @@
 import { iso } from '../../../platform/lib/time.ts';
-import type { AuthorityBranchResource, NoticeResource } from './schemas.ts';
+import type { NoticeResource } from './schemas.ts';
+import type { AuthorityBranchResource } from '../../kernel/devices/schemas.ts';
 import type { AuthorityBranchRow, NoticeRow } from './store.ts';
 
 export function presentNotice(row: NoticeRow): NoticeResource {

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../kernel/context.ts';
 import { requirePartner, requireTenant } from '../../kernel/access/auth.ts';
 import { Paginated } from '../../../platform/http/pagination.ts';
-import { TenantParam } from '../../partner/provisioning/schemas.ts';
+import { TenantParam } from '../../kernel/tenants/schemas.ts';
 import { tenantOfPartner } from '../../kernel/tenants/service.ts';
 import * as S from './schemas.ts';
 import { listNoticesPage } from './service.ts';

@@ -1,9 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Nullable, Timestamp } from '../../../platform/http/schema-helpers.ts';
-
-const Text = Nullable(Type.String());
-
-// ---- requests ----
+import { Text } from '../../kernel/devices/schemas.ts';
 
 export const ListNoticesQuery = Type.Object({
   page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1; 20 items a page.' }),
@@ -23,26 +20,3 @@ export const Notice = Type.Object({
   receivedAt: Timestamp('When the gateway first pulled it'),
 });
 export type NoticeResource = Static<typeof Notice>;
-
-export const AuthorityBranch = Type.Object(
-  {
-    branch: Type.String({ description: 'The branch id (bhfId)' }),
-    name: Text,
-    location: Nullable(Type.String({ description: 'The branch\'s address as the authority records it (locDesc)' })),
-    province: Text,
-    district: Text,
-    sector: Text,
-    headquarters: Type.Boolean({ description: 'hqYn' }),
-    status: Nullable(Type.String({ description: 'The authority\'s branch status code (bhfSttsCd; 01 active); null when it sends none' })),
-    openedOn: Nullable(Type.String({ description: 'bhfOpenDt as sent (YYYYMMDD)' })),
-    registeredDevice: Type.Boolean({ description: 'Whether a device of this merchant is registered with the gateway for the branch' }),
-    updatedAt: Timestamp('When the authority last reported the branch'),
-  },
-  { description: 'One of the taxpayer\'s branches as the authority reports them (selectBranches)' },
-);
-export type AuthorityBranchResource = Static<typeof AuthorityBranch>;
-
-export const AuthorityBranches = Type.Array(AuthorityBranch, {
-  description:
-    'The taxpayer\'s branches as the authority knows them (selectBranches), learnt at the first device initialisation and refreshed daily (BRANCH_SYNC_INTERVAL); empty until a device is initialised',
-});

@@ -8,20 +8,9 @@ import { parseVsdcDateTime, VSDC_EPOCH } from '../../../vsdc/dates.ts';
 import type { BranchRecord, Notice } from '../../../vsdc/protocol.ts';
 import { pullStepOf, vsdcLeaseMs } from '../../../vsdc/polling.ts';
 import { presentAuthorityBranch, presentNotice } from './present.ts';
-import type { AuthorityBranchResource, ListNoticesQuery, NoticeResource } from './schemas.ts';
-import {
-  authorityBranchesOf,
-  authorityTargetOf,
-  claimDueAuthorityPulls,
-  deferAuthorityPull,
-  listNotices,
-  saveBranchesPull,
-  saveNoticesPull,
-  upsertBranches,
-  type ClaimedAuthorityPull,
-  type ReceivedBranch,
-  type ReceivedNotice,
-} from './store.ts';
+import type { ListNoticesQuery, NoticeResource } from './schemas.ts';
+import type { AuthorityBranchResource } from '../../kernel/devices/schemas.ts';
+import { authorityBranchesOf, authorityTargetOf, claimDueAuthorityPulls, deferAuthorityPull, listNotices, saveBranchesPull, saveNoticesPull, upsertBranches, type ClaimedAuthorityPull, type ReceivedBranch, type ReceivedNotice } from './store.ts';
 
 export const AUTHORITY_PULL_BATCH = 20;
 

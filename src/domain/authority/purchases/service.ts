@@ -15,25 +15,11 @@ import { claimDuePulls, pullBranch, type ClaimedPull } from '../pulls/branch-pul
 import { sendOutcomeOf, vsdcLeaseMs } from '../../../vsdc/polling.ts';
 import { findItemByCode } from '../../merchant/items/store.ts';
 import { pickBranch } from '../../kernel/devices/branches.ts';
-import { devicesOfTenant } from '../../fiscal/sales/store.ts';
+import { devicesOfTenant } from '../../kernel/devices/store.ts';
 import { queueStockMovement } from '../../fiscal/stock/movements.ts';
 import { presentPurchase } from './present.ts';
 import type { AcceptBody, ListPurchasesQuery, PurchaseResource, RejectBody } from './schemas.ts';
-import {
-  claimDueFilings,
-  decide,
-  findPurchase,
-  leasedFiling,
-  listPurchases,
-  recordFilingOutcome,
-  savePurchasePull,
-  type ClaimedFiling,
-  type Decision,
-  type PurchaseLineRow,
-  type PurchaseRow,
-  type ReceivedPurchase,
-  type ReceivedPurchaseLine,
-} from './store.ts';
+import { claimDueFilings, decide, findPurchase, leasedFiling, listPurchases, recordFilingOutcome, savePurchasePull, type ClaimedFiling, type Decision, type PurchaseLineRow, type PurchaseRow, type ReceivedPurchase, type ReceivedPurchaseLine } from './store.ts';
 
 const GATEWAY_OPERATOR = 'fiscal-gateway';
 export const PULL_BATCH = 20;

@@ -6,21 +6,11 @@ import { assertTenantInGoodStanding, currentMonth } from '../../../credentials/s
 import { isUniqueViolation } from '../../../platform/db/database.ts';
 import { ApiError, NotFoundError, fieldError, unauthenticated } from '../../../platform/errors/errors.ts';
 import type { Actor } from '../../kernel/audit/store.ts';
-import type { TenantRow } from '../../partner/provisioning/store.ts';
+import type { TenantRow } from '../../kernel/tenants/store.ts';
 import { presentTillLogin } from './present.ts';
 import { generatePassword, hashPassword, UNMATCHABLE_HASH, verifyPassword } from './passwords.ts';
 import type { CreateTillLoginBody, GetActiveAnswer, GetActiveBody, TillLoginResource } from './schemas.ts';
-import {
-  deleteTillLoginRow,
-  findDeviceOfBranch,
-  findLoginCandidates,
-  findTillLoginRow,
-  insertTillLogin,
-  listTillLoginRows,
-  swapTillKey,
-  type Dialect,
-  type LoginCandidate,
-} from './till-login-store.ts';
+import { deleteTillLoginRow, findDeviceOfBranch, findLoginCandidates, findTillLoginRow, insertTillLogin, listTillLoginRows, swapTillKey, type Dialect, type LoginCandidate } from './till-login-store.ts';
 import { toLegacyBranch } from './translate.ts';
 
 export async function listTillLogins(ctx: AppContext, tenant: TenantRow): Promise<TillLoginResource[]> {

@@ -8,18 +8,9 @@ import { ApiError, assertCalendarDays, fieldError, NotFoundError } from '../../.
 import { dayOf, daysBetween, daysRange } from '../../../platform/lib/time-zones.ts';
 import { Money } from '../../../vsdc/tax.ts';
 import { pickBranch } from '../../kernel/devices/branches.ts';
-import { devicesOfTenant, type BranchDevice } from '../sales/store.ts';
+import { devicesOfTenant, type BranchDevice } from '../../kernel/devices/store.ts';
 import type { ByTypeResource, DailyReportResource, FiguresResource } from './schemas.ts';
-import {
-  documentsByTypeAndStatus,
-  findZReport,
-  insertZReport,
-  numbersOfDay,
-  paymentMethodsOfDay,
-  vatCategoriesOfDay,
-  type AggregateRow,
-  type DayScope,
-} from './store.ts';
+import { documentsByTypeAndStatus, findZReport, insertZReport, numbersOfDay, paymentMethodsOfDay, vatCategoriesOfDay, type AggregateRow, type DayScope } from './store.ts';
 
 /** The merchant a report or export is about, with what it prints and its timezone. */
 export interface ReportTenant {

@@ -3,9 +3,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../kernel/context.ts';
 import { merchantActor, requirePartner, requireTenant } from '../../kernel/access/auth.ts';
 import { NotFoundError } from '../../../platform/errors/errors.ts';
-import { findTenantAccountOfPartner } from '../../../credentials/lookup.ts';
+import { findTenantAccountOfPartner, type TenantAccount } from '../../../credentials/lookup.ts';
 import { assertTenantInGoodStanding } from '../../../credentials/standing.ts';
-import type { TenantAccount } from '../../../credentials/lookup.ts';
 import { Paginated } from '../../../platform/http/pagination.ts';
 import * as S from './schemas.ts';
 import { createCreditNote, createDebitNote } from './notes.ts';
@@ -13,6 +12,7 @@ import { createSale, describeMe, getSale, listSalesPage, type WriteResult } from
 import { reissueSale, resolveDocument } from './resolutions.ts';
 import type { Party } from '../../kernel/audit/store.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
+import { BranchHeaders } from '../../kernel/devices/schemas.ts';
 
 const TAG = ['Merchant: sales'];
 const WRITE = { auth: { surface: 'merchant' as const, ability: 'invoices:write' as const } };
@@ -53,7 +53,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
         summary: 'List sales, newest first',
         description:
           'All branches, or the one `branch` (or X-Branch) names. `reference` matches your clientInvoiceNo or the Idempotency-Key; `status`, `type`, and `from`/`to` (the merchant\'s calendar days, inclusive, in its timezone) narrow further. Filters combine; no match is an empty page.',
-        headers: S.BranchHeaders,
+        headers: BranchHeaders,
         querystring: S.ListSalesQuery,
         response: { 200: Paginated(S.Sale) },
       },
@@ -187,7 +187,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/me', {
       config: READ,
-      schema: { operationId: 'getMe', tags: ['Merchant: account'], summary: 'The merchant behind this token, its branches and the current one', headers: S.BranchHeaders, response: { 200: data(S.Me) } },
+      schema: { operationId: 'getMe', tags: ['Merchant: account'], summary: 'The merchant behind this token, its branches and the current one', headers: BranchHeaders, response: { 200: data(S.Me) } },
     }, async (request) => ({ data: await describeMe(ctx, requireTenant(request), request.headers['x-branch']) }));
   };
 }

@@ -1,10 +1,9 @@
 import { Type, type Static } from 'typebox';
-import { AuthorityBranches } from '../../authority/notices/schemas.ts';
+import { AuthorityBranches, BranchHeaders } from '../../kernel/devices/schemas.ts';
 import { CREDIT_NOTE_REASON_CODES, DEBIT_NOTE_REASON_CODES, PAYMENT_TYPE_CODES } from '../../../vsdc/sales-body.ts';
 import { LEVY_CODES, VAT_CATEGORY_CODES } from '../../../vsdc/tax.ts';
 import { Nullable, literals, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
 import { DocumentStock } from '../stock/document-stock.ts';
-
 
 export const MAX_LINES = 500;
 export const MAX_QUANTITY = 1_000_000;
@@ -152,10 +151,6 @@ export const ReissueBody = withExample(
   },
 );
 export type ReissueBody = Static<typeof ReissueBody>;
-
-export const BranchHeaders = Type.Object({
-  'x-branch': Type.Optional(Type.String({ pattern: '^[0-9]{3}$', description: 'The branch (bhfId) to act on; see GET /api/v1/me', examples: ['000'] })),
-});
 
 export const WriteHeaders = Type.Object({
   ...BranchHeaders.properties,

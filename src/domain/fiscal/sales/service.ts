@@ -18,21 +18,8 @@ import { presentLineRow, presentNewLine, presentSale } from './present.ts';
 import type { CreateSaleBody, ListSalesQuery, MeResource, SaleResource } from './schemas.ts';
 import { authorityBranchesFor } from '../../authority/notices/service.ts';
 import { FILING_CHANNEL, PROCESS_TAG, saleSignals } from './signals.ts';
-import {
-  devicesOfTenant,
-  findByReference,
-  findSale,
-  insertDocument,
-  linesOf,
-  listSales,
-  timezoneOf,
-  type SaleFilter,
-  type InsertOutcome,
-  type NewDocument,
-  type NewLine,
-  type SaleRow,
-  type StoredDocument,
-} from './store.ts';
+import { findByReference, findSale, insertDocument, linesOf, listSales, timezoneOf, type SaleFilter, type InsertOutcome, type NewDocument, type NewLine, type SaleRow, type StoredDocument } from './store.ts';
+import { devicesOfTenant } from '../../kernel/devices/store.ts';
 import { documentStock } from '../stock/document-stock.ts';
 import { stockOfDocuments, stockTrackingOf } from '../stock/store.ts';
 import { checkClassifications, checkLines, compute, lineInput, occurredAtOf, refuseLevies, throwIfAny } from './validation.ts';

@@ -181,7 +181,6 @@ export async function insertOneDocument(db: Kysely<DB>, doc: NewDocument, option
   return { kind: 'stored', document: { row, branchDown } };
 }
 
-
 /** Documents of one batch at most (a sale's lines travel in the same JSON parameter). */
 const MAX_DOCUMENTS_PER_BATCH = 64;
 
@@ -423,34 +422,6 @@ async function documentsOf(db: Kysely<DB>, tenantId: number, deviceId: number | 
     select coalesce(sum(d.next_invoice_no - coalesce((select min(s.invoice_no) from sales s where s.device_id = d.id), d.next_invoice_no)), 0)::bigint as n
     from devices d where d.tenant_id = ${tenantId} ${deviceId === undefined ? sql`` : sql`and d.id = ${deviceId}`}`.execute(db);
   return Number(result.rows[0]?.n ?? 0);
-}
-
-export interface BranchDevice {
-  id: number;
-  branch: string;
-  branchName: string | null;
-  deviceSerial: string;
-  initialized: boolean;
-  sdcId: string | null;
-  mrcNo: string | null;
-}
-
-export async function devicesOfTenant(db: Kysely<DB>, tenantId: number): Promise<BranchDevice[]> {
-  const rows = await db
-    .selectFrom('devices')
-    .select(['id', 'branch', 'branch_name', 'device_serial', 'initialized', 'sdc_id', 'mrc_no'])
-    .where('tenant_id', '=', tenantId)
-    .orderBy('branch')
-    .execute();
-  return rows.map((r) => ({
-    id: r.id,
-    branch: r.branch,
-    branchName: r.branch_name,
-    deviceSerial: r.device_serial,
-    initialized: r.initialized,
-    sdcId: r.sdc_id,
-    mrcNo: r.mrc_no,
-  }));
 }
 
 /** The original of a note, locked so that concurrent notes on it are counted one after another. */

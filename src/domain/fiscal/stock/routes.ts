@@ -4,7 +4,7 @@ import type { AppContext } from '../../kernel/context.ts';
 import { requireTenant } from '../../kernel/access/auth.ts';
 import { Paginated } from '../../../platform/http/pagination.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
-import { BranchHeaders } from '../sales/schemas.ts';
+import { BranchHeaders } from '../../kernel/devices/schemas.ts';
 import * as S from './schemas.ts';
 import { createAdjustment, getMovement, getSettings, listLevelsPage, listMovementsPage, updateSettings } from './service.ts';
 

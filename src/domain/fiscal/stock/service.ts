@@ -6,7 +6,7 @@ import { ApiError, FieldErrors, NotFoundError } from '../../../platform/errors/e
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
 import { Money } from '../../../vsdc/tax.ts';
 import { branchForWrite, pickBranch } from '../../kernel/devices/branches.ts';
-import { devicesOfTenant } from '../sales/store.ts';
+import { devicesOfTenant } from '../../kernel/devices/store.ts';
 import { GOODS_ITEM_TYPES, isIncoming, recordStockMovement } from './movements.ts';
 import { presentLevel, presentMovement } from './present.ts';
 import type { CreateAdjustmentBody, ListLevelsQuery, ListMovementsQuery, StockLevelResource, StockMovementResource, StockSettingsResource } from './schemas.ts';

@@ -1,17 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
-import {
-  findCompatDevice,
-  findFiscalisationKey,
-  findPartnerKey,
-  findTenantToken,
-  type ResolvedFiscalisationKey,
-  type ResolvedPartnerKey,
-  type ResolvedTenantToken,
-  type BucketCount,
-  type CompatDevice,
-  type TenantAccount,
-} from '../../../credentials/lookup.ts';
+import { findCompatDevice, findFiscalisationKey, findPartnerKey, findTenantToken, type ResolvedFiscalisationKey, type ResolvedPartnerKey, type ResolvedTenantToken, type BucketCount, type CompatDevice, type TenantAccount } from '../../../credentials/lookup.ts';
 import { assertTenantInGoodStanding } from '../../../credentials/standing.ts';
 import type { WindowCount } from '../../../platform/db/rate-limit-window.ts';
 import { hasValidChecksum, kindOf, safeEqual } from '../../../credentials/secret-format.ts';
@@ -20,15 +9,11 @@ import { cookieValue, findUserSession, SESSION_COOKIE, type SessionUser } from '
 import type { UserRole } from '../../../platform/db/tables/accounts.ts';
 import { ApiError, unauthenticated } from '../../../platform/errors/errors.ts';
 import { decisionOf, PARTNER_LIMIT_PER_MINUTE, tenantLimit, WINDOW_MS, type RateLimitDecision } from '../../../platform/http/rate-limit.ts';
+import { type Scope, ABILITIES, type Ability } from '../../../credentials/abilities.ts';
 
 // One onRequest hook authenticates every route according to the `auth` its route declares,
 // then applies the account checks (402/403) and the rate limit (429), in that order, before
 // the body is even parsed. Routes never see an unauthenticated request.
-
-export const SCOPES = ['tenants:read', 'tenants:write', 'devices:write', 'keys:write', 'webhooks:read', 'webhooks:write'] as const;
-export type Scope = (typeof SCOPES)[number];
-export const ABILITIES = ['invoices:read', 'invoices:write'] as const;
-export type Ability = (typeof ABILITIES)[number];
 
 export type RouteAuth =
   | { surface: 'public' }

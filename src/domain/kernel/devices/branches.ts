@@ -1,5 +1,5 @@
 import { ApiError } from '../../../platform/errors/errors.ts';
-import type { BranchDevice } from '../../fiscal/sales/store.ts';
+import type { BranchDevice } from './store.ts';
 
 export const HEADQUARTERS = '000';
 

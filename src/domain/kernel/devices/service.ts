@@ -3,22 +3,10 @@ import type { DB } from '../../../platform/db/schema.ts';
 import { isUniqueViolation } from '../../../platform/db/database.ts';
 import { ApiError, fieldError } from '../../../platform/errors/errors.ts';
 import { recordAudit, type Actor } from '../audit/store.ts';
-import { presentDevice } from '../../partner/provisioning/present.ts';
-import type { DeviceResource } from '../../partner/provisioning/schemas.ts';
-import {
-  claimDeviceForInit,
-  deleteDeviceRows,
-  findDevice,
-  insertDevice,
-  liveCredentialsOfDevice,
-  lockDevice,
-  markDeviceInitialized,
-  releaseDeviceClaim,
-  updateDeviceRow,
-  type DeviceInitInfo,
-  type DeviceRow,
-  type TenantRow,
-} from '../../partner/provisioning/store.ts';
+import { presentDevice } from './present.ts';
+import type { DeviceResource } from './schemas.ts';
+import type { TenantRow } from '../tenants/store.ts';
+import { claimDeviceForInit, deleteDeviceRows, findDevice, insertDevice, liveCredentialsOfDevice, lockDevice, markDeviceInitialized, releaseDeviceClaim, updateDeviceRow, type DeviceInitInfo, type DeviceRow } from './store.ts';
 
 /** What the VSDC answered to the initialisation handshake, already classified. */
 export type HandshakeResult =

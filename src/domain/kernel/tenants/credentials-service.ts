@@ -1,11 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
-import { ABILITIES, type Ability } from '../access/auth.ts';
+import { ABILITIES, type Ability } from '../../../credentials/abilities.ts';
 import { ApiError, NotFoundError } from '../../../platform/errors/errors.ts';
 import { PREFIXES, hashSecret, last4, mintSecret } from '../../../credentials/secret-format.ts';
 import { recordAudit, type Actor } from '../audit/store.ts';
-import { presentApiKey, presentToken, type ApiKeyResource, type TokenResource } from '../../partner/provisioning/present.ts';
-import { deviceForKey, insertApiKey, insertToken, listApiKeyRows, listTokenRows, lockTenantCredential, markRevoked, type TenantRow } from '../../partner/provisioning/store.ts';
+import { presentApiKey, presentToken, type ApiKeyResource, type TokenResource } from './present.ts';
+import { insertApiKey, insertToken, listApiKeyRows, listTokenRows, lockTenantCredential, markRevoked, type TenantRow } from './store.ts';
+import { deviceForKey } from '../devices/store.ts';
 
 // Tenant tokens (merchant surface) and fiscalisation keys (/zm/api): plaintext once, then
 // only their SHA-256 is kept. Revocation takes effect on the next request (no cache). Minted and

@@ -8,9 +8,10 @@ import { pageOf, type Page } from '../../../platform/http/pagination.ts';
 import { canonicalTimeZone } from '../../../platform/lib/time-zones.ts';
 import { recordAudit, type Actor } from '../audit/store.ts';
 import { authorityBranchesFor } from '../../authority/notices/service.ts';
-import { presentTenant } from '../../partner/provisioning/present.ts';
-import type { TenantResource } from '../../partner/provisioning/schemas.ts';
-import { devicesOf, findTenantOfPartner, insertTenant, listAllTenantRows, listTenantRows, tenantWithTpin, writeTenantSettings, type TenantRow, type TenantSettings } from '../../partner/provisioning/store.ts';
+import { presentTenant } from './present.ts';
+import type { TenantResource } from './schemas.ts';
+import { findTenantOfPartner, insertTenant, listAllTenantRows, listTenantRows, tenantWithTpin, writeTenantSettings, type TenantRow, type TenantSettings } from './store.ts';
+import { devicesOf } from '../devices/store.ts';
 
 /** The tenant if it is on this partner's book; anything else is a plain 404, never a 403. */
 export async function tenantOfPartner(db: Kysely<DB>, partnerId: number, tenantId: number): Promise<TenantRow> {

@@ -12,7 +12,7 @@ import { requireUser } from '../../kernel/access/auth.ts';
 import { data, withExample } from '../../../platform/http/schema-helpers.ts';
 import type { Actor } from '../../kernel/audit/store.ts';
 import { listApiKeys, listTokens, mintApiKey, mintToken, revokeApiKey, revokeToken } from '../../kernel/tenants/credentials-service.ts';
-import * as P from '../../partner/provisioning/schemas.ts';
+import * as P from '../../kernel/tenants/schemas.ts';
 
 const TAG = ['Merchant: developer screen'];
 const viewer = { auth: { surface: 'account', role: 'viewer' } } as const;

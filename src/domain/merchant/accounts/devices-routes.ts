@@ -14,10 +14,11 @@ import type { Actor } from '../../kernel/audit/store.ts';
 import { learnBranchesAtInitialisation } from '../../authority/notices/service.ts';
 import { initializeDevice, registerDevice, removeDevice, updateDevice } from '../../kernel/devices/service.ts';
 import { vsdcHandshake } from '../../kernel/devices/handshake.ts';
-import { presentDevice } from '../../partner/provisioning/present.ts';
-import * as S from '../../partner/provisioning/schemas.ts';
-import { devicesOf, findTenantRow } from '../../partner/provisioning/store.ts';
+import { presentDevice } from '../../kernel/devices/present.ts';
+import { findTenantRow } from '../../kernel/tenants/store.ts';
+import { devicesOf } from '../../kernel/devices/store.ts';
 import { assertTenantWritable } from '../../kernel/tenants/service.ts';
+import { UpdateDeviceBody, DeviceRemoved, RegisterDeviceBody, Device } from '../../kernel/devices/schemas.ts';
 
 const TAG = ['Merchant: account'];
 const viewer = { auth: { surface: 'account', role: 'viewer' } } as const;
@@ -41,7 +42,7 @@ export function accountDeviceRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/account/devices', {
       config: viewer,
-      schema: { operationId: 'listAccountDevices', tags: TAG, summary: 'Your devices, by branch', response: { 200: data(Type.Array(S.Device)) } },
+      schema: { operationId: 'listAccountDevices', tags: TAG, summary: 'Your devices, by branch', response: { 200: data(Type.Array(Device)) } },
     }, async (request) => {
       const tenant = await ownTenant(request, false);
       const devices = await devicesOf(db, [tenant.id]);
@@ -50,7 +51,7 @@ export function accountDeviceRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.post('/api/v1/account/devices', {
       config: admin,
-      schema: { operationId: 'registerAccountDevice', tags: TAG, summary: 'Register a device (local only)', body: S.RegisterDeviceBody, response: { 201: data(S.Device) } },
+      schema: { operationId: 'registerAccountDevice', tags: TAG, summary: 'Register a device (local only)', body: RegisterDeviceBody, response: { 201: data(Device) } },
     }, async (request, reply) => {
       const tenant = await ownTenant(request, true);
       return reply.code(201).send({ data: await registerDevice(db, actorOf(request), tenant, request.body) });
@@ -64,7 +65,7 @@ export function accountDeviceRoutes(ctx: AppContext): FastifyPluginAsync {
         summary: 'Initialise a device: the handshake with the authority',
         description: 'No request body. Safe to repeat: an initialised device is returned unchanged; 503 when the VSDC is unreachable.',
         params: BranchParam,
-        response: { 200: data(S.Device) },
+        response: { 200: data(Device) },
       },
     }, async (request) => {
       const tenant = await ownTenant(request, true);
@@ -84,8 +85,8 @@ export function accountDeviceRoutes(ctx: AppContext): FastifyPluginAsync {
         summary: 'Correct a device that is not initialised (serial, VSDC address)',
         description: 'Only before initialisation: an initialised device answers 409 `device_initialized`. The next initialisation uses the corrected address.',
         params: BranchParam,
-        body: S.UpdateDeviceBody,
-        response: { 200: data(S.Device) },
+        body: UpdateDeviceBody,
+        response: { 200: data(Device) },
       },
     }, async (request) => {
       const tenant = await ownTenant(request, true);
@@ -100,7 +101,7 @@ export function accountDeviceRoutes(ctx: AppContext): FastifyPluginAsync {
         summary: 'Remove a device that is not initialised',
         description: 'Only before initialisation (409 `device_initialized` after). Refused (409 `device_in_use`, nothing changed) while a live fiscalisation key or till login is bound to the branch, or a kept record refers to it.',
         params: BranchParam,
-        response: { 200: S.DeviceRemoved },
+        response: { 200: DeviceRemoved },
       },
     }, async (request) => removeDevice(db, actorOf(request), await ownTenant(request, false), request.params.branch, 'account'));
   };

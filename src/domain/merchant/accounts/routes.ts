@@ -8,7 +8,7 @@ import { cookieValue, SESSION_COOKIE, SESSION_LIFETIME_MS } from '../../../crede
 import { partnerActor, requireUser } from '../../kernel/access/auth.ts';
 import { NotFoundError } from '../../../platform/errors/errors.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
-import { TenantParam } from '../../partner/provisioning/schemas.ts';
+import { TenantParam } from '../../kernel/tenants/schemas.ts';
 import * as S from './schemas.ts';
 import * as service from './service.ts';
 

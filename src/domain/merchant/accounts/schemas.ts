@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { literals, Nullable, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
-import { Tpin } from '../../partner/provisioning/schemas.ts';
+import { Tpin } from '../../kernel/tenants/schemas.ts';
 import { PASSWORD_MAX } from './passwords.ts';
 
 const Email = Type.String({ format: 'email', maxLength: 254 });

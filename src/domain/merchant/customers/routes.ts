@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../kernel/context.ts';
 import { requireTenant } from '../../kernel/access/auth.ts';
 import { Paginated } from '../../../platform/http/pagination.ts';
-import { BranchHeaders } from '../../fiscal/sales/schemas.ts';
+import { BranchHeaders } from '../../kernel/devices/schemas.ts';
 import * as S from './schemas.ts';
 import { createCustomer, getCustomer, listCustomersPage } from './service.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';

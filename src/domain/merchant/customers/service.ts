@@ -10,21 +10,10 @@ import type { SaveBranchCustomerRequest } from '../../../vsdc/protocol.ts';
 import { backoffMs } from '../../../platform/workers/backoff.ts';
 import { vsdcLeaseMs } from '../../../vsdc/polling.ts';
 import { branchForWrite, pickBranch } from '../../kernel/devices/branches.ts';
-import { devicesOfTenant } from '../../fiscal/sales/store.ts';
+import { devicesOfTenant } from '../../kernel/devices/store.ts';
 import { presentCustomer } from './present.ts';
 import type { CreateCustomerBody, CustomerResource, ListCustomersQuery } from './schemas.ts';
-import {
-  claimDueCustomers,
-  leasedCustomer,
-  findCustomer,
-  findCustomerByTpin,
-  insertCustomer,
-  listCustomers,
-  recordAttempt,
-  type ClaimedCustomer,
-  type RegistrationOutcome,
-  type VerificationOutcome,
-} from './store.ts';
+import { claimDueCustomers, leasedCustomer, findCustomer, findCustomerByTpin, insertCustomer, listCustomers, recordAttempt, type ClaimedCustomer, type RegistrationOutcome, type VerificationOutcome } from './store.ts';
 
 const GATEWAY_OPERATOR = 'fiscal-gateway';
 export const CUSTOMER_RETRY_BATCH = 20;

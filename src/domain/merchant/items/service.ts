@@ -9,27 +9,12 @@ import { pageOf, type Page } from '../../../platform/http/pagination.ts';
 import type { SaveItemRequest } from '../../../vsdc/protocol.ts';
 import { unknownClassificationCodes } from '../../kernel/catalogue/lookup.ts';
 import { branchForWrite } from '../../kernel/devices/branches.ts';
-import { devicesOfTenant } from '../../fiscal/sales/store.ts';
+import { devicesOfTenant } from '../../kernel/devices/store.ts';
 import { vsdcLeaseMs, sendOutcomeOf } from '../../../vsdc/polling.ts';
 import { DEFAULT_ITEM, generatedItemCode, normalizeItemName } from './codes.ts';
 import { presentItem } from './present.ts';
 import type { CreateItemBody, ItemResource, ListItemsQuery, UpdateItemBody } from './schemas.ts';
-import {
-  amendItem,
-  claimDueItems,
-  claimItem,
-  findItemByCode,
-  findItemById,
-  insertItem,
-  leasedItem,
-  listItems,
-  recordSendOutcome,
-  releaseDraft,
-  reserveItemCodeSequence,
-  type ClaimedItem,
-  type ItemChanges,
-  type ItemRow,
-} from './store.ts';
+import { amendItem, claimDueItems, claimItem, findItemByCode, findItemById, insertItem, leasedItem, listItems, recordSendOutcome, releaseDraft, reserveItemCodeSequence, type ClaimedItem, type ItemChanges, type ItemRow } from './store.ts';
 
 const GATEWAY_OPERATOR = 'fiscal-gateway';
 export const ITEM_RETRY_BATCH = 20;

@@ -7,6 +7,7 @@ import { listAudit } from '../../kernel/audit/store.ts';
 import { createPartner, listPartners, setPartnerStatus, updateTenantAccount } from '../provisioning/partners-service.ts';
 import * as S from '../provisioning/schemas.ts';
 import { Nullable, data, literals, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
+import { IdParam, PlanName, Tenant, OfflinePolicyName } from '../../kernel/tenants/schemas.ts';
 
 // The operator API, enabled only when ADMIN_TOKEN is set.
 
@@ -54,12 +55,12 @@ const CreatePartnerBody = withExample(
 
 const UpdateTenantAccountBody = withExample(
   Type.Object({
-    plan: Type.Optional(Nullable(S.PlanName)),
+    plan: Type.Optional(Nullable(PlanName)),
     subscription: Type.Optional(literals(['active', 'blocked'])),
     status: Type.Optional(literals(['active', 'suspended'])),
     monthlyQuota: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 2147483647 }))),
     rateLimitPerMinute: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 1_000_000 }))),
-    offlinePolicy: Type.Optional(S.OfflinePolicyName),
+    offlinePolicy: Type.Optional(OfflinePolicyName),
   }),
   { plan: 'growth', monthlyQuota: 10000 },
 );
@@ -90,7 +91,7 @@ export function adminRoutes(ctx: AppContext): FastifyPluginAsync {
     for (const [action, status] of [['suspend', 'suspended'], ['resume', 'active']] as const) {
       app.post(`/partners/:id/${action}`, {
         config: admin,
-        schema: { operationId: `admin${action === 'suspend' ? 'Suspend' : 'Resume'}Partner`, tags: TAG, summary: `${action === 'suspend' ? 'Suspend' : 'Resume'} a partner`, params: S.IdParam, response: { 200: data(Partner) } },
+        schema: { operationId: `admin${action === 'suspend' ? 'Suspend' : 'Resume'}Partner`, tags: TAG, summary: `${action === 'suspend' ? 'Suspend' : 'Resume'} a partner`, params: IdParam, response: { 200: data(Partner) } },
       }, async (request) => ({ data: await setPartnerStatus(ctx.db, actor, request.params.id, status) }));
     }
 
@@ -100,9 +101,9 @@ export function adminRoutes(ctx: AppContext): FastifyPluginAsync {
         operationId: 'adminUpdateTenant',
         tags: TAG,
         summary: 'Change a merchant\'s plan, subscription, status, quota, rate limit or offline policy',
-        params: S.IdParam,
+        params: IdParam,
         body: UpdateTenantAccountBody,
-        response: { 200: data(S.Tenant) },
+        response: { 200: data(Tenant) },
       },
     }, async (request) => ({ data: await updateTenantAccount(ctx.db, actor, request.params.id, request.body) }));
 

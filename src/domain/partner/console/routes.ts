@@ -5,7 +5,6 @@ import type { AppContext } from '../../kernel/context.ts';
 import { requirePartner } from '../../kernel/access/auth.ts';
 import { ApiError, NotFoundError } from '../../../platform/errors/errors.ts';
 import { Paginated } from '../../../platform/http/pagination.ts';
-import * as P from '../provisioning/schemas.ts';
 import { tenantOfPartner } from '../../kernel/tenants/service.ts';
 import { listBacklog } from './backlog-store.ts';
 import { listDocuments } from './documents-store.ts';
@@ -16,6 +15,7 @@ import { CONSOLE_CSP, loadConsoleBundle, type ConsoleBundle, type ConsoleFile } 
 import { listAdminTenants } from './tenants-store.ts';
 import { webhookStats } from './webhook-stats-store.ts';
 import { Nullable, data } from '../../../platform/http/schema-helpers.ts';
+import { Tenant } from '../../kernel/tenants/schemas.ts';
 
 const TAG = ['Partner: console'];
 const ADMIN_TAG = ['Operator'];
@@ -24,7 +24,7 @@ const webhooksRead = { auth: { surface: 'partner', scope: 'webhooks:read' } } as
 const admin = { auth: { surface: 'admin' } } as const;
 
 const AdminTenant = Type.Object({
-  ...P.Tenant.properties,
+  ...Tenant.properties,
   partnerId: Nullable(Type.Integer()),
   partnerName: Nullable(Type.String()),
   origin: Type.Union([Type.Literal('partner'), Type.Literal('self')], { description: '`partner`: provisioned by a partner; `self`: signed up by the merchant (no partner)' }),

@@ -1,14 +1,14 @@
 // The operator's list of merchants with their account state, usage and backlog.
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { currentMonth } from '../../../credentials/standing.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { TenantsTable } from '../../../platform/db/tables/foundation.ts';
 import { offsetOf, pageOf, PER_PAGE, type Page } from '../../../platform/http/pagination.ts';
 import { authorityBranchesFor } from '../../authority/notices/service.ts';
-import { presentTenant } from '../provisioning/present.ts';
-import { devicesOf, type TenantRow } from '../provisioning/store.ts';
-import type { TenantResource } from '../provisioning/schemas.ts';
-import type { Selectable } from 'kysely';
+import { presentTenant } from '../../kernel/tenants/present.ts';
+import type { TenantRow } from '../../kernel/tenants/store.ts';
+import { devicesOf } from '../../kernel/devices/store.ts';
+import type { TenantResource } from '../../kernel/tenants/schemas.ts';
 
 export interface AdminTenantResource extends TenantResource {
   partnerId: number | null;

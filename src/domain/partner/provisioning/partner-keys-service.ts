@@ -3,20 +3,12 @@ import type { DB } from '../../../platform/db/schema.ts';
 import type { SecretBox } from '../../../credentials/secret-box.ts';
 import { hashSecret, last4, mintSecret } from '../../../credentials/secret-format.ts';
 import type { ResolvedPartnerKey } from '../../../credentials/lookup.ts';
-import { SCOPES, type Scope } from '../../kernel/access/auth.ts';
+import { SCOPES, type Scope } from '../../../credentials/abilities.ts';
 import { ApiError, NotFoundError } from '../../../platform/errors/errors.ts';
 import { recordAudit, type Actor } from '../../kernel/audit/store.ts';
 import { partnerKeyPrefix, presentPartnerKey, type PartnerKeyResource } from './present.ts';
-import {
-  findOwnPartnerKey,
-  insertPartnerKeyRow,
-  listLivePartnerKeys,
-  lockPartnerKey,
-  markPartnerKeyRotated,
-  markRevoked,
-  setPartnerKeyCiphertext,
-  type PartnerKeyRow,
-} from './store.ts';
+import { findOwnPartnerKey, insertPartnerKeyRow, listLivePartnerKeys, lockPartnerKey, markPartnerKeyRotated, setPartnerKeyCiphertext, type PartnerKeyRow } from './store.ts';
+import { markRevoked } from '../../kernel/tenants/store.ts';
 
 // Partner secret keys: hashed for lookup and also sealed (AES-256-GCM) so the partner can
 // read a key back. The AAD binds each ciphertext to its key id and partner.

@@ -1,13 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { SecretBox } from '../../../credentials/secret-box.ts';
-import { SCOPES, type Scope } from '../../kernel/access/auth.ts';
+import { SCOPES, type Scope } from '../../../credentials/abilities.ts';
 import { NotFoundError } from '../../../platform/errors/errors.ts';
 import { recordAudit, type Actor } from '../../kernel/audit/store.ts';
 import { insertPartnerKey } from './partner-keys-service.ts';
 import { tenantWithDevices } from '../../kernel/tenants/service.ts';
 import { presentPartner, presentPartnerKey, type PartnerKeyResource, type PartnerResource } from './present.ts';
-import { insertPartner, listPartnerRows, updatePartnerStatus, updateTenantAccountRow, type TenantAccountPatch } from './store.ts';
+import { insertPartner, listPartnerRows, updatePartnerStatus } from './store.ts';
+import { updateTenantAccountRow, type TenantAccountPatch } from '../../kernel/tenants/store.ts';
 
 export type { TenantAccountPatch };
 

@@ -13,6 +13,8 @@ import { listPartnerKeys, mintPartnerKey, readPartnerKeySecret, revokePartnerKey
 import * as S from './schemas.ts';
 import { assertTenantWritable, createTenant, getTenant, listTenants, tenantOfPartner, updateTenantSettings } from '../../kernel/tenants/service.ts';
 import { data, Timestamp } from '../../../platform/http/schema-helpers.ts';
+import { CreateApiKeyBody, IdParam, FiscalisationKeyCreated, TenantToken, Tenant, TenantTokenCreated, Revoked, CreateTokenBody, FiscalisationKey, TenantBranchParam, TenantParam } from '../../kernel/tenants/schemas.ts';
+import { RegisterDeviceBody, DeviceRemoved, UpdateDeviceBody, Device } from '../../kernel/devices/schemas.ts';
 
 const TAG = ['Partner: provisioning'];
 
@@ -35,12 +37,12 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/tenants', {
       config: { auth: { surface: 'partner', scope: 'tenants:read' } },
-      schema: { operationId: 'listTenants', tags: TAG, summary: 'List your merchants', querystring: PageQuery, response: { 200: Paginated(S.Tenant) } },
+      schema: { operationId: 'listTenants', tags: TAG, summary: 'List your merchants', querystring: PageQuery, response: { 200: Paginated(Tenant) } },
     }, async (request) => listTenants(db, requirePartner(request).partner.id, request.query.page));
 
     app.post('/api/v1/tenants', {
       config: { auth: { surface: 'partner', scope: 'tenants:write' } },
-      schema: { operationId: 'createTenant', tags: TAG, summary: 'Create a merchant', body: S.CreateTenantBody, response: { 201: data(S.Tenant) } },
+      schema: { operationId: 'createTenant', tags: TAG, summary: 'Create a merchant', body: S.CreateTenantBody, response: { 201: data(Tenant) } },
     }, async (request, reply) => {
       const tenant = await createTenant(db, actorOf(request), requirePartner(request).partner.id, request.body);
       return reply.code(201).send({ data: tenant });
@@ -48,7 +50,7 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/tenants/:tenant', {
       config: { auth: { surface: 'partner', scope: 'tenants:read' } },
-      schema: { operationId: 'getTenant', tags: TAG, summary: 'One merchant with its devices', params: S.TenantParam, response: { 200: data(S.Tenant) } },
+      schema: { operationId: 'getTenant', tags: TAG, summary: 'One merchant with its devices', params: TenantParam, response: { 200: data(Tenant) } },
     }, async (request) => ({ data: await getTenant(db, requirePartner(request).partner.id, request.params.tenant) }));
 
     app.patch('/api/v1/tenants/:tenant', {
@@ -59,15 +61,15 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
         summary: 'Change a merchant\'s settings',
         description:
           '`offlinePolicy` (`queue` or `refuse`), what a sale gets while its branch\'s VSDC is unreachable (docs/offline.md); `stockTracking`, whether the gateway keeps the merchant\'s stock and sends the authority\'s stock chain (docs/stock.md); `timezone`, the IANA time zone of the merchant\'s days in daily reports and exports (docs/reports.md).',
-        params: S.TenantParam,
+        params: TenantParam,
         body: S.UpdateTenantBody,
-        response: { 200: data(S.Tenant) },
+        response: { 200: data(Tenant) },
       },
     }, async (request) => ({ data: await updateTenantSettings(db, actorOf(request), requirePartner(request).partner.id, request.params.tenant, request.body) }));
 
     app.post('/api/v1/tenants/:tenant/devices', {
       config: { auth: { surface: 'partner', scope: 'devices:write' } },
-      schema: { operationId: 'registerDevice', tags: TAG, summary: 'Register a device (local only)', params: S.TenantParam, body: S.RegisterDeviceBody, response: { 201: data(S.Device) } },
+      schema: { operationId: 'registerDevice', tags: TAG, summary: 'Register a device (local only)', params: TenantParam, body: RegisterDeviceBody, response: { 201: data(Device) } },
     }, async (request, reply) => {
       const tenant = await tenantFor(request, request.params.tenant, true);
       return reply.code(201).send({ data: await registerDevice(db, actorOf(request), tenant, request.body) });
@@ -80,8 +82,8 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
         tags: TAG,
         summary: 'Initialise a device: the handshake with the authority',
         description: 'No request body. Safe to repeat: an initialised device is returned unchanged; 503 when the VSDC is unreachable.',
-        params: S.TenantBranchParam,
-        response: { 200: data(S.Device) },
+        params: TenantBranchParam,
+        response: { 200: data(Device) },
       },
     }, async (request) => {
       const tenant = await tenantFor(request, request.params.tenant, true);
@@ -99,9 +101,9 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
         tags: TAG,
         summary: 'Correct a device that is not initialised (serial, VSDC address)',
         description: 'Only before initialisation: an initialised device answers 409 `device_initialized`. The next initialisation uses the corrected address.',
-        params: S.TenantBranchParam,
-        body: S.UpdateDeviceBody,
-        response: { 200: data(S.Device) },
+        params: TenantBranchParam,
+        body: UpdateDeviceBody,
+        response: { 200: data(Device) },
       },
     }, async (request) => {
       const tenant = await tenantFor(request, request.params.tenant, true);
@@ -116,19 +118,19 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
         summary: 'Remove a device that is not initialised',
         description:
           'Only before initialisation (409 `device_initialized` after). Refused (409 `device_in_use`, nothing changed) while a live fiscalisation key or till login is bound to the branch, or a kept record refers to it; the branch can then be registered again.',
-        params: S.TenantBranchParam,
-        response: { 200: S.DeviceRemoved },
+        params: TenantBranchParam,
+        response: { 200: DeviceRemoved },
       },
     }, async (request) => removeDevice(db, actorOf(request), await tenantFor(request, request.params.tenant, false), request.params.branch));
 
     app.get('/api/v1/tenants/:tenant/tokens', {
       config: { auth: { surface: 'partner', scope: 'keys:write' } },
-      schema: { operationId: 'listTenantTokens', tags: TAG, summary: 'Live tenant tokens (no plaintext)', params: S.TenantParam, response: { 200: data(Type.Array(S.TenantToken)) } },
+      schema: { operationId: 'listTenantTokens', tags: TAG, summary: 'Live tenant tokens (no plaintext)', params: TenantParam, response: { 200: data(Type.Array(TenantToken)) } },
     }, async (request) => ({ data: await listTokens(db, await tenantFor(request, request.params.tenant, false)) }));
 
     app.post('/api/v1/tenants/:tenant/tokens', {
       config: { auth: { surface: 'partner', scope: 'keys:write' } },
-      schema: { operationId: 'createTenantToken', tags: TAG, summary: 'Mint a tenant token (plaintext once)', params: S.TenantParam, body: S.CreateTokenBody, response: { 201: data(S.TenantTokenCreated) } },
+      schema: { operationId: 'createTenantToken', tags: TAG, summary: 'Mint a tenant token (plaintext once)', params: TenantParam, body: CreateTokenBody, response: { 201: data(TenantTokenCreated) } },
     }, async (request, reply) => {
       const tenant = await tenantFor(request, request.params.tenant, true);
       return reply.code(201).header('cache-control', 'no-store').send({ data: await mintToken(db, actorOf(request), tenant, request.body.name, request.body.abilities) });
@@ -136,17 +138,17 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.delete('/api/v1/tenants/:tenant/tokens/:id', {
       config: { auth: { surface: 'partner', scope: 'keys:write' } },
-      schema: { operationId: 'revokeTenantToken', tags: TAG, summary: 'Revoke a tenant token (immediate)', params: Type.Object({ ...S.TenantParam.properties, ...S.IdParam.properties }), response: { 200: S.Revoked } },
+      schema: { operationId: 'revokeTenantToken', tags: TAG, summary: 'Revoke a tenant token (immediate)', params: Type.Object({ ...TenantParam.properties, ...IdParam.properties }), response: { 200: Revoked } },
     }, async (request) => revokeToken(db, actorOf(request), await tenantFor(request, request.params.tenant, false), request.params.id));
 
     app.get('/api/v1/tenants/:tenant/api-keys', {
       config: { auth: { surface: 'partner', scope: 'keys:write' } },
-      schema: { operationId: 'listFiscalisationKeys', tags: TAG, summary: 'Fiscalisation keys, masked', params: S.TenantParam, response: { 200: data(Type.Array(S.FiscalisationKey)) } },
+      schema: { operationId: 'listFiscalisationKeys', tags: TAG, summary: 'Fiscalisation keys, masked', params: TenantParam, response: { 200: data(Type.Array(FiscalisationKey)) } },
     }, async (request) => ({ data: await listApiKeys(db, await tenantFor(request, request.params.tenant, false)) }));
 
     app.post('/api/v1/tenants/:tenant/api-keys', {
       config: { auth: { surface: 'partner', scope: 'keys:write' } },
-      schema: { operationId: 'createFiscalisationKey', tags: TAG, summary: 'Mint a fiscalisation key for /zm/api (plaintext once)', description: 'The body is optional.', params: S.TenantParam, body: S.CreateApiKeyBody, response: { 201: data(S.FiscalisationKeyCreated) } },
+      schema: { operationId: 'createFiscalisationKey', tags: TAG, summary: 'Mint a fiscalisation key for /zm/api (plaintext once)', description: 'The body is optional.', params: TenantParam, body: CreateApiKeyBody, response: { 201: data(FiscalisationKeyCreated) } },
       preValidation: async (request) => {
         request.body ??= {};
       },
@@ -158,7 +160,7 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.delete('/api/v1/tenants/:tenant/api-keys/:id', {
       config: { auth: { surface: 'partner', scope: 'keys:write' } },
-      schema: { operationId: 'revokeFiscalisationKey', tags: TAG, summary: 'Revoke a fiscalisation key (immediate)', params: Type.Object({ ...S.TenantParam.properties, ...S.IdParam.properties }), response: { 200: S.Revoked } },
+      schema: { operationId: 'revokeFiscalisationKey', tags: TAG, summary: 'Revoke a fiscalisation key (immediate)', params: Type.Object({ ...TenantParam.properties, ...IdParam.properties }), response: { 200: Revoked } },
     }, async (request) => revokeApiKey(db, actorOf(request), await tenantFor(request, request.params.tenant, false), request.params.id));
 
     const KEYS_TAG = ['Partner: keys'];
@@ -177,7 +179,7 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/partner/keys/:id/secret', {
       config: { auth: { surface: 'partner', scope: 'keys:write' } },
-      schema: { operationId: 'getPartnerKeySecret', tags: KEYS_TAG, summary: 'Read a key\'s plaintext back (audited)', params: S.IdParam, response: { 200: data(Type.Object({ id: Type.Integer(), secret: Type.String() })) } },
+      schema: { operationId: 'getPartnerKeySecret', tags: KEYS_TAG, summary: 'Read a key\'s plaintext back (audited)', params: IdParam, response: { 200: data(Type.Object({ id: Type.Integer(), secret: Type.String() })) } },
     }, async (request, reply) => {
       const secret = await readPartnerKeySecret(db, ctx.secretBox, requirePartner(request), request.params.id);
       return reply.header('cache-control', 'no-store').send({ data: secret });
@@ -189,7 +191,7 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
         operationId: 'rotatePartnerKey',
         tags: KEYS_TAG,
         summary: 'Mint a replacement; the old key keeps working for the grace window',
-        params: S.IdParam,
+        params: IdParam,
         response: { 201: data(Type.Object({ ...S.PartnerKeyCreated.properties, previous: Type.Object({ id: Type.Integer(), expiresAt: Timestamp() }) })) },
       },
     }, async (request, reply) => {
@@ -199,7 +201,7 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.delete('/api/v1/partner/keys/:id', {
       config: { auth: { surface: 'partner', scope: 'keys:write' } },
-      schema: { operationId: 'revokePartnerKey', tags: KEYS_TAG, summary: 'Revoke one of your keys (immediate)', params: S.IdParam, response: { 200: S.Revoked } },
+      schema: { operationId: 'revokePartnerKey', tags: KEYS_TAG, summary: 'Revoke one of your keys (immediate)', params: IdParam, response: { 200: Revoked } },
     }, async (request) => revokePartnerKey(db, requirePartner(request), request.params.id));
   };
 }

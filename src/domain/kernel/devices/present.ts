@@ -1,0 +1,24 @@
+import { iso } from '../../../platform/lib/time.ts';
+import type { DeviceResource } from './schemas.ts';
+import type { DeviceRow } from './store.ts';
+
+export function presentDevice(row: DeviceRow): DeviceResource {
+  return {
+    id: row.id,
+    deviceSerial: row.device_serial,
+    branch: row.branch,
+    vsdcBaseUrl: row.vsdc_base_url,
+    initialized: row.initialized,
+    sdcId: row.sdc_id,
+    mrcNo: row.mrc_no,
+    taxpayerName: row.taxpayer_name,
+    branchName: row.branch_name,
+    countersAtInitialization:
+      row.initialized && row.last_sale_invc_no !== null
+        ? { lastSaleInvoiceNo: row.last_sale_invc_no, lastSaleReceiptNo: row.last_sale_rcpt_no, lastPurchaseInvoiceNo: row.last_pchs_invc_no }
+        : null,
+    nextInvoiceNo: row.initialized ? row.next_invoice_no : null,
+    initializedAt: iso(row.initialized_at),
+    createdAt: row.created_at.toISOString(),
+  };
+}

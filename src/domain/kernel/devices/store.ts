@@ -1,0 +1,149 @@
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import type { DB } from '../../../platform/db/schema.ts';
+import type { DevicesTable } from '../../../platform/db/tables/foundation.ts';
+import { fromNow, isFree } from '../../../platform/workers/lease-sql.ts';
+
+export type DeviceRow = Selectable<DevicesTable>;
+export async function devicesOf(db: Kysely<DB>, tenantIds: number[]): Promise<Map<number, DeviceRow[]>> {
+  const byTenant = new Map<number, DeviceRow[]>();
+  if (tenantIds.length === 0) return byTenant;
+  const rows = await db.selectFrom('devices').selectAll().where('tenant_id', 'in', tenantIds).orderBy('branch').execute();
+  for (const row of rows) {
+    const list = byTenant.get(row.tenant_id) ?? [];
+    list.push(row);
+    byTenant.set(row.tenant_id, list);
+  }
+  return byTenant;
+}
+/** Undefined when the tenant already has a device for that branch. */
+export async function insertDevice(db: Kysely<DB>, values: Insertable<DevicesTable>): Promise<DeviceRow | undefined> {
+  return db
+    .insertInto('devices')
+    .values(values)
+    .onConflict((oc) => oc.columns(['tenant_id', 'branch']).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+export async function findDevice(db: Kysely<DB>, tenantId: number, branch: string): Promise<DeviceRow | undefined> {
+  return db.selectFrom('devices').selectAll().where('tenant_id', '=', tenantId).where('branch', '=', branch).executeTakeFirst();
+}
+/** A short claim on an uninitialised device for one handshake; undefined while another holds it. */
+export async function claimDeviceForInit(db: Kysely<DB>, deviceId: number, claimMs: number): Promise<DeviceRow | undefined> {
+  return db
+    .updateTable('devices')
+    .set({ init_claimed_until: fromNow(claimMs) })
+    .where('id', '=', deviceId)
+    .where('initialized', '=', false)
+    .where(isFree('devices'))
+    .returningAll()
+    .executeTakeFirst();
+}
+export async function releaseDeviceClaim(db: Kysely<DB>, deviceId: number): Promise<void> {
+  await db.updateTable('devices').set({ init_claimed_until: null }).where('id', '=', deviceId).execute();
+}
+export interface DeviceInitInfo {
+  sdcId: string;
+  mrcNo: string;
+  taxpayerName: string | null;
+  branchName: string | null;
+  lastSaleInvoiceNo: number;
+  lastPurchaseInvoiceNo: number | null;
+  lastSaleReceiptNo: number | null;
+}
+/** Stores the handshake's answer; undefined when the device was already initialised. */
+export async function markDeviceInitialized(db: Kysely<DB>, deviceId: number, info: DeviceInitInfo): Promise<DeviceRow | undefined> {
+  return db
+    .updateTable('devices')
+    .set({
+      initialized: true,
+      sdc_id: info.sdcId,
+      mrc_no: info.mrcNo.trim(),
+      taxpayer_name: info.taxpayerName,
+      branch_name: info.branchName,
+      last_sale_invc_no: info.lastSaleInvoiceNo,
+      last_pchs_invc_no: info.lastPurchaseInvoiceNo,
+      last_sale_rcpt_no: info.lastSaleReceiptNo,
+      next_invoice_no: info.lastSaleInvoiceNo + 1,
+      initialized_at: sql`now()`,
+      init_claimed_until: null,
+      updated_at: sql`now()`,
+    })
+    .where('id', '=', deviceId)
+    .where('initialized', '=', false)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+// --- Tenant tokens and fiscalisation keys -----------------------------------------------------
+/** The device a branch key is bound to. */
+export async function deviceForKey(db: Kysely<DB>, tenantId: number, branch: string): Promise<{ id: number; branch: string; sdc_id: string | null } | undefined> {
+  return db.selectFrom('devices').select(['id', 'branch', 'sdc_id']).where('tenant_id', '=', tenantId).where('branch', '=', branch).executeTakeFirst();
+}
+/** The tenant's device for the branch, locked for a correction or a removal. */
+export async function lockDevice(db: Kysely<DB>, tenantId: number, branch: string): Promise<(DeviceRow & { claimed: boolean }) | undefined> {
+  return db
+    .selectFrom('devices')
+    .selectAll()
+    .select(sql<boolean>`coalesce(init_claimed_until > now(), false)`.as('claimed'))
+    .where('tenant_id', '=', tenantId)
+    .where('branch', '=', branch)
+    .forUpdate()
+    .executeTakeFirst();
+}
+export async function updateDeviceRow(db: Kysely<DB>, deviceId: number, changes: { vsdc_base_url?: string; device_serial?: string }): Promise<DeviceRow> {
+  return db.updateTable('devices').set({ ...changes, updated_at: sql`now()` }).where('id', '=', deviceId).returningAll().executeTakeFirstOrThrow();
+}
+/** Live credentials bound to the device: unrevoked fiscalisation keys and undeleted till logins. */
+export async function liveCredentialsOfDevice(db: Kysely<DB>, deviceId: number): Promise<{ keys: number[]; tillLogins: number[] }> {
+  const [keys, logins] = await Promise.all([
+    db.selectFrom('api_keys').select('id').where('device_id', '=', deviceId).where('revoked_at', 'is', null).orderBy('id').execute(),
+    db.selectFrom('till_logins').select('id').where('device_id', '=', deviceId).where('deleted_at', 'is', null).orderBy('id').execute(),
+  ]);
+  return { keys: keys.map((r) => r.id), tillLogins: logins.map((r) => r.id) };
+}
+/**
+ * Rows that only keep a branch's working state (queue leases, pull cursors, alarm memory,
+ * counters), never a record of its own: they go with the device.
+ */
+const DEVICE_STATE_TABLES = ['filing_queues', 'backlog_alarms', 'stock_branches', 'import_pulls', 'purchase_pulls', 'purchase_invoice_counters'] as const;
+/**
+ * Deletes the device, its working state, its deleted till logins and the binding of its revoked
+ * keys (dead credentials: the audit log keeps their creation and end, with the branch). Anything
+ * else that refers to the device (documents, purchases, stock, customs lines, reports, …) is a
+ * record to keep: the delete then fails with a foreign-key violation, which the caller turns
+ * into a refusal. Run inside the caller's transaction, after it checked for live credentials.
+ */
+export async function deleteDeviceRows(db: Kysely<DB>, deviceId: number): Promise<void> {
+  for (const table of DEVICE_STATE_TABLES) await db.deleteFrom(table).where('device_id', '=', deviceId).execute();
+  // Deleted credentials stay (their audit rows keep naming them), without the device.
+  await db.updateTable('till_logins').set({ device_id: null }).where('device_id', '=', deviceId).where('deleted_at', 'is not', null).execute();
+  await db.updateTable('api_keys').set({ device_id: null }).where('device_id', '=', deviceId).where('revoked_at', 'is not', null).execute();
+  await db.deleteFrom('devices').where('id', '=', deviceId).execute();
+}
+
+export interface BranchDevice {
+  id: number;
+  branch: string;
+  branchName: string | null;
+  deviceSerial: string;
+  initialized: boolean;
+  sdcId: string | null;
+  mrcNo: string | null;
+}
+export async function devicesOfTenant(db: Kysely<DB>, tenantId: number): Promise<BranchDevice[]> {
+  const rows = await db
+    .selectFrom('devices')
+    .select(['id', 'branch', 'branch_name', 'device_serial', 'initialized', 'sdc_id', 'mrc_no'])
+    .where('tenant_id', '=', tenantId)
+    .orderBy('branch')
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    branch: r.branch,
+    branchName: r.branch_name,
+    deviceSerial: r.device_serial,
+    initialized: r.initialized,
+    sdcId: r.sdc_id,
+    mrcNo: r.mrc_no,
+  }));
+}
