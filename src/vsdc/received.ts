@@ -14,3 +14,10 @@ export function receivedDecimal(value: unknown): number | null {
   const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : typeof value === 'number' ? value : NaN;
   return Number.isFinite(n) && Math.abs(n) < 1e13 ? n : null;
 }
+
+export function receivedList<T>(data: unknown, key: string): T[] {
+  const list: unknown = (data as Record<string, unknown> | null)?.[key];
+  return Array.isArray(list) ? (list as T[]) : [];
+}
+
+// ---- the pull ----

@@ -15,7 +15,7 @@ import { findPartnerKey, findTenantToken } from '../../credentials/lookup.ts';
 import type { Actor } from '../../domain/kernel/audit/store.ts';
 import { initializeDevice, registerDevice } from '../../domain/kernel/devices/service.ts';
 import { vsdcHandshake } from '../../domain/kernel/devices/handshake.ts';
-import { learnBranchesAtInitialisation } from '../../domain/authority/notices/service.ts';
+import { learnBranchesAtInitialisation } from '../../domain/kernel/devices/register.ts';
 import { createPartner } from '../../domain/partner/provisioning/partners-service.ts';
 import { mintToken } from '../../domain/kernel/tenants/credentials-service.ts';
 import { createTenant, tenantOfPartner } from '../../domain/kernel/tenants/service.ts';

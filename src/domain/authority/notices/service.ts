@@ -7,23 +7,13 @@ import { pageOf, type Page } from '../../../platform/http/pagination.ts';
 import { parseVsdcDateTime, VSDC_EPOCH } from '../../../vsdc/dates.ts';
 import type { BranchRecord, Notice } from '../../../vsdc/protocol.ts';
 import { pullStepOf, vsdcLeaseMs } from '../../../vsdc/polling.ts';
-import { presentAuthorityBranch, presentNotice } from './present.ts';
+import { presentNotice } from './present.ts';
 import type { ListNoticesQuery, NoticeResource } from './schemas.ts';
-import type { AuthorityBranchResource } from '../../kernel/devices/schemas.ts';
-import { authorityBranchesOf, authorityTargetOf, claimDueAuthorityPulls, deferAuthorityPull, listNotices, saveBranchesPull, saveNoticesPull, upsertBranches, type ClaimedAuthorityPull, type ReceivedBranch, type ReceivedNotice } from './store.ts';
+import { claimDueAuthorityPulls, deferAuthorityPull, listNotices, saveBranchesPull, saveNoticesPull, type ClaimedAuthorityPull, type ReceivedNotice } from './store.ts';
+import { toReceivedBranch } from '../../kernel/devices/register.ts';
+import { receivedList, receivedText } from '../../../vsdc/received.ts';
 
 export const AUTHORITY_PULL_BATCH = 20;
-
-/** The at-initialisation fetch of the branches never holds the answer longer than this. */
-const BRANCHES_AT_INIT_TIMEOUT_MS = 5_000;
-
-// ---- reading what the VSDC sends (stored as received; never refused) ----
-
-const text = (value: unknown): string | null => {
-  if (typeof value === 'string') return value.trim() === '' ? null : value.trim();
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  return null;
-};
 
 /** A notice the gateway can key (a whole `noticeNo`), or undefined. */
 export function toReceivedNotice(raw: Notice): ReceivedNotice | undefined {
@@ -31,42 +21,14 @@ export function toReceivedNotice(raw: Notice): ReceivedNotice | undefined {
   if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 0) return undefined;
   return {
     notice_no: number,
-    title: text(raw.title),
-    content: text(raw.cont),
-    detail_url: text(raw.dtlUrl),
-    registered_by: text(raw.regrNm),
-    registered_at: parseVsdcDateTime(text(raw.regDt)),
+    title: receivedText(raw.title),
+    content: receivedText(raw.cont),
+    detail_url: receivedText(raw.dtlUrl),
+    registered_by: receivedText(raw.regrNm),
+    registered_at: parseVsdcDateTime(receivedText(raw.regDt)),
     notice: raw,
   };
 }
-
-/** A branch the gateway can key (a 3-digit `bhfId`), or undefined. */
-export function toReceivedBranch(raw: BranchRecord): ReceivedBranch | undefined {
-  const branch = text(raw.bhfId);
-  if (branch === null || !/^\d{3}$/.test(branch)) return undefined;
-  return {
-    branch,
-    name: text(raw.bhfNm),
-    status_code: text(raw.bhfSttsCd),
-    opened_on: text(raw.bhfOpenDt),
-    province: text(raw.prvncNm),
-    district: text(raw.dstrtNm),
-    sector: text(raw.sctrNm),
-    location: text(raw.locDesc),
-    headquarters: text(raw.hqYn)?.toUpperCase() === 'Y',
-    manager_name: text(raw.mgrNm),
-    manager_phone: text(raw.mgrTelNo),
-    manager_email: text(raw.mgrEmail),
-    branch_record: raw,
-  };
-}
-
-function listOf<T>(data: unknown, key: string): T[] {
-  const list: unknown = (data as Record<string, unknown> | null)?.[key];
-  return Array.isArray(list) ? (list as T[]) : [];
-}
-
-// ---- the pull ----
 
 function intervalMsOf(ctx: AppContext, feed: ClaimedAuthorityPull['feed']): number {
   return (feed === 'notices' ? ctx.config.noticePullIntervalSec : ctx.config.branchSyncIntervalSec) * 1000;
@@ -83,13 +45,13 @@ export async function pullFeed(ctx: AppContext, pull: ClaimedAuthorityPull, inte
   if (pull.feed === 'notices') {
     const step = pullStepOf(ctx.config, await ctx.vsdc.selectNotices(pull.target, since), intervalMs, pull.failures);
     if (step.kind === 'defer') return deferAuthorityPull(ctx.db, pull.id, step.retryInMs, step.error);
-    const notices = listOf<Notice>(step.data, 'noticeList').map(toReceivedNotice).filter((n) => n !== undefined);
+    const notices = receivedList<Notice>(step.data, 'noticeList').map(toReceivedNotice).filter((n) => n !== undefined);
     await saveNoticesPull(ctx.db, ctx.database.notifier, pull, notices, step.resultDt, intervalMs, noticeEventData);
     return;
   }
   const step = pullStepOf(ctx.config, await ctx.vsdc.selectBranches(pull.target, since), intervalMs, pull.failures);
   if (step.kind === 'defer') return deferAuthorityPull(ctx.db, pull.id, step.retryInMs, step.error);
-  const branches = listOf<BranchRecord>(step.data, 'bhfList').map(toReceivedBranch).filter((b) => b !== undefined);
+  const branches = receivedList<BranchRecord>(step.data, 'bhfList').map(toReceivedBranch).filter((b) => b !== undefined);
   await saveBranchesPull(ctx.db, pull, branches, step.resultDt, intervalMs);
 }
 
@@ -100,44 +62,7 @@ export async function pullDueAuthorityFeeds(ctx: AppContext, intervalMs?: number
   return due.length;
 }
 
-/**
- * After a device's initialisation: records every branch the authority reports for the tenant
- * (from the beginning, through the tenant's pull device). Never fails the initialisation: a
- * refusal or no answer is logged and the scheduled pull tries again.
- */
-export async function learnBranchesAtInitialisation(ctx: AppContext, tenantId: number): Promise<void> {
-  const log = ctx.log.child({ tenantId, task: 'authority.branches' });
-  try {
-    const target = await authorityTargetOf(ctx.db, tenantId);
-    if (!target) return;
-    const outcome = await ctx.vsdc.selectBranches(target, { lastReqDt: VSDC_EPOCH }, { timeoutMs: Math.min(ctx.config.vsdcTimeoutMs, BRANCHES_AT_INIT_TIMEOUT_MS) });
-    if (outcome.kind === 'ok') {
-      await upsertBranches(ctx.db, tenantId, listOf<BranchRecord>(outcome.data, 'bhfList').map(toReceivedBranch).filter((b) => b !== undefined));
-    } else if (outcome.kind !== 'empty') {
-      log.warn({ outcome: outcome.kind === 'rejected' ? `${outcome.code} ${outcome.message}` : `${outcome.reason}: ${outcome.detail}` }, 'selectBranches at initialisation got no list; the scheduled pull will retry');
-    }
-  } catch (err) {
-    log.warn({ err }, 'selectBranches at initialisation failed; the scheduled pull will retry');
-  }
-}
-
-// ---- reading ----
-
 export async function listNoticesPage(ctx: AppContext, tenantId: number, query: ListNoticesQuery): Promise<Page<NoticeResource>> {
   const { rows, total } = await listNotices(ctx.db, tenantId, query.page);
   return pageOf(rows.map(presentNotice), total, query.page);
-}
-
-/**
- * The authority's branches of each tenant, as resources; `registered` gives the branches each
- * tenant has a device registered for (tenants absent from it get none).
- */
-export async function authorityBranchesFor(db: AppContext['db'], registered: ReadonlyMap<number, readonly string[]>): Promise<Map<number, AuthorityBranchResource[]>> {
-  const rows = await authorityBranchesOf(db, [...registered.keys()]);
-  return new Map(
-    [...registered].map(([tenantId, branches]) => {
-      const devices = new Set(branches);
-      return [tenantId, (rows.get(tenantId) ?? []).map((row) => presentAuthorityBranch(row, devices))];
-    }),
-  );
 }

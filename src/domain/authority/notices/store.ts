@@ -1,15 +1,14 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Notifier } from '../../../platform/db/notifier.ts';
 import type { DB } from '../../../platform/db/schema.ts';
-import type { AuthorityBranchesTable, AuthorityFeed, AuthorityNoticesTable } from '../../../platform/db/tables/authority.ts';
+import type { AuthorityFeed, AuthorityNoticesTable } from '../../../platform/db/tables/authority.ts';
 import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
 import type { DeviceTarget } from '../../../vsdc/client.ts';
 import { claimDueRows, fromNow, released } from '../../../platform/workers/lease-sql.ts';
 import { enqueueEvent, NOTICE_EVENT } from '../../kernel/outbox/events.ts';
+import { type ReceivedBranch, upsertBranches, pullDevice } from '../../kernel/devices/store.ts';
 
 export type NoticeRow = Selectable<AuthorityNoticesTable>;
-export type AuthorityBranchRow = Selectable<AuthorityBranchesTable>;
-
 export const AUTHORITY_FEEDS = ['notices', 'branches'] as const satisfies readonly AuthorityFeed[];
 
 // ---- the pulls ----
@@ -23,13 +22,6 @@ export interface ClaimedAuthorityPull {
   /** The tenant's device the pull goes through: headquarters (000) when initialised, else its oldest initialised one. */
   target: DeviceTarget;
 }
-
-/** The device a tenant's feeds are pulled through (see ClaimedAuthorityPull.target), as a lateral subquery over `tenantRef`. */
-const pullDevice = (tenantRef: string) => sql`
-  select d.vsdc_base_url, d.branch from devices d
-  where d.tenant_id = ${sql.ref(tenantRef)} and d.initialized
-  order by (d.branch = '000') desc, d.id
-  limit 1`;
 
 /**
  * Leases up to `limit` tenant feeds whose next pull is due, first giving every tenant with an
@@ -56,16 +48,6 @@ export async function claimDueAuthorityPulls(db: Kysely<DB>, leaseMs: number, li
     failures: r.failures,
     target: { baseUrl: r.vsdc_base_url, tpin: r.tpin, bhfId: r.branch },
   }));
-}
-
-/** The device a tenant's feeds go through, or undefined while it has no initialised device. */
-export async function authorityTargetOf(db: Kysely<DB>, tenantId: number): Promise<DeviceTarget | undefined> {
-  const result = await sql<{ vsdc_base_url: string; branch: string; tpin: string }>`
-    select device.vsdc_base_url, device.branch, t.tpin
-    from tenants t join lateral (${pullDevice('t.id')}) device on true
-    where t.id = ${tenantId}`.execute(db);
-  const row = result.rows[0];
-  return row && { baseUrl: row.vsdc_base_url, tpin: row.tpin, bhfId: row.branch };
 }
 
 /** The pull answered: start the next one from `resultDt` (kept when the VSDC sent none) in `intervalMs`. */
@@ -164,52 +146,10 @@ export async function listNotices(db: Kysely<DB>, tenantId: number, page: number
 
 // ---- branches ----
 
-/** A branch as the gateway keeps it; `branch_record` is the raw JSON as received. */
-export type ReceivedBranch = Omit<AuthorityBranchRow, 'tenant_id' | 'received_at' | 'branch_record'> & { branch_record: unknown };
-
-/** Records (or replaces, by bhfId) the branches the authority reported for the tenant. */
-export async function upsertBranches(db: Kysely<DB>, tenantId: number, branches: ReceivedBranch[]): Promise<void> {
-  if (branches.length === 0) return;
-  await db
-    .insertInto('authority_branches')
-    .values(branches.map((b) => ({ ...b, branch_record: JSON.stringify(b.branch_record), tenant_id: tenantId })))
-    .onConflict((oc) =>
-      oc.columns(['tenant_id', 'branch']).doUpdateSet((eb) => ({
-        name: eb.ref('excluded.name'),
-        status_code: eb.ref('excluded.status_code'),
-        opened_on: eb.ref('excluded.opened_on'),
-        province: eb.ref('excluded.province'),
-        district: eb.ref('excluded.district'),
-        sector: eb.ref('excluded.sector'),
-        location: eb.ref('excluded.location'),
-        headquarters: eb.ref('excluded.headquarters'),
-        manager_name: eb.ref('excluded.manager_name'),
-        manager_phone: eb.ref('excluded.manager_phone'),
-        manager_email: eb.ref('excluded.manager_email'),
-        branch_record: eb.ref('excluded.branch_record'),
-        received_at: sql<Date>`now()`,
-      })),
-    )
-    .execute();
-}
-
 /** Records the branches and moves the pull on to `resultDt`, in one transaction. */
 export async function saveBranchesPull(db: Kysely<DB>, pull: Pick<ClaimedAuthorityPull, 'id' | 'tenantId'>, branches: ReceivedBranch[], resultDt: string | null, intervalMs: number): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await upsertBranches(trx, pull.tenantId, branches);
     await completePull(trx, pull.id, resultDt, intervalMs);
   });
-}
-
-/** Each tenant's authority branches, by bhfId. */
-export async function authorityBranchesOf(db: Kysely<DB>, tenantIds: number[]): Promise<Map<number, AuthorityBranchRow[]>> {
-  const byTenant = new Map<number, AuthorityBranchRow[]>();
-  if (tenantIds.length === 0) return byTenant;
-  const rows = await db.selectFrom('authority_branches').selectAll().where('tenant_id', 'in', tenantIds).orderBy('tenant_id').orderBy('branch').execute();
-  for (const row of rows) {
-    const list = byTenant.get(row.tenant_id) ?? [];
-    list.push(row);
-    byTenant.set(row.tenant_id, list);
-  }
-  return byTenant;
 }

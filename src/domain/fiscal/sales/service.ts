@@ -16,7 +16,7 @@ import { branchForWrite, pickBranch } from '../../kernel/devices/branches.ts';
 import { idempotencyKeyOf, requestFingerprint } from './idempotency.ts';
 import { presentLineRow, presentNewLine, presentSale } from './present.ts';
 import type { CreateSaleBody, ListSalesQuery, MeResource, SaleResource } from './schemas.ts';
-import { authorityBranchesFor } from '../../authority/notices/service.ts';
+import { authorityBranchesFor } from '../../kernel/devices/register.ts';
 import { FILING_CHANNEL, PROCESS_TAG, saleSignals } from './signals.ts';
 import { findByReference, findSale, insertDocument, linesOf, listSales, timezoneOf, type SaleFilter, type InsertOutcome, type NewDocument, type NewLine, type SaleRow, type StoredDocument } from './store.ts';
 import { devicesOfTenant } from '../../kernel/devices/store.ts';

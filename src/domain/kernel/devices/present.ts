@@ -1,6 +1,6 @@
 import { iso } from '../../../platform/lib/time.ts';
-import type { DeviceResource } from './schemas.ts';
-import type { DeviceRow } from './store.ts';
+import type { DeviceResource, AuthorityBranchResource } from './schemas.ts';
+import type { DeviceRow, AuthorityBranchRow } from './store.ts';
 
 export function presentDevice(row: DeviceRow): DeviceResource {
   return {
@@ -20,5 +20,22 @@ export function presentDevice(row: DeviceRow): DeviceResource {
     nextInvoiceNo: row.initialized ? row.next_invoice_no : null,
     initializedAt: iso(row.initialized_at),
     createdAt: row.created_at.toISOString(),
+  };
+}
+
+/** `registeredBranches`: the branches the merchant has a device registered for. */
+export function presentAuthorityBranch(row: AuthorityBranchRow, registeredBranches: ReadonlySet<string>): AuthorityBranchResource {
+  return {
+    branch: row.branch,
+    name: row.name,
+    location: row.location,
+    province: row.province,
+    district: row.district,
+    sector: row.sector,
+    headquarters: row.headquarters,
+    status: row.status_code,
+    openedOn: row.opened_on,
+    registeredDevice: registeredBranches.has(row.branch),
+    updatedAt: row.received_at.toISOString(),
   };
 }

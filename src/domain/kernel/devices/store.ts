@@ -2,6 +2,8 @@ import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { DevicesTable } from '../../../platform/db/tables/foundation.ts';
 import { fromNow, isFree } from '../../../platform/workers/lease-sql.ts';
+import type { AuthorityBranchesTable } from '../../../platform/db/tables/authority.ts';
+import type { DeviceTarget } from '../../../vsdc/client.ts';
 
 export type DeviceRow = Selectable<DevicesTable>;
 export async function devicesOf(db: Kysely<DB>, tenantIds: number[]): Promise<Map<number, DeviceRow[]>> {
@@ -147,3 +149,60 @@ export async function devicesOfTenant(db: Kysely<DB>, tenantId: number): Promise
     mrcNo: r.mrc_no,
   }));
 }
+
+export type AuthorityBranchRow = Selectable<AuthorityBranchesTable>;
+/** The device a tenant's feeds go through, or undefined while it has no initialised device. */
+export async function authorityTargetOf(db: Kysely<DB>, tenantId: number): Promise<DeviceTarget | undefined> {
+  const result = await sql<{ vsdc_base_url: string; branch: string; tpin: string }>`
+    select device.vsdc_base_url, device.branch, t.tpin
+    from tenants t join lateral (${pullDevice('t.id')}) device on true
+    where t.id = ${tenantId}`.execute(db);
+  const row = result.rows[0];
+  return row && { baseUrl: row.vsdc_base_url, tpin: row.tpin, bhfId: row.branch };
+}
+/** A branch as the gateway keeps it; `branch_record` is the raw JSON as received. */
+export type ReceivedBranch = Omit<AuthorityBranchRow, 'tenant_id' | 'received_at' | 'branch_record'> & { branch_record: unknown };
+/** Records (or replaces, by bhfId) the branches the authority reported for the tenant. */
+export async function upsertBranches(db: Kysely<DB>, tenantId: number, branches: ReceivedBranch[]): Promise<void> {
+  if (branches.length === 0) return;
+  await db
+    .insertInto('authority_branches')
+    .values(branches.map((b) => ({ ...b, branch_record: JSON.stringify(b.branch_record), tenant_id: tenantId })))
+    .onConflict((oc) =>
+      oc.columns(['tenant_id', 'branch']).doUpdateSet((eb) => ({
+        name: eb.ref('excluded.name'),
+        status_code: eb.ref('excluded.status_code'),
+        opened_on: eb.ref('excluded.opened_on'),
+        province: eb.ref('excluded.province'),
+        district: eb.ref('excluded.district'),
+        sector: eb.ref('excluded.sector'),
+        location: eb.ref('excluded.location'),
+        headquarters: eb.ref('excluded.headquarters'),
+        manager_name: eb.ref('excluded.manager_name'),
+        manager_phone: eb.ref('excluded.manager_phone'),
+        manager_email: eb.ref('excluded.manager_email'),
+        branch_record: eb.ref('excluded.branch_record'),
+        received_at: sql<Date>`now()`,
+      })),
+    )
+    .execute();
+}
+/** Each tenant's authority branches, by bhfId. */
+export async function authorityBranchesOf(db: Kysely<DB>, tenantIds: number[]): Promise<Map<number, AuthorityBranchRow[]>> {
+  const byTenant = new Map<number, AuthorityBranchRow[]>();
+  if (tenantIds.length === 0) return byTenant;
+  const rows = await db.selectFrom('authority_branches').selectAll().where('tenant_id', 'in', tenantIds).orderBy('tenant_id').orderBy('branch').execute();
+  for (const row of rows) {
+    const list = byTenant.get(row.tenant_id) ?? [];
+    list.push(row);
+    byTenant.set(row.tenant_id, list);
+  }
+  return byTenant;
+}
+
+/** The device a tenant's authority feeds are pulled through: headquarters (000) when initialised, else its oldest initialised one; a lateral subquery over `tenantRef`. */
+export const pullDevice = (tenantRef: string) => sql`
+  select d.vsdc_base_url, d.branch from devices d
+  where d.tenant_id = ${sql.ref(tenantRef)} and d.initialized
+  order by (d.branch = '000') desc, d.id
+  limit 1`;

@@ -7,7 +7,7 @@ import { NotFoundError, fieldError } from '../../../platform/errors/errors.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
 import { canonicalTimeZone } from '../../../platform/lib/time-zones.ts';
 import { recordAudit, type Actor } from '../audit/store.ts';
-import { authorityBranchesFor } from '../../authority/notices/service.ts';
+import { authorityBranchesFor } from '../devices/register.ts';
 import { presentTenant } from './present.ts';
 import type { TenantResource } from './schemas.ts';
 import { findTenantOfPartner, insertTenant, listAllTenantRows, listTenantRows, tenantWithTpin, writeTenantSettings, type TenantRow, type TenantSettings } from './store.ts';

@@ -11,7 +11,7 @@ import { requireUser } from '../../kernel/access/auth.ts';
 import { unauthenticated } from '../../../platform/errors/errors.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
 import type { Actor } from '../../kernel/audit/store.ts';
-import { learnBranchesAtInitialisation } from '../../authority/notices/service.ts';
+import { learnBranchesAtInitialisation } from '../../kernel/devices/register.ts';
 import { initializeDevice, registerDevice, removeDevice, updateDevice } from '../../kernel/devices/service.ts';
 import { vsdcHandshake } from '../../kernel/devices/handshake.ts';
 import { presentDevice } from '../../kernel/devices/present.ts';

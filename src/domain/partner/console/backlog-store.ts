@@ -1,9 +1,7 @@
 // Per-branch backlog: pending documents, the oldest one's age, refusals, and how its VSDC is doing.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
-import { offsetOf, pageOf, PER_PAGE, type Page } from '../../../platform/http/pagination.ts';
-import type { BranchBacklogResource } from './schemas.ts';
-import { presentBacklog } from './present.ts';
+import { offsetOf, PER_PAGE } from '../../../platform/http/pagination.ts';
 import { scopeConditions, type Scope } from './scope.ts';
 
 export interface BacklogRow {
@@ -29,7 +27,7 @@ export interface BacklogRow {
 }
 
 /** Branches in scope, the longest-waiting backlog first, 20 a page. */
-export async function listBacklog(db: Kysely<DB>, scope: Scope, options: { page: number; pendingOnly?: boolean }, now: Date): Promise<Page<BranchBacklogResource>> {
+export async function listBacklog(db: Kysely<DB>, scope: Scope, options: { page: number; pendingOnly?: boolean }): Promise<{ rows: BacklogRow[]; total: number }> {
   const where = sql`where true ${scopeConditions(scope)}${options.pendingOnly ? sql` and p.pending > 0` : sql``}`;
   const from = sql`
     from devices d
@@ -50,5 +48,5 @@ export async function listBacklog(db: Kysely<DB>, scope: Scope, options: { page:
     order by p.oldest_pending_at asc nulls last, t.id, d.branch
     limit ${PER_PAGE} offset ${offsetOf(options.page)}`.execute(db);
   const count = await sql<{ n: number }>`select count(*)::int as n ${from} ${where}`.execute(db);
-  return pageOf(rows.rows.map((r) => presentBacklog(r, now)), Number(count.rows[0]?.n ?? 0), options.page);
+  return { rows: rows.rows, total: Number(count.rows[0]?.n ?? 0) };
 }

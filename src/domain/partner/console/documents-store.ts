@@ -2,9 +2,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { DocumentStatus, DocumentType, ResolutionKind } from '../../../platform/db/tables/sales.ts';
-import { offsetOf, pageOf, PER_PAGE, type Page } from '../../../platform/http/pagination.ts';
-import type { DocumentSummaryResource } from './schemas.ts';
-import { presentDocument } from './present.ts';
+import { offsetOf, PER_PAGE } from '../../../platform/http/pagination.ts';
 import { scopeConditions, type Scope } from './scope.ts';
 
 export interface DocumentRow {
@@ -37,7 +35,7 @@ export interface DocumentRow {
 }
 
 /** Newest first, 20 a page. */
-export async function listDocuments(db: Kysely<DB>, scope: Scope, filter: { status: DocumentStatus; branch?: string; page: number }): Promise<Page<DocumentSummaryResource>> {
+export async function listDocuments(db: Kysely<DB>, scope: Scope, filter: { status: DocumentStatus; branch?: string; page: number }): Promise<{ rows: DocumentRow[]; total: number }> {
   const where = sql`where s.status = ${filter.status} ${scopeConditions(scope)}${filter.branch === undefined ? sql`` : sql` and s.branch = ${filter.branch}`}`;
   const rows = await sql<DocumentRow>`
     select s.id, s.tenant_id, t.name as tenant_name, s.tpin, s.branch, s.type, s.invoice_no, s.status, s.client_invoice_no,
@@ -49,5 +47,5 @@ export async function listDocuments(db: Kysely<DB>, scope: Scope, filter: { stat
     order by s.id desc
     limit ${PER_PAGE} offset ${offsetOf(filter.page)}`.execute(db);
   const count = await sql<{ n: number }>`select count(*)::int as n from sales s join tenants t on t.id = s.tenant_id ${where}`.execute(db);
-  return pageOf(rows.rows.map(presentDocument), Number(count.rows[0]?.n ?? 0), filter.page);
+  return { rows: rows.rows, total: Number(count.rows[0]?.n ?? 0) };
 }

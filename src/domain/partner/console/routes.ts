@@ -6,8 +6,7 @@ import { requirePartner } from '../../kernel/access/auth.ts';
 import { ApiError, NotFoundError } from '../../../platform/errors/errors.ts';
 import { Paginated } from '../../../platform/http/pagination.ts';
 import { tenantOfPartner } from '../../kernel/tenants/service.ts';
-import { listBacklog } from './backlog-store.ts';
-import { listDocuments } from './documents-store.ts';
+import { backlogPage, documentsPage } from './service.ts';
 import { filingsPerMinute } from './filings-store.ts';
 import * as S from './schemas.ts';
 import type { Scope } from './scope.ts';
@@ -66,7 +65,7 @@ export function consoleRoutes(ctx: AppContext): FastifyPluginAsync {
       schema: { operationId: 'listPartnerBacklog', tags: TAG, summary: 'Backlog per branch of your merchants', description: BACKLOG_DESCRIPTION, querystring: S.BacklogQuery, response: { 200: Paginated(S.BranchBacklog) } },
     }, async (request) => {
       const { page, tenant, pendingOnly } = request.query;
-      return listBacklog(db, await partnerScope(request, tenant), { page, pendingOnly: pendingOnly ?? false }, ctx.clock.now());
+      return backlogPage(db, await partnerScope(request, tenant), { page, pendingOnly: pendingOnly ?? false }, ctx.clock.now());
     });
 
     app.get('/api/v1/partner/documents', {
@@ -81,7 +80,7 @@ export function consoleRoutes(ctx: AppContext): FastifyPluginAsync {
       },
     }, async (request) => {
       const { page, status, tenant, branch } = request.query;
-      return listDocuments(db, await partnerScope(request, tenant), { status: status ?? 'failed', page, ...(branch ? { branch } : {}) });
+      return documentsPage(db, await partnerScope(request, tenant), { status: status ?? 'failed', page, ...(branch ? { branch } : {}) });
     });
 
     app.get('/api/v1/partner/filings', {
@@ -120,7 +119,7 @@ export function consoleRoutes(ctx: AppContext): FastifyPluginAsync {
         schema: { operationId: 'adminListBacklog', tags: ADMIN_TAG, summary: 'Backlog per branch, every partner', description: BACKLOG_DESCRIPTION, querystring: Type.Object({ ...S.BacklogQuery.properties, ...S.AdminScopeQuery.properties }), response: { 200: Paginated(S.BranchBacklog) } },
       }, async (request) => {
         const { page, tenant, pendingOnly, partner } = request.query;
-        return listBacklog(db, { ...(partner ? { partnerId: partner } : {}), ...(tenant ? { tenantId: tenant } : {}) }, { page, pendingOnly: pendingOnly ?? false }, ctx.clock.now());
+        return backlogPage(db, { ...(partner ? { partnerId: partner } : {}), ...(tenant ? { tenantId: tenant } : {}) }, { page, pendingOnly: pendingOnly ?? false }, ctx.clock.now());
       });
 
       app.get('/admin/v1/documents', {
@@ -128,7 +127,7 @@ export function consoleRoutes(ctx: AppContext): FastifyPluginAsync {
         schema: { operationId: 'adminListDocuments', tags: ADMIN_TAG, summary: 'Documents by status (default: failed), every partner', querystring: Type.Object({ ...S.DocumentsQuery.properties, ...S.AdminScopeQuery.properties }), response: { 200: Paginated(S.DocumentSummary) } },
       }, async (request) => {
         const { page, status, tenant, branch, partner } = request.query;
-        return listDocuments(db, { ...(partner ? { partnerId: partner } : {}), ...(tenant ? { tenantId: tenant } : {}) }, { status: status ?? 'failed', page, ...(branch ? { branch } : {}) });
+        return documentsPage(db, { ...(partner ? { partnerId: partner } : {}), ...(tenant ? { tenantId: tenant } : {}) }, { status: status ?? 'failed', page, ...(branch ? { branch } : {}) });
       });
 
       app.get('/admin/v1/filings', {

@@ -4,7 +4,7 @@ import { currentMonth } from '../../../credentials/standing.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { TenantsTable } from '../../../platform/db/tables/foundation.ts';
 import { offsetOf, pageOf, PER_PAGE, type Page } from '../../../platform/http/pagination.ts';
-import { authorityBranchesFor } from '../../authority/notices/service.ts';
+import { authorityBranchesFor } from '../../kernel/devices/register.ts';
 import { presentTenant } from '../../kernel/tenants/present.ts';
 import type { TenantRow } from '../../kernel/tenants/store.ts';
 import { devicesOf } from '../../kernel/devices/store.ts';

@@ -8,7 +8,7 @@ import type { Actor } from '../../kernel/audit/store.ts';
 import { listApiKeys, listTokens, mintApiKey, mintToken, revokeApiKey, revokeToken } from '../../kernel/tenants/credentials-service.ts';
 import { initializeDevice, registerDevice, removeDevice, updateDevice } from '../../kernel/devices/service.ts';
 import { vsdcHandshake } from '../../kernel/devices/handshake.ts';
-import { learnBranchesAtInitialisation } from '../../authority/notices/service.ts';
+import { learnBranchesAtInitialisation } from '../../kernel/devices/register.ts';
 import { listPartnerKeys, mintPartnerKey, readPartnerKeySecret, revokePartnerKey, rotatePartnerKey } from './partner-keys-service.ts';
 import * as S from './schemas.ts';
 import { assertTenantWritable, createTenant, getTenant, listTenants, tenantOfPartner, updateTenantSettings } from '../../kernel/tenants/service.ts';
