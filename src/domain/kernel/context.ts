@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Config } from '../../platform/config.ts';
 import { SecretBox, resolveSecretKey } from '../../credentials/secret-box.ts';
+import { TenantTokenLookups } from '../../credentials/lookup.ts';
 import type { Database } from '../../platform/db/database.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { RateLimiter } from '../../platform/http/rate-limit.ts';
@@ -39,7 +40,8 @@ export interface AppContext {
 
 /**
  * Process state that a module owns and the context holds: the sale signals, the classification
- * catalogue's in-memory copy. This file sits below the modules (they import it), so it does not
+ * catalogue's in-memory copy, the group commits of the hot statements (sales, filing outcomes,
+ * tenant-token lookups; closed after committing what waits). This file sits below the modules (they import it), so it does not
  * build their state itself, which would make it import them back. Instead a module declares a
  * member (a name, how to build it, how to release it), `moduleMembers` in src/app/modules.ts
  * lists them, and `provideModuleMembers` builds them all on a context in one explicit step
@@ -72,6 +74,16 @@ export class ContextMembers {
     for (const [member, value] of entries) await member.close?.(value);
   }
 }
+
+/**
+ * The tenant-token lookups' group commits (credentials/lookup.ts): credentials sit below the
+ * kernel and cannot name the context, so their member is declared here.
+ */
+export const TENANT_TOKEN_LOOKUPS: ContextMember<TenantTokenLookups> = {
+  name: 'the tenant-token lookups group commit',
+  create: (ctx) => new TenantTokenLookups(ctx.db),
+  close: (lookups) => lookups.close(),
+};
 
 export interface ContextOptions {
   clock?: Clock;

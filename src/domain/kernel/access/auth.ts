@@ -1,10 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.ts';
+import { TENANT_TOKEN_LOOKUPS, type AppContext } from '../context.ts';
 import {
   findCompatDevice,
   findFiscalisationKey,
   findPartnerKey,
-  findTenantToken,
   type ResolvedFiscalisationKey,
   type ResolvedPartnerKey,
   type ResolvedTenantToken,
@@ -200,7 +199,7 @@ async function authenticateMerchant(ctx: AppContext, request: FastifyRequest, ab
     throw unauthenticated('Partner secret keys are not accepted on merchant endpoints. Use a tenant token.');
   }
   if (kind?.kind !== 'tenant_token' || !hasValidChecksum(secret, kind.prefix)) throw unauthenticated('The tenant token is invalid.');
-  const token = await findTenantToken(ctx.db, secret, ctx.clock.now(), countedBucket(ctx, 't:', ':v1'));
+  const token = await ctx.members.get(TENANT_TOKEN_LOOKUPS).find(secret, ctx.clock.now(), countedBucket(ctx, 't:', ':v1'));
   if (!token) throw unauthenticated('The tenant token is invalid or has been revoked.');
   assertTenantInGoodStanding(token.tenant);
   await applyRateLimit(ctx, request, merchantBucket(token.tenant.id), tenantLimit(token.tenant, 'v1'), token.count);
