@@ -2,7 +2,8 @@
 // app.ts registers the routes; server.ts starts the workers; both provide the members first.
 // Adding a module = one line in each list.
 import type { FastifyPluginAsync } from 'fastify';
-import { TENANT_TOKEN_LOOKUPS, type AppContext, type ContextMember } from '../domain/kernel/context.ts';
+import type { AppContext, ContextMember } from '../domain/kernel/context.ts';
+import { TENANT_TOKEN_LOOKUPS } from '../domain/kernel/access/auth.ts';
 import type { WorkerFactory } from '../platform/workers/index.ts';
 import { accountRoutes } from '../domain/merchant/accounts/routes.ts';
 import { developerRoutes } from '../domain/merchant/accounts/developer-routes.ts';

@@ -3,7 +3,6 @@ import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Config } from '../../platform/config.ts';
 import { SecretBox, resolveSecretKey } from '../../credentials/secret-box.ts';
-import { TenantTokenLookups } from '../../credentials/lookup.ts';
 import type { Database } from '../../platform/db/database.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { RateLimiter } from '../../platform/http/rate-limit.ts';
@@ -74,16 +73,6 @@ export class ContextMembers {
     for (const [member, value] of entries) await member.close?.(value);
   }
 }
-
-/**
- * The tenant-token lookups' group commits (credentials/lookup.ts): credentials sit below the
- * kernel and cannot name the context, so their member is declared here.
- */
-export const TENANT_TOKEN_LOOKUPS: ContextMember<TenantTokenLookups> = {
-  name: 'the tenant-token lookups group commit',
-  create: (ctx) => new TenantTokenLookups(ctx.db),
-  close: (lookups) => lookups.close(),
-};
 
 export interface ContextOptions {
   clock?: Clock;

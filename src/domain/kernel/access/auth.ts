@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { TENANT_TOKEN_LOOKUPS, type AppContext } from '../context.ts';
+import type { AppContext, ContextMember } from '../context.ts';
 import {
+  TenantTokenLookups,
   findCompatDevice,
   findFiscalisationKey,
   findPartnerKey,
@@ -23,6 +24,13 @@ import { decisionOf, PARTNER_LIMIT_PER_MINUTE, tenantLimit, WINDOW_MS, type Rate
 // One onRequest hook authenticates every route according to the `auth` its route declares,
 // then applies the account checks (402/403) and the rate limit (429), in that order, before
 // the body is even parsed. Routes never see an unauthenticated request.
+
+/** The tenant-token lookups' group commits (credentials/lookup.ts), held by the context. */
+export const TENANT_TOKEN_LOOKUPS: ContextMember<TenantTokenLookups> = {
+  name: 'the tenant-token lookups group commit',
+  create: (ctx) => new TenantTokenLookups(ctx.db),
+  close: (lookups) => lookups.close(),
+};
 
 export const SCOPES = ['tenants:read', 'tenants:write', 'devices:write', 'keys:write', 'webhooks:read', 'webhooks:write'] as const;
 export type Scope = (typeof SCOPES)[number];
