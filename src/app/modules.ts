@@ -3,6 +3,7 @@
 // Adding a module = one line in each list.
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext, ContextMember } from '../domain/kernel/context.ts';
+import { TENANT_TOKEN_LOOKUPS } from '../domain/kernel/access/auth.ts';
 import type { WorkerFactory } from '../platform/workers/index.ts';
 import { accountRoutes } from '../domain/merchant/accounts/routes.ts';
 import { developerRoutes } from '../domain/merchant/accounts/developer-routes.ts';
@@ -33,13 +34,16 @@ import { reconciliationRoutes } from '../domain/fiscal/reconciliation/routes.ts'
 import { reconciliationWorker } from '../domain/fiscal/reconciliation/worker.ts';
 import { salesRoutes } from '../domain/fiscal/sales/routes.ts';
 import { SALE_SIGNALS } from '../domain/fiscal/sales/signals.ts';
+import { DOCUMENT_INSERTS } from '../domain/fiscal/sales/store.ts';
+import { FILING_OUTCOMES } from '../domain/fiscal/filing/store.ts';
 import { STOCK_SIGNALS } from '../domain/fiscal/stock/signals.ts';
 import { stockRoutes } from '../domain/fiscal/stock/routes.ts';
 import { stockWorker } from '../domain/fiscal/stock/worker.ts';
 import { webhookRoutes } from '../domain/partner/webhooks/routes.ts';
 import { webhookWorkers } from '../domain/partner/webhooks/workers.ts';
 
-export const moduleMembers: Array<ContextMember<unknown>> = [SALE_SIGNALS, CLASSIFICATION_CATALOGUE, STOCK_SIGNALS];
+// The group commits come last: members close newest first, so they commit what waits while the signals still listen.
+export const moduleMembers: Array<ContextMember<unknown>> = [SALE_SIGNALS, CLASSIFICATION_CATALOGUE, STOCK_SIGNALS, TENANT_TOKEN_LOOKUPS, DOCUMENT_INSERTS, FILING_OUTCOMES];
 
 /** Builds every module's context members on `ctx` (those already there are kept). */
 export function provideModuleMembers(ctx: AppContext): void {

@@ -4,7 +4,7 @@ import type { DB } from '../platform/db/schema.ts';
 import type { OfflinePolicy, Plan } from '../platform/db/tables/foundation.ts';
 import { hashSecret, safeEqual } from './secret-format.ts';
 import { prepared } from '../platform/db/prepared.ts';
-import { batchOrEach, GroupCommit } from '../platform/db/group-commit.ts';
+import { batchOrEach, GroupCommit, KeyedGroupCommits } from '../platform/db/group-commit.ts';
 import { currentMonth, documentsInMonth, inGoodStandingSql, type AccountStanding } from './standing.ts';
 
 // Resolving a presented secret to who holds it: one indexed query per credential kind,
@@ -170,30 +170,43 @@ export async function findTenantAccountOfPartner(db: Kysely<DB>, partnerId: numb
 }
 
 /**
- * The tenant token `secret`'s holder; with `bucket`, the request is counted in the same statement.
- * Counted lookups arriving together share one statement (tokenLookups).
+ * The tenant token `secret`'s holder, in one statement of its own; with `bucket`, the request is
+ * counted in the same statement. The auth hook goes through TenantTokenLookups instead, so that
+ * counted lookups arriving together share one statement.
  */
 export async function findTenantToken(db: Kysely<DB>, secret: string, now: Date, bucket?: BucketCount): Promise<Counted<ResolvedTenantToken> | undefined> {
-  const hash = hashSecret(secret);
-  return bucket ? tokenLookups(db, bucket).submit({ hash, now }) : findOneTenantToken(db, { hash, now }, undefined);
+  return findOneTenantToken(db, { hash: hashSecret(secret), now }, bucket);
 }
 
-interface TokenLookup {
+export interface TokenLookup {
+  /** hashSecret of the presented token. */
   hash: string;
   now: Date;
 }
 
 type TenantTokenRow = TenantRowColumns & { id: number; abilities: string[]; token_hash: string };
 
+/** The token's own columns of a tenant-token lookup (both forms; beside them, tenantColumns). */
+const TENANT_TOKEN_COLUMNS = sql.raw('k.id, k.abilities, k.token_hash');
+
+/** Which token a tenant-token lookup finds (both forms): the live one with hash `hash`. */
+function liveTokenWithHash(hash: string | RawBuilder<string>): RawBuilder<boolean> {
+  return sql<boolean>`k.token_hash = ${hash} and k.revoked_at is null`;
+}
+
+/** The token's tenant (both forms). */
+const TOKEN_TENANT_JOIN = sql`join tenants t on t.id = k.tenant_id`;
+
 function toResolvedToken(row: TenantTokenRow & Partial<CountColumns>, hash: string): Counted<ResolvedTenantToken> | undefined {
   if (!safeEqual(row.token_hash, hash)) return undefined;
   return { tokenId: row.id, abilities: row.abilities, tenant: toTenant(row), count: countOf(row) };
 }
 
-async function findOneTenantToken(db: Kysely<DB>, { hash, now }: TokenLookup, bucket: BucketCount | undefined): Promise<Counted<ResolvedTenantToken> | undefined> {
-  const found = sql`select k.id, k.abilities, k.token_hash, ${tenantColumns(currentMonth(now))}
-    from tenant_tokens k join tenants t on t.id = k.tenant_id
-    where k.token_hash = ${hash} and k.revoked_at is null`;
+/** One tenant-token lookup, one statement (findTenantTokens is its many-row twin). */
+export async function findOneTenantToken(db: Kysely<DB>, { hash, now }: TokenLookup, bucket: BucketCount | undefined): Promise<Counted<ResolvedTenantToken> | undefined> {
+  const found = sql`select ${TENANT_TOKEN_COLUMNS}, ${tenantColumns(currentMonth(now))}
+    from tenant_tokens k ${TOKEN_TENANT_JOIN}
+    where ${liveTokenWithHash(hash)}`;
   const row = await lookUp<TenantTokenRow>(db, found, touchLastUsed('tenant_tokens', now), bucket, sql`found.t_id`, TENANT_IN_GOOD_STANDING);
   return row && toResolvedToken(row, hash);
 }
@@ -201,28 +214,36 @@ async function findOneTenantToken(db: Kysely<DB>, { hash, now }: TokenLookup, bu
 /** At most this many lookups in one statement. */
 const MAX_LOOKUPS_PER_STATEMENT = 100;
 
-const tokenBatchers = new WeakMap<Kysely<DB>, Map<string, GroupCommit<TokenLookup, Counted<ResolvedTenantToken> | undefined>>>();
-
 /**
- * The group commit of `db`'s counted tenant-token lookups: those that arrive while one is in
- * flight go together, as one statement (the requests' lookups, one count per bucket and the
- * `last_used_at` stamps), like the sales they usually precede. Only with the table store: with
- * the memory store (embedded database) or Redis, the count is not in the statement and each
- * lookup runs on its own.
+ * The context's group commits of counted tenant-token lookups, one per rate-limit bucket (a
+ * member of the application context: built with it, closed with it). Lookups that arrive while
+ * one is in flight go together, as one statement (the requests' lookups, one count per bucket
+ * and the `last_used_at` stamps), like the sales they usually precede. Only with the table
+ * store: with the memory store (embedded database) or Redis, the count is not in the statement
+ * (no `bucket`) and each lookup runs on its own.
  */
-function tokenLookups(db: Kysely<DB>, bucket: BucketCount): GroupCommit<TokenLookup, Counted<ResolvedTenantToken> | undefined> {
-  let byBucket = tokenBatchers.get(db);
-  if (!byBucket) tokenBatchers.set(db, (byBucket = new Map()));
-  const key = JSON.stringify([bucket.before, bucket.after, bucket.windowMs]);
-  let batcher = byBucket.get(key);
-  if (!batcher) {
-    batcher = new GroupCommit(
-      (items) => batchOrEach(items, (many) => findTenantTokens(db, many, bucket), (one) => findOneTenantToken(db, one, bucket)),
-      { maxBatch: MAX_LOOKUPS_PER_STATEMENT },
+export class TenantTokenLookups {
+  private readonly batchers = new KeyedGroupCommits<TokenLookup, Counted<ResolvedTenantToken> | undefined>();
+
+  constructor(private readonly db: Kysely<DB>) {}
+
+  find(secret: string, now: Date, bucket: BucketCount | undefined): Promise<Counted<ResolvedTenantToken> | undefined> {
+    const lookup = { hash: hashSecret(secret), now };
+    if (!bucket) return findOneTenantToken(this.db, lookup, undefined);
+    const batcher = this.batchers.of(
+      JSON.stringify([bucket.before, bucket.after, bucket.windowMs]),
+      () =>
+        new GroupCommit<TokenLookup, Counted<ResolvedTenantToken> | undefined>(
+          (items) => batchOrEach(items, (many) => findTenantTokens(this.db, many, bucket), (one) => findOneTenantToken(this.db, one, bucket)),
+          { maxBatch: MAX_LOOKUPS_PER_STATEMENT },
+        ),
     );
-    byBucket.set(key, batcher);
+    return batcher.submit(lookup);
   }
-  return batcher;
+
+  close(): Promise<void> {
+    return this.batchers.close();
+  }
 }
 
 /**
@@ -230,13 +251,13 @@ function tokenLookups(db: Kysely<DB>, bucket: BucketCount): GroupCommit<TokenLoo
  * statement adds each bucket's requests at once, and each request gets the count it would have
  * had alone, in arrival order (the bucket's count less the requests after it in this statement).
  */
-async function findTenantTokens(db: Kysely<DB>, items: TokenLookup[], bucket: BucketCount): Promise<Array<Counted<ResolvedTenantToken> | undefined>> {
+export async function findTenantTokens(db: Kysely<DB>, items: TokenLookup[], bucket: BucketCount): Promise<Array<Counted<ResolvedTenantToken> | undefined>> {
   const bucketKey = sql`${bucket.before}::text || found.t_id || ${bucket.after}::text`;
   const result = await sql<TenantTokenRow & CountColumns & { n: number; rl_key: string; rl_counted: boolean }>`${prepared}
     with wanted as (select * from unnest(${items.map((i) => i.hash)}::text[], ${items.map((i) => currentMonth(i.now))}::text[]) with ordinality as w(hash, month, n)),
     found as (
-      select w.n, k.id, k.abilities, k.token_hash, ${tenantColumns(sql<string>`w.month`)}
-      from wanted w join tenant_tokens k on k.token_hash = w.hash and k.revoked_at is null join tenants t on t.id = k.tenant_id
+      select w.n, ${TENANT_TOKEN_COLUMNS}, ${tenantColumns(sql<string>`w.month`)}
+      from wanted w join tenant_tokens k on ${liveTokenWithHash(sql<string>`w.hash`)} ${TOKEN_TENANT_JOIN}
     ),
     ${countManyInWindow(sql`select ${bucketKey} as key, count(*)::int as points from found where ${TENANT_IN_GOOD_STANDING} group by 1`, bucket.windowMs)},
     ${touchLastUsed('tenant_tokens', items[0]!.now)}

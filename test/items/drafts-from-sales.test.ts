@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { DRAFT_SCAN_SETTLE_MS, scanSalesForDrafts } from '../../src/domain/merchant/items/draft-scan.ts';
-import { insertDocument } from '../../src/domain/fiscal/sales/store.ts';
+import { insertOneDocument } from '../../src/domain/fiscal/sales/store.ts';
 import { plainSale } from '../helpers/documents.ts';
 import { engineName, onPostgres } from '../helpers/db.ts';
 import { CLASS_CODE, expectStatus, startHarness, type Harness } from '../helpers/harness.ts';
@@ -100,7 +100,7 @@ describe(`drafts from sales (${engineName})`, () => {
       const inserted = new Promise<void>((resolve) => (begun = resolve));
       // The late sale takes its id first and commits last.
       const lateSale = h.t.ctx.db.transaction().execute(async (trx) => {
-        const outcome = await insertDocument(trx, plainSale(late, '000', {}, 'Late lentils'), { month: new Date().toISOString().slice(0, 7), refuseWhenDown: false });
+        const outcome = await insertOneDocument(trx, plainSale(late, '000', {}, 'Late lentils'), { month: new Date().toISOString().slice(0, 7), refuseWhenDown: false });
         assert.equal(outcome.kind, 'stored');
         begun();
         await held;

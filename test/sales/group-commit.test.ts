@@ -100,14 +100,14 @@ describe(`Sales group commit (${engineName})`, () => {
 
   test('concurrent writers: the batch that waits for a commit goes as one; a reused key fails alone', async () => {
     const start = await nextNumber(h.merchant, '000');
-    const taken = stored(await insertDocument(h.ctx.db, doc(h.merchant, '000', { reference: 'gc-key', requestHash: 'x' }), options));
+    const taken = stored(await insertDocument(h.ctx, h.ctx.db, doc(h.merchant, '000', { reference: 'gc-key', requestHash: 'x' }), options));
     // Submitted in one tick: the first goes alone, the rest wait for its commit and go together.
     const results = await Promise.allSettled([
-      insertDocument(h.ctx.db, doc(h.merchant, '000', { clientInvoiceNo: 'p0' }), options),
-      insertDocument(h.ctx.db, doc(h.merchant, '000', { clientInvoiceNo: 'p1' }), options),
-      insertDocument(h.ctx.db, doc(h.merchant, '000', { reference: 'gc-key', requestHash: 'y' }), options),
-      insertDocument(h.ctx.db, doc(second, undefined, { clientInvoiceNo: 'q' }), options),
-      insertDocument(h.ctx.db, doc(h.merchant, '000', { clientInvoiceNo: 'p2' }), options),
+      insertDocument(h.ctx, h.ctx.db, doc(h.merchant, '000', { clientInvoiceNo: 'p0' }), options),
+      insertDocument(h.ctx, h.ctx.db, doc(h.merchant, '000', { clientInvoiceNo: 'p1' }), options),
+      insertDocument(h.ctx, h.ctx.db, doc(h.merchant, '000', { reference: 'gc-key', requestHash: 'y' }), options),
+      insertDocument(h.ctx, h.ctx.db, doc(second, undefined, { clientInvoiceNo: 'q' }), options),
+      insertDocument(h.ctx, h.ctx.db, doc(h.merchant, '000', { clientInvoiceNo: 'p2' }), options),
     ]);
     const rejected = results[2]!;
     assert.equal(rejected.status, 'rejected');
@@ -170,7 +170,7 @@ describe(`Sales group commit (${engineName})`, () => {
           row: eventRow({ type: uploaded ? 'invoice.fiscalised' : 'invoice.failed', partnerId: h.merchant.partnerId, tenantId: row.tenant_id, created: now }),
           body: JSON.stringify({ event: uploaded ? 'invoice.fiscalised' : 'invoice.failed', data: { invoice: { id: Number(row.id), customerName: 'Mwila\'s "Corner" \\ shop\n ü € \u2028 😀', total: 12.5, lines: [{ name: '  Sugar\t2kg  ' }] } } }),
         },
-        options: { owner: lessee, leaseMs: 60_000, ...(next ? { next: { batchSize: 25 } } : {}) },
+        options: { lease: { owner: lessee, leaseMs: 60_000 }, ...(next ? { next: { batchSize: 25 } } : {}) },
       });
       const items = [outcome(a1!, true, true), outcome(b1!, false, true), outcome(c1!, true, false, 'someone-else')];
       const results = await recordManyOutcomes(h.ctx.db, items);

@@ -9,6 +9,7 @@ import { createRun, runToCompletion } from '../../domain/fiscal/reconciliation/s
 import { clearRunLeases, openRunOfDevice } from '../../domain/fiscal/reconciliation/store.ts';
 import { presentRun } from '../../domain/fiscal/reconciliation/present.ts';
 import { SALE_SIGNALS } from '../../domain/fiscal/sales/signals.ts';
+import { FILING_OUTCOMES } from '../../domain/fiscal/filing/store.ts';
 import { UsageError, print } from './output.ts';
 
 function progressLine(run: ReconciliationResource): string {
@@ -30,6 +31,7 @@ export async function reconcileCommand(args: string[], json: boolean, withContex
   try {
     const final = await withContext('reconcile', async (ctx) => {
       ctx.members.provide(ctx, SALE_SIGNALS);
+      ctx.members.provide(ctx, FILING_OUTCOMES); // an adopted document's outcome
       // The embedded database has one process, this one: a lease found now was left by a crash.
       if (ctx.database.kind === 'embedded') await clearRunLeases(ctx.db);
       const tenant = await ctx.db.selectFrom('tenants').select('id').where('id', '=', tenantId).executeTakeFirst();

@@ -39,7 +39,8 @@ export interface AppContext {
 
 /**
  * Process state that a module owns and the context holds: the sale signals, the classification
- * catalogue's in-memory copy. This file sits below the modules (they import it), so it does not
+ * catalogue's in-memory copy, the group commits of the hot statements (sales, filing outcomes,
+ * tenant-token lookups; closed after committing what waits). This file sits below the modules (they import it), so it does not
  * build their state itself, which would make it import them back. Instead a module declares a
  * member (a name, how to build it, how to release it), `moduleMembers` in src/app/modules.ts
  * lists them, and `provideModuleMembers` builds them all on a context in one explicit step

@@ -7,6 +7,9 @@
 //
 // A batch's outcome is per item: `flush` answers each item (a value or an error of its own), or
 // throws, and then every item of the batch gets that error.
+//
+// A group commit lives as long as the application context that holds it (a context member of
+// the module that owns the statement): closing it commits what waits and refuses what comes after.
 
 export type ItemResult<O> = { ok: true; value: O } | { ok: false; error: unknown };
 
@@ -24,6 +27,8 @@ interface Waiting<I, O> {
 export class GroupCommit<I, O> {
   private queue: Array<Waiting<I, O>> = [];
   private flushing = false;
+  private closed = false;
+  private drained: Array<() => void> = [];
 
   constructor(
     /** Writes the items (in arrival order) and answers each, in the same order. */
@@ -33,10 +38,18 @@ export class GroupCommit<I, O> {
 
   /** Resolves once the item's batch is committed (or rejects with its own or its batch's error). */
   submit(item: I): Promise<O> {
+    if (this.closed) return Promise.reject(new Error('group commit: closed with its context'));
     return new Promise<O>((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
       this.pump();
     });
+  }
+
+  /** Refuses new items and resolves once those already submitted are committed (or have failed). */
+  close(): Promise<void> {
+    this.closed = true;
+    if (!this.flushing && this.queue.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.drained.push(resolve));
   }
 
   /** Items waiting for the commit in flight (tests and metrics). */
@@ -45,7 +58,11 @@ export class GroupCommit<I, O> {
   }
 
   private pump(): void {
-    if (this.flushing || this.queue.length === 0) return;
+    if (this.flushing) return;
+    if (this.queue.length === 0) {
+      for (const resolve of this.drained.splice(0)) resolve();
+      return;
+    }
     this.flushing = true;
     const take = (): void => {
       const batch = this.queue.splice(0, this.options.maxBatch);
@@ -71,6 +88,29 @@ export class GroupCommit<I, O> {
       else if (result.ok) w.resolve(result.value);
       else w.reject(result.error);
     });
+  }
+}
+
+/**
+ * Group commits of one statement told apart by a key (a notification target, a rate-limit
+ * bucket): each built on its first item, all closed together.
+ */
+export class KeyedGroupCommits<I, O> {
+  private readonly byKey = new Map<string, GroupCommit<I, O>>();
+  private closed = false;
+
+  of(key: string, create: () => GroupCommit<I, O>): GroupCommit<I, O> {
+    let batcher = this.byKey.get(key);
+    if (!batcher) {
+      this.byKey.set(key, (batcher = create()));
+      if (this.closed) void batcher.close();
+    }
+    return batcher;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.byKey.values()].map((batcher) => batcher.close()));
   }
 }
 

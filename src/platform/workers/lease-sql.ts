@@ -63,8 +63,12 @@ function nowSql(now: Date | undefined): RawBuilder<Date> {
   return now ? sql<Date>`${now}::timestamptz` : sql<Date>`now()`;
 }
 
-/** The time `ms` from now: a lease's end, or a next attempt's time. */
-export function fromNow(ms: number, now?: Date): RawBuilder<Date> {
+/**
+ * The time `ms` from now: a lease's end, or a next attempt's time. `ms` may be an SQL expression
+ * (a column of a statement's input, each row its own length; double precision).
+ */
+export function fromNow(ms: number | RawBuilder<number>, now?: Date): RawBuilder<Date> {
+  if (typeof ms !== 'number') return sql<Date>`now() + make_interval(secs => ${ms} / 1000)`;
   return now ? sql<Date>`${new Date(now.getTime() + ms)}::timestamptz` : sql<Date>`now() + make_interval(secs => ${ms / 1000})`;
 }
 
@@ -84,8 +88,8 @@ export function isDue(table: DueTable, alias?: string, now?: Date): RawBuilder<b
   return sql<boolean>`(${ref(alias, LEASES[table].due)} <= ${nowSql(now)})`;
 }
 
-/** `holder` holds the row's lease. */
-export function heldBy(table: HeldTable, holder: string, alias?: string): RawBuilder<boolean> {
+/** `holder` holds the row's lease (`holder`: a value, or an SQL expression such as a statement's input column). */
+export function heldBy(table: HeldTable, holder: string | RawBuilder<string>, alias?: string): RawBuilder<boolean> {
   return sql<boolean>`(${ref(alias, LEASES[table].holder)} = ${holder})`;
 }
 
@@ -99,6 +103,19 @@ export function released<T extends LeasedTable>(table: T): Updateable<DB[T]> {
 export function releasedSql(table: LeasedTable): RawBuilder<unknown> {
   const { until, holder } = LEASES[table] as LeaseColumns<LeasedTable>;
   return holder ? sql`${sql.ref(until)} = null, ${sql.ref(holder)} = null` : sql`${sql.ref(until)} = null`;
+}
+
+/**
+ * The holder keeps the row until `until`, or releases it when `release` is true, as an SQL `set`
+ * list (`until = case …, holder = case …`): a statement that records the holder's work and,
+ * in the same write, renews its lease or gives the row back when nothing is left to do. The
+ * caller's `where` names the holder (heldBy).
+ */
+export function renewedOrReleasedSql(table: HeldTable, release: RawBuilder<boolean>, until: RawBuilder<Date>): RawBuilder<unknown> {
+  const columns = LEASES[table];
+  const holder = sql.ref(`${table}.${columns.holder}`);
+  return sql`${sql.ref(columns.until)} = case when ${release} then null else ${until} end,
+    ${sql.ref(columns.holder)} = case when ${release} then null else ${holder} end`;
 }
 
 export interface DueClaim {

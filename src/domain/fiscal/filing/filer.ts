@@ -6,16 +6,14 @@ import type { DeviceTarget } from '../../../vsdc/client.ts';
 import { buildSaveSalesBody, reconcileDuplicate, SaleDocumentError, toFiscalReceipt, type FilingDetails, type FiscalReceipt, type SaleDocument } from '../../../vsdc/sales-body.ts';
 import type { VatCategoryCode } from '../../../vsdc/tax.ts';
 import type { PaymentTypeCode } from '../../../vsdc/sales-body.ts';
-import { eventRow, serialiseEnvelope, wakeDeliveryWorkers, type InvoiceEventType } from '../../kernel/outbox/events.ts';
-import { presentLineRow, presentSale } from '../sales/present.ts';
-import { OUTCOME_CHANNEL, saleSignals, signalPayload } from '../sales/signals.ts';
-import type { SaleRow } from '../sales/store.ts';
+import type { InvoiceEventType } from '../../kernel/outbox/events.ts';
+import { saleSignals } from '../sales/signals.ts';
+import { recordDocumentOutcome } from './outcome.ts';
 import {
   claimBranches,
   deferBranch,
   failedFields,
   nextBatchOrRelease,
-  recordOutcome,
   releaseBranch,
   renewLease,
   uploadedFields,
@@ -218,44 +216,19 @@ export class BranchFiler {
   }
 
   /**
-   * The outcome and its webhook event in one statement (they commit together, or not at all);
-   * for the last document in hand it also reads the branch's next ones. The outcome is stamped
-   * with the application clock, so the document as recorded, its event's body and the other
-   * processes' notification are all built here, once; the waiting request of this process gets
-   * the recorded row handed over (and when that is the request that stored the document, the
-   * other processes are not notified: nobody there waits for it but, rarely, a replay, which
-   * reads the row).
+   * The outcome under the branch's filing lease (filing/outcome.ts); for the last document in
+   * hand it also reads the branch's next ones.
    */
   private async record(target: BranchTarget, doc: PendingDocument, last: boolean, type: InvoiceEventType, fields: OutcomeFields): Promise<FileResult> {
-    const saleId = Number(doc.row.id);
-    const notifier = this.ctx.database.notifier;
-    const signals = saleSignals(this.ctx);
-    const notifyOthers = notifier.notifiesInStatements && !signals.storingRequestWaitsHere(saleId);
-    const recordedAt = this.ctx.clock.now();
-    const sale: SaleRow = { ...doc.row, ...fields, updated_at: recordedAt };
-    const row = eventRow({ type, partnerId: target.partnerId, tenantId: target.tenantId, created: recordedAt });
-    const body = serialiseEnvelope({ id: row.id, event: row.type, created: row.created.toISOString(), data: { invoice: presentSale(sale, doc.lines.map(presentLineRow)) } });
-    const recorded = await recordOutcome(this.ctx.db, sale, { row, body }, {
-      owner: this.owner,
-      leaseMs: this.leaseMs,
-      ...(notifyOthers ? { notify: { channel: OUTCOME_CHANNEL, payload: outcomeNotice(saleId, fields, recordedAt) } } : {}),
+    const recorded = await recordDocumentOutcome(this.ctx, {
+      row: doc.row,
+      lines: doc.lines,
+      type,
+      fields,
+      partnerId: target.partnerId,
+      lease: { owner: this.owner, leaseMs: this.leaseMs },
       ...(last ? { next: { batchSize: BATCH_SIZE } } : {}),
     });
-    await wakeDeliveryWorkers(this.ctx.db, notifier, recorded.deliveries);
-    signals.outcomeRecorded(saleId, recorded.recorded ? sale : undefined);
     return { kind: 'recorded', leaseHeld: recorded.leaseHeld, ...(last ? { next: recorded.next } : {}) };
   }
-}
-
-/** PostgreSQL's limit on a notification's payload is 8,000 bytes; a larger outcome goes as a bare hint. */
-const MAX_NOTICE_BYTES = 7_500;
-
-/**
- * The outcome's notification to the other processes (OUTCOME_CHANNEL): the sale id, this
- * process's tag and, as JSON, the columns the outcome set; without them (an outcome too large
- * for a notification) it is a hint to read the row.
- */
-export function outcomeNotice(saleId: number, fields: OutcomeFields, recordedAt: Date): string {
-  const full = `${signalPayload(saleId)}:${JSON.stringify({ ...fields, updated_at: recordedAt })}`;
-  return Buffer.byteLength(full) > MAX_NOTICE_BYTES ? `${signalPayload(saleId)}:{}` : full;
 }

@@ -7,7 +7,8 @@ import { NO_OUTCOME, type SaleLineRow, type SaleRow } from '../sales/store.ts';
 import { DELIVERIES_NOTICE, eventCtes, eventValues, type EventRow } from '../../kernel/outbox/events.ts';
 import { prepared } from '../../../platform/db/prepared.ts';
 import { batchOrEach, GroupCommit } from '../../../platform/db/group-commit.ts';
-import { fromNow, heldBy, isDue, isFree, released, releasedSql } from '../../../platform/workers/lease-sql.ts';
+import { fromNow, heldBy, isDue, isFree, released, releasedSql, renewedOrReleasedSql } from '../../../platform/workers/lease-sql.ts';
+import type { ContextMember } from '../../kernel/context.ts';
 
 /** Branches with pending documents that nobody leases and whose backoff has passed. */
 export async function branchesReady(db: Kysely<DB>, limit: number): Promise<number[]> {
@@ -273,23 +274,73 @@ export interface OutcomeEvent {
   body: string;
 }
 
-export interface OutcomeOptions {
+/**
+ * What an outcome may do to the branch's filing lease besides recording the document (the
+ * document itself is written only while it is `pending`, whoever records it).
+ * - `lease`: the filer's: the branch's lease, held by `owner`, is renewed for `leaseMs` (or,
+ *   with `next` and nothing following, given back) and its backoff cleared (the VSDC answered);
+ *   without the lease (another process holds it now) nothing of the branch is written.
+ * - null: the branch's lease and backoff are neither taken nor touched (reconciliation adopting
+ *   a document whose filing reply was lost).
+ */
+export interface OutcomeLease {
   owner: string;
   leaseMs: number;
+}
+
+export interface OutcomeOptions {
+  lease: OutcomeLease | null;
   /** PostgreSQL: announce the outcome (and the new deliveries) at commit, on `channel`. */
   notify?: { channel: string; payload: string };
-  /** Also read the branch's pending documents after this one; none left gives the branch back. */
+  /** Also read the branch's pending documents after this one (with `lease`: none left gives the branch back). */
   next?: { batchSize: number };
 }
 
 export interface RecordedOutcome {
   /** False when the document was no longer pending (another filer recorded it): nothing was written. */
   recorded: boolean;
-  /** False when another process holds the branch's lease now. */
+  /** False when another process holds the branch's lease now (always false without `lease`). */
   leaseHeld: boolean;
   deliveries: number;
   /** With `next`: the following pending documents; empty means the branch was given back. */
   next: PendingDocument[];
+}
+
+/**
+ * The columns of `sales` an outcome writes, with their SQL types: every OutcomeFields column
+ * and `updated_at`. Both outcome statements are built from this one list, once: recordOneOutcome
+ * binds each value as a parameter, recordManyOutcomes reads each from its json input as that type.
+ */
+const OUTCOME_COLUMNS = {
+  status: 'text',
+  result_code: 'text',
+  last_error: 'text',
+  receipt_no: 'bigint',
+  internal_data: 'text',
+  receipt_signature: 'text',
+  sdc_id: 'text',
+  mrc_no: 'text',
+  qr_code_url: 'text',
+  published_at: 'timestamptz',
+  updated_at: 'timestamptz',
+} as const satisfies { [C in keyof OutcomeFields | 'updated_at']: string };
+
+const OUTCOME_COLUMN_NAMES = Object.keys(OUTCOME_COLUMNS) as Array<keyof typeof OUTCOME_COLUMNS>;
+/** `status = `, `result_code = `, …: the set list's heads, each followed by the bound value. */
+const OUTCOME_SET_HEADS = OUTCOME_COLUMN_NAMES.map((c) => sql.raw(`${c} = `));
+/** `status = i.status, …` */
+const OUTCOME_SET_FROM_INPUT = sql.raw(OUTCOME_COLUMN_NAMES.map((c) => `${c} = i.${c}`).join(', '));
+/** `status text, …` (a record definition for jsonb_to_recordset) */
+const OUTCOME_COLUMN_TYPES = sql.raw(OUTCOME_COLUMN_NAMES.map((c) => `${c} ${OUTCOME_COLUMNS[c]}`).join(', '));
+
+/** The outcome's set list with `sale`'s values bound (recordOneOutcome). */
+function outcomeSet(sale: SaleRow) {
+  return sql.join(OUTCOME_COLUMN_NAMES.map((c, i) => sql`${OUTCOME_SET_HEADS[i]!}${sale[c]}`));
+}
+
+/** The lease's set list: renewed until `until`, or given back when `release`; the backoff cleared (the VSDC answered). */
+function leaseSet(release: RawBuilder<boolean>, until: RawBuilder<Date>) {
+  return sql`${renewedOrReleasedSql('filing_queues', release, until)}, retry_delay_ms = null, last_error = null, updated_at = now()`;
 }
 
 /** The outcome statement's one row; `recorded` is false when the document was no longer pending. */
@@ -312,25 +363,21 @@ interface OutcomeRow {
  * input and per-row joins are paid for one row).
  */
 export async function recordOneOutcome(db: Kysely<DB>, sale: SaleRow, event: OutcomeEvent, options: OutcomeOptions): Promise<RecordedOutcome> {
-  const done = options.next ? sql`json_array_length((select batch from next)) = 0` : sql`false`;
+  const done = options.next ? sql<boolean>`json_array_length((select batch from next)) = 0` : sql<boolean>`false`;
   const notices = options.notify
     ? sql`, (select pg_notify(${options.notify.channel}, ${options.notify.payload}::text) from outcome) as outcome_notice, ${DELIVERIES_NOTICE}`
     : sql``;
+  // Without a lease the holder is null: the branch's row is not written (one statement text either way).
+  const holder = sql<string>`${options.lease?.owner ?? null}::text`;
   const result = await sql<OutcomeRow>`${prepared}
     with next as (select ${options.next ? pendingJson(sale.device_id, options.next.batchSize, Number(sale.invoice_no)) : sql`'[]'::json`} as batch),
     lease as (
-      update filing_queues set
-        lease_owner = case when ${done} then null else lease_owner end,
-        lease_until = case when ${done} then null else ${fromNow(options.leaseMs)} end,
-        retry_delay_ms = null, last_error = null, updated_at = now()
-      where device_id = ${sale.device_id} and ${heldBy('filing_queues', options.owner)}
+      update filing_queues set ${leaseSet(done, fromNow(options.lease?.leaseMs ?? 0))}
+      where device_id = ${sale.device_id} and ${holder} is not null and ${heldBy('filing_queues', holder)}
       returning device_id
     ),
     outcome as (
-      update sales set status = ${sale.status}, result_code = ${sale.result_code}, last_error = ${sale.last_error},
-        receipt_no = ${sale.receipt_no}, internal_data = ${sale.internal_data}, receipt_signature = ${sale.receipt_signature},
-        sdc_id = ${sale.sdc_id}, mrc_no = ${sale.mrc_no}, qr_code_url = ${sale.qr_code_url}, published_at = ${sale.published_at},
-        updated_at = ${sale.updated_at}
+      update sales set ${outcomeSet(sale)}
       where id = ${sale.id} and status = 'pending'
       returning id
     ),
@@ -341,7 +388,7 @@ export async function recordOneOutcome(db: Kysely<DB>, sale: SaleRow, event: Out
   return { recorded: row.recorded, leaseHeld: row.lease_held, deliveries: row.deliveries, next: toPending(row.next_batch) };
 }
 
-interface PendingOutcome {
+export interface PendingOutcome {
   sale: SaleRow;
   event: OutcomeEvent;
   options: OutcomeOptions;
@@ -353,21 +400,11 @@ function outcomeInput({ sale, event, options }: PendingOutcome, n: number) {
     n,
     sale_id: sale.id,
     device_id: sale.device_id,
-    owner: options.owner,
-    lease_secs: options.leaseMs / 1000,
+    owner: options.lease?.owner ?? null,
+    lease_ms: options.lease?.leaseMs ?? null,
     batch_size: options.next?.batchSize ?? null,
     after_no: sale.invoice_no,
-    status: sale.status,
-    result_code: sale.result_code,
-    last_error: sale.last_error,
-    receipt_no: sale.receipt_no,
-    internal_data: sale.internal_data,
-    receipt_signature: sale.receipt_signature,
-    sdc_id: sale.sdc_id,
-    mrc_no: sale.mrc_no,
-    qr_code_url: sale.qr_code_url,
-    published_at: sale.published_at,
-    updated_at: sale.updated_at,
+    ...Object.fromEntries(OUTCOME_COLUMN_NAMES.map((c) => [c, sale[c]])),
     event_id: event.row.id,
     event_type: event.row.type,
     partner_id: event.row.partnerId,
@@ -385,35 +422,27 @@ function outcomeInput({ sale, event, options }: PendingOutcome, n: number) {
  */
 export async function recordManyOutcomes(db: Kysely<DB>, outcomes: PendingOutcome[]): Promise<RecordedOutcome[]> {
   const input = JSON.stringify(outcomes.map(outcomeInput));
-  const done = sql`(x.batch_size is not null and json_array_length(x.batch) = 0)`;
+  const done = sql<boolean>`(x.batch_size is not null and json_array_length(x.batch) = 0)`;
   const result = await sql<OutcomeRow & { n: number }>`${prepared}
     with input as (
       select * from jsonb_to_recordset(${input}::jsonb) as i(n integer, sale_id bigint, device_id integer, owner text,
-        lease_secs double precision, batch_size integer, after_no bigint, status text, result_code text, last_error text,
-        receipt_no bigint, internal_data text, receipt_signature text, sdc_id text, mrc_no text, qr_code_url text,
-        published_at timestamptz, updated_at timestamptz, event_id text, event_type text, partner_id integer,
-        tenant_id integer, event_created timestamptz, event_body text, channel text, payload text)
+        lease_ms double precision, batch_size integer, after_no bigint, ${OUTCOME_COLUMN_TYPES}, event_id text, event_type text,
+        partner_id integer, tenant_id integer, event_created timestamptz, event_body text, channel text, payload text)
     ),
     next as (
-      select i.n, i.device_id, i.owner, i.lease_secs, i.batch_size,
+      select i.n, i.device_id, i.owner, i.lease_ms, i.batch_size,
         case when i.batch_size is null then '[]'::json
           else ${pendingJson(sql<number>`i.device_id`, sql<number>`i.batch_size`, sql<number>`i.after_no`)} end as batch
       from input i
     ),
     lease as (
-      update filing_queues set
-        lease_owner = case when ${done} then null else filing_queues.lease_owner end,
-        lease_until = case when ${done} then null else now() + make_interval(secs => x.lease_secs) end,
-        retry_delay_ms = null, last_error = null, updated_at = now()
+      update filing_queues set ${leaseSet(done, fromNow(sql<number>`x.lease_ms`))}
       from next x
-      where filing_queues.device_id = x.device_id and filing_queues.lease_owner = x.owner
+      where filing_queues.device_id = x.device_id and x.owner is not null and ${heldBy('filing_queues', sql<string>`x.owner`, 'filing_queues')}
       returning filing_queues.device_id
     ),
     outcome as (
-      update sales set status = i.status, result_code = i.result_code, last_error = i.last_error,
-        receipt_no = i.receipt_no, internal_data = i.internal_data, receipt_signature = i.receipt_signature,
-        sdc_id = i.sdc_id, mrc_no = i.mrc_no, qr_code_url = i.qr_code_url, published_at = i.published_at,
-        updated_at = i.updated_at
+      update sales set ${OUTCOME_SET_FROM_INPUT}
       from input i
       where sales.id = i.sale_id and sales.status = 'pending'
       returning sales.id
@@ -436,23 +465,21 @@ export async function recordManyOutcomes(db: Kysely<DB>, outcomes: PendingOutcom
 /** Outcomes of one commit at most. */
 const MAX_OUTCOMES_PER_COMMIT = 64;
 
-const outcomeBatchers = new WeakMap<Kysely<DB>, GroupCommit<PendingOutcome, RecordedOutcome>>();
-
 /**
- * Records a filing (recordOneOutcome). Outside a transaction it goes through the outcomes' group
- * commit: outcomes recorded at the same moment by the filers of different branches are recorded
- * by one statement (recordManyOutcomes), one commit for all of them; it resolves once its
- * outcome is committed. Should that statement fail for a reason in the data (a deadlock with
- * another process, say), each outcome is recorded again on its own, so one cannot fail the
- * others. Two outcomes of one branch never share a statement (a branch's filer records one at a
- * time; should they meet, the batch is recorded one by one).
+ * Records a filing (recordOneOutcome) through the context's outcomes group commit
+ * (FILING_OUTCOMES, used by filing/outcome.ts): outcomes recorded at the same moment by the filers
+ * of different branches are recorded by one statement (recordManyOutcomes), one commit for all
+ * of them; it resolves once its outcome is committed. Should that statement fail for a reason in
+ * the data (a deadlock with another process, say), each outcome is recorded again on its own, so
+ * one cannot fail the others. Two outcomes of one branch never share a statement (a branch's
+ * filer records one at a time; should they meet, the batch is recorded one by one).
  */
-export function recordOutcome(db: Kysely<DB>, sale: SaleRow, event: OutcomeEvent, options: OutcomeOptions): Promise<RecordedOutcome> {
-  if (db.isTransaction) return recordOneOutcome(db, sale, event, options);
-  let batcher = outcomeBatchers.get(db);
-  if (!batcher) {
+export class OutcomeRecorder {
+  private readonly batcher: GroupCommit<PendingOutcome, RecordedOutcome>;
+
+  constructor(private readonly db: Kysely<DB>) {
     const one = (o: PendingOutcome) => recordOneOutcome(db, o.sale, o.event, o.options);
-    batcher = new GroupCommit<PendingOutcome, RecordedOutcome>(
+    this.batcher = new GroupCommit<PendingOutcome, RecordedOutcome>(
       (items) =>
         batchOrEach(
           items,
@@ -468,7 +495,19 @@ export function recordOutcome(db: Kysely<DB>, sale: SaleRow, event: OutcomeEvent
         ),
       { maxBatch: MAX_OUTCOMES_PER_COMMIT },
     );
-    outcomeBatchers.set(db, batcher);
   }
-  return batcher.submit({ sale, event, options });
+
+  record(sale: SaleRow, event: OutcomeEvent, options: OutcomeOptions): Promise<RecordedOutcome> {
+    return this.batcher.submit({ sale, event, options });
+  }
+
+  close(): Promise<void> {
+    return this.batcher.close();
+  }
 }
+
+export const FILING_OUTCOMES: ContextMember<OutcomeRecorder> = {
+  name: 'the filing outcomes group commit',
+  create: (ctx) => new OutcomeRecorder(ctx.db),
+  close: (recorder) => recorder.close(),
+};

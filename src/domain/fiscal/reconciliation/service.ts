@@ -12,12 +12,10 @@ import type { SelectInvoiceData } from '../../../vsdc/protocol.ts';
 import { toFiscalReceipt } from '../../../vsdc/sales-body.ts';
 import { amountsMatch } from '../../../vsdc/tax.ts';
 import { nextBackoffMs } from '../../../platform/workers/backoff.ts';
-import { outcomeNotice } from '../filing/filer.ts';
-import { recordOutcome, uploadedFields } from '../filing/store.ts';
-import { presentLineRow, presentSale } from '../sales/present.ts';
-import { OUTCOME_CHANNEL, saleSignals } from '../sales/signals.ts';
+import { recordDocumentOutcome } from '../filing/outcome.ts';
+import { uploadedFields } from '../filing/store.ts';
 import type { SaleRow } from '../sales/store.ts';
-import { enqueueEvent, eventRow, RECONCILIATION_MISMATCH_EVENT, serialiseEnvelope, wakeDeliveryWorkers } from '../../kernel/outbox/events.ts';
+import { enqueueEvent, RECONCILIATION_MISMATCH_EVENT, wakeDeliveryWorkers } from '../../kernel/outbox/events.ts';
 import { presentResult, presentRun, type DifferenceResource, type ReconciliationResource, type ResultResource } from './present.ts';
 import type { CreateReconciliationBody, RunQuery } from './schemas.ts';
 import {
@@ -204,10 +202,12 @@ async function checkDocument(ctx: AppContext, claimed: ClaimedRun, sale: SaleRow
 
 /**
  * A pending document the VSDC holds: the reply to its filing was lost. Adopted as uploaded with
- * the VSDC's receipt through the filing module's outcome statement, which writes only while the
- * document is still pending (so a filer recording it at the same moment cannot record it twice,
- * and its webhook event fires once). Adopted only when no earlier document of the branch is
- * pending, so the branch's outcomes keep invoice order; else the filer adopts it in its turn.
+ * the VSDC's receipt through the filing module's outcome use case (filing/outcome.ts) without
+ * the branch's lease: it writes only while the document is still pending (so a filer recording
+ * it at the same moment cannot record it twice, and its webhook event fires once), and leaves
+ * the branch's filing lease and backoff as they are. Adopted only when no earlier document of
+ * the branch is pending, so the branch's outcomes keep invoice order; else the filer adopts it
+ * in its turn.
  */
 async function adoptOrCompare(ctx: AppContext, claimed: ClaimedRun, sale: SaleRow, filed: SelectInvoiceData, resultDt: string | null): Promise<Checked> {
   if (!amountsMatch(sale.total, filed.totAmt)) return { outcome: 'mismatch', differences: [{ field: 'total', ours: Number(sale.total), theirs: filed.totAmt }] };
@@ -217,20 +217,8 @@ async function adoptOrCompare(ctx: AppContext, claimed: ClaimedRun, sale: SaleRo
   const saleId = Number(sale.id);
   const receipt = toFiscalReceipt(filed, resultDt, ctx.clock.now());
   const fields = uploadedFields({ ...receipt, sdcId: receipt.sdcId ?? claimed.sdcId, mrcNo: receipt.mrcNo ?? claimed.mrcNo });
-  const recordedAt = ctx.clock.now();
-  const adopted: SaleRow = { ...sale, ...fields, updated_at: recordedAt };
   const lines = await linesOfSale(ctx.db, saleId);
-  const row = eventRow({ type: 'invoice.fiscalised', partnerId: claimed.partnerId, tenantId: sale.tenant_id, created: recordedAt });
-  const body = serialiseEnvelope({ id: row.id, event: row.type, created: row.created.toISOString(), data: { invoice: presentSale(adopted, lines.map(presentLineRow)) } });
-  const notifier = ctx.database.notifier;
-  // Never the filer's owner: the branch's filing lease is neither taken nor touched.
-  const recorded = await recordOutcome(ctx.db, adopted, { row, body }, {
-    owner: `reconciliation:${Number(claimed.run.id)}`,
-    leaseMs: 0,
-    ...(notifier.notifiesInStatements ? { notify: { channel: OUTCOME_CHANNEL, payload: outcomeNotice(saleId, fields, recordedAt) } } : {}),
-  });
-  await wakeDeliveryWorkers(ctx.db, notifier, recorded.deliveries);
-  saleSignals(ctx).outcomeRecorded(saleId, recorded.recorded ? adopted : undefined);
+  const recorded = await recordDocumentOutcome(ctx, { row: sale, lines, type: 'invoice.fiscalised', fields, partnerId: claimed.partnerId, lease: null });
   if (recorded.recorded) return { outcome: 'adopted', differences: [] };
   // A filer recorded it first: compare with what it recorded.
   const now = await reloadSale(ctx.db, saleId);

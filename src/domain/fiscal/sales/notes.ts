@@ -150,7 +150,7 @@ export async function createCreditNote(ctx: AppContext, req: WriteRequest, saleI
       throwIfAny(errors);
 
       const doc = noteDocument(original, 'credit_note', idem, body, occurredAt, computed, toNewLines(computed, wanted.map((w) => w.line)));
-      return stored(doc, storedOrThrow(ctx, await insertDocument(trx, doc, storeOptions(ctx, tenant)), original.branch));
+      return stored(doc, storedOrThrow(ctx, await insertDocument(ctx, trx, doc, storeOptions(ctx, tenant)), original.branch));
     }),
   );
 }
@@ -177,6 +177,6 @@ export async function createDebitNote(ctx: AppContext, req: WriteRequest, saleId
 
   const doc = noteDocument(original, 'debit_note', idem, body, occurredAt, computed, toNewLines(computed));
   return storeAndSettle(ctx, tenant.id, idem, async () => {
-    return stored(doc, storedOrThrow(ctx, await insertDocument(ctx.db, doc, storeOptions(ctx, tenant)), original.branch));
+    return stored(doc, storedOrThrow(ctx, await insertDocument(ctx, ctx.db, doc, storeOptions(ctx, tenant)), original.branch));
   });
 }

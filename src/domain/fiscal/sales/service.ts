@@ -229,25 +229,25 @@ export async function createSale(ctx: AppContext, req: WriteRequest, body: Creat
         // A same-key request that held the lock before us has committed: answer with its document.
         if (idem.key !== null && (await findByReference(trx, tenant.id, idem.key))) throw new KeyTaken();
         const onBranch: NewDocument = { ...doc, target: { deviceId: failed.deviceId } };
-        const document = storedOrThrow(ctx, await insertDocument(trx, onBranch, storeOptions(ctx, tenant)), failed.branch);
+        const document = storedOrThrow(ctx, await insertDocument(ctx, trx, onBranch, storeOptions(ctx, tenant)), failed.branch);
         return stored(onBranch, { ...document, row: await replaces.link(trx, document.row) });
       }),
     req.onStored);
   }
   return storeAndSettle(ctx, tenant.id, idem, async () => {
     const options = storeOptions(ctx, tenant);
-    let outcome = await insertDocument(ctx.db, doc, options);
+    let outcome = await insertDocument(ctx, ctx.db, doc, options);
     if (outcome.kind === 'no_device') {
       // No initialised device matched: say why (or, if one was initialised meanwhile, use it).
       const device = branchForWrite(await devicesOfTenant(ctx.db, tenant.id), req.branchHeader);
-      outcome = await insertDocument(ctx.db, { ...doc, target: { deviceId: device.id } }, options);
+      outcome = await insertDocument(ctx, ctx.db, { ...doc, target: { deviceId: device.id } }, options);
       return stored(doc, storedOrThrow(ctx, outcome, device.branch), computed);
     }
     return stored(doc, storedOrThrow(ctx, outcome, ''), computed);
   }, req.onStored);
 }
 
-export function storeOptions(ctx: AppContext, tenant: TenantAccount): Parameters<typeof insertDocument>[2] {
+export function storeOptions(ctx: AppContext, tenant: TenantAccount): Parameters<typeof insertDocument>[3] {
   const month = currentMonth(ctx.clock.now());
   const refuseWhenDown = tenant.offlinePolicy === 'refuse';
   // Embedded: one process, where the in-memory signal is enough.

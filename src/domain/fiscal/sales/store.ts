@@ -4,7 +4,8 @@ import type { DocumentType, SaleLinesTable, SalesTable } from '../../../platform
 import type { FilingDetails } from '../../../vsdc/sales-body.ts';
 import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
 import { prepared, runPrepared } from '../../../platform/db/prepared.ts';
-import { batchOrEach, GroupCommit } from '../../../platform/db/group-commit.ts';
+import { batchOrEach, GroupCommit, KeyedGroupCommits } from '../../../platform/db/group-commit.ts';
+import type { AppContext, ContextMember } from '../../kernel/context.ts';
 
 export type SaleRow = Selectable<SalesTable>;
 export type SaleLineRow = Selectable<SaleLinesTable>;
@@ -87,6 +88,83 @@ export type InsertOutcome =
   | { kind: 'branch_down'; branch: string };
 
 /**
+ * The columns of `sales` a new document brings (the statement picks the others it writes:
+ * device_id, branch and invoice_no), each with its SQL type and its value. Both insert
+ * statements are built from this one list, once: insertOneDocument binds each value as a
+ * parameter, insertDocuments reads each from its json input as that type. A new column a
+ * document brings is one line here (with its migration and its table interface).
+ */
+const DOCUMENT_COLUMNS = {
+  tenant_id: { type: 'integer', value: (d) => d.tenantId },
+  tpin: { type: 'text', value: (d) => d.tpin },
+  type: { type: 'text', value: (d) => d.type },
+  reference: { type: 'text', value: (d) => d.reference },
+  request_hash: { type: 'text', value: (d) => d.requestHash },
+  client_invoice_no: { type: 'text', value: (d) => d.clientInvoiceNo },
+  customer_name: { type: 'text', value: (d) => d.customerName },
+  customer_tpin: { type: 'text', value: (d) => d.customerTpin },
+  payment_method: { type: 'text', value: (d) => d.paymentMethod },
+  tax_inclusive: { type: 'boolean', value: (d) => d.taxInclusive },
+  destination_country_code: { type: 'text', value: (d) => d.destinationCountryCode },
+  // A Date: bound as such, and in the json input as its ISO text (toJSON).
+  occurred_at: { type: 'timestamptz', value: (d) => d.occurredAt },
+  net: { type: 'numeric', value: (d) => d.net },
+  vat: { type: 'numeric', value: (d) => d.vat },
+  total: { type: 'numeric', value: (d) => d.total },
+  original_sale_id: { type: 'bigint', value: (d) => d.originalSaleId },
+  original_receipt_no: { type: 'bigint', value: (d) => d.originalReceiptNo },
+  original_sdc_id: { type: 'text', value: (d) => d.originalSdcId },
+  reason_code: { type: 'text', value: (d) => d.reasonCode },
+  filing_details: { type: 'text', value: (d) => (d.filingDetails ? JSON.stringify(d.filingDetails) : null) },
+} as const satisfies { [C in keyof SalesTable]?: { type: string; value: (doc: NewDocument) => unknown } };
+
+const DOCUMENT_COLUMN_NAMES = Object.keys(DOCUMENT_COLUMNS) as Array<keyof typeof DOCUMENT_COLUMNS>;
+/** `tenant_id, tpin, …` */
+const DOCUMENT_COLUMN_LIST = sql.raw(DOCUMENT_COLUMN_NAMES.join(', '));
+/** `tenant_id integer, tpin text, …` (a record definition for jsonb_to_recordset) */
+const DOCUMENT_COLUMN_TYPES = sql.raw(DOCUMENT_COLUMN_NAMES.map((c) => `${c} ${DOCUMENT_COLUMNS[c].type}`).join(', '));
+/** `i.tenant_id, i.tpin, …` */
+const DOCUMENT_INPUT_VALUES = sql.raw(DOCUMENT_COLUMN_NAMES.map((c) => `i.${c}`).join(', '));
+
+/** The document's values, in DOCUMENT_COLUMN_NAMES order (insertOneDocument's parameters). */
+function documentValues(doc: NewDocument) {
+  return sql.join(DOCUMENT_COLUMN_NAMES.map((c) => DOCUMENT_COLUMNS[c].value(doc)));
+}
+
+/** The document's values by column name (an element of insertDocuments' json input). */
+function documentFields(doc: NewDocument): Record<string, unknown> {
+  return Object.fromEntries(DOCUMENT_COLUMN_NAMES.map((c) => [c, DOCUMENT_COLUMNS[c].value(doc)]));
+}
+
+/** The columns of `sale_lines` a line brings (all but sale_id), with their SQL types: every field of NewLine. */
+const LINE_COLUMNS = {
+  line: 'integer',
+  name: 'text',
+  classification_code: 'text',
+  item_code: 'text',
+  quantity: 'numeric',
+  price: 'numeric',
+  vat_category: 'text',
+  vat_rate: 'numeric',
+  rrp: 'numeric',
+  amount: 'numeric',
+  discount: 'numeric',
+  supply: 'numeric',
+  net: 'numeric',
+  vat: 'numeric',
+  total: 'numeric',
+  original_line: 'integer',
+} as const satisfies { [C in keyof NewLine]: string };
+
+const LINE_COLUMN_NAMES = Object.keys(LINE_COLUMNS) as Array<keyof typeof LINE_COLUMNS>;
+/** `sale_lines (sale_id, line, …)` */
+const LINE_INSERT_TARGET = sql.raw(`sale_lines (sale_id, ${LINE_COLUMN_NAMES.join(', ')})`);
+/** `l.line, l.name, …` */
+const LINE_INPUT_VALUES = sql.raw(LINE_COLUMN_NAMES.map((c) => `l.${c}`).join(', '));
+/** `l(line integer, …)`: the record of jsonb_to_recordset over a document's lines. */
+const LINE_RECORD = sql.raw(`l(${LINE_COLUMN_NAMES.map((c) => `${c} ${LINE_COLUMNS[c]}`).join(', ')})`);
+
+/**
  * The initialised device a document goes to. Without X-Branch: the tenant's 000 branch if
  * registered, else its only branch. No row when none applies (the caller says why).
  */
@@ -115,19 +193,19 @@ export interface InsertOptions {
 }
 
 /**
- * Stores a document as `pending` (see insertOneDocument). Outside a transaction it goes through
- * the sales group commit: documents stored at the same moment, from any branch, share one
- * statement and one commit (insertDocuments); it resolves once its document is committed.
- * Inside a transaction (`db` is one) it is the statement of its own.
+ * Stores a document as `pending` (see insertOneDocument). Outside a transaction (`db` is the
+ * context's) it goes through the context's sales group commit (DOCUMENT_INSERTS): documents
+ * stored at the same moment, from any branch, share one statement and one commit
+ * (insertDocuments); it resolves once its document is committed. Inside a transaction (`db` is
+ * one) it is the statement of its own.
  */
-export function insertDocument(db: Kysely<DB>, doc: NewDocument, options: InsertOptions): Promise<InsertOutcome> {
+export function insertDocument(ctx: AppContext, db: Kysely<DB>, doc: NewDocument, options: InsertOptions): Promise<InsertOutcome> {
   if (db.isTransaction) return insertOneDocument(db, doc, options);
-  return documentBatcher(db, options.notify).submit({ doc, options });
+  return ctx.members.get(DOCUMENT_INSERTS).insert(doc, options);
 }
 
 export async function insertOneDocument(db: Kysely<DB>, doc: NewDocument, options: InsertOptions): Promise<InsertOutcome> {
   const lines = JSON.stringify(doc.lines);
-  const filingDetails = doc.filingDetails ? JSON.stringify(doc.filingDetails) : null;
   // The payload names the device, known only inside the statement.
   const notify = options.notify
     ? sql`, case when document.id is not null then pg_notify(${options.notify.channel}, document.device_id::text || ${`:${options.notify.origin}`}::text) end as notified`
@@ -147,25 +225,15 @@ export async function insertOneDocument(db: Kysely<DB>, doc: NewDocument, option
       returning id, branch, next_invoice_no - 1 as invoice_no
     ),
     document as (
-      insert into sales (
-        tenant_id, device_id, tpin, branch, type, invoice_no, reference, request_hash, client_invoice_no,
-        customer_name, customer_tpin, payment_method, tax_inclusive, destination_country_code, occurred_at,
-        net, vat, total, original_sale_id, original_receipt_no, original_sdc_id, reason_code, filing_details)
-      select ${doc.tenantId}, counter.id, ${doc.tpin}, counter.branch, ${doc.type}, counter.invoice_no, ${doc.reference},
-        ${doc.requestHash}, ${doc.clientInvoiceNo}, ${doc.customerName}, ${doc.customerTpin}, ${doc.paymentMethod},
-        ${doc.taxInclusive}, ${doc.destinationCountryCode}, ${doc.occurredAt}, ${doc.net}, ${doc.vat}, ${doc.total},
-        ${doc.originalSaleId}, ${doc.originalReceiptNo}, ${doc.originalSdcId}, ${doc.reasonCode}, ${filingDetails}
+      insert into sales (device_id, branch, invoice_no, ${DOCUMENT_COLUMN_LIST})
+      select counter.id, counter.branch, counter.invoice_no, ${documentValues(doc)}
       from counter
       returning *
     ),
     document_lines as (
-      insert into sale_lines (sale_id, line, name, classification_code, item_code, quantity, price, vat_category,
-        vat_rate, rrp, amount, discount, supply, net, vat, total, original_line)
-      select document.id, l.line, l.name, l.classification_code, l.item_code, l.quantity, l.price, l.vat_category,
-        l.vat_rate, l.rrp, l.amount, l.discount, l.supply, l.net, l.vat, l.total, l.original_line
-      from document cross join jsonb_to_recordset(${lines}::jsonb) as l(line integer, name text, classification_code text,
-        item_code text, quantity numeric, price numeric, vat_category text, vat_rate numeric, rrp numeric, amount numeric,
-        discount numeric, supply numeric, net numeric, vat numeric, total numeric, original_line integer)
+      insert into ${LINE_INSERT_TARGET}
+      select document.id, ${LINE_INPUT_VALUES}
+      from document cross join jsonb_to_recordset(${lines}::jsonb) as ${LINE_RECORD}
     ),
     usage as (
       insert into tenant_usage (tenant_id, month, documents)
@@ -189,58 +257,55 @@ export interface PendingInsert {
   options: InsertOptions;
 }
 
-const batchers = new WeakMap<Kysely<DB>, Map<string, GroupCommit<PendingInsert, InsertOutcome>>>();
+/**
+ * The context's sales group commits, one per notification target (a member: built with the
+ * context, closed with it after committing what waits).
+ */
+export class DocumentInserts {
+  private readonly batchers = new KeyedGroupCommits<PendingInsert, InsertOutcome>();
 
-/** The group commit of `db`'s sales (one per notification target: every process has one). */
-function documentBatcher(db: Kysely<DB>, notify: InsertOptions['notify']): GroupCommit<PendingInsert, InsertOutcome> {
-  let byNotify = batchers.get(db);
-  if (!byNotify) batchers.set(db, (byNotify = new Map()));
-  const key = notify ? `${notify.channel}:${notify.origin}` : '';
-  let batcher = byNotify.get(key);
-  if (!batcher) {
-    batcher = new GroupCommit<PendingInsert, InsertOutcome>(
-      (items) =>
-        batchOrEach(
-          items,
-          (many) => insertDocuments(db, many, notify),
-          (one) => insertOneDocument(db, one.doc, one.options),
+  constructor(private readonly db: Kysely<DB>) {}
+
+  insert(doc: NewDocument, options: InsertOptions): Promise<InsertOutcome> {
+    const { notify } = options;
+    const key = notify ? `${notify.channel}:${notify.origin}` : '';
+    const batcher = this.batchers.of(
+      key,
+      () =>
+        new GroupCommit<PendingInsert, InsertOutcome>(
+          (items) =>
+            batchOrEach(
+              items,
+              (many) => insertDocuments(this.db, many, notify),
+              (one) => insertOneDocument(this.db, one.doc, one.options),
+            ),
+          { maxBatch: MAX_DOCUMENTS_PER_BATCH },
         ),
-      { maxBatch: MAX_DOCUMENTS_PER_BATCH },
     );
-    byNotify.set(key, batcher);
+    return batcher.submit({ doc, options });
   }
-  return batcher;
+
+  close(): Promise<void> {
+    return this.batchers.close();
+  }
 }
+
+export const DOCUMENT_INSERTS: ContextMember<DocumentInserts> = {
+  name: 'the sales group commit',
+  create: (ctx) => new DocumentInserts(ctx.db),
+  close: (inserts) => inserts.close(),
+};
 
 /** A document as the batch statement reads it (one element of its JSON parameter). */
 function batchInput(n: number, { doc, options }: PendingInsert) {
   return {
     n,
-    tenant_id: doc.tenantId,
     device_id: 'deviceId' in doc.target ? doc.target.deviceId : null,
     branch_header: 'branchHeader' in doc.target ? (doc.target.branchHeader ?? null) : null,
-    tpin: doc.tpin,
-    type: doc.type,
-    reference: doc.reference,
-    request_hash: doc.requestHash,
-    client_invoice_no: doc.clientInvoiceNo,
-    customer_name: doc.customerName,
-    customer_tpin: doc.customerTpin,
-    payment_method: doc.paymentMethod,
-    tax_inclusive: doc.taxInclusive,
-    destination_country_code: doc.destinationCountryCode,
-    occurred_at: doc.occurredAt.toISOString(),
-    net: doc.net,
-    vat: doc.vat,
-    total: doc.total,
-    original_sale_id: doc.originalSaleId,
-    original_receipt_no: doc.originalReceiptNo,
-    original_sdc_id: doc.originalSdcId,
-    reason_code: doc.reasonCode,
-    filing_details: doc.filingDetails ? JSON.stringify(doc.filingDetails) : null,
     refuse_when_down: options.refuseWhenDown,
     month: options.month,
     lines: doc.lines,
+    ...documentFields(doc),
   };
 }
 
@@ -258,11 +323,8 @@ export async function insertDocuments(db: Kysely<DB>, items: PendingInsert[], no
   const input = JSON.stringify(items.map((item, n) => batchInput(n, item)));
   const result = await sql<SaleRow & { n: number; target_branch: string | null; branch_down: boolean | null; notified: unknown }>`${prepared}
     with input as (
-      select * from jsonb_to_recordset(${input}::jsonb) as i(n integer, tenant_id integer, device_id integer, branch_header text,
-        tpin text, type text, reference text, request_hash text, client_invoice_no text, customer_name text, customer_tpin text,
-        payment_method text, tax_inclusive boolean, destination_country_code text, occurred_at timestamptz, net numeric,
-        vat numeric, total numeric, original_sale_id bigint, original_receipt_no bigint, original_sdc_id text, reason_code text,
-        filing_details text, refuse_when_down boolean, month text, lines jsonb)
+      select * from jsonb_to_recordset(${input}::jsonb) as i(n integer, device_id integer, branch_header text,
+        refuse_when_down boolean, month text, lines jsonb, ${DOCUMENT_COLUMN_TYPES})
     ),
     target as (
       select i.n, d.id, d.branch
@@ -296,29 +358,19 @@ export async function insertDocuments(db: Kysely<DB>, items: PendingInsert[], no
       from taking join counter on counter.id = taking.id
     ),
     document as (
-      insert into sales (
-        tenant_id, device_id, tpin, branch, type, invoice_no, reference, request_hash, client_invoice_no,
-        customer_name, customer_tpin, payment_method, tax_inclusive, destination_country_code, occurred_at,
-        net, vat, total, original_sale_id, original_receipt_no, original_sdc_id, reason_code, filing_details)
-      select i.tenant_id, placed.device_id, i.tpin, placed.branch, i.type, placed.invoice_no, i.reference,
-        i.request_hash, i.client_invoice_no, i.customer_name, i.customer_tpin, i.payment_method,
-        i.tax_inclusive, i.destination_country_code, i.occurred_at, i.net, i.vat, i.total,
-        i.original_sale_id, i.original_receipt_no, i.original_sdc_id, i.reason_code, i.filing_details
+      insert into sales (device_id, branch, invoice_no, ${DOCUMENT_COLUMN_LIST})
+      select placed.device_id, placed.branch, placed.invoice_no, ${DOCUMENT_INPUT_VALUES}
       from placed join input i on i.n = placed.n
       order by placed.device_id, placed.invoice_no
       returning *
     ),
     document_lines as (
-      insert into sale_lines (sale_id, line, name, classification_code, item_code, quantity, price, vat_category,
-        vat_rate, rrp, amount, discount, supply, net, vat, total, original_line)
-      select document.id, l.line, l.name, l.classification_code, l.item_code, l.quantity, l.price, l.vat_category,
-        l.vat_rate, l.rrp, l.amount, l.discount, l.supply, l.net, l.vat, l.total, l.original_line
+      insert into ${LINE_INSERT_TARGET}
+      select document.id, ${LINE_INPUT_VALUES}
       from document
       join placed on placed.device_id = document.device_id and placed.invoice_no = document.invoice_no
       join input i on i.n = placed.n
-      cross join jsonb_to_recordset(i.lines) as l(line integer, name text, classification_code text,
-        item_code text, quantity numeric, price numeric, vat_category text, vat_rate numeric, rrp numeric, amount numeric,
-        discount numeric, supply numeric, net numeric, vat numeric, total numeric, original_line integer)
+      cross join jsonb_to_recordset(i.lines) as ${LINE_RECORD}
     ),
     usage as (
       insert into tenant_usage (tenant_id, month, documents)

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.ts';
-import { findCompatDevice, findFiscalisationKey, findPartnerKey, findTenantToken, type ResolvedFiscalisationKey, type ResolvedPartnerKey, type ResolvedTenantToken, type BucketCount, type CompatDevice, type TenantAccount } from '../../../credentials/lookup.ts';
+import type { AppContext, ContextMember } from '../context.ts';
+import { TenantTokenLookups, findCompatDevice, findFiscalisationKey, findPartnerKey, type ResolvedFiscalisationKey, type ResolvedPartnerKey, type ResolvedTenantToken, type BucketCount, type CompatDevice, type TenantAccount } from '../../../credentials/lookup.ts';
 import { assertTenantInGoodStanding } from '../../../credentials/standing.ts';
 import type { WindowCount } from '../../../platform/db/rate-limit-window.ts';
 import { hasValidChecksum, kindOf, safeEqual } from '../../../credentials/secret-format.ts';
@@ -14,6 +14,13 @@ import { type Scope, ABILITIES, type Ability } from '../../../credentials/abilit
 // One onRequest hook authenticates every route according to the `auth` its route declares,
 // then applies the account checks (402/403) and the rate limit (429), in that order, before
 // the body is even parsed. Routes never see an unauthenticated request.
+
+/** The tenant-token lookups' group commits (credentials/lookup.ts), held by the context. */
+export const TENANT_TOKEN_LOOKUPS: ContextMember<TenantTokenLookups> = {
+  name: 'the tenant-token lookups group commit',
+  create: (ctx) => new TenantTokenLookups(ctx.db),
+  close: (lookups) => lookups.close(),
+};
 
 export type RouteAuth =
   | { surface: 'public' }
@@ -185,7 +192,7 @@ async function authenticateMerchant(ctx: AppContext, request: FastifyRequest, ab
     throw unauthenticated('Partner secret keys are not accepted on merchant endpoints. Use a tenant token.');
   }
   if (kind?.kind !== 'tenant_token' || !hasValidChecksum(secret, kind.prefix)) throw unauthenticated('The tenant token is invalid.');
-  const token = await findTenantToken(ctx.db, secret, ctx.clock.now(), countedBucket(ctx, 't:', ':v1'));
+  const token = await ctx.members.get(TENANT_TOKEN_LOOKUPS).find(secret, ctx.clock.now(), countedBucket(ctx, 't:', ':v1'));
   if (!token) throw unauthenticated('The tenant token is invalid or has been revoked.');
   assertTenantInGoodStanding(token.tenant);
   await applyRateLimit(ctx, request, merchantBucket(token.tenant.id), tenantLimit(token.tenant, 'v1'), token.count);
