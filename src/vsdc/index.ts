@@ -1,4 +1,5 @@
 export * from './client.ts';
+export * from './codes.ts';
 export * from './dates.ts';
 export * from './outcome.ts';
 export * from './protocol.ts';
