@@ -9,6 +9,7 @@ import {
   type SaveSalesRequest,
   type SelectInvoiceData,
 } from './protocol.ts';
+import { GATEWAY_REGISTRANT } from './registrant.ts';
 import { amountsMatch, computeSale, SaleAmountsError, type ComputedSale, type SaleLineInput, type VatCategoryCode } from './tax.ts';
 
 export type ReceiptType = 'S' | 'R' | 'D';
@@ -75,7 +76,7 @@ export interface FilingDetails {
   lines?: Array<FilingLineDetails | null>;
 }
 
-const GATEWAY_PERSON: FilingPerson = { id: 'fiscal-gateway', name: 'fiscal-gateway' };
+const GATEWAY_PERSON: FilingPerson = { id: GATEWAY_REGISTRANT, name: GATEWAY_REGISTRANT };
 
 export class SaleDocumentError extends Error {
   constructor(message: string) {

@@ -10,6 +10,7 @@ import type { ImportItem, ImportItemDecision, UpdateImportItemsRequest } from '.
 import { unknownClassificationCodes } from '../../kernel/catalogue/lookup.ts';
 import { claimDuePulls, pullBranch, type ClaimedPull } from '../pulls/branch-pulls.ts';
 import { vsdcLeaseMs, sendOutcomeOf } from '../../../vsdc/polling.ts';
+import { GATEWAY_REGISTRANT } from '../../../vsdc/registrant.ts';
 import { findItemByCode } from '../../merchant/items/store.ts';
 import { pickBranch } from '../../kernel/devices/branches.ts';
 import { devicesOfTenant } from '../../fiscal/sales/store.ts';
@@ -28,7 +29,6 @@ import {
   type ReceivedLine,
 } from './store.ts';
 
-const GATEWAY_OPERATOR = 'fiscal-gateway';
 export const PULL_BATCH = 20;
 export const FILING_RETRY_BATCH = 20;
 
@@ -142,8 +142,8 @@ function filingPayload(filing: ClaimedFiling): UpdateImportItemsRequest {
     itemCd: filing.itemCode,
     imptItemSttsCd: STATUS_CODE[filing.decision],
     remark: filing.remark,
-    modrId: GATEWAY_OPERATOR,
-    modrNm: GATEWAY_OPERATOR,
+    modrId: GATEWAY_REGISTRANT,
+    modrNm: GATEWAY_REGISTRANT,
   };
   return { taskCd: filing.taskCd, dclDe: filing.dclDe, importItemList: [line] };
 }

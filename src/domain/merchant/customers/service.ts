@@ -9,6 +9,7 @@ import { pageOf, type Page } from '../../../platform/http/pagination.ts';
 import type { SaveBranchCustomerRequest } from '../../../vsdc/protocol.ts';
 import { backoffMs } from '../../../platform/workers/backoff.ts';
 import { vsdcLeaseMs } from '../../../vsdc/polling.ts';
+import { GATEWAY_REGISTRANT_FIELDS } from '../../../vsdc/registrant.ts';
 import { branchForWrite, pickBranch } from '../../kernel/devices/branches.ts';
 import { devicesOfTenant } from '../../fiscal/sales/store.ts';
 import { presentCustomer } from './present.ts';
@@ -26,7 +27,6 @@ import {
   type VerificationOutcome,
 } from './store.ts';
 
-const GATEWAY_OPERATOR = 'fiscal-gateway';
 export const CUSTOMER_RETRY_BATCH = 20;
 
 export interface CreatedCustomer {
@@ -112,10 +112,7 @@ async function register(ctx: AppContext, customer: ClaimedCustomer): Promise<Ans
     telNo: customer.phone,
     email: customer.email,
     useYn: 'Y',
-    regrId: GATEWAY_OPERATOR,
-    regrNm: GATEWAY_OPERATOR,
-    modrId: GATEWAY_OPERATOR,
-    modrNm: GATEWAY_OPERATOR,
+    ...GATEWAY_REGISTRANT_FIELDS,
   };
   const outcome = await ctx.vsdc.saveBrancheCustomers(customer.target, payload);
   switch (outcome.kind) {
