@@ -50,7 +50,10 @@ const TARGETS = {
   console: {
     // The console's bundle also holds the one gateway module it imports values from (the
     // authority's code labels); its other imports from src/ are types, gone from the bundle.
-    sources: () => [...filesUnder('console', new Set(['dist', 'node_modules'])), join('src', 'vsdc', 'codes.ts')],
+    sources: () => {
+      const own = filesUnder('console', new Set(['dist', 'node_modules']));
+      return own.length === 0 ? [] : [...own, ...filesUnder(join('src', 'vsdc', 'codes.ts'))];
+    },
     outputs: () => [join('console', 'dist', 'index.html')],
     stamp: join('console', 'dist', '.build-stamp'),
     command: () => [process.execPath, join('console', 'build.mjs')],
