@@ -48,7 +48,12 @@ const TARGETS = {
     },
   },
   console: {
-    sources: () => filesUnder('console', new Set(['dist', 'node_modules'])),
+    // The console's bundle also holds the one gateway module it imports values from (the
+    // authority's code labels); its other imports from src/ are types, gone from the bundle.
+    sources: () => {
+      const own = filesUnder('console', new Set(['dist', 'node_modules']));
+      return own.length === 0 ? [] : [...own, ...filesUnder(join('src', 'vsdc', 'codes.ts'))];
+    },
     outputs: () => [join('console', 'dist', 'index.html')],
     stamp: join('console', 'dist', '.build-stamp'),
     command: () => [process.execPath, join('console', 'build.mjs')],

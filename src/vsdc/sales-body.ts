@@ -1,4 +1,5 @@
 // Builds the `saveSales` body of a sale, credit note or debit note, and reads the receipt back.
+import type { PaymentTypeCode } from './codes.ts';
 import { formatVsdcDate, formatVsdcDateTime, parseVsdcDateTime } from './dates.ts';
 import {
   HEADER_TAX_BUCKETS,
@@ -8,16 +9,12 @@ import {
   type SaveSalesRequest,
   type SelectInvoiceData,
 } from './protocol.ts';
+import { GATEWAY_REGISTRANT } from './registrant.ts';
 import { amountsMatch, computeSale, SaleAmountsError, type ComputedSale, type SaleLineInput, type VatCategoryCode } from './tax.ts';
 
 export type ReceiptType = 'S' | 'R' | 'D';
-
-/** Code class 07. */
-export const PAYMENT_TYPE_CODES = ['01', '02', '03', '04', '05', '06', '07', '08'] as const;
-export type PaymentTypeCode = (typeof PAYMENT_TYPE_CODES)[number];
-/** Code class 32 (credit notes) and 67 (debit notes). */
-export const CREDIT_NOTE_REASON_CODES = ['01', '02', '03', '04', '05', '06', '07'] as const;
-export const DEBIT_NOTE_REASON_CODES = ['01', '02', '03', '04'] as const;
+/** Kept here for filing/filer.ts, which imports it from this file (issue 31: one home, codes.ts). */
+export type { PaymentTypeCode };
 
 /** Code class 13: the TPIN the authority uses for a customer without one. */
 export const DEFAULT_CUSTOMER_TPIN = '1000000000';
@@ -79,7 +76,7 @@ export interface FilingDetails {
   lines?: Array<FilingLineDetails | null>;
 }
 
-const GATEWAY_PERSON: FilingPerson = { id: 'fiscal-gateway', name: 'fiscal-gateway' };
+const GATEWAY_PERSON: FilingPerson = { id: GATEWAY_REGISTRANT, name: GATEWAY_REGISTRANT };
 
 export class SaleDocumentError extends Error {
   constructor(message: string) {

@@ -4,7 +4,7 @@ import type { AppContext } from '../../src/domain/kernel/context.ts';
 import { csrfTokenOf, newSecret, sha256 } from '../../src/credentials/user-secrets.ts';
 import { SESSION_COOKIE, SESSION_LIFETIME_MS } from '../../src/credentials/user-session.ts';
 import type { UserRole } from '../../src/platform/db/tables/accounts.ts';
-import { hashPassword } from '../../src/domain/merchant/accounts/passwords.ts';
+import { hashPassword } from '../../src/credentials/passwords.ts';
 
 export interface SignedInUser {
   userId: number;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
+import { decoyHash, hashPassword, verifyPassword } from '../../src/credentials/passwords.ts';
 import { SecretBox } from '../../src/credentials/secret-box.ts';
 import { PREFIXES, hasValidChecksum, hashSecret, kindOf, mintSecret } from '../../src/credentials/secret-format.ts';
 
@@ -87,5 +88,26 @@ describe('sealed partner secrets (AES-256-GCM)', () => {
     parts[2] = Buffer.from('tampered!!!').toString('base64');
     assert.throws(() => box.open(parts.join('.'), 'partner_key:1:partner:1'));
     assert.throws(() => new SecretBox('x'.repeat(40)).open(sealed, 'partner_key:1:partner:1'));
+  });
+});
+
+describe('passwords', () => {
+  test('hashes stored before passwords had one home still verify, each at the cost it carries', async () => {
+    // Made by the till logins' module (N = 2^14) and the merchant accounts' module (N = 2^15).
+    const till = 'scrypt$16384$8$1$lAIGpbtpwez8-BNokYrp7Q$eFcYBMTBr9r8v6gxwGRMlbQbgALBG9sMsSi-wRJmUVI';
+    const account = 'scrypt$32768$8$1$jyUxY2_7bTty654R-moKfw$RFsgz4eKJAP1_DZJofLGJU1ffiaHeBFxZrLhiWvnNJ4';
+    assert.equal(await verifyPassword('till password 2024', till), true);
+    assert.equal(await verifyPassword('till password 2025', till), false);
+    assert.equal(await verifyPassword('merchant password 2024', account), true);
+    assert.equal(await verifyPassword('till password 2024', account), false);
+  });
+
+  test('a new hash names its cost and verifies; a malformed one and the decoy match nothing', async () => {
+    const hash = await hashPassword('Zafi\u0301ra tills', 10);
+    assert.match(hash, /^scrypt\$1024\$8\$1\$[\w-]{22}\$[\w-]{43}$/);
+    assert.equal(await verifyPassword('Zafíra tills', hash), true, 'compared in NFC');
+    for (const malformed of ['', 'bcrypt$1024$8$1$a$b', 'scrypt$x$8$1$a$b', hash.split('$').slice(0, 5).join('$')]) assert.equal(await verifyPassword('Zafíra tills', malformed), false, malformed);
+    assert.equal(await decoyHash(10), await decoyHash(10), 'made once per cost');
+    assert.equal(await verifyPassword('', await decoyHash(10)), false);
   });
 });

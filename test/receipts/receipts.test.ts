@@ -43,7 +43,7 @@ describe(`printable receipts (${engineName})`, () => {
     }, `sale ${id} settled`);
   }
 
-  async function uploadedSale(body = saleBody({ clientInvoiceNo: 'POS-77' }, [{ name: 'Maize <meal> & "salt"', quantity: 2, price: 116 }, { name: 'Export crate', price: 50, vatCategory: 'A' }])) {
+  async function uploadedSale(body = saleBody({ clientInvoiceNo: 'POS-77', paymentMethod: '08' }, [{ name: 'Maize <meal> & "salt"', quantity: 2, price: 116 }, { name: 'Export crate', price: 50, vatCategory: 'A' }])) {
     const res = await h.post('/api/v1/sales', body);
     assert.equal(res.statusCode, 201, res.body);
     const sale = await settledSale(res.json().data.id);
@@ -78,6 +78,7 @@ describe(`printable receipts (${engineName})`, () => {
     ]) {
       assert.ok(html.includes(expected), `the receipt shows ${expected}`);
     }
+    assert.ok(html.includes('<dt>Payment</dt><dd>Bank transfer</dd>'), 'payment type 08 in the authority\'s words');
     assert.ok(html.includes('Maize &lt;meal&gt; &amp; &quot;salt&quot;'), 'item names are escaped');
     assert.ok(!html.includes('<meal>'));
     assert.match(html, /<svg class="qr"/, 'a QR code');
@@ -195,7 +196,7 @@ describe(`printable receipts (${engineName})`, () => {
     const debitHtml = (await receipt(debit.json().data.id)).body;
     assert.match(debitHtml, /DEBIT NOTE/);
     assert.ok(debitHtml.includes(`<dd>${sale.authorityInvoiceNo}</dd>`));
-    assert.ok(debitHtml.includes('<dt>Reason</dt><dd>02 Wrong amount</dd>'));
+    assert.ok(debitHtml.includes('<dt>Reason</dt><dd>02 Wrong invoice amount</dd>'));
     assert.ok(!(await receipt(sale.id)).body.includes('Original invoice'), 'a sale names no original');
   });
 

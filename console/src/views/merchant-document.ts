@@ -3,19 +3,9 @@
 import { ApiProblem } from '../api.ts';
 import { dateTime, h, money, table, type Child } from '../dom.ts';
 import type { Sale } from '../types.ts';
+import { CREDIT_NOTE_REASON_CODES, CREDIT_NOTE_REASON_LABELS, noteReasonLabel, paymentTypeLabel } from '../../../src/vsdc/codes.ts';
 import { canFile, canWrite, errorBox, field, formMessage, heading, type ViewContext } from '../view.ts';
 import { openReceiptPdf, receiptLink, statusBadge, TYPE_LABELS } from './merchant-common.ts';
-
-const REASONS: Array<[string, string]> = [
-  ['01', 'Wrong product(s)'],
-  ['02', 'Wrong price'],
-  ['03', 'Damaged goods'],
-  ['04', 'Wrong customer invoiced'],
-  ['05', 'Duplicated invoice'],
-  ['06', 'Excess supplies'],
-  ['07', 'Other'],
-];
-const PAYMENT: Record<string, string> = { '01': 'Cash', '02': 'Credit', '03': 'Cash/credit', '04': 'Bank check', '05': 'Debit/credit card', '06': 'Mobile money', '07': 'Bank transfer', '08': 'Other' };
 
 function facts(pairs: Array<[string, Child]>): HTMLElement {
   return h('dl', { class: 'facts' }, pairs.map(([term, value]) => h('div', null, h('dt', null, term), h('dd', null, value))));
@@ -39,7 +29,7 @@ function creditNoteForm(ctx: ViewContext, sale: Sale): HTMLElement {
     });
     return { line, take, quantity };
   });
-  const reason = h('select', null, REASONS.map(([code, text]) => h('option', { value: code }, `${code} ${text}`))) as HTMLSelectElement;
+  const reason = h('select', null, CREDIT_NOTE_REASON_CODES.map((code) => h('option', { value: code }, `${code} ${CREDIT_NOTE_REASON_LABELS[code]}`))) as HTMLSelectElement;
   const reference = h('input', { type: 'text', maxlength: '100', autocomplete: 'off' }) as HTMLInputElement;
   const message = formMessage('credit-message');
   const submit = h('button', { type: 'submit', class: 'primary', disabled: blocked !== null }, 'Issue the credit note') as HTMLButtonElement;
@@ -222,11 +212,11 @@ export async function merchantDocumentView(ctx: ViewContext) {
       ['Your reference', sale.clientInvoiceNo ?? '—'],
       ['Idempotency-Key', sale.reference ?? '—'],
       ['Customer', sale.customer.tpin ? `${sale.customer.name} (TPIN ${sale.customer.tpin})` : sale.customer.name || '—'],
-      ['Payment', PAYMENT[sale.paymentMethod] ?? sale.paymentMethod],
+      ['Payment', paymentTypeLabel(sale.paymentMethod)],
       ['Prices', sale.taxInclusive ? 'Include VAT' : 'Exclude VAT'],
       ['Stored', dateTime(sale.createdAt)],
       ...(sale.originalSaleId ? ([['Corrects', h('a', { href: `#/document?id=${sale.originalSaleId}` }, `Document ${sale.originalSaleId}`)]] as Array<[string, Child]>) : []),
-      ...(sale.reasonCode ? ([['Reason', `${sale.reasonCode} ${REASONS.find(([c]) => c === sale.reasonCode)?.[1] ?? ''}`]] as Array<[string, Child]>) : []),
+      ...(sale.reasonCode && sale.type !== 'sale' ? ([['Reason', noteReasonLabel(sale.type, sale.reasonCode)]] as Array<[string, Child]>) : []),
       ...(sale.replacesSaleId ? ([['Replaces', h('a', { href: `#/document?id=${sale.replacesSaleId}` }, `Refused document ${sale.replacesSaleId}`)]] as Array<[string, Child]>) : []),
     ]),
     h('h2', null, 'Lines'),

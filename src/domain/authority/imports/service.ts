@@ -10,6 +10,7 @@ import type { ImportItem, ImportItemDecision, UpdateImportItemsRequest } from '.
 import { unknownClassificationCodes } from '../../kernel/catalogue/lookup.ts';
 import { claimDuePulls, pullBranch, type ClaimedPull } from '../pulls/branch-pulls.ts';
 import { vsdcLeaseMs, sendOutcomeOf } from '../../../vsdc/polling.ts';
+import { GATEWAY_REGISTRANT } from '../../../vsdc/registrant.ts';
 import { findItemByCode } from '../../merchant/items/store.ts';
 import { pickBranch } from '../../kernel/devices/branches.ts';
 import { devicesOfTenant } from '../../kernel/devices/store.ts';
@@ -17,7 +18,6 @@ import { presentImportItem } from './present.ts';
 import type { ApproveBody, ImportItemResource, ListImportItemsQuery, RejectBody } from './schemas.ts';
 import { claimDueFilings, decide, findImportItem, leasedFiling, listImportItems, recordFilingOutcome, savePull, type ClaimedFiling, type Decision, type ReceivedLine } from './store.ts';
 
-const GATEWAY_OPERATOR = 'fiscal-gateway';
 export const PULL_BATCH = 20;
 export const FILING_RETRY_BATCH = 20;
 
@@ -131,8 +131,8 @@ function filingPayload(filing: ClaimedFiling): UpdateImportItemsRequest {
     itemCd: filing.itemCode,
     imptItemSttsCd: STATUS_CODE[filing.decision],
     remark: filing.remark,
-    modrId: GATEWAY_OPERATOR,
-    modrNm: GATEWAY_OPERATOR,
+    modrId: GATEWAY_REGISTRANT,
+    modrNm: GATEWAY_REGISTRANT,
   };
   return { taskCd: filing.taskCd, dclDe: filing.dclDe, importItemList: [line] };
 }

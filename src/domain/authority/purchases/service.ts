@@ -13,6 +13,7 @@ import { PURCHASE_STATUS, STOCK_MOVEMENT_TYPES, type PurchaseSale, type SavePurc
 import { receivedDecimal, receivedText } from '../../../vsdc/received.ts';
 import { claimDuePulls, pullBranch, type ClaimedPull } from '../pulls/branch-pulls.ts';
 import { sendOutcomeOf, vsdcLeaseMs } from '../../../vsdc/polling.ts';
+import { GATEWAY_REGISTRANT_FIELDS } from '../../../vsdc/registrant.ts';
 import { findItemByCode } from '../../merchant/items/store.ts';
 import { pickBranch } from '../../kernel/devices/branches.ts';
 import { devicesOfTenant } from '../../kernel/devices/store.ts';
@@ -21,7 +22,6 @@ import { presentPurchase } from './present.ts';
 import type { AcceptBody, ListPurchasesQuery, PurchaseResource, RejectBody } from './schemas.ts';
 import { claimDueFilings, decide, findPurchase, leasedFiling, listPurchases, recordFilingOutcome, savePurchasePull, type ClaimedFiling, type Decision, type PurchaseLineRow, type PurchaseRow, type ReceivedPurchase, type ReceivedPurchaseLine } from './store.ts';
 
-const GATEWAY_OPERATOR = 'fiscal-gateway';
 export const PULL_BATCH = 20;
 export const FILING_RETRY_BATCH = 20;
 
@@ -307,10 +307,7 @@ export async function filingPayload(ctx: AppContext, filing: ClaimedFiling): Pro
     totTaxAmt: amount(filing.total_tax_amount) ?? sum((l) => l.taxAmt),
     totAmt: amount(filing.total_amount) ?? sum((l) => l.totAmt),
     remark: filing.answer_remark,
-    regrId: GATEWAY_OPERATOR,
-    regrNm: GATEWAY_OPERATOR,
-    modrId: GATEWAY_OPERATOR,
-    modrNm: GATEWAY_OPERATOR,
+    ...GATEWAY_REGISTRANT_FIELDS,
     itemList,
   };
 }

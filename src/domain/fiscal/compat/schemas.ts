@@ -3,7 +3,7 @@
 // is added by the dialect hook after serialisation, so responses here describe the bare form.
 import { Type, type Static } from 'typebox';
 import { MAX_LINES, MAX_PRICE, MAX_QUANTITY, Money } from '../sales/schemas.ts';
-import { PAYMENT_TYPE_CODES } from '../../../vsdc/sales-body.ts';
+import { PAYMENT_TYPE_CODES } from '../../../vsdc/codes.ts';
 import { VAT_CATEGORY_CODES } from '../../../vsdc/tax.ts';
 import { Nullable, literals, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
 

@@ -1,17 +1,26 @@
 // Till logins: provisioned by the merchant's partner, used by a till's getactive to obtain a
 // fresh fiscalisation key for its branch. Passwords are scrypt-hashed; plaintext is shown once.
+import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../kernel/context.ts';
 import type { TenantAccount } from '../../../credentials/lookup.ts';
 import { assertTenantInGoodStanding, currentMonth } from '../../../credentials/standing.ts';
+import { decoyHash, hashPassword, verifyPassword } from '../../../credentials/passwords.ts';
 import { isUniqueViolation } from '../../../platform/db/database.ts';
 import { ApiError, NotFoundError, fieldError, unauthenticated } from '../../../platform/errors/errors.ts';
 import type { Actor } from '../../kernel/audit/store.ts';
 import type { TenantRow } from '../../kernel/tenants/store.ts';
 import { presentTillLogin } from './present.ts';
-import { generatePassword, hashPassword, UNMATCHABLE_HASH, verifyPassword } from './passwords.ts';
 import type { CreateTillLoginBody, GetActiveAnswer, GetActiveBody, TillLoginResource } from './schemas.ts';
 import { deleteTillLoginRow, findDeviceOfBranch, findLoginCandidates, findTillLoginRow, insertTillLogin, listTillLoginRows, swapTillKey, type Dialect, type LoginCandidate } from './till-login-store.ts';
 import { toLegacyBranch } from './translate.ts';
+
+/** scrypt's N = 2^14 for till logins' passwords (merchant accounts' cost is in the configuration). */
+const TILL_PASSWORD_LOG2N = 14;
+
+/** A password chosen for the login: 18 random bytes, 24 base64url characters (144 bits). */
+function generatePassword(): string {
+  return randomBytes(18).toString('base64url');
+}
 
 export async function listTillLogins(ctx: AppContext, tenant: TenantRow): Promise<TillLoginResource[]> {
   return (await listTillLoginRows(ctx.db, tenant.id)).map(presentTillLogin);
@@ -21,7 +30,7 @@ export async function createTillLogin(ctx: AppContext, actor: Actor, tenant: Ten
   const device = await findDeviceOfBranch(ctx.db, tenant.id, body.branch);
   if (!device) throw new ApiError('device_not_found', `No device is registered for branch ${body.branch} of this merchant.`);
   const generated = body.password === undefined ? generatePassword() : undefined;
-  const passwordHash = await hashPassword(body.password ?? generated!);
+  const passwordHash = await hashPassword(body.password ?? generated!, TILL_PASSWORD_LOG2N);
   let id: number;
   try {
     id = await insertTillLogin(ctx.db, actor, { tenantId: tenant.id, deviceId: device.id, username: body.username, passwordHash, dialect: body.dialect ?? 'bare' });
@@ -50,7 +59,7 @@ export interface LoginGate {
 /** Checks the password against every candidate (no early exit); the oldest matching login wins. */
 async function matchingLogin(candidates: LoginCandidate[], password: string): Promise<LoginCandidate | undefined> {
   if (candidates.length === 0) {
-    await verifyPassword(password, UNMATCHABLE_HASH);
+    await verifyPassword(password, await decoyHash(TILL_PASSWORD_LOG2N));
     return undefined;
   }
   const verdicts = await Promise.all(candidates.map((c) => verifyPassword(password, c.passwordHash)));

@@ -4,46 +4,17 @@ import { Decimal } from 'decimal.js';
 import type { AppContext } from '../../kernel/context.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import { ApiError, NotFoundError } from '../../../platform/errors/errors.ts';
+import { noteReasonLabel, paymentTypeLabel } from '../../../vsdc/codes.ts';
 import { VAT_CATEGORIES } from '../../../vsdc/tax.ts';
 import type { SaleResource } from '../sales/schemas.ts';
 import { getSale } from '../sales/service.ts';
 
-/** Code class 07 of the authority: payment types, as printed. */
-const PAYMENT_METHODS = new Map<string, string>(Object.entries({
-  '01': 'Cash',
-  '02': 'Credit',
-  '03': 'Cash/Credit',
-  '04': 'Bank cheque',
-  '05': 'Debit & credit card',
-  '06': 'Mobile money',
-  '07': 'Other',
-  '08': 'Bank transfer',
-}));
-
 const TITLES = { sale: 'TAX INVOICE', credit_note: 'CREDIT NOTE', debit_note: 'DEBIT NOTE' } as const;
 
-/** The authority's reason codes for notes (code classes 32 and 33), as printed. */
-const CREDIT_NOTE_REASONS = new Map<string, string>(Object.entries({
-  '01': 'Wrong product',
-  '02': 'Wrong price',
-  '03': 'Damaged goods',
-  '04': 'Wrong customer',
-  '05': 'Duplicated invoice',
-  '06': 'Excess supplies',
-  '07': 'Other',
-}));
-const DEBIT_NOTE_REASONS = new Map<string, string>(Object.entries({
-  '01': 'Wrong quantity',
-  '02': 'Wrong amount',
-  '03': 'Omitted item',
-  '04': 'Other',
-}));
-
 /** `03 Damaged goods`: the code the authority holds and what it means. */
-export function reasonLabel(type: SaleResource['type'], code: string | null): string | null {
+function reasonLabel(type: SaleResource['type'], code: string | null): string | null {
   if (code === null || type === 'sale') return null;
-  const label = (type === 'credit_note' ? CREDIT_NOTE_REASONS : DEBIT_NOTE_REASONS).get(code);
-  return label ? `${code} ${label}` : code;
+  return noteReasonLabel(type, code);
 }
 
 /** What a note's receipt says of the invoice it corrects. */
@@ -152,7 +123,7 @@ export function receiptOf(
     publishedAt: fiscal.publishedAt,
     occurredAt: sale.occurredAt,
     customer: sale.customer,
-    paymentMethod: PAYMENT_METHODS.get(sale.paymentMethod) ?? sale.paymentMethod,
+    paymentMethod: paymentTypeLabel(sale.paymentMethod),
     items: sale.items.map((l) => ({ name: l.name, quantity: l.quantity, price: l.price, amount: l.amount, discount: l.discount, rrp: l.rrp, vatCategory: l.vatCategory })),
     categories: categoryTotals(sale),
     totals: sale.totals,

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { AuthorityBranches, BranchHeaders } from '../../kernel/devices/schemas.ts';
-import { CREDIT_NOTE_REASON_CODES, DEBIT_NOTE_REASON_CODES, PAYMENT_TYPE_CODES } from '../../../vsdc/sales-body.ts';
+import { CREDIT_NOTE_REASON_CODES, DEBIT_NOTE_REASON_CODES, PAYMENT_TYPE_CODES } from '../../../vsdc/codes.ts';
 import { LEVY_CODES, VAT_CATEGORY_CODES } from '../../../vsdc/tax.ts';
 import { Nullable, literals, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
 import { DocumentStock } from '../stock/document-stock.ts';

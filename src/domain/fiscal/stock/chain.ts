@@ -7,10 +7,9 @@ import type { AppContext } from '../../kernel/context.ts';
 import { formatVsdcDate } from '../../../vsdc/dates.ts';
 import type { SaveStockItemsRequest, SaveStockMasterRequest, StockMovementType } from '../../../vsdc/protocol.ts';
 import { nextBackoffMs } from '../../../platform/workers/backoff.ts';
+import { GATEWAY_REGISTRANT_FIELDS } from '../../../vsdc/registrant.ts';
 import { deferChainBranch, nextUnsent, recordChainStep, releaseChainBranch, type ChainMovement, type ChainStep, type ClaimedChainBranch } from './store.ts';
 
-const GATEWAY = 'fiscal-gateway';
-const REGISTRANT = { regrId: GATEWAY, regrNm: GATEWAY, modrId: GATEWAY, modrNm: GATEWAY };
 
 export function stockItemsBody(movement: ChainMovement): SaveStockItemsRequest {
   return {
@@ -29,7 +28,7 @@ export function stockItemsBody(movement: ChainMovement): SaveStockItemsRequest {
     totTaxAmt: Number(movement.totalTax),
     totAmt: Number(movement.totalAmount),
     remark: movement.remark,
-    ...REGISTRANT,
+    ...GATEWAY_REGISTRANT_FIELDS,
     itemList: movement.lines.map((l) => ({
       itemSeq: l.seq,
       itemCd: l.itemCode,
@@ -64,7 +63,7 @@ export function stockItemsBody(movement: ChainMovement): SaveStockItemsRequest {
 export function stockMasterBody(movement: ChainMovement): SaveStockMasterRequest {
   const remaining = new Map<string, string>();
   for (const l of movement.lines) remaining.set(l.itemCode, l.remaining);
-  return { ...REGISTRANT, stockItemList: [...remaining].map(([itemCd, rsdQty]) => ({ itemCd, rsdQty: Number(rsdQty) })) };
+  return { ...GATEWAY_REGISTRANT_FIELDS, stockItemList: [...remaining].map(([itemCd, rsdQty]) => ({ itemCd, rsdQty: Number(rsdQty) })) };
 }
 
 export type ChainDrain = { kind: 'done' } | { kind: 'deferred'; retryInMs: number } | { kind: 'lease_lost' } | { kind: 'stopped' };

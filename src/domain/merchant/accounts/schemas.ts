@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { literals, Nullable, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
 import { Tpin } from '../../kernel/tenants/schemas.ts';
-import { PASSWORD_MAX } from './passwords.ts';
+import { PASSWORD_MAX } from './password-rules.ts';
 
 const Email = Type.String({ format: 'email', maxLength: 254 });
 // Length rules beyond 1…max are checked by the service, with a message saying what a good one is.

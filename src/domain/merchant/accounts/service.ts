@@ -16,7 +16,8 @@ import { ApiError, fieldError, NotFoundError } from '../../../platform/errors/er
 import { accountExistsMail, invitationMail, passwordChangedMail, passwordResetMail, verifyEmailMail } from '../../../platform/mail/templates.ts';
 import { recordAudit, type Actor } from '../../kernel/audit/store.ts';
 import { tenantOfPartner } from '../../kernel/tenants/service.ts';
-import { assertPasswordRules, decoyHash, hashPassword, verifyPassword } from './passwords.ts';
+import { decoyHash, hashPassword, verifyPassword } from '../../../credentials/passwords.ts';
+import { assertPasswordRules } from './password-rules.ts';
 import * as store from './store.ts';
 
 const HOUR_MS = 3_600_000;

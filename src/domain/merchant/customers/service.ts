@@ -9,13 +9,13 @@ import { pageOf, type Page } from '../../../platform/http/pagination.ts';
 import type { SaveBranchCustomerRequest } from '../../../vsdc/protocol.ts';
 import { backoffMs } from '../../../platform/workers/backoff.ts';
 import { vsdcLeaseMs } from '../../../vsdc/polling.ts';
+import { GATEWAY_REGISTRANT_FIELDS } from '../../../vsdc/registrant.ts';
 import { branchForWrite, pickBranch } from '../../kernel/devices/branches.ts';
 import { devicesOfTenant } from '../../kernel/devices/store.ts';
 import { presentCustomer } from './present.ts';
 import type { CreateCustomerBody, CustomerResource, ListCustomersQuery } from './schemas.ts';
 import { claimDueCustomers, leasedCustomer, findCustomer, findCustomerByTpin, insertCustomer, listCustomers, recordAttempt, type ClaimedCustomer, type RegistrationOutcome, type VerificationOutcome } from './store.ts';
 
-const GATEWAY_OPERATOR = 'fiscal-gateway';
 export const CUSTOMER_RETRY_BATCH = 20;
 
 export interface CreatedCustomer {
@@ -101,10 +101,7 @@ async function register(ctx: AppContext, customer: ClaimedCustomer): Promise<Ans
     telNo: customer.phone,
     email: customer.email,
     useYn: 'Y',
-    regrId: GATEWAY_OPERATOR,
-    regrNm: GATEWAY_OPERATOR,
-    modrId: GATEWAY_OPERATOR,
-    modrNm: GATEWAY_OPERATOR,
+    ...GATEWAY_REGISTRANT_FIELDS,
   };
   const outcome = await ctx.vsdc.saveBrancheCustomers(customer.target, payload);
   switch (outcome.kind) {

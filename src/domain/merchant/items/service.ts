@@ -11,12 +11,12 @@ import { unknownClassificationCodes } from '../../kernel/catalogue/lookup.ts';
 import { branchForWrite } from '../../kernel/devices/branches.ts';
 import { devicesOfTenant } from '../../kernel/devices/store.ts';
 import { vsdcLeaseMs, sendOutcomeOf } from '../../../vsdc/polling.ts';
+import { GATEWAY_REGISTRANT_FIELDS } from '../../../vsdc/registrant.ts';
 import { DEFAULT_ITEM, generatedItemCode, normalizeItemName } from './codes.ts';
 import { presentItem } from './present.ts';
 import type { CreateItemBody, ItemResource, ListItemsQuery, UpdateItemBody } from './schemas.ts';
 import { amendItem, claimDueItems, claimItem, findItemByCode, findItemById, insertItem, leasedItem, listItems, recordSendOutcome, releaseDraft, reserveItemCodeSequence, type ClaimedItem, type ItemChanges, type ItemRow } from './store.ts';
 
-const GATEWAY_OPERATOR = 'fiscal-gateway';
 export const ITEM_RETRY_BATCH = 20;
 /** Generated codes only clash with a code a caller chose by hand; a few fresh tries suffice. */
 const CODE_ATTEMPTS = 5;
@@ -160,10 +160,7 @@ function saveItemPayload(item: ClaimedItem): SaveItemRequest {
     bcd: item.barcode,
     dftPrc: item.defaultPrice,
     useYn: item.active ? 'Y' : 'N',
-    regrId: GATEWAY_OPERATOR,
-    regrNm: GATEWAY_OPERATOR,
-    modrId: GATEWAY_OPERATOR,
-    modrNm: GATEWAY_OPERATOR,
+    ...GATEWAY_REGISTRANT_FIELDS,
   };
 }
 
