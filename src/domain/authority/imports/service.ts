@@ -12,7 +12,7 @@ import { claimDuePulls, pullBranch, type ClaimedPull } from '../pulls/branch-pul
 import { vsdcLeaseMs, sendOutcomeOf } from '../../../vsdc/polling.ts';
 import { GATEWAY_REGISTRANT } from '../../../vsdc/registrant.ts';
 import { findItemByCode } from '../../merchant/items/store.ts';
-import { pickBranch } from '../../kernel/devices/branches.ts';
+import { pickBranch } from '../../kernel/devices/branch-rule.ts';
 import { devicesOfTenant } from '../../kernel/devices/store.ts';
 import { presentImportItem } from './present.ts';
 import type { ApproveBody, ImportItemResource, ListImportItemsQuery, RejectBody } from './schemas.ts';

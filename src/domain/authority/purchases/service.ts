@@ -15,7 +15,7 @@ import { claimDuePulls, pullBranch, type ClaimedPull } from '../pulls/branch-pul
 import { sendOutcomeOf, vsdcLeaseMs } from '../../../vsdc/polling.ts';
 import { GATEWAY_REGISTRANT_FIELDS } from '../../../vsdc/registrant.ts';
 import { findItemByCode } from '../../merchant/items/store.ts';
-import { pickBranch } from '../../kernel/devices/branches.ts';
+import { pickBranch } from '../../kernel/devices/branch-rule.ts';
 import { devicesOfTenant } from '../../kernel/devices/store.ts';
 import { queueStockMovement } from '../../fiscal/stock/movements.ts';
 import { presentPurchase } from './present.ts';

@@ -7,7 +7,7 @@ import type { DocumentType } from '../../../platform/db/tables/sales.ts';
 import { ApiError, assertCalendarDays, fieldError, NotFoundError } from '../../../platform/errors/errors.ts';
 import { dayOf, daysBetween, daysRange } from '../../../platform/lib/time-zones.ts';
 import { Money } from '../../../vsdc/tax.ts';
-import { pickBranch } from '../../kernel/devices/branches.ts';
+import { pickBranch } from '../../kernel/devices/branch-rule.ts';
 import { devicesOfTenant, type BranchDevice } from '../../kernel/devices/store.ts';
 import type { ByTypeResource, DailyReportResource, FiguresResource } from './schemas.ts';
 import { documentsByTypeAndStatus, findZReport, insertZReport, numbersOfDay, paymentMethodsOfDay, vatCategoriesOfDay, type AggregateRow, type DayScope } from './store.ts';

@@ -12,7 +12,7 @@ import { daysBetween, daysRange } from '../../../platform/lib/time-zones.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
 import type { FilingDetails } from '../../../vsdc/sales-body.ts';
 import type { ComputedSale } from '../../../vsdc/tax.ts';
-import { branchForWrite, pickBranch } from '../../kernel/devices/branches.ts';
+import { branchForWrite, pickBranch } from '../../kernel/devices/branch-rule.ts';
 import { idempotencyKeyOf, requestFingerprint } from './idempotency.ts';
 import { presentLineRow, presentNewLine, presentSale } from './present.ts';
 import type { CreateSaleBody, ListSalesQuery, MeResource, SaleResource } from './schemas.ts';

@@ -6,6 +6,7 @@ import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
 import { prepared, runPrepared } from '../../../platform/db/prepared.ts';
 import { batchOrEach, GroupCommit, KeyedGroupCommits } from '../../../platform/db/group-commit.ts';
 import type { AppContext, ContextMember } from '../../kernel/context.ts';
+import { defaultBranchSql } from '../../kernel/devices/branch-rule.ts';
 
 export type SaleRow = Selectable<SalesTable>;
 export type SaleLineRow = Selectable<SaleLinesTable>;
@@ -165,15 +166,15 @@ const LINE_INPUT_VALUES = sql.raw(LINE_COLUMN_NAMES.map((c) => `l.${c}`).join(',
 const LINE_RECORD = sql.raw(`l(${LINE_COLUMN_NAMES.map((c) => `${c} ${LINE_COLUMNS[c]}`).join(', ')})`);
 
 /**
- * The initialised device a document goes to. Without X-Branch: the tenant's 000 branch if
- * registered, else its only branch. No row when none applies (the caller says why).
+ * The initialised device a document goes to: X-Branch's, else the branch rule's SQL form
+ * (kernel/devices/branch-rule.ts). No row when none applies (the caller says why).
  */
 function targetDevice(tenantId: number, target: DocumentTarget) {
   if ('deviceId' in target) return sql`select id, branch from devices where id = ${target.deviceId} and tenant_id = ${tenantId} and initialized`;
   const named =
     target.branchHeader !== undefined
       ? sql`${target.branchHeader}::text`
-      : sql`(select coalesce(max(branch) filter (where branch = '000'), case when count(*) = 1 then max(branch) end) from devices where tenant_id = ${tenantId})`;
+      : defaultBranchSql(sql`${tenantId}`);
   return sql`select id, branch from devices where tenant_id = ${tenantId} and initialized and branch = ${named}`;
 }
 
@@ -330,9 +331,7 @@ export async function insertDocuments(db: Kysely<DB>, items: PendingInsert[], no
       select i.n, d.id, d.branch
       from input i join devices d on d.tenant_id = i.tenant_id and d.initialized
       where case when i.device_id is not null then d.id = i.device_id
-        else d.branch = coalesce(i.branch_header, (
-          select coalesce(max(x.branch) filter (where x.branch = '000'), case when count(*) = 1 then max(x.branch) end)
-          from devices x where x.tenant_id = i.tenant_id)) end
+        else d.branch = coalesce(i.branch_header, ${defaultBranchSql(sql.ref('i.tenant_id'))}) end
     ),
     state as (
       select target.n, target.id, target.branch, exists (

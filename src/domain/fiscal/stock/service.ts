@@ -5,7 +5,7 @@ import type { TenantAccount } from '../../../credentials/lookup.ts';
 import { ApiError, FieldErrors, NotFoundError } from '../../../platform/errors/errors.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
 import { Money } from '../../../vsdc/tax.ts';
-import { branchForWrite, pickBranch } from '../../kernel/devices/branches.ts';
+import { branchForWrite, pickBranch } from '../../kernel/devices/branch-rule.ts';
 import { devicesOfTenant } from '../../kernel/devices/store.ts';
 import { GOODS_ITEM_TYPES, isIncoming, recordStockMovement } from './movements.ts';
 import { presentLevel, presentMovement } from './present.ts';

@@ -138,7 +138,19 @@ async function sessionOf(ctx: AppContext, request: FastifyRequest, sessionToken:
  * The merchant's own bucket: its tenant tokens and its users' sessions (console actions, on the
  * merchant API and the account surface) share one limit.
  */
-const merchantBucket = (tenantId: number) => `t:${tenantId}:v1`;
+/**
+ * The rate-limit buckets, one name each: `t:<tenant>:v1` (the merchant API, tokens and console
+ * alike), `t:<tenant>:zm` (/zm/api and till logins), `p:<partner>`. A lookup statement that
+ * counts the request itself is given the same name split around the id (`countedBucket`).
+ */
+const BUCKETS = {
+  merchant: { before: 't:', after: ':v1' },
+  till: { before: 't:', after: ':zm' },
+  partner: { before: 'p:', after: '' },
+} as const;
+type BucketKind = keyof typeof BUCKETS;
+const bucketOf = (kind: BucketKind, id: number) => `${BUCKETS[kind].before}${id}${BUCKETS[kind].after}`;
+const merchantBucket = (tenantId: number) => bucketOf('merchant', tenantId);
 
 async function authenticateAccount(ctx: AppContext, request: FastifyRequest, role: UserRole): Promise<Principal> {
   const sessionToken = cookieValue(request.headers.cookie, SESSION_COOKIE);
@@ -192,7 +204,7 @@ async function authenticateMerchant(ctx: AppContext, request: FastifyRequest, ab
     throw unauthenticated('Partner secret keys are not accepted on merchant endpoints. Use a tenant token.');
   }
   if (kind?.kind !== 'tenant_token' || !hasValidChecksum(secret, kind.prefix)) throw unauthenticated('The tenant token is invalid.');
-  const token = await ctx.members.get(TENANT_TOKEN_LOOKUPS).find(secret, ctx.clock.now(), countedBucket(ctx, 't:', ':v1'));
+  const token = await ctx.members.get(TENANT_TOKEN_LOOKUPS).find(secret, ctx.clock.now(), countedBucket(ctx, 'merchant'));
   if (!token) throw unauthenticated('The tenant token is invalid or has been revoked.');
   assertTenantInGoodStanding(token.tenant);
   await applyRateLimit(ctx, request, merchantBucket(token.tenant.id), tenantLimit(token.tenant, 'v1'), token.count);
@@ -210,7 +222,7 @@ async function authenticatePartner(ctx: AppContext, request: FastifyRequest, sco
     throw unauthenticated('This endpoint takes a partner secret key (sk_live_ or sk_test_); tenant tokens and fiscalisation keys are not accepted.');
   }
   if (!hasValidChecksum(secret, kind.prefix)) throw unauthenticated('The partner secret key is invalid.');
-  const key = await findPartnerKey(ctx.db, secret, ctx.clock.now(), countedBucket(ctx, 'p:', ''));
+  const key = await findPartnerKey(ctx.db, secret, ctx.clock.now(), countedBucket(ctx, 'partner'));
   if (!key) throw unauthenticated('The partner secret key is invalid or has been revoked.');
   if (key.expiresAt && key.expiresAt.getTime() <= ctx.clock.now().getTime()) {
     throw new ApiError('api_key_expired', 'This partner key was rotated and its grace window has ended. Use its replacement.');
@@ -218,7 +230,7 @@ async function authenticatePartner(ctx: AppContext, request: FastifyRequest, sco
   if (key.partner.status === 'suspended') {
     throw new ApiError('partner_suspended', 'This partner account is suspended.');
   }
-  await applyRateLimit(ctx, request, `p:${key.partner.id}`, PARTNER_LIMIT_PER_MINUTE, key.count);
+  await applyRateLimit(ctx, request, bucketOf('partner', key.partner.id), PARTNER_LIMIT_PER_MINUTE, key.count);
   if (!key.scopes.includes(scope)) {
     throw new ApiError('missing_scope', `This key lacks the ${scope} scope.`);
   }
@@ -236,7 +248,7 @@ async function authenticateCompat(ctx: AppContext, request: FastifyRequest, bran
   }
   const kind = kindOf(secret);
   if (kind?.kind !== 'fiscalisation_key' || !hasValidChecksum(secret, kind.prefix)) throw unauthenticated('The X-Api-Key is invalid.');
-  const key = await findFiscalisationKey(ctx.db, secret, ctx.clock.now(), countedBucket(ctx, 't:', ':zm'));
+  const key = await findFiscalisationKey(ctx.db, secret, ctx.clock.now(), countedBucket(ctx, 'till'));
   if (!key) throw unauthenticated('The X-Api-Key is invalid or has been revoked.');
   let device: CompatDevice | undefined;
   if (branch === 'required') {
@@ -246,7 +258,7 @@ async function authenticateCompat(ctx: AppContext, request: FastifyRequest, bran
     if (!device) throw unauthenticated('This key may not file through the X-SdcId given.');
   }
   assertTenantInGoodStanding(key.tenant);
-  await applyRateLimit(ctx, request, `t:${key.tenant.id}:zm`, tenantLimit(key.tenant, 'zm'), key.count);
+  await applyRateLimit(ctx, request, bucketOf('till', key.tenant.id), tenantLimit(key.tenant, 'zm'), key.count);
   return { kind: 'fiscalisation_key', key, tenant: key.tenant, device };
 }
 
@@ -258,8 +270,9 @@ function authenticateAdmin(ctx: AppContext, request: FastifyRequest, auth: Extra
   return { kind: 'admin' };
 }
 
-/** With the table store, the credential lookup counts the request in its own statement: the bucket `${before}<id>${after}`. */
-function countedBucket(ctx: AppContext, before: string, after: string): BucketCount | undefined {
+/** With the table store, the credential lookup counts the request in its own statement, in the bucket of `kind`. */
+function countedBucket(ctx: AppContext, kind: BucketKind): BucketCount | undefined {
+  const { before, after } = BUCKETS[kind];
   return ctx.rateLimiter.countsInDatabase ? { before: ctx.rateLimiter.keyOf(before), after, windowMs: WINDOW_MS } : undefined;
 }
 
@@ -328,5 +341,5 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
 
 /** Exposed for the till login route, which authenticates from its body. */
 export async function rateLimitTenant(ctx: AppContext, request: FastifyRequest, tenant: TenantAccount, surface: 'v1' | 'zm'): Promise<void> {
-  await applyRateLimit(ctx, request, `t:${tenant.id}:${surface}`, tenantLimit(tenant, surface));
+  await applyRateLimit(ctx, request, bucketOf(surface === 'v1' ? 'merchant' : 'till', tenant.id), tenantLimit(tenant, surface));
 }

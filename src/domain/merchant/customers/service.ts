@@ -10,7 +10,7 @@ import type { SaveBranchCustomerRequest } from '../../../vsdc/protocol.ts';
 import { backoffMs } from '../../../platform/workers/backoff.ts';
 import { vsdcLeaseMs } from '../../../vsdc/polling.ts';
 import { GATEWAY_REGISTRANT_FIELDS } from '../../../vsdc/registrant.ts';
-import { branchForWrite, pickBranch } from '../../kernel/devices/branches.ts';
+import { branchForWrite, pickBranch } from '../../kernel/devices/branch-rule.ts';
 import { devicesOfTenant } from '../../kernel/devices/store.ts';
 import { presentCustomer } from './present.ts';
 import type { CreateCustomerBody, CustomerResource, ListCustomersQuery } from './schemas.ts';

@@ -8,7 +8,7 @@ import { ApiError, NotFoundError, ValidationError } from '../../../platform/erro
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
 import type { SaveItemRequest } from '../../../vsdc/protocol.ts';
 import { unknownClassificationCodes } from '../../kernel/catalogue/lookup.ts';
-import { branchForWrite } from '../../kernel/devices/branches.ts';
+import { branchForWrite } from '../../kernel/devices/branch-rule.ts';
 import { devicesOfTenant } from '../../kernel/devices/store.ts';
 import { vsdcLeaseMs, sendOutcomeOf } from '../../../vsdc/polling.ts';
 import { GATEWAY_REGISTRANT_FIELDS } from '../../../vsdc/registrant.ts';

@@ -1,13 +1,26 @@
+// The branch a merchant request acts on (design.md), in its two forms: `pickBranch` over the
+// merchant's devices in JS, and `defaultBranchSql` inside a statement (the sale's insert, which
+// picks the branch in the statement that takes the number). test/platform/branch-rule.test.ts
+// checks that they agree.
+import { sql, type RawBuilder } from 'kysely';
 import { ApiError } from '../../../platform/errors/errors.ts';
 import type { BranchDevice } from './store.ts';
 
 export const HEADQUARTERS = '000';
 
 /**
+ * The SQL form of the rule without X-Branch: the tenant's `000` branch if registered, else its
+ * only branch, else null; `tenantId` is the tenant's id as an SQL expression.
+ */
+export function defaultBranchSql(tenantId: RawBuilder<unknown>): RawBuilder<string | null> {
+  return sql<string | null>`(select coalesce(max(rule_d.branch) filter (where rule_d.branch = ${sql.lit(HEADQUARTERS)}), case when count(*) = 1 then max(rule_d.branch) end) from devices rule_d where rule_d.tenant_id = ${tenantId})`;
+}
+
+/**
  * The branch a merchant request acts on (design.md): the one X-Branch names, else the tenant's
  * `000` branch if registered, else its only branch. Undefined when none applies.
  */
-export function pickBranch(devices: readonly BranchDevice[], header: string | undefined): BranchDevice | undefined {
+export function pickBranch<D extends Pick<BranchDevice, 'branch'>>(devices: readonly D[], header: string | undefined): D | undefined {
   if (header !== undefined) {
     const named = devices.find((d) => d.branch === header);
     if (!named) throw new ApiError('branch_not_found', `X-Branch ${header} is not a branch of this merchant. GET /api/v1/me lists its branches.`);
