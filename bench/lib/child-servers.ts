@@ -1,5 +1,5 @@
 // Servers a benchmark runs in child processes, one event loop each:
-//   simulator   the VSDC simulator (src/simulator)
+//   simulator   the VSDC simulator (packages/simulator)
 //   fastify     a bare Fastify JSON endpoint with a response schema and no logger: the HTTP ceiling
 //   receivers   webhook receivers: `healthy` answers 200 at once and counts the distinct
 //               deliveries it got (GET /count), `stalled` never answers
