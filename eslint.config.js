@@ -16,7 +16,7 @@ export default tseslint.config(
   {
     // Type-aware, so only where it matters and stays fast: a promise nobody awaits in the
     // service loses its errors. Fire-and-forget is written `void`, with the reason beside it.
-    files: ['src/**/*.ts'],
+    files: ['src/**/*.ts', 'packages/simulator/src/**/*.ts', 'packages/vsdc-protocol/src/**/*.ts'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: { '@typescript-eslint/no-floating-promises': 'error' },
   },

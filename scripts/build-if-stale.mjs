@@ -1,9 +1,13 @@
 #!/usr/bin/env node
-// Builds what `npm start` runs only when it is out of date: the gateway (src/ → dist/, by tsc)
+// Builds what `npm start` runs only when it is out of date: the workspace packages the gateway
+// imports (packages/<name>/src → packages/<name>/dist, by tsc), the gateway (src/ → dist/, by tsc)
 // and the console (console/ → console/dist/, by Vite). `npm start` runs it first (prestart), so
 // a start after no change compiles nothing; `npm ci` (prepare) and `npm run build` force it.
 //
-//   node scripts/build-if-stale.mjs [--force] [--dry-run] [gateway|console …]
+//   node scripts/build-if-stale.mjs [--force] [--dry-run] [vsdc-protocol|simulator|gateway|console …]
+//
+// A target named on the command line first builds the targets it needs (`needs`) that are out of
+// date; --force forces only the named ones (all of them when none is named).
 //
 // A target is up to date when its stamp (written after a build that succeeded, dated when that
 // build began) is newer than every source file and every expected output exists. Dating the
@@ -32,8 +36,35 @@ function tsc() {
   }
 }
 
+function tscCommand(project) {
+  const compiler = tsc();
+  if (!compiler) throw new Error('the TypeScript compiler is not installed (it is a dev dependency: build before `npm prune --omit=dev`, or run `npm ci`)');
+  return [process.execPath, compiler, '-p', project];
+}
+
+/** A workspace package compiled by tsc from packages/<name>/src to packages/<name>/dist. */
+function workspacePackage(name, needs = []) {
+  const dir = join('packages', name);
+  const src = join(dir, 'src');
+  return {
+    needs,
+    // The root tsconfig.json too: the package's extends it.
+    sources: () => (existsSync(src) ? [...filesUnder(src), join(dir, 'package.json'), join(dir, 'tsconfig.json'), join(dir, 'tsconfig.build.json'), 'tsconfig.json'] : []),
+    outputs: () =>
+      filesUnder(src)
+        .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
+        .map((file) => join(dir, 'dist', relative(src, file)).replace(/\.ts$/, '.js')),
+    stamp: join(dir, 'dist', '.build-stamp'),
+    command: () => tscCommand(join(dir, 'tsconfig.build.json')),
+  };
+}
+
 const TARGETS = {
+  'vsdc-protocol': workspacePackage('vsdc-protocol'),
+  simulator: workspacePackage('simulator', ['vsdc-protocol']),
   gateway: {
+    // dist/main.js imports these by package name, so they are built (when stale) before it.
+    needs: ['vsdc-protocol', 'simulator'],
     sources: () => [...filesUnder('src'), 'tsconfig.json', 'tsconfig.build.json'],
     // Every module compiles to its own file: one that is missing (deleted by hand) means a build.
     outputs: () =>
@@ -41,11 +72,7 @@ const TARGETS = {
         .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
         .map((file) => join('dist', relative('src', file)).replace(/\.ts$/, '.js')),
     stamp: join('dist', '.build-stamp'),
-    command: () => {
-      const compiler = tsc();
-      if (!compiler) throw new Error('the TypeScript compiler is not installed (it is a dev dependency: build before `npm prune --omit=dev`, or run `npm ci`)');
-      return [process.execPath, compiler, '-p', 'tsconfig.build.json'];
-    },
+    command: () => tscCommand('tsconfig.build.json'),
   },
   console: {
     // The console's bundle also holds the one gateway module it imports values from (the
@@ -94,10 +121,12 @@ function main(argv) {
     console.error(`build-if-stale: unknown ${unknown.join(', ')} (targets: ${Object.keys(TARGETS).join(', ')}; flags: --force, --dry-run)`);
     return 2;
   }
-  for (const name of names.length > 0 ? names : Object.keys(TARGETS)) {
+  const named = names.length > 0 ? names : Object.keys(TARGETS);
+  const withNeeds = (name) => [...(TARGETS[name].needs ?? []).flatMap(withNeeds), name];
+  for (const name of new Set(named.flatMap(withNeeds))) {
     const sources = TARGETS[name].sources().filter((file) => existsSync(file));
     if (sources.length === 0) continue; // not in this tree
-    const reason = force ? 'forced' : staleReason(name, sources);
+    const reason = force && named.includes(name) ? 'forced' : staleReason(name, sources);
     if (reason === undefined) {
       if (dryRun) console.log(`${name}: up to date`);
       continue;

@@ -79,8 +79,8 @@ export async function main(argv: string[]): Promise<number> {
       return EXIT.ok;
     }
     if (command === 'simulator') {
-      const { runSimulatorCli } = await import('./simulator/cli.ts');
-      await runSimulatorCli(rest);
+      const { simulatorCommand } = await import('./app/cli/simulator.ts');
+      await simulatorCommand(rest);
       return EXIT.ok;
     }
     config = loadConfig();

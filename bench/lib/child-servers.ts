@@ -1,5 +1,5 @@
 // Servers a benchmark runs in child processes, one event loop each:
-//   simulator   the VSDC simulator (src/simulator)
+//   simulator   the VSDC simulator (packages/simulator)
 //   fastify     a bare Fastify JSON endpoint with a response schema and no logger: the HTTP ceiling
 //   receivers   webhook receivers: `healthy` answers 200 at once and counts the distinct
 //               deliveries it got (GET /count), `stalled` never answers
@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
-import { startSimulator } from '../../src/simulator/index.ts';
+import { startSimulator } from '@fiscal-gateway/simulator';
 
 const urlOf = (server: Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 const listen = (server: Server) => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

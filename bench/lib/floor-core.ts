@@ -4,8 +4,8 @@
 // schema, pino's request line, Kysely over pg, undici), so that the bench can tell what the stack
 // costs from what the gateway's work costs.
 import { createHash } from 'node:crypto';
+import type { SaveSalesRequest } from '@fiscal-gateway/vsdc-protocol';
 import { buildSaveSalesBody } from '../../src/vsdc/sales-body.ts';
-import type { SaveSalesRequest } from '../../src/vsdc/protocol.ts';
 
 export const FLOOR_TABLE_SQL = `create table if not exists floor_documents (
   id bigserial primary key,

@@ -86,7 +86,12 @@ const built = new Set<string>();
 function gatewayEntry(root: string): string[] {
   if (!existsSync(join(root, 'tsconfig.build.json'))) return ['--import', 'tsx', join(root, 'src/main.ts')];
   if (!built.has(root)) {
-    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+    // The workspace packages dist/main.js imports by name (in a tree that has them) first, in
+    // the order they import one another.
+    for (const project of ['packages/vsdc-protocol/tsconfig.build.json', 'packages/simulator/tsconfig.build.json', 'tsconfig.build.json']) {
+      if (!existsSync(join(root, project))) continue;
+      execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', project], { cwd: root, stdio: 'inherit' });
+    }
     built.add(root);
   }
   return [...startFlags(root), join(root, 'dist/main.js')];

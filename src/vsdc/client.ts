@@ -1,18 +1,8 @@
 // The VSDC client: one typed call per endpoint, one pooled undici Agent, and every answer read
 // into a VsdcOutcome. It never throws for anything the network or the VSDC does.
 import { Agent, request } from 'undici';
-import { VSDC_EPOCH } from './dates.ts';
 import {
-  classifyResult,
-  type InitOutcome,
-  type SaveSalesOutcome,
-  type SelectOutcome,
-  type UnreachableOutcome,
-  type UnreachableReason,
-  type VsdcOutcome,
-  type WriteOutcome,
-} from './outcome.ts';
-import {
+  VSDC_EPOCH,
   VSDC_PATHS,
   type BranchesData,
   type CodesData,
@@ -46,7 +36,17 @@ import {
   type UpdateImportItemsRequest,
   type VsdcEndpoint,
   type VsdcEnvelope,
-} from './protocol.ts';
+} from '@fiscal-gateway/vsdc-protocol';
+import {
+  classifyResult,
+  type InitOutcome,
+  type SaveSalesOutcome,
+  type SelectOutcome,
+  type UnreachableOutcome,
+  type UnreachableReason,
+  type VsdcOutcome,
+  type WriteOutcome,
+} from './outcome.ts';
 import { receiptProblem } from './sales-body.ts';
 import { joinVsdcUrl } from './url.ts';
 

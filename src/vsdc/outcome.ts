@@ -1,5 +1,5 @@
 // How the gateway reads a VSDC answer: one discriminated union per call.
-import type { VsdcEndpoint } from './protocol.ts';
+import type { VsdcEndpoint } from '@fiscal-gateway/vsdc-protocol';
 
 export type ResultClass = 'ok' | 'empty' | 'already_installed' | 'duplicate' | 'unreachable' | 'rejected';
 

@@ -1,14 +1,16 @@
 // Builds the `saveSales` body of a sale, credit note or debit note, and reads the receipt back.
 import type { PaymentTypeCode } from './codes.ts';
-import { formatVsdcDate, formatVsdcDateTime, parseVsdcDateTime } from './dates.ts';
 import {
+  formatVsdcDate,
+  formatVsdcDateTime,
+  parseVsdcDateTime,
   HEADER_TAX_BUCKETS,
   type HeaderTaxBucket,
   type SaveSalesData,
   type SaveSalesLine,
   type SaveSalesRequest,
   type SelectInvoiceData,
-} from './protocol.ts';
+} from '@fiscal-gateway/vsdc-protocol';
 import { GATEWAY_REGISTRANT } from './registrant.ts';
 import { amountsMatch, computeSale, SaleAmountsError, type ComputedSale, type SaleLineInput, type VatCategoryCode } from './tax.ts';
 

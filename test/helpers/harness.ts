@@ -4,12 +4,12 @@
 // workers running in this process.
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
+import { startSimulator, type Simulator } from '@fiscal-gateway/simulator';
 import type { Config } from '../../src/platform/config.ts';
 import type { AppContext } from '../../src/domain/kernel/context.ts';
 import { syncCatalogue } from '../../src/domain/kernel/catalogue/service.ts';
 import { moduleWorkers } from '../../src/app/modules.ts';
 import { updateTenantAccount } from '../../src/domain/partner/provisioning/partners-service.ts';
-import { startSimulator, type Simulator } from '../../src/simulator/index.ts';
 import { startWorkers, type WorkerFactory } from '../../src/platform/workers/index.ts';
 import { bearer, seedMerchant, seedPartner, startTestApp, type TestApp } from './app.ts';
 import { eventually } from './poll.ts';

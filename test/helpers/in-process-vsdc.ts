@@ -1,9 +1,7 @@
 // One device of the VSDC simulator driven in-process through its real endpoint handler (no
 // sockets), so property tests can file thousands of documents against its own checks.
 import assert from 'node:assert/strict';
-import { handleEndpoint } from '../../src/simulator/endpoints.ts';
-import type { EnvelopeReply } from '../../src/simulator/replies.ts';
-import { SimulatorState } from '../../src/simulator/state.ts';
+import { handleEndpoint, SimulatorState, type EnvelopeReply } from '@fiscal-gateway/simulator';
 import { buildSaveSalesBody, type SaleDocument } from '../../src/vsdc/sales-body.ts';
 
 export type InProcessDocument = Omit<SaleDocument, 'tpin' | 'bhfId' | 'invoiceNo' | 'customer' | 'paymentMethod' | 'occurredAt' | 'currency'>;

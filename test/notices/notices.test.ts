@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { BranchRecord, Notice } from '@fiscal-gateway/vsdc-protocol';
 import { createDeliveryWorker } from '../../src/domain/partner/webhooks/delivery-worker.ts';
 import { pullDueAuthorityFeeds, toReceivedNotice } from '../../src/domain/authority/notices/service.ts';
 import { toReceivedBranch } from '../../src/domain/kernel/devices/register.ts';
-import type { BranchRecord, Notice } from '../../src/vsdc/protocol.ts';
 import { authorityPullWorker } from '../../src/domain/authority/notices/worker.ts';
 import { bearer } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';

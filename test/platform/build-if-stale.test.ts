@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 
 const SCRIPT = new URL('../../scripts/build-if-stale.mjs', import.meta.url).pathname;
@@ -67,5 +67,49 @@ describe('npm start builds only what is out of date', () => {
     assert.match(run('--dry-run').out, /^gateway: would build \(src\/main\.ts changed since the last build\)$/m);
 
     assert.equal(run('--frobnicate').code, 2);
+  });
+
+  test('a target builds what it needs first, when that is out of date: the gateway after the workspace packages it imports', () => {
+    const tree = mkdtempSync(join(tmpdir(), 'fg-build-packages-'));
+    try {
+      const write = (path: string, text: string) => {
+        mkdirSync(dirname(join(tree, path)), { recursive: true });
+        writeFileSync(join(tree, path), text);
+      };
+      const runIn = (...args: string[]) => {
+        const res = spawnSync(process.execPath, [SCRIPT, ...args], { cwd: tree, encoding: 'utf8' });
+        return { code: res.status, out: res.stdout + res.stderr };
+      };
+      write('tsconfig.json', JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, types: [], noEmit: true }, include: ['src'] }));
+      write('tsconfig.build.json', JSON.stringify({ extends: './tsconfig.json', compilerOptions: { noEmit: false, rootDir: 'src', outDir: 'dist' }, include: ['src'] }));
+      write('src/main.ts', 'export const answer: number = 42;\n');
+      for (const name of ['vsdc-protocol', 'simulator']) {
+        write(`packages/${name}/package.json`, JSON.stringify({ name: `@fiscal-gateway/${name}`, type: 'module' }));
+        write(`packages/${name}/tsconfig.json`, JSON.stringify({ extends: '../../tsconfig.json', include: ['src'] }));
+        write(`packages/${name}/tsconfig.build.json`, JSON.stringify({ extends: './tsconfig.json', compilerOptions: { noEmit: false, rootDir: 'src', outDir: 'dist' } }));
+        write(`packages/${name}/src/index.ts`, `export const name: string = '${name}';\n`);
+      }
+
+      const first = runIn('gateway');
+      assert.equal(first.code, 0, first.out);
+      assert.match(first.out, /vsdc-protocol: building[\s\S]*simulator: building[\s\S]*gateway: building/);
+      assert.ok(existsSync(join(tree, 'packages', 'simulator', 'dist', 'index.js')));
+
+      // --force forces the target named, not the packages that are up to date.
+      const forced = runIn('--force', 'gateway');
+      assert.equal(forced.code, 0, forced.out);
+      assert.match(forced.out, /^gateway: building \(forced\)$/m);
+      assert.doesNotMatch(forced.out, /simulator: building/);
+
+      // A package's source saved after its build: built again before the gateway starts.
+      const at = (secondsAgo: number) => new Date(Date.now() - secondsAgo * 1000);
+      utimesSync(join(tree, 'packages', 'simulator', 'dist', '.build-stamp'), at(100), at(100));
+      utimesSync(join(tree, 'packages', 'simulator', 'src', 'index.ts'), at(90), at(90));
+      const dry = runIn('--dry-run', 'gateway').out;
+      assert.match(dry, /^simulator: would build \(packages\/simulator\/src\/index\.ts changed since the last build\)$/m);
+      assert.match(dry, /^vsdc-protocol: up to date$/m);
+    } finally {
+      rmSync(tree, { recursive: true, force: true });
+    }
   });
 });

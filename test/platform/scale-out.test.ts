@@ -6,11 +6,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { request } from 'undici';
+import { startSimulator, type Simulator } from '@fiscal-gateway/simulator';
 import { buildApp } from '../../src/app/app.ts';
 import { closeContext, createContext, type AppContext } from '../../src/domain/kernel/context.ts';
 import { syncCatalogue } from '../../src/domain/kernel/catalogue/service.ts';
 import { updateTenantAccount } from '../../src/domain/partner/provisioning/partners-service.ts';
-import { startSimulator, type Simulator } from '../../src/simulator/index.ts';
 import { bearer, seedMerchant, seedPartner, TEST_SECRET_KEY, testConfig } from '../helpers/app.ts';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db.ts';
 import { baseEnv, spawnGateway, type SpawnedGateway } from '../helpers/process.ts';

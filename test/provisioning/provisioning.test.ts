@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
+import { startSimulator, type Simulator } from '@fiscal-gateway/simulator';
 import { engineName } from '../helpers/db.ts';
 import { TEST_ADMIN_TOKEN, bearer, seedPartner, startTestApp, uniqueTpin, type TestApp } from '../helpers/app.ts';
 

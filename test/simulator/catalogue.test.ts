@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CLASSIFICATION_CATALOGUE, CLASSIFICATION_CODES, CODE_TABLES, isKnownClassification } from '../../src/simulator/index.ts';
+import { CLASSIFICATION_CATALOGUE, CLASSIFICATION_CODES, CODE_TABLES, isKnownClassification } from '@fiscal-gateway/simulator';
 import { VAT_CATEGORIES } from '../../src/vsdc/tax.ts';
 import { PAYMENT_TYPE_CODES } from '../../src/vsdc/codes.ts';
 

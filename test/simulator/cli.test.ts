@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseSimulatorArgs, runSimulatorCli, SimulatorCliError } from '../../src/simulator/cli.ts';
+import { parseSimulatorArgs, runSimulatorCli, SimulatorCliError } from '@fiscal-gateway/simulator';
 
 test('parses the simulator command line', () => {
   assert.deepEqual(parseSimulatorArgs([]), { port: 8081, json: false });

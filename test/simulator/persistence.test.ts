@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSimulator } from '../../src/simulator/index.ts';
+import { startSimulator } from '@fiscal-gateway/simulator';
 import { createVsdcClient, type DeviceTarget } from '../../src/vsdc/client.ts';
 import { buildSaveSalesBody } from '../../src/vsdc/sales-body.ts';
 import { sale } from '../vsdc/helpers.ts';

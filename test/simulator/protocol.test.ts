@@ -2,8 +2,7 @@
 // depend on how the gateway's client reads replies.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatVsdcDate, formatVsdcDateTime } from '../../src/vsdc/dates.ts';
-import { VSDC_PATHS } from '../../src/vsdc/protocol.ts';
+import { formatVsdcDate, formatVsdcDateTime, VSDC_PATHS } from '@fiscal-gateway/vsdc-protocol';
 import { buildSaveSalesBody, type SaleDocument } from '../../src/vsdc/sales-body.ts';
 import type { DeviceTarget } from '../../src/vsdc/client.ts';
 import { addDevice, freshTpin, sale, startWorld, type World } from '../vsdc/helpers.ts';

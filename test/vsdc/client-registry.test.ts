@@ -3,8 +3,7 @@
 // and principals. Seeding goes through the simulator's control API.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { VSDC_EPOCH } from '../../src/vsdc/dates.ts';
-import type { RrpItemInput } from '../../src/vsdc/protocol.ts';
+import { VSDC_EPOCH, type RrpItemInput } from '@fiscal-gateway/vsdc-protocol';
 import { addDevice, control, registerItem, startFixedServer, startWorld, type World } from './helpers.ts';
 
 let world: World;

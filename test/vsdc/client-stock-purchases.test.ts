@@ -3,10 +3,16 @@
 // remaining quantities, what the simulator checks there, `lastReqDt`, and the fault switches.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import {
+  formatVsdcDateTime,
+  VSDC_EPOCH,
+  PURCHASE_STATUS,
+  STOCK_MOVEMENT_TYPES,
+  type PurchaseSale,
+  type SaveStockItemsRequest,
+} from '@fiscal-gateway/vsdc-protocol';
 import { createMetrics } from '../../src/platform/observability/metrics.ts';
 import { instrumentVsdcClient } from '../../src/vsdc/instrumented.ts';
-import { formatVsdcDateTime, VSDC_EPOCH } from '../../src/vsdc/dates.ts';
-import { PURCHASE_STATUS, STOCK_MOVEMENT_TYPES, type PurchaseSale, type SaveStockItemsRequest } from '../../src/vsdc/protocol.ts';
 import { buildSaveSalesBody } from '../../src/vsdc/sales-body.ts';
 import { addDevice, control, purchaseAnswer, registerItem, sale, startWorld, stockMovement, type World } from './helpers.ts';
 

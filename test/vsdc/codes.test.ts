@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { CODE_TABLES } from '../../src/simulator/index.ts';
+import { CODE_TABLES } from '@fiscal-gateway/simulator';
 import {
   CREDIT_NOTE_REASON_CODES,
   CREDIT_NOTE_REASON_LABELS,

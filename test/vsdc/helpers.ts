@@ -2,17 +2,18 @@
 // and documents that the simulator accepts.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.ts';
-import { createVsdcClient, type DeviceTarget, type VsdcClient } from '../../src/vsdc/client.ts';
-import { formatVsdcDate, formatVsdcDateTime } from '../../src/vsdc/dates.ts';
+import { startSimulator, type Simulator, type SimulatorOptions } from '@fiscal-gateway/simulator';
 import {
+  formatVsdcDate,
+  formatVsdcDateTime,
   PURCHASE_STATUS,
   STOCK_MOVEMENT_TYPES,
   type SaveItemRequest,
   type SavePurchaseRequest,
   type SaveStockItemsRequest,
   type StockItemLine,
-} from '../../src/vsdc/protocol.ts';
+} from '@fiscal-gateway/vsdc-protocol';
+import { createVsdcClient, type DeviceTarget, type VsdcClient } from '../../src/vsdc/client.ts';
 import type { SaleDocument } from '../../src/vsdc/sales-body.ts';
 
 export interface World {

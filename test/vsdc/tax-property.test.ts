@@ -3,9 +3,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { CLASSIFICATION_CODES } from '@fiscal-gateway/simulator';
 import { buildSaveSalesBody, type SaleDocument } from '../../src/vsdc/sales-body.ts';
 import { computeSale, lineSupplyAmount, VAT_CATEGORY_CODES, type SaleLineInput } from '../../src/vsdc/tax.ts';
-import { CLASSIFICATION_CODES } from '../../src/simulator/index.ts';
 import { startWorld, type World } from './helpers.ts';
 
 let world: World;

@@ -4,9 +4,9 @@
 // imports it only in development and hands it to `serve` (ServeOptions.developmentStart), which
 // runs it before the workers start: a busy SIMULATOR_PORT stops the start (exit 3) before any
 // document is filed to whatever holds the port.
+import { startSimulator, type Simulator } from '@fiscal-gateway/simulator';
 import { portProblem } from '../../platform/lib/ports.ts';
 import type { RunningGateway } from '../server.ts';
-import { startSimulator, type Simulator } from '../../simulator/index.ts';
 import { adoptUnnamedFiles, databaseFiles, databaseIsEmpty, demoInstructions, demoWorksOn, forgetDatabaseFiles, provisionDemo, readDemoCredentials, type DemoCredentials } from './demo.ts';
 
 const SIMULATOR_HOST = '127.0.0.1';

@@ -2,11 +2,11 @@
 // previous answer's resultDt on), answered by the merchant (approve with an item code, or
 // reject). The decision is the merchant's and stands at once; filing it with the authority
 // (updateImportItems) is a separate fact that may fail or wait for the VSDC.
+import type { ImportItem, ImportItemDecision, UpdateImportItemsRequest } from '@fiscal-gateway/vsdc-protocol';
 import type { AppContext } from '../../kernel/context.ts';
 import { ApiError, NotFoundError, ValidationError } from '../../../platform/errors/errors.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
 import { receivedDecimal, receivedText } from '../../../vsdc/received.ts';
-import type { ImportItem, ImportItemDecision, UpdateImportItemsRequest } from '../../../vsdc/protocol.ts';
 import { unknownClassificationCodes } from '../../kernel/catalogue/lookup.ts';
 import { claimDuePulls, pullBranch, type ClaimedPull } from '../pulls/branch-pulls.ts';
 import { vsdcLeaseMs, sendOutcomeOf } from '../../../vsdc/polling.ts';

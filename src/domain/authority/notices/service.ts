@@ -2,10 +2,9 @@
 // taxpayer's branches (selectBranches). Both are pulled per tenant through one of its initialised
 // devices, each from its previous answer's resultDt on, like the customs imports pull; the
 // branches are also fetched at a device's initialisation, so a partner sees them at once.
+import { parseVsdcDateTime, VSDC_EPOCH, type BranchRecord, type Notice } from '@fiscal-gateway/vsdc-protocol';
 import type { AppContext } from '../../kernel/context.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
-import { parseVsdcDateTime, VSDC_EPOCH } from '../../../vsdc/dates.ts';
-import type { BranchRecord, Notice } from '../../../vsdc/protocol.ts';
 import { pullStepOf, vsdcLeaseMs } from '../../../vsdc/polling.ts';
 import { presentNotice } from './present.ts';
 import type { ListNoticesQuery, NoticeResource } from './schemas.ts';

@@ -4,10 +4,10 @@
 // lease-sql's vocabulary, so any number of processes share the pulls; a branch is pulled by one
 // at a time.
 import { sql, type Kysely } from 'kysely';
+import { VSDC_EPOCH } from '@fiscal-gateway/vsdc-protocol';
 import type { Config } from '../../../platform/config.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { DeviceTarget } from '../../../vsdc/client.ts';
-import { VSDC_EPOCH } from '../../../vsdc/dates.ts';
 import type { SelectOutcome } from '../../../vsdc/outcome.ts';
 import { claimDueRows, fromNow, releasedSql } from '../../../platform/workers/lease-sql.ts';
 import { pullStepOf } from '../../../vsdc/polling.ts';

@@ -5,11 +5,19 @@
 // the authority (savePurchase) is a separate fact that may fail or wait for the VSDC, as for
 // customs lines (modules/imports). An accepted purchase of goods raises stock (sarTyCd 02).
 import { createHash } from 'node:crypto';
+import {
+  formatVsdcDate,
+  formatVsdcDateTime,
+  parseVsdcDateTime,
+  PURCHASE_STATUS,
+  STOCK_MOVEMENT_TYPES,
+  type PurchaseSale,
+  type SavePurchaseLine,
+  type SavePurchaseRequest,
+} from '@fiscal-gateway/vsdc-protocol';
 import type { AppContext } from '../../kernel/context.ts';
 import { ApiError, NotFoundError, ValidationError } from '../../../platform/errors/errors.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
-import { formatVsdcDate, formatVsdcDateTime, parseVsdcDateTime } from '../../../vsdc/dates.ts';
-import { PURCHASE_STATUS, STOCK_MOVEMENT_TYPES, type PurchaseSale, type SavePurchaseLine, type SavePurchaseRequest } from '../../../vsdc/protocol.ts';
 import { receivedDecimal, receivedText } from '../../../vsdc/received.ts';
 import { claimDuePulls, pullBranch, type ClaimedPull } from '../pulls/branch-pulls.ts';
 import { sendOutcomeOf, vsdcLeaseMs } from '../../../vsdc/polling.ts';

@@ -2,9 +2,9 @@
 // checked, and turned into a POST /api/v1/sales body plus the filing details that body has no
 // field for. Every refusal names the field as the till sent it.
 import type { ErrorObject } from 'ajv';
+import { parseVsdcDateTime } from '@fiscal-gateway/vsdc-protocol';
 import { FieldErrors, ValidationError } from '../../../platform/errors/errors.ts';
 import { compileBodyCheck, toValidationError } from '../../../platform/http/validation.ts';
-import { parseVsdcDateTime } from '../../../vsdc/dates.ts';
 import type { FilingDetails, FilingLineDetails, FilingPerson } from '../../../vsdc/sales-body.ts';
 import { amountsMatch, parseAmount, round2, VAT_CATEGORY_CODES, type Money, type VatCategoryCode } from '../../../vsdc/tax.ts';
 import { CreateSaleBody } from '../sales/schemas.ts';

@@ -2,8 +2,8 @@
 // since now: a small answer) every VSDC_PROBE_MS. An answer of any kind makes every backed-off
 // branch at that address due at once, so a backlog starts filing within one probe interval of
 // the VSDC's return however long the outage was. A probe never files anything.
+import { formatVsdcDateTime } from '@fiscal-gateway/vsdc-protocol';
 import type { AppContext } from '../../kernel/context.ts';
-import { formatVsdcDateTime } from '../../../vsdc/dates.ts';
 import { claimProbes, wakeAddress } from './store.ts';
 
 /** Probes the addresses due a probe; returns the branches whose VSDC answered (now due). */

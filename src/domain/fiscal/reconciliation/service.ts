@@ -3,12 +3,12 @@
 // Runs are jobs: claimed with a lease by any process, checked one document at a time, paced,
 // resumed after a crash where they stopped (each document is checked once).
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { SelectInvoiceData } from '@fiscal-gateway/vsdc-protocol';
 import type { AppContext } from '../../kernel/context.ts';
 import type { ReconciliationOutcome, ReconciliationRequester } from '../../../platform/db/tables/reconciliation.ts';
 import { ApiError, NotFoundError, ValidationError, assertCalendarDays } from '../../../platform/errors/errors.ts';
 import { recordAudit, type Actor } from '../../kernel/audit/store.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
-import type { SelectInvoiceData } from '../../../vsdc/protocol.ts';
 import { toFiscalReceipt } from '../../../vsdc/sales-body.ts';
 import { amountsMatch } from '../../../vsdc/tax.ts';
 import { nextBackoffMs } from '../../../platform/workers/backoff.ts';

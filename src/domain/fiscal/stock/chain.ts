@@ -3,9 +3,8 @@
 // movement whose items were accepted but whose master was not is resumed at the master. A
 // refusal fails that movement and the branch goes on; no answer defers the branch (backoff).
 // No database transaction is open across a VSDC call.
+import { formatVsdcDate, type SaveStockItemsRequest, type SaveStockMasterRequest, type StockMovementType } from '@fiscal-gateway/vsdc-protocol';
 import type { AppContext } from '../../kernel/context.ts';
-import { formatVsdcDate } from '../../../vsdc/dates.ts';
-import type { SaveStockItemsRequest, SaveStockMasterRequest, StockMovementType } from '../../../vsdc/protocol.ts';
 import { nextBackoffMs } from '../../../platform/workers/backoff.ts';
 import { GATEWAY_REGISTRANT_FIELDS } from '../../../vsdc/registrant.ts';
 import { deferChainBranch, nextUnsent, recordChainStep, releaseChainBranch, type ChainMovement, type ChainStep, type ClaimedChainBranch } from './store.ts';

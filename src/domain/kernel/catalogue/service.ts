@@ -1,9 +1,8 @@
 // The authority's classification catalogue: synced from a VSDC into the database, and kept in
 // memory per process for the check every sale line goes through.
+import { VSDC_EPOCH, type ItemClass } from '@fiscal-gateway/vsdc-protocol';
 import type { AppContext, ContextMember } from '../context.ts';
 import { ApiError } from '../../../platform/errors/errors.ts';
-import { VSDC_EPOCH } from '../../../vsdc/dates.ts';
-import type { ItemClass } from '../../../vsdc/protocol.ts';
 import { claimSync, codesInUse, recordSyncFailure, saveSync, syncTargets, type ItemClassRecord } from './store.ts';
 
 const SYNC_LEASE_MS = 120_000;

@@ -2,11 +2,11 @@
 // through the branch's VSDC: verification (what the register says about the TPIN) and
 // registration (the customer accepted onto the branch's list). Each fails on its own; what the
 // VSDC did not answer is retried in the background.
+import type { SaveBranchCustomerRequest } from '@fiscal-gateway/vsdc-protocol';
 import type { AppContext } from '../../kernel/context.ts';
 import type { TenantAccount } from '../../../credentials/lookup.ts';
 import { NotFoundError } from '../../../platform/errors/errors.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
-import type { SaveBranchCustomerRequest } from '../../../vsdc/protocol.ts';
 import { backoffMs } from '../../../platform/workers/backoff.ts';
 import { vsdcLeaseMs } from '../../../vsdc/polling.ts';
 import { GATEWAY_REGISTRANT_FIELDS } from '../../../vsdc/registrant.ts';

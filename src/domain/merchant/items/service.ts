@@ -1,12 +1,12 @@
 // Items: registration with the authority (saveItem), amendments (updateItem), and drafts the
 // service creates from sale lines that name unknown products, which wait for the merchant's
 // review and are sent only when released. The states and moves are in docs/items.md.
+import type { SaveItemRequest } from '@fiscal-gateway/vsdc-protocol';
 import type { AppContext } from '../../kernel/context.ts';
 import type { TenantAccount } from '../../../credentials/lookup.ts';
 import { isUniqueViolation } from '../../../platform/db/database.ts';
 import { ApiError, NotFoundError, ValidationError } from '../../../platform/errors/errors.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
-import type { SaveItemRequest } from '../../../vsdc/protocol.ts';
 import { unknownClassificationCodes } from '../../kernel/catalogue/lookup.ts';
 import { branchForWrite } from '../../kernel/devices/branch-rule.ts';
 import { devicesOfTenant } from '../../kernel/devices/store.ts';

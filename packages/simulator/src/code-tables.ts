@@ -1,8 +1,8 @@
 // The code tables the simulator publishes through `selectCodes`, shaped like the authority's
 // sandbox response (class numbers and codes as captured from it; names via ICU where they are
 // standard, i.e. countries and currencies).
-import type { CodeClass, CodeDetail } from '../vsdc/protocol.ts';
-import { SIMULATED_LEVIES, SIMULATED_TAX_TYPES, type SimulatedTaxType } from './tax-rates.ts';
+import type { CodeClass, CodeDetail } from '@fiscal-gateway/vsdc-protocol';
+import { SIMULATED_LEVIES, SIMULATED_TAX_TYPES, type SimulatedTaxType } from './tax-rates.js';
 
 const COUNTRY_CODES = (
   'AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ ' +

@@ -1,9 +1,9 @@
 // What every endpoint answers with, and the checks they share: envelopes with the real result
 // codes and message shapes, required fields, dates, 4-decimal amounts, `lastReqDt`.
-import { parseVsdcDateTime } from '../vsdc/dates.ts';
-import type { Device } from './device.ts';
-import { toFixed4 } from './fixed-point.ts';
-import type { SimulatorState } from './state.ts';
+import { parseVsdcDateTime } from '@fiscal-gateway/vsdc-protocol';
+import type { Device } from './device.js';
+import { toFixed4 } from './fixed-point.js';
+import type { SimulatorState } from './state.js';
 
 export interface EnvelopeReply {
   kind: 'envelope';

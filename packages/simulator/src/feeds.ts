@@ -1,9 +1,8 @@
 // What the authority publishes to a taxpayer and the simulator seeds through its control API:
 // notices (`selectNotices`) and the principals an RVAT agent sells for (`selectPrincipals`).
-import { formatVsdcDateTime } from '../vsdc/dates.ts';
-import type { Notice, Principal } from '../vsdc/protocol.ts';
-import type { DeviceRecord, NoticeRecord, PrincipalRecord } from './device.ts';
-import { selectChanged, withoutChangedAt, type Body, type EndpointContext, type Reply } from './replies.ts';
+import { formatVsdcDateTime, type Notice, type Principal } from '@fiscal-gateway/vsdc-protocol';
+import type { DeviceRecord, NoticeRecord, PrincipalRecord } from './device.js';
+import { selectChanged, withoutChangedAt, type Body, type EndpointContext, type Reply } from './replies.js';
 
 export function selectNotices(body: Body, { device }: EndpointContext): Reply {
   return selectChanged(body, device.record.notices, withoutChangedAt, 'noticeList');

@@ -2,15 +2,14 @@
 // context path) go to the endpoints after the device's fault switches; /_sim goes to control.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { formatVsdcDateTime } from '../vsdc/dates.ts';
-import { VSDC_PATHS, type VsdcEndpoint } from '../vsdc/protocol.ts';
-import { CONTROL_PREFIX, routeControl } from './control-api.ts';
-import { SimulatorControl } from './control.ts';
-import { CALL_LOG_LIMIT } from './device.ts';
-import { handleEndpoint } from './endpoints.ts';
-import { envelope, type Reply } from './replies.ts';
-import { SimulatorState } from './state.ts';
-import { bindRequestBody } from './wire-binding.ts';
+import { formatVsdcDateTime, VSDC_PATHS, type VsdcEndpoint } from '@fiscal-gateway/vsdc-protocol';
+import { CONTROL_PREFIX, routeControl } from './control-api.js';
+import { SimulatorControl } from './control.js';
+import { CALL_LOG_LIMIT } from './device.js';
+import { handleEndpoint } from './endpoints.js';
+import { envelope, type Reply } from './replies.js';
+import { SimulatorState } from './state.js';
+import { bindRequestBody } from './wire-binding.js';
 
 export interface SimulatorOptions {
   /** 0 (default) picks a free port. */

@@ -1,6 +1,6 @@
 // `fiscal-gateway simulator [--port N] [--host H] [--state-file F] [--context-path /x] [--json]`
-import { portProblem } from '../platform/lib/ports.ts';
-import { startSimulator, type Simulator, type SimulatorOptions } from './server.ts';
+// (the gateway's command, src/app/cli/simulator.ts, adds its exit code for a busy port).
+import { startSimulator, type Simulator, type SimulatorOptions } from './server.js';
 
 export class SimulatorCliError extends Error {
   constructor(message: string) {
@@ -9,8 +9,10 @@ export class SimulatorCliError extends Error {
   }
 }
 
-export function parseSimulatorArgs(args: readonly string[]): SimulatorOptions & { json: boolean } {
-  const options: SimulatorOptions & { json: boolean } = { port: 8081, json: false };
+export type SimulatorCliOptions = SimulatorOptions & { json: boolean };
+
+export function parseSimulatorArgs(args: readonly string[]): SimulatorCliOptions {
+  const options: SimulatorCliOptions = { port: 8081, json: false };
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i]!;
     const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -47,13 +49,12 @@ export function parseSimulatorArgs(args: readonly string[]): SimulatorOptions & 
 
 /** Starts the simulator in the foreground until SIGINT/SIGTERM; resolves with the running handle. */
 export async function runSimulatorCli(args: readonly string[]): Promise<Simulator> {
-  const { json, ...options } = parseSimulatorArgs(args);
-  let simulator: Simulator;
-  try {
-    simulator = await startSimulator(options);
-  } catch (err) {
-    throw portProblem(err, '--port', options.host ?? '127.0.0.1', options.port ?? 0, 'choose another --port') ?? err;
-  }
+  return serveSimulator(parseSimulatorArgs(args));
+}
+
+/** `runSimulatorCli` with its arguments parsed: a failed listen rejects with the listen error. */
+export async function serveSimulator({ json, ...options }: SimulatorCliOptions): Promise<Simulator> {
+  const simulator = await startSimulator(options);
   if (json) {
     console.log(JSON.stringify({ url: simulator.url, control: `${simulator.origin}/_sim`, port: simulator.port, stateFile: options.stateFile ?? null }));
   } else {

@@ -2,8 +2,8 @@
 // derives look-alike values (26-char internal data, 16-char signature, upper-case base32) from a
 // hash so they are stable for the same input.
 import { createHash } from 'node:crypto';
-import { formatVsdcDateTime } from '../vsdc/dates.ts';
-import type { Device, IssuedReceipt } from './device.ts';
+import { formatVsdcDateTime } from '@fiscal-gateway/vsdc-protocol';
+import type { Device, IssuedReceipt } from './device.js';
 
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 

@@ -1,10 +1,10 @@
 // The checks a real VSDC makes on a saveSales body before filing it, with the real result codes
 // and message shapes: 910 (parameters, dates, arithmetic), 913 (code values).
-import { isKnownClassification } from './catalogue.ts';
-import { isKnownCode } from './code-tables.ts';
-import type { DocumentTotals, FiledLine } from './device.ts';
-import { CENT, SCALE, fixed4ToNumber, toFixed4, within } from './fixed-point.ts';
-import { LEVY_BY_CODE, LEVY_FIELDS, SIMULATED_LEVIES, SIMULATED_TAX_TYPES, TAX_TYPE_BY_CODE, UNUSED_BUCKETS, type SimulatedLevy, type SimulatedTaxType } from './tax-rates.ts';
+import { isKnownClassification } from './catalogue.js';
+import { isKnownCode } from './code-tables.js';
+import type { DocumentTotals, FiledLine } from './device.js';
+import { CENT, SCALE, fixed4ToNumber, toFixed4, within } from './fixed-point.js';
+import { LEVY_BY_CODE, LEVY_FIELDS, SIMULATED_LEVIES, SIMULATED_TAX_TYPES, TAX_TYPE_BY_CODE, UNUSED_BUCKETS, type SimulatedLevy, type SimulatedTaxType } from './tax-rates.js';
 
 export interface Rejection {
   ok: false;

@@ -1,12 +1,11 @@
 // Purchases: the sales other taxpayers filed with this one as the buyer
 // (`selectTrnsPurchaseSales`, fed by sellers on the simulator or seeded through the control API,
 // kept exactly as given), and the buyer's answer to them or its own purchases (`savePurchase`).
-import { formatVsdcDate, formatVsdcDateTime } from '../vsdc/dates.ts';
-import type { PurchaseSale, PurchaseSaleLine, SavePurchaseRequest } from '../vsdc/protocol.ts';
-import { isKnownClassification } from './catalogue.ts';
-import { isKnownCode } from './code-tables.ts';
-import type { Device, DeviceRecord, IssuedReceipt, PurchaseRecord } from './device.ts';
-import { fixed4ToNumber, toFixed4 } from './fixed-point.ts';
+import { formatVsdcDate, formatVsdcDateTime, type PurchaseSale, type PurchaseSaleLine, type SavePurchaseRequest } from '@fiscal-gateway/vsdc-protocol';
+import { isKnownClassification } from './catalogue.js';
+import { isKnownCode } from './code-tables.js';
+import type { Device, DeviceRecord, IssuedReceipt, PurchaseRecord } from './device.js';
+import { fixed4ToNumber, toFixed4 } from './fixed-point.js';
 import {
   badCode,
   checkAmount,
@@ -20,9 +19,9 @@ import {
   type EndpointContext,
   type EnvelopeReply,
   type Reply,
-} from './replies.ts';
-import type { SimulatorState } from './state.ts';
-import { KNOWN_TAXPAYERS } from './taxpayers.ts';
+} from './replies.js';
+import type { SimulatorState } from './state.js';
+import { KNOWN_TAXPAYERS } from './taxpayers.js';
 
 export function selectTrnsPurchaseSales(body: Body, { device }: EndpointContext): Reply {
   return selectChanged(body, device.record.purchases, (p) => p.sale, 'saleList');

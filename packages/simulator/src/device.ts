@@ -1,19 +1,19 @@
 // What the simulator remembers per device (tpin + bhfId). Everything here is plain JSON so the
 // state file can hold it; Maps are rebuilt on load.
-import { VSDC_EPOCH } from '../vsdc/dates.ts';
-import type {
-  ImportItem,
-  Notice,
-  Principal,
-  PurchaseSale,
-  SaveBranchCustomerRequest,
-  SaveBranchUserRequest,
-  SaveItemCompositionRequest,
-  SaveItemRequest,
-  SavePurchaseRequest,
-  SaveStockItemsRequest,
-  VsdcEndpoint,
-} from '../vsdc/protocol.ts';
+import {
+  VSDC_EPOCH,
+  type ImportItem,
+  type Notice,
+  type Principal,
+  type PurchaseSale,
+  type SaveBranchCustomerRequest,
+  type SaveBranchUserRequest,
+  type SaveItemCompositionRequest,
+  type SaveItemRequest,
+  type SavePurchaseRequest,
+  type SaveStockItemsRequest,
+  type VsdcEndpoint,
+} from '@fiscal-gateway/vsdc-protocol';
 
 export interface IssuedReceipt {
   rcptNo: number;

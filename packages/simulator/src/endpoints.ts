@@ -1,16 +1,15 @@
 // The protocol endpoints: each takes a bound request body and answers what a real VSDC would.
-import { formatVsdcDateTime } from '../vsdc/dates.ts';
-import type { ImportItemDecision, SaveBranchCustomerRequest, VsdcEndpoint } from '../vsdc/protocol.ts';
-import { branchDetails, saveBranchUser, selectBranches } from './branches.ts';
-import { CATALOGUE_PUBLISHED_AT, CLASSIFICATION_CATALOGUE, isKnownClassification } from './catalogue.ts';
-import { CODE_TABLES, CODE_TABLES_PUBLISHED_AT, isKnownCode } from './code-tables.ts';
-import { takeLostReply, takeRejection, type FiledDocument, type ReceivedDocument, type StoredItem } from './device.ts';
-import { selectNotices, selectPrincipals } from './feeds.ts';
-import { saveItemComposition, saveRrpItems, selectItem, selectItems, selectRrpItems } from './items.ts';
-import { checkNote, recordCredit } from './notes.ts';
-import { offerToBuyer, savePurchase, selectTrnsPurchaseSales } from './purchases.ts';
-import { issueReceipt } from './receipts.ts';
-import { checkSaveSales, invoiceNumberOf, summarizeSaleBody } from './sales-check.ts';
+import { formatVsdcDateTime, type ImportItemDecision, type SaveBranchCustomerRequest, type VsdcEndpoint } from '@fiscal-gateway/vsdc-protocol';
+import { branchDetails, saveBranchUser, selectBranches } from './branches.js';
+import { CATALOGUE_PUBLISHED_AT, CLASSIFICATION_CATALOGUE, isKnownClassification } from './catalogue.js';
+import { CODE_TABLES, CODE_TABLES_PUBLISHED_AT, isKnownCode } from './code-tables.js';
+import { takeLostReply, takeRejection, type FiledDocument, type ReceivedDocument, type StoredItem } from './device.js';
+import { selectNotices, selectPrincipals } from './feeds.js';
+import { saveItemComposition, saveRrpItems, selectItem, selectItems, selectRrpItems } from './items.js';
+import { checkNote, recordCredit } from './notes.js';
+import { offerToBuyer, savePurchase, selectTrnsPurchaseSales } from './purchases.js';
+import { issueReceipt } from './receipts.js';
+import { checkSaveSales, invoiceNumberOf, summarizeSaleBody } from './sales-check.js';
 import {
   badCode,
   empty,
@@ -24,8 +23,8 @@ import {
   type EndpointContext,
   type EnvelopeReply,
   type Reply,
-} from './replies.ts';
-import { saveStockItems, saveStockMaster, selectStockItems } from './stock.ts';
+} from './replies.js';
+import { saveStockItems, saveStockMaster, selectStockItems } from './stock.js';
 
 /** Endpoints a device answers before it is initialised (code tables double as the health probe). */
 const OPEN_BEFORE_INIT: ReadonlySet<VsdcEndpoint> = new Set<VsdcEndpoint>(['selectInitInfo', 'selectCodes', 'selectItemsClass']);

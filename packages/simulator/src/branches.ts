@@ -1,9 +1,8 @@
 // The taxpayer's branches (`selectBranches`) and the users registered on a branch
 // (`saveBrancheUser`).
-import { formatVsdcDateTime, VSDC_EPOCH } from '../vsdc/dates.ts';
-import type { BranchRecord, SaveBranchUserRequest } from '../vsdc/protocol.ts';
-import type { DeviceRecord } from './device.ts';
-import { checkYesNo, missingField, ok, selectChanged, withoutChangedAt, type Body, type EndpointContext, type Reply } from './replies.ts';
+import { formatVsdcDateTime, VSDC_EPOCH, type BranchRecord, type SaveBranchUserRequest } from '@fiscal-gateway/vsdc-protocol';
+import type { DeviceRecord } from './device.js';
+import { checkYesNo, missingField, ok, selectChanged, withoutChangedAt, type Body, type EndpointContext, type Reply } from './replies.js';
 
 /** A device's branch as the authority registers it (the values `selectInitInfo` reports). */
 export function branchDetails(record: DeviceRecord): BranchRecord {

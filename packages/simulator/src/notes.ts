@@ -1,8 +1,8 @@
 // Credit (R) and debit (D) notes must reference a sale this device signed; a credit note may not
 // take back more than the sale held, counting earlier credit notes (930–935).
-import type { Device, FiledDocument } from './device.ts';
-import { CENT, toFixed4 } from './fixed-point.ts';
-import type { CheckedSale, Rejection } from './sales-check.ts';
+import type { Device, FiledDocument } from './device.js';
+import { CENT, toFixed4 } from './fixed-point.js';
+import type { CheckedSale, Rejection } from './sales-check.js';
 
 function reject(code: string, message: string): Rejection {
   return { ok: false, code, message };

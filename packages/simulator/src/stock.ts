@@ -1,12 +1,11 @@
 // Stock: movements (`saveStockItems`, read back as a ledger with `selectStockItems`) and the
 // absolute remaining quantity per item (`saveStockMaster`, which cannot be read back through the
 // protocol: the control API shows it).
-import { formatVsdcDateTime } from '../vsdc/dates.ts';
-import type { SaveStockItemsRequest } from '../vsdc/protocol.ts';
-import { isKnownClassification } from './catalogue.ts';
-import { isKnownCode } from './code-tables.ts';
-import { toFixed4 } from './fixed-point.ts';
-import { registeredItem, unknownItem } from './items.ts';
+import { formatVsdcDateTime, type SaveStockItemsRequest } from '@fiscal-gateway/vsdc-protocol';
+import { isKnownClassification } from './catalogue.js';
+import { isKnownCode } from './code-tables.js';
+import { toFixed4 } from './fixed-point.js';
+import { registeredItem, unknownItem } from './items.js';
 import {
   badCode,
   checkAmount,
@@ -23,7 +22,7 @@ import {
   type EndpointContext,
   type EnvelopeReply,
   type Reply,
-} from './replies.ts';
+} from './replies.js';
 
 const present = (value: unknown): boolean => value !== undefined && value !== null;
 

@@ -1,7 +1,7 @@
 // What the real VSDC's JSON binder (Jackson) does before any business check: a number or date
 // field holding "" (or a number field holding text) fails binding with a bare HTTP 400.
 // Numeric strings are coerced to numbers in place, as Jackson does.
-import type { VsdcEndpoint } from '../vsdc/protocol.ts';
+import type { VsdcEndpoint } from '@fiscal-gateway/vsdc-protocol';
 
 interface FieldTypes {
   numbers: readonly string[];

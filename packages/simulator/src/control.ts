@@ -1,6 +1,14 @@
 // Operations behind the control API, shared by the HTTP routes and the in-process handle.
-import { formatVsdcDate, formatVsdcDateTime } from '../vsdc/dates.ts';
-import { VSDC_PATHS, type ImportItem, type Notice, type Principal, type PurchaseSale, type VsdcEndpoint } from '../vsdc/protocol.ts';
+import {
+  formatVsdcDate,
+  formatVsdcDateTime,
+  VSDC_PATHS,
+  type ImportItem,
+  type Notice,
+  type Principal,
+  type PurchaseSale,
+  type VsdcEndpoint,
+} from '@fiscal-gateway/vsdc-protocol';
 import {
   noFaults,
   type BranchUserRecord,
@@ -18,13 +26,13 @@ import {
   type SavedPurchase,
   type StockLevel,
   type StockMovementRecord,
-} from './device.ts';
-import { applyFaults, ControlInputError } from './faults.ts';
-import { seedNotices, seedPrincipals } from './feeds.ts';
-import { upsertRrpItems, type RrpRecord } from './items.ts';
-import { seedPurchases } from './purchases.ts';
-import type { SimulatorState } from './state.ts';
-import { KNOWN_TAXPAYERS, type Taxpayer } from './taxpayers.ts';
+} from './device.js';
+import { applyFaults, ControlInputError } from './faults.js';
+import { seedNotices, seedPrincipals } from './feeds.js';
+import { upsertRrpItems } from './items.js';
+import { seedPurchases } from './purchases.js';
+import type { RrpRecord, SimulatorState } from './state.js';
+import { KNOWN_TAXPAYERS, type Taxpayer } from './taxpayers.js';
 
 export interface DevicePreset {
   installed?: boolean;

@@ -2,9 +2,12 @@
 // optional persistence to a JSON file (written debounced after changes, loaded at start).
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
-import { deviceFromRecord, deviceKey, newDeviceRecord, noFaults, type Device, type DeviceRecord } from './device.ts';
-import type { RrpRecord } from './items.ts';
-import { KNOWN_TAXPAYERS, type Taxpayer } from './taxpayers.ts';
+import type { RrpItem } from '@fiscal-gateway/vsdc-protocol';
+import { deviceFromRecord, deviceKey, newDeviceRecord, noFaults, type Device, type DeviceRecord } from './device.js';
+import { KNOWN_TAXPAYERS, type Taxpayer } from './taxpayers.js';
+
+/** An RRP as the feed keeps it: every manufacturer's, keyed by `manufacturerTpin` + `itemCd`. */
+export type RrpRecord = RrpItem & { itemTyCd: string; itemDesc: string | null; useYn: 'Y' | 'N'; changedAt: string };
 
 /** The first device gets the sandbox's real pair: SDC0010002115 / WIS00003036. */
 const FIRST_DEVICE_NO = 2115;

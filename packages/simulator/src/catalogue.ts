@@ -1,5 +1,5 @@
-import type { ItemClass } from '../vsdc/protocol.ts';
-import { CATALOGUE_TEXT } from './catalogue-data.ts';
+import type { ItemClass } from '@fiscal-gateway/vsdc-protocol';
+import { CATALOGUE_TEXT } from './catalogue-data.js';
 
 function parseCatalogue(text: string): ItemClass[] {
   return text

@@ -1,11 +1,10 @@
 // Registered items read back (`selectItems`, `selectItem`), item compositions, and the
 // manufacturers' recommended retail prices for MTV items (`saveRrpItems`, `selectRrpItems`).
-import { formatVsdcDateTime } from '../vsdc/dates.ts';
-import type { ItemRecord, RrpItem, SaveItemCompositionRequest } from '../vsdc/protocol.ts';
-import { isKnownClassification } from './catalogue.ts';
-import { isKnownCode } from './code-tables.ts';
-import type { DeviceRecord, StoredItem } from './device.ts';
-import { toFixed4 } from './fixed-point.ts';
+import { formatVsdcDateTime, type ItemRecord, type SaveItemCompositionRequest } from '@fiscal-gateway/vsdc-protocol';
+import { isKnownClassification } from './catalogue.js';
+import { isKnownCode } from './code-tables.js';
+import type { DeviceRecord, StoredItem } from './device.js';
+import { toFixed4 } from './fixed-point.js';
 import {
   badCode,
   checkAmount,
@@ -22,10 +21,8 @@ import {
   type EndpointContext,
   type EnvelopeReply,
   type Reply,
-} from './replies.ts';
-
-/** An RRP as the feed keeps it: every manufacturer's, keyed by `manufacturerTpin` + `itemCd`. */
-export type RrpRecord = RrpItem & { itemTyCd: string; itemDesc: string | null; useYn: 'Y' | 'N'; changedAt: string };
+} from './replies.js';
+import type { RrpRecord } from './state.js';
 
 export function registeredItem(record: DeviceRecord, itemCd: unknown): StoredItem | undefined {
   return typeof itemCd === 'string' ? record.items.find((item) => item.itemCd === itemCd) : undefined;
