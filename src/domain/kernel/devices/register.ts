@@ -2,8 +2,7 @@
 // merchant registered: fetched at a device's initialisation (so a partner sees them at once) and
 // pulled on schedule with the notices (authority/notices). Stored as received; never refused.
 import type { AppContext } from '../context.ts';
-import { VSDC_EPOCH } from '@fiscal-gateway/vsdc-protocol';
-import type { BranchRecord } from '@fiscal-gateway/vsdc-protocol';
+import { VSDC_EPOCH, type BranchRecord } from '@fiscal-gateway/vsdc-protocol';
 import { presentAuthorityBranch } from './present.ts';
 import type { AuthorityBranchResource } from './schemas.ts';
 import { authorityBranchesOf, authorityTargetOf, upsertBranches, type ReceivedBranch } from './store.ts';
