@@ -5,6 +5,7 @@ import type { AppContext } from '../domain/kernel/context.ts';
 import { ping } from '../platform/db/database.ts';
 import { registerApiReference } from './api-reference.ts';
 import { registerAuth } from '../domain/kernel/access/auth.ts';
+import { registerActsOn } from '../domain/kernel/access/acts-on.ts';
 import { ApiError } from '../platform/errors/errors.ts';
 import { registerErrorHandling } from '../platform/http/error-handler.ts';
 import { registerJsonBodyParser } from '../platform/http/json-body.ts';
@@ -67,6 +68,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   registerErrorHandling(app);
   registerRequestLog(app);
   registerAuth(app, ctx);
+  registerActsOn(app, ctx);
   registerObservability(app, ctx);
 
   await registerApiReference(app, {

@@ -7,6 +7,7 @@ import { BranchHeaders } from '../../kernel/devices/schemas.ts';
 import * as S from './schemas.ts';
 import { approveImportItem, getImportItem, listImportItemsPage, rejectImportItem } from './service.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
+import { namedBranch } from '../../kernel/access/acts-on.ts';
 
 const TAG = ['Merchant: customs imports'];
 const WRITE = { auth: { surface: 'merchant' as const, ability: 'invoices:write' as const } };
@@ -21,7 +22,7 @@ export function importRoutes(ctx: AppContext): FastifyPluginAsync {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
 
     app.get('/api/v1/import-items', {
-      config: READ,
+      config: { auth: { ...READ.auth, branch: 'read' } },
       schema: {
         operationId: 'listImportItems',
         tags: TAG,
@@ -31,7 +32,7 @@ export function importRoutes(ctx: AppContext): FastifyPluginAsync {
         querystring: S.ListImportItemsQuery,
         response: { 200: Paginated(S.ImportItem) },
       },
-    }, async (request) => listImportItemsPage(ctx, requireTenant(request).id, request.headers['x-branch'], request.query));
+    }, async (request) => listImportItemsPage(ctx, requireTenant(request).id, (await namedBranch(ctx, request))?.id, request.query));
 
     app.get('/api/v1/import-items/:importItem', {
       config: READ,

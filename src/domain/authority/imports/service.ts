@@ -12,8 +12,6 @@ import { claimDuePulls, pullBranch, type ClaimedPull } from '../pulls/branch-pul
 import { vsdcLeaseMs, sendOutcomeOf } from '../../../vsdc/polling.ts';
 import { GATEWAY_REGISTRANT } from '../../../vsdc/registrant.ts';
 import { findItemByCode } from '../../merchant/items/store.ts';
-import { pickBranch } from '../../kernel/devices/branch-rule.ts';
-import { devicesOfTenant } from '../../kernel/devices/store.ts';
 import { presentImportItem } from './present.ts';
 import type { ApproveBody, ImportItemResource, ListImportItemsQuery, RejectBody } from './schemas.ts';
 import { claimDueFilings, decide, findImportItem, leasedFiling, listImportItems, recordFilingOutcome, savePull, type ClaimedFiling, type Decision, type ReceivedLine } from './store.ts';
@@ -75,8 +73,7 @@ export async function pullDueBranches(ctx: AppContext, intervalMs: number): Prom
 // ---- reading ----
 
 /** All branches, or the one X-Branch names. */
-export async function listImportItemsPage(ctx: AppContext, tenantId: number, branchHeader: string | undefined, query: ListImportItemsQuery): Promise<Page<ImportItemResource>> {
-  const deviceId = branchHeader === undefined ? undefined : pickBranch(await devicesOfTenant(ctx.db, tenantId), branchHeader)!.id;
+export async function listImportItemsPage(ctx: AppContext, tenantId: number, deviceId: number | undefined, query: ListImportItemsQuery): Promise<Page<ImportItemResource>> {
   const { rows, total } = await listImportItems(ctx.db, tenantId, { deviceId, decision: query.decision, filing: query.filing }, query.page);
   return pageOf(rows.map(presentImportItem), total, query.page);
 }

@@ -1,12 +1,12 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../kernel/context.ts';
-import { requirePartner, requireTenant } from '../../kernel/access/auth.ts';
+import { requireTenant } from '../../kernel/access/auth.ts';
 import { Paginated } from '../../../platform/http/pagination.ts';
 import { TenantParam } from '../../kernel/tenants/schemas.ts';
-import { tenantOfPartner } from '../../kernel/tenants/service.ts';
 import * as S from './schemas.ts';
 import { listNoticesPage } from './service.ts';
+import { requireActedTenant } from '../../kernel/access/acts-on.ts';
 
 const PULLED =
   'Pulled from the authority by the gateway (selectNotices, hourly by default: NOTICE_PULL_INTERVAL) through one of the merchant\'s initialised devices; each notice is stored once. ' +
@@ -29,7 +29,7 @@ export function noticeRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request) => listNoticesPage(ctx, requireTenant(request).id, request.query));
 
     app.get('/api/v1/tenants/:tenant/notices', {
-      config: { auth: { surface: 'partner', scope: 'tenants:read' } },
+      config: { auth: { surface: 'partner', scope: 'tenants:read', tenant: 'read' } },
       schema: {
         operationId: 'listTenantNotices',
         tags: ['Partner: provisioning'],
@@ -40,7 +40,7 @@ export function noticeRoutes(ctx: AppContext): FastifyPluginAsync {
         response: { 200: Paginated(S.Notice) },
       },
     }, async (request) => {
-      const tenant = await tenantOfPartner(ctx.db, requirePartner(request).partner.id, request.params.tenant);
+      const tenant = requireActedTenant(request);
       return listNoticesPage(ctx, tenant.id, request.query);
     });
   };

@@ -7,6 +7,7 @@ import { data } from '../../../platform/http/schema-helpers.ts';
 import { BranchHeaders } from '../../kernel/devices/schemas.ts';
 import * as S from './schemas.ts';
 import { acceptPurchase, getPurchase, listPurchasesPage, rejectPurchase } from './service.ts';
+import { namedBranch } from '../../kernel/access/acts-on.ts';
 
 const TAG = ['Merchant: purchases'];
 const WRITE = { auth: { surface: 'merchant' as const, ability: 'invoices:write' as const } };
@@ -21,7 +22,7 @@ export function purchaseRoutes(ctx: AppContext): FastifyPluginAsync {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
 
     app.get('/api/v1/purchases', {
-      config: READ,
+      config: { auth: { ...READ.auth, branch: 'read' } },
       schema: {
         operationId: 'listPurchases',
         tags: TAG,
@@ -31,7 +32,7 @@ export function purchaseRoutes(ctx: AppContext): FastifyPluginAsync {
         querystring: S.ListPurchasesQuery,
         response: { 200: Paginated(S.Purchase) },
       },
-    }, async (request) => listPurchasesPage(ctx, requireTenant(request).id, request.headers['x-branch'], request.query));
+    }, async (request) => listPurchasesPage(ctx, requireTenant(request).id, (await namedBranch(ctx, request))?.id, request.query));
 
     app.get('/api/v1/purchases/:purchase', {
       config: READ,

@@ -5,16 +5,7 @@
 // the authority (savePurchase) is a separate fact that may fail or wait for the VSDC, as for
 // customs lines (modules/imports). An accepted purchase of goods raises stock (sarTyCd 02).
 import { createHash } from 'node:crypto';
-import {
-  formatVsdcDate,
-  formatVsdcDateTime,
-  parseVsdcDateTime,
-  PURCHASE_STATUS,
-  STOCK_MOVEMENT_TYPES,
-  type PurchaseSale,
-  type SavePurchaseLine,
-  type SavePurchaseRequest,
-} from '@fiscal-gateway/vsdc-protocol';
+import { formatVsdcDate, formatVsdcDateTime, parseVsdcDateTime, PURCHASE_STATUS, STOCK_MOVEMENT_TYPES, type PurchaseSale, type SavePurchaseLine, type SavePurchaseRequest } from '@fiscal-gateway/vsdc-protocol';
 import type { AppContext } from '../../kernel/context.ts';
 import { ApiError, NotFoundError, ValidationError } from '../../../platform/errors/errors.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
@@ -23,8 +14,6 @@ import { claimDuePulls, pullBranch, type ClaimedPull } from '../pulls/branch-pul
 import { sendOutcomeOf, vsdcLeaseMs } from '../../../vsdc/polling.ts';
 import { GATEWAY_REGISTRANT_FIELDS } from '../../../vsdc/registrant.ts';
 import { findItemByCode } from '../../merchant/items/store.ts';
-import { pickBranch } from '../../kernel/devices/branch-rule.ts';
-import { devicesOfTenant } from '../../kernel/devices/store.ts';
 import { queueStockMovement } from '../../fiscal/stock/movements.ts';
 import { presentPurchase } from './present.ts';
 import type { AcceptBody, ListPurchasesQuery, PurchaseResource, RejectBody } from './schemas.ts';
@@ -163,8 +152,7 @@ export async function pullDuePurchaseBranches(ctx: AppContext, intervalMs: numbe
 // ---- reading ----
 
 /** All branches, or the one X-Branch names. */
-export async function listPurchasesPage(ctx: AppContext, tenantId: number, branchHeader: string | undefined, query: ListPurchasesQuery): Promise<Page<PurchaseResource>> {
-  const deviceId = branchHeader === undefined ? undefined : pickBranch(await devicesOfTenant(ctx.db, tenantId), branchHeader)!.id;
+export async function listPurchasesPage(ctx: AppContext, tenantId: number, deviceId: number | undefined, query: ListPurchasesQuery): Promise<Page<PurchaseResource>> {
   const { rows, total } = await listPurchases(ctx.db, tenantId, { deviceId, status: query.status, filing: query.filing }, query.page);
   return pageOf(rows.map(presentPurchase), total, query.page);
 }

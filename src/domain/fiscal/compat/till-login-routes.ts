@@ -1,17 +1,16 @@
 // Partner endpoints for till logins (an extension of spec 4.4, scope keys:write): what a till
 // uses with POST /api/ApiKey/getactive. Registered apart from the compat plugin, so the
 // compat envelope never touches partner answers.
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../kernel/context.ts';
-import { partnerActor, requirePartner } from '../../kernel/access/auth.ts';
+import { partnerActor } from '../../kernel/access/auth.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
 import { IdParam, TenantParam } from '../../kernel/tenants/schemas.ts';
-import type { TenantRow } from '../../kernel/tenants/store.ts';
-import { assertTenantWritable, tenantOfPartner } from '../../kernel/tenants/service.ts';
 import * as S from './schemas.ts';
 import { createTillLogin, deleteTillLogin, listTillLogins } from './till-logins.ts';
+import { requireActedTenant } from '../../kernel/access/acts-on.ts';
 
 const TAG = ['Partner: provisioning'];
 const KEYS_WRITE = { auth: { surface: 'partner' as const, scope: 'keys:write' as const } };
@@ -21,20 +20,13 @@ export function tillLoginRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
 
-    /** The partner's merchant (404 otherwise); a blocked or over-quota one refuses changes (402). */
-    async function tenantFor(request: FastifyRequest, tenantId: number, forWrite: boolean): Promise<TenantRow> {
-      const tenant = await tenantOfPartner(ctx.db, requirePartner(request).partner.id, tenantId);
-      if (forWrite) await assertTenantWritable(ctx.db, tenant, ctx.clock.now());
-      return tenant;
-    }
-
     app.get('/api/v1/tenants/:tenant/till-logins', {
-      config: KEYS_WRITE,
+      config: { auth: { ...KEYS_WRITE.auth, tenant: 'read' } },
       schema: { operationId: 'listTillLogins', tags: TAG, summary: 'Till logins for getactive (no passwords)', params: TenantParam, response: { 200: data(Type.Array(S.TillLogin)) } },
-    }, async (request) => ({ data: await listTillLogins(ctx, await tenantFor(request, request.params.tenant, false)) }));
+    }, async (request) => ({ data: await listTillLogins(ctx, requireActedTenant(request)) }));
 
     app.post('/api/v1/tenants/:tenant/till-logins', {
-      config: KEYS_WRITE,
+      config: { auth: { ...KEYS_WRITE.auth, tenant: 'writable' } },
       schema: {
         operationId: 'createTillLogin',
         tags: TAG,
@@ -47,13 +39,13 @@ export function tillLoginRoutes(ctx: AppContext): FastifyPluginAsync {
         response: { 201: data(S.TillLoginCreated) },
       },
     }, async (request, reply) => {
-      const tenant = await tenantFor(request, request.params.tenant, true);
+      const tenant = requireActedTenant(request);
       const created = await createTillLogin(ctx, partnerActor(request), tenant, request.body);
       return reply.code(201).header('cache-control', 'no-store').send({ data: created });
     });
 
     app.delete('/api/v1/tenants/:tenant/till-logins/:id', {
-      config: KEYS_WRITE,
+      config: { auth: { ...KEYS_WRITE.auth, tenant: 'read' } },
       schema: {
         operationId: 'deleteTillLogin',
         tags: TAG,
@@ -62,6 +54,6 @@ export function tillLoginRoutes(ctx: AppContext): FastifyPluginAsync {
         params: TenantLoginParam,
         response: { 200: S.TillLoginDeleted },
       },
-    }, async (request) => deleteTillLogin(ctx, partnerActor(request), await tenantFor(request, request.params.tenant, false), request.params.id));
+    }, async (request) => deleteTillLogin(ctx, partnerActor(request), requireActedTenant(request), request.params.id));
   };
 }

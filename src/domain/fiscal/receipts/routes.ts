@@ -2,11 +2,11 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../kernel/context.ts';
-import { requirePartner, requireTenant } from '../../kernel/access/auth.ts';
-import { tenantOfPartner } from '../../kernel/tenants/service.ts';
+import { requireTenant } from '../../kernel/access/auth.ts';
 import { SaleParam } from '../sales/schemas.ts';
 import { renderReceiptHtml } from './html.ts';
 import { loadReceipt, type Receipt } from './receipt.ts';
+import { requireActedTenant } from '../../kernel/access/acts-on.ts';
 
 const DESCRIPTION =
   'The fiscal receipt of an uploaded document, 80 mm wide: HTML by default, PDF with `Accept: application/pdf`. ' +
@@ -62,7 +62,7 @@ export function receiptRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request, reply) => sendReceipt(request, reply, await loadReceipt(ctx, requireTenant(request).id, request.params.sale)));
 
     app.get('/api/v1/tenants/:tenant/sales/:sale/receipt', {
-      config: { auth: { surface: 'partner', scope: 'tenants:read' } },
+      config: { auth: { surface: 'partner', scope: 'tenants:read', tenant: 'read' } },
       schema: {
         operationId: 'getTenantSaleReceipt',
         tags: ['Partner: console'],
@@ -72,7 +72,7 @@ export function receiptRoutes(ctx: AppContext): FastifyPluginAsync {
         response: ReceiptResponse,
       },
     }, async (request, reply) => {
-      const tenant = await tenantOfPartner(ctx.db, requirePartner(request).partner.id, request.params.tenant);
+      const tenant = requireActedTenant(request);
       return sendReceipt(request, reply, await loadReceipt(ctx, tenant.id, request.params.sale));
     });
   };

@@ -2,14 +2,13 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../kernel/context.ts';
-import { merchantActor, partnerActor, requirePartner, requireTenant } from '../../kernel/access/auth.ts';
-import { NotFoundError } from '../../../platform/errors/errors.ts';
+import { merchantActor, partnerActor, requireTenant } from '../../kernel/access/auth.ts';
 import { Paginated } from '../../../platform/http/pagination.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
 import { actorOfParty } from '../../kernel/audit/store.ts';
-import { tenantOfPartner } from '../../kernel/tenants/service.ts';
 import * as S from './schemas.ts';
 import { createRun, getRunWithResults, listRunsPage } from './service.ts';
+import { requireActedTenant } from '../../kernel/access/acts-on.ts';
 
 const MERCHANT_TAG = ['Merchant: reconciliation'];
 const PARTNER_TAG = ['Partner: reconciliation'];
@@ -45,45 +44,39 @@ export function reconciliationRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request) => getRunWithResults(ctx, requireTenant(request).id, request.params.reconciliation, request.query));
 
     // ---- partner ----
-    const partnerTenant = async (request: Parameters<typeof requirePartner>[0], tenantId: number) => (await tenantOfPartner(ctx.db, requirePartner(request).partner.id, tenantId)).id;
 
     app.post('/api/v1/tenants/:tenant/reconciliations', {
-      config: { auth: { surface: 'partner', scope: 'tenants:write' } },
+      config: { auth: { surface: 'partner', scope: 'tenants:write', tenant: 'read' } },
       schema: { operationId: 'createTenantReconciliation', tags: PARTNER_TAG, summary: 'Reconcile one of your merchants\' branches with the authority', description: `${START} Another partner's merchant is a 404.`, params: S.TenantParam, body: S.CreateReconciliationBody, response: { 201: data(S.Reconciliation) } },
-    }, async (request, reply) => reply.code(201).send({ data: await createRun(ctx, await partnerTenant(request, request.params.tenant), request.body, 'partner', partnerActor(request)) }));
+    }, async (request, reply) => reply.code(201).send({ data: await createRun(ctx, requireActedTenant(request).id, request.body, 'partner', partnerActor(request)) }));
 
     app.get('/api/v1/tenants/:tenant/reconciliations', {
-      config: { auth: { surface: 'partner', scope: 'tenants:read' } },
+      config: { auth: { surface: 'partner', scope: 'tenants:read', tenant: 'read' } },
       schema: { operationId: 'listTenantReconciliations', tags: PARTNER_TAG, summary: 'One of your merchants\' reconciliations, newest first', params: S.TenantParam, querystring: S.ListRunsQuery, response: { 200: Paginated(S.Reconciliation) } },
-    }, async (request) => listRunsPage(ctx, await partnerTenant(request, request.params.tenant), request.query));
+    }, async (request) => listRunsPage(ctx, requireActedTenant(request).id, request.query));
 
     app.get('/api/v1/tenants/:tenant/reconciliations/:reconciliation', {
-      config: { auth: { surface: 'partner', scope: 'tenants:read' } },
+      config: { auth: { surface: 'partner', scope: 'tenants:read', tenant: 'read' } },
       schema: { operationId: 'getTenantReconciliation', tags: PARTNER_TAG, summary: 'One of your merchants\' reconciliations: progress and results', description: SHOW, params: TenantRunParams, querystring: S.RunQuery, response: { 200: S.ReconciliationWithResults } },
-    }, async (request) => getRunWithResults(ctx, await partnerTenant(request, request.params.tenant), request.params.reconciliation, request.query));
+    }, async (request) => getRunWithResults(ctx, requireActedTenant(request).id, request.params.reconciliation, request.query));
 
     // ---- operator ----
     if (!ctx.config.adminToken) return;
     const admin = { auth: { surface: 'admin' } } as const;
-    const anyTenant = async (tenantId: number) => {
-      const row = await ctx.db.selectFrom('tenants').select('id').where('id', '=', tenantId).executeTakeFirst();
-      if (!row) throw new NotFoundError('No such merchant.');
-      return row.id;
-    };
 
     app.post('/admin/v1/tenants/:tenant/reconciliations', {
-      config: admin,
+      config: { auth: { ...admin.auth, tenant: 'read' } },
       schema: { operationId: 'adminCreateReconciliation', tags: ADMIN_TAG, summary: 'Reconcile a merchant\'s branch with the authority', description: START, params: S.TenantParam, body: S.CreateReconciliationBody, response: { 201: data(S.Reconciliation) } },
-    }, async (request, reply) => reply.code(201).send({ data: await createRun(ctx, await anyTenant(request.params.tenant), request.body, 'admin', { type: 'admin' }) }));
+    }, async (request, reply) => reply.code(201).send({ data: await createRun(ctx, requireActedTenant(request).id, request.body, 'admin', { type: 'admin' }) }));
 
     app.get('/admin/v1/tenants/:tenant/reconciliations', {
-      config: admin,
+      config: { auth: { ...admin.auth, tenant: 'read' } },
       schema: { operationId: 'adminListReconciliations', tags: ADMIN_TAG, summary: 'A merchant\'s reconciliations, newest first', params: S.TenantParam, querystring: S.ListRunsQuery, response: { 200: Paginated(S.Reconciliation) } },
-    }, async (request) => listRunsPage(ctx, await anyTenant(request.params.tenant), request.query));
+    }, async (request) => listRunsPage(ctx, requireActedTenant(request).id, request.query));
 
     app.get('/admin/v1/tenants/:tenant/reconciliations/:reconciliation', {
-      config: admin,
+      config: { auth: { ...admin.auth, tenant: 'read' } },
       schema: { operationId: 'adminGetReconciliation', tags: ADMIN_TAG, summary: 'A merchant\'s reconciliation: progress and results', description: SHOW, params: TenantRunParams, querystring: S.RunQuery, response: { 200: S.ReconciliationWithResults } },
-    }, async (request) => getRunWithResults(ctx, await anyTenant(request.params.tenant), request.params.reconciliation, request.query));
+    }, async (request) => getRunWithResults(ctx, requireActedTenant(request).id, request.params.reconciliation, request.query));
   };
 }

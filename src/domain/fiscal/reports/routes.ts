@@ -5,11 +5,11 @@ import type { AppContext } from '../../kernel/context.ts';
 import { merchantActor, requirePartner, requireTenant } from '../../kernel/access/auth.ts';
 import { ApiError } from '../../../platform/errors/errors.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
-import { tenantOfPartner } from '../../kernel/tenants/service.ts';
 import { CONTENT_TYPES, documentsExport, type ExportFormat } from './export.ts';
 import { reportCsv } from './present.ts';
 import * as S from './schemas.ts';
 import { closeDay, dailyReport, exportRange, reportBranch, reportTenant } from './service.ts';
+import { requireActedTenant } from '../../kernel/access/acts-on.ts';
 
 const MERCHANT_TAG = ['Merchant: reports'];
 const PARTNER_TAG = ['Partner: reports'];
@@ -119,36 +119,36 @@ export function reportRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request, reply) => sendExport(ctx, reply, requireTenant(request).id, request.query));
 
     app.get('/api/v1/tenants/:tenant/reports/daily', {
-      config: { auth: { surface: 'partner', scope: 'tenants:read' } },
+      config: { auth: { surface: 'partner', scope: 'tenants:read', tenant: 'read' } },
       schema: { operationId: 'getTenantDailyReport', tags: PARTNER_TAG, summary: "A merchant's daily report for one branch", description: `${REPORT_DESCRIPTION} Another partner's merchant is a 404.`, params: TenantParam, querystring: S.DailyReportQuery, response: ReportResponse },
     }, async (request, reply) => {
-      const tenant = await tenantOfPartner(ctx.db, requirePartner(request).partner.id, request.params.tenant);
+      const tenant = requireActedTenant(request);
       return sendReport(ctx, request, reply, tenant.id, request.query);
     });
 
     app.post('/api/v1/tenants/:tenant/reports/daily/close', {
-      config: { auth: { surface: 'partner', scope: 'tenants:write' } },
+      config: { auth: { surface: 'partner', scope: 'tenants:write', tenant: 'read' } },
       schema: { operationId: 'closeTenantDay', tags: PARTNER_TAG, summary: "Close a merchant's branch's day: take its Z report", description: `${CLOSE_DESCRIPTION} Another partner's merchant is a 404.`, params: TenantParam, body: S.CloseDayBody, response: { 200: data(S.DailyReport), 201: data(S.DailyReport) } },
     }, async (request, reply) => {
       const key = requirePartner(request);
-      const tenant = await tenantOfPartner(ctx.db, key.partner.id, request.params.tenant);
+      const tenant = requireActedTenant(request);
       const { report, created } = await closeDay(ctx, { tenantId: tenant.id, date: request.body.date, branch: request.body.branch, closedBy: `partner_key:${key.keyId}` });
       return reply.code(created ? 201 : 200).send({ data: report });
     });
 
     app.get('/api/v1/tenants/:tenant/exports/documents', {
-      config: { auth: { surface: 'partner', scope: 'tenants:read' } },
+      config: { auth: { surface: 'partner', scope: 'tenants:read', tenant: 'read' } },
       schema: { operationId: 'exportTenantDocuments', tags: PARTNER_TAG, summary: "Export a merchant's documents with their lines (CSV or XLSX)", description: `${EXPORT_DESCRIPTION} Another partner's merchant is a 404.`, params: TenantParam, querystring: S.ExportQuery, response: ExportResponse },
     }, async (request, reply) => {
-      const tenant = await tenantOfPartner(ctx.db, requirePartner(request).partner.id, request.params.tenant);
+      const tenant = requireActedTenant(request);
       return sendExport(ctx, reply, tenant.id, request.query);
     });
 
     if (ctx.config.adminToken) {
       app.get('/admin/v1/tenants/:tenant/reports/daily', {
-        config: { auth: { surface: 'admin' } },
+        config: { auth: { surface: 'admin', tenant: 'read' } },
         schema: { operationId: 'adminGetDailyReport', tags: ADMIN_TAG, summary: "Any merchant's daily report for one branch", description: REPORT_DESCRIPTION, params: TenantParam, querystring: S.DailyReportQuery, response: ReportResponse },
-      }, async (request, reply) => sendReport(ctx, request, reply, (await reportTenant(ctx.db, request.params.tenant)).id, request.query));
+      }, async (request, reply) => sendReport(ctx, request, reply, requireActedTenant(request).id, request.query));
 
       app.get('/admin/v1/tenants/:tenant/exports/documents', {
         config: { auth: { surface: 'admin' } },

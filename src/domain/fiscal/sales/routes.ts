@@ -13,6 +13,7 @@ import { reissueSale, resolveDocument } from './resolutions.ts';
 import type { Party } from '../../kernel/audit/store.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
 import { BranchHeaders } from '../../kernel/devices/schemas.ts';
+import { branchHeaderOf, merchantDevices, readBranch } from '../../kernel/access/acts-on.ts';
 
 const TAG = ['Merchant: sales'];
 const WRITE = { auth: { surface: 'merchant' as const, ability: 'invoices:write' as const } };
@@ -37,16 +38,16 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     app.post('/api/v1/sales', {
-      config: WRITE,
+      config: { auth: { ...WRITE.auth, branch: 'write' } },
       schema: { operationId: 'createSale', tags: TAG, summary: 'Fiscalise a sale', description: WRITE_DESCRIPTION, headers: S.WriteHeaders, body: S.CreateSaleBody, response: { 201: data(S.Sale) } },
     }, async (request, reply) => {
       const tenant = requireTenant(request);
-      const result = await createSale(ctx, { tenant, branchHeader: request.headers['x-branch'], idempotencyHeader: request.headers['idempotency-key'] }, request.body);
+      const result = await createSale(ctx, { tenant, branchHeader: branchHeaderOf(request), idempotencyHeader: request.headers['idempotency-key'] }, request.body);
       return created(reply, result);
     });
 
     app.get('/api/v1/sales', {
-      config: READ,
+      config: { auth: { ...READ.auth, branch: 'read' } },
       schema: {
         operationId: 'listSales',
         tags: TAG,
@@ -57,7 +58,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
         querystring: S.ListSalesQuery,
         response: { 200: Paginated(S.Sale) },
       },
-    }, async (request) => listSalesPage(ctx, requireTenant(request).id, request.headers['x-branch'], request.query));
+    }, async (request) => listSalesPage(ctx, requireTenant(request).id, branchHeaderOf(request), request.query));
 
     app.get('/api/v1/sales/:sale', {
       config: READ,
@@ -65,7 +66,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request) => ({ data: await getSale(ctx, requireTenant(request).id, request.params.sale) }));
 
     app.post('/api/v1/sales/:sale/credit-note', {
-      config: WRITE,
+      config: { auth: { ...WRITE.auth, branch: 'write' } },
       schema: {
         operationId: 'createCreditNote',
         tags: TAG,
@@ -78,12 +79,12 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
       },
     }, async (request, reply) => {
       const tenant = requireTenant(request);
-      const result = await createCreditNote(ctx, { tenant, branchHeader: request.headers['x-branch'], idempotencyHeader: request.headers['idempotency-key'] }, request.params.sale, request.body);
+      const result = await createCreditNote(ctx, { tenant, branchHeader: branchHeaderOf(request), idempotencyHeader: request.headers['idempotency-key'] }, request.params.sale, request.body);
       return created(reply, result);
     });
 
     app.post('/api/v1/sales/:sale/debit-note', {
-      config: WRITE,
+      config: { auth: { ...WRITE.auth, branch: 'write' } },
       schema: {
         operationId: 'createDebitNote',
         tags: TAG,
@@ -96,12 +97,12 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
       },
     }, async (request, reply) => {
       const tenant = requireTenant(request);
-      const result = await createDebitNote(ctx, { tenant, branchHeader: request.headers['x-branch'], idempotencyHeader: request.headers['idempotency-key'] }, request.params.sale, request.body);
+      const result = await createDebitNote(ctx, { tenant, branchHeader: branchHeaderOf(request), idempotencyHeader: request.headers['idempotency-key'] }, request.params.sale, request.body);
       return created(reply, result);
     });
 
     app.post('/api/v1/sales/:sale/reissue', {
-      config: WRITE,
+      config: { auth: { ...WRITE.auth, branch: 'write' } },
       schema: {
         operationId: 'reissueSale',
         tags: TAG,
@@ -117,7 +118,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
       },
     }, async (request, reply) => {
       const tenant = requireTenant(request);
-      const result = await reissueSale(ctx, { tenant, branchHeader: request.headers['x-branch'], idempotencyHeader: request.headers['idempotency-key'] }, merchantActor(request), request.params.sale, request.body);
+      const result = await reissueSale(ctx, { tenant, branchHeader: branchHeaderOf(request), idempotencyHeader: request.headers['idempotency-key'] }, merchantActor(request), request.params.sale, request.body);
       return created(reply, result);
     });
 
@@ -186,8 +187,8 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
     });
 
     app.get('/api/v1/me', {
-      config: READ,
+      config: { auth: { ...READ.auth, branch: 'read' } },
       schema: { operationId: 'getMe', tags: ['Merchant: account'], summary: 'The merchant behind this token, its branches and the current one', headers: BranchHeaders, response: { 200: data(S.Me) } },
-    }, async (request) => ({ data: await describeMe(ctx, requireTenant(request), request.headers['x-branch']) }));
+    }, async (request) => ({ data: await describeMe(ctx, requireTenant(request), await merchantDevices(ctx, request), await readBranch(ctx, request)) }));
   };
 }

@@ -12,14 +12,14 @@ import { daysBetween, daysRange } from '../../../platform/lib/time-zones.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
 import type { FilingDetails } from '../../../vsdc/sales-body.ts';
 import type { ComputedSale } from '../../../vsdc/tax.ts';
-import { branchForWrite, pickBranch } from '../../kernel/devices/branch-rule.ts';
+import { branchForWrite } from '../../kernel/devices/branch-rule.ts';
 import { idempotencyKeyOf, requestFingerprint } from './idempotency.ts';
 import { presentLineRow, presentNewLine, presentSale } from './present.ts';
 import type { CreateSaleBody, ListSalesQuery, MeResource, SaleResource } from './schemas.ts';
 import { authorityBranchesFor } from '../../kernel/devices/register.ts';
 import { FILING_CHANNEL, PROCESS_TAG, saleSignals } from './signals.ts';
 import { findByReference, findSale, insertDocument, linesOf, listSales, timezoneOf, type SaleFilter, type InsertOutcome, type NewDocument, type NewLine, type SaleRow, type StoredDocument } from './store.ts';
-import { devicesOfTenant } from '../../kernel/devices/store.ts';
+import { devicesOfTenant, type BranchDevice } from '../../kernel/devices/store.ts';
 import { documentStock } from '../stock/document-stock.ts';
 import { stockOfDocuments, stockTrackingOf } from '../stock/store.ts';
 import { checkClassifications, checkLines, compute, lineInput, occurredAtOf, refuseLevies, throwIfAny } from './validation.ts';
@@ -332,9 +332,8 @@ function occurredWithin(from: string | undefined, to: string | undefined, timezo
   };
 }
 
-export async function describeMe(ctx: AppContext, tenant: TenantAccount, branchHeader: string | undefined): Promise<MeResource> {
-  const [devices, stockTracking] = await Promise.all([devicesOfTenant(ctx.db, tenant.id), stockTrackingOf(ctx.db, tenant.id)]);
-  const current = pickBranch(devices, branchHeader);
+export async function describeMe(ctx: AppContext, tenant: TenantAccount, devices: readonly BranchDevice[], current: BranchDevice | undefined): Promise<MeResource> {
+  const stockTracking = await stockTrackingOf(ctx.db, tenant.id);
   const authorityBranches = await authorityBranchesFor(ctx.db, new Map([[tenant.id, devices.map((d) => d.branch)]]));
   return {
     id: tenant.id,

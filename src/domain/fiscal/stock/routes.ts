@@ -7,6 +7,7 @@ import { data } from '../../../platform/http/schema-helpers.ts';
 import { BranchHeaders } from '../../kernel/devices/schemas.ts';
 import * as S from './schemas.ts';
 import { createAdjustment, getMovement, getSettings, listLevelsPage, listMovementsPage, updateSettings } from './service.ts';
+import { namedBranch, writeBranch } from '../../kernel/access/acts-on.ts';
 
 const TAG = ['Merchant: stock'];
 const WRITE = { auth: { surface: 'merchant' as const, ability: 'invoices:write' as const } };
@@ -17,7 +18,7 @@ export function stockRoutes(ctx: AppContext): FastifyPluginAsync {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
 
     app.get('/api/v1/stock', {
-      config: READ,
+      config: { auth: { ...READ.auth, branch: 'read' } },
       schema: {
         operationId: 'listStockLevels',
         tags: TAG,
@@ -27,10 +28,10 @@ export function stockRoutes(ctx: AppContext): FastifyPluginAsync {
         querystring: S.ListLevelsQuery,
         response: { 200: Paginated(S.StockLevel) },
       },
-    }, async (request) => listLevelsPage(ctx, requireTenant(request).id, request.headers['x-branch'], request.query));
+    }, async (request) => listLevelsPage(ctx, requireTenant(request).id, (await namedBranch(ctx, request))?.id, request.query));
 
     app.get('/api/v1/stock/movements', {
-      config: READ,
+      config: { auth: { ...READ.auth, branch: 'read' } },
       schema: {
         operationId: 'listStockMovements',
         tags: TAG,
@@ -40,7 +41,7 @@ export function stockRoutes(ctx: AppContext): FastifyPluginAsync {
         querystring: S.ListMovementsQuery,
         response: { 200: Paginated(S.StockMovement) },
       },
-    }, async (request) => listMovementsPage(ctx, requireTenant(request).id, request.headers['x-branch'], request.query));
+    }, async (request) => listMovementsPage(ctx, requireTenant(request).id, (await namedBranch(ctx, request))?.id, request.query));
 
     app.get('/api/v1/stock/movements/:movement', {
       config: READ,
@@ -48,7 +49,7 @@ export function stockRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request) => ({ data: await getMovement(ctx, requireTenant(request).id, request.params.movement) }));
 
     app.post('/api/v1/stock/adjustments', {
-      config: WRITE,
+      config: { auth: { ...WRITE.auth, branch: 'write' } },
       schema: {
         operationId: 'createStockAdjustment',
         tags: TAG,
@@ -61,7 +62,7 @@ export function stockRoutes(ctx: AppContext): FastifyPluginAsync {
         response: { 201: data(S.StockMovement) },
       },
     }, async (request, reply) => {
-      const movement = await createAdjustment(ctx, requireTenant(request), request.headers['x-branch'], request.body);
+      const movement = await createAdjustment(ctx, requireTenant(request), await writeBranch(ctx, request), request.body);
       return reply.code(201).send({ data: movement });
     });
 

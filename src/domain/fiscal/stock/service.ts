@@ -5,26 +5,19 @@ import type { TenantAccount } from '../../../credentials/lookup.ts';
 import { ApiError, FieldErrors, NotFoundError } from '../../../platform/errors/errors.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
 import { Money } from '../../../vsdc/tax.ts';
-import { branchForWrite, pickBranch } from '../../kernel/devices/branch-rule.ts';
-import { devicesOfTenant } from '../../kernel/devices/store.ts';
+import type { BranchDevice } from '../../kernel/devices/store.ts';
 import { GOODS_ITEM_TYPES, isIncoming, recordStockMovement } from './movements.ts';
 import { presentLevel, presentMovement } from './present.ts';
 import type { CreateAdjustmentBody, ListLevelsQuery, ListMovementsQuery, StockLevelResource, StockMovementResource, StockSettingsResource } from './schemas.ts';
 import { stockSignals } from './signals.ts';
 import { findMovement, listLevels, listMovements, setStockTracking, stockTrackingOf } from './store.ts';
 
-async function branchFilter(ctx: AppContext, tenantId: number, branchHeader: string | undefined): Promise<number | undefined> {
-  return branchHeader === undefined ? undefined : pickBranch(await devicesOfTenant(ctx.db, tenantId), branchHeader)!.id;
-}
-
-export async function listLevelsPage(ctx: AppContext, tenantId: number, branchHeader: string | undefined, query: ListLevelsQuery): Promise<Page<StockLevelResource>> {
-  const deviceId = await branchFilter(ctx, tenantId, branchHeader);
+export async function listLevelsPage(ctx: AppContext, tenantId: number, deviceId: number | undefined, query: ListLevelsQuery): Promise<Page<StockLevelResource>> {
   const { rows, total } = await listLevels(ctx.db, tenantId, { deviceId, itemCode: query.itemCode }, query.page);
   return pageOf(rows.map(presentLevel), total, query.page);
 }
 
-export async function listMovementsPage(ctx: AppContext, tenantId: number, branchHeader: string | undefined, query: ListMovementsQuery): Promise<Page<StockMovementResource>> {
-  const deviceId = await branchFilter(ctx, tenantId, branchHeader);
+export async function listMovementsPage(ctx: AppContext, tenantId: number, deviceId: number | undefined, query: ListMovementsQuery): Promise<Page<StockMovementResource>> {
   const { rows, lines, total } = await listMovements(ctx.db, tenantId, { deviceId, itemCode: query.itemCode, state: query.state }, query.page);
   return pageOf(rows.map((r) => presentMovement(r, lines.get(Number(r.id)) ?? [])), total, query.page);
 }
@@ -46,8 +39,7 @@ function trackingOff(): ApiError {
  * before anything is stored: an unknown item, a service, an item the authority has not accepted,
  * an item twice; an outgoing movement that would leave the branch with less than nothing.
  */
-export async function createAdjustment(ctx: AppContext, tenant: TenantAccount, branchHeader: string | undefined, body: CreateAdjustmentBody): Promise<StockMovementResource> {
-  const device = branchForWrite(await devicesOfTenant(ctx.db, tenant.id), branchHeader);
+export async function createAdjustment(ctx: AppContext, tenant: TenantAccount, device: BranchDevice, body: CreateAdjustmentBody): Promise<StockMovementResource> {
   if (!(await stockTrackingOf(ctx.db, tenant.id))) throw trackingOff();
   const codes = body.items.map((i) => i.itemCode);
   const items = new Map(

@@ -28,13 +28,19 @@ export type RouteAuth =
    * A tenant token with `ability`; or, with no Authorization header, a merchant user's session
    * cookie (the console), whose role grants the abilities (ROLE_ABILITIES).
    */
-  | { surface: 'merchant'; ability: Ability }
-  | { surface: 'partner'; scope: Scope }
+  | {
+      surface: 'merchant';
+      ability: Ability;
+      /** The route acts on the merchant's branch (X-Branch, else the branch rule): it reads it, or writes to it (initialised). */
+      branch?: 'read' | 'write';
+    }
+  /** `tenant`: the route acts on the partner's merchant `:tenant` (404 if not its own); `writable` refuses one that is not billable (402). */
+  | { surface: 'partner'; scope: Scope; tenant?: 'read' | 'writable' }
   /**
    * A merchant user's session cookie (`fg_session`, docs/merchants.md); `role` is the least role
    * the route needs (owner > admin > viewer). Every write also needs `X-CSRF-Token`.
    */
-  | { surface: 'account'; role: UserRole }
+  | { surface: 'account'; role: UserRole; tenant?: 'read' | 'writable' }
   /** `/zm/api`: X-Api-Key + X-SdcId (alias Terminal-Id); `branch: 'none'` needs only the key. */
   | { surface: 'compat'; branch?: 'required' | 'none' }
   /** `/api/ApiKey/getactive`: a till login in the body; only the rate limit and 402 apply. */
@@ -44,7 +50,7 @@ export type RouteAuth =
    * says `withoutToken: 'open'` (then it serves anyone: development, e.g. /metrics). `refusal`:
    * the 401's message, when the route names what it wants.
    */
-  | { surface: 'admin'; withoutToken?: 'open'; refusal?: string };
+  | { surface: 'admin'; withoutToken?: 'open'; refusal?: string; tenant?: 'read' };
 
 export type Principal =
   | { kind: 'tenant'; token: ResolvedTenantToken; tenant: TenantAccount }
@@ -91,6 +97,8 @@ function headerValue(request: FastifyRequest, name: string): string | undefined 
   return text && text.trim() !== '' ? text.trim() : undefined;
 }
 
+export const unauthenticatedSession = () => unauthenticated('The session has ended (signed out, expired or revoked). Sign in again.');
+
 /** The tenant behind a merchant or compat principal, if any (for routes and the request log). */
 export function principalTenant(principal: Principal | undefined): TenantAccount | undefined {
   if (principal?.kind === 'tenant' || principal?.kind === 'fiscalisation_key' || principal?.kind === 'member') return principal.tenant;
@@ -127,7 +135,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** The live session of the cookie, with the CSRF check for a write (both surfaces that take the cookie). */
 async function sessionOf(ctx: AppContext, request: FastifyRequest, sessionToken: string): Promise<SessionUser> {
   const user = await findUserSession(ctx.db, sessionToken, ctx.clock.now());
-  if (!user) throw unauthenticated('The session has ended (signed out, expired or revoked). Sign in again.');
+  if (!user) throw unauthenticatedSession();
   if (!SAFE_METHODS.has(request.method) && !csrfMatches(sessionToken, headerValue(request, 'x-csrf-token'))) {
     throw new ApiError('csrf_token_invalid', 'Send the X-CSRF-Token header with the csrfToken of your session (from sign-in or GET /api/v1/account/me).');
   }

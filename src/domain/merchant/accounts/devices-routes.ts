@@ -8,17 +8,15 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../kernel/context.ts';
 import { requireUser } from '../../kernel/access/auth.ts';
-import { unauthenticated } from '../../../platform/errors/errors.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
 import type { Actor } from '../../kernel/audit/store.ts';
 import { learnBranchesAtInitialisation } from '../../kernel/devices/register.ts';
 import { initializeDevice, registerDevice, removeDevice, updateDevice } from '../../kernel/devices/service.ts';
 import { vsdcHandshake } from '../../kernel/devices/handshake.ts';
 import { presentDevice } from '../../kernel/devices/present.ts';
-import { findTenantRow } from '../../kernel/tenants/store.ts';
 import { devicesOf } from '../../kernel/devices/store.ts';
-import { assertTenantWritable } from '../../kernel/tenants/service.ts';
 import { UpdateDeviceBody, DeviceRemoved, RegisterDeviceBody, Device } from '../../kernel/devices/schemas.ts';
+import { requireActedTenant } from '../../kernel/access/acts-on.ts';
 
 const TAG = ['Merchant: account'];
 const viewer = { auth: { surface: 'account', role: 'viewer' } } as const;
@@ -32,33 +30,25 @@ export function accountDeviceRoutes(ctx: AppContext): FastifyPluginAsync {
 
     const actorOf = (request: FastifyRequest): Actor => ({ type: 'user', userId: requireUser(request).user.userId });
 
-    /** The user's merchant; for changes, refused as the partner's are while it is not billable (402). */
-    async function ownTenant(request: FastifyRequest, forWrite: boolean) {
-      const tenant = await findTenantRow(db, requireUser(request).user.tenant.id);
-      if (!tenant) throw unauthenticated('The session has ended (signed out, expired or revoked). Sign in again.');
-      if (forWrite) await assertTenantWritable(db, tenant, ctx.clock.now());
-      return tenant;
-    }
-
     app.get('/api/v1/account/devices', {
-      config: viewer,
+      config: { auth: { ...viewer.auth, tenant: 'read' } },
       schema: { operationId: 'listAccountDevices', tags: TAG, summary: 'Your devices, by branch', response: { 200: data(Type.Array(Device)) } },
     }, async (request) => {
-      const tenant = await ownTenant(request, false);
+      const tenant = requireActedTenant(request);
       const devices = await devicesOf(db, [tenant.id]);
       return { data: (devices.get(tenant.id) ?? []).map(presentDevice) };
     });
 
     app.post('/api/v1/account/devices', {
-      config: admin,
+      config: { auth: { ...admin.auth, tenant: 'writable' } },
       schema: { operationId: 'registerAccountDevice', tags: TAG, summary: 'Register a device (local only)', body: RegisterDeviceBody, response: { 201: data(Device) } },
     }, async (request, reply) => {
-      const tenant = await ownTenant(request, true);
+      const tenant = requireActedTenant(request);
       return reply.code(201).send({ data: await registerDevice(db, actorOf(request), tenant, request.body) });
     });
 
     app.post('/api/v1/account/devices/:branch/initialize', {
-      config: admin,
+      config: { auth: { ...admin.auth, tenant: 'writable' } },
       schema: {
         operationId: 'initializeAccountDevice',
         tags: TAG,
@@ -68,7 +58,7 @@ export function accountDeviceRoutes(ctx: AppContext): FastifyPluginAsync {
         response: { 200: data(Device) },
       },
     }, async (request) => {
-      const tenant = await ownTenant(request, true);
+      const tenant = requireActedTenant(request);
       return {
         data: await initializeDevice(db, actorOf(request), tenant, request.params.branch, vsdcHandshake(ctx), {
           afterInitialized: () => learnBranchesAtInitialisation(ctx, tenant.id),
@@ -78,7 +68,7 @@ export function accountDeviceRoutes(ctx: AppContext): FastifyPluginAsync {
     });
 
     app.patch('/api/v1/account/devices/:branch', {
-      config: admin,
+      config: { auth: { ...admin.auth, tenant: 'writable' } },
       schema: {
         operationId: 'updateAccountDevice',
         tags: TAG,
@@ -89,12 +79,12 @@ export function accountDeviceRoutes(ctx: AppContext): FastifyPluginAsync {
         response: { 200: data(Device) },
       },
     }, async (request) => {
-      const tenant = await ownTenant(request, true);
+      const tenant = requireActedTenant(request);
       return { data: await updateDevice(db, actorOf(request), tenant, request.params.branch, request.body, 'account') };
     });
 
     app.delete('/api/v1/account/devices/:branch', {
-      config: admin,
+      config: { auth: { ...admin.auth, tenant: 'read' } },
       schema: {
         operationId: 'removeAccountDevice',
         tags: TAG,
@@ -103,6 +93,6 @@ export function accountDeviceRoutes(ctx: AppContext): FastifyPluginAsync {
         params: BranchParam,
         response: { 200: DeviceRemoved },
       },
-    }, async (request) => removeDevice(db, actorOf(request), await ownTenant(request, false), request.params.branch, 'account'));
+    }, async (request) => removeDevice(db, actorOf(request), requireActedTenant(request), request.params.branch, 'account'));
   };
 }

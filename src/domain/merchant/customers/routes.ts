@@ -7,6 +7,7 @@ import { BranchHeaders } from '../../kernel/devices/schemas.ts';
 import * as S from './schemas.ts';
 import { createCustomer, getCustomer, listCustomersPage } from './service.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
+import { branchHeaderOf } from '../../kernel/access/acts-on.ts';
 
 const TAG = ['Merchant: customers'];
 const WRITE = { auth: { surface: 'merchant' as const, ability: 'invoices:write' as const } };
@@ -35,7 +36,7 @@ export function customerRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request) => listCustomersPage(ctx, requireTenant(request).id, request.query));
 
     app.post('/api/v1/customers', {
-      config: WRITE,
+      config: { auth: { ...WRITE.auth, branch: 'write' } },
       schema: {
         operationId: 'createCustomer',
         tags: TAG,
@@ -46,7 +47,7 @@ export function customerRoutes(ctx: AppContext): FastifyPluginAsync {
         response: { 200: data(S.Customer), 201: data(S.Customer) },
       },
     }, async (request, reply) => {
-      const result = await createCustomer(ctx, requireTenant(request), request.headers['x-branch'], request.body);
+      const result = await createCustomer(ctx, requireTenant(request), branchHeaderOf(request), request.body);
       return reply.code(result.created ? 201 : 200).send({ data: result.customer });
     });
 

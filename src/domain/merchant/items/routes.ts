@@ -7,6 +7,7 @@ import { BranchHeaders } from '../../kernel/devices/schemas.ts';
 import * as S from './schemas.ts';
 import { createItem, getItem, listItemsPage, releaseItem, updateItem } from './service.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
+import { writeBranch } from '../../kernel/access/acts-on.ts';
 
 const TAG = ['Merchant: items'];
 const WRITE = { auth: { surface: 'merchant' as const, ability: 'invoices:write' as const } };
@@ -35,7 +36,7 @@ export function itemRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request) => listItemsPage(ctx, requireTenant(request).id, request.query));
 
     app.post('/api/v1/items', {
-      config: WRITE,
+      config: { auth: { ...WRITE.auth, branch: 'write' } },
       schema: {
         operationId: 'createItem',
         tags: TAG,
@@ -46,7 +47,7 @@ export function itemRoutes(ctx: AppContext): FastifyPluginAsync {
         response: { 201: data(S.Item) },
       },
     }, async (request, reply) => {
-      const item = await createItem(ctx, requireTenant(request), request.headers['x-branch'], request.body);
+      const item = await createItem(ctx, requireTenant(request), await writeBranch(ctx, request), request.body);
       return reply.code(201).send({ data: item });
     });
 
@@ -69,7 +70,7 @@ export function itemRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request) => ({ data: await updateItem(ctx, requireTenant(request).id, request.params.item, request.body) }));
 
     app.post('/api/v1/items/:item/release', {
-      config: WRITE,
+      config: { auth: { ...WRITE.auth, branch: 'write' } },
       schema: {
         operationId: 'releaseItem',
         tags: TAG,
@@ -79,6 +80,6 @@ export function itemRoutes(ctx: AppContext): FastifyPluginAsync {
         params: S.ItemParam,
         response: { 200: data(S.Item) },
       },
-    }, async (request) => ({ data: await releaseItem(ctx, requireTenant(request), request.params.item, request.headers['x-branch']) }));
+    }, async (request) => ({ data: await releaseItem(ctx, requireTenant(request), request.params.item, () => writeBranch(ctx, request)) }));
   };
 }

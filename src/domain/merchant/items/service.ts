@@ -8,8 +8,7 @@ import { isUniqueViolation } from '../../../platform/db/database.ts';
 import { ApiError, NotFoundError, ValidationError } from '../../../platform/errors/errors.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
 import { unknownClassificationCodes } from '../../kernel/catalogue/lookup.ts';
-import { branchForWrite } from '../../kernel/devices/branch-rule.ts';
-import { devicesOfTenant } from '../../kernel/devices/store.ts';
+import type { BranchDevice } from '../../kernel/devices/store.ts';
 import { vsdcLeaseMs, sendOutcomeOf } from '../../../vsdc/polling.ts';
 import { GATEWAY_REGISTRANT_FIELDS } from '../../../vsdc/registrant.ts';
 import { DEFAULT_ITEM, generatedItemCode, normalizeItemName } from './codes.ts';
@@ -46,8 +45,7 @@ async function reload(ctx: AppContext, tenantId: number, id: number): Promise<It
 }
 
 /** Stores the item as `pending` on the branch, then sends it; answers with the state reached. */
-export async function createItem(ctx: AppContext, tenant: TenantAccount, branchHeader: string | undefined, body: CreateItemBody): Promise<ItemResource> {
-  const device = branchForWrite(await devicesOfTenant(ctx.db, tenant.id), branchHeader);
+export async function createItem(ctx: AppContext, tenant: TenantAccount, device: BranchDevice, body: CreateItemBody): Promise<ItemResource> {
   await checkFields(ctx, body);
   const item = {
     tenantId: tenant.id,
@@ -130,13 +128,13 @@ export async function updateItem(ctx: AppContext, tenantId: number, ref: string,
 }
 
 /** Sends a reviewed draft to the authority through the X-Branch (or default) branch. */
-export async function releaseItem(ctx: AppContext, tenant: TenantAccount, ref: string, branchHeader: string | undefined): Promise<ItemResource> {
+export async function releaseItem(ctx: AppContext, tenant: TenantAccount, ref: string, branchOf: () => Promise<BranchDevice>): Promise<ItemResource> {
   const row = await findItem(ctx, tenant.id, ref);
   const id = Number(row.id);
   if (row.registration_state !== 'draft') {
     throw new ApiError('item_not_draft', `Only a draft can be released; this item is ${row.registration_state}.`);
   }
-  const device = branchForWrite(await devicesOfTenant(ctx.db, tenant.id), branchHeader);
+  const device = await branchOf();
   await checkFields(ctx, { itemClsCd: row.item_class_code });
   if (!(await releaseDraft(ctx.db, tenant.id, id, device.id))) {
     const now = await findItemById(ctx.db, tenant.id, id);

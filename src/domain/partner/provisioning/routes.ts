@@ -11,10 +11,11 @@ import { vsdcHandshake } from '../../kernel/devices/handshake.ts';
 import { learnBranchesAtInitialisation } from '../../kernel/devices/register.ts';
 import { listPartnerKeys, mintPartnerKey, readPartnerKeySecret, revokePartnerKey, rotatePartnerKey } from './partner-keys-service.ts';
 import * as S from './schemas.ts';
-import { assertTenantWritable, createTenant, getTenant, listTenants, tenantOfPartner, updateTenantSettings } from '../../kernel/tenants/service.ts';
+import { createTenant, getTenant, listTenants, updateTenantSettings } from '../../kernel/tenants/service.ts';
 import { data, Timestamp } from '../../../platform/http/schema-helpers.ts';
 import { CreateApiKeyBody, IdParam, FiscalisationKeyCreated, TenantToken, Tenant, TenantTokenCreated, Revoked, CreateTokenBody, FiscalisationKey, TenantBranchParam, TenantParam } from '../../kernel/tenants/schemas.ts';
 import { RegisterDeviceBody, DeviceRemoved, UpdateDeviceBody, Device } from '../../kernel/devices/schemas.ts';
+import { requireActedTenant } from '../../kernel/access/acts-on.ts';
 
 const TAG = ['Partner: provisioning'];
 
@@ -27,13 +28,6 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     const { db } = ctx;
-
-    /** Loads the caller's tenant, and for changes refuses a blocked or over-quota one (402). */
-    async function tenantFor(request: FastifyRequest, tenantId: number, forWrite: boolean) {
-      const tenant = await tenantOfPartner(db, requirePartner(request).partner.id, tenantId);
-      if (forWrite) await assertTenantWritable(db, tenant, ctx.clock.now());
-      return tenant;
-    }
 
     app.get('/api/v1/tenants', {
       config: { auth: { surface: 'partner', scope: 'tenants:read' } },
@@ -68,15 +62,15 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request) => ({ data: await updateTenantSettings(db, actorOf(request), requirePartner(request).partner.id, request.params.tenant, request.body) }));
 
     app.post('/api/v1/tenants/:tenant/devices', {
-      config: { auth: { surface: 'partner', scope: 'devices:write' } },
+      config: { auth: { surface: 'partner', scope: 'devices:write', tenant: 'writable' } },
       schema: { operationId: 'registerDevice', tags: TAG, summary: 'Register a device (local only)', params: TenantParam, body: RegisterDeviceBody, response: { 201: data(Device) } },
     }, async (request, reply) => {
-      const tenant = await tenantFor(request, request.params.tenant, true);
+      const tenant = requireActedTenant(request);
       return reply.code(201).send({ data: await registerDevice(db, actorOf(request), tenant, request.body) });
     });
 
     app.post('/api/v1/tenants/:tenant/devices/:branch/initialize', {
-      config: { auth: { surface: 'partner', scope: 'devices:write' } },
+      config: { auth: { surface: 'partner', scope: 'devices:write', tenant: 'writable' } },
       schema: {
         operationId: 'initializeDevice',
         tags: TAG,
@@ -86,7 +80,7 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
         response: { 200: data(Device) },
       },
     }, async (request) => {
-      const tenant = await tenantFor(request, request.params.tenant, true);
+      const tenant = requireActedTenant(request);
       return {
         data: await initializeDevice(db, actorOf(request), tenant, request.params.branch, vsdcHandshake(ctx), {
           afterInitialized: () => learnBranchesAtInitialisation(ctx, tenant.id),
@@ -95,7 +89,7 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
     });
 
     app.patch('/api/v1/tenants/:tenant/devices/:branch', {
-      config: { auth: { surface: 'partner', scope: 'devices:write' } },
+      config: { auth: { surface: 'partner', scope: 'devices:write', tenant: 'writable' } },
       schema: {
         operationId: 'updateDevice',
         tags: TAG,
@@ -106,12 +100,12 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
         response: { 200: data(Device) },
       },
     }, async (request) => {
-      const tenant = await tenantFor(request, request.params.tenant, true);
+      const tenant = requireActedTenant(request);
       return { data: await updateDevice(db, actorOf(request), tenant, request.params.branch, request.body) };
     });
 
     app.delete('/api/v1/tenants/:tenant/devices/:branch', {
-      config: { auth: { surface: 'partner', scope: 'devices:write' } },
+      config: { auth: { surface: 'partner', scope: 'devices:write', tenant: 'read' } },
       schema: {
         operationId: 'removeDevice',
         tags: TAG,
@@ -121,47 +115,47 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
         params: TenantBranchParam,
         response: { 200: DeviceRemoved },
       },
-    }, async (request) => removeDevice(db, actorOf(request), await tenantFor(request, request.params.tenant, false), request.params.branch));
+    }, async (request) => removeDevice(db, actorOf(request), requireActedTenant(request), request.params.branch));
 
     app.get('/api/v1/tenants/:tenant/tokens', {
-      config: { auth: { surface: 'partner', scope: 'keys:write' } },
+      config: { auth: { surface: 'partner', scope: 'keys:write', tenant: 'read' } },
       schema: { operationId: 'listTenantTokens', tags: TAG, summary: 'Live tenant tokens (no plaintext)', params: TenantParam, response: { 200: data(Type.Array(TenantToken)) } },
-    }, async (request) => ({ data: await listTokens(db, await tenantFor(request, request.params.tenant, false)) }));
+    }, async (request) => ({ data: await listTokens(db, requireActedTenant(request)) }));
 
     app.post('/api/v1/tenants/:tenant/tokens', {
-      config: { auth: { surface: 'partner', scope: 'keys:write' } },
+      config: { auth: { surface: 'partner', scope: 'keys:write', tenant: 'writable' } },
       schema: { operationId: 'createTenantToken', tags: TAG, summary: 'Mint a tenant token (plaintext once)', params: TenantParam, body: CreateTokenBody, response: { 201: data(TenantTokenCreated) } },
     }, async (request, reply) => {
-      const tenant = await tenantFor(request, request.params.tenant, true);
+      const tenant = requireActedTenant(request);
       return reply.code(201).header('cache-control', 'no-store').send({ data: await mintToken(db, actorOf(request), tenant, request.body.name, request.body.abilities) });
     });
 
     app.delete('/api/v1/tenants/:tenant/tokens/:id', {
-      config: { auth: { surface: 'partner', scope: 'keys:write' } },
+      config: { auth: { surface: 'partner', scope: 'keys:write', tenant: 'read' } },
       schema: { operationId: 'revokeTenantToken', tags: TAG, summary: 'Revoke a tenant token (immediate)', params: Type.Object({ ...TenantParam.properties, ...IdParam.properties }), response: { 200: Revoked } },
-    }, async (request) => revokeToken(db, actorOf(request), await tenantFor(request, request.params.tenant, false), request.params.id));
+    }, async (request) => revokeToken(db, actorOf(request), requireActedTenant(request), request.params.id));
 
     app.get('/api/v1/tenants/:tenant/api-keys', {
-      config: { auth: { surface: 'partner', scope: 'keys:write' } },
+      config: { auth: { surface: 'partner', scope: 'keys:write', tenant: 'read' } },
       schema: { operationId: 'listFiscalisationKeys', tags: TAG, summary: 'Fiscalisation keys, masked', params: TenantParam, response: { 200: data(Type.Array(FiscalisationKey)) } },
-    }, async (request) => ({ data: await listApiKeys(db, await tenantFor(request, request.params.tenant, false)) }));
+    }, async (request) => ({ data: await listApiKeys(db, requireActedTenant(request)) }));
 
     app.post('/api/v1/tenants/:tenant/api-keys', {
-      config: { auth: { surface: 'partner', scope: 'keys:write' } },
+      config: { auth: { surface: 'partner', scope: 'keys:write', tenant: 'writable' } },
       schema: { operationId: 'createFiscalisationKey', tags: TAG, summary: 'Mint a fiscalisation key for /zm/api (plaintext once)', description: 'The body is optional.', params: TenantParam, body: CreateApiKeyBody, response: { 201: data(FiscalisationKeyCreated) } },
       preValidation: async (request) => {
         request.body ??= {};
       },
     }, async (request, reply) => {
-      const tenant = await tenantFor(request, request.params.tenant, true);
+      const tenant = requireActedTenant(request);
       const created = await mintApiKey(db, actorOf(request), tenant, request.body);
       return reply.code(201).header('cache-control', 'no-store').send({ data: created });
     });
 
     app.delete('/api/v1/tenants/:tenant/api-keys/:id', {
-      config: { auth: { surface: 'partner', scope: 'keys:write' } },
+      config: { auth: { surface: 'partner', scope: 'keys:write', tenant: 'read' } },
       schema: { operationId: 'revokeFiscalisationKey', tags: TAG, summary: 'Revoke a fiscalisation key (immediate)', params: Type.Object({ ...TenantParam.properties, ...IdParam.properties }), response: { 200: Revoked } },
-    }, async (request) => revokeApiKey(db, actorOf(request), await tenantFor(request, request.params.tenant, false), request.params.id));
+    }, async (request) => revokeApiKey(db, actorOf(request), requireActedTenant(request), request.params.id));
 
     const KEYS_TAG = ['Partner: keys'];
     app.get('/api/v1/partner/keys', {
