@@ -8,7 +8,8 @@ import type { SelectOutcome, WriteOutcome } from './outcome.ts';
 import { sql } from 'kysely';
 import { backoffMs } from '../platform/workers/backoff.ts';
 import { fromNow } from '../platform/workers/lease-sql.ts';
-import type { Worker, WorkerStopReport } from '../platform/workers/index.ts';
+import type { Worker } from '../platform/workers/index.ts';
+import { workerLoop } from '../platform/workers/loop.ts';
 
 /** Longer than any VSDC call can take, so a lease only runs out when its holder died (whole seconds, at least a minute). */
 export function vsdcLeaseMs(config: Pick<Config, 'vsdcTimeoutMs'>): number {
@@ -95,41 +96,12 @@ export interface PollingWorkerOptions {
 
 /** Runs `round` until stopped: again at once after a full batch, else after `pollMs`. */
 export function pollingWorker(options: PollingWorkerOptions): Worker {
-  const log = options.log.child({ worker: options.name });
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let stopped = false;
-
-  const schedule = (ms: number): void => {
-    if (stopped) return;
-    timer = setTimeout(tick, ms);
-    timer.unref();
-  };
-
-  function tick(): void {
-    running = (async () => {
-      let handled = 0;
-      try {
-        handled = await options.round();
-      } catch (err) {
-        log.error({ err }, 'round failed');
-      }
-      running = undefined;
-      schedule(handled >= options.batchSize ? 0 : options.pollMs);
-    })();
-  }
-
-  return {
-    name: options.name,
-    start() {
-      schedule(0);
-    },
-    async stop(): Promise<WorkerStopReport> {
-      stopped = true;
-      clearTimeout(timer);
-      const inHand = running ? 1 : 0;
-      await running;
-      return { inHand, cut: 0 };
-    },
-  };
+  const loop = workerLoop({ name: options.name, log: options.log });
+  const round = loop.pass({
+    run: async () => ((await options.round()) >= options.batchSize ? 0 : options.pollMs),
+    failure: 'round failed',
+    retryMs: options.pollMs,
+    inHand: true,
+  });
+  return loop.worker(() => round.schedule(0));
 }
