@@ -4,8 +4,9 @@
 // the database (lease + SKIP LOCKED), so any number of processes may run these loops.
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/observability/log.ts';
+import type { DeviceTarget } from './client.ts';
 import type { SelectOutcome, WriteOutcome } from './outcome.ts';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { backoffMs } from '../platform/workers/backoff.ts';
 import { fromNow } from '../platform/workers/lease-sql.ts';
 import type { Worker } from '../platform/workers/index.ts';
@@ -80,6 +81,26 @@ export function answerFilingColumns(outcome: VsdcSendOutcome) {
     case 'unreachable':
       return unansweredColumns(outcome);
   }
+}
+
+/** Where a claimed row is sent: its branch's VSDC and the tenant's TPIN. */
+export interface VsdcTargetColumns {
+  vsdc_base_url: string;
+  branch: string;
+  tenant_tpin: string;
+}
+
+/** The rows of `from` (a CTE of a table with `device_id` and `tenant_id`) with their VsdcTargetColumns. */
+export function withVsdcTarget(from: string): RawBuilder<unknown> {
+  return sql`
+    select ${sql.ref(from)}.*, d.vsdc_base_url, d.branch, t.tpin as tenant_tpin
+    from ${sql.table(from)}
+    join devices d on d.id = ${sql.ref(from)}.device_id
+    join tenants t on t.id = ${sql.ref(from)}.tenant_id`;
+}
+
+export function vsdcTargetOf(row: VsdcTargetColumns): DeviceTarget {
+  return { baseUrl: row.vsdc_base_url, tpin: row.tenant_tpin, bhfId: row.branch };
 }
 
 export interface PollingWorkerOptions {
