@@ -72,7 +72,7 @@ export const moduleRoutes: Array<(ctx: AppContext) => FastifyPluginAsync> = [
   accountDeviceRoutes,
 ];
 
-export const moduleWorkers: WorkerFactory[] = [
+export const moduleWorkers: Array<WorkerFactory<AppContext>> = [
   filingWorker,
   catalogueWorker,
   ...webhookWorkers,

@@ -4,11 +4,13 @@
 // the database (lease + SKIP LOCKED), so any number of processes may run these loops.
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/observability/log.ts';
+import type { DeviceTarget } from './client.ts';
 import type { SelectOutcome, WriteOutcome } from './outcome.ts';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { backoffMs } from '../platform/workers/backoff.ts';
 import { fromNow } from '../platform/workers/lease-sql.ts';
-import type { Worker, WorkerStopReport } from '../platform/workers/index.ts';
+import type { Worker } from '../platform/workers/index.ts';
+import { workerLoop } from '../platform/workers/loop.ts';
 
 /** Longer than any VSDC call can take, so a lease only runs out when its holder died (whole seconds, at least a minute). */
 export function vsdcLeaseMs(config: Pick<Config, 'vsdcTimeoutMs'>): number {
@@ -81,6 +83,26 @@ export function answerFilingColumns(outcome: VsdcSendOutcome) {
   }
 }
 
+/** Where a claimed row is sent: its branch's VSDC and the tenant's TPIN. */
+export interface VsdcTargetColumns {
+  vsdc_base_url: string;
+  branch: string;
+  tenant_tpin: string;
+}
+
+/** The rows of `from` (a CTE of a table with `device_id` and `tenant_id`) with their VsdcTargetColumns. */
+export function withVsdcTarget(from: string): RawBuilder<unknown> {
+  return sql`
+    select ${sql.ref(from)}.*, d.vsdc_base_url, d.branch, t.tpin as tenant_tpin
+    from ${sql.table(from)}
+    join devices d on d.id = ${sql.ref(from)}.device_id
+    join tenants t on t.id = ${sql.ref(from)}.tenant_id`;
+}
+
+export function vsdcTargetOf(row: VsdcTargetColumns): DeviceTarget {
+  return { baseUrl: row.vsdc_base_url, tpin: row.tenant_tpin, bhfId: row.branch };
+}
+
 export interface PollingWorkerOptions {
   /** `module.job`; on every line the worker logs. */
   name: string;
@@ -95,41 +117,12 @@ export interface PollingWorkerOptions {
 
 /** Runs `round` until stopped: again at once after a full batch, else after `pollMs`. */
 export function pollingWorker(options: PollingWorkerOptions): Worker {
-  const log = options.log.child({ worker: options.name });
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let stopped = false;
-
-  const schedule = (ms: number): void => {
-    if (stopped) return;
-    timer = setTimeout(tick, ms);
-    timer.unref();
-  };
-
-  function tick(): void {
-    running = (async () => {
-      let handled = 0;
-      try {
-        handled = await options.round();
-      } catch (err) {
-        log.error({ err }, 'round failed');
-      }
-      running = undefined;
-      schedule(handled >= options.batchSize ? 0 : options.pollMs);
-    })();
-  }
-
-  return {
-    name: options.name,
-    start() {
-      schedule(0);
-    },
-    async stop(): Promise<WorkerStopReport> {
-      stopped = true;
-      clearTimeout(timer);
-      const inHand = running ? 1 : 0;
-      await running;
-      return { inHand, cut: 0 };
-    },
-  };
+  const loop = workerLoop({ name: options.name, log: options.log });
+  const round = loop.pass({
+    run: async () => ((await options.round()) >= options.batchSize ? 0 : options.pollMs),
+    failure: 'round failed',
+    retryMs: options.pollMs,
+    inHand: true,
+  });
+  return loop.worker(() => round.schedule(0));
 }

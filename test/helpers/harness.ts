@@ -56,7 +56,7 @@ export interface Harness {
   sim: Simulator;
   merchant: Merchant;
   /** Starts workers in this process (every module's unless `factories` are given); once until stopped. */
-  startWorkers(factories?: WorkerFactory[]): void;
+  startWorkers(factories?: Array<WorkerFactory<AppContext>>): void;
   stopWorkers(): Promise<void>;
   /** A new merchant (unlimited rate) with `branches` (default none) registered on `vsdcBaseUrl` (default: the simulator). */
   addMerchant(options?: { branches?: string[]; initialize?: boolean; vsdcBaseUrl?: string }): Promise<Merchant>;

@@ -1,5 +1,3 @@
-import type { AppContext } from '../../domain/kernel/context.ts';
-
 /** A background loop that claims its work from the database; any number may run across processes. */
 export interface Worker {
   name: string;
@@ -16,7 +14,8 @@ export interface WorkerStopReport {
   cut: number;
 }
 
-export type WorkerFactory = (ctx: AppContext) => Worker;
+/** Makes a worker from what it runs against (the application's context, which platform does not know). */
+export type WorkerFactory<Context> = (ctx: Context) => Worker;
 
 export interface RunningWorkers {
   workers: Worker[];
@@ -26,7 +25,7 @@ export interface RunningWorkers {
   stillStopping(): string[];
 }
 
-export function startWorkers(ctx: AppContext, factories: WorkerFactory[]): RunningWorkers {
+export function startWorkers<Context>(ctx: Context, factories: Array<WorkerFactory<Context>>): RunningWorkers {
   const workers = factories.map((make) => make(ctx));
   for (const w of workers) w.start();
   const stopping = new Set<string>();

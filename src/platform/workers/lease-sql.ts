@@ -17,7 +17,6 @@
 // deliveries, whose tests drive a clock). Lease lengths and delays are in milliseconds.
 import { sql, type RawBuilder, type Updateable } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import type { DeviceTarget } from '../../vsdc/client.ts';
 
 type Column<T extends keyof DB> = keyof DB[T] & string;
 
@@ -148,24 +147,4 @@ export function claimDueRows(table: Exclude<DueTable, HeldTable>, claim: DueClai
       from due where r.${sql.ref(key)} = due.${sql.ref(key)}
       returning r.*
     )`;
-}
-
-/** Where a claimed row is sent: its branch's VSDC and the tenant's TPIN. */
-export interface VsdcTargetColumns {
-  vsdc_base_url: string;
-  branch: string;
-  tenant_tpin: string;
-}
-
-/** The rows of `from` (a CTE of a table with `device_id` and `tenant_id`) with their VsdcTargetColumns. */
-export function withVsdcTarget(from: string): RawBuilder<unknown> {
-  return sql`
-    select ${sql.ref(from)}.*, d.vsdc_base_url, d.branch, t.tpin as tenant_tpin
-    from ${sql.table(from)}
-    join devices d on d.id = ${sql.ref(from)}.device_id
-    join tenants t on t.id = ${sql.ref(from)}.tenant_id`;
-}
-
-export function vsdcTargetOf(row: VsdcTargetColumns): DeviceTarget {
-  return { baseUrl: row.vsdc_base_url, tpin: row.tenant_tpin, bhfId: row.branch };
 }

@@ -5,8 +5,8 @@ import type { PurchaseDecision, PurchaseFilingState, PurchaseLinesTable, Purchas
 import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
 import type { DeviceTarget } from '../../../vsdc/client.ts';
 import { finishPull, type ClaimedPull } from '../pulls/branch-pulls.ts';
-import { claimDueRows, fromNow, released, vsdcTargetOf, withVsdcTarget } from '../../../platform/workers/lease-sql.ts';
-import { answerFilingColumns, type VsdcSendOutcome } from '../../../vsdc/polling.ts';
+import { claimDueRows, fromNow, released } from '../../../platform/workers/lease-sql.ts';
+import { answerFilingColumns, type VsdcSendOutcome, vsdcTargetOf, withVsdcTarget } from '../../../vsdc/polling.ts';
 import { enqueueEvent, PURCHASE_RECEIVED_EVENT } from '../../kernel/outbox/events.ts';
 
 export type PurchaseLineRow = Selectable<PurchaseLinesTable>;

@@ -5,7 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { AppContext } from '../../kernel/context.ts';
-import type { Worker, WorkerStopReport } from '../../../platform/workers/index.ts';
+import type { Worker } from '../../../platform/workers/index.ts';
+import { workerLoop } from '../../../platform/workers/loop.ts';
 import { FILING_CHANNEL, foreignSignal, saleSignals } from '../sales/signals.ts';
 import { BranchFiler } from './filer.ts';
 import { probeBackedOffVsdcs } from './probe.ts';
@@ -27,32 +28,41 @@ export interface FilingWorkerOptions {
 }
 
 export function filingWorker(ctx: AppContext, options: FilingWorkerOptions = {}): FilingWorker {
-  const stopGraceMs = options.stopGraceMs ?? STOP_GRACE_MS;
   const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  const log = ctx.log.child({ worker: FILING_WORKER_NAME });
-  const stopping = new AbortController();
-  const cutCalls = new AbortController();
-  const filer = new BranchFiler(ctx, owner, stopping.signal, cutCalls.signal, (target) => {
+  // The branches being drained are the loop's units in hand, by device id; a drain ended by the
+  // stop's grace counts as cut.
+  const loop = workerLoop({ name: FILING_WORKER_NAME, log: ctx.log, stopGraceMs: options.stopGraceMs ?? STOP_GRACE_MS });
+  const { log } = loop;
+  const filer = new BranchFiler(ctx, owner, loop.stopping, loop.cut, (target) => {
     // The other backed-off branches at this address need not wait for their own backoff or probe.
     wakeAddress(ctx.db, target.baseUrl).then((woken) => woken.forEach(wake), (err: unknown) => log.error({ err }, 'waking the branches of a VSDC that answers again failed'));
   });
   /** Branches drained at once (FILING_CONCURRENCY); each holds a DB connection only between VSDC calls. */
   const maxBranches = ctx.config.filingConcurrency;
   const dirty = new Set<number>();
-  const active = new Map<number, Promise<void>>();
-  const retryTimers = new Map<number, NodeJS.Timeout>();
-  const unsubscribe: Array<() => void> = [];
-  let pollTimer: NodeJS.Timeout | undefined;
-  let polling: Promise<void> | undefined;
-  let probeTimer: NodeJS.Timeout | undefined;
-  let probing: Promise<void> | undefined;
+  /** Each deferred branch's wake-up when its backoff passes (what cancels it). */
+  const retryTimers = new Map<number, () => void>();
   let claiming = false;
-  let stopped = false;
-  /** Drains that ended with a VSDC call cut by the stop's grace. */
-  let cut = 0;
+
+  const poll = loop.pass({
+    run: async () => {
+      for (const deviceId of await branchesReady(ctx.db, 1_000)) wake(deviceId);
+    },
+    everyMs: POLL_MS,
+    failure: 'poll failed',
+  });
+  /** Every VSDC_PROBE_MS: probe the VSDCs of branches in backoff, and file at once where one answers. */
+  const probe = loop.pass({
+    run: async () => {
+      for (const deviceId of await probeBackedOffVsdcs(ctx, loop.cut)) wake(deviceId);
+    },
+    everyMs: ctx.config.vsdcProbeMs,
+    failure: 'probing backed-off VSDCs failed',
+    waitedAfterCut: true,
+  });
 
   function wake(deviceId: number): void {
-    if (stopped) return;
+    if (loop.stopped) return;
     dirty.add(deviceId);
     pump();
   }
@@ -63,11 +73,11 @@ export function filingWorker(ctx: AppContext, options: FilingWorkerOptions = {})
    * many branches at once.
    */
   function pump(): void {
-    if (stopped || claiming) return;
+    if (loop.stopped || claiming) return;
     const ready: number[] = [];
     for (const deviceId of dirty) {
-      if (active.size + ready.length >= maxBranches) break;
-      if (active.has(deviceId)) continue; // woken again while draining: drained once more after
+      if (loop.inHand + ready.length >= maxBranches) break;
+      if (loop.holds(deviceId)) continue; // woken again while draining: drained once more after
       dirty.delete(deviceId);
       ready.push(deviceId);
     }
@@ -82,107 +92,56 @@ export function filingWorker(ctx: AppContext, options: FilingWorkerOptions = {})
       if (dirty.size > 0) pump();
     });
     for (const deviceId of ready) {
-      const run = drain(deviceId, claims).finally(() => {
-        active.delete(deviceId);
+      void loop.hold(drain(deviceId, claims), deviceId).then(() => {
         if (dirty.size > 0) pump();
       });
-      active.set(deviceId, run);
     }
   }
 
   /** Every slot is taken and a branch that is not being drained waits for one. */
   function othersWaiting(): boolean {
-    if (active.size < maxBranches) return false;
-    for (const deviceId of dirty) if (!active.has(deviceId)) return true;
+    if (loop.inHand < maxBranches) return false;
+    for (const deviceId of dirty) if (!loop.holds(deviceId)) return true;
     return false;
   }
 
   async function drain(deviceId: number, claims: Promise<Map<number, ClaimedBranch>>): Promise<void> {
     try {
       const result = await filer.drain(deviceId, (await claims).get(deviceId), othersWaiting);
-      if (result.kind === 'cut') cut++;
+      if (result.kind === 'cut') loop.countCut();
       if (result.kind === 'yielded') {
         // Back in line behind the branches that waited (a Set keeps insertion order).
         dirty.delete(deviceId);
         wake(deviceId);
       }
       if (result.kind === 'deferred') {
-        clearTimeout(retryTimers.get(deviceId));
-        const timer = setTimeout(() => {
-          retryTimers.delete(deviceId);
-          wake(deviceId);
-        }, result.retryInMs + 10);
-        timer.unref();
-        retryTimers.set(deviceId, timer);
+        retryTimers.get(deviceId)?.();
+        retryTimers.set(
+          deviceId,
+          loop.after(result.retryInMs + 10, () => {
+            retryTimers.delete(deviceId);
+            wake(deviceId);
+          }),
+        );
       }
     } catch (err) {
       log.error({ err, deviceId }, 'draining a branch failed');
     }
   }
 
-  function poll(): void {
-    polling = (async () => {
-      try {
-        for (const deviceId of await branchesReady(ctx.db, 1_000)) wake(deviceId);
-      } catch (err) {
-        log.error({ err }, 'poll failed');
-      }
-      if (!stopped) {
-        pollTimer = setTimeout(poll, POLL_MS);
-        pollTimer.unref();
-      }
-    })();
-  }
-
-  /** Every VSDC_PROBE_MS: probe the VSDCs of branches in backoff, and file at once where one answers. */
-  function probe(): void {
-    probing = (async () => {
-      try {
-        for (const deviceId of await probeBackedOffVsdcs(ctx, cutCalls.signal)) wake(deviceId);
-      } catch (err) {
-        log.error({ err }, 'probing backed-off VSDCs failed');
-      }
-      if (!stopped) {
-        probeTimer = setTimeout(probe, ctx.config.vsdcProbeMs);
-        probeTimer.unref();
-      }
-    })();
-  }
-
-  return {
-    name: FILING_WORKER_NAME,
-    wake,
-    start() {
-      unsubscribe.push(saleSignals(ctx).onDocumentQueued(wake));
-      unsubscribe.push(
-        ctx.database.notifier.listen(FILING_CHANNEL, (payload) => {
-          const deviceId = foreignSignal(payload);
-          if (deviceId !== undefined) wake(deviceId);
-        }),
-      );
-      const ready = ctx.database.kind === 'embedded' ? clearLeases(ctx.db) : Promise.resolve();
-      void ready.catch((err: unknown) => log.error({ err }, 'clearing stale leases failed')).then(() => {
-        poll();
-        probeTimer = setTimeout(probe, ctx.config.vsdcProbeMs);
-        probeTimer.unref();
-      });
-    },
-    async stop(): Promise<WorkerStopReport> {
-      stopped = true;
-      stopping.abort();
-      for (const off of unsubscribe) off();
-      clearTimeout(pollTimer);
-      clearTimeout(probeTimer);
-      for (const timer of retryTimers.values()) clearTimeout(timer);
-      await polling;
-      const inHand = active.size;
-      const drained = Promise.all(active.values());
-      const grace = setTimeout(() => cutCalls.abort(), stopGraceMs);
-      await drained;
-      clearTimeout(grace);
-      cutCalls.abort();
-      await probing;
-      return { inHand, cut };
-    },
-  };
+  const worker = loop.worker(() => {
+    loop.listen(saleSignals(ctx).onDocumentQueued(wake));
+    loop.listen(
+      ctx.database.notifier.listen(FILING_CHANNEL, (payload) => {
+        const deviceId = foreignSignal(payload);
+        if (deviceId !== undefined) wake(deviceId);
+      }),
+    );
+    const ready = ctx.database.kind === 'embedded' ? clearLeases(ctx.db) : Promise.resolve();
+    void ready.catch((err: unknown) => log.error({ err }, 'clearing stale leases failed')).then(() => {
+      poll.run();
+      probe.schedule(ctx.config.vsdcProbeMs);
+    });
+  });
+  return { ...worker, wake };
 }

@@ -11,7 +11,8 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { AppContext } from '../../kernel/context.ts';
 import { vsdcLeaseMs } from '../../../vsdc/polling.ts';
-import type { Worker, WorkerStopReport } from '../../../platform/workers/index.ts';
+import type { Worker } from '../../../platform/workers/index.ts';
+import { workerLoop } from '../../../platform/workers/loop.ts';
 import { saleSignals } from '../sales/signals.ts';
 import { drainChain } from './chain.ts';
 import { stockSignals } from './signals.ts';
@@ -105,18 +106,8 @@ export interface StockWorker extends Worker {
 export function stockWorker(ctx: AppContext, options: { pollMs?: number } = {}): StockWorker {
   const pollMs = options.pollMs ?? POLL_MS;
   const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  const log = ctx.log.child({ worker: STOCK_WORKER_NAME });
+  const loop = workerLoop({ name: STOCK_WORKER_NAME, log: ctx.log, stopGraceMs: STOP_GRACE_MS });
   const leaseMs = vsdcLeaseMs(ctx.config);
-  const stopping = new AbortController();
-  const cut = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  let timerAt = Infinity;
-  let running: Promise<void> | undefined;
-  let again = false;
-  let stopped = false;
-  let inHand = 0;
-  let cutCount = 0;
-  const unsubscribe: Array<() => void> = [];
   // What the passes between two full ones look at: the branches of the outcomes heard since the
   // last pass (one indexed read), not every branch of the database; the chain only when a
   // movement was queued. A full pass (every branch, every chain) runs at least every pollMs.
@@ -124,34 +115,7 @@ export function stockWorker(ctx: AppContext, options: { pollMs?: number } = {}):
   let lastFullAt = 0;
   let chainDue = true;
 
-  function schedule(ms: number): void {
-    if (stopped) return;
-    const at = Date.now() + ms;
-    if (timer && timerAt <= at) return;
-    clearTimeout(timer);
-    timerAt = at;
-    timer = setTimeout(run, ms);
-    timer.unref();
-  }
-
-  function run(): void {
-    timer = undefined;
-    timerAt = Infinity;
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = pass()
-      .catch((err: unknown) => log.error({ err }, 'stock pass failed'))
-      .finally(() => {
-        running = undefined;
-        if (again) {
-          again = false;
-          schedule(0);
-        } else schedule(pollMs);
-      });
-  }
+  const passes = loop.pass({ run: pass, everyMs: pollMs, failure: 'stock pass failed' });
 
   async function pass(): Promise<void> {
     const full = Date.now() - lastFullAt >= pollMs || heardSales.length > MAX_HEARD_SALES;
@@ -162,27 +126,28 @@ export function stockWorker(ctx: AppContext, options: { pollMs?: number } = {}):
     if (full) lastFullAt = Date.now();
     const branches = full ? await branchesToBook(ctx.db, 1_000) : sales.length > 0 ? await branchesOfSales(ctx.db, sales) : [];
     for (let at = 0; at < branches.length; at += BRANCHES_PER_BOOKING) {
-      if (stopped) return;
-      if (await bookBranches(ctx, branches.slice(at, at + BRANCHES_PER_BOOKING), () => stopped)) chain = true;
+      if (loop.stopped) return;
+      if (await bookBranches(ctx, branches.slice(at, at + BRANCHES_PER_BOOKING), () => loop.stopped)) chain = true;
     }
     if (!chain) return;
     for (;;) {
-      if (stopped) return;
+      if (loop.stopped) return;
       const claimed = await claimChainBranches(ctx.db, owner, leaseMs, BRANCHES_PER_PASS);
       if (claimed.length === 0) return;
-      inHand = claimed.length;
       const results = await Promise.all(
         claimed.map((branch) =>
-          drainChain(ctx, branch, { owner, leaseMs, stopping: stopping.signal, cut: cut.signal }).catch((err: unknown) => {
-            log.error({ err, deviceId: branch.deviceId }, 'sending a stock chain failed');
-            return { kind: 'done' as const };
-          }),
+          loop.hold(
+            drainChain(ctx, branch, { owner, leaseMs, stopping: loop.stopping, cut: loop.cut }).catch((err: unknown) => {
+              loop.log.error({ err, deviceId: branch.deviceId }, 'sending a stock chain failed');
+              return { kind: 'done' as const };
+            }),
+            branch.deviceId,
+          ),
         ),
       );
-      inHand = 0;
       for (const result of results) {
-        if (result.kind === 'deferred') schedule(result.retryInMs + 10);
-        if (result.kind === 'stopped' && cut.signal.aborted) cutCount++;
+        if (result.kind === 'deferred') passes.schedule(result.retryInMs + 10);
+        if (result.kind === 'stopped' && loop.cut.aborted) loop.countCut();
       }
       if (claimed.length < BRANCHES_PER_PASS) return;
     }
@@ -190,32 +155,18 @@ export function stockWorker(ctx: AppContext, options: { pollMs?: number } = {}):
 
   const wake = (): void => {
     chainDue = true;
-    schedule(WAKE_DELAY_MS);
+    passes.schedule(WAKE_DELAY_MS);
   };
   const heard = (saleId: number): void => {
     heardSales.push(saleId);
-    schedule(HEARD_DELAY_MS);
+    passes.schedule(HEARD_DELAY_MS);
   };
 
-  return {
-    name: STOCK_WORKER_NAME,
-    wake,
-    start() {
-      unsubscribe.push(saleSignals(ctx).onOutcomeRecorded(heard), stockSignals(ctx).onMovementQueued(wake));
-      const ready = ctx.database.kind === 'embedded' ? clearChainLeases(ctx.db) : Promise.resolve();
-      void ready.catch((err: unknown) => log.error({ err }, 'clearing stale stock leases failed')).then(() => schedule(0));
-    },
-    async stop(): Promise<WorkerStopReport> {
-      stopped = true;
-      stopping.abort();
-      for (const off of unsubscribe) off();
-      clearTimeout(timer);
-      const held = inHand;
-      const grace = setTimeout(() => cut.abort(), STOP_GRACE_MS);
-      await running;
-      clearTimeout(grace);
-      cut.abort();
-      return { inHand: held, cut: cutCount };
-    },
-  };
+  const worker = loop.worker(() => {
+    loop.listen(saleSignals(ctx).onOutcomeRecorded(heard));
+    loop.listen(stockSignals(ctx).onMovementQueued(wake));
+    const ready = ctx.database.kind === 'embedded' ? clearChainLeases(ctx.db) : Promise.resolve();
+    void ready.catch((err: unknown) => loop.log.error({ err }, 'clearing stale stock leases failed')).then(() => passes.schedule(0));
+  });
+  return { ...worker, wake };
 }

@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.ts';
-import type { Worker, WorkerStopReport } from '../../../platform/workers/index.ts';
+import type { Worker } from '../../../platform/workers/index.ts';
+import { workerLoop } from '../../../platform/workers/loop.ts';
 import { classificationCatalogue, syncCatalogue } from './service.ts';
 
 /** The catalogue changes rarely; refresh it a few times a day, and every minute until it loads. */
@@ -8,44 +9,16 @@ const CATALOGUE_RETRY_MS = 60_000;
 export const CATALOGUE_WORKER_NAME = 'catalogue.sync';
 
 export function catalogueWorker(ctx: AppContext): Worker {
-  const log = ctx.log.child({ worker: CATALOGUE_WORKER_NAME });
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let stopped = false;
-
-  const schedule = (ms: number) => {
-    if (stopped) return;
-    timer = setTimeout(tick, ms);
-    timer.unref();
-  };
-
-  function tick(): void {
-    running = (async () => {
-      let next = CATALOGUE_REFRESH_MS;
-      try {
-        const result = await syncCatalogue(ctx);
-        if (result.kind === 'synced') classificationCatalogue(ctx).invalidate();
-        if (result.kind === 'failed' || result.kind === 'no_device') next = CATALOGUE_RETRY_MS;
-      } catch (err) {
-        log.error({ err }, 'catalogue sync failed');
-        next = CATALOGUE_RETRY_MS;
-      }
-      running = undefined;
-      schedule(next);
-    })();
-  }
-
-  return {
-    name: CATALOGUE_WORKER_NAME,
-    start() {
-      schedule(0);
+  const loop = workerLoop({ name: CATALOGUE_WORKER_NAME, log: ctx.log });
+  const sync = loop.pass({
+    run: async () => {
+      const result = await syncCatalogue(ctx);
+      if (result.kind === 'synced') classificationCatalogue(ctx).invalidate();
+      return result.kind === 'failed' || result.kind === 'no_device' ? CATALOGUE_RETRY_MS : CATALOGUE_REFRESH_MS;
     },
-    async stop(): Promise<WorkerStopReport> {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      const inHand = running ? 1 : 0;
-      await running;
-      return { inHand, cut: 0 };
-    },
-  };
+    failure: 'catalogue sync failed',
+    retryMs: CATALOGUE_RETRY_MS,
+    inHand: true,
+  });
+  return loop.worker(() => sync.schedule(0));
 }

@@ -3,8 +3,8 @@ import type { DB } from '../../../platform/db/schema.ts';
 import type { CustomerRegistrationState, CustomersTable, VerificationState } from '../../../platform/db/tables/items.ts';
 import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
 import type { DeviceTarget } from '../../../vsdc/client.ts';
-import { claimDueRows, fromNow, released, vsdcTargetOf, withVsdcTarget } from '../../../platform/workers/lease-sql.ts';
-import { ANSWERED_COLUMNS, unansweredColumns } from '../../../vsdc/polling.ts';
+import { claimDueRows, fromNow, released } from '../../../platform/workers/lease-sql.ts';
+import { ANSWERED_COLUMNS, unansweredColumns, vsdcTargetOf, withVsdcTarget } from '../../../vsdc/polling.ts';
 
 export type CustomerRow = Selectable<CustomersTable> & { branch: string | null };
 

@@ -3,8 +3,8 @@ import type { DB } from '../../../platform/db/schema.ts';
 import type { ItemRegistrationState, ItemsTable, ItemSource } from '../../../platform/db/tables/items.ts';
 import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
 import type { DeviceTarget } from '../../../vsdc/client.ts';
-import { claimDueRows, fromNow, isFree, released, vsdcTargetOf, withVsdcTarget } from '../../../platform/workers/lease-sql.ts';
-import { ANSWERED_COLUMNS, unansweredColumns, type VsdcSendOutcome } from '../../../vsdc/polling.ts';
+import { claimDueRows, fromNow, isFree, released } from '../../../platform/workers/lease-sql.ts';
+import { ANSWERED_COLUMNS, type VsdcSendOutcome, unansweredColumns, vsdcTargetOf, withVsdcTarget } from '../../../vsdc/polling.ts';
 
 export type ItemRow = Selectable<ItemsTable> & { branch: string | null };
 

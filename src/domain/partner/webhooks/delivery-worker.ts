@@ -3,8 +3,8 @@
 // holds a few slots and never the queue. Woken by enqueued events (notifier), by its own
 // scheduled retries, and by a poll for everything else (other processes' retries, expired leases).
 import type { AppContext } from '../../kernel/context.ts';
-import type { Logger } from '../../../platform/observability/log.ts';
 import type { Worker, WorkerStopReport } from '../../../platform/workers/index.ts';
+import { workerLoop, type Pass, type WorkerLoop } from '../../../platform/workers/loop.ts';
 import type { Resolver } from './address-guard.ts';
 import { claimDueDeliveries, DeliveredRecorder, recordAttempt, type AttemptOutcome, type ClaimedDelivery, type RetryPolicy } from './delivery-queue.ts';
 import { WEBHOOKS_CHANNEL } from '../../kernel/outbox/events.ts';
@@ -42,15 +42,13 @@ class DeliveryWorker implements Worker {
   private readonly maxInFlight: number;
   private readonly perEndpoint: number;
   private readonly leaseMs: number;
-  private readonly log: Logger;
   private readonly delivered: DeliveredRecorder;
-  private readonly inFlight = new Set<Promise<void>>();
-  private running = false;
-  private filling: Promise<void> | undefined;
-  private wakeAgain = false;
-  private pollTimer: NodeJS.Timeout | undefined;
-  private retryTimer: { at: number; timer: NodeJS.Timeout } | undefined;
-  private unlisten: (() => void) | undefined;
+  /** The attempts in flight are the loop's units in hand; none is ever cut. */
+  private readonly loop: WorkerLoop;
+  /** Claims until the free slots are used or nothing more is due; woken again while it runs, it runs once more. */
+  private readonly fill: Pass;
+  private readonly started: Worker;
+  private retryTimer: { at: number; cancel: () => void } | undefined;
 
   constructor(
     private readonly ctx: AppContext,
@@ -65,71 +63,41 @@ class DeliveryWorker implements Worker {
     // An attempt ends within the timeout; the margin covers recording it. A crashed worker's
     // claims come back after the lease, so a long margin only delays them.
     this.leaseMs = Math.max(options.leaseMs ?? config.webhookTimeoutMs + LEASE_MARGIN_MS, config.webhookTimeoutMs + 1_000);
-    this.log = ctx.log.child({ worker: this.name });
     this.delivered = new DeliveredRecorder(ctx.db);
+    this.loop = workerLoop({ name: DELIVERY_WORKER_NAME, log: ctx.log });
+    this.fill = this.loop.pass({ run: () => this.claimDue(), failure: 'claiming deliveries failed' });
+    this.started = this.loop.worker(() => {
+      this.loop.listen(this.ctx.database.notifier.listen(WEBHOOKS_CHANNEL, () => this.fill.run()));
+      this.loop.every(this.pollIntervalMs, () => this.fill.run(), { keepsProcessAlive: true });
+      this.fill.run();
+    });
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.unlisten = this.ctx.database.notifier.listen(WEBHOOKS_CHANNEL, () => this.wake());
-    this.pollTimer = setInterval(() => this.wake(), this.pollIntervalMs);
-    this.wake();
+    this.started.start();
   }
 
   /** Lets the attempts in flight end (each within WEBHOOK_TIMEOUT_MS) and records them: none is cut. */
   async stop(): Promise<WorkerStopReport> {
-    this.running = false;
-    this.unlisten?.();
-    clearInterval(this.pollTimer);
-    if (this.retryTimer) clearTimeout(this.retryTimer.timer);
-    this.retryTimer = undefined;
-    await this.filling;
-    const inHand = this.inFlight.size;
-    await Promise.all(this.inFlight);
+    const report = await this.started.stop();
     await this.sender.close();
-    return { inHand, cut: 0 };
+    return report;
   }
 
-  private wake(): void {
-    if (!this.running) return;
-    if (this.filling) {
-      this.wakeAgain = true;
-      return;
+  private async claimDue(): Promise<void> {
+    while (!this.loop.stopped) {
+      const free = this.maxInFlight - this.loop.inHand;
+      if (free <= 0) break;
+      const claims = await claimDueDeliveries(this.ctx.db, this.ctx.clock.now(), { batch: free, perEndpoint: this.perEndpoint, leaseMs: this.leaseMs });
+      for (const claim of claims) this.launch(claim);
+      if (claims.length < free) break;
     }
-    this.filling = this.fill().finally(() => {
-      this.filling = undefined;
-    });
-  }
-
-  /** Claims until the free slots are used or nothing more is due. */
-  private async fill(): Promise<void> {
-    do {
-      this.wakeAgain = false;
-      while (this.running) {
-        const free = this.maxInFlight - this.inFlight.size;
-        if (free <= 0) break;
-        let claims: ClaimedDelivery[];
-        try {
-          claims = await claimDueDeliveries(this.ctx.db, this.ctx.clock.now(), { batch: free, perEndpoint: this.perEndpoint, leaseMs: this.leaseMs });
-        } catch (err) {
-          this.log.error({ err }, 'claiming deliveries failed');
-          return;
-        }
-        for (const claim of claims) this.launch(claim);
-        if (claims.length < free) break;
-      }
-    } while (this.wakeAgain && this.running);
   }
 
   private launch(claim: ClaimedDelivery): void {
-    const attempt: Promise<void> = this.attempt(claim)
-      .catch((err: unknown) => this.log.error({ err, deliveryId: claim.id }, 'delivery attempt failed to record'))
-      .finally(() => {
-        this.inFlight.delete(attempt);
-        this.wake();
-      });
-    this.inFlight.add(attempt);
+    void this.loop
+      .hold(this.attempt(claim).catch((err: unknown) => this.loop.log.error({ err, deliveryId: claim.id }, 'delivery attempt failed to record')))
+      .then(() => this.fill.run());
   }
 
   private async attempt(claim: ClaimedDelivery): Promise<void> {
@@ -151,17 +119,16 @@ class DeliveryWorker implements Worker {
 
   /** Wakes when this worker's own retry falls due, rather than on the next poll. */
   private wakeAt(at: Date): void {
-    if (!this.running) return;
+    if (this.loop.stopped) return;
     const when = at.getTime();
     const delay = Math.max(0, when - this.ctx.clock.now().getTime()) + 5;
     if (delay >= this.pollIntervalMs) return;
     if (this.retryTimer && this.retryTimer.at <= when) return;
-    if (this.retryTimer) clearTimeout(this.retryTimer.timer);
-    const timer = setTimeout(() => {
+    this.retryTimer?.cancel();
+    const cancel = this.loop.after(delay, () => {
       this.retryTimer = undefined;
-      this.wake();
-    }, delay);
-    timer.unref();
-    this.retryTimer = { at: when, timer };
+      this.fill.run();
+    });
+    this.retryTimer = { at: when, cancel };
   }
 }
