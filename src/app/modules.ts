@@ -33,7 +33,7 @@ import { reportRoutes } from '../domain/fiscal/reports/routes.ts';
 import { reconciliationRoutes } from '../domain/fiscal/reconciliation/routes.ts';
 import { reconciliationWorker } from '../domain/fiscal/reconciliation/worker.ts';
 import { salesRoutes } from '../domain/fiscal/sales/routes.ts';
-import { SALE_SIGNALS } from '../domain/fiscal/sales/signals.ts';
+import { SALE_SIGNALS } from '../domain/fiscal/signals/sale-signals.ts';
 import { DOCUMENT_INSERTS } from '../domain/fiscal/sales/store.ts';
 import { FILING_OUTCOMES } from '../domain/fiscal/filing/store.ts';
 import { STOCK_SIGNALS } from '../domain/fiscal/stock/signals.ts';
@@ -41,9 +41,10 @@ import { stockRoutes } from '../domain/fiscal/stock/routes.ts';
 import { stockWorker } from '../domain/fiscal/stock/worker.ts';
 import { webhookRoutes } from '../domain/partner/webhooks/routes.ts';
 import { webhookWorkers } from '../domain/partner/webhooks/workers.ts';
+import { FISCAL_GAUGES } from '../domain/fiscal/filing/gauges.ts';
 
 // The group commits come last: members close newest first, so they commit what waits while the signals still listen.
-export const moduleMembers: Array<ContextMember<unknown>> = [SALE_SIGNALS, CLASSIFICATION_CATALOGUE, STOCK_SIGNALS, TENANT_TOKEN_LOOKUPS, DOCUMENT_INSERTS, FILING_OUTCOMES];
+export const moduleMembers: Array<ContextMember<unknown>> = [FISCAL_GAUGES, SALE_SIGNALS, CLASSIFICATION_CATALOGUE, STOCK_SIGNALS, TENANT_TOKEN_LOOKUPS, DOCUMENT_INSERTS, FILING_OUTCOMES];
 
 /** Builds every module's context members on `ctx` (those already there are kept). */
 export function provideModuleMembers(ctx: AppContext): void {

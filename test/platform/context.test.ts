@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import { closeContext, createContext } from '../../src/domain/kernel/context.ts';
 import { classificationCatalogue } from '../../src/domain/kernel/catalogue/service.ts';
 import { provideModuleMembers } from '../../src/app/modules.ts';
-import { saleSignals } from '../../src/domain/fiscal/sales/signals.ts';
+import { saleSignals } from '../../src/domain/fiscal/signals/sale-signals.ts';
 import { testConfig } from '../helpers/app.ts';
 import { createTestDatabase, engineName } from '../helpers/db.ts';
 

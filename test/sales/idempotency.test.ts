@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildApp, type App } from '../../src/app/app.ts';
 import { closeContext, createContext, type AppContext } from '../../src/domain/kernel/context.ts';
-import { saleSignals } from '../../src/domain/fiscal/sales/signals.ts';
+import { saleSignals } from '../../src/domain/fiscal/signals/sale-signals.ts';
 import { testConfig } from '../helpers/app.ts';
 import { engineName, onPostgres } from '../helpers/db.ts';
 import { saleBody, startHarness, type Harness } from '../helpers/harness.ts';

@@ -8,7 +8,7 @@ import type { ReconciliationResource } from '../../domain/fiscal/reconciliation/
 import { createRun, runToCompletion } from '../../domain/fiscal/reconciliation/service.ts';
 import { clearRunLeases, openRunOfDevice } from '../../domain/fiscal/reconciliation/store.ts';
 import { presentRun } from '../../domain/fiscal/reconciliation/present.ts';
-import { SALE_SIGNALS } from '../../domain/fiscal/sales/signals.ts';
+import { SALE_SIGNALS } from '../../domain/fiscal/signals/sale-signals.ts';
 import { FILING_OUTCOMES } from '../../domain/fiscal/filing/store.ts';
 import { UsageError, print } from './output.ts';
 

@@ -7,7 +7,6 @@ import type { Database } from '../../platform/db/database.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { RateLimiter } from '../../platform/http/rate-limit.ts';
 import { Mailer } from '../../platform/mail/mailer.ts';
-import { registerFiscalGauges } from '../fiscal/filing/gauges.ts';
 import { instrumentVsdcClient } from '../../vsdc/instrumented.ts';
 import { createLogger, type Logger } from '../../platform/observability/log.ts';
 import { createMetrics, type Metrics } from '../../platform/observability/metrics.ts';
@@ -114,7 +113,6 @@ export function createContext(config: Config, database: Database, options: Conte
   else if (config.redisUrl) rateLimiter = new RateLimiter('redis', { redis: redisClient(config.redisUrl, log) }, prefix);
   else rateLimiter = new RateLimiter('postgres', { db: database.db }, prefix);
   const metrics = createMetrics();
-  registerFiscalGauges(metrics, database.db);
   const vsdc = instrumentVsdcClient(options.vsdc ?? createVsdcClient({ timeoutMs: config.vsdcTimeoutMs }), metrics);
   const mailer = new Mailer(config, log);
   return { config, database, db: database.db, secretBox, rateLimiter, clock: options.clock ?? systemClock, vsdc, metrics, log, mailer, members: new ContextMembers() };

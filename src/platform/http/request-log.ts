@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { principalTenant } from '../../domain/kernel/access/auth.ts';
+import type { FastifyInstance } from 'fastify';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
@@ -10,14 +9,11 @@ export function requestId(request: { headers: Record<string, string | string[] |
   return typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
 }
 
-function who(request: FastifyRequest): Record<string, number | string> {
-  const p = request.principal;
-  if (!p) return {};
-  if (p.kind === 'partner') return { partner: p.key.partner.id, key: p.key.keyId };
-  if (p.kind === 'admin') return { actor: 'admin' };
-  if (p.kind === 'member' || p.kind === 'user') return { tenant: p.user.tenant.id, user: p.user.userId };
-  const tenant = principalTenant(p);
-  return tenant ? { tenant: tenant.id } : {};
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who made the request, for its log line (set by the auth hook: ids only, never secrets). */
+    logWho?: Record<string, number | string>;
+  }
 }
 
 /**
@@ -36,7 +32,7 @@ export function registerRequestLog(app: FastifyInstance): void {
         route: request.routeOptions.url ?? 'unmatched',
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 10) / 10,
-        ...who(request),
+        ...request.logWho,
       },
       'request',
     );

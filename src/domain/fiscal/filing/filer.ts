@@ -7,7 +7,7 @@ import { buildSaveSalesBody, reconcileDuplicate, SaleDocumentError, toFiscalRece
 import type { VatCategoryCode } from '../../../vsdc/tax.ts';
 import type { PaymentTypeCode } from '../../../vsdc/sales-body.ts';
 import type { InvoiceEventType } from '../../kernel/outbox/events.ts';
-import { saleSignals } from '../sales/signals.ts';
+import { saleSignals } from '../signals/sale-signals.ts';
 import { recordDocumentOutcome } from './outcome.ts';
 import {
   claimBranches,

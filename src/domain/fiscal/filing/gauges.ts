@@ -2,6 +2,7 @@ import { Gauge } from 'prom-client';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { Metrics } from '../../../platform/observability/metrics.ts';
+import type { ContextMember } from '../../kernel/context.ts';
 
 // Read from the database at scrape time (at most once per CACHE_MS, so a busy scraper never
 // costs more than one round of queries), so every process reports the same fiscal truth.
@@ -76,3 +77,9 @@ export function registerFiscalGauges(metrics: Metrics, db: Kysely<DB>): void {
     },
   });
 }
+
+/** The fiscal gauges on the context's registry: a member, so the kernel need not know them. */
+export const FISCAL_GAUGES: ContextMember<void> = {
+  name: 'the fiscal gauges',
+  create: (ctx) => registerFiscalGauges(ctx.metrics, ctx.db),
+};

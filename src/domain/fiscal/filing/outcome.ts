@@ -7,7 +7,7 @@
 import type { AppContext } from '../../kernel/context.ts';
 import { eventRow, serialiseEnvelope, wakeDeliveryWorkers, type InvoiceEventType } from '../../kernel/outbox/events.ts';
 import { presentLineRow, presentSale } from '../sales/present.ts';
-import { OUTCOME_CHANNEL, saleSignals, signalPayload } from '../sales/signals.ts';
+import { OUTCOME_CHANNEL, saleSignals, signalPayload } from '../signals/sale-signals.ts';
 import type { SaleLineRow, SaleRow } from '../sales/store.ts';
 import { FILING_OUTCOMES, type OutcomeFields, type OutcomeLease, type RecordedOutcome } from './store.ts';
 

@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import type { AppContext } from '../../kernel/context.ts';
 import type { Worker } from '../../../platform/workers/index.ts';
 import { workerLoop } from '../../../platform/workers/loop.ts';
-import { FILING_CHANNEL, foreignSignal, saleSignals } from '../sales/signals.ts';
+import { FILING_CHANNEL, foreignSignal, saleSignals } from '../signals/sale-signals.ts';
 import { BranchFiler } from './filer.ts';
 import { probeBackedOffVsdcs } from './probe.ts';
 import { branchesReady, clearLeases, wakeAddress, type ClaimedBranch } from './store.ts';

@@ -17,7 +17,7 @@ import { idempotencyKeyOf, requestFingerprint } from './idempotency.ts';
 import { presentLineRow, presentNewLine, presentSale } from './present.ts';
 import type { CreateSaleBody, ListSalesQuery, MeResource, SaleResource } from './schemas.ts';
 import { authorityBranchesFor } from '../../kernel/devices/register.ts';
-import { FILING_CHANNEL, PROCESS_TAG, saleSignals } from './signals.ts';
+import { FILING_CHANNEL, PROCESS_TAG, saleSignals } from '../signals/sale-signals.ts';
 import { findByReference, findSale, insertDocument, linesOf, listSales, timezoneOf, type SaleFilter, type InsertOutcome, type NewDocument, type NewLine, type SaleRow, type StoredDocument } from './store.ts';
 import { devicesOfTenant, type BranchDevice } from '../../kernel/devices/store.ts';
 import { documentStock } from '../stock/document-stock.ts';

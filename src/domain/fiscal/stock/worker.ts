@@ -13,7 +13,7 @@ import type { AppContext } from '../../kernel/context.ts';
 import { vsdcLeaseMs } from '../../../vsdc/polling.ts';
 import type { Worker } from '../../../platform/workers/index.ts';
 import { workerLoop } from '../../../platform/workers/loop.ts';
-import { saleSignals } from '../sales/signals.ts';
+import { saleSignals } from '../signals/sale-signals.ts';
 import { drainChain } from './chain.ts';
 import { stockSignals } from './signals.ts';
 import { queueStockMovement } from './movements.ts';

@@ -105,6 +105,16 @@ export function principalTenant(principal: Principal | undefined): TenantAccount
   return undefined;
 }
 
+/** Who made the request, for its log line: ids only. */
+function logWhoOf(p: Principal | undefined): Record<string, number | string> | undefined {
+  if (!p) return undefined;
+  if (p.kind === 'partner') return { partner: p.key.partner.id, key: p.key.keyId };
+  if (p.kind === 'admin') return { actor: 'admin' };
+  if (p.kind === 'member' || p.kind === 'user') return { tenant: p.user.tenant.id, user: p.user.userId };
+  const tenant = principalTenant(p);
+  return tenant ? { tenant: tenant.id } : undefined;
+}
+
 /** Who acts on the merchant surface: the tenant token, or the signed-in user (the console). */
 export type MerchantActor = { type: 'tenant_token'; id: number } | { type: 'user'; id: number };
 
@@ -302,6 +312,24 @@ export function setRateLimitHeaders(reply: FastifyReply, decision: RateLimitDeci
   reply.header('x-ratelimit-reset', decision.resetSeconds);
 }
 
+async function authenticate(ctx: AppContext, request: FastifyRequest, auth: RouteAuth): Promise<Principal | undefined> {
+  switch (auth.surface) {
+    case 'public':
+    case 'till_login':
+      return undefined;
+    case 'merchant':
+      return authenticateMerchant(ctx, request, auth.ability);
+    case 'account':
+      return authenticateAccount(ctx, request, auth.role);
+    case 'partner':
+      return authenticatePartner(ctx, request, auth.scope);
+    case 'compat':
+      return authenticateCompat(ctx, request, auth.branch ?? 'required');
+    case 'admin':
+      return authenticateAdmin(ctx, request, auth);
+  }
+}
+
 /** Registers the hook. A route that declares no `config.auth` fails at start-up, not in traffic. */
 export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
   const catalog: CatalogedRoute[] = [];
@@ -320,26 +348,8 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
   app.addHook('onRequest', async (request) => {
     const auth = request.routeOptions.config?.auth;
     if (!auth) return; // the not-found handler
-    switch (auth.surface) {
-      case 'public':
-      case 'till_login':
-        return;
-      case 'merchant':
-        request.principal = await authenticateMerchant(ctx, request, auth.ability);
-        return;
-      case 'account':
-        request.principal = await authenticateAccount(ctx, request, auth.role);
-        return;
-      case 'partner':
-        request.principal = await authenticatePartner(ctx, request, auth.scope);
-        return;
-      case 'compat':
-        request.principal = await authenticateCompat(ctx, request, auth.branch ?? 'required');
-        return;
-      case 'admin':
-        request.principal = authenticateAdmin(ctx, request, auth);
-        return;
-    }
+    request.principal = await authenticate(ctx, request, auth);
+    request.logWho = logWhoOf(request.principal);
   });
   app.addHook('onSend', (request, reply, payload, done) => {
     setRateLimitHeaders(reply, request.rateLimit);

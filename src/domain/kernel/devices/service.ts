@@ -5,7 +5,8 @@ import { ApiError, fieldError } from '../../../platform/errors/errors.ts';
 import { recordAudit, type Actor } from '../audit/store.ts';
 import { presentDevice } from './present.ts';
 import type { DeviceResource } from './schemas.ts';
-import type { TenantRow } from '../tenants/store.ts';
+import type { Selectable } from 'kysely';
+import type { TenantsTable } from '../../../platform/db/tables/foundation.ts';
 import { claimDeviceForInit, deleteDeviceRows, findDevice, insertDevice, liveCredentialsOfDevice, lockDevice, markDeviceInitialized, releaseDeviceClaim, updateDeviceRow, type DeviceInitInfo, type DeviceRow } from './store.ts';
 
 /** What the VSDC answered to the initialisation handshake, already classified. */
@@ -107,6 +108,9 @@ const RECORD_NAMES: Record<string, string> = {
   daily_reports: 'daily reports',
   reconciliation_runs: 'reconciliations',
 };
+
+/** The merchant a device belongs to, as its row (kernel/tenants names it TenantRow; devices sit below tenants). */
+type TenantRow = Selectable<TenantsTable>;
 
 function referringTable(err: unknown): string | null {
   if (typeof err !== 'object' || err === null || (err as { code?: unknown }).code !== '23503') return null;

@@ -6,7 +6,10 @@ import { EventEmitter } from 'node:events';
 import type { AppContext, ContextMember } from '../../kernel/context.ts';
 import type { Notifier } from '../../../platform/db/notifier.ts';
 import type { ComputedSale } from '../../../vsdc/tax.ts';
-import type { SaleRow } from './store.ts';
+import type { Selectable } from 'kysely';
+import type { SalesTable } from '../../../platform/db/tables/sales.ts';
+
+type SaleRow = Selectable<SalesTable>;
 
 /** Payload `<deviceId>:<origin>`: a branch has a new document to file. */
 export const FILING_CHANNEL = 'fg_filing';
