@@ -79,7 +79,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   });
 
   app.get('/healthz', { schema: { hide: true }, config: { auth: { surface: 'public' } } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { schema: { hide: true }, config: { auth: { surface: 'public' } } }, async () => {
+  app.get('/readyz', { schema: { hide: true }, config: { auth: { surface: 'public' }, errors: ['not_ready'] } }, async () => {
     try {
       await ping(ctx.db);
     } catch {

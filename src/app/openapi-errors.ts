@@ -1,9 +1,10 @@
 // The error responses of the OpenAPI document: the three body shapes (and the legacy wrapped
 // envelope) as components, and for each operation the statuses it can answer, derived from what
-// makes them true — its auth surface, whether Fastify reads a body for it, its parameters, and
-// the operations ERROR_CODES names — each described by the codes it can carry.
+// makes them true — the codes its route declaration implies and lists (route-errors.ts), its
+// schemas and parameters — each described by the codes it can carry.
 import type { CatalogedRoute } from '../domain/kernel/access/auth.ts';
-import { ERROR_CODES, type AnsweredBy, type ErrorCode } from '../platform/errors/codes.ts';
+import { ERROR_CODES, type ErrorCode } from '../platform/errors/codes.ts';
+import { BODY_METHODS, errorsOfRoute } from '../domain/kernel/access/route-errors.ts';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -72,8 +73,6 @@ export const ERROR_SCHEMAS: Record<string, JsonSchema> = {
   },
 };
 
-/** Methods whose body Fastify parses (and so can refuse: 400, 413, 415, a reserved key 422). */
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request',
@@ -103,17 +102,6 @@ export interface ErrorStatus {
 /** `POST /api/v1/sales/:sale/credit-note`: how ERROR_CODES names an operation. */
 export const operationKey = (route: Pick<CatalogedRoute, 'method' | 'url'>) => `${route.method} ${route.url}`;
 
-function answers(by: AnsweredBy, route: CatalogedRoute): boolean {
-  return Boolean(
-    by.everywhere ||
-      (by.bodies && BODY_METHODS.has(route.method)) ||
-      by.surfaces?.includes(route.auth.surface) ||
-      (by.writesOf?.includes(route.auth.surface) && route.method !== 'GET') ||
-      (by.ability !== undefined && route.auth.surface === 'merchant' && route.auth.ability === by.ability) ||
-      by.operations?.includes(operationKey(route)),
-  );
-}
-
 /** The error statuses an operation can answer, ascending. */
 export function errorStatusesOf(route: CatalogedRoute): Map<number, ErrorStatus> {
   const statuses = new Map<number, ErrorStatus>();
@@ -122,8 +110,9 @@ export function errorStatusesOf(route: CatalogedRoute): Map<number, ErrorStatus>
     if (!entry) statuses.set(status, (entry = { codes: [], validation: false, plainNotFound: false }));
     return entry;
   };
+  const answered = errorsOfRoute(route);
   for (const [code, entry] of Object.entries(ERROR_CODES) as Array<[ErrorCode, (typeof ERROR_CODES)[ErrorCode]]>) {
-    if (answers(entry.answeredBy, route)) at(entry.status).codes.push(code);
+    if (answered.has(code)) at(entry.status).codes.push(code);
   }
   // A schema for the body, query string or headers refuses what does not match it, and the body
   // parser refuses reserved keys and NUL characters in any body it reads.
@@ -136,7 +125,7 @@ export function errorStatusesOf(route: CatalogedRoute): Map<number, ErrorStatus>
 /** The codes answered before any route is chosen (for the document's description). */
 export function codesBeforeRouting(): Array<{ code: ErrorCode; status: number }> {
   return (Object.entries(ERROR_CODES) as Array<[ErrorCode, (typeof ERROR_CODES)[ErrorCode]]>)
-    .filter(([, entry]) => 'beforeRouting' in entry.answeredBy)
+    .filter(([, entry]) => 'beforeRouting' in entry)
     .map(([code, entry]) => ({ code, status: entry.status }));
 }
 

@@ -40,7 +40,7 @@ export function importRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request) => ({ data: await getImportItem(ctx, requireTenant(request).id, request.params.importItem) }));
 
     app.post('/api/v1/import-items/:importItem/approve', {
-      config: WRITE,
+      config: { ...WRITE, errors: ['import_item_already_decided'] },
       schema: {
         operationId: 'approveImportItem',
         tags: TAG,
@@ -56,7 +56,7 @@ export function importRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request) => ({ data: await approveImportItem(ctx, requireTenant(request).id, request.params.importItem, request.body) }));
 
     app.post('/api/v1/import-items/:importItem/reject', {
-      config: WRITE,
+      config: { ...WRITE, errors: ['import_item_already_decided'] },
       schema: {
         operationId: 'rejectImportItem',
         tags: TAG,

@@ -40,7 +40,7 @@ export function purchaseRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request) => ({ data: await getPurchase(ctx, requireTenant(request).id, request.params.purchase) }));
 
     app.post('/api/v1/purchases/:purchase/accept', {
-      config: WRITE,
+      config: { ...WRITE, errors: ['purchase_already_answered'] },
       schema: {
         operationId: 'acceptPurchase',
         tags: TAG,
@@ -58,7 +58,7 @@ export function purchaseRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request) => ({ data: await acceptPurchase(ctx, requireTenant(request).id, request.params.purchase, request.body) }));
 
     app.post('/api/v1/purchases/:purchase/reject', {
-      config: WRITE,
+      config: { ...WRITE, errors: ['purchase_already_answered'] },
       schema: {
         operationId: 'rejectPurchase',
         tags: TAG,

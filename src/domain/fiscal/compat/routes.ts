@@ -64,7 +64,7 @@ export function compatRoutes(ctx: AppContext): FastifyPluginAsync {
     registerDialectEnvelope(app, ctx);
 
     app.post('/api/ApiKey/getactive', {
-      config: { auth: { surface: 'till_login' } },
+      config: { auth: { surface: 'till_login' }, errors: ['branch_not_initialized'] },
       schema: {
         operationId: 'legacyGetActiveKey',
         tags: TAG,
@@ -114,7 +114,7 @@ export function compatRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async () => VAT_CATEGORIES.map((c) => ({ Code: c.code, Name: c.name, Rate: c.rate })));
 
     app.post('/zm/api/Invoice', {
-      config: WITH_BRANCH,
+      config: { ...WITH_BRANCH, errors: ['unknown_classification_code', 'levy_not_supported', 'vsdc_unavailable', 'catalogue_unavailable'] },
       // The body's names are matched without regard to case (invoice-body.ts reads and checks it),
       // so the route's own validation, which matches names exactly, is off for the body.
       validatorCompiler: (route) => (route.httpPart === 'body' ? (data: unknown) => ({ value: data }) : validatorCompiler(route)),

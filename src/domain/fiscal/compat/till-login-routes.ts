@@ -26,7 +26,7 @@ export function tillLoginRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request) => ({ data: await listTillLogins(ctx, requireActedTenant(request)) }));
 
     app.post('/api/v1/tenants/:tenant/till-logins', {
-      config: { auth: { ...KEYS_WRITE.auth, tenant: 'writable' } },
+      config: { auth: { ...KEYS_WRITE.auth, tenant: 'writable' }, errors: ['device_not_found'] },
       schema: {
         operationId: 'createTillLogin',
         tags: TAG,

@@ -57,12 +57,12 @@ export function receiptRoutes(ctx: AppContext): FastifyPluginAsync {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
 
     app.get('/api/v1/sales/:sale/receipt', {
-      config: { auth: { surface: 'merchant', ability: 'invoices:read' } },
+      config: { auth: { surface: 'merchant', ability: 'invoices:read' }, errors: ['receipt_not_available'] },
       schema: { operationId: 'getSaleReceipt', tags: ['Merchant: sales'], summary: 'Print the fiscal receipt of an uploaded document', description: DESCRIPTION, params: SaleParam, response: ReceiptResponse },
     }, async (request, reply) => sendReceipt(request, reply, await loadReceipt(ctx, requireTenant(request).id, request.params.sale)));
 
     app.get('/api/v1/tenants/:tenant/sales/:sale/receipt', {
-      config: { auth: { surface: 'partner', scope: 'tenants:read', tenant: 'read' } },
+      config: { auth: { surface: 'partner', scope: 'tenants:read', tenant: 'read' }, errors: ['receipt_not_available'] },
       schema: {
         operationId: 'getTenantSaleReceipt',
         tags: ['Partner: console'],

@@ -29,7 +29,7 @@ export function reconciliationRoutes(ctx: AppContext): FastifyPluginAsync {
 
     // ---- merchant ----
     app.post('/api/v1/reconciliations', {
-      config: { auth: { surface: 'merchant', ability: 'invoices:write' } },
+      config: { auth: { surface: 'merchant', ability: 'invoices:write' }, errors: ['reconciliation_in_progress'] },
       schema: { operationId: 'createReconciliation', tags: MERCHANT_TAG, summary: 'Reconcile a branch\'s documents with the authority', description: START, body: S.CreateReconciliationBody, response: { 201: data(S.Reconciliation) } },
     }, async (request, reply) => reply.code(201).send({ data: await createRun(ctx, requireTenant(request).id, request.body, 'merchant', actorOfParty(merchantActor(request))) }));
 
@@ -46,7 +46,7 @@ export function reconciliationRoutes(ctx: AppContext): FastifyPluginAsync {
     // ---- partner ----
 
     app.post('/api/v1/tenants/:tenant/reconciliations', {
-      config: { auth: { surface: 'partner', scope: 'tenants:write', tenant: 'read' } },
+      config: { auth: { surface: 'partner', scope: 'tenants:write', tenant: 'read' }, errors: ['reconciliation_in_progress'] },
       schema: { operationId: 'createTenantReconciliation', tags: PARTNER_TAG, summary: 'Reconcile one of your merchants\' branches with the authority', description: `${START} Another partner's merchant is a 404.`, params: S.TenantParam, body: S.CreateReconciliationBody, response: { 201: data(S.Reconciliation) } },
     }, async (request, reply) => reply.code(201).send({ data: await createRun(ctx, requireActedTenant(request).id, request.body, 'partner', partnerActor(request)) }));
 
@@ -65,7 +65,7 @@ export function reconciliationRoutes(ctx: AppContext): FastifyPluginAsync {
     const admin = { auth: { surface: 'admin' } } as const;
 
     app.post('/admin/v1/tenants/:tenant/reconciliations', {
-      config: { auth: { ...admin.auth, tenant: 'read' } },
+      config: { auth: { ...admin.auth, tenant: 'read' }, errors: ['reconciliation_in_progress'] },
       schema: { operationId: 'adminCreateReconciliation', tags: ADMIN_TAG, summary: 'Reconcile a merchant\'s branch with the authority', description: START, params: S.TenantParam, body: S.CreateReconciliationBody, response: { 201: data(S.Reconciliation) } },
     }, async (request, reply) => reply.code(201).send({ data: await createRun(ctx, requireActedTenant(request).id, request.body, 'admin', { type: 'admin' }) }));
 

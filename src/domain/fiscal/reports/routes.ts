@@ -99,12 +99,12 @@ export function reportRoutes(ctx: AppContext): FastifyPluginAsync {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
 
     app.get('/api/v1/reports/daily', {
-      config: { auth: { surface: 'merchant', ability: 'invoices:read' } },
+      config: { auth: { surface: 'merchant', ability: 'invoices:read' }, errors: ['not_acceptable', 'branch_required', 'branch_not_found'] },
       schema: { operationId: 'getDailyReport', tags: MERCHANT_TAG, summary: "A branch's daily report (X while open, Z once closed)", description: REPORT_DESCRIPTION, querystring: S.DailyReportQuery, response: ReportResponse },
     }, async (request, reply) => sendReport(ctx, request, reply, requireTenant(request).id, request.query));
 
     app.post('/api/v1/reports/daily/close', {
-      config: { auth: { surface: 'merchant', ability: 'invoices:write' } },
+      config: { auth: { surface: 'merchant', ability: 'invoices:write' }, errors: ['branch_required', 'branch_not_found'] },
       schema: { operationId: 'closeDay', tags: MERCHANT_TAG, summary: "Close a branch's day: take its Z report", description: CLOSE_DESCRIPTION, body: S.CloseDayBody, response: { 200: data(S.DailyReport), 201: data(S.DailyReport) } },
     }, async (request, reply) => {
       const actor = merchantActor(request);
@@ -114,12 +114,12 @@ export function reportRoutes(ctx: AppContext): FastifyPluginAsync {
     });
 
     app.get('/api/v1/exports/documents', {
-      config: { auth: { surface: 'merchant', ability: 'invoices:read' } },
+      config: { auth: { surface: 'merchant', ability: 'invoices:read' }, errors: ['branch_required', 'branch_not_found'] },
       schema: { operationId: 'exportDocuments', tags: MERCHANT_TAG, summary: 'Export documents with their lines (CSV or XLSX)', description: EXPORT_DESCRIPTION, querystring: S.ExportQuery, response: ExportResponse },
     }, async (request, reply) => sendExport(ctx, reply, requireTenant(request).id, request.query));
 
     app.get('/api/v1/tenants/:tenant/reports/daily', {
-      config: { auth: { surface: 'partner', scope: 'tenants:read', tenant: 'read' } },
+      config: { auth: { surface: 'partner', scope: 'tenants:read', tenant: 'read' }, errors: ['not_acceptable', 'branch_required', 'branch_not_found'] },
       schema: { operationId: 'getTenantDailyReport', tags: PARTNER_TAG, summary: "A merchant's daily report for one branch", description: `${REPORT_DESCRIPTION} Another partner's merchant is a 404.`, params: TenantParam, querystring: S.DailyReportQuery, response: ReportResponse },
     }, async (request, reply) => {
       const tenant = requireActedTenant(request);
@@ -127,7 +127,7 @@ export function reportRoutes(ctx: AppContext): FastifyPluginAsync {
     });
 
     app.post('/api/v1/tenants/:tenant/reports/daily/close', {
-      config: { auth: { surface: 'partner', scope: 'tenants:write', tenant: 'read' } },
+      config: { auth: { surface: 'partner', scope: 'tenants:write', tenant: 'read' }, errors: ['branch_required', 'branch_not_found'] },
       schema: { operationId: 'closeTenantDay', tags: PARTNER_TAG, summary: "Close a merchant's branch's day: take its Z report", description: `${CLOSE_DESCRIPTION} Another partner's merchant is a 404.`, params: TenantParam, body: S.CloseDayBody, response: { 200: data(S.DailyReport), 201: data(S.DailyReport) } },
     }, async (request, reply) => {
       const key = requirePartner(request);
@@ -137,7 +137,7 @@ export function reportRoutes(ctx: AppContext): FastifyPluginAsync {
     });
 
     app.get('/api/v1/tenants/:tenant/exports/documents', {
-      config: { auth: { surface: 'partner', scope: 'tenants:read', tenant: 'read' } },
+      config: { auth: { surface: 'partner', scope: 'tenants:read', tenant: 'read' }, errors: ['branch_required', 'branch_not_found'] },
       schema: { operationId: 'exportTenantDocuments', tags: PARTNER_TAG, summary: "Export a merchant's documents with their lines (CSV or XLSX)", description: `${EXPORT_DESCRIPTION} Another partner's merchant is a 404.`, params: TenantParam, querystring: S.ExportQuery, response: ExportResponse },
     }, async (request, reply) => {
       const tenant = requireActedTenant(request);
@@ -146,12 +146,12 @@ export function reportRoutes(ctx: AppContext): FastifyPluginAsync {
 
     if (ctx.config.adminToken) {
       app.get('/admin/v1/tenants/:tenant/reports/daily', {
-        config: { auth: { surface: 'admin', tenant: 'read' } },
+        config: { auth: { surface: 'admin', tenant: 'read' }, errors: ['not_acceptable', 'branch_required', 'branch_not_found'] },
         schema: { operationId: 'adminGetDailyReport', tags: ADMIN_TAG, summary: "Any merchant's daily report for one branch", description: REPORT_DESCRIPTION, params: TenantParam, querystring: S.DailyReportQuery, response: ReportResponse },
       }, async (request, reply) => sendReport(ctx, request, reply, requireActedTenant(request).id, request.query));
 
       app.get('/admin/v1/tenants/:tenant/exports/documents', {
-        config: { auth: { surface: 'admin' } },
+        config: { auth: { surface: 'admin' }, errors: ['branch_required', 'branch_not_found'] },
         schema: { operationId: 'adminExportDocuments', tags: ADMIN_TAG, summary: "Export any merchant's documents with their lines (CSV or XLSX)", description: EXPORT_DESCRIPTION, params: TenantParam, querystring: S.ExportQuery, response: ExportResponse },
       }, async (request, reply) => sendExport(ctx, reply, request.params.tenant, request.query));
     }

@@ -38,7 +38,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     app.post('/api/v1/sales', {
-      config: { auth: { ...WRITE.auth, branch: 'write' } },
+      config: { auth: { ...WRITE.auth, branch: 'write' }, errors: ['unknown_classification_code', 'idempotency_key_reused', 'levy_not_supported', 'vsdc_unavailable', 'catalogue_unavailable'] },
       schema: { operationId: 'createSale', tags: TAG, summary: 'Fiscalise a sale', description: WRITE_DESCRIPTION, headers: S.WriteHeaders, body: S.CreateSaleBody, response: { 201: data(S.Sale) } },
     }, async (request, reply) => {
       const tenant = requireTenant(request);
@@ -66,7 +66,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request) => ({ data: await getSale(ctx, requireTenant(request).id, request.params.sale) }));
 
     app.post('/api/v1/sales/:sale/credit-note', {
-      config: { auth: { ...WRITE.auth, branch: 'write' } },
+      config: { ...WRITE, errors: ['sale_not_fiscalised', 'idempotency_key_reused', 'not_a_sale', 'nothing_left_to_credit', 'vsdc_unavailable'] },
       schema: {
         operationId: 'createCreditNote',
         tags: TAG,
@@ -79,12 +79,12 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
       },
     }, async (request, reply) => {
       const tenant = requireTenant(request);
-      const result = await createCreditNote(ctx, { tenant, branchHeader: branchHeaderOf(request), idempotencyHeader: request.headers['idempotency-key'] }, request.params.sale, request.body);
+      const result = await createCreditNote(ctx, { tenant, branchHeader: request.headers['x-branch'], idempotencyHeader: request.headers['idempotency-key'] }, request.params.sale, request.body);
       return created(reply, result);
     });
 
     app.post('/api/v1/sales/:sale/debit-note', {
-      config: { auth: { ...WRITE.auth, branch: 'write' } },
+      config: { ...WRITE, errors: ['sale_not_fiscalised', 'unknown_classification_code', 'idempotency_key_reused', 'not_a_sale', 'levy_not_supported', 'vsdc_unavailable', 'catalogue_unavailable'] },
       schema: {
         operationId: 'createDebitNote',
         tags: TAG,
@@ -97,12 +97,12 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
       },
     }, async (request, reply) => {
       const tenant = requireTenant(request);
-      const result = await createDebitNote(ctx, { tenant, branchHeader: branchHeaderOf(request), idempotencyHeader: request.headers['idempotency-key'] }, request.params.sale, request.body);
+      const result = await createDebitNote(ctx, { tenant, branchHeader: request.headers['x-branch'], idempotencyHeader: request.headers['idempotency-key'] }, request.params.sale, request.body);
       return created(reply, result);
     });
 
     app.post('/api/v1/sales/:sale/reissue', {
-      config: { auth: { ...WRITE.auth, branch: 'write' } },
+      config: { ...WRITE, errors: ['document_not_failed', 'branch_not_initialized', 'unknown_classification_code', 'idempotency_key_reused', 'not_a_sale', 'levy_not_supported', 'vsdc_unavailable', 'catalogue_unavailable'] },
       schema: {
         operationId: 'reissueSale',
         tags: TAG,
@@ -118,12 +118,12 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
       },
     }, async (request, reply) => {
       const tenant = requireTenant(request);
-      const result = await reissueSale(ctx, { tenant, branchHeader: branchHeaderOf(request), idempotencyHeader: request.headers['idempotency-key'] }, merchantActor(request), request.params.sale, request.body);
+      const result = await reissueSale(ctx, { tenant, branchHeader: request.headers['x-branch'], idempotencyHeader: request.headers['idempotency-key'] }, merchantActor(request), request.params.sale, request.body);
       return created(reply, result);
     });
 
     app.post('/api/v1/sales/:sale/resolve', {
-      config: WRITE,
+      config: { ...WRITE, errors: ['document_not_failed'] },
       schema: {
         operationId: 'resolveSale',
         tags: TAG,
@@ -152,7 +152,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
     };
 
     app.post('/api/v1/tenants/:tenant/sales/:sale/reissue', {
-      config: PARTNER_WRITE,
+      config: { ...PARTNER_WRITE, errors: ['subscription_blocked', 'quota_exhausted', 'tenant_suspended', 'document_not_failed', 'branch_not_initialized', 'unknown_classification_code', 'idempotency_key_reused', 'not_a_sale', 'levy_not_supported', 'vsdc_unavailable', 'catalogue_unavailable'] },
       schema: {
         operationId: 'reissueTenantSale',
         tags: PARTNER_TAG,
@@ -171,7 +171,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
     });
 
     app.post('/api/v1/tenants/:tenant/sales/:sale/resolve', {
-      config: PARTNER_WRITE,
+      config: { ...PARTNER_WRITE, errors: ['document_not_failed'] },
       schema: {
         operationId: 'resolveTenantSale',
         tags: PARTNER_TAG,

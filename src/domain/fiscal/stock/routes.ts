@@ -49,7 +49,7 @@ export function stockRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request) => ({ data: await getMovement(ctx, requireTenant(request).id, request.params.movement) }));
 
     app.post('/api/v1/stock/adjustments', {
-      config: { auth: { ...WRITE.auth, branch: 'write' } },
+      config: { auth: { ...WRITE.auth, branch: 'write' }, errors: ['stock_tracking_off'] },
       schema: {
         operationId: 'createStockAdjustment',
         tags: TAG,

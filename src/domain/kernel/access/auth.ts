@@ -8,6 +8,7 @@ import { csrfMatches } from '../../../credentials/user-secrets.ts';
 import { cookieValue, findUserSession, SESSION_COOKIE, type SessionUser } from '../../../credentials/user-session.ts';
 import type { UserRole } from '../../../platform/db/tables/accounts.ts';
 import { ApiError, unauthenticated } from '../../../platform/errors/errors.ts';
+import type { ErrorCode } from '../../../platform/errors/codes.ts';
 import { decisionOf, PARTNER_LIMIT_PER_MINUTE, tenantLimit, WINDOW_MS, type RateLimitDecision } from '../../../platform/http/rate-limit.ts';
 import { type Scope, ABILITIES, type Ability } from '../../../credentials/abilities.ts';
 
@@ -66,6 +67,8 @@ export interface CatalogedRoute {
   method: string;
   url: string;
   auth: RouteAuth;
+  /** The coded errors the route lists beyond those its declaration implies (route-errors.ts). */
+  errors: readonly ErrorCode[];
   bodySchema: unknown;
   querySchema: unknown;
   headersSchema: unknown;
@@ -77,6 +80,8 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     auth?: RouteAuth;
+    /** The coded errors the handler can answer beyond those `auth` implies (kernel/access/route-errors.ts). */
+    errors?: readonly ErrorCode[];
   }
   interface FastifyRequest {
     principal?: Principal;
@@ -342,7 +347,7 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
     for (const method of [route.method].flat()) {
       if (method === 'HEAD') continue;
       const schema = route.schema;
-      catalog.push({ method, url: route.url, auth: route.config.auth!, bodySchema: schema?.body, querySchema: schema?.querystring, headersSchema: schema?.headers });
+      catalog.push({ method, url: route.url, auth: route.config.auth!, errors: route.config.errors ?? [], bodySchema: schema?.body, querySchema: schema?.querystring, headersSchema: schema?.headers });
     }
   });
   app.addHook('onRequest', async (request) => {

@@ -21,7 +21,7 @@ export function catalogueRoutes(ctx: AppContext): FastifyPluginAsync {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
 
     app.get('/api/v1/item-classes', {
-      config: { auth: { surface: 'merchant', ability: 'invoices:read' } },
+      config: { auth: { surface: 'merchant', ability: 'invoices:read' }, errors: ['catalogue_unavailable'] },
       schema: {
         operationId: 'listItemClasses',
         tags: ['Merchant: catalogue'],
@@ -34,7 +34,7 @@ export function catalogueRoutes(ctx: AppContext): FastifyPluginAsync {
 
     // Untyped on purpose: the body is bytes, not a JSON schema the type provider could read.
     plugin.get(CATALOGUE_DOWNLOAD_PATH, {
-      config: { auth: { surface: 'public' } },
+      config: { auth: { surface: 'public' }, errors: ['catalogue_unavailable'] },
       schema: {
         operationId: 'downloadItemClasses',
         tags: ['Catalogue download'],

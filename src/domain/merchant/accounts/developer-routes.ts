@@ -51,7 +51,7 @@ export function developerRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request) => ({ data: await listTokens(db, who(request).tenant) }));
 
     app.post('/api/v1/account/tokens', {
-      config: admin,
+      config: { ...admin, errors: ['subscription_blocked', 'quota_exhausted'] },
       schema: {
         operationId: 'createAccountToken',
         tags: TAG,
@@ -79,7 +79,7 @@ export function developerRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request) => ({ data: await listApiKeys(db, who(request).tenant) }));
 
     app.post('/api/v1/account/api-keys', {
-      config: admin,
+      config: { ...admin, errors: ['subscription_blocked', 'quota_exhausted', 'device_not_found'] },
       schema: {
         operationId: 'createAccountApiKey',
         tags: TAG,

@@ -40,7 +40,7 @@ export function accountDeviceRoutes(ctx: AppContext): FastifyPluginAsync {
     });
 
     app.post('/api/v1/account/devices', {
-      config: { auth: { ...admin.auth, tenant: 'writable' } },
+      config: { auth: { ...admin.auth, tenant: 'writable' }, errors: ['branch_exists'] },
       schema: { operationId: 'registerAccountDevice', tags: TAG, summary: 'Register a device (local only)', body: RegisterDeviceBody, response: { 201: data(Device) } },
     }, async (request, reply) => {
       const tenant = requireActedTenant(request);
@@ -48,7 +48,7 @@ export function accountDeviceRoutes(ctx: AppContext): FastifyPluginAsync {
     });
 
     app.post('/api/v1/account/devices/:branch/initialize', {
-      config: { auth: { ...admin.auth, tenant: 'writable' } },
+      config: { auth: { ...admin.auth, tenant: 'writable' }, errors: ['device_not_found', 'initialization_failed', 'vsdc_unreachable'] },
       schema: {
         operationId: 'initializeAccountDevice',
         tags: TAG,
@@ -68,7 +68,7 @@ export function accountDeviceRoutes(ctx: AppContext): FastifyPluginAsync {
     });
 
     app.patch('/api/v1/account/devices/:branch', {
-      config: { auth: { ...admin.auth, tenant: 'writable' } },
+      config: { auth: { ...admin.auth, tenant: 'writable' }, errors: ['device_not_found', 'device_initialized', 'device_in_use'] },
       schema: {
         operationId: 'updateAccountDevice',
         tags: TAG,
@@ -84,7 +84,7 @@ export function accountDeviceRoutes(ctx: AppContext): FastifyPluginAsync {
     });
 
     app.delete('/api/v1/account/devices/:branch', {
-      config: { auth: { ...admin.auth, tenant: 'read' } },
+      config: { auth: { ...admin.auth, tenant: 'read' }, errors: ['device_not_found', 'device_initialized', 'device_in_use'] },
       schema: {
         operationId: 'removeAccountDevice',
         tags: TAG,

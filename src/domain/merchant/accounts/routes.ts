@@ -44,7 +44,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsync {
     });
 
     app.post('/api/v1/account/verify', {
-      config: PUBLIC,
+      config: { ...PUBLIC, errors: ['link_invalid'] },
       schema: { operationId: 'verifyEmail', tags: TAG, summary: 'Verify an email address with the mailed link', body: S.TokenBody, response: { 200: S.Accepted } },
     }, async (request) => {
       await service.verifyEmail(ctx, request.body.token);
@@ -52,7 +52,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsync {
     });
 
     app.post('/api/v1/account/signin', {
-      config: PUBLIC,
+      config: { ...PUBLIC, errors: ['invalid_credentials', 'email_not_verified', 'signin_throttled'] },
       schema: {
         operationId: 'signIn',
         tags: TAG,
@@ -107,7 +107,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsync {
     });
 
     app.post('/api/v1/account/password-reset/confirm', {
-      config: PUBLIC,
+      config: { ...PUBLIC, errors: ['link_invalid'] },
       schema: { operationId: 'confirmPasswordReset', tags: TAG, summary: 'Choose a new password with the mailed link (signs out every session)', body: S.ResetConfirmBody, response: { 200: S.Accepted } },
     }, async (request) => {
       await service.confirmPasswordReset(ctx, request.body);
@@ -130,7 +130,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request) => ({ data: await service.removeUser(ctx, requireUser(request).user, request.params.id) }));
 
     app.post('/api/v1/account/invitations/accept', {
-      config: PUBLIC,
+      config: { ...PUBLIC, errors: ['link_invalid'] },
       schema: { operationId: 'acceptInvitation', tags: TAG, summary: 'Accept an invitation: choose a password (the email counts as verified)', body: S.AcceptInvitationBody, response: { 201: data(S.User) } },
     }, async (request, reply) => reply.code(201).send({ data: await service.acceptInvitation(ctx, request.body) }));
 

@@ -36,7 +36,7 @@ export function itemRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request) => listItemsPage(ctx, requireTenant(request).id, request.query));
 
     app.post('/api/v1/items', {
-      config: { auth: { ...WRITE.auth, branch: 'write' } },
+      config: { auth: { ...WRITE.auth, branch: 'write' }, errors: ['item_code_conflict'] },
       schema: {
         operationId: 'createItem',
         tags: TAG,
@@ -70,7 +70,7 @@ export function itemRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request) => ({ data: await updateItem(ctx, requireTenant(request).id, request.params.item, request.body) }));
 
     app.post('/api/v1/items/:item/release', {
-      config: { auth: { ...WRITE.auth, branch: 'write' } },
+      config: { auth: { ...WRITE.auth, branch: 'write' }, errors: ['item_not_draft'] },
       schema: {
         operationId: 'releaseItem',
         tags: TAG,

@@ -146,12 +146,12 @@ export function consoleRoutes(ctx: AppContext): FastifyPluginAsync {
     const notBuilt = () => new ApiError('console_not_built', 'The console has not been built: run `npm run build:console` (npm ci does it).');
     const page = { auth: { surface: 'public' } } as const;
 
-    app.get('/console', { config: page, schema: { hide: true } }, async (request, reply) => {
+    app.get('/console', { config: { ...page, errors: ['console_not_built'] }, schema: { hide: true } }, async (request, reply) => {
       const built = current();
       if (!built) throw notBuilt();
       return sendFile(reply, request, built.index);
     });
-    app.get('/console/*', { config: page, schema: { hide: true } }, async (request, reply) => {
+    app.get('/console/*', { config: { ...page, errors: ['console_not_built'] }, schema: { hide: true } }, async (request, reply) => {
       const built = current();
       if (!built) throw notBuilt();
       const path = (request.params as { '*': string })['*'];

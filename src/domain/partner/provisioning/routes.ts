@@ -62,7 +62,7 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request) => ({ data: await updateTenantSettings(db, actorOf(request), requirePartner(request).partner.id, request.params.tenant, request.body) }));
 
     app.post('/api/v1/tenants/:tenant/devices', {
-      config: { auth: { surface: 'partner', scope: 'devices:write', tenant: 'writable' } },
+      config: { auth: { surface: 'partner', scope: 'devices:write', tenant: 'writable' }, errors: ['branch_exists'] },
       schema: { operationId: 'registerDevice', tags: TAG, summary: 'Register a device (local only)', params: TenantParam, body: RegisterDeviceBody, response: { 201: data(Device) } },
     }, async (request, reply) => {
       const tenant = requireActedTenant(request);
@@ -70,7 +70,7 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
     });
 
     app.post('/api/v1/tenants/:tenant/devices/:branch/initialize', {
-      config: { auth: { surface: 'partner', scope: 'devices:write', tenant: 'writable' } },
+      config: { auth: { surface: 'partner', scope: 'devices:write', tenant: 'writable' }, errors: ['device_not_found', 'initialization_failed', 'vsdc_unreachable'] },
       schema: {
         operationId: 'initializeDevice',
         tags: TAG,
@@ -89,7 +89,7 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
     });
 
     app.patch('/api/v1/tenants/:tenant/devices/:branch', {
-      config: { auth: { surface: 'partner', scope: 'devices:write', tenant: 'writable' } },
+      config: { auth: { surface: 'partner', scope: 'devices:write', tenant: 'writable' }, errors: ['device_not_found', 'device_initialized', 'device_in_use'] },
       schema: {
         operationId: 'updateDevice',
         tags: TAG,
@@ -105,7 +105,7 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
     });
 
     app.delete('/api/v1/tenants/:tenant/devices/:branch', {
-      config: { auth: { surface: 'partner', scope: 'devices:write', tenant: 'read' } },
+      config: { auth: { surface: 'partner', scope: 'devices:write', tenant: 'read' }, errors: ['device_not_found', 'device_initialized', 'device_in_use'] },
       schema: {
         operationId: 'removeDevice',
         tags: TAG,
@@ -141,7 +141,7 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request) => ({ data: await listApiKeys(db, requireActedTenant(request)) }));
 
     app.post('/api/v1/tenants/:tenant/api-keys', {
-      config: { auth: { surface: 'partner', scope: 'keys:write', tenant: 'writable' } },
+      config: { auth: { surface: 'partner', scope: 'keys:write', tenant: 'writable' }, errors: ['device_not_found'] },
       schema: { operationId: 'createFiscalisationKey', tags: TAG, summary: 'Mint a fiscalisation key for /zm/api (plaintext once)', description: 'The body is optional.', params: TenantParam, body: CreateApiKeyBody, response: { 201: data(FiscalisationKeyCreated) } },
       preValidation: async (request) => {
         request.body ??= {};
@@ -164,7 +164,7 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request) => ({ data: await listPartnerKeys(db, requirePartner(request), ctx.clock.now()) }));
 
     app.post('/api/v1/partner/keys', {
-      config: { auth: { surface: 'partner', scope: 'keys:write' } },
+      config: { auth: { surface: 'partner', scope: 'keys:write' }, errors: ['insufficient_privilege'] },
       schema: { operationId: 'createPartnerKey', tags: KEYS_TAG, summary: 'Mint a least-privilege key', body: S.CreatePartnerKeyBody, response: { 201: data(S.PartnerKeyCreated) } },
     }, async (request, reply) => {
       const created = await mintPartnerKey(db, ctx.secretBox, requirePartner(request), request.body);
@@ -172,7 +172,7 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
     });
 
     app.get('/api/v1/partner/keys/:id/secret', {
-      config: { auth: { surface: 'partner', scope: 'keys:write' } },
+      config: { auth: { surface: 'partner', scope: 'keys:write' }, errors: ['insufficient_privilege'] },
       schema: { operationId: 'getPartnerKeySecret', tags: KEYS_TAG, summary: 'Read a key\'s plaintext back (audited)', params: IdParam, response: { 200: data(Type.Object({ id: Type.Integer(), secret: Type.String() })) } },
     }, async (request, reply) => {
       const secret = await readPartnerKeySecret(db, ctx.secretBox, requirePartner(request), request.params.id);
@@ -180,7 +180,7 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
     });
 
     app.post('/api/v1/partner/keys/:id/rotate', {
-      config: { auth: { surface: 'partner', scope: 'keys:write' } },
+      config: { auth: { surface: 'partner', scope: 'keys:write' }, errors: ['insufficient_privilege', 'already_rotated'] },
       schema: {
         operationId: 'rotatePartnerKey',
         tags: KEYS_TAG,
@@ -194,7 +194,7 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
     });
 
     app.delete('/api/v1/partner/keys/:id', {
-      config: { auth: { surface: 'partner', scope: 'keys:write' } },
+      config: { auth: { surface: 'partner', scope: 'keys:write' }, errors: ['insufficient_privilege'] },
       schema: { operationId: 'revokePartnerKey', tags: KEYS_TAG, summary: 'Revoke one of your keys (immediate)', params: IdParam, response: { 200: Revoked } },
     }, async (request) => revokePartnerKey(db, requirePartner(request), request.params.id));
   };

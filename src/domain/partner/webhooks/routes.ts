@@ -22,7 +22,7 @@ export function webhookRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request) => ({ data: await listEndpoints(ctx, requirePartner(request).partner.id) }));
 
     app.post('/api/v1/webhooks', {
-      config: write,
+      config: { ...write, errors: ['webhook_endpoint_limit'] },
       schema: {
         operationId: 'createWebhookEndpoint',
         tags: TAG,
@@ -67,7 +67,7 @@ export function webhookRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request) => listDeliveries(ctx, requirePartner(request).partner.id, request.params.id, request.query.page));
 
     app.post('/api/v1/webhooks/deliveries/:id/resend', {
-      config: write,
+      config: { ...write, errors: ['endpoint_disabled'] },
       schema: {
         operationId: 'resendWebhookDelivery',
         tags: TAG,
