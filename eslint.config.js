@@ -13,6 +13,8 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  // The import rule's configuration (dependency-cruiser reads CommonJS).
+  { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } } },
   {
     // Type-aware, so only where it matters and stays fast: a promise nobody awaits in the
     // service loses its errors. Fire-and-forget is written `void`, with the reason beside it.

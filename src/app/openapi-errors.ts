@@ -99,8 +99,6 @@ export interface ErrorStatus {
   plainNotFound: boolean;
 }
 
-/** `POST /api/v1/sales/:sale/credit-note`: how ERROR_CODES names an operation. */
-export const operationKey = (route: Pick<CatalogedRoute, 'method' | 'url'>) => `${route.method} ${route.url}`;
 
 /** The error statuses an operation can answer, ascending. */
 export function errorStatusesOf(route: CatalogedRoute): Map<number, ErrorStatus> {
