@@ -6,7 +6,8 @@ export type {
   EndpointStatsResource as EndpointStats,
   FilingsResource as Filings,
 } from '../../src/domain/partner/console/schemas.ts';
-export type { AuthorityBranchResource as AuthorityBranch, NoticeResource as Notice } from '../../src/domain/authority/notices/schemas.ts';
+export type { NoticeResource as Notice } from '../../src/domain/authority/notices/schemas.ts';
+export type { AuthorityBranchResource as AuthorityBranch } from '../../src/domain/kernel/devices/schemas.ts';
 
 export interface Delivery {
   id: number;
@@ -65,8 +66,8 @@ export interface AuditRecord {
 
 // ---- the merchant's console ----
 export type { SaleResource as Sale } from '../../src/domain/fiscal/sales/schemas.ts';
-export type { DeviceResource as Device } from '../../src/domain/partner/provisioning/schemas.ts';
-export type { TokenResource as TenantToken, ApiKeyResource as FiscalisationKey } from '../../src/domain/partner/provisioning/present.ts';
+export type { DeviceResource as Device } from '../../src/domain/kernel/devices/schemas.ts';
+export type { TokenResource as TenantToken, ApiKeyResource as FiscalisationKey } from '../../src/domain/kernel/tenants/present.ts';
 
 export type UserRole = 'owner' | 'admin' | 'viewer';
 
