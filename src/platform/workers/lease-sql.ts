@@ -15,7 +15,7 @@
 // the stores say "free", "due" and "release" through the functions here. "Now" is the
 // database's now(), except where the caller passes the application clock's time (webhook
 // deliveries, whose tests drive a clock). Lease lengths and delays are in milliseconds.
-import { sql, type RawBuilder, type Updateable } from 'kysely';
+import { sql, type RawBuilder, type Updateable, type UpdateObject } from 'kysely';
 import type { DB } from '../db/schema.ts';
 
 type Column<T extends keyof DB> = keyof DB[T] & string;
@@ -90,6 +90,42 @@ export function isDue(table: DueTable, alias?: string, now?: Date): RawBuilder<b
 /** `holder` holds the row's lease (`holder`: a value, or an SQL expression such as a statement's input column). */
 export function heldBy(table: HeldTable, holder: string | RawBuilder<string>, alias?: string): RawBuilder<boolean> {
   return sql<boolean>`(${ref(alias, LEASES[table].holder)} = ${holder})`;
+}
+
+/**
+ * A lease taken or renewed: until `ms` from now (`fromNow`; `now`: the application clock's), by
+ * `holder` where the table records one. Without a holder it is a renewal: the holder stays.
+ */
+export type Lease<T extends LeasedTable> = { ms: number; now?: Date } & (T extends HeldTable ? { holder?: string | RawBuilder<string> } : { holder?: never });
+
+function leaseParts(table: LeasedTable, lease: { ms: number; now?: Date; holder?: string | RawBuilder<string> | undefined }) {
+  const { until, holder } = LEASES[table] as LeaseColumns<LeasedTable>;
+  const held = lease.holder !== undefined && holder ? [{ column: holder, value: lease.holder }] : [];
+  return [...held, { column: until, value: fromNow(lease.ms, lease.now) }];
+}
+
+/** The column values that lease a row (for `.set()`, or an insert's values): `[holder, ]until`. */
+export function leased<T extends LeasedTable>(table: T, lease: Lease<T>): UpdateObject<DB, T> {
+  return Object.fromEntries(leaseParts(table, lease).map((p) => [p.column, p.value])) as UpdateObject<DB, T>;
+}
+
+/** The same as an SQL `set` list: `[holder = …, ]until = …`. */
+export function leasedSql<T extends LeasedTable>(table: T, lease: Lease<T>): RawBuilder<unknown> {
+  return sql.join(leaseParts(table, lease).map((p) => sql`${sql.ref(p.column)} = ${p.value}`));
+}
+
+/**
+ * For an insert that leases the rows it writes: the lease's `columns` and their `values` (in that
+ * order), and `fromExcluded`, the `on conflict … do update set` list that takes the lease from the
+ * row proposed for insertion (`excluded`).
+ */
+export function leasedInsertSql<T extends LeasedTable>(table: T, lease: Lease<T>): { columns: RawBuilder<unknown>; values: RawBuilder<unknown>; fromExcluded: RawBuilder<unknown> } {
+  const parts = leaseParts(table, lease);
+  return {
+    columns: sql.join(parts.map((p) => sql.ref(p.column))),
+    values: sql.join(parts.map((p) => sql`${p.value}`)),
+    fromExcluded: sql.join(parts.map((p) => sql`${sql.ref(p.column)} = ${sql.ref(`excluded.${p.column}`)}`)),
+  };
 }
 
 /** The column values that release a row (for `.set()`). */

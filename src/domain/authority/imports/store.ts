@@ -4,7 +4,7 @@ import type { ImportDecision, ImportFilingState, ImportItemsTable } from '../../
 import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
 import type { DeviceTarget } from '../../../vsdc/client.ts';
 import { finishPull, type ClaimedPull } from '../pulls/branch-pulls.ts';
-import { claimDueRows, fromNow, released } from '../../../platform/workers/lease-sql.ts';
+import { claimDueRows, leased, released } from '../../../platform/workers/lease-sql.ts';
 import { answerFilingColumns, type VsdcSendOutcome, vsdcTargetOf, withVsdcTarget } from '../../../vsdc/polling.ts';
 
 export type ImportItemRow = Selectable<ImportItemsTable> & { branch: string };
@@ -119,7 +119,7 @@ export async function decide(
         remark: decision.remark,
         filing_state: 'sending',
         next_attempt_at: sql<Date>`now()`,
-        lease_until: fromNow(leaseMs),
+        ...leased('import_items', { ms: leaseMs }),
         updated_at: sql<Date>`now()`,
       })
       .where('id', '=', id)

@@ -5,7 +5,7 @@ import type { PurchaseDecision, PurchaseFilingState, PurchaseLinesTable, Purchas
 import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
 import type { DeviceTarget } from '../../../vsdc/client.ts';
 import { finishPull, type ClaimedPull } from '../pulls/branch-pulls.ts';
-import { claimDueRows, fromNow, released } from '../../../platform/workers/lease-sql.ts';
+import { claimDueRows, leased, released } from '../../../platform/workers/lease-sql.ts';
 import { answerFilingColumns, type VsdcSendOutcome, vsdcTargetOf, withVsdcTarget } from '../../../vsdc/polling.ts';
 import { enqueueEvent, PURCHASE_RECEIVED_EVENT } from '../../kernel/outbox/events.ts';
 
@@ -183,7 +183,7 @@ export async function decide(
       purchase_invoice_no: Number(counter.rows[0]!.last_invoice_no),
       filing_state: 'sending',
       next_attempt_at: sql<Date>`now()`,
-      lease_until: fromNow(leaseMs),
+      ...leased('purchases', { ms: leaseMs }),
       updated_at: sql<Date>`now()`,
     })
     .where('id', '=', id)

@@ -7,7 +7,7 @@ import { NO_OUTCOME, type SaleLineRow, type SaleRow } from '../sales/store.ts';
 import { DELIVERIES_NOTICE, eventCtes, eventValues, type EventRow } from '../../kernel/outbox/events.ts';
 import { prepared } from '../../../platform/db/prepared.ts';
 import { batchOrEach, GroupCommit } from '../../../platform/db/group-commit.ts';
-import { fromNow, heldBy, isDue, isFree, released, releasedSql, renewedOrReleasedSql } from '../../../platform/workers/lease-sql.ts';
+import { fromNow, heldBy, isDue, isFree, leased, leasedInsertSql, released, releasedSql, renewedOrReleasedSql } from '../../../platform/workers/lease-sql.ts';
 import type { ContextMember } from '../../kernel/context.ts';
 
 /** Branches with pending documents that nobody leases and whose backoff has passed. */
@@ -104,6 +104,7 @@ function toPending(docs: PendingJson[]): PendingDocument[] {
  */
 export async function claimBranches(db: Kysely<DB>, deviceIds: readonly number[], owner: string, leaseMs: number, batchSize: number): Promise<Map<number, ClaimedBranch>> {
   const ids = [...new Set(deviceIds)].sort((a, b) => a - b);
+  const lease = leasedInsertSql('filing_queues', { holder: owner, ms: leaseMs });
   const result = await sql<{
     device_id: number;
     retry_delay_ms: number | null;
@@ -116,12 +117,12 @@ export async function claimBranches(db: Kysely<DB>, deviceIds: readonly number[]
     batch: PendingJson[];
   }>`${prepared}
     with claim as (
-      insert into filing_queues (device_id, lease_owner, lease_until, next_attempt_at)
-      select wanted.id, ${owner}, ${fromNow(leaseMs)}, now()
+      insert into filing_queues (device_id, ${lease.columns}, next_attempt_at)
+      select wanted.id, ${lease.values}, now()
       from unnest(${ids}::int[]) with ordinality as wanted(id, n)
       where not exists (select 1 from filing_queues held where held.device_id = wanted.id and not (${isFree('filing_queues', 'held')} and ${isDue('filing_queues', 'held')}))
       order by wanted.n
-      on conflict (device_id) do update set lease_owner = excluded.lease_owner, lease_until = excluded.lease_until, updated_at = now()
+      on conflict (device_id) do update set ${lease.fromExcluded}, updated_at = now()
       where ${isFree('filing_queues', 'filing_queues')} and ${isDue('filing_queues', 'filing_queues')}
       returning device_id, retry_delay_ms
     )
@@ -159,7 +160,7 @@ export async function nextBatchOrRelease(db: Kysely<DB>, deviceId: number, owner
 export async function renewLease(db: Kysely<DB>, deviceId: number, owner: string, leaseMs: number): Promise<boolean> {
   const result = await db
     .updateTable('filing_queues')
-    .set({ lease_until: fromNow(leaseMs), updated_at: sql`now()` })
+    .set({ ...leased('filing_queues', { ms: leaseMs }), updated_at: sql`now()` })
     .where('device_id', '=', deviceId)
     .where(heldBy('filing_queues', owner))
     .executeTakeFirst();

@@ -4,7 +4,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { ReconciliationOutcome, ReconciliationRequester, ReconciliationResultsTable, ReconciliationRunsTable } from '../../../platform/db/tables/reconciliation.ts';
 import { offsetOf, PER_PAGE } from '../../../platform/http/pagination.ts';
-import { fromNow, heldBy, isDue, isFree, isHeld } from '../../../platform/workers/lease-sql.ts';
+import { fromNow, heldBy, isDue, isFree, isHeld, leased, leasedSql, released, releasedSql, renewedOrReleasedSql } from '../../../platform/workers/lease-sql.ts';
 import type { SaleLineRow, SaleRow } from '../sales/store.ts';
 
 export type RunRow = Selectable<ReconciliationRunsTable>;
@@ -85,7 +85,7 @@ export async function claimRun(db: Kysely<DB>, owner: string, leaseMs: number, r
       for update of r skip locked
     ),
     claimed as (
-      update reconciliation_runs r set lease_owner = ${owner}, lease_until = ${fromNow(leaseMs)}, status = 'running',
+      update reconciliation_runs r set ${leasedSql('reconciliation_runs', { holder: owner, ms: leaseMs })}, status = 'running',
         started_at = coalesce(r.started_at, now()), updated_at = now()
       from due where r.id = due.id
       returning r.*
@@ -179,8 +179,7 @@ export async function recordResult(
       retry_delay_ms = null, last_error = null, updated_at = now(),
       status = case when (select last from done) then 'completed' else status end,
       finished_at = case when (select last from done) then now() else finished_at end,
-      lease_owner = case when (select last from done) then null else lease_owner end,
-      lease_until = case when (select last from done) then null else ${fromNow(run.leaseMs)} end
+      ${renewedOrReleasedSql('reconciliation_runs', sql`(select last from done)`, fromNow(run.leaseMs))}
     where id = ${run.id} and exists (select 1 from checked)
     returning reconciliation_runs.*, (select invoice_no from checked) as result_invoice_no, (select checked_at from checked) as result_checked_at`.execute(db);
   const row = result.rows[0];
@@ -195,7 +194,7 @@ export async function recordResult(
 /** A run with nothing (left) to check: completed. */
 export async function completeIfDone(db: Kysely<DB>, runId: number, owner: string): Promise<boolean> {
   const result = await sql`
-    update reconciliation_runs set status = 'completed', finished_at = now(), lease_owner = null, lease_until = null, updated_at = now()
+    update reconciliation_runs set status = 'completed', finished_at = now(), ${releasedSql('reconciliation_runs')}, updated_at = now()
     where id = ${runId} and ${heldBy('reconciliation_runs', owner)}
       and not exists (select 1 from reconciliation_results where run_id = ${runId} and outcome is null)`.execute(db);
   return Number(result.numAffectedRows ?? 0) > 0;
@@ -204,7 +203,7 @@ export async function completeIfDone(db: Kysely<DB>, runId: number, owner: strin
 export async function renewRunLease(db: Kysely<DB>, runId: number, owner: string, leaseMs: number): Promise<boolean> {
   const result = await db
     .updateTable('reconciliation_runs')
-    .set({ lease_until: fromNow(leaseMs), updated_at: sql`now()` })
+    .set({ ...leased('reconciliation_runs', { ms: leaseMs }), updated_at: sql`now()` })
     .where('id', '=', runId)
     .where(heldBy('reconciliation_runs', owner))
     .executeTakeFirst();
@@ -215,7 +214,7 @@ export async function renewRunLease(db: Kysely<DB>, runId: number, owner: string
 export async function releaseRun(db: Kysely<DB>, runId: number, owner: string, delayMs = 0): Promise<void> {
   await db
     .updateTable('reconciliation_runs')
-    .set({ lease_owner: null, lease_until: null, next_attempt_at: fromNow(delayMs), updated_at: sql`now()` })
+    .set({ ...released('reconciliation_runs'), next_attempt_at: fromNow(delayMs), updated_at: sql`now()` })
     .where('id', '=', runId)
     .where(heldBy('reconciliation_runs', owner))
     .execute();
@@ -225,7 +224,7 @@ export async function releaseRun(db: Kysely<DB>, runId: number, owner: string, d
 export async function deferRun(db: Kysely<DB>, runId: number, owner: string, delayMs: number, nextDelayMs: number, error: string): Promise<void> {
   await db
     .updateTable('reconciliation_runs')
-    .set({ lease_owner: null, lease_until: null, next_attempt_at: fromNow(delayMs), retry_delay_ms: nextDelayMs, last_error: error.slice(0, 1000), updated_at: sql`now()` })
+    .set({ ...released('reconciliation_runs'), next_attempt_at: fromNow(delayMs), retry_delay_ms: nextDelayMs, last_error: error.slice(0, 1000), updated_at: sql`now()` })
     .where('id', '=', runId)
     .where(heldBy('reconciliation_runs', owner))
     .execute();
@@ -233,7 +232,7 @@ export async function deferRun(db: Kysely<DB>, runId: number, owner: string, del
 
 /** Embedded database: one process only, so a lease found at start-up was left by a crash. */
 export async function clearRunLeases(db: Kysely<DB>): Promise<void> {
-  await db.updateTable('reconciliation_runs').set({ lease_owner: null, lease_until: null }).where('lease_owner', 'is not', null).execute();
+  await db.updateTable('reconciliation_runs').set(released('reconciliation_runs')).where('lease_owner', 'is not', null).execute();
 }
 
 export async function runById(db: Kysely<DB>, runId: number): Promise<RunRow | undefined> {

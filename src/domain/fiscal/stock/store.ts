@@ -5,7 +5,7 @@ import type { DB } from '../../../platform/db/schema.ts';
 import type { StockChainState, StockMovementsTable, StockSourceKind } from '../../../platform/db/tables/stock.ts';
 import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
 import type { DeviceTarget } from '../../../vsdc/client.ts';
-import { fromNow, heldBy, isDue, isFree, released } from '../../../platform/workers/lease-sql.ts';
+import { fromNow, heldBy, isDue, isFree, leasedSql, released } from '../../../platform/workers/lease-sql.ts';
 import { prepared } from '../../../platform/db/prepared.ts';
 
 // ---- booking filed documents ----
@@ -206,7 +206,7 @@ export async function claimChainBranches(db: Kysely<DB>, owner: string, leaseMs:
       for update of b skip locked
     ),
     claimed as (
-      update stock_branches b set lease_owner = ${owner}, lease_until = ${fromNow(leaseMs)}
+      update stock_branches b set ${leasedSql('stock_branches', { holder: owner, ms: leaseMs })}
       from due where b.device_id = due.device_id
       returning b.device_id, b.tenant_id, b.retry_delay_ms
     )
@@ -340,7 +340,7 @@ export async function recordChainStep(db: Kysely<DB>, deviceId: number, movement
         : sql`state = 'failed', result_code = ${step.code}, result_message = ${step.message.slice(0, 2000)}`;
   const result = await sql<{ held: boolean }>`
     with lease as (
-      update stock_branches set lease_until = ${fromNow(leaseMs)}, retry_delay_ms = null, last_error = null, updated_at = now()
+      update stock_branches set ${leasedSql('stock_branches', { ms: leaseMs })}, retry_delay_ms = null, last_error = null, updated_at = now()
       where device_id = ${deviceId} and ${heldBy('stock_branches', owner)}
       returning device_id
     ),

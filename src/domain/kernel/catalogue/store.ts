@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
-import { fromNow, isFree } from '../../../platform/workers/lease-sql.ts';
+import { isFree, leased, released } from '../../../platform/workers/lease-sql.ts';
 
 export interface ItemClassRecord {
   code: string;
@@ -43,7 +43,7 @@ export async function syncTargets(db: Kysely<DB>, limit = 5): Promise<SyncTarget
 export async function claimSync(db: Kysely<DB>, leaseMs: number): Promise<{ lastReqDt: string | null; empty: boolean } | undefined> {
   const row = await db
     .updateTable('catalogue_sync')
-    .set({ claimed_until: fromNow(leaseMs), attempted_at: sql`now()` })
+    .set({ ...leased('catalogue_sync', { ms: leaseMs }), attempted_at: sql`now()` })
     .where('id', '=', 1)
     .where(isFree('catalogue_sync'))
     .returning(['last_req_dt', sql<boolean>`not exists (select 1 from item_classes)`.as('empty')])
@@ -68,14 +68,14 @@ export async function saveSync(db: Kysely<DB>, classes: ItemClassRecord[], resul
     }
     await trx
       .updateTable('catalogue_sync')
-      .set({ last_req_dt: resultDt ?? sql`last_req_dt`, synced_at: sql`now()`, last_error: null, claimed_until: null })
+      .set({ last_req_dt: resultDt ?? sql`last_req_dt`, synced_at: sql`now()`, last_error: null, ...released('catalogue_sync') })
       .where('id', '=', 1)
       .execute();
   });
 }
 
 export async function recordSyncFailure(db: Kysely<DB>, error: string): Promise<void> {
-  await db.updateTable('catalogue_sync').set({ last_error: error.slice(0, 1000), claimed_until: null }).where('id', '=', 1).execute();
+  await db.updateTable('catalogue_sync').set({ last_error: error.slice(0, 1000), ...released('catalogue_sync') }).where('id', '=', 1).execute();
 }
 
 export async function syncState(db: Kysely<DB>): Promise<{ syncedAt: Date | null; lastError: string | null; classes: number }> {

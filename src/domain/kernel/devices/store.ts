@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { DevicesTable } from '../../../platform/db/tables/foundation.ts';
-import { fromNow, isFree } from '../../../platform/workers/lease-sql.ts';
+import { isFree, isHeld, leased, released } from '../../../platform/workers/lease-sql.ts';
 import type { AuthorityBranchesTable } from '../../../platform/db/tables/authority.ts';
 import type { DeviceTarget } from '../../../vsdc/client.ts';
 
@@ -33,7 +33,7 @@ export async function findDevice(db: Kysely<DB>, tenantId: number, branch: strin
 export async function claimDeviceForInit(db: Kysely<DB>, deviceId: number, claimMs: number): Promise<DeviceRow | undefined> {
   return db
     .updateTable('devices')
-    .set({ init_claimed_until: fromNow(claimMs) })
+    .set(leased('devices', { ms: claimMs }))
     .where('id', '=', deviceId)
     .where('initialized', '=', false)
     .where(isFree('devices'))
@@ -41,7 +41,7 @@ export async function claimDeviceForInit(db: Kysely<DB>, deviceId: number, claim
     .executeTakeFirst();
 }
 export async function releaseDeviceClaim(db: Kysely<DB>, deviceId: number): Promise<void> {
-  await db.updateTable('devices').set({ init_claimed_until: null }).where('id', '=', deviceId).execute();
+  await db.updateTable('devices').set(released('devices')).where('id', '=', deviceId).execute();
 }
 export interface DeviceInitInfo {
   sdcId: string;
@@ -67,7 +67,7 @@ export async function markDeviceInitialized(db: Kysely<DB>, deviceId: number, in
       last_sale_rcpt_no: info.lastSaleReceiptNo,
       next_invoice_no: info.lastSaleInvoiceNo + 1,
       initialized_at: sql`now()`,
-      init_claimed_until: null,
+      ...released('devices'),
       updated_at: sql`now()`,
     })
     .where('id', '=', deviceId)
@@ -86,7 +86,7 @@ export async function lockDevice(db: Kysely<DB>, tenantId: number, branch: strin
   return db
     .selectFrom('devices')
     .selectAll()
-    .select(sql<boolean>`coalesce(init_claimed_until > now(), false)`.as('claimed'))
+    .select(sql<boolean>`coalesce(${isHeld('devices')}, false)`.as('claimed'))
     .where('tenant_id', '=', tenantId)
     .where('branch', '=', branch)
     .forUpdate()

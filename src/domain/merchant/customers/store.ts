@@ -3,7 +3,7 @@ import type { DB } from '../../../platform/db/schema.ts';
 import type { CustomerRegistrationState, CustomersTable, VerificationState } from '../../../platform/db/tables/items.ts';
 import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
 import type { DeviceTarget } from '../../../vsdc/client.ts';
-import { claimDueRows, fromNow, released } from '../../../platform/workers/lease-sql.ts';
+import { claimDueRows, leased, released } from '../../../platform/workers/lease-sql.ts';
 import { ANSWERED_COLUMNS, unansweredColumns, vsdcTargetOf, withVsdcTarget } from '../../../vsdc/polling.ts';
 
 export type CustomerRow = Selectable<CustomersTable> & { branch: string | null };
@@ -42,7 +42,7 @@ export async function insertCustomer(db: Kysely<DB>, customer: NewCustomer): Pro
       verification_state: local ? 'not_applicable' : 'pending',
       registration_state: local ? 'not_applicable' : 'pending',
       next_attempt_at: local ? null : sql<Date>`now()`,
-      lease_until: local ? null : fromNow(customer.leaseMs),
+      ...(local ? released('customers') : leased('customers', { ms: customer.leaseMs })),
     })
     .onConflict((oc) => oc.columns(['tenant_id', 'tpin']).where('tpin', 'is not', null).doNothing())
     .returning('id')

@@ -3,7 +3,7 @@ import type { DB } from '../../../platform/db/schema.ts';
 import type { ItemRegistrationState, ItemsTable, ItemSource } from '../../../platform/db/tables/items.ts';
 import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
 import type { DeviceTarget } from '../../../vsdc/client.ts';
-import { claimDueRows, fromNow, isFree, released } from '../../../platform/workers/lease-sql.ts';
+import { claimDueRows, isFree, leased, leasedSql, released } from '../../../platform/workers/lease-sql.ts';
 import { ANSWERED_COLUMNS, type VsdcSendOutcome, unansweredColumns, vsdcTargetOf, withVsdcTarget } from '../../../vsdc/polling.ts';
 
 export type ItemRow = Selectable<ItemsTable> & { branch: string | null };
@@ -66,7 +66,7 @@ function itemValues(item: NewItem, leaseMs: number) {
     registration_state: item.state,
     next_attempt_at: waiting ? sql<Date>`now()` : null,
     // The creating request talks to the VSDC first; the worker only steps in if it never finishes.
-    lease_until: waiting ? fromNow(leaseMs) : null,
+    ...(waiting ? leased('items', { ms: leaseMs }) : released('items')),
   };
 }
 
@@ -234,7 +234,7 @@ export async function leasedItem(db: Kysely<DB>, id: number): Promise<ClaimedIte
 export async function claimItem(db: Kysely<DB>, id: number, leaseMs: number): Promise<ClaimedItem | undefined> {
   const result = await sql<ClaimRow>`
     with claimed as (
-      update items set lease_until = ${fromNow(leaseMs)}
+      update items set ${leasedSql('items', { ms: leaseMs })}
       where id = ${id} and registration_state in ('pending', 'amendment_pending')
         and ${isFree('items')}
       returning *

@@ -7,7 +7,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import { prepared } from '../../../platform/db/prepared.ts';
 import { scheduledBackoffMs } from '../../../platform/workers/backoff.ts';
-import { fromNow, heldBy, isDue, isFree, isHeld, released, releasedSql } from '../../../platform/workers/lease-sql.ts';
+import { heldBy, isDue, isFree, isHeld, leasedSql, released, releasedSql } from '../../../platform/workers/lease-sql.ts';
 
 const DELIVERIES = 'webhook_deliveries';
 
@@ -87,7 +87,7 @@ export async function claimDueDeliveries(db: Kysely<DB>, now: Date, limits: Clai
     ),
     leased as (
       update webhook_deliveries d
-      set locked_until = ${fromNow(limits.leaseMs, now)}, lease_token = ${leaseToken}
+      set ${leasedSql(DELIVERIES, { holder: leaseToken, ms: limits.leaseMs, now })}
       from claimable
       where d.id = claimable.id
       returning d.id, d.resends, d.attempts, d.endpoint_id, d.event_id
@@ -246,7 +246,7 @@ export async function recordDelivered(db: Kysely<DB>, attempts: readonly Deliver
       set status = 'delivered', attempts = d.attempts + 1, last_attempt_at = a.at, delivered_at = a.at,
           response_status = a.response_status, error = null, next_attempt_at = null, ${releasedSql(DELIVERIES)}
       from attempt a
-      where d.id = a.id and d.lease_token = a.lease_token and d.resends = a.resends
+      where d.id = a.id and ${heldBy(DELIVERIES, sql.ref<string>('a.lease_token'), 'd')} and d.resends = a.resends
       returning d.id, d.endpoint_id
     ),
     streak_ended as (
