@@ -10,10 +10,10 @@ import type { FastifyInstance } from 'fastify';
 import type { CatalogedRoute, RouteAuth } from '../domain/kernel/access/auth.ts';
 import { answersInLegacyDialect, codesBeforeRouting, ERROR_SCHEMAS, errorResponse, errorStatusesOf } from './openapi-errors.ts';
 
-export const API_TITLE = 'fiscal-gateway API';
-export const REFERENCE_PREFIX = '/docs';
+const API_TITLE = 'fiscal-gateway API';
+const REFERENCE_PREFIX = '/docs';
 /** The one URL of the document; the page's own /docs/json and /docs/yaml redirect here. */
-export const OPENAPI_PATH = `${REFERENCE_PREFIX}/openapi.json`;
+const OPENAPI_PATH = `${REFERENCE_PREFIX}/openapi.json`;
 
 /** Where @fastify/swagger-ui's page looks for the document, and where it should look instead. */
 const UI_SCRIPT = `${REFERENCE_PREFIX}/static/swagger-initializer.js`;
@@ -33,7 +33,7 @@ const SECURITY_SCHEMES = {
 type SecurityRequirement = Partial<Record<keyof typeof SECURITY_SCHEMES, string[]>>;
 
 /** The security requirement of an operation, from the auth its route declares; `[]` is no credential. */
-export function securityOf(auth: RouteAuth): SecurityRequirement[] {
+function securityOf(auth: RouteAuth): SecurityRequirement[] {
   switch (auth.surface) {
     case 'public':
     case 'till_login': // the till login is in the body

@@ -18,11 +18,11 @@ import { createLogger } from '../platform/observability/log.ts';
 import { registerObservability } from './observability-routes.ts';
 
 export const INTERFACE_VERSION = '1.10.0';
-export const BODY_LIMIT = 1_048_576;
+const BODY_LIMIT = 1_048_576;
 
 export type App = FastifyInstance;
 
-export interface BuildOptions {
+interface BuildOptions {
   /**
    * Request logs go through the context's logger (`ctx.log`); tests may give a level and a
    * stream to write to instead, or false for no request logs.

@@ -44,7 +44,7 @@ import { webhookWorkers } from '../domain/partner/webhooks/workers.ts';
 import { FISCAL_GAUGES } from '../domain/fiscal/filing/gauges.ts';
 
 // The group commits come last: members close newest first, so they commit what waits while the signals still listen.
-export const moduleMembers: Array<ContextMember<unknown>> = [FISCAL_GAUGES, SALE_SIGNALS, CLASSIFICATION_CATALOGUE, STOCK_SIGNALS, TENANT_TOKEN_LOOKUPS, DOCUMENT_INSERTS, FILING_OUTCOMES];
+const moduleMembers: Array<ContextMember<unknown>> = [FISCAL_GAUGES, SALE_SIGNALS, CLASSIFICATION_CATALOGUE, STOCK_SIGNALS, TENANT_TOKEN_LOOKUPS, DOCUMENT_INSERTS, FILING_OUTCOMES];
 
 /** Builds every module's context members on `ctx` (those already there are kept). */
 export function provideModuleMembers(ctx: AppContext): void {

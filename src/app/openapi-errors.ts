@@ -91,7 +91,7 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 /** What an operation can answer with one status. */
-export interface ErrorStatus {
+interface ErrorStatus {
   codes: ErrorCode[];
   /** The field validation shape (422). */
   validation: boolean;

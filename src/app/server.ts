@@ -16,7 +16,7 @@ export interface ServeOptions {
 }
 
 /** What a stop cut short, for the shutdown's last log line. */
-export interface ShutdownReport {
+interface ShutdownReport {
   /** HTTP requests under way when the stop began, and how many of them had not finished when it ended. */
   requests: { inFlight: number; cut: number };
   /** Each worker's report (WorkerStopReport), by name. */
@@ -35,7 +35,7 @@ export interface RunningGateway {
 const SHUTDOWN_TIMEOUT_MS = 15_000;
 
 /** What runs after start-up in development (the built-in simulator and demo data). */
-export type DevelopmentStart = (gateway: RunningGateway) => Promise<(() => Promise<void>) | void>;
+type DevelopmentStart = (gateway: RunningGateway) => Promise<(() => Promise<void>) | void>;
 
 /** Requests whose response has not closed yet (answered, or the client gone). */
 function countRequestsInFlight(server: Server): () => number {

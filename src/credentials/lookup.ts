@@ -66,7 +66,7 @@ export interface BucketCount {
   windowMs: number;
 }
 
-export type Counted<T> = T & { count: WindowCount | undefined };
+type Counted<T> = T & { count: WindowCount | undefined };
 
 interface CountColumns {
   rl_points: number | null;
@@ -178,7 +178,7 @@ export async function findTenantToken(db: Kysely<DB>, secret: string, now: Date,
   return findOneTenantToken(db, { hash: hashSecret(secret), now }, bucket);
 }
 
-export interface TokenLookup {
+interface TokenLookup {
   /** hashSecret of the presented token. */
   hash: string;
   now: Date;

@@ -13,7 +13,7 @@ export const PREFIXES = {
   webhookSecret: 'whsec_',
 } as const;
 
-export type SecretKind = 'partner_key' | 'tenant_token' | 'fiscalisation_key';
+type SecretKind = 'partner_key' | 'tenant_token' | 'fiscalisation_key';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const BODY_LENGTH = 43;

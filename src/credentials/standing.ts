@@ -80,7 +80,7 @@ export function standingOf(account: AccountStanding): { canFile: boolean; reason
 }
 
 /** The SQL columns the SQL form of the rule reads. */
-export interface StandingColumns {
+interface StandingColumns {
   subscription: RawBuilder<unknown>;
   status: RawBuilder<unknown>;
   monthlyQuota: RawBuilder<unknown>;

@@ -12,7 +12,7 @@ import { sha256 } from './user-secrets.ts';
 export const SESSION_COOKIE = 'fg_session';
 /** A session ends this long after sign-in, or after this long unused, whichever comes first. */
 export const SESSION_LIFETIME_MS = 30 * 86_400_000;
-export const SESSION_IDLE_MS = 7 * 86_400_000;
+const SESSION_IDLE_MS = 7 * 86_400_000;
 const LAST_SEEN_STEP_MS = 60_000;
 
 export interface SessionUser {

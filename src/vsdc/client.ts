@@ -57,14 +57,14 @@ export interface DeviceTarget {
   bhfId: string;
 }
 
-export interface VsdcClientOptions {
+interface VsdcClientOptions {
   /** Whole-call deadline (connect + reply). Default 20 000 ms. */
   timeoutMs?: number;
   /** Keep-alive sockets idle longer than this are closed. Default 4 000 ms. */
   keepAliveTimeoutMs?: number;
 }
 
-export interface CallOptions {
+interface CallOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
 }

@@ -20,7 +20,7 @@ export const PAYMENT_TYPE_LABELS: Readonly<Record<PaymentTypeCode, string>> = {
 
 /** Code class 32. */
 export const CREDIT_NOTE_REASON_CODES = ['01', '02', '03', '04', '05', '06', '07'] as const;
-export type CreditNoteReasonCode = (typeof CREDIT_NOTE_REASON_CODES)[number];
+type CreditNoteReasonCode = (typeof CREDIT_NOTE_REASON_CODES)[number];
 export const CREDIT_NOTE_REASON_LABELS: Readonly<Record<CreditNoteReasonCode, string>> = {
   '01': 'Wrong product(s)',
   '02': 'Wrong price',
@@ -33,7 +33,7 @@ export const CREDIT_NOTE_REASON_LABELS: Readonly<Record<CreditNoteReasonCode, st
 
 /** Code class 67. */
 export const DEBIT_NOTE_REASON_CODES = ['01', '02', '03', '04'] as const;
-export type DebitNoteReasonCode = (typeof DEBIT_NOTE_REASON_CODES)[number];
+type DebitNoteReasonCode = (typeof DEBIT_NOTE_REASON_CODES)[number];
 export const DEBIT_NOTE_REASON_LABELS: Readonly<Record<DebitNoteReasonCode, string>> = {
   '01': 'Wrong quantity invoiced',
   '02': 'Wrong invoice amount',
@@ -42,7 +42,7 @@ export const DEBIT_NOTE_REASON_LABELS: Readonly<Record<DebitNoteReasonCode, stri
 };
 
 /** What `code` means in `labels`; a code the table does not hold stands for itself. */
-export function codeLabel(labels: Readonly<Record<string, string>>, code: string): string {
+function codeLabel(labels: Readonly<Record<string, string>>, code: string): string {
   return Object.hasOwn(labels, code) ? labels[code]! : code;
 }
 

@@ -1,9 +1,9 @@
 // How the gateway reads a VSDC answer: one discriminated union per call.
 import type { VsdcEndpoint } from '@fiscal-gateway/vsdc-protocol';
 
-export type ResultClass = 'ok' | 'empty' | 'already_installed' | 'duplicate' | 'unreachable' | 'rejected';
+type ResultClass = 'ok' | 'empty' | 'already_installed' | 'duplicate' | 'unreachable' | 'rejected';
 
-export interface ResultMeta {
+interface ResultMeta {
   resultCd: string;
   resultMsg: string;
   resultDt: string | null;
@@ -20,11 +20,11 @@ export type UnreachableReason =
   | 'bad_success_body'
   | 'authority_unreachable';
 
-export type OkOutcome<T> = { kind: 'ok'; data: T } & ResultMeta;
-export type EmptyOutcome = { kind: 'empty' } & ResultMeta;
-export type AlreadyInstalledOutcome = { kind: 'already_installed' } & ResultMeta;
-export type DuplicateOutcome = { kind: 'duplicate' } & ResultMeta;
-export interface RejectedOutcome {
+type OkOutcome<T> = { kind: 'ok'; data: T } & ResultMeta;
+type EmptyOutcome = { kind: 'empty' } & ResultMeta;
+type AlreadyInstalledOutcome = { kind: 'already_installed' } & ResultMeta;
+type DuplicateOutcome = { kind: 'duplicate' } & ResultMeta;
+interface RejectedOutcome {
   kind: 'rejected';
   /** The VSDC's `resultCd`, or `'400'` for a bare HTTP 400 (malformed body). */
   code: string;

@@ -36,7 +36,7 @@ export function sendOutcomeOf(config: Pick<Config, 'filingRetryMs'>, outcome: Wr
 }
 
 /** What a scheduled select pull (`lastReqDt` → `resultDt`) does with its answer. */
-export type PullStep<T> =
+type PullStep<T> =
   /** Store what came (`data` null: nothing changed) and start the next pull from `resultDt`. */
   | { kind: 'save'; data: T | null; resultDt: string | null }
   /** No usable answer: keep `lastReqDt`, try again in `retryInMs`. */
@@ -84,7 +84,7 @@ export function answerFilingColumns(outcome: VsdcSendOutcome) {
 }
 
 /** Where a claimed row is sent: its branch's VSDC and the tenant's TPIN. */
-export interface VsdcTargetColumns {
+interface VsdcTargetColumns {
   vsdc_base_url: string;
   branch: string;
   tenant_tpin: string;
@@ -103,7 +103,7 @@ export function vsdcTargetOf(row: VsdcTargetColumns): DeviceTarget {
   return { baseUrl: row.vsdc_base_url, tpin: row.tenant_tpin, bhfId: row.branch };
 }
 
-export interface PollingWorkerOptions {
+interface PollingWorkerOptions {
   /** `module.job`; on every line the worker logs. */
   name: string;
   /** Pause between rounds that found less than a full batch. */

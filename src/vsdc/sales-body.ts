@@ -14,12 +14,12 @@ import {
 import { GATEWAY_REGISTRANT } from './registrant.ts';
 import { amountsMatch, computeSale, SaleAmountsError, type ComputedSale, type SaleLineInput, type VatCategoryCode } from './tax.ts';
 
-export type ReceiptType = 'S' | 'R' | 'D';
+type ReceiptType = 'S' | 'R' | 'D';
 /** Kept here for filing/filer.ts, which imports it from this file (issue 31: one home, codes.ts). */
 export type { PaymentTypeCode };
 
 /** Code class 13: the TPIN the authority uses for a customer without one. */
-export const DEFAULT_CUSTOMER_TPIN = '1000000000';
+const DEFAULT_CUSTOMER_TPIN = '1000000000';
 
 export interface SaleDocument {
   tpin: string;
@@ -278,7 +278,7 @@ export function toFiscalReceipt(data: SaveSalesData, resultDt: string | null = n
   };
 }
 
-export type DuplicateReconciliation =
+type DuplicateReconciliation =
   | { adopt: true; receipt: FiscalReceipt }
   | { adopt: false; lastError: string };
 

@@ -8,7 +8,7 @@ export type Money = InstanceType<typeof Money>;
 export const VAT_CATEGORY_CODES = ['A', 'B', 'C1', 'C2', 'C3', 'D', 'RVAT', 'E', 'F'] as const;
 export type VatCategoryCode = (typeof VAT_CATEGORY_CODES)[number];
 
-export interface VatCategory {
+interface VatCategory {
   code: VatCategoryCode;
   name: string;
   /** Percent, as the authority's code class 04 publishes it (16 means 16 %). */
@@ -90,7 +90,7 @@ export interface SaleLineInput {
   allocated?: AllocatedAmounts | null;
 }
 
-export interface AllocatedAmounts {
+interface AllocatedAmounts {
   /** The share of the line's gross (quantity × price). */
   amount: number | string;
   /** The share of its discount; absent: 0. */
@@ -137,14 +137,14 @@ export interface ComputedLine {
   total: number;
 }
 
-export interface CategoryTotals {
+interface CategoryTotals {
   code: VatCategoryCode;
   rate: number;
   taxable: number;
   vat: number;
 }
 
-export interface SaleTotals {
+interface SaleTotals {
   /** Σ taxable amounts (`totTaxblAmt`). */
   net: number;
   /** Σ VAT (`totTaxAmt`). */

@@ -4,14 +4,14 @@ import { ControlInputError } from './faults.js';
 
 export const CONTROL_PREFIX = '/_sim';
 
-export interface ControlResult {
+interface ControlResult {
   status: number;
   body: unknown;
   /** Runs once the reply is flushed (a restart must not cut its own reply). */
   afterReply?: () => void;
 }
 
-export interface ServerSwitch {
+interface ServerSwitch {
   /** Stop listening (ECONNREFUSED) for downMs, then listen again on the same port. */
   restart(downMs: number): void;
   /** How many calls to a device its `delayMs` is holding right now. */

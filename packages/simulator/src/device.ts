@@ -75,7 +75,7 @@ export interface ImportRecord extends ImportItem {
 }
 
 /** `changedAt` (`YYYYMMDDHHmmss`): select calls return the entries changed at or after `lastReqDt`. */
-export interface Changed {
+interface Changed {
   changedAt: string;
 }
 

@@ -21,7 +21,7 @@ export function toFixed4(value: unknown): bigint | null {
   return sign === '-' ? -units : units;
 }
 
-export function abs(value: bigint): bigint {
+function abs(value: bigint): bigint {
   return value < 0n ? -value : value;
 }
 

@@ -24,7 +24,7 @@ function base32(bytes: Buffer, length: number): string {
   return out;
 }
 
-export const QR_BASE_URL = 'https://sandboxportal.zra.org.zm/indexInvoiceData?Data=';
+const QR_BASE_URL = 'https://sandboxportal.zra.org.zm/indexInvoiceData?Data=';
 
 export function issueReceipt(device: Device, cisInvcNo: string, totAmt: number, now: Date): IssuedReceipt {
   const record = device.record;

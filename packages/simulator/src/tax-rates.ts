@@ -25,7 +25,7 @@ export const SIMULATED_TAX_TYPES: readonly SimulatedTaxType[] = [
 ];
 
 /** Which line field names a levy, with its taxable amount and levy amount fields. */
-export interface LevyField {
+interface LevyField {
   category: 'iplCatCd' | 'tlCatCd' | 'exciseTxCatCd';
   taxable: 'iplTaxblAmt' | 'tlTaxblAmt' | 'exciseTaxblAmt';
   amount: 'iplAmt' | 'tlAmt' | 'exciseTxAmt';

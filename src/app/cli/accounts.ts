@@ -8,7 +8,7 @@ import { listAllTenants } from '../../domain/kernel/tenants/service.ts';
 import { UsageError, noMoreArguments, print } from './output.ts';
 import { withContext } from './with-context.ts';
 
-export function positiveId(value: string | undefined, what: string): number {
+function positiveId(value: string | undefined, what: string): number {
   if (!value || !/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`expected a ${what} id, got "${value ?? ''}"`);
   return Number(value);
 }

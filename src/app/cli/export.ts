@@ -10,7 +10,7 @@ import { documentsExport, type ExportFormat } from '../../domain/fiscal/reports/
 import { exportRange, reportBranch, reportTenant } from '../../domain/fiscal/reports/service.ts';
 import { UsageError } from './output.ts';
 
-export interface ExportOptions {
+interface ExportOptions {
   tenantId: number;
   from: string;
   to: string;
@@ -19,7 +19,7 @@ export interface ExportOptions {
   out: string;
 }
 
-export const EXPORT_USAGE = 'export documents --tenant ID --from YYYY-MM-DD --to YYYY-MM-DD [--format csv|xlsx] [--branch NNN] --out FILE';
+const EXPORT_USAGE = 'export documents --tenant ID --from YYYY-MM-DD --to YYYY-MM-DD [--format csv|xlsx] [--branch NNN] --out FILE';
 
 /** The command's options, or a UsageError naming what to send instead (checked before the database is opened). */
 export function parseExportArgs(args: string[]): ExportOptions {

@@ -21,8 +21,8 @@ import { mintToken } from '../../domain/kernel/tenants/credentials-service.ts';
 import { createTenant, tenantOfPartner } from '../../domain/kernel/tenants/service.ts';
 
 /** A TPIN the simulator's taxpayer register knows (Lusaka Trading Limited). */
-export const DEMO_TPIN = '2000000001';
-export const DEMO_BRANCH = '000';
+const DEMO_TPIN = '2000000001';
+const DEMO_BRANCH = '000';
 
 export interface DemoCredentials {
   partnerId: number;
@@ -36,7 +36,7 @@ export interface DemoCredentials {
 }
 
 /** The development start's files for one database: its demo credentials and its simulator's state. */
-export interface DatabaseFiles {
+interface DatabaseFiles {
   demo: string;
   simulator: string;
 }

@@ -16,7 +16,7 @@ export interface Clock {
   now(): Date;
 }
 
-export const systemClock: Clock = { now: () => new Date() };
+const systemClock: Clock = { now: () => new Date() };
 
 /** What every module needs, built once per process and passed down. Close with `closeContext`. */
 export interface AppContext {
@@ -52,7 +52,7 @@ export interface ContextMember<T> {
   close?(value: T): void | Promise<void>;
 }
 
-export class ContextMembers {
+class ContextMembers {
   private readonly values = new Map<ContextMember<unknown>, unknown>();
 
   /** Builds `member` on `ctx`, unless it is there already. */
@@ -73,7 +73,7 @@ export class ContextMembers {
   }
 }
 
-export interface ContextOptions {
+interface ContextOptions {
   clock?: Clock;
   vsdc?: VsdcClient;
   rateLimitKeyPrefix?: string;

@@ -10,7 +10,7 @@ import { PGliteDialect } from './pglite-dialect.ts';
 import { PreparingClient } from './prepared.ts';
 import type { DB } from './schema.ts';
 
-export type DatabaseKind = 'embedded' | 'postgres';
+type DatabaseKind = 'embedded' | 'postgres';
 
 export interface Database {
   db: Kysely<DB>;
@@ -21,7 +21,7 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export interface OpenOptions {
+interface OpenOptions {
   /** PostgreSQL server; absent → embedded. */
   databaseUrl?: string | undefined;
   /** Embedded data directory; absent → in memory (tests). */

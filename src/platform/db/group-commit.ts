@@ -11,9 +11,9 @@
 // A group commit lives as long as the application context that holds it (a context member of
 // the module that owns the statement): closing it commits what waits and refuses what comes after.
 
-export type ItemResult<O> = { ok: true; value: O } | { ok: false; error: unknown };
+type ItemResult<O> = { ok: true; value: O } | { ok: false; error: unknown };
 
-export interface GroupCommitOptions {
+interface GroupCommitOptions {
   /** At most this many items in one batch (the rest wait for the next). */
   maxBatch: number;
 }

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { sql, type Kysely } from 'kysely';
 
-export type Listener = (payload: string) => void;
+type Listener = (payload: string) => void;
 
 /**
  * Wakes workers and waiting requests when rows change. On PostgreSQL it is LISTEN/NOTIFY

@@ -5,7 +5,7 @@
 // lists the rest (src/domain/kernel/access/route-errors.ts), and the OpenAPI document lists them
 // per operation with the meaning given here.
 
-export interface ErrorCodeEntry {
+interface ErrorCodeEntry {
   status: number;
   meaning: string;
   /** Also answered by Node's HTTP parser, before any route is chosen (said once in the document). */

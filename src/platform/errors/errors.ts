@@ -37,7 +37,7 @@ export class NotFoundError extends Error {
 }
 
 /** The first field's first message, and how many more fields have errors. */
-export function summarise(errors: Record<string, string[]>): string {
+function summarise(errors: Record<string, string[]>): string {
   const fields = Object.values(errors).filter((messages) => messages.length > 0);
   const first = fields[0]?.[0];
   if (first === undefined) return 'The given data was invalid.';
@@ -85,8 +85,6 @@ export function assertCalendarDays(days: Record<string, string | undefined>): vo
 
 export const unauthenticated = (message = 'A valid credential is required: send Authorization: Bearer <key>.') =>
   new ApiError('unauthenticated', message);
-
-export const forbidden = (code: ErrorCode, message: string) => new ApiError(code, message);
 
 export type ErrorBody =
   | { error: { code: string; message: string } }

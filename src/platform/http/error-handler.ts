@@ -21,7 +21,7 @@ function coded(code: ErrorCode, message: string): Rendered {
  * answered with the table's status (400) — a body's code and its status never disagree.
  */
 const FRAMEWORK_4XX: Partial<Record<number, ErrorCode>> = { 413: 'payload_too_large', 415: 'unsupported_media_type', 431: 'headers_too_large', 406: 'not_acceptable' };
-export function codeOfFramework4xx(status: number): ErrorCode {
+function codeOfFramework4xx(status: number): ErrorCode {
   return FRAMEWORK_4XX[status] ?? 'bad_request';
 }
 
@@ -64,7 +64,7 @@ function internalMessage(request: FastifyRequest): string {
   return `Something went wrong on our side; nothing was changed by a half-finished step. Quote request id ${request.id} if you contact support.`;
 }
 
-export function sendError(reply: FastifyReply, rendered: Rendered): FastifyReply {
+function sendError(reply: FastifyReply, rendered: Rendered): FastifyReply {
   if (rendered.headers) for (const [name, value] of Object.entries(rendered.headers)) reply.header(name, value);
   return reply.code(rendered.status).type('application/json; charset=utf-8').send(rendered.body);
 }

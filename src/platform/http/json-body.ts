@@ -13,7 +13,7 @@ import { FieldErrors } from '../errors/errors.ts';
 //   refused here, by name, rather than as "not valid JSON".
 
 /** Names a body may not use as a key, at any depth. */
-export const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype', ...Object.getOwnPropertyNames(Object.prototype)]);
+const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype', ...Object.getOwnPropertyNames(Object.prototype)]);
 
 /** A body with hundreds of bad keys names the first ones only. */
 const MAX_REPORTED_FIELDS = 20;
@@ -29,7 +29,7 @@ const shown = (field: string) => (field.length > MAX_SHOWN_PATH ? `…${field.sl
  * JSON.parse accepts nesting far deeper than the call stack. `checkNul` is false when the text
  * cannot contain a NUL, which spares looking into every string.
  */
-export function refusedFields(body: unknown, checkNul: boolean): FieldErrors {
+function refusedFields(body: unknown, checkNul: boolean): FieldErrors {
   // Only what can hold a refused field is looked into: objects, arrays, and strings when checking NUL.
   const worthVisiting = (v: unknown) => (typeof v === 'object' && v !== null) || (checkNul && typeof v === 'string');
   const errors = new FieldErrors();

@@ -11,13 +11,13 @@ import { prepared } from '../db/prepared.ts';
 // process counts one bucket per tenant. With the table store, the auth hook counts a request
 // in the very statement that looks up its credential (see `bucketOf`); `consume` is for the rest.
 
-export const PLAN_LIMITS: Record<Plan, number> = { free_trial: 60, starter: 120, growth: 300, enterprise: 600 };
-export const DEFAULT_LIMITS = { v1: 120, zm: 300 } as const;
+const PLAN_LIMITS: Record<Plan, number> = { free_trial: 60, starter: 120, growth: 300, enterprise: 600 };
+const DEFAULT_LIMITS = { v1: 120, zm: 300 } as const;
 export const PARTNER_LIMIT_PER_MINUTE = 1200;
 const WINDOW_SECONDS = 60;
 export const WINDOW_MS = WINDOW_SECONDS * 1000;
 
-export type Surface = keyof typeof DEFAULT_LIMITS;
+type Surface = keyof typeof DEFAULT_LIMITS;
 
 export function tenantLimit(tenant: { plan: Plan | null; rateLimitPerMinute: number | null }, surface: Surface): number {
   if (tenant.rateLimitPerMinute) return tenant.rateLimitPerMinute;
@@ -33,7 +33,7 @@ export interface RateLimitDecision {
   resetSeconds: number;
 }
 
-export type RateLimitStoreKind = 'memory' | 'postgres' | 'redis';
+type RateLimitStoreKind = 'memory' | 'postgres' | 'redis';
 
 export function decisionOf(count: WindowCount, limit: number): RateLimitDecision {
   const resetSeconds = Math.max(1, Math.ceil((count.expireMs - count.nowMs) / 1000));

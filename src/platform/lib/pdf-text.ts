@@ -8,7 +8,7 @@ import { create as openFont, type Font } from 'fontkit';
 
 type Doc = PDFKit.PDFDocument;
 
-export interface PdfFace {
+interface PdfFace {
   readonly name: string;
   readonly regular: string;
   /** The bold file; none draws bold text in the regular one. */
@@ -48,7 +48,7 @@ const drawableBy = (face: PdfFace, text: string): boolean => {
   return true;
 };
 
-export interface TextRun {
+interface TextRun {
   face: PdfFace;
   text: string;
 }
@@ -58,7 +58,7 @@ export interface TextRun {
  * has it composed, else the first that has it decomposed; control characters become spaces and a
  * character no face has becomes "?" (in the document's face).
  */
-export function textRuns(text: string, primary: PdfFace): TextRun[] {
+function textRuns(text: string, primary: PdfFace): TextRun[] {
   const chain = [primary, ...FALLBACKS];
   const runs: TextRun[] = [];
   const push = (face: PdfFace, part: string) => {
@@ -87,7 +87,7 @@ export const printable = (text: string, primary: PdfFace = DEJAVU_SANS_MONO): st
     .map((r) => r.text)
     .join('');
 
-export interface WriteOptions extends PDFKit.Mixins.TextOptions {
+interface WriteOptions extends PDFKit.Mixins.TextOptions {
   bold?: boolean;
 }
 

@@ -1,7 +1,5 @@
 // Calendar days in a merchant's time zone, as UTC instants (Intl only: no zone database to ship).
 
-export const DEFAULT_TIME_ZONE = 'Africa/Lusaka';
-
 /** The zone's canonical IANA name (`africa/lusaka` → `Africa/Lusaka`), or null if Intl does not know it. */
 export function canonicalTimeZone(name: string): string | null {
   if (!/^[A-Za-z0-9_+\-/]{1,64}$/.test(name)) return null;

@@ -9,13 +9,13 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../observability/log.ts';
 import type { MailMessage } from './templates.ts';
 
-export interface OutboxMail extends MailMessage {
+interface OutboxMail extends MailMessage {
   to: string;
   from: string;
   sentAt: string;
 }
 
-export const OUTBOX_SIZE = 50;
+const OUTBOX_SIZE = 50;
 
 export class Mailer {
   private readonly transport: Transporter | undefined;

@@ -1,6 +1,6 @@
 // The text of every mail the gateway sends. Each carries at most one link.
 
-export type MailKind = 'verify_email' | 'account_exists' | 'password_reset' | 'invitation' | 'password_changed';
+type MailKind = 'verify_email' | 'account_exists' | 'password_reset' | 'invitation' | 'password_changed';
 
 export interface MailMessage {
   kind: MailKind;

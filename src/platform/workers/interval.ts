@@ -4,7 +4,7 @@ import type { Logger } from '../observability/log.ts';
 import type { Worker } from './index.ts';
 import { workerLoop } from './loop.ts';
 
-export interface IntervalWorkerOptions {
+interface IntervalWorkerOptions {
   /** `module.job`; on every line the worker logs. */
   name: string;
   intervalMs: number;

@@ -32,7 +32,7 @@ interface LeaseColumns<T extends keyof DB> {
 }
 
 /** Every leased table with the names of its lease columns. */
-export const LEASES = {
+const LEASES = {
   customers: { key: 'id', until: 'lease_until', due: 'next_attempt_at' },
   items: { key: 'id', until: 'lease_until', due: 'next_attempt_at' },
   import_items: { key: 'id', until: 'lease_until', due: 'next_attempt_at' },
@@ -48,11 +48,11 @@ export const LEASES = {
   stock_branches: { key: 'device_id', until: 'lease_until', holder: 'lease_owner', due: 'next_attempt_at' },
 } as const satisfies { [T in keyof DB]?: LeaseColumns<T> };
 
-export type LeasedTable = keyof typeof LEASES;
+type LeasedTable = keyof typeof LEASES;
 /** Leased tables whose rows wait for a time (`due`). */
-export type DueTable = { [T in LeasedTable]: (typeof LEASES)[T] extends { due: string } ? T : never }[LeasedTable];
+type DueTable = { [T in LeasedTable]: (typeof LEASES)[T] extends { due: string } ? T : never }[LeasedTable];
 /** Leased tables that record the lease's holder. */
-export type HeldTable = { [T in LeasedTable]: (typeof LEASES)[T] extends { holder: string } ? T : never }[LeasedTable];
+type HeldTable = { [T in LeasedTable]: (typeof LEASES)[T] extends { holder: string } ? T : never }[LeasedTable];
 
 function ref(alias: string | undefined, column: string): RawBuilder<unknown> {
   return sql.ref(alias ? `${alias}.${column}` : column);
@@ -153,7 +153,7 @@ export function renewedOrReleasedSql(table: HeldTable, release: RawBuilder<boole
     ${sql.ref(columns.holder)} = case when ${release} then null else ${holder} end`;
 }
 
-export interface DueClaim {
+interface DueClaim {
   /** Which rows wait, besides being due and free (over the table as `r`, and `join`). */
   waiting: RawBuilder<boolean>;
   leaseMs: number;

@@ -11,7 +11,7 @@
 import type { Logger } from '../observability/log.ts';
 import type { Worker, WorkerStopReport } from './index.ts';
 
-export interface WorkerLoopOptions {
+interface WorkerLoopOptions {
   /** `module.job`; on every line the worker logs. */
   name: string;
   /** The context's logger (`ctx.log`); the loop logs through a child bound to the name. */
@@ -20,7 +20,7 @@ export interface WorkerLoopOptions {
   stopGraceMs?: number;
 }
 
-export interface PassOptions {
+interface PassOptions {
   /** One pass; returns how long until the next (from its end), or nothing for `everyMs`. */
   run: () => Promise<number | void>;
   /** Between a pass's end and the next; without it, a pass runs only when run or scheduled. */

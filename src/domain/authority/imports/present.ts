@@ -42,7 +42,7 @@ export function presentImportItem(row: ImportItemRow): ImportItemResource {
 }
 
 /** The columns every answered row (customs line, purchase) keeps about its filing. */
-export interface AnswerFilingColumns {
+interface AnswerFilingColumns {
   filing_state: FilingState;
   filing_code: string | null;
   filing_message: string | null;

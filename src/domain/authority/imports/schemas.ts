@@ -2,8 +2,8 @@ import { Type, type Static } from 'typebox';
 import { Nullable, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
 
 
-export const DECISIONS = ['approved', 'rejected'] as const;
-export const DECISION_FILTERS = ['undecided', 'approved', 'rejected'] as const;
+const DECISIONS = ['approved', 'rejected'] as const;
+const DECISION_FILTERS = ['undecided', 'approved', 'rejected'] as const;
 export const FILING_STATES = ['not_sent', 'sending', 'accepted', 'failed'] as const;
 
 // ---- requests ----

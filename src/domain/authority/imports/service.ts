@@ -25,7 +25,7 @@ const text = receivedText;
 const decimal = receivedDecimal;
 
 /** A line the gateway can key and answer (taskCd, dclDe, itemSeq), or undefined. */
-export function toReceivedLine(raw: ImportItem): ReceivedLine | undefined {
+function toReceivedLine(raw: ImportItem): ReceivedLine | undefined {
   const taskCd = text(raw.taskCd);
   const dclDe = text(raw.dclDe);
   const itemSeq = decimal(raw.itemSeq);
@@ -55,7 +55,7 @@ export function toReceivedLine(raw: ImportItem): ReceivedLine | undefined {
 }
 
 /** Pulls one leased branch: what changed since its last answer's resultDt. */
-export async function pullImportBranch(ctx: AppContext, pull: ClaimedPull, intervalMs: number): Promise<void> {
+async function pullImportBranch(ctx: AppContext, pull: ClaimedPull, intervalMs: number): Promise<void> {
   await pullBranch(ctx, 'import_pulls', pull, intervalMs, ctx.vsdc.selectImportItems, async (data, resultDt) => {
     const list: unknown = data?.itemList;
     const lines = (Array.isArray(list) ? (list as ImportItem[]) : []).map(toReceivedLine).filter((l) => l !== undefined);
@@ -135,7 +135,7 @@ function filingPayload(filing: ClaimedFiling): UpdateImportItemsRequest {
 }
 
 /** One attempt to file the merchant's answer with the authority; records the outcome. */
-export async function sendFiling(ctx: AppContext, filing: ClaimedFiling): Promise<void> {
+async function sendFiling(ctx: AppContext, filing: ClaimedFiling): Promise<void> {
   const outcome = await ctx.vsdc.updateImportItems(filing.target, filingPayload(filing));
   await recordFilingOutcome(ctx.db, filing.id, sendOutcomeOf(ctx.config, outcome, filing.retryAttempts));
 }

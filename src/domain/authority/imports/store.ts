@@ -62,7 +62,7 @@ export async function savePull(db: Kysely<DB>, pull: ClaimedPull, lines: Receive
 
 // ---- reading ----
 
-export interface ImportItemFilter {
+interface ImportItemFilter {
   deviceId?: number | undefined;
   decision?: ImportDecision | 'undecided' | undefined;
   filing?: ImportFilingState | undefined;

@@ -39,7 +39,7 @@ function noticeEventData(row: Parameters<typeof presentNotice>[0], tenant: { id:
 }
 
 /** Pulls one leased feed: what changed since its last answer's resultDt. */
-export async function pullFeed(ctx: AppContext, pull: ClaimedAuthorityPull, intervalMs = intervalMsOf(ctx, pull.feed)): Promise<void> {
+async function pullFeed(ctx: AppContext, pull: ClaimedAuthorityPull, intervalMs = intervalMsOf(ctx, pull.feed)): Promise<void> {
   const since = { lastReqDt: pull.lastReqDt ?? VSDC_EPOCH };
   if (pull.feed === 'notices') {
     const step = pullStepOf(ctx.config, await ctx.vsdc.selectNotices(pull.target, since), intervalMs, pull.failures);

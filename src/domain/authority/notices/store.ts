@@ -9,7 +9,6 @@ import { enqueueEvent, NOTICE_EVENT } from '../../kernel/outbox/events.ts';
 import { type ReceivedBranch, upsertBranches, pullDevice } from '../../kernel/devices/store.ts';
 
 export type NoticeRow = Selectable<AuthorityNoticesTable>;
-export const AUTHORITY_FEEDS = ['notices', 'branches'] as const satisfies readonly AuthorityFeed[];
 
 // ---- the pulls ----
 

@@ -13,7 +13,7 @@ import { claimDueRows, fromNow, releasedSql } from '../../../platform/workers/le
 import { pullStepOf } from '../../../vsdc/polling.ts';
 
 /** The pull tables: same columns (ImportPullsTable), one per feed. */
-export type BranchPullTable = 'import_pulls' | 'purchase_pulls';
+type BranchPullTable = 'import_pulls' | 'purchase_pulls';
 
 export interface ClaimedPull {
   deviceId: number;
@@ -69,7 +69,7 @@ export async function finishPull(db: Kysely<DB>, table: BranchPullTable, deviceI
 }
 
 /** The pull got no usable answer: try again after `retryInMs`, keep `lastReqDt`. */
-export async function deferPull(db: Kysely<DB>, table: BranchPullTable, deviceId: number, retryInMs: number, error: string): Promise<void> {
+async function deferPull(db: Kysely<DB>, table: BranchPullTable, deviceId: number, retryInMs: number, error: string): Promise<void> {
   await sql`
     update ${sql.table(table)} set
       next_pull_at = ${fromNow(retryInMs)},

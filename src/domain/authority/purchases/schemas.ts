@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { Nullable, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
 import { AnswerFiling, FILING_STATES } from '../imports/schemas.ts';
 
-export const PURCHASE_STATUSES = ['pending', 'accepted', 'rejected'] as const;
+const PURCHASE_STATUSES = ['pending', 'accepted', 'rejected'] as const;
 
 // ---- requests ----
 
@@ -52,7 +52,7 @@ export type RejectBody = Static<typeof RejectBody>;
 const Amount = Nullable(Type.Number());
 const Text = Nullable(Type.String());
 
-export const PurchaseLine = Type.Object({
+const PurchaseLine = Type.Object({
   line: Type.Integer({ description: 'Position in the supplier\'s document, from 1' }),
   itemSeq: Amount,
   itemCode: Nullable(Type.String({ description: "The supplier's item code" })),

@@ -31,7 +31,7 @@ const isRecord = (value: unknown): value is Raw => typeof value === 'object' && 
 const differ = (a: number, b: number): boolean => Math.abs(a - b) > 0.005;
 const sumOf = (values: Array<number | null>): number | null => (values.some((v) => v === null) ? null : values.reduce<number>((t, v) => t + v!, 0));
 
-export function toReceivedLine(raw: unknown, index: number): ReceivedPurchaseLine {
+function toReceivedLine(raw: unknown, index: number): ReceivedPurchaseLine {
   const line = isRecord(raw) ? raw : {};
   return {
     line_no: index + 1,
@@ -104,7 +104,7 @@ function inconsistenciesOf(sale: Raw, purchase: Omit<ReceivedPurchase, 'inconsis
  * same row: supplier TPIN, supplier branch, supplier invoice number and receipt type (a sale and a
  * credit note may share a number); a hash of the whole document when the TPIN or number is missing.
  */
-export function toReceivedPurchase(raw: unknown): ReceivedPurchase {
+function toReceivedPurchase(raw: unknown): ReceivedPurchase {
   const sale = (isRecord(raw) ? raw : {}) as Raw & Partial<PurchaseSale>;
   const purchase = {
     supplier_tpin: receivedText(sale.spplrTpin),
@@ -133,7 +133,7 @@ export function toReceivedPurchase(raw: unknown): ReceivedPurchase {
 }
 
 /** Pulls one leased branch: what suppliers sold since its last answer's resultDt. */
-export async function pullPurchaseBranch(ctx: AppContext, pull: ClaimedPull, intervalMs: number): Promise<void> {
+async function pullPurchaseBranch(ctx: AppContext, pull: ClaimedPull, intervalMs: number): Promise<void> {
   await pullBranch(ctx, 'purchase_pulls', pull, intervalMs, ctx.vsdc.selectTrnsPurchaseSales, async (data, resultDt) => {
     const list: unknown = data?.saleList;
     const purchases = (Array.isArray(list) ? (list as unknown[]) : []).map(toReceivedPurchase);
@@ -277,7 +277,7 @@ async function filingLine(ctx: AppContext, filing: ClaimedFiling, line: Purchase
 }
 
 /** The savePurchase body of an answer: the pulled sale (`regTyCd` A), approved (02) or rejected (04). */
-export async function filingPayload(ctx: AppContext, filing: ClaimedFiling): Promise<SavePurchaseRequest> {
+async function filingPayload(ctx: AppContext, filing: ClaimedFiling): Promise<SavePurchaseRequest> {
   const decidedAt = filing.decided_at!;
   const itemList = await Promise.all(filing.lines.map((line) => filingLine(ctx, filing, line)));
   const salesDate = filing.sales_date !== null && filing.sales_date.length === 8 && parseVsdcDateTime(filing.sales_date) ? filing.sales_date : formatVsdcDate(decidedAt);
@@ -309,7 +309,7 @@ export async function filingPayload(ctx: AppContext, filing: ClaimedFiling): Pro
 }
 
 /** One attempt to file the merchant's answer with the authority; records the outcome. */
-export async function sendFiling(ctx: AppContext, filing: ClaimedFiling): Promise<void> {
+async function sendFiling(ctx: AppContext, filing: ClaimedFiling): Promise<void> {
   const outcome = await ctx.vsdc.savePurchase(filing.target, await filingPayload(ctx, filing));
   await recordFilingOutcome(ctx.db, Number(filing.id), sendOutcomeOf(ctx.config, outcome, filing.retry_attempts));
 }

@@ -121,7 +121,7 @@ export async function savePurchasePull(
 
 // ---- reading ----
 
-export interface PurchaseFilter {
+interface PurchaseFilter {
   deviceId?: number | undefined;
   status?: 'pending' | PurchaseDecision | undefined;
   filing?: PurchaseFilingState | undefined;

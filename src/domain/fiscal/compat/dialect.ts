@@ -40,7 +40,7 @@ async function dialectOf(ctx: AppContext, request: FastifyRequest, failed: boole
 }
 
 /** `{success: true, message: "OK", data}` or `{success: false, httpCode, …every field of the bare error}`. */
-export function wrapPayload(statusCode: number, payload: string): string {
+function wrapPayload(statusCode: number, payload: string): string {
   if (statusCode < 400) return `{"success":true,"message":"OK","data":${payload === '' ? 'null' : payload}}`;
   const bare = payload === '' ? {} : (JSON.parse(payload) as Record<string, unknown>);
   return JSON.stringify({ success: false, httpCode: statusCode, ...bare });

@@ -71,7 +71,7 @@ export function spellings(spec: FieldSpec): string[] {
 }
 
 /** The name a family uses for a field (the other family's when it has none). */
-export function familyName(spec: FieldSpec, family: Family): string {
+function familyName(spec: FieldSpec, family: Family): string {
   return (family === 'product' ? (spec.product ?? spec.gateway) : (spec.gateway ?? spec.product))!;
 }
 
@@ -92,7 +92,7 @@ const INVOICE_NAMES = acceptedNames<InvoiceField>(INVOICE_FIELDS);
 const LINE_NAMES = acceptedNames<LineField>(LINE_FIELDS);
 
 /** An object of the body read by name: its known fields under their spellings, and the keys the till used. */
-export interface ReadObject<F extends string> {
+interface ReadObject<F extends string> {
   /** Known fields under their spellings (the body schema's property names); other keys left out. */
   values: Record<string, unknown>;
   /** Spelling → the key as the till sent it. */

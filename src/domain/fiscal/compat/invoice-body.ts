@@ -12,13 +12,13 @@ import { invoiceName, lineKey, lineName, readInvoice, sentPath, type InvoiceFiel
 import { TillInvoiceBody, type TillInvoiceLine } from './schemas.ts';
 
 /** Levy codes a till may list in TaxCodes (the VSDC's levy buckets). */
-export const LEVY_CODES = ['TL', 'IPL1', 'IPL2', 'ECM', 'EXEEG'] as const;
+const LEVY_CODES = ['TL', 'IPL1', 'IPL2', 'ECM', 'EXEEG'] as const;
 
 /** The till's clock: Africa/Lusaka, UTC+2 all year (no daylight saving). */
 const TILL_UTC_OFFSET_MS = 2 * 3_600_000;
 
 /** `yyyyMMddHHmmss` in the till's local time → the instant; null when it is not a real date and time. */
-export function fromTillDateTime(text: string): Date | null {
+function fromTillDateTime(text: string): Date | null {
   const asUtc = parseVsdcDateTime(text);
   return asUtc && text.length === 14 ? new Date(asUtc.getTime() - TILL_UTC_OFFSET_MS) : null;
 }
@@ -29,8 +29,8 @@ export function toTillDateTime(at: Date): string {
 }
 
 /** A sales line as this surface sends it: the modern line, and the fields the discounts work adds to it. */
-export type SaleLineBody = CreateSaleBody['items'][number] & { discount?: number; rrp?: number; levy?: string };
-export type SaleBody = Omit<CreateSaleBody, 'items'> & { items: SaleLineBody[] };
+type SaleLineBody = CreateSaleBody['items'][number] & { discount?: number; rrp?: number; levy?: string };
+type SaleBody = Omit<CreateSaleBody, 'items'> & { items: SaleLineBody[] };
 
 export interface TillInvoiceRequest {
   read: ReadInvoice;
@@ -325,7 +325,7 @@ const LINE_FIELD_OF = new Map<string, LineField>(Object.entries({
 }) as Array<[string, LineField]>);
 
 /** `items.2.price` → `invoiceItems.0.UnitPrice` (the till's line and key), `occurredAt` → `SaleDate`; other names unchanged. */
-export function tillFieldName(request: TillInvoiceRequest, field: string): string {
+function tillFieldName(request: TillInvoiceRequest, field: string): string {
   const line = /^items\.(\d+)\.(\w+)$/.exec(field);
   if (line) {
     const tillIndex = request.tillLines[Number(line[1])] ?? Number(line[1]);

@@ -18,7 +18,7 @@ export interface TillBranch {
   device: CompatDevice;
 }
 
-export interface FiledInvoice {
+interface FiledInvoice {
   invoice: LegacyInvoice;
   /** True when the till's number was already known on this branch: nothing new was filed. */
   replayed: boolean;

@@ -37,7 +37,7 @@ export async function saleIdByReference(db: Kysely<DB>, tenantId: number, refere
   return row ? Number(row.id) : undefined;
 }
 
-export interface TillBody {
+interface TillBody {
   family: 'gateway' | 'product';
   /** The request body exactly as the till sent it. */
   body: string;

@@ -60,7 +60,7 @@ export async function findDeviceOfBranch(db: Kysely<DB>, tenantId: number, branc
   return db.selectFrom('devices').select('id').where('tenant_id', '=', tenantId).where('branch', '=', branch).executeTakeFirst();
 }
 
-export interface NewTillLogin {
+interface NewTillLogin {
   tenantId: number;
   deviceId: number;
   username: string;

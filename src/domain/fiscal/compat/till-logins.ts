@@ -49,7 +49,7 @@ export async function deleteTillLogin(ctx: AppContext, actor: Actor, tenant: Ten
 }
 
 /** What getactive needs from the HTTP layer once it knows whose login it is. */
-export interface LoginGate {
+interface LoginGate {
   /** Counts the attempt against the merchant's /zm/api rate limit (429 when over). */
   countAttempt(tenant: TenantAccount): Promise<void>;
   /** The login is proven: answer from here on in its dialect. */

@@ -25,7 +25,7 @@ import {
 
 const BATCH_SIZE = 25;
 
-export type DrainResult =
+type DrainResult =
   /** Another process holds the branch, or its backoff has not passed. */
   | { kind: 'not_claimed' }
   /** Nothing left to file (or the filer is stopping). */

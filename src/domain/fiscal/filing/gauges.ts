@@ -23,7 +23,7 @@ async function readState(db: Kysely<DB>): Promise<FiscalState> {
   return { documents: documents.rows, backlog: backlog.rows, deliveries: deliveries.rows };
 }
 
-export function registerFiscalGauges(metrics: Metrics, db: Kysely<DB>): void {
+function registerFiscalGauges(metrics: Metrics, db: Kysely<DB>): void {
   let cached: { at: number; state: Promise<FiscalState> } | undefined;
   const state = () => {
     if (!cached || Date.now() - cached.at > CACHE_MS) {

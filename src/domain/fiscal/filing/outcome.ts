@@ -11,7 +11,7 @@ import { OUTCOME_CHANNEL, saleSignals, signalPayload } from '../signals/sale-sig
 import type { SaleLineRow, SaleRow } from '../sales/store.ts';
 import { FILING_OUTCOMES, type OutcomeFields, type OutcomeLease, type RecordedOutcome } from './store.ts';
 
-export interface DocumentOutcome {
+interface DocumentOutcome {
   /** The document as read while pending, and its lines (for the event's body). */
   row: SaleRow;
   lines: SaleLineRow[];
@@ -29,7 +29,7 @@ export interface DocumentOutcome {
   next?: { batchSize: number };
 }
 
-export interface RecordedDocumentOutcome extends RecordedOutcome {
+interface RecordedDocumentOutcome extends RecordedOutcome {
   /** The document as recorded (when `recorded`). */
   sale: SaleRow;
 }
@@ -68,7 +68,7 @@ const MAX_NOTICE_BYTES = 7_500;
  * process's tag and, as JSON, the columns the outcome set; without them (an outcome too large
  * for a notification) it is a hint to read the row.
  */
-export function outcomeNotice(saleId: number, fields: OutcomeFields, recordedAt: Date): string {
+function outcomeNotice(saleId: number, fields: OutcomeFields, recordedAt: Date): string {
   const full = `${signalPayload(saleId)}:${JSON.stringify({ ...fields, updated_at: recordedAt })}`;
   return Buffer.byteLength(full) > MAX_NOTICE_BYTES ? `${signalPayload(saleId)}:{}` : full;
 }

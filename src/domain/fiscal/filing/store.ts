@@ -193,7 +193,7 @@ export async function deferBranch(db: Kysely<DB>, deviceId: number, owner: strin
 }
 
 /** One branch of a VSDC address whose branches are in backoff: what a probe of that address calls. */
-export interface ProbeTarget {
+interface ProbeTarget {
   baseUrl: string;
   tpin: string;
   branch: string;
@@ -270,7 +270,7 @@ export function failedFields(resultCode: string | null, lastError: string): Outc
 }
 
 /** The outcome's webhook event: its row and its body (the envelope with the sale as recorded). */
-export interface OutcomeEvent {
+interface OutcomeEvent {
   row: EventRow;
   body: string;
 }
@@ -389,7 +389,7 @@ export async function recordOneOutcome(db: Kysely<DB>, sale: SaleRow, event: Out
   return { recorded: row.recorded, leaseHeld: row.lease_held, deliveries: row.deliveries, next: toPending(row.next_batch) };
 }
 
-export interface PendingOutcome {
+interface PendingOutcome {
   sale: SaleRow;
   event: OutcomeEvent;
   options: OutcomeOptions;
@@ -475,7 +475,7 @@ const MAX_OUTCOMES_PER_COMMIT = 64;
  * one cannot fail the others. Two outcomes of one branch never share a statement (a branch's
  * filer records one at a time; should they meet, the batch is recorded one by one).
  */
-export class OutcomeRecorder {
+class OutcomeRecorder {
   private readonly batcher: GroupCommit<PendingOutcome, RecordedOutcome>;
 
   constructor(private readonly db: Kysely<DB>) {

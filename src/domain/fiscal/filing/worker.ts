@@ -12,17 +12,17 @@ import { BranchFiler } from './filer.ts';
 import { probeBackedOffVsdcs } from './probe.ts';
 import { branchesReady, clearLeases, wakeAddress, type ClaimedBranch } from './store.ts';
 
-export const FILING_WORKER_NAME = 'filing.file';
+const FILING_WORKER_NAME = 'filing.file';
 const POLL_MS = 1_000;
 /** On stop, in-flight VSDC calls get this long to answer before they are cut. */
 const STOP_GRACE_MS = 5_000;
 
-export interface FilingWorker extends Worker {
+interface FilingWorker extends Worker {
   /** Ask for a branch to be drained now (a hint; the database decides if there is work). */
   wake(deviceId: number): void;
 }
 
-export interface FilingWorkerOptions {
+interface FilingWorkerOptions {
   /** How long in-flight VSDC calls get on stop (default STOP_GRACE_MS; tests shorten it). */
   stopGraceMs?: number;
 }

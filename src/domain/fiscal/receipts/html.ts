@@ -3,7 +3,7 @@ import { money, printedDate, quantity, rateLabel } from './format.ts';
 import type { Receipt } from './receipt.ts';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
 const STYLE = `
 @page { size: 80mm auto; margin: 0; }

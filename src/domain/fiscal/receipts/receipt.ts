@@ -18,14 +18,14 @@ function reasonLabel(type: SaleResource['type'], code: string | null): string | 
 }
 
 /** What a note's receipt says of the invoice it corrects. */
-export interface OriginalInvoice {
+interface OriginalInvoice {
   /** `INV…/receiptNo`, as printed on the original receipt. */
   authorityInvoiceNo: string | null;
   receiptNo: number | null;
   invoiceNo: number;
 }
 
-export interface ReceiptLine {
+interface ReceiptLine {
   name: string;
   quantity: number;
   price: number;
@@ -38,7 +38,7 @@ export interface ReceiptLine {
   vatCategory: string;
 }
 
-export interface ReceiptCategoryTotal {
+interface ReceiptCategoryTotal {
   code: string;
   name: string;
   rate: number;
@@ -93,7 +93,7 @@ function categoryTotals(sale: SaleResource): ReceiptCategoryTotal[] {
 }
 
 /** Builds the receipt of a document; only an uploaded document is a fiscal receipt (spec 1.3). */
-export function receiptOf(
+function receiptOf(
   sale: SaleResource,
   branch: { taxpayerName: string; branchName: string | null },
   print: { original?: OriginalInvoice | null; copy?: boolean } = {},

@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { PageMeta } from '../../../platform/http/pagination.ts';
 import { Nullable, Timestamp, literals, withExample } from '../../../platform/http/schema-helpers.ts';
 
-export const OUTCOMES = ['match', 'mismatch', 'unknown', 'adopted', 'not_filed'] as const;
+const OUTCOMES = ['match', 'mismatch', 'unknown', 'adopted', 'not_filed'] as const;
 const OUTCOME_FILTERS = ['attention', 'all', ...OUTCOMES] as const;
 
 const Day = (description: string) => Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: `${description} (YYYY-MM-DD, a UTC day of the documents' occurredAt; inclusive)` });

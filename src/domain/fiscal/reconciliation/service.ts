@@ -90,7 +90,7 @@ export async function getRunWithResults(ctx: AppContext, tenantId: number, runId
 type Checked = { outcome: ReconciliationOutcome; differences: DifferenceResource[] };
 type Step = { kind: 'checked'; completed: boolean } | { kind: 'unreachable'; reason: string } | { kind: 'lease_lost' };
 
-export interface RoundOptions {
+interface RoundOptions {
   /** Who holds a run's lease: unique per worker (or CLI) instance. */
   owner: string;
   /** Stops pacing and the next document, and cuts a VSDC call in flight (that document is checked on the next claim). */
@@ -99,7 +99,7 @@ export interface RoundOptions {
   runId?: number;
 }
 
-export function runLeaseMs(ctx: AppContext): number {
+function runLeaseMs(ctx: AppContext): number {
   return ctx.config.vsdcTimeoutMs + ctx.config.reconcilePaceMs + 5_000;
 }
 

@@ -10,7 +10,7 @@ import type { SaleLineRow, SaleRow } from '../sales/store.ts';
 export type RunRow = Selectable<ReconciliationRunsTable>;
 export type ResultRow = Selectable<ReconciliationResultsTable>;
 
-export interface NewRun {
+interface NewRun {
   tenantId: number;
   deviceId: number;
   branch: string;

@@ -58,7 +58,7 @@ async function* pages(db: Kysely<DB>, scope: ExportScope): AsyncGenerator<Export
 }
 
 /** RFC 4180 CSV (CRLF, a header row), UTF-8. */
-export function csvExport(db: Kysely<DB>, scope: ExportScope): Readable {
+function csvExport(db: Kysely<DB>, scope: ExportScope): Readable {
   async function* chunks(): AsyncGenerator<string> {
     yield stringify([], { header: true, columns: [...EXPORT_COLUMNS], record_delimiter: 'windows' });
     for await (const rows of pages(db, scope)) {
@@ -89,7 +89,7 @@ function backlogged(stream: WritableLike | PassThrough): boolean {
 }
 
 /** One worksheet, "Documents", written by exceljs's streaming writer (no shared strings, no styles). */
-export function xlsxExport(db: Kysely<DB>, scope: ExportScope): Readable {
+function xlsxExport(db: Kysely<DB>, scope: ExportScope): Readable {
   const out = new PassThrough({ highWaterMark: 256 * 1024 });
   void (async () => {
     // exceljs is large: loaded on the first XLSX export, not by every process at start.

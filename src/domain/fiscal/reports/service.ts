@@ -13,7 +13,7 @@ import type { ByTypeResource, DailyReportResource, FiguresResource } from './sch
 import { documentsByTypeAndStatus, findZReport, insertZReport, numbersOfDay, paymentMethodsOfDay, vatCategoriesOfDay, type AggregateRow, type DayScope } from './store.ts';
 
 /** The merchant a report or export is about, with what it prints and its timezone. */
-export interface ReportTenant {
+interface ReportTenant {
   id: number;
   name: string;
   tpin: string;
@@ -27,7 +27,7 @@ export async function reportTenant(db: Kysely<DB>, tenantId: number): Promise<Re
 }
 
 /** The longest export range, in days (a quarter): longer ranges are exported in parts. */
-export const MAX_EXPORT_DAYS = 92;
+const MAX_EXPORT_DAYS = 92;
 
 /** The branch a report is about: the one named, else the X-Branch defaults (000, else the only one). */
 export async function reportBranch(db: Kysely<DB>, tenantId: number, branch: string | undefined): Promise<BranchDevice> {
@@ -140,7 +140,7 @@ async function computeReport(db: Kysely<DB>, tenant: ReportTenant, device: Branc
   };
 }
 
-export interface ReportRequest {
+interface ReportRequest {
   tenantId: number;
   date: string | undefined;
   branch: string | undefined;

@@ -61,7 +61,7 @@ export async function paymentMethodsOfDay(db: Kysely<DB>, scope: DayScope): Prom
   return result.rows;
 }
 
-export interface DayNumbers {
+interface DayNumbers {
   first_invoice_no: number | null;
   last_invoice_no: number | null;
   first_receipt_no: number | null;
@@ -79,7 +79,7 @@ export async function numbersOfDay(db: Kysely<DB>, scope: DayScope): Promise<Day
   return { first_invoice_no: n(row?.first_invoice_no), last_invoice_no: n(row?.last_invoice_no), first_receipt_no: n(row?.first_receipt_no), last_receipt_no: n(row?.last_receipt_no) };
 }
 
-export interface StoredZ {
+interface StoredZ {
   report: string;
 }
 

@@ -38,7 +38,7 @@ import { Money, parseAmount, round2 } from '../../../vsdc/tax.ts';
 type Amount = number | string;
 
 /** How far the VSDC lets a filed amount stray from its own recomputation. */
-export const VSDC_TOLERANCE = '0.01';
+const VSDC_TOLERANCE = '0.01';
 const TOLERANCE = new Money(VSDC_TOLERANCE);
 
 /** The line of the sale being credited, as stored. */

@@ -62,7 +62,7 @@ function totalDiscount(items: readonly SaleLineResource[]): number {
 }
 
 /** `resolved_by` is stored as `type:id` (`tenant_token:12`). */
-export function resolverOf(resolvedBy: string | null): { type: string; id: number | null } {
+function resolverOf(resolvedBy: string | null): { type: string; id: number | null } {
   const [type = 'unknown', id] = (resolvedBy ?? '').split(':');
   return { type: type || 'unknown', id: id === undefined || id === '' ? null : Number(id) };
 }

@@ -121,7 +121,7 @@ export const DebitNoteBody = withExample(
 );
 export type DebitNoteBody = Static<typeof DebitNoteBody>;
 
-export const MAX_RESOLUTION_NOTE = 500;
+const MAX_RESOLUTION_NOTE = 500;
 
 export const ResolveBody = withExample(
   Type.Object(
@@ -257,7 +257,7 @@ export const Sale = Type.Object({
 });
 export type SaleResource = Static<typeof Sale>;
 
-export const MeDevice = Type.Object({
+const MeDevice = Type.Object({
   branch: Type.String(),
   branchName: Nullable(Type.String()),
   deviceSerial: Type.String(),

@@ -24,8 +24,8 @@ import { documentStock } from '../stock/document-stock.ts';
 import { stockOfDocuments, stockTrackingOf } from '../stock/store.ts';
 import { checkClassifications, checkLines, compute, lineInput, occurredAtOf, refuseLevies, throwIfAny } from './validation.ts';
 
-export const WALK_IN_CUSTOMER = 'Walk-in customer';
-export const DEFAULT_PAYMENT_METHOD = '01';
+const WALK_IN_CUSTOMER = 'Walk-in customer';
+const DEFAULT_PAYMENT_METHOD = '01';
 
 export interface WriteRequest {
   tenant: TenantAccount;
@@ -174,7 +174,7 @@ export async function storeAndSettle(
  * A reissue (resolutions.ts): the new document is stored in one transaction with the failed one's
  * resolution, on the failed one's branch.
  */
-export interface Replacement {
+interface Replacement {
   /** The failed document; part of the Idempotency-Key's fingerprint. */
   saleId: number;
   /** First in the transaction: locks the failed document and checks it may be replaced; its device. */

@@ -46,7 +46,7 @@ export interface NewLine {
 }
 
 /** Which device a document goes to: a known one (notes), or the branch rule of design.md. */
-export type DocumentTarget = { deviceId: number } | { branchHeader: string | undefined };
+type DocumentTarget = { deviceId: number } | { branchHeader: string | undefined };
 
 export interface NewDocument {
   tenantId: number;
@@ -187,7 +187,7 @@ function targetDevice(tenantId: number, target: DocumentTarget) {
  * It also reads whether the branch is known down (its last VSDC attempt failed); with
  * `refuseWhenDown` such a branch takes no document (no number is used).
  */
-export interface InsertOptions {
+interface InsertOptions {
   month: string;
   refuseWhenDown: boolean;
   notify?: { channel: string; origin: string };
@@ -253,7 +253,7 @@ export async function insertOneDocument(db: Kysely<DB>, doc: NewDocument, option
 /** Documents of one batch at most (a sale's lines travel in the same JSON parameter). */
 const MAX_DOCUMENTS_PER_BATCH = 64;
 
-export interface PendingInsert {
+interface PendingInsert {
   doc: NewDocument;
   options: InsertOptions;
 }
@@ -262,7 +262,7 @@ export interface PendingInsert {
  * The context's sales group commits, one per notification target (a member: built with the
  * context, closed with it after committing what waits).
  */
-export class DocumentInserts {
+class DocumentInserts {
   private readonly batchers = new KeyedGroupCommits<PendingInsert, InsertOutcome>();
 
   constructor(private readonly db: Kysely<DB>) {}
@@ -481,7 +481,7 @@ export async function lockSale(db: Kysely<DB>, tenantId: number, id: number): Pr
 }
 
 /** What credit notes took back of one original line so far (sums, as exact decimal text). */
-export interface CreditedSums {
+interface CreditedSums {
   quantity: string;
   amount: string;
   discount: string;

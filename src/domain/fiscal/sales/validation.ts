@@ -7,7 +7,7 @@ import { computeSale, LEVIES, lineDiscountAmount, lineSupplyAmount, SaleAmountsE
 import { classificationCatalogue } from '../../kernel/catalogue/service.ts';
 import { MAX_DOCUMENT_TOTAL, type CreateSaleBody } from './schemas.ts';
 
-export const DEFAULT_VAT_CATEGORY: VatCategoryCode = 'A';
+const DEFAULT_VAT_CATEGORY: VatCategoryCode = 'A';
 /** The authority refuses documents dated more than 180 days back or in the future. */
 const MAX_AGE_MS = 180 * 86_400_000;
 const MAX_FUTURE_SKEW_MS = 5 * 60_000;

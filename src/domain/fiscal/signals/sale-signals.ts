@@ -22,7 +22,7 @@ export const FILING_CHANNEL = 'fg_filing';
 export const OUTCOME_CHANNEL = 'fg_sale_outcome';
 
 /** What an outcome changed on a stored row: overlay it on the row the request stored. */
-export type OutcomeUpdate = Partial<SaleRow>;
+type OutcomeUpdate = Partial<SaleRow>;
 
 /** Tells this process's own notifications apart from other processes' (they already acted on them). */
 export const PROCESS_TAG = randomBytes(6).toString('hex');
@@ -40,7 +40,7 @@ export function foreignSignal(payload: string): number | undefined {
 }
 
 /** The outcome in a payload of OUTCOME_CHANNEL (undefined when it names no outcome fields). */
-export function outcomeOfPayload(payload: string): OutcomeUpdate | undefined {
+function outcomeOfPayload(payload: string): OutcomeUpdate | undefined {
   const at = payload.indexOf('{');
   if (at < 0) return undefined;
   try {
@@ -58,7 +58,7 @@ export function outcomeOfPayload(payload: string): OutcomeUpdate | undefined {
 
 const RECENT_MS = 2_000;
 
-export class SaleSignals {
+class SaleSignals {
   private readonly queued = new EventEmitter().setMaxListeners(0);
   private readonly outcomes = new EventEmitter().setMaxListeners(0);
   private readonly waiters = new Map<number, Set<(update: OutcomeUpdate | undefined) => void>>();

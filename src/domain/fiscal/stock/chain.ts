@@ -10,7 +10,7 @@ import { GATEWAY_REGISTRANT_FIELDS } from '../../../vsdc/registrant.ts';
 import { deferChainBranch, nextUnsent, recordChainStep, releaseChainBranch, type ChainMovement, type ChainStep, type ClaimedChainBranch } from './store.ts';
 
 
-export function stockItemsBody(movement: ChainMovement): SaveStockItemsRequest {
+function stockItemsBody(movement: ChainMovement): SaveStockItemsRequest {
   return {
     sarNo: movement.sarNo,
     orgSarNo: 0,
@@ -59,15 +59,15 @@ export function stockItemsBody(movement: ChainMovement): SaveStockItemsRequest {
 }
 
 /** Each item of the movement once (the same itemCd twice is the VSDC's 999), with what the branch held after it. */
-export function stockMasterBody(movement: ChainMovement): SaveStockMasterRequest {
+function stockMasterBody(movement: ChainMovement): SaveStockMasterRequest {
   const remaining = new Map<string, string>();
   for (const l of movement.lines) remaining.set(l.itemCode, l.remaining);
   return { ...GATEWAY_REGISTRANT_FIELDS, stockItemList: [...remaining].map(([itemCd, rsdQty]) => ({ itemCd, rsdQty: Number(rsdQty) })) };
 }
 
-export type ChainDrain = { kind: 'done' } | { kind: 'deferred'; retryInMs: number } | { kind: 'lease_lost' } | { kind: 'stopped' };
+type ChainDrain = { kind: 'done' } | { kind: 'deferred'; retryInMs: number } | { kind: 'lease_lost' } | { kind: 'stopped' };
 
-export interface ChainSenderOptions {
+interface ChainSenderOptions {
   owner: string;
   leaseMs: number;
   /** No new call once aborted. */

@@ -5,7 +5,7 @@ import type { DocumentStatus, DocumentType } from '../../../platform/db/tables/s
 import { Nullable, literals } from '../../../platform/http/schema-helpers.ts';
 import type { DocumentStockRow } from './store.ts';
 
-export const DOCUMENT_STOCK_STATES = ['not_applicable', 'pending', 'sent', 'failed'] as const;
+const DOCUMENT_STOCK_STATES = ['not_applicable', 'pending', 'sent', 'failed'] as const;
 
 export const DocumentStock = Type.Object(
   {
@@ -25,7 +25,7 @@ export type DocumentStockResource = Static<typeof DocumentStock>;
 const NOT_APPLICABLE: DocumentStockResource = { state: 'not_applicable', resultCode: null, message: null };
 const PENDING: DocumentStockResource = { state: 'pending', resultCode: null, message: null };
 
-export interface DocumentForStock {
+interface DocumentForStock {
   type: DocumentType;
   status: DocumentStatus;
   invoice_no: number | string;

@@ -6,13 +6,13 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import { Money, round2, vatCategory, isVatCategoryCode } from '../../../vsdc/tax.ts';
 
-export interface StockMovementLine {
+interface StockMovementLine {
   itemCode: string;
   quantity: string;
   unitPrice: string;
 }
 
-export interface StockMovementRequest {
+interface StockMovementRequest {
   tenantId: number;
   deviceId: number; // the branch
   sarTyCd: string; // code class 12
@@ -31,7 +31,7 @@ export function isIncoming(sarTyCd: string): boolean {
 /** Item types that carry stock: 1 raw material, 2 finished product (3, a service, carries none). */
 export const GOODS_ITEM_TYPES = ['1', '2'] as const;
 
-export interface RecordedMovement {
+interface RecordedMovement {
   id: number;
   sarNo: number;
   /** The branch's quantity of each item of the movement after it, as exact decimal text. */

@@ -6,11 +6,11 @@ import { ITEM_CODE_PATTERN } from '../../merchant/items/schemas.ts';
  * The class-12 codes a merchant may record by hand: every one except `11` (sale) and `03`
  * (return), which the gateway records itself from sales and credit notes.
  */
-export const ADJUSTMENT_TYPES = ['01', '02', '04', '05', '06', '12', '13', '14', '15', '16'] as const;
-export const CHAIN_STATES = ['pending', 'items_sent', 'sent', 'failed'] as const;
-export const SOURCE_KINDS = ['sale', 'credit_note', 'debit_note', 'adjustment', 'purchase'] as const;
-export const MAX_ADJUSTMENT_LINES = 100;
-export const MAX_STOCK_QUANTITY = 1_000_000_000;
+const ADJUSTMENT_TYPES = ['01', '02', '04', '05', '06', '12', '13', '14', '15', '16'] as const;
+const CHAIN_STATES = ['pending', 'items_sent', 'sent', 'failed'] as const;
+const SOURCE_KINDS = ['sale', 'credit_note', 'debit_note', 'adjustment', 'purchase'] as const;
+const MAX_ADJUSTMENT_LINES = 100;
+const MAX_STOCK_QUANTITY = 1_000_000_000;
 
 const Page = Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1; 20 items a page.' });
 const ItemCodeFilter = Type.String({ minLength: 1, maxLength: 50, description: 'Only this item (its authority item code)' });

@@ -3,7 +3,7 @@
 import { EventEmitter } from 'node:events';
 import type { AppContext, ContextMember } from '../../kernel/context.ts';
 
-export class StockSignals {
+class StockSignals {
   private readonly emitter = new EventEmitter().setMaxListeners(0);
 
   movementQueued(): void {

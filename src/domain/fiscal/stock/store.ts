@@ -44,7 +44,7 @@ export async function branchesOfSales(db: Kysely<DB>, saleIds: readonly number[]
   return rows.map((r) => Number(r.device_id));
 }
 
-export interface FiledDocument {
+interface FiledDocument {
   id: number;
   tenantId: number;
   type: 'sale' | 'credit_note' | 'debit_note';
@@ -105,7 +105,7 @@ export async function lockNextFiled(db: Kysely<DB>, deviceId: number, limit: num
 }
 
 /** What bookPlainDocuments did. */
-export type PlainBooking =
+type PlainBooking =
   /** Another process is booking the branch now. */
   | { kind: 'locked' }
   /** The branch's next documents were booked (none moves stock); `count` of them, up to the limit. */
@@ -220,7 +220,7 @@ export async function claimChainBranches(db: Kysely<DB>, owner: string, leaseMs:
   }));
 }
 
-export interface ChainLine {
+interface ChainLine {
   seq: number;
   itemCode: string;
   quantity: string;

@@ -19,7 +19,7 @@ import { stockSignals } from './signals.ts';
 import { queueStockMovement } from './movements.ts';
 import { bookPlainBranches, bookPlainDocuments, branchesOfSales, branchesToBook, claimChainBranches, clearChainLeases, lockNextFiled, markBooked } from './store.ts';
 
-export const STOCK_WORKER_NAME = 'stock.chain';
+const STOCK_WORKER_NAME = 'stock.chain';
 const POLL_MS = 1_000;
 /** A movement queued (an adjustment, a purchase): its chain is sent soon. */
 const WAKE_DELAY_MS = 20;
@@ -98,7 +98,7 @@ async function bookBranches(ctx: AppContext, deviceIds: number[], stopped: () =>
   return queued;
 }
 
-export interface StockWorker extends Worker {
+interface StockWorker extends Worker {
   /** Run a pass soon (a hint: the database says what there is to do). */
   wake(): void;
 }

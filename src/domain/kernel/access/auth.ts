@@ -53,7 +53,7 @@ export type RouteAuth =
    */
   | { surface: 'admin'; withoutToken?: 'open'; refusal?: string; tenant?: 'read' };
 
-export type Principal =
+type Principal =
   | { kind: 'tenant'; token: ResolvedTenantToken; tenant: TenantAccount }
   | { kind: 'partner'; key: ResolvedPartnerKey }
   | { kind: 'fiscalisation_key'; key: ResolvedFiscalisationKey; tenant: TenantAccount; device: CompatDevice | undefined }
@@ -121,7 +121,7 @@ function logWhoOf(p: Principal | undefined): Record<string, number | string> | u
 }
 
 /** Who acts on the merchant surface: the tenant token, or the signed-in user (the console). */
-export type MerchantActor = { type: 'tenant_token'; id: number } | { type: 'user'; id: number };
+type MerchantActor = { type: 'tenant_token'; id: number } | { type: 'user'; id: number };
 
 export function merchantActor(request: FastifyRequest): MerchantActor {
   const principal = request.principal;
@@ -143,7 +143,7 @@ export function requireUser(request: FastifyRequest): { user: SessionUser; sessi
 
 const ROLE_RANK: Record<UserRole, number> = { viewer: 1, admin: 2, owner: 3 };
 /** What a role may do on the merchant API with the session cookie. */
-export const ROLE_ABILITIES: Record<UserRole, readonly Ability[]> = { viewer: ['invoices:read'], admin: ABILITIES, owner: ABILITIES };
+const ROLE_ABILITIES: Record<UserRole, readonly Ability[]> = { viewer: ['invoices:read'], admin: ABILITIES, owner: ABILITIES };
 export const roleAtLeast = (role: UserRole, least: UserRole): boolean => ROLE_RANK[role] >= ROLE_RANK[least];
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -310,7 +310,7 @@ async function applyRateLimit(ctx: AppContext, request: FastifyRequest, key: str
   }
 }
 
-export function setRateLimitHeaders(reply: FastifyReply, decision: RateLimitDecision | undefined): void {
+function setRateLimitHeaders(reply: FastifyReply, decision: RateLimitDecision | undefined): void {
   if (!decision) return;
   reply.header('x-ratelimit-limit', decision.limit);
   reply.header('x-ratelimit-remaining', decision.remaining);

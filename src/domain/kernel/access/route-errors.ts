@@ -14,7 +14,7 @@ const MERCHANT_CREDENTIALS = new Set<RouteAuth['surface']>(['merchant', 'compat'
 const STANDING: readonly ErrorCode[] = ['subscription_blocked', 'quota_exhausted'];
 
 /** The codes an operation's declaration implies, in the order of the checks that answer them. */
-export function impliedErrors(method: string, auth: RouteAuth): ErrorCode[] {
+function impliedErrors(method: string, auth: RouteAuth): ErrorCode[] {
   const codes: ErrorCode[] = ['internal_error'];
   if (BODY_METHODS.has(method)) codes.push('bad_request', 'invalid_json', 'payload_too_large', 'unsupported_media_type');
   if (auth.surface !== 'public') codes.push('unauthenticated');

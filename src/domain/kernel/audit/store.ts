@@ -15,7 +15,7 @@ export function actorOfParty(by: Party): Actor {
   return { type: 'partner_key', keyId: by.id, partnerId: by.partnerId };
 }
 
-export interface AuditEntry {
+interface AuditEntry {
   actor: Actor;
   action: string;
   partnerId?: number | null;
@@ -45,7 +45,7 @@ export async function recordAudit(db: Kysely<DB>, entry: AuditEntry): Promise<vo
     .execute();
 }
 
-export interface AuditRecord {
+interface AuditRecord {
   id: number;
   actorType: Actor['type'];
   actorId: string | null;

@@ -20,7 +20,7 @@ export async function listItemClassesPage(ctx: AppContext, query: ListItemClasse
   return pageOf(rows.map(presentItemClass), total, query.page);
 }
 
-export interface CatalogueDownload {
+interface CatalogueDownload {
   etag: string;
   gzippedCsv: Buffer;
 }

@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { stringify } from 'csv-stringify/sync';
 import type { ItemClassRow } from './browse-store.ts';
 
-export const CSV_HEADER = ['code', 'name', 'level', 'taxType', 'majorTarget', 'inUse'] as const;
+const CSV_HEADER = ['code', 'name', 'level', 'taxType', 'majorTarget', 'inUse'] as const;
 
 const yesNo = (value: boolean | null): string => (value === null ? '' : value ? 'Y' : 'N');
 

@@ -5,7 +5,7 @@ import { Paginated } from '../../../platform/http/pagination.ts';
 import { catalogueDownload, catalogueEtag, listItemClassesPage } from './browse.ts';
 import * as S from './schemas.ts';
 
-export const CATALOGUE_DOWNLOAD_PATH = '/docs/item-classes.csv.gz';
+const CATALOGUE_DOWNLOAD_PATH = '/docs/item-classes.csv.gz';
 const CACHE_CONTROL = 'public, max-age=3600';
 
 /** RFC 9110 If-None-Match: `*`, or a list of (possibly weak) entity tags compared weakly. */

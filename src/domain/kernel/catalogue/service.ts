@@ -7,7 +7,7 @@ import { claimSync, codesInUse, recordSyncFailure, saveSync, syncTargets, type I
 
 const SYNC_LEASE_MS = 120_000;
 
-export type CatalogueSyncResult =
+type CatalogueSyncResult =
   | { kind: 'synced'; received: number }
   | { kind: 'unchanged' }
   | { kind: 'busy' }
@@ -75,7 +75,7 @@ const RELOAD_ON_MISS_MS = 5_000;
 const EMPTY_WAIT_MS = 5_000;
 
 /** The in-process copy of the catalogue's codes, shared by every request on one context. */
-export class ClassificationCatalogue {
+class ClassificationCatalogue {
   private codes: ReadonlySet<string> = new Set();
   private loadedAt = 0;
   private loading: Promise<void> | undefined;

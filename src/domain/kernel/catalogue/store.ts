@@ -17,7 +17,7 @@ export async function codesInUse(db: Kysely<DB>): Promise<string[]> {
   return rows.map((r) => r.code);
 }
 
-export interface SyncTarget {
+interface SyncTarget {
   baseUrl: string;
   tpin: string;
   bhfId: string;
@@ -76,13 +76,4 @@ export async function saveSync(db: Kysely<DB>, classes: ItemClassRecord[], resul
 
 export async function recordSyncFailure(db: Kysely<DB>, error: string): Promise<void> {
   await db.updateTable('catalogue_sync').set({ last_error: error.slice(0, 1000), ...released('catalogue_sync') }).where('id', '=', 1).execute();
-}
-
-export async function syncState(db: Kysely<DB>): Promise<{ syncedAt: Date | null; lastError: string | null; classes: number }> {
-  const row = await db
-    .selectFrom('catalogue_sync')
-    .select(['synced_at', 'last_error', sql<number>`(select count(*) from item_classes)::int`.as('classes')])
-    .where('id', '=', 1)
-    .executeTakeFirstOrThrow();
-  return { syncedAt: row.synced_at, lastError: row.last_error, classes: Number(row.classes) };
 }

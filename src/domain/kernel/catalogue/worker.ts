@@ -4,9 +4,9 @@ import { workerLoop } from '../../../platform/workers/loop.ts';
 import { classificationCatalogue, syncCatalogue } from './service.ts';
 
 /** The catalogue changes rarely; refresh it a few times a day, and every minute until it loads. */
-export const CATALOGUE_REFRESH_MS = 6 * 3600_000;
+const CATALOGUE_REFRESH_MS = 6 * 3600_000;
 const CATALOGUE_RETRY_MS = 60_000;
-export const CATALOGUE_WORKER_NAME = 'catalogue.sync';
+const CATALOGUE_WORKER_NAME = 'catalogue.sync';
 
 export function catalogueWorker(ctx: AppContext): Worker {
   const loop = workerLoop({ name: CATALOGUE_WORKER_NAME, log: ctx.log });

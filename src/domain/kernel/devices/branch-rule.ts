@@ -6,7 +6,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { ApiError } from '../../../platform/errors/errors.ts';
 import type { BranchDevice } from './store.ts';
 
-export const HEADQUARTERS = '000';
+const HEADQUARTERS = '000';
 
 /**
  * The SQL form of the rule without X-Branch: the tenant's `000` branch if registered, else its

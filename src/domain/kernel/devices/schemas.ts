@@ -6,7 +6,7 @@ const VsdcBaseUrl = (description: string) => Type.String({ minLength: 1, maxLeng
 export const Text = Nullable(Type.String());
 
 
-export const AuthorityBranch = Type.Object(
+const AuthorityBranch = Type.Object(
   {
     branch: Type.String({ description: 'The branch id (bhfId)' }),
     name: Text,

@@ -10,7 +10,7 @@ import type { TenantsTable } from '../../../platform/db/tables/foundation.ts';
 import { claimDeviceForInit, deleteDeviceRows, findDevice, insertDevice, liveCredentialsOfDevice, lockDevice, markDeviceInitialized, releaseDeviceClaim, updateDeviceRow, type DeviceInitInfo, type DeviceRow } from './store.ts';
 
 /** What the VSDC answered to the initialisation handshake, already classified. */
-export type HandshakeResult =
+type HandshakeResult =
   | { kind: 'ok'; info: DeviceInitInfo }
   | { kind: 'already_installed'; message: string }
   | { kind: 'unreachable'; reason: string }
@@ -18,7 +18,7 @@ export type HandshakeResult =
 
 export type Handshake = (target: { baseUrl: string; tpin: string; bhfId: string }, deviceSerial: string) => Promise<HandshakeResult>;
 
-export interface RegisterDeviceInput {
+interface RegisterDeviceInput {
   deviceSerial: string;
   branch: string;
   vsdcBaseUrl: string;
@@ -39,13 +39,13 @@ export async function registerDevice(db: Kysely<DB>, actor: Actor, tenant: Tenan
   }
 }
 
-export interface UpdateDeviceInput {
+interface UpdateDeviceInput {
   vsdcBaseUrl?: string;
   deviceSerial?: string;
 }
 
 /** Where to register a device, said in refusals (the partner's path or the merchant's own). */
-export type DeviceSurface = 'partner' | 'account';
+type DeviceSurface = 'partner' | 'account';
 
 const registerPath = (surface: DeviceSurface) => (surface === 'partner' ? 'POST /api/v1/tenants/{tenant}/devices' : 'POST /api/v1/account/devices');
 

@@ -26,7 +26,7 @@ export const RECONCILIATION_MISMATCH_EVENT = 'reconciliation.mismatch';
 export const PURCHASE_RECEIVED_EVENT = 'purchase.received';
 /** A notice the authority published to a merchant (fired by the notices pull). */
 export const NOTICE_EVENT = 'authority.notice';
-export const AUTHORITY_EVENT_TYPES = [PURCHASE_RECEIVED_EVENT, NOTICE_EVENT, RECONCILIATION_MISMATCH_EVENT] as const;
+const AUTHORITY_EVENT_TYPES = [PURCHASE_RECEIVED_EVENT, NOTICE_EVENT, RECONCILIATION_MISMATCH_EVENT] as const;
 
 /** Every event an endpoint may subscribe to; without a choice it gets the invoice events. */
 export const EVENT_TYPES = [...INVOICE_EVENT_TYPES, RESOLVED_EVENT, ...ALARM_EVENT_TYPES, ...AUTHORITY_EVENT_TYPES] as const;
@@ -34,7 +34,7 @@ export const EVENT_TYPES = [...INVOICE_EVENT_TYPES, RESOLVED_EVENT, ...ALARM_EVE
 /** The notifier channel the delivery worker listens on. */
 export const WEBHOOKS_CHANNEL = 'webhooks';
 
-export interface NewEvent {
+interface NewEvent {
   /** An event name such as `invoice.fiscalised`; endpoints subscribe by this name. */
   type: string;
   /** The partner whose endpoints receive it; null for a merchant without a partner. */
@@ -46,7 +46,7 @@ export interface NewEvent {
   created?: Date;
 }
 
-export interface EventEnvelope {
+interface EventEnvelope {
   id: string;
   event: string;
   created: string;
@@ -91,7 +91,7 @@ export function eventRow(event: Omit<NewEvent, 'data'>): EventRow {
 }
 
 /** An event row's fields as SQL: a Statement's placeholders, or values (`eventValues`). */
-export interface EventFields {
+interface EventFields {
   id: RawBuilder<unknown>;
   type: RawBuilder<unknown>;
   partnerId: RawBuilder<unknown>;

@@ -38,7 +38,7 @@ export const TenantToken = Type.Object({
   lastUsedAt: Nullable(Timestamp()),
 });
 export const TenantTokenCreated = Type.Object({ ...TenantToken.properties, token: Type.String({ description: 'Plaintext, shown once' }) });
-export const AbilityName = literals(ABILITIES);
+const AbilityName = literals(ABILITIES);
 export const CreateTokenBody = withExample(
   Type.Object({
     name: Type.String({ minLength: 1, maxLength: 60 }),

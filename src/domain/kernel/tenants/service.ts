@@ -27,7 +27,7 @@ export async function assertTenantWritable(db: Kysely<DB>, tenant: TenantRow, no
 }
 
 /** The tenant resources of `rows` (in order), with their devices and the authority's branches. */
-export async function tenantResources(db: Kysely<DB>, rows: TenantRow[]): Promise<TenantResource[]> {
+async function tenantResources(db: Kysely<DB>, rows: TenantRow[]): Promise<TenantResource[]> {
   const devices = await devicesOf(db, rows.map((r) => r.id));
   const branches = await authorityBranchesFor(db, new Map(rows.map((r) => [r.id, (devices.get(r.id) ?? []).map((d) => d.branch)])));
   return rows.map((r) => presentTenant(r, devices.get(r.id) ?? [], branches.get(r.id) ?? []));
@@ -79,7 +79,7 @@ export async function updateTenantSettings(
   });
 }
 
-export interface CreateTenantInput {
+interface CreateTenantInput {
   name: string;
   tpin: string;
   plan?: Plan | null;

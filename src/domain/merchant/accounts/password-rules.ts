@@ -1,7 +1,7 @@
 // What a merchant account's password must be (hashing is src/credentials/passwords.ts).
 import { fieldError } from '../../../platform/errors/errors.ts';
 
-export const PASSWORD_MIN = 10;
+const PASSWORD_MIN = 10;
 export const PASSWORD_MAX = 200;
 
 /** The password rules (422 on `field`). */

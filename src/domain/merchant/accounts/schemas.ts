@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import { literals, Nullable, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
 import { Tpin } from '../../kernel/tenants/schemas.ts';
 import { PASSWORD_MAX } from './password-rules.ts';
@@ -51,5 +51,3 @@ export const Invitation = Type.Object({ id: Type.Integer(), email: Type.String()
 export const PartnerInvitation = Type.Object({ ...Invitation.properties, link: Type.String({ description: 'The one-time link (also mailed); shown once' }) });
 export const RemovedUser = Type.Object({ removed: Type.Literal(true), id: Type.Integer() });
 export const OutboxMail = Type.Object({ kind: Type.String(), to: Type.String(), from: Type.String(), subject: Type.String(), text: Type.String(), link: Type.Union([Type.String(), Type.Null()]), sentAt: Timestamp() });
-
-export type SignUpInput = Static<typeof SignUpBody>;

@@ -23,16 +23,16 @@ import * as store from './store.ts';
 const HOUR_MS = 3_600_000;
 export const LINK_VALID_MS: Record<UserTokenKind, number> = { verify: 24 * HOUR_MS, reset: HOUR_MS, invitation: 72 * HOUR_MS };
 /** Failed sign-ins counted over this window: per account (the email tried) and per client address. */
-export const SIGNIN_WINDOW_MS = 15 * 60_000;
-export const SIGNIN_FAILURES_PER_ACCOUNT = 5;
-export const SIGNIN_FAILURES_PER_ADDRESS = 20;
+const SIGNIN_WINDOW_MS = 15 * 60_000;
+const SIGNIN_FAILURES_PER_ACCOUNT = 5;
+const SIGNIN_FAILURES_PER_ADDRESS = 20;
 
 export interface ClientInfo {
   ip: string;
   userAgent: string | null;
 }
 
-export interface UserResource {
+interface UserResource {
   id: number;
   email: string;
   role: UserRole;
@@ -40,7 +40,7 @@ export interface UserResource {
   createdAt: string;
 }
 
-export interface MerchantResource {
+interface MerchantResource {
   id: number;
   name: string;
   tpin: string;
@@ -248,7 +248,7 @@ export async function listUsers(ctx: AppContext, session: SessionUser): Promise<
   return (await store.usersOf(ctx.db, session.tenant.id)).map(presentUser);
 }
 
-export interface InvitationResource {
+interface InvitationResource {
   id: number;
   email: string;
   role: UserRole;

@@ -4,7 +4,7 @@ import type { DB } from '../../../platform/db/schema.ts';
 import type { UserRole, UsersTable, UserTokenKind, UserTokensTable } from '../../../platform/db/tables/accounts.ts';
 
 export type UserRow = Selectable<UsersTable>;
-export type UserTokenRow = Selectable<UserTokensTable>;
+type UserTokenRow = Selectable<UserTokensTable>;
 
 export function findUserByEmail(db: Kysely<DB>, email: string): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where(sql<string>`lower(email)`, '=', email.toLowerCase()).where('removed_at', 'is', null).executeTakeFirst();
@@ -16,10 +16,6 @@ export function findUser(db: Kysely<DB>, tenantId: number, userId: number): Prom
 
 export function usersOf(db: Kysely<DB>, tenantId: number): Promise<UserRow[]> {
   return db.selectFrom('users').selectAll().where('tenant_id', '=', tenantId).where('removed_at', 'is', null).orderBy('id').execute();
-}
-
-export function countOwners(db: Kysely<DB>, tenantId: number): Promise<number> {
-  return db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).where('tenant_id', '=', tenantId).where('role', '=', 'owner').where('removed_at', 'is', null).executeTakeFirstOrThrow().then((r) => Number(r.n));
 }
 
 export function insertUser(db: Kysely<DB>, values: { tenant_id: number; email: string; password_hash: string; role: UserRole; email_verified_at: Date | null }): Promise<UserRow> {
@@ -67,10 +63,6 @@ export function useUserToken(db: Kysely<DB>, tokenHash: string, kind: UserTokenK
     .executeTakeFirst();
 }
 
-export function findUserToken(db: Kysely<DB>, tokenHash: string): Promise<UserTokenRow | undefined> {
-  return db.selectFrom('user_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
-}
-
 /** Unused links of `kind` for a user are voided when a newer one is sent or the password changes. */
 export async function voidUserTokens(db: Kysely<DB>, userId: number, kind: UserTokenKind, now: Date): Promise<void> {
   await db.updateTable('user_tokens').set({ used_at: now }).where('user_id', '=', userId).where('kind', '=', kind).where('used_at', 'is', null).execute();
@@ -81,7 +73,7 @@ export async function recordSigninFailure(db: Kysely<DB>, email: string, ip: str
   await db.insertInto('signin_failures').values({ email, ip, created_at: now }).execute();
 }
 
-export interface FailureCount {
+interface FailureCount {
   count: number;
   oldest: Date | null;
 }

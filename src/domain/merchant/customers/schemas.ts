@@ -3,8 +3,8 @@ import { Nullable, Timestamp, withExample } from '../../../platform/http/schema-
 
 const tpin = (description: string) => Type.String({ pattern: '^[0-9]{10}$', description });
 
-export const VERIFICATION_STATES = ['not_applicable', 'pending', 'verified', 'unknown', 'failed'] as const;
-export const REGISTRATION_STATES = ['not_applicable', 'pending', 'registered', 'failed'] as const;
+const VERIFICATION_STATES = ['not_applicable', 'pending', 'verified', 'unknown', 'failed'] as const;
+const REGISTRATION_STATES = ['not_applicable', 'pending', 'registered', 'failed'] as const;
 
 // ---- requests ----
 

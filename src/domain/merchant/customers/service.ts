@@ -18,7 +18,7 @@ import { claimDueCustomers, leasedCustomer, findCustomer, findCustomerByTpin, in
 
 export const CUSTOMER_RETRY_BATCH = 20;
 
-export interface CreatedCustomer {
+interface CreatedCustomer {
   customer: CustomerResource;
   /** False when the tenant already had a customer with this TPIN: that one is returned, unchanged. */
   created: boolean;
@@ -120,7 +120,7 @@ const answered = <T>(answer: Answer<T> | undefined): T | undefined => (answer?.k
  * Asks the VSDC about whichever facts still wait — independently, so one failing never holds
  * the other back — and records the answers. The caller holds the row's lease.
  */
-export async function settleCustomer(ctx: AppContext, customer: ClaimedCustomer): Promise<void> {
+async function settleCustomer(ctx: AppContext, customer: ClaimedCustomer): Promise<void> {
   const [verification, registration] = await Promise.all([
     customer.verificationState === 'pending' ? verify(ctx, customer) : undefined,
     customer.registrationState === 'pending' ? register(ctx, customer) : undefined,

@@ -14,7 +14,7 @@ function customersWithBranch(db: Kysely<DB>) {
   return db.selectFrom('customers as c').leftJoin('devices as d', 'd.id', 'c.device_id').selectAll('c').select('d.branch');
 }
 
-export interface NewCustomer {
+interface NewCustomer {
   tenantId: number;
   deviceId: number | null;
   name: string;
@@ -141,7 +141,7 @@ export type VerificationOutcome =
 
 export type RegistrationOutcome = { state: 'registered'; code: string } | { state: 'failed'; code: string; message: string | null };
 
-export interface AttemptResult {
+interface AttemptResult {
   /** Undefined when that fact was not asked about, or the VSDC did not answer it. */
   verification?: VerificationOutcome | undefined;
   registration?: RegistrationOutcome | undefined;

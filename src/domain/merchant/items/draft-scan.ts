@@ -11,7 +11,7 @@ import { recordDraftItemsFromSale, type SaleLineProduct } from './drafts.ts';
 import { knownNormalizedNamesOfTenants } from './store.ts';
 
 /** Sales read per pass. */
-export const DRAFT_SCAN_BATCH = 500;
+const DRAFT_SCAN_BATCH = 500;
 
 interface LineProductRow {
   tenant_id: number;

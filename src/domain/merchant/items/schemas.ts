@@ -3,9 +3,9 @@ import { VAT_CATEGORY_CODES } from '../../../vsdc/tax.ts';
 import { Nullable, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
 
 
-export const ITEM_STATES = ['draft', 'pending', 'registered', 'failed', 'amendment_pending', 'amendment_failed'] as const;
-export const ITEM_TYPE_CODES = ['1', '2', '3'] as const;
-export const MAX_ITEM_PRICE = 10_000_000_000;
+const ITEM_STATES = ['draft', 'pending', 'registered', 'failed', 'amendment_pending', 'amendment_failed'] as const;
+const ITEM_TYPE_CODES = ['1', '2', '3'] as const;
+const MAX_ITEM_PRICE = 10_000_000_000;
 
 /** Letters, digits, `.`, `_`, `-`; not digits only, so it is never mistaken for an item id. */
 export const ITEM_CODE_PATTERN = '^(?![0-9]+$)[A-Za-z0-9._-]{1,50}$';

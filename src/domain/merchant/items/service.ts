@@ -34,7 +34,7 @@ async function checkFields(ctx: AppContext, fields: { itemClsCd?: string | undef
 }
 
 /** An item by id (digits) or by its authority item code (item codes are never digits only). */
-export async function findItem(ctx: AppContext, tenantId: number, ref: string): Promise<ItemRow> {
+async function findItem(ctx: AppContext, tenantId: number, ref: string): Promise<ItemRow> {
   const row = /^[0-9]{1,15}$/.test(ref) ? await findItemById(ctx.db, tenantId, Number(ref)) : await findItemByCode(ctx.db, tenantId, ref);
   if (!row) throw new NotFoundError('Item not found.');
   return row;
@@ -163,7 +163,7 @@ function saveItemPayload(item: ClaimedItem): SaveItemRequest {
 }
 
 /** One attempt to tell the authority about a leased item; records the answer. */
-export async function sendItem(ctx: AppContext, item: ClaimedItem): Promise<void> {
+async function sendItem(ctx: AppContext, item: ClaimedItem): Promise<void> {
   const payload = saveItemPayload(item);
   const outcome = item.state === 'pending' ? await ctx.vsdc.saveItem(item.target, payload) : await ctx.vsdc.updateItem(item.target, payload);
   await recordSendOutcome(ctx.db, item.id, item.revision, sendOutcomeOf(ctx.config, outcome, item.retryAttempts));

@@ -106,7 +106,7 @@ export async function findItemByCode(db: Kysely<DB>, tenantId: number, itemCode:
   return itemsWithBranch(db).where('i.tenant_id', '=', tenantId).where('i.item_code', '=', itemCode).executeTakeFirst();
 }
 
-export interface ItemFilter {
+interface ItemFilter {
   /** Undefined: every state except `draft`. */
   state?: ItemRegistrationState | undefined;
   name?: string | undefined;

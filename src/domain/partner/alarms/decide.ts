@@ -1,8 +1,8 @@
 // When a branch's backlog deserves an alarm: pure rules, no database.
 
-export type AlarmDecision = { kind: 'none' } | { kind: 'backlog'; thresholdSec: number } | { kind: 'recovered' };
+type AlarmDecision = { kind: 'none' } | { kind: 'backlog'; thresholdSec: number } | { kind: 'recovered' };
 
-export interface BranchBacklogState {
+interface BranchBacklogState {
   /** The highest threshold fired in the open episode; null when no episode is open. */
   openThresholdSec: number | null;
   /** Whether a document that was pending when the last alarm fired is still pending. */
@@ -12,7 +12,7 @@ export interface BranchBacklogState {
 }
 
 /** The highest threshold the age has reached, if any. */
-export function thresholdReached(ageSec: number | null, thresholdsSec: readonly number[]): number | undefined {
+function thresholdReached(ageSec: number | null, thresholdsSec: readonly number[]): number | undefined {
   if (ageSec === null) return undefined;
   let reached: number | undefined;
   for (const threshold of thresholdsSec) if (ageSec >= threshold) reached = threshold;

@@ -7,11 +7,9 @@ import { decideAlarm } from './decide.ts';
 import { alarmBranch, branchesToEvaluate, claimAlarmRow, closeEpisode, openEpisode, pendingStats, type AlarmBranch, type AlarmRow, type PendingStats } from './store.ts';
 import { iso } from '../../../platform/lib/time.ts';
 
-export { ALARM_EVENT_TYPES, BACKLOG_EVENT, RECOVERED_EVENT } from '../../kernel/outbox/events.ts';
-
 const BRANCHES_PER_PASS = 1_000;
 
-export interface PassResult {
+interface PassResult {
   backlog: number;
   recovered: number;
 }
@@ -59,7 +57,7 @@ function recoveredPayload(branch: AlarmBranch, row: AlarmRow, stats: PendingStat
 }
 
 /** Decides one branch; 'skipped' when another process holds it at this moment. */
-export async function evaluateBranch(ctx: AppContext, deviceId: number, now: Date): Promise<'skipped' | 'none' | 'backlog' | 'recovered'> {
+async function evaluateBranch(ctx: AppContext, deviceId: number, now: Date): Promise<'skipped' | 'none' | 'backlog' | 'recovered'> {
   const thresholds = ctx.config.backlogAlarmAgesSec;
   return ctx.db.transaction().execute(async (trx) => {
     const row = await claimAlarmRow(trx, deviceId);

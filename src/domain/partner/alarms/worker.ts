@@ -5,7 +5,7 @@ import type { Worker } from '../../../platform/workers/index.ts';
 import { intervalWorker } from '../../../platform/workers/interval.ts';
 import { evaluateBacklogAlarms } from './evaluate.ts';
 
-export const ALARM_WORKER_NAME = 'alarms.backlog';
+const ALARM_WORKER_NAME = 'alarms.backlog';
 /** Alarms are about hours; a quarter of a minute is precise enough and costs one query. */
 const DEFAULT_INTERVAL_MS = 15_000;
 

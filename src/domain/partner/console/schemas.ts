@@ -5,7 +5,7 @@ import { Resolution } from '../../fiscal/sales/schemas.ts';
 const Id = Type.Integer({ minimum: 1, maximum: 2147483647 });
 const Page = Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1; 20 items a page.' });
 
-export const VsdcHealth = Type.Object({
+const VsdcHealth = Type.Object({
   state: literals(['reachable', 'unreachable', 'unknown'], {
     description: '`unreachable` while filing is backing off after the VSDC did not answer; `reachable` when its last answer was an outcome; `unknown` before any filing',
   }),

@@ -10,7 +10,7 @@ import type { TenantRow } from '../../kernel/tenants/store.ts';
 import { devicesOf } from '../../kernel/devices/store.ts';
 import type { TenantResource } from '../../kernel/tenants/schemas.ts';
 
-export interface AdminTenantResource extends TenantResource {
+interface AdminTenantResource extends TenantResource {
   partnerId: number | null;
   partnerName: string | null;
   /** `partner`: provisioned by a partner; `self`: signed up by the merchant (docs/merchants.md). */
@@ -22,7 +22,7 @@ export interface AdminTenantResource extends TenantResource {
 
 type Row = Selectable<TenantsTable> & { partner_name: string | null; documents_this_month: number; pending: number; failed: number };
 
-export interface AdminTenantFilter {
+interface AdminTenantFilter {
   partnerId?: number;
   status?: 'active' | 'suspended';
   subscription?: 'active' | 'blocked';

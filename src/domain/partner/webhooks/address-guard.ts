@@ -5,7 +5,7 @@ import { promises as dns, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
-export interface GuardPolicy {
+interface GuardPolicy {
   /** Development only: allow loopback receivers (a local test receiver). */
   allowLoopback: boolean;
 }
@@ -15,7 +15,7 @@ export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
 
 export const systemResolver: Resolver = (hostname) => dns.lookup(hostname, { all: true, verbatim: true });
 
-export type GuardResult =
+type GuardResult =
   | { ok: true; address: LookupAddress }
   /** `terminal`: refused or no longer resolves (no retries); otherwise a transient resolver failure. */
   | { ok: false; terminal: boolean; reason: string };

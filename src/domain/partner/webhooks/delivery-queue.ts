@@ -11,7 +11,7 @@ import { heldBy, isDue, isFree, isHeld, leasedSql, released, releasedSql } from 
 
 const DELIVERIES = 'webhook_deliveries';
 
-export interface ClaimLimits {
+interface ClaimLimits {
   /** Rows to claim at most (free slots of this worker). */
   batch: number;
   /** In-flight attempts per endpoint, counted across every worker holding a live lease. */
@@ -127,7 +127,7 @@ export interface RetryPolicy {
 }
 
 /** What happened to the row; `retryAt` when another attempt was scheduled. */
-export type RecordResult =
+type RecordResult =
   | { status: 'delivered' | 'failed' | 'discarded' }
   | { status: 'retry_scheduled'; retryAt: Date };
 
@@ -194,7 +194,7 @@ export async function recordAttempt(
 }
 
 /** Records an attempt's outcome on the endpoint: a success ends the streak, a failed delivery extends it. */
-export async function recordEndpointOutcome(
+async function recordEndpointOutcome(
   db: Kysely<DB>,
   endpointId: number,
   outcome: 'delivered' | 'attempt_failed' | 'delivery_failed',
@@ -222,7 +222,7 @@ export async function recordEndpointOutcome(
     .execute();
 }
 
-export interface DeliveredAttempt {
+interface DeliveredAttempt {
   claim: ClaimedDelivery;
   responseStatus: number;
   at: Date;
@@ -233,7 +233,7 @@ export interface DeliveredAttempt {
  * meanwhile; each endpoint's failure streak ends. Returns the ids recorded; an attempt whose row
  * did not match (lease lost, resent, endpoint deleted) is left to `recordAttempt` to decide.
  */
-export async function recordDelivered(db: Kysely<DB>, attempts: readonly DeliveredAttempt[]): Promise<Set<number>> {
+async function recordDelivered(db: Kysely<DB>, attempts: readonly DeliveredAttempt[]): Promise<Set<number>> {
   if (attempts.length === 0) return new Set();
   const result = await sql<{ id: number }>`${prepared}
     with attempt as (

@@ -11,14 +11,14 @@ import { WEBHOOKS_CHANNEL } from '../../kernel/outbox/events.ts';
 import { WebhookSender } from './sender.ts';
 import { secretAad } from './service.ts';
 
-export const DELIVERY_WORKER_NAME = 'webhooks.deliver';
+const DELIVERY_WORKER_NAME = 'webhooks.deliver';
 
 const LEASE_MARGIN_MS = 10_000;
 
 /** Spec part 6: 10 consecutive failed deliveries disable an endpoint. */
-export const DISABLE_AFTER_FAILED_DELIVERIES = 10;
+const DISABLE_AFTER_FAILED_DELIVERIES = 10;
 
-export interface DeliveryWorkerOptions {
+interface DeliveryWorkerOptions {
   /** Replaces the system resolver (tests: names that resolve to chosen addresses). */
   resolver?: Resolver;
   pollIntervalMs?: number;

@@ -5,16 +5,16 @@ import type { AppContext } from '../../kernel/context.ts';
 import type { Worker } from '../../../platform/workers/index.ts';
 import { intervalWorker } from '../../../platform/workers/interval.ts';
 
-export const RETENTION_WORKER_NAME = 'webhooks.retention';
-export const DELIVERY_RETENTION_DAYS = 90;
+const RETENTION_WORKER_NAME = 'webhooks.retention';
+const DELIVERY_RETENTION_DAYS = 90;
 const BATCH = 5_000;
 
-export interface RetentionOptions {
+interface RetentionOptions {
   intervalMs?: number;
 }
 
 /** Deletes what is past retention at `now`, in batches; returns the counts deleted. */
-export async function purgeExpiredDeliveries(ctx: AppContext, now: Date): Promise<{ deliveries: number; events: number }> {
+async function purgeExpiredDeliveries(ctx: AppContext, now: Date): Promise<{ deliveries: number; events: number }> {
   const cutoff = new Date(now.getTime() - DELIVERY_RETENTION_DAYS * 86_400_000);
   let deliveries = 0;
   for (;;) {

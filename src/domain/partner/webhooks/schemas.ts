@@ -3,7 +3,7 @@ import { EVENT_TYPES } from '../../kernel/outbox/events.ts';
 import { Nullable, literals, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
 
 
-export const EventName = literals(EVENT_TYPES);
+const EventName = literals(EVENT_TYPES);
 
 export const Endpoint = Type.Object({
   id: Type.Integer(),

@@ -8,16 +8,16 @@ import type { AttemptOutcome } from './delivery-queue.ts';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.ts';
 import { urlProblems } from './url-rules.ts';
 
-export const USER_AGENT = 'fiscal-gateway-webhooks/1.10.0';
+const USER_AGENT = 'fiscal-gateway-webhooks/1.10.0';
 
-export interface SenderOptions {
+interface SenderOptions {
   env: GatewayEnv;
   /** The whole exchange — resolution, connect, response headers — must fit in this. */
   timeoutMs: number;
   resolver?: Resolver;
 }
 
-export interface OutgoingDelivery {
+interface OutgoingDelivery {
   deliveryId: number;
   eventId: string;
   eventType: string;

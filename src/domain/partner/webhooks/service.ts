@@ -27,10 +27,10 @@ import {
 } from './store.ts';
 import { urlProblems } from './url-rules.ts';
 
-export type PartnerActor = Actor & { type: 'partner_key' };
+type PartnerActor = Actor & { type: 'partner_key' };
 
 /** Keeps one partner from multiplying every event into an unbounded number of requests. */
-export const MAX_ENDPOINTS_PER_PARTNER = 20;
+const MAX_ENDPOINTS_PER_PARTNER = 20;
 
 /** Binds a sealed secret to its endpoint row, so a ciphertext copied elsewhere does not open. */
 export const secretAad = (endpointId: number, partnerId: number) => `webhook_endpoint:${endpointId}:partner:${partnerId}`;

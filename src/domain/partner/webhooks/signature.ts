@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 export const SIGNATURE_HEADER = 'X-Service-Signature';
 
 /** Hex HMAC-SHA256 keyed with the whole `whsec_…` string (UTF-8) over `<t>.<body>`. */
-export function computeSignature(secret: string, timestamp: number, body: string | Uint8Array): string {
+function computeSignature(secret: string, timestamp: number, body: string | Uint8Array): string {
   const hmac = createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${timestamp}.`, 'utf8');
   return (typeof body === 'string' ? hmac.update(body, 'utf8') : hmac.update(body)).digest('hex');
 }

@@ -21,7 +21,7 @@ export interface DeliveryLogRow {
   delivered_at: Date | null;
 }
 
-export interface NewEndpoint {
+interface NewEndpoint {
   partnerId: number;
   url: string;
   description: string;

@@ -7,7 +7,7 @@ import ipaddr from 'ipaddr.js';
 import type { GatewayEnv } from '../../../platform/config.ts';
 import { bareHost } from './address-guard.ts';
 
-export const ALLOWED_PORTS = [80, 443, 8080, 8443] as const;
+const ALLOWED_PORTS = [80, 443, 8080, 8443] as const;
 
 // Names that never lead to a public receiver (RFC 6761/6762/8375 and common private zones).
 const LOCAL_ONLY_SUFFIXES = ['.localhost', '.local', '.internal', '.localdomain', '.home.arpa', '.arpa', '.invalid', '.test', '.onion', '.lan', '.intranet', '.corp'];

@@ -20,7 +20,7 @@ export interface UsersTable {
   updated_at: Timestamp;
 }
 
-export interface UserSessionsTable {
+interface UserSessionsTable {
   /** SHA-256 (hex) of the cookie's token. */
   id: string;
   user_id: number;
@@ -50,7 +50,7 @@ export interface UserTokensTable {
   used_at: NullableTimestamp;
 }
 
-export interface SigninFailuresTable {
+interface SigninFailuresTable {
   id: Generated<number>;
   /** The email tried, lower-cased (whether or not an account has it). */
   email: string;

@@ -4,7 +4,7 @@ import type { NullableTimestamp, Timestamp } from './columns.ts';
 export type AuthorityFeed = 'notices' | 'branches';
 
 /** Per tenant and feed: where the next pull starts and when it is due (leased like import_pulls). */
-export interface AuthorityPullsTable {
+interface AuthorityPullsTable {
   id: Generated<number>;
   tenant_id: number;
   feed: AuthorityFeed;

@@ -7,7 +7,7 @@ import type { NullableTimestamp, Timestamp } from './columns.ts';
  * current one) and revokes the previous. Deleted logins are kept (soft delete) for the audit
  * trail; their username is free again.
  */
-export interface TillLoginsTable {
+interface TillLoginsTable {
   id: Generated<number>;
   tenant_id: number;
   /** Null only for a deleted login whose device was removed since (it stays for the audit trail). */
@@ -28,7 +28,7 @@ export interface TillLoginsTable {
  * which family of field names it used (`gateway`: ours, `product`: those of the product
  * `/zm/api` imitates). Written once, by the request that created the sale.
  */
-export interface TillInvoicesTable {
+interface TillInvoicesTable {
   sale_id: number;
   family: 'gateway' | 'product';
   /** The request body, byte for byte (JSON text). */

@@ -1,7 +1,7 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { NullableTimestamp, Timestamp } from './columns.ts';
 
-export interface PartnersTable {
+interface PartnersTable {
   id: Generated<number>;
   name: string;
   status: Generated<'active' | 'suspended'>;
@@ -112,14 +112,14 @@ export interface AuditLogTable {
   created_at: Timestamp;
 }
 
-export interface TenantUsageTable {
+interface TenantUsageTable {
   tenant_id: number;
   month: string;
   documents: Generated<number>;
 }
 
 /** Rate-limit windows of the PostgreSQL store (see db/rate-limit-window.ts): one row per bucket. */
-export interface RateLimitsTable {
+interface RateLimitsTable {
   key: string;
   /** Requests counted in the current window. */
   points: Generated<number>;

@@ -73,7 +73,7 @@ export interface ItemsTable extends RetryColumns {
   updated_at: Timestamp;
 }
 
-export interface ItemCodeCountersTable {
+interface ItemCodeCountersTable {
   tenant_id: number;
   last_seq: number;
 }
@@ -118,7 +118,7 @@ export interface ImportItemsTable extends RetryColumns {
 }
 
 /** One row per initialised branch: where its customs pull stands and who runs it now. */
-export interface ImportPullsTable {
+interface ImportPullsTable {
   device_id: number;
   /** The previous answer's `resultDt`: the next `lastReqDt`. */
   last_req_dt: string | null;
@@ -131,7 +131,7 @@ export interface ImportPullsTable {
 }
 
 /** Customers, items and customs import lines. */
-export interface ItemDraftScanTable {
+interface ItemDraftScanTable {
   id: number;
   last_sale_id: number;
   scanned_at: Date | null;

@@ -74,7 +74,7 @@ export interface PurchaseLinesTable {
 }
 
 /** One row per initialised branch: where its purchase pull stands (as ImportPullsTable). */
-export interface PurchasePullsTable {
+interface PurchasePullsTable {
   device_id: number;
   last_req_dt: string | null;
   next_pull_at: Timestamp;
@@ -85,7 +85,7 @@ export interface PurchasePullsTable {
   updated_at: Timestamp;
 }
 
-export interface PurchaseInvoiceCountersTable {
+interface PurchaseInvoiceCountersTable {
   device_id: number;
   last_invoice_no: number;
 }

@@ -1,7 +1,7 @@
 import type { Generated } from 'kysely';
 import type { NullableTimestamp, Timestamp } from './columns.ts';
 
-export type ReconciliationStatus = 'queued' | 'running' | 'completed';
+type ReconciliationStatus = 'queued' | 'running' | 'completed';
 export type ReconciliationRequester = 'merchant' | 'partner' | 'admin' | 'cli';
 /** What checking one document found (null: not checked yet). */
 export type ReconciliationOutcome = 'match' | 'mismatch' | 'unknown' | 'adopted' | 'not_filed';

@@ -1,7 +1,7 @@
 import type { Timestamp } from './columns.ts';
 
 /** A branch's Z report: the day's figures as they were when the day was closed, never changed. */
-export interface DailyReportsTable {
+interface DailyReportsTable {
   device_id: number;
   /** The merchant's calendar day, `YYYY-MM-DD`, in its timezone when the day was closed. */
   day: string;

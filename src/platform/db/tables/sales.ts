@@ -96,7 +96,7 @@ export interface SaleLinesTable {
 }
 
 /** One row per branch with documents to file: who holds its lease and when to retry it. */
-export interface FilingQueuesTable {
+interface FilingQueuesTable {
   device_id: number;
   lease_owner: string | null;
   lease_until: NullableTimestamp;
@@ -120,7 +120,7 @@ export interface ItemClassesTable {
   synced_at: Timestamp;
 }
 
-export interface CatalogueSyncTable {
+interface CatalogueSyncTable {
   id: number;
   /** The VSDC's `resultDt` of the last successful sync: the next `lastReqDt`. */
   last_req_dt: string | null;

@@ -6,7 +6,7 @@ export type StockSourceKind = 'sale' | 'credit_note' | 'debit_note' | 'adjustmen
 export type StockChainState = 'pending' | 'items_sent' | 'sent' | 'failed';
 
 /** One row per branch: its sarNo counter, how far its documents are booked, its chain queue's lease and backoff. */
-export interface StockBranchesTable {
+interface StockBranchesTable {
   device_id: number;
   tenant_id: number;
   /** The last sarNo given to a movement of this branch. */
@@ -47,7 +47,7 @@ export interface StockMovementsTable {
   updated_at: Timestamp;
 }
 
-export interface StockMovementLinesTable {
+interface StockMovementLinesTable {
   movement_id: number;
   seq: number;
   item_code: string;
@@ -61,7 +61,7 @@ export interface StockMovementLinesTable {
   remaining: Numeric;
 }
 
-export interface StockLevelsTable {
+interface StockLevelsTable {
   device_id: number;
   tenant_id: number;
   item_code: string;

@@ -20,7 +20,7 @@ export interface WebhookEndpointsTable {
   updated_at: Timestamp;
 }
 
-export interface WebhookEventsTable {
+interface WebhookEventsTable {
   id: string;
   type: string;
   partner_id: number | null;
@@ -30,7 +30,7 @@ export interface WebhookEventsTable {
   created_at: RequiredTimestamp;
 }
 
-export interface WebhookDeliveriesTable {
+interface WebhookDeliveriesTable {
   id: Generated<number>;
   event_id: string;
   endpoint_id: number;
