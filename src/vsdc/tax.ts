@@ -250,7 +250,7 @@ function computedAmounts(input: SaleLineInput, index: number, quantity: Money, p
 }
 
 /** `dcRt`: the discount as a percentage of the gross, at the VSDC's 4 decimals. */
-export function discountRate(discount: Money, gross: Money): Money {
+function discountRate(discount: Money, gross: Money): Money {
   if (discount.isZero() || gross.isZero()) return ZERO;
   return discount.div(gross).times(HUNDRED).toDecimalPlaces(4, Decimal.ROUND_HALF_UP);
 }

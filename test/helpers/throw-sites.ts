@@ -1,6 +1,6 @@
 // Which coded errors each route's handler can reach, read from the source with the TypeScript
 // compiler: every named function, method and arrow function of src/ with the codes it throws
-// itself (`new ApiError('code', …)`, `forbidden('code', …)`) and the functions it names — resolved
+// itself (`new ApiError('code', …)`) and the functions it names — resolved
 // the way the module system resolves them: a declaration of the same file, or a relative import
 // (named or namespace) of another. A handler reaches the codes of everything it names,
 // transitively. Calls through values the analysis cannot name (a method of an object held in a
@@ -10,7 +10,7 @@ import { dirname, join, normalize, relative } from 'node:path';
 import ts from 'typescript';
 
 const ROUTE_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete']);
-const CODED_CALLS = new Set(['ApiError', 'forbidden']);
+const CODED_CALLS = new Set(['ApiError']);
 
 interface Unit {
   where: string;
