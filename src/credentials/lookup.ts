@@ -11,9 +11,10 @@ import { currentMonth, documentsInMonth, inGoodStandingSql, type AccountStanding
 // joined with the account state the auth hook needs. With the PostgreSQL rate-limit store the
 // same statement also counts the request against the holder's bucket, so authenticating and
 // rate limiting a request cost one round trip; tenant-token lookups arriving together share one
-// statement (tokenLookups: one runs per request on the sale path). The same statement keeps the
-// credential's `last_used_at` current, throttled: it writes only when the stored time is older
-// than LAST_USED_THROTTLE_MS, so a busy credential costs one row write a minute, not one a request.
+// statement (TenantTokenLookups, a context member: one runs per request on the sale path). The
+// same statement keeps the credential's `last_used_at` current, throttled: it writes only when
+// the stored time is older than LAST_USED_THROTTLE_MS, so a busy credential costs one row write
+// a minute, not one a request.
 
 /** A tenant with its account state (subscription, status, quota and this month's documents). */
 export interface TenantAccount extends AccountStanding {

@@ -22,7 +22,7 @@ export const ALARM_EVENT_TYPES = [BACKLOG_EVENT, RECOVERED_EVENT] as const;
 /** A reconciliation found a document the authority holds differently, or not at all (opt-in). */
 export const RECONCILIATION_MISMATCH_EVENT = 'reconciliation.mismatch';
 
-/** A supplier's sale to the merchant, pulled from the authority (modules/purchases). */
+/** A supplier's sale to the merchant, pulled from the authority (authority/purchases). */
 export const PURCHASE_RECEIVED_EVENT = 'purchase.received';
 /** A notice the authority published to a merchant (fired by the notices pull). */
 export const NOTICE_EVENT = 'authority.notice';

@@ -23,7 +23,7 @@ export interface ApiKeyResource {
   createdAt: string;
   lastUsedAt: string | null;
 }
-/** `authorityBranches`: the taxpayer's branches as the authority reports them (notices module). */
+/** `authorityBranches`: the taxpayer's branches as the authority reports them (the register in kernel/devices/register.ts). */
 export function presentTenant(row: TenantRow, devices: DeviceRow[], authorityBranches: AuthorityBranchResource[]): TenantResource {
   return {
     id: row.id,

@@ -1,6 +1,6 @@
 // The merchant's own devices, for a signed-in user (surface `account`, the session cookie;
 // docs/merchants.md "Devices"): the same rules as the partner's device endpoints, through the
-// same service (devices-service.ts), with the user as the actor. Viewers read; admins and owners
+// same service (kernel/devices/service.ts), with the user as the actor. Viewers read; admins and owners
 // register, initialise, correct and remove. The tenant is always the user's own, so another
 // merchant's branch is simply not found.
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';

@@ -9,7 +9,7 @@ export interface UsersTable {
   id: Generated<number>;
   tenant_id: number;
   email: string;
-  /** `scrypt$N$r$p$salt$hash` (src/domain/merchant/accounts/passwords.ts). */
+  /** `scrypt$N$r$p$salt$hash` (src/credentials/passwords.ts). */
   password_hash: string;
   role: UserRole;
   email_verified_at: NullableTimestamp;
