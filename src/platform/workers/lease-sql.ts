@@ -96,7 +96,7 @@ export function heldBy(table: HeldTable, holder: string | RawBuilder<string>, al
  * A lease taken or renewed: until `ms` from now (`fromNow`; `now`: the application clock's), by
  * `holder` where the table records one. Without a holder it is a renewal: the holder stays.
  */
-export type Lease<T extends LeasedTable> = { ms: number; now?: Date } & (T extends HeldTable ? { holder?: string | RawBuilder<string> } : { holder?: never });
+type Lease<T extends LeasedTable> = { ms: number; now?: Date } & (T extends HeldTable ? { holder?: string | RawBuilder<string> } : { holder?: never });
 
 function leaseParts(table: LeasedTable, lease: { ms: number; now?: Date; holder?: string | RawBuilder<string> | undefined }) {
   const { until, holder } = LEASES[table] as LeaseColumns<LeasedTable>;
