@@ -96,10 +96,17 @@ export function merchantDevices(ctx: AppContext, request: FastifyRequest): Promi
   return devicesOf(ctx, request);
 }
 
-/** Resolves the declared `tenant` of every route before its handler runs. */
+/**
+ * Resolves the declared `tenant` before the handler runs: a preHandler on the routes that declare
+ * one only, so the others (the sale path among them) pay nothing for it.
+ */
 export function registerActsOn(app: FastifyInstance, ctx: AppContext): void {
-  app.addHook('preHandler', async (request) => {
-    const auth = request.routeOptions.config?.auth;
-    if (auth && 'tenant' in auth && auth.tenant) request.actedTenant = await resolveTenant(ctx, request, auth as TenantRouteAuth);
+  app.addHook('onRoute', (route) => {
+    const auth = route.config?.auth;
+    if (!auth || !('tenant' in auth) || !auth.tenant) return;
+    const resolve = async (request: FastifyRequest) => {
+      request.actedTenant = await resolveTenant(ctx, request, auth as TenantRouteAuth);
+    };
+    route.preHandler = [...[route.preHandler ?? []].flat(), resolve];
   });
 }

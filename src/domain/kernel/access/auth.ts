@@ -317,7 +317,7 @@ function setRateLimitHeaders(reply: FastifyReply, decision: RateLimitDecision | 
   reply.header('x-ratelimit-reset', decision.resetSeconds);
 }
 
-async function authenticate(ctx: AppContext, request: FastifyRequest, auth: RouteAuth): Promise<Principal | undefined> {
+function authenticate(ctx: AppContext, request: FastifyRequest, auth: RouteAuth): Promise<Principal> | Principal | undefined {
   switch (auth.surface) {
     case 'public':
     case 'till_login':
