@@ -3,7 +3,7 @@
 // merchant, `tenant: 'read' | 'writable'`, resolved by a preHandler; and the merchant's branch,
 // `branch: 'read' | 'write'`, by the branch rule (kernel/devices/branch-rule.ts) on the first ask.
 // A sale's insert applies the rule's SQL form in the statement that takes the number
-// (`branchHeaderOf`), and asks `writeBranch` only to say why nothing was stored.
+// (`branchHeaderOf`); its JS form then only says why nothing was stored.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { NotFoundError } from '../../../platform/errors/errors.ts';
