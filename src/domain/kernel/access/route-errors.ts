@@ -2,7 +2,7 @@
 // refusals for its surface, the branch and merchant it acts on, the body Fastify reads for it)
 // plus the codes the route lists itself (`config.errors`) for what its handler refuses. The
 // OpenAPI document lists exactly these (src/app/openapi-errors.ts), and a test checks that every
-// throw site's code is among those of the operations that reach it (test/platform/error-codes.test.ts).
+// throw site's code is among those of the operations that reach it (test/platform/throw-sites.test.ts).
 import type { ErrorCode } from '../../../platform/errors/codes.ts';
 import type { RouteAuth } from './auth.ts';
 
