@@ -67,8 +67,13 @@ export interface DevicesTable {
   last_sale_invc_no: number | null;
   last_pchs_invc_no: number | null;
   last_sale_rcpt_no: number | null;
+  last_train_invc_no: number | null;
+  last_profrm_invc_no: number | null;
   /** The branch's live invoice sequence: the next invoice_no a document takes. */
   next_invoice_no: Generated<number>;
+  /** The branch's training and proforma sequences (issue 32), beside the fiscal one. */
+  next_training_no: Generated<number>;
+  next_proforma_no: Generated<number>;
   initialized_at: NullableTimestamp;
   init_claimed_until: NullableTimestamp;
   created_at: Timestamp;
@@ -82,6 +87,8 @@ export interface TenantTokensTable {
   abilities: string[];
   token_hash: string;
   last4: string;
+  /** Minted in training mode: every document it issues is a training document. */
+  training: Generated<boolean>;
   created_at: Timestamp;
   revoked_at: NullableTimestamp;
   last_used_at: NullableTimestamp;
@@ -94,6 +101,8 @@ export interface ApiKeysTable {
   dialect: Generated<'bare' | 'wrapped'>;
   key_hash: string;
   last4: string;
+  /** Minted in training mode: every document it issues is a training document. */
+  training: Generated<boolean>;
   created_at: Timestamp;
   revoked_at: NullableTimestamp;
   last_used_at: NullableTimestamp;

@@ -4,6 +4,8 @@ import type { DefaultedNumeric, NullableNumeric, NullableTimestamp, Numeric, Req
 export type DocumentType = 'sale' | 'credit_note' | 'debit_note';
 export type DocumentStatus = 'pending' | 'uploaded' | 'failed' | 'resolved';
 export type ResolutionKind = 'reissued' | 'marked';
+/** The VSDC's salesTyCd N/T/P: only `normal` documents are fiscal sales. */
+export type SalesType = 'normal' | 'training' | 'proforma';
 
 /** Sales, credit notes and debit notes: a branch's documents share one invoice sequence. */
 export interface SalesTable {
@@ -14,6 +16,8 @@ export interface SalesTable {
   tpin: string;
   branch: string;
   type: DocumentType;
+  /** Which of the branch's sequences numbers it (invoice_no is unique per branch and kind). */
+  sales_type: Generated<SalesType>;
   invoice_no: number;
   status: Generated<DocumentStatus>;
   /** The Idempotency-Key the document was created with (unique per tenant). */
@@ -28,6 +32,13 @@ export interface SalesTable {
   destination_country_code: string | null;
   occurred_at: RequiredTimestamp;
   currency: Generated<string>;
+  /** ZMW per unit of `currency` (1 for ZMW); amounts are in `currency`. */
+  exchange_rate: DefaultedNumeric;
+  /** The buyer's Local Purchase Order (zero-rated LPO sales, category C2). */
+  lpo_number: string | null;
+  /** An RVAT agent's sale: the principal it sells for (selectPrincipals' id). */
+  principal_id: string | null;
+  customer_address: string | null;
   net: Numeric;
   vat: Numeric;
   total: Numeric;
