@@ -30,6 +30,8 @@ export interface TenantAccount extends AccountStanding {
 export interface ResolvedTenantToken {
   tokenId: number;
   abilities: string[];
+  /** Minted in training mode: every document it issues is a training document. */
+  training: boolean;
   tenant: TenantAccount;
 }
 
@@ -45,6 +47,8 @@ export interface ResolvedFiscalisationKey {
   keyId: number;
   deviceId: number | null;
   dialect: 'bare' | 'wrapped';
+  /** Minted in training mode: every document it files is a training document. */
+  training: boolean;
   tenant: TenantAccount;
 }
 
@@ -185,10 +189,10 @@ interface TokenLookup {
   now: Date;
 }
 
-type TenantTokenRow = TenantRowColumns & { id: number; abilities: string[]; token_hash: string };
+type TenantTokenRow = TenantRowColumns & { id: number; abilities: string[]; token_hash: string; training: boolean };
 
 /** The token's own columns of a tenant-token lookup (both forms; beside them, tenantColumns). */
-const TENANT_TOKEN_COLUMNS = sql.raw('k.id, k.abilities, k.token_hash');
+const TENANT_TOKEN_COLUMNS = sql.raw('k.id, k.abilities, k.token_hash, k.training');
 
 /** Which token a tenant-token lookup finds (both forms): the live one with hash `hash`. */
 function liveTokenWithHash(hash: string | RawBuilder<string>): RawBuilder<boolean> {
@@ -200,7 +204,7 @@ const TOKEN_TENANT_JOIN = sql`join tenants t on t.id = k.tenant_id`;
 
 function toResolvedToken(row: TenantTokenRow & Partial<CountColumns>, hash: string): Counted<ResolvedTenantToken> | undefined {
   if (!safeEqual(row.token_hash, hash)) return undefined;
-  return { tokenId: row.id, abilities: row.abilities, tenant: toTenant(row), count: countOf(row) };
+  return { tokenId: row.id, abilities: row.abilities, training: row.training, tenant: toTenant(row), count: countOf(row) };
 }
 
 /** One tenant-token lookup, one statement (findTenantTokens is its many-row twin). */
@@ -311,10 +315,10 @@ export async function findPartnerKey(db: Kysely<DB>, secret: string, now: Date, 
 
 export async function findFiscalisationKey(db: Kysely<DB>, secret: string, now: Date, bucket?: BucketCount): Promise<Counted<ResolvedFiscalisationKey> | undefined> {
   const hash = hashSecret(secret);
-  const found = sql`select k.id, k.device_id, k.dialect, k.key_hash, ${tenantColumns(currentMonth(now))}
+  const found = sql`select k.id, k.device_id, k.dialect, k.key_hash, k.training, ${tenantColumns(currentMonth(now))}
     from api_keys k join tenants t on t.id = k.tenant_id
     where k.key_hash = ${hash} and k.revoked_at is null`;
-  const row = await lookUp<TenantRowColumns & { id: number; device_id: number | null; dialect: 'bare' | 'wrapped'; key_hash: string }>(
+  const row = await lookUp<TenantRowColumns & { id: number; device_id: number | null; dialect: 'bare' | 'wrapped'; key_hash: string; training: boolean }>(
     db,
     found,
     touchLastUsed('api_keys', now),
@@ -323,7 +327,7 @@ export async function findFiscalisationKey(db: Kysely<DB>, secret: string, now: 
     TENANT_IN_GOOD_STANDING,
   );
   if (!row || !safeEqual(row.key_hash, hash)) return undefined;
-  return { keyId: row.id, deviceId: row.device_id, dialect: row.dialect, tenant: toTenant(row), count: countOf(row) };
+  return { keyId: row.id, deviceId: row.device_id, dialect: row.dialect, training: row.training, tenant: toTenant(row), count: countOf(row) };
 }
 
 /** The tenant's initialised branch with this SDC id, if the key may file through it (a branch key only its own). */

@@ -56,3 +56,13 @@ export function noteReasonLabel(note: 'credit_note' | 'debit_note', code: string
   const labels: Readonly<Record<string, string>> = note === 'credit_note' ? CREDIT_NOTE_REASON_LABELS : DEBIT_NOTE_REASON_LABELS;
   return Object.hasOwn(labels, code) ? `${code} ${labels[code]}` : code;
 }
+
+/** Code class 14, as the gateway names the kinds it issues: normal, training and proforma. */
+export const SALES_TYPES = ['normal', 'training', 'proforma'] as const;
+export type SalesTypeName = (typeof SALES_TYPES)[number];
+/** salesTyCd of each kind (class 14; `C` copy is never filed: a reprint is not a document). */
+export const SALES_TYPE_CODES: Readonly<Record<SalesTypeName, 'N' | 'T' | 'P'>> = { normal: 'N', training: 'T', proforma: 'P' };
+
+/** The authority's currency code table (class 33) is ISO 4217: the codes this runtime knows, and ZMW. */
+export const CURRENCY_CODES: ReadonlySet<string> = new Set(['ZMW', ...Intl.supportedValuesOf('currency')]);
+export const HOME_CURRENCY = 'ZMW';

@@ -1,5 +1,5 @@
 // Builds the `saveSales` body of a sale, credit note or debit note, and reads the receipt back.
-import type { PaymentTypeCode } from './codes.ts';
+import { SALES_TYPE_CODES, HOME_CURRENCY, type PaymentTypeCode, type SalesTypeName } from './codes.ts';
 import {
   formatVsdcDate,
   formatVsdcDateTime,
@@ -24,8 +24,10 @@ const DEFAULT_CUSTOMER_TPIN = '1000000000';
 export interface SaleDocument {
   tpin: string;
   bhfId: string;
-  /** The branch's gateway invoice number; sent as `cisInvcNo` (its decimal string). */
+  /** The branch's gateway invoice number in its kind's sequence; sent as `cisInvcNo` (cisInvoiceNo). */
   invoiceNo: number;
+  /** Default normal (salesTyCd N). */
+  salesType?: SalesTypeName;
   receiptType: ReceiptType;
   /** For R/D: the original sale's `rcptNo`. */
   originalReceiptNo?: number | null;
@@ -39,7 +41,11 @@ export interface SaleDocument {
   destinationCountryCode?: string | null;
   /** Credit-note reason (class 32) for R, debit-note reason (class 67) for D. */
   reasonCode?: string | null;
-  currency: 'ZMW';
+  /** ISO 4217; a foreign currency needs `exchangeRate` (ZMW per unit). */
+  currency: string;
+  exchangeRate?: number;
+  lpoNumber?: string | null;
+  principalId?: string | null;
   lines: SaleLineInput[];
   remark?: string | null;
   /** What the body carries beyond the fields above, when the document's source supplied it. */
@@ -102,6 +108,15 @@ const TAX_FIELDS_OF = Object.fromEntries(HEADER_TAX_BUCKETS.map((b) => [b, [`tax
 /** Every header tax field at zero, in the protocol's order. */
 const ZERO_TAX_FIELDS = Object.fromEntries(HEADER_TAX_BUCKETS.flatMap((b) => TAX_FIELDS_OF[b].map((field) => [field, 0]))) as TaxFields;
 
+/**
+ * The `cisInvcNo` of a document: a normal document's number as is (`12`), a training or proforma
+ * one's with its kind's letter (`T-12`, `P-12`), so the kinds' sequences never collide at the VSDC
+ * (a `cisInvcNo` is unique across them).
+ */
+export function cisInvoiceNo(salesType: SalesTypeName, invoiceNo: number): string {
+  return salesType === 'normal' ? String(invoiceNo) : `${SALES_TYPE_CODES[salesType]}-${invoiceNo}`;
+}
+
 function checkDocument(doc: SaleDocument): void {
   if (!Number.isSafeInteger(doc.invoiceNo) || doc.invoiceNo <= 0) {
     throw new SaleDocumentError(`invoiceNo must be a positive integer, got ${doc.invoiceNo}`);
@@ -115,6 +130,9 @@ function checkDocument(doc: SaleDocument): void {
   }
   if (doc.lines.some((l) => l.vatCategory === 'C1') && !doc.destinationCountryCode) {
     throw new SaleDocumentError('a C1 (export) line needs destinationCountryCode');
+  }
+  if (doc.currency !== HOME_CURRENCY && (doc.exchangeRate === undefined || doc.exchangeRate === 1)) {
+    throw new SaleDocumentError(`a ${doc.currency} document needs its exchange rate to ZMW (not 1)`);
   }
 }
 
@@ -191,10 +209,10 @@ export function buildSaveSalesBody(doc: SaleDocument, computed?: ComputedSale): 
     bhfId: doc.bhfId,
     orgInvcNo: isNote ? (doc.originalReceiptNo as number) : 0,
     orgSdcId: isNote ? (doc.originalSdcId as string) : null,
-    cisInvcNo: String(doc.invoiceNo),
+    cisInvcNo: cisInvoiceNo(doc.salesType ?? 'normal', doc.invoiceNo),
     custTpin: doc.customer.tpin ?? DEFAULT_CUSTOMER_TPIN,
     custNm: doc.customer.name.slice(0, 60),
-    salesTyCd: 'N',
+    salesTyCd: SALES_TYPE_CODES[doc.salesType ?? 'normal'],
     rcptTyCd: doc.receiptType,
     pmtTyCd: doc.paymentMethod,
     salesSttsCd: '02',
@@ -225,8 +243,10 @@ export function buildSaveSalesBody(doc: SaleDocument, computed?: ComputedSale): 
     modrNm: modifier.name,
     saleCtyCd: '1',
     currencyTyCd: doc.currency,
-    exchangeRt: 1,
+    exchangeRt: doc.exchangeRate ?? 1,
     destnCountryCd: doc.destinationCountryCode ?? null,
+    lpoNumber: doc.lpoNumber ?? null,
+    ...(doc.principalId == null ? {} : { principalId: /^[0-9]{1,15}$/.test(doc.principalId) ? Number(doc.principalId) : doc.principalId }),
     itemList: computed.lines.map((line, i) => buildLine(line, lineDetails?.[i])),
   });
 }

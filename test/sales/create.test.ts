@@ -19,7 +19,10 @@ describe(`creating and reading sales (${engineName})`, () => {
     const sale = res.json().data;
     assert.equal(sale.status, 'uploaded');
     assert.equal(sale.type, 'sale');
-    assert.deepEqual(sale.customer, { name: 'Walk-in customer', tpin: null });
+    assert.equal(sale.salesType, 'normal');
+    assert.equal(sale.exchangeRate, 1);
+    assert.equal(sale.lpoNumber, null);
+    assert.deepEqual(sale.customer, { name: 'Walk-in customer', tpin: null, address: null });
     assert.equal(sale.paymentMethod, '01');
     assert.equal(sale.taxInclusive, true);
     assert.equal(sale.branch, '000');
@@ -71,7 +74,7 @@ describe(`creating and reading sales (${engineName})`, () => {
       ],
     );
     assert.deepEqual(sale.totals, { net: 116.02, vat: 17.5, total: 133.52, discount: 0, currency: 'ZMW' });
-    assert.deepEqual(sale.customer, { name: 'Chanda Mwila', tpin: '1002345678' });
+    assert.deepEqual(sale.customer, { name: 'Chanda Mwila', tpin: '1002345678', address: null });
     assert.equal(sale.paymentMethod, '06');
     assert.equal(sale.clientInvoiceNo, 'POS-1');
   });

@@ -39,6 +39,8 @@ export interface DevicePreset {
   dvcSrlNo?: string;
   lastSaleInvcNo?: number;
   lastSaleRcptNo?: number;
+  lastTrainInvcNo?: number;
+  lastProfrmInvcNo?: number;
   taxprNm?: string;
   bhfNm?: string;
 }
@@ -54,6 +56,8 @@ export interface DeviceSummary {
   bhfNm: string;
   lastSaleInvcNo: number;
   lastSaleRcptNo: number;
+  lastTrainInvcNo: number | null;
+  lastProfrmInvcNo: number | null;
   filedCount: number;
   receivedCount: number;
   faults: DeviceFaults;
@@ -91,6 +95,8 @@ function summary(device: Device): DeviceSummary {
     bhfNm: r.bhfNm,
     lastSaleInvcNo: r.lastSaleInvcNo,
     lastSaleRcptNo: r.lastSaleRcptNo,
+    lastTrainInvcNo: r.lastTrainInvcNo ?? null,
+    lastProfrmInvcNo: r.lastProfrmInvcNo ?? null,
     filedCount: r.filed.length,
     receivedCount: r.received.length,
     faults: device.faults,
@@ -154,6 +160,8 @@ export class SimulatorControl {
     const r = device.record;
     if (preset.lastSaleInvcNo !== undefined) r.lastSaleInvcNo = wholeNumber(preset.lastSaleInvcNo, 'lastSaleInvcNo');
     if (preset.lastSaleRcptNo !== undefined) r.lastSaleRcptNo = wholeNumber(preset.lastSaleRcptNo, 'lastSaleRcptNo');
+    if (preset.lastTrainInvcNo !== undefined) r.lastTrainInvcNo = wholeNumber(preset.lastTrainInvcNo, 'lastTrainInvcNo');
+    if (preset.lastProfrmInvcNo !== undefined) r.lastProfrmInvcNo = wholeNumber(preset.lastProfrmInvcNo, 'lastProfrmInvcNo');
     if (preset.taxprNm !== undefined) r.taxprNm = String(preset.taxprNm);
     if (preset.bhfNm !== undefined) r.bhfNm = String(preset.bhfNm);
     if (preset.dvcSrlNo !== undefined) r.dvcSrlNo = String(preset.dvcSrlNo);

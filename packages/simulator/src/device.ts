@@ -159,6 +159,9 @@ export interface DeviceRecord {
   lastSaleInvcNo: number;
   lastSaleRcptNo: number;
   lastPchsInvcNo: number;
+  /** The training (salesTyCd T) and proforma (P) counters: the number in the last such cisInvcNo; null before one. */
+  lastTrainInvcNo?: number | null;
+  lastProfrmInvcNo?: number | null;
   filed: FiledDocument[];
   received: ReceivedDocument[];
   /** When the device was installed; `selectBranches` reports its branch from then on. */

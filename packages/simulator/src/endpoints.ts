@@ -3,7 +3,7 @@ import { formatVsdcDateTime, type ImportItemDecision, type SaveBranchCustomerReq
 import { branchDetails, saveBranchUser, selectBranches } from './branches.js';
 import { CATALOGUE_PUBLISHED_AT, CLASSIFICATION_CATALOGUE, isKnownClassification } from './catalogue.js';
 import { CODE_TABLES, CODE_TABLES_PUBLISHED_AT, isKnownCode } from './code-tables.js';
-import { takeLostReply, takeRejection, type FiledDocument, type ReceivedDocument, type StoredItem } from './device.js';
+import { takeLostReply, takeRejection, type DeviceRecord, type FiledDocument, type ReceivedDocument, type StoredItem } from './device.js';
 import { selectNotices, selectPrincipals } from './feeds.js';
 import { saveItemComposition, saveRrpItems, selectItem, selectItems, selectRrpItems } from './items.js';
 import { checkNote, recordCredit } from './notes.js';
@@ -121,8 +121,8 @@ function selectInitInfo(body: Body, { state, device }: EndpointContext): Reply {
       lastSaleRcptNo: record.lastSaleRcptNo,
       lastInvcNo: null,
       lastSaleInvcNo: record.lastSaleInvcNo,
-      lastTrainInvcNo: null,
-      lastProfrmInvcNo: null,
+      lastTrainInvcNo: record.lastTrainInvcNo ?? null,
+      lastProfrmInvcNo: record.lastProfrmInvcNo ?? null,
       lastCopyInvcNo: null,
     },
   });
@@ -184,12 +184,26 @@ function saveSales(body: Body, ctx: EndpointContext): Reply {
   device.filedByInvoice.set(cisInvcNo, filed);
   device.filedByReceipt.set(receipt.rcptNo, filed);
   if (note.original && checked.rcptTyCd === 'R') recordCredit(note.original, checked);
-  offerToBuyer(state, device, body, receipt, now);
-  const invoiceNumber = Number(cisInvcNo);
-  if (Number.isSafeInteger(invoiceNumber) && invoiceNumber > record.lastSaleInvcNo) record.lastSaleInvcNo = invoiceNumber;
+  // Only a normal sale is a purchase of its buyer's.
+  if (body.salesTyCd === 'N') offerToBuyer(state, device, body, receipt, now);
+  advanceCounter(record, String(body.salesTyCd), cisInvcNo);
 
   const loseReply = takeLostReply(faults, 'saveSales');
   return { ...log(envelope('000', receiptData(filed)), receipt, loseReply), loseReply };
+}
+
+/** The kind's counter moves to the filed number (a training or proforma cisInvcNo's trailing digits: `T-12` → 12). */
+function advanceCounter(record: DeviceRecord, salesTyCd: string, cisInvcNo: string): void {
+  if (salesTyCd === 'N') {
+    const invoiceNumber = Number(cisInvcNo);
+    if (Number.isSafeInteger(invoiceNumber) && invoiceNumber > record.lastSaleInvcNo) record.lastSaleInvcNo = invoiceNumber;
+    return;
+  }
+  const digits = /(\d+)$/.exec(cisInvcNo);
+  const n = digits ? Number(digits[1]) : NaN;
+  if (!Number.isSafeInteger(n)) return;
+  if (salesTyCd === 'T' && n > (record.lastTrainInvcNo ?? 0)) record.lastTrainInvcNo = n;
+  if (salesTyCd === 'P' && n > (record.lastProfrmInvcNo ?? 0)) record.lastProfrmInvcNo = n;
 }
 
 function selectInvoice(body: Body, { device }: EndpointContext): Reply {

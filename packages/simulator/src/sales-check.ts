@@ -92,6 +92,9 @@ export function invoiceNumberOf(body: Body): string | null {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
 }
 
+/** The salesTyCd × rcptTyCd pairs the VSDC accepts (else 834): a proforma is never credited or debited. */
+const SALES_RECEIPT_PAIRS: ReadonlySet<string> = new Set(['NS', 'NR', 'ND', 'TS', 'TR', 'TD', 'CS', 'CR', 'CD', 'PS']);
+
 function checkHeaderFields(body: Body, now: Date): Rejection | null {
   for (const field of REQUIRED_HEADER) if (isBlank(body[field])) return missing(field);
   if (!Array.isArray(body.itemList) || body.itemList.length === 0) return missing('itemList');
@@ -100,6 +103,9 @@ function checkHeaderFields(body: Body, now: Date): Rejection | null {
   if (!isKnownCode('37', body.rcptTyCd)) return badCode('rcptTyCd', body.rcptTyCd);
   if (!isKnownCode('07', body.pmtTyCd)) return badCode('pmtTyCd', body.pmtTyCd);
   if (!isKnownCode('11', body.salesSttsCd)) return badCode('salesSttsCd', body.salesSttsCd);
+  if (!SALES_RECEIPT_PAIRS.has(`${String(body.salesTyCd)}${String(body.rcptTyCd)}`)) {
+    return reject('834', 'SalesType and ReceiptType must be NS-NR-ND-TS-TR-TD-CS-CR-CD-PS');
+  }
   if (!isKnownCode('33', body.currencyTyCd)) return badCode('currencyTyCd', body.currencyTyCd);
   if (!isBlank(body.saleCtyCd) && !isKnownCode('06', body.saleCtyCd)) return badCode('saleCtyCd', body.saleCtyCd);
   if (!isBlank(body.destnCountryCd) && !isKnownCode('05', body.destnCountryCd)) return badCode('destnCountryCd', body.destnCountryCd);

@@ -197,6 +197,10 @@ export interface SaveSalesHeader {
   currencyTyCd: string;
   exchangeRt: number;
   destnCountryCd: string | null;
+  /** The buyer's Local Purchase Order of a zero-rated LPO sale (category C2); null otherwise. */
+  lpoNumber: string | null;
+  /** An RVAT agent's sale: the principal (selectPrincipals' `id`); absent otherwise. */
+  principalId?: number | string;
   itemList: SaveSalesLine[];
 }
 

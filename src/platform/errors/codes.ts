@@ -102,7 +102,10 @@ export const ERROR_CODES = {
     meaning: "A line's `classificationCode` is not in the authority's catalogue; nothing was stored",
   },
   idempotency_key_reused: { status: 422, meaning: 'The same `Idempotency-Key` with a different request' },
-  not_a_sale: { status: 422, meaning: 'A credit or debit note against a note, or a reissue of a note (a failed note is marked resolved instead)' },
+  not_a_sale: {
+    status: 422,
+    meaning: 'A credit or debit note against a note or a proforma (a quote), or a reissue of a note (a failed note is marked resolved instead); a training credential\'s note against a normal sale',
+  },
   nothing_left_to_credit: { status: 422, meaning: 'A credit note on a sale that has been credited in full' },
   webhook_endpoint_limit: { status: 422, meaning: 'More than 20 webhook endpoints' },
   initialization_failed: {

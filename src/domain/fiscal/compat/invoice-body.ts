@@ -235,6 +235,9 @@ function saleBodyOf(
   if (typeof resolved.taxInclusive === 'boolean') sale.taxInclusive = resolved.taxInclusive;
   if (resolved.occurredAt) sale.occurredAt = resolved.occurredAt;
   if (invoice.DestinationCountryCode) sale.destinationCountryCode = invoice.DestinationCountryCode;
+  if (invoice.currencyType) sale.currency = invoice.currencyType;
+  // A ZMW invoice's rate of 1 is the product's default, not a rate: the sales body leaves it out.
+  if (typeof invoice.conversionRate === 'number' && !(invoice.conversionRate === 1 && (invoice.currencyType ?? 'ZMW') === 'ZMW')) sale.exchangeRate = invoice.conversionRate;
   return sale;
 }
 
@@ -310,6 +313,8 @@ const INVOICE_FIELD_OF = new Map<string, InvoiceField>(Object.entries({
   taxInclusive: 'taxInclusive',
   occurredAt: 'occurredAt',
   destinationCountryCode: 'destinationCountryCode',
+  currency: 'currency',
+  exchangeRate: 'conversionRate',
   items: 'items',
 }) as Array<[string, InvoiceField]>);
 
@@ -336,7 +341,7 @@ function tillFieldName(request: TillInvoiceRequest, field: string): string {
   return known ? invoiceName(request.read, known) : field;
 }
 
-const FIELD_MENTION = /\bitems\.\d+\.\w+\b|\b(?:customer\.name|customer\.tpin|paymentMethod|taxInclusive|occurredAt|destinationCountryCode|clientInvoiceNo)\b/g;
+const FIELD_MENTION = /\bitems\.\d+\.\w+\b|\b(?:customer\.name|customer\.tpin|paymentMethod|taxInclusive|occurredAt|destinationCountryCode|clientInvoiceNo|currency|exchangeRate)\b/g;
 
 /** A sales-module message with the till's names. */
 export function inTillText(request: TillInvoiceRequest, message: string): string {

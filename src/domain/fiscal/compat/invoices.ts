@@ -16,6 +16,8 @@ import { tillReference, toLegacyError, toLegacyInvoice } from './translate.ts';
 export interface TillBranch {
   tenant: TenantAccount;
   device: CompatDevice;
+  /** The fiscalisation key was minted in training mode: the till's invoices are training documents. */
+  training?: boolean;
 }
 
 interface FiledInvoice {
@@ -56,6 +58,7 @@ export async function fileLegacyInvoice(ctx: AppContext, till: TillBranch, body:
         tenant: till.tenant,
         branchHeader: till.device.branch,
         idempotencyHeader: reference,
+        training: till.training === true,
         ...(request.filingDetails ? { filingDetails: request.filingDetails } : {}),
         onStored: (row) => keepTillBody(ctx.db, Number(row.id), kept),
       },

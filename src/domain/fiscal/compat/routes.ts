@@ -32,7 +32,7 @@ function described(text: string): string {
 function tillBranch(request: FastifyRequest): TillBranch {
   const principal = request.principal;
   if (principal?.kind !== 'fiscalisation_key' || !principal.device) throw unauthenticated('Send X-Api-Key: <pk_…> and X-SdcId.');
-  return { tenant: principal.tenant, device: principal.device };
+  return { tenant: principal.tenant, device: principal.device, training: principal.key.training };
 }
 
 /**

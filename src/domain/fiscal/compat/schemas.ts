@@ -67,8 +67,10 @@ export const TillInvoiceBody = withExample(
       ReportNumber: Type.Optional(TillText(100, 'Product: kept with the body, not sent to the VSDC')),
       ReceiptTypeCode: Type.Optional(Type.Literal('S', { description: 'Only S (sale); credit and debit notes are modern-surface only. Required' })),
       PaymentTypeCode: Type.Optional(Nullable(literals(PAYMENT_TYPE_CODES))),
-      currencyType: Type.Optional(Nullable(Type.Literal('ZMW', { description: 'Product: the currency; this gateway files in ZMW only' }))),
-      conversionRate: Type.Optional(Nullable(Type.Literal(1, { description: 'Product: the exchange rate to ZMW; 1, as the currency is ZMW' }))),
+      currencyType: Type.Optional(Nullable(Type.String({ pattern: '^[A-Z]{3}$', description: 'Product: the currency, ISO 4217 (VSDC currencyTyCd); default ZMW. Amounts are in it' }))),
+      conversionRate: Type.Optional(
+        Nullable(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'Product: ZMW per unit of currencyType (VSDC exchangeRt), up to 4 decimals: required for a currency other than ZMW, which the VSDC refuses at 1' })),
+      ),
       SalesDate: Type.Optional(Nullable(Timestamp('Ours: when the sale happened, ISO 8601 (product: SaleDate); default now'))),
       SaleDate: Type.Optional(Nullable(Type.String({ pattern: '^[0-9]{14}$', description: 'Product: when the sale happened, yyyyMMddHHmmss in the till\'s local time (Africa/Lusaka, UTC+2); ours: SalesDate; default now' }))),
       CustomerName: Type.Optional(Nullable(Type.String({ maxLength: 60, description: 'Empty or null: the walk-in customer' }))),

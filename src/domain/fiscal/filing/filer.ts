@@ -3,7 +3,7 @@
 import type { AppContext } from '../../kernel/context.ts';
 import { nextBackoffMs } from '../../../platform/workers/backoff.ts';
 import type { DeviceTarget } from '../../../vsdc/client.ts';
-import { buildSaveSalesBody, reconcileDuplicate, SaleDocumentError, toFiscalReceipt, type FilingDetails, type FiscalReceipt, type SaleDocument } from '../../../vsdc/sales-body.ts';
+import { buildSaveSalesBody, cisInvoiceNo, reconcileDuplicate, SaleDocumentError, toFiscalReceipt, type FilingDetails, type FiscalReceipt, type SaleDocument } from '../../../vsdc/sales-body.ts';
 import type { VatCategoryCode } from '../../../vsdc/tax.ts';
 import type { PaymentTypeCode } from '../../../vsdc/sales-body.ts';
 import type { InvoiceEventType } from '../../kernel/outbox/events.ts';
@@ -53,6 +53,7 @@ export function saleDocument({ row, lines }: PendingDocument): SaleDocument {
     tpin: row.tpin,
     bhfId: row.branch,
     invoiceNo: Number(row.invoice_no),
+    salesType: row.sales_type,
     receiptType: RECEIPT_TYPE[row.type],
     originalReceiptNo: row.original_receipt_no === null ? null : Number(row.original_receipt_no),
     originalSdcId: row.original_sdc_id,
@@ -62,7 +63,10 @@ export function saleDocument({ row, lines }: PendingDocument): SaleDocument {
     taxInclusive: row.tax_inclusive,
     destinationCountryCode: row.destination_country_code,
     reasonCode: row.reason_code,
-    currency: 'ZMW',
+    currency: row.currency,
+    exchangeRate: Number(row.exchange_rate),
+    lpoNumber: row.lpo_number,
+    principalId: row.principal_id,
     details: row.filing_details === null ? null : (JSON.parse(row.filing_details) as FilingDetails),
     lines: lines.map((l) => ({
       name: l.name,
@@ -188,7 +192,7 @@ export class BranchFiler {
    * attempt was lost. Adopt the filed receipt if its total matches; else an operator must look.
    */
   private async reconcile(target: BranchTarget, doc: PendingDocument, last: boolean, vsdcTarget: DeviceTarget): Promise<FileResult> {
-    const invoiceNo = String(doc.row.invoice_no);
+    const invoiceNo = cisInvoiceNo(doc.row.sales_type, Number(doc.row.invoice_no));
     if (target.sdcId === null) return this.fail(target, doc, last, '924', `Invoice number ${invoiceNo} is already filed (924) and the branch has no SDC id to look it up with.`);
     if (!(await renewLease(this.ctx.db, target.deviceId, this.owner, this.leaseMs))) return { kind: 'recorded', leaseHeld: false };
     const found = await this.ctx.vsdc.selectInvoice(vsdcTarget, { cisInvcNo: invoiceNo, invcSdcId: target.sdcId }, { signal: this.signal });

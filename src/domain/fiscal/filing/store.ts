@@ -43,10 +43,14 @@ export interface ClaimedBranch {
   batch: PendingDocument[];
 }
 
-/** The branch's next pending documents (after invoice `after`) with their lines, as one json array (invoice order). */
+/**
+ * The branch's next pending documents (stored after document `after`, an id) with their lines, as
+ * one json array in the order the branch stored them: its ids, which the counter row's lock hands
+ * out in invoice order within each kind (normal, training, proforma; sales/store.ts).
+ */
 function pendingJson(deviceId: number | RawBuilder<number>, limit: number | RawBuilder<number>, after: number | RawBuilder<number> = 0) {
   return sql<PendingJson[]>`coalesce((
-    select json_agg(p order by p.invoice_no) from (
+    select json_agg(p order by p.id) from (
       select s.*, coalesce((
         select json_agg(json_build_object(
           'sale_id', l.sale_id, 'line', l.line, 'name', l.name, 'classification_code', l.classification_code,
@@ -56,8 +60,8 @@ function pendingJson(deviceId: number | RawBuilder<number>, limit: number | RawB
           'total', l.total::text, 'original_line', l.original_line) order by l.line)
         from sale_lines l where l.sale_id = s.id), '[]'::json) as lines
       from sales s
-      where s.device_id = ${deviceId} and s.status = 'pending' and s.invoice_no > ${after}
-      order by s.invoice_no
+      where s.device_id = ${deviceId} and s.status = 'pending' and s.id > ${after}
+      order by s.id
       limit ${limit}) p), '[]'::json)`;
 }
 
@@ -371,7 +375,7 @@ export async function recordOneOutcome(db: Kysely<DB>, sale: SaleRow, event: Out
   // Without a lease the holder is null: the branch's row is not written (one statement text either way).
   const holder = sql<string>`${options.lease?.owner ?? null}::text`;
   const result = await sql<OutcomeRow>`${prepared}
-    with next as (select ${options.next ? pendingJson(sale.device_id, options.next.batchSize, Number(sale.invoice_no)) : sql`'[]'::json`} as batch),
+    with next as (select ${options.next ? pendingJson(sale.device_id, options.next.batchSize, Number(sale.id)) : sql`'[]'::json`} as batch),
     lease as (
       update filing_queues set ${leaseSet(done, fromNow(options.lease?.leaseMs ?? 0))}
       where device_id = ${sale.device_id} and ${holder} is not null and ${heldBy('filing_queues', holder)}
@@ -404,7 +408,7 @@ function outcomeInput({ sale, event, options }: PendingOutcome, n: number) {
     owner: options.lease?.owner ?? null,
     lease_ms: options.lease?.leaseMs ?? null,
     batch_size: options.next?.batchSize ?? null,
-    after_no: sale.invoice_no,
+    after_id: sale.id,
     ...Object.fromEntries(OUTCOME_COLUMN_NAMES.map((c) => [c, sale[c]])),
     event_id: event.row.id,
     event_type: event.row.type,
@@ -427,13 +431,13 @@ export async function recordManyOutcomes(db: Kysely<DB>, outcomes: PendingOutcom
   const result = await sql<OutcomeRow & { n: number }>`${prepared}
     with input as (
       select * from jsonb_to_recordset(${input}::jsonb) as i(n integer, sale_id bigint, device_id integer, owner text,
-        lease_ms double precision, batch_size integer, after_no bigint, ${OUTCOME_COLUMN_TYPES}, event_id text, event_type text,
+        lease_ms double precision, batch_size integer, after_id bigint, ${OUTCOME_COLUMN_TYPES}, event_id text, event_type text,
         partner_id integer, tenant_id integer, event_created timestamptz, event_body text, channel text, payload text)
     ),
     next as (
       select i.n, i.device_id, i.owner, i.lease_ms, i.batch_size,
         case when i.batch_size is null then '[]'::json
-          else ${pendingJson(sql<number>`i.device_id`, sql<number>`i.batch_size`, sql<number>`i.after_no`)} end as batch
+          else ${pendingJson(sql<number>`i.device_id`, sql<number>`i.batch_size`, sql<number>`i.after_id`)} end as batch
       from input i
     ),
     lease as (

@@ -211,7 +211,7 @@ async function checkDocument(ctx: AppContext, claimed: ClaimedRun, sale: SaleRow
  */
 async function adoptOrCompare(ctx: AppContext, claimed: ClaimedRun, sale: SaleRow, filed: SelectInvoiceData, resultDt: string | null): Promise<Checked> {
   if (!amountsMatch(sale.total, filed.totAmt)) return { outcome: 'mismatch', differences: [{ field: 'total', ours: Number(sale.total), theirs: filed.totAmt }] };
-  if (await earlierPending(ctx.db, sale.device_id, Number(sale.invoice_no))) {
+  if (await earlierPending(ctx.db, sale.device_id, Number(sale.id))) {
     return { outcome: 'mismatch', differences: [{ field: 'status', ours: 'pending', theirs: 'filed' }] };
   }
   const saleId = Number(sale.id);

@@ -100,7 +100,7 @@ export async function claimRun(db: Kysely<DB>, owner: string, leaseMs: number, r
 
 /**
  * Lists the run's documents in one statement (so a crash lists them again, never half): the
- * branch's uploaded documents of the range, and its pending ones stored at least
+ * branch's uploaded fiscal (normal) documents of the range, and its pending ones stored at least
  * `pending_after_sec` before the run started. Sets the run's total.
  */
 export async function listDocuments(db: Kysely<DB>, run: RunRow, owner: string): Promise<RunRow | undefined> {
@@ -111,6 +111,7 @@ export async function listDocuments(db: Kysely<DB>, run: RunRow, owner: string):
       insert into reconciliation_results (run_id, sale_id, invoice_no)
       select ${run.id}, s.id, s.invoice_no from sales s, reconciliation_runs r
       where r.id = ${run.id} and s.device_id = ${run.device_id} and s.occurred_at >= ${from} and s.occurred_at < ${until}
+        and s.sales_type = 'normal'
         and (s.status = 'uploaded' or (s.status = 'pending' and s.created_at <= r.started_at - make_interval(secs => r.pending_after_sec)))
       on conflict do nothing
       returning 1
@@ -138,9 +139,9 @@ export async function reloadSale(db: Kysely<DB>, saleId: number): Promise<SaleRo
   return db.selectFrom('sales').selectAll().where('id', '=', saleId).executeTakeFirstOrThrow();
 }
 
-/** Whether a document before `invoiceNo` on the device is still pending (its turn comes first). */
-export async function earlierPending(db: Kysely<DB>, deviceId: number, invoiceNo: number): Promise<boolean> {
-  const row = await db.selectFrom('sales').select('id').where('device_id', '=', deviceId).where('status', '=', 'pending').where('invoice_no', '<', invoiceNo).limit(1).executeTakeFirst();
+/** Whether a document the device stored before document `saleId` is still pending (its turn comes first: the filing order). */
+export async function earlierPending(db: Kysely<DB>, deviceId: number, saleId: number): Promise<boolean> {
+  const row = await db.selectFrom('sales').select('id').where('device_id', '=', deviceId).where('status', '=', 'pending').where('id', '<', saleId).limit(1).executeTakeFirst();
   return row !== undefined;
 }
 

@@ -25,10 +25,16 @@ export const EXPORT_COLUMNS = [
   'customerName', 'customerTpin', 'paymentMethod', 'taxInclusive', 'currency', 'documentTaxable', 'documentVat', 'documentTotal',
   'originalSaleId', 'reasonCode', 'resultCode', 'line', 'itemName', 'classificationCode', 'itemCode', 'quantity', 'price',
   'vatCategory', 'vatRate', 'amount', 'discount', 'taxable', 'vat', 'total',
+  // Issue 32, after the earlier columns so that readers by position keep working: the document's
+  // kind (training and proforma documents are not fiscal), its rate and kwacha total, its LPO.
+  'salesType', 'exchangeRate', 'documentTotalZmw', 'lpoNumber',
 ] as const;
 
 /** Columns holding amounts or quantities: numbers in a spreadsheet, exact decimal text in CSV. */
-const NUMERIC = new Set<string>(['invoiceNo', 'receiptNo', 'documentTaxable', 'documentVat', 'documentTotal', 'line', 'quantity', 'price', 'vatRate', 'amount', 'discount', 'taxable', 'vat', 'total']);
+const NUMERIC = new Set<string>([
+  'invoiceNo', 'receiptNo', 'documentTaxable', 'documentVat', 'documentTotal', 'line', 'quantity', 'price', 'vatRate', 'amount', 'discount', 'taxable', 'vat', 'total',
+  'exchangeRate', 'documentTotalZmw',
+]);
 
 function cells(row: ExportRow): Array<string | boolean | null> {
   const uploaded = row.status === 'uploaded';
@@ -40,6 +46,7 @@ function cells(row: ExportRow): Array<string | boolean | null> {
     row.tax_inclusive, row.currency, row.doc_taxable, row.doc_vat, row.doc_total, row.original_sale_id, row.reason_code, row.result_code,
     row.line === null ? null : String(row.line), row.name, row.classification_code, row.item_code, row.quantity, row.price,
     row.vat_category, row.vat_rate, row.amount, row.discount, row.taxable, row.vat, row.total,
+    row.sales_type, row.exchange_rate, row.doc_total_zmw, row.lpo_number,
   ];
 }
 

@@ -55,11 +55,11 @@ export const DailyReport = Type.Object({
   merchant: Type.Object({ id: Type.Integer(), name: Type.String(), tpin: Type.String() }),
   branch: Type.String(),
   branchName: Nullable(Type.String()),
-  currency: Type.String(),
+  currency: Type.String({ description: 'ZMW: a foreign-currency document counts with its kwacha equivalent (each document\'s amounts × its exchangeRate, to the cent)' }),
   generatedAt: Timestamp('When these figures were computed'),
   closedAt: Nullable(Timestamp('Z only: when the day was closed')),
   closedBy: Nullable(Type.String({ description: 'Z only: who closed it (`tenant_token:<id>`, `user:<id>` for a user of the merchant in the console, `partner_key:<id>`, `admin`)' })),
-  counts: Type.Object({ documents: Type.Integer(), uploaded: Type.Integer(), pending: Type.Integer(), failed: Type.Integer(), resolved: Type.Integer({ description: 'Failed documents since reissued or marked resolved (docs/offline.md)' }) }, { description: 'Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken)' }),
+  counts: Type.Object({ documents: Type.Integer({ description: 'Fiscal (normal) documents; training and proforma ones are in nonFiscal' }), uploaded: Type.Integer(), pending: Type.Integer(), failed: Type.Integer(), resolved: Type.Integer({ description: 'Failed documents since reissued or marked resolved (docs/offline.md)' }) }, { description: 'Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken)' }),
   documents: Type.Array(
     Type.Object({ type: literals(['sale', 'credit_note', 'debit_note']), status: literals(['pending', 'uploaded', 'failed', 'resolved']), ...Figures.properties }),
     { description: 'Every document of the day by type and status' },
@@ -67,6 +67,19 @@ export const DailyReport = Type.Object({
   fiscal: Type.Object({ ...ByType.properties }, { description: 'Uploaded documents (what the authority holds) by type' }),
   vatCategories: Type.Array(Type.Object({ category: Type.String(), rate: Type.Number(), ...ByType.properties }), { description: 'Uploaded documents\' lines per VAT category and rate' }),
   paymentMethods: Type.Array(Type.Object({ method: Type.String({ description: 'Payment type code (01 cash, 02 credit, …)' }), ...ByType.properties }), { description: 'Uploaded documents per payment method' }),
+  nonFiscal: Type.Optional(
+    Type.Array(
+      Type.Object({
+        salesType: literals(['training', 'proforma']),
+        type: literals(['sale', 'credit_note', 'debit_note']),
+        count: Type.Integer(),
+        taxable: Type.Number(),
+        vat: Type.Number(),
+        total: Type.Number({ description: 'In kwacha' }),
+      }),
+      { description: 'Training and proforma documents of the day, every status: never fiscal, so left out of every figure above (absent from Z reports closed before they existed)' },
+    ),
+  ),
   numbers: Type.Object({
     firstInvoiceNo: Nullable(Type.Integer({ description: 'The branch\'s invoice sequence, every document of the day' })),
     lastInvoiceNo: Nullable(Type.Integer()),

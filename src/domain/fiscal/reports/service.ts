@@ -10,7 +10,7 @@ import { Money } from '../../../vsdc/tax.ts';
 import { pickBranch } from '../../kernel/devices/branch-rule.ts';
 import { devicesOfTenant, type BranchDevice } from '../../kernel/devices/store.ts';
 import type { ByTypeResource, DailyReportResource, FiguresResource } from './schemas.ts';
-import { documentsByTypeAndStatus, findZReport, insertZReport, numbersOfDay, paymentMethodsOfDay, vatCategoriesOfDay, type AggregateRow, type DayScope } from './store.ts';
+import { documentsByTypeAndStatus, findZReport, insertZReport, nonFiscalOfDay, numbersOfDay, paymentMethodsOfDay, vatCategoriesOfDay, type AggregateRow, type DayScope } from './store.ts';
 
 /** The merchant a report or export is about, with what it prints and its timezone. */
 interface ReportTenant {
@@ -102,11 +102,12 @@ function grouped<R extends AggregateRow>(rows: readonly R[], key: (row: R) => st
 async function computeReport(db: Kysely<DB>, tenant: ReportTenant, device: BranchDevice, day: string, now: Date): Promise<DailyReportResource> {
   const { from, to } = daysRange(day, day, tenant.timezone);
   const scope: DayScope = { tenantId: tenant.id, deviceId: device.id, from, to };
-  const [documents, categories, payments, numbers] = await Promise.all([
+  const [documents, categories, payments, numbers, nonFiscal] = await Promise.all([
     documentsByTypeAndStatus(db, scope),
     vatCategoriesOfDay(db, scope),
     paymentMethodsOfDay(db, scope),
     numbersOfDay(db, scope),
+    nonFiscalOfDay(db, scope),
   ]);
   const count = (status?: string) => documents.filter((d) => status === undefined || d.status === status).reduce((n, d) => n + d.count, 0);
   return {
@@ -131,6 +132,7 @@ async function computeReport(db: Kysely<DB>, tenant: ReportTenant, device: Branc
       ...byType(rows),
     })),
     paymentMethods: [...grouped(payments, (r) => r.method).values()].map((rows) => ({ method: rows[0]!.method, ...byType(rows) })),
+    nonFiscal: nonFiscal.map((r) => ({ salesType: r.sales_type, type: r.type, count: r.count, taxable: new Money(r.taxable).toNumber(), vat: new Money(r.vat).toNumber(), total: new Money(r.total).toNumber() })),
     numbers: {
       firstInvoiceNo: numbers.first_invoice_no,
       lastInvoiceNo: numbers.last_invoice_no,

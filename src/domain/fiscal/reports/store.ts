@@ -21,13 +21,22 @@ export interface DayScope {
   to: Date;
 }
 
-const dayConditions = (s: DayScope) => sql`s.tenant_id = ${s.tenantId} and s.device_id = ${s.deviceId} and s.occurred_at >= ${s.from} and s.occurred_at < ${s.to}`;
+/** The day's documents of the branch, of every kind. */
+const dayDocuments = (s: DayScope) => sql`s.tenant_id = ${s.tenantId} and s.device_id = ${s.deviceId} and s.occurred_at >= ${s.from} and s.occurred_at < ${s.to}`;
+/** The day's fiscal documents: training and proforma documents are never fiscal sales (shown apart: nonFiscalOfDay). */
+const dayConditions = (s: DayScope) => sql`${dayDocuments(s)} and s.sales_type = 'normal'`;
 
-/** Every document of the day by type and status, with its lines' discounts. */
+/**
+ * An amount of the document's currency in kwacha, to the cent: each document's (or line's)
+ * equivalent is rounded once, and reports add those up (in ZMW the amount itself).
+ */
+const kwacha = (amount: string) => sql.raw(`round(${amount} * s.exchange_rate, 2)`);
+
+/** Every fiscal document of the day by type and status, with its lines' discounts, in kwacha. */
 export async function documentsByTypeAndStatus(db: Kysely<DB>, scope: DayScope): Promise<Array<AggregateRow & { status: DocumentStatus }>> {
   const result = await sql<AggregateRow & { status: DocumentStatus }>`
-    select s.type, s.status, count(*)::int as count, sum(s.net)::text as taxable, sum(s.vat)::text as vat, sum(s.total)::text as total,
-      coalesce(sum(d.discount), 0)::text as discount
+    select s.type, s.status, count(*)::int as count, sum(${kwacha('s.net')})::text as taxable, sum(${kwacha('s.vat')})::text as vat,
+      sum(${kwacha('s.total')})::text as total, coalesce(sum(${kwacha('d.discount')}), 0)::text as discount
     from sales s
     left join lateral (select sum(l.discount) as discount from sale_lines l where l.sale_id = s.id) d on true
     where ${dayConditions(scope)}
@@ -40,7 +49,8 @@ export async function documentsByTypeAndStatus(db: Kysely<DB>, scope: DayScope):
 export async function vatCategoriesOfDay(db: Kysely<DB>, scope: DayScope): Promise<Array<AggregateRow & { category: string; rate: string }>> {
   const result = await sql<AggregateRow & { category: string; rate: string }>`
     select s.type, l.vat_category as category, l.vat_rate::text as rate, count(distinct s.id)::int as count,
-      sum(l.net)::text as taxable, sum(l.vat)::text as vat, sum(l.total)::text as total, sum(l.discount)::text as discount
+      sum(${kwacha('l.net')})::text as taxable, sum(${kwacha('l.vat')})::text as vat, sum(${kwacha('l.total')})::text as total,
+      sum(${kwacha('l.discount')})::text as discount
     from sales s join sale_lines l on l.sale_id = s.id
     where ${dayConditions(scope)} and s.status = 'uploaded'
     group by s.type, l.vat_category, l.vat_rate
@@ -51,13 +61,25 @@ export async function vatCategoriesOfDay(db: Kysely<DB>, scope: DayScope): Promi
 /** Uploaded documents per payment method, by document type. */
 export async function paymentMethodsOfDay(db: Kysely<DB>, scope: DayScope): Promise<Array<AggregateRow & { method: string }>> {
   const result = await sql<AggregateRow & { method: string }>`
-    select s.type, s.payment_method as method, count(*)::int as count, sum(s.net)::text as taxable, sum(s.vat)::text as vat,
-      sum(s.total)::text as total, coalesce(sum(d.discount), 0)::text as discount
+    select s.type, s.payment_method as method, count(*)::int as count, sum(${kwacha('s.net')})::text as taxable, sum(${kwacha('s.vat')})::text as vat,
+      sum(${kwacha('s.total')})::text as total, coalesce(sum(${kwacha('d.discount')}), 0)::text as discount
     from sales s
     left join lateral (select sum(l.discount) as discount from sale_lines l where l.sale_id = s.id) d on true
     where ${dayConditions(scope)} and s.status = 'uploaded'
     group by s.type, s.payment_method
     order by s.payment_method, s.type`.execute(db);
+  return result.rows;
+}
+
+/** The day's training and proforma documents (never fiscal), by kind and type, in kwacha. */
+export async function nonFiscalOfDay(db: Kysely<DB>, scope: DayScope): Promise<Array<AggregateRow & { sales_type: 'training' | 'proforma' }>> {
+  const result = await sql<AggregateRow & { sales_type: 'training' | 'proforma' }>`
+    select s.sales_type, s.type, count(*)::int as count, sum(${kwacha('s.net')})::text as taxable, sum(${kwacha('s.vat')})::text as vat,
+      sum(${kwacha('s.total')})::text as total, '0' as discount
+    from sales s
+    where ${dayDocuments(scope)} and s.sales_type <> 'normal'
+    group by s.sales_type, s.type
+    order by s.sales_type, s.type`.execute(db);
   return result.rows;
 }
 
@@ -147,6 +169,10 @@ export interface ExportRow {
   taxable: string | null;
   vat: string | null;
   total: string | null;
+  sales_type: string;
+  exchange_rate: string;
+  doc_total_zmw: string;
+  lpo_number: string | null;
 }
 
 /** The next `limit` documents after `cursor`, with their lines, in (occurred_at, id, line) order. */
@@ -166,7 +192,8 @@ export async function exportPage(db: Kysely<DB>, scope: ExportScope, cursor: Exp
       p.original_sale_id::text as original_sale_id, p.reason_code, p.result_code,
       l.line, l.name, l.classification_code, l.item_code, l.quantity::text as quantity, l.price::text as price, l.vat_category,
       l.vat_rate::text as vat_rate, l.amount::text as amount, l.discount::text as discount, l.net::text as taxable, l.vat::text as vat,
-      l.total::text as total
+      l.total::text as total, p.sales_type, p.exchange_rate::text as exchange_rate,
+      round(p.total * p.exchange_rate, 2)::text as doc_total_zmw, p.lpo_number
     from page p left join sale_lines l on l.sale_id = p.id
     order by p.occurred_at, p.id, l.line`.execute(db);
   return result.rows;

@@ -26,10 +26,22 @@ import { creditedByLine, findByReference, findSale, insertDocument, linesOf, loc
 import { addError, checkClassifications, checkDecimals, checkLines, compute, lineInput, occurredAtOf, refuseLevies, throwIfAny } from './validation.ts';
 
 /** A note needs a fiscalised sale: its receipt number and SDC id are what the note refers to. */
-function checkOriginal(original: SaleRow | undefined, kind: 'credit' | 'debit'): SaleRow {
+function checkOriginal(original: SaleRow | undefined, kind: 'credit' | 'debit', training: boolean | undefined): SaleRow {
   if (!original) throw new NotFoundError('Sale not found.');
   if (original.type !== 'sale') {
     throw new ApiError('not_a_sale', `A ${kind} note can only be issued against a sale, not against a ${original.type.replace('_', ' ')}.`);
+  }
+  if (original.sales_type === 'proforma') {
+    throw new ApiError('not_a_sale',
+      `Sale ${original.id} is a proforma (a quote), not a sale: nothing was sold, so there is nothing to ${kind}. ` +
+        'Issue the sale itself (salesType normal) when the customer buys.',
+    );
+  }
+  if (training === true && original.sales_type !== 'training') {
+    throw new ApiError('not_a_sale',
+      `This credential was minted in training mode and issues training documents only, but sale ${original.id} is a ${original.sales_type} sale: ` +
+        `issue its ${kind} note with a credential that is not in training mode.`,
+    );
   }
   if (original.status !== 'uploaded' || original.receipt_no === null || original.sdc_id === null) {
     throw new ApiError('sale_not_fiscalised',
@@ -50,12 +62,19 @@ function noteDocument(original: SaleRow, type: DocumentType, idem: Idempotency, 
     reference: idem.key,
     requestHash: idem.fingerprint,
     clientInvoiceNo: body.clientInvoiceNo ?? null,
+    // A note is of its sale's kind (a training sale is credited in training, TR) and currency.
+    salesType: original.sales_type,
     customerName: original.customer_name,
     customerTpin: original.customer_tpin,
+    customerAddress: original.customer_address,
     paymentMethod: original.payment_method,
     taxInclusive: original.tax_inclusive,
     destinationCountryCode: original.destination_country_code,
     occurredAt,
+    currency: original.currency,
+    exchangeRate: Number(original.exchange_rate),
+    lpoNumber: original.lpo_number,
+    principalId: original.principal_id,
     ...computed.totals,
     originalSaleId: Number(original.id),
     originalReceiptNo: Number(original.receipt_no),
@@ -83,7 +102,7 @@ export async function createCreditNote(ctx: AppContext, req: WriteRequest, saleI
 
   return storeAndSettle(ctx, tenant.id, idem, () =>
     ctx.db.transaction().execute(async (trx): Promise<Stored> => {
-      const original = checkOriginal(await lockSale(trx, tenant.id, saleId), 'credit');
+      const original = checkOriginal(await lockSale(trx, tenant.id, saleId), 'credit', req.training);
       // A same-key request that held the lock before us has committed: answer with its note
       // rather than judge this one against a sale it already credited.
       if (idem.key !== null && (await findByReference(trx, tenant.id, idem.key))) throw new KeyTaken();
@@ -162,7 +181,7 @@ export async function createDebitNote(ctx: AppContext, req: WriteRequest, saleId
   const earlier = await earlierAttempt(ctx, tenant.id, idem);
   if (earlier) return earlier;
 
-  const original = checkOriginal(await findSale(ctx.db, tenant.id, saleId), 'debit');
+  const original = checkOriginal(await findSale(ctx.db, tenant.id, saleId), 'debit', req.training);
   refuseLevies(body.items);
   const errors = new FieldErrors();
   checkLines(errors, body.items, original.destination_country_code);

@@ -61,6 +61,11 @@ function totalDiscount(items: readonly SaleLineResource[]): number {
   return sum === null ? 0 : sum.toNumber();
 }
 
+/** An amount of the document's currency in kwacha, rounded to the cent (what reports add up). */
+export function inKwacha(amount: string | number, exchangeRate: string | number): number {
+  return new Money(String(amount)).times(String(exchangeRate)).toDecimalPlaces(2).toNumber();
+}
+
 /** `resolved_by` is stored as `type:id` (`tenant_token:12`). */
 function resolverOf(resolvedBy: string | null): { type: string; id: number | null } {
   const [type = 'unknown', id] = (resolvedBy ?? '').split(':');
@@ -95,13 +100,18 @@ export function presentSale(row: SaleRow, items: SaleLineResource[], stock?: Doc
     status: row.status,
     tpin: row.tpin,
     branch: row.branch,
-    customer: { name: row.customer_name, tpin: row.customer_tpin },
+    salesType: row.sales_type,
+    customer: { name: row.customer_name, tpin: row.customer_tpin, address: row.customer_address },
     paymentMethod: row.payment_method,
     taxInclusive: row.tax_inclusive,
     destinationCountryCode: row.destination_country_code,
     occurredAt: iso(row.occurred_at),
     items,
     totals: { net: num(row.net), vat: num(row.vat), total: num(row.total), discount: totalDiscount(items), currency: row.currency },
+    exchangeRate: num(row.exchange_rate),
+    totalInKwacha: inKwacha(row.total, row.exchange_rate),
+    lpoNumber: row.lpo_number,
+    principalId: row.principal_id,
     fiscal: {
       receiptNo,
       internalData: uploaded ? row.internal_data : null,

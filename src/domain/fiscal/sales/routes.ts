@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../kernel/context.ts';
-import { merchantActor, requirePartner, requireTenant } from '../../kernel/access/auth.ts';
+import { merchantActor, requirePartner, requireTenant, trainingCredential } from '../../kernel/access/auth.ts';
 import { NotFoundError } from '../../../platform/errors/errors.ts';
 import { findTenantAccountOfPartner, type TenantAccount } from '../../../credentials/lookup.ts';
 import { assertTenantInGoodStanding } from '../../../credentials/standing.ts';
@@ -42,7 +42,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
       schema: { operationId: 'createSale', tags: TAG, summary: 'Fiscalise a sale', description: WRITE_DESCRIPTION, headers: S.WriteHeaders, body: S.CreateSaleBody, response: { 201: data(S.Sale) } },
     }, async (request, reply) => {
       const tenant = requireTenant(request);
-      const result = await createSale(ctx, { tenant, branchHeader: branchHeaderOf(request), idempotencyHeader: request.headers['idempotency-key'] }, request.body);
+      const result = await createSale(ctx, { tenant, branchHeader: branchHeaderOf(request), idempotencyHeader: request.headers['idempotency-key'], training: trainingCredential(request) }, request.body);
       return created(reply, result);
     });
 
@@ -79,7 +79,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
       },
     }, async (request, reply) => {
       const tenant = requireTenant(request);
-      const result = await createCreditNote(ctx, { tenant, branchHeader: request.headers['x-branch'], idempotencyHeader: request.headers['idempotency-key'] }, request.params.sale, request.body);
+      const result = await createCreditNote(ctx, { tenant, branchHeader: request.headers['x-branch'], idempotencyHeader: request.headers['idempotency-key'], training: trainingCredential(request) }, request.params.sale, request.body);
       return created(reply, result);
     });
 
@@ -97,7 +97,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
       },
     }, async (request, reply) => {
       const tenant = requireTenant(request);
-      const result = await createDebitNote(ctx, { tenant, branchHeader: request.headers['x-branch'], idempotencyHeader: request.headers['idempotency-key'] }, request.params.sale, request.body);
+      const result = await createDebitNote(ctx, { tenant, branchHeader: request.headers['x-branch'], idempotencyHeader: request.headers['idempotency-key'], training: trainingCredential(request) }, request.params.sale, request.body);
       return created(reply, result);
     });
 
@@ -118,7 +118,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
       },
     }, async (request, reply) => {
       const tenant = requireTenant(request);
-      const result = await reissueSale(ctx, { tenant, branchHeader: request.headers['x-branch'], idempotencyHeader: request.headers['idempotency-key'] }, merchantActor(request), request.params.sale, request.body);
+      const result = await reissueSale(ctx, { tenant, branchHeader: request.headers['x-branch'], idempotencyHeader: request.headers['idempotency-key'], training: trainingCredential(request) }, merchantActor(request), request.params.sale, request.body);
       return created(reply, result);
     });
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { AuthorityBranches, BranchHeaders } from '../../kernel/devices/schemas.ts';
-import { CREDIT_NOTE_REASON_CODES, DEBIT_NOTE_REASON_CODES, PAYMENT_TYPE_CODES } from '../../../vsdc/codes.ts';
+import { CREDIT_NOTE_REASON_CODES, DEBIT_NOTE_REASON_CODES, PAYMENT_TYPE_CODES, SALES_TYPES } from '../../../vsdc/codes.ts';
 import { LEVY_CODES, VAT_CATEGORY_CODES } from '../../../vsdc/tax.ts';
 import { Nullable, literals, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
 import { DocumentStock } from '../stock/document-stock.ts';
@@ -56,6 +56,7 @@ export const Customer = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 60 })),
     tpin: Type.Optional(Nullable(Type.String({ pattern: '^[0-9]{10}$', description: '10 digits' }))),
+    address: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200, description: "Printed on the tax invoice. Default: the registered customer's address when tpin names one (POST /api/v1/customers)" }))),
   },
   { additionalProperties: false },
 );
@@ -70,6 +71,20 @@ export const CreateSaleBody = withExample(
         occurredAt: Type.Optional(Timestamp()),
         destinationCountryCode: Type.Optional(Nullable(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166 alpha-2; required when a line is C1 (export)' }))),
         clientInvoiceNo: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
+        salesType: Type.Optional(
+          literals(SALES_TYPES, {
+            description:
+              'normal (default): a fiscal sale. training: a cashier learning the till; proforma: a quote. Training and proforma documents are filed with the VSDC (salesTyCd T / P) from sequences of their own per branch (cisInvcNo T-12, P-7), are never fiscal sales (reports, quotas) and print NOT A TAX INVOICE. A training token or key issues training documents only',
+          }),
+        ),
+        currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 (default ZMW); amounts are in this currency' })),
+        exchangeRate: Type.Optional(
+          Nullable(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'ZMW per unit of currency, up to 4 decimals: required when currency is not ZMW (filed as exchangeRt); 1 or absent for ZMW' })),
+        ),
+        lpoNumber: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 50, description: "The buyer's Local Purchase Order number: required when a line is C2 (zero-rated LPO sale)" }))),
+        principalId: Type.Optional(
+          Nullable(Type.String({ minLength: 1, maxLength: 50, pattern: '^[\\x21-\\x7E]+$', description: 'An RVAT agent\'s sale: the principal it sells for (GET /api/v1/principals)' })),
+        ),
       },
       { additionalProperties: false },
   ),
@@ -172,6 +187,7 @@ export const ListSalesQuery = Type.Object({
   reference: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Your clientInvoiceNo or the Idempotency-Key the sale was created with' })),
   status: Type.Optional(literals(['pending', 'uploaded', 'failed', 'resolved'], { description: 'Only documents in this state' })),
   type: Type.Optional(literals(['sale', 'credit_note', 'debit_note'], { description: 'Only sales, or only credit or debit notes' })),
+  salesType: Type.Optional(literals(SALES_TYPES, { description: 'Only normal (fiscal), training or proforma documents' })),
   branch: Type.Optional(Type.String({ pattern: '^[0-9]{3}$', description: 'Only this branch (bhfId, 3 digits); the same as the X-Branch header', examples: ['000'] })),
   from: Type.Optional(Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: "Documents that occurred on or after this day (YYYY-MM-DD) in the merchant's timezone", examples: ['2026-01-01'] })),
   to: Type.Optional(Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: "Documents that occurred on or before this day (YYYY-MM-DD, inclusive) in the merchant's timezone", examples: ['2026-01-31'] })),
@@ -224,14 +240,15 @@ export const Resolution = Type.Object(
 export const Sale = Type.Object({
   id: Type.Integer(),
   type: literals(['sale', 'credit_note', 'debit_note']),
+  salesType: literals(SALES_TYPES, { description: 'normal: a fiscal document; training or proforma: filed as such (salesTyCd T / P), never a tax invoice' }),
   reference: Nullable(Type.String({ description: 'The Idempotency-Key the document was created with' })),
   clientInvoiceNo: Nullable(Type.String()),
-  invoiceNo: Type.Integer({ description: 'The branch\'s invoice sequence number (cisInvcNo)' }),
+  invoiceNo: Type.Integer({ description: 'The branch\'s invoice sequence number of the document\'s kind (salesType): filed as cisInvcNo, `12` for a normal document, `T-12` training, `P-12` proforma' }),
   authorityInvoiceNo: Nullable(Type.String({ description: 'INV{sdcId without SDC}/{receiptNo}, as printed on the fiscal receipt; null until uploaded' })),
   status: literals(['pending', 'uploaded', 'failed', 'resolved'], { description: '`resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution`' }),
   tpin: Type.String(),
   branch: Type.String(),
-  customer: Type.Object({ name: Type.String(), tpin: Nullable(Type.String()) }),
+  customer: Type.Object({ name: Type.String(), tpin: Nullable(Type.String()), address: Nullable(Type.String()) }),
   paymentMethod: Type.String(),
   taxInclusive: Type.Boolean(),
   destinationCountryCode: Nullable(Type.String()),
@@ -242,8 +259,12 @@ export const Sale = Type.Object({
     vat: Money,
     total: Type.Number({ description: 'What the customer pays: Σ line total' }),
     discount: Type.Number({ description: 'Σ line discounts (already taken off total)' }),
-    currency: Type.String(),
+    currency: Type.String({ description: 'ISO 4217: the currency of every amount of the document' }),
   }),
+  exchangeRate: Type.Number({ description: 'ZMW per unit of totals.currency (1 for ZMW)' }),
+  totalInKwacha: Type.Number({ description: 'totals.total × exchangeRate, rounded to the cent (what reports add up)' }),
+  lpoNumber: Nullable(Type.String({ description: "The buyer's Local Purchase Order (zero-rated LPO sales)" })),
+  principalId: Nullable(Type.String({ description: "An RVAT agent's sale: the principal it sells for" })),
   fiscal: Fiscal,
   resultCode: Nullable(Type.String({ description: '000 when accepted; the authority\'s code when failed; null while pending' })),
   lastError: Nullable(Type.String()),

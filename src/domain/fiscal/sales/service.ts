@@ -22,7 +22,7 @@ import { findByReference, findSale, insertDocument, linesOf, listSales, timezone
 import { devicesOfTenant, type BranchDevice } from '../../kernel/devices/store.ts';
 import { documentStock } from '../stock/document-stock.ts';
 import { stockOfDocuments, stockTrackingOf } from '../stock/store.ts';
-import { checkClassifications, checkLines, compute, lineInput, occurredAtOf, refuseLevies, throwIfAny } from './validation.ts';
+import { checkClassifications, checkLines, checkPrincipal, compute, documentTermsOf, lineInput, occurredAtOf, refuseLevies, throwIfAny } from './validation.ts';
 
 const WALK_IN_CUSTOMER = 'Walk-in customer';
 const DEFAULT_PAYMENT_METHOD = '01';
@@ -31,6 +31,8 @@ export interface WriteRequest {
   tenant: TenantAccount;
   branchHeader: string | undefined;
   idempotencyHeader: string | undefined;
+  /** The credential was minted in training mode: the document is a training document, whatever the body says. */
+  training?: boolean;
   /** Filed beyond the body's fields (a till's registrant, line units: compat/invoice-body.ts); not part of the idempotency fingerprint. */
   filingDetails?: FilingDetails;
   /**
@@ -193,12 +195,14 @@ export async function createSale(ctx: AppContext, req: WriteRequest, body: Creat
   refuseLevies(body.items);
   const errors = new FieldErrors();
   checkLines(errors, body.items, body.destinationCountryCode);
+  const terms = documentTermsOf(errors, body, req.training === true);
   const occurredAt = occurredAtOf(ctx, errors, body.occurredAt);
   throwIfAny(errors);
   const taxInclusive = body.taxInclusive ?? true;
   const computed = compute(errors, body.items.map(lineInput), taxInclusive);
   throwIfAny(errors);
   await checkClassifications(ctx, body.items);
+  const principalId = body.principalId == null ? null : await checkPrincipal(ctx, tenant.id, body.principalId);
 
   const doc: NewDocument = {
     tenantId: tenant.id,
@@ -208,12 +212,19 @@ export async function createSale(ctx: AppContext, req: WriteRequest, body: Creat
     reference: idem.key,
     requestHash: idem.fingerprint,
     clientInvoiceNo: body.clientInvoiceNo ?? null,
+    salesType: terms.salesType,
     customerName: body.customer?.name ?? WALK_IN_CUSTOMER,
     customerTpin: body.customer?.tpin ?? null,
+    // Else the registered customer's, when the sale names its TPIN (read in the insert statement).
+    customerAddress: body.customer?.address ?? null,
     paymentMethod: body.paymentMethod ?? DEFAULT_PAYMENT_METHOD,
     taxInclusive,
     destinationCountryCode: body.destinationCountryCode ?? null,
     occurredAt,
+    currency: terms.currency,
+    exchangeRate: terms.exchangeRate,
+    lpoNumber: terms.lpoNumber,
+    principalId,
     ...computed.totals,
     originalSaleId: null,
     originalReceiptNo: null,
@@ -317,6 +328,7 @@ export async function listSalesPage(ctx: AppContext, tenantId: number, branchHea
   if (query.reference !== undefined) filter.reference = query.reference;
   if (query.status !== undefined) filter.status = query.status;
   if (query.type !== undefined) filter.type = query.type;
+  if (query.salesType !== undefined) filter.salesType = query.salesType;
   if (query.from !== undefined || query.to !== undefined) Object.assign(filter, occurredWithin(query.from, query.to, await timezoneOf(ctx.db, tenantId)));
   const { rows, total } = await listSales(ctx.db, tenantId, filter, query.page);
   return pageOf(await presentRows(ctx, rows), total, query.page);

@@ -1,6 +1,6 @@
-import { sql, type Compilable, type Kysely, type Selectable } from 'kysely';
+import { sql, type Compilable, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
-import type { DocumentType, SaleLinesTable, SalesTable } from '../../../platform/db/tables/sales.ts';
+import type { DocumentType, SaleLinesTable, SalesTable, SalesType } from '../../../platform/db/tables/sales.ts';
 import type { FilingDetails } from '../../../vsdc/sales-body.ts';
 import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
 import { prepared, runPrepared } from '../../../platform/db/prepared.ts';
@@ -53,15 +53,24 @@ export interface NewDocument {
   target: DocumentTarget;
   tpin: string;
   type: DocumentType;
+  /** Which of the branch's sequences numbers it; only `normal` documents count against the quota. */
+  salesType: SalesType;
   reference: string | null;
   requestHash: string | null;
   clientInvoiceNo: string | null;
   customerName: string;
   customerTpin: string | null;
+  customerAddress: string | null;
   paymentMethod: string;
   taxInclusive: boolean;
   destinationCountryCode: string | null;
   occurredAt: Date;
+  /** ISO 4217; the amounts are in it. */
+  currency: string;
+  /** ZMW per unit of currency (1 for ZMW). */
+  exchangeRate: number;
+  lpoNumber: string | null;
+  principalId: string | null;
   net: number;
   vat: number;
   total: number;
@@ -99,16 +108,22 @@ const DOCUMENT_COLUMNS = {
   tenant_id: { type: 'integer', value: (d) => d.tenantId },
   tpin: { type: 'text', value: (d) => d.tpin },
   type: { type: 'text', value: (d) => d.type },
+  sales_type: { type: 'text', value: (d) => d.salesType },
   reference: { type: 'text', value: (d) => d.reference },
   request_hash: { type: 'text', value: (d) => d.requestHash },
   client_invoice_no: { type: 'text', value: (d) => d.clientInvoiceNo },
   customer_name: { type: 'text', value: (d) => d.customerName },
   customer_tpin: { type: 'text', value: (d) => d.customerTpin },
+  customer_address: { type: 'text', value: (d) => d.customerAddress },
   payment_method: { type: 'text', value: (d) => d.paymentMethod },
   tax_inclusive: { type: 'boolean', value: (d) => d.taxInclusive },
   destination_country_code: { type: 'text', value: (d) => d.destinationCountryCode },
   // A Date: bound as such, and in the json input as its ISO text (toJSON).
   occurred_at: { type: 'timestamptz', value: (d) => d.occurredAt },
+  currency: { type: 'text', value: (d) => d.currency },
+  exchange_rate: { type: 'numeric', value: (d) => d.exchangeRate },
+  lpo_number: { type: 'text', value: (d) => d.lpoNumber },
+  principal_id: { type: 'text', value: (d) => d.principalId },
   net: { type: 'numeric', value: (d) => d.net },
   vat: { type: 'numeric', value: (d) => d.vat },
   total: { type: 'numeric', value: (d) => d.total },
@@ -120,16 +135,29 @@ const DOCUMENT_COLUMNS = {
 } as const satisfies { [C in keyof SalesTable]?: { type: string; value: (doc: NewDocument) => unknown } };
 
 const DOCUMENT_COLUMN_NAMES = Object.keys(DOCUMENT_COLUMNS) as Array<keyof typeof DOCUMENT_COLUMNS>;
+type DocumentColumn = (typeof DOCUMENT_COLUMN_NAMES)[number];
+
+/**
+ * Columns stored as an expression of the document's values rather than as the value itself (both
+ * statements): `ref` names a column's value. The customer's address falls back to the registered
+ * customer's when the sale names its TPIN (in the statement: no round trip for it).
+ */
+const STORED_AS: { [C in DocumentColumn]?: (ref: (column: DocumentColumn) => RawBuilder<unknown>) => RawBuilder<unknown> } = {
+  customer_address: (ref) =>
+    sql`coalesce(${ref('customer_address')}, (select coalesce(c.address, c.verified_address) from customers c where c.tenant_id = ${ref('tenant_id')} and c.tpin = ${ref('customer_tpin')}))`,
+};
+
 /** `tenant_id, tpin, …` */
 const DOCUMENT_COLUMN_LIST = sql.raw(DOCUMENT_COLUMN_NAMES.join(', '));
 /** `tenant_id integer, tpin text, …` (a record definition for jsonb_to_recordset) */
 const DOCUMENT_COLUMN_TYPES = sql.raw(DOCUMENT_COLUMN_NAMES.map((c) => `${c} ${DOCUMENT_COLUMNS[c].type}`).join(', '));
 /** `i.tenant_id, i.tpin, …` */
-const DOCUMENT_INPUT_VALUES = sql.raw(DOCUMENT_COLUMN_NAMES.map((c) => `i.${c}`).join(', '));
+const DOCUMENT_INPUT_VALUES = sql.join(DOCUMENT_COLUMN_NAMES.map((c) => STORED_AS[c]?.((other) => sql.raw(`i.${other}`)) ?? sql.raw(`i.${c}`)));
 
 /** The document's values, in DOCUMENT_COLUMN_NAMES order (insertOneDocument's parameters). */
 function documentValues(doc: NewDocument) {
-  return sql.join(DOCUMENT_COLUMN_NAMES.map((c) => DOCUMENT_COLUMNS[c].value(doc)));
+  const param = (c: DocumentColumn) => sql`${DOCUMENT_COLUMNS[c].value(doc)}::${sql.raw(DOCUMENT_COLUMNS[c].type)}`;
+  return sql.join(DOCUMENT_COLUMN_NAMES.map((c) => STORED_AS[c]?.(param) ?? sql`${DOCUMENT_COLUMNS[c].value(doc)}`));
 }
 
 /** The document's values by column name (an element of insertDocuments' json input). */
@@ -178,6 +206,13 @@ function targetDevice(tenantId: number, target: DocumentTarget) {
   return sql`select id, branch from devices where tenant_id = ${tenantId} and initialized and branch = ${named}`;
 }
 
+/** The devices column that holds the next number of a kind's sequence. */
+const NEXT_NUMBER_COLUMN: Record<SalesType, string> = { normal: 'next_invoice_no', training: 'next_training_no', proforma: 'next_proforma_no' };
+
+function nextNumberSql(salesType: SalesType) {
+  return sql.ref(NEXT_NUMBER_COLUMN[salesType]);
+}
+
 /**
  * Stores a document as `pending` in ONE statement: picks the branch's device, takes its next
  * invoice number from the counter row (the row lock serialises a branch's documents, so numbers
@@ -221,9 +256,9 @@ export async function insertOneDocument(db: Kysely<DB>, doc: NewDocument, option
       from target
     ),
     counter as (
-      update devices set next_invoice_no = next_invoice_no + 1
+      update devices set ${nextNumberSql(doc.salesType)} = ${nextNumberSql(doc.salesType)} + 1
       where id = (select id from state where not (state.down and ${options.refuseWhenDown}::boolean))
-      returning id, branch, next_invoice_no - 1 as invoice_no
+      returning id, branch, ${nextNumberSql(doc.salesType)} - 1 as invoice_no
     ),
     document as (
       insert into sales (device_id, branch, invoice_no, ${DOCUMENT_COLUMN_LIST})
@@ -238,7 +273,7 @@ export async function insertOneDocument(db: Kysely<DB>, doc: NewDocument, option
     ),
     usage as (
       insert into tenant_usage (tenant_id, month, documents)
-      select ${doc.tenantId}, ${options.month}, 1 from document
+      select ${doc.tenantId}, ${options.month}, 1 from document where document.sales_type = 'normal'
       on conflict (tenant_id, month) do update set documents = tenant_usage.documents + 1
     )
     select document.*, state.branch as target_branch, state.down as branch_down ${notify}
@@ -340,40 +375,53 @@ export async function insertDocuments(db: Kysely<DB>, items: PendingInsert[], no
       from target
     ),
     taking as (
-      select state.n, state.id, row_number() over (partition by state.id order by state.n) as k
+      select state.n, state.id, i.sales_type, row_number() over (partition by state.id, i.sales_type order by state.n) as k
       from state join input i on i.n = state.n
       where not (state.down and i.refuse_when_down)
     ),
-    wanted as (select id, count(*)::int as taken from taking group by id),
+    wanted as (
+      select id,
+        count(*) filter (where sales_type = 'normal')::int as normal,
+        count(*) filter (where sales_type = 'training')::int as training,
+        count(*) filter (where sales_type = 'proforma')::int as proforma
+      from taking group by id
+    ),
     locked as (select d.id from devices d where d.id in (select id from wanted) order by d.id for update),
     counter as (
-      update devices d set next_invoice_no = d.next_invoice_no + wanted.taken
+      update devices d set next_invoice_no = d.next_invoice_no + wanted.normal,
+        next_training_no = d.next_training_no + wanted.training,
+        next_proforma_no = d.next_proforma_no + wanted.proforma
       from wanted
       where d.id = wanted.id and d.id in (select id from locked)
-      returning d.id, d.branch, d.next_invoice_no - wanted.taken as first_no
+      returning d.id, d.branch, d.next_invoice_no - wanted.normal as first_normal,
+        d.next_training_no - wanted.training as first_training, d.next_proforma_no - wanted.proforma as first_proforma
     ),
     placed as (
-      select taking.n, taking.id as device_id, counter.branch, counter.first_no + taking.k - 1 as invoice_no
+      select taking.n, taking.id as device_id, counter.branch, taking.sales_type,
+        case taking.sales_type when 'training' then counter.first_training when 'proforma' then counter.first_proforma
+          else counter.first_normal end + taking.k - 1 as invoice_no
       from taking join counter on counter.id = taking.id
     ),
     document as (
       insert into sales (device_id, branch, invoice_no, ${DOCUMENT_COLUMN_LIST})
       select placed.device_id, placed.branch, placed.invoice_no, ${DOCUMENT_INPUT_VALUES}
       from placed join input i on i.n = placed.n
-      order by placed.device_id, placed.invoice_no
+      -- A branch's documents take their ids in arrival order: its filing order (filing/store.ts).
+      order by placed.device_id, placed.n
       returning *
     ),
     document_lines as (
       insert into ${LINE_INSERT_TARGET}
       select document.id, ${LINE_INPUT_VALUES}
       from document
-      join placed on placed.device_id = document.device_id and placed.invoice_no = document.invoice_no
+      join placed on placed.device_id = document.device_id and placed.sales_type = document.sales_type and placed.invoice_no = document.invoice_no
       join input i on i.n = placed.n
       cross join jsonb_to_recordset(i.lines) as ${LINE_RECORD}
     ),
     usage as (
       insert into tenant_usage (tenant_id, month, documents)
       select i.tenant_id, i.month, count(*) from placed join input i on i.n = placed.n
+      where i.sales_type = 'normal'
       group by i.tenant_id, i.month
       order by i.tenant_id, i.month
       on conflict (tenant_id, month) do update set documents = tenant_usage.documents + excluded.documents
@@ -384,7 +432,7 @@ export async function insertDocuments(db: Kysely<DB>, items: PendingInsert[], no
     from input i
     left join state on state.n = i.n
     left join placed on placed.n = i.n
-    left join document on document.device_id = placed.device_id and document.invoice_no = placed.invoice_no
+    left join document on document.device_id = placed.device_id and document.sales_type = placed.sales_type and document.invoice_no = placed.invoice_no
     order by i.n`.execute(db);
   return result.rows.map((found): InsertOutcome => {
     const { n: _n, target_branch: branch, branch_down: branchDown, notified: _notified, ...row } = found;
@@ -421,6 +469,7 @@ export interface SaleFilter {
   reference?: string;
   status?: SaleRow['status'];
   type?: SaleRow['type'];
+  salesType?: SalesType;
   /** `occurred_at` in [occurredFrom, occurredBefore): the merchant's days, as instants. */
   occurredFrom?: Date;
   occurredBefore?: Date;
@@ -441,11 +490,12 @@ export async function listSales(db: Kysely<DB>, tenantId: number, filter: SaleFi
   if (reference !== undefined) query = query.where((eb) => eb.or([eb('client_invoice_no', '=', reference), eb('reference', '=', reference)]));
   if (filter.status !== undefined) query = query.where('status', '=', filter.status);
   if (filter.type !== undefined) query = query.where('type', '=', filter.type);
+  if (filter.salesType !== undefined) query = query.where('sales_type', '=', filter.salesType);
   // Written out (not a parameter), so that the generic plan can use the partial sales_tenant_notes.
   if (filter.type !== undefined && filter.type !== 'sale') query = query.where(sql<boolean>`type <> 'sale'`);
   if (filter.occurredFrom !== undefined) query = query.where('occurred_at', '>=', filter.occurredFrom);
   if (filter.occurredBefore !== undefined) query = query.where('occurred_at', '<', filter.occurredBefore);
-  const narrowed = filter.status !== undefined || filter.type !== undefined || filter.occurredFrom !== undefined || filter.occurredBefore !== undefined;
+  const narrowed = filter.status !== undefined || filter.type !== undefined || filter.salesType !== undefined || filter.occurredFrom !== undefined || filter.occurredBefore !== undefined;
   const counted = reference !== undefined || narrowed;
   // A lookup by reference (an integrator's "did my sale go through?") runs prepared: its generic
   // plan is the two reference indexes whatever the data. Pages and the other filters are planned
@@ -465,12 +515,15 @@ export async function timezoneOf(db: Kysely<DB>, tenantId: number): Promise<stri
 
 /**
  * How many documents the tenant's branches (or one of them) hold, without counting rows: a
- * branch numbers its documents without gaps and never deletes one, so it holds its next invoice
- * number minus its first (an index lookup). Counting would grow with the table.
+ * branch numbers each kind's documents without gaps and never deletes one, so it holds, per kind,
+ * its next number minus its first (an index lookup). Counting would grow with the table.
  */
 async function documentsOf(db: Kysely<DB>, tenantId: number, deviceId: number | undefined): Promise<number> {
   const result = await sql<{ n: number }>`${prepared}
-    select coalesce(sum(d.next_invoice_no - coalesce((select min(s.invoice_no) from sales s where s.device_id = d.id), d.next_invoice_no)), 0)::bigint as n
+    select coalesce(sum(
+      d.next_invoice_no - coalesce((select min(s.invoice_no) from sales s where s.device_id = d.id and s.sales_type = 'normal'), d.next_invoice_no)
+      + d.next_training_no - coalesce((select min(s.invoice_no) from sales s where s.device_id = d.id and s.sales_type = 'training'), d.next_training_no)
+      + d.next_proforma_no - coalesce((select min(s.invoice_no) from sales s where s.device_id = d.id and s.sales_type = 'proforma'), d.next_proforma_no)), 0)::bigint as n
     from devices d where d.tenant_id = ${tenantId} ${deviceId === undefined ? sql`` : sql`and d.id = ${deviceId}`}`.execute(db);
   return Number(result.rows[0]?.n ?? 0);
 }

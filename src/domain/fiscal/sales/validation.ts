@@ -6,6 +6,7 @@ import { ApiError, FieldErrors, ValidationError } from '../../../platform/errors
 import { computeSale, LEVIES, lineDiscountAmount, lineSupplyAmount, SaleAmountsError, type ComputedSale, type SaleLineInput, type VatCategoryCode } from '../../../vsdc/tax.ts';
 import { classificationCatalogue } from '../../kernel/catalogue/service.ts';
 import { MAX_DOCUMENT_TOTAL, type CreateSaleBody } from './schemas.ts';
+import { CURRENCY_CODES, HOME_CURRENCY, type SalesTypeName } from '../../../vsdc/codes.ts';
 
 const DEFAULT_VAT_CATEGORY: VatCategoryCode = 'A';
 /** The authority refuses documents dated more than 180 days back or in the future. */
@@ -139,4 +140,57 @@ export function lineInput(item: BodyLine): SaleLineInput {
     discount: item.discount ?? null,
     rrp: item.rrp ?? null,
   };
+}
+
+/** What a sale is beyond its lines: its kind, its currency and rate, the buyer's LPO. */
+export interface DocumentTerms {
+  salesType: SalesTypeName;
+  currency: string;
+  exchangeRate: number;
+  lpoNumber: string | null;
+}
+
+type TermsFields = Pick<CreateSaleBody, 'salesType' | 'currency' | 'exchangeRate' | 'lpoNumber' | 'items'>;
+
+/**
+ * The kind (a training credential issues training documents only, whatever the body says, so a
+ * till switches to training without changing its requests), the currency (ISO 4217; a foreign
+ * one needs its rate to kwacha, as the VSDC refuses a rate of 1 for it) and the LPO number a
+ * zero-rated LPO (C2) line needs.
+ */
+export function documentTermsOf(errors: FieldErrors, body: TermsFields, training: boolean): DocumentTerms {
+  const salesType = training ? 'training' : (body.salesType ?? 'normal');
+  const currency = body.currency ?? HOME_CURRENCY;
+  let exchangeRate = 1;
+  if (!CURRENCY_CODES.has(currency)) {
+    addError(errors, 'currency', `The currency field must be an ISO 4217 code the authority knows (ZMW, USD, EUR, ZAR, …); ${currency} is not one.`);
+  } else if (currency === HOME_CURRENCY) {
+    if (body.exchangeRate != null && body.exchangeRate !== 1) {
+      addError(errors, 'exchangeRate', `A ZMW document has no exchange rate: leave exchangeRate out (or send 1), or send the currency the amounts are in.`);
+    }
+  } else if (body.exchangeRate == null) {
+    addError(errors, 'exchangeRate', `The exchangeRate field is required for a ${currency} document: send how many ZMW one ${currency} is worth (up to 4 decimals), as the VSDC files it (exchangeRt).`);
+  } else if (checkDecimals(errors, 'exchangeRate', body.exchangeRate)) {
+    if (body.exchangeRate === 1) {
+      addError(errors, 'exchangeRate', `The exchangeRate of a ${currency} document cannot be 1 (the authority refuses it, code 910): send today's rate in ZMW per ${currency}.`);
+    } else {
+      exchangeRate = body.exchangeRate;
+    }
+  }
+  const hasLpoLine = body.items.some((item) => item.vatCategory === 'C2');
+  const lpoNumber = body.lpoNumber ?? null;
+  if (hasLpoLine && lpoNumber === null) {
+    addError(errors, 'lpoNumber', "The lpoNumber field is required when a line is category C2 (a zero-rated LPO sale): send the buyer's Local Purchase Order number.");
+  } else if (!hasLpoLine && lpoNumber !== null) {
+    addError(errors, 'lpoNumber', 'The lpoNumber field applies only to zero-rated LPO sales: leave it out, or make the LPO lines category C2.');
+  }
+  return { salesType, currency, exchangeRate, lpoNumber };
+}
+
+/** An RVAT agent's sale names a principal the authority lists for the merchant (GET /api/v1/principals). */
+export async function checkPrincipal(ctx: AppContext, tenantId: number, principalId: string): Promise<string> {
+  // TODO(principals): the pulled principals' store.
+  void ctx;
+  void tenantId;
+  return principalId;
 }

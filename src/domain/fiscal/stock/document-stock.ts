@@ -1,7 +1,7 @@
 // `stock` on the sale resource: where a document's stock chain stands. Shared by the sales
 // module (which shows it) and this one (which decides it).
 import { Type, type Static } from 'typebox';
-import type { DocumentStatus, DocumentType } from '../../../platform/db/tables/sales.ts';
+import type { DocumentStatus, DocumentType, SalesType } from '../../../platform/db/tables/sales.ts';
 import { Nullable, literals } from '../../../platform/http/schema-helpers.ts';
 import type { DocumentStockRow } from './store.ts';
 
@@ -27,6 +27,8 @@ const PENDING: DocumentStockResource = { state: 'pending', resultCode: null, mes
 
 interface DocumentForStock {
   type: DocumentType;
+  /** Training and proforma documents sell nothing: they never move stock. */
+  sales_type: SalesType;
   status: DocumentStatus;
   invoice_no: number | string;
 }
@@ -42,7 +44,7 @@ export function documentStock(doc: DocumentForStock, itemCodes: ReadonlyArray<st
     if (known.state === 'failed') return { state: 'failed', resultCode: known.result_code, message: known.result_message };
     return PENDING;
   }
-  if (doc.type === 'debit_note' || doc.status === 'failed' || doc.status === 'resolved' || !itemCodes.some((code) => code !== null)) return NOT_APPLICABLE;
+  if (doc.type === 'debit_note' || doc.sales_type !== 'normal' || doc.status === 'failed' || doc.status === 'resolved' || !itemCodes.some((code) => code !== null)) return NOT_APPLICABLE;
   if (known && (!known.stock_tracking || (known.booked_invoice_no !== null && known.booked_invoice_no >= Number(doc.invoice_no)))) return NOT_APPLICABLE;
   return PENDING;
 }

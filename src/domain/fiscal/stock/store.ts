@@ -25,7 +25,7 @@ export async function branchesToBook(db: Kysely<DB>, limit: number): Promise<num
   const result = await sql<{ device_id: number }>`
     select b.device_id from stock_branches b
     join lateral (
-      select s.status from sales s where s.device_id = b.device_id and s.invoice_no > b.booked_invoice_no order by s.invoice_no limit 1
+      select s.status from sales s where s.device_id = b.device_id and s.sales_type = 'normal' and s.invoice_no > b.booked_invoice_no order by s.invoice_no limit 1
     ) next on true
     where next.status <> 'pending'
     limit ${limit}`.execute(db);
@@ -70,6 +70,8 @@ export async function lockNextFiled(db: Kysely<DB>, deviceId: number, limit: num
     .selectFrom('sales')
     .select(['id', 'tenant_id', 'type', 'status', 'invoice_no', 'customer_tpin', 'customer_name'])
     .where('device_id', '=', deviceId)
+    // Training and proforma documents sell nothing: they never move stock.
+    .where('sales_type', '=', 'normal')
     .where('invoice_no', '>', after)
     .orderBy('invoice_no')
     .limit(limit)

@@ -136,6 +136,14 @@ export function requireTenant(request: FastifyRequest): TenantAccount {
   return tenant;
 }
 
+/** The request's token or fiscalisation key was minted in training mode: it issues training documents only. */
+export function trainingCredential(request: FastifyRequest): boolean {
+  const principal = request.principal;
+  if (principal?.kind === 'tenant') return principal.token.training;
+  if (principal?.kind === 'fiscalisation_key') return principal.key.training;
+  return false;
+}
+
 export function requireUser(request: FastifyRequest): { user: SessionUser; sessionToken: string } {
   if (request.principal?.kind !== 'user') throw unauthenticated();
   return request.principal;

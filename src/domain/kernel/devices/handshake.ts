@@ -35,6 +35,8 @@ export function vsdcHandshake(ctx: AppContext): Handshake {
             lastSaleInvoiceNo: counter(info.lastSaleInvcNo) ?? 0,
             lastPurchaseInvoiceNo: counter(info.lastPchsInvcNo),
             lastSaleReceiptNo: counter(info.lastSaleRcptNo),
+            lastTrainingInvoiceNo: counter(info.lastTrainInvcNo),
+            lastProformaInvoiceNo: counter(info.lastProfrmInvcNo),
           },
         };
       }

@@ -15,9 +15,17 @@ export function presentDevice(row: DeviceRow): DeviceResource {
     branchName: row.branch_name,
     countersAtInitialization:
       row.initialized && row.last_sale_invc_no !== null
-        ? { lastSaleInvoiceNo: row.last_sale_invc_no, lastSaleReceiptNo: row.last_sale_rcpt_no, lastPurchaseInvoiceNo: row.last_pchs_invc_no }
+        ? {
+            lastSaleInvoiceNo: row.last_sale_invc_no,
+            lastSaleReceiptNo: row.last_sale_rcpt_no,
+            lastPurchaseInvoiceNo: row.last_pchs_invc_no,
+            lastTrainingInvoiceNo: row.last_train_invc_no === null ? null : Number(row.last_train_invc_no),
+            lastProformaInvoiceNo: row.last_profrm_invc_no === null ? null : Number(row.last_profrm_invc_no),
+          }
         : null,
     nextInvoiceNo: row.initialized ? row.next_invoice_no : null,
+    nextTrainingInvoiceNo: row.initialized ? Number(row.next_training_no) : null,
+    nextProformaInvoiceNo: row.initialized ? Number(row.next_proforma_no) : null,
     initializedAt: iso(row.initialized_at),
     createdAt: row.created_at.toISOString(),
   };

@@ -49,6 +49,8 @@ export const Device = Type.Object({
         lastSaleInvoiceNo: Type.Integer({ description: 'The VSDC\'s lastSaleInvcNo: the last sale invoice number it had seen' }),
         lastSaleReceiptNo: Nullable(Type.Integer({ description: 'The VSDC\'s lastSaleRcptNo' })),
         lastPurchaseInvoiceNo: Nullable(Type.Integer({ description: 'The VSDC\'s lastPchsInvcNo' })),
+        lastTrainingInvoiceNo: Nullable(Type.Integer({ description: 'The VSDC\'s lastTrainInvcNo (training documents); null when it keeps none' })),
+        lastProformaInvoiceNo: Nullable(Type.Integer({ description: 'The VSDC\'s lastProfrmInvcNo (proforma documents); null when it keeps none' })),
       },
       {
         description:
@@ -57,6 +59,8 @@ export const Device = Type.Object({
     ),
   ),
   nextInvoiceNo: Nullable(Type.Integer({ description: 'The next invoiceNo this branch will assign (continuing countersAtInitialization.lastSaleInvoiceNo); null until initialised' })),
+  nextTrainingInvoiceNo: Nullable(Type.Integer({ description: 'The next training document\'s invoiceNo (filed as T-<n>, continuing lastTrainingInvoiceNo); null until initialised' })),
+  nextProformaInvoiceNo: Nullable(Type.Integer({ description: 'The next proforma\'s invoiceNo (filed as P-<n>, continuing lastProformaInvoiceNo); null until initialised' })),
   initializedAt: Nullable(Timestamp()),
   createdAt: Timestamp(),
 });

@@ -51,6 +51,9 @@ export interface DeviceInitInfo {
   lastSaleInvoiceNo: number;
   lastPurchaseInvoiceNo: number | null;
   lastSaleReceiptNo: number | null;
+  /** The training and proforma counters (lastTrainInvcNo, lastProfrmInvcNo): null when the VSDC keeps none. */
+  lastTrainingInvoiceNo?: number | null;
+  lastProformaInvoiceNo?: number | null;
 }
 /** Stores the handshake's answer; undefined when the device was already initialised. */
 export async function markDeviceInitialized(db: Kysely<DB>, deviceId: number, info: DeviceInitInfo): Promise<DeviceRow | undefined> {
@@ -65,7 +68,11 @@ export async function markDeviceInitialized(db: Kysely<DB>, deviceId: number, in
       last_sale_invc_no: info.lastSaleInvoiceNo,
       last_pchs_invc_no: info.lastPurchaseInvoiceNo,
       last_sale_rcpt_no: info.lastSaleReceiptNo,
+      last_train_invc_no: info.lastTrainingInvoiceNo ?? null,
+      last_profrm_invc_no: info.lastProformaInvoiceNo ?? null,
       next_invoice_no: info.lastSaleInvoiceNo + 1,
+      next_training_no: (info.lastTrainingInvoiceNo ?? 0) + 1,
+      next_proforma_no: (info.lastProformaInvoiceNo ?? 0) + 1,
       initialized_at: sql`now()`,
       ...released('devices'),
       updated_at: sql`now()`,

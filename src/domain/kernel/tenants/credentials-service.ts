@@ -21,12 +21,19 @@ export async function listTokens(db: Kysely<DB>, tenant: TenantRef): Promise<Tok
 }
 
 /** `abilities`: what the token may do (both unless given), kept in ABILITIES' order. */
-export async function mintToken(db: Kysely<DB>, actor: Actor, tenant: TenantRef, name: string, abilities: readonly Ability[] = ABILITIES): Promise<TokenResource & { token: string }> {
+export async function mintToken(
+  db: Kysely<DB>,
+  actor: Actor,
+  tenant: TenantRef,
+  name: string,
+  abilities: readonly Ability[] = ABILITIES,
+  training = false,
+): Promise<TokenResource & { token: string }> {
   const token = mintSecret(PREFIXES.tenantToken);
   const granted = ABILITIES.filter((a) => abilities.includes(a));
   return db.transaction().execute(async (trx) => {
-    const row = await insertToken(trx, { tenant_id: tenant.id, name: name.trim(), abilities: granted, token_hash: hashSecret(token), last4: last4(token) });
-    await recordAudit(trx, { actor, action: 'token.created', tenantId: tenant.id, targetType: 'tenant_token', targetId: row.id, details: { name: row.name, abilities: granted } });
+    const row = await insertToken(trx, { tenant_id: tenant.id, name: name.trim(), abilities: granted, training, token_hash: hashSecret(token), last4: last4(token) });
+    await recordAudit(trx, { actor, action: 'token.created', tenantId: tenant.id, targetType: 'tenant_token', targetId: row.id, details: { name: row.name, abilities: granted, training } });
     return { ...presentToken(row), token };
   });
 }
@@ -62,7 +69,7 @@ export async function mintApiKey(
   db: Kysely<DB>,
   actor: Actor,
   tenant: TenantRef,
-  input: { branch?: string | null; dialect?: 'bare' | 'wrapped' },
+  input: { branch?: string | null; dialect?: 'bare' | 'wrapped'; training?: boolean },
 ): Promise<ApiKeyResource & { key: string }> {
   const key = mintSecret(PREFIXES.fiscalisationKey);
   return db.transaction().execute(async (trx) => {
@@ -71,8 +78,9 @@ export async function mintApiKey(
       device = await deviceForKey(trx, tenant.id, input.branch);
       if (!device) throw new ApiError('device_not_found', `No device is registered for branch ${input.branch} of this merchant.`);
     }
-    const row = await insertApiKey(trx, { tenant_id: tenant.id, device_id: device?.id ?? null, dialect: input.dialect ?? 'bare', key_hash: hashSecret(key), last4: last4(key) });
-    await recordAudit(trx, { actor, action: 'api_key.created', tenantId: tenant.id, targetType: 'api_key', targetId: row.id, details: { branch: device?.branch ?? null, dialect: row.dialect } });
+    const training = input.training ?? false;
+    const row = await insertApiKey(trx, { tenant_id: tenant.id, device_id: device?.id ?? null, dialect: input.dialect ?? 'bare', training, key_hash: hashSecret(key), last4: last4(key) });
+    await recordAudit(trx, { actor, action: 'api_key.created', tenantId: tenant.id, targetType: 'api_key', targetId: row.id, details: { branch: device?.branch ?? null, dialect: row.dialect, training } });
     return { ...presentApiKey({ ...row, last_used_at: null, branch: device?.branch ?? null, sdc_id: device?.sdc_id ?? null }), key };
   });
 }

@@ -10,6 +10,7 @@ export interface TokenResource {
   id: number;
   name: string;
   abilities: string[];
+  training: boolean;
   masked: string;
   createdAt: string;
   lastUsedAt: string | null;
@@ -20,6 +21,7 @@ export interface ApiKeyResource {
   branch: string | null;
   sdcId: string | null;
   dialect: 'bare' | 'wrapped';
+  training: boolean;
   createdAt: string;
   lastUsedAt: string | null;
 }
@@ -44,11 +46,12 @@ export function presentTenant(row: TenantRow, devices: DeviceRow[], authorityBra
     authorityBranches,
   };
 }
-export function presentToken(row: { id: number; name: string; abilities: string[]; last4: string; created_at: Date; last_used_at: Date | null }): TokenResource {
+export function presentToken(row: { id: number; name: string; abilities: string[]; training: boolean; last4: string; created_at: Date; last_used_at: Date | null }): TokenResource {
   return {
     id: row.id,
     name: row.name,
     abilities: row.abilities,
+    training: row.training,
     masked: masked(PREFIXES.tenantToken, row.last4),
     createdAt: row.created_at.toISOString(),
     lastUsedAt: iso(row.last_used_at),
@@ -59,6 +62,7 @@ export function presentApiKey(row: {
   id: number;
   last4: string;
   dialect: 'bare' | 'wrapped';
+  training: boolean;
   created_at: Date;
   last_used_at: Date | null;
   branch: string | null;
@@ -70,6 +74,7 @@ export function presentApiKey(row: {
     branch: row.branch,
     sdcId: row.sdc_id,
     dialect: row.dialect,
+    training: row.training,
     createdAt: row.created_at.toISOString(),
     lastUsedAt: iso(row.last_used_at),
   };

@@ -33,6 +33,7 @@ export const TenantToken = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
   abilities: Type.Array(Type.String()),
+  training: Type.Boolean({ description: 'Minted in training mode: every document it issues is a training document' }),
   masked: Type.String({ description: 'Prefix and last four characters; never the plaintext' }),
   createdAt: Timestamp(),
   lastUsedAt: Nullable(Timestamp()),
@@ -45,6 +46,7 @@ export const CreateTokenBody = withExample(
     abilities: Type.Optional(
       Type.Array(AbilityName, { minItems: 1, maxItems: 2, uniqueItems: true, description: 'What the token may do; both unless given. A token with only `invoices:read` is refused every write (403 `missing_ability`)' }),
     ),
+    training: Type.Optional(Type.Boolean({ description: 'Training mode: every document it issues is a training document (salesType training, filed T, never a tax invoice), whatever the request says. Default false' })),
   }),
   { name: 'Till 2' },
 );
@@ -55,6 +57,7 @@ export const FiscalisationKey = Type.Object({
   branch: Nullable(Type.String({ description: 'Set for a branch key; null for a tenant key' })),
   sdcId: Nullable(Type.String()),
   dialect: Dialect,
+  training: Type.Boolean({ description: 'Minted in training mode: every invoice it files is a training document' }),
   createdAt: Timestamp(),
   lastUsedAt: Nullable(Timestamp()),
 });
@@ -63,6 +66,7 @@ export const CreateApiKeyBody = withExample(
   Type.Object({
     branch: Type.Optional(Nullable(BranchId)),
     dialect: Type.Optional(Dialect),
+    training: Type.Optional(Type.Boolean({ description: 'Training mode: every document it issues is a training document (salesType training, filed T, never a tax invoice), whatever the request says. Default false' })),
   }),
   { branch: '000', dialect: 'bare' },
 );

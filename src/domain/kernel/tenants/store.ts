@@ -95,7 +95,7 @@ export async function listApiKeyRows(db: Kysely<DB>, tenantId: number) {
   return db
     .selectFrom('api_keys as k')
     .leftJoin('devices as d', 'd.id', 'k.device_id')
-    .select(['k.id', 'k.last4', 'k.dialect', 'k.created_at', 'k.last_used_at', 'd.branch', 'd.sdc_id'])
+    .select(['k.id', 'k.last4', 'k.dialect', 'k.training', 'k.created_at', 'k.last_used_at', 'd.branch', 'd.sdc_id'])
     .where('k.tenant_id', '=', tenantId)
     .where('k.revoked_at', 'is', null)
     .orderBy('k.id')

@@ -62,7 +62,7 @@ export function developerRoutes(ctx: AppContext): FastifyPluginAsync {
       },
     }, async (request, reply) => {
       const { actor, tenant } = forMint(request);
-      return reply.code(201).header('cache-control', 'no-store').send({ data: await mintToken(db, actor, tenant, request.body.name, request.body.abilities) });
+      return reply.code(201).header('cache-control', 'no-store').send({ data: await mintToken(db, actor, tenant, request.body.name, request.body.abilities, request.body.training) });
     });
 
     app.delete('/api/v1/account/tokens/:id', {

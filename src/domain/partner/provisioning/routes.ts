@@ -127,7 +127,7 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
       schema: { operationId: 'createTenantToken', tags: TAG, summary: 'Mint a tenant token (plaintext once)', params: TenantParam, body: CreateTokenBody, response: { 201: data(TenantTokenCreated) } },
     }, async (request, reply) => {
       const tenant = requireActedTenant(request);
-      return reply.code(201).header('cache-control', 'no-store').send({ data: await mintToken(db, actorOf(request), tenant, request.body.name, request.body.abilities) });
+      return reply.code(201).header('cache-control', 'no-store').send({ data: await mintToken(db, actorOf(request), tenant, request.body.name, request.body.abilities, request.body.training) });
     });
 
     app.delete('/api/v1/tenants/:tenant/tokens/:id', {
