@@ -5,6 +5,7 @@ import { pullDuePrincipalBranches, toReceivedPrincipal } from '../../src/domain/
 import { principalPullWorker } from '../../src/domain/authority/principals/worker.ts';
 import { claimDuePulls } from '../../src/domain/authority/pulls/branch-pulls.ts';
 import { principalOf } from '../../src/domain/merchant/principals/store.ts';
+import { deleteDeviceRows } from '../../src/domain/kernel/devices/store.ts';
 import { seedSignedInUser } from '../helpers/accounts.ts';
 import { bearer } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
@@ -189,6 +190,16 @@ describe(`principals (${engineName})`, () => {
     await pullNow(merchant);
     assert.equal((await list(merchant)).meta.total, 1);
     assert.equal((await row()).failures, 0);
+  });
+
+  test('a removed device takes its pull row with it; the merchant keeps its principals', async () => {
+    const merchant = await h.addMerchant({ branches: ['000'] });
+    h.sim.control.feedPrincipals(merchant.tpin, '000', [{ id: 51, principalNm: 'Kept Principal' }]);
+    await pullNow(merchant);
+    const device = await devicesOf(merchant).executeTakeFirstOrThrow();
+    await h.ctx.db.transaction().execute((trx) => deleteDeviceRows(trx, device.id));
+    assert.equal((await h.ctx.db.selectFrom('principal_pulls').select('device_id').where('device_id', '=', device.id).execute()).length, 0);
+    assert.deepEqual((await list(merchant)).data.map((p: { id: string }) => p.id), ['51']);
   });
 
   test('the route is in the route catalogue (so the auth matrix and the fuzzer walk it) and in the OpenAPI document', async () => {
