@@ -22,6 +22,8 @@ import { importFilingWorker, importPullWorker } from '../domain/authority/import
 import { itemRoutes } from '../domain/merchant/items/routes.ts';
 import { noticeRoutes } from '../domain/authority/notices/routes.ts';
 import { authorityPullWorker } from '../domain/authority/notices/worker.ts';
+import { principalRoutes } from '../domain/authority/principals/routes.ts';
+import { principalPullWorker } from '../domain/authority/principals/worker.ts';
 import { draftScanWorker } from '../domain/merchant/items/draft-scan.ts';
 import { itemRetryWorker } from '../domain/merchant/items/worker.ts';
 import { accountDeviceRoutes } from '../domain/merchant/accounts/devices-routes.ts';
@@ -60,6 +62,7 @@ export const moduleRoutes: Array<(ctx: AppContext) => FastifyPluginAsync> = [
   importRoutes,
   purchaseRoutes,
   noticeRoutes,
+  principalRoutes,
   catalogueRoutes,
   receiptRoutes,
   reportRoutes,
@@ -85,6 +88,7 @@ export const moduleWorkers: Array<WorkerFactory<AppContext>> = [
   purchasePullWorker,
   purchaseFilingWorker,
   authorityPullWorker,
+  principalPullWorker,
   backlogAlarmWorker,
   reconciliationWorker,
   stockWorker,

@@ -1,4 +1,5 @@
-// Feeds pulled per initialised branch from its VSDC with `lastReqDt` (customs lines, purchases):
+// Feeds pulled per initialised branch from its VSDC with `lastReqDt` (customs lines, purchases,
+// principals):
 // one row per branch in the feed's pull table says where the pull stands (the previous answer's
 // `resultDt`, the next pull's time, failures) and who runs it now (a lease). Claimed with
 // lease-sql's vocabulary, so any number of processes share the pulls; a branch is pulled by one
@@ -13,7 +14,7 @@ import { claimDueRows, fromNow, releasedSql } from '../../../platform/workers/le
 import { pullStepOf } from '../../../vsdc/polling.ts';
 
 /** The pull tables: same columns (ImportPullsTable), one per feed. */
-type BranchPullTable = 'import_pulls' | 'purchase_pulls';
+export type BranchPullTable = 'import_pulls' | 'purchase_pulls' | 'principal_pulls';
 
 export interface ClaimedPull {
   deviceId: number;

@@ -22,6 +22,7 @@ import * as merchantAccounts from './0019_merchant_accounts.ts';
 import * as salesListFilters from './0021_sales_list_filters.ts';
 import * as tillLoginsOutliveDevices from './0022_till_logins_outlive_devices.ts';
 import * as documentKinds from './0023_document_kinds.ts';
+import * as principals from './0024_principals.ts';
 
 /** Every migration, in order. A migration is a list of SQL statements run one by one. */
 const migrations: Record<string, { up: string[] }> = {
@@ -47,6 +48,7 @@ const migrations: Record<string, { up: string[] }> = {
   '0021_sales_list_filters': salesListFilters,
   '0022_till_logins_outlive_devices': tillLoginsOutliveDevices,
   '0023_document_kinds': documentKinds,
+  '0024_principals': principals,
 };
 
 function toKysely(statements: string[]): Migration {
