@@ -65,7 +65,13 @@ describe(`schema upgrade from ${FROM} with data (${engineName})`, () => {
     const added: Record<string, Record<string, unknown>> = {
       tenants: { offline_policy: 'queue', timezone: 'Africa/Lusaka', stock_tracking: true, origin: 'partner' },
       filing_queues: { probed_at: null },
+      devices: { next_training_no: 1, next_proforma_no: 1, last_train_invc_no: null, last_profrm_invc_no: null },
       sales: {
+        sales_type: 'normal',
+        exchange_rate: '1.0000',
+        lpo_number: null,
+        principal_id: null,
+        customer_address: null,
         filing_details: null,
         replaces_sale_id: null,
         resolution_kind: null,

@@ -2,7 +2,8 @@
 // discounts, MTV's RRP, levies (refused), the C1 (export) rule, the occurredAt window, the
 // classification check, and the amounts (`compute`).
 import type { AppContext } from '../../kernel/context.ts';
-import { ApiError, FieldErrors, ValidationError } from '../../../platform/errors/errors.ts';
+import { ApiError, FieldErrors, ValidationError, fieldError } from '../../../platform/errors/errors.ts';
+import { principalOf } from '../../merchant/principals/store.ts';
 import { computeSale, LEVIES, lineDiscountAmount, lineSupplyAmount, SaleAmountsError, type ComputedSale, type SaleLineInput, type VatCategoryCode } from '../../../vsdc/tax.ts';
 import { classificationCatalogue } from '../../kernel/catalogue/service.ts';
 import { MAX_DOCUMENT_TOTAL, type CreateSaleBody } from './schemas.ts';
@@ -189,8 +190,11 @@ export function documentTermsOf(errors: FieldErrors, body: TermsFields, training
 
 /** An RVAT agent's sale names a principal the authority lists for the merchant (GET /api/v1/principals). */
 export async function checkPrincipal(ctx: AppContext, tenantId: number, principalId: string): Promise<string> {
-  // TODO(principals): the pulled principals' store.
-  void ctx;
-  void tenantId;
-  return principalId;
+  const principal = await principalOf(ctx.db, tenantId, principalId);
+  if (!principal) {
+    throw fieldError('principalId',
+      `The authority lists no principal ${principalId} for this merchant: send the id of a principal you sell for (GET /api/v1/principals lists them; they are pulled from the VSDC hourly), or leave principalId out.`,
+    );
+  }
+  return principal.id;
 }
