@@ -48,7 +48,8 @@ function cmapOf(cmap: string): Map<number, string> {
       const from = parseInt(lo!, 16);
       const to = parseInt(hi!, 16);
       if (target!.startsWith('[')) {
-        [...target!.matchAll(/<([0-9a-fA-F]+)>/g)].forEach(([, uni], i) => map.set(from + i, utf16(uni!)));
+        // An entry may be several code units (a ligature: `<0066 0069>` is "fi").
+        [...target!.matchAll(/<([0-9a-fA-F\s]+)>/g)].forEach(([, uni], i) => map.set(from + i, utf16(uni!.replace(/\s+/g, ''))));
       } else {
         const base = parseInt(target!.slice(1, -1), 16);
         for (let c = from; c <= to; c++) map.set(c, String.fromCodePoint(base + c - from));

@@ -9,6 +9,12 @@ import { pdfText } from '../helpers/pdf-text.ts';
 import { eventually } from '../helpers/poll.ts';
 import { invoiceBody, mintKey, nextNumber, sdcIdOf, zmGet, zmPost, type Till } from '../compat/helpers.ts';
 
+/** `iso` as a Lusaka receipt prints it: local time (UTC+2, no daylight saving) and CAT. */
+function lusaka(iso: string): string {
+  const local = new Date(Date.parse(iso) + 2 * 3_600_000).toISOString();
+  return `${local.slice(0, 10)} ${local.slice(11, 19)} CAT`;
+}
+
 interface Sale {
   id: number;
   status: string;
@@ -58,9 +64,9 @@ describe(`printable receipts (${engineName})`, () => {
     assert.match(res.headers['content-type'] as string, /^text\/html/);
     assert.match(res.headers['content-security-policy'] as string, /default-src 'none'/);
     const html = res.body;
-    const device = await h.ctx.db.selectFrom('devices').select(['taxpayer_name', 'branch']).where('tenant_id', '=', h.merchant.tenantId).executeTakeFirstOrThrow();
+    const tenant = await h.ctx.db.selectFrom('tenants').select(['name']).where('id', '=', h.merchant.tenantId).executeTakeFirstOrThrow();
     for (const expected of [
-      device.taxpayer_name ?? 'Test merchant',
+      `<h1>${tenant.name}</h1>`,
       h.merchant.tpin,
       'Branch: 000',
       sale.fiscal.sdcId,
@@ -70,7 +76,7 @@ describe(`printable receipts (${engineName})`, () => {
       String(sale.invoiceNo),
       sale.fiscal.internalData,
       sale.fiscal.receiptSignature,
-      `${sale.fiscal.publishedAt.slice(0, 10)} ${sale.fiscal.publishedAt.slice(11, 19)} UTC`,
+      `<dt>VSDC date</dt><dd>${lusaka(sale.fiscal.publishedAt)}</dd>`,
       'TAX INVOICE',
       'POS-77',
       'Totals per VAT category',
@@ -202,8 +208,10 @@ describe(`printable receipts (${engineName})`, () => {
 
   test('the PDF prints Chinese, Cyrillic, Greek and Bemba/Nyanja names; only characters no embedded font has become "?"', async () => {
     const names = { merchant: '张伟贸易有限公司', branch: 'Лусака 東京', customer: 'Ελένη Παπαδοπούλου 王芳', item: 'Молоко Ŋombe ŵa Chibwe', cjk: '茶叶 緑茶 ひらがな' };
-    const before = await h.ctx.db.selectFrom('devices').select(['id', 'taxpayer_name', 'branch_name']).where('tenant_id', '=', h.merchant.tenantId).where('branch', '=', '000').executeTakeFirstOrThrow();
-    await h.ctx.db.updateTable('devices').set({ taxpayer_name: names.merchant, branch_name: names.branch }).where('id', '=', before.id).execute();
+    const before = await h.ctx.db.selectFrom('devices').select(['id', 'branch_name']).where('tenant_id', '=', h.merchant.tenantId).where('branch', '=', '000').executeTakeFirstOrThrow();
+    const tenantBefore = await h.ctx.db.selectFrom('tenants').select('name').where('id', '=', h.merchant.tenantId).executeTakeFirstOrThrow();
+    await h.ctx.db.updateTable('devices').set({ branch_name: names.branch }).where('id', '=', before.id).execute();
+    await h.ctx.db.updateTable('tenants').set({ name: names.merchant }).where('id', '=', h.merchant.tenantId).execute();
     try {
       const sale = await uploadedSale(saleBody({ customer: { name: names.customer } }, [{ name: names.item }, { name: `Tea ${names.cjk}` }, { name: 'Map 🗺 한' }]));
       const res = await receipt(sale.id, { accept: 'application/pdf' });
@@ -212,9 +220,181 @@ describe(`printable receipts (${engineName})`, () => {
       for (const name of [names.merchant, names.branch, names.customer, names.item, `Tea ${names.cjk}`]) assert.ok(text.includes(name), `${name} in ${text}`);
       assert.ok(text.includes('Map ? ?'), 'emoji and Hangul, which no embedded font has, are "?"');
     } finally {
-      await h.ctx.db.updateTable('devices').set({ taxpayer_name: before.taxpayer_name, branch_name: before.branch_name }).where('id', '=', before.id).execute();
+      await h.ctx.db.updateTable('devices').set({ branch_name: before.branch_name }).where('id', '=', before.id).execute();
+      await h.ctx.db.updateTable('tenants').set({ name: tenantBefore.name }).where('id', '=', h.merchant.tenantId).execute();
     }
     assert.equal(printable('Ŋ ŵ é Ж λ 张伟'), 'Ŋ ŵ é Ж λ 张伟');
+  });
+
+  // ---- lawful tax invoices (issue 32 item 6) ----
+  // The sale resource does not take salesType, currency, exchangeRate, lpoNumber, principalId or
+  // customer.address yet: these tests set them on the uploaded row directly (`setColumns`), to be
+  // switched to the API once it does.
+
+  type Columns = Partial<{ sales_type: 'normal' | 'training' | 'proforma'; currency: string; exchange_rate: string; lpo_number: string | null; principal_id: string | null; customer_address: string | null }>;
+  const setColumns = (id: number, columns: Columns) => h.ctx.db.updateTable('sales').set(columns).where('id', '=', id).execute();
+
+  /** Runs `body` with the merchant's timezone set to `zone`, then puts it back. */
+  async function inZone<T>(zone: string, body: () => Promise<T>): Promise<T> {
+    const { timezone } = await h.ctx.db.selectFrom('tenants').select('timezone').where('id', '=', h.merchant.tenantId).executeTakeFirstOrThrow();
+    await h.ctx.db.updateTable('tenants').set({ timezone: zone }).where('id', '=', h.merchant.tenantId).execute();
+    try {
+      return await body();
+    } finally {
+      await h.ctx.db.updateTable('tenants').set({ timezone }).where('id', '=', h.merchant.tenantId).execute();
+    }
+  }
+
+  test('times are the merchant\'s local time with the zone, and the date is the local one across midnight', async () => {
+    // 22:30:05 UTC yesterday is 00:30:05 today in Lusaka: the receipt says today.
+    const yesterday = new Date(Date.now() - 86_400_000);
+    const at = new Date(Date.UTC(yesterday.getUTCFullYear(), yesterday.getUTCMonth(), yesterday.getUTCDate(), 22, 30, 5));
+    const sale = await uploadedSale(saleBody({ occurredAt: at.toISOString() }));
+    const today = new Date(at.getTime() + 86_400_000).toISOString().slice(0, 10);
+    const html = (await receipt(sale.id)).body;
+    assert.ok(html.includes(`<dt>Date</dt><dd>${today} 00:30:05 CAT</dd>`), html);
+    assert.ok(html.includes(`<dt>VSDC date</dt><dd>${lusaka(sale.fiscal.publishedAt)}</dd>`));
+    assert.doesNotMatch(html, / UTC</);
+    const pdf = await pdfReceipt(sale.id);
+    assert.ok(pdf.includes(`${today} 00:30:05 CAT`), pdf);
+    assert.ok(pdf.includes(lusaka(sale.fiscal.publishedAt)));
+
+    // A zone with no well-known abbreviation prints its offset; one behind UTC, the earlier day.
+    await inZone('Asia/Kolkata', async () => {
+      assert.ok((await receipt(sale.id)).body.includes(`<dd>${today} 04:00:05 +05:30</dd>`));
+    });
+    await inZone('America/Sao_Paulo', async () => {
+      const text = await pdfReceipt(sale.id);
+      assert.ok(text.includes(`${at.toISOString().slice(0, 10)} 19:30:05 -03:00`), text);
+    });
+  });
+
+  test('the supplier block: the merchant\'s registered name (not the VSDC\'s taxpayer name), TPIN, branch and the address from the authority\'s register', async () => {
+    const device = await h.ctx.db.selectFrom('devices').select(['id', 'taxpayer_name']).where('tenant_id', '=', h.merchant.tenantId).where('branch', '=', '000').executeTakeFirstOrThrow();
+    const tenant = await h.ctx.db.selectFrom('tenants').select('name').where('id', '=', h.merchant.tenantId).executeTakeFirstOrThrow();
+    const registered = await h.ctx.db.selectFrom('authority_branches').selectAll().where('tenant_id', '=', h.merchant.tenantId).execute();
+    await h.ctx.db.updateTable('devices').set({ taxpayer_name: 'SIMULATED TAXPAYER LTD' }).where('id', '=', device.id).execute();
+    await h.ctx.db.deleteFrom('authority_branches').where('tenant_id', '=', h.merchant.tenantId).execute();
+    await h.ctx.db.insertInto('authority_branches').values({
+      tenant_id: h.merchant.tenantId, branch: '000', name: 'Head office', status_code: '01', opened_on: '20240101', province: 'LUSAKA PROVINCE', district: 'LUSAKA',
+      sector: 'LUSAKA CENTRAL', location: 'Plot 12, Cairo Road', headquarters: true, manager_name: null, manager_phone: null, manager_email: null, branch_record: '{}',
+    }).execute();
+    try {
+      const sale = await uploadedSale();
+      const html = (await receipt(sale.id)).body;
+      assert.ok(html.includes(`<h1>${tenant.name}</h1>`), 'the registered name heads the receipt');
+      assert.ok(!html.includes('SIMULATED TAXPAYER LTD'), 'never the VSDC\'s taxpayer name');
+      assert.ok(html.includes(`TPIN: ${h.merchant.tpin}`));
+      assert.ok(html.includes('Branch: 000'));
+      const address = 'Plot 12, Cairo Road, LUSAKA CENTRAL, LUSAKA, LUSAKA PROVINCE';
+      assert.ok(html.includes(`<span class="address">${address}</span>`), html);
+      const pdf = (await pdfReceipt(sale.id)).replace(/\s+/g, ' '); // a long line wraps
+      for (const expected of [tenant.name, `TPIN: ${h.merchant.tpin}`, address]) assert.ok(pdf.includes(expected), `PDF shows ${expected}`);
+      assert.ok(!pdf.includes('SIMULATED TAXPAYER LTD'));
+
+      // No entry in the register: no address is made up, the rest is printed.
+      await h.ctx.db.deleteFrom('authority_branches').where('tenant_id', '=', h.merchant.tenantId).execute();
+      const bare = (await receipt(sale.id)).body;
+      assert.ok(!bare.includes('class="address"'));
+      assert.ok(!bare.includes('Cairo Road'));
+      assert.ok(bare.includes(`<h1>${tenant.name}</h1>`) && bare.includes(`TPIN: ${h.merchant.tpin}`) && bare.includes('Branch: 000'));
+    } finally {
+      await h.ctx.db.updateTable('devices').set({ taxpayer_name: device.taxpayer_name }).where('id', '=', device.id).execute();
+      await h.ctx.db.deleteFrom('authority_branches').where('tenant_id', '=', h.merchant.tenantId).execute();
+      for (const row of registered) await h.ctx.db.insertInto('authority_branches').values({ ...row, branch_record: JSON.stringify(row.branch_record) }).execute();
+    }
+  });
+
+  test('the customer block and every minimum feature of a tax invoice, HTML and PDF', async () => {
+    const sale = await uploadedSale(saleBody({ customer: { name: 'Copperbelt Mining Supplies Limited', tpin: '2000000002' } }, [{ name: 'Drill bits', quantity: 2, price: 116, discount: 23.2 }, { name: 'Export crate', price: 50, vatCategory: 'A' }]));
+    await setColumns(sale.id, { customer_address: 'Plot 4, Independence Ave, Kitwe' });
+    const html = (await receipt(sale.id)).body;
+    for (const expected of [
+      '<p class="title">TAX INVOICE</p>',
+      `TPIN: ${h.merchant.tpin}`,
+      '<dt>Date</dt>',
+      `<dt>Invoice No</dt><dd>${sale.authorityInvoiceNo}</dd>`,
+      `<dt>Invoice seq.</dt><dd>${sale.invoiceNo}</dd>`,
+      '<dt>Customer</dt><dd>Copperbelt Mining Supplies Limited</dd>',
+      '<dt>Customer TPIN</dt><dd>2000000002</dd>',
+      '<dt>Customer address</dt><dd>Plot 4, Independence Ave, Kitwe</dd>',
+      '<dt>Invoice type</dt><dd>Normal Sale</dd>',
+      '2 × 116.00',
+      'Discount 10%',
+      '<td colspan="2">Excl. VAT</td>',
+      'A 16%',
+      'Total excl. VAT',
+      'Total discount',
+      'Total VAT',
+      'TOTAL incl. VAT',
+      `<dt>SDC ID</dt><dd>${sale.fiscal.sdcId}</dd>`,
+      '<dt>VSDC date</dt>',
+      sale.fiscal.internalData,
+      sale.fiscal.receiptSignature,
+    ]) assert.ok(html.includes(expected), `the receipt shows ${expected}`);
+    assert.match(html, /<svg class="qr"/);
+    const pdf = (await pdfReceipt(sale.id)).replace(/\s+/g, ' '); // a long line wraps
+    for (const expected of ['TAX INVOICE', 'Customer address', 'Plot 4, Independence Ave, Kitwe', 'Normal Sale', 'Excl. VAT', 'Discount 10%', 'Total discount', 'TOTAL incl. VAT', 'VSDC date', sale.fiscal.sdcId, 'Internal data:', 'Receipt signature:']) {
+      assert.ok(pdf.includes(expected), `PDF shows ${expected}`);
+    }
+
+    // No address: no empty line.
+    const plain = await uploadedSale();
+    assert.ok(!(await receipt(plain.id)).body.includes('Customer address'));
+  });
+
+  test('training and proforma documents carry a NOT A TAX INVOICE banner instead of the title; the invoice type in words', async () => {
+    const sale = await uploadedSale(saleBody({}, [{ quantity: 2 }]));
+    const credit = await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '03', items: [{ line: 1, quantity: 1 }] });
+    assert.equal(credit.json().data.status, 'uploaded', credit.body);
+    const creditId = credit.json().data.id as number;
+    const normalCredit = (await receipt(creditId)).body;
+    assert.ok(normalCredit.includes('<p class="title">CREDIT NOTE</p>') && normalCredit.includes('<dd>Normal Credit note</dd>'));
+
+    const cases = [
+      { id: sale.id, kind: 'training', banner: 'TRAINING — NOT A TAX INVOICE', words: 'Training Sale' },
+      { id: sale.id, kind: 'proforma', banner: 'PROFORMA — NOT A TAX INVOICE', words: 'Proforma Sale' },
+      { id: creditId, kind: 'training', banner: 'TRAINING — NOT A TAX INVOICE', words: 'Training Credit note' },
+    ] as const;
+    for (const c of cases) {
+      await setColumns(c.id, { sales_type: c.kind });
+      const html = (await receipt(c.id)).body;
+      assert.ok(html.includes(`<p class="banner" role="note">${c.banner}</p>`), html);
+      assert.ok(html.includes(`<dt>Invoice type</dt><dd>${c.words}</dd>`));
+      assert.ok(!html.includes('<p class="title">'), 'no TAX INVOICE / CREDIT NOTE title');
+      assert.ok(!html.includes('TAX INVOICE</p>') || html.includes('NOT A TAX INVOICE</p>'));
+      assert.ok(!html.includes("Fiscal receipt issued through the authority's VSDC."));
+      const pdf = await pdfReceipt(c.id);
+      assert.ok(pdf.includes(`*** ${c.banner} ***`), pdf);
+      assert.ok(pdf.includes(c.words));
+      assert.ok(!pdf.includes('CREDIT NOTE'));
+    }
+    await setColumns(sale.id, { sales_type: 'normal' });
+    const debit = await h.post(`/api/v1/sales/${sale.id}/debit-note`, { reasonCode: '02', items: [{ name: 'Price correction', classificationCode: '50221200', quantity: 1, price: 10 }] });
+    assert.equal(debit.statusCode, 201, debit.body);
+    const debitHtml = (await receipt(debit.json().data.id)).body;
+    assert.ok(debitHtml.includes('<p class="title">DEBIT NOTE</p>') && debitHtml.includes('<dd>Normal Debit note</dd>'));
+  });
+
+  test('a foreign-currency invoice: amounts with the currency code, the exchange rate and the kwacha total; LPO and principal when present', async () => {
+    const sale = await uploadedSale(saleBody({}, [{ quantity: 2, price: 116 }]));
+    const plain = (await receipt(sale.id)).body;
+    assert.ok(!plain.includes('Exchange rate') && !plain.includes('LPO No') && !plain.includes('Principal'));
+    assert.ok(plain.includes('ZMW 232.00'), 'a kwacha invoice shows ZMW');
+
+    await setColumns(sale.id, { currency: 'USD', exchange_rate: '27.15', lpo_number: 'LPO-2026-0042', principal_id: 'PR-7' });
+    const html = (await receipt(sale.id)).body;
+    for (const expected of [
+      '<dt>Currency</dt><dd>USD</dd>',
+      'Amount USD',
+      'TOTAL incl. VAT</td><td class="num">USD 232.00',
+      'Exchange rate: 1 USD = 27.1500 ZMW',
+      'Total in ZMW</td><td class="num">ZMW 6,298.80',
+      '<dt>LPO No</dt><dd>LPO-2026-0042</dd>',
+      '<dt>Principal</dt><dd>PR-7</dd>',
+    ]) assert.ok(html.includes(expected), `the receipt shows ${expected}`);
+    const pdf = await pdfReceipt(sale.id);
+    for (const expected of ['USD 232.00', 'Exchange rate: 1 USD = 27.1500 ZMW', 'Total in ZMW', 'ZMW 6,298.80', 'LPO-2026-0042', 'PR-7']) assert.ok(pdf.includes(expected), `PDF shows ${expected}`);
   });
 
   test('compat: the POST answer of an uploaded invoice is the original print; a Signature reprint says ReceiptCopy', async () => {

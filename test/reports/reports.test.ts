@@ -220,6 +220,16 @@ describe(`daily reports and exports (${engineName})`, () => {
     }
   });
 
+  test('the PDF prints local times with the zone and payment method names, not codes', async () => {
+    const text = pdfText((await report(`date=${day}`, { accept: 'application/pdf' })).rawPayload).replace(/\s+/g, ' ');
+    assert.ok(text.includes(`Day in Africa/Lusaka: ${day} 00:00:00 CAT to ${shift(day, 1)} 00:00:00 CAT`), text);
+    assert.match(text, /figures of \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} CAT/);
+    assert.doesNotMatch(text, /\(UTC\)|\d{2}:\d{2}:\d{2}\.\d{3}Z/, 'no UTC instants');
+    assert.match(text, /Per payment method \(uploaded\) Method Documents Taxable VAT Total Discount Cash \d/, 'payment type 01 as Cash');
+    assert.match(text, / Credit \d/, 'payment type 02 as Credit');
+    assert.doesNotMatch(text, /Method Documents Taxable VAT Total Discount 01 /);
+  });
+
   test('closing a day stores its Z: immutable, returned again by a repeat close and by the day\'s report', async () => {
     const closed = await h.post('/api/v1/reports/daily/close', { date: day, branch: '000' });
     assert.equal(closed.statusCode, 201, closed.body);
@@ -250,6 +260,14 @@ describe(`daily reports and exports (${engineName})`, () => {
     assert.match(partnerClose.json().data.closedBy, /^partner_key:\d+$/);
   });
 
+  test('a Z report\'s PDF prints when it was closed in local time with the zone', async () => {
+    const z = (await report(`date=${day}`)).json().data as { type: string; closedAt: string };
+    assert.equal(z.type, 'Z');
+    const local = new Date(Date.parse(z.closedAt) + 2 * 3_600_000).toISOString();
+    const text = pdfText((await report(`date=${day}`, { accept: 'application/pdf' })).rawPayload).replace(/\s+/g, ' ');
+    assert.ok(text.includes(`Closed ${local.slice(0, 10)} ${local.slice(11, 19)} CAT by`), text);
+  });
+
   test('exports: CSV and XLSX, one row per line, streamed, the branch and range checked', async () => {
     const lines = await h.ctx.db.selectFrom('sale_lines').innerJoin('sales', 'sales.id', 'sale_lines.sale_id').select(['sales.id', 'sale_lines.total'])
       .where('sales.tenant_id', '=', h.merchant.tenantId).where('sales.occurred_at', '>=', new Date(LUSAKA(day, '00:00'))).where('sales.occurred_at', '<', new Date(LUSAKA(shift(day, 1), '00:00'))).execute();
@@ -263,6 +281,12 @@ describe(`daily reports and exports (${engineName})`, () => {
     assert.equal(records.length, lines.length);
     assert.equal(records.reduce((a, r) => a.plus(r.total!), new Money(0)).toString(), lines.reduce((a, l) => a.plus(l.total), new Money(0)).toString());
     assert.ok(records.some((r) => r.type === 'credit_note' && r.status === 'uploaded' && r.authorityInvoiceNo !== ''));
+    // The local time with the zone and the payment method's name beside the UTC instant and the code.
+    const late = records.find((r) => r.occurredAt === new Date(LUSAKA(day, '23:30')).toISOString())!;
+    assert.equal(late.occurredAtLocal, `${day} 23:30:00 CAT`);
+    assert.equal(late.paymentMethod, '02');
+    assert.equal(late.paymentMethodName, 'Credit');
+    assert.ok(records.filter((r) => r.paymentMethod === '01').every((r) => r.paymentMethodName === 'Cash'));
 
     const xlsx = await h.t.inject({ method: 'GET', url: `/api/v1/exports/documents?from=${day}&to=${day}&format=xlsx`, headers: bearer(h.merchant.token) });
     assert.equal(xlsx.statusCode, 200, xlsx.body);

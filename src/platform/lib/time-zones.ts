@@ -71,3 +71,33 @@ export function daysBetween(first: string, last: string): number {
   const [y2, m2, d2] = parseDay(last)!;
   return Math.round((Date.UTC(y2, m2 - 1, d2) - Date.UTC(y1, m1 - 1, d1)) / 86_400_000);
 }
+
+/**
+ * Zones whose wall clock is Central Africa Time: at +02:00 they are printed `CAT` (Node's ICU
+ * names none of them: `timeZoneName: 'short'` gives `GMT+2`). Every other zone is printed with
+ * its offset at that instant (`+02:00`, `-03:30`), and UTC itself as `UTC`.
+ */
+const CENTRAL_AFRICA_TIME = new Set([
+  'Africa/Lusaka', 'Africa/Harare', 'Africa/Maputo', 'Africa/Blantyre', 'Africa/Gaborone', 'Africa/Lubumbashi', 'Africa/Kigali', 'Africa/Bujumbura', 'Africa/Windhoek', 'Africa/Juba', 'Africa/Khartoum',
+]);
+
+const pad2 = (n: number) => String(n).padStart(2, '0');
+
+/** How the zone is named beside a printed time: `CAT`, `UTC` or the offset `+05:30` at that instant. */
+export function zoneLabel(instant: Date, timeZone: string): string {
+  const minutes = Math.round(offsetAt(instant.getTime(), timeZone) / 60_000);
+  if (minutes === 120 && CENTRAL_AFRICA_TIME.has(timeZone)) return 'CAT';
+  if (minutes === 0 && (timeZone === 'UTC' || timeZone === 'Etc/UTC')) return 'UTC';
+  const abs = Math.abs(minutes);
+  return `${minutes < 0 ? '-' : '+'}${pad2(Math.floor(abs / 60))}:${pad2(abs % 60)}`;
+}
+
+/**
+ * An instant as a person in the zone reads it, with the zone: `2026-11-27 17:29:47 CAT`. The date
+ * is the local one (00:30 in Lusaka is that day, 22:30 UTC the day before). Receipts and reports
+ * print every time this way.
+ */
+export function localDateTime(instant: Date, timeZone: string): string {
+  const w = wallClock(instant.getTime(), timeZone);
+  return `${String(w.year).padStart(4, '0')}-${pad2(w.month)}-${pad2(w.day)} ${pad2(w.hour)}:${pad2(w.minute)}:${pad2(w.second)} ${zoneLabel(instant, timeZone)}`;
+}

@@ -4,10 +4,14 @@ export const money = (n: number) => n.toLocaleString('en-US', { minimumFractionD
 
 export const quantity = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 4 });
 
-/** `2025-01-02 03:04:05 UTC`: receipts are read by people and auditors, not parsers. */
-export function printedDate(iso: string): string {
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
-}
+/** An amount with its currency code: `USD 1,234.50`. */
+export const priced = (n: number, currency: string) => `${currency} ${money(n)}`;
+
+/** `10%`, `12.5%`: a discount's rate. */
+export const percent = (n: number) => `${n.toLocaleString('en-US', { maximumFractionDigits: 2 })}%`;
+
+/** `Exchange rate: 1 USD = 27.1500 ZMW`. */
+export const exchangeLine = (currency: string, rate: string) => `1 ${currency} = ${rate} ZMW`;
 
 export function rateLabel(rate: number): string {
   return `${rate}%`;

@@ -1,5 +1,5 @@
 // The 80 mm receipt as one self-contained HTML page (inline CSS and QR code), for thermal printers.
-import { money, printedDate, quantity, rateLabel } from './format.ts';
+import { exchangeLine, money, percent, priced, quantity, rateLabel } from './format.ts';
 import type { Receipt } from './receipt.ts';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -23,6 +23,7 @@ th { text-align: left; border-bottom: 1px solid #000; }
 .num { text-align: right; white-space: nowrap; }
 .item-name { overflow-wrap: anywhere; }
 .total td { font-weight: bold; font-size: 13px; }
+.banner { text-align: center; font-weight: bold; font-size: 13px; border: 2px solid #000; margin: 2mm 0; padding: 1mm; }
 .copy { text-align: center; font-weight: bold; font-size: 15px; letter-spacing: 0.3em; border: 2px solid #000; margin: 2mm 0; padding: 1mm 0; }
 .qr { display: block; width: 32mm; height: 32mm; margin: 2mm auto; }
 .mono { overflow-wrap: anywhere; }
@@ -46,10 +47,12 @@ export async function renderReceiptHtml(receipt: Receipt): Promise<string> {
     .map(
       (l) => `<tr><td class="item-name" colspan="3">${escapeHtml(l.name)}</td></tr>
 <tr><td>${quantity(l.quantity)} × ${money(l.price)}</td><td class="num">${escapeHtml(l.vatCategory)}</td><td class="num">${money(l.amount)}</td></tr>${
-        l.discount !== 0 ? `\n<tr class="discount"><td colspan="2">Discount</td><td class="num">-${money(l.discount)}</td></tr>` : ''
-      }${l.rrp !== null ? `\n<tr class="rrp"><td colspan="3">MTV: RRP ${money(l.rrp)} per unit</td></tr>` : ''}`,
+        l.discount !== 0 ? `\n<tr class="discount"><td colspan="2">Discount ${percent(l.discountRate)}</td><td class="num">-${money(l.discount)}</td></tr>` : ''
+      }
+<tr class="excl"><td colspan="2">Excl. VAT</td><td class="num">${money(l.net)}</td></tr>${l.rrp !== null ? `\n<tr class="rrp"><td colspan="3">MTV: RRP ${money(l.rrp)} per unit</td></tr>` : ''}`,
     )
     .join('\n');
+  const cur = escapeHtml(receipt.totals.currency);
   const categories = receipt.categories
     .map((c) => `<tr><td>${escapeHtml(c.code)} ${rateLabel(c.rate)}</td><td class="num">${money(c.taxable)}</td><td class="num">${money(c.vat)}</td><td class="num">${money(c.total)}</td></tr>`)
     .join('\n');
@@ -63,24 +66,31 @@ export async function renderReceiptHtml(receipt: Receipt): Promise<string> {
 </head>
 <body>
 <main class="receipt">
-<h1>${escapeHtml(receipt.taxpayerName)}</h1>
-<p class="center">TPIN: ${escapeHtml(receipt.tpin)}<br>Branch: ${escapeHtml(receipt.branch)}${receipt.branchName ? ` ${escapeHtml(receipt.branchName)}` : ''}</p>
-<p class="title">${escapeHtml(receipt.title)}</p>
+<h1>${escapeHtml(receipt.merchantName)}</h1>
+<p class="center supplier">TPIN: ${escapeHtml(receipt.tpin)}<br>Branch: ${escapeHtml(receipt.branch)}${receipt.branchName ? ` ${escapeHtml(receipt.branchName)}` : ''}${
+    receipt.address ? `<br><span class="address">${escapeHtml(receipt.address)}</span>` : ''
+  }</p>
+${receipt.fiscal ? `<p class="title">${escapeHtml(receipt.title)}</p>` : `<p class="banner" role="note">${escapeHtml(receipt.title)}</p>`}
 ${receipt.copy ? `<p class="copy" role="note" aria-label="Copy: this receipt was printed before">${COPY_MARK}</p>\n` : ''}<dl>
 ${field('Invoice No', receipt.authorityInvoiceNo)}
 ${field('Receipt No', receipt.receiptNo)}
 ${field('Invoice seq.', receipt.invoiceNo)}
 ${field('Your ref.', receipt.clientInvoiceNo)}
-${field('Date', printedDate(receipt.occurredAt))}
+${field('Invoice type', receipt.invoiceType)}
+${field('Date', receipt.printed.occurredAt)}
 ${field('Customer', receipt.customer.name)}
 ${field('Customer TPIN', receipt.customer.tpin)}
+${field('Customer address', receipt.customer.address)}
+${field('LPO No', receipt.lpoNumber)}
+${field('Principal', receipt.principalId)}
 ${field('Payment', receipt.paymentMethod)}
+${field('Currency', receipt.totals.currency)}
 ${receipt.original ? field('Original invoice', receipt.original.authorityInvoiceNo) + field('Original receipt No', receipt.original.receiptNo) : ''}
 ${field('Reason', receipt.reason)}
 </dl>
 <hr>
 <table>
-<thead><tr><th scope="col">Item</th><th scope="col" class="num">VAT</th><th scope="col" class="num">Amount</th></tr></thead>
+<thead><tr><th scope="col">Item</th><th scope="col" class="num">VAT</th><th scope="col" class="num">Amount ${cur}</th></tr></thead>
 <tbody>
 ${items}
 </tbody>
@@ -96,15 +106,17 @@ ${categories}
 <hr>
 <table>
 <tbody>
-${receipt.totals.discount !== 0 ? `<tr><td>Total discount</td><td class="num">-${money(receipt.totals.discount)}</td></tr>\n` : ''}<tr><td>${escapeHtml(receipt.netLabel)}</td><td class="num">${money(receipt.totals.net)}</td></tr>
-<tr><td>Total VAT</td><td class="num">${money(receipt.totals.vat)}</td></tr>
-<tr class="total"><td>TOTAL ${escapeHtml(receipt.totals.currency)}</td><td class="num">${money(receipt.totals.total)}</td></tr>
-</tbody>
+<tr><td>${escapeHtml(receipt.netLabel)}</td><td class="num">${priced(receipt.totals.net, cur)}</td></tr>
+<tr><td>Total discount ${percent(receipt.discountRate)}</td><td class="num">${receipt.totals.discount !== 0 ? '-' : ''}${priced(receipt.totals.discount, cur)}</td></tr>
+<tr><td>Total VAT</td><td class="num">${priced(receipt.totals.vat, cur)}</td></tr>
+<tr class="total"><td>TOTAL incl. VAT</td><td class="num">${priced(receipt.totals.total, cur)}</td></tr>
+${receipt.exchange ? `<tr class="exchange"><td colspan="2">Exchange rate: ${escapeHtml(exchangeLine(receipt.exchange.currency, receipt.exchange.rate))}</td></tr>
+<tr class="exchange"><td>Total in ZMW</td><td class="num">${priced(receipt.exchange.totalZmw, 'ZMW')}</td></tr>\n` : ''}</tbody>
 </table>
 <hr>
 <p class="center">SDC INFORMATION</p>
 <dl>
-${field('Date published', printedDate(receipt.publishedAt))}
+${field('VSDC date', receipt.printed.publishedAt)}
 ${field('SDC ID', receipt.sdcId)}
 ${field('MRC No', receipt.mrcNo)}
 ${field('Receipt No', receipt.receiptNo)}
@@ -112,7 +124,7 @@ ${field('Receipt No', receipt.receiptNo)}
 <p class="mono"><strong>Internal data:</strong><br>${escapeHtml(receipt.internalData)}</p>
 <p class="mono"><strong>Receipt signature:</strong><br>${escapeHtml(receipt.receiptSignature)}</p>
 ${qr}
-<p class="center">Fiscal receipt issued through the authority's VSDC.</p>
+<p class="center">${receipt.fiscal ? "Fiscal receipt issued through the authority's VSDC." : escapeHtml(receipt.title)}</p>
 ${receipt.copy ? `<p class="copy">${COPY_MARK}</p>\n` : ''}
 </main>
 </body>

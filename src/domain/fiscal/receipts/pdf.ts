@@ -2,7 +2,7 @@
 import PDFDocument from 'pdfkit';
 import QRCode from 'qrcode';
 import { DEJAVU_SANS_MONO, PdfText } from '../../../platform/lib/pdf-text.ts';
-import { money, printedDate, quantity, rateLabel } from './format.ts';
+import { exchangeLine, money, percent, priced, quantity, rateLabel } from './format.ts';
 import { COPY_MARK } from './html.ts';
 import type { Receipt } from './receipt.ts';
 
@@ -60,21 +60,27 @@ function draw(c: Canvas, receipt: Receipt): number {
   const { doc } = c;
   doc.y = MARGIN;
   doc.fontSize(SIZE);
-  centered(c, receipt.taxpayerName, { bold: true, size: 9 });
+  centered(c, receipt.merchantName, { bold: true, size: 9 });
   centered(c, `TPIN: ${receipt.tpin}`);
   centered(c, `Branch: ${receipt.branch}${receipt.branchName ? ` ${receipt.branchName}` : ''}`);
+  if (receipt.address) centered(c, receipt.address);
   doc.moveDown(0.5);
-  centered(c, receipt.title, { bold: true, size: 9 });
+  centered(c, receipt.fiscal ? receipt.title : `*** ${receipt.title} ***`, { bold: true, size: 9 });
   if (receipt.copy) centered(c, `*** ${COPY_MARK} ***`, { bold: true, size: 11 });
   doc.moveDown(0.5);
   if (receipt.authorityInvoiceNo) row(c, 'Invoice No', receipt.authorityInvoiceNo);
   row(c, 'Receipt No', String(receipt.receiptNo));
   row(c, 'Invoice seq.', String(receipt.invoiceNo));
   if (receipt.clientInvoiceNo) row(c, 'Your ref.', receipt.clientInvoiceNo);
-  row(c, 'Date', printedDate(receipt.occurredAt));
+  row(c, 'Invoice type', receipt.invoiceType);
+  row(c, 'Date', receipt.printed.occurredAt);
   row(c, 'Customer', receipt.customer.name);
   if (receipt.customer.tpin) row(c, 'Customer TPIN', receipt.customer.tpin);
+  if (receipt.customer.address) row(c, 'Customer address', receipt.customer.address);
+  if (receipt.lpoNumber) row(c, 'LPO No', receipt.lpoNumber);
+  if (receipt.principalId) row(c, 'Principal', receipt.principalId);
   row(c, 'Payment', receipt.paymentMethod);
+  row(c, 'Currency', receipt.totals.currency);
   if (receipt.original) {
     if (receipt.original.authorityInvoiceNo) row(c, 'Original invoice', receipt.original.authorityInvoiceNo);
     if (receipt.original.receiptNo !== null) row(c, 'Original receipt No', String(receipt.original.receiptNo));
@@ -84,7 +90,8 @@ function draw(c: Canvas, receipt: Receipt): number {
   for (const line of receipt.items) {
     c.text.write(line.name, MARGIN, doc.y, { width: WIDTH });
     row(c, `  ${quantity(line.quantity)} x ${money(line.price)}  ${line.vatCategory}`, money(line.amount));
-    if (line.discount !== 0) row(c, '  Discount', `-${money(line.discount)}`);
+    if (line.discount !== 0) row(c, `  Discount ${percent(line.discountRate)}`, `-${money(line.discount)}`);
+    row(c, '  Excl. VAT', money(line.net));
     if (line.rrp !== null) row(c, `  MTV: RRP ${money(line.rrp)} per unit`, '');
   }
   rule(doc);
@@ -93,13 +100,18 @@ function draw(c: Canvas, receipt: Receipt): number {
     row(c, `${`${category.code} ${rateLabel(category.rate)}`.padEnd(7)}${money(category.taxable).padStart(8)} ${money(category.vat).padStart(8)}`, money(category.total));
   }
   rule(doc);
-  if (receipt.totals.discount !== 0) row(c, 'Total discount', `-${money(receipt.totals.discount)}`);
-  row(c, receipt.netLabel, money(receipt.totals.net));
-  row(c, 'Total VAT', money(receipt.totals.vat));
-  row(c, `TOTAL ${receipt.totals.currency}`, money(receipt.totals.total), { bold: true });
+  const cur = receipt.totals.currency;
+  row(c, receipt.netLabel, priced(receipt.totals.net, cur));
+  row(c, `Total discount ${percent(receipt.discountRate)}`, `${receipt.totals.discount !== 0 ? '-' : ''}${priced(receipt.totals.discount, cur)}`);
+  row(c, 'Total VAT', priced(receipt.totals.vat, cur));
+  row(c, 'TOTAL incl. VAT', priced(receipt.totals.total, cur), { bold: true });
+  if (receipt.exchange) {
+    row(c, `Exchange rate: ${exchangeLine(receipt.exchange.currency, receipt.exchange.rate)}`, '');
+    row(c, 'Total in ZMW', priced(receipt.exchange.totalZmw, 'ZMW'));
+  }
   rule(doc);
   centered(c, 'SDC INFORMATION', { bold: true });
-  row(c, 'Date published', printedDate(receipt.publishedAt));
+  row(c, 'VSDC date', receipt.printed.publishedAt);
   row(c, 'SDC ID', receipt.sdcId);
   if (receipt.mrcNo) row(c, 'MRC No', receipt.mrcNo);
   row(c, 'Receipt No', String(receipt.receiptNo));
@@ -112,7 +124,7 @@ function draw(c: Canvas, receipt: Receipt): number {
   c.text.font(true).text('Receipt signature:', MARGIN, doc.y, { width: WIDTH });
   c.text.font().text(receipt.receiptSignature, { width: WIDTH });
   if (receipt.qrCodeUrl) qrCode(doc, receipt.qrCodeUrl);
-  centered(c, "Fiscal receipt issued through the authority's VSDC.");
+  centered(c, receipt.fiscal ? "Fiscal receipt issued through the authority's VSDC." : receipt.title, { bold: !receipt.fiscal });
   return doc.y + MARGIN;
 }
 
@@ -138,7 +150,7 @@ export async function renderReceiptPdf(receipt: Receipt): Promise<Buffer> {
   const height = Math.ceil(draw(canvas(scratch), receipt));
 
   const title = `${receipt.copy ? `${COPY_MARK} ` : ''}${receipt.title} ${receipt.authorityInvoiceNo ?? receipt.receiptNo}`;
-  const doc = new PDFDocument({ size: [PAGE_WIDTH, height], margin: 0, info: { Title: title, Author: receipt.taxpayerName, CreationDate: new Date(receipt.publishedAt) } });
+  const doc = new PDFDocument({ size: [PAGE_WIDTH, height], margin: 0, info: { Title: title, Author: receipt.merchantName, CreationDate: new Date(receipt.publishedAt) } });
   const bytes = collect(doc);
   draw(canvas(doc), receipt);
   doc.end();

@@ -3,13 +3,40 @@ import { sql, type Kysely } from 'kysely';
 import { Decimal } from 'decimal.js';
 import type { AppContext } from '../../kernel/context.ts';
 import type { DB } from '../../../platform/db/schema.ts';
+import type { SalesType } from '../../../platform/db/tables/sales.ts';
 import { ApiError, NotFoundError } from '../../../platform/errors/errors.ts';
+import { localDateTime } from '../../../platform/lib/time-zones.ts';
 import { noteReasonLabel, paymentTypeLabel } from '../../../vsdc/codes.ts';
 import { VAT_CATEGORIES } from '../../../vsdc/tax.ts';
+import { authorityBranchesFor } from '../../kernel/devices/register.ts';
+import type { AuthorityBranchResource } from '../../kernel/devices/schemas.ts';
 import type { SaleResource } from '../sales/schemas.ts';
 import { getSale } from '../sales/service.ts';
 
+/** A normal document's title; training and proforma documents carry a banner instead (`BANNERS`). */
 const TITLES = { sale: 'TAX INVOICE', credit_note: 'CREDIT NOTE', debit_note: 'DEBIT NOTE' } as const;
+/** What a training or proforma document prints instead of its title, whatever its type. */
+export const BANNERS = { training: 'TRAINING — NOT A TAX INVOICE', proforma: 'PROFORMA — NOT A TAX INVOICE' } as const;
+
+const KIND_WORDS: Record<SalesType, string> = { normal: 'Normal', training: 'Training', proforma: 'Proforma' };
+const TYPE_WORDS: Record<SaleResource['type'], string> = { sale: 'Sale', credit_note: 'Credit note', debit_note: 'Debit note' };
+
+/** The invoice type in words: `Normal Sale`, `Training Credit note`, `Proforma Debit note`, … */
+export function invoiceTypeWords(salesType: SalesType, type: SaleResource['type']): string {
+  return `${KIND_WORDS[salesType]} ${TYPE_WORDS[type]}`;
+}
+
+/** The title printed at the head of the receipt: TAX INVOICE, CREDIT NOTE, DEBIT NOTE or a NOT A TAX INVOICE banner. */
+export function receiptTitle(salesType: SalesType, type: SaleResource['type']): string {
+  return salesType === 'normal' ? TITLES[type] : BANNERS[salesType];
+}
+
+/** The supplier's address from the authority's register: location, sector, district, province (what it has of them). */
+export function registeredAddress(branch: AuthorityBranchResource | undefined): string | null {
+  if (!branch) return null;
+  const parts = [branch.location, branch.sector, branch.district, branch.province].map((p) => p?.trim() ?? '').filter((p) => p !== '');
+  return parts.length === 0 ? null : parts.join(', ');
+}
 
 /** `03 Damaged goods`: the code the authority holds and what it means. */
 function reasonLabel(type: SaleResource['type'], code: string | null): string | null {
@@ -31,8 +58,11 @@ interface ReceiptLine {
   price: number;
   /** quantity × price, before the discount. */
   amount: number;
-  /** Printed under the line when not 0. */
+  /** Printed under the line when not 0, with its rate (of amount). */
   discount: number;
+  discountRate: number;
+  /** The line's amount excluding tax (the taxable amount filed). */
+  net: number;
   /** MTV (B) lines: the RRP per unit VAT was computed on when higher. */
   rrp: number | null;
   vatCategory: string;
@@ -48,11 +78,21 @@ interface ReceiptCategoryTotal {
 }
 
 export interface Receipt {
+  /** TAX INVOICE, CREDIT NOTE, DEBIT NOTE, or the training / proforma banner. */
   title: string;
-  taxpayerName: string;
+  /** Whether this document is a tax invoice at all (a normal one): training and proforma are not. */
+  fiscal: boolean;
+  /** The invoice type in words (`Normal Sale`, `Training Credit note`, …). */
+  invoiceType: string;
+  /** The supplier: the merchant's registered name (tenants.name), not the VSDC's taxpayer name. */
+  merchantName: string;
   tpin: string;
   branch: string;
   branchName: string | null;
+  /** The supplier's address from the authority's branch register; null when it has none. */
+  address: string | null;
+  /** The merchant's IANA zone every printed time is in. */
+  timezone: string;
   sdcId: string;
   mrcNo: string | null;
   receiptNo: number;
@@ -63,11 +103,19 @@ export interface Receipt {
   receiptSignature: string;
   publishedAt: string;
   occurredAt: string;
-  customer: { name: string; tpin: string | null };
+  /** `publishedAt` and `occurredAt` as printed: local time with the zone (`2026-11-27 17:29:47 CAT`). */
+  printed: { publishedAt: string; occurredAt: string };
+  customer: { name: string; tpin: string | null; address: string | null };
   paymentMethod: string;
+  lpoNumber: string | null;
+  principalId: string | null;
+  /** A foreign-currency document: the rate (ZMW per unit, 4 decimals) and the total in kwacha. */
+  exchange: { currency: string; rate: string; totalZmw: number } | null;
   items: ReceiptLine[];
   categories: ReceiptCategoryTotal[];
   totals: { net: number; vat: number; total: number; discount: number; currency: string };
+  /** The total discount as a % of the lines' amounts before discounts. */
+  discountRate: number;
   /** "Total excl. VAT", or what the net is when it is not that (an MTV line taxed on its RRP). */
   netLabel: string;
   qrCodeUrl: string | null;
@@ -93,9 +141,27 @@ function categoryTotals(sale: SaleResource): ReceiptCategoryTotal[] {
 }
 
 /** Builds the receipt of a document; only an uploaded document is a fiscal receipt (spec 1.3). */
+/** What the receipt reads beside the sale resource: the merchant, its branch and the document's newer columns. */
+export interface ReceiptSource {
+  merchantName: string;
+  timezone: string;
+  branchName: string | null;
+  address: string | null;
+  salesType: SalesType;
+  exchangeRate: string;
+  lpoNumber: string | null;
+  principalId: string | null;
+  customerAddress: string | null;
+}
+
+/** `part` as a % of `whole`, to 2 decimals (0 when whole is 0). */
+function percentOf(part: number, whole: number): number {
+  return whole === 0 ? 0 : new Decimal(part).times(100).div(whole).toDecimalPlaces(2).toNumber();
+}
+
 function receiptOf(
   sale: SaleResource,
-  branch: { taxpayerName: string; branchName: string | null },
+  source: ReceiptSource,
   print: { original?: OriginalInvoice | null; copy?: boolean } = {},
 ): Receipt {
   const fiscal = sale.fiscal;
@@ -106,12 +172,19 @@ function receiptOf(
         : 'This document is still pending: the authority has not fiscalised it yet. Only uploaded documents may be printed; try again once its status is uploaded.',
     );
   }
+  const currency = sale.totals.currency;
+  const rate = new Decimal(source.exchangeRate);
+  const gross = sale.items.reduce((sum, l) => sum.plus(l.amount), new Decimal(0)).toNumber();
   return {
-    title: TITLES[sale.type],
-    taxpayerName: branch.taxpayerName,
+    title: receiptTitle(source.salesType, sale.type),
+    fiscal: source.salesType === 'normal',
+    invoiceType: invoiceTypeWords(source.salesType, sale.type),
+    merchantName: source.merchantName,
     tpin: sale.tpin,
     branch: sale.branch,
-    branchName: branch.branchName,
+    branchName: source.branchName,
+    address: source.address,
+    timezone: source.timezone,
     sdcId: fiscal.sdcId,
     mrcNo: fiscal.mrcNo,
     receiptNo: fiscal.receiptNo,
@@ -122,11 +195,18 @@ function receiptOf(
     receiptSignature: fiscal.receiptSignature,
     publishedAt: fiscal.publishedAt,
     occurredAt: sale.occurredAt,
-    customer: sale.customer,
+    printed: { publishedAt: localDateTime(new Date(fiscal.publishedAt), source.timezone), occurredAt: localDateTime(new Date(sale.occurredAt), source.timezone) },
+    customer: { name: sale.customer.name, tpin: sale.customer.tpin, address: source.customerAddress },
     paymentMethod: paymentTypeLabel(sale.paymentMethod),
-    items: sale.items.map((l) => ({ name: l.name, quantity: l.quantity, price: l.price, amount: l.amount, discount: l.discount, rrp: l.rrp, vatCategory: l.vatCategory })),
+    lpoNumber: source.lpoNumber,
+    principalId: source.principalId,
+    exchange: currency === 'ZMW' ? null : { currency, rate: rate.toFixed(4), totalZmw: rate.times(sale.totals.total).toDecimalPlaces(2).toNumber() },
+    items: sale.items.map((l) => ({
+      name: l.name, quantity: l.quantity, price: l.price, amount: l.amount, discount: l.discount, discountRate: percentOf(l.discount, l.amount), net: l.net, rrp: l.rrp, vatCategory: l.vatCategory,
+    })),
     categories: categoryTotals(sale),
     totals: sale.totals,
+    discountRate: percentOf(sale.totals.discount, gross),
     netLabel: new Decimal(sale.totals.net).plus(sale.totals.vat).eq(sale.totals.total) ? 'Total excl. VAT' : 'Taxable value (MTV on RRP)',
     qrCodeUrl: fiscal.qrCodeUrl,
     originalSaleId: sale.originalSaleId,
@@ -136,16 +216,34 @@ function receiptOf(
   };
 }
 
-async function branchOf(db: Kysely<DB>, tenantId: number, branch: string): Promise<{ taxpayerName: string; branchName: string | null }> {
+/**
+ * The merchant (registered name, zone), the document's branch and the sales columns the sale
+ * resource does not carry (kind, rate, LPO, principal, customer address), in one statement; then
+ * the supplier's address from the authority's branch register.
+ */
+async function sourceOf(db: Kysely<DB>, tenantId: number, sale: SaleResource): Promise<ReceiptSource> {
   const row = await db
-    .selectFrom('devices as d')
-    .innerJoin('tenants as t', 't.id', 'd.tenant_id')
-    .select(['d.taxpayer_name', 'd.branch_name', 't.name'])
-    .where('d.tenant_id', '=', tenantId)
-    .where('d.branch', '=', branch)
+    .selectFrom('sales as s')
+    .innerJoin('tenants as t', 't.id', 's.tenant_id')
+    .innerJoin('devices as d', 'd.id', 's.device_id')
+    .select(['t.name', 't.timezone', 'd.branch_name', 's.sales_type', 's.exchange_rate', 's.lpo_number', 's.principal_id', 's.customer_address'])
+    .where('s.tenant_id', '=', tenantId)
+    .where('s.id', '=', sale.id)
     .executeTakeFirst();
   if (!row) throw new NotFoundError('Sale not found.');
-  return { taxpayerName: row.taxpayer_name ?? row.name, branchName: row.branch_name };
+  const register = await authorityBranchesFor(db, new Map([[tenantId, [sale.branch]]]));
+  const registered = register.get(tenantId)?.find((b) => b.branch === sale.branch);
+  return {
+    merchantName: row.name,
+    timezone: row.timezone,
+    branchName: row.branch_name ?? registered?.name ?? null,
+    address: registeredAddress(registered),
+    salesType: row.sales_type,
+    exchangeRate: String(row.exchange_rate),
+    lpoNumber: row.lpo_number,
+    principalId: row.principal_id,
+    customerAddress: row.customer_address,
+  };
 }
 
 /**
@@ -182,8 +280,8 @@ async function originalOf(ctx: AppContext, tenantId: number, sale: SaleResource)
  */
 export async function loadReceipt(ctx: AppContext, tenantId: number, saleId: number): Promise<Receipt> {
   const sale = await getSale(ctx, tenantId, saleId);
-  const branch = await branchOf(ctx.db, tenantId, sale.branch);
-  receiptOf(sale, branch); // 409 before anything is counted
+  const source = await sourceOf(ctx.db, tenantId, sale);
+  receiptOf(sale, source); // 409 before anything is counted
   const [original, printNo] = await Promise.all([originalOf(ctx, tenantId, sale), countPrint(ctx.db, tenantId, saleId, ctx.clock.now())]);
-  return receiptOf(sale, branch, { original, copy: printNo > 1 });
+  return receiptOf(sale, source, { original, copy: printNo > 1 });
 }

@@ -7,6 +7,8 @@ import { PassThrough, Readable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
+import { localDateTime } from '../../../platform/lib/time-zones.ts';
+import { paymentTypeLabel } from '../../../vsdc/codes.ts';
 import { authorityInvoiceNo } from '../sales/present.ts';
 import { exportPage, type ExportCursor, type ExportRow, type ExportScope } from './store.ts';
 
@@ -26,8 +28,9 @@ export const EXPORT_COLUMNS = [
   'originalSaleId', 'reasonCode', 'resultCode', 'line', 'itemName', 'classificationCode', 'itemCode', 'quantity', 'price',
   'vatCategory', 'vatRate', 'amount', 'discount', 'taxable', 'vat', 'total',
   // Issue 32, after the earlier columns so that readers by position keep working: the document's
-  // kind (training and proforma documents are not fiscal), its rate and kwacha total, its LPO.
-  'salesType', 'exchangeRate', 'documentTotalZmw', 'lpoNumber',
+  // kind (training and proforma documents are not fiscal), its rate and kwacha total, its LPO,
+  // its time in the merchant's zone and the payment method's name.
+  'salesType', 'exchangeRate', 'documentTotalZmw', 'lpoNumber', 'occurredAtLocal', 'paymentMethodName',
 ] as const;
 
 /** Columns holding amounts or quantities: numbers in a spreadsheet, exact decimal text in CSV. */
@@ -36,7 +39,8 @@ const NUMERIC = new Set<string>([
   'exchangeRate', 'documentTotalZmw',
 ]);
 
-function cells(row: ExportRow): Array<string | boolean | null> {
+/** One row's cells; `timeZone` is the merchant's, for `occurredAtLocal` (`2026-11-27 17:29:47 CAT`). */
+function cells(row: ExportRow, timeZone: string): Array<string | boolean | null> {
   const uploaded = row.status === 'uploaded';
   const receiptNo = uploaded ? row.receipt_no : null;
   return [
@@ -47,6 +51,7 @@ function cells(row: ExportRow): Array<string | boolean | null> {
     row.line === null ? null : String(row.line), row.name, row.classification_code, row.item_code, row.quantity, row.price,
     row.vat_category, row.vat_rate, row.amount, row.discount, row.taxable, row.vat, row.total,
     row.sales_type, row.exchange_rate, row.doc_total_zmw, row.lpo_number,
+    localDateTime(row.occurred_at, timeZone), paymentTypeLabel(row.payment_method),
   ];
 }
 
@@ -65,11 +70,11 @@ async function* pages(db: Kysely<DB>, scope: ExportScope): AsyncGenerator<Export
 }
 
 /** RFC 4180 CSV (CRLF, a header row), UTF-8. */
-function csvExport(db: Kysely<DB>, scope: ExportScope): Readable {
+function csvExport(db: Kysely<DB>, scope: ExportScope, timeZone: string): Readable {
   async function* chunks(): AsyncGenerator<string> {
     yield stringify([], { header: true, columns: [...EXPORT_COLUMNS], record_delimiter: 'windows' });
     for await (const rows of pages(db, scope)) {
-      yield stringify(rows.map((r) => cells(r).map((c) => (typeof c === 'boolean' ? (c ? 'true' : 'false') : c ?? ''))), { record_delimiter: 'windows' });
+      yield stringify(rows.map((r) => cells(r, timeZone).map((c) => (typeof c === 'boolean' ? (c ? 'true' : 'false') : c ?? ''))), { record_delimiter: 'windows' });
     }
   }
   return Readable.from(chunks(), { objectMode: false });
@@ -96,7 +101,7 @@ function backlogged(stream: WritableLike | PassThrough): boolean {
 }
 
 /** One worksheet, "Documents", written by exceljs's streaming writer (no shared strings, no styles). */
-function xlsxExport(db: Kysely<DB>, scope: ExportScope): Readable {
+function xlsxExport(db: Kysely<DB>, scope: ExportScope, timeZone: string): Readable {
   const out = new PassThrough({ highWaterMark: 256 * 1024 });
   void (async () => {
     // exceljs is large: loaded on the first XLSX export, not by every process at start.
@@ -107,7 +112,7 @@ function xlsxExport(db: Kysely<DB>, scope: ExportScope): Readable {
     for await (const rows of pages(db, scope)) {
       if (out.destroyed) return;
       for (const row of rows) {
-        sheet.addRow(cells(row).map((value, i) => (value !== null && NUMERIC.has(EXPORT_COLUMNS[i]!) ? Number(value) : value))).commit();
+        sheet.addRow(cells(row, timeZone).map((value, i) => (value !== null && NUMERIC.has(EXPORT_COLUMNS[i]!) ? Number(value) : value))).commit();
       }
       // exceljs writes the sheet into the zip without waiting for it: wait here, a page at a time,
       // until what it handed the zip (and what the zip handed us) is down to a buffer's worth.
@@ -121,6 +126,7 @@ function xlsxExport(db: Kysely<DB>, scope: ExportScope): Readable {
   return out;
 }
 
-export function documentsExport(db: Kysely<DB>, scope: ExportScope, format: ExportFormat): Readable {
-  return format === 'csv' ? csvExport(db, scope) : xlsxExport(db, scope);
+/** The range's documents as `format`; `timeZone` (the merchant's) gives `occurredAtLocal`. */
+export function documentsExport(db: Kysely<DB>, scope: ExportScope, format: ExportFormat, timeZone: string): Readable {
+  return format === 'csv' ? csvExport(db, scope, timeZone) : xlsxExport(db, scope, timeZone);
 }

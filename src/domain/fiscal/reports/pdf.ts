@@ -1,6 +1,8 @@
 // A daily report on one A4 page, in DejaVu Sans with the CJK fallback (lib/pdf-text.ts).
 import PDFDocument from 'pdfkit';
 import { DEJAVU_SANS, PdfText } from '../../../platform/lib/pdf-text.ts';
+import { localDateTime } from '../../../platform/lib/time-zones.ts';
+import { paymentTypeLabel } from '../../../vsdc/codes.ts';
 import type { ByTypeResource, DailyReportResource, FiguresResource } from './schemas.ts';
 
 const MARGIN = 40;
@@ -53,8 +55,10 @@ export async function renderReportPdf(report: DailyReportResource): Promise<Buff
   doc.fontSize(9);
   text.write(`${report.merchant.name} · TPIN ${report.merchant.tpin} · Branch ${report.branch}${report.branchName ? ` ${report.branchName}` : ''}`, MARGIN, doc.y, { width: WIDTH });
   text.font();
-  doc.text(`Day in ${report.timezone}: ${report.from} to ${report.to} (UTC) · figures of ${report.generatedAt}`);
-  doc.text(report.type === 'Z' ? `Closed ${report.closedAt} by ${report.closedBy}: this report never changes.` : 'The day is open: these figures change until it is closed.');
+  // Every time in the merchant's zone, with the zone (`2026-11-27 17:29:47 CAT`).
+  const local = (iso: string) => localDateTime(new Date(iso), report.timezone);
+  doc.text(`Day in ${report.timezone}: ${local(report.from)} to ${local(report.to)} · figures of ${local(report.generatedAt)}`);
+  doc.text(report.type === 'Z' && report.closedAt ? `Closed ${local(report.closedAt)} by ${report.closedBy}: this report never changes.` : 'The day is open: these figures change until it is closed.');
   doc.text(`Documents: ${report.counts.documents} · uploaded ${report.counts.uploaded} · pending ${report.counts.pending} · failed ${report.counts.failed} · resolved ${report.counts.resolved}`);
   const n = report.numbers;
   doc.text(`Invoice numbers ${n.firstInvoiceNo ?? '-'} to ${n.lastInvoiceNo ?? '-'} · receipt numbers ${n.firstReceiptNo ?? '-'} to ${n.lastReceiptNo ?? '-'}`);
@@ -69,7 +73,7 @@ export async function renderReportPdf(report: DailyReportResource): Promise<Buff
 
   heading(doc, text, 'Per payment method (uploaded)');
   tableRow(doc, text, ['Method', ...FIGURE_HEADER], { bold: true });
-  for (const p of report.paymentMethods) byTypeRows(doc, text, p.method, p);
+  for (const p of report.paymentMethods) byTypeRows(doc, text, paymentTypeLabel(p.method), p);
 
   heading(doc, text, 'Every document by type and status');
   tableRow(doc, text, ['Type / status', ...FIGURE_HEADER], { bold: true });

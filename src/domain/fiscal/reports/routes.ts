@@ -89,7 +89,7 @@ async function sendExport(ctx: AppContext, reply: FastifyReply, tenantId: number
   const { from, to } = exportRange(tenant, query.from, query.to);
   const deviceId = query.branch === undefined ? undefined : (await reportBranch(ctx.db, tenant.id, query.branch)).id;
   const format = query.format ?? 'csv';
-  const stream = documentsExport(ctx.db, { tenantId: tenant.id, ...(deviceId === undefined ? {} : { deviceId }), from, to }, format);
+  const stream = documentsExport(ctx.db, { tenantId: tenant.id, ...(deviceId === undefined ? {} : { deviceId }), from, to }, format, tenant.timezone);
   const name = `documents-${tenant.tpin}${query.branch ? `-${query.branch}` : ''}-${query.from}-${query.to}.${format}`;
   return reply.type(CONTENT_TYPES[format]).header('content-disposition', `attachment; filename="${name}"`).header('cache-control', 'private, no-store').send(stream);
 }
