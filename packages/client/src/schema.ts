@@ -2268,8 +2268,12 @@ export interface operations {
                                     lastSaleInvoiceNo: number;
                                     lastSaleReceiptNo: number | null;
                                     lastPurchaseInvoiceNo: number | null;
+                                    lastTrainingInvoiceNo: number | null;
+                                    lastProformaInvoiceNo: number | null;
                                 } | null;
                                 nextInvoiceNo: number | null;
+                                nextTrainingInvoiceNo: number | null;
+                                nextProformaInvoiceNo: number | null;
                                 initializedAt: string | null;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -2472,8 +2476,12 @@ export interface operations {
                                     lastSaleInvoiceNo: number;
                                     lastSaleReceiptNo: number | null;
                                     lastPurchaseInvoiceNo: number | null;
+                                    lastTrainingInvoiceNo: number | null;
+                                    lastProformaInvoiceNo: number | null;
                                 } | null;
                                 nextInvoiceNo: number | null;
+                                nextTrainingInvoiceNo: number | null;
+                                nextProformaInvoiceNo: number | null;
                                 initializedAt: string | null;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -2699,8 +2707,12 @@ export interface operations {
                                     lastSaleInvoiceNo: number;
                                     lastSaleReceiptNo: number | null;
                                     lastPurchaseInvoiceNo: number | null;
+                                    lastTrainingInvoiceNo: number | null;
+                                    lastProformaInvoiceNo: number | null;
                                 } | null;
                                 nextInvoiceNo: number | null;
+                                nextTrainingInvoiceNo: number | null;
+                                nextProformaInvoiceNo: number | null;
                                 initializedAt: string | null;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -2898,8 +2910,12 @@ export interface operations {
                                     lastSaleInvoiceNo: number;
                                     lastSaleReceiptNo: number | null;
                                     lastPurchaseInvoiceNo: number | null;
+                                    lastTrainingInvoiceNo: number | null;
+                                    lastProformaInvoiceNo: number | null;
                                 } | null;
                                 nextInvoiceNo: number | null;
+                                nextTrainingInvoiceNo: number | null;
+                                nextProformaInvoiceNo: number | null;
                                 initializedAt: string | null;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -3132,8 +3148,12 @@ export interface operations {
                                 lastSaleInvoiceNo: number;
                                 lastSaleReceiptNo: number | null;
                                 lastPurchaseInvoiceNo: number | null;
+                                lastTrainingInvoiceNo: number | null;
+                                lastProformaInvoiceNo: number | null;
                             } | null;
                             nextInvoiceNo: number | null;
+                            nextTrainingInvoiceNo: number | null;
+                            nextProformaInvoiceNo: number | null;
                             initializedAt: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -3335,8 +3355,12 @@ export interface operations {
                                 lastSaleInvoiceNo: number;
                                 lastSaleReceiptNo: number | null;
                                 lastPurchaseInvoiceNo: number | null;
+                                lastTrainingInvoiceNo: number | null;
+                                lastProformaInvoiceNo: number | null;
                             } | null;
                             nextInvoiceNo: number | null;
+                            nextTrainingInvoiceNo: number | null;
+                            nextProformaInvoiceNo: number | null;
                             initializedAt: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -3772,8 +3796,12 @@ export interface operations {
                                 lastSaleInvoiceNo: number;
                                 lastSaleReceiptNo: number | null;
                                 lastPurchaseInvoiceNo: number | null;
+                                lastTrainingInvoiceNo: number | null;
+                                lastProformaInvoiceNo: number | null;
                             } | null;
                             nextInvoiceNo: number | null;
+                            nextTrainingInvoiceNo: number | null;
+                            nextProformaInvoiceNo: number | null;
                             initializedAt: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -3978,6 +4006,8 @@ export interface operations {
                             id: number;
                             name: string;
                             abilities: string[];
+                            /** @description Minted in training mode: every document it issues is a training document */
+                            training: boolean;
                             /** @description Prefix and last four characters; never the plaintext */
                             masked: string;
                             /** Format: date-time */
@@ -4101,6 +4131,8 @@ export interface operations {
                     name: string;
                     /** @description What the token may do; both unless given. A token with only `invoices:read` is refused every write (403 `missing_ability`) */
                     abilities?: ("invoices:read" | "invoices:write")[];
+                    /** @description Training mode: every document it issues is a training document (salesType training, filed T, never a tax invoice), whatever the request says. Default false */
+                    training?: boolean;
                 };
             };
         };
@@ -4116,6 +4148,8 @@ export interface operations {
                             id: number;
                             name: string;
                             abilities: string[];
+                            /** @description Minted in training mode: every document it issues is a training document */
+                            training: boolean;
                             /** @description Prefix and last four characters; never the plaintext */
                             masked: string;
                             /** Format: date-time */
@@ -4483,6 +4517,8 @@ export interface operations {
                             branch: string | null;
                             sdcId: string | null;
                             dialect: "bare" | "wrapped";
+                            /** @description Minted in training mode: every invoice it files is a training document */
+                            training: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             lastUsedAt: string | null;
@@ -4604,6 +4640,8 @@ export interface operations {
                 "application/json": {
                     branch?: string | null;
                     dialect?: "bare" | "wrapped";
+                    /** @description Training mode: every document it issues is a training document (salesType training, filed T, never a tax invoice), whatever the request says. Default false */
+                    training?: boolean;
                 };
             };
         };
@@ -4621,6 +4659,8 @@ export interface operations {
                             branch: string | null;
                             sdcId: string | null;
                             dialect: "bare" | "wrapped";
+                            /** @description Minted in training mode: every invoice it files is a training document */
+                            training: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             lastUsedAt: string | null;
@@ -5781,6 +5821,8 @@ export interface operations {
                 status?: "pending" | "uploaded" | "failed" | "resolved";
                 /** @description Only sales, or only credit or debit notes */
                 type?: "sale" | "credit_note" | "debit_note";
+                /** @description Only normal (fiscal), training or proforma documents */
+                salesType?: "normal" | "training" | "proforma";
                 /**
                  * @description Only this branch (bhfId, 3 digits); the same as the X-Branch header
                  * @example 000
@@ -5819,9 +5861,11 @@ export interface operations {
                         data: {
                             id: number;
                             type: "sale" | "credit_note" | "debit_note";
+                            /** @description normal: a fiscal document; training or proforma: filed as such (salesTyCd T / P), never a tax invoice */
+                            salesType: "normal" | "training" | "proforma";
                             reference: string | null;
                             clientInvoiceNo: string | null;
-                            /** @description The branch's invoice sequence number (cisInvcNo) */
+                            /** @description The branch's invoice sequence number of the document's kind (salesType): filed as cisInvcNo, `12` for a normal document, `T-12` training, `P-12` proforma */
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
                             /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
@@ -5831,6 +5875,7 @@ export interface operations {
                             customer: {
                                 name: string;
                                 tpin: string | null;
+                                address: string | null;
                             };
                             paymentMethod: string;
                             taxInclusive: boolean;
@@ -5869,8 +5914,15 @@ export interface operations {
                                 total: number;
                                 /** @description Σ line discounts (already taken off total) */
                                 discount: number;
+                                /** @description ISO 4217: the currency of every amount of the document */
                                 currency: string;
                             };
+                            /** @description ZMW per unit of totals.currency (1 for ZMW) */
+                            exchangeRate: number;
+                            /** @description totals.total × exchangeRate, rounded to the cent (what reports add up) */
+                            totalInKwacha: number;
+                            lpoNumber: string | null;
+                            principalId: string | null;
                             fiscal: {
                                 receiptNo: number | null;
                                 internalData: string | null;
@@ -6074,6 +6126,7 @@ export interface operations {
                     customer?: {
                         name?: string;
                         tpin?: string | null;
+                        address?: string | null;
                     } | null;
                     paymentMethod?: "01" | "02" | "03" | "04" | "05" | "06" | "07" | "08";
                     taxInclusive?: boolean;
@@ -6081,6 +6134,13 @@ export interface operations {
                     occurredAt?: string;
                     destinationCountryCode?: string | null;
                     clientInvoiceNo?: string | null;
+                    /** @description normal (default): a fiscal sale. training: a cashier learning the till; proforma: a quote. Training and proforma documents are filed with the VSDC (salesTyCd T / P) from sequences of their own per branch (cisInvcNo T-12, P-7), are never fiscal sales (reports, quotas) and print NOT A TAX INVOICE. A training token or key issues training documents only */
+                    salesType?: "normal" | "training" | "proforma";
+                    /** @description ISO 4217 (default ZMW); amounts are in this currency */
+                    currency?: string;
+                    exchangeRate?: number | null;
+                    lpoNumber?: string | null;
+                    principalId?: string | null;
                 };
             };
         };
@@ -6095,9 +6155,11 @@ export interface operations {
                         data: {
                             id: number;
                             type: "sale" | "credit_note" | "debit_note";
+                            /** @description normal: a fiscal document; training or proforma: filed as such (salesTyCd T / P), never a tax invoice */
+                            salesType: "normal" | "training" | "proforma";
                             reference: string | null;
                             clientInvoiceNo: string | null;
-                            /** @description The branch's invoice sequence number (cisInvcNo) */
+                            /** @description The branch's invoice sequence number of the document's kind (salesType): filed as cisInvcNo, `12` for a normal document, `T-12` training, `P-12` proforma */
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
                             /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
@@ -6107,6 +6169,7 @@ export interface operations {
                             customer: {
                                 name: string;
                                 tpin: string | null;
+                                address: string | null;
                             };
                             paymentMethod: string;
                             taxInclusive: boolean;
@@ -6145,8 +6208,15 @@ export interface operations {
                                 total: number;
                                 /** @description Σ line discounts (already taken off total) */
                                 discount: number;
+                                /** @description ISO 4217: the currency of every amount of the document */
                                 currency: string;
                             };
+                            /** @description ZMW per unit of totals.currency (1 for ZMW) */
+                            exchangeRate: number;
+                            /** @description totals.total × exchangeRate, rounded to the cent (what reports add up) */
+                            totalInKwacha: number;
+                            lpoNumber: string | null;
+                            principalId: string | null;
                             fiscal: {
                                 receiptNo: number | null;
                                 internalData: string | null;
@@ -6383,9 +6453,11 @@ export interface operations {
                         data: {
                             id: number;
                             type: "sale" | "credit_note" | "debit_note";
+                            /** @description normal: a fiscal document; training or proforma: filed as such (salesTyCd T / P), never a tax invoice */
+                            salesType: "normal" | "training" | "proforma";
                             reference: string | null;
                             clientInvoiceNo: string | null;
-                            /** @description The branch's invoice sequence number (cisInvcNo) */
+                            /** @description The branch's invoice sequence number of the document's kind (salesType): filed as cisInvcNo, `12` for a normal document, `T-12` training, `P-12` proforma */
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
                             /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
@@ -6395,6 +6467,7 @@ export interface operations {
                             customer: {
                                 name: string;
                                 tpin: string | null;
+                                address: string | null;
                             };
                             paymentMethod: string;
                             taxInclusive: boolean;
@@ -6433,8 +6506,15 @@ export interface operations {
                                 total: number;
                                 /** @description Σ line discounts (already taken off total) */
                                 discount: number;
+                                /** @description ISO 4217: the currency of every amount of the document */
                                 currency: string;
                             };
+                            /** @description ZMW per unit of totals.currency (1 for ZMW) */
+                            exchangeRate: number;
+                            /** @description totals.total × exchangeRate, rounded to the cent (what reports add up) */
+                            totalInKwacha: number;
+                            lpoNumber: string | null;
+                            principalId: string | null;
                             fiscal: {
                                 receiptNo: number | null;
                                 internalData: string | null;
@@ -6631,9 +6711,11 @@ export interface operations {
                         data: {
                             id: number;
                             type: "sale" | "credit_note" | "debit_note";
+                            /** @description normal: a fiscal document; training or proforma: filed as such (salesTyCd T / P), never a tax invoice */
+                            salesType: "normal" | "training" | "proforma";
                             reference: string | null;
                             clientInvoiceNo: string | null;
-                            /** @description The branch's invoice sequence number (cisInvcNo) */
+                            /** @description The branch's invoice sequence number of the document's kind (salesType): filed as cisInvcNo, `12` for a normal document, `T-12` training, `P-12` proforma */
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
                             /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
@@ -6643,6 +6725,7 @@ export interface operations {
                             customer: {
                                 name: string;
                                 tpin: string | null;
+                                address: string | null;
                             };
                             paymentMethod: string;
                             taxInclusive: boolean;
@@ -6681,8 +6764,15 @@ export interface operations {
                                 total: number;
                                 /** @description Σ line discounts (already taken off total) */
                                 discount: number;
+                                /** @description ISO 4217: the currency of every amount of the document */
                                 currency: string;
                             };
+                            /** @description ZMW per unit of totals.currency (1 for ZMW) */
+                            exchangeRate: number;
+                            /** @description totals.total × exchangeRate, rounded to the cent (what reports add up) */
+                            totalInKwacha: number;
+                            lpoNumber: string | null;
+                            principalId: string | null;
                             fiscal: {
                                 receiptNo: number | null;
                                 internalData: string | null;
@@ -6859,7 +6949,7 @@ export interface operations {
              *     Or a coded error:
              *
              *     - `idempotency_key_reused`: The same `Idempotency-Key` with a different request
-             *     - `not_a_sale`: A credit or debit note against a note, or a reissue of a note (a failed note is marked resolved instead)
+             *     - `not_a_sale`: A credit or debit note against a note or a proforma (a quote), or a reissue of a note (a failed note is marked resolved instead); a training credential's note against a normal sale
              *     - `nothing_left_to_credit`: A credit note on a sale that has been credited in full
              */
             422: {
@@ -6989,9 +7079,11 @@ export interface operations {
                         data: {
                             id: number;
                             type: "sale" | "credit_note" | "debit_note";
+                            /** @description normal: a fiscal document; training or proforma: filed as such (salesTyCd T / P), never a tax invoice */
+                            salesType: "normal" | "training" | "proforma";
                             reference: string | null;
                             clientInvoiceNo: string | null;
-                            /** @description The branch's invoice sequence number (cisInvcNo) */
+                            /** @description The branch's invoice sequence number of the document's kind (salesType): filed as cisInvcNo, `12` for a normal document, `T-12` training, `P-12` proforma */
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
                             /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
@@ -7001,6 +7093,7 @@ export interface operations {
                             customer: {
                                 name: string;
                                 tpin: string | null;
+                                address: string | null;
                             };
                             paymentMethod: string;
                             taxInclusive: boolean;
@@ -7039,8 +7132,15 @@ export interface operations {
                                 total: number;
                                 /** @description Σ line discounts (already taken off total) */
                                 discount: number;
+                                /** @description ISO 4217: the currency of every amount of the document */
                                 currency: string;
                             };
+                            /** @description ZMW per unit of totals.currency (1 for ZMW) */
+                            exchangeRate: number;
+                            /** @description totals.total × exchangeRate, rounded to the cent (what reports add up) */
+                            totalInKwacha: number;
+                            lpoNumber: string | null;
+                            principalId: string | null;
                             fiscal: {
                                 receiptNo: number | null;
                                 internalData: string | null;
@@ -7218,7 +7318,7 @@ export interface operations {
              *
              *     - `unknown_classification_code`: A line's `classificationCode` is not in the authority's catalogue; nothing was stored
              *     - `idempotency_key_reused`: The same `Idempotency-Key` with a different request
-             *     - `not_a_sale`: A credit or debit note against a note, or a reissue of a note (a failed note is marked resolved instead)
+             *     - `not_a_sale`: A credit or debit note against a note or a proforma (a quote), or a reissue of a note (a failed note is marked resolved instead); a training credential's note against a normal sale
              *     - `levy_not_supported`: A line names a levy (`items[].levy`: TL, IPL1, IPL2, ECM, EXEEG); the gateway computes none, so nothing was stored
              */
             422: {
@@ -7339,6 +7439,7 @@ export interface operations {
                     customer?: {
                         name?: string;
                         tpin?: string | null;
+                        address?: string | null;
                     } | null;
                     paymentMethod?: "01" | "02" | "03" | "04" | "05" | "06" | "07" | "08";
                     taxInclusive?: boolean;
@@ -7346,6 +7447,13 @@ export interface operations {
                     occurredAt?: string;
                     destinationCountryCode?: string | null;
                     clientInvoiceNo?: string | null;
+                    /** @description normal (default): a fiscal sale. training: a cashier learning the till; proforma: a quote. Training and proforma documents are filed with the VSDC (salesTyCd T / P) from sequences of their own per branch (cisInvcNo T-12, P-7), are never fiscal sales (reports, quotas) and print NOT A TAX INVOICE. A training token or key issues training documents only */
+                    salesType?: "normal" | "training" | "proforma";
+                    /** @description ISO 4217 (default ZMW); amounts are in this currency */
+                    currency?: string;
+                    exchangeRate?: number | null;
+                    lpoNumber?: string | null;
+                    principalId?: string | null;
                     /** @description Recorded with the failed document's resolution */
                     note?: string;
                 };
@@ -7362,9 +7470,11 @@ export interface operations {
                         data: {
                             id: number;
                             type: "sale" | "credit_note" | "debit_note";
+                            /** @description normal: a fiscal document; training or proforma: filed as such (salesTyCd T / P), never a tax invoice */
+                            salesType: "normal" | "training" | "proforma";
                             reference: string | null;
                             clientInvoiceNo: string | null;
-                            /** @description The branch's invoice sequence number (cisInvcNo) */
+                            /** @description The branch's invoice sequence number of the document's kind (salesType): filed as cisInvcNo, `12` for a normal document, `T-12` training, `P-12` proforma */
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
                             /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
@@ -7374,6 +7484,7 @@ export interface operations {
                             customer: {
                                 name: string;
                                 tpin: string | null;
+                                address: string | null;
                             };
                             paymentMethod: string;
                             taxInclusive: boolean;
@@ -7412,8 +7523,15 @@ export interface operations {
                                 total: number;
                                 /** @description Σ line discounts (already taken off total) */
                                 discount: number;
+                                /** @description ISO 4217: the currency of every amount of the document */
                                 currency: string;
                             };
+                            /** @description ZMW per unit of totals.currency (1 for ZMW) */
+                            exchangeRate: number;
+                            /** @description totals.total × exchangeRate, rounded to the cent (what reports add up) */
+                            totalInKwacha: number;
+                            lpoNumber: string | null;
+                            principalId: string | null;
                             fiscal: {
                                 receiptNo: number | null;
                                 internalData: string | null;
@@ -7592,7 +7710,7 @@ export interface operations {
              *     - `branch_not_initialized`: The branch's device is not initialised yet; nothing was stored
              *     - `unknown_classification_code`: A line's `classificationCode` is not in the authority's catalogue; nothing was stored
              *     - `idempotency_key_reused`: The same `Idempotency-Key` with a different request
-             *     - `not_a_sale`: A credit or debit note against a note, or a reissue of a note (a failed note is marked resolved instead)
+             *     - `not_a_sale`: A credit or debit note against a note or a proforma (a quote), or a reissue of a note (a failed note is marked resolved instead); a training credential's note against a normal sale
              *     - `levy_not_supported`: A line names a levy (`items[].levy`: TL, IPL1, IPL2, ECM, EXEEG); the gateway computes none, so nothing was stored
              */
             422: {
@@ -7689,9 +7807,11 @@ export interface operations {
                         data: {
                             id: number;
                             type: "sale" | "credit_note" | "debit_note";
+                            /** @description normal: a fiscal document; training or proforma: filed as such (salesTyCd T / P), never a tax invoice */
+                            salesType: "normal" | "training" | "proforma";
                             reference: string | null;
                             clientInvoiceNo: string | null;
-                            /** @description The branch's invoice sequence number (cisInvcNo) */
+                            /** @description The branch's invoice sequence number of the document's kind (salesType): filed as cisInvcNo, `12` for a normal document, `T-12` training, `P-12` proforma */
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
                             /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
@@ -7701,6 +7821,7 @@ export interface operations {
                             customer: {
                                 name: string;
                                 tpin: string | null;
+                                address: string | null;
                             };
                             paymentMethod: string;
                             taxInclusive: boolean;
@@ -7739,8 +7860,15 @@ export interface operations {
                                 total: number;
                                 /** @description Σ line discounts (already taken off total) */
                                 discount: number;
+                                /** @description ISO 4217: the currency of every amount of the document */
                                 currency: string;
                             };
+                            /** @description ZMW per unit of totals.currency (1 for ZMW) */
+                            exchangeRate: number;
+                            /** @description totals.total × exchangeRate, rounded to the cent (what reports add up) */
+                            totalInKwacha: number;
+                            lpoNumber: string | null;
+                            principalId: string | null;
                             fiscal: {
                                 receiptNo: number | null;
                                 internalData: string | null;
@@ -8011,6 +8139,7 @@ export interface operations {
                     customer?: {
                         name?: string;
                         tpin?: string | null;
+                        address?: string | null;
                     } | null;
                     paymentMethod?: "01" | "02" | "03" | "04" | "05" | "06" | "07" | "08";
                     taxInclusive?: boolean;
@@ -8018,6 +8147,13 @@ export interface operations {
                     occurredAt?: string;
                     destinationCountryCode?: string | null;
                     clientInvoiceNo?: string | null;
+                    /** @description normal (default): a fiscal sale. training: a cashier learning the till; proforma: a quote. Training and proforma documents are filed with the VSDC (salesTyCd T / P) from sequences of their own per branch (cisInvcNo T-12, P-7), are never fiscal sales (reports, quotas) and print NOT A TAX INVOICE. A training token or key issues training documents only */
+                    salesType?: "normal" | "training" | "proforma";
+                    /** @description ISO 4217 (default ZMW); amounts are in this currency */
+                    currency?: string;
+                    exchangeRate?: number | null;
+                    lpoNumber?: string | null;
+                    principalId?: string | null;
                     /** @description Recorded with the failed document's resolution */
                     note?: string;
                 };
@@ -8034,9 +8170,11 @@ export interface operations {
                         data: {
                             id: number;
                             type: "sale" | "credit_note" | "debit_note";
+                            /** @description normal: a fiscal document; training or proforma: filed as such (salesTyCd T / P), never a tax invoice */
+                            salesType: "normal" | "training" | "proforma";
                             reference: string | null;
                             clientInvoiceNo: string | null;
-                            /** @description The branch's invoice sequence number (cisInvcNo) */
+                            /** @description The branch's invoice sequence number of the document's kind (salesType): filed as cisInvcNo, `12` for a normal document, `T-12` training, `P-12` proforma */
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
                             /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
@@ -8046,6 +8184,7 @@ export interface operations {
                             customer: {
                                 name: string;
                                 tpin: string | null;
+                                address: string | null;
                             };
                             paymentMethod: string;
                             taxInclusive: boolean;
@@ -8084,8 +8223,15 @@ export interface operations {
                                 total: number;
                                 /** @description Σ line discounts (already taken off total) */
                                 discount: number;
+                                /** @description ISO 4217: the currency of every amount of the document */
                                 currency: string;
                             };
+                            /** @description ZMW per unit of totals.currency (1 for ZMW) */
+                            exchangeRate: number;
+                            /** @description totals.total × exchangeRate, rounded to the cent (what reports add up) */
+                            totalInKwacha: number;
+                            lpoNumber: string | null;
+                            principalId: string | null;
                             fiscal: {
                                 receiptNo: number | null;
                                 internalData: string | null;
@@ -8264,7 +8410,7 @@ export interface operations {
              *     - `branch_not_initialized`: The branch's device is not initialised yet; nothing was stored
              *     - `unknown_classification_code`: A line's `classificationCode` is not in the authority's catalogue; nothing was stored
              *     - `idempotency_key_reused`: The same `Idempotency-Key` with a different request
-             *     - `not_a_sale`: A credit or debit note against a note, or a reissue of a note (a failed note is marked resolved instead)
+             *     - `not_a_sale`: A credit or debit note against a note or a proforma (a quote), or a reissue of a note (a failed note is marked resolved instead); a training credential's note against a normal sale
              *     - `levy_not_supported`: A line names a levy (`items[].levy`: TL, IPL1, IPL2, ECM, EXEEG); the gateway computes none, so nothing was stored
              */
             422: {
@@ -8363,9 +8509,11 @@ export interface operations {
                         data: {
                             id: number;
                             type: "sale" | "credit_note" | "debit_note";
+                            /** @description normal: a fiscal document; training or proforma: filed as such (salesTyCd T / P), never a tax invoice */
+                            salesType: "normal" | "training" | "proforma";
                             reference: string | null;
                             clientInvoiceNo: string | null;
-                            /** @description The branch's invoice sequence number (cisInvcNo) */
+                            /** @description The branch's invoice sequence number of the document's kind (salesType): filed as cisInvcNo, `12` for a normal document, `T-12` training, `P-12` proforma */
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
                             /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
@@ -8375,6 +8523,7 @@ export interface operations {
                             customer: {
                                 name: string;
                                 tpin: string | null;
+                                address: string | null;
                             };
                             paymentMethod: string;
                             taxInclusive: boolean;
@@ -8413,8 +8562,15 @@ export interface operations {
                                 total: number;
                                 /** @description Σ line discounts (already taken off total) */
                                 discount: number;
+                                /** @description ISO 4217: the currency of every amount of the document */
                                 currency: string;
                             };
+                            /** @description ZMW per unit of totals.currency (1 for ZMW) */
+                            exchangeRate: number;
+                            /** @description totals.total × exchangeRate, rounded to the cent (what reports add up) */
+                            totalInKwacha: number;
+                            lpoNumber: string | null;
+                            principalId: string | null;
                             fiscal: {
                                 receiptNo: number | null;
                                 internalData: string | null;
@@ -14350,6 +14506,7 @@ export interface operations {
                             };
                             branch: string;
                             branchName: string | null;
+                            /** @description ZMW: a foreign-currency document counts with its kwacha equivalent (each document's amounts × its exchangeRate, to the cent) */
                             currency: string;
                             /**
                              * Format: date-time
@@ -14360,6 +14517,7 @@ export interface operations {
                             closedBy: string | null;
                             /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
                             counts: {
+                                /** @description Fiscal (normal) documents; training and proforma ones are in nonFiscal */
                                 documents: number;
                                 uploaded: number;
                                 pending: number;
@@ -14528,6 +14686,16 @@ export interface operations {
                                     /** @description Line discounts */
                                     discount: number;
                                 };
+                            }[];
+                            /** @description Training and proforma documents of the day, every status: never fiscal, so left out of every figure above (absent from Z reports closed before they existed) */
+                            nonFiscal?: {
+                                salesType: "training" | "proforma";
+                                type: "sale" | "credit_note" | "debit_note";
+                                count: number;
+                                taxable: number;
+                                vat: number;
+                                /** @description In kwacha */
+                                total: number;
                             }[];
                             numbers: {
                                 firstInvoiceNo: number | null;
@@ -14716,6 +14884,7 @@ export interface operations {
                             };
                             branch: string;
                             branchName: string | null;
+                            /** @description ZMW: a foreign-currency document counts with its kwacha equivalent (each document's amounts × its exchangeRate, to the cent) */
                             currency: string;
                             /**
                              * Format: date-time
@@ -14726,6 +14895,7 @@ export interface operations {
                             closedBy: string | null;
                             /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
                             counts: {
+                                /** @description Fiscal (normal) documents; training and proforma ones are in nonFiscal */
                                 documents: number;
                                 uploaded: number;
                                 pending: number;
@@ -14894,6 +15064,16 @@ export interface operations {
                                     /** @description Line discounts */
                                     discount: number;
                                 };
+                            }[];
+                            /** @description Training and proforma documents of the day, every status: never fiscal, so left out of every figure above (absent from Z reports closed before they existed) */
+                            nonFiscal?: {
+                                salesType: "training" | "proforma";
+                                type: "sale" | "credit_note" | "debit_note";
+                                count: number;
+                                taxable: number;
+                                vat: number;
+                                /** @description In kwacha */
+                                total: number;
                             }[];
                             numbers: {
                                 firstInvoiceNo: number | null;
@@ -14936,6 +15116,7 @@ export interface operations {
                             };
                             branch: string;
                             branchName: string | null;
+                            /** @description ZMW: a foreign-currency document counts with its kwacha equivalent (each document's amounts × its exchangeRate, to the cent) */
                             currency: string;
                             /**
                              * Format: date-time
@@ -14946,6 +15127,7 @@ export interface operations {
                             closedBy: string | null;
                             /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
                             counts: {
+                                /** @description Fiscal (normal) documents; training and proforma ones are in nonFiscal */
                                 documents: number;
                                 uploaded: number;
                                 pending: number;
@@ -15114,6 +15296,16 @@ export interface operations {
                                     /** @description Line discounts */
                                     discount: number;
                                 };
+                            }[];
+                            /** @description Training and proforma documents of the day, every status: never fiscal, so left out of every figure above (absent from Z reports closed before they existed) */
+                            nonFiscal?: {
+                                salesType: "training" | "proforma";
+                                type: "sale" | "credit_note" | "debit_note";
+                                count: number;
+                                taxable: number;
+                                vat: number;
+                                /** @description In kwacha */
+                                total: number;
                             }[];
                             numbers: {
                                 firstInvoiceNo: number | null;
@@ -15461,6 +15653,7 @@ export interface operations {
                             };
                             branch: string;
                             branchName: string | null;
+                            /** @description ZMW: a foreign-currency document counts with its kwacha equivalent (each document's amounts × its exchangeRate, to the cent) */
                             currency: string;
                             /**
                              * Format: date-time
@@ -15471,6 +15664,7 @@ export interface operations {
                             closedBy: string | null;
                             /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
                             counts: {
+                                /** @description Fiscal (normal) documents; training and proforma ones are in nonFiscal */
                                 documents: number;
                                 uploaded: number;
                                 pending: number;
@@ -15639,6 +15833,16 @@ export interface operations {
                                     /** @description Line discounts */
                                     discount: number;
                                 };
+                            }[];
+                            /** @description Training and proforma documents of the day, every status: never fiscal, so left out of every figure above (absent from Z reports closed before they existed) */
+                            nonFiscal?: {
+                                salesType: "training" | "proforma";
+                                type: "sale" | "credit_note" | "debit_note";
+                                count: number;
+                                taxable: number;
+                                vat: number;
+                                /** @description In kwacha */
+                                total: number;
                             }[];
                             numbers: {
                                 firstInvoiceNo: number | null;
@@ -15841,6 +16045,7 @@ export interface operations {
                             };
                             branch: string;
                             branchName: string | null;
+                            /** @description ZMW: a foreign-currency document counts with its kwacha equivalent (each document's amounts × its exchangeRate, to the cent) */
                             currency: string;
                             /**
                              * Format: date-time
@@ -15851,6 +16056,7 @@ export interface operations {
                             closedBy: string | null;
                             /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
                             counts: {
+                                /** @description Fiscal (normal) documents; training and proforma ones are in nonFiscal */
                                 documents: number;
                                 uploaded: number;
                                 pending: number;
@@ -16019,6 +16225,16 @@ export interface operations {
                                     /** @description Line discounts */
                                     discount: number;
                                 };
+                            }[];
+                            /** @description Training and proforma documents of the day, every status: never fiscal, so left out of every figure above (absent from Z reports closed before they existed) */
+                            nonFiscal?: {
+                                salesType: "training" | "proforma";
+                                type: "sale" | "credit_note" | "debit_note";
+                                count: number;
+                                taxable: number;
+                                vat: number;
+                                /** @description In kwacha */
+                                total: number;
                             }[];
                             numbers: {
                                 firstInvoiceNo: number | null;
@@ -16061,6 +16277,7 @@ export interface operations {
                             };
                             branch: string;
                             branchName: string | null;
+                            /** @description ZMW: a foreign-currency document counts with its kwacha equivalent (each document's amounts × its exchangeRate, to the cent) */
                             currency: string;
                             /**
                              * Format: date-time
@@ -16071,6 +16288,7 @@ export interface operations {
                             closedBy: string | null;
                             /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
                             counts: {
+                                /** @description Fiscal (normal) documents; training and proforma ones are in nonFiscal */
                                 documents: number;
                                 uploaded: number;
                                 pending: number;
@@ -16239,6 +16457,16 @@ export interface operations {
                                     /** @description Line discounts */
                                     discount: number;
                                 };
+                            }[];
+                            /** @description Training and proforma documents of the day, every status: never fiscal, so left out of every figure above (absent from Z reports closed before they existed) */
+                            nonFiscal?: {
+                                salesType: "training" | "proforma";
+                                type: "sale" | "credit_note" | "debit_note";
+                                count: number;
+                                taxable: number;
+                                vat: number;
+                                /** @description In kwacha */
+                                total: number;
                             }[];
                             numbers: {
                                 firstInvoiceNo: number | null;
@@ -16610,6 +16838,7 @@ export interface operations {
                             };
                             branch: string;
                             branchName: string | null;
+                            /** @description ZMW: a foreign-currency document counts with its kwacha equivalent (each document's amounts × its exchangeRate, to the cent) */
                             currency: string;
                             /**
                              * Format: date-time
@@ -16620,6 +16849,7 @@ export interface operations {
                             closedBy: string | null;
                             /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
                             counts: {
+                                /** @description Fiscal (normal) documents; training and proforma ones are in nonFiscal */
                                 documents: number;
                                 uploaded: number;
                                 pending: number;
@@ -16788,6 +17018,16 @@ export interface operations {
                                     /** @description Line discounts */
                                     discount: number;
                                 };
+                            }[];
+                            /** @description Training and proforma documents of the day, every status: never fiscal, so left out of every figure above (absent from Z reports closed before they existed) */
+                            nonFiscal?: {
+                                salesType: "training" | "proforma";
+                                type: "sale" | "credit_note" | "debit_note";
+                                count: number;
+                                taxable: number;
+                                vat: number;
+                                /** @description In kwacha */
+                                total: number;
                             }[];
                             numbers: {
                                 firstInvoiceNo: number | null;
@@ -19212,8 +19452,12 @@ export interface operations {
                                     lastSaleInvoiceNo: number;
                                     lastSaleReceiptNo: number | null;
                                     lastPurchaseInvoiceNo: number | null;
+                                    lastTrainingInvoiceNo: number | null;
+                                    lastProformaInvoiceNo: number | null;
                                 } | null;
                                 nextInvoiceNo: number | null;
+                                nextTrainingInvoiceNo: number | null;
+                                nextProformaInvoiceNo: number | null;
                                 initializedAt: string | null;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -20642,8 +20886,8 @@ export interface operations {
                      */
                     ReceiptTypeCode?: "S";
                     PaymentTypeCode?: ("01" | "02" | "03" | "04" | "05" | "06" | "07" | "08") | null;
-                    currencyType?: "ZMW" | null;
-                    conversionRate?: 1 | null;
+                    currencyType?: string | null;
+                    conversionRate?: number | null;
                     SalesDate?: string | null;
                     SaleDate?: string | null;
                     CustomerName?: string | null;
@@ -24301,6 +24545,8 @@ export interface operations {
                             id: number;
                             name: string;
                             abilities: string[];
+                            /** @description Minted in training mode: every document it issues is a training document */
+                            training: boolean;
                             /** @description Prefix and last four characters; never the plaintext */
                             masked: string;
                             /** Format: date-time */
@@ -24381,6 +24627,8 @@ export interface operations {
                     name: string;
                     /** @description What the token may do; both unless given. A token with only `invoices:read` is refused every write (403 `missing_ability`) */
                     abilities?: ("invoices:read" | "invoices:write")[];
+                    /** @description Training mode: every document it issues is a training document (salesType training, filed T, never a tax invoice), whatever the request says. Default false */
+                    training?: boolean;
                 };
             };
         };
@@ -24396,6 +24644,8 @@ export interface operations {
                             id: number;
                             name: string;
                             abilities: string[];
+                            /** @description Minted in training mode: every document it issues is a training document */
+                            training: boolean;
                             /** @description Prefix and last four characters; never the plaintext */
                             masked: string;
                             /** Format: date-time */
@@ -24729,6 +24979,8 @@ export interface operations {
                             branch: string | null;
                             sdcId: string | null;
                             dialect: "bare" | "wrapped";
+                            /** @description Minted in training mode: every invoice it files is a training document */
+                            training: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             lastUsedAt: string | null;
@@ -24802,6 +25054,8 @@ export interface operations {
                 "application/json": {
                     branch?: string | null;
                     dialect?: "bare" | "wrapped";
+                    /** @description Training mode: every document it issues is a training document (salesType training, filed T, never a tax invoice), whatever the request says. Default false */
+                    training?: boolean;
                 };
             };
         };
@@ -24819,6 +25073,8 @@ export interface operations {
                             branch: string | null;
                             sdcId: string | null;
                             dialect: "bare" | "wrapped";
+                            /** @description Minted in training mode: every invoice it files is a training document */
+                            training: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             lastUsedAt: string | null;
@@ -25174,8 +25430,12 @@ export interface operations {
                                 lastSaleInvoiceNo: number;
                                 lastSaleReceiptNo: number | null;
                                 lastPurchaseInvoiceNo: number | null;
+                                lastTrainingInvoiceNo: number | null;
+                                lastProformaInvoiceNo: number | null;
                             } | null;
                             nextInvoiceNo: number | null;
+                            nextTrainingInvoiceNo: number | null;
+                            nextProformaInvoiceNo: number | null;
                             initializedAt: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -25280,8 +25540,12 @@ export interface operations {
                                 lastSaleInvoiceNo: number;
                                 lastSaleReceiptNo: number | null;
                                 lastPurchaseInvoiceNo: number | null;
+                                lastTrainingInvoiceNo: number | null;
+                                lastProformaInvoiceNo: number | null;
                             } | null;
                             nextInvoiceNo: number | null;
+                            nextTrainingInvoiceNo: number | null;
+                            nextProformaInvoiceNo: number | null;
                             initializedAt: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -25467,8 +25731,12 @@ export interface operations {
                                 lastSaleInvoiceNo: number;
                                 lastSaleReceiptNo: number | null;
                                 lastPurchaseInvoiceNo: number | null;
+                                lastTrainingInvoiceNo: number | null;
+                                lastProformaInvoiceNo: number | null;
                             } | null;
                             nextInvoiceNo: number | null;
+                            nextTrainingInvoiceNo: number | null;
+                            nextProformaInvoiceNo: number | null;
                             initializedAt: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -25884,8 +26152,12 @@ export interface operations {
                                 lastSaleInvoiceNo: number;
                                 lastSaleReceiptNo: number | null;
                                 lastPurchaseInvoiceNo: number | null;
+                                lastTrainingInvoiceNo: number | null;
+                                lastProformaInvoiceNo: number | null;
                             } | null;
                             nextInvoiceNo: number | null;
+                            nextTrainingInvoiceNo: number | null;
+                            nextProformaInvoiceNo: number | null;
                             initializedAt: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -26602,8 +26874,12 @@ export interface operations {
                                     lastSaleInvoiceNo: number;
                                     lastSaleReceiptNo: number | null;
                                     lastPurchaseInvoiceNo: number | null;
+                                    lastTrainingInvoiceNo: number | null;
+                                    lastProformaInvoiceNo: number | null;
                                 } | null;
                                 nextInvoiceNo: number | null;
+                                nextTrainingInvoiceNo: number | null;
+                                nextProformaInvoiceNo: number | null;
                                 initializedAt: string | null;
                                 /** Format: date-time */
                                 createdAt: string;
