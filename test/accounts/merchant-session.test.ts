@@ -163,7 +163,7 @@ describe(`the console session on the merchant API and the developer screen (${en
     const listed = await get('/api/v1/account/tokens', cookieOnly(owner));
     assert.ok(!listed.body.includes(minted.token), 'the plaintext is never listed');
     const entry = dataOf(listed).find((t: { id: number }) => t.id === minted.id);
-    assert.deepEqual({ ...entry, createdAt: undefined }, { id: minted.id, name: 'Website shop', abilities: minted.abilities, masked: minted.masked, createdAt: undefined, lastUsedAt: null });
+    assert.deepEqual({ ...entry, createdAt: undefined }, { id: minted.id, name: 'Website shop', abilities: minted.abilities, training: false, masked: minted.masked, createdAt: undefined, lastUsedAt: null });
     assert.match(entry.masked, /^tt_.*[A-Za-z0-9]{4}$/);
 
     assert.equal((await get('/api/v1/sales', bearer(minted.token))).statusCode, 200);
