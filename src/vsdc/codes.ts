@@ -66,3 +66,25 @@ export const SALES_TYPE_CODES: Readonly<Record<SalesTypeName, 'N' | 'T' | 'P'>> 
 /** The authority's currency code table (class 33) is ISO 4217: the codes this runtime knows, and ZMW. */
 export const CURRENCY_CODES: ReadonlySet<string> = new Set(['ZMW', ...Intl.supportedValuesOf('currency')]);
 export const HOME_CURRENCY = 'ZMW';
+
+/** What a document is to the VSDC's receipt type (S, R, D). */
+export type DocumentTypeName = 'sale' | 'credit_note' | 'debit_note';
+
+/** A normal document's title; training and proforma documents carry a banner instead (`BANNERS`). */
+const TITLES = { sale: 'TAX INVOICE', credit_note: 'CREDIT NOTE', debit_note: 'DEBIT NOTE' } as const;
+/** What a training or proforma document prints instead of its title, whatever its type. */
+export const BANNERS = { training: 'TRAINING — NOT A TAX INVOICE', proforma: 'PROFORMA — NOT A TAX INVOICE' } as const;
+
+const KIND_WORDS: Record<SalesTypeName, string> = { normal: 'Normal', training: 'Training', proforma: 'Proforma' };
+const TYPE_WORDS: Record<DocumentTypeName, string> = { sale: 'Sale', credit_note: 'Credit note', debit_note: 'Debit note' };
+
+/** The invoice type in words: `Normal Sale`, `Training Credit note`, `Proforma Debit note`, … */
+export function invoiceTypeWords(salesType: SalesTypeName, type: DocumentTypeName): string {
+  return `${KIND_WORDS[salesType]} ${TYPE_WORDS[type]}`;
+}
+
+/** The title printed at the head of the receipt: TAX INVOICE, CREDIT NOTE, DEBIT NOTE or a NOT A TAX INVOICE banner. */
+export function receiptTitle(salesType: SalesTypeName, type: DocumentTypeName): string {
+  return salesType === 'normal' ? TITLES[type] : BANNERS[salesType];
+}
+

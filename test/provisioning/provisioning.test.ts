@@ -51,7 +51,7 @@ describe(`partner provisioning (${engineName})`, () => {
     assert.equal(init.initialized, true);
     assert.match(init.sdcId, /^SDC/);
     assert.equal(init.mrcNo, init.mrcNo.trim(), 'mrcNo is stored trimmed');
-    assert.deepEqual(init.countersAtInitialization, { lastSaleInvoiceNo: 41, lastSaleReceiptNo: 17, lastPurchaseInvoiceNo: 0 }, 'the VSDC\'s counters as the handshake reported them');
+    assert.deepEqual(init.countersAtInitialization, { lastSaleInvoiceNo: 41, lastSaleReceiptNo: 17, lastPurchaseInvoiceNo: 0, lastTrainingInvoiceNo: null, lastProformaInvoiceNo: null }, 'the VSDC\'s counters as the handshake reported them');
     assert.equal(init.nextInvoiceNo, 42, 'the sequence continues after the VSDC\'s last invoice');
 
     const again = ok(await p.post(`/api/v1/tenants/${tenant.id}/devices/000/initialize`)).data;

@@ -3,33 +3,14 @@ import { sql, type Kysely } from 'kysely';
 import { Decimal } from 'decimal.js';
 import type { AppContext } from '../../kernel/context.ts';
 import type { DB } from '../../../platform/db/schema.ts';
-import type { SalesType } from '../../../platform/db/tables/sales.ts';
 import { ApiError, NotFoundError } from '../../../platform/errors/errors.ts';
 import { localDateTime } from '../../../platform/lib/time-zones.ts';
-import { noteReasonLabel, paymentTypeLabel } from '../../../vsdc/codes.ts';
+import { invoiceTypeWords, noteReasonLabel, paymentTypeLabel, receiptTitle } from '../../../vsdc/codes.ts';
 import { VAT_CATEGORIES } from '../../../vsdc/tax.ts';
 import { authorityBranchesFor } from '../../kernel/devices/register.ts';
 import type { AuthorityBranchResource } from '../../kernel/devices/schemas.ts';
 import type { SaleResource } from '../sales/schemas.ts';
 import { getSale } from '../sales/service.ts';
-
-/** A normal document's title; training and proforma documents carry a banner instead (`BANNERS`). */
-const TITLES = { sale: 'TAX INVOICE', credit_note: 'CREDIT NOTE', debit_note: 'DEBIT NOTE' } as const;
-/** What a training or proforma document prints instead of its title, whatever its type. */
-export const BANNERS = { training: 'TRAINING — NOT A TAX INVOICE', proforma: 'PROFORMA — NOT A TAX INVOICE' } as const;
-
-const KIND_WORDS: Record<SalesType, string> = { normal: 'Normal', training: 'Training', proforma: 'Proforma' };
-const TYPE_WORDS: Record<SaleResource['type'], string> = { sale: 'Sale', credit_note: 'Credit note', debit_note: 'Debit note' };
-
-/** The invoice type in words: `Normal Sale`, `Training Credit note`, `Proforma Debit note`, … */
-export function invoiceTypeWords(salesType: SalesType, type: SaleResource['type']): string {
-  return `${KIND_WORDS[salesType]} ${TYPE_WORDS[type]}`;
-}
-
-/** The title printed at the head of the receipt: TAX INVOICE, CREDIT NOTE, DEBIT NOTE or a NOT A TAX INVOICE banner. */
-export function receiptTitle(salesType: SalesType, type: SaleResource['type']): string {
-  return salesType === 'normal' ? TITLES[type] : BANNERS[salesType];
-}
 
 /** The supplier's address from the authority's register: location, sector, district, province (what it has of them). */
 export function registeredAddress(branch: AuthorityBranchResource | undefined): string | null {
@@ -141,17 +122,12 @@ function categoryTotals(sale: SaleResource): ReceiptCategoryTotal[] {
 }
 
 /** Builds the receipt of a document; only an uploaded document is a fiscal receipt (spec 1.3). */
-/** What the receipt reads beside the sale resource: the merchant, its branch and the document's newer columns. */
+/** What the receipt reads beside the sale resource: the merchant (registered name, zone) and its branch. */
 export interface ReceiptSource {
   merchantName: string;
   timezone: string;
   branchName: string | null;
   address: string | null;
-  salesType: SalesType;
-  exchangeRate: string;
-  lpoNumber: string | null;
-  principalId: string | null;
-  customerAddress: string | null;
 }
 
 /** `part` as a % of `whole`, to 2 decimals (0 when whole is 0). */
@@ -173,12 +149,11 @@ function receiptOf(
     );
   }
   const currency = sale.totals.currency;
-  const rate = new Decimal(source.exchangeRate);
   const gross = sale.items.reduce((sum, l) => sum.plus(l.amount), new Decimal(0)).toNumber();
   return {
-    title: receiptTitle(source.salesType, sale.type),
-    fiscal: source.salesType === 'normal',
-    invoiceType: invoiceTypeWords(source.salesType, sale.type),
+    title: receiptTitle(sale.salesType, sale.type),
+    fiscal: sale.salesType === 'normal',
+    invoiceType: invoiceTypeWords(sale.salesType, sale.type),
     merchantName: source.merchantName,
     tpin: sale.tpin,
     branch: sale.branch,
@@ -196,11 +171,11 @@ function receiptOf(
     publishedAt: fiscal.publishedAt,
     occurredAt: sale.occurredAt,
     printed: { publishedAt: localDateTime(new Date(fiscal.publishedAt), source.timezone), occurredAt: localDateTime(new Date(sale.occurredAt), source.timezone) },
-    customer: { name: sale.customer.name, tpin: sale.customer.tpin, address: source.customerAddress },
+    customer: sale.customer,
     paymentMethod: paymentTypeLabel(sale.paymentMethod),
-    lpoNumber: source.lpoNumber,
-    principalId: source.principalId,
-    exchange: currency === 'ZMW' ? null : { currency, rate: rate.toFixed(4), totalZmw: rate.times(sale.totals.total).toDecimalPlaces(2).toNumber() },
+    lpoNumber: sale.lpoNumber,
+    principalId: sale.principalId,
+    exchange: currency === 'ZMW' ? null : { currency, rate: new Decimal(sale.exchangeRate).toFixed(4), totalZmw: sale.totalInKwacha },
     items: sale.items.map((l) => ({
       name: l.name, quantity: l.quantity, price: l.price, amount: l.amount, discount: l.discount, discountRate: percentOf(l.discount, l.amount), net: l.net, rrp: l.rrp, vatCategory: l.vatCategory,
     })),
@@ -217,16 +192,15 @@ function receiptOf(
 }
 
 /**
- * The merchant (registered name, zone), the document's branch and the sales columns the sale
- * resource does not carry (kind, rate, LPO, principal, customer address), in one statement; then
- * the supplier's address from the authority's branch register.
+ * The merchant (registered name, zone) and the document's branch, in one statement; then the
+ * supplier's address from the authority's branch register.
  */
 async function sourceOf(db: Kysely<DB>, tenantId: number, sale: SaleResource): Promise<ReceiptSource> {
   const row = await db
     .selectFrom('sales as s')
     .innerJoin('tenants as t', 't.id', 's.tenant_id')
     .innerJoin('devices as d', 'd.id', 's.device_id')
-    .select(['t.name', 't.timezone', 'd.branch_name', 's.sales_type', 's.exchange_rate', 's.lpo_number', 's.principal_id', 's.customer_address'])
+    .select(['t.name', 't.timezone', 'd.branch_name'])
     .where('s.tenant_id', '=', tenantId)
     .where('s.id', '=', sale.id)
     .executeTakeFirst();
@@ -238,11 +212,6 @@ async function sourceOf(db: Kysely<DB>, tenantId: number, sale: SaleResource): P
     timezone: row.timezone,
     branchName: row.branch_name ?? registered?.name ?? null,
     address: registeredAddress(registered),
-    salesType: row.sales_type,
-    exchangeRate: String(row.exchange_rate),
-    lpoNumber: row.lpo_number,
-    principalId: row.principal_id,
-    customerAddress: row.customer_address,
   };
 }
 
