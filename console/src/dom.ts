@@ -1,5 +1,6 @@
 // A few lines of DOM building instead of a framework: h('tag', attributes, ...children).
 import { formatDateTime } from './time.ts';
+import { localDateTime } from '../../src/platform/lib/time-zones.ts';
 
 export type Child = Node | string | number | null | undefined | false | Child[];
 type Handler = (event: Event) => void;
@@ -79,6 +80,16 @@ export function badge(text: string, tone: 'ok' | 'warn' | 'danger' | 'neutral'):
 export function dateTime(iso: string | null): Child {
   if (!iso) return '—';
   return h('time', { datetime: iso, title: iso }, formatDateTime(new Date(iso)));
+}
+
+/**
+ * A timestamp in the merchant's zone, as its receipts print it (`2026-11-27 17:29:47 CAT`,
+ * src/platform/lib/time-zones.ts); the UTC original is its title. For what a document says of
+ * itself, which must read the same on its receipt whoever looks at it.
+ */
+export function merchantDateTime(iso: string | null, timeZone: string): Child {
+  if (!iso) return '—';
+  return h('time', { datetime: iso, title: iso }, localDateTime(new Date(iso), timeZone));
 }
 
 export function duration(seconds: number | null): string {

@@ -63,6 +63,15 @@ export type SalesTypeName = (typeof SALES_TYPES)[number];
 /** salesTyCd of each kind (class 14; `C` copy is never filed: a reprint is not a document). */
 export const SALES_TYPE_CODES: Readonly<Record<SalesTypeName, 'N' | 'T' | 'P'>> = { normal: 'N', training: 'T', proforma: 'P' };
 
+/**
+ * The `cisInvcNo` of a document: a normal document's number as is (`12`), a training or proforma
+ * one's with its kind's letter (`T-12`, `P-12`), so the kinds' sequences never collide at the VSDC
+ * (a `cisInvcNo` is unique across them).
+ */
+export function cisInvoiceNo(salesType: SalesTypeName, invoiceNo: number): string {
+  return salesType === 'normal' ? String(invoiceNo) : `${SALES_TYPE_CODES[salesType]}-${invoiceNo}`;
+}
+
 /** The authority's currency code table (class 33) is ISO 4217: the codes this runtime knows, and ZMW. */
 export const CURRENCY_CODES: ReadonlySet<string> = new Set(['ZMW', ...Intl.supportedValuesOf('currency')]);
 export const HOME_CURRENCY = 'ZMW';

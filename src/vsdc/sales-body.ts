@@ -1,5 +1,5 @@
 // Builds the `saveSales` body of a sale, credit note or debit note, and reads the receipt back.
-import { SALES_TYPE_CODES, HOME_CURRENCY, type PaymentTypeCode, type SalesTypeName } from './codes.ts';
+import { SALES_TYPE_CODES, HOME_CURRENCY, cisInvoiceNo, type PaymentTypeCode, type SalesTypeName } from './codes.ts';
 import {
   formatVsdcDate,
   formatVsdcDateTime,
@@ -107,15 +107,6 @@ const TAX_FIELDS_OF = Object.fromEntries(HEADER_TAX_BUCKETS.map((b) => [b, [`tax
 
 /** Every header tax field at zero, in the protocol's order. */
 const ZERO_TAX_FIELDS = Object.fromEntries(HEADER_TAX_BUCKETS.flatMap((b) => TAX_FIELDS_OF[b].map((field) => [field, 0]))) as TaxFields;
-
-/**
- * The `cisInvcNo` of a document: a normal document's number as is (`12`), a training or proforma
- * one's with its kind's letter (`T-12`, `P-12`), so the kinds' sequences never collide at the VSDC
- * (a `cisInvcNo` is unique across them).
- */
-export function cisInvoiceNo(salesType: SalesTypeName, invoiceNo: number): string {
-  return salesType === 'normal' ? String(invoiceNo) : `${SALES_TYPE_CODES[salesType]}-${invoiceNo}`;
-}
 
 function checkDocument(doc: SaleDocument): void {
   if (!Number.isSafeInteger(doc.invoiceNo) || doc.invoiceNo <= 0) {

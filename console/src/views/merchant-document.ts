@@ -1,9 +1,9 @@
 // One document: what was sold, its totals, the authority's fiscal block, how a refusal was dealt
 // with; its receipt; a credit note from a sale; a reissue or resolution of a refused one.
 import { ApiProblem } from '../api.ts';
-import { dateTime, h, money, table, type Child } from '../dom.ts';
+import { h, merchantDateTime, money, table, type Child } from '../dom.ts';
 import type { Sale } from '../types.ts';
-import { CREDIT_NOTE_REASON_CODES, CREDIT_NOTE_REASON_LABELS, noteReasonLabel, paymentTypeLabel } from '../../../src/vsdc/codes.ts';
+import { CREDIT_NOTE_REASON_CODES, CREDIT_NOTE_REASON_LABELS, cisInvoiceNo, invoiceTypeWords, noteReasonLabel, paymentTypeLabel, receiptTitle } from '../../../src/vsdc/codes.ts';
 import { canFile, canWrite, errorBox, field, formMessage, heading, type ViewContext } from '../view.ts';
 import { openReceiptPdf, receiptLink, statusBadge, TYPE_LABELS } from './merchant-common.ts';
 
@@ -177,12 +177,18 @@ export async function merchantDocumentView(ctx: ViewContext) {
   const back = h('a', { href: '#/documents', class: 'button-link' }, 'All documents');
   if (!Number.isInteger(id) || id < 1) return [heading('Document', back), errorBox(new ApiProblem(404, undefined, 'No such document.'))];
   let sale: Sale;
+  let timeZone: string;
   try {
-    sale = (await ctx.api.get<{ data: Sale }>(`/api/v1/sales/${id}`)).data;
+    const [document, me] = await Promise.all([ctx.api.get<{ data: Sale }>(`/api/v1/sales/${id}`), ctx.api.get<{ data: { timezone: string } }>('/api/v1/me')]);
+    sale = document.data;
+    timeZone = me.data.timezone;
   } catch (err) {
     return [heading('Document', back), errorBox(err)];
   }
+  // The document's times as its receipt prints them: in the merchant's zone, with the zone.
+  const dateTime = (iso: string | null) => merchantDateTime(iso, timeZone);
   const currency = sale.totals.currency;
+  const fiscalKind = sale.salesType === 'normal';
   const pdf: HTMLButtonElement = h('button', { type: 'button', onclick: () => void openReceiptPdf(ctx, sale, pdf) }, 'Receipt (PDF)');
   const actions = h('div', { class: 'toolbar' }, receiptLink(sale), sale.status === 'uploaded' ? pdf : null, back);
   const lines = table(
@@ -202,16 +208,21 @@ export async function merchantDocumentView(ctx: ViewContext) {
   );
   const fiscal = sale.fiscal;
   return [
-    heading(`${TYPE_LABELS[sale.type]} No. ${sale.invoiceNo}`, actions),
+    heading(fiscalKind ? `${TYPE_LABELS[sale.type]} No. ${sale.invoiceNo}` : `${invoiceTypeWords(sale.salesType, sale.type)} No. ${cisInvoiceNo(sale.salesType, sale.invoiceNo)}`, actions),
+    fiscalKind ? null : h('div', { class: 'notice notice-warn', role: 'note' }, `${receiptTitle(sale.salesType, sale.type)}: filed with the authority as a ${sale.salesType} document, never counted as a sale.`),
     h('p', null, statusBadge(sale.status), ' ', sale.authorityInvoiceNo ? h('span', { class: 'mono' }, sale.authorityInvoiceNo) : h('small', { class: 'muted' }, 'Not fiscalised yet')),
     sale.status === 'failed' ? h('div', { class: 'notice notice-danger', role: 'alert' }, `The authority refused it (code ${sale.resultCode ?? '?'}): ${sale.lastError ?? 'no reason given'}.`) : null,
     sale.status === 'pending' ? h('div', { class: 'notice notice-warn' }, 'Stored with its invoice number and waiting for the branch\'s VSDC; it is filed in order when the VSDC answers.') : null,
     facts([
+      ['Invoice type', invoiceTypeWords(sale.salesType, sale.type)],
       ['Branch', sale.branch],
       ['Date', dateTime(sale.occurredAt)],
       ['Your reference', sale.clientInvoiceNo ?? '—'],
       ['Idempotency-Key', sale.reference ?? '—'],
       ['Customer', sale.customer.tpin ? `${sale.customer.name} (TPIN ${sale.customer.tpin})` : sale.customer.name || '—'],
+      ...(sale.customer.address ? ([['Customer address', sale.customer.address]] as Array<[string, Child]>) : []),
+      ...(sale.lpoNumber ? ([['LPO number', sale.lpoNumber]] as Array<[string, Child]>) : []),
+      ...(sale.principalId ? ([['Principal', sale.principalId]] as Array<[string, Child]>) : []),
       ['Payment', paymentTypeLabel(sale.paymentMethod)],
       ['Prices', sale.taxInclusive ? 'Include VAT' : 'Exclude VAT'],
       ['Stored', dateTime(sale.createdAt)],
@@ -227,6 +238,12 @@ export async function merchantDocumentView(ctx: ViewContext) {
       ['VAT', money(sale.totals.vat, currency)],
       ...(sale.totals.discount ? ([['Discount', money(sale.totals.discount, currency)]] as Array<[string, Child]>) : []),
       ['Total', h('strong', null, money(sale.totals.total, currency))],
+      ...(currency === 'ZMW'
+        ? []
+        : ([
+            ['Exchange rate', `1 ${currency} = ${sale.exchangeRate.toFixed(4)} ZMW`],
+            ['Total in kwacha', money(sale.totalInKwacha, 'ZMW')],
+          ] as Array<[string, Child]>)),
     ]),
     h('h2', null, 'Fiscal information'),
     fiscal.publishedAt
@@ -260,7 +277,7 @@ export async function merchantDocumentView(ctx: ViewContext) {
         : []),
       ['Last change', dateTime(sale.fiscalisedAt)],
     ]),
-    sale.type === 'sale' && sale.status === 'uploaded' && canWrite(ctx) ? creditNoteForm(ctx, sale) : null,
+    sale.type === 'sale' && sale.salesType !== 'proforma' && sale.status === 'uploaded' && canWrite(ctx) ? creditNoteForm(ctx, sale) : null,
     sale.status === 'failed' && canWrite(ctx) ? resolveForms(ctx, sale) : null,
   ];
 }

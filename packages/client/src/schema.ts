@@ -8815,6 +8815,11 @@ export interface operations {
                             monthlyQuota: number | null;
                             documentsThisMonth: number;
                             branch: string | null;
+                            /**
+                             * @description IANA time zone of the merchant's days (reports, list filters) and of the times its receipts print
+                             * @example Africa/Lusaka
+                             */
+                            timezone: string;
                             /** @description Whether the gateway keeps your stock and sends the authority's stock chain (PATCH /api/v1/stock/settings) */
                             stockTracking: boolean;
                             devices: {

@@ -298,6 +298,7 @@ export const Me = Type.Object({
   monthlyQuota: Nullable(Type.Integer()),
   documentsThisMonth: Type.Integer(),
   branch: Nullable(Type.String({ description: 'The branch this request acts on; null when X-Branch is absent and no default applies' })),
+  timezone: Type.String({ description: "IANA time zone of the merchant's days (reports, list filters) and of the times its receipts print", examples: ['Africa/Lusaka'] }),
   stockTracking: Type.Boolean({ description: 'Whether the gateway keeps your stock and sends the authority\'s stock chain (PATCH /api/v1/stock/settings)' }),
   devices: Type.Array(MeDevice),
   authorityBranches: AuthorityBranches,

@@ -345,8 +345,11 @@ function occurredWithin(from: string | undefined, to: string | undefined, timezo
 }
 
 export async function describeMe(ctx: AppContext, tenant: TenantAccount, devices: readonly BranchDevice[], current: BranchDevice | undefined): Promise<MeResource> {
-  const stockTracking = await stockTrackingOf(ctx.db, tenant.id);
-  const authorityBranches = await authorityBranchesFor(ctx.db, new Map([[tenant.id, devices.map((d) => d.branch)]]));
+  const [stockTracking, authorityBranches, timezone] = await Promise.all([
+    stockTrackingOf(ctx.db, tenant.id),
+    authorityBranchesFor(ctx.db, new Map([[tenant.id, devices.map((d) => d.branch)]])),
+    timezoneOf(ctx.db, tenant.id),
+  ]);
   return {
     id: tenant.id,
     name: tenant.name,
@@ -357,6 +360,7 @@ export async function describeMe(ctx: AppContext, tenant: TenantAccount, devices
     monthlyQuota: tenant.monthlyQuota,
     documentsThisMonth: tenant.documentsThisMonth,
     branch: current?.branch ?? null,
+    timezone,
     stockTracking,
     devices: devices.map((d) => ({
       branch: d.branch,
