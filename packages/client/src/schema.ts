@@ -6134,9 +6134,17 @@ export interface operations {
                     occurredAt?: string;
                     destinationCountryCode?: string | null;
                     clientInvoiceNo?: string | null;
-                    /** @description normal (default): a fiscal sale. training: a cashier learning the till; proforma: a quote. Training and proforma documents are filed with the VSDC (salesTyCd T / P) from sequences of their own per branch (cisInvcNo T-12, P-7), are never fiscal sales (reports, quotas) and print NOT A TAX INVOICE. A training token or key issues training documents only */
+                    /**
+                     * @description normal (default): a fiscal sale. training: a cashier learning the till; proforma: a quote. Training and proforma documents are filed with the VSDC (salesTyCd T / P) from sequences of their own per branch (cisInvcNo T-12, P-7), are never fiscal sales (reports, quotas) and print NOT A TAX INVOICE. A training token or key issues training documents only
+                     * @example training
+                     * @example proforma
+                     */
                     salesType?: "normal" | "training" | "proforma";
-                    /** @description ISO 4217 (default ZMW); amounts are in this currency */
+                    /**
+                     * @description ISO 4217 (default ZMW); amounts are in this currency
+                     * @example USD
+                     * @example ZAR
+                     */
                     currency?: string;
                     exchangeRate?: number | null;
                     lpoNumber?: string | null;
@@ -7447,9 +7455,17 @@ export interface operations {
                     occurredAt?: string;
                     destinationCountryCode?: string | null;
                     clientInvoiceNo?: string | null;
-                    /** @description normal (default): a fiscal sale. training: a cashier learning the till; proforma: a quote. Training and proforma documents are filed with the VSDC (salesTyCd T / P) from sequences of their own per branch (cisInvcNo T-12, P-7), are never fiscal sales (reports, quotas) and print NOT A TAX INVOICE. A training token or key issues training documents only */
+                    /**
+                     * @description normal (default): a fiscal sale. training: a cashier learning the till; proforma: a quote. Training and proforma documents are filed with the VSDC (salesTyCd T / P) from sequences of their own per branch (cisInvcNo T-12, P-7), are never fiscal sales (reports, quotas) and print NOT A TAX INVOICE. A training token or key issues training documents only
+                     * @example training
+                     * @example proforma
+                     */
                     salesType?: "normal" | "training" | "proforma";
-                    /** @description ISO 4217 (default ZMW); amounts are in this currency */
+                    /**
+                     * @description ISO 4217 (default ZMW); amounts are in this currency
+                     * @example USD
+                     * @example ZAR
+                     */
                     currency?: string;
                     exchangeRate?: number | null;
                     lpoNumber?: string | null;
@@ -8147,9 +8163,17 @@ export interface operations {
                     occurredAt?: string;
                     destinationCountryCode?: string | null;
                     clientInvoiceNo?: string | null;
-                    /** @description normal (default): a fiscal sale. training: a cashier learning the till; proforma: a quote. Training and proforma documents are filed with the VSDC (salesTyCd T / P) from sequences of their own per branch (cisInvcNo T-12, P-7), are never fiscal sales (reports, quotas) and print NOT A TAX INVOICE. A training token or key issues training documents only */
+                    /**
+                     * @description normal (default): a fiscal sale. training: a cashier learning the till; proforma: a quote. Training and proforma documents are filed with the VSDC (salesTyCd T / P) from sequences of their own per branch (cisInvcNo T-12, P-7), are never fiscal sales (reports, quotas) and print NOT A TAX INVOICE. A training token or key issues training documents only
+                     * @example training
+                     * @example proforma
+                     */
                     salesType?: "normal" | "training" | "proforma";
-                    /** @description ISO 4217 (default ZMW); amounts are in this currency */
+                    /**
+                     * @description ISO 4217 (default ZMW); amounts are in this currency
+                     * @example USD
+                     * @example ZAR
+                     */
                     currency?: string;
                     exchangeRate?: number | null;
                     lpoNumber?: string | null;

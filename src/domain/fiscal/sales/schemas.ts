@@ -56,7 +56,9 @@ export const Customer = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 60 })),
     tpin: Type.Optional(Nullable(Type.String({ pattern: '^[0-9]{10}$', description: '10 digits' }))),
-    address: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200, description: "Printed on the tax invoice. Default: the registered customer's address when tpin names one (POST /api/v1/customers)" }))),
+    address: Type.Optional(
+      Nullable(Type.String({ minLength: 1, maxLength: 200, description: "Printed on the tax invoice. Default: the registered customer's address when tpin names one (POST /api/v1/customers)", examples: ['Plot 2374, Kafue Road, Lusaka'] })),
+    ),
   },
   { additionalProperties: false },
 );
@@ -75,15 +77,16 @@ export const CreateSaleBody = withExample(
           literals(SALES_TYPES, {
             description:
               'normal (default): a fiscal sale. training: a cashier learning the till; proforma: a quote. Training and proforma documents are filed with the VSDC (salesTyCd T / P) from sequences of their own per branch (cisInvcNo T-12, P-7), are never fiscal sales (reports, quotas) and print NOT A TAX INVOICE. A training token or key issues training documents only',
+            examples: ['training', 'proforma'],
           }),
         ),
-        currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 (default ZMW); amounts are in this currency' })),
+        currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 (default ZMW); amounts are in this currency', examples: ['USD', 'ZAR'] })),
         exchangeRate: Type.Optional(
-          Nullable(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'ZMW per unit of currency, up to 4 decimals: required when currency is not ZMW (filed as exchangeRt); 1 or absent for ZMW' })),
+          Nullable(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'ZMW per unit of currency, up to 4 decimals: required when currency is not ZMW (filed as exchangeRt); 1 or absent for ZMW', examples: [27.15] })),
         ),
-        lpoNumber: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 50, description: "The buyer's Local Purchase Order number: required when a line is C2 (zero-rated LPO sale)" }))),
+        lpoNumber: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 50, description: "The buyer's Local Purchase Order number: required when a line is C2 (zero-rated LPO sale)", examples: ['GRZ/MOH/LPO/2026/0415'] }))),
         principalId: Type.Optional(
-          Nullable(Type.String({ minLength: 1, maxLength: 50, pattern: '^[\\x21-\\x7E]+$', description: 'An RVAT agent\'s sale: the principal it sells for (GET /api/v1/principals)' })),
+          Nullable(Type.String({ minLength: 1, maxLength: 50, pattern: '^[\\x21-\\x7E]+$', description: 'An RVAT agent\'s sale: the principal it sells for (GET /api/v1/principals)', examples: ['31'] })),
         ),
       },
       { additionalProperties: false },
