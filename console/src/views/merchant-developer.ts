@@ -1,7 +1,7 @@
 // The developer screen: tenant tokens (for the merchant API) and fiscalisation keys (pk_, for the
 // legacy VSDC-shaped API). Each is shown in plaintext once, when made, with a copy button; the
 // lists show masked values and last use; revoking takes effect on the next request.
-import { dateTime, h, table } from '../dom.ts';
+import { badge, dateTime, h, table } from '../dom.ts';
 import type { FiscalisationKey, TenantToken } from '../types.ts';
 import { canWrite, confirmAction, errorBox, field, formMessage, heading, type ViewContext } from '../view.ts';
 import { branchesOf, branchLabel } from './merchant-common.ts';
@@ -57,9 +57,18 @@ function revealed(kind: string, secret: string, ctx: ViewContext): HTMLElement {
   );
 }
 
+/** Training mode: every document the credential issues is a training document (never a tax invoice). */
+function trainingBox(id: string): { box: HTMLInputElement; label: HTMLElement } {
+  const box = h('input', { type: 'checkbox', id }) as HTMLInputElement;
+  return {
+    box,
+    label: h('label', { class: 'checkbox', for: id }, box, ' Training mode: every document it issues is a training document, filed as such and never a tax invoice (for cashiers learning the till)'),
+  };
+}
+
 function tokenSection(ctx: ViewContext, tokens: TenantToken[], writer: boolean, message: ReturnType<typeof formMessage>, shown: Reveal | undefined): HTMLElement {
   const rows = tokens.map((t) => [
-    t.name,
+    t.training ? h('span', null, t.name, ' ', badge('Training', 'warn')) : t.name,
     h('span', { class: 'mono' }, t.masked),
     t.abilities.join(', '),
     dateTime(t.createdAt),
@@ -91,6 +100,7 @@ function tokenSection(ctx: ViewContext, tokens: TenantToken[], writer: boolean, 
     const box = h('input', { type: 'checkbox', value, checked: true, id: `ability-${value.replace(':', '-')}` }) as HTMLInputElement;
     return { box, label: h('label', { class: 'checkbox', for: box.id }, box, ` ${label}`) };
   });
+  const tokenTraining = trainingBox('token-training');
   const formMsg = formMessage('token-message');
   const result = h('div', null, shown?.kind === 'token' ? revealed('token', shown.secret, ctx) : null);
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Create the token') as HTMLButtonElement;
@@ -109,7 +119,7 @@ function tokenSection(ctx: ViewContext, tokens: TenantToken[], writer: boolean, 
           }
           submit.disabled = true;
           try {
-            const created = await ctx.api.postJson<{ data: TenantToken & { token: string } }>('/api/v1/account/tokens', { name: name.value.trim(), abilities });
+            const created = await ctx.api.postJson<{ data: TenantToken & { token: string } }>('/api/v1/account/tokens', { name: name.value.trim(), abilities, training: tokenTraining.box.checked });
             reveal = { kind: 'token', secret: created.data.token };
             ctx.announce(`Token ${created.data.name} created. Copy it now: you will not see it again.`);
             ctx.refresh();
@@ -123,6 +133,7 @@ function tokenSection(ctx: ViewContext, tokens: TenantToken[], writer: boolean, 
       h('h3', { id: 'new-token-title' }, 'Create a token'),
       field('token-name', 'Name', name, 'Where it will be used, e.g. “Till 2” or “Online shop”.'),
       h('fieldset', { class: 'plain' }, h('legend', null, 'Abilities'), boxes.map((b) => b.label)),
+      tokenTraining.label,
       formMsg.element,
       submit,
       result,
@@ -133,7 +144,7 @@ function tokenSection(ctx: ViewContext, tokens: TenantToken[], writer: boolean, 
 
 function keySection(ctx: ViewContext, keys: FiscalisationKey[], writer: boolean, branches: Array<{ branch: string; branchName: string | null; initialized: boolean }>, message: ReturnType<typeof formMessage>, shown: Reveal | undefined): HTMLElement {
   const rows = keys.map((k) => [
-    h('span', { class: 'mono' }, k.masked),
+    k.training ? h('span', null, h('span', { class: 'mono' }, k.masked), ' ', badge('Training', 'warn')) : h('span', { class: 'mono' }, k.masked),
     k.branch ?? 'Any branch',
     k.dialect,
     dateTime(k.createdAt),
@@ -162,6 +173,7 @@ function keySection(ctx: ViewContext, keys: FiscalisationKey[], writer: boolean,
   if (!writer) return section;
   const branch = h('select', null, h('option', { value: '' }, 'Any branch (merchant key)'), branches.map((b) => h('option', { value: b.branch }, branchLabel(b)))) as HTMLSelectElement;
   const dialect = h('select', null, h('option', { value: 'bare' }, 'bare'), h('option', { value: 'wrapped' }, 'wrapped')) as HTMLSelectElement;
+  const keyTraining = trainingBox('key-training');
   const formMsg = formMessage('key-message');
   const result = h('div', null, shown?.kind === 'key' ? revealed('key', shown.secret, ctx) : null);
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Create the key') as HTMLButtonElement;
@@ -175,7 +187,7 @@ function keySection(ctx: ViewContext, keys: FiscalisationKey[], writer: boolean,
           e.preventDefault();
           submit.disabled = true;
           try {
-            const created = await ctx.api.postJson<{ data: FiscalisationKey & { key: string } }>('/api/v1/account/api-keys', { branch: branch.value || null, dialect: dialect.value });
+            const created = await ctx.api.postJson<{ data: FiscalisationKey & { key: string } }>('/api/v1/account/api-keys', { branch: branch.value || null, dialect: dialect.value, training: keyTraining.box.checked });
             reveal = { kind: 'key', secret: created.data.key };
             ctx.announce(`Key ${created.data.masked} created. Copy it now: you will not see it again.`);
             ctx.refresh();
@@ -189,6 +201,7 @@ function keySection(ctx: ViewContext, keys: FiscalisationKey[], writer: boolean,
       h('h3', { id: 'new-key-title' }, 'Create a key'),
       field('key-branch', 'Branch', branch),
       field('key-dialect', 'Dialect', dialect),
+      keyTraining.label,
       formMsg.element,
       submit,
       result,
