@@ -326,11 +326,20 @@ describe(`compat surface: the real legacy invoice body (${engineName})`, () => {
     await nothingStored(reordered);
   });
 
-  test('the gateway files in ZMW: another currencyType, or a conversionRate other than 1, is a 422 naming it', async () => {
+  test('currencyType and conversionRate are filed as the VSDC\'s currencyTyCd and exchangeRt; a foreign currency without a rate is a 422 naming conversionRate', async () => {
     const number = nextNumber('CUR');
-    await expectRefused(realBody(number, sdcId, { currencyType: 'USD', conversionRate: 27.5 }), ['conversionRate', 'currencyType']);
+    const errors = await expectRefused(realBody(number, sdcId, { currencyType: 'USD', conversionRate: null }), ['conversionRate']);
+    assert.match(errors.conversionRate!.join(' '), /ZMW one USD is worth/);
+    await expectRefused(realBody(number, sdcId, { currencyType: 'USD', conversionRate: 1 }), ['conversionRate']);
+    await expectRefused(realBody(number, sdcId, { currencyType: 'usd', conversionRate: 27.5 }), ['currencyType']);
     await nothingStored(number);
-    assert.equal((await postInvoice(h, till, realBody(number, sdcId, { currencyType: null, conversionRate: null }))).statusCode, 201);
+    assert.equal((await postInvoice(h, till, realBody(number, sdcId, { currencyType: 'USD', conversionRate: 27.5 }))).statusCode, 201);
+    await uploaded(number);
+    const filed = h.sim.control.calls(h.merchant.tpin, '000', 'saveSales').at(-1)!.request;
+    assert.deepEqual([filed.currencyTyCd, filed.exchangeRt], ['USD', 27.5]);
+    assert.equal((await modernSale(number)).totals.currency, 'USD');
+    const zmw = nextNumber('CUR');
+    assert.equal((await postInvoice(h, till, realBody(zmw, sdcId, { currencyType: null, conversionRate: null }))).statusCode, 201);
   });
 
   test('GET …?originalFormat=true returns the body exactly as the till sent it, beside the invoice; in the wrapped dialect too', async () => {
