@@ -56,7 +56,9 @@ describe(`partial refunds then a cancellation, over HTTP to the simulator (${eng
   test('every note is uploaded; each line is credited exactly; never more than the sale', async () => {
     await fc.assert(
       fc.asyncProperty(scenarioArb, async ({ lines, taxInclusive, refunds }) => {
-        const res = await h.post('/api/v1/sales', saleBody({ taxInclusive }, lines.map(saleLine)));
+        // A zero-rated LPO (C2) line needs the buyer's LPO number.
+        const lpo = lines.some((l) => l.vatCategory === 'C2') ? { lpoNumber: 'LPO-NOTES' } : {};
+        const res = await h.post('/api/v1/sales', saleBody({ taxInclusive, ...lpo }, lines.map(saleLine)));
         assert.equal(res.statusCode, 201, res.body);
         const sale = res.json().data;
         assert.equal(sale.status, 'uploaded', sale.lastError);
