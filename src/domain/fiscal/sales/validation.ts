@@ -1,6 +1,7 @@
 // Field rules of sales and notes beyond the schema: decimals, lines that come to nothing,
 // discounts, MTV's RRP, levies (refused), the C1 (export) rule, the occurredAt window, the
-// classification check, and the amounts (`compute`).
+// classification check, the amounts (`compute`), and the document's terms: its kind, currency and
+// rate, LPO number (`documentTermsOf`) and RVAT principal (`checkPrincipal`).
 import type { AppContext } from '../../kernel/context.ts';
 import { ApiError, FieldErrors, ValidationError, fieldError } from '../../../platform/errors/errors.ts';
 import { principalOf } from '../../merchant/principals/store.ts';
