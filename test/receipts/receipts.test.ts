@@ -227,12 +227,6 @@ describe(`printable receipts (${engineName})`, () => {
   });
 
   // ---- lawful tax invoices (issue 32 item 6) ----
-  // The sale resource does not take salesType, currency, exchangeRate, lpoNumber, principalId or
-  // customer.address yet: these tests set them on the uploaded row directly (`setColumns`), to be
-  // switched to the API once it does.
-
-  type Columns = Partial<{ sales_type: 'normal' | 'training' | 'proforma'; currency: string; exchange_rate: string; lpo_number: string | null; principal_id: string | null; customer_address: string | null }>;
-  const setColumns = (id: number, columns: Columns) => h.ctx.db.updateTable('sales').set(columns).where('id', '=', id).execute();
 
   /** Runs `body` with the merchant's timezone set to `zone`, then puts it back. */
   async function inZone<T>(zone: string, body: () => Promise<T>): Promise<T> {
@@ -306,8 +300,9 @@ describe(`printable receipts (${engineName})`, () => {
   });
 
   test('the customer block and every minimum feature of a tax invoice, HTML and PDF', async () => {
-    const sale = await uploadedSale(saleBody({ customer: { name: 'Copperbelt Mining Supplies Limited', tpin: '2000000002' } }, [{ name: 'Drill bits', quantity: 2, price: 116, discount: 23.2 }, { name: 'Export crate', price: 50, vatCategory: 'A' }]));
-    await setColumns(sale.id, { customer_address: 'Plot 4, Independence Ave, Kitwe' });
+    const sale = await uploadedSale(
+      saleBody({ customer: { name: 'Copperbelt Mining Supplies Limited', tpin: '2000000002', address: 'Plot 4, Independence Ave, Kitwe' } }, [{ name: 'Drill bits', quantity: 2, price: 116, discount: 23.2 }, { name: 'Export crate', price: 50, vatCategory: 'A' }]),
+    );
     const html = (await receipt(sale.id)).body;
     for (const expected of [
       '<p class="title">TAX INVOICE</p>',
@@ -351,13 +346,16 @@ describe(`printable receipts (${engineName})`, () => {
     const normalCredit = (await receipt(creditId)).body;
     assert.ok(normalCredit.includes('<p class="title">CREDIT NOTE</p>') && normalCredit.includes('<dd>Normal Credit note</dd>'));
 
+    const training = await uploadedSale(saleBody({ salesType: 'training' }, [{ quantity: 2 }]));
+    const proforma = await uploadedSale(saleBody({ salesType: 'proforma' }));
+    const trainingCredit = await h.post(`/api/v1/sales/${training.id}/credit-note`, { reasonCode: '03', items: [{ line: 1, quantity: 1 }] });
+    assert.equal(trainingCredit.json().data.status, 'uploaded', trainingCredit.body);
     const cases = [
-      { id: sale.id, kind: 'training', banner: 'TRAINING — NOT A TAX INVOICE', words: 'Training Sale' },
-      { id: sale.id, kind: 'proforma', banner: 'PROFORMA — NOT A TAX INVOICE', words: 'Proforma Sale' },
-      { id: creditId, kind: 'training', banner: 'TRAINING — NOT A TAX INVOICE', words: 'Training Credit note' },
+      { id: training.id, banner: 'TRAINING — NOT A TAX INVOICE', words: 'Training Sale' },
+      { id: proforma.id, banner: 'PROFORMA — NOT A TAX INVOICE', words: 'Proforma Sale' },
+      { id: trainingCredit.json().data.id as number, banner: 'TRAINING — NOT A TAX INVOICE', words: 'Training Credit note' },
     ] as const;
     for (const c of cases) {
-      await setColumns(c.id, { sales_type: c.kind });
       const html = (await receipt(c.id)).body;
       assert.ok(html.includes(`<p class="banner" role="note">${c.banner}</p>`), html);
       assert.ok(html.includes(`<dt>Invoice type</dt><dd>${c.words}</dd>`));
@@ -369,7 +367,6 @@ describe(`printable receipts (${engineName})`, () => {
       assert.ok(pdf.includes(c.words));
       assert.ok(!pdf.includes('CREDIT NOTE'));
     }
-    await setColumns(sale.id, { sales_type: 'normal' });
     const debit = await h.post(`/api/v1/sales/${sale.id}/debit-note`, { reasonCode: '02', items: [{ name: 'Price correction', classificationCode: '50221200', quantity: 1, price: 10 }] });
     assert.equal(debit.statusCode, 201, debit.body);
     const debitHtml = (await receipt(debit.json().data.id)).body;
@@ -382,8 +379,10 @@ describe(`printable receipts (${engineName})`, () => {
     assert.ok(!plain.includes('Exchange rate') && !plain.includes('LPO No') && !plain.includes('Principal'));
     assert.ok(plain.includes('ZMW 232.00'), 'a kwacha invoice shows ZMW');
 
-    await setColumns(sale.id, { currency: 'USD', exchange_rate: '27.15', lpo_number: 'LPO-2026-0042', principal_id: 'PR-7' });
-    const html = (await receipt(sale.id)).body;
+    // An RVAT principal the authority lists for the merchant (as the principals pull stores it).
+    await h.ctx.db.insertInto('principals').values({ tenant_id: h.merchant.tenantId, principal_id: 'PR-7', tpin: '1002003004', name: 'Zamtel Ltd', address: null, email: null, tel: null, account_no: null, principal: JSON.stringify({ id: 'PR-7' }) }).execute();
+    const foreign = await uploadedSale(saleBody({ currency: 'USD', exchangeRate: 27.15, lpoNumber: 'LPO-2026-0042', principalId: 'PR-7' }, [{ quantity: 2, price: 116, vatCategory: 'C2' }]));
+    const html = (await receipt(foreign.id)).body;
     for (const expected of [
       '<dt>Currency</dt><dd>USD</dd>',
       'Amount USD',
@@ -393,7 +392,7 @@ describe(`printable receipts (${engineName})`, () => {
       '<dt>LPO No</dt><dd>LPO-2026-0042</dd>',
       '<dt>Principal</dt><dd>PR-7</dd>',
     ]) assert.ok(html.includes(expected), `the receipt shows ${expected}`);
-    const pdf = await pdfReceipt(sale.id);
+    const pdf = await pdfReceipt(foreign.id);
     for (const expected of ['USD 232.00', 'Exchange rate: 1 USD = 27.1500 ZMW', 'Total in ZMW', 'ZMW 6,298.80', 'LPO-2026-0042', 'PR-7']) assert.ok(pdf.includes(expected), `PDF shows ${expected}`);
   });
 
