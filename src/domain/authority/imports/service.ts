@@ -8,7 +8,7 @@ import { ApiError, NotFoundError, ValidationError } from '../../../platform/erro
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
 import { receivedDecimal, receivedText } from '../../../vsdc/received.ts';
 import { unknownClassificationCodes } from '../../kernel/catalogue/lookup.ts';
-import { claimDuePulls, pullBranch, type ClaimedPull } from '../pulls/branch-pulls.ts';
+import { pullBranch, type ClaimedPull, pullDueBranchesOf } from '../pulls/branch-pulls.ts';
 import { vsdcLeaseMs, sendOutcomeOf } from '../../../vsdc/polling.ts';
 import { GATEWAY_REGISTRANT } from '../../../vsdc/registrant.ts';
 import { findItemByCode } from '../../merchant/items/store.ts';
@@ -16,7 +16,6 @@ import { presentImportItem } from './present.ts';
 import type { ApproveBody, ImportItemResource, ListImportItemsQuery, RejectBody } from './schemas.ts';
 import { claimDueFilings, decide, findImportItem, leasedFiling, listImportItems, recordFilingOutcome, savePull, type ClaimedFiling, type Decision, type ReceivedLine } from './store.ts';
 
-export const PULL_BATCH = 20;
 export const FILING_RETRY_BATCH = 20;
 
 // ---- the pull ----
@@ -64,10 +63,8 @@ async function pullImportBranch(ctx: AppContext, pull: ClaimedPull, intervalMs: 
 }
 
 /** One round of the pull: every initialised branch whose pull is due. Returns how many. */
-export async function pullDueBranches(ctx: AppContext, intervalMs: number): Promise<number> {
-  const due = await claimDuePulls(ctx.db, 'import_pulls', vsdcLeaseMs(ctx.config), PULL_BATCH);
-  await Promise.all(due.map((pull) => pullImportBranch(ctx, pull, intervalMs)));
-  return due.length;
+export function pullDueBranches(ctx: AppContext, intervalMs: number): Promise<number> {
+  return pullDueBranchesOf(ctx, 'import_pulls', (pull) => pullImportBranch(ctx, pull, intervalMs));
 }
 
 // ---- reading ----

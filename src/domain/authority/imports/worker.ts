@@ -1,24 +1,15 @@
 import type { AppContext } from '../../kernel/context.ts';
 import type { Worker } from '../../../platform/workers/index.ts';
 import { pollingWorker } from '../../../vsdc/polling.ts';
-import { FILING_RETRY_BATCH, PULL_BATCH, pullDueBranches, retryDueFilings } from './service.ts';
-
-/** A newly initialised branch is pulled within this long, whatever the interval. */
-const MAX_PULL_POLL_MS = 10_000;
+import { branchPullWorker } from '../pulls/branch-pulls.ts';
+import { FILING_RETRY_BATCH, pullDueBranches, retryDueFilings } from './service.ts';
 
 /**
  * Pulls every initialised branch's customs lines every IMPORT_PULL_INTERVAL seconds (hourly by
  * default); `intervalMs` overrides it (tests).
  */
 export function importPullWorker(ctx: AppContext, options: { intervalMs?: number } = {}): Worker {
-  const intervalMs = options.intervalMs ?? ctx.config.importPullIntervalSec * 1000;
-  return pollingWorker({
-    name: 'imports.pull',
-    pollMs: Math.min(intervalMs, MAX_PULL_POLL_MS),
-    batchSize: PULL_BATCH,
-    log: ctx.log,
-    round: () => pullDueBranches(ctx, intervalMs),
-  });
+  return branchPullWorker(ctx, 'imports.pull', options.intervalMs ?? ctx.config.importPullIntervalSec * 1000, (intervalMs) => pullDueBranches(ctx, intervalMs));
 }
 
 /** Resends merchants' answers to import lines that the VSDC did not take. */

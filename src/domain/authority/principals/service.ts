@@ -5,13 +5,10 @@ import type { Principal } from '@fiscal-gateway/vsdc-protocol';
 import type { AppContext } from '../../kernel/context.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
 import { receivedList, receivedText } from '../../../vsdc/received.ts';
-import { vsdcLeaseMs } from '../../../vsdc/polling.ts';
-import { claimDuePulls, finishPull, pullBranch, type ClaimedPull } from '../pulls/branch-pulls.ts';
+import { finishPull, pullBranch, type ClaimedPull, pullDueBranchesOf } from '../pulls/branch-pulls.ts';
 import { listPrincipals, upsertPrincipals, type ReceivedPrincipal } from '../../merchant/principals/store.ts';
 import { presentPrincipal } from './present.ts';
 import type { ListPrincipalsQuery, PrincipalResource } from './schemas.ts';
-
-export const PULL_BATCH = 20;
 
 /** A principal the gateway can key (an `id`), or undefined. */
 export function toReceivedPrincipal(raw: Principal): ReceivedPrincipal | undefined {
@@ -42,10 +39,8 @@ async function pullPrincipalBranch(ctx: AppContext, pull: ClaimedPull, intervalM
 }
 
 /** One round of the pull: every initialised branch whose pull is due. Returns how many. */
-export async function pullDuePrincipalBranches(ctx: AppContext, intervalMs: number): Promise<number> {
-  const due = await claimDuePulls(ctx.db, 'principal_pulls', vsdcLeaseMs(ctx.config), PULL_BATCH);
-  await Promise.all(due.map((pull) => pullPrincipalBranch(ctx, pull, intervalMs)));
-  return due.length;
+export function pullDuePrincipalBranches(ctx: AppContext, intervalMs: number): Promise<number> {
+  return pullDueBranchesOf(ctx, 'principal_pulls', (pull) => pullPrincipalBranch(ctx, pull, intervalMs));
 }
 
 export async function listPrincipalsPage(ctx: AppContext, tenantId: number, query: ListPrincipalsQuery): Promise<Page<PrincipalResource>> {

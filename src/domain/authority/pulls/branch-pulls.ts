@@ -11,7 +11,9 @@ import type { DB } from '../../../platform/db/schema.ts';
 import type { DeviceTarget } from '../../../vsdc/client.ts';
 import type { SelectOutcome } from '../../../vsdc/outcome.ts';
 import { claimDueRows, fromNow, releasedSql } from '../../../platform/workers/lease-sql.ts';
-import { pullStepOf } from '../../../vsdc/polling.ts';
+import { pollingWorker, pullStepOf, vsdcLeaseMs } from '../../../vsdc/polling.ts';
+import type { Worker } from '../../../platform/workers/index.ts';
+import type { AppContext } from '../../kernel/context.ts';
 
 /** The pull tables: same columns (ImportPullsTable), one per feed. */
 export type BranchPullTable = 'import_pulls' | 'purchase_pulls' | 'principal_pulls';
@@ -97,4 +99,22 @@ export async function pullBranch<T>(
   const step = pullStepOf(deps.config, await select(pull.target, { lastReqDt: pull.lastReqDt ?? VSDC_EPOCH }), intervalMs, pull.failures);
   if (step.kind === 'defer') return deferPull(deps.db, table, pull.deviceId, step.retryInMs, step.error);
   return save(step.data, step.resultDt);
+}
+
+/** Branches one round of a feed's pull leases at most. */
+export const PULL_BATCH = 20;
+
+/** A newly initialised branch is pulled within this long, whatever the feed's interval. */
+const MAX_PULL_POLL_MS = 10_000;
+
+/** One round of a feed's pull: every initialised branch whose pull is due, each pulled by `pullOne`. Returns how many. */
+export async function pullDueBranchesOf(ctx: AppContext, table: BranchPullTable, pullOne: (pull: ClaimedPull) => Promise<void>): Promise<number> {
+  const due = await claimDuePulls(ctx.db, table, vsdcLeaseMs(ctx.config), PULL_BATCH);
+  await Promise.all(due.map(pullOne));
+  return due.length;
+}
+
+/** The worker of a feed pulled every `intervalMs` (`round`: one round of its pull, pullDueBranchesOf). */
+export function branchPullWorker(ctx: AppContext, name: string, intervalMs: number, round: (intervalMs: number) => Promise<number>): Worker {
+  return pollingWorker({ name, pollMs: Math.min(intervalMs, MAX_PULL_POLL_MS), batchSize: PULL_BATCH, log: ctx.log, round: () => round(intervalMs) });
 }

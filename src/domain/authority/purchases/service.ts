@@ -10,7 +10,7 @@ import type { AppContext } from '../../kernel/context.ts';
 import { ApiError, NotFoundError, ValidationError } from '../../../platform/errors/errors.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
 import { receivedDecimal, receivedText } from '../../../vsdc/received.ts';
-import { claimDuePulls, pullBranch, type ClaimedPull } from '../pulls/branch-pulls.ts';
+import { pullBranch, type ClaimedPull, pullDueBranchesOf } from '../pulls/branch-pulls.ts';
 import { sendOutcomeOf, vsdcLeaseMs } from '../../../vsdc/polling.ts';
 import { GATEWAY_REGISTRANT_FIELDS } from '../../../vsdc/registrant.ts';
 import { findItemByCode } from '../../merchant/items/store.ts';
@@ -19,7 +19,6 @@ import { presentPurchase } from './present.ts';
 import type { AcceptBody, ListPurchasesQuery, PurchaseResource, RejectBody } from './schemas.ts';
 import { claimDueFilings, decide, findPurchase, leasedFiling, listPurchases, recordFilingOutcome, savePurchasePull, type ClaimedFiling, type Decision, type PurchaseLineRow, type PurchaseRow, type ReceivedPurchase, type ReceivedPurchaseLine } from './store.ts';
 
-export const PULL_BATCH = 20;
 export const FILING_RETRY_BATCH = 20;
 
 // ---- the pull ----
@@ -143,10 +142,8 @@ async function pullPurchaseBranch(ctx: AppContext, pull: ClaimedPull, intervalMs
 }
 
 /** One round of the pull: every initialised branch whose pull is due. Returns how many. */
-export async function pullDuePurchaseBranches(ctx: AppContext, intervalMs: number): Promise<number> {
-  const due = await claimDuePulls(ctx.db, 'purchase_pulls', vsdcLeaseMs(ctx.config), PULL_BATCH);
-  await Promise.all(due.map((pull) => pullPurchaseBranch(ctx, pull, intervalMs)));
-  return due.length;
+export function pullDuePurchaseBranches(ctx: AppContext, intervalMs: number): Promise<number> {
+  return pullDueBranchesOf(ctx, 'purchase_pulls', (pull) => pullPurchaseBranch(ctx, pull, intervalMs));
 }
 
 // ---- reading ----

@@ -1,24 +1,15 @@
 import type { AppContext } from '../../kernel/context.ts';
 import type { Worker } from '../../../platform/workers/index.ts';
 import { pollingWorker } from '../../../vsdc/polling.ts';
-import { FILING_RETRY_BATCH, PULL_BATCH, fileDuePurchaseAnswers, pullDuePurchaseBranches } from './service.ts';
-
-/** A newly initialised branch is pulled within this long, whatever the interval. */
-const MAX_PULL_POLL_MS = 10_000;
+import { branchPullWorker } from '../pulls/branch-pulls.ts';
+import { FILING_RETRY_BATCH, fileDuePurchaseAnswers, pullDuePurchaseBranches } from './service.ts';
 
 /**
  * Pulls every initialised branch's purchases every PURCHASE_PULL_INTERVAL seconds (hourly by
  * default); `intervalMs` overrides it (tests).
  */
 export function purchasePullWorker(ctx: AppContext, options: { intervalMs?: number } = {}): Worker {
-  const intervalMs = options.intervalMs ?? ctx.config.purchasePullIntervalSec * 1000;
-  return pollingWorker({
-    name: 'purchases.pull',
-    pollMs: Math.min(intervalMs, MAX_PULL_POLL_MS),
-    batchSize: PULL_BATCH,
-    log: ctx.log,
-    round: () => pullDuePurchaseBranches(ctx, intervalMs),
-  });
+  return branchPullWorker(ctx, 'purchases.pull', options.intervalMs ?? ctx.config.purchasePullIntervalSec * 1000, (intervalMs) => pullDuePurchaseBranches(ctx, intervalMs));
 }
 
 /** Files merchants' answers to purchases (savePurchase) that the VSDC has not taken yet. */
