@@ -67,6 +67,7 @@ export const ERROR_CODES = {
   },
   already_rotated: { status: 409, meaning: 'Rotating a key that was already rotated' },
   item_not_draft: { status: 409, meaning: 'Releasing an item that is not a draft' },
+  item_is_draft: { status: 409, meaning: 'Giving a draft item a composition (release the draft first)' },
   import_item_already_decided: { status: 409, meaning: 'Approving or rejecting a customs line that already has a decision' },
   purchase_already_answered: {
     status: 409,

@@ -8,6 +8,7 @@ import * as S from './schemas.ts';
 import { createItem, getItem, listItemsPage, releaseItem, updateItem } from './service.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
 import { writeBranch } from '../../kernel/access/acts-on.ts';
+import { setComposition } from './composition.ts';
 
 const TAG = ['Merchant: items'];
 const WRITE = { auth: { surface: 'merchant' as const, ability: 'invoices:write' as const } };
@@ -81,5 +82,23 @@ export function itemRoutes(ctx: AppContext): FastifyPluginAsync {
         response: { 200: data(S.Item) },
       },
     }, async (request) => ({ data: await releaseItem(ctx, requireTenant(request), request.params.item, () => writeBranch(ctx, request)) }));
+
+    app.post('/api/v1/items/:item/composition', {
+      config: { ...WRITE, errors: ['item_is_draft'] },
+      schema: {
+        operationId: 'setItemComposition',
+        tags: TAG,
+        summary: 'Say which items this one is made of, and file it with the authority',
+        description:
+          'The whole composition: it replaces any earlier one (a component left out is dropped; one registered with the same quantity is not sent again). ' +
+          'Each component is one of the merchant\'s own items, registered with the authority through the same branch as this item, named once, never this item itself; ' +
+          'each is filed with saveItemComposition through the item\'s branch, in the order given, and answered with the state reached (`composition`). ' +
+          'An item not yet registered keeps its components `pending` until it is; the VSDC not answering leaves them `pending`, retried in the background. ' +
+          '422 naming `components.N.itemCode` or `components.N.quantity`; 409 `item_is_draft` for a draft. See docs/items.md.',
+        params: S.ItemParam,
+        body: S.SetCompositionBody,
+        response: { 200: data(S.Item) },
+      },
+    }, async (request) => ({ data: await setComposition(ctx, requireTenant(request).id, request.params.item, request.body) }));
   };
 }

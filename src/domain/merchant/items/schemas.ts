@@ -71,6 +71,35 @@ export const UpdateItemBody = withExample(
 );
 export type UpdateItemBody = Static<typeof UpdateItemBody>;
 
+/** How many components one composition may name. */
+export const MAX_COMPONENTS = 100;
+const MAX_COMPONENT_QUANTITY = 1_000_000;
+
+export const SetCompositionBody = withExample(
+  Type.Object(
+    {
+      components: Type.Array(
+        Type.Object(
+          {
+            itemCode: Type.String({
+              minLength: 1,
+              maxLength: 50,
+              description: 'The authority item code of one of the merchant\'s own items, registered through the same branch as the composite item; not the item itself, not twice',
+            }),
+            quantity: Type.Number({ exclusiveMinimum: 0, maximum: MAX_COMPONENT_QUANTITY, description: 'How much of the component goes into one unit of the item (cpstQty): greater than 0, up to 4 decimals' }),
+          },
+          { additionalProperties: false },
+        ),
+        { minItems: 1, maxItems: MAX_COMPONENTS, description: 'The whole composition: it replaces any earlier one' },
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  // ZM2NTU0000002: the merchant's second generated item code (the path example is its first).
+  { components: [{ itemCode: 'ZM2NTU0000002', quantity: 2 }] },
+);
+export type SetCompositionBody = Static<typeof SetCompositionBody>;
+
 export const ListItemsQuery = Type.Object({
   page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1; 20 items a page.' }),
   state: Type.Optional(
@@ -87,6 +116,24 @@ export const ItemParam = Type.Object({
 });
 
 // ---- responses ----
+
+const COMPONENT_STATES = ['pending', 'registered', 'failed'] as const;
+
+export const ItemComponent = Type.Object({
+  itemCode: Type.String({ description: 'The component\'s authority item code (cpstItemCd)' }),
+  name: Type.String({ description: 'The component\'s name' }),
+  quantity: Type.Number({ description: 'How much of it goes into one unit of the item (cpstQty)' }),
+  state: Type.Enum(COMPONENT_STATES, {
+    description:
+      '`pending` (being sent with saveItemComposition, waiting for the item to be registered, or the VSDC did not answer and the gateway retries), `registered` (the authority accepted it), `failed` (the authority refused it: `resultCode` and `message`; send the composition again to retry)',
+  }),
+  resultCode: Nullable(Type.String({ description: 'The authority\'s code of the last answer (000 accepted)' })),
+  message: Nullable(Type.String({ description: 'The authority\'s text when failed' })),
+  registeredAt: Nullable(Timestamp('When the authority accepted this quantity')),
+  nextAttemptAt: Nullable(Timestamp('While pending: the next background attempt')),
+  lastError: Nullable(Type.String({ description: 'While pending: why the last attempt got no answer' })),
+});
+export type ItemComponentResource = Static<typeof ItemComponent>;
 
 export const Item = Type.Object({
   id: Type.Integer(),
@@ -110,6 +157,9 @@ export const Item = Type.Object({
     registeredAt: Nullable(Timestamp('When the authority first accepted it')),
     nextAttemptAt: Nullable(Timestamp('While pending or amendment_pending: the next background attempt')),
     lastError: Nullable(Type.String({ description: 'While pending or amendment_pending: why the last attempt got no answer' })),
+  }),
+  composition: Type.Array(ItemComponent, {
+    description: 'The items this one is made of (POST /api/v1/items/{item}/composition), in the order given, each filed with the authority on its own; empty when it is not a composite',
   }),
   createdAt: Timestamp(),
   updatedAt: Timestamp(),

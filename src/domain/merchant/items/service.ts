@@ -13,6 +13,7 @@ import { vsdcLeaseMs, sendOutcomeOf } from '../../../vsdc/polling.ts';
 import { GATEWAY_REGISTRANT_FIELDS } from '../../../vsdc/registrant.ts';
 import { DEFAULT_ITEM, generatedItemCode, normalizeItemName } from './codes.ts';
 import { presentItem } from './present.ts';
+import { componentsOfItems } from './composition-store.ts';
 import type { CreateItemBody, ItemResource, ListItemsQuery, UpdateItemBody } from './schemas.ts';
 import { amendItem, claimDueItems, claimItem, findItemByCode, findItemById, insertItem, leasedItem, listItems, recordSendOutcome, releaseDraft, reserveItemCodeSequence, type ClaimedItem, type ItemChanges, type ItemRow } from './store.ts';
 
@@ -34,14 +35,19 @@ async function checkFields(ctx: AppContext, fields: { itemClsCd?: string | undef
 }
 
 /** An item by id (digits) or by its authority item code (item codes are never digits only). */
-async function findItem(ctx: AppContext, tenantId: number, ref: string): Promise<ItemRow> {
+export async function findItem(ctx: AppContext, tenantId: number, ref: string): Promise<ItemRow> {
   const row = /^[0-9]{1,15}$/.test(ref) ? await findItemById(ctx.db, tenantId, Number(ref)) : await findItemByCode(ctx.db, tenantId, ref);
   if (!row) throw new NotFoundError('Item not found.');
   return row;
 }
 
-async function reload(ctx: AppContext, tenantId: number, id: number): Promise<ItemResource> {
-  return presentItem((await findItemById(ctx.db, tenantId, id))!);
+/** The item as the API shows it, with its composition. */
+async function presentWithComposition(ctx: AppContext, row: ItemRow): Promise<ItemResource> {
+  return presentItem(row, (await componentsOfItems(ctx.db, [Number(row.id)])).get(Number(row.id)));
+}
+
+export async function reload(ctx: AppContext, tenantId: number, id: number): Promise<ItemResource> {
+  return presentWithComposition(ctx, (await findItemById(ctx.db, tenantId, id))!);
 }
 
 /** Stores the item as `pending` on the branch, then sends it; answers with the state reached. */
@@ -83,12 +89,13 @@ export async function createItem(ctx: AppContext, tenant: TenantAccount, device:
 }
 
 export async function getItem(ctx: AppContext, tenantId: number, ref: string): Promise<ItemResource> {
-  return presentItem(await findItem(ctx, tenantId, ref));
+  return presentWithComposition(ctx, await findItem(ctx, tenantId, ref));
 }
 
 export async function listItemsPage(ctx: AppContext, tenantId: number, query: ListItemsQuery): Promise<Page<ItemResource>> {
   const { rows, total } = await listItems(ctx.db, tenantId, { state: query.state, name: query.name?.trim() || undefined, itemClassCode: query.itemClsCd }, query.page);
-  return pageOf(rows.map(presentItem), total, query.page);
+  const compositions = await componentsOfItems(ctx.db, rows.map((row) => Number(row.id)));
+  return pageOf(rows.map((row) => presentItem(row, compositions.get(Number(row.id)))), total, query.page);
 }
 
 /**

@@ -23,6 +23,7 @@ import * as salesListFilters from './0021_sales_list_filters.ts';
 import * as tillLoginsOutliveDevices from './0022_till_logins_outlive_devices.ts';
 import * as documentKinds from './0023_document_kinds.ts';
 import * as principals from './0024_principals.ts';
+import * as itemCompositions from './0025_item_compositions.ts';
 
 /** Every migration, in order. A migration is a list of SQL statements run one by one. */
 const migrations: Record<string, { up: string[] }> = {
@@ -49,6 +50,7 @@ const migrations: Record<string, { up: string[] }> = {
   '0022_till_logins_outlive_devices': tillLoginsOutliveDevices,
   '0023_document_kinds': documentKinds,
   '0024_principals': principals,
+  '0025_item_compositions': itemCompositions,
 };
 
 function toKysely(statements: string[]): Migration {

@@ -73,6 +73,29 @@ export interface ItemsTable extends RetryColumns {
   updated_at: Timestamp;
 }
 
+export type CompositionComponentState = 'pending' | 'registered' | 'failed';
+
+/** One component of a composite item (saveItemComposition), filed on its own through the item's branch. */
+export interface ItemCompositionsTable extends RetryColumns {
+  id: Generated<number>;
+  tenant_id: number;
+  /** The composite item. */
+  item_id: number;
+  /** The item it is made of (one of the same merchant's items, registered through the same branch). */
+  component_item_id: number;
+  /** Where it stands in the request's list (0-based), so the composition reads back in order. */
+  position: number;
+  quantity: Numeric;
+  state: CompositionComponentState;
+  result_code: string | null;
+  result_message: string | null;
+  /** Bumped when a new composition changes the quantity, so an answer about the older quantity settles nothing. */
+  revision: Generated<number>;
+  registered_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 interface ItemCodeCountersTable {
   tenant_id: number;
   last_seq: number;
@@ -142,6 +165,7 @@ export interface ItemTables {
   customers: CustomersTable;
   items: ItemsTable;
   item_code_counters: ItemCodeCountersTable;
+  item_compositions: ItemCompositionsTable;
   import_items: ImportItemsTable;
   import_pulls: ImportPullsTable;
 }
