@@ -117,6 +117,15 @@ describe(`every request example succeeds against the demo provisioning (${engine
     { operationId: 'createCustomer' },
     { operationId: 'createItem', then: (res) => assert.equal(res.json().data.itemCode, 'ZM2NTU0000001', 'the code the import approval example names') },
     { operationId: 'updateItem' },
+    {
+      operationId: 'setItemComposition',
+      // The example's component: the merchant's second item (its generated code ZM2NTU0000002).
+      prepare: async () => {
+        const created = await t.inject({ method: 'POST', url: '/api/v1/items', headers: tenantToken(), payload: { name: 'Maize bran 50kg', itemClsCd: '50221200' } });
+        assert.equal(created.json().data.itemCode, 'ZM2NTU0000002', created.body);
+      },
+      then: (res) => assert.equal(res.json().data.composition[0].state, 'registered', res.body),
+    },
     { operationId: 'createStockAdjustment' },
     { operationId: 'updateStockSettings' },
     {
