@@ -626,6 +626,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/items/{item}/composition": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Say which items this one is made of, and file it with the authority
+         * @description The whole composition: it replaces any earlier one (a component left out is dropped; one registered with the same quantity is not sent again). Each component is one of the merchant's own items, registered with the authority through the same branch as this item, named once, never this item itself; each is filed with saveItemComposition through the item's branch, in the order given, and answered with the state reached (`composition`). An item not yet registered keeps its components `pending` until it is; the VSDC not answering leaves them `pending`, retried in the background. 422 naming `components.N.itemCode` or `components.N.quantity`; 409 `item_is_draft` for a draft. See docs/items.md.
+         */
+        post: operations["setItemComposition"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/import-items": {
         parameters: {
             query?: never;
@@ -10765,6 +10785,25 @@ export interface operations {
                                 nextAttemptAt: string | null;
                                 lastError: string | null;
                             };
+                            /** @description The items this one is made of (POST /api/v1/items/{item}/composition), in the order given, each filed with the authority on its own; empty when it is not a composite */
+                            composition: {
+                                /** @description The component's authority item code (cpstItemCd) */
+                                itemCode: string;
+                                /** @description The component's name */
+                                name: string;
+                                /** @description How much of it goes into one unit of the item (cpstQty) */
+                                quantity: number;
+                                /**
+                                 * @description `pending` (being sent with saveItemComposition, waiting for the item to be registered, or the VSDC did not answer and the gateway retries), `registered` (the authority accepted it), `failed` (the authority refused it: `resultCode` and `message`; send the composition again to retry)
+                                 * @enum {unknown}
+                                 */
+                                state: "pending" | "registered" | "failed";
+                                resultCode: string | null;
+                                message: string | null;
+                                registeredAt: string | null;
+                                nextAttemptAt: string | null;
+                                lastError: string | null;
+                            }[];
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -10963,6 +11002,25 @@ export interface operations {
                                 nextAttemptAt: string | null;
                                 lastError: string | null;
                             };
+                            /** @description The items this one is made of (POST /api/v1/items/{item}/composition), in the order given, each filed with the authority on its own; empty when it is not a composite */
+                            composition: {
+                                /** @description The component's authority item code (cpstItemCd) */
+                                itemCode: string;
+                                /** @description The component's name */
+                                name: string;
+                                /** @description How much of it goes into one unit of the item (cpstQty) */
+                                quantity: number;
+                                /**
+                                 * @description `pending` (being sent with saveItemComposition, waiting for the item to be registered, or the VSDC did not answer and the gateway retries), `registered` (the authority accepted it), `failed` (the authority refused it: `resultCode` and `message`; send the composition again to retry)
+                                 * @enum {unknown}
+                                 */
+                                state: "pending" | "registered" | "failed";
+                                resultCode: string | null;
+                                message: string | null;
+                                registeredAt: string | null;
+                                nextAttemptAt: string | null;
+                                lastError: string | null;
+                            }[];
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -11183,6 +11241,25 @@ export interface operations {
                                 nextAttemptAt: string | null;
                                 lastError: string | null;
                             };
+                            /** @description The items this one is made of (POST /api/v1/items/{item}/composition), in the order given, each filed with the authority on its own; empty when it is not a composite */
+                            composition: {
+                                /** @description The component's authority item code (cpstItemCd) */
+                                itemCode: string;
+                                /** @description The component's name */
+                                name: string;
+                                /** @description How much of it goes into one unit of the item (cpstQty) */
+                                quantity: number;
+                                /**
+                                 * @description `pending` (being sent with saveItemComposition, waiting for the item to be registered, or the VSDC did not answer and the gateway retries), `registered` (the authority accepted it), `failed` (the authority refused it: `resultCode` and `message`; send the composition again to retry)
+                                 * @enum {unknown}
+                                 */
+                                state: "pending" | "registered" | "failed";
+                                resultCode: string | null;
+                                message: string | null;
+                                registeredAt: string | null;
+                                nextAttemptAt: string | null;
+                                lastError: string | null;
+                            }[];
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -11369,6 +11446,25 @@ export interface operations {
                                 nextAttemptAt: string | null;
                                 lastError: string | null;
                             };
+                            /** @description The items this one is made of (POST /api/v1/items/{item}/composition), in the order given, each filed with the authority on its own; empty when it is not a composite */
+                            composition: {
+                                /** @description The component's authority item code (cpstItemCd) */
+                                itemCode: string;
+                                /** @description The component's name */
+                                name: string;
+                                /** @description How much of it goes into one unit of the item (cpstQty) */
+                                quantity: number;
+                                /**
+                                 * @description `pending` (being sent with saveItemComposition, waiting for the item to be registered, or the VSDC did not answer and the gateway retries), `registered` (the authority accepted it), `failed` (the authority refused it: `resultCode` and `message`; send the composition again to retry)
+                                 * @enum {unknown}
+                                 */
+                                state: "pending" | "registered" | "failed";
+                                resultCode: string | null;
+                                message: string | null;
+                                registeredAt: string | null;
+                                nextAttemptAt: string | null;
+                                lastError: string | null;
+                            }[];
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -11587,6 +11683,25 @@ export interface operations {
                                 nextAttemptAt: string | null;
                                 lastError: string | null;
                             };
+                            /** @description The items this one is made of (POST /api/v1/items/{item}/composition), in the order given, each filed with the authority on its own; empty when it is not a composite */
+                            composition: {
+                                /** @description The component's authority item code (cpstItemCd) */
+                                itemCode: string;
+                                /** @description The component's name */
+                                name: string;
+                                /** @description How much of it goes into one unit of the item (cpstQty) */
+                                quantity: number;
+                                /**
+                                 * @description `pending` (being sent with saveItemComposition, waiting for the item to be registered, or the VSDC did not answer and the gateway retries), `registered` (the authority accepted it), `failed` (the authority refused it: `resultCode` and `message`; send the composition again to retry)
+                                 * @enum {unknown}
+                                 */
+                                state: "pending" | "registered" | "failed";
+                                resultCode: string | null;
+                                message: string | null;
+                                registeredAt: string | null;
+                                nextAttemptAt: string | null;
+                                lastError: string | null;
+                            }[];
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -11735,6 +11850,274 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    setItemComposition: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The item's id, or its authority item code
+                 * @example ZM2NTU0000001
+                 */
+                item: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "components": [
+                 *         {
+                 *           "itemCode": "ZM2NTU0000002",
+                 *           "quantity": 2
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The whole composition: it replaces any earlier one */
+                    components: {
+                        /** @description The authority item code of one of the merchant's own items, registered through the same branch as the composite item; not the item itself, not twice */
+                        itemCode: string;
+                        /** @description How much of the component goes into one unit of the item (cpstQty): greater than 0, up to 4 decimals */
+                        quantity: number;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            /** @description The authority item code, unique per merchant */
+                            itemCode: string;
+                            /** @description The classification the authority taxes against */
+                            itemClsCd: string;
+                            name: string;
+                            itemTypeCode: string;
+                            originCountryCode: string;
+                            packagingUnitCode: string;
+                            quantityUnitCode: string;
+                            vatCategory: string;
+                            defaultPrice: number;
+                            barcode: string | null;
+                            active: boolean;
+                            /** @enum {unknown} */
+                            source: "api" | "sale";
+                            branch: string | null;
+                            registration: {
+                                /** @enum {unknown} */
+                                state: "draft" | "pending" | "registered" | "failed" | "amendment_pending" | "amendment_failed";
+                                resultCode: string | null;
+                                message: string | null;
+                                registeredAt: string | null;
+                                nextAttemptAt: string | null;
+                                lastError: string | null;
+                            };
+                            /** @description The items this one is made of (POST /api/v1/items/{item}/composition), in the order given, each filed with the authority on its own; empty when it is not a composite */
+                            composition: {
+                                /** @description The component's authority item code (cpstItemCd) */
+                                itemCode: string;
+                                /** @description The component's name */
+                                name: string;
+                                /** @description How much of it goes into one unit of the item (cpstQty) */
+                                quantity: number;
+                                /**
+                                 * @description `pending` (being sent with saveItemComposition, waiting for the item to be registered, or the VSDC did not answer and the gateway retries), `registered` (the authority accepted it), `failed` (the authority refused it: `resultCode` and `message`; send the composition again to retry)
+                                 * @enum {unknown}
+                                 */
+                                state: "pending" | "registered" | "failed";
+                                resultCode: string | null;
+                                message: string | null;
+                                registeredAt: string | null;
+                                nextAttemptAt: string | null;
+                                lastError: string | null;
+                            }[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, registering, initialising, correcting or removing devices, inviting or removing users; an admin inviting or removing an owner
+             *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
+             *     - `tenant_suspended`: The merchant account is suspended
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Conflict.
+             *
+             *     A coded error:
+             *
+             *     - `item_is_draft`: Giving a draft item a composition (release the draft first)
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /**
