@@ -85,7 +85,7 @@ export async function replaceComposition(trx: Kysely<DB>, tenantId: number, item
   const kept = sql<boolean>`(${same} and item_compositions.state = 'registered')`;
   await sql`
     insert into item_compositions (tenant_id, item_id, component_item_id, position, quantity, state, next_attempt_at)
-    select ${tenantId}, ${itemId}, c.component_item_id, c.position, c.quantity, 'pending', now()
+    select ${tenantId}::integer, ${itemId}::bigint, c.component_item_id, c.position, c.quantity, 'pending', now()
     from unnest(${components.map((c) => c.componentItemId)}::bigint[], ${components.map((c) => c.position)}::int[], ${components.map((c) => c.quantity)}::numeric[])
       as c(component_item_id, position, quantity)
     on conflict (item_id, component_item_id) do update set
