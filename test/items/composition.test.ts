@@ -107,6 +107,7 @@ describe(`item compositions (${engineName})`, () => {
     // A pending and a failed item are not registered with the authority.
     h.sim.control.setFaults(merchant.tpin, '000', { down: true });
     const pending = await newItem(merchant, 'Waiting part');
+    h.sim.control.clearFaults(merchant.tpin, '000');
     h.sim.control.setFaults(merchant.tpin, '000', { forcedResult: { code: '910', message: 'Refused' } });
     const failed = await newItem(merchant, 'Refused part');
     h.sim.control.clearFaults(merchant.tpin, '000');
