@@ -8,6 +8,7 @@ import { activityView } from './views/activity.ts';
 import { backlogView } from './views/backlog.ts';
 import { documentsView } from './views/documents.ts';
 import { merchantAccountView } from './views/merchant-account.ts';
+import { merchantAuditView } from './views/merchant-audit.ts';
 import { merchantBacklogView } from './views/merchant-backlog.ts';
 import { developerView } from './views/merchant-developer.ts';
 import { devicesView } from './views/merchant-devices.ts';
@@ -39,6 +40,7 @@ const ROUTES: Record<Role, Route[]> = {
     { path: 'authority', label: 'Authority', view: merchantAuthorityView },
     { path: 'developer', label: 'Developer', view: developerView },
     { path: 'users', label: 'Users', view: usersView },
+    { path: 'audit', label: 'Audit trail', view: merchantAuditView },
     { path: 'account', label: 'Account', view: merchantAccountView },
   ],
   partner: [

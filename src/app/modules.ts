@@ -20,6 +20,7 @@ import { filingWorker } from '../domain/fiscal/filing/worker.ts';
 import { importRoutes } from '../domain/authority/imports/routes.ts';
 import { importFilingWorker, importPullWorker } from '../domain/authority/imports/worker.ts';
 import { itemRoutes } from '../domain/merchant/items/routes.ts';
+import { merchantAuditRoutes } from '../domain/merchant/audit/routes.ts';
 import { noticeRoutes } from '../domain/authority/notices/routes.ts';
 import { authorityPullWorker } from '../domain/authority/notices/worker.ts';
 import { principalRoutes } from '../domain/authority/principals/routes.ts';
@@ -72,6 +73,7 @@ export const moduleRoutes: Array<(ctx: AppContext) => FastifyPluginAsync> = [
   compatRoutes,
   stockRoutes,
   accountRoutes,
+  merchantAuditRoutes,
   developerRoutes,
   accountDeviceRoutes,
 ];

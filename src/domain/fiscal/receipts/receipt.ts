@@ -11,6 +11,7 @@ import { authorityBranchesFor } from '../../kernel/devices/register.ts';
 import type { AuthorityBranchResource } from '../../kernel/devices/schemas.ts';
 import type { SaleResource } from '../sales/schemas.ts';
 import { getSale } from '../sales/service.ts';
+import { recordAudit, type Actor } from '../../kernel/audit/store.ts';
 
 /** The supplier's address from the authority's register: location, sector, district, province (what it has of them). */
 export function registeredAddress(branch: AuthorityBranchResource | undefined): string | null {
@@ -247,10 +248,21 @@ async function originalOf(ctx: AppContext, tenantId: number, sale: SaleResource)
  * The receipt of one of the tenant's documents, as printed now: 404 when not theirs, 409 when not
  * uploaded. Each call is a print (counted); every print after the first is marked COPY.
  */
-export async function loadReceipt(ctx: AppContext, tenantId: number, saleId: number): Promise<Receipt> {
+/**
+ * The receipt of an uploaded document, counting the print; a reprint (every print after the
+ * first) is recorded in the merchant's audit trail with who asked for it, in the count's transaction.
+ */
+export async function loadReceipt(ctx: AppContext, tenantId: number, saleId: number, by: Actor): Promise<Receipt> {
   const sale = await getSale(ctx, tenantId, saleId);
   const source = await sourceOf(ctx.db, tenantId, sale);
   receiptOf(sale, source); // 409 before anything is counted
-  const [original, printNo] = await Promise.all([originalOf(ctx, tenantId, sale), countPrint(ctx.db, tenantId, saleId, ctx.clock.now())]);
+  const original = await originalOf(ctx, tenantId, sale);
+  const printNo = await ctx.db.transaction().execute(async (trx) => {
+    const n = await countPrint(trx, tenantId, saleId, ctx.clock.now());
+    if (n > 1) {
+      await recordAudit(trx, { actor: by, action: 'sale.reprinted', tenantId, targetType: 'sale', targetId: saleId, details: { invoiceNo: sale.invoiceNo, branch: sale.branch, print: n } });
+    }
+    return n;
+  });
   return receiptOf(sale, source, { original, copy: printNo > 1 });
 }

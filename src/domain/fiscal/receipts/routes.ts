@@ -2,7 +2,8 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../kernel/context.ts';
-import { requireTenant } from '../../kernel/access/auth.ts';
+import { merchantActor, partnerActor, requireTenant } from '../../kernel/access/auth.ts';
+import { actorOfParty } from '../../kernel/audit/store.ts';
 import { SaleParam } from '../sales/schemas.ts';
 import { renderReceiptHtml } from './html.ts';
 import { loadReceipt, type Receipt } from './receipt.ts';
@@ -59,7 +60,7 @@ export function receiptRoutes(ctx: AppContext): FastifyPluginAsync {
     app.get('/api/v1/sales/:sale/receipt', {
       config: { auth: { surface: 'merchant', ability: 'invoices:read' }, errors: ['receipt_not_available'] },
       schema: { operationId: 'getSaleReceipt', tags: ['Merchant: sales'], summary: 'Print the fiscal receipt of an uploaded document', description: DESCRIPTION, params: SaleParam, response: ReceiptResponse },
-    }, async (request, reply) => sendReceipt(request, reply, await loadReceipt(ctx, requireTenant(request).id, request.params.sale)));
+    }, async (request, reply) => sendReceipt(request, reply, await loadReceipt(ctx, requireTenant(request).id, request.params.sale, actorOfParty(merchantActor(request)))));
 
     app.get('/api/v1/tenants/:tenant/sales/:sale/receipt', {
       config: { auth: { surface: 'partner', scope: 'tenants:read', tenant: 'read' }, errors: ['receipt_not_available'] },
@@ -73,7 +74,7 @@ export function receiptRoutes(ctx: AppContext): FastifyPluginAsync {
       },
     }, async (request, reply) => {
       const tenant = requireActedTenant(request);
-      return sendReceipt(request, reply, await loadReceipt(ctx, tenant.id, request.params.sale));
+      return sendReceipt(request, reply, await loadReceipt(ctx, tenant.id, request.params.sale, partnerActor(request)));
     });
   };
 }

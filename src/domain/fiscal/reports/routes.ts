@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../kernel/context.ts';
 import { merchantActor, requirePartner, requireTenant } from '../../kernel/access/auth.ts';
+import { actorOfParty } from '../../kernel/audit/store.ts';
 import { ApiError } from '../../../platform/errors/errors.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
 import { CONTENT_TYPES, documentsExport, type ExportFormat } from './export.ts';
@@ -109,7 +110,7 @@ export function reportRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request, reply) => {
       const actor = merchantActor(request);
       const closedBy = `${actor.type}:${actor.id}`;
-      const { report, created } = await closeDay(ctx, { tenantId: requireTenant(request).id, date: request.body.date, branch: request.body.branch, closedBy });
+      const { report, created } = await closeDay(ctx, { tenantId: requireTenant(request).id, date: request.body.date, branch: request.body.branch, closedBy, actor: actorOfParty(actor) });
       return reply.code(created ? 201 : 200).send({ data: report });
     });
 
@@ -132,7 +133,7 @@ export function reportRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request, reply) => {
       const key = requirePartner(request);
       const tenant = requireActedTenant(request);
-      const { report, created } = await closeDay(ctx, { tenantId: tenant.id, date: request.body.date, branch: request.body.branch, closedBy: `partner_key:${key.keyId}` });
+      const { report, created } = await closeDay(ctx, { tenantId: tenant.id, date: request.body.date, branch: request.body.branch, closedBy: `partner_key:${key.keyId}`, actor: { type: 'partner_key', keyId: key.keyId, partnerId: key.partner.id } });
       return reply.code(created ? 201 : 200).send({ data: report });
     });
 

@@ -7,6 +7,7 @@ import type { DocumentType } from '../../../platform/db/tables/sales.ts';
 import { ApiError, assertCalendarDays, fieldError, NotFoundError } from '../../../platform/errors/errors.ts';
 import { dayOf, daysBetween, daysRange } from '../../../platform/lib/time-zones.ts';
 import { Money } from '../../../vsdc/tax.ts';
+import { recordAudit, type Actor } from '../../kernel/audit/store.ts';
 import { pickBranch } from '../../kernel/devices/branch-rule.ts';
 import { devicesOfTenant, type BranchDevice } from '../../kernel/devices/store.ts';
 import type { ByTypeResource, DailyReportResource, FiguresResource } from './schemas.ts';
@@ -165,7 +166,7 @@ export async function dailyReport(ctx: AppContext, request: ReportRequest): Prom
  * already closed answers its stored Z (`created: false`), so a close whose reply was lost is safe
  * to repeat. Pending documents do not stop it; the Z counts them.
  */
-export async function closeDay(ctx: AppContext, request: ReportRequest & { date: string; closedBy: string }): Promise<{ report: DailyReportResource; created: boolean }> {
+export async function closeDay(ctx: AppContext, request: ReportRequest & { date: string; closedBy: string; actor: Actor }): Promise<{ report: DailyReportResource; created: boolean }> {
   const tenant = await reportTenant(ctx.db, request.tenantId);
   const now = ctx.clock.now();
   checkDay('date', request.date, tenant.timezone, now);
@@ -176,7 +177,17 @@ export async function closeDay(ctx: AppContext, request: ReportRequest & { date:
     const x = await computeReport(trx, tenant, device, request.date, now);
     const z: DailyReportResource = { ...x, type: 'Z', closedAt: now.toISOString(), closedBy: request.closedBy };
     const created = await insertZReport(trx, { deviceId: device.id, tenantId: tenant.id, branch: device.branch, day: request.date, report: JSON.stringify(z), closedAt: now, closedBy: request.closedBy });
-    if (created) return { report: z, created: true };
+    if (created) {
+      await recordAudit(trx, {
+        actor: request.actor,
+        action: 'report.closed',
+        tenantId: tenant.id,
+        targetType: 'daily_report',
+        targetId: `${device.branch}:${request.date}`,
+        details: { branch: device.branch, date: request.date, counts: z.counts },
+      });
+      return { report: z, created: true };
+    }
     // Another request closed it between our read and our insert: its Z is the one.
     const winner = await findZReport(trx, device.id, request.date);
     return { report: JSON.parse(winner!.report) as DailyReportResource, created: false };

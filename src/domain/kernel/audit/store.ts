@@ -45,7 +45,7 @@ export async function recordAudit(db: Kysely<DB>, entry: AuditEntry): Promise<vo
     .execute();
 }
 
-interface AuditRecord {
+export interface AuditRecord {
   id: number;
   actorType: Actor['type'];
   actorId: string | null;
@@ -96,47 +96,84 @@ function targetName(): RawBuilder<unknown> {
     when 'device' then (select 'branch ' || x.branch || coalesce(' ' || x.branch_name, '') || ', serial ' || x.device_serial from devices x where x.id = ${id})
     when 'api_key' then (select ${masked(PREFIXES.fiscalisationKey, '')} || x.last4 || coalesce(' (branch ' || d.branch || ')', ' (any branch)')
       from api_keys x left join devices d on d.id = x.device_id where x.id = ${id})
+    when 'daily_report' then 'Z report, branch ' || split_part(a.target_id, ':', 1) || ', ' || split_part(a.target_id, ':', 2)
+    when 'item' then (select x.name || ' (' || x.item_code || ')' from items x where x.id = ${id})
     when 'webhook_endpoint' then (select x.url from webhook_endpoints x where x.id = ${id})
     when 'webhook_delivery' then (select e.type || ' to ' || w.url from webhook_deliveries x
       join webhook_events e on e.id = x.event_id join webhook_endpoints w on w.id = x.endpoint_id where x.id = ${id})
   end`;
 }
 
-/** Newest first, 20 a page, with the names of the actor, partner, merchant and target. */
-export async function listAudit(db: Kysely<DB>, filter: { partnerId?: number; tenantId?: number; action?: string }, page: number): Promise<Page<AuditRecord>> {
-  const where = sql`where true
+/** Which audit records a listing covers. `action` ending with a dot is a family (`token.`: every token action); otherwise exact. */
+export interface AuditFilter {
+  partnerId?: number;
+  tenantId?: number;
+  action?: string;
+  /** Recorded at or after this instant. */
+  from?: Date;
+  /** Recorded before this instant. */
+  before?: Date;
+}
+
+function whereOf(filter: AuditFilter, beforeId?: number): RawBuilder<unknown> {
+  const action = filter.action;
+  return sql`where true
     ${filter.partnerId === undefined ? sql`` : sql` and a.partner_id = ${filter.partnerId}`}
     ${filter.tenantId === undefined ? sql`` : sql` and a.tenant_id = ${filter.tenantId}`}
-    ${filter.action === undefined ? sql`` : sql` and a.action = ${filter.action}`}`;
-  const [rows, count] = await Promise.all([
-    sql<AuditRow>`
+    ${action === undefined ? sql`` : action.endsWith('.') ? sql` and left(a.action, ${action.length}) = ${action}` : sql` and a.action = ${action}`}
+    ${filter.from === undefined ? sql`` : sql` and a.created_at >= ${filter.from.toISOString()}::timestamptz`}
+    ${filter.before === undefined ? sql`` : sql` and a.created_at < ${filter.before.toISOString()}::timestamptz`}
+    ${beforeId === undefined ? sql`` : sql` and a.id < ${beforeId}`}`;
+}
+
+function selectRows(db: Kysely<DB>, where: RawBuilder<unknown>, limit: number, offset: number) {
+  return sql<AuditRow>`
       select a.*, p.name as partner_name, t.name as tenant_name, ${ACTOR_NAME} as actor_name, ${targetName()} as target_name
       from audit_log a
       left join partners p on p.id = a.partner_id
       left join tenants t on t.id = a.tenant_id
       ${where}
       order by a.id desc
-      limit ${PER_PAGE} offset ${offsetOf(page)}`.execute(db),
+      limit ${limit} offset ${offset}`.execute(db);
+}
+
+function recordOf(r: AuditRow): AuditRecord {
+  return {
+    id: Number(r.id),
+    actorType: r.actor_type as Actor['type'],
+    actorId: r.actor_id,
+    actorName: r.actor_name,
+    partnerId: r.partner_id,
+    partnerName: r.partner_name,
+    tenantId: r.tenant_id,
+    tenantName: r.tenant_name,
+    action: r.action,
+    targetType: r.target_type,
+    targetId: r.target_id,
+    targetName: r.target_name,
+    details: r.details,
+    createdAt: new Date(r.created_at).toISOString(),
+  };
+}
+
+/** Newest first, 20 a page, with the names of the actor, partner, merchant and target. */
+export async function listAudit(db: Kysely<DB>, filter: AuditFilter, page: number): Promise<Page<AuditRecord>> {
+  const where = whereOf(filter);
+  const [rows, count] = await Promise.all([
+    selectRows(db, where, PER_PAGE, offsetOf(page)),
     sql<{ n: number }>`select count(*)::int as n from audit_log a ${where}`.execute(db),
   ]);
-  return pageOf(
-    rows.rows.map((r) => ({
-      id: Number(r.id),
-      actorType: r.actor_type as Actor['type'],
-      actorId: r.actor_id,
-      actorName: r.actor_name,
-      partnerId: r.partner_id,
-      partnerName: r.partner_name,
-      tenantId: r.tenant_id,
-      tenantName: r.tenant_name,
-      action: r.action,
-      targetType: r.target_type,
-      targetId: r.target_id,
-      targetName: r.target_name,
-      details: r.details,
-      createdAt: new Date(r.created_at).toISOString(),
-    })),
-    Number(count.rows[0]?.n ?? 0),
-    page,
-  );
+  return pageOf(rows.rows.map(recordOf), Number(count.rows[0]?.n ?? 0), page);
+}
+
+/** Every record of the filter, newest first, `size` at a time (keyset on id): for exports. */
+export async function* auditBatches(db: Kysely<DB>, filter: AuditFilter, size: number): AsyncGenerator<AuditRecord[]> {
+  let beforeId: number | undefined;
+  for (;;) {
+    const rows = (await selectRows(db, whereOf(filter, beforeId), size, 0)).rows.map(recordOf);
+    if (rows.length === 0) return;
+    yield rows;
+    if (rows.length < size) return;
+    beforeId = rows[rows.length - 1]!.id;
+  }
 }

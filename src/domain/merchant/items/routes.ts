@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../kernel/context.ts';
-import { requireTenant } from '../../kernel/access/auth.ts';
+import { merchantActor, requireTenant } from '../../kernel/access/auth.ts';
 import { Paginated } from '../../../platform/http/pagination.ts';
 import { BranchHeaders } from '../../kernel/devices/schemas.ts';
 import * as S from './schemas.ts';
@@ -48,7 +48,7 @@ export function itemRoutes(ctx: AppContext): FastifyPluginAsync {
         response: { 201: data(S.Item) },
       },
     }, async (request, reply) => {
-      const item = await createItem(ctx, requireTenant(request), await writeBranch(ctx, request), request.body);
+      const item = await createItem(ctx, requireTenant(request), await writeBranch(ctx, request), request.body, merchantActor(request));
       return reply.code(201).send({ data: item });
     });
 
@@ -68,7 +68,7 @@ export function itemRoutes(ctx: AppContext): FastifyPluginAsync {
         body: S.UpdateItemBody,
         response: { 200: data(S.Item) },
       },
-    }, async (request) => ({ data: await updateItem(ctx, requireTenant(request).id, request.params.item, request.body) }));
+    }, async (request) => ({ data: await updateItem(ctx, requireTenant(request).id, request.params.item, request.body, merchantActor(request)) }));
 
     app.post('/api/v1/items/:item/release', {
       config: { auth: { ...WRITE.auth, branch: 'write' }, errors: ['item_not_draft'] },
@@ -81,7 +81,7 @@ export function itemRoutes(ctx: AppContext): FastifyPluginAsync {
         params: S.ItemParam,
         response: { 200: data(S.Item) },
       },
-    }, async (request) => ({ data: await releaseItem(ctx, requireTenant(request), request.params.item, () => writeBranch(ctx, request)) }));
+    }, async (request) => ({ data: await releaseItem(ctx, requireTenant(request), request.params.item, () => writeBranch(ctx, request), merchantActor(request)) }));
 
     app.post('/api/v1/items/:item/composition', {
       config: { ...WRITE, errors: ['item_is_draft'] },

@@ -7,6 +7,7 @@ import type { TenantAccount } from '../../../credentials/lookup.ts';
 import { isUniqueViolation } from '../../../platform/db/database.ts';
 import { ApiError, NotFoundError, ValidationError } from '../../../platform/errors/errors.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
+import { actorOfParty, recordAudit, type Party } from '../../kernel/audit/store.ts';
 import { unknownClassificationCodes } from '../../kernel/catalogue/lookup.ts';
 import type { BranchDevice } from '../../kernel/devices/store.ts';
 import { vsdcLeaseMs, sendOutcomeOf } from '../../../vsdc/polling.ts';
@@ -51,7 +52,7 @@ export async function reload(ctx: AppContext, tenantId: number, id: number): Pro
 }
 
 /** Stores the item as `pending` on the branch, then sends it; answers with the state reached. */
-export async function createItem(ctx: AppContext, tenant: TenantAccount, device: BranchDevice, body: CreateItemBody): Promise<ItemResource> {
+export async function createItem(ctx: AppContext, tenant: TenantAccount, device: BranchDevice, body: CreateItemBody, by: Party): Promise<ItemResource> {
   await checkFields(ctx, body);
   const item = {
     tenantId: tenant.id,
@@ -71,14 +72,23 @@ export async function createItem(ctx: AppContext, tenant: TenantAccount, device:
     state: 'pending' as const,
   };
   const lease = vsdcLeaseMs(ctx.config);
+  // The item and its audit record in one transaction (the audit trail, docs/audit.md).
+  const insertAudited = (itemCode: string) =>
+    ctx.db.transaction().execute(async (trx) => {
+      const inserted = await insertItem(trx, { ...item, itemCode }, lease);
+      if (inserted !== undefined) {
+        await recordAudit(trx, { actor: actorOfParty(by), action: 'item.created', tenantId: tenant.id, targetType: 'item', targetId: inserted, details: { itemCode, name: item.name, branch: device.branch } });
+      }
+      return inserted;
+    });
   let id: number | undefined;
   if (body.itemCode !== undefined) {
-    id = await insertItem(ctx.db, { ...item, itemCode: body.itemCode }, lease);
+    id = await insertAudited(body.itemCode);
     if (id === undefined) throw new ValidationError({ itemCode: [`The item code ${body.itemCode} is already used by another of your items.`] });
   } else {
     for (let attempt = 0; attempt < CODE_ATTEMPTS && id === undefined; attempt++) {
       const [sequence] = await reserveItemCodeSequence(ctx.db, tenant.id, 1);
-      id = await insertItem(ctx.db, { ...item, itemCode: generatedItemCode(item, sequence!) }, lease);
+      id = await insertAudited(generatedItemCode(item, sequence!));
     }
     if (id === undefined) throw new ApiError('item_code_conflict', 'Could not generate a free item code; retry, or give an itemCode.');
   }
@@ -102,7 +112,7 @@ export async function listItemsPage(ctx: AppContext, tenantId: number, query: Li
  * Amends the item locally, then tells the authority: `saveItem` while it never accepted the
  * item, `updateItem` once it has. A draft is only amended (review before release).
  */
-export async function updateItem(ctx: AppContext, tenantId: number, ref: string, body: UpdateItemBody): Promise<ItemResource> {
+export async function updateItem(ctx: AppContext, tenantId: number, ref: string, body: UpdateItemBody, by: Party): Promise<ItemResource> {
   const row = await findItem(ctx, tenantId, ref);
   await checkFields(ctx, body);
   const changes: ItemChanges = {};
@@ -118,7 +128,10 @@ export async function updateItem(ctx: AppContext, tenantId: number, ref: string,
   if (body.active !== undefined) changes.active = body.active;
   const id = Number(row.id);
   try {
-    await amendItem(ctx.db, tenantId, id, changes);
+    await ctx.db.transaction().execute(async (trx) => {
+      await amendItem(trx, tenantId, id, changes);
+      await recordAudit(trx, { actor: actorOfParty(by), action: 'item.updated', tenantId, targetType: 'item', targetId: id, details: { itemCode: row.item_code, changes: body } });
+    });
   } catch (err) {
     // Renaming a draft onto another draft's name: two drafts would stand for one product.
     if (isUniqueViolation(err)) {
@@ -135,7 +148,7 @@ export async function updateItem(ctx: AppContext, tenantId: number, ref: string,
 }
 
 /** Sends a reviewed draft to the authority through the X-Branch (or default) branch. */
-export async function releaseItem(ctx: AppContext, tenant: TenantAccount, ref: string, branchOf: () => Promise<BranchDevice>): Promise<ItemResource> {
+export async function releaseItem(ctx: AppContext, tenant: TenantAccount, ref: string, branchOf: () => Promise<BranchDevice>, by: Party): Promise<ItemResource> {
   const row = await findItem(ctx, tenant.id, ref);
   const id = Number(row.id);
   if (row.registration_state !== 'draft') {
@@ -143,7 +156,12 @@ export async function releaseItem(ctx: AppContext, tenant: TenantAccount, ref: s
   }
   const device = await branchOf();
   await checkFields(ctx, { itemClsCd: row.item_class_code });
-  if (!(await releaseDraft(ctx.db, tenant.id, id, device.id))) {
+  const released = await ctx.db.transaction().execute(async (trx) => {
+    if (!(await releaseDraft(trx, tenant.id, id, device.id))) return false;
+    await recordAudit(trx, { actor: actorOfParty(by), action: 'item.released', tenantId: tenant.id, targetType: 'item', targetId: id, details: { itemCode: row.item_code, name: row.name, branch: device.branch } });
+    return true;
+  });
+  if (!released) {
     const now = await findItemById(ctx.db, tenant.id, id);
     throw new ApiError('item_not_draft', `Only a draft can be released; this item is ${now?.registration_state ?? 'gone'}.`);
   }

@@ -24,6 +24,7 @@ import * as tillLoginsOutliveDevices from './0022_till_logins_outlive_devices.ts
 import * as documentKinds from './0023_document_kinds.ts';
 import * as principals from './0024_principals.ts';
 import * as itemCompositions from './0025_item_compositions.ts';
+import * as auditByTenant from './0026_audit_by_tenant.ts';
 
 /** Every migration, in order. A migration is a list of SQL statements run one by one. */
 const migrations: Record<string, { up: string[] }> = {
@@ -51,6 +52,7 @@ const migrations: Record<string, { up: string[] }> = {
   '0023_document_kinds': documentKinds,
   '0024_principals': principals,
   '0025_item_compositions': itemCompositions,
+  '0026_audit_by_tenant': auditByTenant,
 };
 
 function toKysely(statements: string[]): Migration {
