@@ -1,4 +1,5 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { Readable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../kernel/context.ts';
@@ -23,6 +24,11 @@ const CsvResponse = {
     content: { 'text/csv': { schema: Type.String({ description: `UTF-8 CSV with a header row: id, at, atLocal, action, actorType, actorId, actorName, targetType, targetId, targetName, details (JSON)` }) } },
   },
 };
+
+/** The CSV, streamed as it is read (the reply is untyped: the schema describes text, the body is a stream). */
+function sendCsv(reply: FastifyReply, stream: Readable, name: string) {
+  return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${name}.csv"`).header('cache-control', 'private, no-store').send(stream);
+}
 
 export function merchantAuditRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (plugin) => {
@@ -54,7 +60,7 @@ export function merchantAuditRoutes(ctx: AppContext): FastifyPluginAsync {
       const { action, from, to } = request.query;
       const stream = await exportAudit(ctx, requireTenant(request).id, request.query);
       const name = ['audit', action?.replace(/\.$/, ''), from, to].filter((p) => p !== undefined && p !== '').join('-');
-      return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${name}.csv"`).header('cache-control', 'private, no-store').send(stream);
+      return sendCsv(reply, stream, name);
     });
   };
 }
