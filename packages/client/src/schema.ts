@@ -1918,6 +1918,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your audit trail, newest first
+         * @description Who did what to your account, newest first: credentials minted and revoked, users invited and removed, sign-ins, devices, items created and amended, failed documents resolved or reissued, receipts reprinted, days closed (Z), reconciliations started. Each record names who acted (one of your users, tokens or till logins, your partner's key, the operator) and what it acted on. Never another merchant's records. Documents issued, credited and debited are not repeated here: the documents list (`GET /api/v1/sales`) is their record. `action` is one action (`token.revoked`) or, ending with a dot, a family (`token.`); `from`/`to` are days in your timezone. See docs/audit.md.
+         */
+        get: operations["listAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your audit trail as CSV
+         * @description The same records and filter as `GET /api/v1/audit`, every page, newest first, streamed as CSV. Who did what to your account, newest first: credentials minted and revoked, users invited and removed, sign-ins, devices, items created and amended, failed documents resolved or reissued, receipts reprinted, days closed (Z), reconciliations started. Each record names who acted (one of your users, tokens or till logins, your partner's key, the operator) and what it acted on. Never another merchant's records. Documents issued, credited and debited are not repeated here: the documents list (`GET /api/v1/sales`) is their record. `action` is one action (`token.revoked`) or, ending with a dot, a family (`token.`); `from`/`to` are days in your timezone. See docs/audit.md.
+         */
+        get: operations["exportAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/account/tokens": {
         parameters: {
             query?: never;
@@ -24914,6 +24954,298 @@ export interface operations {
              */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    listAudit: {
+        parameters: {
+            query: {
+                /** @description Page number, from 1; 20 items a page. */
+                page: number;
+                /**
+                 * @description One action (`token.revoked`), or a family of actions when it ends with a dot (`token.`: every token action; `sale.`: resolutions, reissues and reprints)
+                 * @example token.
+                 */
+                action?: string;
+                /**
+                 * @description Recorded on or after this day (YYYY-MM-DD) in the merchant's timezone
+                 * @example 2026-01-01
+                 */
+                from?: string;
+                /**
+                 * @description Recorded on or before this day (YYYY-MM-DD, inclusive) in the merchant's timezone
+                 * @example 2026-01-31
+                 */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The record's id; higher is later */
+                            id: number;
+                            /** @description What was done, `<family>.<verb>`: `token.created`, `item.updated`, `sale.resolved`, `report.closed`, … (docs/audit.md lists them) */
+                            action: string;
+                            actor: {
+                                /** @description user: one of your users in the console; tenant_token: one of your tokens; till_login: a till login; partner_key: your partner's key; admin: the gateway's operator; cli: the operator's command line; anonymous: before sign-in (a sign-up, a failed sign-in, a reset) */
+                                type: "user" | "tenant_token" | "till_login" | "partner_key" | "admin" | "cli" | "anonymous";
+                                id: string | null;
+                                name: string | null;
+                            };
+                            target: {
+                                /** @description tenant, user, user_invitation, tenant_token, api_key, till_login, device, item, sale, daily_report, reconciliation */
+                                type: string;
+                                id: string;
+                                name: string | null;
+                            } | null;
+                            /** @description What changed, as recorded with the action */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description When it was recorded
+                             */
+                            at: string;
+                        }[];
+                        meta: {
+                            page: number;
+                            perPage: number;
+                            total: number;
+                            lastPage: number;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
+             *     - `tenant_suspended`: The merchant account is suspended
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    exportAudit: {
+        parameters: {
+            query?: {
+                /**
+                 * @description One action (`token.revoked`), or a family of actions when it ends with a dot (`token.`: every token action; `sale.`: resolutions, reissues and reprints)
+                 * @example token.
+                 */
+                action?: string;
+                /**
+                 * @description Recorded on or after this day (YYYY-MM-DD) in the merchant's timezone
+                 * @example 2026-01-01
+                 */
+                from?: string;
+                /**
+                 * @description Recorded on or before this day (YYYY-MM-DD, inclusive) in the merchant's timezone
+                 * @example 2026-01-31
+                 */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The audit trail, streamed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
+             *     - `tenant_suspended`: The merchant account is suspended
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
