@@ -30,6 +30,7 @@ const VIEWS = [
   ['Authority', 'Authority'],
   ['Developer', 'Developer'],
   ['Users', 'Users'],
+  ['Audit trail', 'Audit trail'],
   ['Account', 'Account'],
 ] as const;
 
@@ -253,6 +254,15 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
     await page.getByRole('rowheader', { name: 'Till 1', exact: true }).waitFor({ state: 'detached' });
     const refused = await api('/api/v1/sales?page=1', { headers: { authorization: `Bearer ${token}` } });
     assert.equal(refused.status, 401);
+
+    // The revocation is in the audit trail, by the signed-in owner; the download keeps the filter.
+    await open('Audit trail', 'Audit trail');
+    await page.getByLabel('Action').selectOption('token.');
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    const revokedRow = page.getByRole('row').filter({ hasText: 'token.revoked' }).first();
+    await revokedRow.waitFor();
+    assert.ok((await revokedRow.innerText()).includes(ownerEmail), 'who revoked it, by email');
+    assert.equal(await page.getByTestId('audit-export').getAttribute('href'), '/api/v1/audit/export?action=token.');
   });
 
   test('every merchant view fits a 390 px phone', async () => {
