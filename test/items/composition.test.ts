@@ -66,6 +66,10 @@ describe(`item compositions (${engineName})`, () => {
     assert.deepEqual(listed.find((i) => i.itemCode === flour.itemCode)!.composition, []);
     const atAuthority = h.sim.control.getDevice(merchant.tpin, '000')!.compositions as Array<{ itemCd: string; cpstItemCd: string; cpstQty: number }>;
     assert.deepEqual(atAuthority.map((c) => [c.itemCd, c.cpstItemCd, c.cpstQty]), [[loaf.itemCode, flour.itemCode, 0.45], [loaf.itemCode, yeast.itemCode, 0.7]]);
+
+    const trail = expectStatus(await h.as(merchant).get('/api/v1/audit?action=item.composition_set'), 200).data as Array<{ target: { id: string }; actor: { type: string } }>;
+    assert.equal(trail.length, 1, 'the merchant\'s audit trail says who set the composition');
+    assert.equal(String(trail[0]!.target.id), String(loaf.id));
   });
 
   test('a second POST replaces the composition: unchanged components are not sent again', async () => {

@@ -9,6 +9,7 @@ import { GATEWAY_REGISTRANT_FIELDS } from '../../../vsdc/registrant.ts';
 import type { ItemResource, SetCompositionBody } from './schemas.ts';
 import { findItem, reload } from './service.ts';
 import type { ItemRow } from './store.ts';
+import { actorOfParty, recordAudit, type Party } from '../../kernel/audit/store.ts';
 import {
   candidateComponents,
   claimDueComponents,
@@ -71,14 +72,24 @@ async function checkedComponents(ctx: AppContext, tenantId: number, item: ItemRo
  * as given (the item must be registered; until then they wait). Answers with the item and the
  * state each component reached.
  */
-export async function setComposition(ctx: AppContext, tenantId: number, ref: string, body: SetCompositionBody): Promise<ItemResource> {
+export async function setComposition(ctx: AppContext, tenantId: number, ref: string, body: SetCompositionBody, by: Party): Promise<ItemResource> {
   const item = await findItem(ctx, tenantId, ref);
   if (item.registration_state === 'draft') {
     throw new ApiError('item_is_draft', 'A draft has no composition: review it and release it (POST /api/v1/items/{item}/release) first.');
   }
   const components = await checkedComponents(ctx, tenantId, item, body);
   const id = Number(item.id);
-  await ctx.db.transaction().execute((trx) => replaceComposition(trx, tenantId, id, components));
+  await ctx.db.transaction().execute(async (trx) => {
+    await replaceComposition(trx, tenantId, id, components);
+    await recordAudit(trx, {
+      actor: actorOfParty(by),
+      action: 'item.composition_set',
+      tenantId,
+      targetType: 'item',
+      targetId: id,
+      details: { itemCode: item.item_code, components: body.components },
+    });
+  });
   const claimed = await claimItemComponents(ctx.db, id, vsdcLeaseMs(ctx.config));
   // One at a time, in the order given: the authority sees the composition as the merchant wrote it.
   for (const component of claimed) await sendComponent(ctx, component);

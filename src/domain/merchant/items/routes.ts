@@ -99,6 +99,6 @@ export function itemRoutes(ctx: AppContext): FastifyPluginAsync {
         body: S.SetCompositionBody,
         response: { 200: data(S.Item) },
       },
-    }, async (request) => ({ data: await setComposition(ctx, requireTenant(request).id, request.params.item, request.body) }));
+    }, async (request) => ({ data: await setComposition(ctx, requireTenant(request).id, request.params.item, request.body, merchantActor(request)) }));
   };
 }
