@@ -31,12 +31,20 @@ Commands:
   reconcile --tenant ID [--branch 000] --from YYYY-MM-DD --to YYYY-MM-DD
                                         compare a branch's documents with its VSDC (or continue
                                         the branch's open reconciliation), printing progress
+  backup --out FILE [--url URL]         copy the embedded database to FILE (a .tar.gz): online
+                                        through the running server (it needs ADMIN_TOKEN; --url
+                                        when it is not at HOST:PORT), or directly when none runs.
+                                        On PostgreSQL it copies nothing: it prints the pg_dump
+                                        command to use and exits 2
+  restore --from FILE                   restore a backup into an empty (or new) DATA_DIR; on
+                                        PostgreSQL it prints the pg_restore command and exits 2
 
 The database is DATABASE_URL (PostgreSQL) or, without it, the embedded one in DATA_DIR
 (./data). With the embedded database the CLI works only while no server holds it.
 
-Exit codes: 0 ok, 1 failure, 2 usage, 3 configuration (a bad variable, or a port it names
-in use), 4 database in use, 5 not found.`;
+Exit codes: 0 ok, 1 failure, 2 usage (also: backup or restore on PostgreSQL, restore into a
+non-empty DATA_DIR), 3 configuration (a bad variable, or a port it names in use), 4 database
+in use, 5 not found (also: no database to back up, no backup file).`;
 
 /**
  * A PostgreSQL that cannot be reached, refuses the login or has no such database: one line that
@@ -123,6 +131,12 @@ export async function main(argv: string[]): Promise<number> {
         await reconcileCommand(rest, json, (name, run) => withContext(loaded, name, run));
         return EXIT.ok;
       }
+      case 'backup':
+        await (await import('./app/cli/backup.ts')).backupCommand(config, rest, json);
+        return EXIT.ok;
+      case 'restore':
+        await (await import('./app/cli/backup.ts')).restoreCommand(config, rest, json);
+        return EXIT.ok;
       default:
         throw new UsageError(`unknown command "${command}"; see fiscal-gateway --help`);
     }

@@ -16,6 +16,7 @@ import { adminRoutes } from '../domain/partner/admin/routes.ts';
 import { moduleRoutes, provideModuleMembers } from './modules.ts';
 import { createLogger } from '../platform/observability/log.ts';
 import { registerObservability } from './observability-routes.ts';
+import { registerBackupRoute } from './backup-routes.ts';
 
 export const INTERFACE_VERSION = '1.10.0';
 const BODY_LIMIT = 1_048_576;
@@ -90,6 +91,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   for (const routes of moduleRoutes) await app.register(routes(ctx));
   if (ctx.config.adminToken) await app.register(adminRoutes(ctx), { prefix: '/admin/v1' });
+  registerBackupRoute(app, ctx);
 
   return app;
 }

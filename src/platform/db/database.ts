@@ -18,6 +18,11 @@ export interface Database {
   notifier: Notifier;
   /** The pg pool behind `db` on PostgreSQL (shared with the rate-limit store). */
   pool: pg.Pool | undefined;
+  /**
+   * Embedded only: a gzipped tarball of the data directory, taken between transactions after a
+   * checkpoint (a consistent copy that needs no recovery), while the database stays open.
+   */
+  backup: (() => Promise<Blob>) | undefined;
   close(): Promise<void>;
 }
 
@@ -64,6 +69,7 @@ function openPostgres(url: string, poolSize: number): Database {
     kind: 'postgres',
     notifier,
     pool,
+    backup: undefined,
     async close() {
       await notifier.close();
       await db.destroy();
@@ -100,6 +106,13 @@ async function openEmbedded(options: OpenOptions): Promise<Database> {
     kind: 'embedded',
     notifier,
     pool: undefined,
+    // The one Kysely connection is the whole session: holding it, no transaction is open and no
+    // statement runs until the copy is taken (PGlite's own query lock covers the tar itself).
+    backup: () =>
+      db.connection().execute(async (conn) => {
+        await sql`checkpoint`.execute(conn);
+        return pglite.dumpDataDir('gzip');
+      }),
     async close() {
       await notifier.close();
       await db.destroy();
