@@ -177,5 +177,5 @@ export async function restoreCommand(config: Config, args: string[], json: boole
     else rmSync(dataDir, { recursive: true, force: true });
     throw new Error(`${from} could not be restored (is it a fiscal-gateway backup?): ${(err as Error).message}`);
   }
-  print(json, { from, dataDir: resolve(dataDir), documents }, `restored ${from} into ${resolve(dataDir)} (${documents} documents); start the gateway on it with DATA_DIR=${shellWord(dataDir)} fiscal-gateway serve`);
+  print(json, { from, dataDir: resolve(dataDir), documents }, `restored ${from} into ${resolve(dataDir)} (${documents} documents); start the gateway on it with DATA_DIR=${shellWord(dataDir)} and the SECRET_KEY the copy was made with (fiscal-gateway serve)`);
 }
