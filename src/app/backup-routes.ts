@@ -1,3 +1,5 @@
+import { Readable } from 'node:stream';
+import type { ReadableStream } from 'node:stream/web';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../domain/kernel/context.ts';
 import { recordAudit } from '../domain/kernel/audit/store.ts';
@@ -25,7 +27,8 @@ export function registerBackupRoute(app: FastifyInstance, ctx: AppContext): void
       .header('content-type', 'application/gzip')
       .header('content-disposition', 'attachment; filename="fiscal-gateway-backup.tar.gz"')
       .header('cache-control', 'no-store')
+      .header('content-length', String(tarball.size))
       .header(BACKUP_PID_HEADER, String(process.pid));
-    return Buffer.from(await tarball.arrayBuffer());
+    return reply.send(Readable.fromWeb(tarball.stream() as ReadableStream<Uint8Array>));
   });
 }

@@ -106,6 +106,9 @@ describe(`backup and restore (${engineName})`, () => {
       assert.equal(taken.serverPid, live.proc.pid);
       assert.ok(taken.bytes > 1000);
       assert.deepEqual(readdirSync(root).filter((f) => f.includes('.partial')), [], 'no partial file left');
+      const intoLive = await runCli(['restore', '--from', file], env(dataDir));
+      assert.equal(intoLive.code, 2, intoLive.stderr);
+      assert.match(intoLive.stderr, /is not empty/);
 
       // The server went on serving: a sale after the copy is stored (and is not in the copy).
       const later = await sell(live.url, token, 999);

@@ -2,8 +2,7 @@
 // database's copy and its return (docs/deployment.md, "Backup and retention"; the choice of
 // approach is in docs/decisions.md). On PostgreSQL neither copies anything: they print the
 // pg_dump / pg_restore commands to use and exit 2.
-import { createWriteStream, existsSync, openAsBlob, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { closeSync, createWriteStream, existsSync, openAsBlob, openSync, readSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -11,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import type { Config } from '../../platform/config.ts';
 import { openDatabase } from '../../platform/db/database.ts';
-import { DataDirLockedError, lockFilePath } from '../../platform/db/data-dir-lock.ts';
+import { DataDirLockedError } from '../../platform/db/data-dir-lock.ts';
 import { NotFoundError } from '../../platform/errors/errors.ts';
 import { BACKUP_PID_HEADER } from '../backup-routes.ts';
 import { UsageError, print } from './output.ts';
@@ -61,15 +60,6 @@ function holdsDatabase(dataDir: string): boolean {
 function serverUrl(config: Config): string {
   const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '::1' : config.host;
   return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
-}
-
-/** Who holds the lock on `dataDir` now, or undefined. */
-async function lockHolder(dataDir: string): Promise<{ pid?: number; command?: string } | undefined> {
-  try {
-    return JSON.parse(await readFile(lockFilePath(dataDir), 'utf8')) as { pid?: number; command?: string };
-  } catch {
-    return undefined;
-  }
 }
 
 /** Writes `write`'s bytes to `out` through a temporary file beside it: a failed copy never leaves a partial FILE. */
@@ -140,9 +130,8 @@ export async function backupCommand(config: Config, args: string[], json: boolea
     }
   } catch (err) {
     if (!(err instanceof DataDirLockedError)) throw err;
-    const holder = await lockHolder(dataDir);
     // Only `serve` answers HTTP; another command holding the directory is waited for, not raced.
-    if (holder?.command !== 'serve') throw err;
+    if (err.holderCommand !== 'serve') throw err;
     result = await backupThroughServer(config, err, out, values.url);
   }
   const how = result.mode === 'online' ? `online, by the running gateway (process ${result.serverPid})` : 'no server was running';
@@ -160,9 +149,18 @@ export async function restoreCommand(config: Config, args: string[], json: boole
   if (existed && (!statSync(dataDir).isDirectory() || readdirSync(dataDir).length > 0)) {
     throw new UsageError(`DATA_DIR ${resolve(dataDir)} is not empty: restore only into an empty or new directory (point DATA_DIR at one, or move this one aside)`);
   }
+  // A backup is a gzipped tarball: anything else is refused before PGlite is handed it.
+  const head = Buffer.alloc(2);
+  const fd = openSync(from, 'r');
+  try {
+    readSync(fd, head, 0, 2, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (head[0] !== 0x1f || head[1] !== 0x8b) throw new Error(`${from} could not be restored: it is not a fiscal-gateway backup (not a gzipped tarball)`);
   let documents: number;
   try {
-    const database = await openDatabase({ dataDir, command: 'restore', migrate: false, loadDataDir: await openAsBlob(from) });
+    const database = await openDatabase({ dataDir, command: 'restore', migrate: false, loadDataDir: await openAsBlob(from, { type: 'application/gzip' }) });
     try {
       // A check that the copy opens and holds the gateway's tables; `serve` migrates it if older.
       const row = await sql<{ n: number }>`select count(*)::int as n from sales`.execute(database.db);
