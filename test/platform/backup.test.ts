@@ -77,7 +77,7 @@ describe(`backup and restore (${engineName})`, () => {
           assert.equal((await app.inject({ method: 'POST', url, headers: bearer(partner.secret), payload: { deviceSerial: `SN-${merchant.tenant.tpin}`, branch: '000', vsdcBaseUrl: sim.url } })).statusCode, 201);
           assert.equal((await app.inject({ method: 'POST', url: `${url}/000/initialize`, headers: bearer(partner.secret) })).statusCode, 200);
           await syncCatalogue(ctx);
-          for (let i = 0; i < 25; i++) {
+          for (let i = 0; i < 18; i++) {
             const res = await app.inject({ method: 'POST', url: '/api/v1/sales', headers: { ...bearer(merchant.token), 'x-branch': '000' }, payload: saleBody({}, [{ price: 10 + i }]) });
             assert.ok(res.statusCode < 300, res.body);
           }
@@ -96,7 +96,7 @@ describe(`backup and restore (${engineName})`, () => {
       for (let i = 0; i < 3; i++) await sell(live.url, token, 100 + i);
       mark('sold');
       const before = await documentIds(live.url, token);
-      assert.equal(before.length, 28);
+      assert.equal(before.length, 21, 'two pages of the list');
 
       // While it runs: without ADMIN_TOKEN the CLI cannot reach the copy (4); the live directory is not restored into (2).
       const noToken = await runCli(['backup', '--out', join(root, 'never.tar.gz'), '--url', live.url], env(dataDir, { ADMIN_TOKEN: '' }));
