@@ -24983,7 +24983,7 @@ export interface operations {
                 /** @description Page number, from 1; 20 items a page. */
                 page: number;
                 /**
-                 * @description One action (`token.revoked`), or a family of actions when it ends with a dot (`token.`: every token action; `sale.`: resolutions, reissues and reprints)
+                 * @description one action (`token.revoked`), or a family of actions when it ends with a dot (`token.`: every token action; `sale.`: resolutions, reissues and reprints)
                  * @example token.
                  */
                 action?: string;
@@ -25145,7 +25145,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description One action (`token.revoked`), or a family of actions when it ends with a dot (`token.`: every token action; `sale.`: resolutions, reissues and reprints)
+                 * @description one action (`token.revoked`), or a family of actions when it ends with a dot (`token.`: every token action; `sale.`: resolutions, reissues and reprints)
                  * @example token.
                  */
                 action?: string;

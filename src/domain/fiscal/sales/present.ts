@@ -62,7 +62,7 @@ function totalDiscount(items: readonly SaleLineResource[]): number {
 }
 
 /** An amount of the document's currency in kwacha, rounded to the cent (what reports add up). */
-export function inKwacha(amount: string | number, exchangeRate: string | number): number {
+function inKwacha(amount: string | number, exchangeRate: string | number): number {
   return new Money(String(amount)).times(String(exchangeRate)).toDecimalPlaces(2).toNumber();
 }
 

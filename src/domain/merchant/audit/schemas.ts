@@ -9,7 +9,7 @@ const Filter = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[a-z_]+(\\.[a-z_]*)?$',
-      description: 'One action (`token.revoked`), or a family of actions when it ends with a dot (`token.`: every token action; `sale.`: resolutions, reissues and reprints)',
+      description: 'one action (`token.revoked`), or a family of actions when it ends with a dot (`token.`: every token action; `sale.`: resolutions, reissues and reprints)',
       examples: ['token.'],
     }),
   ),
