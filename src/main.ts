@@ -38,13 +38,20 @@ Commands:
                                         command to use and exits 2
   restore --from FILE                   restore a backup into an empty (or new) DATA_DIR; on
                                         PostgreSQL it prints the pg_restore command and exits 2
+  certify [--vsdc URL --tpin TPIN] [--branch BHF] [--serial SERIAL] [--out DIR]
+                                        walk the authority's developer checklist on a scratch
+                                        gateway of its own (never DATABASE_URL or DATA_DIR), filing
+                                        to the VSDC at URL or to its own simulator; writes
+                                        DIR/report.md and DIR/evidence.json (DIR: ./certification);
+                                        exits 6 when an endpoint or mandatory item fails
 
 The database is DATABASE_URL (PostgreSQL) or, without it, the embedded one in DATA_DIR
 (./data). With the embedded database the CLI works only while no server holds it.
 
 Exit codes: 0 ok, 1 failure, 2 usage (also: backup or restore on PostgreSQL, restore into a
 non-empty DATA_DIR), 3 configuration (a bad variable, or a port it names in use), 4 database
-in use, 5 not found (also: no database to back up, no backup file).`;
+in use, 5 not found (also: no database to back up, no backup file), 6 certify: the checklist
+was not passed (report.md says why).`;
 
 /**
  * A PostgreSQL that cannot be reached, refuses the login or has no such database: one line that
@@ -90,6 +97,10 @@ export async function main(argv: string[]): Promise<number> {
       const { simulatorCommand } = await import('./app/cli/simulator.ts');
       await simulatorCommand(rest);
       return EXIT.ok;
+    }
+    if (command === 'certify') {
+      // Its own scratch gateway: the operator's configuration is neither read nor needed.
+      return await (await import('./app/cli/certify.ts')).certifyCommand(rest, json);
     }
     config = loadConfig();
     switch (command) {

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { buildApp, type App } from './app.ts';
 import type { Config } from '../platform/config.ts';
-import { closeContext, createContext, type AppContext } from '../domain/kernel/context.ts';
+import { closeContext, createContext, type AppContext, type ContextOptions } from '../domain/kernel/context.ts';
 import { openDatabase } from '../platform/db/database.ts';
 import { portProblem } from '../platform/lib/ports.ts';
 import { moduleWorkers, provideModuleMembers } from './modules.ts';
@@ -13,6 +13,8 @@ export interface ServeOptions {
   json?: boolean;
   /** Runs once the API listens and before the workers start (the development start: src/app/dev/index.ts); may return a cleanup. */
   developmentStart?: DevelopmentStart;
+  /** What the context is built with instead of the defaults (`certify` logs to its report directory). */
+  context?: ContextOptions;
 }
 
 /** What a stop cut short, for the shutdown's last log line. */
@@ -50,7 +52,7 @@ function countRequestsInFlight(server: Server): () => number {
 export async function startGateway(config: Config, options: ServeOptions): Promise<RunningGateway> {
   const startedAt = Date.now();
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, command: 'serve' });
-  const ctx = createContext(config, database);
+  const ctx = createContext(config, database, options.context);
   provideModuleMembers(ctx); // the sale signals and the catalogue, shared by the app and the workers
   let app: App | undefined;
   let url: string | undefined;

@@ -646,6 +646,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/item-reconciliation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The items the authority holds for a branch, beside the gateway's
+         * @description Asks the X-Branch (or default) branch's VSDC, now, for every item registered through it (selectItems) and compares each with the item the gateway registered: name, classification, item type, units, VAT category, default price and whether it is in use. Nothing is changed on either side; an item whose amendment is still pending shows as `differs` until the authority accepts it. 503 `vsdc_unreachable` when the VSDC does not answer, 502 `vsdc_refused` when it answers with an error. See docs/items.md.
+         */
+        get: operations["reconcileItems"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/import-items": {
         parameters: {
             query?: never;
@@ -872,6 +892,26 @@ export interface paths {
          * @description `code` matches the start of the code, `name` any part of the name. The whole catalogue is also a credential-free download: /docs/item-classes.csv.gz.
          */
         get: operations["listItemClasses"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The authority's code tables (payment types, units, countries, tax types, …)
+         * @description Synced from the VSDC (selectCodes) with the classification catalogue, a few times a day; empty until the first sync after a device is initialised. Each class with its codes in the authority's order; `class` narrows it to one.
+         */
+        get: operations["listCodes"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3593,7 +3633,7 @@ export interface operations {
              *
              *     A coded error:
              *
-             *     - `vsdc_unreachable`: The VSDC could not be reached during initialisation; safe to repeat
+             *     - `vsdc_unreachable`: The VSDC could not be reached during a call whose answer needs it (initialisation, a live read such as `GET /api/v1/item-reconciliation`); nothing was changed; safe to repeat
              */
             503: {
                 headers: {
@@ -12194,6 +12234,209 @@ export interface operations {
             };
         };
     };
+    reconcileItems: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @example 000
+                 */
+                "x-branch"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The branch (bhfId) whose VSDC was asked */
+                            branch: string;
+                            /**
+                             * Format: date-time
+                             * @description When the VSDC answered (selectItems)
+                             */
+                            retrievedAt: string;
+                            summary: {
+                                matches: number;
+                                differs: number;
+                                missingAtAuthority: number;
+                                unknownToGateway: number;
+                            };
+                            /** @description By item code */
+                            items: {
+                                itemCode: string;
+                                /**
+                                 * @description `matches`: the authority holds what the gateway registered; `differs`: it holds other values (`differences`); `missing_at_authority`: the gateway registered it but the VSDC does not list it; `unknown_to_gateway`: the VSDC lists an item the gateway never registered through this branch
+                                 * @enum {unknown}
+                                 */
+                                state: "matches" | "differs" | "missing_at_authority" | "unknown_to_gateway";
+                                gateway: {
+                                    name: string;
+                                    itemClsCd: string;
+                                    itemTypeCode: string;
+                                    packagingUnitCode: string;
+                                    quantityUnitCode: string;
+                                    vatCategory: string;
+                                    defaultPrice: number;
+                                    active: boolean;
+                                } | null;
+                                authority: {
+                                    name: string;
+                                    itemClsCd: string;
+                                    itemTypeCode: string;
+                                    packagingUnitCode: string;
+                                    quantityUnitCode: string;
+                                    vatCategory: string;
+                                    defaultPrice: number;
+                                    active: boolean;
+                                } | null;
+                                /** @description The fields whose values differ */
+                                differences: ("name" | "itemClsCd" | "itemTypeCode" | "packagingUnitCode" | "quantityUnitCode" | "vatCategory" | "defaultPrice" | "active")[];
+                            }[];
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
+             *     - `tenant_suspended`: The merchant account is suspended
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             *
+             *     Or a coded error:
+             *
+             *     - `branch_required`: The merchant has several branches and none is `000`: send `X-Branch` (reports: `branch`)
+             *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
+             *     - `branch_not_initialized`: The branch's device is not initialised yet; nothing was stored
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Status 502.
+             *
+             *     A coded error:
+             *
+             *     - `vsdc_refused`: A live read (such as `GET /api/v1/item-reconciliation`) reached the VSDC and it answered with an error; `message` quotes its result code and text; nothing was changed
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Service unavailable.
+             *
+             *     A coded error:
+             *
+             *     - `vsdc_unreachable`: The VSDC could not be reached during a call whose answer needs it (initialisation, a live read such as `GET /api/v1/item-reconciliation`); nothing was changed; safe to repeat
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
     listImportItems: {
         parameters: {
             query: {
@@ -14578,6 +14821,138 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    listCodes: {
+        parameters: {
+            query?: {
+                /** @description Only this code class (cdCls), e.g. 07 payment types, 10 quantity units, 17 packaging units */
+                class?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description cdCls, e.g. 07 */
+                            classCode: string;
+                            /** @description cdClsNm, e.g. Payment Type */
+                            className: string;
+                            /** @description In the authority's order */
+                            codes: {
+                                /** @description cd, what a field of this class carries */
+                                code: string;
+                                /** @description cdNm */
+                                name: string;
+                                description: string | null;
+                                /** @description False: the authority withdrew the code (or its class) */
+                                inUse: boolean;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
+             *     - `tenant_suspended`: The merchant account is suspended
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -26652,7 +27027,7 @@ export interface operations {
              *
              *     A coded error:
              *
-             *     - `vsdc_unreachable`: The VSDC could not be reached during initialisation; safe to repeat
+             *     - `vsdc_unreachable`: The VSDC could not be reached during a call whose answer needs it (initialisation, a live read such as `GET /api/v1/item-reconciliation`); nothing was changed; safe to repeat
              */
             503: {
                 headers: {

@@ -73,7 +73,7 @@ class ContextMembers {
   }
 }
 
-interface ContextOptions {
+export interface ContextOptions {
   clock?: Clock;
   vsdc?: VsdcClient;
   rateLimitKeyPrefix?: string;

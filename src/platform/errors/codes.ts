@@ -118,7 +118,11 @@ export const ERROR_CODES = {
   internal_error: { status: 500, meaning: 'Our fault; the message quotes the request id; nothing half-done is kept' },
   vsdc_unreachable: {
     status: 503,
-    meaning: 'The VSDC could not be reached during initialisation; safe to repeat',
+    meaning: 'The VSDC could not be reached during a call whose answer needs it (initialisation, a live read such as `GET /api/v1/item-reconciliation`); nothing was changed; safe to repeat',
+  },
+  vsdc_refused: {
+    status: 502,
+    meaning: 'A live read (such as `GET /api/v1/item-reconciliation`) reached the VSDC and it answered with an error; `message` quotes its result code and text; nothing was changed',
   },
   levy_not_supported: {
     status: 422,

@@ -6,7 +6,8 @@ import { pageOf, type Page } from '../../../platform/http/pagination.ts';
 import { allItemClasses, catalogueVersion, searchItemClasses } from './browse-store.ts';
 import { catalogueCsvGz } from './csv.ts';
 import { presentItemClass } from './present.ts';
-import type { ItemClassResource, ListItemClassesQuery } from './schemas.ts';
+import type { CodeClassResource, ItemClassResource, ListCodesQuery, ListItemClassesQuery } from './schemas.ts';
+import { listCodes } from './store.ts';
 import { classificationCatalogue } from './service.ts';
 
 /** Fetches the catalogue first if it never was; 503 `catalogue_unavailable` when no VSDC can give it. */
@@ -46,4 +47,15 @@ export async function catalogueDownload(ctx: AppContext): Promise<CatalogueDownl
   const download = { etag: etagOf(rows.length, lastStoredAt), gzippedCsv: catalogueCsvGz(rows) };
   built.set(ctx.database, download);
   return download;
+}
+
+/** The authority's code tables as synced, grouped by class (empty until the first sync). */
+export async function listCodeClasses(ctx: AppContext, query: ListCodesQuery): Promise<CodeClassResource[]> {
+  const classes = new Map<string, CodeClassResource>();
+  for (const row of await listCodes(ctx.db, query.class)) {
+    let entry = classes.get(row.classCode);
+    if (!entry) classes.set(row.classCode, (entry = { classCode: row.classCode, className: row.className, codes: [] }));
+    entry.codes.push({ code: row.code, name: row.name, description: row.description, inUse: row.inUse });
+  }
+  return [...classes.values()];
 }

@@ -2,8 +2,10 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.ts';
 import { Paginated } from '../../../platform/http/pagination.ts';
-import { catalogueDownload, catalogueEtag, listItemClassesPage } from './browse.ts';
+import { catalogueDownload, catalogueEtag, listCodeClasses, listItemClassesPage } from './browse.ts';
+import { data } from '../../../platform/http/schema-helpers.ts';
 import * as S from './schemas.ts';
+import { Type } from 'typebox';
 
 const CATALOGUE_DOWNLOAD_PATH = '/docs/item-classes.csv.gz';
 const CACHE_CONTROL = 'public, max-age=3600';
@@ -31,6 +33,20 @@ export function catalogueRoutes(ctx: AppContext): FastifyPluginAsync {
         response: { 200: Paginated(S.ItemClass) },
       },
     }, async (request) => listItemClassesPage(ctx, request.query));
+
+    app.get('/api/v1/codes', {
+      config: { auth: { surface: 'merchant', ability: 'invoices:read' } },
+      schema: {
+        operationId: 'listCodes',
+        tags: ['Merchant: catalogue'],
+        summary: 'The authority\'s code tables (payment types, units, countries, tax types, …)',
+        description:
+          'Synced from the VSDC (selectCodes) with the classification catalogue, a few times a day; empty until the first sync after a device is initialised. ' +
+          'Each class with its codes in the authority\'s order; `class` narrows it to one.',
+        querystring: S.ListCodesQuery,
+        response: { 200: data(Type.Array(S.CodeClass)) },
+      },
+    }, async (request) => ({ data: await listCodeClasses(ctx, request.query) }));
 
     // Untyped on purpose: the body is bytes, not a JSON schema the type provider could read.
     plugin.get(CATALOGUE_DOWNLOAD_PATH, {

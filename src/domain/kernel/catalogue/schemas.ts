@@ -18,3 +18,23 @@ export const ItemClass = Type.Object({
   inUse: Type.Boolean({ description: 'False: the authority withdrew the code; sales may not use it' }),
 });
 export type ItemClassResource = Static<typeof ItemClass>;
+
+export const ListCodesQuery = Type.Object({
+  class: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z]{1,5}$', description: 'Only this code class (cdCls), e.g. 07 payment types, 10 quantity units, 17 packaging units' })),
+});
+export type ListCodesQuery = Static<typeof ListCodesQuery>;
+
+export const CodeClass = Type.Object({
+  classCode: Type.String({ description: 'cdCls, e.g. 07' }),
+  className: Type.String({ description: 'cdClsNm, e.g. Payment Type' }),
+  codes: Type.Array(
+    Type.Object({
+      code: Type.String({ description: 'cd, what a field of this class carries' }),
+      name: Type.String({ description: 'cdNm' }),
+      description: Nullable(Type.String()),
+      inUse: Type.Boolean({ description: 'False: the authority withdrew the code (or its class)' }),
+    }),
+    { description: 'In the authority\'s order' },
+  ),
+});
+export type CodeClassResource = Static<typeof CodeClass>;

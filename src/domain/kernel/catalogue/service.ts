@@ -1,9 +1,10 @@
 // The authority's classification catalogue: synced from a VSDC into the database, and kept in
 // memory per process for the check every sale line goes through.
-import { VSDC_EPOCH, type ItemClass } from '@fiscal-gateway/vsdc-protocol';
+import { VSDC_EPOCH, type CodeClass, type ItemClass } from '@fiscal-gateway/vsdc-protocol';
+import type { DeviceTarget } from '../../../vsdc/client.ts';
 import type { AppContext, ContextMember } from '../context.ts';
 import { ApiError } from '../../../platform/errors/errors.ts';
-import { claimSync, codesInUse, recordSyncFailure, saveSync, syncTargets, type ItemClassRecord } from './store.ts';
+import { claimSync, codesInUse, recordSyncFailure, saveCodes, saveSync, syncTargets, type AuthorityCodeRecord, type ItemClassRecord } from './store.ts';
 
 const SYNC_LEASE_MS = 120_000;
 
@@ -28,9 +29,46 @@ function toRecord(entry: ItemClass): ItemClassRecord | undefined {
   };
 }
 
+/** A code table's entries as stored; pulled data is read leniently (an entry without a code is skipped). */
+function toCodeRecords(codeClass: CodeClass): AuthorityCodeRecord[] {
+  const classCode = typeof codeClass?.cdCls === 'string' ? codeClass.cdCls.trim() : '';
+  if (classCode === '' || !Array.isArray(codeClass.dtlList)) return [];
+  const className = typeof codeClass.cdClsNm === 'string' ? codeClass.cdClsNm : classCode;
+  return codeClass.dtlList.flatMap((detail) => {
+    const code = typeof detail?.cd === 'string' ? detail.cd.trim() : '';
+    if (code === '') return [];
+    const order = Number(detail.srtOrd);
+    return [{
+      classCode,
+      className,
+      code,
+      name: typeof detail.cdNm === 'string' ? detail.cdNm : code,
+      description: typeof detail.cdDesc === 'string' ? detail.cdDesc : null,
+      inUse: detail.useYn !== 'N' && codeClass.useYn !== 'N',
+      sortOrder: Number.isInteger(order) ? order : null,
+    }];
+  });
+}
+
+/**
+ * The code tables from the VSDC that just answered for the catalogue: what changed since their
+ * last sync. A failure here leaves the catalogue's sync standing; the next sync asks again.
+ */
+async function syncCodes(ctx: AppContext, target: DeviceTarget, lastReqDt: string): Promise<void> {
+  const outcome = await ctx.vsdc.selectCodes(target, { lastReqDt });
+  if (outcome.kind === 'ok') {
+    await saveCodes(ctx.db, (outcome.data?.clsList ?? []).flatMap(toCodeRecords), outcome.resultDt);
+  } else if (outcome.kind === 'empty') {
+    await saveCodes(ctx.db, [], outcome.resultDt);
+  } else {
+    ctx.log.warn({ vsdc: target.baseUrl, outcome: outcome.kind === 'rejected' ? `${outcome.code} ${outcome.message}` : `${outcome.reason} ${outcome.detail}` }, 'code tables not synced (selectCodes)');
+  }
+}
+
 /**
  * Fetches what changed since the last sync (everything when the table is empty) from the first
- * initialised device whose VSDC answers, and stores it. One process at a time.
+ * initialised device whose VSDC answers, and stores it, then the code tables from the same VSDC.
+ * One process at a time.
  */
 export async function syncCatalogue(ctx: AppContext): Promise<CatalogueSyncResult> {
   const claim = await claimSync(ctx.db, SYNC_LEASE_MS);
@@ -41,6 +79,7 @@ export async function syncCatalogue(ctx: AppContext): Promise<CatalogueSyncResul
     return { kind: 'no_device' };
   }
   const lastReqDt = claim.empty || !claim.lastReqDt ? VSDC_EPOCH : claim.lastReqDt;
+  const codesFrom = claim.codesEmpty || !claim.codesLastReqDt ? VSDC_EPOCH : claim.codesLastReqDt;
   const problems: string[] = [];
   for (const target of targets) {
     const outcome = await ctx.vsdc.selectItemsClass(target, { lastReqDt });
@@ -51,10 +90,12 @@ export async function syncCatalogue(ctx: AppContext): Promise<CatalogueSyncResul
           const record = toRecord(entry);
           if (record) byCode.set(record.code, record);
         }
+        await syncCodes(ctx, target, codesFrom);
         await saveSync(ctx.db, [...byCode.values()], outcome.resultDt);
         return { kind: 'synced', received: byCode.size };
       }
       case 'empty':
+        await syncCodes(ctx, target, codesFrom);
         await saveSync(ctx.db, [], outcome.resultDt);
         return { kind: 'unchanged' };
       case 'rejected':

@@ -40,15 +40,71 @@ export async function syncTargets(db: Kysely<DB>, limit = 5): Promise<SyncTarget
  * Claims the right to sync for `leaseMs` (one process at a time); returns the `lastReqDt` to
  * ask from, or undefined when another process holds the claim.
  */
-export async function claimSync(db: Kysely<DB>, leaseMs: number): Promise<{ lastReqDt: string | null; empty: boolean } | undefined> {
+export async function claimSync(db: Kysely<DB>, leaseMs: number): Promise<SyncClaim | undefined> {
   const row = await db
     .updateTable('catalogue_sync')
     .set({ ...leased('catalogue_sync', { ms: leaseMs }), attempted_at: sql`now()` })
     .where('id', '=', 1)
     .where(isFree('catalogue_sync'))
-    .returning(['last_req_dt', sql<boolean>`not exists (select 1 from item_classes)`.as('empty')])
+    .returning([
+      'last_req_dt',
+      sql<boolean>`not exists (select 1 from item_classes)`.as('empty'),
+      'codes_last_req_dt',
+      sql<boolean>`not exists (select 1 from authority_codes)`.as('codes_empty'),
+    ])
     .executeTakeFirst();
-  return row ? { lastReqDt: row.last_req_dt, empty: row.empty } : undefined;
+  return row ? { lastReqDt: row.last_req_dt, empty: row.empty, codesLastReqDt: row.codes_last_req_dt, codesEmpty: row.codes_empty } : undefined;
+}
+
+interface SyncClaim {
+  /** Where the catalogue's sync asks from, and whether it holds nothing yet (then: from the start). */
+  lastReqDt: string | null;
+  empty: boolean;
+  /** The same for the code tables. */
+  codesLastReqDt: string | null;
+  codesEmpty: boolean;
+}
+
+export interface AuthorityCodeRecord {
+  classCode: string;
+  className: string;
+  code: string;
+  name: string;
+  description: string | null;
+  inUse: boolean;
+  sortOrder: number | null;
+}
+
+/** Upserts the code tables' entries the VSDC sent and moves their `lastReqDt` on. */
+export async function saveCodes(db: Kysely<DB>, codes: AuthorityCodeRecord[], resultDt: string | null): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    if (codes.length > 0) {
+      const rows = JSON.stringify(
+        codes.map((c) => ({ class_code: c.classCode, class_name: c.className, code: c.code, name: c.name, description: c.description, in_use: c.inUse, sort_order: c.sortOrder })),
+      );
+      await sql`
+        insert into authority_codes (class_code, class_name, code, name, description, in_use, sort_order, synced_at)
+        select x.class_code, x.class_name, x.code, x.name, x.description, x.in_use, x.sort_order, now()
+        from jsonb_to_recordset(${rows}::jsonb) as x(class_code text, class_name text, code text, name text, description text, in_use boolean, sort_order integer)
+        on conflict (class_code, code) do update set
+          class_name = excluded.class_name, name = excluded.name, description = excluded.description,
+          in_use = excluded.in_use, sort_order = excluded.sort_order, synced_at = excluded.synced_at`.execute(trx);
+    }
+    if (resultDt) await trx.updateTable('catalogue_sync').set({ codes_last_req_dt: resultDt }).where('id', '=', 1).execute();
+  });
+}
+
+/** The code tables, by class and order; of one class when `classCode` is given. */
+export async function listCodes(db: Kysely<DB>, classCode: string | undefined): Promise<AuthorityCodeRecord[]> {
+  let query = db
+    .selectFrom('authority_codes')
+    .select(['class_code', 'class_name', 'code', 'name', 'description', 'in_use', 'sort_order'])
+    .orderBy('class_code')
+    .orderBy(sql`sort_order nulls last`)
+    .orderBy('code');
+  if (classCode !== undefined) query = query.where('class_code', '=', classCode);
+  const rows = await query.execute();
+  return rows.map((r) => ({ classCode: r.class_code, className: r.class_name, code: r.code, name: r.name, description: r.description, inUse: r.in_use, sortOrder: r.sort_order }));
 }
 
 /** Upserts what the VSDC sent and moves `lastReqDt` on, in one transaction. */

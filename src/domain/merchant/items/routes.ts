@@ -7,7 +7,9 @@ import { BranchHeaders } from '../../kernel/devices/schemas.ts';
 import * as S from './schemas.ts';
 import { createItem, getItem, listItemsPage, releaseItem, updateItem } from './service.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
-import { writeBranch } from '../../kernel/access/acts-on.ts';
+import { branchHeaderOf, merchantDevices, writeBranch } from '../../kernel/access/acts-on.ts';
+import { branchForWrite } from '../../kernel/devices/branch-rule.ts';
+import { reconcileItems } from './reconciliation.ts';
 import { setComposition } from './composition.ts';
 
 const TAG = ['Merchant: items'];
@@ -100,5 +102,24 @@ export function itemRoutes(ctx: AppContext): FastifyPluginAsync {
         response: { 200: data(S.Item) },
       },
     }, async (request) => ({ data: await setComposition(ctx, requireTenant(request).id, request.params.item, request.body, merchantActor(request)) }));
+
+    app.get('/api/v1/item-reconciliation', {
+      config: { auth: { ...READ.auth, branch: 'read' }, errors: ['branch_required', 'branch_not_initialized', 'vsdc_unreachable', 'vsdc_refused'] },
+      schema: {
+        operationId: 'reconcileItems',
+        tags: TAG,
+        summary: 'The items the authority holds for a branch, beside the gateway\'s',
+        description:
+          'Asks the X-Branch (or default) branch\'s VSDC, now, for every item registered through it (selectItems) and compares each with the item the gateway registered: ' +
+          'name, classification, item type, units, VAT category, default price and whether it is in use. Nothing is changed on either side; ' +
+          'an item whose amendment is still pending shows as `differs` until the authority accepts it. ' +
+          '503 `vsdc_unreachable` when the VSDC does not answer, 502 `vsdc_refused` when it answers with an error. See docs/items.md.',
+        headers: BranchHeaders,
+        response: { 200: data(S.ItemReconciliation) },
+      },
+    }, async (request) => {
+      const branch = branchForWrite(await merchantDevices(ctx, request), branchHeaderOf(request));
+      return { data: await reconcileItems(ctx, requireTenant(request).id, branch) };
+    });
   };
 }

@@ -166,3 +166,48 @@ export const Item = Type.Object({
 });
 export type ItemResource = Static<typeof Item>;
 
+
+// ---- the authority's items beside the gateway's (selectItems) ----
+
+const COMPARED_FIELDS = ['name', 'itemClsCd', 'itemTypeCode', 'packagingUnitCode', 'quantityUnitCode', 'vatCategory', 'defaultPrice', 'active'] as const;
+export type ComparedItemField = (typeof COMPARED_FIELDS)[number];
+
+const ComparedItem = Type.Object({
+  name: Type.String(),
+  itemClsCd: Type.String(),
+  itemTypeCode: Type.String(),
+  packagingUnitCode: Type.String(),
+  quantityUnitCode: Type.String(),
+  vatCategory: Type.String(),
+  defaultPrice: Type.Number(),
+  active: Type.Boolean(),
+});
+export type ComparedItem = Static<typeof ComparedItem>;
+
+const ITEM_RECONCILIATION_STATES = ['matches', 'differs', 'missing_at_authority', 'unknown_to_gateway'] as const;
+export type ItemReconciliationState = (typeof ITEM_RECONCILIATION_STATES)[number];
+
+export const ItemReconciliation = Type.Object({
+  branch: Type.String({ description: 'The branch (bhfId) whose VSDC was asked' }),
+  retrievedAt: Timestamp('When the VSDC answered (selectItems)'),
+  summary: Type.Object({
+    matches: Type.Integer(),
+    differs: Type.Integer(),
+    missingAtAuthority: Type.Integer(),
+    unknownToGateway: Type.Integer(),
+  }),
+  items: Type.Array(
+    Type.Object({
+      itemCode: Type.String(),
+      state: Type.Enum(ITEM_RECONCILIATION_STATES, {
+        description:
+          '`matches`: the authority holds what the gateway registered; `differs`: it holds other values (`differences`); `missing_at_authority`: the gateway registered it but the VSDC does not list it; `unknown_to_gateway`: the VSDC lists an item the gateway never registered through this branch',
+      }),
+      gateway: Nullable(ComparedItem),
+      authority: Nullable(ComparedItem),
+      differences: Type.Array(Type.Enum(COMPARED_FIELDS), { description: 'The fields whose values differ' }),
+    }),
+    { description: 'By item code' },
+  ),
+});
+export type ItemReconciliationResource = Static<typeof ItemReconciliation>;

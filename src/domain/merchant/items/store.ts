@@ -292,3 +292,26 @@ export async function recordSendOutcome(db: Kysely<DB>, id: number, revision: nu
     .where('registration_state', 'in', ['pending', 'amendment_pending'])
     .execute();
 }
+
+/** The items the authority has accepted through one branch (registered, or amended since). */
+export async function itemsKnownToAuthority(db: Kysely<DB>, tenantId: number, deviceId: number): Promise<Array<Selectable<ItemsTable>>> {
+  return db
+    .selectFrom('items')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('device_id', '=', deviceId)
+    .where('registration_state', 'in', ['registered', 'amendment_pending', 'amendment_failed'])
+    .orderBy('item_code')
+    .execute();
+}
+
+/** Where a branch's VSDC calls go. */
+export async function branchTarget(db: Kysely<DB>, deviceId: number): Promise<DeviceTarget> {
+  const row = await db
+    .selectFrom('devices as d')
+    .innerJoin('tenants as t', 't.id', 'd.tenant_id')
+    .select(['d.vsdc_base_url', 'd.branch', 't.tpin as tenant_tpin'])
+    .where('d.id', '=', deviceId)
+    .executeTakeFirstOrThrow();
+  return vsdcTargetOf(row);
+}

@@ -139,6 +139,20 @@ interface CatalogueSyncTable {
   attempted_at: NullableTimestamp;
   last_error: string | null;
   claimed_until: NullableTimestamp;
+  /** The VSDC's `resultDt` of the last selectCodes: where the code tables' next sync asks from. */
+  codes_last_req_dt: string | null;
+}
+
+/** One code of one of the authority's code tables (selectCodes). */
+interface AuthorityCodesTable {
+  class_code: string;
+  class_name: string;
+  code: string;
+  name: string;
+  description: string | null;
+  in_use: boolean;
+  sort_order: number | null;
+  synced_at: Timestamp;
 }
 
 export interface SalesTables {
@@ -147,4 +161,5 @@ export interface SalesTables {
   filing_queues: FilingQueuesTable;
   item_classes: ItemClassesTable;
   catalogue_sync: CatalogueSyncTable;
+  authority_codes: AuthorityCodesTable;
 }
