@@ -4,6 +4,7 @@
 // optionally mapping lines to its items, or reject). The decision stands at once; filing it with
 // the authority (savePurchase) is a separate fact that may fail or wait for the VSDC, as for
 // customs lines (authority/imports). An accepted purchase of goods raises stock (sarTyCd 02).
+// A purchase captured by hand (capture.ts, `source` manual) is filed by the same code, regTyCd M.
 import { createHash } from 'node:crypto';
 import { formatVsdcDate, formatVsdcDateTime, parseVsdcDateTime, PURCHASE_STATUS, STOCK_MOVEMENT_TYPES, type PurchaseSale, type SavePurchaseLine, type SavePurchaseRequest } from '@fiscal-gateway/vsdc-protocol';
 import type { AppContext } from '../../kernel/context.ts';
