@@ -159,6 +159,8 @@ describe(`every request example succeeds against the demo provisioning (${engine
       path: () => ({ purchase: state.purchases![0]! }),
     },
     { operationId: 'rejectPurchase', path: () => ({ purchase: state.purchases![1]! }) },
+    // A purchase captured by hand: its example names the item the createItem example made.
+    { operationId: 'capturePurchase', then: (res) => assert.equal(res.json().data.filing.state, 'accepted', res.body) },
     { operationId: 'closeDay' },
     { operationId: 'closeTenantDay', path: () => ({ tenant: demo.tenantId }) },
     // One open reconciliation per branch: each run is finished before the next example starts one.

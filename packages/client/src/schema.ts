@@ -752,11 +752,15 @@ export interface paths {
         };
         /**
          * What suppliers sold to you, newest first
-         * @description Pulled from the authority by the gateway (hourly by default, PURCHASE_PULL_INTERVAL); no endpoint creates them. All branches, or the one X-Branch names.
+         * @description Pulled from the authority by the gateway (hourly by default, PURCHASE_PULL_INTERVAL), or captured by you (POST /api/v1/purchases, `source` manual). All branches, or the one X-Branch names.
          */
         get: operations["listPurchases"];
         put?: never;
-        post?: never;
+        /**
+         * Capture a purchase by hand, from a supplier's invoice the authority does not send you
+         * @description For a supplier the authority does not know (no TPIN, or not filing with the VSDC): its purchases are never pulled. Stored at the X-Branch (or default) branch as a purchase with `source` manual, `status` accepted at once, and the branch's next purchase number; amounts are computed as on a sale (tax-inclusive prices, VAT category A by default). Lines naming one of your registered goods items (`itemCode`) raise your stock (sarTyCd 02); lines without one are filed but move no stock. Filed with the authority (savePurchase, regTyCd M, approved): `filing.state` is `sending` (retried in the background while the VSDC does not answer), then `accepted` or `failed`. 422 naming the field (no lines, a zero quantity, a negative price, too many decimals, an `itemCode` that is not one of your registered items, `occurredAt` in the future or more than 180 days ago); 422 unknown_classification_code; 409 purchase_already_captured for the same supplier (TPIN, or name without one) and supplierInvoiceNo at the branch. See docs/purchases.md.
+         */
+        post: operations["capturePurchase"];
         delete?: never;
         options?: never;
         head?: never;
@@ -13295,6 +13299,8 @@ export interface operations {
                 status?: "pending" | "accepted" | "rejected";
                 /** @description Where your answer stands with the authority */
                 filing?: "not_sent" | "sending" | "accepted" | "failed";
+                /** @description `pulled` from the authority, or `manual`: captured by you (POST /api/v1/purchases) */
+                source?: "pulled" | "manual";
             };
             header?: {
                 /**
@@ -13317,7 +13323,12 @@ export interface operations {
                     "application/json": {
                         data: {
                             id: number;
-                            /** @description The branch (bhfId) it was pulled through; the answer is filed through it */
+                            /**
+                             * @description `pulled` from the authority (a registered supplier filed the sale), or `manual`: captured by you from an unregistered supplier's invoice (POST /api/v1/purchases), accepted at once and filed with regTyCd M
+                             * @enum {unknown}
+                             */
+                            source: "pulled" | "manual";
+                            /** @description The branch (bhfId) it was pulled through or captured at; the answer is filed through it */
                             branch: string;
                             supplier: {
                                 tpin: string | null;
@@ -13495,6 +13506,345 @@ export interface operations {
             };
         };
     };
+    capturePurchase: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @example 000
+                 */
+                "x-branch"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "supplier": {
+                 *         "name": "Chanda Family Farm"
+                 *       },
+                 *       "supplierInvoiceNo": "0042",
+                 *       "items": [
+                 *         {
+                 *           "name": "Maize 50kg bag",
+                 *           "classificationCode": "50221200",
+                 *           "quantity": 20,
+                 *           "price": 230,
+                 *           "vatCategory": "A",
+                 *           "itemCode": "ZM2NTU0000001"
+                 *         },
+                 *         {
+                 *           "name": "Transport to store",
+                 *           "classificationCode": "50221200",
+                 *           "quantity": 1,
+                 *           "price": 150
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    supplier: {
+                        /** @description The supplier's name, as on its invoice (spplrNm) */
+                        name: string;
+                        tpin?: string | null;
+                    };
+                    /** @description The number on the supplier's invoice. Sent to the authority as spplrInvcNo when it is a whole number; otherwise in the remark. A second capture with the same supplier and number at the branch is 409 purchase_already_captured */
+                    supplierInvoiceNo: string;
+                    /**
+                     * Format: date-time
+                     * @description When you bought it (default: now); not in the future, not more than 180 days ago (the VSDC refuses older documents)
+                     */
+                    occurredAt?: string;
+                    items: {
+                        /** @description As on the supplier's invoice */
+                        name: string;
+                        /** @description From the authority's classification catalogue (GET /api/v1/item-classes) */
+                        classificationCode: string;
+                        /** @description Up to 4 decimals */
+                        quantity: number;
+                        /** @description Unit price, tax-inclusive, up to 4 decimals; 0 for a free line */
+                        price: number;
+                        /** @description Default A (standard rated), as on a sale */
+                        vatCategory?: "A" | "B" | "C1" | "C2" | "C3" | "D" | "RVAT" | "E" | "F";
+                        rrp?: number | null;
+                        itemCode?: string | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            /**
+                             * @description `pulled` from the authority (a registered supplier filed the sale), or `manual`: captured by you from an unregistered supplier's invoice (POST /api/v1/purchases), accepted at once and filed with regTyCd M
+                             * @enum {unknown}
+                             */
+                            source: "pulled" | "manual";
+                            /** @description The branch (bhfId) it was pulled through or captured at; the answer is filed through it */
+                            branch: string;
+                            supplier: {
+                                tpin: string | null;
+                                name: string | null;
+                                branch: string | null;
+                                invoiceNo: string | null;
+                                sdcId: string | null;
+                            };
+                            receiptTypeCode: string | null;
+                            paymentTypeCode: string | null;
+                            confirmedAt: string | null;
+                            salesDate: string | null;
+                            stockReleaseDate: string | null;
+                            /** @description The supplier's totals as sent */
+                            totals: {
+                                itemCount: number | null;
+                                taxableAmount: number | null;
+                                taxAmount: number | null;
+                                amount: number | null;
+                            };
+                            remark: string | null;
+                            /** @description What does not add up in the supplier's data (stored as received, never refused) */
+                            inconsistencies: string[];
+                            lines: {
+                                /** @description Position in the supplier's document, from 1 */
+                                line: number;
+                                itemSeq: number | null;
+                                itemCode: string | null;
+                                itemClassificationCode: string | null;
+                                itemName: string | null;
+                                barcode: string | null;
+                                packagingUnitCode: string | null;
+                                packages: number | null;
+                                quantityUnitCode: string | null;
+                                quantity: number | null;
+                                unitPrice: number | null;
+                                supplyAmount: number | null;
+                                discountRate: number | null;
+                                discountAmount: number | null;
+                                vatCategory: string | null;
+                                taxableAmount: number | null;
+                                vatAmount: number | null;
+                                totalAmount: number | null;
+                                mappedItemCode: string | null;
+                            }[];
+                            /**
+                             * @description pending until you answer; then accepted or rejected, never changed
+                             * @enum {unknown}
+                             */
+                            status: "pending" | "accepted" | "rejected";
+                            decidedAt: string | null;
+                            answerRemark: string | null;
+                            purchaseInvoiceNo: number | null;
+                            filing: {
+                                /**
+                                 * @description not_sent (no answer yet), sending (on its way, retried while the VSDC does not answer), accepted, failed (refused by the authority; the decision stands)
+                                 * @enum {unknown}
+                                 */
+                                state: "not_sent" | "sending" | "accepted" | "failed";
+                                resultCode: string | null;
+                                message: string | null;
+                                filedAt: string | null;
+                                nextAttemptAt: string | null;
+                                lastError: string | null;
+                            };
+                            /** Format: date-time */
+                            receivedAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, registering, initialising, correcting or removing devices, inviting or removing users; an admin inviting or removing an owner
+             *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
+             *     - `tenant_suspended`: The merchant account is suspended
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Conflict.
+             *
+             *     A coded error:
+             *
+             *     - `purchase_already_captured`: Capturing a purchase the branch already holds: the same supplier (TPIN, or name without one) and supplier invoice number
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             *
+             *     Or a coded error:
+             *
+             *     - `branch_required`: The merchant has several branches and none is `000`: send `X-Branch` (reports: `branch`)
+             *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
+             *     - `branch_not_initialized`: The branch's device is not initialised yet; nothing was stored
+             *     - `unknown_classification_code`: A line's `classificationCode` is not in the authority's catalogue; nothing was stored
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Service unavailable.
+             *
+             *     A coded error:
+             *
+             *     - `catalogue_unavailable`: The classification catalogue has never been fetched from a VSDC yet and none answers now
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
     getPurchase: {
         parameters: {
             query?: never;
@@ -13515,7 +13865,12 @@ export interface operations {
                     "application/json": {
                         data: {
                             id: number;
-                            /** @description The branch (bhfId) it was pulled through; the answer is filed through it */
+                            /**
+                             * @description `pulled` from the authority (a registered supplier filed the sale), or `manual`: captured by you from an unregistered supplier's invoice (POST /api/v1/purchases), accepted at once and filed with regTyCd M
+                             * @enum {unknown}
+                             */
+                            source: "pulled" | "manual";
+                            /** @description The branch (bhfId) it was pulled through or captured at; the answer is filed through it */
                             branch: string;
                             supplier: {
                                 tpin: string | null;
@@ -13728,7 +14083,12 @@ export interface operations {
                     "application/json": {
                         data: {
                             id: number;
-                            /** @description The branch (bhfId) it was pulled through; the answer is filed through it */
+                            /**
+                             * @description `pulled` from the authority (a registered supplier filed the sale), or `manual`: captured by you from an unregistered supplier's invoice (POST /api/v1/purchases), accepted at once and filed with regTyCd M
+                             * @enum {unknown}
+                             */
+                            source: "pulled" | "manual";
+                            /** @description The branch (bhfId) it was pulled through or captured at; the answer is filed through it */
                             branch: string;
                             supplier: {
                                 tpin: string | null;
@@ -14004,7 +14364,12 @@ export interface operations {
                     "application/json": {
                         data: {
                             id: number;
-                            /** @description The branch (bhfId) it was pulled through; the answer is filed through it */
+                            /**
+                             * @description `pulled` from the authority (a registered supplier filed the sale), or `manual`: captured by you from an unregistered supplier's invoice (POST /api/v1/purchases), accepted at once and filed with regTyCd M
+                             * @enum {unknown}
+                             */
+                            source: "pulled" | "manual";
+                            /** @description The branch (bhfId) it was pulled through or captured at; the answer is filed through it */
                             branch: string;
                             supplier: {
                                 tpin: string | null;

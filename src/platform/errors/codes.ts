@@ -73,6 +73,10 @@ export const ERROR_CODES = {
     status: 409,
     meaning: 'Accepting or rejecting a purchase that was already answered',
   },
+  purchase_already_captured: {
+    status: 409,
+    meaning: 'Capturing a purchase the branch already holds: the same supplier (TPIN, or name without one) and supplier invoice number',
+  },
   reconciliation_in_progress: {
     status: 409,
     meaning: 'Starting a reconciliation for a branch that has one not yet completed (follow that one)',

@@ -32,6 +32,7 @@ function presentLine(line: PurchaseLineRow): PurchaseResource['lines'][number] {
 export function presentPurchase(row: PurchaseRow): PurchaseResource {
   return {
     id: Number(row.id),
+    source: row.source,
     branch: row.branch,
     supplier: { tpin: row.supplier_tpin, name: row.supplier_name, branch: row.supplier_branch, invoiceNo: row.supplier_invoice_no, sdcId: row.supplier_sdc_id },
     receiptTypeCode: row.receipt_type_code,

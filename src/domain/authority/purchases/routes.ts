@@ -1,13 +1,14 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../kernel/context.ts';
-import { requireTenant } from '../../kernel/access/auth.ts';
+import { merchantActor, requireTenant } from '../../kernel/access/auth.ts';
 import { Paginated } from '../../../platform/http/pagination.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
 import { BranchHeaders } from '../../kernel/devices/schemas.ts';
 import * as S from './schemas.ts';
 import { acceptPurchase, getPurchase, listPurchasesPage, rejectPurchase } from './service.ts';
-import { namedBranch } from '../../kernel/access/acts-on.ts';
+import { namedBranch, writeBranch } from '../../kernel/access/acts-on.ts';
+import { capturePurchase } from './capture.ts';
 
 const TAG = ['Merchant: purchases'];
 const WRITE = { auth: { surface: 'merchant' as const, ability: 'invoices:write' as const } };
@@ -27,12 +28,35 @@ export function purchaseRoutes(ctx: AppContext): FastifyPluginAsync {
         operationId: 'listPurchases',
         tags: TAG,
         summary: 'What suppliers sold to you, newest first',
-        description: 'Pulled from the authority by the gateway (hourly by default, PURCHASE_PULL_INTERVAL); no endpoint creates them. All branches, or the one X-Branch names.',
+        description: 'Pulled from the authority by the gateway (hourly by default, PURCHASE_PULL_INTERVAL), or captured by you (POST /api/v1/purchases, `source` manual). All branches, or the one X-Branch names.',
         headers: BranchHeaders,
         querystring: S.ListPurchasesQuery,
         response: { 200: Paginated(S.Purchase) },
       },
     }, async (request) => listPurchasesPage(ctx, requireTenant(request).id, (await namedBranch(ctx, request))?.id, request.query));
+
+    app.post('/api/v1/purchases', {
+      config: { auth: { ...WRITE.auth, branch: 'write' }, errors: ['purchase_already_captured', 'unknown_classification_code', 'catalogue_unavailable'] },
+      schema: {
+        operationId: 'capturePurchase',
+        tags: TAG,
+        summary: "Capture a purchase by hand, from a supplier's invoice the authority does not send you",
+        description:
+          'For a supplier the authority does not know (no TPIN, or not filing with the VSDC): its purchases are never pulled. ' +
+          'Stored at the X-Branch (or default) branch as a purchase with `source` manual, `status` accepted at once, and the branch\'s next purchase number; ' +
+          'amounts are computed as on a sale (tax-inclusive prices, VAT category A by default). ' +
+          'Lines naming one of your registered goods items (`itemCode`) raise your stock (sarTyCd 02); lines without one are filed but move no stock. ' +
+          'Filed with the authority (savePurchase, regTyCd M, approved): `filing.state` is `sending` (retried in the background while the VSDC does not answer), then `accepted` or `failed`. ' +
+          '422 naming the field (no lines, a zero quantity, a negative price, too many decimals, an `itemCode` that is not one of your registered items, `occurredAt` in the future or more than 180 days ago); ' +
+          '422 unknown_classification_code; 409 purchase_already_captured for the same supplier (TPIN, or name without one) and supplierInvoiceNo at the branch. See docs/purchases.md.',
+        headers: BranchHeaders,
+        body: S.CapturePurchaseBody,
+        response: { 201: data(S.Purchase) },
+      },
+    }, async (request, reply) => {
+      const purchase = await capturePurchase(ctx, requireTenant(request).id, await writeBranch(ctx, request), request.body, merchantActor(request));
+      return reply.code(201).send({ data: purchase });
+    });
 
     app.get('/api/v1/purchases/:purchase', {
       config: READ,

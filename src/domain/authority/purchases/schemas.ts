@@ -1,8 +1,11 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
+import { Nullable, literals, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
+import { VAT_CATEGORY_CODES } from '../../../vsdc/tax.ts';
+import { MAX_LINES, MAX_PRICE, MAX_QUANTITY } from '../../fiscal/sales/schemas.ts';
 import { AnswerFiling, FILING_STATES } from '../imports/schemas.ts';
 
 const PURCHASE_STATUSES = ['pending', 'accepted', 'rejected'] as const;
+const PURCHASE_SOURCES = ['pulled', 'manual'] as const;
 
 // ---- requests ----
 
@@ -10,6 +13,7 @@ export const ListPurchasesQuery = Type.Object({
   page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1; 20 items a page.' }),
   status: Type.Optional(Type.Enum(PURCHASE_STATUSES, { description: '`pending`: purchases still waiting for your answer' })),
   filing: Type.Optional(Type.Enum(FILING_STATES, { description: 'Where your answer stands with the authority' })),
+  source: Type.Optional(Type.Enum(PURCHASE_SOURCES, { description: '`pulled` from the authority, or `manual`: captured by you (POST /api/v1/purchases)' })),
 });
 export type ListPurchasesQuery = Static<typeof ListPurchasesQuery>;
 
@@ -47,6 +51,53 @@ export const RejectBody = withExample(
 );
 export type RejectBody = Static<typeof RejectBody>;
 
+const CapturedLine = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200, description: 'As on the supplier\'s invoice' }),
+    classificationCode: Type.String({ minLength: 1, maxLength: 20, description: "From the authority's classification catalogue (GET /api/v1/item-classes)" }),
+    quantity: Type.Number({ exclusiveMinimum: 0, maximum: MAX_QUANTITY, description: 'Up to 4 decimals' }),
+    price: Type.Number({ minimum: 0, maximum: MAX_PRICE, description: 'Unit price, tax-inclusive, up to 4 decimals; 0 for a free line' }),
+    vatCategory: Type.Optional(literals(VAT_CATEGORY_CODES, { description: 'Default A (standard rated), as on a sale' })),
+    rrp: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: MAX_PRICE, description: 'MTV (vatCategory B) lines only, and required on them: the recommended retail price per unit, as on a sale' }))),
+    itemCode: Type.Optional(
+      Nullable(Type.String({ minLength: 1, maxLength: 50, description: 'One of your registered items (its itemCode): filed as it, and a goods item is taken into stock. Leave it out for a line that is not one of your items' })),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const CapturePurchaseBody = withExample(
+  Type.Object(
+    {
+      supplier: Type.Object(
+        {
+          name: Type.String({ minLength: 1, maxLength: 100, description: "The supplier's name, as on its invoice (spplrNm)" }),
+          tpin: Type.Optional(Nullable(Type.String({ pattern: '^[0-9]{10}$', description: "The supplier's TPIN, 10 digits, when it has one" }))),
+        },
+        { additionalProperties: false },
+      ),
+      supplierInvoiceNo: Type.String({
+        minLength: 1,
+        maxLength: 50,
+        description: "The number on the supplier's invoice. Sent to the authority as spplrInvcNo when it is a whole number; otherwise in the remark. A second capture with the same supplier and number at the branch is 409 purchase_already_captured",
+      }),
+      occurredAt: Type.Optional(Timestamp('When you bought it (default: now); not in the future, not more than 180 days ago (the VSDC refuses older documents)')),
+      items: Type.Array(CapturedLine, { minItems: 1, maxItems: MAX_LINES }),
+    },
+    { additionalProperties: false },
+  ),
+  // The item the POST /api/v1/items example creates for a merchant with no items yet.
+  {
+    supplier: { name: 'Chanda Family Farm' },
+    supplierInvoiceNo: '0042',
+    items: [
+      { name: 'Maize 50kg bag', classificationCode: '50221200', quantity: 20, price: 230, vatCategory: 'A', itemCode: 'ZM2NTU0000001' },
+      { name: 'Transport to store', classificationCode: '50221200', quantity: 1, price: 150 },
+    ],
+  },
+);
+export type CapturePurchaseBody = Static<typeof CapturePurchaseBody>;
+
 // ---- responses ----
 
 const Amount = Nullable(Type.Number());
@@ -76,7 +127,8 @@ const PurchaseLine = Type.Object({
 
 export const Purchase = Type.Object({
   id: Type.Integer(),
-  branch: Type.String({ description: 'The branch (bhfId) it was pulled through; the answer is filed through it' }),
+  source: Type.Enum(PURCHASE_SOURCES, { description: '`pulled` from the authority (a registered supplier filed the sale), or `manual`: captured by you from an unregistered supplier\'s invoice (POST /api/v1/purchases), accepted at once and filed with regTyCd M' }),
+  branch: Type.String({ description: 'The branch (bhfId) it was pulled through or captured at; the answer is filed through it' }),
   supplier: Type.Object({
     tpin: Text,
     name: Text,

@@ -4,6 +4,7 @@
 // optionally mapping lines to its items, or reject). The decision stands at once; filing it with
 // the authority (savePurchase) is a separate fact that may fail or wait for the VSDC, as for
 // customs lines (authority/imports). An accepted purchase of goods raises stock (sarTyCd 02).
+// A purchase captured by hand (capture.ts, `source` manual) is filed by the same code, regTyCd M.
 import { createHash } from 'node:crypto';
 import { formatVsdcDate, formatVsdcDateTime, parseVsdcDateTime, PURCHASE_STATUS, STOCK_MOVEMENT_TYPES, type PurchaseSale, type SavePurchaseLine, type SavePurchaseRequest } from '@fiscal-gateway/vsdc-protocol';
 import type { AppContext } from '../../kernel/context.ts';
@@ -150,7 +151,7 @@ export function pullDuePurchaseBranches(ctx: AppContext, intervalMs: number): Pr
 
 /** All branches, or the one X-Branch names. */
 export async function listPurchasesPage(ctx: AppContext, tenantId: number, deviceId: number | undefined, query: ListPurchasesQuery): Promise<Page<PurchaseResource>> {
-  const { rows, total } = await listPurchases(ctx.db, tenantId, { deviceId, status: query.status, filing: query.filing }, query.page);
+  const { rows, total } = await listPurchases(ctx.db, tenantId, { deviceId, status: query.status, filing: query.filing, source: query.source }, query.page);
   return pageOf(rows.map(presentPurchase), total, query.page);
 }
 
@@ -273,13 +274,19 @@ async function filingLine(ctx: AppContext, filing: ClaimedFiling, line: Purchase
   };
 }
 
-/** The savePurchase body of an answer: the pulled sale (`regTyCd` A), approved (02) or rejected (04). */
+/**
+ * The savePurchase body of an answer: the pulled sale (`regTyCd` A), approved (02) or rejected
+ * (04); or of a purchase captured by hand (`regTyCd` M, approved), whose supplier may have no
+ * TPIN and whose invoice number, when it is not a whole number, goes in the remark.
+ */
 async function filingPayload(ctx: AppContext, filing: ClaimedFiling): Promise<SavePurchaseRequest> {
   const decidedAt = filing.decided_at!;
   const itemList = await Promise.all(filing.lines.map((line) => filingLine(ctx, filing, line)));
   const salesDate = filing.sales_date !== null && filing.sales_date.length === 8 && parseVsdcDateTime(filing.sales_date) ? filing.sales_date : formatVsdcDate(decidedAt);
   const invoiceNo = filing.supplier_invoice_no !== null && /^\d{1,15}$/.test(filing.supplier_invoice_no) ? Number(filing.supplier_invoice_no) : null;
   const sum = (pick: (l: SavePurchaseLine) => number | null): number => Number(itemList.reduce((t, l) => t + (pick(l) ?? 0), 0).toFixed(4));
+  const manual = filing.source === 'manual';
+  const remark = manual && invoiceNo === null && filing.supplier_invoice_no !== null ? `Supplier invoice ${filing.supplier_invoice_no}` : filing.answer_remark;
   return {
     invcNo: filing.purchase_invoice_no!,
     orgInvcNo: 0,
@@ -288,7 +295,7 @@ async function filingPayload(ctx: AppContext, filing: ClaimedFiling): Promise<Sa
     spplrNm: filing.supplier_name!,
     spplrInvcNo: invoiceNo,
     spplrSdcId: filing.supplier_sdc_id,
-    regTyCd: 'A',
+    regTyCd: manual ? 'M' : 'A',
     pchsTyCd: 'N',
     rcptTyCd: filing.receipt_type_code === 'R' ? 'R' : 'P',
     pmtTyCd: filing.payment_type_code ?? '01',
@@ -299,14 +306,14 @@ async function filingPayload(ctx: AppContext, filing: ClaimedFiling): Promise<Sa
     totTaxblAmt: amount(filing.total_taxable_amount) ?? sum((l) => l.taxblAmt),
     totTaxAmt: amount(filing.total_tax_amount) ?? sum((l) => l.taxAmt),
     totAmt: amount(filing.total_amount) ?? sum((l) => l.totAmt),
-    remark: filing.answer_remark,
+    remark,
     ...GATEWAY_REGISTRANT_FIELDS,
     itemList,
   };
 }
 
 /** One attempt to file the merchant's answer with the authority; records the outcome. */
-async function sendFiling(ctx: AppContext, filing: ClaimedFiling): Promise<void> {
+export async function sendFiling(ctx: AppContext, filing: ClaimedFiling): Promise<void> {
   const outcome = await ctx.vsdc.savePurchase(filing.target, await filingPayload(ctx, filing));
   await recordFilingOutcome(ctx.db, Number(filing.id), sendOutcomeOf(ctx.config, outcome, filing.retry_attempts));
 }

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Notifier } from '../../../platform/db/notifier.ts';
 import type { DB } from '../../../platform/db/schema.ts';
-import type { PurchaseDecision, PurchaseFilingState, PurchaseLinesTable, PurchasesTable } from '../../../platform/db/tables/purchases.ts';
+import type { PurchaseDecision, PurchaseFilingState, PurchaseLinesTable, PurchaseSource, PurchasesTable } from '../../../platform/db/tables/purchases.ts';
 import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
 import type { DeviceTarget } from '../../../vsdc/client.ts';
 import { finishPull, type ClaimedPull } from '../pulls/branch-pulls.ts';
@@ -20,6 +20,7 @@ export type ReceivedPurchase = Omit<
   | 'id'
   | 'tenant_id'
   | 'device_id'
+  | 'source'
   | 'decision'
   | 'decided_at'
   | 'answer_remark'
@@ -125,6 +126,7 @@ interface PurchaseFilter {
   deviceId?: number | undefined;
   status?: 'pending' | PurchaseDecision | undefined;
   filing?: PurchaseFilingState | undefined;
+  source?: PurchaseSource | undefined;
 }
 
 export async function listPurchases(db: Kysely<DB>, tenantId: number, filter: PurchaseFilter, page: number): Promise<{ rows: PurchaseRow[]; total: number }> {
@@ -133,6 +135,7 @@ export async function listPurchases(db: Kysely<DB>, tenantId: number, filter: Pu
   if (filter.status === 'pending') query = query.where('p.decision', 'is', null);
   else if (filter.status !== undefined) query = query.where('p.decision', '=', filter.status);
   if (filter.filing !== undefined) query = query.where('p.filing_state', '=', filter.filing);
+  if (filter.source !== undefined) query = query.where('p.source', '=', filter.source);
   const [rows, count] = await Promise.all([
     query.orderBy('p.id', 'desc').limit(PER_PAGE).offset(offsetOf(page)).execute(),
     query.clearSelect().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
@@ -169,18 +172,13 @@ export async function decide(
   const row = await trx.selectFrom('purchases').select(['decision', 'device_id']).where('tenant_id', '=', tenantId).where('id', '=', id).forUpdate().executeTakeFirst();
   if (!row) return { kind: 'not_found' };
   if (row.decision !== null) return { kind: 'already_decided', decision: row.decision };
-  const counter = await sql<{ last_invoice_no: number }>`
-    insert into purchase_invoice_counters (device_id, last_invoice_no)
-    select d.id, coalesce(d.last_pchs_invc_no, 0) + 1 from devices d where d.id = ${row.device_id}
-    on conflict (device_id) do update set last_invoice_no = purchase_invoice_counters.last_invoice_no + 1
-    returning last_invoice_no`.execute(trx);
   await trx
     .updateTable('purchases')
     .set({
       decision: decision.decision,
       decided_at: sql<Date>`now()`,
       answer_remark: decision.remark,
-      purchase_invoice_no: Number(counter.rows[0]!.last_invoice_no),
+      purchase_invoice_no: await nextPurchaseInvoiceNo(trx, row.device_id),
       filing_state: 'sending',
       next_attempt_at: sql<Date>`now()`,
       ...leased('purchases', { ms: leaseMs }),
@@ -192,6 +190,92 @@ export async function decide(
     await trx.updateTable('purchase_lines').set({ mapped_item_code: itemCode }).where('purchase_id', '=', id).where('line_no', '=', line).execute();
   }
   return { kind: 'decided' };
+}
+
+/**
+ * The branch's next purchase number (savePurchase `invcNo`, continuing the VSDC's
+ * lastPchsInvcNo), in the caller's transaction: the counter row stays locked until it commits.
+ */
+async function nextPurchaseInvoiceNo(trx: Kysely<DB>, deviceId: number): Promise<number> {
+  const counter = await sql<{ last_invoice_no: number }>`
+    insert into purchase_invoice_counters (device_id, last_invoice_no)
+    select d.id, coalesce(d.last_pchs_invc_no, 0) + 1 from devices d where d.id = ${deviceId}
+    on conflict (device_id) do update set last_invoice_no = purchase_invoice_counters.last_invoice_no + 1
+    returning last_invoice_no`.execute(trx);
+  return Number(counter.rows[0]!.last_invoice_no);
+}
+
+/** A purchase captured by hand, as the service computed it (amounts as exact decimal text). */
+export interface CapturedPurchase {
+  tenantId: number;
+  deviceId: number;
+  dedupeKey: string;
+  supplierTpin: string | null;
+  supplierName: string;
+  supplierInvoiceNo: string;
+  /** cfmDt and salesDt of the purchase (YYYYMMDDHHmmss, YYYYMMDD). */
+  confirmedDt: string;
+  salesDate: string;
+  totals: { itemCount: number; taxable: number; tax: number; amount: number };
+  /** The request as captured, kept as a pulled purchase keeps the supplier's document. */
+  captured: unknown;
+  lines: Array<Omit<ReceivedPurchaseLine, 'line'> & { line: unknown; mapped_item_code: string | null }>;
+}
+
+/**
+ * Stores a captured purchase, `accepted` at once with the branch's next purchase number and its
+ * filing `sending` (leased by the caller, who sends it next), with its lines, in the caller's
+ * transaction. `duplicate` (with the purchase held) when the branch already holds the same
+ * supplier invoice (`dedupe_key`; a concurrent capture of it waits for this one's commit and finds
+ * it): the caller rolls back, so the purchase number taken is not used up.
+ */
+export async function insertCapturedPurchase(trx: Kysely<DB>, purchase: CapturedPurchase, leaseMs: number): Promise<{ kind: 'captured' | 'duplicate'; id: number }> {
+  const inserted = await trx
+    .insertInto('purchases')
+    .values({
+      tenant_id: purchase.tenantId,
+      device_id: purchase.deviceId,
+      source: 'manual',
+      dedupe_key: purchase.dedupeKey,
+      supplier_tpin: purchase.supplierTpin,
+      supplier_name: purchase.supplierName,
+      supplier_branch: null,
+      supplier_invoice_no: purchase.supplierInvoiceNo,
+      supplier_sdc_id: null,
+      receipt_type_code: null,
+      payment_type_code: null,
+      confirmed_dt: purchase.confirmedDt,
+      sales_date: purchase.salesDate,
+      stock_release_dt: null,
+      total_item_count: purchase.totals.itemCount,
+      total_taxable_amount: purchase.totals.taxable,
+      total_tax_amount: purchase.totals.tax,
+      total_amount: purchase.totals.amount,
+      remark: null,
+      sale: JSON.stringify(purchase.captured),
+      inconsistencies: '[]',
+      decision: 'accepted',
+      decided_at: sql<Date>`now()`,
+      answer_remark: null,
+      purchase_invoice_no: await nextPurchaseInvoiceNo(trx, purchase.deviceId),
+      filing_state: 'sending',
+      next_attempt_at: sql<Date>`now()`,
+      ...leased('purchases', { ms: leaseMs }),
+      received_at: sql<Date>`now()`,
+      updated_at: sql<Date>`now()`,
+    })
+    .onConflict((oc) => oc.columns(['tenant_id', 'dedupe_key']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (!inserted) {
+    const held = await trx.selectFrom('purchases').select('id').where('tenant_id', '=', purchase.tenantId).where('dedupe_key', '=', purchase.dedupeKey).executeTakeFirstOrThrow();
+    return { kind: 'duplicate', id: Number(held.id) };
+  }
+  await trx
+    .insertInto('purchase_lines')
+    .values(purchase.lines.map((l) => ({ ...l, line: JSON.stringify(l.line), purchase_id: inserted.id })))
+    .execute();
+  return { kind: 'captured', id: Number(inserted.id) };
 }
 
 export type ClaimedFiling = PurchaseRow & { target: DeviceTarget };

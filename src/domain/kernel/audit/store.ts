@@ -98,6 +98,8 @@ function targetName(): RawBuilder<unknown> {
       from api_keys x left join devices d on d.id = x.device_id where x.id = ${id})
     when 'daily_report' then 'Z report, branch ' || split_part(a.target_id, ':', 1) || ', ' || split_part(a.target_id, ':', 2)
     when 'item' then (select x.name || ' (' || x.item_code || ')' from items x where x.id = ${id})
+    when 'purchase' then (select 'purchase ' || coalesce(x.purchase_invoice_no::text, x.id::text) || ' from ' || coalesce(x.supplier_name, x.supplier_tpin, 'a supplier')
+      || coalesce(', invoice ' || x.supplier_invoice_no, '') from purchases x where x.id = ${id})
     when 'webhook_endpoint' then (select x.url from webhook_endpoints x where x.id = ${id})
     when 'webhook_delivery' then (select e.type || ' to ' || w.url from webhook_deliveries x
       join webhook_events e on e.id = x.event_id join webhook_endpoints w on w.id = x.endpoint_id where x.id = ${id})

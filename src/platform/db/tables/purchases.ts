@@ -4,13 +4,16 @@ import type { RetryColumns } from './items.ts';
 
 export type PurchaseDecision = 'accepted' | 'rejected';
 export type PurchaseFilingState = 'not_sent' | 'sending' | 'accepted' | 'failed';
+/** `pulled` from the authority (selectTrnsPurchaseSales); `manual`: captured by the merchant (POST /api/v1/purchases). */
+export type PurchaseSource = 'pulled' | 'manual';
 
 /** A supplier's document addressed to the merchant, as received, with the merchant's answer. */
 export interface PurchasesTable extends RetryColumns {
   id: Generated<number>;
   tenant_id: number;
-  /** The branch it was first pulled through; the answer is filed through it. */
+  /** The branch it was first pulled through (or captured at); the answer is filed through it. */
   device_id: number;
+  source: Generated<PurchaseSource>;
   /** Supplier TPIN, branch, invoice number and receipt type (or a hash of the raw document when those are missing). */
   dedupe_key: string;
   supplier_tpin: string | null;
