@@ -25,6 +25,7 @@ import * as documentKinds from './0023_document_kinds.ts';
 import * as principals from './0024_principals.ts';
 import * as itemCompositions from './0025_item_compositions.ts';
 import * as auditByTenant from './0026_audit_by_tenant.ts';
+import * as branchUsers from './0028_branch_users.ts';
 
 /** Every migration, in order. A migration is a list of SQL statements run one by one. */
 const migrations: Record<string, { up: string[] }> = {
@@ -53,6 +54,7 @@ const migrations: Record<string, { up: string[] }> = {
   '0024_principals': principals,
   '0025_item_compositions': itemCompositions,
   '0026_audit_by_tenant': auditByTenant,
+  '0028_branch_users': branchUsers,
 };
 
 function toKysely(statements: string[]): Migration {
