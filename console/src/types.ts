@@ -79,6 +79,16 @@ export interface AccountUser {
   createdAt: string;
 }
 
+export type BranchUserState = 'registered' | 'pending' | 'failed';
+
+/** A user as the Users list shows it: with its registration at each initialised branch's VSDC (saveBrancheUser). */
+export interface ListedAccountUser extends AccountUser {
+  vsdcRegistration: {
+    state: BranchUserState | 'none';
+    branches: Array<{ branch: string; state: BranchUserState; resultCode: string | null; message: string | null }>;
+  };
+}
+
 export interface Standing {
   canFile: boolean;
   reason: string | null;

@@ -11,6 +11,7 @@ import { backlogAlarmWorker } from '../domain/partner/alarms/worker.ts';
 import { catalogueRoutes } from '../domain/kernel/catalogue/routes.ts';
 import { CLASSIFICATION_CATALOGUE } from '../domain/kernel/catalogue/service.ts';
 import { catalogueWorker } from '../domain/kernel/catalogue/worker.ts';
+import { branchUserWorker } from '../domain/kernel/branch-users/worker.ts';
 import { compatRoutes } from '../domain/fiscal/compat/routes.ts';
 import { tillLoginRoutes } from '../domain/fiscal/compat/till-login-routes.ts';
 import { consoleRoutes } from '../domain/partner/console/routes.ts';
@@ -84,6 +85,7 @@ export const moduleWorkers: Array<WorkerFactory<AppContext>> = [
   ...webhookWorkers,
   customerRetryWorker,
   itemRetryWorker,
+  branchUserWorker,
   draftScanWorker,
   importPullWorker,
   importFilingWorker,

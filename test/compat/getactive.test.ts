@@ -39,8 +39,9 @@ describe(`till logins and POST /api/ApiKey/getactive (${engineName})`, () => {
     assert.match(data.password, /^[A-Za-z0-9_-]{24}$/);
     assert.deepEqual(
       { ...data, id: 0, createdAt: '' },
-      { id: 0, username: name, branch: '000', sdcId: sdc000, dialect: 'bare', activeKeyId: null, createdAt: '', lastLoginAt: null, password: data.password },
+      { id: 0, username: name, branch: '000', sdcId: sdc000, dialect: 'bare', activeKeyId: null, createdAt: '', lastLoginAt: null, password: data.password, vsdcRegistration: data.vsdcRegistration },
     );
+    assert.ok(['pending', 'registered'].includes(data.vsdcRegistration.state), 'queued for the branch\'s VSDC (test/accounts/branch-users.test.ts)');
 
     const chosen = await h.t.inject({ method: 'POST', url: logins(), headers: partner(), payload: { username: username(), branch: '001', password: 'correct horse battery', dialect: 'wrapped' } });
     assert.equal(chosen.statusCode, 201, chosen.body);

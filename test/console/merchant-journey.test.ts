@@ -303,6 +303,8 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
     assert.equal(await page.getByRole('button', { name: /Register|Initialise|Remove/ }).count(), 0);
     await open('Users', 'Users');
     assert.equal(await page.getByRole('button', { name: /Send the invitation|Remove/ }).count(), 0);
+    // The owner, a user since before branch 000 was initialised, is registered with its VSDC.
+    await page.getByText('Branch 000: registered').first().waitFor();
     await open('Documents', 'Documents');
     await page.locator('a[data-testid^="document-"]').first().click();
     await page.getByText('Fiscal information').waitFor();

@@ -91,7 +91,7 @@ describe(`one logger on the context (${engineName})`, () => {
     try {
       const names = workers.workers.map((w) => w.name);
       for (const name of names) {
-        const module = /^([a-z]+)\.[a-z]+$/.exec(name)?.[1];
+        const module = /^([a-z]+(?:-[a-z]+)*)\.[a-z]+$/.exec(name)?.[1];
         assert.ok(module && CONTEXTS.some((context) => existsSync(new URL(`../../src/domain/${context}/${module}`, import.meta.url))), `${name}: module.job, after a module of src/domain`);
       }
       assert.equal(new Set(names).size, names.length, 'no two workers share a name');

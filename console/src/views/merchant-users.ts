@@ -1,6 +1,7 @@
-// The merchant's people: who has access with which role; owners and admins invite and remove.
+// The merchant's people: who has access with which role, and whether each initialised branch's
+// VSDC has them as a user; owners and admins invite and remove.
 import { badge, dateTime, h, table } from '../dom.ts';
-import type { AccountUser, Invitation, UserRole } from '../types.ts';
+import type { AccountUser, BranchUserState, Invitation, ListedAccountUser, UserRole } from '../types.ts';
 import { canWrite, confirmAction, errorBox, field, formMessage, heading, type ViewContext } from '../view.ts';
 
 const ROLE_TEXT: Record<UserRole, string> = {
@@ -9,13 +10,29 @@ const ROLE_TEXT: Record<UserRole, string> = {
   viewer: 'Viewer — reads documents, exports and settings',
 };
 
+const REGISTRATION: Record<BranchUserState | 'none', { text: string; tone: 'ok' | 'warn' | 'danger' | 'neutral' }> = {
+  registered: { text: 'Registered', tone: 'ok' },
+  pending: { text: 'Pending', tone: 'warn' },
+  failed: { text: 'Refused', tone: 'danger' },
+  none: { text: 'No branch yet', tone: 'neutral' },
+};
+
+/** The user's registration with the VSDC: over all branches, then each branch that is not registered (or each, when all are). */
+function registrationCell(registration: ListedAccountUser['vsdcRegistration']) {
+  const { text, tone } = REGISTRATION[registration.state];
+  const branchText = (b: ListedAccountUser['vsdcRegistration']['branches'][number]) =>
+    b.state === 'failed' ? `Branch ${b.branch}: refused (${b.resultCode ?? '?'}${b.message ? ` ${b.message}` : ''})` : `Branch ${b.branch}: ${b.state === 'pending' ? 'waiting for the VSDC' : 'registered'}`;
+  const shown = registration.state === 'registered' ? registration.branches : registration.branches.filter((b) => b.state !== 'registered');
+  return h('span', { class: 'stack' }, badge(text, tone), ...shown.map((b) => h('small', null, branchText(b))));
+}
+
 export async function usersView(ctx: ViewContext) {
   const writer = canWrite(ctx);
   const me = ctx.account?.user;
   const head = heading('Users', h('button', { type: 'button', onclick: ctx.refresh }, 'Refresh'));
-  let users: AccountUser[];
+  let users: ListedAccountUser[];
   try {
-    users = (await ctx.api.get<{ data: AccountUser[] }>('/api/v1/account/users')).data;
+    users = (await ctx.api.get<{ data: ListedAccountUser[] }>('/api/v1/account/users')).data;
   } catch (err) {
     return [head, errorBox(err)];
   }
@@ -26,6 +43,7 @@ export async function usersView(ctx: ViewContext) {
     badge(u.role, u.role === 'viewer' ? 'neutral' : 'ok'),
     u.emailVerified ? 'Confirmed' : h('small', { class: 'muted' }, 'Not confirmed yet'),
     dateTime(u.createdAt),
+    registrationCell(u.vsdcRegistration),
     ...(writer
       ? [
           removable(u)
@@ -45,9 +63,10 @@ export async function usersView(ctx: ViewContext) {
   const content = [
     head,
     message.element,
-    table('Users', ['Email', 'Role', 'Email address', 'Since', ...(writer ? ['Remove'] : [])], rows),
+    table('Users', ['Email', 'Role', 'Email address', 'Since', 'At the VSDC', ...(writer ? ['Remove'] : [])], rows),
   ];
-  if (!writer) return [...content, h('p', { class: 'muted' }, 'Viewers see who has access; an owner or admin invites and removes users.')];
+  const explained = h('p', { class: 'muted' }, "Every user is registered with the authority's VSDC as a user of each initialised branch; a removed user is registered as no longer in use.");
+  if (!writer) return [...content, explained, h('p', { class: 'muted' }, 'Viewers see who has access; an owner or admin invites and removes users.')];
   const email = h('input', { type: 'email', required: true, autocomplete: 'off' }) as HTMLInputElement;
   const roles: UserRole[] = me?.role === 'owner' ? ['viewer', 'admin', 'owner'] : ['viewer', 'admin'];
   const role = h('select', null, roles.map((r) => h('option', { value: r }, ROLE_TEXT[r]))) as HTMLSelectElement;
@@ -79,5 +98,5 @@ export async function usersView(ctx: ViewContext) {
     inviteMessage.element,
     submit,
   );
-  return [...content, form];
+  return [...content, explained, form];
 }

@@ -1861,7 +1861,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The users of your merchant */
+        /**
+         * The users of your merchant
+         * @description Each with `vsdcRegistration`: where its registration as a user of each initialised branch stands with the VSDC (saveBrancheUser).
+         */
         get: operations["listAccountUsers"];
         put?: never;
         post?: never;
@@ -21088,6 +21091,13 @@ export interface operations {
                             /** Format: date-time */
                             createdAt: string;
                             lastLoginAt: string | null;
+                            /** @description Registration with the VSDC of its branch (saveBrancheUser) */
+                            vsdcRegistration: {
+                                /** @description `registered`: the VSDC holds the user; `pending`: queued or the VSDC did not answer yet (retried with backoff); `failed`: the authority refused it (`resultCode`, `message`), until a later change queues it again; `none`: its branch is not initialised yet (registered when it is) */
+                                state: "registered" | "pending" | "failed" | "none";
+                                resultCode: string | null;
+                                message: string | null;
+                            };
                         }[];
                     };
                 };
@@ -21234,6 +21244,13 @@ export interface operations {
                             /** Format: date-time */
                             createdAt: string;
                             lastLoginAt: string | null;
+                            /** @description Registration with the VSDC of its branch (saveBrancheUser) */
+                            vsdcRegistration: {
+                                /** @description `registered`: the VSDC holds the user; `pending`: queued or the VSDC did not answer yet (retried with backoff); `failed`: the authority refused it (`resultCode`, `message`), until a later change queues it again; `none`: its branch is not initialised yet (registered when it is) */
+                                state: "registered" | "pending" | "failed" | "none";
+                                resultCode: string | null;
+                                message: string | null;
+                            };
                             /** @description The generated password, shown once; absent when you chose it */
                             password?: string;
                         };
@@ -24958,6 +24975,19 @@ export interface operations {
                             emailVerified: boolean;
                             /** Format: date-time */
                             createdAt: string;
+                            /** @description Registration with the VSDC (saveBrancheUser) as a user of each initialised branch */
+                            vsdcRegistration: {
+                                /** @description Over its branches: `failed` if one failed, else `pending` if one waits, else `registered`; `none` while the merchant has no initialised branch */
+                                state: "registered" | "pending" | "failed" | "none";
+                                branches: {
+                                    /** @description The branch (bhfId) */
+                                    branch: string;
+                                    /** @description `registered`: the VSDC holds the user; `pending`: queued or the VSDC did not answer yet (retried with backoff); `failed`: the authority refused it (`resultCode`, `message`), until a later change queues it again */
+                                    state: "pending" | "registered" | "failed";
+                                    resultCode: string | null;
+                                    message: string | null;
+                                }[];
+                            };
                         }[];
                     };
                 };

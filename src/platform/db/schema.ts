@@ -1,6 +1,7 @@
 // The database as Kysely sees it: one interface per module's tables, composed here.
 import type { AccountTables } from './tables/accounts.ts';
 import type { AuthorityTables } from './tables/authority.ts';
+import type { BranchUserTables } from './tables/branch-users.ts';
 import type { CompatTables } from './tables/compat.ts';
 import type { ConsoleTables } from './tables/console.ts';
 import type { FoundationTables } from './tables/foundation.ts';
@@ -12,4 +13,4 @@ import type { ReconciliationTables } from './tables/reconciliation.ts';
 import type { SalesTables } from './tables/sales.ts';
 import type { StockTables } from './tables/stock.ts';
 import type { WebhookTables } from './tables/webhooks.ts';
-export interface DB extends FoundationTables, SalesTables, WebhookTables, ItemTables, ConsoleTables, CompatTables, PurchaseTables, AuthorityTables, ReportTables, ReconciliationTables, StockTables, AccountTables, PrincipalTables {}
+export interface DB extends FoundationTables, SalesTables, WebhookTables, ItemTables, ConsoleTables, CompatTables, PurchaseTables, AuthorityTables, ReportTables, ReconciliationTables, StockTables, AccountTables, PrincipalTables, BranchUserTables {}

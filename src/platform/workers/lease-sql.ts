@@ -36,6 +36,7 @@ const LEASES = {
   customers: { key: 'id', until: 'lease_until', due: 'next_attempt_at' },
   items: { key: 'id', until: 'lease_until', due: 'next_attempt_at' },
   item_compositions: { key: 'id', until: 'lease_until', due: 'next_attempt_at' },
+  branch_users: { key: 'id', until: 'lease_until', due: 'next_attempt_at' },
   import_items: { key: 'id', until: 'lease_until', due: 'next_attempt_at' },
   import_pulls: { key: 'device_id', until: 'lease_until', due: 'next_pull_at' },
   purchases: { key: 'id', until: 'lease_until', due: 'next_attempt_at' },

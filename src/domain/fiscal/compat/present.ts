@@ -1,8 +1,10 @@
 import type { TillLoginResource } from './schemas.ts';
 import type { TillLoginRow } from './till-login-store.ts';
 import { iso } from '../../../platform/lib/time.ts';
+import { presentTillLoginRegistration } from '../../kernel/branch-users/present.ts';
+import type { BranchRegistration } from '../../kernel/branch-users/store.ts';
 
-export function presentTillLogin(row: TillLoginRow): TillLoginResource {
+export function presentTillLogin(row: TillLoginRow, registration: BranchRegistration[] | undefined): TillLoginResource {
   return {
     id: row.id,
     username: row.username,
@@ -12,5 +14,6 @@ export function presentTillLogin(row: TillLoginRow): TillLoginResource {
     activeKeyId: row.activeKeyId,
     createdAt: row.createdAt.toISOString(),
     lastLoginAt: iso(row.lastLoginAt),
+    vsdcRegistration: presentTillLoginRegistration(registration),
   };
 }

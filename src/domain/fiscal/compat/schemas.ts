@@ -6,6 +6,7 @@ import { MAX_LINES, MAX_PRICE, MAX_QUANTITY, Money } from '../sales/schemas.ts';
 import { PAYMENT_TYPE_CODES } from '../../../vsdc/codes.ts';
 import { VAT_CATEGORY_CODES } from '../../../vsdc/tax.ts';
 import { Nullable, literals, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
+import { TillLoginVsdcRegistration } from '../../kernel/branch-users/schemas.ts';
 
 
 /** Printable, no leading or trailing blanks: the number is part of an idempotency key and a path. */
@@ -229,6 +230,7 @@ export const TillLogin = Type.Object({
   activeKeyId: Nullable(Type.Integer({ description: 'The fiscalisation key the last getactive issued, while it is not revoked' })),
   createdAt: Timestamp(),
   lastLoginAt: Nullable(Timestamp()),
+  vsdcRegistration: TillLoginVsdcRegistration,
 });
 export type TillLoginResource = Static<typeof TillLogin>;
 

@@ -1,4 +1,5 @@
-// SQL of till logins: the partner's list, create and delete, the getactive lookup, and the
+// SQL of till logins: the partner's list, create and delete (each queues the login's
+// registration with its branch's VSDC, kernel/branch-users), the getactive lookup, and the
 // one transaction that swaps a login's till key.
 import { sql, type Kysely } from 'kysely';
 import type { TenantAccount } from '../../../credentials/lookup.ts';
@@ -7,6 +8,7 @@ import { documentsInMonth } from '../../../credentials/standing.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { Plan } from '../../../platform/db/tables/foundation.ts';
 import { recordAudit, type Actor } from '../../kernel/audit/store.ts';
+import { queueTillLogin } from '../../kernel/branch-users/store.ts';
 
 export type Dialect = 'bare' | 'wrapped';
 
@@ -76,6 +78,7 @@ export async function insertTillLogin(db: Kysely<DB>, actor: Actor, login: NewTi
       .values({ tenant_id: login.tenantId, device_id: login.deviceId, username: login.username, password_hash: login.passwordHash, dialect: login.dialect })
       .returning(['id'])
       .executeTakeFirstOrThrow();
+    await queueTillLogin(trx, login.tenantId, row.id, 'Y');
     await recordAudit(trx, { actor, action: 'till_login.created', tenantId: login.tenantId, targetType: 'till_login', targetId: row.id, details: { username: login.username, dialect: login.dialect } });
     return row.id;
   });
@@ -95,6 +98,7 @@ export async function deleteTillLoginRow(db: Kysely<DB>, actor: Actor, tenantId:
     if (row.deleted_at) return { deleted: false };
     await trx.updateTable('till_logins').set({ deleted_at: sql`now()` }).where('id', '=', id).execute();
     await revokeKey(trx, actor, { tenantId }, row.api_key_id);
+    await queueTillLogin(trx, tenantId, id, 'N');
     await recordAudit(trx, { actor, action: 'till_login.deleted', tenantId, targetType: 'till_login', targetId: id });
     return { deleted: true };
   });

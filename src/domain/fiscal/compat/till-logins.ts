@@ -8,6 +8,7 @@ import { decoyHash, hashPassword, verifyPassword } from '../../../credentials/pa
 import { isUniqueViolation } from '../../../platform/db/database.ts';
 import { ApiError, NotFoundError, fieldError, unauthenticated } from '../../../platform/errors/errors.ts';
 import type { Actor } from '../../kernel/audit/store.ts';
+import { registrationsOfTillLogins } from '../../kernel/branch-users/store.ts';
 import type { TenantRow } from '../../kernel/tenants/store.ts';
 import { presentTillLogin } from './present.ts';
 import type { CreateTillLoginBody, GetActiveAnswer, GetActiveBody, TillLoginResource } from './schemas.ts';
@@ -23,7 +24,9 @@ function generatePassword(): string {
 }
 
 export async function listTillLogins(ctx: AppContext, tenant: TenantRow): Promise<TillLoginResource[]> {
-  return (await listTillLoginRows(ctx.db, tenant.id)).map(presentTillLogin);
+  const rows = await listTillLoginRows(ctx.db, tenant.id);
+  const registered = await registrationsOfTillLogins(ctx.db, tenant.id, rows.map((r) => r.id));
+  return rows.map((row) => presentTillLogin(row, registered.get(row.id)));
 }
 
 export async function createTillLogin(ctx: AppContext, actor: Actor, tenant: TenantRow, body: CreateTillLoginBody): Promise<TillLoginResource & { password?: string }> {
@@ -38,7 +41,8 @@ export async function createTillLogin(ctx: AppContext, actor: Actor, tenant: Ten
     if (isUniqueViolation(err)) throw fieldError('username', 'This merchant already has a till login with that username.');
     throw err;
   }
-  const login = presentTillLogin((await findTillLoginRow(ctx.db, tenant.id, id))!);
+  const registered = await registrationsOfTillLogins(ctx.db, tenant.id, [id]);
+  const login = presentTillLogin((await findTillLoginRow(ctx.db, tenant.id, id))!, registered.get(id));
   return generated === undefined ? login : { ...login, password: generated };
 }
 

@@ -3,6 +3,7 @@ import type { DB } from '../../../platform/db/schema.ts';
 import { isUniqueViolation } from '../../../platform/db/database.ts';
 import { ApiError, fieldError } from '../../../platform/errors/errors.ts';
 import { recordAudit, type Actor } from '../audit/store.ts';
+import { queueUsersOfNewBranch } from '../branch-users/store.ts';
 import { presentDevice } from './present.ts';
 import type { DeviceResource } from './schemas.ts';
 import type { Selectable } from 'kysely';
@@ -107,6 +108,7 @@ const RECORD_NAMES: Record<string, string> = {
   purchases: 'purchases',
   daily_reports: 'daily reports',
   reconciliation_runs: 'reconciliations',
+  branch_users: 'branch user registrations',
 };
 
 /** The merchant a device belongs to, as its row (kernel/tenants names it TenantRow; devices sit below tenants). */
@@ -209,6 +211,8 @@ async function finishHandshake(db: Kysely<DB>, actor: Actor, tenant: TenantRow, 
       const info = result.info;
       return db.transaction().execute(async (trx) => {
         const row = await markDeviceInitialized(trx, device.id, info);
+        // The merchant's users and the branch's till logins are registered with its VSDC.
+        if (row) await queueUsersOfNewBranch(trx, device.id);
         await recordAudit(trx, { actor, action: 'device.initialized', tenantId: tenant.id, targetType: 'device', targetId: device.id, details: { branch: device.branch, sdcId: info.sdcId } });
         return presentDevice(row ?? (await deviceOf(trx, tenant.id, device.branch)));
       });

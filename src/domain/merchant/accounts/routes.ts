@@ -116,7 +116,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/account/users', {
       config: viewer,
-      schema: { operationId: 'listAccountUsers', tags: TAG, summary: 'The users of your merchant', response: { 200: data(Type.Array(S.User)) } },
+      schema: { operationId: 'listAccountUsers', tags: TAG, summary: 'The users of your merchant', description: 'Each with `vsdcRegistration`: where its registration as a user of each initialised branch stands with the VSDC (saveBrancheUser).', response: { 200: data(Type.Array(S.ListedUser)) } },
     }, async (request) => ({ data: await service.listUsers(ctx, requireUser(request).user) }));
 
     app.post('/api/v1/account/users/invitations', {

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { literals, Nullable, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
 import { Tpin } from '../../kernel/tenants/schemas.ts';
+import { UserVsdcRegistration } from '../../kernel/branch-users/schemas.ts';
 import { PASSWORD_MAX } from './password-rules.ts';
 
 const Email = Type.String({ format: 'email', maxLength: 254 });
@@ -26,6 +27,8 @@ export const UserParam = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2
 export const Accepted = Type.Object({ message: Type.String() });
 
 export const User = Type.Object({ id: Type.Integer(), email: Type.String(), role: Role, emailVerified: Type.Boolean(), createdAt: Timestamp() });
+/** A user as the Users list shows it: with its registration with the VSDC of each initialised branch. */
+export const ListedUser = Type.Object({ ...User.properties, vsdcRegistration: UserVsdcRegistration });
 export const Merchant = Type.Object({
   id: Type.Integer(),
   name: Type.String(),

@@ -15,6 +15,9 @@ import { roleAtLeast } from '../../kernel/access/auth.ts';
 import { ApiError, fieldError, NotFoundError } from '../../../platform/errors/errors.ts';
 import { accountExistsMail, invitationMail, passwordChangedMail, passwordResetMail, verifyEmailMail } from '../../../platform/mail/templates.ts';
 import { recordAudit, type Actor } from '../../kernel/audit/store.ts';
+import { presentUserRegistration } from '../../kernel/branch-users/present.ts';
+import type { UserVsdcRegistration } from '../../kernel/branch-users/schemas.ts';
+import { queueConsoleUser, registrationsOfUsers } from '../../kernel/branch-users/store.ts';
 import { tenantOfPartner } from '../../kernel/tenants/service.ts';
 import { decoyHash, hashPassword, verifyPassword } from '../../../credentials/passwords.ts';
 import { assertPasswordRules } from './password-rules.ts';
@@ -107,6 +110,7 @@ export async function signUp(ctx: AppContext, input: { merchantName: string; tpi
     const { merchantName, link } = await ctx.db.transaction().execute(async (trx) => {
       const tenant = await store.insertSelfTenant(trx, { name: input.merchantName.trim(), tpin: input.tpin, email });
       const user = await store.insertUser(trx, { tenant_id: tenant.id, email, password_hash: passwordHash, role: 'owner', email_verified_at: null });
+      await queueConsoleUser(trx, tenant.id, user.id, 'Y');
       const verify = await createLink(trx, ctx, { kind: 'verify', tenantId: tenant.id, userId: user.id, email, role: null, createdBy: null });
       await recordAudit(trx, { actor: { type: 'anonymous' }, action: 'account.signup', tenantId: tenant.id, targetType: 'user', targetId: user.id, details: { ip: client.ip, tenantOrigin: 'self' } });
       return { merchantName: tenant.name, link: verify.link };
@@ -244,8 +248,11 @@ export async function confirmPasswordReset(ctx: AppContext, input: { token: stri
   });
 }
 
-export async function listUsers(ctx: AppContext, session: SessionUser): Promise<UserResource[]> {
-  return (await store.usersOf(ctx.db, session.tenant.id)).map(presentUser);
+/** The merchant's users, each with its registration with the VSDC of every initialised branch. */
+export async function listUsers(ctx: AppContext, session: SessionUser): Promise<Array<UserResource & { vsdcRegistration: UserVsdcRegistration }>> {
+  const users = await store.usersOf(ctx.db, session.tenant.id);
+  const registered = await registrationsOfUsers(ctx.db, session.tenant.id, users.map((u) => u.id));
+  return users.map((u) => ({ ...presentUser(u), vsdcRegistration: presentUserRegistration(registered.get(u.id)) }));
 }
 
 interface InvitationResource {
@@ -293,6 +300,7 @@ export async function acceptInvitation(ctx: AppContext, input: { token: string; 
       if (await store.findUserByEmail(trx, used.email)) throw alreadyUser();
       // The link reached the mailbox: the address counts as verified.
       const user = await store.insertUser(trx, { tenant_id: used.tenant_id, email: used.email, password_hash: hash, role: used.role, email_verified_at: now });
+      await queueConsoleUser(trx, used.tenant_id, user.id, 'Y');
       await recordAudit(trx, { actor: { type: 'user', userId: user.id }, action: 'account.invitation_accepted', tenantId: used.tenant_id, targetType: 'user', targetId: user.id, details: { role: user.role, invitationId: used.id } });
       return presentUser(user);
     });
@@ -312,6 +320,7 @@ export async function removeUser(ctx: AppContext, session: SessionUser, userId: 
     if (user.role === 'owner' && !roleAtLeast(session.role, 'owner')) throw new ApiError('role_insufficient', 'Only an owner may remove an owner.');
     await store.setUserFields(trx, user.id, { removed_at: now }, now);
     await store.revokeSessions(trx, user.id, now);
+    await queueConsoleUser(trx, session.tenant.id, user.id, 'N');
     await recordAudit(trx, { actor: { type: 'user', userId: session.userId }, action: 'account.user_removed', tenantId: session.tenant.id, targetType: 'user', targetId: user.id, details: { email: user.email, role: user.role } });
     return { removed: true as const, id: user.id };
   });
