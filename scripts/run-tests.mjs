@@ -3,7 +3,9 @@
 // files are listed here. Extra arguments are file filters (substring match on the path).
 // TEST_DATABASE_URL=postgres://… runs every database test against that PostgreSQL server
 // instead of the embedded database; the files that never reach the test database (they import
-// nothing that leads to test/helpers/db.ts) already ran on the embedded pass and are left out.
+// nothing that leads to test/helpers/db.ts) already ran on the embedded pass and are left out, and
+// so are the files whose header says `// test-database: embedded only` (the console in a real
+// browser: what it shows does not depend on the engine, and the API under it runs on both).
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
@@ -29,13 +31,20 @@ function reachesDatabase(file, seen = new Set()) {
   return imports.some((target) => target.startsWith('test/') && reachesDatabase(target, seen));
 }
 
+/** The file's header (its leading comment lines) opts out of the PostgreSQL pass. */
+function embeddedOnly(file) {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const header = lines.slice(0, lines.findIndex((line) => !line.startsWith('//')));
+  return header.some((line) => line.includes('test-database: embedded only'));
+}
+
 const filters = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const passThrough = process.argv.slice(2).filter((a) => a.startsWith('--'));
 const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 const files = collect('test')
   .sort()
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
-  .filter((f) => !onPostgres || reachesDatabase(f));
+  .filter((f) => !onPostgres || (reachesDatabase(f) && !embeddedOnly(f)));
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);

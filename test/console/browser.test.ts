@@ -1,5 +1,6 @@
 // The console in a real browser (Debian's chromium through playwright-core) against a gateway on
 // a real port, with the real simulator, filing and delivery workers and a real webhook receiver.
+// test-database: embedded only (scripts/run-tests.mjs): the browser's view does not depend on the engine.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -4,6 +4,7 @@
 // device, mints a token, fiscalises a sale with it over HTTP, finds it and prints its receipt,
 // revokes the token; an invited viewer reads without the controls that write; every view fits a
 // 390 px phone. With CONSOLE_SCREENSHOT_DIR set, it saves each view at laptop and phone widths.
+// test-database: embedded only (scripts/run-tests.mjs): the browser's view does not depend on the engine.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -5,7 +5,7 @@
 // API when certify runs its own simulator; against a real VSDC it uses what is waiting there.
 import { randomBytes } from 'node:crypto';
 import { CHECKLIST_ITEMS, MINIMUM_FEATURES } from './checklist.ts';
-import type { Recorder } from './recorder.ts';
+import type { RecordedCall, Recorder } from './recorder.ts';
 
 export interface WalkSettings {
   gatewayUrl: string;
@@ -135,7 +135,12 @@ export async function walkChecklist(settings: WalkSettings): Promise<WalkOutcome
     } catch (err) {
       why = err instanceof CheckFailed ? err.message : `unexpected: ${(err as Error).stack ?? String(err)}`;
     }
-    const calls = recorder.calls.slice(firstCall).filter((c) => c.tpin === tpin).map((c) => c.seq);
+    // Its evidence: the calls it made to its endpoints (background pulls at the same time are
+    // not), or, for what a worker did before it ran (the code tables), the first answered ones.
+    const endpoints = new Set<string>(CHECKLIST_ITEMS.find((i) => i.no === no)!.endpoints);
+    const relevant = (c: RecordedCall) => c.tpin === tpin && endpoints.has(c.endpoint);
+    let calls = recorder.calls.slice(firstCall).filter(relevant).map((c) => c.seq);
+    if (calls.length === 0) calls = ourCalls().filter((c) => relevant(c) && (c.resultCd === '000' || c.resultCd === '001')).slice(0, 1).map((c) => c.seq);
     results.set(no, { no, ok: why === null, notes, why, calls, ms: Date.now() - started });
   }
   const passed = (no: number) => results.get(no)?.ok === true;

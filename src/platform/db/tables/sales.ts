@@ -152,7 +152,7 @@ interface AuthorityCodesTable {
   description: string | null;
   in_use: boolean;
   sort_order: number | null;
-  synced_at: Timestamp;
+  synced_at: RequiredTimestamp;
 }
 
 export interface SalesTables {
