@@ -390,10 +390,11 @@ export async function walkChecklist(settings: WalkSettings): Promise<WalkOutcome
   });
   await item(24, async (notes) => {
     needs(23);
-    const compared = await data('POST', '/api/v1/stock/reconciliation/refresh', { status: [200, 201] });
+    const compared = await data('GET', `/api/v1/stock/reconciliation?refresh=true`);
     const ours = ((compared.items ?? []) as Json[]).find((i) => i.itemCode === product);
-    expect(ours, `the VSDC's stock does not list ${product}: ${JSON.stringify(compared).slice(0, 300)}`);
-    notes.push(`GET /api/v1/stock/reconciliation read the branch's stock back (selectStockItems): ${JSON.stringify(ours).slice(0, 300)}`);
+    expect(ours && ours.vsdcQuantity !== null, `the VSDC's stock does not list ${product}: ${JSON.stringify(compared).slice(0, 300)}`);
+    expect(ours.status === 'matches', `the VSDC's stock of ${product} differs from the gateway's: ${JSON.stringify(ours)}`);
+    notes.push(`GET /api/v1/stock/reconciliation?refresh=true read the branch's stock back (selectStockItems): ${product} ${String(ours.gatewayQuantity)} at the gateway, ${String(ours.vsdcQuantity)} at the VSDC (${String(ours.status)})`);
   });
 
   // ---- reports, audit, backup ----
