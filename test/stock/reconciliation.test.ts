@@ -1,7 +1,8 @@
 // The VSDC's stock beside the gateway's (GET /api/v1/stock/reconciliation) against the real
 // simulator: after the chains are sent the two agree; a movement only the VSDC has is a
 // difference (and a resent sarNo replaces it, never adds to it); movements the VSDC has not got
-// yet are `pending`, not a difference; a live read while the VSDC is down is a 503; the branch
+// yet are `pending`, not a difference; a live read while the VSDC is down is a 503 (an error
+// answer a 502); the branch
 // rule and credentials refuse what they should.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -132,7 +133,7 @@ describe(`stock reconciliation (${engineName})`, () => {
     assert.equal(stored.length, 1);
   });
 
-  test('movements the VSDC has not got are pending, not a difference; a live read while it is down is a 503', async (t) => {
+  test('movements the VSDC has not got are pending, not a difference; a live read while it is down is a 503, refused a 502', async (t) => {
     t.after(() => h.sim.control.clearFaults(h.merchant.tpin, '000'));
     h.sim.control.setFaults(h.merchant.tpin, '000', { down: true });
     const loss = expectStatus(await h.post('/api/v1/stock/adjustments', { movementType: '15', items: [{ itemCode: RAW, quantity: 4 }], remark: 'Breakage' }), 201).data;
@@ -156,6 +157,13 @@ describe(`stock reconciliation (${engineName})`, () => {
     const fresh = await compare('?refresh=true');
     assert.deepEqual(itemOf(fresh.items, RAW), { itemCode: RAW, itemName: RAW, gatewayQuantity: 46, vsdcQuantity: 46, difference: 0, unsentMovements: 0, unsentQuantity: 0, status: 'matches' } as Compared);
     assert.equal(fresh.lastError, null);
+
+    // A VSDC that answers the read with an error: 502, nothing stored, the error said.
+    h.sim.control.setFaults(h.merchant.tpin, '000', { forcedResult: { code: '910', message: 'Request parameter error', endpoints: ['selectStockItems'] } });
+    expectCoded(await h.get(`${URL}?refresh=true`), 502, 'vsdc_refused');
+    const afterRefusal = await compare();
+    assert.equal(afterRefusal.pulledAt, fresh.pulledAt);
+    assert.match(afterRefusal.lastError ?? '', /^910 /);
   });
 
   test('the branch rule, bad queries and wrong credentials are refused; another merchant sees only its own', async () => {

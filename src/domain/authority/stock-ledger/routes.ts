@@ -18,7 +18,7 @@ export function stockLedgerRoutes(ctx: AppContext): FastifyPluginAsync {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
 
     app.get('/api/v1/stock/reconciliation', {
-      config: { auth: { surface: 'merchant', ability: 'invoices:read', branch: 'read' }, errors: ['branch_required', 'branch_not_initialized', 'vsdc_unreachable'] },
+      config: { auth: { surface: 'merchant', ability: 'invoices:read', branch: 'read' }, errors: ['branch_required', 'branch_not_initialized', 'vsdc_unreachable', 'vsdc_refused'] },
       schema: {
         operationId: 'getStockReconciliation',
         tags: ['Merchant: stock'],

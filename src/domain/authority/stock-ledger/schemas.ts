@@ -13,7 +13,7 @@ export const ReconciliationQuery = Type.Object({
   refresh: Type.Boolean({
     default: false,
     description:
-      'true: read the branch\'s ledger from its VSDC now (selectStockItems, within VSDC_TIMEOUT_MS) before comparing; 503 vsdc_unreachable when it does not answer. ' +
+      'true: read the branch\'s ledger from its VSDC now (selectStockItems, within VSDC_TIMEOUT_MS) before comparing; 503 vsdc_unreachable when it does not answer, 502 vsdc_refused when it answers with an error. ' +
       'false (default): compare with the copy the gateway last pulled (`pulledAt`)',
   }),
 });

@@ -87,21 +87,25 @@ export function pullDueStockLedgers(ctx: AppContext, intervalMs: number): Promis
 
 /**
  * Reads the branch's ledger now (a live selectStockItems, within the VSDC client's timeout) and
- * stores it as a background pull would. No usable answer: 503, nothing stored.
+ * stores it as a background pull would. No answer: 503; an error for an answer: 502; nothing stored.
  */
 export async function refreshLedger(ctx: AppContext, device: BranchDevice): Promise<void> {
   const { target, lastReqDt } = await livePullOf(ctx.db, device.id);
   const answered = await answeredSarNo(ctx.db, device.id);
   const outcome = await ctx.vsdc.selectStockItems(target, { lastReqDt: ledgerRequestDate(lastReqDt ?? VSDC_EPOCH) });
-  if (outcome.kind === 'unreachable' || outcome.kind === 'rejected') {
-    const why = outcome.kind === 'unreachable' ? `${outcome.reason}: ${outcome.detail}` : `${outcome.code} ${outcome.message}`;
-    await recordLivePullError(ctx.db, device.id, why);
+  if (outcome.kind === 'unreachable') {
+    await recordLivePullError(ctx.db, device.id, `${outcome.reason}: ${outcome.detail}`);
     throw new ApiError(
       'vsdc_unreachable',
-      outcome.kind === 'unreachable'
-        ? `The VSDC of branch ${device.branch} did not answer (${outcome.reason}), so its stock could not be read now; nothing was changed. Retry shortly, or leave out refresh=true to compare with the copy read last.`
-        : `The VSDC of branch ${device.branch} refused to list its stock (${outcome.code} ${outcome.message}); nothing was changed. Retry later, or leave out refresh=true to compare with the copy read last.`,
+      `The VSDC of branch ${device.branch} did not answer (${outcome.reason}), so its stock could not be read now; nothing was changed. Retry shortly, or leave out refresh=true to compare with the copy read last.`,
       { 'retry-after': '5' },
+    );
+  }
+  if (outcome.kind === 'rejected') {
+    await recordLivePullError(ctx.db, device.id, `${outcome.code} ${outcome.message}`);
+    throw new ApiError(
+      'vsdc_refused',
+      `The VSDC of branch ${device.branch} answered selectStockItems with ${outcome.code} (${outcome.message}); nothing was changed. Leave out refresh=true to compare with the copy read last.`,
     );
   }
   const intervalMs = ctx.config.stockPullIntervalSec * 1000;
