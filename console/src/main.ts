@@ -14,6 +14,7 @@ import { developerView } from './views/merchant-developer.ts';
 import { devicesView } from './views/merchant-devices.ts';
 import { merchantDocumentView } from './views/merchant-document.ts';
 import { merchantDocumentsView } from './views/merchant-documents.ts';
+import { merchantStockView } from './views/merchant-stock.ts';
 import { exportView } from './views/merchant-export.ts';
 import { usersView } from './views/merchant-users.ts';
 import { merchantAuthorityView, noticesView } from './views/notices.ts';
@@ -36,6 +37,7 @@ const ROUTES: Record<Role, Route[]> = {
     { path: 'document', label: 'Document', view: merchantDocumentView, parent: 'documents' },
     { path: 'backlog', label: 'Backlog & failed', view: merchantBacklogView },
     { path: 'export', label: 'Export', view: exportView },
+    { path: 'stock', label: 'Stock', view: merchantStockView },
     { path: 'devices', label: 'Devices', view: devicesView },
     { path: 'authority', label: 'Authority', view: merchantAuthorityView },
     { path: 'developer', label: 'Developer', view: developerView },

@@ -26,6 +26,8 @@ import { noticeRoutes } from '../domain/authority/notices/routes.ts';
 import { authorityPullWorker } from '../domain/authority/notices/worker.ts';
 import { principalRoutes } from '../domain/authority/principals/routes.ts';
 import { principalPullWorker } from '../domain/authority/principals/worker.ts';
+import { stockLedgerRoutes } from '../domain/authority/stock-ledger/routes.ts';
+import { stockLedgerPullWorker } from '../domain/authority/stock-ledger/worker.ts';
 import { draftScanWorker } from '../domain/merchant/items/draft-scan.ts';
 import { itemRetryWorker } from '../domain/merchant/items/worker.ts';
 import { accountDeviceRoutes } from '../domain/merchant/accounts/devices-routes.ts';
@@ -65,6 +67,7 @@ export const moduleRoutes: Array<(ctx: AppContext) => FastifyPluginAsync> = [
   purchaseRoutes,
   noticeRoutes,
   principalRoutes,
+  stockLedgerRoutes,
   catalogueRoutes,
   receiptRoutes,
   reportRoutes,
@@ -93,6 +96,7 @@ export const moduleWorkers: Array<WorkerFactory<AppContext>> = [
   purchaseFilingWorker,
   authorityPullWorker,
   principalPullWorker,
+  stockLedgerPullWorker,
   backlogAlarmWorker,
   reconciliationWorker,
   stockWorker,

@@ -21,6 +21,8 @@ export interface Config {
   purchasePullIntervalSec: number;
   /** Seconds between pulls of each branch's principals, for RVAT agents (`selectPrincipals`). */
   principalPullIntervalSec: number;
+  /** Seconds between pulls of each branch's stock ledger from its VSDC (`selectStockItems`), compared with the gateway's levels. */
+  stockPullIntervalSec: number;
   /** Seconds between pulls of a tenant's authority notices (`selectNotices`). */
   noticePullIntervalSec: number;
   /** Seconds between pulls of a tenant's branches as the authority knows them (`selectBranches`). */
@@ -164,6 +166,7 @@ export function loadConfig(env: Env = process.env): Config {
     importPullIntervalSec: integer(env, 'IMPORT_PULL_INTERVAL', 3_600, 1),
     purchasePullIntervalSec: integer(env, 'PURCHASE_PULL_INTERVAL', 3_600, 1),
     principalPullIntervalSec: integer(env, 'PRINCIPAL_PULL_INTERVAL', 3_600, 1),
+    stockPullIntervalSec: integer(env, 'STOCK_PULL_INTERVAL', 3_600, 1),
     noticePullIntervalSec: integer(env, 'NOTICE_PULL_INTERVAL', 3_600, 1),
     branchSyncIntervalSec: integer(env, 'BRANCH_SYNC_INTERVAL', 86_400, 1),
     keyRotationGraceSec: integer(env, 'KEY_ROTATION_GRACE', 86_400, 0),

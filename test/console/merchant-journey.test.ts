@@ -27,6 +27,7 @@ const VIEWS = [
   ['Documents', 'Documents'],
   ['Backlog & failed', 'Backlog & failed'],
   ['Export', 'Export'],
+  ['Stock', 'Stock'],
   ['Devices', 'Devices'],
   ['Authority', 'Authority'],
   ['Developer', 'Developer'],

@@ -17,6 +17,7 @@ describe('configuration', () => {
     assert.equal(c.purchasePullIntervalSec, 3600);
     assert.equal(c.noticePullIntervalSec, 3600);
     assert.equal(c.principalPullIntervalSec, 3600);
+    assert.equal(c.stockPullIntervalSec, 3600);
     assert.equal(c.branchSyncIntervalSec, 86400);
     assert.equal(c.keyRotationGraceSec, 86400);
     assert.equal(c.adminToken, undefined);

@@ -884,6 +884,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/stock/reconciliation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your stock beside the VSDC's, per item, with the differences
+         * @description Each item of one branch (X-Branch, else as for sales; it must be initialised): what the gateway holds beside what the VSDC's ledger of stock movements adds up to (selectStockItems: in less out; the levels saveStockMaster sets cannot be read back), with the difference. The gateway reads each branch's ledger in the background (hourly by default: STOCK_PULL_INTERVAL; `pulledAt`); `refresh=true` reads it now. An item whose difference only your movements not yet in that ledger explain is `pending` (sent on their own; read again later), not `differs`. See docs/stock.md.
+         */
+        get: operations["getStockReconciliation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/item-classes": {
         parameters: {
             query?: never;
@@ -15036,6 +15056,207 @@ export interface operations {
              */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    getStockReconciliation: {
+        parameters: {
+            query: {
+                /** @description Page of the items, from 1; 20 a page, by item code. */
+                page: number;
+                /** @description Only the items with this status (e.g. `differs`); the counts are always of every item */
+                status?: "matches" | "pending" | "differs" | "unknown";
+                /** @description true: read the branch's ledger from its VSDC now (selectStockItems, within VSDC_TIMEOUT_MS) before comparing; 503 vsdc_unreachable when it does not answer, 502 vsdc_refused when it answers with an error. false (default): compare with the copy the gateway last pulled (`pulledAt`) */
+                refresh: boolean;
+            };
+            header?: {
+                /**
+                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @example 000
+                 */
+                "x-branch"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The branch compared (X-Branch, else as for sales) */
+                            branch: string;
+                            pulledAt: string | null;
+                            lastError: string | null;
+                            summary: {
+                                /** @description Items compared: every item either side has at the branch */
+                                items: number;
+                                matching: number;
+                                pending: number;
+                                differing: number;
+                            };
+                            /** @description One page of the items (`status` filter), by item code */
+                            items: {
+                                itemCode: string;
+                                itemName: string | null;
+                                /** @description What the gateway holds at the branch (as GET /api/v1/stock); 0 when it never moved here */
+                                gatewayQuantity: number;
+                                vsdcQuantity: number | null;
+                                difference: number | null;
+                                /** @description Your movements of the item the VSDC's ledger does not have yet: not sent, or sent after the ledger was read (a refused one is not counted) */
+                                unsentMovements: number;
+                                /** @description What those movements add to the item (negative when they take it out) */
+                                unsentQuantity: number;
+                                /**
+                                 * @description `matches`: the two levels are equal; `pending`: they differ only by your movements not yet in the VSDC's ledger (gatewayQuantity − unsentQuantity = vsdcQuantity); `differs`: a difference those do not explain (a refused movement, one filed by another system, a lost one); `unknown`: the ledger was never read
+                                 * @enum {unknown}
+                                 */
+                                status: "matches" | "pending" | "differs" | "unknown";
+                            }[];
+                        };
+                        meta: {
+                            page: number;
+                            perPage: number;
+                            total: number;
+                            lastPage: number;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
+             *     - `tenant_suspended`: The merchant account is suspended
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             *
+             *     Or a coded error:
+             *
+             *     - `branch_required`: The merchant has several branches and none is `000`: send `X-Branch` (reports: `branch`)
+             *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
+             *     - `branch_not_initialized`: The branch's device is not initialised yet; nothing was stored
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Status 502.
+             *
+             *     A coded error:
+             *
+             *     - `vsdc_refused`: A live read (such as `GET /api/v1/item-reconciliation`) reached the VSDC and it answered with an error; `message` quotes its result code and text; nothing was changed
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Service unavailable.
+             *
+             *     A coded error:
+             *
+             *     - `vsdc_unreachable`: The VSDC could not be reached during a call whose answer needs it (initialisation, a live read such as `GET /api/v1/item-reconciliation`); nothing was changed; safe to repeat
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

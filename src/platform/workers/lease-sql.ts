@@ -42,6 +42,7 @@ const LEASES = {
   purchases: { key: 'id', until: 'lease_until', due: 'next_attempt_at' },
   purchase_pulls: { key: 'device_id', until: 'lease_until', due: 'next_pull_at' },
   principal_pulls: { key: 'device_id', until: 'lease_until', due: 'next_pull_at' },
+  stock_ledger_pulls: { key: 'device_id', until: 'lease_until', due: 'next_pull_at' },
   authority_pulls: { key: 'id', until: 'lease_until', due: 'next_pull_at' },
   filing_queues: { key: 'device_id', until: 'lease_until', holder: 'lease_owner', due: 'next_attempt_at' },
   webhook_deliveries: { key: 'id', until: 'locked_until', holder: 'lease_token', due: 'next_attempt_at' },

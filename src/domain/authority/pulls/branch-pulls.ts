@@ -1,5 +1,5 @@
 // Feeds pulled per initialised branch from its VSDC with `lastReqDt` (customs lines, purchases,
-// principals):
+// principals, the stock ledger):
 // one row per branch in the feed's pull table says where the pull stands (the previous answer's
 // `resultDt`, the next pull's time, failures) and who runs it now (a lease). Claimed with
 // lease-sql's vocabulary, so any number of processes share the pulls; a branch is pulled by one
@@ -16,7 +16,7 @@ import type { Worker } from '../../../platform/workers/index.ts';
 import type { AppContext } from '../../kernel/context.ts';
 
 /** The pull tables: same columns (ImportPullsTable), one per feed. */
-export type BranchPullTable = 'import_pulls' | 'purchase_pulls' | 'principal_pulls';
+export type BranchPullTable = 'import_pulls' | 'purchase_pulls' | 'principal_pulls' | 'stock_ledger_pulls';
 
 export interface ClaimedPull {
   deviceId: number;

@@ -27,6 +27,7 @@ import * as itemCompositions from './0025_item_compositions.ts';
 import * as auditByTenant from './0026_audit_by_tenant.ts';
 import * as manualPurchases from './0027_manual_purchases.ts';
 import * as branchUsers from './0028_branch_users.ts';
+import * as stockLedger from './0029_stock_ledger.ts';
 import * as authorityCodes from './0030_authority_codes.ts';
 
 /** Every migration, in order. A migration is a list of SQL statements run one by one. */
@@ -58,6 +59,7 @@ const migrations: Record<string, { up: string[] }> = {
   '0026_audit_by_tenant': auditByTenant,
   '0027_manual_purchases': manualPurchases,
   '0028_branch_users': branchUsers,
+  '0029_stock_ledger': stockLedger,
   '0030_authority_codes': authorityCodes,
 };
 

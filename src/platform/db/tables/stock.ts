@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 import type { NullableTimestamp, Numeric, Timestamp } from './columns.ts';
 
 export type StockSourceKind = 'sale' | 'credit_note' | 'debit_note' | 'adjustment' | 'purchase';
@@ -69,9 +69,62 @@ interface StockLevelsTable {
   updated_at: Timestamp;
 }
 
+/**
+ * One row per initialised branch: where the pull of its VSDC's stock ledger stands (as
+ * ImportPullsTable), and how far the branch's own movements had been answered when it was read.
+ */
+interface StockLedgerPullsTable {
+  device_id: number;
+  /** The previous answer's `resultDt`: the next `lastReqDt` is one second before it. */
+  last_req_dt: string | null;
+  next_pull_at: Timestamp;
+  lease_until: NullableTimestamp;
+  failures: Generated<number>;
+  /** When the ledger was last read (an answer stored). */
+  last_pulled_at: NullableTimestamp;
+  last_error: string | null;
+  /** At that read, the branch's movements up to this sarNo had all been answered; null: never read. */
+  answered_sar_no: number | null;
+  updated_at: Timestamp;
+}
+
+/** A movement of the VSDC's ledger (`selectStockItems`), as last received; keyed by branch and sarNo. */
+interface StockLedgerMovementsTable {
+  device_id: number;
+  sar_no: number;
+  /** `sarTyCd` as received; null when it was missing. */
+  sar_type_code: string | null;
+  /** The movement as received. */
+  movement: ColumnType<unknown, string, string>;
+  received_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A line of a ledger movement: its quantity signed by the movement's type (+ in, − out, 0 neither). */
+interface StockLedgerLinesTable {
+  device_id: number;
+  sar_no: number;
+  /** The line's place in `itemList`, from 1. */
+  seq: number;
+  item_code: string;
+  quantity: Numeric;
+}
+
+/** The VSDC's level of an item at a branch: the sum of its ledger lines. */
+interface StockLedgerLevelsTable {
+  device_id: number;
+  item_code: string;
+  quantity: Numeric;
+  updated_at: Timestamp;
+}
+
 export interface StockTables {
   stock_branches: StockBranchesTable;
   stock_movements: StockMovementsTable;
   stock_movement_lines: StockMovementLinesTable;
   stock_levels: StockLevelsTable;
+  stock_ledger_pulls: StockLedgerPullsTable;
+  stock_ledger_movements: StockLedgerMovementsTable;
+  stock_ledger_lines: StockLedgerLinesTable;
+  stock_ledger_levels: StockLedgerLevelsTable;
 }

@@ -1,0 +1,212 @@
+// All SQL of the VSDC's stock ledger: the copy of each branch's ledger (movements keyed by branch
+// and sarNo, their signed lines, the per-item sums), where its pull stands, and the comparison
+// with the gateway's own levels (fiscal/stock's tables, read here).
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../../platform/db/schema.ts';
+import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
+import type { DeviceTarget } from '../../../vsdc/client.ts';
+import { fromNow } from '../../../platform/workers/lease-sql.ts';
+import type { ComparisonStatus } from './schemas.ts';
+
+/** A movement of the VSDC's ledger as the copy keeps it. */
+export interface LedgerMovement {
+  sarNo: number;
+  sarTypeCode: string | null;
+  /** The movement as received. */
+  movement: unknown;
+  /** Its lines, each quantity signed by the movement's type, as exact decimal text. */
+  lines: Array<{ seq: number; itemCode: string; quantity: string }>;
+}
+
+/**
+ * How far the branch's own movements have been answered by its VSDC now: every movement up to
+ * the returned sarNo (the first still unsent one, less one; else the last one) was accepted
+ * (or refused) — the chain sends a branch's movements one at a time in sarNo order. Read just
+ * before the ledger is asked for: a later movement may reach the VSDC after the ledger was read.
+ */
+export async function answeredSarNo(db: Kysely<DB>, deviceId: number): Promise<number> {
+  const result = await sql<{ answered: number | string }>`
+    select coalesce(
+      (select min(sar_no) - 1 from stock_movements where device_id = ${deviceId} and state = 'pending'),
+      (select last_sar_no from stock_branches where device_id = ${deviceId}),
+      0) as answered`.execute(db);
+  return Number(result.rows[0]!.answered);
+}
+
+/**
+ * Stores what a read of the ledger brought, in the caller's transaction: each movement replaces
+ * the one of the same sarNo (lines with it), then the VSDC's level of every item they touched
+ * (before or after) is summed again from the copy. The branch's pull row is locked first, so two
+ * reads of one branch (the worker's, a merchant's refresh) store one after the other.
+ */
+export async function storeLedgerMovements(db: Kysely<DB>, deviceId: number, received: readonly LedgerMovement[]): Promise<void> {
+  await sql`select device_id from stock_ledger_pulls where device_id = ${deviceId} for update`.execute(db);
+  // One row per sarNo (the last one listed wins), in key order.
+  const movements = [...new Map(received.map((m) => [m.sarNo, m])).values()].sort((a, b) => a.sarNo - b.sarNo);
+  if (movements.length === 0) return;
+  const sarNos = movements.map((m) => m.sarNo);
+  await sql`
+    insert into stock_ledger_movements (device_id, sar_no, sar_type_code, movement)
+    select ${deviceId}, x.sar_no, x.sar_type_code, x.movement
+    from jsonb_to_recordset(${JSON.stringify(movements.map((m) => ({ sar_no: m.sarNo, sar_type_code: m.sarTypeCode, movement: m.movement })))}::jsonb)
+      as x(sar_no bigint, sar_type_code text, movement jsonb)
+    order by x.sar_no
+    on conflict (device_id, sar_no) do update set sar_type_code = excluded.sar_type_code, movement = excluded.movement, updated_at = now()`.execute(db);
+  const replaced = await sql<{ item_code: string }>`
+    delete from stock_ledger_lines where device_id = ${deviceId} and sar_no = any(${sarNos}::bigint[]) returning item_code`.execute(db);
+  const lines = movements.flatMap((m) => m.lines.map((l) => ({ sar_no: m.sarNo, seq: l.seq, item_code: l.itemCode, quantity: l.quantity })));
+  if (lines.length > 0) {
+    await sql`
+      insert into stock_ledger_lines (device_id, sar_no, seq, item_code, quantity)
+      select ${deviceId}, l.sar_no, l.seq, l.item_code, l.quantity
+      from jsonb_to_recordset(${JSON.stringify(lines)}::jsonb) as l(sar_no bigint, seq integer, item_code text, quantity numeric)`.execute(db);
+  }
+  const touched = [...new Set([...replaced.rows.map((r) => r.item_code), ...lines.map((l) => l.item_code)])].sort();
+  if (touched.length === 0) return;
+  await sql`delete from stock_ledger_levels where device_id = ${deviceId} and item_code = any(${touched}::text[])`.execute(db);
+  await sql`
+    insert into stock_ledger_levels (device_id, item_code, quantity)
+    select ${deviceId}, item_code, sum(quantity) from stock_ledger_lines
+    where device_id = ${deviceId} and item_code = any(${touched}::text[])
+    group by item_code`.execute(db);
+}
+
+/** The read is recorded as the branch's latest: its movements up to `answered` were answered before it. */
+export async function markLedgerRead(db: Kysely<DB>, deviceId: number, answered: number): Promise<void> {
+  await sql`update stock_ledger_pulls set answered_sar_no = ${answered}, updated_at = now() where device_id = ${deviceId}`.execute(db);
+}
+
+// ---- a read the merchant asks for ----
+
+/** The branch's VSDC and where its pull stands (its row made if the worker has not yet). */
+export async function livePullOf(db: Kysely<DB>, deviceId: number): Promise<{ target: DeviceTarget; lastReqDt: string | null }> {
+  await sql`insert into stock_ledger_pulls (device_id) values (${deviceId}) on conflict (device_id) do nothing`.execute(db);
+  const result = await sql<{ vsdc_base_url: string; branch: string; tpin: string; last_req_dt: string | null }>`
+    select d.vsdc_base_url, d.branch, t.tpin, p.last_req_dt
+    from devices d join tenants t on t.id = d.tenant_id join stock_ledger_pulls p on p.device_id = d.id
+    where d.id = ${deviceId}`.execute(db);
+  const row = result.rows[0]!;
+  return { target: { baseUrl: row.vsdc_base_url, tpin: row.tpin, bhfId: row.branch }, lastReqDt: row.last_req_dt };
+}
+
+/**
+ * A live read got its answer (run in the transaction that stored it): as finishPull, except
+ * that the lease is left to whoever holds it and `lastReqDt` never goes back (a background
+ * read may be answered around the same time).
+ */
+export async function finishLivePull(db: Kysely<DB>, deviceId: number, resultDt: string | null, intervalMs: number): Promise<void> {
+  await sql`
+    update stock_ledger_pulls set
+      last_req_dt = case when last_req_dt is null or ${resultDt}::text > last_req_dt then coalesce(${resultDt}::text, last_req_dt) else last_req_dt end,
+      next_pull_at = ${fromNow(intervalMs)},
+      failures = 0,
+      last_pulled_at = now(),
+      last_error = null,
+      updated_at = now()
+    where device_id = ${deviceId}`.execute(db);
+}
+
+/** A live read got no usable answer: said on the pull row (the next background read is not moved). */
+export async function recordLivePullError(db: Kysely<DB>, deviceId: number, error: string): Promise<void> {
+  await sql`update stock_ledger_pulls set last_error = ${error.slice(0, 1000)}, updated_at = now() where device_id = ${deviceId}`.execute(db);
+}
+
+// ---- the comparison ----
+
+export interface ComparisonRow {
+  item_code: string;
+  item_name: string | null;
+  gateway: string;
+  vsdc: string;
+  /** gateway − vsdc, exact. */
+  difference: string;
+  unsent: string;
+  unsent_movements: number;
+  status: ComparisonStatus;
+}
+
+export interface LedgerState {
+  pulledAt: Date | null;
+  lastError: string | null;
+  answered: number | null;
+}
+
+export async function ledgerStateOf(db: Kysely<DB>, deviceId: number): Promise<LedgerState> {
+  const row = await db.selectFrom('stock_ledger_pulls').select(['last_pulled_at', 'last_error', 'answered_sar_no']).where('device_id', '=', deviceId).executeTakeFirst();
+  return { pulledAt: row?.last_pulled_at ?? null, lastError: row?.last_error ?? null, answered: row?.answered_sar_no ?? null };
+}
+
+/**
+ * Every item either side has at the branch: the gateway's level, the VSDC's (the copy's sum),
+ * and the branch's movements the copy does not have and that were not answered when it was read
+ * (sarNo above `answered`, not refused, not in the copy). Never read (`answered` null): every
+ * item `unknown`, and the unsent movements are those the gateway has not sent yet.
+ */
+function comparison(deviceId: number, tenantId: number, answered: number | null) {
+  return sql`
+    with gateway as (
+      select item_code, quantity from stock_levels where device_id = ${deviceId}
+    ),
+    vsdc as (
+      select item_code, quantity from stock_ledger_levels where device_id = ${deviceId}
+    ),
+    unsent as (
+      select l.item_code,
+        sum(case when m.sar_type_code like '0%' then l.quantity else -l.quantity end) as quantity,
+        count(distinct m.id)::int as movements
+      from stock_movements m
+      join stock_movement_lines l on l.movement_id = m.id
+      where m.device_id = ${deviceId}
+        and case when ${answered}::integer is null then m.state = 'pending'
+          else m.sar_no > ${answered ?? 0} and m.state <> 'failed'
+            and not exists (select 1 from stock_ledger_movements c where c.device_id = m.device_id and c.sar_no = m.sar_no) end
+      group by l.item_code
+    ),
+    codes as (
+      select item_code from gateway union select item_code from vsdc union select item_code from unsent
+    ),
+    compared as (
+      select c.item_code,
+        coalesce(g.quantity, 0) as gateway,
+        coalesce(v.quantity, 0) as vsdc,
+        coalesce(u.quantity, 0) as unsent,
+        coalesce(u.movements, 0) as unsent_movements
+      from codes c
+      left join gateway g on g.item_code = c.item_code
+      left join vsdc v on v.item_code = c.item_code
+      left join unsent u on u.item_code = c.item_code
+    )
+    select compared.item_code, i.name as item_name, compared.gateway::text as gateway, compared.vsdc::text as vsdc,
+      (compared.gateway - compared.vsdc)::text as difference, compared.unsent::text as unsent, compared.unsent_movements,
+      case
+        when ${answered}::integer is null then 'unknown'
+        when compared.gateway = compared.vsdc then 'matches'
+        when compared.gateway - compared.unsent = compared.vsdc then 'pending'
+        else 'differs'
+      end as status
+    from compared
+    left join items i on i.tenant_id = ${tenantId} and i.item_code = compared.item_code`;
+}
+
+/** One page of the comparison (by item code, optionally one status) and the count of each status. */
+export async function compareLevels(
+  db: Kysely<DB>,
+  deviceId: number,
+  tenantId: number,
+  answered: number | null,
+  filter: { status?: ComparisonStatus | undefined },
+  page: number,
+): Promise<{ rows: ComparisonRow[]; counts: Record<ComparisonStatus, number> }> {
+  const [rows, counts] = await Promise.all([
+    sql<ComparisonRow>`
+      select * from (${comparison(deviceId, tenantId, answered)}) compared
+      where ${filter.status ?? null}::text is null or compared.status = ${filter.status ?? null}
+      order by compared.item_code
+      limit ${PER_PAGE} offset ${offsetOf(page)}`.execute(db),
+    sql<{ status: ComparisonStatus; n: number | string }>`
+      select status, count(*) as n from (${comparison(deviceId, tenantId, answered)}) compared group by status`.execute(db),
+  ]);
+  const byStatus: Record<ComparisonStatus, number> = { matches: 0, pending: 0, differs: 0, unknown: 0 };
+  for (const r of counts.rows) byStatus[r.status] = Number(r.n);
+  return { rows: rows.rows, counts: byStatus };
+}
