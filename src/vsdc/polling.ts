@@ -69,6 +69,38 @@ export function unansweredColumns(unreachable: { detail: string; retryInMs: numb
 export const ANSWERED_COLUMNS = { retry_attempts: 0, last_unreachable: null } as const;
 
 /**
+ * The columns of a registration row (`state` pending → registered | failed, with a `revision`
+ * bumped by every change: item compositions, branch users) after a write's answer about
+ * revision `revision`. The answer settles only the revision it was about: one about older data
+ * leaves the row pending, due at once, so the current data goes next.
+ */
+export function revisionedAnswerColumns(revision: number, outcome: VsdcSendOutcome) {
+  const current = sql<boolean>`revision = ${revision}`;
+  const dueUnlessCurrent = sql<Date | null>`case when ${current} then null else now() end`;
+  switch (outcome.kind) {
+    case 'accepted':
+      return {
+        state: sql<'registered' | 'pending'>`case when ${current} then 'registered' else 'pending' end`,
+        registered_at: sql<Date | null>`case when ${current} then now() else null end`,
+        result_code: sql<string | null>`case when ${current} then ${outcome.code} else null end`,
+        result_message: null,
+        next_attempt_at: dueUnlessCurrent,
+        ...ANSWERED_COLUMNS,
+      };
+    case 'refused':
+      return {
+        state: sql<'failed' | 'pending'>`case when ${current} then 'failed' else 'pending' end`,
+        result_code: sql<string | null>`case when ${current} then ${outcome.code} else null end`,
+        result_message: sql<string | null>`case when ${current} then ${outcome.message} else null end`,
+        next_attempt_at: dueUnlessCurrent,
+        ...ANSWERED_COLUMNS,
+      };
+    case 'unreachable':
+      return unansweredColumns(outcome);
+  }
+}
+
+/**
  * The columns of an answer filed with the authority (a customs line's or a purchase's decision)
  * after its send: accepted or refused with the authority's code, or one more unreachable attempt.
  */

@@ -38,7 +38,7 @@ export interface ItemResult {
 export interface WalkOutcome {
   results: ItemResult[];
   /** What the run learned about the device (sdcId, mrcNo), for the report. */
-  device: { sdcId: string | null; mrcNo: string | null; tenantId: number | null };
+  device: { sdcId: string | null; mrcNo: string | null; tenantId: number | null; taxpayerName: string | null };
 }
 
 class CheckFailed extends Error {}
@@ -64,7 +64,7 @@ export async function walkChecklist(settings: WalkSettings): Promise<WalkOutcome
   const { gatewayUrl, recorder, tpin, branch } = settings;
   let tenantToken = '';
   let session: { cookie: string; csrf: string } | undefined;
-  const device: WalkOutcome['device'] = { sdcId: null, mrcNo: null, tenantId: null };
+  const device: WalkOutcome['device'] = { sdcId: null, mrcNo: null, tenantId: null, taxpayerName: null };
 
   async function call(method: string, path: string, options: { body?: unknown; auth?: 'partner' | 'tenant' | 'session' | 'admin' | 'none'; accept?: string } = {}): Promise<Answer> {
     const headers: Record<string, string> = {};
@@ -158,6 +158,7 @@ export async function walkChecklist(settings: WalkSettings): Promise<WalkOutcome
     expect(initialised.initialized === true, 'the device is not initialised');
     device.sdcId = initialised.sdcId as string;
     device.mrcNo = initialised.mrcNo as string;
+    device.taxpayerName = (initialised.taxpayerName as string | null) ?? null;
     const token = await data('POST', `/api/v1/tenants/${device.tenantId}/tokens`, { auth: 'partner', body: { name: 'certify' } });
     tenantToken = token.token as string;
     notes.push(`merchant ${device.tenantId} (TPIN ${tpin}), branch ${branch}, serial ${settings.serial}: initialised, SDC id ${device.sdcId}, MRC ${device.mrcNo}`);

@@ -4,12 +4,12 @@
 // change they follow (a user created or removed, a till login created or deleted, a branch
 // initialised), so no registration is lost to a crash, and leased like items
 // (platform/workers/lease-sql.ts) by whoever files them.
-import { sql, type Kysely, type RawBuilder, type UpdateObject } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { BranchUserState } from '../../../platform/db/tables/branch-users.ts';
 import type { DeviceTarget } from '../../../vsdc/client.ts';
 import { claimDueRows, released } from '../../../platform/workers/lease-sql.ts';
-import { ANSWERED_COLUMNS, type VsdcSendOutcome, unansweredColumns, vsdcTargetOf, withVsdcTarget } from '../../../vsdc/polling.ts';
+import { type VsdcSendOutcome, revisionedAnswerColumns, vsdcTargetOf, withVsdcTarget } from '../../../vsdc/polling.ts';
 
 /** The VSDC's `userNm` holds at most this many characters; a longer email or username is cut. */
 export const USER_NAME_MAX = 60;
@@ -127,35 +127,9 @@ export async function claimDueBranchUsers(db: Kysely<DB>, leaseMs: number, limit
  * about older data leaves the row pending, due at once (the current data goes next).
  */
 export async function recordBranchUserOutcome(db: Kysely<DB>, id: number, revision: number, outcome: VsdcSendOutcome): Promise<void> {
-  const current = sql<boolean>`revision = ${revision}`;
-  let changes: UpdateObject<DB, 'branch_users'>;
-  switch (outcome.kind) {
-    case 'accepted':
-      changes = {
-        state: sql<BranchUserState>`case when ${current} then 'registered' else 'pending' end`,
-        registered_at: sql<Date | null>`case when ${current} then now() else null end`,
-        result_code: sql<string | null>`case when ${current} then ${outcome.code} else null end`,
-        result_message: null,
-        next_attempt_at: sql<Date | null>`case when ${current} then null else now() end`,
-        ...ANSWERED_COLUMNS,
-      };
-      break;
-    case 'refused':
-      changes = {
-        state: sql<BranchUserState>`case when ${current} then 'failed' else 'pending' end`,
-        result_code: sql<string | null>`case when ${current} then ${outcome.code} else null end`,
-        result_message: sql<string | null>`case when ${current} then ${outcome.message} else null end`,
-        next_attempt_at: sql<Date | null>`case when ${current} then null else now() end`,
-        ...ANSWERED_COLUMNS,
-      };
-      break;
-    case 'unreachable':
-      changes = unansweredColumns(outcome);
-      break;
-  }
   await db
     .updateTable('branch_users')
-    .set({ ...changes, ...released('branch_users'), updated_at: sql<Date>`now()` })
+    .set({ ...revisionedAnswerColumns(revision, outcome), ...released('branch_users'), updated_at: sql<Date>`now()` })
     .where('id', '=', id)
     .where('state', '=', 'pending')
     .execute();

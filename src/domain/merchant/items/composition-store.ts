@@ -2,12 +2,12 @@
 // item, filed through the composite item's branch. Rows are leased like items
 // (platform/workers/lease-sql.ts); a component waits, not claimed, until the composite item is
 // registered (`registered_at`).
-import { sql, type Kysely, type Selectable, type UpdateObject } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
-import type { CompositionComponentState, ItemCompositionsTable, ItemRegistrationState } from '../../../platform/db/tables/items.ts';
+import type { ItemCompositionsTable, ItemRegistrationState } from '../../../platform/db/tables/items.ts';
 import type { DeviceTarget } from '../../../vsdc/client.ts';
 import { claimDueRows, isFree, leasedSql, released } from '../../../platform/workers/lease-sql.ts';
-import { ANSWERED_COLUMNS, type VsdcSendOutcome, unansweredColumns, vsdcTargetOf, withVsdcTarget } from '../../../vsdc/polling.ts';
+import { type VsdcSendOutcome, revisionedAnswerColumns, vsdcTargetOf, withVsdcTarget } from '../../../vsdc/polling.ts';
 
 export type ComponentRow = Selectable<ItemCompositionsTable> & { component_code: string; component_name: string };
 
@@ -172,35 +172,9 @@ export async function claimDueComponents(db: Kysely<DB>, leaseMs: number, limit:
  * quantity goes next).
  */
 export async function recordComponentOutcome(db: Kysely<DB>, id: number, revision: number, outcome: VsdcSendOutcome): Promise<void> {
-  const current = sql<boolean>`revision = ${revision}`;
-  let changes: UpdateObject<DB, 'item_compositions'>;
-  switch (outcome.kind) {
-    case 'accepted':
-      changes = {
-        state: sql<CompositionComponentState>`case when ${current} then 'registered' else 'pending' end`,
-        registered_at: sql<Date | null>`case when ${current} then now() else null end`,
-        result_code: sql<string | null>`case when ${current} then ${outcome.code} else null end`,
-        result_message: null,
-        next_attempt_at: sql<Date | null>`case when ${current} then null else now() end`,
-        ...ANSWERED_COLUMNS,
-      };
-      break;
-    case 'refused':
-      changes = {
-        state: sql<CompositionComponentState>`case when ${current} then 'failed' else 'pending' end`,
-        result_code: sql<string | null>`case when ${current} then ${outcome.code} else null end`,
-        result_message: sql<string | null>`case when ${current} then ${outcome.message} else null end`,
-        next_attempt_at: sql<Date | null>`case when ${current} then null else now() end`,
-        ...ANSWERED_COLUMNS,
-      };
-      break;
-    case 'unreachable':
-      changes = unansweredColumns(outcome);
-      break;
-  }
   await db
     .updateTable('item_compositions')
-    .set({ ...changes, ...released('item_compositions'), updated_at: sql<Date>`now()` })
+    .set({ ...revisionedAnswerColumns(revision, outcome), ...released('item_compositions'), updated_at: sql<Date>`now()` })
     .where('id', '=', id)
     .where('state', '=', 'pending')
     .execute();
