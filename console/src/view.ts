@@ -127,6 +127,16 @@ export function confirmAction(label: string, question: string, confirmLabel: str
 export function standingBanner(account: AccountSession | undefined): Child {
   const standing = account?.merchant.standing;
   if (!standing || standing.canFile) return null;
+  if (standing.cause === 'no_branch') {
+    return h(
+      'div',
+      { class: 'notice notice-warn standing', role: 'status', 'data-testid': 'standing-banner' },
+      h('strong', null, 'No branch yet. '),
+      standing.reason ?? 'None of your branches is initialised with the authority yet.',
+      ' ',
+      h('a', { href: '#/devices' }, 'Go to Devices'),
+    );
+  }
   return h(
     'div',
     { class: 'notice notice-danger standing', role: 'alert', 'data-testid': 'standing-banner' },

@@ -105,6 +105,22 @@ describe(`merchant accounts (${engineName})`, () => {
     for (const action of ['account.signup', 'account.signin_failed', 'account.email_verified', 'account.signin', 'account.password_changed', 'account.signout']) assert.ok(actions.includes(action), `${action} in ${actions.join(', ')}`);
   });
 
+  test('a merchant that signed up on its own and has no branch yet is told to register one, not to wait for a partner', async () => {
+    const { email } = await signedUpOwner();
+    const signedIn = await signIn(email);
+    const session = sessionOf(signedIn);
+    const standing = signedIn.json().data.merchant.standing;
+    assert.equal(standing.canFile, false, 'no branch: it cannot file yet');
+    assert.equal(standing.cause, 'no_branch');
+    assert.match(standing.reason, /No branch is initialised yet\. Register and initialise a branch: in the console under Devices, or POST \/api\/v1\/account\/devices/);
+    assert.deepEqual((await get('/api/v1/account/me', { cookie: session.cookie })).json().data.merchant.standing, standing);
+    const sale = await post('/api/v1/sales', { items: [{ name: 'Cement 50kg', classificationCode: '50221200', quantity: 1, price: 120 }] }, session);
+    assert.equal(sale.statusCode, 422, sale.body);
+    assert.equal(codeOf(sale), 'no_device');
+    assert.match(sale.json().error.message, /has no device yet.*console under Devices/);
+    assert.doesNotMatch(sale.json().error.message, /partner/);
+  });
+
   test('no answer tells whether an email has an account', async () => {
     const { email } = await signedUpOwner();
     const taken = await post('/api/v1/account/signup', { merchantName: 'Another', tpin: uniqueTpin(), email, password: PASSWORD });

@@ -110,7 +110,7 @@ describe(`the console session on the merchant API and the developer screen (${en
   test('a suspended or blocked merchant cannot file with the session either, and /account/me says why', async () => {
     const m = await h.addMerchant({ branches: ['000'] });
     const owner = await seedSignedInUser(h.ctx, m.tenantId, 'owner');
-    assert.deepEqual(dataOf(await get('/api/v1/account/me', cookieOnly(owner.headers))).merchant.standing, { canFile: true, reason: null });
+    assert.deepEqual(dataOf(await get('/api/v1/account/me', cookieOnly(owner.headers))).merchant.standing, { canFile: true, reason: null, cause: null });
 
     assert.equal((await admin(`/admin/v1/tenants/${m.tenantId}`, { status: 'suspended' })).statusCode, 200);
     const byCookie = await post('/api/v1/sales', owner.headers, saleBody());
@@ -118,7 +118,7 @@ describe(`the console session on the merchant API and the developer screen (${en
     expectCoded(byCookie, 403, 'tenant_suspended');
     assert.deepEqual(byCookie.json(), byToken.json(), 'answered exactly as a tenant token is');
     const me = dataOf(await get('/api/v1/account/me', cookieOnly(owner.headers)));
-    assert.deepEqual(me.merchant.standing, { canFile: false, reason: byCookie.json().error.message });
+    assert.deepEqual(me.merchant.standing, { canFile: false, reason: byCookie.json().error.message, cause: 'account' });
     assert.match(me.merchant.standing.reason, /suspended/);
     const signedIn = dataOf(await post('/api/v1/account/signin', {}, { email: owner.email, password: 'a long enough password' }));
     assert.equal(signedIn.merchant.standing.canFile, false, 'the sign-in answer says it too');
@@ -126,7 +126,7 @@ describe(`the console session on the merchant API and the developer screen (${en
     assert.equal((await admin(`/admin/v1/tenants/${m.tenantId}`, { status: 'active', subscription: 'blocked' })).statusCode, 200);
     const blocked = await post('/api/v1/sales', owner.headers, saleBody());
     expectCoded(blocked, 402, 'subscription_blocked');
-    assert.deepEqual(dataOf(await get('/api/v1/account/me', cookieOnly(owner.headers))).merchant.standing, { canFile: false, reason: blocked.json().error.message });
+    assert.deepEqual(dataOf(await get('/api/v1/account/me', cookieOnly(owner.headers))).merchant.standing, { canFile: false, reason: blocked.json().error.message, cause: 'account' });
     expectCoded(await post('/api/v1/account/tokens', owner.headers, { name: 'x' }), 402, 'subscription_blocked');
 
     assert.equal((await admin(`/admin/v1/tenants/${m.tenantId}`, { subscription: 'active' })).statusCode, 200);

@@ -17,8 +17,15 @@ import { mutations, nestedObjectPaths, sample, withKeyAt } from '../helpers/sche
 // wrong types, huge strings, unknown and missing fields, with a valid credential so that
 // validation really runs. Every answer must be a 4xx (or a 2xx) in one of the spec's shapes.
 
-function assertWellFormed(res: LightMyRequestResponse, label: string): void {
-  assert.ok(res.statusCode < 500, `${label}: ${res.statusCode} ${res.body.slice(0, 300)}`);
+// A live read asks the branch's VSDC while it answers (GET /api/v1/item-reconciliation); the
+// fixture's device points at a VSDC that never runs, so such a route may answer the 5xx it
+// declares for that (503 vsdc_unreachable), still in the coded shape — never any other 5xx.
+const VSDC_ANSWERS = new Set(['vsdc_unreachable', 'vsdc_refused']);
+const declaresVsdcAnswer = (res: LightMyRequestResponse, route: CatalogedRoute | undefined) =>
+  route !== undefined && res.statusCode >= 500 && VSDC_ANSWERS.has(res.json()?.error?.code) && route.errors.includes(res.json().error.code);
+
+function assertWellFormed(res: LightMyRequestResponse, label: string, route?: CatalogedRoute): void {
+  assert.ok(res.statusCode < 500 || declaresVsdcAnswer(res, route), `${label}: ${res.statusCode} ${res.body.slice(0, 300)}`);
   if (res.statusCode >= 400) {
     const body = res.json();
     const coded = typeof body?.error?.code === 'string' && typeof body.error.message === 'string';
@@ -209,19 +216,19 @@ describe(`keys named like Object.prototype properties (${engineName})`, () => {
         const body = reads ? undefined : { [name]: 1 };
         const query = [`${enc(name)}=${enc(name)}`, ...propertyNames(route.querySchema).map((q) => `${enc(q)}=${enc(name)}`)].join('&');
         const res = await send(route, { query, headers: { [name]: name }, ...(body ? { body } : {}) });
-        if (reads) assertWellFormed(res, `${label} query and header name ${name}`);
+        if (reads) assertWellFormed(res, `${label} query and header name ${name}`, route);
         else assertRefusesKey(res, name, `${label} query and header name ${name}`);
         // Every parameter above was the name, so one with a type or a list of values refused it
         // (422): once more with only the free-text ones, which reach the route.
         const freeText = freeTextNames(route.querySchema);
         if (reads && freeText.length > 0) {
           const textQuery = [`${enc(name)}=${enc(name)}`, ...freeText.map((q) => `${enc(q)}=${enc(name)}`)].join('&');
-          assertWellFormed(await send(route, { query: textQuery }), `${label} free-text query values ${name}`);
+          assertWellFormed(await send(route, { query: textQuery }), `${label} free-text query values ${name}`, route);
         }
 
         if (valueHeaders.length > 0) {
           const headers = Object.fromEntries(valueHeaders.map((h) => [h, name]));
-          assertWellFormed(await send(route, { headers, ...(body ? { body } : {}) }), `${label} header values ${name}`);
+          assertWellFormed(await send(route, { headers, ...(body ? { body } : {}) }), `${label} header values ${name}`, route);
         }
         // Credentials named like the names: a 401, once per surface.
         if (reads && !tried.has(`${route.auth.surface} ${name}`) && route.auth.surface !== 'public') {

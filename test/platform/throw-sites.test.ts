@@ -21,7 +21,7 @@ const NEVER_ANSWERED: Record<string, Record<string, string>> = {
   ...Object.fromEntries(
     ['POST /api/v1/sales/:sale/reissue', 'POST /api/v1/tenants/:tenant/sales/:sale/reissue'].map((op) => [
       op,
-      { branch_required: 'a reissue files on the failed document\'s own device: createSale takes the branch rule only without `replaces`', branch_not_found: 'the same' },
+      { branch_required: 'a reissue files on the failed document\'s own device: createSale takes the branch rule only without `replaces`', branch_not_found: 'the same', no_device: 'the same' },
     ]),
   ),
   ...Object.fromEntries(
@@ -33,6 +33,7 @@ const NEVER_ANSWERED: Record<string, Record<string, string>> = {
   'POST /zm/api/Invoice': {
     idempotency_key_reused: 'fileLegacyInvoice catches it and answers the original invoice',
     branch_required: "a till files on its X-SdcId's branch, named to createSale",
+    no_device: 'the same',
     branch_not_found: 'the same',
     branch_not_initialized: 'an X-SdcId names an initialised device only',
   },

@@ -134,7 +134,7 @@ describe(`purchases captured by hand (${engineName})`, () => {
     expectCoded(await post(bearer(merchant.partnerSecret)), 401, 'unauthenticated');
     const readOnly = expectStatus(await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${merchant.tenantId}/tokens`, headers: bearer(merchant.partnerSecret), payload: { name: 'Reports', abilities: ['invoices:read'] } }), 201);
     expectCoded(await post(bearer(readOnly.data.token)), 403, 'missing_ability');
-    expectCoded(await capture(body(), {}, other), 422, 'branch_required');
+    expectCoded(await capture(body(), {}, other), 422, 'no_device');
     expectCoded(await capture(body(), { 'x-branch': '009' }, merchant), 422, 'branch_not_found');
     assert.equal(await total(merchant), 0);
   });

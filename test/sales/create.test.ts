@@ -204,8 +204,11 @@ describe(`creating and reading sales (${engineName})`, () => {
     assert.equal(refused.json().error.code, 'branch_not_initialized');
     assert.equal(await total(uninitialised), 0);
 
+    // No device at all: a code that means it, and who gives it one (this merchant has a partner).
     const none = await h.addMerchant();
-    assert.equal((await h.post('/api/v1/sales', saleBody(), {}, none)).json().error.code, 'branch_required');
+    const noDevice = await h.post('/api/v1/sales', saleBody(), {}, none);
+    assert.equal(noDevice.json().error.code, 'no_device');
+    assert.match(noDevice.json().error.message, /has no device yet.*Its partner registers and initialises one \(POST \/api\/v1\/tenants\/\{tenant\}\/devices/);
   });
 
   test('GET /api/v1/me names the merchant, its devices with `initialized`, and the current branch', async () => {

@@ -169,7 +169,7 @@ describe(`stock reconciliation (${engineName})`, () => {
   test('the branch rule, bad queries and wrong credentials are refused; another merchant sees only its own', async () => {
     expectCoded(await h.get(URL, { 'x-branch': '999' }), 422, 'branch_not_found');
     const noBranch = await h.addMerchant();
-    expectCoded(await h.as(noBranch).get(URL), 422, 'branch_required');
+    expectCoded(await h.as(noBranch).get(URL), 422, 'no_device');
     const notInitialised = await h.addMerchant({ branches: ['000'], initialize: false });
     expectCoded(await h.as(notInitialised).get(URL), 422, 'branch_not_initialized');
     for (const query of ['?status=bogus', '?page=0', '?refresh=maybe']) expectStatus(await h.get(`${URL}${query}`), 422);

@@ -6501,6 +6501,7 @@ export interface operations {
              *
              *     - `branch_required`: The merchant has several branches and none is `000`: send `X-Branch` (reports: `branch`)
              *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
+             *     - `no_device`: The merchant has no device yet, so nothing can be fiscalised; the message says who registers and initialises one and how (a self-signed-up merchant: Devices in the console)
              *     - `branch_not_initialized`: The branch's device is not initialised yet; nothing was stored
              *     - `unknown_classification_code`: A line's `classificationCode` is not in the authority's catalogue; nothing was stored
              *     - `idempotency_key_reused`: The same `Idempotency-Key` with a different request
@@ -10646,6 +10647,7 @@ export interface operations {
              *
              *     - `branch_required`: The merchant has several branches and none is `000`: send `X-Branch` (reports: `branch`)
              *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
+             *     - `no_device`: The merchant has no device yet, so nothing can be fiscalised; the message says who registers and initialises one and how (a self-signed-up merchant: Devices in the console)
              *     - `branch_not_initialized`: The branch's device is not initialised yet; nothing was stored
              */
             422: {
@@ -11255,6 +11257,7 @@ export interface operations {
              *
              *     - `branch_required`: The merchant has several branches and none is `000`: send `X-Branch` (reports: `branch`)
              *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
+             *     - `no_device`: The merchant has no device yet, so nothing can be fiscalised; the message says who registers and initialises one and how (a self-signed-up merchant: Devices in the console)
              *     - `branch_not_initialized`: The branch's device is not initialised yet; nothing was stored
              */
             422: {
@@ -11949,6 +11952,7 @@ export interface operations {
              *
              *     - `branch_required`: The merchant has several branches and none is `000`: send `X-Branch` (reports: `branch`)
              *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
+             *     - `no_device`: The merchant has no device yet, so nothing can be fiscalised; the message says who registers and initialises one and how (a self-signed-up merchant: Devices in the console)
              *     - `branch_not_initialized`: The branch's device is not initialised yet; nothing was stored
              */
             422: {
@@ -12388,6 +12392,7 @@ export interface operations {
              *
              *     - `branch_required`: The merchant has several branches and none is `000`: send `X-Branch` (reports: `branch`)
              *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
+             *     - `no_device`: The merchant has no device yet, so nothing can be fiscalised; the message says who registers and initialises one and how (a self-signed-up merchant: Devices in the console)
              *     - `branch_not_initialized`: The branch's device is not initialised yet; nothing was stored
              */
             422: {
@@ -13806,6 +13811,7 @@ export interface operations {
              *
              *     - `branch_required`: The merchant has several branches and none is `000`: send `X-Branch` (reports: `branch`)
              *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
+             *     - `no_device`: The merchant has no device yet, so nothing can be fiscalised; the message says who registers and initialises one and how (a self-signed-up merchant: Devices in the console)
              *     - `branch_not_initialized`: The branch's device is not initialised yet; nothing was stored
              *     - `unknown_classification_code`: A line's `classificationCode` is not in the authority's catalogue; nothing was stored
              */
@@ -15189,6 +15195,7 @@ export interface operations {
              *
              *     - `branch_required`: The merchant has several branches and none is `000`: send `X-Branch` (reports: `branch`)
              *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
+             *     - `no_device`: The merchant has no device yet, so nothing can be fiscalised; the message says who registers and initialises one and how (a self-signed-up merchant: Devices in the console)
              *     - `branch_not_initialized`: The branch's device is not initialised yet; nothing was stored
              */
             422: {
@@ -23673,6 +23680,7 @@ export interface operations {
              *
              *     - `branch_required`: The merchant has several branches and none is `000`: send `X-Branch` (reports: `branch`)
              *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
+             *     - `no_device`: The merchant has no device yet, so nothing can be fiscalised; the message says who registers and initialises one and how (a self-signed-up merchant: Devices in the console)
              *     - `branch_not_initialized`: The branch's device is not initialised yet; nothing was stored
              */
             422: {
@@ -24272,9 +24280,10 @@ export interface operations {
                                 subscription: "active" | "blocked";
                                 /** @description Whether the merchant may file now, and why not */
                                 standing: {
-                                    /** @description False while the subscription is blocked, the monthly quota is used up or the merchant is suspended */
+                                    /** @description False while the subscription is blocked, the monthly quota is used up or the merchant is suspended, and while none of its branches is initialised */
                                     canFile: boolean;
                                     reason: string | null;
+                                    cause: ("account" | "no_branch") | null;
                                 };
                             };
                             /** @description Send it as `X-CSRF-Token` on every write made with the session cookie */
@@ -24732,9 +24741,10 @@ export interface operations {
                                 subscription: "active" | "blocked";
                                 /** @description Whether the merchant may file now, and why not */
                                 standing: {
-                                    /** @description False while the subscription is blocked, the monthly quota is used up or the merchant is suspended */
+                                    /** @description False while the subscription is blocked, the monthly quota is used up or the merchant is suspended, and while none of its branches is initialised */
                                     canFile: boolean;
                                     reason: string | null;
+                                    cause: ("account" | "no_branch") | null;
                                 };
                             };
                             /** @description Send it as `X-CSRF-Token` on every write made with the session cookie */

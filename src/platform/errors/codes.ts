@@ -101,6 +101,10 @@ export const ERROR_CODES = {
     status: 422,
     meaning: '`X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered',
   },
+  no_device: {
+    status: 422,
+    meaning: 'The merchant has no device yet, so nothing can be fiscalised; the message says who registers and initialises one and how (a self-signed-up merchant: Devices in the console)',
+  },
   branch_not_initialized: { status: 422, meaning: "The branch's device is not initialised yet; nothing was stored" },
   unknown_classification_code: {
     status: 422,

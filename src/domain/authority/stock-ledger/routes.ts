@@ -2,8 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../kernel/context.ts';
 import { requireTenant } from '../../kernel/access/auth.ts';
-import { branchHeaderOf, merchantDevices } from '../../kernel/access/acts-on.ts';
-import { branchForWrite } from '../../kernel/devices/branch-rule.ts';
+import { initialisedBranch } from '../../kernel/access/acts-on.ts';
 import { BranchHeaders } from '../../kernel/devices/schemas.ts';
 import * as S from './schemas.ts';
 import { stockReconciliation } from './service.ts';
@@ -18,7 +17,7 @@ export function stockLedgerRoutes(ctx: AppContext): FastifyPluginAsync {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
 
     app.get('/api/v1/stock/reconciliation', {
-      config: { auth: { surface: 'merchant', ability: 'invoices:read', branch: 'read' }, errors: ['branch_required', 'branch_not_initialized', 'vsdc_unreachable', 'vsdc_refused'] },
+      config: { auth: { surface: 'merchant', ability: 'invoices:read', branch: 'read' }, errors: ['no_device', 'branch_required', 'branch_not_initialized', 'vsdc_unreachable', 'vsdc_refused'] },
       schema: {
         operationId: 'getStockReconciliation',
         tags: ['Merchant: stock'],
@@ -29,8 +28,7 @@ export function stockLedgerRoutes(ctx: AppContext): FastifyPluginAsync {
         response: { 200: S.StockReconciliation },
       },
     }, async (request) => {
-      // The branch must be one the VSDC knows (initialised), as for a write; reading it changes nothing of the merchant's.
-      const device = branchForWrite(await merchantDevices(ctx, request), branchHeaderOf(request));
+      const device = await initialisedBranch(ctx, request);
       return stockReconciliation(ctx, requireTenant(request).id, device, request.query);
     });
   };

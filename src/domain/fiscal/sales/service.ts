@@ -12,7 +12,7 @@ import { daysBetween, daysRange } from '../../../platform/lib/time-zones.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
 import type { FilingDetails } from '../../../vsdc/sales-body.ts';
 import type { ComputedSale } from '../../../vsdc/tax.ts';
-import { branchForWrite } from '../../kernel/devices/branch-rule.ts';
+import { branchForWrite, merchantOrigin } from '../../kernel/devices/branch-rule.ts';
 import { idempotencyKeyOf, requestFingerprint } from './idempotency.ts';
 import { presentLineRow, presentNewLine, presentSale } from './present.ts';
 import type { CreateSaleBody, ListSalesQuery, MeResource, SaleResource } from './schemas.ts';
@@ -201,7 +201,12 @@ export async function createSale(ctx: AppContext, req: WriteRequest, body: Creat
   const taxInclusive = body.taxInclusive ?? true;
   const computed = compute(errors, body.items.map(lineInput), taxInclusive);
   throwIfAny(errors);
-  await checkClassifications(ctx, body.items);
+  await checkClassifications(ctx, body.items).catch(async (err: unknown) => {
+    // A catalogue that cannot be fetched yet says nothing useful to a merchant that has no
+    // initialised branch to file through: that is what it must hear (and fix) first.
+    if (err instanceof ApiError && err.code === 'catalogue_unavailable' && !replaces) branchForWrite(await devicesOfTenant(ctx.db, tenant.id), req.branchHeader, merchantOrigin(tenant));
+    throw err;
+  });
   const principalId = body.principalId == null ? null : await checkPrincipal(ctx, tenant.id, body.principalId);
 
   const doc: NewDocument = {
@@ -250,7 +255,7 @@ export async function createSale(ctx: AppContext, req: WriteRequest, body: Creat
     let outcome = await insertDocument(ctx, ctx.db, doc, options);
     if (outcome.kind === 'no_device') {
       // No initialised device matched: say why (or, if one was initialised meanwhile, use it).
-      const device = branchForWrite(await devicesOfTenant(ctx.db, tenant.id), req.branchHeader);
+      const device = branchForWrite(await devicesOfTenant(ctx.db, tenant.id), req.branchHeader, merchantOrigin(tenant));
       outcome = await insertDocument(ctx, ctx.db, { ...doc, target: { deviceId: device.id } }, options);
       return stored(doc, storedOrThrow(ctx, outcome, device.branch), computed);
     }

@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { NotFoundError } from '../../../platform/errors/errors.ts';
-import { branchForWrite, pickBranch } from '../devices/branch-rule.ts';
+import { branchForWrite, merchantOrigin, pickBranch, type MerchantOrigin } from '../devices/branch-rule.ts';
 import { devicesOfTenant, type BranchDevice } from '../devices/store.ts';
 import { assertTenantWritable, tenantOfPartner } from '../tenants/service.ts';
 import { findTenantRow, type TenantRow } from '../tenants/store.ts';
@@ -87,7 +87,21 @@ export async function namedBranch(ctx: AppContext, request: FastifyRequest): Pro
 /** The branch the request writes to: it must exist and be initialised (declared `branch: 'write'`). */
 export async function writeBranch(ctx: AppContext, request: FastifyRequest): Promise<BranchDevice> {
   if (branchDeclaration(request) !== 'write') throw new Error(`${request.routeOptions.method} ${request.routeOptions.url} writes to a branch it declares \`branch: 'read'\``);
-  return branchForWrite(await devicesOf(ctx, request), branchHeaderOf(request));
+  return branchForWrite(await devicesOf(ctx, request), branchHeaderOf(request), originOfPrincipal(request));
+}
+
+/**
+ * The branch a live read asks the VSDC of (declared `branch: 'read'`: it changes nothing), which
+ * must exist and be initialised as for a write.
+ */
+export async function initialisedBranch(ctx: AppContext, request: FastifyRequest): Promise<BranchDevice> {
+  return branchForWrite(await merchantDevices(ctx, request), branchHeaderOf(request), originOfPrincipal(request));
+}
+
+/** Who gives the requesting merchant its devices (for what a merchant without one is told). */
+function originOfPrincipal(request: FastifyRequest): MerchantOrigin | undefined {
+  const tenant = principalTenant(request.principal);
+  return tenant ? merchantOrigin(tenant) : undefined;
 }
 
 /** The merchant's devices (the route declares `branch`), read once per request. */

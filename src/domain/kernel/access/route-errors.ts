@@ -30,7 +30,7 @@ function impliedErrors(method: string, auth: RouteAuth): ErrorCode[] {
       if (method !== 'GET') codes.push('csrf_token_invalid');
       if (auth.ability === 'invoices:write') codes.push('role_insufficient');
       if (auth.branch) codes.push('branch_not_found');
-      if (auth.branch === 'write') codes.push('branch_required', 'branch_not_initialized');
+      if (auth.branch === 'write') codes.push('no_device', 'branch_required', 'branch_not_initialized');
       break;
     case 'account':
       if (method !== 'GET') codes.push('csrf_token_invalid');

@@ -29,18 +29,30 @@ export function pickBranch<D extends Pick<BranchDevice, 'branch'>>(devices: read
   return devices.find((d) => d.branch === HEADQUARTERS) ?? (devices.length === 1 ? devices[0] : undefined);
 }
 
+/** Who gives a merchant its devices: its partner, or the merchant itself when it signed up on its own. */
+export type MerchantOrigin = 'partner' | 'self';
+
+/** A merchant with no partner signed up on its own. */
+export function merchantOrigin(tenant: { partnerId: number | null }): MerchantOrigin {
+  return tenant.partnerId === null ? 'self' : 'partner';
+}
+
+/** What a merchant without an initialised branch is told to do, by who does it. */
+export function registerBranchHint(origin: MerchantOrigin | undefined): string {
+  return origin === 'self'
+    ? 'Register and initialise a branch: in the console under Devices, or POST /api/v1/account/devices then POST /api/v1/account/devices/{branch}/initialize (docs/merchants.md).'
+    : 'Its partner registers and initialises one (POST /api/v1/tenants/{tenant}/devices, then POST /api/v1/tenants/{tenant}/devices/{branch}/initialize; docs/partners.md).';
+}
+
 /** The branch to store a document on: it must exist and be initialised. */
-export function branchForWrite(devices: readonly BranchDevice[], header: string | undefined): BranchDevice {
+export function branchForWrite(devices: readonly BranchDevice[], header: string | undefined, origin?: MerchantOrigin): BranchDevice {
+  if (devices.length === 0) throw new ApiError('no_device', `This merchant has no device yet, so nothing can be fiscalised. ${registerBranchHint(origin)}`);
   const device = pickBranch(devices, header);
   if (!device) {
-    throw new ApiError('branch_required',
-      devices.length === 0
-        ? 'This merchant has no registered device yet: its partner must register and initialise one first.'
-        : 'This merchant has several branches and none is 000: name one with the X-Branch header (GET /api/v1/me lists them).',
-    );
+    throw new ApiError('branch_required', 'This merchant has several branches and none is 000: name one with the X-Branch header (GET /api/v1/me lists them).');
   }
   if (!device.initialized) {
-    throw new ApiError('branch_not_initialized', `Branch ${device.branch} is not initialised with the authority yet, so it cannot fiscalise. Its partner must initialise the device first.`);
+    throw new ApiError('branch_not_initialized', `Branch ${device.branch} is not initialised with the authority yet, so it cannot fiscalise. ${origin === 'self' ? 'Initialise it: in the console under Devices, or POST /api/v1/account/devices/{branch}/initialize.' : 'Its partner must initialise the device first.'}`);
   }
   return device;
 }

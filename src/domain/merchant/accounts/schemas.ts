@@ -38,8 +38,11 @@ export const Merchant = Type.Object({
   subscription: literals(['active', 'blocked']),
   standing: Type.Object(
     {
-      canFile: Type.Boolean({ description: 'False while the subscription is blocked, the monthly quota is used up or the merchant is suspended' }),
-      reason: Nullable(Type.String({ description: 'Why not: the message the merchant API answers (402/403) to a filing; null when it can file' })),
+      canFile: Type.Boolean({ description: 'False while the subscription is blocked, the monthly quota is used up or the merchant is suspended, and while none of its branches is initialised' }),
+      reason: Nullable(Type.String({ description: 'Why not: the message the merchant API answers (402/403, or 422 `no_device` / `branch_not_initialized`) to a filing, with what to do; null when it can file' })),
+      cause: Nullable(Type.Enum(['account', 'no_branch'] as const, {
+        description: '`account`: the subscription, quota or suspension (the operator or partner restores it); `no_branch`: no branch is initialised yet (register and initialise one: Devices); null when it can file',
+      })),
     },
     { description: 'Whether the merchant may file now, and why not' },
   ),

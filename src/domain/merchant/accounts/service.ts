@@ -19,6 +19,7 @@ import { presentUserRegistration } from '../../kernel/branch-users/present.ts';
 import type { UserVsdcRegistration } from '../../kernel/branch-users/schemas.ts';
 import { queueConsoleUser, registrationsOfUsers } from '../../kernel/branch-users/store.ts';
 import { tenantOfPartner } from '../../kernel/tenants/service.ts';
+import { registerBranchHint } from '../../kernel/devices/branch-rule.ts';
 import { decoyHash, hashPassword, verifyPassword } from '../../../credentials/passwords.ts';
 import { assertPasswordRules } from './password-rules.ts';
 import * as store from './store.ts';
@@ -50,8 +51,8 @@ interface MerchantResource {
   origin: 'partner' | 'self';
   status: 'active' | 'suspended';
   subscription: 'active' | 'blocked';
-  /** Whether it may file now, and why not (the 402/403's message). */
-  standing: { canFile: boolean; reason: string | null };
+  /** Whether it may file now, and why not (the 402/403's or 422 `no_device`'s message); `cause` says which. */
+  standing: { canFile: boolean; reason: string | null; cause: 'account' | 'no_branch' | null };
 }
 
 const normalEmail = (email: string) => email.trim().toLowerCase();
@@ -148,18 +149,28 @@ export interface SignedIn {
   merchant: MerchantResource;
 }
 
-function presentMerchant(t: Omit<TenantAccount, 'partnerId' | 'plan' | 'rateLimitPerMinute' | 'offlinePolicy'> & { origin: 'partner' | 'self' }): MerchantResource {
-  return { id: t.id, name: t.name, tpin: t.tpin, origin: t.origin, status: t.status, subscription: t.subscription, standing: standingOf(t) };
+/**
+ * `initialisedBranches`: how many of its devices are initialised; with none it cannot file
+ * either, whatever its account says, and the reason says who gives it one.
+ */
+function presentMerchant(t: Omit<TenantAccount, 'partnerId' | 'plan' | 'rateLimitPerMinute' | 'offlinePolicy'> & { origin: 'partner' | 'self' }, initialisedBranches: number): MerchantResource {
+  const account = standingOf(t);
+  const standing: MerchantResource['standing'] = !account.canFile
+    ? { ...account, cause: 'account' }
+    : initialisedBranches === 0
+      ? { canFile: false, reason: `No branch is initialised yet. ${registerBranchHint(t.origin)}`, cause: 'no_branch' }
+      : { ...account, cause: null };
+  return { id: t.id, name: t.name, tpin: t.tpin, origin: t.origin, status: t.status, subscription: t.subscription, standing };
 }
 
 /** The merchant with its standing, in one statement. */
 async function merchantOf(db: Kysely<DB>, tenantId: number, now: Date): Promise<MerchantResource> {
   const t = await db
     .selectFrom('tenants as t')
-    .select(['t.id', 't.name', 't.tpin', 't.origin', 't.status', 't.subscription', 't.monthly_quota', documentsInMonth(sql`t.id`, currentMonth(now)).as('documents')])
+    .select(['t.id', 't.name', 't.tpin', 't.origin', 't.status', 't.subscription', 't.monthly_quota', documentsInMonth(sql`t.id`, currentMonth(now)).as('documents'), store.initialisedBranchCount(sql`t.id`).as('branches')])
     .where('t.id', '=', tenantId)
     .executeTakeFirstOrThrow();
-  return presentMerchant({ ...t, monthlyQuota: t.monthly_quota, documentsThisMonth: Number(t.documents) });
+  return presentMerchant({ ...t, monthlyQuota: t.monthly_quota, documentsThisMonth: Number(t.documents) }, Number(t.branches));
 }
 
 /** `previousSession`: the cookie the browser sent, if any; it is revoked (the session is rotated). */
@@ -197,10 +208,10 @@ export async function signOut(ctx: AppContext, session: SessionUser, everywhere:
 }
 
 export async function me(ctx: AppContext, session: SessionUser, sessionToken: string) {
-  const user = await store.findUser(ctx.db, session.tenant.id, session.userId);
+  // The session's lookup brought the merchant with its standing; the user and whether it has an initialised branch come in one read.
+  const user = await store.findUserWithBranches(ctx.db, session.tenant.id, session.userId);
   if (!user) throw new NotFoundError('User not found.');
-  // The session's lookup brought the merchant with its standing: no second read.
-  return { user: presentUser(user), merchant: presentMerchant(session.tenant), csrfToken: csrfTokenOf(sessionToken) };
+  return { user: presentUser(user), merchant: presentMerchant(session.tenant, Number(user.branches)), csrfToken: csrfTokenOf(sessionToken) };
 }
 
 export async function changePassword(ctx: AppContext, session: SessionUser, input: { currentPassword: string; newPassword: string }): Promise<{ revokedSessions: number }> {

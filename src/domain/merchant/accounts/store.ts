@@ -1,5 +1,5 @@
 // All SQL of merchant accounts: users, sessions, one-time links, failed sign-ins.
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { UserRole, UsersTable, UserTokenKind, UserTokensTable } from '../../../platform/db/tables/accounts.ts';
 
@@ -12,6 +12,21 @@ export function findUserByEmail(db: Kysely<DB>, email: string): Promise<UserRow 
 
 export function findUser(db: Kysely<DB>, tenantId: number, userId: number): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('id', '=', userId).where('tenant_id', '=', tenantId).where('removed_at', 'is', null).executeTakeFirst();
+}
+
+/** How many of the merchant's devices are initialised, as an SQL expression of its id. */
+export const initialisedBranchCount = (tenantId: RawBuilder<unknown>) => sql<string>`(select count(*) from devices d where d.tenant_id = ${tenantId} and d.initialized)`;
+
+/** The user (as findUser), with how many of its merchant's devices are initialised, in one read. */
+export function findUserWithBranches(db: Kysely<DB>, tenantId: number, userId: number): Promise<(UserRow & { branches: string }) | undefined> {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .select(initialisedBranchCount(sql.lit(tenantId)).as('branches'))
+    .where('id', '=', userId)
+    .where('tenant_id', '=', tenantId)
+    .where('removed_at', 'is', null)
+    .executeTakeFirst();
 }
 
 export function usersOf(db: Kysely<DB>, tenantId: number): Promise<UserRow[]> {

@@ -10,7 +10,7 @@ import { pageOf, type Page } from '../../../platform/http/pagination.ts';
 import { backoffMs } from '../../../platform/workers/backoff.ts';
 import { vsdcLeaseMs } from '../../../vsdc/polling.ts';
 import { GATEWAY_REGISTRANT_FIELDS } from '../../../vsdc/registrant.ts';
-import { branchForWrite, pickBranch } from '../../kernel/devices/branch-rule.ts';
+import { branchForWrite, merchantOrigin, pickBranch } from '../../kernel/devices/branch-rule.ts';
 import { devicesOfTenant } from '../../kernel/devices/store.ts';
 import { presentCustomer } from './present.ts';
 import type { CreateCustomerBody, CustomerResource, ListCustomersQuery } from './schemas.ts';
@@ -37,7 +37,7 @@ export async function createCustomer(ctx: AppContext, tenant: TenantAccount, bra
   if (tpin !== null) {
     const existing = await findCustomerByTpin(ctx.db, tenant.id, tpin);
     if (existing) return { customer: presentCustomer(existing), created: false };
-    deviceId = branchForWrite(devices, branchHeader).id;
+    deviceId = branchForWrite(devices, branchHeader, merchantOrigin(tenant)).id;
   }
   const row = await insertCustomer(ctx.db, {
     tenantId: tenant.id,

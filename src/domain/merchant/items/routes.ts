@@ -7,8 +7,7 @@ import { BranchHeaders } from '../../kernel/devices/schemas.ts';
 import * as S from './schemas.ts';
 import { createItem, getItem, listItemsPage, releaseItem, updateItem } from './service.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
-import { branchHeaderOf, merchantDevices, writeBranch } from '../../kernel/access/acts-on.ts';
-import { branchForWrite } from '../../kernel/devices/branch-rule.ts';
+import { initialisedBranch, writeBranch } from '../../kernel/access/acts-on.ts';
 import { reconcileItems } from './reconciliation.ts';
 import { setComposition } from './composition.ts';
 
@@ -104,7 +103,7 @@ export function itemRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request) => ({ data: await setComposition(ctx, requireTenant(request).id, request.params.item, request.body, merchantActor(request)) }));
 
     app.get('/api/v1/item-reconciliation', {
-      config: { auth: { ...READ.auth, branch: 'read' }, errors: ['branch_required', 'branch_not_initialized', 'vsdc_unreachable', 'vsdc_refused'] },
+      config: { auth: { ...READ.auth, branch: 'read' }, errors: ['no_device', 'branch_required', 'branch_not_initialized', 'vsdc_unreachable', 'vsdc_refused'] },
       schema: {
         operationId: 'reconcileItems',
         tags: TAG,
@@ -118,7 +117,7 @@ export function itemRoutes(ctx: AppContext): FastifyPluginAsync {
         response: { 200: data(S.ItemReconciliation) },
       },
     }, async (request) => {
-      const branch = branchForWrite(await merchantDevices(ctx, request), branchHeaderOf(request));
+      const branch = await initialisedBranch(ctx, request);
       return { data: await reconcileItems(ctx, requireTenant(request).id, branch) };
     });
   };
