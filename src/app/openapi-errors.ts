@@ -69,7 +69,7 @@ export const ERROR_SCHEMAS: Record<string, JsonSchema> = {
       errors: FieldErrors,
       error: CodedErrorDetail,
     },
-    examples: [{ success: false, httpCode: 401, error: { code: 'unauthenticated', message: 'This key may not file through the X-SdcId given.' } }],
+    examples: [{ success: false, httpCode: 401, error: { code: 'unauthenticated', message: "This key may not file through the branch X-SdcId (or Terminal-Id) names. Send X-SdcId: SDC0010002115, the SDC id of the key's branch. GET /zm/api/Branches (X-Api-Key only) lists the key's branches." } }],
   },
 };
 

@@ -342,3 +342,21 @@ export async function findCompatDevice(db: Kysely<DB>, key: ResolvedFiscalisatio
   const row = await query.executeTakeFirst();
   return row ? { id: row.id, branch: row.branch, sdcId: row.sdc_id! } : undefined;
 }
+
+/**
+ * The SDC ids a key may file through (its initialised branches; a branch key only its own), in
+ * branch order, at most `limit` of them; `more` when there are others. For a refused X-SdcId:
+ * only the key's own merchant's devices are read.
+ */
+export async function compatSdcIdsOf(db: Kysely<DB>, key: ResolvedFiscalisationKey, limit: number): Promise<{ sdcIds: string[]; more: boolean }> {
+  let query = db
+    .selectFrom('devices')
+    .select('sdc_id')
+    .where('tenant_id', '=', key.tenant.id)
+    .where('initialized', '=', true)
+    .where('sdc_id', 'is not', null);
+  if (key.deviceId !== null) query = query.where('id', '=', key.deviceId);
+  const rows = await query.orderBy('branch').limit(limit + 1).execute();
+  const sdcIds = rows.map((r) => r.sdc_id!);
+  return { sdcIds: sdcIds.slice(0, limit), more: sdcIds.length > limit };
+}

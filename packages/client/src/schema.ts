@@ -1559,7 +1559,7 @@ export interface paths {
         put?: never;
         /**
          * Fiscalise a sale (ReceiptTypeCode S) on the branch X-SdcId names
-         * @description The same sale path as POST /api/v1/sales: 201 once the invoice is stored with its InvoiceNumber, after a short wait for its filing; `Status` `pending` means queued (fiscal fields null). Field names are ours (`ClientInvoiceNumber`, `Items`, …) or those of the product /zm/api imitates (`InvoiceNumber`, `invoiceItems`, …), matched without regard to case; an invoice sent in the product's names is answered with its fiscal names too (`vsdcdate`, `internalData`, `signature`, `receiptTotalCounter`, `normalReceiptTypeCounter`, `taxItems`). The till's number is idempotent per branch: a repeat, even with a different body, returns the original invoice (`Idempotent-Replayed: true`) and never files twice. Unknown fields are ignored; errors name the fields as the till sent them (`Items.0.UnitPrice`, `invoiceItems.0.TotalAmount`).
+         * @description The same sale path as POST /api/v1/sales: 201 once the invoice is stored with its InvoiceNumber, after a short wait for its filing; `Status` `pending` means queued (fiscal fields null). Field names are ours (`ClientInvoiceNumber`, `Items`, …) or those of the product /zm/api imitates (`InvoiceNumber`, `invoiceItems`, …), matched without regard to case; an invoice sent in the product's names is answered with its fiscal names too (`vsdcdate`, `internalData`, `signature`, `receiptTotalCounter`, `normalReceiptTypeCounter`, `taxItems`). The till's number is idempotent per branch: a repeat, even with a different body, returns the original invoice (`Idempotent-Replayed: true`) and never files twice. Unknown fields are ignored; errors name the fields as the till sent them (`Items.0.UnitPrice`, `invoiceItems.0.TotalAmount`). A body in the shape of POST /api/v1/sales (`items[].price`, `clientInvoiceNo`, … and no legacy field) is a 422 keyed `body` saying this route speaks the legacy dialect.
          *
          *     Bare by default (the payload below). For a key minted with `dialect: "wrapped"` every answer is wrapped with the same HTTP status: success `{"success": true, "message": "OK", "data": <payload>}`, failure `{"success": false, "httpCode": <status>, …every field of the bare error}`.
          */
@@ -2308,7 +2308,7 @@ export interface components {
          *       "httpCode": 401,
          *       "error": {
          *         "code": "unauthenticated",
-         *         "message": "This key may not file through the X-SdcId given."
+         *         "message": "This key may not file through the branch X-SdcId (or Terminal-Id) names. Send X-SdcId: SDC0010002115, the SDC id of the key's branch. GET /zm/api/Branches (X-Api-Key only) lists the key's branches."
          *       }
          *     }
          */

@@ -5,6 +5,7 @@
 // may mix the families across fields; a field given twice — under two names, or one name in two
 // casings — is refused (422 naming both), never guessed.
 import { FieldErrors } from '../../../platform/errors/errors.ts';
+import { CreateSaleBody, SaleLineInput } from '../sales/schemas.ts';
 
 export type Family = 'gateway' | 'product';
 
@@ -197,4 +198,45 @@ export function sentPath(read: ReadInvoice, segments: readonly string[]): string
   const [index, key, ...deeper] = rest as [string, string, ...string[]];
   const line = read.lines[Number(index)];
   return [top, index, line?.sentKeys.get(key) ?? key, ...deeper];
+}
+
+// ---- a modern body sent to the legacy route ----
+
+const modernInvoiceNames = Object.keys(CreateSaleBody.properties);
+const modernLineNames = Object.keys(SaleLineInput.properties);
+const lowerCased = (names: Iterable<string>) => new Set([...names].map((name) => name.toLowerCase()));
+
+/** Names only POST /api/v1/sales takes: no legacy name is the same without regard to case (`items`, `quantity`, `taxInclusive`, `rrp` are). */
+const MODERN_ONLY_INVOICE = new Set(modernInvoiceNames.filter((name) => !INVOICE_NAMES.has(name.toLowerCase())));
+const MODERN_ONLY_LINE = new Set(modernLineNames.filter((name) => !LINE_NAMES.has(name.toLowerCase())));
+/** Legacy names (lower case) that no name of POST /api/v1/sales shares. */
+const LEGACY_ONLY_INVOICE = new Set([...INVOICE_NAMES.keys()].filter((name) => !lowerCased(modernInvoiceNames).has(name)));
+const LEGACY_ONLY_LINE = new Set([...LINE_NAMES.keys()].filter((name) => !lowerCased(modernLineNames).has(name)));
+const LINES_KEYS = lowerCased(spellings(INVOICE_FIELDS.items));
+
+/**
+ * The modern fields of a body written for POST /api/v1/sales rather than for a till (`clientInvoiceNo`,
+ * `items[].price`, …): names only the modern body has, spelt exactly as it spells them. Empty when
+ * the body has none of them, or has any name only the legacy dialect has (in any casing, on the
+ * invoice or a line). A till's invoice number and receipt type are required and legacy-only, so a
+ * body that could be fiscalised here is never taken for a modern one.
+ */
+export function modernFieldsOf(body: Record<string, unknown>): string[] {
+  const keys = Object.keys(body);
+  if (keys.some((key) => LEGACY_ONLY_INVOICE.has(key.toLowerCase()))) return [];
+  const modern = keys.filter((key) => MODERN_ONLY_INVOICE.has(key));
+  for (const key of keys) {
+    const lines = body[key];
+    if (!LINES_KEYS.has(key.toLowerCase()) || !Array.isArray(lines)) continue;
+    for (const line of lines) {
+      if (!isObject(line)) continue;
+      const lineKeys = Object.keys(line);
+      if (lineKeys.some((lineKey) => LEGACY_ONLY_LINE.has(lineKey.toLowerCase()))) return [];
+      for (const lineKey of lineKeys) {
+        const shown = `${key}[].${lineKey}`;
+        if (MODERN_ONLY_LINE.has(lineKey) && !modern.includes(shown)) modern.push(shown);
+      }
+    }
+  }
+  return modern;
 }

@@ -8,7 +8,7 @@ import { compileBodyCheck, toValidationError } from '../../../platform/http/vali
 import type { FilingDetails, FilingLineDetails, FilingPerson } from '../../../vsdc/sales-body.ts';
 import { amountsMatch, parseAmount, round2, VAT_CATEGORY_CODES, type Money, type VatCategoryCode } from '../../../vsdc/tax.ts';
 import { CreateSaleBody } from '../sales/schemas.ts';
-import { invoiceName, lineKey, lineName, readInvoice, sentPath, type InvoiceField, type LineField, type ReadInvoice } from './field-names.ts';
+import { invoiceName, lineKey, lineName, modernFieldsOf, readInvoice, sentPath, type InvoiceField, type LineField, type ReadInvoice } from './field-names.ts';
 import { TillInvoiceBody, type TillInvoiceLine } from './schemas.ts';
 
 /** Levy codes a till may list in TaxCodes (the VSDC's levy buckets). */
@@ -242,12 +242,29 @@ function saleBodyOf(
 }
 
 /**
+ * A body in the shape of POST /api/v1/sales (modernFieldsOf): a 422 that says which dialect this
+ * route speaks and where that body belongs, instead of a list of legacy fields it lacks.
+ */
+function refuseModernBody(body: Record<string, unknown>): void {
+  const modern = modernFieldsOf(body);
+  if (modern.length === 0) return;
+  throw new ValidationError({
+    body: [
+      `This route speaks the legacy till dialect (docs/compat.md), and this body is in the shape of POST /api/v1/sales (${modern.join(', ')}) with none of the legacy fields. ` +
+        'A modern client files sales through POST /api/v1/sales with Authorization: Bearer <tenant token>; ' +
+        'a till sends ClientInvoiceNumber, ReceiptTypeCode "S" and Items[] with ItemName, ItemClassificationCode, Quantity and UnitPrice.',
+    ],
+  });
+}
+
+/**
  * Reads and checks a till's invoice body and translates it. `sdcId` is the SDC id of the branch
  * X-SdcId named: a body `sdcId` must be the same. Throws a ValidationError (422) naming the
  * fields as the till sent them.
  */
 export function parseTillInvoice(body: unknown, sdcId: string): TillInvoiceRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ValidationError({ body: ['The request body must be a JSON object.'] });
+  refuseModernBody(body as Record<string, unknown>);
   const errors = new FieldErrors();
   const read = readInvoice(body as Record<string, unknown>, errors);
   throwIfAny(errors);

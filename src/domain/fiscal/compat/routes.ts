@@ -128,7 +128,8 @@ export function compatRoutes(ctx: AppContext): FastifyPluginAsync {
             '(`InvoiceNumber`, `invoiceItems`, …), matched without regard to case; an invoice sent in the product\'s names is answered with its fiscal names too ' +
             '(`vsdcdate`, `internalData`, `signature`, `receiptTotalCounter`, `normalReceiptTypeCounter`, `taxItems`). The till\'s number is idempotent per branch: ' +
             'a repeat, even with a different body, returns the original invoice (`Idempotent-Replayed: true`) and never files twice. Unknown fields are ignored; ' +
-            'errors name the fields as the till sent them (`Items.0.UnitPrice`, `invoiceItems.0.TotalAmount`).',
+            'errors name the fields as the till sent them (`Items.0.UnitPrice`, `invoiceItems.0.TotalAmount`). ' +
+            'A body in the shape of POST /api/v1/sales (`items[].price`, `clientInvoiceNo`, … and no legacy field) is a 422 keyed `body` saying this route speaks the legacy dialect.',
         ),
         headers: S.CompatHeaders,
         body: S.TillInvoiceBody,

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext, ContextMember } from '../context.ts';
-import { TenantTokenLookups, findCompatDevice, findFiscalisationKey, findPartnerKey, type ResolvedFiscalisationKey, type ResolvedPartnerKey, type ResolvedTenantToken, type BucketCount, type CompatDevice, type TenantAccount } from '../../../credentials/lookup.ts';
+import { TenantTokenLookups, compatSdcIdsOf, findCompatDevice, findFiscalisationKey, findPartnerKey, type ResolvedFiscalisationKey, type ResolvedPartnerKey, type ResolvedTenantToken, type BucketCount, type CompatDevice, type TenantAccount } from '../../../credentials/lookup.ts';
 import { assertTenantInGoodStanding } from '../../../credentials/standing.ts';
 import type { WindowCount } from '../../../platform/db/rate-limit-window.ts';
 import { hasValidChecksum, kindOf, safeEqual } from '../../../credentials/secret-format.ts';
@@ -268,25 +268,57 @@ async function authenticatePartner(ctx: AppContext, request: FastifyRequest, sco
   return { kind: 'partner', key };
 }
 
+/** What /zm/api is, for a caller who sent the modern surface's credential. */
+const LEGACY_DIALECT = '/zm/api speaks the legacy till dialect (docs/compat.md)';
+
+/** How many SDC ids a refused X-SdcId is told; GET /zm/api/Branches lists them all. */
+const SDC_IDS_NAMED = 5;
+
+/**
+ * The 401 for a missing X-SdcId, or one the key may not use: it names the SDC ids the key files
+ * through (its own merchant's only; never the one sent, which may be another merchant's) and
+ * points to GET /zm/api/Branches.
+ */
+async function sdcIdRefusal(ctx: AppContext, key: ResolvedFiscalisationKey, sent: boolean): Promise<ApiError> {
+  const { sdcIds, more } = await compatSdcIdsOf(ctx.db, key, SDC_IDS_NAMED);
+  const problem = sent
+    ? 'This key may not file through the branch X-SdcId (or Terminal-Id) names.'
+    : 'X-SdcId (or Terminal-Id) is required: it names the branch this key files through.';
+  const branches = `GET /zm/api/Branches (X-Api-Key only) lists the key's branches${sdcIds.length === 0 ? ' and whether each is Initialized' : ''}.`;
+  let instead: string;
+  if (sdcIds.length === 0) {
+    instead = `This key has no initialised branch to file through yet: the merchant must initialise ${key.deviceId !== null ? "the key's branch" : 'a branch'} first. ${branches}`;
+  } else if (sdcIds.length === 1 && !more) {
+    instead = `Send X-SdcId: ${sdcIds[0]!}, the SDC id of ${key.deviceId !== null ? "the key's branch" : "the merchant's initialised branch"}. ${branches}`;
+  } else {
+    const listed = more ? `${sdcIds.join(', ')} or another of its branches` : `${sdcIds.slice(0, -1).join(', ')} or ${sdcIds[sdcIds.length - 1]!}`;
+    instead = `Send X-SdcId with the SDC id of one of the merchant's initialised branches: ${listed}. ${branches}`;
+  }
+  return unauthenticated(`${problem} ${instead}`);
+}
+
 async function authenticateCompat(ctx: AppContext, request: FastifyRequest, branch: 'required' | 'none'): Promise<Principal> {
   const secret = headerValue(request, 'x-api-key');
   if (!secret) {
     throw unauthenticated(
       request.headers.authorization
-        ? 'Bearer tokens are not accepted on /zm/api: send X-Api-Key: <pk_…> and X-SdcId.'
+        ? `Bearer tokens are not accepted here: ${LEGACY_DIALECT}. A till sends X-Api-Key: <pk_…> and X-SdcId; with a tenant token, file sales through POST /api/v1/sales.`
         : 'Send X-Api-Key: <pk_…> and X-SdcId.',
     );
   }
   const kind = kindOf(secret);
-  if (kind?.kind !== 'fiscalisation_key' || !hasValidChecksum(secret, kind.prefix)) throw unauthenticated('The X-Api-Key is invalid.');
+  if (kind?.kind === 'tenant_token') {
+    throw unauthenticated(`X-Api-Key takes a fiscalisation key (pk_…), not a tenant token: ${LEGACY_DIALECT}. With a tenant token, send Authorization: Bearer <token> to POST /api/v1/sales.`);
+  }
+  if (kind?.kind !== 'fiscalisation_key' || !hasValidChecksum(secret, kind.prefix)) throw unauthenticated('The X-Api-Key is invalid: send a fiscalisation key (pk_…).');
   const key = await findFiscalisationKey(ctx.db, secret, ctx.clock.now(), countedBucket(ctx, 'till'));
   if (!key) throw unauthenticated('The X-Api-Key is invalid or has been revoked.');
   let device: CompatDevice | undefined;
   if (branch === 'required') {
     const sdcId = headerValue(request, 'x-sdcid') ?? headerValue(request, 'terminal-id');
-    if (!sdcId) throw unauthenticated('X-SdcId (or Terminal-Id) is required and must name a branch this key may file through.');
+    if (!sdcId) throw await sdcIdRefusal(ctx, key, false);
     device = await findCompatDevice(ctx.db, key, sdcId);
-    if (!device) throw unauthenticated('This key may not file through the X-SdcId given.');
+    if (!device) throw await sdcIdRefusal(ctx, key, true);
   }
   assertTenantInGoodStanding(key.tenant);
   await applyRateLimit(ctx, request, bucketOf('till', key.tenant.id), tenantLimit(key.tenant, 'zm'), key.count);
