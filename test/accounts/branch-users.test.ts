@@ -112,8 +112,10 @@ describe(`branch users registered with the VSDC (${engineName})`, () => {
 
     dataOf(await inject('DELETE', `/api/v1/account/users/${accepted.id}`, owner));
     await eventually(() => ['000', '001'].every((branch) => atVsdc(tpin, branch).some(([id, , yn]) => id === cashierId && yn === 'N')), 'the removal filed at both branches');
-    const rows = await h.ctx.db.selectFrom('branch_users').select(['use_yn', 'state']).where('user_id', '=', accepted.id).execute();
-    assert.deepEqual(rows.map((r) => [r.use_yn, r.state]), [['N', 'registered'], ['N', 'registered']]);
+    // The VSDC has both answers; the worker records them just after.
+    const settled = async () => (await h.ctx.db.selectFrom('branch_users').select(['use_yn', 'state']).where('user_id', '=', accepted.id).execute()).map((r) => [r.use_yn, r.state]);
+    await eventually(async () => (await settled()).every(([, state]) => state === 'registered'), 'both removals recorded');
+    assert.deepEqual(await settled(), [['N', 'registered'], ['N', 'registered']]);
     assert.deepEqual((await usersOf(owner)).map((u) => u.email), [ownerEmail], 'a removed user is not listed');
   });
 
