@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildApp } from '../../src/app/app.ts';
 import { verifySecretKey } from '../../src/app/secret-key.ts';
+import { developmentKeyNote } from '../../src/app/cli/with-context.ts';
 import { closeContext, createContext, type AppContext } from '../../src/domain/kernel/context.ts';
 import { createPartner, listPartners } from '../../src/domain/partner/provisioning/partners-service.ts';
 import { SecretBox, developmentKeyFile } from '../../src/credentials/secret-box.ts';
@@ -137,5 +138,12 @@ describe(`the key that seals the database's secrets (${engineName})`, () => {
       return true;
     });
     assert.equal(await checkSecretKey(db, new SecretBox(developmentKey), serve), 'matched');
+
+    // A bare `partner create` that is the first to seal on a PostgreSQL database says so at once.
+    const bare = testConfig({ secretKey: undefined, dataDir, databaseUrl: 'postgres://gateway@db.example/fiscal' });
+    assert.match(developmentKeyNote(bare, 'partner create', 'recorded') ?? '', /^note: SECRET_KEY is not set: `partner create` sealed with the development key file .*\.data\.secret-key, which this database now records as the key of its secrets; every server and CLI command on it needs SECRET_KEY set to that file's contents/);
+    assert.equal(developmentKeyNote(bare, 'partner create', 'matched'), undefined);
+    assert.equal(developmentKeyNote({ ...bare, secretKey: KEY_A }, 'partner create', 'recorded'), undefined);
+    assert.equal(developmentKeyNote({ ...bare, databaseUrl: undefined }, 'partner create', 'recorded'), undefined, 'the embedded database is the development one');
   });
 });
