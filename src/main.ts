@@ -46,10 +46,13 @@ Commands:
                                         exits 6 when an endpoint or mandatory item fails
 
 The database is DATABASE_URL (PostgreSQL) or, without it, the embedded one in DATA_DIR
-(./data). With the embedded database the CLI works only while no server holds it.
+(./data). With the embedded database the CLI works only while no server holds it. The CLI
+needs the same DATABASE_URL, GATEWAY_ENV and SECRET_KEY as the servers: the database records
+which key sealed its secrets, and a command with another one stops (exit 3).
 
 Exit codes: 0 ok, 1 failure, 2 usage (also: backup or restore on PostgreSQL, restore into a
-non-empty DATA_DIR), 3 configuration (a bad variable, or a port it names in use), 4 database
+non-empty DATA_DIR), 3 configuration (a bad variable, a SECRET_KEY other than the one that
+sealed the database's secrets, or a port it names in use), 4 database
 in use, 5 not found (also: no database to back up, no backup file), 6 certify: the checklist
 was not passed (report.md says why).`;
 

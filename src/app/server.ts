@@ -5,6 +5,7 @@ import { closeContext, createContext, type AppContext, type ContextOptions } fro
 import { openDatabase } from '../platform/db/database.ts';
 import { portProblem } from '../platform/lib/ports.ts';
 import { moduleWorkers, provideModuleMembers } from './modules.ts';
+import { verifySecretKey } from './secret-key.ts';
 import { startWorkers, type RunningWorkers, type WorkerStopReport } from '../platform/workers/index.ts';
 
 export interface ServeOptions {
@@ -53,6 +54,16 @@ export async function startGateway(config: Config, options: ServeOptions): Promi
   const startedAt = Date.now();
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, command: 'serve' });
   const ctx = createContext(config, database, options.context);
+  try {
+    // Before anything listens or works: a key other than the one that sealed the database's
+    // secrets stops the start (exit 3); the first start records its key.
+    const secretKey = await verifySecretKey(ctx, 'serve', { claim: true });
+    if (secretKey === 'recorded' || secretKey === 'adopted') ctx.log.info({ fingerprint: ctx.secretBox.fingerprint.slice(0, 12) }, `the database now records which SECRET_KEY seals its secrets (${secretKey === 'recorded' ? 'this one' : 'this one, which opens the secrets it holds'})`);
+  } catch (err) {
+    await closeContext(ctx).catch(() => {});
+    await database.close();
+    throw err;
+  }
   provideModuleMembers(ctx); // the sale signals and the catalogue, shared by the app and the workers
   let app: App | undefined;
   let url: string | undefined;

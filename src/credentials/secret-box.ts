@@ -1,16 +1,27 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { ApiError } from '../platform/errors/errors.ts';
 
 // AES-256-GCM with a random 96-bit nonce per secret; the AAD binds a ciphertext to the row
 // it belongs to, so a ciphertext copied onto another key's row does not decrypt.
 // Stored as "v1.<nonce b64>.<ciphertext b64>.<tag b64>".
+// A secret that does not open (sealed with another SECRET_KEY) is 503 `secret_unreadable`, never
+// a bare 500; the database records which key seals its secrets (`fingerprint`, src/app/secret-key.ts).
 
 export class SecretBox {
   private readonly key: Buffer;
 
   constructor(secretKey: string) {
     this.key = createHash('sha256').update(`fiscal-gateway:secret-box:${secretKey}`, 'utf8').digest();
+  }
+
+  /**
+   * Tells this key from another without revealing it: HMAC-SHA256 of a fixed label under the
+   * derived key, hex. Stored in the database (table `secret_key`) by the first process that seals.
+   */
+  get fingerprint(): string {
+    return createHmac('sha256', this.key).update('fiscal-gateway:secret-key-fingerprint:v1', 'utf8').digest('hex');
   }
 
   seal(plaintext: string, aad: string): string {
@@ -21,14 +32,41 @@ export class SecretBox {
     return ['v1', nonce.toString('base64'), ciphertext.toString('base64'), cipher.getAuthTag().toString('base64')].join('.');
   }
 
+  /** The plaintext; 503 `secret_unreadable` when this key does not open it. */
   open(sealed: string, aad: string): string {
-    const [version, nonce, ciphertext, tag] = sealed.split('.');
-    if (version !== 'v1' || !nonce || !ciphertext || !tag) throw new Error('unrecognised sealed secret');
-    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(nonce, 'base64'));
-    decipher.setAAD(Buffer.from(aad, 'utf8'));
-    decipher.setAuthTag(Buffer.from(tag, 'base64'));
-    return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64')), decipher.final()]).toString('utf8');
+    const opened = this.tryOpen(sealed, aad);
+    if (opened === undefined) throw new ApiError('secret_unreadable', UNREADABLE);
+    return opened;
   }
+
+  /** The plaintext, or undefined when this key does not open it (another key, another row, not a sealed secret). */
+  tryOpen(sealed: string, aad: string): string | undefined {
+    const [version, nonce, ciphertext, tag] = sealed.split('.');
+    if (version !== 'v1' || !nonce || !ciphertext || !tag) return undefined;
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(nonce, 'base64'));
+      decipher.setAAD(Buffer.from(aad, 'utf8'));
+      decipher.setAuthTag(Buffer.from(tag, 'base64'));
+      return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64')), decipher.final()]).toString('utf8');
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+const UNREADABLE =
+  "The gateway cannot open this sealed secret: it was sealed with another SECRET_KEY than the one the gateway runs with. Its operator must start the gateway with the SECRET_KEY that sealed it (docs/deployment.md#secret_key); nothing was changed.";
+
+/** Where the development key is kept: beside the data directory, `.<name>.secret-key`. */
+export function developmentKeyFile(dataDir: string): string {
+  const abs = resolve(dataDir);
+  return join(dirname(abs), `.${basename(abs)}.secret-key`);
+}
+
+/** The development key file's key, when the file exists (it is never created here). */
+export function readDevelopmentKey(dataDir: string): string | undefined {
+  const path = developmentKeyFile(dataDir);
+  return existsSync(path) ? readFileSync(path, 'utf8').trim() : undefined;
 }
 
 /**
@@ -37,9 +75,9 @@ export class SecretBox {
  */
 export function resolveSecretKey(secretKey: string | undefined, dataDir: string): string {
   if (secretKey) return secretKey;
-  const abs = resolve(dataDir);
-  const path = join(dirname(abs), `.${basename(abs)}.secret-key`);
-  if (existsSync(path)) return readFileSync(path, 'utf8').trim();
+  const existing = readDevelopmentKey(dataDir);
+  if (existing !== undefined) return existing;
+  const path = developmentKeyFile(dataDir);
   const generated = randomBytes(32).toString('hex');
   mkdirSync(dirname(path), { recursive: true }); // with DATABASE_URL nothing else made it
   writeFileSync(path, generated + '\n', { mode: 0o600, flag: 'wx' });

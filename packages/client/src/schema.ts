@@ -5551,6 +5551,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Service unavailable.
+             *
+             *     A coded error:
+             *
+             *     - `secret_unreadable`: A sealed secret (a partner key read back) that the gateway's `SECRET_KEY` does not open: it was sealed with another key; nothing was changed; the operator must start the gateway with the `SECRET_KEY` that sealed it (docs/deployment.md#secret_key)
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     rotatePartnerKey: {

@@ -27,6 +27,7 @@ export async function partnerCommand(config: Config, args: string[], json: boole
     }
     const created = await withContext(config, 'partner create', (ctx) =>
       createPartner(ctx.db, ctx.secretBox, actor, { name: values.name!, test: values.test ?? false, ...(scopes ? { scopes } : {}) }),
+      { seals: true },
     );
     print(json, created, `partner ${created.partner.id} "${created.partner.name}" created\nsecret key (store it now): ${created.key.secret}\nscopes: ${created.key.scopes.join(', ')}`);
     return;

@@ -146,6 +146,11 @@ export const ERROR_CODES = {
     meaning: 'The classification catalogue has never been fetched from a VSDC yet and none answers now',
   },
   console_not_built: { status: 503, meaning: 'The console was not built (`npm run build:console`; `npm ci` does it)' },
+  secret_unreadable: {
+    status: 503,
+    meaning:
+      "A sealed secret (a partner key read back) that the gateway's `SECRET_KEY` does not open: it was sealed with another key; nothing was changed; the operator must start the gateway with the `SECRET_KEY` that sealed it (docs/deployment.md#secret_key)",
+  },
 } as const satisfies Record<string, ErrorCodeEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

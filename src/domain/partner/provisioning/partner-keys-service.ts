@@ -7,7 +7,7 @@ import { SCOPES, type Scope } from '../../../credentials/abilities.ts';
 import { ApiError, NotFoundError } from '../../../platform/errors/errors.ts';
 import { recordAudit, type Actor } from '../../kernel/audit/store.ts';
 import { partnerKeyPrefix, presentPartnerKey, type PartnerKeyResource } from './present.ts';
-import { findOwnPartnerKey, insertPartnerKeyRow, listLivePartnerKeys, lockPartnerKey, markPartnerKeyRotated, setPartnerKeyCiphertext, type PartnerKeyRow } from './store.ts';
+import { findOwnPartnerKey, insertPartnerKeyRow, listLivePartnerKeys, lockPartnerKey, markPartnerKeyRotated, newestSealedPartnerKeyRows, setPartnerKeyCiphertext, type PartnerKeyRow } from './store.ts';
 import { markRevoked } from '../../kernel/tenants/store.ts';
 
 // Partner secret keys: hashed for lookup and also sealed (AES-256-GCM) so the partner can
@@ -30,6 +30,12 @@ export async function insertPartnerKey(
   const id = await insertPartnerKeyRow(db, { partner_id: partnerId, name: input.name, mode: input.mode, scopes: [...input.scopes], secret_hash: hashSecret(secret), last4: last4(secret) });
   const row = await setPartnerKeyCiphertext(db, id, box.seal(secret, aadOf(id, partnerId)));
   return { row, secret };
+}
+
+/** The newest sealed partner keys with what each was sealed to: does a key open them? (src/app/secret-key.ts). */
+export async function newestSealedPartnerKeys(db: Kysely<DB>, limit: number): Promise<Array<{ sealed: string; aad: string }>> {
+  const rows = await newestSealedPartnerKeyRows(db, limit);
+  return rows.map((row) => ({ sealed: row.secret_ciphertext, aad: aadOf(row.id, row.partner_id) }));
 }
 
 async function ownKey(db: Kysely<DB>, caller: ResolvedPartnerKey, keyId: number, forUpdate = false): Promise<PartnerKeyRow> {

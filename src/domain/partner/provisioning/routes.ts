@@ -172,7 +172,7 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
     });
 
     app.get('/api/v1/partner/keys/:id/secret', {
-      config: { auth: { surface: 'partner', scope: 'keys:write' }, errors: ['insufficient_privilege'] },
+      config: { auth: { surface: 'partner', scope: 'keys:write' }, errors: ['insufficient_privilege', 'secret_unreadable'] },
       schema: { operationId: 'getPartnerKeySecret', tags: KEYS_TAG, summary: 'Read a key\'s plaintext back (audited)', params: IdParam, response: { 200: data(Type.Object({ id: Type.Integer(), secret: Type.String() })) } },
     }, async (request, reply) => {
       const secret = await readPartnerKeySecret(db, ctx.secretBox, requirePartner(request), request.params.id);

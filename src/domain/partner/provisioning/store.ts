@@ -26,6 +26,11 @@ export async function insertPartnerKeyRow(db: Kysely<DB>, values: Omit<Insertabl
   return inserted.id;
 }
 
+/** The newest sealed partner keys (revoked ones too), for the check of which key seals them (src/app/secret-key.ts). */
+export async function newestSealedPartnerKeyRows(db: Kysely<DB>, limit: number): Promise<Array<Pick<PartnerKeyRow, 'id' | 'partner_id' | 'secret_ciphertext'>>> {
+  return db.selectFrom('partner_keys').select(['id', 'partner_id', 'secret_ciphertext']).where('secret_ciphertext', '<>', 'pending').orderBy('id', 'desc').limit(limit).execute();
+}
+
 export async function setPartnerKeyCiphertext(db: Kysely<DB>, keyId: number, ciphertext: string): Promise<PartnerKeyRow> {
   return db.updateTable('partner_keys').set({ secret_ciphertext: ciphertext }).where('id', '=', keyId).returningAll().executeTakeFirstOrThrow();
 }

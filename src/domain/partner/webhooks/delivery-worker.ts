@@ -10,6 +10,7 @@ import { claimDueDeliveries, DeliveredRecorder, recordAttempt, type AttemptOutco
 import { WEBHOOKS_CHANNEL } from '../../kernel/outbox/events.ts';
 import { WebhookSender } from './sender.ts';
 import { secretAad } from './service.ts';
+import { ApiError } from '../../../platform/errors/errors.ts';
 
 const DELIVERY_WORKER_NAME = 'webhooks.deliver';
 
@@ -109,7 +110,9 @@ class DeliveryWorker implements Worker {
         this.ctx.clock.now(),
       );
     } catch (err) {
-      outcome = { kind: 'failed', responseStatus: null, terminal: false, error: `Internal error before sending: ${(err as Error).message}` };
+      // A secret sealed with another SECRET_KEY: said as such on the attempt, and retried (the operator may restart with the right key).
+      const error = err instanceof ApiError && err.code === 'secret_unreadable' ? `Not sent: the endpoint's signing secret is unreadable. ${err.message}` : `Internal error before sending: ${(err as Error).message}`;
+      outcome = { kind: 'failed', responseStatus: null, terminal: false, error };
     }
     const at = this.ctx.clock.now();
     if (outcome.kind === 'delivered' && (await this.delivered.record({ claim, responseStatus: outcome.responseStatus, at }))) return;

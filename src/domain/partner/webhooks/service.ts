@@ -2,6 +2,7 @@
 // signing secrets sealed to the row), the delivery log of an endpoint, and resending a delivery.
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../kernel/context.ts';
+import type { DB } from '../../../platform/db/schema.ts';
 import { PREFIXES, mintSecret } from '../../../credentials/secret-format.ts';
 import { ApiError, NotFoundError, ValidationError } from '../../../platform/errors/errors.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
@@ -21,6 +22,7 @@ import {
   insertEndpoint,
   lockDelivery,
   lockPartner,
+  newestSealedEndpointRows,
   requeueDelivery,
   storeSealedSecret,
   type EndpointRow,
@@ -34,6 +36,12 @@ const MAX_ENDPOINTS_PER_PARTNER = 20;
 
 /** Binds a sealed secret to its endpoint row, so a ciphertext copied elsewhere does not open. */
 export const secretAad = (endpointId: number, partnerId: number) => `webhook_endpoint:${endpointId}:partner:${partnerId}`;
+
+/** The newest sealed endpoint secrets with what each was sealed to: does a key open them? (src/app/secret-key.ts). */
+export async function newestSealedEndpointSecrets(db: Kysely<DB>, limit: number): Promise<Array<{ sealed: string; aad: string }>> {
+  const rows = await newestSealedEndpointRows(db, limit);
+  return rows.map((row) => ({ sealed: row.secret_ciphertext, aad: secretAad(row.id, row.partner_id) }));
+}
 
 /** Wakes the delivery workers: a re-enabled endpoint or a resent delivery has work due now. */
 async function wakeDeliveries(ctx: AppContext): Promise<void> {

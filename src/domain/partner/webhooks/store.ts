@@ -67,6 +67,11 @@ export async function storeSealedSecret(db: Kysely<DB>, endpointId: number, secr
     .executeTakeFirstOrThrow();
 }
 
+/** The newest sealed endpoint secrets, for the check of which key seals them (src/app/secret-key.ts). */
+export async function newestSealedEndpointRows(db: Kysely<DB>, limit: number): Promise<Array<Pick<EndpointRow, 'id' | 'partner_id' | 'secret_ciphertext'>>> {
+  return db.selectFrom('webhook_endpoints').select(['id', 'partner_id', 'secret_ciphertext']).where('secret_ciphertext', '<>', 'pending').orderBy('id', 'desc').limit(limit).execute();
+}
+
 export async function endpointsOfPartner(db: Kysely<DB>, partnerId: number): Promise<EndpointRow[]> {
   return db.selectFrom('webhook_endpoints').selectAll().where('partner_id', '=', partnerId).orderBy('id').execute();
 }

@@ -29,6 +29,7 @@ import * as manualPurchases from './0027_manual_purchases.ts';
 import * as branchUsers from './0028_branch_users.ts';
 import * as stockLedger from './0029_stock_ledger.ts';
 import * as authorityCodes from './0030_authority_codes.ts';
+import * as secretKey from './0031_secret_key.ts';
 
 /** Every migration, in order. A migration is a list of SQL statements run one by one. */
 const migrations: Record<string, { up: string[] }> = {
@@ -61,6 +62,7 @@ const migrations: Record<string, { up: string[] }> = {
   '0028_branch_users': branchUsers,
   '0029_stock_ledger': stockLedger,
   '0030_authority_codes': authorityCodes,
+  '0031_secret_key': secretKey,
 };
 
 function toKysely(statements: string[]): Migration {

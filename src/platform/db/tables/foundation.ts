@@ -136,6 +136,20 @@ interface RateLimitsTable {
   expire: number | null;
 }
 
+/**
+ * Which key seals the database's secrets (migration 0031): one row, written by the first process
+ * that seals with its key, compared by every later one (src/app/secret-key.ts).
+ */
+interface SecretKeyTable {
+  /** Always true: the table holds one row. */
+  singleton: Generated<boolean>;
+  /** HMAC-SHA256 of a fixed label under the secret box's derived key (SecretBox.fingerprint), hex. */
+  fingerprint: string;
+  /** The command that recorded it (`serve`, `partner create`), and whether it used the development key file. */
+  recorded_by: string;
+  recorded_at: Timestamp;
+}
+
 export interface FoundationTables {
   partners: PartnersTable;
   partner_keys: PartnerKeysTable;
@@ -146,4 +160,5 @@ export interface FoundationTables {
   audit_log: AuditLogTable;
   tenant_usage: TenantUsageTable;
   rate_limits: RateLimitsTable;
+  secret_key: SecretKeyTable;
 }
