@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { buildApp, type App } from './app.ts';
-import type { Config } from '../platform/config.ts';
+import { buildMetricsApp } from './observability-routes.ts';
+import { ConfigError, type Config } from '../platform/config.ts';
 import { closeContext, createContext, type AppContext, type ContextOptions } from '../domain/kernel/context.ts';
 import { openDatabase } from '../platform/db/database.ts';
 import { portProblem } from '../platform/lib/ports.ts';
@@ -50,6 +51,40 @@ function countRequestsInFlight(server: Server): () => number {
   return () => inFlight;
 }
 
+/**
+ * Opens `port` for `app`. Fastify logs `Server listening at …` as soon as a port opens; that line
+ * is left out (its own logger, quieter for the listen only), because the start's one line
+ * (`ready`, or `workers running`) is written once every port is open and nothing can stop the
+ * start any more: a start that fails after opening a port (a busy METRICS_PORT or SIMULATOR_PORT,
+ * exit 3) never claims to be listening. A busy port is the configuration error naming `variable`.
+ */
+async function listenOn(app: App, variable: string, host: string, port: number, remedy: string): Promise<string> {
+  const log = app.log; // Fastify's child of the process's logger: quieting it quiets nothing else
+  const level = log.level;
+  if (['trace', 'debug', 'info'].includes(level)) log.level = 'warn';
+  try {
+    return await app.listen({ port, host });
+  } catch (err) {
+    throw portProblem(err, variable, host, port, remedy) ?? err;
+  } finally {
+    log.level = level;
+  }
+}
+
+/**
+ * What a production process serving the API says at start about the merchants' mail: without
+ * SMTP_URL every mail is dropped, without PUBLIC_URL the links in them point at HOST:PORT.
+ * Once, at warn level, naming the variables (undefined when there is nothing to say).
+ */
+export function mailWarning(config: Config): { missing: string[]; message: string } | undefined {
+  if (config.env !== 'production') return undefined;
+  const problems: Array<[string, string]> = [];
+  if (!config.smtpUrl) problems.push(['SMTP_URL', 'merchant mails (address verification, password reset, invitations) are dropped, not sent, so sign-up, reset and invitations cannot be completed; set SMTP_URL=smtps://user:password@mail.example.com:465']);
+  if (config.publicUrlDefaulted) problems.push(['PUBLIC_URL', `the links in merchant mails point at ${config.publicUrl} (HOST:PORT); set PUBLIC_URL to the https:// address merchants reach the gateway at`]);
+  if (problems.length === 0) return undefined;
+  return { missing: problems.map(([variable]) => variable), message: problems.map(([variable, what]) => `${variable} is not set: ${what}`).join('; ') };
+}
+
 export async function startGateway(config: Config, options: ServeOptions): Promise<RunningGateway> {
   const startedAt = Date.now();
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, command: 'serve' });
@@ -67,18 +102,28 @@ export async function startGateway(config: Config, options: ServeOptions): Promi
   provideModuleMembers(ctx); // the sale signals and the catalogue, shared by the app and the workers
   let app: App | undefined;
   let url: string | undefined;
+  let metricsApp: App | undefined;
+  let metricsUrl: string | undefined;
   let requestsInFlight = () => 0;
   try {
     if (options.api) {
       app = await buildApp(ctx);
       requestsInFlight = countRequestsInFlight(app.server);
-      url = await app.listen({ port: config.port, host: config.host });
+      url = await listenOn(app, 'PORT', config.host, config.port, 'stop what holds it (another gateway?) or set PORT to a free port');
+    }
+    if (config.metricsPort !== undefined) {
+      if (options.api && config.metricsPort !== 0 && config.metricsPort === config.port) {
+        throw new ConfigError('METRICS_PORT', `is PORT (${config.port}); the API port serves GET /metrics already: set METRICS_PORT to another port, or unset it`);
+      }
+      metricsApp = await buildMetricsApp(ctx);
+      metricsUrl = `${await listenOn(metricsApp, 'METRICS_PORT', config.host, config.metricsPort, 'stop what holds it (another gateway process on this host?) or set METRICS_PORT to a free port (each process on a host needs its own)')}/metrics`;
     }
   } catch (err) {
+    await metricsApp?.close().catch(() => {});
     await app?.close().catch(() => {});
     await closeContext(ctx).catch(() => {});
     await database.close();
-    throw portProblem(err, 'PORT', config.host, config.port, 'stop what holds it (another gateway?) or set PORT to a free port') ?? err;
+    throw err;
   }
 
   let workers: RunningWorkers | undefined;
@@ -93,6 +138,7 @@ export async function startGateway(config: Config, options: ServeOptions): Promi
         const inFlight = requestsInFlight();
         await app?.close(); // stops accepting, lets in-flight requests finish
         const stopped = (await workers?.stop()) ?? {};
+        await metricsApp?.close(); // scraped until the workers have stopped
         for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
         await closeContext(ctx);
         await database.close();
@@ -114,7 +160,9 @@ export async function startGateway(config: Config, options: ServeOptions): Promi
     }
   }
   if (options.workers) workers = startWorkers(ctx, moduleWorkers);
-  const started = { database: database.kind, workers: workers?.workers.map((w) => w.name) ?? [], ms: Date.now() - startedAt };
+  const mail = options.api ? mailWarning(config) : undefined;
+  if (mail) ctx.log.warn({ missing: mail.missing }, mail.message);
+  const started = { database: database.kind, workers: workers?.workers.map((w) => w.name) ?? [], ...(metricsUrl ? { metrics: metricsUrl } : {}), ms: Date.now() - startedAt };
   if (app) ctx.log.info({ url, ...started }, 'ready');
   // Without the API there is no /readyz: this line is how a supervisor (or a test) sees the
   // process up, so it is written whatever LOG_LEVEL says, as it always was.
@@ -128,34 +176,51 @@ export async function startGateway(config: Config, options: ServeOptions): Promi
  * timed out` after SHUTDOWN_TIMEOUT_MS (exit 1), when whatever still runs is cut by the exit.
  */
 export async function serve(config: Config, options: ServeOptions): Promise<void> {
-  const gateway = await startGateway(config, options);
-  const shutdown = (signal: string) => {
-    const { log } = gateway.ctx;
-    const began = Date.now();
-    const inFlight = gateway.unfinished().requests;
-    log.info({ signal }, 'shutting down');
-    const timer = setTimeout(() => {
-      const left = gateway.unfinished();
-      log.error(
-        { signal, ms: Date.now() - began, requests: { inFlight, cut: left.requests }, workersUnfinished: left.workers },
-        'shutdown timed out: exiting with requests and worker steps unfinished (their leases run out, then other processes take them over)',
-      );
-      process.exit(1);
-    }, SHUTDOWN_TIMEOUT_MS);
-    timer.unref();
-    gateway.stop().then(
-      (report) => {
-        clearTimeout(timer);
-        const cut = report.requests.cut + Object.values(report.workers).reduce((sum, w) => sum + w.cut, 0);
-        log[cut > 0 ? 'warn' : 'info']({ signal, ms: Date.now() - began, ...report }, 'shut down');
-        process.exit(0);
-      },
-      (err: unknown) => {
-        log.error({ err, signal, ms: Date.now() - began }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+  // The handlers are in place before the start, so a signal sent the moment the start line is
+  // read (it may be written before this function resumes) is never met by the default action.
+  // During the start a signal still has its default effect: the process ends at once (a lock
+  // it leaves is reaped by the next start).
+  let gateway: RunningGateway | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (gateway) shutdown(gateway, signal);
+    else process.kill(process.pid, signal); // its listener is gone (once): the default action
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  try {
+    gateway = await startGateway(config, options);
+  } catch (err) {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+    throw err;
+  }
+}
+
+/** The graceful stop of a started `serve`, on SIGTERM or SIGINT. */
+function shutdown(gateway: RunningGateway, signal: string): void {
+  const { log } = gateway.ctx;
+  const began = Date.now();
+  const inFlight = gateway.unfinished().requests;
+  log.info({ signal }, 'shutting down');
+  const timer = setTimeout(() => {
+    const left = gateway.unfinished();
+    log.error(
+      { signal, ms: Date.now() - began, requests: { inFlight, cut: left.requests }, workersUnfinished: left.workers },
+      'shutdown timed out: exiting with requests and worker steps unfinished (their leases run out, then other processes take them over)',
+    );
+    process.exit(1);
+  }, SHUTDOWN_TIMEOUT_MS);
+  timer.unref();
+  gateway.stop().then(
+    (report) => {
+      clearTimeout(timer);
+      const cut = report.requests.cut + Object.values(report.workers).reduce((sum, w) => sum + w.cut, 0);
+      log[cut > 0 ? 'warn' : 'info']({ signal, ms: Date.now() - began, ...report }, 'shut down');
+      process.exit(0);
+    },
+    (err: unknown) => {
+      log.error({ err, signal, ms: Date.now() - began }, 'shutdown failed');
+      process.exit(1);
+    },
+  );
 }

@@ -5,6 +5,12 @@ export type GatewayEnv = 'development' | 'production';
 export interface Config {
   port: number;
   host: string;
+  /**
+   * METRICS_PORT: a second listener on HOST with only `GET /metrics` and `GET /healthz`, opened by
+   * every `serve` (the way a `--workers-only` process, which opens no other port, shows its
+   * metrics); 0 picks a free port, named in the start line. Undefined: none.
+   */
+  metricsPort: number | undefined;
   databaseUrl: string | undefined;
   dataDir: string;
   env: GatewayEnv;
@@ -50,6 +56,8 @@ export interface Config {
   mailFrom: string;
   /** The gateway's address as merchants reach it: the base of the links in mails. */
   publicUrl: string;
+  /** PUBLIC_URL was not set: `publicUrl` is http://HOST:PORT (a production start warns about it). */
+  publicUrlDefaulted: boolean;
   /** log2 of scrypt's N for new password hashes (15 in every environment; tests lower it, never read from the environment). */
   passwordScryptLog2N: number;
 }
@@ -144,6 +152,7 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('SMTP_URL', 'must be an smtp:// or smtps:// URL, e.g. smtps://user:password@mail.example.com:465');
   }
   const port = integer(env, 'PORT', 8080, 0, 65535);
+  const metricsPort = text(env, 'METRICS_PORT') === undefined ? undefined : integer(env, 'METRICS_PORT', 0, 0, 65535);
   const host = text(env, 'HOST') ?? '127.0.0.1';
   const publicUrl = (text(env, 'PUBLIC_URL') ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]/.test(publicUrl)) throw new ConfigError('PUBLIC_URL', `must be an http:// or https:// URL, got "${publicUrl}"`);
@@ -153,6 +162,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     port,
     host,
+    metricsPort,
     databaseUrl,
     dataDir: text(env, 'DATA_DIR') ?? './data',
     env: gatewayEnv,
@@ -182,6 +192,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl,
     mailFrom: text(env, 'MAIL_FROM') ?? 'Fiscal Gateway <no-reply@localhost>',
     publicUrl,
+    publicUrlDefaulted: text(env, 'PUBLIC_URL') === undefined,
     passwordScryptLog2N: 15,
   };
 }

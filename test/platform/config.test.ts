@@ -50,9 +50,20 @@ describe('configuration', () => {
     assert.equal(c.adminToken, 'a'.repeat(20));
   });
 
+  test('METRICS_PORT: unset opens no metrics port; 0 a free one; PUBLIC_URL unset is noted', () => {
+    assert.equal(loadConfig({}).metricsPort, undefined);
+    assert.equal(loadConfig({ METRICS_PORT: ' ' }).metricsPort, undefined);
+    assert.equal(loadConfig({ METRICS_PORT: '0' }).metricsPort, 0);
+    assert.equal(loadConfig({ METRICS_PORT: '9464' }).metricsPort, 9464);
+    assert.equal(loadConfig({}).publicUrlDefaulted, true);
+    assert.equal(loadConfig({ PUBLIC_URL: 'https://gateway.example' }).publicUrlDefaulted, false);
+  });
+
   const bad: Array<[string, Record<string, string>]> = [
     ['PORT', { PORT: 'eighty' }],
     ['PORT', { PORT: '70000' }],
+    ['METRICS_PORT', { METRICS_PORT: 'metrics' }],
+    ['METRICS_PORT', { METRICS_PORT: '65536' }],
     ['DATABASE_URL', { DATABASE_URL: 'mysql://x' }],
     ['GATEWAY_ENV', { GATEWAY_ENV: 'staging' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],

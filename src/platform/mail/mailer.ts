@@ -2,7 +2,8 @@
 // Without, in development, each mail is logged with its link at info and kept in an outbox of the
 // last 50 (GET /api/v1/dev/outbox), so `npm start` works with no mail server; in production
 // without SMTP_URL a mail cannot be delivered: it is dropped with a warning that does not carry
-// its link (a link in a production log would be a credential in the log).
+// its link (a link in a production log would be a credential in the log), and a production start
+// that serves the API warns once, naming SMTP_URL (src/app/server.ts mailWarning).
 import { createRequire } from 'node:module';
 import type { Transporter } from 'nodemailer';
 import type { Config } from '../config.ts';
