@@ -1,5 +1,6 @@
 // The client package (packages/client, its source) against a gateway listening on a real port,
 // the real simulator and a real webhook receiver: what a partner and a merchant do with it.
+// test-database: embedded only (scripts/run-tests.mjs): what the typed client does does not depend on the engine; every route it calls runs on both in its own tests.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createFiscalisationClient, createPartnerClient, createTenantClient, verifyWebhook, type GatewayClient } from '../../packages/client/src/index.ts';

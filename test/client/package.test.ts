@@ -1,6 +1,7 @@
 // The client package as a user installs it: `npm pack` (which builds dist/), unpacked into a
 // node_modules of its own, imported by name from plain JavaScript in a Node process without
 // TypeScript, and used against a gateway listening on a real port.
+// test-database: embedded only (scripts/run-tests.mjs): the packed package's behaviour does not depend on the engine.
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';

@@ -4,6 +4,7 @@
 // doc runs as one bash script (its blocks in order, so a block may use what an earlier one
 // captured), in a directory of its own. An HTTP error fails the command unless the block is
 // marked `<!-- curl: expect 4xx -->`, when anything but a 4xx does.
+// test-database: embedded only (scripts/run-tests.mjs): the docs' routes run on both engines in their own tests.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -136,12 +136,17 @@ describe(`bad input never yields a 5xx (${engineName})`, () => {
         assertWellFormed(await send(JSON.stringify({ ...valid, unknownField: 'ignored' })), `${label} unknown field`);
         for (const m of mutations(route.bodySchema)) assertWellFormed(await send(JSON.stringify(m.body)), `${label} ${m.label}`);
       }
-      await fc.assert(
-        fc.asyncProperty(fc.jsonValue({ maxDepth: 4 }), async (body) => {
-          assertWellFormed(await send(JSON.stringify(body)), `${label} random`);
-        }),
-        { numRuns: 25 },
-      );
+      // Random JSON is refused by the route's schema before any statement runs, the same on both
+      // engines: it runs on the embedded pass (the corpus and the schema mutations above, which
+      // reach the handlers, run on both).
+      if (engineName === 'embedded') {
+        await fc.assert(
+          fc.asyncProperty(fc.jsonValue({ maxDepth: 4 }), async (body) => {
+            assertWellFormed(await send(JSON.stringify(body)), `${label} random`);
+          }),
+          { numRuns: 25 },
+        );
+      }
     }
   });
 });

@@ -1,3 +1,4 @@
+// test-database: embedded only (scripts/run-tests.mjs): the examples' routes run on both engines in their own tests.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,3 +1,4 @@
+// test-database: embedded only (scripts/run-tests.mjs): the document is built from the routes, not the database.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';

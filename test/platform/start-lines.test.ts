@@ -2,6 +2,7 @@
 // serves no API, a port with GET /metrics (the filing metrics live in that process); a busy
 // METRICS_PORT stops the start with exit 3 and no line claiming to listen; a production start
 // without SMTP_URL or PUBLIC_URL warns once, naming them. Real processes on one database.
+// test-database: embedded only (scripts/run-tests.mjs): ports and start lines do not depend on the engine.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
