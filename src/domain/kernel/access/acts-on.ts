@@ -87,7 +87,7 @@ export async function namedBranch(ctx: AppContext, request: FastifyRequest): Pro
 /** The branch the request writes to: it must exist and be initialised (declared `branch: 'write'`). */
 export async function writeBranch(ctx: AppContext, request: FastifyRequest): Promise<BranchDevice> {
   if (branchDeclaration(request) !== 'write') throw new Error(`${request.routeOptions.method} ${request.routeOptions.url} writes to a branch it declares \`branch: 'read'\``);
-  return branchForWrite(await devicesOf(ctx, request), branchHeaderOf(request), originOfPrincipal(request));
+  return initialisedBranch(ctx, request);
 }
 
 /**
