@@ -13,12 +13,9 @@ import { engineName } from '../helpers/db.ts';
 import { saleBody, startHarness, type Harness } from '../helpers/harness.ts';
 import { FAST_DELIVERY, Receiver, answer, registerEndpoint } from '../webhooks/helpers.ts';
 import { eventually } from '../helpers/poll.ts';
+import { CHROMIUM, CHROMIUM_ARGS, LAPTOP, PHONE, skipBrowser } from './browser-kit.ts';
 import { ensureConsoleBuilt } from './build.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const LAPTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 const SMALL_PHONE = { width: 375, height: 667 };
 /** The browser's zone in these tests, and how the console writes a time in it. */
 const TIME_ZONE = 'Africa/Lusaka';
@@ -50,8 +47,6 @@ const AXIS_LAYOUT = `new Promise((resolve) => requestAnimationFrame(() => reques
   });
 })))`;
 
-// Outside CI a machine without chromium skips this suite; in CI (CI=true) it must run.
-const skipBrowser = !existsSync(CHROMIUM) && !process.env.CI ? `chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium) to run the browser tests; with CI=true they fail instead of skipping` : false;
 
 describe(`the console is served by the gateway (${engineName})`, () => {
   let h: Harness;

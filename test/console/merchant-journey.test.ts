@@ -16,12 +16,9 @@ import { engineName } from '../helpers/db.ts';
 import { saleBody, startHarness, type Harness } from '../helpers/harness.ts';
 import { eventually } from '../helpers/poll.ts';
 import { startTestSmtp, type DeliveredMail, type TestSmtp } from '../helpers/smtp.ts';
+import { CHROMIUM, CHROMIUM_ARGS, LAPTOP, PHONE, skipBrowser } from './browser-kit.ts';
 import { ensureConsoleBuilt } from './build.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const LAPTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 const PASSWORD = 'correct horse battery staple';
 const VIEWS = [
   ['Documents', 'Documents'],
@@ -36,8 +33,6 @@ const VIEWS = [
   ['Account', 'Account'],
 ] as const;
 
-// Outside CI a machine without chromium skips this suite; in CI (CI=true) it must run.
-const skipBrowser = !existsSync(CHROMIUM) && !process.env.CI ? `chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium) to run the browser tests; with CI=true they fail instead of skipping` : false;
 
 /** The one-time link of a mail, as the person would click it. */
 function linkIn(mail: DeliveredMail): string {
