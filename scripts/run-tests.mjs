@@ -5,7 +5,8 @@
 // instead of the embedded database; the files that never reach the test database (they import
 // nothing that leads to test/helpers/db.ts) already ran on the embedded pass and are left out, and
 // so are the files whose header says `// test-database: embedded only` (the console in a real
-// browser: what it shows does not depend on the engine, and the API under it runs on both).
+// browser: what it shows does not depend on the engine, and the API under it runs on both). Files
+// whose header says `// test-runtime: long` are started first.
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
@@ -31,12 +32,21 @@ function reachesDatabase(file, seen = new Set()) {
   return imports.some((target) => target.startsWith('test/') && reachesDatabase(target, seen));
 }
 
-/** The file's header (its leading comment lines) opts out of the PostgreSQL pass. */
-function embeddedOnly(file) {
+/** Whether the file's header (its leading comment lines) holds `marker`. */
+function headerSays(file, marker) {
   const lines = readFileSync(file, 'utf8').split('\n');
   const header = lines.slice(0, lines.findIndex((line) => !line.startsWith('//')));
-  return header.some((line) => line.includes('test-database: embedded only'));
+  return header.some((line) => line.includes(marker));
 }
+
+/** The file's header opts out of the PostgreSQL pass. */
+const embeddedOnly = (file) => headerSays(file, 'test-database: embedded only');
+
+/**
+ * The file's header says it runs for minutes (`test-runtime: long`): such files start first, so
+ * that the last minutes of a run are not one long file running alone while the other slots idle.
+ */
+const runsLong = (file) => headerSays(file, 'test-runtime: long');
 
 const filters = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const passThrough = process.argv.slice(2).filter((a) => a.startsWith('--'));
@@ -45,6 +55,7 @@ const files = collect('test')
   .sort()
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
   .filter((f) => !onPostgres || (reachesDatabase(f) && !embeddedOnly(f)));
+files.sort((a, b) => Number(runsLong(b)) - Number(runsLong(a)));
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);

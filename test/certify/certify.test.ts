@@ -3,6 +3,7 @@
 // and the evidence; a VSDC that cannot be reached fails the run with exit 6 and says why; usage
 // mistakes exit 2. It never uses the operator's database: DATABASE_URL and DATA_DIR point at
 // nothing usable here, and the run still passes.
+// test-runtime: long (scripts/run-tests.mjs starts it first)
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';

@@ -1,4 +1,5 @@
 // test-database: embedded only (scripts/run-tests.mjs): the embedded database is PostgreSQL too (the same parser, types and errors), so bad input reaches SQL the same way on both; what the engines differ in (pools, processes, concurrency) this suite does not exercise.
+// test-runtime: long (scripts/run-tests.mjs starts it first)
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';

@@ -1,3 +1,4 @@
+// test-runtime: long (scripts/run-tests.mjs starts it first)
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { printable } from '../../src/platform/lib/pdf-text.ts';

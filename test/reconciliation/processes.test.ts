@@ -1,5 +1,6 @@
 // A reconciliation run in a real gateway process killed with SIGKILL mid-run, then continued by
 // `fiscal-gateway reconcile` (the CLI): it finishes, and each document is checked exactly once.
+// test-runtime: long (scripts/run-tests.mjs starts it first)
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,6 @@
 // `serve` in development: the built-in simulator, the demo merchant on an empty database, and a
 // printed curl that really fiscalises a sale — on the first start and on every start after.
+// test-runtime: long (scripts/run-tests.mjs starts it first)
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';

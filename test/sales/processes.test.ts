@@ -1,6 +1,7 @@
 // Real gateway processes (`serve --workers-only`) draining a backlog: killed with SIGKILL in the
 // middle, restarted, and (on PostgreSQL) two of them at once. Nothing lost, nothing filed
 // twice, every branch's documents in invoice order.
+// test-runtime: long (scripts/run-tests.mjs starts it first)
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

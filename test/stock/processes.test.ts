@@ -2,6 +2,7 @@
 // uploaded by a process that stopped before booking its stock; a process that books it and is
 // killed with SIGKILL while the chain's replies are lost. After the restart the chain is sent,
 // recorded once at the authority, and the sale is never filed again.
+// test-runtime: long (scripts/run-tests.mjs starts it first)
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

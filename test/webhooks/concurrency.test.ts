@@ -1,3 +1,4 @@
+// test-runtime: long (scripts/run-tests.mjs starts it first)
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { after, afterEach, before, describe, test } from 'node:test';
