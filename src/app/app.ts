@@ -7,6 +7,7 @@ import { registerApiReference } from './api-reference.ts';
 import { registerAuth } from '../domain/kernel/access/auth.ts';
 import { registerActsOn } from '../domain/kernel/access/acts-on.ts';
 import { ApiError } from '../platform/errors/errors.ts';
+import { registerEarlyAnswers } from '../platform/http/early-answers.ts';
 import { registerErrorHandling } from '../platform/http/error-handler.ts';
 import { registerJsonBodyParser } from '../platform/http/json-body.ts';
 import { registerRequestLog, requestId } from '../platform/http/request-log.ts';
@@ -67,6 +68,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   registerJsonBodyParser(app, BODY_LIMIT);
 
   registerErrorHandling(app);
+  registerEarlyAnswers(app);
   registerRequestLog(app);
   registerAuth(app, ctx);
   registerActsOn(app, ctx);

@@ -1,0 +1,33 @@
+import type { FastifyInstance } from 'fastify';
+
+// An answer given before the request's body was read (401, 403, 413, 415, 429, a 404 route)
+// must reach a client that is still sending (RFC 9112 §9.6). Closing then would make the server's
+// kernel reset the connection on the next bytes the client sends, and most clients report that
+// reset (EPIPE, ECONNRESET) instead of the answer they were given. So:
+// - the connection is kept: Fastify asks to close it after a body it refused (`Connection:
+//   close`); on a client error the header is dropped, and Node reads the rest of the body off the
+//   wire and discards it, as it does for any answer given before the body was read;
+// - that reading is bounded in time: a body still arriving LINGER_MS after the answer was sent is
+//   cut off (the client has had that long to read its answer).
+
+/** How long the rest of an answered request's body is read and discarded before the connection is closed. */
+export const LINGER_MS = 10_000;
+
+export function registerEarlyAnswers(app: FastifyInstance, lingerMs = LINGER_MS): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!request.raw.complete && reply.statusCode >= 400 && reply.statusCode < 500 && reply.getHeader('connection') === 'close') reply.removeHeader('connection');
+    return payload;
+  });
+  app.addHook('onResponse', async (request) => {
+    const raw = request.raw;
+    if (raw.complete) return;
+    const socket = raw.socket;
+    const cutOff = setTimeout(() => {
+      if (!raw.complete) socket.destroy();
+    }, lingerMs);
+    cutOff.unref();
+    const settle = () => clearTimeout(cutOff);
+    raw.once('end', settle);
+    socket.once('close', settle);
+  });
+}
