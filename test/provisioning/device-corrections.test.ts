@@ -184,6 +184,10 @@ describe(`correcting and removing devices (${engineName})`, () => {
     const down = await u.post('/api/v1/account/devices/000/initialize');
     expectCoded(down, 503, 'vsdc_unreachable');
     assert.match(down.json().error.message, /^The VSDC at http:\/\/127\.0\.0\.1:9\/vsdc could not be reached: connection refused.*Correct device in the console/);
+    expectStatus(await u.patch('/api/v1/account/devices/000', { vsdcBaseUrl: 'http://vsdc.invalid:8080' }), 200);
+    const unresolved = await u.post('/api/v1/account/devices/000/initialize');
+    expectCoded(unresolved, 503, 'vsdc_unreachable');
+    assert.match(unresolved.json().error.message, /^The VSDC at http:\/\/vsdc\.invalid:8080 could not be reached: the host name does not resolve \(DNS: /);
     expectCoded(await u.post('/api/v1/account/devices/002/initialize'), 404, 'device_not_found');
 
     expectStatus(await u.patch('/api/v1/account/devices/000', { vsdcBaseUrl: h.sim.url }), 200);
@@ -196,7 +200,7 @@ describe(`correcting and removing devices (${engineName})`, () => {
     const listed = expectStatus(await u.get('/api/v1/account/devices'), 200).data as Array<{ branch: string; initialized: boolean; sdcId: string }>;
     assert.deepEqual(listed.map((d) => [d.branch, d.initialized, d.sdcId]), [['000', true, initialised.sdcId]]);
     const actions = await h.ctx.db.selectFrom('audit_log').select(['action', 'actor_type', 'actor_id']).where('tenant_id', '=', tenant.id).where('action', 'like', 'device.%').orderBy('id').execute();
-    assert.deepEqual(actions.map((a) => a.action), ['device.registered', 'device.registered', 'device.updated', 'device.initialized', 'device.removed']);
+    assert.deepEqual(actions.map((a) => a.action), ['device.registered', 'device.registered', 'device.updated', 'device.updated', 'device.initialized', 'device.removed']);
     assert.ok(actions.every((a) => a.actor_type === 'user' && a.actor_id === String(user.userId)), 'the signed-in user is the actor');
   });
 
