@@ -48,9 +48,10 @@ import { stockWorker } from '../domain/fiscal/stock/worker.ts';
 import { webhookRoutes } from '../domain/partner/webhooks/routes.ts';
 import { webhookWorkers } from '../domain/partner/webhooks/workers.ts';
 import { FISCAL_GAUGES } from '../domain/fiscal/filing/gauges.ts';
+import { BUILTIN_SIMULATOR } from '../domain/kernel/devices/builtin-simulator.ts';
 
 // The group commits come last: members close newest first, so they commit what waits while the signals still listen.
-const moduleMembers: Array<ContextMember<unknown>> = [FISCAL_GAUGES, SALE_SIGNALS, CLASSIFICATION_CATALOGUE, STOCK_SIGNALS, TENANT_TOKEN_LOOKUPS, DOCUMENT_INSERTS, FILING_OUTCOMES];
+const moduleMembers: Array<ContextMember<unknown>> = [FISCAL_GAUGES, SALE_SIGNALS, CLASSIFICATION_CATALOGUE, STOCK_SIGNALS, TENANT_TOKEN_LOOKUPS, BUILTIN_SIMULATOR, DOCUMENT_INSERTS, FILING_OUTCOMES];
 
 /** Builds every module's context members on `ctx` (those already there are kept). */
 export function provideModuleMembers(ctx: AppContext): void {

@@ -93,3 +93,33 @@ export function classifyResult(resultCd: string, endpoint?: VsdcEndpoint): Resul
       return 'rejected';
   }
 }
+
+const DNS_CODES = ['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_FAIL'];
+
+/**
+ * Why a VSDC did not answer, in words a person acting on it reads (the device form, a 503's
+ * message), with the low-level detail after them: `connection refused (connect ECONNREFUSED …)`.
+ */
+export function unreachableCause(outcome: UnreachableOutcome): string {
+  const { reason, detail } = outcome;
+  switch (reason) {
+    case 'connection_refused':
+      return `connection refused: nothing listens at that host and port (${detail})`;
+    case 'connection_reset':
+      return `the connection was cut (${detail})`;
+    case 'timeout':
+      return `timed out: no reply within VSDC_TIMEOUT_MS (${detail})`;
+    case 'aborted':
+      return `the call was cancelled (${detail})`;
+    case 'network_error':
+      return DNS_CODES.some((code) => detail.startsWith(`${code}:`)) ? `the host name does not resolve (DNS: ${detail})` : `network error (${detail})`;
+    case 'http_error':
+      return `it answered with an HTTP error, not a VSDC reply (${detail})`;
+    case 'not_an_envelope':
+      return `something answers there, but not a VSDC: check the address and its context path (${detail})`;
+    case 'bad_success_body':
+      return `the VSDC's reply could not be read (${detail})`;
+    case 'authority_unreachable':
+      return `the VSDC answered but cannot reach the authority (result code ${detail})`;
+  }
+}

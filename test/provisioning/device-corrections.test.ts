@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { listAudit } from '../../src/domain/kernel/audit/store.ts';
+import { announceBuiltinSimulator, BUILTIN_SIMULATOR } from '../../src/domain/kernel/devices/builtin-simulator.ts';
 import { seedSignedInUser, type SignedInUser } from '../helpers/accounts.ts';
 import { bearer, seedPartner, uniqueTpin } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
@@ -65,7 +66,11 @@ describe(`correcting and removing devices (${engineName})`, () => {
     const tenant = await partnerTenant();
     const base = `/api/v1/tenants/${tenant.id}/devices`;
     expectStatus(await p.post(base, { deviceSerial: 'WRONG-SERIAL', branch: '000', vsdcBaseUrl: NOWHERE }), 201);
-    expectCoded(await p.post(`${base}/000/initialize`), 503, 'vsdc_unreachable');
+    const down = await p.post(`${base}/000/initialize`);
+    expectCoded(down, 503, 'vsdc_unreachable');
+    const said = down.json().error.message as string;
+    assert.ok(said.includes(NOWHERE) && said.includes('connection refused'), `names the address tried and why: ${said}`);
+    assert.ok(said.includes(`PATCH /api/v1/tenants/{tenant}/devices/{branch}`), `points to the correction: ${said}`);
 
     expectInvalid(await p.patch(`${base}/000`, {}), 'vsdcBaseUrl');
     expectInvalid(await p.patch(`${base}/000`, { vsdcBaseUrl: 'not an address' }), 'vsdcBaseUrl');
@@ -176,7 +181,13 @@ describe(`correcting and removing devices (${engineName})`, () => {
     expectStatus(await u.post('/api/v1/account/devices', { deviceSerial: 'SN-A', branch: '000', vsdcBaseUrl: NOWHERE }), 201);
     expectCoded(await u.post('/api/v1/account/devices', { deviceSerial: 'SN-A', branch: '000', vsdcBaseUrl: NOWHERE }), 422, 'branch_exists');
     expectStatus(await u.post('/api/v1/account/devices', { deviceSerial: 'SN-B', branch: '001', vsdcBaseUrl: NOWHERE }), 201);
-    expectCoded(await u.post('/api/v1/account/devices/000/initialize'), 503, 'vsdc_unreachable');
+    const down = await u.post('/api/v1/account/devices/000/initialize');
+    expectCoded(down, 503, 'vsdc_unreachable');
+    assert.match(down.json().error.message, /^The VSDC at http:\/\/127\.0\.0\.1:9\/vsdc could not be reached: connection refused.*Correct device in the console/);
+    expectStatus(await u.patch('/api/v1/account/devices/000', { vsdcBaseUrl: 'http://vsdc.invalid:8080' }), 200);
+    const unresolved = await u.post('/api/v1/account/devices/000/initialize');
+    expectCoded(unresolved, 503, 'vsdc_unreachable');
+    assert.match(unresolved.json().error.message, /^The VSDC at http:\/\/vsdc\.invalid:8080 could not be reached: the host name does not resolve \(DNS: /);
     expectCoded(await u.post('/api/v1/account/devices/002/initialize'), 404, 'device_not_found');
 
     expectStatus(await u.patch('/api/v1/account/devices/000', { vsdcBaseUrl: h.sim.url }), 200);
@@ -189,8 +200,31 @@ describe(`correcting and removing devices (${engineName})`, () => {
     const listed = expectStatus(await u.get('/api/v1/account/devices'), 200).data as Array<{ branch: string; initialized: boolean; sdcId: string }>;
     assert.deepEqual(listed.map((d) => [d.branch, d.initialized, d.sdcId]), [['000', true, initialised.sdcId]]);
     const actions = await h.ctx.db.selectFrom('audit_log').select(['action', 'actor_type', 'actor_id']).where('tenant_id', '=', tenant.id).where('action', 'like', 'device.%').orderBy('id').execute();
-    assert.deepEqual(actions.map((a) => a.action), ['device.registered', 'device.registered', 'device.updated', 'device.initialized', 'device.removed']);
+    assert.deepEqual(actions.map((a) => a.action), ['device.registered', 'device.registered', 'device.updated', 'device.updated', 'device.initialized', 'device.removed']);
     assert.ok(actions.every((a) => a.actor_type === 'user' && a.actor_id === String(user.userId)), 'the signed-in user is the actor');
+  });
+
+  test('the devices list offers the built-in simulator\'s address in development only', async () => {
+    const { user } = await selfMerchant('viewer');
+    const simulatorUrl = async () => expectStatus(await asUser(user).get('/api/v1/account/devices'), 200).builtinSimulatorUrl;
+    assert.equal(await simulatorUrl(), null, 'no built-in simulator started: nothing to offer');
+    // What the development start does (src/app/dev/index.ts): the tests' config has no built-in simulator.
+    const config = h.ctx.config as { env: string; builtinSimulator: boolean };
+    config.builtinSimulator = true;
+    announceBuiltinSimulator(h.ctx, h.sim.url);
+    try {
+      assert.equal(config.env, 'development');
+      assert.equal(await simulatorUrl(), h.sim.url, 'what the development start announced');
+      config.env = 'production';
+      assert.equal(await simulatorUrl(), null, 'never in production');
+      config.env = 'development';
+      config.builtinSimulator = false;
+      assert.equal(await simulatorUrl(), null, 'never with BUILTIN_SIMULATOR=0');
+    } finally {
+      config.env = 'development';
+      config.builtinSimulator = false;
+      h.ctx.members.get(BUILTIN_SIMULATOR).url = undefined;
+    }
   });
 
   test('account roles and tenancy: a viewer reads but may not write; another merchant\'s branches are not found', async () => {

@@ -146,6 +146,7 @@ describe(`partner provisioning (${engineName})`, () => {
     assert.equal(failed.statusCode, 422);
     assert.equal(failed.json().error.code, 'initialization_failed');
     assert.ok(failed.json().error.message.length > 0, 'carries the authority\'s text');
+    assert.ok(failed.json().error.message.includes(`the VSDC at ${sim.url}`), `and the address it came from: ${failed.json().error.message}`);
     assert.equal(ok(await p.get(`/api/v1/tenants/${tenant.id}`)).data.devices[0].initialized, false);
 
     ok(await p.post(`/api/v1/tenants/${tenant.id}/devices`, { deviceSerial: 'NEW-1', branch: '001', vsdcBaseUrl: sim.url }), 201);
@@ -154,6 +155,7 @@ describe(`partner provisioning (${engineName})`, () => {
       const down = await p.post(`/api/v1/tenants/${tenant.id}/devices/001/initialize`);
       assert.equal(down.statusCode, 503);
       assert.equal(down.json().error.code, 'vsdc_unreachable');
+      assert.ok(down.json().error.message.startsWith(`The VSDC at ${sim.url} could not be reached: `), down.json().error.message);
     } finally {
       await sim.startListening();
     }

@@ -5,6 +5,7 @@ import { formatTime } from '../time.ts';
 import type { Sale } from '../types.ts';
 import { errorBox, heading, type ViewContext } from '../view.ts';
 import { branchesOf, branchLabel } from './merchant-common.ts';
+import { firstStepsEmpty, noInitialisedBranch } from './merchant-first-steps.ts';
 
 const REFRESH_MS = 5_000;
 
@@ -42,6 +43,22 @@ export async function merchantBacklogView(ctx: ViewContext) {
       h('span', { class: 'muted' }, ` Updated ${formatTime(new Date())}; refreshes every ${REFRESH_MS / 1000} s.`),
     ),
     notReady.length ? h('p', { class: 'notice notice-warn' }, `Not initialised: ${notReady.map(branchLabel).join(', ')}. `, h('a', { href: '#/devices' }, 'Initialise it in Devices'), ' before selling from it.') : null,
+    pending.meta.total > 0 || failed.meta.total > 0
+      ? lists(pending, failed)
+      : noInitialisedBranch(ctx)
+        ? firstStepsEmpty(ctx, 'Nothing waits here.')
+        : h(
+            'div',
+            { class: 'empty', 'data-testid': 'empty-backlog' },
+            h('p', null, h('strong', null, 'Nothing waits here: no document is waiting for its VSDC, and none was refused.')),
+            h('p', null, 'A document shows up here while its branch\'s VSDC does not answer, or when the authority refuses it. All your documents are under ', h('a', { href: '#/documents' }, 'Documents'), '.'),
+          ),
+  ];
+}
+
+/** The two lists of the backlog: documents waiting for their VSDC, and documents the authority refused. */
+function lists(pending: Page<Sale>, failed: Page<Sale>) {
+  return [
     h('h2', null, 'Waiting to be filed'),
     h('p', { class: 'muted' }, 'Stored with their invoice numbers and filed in order when the branch\'s VSDC answers. The authority expects them within 24 hours.'),
     table('Waiting to be filed', ['Invoice', 'Your reference', 'Branch', 'Stored', 'Total'], rowsOf(pending.data, false), { empty: 'None.' }),

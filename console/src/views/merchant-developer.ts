@@ -1,37 +1,45 @@
 // The developer screen: tenant tokens (for the merchant API) and fiscalisation keys (pk_, for the
-// legacy VSDC-shaped API). Each is shown in plaintext once, when made, with a copy button; the
-// lists show masked values and last use; revoking takes effect on the next request.
+// legacy VSDC-shaped API). Each is shown in plaintext once, when made, with a copy button, and stays
+// on screen (across re-renders and visits to other views) until the person says they have copied
+// it; a new token comes with a ready curl that fiscalises a sale with it. The lists show masked
+// values and last use; revoking takes effect on the next request.
 import { badge, dateTime, h, table } from '../dom.ts';
 import type { FiscalisationKey, TenantToken } from '../types.ts';
 import { canWrite, confirmAction, errorBox, field, formMessage, heading, type ViewContext } from '../view.ts';
-import { branchesOf, branchLabel } from './merchant-common.ts';
+import { branchesOf, branchLabel, type Branch } from './merchant-common.ts';
 
 const ABILITIES: Array<[string, string]> = [
   ['invoices:read', 'invoices:read — read documents, receipts, reports'],
   ['invoices:write', 'invoices:write — fiscalise sales and notes'],
 ];
 
+/** A sale the authority's catalogue classifies (the same one the development start prints). */
+const FIRST_SALE = { items: [{ name: 'Maize meal 25kg', classificationCode: '50221200', quantity: 2, price: 185 }] };
+
 interface Reveal {
   kind: 'token' | 'key';
   secret: string;
+  /** A token's abilities: its curl fiscalises a sale only with invoices:write. */
+  abilities: string[];
+  /** The user who made it: another user signing in on this tab never sees it. */
+  userId: number | undefined;
 }
-/** The plaintext of what was just created, for the one render that shows it. */
+/** The plaintext of what was just created, kept until the person dismisses it. */
 let reveal: Reveal | undefined;
 
-async function copy(text: string, input: HTMLInputElement): Promise<boolean> {
+async function copy(text: string, select: () => void): Promise<boolean> {
   try {
     await navigator.clipboard.writeText(text);
     return true;
   } catch {
     // No clipboard API (a page not served securely): select it for Ctrl+C.
-    input.select();
+    select();
     return document.execCommand?.('copy') ?? false;
   }
 }
 
-/** The plaintext, once: a read-only field, a copy button, and the warning. */
-function revealed(kind: string, secret: string, ctx: ViewContext): HTMLElement {
-  const input = h('input', { type: 'text', readonly: true, value: secret, id: `new-${kind}-value`, class: 'mono secret', 'data-testid': `new-${kind}`, spellcheck: 'false', autocomplete: 'off' }) as HTMLInputElement;
+/** A copy button for `text`, with its status line (what happened, also announced). */
+function copyButton(ctx: ViewContext, text: string, select: () => void, label = 'Copy'): { button: HTMLButtonElement; status: HTMLElement } {
   const status = h('span', { class: 'muted', 'aria-live': 'polite' });
   const button: HTMLButtonElement = h(
     'button',
@@ -39,21 +47,69 @@ function revealed(kind: string, secret: string, ctx: ViewContext): HTMLElement {
       type: 'button',
       class: 'primary',
       onclick: async () => {
-        status.textContent = (await copy(secret, input)) ? 'Copied.' : 'Select the text and copy it.';
+        status.textContent = (await copy(text, select)) ? 'Copied.' : 'Select the text and copy it.';
         ctx.announce(status.textContent);
       },
     },
-    'Copy',
+    label,
   );
+  return { button, status };
+}
+
+/** The branch a request without X-Branch acts on (000, else the only one): the curl names another when that one cannot fiscalise. */
+function branchHeaderFor(branches: Branch[]): string | undefined {
+  const byDefault = branches.find((b) => b.branch === '000') ?? (branches.length === 1 ? branches[0] : undefined);
+  if (byDefault?.initialized) return undefined;
+  return branches.find((b) => b.initialized)?.branch;
+}
+
+/** The curl that tries a new token: a sale with invoices:write, else the documents list. */
+function firstCallCurl(origin: string, token: string, abilities: string[], branches: Branch[]): string {
+  const branch = branchHeaderFor(branches);
+  const lines = abilities.includes('invoices:write')
+    ? [`curl -sS -X POST '${origin}/api/v1/sales' \\`, `  -H 'Authorization: Bearer ${token}' -H 'Content-Type: application/json' \\`, ...(branch ? [`  -H 'X-Branch: ${branch}' \\`] : []), `  -d '${JSON.stringify(FIRST_SALE)}'`]
+    : [`curl -sS '${origin}/api/v1/sales' \\`, ...(branch ? [`  -H 'X-Branch: ${branch}' \\`] : []), `  -H 'Authorization: Bearer ${token}'`];
+  return lines.join('\n');
+}
+
+/** The plaintext until dismissed: a read-only field, a copy button, the warning; for a token, a curl to try it. */
+function revealed(ctx: ViewContext, shown: Reveal, branches: Branch[]): HTMLElement {
+  const { kind, secret } = shown;
+  const input = h('input', { type: 'text', readonly: true, value: secret, id: `new-${kind}-value`, class: 'mono secret', 'data-testid': `new-${kind}`, spellcheck: 'false', autocomplete: 'off' }) as HTMLInputElement;
+  const copySecret = copyButton(ctx, secret, () => input.select());
+  const done = h('button', {
+    type: 'button',
+    onclick: () => {
+      reveal = undefined;
+      ctx.announce(`The new ${kind} is hidden now.`);
+      ctx.refresh();
+    },
+  }, 'I have copied it');
   // Once on the page, bring it into view and put the keyboard on Copy.
   requestAnimationFrame(() => {
-    if (button.isConnected) button.focus();
+    if (copySecret.button.isConnected) copySecret.button.focus();
   });
+  let tryIt: HTMLElement | null = null;
+  if (kind === 'token') {
+    const curl = firstCallCurl(location.origin, secret, shown.abilities, branches);
+    const block = h('pre', { class: 'code-block', 'data-testid': 'first-call-curl', tabindex: 0, 'aria-label': 'A curl command that tries the new token' }, h('code', null, curl));
+    const copyCurl = copyButton(ctx, curl, () => window.getSelection()?.selectAllChildren(block), 'Copy the command');
+    tryIt = h(
+      'div',
+      { class: 'try-it' },
+      h('p', null, h('strong', null, 'Try it: '), shown.abilities.includes('invoices:write') ? 'this fiscalises a sale (2 × Maize meal 25kg at 185.00) from your shell; it then shows under Documents.' : 'this lists your documents from your shell.',
+        ' Every field and answer is in the ', h('a', { href: '/docs', target: '_blank', rel: 'noopener' }, 'API reference'), '.'),
+      block,
+      h('div', { class: 'copy-row' }, copyCurl.button, copyCurl.status),
+    );
+  }
   return h(
     'div',
-    { class: 'notice notice-ok revealed', role: 'status' },
-    h('p', null, h('strong', null, `Your new ${kind}. Copy it now: you will not see it again.`), ' Keep it in your till\'s settings or a secret store; anyone who has it can act as your merchant.'),
-    h('div', { class: 'copy-row' }, h('label', { for: input.id, class: 'visually-hidden' }, `New ${kind}`), input, button, status),
+    { class: 'notice notice-ok revealed', role: 'status', 'data-testid': `revealed-${kind}` },
+    h('p', null, h('strong', null, `Your new ${kind}. Copy it now: once you hide it, you will not see it again.`), ' Keep it in your till\'s settings or a secret store; anyone who has it can act as your merchant.'),
+    h('div', { class: 'copy-row' }, h('label', { for: input.id, class: 'visually-hidden' }, `New ${kind}`), input, copySecret.button, copySecret.status),
+    tryIt,
+    h('p', null, done),
   );
 }
 
@@ -66,7 +122,7 @@ function trainingBox(id: string): { box: HTMLInputElement; label: HTMLElement } 
   };
 }
 
-function tokenSection(ctx: ViewContext, tokens: TenantToken[], writer: boolean, message: ReturnType<typeof formMessage>, shown: Reveal | undefined): HTMLElement {
+function tokenSection(ctx: ViewContext, tokens: TenantToken[], writer: boolean, branches: Branch[], message: ReturnType<typeof formMessage>, shown: Reveal | undefined): HTMLElement {
   const rows = tokens.map((t) => [
     t.training ? h('span', null, t.name, ' ', badge('Training', 'warn')) : t.name,
     h('span', { class: 'mono' }, t.masked),
@@ -102,7 +158,7 @@ function tokenSection(ctx: ViewContext, tokens: TenantToken[], writer: boolean, 
   });
   const tokenTraining = trainingBox('token-training');
   const formMsg = formMessage('token-message');
-  const result = h('div', null, shown?.kind === 'token' ? revealed('token', shown.secret, ctx) : null);
+  const result = h('div', null, shown?.kind === 'token' ? revealed(ctx, shown, branches) : null);
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Create the token') as HTMLButtonElement;
   section.append(
     h(
@@ -120,7 +176,7 @@ function tokenSection(ctx: ViewContext, tokens: TenantToken[], writer: boolean, 
           submit.disabled = true;
           try {
             const created = await ctx.api.postJson<{ data: TenantToken & { token: string } }>('/api/v1/account/tokens', { name: name.value.trim(), abilities, training: tokenTraining.box.checked });
-            reveal = { kind: 'token', secret: created.data.token };
+            reveal = { kind: 'token', secret: created.data.token, abilities: created.data.abilities, userId: ctx.account?.user.id };
             ctx.announce(`Token ${created.data.name} created. Copy it now: you will not see it again.`);
             ctx.refresh();
           } catch (err) {
@@ -142,7 +198,7 @@ function tokenSection(ctx: ViewContext, tokens: TenantToken[], writer: boolean, 
   return section;
 }
 
-function keySection(ctx: ViewContext, keys: FiscalisationKey[], writer: boolean, branches: Array<{ branch: string; branchName: string | null; initialized: boolean }>, message: ReturnType<typeof formMessage>, shown: Reveal | undefined): HTMLElement {
+function keySection(ctx: ViewContext, keys: FiscalisationKey[], writer: boolean, branches: Branch[], message: ReturnType<typeof formMessage>, shown: Reveal | undefined): HTMLElement {
   const rows = keys.map((k) => [
     k.training ? h('span', null, h('span', { class: 'mono' }, k.masked), ' ', badge('Training', 'warn')) : h('span', { class: 'mono' }, k.masked),
     k.branch ?? 'Any branch',
@@ -175,7 +231,7 @@ function keySection(ctx: ViewContext, keys: FiscalisationKey[], writer: boolean,
   const dialect = h('select', null, h('option', { value: 'bare' }, 'bare'), h('option', { value: 'wrapped' }, 'wrapped')) as HTMLSelectElement;
   const keyTraining = trainingBox('key-training');
   const formMsg = formMessage('key-message');
-  const result = h('div', null, shown?.kind === 'key' ? revealed('key', shown.secret, ctx) : null);
+  const result = h('div', null, shown?.kind === 'key' ? revealed(ctx, shown, branches) : null);
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Create the key') as HTMLButtonElement;
   section.append(
     h(
@@ -188,7 +244,7 @@ function keySection(ctx: ViewContext, keys: FiscalisationKey[], writer: boolean,
           submit.disabled = true;
           try {
             const created = await ctx.api.postJson<{ data: FiscalisationKey & { key: string } }>('/api/v1/account/api-keys', { branch: branch.value || null, dialect: dialect.value, training: keyTraining.box.checked });
-            reveal = { kind: 'key', secret: created.data.key };
+            reveal = { kind: 'key', secret: created.data.key, abilities: [], userId: ctx.account?.user.id };
             ctx.announce(`Key ${created.data.masked} created. Copy it now: you will not see it again.`);
             ctx.refresh();
           } catch (err) {
@@ -225,14 +281,13 @@ export async function developerView(ctx: ViewContext) {
   }
   const branches = writer ? await branchesOf(ctx.api) : [];
   const message = formMessage('developer-message');
-  // A plaintext made just now is shown on this render only: leaving the view forgets it.
-  const shown = reveal;
-  reveal = undefined;
+  // Shown until dismissed ("I have copied it"), to the user who made it only.
+  const shown = writer && reveal?.userId === ctx.account?.user.id ? reveal : undefined;
   return [
     head,
     writer ? null : h('p', { class: 'notice notice-warn' }, 'You are a viewer: you see the tokens and keys, and an owner or admin creates and revokes them.'),
     message.element,
-    tokenSection(ctx, tokens, writer, message, shown),
+    tokenSection(ctx, tokens, writer, branches, message, shown),
     keySection(ctx, keys, writer, branches, message, shown),
   ];
 }

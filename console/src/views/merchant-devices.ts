@@ -1,17 +1,44 @@
 // The merchant's devices, one per branch: register one, initialise it with its VSDC, and while it
-// is not initialised correct its VSDC address or serial, or remove it.
+// is not initialised correct its VSDC address or serial, or remove it. In development the gateway's
+// built-in VSDC simulator is offered as the address; a failed initialisation says which address was
+// tried, why it failed, and leads to "Correct device".
+import { ApiProblem } from '../api.ts';
 import { badge, dateTime, h, table } from '../dom.ts';
 import type { Device } from '../types.ts';
-import { canWrite, confirmAction, errorBox, field, formMessage, heading, type ViewContext } from '../view.ts';
+import { canWrite, confirmAction, errorBox, field, formMessage, heading, problemMessage, type ViewContext } from '../view.ts';
 
 const BASE = '/api/v1/account/devices';
+
+/** The devices list: the devices, and in development the built-in simulator's address. */
+interface AccountDevices {
+  data: Device[];
+  builtinSimulatorUrl?: string | null;
+}
+
+/** In development: the built-in simulator's address, offered with a button that puts it in `url`. */
+function simulatorOffer(simulatorUrl: string | null, url: HTMLInputElement, testId: string): HTMLElement | null {
+  if (!simulatorUrl) return null;
+  return h(
+    'div',
+    { class: 'notice notice-dev', 'data-testid': testId },
+    h('p', null, 'Development: this gateway runs a built-in VSDC simulator at ', h('code', null, simulatorUrl), '. Register a device on it to try the console and the API; any serial works there.'),
+    h('button', {
+      type: 'button',
+      onclick: () => {
+        url.value = simulatorUrl;
+        url.focus();
+      },
+    }, 'Use the built-in simulator'),
+  );
+}
 
 function stateCell(device: Device) {
   if (!device.initialized) return h('span', { class: 'stack' }, badge('Not initialised', 'warn'), h('small', null, 'Cannot file yet'));
   return h('span', { class: 'stack' }, badge('Initialised', 'ok'), h('small', null, 'Since ', dateTime(device.initializedAt)), device.nextInvoiceNo !== null ? h('small', null, `Next invoice no. ${device.nextInvoiceNo}`) : null);
 }
 
-function correctForm(ctx: ViewContext, device: Device): HTMLElement {
+/** The correction form of a device not yet initialised, and how to open it from elsewhere (a failure). */
+function correctForm(ctx: ViewContext, device: Device, simulatorUrl: string | null): { element: HTMLElement; open(): void } {
   const details = h('details', { class: 'inline-form' });
   const url = h('input', { type: 'url', value: device.vsdcBaseUrl, required: true, maxlength: '500' }) as HTMLInputElement;
   const serial = h('input', { type: 'text', value: device.deviceSerial, required: true, maxlength: '100' }) as HTMLInputElement;
@@ -40,16 +67,46 @@ function correctForm(ctx: ViewContext, device: Device): HTMLElement {
         },
       },
       field(`correct-url-${device.branch}`, 'VSDC address', url),
+      simulatorOffer(simulatorUrl, url, `correct-simulator-${device.branch}`),
       field(`correct-serial-${device.branch}`, 'Device serial', serial),
       message.element,
       h('button', { type: 'submit', class: 'primary' }, 'Save'),
     ),
   );
-  return details;
+  return {
+    element: details,
+    open() {
+      details.open = true;
+      url.focus();
+      url.select();
+    },
+  };
 }
 
-function actionsCell(ctx: ViewContext, device: Device, message: ReturnType<typeof formMessage>) {
+/**
+ * Why an initialisation failed: the gateway's message (it names the address tried and the cause,
+ * or the authority's answer), the address, and the way out: Correct device.
+ */
+function initFailure(device: Device, err: unknown, correct: { open(): void }): HTMLElement {
+  const code = err instanceof ApiProblem ? err.code : undefined;
+  const correctable = code === 'vsdc_unreachable' || code === 'initialization_failed';
+  return h(
+    'div',
+    { class: 'notice notice-danger', role: 'alert', 'data-testid': `init-failure-${device.branch}` },
+    h('p', null, h('strong', null, `Branch ${device.branch} was not initialised. `), problemMessage(err)),
+    correctable
+      ? [
+          h('p', null, 'Address tried: ', h('code', null, device.vsdcBaseUrl), ' · serial ', h('code', null, device.deviceSerial)),
+          h('button', { type: 'button', class: 'primary', onclick: () => correct.open() }, 'Correct device'),
+        ]
+      : null,
+  );
+}
+
+function actionsCell(ctx: ViewContext, device: Device, message: ReturnType<typeof formMessage>, simulatorUrl: string | null) {
   if (device.initialized) return h('small', { class: 'muted' }, 'Initialised devices keep their address and serial.');
+  const correct = correctForm(ctx, device, simulatorUrl);
+  const failure = h('div', { 'aria-live': 'polite' });
   const initialise: HTMLButtonElement = h(
     'button',
     {
@@ -58,12 +115,13 @@ function actionsCell(ctx: ViewContext, device: Device, message: ReturnType<typeo
       onclick: async () => {
         initialise.disabled = true;
         initialise.textContent = 'Initialising…';
+        failure.replaceChildren();
         try {
           await ctx.api.post(`${BASE}/${device.branch}/initialize`);
           ctx.announce(`Branch ${device.branch} initialised.`);
           ctx.refresh();
         } catch (err) {
-          message.error(err);
+          failure.replaceChildren(initFailure(device, err, correct));
           initialise.disabled = false;
           initialise.textContent = `Initialise branch ${device.branch}`;
         }
@@ -75,7 +133,8 @@ function actionsCell(ctx: ViewContext, device: Device, message: ReturnType<typeo
     'div',
     { class: 'stack actions' },
     initialise,
-    correctForm(ctx, device),
+    failure,
+    correct.element,
     confirmAction(`Remove device of branch ${device.branch}`, `Remove the device of branch ${device.branch}?`, 'Yes, remove it', async () => {
       try {
         await ctx.api.delete(`${BASE}/${device.branch}`);
@@ -88,7 +147,7 @@ function actionsCell(ctx: ViewContext, device: Device, message: ReturnType<typeo
   );
 }
 
-function registerForm(ctx: ViewContext, taken: string[]): HTMLElement {
+function registerForm(ctx: ViewContext, taken: string[], simulatorUrl: string | null): HTMLElement {
   const free = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0')).find((b) => !taken.includes(b)) ?? '';
   const serial = h('input', { type: 'text', required: true, maxlength: '100', autocomplete: 'off' }) as HTMLInputElement;
   const branch = h('input', { type: 'text', required: true, pattern: '[0-9]{3}', maxlength: '3', inputmode: 'numeric', value: free }) as HTMLInputElement;
@@ -117,7 +176,8 @@ function registerForm(ctx: ViewContext, taken: string[]): HTMLElement {
     h('p', { class: 'muted' }, 'The VSDC of a branch: its serial number, the branch id the authority gave it, and the address the gateway reaches it at.'),
     field('device-serial', 'Device serial', serial),
     field('device-branch', 'Branch', branch, '3 digits; 000 is headquarters.'),
-    field('device-url', 'VSDC address', url, 'http(s)://host:port, with its context path if it has one.'),
+    field('device-url', 'VSDC address', url, 'http(s)://host:port, with its context path if it has one: where the gateway reaches the branch\'s VSDC (ask whoever installed it).'),
+    simulatorOffer(simulatorUrl, url, 'register-simulator'),
     message.element,
     submit,
   );
@@ -126,12 +186,14 @@ function registerForm(ctx: ViewContext, taken: string[]): HTMLElement {
 export async function devicesView(ctx: ViewContext) {
   const writer = canWrite(ctx);
   const head = heading('Devices', h('button', { type: 'button', onclick: ctx.refresh }, 'Refresh'));
-  let devices: Device[];
+  let listed: AccountDevices;
   try {
-    devices = (await ctx.api.get<{ data: Device[] }>(BASE)).data;
+    listed = await ctx.api.get<AccountDevices>(BASE);
   } catch (err) {
     return [head, errorBox(err)];
   }
+  const devices = listed.data;
+  const simulatorUrl = listed.builtinSimulatorUrl ?? null;
   const message = formMessage('devices-message');
   const rows = devices.map((d) => [
     h('span', { class: 'stack' }, h('span', null, d.branch), d.branchName ? h('small', null, d.branchName) : null),
@@ -139,13 +201,13 @@ export async function devicesView(ctx: ViewContext) {
     h('span', { class: 'mono' }, d.vsdcBaseUrl),
     stateCell(d),
     d.sdcId ? h('span', { class: 'stack' }, h('span', { class: 'mono' }, d.sdcId), h('small', null, `MRC ${d.mrcNo ?? '—'}`)) : '—',
-    ...(writer ? [actionsCell(ctx, d, message)] : []),
+    ...(writer ? [actionsCell(ctx, d, message, simulatorUrl)] : []),
   ]);
   return [
     head,
     h('p', { class: 'muted' }, 'A branch files through its device once it is initialised: the VSDC then gives its SDC id and counters, and the gateway numbers the branch\'s invoices after them.'),
     message.element,
     table('Devices', ['Branch', 'Serial', 'VSDC address', 'State', 'SDC id', ...(writer ? ['Actions'] : [])], rows, { empty: 'No device yet.' }),
-    writer ? registerForm(ctx, devices.map((d) => d.branch)) : h('p', { class: 'muted' }, 'Viewers see the devices; an owner or admin registers and initialises them.'),
+    writer ? registerForm(ctx, devices.map((d) => d.branch), simulatorUrl) : h('p', { class: 'muted' }, 'Viewers see the devices; an owner or admin registers and initialises them.'),
   ];
 }

@@ -5,6 +5,7 @@ import { dateTime, h, money, table } from '../dom.ts';
 import type { Sale } from '../types.ts';
 import { errorBox, heading, pager, type ViewContext } from '../view.ts';
 import { branchLabel, branchesOf, receiptLink, STATUS_LABELS, statusBadge, TYPE_LABELS } from './merchant-common.ts';
+import { firstStepsEmpty } from './merchant-first-steps.ts';
 
 const FILTERS = ['reference', 'status', 'type', 'branch', 'from', 'to'] as const;
 
@@ -86,7 +87,9 @@ export async function merchantDocumentsView(ctx: ViewContext) {
     head,
     form,
     h('p', { class: 'muted', role: 'status' }, `${result.meta.total} document${result.meta.total === 1 ? '' : 's'}${filtered ? ' match' : ''}. Dates are the days of your merchant.`),
-    table('Documents', ['Invoice', 'Authority invoice no.', 'Reference', 'Branch', 'Date', 'Customer', 'Total', 'Status', 'Receipt'], rows, { empty: filtered ? 'No document matches.' : 'No documents yet.' }),
+    rows.length === 0 && !filtered
+      ? firstStepsEmpty(ctx, 'No documents yet.')
+      : table('Documents', ['Invoice', 'Authority invoice no.', 'Reference', 'Branch', 'Date', 'Customer', 'Total', 'Status', 'Receipt'], rows, { empty: 'No document matches.' }),
     pager(result.meta, (p) => {
       const params = new URLSearchParams(ctx.params);
       params.set('page', String(p));

@@ -27202,6 +27202,7 @@ export interface operations {
                             /** Format: date-time */
                             createdAt: string;
                         }[];
+                        builtinSimulatorUrl: string | null;
                     };
                 };
             };

@@ -6,6 +6,7 @@
 // document is filed to whatever holds the port.
 import { startSimulator, type Simulator } from '@fiscal-gateway/simulator';
 import { portProblem } from '../../platform/lib/ports.ts';
+import { announceBuiltinSimulator } from '../../domain/kernel/devices/builtin-simulator.ts';
 import type { RunningGateway } from '../server.ts';
 import { adoptUnnamedFiles, databaseFiles, databaseIsEmpty, demoInstructions, demoWorksOn, forgetDatabaseFiles, provisionDemo, readDemoCredentials, type DemoCredentials } from './demo.ts';
 
@@ -30,6 +31,7 @@ export async function developmentStart(gateway: RunningGateway): Promise<(() => 
     throw portProblem(err, 'SIMULATOR_PORT', SIMULATOR_HOST, config.simulatorPort, 'stop what holds it, set SIMULATOR_PORT to a free port, or BUILTIN_SIMULATOR=0 to start without the built-in simulator') ?? err;
   }
   say(`built-in VSDC simulator on ${simulator.url} (control API ${simulator.origin}/_sim)`);
+  announceBuiltinSimulator(ctx, simulator.url);
 
   try {
     let demo: DemoCredentials | undefined;

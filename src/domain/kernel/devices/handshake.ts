@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.ts';
+import { unreachableCause } from '../../../vsdc/outcome.ts';
 import type { Handshake } from './service.ts';
 
 /**
@@ -45,7 +46,7 @@ export function vsdcHandshake(ctx: AppContext): Handshake {
       case 'rejected':
         return { kind: 'rejected', code: outcome.code, message: outcome.message };
       case 'unreachable':
-        return { kind: 'unreachable', reason: `${outcome.reason}: ${outcome.detail}` };
+        return { kind: 'unreachable', cause: unreachableCause(outcome) };
     }
   };
 }

@@ -14,7 +14,8 @@ import { claimDeviceForInit, deleteDeviceRows, findDevice, insertDevice, liveCre
 type HandshakeResult =
   | { kind: 'ok'; info: DeviceInitInfo }
   | { kind: 'already_installed'; message: string }
-  | { kind: 'unreachable'; reason: string }
+  /** `cause`: why, in words (vsdc/outcome.ts unreachableCause). */
+  | { kind: 'unreachable'; cause: string }
   | { kind: 'rejected'; code: string; message: string };
 
 export type Handshake = (target: { baseUrl: string; tpin: string; bhfId: string }, deviceSerial: string) => Promise<HandshakeResult>;
@@ -188,7 +189,7 @@ export async function initializeDevice(
     if (device.initialized) return presentDevice(device);
     const claimed = await claimDeviceForInit(db, device.id, CLAIM_SECONDS * 1000);
     if (claimed) {
-      const initialized = await finishHandshake(db, actor, tenant, claimed, handshake);
+      const initialized = await finishHandshake(db, actor, tenant, claimed, handshake, options.surface ?? 'partner');
       await options.afterInitialized?.();
       return initialized;
     }
@@ -197,12 +198,15 @@ export async function initializeDevice(
   }
 }
 
-async function finishHandshake(db: Kysely<DB>, actor: Actor, tenant: TenantRow, device: DeviceRow, handshake: Handshake): Promise<DeviceResource> {
+/** Where a device is corrected, said in the refusals of its handshake. */
+const correctPath = (surface: DeviceSurface) => (surface === 'partner' ? 'PATCH /api/v1/tenants/{tenant}/devices/{branch}' : 'Correct device in the console, or PATCH /api/v1/account/devices/{branch}');
+
+async function finishHandshake(db: Kysely<DB>, actor: Actor, tenant: TenantRow, device: DeviceRow, handshake: Handshake, surface: DeviceSurface): Promise<DeviceResource> {
   let result: HandshakeResult;
   try {
     result = await handshake({ baseUrl: device.vsdc_base_url, tpin: tenant.tpin, bhfId: device.branch }, device.device_serial);
   } catch (err) {
-    result = { kind: 'unreachable', reason: (err as Error).message };
+    result = { kind: 'unreachable', cause: (err as Error).message };
   }
   const release = () => releaseDeviceClaim(db, device.id);
 
@@ -222,13 +226,18 @@ async function finishHandshake(db: Kysely<DB>, actor: Actor, tenant: TenantRow, 
       // Another process may have finished the handshake a moment ago: that is the safe retry.
       const current = await deviceOf(db, tenant.id, device.branch);
       if (current.initialized) return presentDevice(current);
-      throw new ApiError('initialization_failed', result.message || 'This device is already installed at the authority.');
+      throw new ApiError('initialization_failed', `${result.message || 'This device is already installed at the authority.'} (the VSDC at ${device.vsdc_base_url}, device serial ${device.device_serial})`);
     }
     case 'rejected':
       await release();
-      throw new ApiError('initialization_failed', result.message || `The authority refused the handshake (result code ${result.code}).`);
+      // The authority's text first (spec: the message is its text); where it came from after it.
+      throw new ApiError('initialization_failed', `${result.message || 'The authority refused the handshake.'} (the VSDC at ${device.vsdc_base_url}, result code ${result.code})`);
     case 'unreachable':
       await release();
-      throw new ApiError('vsdc_unreachable', 'The VSDC could not be reached; nothing was changed. It is safe to repeat this request.', { 'retry-after': '5' });
+      throw new ApiError(
+        'vsdc_unreachable',
+        `The VSDC at ${device.vsdc_base_url} could not be reached: ${result.cause}. Nothing was changed. If the address is wrong, correct it (${correctPath(surface)}); otherwise repeat this request once the VSDC is up.`,
+        { 'retry-after': '5' },
+      );
   }
 }

@@ -8,11 +8,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../kernel/context.ts';
 import { requireUser } from '../../kernel/access/auth.ts';
-import { data } from '../../../platform/http/schema-helpers.ts';
+import { data, Nullable } from '../../../platform/http/schema-helpers.ts';
 import type { Actor } from '../../kernel/audit/store.ts';
 import { learnBranchesAtInitialisation } from '../../kernel/devices/register.ts';
 import { initializeDevice, registerDevice, removeDevice, updateDevice } from '../../kernel/devices/service.ts';
 import { vsdcHandshake } from '../../kernel/devices/handshake.ts';
+import { builtinSimulatorUrl } from '../../kernel/devices/builtin-simulator.ts';
 import { presentDevice } from '../../kernel/devices/present.ts';
 import { devicesOf } from '../../kernel/devices/store.ts';
 import { UpdateDeviceBody, DeviceRemoved, RegisterDeviceBody, Device } from '../../kernel/devices/schemas.ts';
@@ -22,6 +23,16 @@ const TAG = ['Merchant: account'];
 const viewer = { auth: { surface: 'account', role: 'viewer' } } as const;
 const admin = { auth: { surface: 'account', role: 'admin' } } as const;
 const BranchParam = Type.Object({ branch: Type.String({ maxLength: 10, examples: ['000'] }) });
+const AccountDevices = Type.Object({
+  data: Type.Array(Device),
+  builtinSimulatorUrl: Nullable(
+    Type.String({
+      description:
+        'In development only, while the gateway runs its built-in VSDC simulator: the simulator\'s address, a `vsdcBaseUrl` to register a device on for trying the gateway. Null in production and without the built-in simulator (BUILTIN_SIMULATOR=0)',
+      examples: ['http://127.0.0.1:8089'],
+    }),
+  ),
+});
 
 export function accountDeviceRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (plugin) => {
@@ -32,11 +43,11 @@ export function accountDeviceRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/account/devices', {
       config: { auth: { ...viewer.auth, tenant: 'read' } },
-      schema: { operationId: 'listAccountDevices', tags: TAG, summary: 'Your devices, by branch', response: { 200: data(Type.Array(Device)) } },
+      schema: { operationId: 'listAccountDevices', tags: TAG, summary: 'Your devices, by branch', response: { 200: AccountDevices } },
     }, async (request) => {
       const tenant = requireActedTenant(request);
       const devices = await devicesOf(db, [tenant.id]);
-      return { data: (devices.get(tenant.id) ?? []).map(presentDevice) };
+      return { data: (devices.get(tenant.id) ?? []).map(presentDevice), builtinSimulatorUrl: builtinSimulatorUrl(ctx) };
     });
 
     app.post('/api/v1/account/devices', {
