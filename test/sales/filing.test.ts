@@ -187,17 +187,20 @@ describe(`filing: a VSDC slower than VSDC_TIMEOUT_MS (${engineName})`, () => {
   });
   after(() => h.close());
 
-  test('a reply later than the timeout is an outage: pending, nothing filed, then filed once', async () => {
+  test('a reply later than the timeout is an outage: pending; the VSDC files it anyway, the resend meets 924 and the gateway adopts the filed invoice, once', async () => {
     const filings = (invoiceNo: number) => h.received(h.merchant).filter((d) => d.cisInvcNo === String(invoiceNo) && d.receipt);
     h.sim.control.setFaults(h.merchant.tpin, '000', { delayMs: 1_500 });
     const res = await h.post('/api/v1/sales', saleBody());
     const pending: Sale = res.json().data;
     assertNotFiled(pending);
     await eventually(async () => ((await h.ctx.db.selectFrom('filing_queues').select('last_error').executeTakeFirst())?.last_error?.startsWith('timeout') ? true : undefined), 'the timeout recorded as the branch\'s last error');
-    assert.equal(filings(pending.invoiceNo).length, 0);
+    // A real VSDC finishes a request whose caller went away: the abandoned call files the sale.
+    await eventually(() => filings(pending.invoiceNo).length === 1, 'the abandoned call filed by the VSDC');
     h.sim.control.clearFaults(h.merchant.tpin, '000');
     await uploaded(h, pending.id);
-    assert.equal(filings(pending.invoiceNo).length, 1);
+    assert.equal(filings(pending.invoiceNo).length, 1, 'filed once');
+    const calls = h.sim.control.calls(h.merchant.tpin, '000').map((c) => `${c.endpoint} ${c.resultCd}`);
+    assert.ok(calls.includes('saveSales 924') && calls.includes('selectInvoice 000'), `924 then selectInvoice: ${calls.join(', ')}`);
   });
 });
 
@@ -289,7 +292,8 @@ describe(`filing: stopping cuts a VSDC call that outlasts the grace (${engineNam
   test('stop() cuts the held call; the document stays pending, nothing is filed, and a restarted worker files it once', { timeout: 60_000 }, async () => {
     const workers = [(ctx: Harness['ctx']) => filingWorker(ctx, { stopGraceMs: 100 })];
     const m = await h.addMerchant({ branches: ['000'] });
-    h.sim.control.setFaults(m.tpin, '000', { delayMs: 600_000 });
+    // The cut call is dropped by the VSDC here (a call the VSDC finishes anyway is the timeout test's).
+    h.sim.control.setFaults(m.tpin, '000', { delayMs: 600_000, dropAbandoned: true });
     h.startWorkers(workers);
     const sale = (await h.post('/api/v1/sales', saleBody(), {}, m)).json().data as Sale;
     await eventually(() => h.sim.held(m.tpin, '000') === 1, 'the sale held at the VSDC');

@@ -89,7 +89,7 @@ describe('control API', () => {
 
   test('invalid fault input is a 400 with a reason', async () => {
     const tpin = freshTpin();
-    for (const faults of [{ down: 'yes' }, { delayMs: -1 }, { forcedResult: '83' }, { reject: { count: 1 } }, { explode: true }]) {
+    for (const faults of [{ down: 'yes' }, { delayMs: -1 }, { dropAbandoned: 1 }, { forcedResult: '83' }, { reject: { count: 1 } }, { explode: true }]) {
       const response = await control(world.sim, 'PUT', `/devices/${tpin}/000/faults`, faults);
       assert.equal(response.status, 400, JSON.stringify(faults));
       assert.equal((response.json as { error: string }).error, 'invalid_request');

@@ -216,14 +216,28 @@ describe('fault switches', () => {
     assert.deepEqual(world.sim.control.documents(target.tpin, target.bhfId, { filedOnly: true }), []);
   });
 
-  test('a reply slower than the client timeout is unreachable and files nothing', async () => {
-    const { target } = await addDevice(world);
+  test('a reply slower than the client timeout is unreachable; the VSDC files it anyway, so the resend meets 924 and selectInvoice adopts it', async () => {
+    const { target, sdcId } = await addDevice(world);
     world.sim.control.setFaults(target.tpin, target.bhfId, { delayMs: 300 });
     const body = buildSaveSalesBody(sale(target, 1));
     const outcome = await world.client.saveSales(target, body, { timeoutMs: 50 });
     assert.deepEqual(outcome.kind === 'unreachable' && outcome.reason, 'timeout');
     // Equal delays expire in arrival order: once this later call is answered, the abandoned
-    // saveSales has had its turn, and the simulator dropped it because its caller was gone.
+    // saveSales has had its turn, and the VSDC filed it although its caller was gone.
+    assert.equal((await world.client.selectCodes(target)).kind, 'ok');
+    assert.deepEqual(world.sim.control.documents(target.tpin, target.bhfId).map((d) => d.cisInvcNo), ['1']);
+    world.sim.control.setFaults(target.tpin, target.bhfId, { delayMs: 0 });
+    assert.equal((await world.client.saveSales(target, body)).kind, 'duplicate');
+    const filed = await world.client.selectInvoice(target, { cisInvcNo: body.cisInvcNo, invcSdcId: sdcId });
+    assert.ok(filed.kind === 'ok' && reconcileDuplicate(filed.data, body.totAmt, filed.resultDt).adopt, 'the filed invoice is the one sent');
+  });
+
+  test('with dropAbandoned, a reply slower than the client timeout files nothing, and the resend is filed afresh', async () => {
+    const { target } = await addDevice(world);
+    world.sim.control.setFaults(target.tpin, target.bhfId, { delayMs: 300, dropAbandoned: true });
+    const body = buildSaveSalesBody(sale(target, 1));
+    const outcome = await world.client.saveSales(target, body, { timeoutMs: 50 });
+    assert.deepEqual(outcome.kind === 'unreachable' && outcome.reason, 'timeout');
     assert.equal((await world.client.selectCodes(target)).kind, 'ok');
     assert.deepEqual(world.sim.control.documents(target.tpin, target.bhfId), []);
     world.sim.control.setFaults(target.tpin, target.bhfId, { delayMs: 0 });

@@ -107,8 +107,14 @@ export interface DeviceFaults {
   down: boolean;
   /** Answer every call with a Tomcat-style HTML 404 (VSDC app missing). */
   html404: boolean;
-  /** Hold every reply this long (lowering it releases held replies); a caller that gave up by then gets nothing and nothing is filed. */
+  /**
+   * Hold every call this long (lowering it releases held calls). A call whose caller gave up
+   * meanwhile is still processed when its hold ends (a sale filed, its answer lost), as a real
+   * VSDC finishes a request whose client went away: the next attempt meets 924.
+   */
   delayMs: number;
+  /** A held call whose caller gave up is dropped unprocessed instead (nothing filed): the former behaviour. */
+  dropAbandoned: boolean;
   /** Answer every call (or only the calls to `endpoints`) with this result code (838: authority unreachable). */
   forcedResult: { code: string; message: string; endpoints: VsdcEndpoint[] | null } | null;
   /** File the next N (or all) calls to `loseRepliesOn`, then destroy the socket instead of replying. */
@@ -123,7 +129,7 @@ export interface DeviceFaults {
 export const DEFAULT_FAULT_ENDPOINTS: readonly VsdcEndpoint[] = ['saveSales'];
 
 export function noFaults(): DeviceFaults {
-  return { down: false, html404: false, delayMs: 0, forcedResult: null, loseReplies: 0, loseRepliesOn: [...DEFAULT_FAULT_ENDPOINTS], reject: null };
+  return { down: false, html404: false, delayMs: 0, dropAbandoned: false, forcedResult: null, loseReplies: 0, loseRepliesOn: [...DEFAULT_FAULT_ENDPOINTS], reject: null };
 }
 
 /** Takes one forced rejection for a call to `endpoint`, if the reject switch covers it. */

@@ -15,6 +15,7 @@ export interface FaultsInput {
   down?: boolean;
   html404?: boolean;
   delayMs?: number;
+  dropAbandoned?: boolean;
   /** `"838"` or `{code, message?, endpoints?}` (endpoint names, e.g. `["saveBrancheCustomers"]`; absent = every call); null clears. */
   forcedResult?: string | { code: string; message?: string; endpoints?: string[] } | null;
   /** N, `"all"`, or 0 to clear (saveSales); or `{count, endpoints}` for other endpoints. */
@@ -50,12 +51,13 @@ function flag(value: unknown, field: string): boolean {
 export function applyFaults(current: DeviceFaults, input: unknown): DeviceFaults {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new ControlInputError('faults must be a JSON object');
   const raw = input as Record<string, unknown>;
-  const known = new Set(['down', 'html404', 'delayMs', 'forcedResult', 'loseReplies', 'reject']);
+  const known = new Set(['down', 'html404', 'delayMs', 'dropAbandoned', 'forcedResult', 'loseReplies', 'reject']);
   for (const key of Object.keys(raw)) if (!known.has(key)) throw new ControlInputError(`unknown fault "${key}"`);
   const next: DeviceFaults = { ...current, loseRepliesOn: [...current.loseRepliesOn], reject: current.reject && { ...current.reject } };
 
   if (raw.down !== undefined) next.down = flag(raw.down, 'down');
   if (raw.html404 !== undefined) next.html404 = flag(raw.html404, 'html404');
+  if (raw.dropAbandoned !== undefined) next.dropAbandoned = flag(raw.dropAbandoned, 'dropAbandoned');
   if (raw.delayMs !== undefined) {
     if (typeof raw.delayMs !== 'number' || !Number.isInteger(raw.delayMs) || raw.delayMs < 0) throw new ControlInputError('delayMs must be a whole number ≥ 0');
     next.delayMs = raw.delayMs;

@@ -154,19 +154,21 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     if (faults?.down) return reply(req, res, { kind: 'drop' }, path);
     if (device && faults && faults.delayMs > 0) {
       // Held until delayMs has passed since arrival, as the switch reads while it holds:
-      // lowering or clearing it releases the calls already held.
+      // lowering or clearing it releases the calls already held. A caller that gave up (a
+      // timeout) closed its socket; a real VSDC, a servlet, still finishes the request: it is
+      // processed when its hold ends and its answer is lost. With dropAbandoned it is dropped.
       const arrived = Date.now();
       const key = `${String(tpin)}/${String(bhfId)}`;
+      const dropped = () => device.faults.dropAbandoned && req.socket.destroyed;
       holding.set(key, (holding.get(key) ?? 0) + 1);
       try {
-        for (let left = faults.delayMs; left > 0 && !req.socket.destroyed && !closed; left = device.faults.delayMs - (Date.now() - arrived)) {
+        for (let left = faults.delayMs; left > 0 && !dropped() && !closed; left = device.faults.delayMs - (Date.now() - arrived)) {
           await pause(Math.min(left, 25));
         }
       } finally {
         holding.set(key, holding.get(key)! - 1);
       }
-      // A caller that gave up (timeout) closed the socket: nothing is processed or filed.
-      if (req.socket.destroyed || closed) return;
+      if (dropped() || closed) return;
     }
     if (faults?.html404) return reply(req, res, { kind: 'html404' }, path);
     if (!bindRequestBody(endpoint, body)) return reply(req, res, { kind: 'bad_request' }, path);

@@ -14,13 +14,14 @@ import type { FastifyInstance } from 'fastify';
 export const LINGER_MS = 10_000;
 
 export function registerEarlyAnswers(app: FastifyInstance, lingerMs = LINGER_MS): void {
+  // `complete` is false while a real request's body is still arriving (an injected request has none).
   app.addHook('onSend', async (request, reply, payload) => {
-    if (!request.raw.complete && reply.statusCode >= 400 && reply.statusCode < 500 && reply.getHeader('connection') === 'close') reply.removeHeader('connection');
+    if (request.raw.complete === false && reply.statusCode >= 400 && reply.statusCode < 500 && reply.getHeader('connection') === 'close') reply.removeHeader('connection');
     return payload;
   });
   app.addHook('onResponse', async (request) => {
     const raw = request.raw;
-    if (raw.complete) return;
+    if (raw.complete !== false) return;
     const socket = raw.socket;
     const cutOff = setTimeout(() => {
       if (!raw.complete) socket.destroy();
