@@ -133,6 +133,13 @@ export class Api {
   async blob(path: string, accept: string): Promise<Blob> {
     return (await this.request('GET', path, { accept })).blob();
   }
+
+  /** A file and the name the gateway gives it (`Content-Disposition: …; filename="…"`), for saving it under that name. */
+  async file(path: string, accept: string): Promise<{ blob: Blob; name: string | undefined }> {
+    const response = await this.request('GET', path, { accept });
+    const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1];
+    return { blob: await response.blob(), name };
+  }
 }
 
 /** Builds a query string from the defined values only. */

@@ -229,8 +229,9 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
     await page.getByLabel('Quantity to credit of line 1').fill('1');
     await page.getByLabel('Reason').selectOption('03');
     await page.getByRole('button', { name: 'Issue the credit note' }).click();
+    await page.getByRole('button', { name: 'Yes, issue the credit note' }).click();
     await page.getByRole('heading', { level: 1, name: `Credit note No. ${sale.invoiceNo + 1}` }).waitFor();
-    await page.getByRole('link', { name: `Document ${sale.id}` }).waitFor();
+    await page.getByRole('link', { name: new RegExp(`^Sale No\\. ${sale.invoiceNo} \\(INV`) }).waitFor();
     await page.getByText('03 Damaged goods').waitFor();
 
     await open('Documents', 'Documents');

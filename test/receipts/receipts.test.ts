@@ -185,6 +185,68 @@ describe(`printable receipts (${engineName})`, () => {
     assert.ok(!(await receipt(filed.id)).body.includes('class="copy"'), 'the refused print did not count');
   });
 
+  // ---- preview and file names (issue 34 item 4) ----
+
+  test('preview=true prints nothing: marked PREVIEW — NOT A RECEIPT, never COPY, and the next print is still the original', async () => {
+    const sale = await uploadedSale();
+    const printsOf = async () => (await h.ctx.db.selectFrom('sales').select('receipt_print_count').where('id', '=', sale.id).executeTakeFirstOrThrow()).receipt_print_count;
+
+    const preview = await h.get(`/api/v1/sales/${sale.id}/receipt?preview=true`);
+    assert.equal(preview.statusCode, 200, preview.body);
+    assert.match(preview.body, /<p class="preview" role="note">PREVIEW — NOT A RECEIPT<\/p>/);
+    assert.match(preview.body, /<title>PREVIEW — NOT A RECEIPT: TAX INVOICE /);
+    assert.ok(preview.body.includes('Not printed yet: the next print is the original.'));
+    assert.ok(!preview.body.includes('class="copy"'), 'a preview is no copy either');
+    const pdfPreview = await h.get(`/api/v1/sales/${sale.id}/receipt?preview=true`, { accept: 'application/pdf' });
+    assert.equal(pdfPreview.statusCode, 200);
+    const pdfPreviewText = pdfText(pdfPreview.rawPayload);
+    assert.ok(pdfPreviewText.includes('*** PREVIEW — NOT A RECEIPT ***'), pdfPreviewText);
+    assert.doesNotMatch(pdfPreviewText, /\*\*\* COPY \*\*\*/);
+    assert.equal(await printsOf(), 0, 'previews count no print');
+
+    const first = await receipt(sale.id);
+    assert.ok(!first.body.includes('class="copy"') && !first.body.includes('PREVIEW'), 'the first print after previews is the original');
+    const afterPrint = await h.get(`/api/v1/sales/${sale.id}/receipt?preview=true`);
+    assert.ok(afterPrint.body.includes('Printed 1 time: the next print says COPY.'));
+    assert.ok(!afterPrint.body.includes('class="copy"'));
+    const partnerPreview = await h.t.inject({ method: 'GET', url: `/api/v1/tenants/${h.merchant.tenantId}/sales/${sale.id}/receipt?preview=true`, headers: bearer(h.merchant.partnerSecret) });
+    assert.equal(partnerPreview.statusCode, 200);
+    assert.ok(partnerPreview.body.includes('PREVIEW — NOT A RECEIPT'));
+    assert.equal(await printsOf(), 1, 'only the real print counted');
+    assert.match((await receipt(sale.id)).body, /<p class="copy"[^>]*>COPY<\/p>/, 'the second real print is the COPY');
+    const reprints = await h.ctx.db.selectFrom('audit_log').select('id').where('action', '=', 'sale.reprinted').where('target_id', '=', String(sale.id)).execute();
+    assert.equal(reprints.length, 1, 'a preview is no reprint in the audit trail');
+
+    const bad = await h.get(`/api/v1/sales/${sale.id}/receipt?preview=maybe`);
+    assert.equal(bad.statusCode, 422, bad.body);
+    assert.deepEqual(bad.json().errors, { preview: ['The preview field must be true or false.'] });
+    h.sim.control.setFaults(h.merchant.tpin, '000', { down: true });
+    const pending = (await h.post('/api/v1/sales', saleBody())).json().data as Sale;
+    const pendingPreview = await h.get(`/api/v1/sales/${pending.id}/receipt?preview=true`);
+    h.sim.control.clearFaults(h.merchant.tpin, '000');
+    assert.equal(pendingPreview.statusCode, 409, 'a pending document has nothing to preview either');
+    await settledSale(pending.id);
+  });
+
+  test('the file is named after the document: receipt-, credit-note-, debit-note-, training-, with -copy or -preview', async () => {
+    const fileOf = (res: { headers: Record<string, unknown> }) => /filename="([^"]+)"/.exec(String(res.headers['content-disposition']))?.[1];
+    const sale = await uploadedSale(saleBody({}, [{ quantity: 2 }]));
+    const number = sale.authorityInvoiceNo!.replace('/', '-');
+    const pdf = { accept: 'application/pdf' };
+    assert.equal(fileOf(await h.get(`/api/v1/sales/${sale.id}/receipt?preview=true`, pdf)), `receipt-${number}-preview.pdf`);
+    assert.equal(fileOf(await receipt(sale.id, pdf)), `receipt-${number}.pdf`);
+    assert.equal(fileOf(await receipt(sale.id, pdf)), `receipt-${number}-copy.pdf`);
+    assert.equal(fileOf(await receipt(sale.id)), `receipt-${number}-copy.html`);
+
+    const credit = (await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '03', items: [{ line: 1, quantity: 1 }] })).json().data as Sale;
+    assert.equal(credit.status, 'uploaded');
+    assert.equal(fileOf(await receipt(credit.id, pdf)), `credit-note-${credit.authorityInvoiceNo!.replace('/', '-')}.pdf`);
+    const debit = (await h.post(`/api/v1/sales/${sale.id}/debit-note`, { reasonCode: '02', items: [{ name: 'Price correction', classificationCode: '50221200', quantity: 1, price: 10 }] })).json().data as Sale;
+    assert.equal(fileOf(await h.get(`/api/v1/sales/${debit.id}/receipt?preview=true`)), `debit-note-${debit.authorityInvoiceNo!.replace('/', '-')}-preview.html`);
+    const training = await uploadedSale(saleBody({ salesType: 'training' }));
+    assert.equal(fileOf(await receipt(training.id, pdf)), `training-receipt-${training.authorityInvoiceNo!.replace('/', '-')}.pdf`);
+  });
+
   test('a credit or debit note\'s receipt names the original invoice, its receipt number and the reason', async () => {
     const sale = await uploadedSale(saleBody({}, [{ quantity: 2 }]));
     const credit = await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '03', items: [{ line: 1, quantity: 1 }] });

@@ -70,6 +70,38 @@ describe(`credit and debit notes (${engineName})`, () => {
     assert.equal(remainder.json().data.status, 'uploaded', remainder.body);
   });
 
+  test('a sale read alone says what is left to credit per line and lists its notes; a note names its sale by number', async () => {
+    const sale = await fiscalisedSale();
+    const fresh = (await h.get(`/api/v1/sales/${sale.id}`)).json().data;
+    assert.deepEqual(fresh.items.map((i: Record<string, unknown>) => [i.line, i.creditedQuantity, i.remainingQuantity]), [[1, 0, 4], [2, 0, 2]]);
+    assert.deepEqual(fresh.notes, []);
+
+    const credit = (await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '03', items: [{ line: 1, quantity: 1.5 }] })).json().data;
+    assert.equal(credit.status, 'uploaded', credit.lastError);
+    const debit = (await h.post(`/api/v1/sales/${sale.id}/debit-note`, { reasonCode: '03', items: [{ name: 'Delivery', classificationCode: '50221200', quantity: 1, price: 20 }] })).json().data;
+    h.sim.control.setFaults(h.merchant.tpin, '000', { reject: { count: 1, code: '910', message: 'Request parameter error' } });
+    const refused = (await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '03', items: [{ line: 2, quantity: 1 }] })).json().data;
+    h.sim.control.clearFaults(h.merchant.tpin, '000');
+    await eventually(async () => ((await h.get(`/api/v1/sales/${refused.id}`)).json().data.status === 'failed' ? true : undefined), 'the refused note failed');
+
+    const read = (await h.get(`/api/v1/sales/${sale.id}`)).json().data;
+    assert.deepEqual(read.items.map((i: Record<string, unknown>) => [i.line, i.creditedQuantity, i.remainingQuantity]), [[1, 1.5, 2.5], [2, 0, 2]], 'a refused note took nothing back');
+    assert.deepEqual(read.notes.map((n: Record<string, unknown>) => [n.id, n.type, n.invoiceNo, n.authorityInvoiceNo, n.status, n.total]), [
+      [credit.id, 'credit_note', credit.invoiceNo, credit.authorityInvoiceNo, 'uploaded', credit.totals.total],
+      [debit.id, 'debit_note', debit.invoiceNo, debit.authorityInvoiceNo, 'uploaded', debit.totals.total],
+      [refused.id, 'credit_note', refused.invoiceNo, null, 'failed', refused.totals.total],
+    ]);
+    const tooMuch = await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '03', items: [{ line: 1, quantity: 2.6 }] });
+    assert.match(tooMuch.json().errors['items.0.quantity'][0], /\(2\.5\)/, 'the API refuses exactly past remainingQuantity');
+
+    const note = (await h.get(`/api/v1/sales/${credit.id}`)).json().data;
+    assert.deepEqual(note.originalSale, { id: sale.id, invoiceNo: sale.invoiceNo, authorityInvoiceNo: sale.authorityInvoiceNo, receiptNo: sale.fiscal.receiptNo });
+    assert.equal(note.notes, undefined, 'a note lists no notes');
+    assert.equal(note.items[0].remainingQuantity, undefined);
+    const listed = (await h.get('/api/v1/sales')).json().data as Array<Record<string, unknown>>;
+    assert.ok(listed.length > 0 && listed.every((doc) => doc.notes === undefined && doc.originalSale === undefined), 'a list stays as it was');
+  });
+
   /** Credit notes (read back by id) and what they took per original line. */
   async function creditsOf(noteIds: number[]) {
     const notes = await Promise.all(noteIds.map(async (id) => (await h.get(`/api/v1/sales/${id}`)).json().data));

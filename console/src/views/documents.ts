@@ -1,8 +1,9 @@
 // Documents by status: failed ones with the authority's code and reason; uploaded ones printable.
-import { ApiProblem, query, type Api, type Page } from '../api.ts';
+import { query, type Page } from '../api.ts';
 import { badge, dateTime, h, money, table } from '../dom.ts';
 import type { DocumentSummary } from '../types.ts';
-import { errorBox, heading, pager, problemMessage, setParam, type View, type ViewContext } from '../view.ts';
+import { errorBox, heading, pager, setParam, type View, type ViewContext } from '../view.ts';
+import { PRINT_HINT, receiptPdf } from './receipt-actions.ts';
 
 const STATUSES = [
   ['failed', 'Failed (refused by the authority)'],
@@ -13,30 +14,17 @@ const STATUSES = [
 
 const TONES = { failed: 'danger', pending: 'warn', uploaded: 'ok', resolved: 'neutral' } as const;
 
-/** Opens a receipt in a new tab from a blob: the secret travels in a header, never in a URL. */
-async function openReceipt(api: Api, doc: DocumentSummary, ctx: ViewContext, button: HTMLButtonElement, saleId = doc.id, label = `invoice ${doc.invoiceNo}`): Promise<void> {
-  const opened = window.open('', '_blank');
-  button.disabled = true;
-  try {
-    const blob = await api.blob(`/api/v1/tenants/${doc.tenantId}/sales/${saleId}/receipt`, 'application/pdf');
-    const url = URL.createObjectURL(blob);
-    if (opened) opened.location.href = url;
-    else window.location.assign(url);
-    setTimeout(() => URL.revokeObjectURL(url), 60_000);
-    ctx.announce(`Receipt of ${label} opened in a new tab.`);
-  } catch (err) {
-    opened?.close();
-    ctx.announce(err instanceof ApiProblem ? err.message : problemMessage(err));
-  } finally {
-    button.disabled = false;
-  }
-}
+/** The receipt route of a merchant's document: the secret travels in a header, never in a URL. */
+const receiptPath = (doc: DocumentSummary, saleId = doc.id) => `/api/v1/tenants/${doc.tenantId}/sales/${saleId}/receipt`;
 
+/** A preview (a new tab, counted nowhere) and a print (saved as receipt-….pdf, counted: later prints say COPY). */
 function receiptCell(doc: DocumentSummary, ctx: ViewContext, printable: boolean) {
   if (doc.status !== 'uploaded') return h('small', { class: 'muted' }, 'Not printable: only uploaded documents are fiscal receipts.');
   if (!printable) return '—';
-  const button: HTMLButtonElement = h('button', { type: 'button', class: 'link-button', onclick: () => void openReceipt(ctx.api, doc, ctx, button) }, `Receipt (PDF) for invoice ${doc.invoiceNo}`);
-  return button;
+  const what = `invoice ${doc.invoiceNo}`;
+  const preview: HTMLButtonElement = h('button', { type: 'button', class: 'link-button', onclick: () => void receiptPdf(ctx, ctx.api, receiptPath(doc), preview, what, true) }, `Preview receipt of invoice ${doc.invoiceNo}`);
+  const print: HTMLButtonElement = h('button', { type: 'button', class: 'link-button', title: PRINT_HINT, onclick: () => void receiptPdf(ctx, ctx.api, receiptPath(doc), print, what, false) }, `Print receipt of invoice ${doc.invoiceNo} (PDF)`);
+  return h('span', { class: 'stack' }, preview, print);
 }
 
 /** How a refused document was resolved (or which one a reissue replaces), with a link to the replacement's receipt. */
@@ -48,8 +36,8 @@ function resolutionCell(doc: DocumentSummary, ctx: ViewContext, printable: boole
   if (replacement !== null && printable) {
     const button: HTMLButtonElement = h(
       'button',
-      { type: 'button', class: 'link-button', onclick: () => void openReceipt(ctx.api, doc, ctx, button, replacement, `document ${replacement}, the reissue of invoice ${doc.invoiceNo}`) },
-      `Receipt of the replacement, document ${replacement} (PDF)`,
+      { type: 'button', class: 'link-button', title: PRINT_HINT, onclick: () => void receiptPdf(ctx, ctx.api, receiptPath(doc, replacement), button, `document ${replacement}, the reissue of invoice ${doc.invoiceNo}`, false) },
+      `Print receipt of the replacement, document ${replacement} (PDF)`,
     );
     link = button;
   }
@@ -113,6 +101,7 @@ export function documentsView(base: string, options: { printable: boolean }): Vi
         : status === 'resolved'
           ? h('p', { class: 'muted' }, 'Refused documents the merchant has dealt with: reissued as a new document, or marked resolved with a note. Their lines and totals are as they were refused.')
           : null,
+      status === 'uploaded' && options.printable ? h('p', { class: 'muted' }, PRINT_HINT) : null,
       table(`Documents, ${status}`, ['Invoice', 'Authority invoice no.', 'Client reference', 'Merchant', 'Stored', 'Total', 'Status', 'Result code', 'Last error', 'Resolution', 'Receipt'], rows, { empty: `No ${status} documents.` }),
       pager(result.meta, (p) => setParam('page', String(p))),
     ];

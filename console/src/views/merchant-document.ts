@@ -5,7 +5,8 @@ import { h, merchantDateTime, money, table, type Child } from '../dom.ts';
 import type { Sale } from '../types.ts';
 import { CREDIT_NOTE_REASON_CODES, CREDIT_NOTE_REASON_LABELS, cisInvoiceNo, invoiceTypeWords, noteReasonLabel, paymentTypeLabel, receiptTitle } from '../../../src/vsdc/codes.ts';
 import { canFile, canWrite, errorBox, field, formMessage, heading, type ViewContext } from '../view.ts';
-import { openReceiptPdf, receiptLink, statusBadge, TYPE_LABELS } from './merchant-common.ts';
+import { statusBadge, STATUS_LABELS, TYPE_LABELS } from './merchant-common.ts';
+import { PRINT_HINT, receiptLink, receiptPdf } from './receipt-actions.ts';
 
 function facts(pairs: Array<[string, Child]>): HTMLElement {
   return h('dl', { class: 'facts' }, pairs.map(([term, value]) => h('div', null, h('dt', null, term), h('dd', null, value))));
@@ -19,60 +20,149 @@ function filingStopped(ctx: ViewContext): string | null {
   return null;
 }
 
+/** A sale as the merchant knows it: its number, and the authority's invoice number once fiscalised. */
+function saleName(sale: { invoiceNo: number; authorityInvoiceNo: string | null }): string {
+  return `Sale No. ${sale.invoiceNo}${sale.authorityInvoiceNo ? ` (${sale.authorityInvoiceNo})` : ''}`;
+}
+
+const quantityText = (n: number) => n.toLocaleString(undefined, { maximumFractionDigits: 4 });
+const cents = (n: number) => Math.round(n * 100);
+
+/**
+ * What crediting `quantity` of a line gives back, by its share of the line's total: credits
+ * reaching x of the line have taken round2(total × x / quantity) of it. The note's own amounts
+ * follow the same cumulative rule on the gross, net and VAT (docs/sales.md#credit-notes).
+ */
+function creditedTotal(line: Sale['items'][number], credited: number, quantity: number): number {
+  const upTo = (x: number) => (x >= line.quantity ? cents(line.total) : Math.round((cents(line.total) * x) / line.quantity));
+  return (upTo(credited + quantity) - upTo(credited)) / 100;
+}
+
 function creditNoteForm(ctx: ViewContext, sale: Sale): HTMLElement {
   const blocked = filingStopped(ctx);
+  const currency = sale.totals.currency;
   const rows = sale.items.map((line) => {
-    const take = h('input', { type: 'checkbox', id: `credit-line-${line.line}`, checked: true }) as HTMLInputElement;
-    const quantity = h('input', { type: 'number', id: `credit-qty-${line.line}`, min: '0', step: 'any', value: String(line.quantity), inputmode: 'decimal', 'aria-label': `Quantity to credit of line ${line.line}` }) as HTMLInputElement;
+    const remaining = line.remainingQuantity ?? line.quantity;
+    const credited = line.creditedQuantity ?? line.quantity - remaining;
+    const done = remaining <= 0;
+    const take = h('input', { type: 'checkbox', id: `credit-line-${line.line}`, disabled: done }) as HTMLInputElement;
+    const quantity = h('input', {
+      type: 'number', id: `credit-qty-${line.line}`, min: '0', max: String(remaining), step: 'any', inputmode: 'decimal', placeholder: quantityText(remaining), disabled: done,
+      'aria-label': `Quantity to credit of line ${line.line}`, 'aria-describedby': `credit-left-${line.line}`,
+    }) as HTMLInputElement;
+    // Ticking a line offers all that is left of it; typing a quantity ticks it.
     take.addEventListener('change', () => {
-      quantity.disabled = !take.checked;
+      if (take.checked && quantity.value === '') quantity.value = String(remaining);
+      confirmBox.replaceChildren();
     });
-    return { line, take, quantity };
+    quantity.addEventListener('input', () => {
+      take.checked = Number(quantity.value) > 0;
+      confirmBox.replaceChildren();
+    });
+    const left = done
+      ? 'credited in full'
+      : `sold ${quantityText(line.quantity)} × ${money(line.price)}${credited > 0 ? `, ${quantityText(credited)} already credited` : ''}, ${quantityText(remaining)} left to credit`;
+    return { line, take, quantity, remaining, credited, left };
   });
+  const open = rows.filter((r) => r.remaining > 0);
   const reason = h('select', null, CREDIT_NOTE_REASON_CODES.map((code) => h('option', { value: code }, `${code} ${CREDIT_NOTE_REASON_LABELS[code]}`))) as HTMLSelectElement;
   const reference = h('input', { type: 'text', maxlength: '100', autocomplete: 'off' }) as HTMLInputElement;
   const message = formMessage('credit-message');
-  const submit = h('button', { type: 'submit', class: 'primary', disabled: blocked !== null }, 'Issue the credit note') as HTMLButtonElement;
+  const confirmBox = h('div', { class: 'confirm', 'aria-live': 'polite' });
+  const submit = h('button', { type: 'submit', class: 'primary', disabled: blocked !== null || open.length === 0 }, 'Issue the credit note') as HTMLButtonElement;
   const key = idempotencyKey(); // one note per form, however often it is sent
+
+  const issue = async (items: { line: number; quantity: number }[], yes: HTMLButtonElement) => {
+    yes.disabled = true;
+    submit.disabled = true;
+    try {
+      // Every line that still has something left, all of it: a cancellation (no items), which
+      // the gateway files as exactly the rest.
+      const all = open.every((r) => items.some((i) => i.line === r.line.line && i.quantity === r.remaining));
+      const body = { reasonCode: reason.value, ...(all ? {} : { items }), ...(reference.value.trim() ? { clientInvoiceNo: reference.value.trim() } : {}) };
+      const note = await ctx.api.postJson<{ data: Sale }>(`/api/v1/sales/${sale.id}/credit-note`, body, { 'idempotency-key': key });
+      ctx.announce(`Credit note No. ${note.data.invoiceNo} of ${saleName(sale)} issued (${note.data.status}).`);
+      location.hash = `#/document?id=${note.data.id}`;
+    } catch (err) {
+      confirmBox.replaceChildren();
+      message.error(err instanceof ApiProblem && err.field ? `${err.message}` : err);
+      submit.disabled = false;
+    }
+  };
+
   return h(
     'form',
     {
       class: 'card wide',
       'aria-labelledby': 'credit-title',
-      onsubmit: async (e: Event) => {
+      onsubmit: (e: Event) => {
         e.preventDefault();
-        const items = rows.filter((r) => r.take.checked).map((r) => ({ line: r.line.line, quantity: Number(r.quantity.value) }));
-        if (items.length === 0) {
-          message.error('Choose at least one line to credit.');
+        message.clear();
+        const chosen = rows.filter((r) => r.take.checked);
+        if (chosen.length === 0) {
+          message.error('Tick the lines to credit and say how much of each.');
           return;
         }
-        submit.disabled = true;
-        try {
-          const all = items.length === rows.length && items.every((i, n) => i.quantity === rows[n]!.line.quantity);
-          const body = { reasonCode: reason.value, ...(all ? {} : { items }), ...(reference.value.trim() ? { clientInvoiceNo: reference.value.trim() } : {}) };
-          const note = await ctx.api.postJson<{ data: Sale }>(`/api/v1/sales/${sale.id}/credit-note`, body, { 'idempotency-key': key });
-          ctx.announce(`Credit note ${note.data.invoiceNo} issued (${note.data.status}).`);
-          location.hash = `#/document?id=${note.data.id}`;
-        } catch (err) {
-          message.error(err instanceof ApiProblem && err.field ? `${err.message}` : err);
-          submit.disabled = false;
+        const wrong = chosen.find((r) => !(Number(r.quantity.value) > 0) || Number(r.quantity.value) > r.remaining);
+        if (wrong) {
+          message.error(`Line ${wrong.line.line}: credit more than 0 and at most ${quantityText(wrong.remaining)}, what is left of it.`);
+          wrong.quantity.focus();
+          return;
         }
+        const items = chosen.map((r) => ({ line: r.line.line, quantity: Number(r.quantity.value) }));
+        const total = chosen.reduce((sum, r) => sum + creditedTotal(r.line, r.credited, Number(r.quantity.value)), 0);
+        const question = `Credit ${money(total, currency)} of ${saleName(sale)} (${items.length} ${items.length === 1 ? 'line' : 'lines'}, reason ${reason.value} ${CREDIT_NOTE_REASON_LABELS[reason.value as keyof typeof CREDIT_NOTE_REASON_LABELS]})? The note is filed with the authority and cannot be undone.`;
+        const yes: HTMLButtonElement = h('button', { type: 'button', class: 'danger primary-danger', onclick: () => void issue(items, yes) }, 'Yes, issue the credit note');
+        const no = h('button', { type: 'button', onclick: () => { confirmBox.replaceChildren(); submit.focus(); } }, 'Cancel');
+        confirmBox.replaceChildren(h('span', { class: 'confirm-question', role: 'alert', 'data-testid': 'credit-confirm' }, question), yes, no);
+        yes.focus();
       },
     },
     h('h2', { id: 'credit-title' }, 'Issue a credit note'),
-    h('p', { class: 'muted' }, 'Refund or cancel all or part of this sale: choose the lines and quantities to take back. Everything still uncredited is taken back when every line is chosen in full.'),
+    h('p', { class: 'muted' }, 'Refund or cancel all or part of this sale: tick the lines to take back and say how much of each. Nothing is ticked until you choose; you confirm the total before the note is issued.'),
     blocked ? h('p', { class: 'notice notice-warn' }, blocked) : null,
+    open.length === 0 ? h('p', { class: 'notice' }, 'Every line of this sale has been credited in full: nothing is left to credit.') : null,
     h(
       'fieldset',
       { class: 'credit-lines' },
       h('legend', null, 'Lines'),
-      rows.map((r) => h('div', { class: 'credit-line' }, h('label', { class: 'checkbox', for: `credit-line-${r.line.line}` }, r.take, ` ${r.line.line}. ${r.line.name}`), h('span', { class: 'qty' }, r.quantity, h('small', { class: 'muted' }, ` of ${r.line.quantity} × ${money(r.line.price)}`)))),
+      rows.map((r) =>
+        h(
+          'div',
+          { class: 'credit-line' },
+          h('label', { class: 'checkbox', for: `credit-line-${r.line.line}` }, r.take, ` ${r.line.line}. ${r.line.name}`),
+          h('span', { class: 'qty' }, r.quantity, h('small', { class: 'muted', id: `credit-left-${r.line.line}` }, ` ${r.left}`)),
+        ),
+      ),
     ),
     field('credit-reason', 'Reason', reason),
     field('credit-reference', 'Your reference (optional)', reference),
     message.element,
     submit,
+    confirmBox,
   );
+}
+
+/** The credit and debit notes issued against a sale, with links to them. */
+function notesOfSale(sale: Sale, dateTime: (iso: string | null) => ReturnType<typeof merchantDateTime>): HTMLElement[] {
+  const notes = sale.notes ?? [];
+  return [
+    h('h2', { id: 'notes-title' }, 'Credit and debit notes'),
+    notes.length === 0
+      ? h('p', { class: 'muted' }, 'None: nothing of this sale has been credited or debited.')
+      : table(
+          'Credit and debit notes',
+          ['Note', 'Authority invoice no.', 'Date', 'Reason', 'Total', 'Status'],
+          notes.map((n) => [
+            h('a', { href: `#/document?id=${n.id}` }, `${TYPE_LABELS[n.type]} No. ${n.invoiceNo}`),
+            n.authorityInvoiceNo ? h('span', { class: 'mono' }, n.authorityInvoiceNo) : h('small', { class: 'muted' }, 'Not fiscalised'),
+            dateTime(n.occurredAt),
+            n.reasonCode ? noteReasonLabel(n.type, n.reasonCode) : '—',
+            money(n.total, sale.totals.currency),
+            h('span', { title: STATUS_LABELS[n.status] }, statusBadge(n.status)),
+          ]),
+        ),
+  ];
 }
 
 const VAT_CATEGORIES = ['A', 'B', 'C1', 'C2', 'C3', 'D', 'RVAT', 'E', 'F'] as const;
@@ -189,8 +279,10 @@ export async function merchantDocumentView(ctx: ViewContext) {
   const dateTime = (iso: string | null) => merchantDateTime(iso, timeZone);
   const currency = sale.totals.currency;
   const fiscalKind = sale.salesType === 'normal';
-  const pdf: HTMLButtonElement = h('button', { type: 'button', onclick: () => void openReceiptPdf(ctx, sale, pdf) }, 'Receipt (PDF)');
-  const actions = h('div', { class: 'toolbar' }, receiptLink(sale), sale.status === 'uploaded' ? pdf : null, back);
+  const printable = sale.status === 'uploaded';
+  const what = `${TYPE_LABELS[sale.type].toLowerCase()} No. ${sale.invoiceNo}`;
+  const pdf: HTMLButtonElement = h('button', { type: 'button', onclick: () => void receiptPdf(ctx, ctx.api, `/api/v1/sales/${sale.id}/receipt`, pdf, what, false) }, 'Print receipt (PDF)');
+  const actions = h('div', { class: 'toolbar' }, printable ? receiptLink(sale, { preview: true }) : null, receiptLink(sale), printable ? pdf : null, back);
   const lines = table(
     'Lines',
     ['Line', 'Item', 'Quantity', 'Price', 'VAT', 'Discount', 'Net', 'VAT amount', 'Total'],
@@ -210,6 +302,7 @@ export async function merchantDocumentView(ctx: ViewContext) {
   return [
     heading(fiscalKind ? `${TYPE_LABELS[sale.type]} No. ${sale.invoiceNo}` : `${invoiceTypeWords(sale.salesType, sale.type)} No. ${cisInvoiceNo(sale.salesType, sale.invoiceNo)}`, actions),
     fiscalKind ? null : h('div', { class: 'notice notice-warn', role: 'note' }, `${receiptTitle(sale.salesType, sale.type)}: filed with the authority as a ${sale.salesType} document, never counted as a sale.`),
+    printable ? h('p', { class: 'muted', id: 'print-hint' }, PRINT_HINT) : null,
     h('p', null, statusBadge(sale.status), ' ', sale.authorityInvoiceNo ? h('span', { class: 'mono' }, sale.authorityInvoiceNo) : h('small', { class: 'muted' }, 'Not fiscalised yet')),
     sale.status === 'failed' ? h('div', { class: 'notice notice-danger', role: 'alert' }, `The authority refused it (code ${sale.resultCode ?? '?'}): ${sale.lastError ?? 'no reason given'}.`) : null,
     sale.status === 'pending' ? h('div', { class: 'notice notice-warn' }, 'Stored with its invoice number and waiting for the branch\'s VSDC; it is filed in order when the VSDC answers.') : null,
@@ -226,7 +319,9 @@ export async function merchantDocumentView(ctx: ViewContext) {
       ['Payment', paymentTypeLabel(sale.paymentMethod)],
       ['Prices', sale.taxInclusive ? 'Include VAT' : 'Exclude VAT'],
       ['Stored', dateTime(sale.createdAt)],
-      ...(sale.originalSaleId ? ([['Corrects', h('a', { href: `#/document?id=${sale.originalSaleId}` }, `Document ${sale.originalSaleId}`)]] as Array<[string, Child]>) : []),
+      ...(sale.originalSaleId
+        ? ([['Corrects', h('a', { href: `#/document?id=${sale.originalSaleId}` }, sale.originalSale ? saleName(sale.originalSale) : `the sale (document ${sale.originalSaleId})`)]] as Array<[string, Child]>)
+        : []),
       ...(sale.reasonCode && sale.type !== 'sale' ? ([['Reason', noteReasonLabel(sale.type, sale.reasonCode)]] as Array<[string, Child]>) : []),
       ...(sale.replacesSaleId ? ([['Replaces', h('a', { href: `#/document?id=${sale.replacesSaleId}` }, `Refused document ${sale.replacesSaleId}`)]] as Array<[string, Child]>) : []),
     ]),
@@ -277,6 +372,7 @@ export async function merchantDocumentView(ctx: ViewContext) {
         : []),
       ['Last change', dateTime(sale.fiscalisedAt)],
     ]),
+    sale.type === 'sale' && sale.salesType !== 'proforma' ? notesOfSale(sale, dateTime) : null,
     sale.type === 'sale' && sale.salesType !== 'proforma' && sale.status === 'uploaded' && canWrite(ctx) ? creditNoteForm(ctx, sale) : null,
     sale.status === 'failed' && canWrite(ctx) ? resolveForms(ctx, sale) : null,
   ];

@@ -4,8 +4,9 @@ import { query, type Page } from '../api.ts';
 import { dateTime, h, money, table } from '../dom.ts';
 import type { Sale } from '../types.ts';
 import { errorBox, heading, pager, type ViewContext } from '../view.ts';
-import { branchLabel, branchesOf, receiptLink, STATUS_LABELS, statusBadge, TYPE_LABELS } from './merchant-common.ts';
+import { branchLabel, branchesOf, STATUS_LABELS, statusBadge, TYPE_LABELS } from './merchant-common.ts';
 import { firstStepsEmpty } from './merchant-first-steps.ts';
+import { receiptLink } from './receipt-actions.ts';
 
 const FILTERS = ['reference', 'status', 'type', 'branch', 'from', 'to'] as const;
 
@@ -80,7 +81,7 @@ export async function merchantDocumentsView(ctx: ViewContext) {
     doc.customer.name || '—',
     money(doc.totals.total, doc.totals.currency),
     statusBadge(doc.status),
-    receiptLink(doc, 'Receipt'),
+    receiptLink(doc, { preview: true, label: 'Preview' }),
   ]);
   const filtered = FILTERS.some((name) => value(name));
   return [

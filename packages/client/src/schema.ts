@@ -277,7 +277,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One sale or note: did it reach the authority? */
+        /**
+         * One sale or note: did it reach the authority?
+         * @description Read alone, a document says more than in a list: a sale gives each line's `creditedQuantity` and `remainingQuantity` (what a credit note may still take back) and `notes`, the credit and debit notes issued against it; a note gives `originalSale`, the sale it corrects with its `invoiceNo` and `authorityInvoiceNo`.
+         */
         get: operations["getSale"];
         put?: never;
         post?: never;
@@ -973,7 +976,7 @@ export interface paths {
         };
         /**
          * Print the fiscal receipt of an uploaded document
-         * @description The fiscal receipt of an uploaded document, 80 mm wide: HTML by default, PDF with `Accept: application/pdf`. A pending or failed document has no fiscal receipt: 409 `receipt_not_available` (only uploaded documents may be printed).
+         * @description The fiscal receipt of an uploaded document, 80 mm wide: HTML by default, PDF with `Accept: application/pdf`. Each request is a print: the first is the original, every later one is marked COPY (and audited as `sale.reprinted`). `preview=true` shows it without printing it: nothing is counted, and the page says PREVIEW — NOT A RECEIPT (with whether the next print is the original or a COPY). `Content-Disposition` names the file after the document: `receipt-INV…-12.pdf`, `credit-note-…`, `debit-note-…`, with `-copy` or `-preview`. A pending or failed document has no fiscal receipt: 409 `receipt_not_available` (only uploaded documents may be printed).
          */
         get: operations["getSaleReceipt"];
         put?: never;
@@ -993,7 +996,7 @@ export interface paths {
         };
         /**
          * Print the fiscal receipt of one of your merchants' uploaded documents
-         * @description The fiscal receipt of an uploaded document, 80 mm wide: HTML by default, PDF with `Accept: application/pdf`. A pending or failed document has no fiscal receipt: 409 `receipt_not_available` (only uploaded documents may be printed). Another partner's merchant or document is a 404.
+         * @description The fiscal receipt of an uploaded document, 80 mm wide: HTML by default, PDF with `Accept: application/pdf`. Each request is a print: the first is the original, every later one is marked COPY (and audited as `sale.reprinted`). `preview=true` shows it without printing it: nothing is counted, and the page says PREVIEW — NOT A RECEIPT (with whether the next print is the original or a COPY). `Content-Disposition` names the file after the document: `receipt-INV…-12.pdf`, `credit-note-…`, `debit-note-…`, with `-copy` or `-preview`. A pending or failed document has no fiscal receipt: 409 `receipt_not_available` (only uploaded documents may be printed). Another partner's merchant or document is a 404.
          */
         get: operations["getTenantSaleReceipt"];
         put?: never;
@@ -6048,6 +6051,10 @@ export interface operations {
                                 /** @description What the customer pays for the line: amount − discount, plus VAT when prices exclude it. net + vat, except on an MTV line sold below its RRP */
                                 total: number;
                                 originalLine: number | null;
+                                /** @description A sale read alone (GET /api/v1/sales/{sale}): how much of the line its credit notes have taken back, counting those pending or uploaded (a refused note took nothing) */
+                                creditedQuantity?: number;
+                                /** @description A sale read alone (GET /api/v1/sales/{sale}): what is left to credit on the line, quantity − creditedQuantity; a credit note may take at most this much of it */
+                                remainingQuantity?: number;
                             }[];
                             totals: {
                                 /** @description Σ line net (the taxable amount filed) */
@@ -6079,6 +6086,28 @@ export interface operations {
                             resultCode: string | null;
                             lastError: string | null;
                             originalSaleId: number | null;
+                            /** @description A note read alone (GET /api/v1/sales/{sale}): the sale it corrects, by the numbers the merchant knows it by */
+                            originalSale?: {
+                                id: number;
+                                /** @description The sale's number in the branch's sequence */
+                                invoiceNo: number;
+                                authorityInvoiceNo: string | null;
+                                receiptNo: number | null;
+                            };
+                            /** @description A sale read alone (GET /api/v1/sales/{sale}): the credit and debit notes issued against it, oldest first, whatever their status (a failed or resolved credit note took nothing back) */
+                            notes?: {
+                                id: number;
+                                type: "credit_note" | "debit_note";
+                                /** @description The note's number in the branch's sequence */
+                                invoiceNo: number;
+                                authorityInvoiceNo: string | null;
+                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                reasonCode: string | null;
+                                /** @description The note's total, in the sale's currency */
+                                total: number;
+                                /** Format: date-time */
+                                occurredAt: string;
+                            }[];
                             reasonCode: string | null;
                             /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
                             stock: {
@@ -6350,6 +6379,10 @@ export interface operations {
                                 /** @description What the customer pays for the line: amount − discount, plus VAT when prices exclude it. net + vat, except on an MTV line sold below its RRP */
                                 total: number;
                                 originalLine: number | null;
+                                /** @description A sale read alone (GET /api/v1/sales/{sale}): how much of the line its credit notes have taken back, counting those pending or uploaded (a refused note took nothing) */
+                                creditedQuantity?: number;
+                                /** @description A sale read alone (GET /api/v1/sales/{sale}): what is left to credit on the line, quantity − creditedQuantity; a credit note may take at most this much of it */
+                                remainingQuantity?: number;
                             }[];
                             totals: {
                                 /** @description Σ line net (the taxable amount filed) */
@@ -6381,6 +6414,28 @@ export interface operations {
                             resultCode: string | null;
                             lastError: string | null;
                             originalSaleId: number | null;
+                            /** @description A note read alone (GET /api/v1/sales/{sale}): the sale it corrects, by the numbers the merchant knows it by */
+                            originalSale?: {
+                                id: number;
+                                /** @description The sale's number in the branch's sequence */
+                                invoiceNo: number;
+                                authorityInvoiceNo: string | null;
+                                receiptNo: number | null;
+                            };
+                            /** @description A sale read alone (GET /api/v1/sales/{sale}): the credit and debit notes issued against it, oldest first, whatever their status (a failed or resolved credit note took nothing back) */
+                            notes?: {
+                                id: number;
+                                type: "credit_note" | "debit_note";
+                                /** @description The note's number in the branch's sequence */
+                                invoiceNo: number;
+                                authorityInvoiceNo: string | null;
+                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                reasonCode: string | null;
+                                /** @description The note's total, in the sale's currency */
+                                total: number;
+                                /** Format: date-time */
+                                occurredAt: string;
+                            }[];
                             reasonCode: string | null;
                             /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
                             stock: {
@@ -6649,6 +6704,10 @@ export interface operations {
                                 /** @description What the customer pays for the line: amount − discount, plus VAT when prices exclude it. net + vat, except on an MTV line sold below its RRP */
                                 total: number;
                                 originalLine: number | null;
+                                /** @description A sale read alone (GET /api/v1/sales/{sale}): how much of the line its credit notes have taken back, counting those pending or uploaded (a refused note took nothing) */
+                                creditedQuantity?: number;
+                                /** @description A sale read alone (GET /api/v1/sales/{sale}): what is left to credit on the line, quantity − creditedQuantity; a credit note may take at most this much of it */
+                                remainingQuantity?: number;
                             }[];
                             totals: {
                                 /** @description Σ line net (the taxable amount filed) */
@@ -6680,6 +6739,28 @@ export interface operations {
                             resultCode: string | null;
                             lastError: string | null;
                             originalSaleId: number | null;
+                            /** @description A note read alone (GET /api/v1/sales/{sale}): the sale it corrects, by the numbers the merchant knows it by */
+                            originalSale?: {
+                                id: number;
+                                /** @description The sale's number in the branch's sequence */
+                                invoiceNo: number;
+                                authorityInvoiceNo: string | null;
+                                receiptNo: number | null;
+                            };
+                            /** @description A sale read alone (GET /api/v1/sales/{sale}): the credit and debit notes issued against it, oldest first, whatever their status (a failed or resolved credit note took nothing back) */
+                            notes?: {
+                                id: number;
+                                type: "credit_note" | "debit_note";
+                                /** @description The note's number in the branch's sequence */
+                                invoiceNo: number;
+                                authorityInvoiceNo: string | null;
+                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                reasonCode: string | null;
+                                /** @description The note's total, in the sale's currency */
+                                total: number;
+                                /** Format: date-time */
+                                occurredAt: string;
+                            }[];
                             reasonCode: string | null;
                             /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
                             stock: {
@@ -6907,6 +6988,10 @@ export interface operations {
                                 /** @description What the customer pays for the line: amount − discount, plus VAT when prices exclude it. net + vat, except on an MTV line sold below its RRP */
                                 total: number;
                                 originalLine: number | null;
+                                /** @description A sale read alone (GET /api/v1/sales/{sale}): how much of the line its credit notes have taken back, counting those pending or uploaded (a refused note took nothing) */
+                                creditedQuantity?: number;
+                                /** @description A sale read alone (GET /api/v1/sales/{sale}): what is left to credit on the line, quantity − creditedQuantity; a credit note may take at most this much of it */
+                                remainingQuantity?: number;
                             }[];
                             totals: {
                                 /** @description Σ line net (the taxable amount filed) */
@@ -6938,6 +7023,28 @@ export interface operations {
                             resultCode: string | null;
                             lastError: string | null;
                             originalSaleId: number | null;
+                            /** @description A note read alone (GET /api/v1/sales/{sale}): the sale it corrects, by the numbers the merchant knows it by */
+                            originalSale?: {
+                                id: number;
+                                /** @description The sale's number in the branch's sequence */
+                                invoiceNo: number;
+                                authorityInvoiceNo: string | null;
+                                receiptNo: number | null;
+                            };
+                            /** @description A sale read alone (GET /api/v1/sales/{sale}): the credit and debit notes issued against it, oldest first, whatever their status (a failed or resolved credit note took nothing back) */
+                            notes?: {
+                                id: number;
+                                type: "credit_note" | "debit_note";
+                                /** @description The note's number in the branch's sequence */
+                                invoiceNo: number;
+                                authorityInvoiceNo: string | null;
+                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                reasonCode: string | null;
+                                /** @description The note's total, in the sale's currency */
+                                total: number;
+                                /** Format: date-time */
+                                occurredAt: string;
+                            }[];
                             reasonCode: string | null;
                             /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
                             stock: {
@@ -7275,6 +7382,10 @@ export interface operations {
                                 /** @description What the customer pays for the line: amount − discount, plus VAT when prices exclude it. net + vat, except on an MTV line sold below its RRP */
                                 total: number;
                                 originalLine: number | null;
+                                /** @description A sale read alone (GET /api/v1/sales/{sale}): how much of the line its credit notes have taken back, counting those pending or uploaded (a refused note took nothing) */
+                                creditedQuantity?: number;
+                                /** @description A sale read alone (GET /api/v1/sales/{sale}): what is left to credit on the line, quantity − creditedQuantity; a credit note may take at most this much of it */
+                                remainingQuantity?: number;
                             }[];
                             totals: {
                                 /** @description Σ line net (the taxable amount filed) */
@@ -7306,6 +7417,28 @@ export interface operations {
                             resultCode: string | null;
                             lastError: string | null;
                             originalSaleId: number | null;
+                            /** @description A note read alone (GET /api/v1/sales/{sale}): the sale it corrects, by the numbers the merchant knows it by */
+                            originalSale?: {
+                                id: number;
+                                /** @description The sale's number in the branch's sequence */
+                                invoiceNo: number;
+                                authorityInvoiceNo: string | null;
+                                receiptNo: number | null;
+                            };
+                            /** @description A sale read alone (GET /api/v1/sales/{sale}): the credit and debit notes issued against it, oldest first, whatever their status (a failed or resolved credit note took nothing back) */
+                            notes?: {
+                                id: number;
+                                type: "credit_note" | "debit_note";
+                                /** @description The note's number in the branch's sequence */
+                                invoiceNo: number;
+                                authorityInvoiceNo: string | null;
+                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                reasonCode: string | null;
+                                /** @description The note's total, in the sale's currency */
+                                total: number;
+                                /** Format: date-time */
+                                occurredAt: string;
+                            }[];
                             reasonCode: string | null;
                             /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
                             stock: {
@@ -7674,6 +7807,10 @@ export interface operations {
                                 /** @description What the customer pays for the line: amount − discount, plus VAT when prices exclude it. net + vat, except on an MTV line sold below its RRP */
                                 total: number;
                                 originalLine: number | null;
+                                /** @description A sale read alone (GET /api/v1/sales/{sale}): how much of the line its credit notes have taken back, counting those pending or uploaded (a refused note took nothing) */
+                                creditedQuantity?: number;
+                                /** @description A sale read alone (GET /api/v1/sales/{sale}): what is left to credit on the line, quantity − creditedQuantity; a credit note may take at most this much of it */
+                                remainingQuantity?: number;
                             }[];
                             totals: {
                                 /** @description Σ line net (the taxable amount filed) */
@@ -7705,6 +7842,28 @@ export interface operations {
                             resultCode: string | null;
                             lastError: string | null;
                             originalSaleId: number | null;
+                            /** @description A note read alone (GET /api/v1/sales/{sale}): the sale it corrects, by the numbers the merchant knows it by */
+                            originalSale?: {
+                                id: number;
+                                /** @description The sale's number in the branch's sequence */
+                                invoiceNo: number;
+                                authorityInvoiceNo: string | null;
+                                receiptNo: number | null;
+                            };
+                            /** @description A sale read alone (GET /api/v1/sales/{sale}): the credit and debit notes issued against it, oldest first, whatever their status (a failed or resolved credit note took nothing back) */
+                            notes?: {
+                                id: number;
+                                type: "credit_note" | "debit_note";
+                                /** @description The note's number in the branch's sequence */
+                                invoiceNo: number;
+                                authorityInvoiceNo: string | null;
+                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                reasonCode: string | null;
+                                /** @description The note's total, in the sale's currency */
+                                total: number;
+                                /** Format: date-time */
+                                occurredAt: string;
+                            }[];
                             reasonCode: string | null;
                             /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
                             stock: {
@@ -8011,6 +8170,10 @@ export interface operations {
                                 /** @description What the customer pays for the line: amount − discount, plus VAT when prices exclude it. net + vat, except on an MTV line sold below its RRP */
                                 total: number;
                                 originalLine: number | null;
+                                /** @description A sale read alone (GET /api/v1/sales/{sale}): how much of the line its credit notes have taken back, counting those pending or uploaded (a refused note took nothing) */
+                                creditedQuantity?: number;
+                                /** @description A sale read alone (GET /api/v1/sales/{sale}): what is left to credit on the line, quantity − creditedQuantity; a credit note may take at most this much of it */
+                                remainingQuantity?: number;
                             }[];
                             totals: {
                                 /** @description Σ line net (the taxable amount filed) */
@@ -8042,6 +8205,28 @@ export interface operations {
                             resultCode: string | null;
                             lastError: string | null;
                             originalSaleId: number | null;
+                            /** @description A note read alone (GET /api/v1/sales/{sale}): the sale it corrects, by the numbers the merchant knows it by */
+                            originalSale?: {
+                                id: number;
+                                /** @description The sale's number in the branch's sequence */
+                                invoiceNo: number;
+                                authorityInvoiceNo: string | null;
+                                receiptNo: number | null;
+                            };
+                            /** @description A sale read alone (GET /api/v1/sales/{sale}): the credit and debit notes issued against it, oldest first, whatever their status (a failed or resolved credit note took nothing back) */
+                            notes?: {
+                                id: number;
+                                type: "credit_note" | "debit_note";
+                                /** @description The note's number in the branch's sequence */
+                                invoiceNo: number;
+                                authorityInvoiceNo: string | null;
+                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                reasonCode: string | null;
+                                /** @description The note's total, in the sale's currency */
+                                total: number;
+                                /** Format: date-time */
+                                occurredAt: string;
+                            }[];
                             reasonCode: string | null;
                             /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
                             stock: {
@@ -8382,6 +8567,10 @@ export interface operations {
                                 /** @description What the customer pays for the line: amount − discount, plus VAT when prices exclude it. net + vat, except on an MTV line sold below its RRP */
                                 total: number;
                                 originalLine: number | null;
+                                /** @description A sale read alone (GET /api/v1/sales/{sale}): how much of the line its credit notes have taken back, counting those pending or uploaded (a refused note took nothing) */
+                                creditedQuantity?: number;
+                                /** @description A sale read alone (GET /api/v1/sales/{sale}): what is left to credit on the line, quantity − creditedQuantity; a credit note may take at most this much of it */
+                                remainingQuantity?: number;
                             }[];
                             totals: {
                                 /** @description Σ line net (the taxable amount filed) */
@@ -8413,6 +8602,28 @@ export interface operations {
                             resultCode: string | null;
                             lastError: string | null;
                             originalSaleId: number | null;
+                            /** @description A note read alone (GET /api/v1/sales/{sale}): the sale it corrects, by the numbers the merchant knows it by */
+                            originalSale?: {
+                                id: number;
+                                /** @description The sale's number in the branch's sequence */
+                                invoiceNo: number;
+                                authorityInvoiceNo: string | null;
+                                receiptNo: number | null;
+                            };
+                            /** @description A sale read alone (GET /api/v1/sales/{sale}): the credit and debit notes issued against it, oldest first, whatever their status (a failed or resolved credit note took nothing back) */
+                            notes?: {
+                                id: number;
+                                type: "credit_note" | "debit_note";
+                                /** @description The note's number in the branch's sequence */
+                                invoiceNo: number;
+                                authorityInvoiceNo: string | null;
+                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                reasonCode: string | null;
+                                /** @description The note's total, in the sale's currency */
+                                total: number;
+                                /** Format: date-time */
+                                occurredAt: string;
+                            }[];
                             reasonCode: string | null;
                             /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
                             stock: {
@@ -8721,6 +8932,10 @@ export interface operations {
                                 /** @description What the customer pays for the line: amount − discount, plus VAT when prices exclude it. net + vat, except on an MTV line sold below its RRP */
                                 total: number;
                                 originalLine: number | null;
+                                /** @description A sale read alone (GET /api/v1/sales/{sale}): how much of the line its credit notes have taken back, counting those pending or uploaded (a refused note took nothing) */
+                                creditedQuantity?: number;
+                                /** @description A sale read alone (GET /api/v1/sales/{sale}): what is left to credit on the line, quantity − creditedQuantity; a credit note may take at most this much of it */
+                                remainingQuantity?: number;
                             }[];
                             totals: {
                                 /** @description Σ line net (the taxable amount filed) */
@@ -8752,6 +8967,28 @@ export interface operations {
                             resultCode: string | null;
                             lastError: string | null;
                             originalSaleId: number | null;
+                            /** @description A note read alone (GET /api/v1/sales/{sale}): the sale it corrects, by the numbers the merchant knows it by */
+                            originalSale?: {
+                                id: number;
+                                /** @description The sale's number in the branch's sequence */
+                                invoiceNo: number;
+                                authorityInvoiceNo: string | null;
+                                receiptNo: number | null;
+                            };
+                            /** @description A sale read alone (GET /api/v1/sales/{sale}): the credit and debit notes issued against it, oldest first, whatever their status (a failed or resolved credit note took nothing back) */
+                            notes?: {
+                                id: number;
+                                type: "credit_note" | "debit_note";
+                                /** @description The note's number in the branch's sequence */
+                                invoiceNo: number;
+                                authorityInvoiceNo: string | null;
+                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                reasonCode: string | null;
+                                /** @description The note's total, in the sale's currency */
+                                total: number;
+                                /** Format: date-time */
+                                occurredAt: string;
+                            }[];
                             reasonCode: string | null;
                             /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
                             stock: {
@@ -15635,7 +15872,10 @@ export interface operations {
     };
     getSaleReceipt: {
         parameters: {
-            query?: never;
+            query: {
+                /** @description true: a preview, not a print. Counts nothing (the next print is still the original when none was made) and is marked PREVIEW — NOT A RECEIPT, so it cannot be handed over as a receipt. false (default): a print, counted */
+                preview: boolean;
+            };
             header?: never;
             path: {
                 /** @example 1 */
@@ -15731,6 +15971,19 @@ export interface operations {
                 };
             };
             /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
              * @description Too many requests.
              *
              *     A coded error:
@@ -15766,7 +16019,10 @@ export interface operations {
     };
     getTenantSaleReceipt: {
         parameters: {
-            query?: never;
+            query: {
+                /** @description true: a preview, not a print. Counts nothing (the next print is still the original when none was made) and is marked PREVIEW — NOT A RECEIPT, so it cannot be handed over as a receipt. false (default): a print, counted */
+                preview: boolean;
+            };
             header?: never;
             path: {
                 tenant: number;
@@ -15859,6 +16115,19 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /**

@@ -16,3 +16,35 @@ export const exchangeLine = (currency: string, rate: string) => `1 ${currency} =
 export function rateLabel(rate: number): string {
   return `${rate}%`;
 }
+
+/** What a receipt printed again says, above its items and at its foot. */
+export const COPY_MARK = 'COPY';
+
+/** What a preview says, above its items and at its foot: it is no print, and no receipt. */
+export const PREVIEW_MARK = 'PREVIEW — NOT A RECEIPT';
+
+/** Under a preview's mark: what printing it would give. */
+export function previewNote(printedBefore: number): string {
+  if (printedBefore === 0) return 'Not printed yet: the next print is the original.';
+  return `Printed ${printedBefore} ${printedBefore === 1 ? 'time' : 'times'}: the next print says COPY.`;
+}
+
+interface NamedDocument {
+  type: 'sale' | 'credit_note' | 'debit_note';
+  salesType: 'normal' | 'training' | 'proforma';
+  authorityInvoiceNo: string | null;
+  receiptNo: number | null;
+  mark: 'original' | 'copy' | 'preview';
+}
+
+const FILE_KINDS: Record<NamedDocument['type'], string> = { sale: 'receipt', credit_note: 'credit-note', debit_note: 'debit-note' };
+
+/**
+ * The file a receipt is saved as: what it is and its number, `receipt-INV0000001-12.pdf`,
+ * `credit-note-INV0000001-13-copy.pdf`, `training-receipt-…-preview.html`.
+ */
+export function receiptFileName(doc: NamedDocument, extension: 'pdf' | 'html'): string {
+  const number = (doc.authorityInvoiceNo ?? String(doc.receiptNo ?? '')).replace(/[^A-Za-z0-9-]+/g, '-').replace(/^-+|-+$/g, '');
+  const parts = [doc.salesType === 'normal' ? null : doc.salesType, FILE_KINDS[doc.type], number || null, doc.mark === 'original' ? null : doc.mark];
+  return `${parts.filter((p) => p !== null).join('-')}.${extension}`;
+}

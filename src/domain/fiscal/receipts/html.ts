@@ -1,5 +1,5 @@
 // The 80 mm receipt as one self-contained HTML page (inline CSS and QR code), for thermal printers.
-import { exchangeLine, money, percent, priced, quantity, rateLabel } from './format.ts';
+import { COPY_MARK, exchangeLine, money, percent, PREVIEW_MARK, previewNote, priced, quantity, rateLabel } from './format.ts';
 import type { Receipt } from './receipt.ts';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -25,13 +25,25 @@ th { text-align: left; border-bottom: 1px solid #000; }
 .total td { font-weight: bold; font-size: 13px; }
 .banner { text-align: center; font-weight: bold; font-size: 13px; border: 2px solid #000; margin: 2mm 0; padding: 1mm; }
 .copy { text-align: center; font-weight: bold; font-size: 15px; letter-spacing: 0.3em; border: 2px solid #000; margin: 2mm 0; padding: 1mm 0; }
+.preview { text-align: center; font-weight: bold; font-size: 14px; border: 3px double #000; margin: 2mm 0; padding: 1mm 0; }
+.receipt { position: relative; z-index: 0; }
+.watermark { position: absolute; inset: 0; display: flex; flex-direction: column; justify-content: space-around; align-items: center; overflow: hidden; pointer-events: none; z-index: -1; }
+.watermark span { transform: rotate(-35deg); font-size: 34px; font-weight: bold; color: #bbb; letter-spacing: 0.1em; }
 .qr { display: block; width: 32mm; height: 32mm; margin: 2mm auto; }
 .mono { overflow-wrap: anywhere; }
 @media screen { body { background: #eee; } .receipt { margin: 1rem auto; background: #fff; box-shadow: 0 0 4px #999; } }
 `;
 
-/** What a receipt printed again says, above its items and at its foot. */
-export const COPY_MARK = 'COPY';
+/** Under the title and at the foot: COPY on a reprint, PREVIEW — NOT A RECEIPT on a preview. */
+function markOf(receipt: Receipt, foot: boolean): string {
+  if (receipt.mark === 'copy') return foot ? `<p class="copy">${COPY_MARK}</p>\n` : `<p class="copy" role="note" aria-label="Copy: this receipt was printed before">${COPY_MARK}</p>\n`;
+  if (receipt.mark === 'preview') {
+    return `<p class="preview"${foot ? '' : ' role="note"'}>${PREVIEW_MARK}</p>\n${foot ? '' : `<p class="center preview-note">${escapeHtml(previewNote(receipt.printedBefore))}</p>\n`}`;
+  }
+  return '';
+}
+
+const TITLE_PREFIX = { original: '', copy: `${COPY_MARK} `, preview: `${PREVIEW_MARK}: ` } as const;
 
 function field(label: string, value: string | number | null): string {
   return value === null || value === '' ? '' : `<dt>${escapeHtml(label)}</dt><dd>${escapeHtml(String(value))}</dd>`;
@@ -61,17 +73,17 @@ export async function renderReceiptHtml(receipt: Receipt): Promise<string> {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${receipt.copy ? 'COPY ' : ''}${escapeHtml(receipt.title)} ${escapeHtml(receipt.authorityInvoiceNo ?? String(receipt.receiptNo))}</title>
+<title>${TITLE_PREFIX[receipt.mark]}${escapeHtml(receipt.title)} ${escapeHtml(receipt.authorityInvoiceNo ?? String(receipt.receiptNo))}</title>
 <style>${STYLE}</style>
 </head>
 <body>
 <main class="receipt">
-<h1>${escapeHtml(receipt.merchantName)}</h1>
+${receipt.mark === 'preview' ? `<div class="watermark" aria-hidden="true">${'<span>PREVIEW</span>'.repeat(6)}</div>\n` : ''}<h1>${escapeHtml(receipt.merchantName)}</h1>
 <p class="center supplier">TPIN: ${escapeHtml(receipt.tpin)}<br>Branch: ${escapeHtml(receipt.branch)}${receipt.branchName ? ` ${escapeHtml(receipt.branchName)}` : ''}${
     receipt.address ? `<br><span class="address">${escapeHtml(receipt.address)}</span>` : ''
   }</p>
 ${receipt.fiscal ? `<p class="title">${escapeHtml(receipt.title)}</p>` : `<p class="banner" role="note">${escapeHtml(receipt.title)}</p>`}
-${receipt.copy ? `<p class="copy" role="note" aria-label="Copy: this receipt was printed before">${COPY_MARK}</p>\n` : ''}<dl>
+${markOf(receipt, false)}<dl>
 ${field('Invoice No', receipt.authorityInvoiceNo)}
 ${field('Receipt No', receipt.receiptNo)}
 ${field('Invoice seq.', receipt.invoiceNo)}
@@ -125,8 +137,7 @@ ${field('Receipt No', receipt.receiptNo)}
 <p class="mono"><strong>Receipt signature:</strong><br>${escapeHtml(receipt.receiptSignature)}</p>
 ${qr}
 <p class="center">${receipt.fiscal ? "Fiscal receipt issued through the authority's VSDC." : escapeHtml(receipt.title)}</p>
-${receipt.copy ? `<p class="copy">${COPY_MARK}</p>\n` : ''}
-</main>
+${markOf(receipt, true)}</main>
 </body>
 </html>
 `;

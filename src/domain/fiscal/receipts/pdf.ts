@@ -2,8 +2,7 @@
 import PDFDocument from 'pdfkit';
 import QRCode from 'qrcode';
 import { DEJAVU_SANS_MONO, PdfText } from '../../../platform/lib/pdf-text.ts';
-import { exchangeLine, money, percent, priced, quantity, rateLabel } from './format.ts';
-import { COPY_MARK } from './html.ts';
+import { COPY_MARK, exchangeLine, money, percent, PREVIEW_MARK, previewNote, priced, quantity, rateLabel } from './format.ts';
 import type { Receipt } from './receipt.ts';
 
 const MM = 72 / 25.4;
@@ -66,7 +65,11 @@ function draw(c: Canvas, receipt: Receipt): number {
   if (receipt.address) centered(c, receipt.address);
   doc.moveDown(0.5);
   centered(c, receipt.fiscal ? receipt.title : `*** ${receipt.title} ***`, { bold: true, size: 9 });
-  if (receipt.copy) centered(c, `*** ${COPY_MARK} ***`, { bold: true, size: 11 });
+  if (receipt.mark === 'copy') centered(c, `*** ${COPY_MARK} ***`, { bold: true, size: 11 });
+  if (receipt.mark === 'preview') {
+    centered(c, `*** ${PREVIEW_MARK} ***`, { bold: true, size: 10 });
+    centered(c, previewNote(receipt.printedBefore));
+  }
   doc.moveDown(0.5);
   if (receipt.authorityInvoiceNo) row(c, 'Invoice No', receipt.authorityInvoiceNo);
   row(c, 'Receipt No', String(receipt.receiptNo));
@@ -115,9 +118,9 @@ function draw(c: Canvas, receipt: Receipt): number {
   row(c, 'SDC ID', receipt.sdcId);
   if (receipt.mrcNo) row(c, 'MRC No', receipt.mrcNo);
   row(c, 'Receipt No', String(receipt.receiptNo));
-  if (receipt.copy) {
+  if (receipt.mark !== 'original') {
     doc.moveDown(0.5);
-    centered(c, `*** ${COPY_MARK} ***`, { bold: true, size: 11 });
+    centered(c, receipt.mark === 'copy' ? `*** ${COPY_MARK} ***` : `*** ${PREVIEW_MARK} ***`, { bold: true, size: receipt.mark === 'copy' ? 11 : 10 });
   }
   c.text.font(true).text('Internal data:', MARGIN, doc.y, { width: WIDTH });
   c.text.font().text(receipt.internalData, { width: WIDTH });
@@ -126,6 +129,20 @@ function draw(c: Canvas, receipt: Receipt): number {
   if (receipt.qrCodeUrl) qrCode(doc, receipt.qrCodeUrl);
   centered(c, receipt.fiscal ? "Fiscal receipt issued through the authority's VSDC." : receipt.title, { bold: !receipt.fiscal });
   return doc.y + MARGIN;
+}
+
+/** A preview's watermark: PREVIEW across the page every few centimetres, light grey, under the text. */
+function watermark(c: Canvas, height: number): void {
+  const { doc } = c;
+  c.text.font(true);
+  doc.fontSize(26).fillColor('#c8c8c8');
+  for (let y = 40 * MM; y < height - 20 * MM; y += 60 * MM) {
+    doc.save().rotate(-35, { origin: [PAGE_WIDTH / 2, y] });
+    doc.text('PREVIEW', 0, y - 13, { width: PAGE_WIDTH, align: 'center', lineBreak: false });
+    doc.restore();
+  }
+  doc.fillColor('#000').fontSize(SIZE);
+  c.text.font();
 }
 
 function canvas(doc: Doc): Canvas {
@@ -149,10 +166,13 @@ export async function renderReceiptPdf(receipt: Receipt): Promise<Buffer> {
   const scratch = new PDFDocument({ size: [PAGE_WIDTH, 100_000], margin: 0, autoFirstPage: true });
   const height = Math.ceil(draw(canvas(scratch), receipt));
 
-  const title = `${receipt.copy ? `${COPY_MARK} ` : ''}${receipt.title} ${receipt.authorityInvoiceNo ?? receipt.receiptNo}`;
+  const prefix = { original: '', copy: `${COPY_MARK} `, preview: `${PREVIEW_MARK}: ` }[receipt.mark];
+  const title = `${prefix}${receipt.title} ${receipt.authorityInvoiceNo ?? receipt.receiptNo}`;
   const doc = new PDFDocument({ size: [PAGE_WIDTH, height], margin: 0, info: { Title: title, Author: receipt.merchantName, CreationDate: new Date(receipt.publishedAt) } });
   const bytes = collect(doc);
-  draw(canvas(doc), receipt);
+  const page = canvas(doc);
+  if (receipt.mark === 'preview') watermark(page, height);
+  draw(page, receipt);
   doc.end();
   return bytes;
 }

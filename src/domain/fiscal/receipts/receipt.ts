@@ -105,9 +105,19 @@ export interface Receipt {
   /** A note: the invoice it corrects, and why (`reason`). */
   original: OriginalInvoice | null;
   reason: string | null;
-  /** Printed before (this is not the first print): the receipt says COPY. */
-  copy: boolean;
+  /** The document's kind, for the file's name (receipt, credit-note, debit-note; training, proforma). */
+  type: SaleResource['type'];
+  salesType: SaleResource['salesType'];
+  /**
+   * `original`: the first print. `copy`: a print after the first, marked COPY. `preview`: not a
+   * print (counted nothing), marked PREVIEW — NOT A RECEIPT so it cannot pass for either.
+   */
+  mark: ReceiptMark;
+  /** How many times the receipt was printed before this one (a preview tells the next print's mark). */
+  printedBefore: number;
 }
+
+export type ReceiptMark = 'original' | 'copy' | 'preview';
 
 /** Category totals are sums of the document's rounded lines, as the VSDC was sent them. */
 function categoryTotals(sale: SaleResource): ReceiptCategoryTotal[] {
@@ -122,7 +132,6 @@ function categoryTotals(sale: SaleResource): ReceiptCategoryTotal[] {
   });
 }
 
-/** Builds the receipt of a document; only an uploaded document is a fiscal receipt (spec 1.3). */
 /** What the receipt reads beside the sale resource: the merchant (registered name, zone) and its branch. */
 export interface ReceiptSource {
   merchantName: string;
@@ -136,10 +145,11 @@ function percentOf(part: number, whole: number): number {
   return whole === 0 ? 0 : new Decimal(part).times(100).div(whole).toDecimalPlaces(2).toNumber();
 }
 
+/** Builds the receipt of a document; only an uploaded document is a fiscal receipt (spec 1.3). */
 function receiptOf(
   sale: SaleResource,
   source: ReceiptSource,
-  print: { original?: OriginalInvoice | null; copy?: boolean } = {},
+  print: { original?: OriginalInvoice | null; mark?: ReceiptMark; printedBefore?: number } = {},
 ): Receipt {
   const fiscal = sale.fiscal;
   if (sale.status !== 'uploaded' || fiscal.receiptNo === null || fiscal.sdcId === null || fiscal.internalData === null || fiscal.receiptSignature === null || fiscal.publishedAt === null) {
@@ -188,7 +198,10 @@ function receiptOf(
     originalSaleId: sale.originalSaleId,
     original: print.original ?? null,
     reason: reasonLabel(sale.type, sale.reasonCode),
-    copy: print.copy ?? false,
+    type: sale.type,
+    salesType: sale.salesType,
+    mark: print.mark ?? 'original',
+    printedBefore: print.printedBefore ?? 0,
   };
 }
 
@@ -245,18 +258,19 @@ async function originalOf(ctx: AppContext, tenantId: number, sale: SaleResource)
 }
 
 /**
- * The receipt of one of the tenant's documents, as printed now: 404 when not theirs, 409 when not
- * uploaded. Each call is a print (counted); every print after the first is marked COPY.
+ * The receipt of an uploaded document (404 when not the tenant's, 409 when not uploaded), as
+ * printed now: the print is counted, and every print after the first is marked COPY and recorded
+ * in the merchant's audit trail with who asked for it, in the count's transaction. A `preview`
+ * counts nothing and is marked PREVIEW — NOT A RECEIPT instead.
  */
-/**
- * The receipt of an uploaded document, counting the print; a reprint (every print after the
- * first) is recorded in the merchant's audit trail with who asked for it, in the count's transaction.
- */
-export async function loadReceipt(ctx: AppContext, tenantId: number, saleId: number, by: Actor): Promise<Receipt> {
+export async function loadReceipt(ctx: AppContext, tenantId: number, saleId: number, by: Actor, options: { preview?: boolean } = {}): Promise<Receipt> {
   const sale = await getSale(ctx, tenantId, saleId);
   const source = await sourceOf(ctx.db, tenantId, sale);
   receiptOf(sale, source); // 409 before anything is counted
   const original = await originalOf(ctx, tenantId, sale);
+  if (options.preview) {
+    return receiptOf(sale, source, { original, mark: 'preview', printedBefore: await printsOf(ctx.db, tenantId, saleId) });
+  }
   const printNo = await ctx.db.transaction().execute(async (trx) => {
     const n = await countPrint(trx, tenantId, saleId, ctx.clock.now());
     if (n > 1) {
@@ -264,5 +278,5 @@ export async function loadReceipt(ctx: AppContext, tenantId: number, saleId: num
     }
     return n;
   });
-  return receiptOf(sale, source, { original, copy: printNo > 1 });
+  return receiptOf(sale, source, { original, mark: printNo > 1 ? 'copy' : 'original', printedBefore: printNo - 1 });
 }

@@ -7,9 +7,12 @@ import type { DocumentType } from '../../../platform/db/tables/sales.ts';
 import { ApiError, FieldErrors, NotFoundError } from '../../../platform/errors/errors.ts';
 import type { ComputedSale, SaleLineInput, VatCategoryCode } from '../../../vsdc/tax.ts';
 import { allocateCredit, CreditAllocationError, NOTHING_CREDITED, type CreditLine } from './credit-allocation.ts';
-import type { CreditNoteBody, DebitNoteBody } from './schemas.ts';
+import type { CreditNoteBody, DebitNoteBody, SaleResource } from './schemas.ts';
+import { authorityInvoiceNo } from './present.ts';
+import { iso } from '../../../platform/lib/time.ts';
 import {
   earlierAttempt,
+  getSale,
   idempotencyOf,
   KeyTaken,
   storeAndSettle,
@@ -22,7 +25,7 @@ import {
   type WriteRequest,
   type WriteResult,
 } from './service.ts';
-import { creditedByLine, findByReference, findSale, insertDocument, linesOf, lockSale, type NewDocument, type NewLine, type SaleRow } from './store.ts';
+import { creditedByLine, findByReference, findSale, insertDocument, linesOf, lockSale, notesOfSale, type NewDocument, type NewLine, type SaleRow } from './store.ts';
 import { addError, checkClassifications, checkDecimals, checkLines, compute, lineInput, occurredAtOf, refuseLevies, throwIfAny } from './validation.ts';
 
 /** A note needs a fiscalised sale: its receipt number and SDC id are what the note refers to. */
@@ -198,4 +201,40 @@ export async function createDebitNote(ctx: AppContext, req: WriteRequest, saleId
   return storeAndSettle(ctx, tenant.id, idem, async () => {
     return stored(doc, storedOrThrow(ctx, await insertDocument(ctx, ctx.db, doc, storeOptions(ctx, tenant)), original.branch));
   });
+}
+
+/**
+ * One document as GET /api/v1/sales/{sale} answers it: a sale with what is left to credit per
+ * line and the notes issued against it; a note with the sale it corrects, by its numbers.
+ */
+export async function getSaleWithNotes(ctx: AppContext, tenantId: number, saleId: number): Promise<SaleResource> {
+  const sale = await getSale(ctx, tenantId, saleId);
+  if (sale.type !== 'sale') {
+    if (sale.originalSaleId === null) return sale;
+    const original = await findSale(ctx.db, tenantId, sale.originalSaleId);
+    if (!original) return sale;
+    const receiptNo = original.status === 'uploaded' && original.receipt_no !== null ? Number(original.receipt_no) : null;
+    return { ...sale, originalSale: { id: Number(original.id), invoiceNo: Number(original.invoice_no), authorityInvoiceNo: original.status === 'uploaded' ? authorityInvoiceNo(original.sdc_id, receiptNo) : null, receiptNo } };
+  }
+  const [credited, notes] = await Promise.all([creditedByLine(ctx.db, saleId), notesOfSale(ctx.db, tenantId, saleId)]);
+  return {
+    ...sale,
+    items: sale.items.map((line) => {
+      const taken = new Decimal(credited.get(line.line)?.quantity ?? 0);
+      return { ...line, creditedQuantity: taken.toNumber(), remainingQuantity: new Decimal(String(line.quantity)).minus(taken).toNumber() };
+    }),
+    notes: notes.map((n) => {
+      const uploaded = n.status === 'uploaded';
+      return {
+        id: Number(n.id),
+        type: n.type === 'debit_note' ? 'debit_note' : 'credit_note',
+        invoiceNo: Number(n.invoice_no),
+        authorityInvoiceNo: uploaded ? authorityInvoiceNo(n.sdc_id, n.receipt_no === null ? null : Number(n.receipt_no)) : null,
+        status: n.status,
+        reasonCode: n.reason_code,
+        total: Number(n.total),
+        occurredAt: iso(n.occurred_at),
+      };
+    }),
+  };
 }

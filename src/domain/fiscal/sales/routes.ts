@@ -7,8 +7,8 @@ import { findTenantAccountOfPartner, type TenantAccount } from '../../../credent
 import { assertTenantInGoodStanding } from '../../../credentials/standing.ts';
 import { Paginated } from '../../../platform/http/pagination.ts';
 import * as S from './schemas.ts';
-import { createCreditNote, createDebitNote } from './notes.ts';
-import { createSale, describeMe, getSale, listSalesPage, type WriteResult } from './service.ts';
+import { createCreditNote, createDebitNote, getSaleWithNotes } from './notes.ts';
+import { createSale, describeMe, listSalesPage, type WriteResult } from './service.ts';
 import { reissueSale, resolveDocument } from './resolutions.ts';
 import type { Party } from '../../kernel/audit/store.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
@@ -62,8 +62,17 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/v1/sales/:sale', {
       config: READ,
-      schema: { operationId: 'getSale', tags: TAG, summary: 'One sale or note: did it reach the authority?', params: S.SaleParam, response: { 200: data(S.Sale) } },
-    }, async (request) => ({ data: await getSale(ctx, requireTenant(request).id, request.params.sale) }));
+      schema: {
+        operationId: 'getSale',
+        tags: TAG,
+        summary: 'One sale or note: did it reach the authority?',
+        description:
+          'Read alone, a document says more than in a list: a sale gives each line\'s `creditedQuantity` and `remainingQuantity` (what a credit note may still take back) and `notes`, the credit and debit notes issued against it; ' +
+          'a note gives `originalSale`, the sale it corrects with its `invoiceNo` and `authorityInvoiceNo`.',
+        params: S.SaleParam,
+        response: { 200: data(S.Sale) },
+      },
+    }, async (request) => ({ data: await getSaleWithNotes(ctx, requireTenant(request).id, request.params.sale) }));
 
     app.post('/api/v1/sales/:sale/credit-note', {
       config: { ...WRITE, errors: ['sale_not_fiscalised', 'idempotency_key_reused', 'not_a_sale', 'nothing_left_to_credit', 'vsdc_unavailable'] },

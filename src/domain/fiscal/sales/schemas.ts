@@ -217,7 +217,33 @@ export const SaleLine = Type.Object({
   vat: Money,
   total: Type.Number({ description: 'What the customer pays for the line: amount − discount, plus VAT when prices exclude it. net + vat, except on an MTV line sold below its RRP' }),
   originalLine: Nullable(Type.Integer({ description: 'Credit notes: the line of the original sale it takes back' })),
+  creditedQuantity: Type.Optional(
+    Type.Number({ description: 'A sale read alone (GET /api/v1/sales/{sale}): how much of the line its credit notes have taken back, counting those pending or uploaded (a refused note took nothing)' }),
+  ),
+  remainingQuantity: Type.Optional(
+    Type.Number({ description: 'A sale read alone (GET /api/v1/sales/{sale}): what is left to credit on the line, quantity − creditedQuantity; a credit note may take at most this much of it' }),
+  ),
 });
+
+/** A note as its sale lists it. */
+export const NoteSummary = Type.Object({
+  id: Type.Integer(),
+  type: literals(['credit_note', 'debit_note']),
+  invoiceNo: Type.Integer({ description: "The note's number in the branch's sequence" }),
+  authorityInvoiceNo: Nullable(Type.String({ description: 'INV{sdcId without SDC}/{receiptNo}, as printed on its receipt; null until uploaded' })),
+  status: literals(['pending', 'uploaded', 'failed', 'resolved']),
+  reasonCode: Nullable(Type.String()),
+  total: Type.Number({ description: "The note's total, in the sale's currency" }),
+  occurredAt: Timestamp(),
+});
+
+/** The sale a note corrects, named as its receipt names it. */
+export const OriginalSale = Type.Object({
+  id: Type.Integer(),
+  invoiceNo: Type.Integer({ description: "The sale's number in the branch's sequence" }),
+  authorityInvoiceNo: Nullable(Type.String({ description: 'INV{sdcId without SDC}/{receiptNo}: the number printed on its receipt' })),
+  receiptNo: Nullable(Type.Integer()),
+}, { description: 'A note read alone (GET /api/v1/sales/{sale}): the sale it corrects, by the numbers the merchant knows it by' });
 
 export const Fiscal = Type.Object({
   receiptNo: Nullable(Type.Integer()),
@@ -272,6 +298,12 @@ export const Sale = Type.Object({
   resultCode: Nullable(Type.String({ description: '000 when accepted; the authority\'s code when failed; null while pending' })),
   lastError: Nullable(Type.String()),
   originalSaleId: Nullable(Type.Integer()),
+  originalSale: Type.Optional(OriginalSale),
+  notes: Type.Optional(
+    Type.Array(NoteSummary, {
+      description: 'A sale read alone (GET /api/v1/sales/{sale}): the credit and debit notes issued against it, oldest first, whatever their status (a failed or resolved credit note took nothing back)',
+    }),
+  ),
   reasonCode: Nullable(Type.String({ description: 'Credit-note reason (01–07) or debit-note reason (01–04)' })),
   stock: DocumentStock,
   replacesSaleId: Nullable(Type.Integer({ description: 'A reissue: the failed document this one replaces' })),

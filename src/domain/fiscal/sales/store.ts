@@ -567,3 +567,14 @@ export async function creditedByLine(db: Kysely<DB>, originalSaleId: number): Pr
     .execute();
   return new Map(rows.map((r) => [Number(r.original_line), { quantity: r.quantity, amount: r.amount, discount: r.discount, supply: r.supply, net: r.net, vat: r.vat }]));
 }
+
+/** The credit and debit notes issued against a sale, oldest first, whatever their status. */
+export async function notesOfSale(db: Kysely<DB>, tenantId: number, saleId: number) {
+  return db
+    .selectFrom('sales')
+    .select(['id', 'type', 'invoice_no', 'sdc_id', 'receipt_no', 'status', 'reason_code', 'total', 'occurred_at'])
+    .where('tenant_id', '=', tenantId)
+    .where('original_sale_id', '=', saleId)
+    .orderBy('id')
+    .execute();
+}

@@ -1,0 +1,117 @@
+// A document's page in a real browser: looking at a receipt without using up its original, and
+// issuing a credit note that shows what is left, starts with nothing chosen and asks first.
+// test-database: embedded only (scripts/run-tests.mjs): the page's behaviour does not depend on the engine.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { engineName } from '../helpers/db.ts';
+import { saleBody, startHarness, type Harness } from '../helpers/harness.ts';
+import { openConsole, skipBrowser, type ConsoleBrowser } from './browser-kit.ts';
+
+interface Sale {
+  id: number;
+  invoiceNo: number;
+  status: string;
+  authorityInvoiceNo: string | null;
+  notes?: Array<{ id: number; invoiceNo: number }>;
+}
+
+describe(`a document's receipt and credit-note form in the browser (${engineName})`, { skip: skipBrowser }, () => {
+  let h: Harness;
+  let browser: ConsoleBrowser;
+
+  before(async () => {
+    h = await startHarness({ config: { saleWaitMs: 2_000 } });
+    browser = await openConsole(h);
+    await browser.signInMerchant(h.merchant);
+  });
+  after(async () => {
+    await browser?.close();
+    await h?.close();
+  });
+
+  async function uploadedSale(): Promise<Sale> {
+    const res = await h.post('/api/v1/sales', saleBody({}, [{ name: 'Cooking oil', quantity: 4, price: 58 }, { name: 'Sugar', quantity: 2, price: 30.5 }]));
+    const sale = res.json().data as Sale;
+    assert.equal(sale.status, 'uploaded', res.body);
+    return sale;
+  }
+
+  async function openDocument(sale: Sale): Promise<void> {
+    await browser.page.goto(`${browser.base}/console/#/document?id=${sale.id}`);
+    await browser.page.getByRole('heading', { level: 1, name: `Sale No. ${sale.invoiceNo}`, exact: true }).waitFor();
+  }
+
+  /** Follows a link that opens a new tab and returns that tab's text. */
+  async function tabText(name: string): Promise<string> {
+    const { page, context } = browser;
+    const [tab] = await Promise.all([context.waitForEvent('page'), page.getByRole('link', { name, exact: true }).click()]);
+    await tab.getByText('SDC INFORMATION').waitFor();
+    const text = await tab.locator('body').innerText();
+    await tab.close();
+    return text;
+  }
+
+  test('Preview counts no print: the first Print receipt after it is the original, the next says COPY; the PDF is saved under its name', async () => {
+    const sale = await uploadedSale();
+    await openDocument(sale);
+    const { page } = browser;
+    await page.getByText('Preview shows the receipt without printing it.').waitFor();
+
+    const preview = await tabText('Preview');
+    assert.match(preview, /PREVIEW — NOT A RECEIPT/);
+    assert.match(preview, /Not printed yet: the next print is the original\./);
+    assert.doesNotMatch(preview, /^COPY$/m);
+
+    const original = await tabText('Print receipt');
+    assert.doesNotMatch(original, /^COPY$/m, 'the first real print is the original');
+    assert.doesNotMatch(original, /PREVIEW/);
+    assert.match(await tabText('Preview'), /Printed 1 time: the next print says COPY\./);
+    assert.match(await tabText('Print receipt'), /^COPY$/m, 'the second real print is a copy');
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Print receipt (PDF)' }).click()]);
+    assert.equal(download.suggestedFilename(), `receipt-${sale.authorityInvoiceNo!.replace('/', '-')}-copy.pdf`);
+  });
+
+  test('the credit form starts unticked, shows what is left after a partial credit, asks before issuing; the note names its sale, the sale lists its notes', async () => {
+    const sale = await uploadedSale();
+    const partial = await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '03', items: [{ line: 1, quantity: 1 }] });
+    assert.equal(partial.json().data.status, 'uploaded', partial.body);
+    const first = partial.json().data as Sale;
+    await openDocument(sale);
+    const { page } = browser;
+
+    // The sale's page lists the note already issued, by its number.
+    await page.getByRole('link', { name: `Credit note No. ${first.invoiceNo}`, exact: true }).waitFor();
+
+    const oil = page.getByLabel('1. Cooking oil');
+    const sugar = page.getByLabel('2. Sugar');
+    assert.equal(await oil.isChecked(), false, 'no line is ticked at first');
+    assert.equal(await sugar.isChecked(), false);
+    await page.getByText('sold 4 × 58.00, 1 already credited, 3 left to credit').waitFor();
+    await page.getByText('sold 2 × 30.50, 2 left to credit').waitFor();
+
+    await page.getByRole('button', { name: 'Issue the credit note' }).click();
+    await page.getByText('Tick the lines to credit and say how much of each.').waitFor();
+
+    await page.getByLabel('Quantity to credit of line 1').fill('1');
+    assert.equal(await oil.isChecked(), true, 'typing a quantity ticks its line');
+    await sugar.check();
+    assert.equal(await page.getByLabel('Quantity to credit of line 2').inputValue(), '2', 'ticking a line offers all that is left of it');
+    await page.getByRole('button', { name: 'Issue the credit note' }).click();
+    const question = await page.getByTestId('credit-confirm').innerText();
+    assert.match(question, /^Credit 119\.00 ZMW of Sale No\. \d+ \(INV[^)]+\) \(2 lines, reason 01 /, question);
+    const notesBefore = ((await h.get(`/api/v1/sales/${sale.id}`)).json().data as Sale).notes!.length;
+    assert.equal(notesBefore, 1, 'nothing is issued before the confirmation');
+
+    await page.getByRole('button', { name: 'Yes, issue the credit note' }).click();
+    await page.getByRole('heading', { level: 1, name: /^Credit note No\. \d+$/ }).waitFor();
+    const corrects = page.getByRole('link', { name: `Sale No. ${sale.invoiceNo} (${sale.authorityInvoiceNo})`, exact: true });
+    await corrects.click();
+    await page.getByRole('heading', { level: 1, name: `Sale No. ${sale.invoiceNo}`, exact: true }).waitFor();
+    const notes = ((await h.get(`/api/v1/sales/${sale.id}`)).json().data as Sale).notes!;
+    assert.equal(notes.length, 2);
+    for (const note of notes) await page.getByRole('link', { name: `Credit note No. ${note.invoiceNo}`, exact: true }).waitFor();
+    await page.getByText('sold 4 × 58.00, 2 already credited, 2 left to credit').waitFor();
+    assert.equal(await page.getByLabel('2. Sugar').isDisabled(), true, 'a line credited in full cannot be ticked');
+  });
+});
