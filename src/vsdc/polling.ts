@@ -2,6 +2,7 @@
 // holds a row, what a write's answer means for the row (the wait after no answer is backoff.ts's),
 // and the background loop that retries rows whose time has come. Rows are claimed in
 // the database (lease + SKIP LOCKED), so any number of processes may run these loops.
+import { VSDC_EPOCH, formatVsdcDateTime, parseVsdcDateTime } from '@fiscal-gateway/vsdc-protocol';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/observability/log.ts';
 import type { DeviceTarget } from './client.ts';
@@ -33,6 +34,19 @@ export function sendOutcomeOf(config: Pick<Config, 'filingRetryMs'>, outcome: Wr
     case 'unreachable':
       return { kind: 'unreachable', detail: `${outcome.reason}: ${outcome.detail}`, retryInMs: backoffMs(config.filingRetryMs, retryAttempts + 1) };
   }
+}
+
+/**
+ * The `lastReqDt` a pull asks with: one second before the previous answer's `resultDt`, so that a
+ * VSDC answering "changed strictly after" still returns a change made in that same second. Every
+ * store of a pulled feed is keyed, so what comes twice replaces itself or is skipped. Before the
+ * first answer the epoch; text that is no date is sent as it is.
+ */
+export function pullRequestDate(lastReqDt: string | null): string {
+  if (lastReqDt === null) return VSDC_EPOCH;
+  const at = parseVsdcDateTime(lastReqDt);
+  if (at === null || at.getTime() <= parseVsdcDateTime(VSDC_EPOCH)!.getTime()) return lastReqDt;
+  return formatVsdcDateTime(new Date(at.getTime() - 1000));
 }
 
 /** What a scheduled select pull (`lastReqDt` → `resultDt`) does with its answer. */

@@ -2,10 +2,10 @@
 // taxpayer's branches (selectBranches). Both are pulled per tenant through one of its initialised
 // devices, each from its previous answer's resultDt on, like the customs imports pull; the
 // branches are also fetched at a device's initialisation, so a partner sees them at once.
-import { parseVsdcDateTime, VSDC_EPOCH, type BranchRecord, type Notice } from '@fiscal-gateway/vsdc-protocol';
+import { parseVsdcDateTime, type BranchRecord, type Notice } from '@fiscal-gateway/vsdc-protocol';
 import type { AppContext } from '../../kernel/context.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
-import { pullStepOf, vsdcLeaseMs } from '../../../vsdc/polling.ts';
+import { pullRequestDate, pullStepOf, vsdcLeaseMs } from '../../../vsdc/polling.ts';
 import { presentNotice } from './present.ts';
 import type { ListNoticesQuery, NoticeResource } from './schemas.ts';
 import { claimDueAuthorityPulls, deferAuthorityPull, listNotices, saveBranchesPull, saveNoticesPull, type ClaimedAuthorityPull, type ReceivedNotice } from './store.ts';
@@ -40,7 +40,7 @@ function noticeEventData(row: Parameters<typeof presentNotice>[0], tenant: { id:
 
 /** Pulls one leased feed: what changed since its last answer's resultDt. */
 async function pullFeed(ctx: AppContext, pull: ClaimedAuthorityPull, intervalMs = intervalMsOf(ctx, pull.feed)): Promise<void> {
-  const since = { lastReqDt: pull.lastReqDt ?? VSDC_EPOCH };
+  const since = { lastReqDt: pullRequestDate(pull.lastReqDt) };
   if (pull.feed === 'notices') {
     const step = pullStepOf(ctx.config, await ctx.vsdc.selectNotices(pull.target, since), intervalMs, pull.failures);
     if (step.kind === 'defer') return deferAuthorityPull(ctx.db, pull.id, step.retryInMs, step.error);

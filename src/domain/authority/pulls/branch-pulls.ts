@@ -5,13 +5,12 @@
 // lease-sql's vocabulary, so any number of processes share the pulls; a branch is pulled by one
 // at a time.
 import { sql, type Kysely } from 'kysely';
-import { VSDC_EPOCH } from '@fiscal-gateway/vsdc-protocol';
 import type { Config } from '../../../platform/config.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { DeviceTarget } from '../../../vsdc/client.ts';
 import type { SelectOutcome } from '../../../vsdc/outcome.ts';
 import { claimDueRows, fromNow, releasedSql } from '../../../platform/workers/lease-sql.ts';
-import { pollingWorker, pullStepOf, vsdcLeaseMs } from '../../../vsdc/polling.ts';
+import { pollingWorker, pullRequestDate, pullStepOf, vsdcLeaseMs } from '../../../vsdc/polling.ts';
 import type { Worker } from '../../../platform/workers/index.ts';
 import type { AppContext } from '../../kernel/context.ts';
 
@@ -84,7 +83,7 @@ async function deferPull(db: Kysely<DB>, table: BranchPullTable, deviceId: numbe
 }
 
 /**
- * One pull of a leased branch: `select` asks its VSDC for what changed since its `lastReqDt`;
+ * One pull of a leased branch: `select` asks its VSDC for what changed since its `lastReqDt` (from one second before: pullRequestDate);
  * `save` stores an answer's data (null when nothing changed) and must call finishPull in its
  * transaction. A refusal waits the whole interval; no answer is retried sooner, with backoff.
  */
@@ -96,7 +95,7 @@ export async function pullBranch<T>(
   select: (target: DeviceTarget, payload: { lastReqDt: string }) => Promise<SelectOutcome<T>>,
   save: (data: T | null, resultDt: string | null) => Promise<void>,
 ): Promise<void> {
-  const step = pullStepOf(deps.config, await select(pull.target, { lastReqDt: pull.lastReqDt ?? VSDC_EPOCH }), intervalMs, pull.failures);
+  const step = pullStepOf(deps.config, await select(pull.target, { lastReqDt: pullRequestDate(pull.lastReqDt) }), intervalMs, pull.failures);
   if (step.kind === 'defer') return deferPull(deps.db, table, pull.deviceId, step.retryInMs, step.error);
   return save(step.data, step.resultDt);
 }

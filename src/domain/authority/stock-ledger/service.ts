@@ -5,12 +5,13 @@
 // the sum of its movements in that copy (saveStockMaster's levels cannot be read back). A
 // difference that only the branch's movements not yet in the VSDC's ledger explain is `pending`,
 // not `differs`.
-import { VSDC_EPOCH, formatVsdcDateTime, parseVsdcDateTime, type StockMovement } from '@fiscal-gateway/vsdc-protocol';
+import type { StockMovement } from '@fiscal-gateway/vsdc-protocol';
 import type { AppContext } from '../../kernel/context.ts';
 import type { BranchDevice } from '../../kernel/devices/store.ts';
 import { ApiError } from '../../../platform/errors/errors.ts';
 import { pageOf } from '../../../platform/http/pagination.ts';
 import type { DeviceTarget } from '../../../vsdc/client.ts';
+import { pullRequestDate } from '../../../vsdc/polling.ts';
 import { receivedDecimal, receivedList, receivedText } from '../../../vsdc/received.ts';
 import { finishPull, pullBranch, pullDueBranchesOf, type ClaimedPull } from '../pulls/branch-pulls.ts';
 import type { ReconciliationQuery, StockReconciliationResource } from './schemas.ts';
@@ -25,18 +26,6 @@ import {
   storeLedgerMovements,
   type LedgerMovement,
 } from './store.ts';
-
-/**
- * The `lastReqDt` of a pull: one second before the previous answer's `resultDt`, so that a VSDC
- * answering "changed strictly after" still returns a movement changed in that same second (what
- * comes twice replaces itself). The epoch, or text that is no date, is sent as it is.
- */
-export function ledgerRequestDate(lastReqDt: string): string {
-  const at = parseVsdcDateTime(lastReqDt);
-  const epoch = parseVsdcDateTime(VSDC_EPOCH)!;
-  if (at === null || at.getTime() <= epoch.getTime()) return lastReqDt;
-  return formatVsdcDateTime(new Date(at.getTime() - 1000));
-}
 
 /** `sarTyCd` (code class 12): `0x` brings stock in (+1), `1x` takes it out (−1); another code moves nothing. */
 function directionOf(sarTyCd: string | null): 1 | -1 | 0 {
@@ -70,7 +59,7 @@ function ledgerOf(data: unknown): LedgerMovement[] {
 /** Pulls one leased branch's ledger: what changed since its last answer's resultDt. */
 async function pullLedgerBranch(ctx: AppContext, pull: ClaimedPull, intervalMs: number): Promise<void> {
   const answered = await answeredSarNo(ctx.db, pull.deviceId);
-  const select = (target: DeviceTarget, payload: { lastReqDt: string }) => ctx.vsdc.selectStockItems(target, { lastReqDt: ledgerRequestDate(payload.lastReqDt) });
+  const select = (target: DeviceTarget, payload: { lastReqDt: string }) => ctx.vsdc.selectStockItems(target, payload);
   await pullBranch(ctx, 'stock_ledger_pulls', pull, intervalMs, select, async (data, resultDt) => {
     await ctx.db.transaction().execute(async (trx) => {
       await storeLedgerMovements(trx, pull.deviceId, ledgerOf(data));
@@ -92,7 +81,7 @@ export function pullDueStockLedgers(ctx: AppContext, intervalMs: number): Promis
 export async function refreshLedger(ctx: AppContext, device: BranchDevice): Promise<void> {
   const { target, lastReqDt } = await livePullOf(ctx.db, device.id);
   const answered = await answeredSarNo(ctx.db, device.id);
-  const outcome = await ctx.vsdc.selectStockItems(target, { lastReqDt: ledgerRequestDate(lastReqDt ?? VSDC_EPOCH) });
+  const outcome = await ctx.vsdc.selectStockItems(target, { lastReqDt: pullRequestDate(lastReqDt) });
   if (outcome.kind === 'unreachable') {
     await recordLivePullError(ctx.db, device.id, `${outcome.reason}: ${outcome.detail}`);
     throw new ApiError(

@@ -2,6 +2,7 @@
 // memory per process for the check every sale line goes through.
 import { VSDC_EPOCH, type CodeClass, type ItemClass } from '@fiscal-gateway/vsdc-protocol';
 import type { DeviceTarget } from '../../../vsdc/client.ts';
+import { pullRequestDate } from '../../../vsdc/polling.ts';
 import type { AppContext, ContextMember } from '../context.ts';
 import { ApiError } from '../../../platform/errors/errors.ts';
 import { claimSync, codesInUse, recordSyncFailure, saveCodes, saveSync, syncTargets, type AuthorityCodeRecord, type ItemClassRecord } from './store.ts';
@@ -78,8 +79,8 @@ export async function syncCatalogue(ctx: AppContext): Promise<CatalogueSyncResul
     await recordSyncFailure(ctx.db, 'no initialised device to ask');
     return { kind: 'no_device' };
   }
-  const lastReqDt = claim.empty || !claim.lastReqDt ? VSDC_EPOCH : claim.lastReqDt;
-  const codesFrom = claim.codesEmpty || !claim.codesLastReqDt ? VSDC_EPOCH : claim.codesLastReqDt;
+  const lastReqDt = claim.empty ? VSDC_EPOCH : pullRequestDate(claim.lastReqDt);
+  const codesFrom = claim.codesEmpty ? VSDC_EPOCH : pullRequestDate(claim.codesLastReqDt);
   const problems: string[] = [];
   for (const target of targets) {
     const outcome = await ctx.vsdc.selectItemsClass(target, { lastReqDt });
