@@ -6,7 +6,7 @@ import { ApiProblem, query, type Api, type Page } from '../api.ts';
 import { badge, h, merchantDateTime, money, table, type Child } from '../dom.ts';
 import { dayOf } from '../../../src/platform/lib/time-zones.ts';
 import { paymentTypeLabel } from '../../../src/vsdc/codes.ts';
-import { confirmAction, errorBox, field, formMessage, heading, pager, problemMessage, setParam, type View, type ViewContext } from '../view.ts';
+import { confirmAction, errorBox, field, formMessage, heading, pager, setParam, type View, type ViewContext } from '../view.ts';
 import { branchesOf, branchLabel, type Branch } from './merchant-common.ts';
 
 interface Figures {
@@ -116,8 +116,9 @@ function reportFigures(report: DailyReport): Child[] {
 }
 
 /** Downloads the report shown in one of the formats the report route offers, under its own name. */
-async function download(ctx: ViewContext, url: string, report: DailyReport, format: 'pdf' | 'csv', button: HTMLButtonElement): Promise<void> {
+async function download(ctx: ViewContext, url: string, report: DailyReport, format: 'pdf' | 'csv', button: HTMLButtonElement, message: ReturnType<typeof formMessage>): Promise<void> {
   button.disabled = true;
+  message.clear();
   try {
     const blob = await ctx.api.blob(url, format === 'pdf' ? 'application/pdf' : 'text/csv');
     const href = URL.createObjectURL(blob);
@@ -129,7 +130,7 @@ async function download(ctx: ViewContext, url: string, report: DailyReport, form
     setTimeout(() => URL.revokeObjectURL(href), 60_000);
     ctx.announce(`${name} downloaded.`);
   } catch (err) {
-    ctx.announce(problemMessage(err));
+    message.error(err);
   } finally {
     button.disabled = false;
   }
@@ -159,7 +160,9 @@ export function reportsView(base: (tenant: string) => string, options: ReportsOp
       : h('input', { type: 'text', pattern: '[0-9]{3}', size: '4', value: branch, placeholder: '000' })) as HTMLInputElement | HTMLSelectElement;
     const dateInput = h('input', { type: 'date', value: date }) as HTMLInputElement;
     const show = () => {
-      location.hash = `#/reports${query({ tenant: options.tenant ? tenantInput.value : undefined, branch: branchInput.value || undefined, date: dateInput.value || undefined })}`;
+      // Another merchant's branches are its own: its report starts at its default branch.
+      const sameMerchant = !options.tenant || tenantInput.value === tenant;
+      location.hash = `#/reports${query({ tenant: options.tenant ? tenantInput.value : undefined, branch: sameMerchant ? branchInput.value || undefined : undefined, date: dateInput.value || undefined })}`;
     };
     const form = h(
       'form',
@@ -193,8 +196,9 @@ export function reportsView(base: (tenant: string) => string, options: ReportsOp
     const at = (iso: string) => merchantDateTime(iso, report.timezone);
     const shownUrl = `${base(tenant)}/daily${query({ date: report.date, branch: report.branch })}`;
 
-    const pdf: HTMLButtonElement = h('button', { type: 'button', onclick: () => void download(ctx, shownUrl, report, 'pdf', pdf) }, 'Download PDF');
-    const csv: HTMLButtonElement = h('button', { type: 'button', onclick: () => void download(ctx, shownUrl, report, 'csv', csv) }, 'Download CSV');
+    const downloadMessage = formMessage('download-message');
+    const pdf: HTMLButtonElement = h('button', { type: 'button', onclick: () => void download(ctx, shownUrl, report, 'pdf', pdf, downloadMessage) }, 'Download PDF');
+    const csv: HTMLButtonElement = h('button', { type: 'button', onclick: () => void download(ctx, shownUrl, report, 'csv', csv, downloadMessage) }, 'Download CSV');
 
     let closing: Child = null;
     if (report.type === 'X') {
@@ -242,7 +246,7 @@ export function reportsView(base: (tenant: string) => string, options: ReportsOp
         ['Receipt numbers', numberRange(report.numbers.firstReceiptNo, report.numbers.lastReceiptNo)],
       ]),
       report.type === 'Z' ? h('p', { class: 'muted' }, 'This day is closed: its Z report never changes. Documents of that day stored after the close are in the exports, not here.') : h('p', { class: 'muted' }, 'The day is open: these figures change until it is closed. Pending and failed documents are counted but are not in the fiscal totals.'),
-      h('div', { class: 'toolbar' }, pdf, csv),
+      h('div', { class: 'toolbar' }, pdf, csv, downloadMessage.element),
       closing,
       reportFigures(report),
     );
