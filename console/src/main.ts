@@ -2,7 +2,7 @@
 import { Api, ApiProblem, loadSession, saveSession, type Role, type Session } from './api.ts';
 import { h, replaceChildren } from './dom.ts';
 import type { AccountSession } from './types.ts';
-import { errorBox, standingBanner, type View, type ViewContext } from './view.ts';
+import { canWrite, errorBox, standingBanner, type View, type ViewContext } from './view.ts';
 import { accountPage, forgotPasswordView, signUpView } from './views/account-pages.ts';
 import { activityView } from './views/activity.ts';
 import { backlogView } from './views/backlog.ts';
@@ -20,6 +20,7 @@ import { usersView } from './views/merchant-users.ts';
 import { merchantAuthorityView, noticesView } from './views/notices.ts';
 import { auditView, merchantsView, partnersView } from './views/operator.ts';
 import { reconciliationsView } from './views/reconciliations.ts';
+import { merchantBranches, partnerBranches, reportsView } from './views/reports.ts';
 import { signInView, type SignedIn } from './views/signin.ts';
 import { webhooksView } from './views/webhooks.ts';
 
@@ -36,6 +37,7 @@ const ROUTES: Record<Role, Route[]> = {
     { path: 'documents', label: 'Documents', view: merchantDocumentsView },
     { path: 'document', label: 'Document', view: merchantDocumentView, parent: 'documents' },
     { path: 'backlog', label: 'Backlog & failed', view: merchantBacklogView },
+    { path: 'reports', label: 'Reports', view: reportsView(() => '/api/v1/reports', { branches: merchantBranches, close: canWrite }) },
     { path: 'export', label: 'Export', view: exportView },
     { path: 'stock', label: 'Stock', view: merchantStockView },
     { path: 'devices', label: 'Devices', view: devicesView },
@@ -52,6 +54,7 @@ const ROUTES: Record<Role, Route[]> = {
     { path: 'webhooks', label: 'Webhooks', view: webhooksView },
     { path: 'authority', label: 'Authority', view: noticesView },
     { path: 'reconciliations', label: 'Reconciliations', view: reconciliationsView((tenant) => `/api/v1/tenants/${encodeURIComponent(tenant)}/reconciliations`) },
+    { path: 'reports', label: 'Reports', view: reportsView((tenant) => `/api/v1/tenants/${encodeURIComponent(tenant)}/reports`, { tenant: true, branches: partnerBranches, close: () => true }) },
   ],
   operator: [
     { path: 'partners', label: 'Partners', view: partnersView },
@@ -61,6 +64,7 @@ const ROUTES: Record<Role, Route[]> = {
     { path: 'documents', label: 'Documents', view: documentsView('/admin/v1/documents', { printable: false }) },
     { path: 'activity', label: 'Activity', view: activityView('/admin/v1/filings') },
     { path: 'reconciliations', label: 'Reconciliations', view: reconciliationsView((tenant) => `/admin/v1/tenants/${encodeURIComponent(tenant)}/reconciliations`) },
+    { path: 'reports', label: 'Reports', view: reportsView((tenant) => `/admin/v1/tenants/${encodeURIComponent(tenant)}/reports`, { tenant: true }) },
   ],
 };
 

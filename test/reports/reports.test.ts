@@ -268,6 +268,38 @@ describe(`daily reports and exports (${engineName})`, () => {
     assert.ok(text.includes(`Closed ${local.slice(0, 10)} ${local.slice(11, 19)} CAT by`), text);
   });
 
+  test('closed days are listed, the latest first, with their counts and net, for the merchant, its partner and the operator', async () => {
+    const z = (await report(`date=${day}`)).json().data as Report;
+    const res = await h.get('/api/v1/reports/z?branch=000');
+    assert.equal(res.statusCode, 200, res.body);
+    const list = res.json() as { data: Array<{ date: string; branch: string; closedAt: string; closedBy: string; counts: Report['counts']; net: Figures }>; meta: { total: number; page: number } };
+    assert.deepEqual(list.data.map((d) => d.date), [shift(day, 1), day], 'the partner closed the next day after this one');
+    assert.deepEqual(list.meta, { page: 1, perPage: 20, total: 2, lastPage: 1 });
+    const closed = list.data[1]!;
+    assert.equal(closed.branch, '000');
+    assert.equal(closed.closedAt, z.closedAt);
+    assert.equal(closed.closedBy, z.closedBy);
+    assert.deepEqual(closed.counts, z.counts);
+    assert.deepEqual(closed.net, z.fiscal.net);
+    assert.match(list.data[0]!.closedBy, /^partner_key:\d+$/);
+    assert.deepEqual((await h.get('/api/v1/reports/z')).json(), list, 'the branch defaults as for the daily report');
+
+    const partner = await h.t.inject({ method: 'GET', url: `/api/v1/tenants/${h.merchant.tenantId}/reports/z`, headers: bearer(h.merchant.partnerSecret) });
+    assert.deepEqual(partner.json(), list);
+    const admin = await h.t.inject({ method: 'GET', url: `/admin/v1/tenants/${h.merchant.tenantId}/reports/z?branch=000`, headers: bearer(TEST_ADMIN_TOKEN) });
+    assert.deepEqual(admin.json(), list);
+    const beyond = (await h.get('/api/v1/reports/z?page=2')).json() as { data: unknown[]; meta: { total: number } };
+    assert.deepEqual([beyond.data.length, beyond.meta.total], [0, 2]);
+
+    assert.deepEqual((await h.get('/api/v1/reports/z', {}, other)).json().data, [], "another merchant's closed days are its own");
+    const foreign = await h.t.inject({ method: 'GET', url: `/api/v1/tenants/${h.merchant.tenantId}/reports/z`, headers: bearer(other.partnerSecret) });
+    assert.equal(foreign.statusCode, 404);
+    expectCoded(await h.get('/api/v1/reports/z?branch=999'), 422, 'branch_not_found');
+    const badPage = await h.get('/api/v1/reports/z?page=0');
+    assert.equal(badPage.statusCode, 422, badPage.body);
+    assert.ok(badPage.json().errors.page, badPage.body);
+  });
+
   test('exports: CSV and XLSX, one row per line, streamed, the branch and range checked', async () => {
     const lines = await h.ctx.db.selectFrom('sale_lines').innerJoin('sales', 'sales.id', 'sale_lines.sale_id').select(['sales.id', 'sale_lines.total'])
       .where('sales.tenant_id', '=', h.merchant.tenantId).where('sales.occurred_at', '>=', new Date(LUSAKA(day, '00:00'))).where('sales.occurred_at', '<', new Date(LUSAKA(shift(day, 1), '00:00'))).execute();

@@ -1047,6 +1047,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/reports/z": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A branch's closed days (Z reports), latest first
+         * @description A branch's closed days, the latest first, 20 a page: each with when and by whom it was closed, its document counts and its net. The full Z report of one is `GET …/reports/daily?date=…&branch=…`. `branch` defaults as for the daily report.
+         */
+        get: operations["listZReports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/exports/documents": {
         parameters: {
             query?: never;
@@ -1107,6 +1127,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tenants/{tenant}/reports/z": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A merchant's branch's closed days (Z reports), latest first
+         * @description A branch's closed days, the latest first, 20 a page: each with when and by whom it was closed, its document counts and its net. The full Z report of one is `GET …/reports/daily?date=…&branch=…`. `branch` defaults as for the daily report. Another partner's merchant is a 404.
+         */
+        get: operations["listTenantZReports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tenants/{tenant}/exports/documents": {
         parameters: {
             query?: never;
@@ -1139,6 +1179,26 @@ export interface paths {
          * @description A branch's daily report: while the day is open an X report computed now; once closed (`POST …/reports/daily/close`) the stored Z report, which never changes. Days are the merchant's (its `timezone`, Africa/Lusaka by default). Totals per VAT category, payment method and type cover uploaded documents (credit notes subtract in `net`); pending and failed documents are counted. JSON by default, `Accept: text/csv` or `application/pdf` (one page) for the others; any other Accept is a 406 `not_acceptable`. See docs/reports.md.
          */
         get: operations["adminGetDailyReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/tenants/{tenant}/reports/z": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Any merchant's branch's closed days (Z reports), latest first
+         * @description A branch's closed days, the latest first, 20 a page: each with when and by whom it was closed, its document counts and its net. The full Z report of one is `GET …/reports/daily?date=…&branch=…`. `branch` defaults as for the daily report.
+         */
+        get: operations["adminListZReports"];
         put?: never;
         post?: never;
         delete?: never;
@@ -17173,6 +17233,174 @@ export interface operations {
             };
         };
     };
+    listZReports: {
+        parameters: {
+            query: {
+                /**
+                 * @description The branch (bhfId); by default the X-Branch rules: `000` if registered, else the only branch
+                 * @example 000
+                 */
+                branch?: string;
+                /** @description Page number, from 1; 20 items a page. */
+                page: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The merchant's calendar day; its full Z is `GET …/reports/daily?date=…&branch=…` */
+                            date: string;
+                            branch: string;
+                            branchName: string | null;
+                            timezone: string;
+                            /**
+                             * Format: date-time
+                             * @description When the day was closed
+                             */
+                            closedAt: string;
+                            /** @description Who closed it (as the Z report's `closedBy`) */
+                            closedBy: string;
+                            /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
+                            counts: {
+                                /** @description Fiscal (normal) documents; training and proforma ones are in nonFiscal */
+                                documents: number;
+                                uploaded: number;
+                                pending: number;
+                                failed: number;
+                                /** @description Failed documents since reissued or marked resolved (docs/offline.md) */
+                                resolved: number;
+                            };
+                            /** @description Sales + debit notes − credit notes */
+                            net: {
+                                /** @description Documents of every type */
+                                count: number;
+                                /** @description Taxable amount (vatTaxblAmt) */
+                                taxable: number;
+                                vat: number;
+                                /** @description What the customers paid (or were refunded) */
+                                total: number;
+                                /** @description Line discounts */
+                                discount: number;
+                            };
+                        }[];
+                        meta: {
+                            page: number;
+                            perPage: number;
+                            total: number;
+                            lastPage: number;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_ability`: The tenant token lacks `invoices:read` / `invoices:write`
+             *     - `tenant_suspended`: The merchant account is suspended
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             *
+             *     Or a coded error:
+             *
+             *     - `branch_required`: The merchant has several branches and none is `000`: send `X-Branch` (reports: `branch`)
+             *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
     exportDocuments: {
         parameters: {
             query: {
@@ -18344,6 +18572,188 @@ export interface operations {
             };
         };
     };
+    listTenantZReports: {
+        parameters: {
+            query: {
+                /**
+                 * @description The branch (bhfId); by default the X-Branch rules: `000` if registered, else the only branch
+                 * @example 000
+                 */
+                branch?: string;
+                /** @description Page number, from 1; 20 items a page. */
+                page: number;
+            };
+            header?: never;
+            path: {
+                tenant: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The merchant's calendar day; its full Z is `GET …/reports/daily?date=…&branch=…` */
+                            date: string;
+                            branch: string;
+                            branchName: string | null;
+                            timezone: string;
+                            /**
+                             * Format: date-time
+                             * @description When the day was closed
+                             */
+                            closedAt: string;
+                            /** @description Who closed it (as the Z report's `closedBy`) */
+                            closedBy: string;
+                            /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
+                            counts: {
+                                /** @description Fiscal (normal) documents; training and proforma ones are in nonFiscal */
+                                documents: number;
+                                uploaded: number;
+                                pending: number;
+                                failed: number;
+                                /** @description Failed documents since reissued or marked resolved (docs/offline.md) */
+                                resolved: number;
+                            };
+                            /** @description Sales + debit notes − credit notes */
+                            net: {
+                                /** @description Documents of every type */
+                                count: number;
+                                /** @description Taxable amount (vatTaxblAmt) */
+                                taxable: number;
+                                vat: number;
+                                /** @description What the customers paid (or were refunded) */
+                                total: number;
+                                /** @description Line discounts */
+                                discount: number;
+                            };
+                        }[];
+                        meta: {
+                            page: number;
+                            perPage: number;
+                            total: number;
+                            lastPage: number;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             *     - `api_key_expired`: A rotated partner key past its grace window
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `partner_suspended`: The partner account is suspended (partner endpoints)
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_scope`: The partner key lacks the endpoint's scope
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             *
+             *     Or a coded error:
+             *
+             *     - `branch_required`: The merchant has several branches and none is `000`: send `X-Branch` (reports: `branch`)
+             *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
     exportTenantDocuments: {
         parameters: {
             query: {
@@ -18791,6 +19201,140 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             *
+             *     Or a coded error:
+             *
+             *     - `branch_required`: The merchant has several branches and none is `000`: send `X-Branch` (reports: `branch`)
+             *     - `branch_not_found`: `X-Branch` (reports and exports: `branch`) names a branch the merchant has not registered
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    adminListZReports: {
+        parameters: {
+            query: {
+                /**
+                 * @description The branch (bhfId); by default the X-Branch rules: `000` if registered, else the only branch
+                 * @example 000
+                 */
+                branch?: string;
+                /** @description Page number, from 1; 20 items a page. */
+                page: number;
+            };
+            header?: never;
+            path: {
+                tenant: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The merchant's calendar day; its full Z is `GET …/reports/daily?date=…&branch=…` */
+                            date: string;
+                            branch: string;
+                            branchName: string | null;
+                            timezone: string;
+                            /**
+                             * Format: date-time
+                             * @description When the day was closed
+                             */
+                            closedAt: string;
+                            /** @description Who closed it (as the Z report's `closedBy`) */
+                            closedBy: string;
+                            /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
+                            counts: {
+                                /** @description Fiscal (normal) documents; training and proforma ones are in nonFiscal */
+                                documents: number;
+                                uploaded: number;
+                                pending: number;
+                                failed: number;
+                                /** @description Failed documents since reissued or marked resolved (docs/offline.md) */
+                                resolved: number;
+                            };
+                            /** @description Sales + debit notes − credit notes */
+                            net: {
+                                /** @description Documents of every type */
+                                count: number;
+                                /** @description Taxable amount (vatTaxblAmt) */
+                                taxable: number;
+                                vat: number;
+                                /** @description What the customers paid (or were refunded) */
+                                total: number;
+                                /** @description Line discounts */
+                                discount: number;
+                            };
+                        }[];
+                        meta: {
+                            page: number;
+                            perPage: number;
+                            total: number;
+                            lastPage: number;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /**

@@ -6,10 +6,11 @@ import { merchantActor, requirePartner, requireTenant } from '../../kernel/acces
 import { actorOfParty } from '../../kernel/audit/store.ts';
 import { ApiError } from '../../../platform/errors/errors.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
+import { Paginated } from '../../../platform/http/pagination.ts';
 import { CONTENT_TYPES, documentsExport, type ExportFormat } from './export.ts';
 import { reportCsv } from './present.ts';
 import * as S from './schemas.ts';
-import { closeDay, dailyReport, exportRange, reportBranch, reportTenant } from './service.ts';
+import { closeDay, closedDays, dailyReport, exportRange, reportBranch, reportTenant } from './service.ts';
 import { requireActedTenant } from '../../kernel/access/acts-on.ts';
 
 const MERCHANT_TAG = ['Merchant: reports'];
@@ -27,6 +28,9 @@ const REPORT_DESCRIPTION =
 const CLOSE_DESCRIPTION =
   'Takes the Z report of a branch\'s day (today or earlier): the figures as of now, stored and never changed; later documents dated that day do not change it. ' +
   'Pending documents do not stop it (the Z says how many were pending). 201 with the Z; closing a closed day again answers 200 with the same stored Z.';
+const Z_LIST_DESCRIPTION =
+  "A branch's closed days, the latest first, 20 a page: each with when and by whom it was closed, its document counts and its net. " +
+  'The full Z report of one is `GET …/reports/daily?date=…&branch=…`. `branch` defaults as for the daily report.';
 const EXPORT_DESCRIPTION =
   'Every document of a date range (days in the merchant\'s timezone, at most 92) with its lines, one row per line, as CSV (default) or XLSX, streamed. ' +
   'Amounts are exact decimals (CSV) or numbers (XLSX). Every branch unless `branch` names one. See docs/reports.md for the columns.';
@@ -114,6 +118,11 @@ export function reportRoutes(ctx: AppContext): FastifyPluginAsync {
       return reply.code(created ? 201 : 200).send({ data: report });
     });
 
+    app.get('/api/v1/reports/z', {
+      config: { auth: { surface: 'merchant', ability: 'invoices:read' }, errors: ['branch_required', 'branch_not_found'] },
+      schema: { operationId: 'listZReports', tags: MERCHANT_TAG, summary: "A branch's closed days (Z reports), latest first", description: Z_LIST_DESCRIPTION, querystring: S.ZReportsQuery, response: { 200: Paginated(S.ClosedDay) } },
+    }, async (request) => closedDays(ctx, { tenantId: requireTenant(request).id, branch: request.query.branch, page: request.query.page }));
+
     app.get('/api/v1/exports/documents', {
       config: { auth: { surface: 'merchant', ability: 'invoices:read' }, errors: ['branch_required', 'branch_not_found'] },
       schema: { operationId: 'exportDocuments', tags: MERCHANT_TAG, summary: 'Export documents with their lines (CSV or XLSX)', description: EXPORT_DESCRIPTION, querystring: S.ExportQuery, response: ExportResponse },
@@ -137,6 +146,11 @@ export function reportRoutes(ctx: AppContext): FastifyPluginAsync {
       return reply.code(created ? 201 : 200).send({ data: report });
     });
 
+    app.get('/api/v1/tenants/:tenant/reports/z', {
+      config: { auth: { surface: 'partner', scope: 'tenants:read', tenant: 'read' }, errors: ['branch_required', 'branch_not_found'] },
+      schema: { operationId: 'listTenantZReports', tags: PARTNER_TAG, summary: "A merchant's branch's closed days (Z reports), latest first", description: `${Z_LIST_DESCRIPTION} Another partner's merchant is a 404.`, params: TenantParam, querystring: S.ZReportsQuery, response: { 200: Paginated(S.ClosedDay) } },
+    }, async (request) => closedDays(ctx, { tenantId: requireActedTenant(request).id, branch: request.query.branch, page: request.query.page }));
+
     app.get('/api/v1/tenants/:tenant/exports/documents', {
       config: { auth: { surface: 'partner', scope: 'tenants:read', tenant: 'read' }, errors: ['branch_required', 'branch_not_found'] },
       schema: { operationId: 'exportTenantDocuments', tags: PARTNER_TAG, summary: "Export a merchant's documents with their lines (CSV or XLSX)", description: `${EXPORT_DESCRIPTION} Another partner's merchant is a 404.`, params: TenantParam, querystring: S.ExportQuery, response: ExportResponse },
@@ -150,6 +164,11 @@ export function reportRoutes(ctx: AppContext): FastifyPluginAsync {
         config: { auth: { surface: 'admin', tenant: 'read' }, errors: ['not_acceptable', 'branch_required', 'branch_not_found'] },
         schema: { operationId: 'adminGetDailyReport', tags: ADMIN_TAG, summary: "Any merchant's daily report for one branch", description: REPORT_DESCRIPTION, params: TenantParam, querystring: S.DailyReportQuery, response: ReportResponse },
       }, async (request, reply) => sendReport(ctx, request, reply, requireActedTenant(request).id, request.query));
+
+      app.get('/admin/v1/tenants/:tenant/reports/z', {
+        config: { auth: { surface: 'admin', tenant: 'read' }, errors: ['branch_required', 'branch_not_found'] },
+        schema: { operationId: 'adminListZReports', tags: ADMIN_TAG, summary: "Any merchant's branch's closed days (Z reports), latest first", description: Z_LIST_DESCRIPTION, params: TenantParam, querystring: S.ZReportsQuery, response: { 200: Paginated(S.ClosedDay) } },
+      }, async (request) => closedDays(ctx, { tenantId: requireActedTenant(request).id, branch: request.query.branch, page: request.query.page }));
 
       app.get('/admin/v1/tenants/:tenant/exports/documents', {
         config: { auth: { surface: 'admin' }, errors: ['branch_required', 'branch_not_found'] },

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Nullable, literals, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
+import { PageQuery } from '../../../platform/http/pagination.ts';
 
 const Day = (description: string) => Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description, examples: ['2026-01-15'] });
 const Branch = Type.String({ pattern: '^[0-9]{3}$', description: 'The branch (bhfId); by default the X-Branch rules: `000` if registered, else the only branch', examples: ['000'] });
@@ -7,6 +8,11 @@ const Branch = Type.String({ pattern: '^[0-9]{3}$', description: 'The branch (bh
 export const DailyReportQuery = Type.Object({
   date: Type.Optional(Day("The merchant's calendar day, in its timezone (default: today there)")),
   branch: Type.Optional(Branch),
+});
+
+export const ZReportsQuery = Type.Object({
+  branch: Type.Optional(Branch),
+  ...PageQuery.properties,
 });
 
 export const CloseDayBody = withExample(
@@ -88,3 +94,16 @@ export const DailyReport = Type.Object({
   }),
 });
 export type DailyReportResource = Static<typeof DailyReport>;
+
+/** A closed day in the list of a branch's Z reports: when and by whom, and its headline figures. */
+export const ClosedDay = Type.Object({
+  date: Type.String({ description: "The merchant's calendar day; its full Z is `GET …/reports/daily?date=…&branch=…`" }),
+  branch: Type.String(),
+  branchName: Nullable(Type.String()),
+  timezone: Type.String(),
+  closedAt: Timestamp('When the day was closed'),
+  closedBy: Type.String({ description: 'Who closed it (as the Z report\'s `closedBy`)' }),
+  counts: DailyReport.properties.counts,
+  net: ByType.properties.net,
+});
+export type ClosedDayResource = Static<typeof ClosedDay>;

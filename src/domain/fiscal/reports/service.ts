@@ -10,8 +10,9 @@ import { Money } from '../../../vsdc/tax.ts';
 import { recordAudit, type Actor } from '../../kernel/audit/store.ts';
 import { pickBranch } from '../../kernel/devices/branch-rule.ts';
 import { devicesOfTenant, type BranchDevice } from '../../kernel/devices/store.ts';
-import type { ByTypeResource, DailyReportResource, FiguresResource } from './schemas.ts';
-import { documentsByTypeAndStatus, findZReport, insertZReport, nonFiscalOfDay, numbersOfDay, paymentMethodsOfDay, vatCategoriesOfDay, type AggregateRow, type DayScope } from './store.ts';
+import { offsetOf, pageOf, PER_PAGE, type Page } from '../../../platform/http/pagination.ts';
+import type { ByTypeResource, ClosedDayResource, DailyReportResource, FiguresResource } from './schemas.ts';
+import { documentsByTypeAndStatus, findZReport, insertZReport, nonFiscalOfDay, zReportsOfBranch, numbersOfDay, paymentMethodsOfDay, vatCategoriesOfDay, type AggregateRow, type DayScope } from './store.ts';
 
 /** The merchant a report or export is about, with what it prints and its timezone. */
 interface ReportTenant {
@@ -192,4 +193,16 @@ export async function closeDay(ctx: AppContext, request: ReportRequest & { date:
     const winner = await findZReport(trx, device.id, request.date);
     return { report: JSON.parse(winner!.report) as DailyReportResource, created: false };
   });
+}
+
+/** A branch's closed days (its Z reports), the latest first, a page at a time. */
+export async function closedDays(ctx: AppContext, request: { tenantId: number; branch: string | undefined; page: number }): Promise<Page<ClosedDayResource>> {
+  const tenant = await reportTenant(ctx.db, request.tenantId);
+  const device = await reportBranch(ctx.db, tenant.id, request.branch);
+  const { reports, total } = await zReportsOfBranch(ctx.db, device.id, PER_PAGE, offsetOf(request.page));
+  const days = reports.map(({ report }) => {
+    const z = JSON.parse(report) as DailyReportResource;
+    return { date: z.date, branch: z.branch, branchName: z.branchName, timezone: z.timezone, closedAt: z.closedAt!, closedBy: z.closedBy!, counts: z.counts, net: z.fiscal.net };
+  });
+  return pageOf(days, total, request.page);
 }

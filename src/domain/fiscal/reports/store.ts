@@ -109,6 +109,15 @@ export async function findZReport(db: Kysely<DB>, deviceId: number, day: string)
   return db.selectFrom('daily_reports').select('report').where('device_id', '=', deviceId).where('day', '=', day).executeTakeFirst();
 }
 
+/** One page of a branch's Z reports, the latest day first (the primary key's order), and how many it has. */
+export async function zReportsOfBranch(db: Kysely<DB>, deviceId: number, limit: number, offset: number): Promise<{ reports: StoredZ[]; total: number }> {
+  const [reports, counted] = await Promise.all([
+    db.selectFrom('daily_reports').select('report').where('device_id', '=', deviceId).orderBy('day', 'desc').limit(limit).offset(offset).execute(),
+    db.selectFrom('daily_reports').select((eb) => eb.fn.countAll<number>().as('total')).where('device_id', '=', deviceId).executeTakeFirstOrThrow(),
+  ]);
+  return { reports, total: Number(counted.total) };
+}
+
 /** Stores the Z report unless the day was closed already; true when this call stored it. */
 export async function insertZReport(db: Kysely<DB>, values: { deviceId: number; tenantId: number; branch: string; day: string; report: string; closedAt: Date; closedBy: string }): Promise<boolean> {
   const inserted = await db
