@@ -90,7 +90,7 @@ const shownPath = (segments: string[]) => `/${segments.map((s) => (s.startsWith(
  */
 function closestRoute(method: string, path: string, routes: readonly KnownRoute[]): KnownRoute | undefined {
   const asked = segmentsOf(path);
-  let best: { route: KnownRoute; edits: number } | undefined;
+  let best: { route: KnownRoute; score: number } | undefined;
   for (const route of routes) {
     if (route.segments.length !== asked.length) continue;
     let edits = 0;
@@ -100,7 +100,7 @@ function closestRoute(method: string, path: string, routes: readonly KnownRoute[
       edits += editsIfSlip(asked[i]!, known) ?? Infinity;
     }
     const score = edits + (route.method === method ? 0 : 0.5);
-    if (edits !== Infinity && (!best || score < best.edits)) best = { route, edits: score };
+    if (edits !== Infinity && (!best || score < best.score)) best = { route, score };
   }
   return best?.route;
 }

@@ -10,8 +10,10 @@ const editsAllowed = (length: number) => Math.min(MOST_EDITS, Math.max(1, Math.f
 
 /** How many edits `name` is from `known` (letter case aside) when that is few enough to be a slip; else undefined. */
 export function editsIfSlip(name: string, known: string): number | undefined {
+  const allowed = editsAllowed(Math.max(name.length, known.length));
+  if (Math.abs(name.length - known.length) > allowed) return undefined; // a long path segment costs nothing
   const edits = distance(name.toLowerCase(), known.toLowerCase());
-  return edits <= editsAllowed(Math.max(name.length, known.length)) ? edits : undefined;
+  return edits <= allowed ? edits : undefined;
 }
 
 /**
