@@ -9,6 +9,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { CatalogedRoute, RouteAuth } from '../domain/kernel/access/auth.ts';
 import { answersInLegacyDialect, codesBeforeRouting, ERROR_SCHEMAS, errorResponse, errorStatusesOf } from './openapi-errors.ts';
+import { ERROR_CODES } from '../platform/errors/codes.ts';
 
 const API_TITLE = 'fiscal-gateway API';
 const REFERENCE_PREFIX = '/docs';
@@ -86,7 +87,9 @@ function errorsDescription(): string {
   return (
     'Errors come in three shapes (components ValidationError, CodedError and NotFound; LegacyWrappedError on /zm/api for the `wrapped` dialect). ' +
     'Each operation lists the statuses it can answer, with their codes; docs/errors.md has the whole table. ' +
-    `Any request can also be refused before it reaches an operation, when Node's HTTP parser cannot read it: ${early}.`
+    `Any request can also be refused before it reaches an operation, when Node's HTTP parser cannot read it: ${early}. ` +
+    `Under /api/v1 and /admin/v1, a path asked with a method none of its operations takes is ${ERROR_CODES.method_not_allowed.status} \`method_not_allowed\` with an \`Allow\` header naming the methods it takes, ` +
+    'and a path no operation takes is a plain 404 that names the closest route when one is close. Query parameters an operation does not list are refused (422), naming the one meant when it is close.'
   );
 }
 
@@ -118,7 +121,7 @@ export async function registerApiReference(app: FastifyInstance, options: { vers
     await scope.register(swaggerUi, {
       routePrefix: REFERENCE_PREFIX,
       theme: { title: API_TITLE },
-      uiConfig: { docExpansion: 'list', deepLinking: true },
+      uiConfig: { docExpansion: 'list', deepLinking: true, layout: 'BaseLayout' },
       staticCSP: true,
       uiHooks: {
         onRequest: async (request, reply) => {

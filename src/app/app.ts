@@ -12,7 +12,7 @@ import { registerErrorHandling } from '../platform/http/error-handler.ts';
 import { registerJsonBodyParser } from '../platform/http/json-body.ts';
 import { registerRequestLog, requestId } from '../platform/http/request-log.ts';
 import { lazySerializers } from '../platform/http/serialization.ts';
-import { validatorCompiler } from '../platform/http/validation.ts';
+import { registerStrictQueryStrings, validatorCompiler } from '../platform/http/validation.ts';
 import { adminRoutes } from '../domain/partner/admin/routes.ts';
 import { moduleRoutes, provideModuleMembers } from './modules.ts';
 import { createLogger } from '../platform/observability/log.ts';
@@ -21,6 +21,8 @@ import { registerBackupRoute } from './backup-routes.ts';
 
 export const INTERFACE_VERSION = '1.10.0';
 const BODY_LIMIT = 1_048_576;
+/** The modern API: strict query strings, 405 for a method a path does not take, "did you mean" for a route (the legacy till dialect keeps its own rules). */
+const MODERN_API_PREFIXES = ['/api/v1/', '/admin/v1/'];
 
 export type App = FastifyInstance;
 
@@ -64,10 +66,11 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
+  registerStrictQueryStrings(app, MODERN_API_PREFIXES);
 
   registerJsonBodyParser(app, BODY_LIMIT);
 
-  registerErrorHandling(app);
+  registerErrorHandling(app, { modernPrefixes: MODERN_API_PREFIXES });
   registerEarlyAnswers(app);
   registerRequestLog(app);
   registerAuth(app, ctx);

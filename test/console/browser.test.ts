@@ -304,4 +304,24 @@ describe(`the console in a real browser (${engineName})`, { skip: skipBrowser },
     await receiptPage.screenshot({ path: join(shotDir, 'receipt-80mm.png'), fullPage: true });
     await receiptPage.close();
   });
+
+  test('the API reference at /docs renders under its strict CSP with no violation or script error', async () => {
+    const reference = await browser.newPage();
+    const problems: string[] = [];
+    reference.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
+    });
+    reference.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    await reference.addInitScript(`window.cspViolations = [];
+      document.addEventListener('securitypolicyviolation', (e) => window.cspViolations.push(e.violatedDirective + ' ' + e.blockedURI + ' ' + e.sourceFile));`);
+    const answer = await reference.goto(`${base}/docs/`);
+    assert.match(answer?.headers()['content-security-policy'] ?? '', /style-src 'self' https: ;/, 'the policy itself is not loosened');
+    await reference.getByRole('heading', { name: /fiscal-gateway API/ }).waitFor();
+    // An operation opened shows its parameters and responses, drawn by the same scripts.
+    await reference.locator('.opblock-summary').first().click();
+    await reference.locator('.responses-wrapper').first().waitFor();
+    assert.deepEqual(await reference.evaluate('window.cspViolations'), [], 'no Content-Security-Policy violation');
+    assert.deepEqual(problems, [], 'nothing logged as an error');
+    await reference.close();
+  });
 });

@@ -47,7 +47,7 @@ describe('the error model is closed', () => {
       assert.equal(rendered.status, ERROR_CODES[body.error.code].status, `${statusCode} left as ${rendered.status} ${body.error.code}`);
     }
     assert.equal((renderError(framework(413), request).body as { error: { code: string } }).error.code, 'payload_too_large');
-    assert.equal((renderError(framework(405), request).body as { error: { code: string } }).error.code, 'bad_request');
+    assert.equal((renderError(framework(405), request).body as { error: { code: string } }).error.code, 'method_not_allowed');
     assert.deepEqual(renderError(framework(404), request), { status: 404, body: { message: 'Not found.' } });
   });
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { engineName } from '../helpers/db.ts';
-import { bearer, seedPartner, startTestApp, type TestApp } from '../helpers/app.ts';
+import { TEST_ADMIN_TOKEN, bearer, seedPartner, startTestApp, type TestApp } from '../helpers/app.ts';
 
 describe(`error shapes (${engineName})`, () => {
   let t: TestApp;
@@ -71,6 +71,75 @@ describe(`error shapes (${engineName})`, () => {
     const res = await t.inject({ method: 'GET', url: '/api/v1/tenants?page=0', headers: bearer(key) });
     assert.equal(res.statusCode, 422);
     assert.ok(res.json().errors.page);
+  });
+
+  test('a body that is not JSON says where it broke, what was there and what was expected', async () => {
+    const missingValue = await post('{\n  "name": "Mwila Stores",\n  "tpin": }');
+    assert.equal(missingValue.statusCode, 400);
+    assert.deepEqual(missingValue.json(), {
+      error: { code: 'invalid_json', message: "The request body is not valid JSON: unexpected '}' at line 3, column 11; expected a value." },
+    });
+    const cut = await post('{"name":');
+    assert.equal(cut.json().error.message, 'The request body is not valid JSON: the body ends at line 1, column 9; expected a value.');
+    const singleQuotes = await post("{'name': 'x'}");
+    assert.match(singleQuotes.json().error.message, /unexpected 'name' at line 1, column 2; expected strings and property names in double quotes/);
+    const trailingComma = await post('{"name": "x",}');
+    assert.match(trailingComma.json().error.message, /unexpected '}' at line 1, column 14; expected a property name in double quotes/);
+    const lineBreak = await post('{"name": "Mwila\nStores"}');
+    assert.match(lineBreak.json().error.message, /a line break inside a string at line 1, column 16/);
+  });
+
+  test('a known path asked with a method it does not take is a 405 with Allow naming the methods it takes', async () => {
+    const res = await t.inject({ method: 'DELETE', url: '/api/v1/tenants', headers: bearer(key) });
+    assert.equal(res.statusCode, 405);
+    assert.equal(res.headers.allow, 'GET, HEAD, POST');
+    assert.deepEqual(res.json(), { error: { code: 'method_not_allowed', message: '/api/v1/tenants does not take DELETE: use GET or POST (the Allow header lists the methods it takes).' } });
+    const withId = await t.inject({ method: 'PUT', url: '/api/v1/tenants/5', headers: bearer(key) });
+    assert.equal(withId.statusCode, 405, 'a path with a parameter is matched as the router matches it');
+    assert.equal(withId.headers.allow, 'GET, HEAD, PATCH');
+    const operator = await t.inject({ method: 'POST', url: '/admin/v1/audit', headers: bearer(TEST_ADMIN_TOKEN) });
+    assert.equal(operator.statusCode, 405);
+    assert.equal(operator.headers.allow, 'GET, HEAD');
+    const legacy = await t.inject({ method: 'POST', url: '/zm/api/Branches' });
+    assert.equal(legacy.statusCode, 404, 'the legacy till dialect keeps its plain 404');
+    assert.deepEqual(Object.keys(legacy.json()), ['message']);
+  });
+
+  test('an unknown route names the closest route when the path is a slip of one', async () => {
+    const typo = await t.inject({ method: 'GET', url: '/api/v1/tenant', headers: bearer(key) });
+    assert.equal(typo.statusCode, 404);
+    assert.deepEqual(typo.json(), { message: 'The route GET /api/v1/tenant does not exist. Did you mean GET /api/v1/tenants?' });
+    const inside = await t.inject({ method: 'POST', url: '/api/v1/tenants/5/devics', headers: bearer(key) });
+    assert.equal(inside.json().message, 'The route POST /api/v1/tenants/5/devics does not exist. Did you mean POST /api/v1/tenants/{tenant}/devices?');
+    const nothingClose = await t.inject({ method: 'GET', url: '/api/v1/completely-else', headers: bearer(key) });
+    assert.equal(nothingClose.json().message, 'The route GET /api/v1/completely-else does not exist. The reference at /docs lists the routes.');
+  });
+
+  test('an unknown query parameter is a 422 naming it, the one meant and those the operation takes', async () => {
+    const res = await t.inject({ method: 'GET', url: '/api/v1/partner/documents?stauts=failed', headers: bearer(key) });
+    assert.equal(res.statusCode, 422);
+    assert.deepEqual(res.json().errors, {
+      stauts: ['The stauts query parameter is not accepted by this endpoint: did you mean status? It takes page, status, tenant and branch.'],
+    });
+    const unrelated = await t.inject({ method: 'GET', url: '/api/v1/tenants?page=1&cursor=abc', headers: bearer(key) });
+    assert.equal(unrelated.statusCode, 422);
+    assert.deepEqual(unrelated.json().errors, { cursor: ['The cursor query parameter is not accepted by this endpoint. It takes page.'] });
+    const none = await t.inject({ method: 'GET', url: '/api/v1/partner/keys?verbose=1', headers: bearer(key) });
+    assert.equal(none.statusCode, 422);
+    assert.deepEqual(none.json().errors, { verbose: ['The verbose query parameter is not accepted: this endpoint takes no query parameters.'] });
+    const known = await t.inject({ method: 'GET', url: '/api/v1/partner/documents?status=failed&page=1', headers: bearer(key) });
+    assert.equal(known.statusCode, 200);
+  });
+
+  test('an unknown body field names the field meant when it is close', async () => {
+    const created = await post(JSON.stringify({ name: 'Mwila Stores', tpin: '1002345678' }));
+    assert.equal(created.statusCode, 201);
+    const res = await t.inject({ method: 'PATCH', url: `/api/v1/tenants/${created.json().data.id}`, headers: bearer(key), payload: { timezon: 'Africa/Lusaka', colour: 'blue' } });
+    assert.equal(res.statusCode, 422);
+    assert.deepEqual(res.json().errors, {
+      timezon: ['The timezon field is not accepted by this endpoint: did you mean timezone?'],
+      colour: ['The colour field is not accepted by this endpoint: remove it (the reference at /docs lists the fields).'],
+    });
   });
 });
 

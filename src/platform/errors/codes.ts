@@ -86,6 +86,10 @@ export const ERROR_CODES = {
     meaning: 'A stock adjustment while stock tracking is off for the merchant (turn it on with `PATCH /api/v1/stock/settings`)',
   },
   item_code_conflict: { status: 409, meaning: 'An item code the merchant already uses' },
+  method_not_allowed: {
+    status: 405,
+    meaning: 'A path of `/api/v1` or `/admin/v1` asked with a method none of its operations takes: the `Allow` header and the message name the methods it takes',
+  },
   not_acceptable: {
     status: 406,
     meaning: 'A daily report asked for in a format it is not answered in: send `Accept` `application/json` (the default), `text/csv` or `application/pdf`',

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ERROR_CODES, type ErrorCode } from '../errors/codes.ts';
 import { ApiError, NotFoundError, ValidationError, type ErrorBody } from '../errors/errors.ts';
 import { toValidationError, type HttpPart } from './validation.ts';
+import { editsIfSlip, namesInWords } from '../lib/did-you-mean.ts';
 
 // Every failure leaves in one of the spec's three shapes; nothing internal reaches a body.
 
@@ -20,7 +21,7 @@ function coded(code: ErrorCode, message: string): Rendered {
  * handler does not name): the table's code that means that status, otherwise `bad_request`,
  * answered with the table's status (400) — a body's code and its status never disagree.
  */
-const FRAMEWORK_4XX: Partial<Record<number, ErrorCode>> = { 413: 'payload_too_large', 415: 'unsupported_media_type', 431: 'headers_too_large', 406: 'not_acceptable' };
+const FRAMEWORK_4XX: Partial<Record<number, ErrorCode>> = { 405: 'method_not_allowed', 413: 'payload_too_large', 415: 'unsupported_media_type', 431: 'headers_too_large', 406: 'not_acceptable' };
 function codeOfFramework4xx(status: number): ErrorCode {
   return FRAMEWORK_4XX[status] ?? 'bad_request';
 }
@@ -69,14 +70,72 @@ function sendError(reply: FastifyReply, rendered: Rendered): FastifyReply {
   return reply.code(rendered.status).type('application/json; charset=utf-8').send(rendered.body);
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
+/** The methods a path may be asked with; HEAD is answered wherever GET is. */
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+interface KnownRoute {
+  method: string;
+  /** `/api/v1/tenants/:tenant`, split: a segment starting with `:` matches any value. */
+  segments: string[];
+}
+
+const segmentsOf = (path: string) => path.split('/').filter(Boolean);
+/** `/api/v1/sales/:sale` → `/api/v1/sales/{sale}`, as the reference at /docs writes it. */
+const shownPath = (segments: string[]) => `/${segments.map((s) => (s.startsWith(':') ? `{${s.slice(1)}}` : s)).join('/')}`;
+
+/**
+ * The route a mistyped path most likely meant: same number of segments, each fixed segment the
+ * same or a slip of it (`/api/v1/sale` → `/api/v1/sales`, `/api/v1/tenants/7/devics` →
+ * `/api/v1/tenants/{tenant}/devices`), the fewest edits first, the request's own method preferred.
+ */
+function closestRoute(method: string, path: string, routes: readonly KnownRoute[]): KnownRoute | undefined {
+  const asked = segmentsOf(path);
+  let best: { route: KnownRoute; score: number } | undefined;
+  for (const route of routes) {
+    if (route.segments.length !== asked.length) continue;
+    let edits = 0;
+    for (let i = 0; i < asked.length && edits !== Infinity; i++) {
+      const known = route.segments[i]!;
+      if (known.startsWith(':') || known === asked[i]) continue;
+      edits += editsIfSlip(asked[i]!, known) ?? Infinity;
+    }
+    const score = edits + (route.method === method ? 0 : 0.5);
+    if (edits !== Infinity && (!best || score < best.score)) best = { route, score };
+  }
+  return best?.route;
+}
+
+/**
+ * Fastify answers a known path asked with another method as a 404, and a mistyped path says
+ * nothing of the route meant. Under `modernPrefixes` (the modern API; the legacy till dialect
+ * keeps its plain 404), a path that some route takes with other methods is a 405
+ * `method_not_allowed` with `Allow`, and a path no route takes names the closest route, if any.
+ */
+export function registerErrorHandling(app: FastifyInstance, options: { modernPrefixes?: readonly string[] } = {}): void {
+  const modernPrefixes = options.modernPrefixes ?? [];
+  const isModern = (path: string) => modernPrefixes.some((prefix) => path.startsWith(prefix));
+  const routes: KnownRoute[] = [];
+  app.addHook('onRoute', (route) => {
+    if (!isModern(route.url)) return;
+    for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push({ method, segments: segmentsOf(route.url) });
+  });
   app.setErrorHandler((error, request, reply) => {
     const rendered = renderError(error, request);
     if (rendered.status >= 500 && !(error instanceof ApiError)) request.log.error({ err: error }, 'request failed');
     return sendError(reply, rendered);
   });
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0];
-    return sendError(reply, { status: 404, body: { message: `The route ${request.method} ${path} does not exist.` } });
+    const path = request.url.split('?')[0]!;
+    const route = `${request.method} ${path}`;
+    if (!isModern(path)) return sendError(reply, { status: 404, body: { message: `The route ${route} does not exist.` } });
+    const allowed = METHODS.filter((method) => method !== request.method && app.findRoute({ method, url: path }));
+    if (allowed.length > 0) {
+      const named = allowed.filter((method) => method !== 'HEAD' && method !== 'OPTIONS');
+      const message = `${path} does not take ${request.method}: use ${namesInWords(named, 'or')} (the Allow header lists the methods it takes).`;
+      return sendError(reply, { ...coded('method_not_allowed', message), headers: { Allow: allowed.join(', ') } });
+    }
+    const closest = closestRoute(request.method, path, routes);
+    const meant = closest ? ` Did you mean ${closest.method} ${shownPath(closest.segments)}?` : ' The reference at /docs lists the routes.';
+    return sendError(reply, { status: 404, body: { message: `The route ${route} does not exist.${meant}` } });
   });
 }

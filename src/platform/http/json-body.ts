@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { FieldErrors } from '../errors/errors.ts';
+import { ApiError, FieldErrors } from '../errors/errors.ts';
+import { invalidJsonMessage } from './json-syntax.ts';
 
 // Every JSON body passes one check here before any route sees it, and a body that fails is a
 // 422 naming each field (dotted: items.0.toString):
@@ -89,7 +90,7 @@ export function registerJsonBodyParser(app: FastifyInstance, bodyLimit: number):
     if (text.trim() === '') return done(null, undefined);
     // Answers through its callback (the default parser is synchronous): nothing to await.
     void parseJson(request, text, (err, value) => {
-      if (err) return done(err);
+      if (err) return done(new ApiError('invalid_json', invalidJsonMessage(text)));
       const refused = refusedFields(value, /\\u0000/i.test(text) || text.includes('\u0000'));
       if (refused.size > 0) return done(refused.toError());
       bodyTexts.set(request, text);

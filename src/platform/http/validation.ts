@@ -1,7 +1,8 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { FastifySchemaCompiler } from 'fastify';
+import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
 import { FieldErrors, ValidationError } from '../errors/errors.ts';
+import { closestName, namesInWords } from '../lib/did-you-mean.ts';
 
 // Bodies are validated strictly (a string is never coerced into a number on a fiscal
 // document); query strings, path parameters and headers are coerced, as they arrive as text.
@@ -54,6 +55,28 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
     return validate(data) ? { value: data } : { error: toValidationError(validate.errors ?? [], httpPart as HttpPart) };
   };
 };
+
+/** The query string of a route that takes no query parameters. */
+const NO_QUERY_PARAMETERS = { type: 'object', properties: {}, additionalProperties: false } as const;
+
+/**
+ * Query strings under `prefixes` are strict: a parameter the route does not declare is a 422
+ * naming it, with the one meant when it is close (`stauts` → `status`) and those the route takes,
+ * instead of being ignored while the caller believes it filtered. A route that takes none gets an
+ * empty schema; a query schema that says `additionalProperties` (or `patternProperties`) itself
+ * lets other parameters through on purpose and is left as it is. Registered before the routes (and
+ * before the hooks that read their schemas: the route catalogue, the OpenAPI document).
+ */
+export function registerStrictQueryStrings(app: FastifyInstance, prefixes: readonly string[]): void {
+  app.addHook('onRoute', (route) => {
+    if (!prefixes.some((prefix) => route.url.startsWith(prefix))) return;
+    const query = route.schema?.querystring as Record<string, unknown> | undefined;
+    if (query === undefined) route.schema = { ...route.schema, querystring: NO_QUERY_PARAMETERS };
+    else if (query.type === 'object' && query.additionalProperties === undefined && query.patternProperties === undefined) {
+      route.schema = { ...route.schema, querystring: { ...query, additionalProperties: false } };
+    }
+  });
+}
 
 const TYPE_NAMES = new Map<string, string>([
   ['string', 'a string'],
@@ -113,7 +136,8 @@ export type HttpPart = 'body' | 'querystring' | 'params' | 'headers';
 
 interface FieldProblems {
   required: boolean;
-  unknown: boolean;
+  /** Not a field of the endpoint: the fields it takes beside it (full names), and the closest one. */
+  unknown?: { known: string[]; closest: string | undefined };
   allowed: unknown[];
   types: string[];
   /** Phrases that follow "must": `be 10 digits, e.g. …`, `not be empty`. */
@@ -123,7 +147,7 @@ interface FieldProblems {
 function problemsOf(byField: Map<string, FieldProblems>, field: string): FieldProblems {
   let problems = byField.get(field);
   if (!problems) {
-    problems = { required: false, unknown: false, allowed: [], types: [], rules: [] };
+    problems = { required: false, allowed: [], types: [], rules: [] };
     byField.set(field, problems);
   }
   return problems;
@@ -141,9 +165,16 @@ function collect(byField: Map<string, FieldProblems>, error: ErrorObject, part: 
     case 'required':
       problemsOf(byField, fieldName(error.instancePath, part, String(params.missingProperty))).required = true;
       return;
-    case 'additionalProperties':
-      problemsOf(byField, fieldName(error.instancePath, part, String(params.additionalProperty))).unknown = true;
+    case 'additionalProperties': {
+      const name = String(params.additionalProperty);
+      const properties = (error.parentSchema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
+      const closest = closestName(name, Object.keys(properties));
+      problemsOf(byField, fieldName(error.instancePath, part, name)).unknown = {
+        known: Object.keys(properties).map((known) => fieldName(error.instancePath, part, known)),
+        closest: closest === undefined ? undefined : fieldName(error.instancePath, part, closest),
+      };
       return;
+    }
     case 'anyOf':
     case 'oneOf':
     case 'if':
@@ -196,11 +227,21 @@ function collect(byField: Map<string, FieldProblems>, error: ErrorObject, part: 
   }
 }
 
+/** A field or query parameter the endpoint does not take, with the one meant when it is close to one it takes. */
+function unknownSentence(field: string, { known, closest }: NonNullable<FieldProblems['unknown']>, part: HttpPart): string {
+  if (part === 'querystring') {
+    if (known.length === 0) return `The ${field} query parameter is not accepted: this endpoint takes no query parameters.`;
+    return `The ${field} query parameter is not accepted by this endpoint${closest ? `: did you mean ${closest}?` : '.'} It takes ${namesInWords(known)}.`;
+  }
+  if (closest) return `The ${field} field is not accepted by this endpoint: did you mean ${closest}?`;
+  return `The ${field} field is not accepted by this endpoint: remove it (the reference at /docs lists the fields).`;
+}
+
 /** One sentence per field: what is wrong, as what to send instead. */
-function sentence(field: string, problems: FieldProblems): string {
+function sentence(field: string, problems: FieldProblems, part: HttpPart): string {
   if (field === 'body' && problems.types.includes('object')) return 'The request body must be a JSON object.';
   if (problems.required) return `The ${field} field is required.`;
-  if (problems.unknown) return `The ${field} field is not accepted by this endpoint: remove it (the reference at /docs lists the fields).`;
+  if (problems.unknown) return unknownSentence(field, problems.unknown, part);
   // A nullable field reports null as one more branch that failed: say it as "or null".
   const nullable = problems.types.includes('null');
   const types = problems.types.filter((t) => t !== 'null');
@@ -224,7 +265,7 @@ export function toValidationError(errors: ErrorObject[], part: HttpPart = 'body'
     // A nullable object whose fields are wrong also fails its null branch: its fields say it all.
     const onlyNotNull = !problems.required && !problems.unknown && problems.allowed.length === 0 && problems.rules.length === 0 && problems.types.every((t) => t === 'null');
     if (onlyNotNull && [...byField.keys()].some((other) => other.startsWith(`${field}.`))) continue;
-    fields.add(field, sentence(field, problems));
+    fields.add(field, sentence(field, problems, part));
   }
   if (fields.size === 0) fields.add('body', 'The request body is invalid: see this endpoint\'s schema at /docs.');
   return fields.toError();
