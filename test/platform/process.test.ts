@@ -185,5 +185,8 @@ describe(`the gateway process (${engineName})`, () => {
     assert.equal(unreachable.code, 1);
     assert.equal(unreachable.stderr.trim().split('\n').length, 1, unreachable.stderr);
     assert.match(unreachable.stderr, /Check DATABASE_URL/);
+    const incomplete = await runCli(['partner', 'list'], { ...env, DATABASE_URL: 'postgres://' });
+    assert.equal(incomplete.code, 3, incomplete.stderr);
+    assert.equal(incomplete.stderr.trim(), 'fiscal-gateway: configuration: DATABASE_URL: names no host: expected postgres://USER:PASSWORD@HOST:PORT/DATABASE, got "postgres://"');
   });
 });
