@@ -174,6 +174,44 @@ describe(`the gateway process (${engineName})`, () => {
     assert.match(JSON.parse(version.stdout).interfaceVersion, /^\d+\.\d+\.\d+$/);
   });
 
+  test('CLI: partner list and tenant list print a header line over aligned columns; --json the resources', async () => {
+    const gateway = await spawnGateway(env);
+    try {
+      const created = (await (await createPartner(gateway.url, 'Lusaka Tills Ltd')).json()) as { data: { key: { secret: string } } };
+      for (const [name, tpin] of [['Chilenje Hardware', '1002345678'], ['Kabwe Agro Supplies and Hardware', '1002345679']]) {
+        const tenant = await fetch(`${gateway.url}/api/v1/tenants`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${created.data.key.secret}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ name, tpin }),
+        });
+        assert.equal(tenant.status, 201, await tenant.text());
+      }
+    } finally {
+      await gateway.kill('SIGTERM');
+    }
+
+    const tenants = await runCli(['tenant', 'list'], env);
+    assert.equal(tenants.code, 0, tenants.stderr);
+    const lines = tenants.stdout.trimEnd().split('\n');
+    assert.match(lines[0]!, /^ID +TPIN +PARTNER +SUBSCRIPTION +STATUS +NAME$/);
+    const hardware = lines.find((l) => l.endsWith('Chilenje Hardware'));
+    const agro = lines.find((l) => l.endsWith('Kabwe Agro Supplies and Hardware'));
+    assert.ok(hardware && agro, tenants.stdout);
+    assert.match(hardware, /^\d+ +1002345678 +partner \d+ +active +active +Chilenje Hardware$/);
+    for (const column of ['TPIN', 'PARTNER', 'SUBSCRIPTION', 'STATUS', 'NAME']) {
+      const at = lines[0]!.indexOf(column);
+      for (const row of [hardware, agro]) assert.match(row.slice(at - 1, at + 1), /^ \S$/, `${column}: its cells start where its title does:\n${tenants.stdout}`);
+    }
+
+    const partners = await runCli(['partner', 'list'], env);
+    assert.equal(partners.code, 0, partners.stderr);
+    assert.match(partners.stdout.split('\n')[0]!, /^ID +STATUS +NAME$/);
+    assert.match(partners.stdout, /\n\d+ +active +Lusaka Tills Ltd\n/);
+
+    const json = await runCli(['tenant', 'list', '--json'], env);
+    assert.ok((JSON.parse(json.stdout) as Array<{ name: string; tpin: string }>).some((t) => t.name === 'Chilenje Hardware' && t.tpin === '1002345678'));
+  });
+
   test('CLI: stray arguments and unknown flags are usage errors (exit 2, one line, no stack); an unusable database is one line', async () => {
     for (const args of [['partner', 'create', '--name', 'x', 'stray'], ['partner', 'suspend', '1', 'extra'], ['migrate', '--bogus'], ['tenant', 'list', 'extra'], ['tenant', 'block', '1', '2'], ['serve', '--bogus']]) {
       const res = await runCli(args, env);
