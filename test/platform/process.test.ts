@@ -6,6 +6,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { lockFilePath } from '../../src/platform/db/data-dir-lock.ts';
+import { migrationProvider } from '../../src/platform/db/migrations/index.ts';
 import { createTestDatabase, engineName, onPostgres, type TestDatabase } from '../helpers/db.ts';
 import { eventually } from '../helpers/poll.ts';
 import { TEST_ADMIN_TOKEN } from '../helpers/app.ts';
@@ -210,6 +211,44 @@ describe(`the gateway process (${engineName})`, () => {
 
     const json = await runCli(['tenant', 'list', '--json'], env);
     assert.ok((JSON.parse(json.stdout) as Array<{ name: string; tpin: string }>).some((t) => t.name === 'Chilenje Hardware' && t.tpin === '1002345678'));
+  });
+
+  test('a first migrate and a first serve say what they do as they go: creating the embedded database, then each migration, numbered', async () => {
+    const names = Object.keys(await migrationProvider.getMigrations()).sort(); // applied in the order of their names
+    const progressOf = (lines: string[]) => lines.filter((line) => /^(creating the embedded database|applying migration)/.test(line));
+    const expected = (dataDir: string) => [
+      ...(onPostgres ? [] : [`creating the embedded database in ${dataDir} (the first time takes a few seconds)`]),
+      ...names.map((name, i) => `applying migration ${name} (${i + 1}/${names.length})`),
+    ];
+    const fresh = async (name: string) => {
+      const database = onPostgres ? await createTestDatabase({ migrated: false, poolSize: 1 }) : undefined;
+      const dataDir = join(dir, name);
+      return { dataDir, database, env: { ...env, DATA_DIR: dataDir, DATABASE_URL: database?.url } };
+    };
+
+    const forMigrate = await fresh('first-migrate');
+    try {
+      const migrated = await runCli(['migrate'], forMigrate.env);
+      assert.equal(migrated.code, 0, migrated.stderr);
+      assert.deepEqual(progressOf(migrated.stderr.trimEnd().split('\n')), expected(forMigrate.dataDir), 'on standard error, one line each');
+      assert.equal(migrated.stdout, 'migrations applied\n');
+      const again = await runCli(['migrate'], forMigrate.env);
+      assert.deepEqual([again.code, again.stderr], [0, ''], 'nothing to apply: nothing said');
+    } finally {
+      await forMigrate.database?.close();
+    }
+
+    const forServe = await fresh('first-serve');
+    try {
+      const gateway = await spawnGateway(forServe.env);
+      await gateway.kill('SIGTERM');
+      const lines = gateway.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { msg: string; level: number });
+      assert.deepEqual(progressOf(lines.map((line) => line.msg)), expected(forServe.dataDir), 'as info log lines');
+      const ready = lines.findIndex((line) => line.msg === 'ready');
+      assert.ok(ready > lines.findIndex((line) => line.msg.startsWith(`applying migration ${names.at(-1)}`)), 'before ready');
+    } finally {
+      await forServe.database?.close();
+    }
   });
 
   test('CLI: stray arguments and unknown flags are usage errors (exit 2, one line, no stack); an unusable database is one line', async () => {
