@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './platform/config.ts';
 import { DataDirLockedError } from './platform/db/data-dir-lock.ts';
+import type { OpenProgress } from './platform/db/database.ts';
 import { EXIT, UsageError, noMoreArguments, print } from './app/cli/output.ts';
 import { NotFoundError } from './platform/errors/errors.ts';
 
@@ -119,7 +120,8 @@ export async function main(argv: string[]): Promise<number> {
       case 'migrate': {
         noMoreArguments(rest, 'migrate');
         const { openDatabase } = await import('./platform/db/database.ts');
-        const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, command: 'migrate' });
+        const onProgress = (progress: OpenProgress) => process.stderr.write(`${progress.line}\n`);
+        const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, command: 'migrate', onProgress });
         await database.close();
         print(json, { migrated: true }, 'migrations applied');
         return EXIT.ok;

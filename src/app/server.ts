@@ -3,7 +3,8 @@ import { buildApp, type App } from './app.ts';
 import { buildMetricsApp } from './observability-routes.ts';
 import { ConfigError, type Config } from '../platform/config.ts';
 import { closeContext, createContext, type AppContext, type ContextOptions } from '../domain/kernel/context.ts';
-import { openDatabase } from '../platform/db/database.ts';
+import { openDatabase, type OpenProgress } from '../platform/db/database.ts';
+import { createLogger } from '../platform/observability/log.ts';
 import { portProblem } from '../platform/lib/ports.ts';
 import { moduleWorkers, provideModuleMembers } from './modules.ts';
 import { verifySecretKey } from './secret-key.ts';
@@ -87,8 +88,12 @@ export function mailWarning(config: Config): { missing: string[]; message: strin
 
 export async function startGateway(config: Config, options: ServeOptions): Promise<RunningGateway> {
   const startedAt = Date.now();
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, command: 'serve' });
-  const ctx = createContext(config, database, options.context);
+  // The context's logger, made first: a first start creates the database and migrates it, which
+  // takes a while, and says so as it goes.
+  const log = options.context?.log ?? createLogger(config.logLevel);
+  const onProgress = (progress: OpenProgress) => log.info(progress.fields, progress.line);
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, command: 'serve', onProgress });
+  const ctx = createContext(config, database, { ...options.context, log });
   try {
     // Before anything listens or works: a key other than the one that sealed the database's
     // secrets stops the start (exit 3); the first start records its key.

@@ -110,15 +110,35 @@ function secondsList(env: Env, name: string, fallback: string): number[] {
   return values;
 }
 
+const POSTGRES_URL_FORM = 'postgres://USER:PASSWORD@HOST:PORT/DATABASE';
+
+/**
+ * A DATABASE_URL that names no host or no database would reach PostgreSQL with the driver's
+ * defaults and come back as a refused login: say what the URL lacks instead. The host may also
+ * be given as `?host=` (a Unix socket directory), as libpq allows.
+ */
+function checkPostgresUrl(raw: string): void {
+  if (!/^postgres(ql)?:\/\//.test(raw)) throw new ConfigError('DATABASE_URL', `must be a postgres:// or postgresql:// URL (${POSTGRES_URL_FORM})`);
+  const shown = raw.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:…@');
+  const noHost = () => new ConfigError('DATABASE_URL', `names no host: expected ${POSTGRES_URL_FORM}, got "${shown}"`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    if (/^postgres(ql)?:\/\/([^@/]*@)?([/?#]|$)/.test(raw)) throw noHost();
+    throw new ConfigError('DATABASE_URL', `is not a valid URL (a port above 65535, or a character to percent-encode in the password?): expected ${POSTGRES_URL_FORM}, got "${shown}"`);
+  }
+  if (url.hostname === '' && !url.searchParams.get('host')) throw noHost();
+  if (url.pathname.replace(/^\//, '') === '') throw new ConfigError('DATABASE_URL', `names no database: expected ${POSTGRES_URL_FORM}, got "${shown}"`);
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export function loadConfig(env: Env = process.env): Config {
   const gatewayEnv = oneOf(env, 'GATEWAY_ENV', ['development', 'production'] as const, 'development');
 
   const databaseUrl = text(env, 'DATABASE_URL');
-  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new ConfigError('DATABASE_URL', 'must be a postgres:// or postgresql:// URL');
-  }
+  if (databaseUrl !== undefined) checkPostgresUrl(databaseUrl);
   const redisUrl = text(env, 'REDIS_URL');
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
     throw new ConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL');

@@ -65,6 +65,10 @@ describe('configuration', () => {
     ['METRICS_PORT', { METRICS_PORT: 'metrics' }],
     ['METRICS_PORT', { METRICS_PORT: '65536' }],
     ['DATABASE_URL', { DATABASE_URL: 'mysql://x' }],
+    ['DATABASE_URL', { DATABASE_URL: 'postgres://' }],
+    ['DATABASE_URL', { DATABASE_URL: 'postgres://gateway@/fiscal' }],
+    ['DATABASE_URL', { DATABASE_URL: 'postgres://db.internal' }],
+    ['DATABASE_URL', { DATABASE_URL: 'postgres://db.internal:99999/fiscal' }],
     ['GATEWAY_ENV', { GATEWAY_ENV: 'staging' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
     ['REDIS_URL', { REDIS_URL: 'http://x' }],
@@ -82,6 +86,24 @@ describe('configuration', () => {
     ['FILING_RETRY_MS', { FILING_RETRY_MS: '0' }],
     ['ADMIN_TOKEN', { ADMIN_TOKEN: 'abc' }],
   ];
+  test('an incomplete DATABASE_URL says what it lacks and the form to use, without its password', () => {
+    const problem = (url: string) => {
+      try {
+        loadConfig({ DATABASE_URL: url });
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return 'accepted';
+    };
+    assert.equal(problem('postgres://'), 'DATABASE_URL: names no host: expected postgres://USER:PASSWORD@HOST:PORT/DATABASE, got "postgres://"');
+    assert.equal(problem('postgres://gateway:hunter2@/fiscal'), 'DATABASE_URL: names no host: expected postgres://USER:PASSWORD@HOST:PORT/DATABASE, got "postgres://gateway:…@/fiscal"');
+    assert.equal(problem('postgresql://gateway:hunter2@db.internal:5432'), 'DATABASE_URL: names no database: expected postgres://USER:PASSWORD@HOST:PORT/DATABASE, got "postgresql://gateway:…@db.internal:5432"');
+    assert.match(problem('postgres://db.internal:99999/fiscal'), /^DATABASE_URL: is not a valid URL/);
+    // What libpq accepts stays accepted: a Unix socket directory as ?host=, parameters after the database.
+    assert.equal(problem('postgres:///fiscal?host=/var/run/postgresql'), 'accepted');
+    assert.equal(problem('postgresql://gateway:p%40ss@db.internal/fiscal?sslmode=require'), 'accepted');
+  });
+
   for (const [variable, env] of bad) {
     test(`a bad ${variable} stops the start with a message naming it (${JSON.stringify(env)})`, () => {
       assert.throws(() => loadConfig(env), (err: unknown) => err instanceof ConfigError && err.variable === variable && err.message.startsWith(variable));

@@ -7,6 +7,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { lockFilePath } from '../../src/platform/db/data-dir-lock.ts';
+import { migrationProvider } from '../../src/platform/db/migrations/index.ts';
 import { createTestDatabase, engineName, onPostgres, type TestDatabase } from '../helpers/db.ts';
 import { eventually } from '../helpers/poll.ts';
 import { TEST_ADMIN_TOKEN } from '../helpers/app.ts';
@@ -175,6 +176,82 @@ describe(`the gateway process (${engineName})`, () => {
     assert.match(JSON.parse(version.stdout).interfaceVersion, /^\d+\.\d+\.\d+$/);
   });
 
+  test('CLI: partner list and tenant list print a header line over aligned columns; --json the resources', async () => {
+    const gateway = await spawnGateway(env);
+    try {
+      const created = (await (await createPartner(gateway.url, 'Lusaka Tills Ltd')).json()) as { data: { key: { secret: string } } };
+      for (const [name, tpin] of [['Chilenje Hardware', '1002345678'], ['Kabwe Agro Supplies and Hardware', '1002345679']]) {
+        const tenant = await fetch(`${gateway.url}/api/v1/tenants`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${created.data.key.secret}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ name, tpin }),
+        });
+        assert.equal(tenant.status, 201, await tenant.text());
+      }
+    } finally {
+      await gateway.kill('SIGTERM');
+    }
+
+    const tenants = await runCli(['tenant', 'list'], env);
+    assert.equal(tenants.code, 0, tenants.stderr);
+    const lines = tenants.stdout.trimEnd().split('\n');
+    assert.match(lines[0]!, /^ID +TPIN +PARTNER +SUBSCRIPTION +STATUS +NAME$/);
+    const hardware = lines.find((l) => l.endsWith('Chilenje Hardware'));
+    const agro = lines.find((l) => l.endsWith('Kabwe Agro Supplies and Hardware'));
+    assert.ok(hardware && agro, tenants.stdout);
+    assert.match(hardware, /^\d+ +1002345678 +partner \d+ +active +active +Chilenje Hardware$/);
+    for (const column of ['TPIN', 'PARTNER', 'SUBSCRIPTION', 'STATUS', 'NAME']) {
+      const at = lines[0]!.indexOf(column);
+      for (const row of [hardware, agro]) assert.match(row.slice(at - 1, at + 1), /^ \S$/, `${column}: its cells start where its title does:\n${tenants.stdout}`);
+    }
+
+    const partners = await runCli(['partner', 'list'], env);
+    assert.equal(partners.code, 0, partners.stderr);
+    assert.match(partners.stdout.split('\n')[0]!, /^ID +STATUS +NAME$/);
+    assert.match(partners.stdout, /\n\d+ +active +Lusaka Tills Ltd\n/);
+
+    const json = await runCli(['tenant', 'list', '--json'], env);
+    assert.ok((JSON.parse(json.stdout) as Array<{ name: string; tpin: string }>).some((t) => t.name === 'Chilenje Hardware' && t.tpin === '1002345678'));
+  });
+
+  test('a first migrate and a first serve say what they do as they go: creating the embedded database, then each migration, numbered', async () => {
+    const names = Object.keys(await migrationProvider.getMigrations()).sort(); // applied in the order of their names
+    const progressOf = (lines: string[]) => lines.filter((line) => /^(creating the embedded database|applying migration)/.test(line));
+    const expected = (dataDir: string) => [
+      ...(onPostgres ? [] : [`creating the embedded database in ${dataDir} (the first time takes a few seconds)`]),
+      ...names.map((name, i) => `applying migration ${name} (${i + 1}/${names.length})`),
+    ];
+    const fresh = async (name: string) => {
+      const database = onPostgres ? await createTestDatabase({ migrated: false, poolSize: 1 }) : undefined;
+      const dataDir = join(dir, name);
+      return { dataDir, database, env: { ...env, DATA_DIR: dataDir, DATABASE_URL: database?.url } };
+    };
+
+    const forMigrate = await fresh('first-migrate');
+    try {
+      const migrated = await runCli(['migrate'], forMigrate.env);
+      assert.equal(migrated.code, 0, migrated.stderr);
+      assert.deepEqual(progressOf(migrated.stderr.trimEnd().split('\n')), expected(forMigrate.dataDir), 'on standard error, one line each');
+      assert.equal(migrated.stdout, 'migrations applied\n');
+      const again = await runCli(['migrate'], forMigrate.env);
+      assert.deepEqual([again.code, again.stderr], [0, ''], 'nothing to apply: nothing said');
+    } finally {
+      await forMigrate.database?.close();
+    }
+
+    const forServe = await fresh('first-serve');
+    try {
+      const gateway = await spawnGateway(forServe.env);
+      await gateway.kill('SIGTERM');
+      const lines = gateway.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { msg: string; level: number });
+      assert.deepEqual(progressOf(lines.map((line) => line.msg)), expected(forServe.dataDir), 'as info log lines');
+      const ready = lines.findIndex((line) => line.msg === 'ready');
+      assert.ok(ready > lines.findIndex((line) => line.msg.startsWith(`applying migration ${names.at(-1)}`)), 'before ready');
+    } finally {
+      await forServe.database?.close();
+    }
+  });
+
   test('CLI: stray arguments and unknown flags are usage errors (exit 2, one line, no stack); an unusable database is one line', async () => {
     for (const args of [['partner', 'create', '--name', 'x', 'stray'], ['partner', 'suspend', '1', 'extra'], ['migrate', '--bogus'], ['tenant', 'list', 'extra'], ['tenant', 'block', '1', '2'], ['serve', '--bogus']]) {
       const res = await runCli(args, env);
@@ -186,5 +263,8 @@ describe(`the gateway process (${engineName})`, () => {
     assert.equal(unreachable.code, 1);
     assert.equal(unreachable.stderr.trim().split('\n').length, 1, unreachable.stderr);
     assert.match(unreachable.stderr, /Check DATABASE_URL/);
+    const incomplete = await runCli(['partner', 'list'], { ...env, DATABASE_URL: 'postgres://' });
+    assert.equal(incomplete.code, 3, incomplete.stderr);
+    assert.equal(incomplete.stderr.trim(), 'fiscal-gateway: configuration: DATABASE_URL: names no host: expected postgres://USER:PASSWORD@HOST:PORT/DATABASE, got "postgres://"');
   });
 });

@@ -101,12 +101,30 @@ describe('address guard', () => {
     assert.match(result.ok === false ? result.reason : '', /10\.0\.0\.7/);
   });
 
-  test('a name that no longer resolves is terminal; a transient resolver error is retryable', async () => {
+  test('a name that does not resolve is terminal; a transient resolver error is retryable', async () => {
     const gone = await guardHost('gone.example.com', production, failsWith('ENOTFOUND'));
     assert.equal(gone.ok === false && gone.terminal, true);
+    assert.equal(gone.ok === false && gone.reason, 'the hostname gone.example.com does not resolve (ENOTFOUND)');
+    const empty = await guardHost('empty.example.com', production, resolvesTo());
+    assert.equal(empty.ok === false && empty.reason, 'the hostname empty.example.com does not resolve (no addresses)');
     const flaky = await guardHost('flaky.example.com', production, failsWith('EAI_AGAIN'));
     assert.equal(flaky.ok, false);
     assert.equal(flaky.ok === false && flaky.terminal, false);
+  });
+
+  test('"no longer resolves" only for a name known to have resolved before; "does not resolve" for one that never did', async () => {
+    const asked: string[] = [];
+    const history = (before: boolean) => async () => {
+      asked.push('asked');
+      return before;
+    };
+    const moved = await guardHost('moved.example.com', production, failsWith('ENOTFOUND'), undefined, history(true));
+    assert.equal(moved.ok === false && moved.reason, 'the hostname moved.example.com no longer resolves (ENOTFOUND); earlier deliveries reached a receiver there');
+    const typo = await guardHost('hoooks.example.com', production, failsWith('ENOTFOUND'), undefined, history(false));
+    assert.equal(typo.ok === false && typo.reason, 'the hostname hoooks.example.com does not resolve (ENOTFOUND)');
+    asked.length = 0;
+    assert.equal((await guardHost('hooks.example.com', production, resolvesTo('93.184.216.34'), undefined, history(true))).ok, true);
+    assert.deepEqual(asked, [], 'the history is asked only when the name gives no address');
   });
 
   test('a resolver that hangs past the deadline is a retryable failure', async () => {

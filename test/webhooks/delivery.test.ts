@@ -276,7 +276,7 @@ describe(`webhook delivery (${engineName})`, () => {
   for (const [host, expectation] of [
     ['private.example.com', /private/],
     ['mixed.example.com', /192\.168\.1\.10/],
-    ['gone.example.com', /no longer resolves/],
+    ['gone.example.com', /^Address guard: the hostname gone\.example\.com does not resolve \(ENOTFOUND\)$/],
   ] as const) {
     test(`the address guard refuses ${host} on the first attempt, terminally, and it counts as a failed delivery`, async () => {
       const merchant = await seedMerchant(t.ctx);
@@ -293,6 +293,21 @@ describe(`webhook delivery (${engineName})`, () => {
       assert.ok(ep.last_failure_at);
     });
   }
+
+  test('a receiver whose name stops resolving after deliveries reached it: "no longer resolves"', async () => {
+    const r = await receiver();
+    const port = new URL(r.url).port;
+    DNS['moving.localhost'] = ['127.0.0.1'];
+    const merchant = await seedMerchant(t.ctx);
+    const { endpoint } = await registerEndpoint(t, merchant.partner.secret, { url: `http://moving.localhost:${port}/hook` });
+    await fireInvoiceEvent(t.ctx, merchant.partner.partnerId, merchant.tenant.id, 650);
+    await eventually(async () => (await deliveryRows(t.ctx, endpoint.id))[0]?.status === 'delivered', 'the first delivery');
+
+    DNS['moving.localhost'] = { code: 'ENOTFOUND' };
+    await fireInvoiceEvent(t.ctx, merchant.partner.partnerId, merchant.tenant.id, 651);
+    const refused = await eventually(async () => (await deliveryRows(t.ctx, endpoint.id)).find((d) => d.status === 'failed'), 'the refusal');
+    assert.equal(refused.error, 'Address guard: the hostname moving.localhost no longer resolves (ENOTFOUND); earlier deliveries reached a receiver there');
+  });
 
   test('a transient resolver failure is an ordinary, retried failure', async () => {
     const merchant = await seedMerchant(t.ctx);

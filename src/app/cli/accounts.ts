@@ -5,7 +5,7 @@ import type { Config } from '../../platform/config.ts';
 import { SCOPES, type Scope } from '../../credentials/abilities.ts';
 import { createPartner, listPartners, setPartnerStatus, updateTenantAccount, type TenantAccountPatch } from '../../domain/partner/provisioning/partners-service.ts';
 import { listAllTenants } from '../../domain/kernel/tenants/service.ts';
-import { UsageError, noMoreArguments, print } from './output.ts';
+import { UsageError, noMoreArguments, print, table } from './output.ts';
 import { withContext } from './with-context.ts';
 
 function positiveId(value: string | undefined, what: string): number {
@@ -35,7 +35,7 @@ export async function partnerCommand(config: Config, args: string[], json: boole
   if (sub === 'list') {
     noMoreArguments(rest, 'partner list');
     const partners = await withContext(config, 'partner list', (ctx) => listPartners(ctx.db));
-    print(json, partners, partners.map((p) => `${p.id}\t${p.status}\t${p.name}`).join('\n') || 'no partners');
+    print(json, partners, partners.length ? table(['ID', 'STATUS', 'NAME'], partners.map((p) => [String(p.id), p.status, p.name])) : 'no partners');
     return;
   }
   if (sub === 'suspend' || sub === 'resume') {
@@ -89,7 +89,12 @@ export async function tenantCommand(config: Config, args: string[], json: boolea
     print(
       json,
       tenants,
-      tenants.map((t) => `${t.id}\t${t.tpin}\t${t.partnerId === null ? 'self sign-up' : `partner ${t.partnerId}`}\t${t.subscription}/${t.status}\t${t.name}`).join('\n') || 'no merchants',
+      tenants.length
+        ? table(
+            ['ID', 'TPIN', 'PARTNER', 'SUBSCRIPTION', 'STATUS', 'NAME'],
+            tenants.map((t) => [String(t.id), t.tpin, t.partnerId === null ? 'self sign-up' : `partner ${t.partnerId}`, t.subscription, t.status, t.name]),
+          )
+        : 'no merchants',
     );
     return;
   }

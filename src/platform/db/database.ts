@@ -1,7 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
-import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider } from 'kysely';
 import pg from 'pg';
 import { acquireDataDirLock } from './data-dir-lock.ts';
 import { migrationProvider } from './migrations/index.ts';
@@ -36,7 +36,26 @@ interface OpenOptions {
   /** Who holds the embedded lock, for the message a second process gets. */
   command?: string;
   migrate?: boolean;
+  /** Called before each slow step: creating an embedded database, each migration applied (`migrate` and `serve` print them). */
+  onProgress?: (progress: OpenProgress) => void;
   poolSize?: number;
+}
+
+/** A slow step of opening a database, as a line to print and its fields (for a log line). */
+export interface OpenProgress {
+  line: string;
+  fields: Record<string, string>;
+}
+
+/** A migration about to be applied: the `number`th of the `total` this run applies. */
+interface MigrationStep {
+  name: string;
+  number: number;
+  total: number;
+}
+
+function migrationProgress(step: MigrationStep): OpenProgress {
+  return { line: `applying migration ${step.name} (${step.number}/${step.total})`, fields: { migration: step.name, step: `${step.number}/${step.total}` } };
 }
 
 // int8 (counts, invoice numbers) as numbers; numeric (money) stays a string on both engines.
@@ -48,7 +67,8 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   const database = options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10) : await openEmbedded(options);
   if (options.migrate !== false) {
     try {
-      await migrateToLatest(database.db);
+      const onProgress = options.onProgress;
+      await migrateToLatest(database.db, onProgress ? (step) => onProgress(migrationProgress(step)) : undefined);
     } catch (err) {
       await database.close();
       throw err;
@@ -83,6 +103,10 @@ async function openEmbedded(options: OpenOptions): Promise<Database> {
     // The lock (and the key and development files) live beside the directory: make its parent too.
     mkdirSync(dirname(resolve(options.dataDir)), { recursive: true });
     release = acquireDataDirLock(options.dataDir, options.command ?? 'fiscal-gateway');
+    // initdb, on a first start: the longest wait of all, said before it starts.
+    if (!options.loadDataDir && !existsSync(join(options.dataDir, 'PG_VERSION'))) {
+      options.onProgress?.({ line: `creating the embedded database in ${options.dataDir} (the first time takes a few seconds)`, fields: { dataDir: options.dataDir } });
+    }
     mkdirSync(options.dataDir, { recursive: true });
   }
   let pglite: PGlite;
@@ -122,11 +146,35 @@ async function openEmbedded(options: OpenOptions): Promise<Database> {
   };
 }
 
-export async function migrateToLatest(db: Kysely<DB>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: migrationProvider });
+export async function migrateToLatest(db: Kysely<DB>, onMigration?: (step: MigrationStep) => void): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: onMigration ? await reportingProvider(db, onMigration) : migrationProvider });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * The migrations, each announcing itself before it runs, numbered among those not yet applied.
+ * (Another process applying them meanwhile, under the migrator's lock, leaves some unannounced.)
+ */
+async function reportingProvider(db: Kysely<DB>, onMigration: (step: MigrationStep) => void): Promise<MigrationProvider> {
+  const pending = (await new Migrator({ db, provider: migrationProvider }).getMigrations()).filter((m) => m.executedAt === undefined).map((m) => m.name);
+  const migrations = await migrationProvider.getMigrations();
+  return {
+    getMigrations: async () =>
+      Object.fromEntries(
+        Object.entries(migrations).map(([name, migration]): [string, Migration] => [
+          name,
+          {
+            async up(migrating) {
+              const index = pending.indexOf(name);
+              if (index >= 0) onMigration({ name, number: index + 1, total: pending.length });
+              await migration.up(migrating);
+            },
+          },
+        ]),
+      ),
+  };
 }
 
 export async function ping(db: Kysely<DB>): Promise<void> {

@@ -17,8 +17,11 @@ export const systemResolver: Resolver = (hostname) => dns.lookup(hostname, { all
 
 type GuardResult =
   | { ok: true; address: LookupAddress }
-  /** `terminal`: refused or no longer resolves (no retries); otherwise a transient resolver failure. */
+  /** `terminal`: refused or the name gives no address (no retries); otherwise a transient resolver failure. */
   | { ok: false; terminal: boolean; reason: string };
+
+/** Whether the name is known to have resolved before (a receiver answered at it); asked only when it gives no address. */
+export type ResolvedBefore = () => Promise<boolean>;
 
 type IPv6 = ipaddr.IPv6;
 type IPv4 = ipaddr.IPv4;
@@ -73,8 +76,16 @@ const TERMINAL_DNS_CODES = new Set(['ENOTFOUND', 'ENODATA', 'EAI_NONAME', 'EAI_N
 /**
  * Resolves `hostname` (a URL's `hostname`) once and checks every answer. An IP literal is
  * checked as it is. A name that does not exist is terminal; a resolver hiccup is retryable.
+ * A name that gives no address "no longer resolves" only when `resolvedBefore` says it did;
+ * otherwise it "does not resolve" (it may never have: a typo, a zone not yet published).
  */
-export async function guardHost(hostname: string, policy: GuardPolicy, resolve: Resolver = systemResolver, signal?: AbortSignal): Promise<GuardResult> {
+export async function guardHost(
+  hostname: string,
+  policy: GuardPolicy,
+  resolve: Resolver = systemResolver,
+  signal?: AbortSignal,
+  resolvedBefore?: ResolvedBefore,
+): Promise<GuardResult> {
   const host = bareHost(hostname);
   if (host.endsWith('.')) return { ok: false, terminal: true, reason: `the hostname ${hostname} ends with a dot` };
   const family = isIP(host);
@@ -88,18 +99,23 @@ export async function guardHost(hostname: string, policy: GuardPolicy, resolve: 
     answers = await abortable(resolve(host), signal);
   } catch (err) {
     const code = (err as { code?: unknown }).code;
-    if (typeof code === 'string' && TERMINAL_DNS_CODES.has(code)) {
-      return { ok: false, terminal: true, reason: `the hostname ${host} no longer resolves (${code})` };
-    }
+    if (typeof code === 'string' && TERMINAL_DNS_CODES.has(code)) return unresolved(host, code, resolvedBefore);
     if (signal?.aborted) return { ok: false, terminal: false, reason: `resolving ${host} timed out` };
     return { ok: false, terminal: false, reason: `resolving ${host} failed (${typeof code === 'string' ? code : String(err)})` };
   }
-  if (answers.length === 0) return { ok: false, terminal: true, reason: `the hostname ${host} no longer resolves (no addresses)` };
+  if (answers.length === 0) return unresolved(host, 'no addresses', resolvedBefore);
   for (const answer of answers) {
     const refusal = refusalOf(answer.address, policy);
     if (refusal) return { ok: false, terminal: true, reason: `${host} resolves to a refused address: ${refusal}` };
   }
   return { ok: true, address: answers[0]! };
+}
+
+async function unresolved(host: string, detail: string, resolvedBefore: ResolvedBefore | undefined): Promise<GuardResult> {
+  const reason = (await resolvedBefore?.())
+    ? `the hostname ${host} no longer resolves (${detail}); earlier deliveries reached a receiver there`
+    : `the hostname ${host} does not resolve (${detail})`;
+  return { ok: false, terminal: true, reason };
 }
 
 function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {

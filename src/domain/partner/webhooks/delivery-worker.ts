@@ -10,6 +10,7 @@ import { claimDueDeliveries, DeliveredRecorder, recordAttempt, type AttemptOutco
 import { WEBHOOKS_CHANNEL } from '../../kernel/outbox/events.ts';
 import { WebhookSender } from './sender.ts';
 import { secretAad } from './service.ts';
+import { receiverHasAnswered } from './store.ts';
 import { ApiError } from '../../../platform/errors/errors.ts';
 
 const DELIVERY_WORKER_NAME = 'webhooks.deliver';
@@ -108,6 +109,7 @@ class DeliveryWorker implements Worker {
       outcome = await this.sender.send(
         { deliveryId: claim.id, eventId: claim.eventId, eventType: claim.eventType, url: claim.url, secret, body: claim.body },
         this.ctx.clock.now(),
+        () => receiverHasAnswered(this.ctx.db, claim.endpointId),
       );
     } catch (err) {
       // A secret sealed with another SECRET_KEY: said as such on the attempt, and retried (the operator may restart with the right key).

@@ -3,7 +3,7 @@
 import type { LookupAddress } from 'node:dns';
 import { Agent, request } from 'undici';
 import type { GatewayEnv } from '../../../platform/config.ts';
-import { guardHost, pinnedLookup, systemResolver, type Resolver } from './address-guard.ts';
+import { guardHost, pinnedLookup, systemResolver, type ResolvedBefore, type Resolver } from './address-guard.ts';
 import type { AttemptOutcome } from './delivery-queue.ts';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.ts';
 import { urlProblems } from './url-rules.ts';
@@ -47,13 +47,14 @@ export class WebhookSender {
     this.sweeper.unref();
   }
 
-  async send(delivery: OutgoingDelivery, now: Date): Promise<AttemptOutcome> {
+  /** `resolvedBefore`: whether the URL's host is known to have resolved (asked only when it gives no address). */
+  async send(delivery: OutgoingDelivery, now: Date, resolvedBefore?: ResolvedBefore): Promise<AttemptOutcome> {
     const problems = urlProblems(delivery.url, this.options.env);
     if (problems.length > 0) return { kind: 'failed', responseStatus: null, terminal: true, error: `URL refused: ${problems.join(' ')}` };
     const url = new URL(delivery.url);
     const signal = AbortSignal.timeout(this.options.timeoutMs);
 
-    const guard = await guardHost(url.hostname, { allowLoopback: this.options.env === 'development' }, this.options.resolver ?? systemResolver, signal);
+    const guard = await guardHost(url.hostname, { allowLoopback: this.options.env === 'development' }, this.options.resolver ?? systemResolver, signal, resolvedBefore);
     if (!guard.ok) return { kind: 'failed', responseStatus: null, terminal: guard.terminal, error: `Address guard: ${guard.reason}` };
 
     const timestamp = Math.floor(now.getTime() / 1000);

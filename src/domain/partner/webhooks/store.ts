@@ -86,6 +86,12 @@ export async function endpointExists(db: Kysely<DB>, partnerId: number, endpoint
   return owned !== undefined;
 }
 
+/** A receiver answered (any HTTP status) a delivery of this endpoint: its host resolved then (an endpoint's url never changes). */
+export async function receiverHasAnswered(db: Kysely<DB>, endpointId: number): Promise<boolean> {
+  const answered = await db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', endpointId).where('response_status', 'is not', null).limit(1).executeTakeFirst();
+  return answered !== undefined;
+}
+
 /** Deletes the endpoint and its delivery log; undefined when the endpoint was gone. */
 export async function deleteEndpointAndDeliveries(db: Kysely<DB>, endpointId: number): Promise<{ id: number; url: string } | undefined> {
   // Deliveries before the endpoint: the order in which a worker recording an attempt locks them.
