@@ -2,7 +2,7 @@
 import { Api, ApiProblem, loadSession, saveSession, type Role, type Session } from './api.ts';
 import { h, replaceChildren } from './dom.ts';
 import type { AccountSession } from './types.ts';
-import { errorBox, standingBanner, type View, type ViewContext } from './view.ts';
+import { errorBox, flashNotice, standingBanner, type View, type ViewContext } from './view.ts';
 import { accountPage, forgotPasswordView, signUpView } from './views/account-pages.ts';
 import { activityView } from './views/activity.ts';
 import { backlogView } from './views/backlog.ts';
@@ -72,6 +72,8 @@ let account: AccountSession | undefined;
 let signInNotice: string | undefined;
 let timers: number[] = [];
 let renderCount = 0;
+/** When the visible notice of `announce` was shown. */
+let flashShownAt = 0;
 
 function clearTimers(): void {
   for (const timer of timers) window.clearInterval(timer);
@@ -133,14 +135,15 @@ async function refreshAccount(): Promise<boolean> {
   }
 }
 
-function shell(active: Session, route: Route, live: HTMLElement, main: HTMLElement, banner: HTMLElement): HTMLElement {
+function shell(active: Session, route: Route, live: HTMLElement, flash: HTMLElement, main: HTMLElement, banner: HTMLElement): HTMLElement {
   const current = route.parent ?? route.path;
   const nav = h(
     'nav',
     { class: 'nav', 'aria-label': 'Views' },
     h('ul', null, ROUTES[active.role].filter((r) => !r.parent).map((r) => h('li', null, h('a', { href: `#/${r.path}`, 'aria-current': r.path === current ? 'page' : null }, r.label)))),
   );
-  const who = active.role === 'merchant' && account ? h('span', { class: 'role' }, `${account.merchant.name} · ${account.user.email} (${account.user.role})`) : null;
+  const whoText = active.role === 'merchant' && account ? `${account.merchant.name} · ${account.user.email} (${account.user.role})` : null;
+  const who = whoText ? h('span', { class: 'role', title: whoText }, whoText) : null;
   return h(
     'div',
     { class: 'shell' },
@@ -152,6 +155,7 @@ function shell(active: Session, route: Route, live: HTMLElement, main: HTMLEleme
       h('button', { type: 'button', class: 'signout', onclick: () => void signOut() }, 'Sign out'),
     ),
     live,
+    flash,
     banner,
     main,
   );
@@ -201,9 +205,12 @@ async function render(options: { focus?: boolean; navigated?: boolean } = {}): P
   const main = existingMain && root.contains(existingMain) && existingMain.dataset.route === route.path ? existingMain : h('main', { id: 'main', tabindex: -1, 'data-route': route.path, 'aria-busy': 'true' });
   const live = document.getElementById('live') ?? h('p', { id: 'live', class: 'visually-hidden', role: 'status', 'aria-live': 'polite' });
   const banner = document.getElementById('standing') ?? h('div', { id: 'standing' });
+  const flash = document.getElementById('flash') ?? h('div', { id: 'flash' });
+  // A notice outlives the navigation its own action makes (to the new document, say), not the next one.
+  if (options.navigated && Date.now() - flashShownAt > 1_000) replaceChildren(flash);
   replaceChildren(banner, standingBanner(account));
   if (main !== existingMain) {
-    replaceChildren(root, shell(active, route, live, main, banner));
+    replaceChildren(root, shell(active, route, live, flash, main, banner));
     // On a phone the navigation scrolls sideways: keep the current view's entry in sight.
     root.querySelector('.nav [aria-current="page"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
   }
@@ -211,8 +218,10 @@ async function render(options: { focus?: boolean; navigated?: boolean } = {}): P
   const ctx: ViewContext = {
     api: new Api(session, () => forget('Your session has ended. Sign in again.')),
     params,
-    announce: (message) => {
+    announce: (message, tone = 'ok') => {
       live.textContent = message;
+      flashShownAt = Date.now();
+      replaceChildren(flash, flashNotice(message, tone, () => replaceChildren(flash)));
     },
     refresh: () => void render(),
     every: (ms, run) => {

@@ -26,7 +26,7 @@ async function openReceipt(api: Api, doc: DocumentSummary, ctx: ViewContext, but
     ctx.announce(`Receipt of ${label} opened in a new tab.`);
   } catch (err) {
     opened?.close();
-    ctx.announce(err instanceof ApiProblem ? err.message : problemMessage(err));
+    ctx.announce(err instanceof ApiProblem ? err.message : problemMessage(err), 'error');
   } finally {
     button.disabled = false;
   }

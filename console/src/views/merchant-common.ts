@@ -55,7 +55,7 @@ export async function openReceiptPdf(ctx: ViewContext, sale: Pick<Sale, 'id' | '
     ctx.announce(`Receipt (PDF) of invoice ${sale.invoiceNo} opened in a new tab.`);
   } catch (err) {
     opened?.close();
-    ctx.announce(err instanceof ApiProblem ? err.message : problemMessage(err));
+    ctx.announce(err instanceof ApiProblem ? err.message : problemMessage(err), 'error');
   } finally {
     button.disabled = false;
   }
