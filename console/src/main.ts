@@ -221,7 +221,10 @@ async function render(options: { focus?: boolean; navigated?: boolean } = {}): P
     announce: (message, tone = 'ok') => {
       live.textContent = message;
       flashShownAt = Date.now();
-      replaceChildren(flash, flashNotice(message, tone, () => replaceChildren(flash)));
+      replaceChildren(flash, flashNotice(message, tone, () => {
+        replaceChildren(flash);
+        document.getElementById('main')?.focus(); // the Dismiss button had it: keep keyboard users in the view
+      }));
     },
     refresh: () => void render(),
     every: (ms, run) => {
