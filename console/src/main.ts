@@ -261,6 +261,8 @@ window.addEventListener('hashchange', () => {
   void render({ focus: true, navigated: true });
 });
 document.addEventListener('click', (event) => {
+  // Choosing another view in the navigation leaves the last action's notice behind.
+  if ((event.target as Element).closest('.nav a')) document.getElementById('flash')?.replaceChildren();
   const link = (event.target as Element).closest('a.skip-link');
   if (!link) return;
   event.preventDefault();

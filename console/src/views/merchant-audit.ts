@@ -78,7 +78,7 @@ export async function merchantAuditView(ctx: ViewContext) {
   } catch (err) {
     return [head, form, errorBox(err)];
   }
-  const rows = result.data.map((e) => [dateTime(e.at), h('span', { class: 'mono', 'data-testid': `audit-${e.id}` }, e.action), actorCell(e), targetCell(e), detailsList(e.details)]);
+  const rows = result.data.map((e) => [dateTime(e.at), h('span', { class: 'mono nowrap', 'data-testid': `audit-${e.id}` }, e.action), actorCell(e), targetCell(e), detailsList(e.details)]);
   const filtered = FILTERS.some((name) => value(name));
   return [
     head,
