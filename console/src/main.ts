@@ -2,7 +2,7 @@
 import { Api, ApiProblem, loadSession, saveSession, type Role, type Session } from './api.ts';
 import { h, replaceChildren } from './dom.ts';
 import type { AccountSession } from './types.ts';
-import { canWrite, errorBox, standingBanner, type View, type ViewContext } from './view.ts';
+import { canWrite, errorBox, flashNotice, standingBanner, type View, type ViewContext } from './view.ts';
 import { accountPage, forgotPasswordView, signUpView } from './views/account-pages.ts';
 import { activityView } from './views/activity.ts';
 import { backlogView } from './views/backlog.ts';
@@ -76,6 +76,8 @@ let account: AccountSession | undefined;
 let signInNotice: string | undefined;
 let timers: number[] = [];
 let renderCount = 0;
+/** When the visible notice of `announce` was shown. */
+let flashShownAt = 0;
 
 function clearTimers(): void {
   for (const timer of timers) window.clearInterval(timer);
@@ -137,14 +139,15 @@ async function refreshAccount(): Promise<boolean> {
   }
 }
 
-function shell(active: Session, route: Route, live: HTMLElement, main: HTMLElement, banner: HTMLElement): HTMLElement {
+function shell(active: Session, route: Route, live: HTMLElement, flash: HTMLElement, main: HTMLElement, banner: HTMLElement): HTMLElement {
   const current = route.parent ?? route.path;
   const nav = h(
     'nav',
     { class: 'nav', 'aria-label': 'Views' },
     h('ul', null, ROUTES[active.role].filter((r) => !r.parent).map((r) => h('li', null, h('a', { href: `#/${r.path}`, 'aria-current': r.path === current ? 'page' : null }, r.label)))),
   );
-  const who = active.role === 'merchant' && account ? h('span', { class: 'role' }, `${account.merchant.name} · ${account.user.email} (${account.user.role})`) : null;
+  const whoText = active.role === 'merchant' && account ? `${account.merchant.name} · ${account.user.email} (${account.user.role})` : null;
+  const who = whoText ? h('span', { class: 'role', title: whoText }, whoText) : null;
   return h(
     'div',
     { class: 'shell' },
@@ -156,6 +159,7 @@ function shell(active: Session, route: Route, live: HTMLElement, main: HTMLEleme
       h('button', { type: 'button', class: 'signout', onclick: () => void signOut() }, 'Sign out'),
     ),
     live,
+    flash,
     banner,
     main,
   );
@@ -205,9 +209,12 @@ async function render(options: { focus?: boolean; navigated?: boolean } = {}): P
   const main = existingMain && root.contains(existingMain) && existingMain.dataset.route === route.path ? existingMain : h('main', { id: 'main', tabindex: -1, 'data-route': route.path, 'aria-busy': 'true' });
   const live = document.getElementById('live') ?? h('p', { id: 'live', class: 'visually-hidden', role: 'status', 'aria-live': 'polite' });
   const banner = document.getElementById('standing') ?? h('div', { id: 'standing' });
+  const flash = document.getElementById('flash') ?? h('div', { id: 'flash' });
+  // A notice outlives the navigation its own action makes (to the new document, say), not the next one.
+  if (options.navigated && Date.now() - flashShownAt > 1_000) replaceChildren(flash);
   replaceChildren(banner, standingBanner(account));
   if (main !== existingMain) {
-    replaceChildren(root, shell(active, route, live, main, banner));
+    replaceChildren(root, shell(active, route, live, flash, main, banner));
     // On a phone the navigation scrolls sideways: keep the current view's entry in sight.
     root.querySelector('.nav [aria-current="page"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
   }
@@ -215,8 +222,13 @@ async function render(options: { focus?: boolean; navigated?: boolean } = {}): P
   const ctx: ViewContext = {
     api: new Api(session, () => forget('Your session has ended. Sign in again.')),
     params,
-    announce: (message) => {
+    announce: (message, tone = 'ok') => {
       live.textContent = message;
+      flashShownAt = Date.now();
+      replaceChildren(flash, flashNotice(message, tone, () => {
+        replaceChildren(flash);
+        document.getElementById('main')?.focus(); // the Dismiss button had it: keep keyboard users in the view
+      }));
     },
     refresh: () => void render(),
     every: (ms, run) => {
@@ -253,6 +265,8 @@ window.addEventListener('hashchange', () => {
   void render({ focus: true, navigated: true });
 });
 document.addEventListener('click', (event) => {
+  // Choosing another view in the navigation leaves the last action's notice behind.
+  if ((event.target as Element).closest('.nav a')) document.getElementById('flash')?.replaceChildren();
   const link = (event.target as Element).closest('a.skip-link');
   if (!link) return;
   event.preventDefault();

@@ -7,8 +7,11 @@ export interface ViewContext {
   api: Api;
   /** The query part of the route (`#/documents?status=failed` → status=failed). */
   params: URLSearchParams;
-  /** Tells assistive technology what just happened (polite live region). */
-  announce(message: string): void;
+  /**
+   * Says what an action just did: in the polite live region for assistive technology, and in a
+   * visible notice until dismissed or the next view (`tone` error for a failure).
+   */
+  announce(message: string, tone?: 'ok' | 'error'): void;
   /** Re-runs the current view (the Refresh button, timers). */
   refresh(): void;
   /** Registers a timer the router clears when the view is left. */
@@ -30,6 +33,16 @@ export function problemMessage(err: unknown): string {
 
 export function errorBox(err: unknown): HTMLElement {
   return h('div', { class: 'notice notice-danger', role: 'alert' }, problemMessage(err));
+}
+
+/** The visible notice of `announce`: its message and a Dismiss button. */
+export function flashNotice(message: string, tone: 'ok' | 'error', dismiss: () => void): HTMLElement {
+  return h(
+    'div',
+    { class: `notice flash ${tone === 'ok' ? 'notice-ok' : 'notice-danger'}`, 'data-testid': 'flash' },
+    h('span', null, message),
+    h('button', { type: 'button', class: 'link-button', 'aria-label': 'Dismiss the notice', onclick: dismiss }, 'Dismiss'),
+  );
 }
 
 export function pager(page: Page<unknown>['meta'], go: (page: number) => void): Child {

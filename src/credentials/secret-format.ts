@@ -1,19 +1,13 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
+// The prefixes and `kindOf` live in secret-prefixes.ts, free of Node modules, so the console can
+// tell a pasted credential's kind too.
+export { PREFIXES, kindOf } from './secret-prefixes.ts';
+
 // Secret format: <prefix><body><checksum>. The body is 32 random bytes in Base62 (43 chars);
 // the checksum is CRC32 of prefix+body in Base62, 6 chars (GitHub's token pattern). The
 // checksum is verified before any database lookup, so garbage never costs a query.
-
-export const PREFIXES = {
-  partnerLive: 'sk_live_',
-  partnerTest: 'sk_test_',
-  tenantToken: 'tt_',
-  fiscalisationKey: 'pk_',
-  webhookSecret: 'whsec_',
-} as const;
-
-type SecretKind = 'partner_key' | 'tenant_token' | 'fiscalisation_key';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const BODY_LENGTH = 43;
@@ -48,15 +42,6 @@ export function hasValidChecksum(secret: string, prefix: string): boolean {
   const body = rest.slice(0, BODY_LENGTH);
   const given = rest.slice(BODY_LENGTH);
   return safeEqual(given, checksum(prefix + body));
-}
-
-/** Which credential a bearer/api-key string claims to be, by prefix (checksum checked later). */
-export function kindOf(secret: string): { kind: SecretKind; prefix: string } | undefined {
-  if (secret.startsWith(PREFIXES.partnerLive)) return { kind: 'partner_key', prefix: PREFIXES.partnerLive };
-  if (secret.startsWith(PREFIXES.partnerTest)) return { kind: 'partner_key', prefix: PREFIXES.partnerTest };
-  if (secret.startsWith(PREFIXES.tenantToken)) return { kind: 'tenant_token', prefix: PREFIXES.tenantToken };
-  if (secret.startsWith(PREFIXES.fiscalisationKey)) return { kind: 'fiscalisation_key', prefix: PREFIXES.fiscalisationKey };
-  return undefined;
 }
 
 /** SHA-256 of the secret (hex): what is stored and looked up. High-entropy secrets need no KDF. */

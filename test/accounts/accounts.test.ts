@@ -58,7 +58,9 @@ describe(`merchant accounts (${engineName})`, () => {
     assert.equal(codeOf(await signIn(email)), 'email_not_verified', 'only after the right password');
     assert.equal(codeOf(await signIn(email, 'a wrong password here')), 'invalid_credentials');
     assert.equal((await post('/api/v1/account/verify', { token: linkToken(mail) })).statusCode, 200);
-    assert.equal(codeOf(await post('/api/v1/account/verify', { token: linkToken(mail) })), 'link_invalid', 'a link works once');
+    const secondVisit = await post('/api/v1/account/verify', { token: linkToken(mail) });
+    assert.equal(secondVisit.statusCode, 200, secondVisit.body);
+    assert.deepEqual(secondVisit.json(), { message: 'Your email address is already confirmed. Sign in.', alreadyVerified: true }, 'a second visit says the address is confirmed');
 
     const res = await signIn(email.toUpperCase());
     const cookie = String(res.headers['set-cookie']);
@@ -138,6 +140,46 @@ describe(`merchant accounts (${engineName})`, () => {
     const unknownEmail = await signIn('nobody-here@example.com', 'not the password at all', '10.0.0.2');
     assert.deepEqual([wrongPassword.statusCode, wrongPassword.json()], [unknownEmail.statusCode, unknownEmail.json()]);
     assert.equal(wrongPassword.statusCode, 401);
+  });
+
+  test('a lost or expired verification link: a new one on request, the same answer for any address, at most 5 an hour', async () => {
+    const email = freshEmail();
+    assert.equal((await post('/api/v1/account/signup', { merchantName: 'Ndola Stores', tpin: uniqueTpin(), email, password: PASSWORD })).statusCode, 202);
+    const first = linkToken(await smtp.mailTo(email, 'Confirm your email'));
+    clock.advance(24 * HOUR + 1_000);
+    const expired = await post('/api/v1/account/verify', { token: first });
+    assert.equal(codeOf(expired), 'link_invalid', expired.body);
+    assert.match(expired.json().error.message, /POST \/api\/v1\/account\/verify\/resend/);
+    assert.match((await signIn(email)).json().error.message, /verify\/resend/, 'sign-in says how to get a new link');
+
+    const waiting = await post('/api/v1/account/verify/resend', { email: email.toUpperCase() });
+    const unknown = await post('/api/v1/account/verify/resend', { email: 'nobody-here@example.com' });
+    const { email: confirmed } = await signedUpOwner();
+    const alreadyConfirmed = await post('/api/v1/account/verify/resend', { email: confirmed });
+    assert.equal(waiting.statusCode, 202, waiting.body);
+    for (const other of [unknown, alreadyConfirmed]) assert.deepEqual([other.statusCode, other.body], [waiting.statusCode, waiting.body], 'no answer tells whether or how an address has an account');
+
+    const second = linkToken(await smtp.mailTo(email, 'Confirm your email', 2));
+    assert.equal((await post('/api/v1/account/verify/resend', { email })).statusCode, 202);
+    const third = linkToken(await smtp.mailTo(email, 'Confirm your email', 3));
+    assert.equal(codeOf(await post('/api/v1/account/verify', { token: second })), 'link_invalid', 'a newer link voids the older ones');
+    const verified = await post('/api/v1/account/verify', { token: third });
+    assert.deepEqual(verified.json(), { message: 'Your email address is verified. You can sign in.', alreadyVerified: false });
+    assert.equal((await post('/api/v1/account/verify', { token: second })).json().alreadyVerified, true, 'once confirmed, an older link says so too');
+    assert.equal(codeOf(await post('/api/v1/account/verify', { token: 'not-a-link-we-made' })), 'link_invalid', 'an unknown link tells nothing');
+    sessionOf(await signIn(email));
+    assert.equal(smtp.mails.filter((m) => m.to === confirmed.toLowerCase() && m.subject.includes('Confirm your email')).length, 1, 'a confirmed address gets no new link');
+
+    // A mailbox cannot be filled through the gateway: 5 links of a kind an hour, then silence.
+    const flooded = freshEmail();
+    assert.equal((await post('/api/v1/account/signup', { merchantName: 'Kitwe Mart', tpin: uniqueTpin(), email: flooded, password: PASSWORD })).statusCode, 202);
+    for (let i = 0; i < 6; i++) assert.equal((await post('/api/v1/account/verify/resend', { email: flooded })).statusCode, 202);
+    await smtp.mailTo(flooded, 'Confirm your email', 5);
+    const links = await t.ctx.db.selectFrom('user_tokens').select((eb) => eb.fn.countAll<number>().as('n')).where('email', '=', flooded).where('kind', '=', 'verify').executeTakeFirstOrThrow();
+    assert.equal(Number(links.n), 5, 'the sign-up\'s link and 4 resent; the other 2 requests made and mailed none');
+    clock.advance(HOUR + 1_000);
+    assert.equal((await post('/api/v1/account/verify/resend', { email: flooded })).statusCode, 202);
+    await smtp.mailTo(flooded, 'Confirm your email', 6);
   });
 
   test('sign-in is throttled per account and per address, with Retry-After', async () => {

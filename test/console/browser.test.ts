@@ -274,8 +274,9 @@ describe(`the console in a real browser (${engineName})`, { skip: skipBrowser },
     await shoot('operator-merchants');
 
     await open('Audit log', 'Audit log');
-    await page.getByText('webhook_delivery.resent').first().waitFor();
-    await page.getByText('tenant.account_updated').first().waitFor();
+    // The table's cells, not the action picker's options of the same names.
+    await page.locator('tbody').getByText('webhook_delivery.resent').first().waitFor();
+    await page.locator('tbody').getByText('tenant.account_updated').first().waitFor();
     // Who and what by name, not by id.
     const resent = page.getByRole('row').filter({ hasText: 'webhook_delivery.resent' }).first();
     await resent.getByText('Partner key “Initial key”').waitFor();

@@ -136,7 +136,7 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
     assert.ok(!page.url().includes('token='), 'the token leaves the address bar once read');
     await page.goto('about:blank');
     await page.goto(verifyLink);
-    await page.getByText(/unknown, already used or expired/).waitFor();
+    await page.getByText('Your email address is already confirmed — sign in.').waitFor();
     // The plan's rate limit (120 a minute on the free trial) is not what this test is about.
     const { tenant_id: tenantId } = await h.ctx.db.selectFrom('users').select('tenant_id').where('email', '=', ownerEmail).executeTakeFirstOrThrow();
     const unlimited = await h.t.inject({ method: 'PATCH', url: `/admin/v1/tenants/${tenantId}`, headers: bearer(TEST_ADMIN_TOKEN), payload: { rateLimitPerMinute: 1_000_000 } });

@@ -182,6 +182,7 @@ describe(`every request example succeeds against the demo provisioning (${engine
     { operationId: 'adminCreatePartner' },
     // Merchant accounts: the links' tokens come from the development outbox, as a reader reads them.
     { operationId: 'signUp' },
+    { operationId: 'resendVerification' },
     { operationId: 'verifyEmail', body: (example) => ({ ...example, token: outboxToken('verify_email') }) },
     {
       operationId: 'signIn',

@@ -17,7 +17,7 @@ function input(attributes: Record<string, string | boolean>): HTMLInputElement {
 }
 
 function linkMessage(err: unknown, what: string): string {
-  if (err instanceof ApiProblem && err.code === 'link_invalid') return `This ${what} link is unknown, already used or expired. Links work once and for a limited time; ask for a new one.`;
+  if (err instanceof ApiProblem && err.code === 'link_invalid') return `This ${what} link is unknown, already used or expired. Links work once and for a limited time; ask for a new one${what === 'confirmation' ? ' below' : ''}.`;
   return problemMessage(err);
 }
 
@@ -144,19 +144,66 @@ export function forgotPasswordView(): HTMLElement {
   return page('Forgot your password?', h('p', { class: 'muted' }, 'We mail a link to choose a new one.'), form);
 }
 
-/** /console/account/verify#token=…: confirms the address at once. */
+/** Asks for a new verification link: the same answer whatever the address. */
+function resendVerificationForm(): HTMLElement {
+  const email = input({ name: 'email', type: 'email', autocomplete: 'email', required: true });
+  const message = formMessage('resend-message');
+  const submit = h('button', { type: 'submit', class: 'primary' }, 'Mail me a new link') as HTMLButtonElement;
+  const form = h(
+    'form',
+    {
+      class: 'stack-form',
+      'aria-labelledby': 'resend-title',
+      onsubmit: async (e: Event) => {
+        e.preventDefault();
+        submit.disabled = true;
+        const since = Date.now() - 5_000;
+        try {
+          await publicRequest('POST', '/api/v1/account/verify/resend', { email: email.value.trim() });
+          message.ok('If the address has an account waiting for confirmation, a new link is on its way: it works once, for 24 hours, and replaces the earlier ones. If the address is confirmed already, sign in.');
+          const dev = await developmentLink(email.value.trim(), '/account/verify', since);
+          if (dev) form.append(dev);
+        } catch (err) {
+          message.error(err);
+        } finally {
+          submit.disabled = false;
+        }
+      },
+    },
+    h('h2', { id: 'resend-title' }, 'Get a new link'),
+    field('resend-email', 'Email', email, 'The address you signed up with.'),
+    message.element,
+    submit,
+    h('p', { class: 'account-links' }, h('a', { href: SIGN_IN_HREF }, 'Back to sign in')),
+  );
+  return form;
+}
+
+/** /console/account/verify#token=…: confirms the address at once; without a link that works, offers a new one. */
 export function verifyEmailView(): HTMLElement {
   const token = tokenFromUrl();
   forgetToken();
   const status = h('p', { role: 'status' }, 'Confirming your email address…');
   const container = page('Confirm your email', status);
+  const card = container.querySelector('.card')!;
   if (!token) {
-    status.replaceWith(h('p', { class: 'error-text', role: 'alert' }, 'This page needs the link from the mail, in full.'));
+    status.replaceWith(h('p', { role: 'status' }, 'Open the link from the mail we sent you, in full. Lost the mail, or did the link expire? We mail you a new one.'));
+    card.append(resendVerificationForm());
     return container;
   }
-  void publicRequest('POST', '/api/v1/account/verify', { token })
-    .then(() => status.replaceWith(h('p', { role: 'status', class: 'ok-text' }, 'Your email address is confirmed. ', h('a', { href: SIGN_IN_HREF }, 'Sign in'))))
-    .catch((err: unknown) => status.replaceWith(h('p', { role: 'alert', class: 'error-text' }, linkMessage(err, 'confirmation'), ' ', h('a', { href: SIGN_IN_HREF }, 'Sign in'))));
+  void publicRequest<{ alreadyVerified: boolean }>('POST', '/api/v1/account/verify', { token })
+    .then((answer) =>
+      status.replaceWith(
+        answer.alreadyVerified
+          ? h('p', { role: 'status', class: 'ok-text' }, 'Your email address is already confirmed — ', h('a', { href: SIGN_IN_HREF }, 'sign in'), '.')
+          : h('p', { role: 'status', class: 'ok-text' }, 'Your email address is confirmed. ', h('a', { href: SIGN_IN_HREF }, 'Sign in')),
+      ),
+    )
+    .catch((err: unknown) => {
+      status.replaceWith(h('p', { role: 'alert', class: 'error-text' }, linkMessage(err, 'confirmation')));
+      if (err instanceof ApiProblem && err.code === 'link_invalid') card.append(resendVerificationForm());
+      else card.append(h('p', { class: 'account-links' }, h('a', { href: SIGN_IN_HREF }, 'Sign in')));
+    });
   return container;
 }
 

@@ -4,6 +4,7 @@
 import { query, type Page } from '../api.ts';
 import { dateTime, h, table } from '../dom.ts';
 import { errorBox, heading, pager, type ViewContext } from '../view.ts';
+import { actionSelect, detailsList } from './audit-common.ts';
 
 interface AuditEntry {
   id: number;
@@ -15,20 +16,6 @@ interface AuditEntry {
 }
 
 const FILTERS = ['action', 'from', 'to'] as const;
-
-/** The families offered in the picker; any action can be typed in the URL (`#/audit?action=token.revoked`). */
-const FAMILIES: Array<[string, string]> = [
-  ['token.', 'Tokens'],
-  ['api_key.', 'Fiscalisation keys'],
-  ['till_login.', 'Till logins'],
-  ['account.', 'Users and sign-ins'],
-  ['device.', 'Devices'],
-  ['item.', 'Items'],
-  ['sale.', 'Documents (resolve, reissue, reprint)'],
-  ['report.', 'Reports (Z)'],
-  ['reconciliation.', 'Reconciliations'],
-  ['tenant.', 'Merchant settings'],
-];
 
 const ACTOR_LABELS: Record<string, string> = {
   user: 'User',
@@ -50,23 +37,11 @@ function targetCell(e: AuditEntry) {
   return h('span', { class: 'stack' }, e.target.name ?? `${e.target.type} ${e.target.id}`, h('small', { class: 'muted' }, `${e.target.type} #${e.target.id}`));
 }
 
-function detailsCell(e: AuditEntry) {
-  const entries = Object.entries(e.details);
-  if (entries.length === 0) return '—';
-  return h('small', { class: 'mono' }, entries.map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join('; '));
-}
-
 export async function merchantAuditView(ctx: ViewContext) {
   const value = (name: string) => ctx.params.get(name) ?? '';
   const page = Number(ctx.params.get('page') ?? '1');
-  const known = FAMILIES.some(([v]) => v === value('action'));
-  const action = h(
-    'select',
-    { name: 'action' },
-    h('option', { value: '' }, 'Every action'),
-    FAMILIES.map(([v, label]) => h('option', { value: v, selected: value('action') === v }, label)),
-    value('action') && !known ? h('option', { value: value('action'), selected: true }, value('action')) : null,
-  ) as HTMLSelectElement;
+  // The families of a merchant's trail; any action can be typed in the URL (`#/audit?action=token.revoked`).
+  const action = actionSelect('audit-action', value('action'), { merchantTrail: true, actions: false });
   const from = h('input', { type: 'date', name: 'from', value: value('from') }) as HTMLInputElement;
   const to = h('input', { type: 'date', name: 'to', value: value('to') }) as HTMLInputElement;
   const controls: Record<(typeof FILTERS)[number], HTMLInputElement | HTMLSelectElement> = { action, from, to };
@@ -103,7 +78,7 @@ export async function merchantAuditView(ctx: ViewContext) {
   } catch (err) {
     return [head, form, errorBox(err)];
   }
-  const rows = result.data.map((e) => [dateTime(e.at), h('span', { class: 'mono', 'data-testid': `audit-${e.id}` }, e.action), actorCell(e), targetCell(e), detailsCell(e)]);
+  const rows = result.data.map((e) => [dateTime(e.at), h('span', { class: 'mono nowrap', 'data-testid': `audit-${e.id}` }, e.action), actorCell(e), targetCell(e), detailsList(e.details)]);
   const filtered = FILTERS.some((name) => value(name));
   return [
     head,

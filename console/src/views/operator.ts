@@ -3,6 +3,7 @@ import { query, type Page } from '../api.ts';
 import { badge, dateTime, h, table } from '../dom.ts';
 import type { AdminTenant, AuditRecord, Partner } from '../types.ts';
 import { errorBox, heading, pager, setParam, type View } from '../view.ts';
+import { actionSelect, detailsList } from './audit-common.ts';
 
 export const partnersView: View = async (ctx) => {
   const head = heading('Partners');
@@ -87,22 +88,11 @@ function targetCell(r: AuditRecord) {
 export const auditView: View = async (ctx) => {
   const action = ctx.params.get('action') ?? '';
   const page = Number(ctx.params.get('page') ?? '1');
-  const input = h('input', { id: 'audit-action', type: 'search', value: action, placeholder: 'e.g. tenant.created', autocomplete: 'off' });
-  const form = h(
-    'form',
-    {
-      class: 'toolbar',
-      role: 'search',
-      onsubmit: (e: Event) => {
-        e.preventDefault();
-        setParam('action', (input as HTMLInputElement).value.trim() || undefined);
-      },
-    },
-    h('label', { for: 'audit-action' }, 'Action'),
-    input,
-    h('button', { type: 'submit' }, 'Filter'),
-  );
-  const head = heading('Audit log', form);
+  const select = actionSelect('audit-action', action, { merchantTrail: false, actions: true });
+  // Choosing is filtering: the select navigates at once, like the merchants' status filter.
+  select.addEventListener('change', () => setParam('action', select.value || undefined));
+  const filter = h('div', { class: 'toolbar', role: 'search', 'aria-label': 'Filter the audit log' }, h('label', { for: 'audit-action' }, 'Action'), select, action ? h('a', { href: '#/audit', class: 'button-link' }, 'Clear') : null);
+  const head = heading('Audit log', filter);
   try {
     const result = await ctx.api.get<Page<AuditRecord>>(`/admin/v1/audit${query({ action: action || undefined, page })}`);
     const rows = result.data.map((r) => [
@@ -112,7 +102,7 @@ export const auditView: View = async (ctx) => {
       named(r.partnerName, r.partnerId),
       named(r.tenantName, r.tenantId),
       targetCell(r),
-      Object.keys(r.details).length ? h('code', { class: 'details' }, JSON.stringify(r.details)) : '—',
+      detailsList(r.details),
     ]);
     return [head, table('Audit log, newest first', ['When', 'Action', 'Actor', 'Partner', 'Merchant', 'Target', 'Details'], rows, { empty: 'No audit records match.' }), pager(result.meta, (p) => setParam('page', String(p)))];
   } catch (err) {

@@ -63,7 +63,7 @@ export async function receiptPdf(ctx: ViewContext, api: Api, path: string, butto
     }
   } catch (err) {
     opened?.close();
-    ctx.announce(err instanceof ApiProblem ? err.message : problemMessage(err));
+    ctx.announce(err instanceof ApiProblem ? err.message : problemMessage(err), 'error');
   } finally {
     button.disabled = false;
   }

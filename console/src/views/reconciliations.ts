@@ -75,7 +75,7 @@ export function reconciliationsView(base: (tenant: string) => string): View {
         ctx.announce(`Reconciliation ${created.data.id} started for branch ${created.data.branch}.`);
         location.hash = `#/reconciliations${query({ tenant: chosen, run: created.data.id })}`;
       } catch (err) {
-        ctx.announce(problemMessage(err));
+        ctx.announce(problemMessage(err), 'error');
         replaceNotice(problemMessage(err));
       }
     }

@@ -4,6 +4,7 @@
 import { Api, ApiProblem, publicRequest, type Role, type Session } from '../api.ts';
 import { h } from '../dom.ts';
 import type { AccountSession } from '../types.ts';
+import { kindOf, PREFIXES } from '../../../src/credentials/secret-prefixes.ts';
 
 const CHECKS: Record<'partner' | 'operator', string> = {
   partner: '/api/v1/partner/backlog?page=1',
@@ -23,10 +24,25 @@ async function check(session: Session & { role: 'partner' | 'operator' }): Promi
   }
 }
 
-function signInMessage(err: unknown): string {
-  if (!(err instanceof ApiProblem)) return 'Signing in failed.';
-  if (err.code === 'email_not_verified') return `${err.message} Open the link in the mail we sent when you signed up.`;
-  return err.message;
+const PARTNER_KEY = 'partners sign in with their partner secret key (sk_live_… or sk_test_…)';
+const MERCHANTS = 'Merchants sign in with their email and password (choose "a merchant" above)';
+
+/** What a pasted secret is when it cannot open this role's console, and how to sign in instead. */
+function wrongCredential(role: 'partner' | 'operator', secret: string): string | undefined {
+  const kind = kindOf(secret)?.kind;
+  if (kind === 'tenant_token') return `This is a tenant token (${PREFIXES.tenantToken}…): a merchant's key for the API, not for the console. ${MERCHANTS}; ${PARTNER_KEY}.`;
+  if (kind === 'fiscalisation_key') return `This is a fiscalisation key (${PREFIXES.fiscalisationKey}…): a till's key for /zm/api, not for the console. ${MERCHANTS}; ${PARTNER_KEY}.`;
+  if (secret.startsWith(PREFIXES.webhookSecret)) return `This is a webhook signing secret (${PREFIXES.webhookSecret}…): your receiver checks deliveries with it; it does not open the console. Partners sign in with their partner secret key (sk_live_… or sk_test_…).`;
+  if (kind === 'partner_key' && role === 'operator') return 'This is a partner secret key: choose "a partner" above to sign in with it. The operator signs in with the gateway\'s ADMIN_TOKEN.';
+  return undefined;
+}
+
+function signInMessage(err: unknown): Array<string | HTMLElement> {
+  if (!(err instanceof ApiProblem)) return ['Signing in failed.'];
+  if (err.code === 'email_not_verified') {
+    return ['Confirm your email address first: open the link in the mail we sent when you signed up. Lost it, or did it expire? ', h('a', { href: '/console/account/verify' }, 'Mail me a new link'), '.'];
+  }
+  return [err.message];
 }
 
 export interface SignedIn {
@@ -101,7 +117,7 @@ export function signInView(onSignedIn: (signedIn: SignedIn) => void, notice?: st
             password.value = '';
             onSignedIn({ session: { role: 'merchant', csrf: answer.data.csrfToken }, account: answer.data });
           } catch (err) {
-            error.textContent = signInMessage(err);
+            error.replaceChildren(...signInMessage(err));
             password.setAttribute('aria-invalid', 'true');
             password.focus();
           } finally {
@@ -115,8 +131,9 @@ export function signInView(onSignedIn: (signedIn: SignedIn) => void, notice?: st
           secret.focus();
           return;
         }
+        const wrong = wrongCredential(role, session.secret);
         busy(true);
-        const problem = await check(session);
+        const problem = wrong ?? (await check(session));
         busy(false);
         if (problem) {
           error.textContent = problem;

@@ -18,7 +18,7 @@ async function resend(ctx: ViewContext, delivery: Delivery, reload: () => Promis
     await ctx.api.post(`/api/v1/webhooks/deliveries/${delivery.id}/resend`);
     ctx.announce(`Delivery ${delivery.id} queued for redelivery.`);
   } catch (err) {
-    ctx.announce(err instanceof ApiProblem && err.code === 'endpoint_disabled' ? err.message : problemMessage(err));
+    ctx.announce(err instanceof ApiProblem && err.code === 'endpoint_disabled' ? err.message : problemMessage(err), 'error');
   }
   await reload();
 }

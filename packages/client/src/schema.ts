@@ -1804,8 +1804,31 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Verify an email address with the mailed link */
+        /**
+         * Verify an email address with the mailed link
+         * @description A link opened again after its address was confirmed answers 200 with `alreadyVerified: true`. An unknown or expired link of an address not confirmed is 400 `link_invalid`: ask for a new one with `POST /api/v1/account/verify/resend`.
+         */
         post: operations["verifyEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/verify/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a new link to verify an email address (24 hours)
+         * @description The answer is the same whatever the address. Only an account whose address is not confirmed yet gets a mail; the new link voids the earlier ones. At most 5 links of a kind reach an address in an hour: more requests mail nothing.
+         */
+        post: operations["resendVerification"];
         delete?: never;
         options?: never;
         head?: never;
@@ -25174,6 +25197,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
+                        /** @description True when the link had been used (or replaced, or had expired) and the address is confirmed already: nothing changed, sign in */
+                        alreadyVerified: boolean;
                     };
                 };
             };
@@ -25185,6 +25210,114 @@ export interface operations {
              *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
              *     - `invalid_json`: The body is not valid JSON
              *     - `link_invalid`: A one-time link (email verification, password reset, invitation) that is unknown, already used or expired
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    resendVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "owner@kabwe-hardware.example"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
              */
             400: {
                 headers: {

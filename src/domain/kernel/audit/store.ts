@@ -2,6 +2,7 @@ import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import { PREFIXES, masked } from '../../../credentials/secret-format.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { AuditLogTable } from '../../../platform/db/tables/foundation.ts';
+import type { AuditAction } from './actions.ts';
 import { offsetOf, pageOf, PER_PAGE, type Page } from '../../../platform/http/pagination.ts';
 
 export type Actor = { type: 'partner_key'; keyId: number; partnerId: number } | { type: 'admin' } | { type: 'cli' } | { type: 'till_login'; loginId: number } | { type: 'tenant_token'; tokenId: number } | { type: 'user'; userId: number } | { type: 'anonymous' };
@@ -17,7 +18,7 @@ export function actorOfParty(by: Party): Actor {
 
 interface AuditEntry {
   actor: Actor;
-  action: string;
+  action: AuditAction;
   partnerId?: number | null;
   tenantId?: number | null;
   targetType?: string;

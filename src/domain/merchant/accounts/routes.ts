@@ -45,10 +45,34 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.post('/api/v1/account/verify', {
       config: { ...PUBLIC, errors: ['link_invalid'] },
-      schema: { operationId: 'verifyEmail', tags: TAG, summary: 'Verify an email address with the mailed link', body: S.TokenBody, response: { 200: S.Accepted } },
+      schema: {
+        operationId: 'verifyEmail',
+        tags: TAG,
+        summary: 'Verify an email address with the mailed link',
+        description: 'A link opened again after its address was confirmed answers 200 with `alreadyVerified: true`. An unknown or expired link of an address not confirmed is 400 `link_invalid`: ask for a new one with `POST /api/v1/account/verify/resend`.',
+        body: S.TokenBody,
+        response: { 200: S.Verified },
+      },
     }, async (request) => {
-      await service.verifyEmail(ctx, request.body.token);
-      return { message: 'Your email address is verified. You can sign in.' };
+      const { alreadyVerified } = await service.verifyEmail(ctx, request.body.token);
+      return alreadyVerified
+        ? { message: 'Your email address is already confirmed. Sign in.', alreadyVerified }
+        : { message: 'Your email address is verified. You can sign in.', alreadyVerified };
+    });
+
+    app.post('/api/v1/account/verify/resend', {
+      config: PUBLIC,
+      schema: {
+        operationId: 'resendVerification',
+        tags: TAG,
+        summary: 'Mail a new link to verify an email address (24 hours)',
+        description: `The answer is the same whatever the address. Only an account whose address is not confirmed yet gets a mail; the new link voids the earlier ones. At most ${service.LINKS_PER_HOUR} links of a kind reach an address in an hour: more requests mail nothing.`,
+        body: S.ResetRequestBody,
+        response: { 202: S.Accepted },
+      },
+    }, async (request, reply) => {
+      await service.resendVerification(ctx, request.body.email, client(request));
+      return reply.code(202).send({ message: `${ACCEPTED} If the address has an account waiting for confirmation, open the new link in it within 24 hours; if it is confirmed already, sign in.` });
     });
 
     app.post('/api/v1/account/signin', {

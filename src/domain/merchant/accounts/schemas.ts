@@ -25,6 +25,10 @@ export const PartnerInviteBody = withExample(Type.Object({ email: Email }), { em
 export const UserParam = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
 
 export const Accepted = Type.Object({ message: Type.String() });
+export const Verified = Type.Object({
+  message: Type.String(),
+  alreadyVerified: Type.Boolean({ description: 'True when the link had been used (or replaced, or had expired) and the address is confirmed already: nothing changed, sign in' }),
+});
 
 export const User = Type.Object({ id: Type.Integer(), email: Type.String(), role: Role, emailVerified: Type.Boolean(), createdAt: Timestamp() });
 /** A user as the Users list shows it: with its registration with the VSDC of each initialised branch. */

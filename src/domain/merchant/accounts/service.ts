@@ -26,6 +26,8 @@ import * as store from './store.ts';
 
 const HOUR_MS = 3_600_000;
 export const LINK_VALID_MS: Record<UserTokenKind, number> = { verify: 24 * HOUR_MS, reset: HOUR_MS, invitation: 72 * HOUR_MS };
+/** Mailed links of one kind a user can get in an hour, whoever asks (`linkCapReached`). */
+export const LINKS_PER_HOUR = 5;
 /** Failed sign-ins counted over this window: per account (the email tried) and per client address. */
 const SIGNIN_WINDOW_MS = 15 * 60_000;
 const SIGNIN_FAILURES_PER_ACCOUNT = 5;
@@ -90,7 +92,16 @@ function sendLater(ctx: AppContext, to: string, message: Parameters<AppContext['
   void ctx.mailer.send(to, message);
 }
 
-const linkInvalid = (what: string) => new ApiError('link_invalid', `This ${what} link is unknown, already used or expired. Ask for a new one.`);
+/**
+ * Whether a user already got `LINKS_PER_HOUR` links of `kind` in the last hour: then a request for
+ * another (a reset, a new verification link, a sign-up with a taken address) mails nothing and
+ * answers the same, so nobody can fill a mailbox through the gateway.
+ */
+async function linkCapReached(ctx: AppContext, userId: number, kind: UserTokenKind, now: Date): Promise<boolean> {
+  return (await store.linksSince(ctx.db, userId, kind, new Date(now.getTime() - HOUR_MS))) >= LINKS_PER_HOUR;
+}
+
+const linkInvalid = (what: string, askAgain = 'Ask for a new one.') => new ApiError('link_invalid', `This ${what} link is unknown, already used or expired. ${askAgain}`);
 
 export async function signUp(ctx: AppContext, input: { merchantName: string; tpin: string; email: string; password: string }, client: ClientInfo): Promise<void> {
   assertPasswordRules(input.password, 'password');
@@ -99,6 +110,7 @@ export async function signUp(ctx: AppContext, input: { merchantName: string; tpi
   const passwordHash = await hashPassword(input.password, ctx.config.passwordScryptLog2N);
   const existing = await store.findUserByEmail(ctx.db, email);
   if (existing) {
+    if (await linkCapReached(ctx, existing.id, 'reset', ctx.clock.now())) return;
     const reset = await ctx.db.transaction().execute(async (trx) => {
       const link = await createLink(trx, ctx, { kind: 'reset', tenantId: existing.tenant_id, userId: existing.id, email: existing.email, role: null, createdBy: null });
       await recordAudit(trx, { actor: { type: 'anonymous' }, action: 'account.signup_existing', tenantId: existing.tenant_id, targetType: 'user', targetId: existing.id, details: { ip: client.ip } });
@@ -123,14 +135,43 @@ export async function signUp(ctx: AppContext, input: { merchantName: string; tpi
   }
 }
 
-export async function verifyEmail(ctx: AppContext, token: string): Promise<void> {
+/**
+ * Confirms the address of a verification link. A link that no longer works (used, voided by a
+ * newer one, expired) of an address confirmed since answers `alreadyVerified`: only the holder of
+ * the mailed link learns it, about that link's own address.
+ */
+export async function verifyEmail(ctx: AppContext, token: string): Promise<{ alreadyVerified: boolean }> {
   const now = ctx.clock.now();
-  await ctx.db.transaction().execute(async (trx) => {
-    const used = await store.useUserToken(trx, sha256(token), 'verify', now);
-    if (!used?.user_id) throw linkInvalid('verification');
+  const tokenHash = sha256(token);
+  return ctx.db.transaction().execute(async (trx) => {
+    const used = await store.useUserToken(trx, tokenHash, 'verify', now);
+    if (!used?.user_id) {
+      if (await store.linkOfVerifiedUser(trx, tokenHash, 'verify')) return { alreadyVerified: true };
+      throw linkInvalid('verification', 'Ask for a new one: POST /api/v1/account/verify/resend {email}.');
+    }
     await store.setUserFields(trx, used.user_id, { email_verified_at: now }, now);
     await recordAudit(trx, { actor: { type: 'anonymous' }, action: 'account.email_verified', tenantId: used.tenant_id, targetType: 'user', targetId: used.user_id });
+    return { alreadyVerified: false };
   });
+}
+
+/**
+ * Mails a new verification link to an address that has an account not yet confirmed (voiding the
+ * previous links); for any other address nothing happens. The answer is the same either way.
+ */
+export async function resendVerification(ctx: AppContext, email: string, client: ClientInfo): Promise<void> {
+  const user = await store.findUserByEmail(ctx.db, email.trim());
+  if (!user || user.email_verified_at) return;
+  const now = ctx.clock.now();
+  if (await linkCapReached(ctx, user.id, 'verify', now)) return;
+  const resent = await ctx.db.transaction().execute(async (trx) => {
+    await store.voidUserTokens(trx, user.id, 'verify', now);
+    const link = await createLink(trx, ctx, { kind: 'verify', tenantId: user.tenant_id, userId: user.id, email: user.email, role: null, createdBy: null });
+    await recordAudit(trx, { actor: { type: 'anonymous' }, action: 'account.verification_resent', tenantId: user.tenant_id, targetType: 'user', targetId: user.id, details: { ip: client.ip } });
+    const tenant = await trx.selectFrom('tenants').select('name').where('id', '=', user.tenant_id).executeTakeFirstOrThrow();
+    return { link: link.link, merchantName: tenant.name };
+  });
+  sendLater(ctx, user.email, verifyEmailMail(resent.merchantName, resent.link));
 }
 
 async function assertNotThrottled(ctx: AppContext, email: string, ip: string, now: Date): Promise<void> {
@@ -186,7 +227,7 @@ export async function signIn(ctx: AppContext, input: { email: string; password: 
     throw new ApiError('invalid_credentials', 'The email or password is wrong. After 5 failed attempts sign-in pauses for 15 minutes; reset your password if you forgot it.');
   }
   if (!user.email_verified_at) {
-    throw new ApiError('email_not_verified', 'Confirm your email address first with the link we mailed you (sign up again with the same address to get a new one: we then mail a password reset link).');
+    throw new ApiError('email_not_verified', 'Confirm your email address first with the link we mailed you. Lost it, or did it expire? Ask for a new one: POST /api/v1/account/verify/resend {email}, or "Mail me a new link" on the console\'s confirmation page (/console/account/verify).');
   }
   const sessionToken = newSecret();
   await ctx.db.transaction().execute(async (trx) => {
@@ -236,6 +277,7 @@ export async function requestPasswordReset(ctx: AppContext, email: string, clien
   const user = await store.findUserByEmail(ctx.db, email.trim());
   if (!user) return;
   const now = ctx.clock.now();
+  if (await linkCapReached(ctx, user.id, 'reset', now)) return;
   const reset = await ctx.db.transaction().execute(async (trx) => {
     await store.voidUserTokens(trx, user.id, 'reset', now);
     const link = await createLink(trx, ctx, { kind: 'reset', tenantId: user.tenant_id, userId: user.id, email: user.email, role: null, createdBy: null });

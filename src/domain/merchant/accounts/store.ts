@@ -78,6 +78,35 @@ export function useUserToken(db: Kysely<DB>, tokenHash: string, kind: UserTokenK
     .executeTakeFirst();
 }
 
+/**
+ * Whether the one-time link of `kind` (used, voided or expired alike) belongs to a user whose
+ * address is confirmed now: a second visit to a verification link.
+ */
+export async function linkOfVerifiedUser(db: Kysely<DB>, tokenHash: string, kind: UserTokenKind): Promise<boolean> {
+  const row = await db
+    .selectFrom('user_tokens as k')
+    .innerJoin('users as u', 'u.id', 'k.user_id')
+    .select('u.id')
+    .where('k.token_hash', '=', tokenHash)
+    .where('k.kind', '=', kind)
+    .where('u.removed_at', 'is', null)
+    .where('u.email_verified_at', 'is not', null)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** How many links of `kind` were made for a user since `since` (the cap on mailed links). */
+export async function linksSince(db: Kysely<DB>, userId: number, kind: UserTokenKind, since: Date): Promise<number> {
+  const row = await db
+    .selectFrom('user_tokens')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('user_id', '=', userId)
+    .where('kind', '=', kind)
+    .where('created_at', '>', since)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /** Unused links of `kind` for a user are voided when a newer one is sent or the password changes. */
 export async function voidUserTokens(db: Kysely<DB>, userId: number, kind: UserTokenKind, now: Date): Promise<void> {
   await db.updateTable('user_tokens').set({ used_at: now }).where('user_id', '=', userId).where('kind', '=', kind).where('used_at', 'is', null).execute();
