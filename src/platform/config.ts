@@ -113,9 +113,10 @@ function secondsList(env: Env, name: string, fallback: string): number[] {
 const POSTGRES_URL_FORM = 'postgres://USER:PASSWORD@HOST:PORT/DATABASE';
 
 /**
- * A DATABASE_URL that names no host or no database would reach PostgreSQL with the driver's
- * defaults and come back as a refused login: say what the URL lacks instead. The host may also
- * be given as `?host=` (a Unix socket directory), as libpq allows.
+ * A DATABASE_URL that names no host would reach PostgreSQL with the driver's defaults and come
+ * back as a refused login: say what the URL lacks instead. The host may also be given as
+ * `?host=` (a Unix socket directory), as libpq allows; without a database, the user's name is
+ * the database's, as libpq and psql do.
  */
 function checkPostgresUrl(raw: string): void {
   if (!/^postgres(ql)?:\/\//.test(raw)) throw new ConfigError('DATABASE_URL', `must be a postgres:// or postgresql:// URL (${POSTGRES_URL_FORM})`);
@@ -129,7 +130,6 @@ function checkPostgresUrl(raw: string): void {
     throw new ConfigError('DATABASE_URL', `is not a valid URL (a port above 65535, or a character to percent-encode in the password?): expected ${POSTGRES_URL_FORM}, got "${shown}"`);
   }
   if (url.hostname === '' && !url.searchParams.get('host')) throw noHost();
-  if (url.pathname.replace(/^\//, '') === '') throw new ConfigError('DATABASE_URL', `names no database: expected ${POSTGRES_URL_FORM}, got "${shown}"`);
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;

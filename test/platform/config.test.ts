@@ -97,11 +97,12 @@ describe('configuration', () => {
     };
     assert.equal(problem('postgres://'), 'DATABASE_URL: names no host: expected postgres://USER:PASSWORD@HOST:PORT/DATABASE, got "postgres://"');
     assert.equal(problem('postgres://gateway:hunter2@/fiscal'), 'DATABASE_URL: names no host: expected postgres://USER:PASSWORD@HOST:PORT/DATABASE, got "postgres://gateway:…@/fiscal"');
-    assert.equal(problem('postgresql://gateway:hunter2@db.internal:5432'), 'DATABASE_URL: names no database: expected postgres://USER:PASSWORD@HOST:PORT/DATABASE, got "postgresql://gateway:…@db.internal:5432"');
     assert.match(problem('postgres://db.internal:99999/fiscal'), /^DATABASE_URL: is not a valid URL/);
     // What libpq accepts stays accepted: a Unix socket directory as ?host=, parameters after the database.
     assert.equal(problem('postgres:///fiscal?host=/var/run/postgresql'), 'accepted');
     assert.equal(problem('postgresql://gateway:p%40ss@db.internal/fiscal?sslmode=require'), 'accepted');
+    // No database: libpq uses the user's name, as psql does.
+    assert.equal(problem('postgresql://gateway:hunter2@db.internal:5432'), 'accepted');
   });
 
   for (const [variable, env] of bad) {
