@@ -23,6 +23,7 @@ const PASSWORD = 'correct horse battery staple';
 const VIEWS = [
   ['Documents', 'Documents'],
   ['Backlog & failed', 'Backlog & failed'],
+  ['Reports', 'Reports'],
   ['Export', 'Export'],
   ['Stock', 'Stock'],
   ['Devices', 'Devices'],
@@ -32,7 +33,6 @@ const VIEWS = [
   ['Audit trail', 'Audit trail'],
   ['Account', 'Account'],
 ] as const;
-
 
 /** The one-time link of a mail, as the person would click it. */
 function linkIn(mail: DeliveredMail): string {
@@ -272,7 +272,7 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
     for (const [view, heading] of VIEWS) {
       await page.setViewportSize(LAPTOP);
       await open(view, heading);
-      if (['Export', 'Users', 'Account'].includes(view)) await shoot(view.toLowerCase().replace(/[^a-z]+/g, '-'));
+      if (['Reports', 'Export', 'Users', 'Account'].includes(view)) await shoot(view.toLowerCase().replace(/[^a-z]+/g, '-'));
       else await assertFitsPhone(view);
       const unlabelled = await page.evaluate<string[]>(
         "[...document.querySelectorAll('input:not([type=hidden]):not([hidden]), select, textarea')].filter((el) => !el.labels?.length && !el.getAttribute('aria-label')).map((el) => el.outerHTML)",
