@@ -3,7 +3,9 @@ import { gunzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { CLASSIFICATION_CATALOGUE } from '@fiscal-gateway/simulator';
+import { classificationCatalogue, syncCatalogue } from '../../src/domain/kernel/catalogue/service.ts';
 import { saveSync } from '../../src/domain/kernel/catalogue/store.ts';
+import { eventually } from '../helpers/poll.ts';
 import { engineName } from '../helpers/db.ts';
 import { bearer, seedMerchant, startTestApp } from '../helpers/app.ts';
 import { CLASS_CODE, expectCoded, expectInvalid, expectStatus, startHarness, type Harness } from '../helpers/harness.ts';
@@ -123,5 +125,41 @@ describe(`classification catalogue never fetched (${engineName})`, () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+describe(`a new gateway's first day is an outage day (${engineName})`, () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({ catalogue: false, workers: false, config: { saleWaitMs: 0 } });
+  });
+  after(() => h.close());
+
+  test('sales are accepted and queued before the catalogue was ever fetched; their codes are checked before filing', async () => {
+    await h.sim.stopListening();
+    const good = await h.post('/api/v1/sales', { items: [{ name: 'Bread', classificationCode: CLASS_CODE, quantity: 1, price: 10 }] });
+    expectStatus(good, 201);
+    assert.equal(good.json().data.status, 'pending');
+    const unknownCode = await h.post('/api/v1/sales', { items: [{ name: 'Mystery', classificationCode: '99999999', quantity: 1, price: 5 }] });
+    expectStatus(unknownCode, 201);
+    assert.equal(unknownCode.json().data.status, 'pending');
+    // A route that cannot do without the catalogue still says so.
+    expectCoded(await h.get('/api/v1/item-classes'), 503, 'catalogue_unavailable');
+
+    // The VSDC is back; the catalogue worker fetches the catalogue (here, before the filer runs).
+    await h.sim.startListening();
+    assert.equal((await syncCatalogue(h.ctx)).kind, 'synced');
+    classificationCatalogue(h.ctx).invalidate();
+    h.startWorkers();
+    const settled = async (id: number) => {
+      const sale = (await h.get(`/api/v1/sales/${id}`)).json().data as { status: string; lastError: string | null };
+      return sale.status === 'pending' ? undefined : sale;
+    };
+    const filed = await eventually(() => settled(good.json().data.id), 'the good sale filed');
+    assert.equal(filed.status, 'uploaded');
+    const refused = await eventually(() => settled(unknownCode.json().data.id), 'the unknown code judged');
+    assert.equal(refused.status, 'failed');
+    assert.match(refused.lastError ?? '', /Not in the authority's classification catalogue: line 1 classificationCode 99999999 \(checked before filing/);
+    assert.deepEqual(h.received(h.merchant).map((d) => d.cisInvcNo), [String(good.json().data.invoiceNo)], 'only the good sale reached the VSDC');
   });
 });

@@ -91,7 +91,7 @@ export async function capturePurchase(ctx: AppContext, tenantId: number, device:
   checkLines(errors, body.items);
   const owned = await ownItemsOf(ctx, errors, tenantId, body.items);
   throwIfAny(errors);
-  await checkClassifications(ctx, body.items);
+  await checkClassifications(ctx, body.items, { whenUnavailable: 'refuse' });
   const inputs = body.items.map((item): SaleLineInput => ({
     name: tidy(item.name),
     classificationCode: item.classificationCode,

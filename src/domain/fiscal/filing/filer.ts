@@ -1,5 +1,6 @@
 // Files one branch's pending documents with its VSDC: one at a time, in invoice order, under the
 // branch's lease. No database transaction is ever open across a VSDC call.
+import { classificationCatalogue } from '../../kernel/catalogue/service.ts';
 import type { AppContext } from '../../kernel/context.ts';
 import { nextBackoffMs } from '../../../platform/workers/backoff.ts';
 import type { DeviceTarget } from '../../../vsdc/client.ts';
@@ -167,6 +168,8 @@ export class BranchFiler {
 
   /** One document: send it, read the answer, record the outcome (with its event). `last`: the last one in hand. */
   private async file(target: BranchTarget, doc: PendingDocument, last: boolean): Promise<FileResult> {
+    const refused = await this.unknownClassifications(doc);
+    if (refused) return this.fail(target, doc, last, null, refused);
     let body;
     try {
       body = buildSaveSalesBody(saleDocument(doc), saleSignals(this.ctx).computedFor(Number(doc.row.id)));
@@ -186,6 +189,19 @@ export class BranchFiler {
       case 'duplicate':
         return this.reconcile(target, doc, last, vsdcTarget);
     }
+  }
+
+  /**
+   * A document stored while the classification catalogue could not be fetched (a new gateway in
+   * an outage) was accepted without its codes checked: they are checked here, before it is filed,
+   * and a code the catalogue lacks fails it as the VSDC's 913 would. A catalogue still never
+   * fetched checks nothing (the VSDC judges).
+   */
+  private async unknownClassifications(doc: PendingDocument): Promise<string | null> {
+    const unknown = await classificationCatalogue(this.ctx).uncheckedOrUnknown(doc.lines.map((line) => line.classification_code), { fill: 'never' });
+    if (!unknown?.length) return null;
+    const where = doc.lines.filter((line) => unknown.includes(line.classification_code)).map((line) => `line ${line.line} classificationCode ${line.classification_code}`);
+    return `Not in the authority's classification catalogue: ${[...new Set(where)].join(', ')} (checked before filing: the document was stored while the catalogue could not be fetched). Reissue it with valid codes; GET /api/v1/item-classes lists them.`;
   }
 
   /**

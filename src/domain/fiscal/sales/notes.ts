@@ -195,7 +195,7 @@ export async function createDebitNote(ctx: AppContext, req: WriteRequest, saleId
   throwIfAny(errors);
   const computed = compute(errors, body.items.map(lineInput), original.tax_inclusive);
   throwIfAny(errors);
-  await checkClassifications(ctx, body.items);
+  await checkClassifications(ctx, body.items, { whenUnavailable: 'accept' });
 
   const doc = noteDocument(original, 'debit_note', idem, body, occurredAt, computed, toNewLines(computed));
   return storeAndSettle(ctx, tenant.id, idem, async () => {

@@ -201,12 +201,7 @@ export async function createSale(ctx: AppContext, req: WriteRequest, body: Creat
   const taxInclusive = body.taxInclusive ?? true;
   const computed = compute(errors, body.items.map(lineInput), taxInclusive);
   throwIfAny(errors);
-  await checkClassifications(ctx, body.items).catch(async (err: unknown) => {
-    // A catalogue that cannot be fetched yet says nothing useful to a merchant that has no
-    // initialised branch to file through: that is what it must hear (and fix) first.
-    if (err instanceof ApiError && err.code === 'catalogue_unavailable' && !replaces) branchForWrite(await devicesOfTenant(ctx.db, tenant.id), req.branchHeader, merchantOrigin(tenant));
-    throw err;
-  });
+  await checkClassifications(ctx, body.items, { whenUnavailable: 'accept' });
   const principalId = body.principalId == null ? null : await checkPrincipal(ctx, tenant.id, body.principalId);
 
   const doc: NewDocument = {

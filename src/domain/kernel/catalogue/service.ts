@@ -115,6 +115,11 @@ export async function syncCatalogue(ctx: AppContext): Promise<CatalogueSyncResul
 const CACHE_TTL_MS = 60_000;
 const RELOAD_ON_MISS_MS = 5_000;
 const EMPTY_WAIT_MS = 5_000;
+/**
+ * After a first fetch failed, a request that can do without the catalogue (a sale, accepted and
+ * checked before it is filed) does not try (nor wait) again for this long; the worker keeps trying.
+ */
+const EMPTY_RETRY_MS = 30_000;
 
 /** The in-process copy of the catalogue's codes, shared by every request on one context. */
 class ClassificationCatalogue {
@@ -122,6 +127,8 @@ class ClassificationCatalogue {
   private loadedAt = 0;
   private loading: Promise<void> | undefined;
   private syncing: Promise<void> | undefined;
+  /** Until when a failed first fetch is not tried again by requests (Date.now() ms). */
+  private unfetchedUntil = 0;
 
   constructor(private readonly ctx: AppContext) {}
 
@@ -138,13 +145,18 @@ class ClassificationCatalogue {
   }
 
   /** First use on an empty catalogue: fetch it now (or wait for the process that is). */
-  private fillEmpty(): Promise<void> {
+  private fillEmpty(canDoWithout: boolean): Promise<void> {
+    if (canDoWithout && Date.now() < this.unfetchedUntil) return Promise.resolve();
     this.syncing ??= (async () => {
       const deadline = Date.now() + EMPTY_WAIT_MS;
       for (;;) {
         const result = await syncCatalogue(this.ctx);
         await this.reload();
-        if (this.codes.size > 0 || result.kind !== 'busy' || Date.now() > deadline) return;
+        if (this.codes.size > 0) return;
+        if (result.kind !== 'busy' || Date.now() > deadline) {
+          this.unfetchedUntil = Date.now() + EMPTY_RETRY_MS;
+          return;
+        }
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
     })().finally(() => {
@@ -158,11 +170,25 @@ class ClassificationCatalogue {
    * catalogue has never been fetched and no VSDC can provide it now.
    */
   async unknownCodes(codes: Iterable<string>): Promise<string[]> {
-    if (Date.now() - this.loadedAt > CACHE_TTL_MS) await this.reload();
-    if (this.codes.size === 0) await this.fillEmpty();
-    if (this.codes.size === 0) {
+    const unknown = await this.uncheckedOrUnknown(codes, { fill: 'always' });
+    if (unknown === null) {
       throw new ApiError('catalogue_unavailable', 'The classification catalogue has not been fetched from the authority yet and no VSDC answers now; nothing was stored. Retry shortly.', { 'retry-after': '30' });
     }
+    return unknown;
+  }
+
+  /**
+   * The codes among `codes` that are not in the catalogue, or null when it cannot say: the
+   * catalogue was never fetched, and fetching it now failed too. `fill`: on an empty catalogue,
+   * fetch it now (`always`), unless a fetch failed in the last EMPTY_RETRY_MS (`unless-failed`,
+   * for a caller that can do without), or never (`never`: the filer, whose VSDC judges the codes).
+   */
+  async uncheckedOrUnknown(codes: Iterable<string>, options: { fill: 'always' | 'unless-failed' | 'never' }): Promise<string[] | null> {
+    // An empty copy is read again sooner: another process may have fetched the catalogue since.
+    const age = Date.now() - this.loadedAt;
+    if (age > CACHE_TTL_MS || (this.codes.size === 0 && age > RELOAD_ON_MISS_MS)) await this.reload();
+    if (this.codes.size === 0 && options.fill !== 'never') await this.fillEmpty(options.fill === 'unless-failed');
+    if (this.codes.size === 0) return null;
     let unknown = [...new Set(codes)].filter((code) => !this.codes.has(code));
     if (unknown.length > 0 && Date.now() - this.loadedAt > RELOAD_ON_MISS_MS) {
       // Another process may have synced newer codes since this copy was read.
