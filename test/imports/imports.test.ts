@@ -6,6 +6,7 @@ import { engineName } from '../helpers/db.ts';
 import { CLASS_CODE, expectCoded, expectInvalid, expectStatus, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';
 import { importFilingWorker, importPullWorker } from '../../src/domain/authority/imports/worker.ts';
 import { eventually } from '../helpers/poll.ts';
+import { pullRequestDate } from '../../src/vsdc/polling.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -65,7 +66,7 @@ describe(`customs imports (${engineName})`, () => {
     assert.ok(pulls.length >= 3);
     assert.equal(pulls[0]!.request.lastReqDt, '20000101000000', 'the first pull fetches everything');
     for (let i = 1; i < pulls.length; i++) {
-      assert.equal(pulls[i]!.request.lastReqDt, pulls[i - 1]!.resultDt, 'each pull starts from the previous answer\'s resultDt');
+      assert.equal(pulls[i]!.request.lastReqDt, pullRequestDate(pulls[i - 1]!.resultDt), 'each pull starts one second before the previous answer\'s resultDt');
     }
     const row = (await pullRow(merchant.tenantId))!;
     assert.equal(row.last_req_dt, pulls[pulls.length - 1]!.resultDt);
@@ -193,7 +194,7 @@ describe(`customs imports (${engineName})`, () => {
     assert.equal(expectStatus(await h.as(merchant).get(`/api/v1/import-items/${ids[0]}`), 200).data.decision, null);
 
     const m = h.as(merchant);
-    assert.equal((await m.post('/api/v1/import-items', { itemName: 'Smuggled' })).statusCode, 404);
+    assert.equal((await m.post('/api/v1/import-items', { itemName: 'Smuggled' })).statusCode, 405, 'the list takes no POST');
     assert.equal((await m.get('/api/v1/import-items/999999999')).statusCode, 404);
     assert.equal((await m.get('/api/v1/import-items/abc')).statusCode, 404);
     assert.equal(expectStatus(await m.get('/api/v1/import-items', { 'x-branch': '000' }), 200).meta.total, 1);

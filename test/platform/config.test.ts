@@ -67,7 +67,6 @@ describe('configuration', () => {
     ['DATABASE_URL', { DATABASE_URL: 'mysql://x' }],
     ['DATABASE_URL', { DATABASE_URL: 'postgres://' }],
     ['DATABASE_URL', { DATABASE_URL: 'postgres://gateway@/fiscal' }],
-    ['DATABASE_URL', { DATABASE_URL: 'postgres://db.internal' }],
     ['DATABASE_URL', { DATABASE_URL: 'postgres://db.internal:99999/fiscal' }],
     ['GATEWAY_ENV', { GATEWAY_ENV: 'staging' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],

@@ -11,6 +11,7 @@ import { bearer } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
 import { expectStatus, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';
 import { eventually } from '../helpers/poll.ts';
+import { pullRequestDate } from '../../src/vsdc/polling.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -87,7 +88,7 @@ describe(`principals (${engineName})`, () => {
     const pulls = h.sim.control.calls(merchant.tpin, '000', 'selectPrincipals');
     assert.ok(pulls.length >= 2);
     assert.equal(pulls[0]!.request.lastReqDt, '20000101000000', 'the first pull fetches everything');
-    for (let i = 1; i < pulls.length; i++) assert.equal(pulls[i]!.request.lastReqDt, pulls[i - 1]!.resultDt, "each pull starts from the previous answer's resultDt");
+    for (let i = 1; i < pulls.length; i++) assert.equal(pulls[i]!.request.lastReqDt, pullRequestDate(pulls[i - 1]!.resultDt), "each pull starts one second before the previous answer's resultDt");
 
     // The raw record is kept as received.
     const rows = await stored(merchant);

@@ -7,6 +7,7 @@ import { claimDuePulls } from '../../src/domain/authority/pulls/branch-pulls.ts'
 import { engineName } from '../helpers/db.ts';
 import { CLASS_CODE, expectCoded, expectInvalid, expectStatus, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';
 import { eventually } from '../helpers/poll.ts';
+import { pullRequestDate } from '../../src/vsdc/polling.ts';
 
 const HOUR_MS = 3_600_000;
 const SUPPLIER = { spplrTpin: '2000000004', spplrNm: 'Lusaka Wholesale Ltd', spplrBhfId: '000' };
@@ -86,7 +87,7 @@ describe(`purchases (${engineName})`, () => {
     const pulls = h.sim.control.calls(merchant.tpin, '000', 'selectTrnsPurchaseSales');
     assert.ok(pulls.length >= 2);
     assert.equal(pulls[0]!.request.lastReqDt, '20000101000000', 'the first pull fetches everything');
-    for (let i = 1; i < pulls.length; i++) assert.equal(pulls[i]!.request.lastReqDt, pulls[i - 1]!.resultDt, "each pull starts from the previous answer's resultDt");
+    for (let i = 1; i < pulls.length; i++) assert.equal(pulls[i]!.request.lastReqDt, pullRequestDate(pulls[i - 1]!.resultDt), "each pull starts one second before the previous answer's resultDt");
 
     // Everything again from the start (a VSDC that resends, or a lost position): nothing doubles.
     await h.t.ctx.db.updateTable('purchase_pulls').set({ last_req_dt: null }).where('device_id', 'in', h.t.ctx.db.selectFrom('devices').select('id').where('tenant_id', '=', merchant.tenantId)).execute();
