@@ -129,9 +129,13 @@ export async function main(argv: string[]): Promise<number> {
       case 'partner':
         await (await import('./app/cli/accounts.ts')).partnerCommand(config, rest, json);
         return EXIT.ok;
-      case 'tenant':
-        await (await import('./app/cli/accounts.ts')).tenantCommand(config, rest, json);
+      case 'tenant': {
+        const loaded = config;
+        const { tenantCommand } = await import('./app/cli/accounts.ts');
+        const { withContext } = await import('./app/cli/with-context.ts');
+        await tenantCommand(rest, json, (name, run) => withContext(loaded, name, run));
         return EXIT.ok;
+      }
       case 'export': {
         const { exportDocumentsToFile, parseExportArgs } = await import('./app/cli/export.ts');
         const { withContext } = await import('./app/cli/with-context.ts');

@@ -37,8 +37,6 @@ export interface RunningGateway {
   unfinished(): { requests: number; workers: string[] };
 }
 
-const SHUTDOWN_TIMEOUT_MS = 15_000;
-
 /** What runs after start-up in development (the built-in simulator and demo data). */
 type DevelopmentStart = (gateway: RunningGateway) => Promise<(() => Promise<void>) | void>;
 
@@ -214,7 +212,7 @@ function shutdown(gateway: RunningGateway, signal: string): void {
       'shutdown timed out: exiting with requests and worker steps unfinished (their leases run out, then other processes take them over)',
     );
     process.exit(1);
-  }, SHUTDOWN_TIMEOUT_MS);
+  }, gateway.ctx.config.shutdownTimeoutMs);
   timer.unref();
   gateway.stop().then(
     (report) => {

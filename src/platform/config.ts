@@ -50,6 +50,8 @@ export interface Config {
   reconcilePendingAfterSec: number;
   /** Reconciliation's pause between two VSDC calls, so it never crowds out live filing. */
   reconcilePaceMs: number;
+  /** How long a shutdown may take before the process exits 1 with what it still waited for (SIGTERM, SIGINT). */
+  shutdownTimeoutMs: number;
   /** SMTP server of the merchants' mail (smtp:// or smtps://); unset: the development outbox (src/mail). */
   smtpUrl: string | undefined;
   /** The From of every mail. */
@@ -209,6 +211,7 @@ export function loadConfig(env: Env = process.env): Config {
     backlogAlarmAgesSec,
     reconcilePendingAfterSec: integer(env, 'RECONCILE_PENDING_AFTER', 600, 0, 30 * 86_400),
     reconcilePaceMs: integer(env, 'RECONCILE_PACE_MS', 200, 0, 60_000),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 15_000, 1, 600_000),
     smtpUrl,
     mailFrom: text(env, 'MAIL_FROM') ?? 'Fiscal Gateway <no-reply@localhost>',
     publicUrl,

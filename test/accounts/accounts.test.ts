@@ -2,6 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { ManualClock, TEST_ADMIN_TOKEN, bearer, seedMerchant, startTestApp, uniqueTpin, type TestApp } from '../helpers/app.ts';
+import { buildApp } from '../../src/app/app.ts';
+import { closeContext, createContext } from '../../src/domain/kernel/context.ts';
+import { seedSignedInUser } from '../helpers/accounts.ts';
 import { engineName } from '../helpers/db.ts';
 import { linkToken, startTestSmtp, type TestSmtp } from '../helpers/smtp.ts';
 
@@ -105,6 +108,28 @@ describe(`merchant accounts (${engineName})`, () => {
     const user = await t.ctx.db.selectFrom('users').select(['id', 'tenant_id']).where('email', '=', email).executeTakeFirstOrThrow();
     const actions = (await t.ctx.db.selectFrom('audit_log').select('action').where('tenant_id', '=', user.tenant_id).orderBy('id').execute()).map((r) => r.action);
     for (const action of ['account.signup', 'account.signin_failed', 'account.email_verified', 'account.signin', 'account.password_changed', 'account.signout']) assert.ok(actions.includes(action), `${action} in ${actions.join(', ')}`);
+  });
+
+  test('in production the session cookie is Secure too (sign-in and sign-out), besides HttpOnly and SameSite=Lax', async () => {
+    const production = createContext({ ...t.ctx.config, env: 'production' }, t.testDb.database);
+    const app = await buildApp(production);
+    try {
+      const user = await seedSignedInUser(t.ctx, (await seedMerchant(t.ctx)).tenant.id);
+      const signin = await app.inject({ method: 'POST', url: '/api/v1/account/signin', payload: { email: user.email, password: 'a long enough password' }, remoteAddress: '10.0.0.9' });
+      assert.equal(signin.statusCode, 200, signin.body);
+      const attributes = (cookie: string) => cookie.split(';').map((part) => part.trim()).slice(1);
+      const set = String(signin.headers['set-cookie']);
+      assert.match(set, /^fg_session=[^;]+;/);
+      for (const attribute of ['Path=/', 'HttpOnly', 'SameSite=Lax', 'Secure']) assert.ok(attributes(set).includes(attribute), `${attribute} in ${set}`);
+      const session = { cookie: set.split(';')[0]!, 'x-csrf-token': signin.json().data.csrfToken as string };
+      const out = await app.inject({ method: 'POST', url: '/api/v1/account/signout', headers: session });
+      assert.equal(out.statusCode, 200, out.body);
+      const cleared = String(out.headers['set-cookie']);
+      for (const attribute of ['Max-Age=0', 'HttpOnly', 'SameSite=Lax', 'Secure']) assert.ok(attributes(cleared).includes(attribute), `${attribute} in ${cleared}`);
+    } finally {
+      await app.close();
+      await closeContext(production);
+    }
   });
 
   test('a merchant that signed up on its own and has no branch yet is told to register one, not to wait for a partner', async () => {

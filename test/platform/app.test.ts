@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { engineName } from '../helpers/db.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { buildApp } from '../../src/app/app.ts';
+import { closeContext, createContext } from '../../src/domain/kernel/context.ts';
+import { openDatabase } from '../../src/platform/db/database.ts';
+import { createTestDatabase, engineName } from '../helpers/db.ts';
+import { startTestApp, testConfig, type TestApp } from '../helpers/app.ts';
 
 describe(`platform basics (${engineName})`, () => {
   let t: TestApp;
@@ -16,6 +19,39 @@ describe(`platform basics (${engineName})`, () => {
     const ready = await t.inject({ method: 'GET', url: '/readyz' });
     assert.equal(ready.statusCode, 200);
     assert.equal(ready.json().database, engineName);
+  });
+
+  test('readiness is 503 not_ready when the database is unreachable: a PostgreSQL server that does not answer, a database closed under the app', async () => {
+    const expectNotReady = async (inject: TestApp['inject']) => {
+      const res = await inject({ method: 'GET', url: '/readyz' });
+      assert.equal(res.statusCode, 503, res.body);
+      assert.deepEqual(res.json(), { error: { code: 'not_ready', message: 'The database is unreachable.' } });
+      assert.equal((await inject({ method: 'GET', url: '/healthz' })).statusCode, 200, 'the process itself is up');
+    };
+    // Nothing listens on port 1: the pool's connection is refused (opening it connects to nothing yet).
+    const nowhere = await openDatabase({ databaseUrl: 'postgres://postgres@127.0.0.1:1/none', migrate: false });
+    const lost = createContext(testConfig(), nowhere);
+    const lostApp = await buildApp(lost);
+    try {
+      await expectNotReady((o) => lostApp.inject(o));
+    } finally {
+      await lostApp.close();
+      await closeContext(lost);
+      await nowhere.close();
+    }
+    // This run's engine, whose database goes away after the app started.
+    const testDb = await createTestDatabase();
+    const ctx = createContext(testConfig(), testDb.database);
+    const app = await buildApp(ctx);
+    try {
+      assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
+      await testDb.database.close();
+      await expectNotReady((o) => app.inject(o));
+    } finally {
+      await app.close();
+      await closeContext(ctx).catch(() => {});
+      await testDb.close().catch(() => {});
+    }
   });
 
   test('an unknown route is a plain {message} 404 with a request id header', async () => {

@@ -20,6 +20,7 @@ describe('configuration', () => {
     assert.equal(c.stockPullIntervalSec, 3600);
     assert.equal(c.branchSyncIntervalSec, 86400);
     assert.equal(c.keyRotationGraceSec, 86400);
+    assert.equal(c.shutdownTimeoutMs, 15000);
     assert.equal(c.adminToken, undefined);
   });
 
@@ -40,8 +41,10 @@ describe('configuration', () => {
       IMPORT_PULL_INTERVAL: '60',
       KEY_ROTATION_GRACE: '10',
       FILING_RETRY_MS: '100',
+      SHUTDOWN_TIMEOUT_MS: '30000',
       ADMIN_TOKEN: 'a'.repeat(20),
     });
+    assert.equal(c.shutdownTimeoutMs, 30000);
     assert.deepEqual(
       [c.port, c.host, c.databaseUrl, c.dataDir, c.env, c.logLevel, c.redisUrl, c.vsdcTimeoutMs, c.saleWaitMs, c.webhookTimeoutMs, c.importPullIntervalSec, c.keyRotationGraceSec, c.filingRetryMs],
       [9000, '0.0.0.0', 'postgres://u@h/db', '/tmp/x', 'production', 'warn', 'redis://127.0.0.1:6379', 1500, 250, 2000, 60, 10, 100],
@@ -83,6 +86,7 @@ describe('configuration', () => {
     ['BRANCH_SYNC_INTERVAL', { BRANCH_SYNC_INTERVAL: '0' }],
     ['KEY_ROTATION_GRACE', { KEY_ROTATION_GRACE: 'soon' }],
     ['FILING_RETRY_MS', { FILING_RETRY_MS: '0' }],
+    ['SHUTDOWN_TIMEOUT_MS', { SHUTDOWN_TIMEOUT_MS: '0' }],
     ['ADMIN_TOKEN', { ADMIN_TOKEN: 'abc' }],
   ];
   test('an incomplete DATABASE_URL says what it lacks and the form to use, without its password', () => {

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { seedSignedInUser } from '../helpers/accounts.ts';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, mock, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { buildApp, type App } from '../../src/app/app.ts';
+import { tenantCommand } from '../../src/app/cli/accounts.ts';
 import { closeContext, createContext, type AppContext } from '../../src/domain/kernel/context.ts';
 import { openDatabase, type Database } from '../../src/platform/db/database.ts';
 import type { DB } from '../../src/platform/db/schema.ts';
@@ -60,6 +61,42 @@ describe(`account states and rate limits (${engineName})`, () => {
     }
     const partner = await t.inject({ method: 'GET', url: '/api/v1/tenants', headers: bearer(m.partner.secret) });
     assert.ok(Number(partner.headers['x-ratelimit-limit']) > 0);
+  });
+
+  test('the CLI\'s tenant plan, rate-limit, suspend, resume and unblock each change what the API enforces and print the account', async () => {
+    const m = await seedMerchant(t.ctx);
+    const tenant = async (...args: string[]): Promise<string> => {
+      const printed = mock.method(process.stdout, 'write', () => true);
+      try {
+        await tenantCommand(args, false, (_command, run) => run(t.ctx));
+        return printed.mock.calls.map((call) => String(call.arguments[0])).join('');
+      } finally {
+        printed.mock.restore();
+      }
+    };
+    const id = String(m.tenant.id);
+    const limitOf = async () => Number((await me(m.token)).headers['x-ratelimit-limit']);
+    const line = (account: string) => `tenant ${id}: ${account}\n`;
+
+    assert.equal(await tenant('plan', id, 'growth'), line('plan growth, subscription active, status active, quota none, rate limit plan default'));
+    assert.equal(await limitOf(), 300, 'the growth plan\'s limit');
+    assert.equal(await tenant('rate-limit', id, '7'), line('plan growth, subscription active, status active, quota none, rate limit 7'));
+    assert.equal(await limitOf(), 7, 'its own limit over the plan\'s');
+    assert.equal(await tenant('rate-limit', id, 'none'), line('plan growth, subscription active, status active, quota none, rate limit plan default'));
+    assert.equal(await limitOf(), 300);
+
+    assert.equal(await tenant('suspend', id), line('plan growth, subscription active, status suspended, quota none, rate limit plan default'));
+    assert.equal((await me(m.token)).json().error?.code, 'tenant_suspended');
+    assert.equal(await tenant('resume', id), line('plan growth, subscription active, status active, quota none, rate limit plan default'));
+    assert.equal((await me(m.token)).statusCode, 200);
+
+    await patchTenant(m.tenant.id, { subscription: 'blocked' });
+    assert.equal((await me(m.token)).json().error?.code, 'subscription_blocked');
+    assert.equal(await tenant('unblock', id), line('plan growth, subscription active, status active, quota none, rate limit plan default'));
+    assert.equal((await me(m.token)).statusCode, 200);
+
+    const audited = await t.ctx.db.selectFrom('audit_log').select('action').where('tenant_id', '=', m.tenant.id).where('actor_type', '=', 'cli').execute();
+    assert.deepEqual(audited.map((row) => row.action), Array<string>(6).fill('tenant.account_updated'), 'each CLI change is in the audit trail as the CLI\'s');
   });
 
   test('past the limit: 429 coded rate_limited with Retry-After equal to X-RateLimit-Reset', async () => {

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startSimulator, type Simulator } from '@fiscal-gateway/simulator';
+import { sql } from 'kysely';
 import { engineName } from '../helpers/db.ts';
+import { saleBody, startHarness, type Harness } from '../helpers/harness.ts';
+import { eventually } from '../helpers/poll.ts';
 import { TEST_ADMIN_TOKEN, bearer, seedMerchant, startTestApp, type TestApp } from '../helpers/app.ts';
 
 describe(`Prometheus metrics (${engineName})`, () => {
@@ -60,5 +63,58 @@ describe(`Prometheus metrics (${engineName})`, () => {
     assert.match(text, /fiscal_gateway_documents\{status="pending"\} \d+/);
     assert.match(text, /fiscal_gateway_webhook_deliveries\{status="failed"\} \d+/);
     assert.match(text, /fiscal_gateway_process_/);
+  });
+});
+
+describe(`the fiscal gauges' values (${engineName})`, () => {
+  let h: Harness;
+  before(async () => {
+    // Sales answer at once; a VSDC that does not answer is retried only after the test.
+    h = await startHarness({ branches: ['000', '001'], config: { saleWaitMs: 0, filingRetryMs: 300_000, vsdcProbeMs: 300_000 } });
+  });
+  after(() => h.close());
+
+  const gauge = (text: string, name: string, labels: string): number | undefined => {
+    const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}} `));
+    return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+  };
+
+  test('documents by status, and per branch the backlog and the age of its oldest pending document', async () => {
+    const sale = async (branch: string) => {
+      const res = await h.post('/api/v1/sales', saleBody(), { 'x-branch': branch });
+      assert.ok(res.statusCode === 201 || res.statusCode === 202, res.body);
+      return res.json().data.id as number;
+    };
+    const statusOf = async (id: number) => (await h.ctx.db.selectFrom('sales').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+    const filed = await sale('000');
+    await eventually(async () => ((await statusOf(filed)) === 'uploaded' ? true : undefined), 'the first sale to be filed');
+    h.sim.control.setFaults(h.merchant.tpin, '000', { reject: { count: 1, code: '910', message: 'Request parameter error' } });
+    const refused = await sale('000');
+    await eventually(async () => ((await statusOf(refused)) === 'failed' ? true : undefined), 'the refused sale to fail');
+
+    // The VSDCs of both branches go down: three sales wait on 000, two on 001.
+    for (const branch of ['000', '001']) h.sim.control.setFaults(h.merchant.tpin, branch, { down: true });
+    const waiting = { '000': [await sale('000'), await sale('000'), await sale('000')], '001': [await sale('001'), await sale('001')] };
+    // The oldest of 000 was stored ten minutes ago (the age is the database's now() less created_at).
+    const agedAt = Date.now();
+    await sql`update sales set created_at = now() - interval '600 seconds' where id = ${waiting['000'][0]!}`.execute(h.ctx.db);
+    await sql`update sales set created_at = now() - interval '60 seconds' where id = ${waiting['001'][0]!}`.execute(h.ctx.db);
+
+    const res = await h.t.inject({ method: 'GET', url: '/metrics', headers: bearer(TEST_ADMIN_TOKEN) });
+    assert.equal(res.statusCode, 200);
+    const elapsed = (Date.now() - agedAt) / 1000 + 1;
+    const text = res.body;
+    assert.equal(gauge(text, 'fiscal_gateway_documents', 'status="pending"'), 5);
+    assert.equal(gauge(text, 'fiscal_gateway_documents', 'status="failed"'), 1);
+    assert.equal(gauge(text, 'fiscal_gateway_documents', 'status="uploaded"'), 1);
+    assert.equal(gauge(text, 'fiscal_gateway_documents', 'status="resolved"'), 0);
+    const tenant = `tenant="${h.merchant.tenantId}"`;
+    assert.equal(gauge(text, 'fiscal_gateway_backlog_documents', `${tenant},branch="000"`), 3);
+    assert.equal(gauge(text, 'fiscal_gateway_backlog_documents', `${tenant},branch="001"`), 2);
+    const oldest000 = gauge(text, 'fiscal_gateway_backlog_oldest_age_seconds', `${tenant},branch="000"`)!;
+    const oldest001 = gauge(text, 'fiscal_gateway_backlog_oldest_age_seconds', `${tenant},branch="001"`)!;
+    assert.ok(oldest000 >= 600 && oldest000 < 600 + elapsed, `branch 000's oldest waits ~600 s, not ${oldest000}`);
+    assert.ok(oldest001 >= 60 && oldest001 < 60 + elapsed, `branch 001's oldest waits ~60 s, not ${oldest001}`);
+    assert.equal(text.split('\n').filter((l) => l.startsWith('fiscal_gateway_backlog_documents{')).length, 2, 'a branch with nothing pending has no backlog series');
   });
 });

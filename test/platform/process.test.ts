@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer, type AddressInfo } from 'node:net';
+import { once } from 'node:events';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { lockFilePath } from '../../src/platform/db/data-dir-lock.ts';
@@ -93,6 +94,32 @@ describe(`the gateway process (${engineName})`, () => {
       assert.equal(typeof report.inHand, 'number', worker);
       assert.equal(report.cut, 0, `${worker}: nothing cut`);
     }
+  });
+
+  test('a shutdown that cannot finish within SHUTDOWN_TIMEOUT_MS exits 1, its last line saying what was unfinished', async () => {
+    // The API alone: what cannot finish here is a request (workers' stops are the graceful test's).
+    const gw = await spawnGateway({ ...env, SHUTDOWN_TIMEOUT_MS: '400' }, ['--api-only']);
+    const { hostname, port } = new URL(gw.url);
+    const socket = connect(Number(port), hostname);
+    try {
+      // A request whose body never comes: with Expect, Node answers 100 Continue in the same turn
+      // as it hands the request to the app, so once that arrives the request is in flight.
+      socket.write(`POST /api/v1/account/signin HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n`);
+      const [continued] = (await once(socket, 'data')) as [Buffer];
+      assert.match(continued.toString(), /^HTTP\/1\.1 100 Continue/);
+      socket.write('{"email":');
+      assert.equal(await gw.kill('SIGTERM'), 1);
+    } finally {
+      socket.destroy();
+    }
+    const lines = gw.output().trimEnd().split('\n');
+    const last = JSON.parse(lines[lines.length - 1]!) as { msg: string; level: number; signal: string; ms: number; requests: unknown; workersUnfinished: unknown };
+    assert.match(last.msg, /^shutdown timed out: exiting with requests and worker steps unfinished/);
+    assert.equal(last.level, 50, 'an error line');
+    assert.equal(last.signal, 'SIGTERM');
+    assert.ok(last.ms >= 400, `exited after the grace, not before (${last.ms} ms)`);
+    assert.deepEqual(last.requests, { inFlight: 1, cut: 1 });
+    assert.deepEqual(last.workersUnfinished, []);
   });
 
   test('a busy PORT stops the start: exit 3, one line naming PORT, the database released', async () => {

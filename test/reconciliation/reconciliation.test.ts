@@ -3,6 +3,7 @@
 // reported; bad input and tenancy.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { reconcileRound } from '../../src/domain/fiscal/reconciliation/service.ts';
 import { bearer, TEST_ADMIN_TOKEN } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
 import { expectCoded, expectInvalid, expectStatus, saleBody, startHarness, type Harness } from '../helpers/harness.ts';
@@ -132,6 +133,27 @@ describe(`reconciliation with the VSDC (${engineName})`, () => {
     const fiscalised = (await storedEvents('invoice.fiscalised')).filter((e) => e.data.invoice.id === saleId);
     assert.equal(fiscalised.length, 1, 'exactly one invoice.fiscalised');
     assert.equal((await storedEvents('reconciliation.mismatch')).filter((e) => e.data.document.saleId === saleId).length, 0);
+  });
+
+  test('a run pauses RECONCILE_PACE_MS after each selectInvoice, before the next one', async () => {
+    await h.registerBranch(h.merchant, '002');
+    await uploaded(await postSales(3, '002'));
+    const lookups = () => h.sim.control.calls(h.merchant.tpin, '002', 'selectInvoice').length;
+    await h.stopWorkers();
+    try {
+      const created = expectStatus(await h.post('/api/v1/reconciliations', { branch: '002', from: TODAY, to: TODAY }), 201).data;
+      // Each wait is recorded with how many lookups the VSDC had answered when it began.
+      const pauses: Array<{ ms: number; afterLookups: number }> = [];
+      const paced = { ...h.ctx, config: { ...h.ctx.config, reconcilePaceMs: 150 } };
+      const pause = async (ms: number) => void pauses.push({ ms, afterLookups: lookups() });
+      const checked = await reconcileRound(paced, { owner: 'pace-test', signal: new AbortController().signal, runId: created.id, pause });
+      assert.equal(checked, 3);
+      assert.equal(lookups(), 3);
+      assert.deepEqual(pauses, [{ ms: 150, afterLookups: 1 }, { ms: 150, afterLookups: 2 }], 'a pause between each two lookups, none after the last');
+      assert.equal((await finished(created.id)).progress.matches, 3);
+    } finally {
+      h.startWorkers();
+    }
   });
 
   test('bad input is a 4xx that says what to send; one open run per branch', async () => {

@@ -2,6 +2,7 @@
 // `--help`, `--version` and usage errors answer without loading the database or the HTTP stack.
 import { parseArgs } from 'node:util';
 import type { Config } from '../../platform/config.ts';
+import type { AppContext } from '../../domain/kernel/context.ts';
 import { SCOPES, type Scope } from '../../credentials/abilities.ts';
 import { createPartner, listPartners, setPartnerStatus, updateTenantAccount, type TenantAccountPatch } from '../../domain/partner/provisioning/partners-service.ts';
 import { listAllTenants } from '../../domain/kernel/tenants/service.ts';
@@ -81,11 +82,15 @@ function tenantPatch(sub: string | undefined, value: string | undefined): Tenant
   }
 }
 
-export async function tenantCommand(config: Config, args: string[], json: boolean): Promise<void> {
+/**
+ * `tenant …`: each command runs through `withContext` (main.ts passes cli/with-context.ts's on the
+ * operator's configuration; tests pass their own context).
+ */
+export async function tenantCommand(args: string[], json: boolean, withContext: <T>(command: string, run: (ctx: AppContext) => Promise<T>) => Promise<T>): Promise<void> {
   const [sub, idText, value, ...extra] = args;
   if (sub === 'list') {
     noMoreArguments(args.slice(1), 'tenant list');
-    const tenants = await withContext(config, 'tenant list', (ctx) => listAllTenants(ctx.db));
+    const tenants = await withContext('tenant list', (ctx) => listAllTenants(ctx.db));
     print(
       json,
       tenants,
@@ -102,6 +107,6 @@ export async function tenantCommand(config: Config, args: string[], json: boolea
   noMoreArguments(takesValue ? extra : [value, ...extra].filter((a) => a !== undefined), `tenant ${sub ?? ''}`.trim());
   const patch = tenantPatch(sub, value);
   const id = positiveId(idText, 'tenant');
-  const tenant = await withContext(config, `tenant ${sub}`, (ctx) => updateTenantAccount(ctx.db, { type: 'cli' }, id, patch));
+  const tenant = await withContext(`tenant ${sub}`, (ctx) => updateTenantAccount(ctx.db, { type: 'cli' }, id, patch));
   print(json, tenant, `tenant ${tenant.id}: plan ${tenant.plan ?? 'none'}, subscription ${tenant.subscription}, status ${tenant.status}, quota ${tenant.monthlyQuota ?? 'none'}, rate limit ${tenant.rateLimitPerMinute ?? 'plan default'}`);
 }

@@ -97,7 +97,11 @@ interface RoundOptions {
   signal: AbortSignal;
   /** Only this run (the CLI). */
   runId?: number;
+  /** How the run waits RECONCILE_PACE_MS between two VSDC calls (tests record the waits instead of sleeping). */
+  pause?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
+
+const sleepUnlessAborted = (ms: number, signal: AbortSignal): Promise<void> => sleep(ms, undefined, { signal }).catch(() => {});
 
 function runLeaseMs(ctx: AppContext): number {
   return ctx.config.vsdcTimeoutMs + ctx.config.reconcilePaceMs + 5_000;
@@ -143,7 +147,7 @@ export async function reconcileRound(ctx: AppContext, options: RoundOptions): Pr
     }
     handled++;
     if (step.completed) return handled;
-    if (ctx.config.reconcilePaceMs > 0) await sleep(ctx.config.reconcilePaceMs, undefined, { signal }).catch(() => {});
+    if (ctx.config.reconcilePaceMs > 0) await (options.pause ?? sleepUnlessAborted)(ctx.config.reconcilePaceMs, signal);
   }
   await releaseRun(ctx.db, runId, owner);
   return handled;
@@ -159,7 +163,7 @@ export async function runToCompletion(ctx: AppContext, runId: number, owner: str
     onProgress(presented);
     if (run.status === 'completed' || signal.aborted) return presented;
     // Another process holds the run, or it waits out a backoff or a filer: look again shortly.
-    if (handled === 0) await sleep(Math.max(YIELD_MS, ctx.config.reconcilePaceMs), undefined, { signal }).catch(() => {});
+    if (handled === 0) await sleepUnlessAborted(Math.max(YIELD_MS, ctx.config.reconcilePaceMs), signal);
   }
 }
 
