@@ -100,7 +100,7 @@ describe(`a document's receipt and credit-note form in the browser (${engineName
     await page.getByRole('button', { name: 'Issue the credit note' }).click();
     const question = await page.getByTestId('credit-confirm').innerText();
     assert.match(question, /^Credit 119\.00 ZMW of Sale No\. \d+ \(INV[^)]+\) \(2 lines, reason 01 /, question);
-    const notesBefore = ((await h.get(`/api/v1/sales/${sale.id}`)).json().data as Sale).notes!.length;
+    const notesBefore = ((await h.get(`/api/v1/sales/${sale.id}?expand=credits`)).json().data as Sale).notes!.length;
     assert.equal(notesBefore, 1, 'nothing is issued before the confirmation');
 
     await page.getByRole('button', { name: 'Yes, issue the credit note' }).click();
@@ -108,7 +108,7 @@ describe(`a document's receipt and credit-note form in the browser (${engineName
     const corrects = page.getByRole('link', { name: `Sale No. ${sale.invoiceNo} (${sale.authorityInvoiceNo})`, exact: true });
     await corrects.click();
     await page.getByRole('heading', { level: 1, name: `Sale No. ${sale.invoiceNo}`, exact: true }).waitFor();
-    const notes = ((await h.get(`/api/v1/sales/${sale.id}`)).json().data as Sale).notes!;
+    const notes = ((await h.get(`/api/v1/sales/${sale.id}?expand=credits`)).json().data as Sale).notes!;
     assert.equal(notes.length, 2);
     for (const note of notes) await page.getByRole('link', { name: `Credit note No. ${note.invoiceNo}`, exact: true }).waitFor();
     await page.getByText('sold 4 × 58.00, 2 already credited, 2 left to credit').waitFor();

@@ -72,7 +72,7 @@ describe(`credit and debit notes (${engineName})`, () => {
 
   test('a sale read alone says what is left to credit per line and lists its notes; a note names its sale by number', async () => {
     const sale = await fiscalisedSale();
-    const fresh = (await h.get(`/api/v1/sales/${sale.id}`)).json().data;
+    const fresh = (await h.get(`/api/v1/sales/${sale.id}?expand=credits`)).json().data;
     assert.deepEqual(fresh.items.map((i: Record<string, unknown>) => [i.line, i.creditedQuantity, i.remainingQuantity]), [[1, 0, 4], [2, 0, 2]]);
     assert.deepEqual(fresh.notes, []);
 
@@ -84,7 +84,7 @@ describe(`credit and debit notes (${engineName})`, () => {
     h.sim.control.clearFaults(h.merchant.tpin, '000');
     await eventually(async () => ((await h.get(`/api/v1/sales/${refused.id}`)).json().data.status === 'failed' ? true : undefined), 'the refused note failed');
 
-    const read = (await h.get(`/api/v1/sales/${sale.id}`)).json().data;
+    const read = (await h.get(`/api/v1/sales/${sale.id}?expand=credits`)).json().data;
     assert.deepEqual(read.items.map((i: Record<string, unknown>) => [i.line, i.creditedQuantity, i.remainingQuantity]), [[1, 1.5, 2.5], [2, 0, 2]], 'a refused note took nothing back');
     assert.deepEqual(read.notes.map((n: Record<string, unknown>) => [n.id, n.type, n.invoiceNo, n.authorityInvoiceNo, n.status, n.total]), [
       [credit.id, 'credit_note', credit.invoiceNo, credit.authorityInvoiceNo, 'uploaded', credit.totals.total],
@@ -94,12 +94,15 @@ describe(`credit and debit notes (${engineName})`, () => {
     const tooMuch = await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '03', items: [{ line: 1, quantity: 2.6 }] });
     assert.match(tooMuch.json().errors['items.0.quantity'][0], /\(2\.5\)/, 'the API refuses exactly past remainingQuantity');
 
-    const note = (await h.get(`/api/v1/sales/${credit.id}`)).json().data;
+    const note = (await h.get(`/api/v1/sales/${credit.id}?expand=credits`)).json().data;
     assert.deepEqual(note.originalSale, { id: sale.id, invoiceNo: sale.invoiceNo, authorityInvoiceNo: sale.authorityInvoiceNo, receiptNo: sale.fiscal.receiptNo });
     assert.equal(note.notes, undefined, 'a note lists no notes');
     assert.equal(note.items[0].remainingQuantity, undefined);
     const listed = (await h.get('/api/v1/sales')).json().data as Array<Record<string, unknown>>;
     assert.ok(listed.length > 0 && listed.every((doc) => doc.notes === undefined && doc.originalSale === undefined), 'a list stays as it was');
+    const plain = (await h.get(`/api/v1/sales/${sale.id}`)).json().data;
+    assert.equal(plain.notes, undefined, 'without expand=credits, the single read is the resource of lists and webhooks');
+    assert.equal(plain.items[0].remainingQuantity, undefined);
   });
 
   /** Credit notes (read back by id) and what they took per original line. */

@@ -269,7 +269,7 @@ export async function merchantDocumentView(ctx: ViewContext) {
   let sale: Sale;
   let timeZone: string;
   try {
-    const [document, me] = await Promise.all([ctx.api.get<{ data: Sale }>(`/api/v1/sales/${id}`), ctx.api.get<{ data: { timezone: string } }>('/api/v1/me')]);
+    const [document, me] = await Promise.all([ctx.api.get<{ data: Sale }>(`/api/v1/sales/${id}?expand=credits`), ctx.api.get<{ data: { timezone: string } }>('/api/v1/me')]);
     sale = document.data;
     timeZone = me.data.timezone;
   } catch (err) {

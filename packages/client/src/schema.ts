@@ -279,7 +279,7 @@ export interface paths {
         };
         /**
          * One sale or note: did it reach the authority?
-         * @description Read alone, a document says more than in a list: a sale gives each line's `creditedQuantity` and `remainingQuantity` (what a credit note may still take back) and `notes`, the credit and debit notes issued against it; a note gives `originalSale`, the sale it corrects with its `invoiceNo` and `authorityInvoiceNo`.
+         * @description The document as lists and webhooks carry it. With `expand=credits`, a sale also gives each line's `creditedQuantity` and `remainingQuantity` (what a credit note may still take back) and `notes`, the credit and debit notes issued against it; a note gives `originalSale`, the sale it corrects with its `invoiceNo` and `authorityInvoiceNo`.
          */
         get: operations["getSale"];
         put?: never;
@@ -6789,7 +6789,10 @@ export interface operations {
     };
     getSale: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description credits: a sale also gives each line's `creditedQuantity` and `remainingQuantity` (what a credit note may still take back) and `notes`, the credit and debit notes issued against it; a note gives `originalSale`, the sale it corrects with its `invoiceNo` and `authorityInvoiceNo`. Without it the document is the same resource as in lists and webhooks. */
+                expand?: "credits";
+            };
             header?: never;
             path: {
                 /** @example 1 */

@@ -8,7 +8,7 @@ import { assertTenantInGoodStanding } from '../../../credentials/standing.ts';
 import { Paginated } from '../../../platform/http/pagination.ts';
 import * as S from './schemas.ts';
 import { createCreditNote, createDebitNote, getSaleWithNotes } from './notes.ts';
-import { createSale, describeMe, listSalesPage, type WriteResult } from './service.ts';
+import { createSale, describeMe, getSale, listSalesPage, type WriteResult } from './service.ts';
 import { reissueSale, resolveDocument } from './resolutions.ts';
 import type { Party } from '../../kernel/audit/store.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
@@ -67,12 +67,16 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
         tags: TAG,
         summary: 'One sale or note: did it reach the authority?',
         description:
-          'Read alone, a document says more than in a list: a sale gives each line\'s `creditedQuantity` and `remainingQuantity` (what a credit note may still take back) and `notes`, the credit and debit notes issued against it; ' +
+          'The document as lists and webhooks carry it. With `expand=credits`, a sale also gives each line\'s `creditedQuantity` and `remainingQuantity` (what a credit note may still take back) and `notes`, the credit and debit notes issued against it; ' +
           'a note gives `originalSale`, the sale it corrects with its `invoiceNo` and `authorityInvoiceNo`.',
         params: S.SaleParam,
+        querystring: S.GetSaleQuery,
         response: { 200: data(S.Sale) },
       },
-    }, async (request) => ({ data: await getSaleWithNotes(ctx, requireTenant(request).id, request.params.sale) }));
+    }, async (request) => {
+      const tenantId = requireTenant(request).id;
+      return { data: request.query.expand === 'credits' ? await getSaleWithNotes(ctx, tenantId, request.params.sale) : await getSale(ctx, tenantId, request.params.sale) };
+    });
 
     app.post('/api/v1/sales/:sale/credit-note', {
       config: { ...WRITE, errors: ['sale_not_fiscalised', 'idempotency_key_reused', 'not_a_sale', 'nothing_left_to_credit', 'vsdc_unavailable'] },

@@ -185,6 +185,20 @@ export const TenantSaleParam = Type.Object({ tenant: Type.Integer({ minimum: 1, 
 /** A partner's reissue names no branch (the failed sale's is used): only the Idempotency-Key. */
 export const IdempotencyHeaders = Type.Object({ 'idempotency-key': WriteHeaders.properties['idempotency-key'] });
 
+/** `?expand=credits` on GET /api/v1/sales/{sale}: what a credit note may still take back, and the notes. */
+export const GetSaleQuery = Type.Object(
+  {
+    expand: Type.Optional(
+      Type.Literal('credits', {
+        description:
+          'credits: a sale also gives each line\'s `creditedQuantity` and `remainingQuantity` (what a credit note may still take back) and `notes`, the credit and debit notes issued against it; ' +
+          'a note gives `originalSale`, the sale it corrects with its `invoiceNo` and `authorityInvoiceNo`. Without it the document is the same resource as in lists and webhooks.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const ListSalesQuery = Type.Object({
   page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1; 20 items a page.' }),
   reference: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Your clientInvoiceNo or the Idempotency-Key the sale was created with' })),
