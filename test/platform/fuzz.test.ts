@@ -151,6 +151,23 @@ async function startFixture(): Promise<Fixture> {
   const device = await registerDevice(t.ctx.db, { type: 'cli' }, m.tenantRow, { deviceSerial: 'FUZZ', branch: '000', vsdcBaseUrl: 'http://127.0.0.1:9/vsdc' });
   await markInitialised(t.ctx, device.id, 'SDC-FUZZ-0001');
   const wrapped = await mintApiKey(t.ctx.db, { type: 'cli' }, m.tenantRow, { dialect: 'wrapped' });
+  // Stock kept, so that adjustments and stock-moving documents reach their rules.
+  await t.ctx.db.updateTable('tenants').set({ stock_tracking: true }).where('id', '=', tenantId).execute();
+  // A sale the authority accepted (for its notes and receipt) and one it refused (to reissue or resolve).
+  const documents: number[] = [];
+  for (let i = 0; i < 2; i += 1) {
+    const example = sample(t.app.routeCatalog.find((r) => r.method === 'POST' && r.url === '/api/v1/sales')!.bodySchema);
+    const res = await t.inject({ method: 'POST', url: '/api/v1/sales', headers: { ...bearer(m.token), 'content-type': 'application/json' }, payload: JSON.stringify(example) });
+    assert.equal(res.statusCode, 201, res.body);
+    documents.push(res.json().data.id);
+  }
+  const [uploaded, refused] = documents as [number, number];
+  await t.ctx.db
+    .updateTable('sales')
+    .set({ status: 'uploaded', result_code: '000', receipt_no: 1, sdc_id: 'SDC-FUZZ-0001', mrc_no: 'WIS00000001', internal_data: 'FUZZ', receipt_signature: 'FUZZ', published_at: new Date() })
+    .where('id', '=', uploaded)
+    .execute();
+  await t.ctx.db.updateTable('sales').set({ status: 'failed', result_code: '913', last_error: 'Refused for the fuzz' }).where('id', '=', refused).execute();
   // The operator's routes that change a merchant or a partner (suspend, block, rate-limit: what a
   // random body may ask) act on a merchant of another partner, never on the walk's own.
   const other = await seedMerchant(t.ctx);
@@ -184,6 +201,7 @@ async function startFixture(): Promise<Fixture> {
       .replace(':tenant', String(tenantId))
       .replace(':branch', '000')
       .replace(':id', idOf(route.url))
+      .replace(':sale', String(/\/(reissue|resolve)$/.test(route.url) ? refused : uploaded))
       .replace(/:[A-Za-z]+/g, '1')
       .replace('*', 'fuzz');
   return { t, tenantId, headersFor, session: user.headers, urlOf };
