@@ -62,6 +62,11 @@ export interface Config {
   publicUrlDefaulted: boolean;
   /** log2 of scrypt's N for new password hashes (15 in every environment; tests lower it, never read from the environment). */
   passwordScryptLog2N: number;
+  /**
+   * A partner's requests a minute across its keys; unset: PARTNER_LIMIT_PER_MINUTE (1200, platform/http/rate-limit.ts).
+   * Never read from the environment: a test that walks every partner route lifts it.
+   */
+  partnerRateLimitPerMinute: number | undefined;
 }
 
 export class ConfigError extends Error {
@@ -217,5 +222,6 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl,
     publicUrlDefaulted: text(env, 'PUBLIC_URL') === undefined,
     passwordScryptLog2N: 15,
+    partnerRateLimitPerMinute: undefined,
   };
 }

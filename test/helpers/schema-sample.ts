@@ -16,6 +16,7 @@ type Schema = {
   format?: string;
   default?: unknown;
   minItems?: number;
+  examples?: unknown[];
 };
 
 function stringFor(s: Schema): string {
@@ -28,8 +29,14 @@ function stringFor(s: Schema): string {
   return 'x'.repeat(Math.max(1, s.minLength ?? 1));
 }
 
+/**
+ * A value of the schema: its own example when it gives one (a body the route accepts, so that a
+ * mutation of one field is refused for that field, or gets past validation into the handler),
+ * else one built from its types.
+ */
 export function sample(schema: unknown): unknown {
   const s = (schema ?? {}) as Schema;
+  if (s.examples && s.examples.length > 0) return structuredClone(s.examples[0]);
   if (s.const !== undefined) return s.const;
   if (s.enum) return s.enum[0];
   if (s.anyOf) return sample(s.anyOf.find((x) => x.type !== 'null') ?? s.anyOf[0]);
@@ -55,7 +62,34 @@ export function sample(schema: unknown): unknown {
   }
 }
 
-const WRONG_VALUES: unknown[] = [null, 12345, -1, 1e308, 0.1234567, true, 'x', '', 'x'.repeat(100_000), [], [1, 2], {}, { nested: { deep: [null] } }, '<script>alert(1)</script>', '\u0000\u202e'];
+const WRONG_VALUES: unknown[] = [
+  null,
+  12345,
+  -1,
+  0,
+  1e308,
+  1e21,
+  2 ** 53 + 2,
+  0.005,
+  0.1234567,
+  999_999_999_999.999,
+  true,
+  'x',
+  '',
+  ' ',
+  'x'.repeat(256),
+  'x'.repeat(100_000),
+  '2026-02-30',
+  '9999-12-31T23:59:59Z',
+  '0000-01-01T00:00:00.000Z',
+  [],
+  [1, 2],
+  {},
+  { nested: { deep: [null] } },
+  '<script>alert(1)</script>',
+  '\u0000\u202e',
+  'ÿ€\ud83d\ude00\u0301',
+];
 
 /** Each field of the sample replaced by each wrong value, removed, and nested likewise. */
 export function mutations(schema: unknown): Generator<{ label: string; body: unknown }> {
@@ -84,6 +118,22 @@ function* mutationsAt(root: unknown, schema: unknown, value: unknown, path: stri
   }
   const items = s.items;
   if (items && Array.isArray(value) && path.length < 3) yield* mutationsAt(root, items, value[0], [...path, '0']);
+}
+
+/** The path of every value in a sample (object keys and the first element of arrays), nested ones included. */
+export function valuePaths(value: unknown, path: string[] = []): string[][] {
+  if (value === null || typeof value !== 'object') return [];
+  const entries = Array.isArray(value) ? (value.length > 0 ? [['0', value[0]] as const] : []) : Object.entries(value);
+  return entries.flatMap(([key, child]) => [[...path, key], ...valuePaths(child, [...path, key])]);
+}
+
+/** A copy of `value` with the value at `path` replaced. */
+export function withValueAt(value: unknown, path: string[], replacement: unknown): unknown {
+  const copy = structuredClone(value) as Record<string, unknown>;
+  let node = copy;
+  for (const step of path.slice(0, -1)) node = node[step] as Record<string, unknown>;
+  node[path[path.length - 1]!] = replacement;
+  return copy;
 }
 
 /** The paths of the objects nested in a sample (inside objects and array elements), not the root. */

@@ -4,6 +4,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import { countInWindow, windowCount, type WindowCount } from '../db/rate-limit-window.ts';
 import type { DB } from '../db/schema.ts';
 import type { Plan } from '../db/tables/foundation.ts';
+import type { Config } from '../config.ts';
 import { prepared } from '../db/prepared.ts';
 
 // Per-tenant fixed one-minute windows. On the embedded database the store is in memory (one
@@ -24,6 +25,9 @@ export function tenantLimit(tenant: { plan: Plan | null; rateLimitPerMinute: num
   if (tenant.plan) return PLAN_LIMITS[tenant.plan];
   return DEFAULT_LIMITS[surface];
 }
+
+/** A partner's limit a minute, across its keys. */
+export const partnerLimit = (config: Pick<Config, 'partnerRateLimitPerMinute'>): number => config.partnerRateLimitPerMinute ?? PARTNER_LIMIT_PER_MINUTE;
 
 export interface RateLimitDecision {
   allowed: boolean;

@@ -9,7 +9,7 @@ import { cookieValue, findUserSession, SESSION_COOKIE, type SessionUser } from '
 import type { UserRole } from '../../../platform/db/tables/accounts.ts';
 import { ApiError, unauthenticated } from '../../../platform/errors/errors.ts';
 import type { ErrorCode } from '../../../platform/errors/codes.ts';
-import { decisionOf, PARTNER_LIMIT_PER_MINUTE, tenantLimit, WINDOW_MS, type RateLimitDecision } from '../../../platform/http/rate-limit.ts';
+import { decisionOf, partnerLimit, tenantLimit, WINDOW_MS, type RateLimitDecision } from '../../../platform/http/rate-limit.ts';
 import { type Scope, ABILITIES, type Ability } from '../../../credentials/abilities.ts';
 
 // One onRequest hook authenticates every route according to the `auth` its route declares,
@@ -261,7 +261,7 @@ async function authenticatePartner(ctx: AppContext, request: FastifyRequest, sco
   if (key.partner.status === 'suspended') {
     throw new ApiError('partner_suspended', 'This partner account is suspended.');
   }
-  await applyRateLimit(ctx, request, bucketOf('partner', key.partner.id), PARTNER_LIMIT_PER_MINUTE, key.count);
+  await applyRateLimit(ctx, request, bucketOf('partner', key.partner.id), partnerLimit(ctx.config), key.count);
   if (!key.scopes.includes(scope)) {
     throw new ApiError('missing_scope', `This key lacks the ${scope} scope.`);
   }
