@@ -120,10 +120,14 @@ export async function main(argv: string[]): Promise<number> {
       case 'migrate': {
         noMoreArguments(rest, 'migrate');
         const { openDatabase } = await import('./platform/db/database.ts');
-        const onProgress = (progress: OpenProgress) => process.stderr.write(`${progress.line}\n`);
+        let applied = 0;
+        const onProgress = (progress: OpenProgress) => {
+          if (progress.fields.migration !== undefined) applied += 1;
+          process.stderr.write(`${progress.line}\n`);
+        };
         const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, command: 'migrate', onProgress });
         await database.close();
-        print(json, { migrated: true }, 'migrations applied');
+        print(json, { migrated: true, applied }, applied === 0 ? 'the database is up to date: no migration to apply' : `migrations applied: ${applied}`);
         return EXIT.ok;
       }
       case 'partner':

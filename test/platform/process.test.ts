@@ -259,9 +259,9 @@ describe(`the gateway process (${engineName})`, () => {
       const migrated = await runCli(['migrate'], forMigrate.env);
       assert.equal(migrated.code, 0, migrated.stderr);
       assert.deepEqual(progressOf(migrated.stderr.trimEnd().split('\n')), expected(forMigrate.dataDir), 'on standard error, one line each');
-      assert.equal(migrated.stdout, 'migrations applied\n');
+      assert.equal(migrated.stdout, `migrations applied: ${names.length}\n`);
       const again = await runCli(['migrate'], forMigrate.env);
-      assert.deepEqual([again.code, again.stderr], [0, ''], 'nothing to apply: nothing said');
+      assert.deepEqual([again.code, again.stderr, again.stdout], [0, '', 'the database is up to date: no migration to apply\n'], 'nothing to apply: no progress, and the answer says so');
     } finally {
       await forMigrate.database?.close();
     }

@@ -187,6 +187,10 @@ describe(`daily reports and exports (${engineName})`, () => {
     const json = (await report(`date=${day}`)).json().data as Report;
     assert.equal(Number(net.total), json.fiscal.net.total);
     assert.equal(records.find((r) => r.section === 'counts' && r.key === 'pending')!.count, '1');
+    // Every status of the JSON's counts is a row, resolved too.
+    for (const status of ['uploaded', 'pending', 'failed', 'resolved'] as const) {
+      assert.equal(records.find((r) => r.section === 'counts' && r.key === status)?.count, String(json.counts[status]), `counts ${status}`);
+    }
 
     const pdf = await report(`date=${day}`, { accept: 'text/csv;q=0.5, application/pdf' });
     assert.equal(pdf.statusCode, 200);

@@ -28,7 +28,7 @@ export function reportCsv(report: DailyReportResource): string {
     fact('lastInvoiceNo', report.numbers.lastInvoiceNo),
     fact('firstReceiptNo', report.numbers.firstReceiptNo),
     fact('lastReceiptNo', report.numbers.lastReceiptNo),
-    ...(['uploaded', 'pending', 'failed'] as const).map((status) => ['counts', '', status, '', report.counts[status], '', '', '', '']),
+    ...(['uploaded', 'pending', 'failed', 'resolved'] as const).map((status) => ['counts', '', status, '', report.counts[status], '', '', '', '']),
     ...report.documents.map((d) => ['documents', d.type, d.status, '', ...amounts(d)]),
     ...byTypeRows('fiscal', '', '', report.fiscal),
     ...report.vatCategories.flatMap((c) => byTypeRows('vat_category', c.category, String(c.rate), c)),
