@@ -30,6 +30,7 @@ import * as branchUsers from './0028_branch_users.ts';
 import * as stockLedger from './0029_stock_ledger.ts';
 import * as authorityCodes from './0030_authority_codes.ts';
 import * as secretKey from './0031_secret_key.ts';
+import * as userTokensByUser from './0032_user_tokens_by_user.ts';
 
 /** Every migration, in order. A migration is a list of SQL statements run one by one. */
 const migrations: Record<string, { up: string[] }> = {
@@ -63,6 +64,7 @@ const migrations: Record<string, { up: string[] }> = {
   '0029_stock_ledger': stockLedger,
   '0030_authority_codes': authorityCodes,
   '0031_secret_key': secretKey,
+  '0032_user_tokens_by_user': userTokensByUser,
 };
 
 function toKysely(statements: string[]): Migration {
