@@ -14,21 +14,24 @@ import type { FastifyInstance } from 'fastify';
 export const LINGER_MS = 10_000;
 
 export function registerEarlyAnswers(app: FastifyInstance, lingerMs = LINGER_MS): void {
+  // Callback hooks, not async ones: they run on every answer, and most do nothing.
   // `complete` is false while a real request's body is still arriving (an injected request has none).
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (request.raw.complete === false && reply.statusCode >= 400 && reply.statusCode < 500 && reply.getHeader('connection') === 'close') reply.removeHeader('connection');
-    return payload;
+    done(null, payload);
   });
-  app.addHook('onResponse', async (request) => {
+  app.addHook('onResponse', (request, _reply, done) => {
     const raw = request.raw;
-    if (raw.complete !== false) return;
-    const socket = raw.socket;
-    const cutOff = setTimeout(() => {
-      if (!raw.complete) socket.destroy();
-    }, lingerMs);
-    cutOff.unref();
-    const settle = () => clearTimeout(cutOff);
-    raw.once('end', settle);
-    socket.once('close', settle);
+    if (raw.complete === false) {
+      const socket = raw.socket;
+      const cutOff = setTimeout(() => {
+        if (!raw.complete) socket.destroy();
+      }, lingerMs);
+      cutOff.unref();
+      const settle = () => clearTimeout(cutOff);
+      raw.once('end', settle);
+      socket.once('close', settle);
+    }
+    done();
   });
 }
