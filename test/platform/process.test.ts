@@ -117,7 +117,8 @@ describe(`the gateway process (${engineName})`, () => {
     assert.match(last.msg, /^shutdown timed out: exiting with requests and worker steps unfinished/);
     assert.equal(last.level, 50, 'an error line');
     assert.equal(last.signal, 'SIGTERM');
-    assert.ok(last.ms >= 400, `exited after the grace, not before (${last.ms} ms)`);
+    // A timer counts from libuv's cached loop time, which may lag the clock by a few milliseconds.
+    assert.ok(last.ms >= 390, `exited after the grace, not before (${last.ms} ms)`);
     assert.deepEqual(last.requests, { inFlight: 1, cut: 1 });
     assert.deepEqual(last.workersUnfinished, []);
   });
