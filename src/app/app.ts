@@ -86,10 +86,16 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   app.get('/healthz', { schema: { hide: true }, config: { auth: { surface: 'public' } } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true }, config: { auth: { surface: 'public' }, errors: ['not_ready'] } }, async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const silent = new Promise<'silent'>((resolve) => (timer = setTimeout(resolve, ctx.config.readinessTimeoutMs, 'silent')));
     try {
-      await ping(ctx.db);
-    } catch {
+      const answer = await Promise.race([ping(ctx.db), silent]);
+      if (answer === 'silent') throw new ApiError('not_ready', `The database did not answer within ${ctx.config.readinessTimeoutMs} ms.`);
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
       throw new ApiError('not_ready', 'The database is unreachable.');
+    } finally {
+      clearTimeout(timer);
     }
     return { status: 'ready', database: ctx.database.kind };
   });

@@ -67,6 +67,11 @@ export interface Config {
    * Never read from the environment: a test that walks every partner route lifts it.
    */
   partnerRateLimitPerMinute: number | undefined;
+  /**
+   * How long `/readyz` waits for the database before answering 503 (a server that accepts the
+   * connection and never answers must not hang the probe). Never read from the environment.
+   */
+  readinessTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -223,5 +228,6 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrlDefaulted: text(env, 'PUBLIC_URL') === undefined,
     passwordScryptLog2N: 15,
     partnerRateLimitPerMinute: undefined,
+    readinessTimeoutMs: 2_000,
   };
 }

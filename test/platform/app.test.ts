@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { buildApp } from '../../src/app/app.ts';
@@ -21,7 +22,7 @@ describe(`platform basics (${engineName})`, () => {
     assert.equal(ready.json().database, engineName);
   });
 
-  test('readiness is 503 not_ready when the database is unreachable: a PostgreSQL server that does not answer, a database closed under the app', async () => {
+  test('readiness is 503 not_ready when the database is unreachable: nothing listening, a server that never answers, a database closed under the app', async () => {
     const expectNotReady = async (inject: TestApp['inject']) => {
       const res = await inject({ method: 'GET', url: '/readyz' });
       assert.equal(res.statusCode, 503, res.body);
@@ -38,6 +39,24 @@ describe(`platform basics (${engineName})`, () => {
       await lostApp.close();
       await closeContext(lost);
       await nowhere.close();
+    }
+    // A server that accepts the connection and never answers: the probe still answers, in time.
+    const held = new Set<Socket>();
+    const silent = createServer((socket) => held.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const mute = await openDatabase({ databaseUrl: `postgres://postgres@127.0.0.1:${(silent.address() as AddressInfo).port}/none`, migrate: false });
+    const muted = createContext({ ...testConfig(), readinessTimeoutMs: 100 }, mute);
+    const mutedApp = await buildApp(muted);
+    try {
+      const res = await mutedApp.inject({ method: 'GET', url: '/readyz' });
+      assert.equal(res.statusCode, 503, res.body);
+      assert.deepEqual(res.json(), { error: { code: 'not_ready', message: 'The database did not answer within 100 ms.' } });
+    } finally {
+      await mutedApp.close();
+      await closeContext(muted);
+      held.forEach((socket) => socket.destroy());
+      await new Promise((resolve) => silent.close(resolve));
+      void mute.close().catch(() => {});
     }
     // This run's engine, whose database goes away after the app started.
     const testDb = await createTestDatabase();
