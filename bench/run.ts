@@ -13,6 +13,9 @@
 //                 a long run under faults with nothing lost (issue 35; PostgreSQL): results in
 //                 bench/results/<date>-soak.json, the summary in BENCHMARKS.md (not with --no-report);
 //                 exits 1 when an invariant broke or a series grew (a leak)
+//   npm run bench -- soak --reanalyse bench/results/<file>.json
+//                 the leak checks again on a run's saved samples (after a change to them); the
+//                 file keeps the first analysis as leaksFirstAnalysis
 //
 // --quick       a short smoke run (a minute or two); its results do not touch BENCHMARKS.md
 // --root        measure another checkout with the same harness (before/after comparisons)
@@ -35,7 +38,7 @@ import { exportScenario } from './scenarios/exports.ts';
 import { outageScenario } from './scenarios/outage.ts';
 import { renderSalePath, salePathScenario } from './scenarios/sale-path.ts';
 import { salesScenarios } from './scenarios/sales.ts';
-import { renderSoak, soakScenario } from './scenarios/soak.ts';
+import { leakChecks, processesOf, renderSoak, soakScenario, type SoakResults } from './scenarios/soak.ts';
 import { webhookScenario } from './scenarios/webhooks.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -49,6 +52,7 @@ const { values, positionals } = parseArgs({
     branches: { type: 'string' },
     minutes: { type: 'string', default: '25' },
     clients: { type: 'string', default: '16' },
+    reanalyse: { type: 'string' },
     quick: { type: 'boolean', default: false },
     only: { type: 'string' },
     engines: { type: 'string', default: 'postgres,embedded' },
@@ -95,6 +99,34 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const SOAK_START = '<!-- bench:soak:start -->';
 const SOAK_END = '<!-- bench:soak:end -->';
 
+function writeSoakSummary(summary: string): void {
+  const path = join(REPO, 'BENCHMARKS.md');
+  const markdown = readFileSync(path, 'utf8');
+  const from = markdown.indexOf(SOAK_START);
+  const to = markdown.indexOf(SOAK_END);
+  writeFileSync(path, from < 0 || to < from ? `${markdown.trimEnd()}\n\n${SOAK_START}\n${summary}\n${SOAK_END}\n` : `${markdown.slice(0, from + SOAK_START.length)}\n${summary}\n${markdown.slice(to)}`);
+  log('BENCHMARKS.md soak section updated');
+}
+
+type SavedSoak = SoakResults & { date: string; machine: { loadAverageBefore: number[]; loadAverageAfter: number[] }; leaksFirstAnalysis?: SoakResults['leaks'] };
+
+function soakLoad(r: SavedSoak): string {
+  return `load average (1/5/15 min) ${r.machine.loadAverageBefore.join(' / ')} at the start, ${r.machine.loadAverageAfter.join(' / ')} at the end, median ${median(r.samples.database.map((d) => d.load1))} over the run on ${machine().cpus} cores`;
+}
+
+/** The leak checks again, on a saved run's samples. */
+function reanalyseSoak(file: string): void {
+  const r = JSON.parse(readFileSync(file, 'utf8')) as SavedSoak;
+  r.leaksFirstAnalysis ??= r.leaks;
+  r.leaks = leakChecks(r.settings, r.samples.processes, r.samples.database, r.processes ?? processesOf(r));
+  r.pass = r.violations.length === 0 && r.leaks.every((l) => l.pass);
+  writeFileSync(file, `${JSON.stringify(r, null, 2)}\n`);
+  const summary = renderSoak(r, `bench/results/${basename(file)}`, r.date, soakLoad(r));
+  process.stdout.write(`\n${summary}\n\n`);
+  if (!values['no-report'] && r.minutes >= 10) writeSoakSummary(summary);
+  if (!r.pass) process.exitCode = 1;
+}
+
 /** `npm run bench -- soak`: alone, on PostgreSQL; exits 1 when it failed. */
 async function soak(adminUrl: string): Promise<void> {
   const minutes = Number(values.minutes);
@@ -140,18 +172,11 @@ async function soak(adminUrl: string): Promise<void> {
   for (let n = 2; existsSync(resultsPath); n++) resultsPath = join(resultsDir, `${day}-soak${values.label ? `-${values.label}` : ''}-${n}.json`);
   writeFileSync(resultsPath, `${JSON.stringify({ date, machine: { ...machine(), postgres: await postgresReachable(adminUrl), loadAverageBefore: loadBefore, loadAverageAfter: loadAfter }, durationSeconds: Math.round((Date.now() - startedAt) / 1000), ...results }, null, 2)}\n`);
   log(`results in ${resultsPath}`);
-  const summary = renderSoak(results, `bench/results/${basename(resultsPath)}`, date, `load average (1/5/15 min) ${loadBefore.join(' / ')} at the start, ${loadAfter.join(' / ')} at the end, median ${median(results.samples.database.map((d) => d.load1))} over the run on ${machine().cpus} cores`);
+  const summary = renderSoak(results, `bench/results/${basename(resultsPath)}`, date, soakLoad({ ...results, date, machine: { loadAverageBefore: loadBefore, loadAverageAfter: loadAfter } }));
   process.stdout.write(`\n${summary}\n\n`);
   if (results.violations.length > 0) process.stdout.write(`VIOLATIONS:\n${results.violations.map((v) => `  ${v}`).join('\n')}\n`);
   for (const leak of results.leaks.filter((l) => !l.pass)) process.stdout.write(`LEAK: ${leak.process} ${leak.series} ${leak.start} → ${leak.end} (+${leak.changePercent} %, allowed +${leak.allowed})\n`);
-  if (!values['no-report'] && minutes >= 10) {
-    const path = join(REPO, 'BENCHMARKS.md');
-    const markdown = readFileSync(path, 'utf8');
-    const from = markdown.indexOf(SOAK_START);
-    const to = markdown.indexOf(SOAK_END);
-    writeFileSync(path, from < 0 || to < from ? `${markdown.trimEnd()}\n\n${SOAK_START}\n${summary}\n${SOAK_END}\n` : `${markdown.slice(0, from + SOAK_START.length)}\n${summary}\n${markdown.slice(to)}`);
-    log('BENCHMARKS.md soak section updated');
-  }
+  if (!values['no-report'] && minutes >= 10) writeSoakSummary(summary);
   rmSync(workDir, { recursive: true, force: true });
   if (!results.pass) process.exitCode = 1;
 }
@@ -159,6 +184,7 @@ async function soak(adminUrl: string): Promise<void> {
 async function main(): Promise<void> {
   const adminUrl = process.env.BENCH_DATABASE_URL ?? DEFAULT_ADMIN_URL;
   const postgresVersion = await postgresReachable(adminUrl);
+  if (only.has('soak') && values.reanalyse) return reanalyseSoak(resolve(values.reanalyse));
   if (only.has('soak')) {
     if (only.size > 1) throw new Error('the soak runs alone: `npm run bench -- soak`');
     if (!postgresVersion) throw new Error(`the soak needs PostgreSQL at ${adminUrl.replace(/\/\/[^@]*@/, '//')} (set BENCH_DATABASE_URL)`);
