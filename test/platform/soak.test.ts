@@ -59,7 +59,7 @@ test('a short soak under faults and kills: nothing lost, doubled or reordered; n
   });
   const c = results.counts;
   // The figures in the test's output, for a reader of a CI log (nothing below asserts a duration).
-  t.diagnostic(renderSoak(results, '(not written)', new Date().toISOString(), 'CI'));
+  for (const line of renderSoak(results, '(not written)', new Date().toISOString(), 'CI').split('\n')) t.diagnostic(line);
   const summary = `counts ${JSON.stringify(c)}; leaks ${JSON.stringify(results.leaks)}`;
   assert.deepEqual(results.violations, [], summary);
   // The run did what it says: faults met, processes killed, retries made.
