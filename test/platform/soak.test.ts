@@ -41,7 +41,7 @@ test('a short soak under faults and kills: nothing lost, doubled or reordered; n
     databaseUrl: database!.url,
     sim: { url: sim!.url, origin: sim!.origin },
     tpinBase: 3_300_000_000,
-    minutes: 1.75,
+    minutes: 1.5,
     merchants: 2,
     branchesPerMerchant: 4,
     clients: 6,
