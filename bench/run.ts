@@ -9,12 +9,20 @@
 //                 [--root <source tree>] [--label <name>] [--profile] [--no-report]
 //   npm run bench -- sale-path [--rounds 2] [--seconds 5] [--branches 20]
 //                 the gateway beside the naive floor and the stack floor only (issue 22): prints the ratios and table
+//   npm run bench -- soak [--minutes 25] [--branches 40] [--clients 16]
+//                 a long run under faults with nothing lost (issue 35; PostgreSQL): results in
+//                 bench/results/<date>-soak.json, the summary in BENCHMARKS.md (not with --no-report);
+//                 exits 1 when an invariant broke or a series grew (a leak)
+//   npm run bench -- soak --reanalyse bench/results/<file>.json
+//                 the leak checks again on a run's saved samples (after a change to them); the
+//                 file keeps the first analysis as leaksFirstAnalysis
 //
 // --quick       a short smoke run (a minute or two); its results do not touch BENCHMARKS.md
 // --root        measure another checkout with the same harness (before/after comparisons)
 // --profile     CPU profiles of the gateway processes in the work directory (see its path)
 // exports       opt-in (not in the default --only): a month of 1,000,000 documents exported as CSV
 //               and XLSX, peak RSS of the gateway (`--only exports --engines postgres`; --quick: 20,000)
+import { loadavg } from 'node:os';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -30,6 +38,7 @@ import { exportScenario } from './scenarios/exports.ts';
 import { outageScenario } from './scenarios/outage.ts';
 import { renderSalePath, salePathScenario } from './scenarios/sale-path.ts';
 import { salesScenarios } from './scenarios/sales.ts';
+import { leakChecks, processesOf, renderSoak, soakScenario, type SoakResults } from './scenarios/soak.ts';
 import { webhookScenario } from './scenarios/webhooks.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -40,7 +49,10 @@ const { values, positionals } = parseArgs({
   options: {
     rounds: { type: 'string', default: '2' },
     seconds: { type: 'string' },
-    branches: { type: 'string', default: '20' },
+    branches: { type: 'string' },
+    minutes: { type: 'string', default: '25' },
+    clients: { type: 'string', default: '16' },
+    reanalyse: { type: 'string' },
     quick: { type: 'boolean', default: false },
     only: { type: 'string' },
     engines: { type: 'string', default: 'postgres,embedded' },
@@ -83,9 +95,101 @@ mkdirSync(join(workDir, 'profiles'), { recursive: true });
 const startedAt = Date.now();
 const log = (line: string) => process.stderr.write(`[${((Date.now() - startedAt) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
 
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+const SOAK_START = '<!-- bench:soak:start -->';
+const SOAK_END = '<!-- bench:soak:end -->';
+
+function writeSoakSummary(summary: string): void {
+  const path = join(REPO, 'BENCHMARKS.md');
+  const markdown = readFileSync(path, 'utf8');
+  const from = markdown.indexOf(SOAK_START);
+  const to = markdown.indexOf(SOAK_END);
+  writeFileSync(path, from < 0 || to < from ? `${markdown.trimEnd()}\n\n${SOAK_START}\n${summary}\n${SOAK_END}\n` : `${markdown.slice(0, from + SOAK_START.length)}\n${summary}\n${markdown.slice(to)}`);
+  log('BENCHMARKS.md soak section updated');
+}
+
+type SavedSoak = SoakResults & { date: string; machine: { loadAverageBefore: number[]; loadAverageAfter: number[] }; leaksFirstAnalysis?: SoakResults['leaks'] };
+
+function soakLoad(r: SavedSoak): string {
+  return `load average (1/5/15 min) ${r.machine.loadAverageBefore.join(' / ')} at the start, ${r.machine.loadAverageAfter.join(' / ')} at the end, median ${median(r.samples.database.map((d) => d.load1))} over the run on ${machine().cpus} cores`;
+}
+
+/** The leak checks again, on a saved run's samples. */
+function reanalyseSoak(file: string): void {
+  const r = JSON.parse(readFileSync(file, 'utf8')) as SavedSoak;
+  r.leaksFirstAnalysis ??= r.leaks;
+  r.leaks = leakChecks(r.settings, r.samples.processes, r.samples.database, r.processes ?? processesOf(r));
+  r.pass = r.violations.length === 0 && r.leaks.every((l) => l.pass);
+  writeFileSync(file, `${JSON.stringify(r, null, 2)}\n`);
+  const summary = renderSoak(r, `bench/results/${basename(file)}`, r.date, soakLoad(r));
+  process.stdout.write(`\n${summary}\n\n`);
+  if (!values['no-report'] && r.minutes >= 10) writeSoakSummary(summary);
+  if (!r.pass) process.exitCode = 1;
+}
+
+/** `npm run bench -- soak`: alone, on PostgreSQL; exits 1 when it failed. */
+async function soak(adminUrl: string): Promise<void> {
+  const minutes = Number(values.minutes);
+  const branches = Number(values.branches ?? 40);
+  const perMerchant = 5;
+  const sim = await startChild('simulator');
+  const postgres = await postgresEngine(adminUrl);
+  const date = new Date().toISOString();
+  const loadBefore = loadavg().map((v) => Math.round(v * 100) / 100);
+  let results;
+  try {
+    results = await soakScenario({
+      root,
+      workDir,
+      databaseUrl: postgres.env.DATABASE_URL!,
+      sim: { url: sim.urls.url!, origin: sim.urls.origin! },
+      tpinBase: 3_200_000_000,
+      minutes,
+      merchants: Math.ceil(branches / perMerchant),
+      branchesPerMerchant: perMerchant,
+      clients: Number(values.clients),
+      thinkMs: 20,
+      // A long run: a fault phase a minute (a cycle of five: 5 minutes), a worker killed at each
+      // cycle's start; a short one (< 10 min) scales down to 6 s phases.
+      killEverySeconds: minutes >= 10 ? 300 : 30,
+      faultPhaseSeconds: minutes >= 10 ? 60 : 6,
+      sampleEverySeconds: minutes >= 10 ? 5 : 2,
+      restartWarmupSeconds: minutes >= 10 ? 30 : 4,
+      yesterdayPerBranch: minutes >= 10 ? 25 : 10,
+      webhookFailShare: 0.2,
+      drainTimeoutSeconds: 600,
+      log,
+    });
+  } finally {
+    await sim.stop();
+    await postgres.dispose();
+  }
+  const loadAfter = loadavg().map((v) => Math.round(v * 100) / 100);
+  const day = date.slice(0, 10);
+  const resultsDir = join(REPO, 'bench', 'results');
+  mkdirSync(resultsDir, { recursive: true });
+  let resultsPath = join(resultsDir, `${day}-soak${values.label ? `-${values.label}` : ''}.json`);
+  for (let n = 2; existsSync(resultsPath); n++) resultsPath = join(resultsDir, `${day}-soak${values.label ? `-${values.label}` : ''}-${n}.json`);
+  writeFileSync(resultsPath, `${JSON.stringify({ date, machine: { ...machine(), postgres: await postgresReachable(adminUrl), loadAverageBefore: loadBefore, loadAverageAfter: loadAfter }, durationSeconds: Math.round((Date.now() - startedAt) / 1000), ...results }, null, 2)}\n`);
+  log(`results in ${resultsPath}`);
+  const summary = renderSoak(results, `bench/results/${basename(resultsPath)}`, date, soakLoad({ ...results, date, machine: { loadAverageBefore: loadBefore, loadAverageAfter: loadAfter } }));
+  process.stdout.write(`\n${summary}\n\n`);
+  if (results.violations.length > 0) process.stdout.write(`VIOLATIONS:\n${results.violations.map((v) => `  ${v}`).join('\n')}\n`);
+  for (const leak of results.leaks.filter((l) => !l.pass)) process.stdout.write(`LEAK: ${leak.process} ${leak.series} ${leak.start} → ${leak.end} (+${leak.changePercent} %, allowed +${leak.allowed})\n`);
+  if (!values['no-report'] && minutes >= 10) writeSoakSummary(summary);
+  rmSync(workDir, { recursive: true, force: true });
+  if (!results.pass) process.exitCode = 1;
+}
+
 async function main(): Promise<void> {
   const adminUrl = process.env.BENCH_DATABASE_URL ?? DEFAULT_ADMIN_URL;
   const postgresVersion = await postgresReachable(adminUrl);
+  if (only.has('soak') && values.reanalyse) return reanalyseSoak(resolve(values.reanalyse));
+  if (only.has('soak')) {
+    if (only.size > 1) throw new Error('the soak runs alone: `npm run bench -- soak`');
+    if (!postgresVersion) throw new Error(`the soak needs PostgreSQL at ${adminUrl.replace(/\/\/[^@]*@/, '//')} (set BENCH_DATABASE_URL)`);
+    return soak(adminUrl);
+  }
   const engines = values.engines!.split(',').filter((e): e is EngineName => e === 'postgres' || e === 'embedded');
   const results: BenchResults = {
     date: new Date().toISOString(),
@@ -109,7 +213,7 @@ async function main(): Promise<void> {
         results.salePath = await salePathScenario(
           postgres,
           embedded,
-          { root, workDir, profile: values.profile!, branches: Number(values.branches), rounds: Number(values.rounds), seconds: Number(values.seconds ?? (quick ? 3 : 5)) },
+          { root, workDir, profile: values.profile!, branches: Number(values.branches ?? 20), rounds: Number(values.rounds), seconds: Number(values.seconds ?? (quick ? 3 : 5)) },
           sim,
           3_050_000_000,
           log,

@@ -6,7 +6,9 @@
 // nothing that leads to test/helpers/db.ts) already ran on the embedded pass and are left out, and
 // so are the files whose header says `// test-database: embedded only` (the console in a real
 // browser: what it shows does not depend on the engine, and the API under it runs on both). Files
-// whose header says `// test-runtime: long` are started first.
+// whose header says `// test-database: postgres only` run on the PostgreSQL pass alone (several
+// gateway processes on one database: the soak). Files whose header says `// test-runtime: long`
+// are started first.
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
@@ -42,6 +44,9 @@ function headerSays(file, marker) {
 /** The file's header opts out of the PostgreSQL pass. */
 const embeddedOnly = (file) => headerSays(file, 'test-database: embedded only');
 
+/** The file's header opts out of the embedded pass. */
+const postgresOnly = (file) => headerSays(file, 'test-database: postgres only');
+
 /**
  * The file's header says it runs for minutes (`test-runtime: long`): such files start first, so
  * that the last minutes of a run are not one long file running alone while the other slots idle.
@@ -54,7 +59,7 @@ const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 const files = collect('test')
   .sort()
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
-  .filter((f) => !onPostgres || (reachesDatabase(f) && !embeddedOnly(f)));
+  .filter((f) => (onPostgres ? reachesDatabase(f) && !embeddedOnly(f) : !postgresOnly(f)));
 files.sort((a, b) => Number(runsLong(b)) - Number(runsLong(a)));
 if (files.length === 0) {
   console.error('no test files matched');

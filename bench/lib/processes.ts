@@ -63,11 +63,15 @@ export interface GatewayOptions {
   workDir: string;
   profile?: boolean;
   label?: string;
+  /** false: run the tree's dist/ as it is (a caller that compiled it already, e.g. the test runner). */
+  build?: boolean;
 }
 
 export interface GatewayProcess {
   url: string;
   pid: number;
+  /** The process's log (stdout and stderr). */
+  logPath: string;
   /** From spawn to the first 200 on /readyz (API) or the "workers running" line (workers only). */
   readyMs: number;
   stats(): ReturnType<typeof processStats>;
@@ -83,9 +87,9 @@ const built = new Set<string>();
  * `node dist/main.js serve`), built once per run here so the figures are of the sources as they
  * are. A tree from before the build step runs through tsx, as it did then.
  */
-function gatewayEntry(root: string): string[] {
+function gatewayEntry(root: string, build = true): string[] {
   if (!existsSync(join(root, 'tsconfig.build.json'))) return ['--import', 'tsx', join(root, 'src/main.ts')];
-  if (!built.has(root)) {
+  if (build && !built.has(root)) {
     // The workspace packages dist/main.js imports by name (in a tree that has them) first, in
     // the order they import one another.
     for (const project of ['packages/vsdc-protocol/tsconfig.build.json', 'packages/simulator/tsconfig.build.json', 'tsconfig.build.json']) {
@@ -112,7 +116,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayProc
   const log = openSync(logPath, 'a');
   // One directory per process: the main thread's profile is the CPU.*.0.*.cpuprofile in it.
   const profile = options.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(options.workDir, 'profiles', label)}`] : [];
-  const entry = gatewayEntry(options.root); // compiled before the clock starts
+  const entry = gatewayEntry(options.root, options.build); // compiled before the clock starts
   const began = performance.now();
   const child: ChildProcess = spawn(process.execPath, [...profile, ...entry, 'serve', ...args], {
     cwd: options.root,
@@ -155,6 +159,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayProc
   return {
     url,
     pid,
+    logPath,
     readyMs,
     stats: () => processStats(pid),
     async stop() {

@@ -39,17 +39,19 @@ async function inBatches<T>(count: number, parallel: number, make: (i: number) =
 }
 
 /**
- * `count` merchants of one partner, each with one initialised branch (000) on the VSDC at
- * `vsdcUrl`, a tenant token, and no rate limit in the way of the load.
+ * `count` merchants of one partner, each with initialised `branches` (default one: 000) on the
+ * VSDC at `vsdcUrl`, a tenant token, and no rate limit in the way of the load.
  */
-export async function seedMerchants(base: string, partner: SeededPartner, vsdcUrl: string, count: number, tpinBase: number): Promise<Merchant[]> {
+export async function seedMerchants(base: string, partner: SeededPartner, vsdcUrl: string, count: number, tpinBase: number, branches: string[] = ['000']): Promise<Merchant[]> {
   return inBatches(count, 8, async (i) => {
     const tpin = String(tpinBase + i);
     const tenant = await call<{ data: { id: number } }>(base, 'POST', '/api/v1/tenants', partner.secret, { name: `Bench merchant ${i}`, tpin });
     const id = tenant.data.id;
     await call(base, 'PATCH', `/admin/v1/tenants/${id}`, ADMIN_TOKEN, { rateLimitPerMinute: 1_000_000 });
-    await call(base, 'POST', `/api/v1/tenants/${id}/devices`, partner.secret, { deviceSerial: `BENCH-${tpin}`, branch: '000', vsdcBaseUrl: vsdcUrl });
-    await call(base, 'POST', `/api/v1/tenants/${id}/devices/000/initialize`, partner.secret);
+    for (const branch of branches) {
+      await call(base, 'POST', `/api/v1/tenants/${id}/devices`, partner.secret, { deviceSerial: branch === '000' ? `BENCH-${tpin}` : `BENCH-${tpin}-${branch}`, branch, vsdcBaseUrl: vsdcUrl });
+      await call(base, 'POST', `/api/v1/tenants/${id}/devices/${branch}/initialize`, partner.secret);
+    }
     const token = await call<{ data: { token: string } }>(base, 'POST', `/api/v1/tenants/${id}/tokens`, partner.secret, { name: 'bench' });
     return { tenantId: id, tpin, token: token.data.token };
   });

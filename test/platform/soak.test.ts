@@ -1,0 +1,74 @@
+// test-database: postgres only
+// test-runtime: long
+// The soak of `npm run bench -- soak` (bench/scenarios/soak.ts), short: about two minutes of
+// mixed load on one `--api-only` and two `--workers-only` processes sharing a PostgreSQL database,
+// the VSDC cycling through outages, slow and lost replies every few seconds, a worker process
+// killed with SIGKILL (and restarted) every 30 s, webhooks to a receiver failing a fifth of them.
+// Nothing may be lost, doubled or reordered: each answered document stored once, numbers
+// gap-free per branch, each filed once in order, one `invoice.fiscalised` event each, each event
+// received. Open file descriptors and database connections must not grow (the leak checks that do
+// not depend on timing; the event-loop delay is measured by the long run in bench/ only).
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { startSimulator, type Simulator } from '@fiscal-gateway/simulator';
+import { renderSoak, soakScenario, type SoakResults } from '../../bench/scenarios/soak.ts';
+import { createPostgresDatabaseUrl, onPostgres } from '../helpers/db.ts';
+
+const skip = onPostgres ? false : 'needs PostgreSQL: set TEST_DATABASE_URL (several gateway processes share one database)';
+
+let sim: Simulator | undefined;
+let database: { url: string; drop(): Promise<void> } | undefined;
+const workDir = mkdtempSync(join(tmpdir(), 'fg-soak-test-'));
+
+before(async () => {
+  if (!onPostgres) return;
+  sim = await startSimulator({ port: 0 });
+  database = await createPostgresDatabaseUrl();
+});
+after(async () => {
+  await sim?.close();
+  await database?.drop();
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+test('a short soak under faults and kills: nothing lost, doubled or reordered; no fd or connection leak', { skip }, async (t) => {
+  const results: SoakResults = await soakScenario({
+    root: process.cwd(),
+    workDir,
+    databaseUrl: database!.url,
+    sim: { url: sim!.url, origin: sim!.origin },
+    tpinBase: 3_300_000_000,
+    minutes: 1.5,
+    merchants: 2,
+    branchesPerMerchant: 4,
+    clients: 6,
+    thinkMs: 20,
+    killEverySeconds: 30,
+    faultPhaseSeconds: 6,
+    sampleEverySeconds: 2,
+    restartWarmupSeconds: 4,
+    yesterdayPerBranch: 10,
+    webhookFailShare: 0.2,
+    drainTimeoutSeconds: 60,
+    // The test runner compiled dist/ before the run.
+    build: false,
+    log: () => {},
+  });
+  const c = results.counts;
+  // The figures in the test's output, for a reader of a CI log (nothing below asserts a duration).
+  for (const line of renderSoak(results, '(not written)', new Date().toISOString(), 'CI').split('\n')) t.diagnostic(line);
+  const summary = `counts ${JSON.stringify(c)}; leaks ${JSON.stringify(results.leaks)}`;
+  assert.deepEqual(results.violations, [], summary);
+  // The run did what it says: faults met, processes killed, retries made.
+  assert.ok(c.sales > 100 && c.creditNotes > 0 && c.listings > 0 && c.exports > 0 && c.xReports > 0, summary);
+  assert.ok(c.kills >= 2 && c.faultCycles >= 2, summary);
+  assert.ok(c.duplicateAttemptsMet924 > 0, `lost replies and abandoned slow calls lead to 924 and adoption: ${summary}`);
+  assert.ok(c.deliveriesFailed > 0 && c.deliveriesRetried > 0, summary);
+  assert.equal(c.storedDocuments, c.filedDocuments, summary);
+  for (const leak of results.leaks.filter((l) => l.series === 'fds' || l.series === 'connections')) {
+    assert.ok(leak.pass, `${leak.process} ${leak.series}: ${leak.start} → ${leak.end} (allowed +${leak.allowed})`);
+  }
+});
