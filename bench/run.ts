@@ -9,6 +9,9 @@
 //                 [--root <source tree>] [--label <name>] [--profile] [--no-report]
 //   npm run bench -- sale-path [--rounds 2] [--seconds 5] [--branches 20]
 //                 the gateway beside the naive floor and the stack floor only (issue 22): prints the ratios and table
+//   npm run bench -- fleet [--branches 1000] [--docs 5] [--latency 0,250,2000] [--no-before] [--deadline 60]
+//                 a fleet's backlog after an outage filed by one serve at each VSDC latency, beside the same
+//                 build at FILING_CONCURRENCY=64 (issue 36): prints its table (PostgreSQL only)
 //
 // --quick       a short smoke run (a minute or two); its results do not touch BENCHMARKS.md
 // --root        measure another checkout with the same harness (before/after comparisons)
@@ -27,6 +30,7 @@ import { renderTables, replaceTables, type BenchResults } from './report.ts';
 import { fastifyCeiling, postgresRoundTrips, simulatorCeiling } from './scenarios/baselines.ts';
 import { listingScenario } from './scenarios/listing.ts';
 import { exportScenario } from './scenarios/exports.ts';
+import { fleetScenario, renderFleet } from './scenarios/fleet.ts';
 import { outageScenario } from './scenarios/outage.ts';
 import { renderSalePath, salePathScenario } from './scenarios/sale-path.ts';
 import { salesScenarios } from './scenarios/sales.ts';
@@ -40,7 +44,11 @@ const { values, positionals } = parseArgs({
   options: {
     rounds: { type: 'string', default: '2' },
     seconds: { type: 'string' },
-    branches: { type: 'string', default: '20' },
+    branches: { type: 'string' },
+    docs: { type: 'string', default: '5' },
+    latency: { type: 'string', default: '0,250,2000' },
+    'no-before': { type: 'boolean', default: false },
+    deadline: { type: 'string', default: '60' },
     quick: { type: 'boolean', default: false },
     only: { type: 'string' },
     engines: { type: 'string', default: 'postgres,embedded' },
@@ -109,7 +117,7 @@ async function main(): Promise<void> {
         results.salePath = await salePathScenario(
           postgres,
           embedded,
-          { root, workDir, profile: values.profile!, branches: Number(values.branches), rounds: Number(values.rounds), seconds: Number(values.seconds ?? (quick ? 3 : 5)) },
+          { root, workDir, profile: values.profile!, branches: Number(values.branches ?? '20'), rounds: Number(values.rounds), seconds: Number(values.seconds ?? (quick ? 3 : 5)) },
           sim,
           3_050_000_000,
           log,
@@ -120,7 +128,26 @@ async function main(): Promise<void> {
         await embedded?.dispose();
       }
     }
-    const others = [...only].some((scenario) => scenario !== 'sale-path');
+    if (only.has('fleet')) {
+      if (!postgresVersion) throw new Error(`the fleet benchmark needs PostgreSQL at ${adminUrl.replace(/\/\/[^@]*@/, '//')} (set BENCH_DATABASE_URL)`);
+      const postgres = await postgresEngine(adminUrl);
+      try {
+        const settings = {
+          root,
+          workDir,
+          branches: Number(values.branches ?? '1000'),
+          docs: Number(values.docs),
+          latenciesMs: values.latency!.split(',').map(Number),
+          before: !values['no-before'],
+          deadlineSeconds: Number(values.deadline),
+        };
+        results.fleet = await withLoad(() => fleetScenario(postgres, settings, sim, 3_200_000_000, log));
+        process.stdout.write(`\n${renderFleet(results.fleet)}\n\n`);
+      } finally {
+        await postgres.dispose();
+      }
+    }
+    const others = [...only].some((scenario) => scenario !== 'sale-path' && scenario !== 'fleet');
     // Yardsticks first, on a quiet machine.
     const fastify = others ? await withLoad(async () => ({ result: await fastifyCeiling(settings.seconds) })) : undefined;
     if (fastify) {
@@ -199,7 +226,8 @@ async function main(): Promise<void> {
   results.durationSeconds = Math.round((Date.now() - startedAt) / 1000);
   const day = results.date.slice(0, 10);
   const salePathOnly = only.size === 1 && only.has('sale-path');
-  const name = [day, quick ? 'quick' : null, salePathOnly ? 'sale-path' : null, values.label ?? null].filter(Boolean).join('-');
+  const fleetOnly = only.size === 1 && only.has('fleet');
+  const name = [day, quick ? 'quick' : null, salePathOnly ? 'sale-path' : null, fleetOnly ? 'fleet' : null, values.label ?? null].filter(Boolean).join('-');
   const resultsDir = join(REPO, 'bench', 'results');
   mkdirSync(resultsDir, { recursive: true });
   // Never overwrite an earlier run of the same day: its figures may be quoted somewhere.
@@ -208,8 +236,8 @@ async function main(): Promise<void> {
   writeFileSync(resultsPath, `${JSON.stringify(results, null, 2)}\n`);
   log(`results in ${resultsPath}`);
   const tables = renderTables(results, `bench/results/${basename(resultsPath)}`);
-  if (salePathOnly) {
-    // The sale path alone: its table was printed above; BENCHMARKS.md's lead is written by hand.
+  if (salePathOnly || fleetOnly) {
+    // The sale path or the fleet alone: its table was printed above; BENCHMARKS.md's lead is written by hand.
   } else if (!quick && !values['no-report']) {
     const path = join(REPO, 'BENCHMARKS.md');
     writeFileSync(path, replaceTables(readFileSync(path, 'utf8'), tables));
