@@ -105,3 +105,38 @@ describe(`fleet: VSDC_HOST_RATE caps the calls started per second at one VSDC ho
     assert.ok(calls <= RATE * seconds + 1, `${calls} calls reached the VSDC in ${seconds.toFixed(2)} s at a cap of ${RATE}/s`);
   });
 });
+
+describe(`fleet: a branch waiting for a VSDC host slot keeps its lease (${engineName})`, () => {
+  let h: Harness;
+  before(async () => {
+    // A lease of 1 s + 5 s; one call at a time at the host, each held until it times out (1 s);
+    // a branch that timed out waits a minute before it tries again.
+    h = await startHarness({ config: { saleWaitMs: 0, vsdcTimeoutMs: 1_000, vsdcHostConnections: 1, filingRetryMs: 60_000 } });
+  });
+  after(() => h.close());
+
+  test('ten branches queue behind one slot longer than a lease: the ones still waiting hold unexpired leases', { timeout: 120_000 }, async () => {
+    const { merchant, branches } = await fleet(h, 10);
+    h.sim.setLatency(600_000);
+    await saleOnEach(h, merchant, branches);
+    const devices = await h.ctx.db.selectFrom('devices').select('id').where('tenant_id', '=', merchant.tenantId).execute();
+    const ids = devices.map((d) => d.id);
+    // Seven calls timed out one after another: more than a lease (6 s) since the branches were claimed.
+    await eventually(async () => {
+      const deferred = await h.ctx.db.selectFrom('filing_queues').select('device_id').where('device_id', 'in', ids).where('retry_delay_ms', 'is not', null).execute();
+      return deferred.length >= 7;
+    }, 'seven branches deferred');
+    const waiting = await h.ctx.db
+      .selectFrom('filing_queues')
+      .select(['device_id', (eb) => eb(eb.ref('lease_until'), '>', eb.fn<Date>('now', [])).as('live')])
+      .where('device_id', 'in', ids)
+      .where('lease_owner', 'is not', null)
+      .execute();
+    assert.ok(waiting.length > 0, 'some branches still wait for the slot');
+    assert.ok(
+      waiting.every((w) => w.live),
+      `every waiting branch's lease is renewed while it waits: ${JSON.stringify(waiting)}`,
+    );
+    h.sim.setLatency(0);
+  });
+});
