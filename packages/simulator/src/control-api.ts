@@ -1,9 +1,16 @@
 // The JSON control API under /_sim (documented in docs/vsdc.md).
 import type { SimulatorControl } from './control.js';
 import { ControlInputError } from './faults.js';
-import type { SimulatorStats } from './server.js';
 
 export const CONTROL_PREFIX = '/_sim';
+
+/** The protocol calls the server answers: in flight now, the most at once and the count since the last reset. */
+export interface SimulatorStats {
+  inFlight: number;
+  peakInFlight: number;
+  calls: number;
+  latencyMs: number;
+}
 
 interface ControlResult {
   status: number;

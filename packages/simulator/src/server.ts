@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { formatVsdcDateTime, VSDC_PATHS, type VsdcEndpoint } from '@fiscal-gateway/vsdc-protocol';
-import { CONTROL_PREFIX, routeControl } from './control-api.js';
+import { CONTROL_PREFIX, routeControl, type SimulatorStats } from './control-api.js';
 import { SimulatorControl } from './control.js';
 import { CALL_LOG_LIMIT } from './device.js';
 import { handleEndpoint } from './endpoints.js';
@@ -43,13 +43,6 @@ export interface Simulator {
   stopListening(): Promise<void>;
   startListening(): Promise<void>;
   close(): Promise<void>;
-}
-
-export interface SimulatorStats {
-  inFlight: number;
-  peakInFlight: number;
-  calls: number;
-  latencyMs: number;
 }
 
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
