@@ -4,6 +4,7 @@ import type { MachineLoad } from './lib/probe.ts';
 import type { Throughput } from './lib/load.ts';
 import type { VsdcCeiling } from './scenarios/baselines.ts';
 import type { ExportResults } from './scenarios/exports.ts';
+import type { FleetResults } from './scenarios/fleet.ts';
 import type { ListingResults } from './scenarios/listing.ts';
 import type { OutageResults } from './scenarios/outage.ts';
 import type { SalePathResults } from './scenarios/sale-path.ts';
@@ -37,6 +38,8 @@ export interface BenchResults {
   durationSeconds?: number;
   /** The gateway beside the naive floor (issue 22). */
   salePath?: SalePathResults;
+  /** `npm run bench -- fleet` (issue 36), with the machine's load while it ran. */
+  fleet?: FleetResults & { load: MachineLoad };
 }
 
 const START = '<!-- bench:tables:start -->';

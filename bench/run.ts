@@ -16,6 +16,9 @@
 //   npm run bench -- soak --reanalyse bench/results/<file>.json
 //                 the leak checks again on a run's saved samples (after a change to them); the
 //                 file keeps the first analysis as leaksFirstAnalysis
+//   npm run bench -- fleet [--branches 1000] [--docs 5] [--latency 0,250,2000] [--no-before] [--deadline 60]
+//                 a fleet's backlog after an outage filed by one serve at each VSDC latency, beside the same
+//                 build at FILING_CONCURRENCY=64 (issue 36): prints its table (PostgreSQL only)
 //
 // --quick       a short smoke run (a minute or two); its results do not touch BENCHMARKS.md
 // --root        measure another checkout with the same harness (before/after comparisons)
@@ -35,6 +38,7 @@ import { renderTables, replaceTables, type BenchResults } from './report.ts';
 import { fastifyCeiling, postgresRoundTrips, simulatorCeiling } from './scenarios/baselines.ts';
 import { listingScenario } from './scenarios/listing.ts';
 import { exportScenario } from './scenarios/exports.ts';
+import { fleetScenario, renderFleet } from './scenarios/fleet.ts';
 import { outageScenario } from './scenarios/outage.ts';
 import { renderSalePath, salePathScenario } from './scenarios/sale-path.ts';
 import { salesScenarios } from './scenarios/sales.ts';
@@ -53,6 +57,10 @@ const { values, positionals } = parseArgs({
     minutes: { type: 'string', default: '25' },
     clients: { type: 'string', default: '16' },
     reanalyse: { type: 'string' },
+    docs: { type: 'string', default: '5' },
+    latency: { type: 'string', default: '0,250,2000' },
+    'no-before': { type: 'boolean', default: false },
+    deadline: { type: 'string', default: '60' },
     quick: { type: 'boolean', default: false },
     only: { type: 'string' },
     engines: { type: 'string', default: 'postgres,embedded' },
@@ -224,7 +232,26 @@ async function main(): Promise<void> {
         await embedded?.dispose();
       }
     }
-    const others = [...only].some((scenario) => scenario !== 'sale-path');
+    if (only.has('fleet')) {
+      if (!postgresVersion) throw new Error(`the fleet benchmark needs PostgreSQL at ${adminUrl.replace(/\/\/[^@]*@/, '//')} (set BENCH_DATABASE_URL)`);
+      const postgres = await postgresEngine(adminUrl);
+      try {
+        const settings = {
+          root,
+          workDir,
+          branches: Number(values.branches ?? '1000'),
+          docs: Number(values.docs),
+          latenciesMs: values.latency!.split(',').map(Number),
+          before: !values['no-before'],
+          deadlineSeconds: Number(values.deadline),
+        };
+        results.fleet = await withLoad(() => fleetScenario(postgres, settings, sim, 3_200_000_000, log));
+        process.stdout.write(`\n${renderFleet(results.fleet)}\n\n`);
+      } finally {
+        await postgres.dispose();
+      }
+    }
+    const others = [...only].some((scenario) => scenario !== 'sale-path' && scenario !== 'fleet');
     // Yardsticks first, on a quiet machine.
     const fastify = others ? await withLoad(async () => ({ result: await fastifyCeiling(settings.seconds) })) : undefined;
     if (fastify) {
@@ -303,7 +330,8 @@ async function main(): Promise<void> {
   results.durationSeconds = Math.round((Date.now() - startedAt) / 1000);
   const day = results.date.slice(0, 10);
   const salePathOnly = only.size === 1 && only.has('sale-path');
-  const name = [day, quick ? 'quick' : null, salePathOnly ? 'sale-path' : null, values.label ?? null].filter(Boolean).join('-');
+  const fleetOnly = only.size === 1 && only.has('fleet');
+  const name = [day, quick ? 'quick' : null, salePathOnly ? 'sale-path' : null, fleetOnly ? 'fleet' : null, values.label ?? null].filter(Boolean).join('-');
   const resultsDir = join(REPO, 'bench', 'results');
   mkdirSync(resultsDir, { recursive: true });
   // Never overwrite an earlier run of the same day: its figures may be quoted somewhere.
@@ -312,8 +340,8 @@ async function main(): Promise<void> {
   writeFileSync(resultsPath, `${JSON.stringify(results, null, 2)}\n`);
   log(`results in ${resultsPath}`);
   const tables = renderTables(results, `bench/results/${basename(resultsPath)}`);
-  if (salePathOnly) {
-    // The sale path alone: its table was printed above; BENCHMARKS.md's lead is written by hand.
+  if (salePathOnly || fleetOnly) {
+    // The sale path or the fleet alone: its table was printed above; BENCHMARKS.md's lead is written by hand.
   } else if (!quick && !values['no-report']) {
     const path = join(REPO, 'BENCHMARKS.md');
     writeFileSync(path, replaceTables(readFileSync(path, 'utf8'), tables));

@@ -35,8 +35,15 @@ export interface Config {
   branchSyncIntervalSec: number;
   keyRotationGraceSec: number;
   filingRetryMs: number;
-  /** Branches one process files at once; a branch with more waiting hands its turn on after each batch. */
+  /**
+   * The most branches one process files at once (FILING_CONCURRENCY): as many as have work, up to
+   * this; a branch with more waiting hands its turn on after each batch while others wait.
+   */
   filingConcurrency: number;
+  /** VSDC calls (and connections) at once per VSDC host; 0: no cap but FILING_CONCURRENCY's. */
+  vsdcHostConnections: number;
+  /** VSDC calls started per second per VSDC host; 0: no cap. */
+  vsdcHostRate: number;
   /** How often the VSDC of a backed-off branch is probed with a select call (never a sale). */
   vsdcProbeMs: number;
   adminToken: string | undefined;
@@ -213,7 +220,9 @@ export function loadConfig(env: Env = process.env): Config {
     branchSyncIntervalSec: integer(env, 'BRANCH_SYNC_INTERVAL', 86_400, 1),
     keyRotationGraceSec: integer(env, 'KEY_ROTATION_GRACE', 86_400, 0),
     filingRetryMs: integer(env, 'FILING_RETRY_MS', 5_000, 1, 300_000),
-    filingConcurrency: integer(env, 'FILING_CONCURRENCY', 64, 1, 1_024),
+    filingConcurrency: integer(env, 'FILING_CONCURRENCY', 2_000, 1, 20_000),
+    vsdcHostConnections: integer(env, 'VSDC_HOST_CONNECTIONS', 0, 0, 100_000),
+    vsdcHostRate: integer(env, 'VSDC_HOST_RATE', 0, 0, 100_000),
     vsdcProbeMs: integer(env, 'VSDC_PROBE_MS', 5_000, 50, 300_000),
     adminToken,
     simulatorPort: integer(env, 'SIMULATOR_PORT', 8089, 0, 65535),

@@ -1,5 +1,6 @@
-// The VSDC client: one typed call per endpoint, one pooled undici Agent, and every answer read
-// into a VsdcOutcome. It never throws for anything the network or the VSDC does.
+// The VSDC client: one typed call per endpoint, one pooled undici Agent, per host caps
+// (host-limits.ts), and every answer read into a VsdcOutcome. It never throws for anything the
+// network or the VSDC does.
 import { Agent, request } from 'undici';
 import {
   VSDC_EPOCH,
@@ -47,6 +48,7 @@ import {
   type VsdcOutcome,
   type WriteOutcome,
 } from './outcome.ts';
+import { HostLimiter } from './host-limits.ts';
 import { receiptProblem } from './sales-body.ts';
 import { joinVsdcUrl } from './url.ts';
 
@@ -62,6 +64,10 @@ interface VsdcClientOptions {
   timeoutMs?: number;
   /** Keep-alive sockets idle longer than this are closed. Default 4 000 ms. */
   keepAliveTimeoutMs?: number;
+  /** Calls (and connections) at once per VSDC host (origin); 0 or absent: no cap (VSDC_HOST_CONNECTIONS). */
+  hostConnections?: number;
+  /** Calls started per second per VSDC host; 0 or absent: no cap (VSDC_HOST_RATE). */
+  hostRate?: number;
 }
 
 interface CallOptions {
@@ -273,7 +279,9 @@ function follow(signal: AbortSignal, controller: AbortController): () => void {
 
 export function createVsdcClient(options: VsdcClientOptions = {}): VsdcClient {
   const defaultTimeoutMs = options.timeoutMs ?? 20_000;
+  const hosts = new HostLimiter({ connections: options.hostConnections ?? 0, ratePerSecond: options.hostRate ?? 0 });
   const agent = new Agent({
+    ...(options.hostConnections ? { connections: options.hostConnections } : {}),
     keepAliveTimeout: options.keepAliveTimeoutMs ?? 4_000,
     connect: { timeout: defaultTimeoutMs },
     maxResponseSize: MAX_RESPONSE_BYTES,
@@ -281,22 +289,35 @@ export function createVsdcClient(options: VsdcClientOptions = {}): VsdcClient {
 
   async function call(endpoint: VsdcEndpoint, target: DeviceTarget, payload: object, callOptions: CallOptions = {}): Promise<VsdcOutcome<unknown>> {
     let url: string;
+    let origin: string;
     try {
-      url = new URL(joinVsdcUrl(target.baseUrl, VSDC_PATHS[endpoint])).toString();
+      const parsed = new URL(joinVsdcUrl(target.baseUrl, VSDC_PATHS[endpoint]));
+      url = parsed.toString();
+      origin = parsed.origin;
     } catch {
       return unreachable('network_error', `invalid vsdcBaseUrl "${target.baseUrl}"`);
     }
     const timeoutMs = callOptions.timeoutMs ?? defaultTimeoutMs;
+    const cancel = callOptions.signal;
     // One controller and one timer per call: AbortSignal.timeout() with AbortSignal.any() cost
     // ~4 % of the gateway's CPU under the sales load (issue 22's profile).
     const controller = new AbortController();
+    const unfollow = cancel ? follow(cancel, controller) : undefined;
+    let release: (() => void) | undefined;
+    if (hosts.enabled) {
+      // The deadline starts with the slot: waiting for our own cap is not the VSDC being slow.
+      try {
+        release = await hosts.acquire(origin, controller.signal);
+      } catch {
+        unfollow?.();
+        return unreachable('aborted', 'the caller cancelled the call');
+      }
+    }
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
       controller.abort();
     }, timeoutMs);
-    const cancel = callOptions.signal;
-    const unfollow = cancel ? follow(cancel, controller) : undefined;
     const body = JSON.stringify(withTarget(payload, target));
     try {
       const response = await request(url, {
@@ -316,6 +337,7 @@ export function createVsdcClient(options: VsdcClientOptions = {}): VsdcClient {
     } finally {
       clearTimeout(timer);
       unfollow?.();
+      release?.();
     }
   }
 

@@ -22,6 +22,14 @@ describe('configuration', () => {
     assert.equal(c.keyRotationGraceSec, 86400);
     assert.equal(c.shutdownTimeoutMs, 15000);
     assert.equal(c.adminToken, undefined);
+    assert.equal(c.filingConcurrency, 2000);
+    assert.equal(c.vsdcHostConnections, 0, 'no cap per VSDC host');
+    assert.equal(c.vsdcHostRate, 0, 'no rate cap per VSDC host');
+  });
+
+  test('the fleet settings are read', () => {
+    const c = loadConfig({ FILING_CONCURRENCY: '5000', VSDC_HOST_CONNECTIONS: '200', VSDC_HOST_RATE: '50' });
+    assert.deepEqual([c.filingConcurrency, c.vsdcHostConnections, c.vsdcHostRate], [5000, 200, 50]);
   });
 
   test('every variable is read', () => {
@@ -86,6 +94,10 @@ describe('configuration', () => {
     ['BRANCH_SYNC_INTERVAL', { BRANCH_SYNC_INTERVAL: '0' }],
     ['KEY_ROTATION_GRACE', { KEY_ROTATION_GRACE: 'soon' }],
     ['FILING_RETRY_MS', { FILING_RETRY_MS: '0' }],
+    ['FILING_CONCURRENCY', { FILING_CONCURRENCY: '0' }],
+    ['FILING_CONCURRENCY', { FILING_CONCURRENCY: '30000' }],
+    ['VSDC_HOST_CONNECTIONS', { VSDC_HOST_CONNECTIONS: '-1' }],
+    ['VSDC_HOST_RATE', { VSDC_HOST_RATE: '2.5' }],
     ['SHUTDOWN_TIMEOUT_MS', { SHUTDOWN_TIMEOUT_MS: '0' }],
     ['ADMIN_TOKEN', { ADMIN_TOKEN: 'abc' }],
   ];

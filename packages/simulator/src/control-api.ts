@@ -4,6 +4,14 @@ import { ControlInputError } from './faults.js';
 
 export const CONTROL_PREFIX = '/_sim';
 
+/** The protocol calls the server answers: in flight now, the most at once and the count since the last reset. */
+export interface SimulatorStats {
+  inFlight: number;
+  peakInFlight: number;
+  calls: number;
+  latencyMs: number;
+}
+
 interface ControlResult {
   status: number;
   body: unknown;
@@ -16,6 +24,9 @@ interface ServerSwitch {
   restart(downMs: number): void;
   /** How many calls to a device its `delayMs` is holding right now. */
   held(tpin: string, bhfId: string): number;
+  stats(): SimulatorStats;
+  resetStats(): void;
+  setLatency(ms: number): void;
 }
 
 const notFound = (what: string): ControlResult => ({ status: 404, body: { error: 'not_found', message: what } });
@@ -44,6 +55,17 @@ export function routeControl(
         const downMs = (body as { downMs?: unknown } | null)?.downMs ?? 1000;
         if (typeof downMs !== 'number' || !Number.isInteger(downMs) || downMs < 0) throw new ControlInputError('downMs must be a whole number ≥ 0');
         return { status: 202, body: { restartingInMs: downMs }, afterReply: () => server.restart(downMs) };
+      }
+      case 'GET /stats':
+        return { status: 200, body: server.stats() };
+      case 'POST /stats/reset':
+        server.resetStats();
+        return { status: 200, body: server.stats() };
+      case 'PUT /latency': {
+        const ms = field(body, 'ms');
+        if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 0) throw new ControlInputError('ms must be a whole number ≥ 0');
+        server.setLatency(ms);
+        return { status: 200, body: server.stats() };
       }
       case 'GET /taxpayers':
         return { status: 200, body: { taxpayers: control.listTaxpayers() } };

@@ -1,4 +1,5 @@
 export { startSimulator, type Simulator, type SimulatorOptions } from './server.js';
+export type { SimulatorStats } from './control-api.js';
 export { SimulatorControl, type DevicePreset, type DeviceSummary, type DeviceDetail } from './control.js';
 export { CLASSIFICATION_CATALOGUE, CLASSIFICATION_CODES, isKnownClassification } from './catalogue.js';
 export { CODE_TABLES } from './code-tables.js';

@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { formatVsdcDateTime, VSDC_PATHS, type VsdcEndpoint } from '@fiscal-gateway/vsdc-protocol';
-import { CONTROL_PREFIX, routeControl } from './control-api.js';
+import { CONTROL_PREFIX, routeControl, type SimulatorStats } from './control-api.js';
 import { SimulatorControl } from './control.js';
 import { CALL_LOG_LIMIT } from './device.js';
 import { handleEndpoint } from './endpoints.js';
@@ -34,6 +34,11 @@ export interface Simulator {
   state: SimulatorState;
   /** How many calls to a device its `delayMs` is holding right now. */
   held(tpin: string, bhfId: string): number;
+  /** Protocol calls being answered now, the most at once since the last `resetStats`, and calls since then. */
+  stats(): SimulatorStats;
+  resetStats(): void;
+  /** Every protocol call is held at least this long (a slow VSDC for every device; 0: none). */
+  setLatency(ms: number): void;
   /** Close the listener and every open socket: callers get ECONNREFUSED until startListening. */
   stopListening(): Promise<void>;
   startListening(): Promise<void>;
@@ -97,6 +102,38 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   let listening = false;
   let closed = false;
   const holding = new Map<string, number>();
+  let latencyMs = 0;
+  const stats = { inFlight: 0, peakInFlight: 0, calls: 0 };
+  // Held calls are looked at again every HOLD_TICK_MS by one timer (a switch lowered, a caller
+  // gone), and each at its own end: thousands held at once cost a timer each, not a poll each.
+  const holders = new Set<() => void>();
+  let holdTicker: NodeJS.Timeout | undefined;
+  const HOLD_TICK_MS = 25;
+
+  /** Resolves once `remaining()` is ≤ 0 or `done()` says to stop waiting. */
+  function hold(remaining: () => number, done: () => boolean): Promise<void> {
+    return new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const check = (): void => {
+        const left = remaining();
+        if (left > 0 && !done() && !closed) {
+          clearTimeout(timer);
+          timer = setTimeout(check, left);
+          return;
+        }
+        clearTimeout(timer);
+        holders.delete(check);
+        if (holders.size === 0 && holdTicker) {
+          clearInterval(holdTicker);
+          holdTicker = undefined;
+        }
+        resolve();
+      };
+      holders.add(check);
+      holdTicker ??= setInterval(() => holders.forEach((c) => c()), HOLD_TICK_MS);
+      check();
+    });
+  }
 
   const later = (ms: number, fn: () => void): void => {
     const timer = setTimeout(() => {
@@ -105,7 +142,6 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     }, ms);
     timers.add(timer);
   };
-  const pause = (ms: number): Promise<void> => new Promise((resolve) => later(ms, resolve));
   // Spring's default error body: JSON, but no resultCd, so no envelope.
   const springError = (status: number, error: string, path: string): string => JSON.stringify({ timestamp: now().toISOString(), status, error, path });
 
@@ -152,19 +188,18 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const faults = device?.faults;
 
     if (faults?.down) return reply(req, res, { kind: 'drop' }, path);
-    if (device && faults && faults.delayMs > 0) {
-      // Held until delayMs has passed since arrival, as the switch reads while it holds:
+    const delayOf = (): number => Math.max(device?.faults.delayMs ?? 0, latencyMs);
+    if (delayOf() > 0) {
+      // Held until the delay has passed since arrival, as the switch reads while it holds:
       // lowering or clearing it releases the calls already held. A caller that gave up (a
       // timeout) closed its socket; a real VSDC, a servlet, still finishes the request: it is
       // processed when its hold ends and its answer is lost. With dropAbandoned it is dropped.
       const arrived = Date.now();
       const key = `${String(tpin)}/${String(bhfId)}`;
-      const dropped = () => device.faults.dropAbandoned && req.socket.destroyed;
+      const dropped = () => device !== undefined && device.faults.dropAbandoned && req.socket.destroyed;
       holding.set(key, (holding.get(key) ?? 0) + 1);
       try {
-        for (let left = faults.delayMs; left > 0 && !dropped() && !closed; left = device.faults.delayMs - (Date.now() - arrived)) {
-          await pause(Math.min(left, 25));
-        }
+        await hold(() => delayOf() - (Date.now() - arrived), dropped);
       } finally {
         holding.set(key, holding.get(key)! - 1);
       }
@@ -201,7 +236,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         return send(res, 400, 'application/json', JSON.stringify({ error: 'invalid_json', message: 'body is not JSON' }));
       }
     }
-    const result = routeControl(req.method ?? 'GET', pathname, query, body, control, { restart, held });
+    const result = routeControl(req.method ?? 'GET', pathname, query, body, control, { restart, held, stats: statsNow, resetStats, setLatency });
     if (result.afterReply) res.once('finish', result.afterReply);
     send(res, result.status, 'application/json', JSON.stringify(result.body));
   }
@@ -224,6 +259,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         else send(res, 405, 'application/json', springError(405, 'Method Not Allowed', pathname));
         return;
       }
+      stats.calls++;
+      stats.inFlight++;
+      if (stats.inFlight > stats.peakInFlight) stats.peakInFlight = stats.inFlight;
+      let counted = true;
+      const uncount = (): void => {
+        if (counted) stats.inFlight--;
+        counted = false;
+      };
+      res.once('close', uncount);
       handled = onProtocolRequest(req, res, endpoint, pathname);
     }
     handled.catch((err: unknown) => {
@@ -266,6 +310,20 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     return holding.get(`${tpin}/${bhfId}`) ?? 0;
   }
 
+  function statsNow(): SimulatorStats {
+    return { ...stats, latencyMs };
+  }
+
+  function resetStats(): void {
+    stats.peakInFlight = stats.inFlight;
+    stats.calls = 0;
+  }
+
+  function setLatency(ms: number): void {
+    latencyMs = ms;
+    holders.forEach((c) => c());
+  }
+
   function restart(downMs: number): void {
     void stopListening().then(() =>
       later(downMs, () => {
@@ -285,11 +343,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     control,
     state,
     held,
+    stats: statsNow,
+    resetStats,
+    setLatency,
     stopListening,
     startListening,
     async close() {
       closed = true;
       for (const timer of timers) clearTimeout(timer);
+      holders.forEach((c) => c());
       timers.clear();
       await stopListening();
       await state.flush();

@@ -113,7 +113,7 @@ export function createContext(config: Config, database: Database, options: Conte
   else if (config.redisUrl) rateLimiter = new RateLimiter('redis', { redis: redisClient(config.redisUrl, log) }, prefix);
   else rateLimiter = new RateLimiter('postgres', { db: database.db }, prefix);
   const metrics = createMetrics();
-  const vsdc = instrumentVsdcClient(options.vsdc ?? createVsdcClient({ timeoutMs: config.vsdcTimeoutMs }), metrics);
+  const vsdc = instrumentVsdcClient(options.vsdc ?? createVsdcClient({ timeoutMs: config.vsdcTimeoutMs, hostConnections: config.vsdcHostConnections, hostRate: config.vsdcHostRate }), metrics);
   const mailer = new Mailer(config, log);
   return { config, database, db: database.db, secretBox, rateLimiter, clock: options.clock ?? systemClock, vsdc, metrics, log, mailer, members: new ContextMembers() };
 }

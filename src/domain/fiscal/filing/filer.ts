@@ -25,7 +25,14 @@ import {
   type PendingDocument,
 } from './store.ts';
 
-const BATCH_SIZE = 25;
+/**
+ * A branch's documents read ahead of filing, at the claim and then by the outcome of the last one
+ * in hand (in the same statement either way). Small, because thousands of branches may be in
+ * flight at once and each holds its read-ahead in memory; the VSDC call is the slow part anyway.
+ */
+const FETCH_SIZE = 5;
+/** Documents a turn files before it gives its branch back, when other branches wait. */
+const TURN_SIZE = 25;
 
 type DrainResult =
   /** Another process holds the branch, or its backoff has not passed. */
@@ -105,13 +112,13 @@ export class BranchFiler {
 
   /** Takes the branches that are free (one statement for all of them); the others are left out. */
   claim(deviceIds: readonly number[]): Promise<Map<number, ClaimedBranch>> {
-    return claimBranches(this.ctx.db, deviceIds, this.owner, this.leaseMs, BATCH_SIZE);
+    return claimBranches(this.ctx.db, deviceIds, this.owner, this.leaseMs, FETCH_SIZE);
   }
 
   /**
    * Files a claimed branch's pending documents until none is left, the VSDC stops answering, or
    * stop; without a claim (another process holds the branch, or its backoff has not passed) it
-   * does nothing. Once a turn has filed a batch's worth of documents, it gives the branch back
+   * does nothing. Once a turn has filed TURN_SIZE documents, it gives the branch back
    * between batches when `othersWaiting` says other branches wait for a turn, so one long
    * backlog cannot keep them waiting.
    */
@@ -122,7 +129,7 @@ export class BranchFiler {
     let filedThisTurn = 0;
     try {
       // Claimed with nothing to do (woken by a document already filed): this also releases.
-      let batch = claim.batch.length > 0 ? claim.batch : await nextBatchOrRelease(this.ctx.db, deviceId, this.owner, BATCH_SIZE);
+      let batch = claim.batch.length > 0 ? claim.batch : await nextBatchOrRelease(this.ctx.db, deviceId, this.owner, FETCH_SIZE);
       while (batch.length > 0) {
         let next: PendingDocument[] | undefined;
         for (const [i, doc] of batch.entries()) {
@@ -147,8 +154,8 @@ export class BranchFiler {
           next = result.next;
         }
         // The last outcome statement read what follows (and gave the branch back if nothing does).
-        batch = next ?? (await nextBatchOrRelease(this.ctx.db, deviceId, this.owner, BATCH_SIZE));
-        if (batch.length > 0 && filedThisTurn >= BATCH_SIZE && othersWaiting()) {
+        batch = next ?? (await nextBatchOrRelease(this.ctx.db, deviceId, this.owner, FETCH_SIZE));
+        if (batch.length > 0 && filedThisTurn >= TURN_SIZE && othersWaiting()) {
           await releaseBranch(this.ctx.db, deviceId, this.owner);
           return { kind: 'yielded' };
         }
@@ -248,7 +255,7 @@ export class BranchFiler {
       fields,
       partnerId: target.partnerId,
       lease: { owner: this.owner, leaseMs: this.leaseMs },
-      ...(last ? { next: { batchSize: BATCH_SIZE } } : {}),
+      ...(last ? { next: { batchSize: FETCH_SIZE } } : {}),
     });
     return { kind: 'recorded', leaseHeld: recorded.leaseHeld, ...(last ? { next: recorded.next } : {}) };
   }

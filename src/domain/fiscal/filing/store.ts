@@ -171,6 +171,21 @@ export async function renewLease(db: Kysely<DB>, deviceId: number, owner: string
   return Number(result.numUpdatedRows) > 0;
 }
 
+/**
+ * Extends the leases `owner` holds on these branches, in one statement (the worker's heartbeat:
+ * a branch waiting for a VSDC host slot or a slow VSDC records no outcome to renew it by).
+ */
+export async function renewLeases(db: Kysely<DB>, deviceIds: readonly number[], owner: string, leaseMs: number): Promise<number> {
+  if (deviceIds.length === 0) return 0;
+  const result = await db
+    .updateTable('filing_queues')
+    .set({ ...leased('filing_queues', { ms: leaseMs }), updated_at: sql`now()` })
+    .where(sql<boolean>`device_id = any(${[...deviceIds]}::int[])`)
+    .where(heldBy('filing_queues', owner))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
 export async function releaseBranch(db: Kysely<DB>, deviceId: number, owner: string): Promise<void> {
   await db
     .updateTable('filing_queues')

@@ -10,7 +10,7 @@ import { workerLoop } from '../../../platform/workers/loop.ts';
 import { FILING_CHANNEL, foreignSignal, saleSignals } from '../signals/sale-signals.ts';
 import { BranchFiler } from './filer.ts';
 import { probeBackedOffVsdcs } from './probe.ts';
-import { branchesReady, clearLeases, wakeAddress, type ClaimedBranch } from './store.ts';
+import { branchesReady, clearLeases, renewLeases, wakeAddress, type ClaimedBranch } from './store.ts';
 
 const FILING_WORKER_NAME = 'filing.file';
 const POLL_MS = 1_000;
@@ -37,8 +37,14 @@ export function filingWorker(ctx: AppContext, options: FilingWorkerOptions = {})
     // The other backed-off branches at this address need not wait for their own backoff or probe.
     wakeAddress(ctx.db, target.baseUrl).then((woken) => woken.forEach(wake), (err: unknown) => log.error({ err }, 'waking the branches of a VSDC that answers again failed'));
   });
-  /** Branches drained at once (FILING_CONCURRENCY); each holds a DB connection only between VSDC calls. */
+  /**
+   * The most branches drained at once (FILING_CONCURRENCY): as many as have work, up to this. A
+   * branch in flight holds no DB connection while its VSDC call waits; what it costs is its batch
+   * in memory, a socket and a lease (docs/deployment.md, "Sizing a fleet").
+   */
   const maxBranches = ctx.config.filingConcurrency;
+  /** The branches being drained (their leases are renewed together by the heartbeat). */
+  const draining = new Set<number>();
   const dirty = new Set<number>();
   /** Each deferred branch's wake-up when its backoff passes (what cancels it). */
   const retryTimers = new Map<number, () => void>();
@@ -46,7 +52,7 @@ export function filingWorker(ctx: AppContext, options: FilingWorkerOptions = {})
 
   const poll = loop.pass({
     run: async () => {
-      for (const deviceId of await branchesReady(ctx.db, 1_000)) wake(deviceId);
+      for (const deviceId of await branchesReady(ctx.db, Math.max(1_000, maxBranches))) wake(deviceId);
     },
     everyMs: POLL_MS,
     failure: 'poll failed',
@@ -59,6 +65,19 @@ export function filingWorker(ctx: AppContext, options: FilingWorkerOptions = {})
     everyMs: ctx.config.vsdcProbeMs,
     failure: 'probing backed-off VSDCs failed',
     waitedAfterCut: true,
+  });
+
+  /**
+   * Every third of a lease: the leases of every branch in hand, renewed in one statement. An
+   * outcome renews its branch's lease too, but a branch may wait longer than a lease without one
+   * (for a slot at a capped VSDC host, then a VSDC call of up to VSDC_TIMEOUT_MS).
+   */
+  const heartbeat = loop.pass({
+    run: async () => {
+      await renewLeases(ctx.db, [...draining], owner, filer.leaseMs);
+    },
+    everyMs: Math.max(1_000, Math.floor(filer.leaseMs / 3)),
+    failure: 'renewing the leases of the branches in hand failed',
   });
 
   function wake(deviceId: number): void {
@@ -92,7 +111,9 @@ export function filingWorker(ctx: AppContext, options: FilingWorkerOptions = {})
       if (dirty.size > 0) pump();
     });
     for (const deviceId of ready) {
+      draining.add(deviceId);
       void loop.hold(drain(deviceId, claims), deviceId).then(() => {
+        draining.delete(deviceId);
         if (dirty.size > 0) pump();
       });
     }
@@ -141,6 +162,7 @@ export function filingWorker(ctx: AppContext, options: FilingWorkerOptions = {})
     void ready.catch((err: unknown) => log.error({ err }, 'clearing stale leases failed')).then(() => {
       poll.run();
       probe.schedule(ctx.config.vsdcProbeMs);
+      heartbeat.schedule(Math.max(1_000, Math.floor(filer.leaseMs / 3)));
     });
   });
   return { ...worker, wake };
