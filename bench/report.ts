@@ -8,6 +8,7 @@ import type { ListingResults } from './scenarios/listing.ts';
 import type { OutageResults } from './scenarios/outage.ts';
 import type { SalePathResults } from './scenarios/sale-path.ts';
 import type { SalesResults } from './scenarios/sales.ts';
+import type { ScaleResults } from './scenarios/scale.ts';
 import type { WebhookResults } from './scenarios/webhooks.ts';
 
 type Loaded<T> = T & { load: MachineLoad };
@@ -37,6 +38,7 @@ export interface BenchResults {
   durationSeconds?: number;
   /** The gateway beside the naive floor (issue 22). */
   salePath?: SalePathResults;
+  scale?: ScaleResults;
 }
 
 const START = '<!-- bench:tables:start -->';

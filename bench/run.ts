@@ -9,6 +9,9 @@
 //                 [--root <source tree>] [--label <name>] [--profile] [--no-report]
 //   npm run bench -- sale-path [--rounds 2] [--seconds 5] [--branches 20]
 //                 the gateway beside the naive floor and the stack floor only (issue 22): prints the ratios and table
+//   npm run bench -- scale [--tenants 100000] [--partners 50] [--rounds 6] [--seconds 3] [--poll-seconds 40]
+//                 flat at a hundred thousand merchants (issue 36): a small and a seeded big PostgreSQL
+//                 database side by side, big ÷ small per figure, and every worker's idle poll's plans
 //
 // --quick       a short smoke run (a minute or two); its results do not touch BENCHMARKS.md
 // --root        measure another checkout with the same harness (before/after comparisons)
@@ -30,6 +33,7 @@ import { exportScenario } from './scenarios/exports.ts';
 import { outageScenario } from './scenarios/outage.ts';
 import { renderSalePath, salePathScenario } from './scenarios/sale-path.ts';
 import { salesScenarios } from './scenarios/sales.ts';
+import { renderScale, scaleScenario } from './scenarios/scale.ts';
 import { webhookScenario } from './scenarios/webhooks.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -47,6 +51,9 @@ const { values, positionals } = parseArgs({
     root: { type: 'string', default: REPO },
     label: { type: 'string' },
     profile: { type: 'boolean', default: false },
+    tenants: { type: 'string', default: '100000' },
+    partners: { type: 'string', default: '50' },
+    'poll-seconds': { type: 'string', default: '40' },
     'no-report': { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -120,7 +127,33 @@ async function main(): Promise<void> {
         await embedded?.dispose();
       }
     }
-    const others = [...only].some((scenario) => scenario !== 'sale-path');
+    if (only.has('scale')) {
+      if (!postgresVersion) throw new Error(`the scale benchmark needs PostgreSQL at ${adminUrl.replace(/\/\/[^@]*@/, '//')} (set BENCH_DATABASE_URL)`);
+      const small = await postgresEngine(adminUrl);
+      const big = await postgresEngine(adminUrl);
+      try {
+        results.scale = await scaleScenario(
+          { small, big },
+          {
+            root,
+            workDir,
+            tenants: Number(values.tenants),
+            partners: Number(values.partners),
+            rounds: Number(positionals.includes('scale') && values.rounds === '2' ? 6 : values.rounds),
+            seconds: Number(values.seconds ?? (quick ? 1 : 3)),
+            pollSeconds: Number(values['poll-seconds']),
+          },
+          sim,
+          3_060_000_000,
+          log,
+        );
+        process.stdout.write(`\n${renderScale(results.scale)}\n\n`);
+      } finally {
+        await small.dispose();
+        await big.dispose();
+      }
+    }
+    const others = [...only].some((scenario) => scenario !== 'sale-path' && scenario !== 'scale');
     // Yardsticks first, on a quiet machine.
     const fastify = others ? await withLoad(async () => ({ result: await fastifyCeiling(settings.seconds) })) : undefined;
     if (fastify) {
@@ -199,7 +232,8 @@ async function main(): Promise<void> {
   results.durationSeconds = Math.round((Date.now() - startedAt) / 1000);
   const day = results.date.slice(0, 10);
   const salePathOnly = only.size === 1 && only.has('sale-path');
-  const name = [day, quick ? 'quick' : null, salePathOnly ? 'sale-path' : null, values.label ?? null].filter(Boolean).join('-');
+  const scaleOnly = only.size === 1 && only.has('scale');
+  const name = [day, quick ? 'quick' : null, salePathOnly ? 'sale-path' : null, scaleOnly ? 'scale' : null, values.label ?? null].filter(Boolean).join('-');
   const resultsDir = join(REPO, 'bench', 'results');
   mkdirSync(resultsDir, { recursive: true });
   // Never overwrite an earlier run of the same day: its figures may be quoted somewhere.
@@ -208,8 +242,8 @@ async function main(): Promise<void> {
   writeFileSync(resultsPath, `${JSON.stringify(results, null, 2)}\n`);
   log(`results in ${resultsPath}`);
   const tables = renderTables(results, `bench/results/${basename(resultsPath)}`);
-  if (salePathOnly) {
-    // The sale path alone: its table was printed above; BENCHMARKS.md's lead is written by hand.
+  if (salePathOnly || scaleOnly) {
+    // The sale path or the scale benchmark alone: its table was printed above; BENCHMARKS.md's section is written by hand.
   } else if (!quick && !values['no-report']) {
     const path = join(REPO, 'BENCHMARKS.md');
     writeFileSync(path, replaceTables(readFileSync(path, 'utf8'), tables));

@@ -22,6 +22,9 @@
 //              queue in backoff for a day, its backlog alarm open); 1 branch in 100 has 2 failed
 //              documents. Every document has one line.
 import pg from 'pg';
+import { SecretBox } from '../../src/credentials/secret-box.ts';
+import { hashSecret, last4, mintSecret } from '../../src/credentials/secret-format.ts';
+import { PREFIXES } from '../../src/credentials/secret-prefixes.ts';
 
 export interface ScaleSeedOptions {
   /** Filler merchants to add. */
@@ -32,6 +35,8 @@ export interface ScaleSeedOptions {
   benchPartnerId: number;
   /** First TPIN of the filler merchants (10 digits). */
   tpinBase: number;
+  /** The gateway's SECRET_KEY: the filler partners' keys are sealed with it, as the gateway seals them. */
+  secretKey: string;
 }
 
 export interface ScaleSeedResult {
@@ -89,16 +94,19 @@ export async function seedScale(databaseUrl: string, options: ScaleSeedOptions, 
       );
       partnerIds.push(...made.map((r) => r.id));
       add('partners', made.length);
-      add(
-        'partner_keys',
-        await run(
-          'partner keys',
+      // Minted, hashed and sealed as the gateway does (partner-keys-service.ts): a gateway refuses
+      // to start on a database whose newest sealed secrets do not open with its SECRET_KEY.
+      const box = new SecretBox(options.secretKey);
+      for (const partnerId of partnerIds.slice(1)) {
+        const secret = mintSecret(PREFIXES.partnerLive);
+        const { rows: key } = await client.query<{ id: number }>(
           `insert into partner_keys (partner_id, name, mode, scopes, secret_hash, secret_ciphertext, last4)
-           select p.id, 'live', 'live', array['tenants:write','tenants:read'], encode(sha256(convert_to('scale-partner-' || p.id, 'UTF8')), 'hex'), 'scale-seed', 'seed'
-           from partners p where p.id = any($1::int[])`,
-          [partnerIds.slice(1)],
-        ),
-      );
+           select $1, 'live', 'live', scopes, $2, 'pending', $3 from partner_keys where partner_id = $4 order by id limit 1 returning id`,
+          [partnerId, hashSecret(secret), last4(secret), options.benchPartnerId],
+        );
+        if (key[0]) await client.query(`update partner_keys set secret_ciphertext = $1 where id = $2`, [box.seal(secret, `partner_key:${key[0].id}:partner:${partnerId}`), key[0].id]);
+        add('partner_keys', key.length);
+      }
     }
 
     // Merchants, partner by partner; `n` numbers them across the fleet (their TPINs).
