@@ -5,7 +5,7 @@
 // alternate small and big (which one goes first alternates too), so a burst of load on the
 // shared machine hits both alike:
 //   sale path          closed-loop POST /api/v1/sales (the bench merchants, 8 connections)
-//   credential lookup  GET /api/v1/me with a tenant token (the GET figures: 40 sequences a round, 2 callers)
+//   credential lookup  GET /api/v1/me with a tenant token (the GET figures: 20 sequences a round, 2 callers)
 //   partner views      GET /api/v1/partner/backlog, /api/v1/partner/documents
 //   operator views     GET /admin/v1/backlog, /admin/v1/documents
 //   /metrics           one scrape whose fiscal gauges are read afresh (their cache is 10 s: a
@@ -82,7 +82,7 @@ const CONNECTIONS = 8;
 /** Callers of the GET figures at once. */
 const CALLERS = 2;
 /** Sequences of each GET figure per round and database. */
-const GET_COUNT = 40;
+const GET_COUNT = 20;
 const GATEWAY_ENV = { SALE_WAIT_MS: '10000', FILING_RETRY_MS: '1000' };
 
 interface Side {
