@@ -42,7 +42,7 @@ const REPO = resolve(HERE, '..');
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
-    rounds: { type: 'string', default: '2' },
+    rounds: { type: 'string' },
     seconds: { type: 'string' },
     branches: { type: 'string', default: '20' },
     quick: { type: 'boolean', default: false },
@@ -116,7 +116,7 @@ async function main(): Promise<void> {
         results.salePath = await salePathScenario(
           postgres,
           embedded,
-          { root, workDir, profile: values.profile!, branches: Number(values.branches), rounds: Number(values.rounds), seconds: Number(values.seconds ?? (quick ? 3 : 5)) },
+          { root, workDir, profile: values.profile!, branches: Number(values.branches), rounds: Number(values.rounds ?? '2'), seconds: Number(values.seconds ?? (quick ? 3 : 5)) },
           sim,
           3_050_000_000,
           log,
@@ -139,7 +139,7 @@ async function main(): Promise<void> {
             workDir,
             tenants: Number(values.tenants),
             partners: Number(values.partners),
-            rounds: Number(positionals.includes('scale') && values.rounds === '2' ? 6 : values.rounds),
+            rounds: Number(values.rounds ?? '6'),
             seconds: Number(values.seconds ?? (quick ? 1 : 3)),
             pollSeconds: Number(values['poll-seconds']),
           },
