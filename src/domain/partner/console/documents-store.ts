@@ -48,6 +48,11 @@ export async function listDocuments(db: Kysely<DB>, scope: Scope, filter: { stat
     ${where}
     order by s.id desc
     limit ${PER_PAGE} offset ${offsetOf(filter.page)}`.execute(db);
-  const count = await sql<{ n: number }>`select count(*)::int as n from sales s join tenants t on t.id = s.tenant_id ${where}`.execute(db);
+  // The operator's count needs no tenant: without the join it is the partial index alone, not
+  // a read of every merchant (issue 36).
+  const scoped = scope.partnerId !== undefined || scope.tenantId !== undefined;
+  const count = scoped
+    ? await sql<{ n: number }>`select count(*)::int as n from sales s join tenants t on t.id = s.tenant_id ${where}`.execute(db)
+    : await sql<{ n: number }>`select count(*)::int as n from sales s ${where}`.execute(db);
   return { rows: rows.rows, total: Number(count.rows[0]?.n ?? 0) };
 }
