@@ -9,6 +9,7 @@ import type { ListingResults } from './scenarios/listing.ts';
 import type { OutageResults } from './scenarios/outage.ts';
 import type { SalePathResults } from './scenarios/sale-path.ts';
 import type { SalesResults } from './scenarios/sales.ts';
+import type { ScaleResults } from './scenarios/scale.ts';
 import type { WebhookResults } from './scenarios/webhooks.ts';
 
 type Loaded<T> = T & { load: MachineLoad };
@@ -40,6 +41,7 @@ export interface BenchResults {
   salePath?: SalePathResults;
   /** `npm run bench -- fleet` (issue 36), with the machine's load while it ran. */
   fleet?: FleetResults & { load: MachineLoad };
+  scale?: ScaleResults;
 }
 
 const START = '<!-- bench:tables:start -->';

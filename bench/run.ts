@@ -19,6 +19,9 @@
 //   npm run bench -- fleet [--branches 1000] [--docs 5] [--latency 0,250,2000] [--no-before] [--deadline 60]
 //                 a fleet's backlog after an outage filed by one serve at each VSDC latency, beside the same
 //                 build at FILING_CONCURRENCY=64 (issue 36): prints its table (PostgreSQL only)
+//   npm run bench -- scale [--tenants 100000] [--partners 50] [--rounds 6] [--seconds 3] [--poll-seconds 40]
+//                 flat at a hundred thousand merchants (issue 36): a small and a seeded big PostgreSQL
+//                 database side by side, big ÷ small per figure, and every worker's idle poll's plans
 //
 // --quick       a short smoke run (a minute or two); its results do not touch BENCHMARKS.md
 // --root        measure another checkout with the same harness (before/after comparisons)
@@ -43,6 +46,7 @@ import { outageScenario } from './scenarios/outage.ts';
 import { renderSalePath, salePathScenario } from './scenarios/sale-path.ts';
 import { salesScenarios } from './scenarios/sales.ts';
 import { leakChecks, processesOf, renderSoak, soakScenario, type SoakResults } from './scenarios/soak.ts';
+import { renderScale, scaleScenario } from './scenarios/scale.ts';
 import { webhookScenario } from './scenarios/webhooks.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -51,7 +55,7 @@ const REPO = resolve(HERE, '..');
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
-    rounds: { type: 'string', default: '2' },
+    rounds: { type: 'string' },
     seconds: { type: 'string' },
     branches: { type: 'string' },
     minutes: { type: 'string', default: '25' },
@@ -67,6 +71,9 @@ const { values, positionals } = parseArgs({
     root: { type: 'string', default: REPO },
     label: { type: 'string' },
     profile: { type: 'boolean', default: false },
+    tenants: { type: 'string', default: '100000' },
+    partners: { type: 'string', default: '50' },
+    'poll-seconds': { type: 'string', default: '40' },
     'no-report': { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -221,7 +228,7 @@ async function main(): Promise<void> {
         results.salePath = await salePathScenario(
           postgres,
           embedded,
-          { root, workDir, profile: values.profile!, branches: Number(values.branches ?? 20), rounds: Number(values.rounds), seconds: Number(values.seconds ?? (quick ? 3 : 5)) },
+          { root, workDir, profile: values.profile!, branches: Number(values.branches ?? 20), rounds: Number(values.rounds ?? '2'), seconds: Number(values.seconds ?? (quick ? 3 : 5)) },
           sim,
           3_050_000_000,
           log,
@@ -251,7 +258,33 @@ async function main(): Promise<void> {
         await postgres.dispose();
       }
     }
-    const others = [...only].some((scenario) => scenario !== 'sale-path' && scenario !== 'fleet');
+    if (only.has('scale')) {
+      if (!postgresVersion) throw new Error(`the scale benchmark needs PostgreSQL at ${adminUrl.replace(/\/\/[^@]*@/, '//')} (set BENCH_DATABASE_URL)`);
+      const small = await postgresEngine(adminUrl);
+      const big = await postgresEngine(adminUrl);
+      try {
+        results.scale = await scaleScenario(
+          { small, big },
+          {
+            root,
+            workDir,
+            tenants: Number(values.tenants),
+            partners: Number(values.partners),
+            rounds: Number(values.rounds ?? '6'),
+            seconds: Number(values.seconds ?? (quick ? 1 : 3)),
+            pollSeconds: Number(values['poll-seconds']),
+          },
+          sim,
+          3_060_000_000,
+          log,
+        );
+        process.stdout.write(`\n${renderScale(results.scale)}\n\n`);
+      } finally {
+        await small.dispose();
+        await big.dispose();
+      }
+    }
+    const others = [...only].some((scenario) => scenario !== 'sale-path' && scenario !== 'fleet' && scenario !== 'scale');
     // Yardsticks first, on a quiet machine.
     const fastify = others ? await withLoad(async () => ({ result: await fastifyCeiling(settings.seconds) })) : undefined;
     if (fastify) {
@@ -331,7 +364,8 @@ async function main(): Promise<void> {
   const day = results.date.slice(0, 10);
   const salePathOnly = only.size === 1 && only.has('sale-path');
   const fleetOnly = only.size === 1 && only.has('fleet');
-  const name = [day, quick ? 'quick' : null, salePathOnly ? 'sale-path' : null, fleetOnly ? 'fleet' : null, values.label ?? null].filter(Boolean).join('-');
+  const scaleOnly = only.size === 1 && only.has('scale');
+  const name = [day, quick ? 'quick' : null, salePathOnly ? 'sale-path' : null, fleetOnly ? 'fleet' : null, scaleOnly ? 'scale' : null, values.label ?? null].filter(Boolean).join('-');
   const resultsDir = join(REPO, 'bench', 'results');
   mkdirSync(resultsDir, { recursive: true });
   // Never overwrite an earlier run of the same day: its figures may be quoted somewhere.
@@ -340,8 +374,8 @@ async function main(): Promise<void> {
   writeFileSync(resultsPath, `${JSON.stringify(results, null, 2)}\n`);
   log(`results in ${resultsPath}`);
   const tables = renderTables(results, `bench/results/${basename(resultsPath)}`);
-  if (salePathOnly || fleetOnly) {
-    // The sale path or the fleet alone: its table was printed above; BENCHMARKS.md's lead is written by hand.
+  if (salePathOnly || fleetOnly || scaleOnly) {
+    // One of these alone: its table was printed above; BENCHMARKS.md's section is written by hand.
   } else if (!quick && !values['no-report']) {
     const path = join(REPO, 'BENCHMARKS.md');
     writeFileSync(path, replaceTables(readFileSync(path, 'utf8'), tables));

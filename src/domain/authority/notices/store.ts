@@ -5,8 +5,9 @@ import type { AuthorityFeed, AuthorityNoticesTable } from '../../../platform/db/
 import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
 import type { DeviceTarget } from '../../../vsdc/client.ts';
 import { claimDueRows, fromNow, released } from '../../../platform/workers/lease-sql.ts';
+import { fullBackfillDue } from '../../../platform/workers/backfill.ts';
 import { enqueueEvent, NOTICE_EVENT } from '../../kernel/outbox/events.ts';
-import { type ReceivedBranch, upsertBranches, pullDevice } from '../../kernel/devices/store.ts';
+import { type ReceivedBranch, upsertBranches, pullDevice, initializedSql } from '../../kernel/devices/store.ts';
 
 export type NoticeRow = Selectable<AuthorityNoticesTable>;
 
@@ -24,14 +25,16 @@ export interface ClaimedAuthorityPull {
 
 /**
  * Leases up to `limit` tenant feeds whose next pull is due, first giving every tenant with an
- * initialised device its rows. SKIP LOCKED plus the lease: two processes never pull one feed.
+ * initialised device its rows (every tenant on the process's first round and hourly, else the
+ * tenants of recently initialised devices: backfill.ts). SKIP LOCKED plus the lease: two
+ * processes never pull one feed.
  */
 export async function claimDueAuthorityPulls(db: Kysely<DB>, leaseMs: number, limit: number): Promise<ClaimedAuthorityPull[]> {
   await sql`
     insert into authority_pulls (tenant_id, feed)
-    select t.id, f.feed from tenants t cross join (values ('notices'), ('branches')) as f(feed)
-    where exists (select 1 from devices d where d.tenant_id = t.id and d.initialized)
-      and not exists (select 1 from authority_pulls p where p.tenant_id = t.id and p.feed = f.feed)
+    select distinct d.tenant_id, f.feed from devices d cross join (values ('notices'), ('branches')) as f(feed)
+    where ${initializedSql('d', !fullBackfillDue(db, 'authority_pulls'))}
+      and not exists (select 1 from authority_pulls p where p.tenant_id = d.tenant_id and p.feed = f.feed)
     on conflict (tenant_id, feed) do nothing`.execute(db);
   const result = await sql<{ id: number; tenant_id: number; feed: AuthorityFeed; last_req_dt: string | null; failures: number; vsdc_base_url: string; branch: string; tpin: string }>`
     ${claimDueRows('authority_pulls', { waiting: sql`exists (select 1 from devices d where d.tenant_id = r.tenant_id and d.initialized)`, leaseMs, limit })}

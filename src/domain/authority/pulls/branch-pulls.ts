@@ -10,6 +10,8 @@ import type { DB } from '../../../platform/db/schema.ts';
 import type { DeviceTarget } from '../../../vsdc/client.ts';
 import type { SelectOutcome } from '../../../vsdc/outcome.ts';
 import { claimDueRows, fromNow, releasedSql } from '../../../platform/workers/lease-sql.ts';
+import { fullBackfillDue } from '../../../platform/workers/backfill.ts';
+import { initializedSql } from '../../kernel/devices/store.ts';
 import { pollingWorker, pullRequestDate, pullStepOf, vsdcLeaseMs } from '../../../vsdc/polling.ts';
 import type { Worker } from '../../../platform/workers/index.ts';
 import type { AppContext } from '../../kernel/context.ts';
@@ -28,14 +30,16 @@ export interface ClaimedPull {
 
 /**
  * Leases up to `limit` initialised branches whose next pull is due, first giving every
- * initialised branch its row. SKIP LOCKED plus the lease: two processes never pull one branch.
+ * initialised branch its row (every branch on the process's first round and hourly, else those
+ * initialised recently: backfill.ts). SKIP LOCKED plus the lease: two processes never pull one
+ * branch. The due rows are an index range (0033's `<table>_due`), not every branch.
  */
 export async function claimDuePulls(db: Kysely<DB>, table: BranchPullTable, leaseMs: number, limit: number): Promise<ClaimedPull[]> {
   const t = sql.table(table);
   await sql`
     insert into ${t} (device_id)
     select d.id from devices d
-    where d.initialized and not exists (select 1 from ${t} p where p.device_id = d.id)
+    where ${initializedSql('d', !fullBackfillDue(db, table))} and not exists (select 1 from ${t} p where p.device_id = d.id)
     on conflict (device_id) do nothing`.execute(db);
   const result = await sql<{ device_id: number; tenant_id: number; last_req_dt: string | null; failures: number; vsdc_base_url: string; branch: string; tpin: string }>`
     ${claimDueRows(table, { waiting: sql`d.initialized`, join: sql`join devices d on d.id = r.device_id`, leaseMs, limit })}

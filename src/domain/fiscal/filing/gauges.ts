@@ -7,27 +7,77 @@ import type { ContextMember } from '../../kernel/context.ts';
 // Read from the database at scrape time (at most once per CACHE_MS, so a busy scraper never
 // costs more than one round of queries), so every process reports the same fiscal truth.
 const CACHE_MS = 10_000;
+/**
+ * Uploaded and resolved documents only grow: counting them reads every document the gateway
+ * ever stored, so they are counted at most this often, and after the first time in the
+ * background (a scrape answers with the last count; issue 36).
+ */
+const TOTALS_MS = 300_000;
+/**
+ * The per-branch backlog series: the branches whose backlog started first, this many at most.
+ * A fleet of 200,000 branches behind a national outage must not make every branch a series;
+ * `fiscal_gateway_backlog_branches` counts them all.
+ */
+export const BACKLOG_SERIES = 100;
 
 interface FiscalState {
   documents: Array<{ status: string; n: number }>;
   backlog: Array<{ tenant_id: number; branch: string; n: number; oldest_age: number }>;
+  backlogBranches: number;
   deliveries: Array<{ status: string; n: number }>;
 }
 
-async function readState(db: Kysely<DB>): Promise<FiscalState> {
-  const documents = await sql<{ status: string; n: number }>`select status, count(*)::int as n from sales group by status`.execute(db);
-  const backlog = await sql<{ tenant_id: number; branch: string; n: number; oldest_age: number }>`
-    select tenant_id, branch, count(*)::int as n, extract(epoch from (now() - min(created_at)))::float8 as oldest_age
-    from sales where status = 'pending' group by tenant_id, branch`.execute(db);
+// Pending and failed documents are few and have partial indexes (sales_pending, sales_failed):
+// these read those, not the table. The backlog is grouped by branch on sales_pending; only the
+// BACKLOG_SERIES branches shown look up their tenant, branch and oldest document.
+async function readState(db: Kysely<DB>, totals: Promise<Array<{ status: string; n: number }>>): Promise<FiscalState> {
+  const documents = await sql<{ status: string; n: number }>`
+    select 'pending' as status, count(*)::int as n from sales where status = 'pending'
+    union all select 'failed', count(*)::int from sales where status = 'failed'`.execute(db);
+  const backlog = await sql<{ tenant_id: number; branch: string; n: number; oldest_age: number; branches: number }>`
+    with b as (
+      select device_id, count(*)::int as n, count(*) over ()::int as branches
+      from sales where status = 'pending' group by device_id order by min(id) limit ${BACKLOG_SERIES}
+    )
+    select d.tenant_id, d.branch, b.n, b.branches,
+      extract(epoch from (now() - (select min(s.created_at) from sales s where s.device_id = b.device_id and s.status = 'pending')))::float8 as oldest_age
+    from b join devices d on d.id = b.device_id`.execute(db);
   const deliveries = await sql<{ status: string; n: number }>`select status, count(*)::int as n from webhook_deliveries group by status`.execute(db);
-  return { documents: documents.rows, backlog: backlog.rows, deliveries: deliveries.rows };
+  return {
+    documents: [...documents.rows, ...(await totals)],
+    backlog: backlog.rows,
+    backlogBranches: backlog.rows[0]?.branches ?? 0,
+    deliveries: deliveries.rows,
+  };
+}
+
+async function readTotals(db: Kysely<DB>): Promise<Array<{ status: string; n: number }>> {
+  const result = await sql<{ status: string; n: number }>`
+    select status, count(*)::int as n from sales where status in ('uploaded', 'resolved') group by status`.execute(db);
+  return result.rows;
 }
 
 function registerFiscalGauges(metrics: Metrics, db: Kysely<DB>): void {
   let cached: { at: number; state: Promise<FiscalState> } | undefined;
+  let totals: { at: number; value: Promise<Array<{ status: string; n: number }>> } | undefined;
+  const currentTotals = () => {
+    if (!totals) {
+      totals = { at: Date.now(), value: readTotals(db) };
+      totals.value.catch(() => (totals = undefined));
+    } else if (Date.now() - totals.at > TOTALS_MS) {
+      // Answer with the last count while the next one is read.
+      const held = totals;
+      held.at = Date.now();
+      readTotals(db).then(
+        (value) => (totals = { at: Date.now(), value: Promise.resolve(value) }),
+        () => (held.at = 0),
+      );
+    }
+    return totals.value;
+  };
   const state = () => {
     if (!cached || Date.now() - cached.at > CACHE_MS) {
-      cached = { at: Date.now(), state: readState(db) };
+      cached = { at: Date.now(), state: readState(db, currentTotals()) };
       cached.state.catch(() => (cached = undefined));
     }
     return cached.state;
@@ -46,8 +96,16 @@ function registerFiscalGauges(metrics: Metrics, db: Kysely<DB>): void {
     },
   });
   new Gauge({
+    name: 'fiscal_gateway_backlog_branches',
+    help: 'Branches with pending documents',
+    registers,
+    async collect() {
+      this.set((await state()).backlogBranches);
+    },
+  });
+  new Gauge({
     name: 'fiscal_gateway_backlog_documents',
-    help: 'Pending documents per branch',
+    help: `Pending documents per branch (the ${BACKLOG_SERIES} branches whose backlog started first)`,
     labelNames: ['tenant', 'branch'],
     registers,
     async collect() {
@@ -57,7 +115,7 @@ function registerFiscalGauges(metrics: Metrics, db: Kysely<DB>): void {
   });
   new Gauge({
     name: 'fiscal_gateway_backlog_oldest_age_seconds',
-    help: 'Age of the oldest pending document per branch',
+    help: `Age of the oldest pending document per branch (the ${BACKLOG_SERIES} branches whose backlog started first)`,
     labelNames: ['tenant', 'branch'],
     registers,
     async collect() {

@@ -7,29 +7,37 @@ import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
 import type { DeviceTarget } from '../../../vsdc/client.ts';
 import { fromNow, heldBy, isDue, isFree, leasedSql, released } from '../../../platform/workers/lease-sql.ts';
 import { prepared } from '../../../platform/db/prepared.ts';
+import { fullBackfillDue } from '../../../platform/workers/backfill.ts';
+import { initializedSql } from '../../kernel/devices/store.ts';
 
 // ---- booking filed documents ----
 
 /**
- * Gives every branch its row (a branch registered after the upgrade books from its first
- * document, whatever number the VSDC's counters made it), then returns the branches whose next
- * unbooked document has its outcome. Documents are filed in invoice order, so "the next one" is
- * the first row of an index range.
+ * Gives every initialised branch its row (every branch on the process's first pass and hourly,
+ * else those initialised recently: platform/workers/backfill.ts), then reads the next `limit`
+ * branches after `after` (a sweep, in device order, one slice a pass: no pass reads every
+ * branch) and returns those whose next unbooked document has its outcome, and where the next
+ * slice starts (0: the sweep starts over). Documents are filed in invoice order, so "the next
+ * one" is the first row of an index range.
  */
-export async function branchesToBook(db: Kysely<DB>, limit: number): Promise<number[]> {
+export async function branchesToBook(db: Kysely<DB>, limit: number, after = 0): Promise<{ devices: number[]; next: number }> {
   await sql`
     insert into stock_branches (device_id, tenant_id)
     select d.id, d.tenant_id from devices d
-    where d.initialized and not exists (select 1 from stock_branches b where b.device_id = d.id)
+    where ${initializedSql('d', !fullBackfillDue(db, 'stock_branches'))} and not exists (select 1 from stock_branches b where b.device_id = d.id)
     on conflict (device_id) do nothing`.execute(db);
-  const result = await sql<{ device_id: number }>`
-    select b.device_id from stock_branches b
-    join lateral (
-      select s.status from sales s where s.device_id = b.device_id and s.sales_type = 'normal' and s.invoice_no > b.booked_invoice_no order by s.invoice_no limit 1
-    ) next on true
-    where next.status <> 'pending'
-    limit ${limit}`.execute(db);
-  return result.rows.map((r) => Number(r.device_id));
+  const result = await sql<{ last: number | null; n: number; ready: number[] | null }>`
+    with slice as (
+      select device_id, booked_invoice_no from stock_branches where device_id > ${after} order by device_id limit ${limit}
+    )
+    select (select max(device_id) from slice) as last, (select count(*) from slice)::int as n,
+      (select array_agg(b.device_id) from slice b
+       join lateral (
+         select s.status from sales s where s.device_id = b.device_id and s.sales_type = 'normal' and s.invoice_no > b.booked_invoice_no order by s.invoice_no limit 1
+       ) next on true
+       where next.status <> 'pending') as ready`.execute(db);
+  const row = result.rows[0]!;
+  return { devices: (row.ready ?? []).map(Number), next: Number(row.n) < limit || row.last === null ? 0 : Number(row.last) };
 }
 
 /** The branches (stock_branches rows) of these documents: where a pass after their outcomes looks. */

@@ -3,8 +3,8 @@
 // goods lines, in the same transaction that moves the branch's booked invoice number on: a
 // crash books a document exactly once; documents that move no stock, most of them, are booked
 // for up to 100 branches in one statement); (2) sends the chain of every branch with unsent
-// movements, leased per branch (any number of processes may run it). A full pass (every branch,
-// every chain) runs at least every pollMs; between them, a pass after the filing outcomes this
+// movements, leased per branch (any number of processes may run it). A full pass (every chain,
+// and the next slice of a sweep over the branches) runs at least every pollMs; between them, a pass after the filing outcomes this
 // process hears of books only those documents' branches, and `wake` (a movement queued) sends
 // the chains.
 import { randomBytes } from 'node:crypto';
@@ -21,6 +21,8 @@ import { bookPlainBranches, bookPlainDocuments, branchesOfSales, branchesToBook,
 
 const STOCK_WORKER_NAME = 'stock.chain';
 const POLL_MS = 1_000;
+/** Branches a full pass looks at: the next slice of the sweep. */
+const SWEEP_BRANCHES = 1_000;
 /** A movement queued (an adjustment, a purchase): its chain is sent soon. */
 const WAKE_DELAY_MS = 20;
 /**
@@ -110,9 +112,13 @@ export function stockWorker(ctx: AppContext, options: { pollMs?: number } = {}):
   const leaseMs = vsdcLeaseMs(ctx.config);
   // What the passes between two full ones look at: the branches of the outcomes heard since the
   // last pass (one indexed read), not every branch of the database; the chain only when a
-  // movement was queued. A full pass (every branch, every chain) runs at least every pollMs.
+  // movement was queued. A full pass runs at least every pollMs: every chain, and the next
+  // SWEEP_BRANCHES branches of a sweep over all of them (a fleet of 200,000 branches is read a
+  // slice a pass, never whole: issue 36).
   let heardSales: number[] = [];
   let lastFullAt = 0;
+  /** Where the full passes' sweep over the branches stands (a device id; 0: from the start). */
+  let sweepFrom = 0;
   let chainDue = true;
 
   const passes = loop.pass({ run: pass, everyMs: pollMs, failure: 'stock pass failed' });
@@ -124,7 +130,12 @@ export function stockWorker(ctx: AppContext, options: { pollMs?: number } = {}):
     let chain = chainDue || full;
     chainDue = false;
     if (full) lastFullAt = Date.now();
-    const branches = full ? await branchesToBook(ctx.db, 1_000) : sales.length > 0 ? await branchesOfSales(ctx.db, sales) : [];
+    let branches: number[] = [];
+    if (full) {
+      const swept = await branchesToBook(ctx.db, SWEEP_BRANCHES, sweepFrom);
+      sweepFrom = swept.next;
+      branches = swept.devices;
+    } else if (sales.length > 0) branches = await branchesOfSales(ctx.db, sales);
     for (let at = 0; at < branches.length; at += BRANCHES_PER_BOOKING) {
       if (loop.stopped) return;
       if (await bookBranches(ctx, branches.slice(at, at + BRANCHES_PER_BOOKING), () => loop.stopped)) chain = true;

@@ -1,7 +1,8 @@
-import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { DevicesTable } from '../../../platform/db/tables/foundation.ts';
 import { isFree, isHeld, leased, released } from '../../../platform/workers/lease-sql.ts';
+import { RECENT_INITIALISATION_MS } from '../../../platform/workers/backfill.ts';
 import type { AuthorityBranchesTable } from '../../../platform/db/tables/authority.ts';
 import type { DeviceTarget } from '../../../vsdc/client.ts';
 
@@ -55,6 +56,18 @@ export interface DeviceInitInfo {
   lastTrainingInvoiceNo?: number | null;
   lastProformaInvoiceNo?: number | null;
 }
+/**
+ * Initialised branches (`alias`: the devices table in the query), for a worker's backfill: every
+ * one, or (`recentOnly`) those initialised within RECENT_INITIALISATION_MS, an index range of
+ * devices_recently_initialized (platform/workers/backfill.ts). The interval is a literal, so
+ * even a generic plan sees how narrow the range is.
+ */
+export function initializedSql(alias: string, recentOnly: boolean): RawBuilder<boolean> {
+  const column = (name: string) => sql.ref(`${alias}.${name}`);
+  if (!recentOnly) return sql<boolean>`${column('initialized')}`;
+  return sql<boolean>`(${column('initialized')} and ${column('initialized_at')} > now() - ${sql.raw(`interval '${RECENT_INITIALISATION_MS / 1000} seconds'`)})`;
+}
+
 /** Stores the handshake's answer; undefined when the device was already initialised. */
 export async function markDeviceInitialized(db: Kysely<DB>, deviceId: number, info: DeviceInitInfo): Promise<DeviceRow | undefined> {
   return db

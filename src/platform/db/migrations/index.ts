@@ -31,6 +31,7 @@ import * as stockLedger from './0029_stock_ledger.ts';
 import * as authorityCodes from './0030_authority_codes.ts';
 import * as secretKey from './0031_secret_key.ts';
 import * as userTokensByUser from './0032_user_tokens_by_user.ts';
+import * as fleetPolls from './0033_fleet_polls.ts';
 
 /** Every migration, in order. A migration is a list of SQL statements run one by one. */
 const migrations: Record<string, { up: string[] }> = {
@@ -65,6 +66,7 @@ const migrations: Record<string, { up: string[] }> = {
   '0030_authority_codes': authorityCodes,
   '0031_secret_key': secretKey,
   '0032_user_tokens_by_user': userTokensByUser,
+  '0033_fleet_polls': fleetPolls,
 };
 
 function toKysely(statements: string[]): Migration {
