@@ -40,13 +40,17 @@ export async function listBacklog(db: Kysely<DB>, scope: Scope, options: { page:
   const offset = offsetOf(options.page);
   // A merchant's sales are on its own branches: the merchant in scope narrows the pending documents read.
   const pendingOf = scope.tenantId === undefined ? sql`` : sql` and s.tenant_id = ${scope.tenantId}`;
+  // Each branch with a backlog is looked up by key (a lateral with a limit is not flattened into a
+  // join, whose plan could read every branch to meet a few thousand with a backlog).
   const withBacklog = sql`
     from (select s.device_id, count(*)::int as pending, min(s.created_at) as oldest_pending_at
           from sales s where s.status = 'pending'${pendingOf} group by s.device_id) p
-    join devices d on d.id = p.device_id
-    join tenants t on t.id = d.tenant_id
-    where true ${scopeConditions(scope)}`;
-  const counted = await sql<{ n: number }>`select count(*)::int as n ${withBacklog}`.execute(db);
+    join lateral (select d.tenant_id, d.branch from devices d join tenants t on t.id = d.tenant_id
+                  where d.id = p.device_id ${scopeConditions(scope)} limit 1) b on true`;
+  const scoped = scope.partnerId !== undefined || scope.tenantId !== undefined;
+  const counted = scoped
+    ? await sql<{ n: number }>`select count(*)::int as n ${withBacklog}`.execute(db)
+    : await sql<{ n: number }>`select count(distinct s.device_id)::int as n from sales s where s.status = 'pending'`.execute(db);
   const backlogged = Number(counted.rows[0]?.n ?? 0);
 
   // How many of the page's rows are branches with a backlog, and how many are the rest. Limits and
@@ -56,13 +60,13 @@ export async function listBacklog(db: Kysely<DB>, scope: Scope, options: { page:
   const fromRest = options.pendingOnly ? 0 : PER_PAGE - fromBacklog;
   const parts: RawBuilder<unknown>[] = [];
   if (fromBacklog > 0) {
-    parts.push(sql`(select d.id as device_id, p.pending, p.oldest_pending_at ${withBacklog}
-      order by p.oldest_pending_at, t.id, d.branch
+    parts.push(sql`(select p.device_id, p.pending, p.oldest_pending_at ${withBacklog}
+      order by p.oldest_pending_at, b.tenant_id, b.branch
       limit ${sql.lit(fromBacklog)} offset ${sql.lit(offset)})`);
   }
   if (fromRest > 0) {
     parts.push(sql`(select d.id as device_id, 0 as pending, null::timestamptz as oldest_pending_at
-      from devices d join tenants t on t.id = d.tenant_id
+      from devices d${scoped ? sql` join tenants t on t.id = d.tenant_id` : sql``}
       where not exists (select 1 from sales s where s.device_id = d.id and s.status = 'pending') ${scopeConditions(scope)}
       order by d.tenant_id, d.branch
       limit ${sql.lit(fromRest)} offset ${sql.lit(Math.max(0, offset - backlogged))})`);
@@ -83,7 +87,6 @@ export async function listBacklog(db: Kysely<DB>, scope: Scope, options: { page:
     order by shown.oldest_pending_at asc nulls last, t.id, d.branch`.execute(db)).rows;
 
   if (options.pendingOnly) return { rows, total: backlogged };
-  const scoped = scope.partnerId !== undefined || scope.tenantId !== undefined;
   const all = scoped
     ? await sql<{ n: number }>`select count(*)::int as n from devices d join tenants t on t.id = d.tenant_id where true ${scopeConditions(scope)}`.execute(db)
     : await sql<{ n: number }>`select count(*)::int as n from devices d`.execute(db);
