@@ -10,12 +10,25 @@ import { batchOrEach, GroupCommit } from '../../../platform/db/group-commit.ts';
 import { fromNow, heldBy, isDue, isFree, leased, leasedInsertSql, released, releasedSql, renewedOrReleasedSql } from '../../../platform/workers/lease-sql.ts';
 import type { ContextMember } from '../../kernel/context.ts';
 
-/** Branches with pending documents that nobody leases and whose backoff has passed. */
+/**
+ * Branches with pending documents that nobody leases and whose backoff has passed.
+ *
+ * One row per branch, not per document (issue 36: a national backlog is 100,000s of documents): a
+ * loose index scan of `sales_pending` jumps from each branch with a backlog to the next, and each
+ * one's queue row is looked up by its key (a scalar subquery, so the planner cannot turn it into a
+ * scan of every queue row); the walk stops at `limit` ready branches.
+ */
 export async function branchesReady(db: Kysely<DB>, limit: number): Promise<number[]> {
   const result = await sql<{ device_id: number }>`
-    select p.device_id from (select distinct device_id from sales where status = 'pending') p
-    left join filing_queues q on q.device_id = p.device_id
-    where q.device_id is null or (${isFree('filing_queues', 'q')} and ${isDue('filing_queues', 'q')})
+    with recursive backlog(device_id) as (
+      (select device_id from sales where status = 'pending' order by device_id limit 1)
+      union all
+      select (select s.device_id from sales s where s.status = 'pending' and s.device_id > b.device_id order by s.device_id limit 1)
+      from backlog b where b.device_id is not null
+    )
+    select b.device_id from backlog b
+    where b.device_id is not null
+      and coalesce((select ${isFree('filing_queues', 'q')} and ${isDue('filing_queues', 'q')} from filing_queues q where q.device_id = b.device_id), true)
     limit ${limit}`.execute(db);
   return result.rows.map((r) => Number(r.device_id));
 }
@@ -222,7 +235,9 @@ interface ProbeTarget {
  * The VSDC addresses with branches in backoff that were not probed in the last `intervalMs`, each
  * with the branch there probed longest ago (so the branches of an address take turns, should
  * one of them fail for reasons of its own); that branch is marked probed in the same statement.
- * Two processes may rarely probe one address in the same interval; a probe only reads.
+ * Two processes may rarely probe one address in the same interval; a probe only reads. The
+ * update finds its rows by key (`= any(array(…))`): as a join, its plan read every queue row to
+ * mark the few probed (issue 36).
  */
 export async function claimProbes(db: Kysely<DB>, intervalMs: number): Promise<ProbeTarget[]> {
   const result = await sql<{ vsdc_base_url: string; tpin: string; branch: string }>`
@@ -239,7 +254,10 @@ export async function claimProbes(db: Kysely<DB>, intervalMs: number): Promise<P
         where recent.vsdc_base_url = b.vsdc_base_url and recent.probed_at > now() - make_interval(secs => ${intervalMs / 1000}))
       order by b.vsdc_base_url, b.probed_at nulls first, b.device_id
     ),
-    probed as (update filing_queues q set probed_at = now() from due where q.device_id = due.device_id returning q.device_id)
+    probed as (
+      update filing_queues q set probed_at = now()
+      where q.device_id = any(array(select due.device_id from due)) and q.retry_delay_ms is not null
+      returning q.device_id)
     select due.vsdc_base_url, t.tpin, due.branch
     from due join probed on probed.device_id = due.device_id join tenants t on t.id = due.tenant_id`.execute(db);
   return result.rows.map((r) => ({ baseUrl: r.vsdc_base_url, tpin: r.tpin, branch: r.branch }));

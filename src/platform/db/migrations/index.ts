@@ -32,6 +32,7 @@ import * as authorityCodes from './0030_authority_codes.ts';
 import * as secretKey from './0031_secret_key.ts';
 import * as userTokensByUser from './0032_user_tokens_by_user.ts';
 import * as fleetPolls from './0033_fleet_polls.ts';
+import * as failedDocumentsRecent from './0034_failed_documents_recent.ts';
 
 /** Every migration, in order. A migration is a list of SQL statements run one by one. */
 const migrations: Record<string, { up: string[] }> = {
@@ -67,6 +68,7 @@ const migrations: Record<string, { up: string[] }> = {
   '0031_secret_key': secretKey,
   '0032_user_tokens_by_user': userTokensByUser,
   '0033_fleet_polls': fleetPolls,
+  '0034_failed_documents_recent': failedDocumentsRecent,
 };
 
 function toKysely(statements: string[]): Migration {
