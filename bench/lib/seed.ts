@@ -1,9 +1,10 @@
 // Seeding through the gateway's own HTTP API (operator → partner → merchants, devices, tokens),
 // so the harness needs nothing from the source tree it measures.
 import { request } from 'undici';
+import type { RequestPlan } from './load.ts';
 import { ADMIN_TOKEN } from './processes.ts';
 
-async function call<T>(base: string, method: 'GET' | 'POST' | 'PATCH', path: string, secret: string, body?: unknown): Promise<T> {
+export async function call<T>(base: string, method: 'GET' | 'POST' | 'PATCH', path: string, secret: string, body?: unknown): Promise<T> {
   const res = await request(`${base}${path}`, {
     method,
     headers: { authorization: `Bearer ${secret}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -70,3 +71,14 @@ export const SALE_BODY = JSON.stringify({
     { name: 'Fresh bread', classificationCode: '50221200', quantity: 3, price: 24.5, vatCategory: 'D' },
   ],
 });
+
+/** Closed-loop sales spread over `merchants`, each expected to be answered `uploaded`. */
+export function salePlan(merchants: Merchant[]): RequestPlan {
+  let n = 0;
+  return {
+    method: 'POST',
+    path: '/api/v1/sales',
+    next: () => ({ headers: { 'content-type': 'application/json', authorization: `Bearer ${merchants[n++ % merchants.length]!.token}` }, body: SALE_BODY }),
+    verify: (body) => body.includes('"status":"uploaded"'),
+  };
+}

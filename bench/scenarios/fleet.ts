@@ -15,7 +15,7 @@ import pg from 'pg';
 import { request } from 'undici';
 import type { Engine } from '../lib/engines.ts';
 import { ADMIN_TOKEN, startGateway, type ChildServer, type GatewayProcess } from '../lib/processes.ts';
-import { createPartner, SALE_BODY, type SeededPartner } from '../lib/seed.ts';
+import { call, createPartner, SALE_BODY, type SeededPartner } from '../lib/seed.ts';
 
 export interface FleetSettings {
   root: string;
@@ -63,17 +63,6 @@ const PARALLEL = 32;
 interface Till {
   token: string;
   branch: string;
-}
-
-async function call<T>(base: string, method: 'POST' | 'PATCH', path: string, secret: string, body?: unknown): Promise<T> {
-  const res = await request(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${secret}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.body.text();
-  if (res.statusCode >= 300) throw new Error(`${method} ${path}: HTTP ${res.statusCode} ${text.slice(0, 300)}`);
-  return JSON.parse(text) as T;
 }
 
 async function inParallel(count: number, parallel: number, run: (i: number) => Promise<void>): Promise<void> {

@@ -13,9 +13,9 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { postgresCpuSeconds, treeCpuSeconds } from '../lib/cpu.ts';
 import type { Engine } from '../lib/engines.ts';
-import { closedLoop, type RequestPlan, type Throughput } from '../lib/load.ts';
+import { closedLoop, type Throughput } from '../lib/load.ts';
 import { startFloor, startGateway, type ChildServer } from '../lib/processes.ts';
-import { createPartner, SALE_BODY, seedMerchants, type Merchant } from '../lib/seed.ts';
+import { createPartner, salePlan, seedMerchants, type Merchant } from '../lib/seed.ts';
 
 export interface SalePathSettings {
   root: string;
@@ -54,16 +54,6 @@ export interface SalePathResults {
 }
 
 const GATEWAY_ENV = { SALE_WAIT_MS: '10000', FILING_RETRY_MS: '1000' };
-
-function salePlan(merchants: Merchant[]): RequestPlan {
-  let n = 0;
-  return {
-    method: 'POST',
-    path: '/api/v1/sales',
-    next: () => ({ headers: { 'content-type': 'application/json', authorization: `Bearer ${merchants[n++ % merchants.length]!.token}` }, body: SALE_BODY }),
-    verify: (body) => body.includes('"status":"uploaded"'),
-  };
-}
 
 async function measure(url: string, pid: number, database: string | undefined, merchants: Merchant[], connections: number, seconds: number): Promise<ServerRun> {
   // Warm-up by count, not by time: every request answered (JIT, pools, the branches' first

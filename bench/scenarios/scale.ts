@@ -21,11 +21,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 import type { Engine } from '../lib/engines.ts';
-import { closedLoop, type RequestPlan } from '../lib/load.ts';
+import { closedLoop } from '../lib/load.ts';
 import { byStatement, explainingUrl, logOffset, plansSince, type StatementFigures } from '../lib/plans.ts';
 import { ADMIN_TOKEN, SECRET_KEY, startGateway, type ChildServer, type GatewayProcess } from '../lib/processes.ts';
 import { seedScale, type ScaleSeedResult } from '../lib/scale-seed.ts';
-import { createPartner, SALE_BODY, seedMerchants, type Merchant, type SeededPartner } from '../lib/seed.ts';
+import { createPartner, salePlan, seedMerchants, type Merchant, type SeededPartner } from '../lib/seed.ts';
 
 export interface ScaleSettings {
   root: string;
@@ -145,16 +145,6 @@ async function sequenceLatency(url: string, side: Side, calls: Call[], count: nu
     await pool.close();
   }
   return times;
-}
-
-function salePlan(merchants: Merchant[]): RequestPlan {
-  let n = 0;
-  return {
-    method: 'POST',
-    path: '/api/v1/sales',
-    next: () => ({ headers: { 'content-type': 'application/json', authorization: `Bearer ${merchants[n++ % merchants.length]!.token}` }, body: SALE_BODY }),
-    verify: (body) => body.includes('"status":"uploaded"'),
-  };
 }
 
 const median = (xs: number[]) => {
