@@ -72,11 +72,12 @@ export function filingWorker(ctx: AppContext, options: FilingWorkerOptions = {})
    * outcome renews its branch's lease too, but a branch may wait longer than a lease without one
    * (for a slot at a capped VSDC host, then a VSDC call of up to VSDC_TIMEOUT_MS).
    */
+  const heartbeatMs = Math.max(1_000, Math.floor(filer.leaseMs / 3));
   const heartbeat = loop.pass({
     run: async () => {
       await renewLeases(ctx.db, [...draining], owner, filer.leaseMs);
     },
-    everyMs: Math.max(1_000, Math.floor(filer.leaseMs / 3)),
+    everyMs: heartbeatMs,
     failure: 'renewing the leases of the branches in hand failed',
   });
 
@@ -162,7 +163,7 @@ export function filingWorker(ctx: AppContext, options: FilingWorkerOptions = {})
     void ready.catch((err: unknown) => log.error({ err }, 'clearing stale leases failed')).then(() => {
       poll.run();
       probe.schedule(ctx.config.vsdcProbeMs);
-      heartbeat.schedule(Math.max(1_000, Math.floor(filer.leaseMs / 3)));
+      heartbeat.schedule(heartbeatMs);
     });
   });
   return { ...worker, wake };
