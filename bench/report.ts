@@ -170,6 +170,14 @@ export function renderTables(r: BenchResults, source: string): string {
     out.push('\n### Webhook deliveries (one `--workers-only` process)\n');
     out.push(table(['Database', 'Deliveries', 'Healthy only', 'With a stalled endpoint', 'Ratio', 'Targets (≥ 2,000/s, not slowed)'], hookRows));
   }
+  const oneEndpointRows = engines.flatMap((e) => {
+    const one = r.engines[e]?.webhooks?.oneEndpoint;
+    return one ? [[e, n(one.atDefaultCap.deliveries), `${n(one.atDefaultCap.deliveriesPerSecond)} /s`, `${n(one.atCap4.deliveriesPerSecond)} /s`, `×${one.ratio}`]] : [];
+  });
+  if (oneEndpointRows.length) {
+    out.push('\n#### Webhook deliveries to one endpoint (`WEBHOOK_ENDPOINT_CONCURRENCY`)\n');
+    out.push(table(['Database', 'Deliveries', 'At the default (16 in flight)', 'At 4 in flight (the old cap)', 'Ratio'], oneEndpointRows));
+  }
 
   const listRows: string[][] = [];
   for (const e of engines) {

@@ -5,6 +5,9 @@
 //   with stalled the same again while a 9th endpoint (another partner's) never answers, with
 //                `stalledDeliveries` due before everything else: each of its attempts waits the
 //                whole WEBHOOK_TIMEOUT_MS. The healthy rate should not move.
+//   one endpoint `events` × 8 events to a single healthy endpoint, once at the default
+//                WEBHOOK_ENDPOINT_CONCURRENCY and once at 4 (the cap before issue 35's soak):
+//                what one partner's busy endpoint takes.
 import { request } from 'undici';
 import type { Engine } from '../lib/engines.ts';
 import { startChild, startGateway } from '../lib/processes.ts';
@@ -33,9 +36,13 @@ export interface WebhookResults {
   withStalled: DeliveryRun & { stalledDeliveries: number };
   /** withStalled rate ÷ healthy rate: 1 means the stalled endpoint slowed nobody. */
   ratio: number;
+  /** All deliveries to one endpoint: at the default cap, and at the old cap of 4 in the same run. */
+  oneEndpoint: { atDefaultCap: DeliveryRun; atCap4: DeliveryRun; ratio: number };
 }
 
 const HEALTHY_ENDPOINTS = 8;
+/** WEBHOOK_ENDPOINT_CONCURRENCY's default (src/platform/config.ts). */
+const DEFAULT_ENDPOINT_CONCURRENCY = 16;
 
 /** An `invoice.fiscalised` envelope as the gateway stores it (about 1.3 KB). */
 function envelope(): string {
@@ -101,12 +108,15 @@ export async function webhookScenario(engine: Engine, settings: WebhookSettings,
     stranger.tenantId = Number(strangerTenant!.id);
     const countUrl = `${receivers.urls.healthy}/count`;
 
-    const phase = async (label: string, withStalled: boolean): Promise<DeliveryRun> => {
-      const statements = seedDeliveries(label, owner.partnerId, owner.tenantId, healthyIds, settings.events);
+    const phase = async (label: string, withStalled: boolean, oneEndpointCap?: number): Promise<DeliveryRun> => {
+      const statements = oneEndpointCap
+        ? seedDeliveries(label, owner.partnerId, owner.tenantId, [healthyIds[0]!], settings.events * HEALTHY_ENDPOINTS)
+        : seedDeliveries(label, owner.partnerId, owner.tenantId, healthyIds, settings.events);
       if (withStalled) statements.unshift(...seedDeliveries(`${label}-stalled`, stranger.partnerId, stranger.tenantId, [stalledId], settings.stalledDeliveries, '1 minute'));
       await engine.sql(statements);
       const expected = (await receivedDeliveries(countUrl)) + settings.events * HEALTHY_ENDPOINTS;
-      const workers = await startGateway({ root: settings.root, workDir: settings.workDir, env: devEnv, args: ['--workers-only'], label: `${engine.name}-webhooks-${label}`, profile: settings.profile });
+      const env = oneEndpointCap ? { ...devEnv, WEBHOOK_ENDPOINT_CONCURRENCY: String(oneEndpointCap) } : devEnv;
+      const workers = await startGateway({ root: settings.root, workDir: settings.workDir, env, args: ['--workers-only'], label: `${engine.name}-webhooks-${label}`, profile: settings.profile });
       const started = performance.now();
       try {
         while ((await receivedDeliveries(countUrl)) < expected) {
@@ -126,12 +136,16 @@ export async function webhookScenario(engine: Engine, settings: WebhookSettings,
     log(`${engine.name} webhooks: ${healthy.deliveries} deliveries in ${healthy.seconds} s = ${healthy.deliveriesPerSecond}/s`);
     const stalled = await phase('b', true);
     log(`${engine.name} webhooks with a stalled endpoint: ${stalled.deliveriesPerSecond}/s`);
+    const atDefaultCap = await phase('c', false, DEFAULT_ENDPOINT_CONCURRENCY);
+    const atCap4 = await phase('d', false, 4);
+    log(`${engine.name} webhooks to one endpoint: ${atDefaultCap.deliveriesPerSecond}/s at ${DEFAULT_ENDPOINT_CONCURRENCY} in flight, ${atCap4.deliveriesPerSecond}/s at 4`);
     return {
       healthyEndpoints: HEALTHY_ENDPOINTS,
       timeoutMs: settings.timeoutMs,
       healthy,
       withStalled: { ...stalled, stalledDeliveries: settings.stalledDeliveries },
       ratio: Math.round((stalled.deliveriesPerSecond / healthy.deliveriesPerSecond) * 100) / 100,
+      oneEndpoint: { atDefaultCap, atCap4, ratio: Math.round((atDefaultCap.deliveriesPerSecond / atCap4.deliveriesPerSecond) * 100) / 100 },
     };
   } finally {
     await receivers.stop();

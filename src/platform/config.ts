@@ -21,6 +21,8 @@ export interface Config {
   vsdcTimeoutMs: number;
   saleWaitMs: number;
   webhookTimeoutMs: number;
+  /** Delivery attempts in flight at once to one endpoint, across every process (WEBHOOK_ENDPOINT_CONCURRENCY). */
+  webhookEndpointConcurrency: number;
   webhookRetryDelaysSec: number[];
   importPullIntervalSec: number;
   /** Seconds between pulls of what suppliers sold to the merchant (selectTrnsPurchaseSales). */
@@ -211,6 +213,7 @@ export function loadConfig(env: Env = process.env): Config {
     vsdcTimeoutMs: integer(env, 'VSDC_TIMEOUT_MS', 20_000, 1, 600_000),
     saleWaitMs: integer(env, 'SALE_WAIT_MS', 3_000, 0, 60_000),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 60_000),
+    webhookEndpointConcurrency: integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 16, 1, 256),
     webhookRetryDelaysSec,
     importPullIntervalSec: integer(env, 'IMPORT_PULL_INTERVAL', 3_600, 1),
     purchasePullIntervalSec: integer(env, 'PURCHASE_PULL_INTERVAL', 3_600, 1),

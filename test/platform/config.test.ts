@@ -25,6 +25,11 @@ describe('configuration', () => {
     assert.equal(c.filingConcurrency, 2000);
     assert.equal(c.vsdcHostConnections, 0, 'no cap per VSDC host');
     assert.equal(c.vsdcHostRate, 0, 'no rate cap per VSDC host');
+    assert.equal(c.webhookEndpointConcurrency, 16, 'attempts in flight per webhook endpoint');
+  });
+
+  test('the webhook endpoint concurrency is read', () => {
+    assert.equal(loadConfig({ WEBHOOK_ENDPOINT_CONCURRENCY: '64' }).webhookEndpointConcurrency, 64);
   });
 
   test('the fleet settings are read', () => {
@@ -98,6 +103,8 @@ describe('configuration', () => {
     ['FILING_CONCURRENCY', { FILING_CONCURRENCY: '30000' }],
     ['VSDC_HOST_CONNECTIONS', { VSDC_HOST_CONNECTIONS: '-1' }],
     ['VSDC_HOST_RATE', { VSDC_HOST_RATE: '2.5' }],
+    ['WEBHOOK_ENDPOINT_CONCURRENCY', { WEBHOOK_ENDPOINT_CONCURRENCY: '0' }],
+    ['WEBHOOK_ENDPOINT_CONCURRENCY', { WEBHOOK_ENDPOINT_CONCURRENCY: '257' }],
     ['SHUTDOWN_TIMEOUT_MS', { SHUTDOWN_TIMEOUT_MS: '0' }],
     ['ADMIN_TOKEN', { ADMIN_TOKEN: 'abc' }],
   ];

@@ -235,6 +235,43 @@ describe(`Sales group commit (${engineName})`, () => {
     assert.deepEqual(seen, [[4], [5, 6], [7]], 'at most maxBatch a batch, in arrival order');
   });
 
+  test('with parallel batches, a burst does not wait behind one statement: another batch starts only when a full one waits', async () => {
+    const seen: number[][] = [];
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const releases: Array<() => void> = [];
+    const batcher = new GroupCommit<number, number>(
+      async (items) => {
+        seen.push(items);
+        mostInFlight = Math.max(mostInFlight, ++inFlight);
+        await new Promise<void>((resolve) => releases.push(resolve));
+        inFlight--;
+        return items.map((value) => ({ ok: true as const, value }));
+      },
+      { maxBatch: 2, parallel: 2 },
+    );
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const all = [batcher.submit(1)];
+    await turn();
+    all.push(batcher.submit(2));
+    await turn();
+    assert.deepEqual(seen, [[1]], 'one item short of a full batch waits for the statement in flight');
+    all.push(batcher.submit(3));
+    await turn();
+    assert.deepEqual(seen, [[1], [2, 3]], 'a full batch starts beside it');
+    all.push(batcher.submit(4), batcher.submit(5));
+    await turn();
+    assert.equal(seen.length, 2, 'never more than `parallel` statements at once');
+    while (seen.flat().length < 5 || releases.length > 0) {
+      releases.splice(0).forEach((release) => release());
+      await turn();
+    }
+    assert.deepEqual(await Promise.all(all), [1, 2, 3, 4, 5]);
+    assert.deepEqual(seen, [[1], [2, 3], [4, 5]]);
+    assert.equal(mostInFlight, 2);
+    await batcher.close();
+  });
+
   test('a failure of the batch itself (not of one document) reaches every waiter; a data error is retried one by one', async () => {
     const lost = Object.assign(new Error('Connection terminated unexpectedly'), {});
     let calls = 0;

@@ -49,8 +49,8 @@ describe(`webhook delivery under concurrency and crashes (${engineName})`, () =>
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  test('a receiver that stops answering holds at most 4 attempts and never delays the partner\'s other endpoint', async () => {
-    const t = await startTestApp({ config: { webhookTimeoutMs: 30_000 } });
+  test('a receiver that stops answering holds at most WEBHOOK_ENDPOINT_CONCURRENCY attempts and never delays the partner\'s other endpoint', async () => {
+    const t = await startTestApp({ config: { webhookTimeoutMs: 30_000, webhookEndpointConcurrency: 6 } });
     cleanups.push(() => t.close());
     const stalled = await receiver();
     const healthy = await receiver();
@@ -65,7 +65,8 @@ describe(`webhook delivery under concurrency and crashes (${engineName})`, () =>
       const rows = await deliveryRows(t.ctx, healthyEndpoint.id);
       return rows.length === 40 && rows.every((row) => row.status === 'delivered');
     }, 'every delivery to the healthy endpoint');
-    assert.ok(stalled.requests.length <= 4, `${stalled.requests.length} attempts in flight to the stalled endpoint`);
+    await eventually(() => stalled.requests.length === 6, 'the stalled endpoint to hold its 6 slots');
+    assert.equal(stalled.requests.length, 6, 'attempts in flight to the stalled endpoint: WEBHOOK_ENDPOINT_CONCURRENCY, no more');
     assert.ok((await deliveryRows(t.ctx, stalledEndpoint.id)).every((row) => row.status === 'pending'));
 
     hold.release();
@@ -73,12 +74,15 @@ describe(`webhook delivery under concurrency and crashes (${engineName})`, () =>
   });
 
   test('two workers (separate connection pools) never send one delivery twice at once, and every request received is a recorded attempt', async () => {
-    const t = await startTestApp({ config: FAST_DELIVERY });
+    // A timeout long enough that no attempt is abandoned on a loaded machine: an abandoned attempt
+    // may still look open at the receiver when its retry arrives, which is not a delivery sent twice.
+    const config = { ...FAST_DELIVERY, webhookTimeoutMs: 15_000 };
+    const t = await startTestApp({ config });
     cleanups.push(() => t.close());
     let second: { ctx: AppContext; database: Database } | undefined;
     if (onPostgres) {
       const database = await openDatabase({ databaseUrl: t.testDb.url, migrate: false, poolSize: 5 });
-      const ctx = createContext(testConfig(FAST_DELIVERY), database);
+      const ctx = createContext(testConfig(config), database);
       second = { ctx, database };
       cleanups.push(async () => {
         await closeContext(ctx);
@@ -149,13 +153,13 @@ describe(`webhook delivery under concurrency and crashes (${engineName})`, () =>
     const { endpoint } = await registerEndpoint(t, merchant.partner.secret, { url: r.url });
     for (let i = 0; i < 12; i++) await fireInvoiceEvent(t.ctx, merchant.partner.partnerId, merchant.tenant.id, i);
 
-    const gateway = await spawnGateway(baseEnv({ DATABASE_URL: t.testDb.url, SECRET_KEY: TEST_SECRET_KEY, GATEWAY_ENV: 'development', WEBHOOK_TIMEOUT_MS: '5000' }), ['--workers-only']);
+    const gateway = await spawnGateway(baseEnv({ DATABASE_URL: t.testDb.url, SECRET_KEY: TEST_SECRET_KEY, GATEWAY_ENV: 'development', WEBHOOK_TIMEOUT_MS: '5000', WEBHOOK_ENDPOINT_CONCURRENCY: '4' }), ['--workers-only']);
     cleanups.push(() => gateway.kill());
     await eventually(() => hold.held.length >= 4, 'the other process to have deliveries in flight');
     await gateway.kill('SIGKILL');
     hold.release();
     const leased = (await deliveryRows(t.ctx, endpoint.id)).filter((row) => row.lease_token !== null);
-    assert.equal(leased.length, 4, 'the dead process still holds its claims');
+    assert.equal(leased.length, 4, 'the dead process still holds its claims: WEBHOOK_ENDPOINT_CONCURRENCY of them');
 
     clock.advance(60_000); // past the dead process's leases (timeout + 30 s)
     startWorker(t.ctx);

@@ -23,10 +23,14 @@ export const neverAnswer: ReceiverBehaviour = () => {};
 /** A real HTTP receiver on 127.0.0.1 that records every request it gets. */
 export class Receiver {
   readonly requests: ReceivedRequest[] = [];
-  /** Deliveries seen in flight at the same moment more than once (must stay empty). */
+  /**
+   * Deliveries that arrived while an earlier request for the same delivery was still waiting for
+   * this receiver's answer on an open connection (must stay empty). A request already answered
+   * counts as over even before its 'close' event, which may come after the sender's next request.
+   */
   readonly concurrentDuplicates: string[] = [];
   behaviour: ReceiverBehaviour = answer(200);
-  private readonly inFlight = new Map<string, number>();
+  private readonly unanswered = new Map<string, Set<ServerResponse>>();
   private readonly open = new Set<ServerResponse>();
   private readonly server = createServer((req, res) => this.handle(req, res));
   url = '';
@@ -44,13 +48,14 @@ export class Receiver {
       const received: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
       this.requests.push(received);
       const delivery = String(req.headers['x-webhook-delivery'] ?? '');
-      const n = (this.inFlight.get(delivery) ?? 0) + 1;
-      this.inFlight.set(delivery, n);
-      if (n > 1) this.concurrentDuplicates.push(delivery);
+      const earlier = this.unanswered.get(delivery) ?? new Set<ServerResponse>();
+      if ([...earlier].some((r) => !r.writableEnded && !r.destroyed)) this.concurrentDuplicates.push(delivery);
+      earlier.add(res);
+      this.unanswered.set(delivery, earlier);
       this.open.add(res);
       res.on('close', () => {
         this.open.delete(res);
-        this.inFlight.set(delivery, (this.inFlight.get(delivery) ?? 1) - 1);
+        earlier.delete(res);
       });
       this.behaviour(received, res);
     });

@@ -5,6 +5,11 @@
 // statement (a grouped lookup's requests reaching their insert), join it instead of the first of
 // them going alone. Under load, a batch holds whatever arrived during the previous commit.
 //
+// With `parallel` above 1, a burst does not queue behind one statement: while a batch is in
+// flight, another starts as soon as a full batch (`maxBatch` items) waits, up to `parallel` at
+// once. Below a full batch nothing changes: what arrives during a commit waits for it and goes
+// together, so a steady load keeps its large groups and few commits.
+//
 // A batch's outcome is per item: `flush` answers each item (a value or an error of its own), or
 // throws, and then every item of the batch gets that error.
 //
@@ -16,6 +21,8 @@ type ItemResult<O> = { ok: true; value: O } | { ok: false; error: unknown };
 interface GroupCommitOptions {
   /** At most this many items in one batch (the rest wait for the next). */
   maxBatch: number;
+  /** Batches in flight at once, each but the first only when full (default 1). */
+  parallel?: number;
 }
 
 interface Waiting<I, O> {
@@ -26,7 +33,9 @@ interface Waiting<I, O> {
 
 export class GroupCommit<I, O> {
   private queue: Array<Waiting<I, O>> = [];
-  private flushing = false;
+  private inFlight = 0;
+  /** A batch is to be taken on the next turn of the event loop. */
+  private taking = false;
   private closed = false;
   private drained: Array<() => void> = [];
 
@@ -48,7 +57,7 @@ export class GroupCommit<I, O> {
   /** Refuses new items and resolves once those already submitted are committed (or have failed). */
   close(): Promise<void> {
     this.closed = true;
-    if (!this.flushing && this.queue.length === 0) return Promise.resolve();
+    if (this.inFlight === 0 && !this.taking && this.queue.length === 0) return Promise.resolve();
     return new Promise((resolve) => this.drained.push(resolve));
   }
 
@@ -58,18 +67,24 @@ export class GroupCommit<I, O> {
   }
 
   private pump(): void {
-    if (this.flushing) return;
+    if (this.taking) return;
     if (this.queue.length === 0) {
-      for (const resolve of this.drained.splice(0)) resolve();
+      if (this.inFlight === 0) for (const resolve of this.drained.splice(0)) resolve();
       return;
     }
-    this.flushing = true;
+    const another = this.inFlight < (this.options.parallel ?? 1) && this.queue.length >= this.options.maxBatch;
+    if (this.inFlight > 0 && !another) return;
+    this.taking = true;
     const take = (): void => {
+      this.taking = false;
       const batch = this.queue.splice(0, this.options.maxBatch);
+      if (batch.length === 0) return this.pump();
+      this.inFlight++;
       void this.run(batch).finally(() => {
-        this.flushing = false;
+        this.inFlight--;
         this.pump();
       });
+      this.pump();
     };
     setImmediate(take);
   }

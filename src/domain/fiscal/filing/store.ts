@@ -502,6 +502,12 @@ export async function recordManyOutcomes(db: Kysely<DB>, outcomes: PendingOutcom
 
 /** Outcomes of one commit at most. */
 const MAX_OUTCOMES_PER_COMMIT = 64;
+/**
+ * Outcome statements at once when full batches wait: a fleet's answers from a slow VSDC arrive
+ * in bursts of a thousand, which one statement at a time records in sixteen turns while every
+ * branch of the burst waits to send its next document. Four of the pool's ten connections.
+ */
+const PARALLEL_OUTCOME_COMMITS = 4;
 
 /**
  * Records a filing (recordOneOutcome) through the context's outcomes group commit
@@ -531,7 +537,7 @@ class OutcomeRecorder {
           },
           one,
         ),
-      { maxBatch: MAX_OUTCOMES_PER_COMMIT },
+      { maxBatch: MAX_OUTCOMES_PER_COMMIT, parallel: PARALLEL_OUTCOME_COMMITS },
     );
   }
 

@@ -60,6 +60,8 @@ export async function scanSalesForDrafts(ctx: AppContext, options: { settledBefo
         select distinct on (s.tenant_id, l.name) s.tenant_id, l.sale_id, l.line, l.name, l.classification_code, l.price, l.vat_category
         from sales s join sale_lines l on l.sale_id = s.id
         where s.id > ${scan.last_sale_id} and s.id <= ${lastId} and s.type = 'sale' and l.item_code is null
+          -- the same range on the lines' key, so that they are read by it and not by a scan of every line
+          and l.sale_id > ${scan.last_sale_id} and l.sale_id <= ${lastId}
         order by s.tenant_id, l.name, l.sale_id, l.line
       ) firsts order by sale_id, line`.execute(trx);
     const byTenant = new Map<number, Map<string, SaleLineProduct>>();

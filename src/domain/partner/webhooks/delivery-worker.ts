@@ -1,5 +1,5 @@
 // The delivery worker: claims due deliveries and runs their attempts concurrently, at most
-// `perEndpoint` at once for one endpoint and `maxInFlight` in all, so a slow or dead receiver
+// `perEndpoint` (WEBHOOK_ENDPOINT_CONCURRENCY) at once for one endpoint and `maxInFlight` in all, so a slow or dead receiver
 // holds a few slots and never the queue. Woken by enqueued events (notifier), by its own
 // scheduled retries, and by a poll for everything else (other processes' retries, expired leases).
 import type { AppContext } from '../../kernel/context.ts';
@@ -25,6 +25,7 @@ interface DeliveryWorkerOptions {
   resolver?: Resolver;
   pollIntervalMs?: number;
   maxInFlight?: number;
+  /** Replaces WEBHOOK_ENDPOINT_CONCURRENCY. */
   perEndpoint?: number;
   /** How long a claim lasts; must exceed the longest attempt (the webhook timeout). */
   leaseMs?: number;
@@ -61,7 +62,7 @@ class DeliveryWorker implements Worker {
     this.policy = { delaysSec: config.webhookRetryDelaysSec, disableAfter: DISABLE_AFTER_FAILED_DELIVERIES, jitter: options.jitter ?? 0.1 };
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
     this.maxInFlight = options.maxInFlight ?? 64;
-    this.perEndpoint = options.perEndpoint ?? 4;
+    this.perEndpoint = options.perEndpoint ?? config.webhookEndpointConcurrency;
     // An attempt ends within the timeout; the margin covers recording it. A crashed worker's
     // claims come back after the lease, so a long margin only delays them.
     this.leaseMs = Math.max(options.leaseMs ?? config.webhookTimeoutMs + LEASE_MARGIN_MS, config.webhookTimeoutMs + 1_000);
