@@ -49,8 +49,10 @@ describe(`webhook delivery under concurrency and crashes (${engineName})`, () =>
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  test('a receiver that stops answering holds at most WEBHOOK_ENDPOINT_CONCURRENCY attempts and never delays the partner\'s other endpoint', async () => {
-    const t = await startTestApp({ config: { webhookTimeoutMs: 30_000, webhookEndpointConcurrency: 6 } });
+  test('a receiver that stops answering holds at most WEBHOOK_ENDPOINT_CONCURRENCY attempts, and no slot of the process: the partner\'s other endpoint is never delayed', async () => {
+    // Two slots for the process, six attempts per endpoint, a minute's timeout: were a stalled
+    // attempt to keep its slot, the healthy endpoint would wait for the stalled ones to time out.
+    const t = await startTestApp({ config: { webhookTimeoutMs: 60_000, webhookEndpointConcurrency: 6 } });
     cleanups.push(() => t.close());
     const stalled = await receiver();
     const healthy = await receiver();
@@ -58,7 +60,7 @@ describe(`webhook delivery under concurrency and crashes (${engineName})`, () =>
     const merchant = await seedMerchant(t.ctx);
     const { endpoint: stalledEndpoint } = await registerEndpoint(t, merchant.partner.secret, { url: stalled.url });
     const { endpoint: healthyEndpoint } = await registerEndpoint(t, merchant.partner.secret, { url: healthy.url });
-    startWorker(t.ctx);
+    startWorker(t.ctx, { maxInFlight: 2 });
 
     for (let i = 0; i < 40; i++) await fireInvoiceEvent(t.ctx, merchant.partner.partnerId, merchant.tenant.id, i);
     await eventually(async () => {

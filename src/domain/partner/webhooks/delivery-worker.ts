@@ -1,6 +1,8 @@
 // The delivery worker: claims due deliveries and runs their attempts concurrently, at most
-// `perEndpoint` (WEBHOOK_ENDPOINT_CONCURRENCY) at once for one endpoint and `maxInFlight` in all, so a slow or dead receiver
-// holds a few slots and never the queue. Woken by enqueued events (notifier), by its own
+// `perEndpoint` (WEBHOOK_ENDPOINT_CONCURRENCY) at once for one endpoint and `maxInFlight` moving
+// ones in all: an attempt unanswered after STALLED_AFTER_MS gives its slot up (its socket stays
+// open until WEBHOOK_TIMEOUT_MS, up to MAX_OPEN_ATTEMPTS at once), so a slow or dead receiver
+// holds its own endpoint's attempts and never the other endpoints' slots or the queue. Woken by enqueued events (notifier), by its own
 // scheduled retries, and by a poll for everything else (other processes' retries, expired leases).
 import type { AppContext } from '../../kernel/context.ts';
 import type { Worker, WorkerStopReport } from '../../../platform/workers/index.ts';
@@ -16,6 +18,17 @@ import { ApiError } from '../../../platform/errors/errors.ts';
 const DELIVERY_WORKER_NAME = 'webhooks.deliver';
 
 const LEASE_MARGIN_MS = 10_000;
+
+/** Attempts in flight in one process that are still moving (answered or not within STALLED_AFTER_MS). */
+const MAX_IN_FLIGHT = 128;
+/**
+ * An attempt unanswered this long stops counting against MAX_IN_FLIGHT: a receiver that answers
+ * at all answers within a few hundred milliseconds, and one that does not (stalled, or slow past
+ * reason) must not keep the process's slots from the endpoints that do.
+ */
+const STALLED_AFTER_MS = 1_000;
+/** Attempts open at once, stalled ones included: sockets and bodies in memory. */
+const MAX_OPEN_ATTEMPTS = 1_024;
 
 /** Spec part 6: 10 consecutive failed deliveries disable an endpoint. */
 const DISABLE_AFTER_FAILED_DELIVERIES = 10;
@@ -48,6 +61,8 @@ class DeliveryWorker implements Worker {
   private readonly delivered: DeliveredRecorder;
   /** The attempts in flight are the loop's units in hand; none is ever cut. */
   private readonly loop: WorkerLoop;
+  /** Attempts in flight for less than STALLED_AFTER_MS. */
+  private moving = 0;
   /** Claims until the free slots are used or nothing more is due; woken again while it runs, it runs once more. */
   private readonly fill: Pass;
   private readonly started: Worker;
@@ -61,7 +76,7 @@ class DeliveryWorker implements Worker {
     this.sender = new WebhookSender({ env: config.env, timeoutMs: config.webhookTimeoutMs, ...(options.resolver ? { resolver: options.resolver } : {}) });
     this.policy = { delaysSec: config.webhookRetryDelaysSec, disableAfter: DISABLE_AFTER_FAILED_DELIVERIES, jitter: options.jitter ?? 0.1 };
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
-    this.maxInFlight = options.maxInFlight ?? 64;
+    this.maxInFlight = options.maxInFlight ?? MAX_IN_FLIGHT;
     this.perEndpoint = options.perEndpoint ?? config.webhookEndpointConcurrency;
     // An attempt ends within the timeout; the margin covers recording it. A crashed worker's
     // claims come back after the lease, so a long margin only delays them.
@@ -89,7 +104,7 @@ class DeliveryWorker implements Worker {
 
   private async claimDue(): Promise<void> {
     while (!this.loop.stopped) {
-      const free = this.maxInFlight - this.loop.inHand;
+      const free = Math.min(this.maxInFlight - this.moving, MAX_OPEN_ATTEMPTS - this.loop.inHand);
       if (free <= 0) break;
       const claims = await claimDueDeliveries(this.ctx.db, this.ctx.clock.now(), { batch: free, perEndpoint: this.perEndpoint, leaseMs: this.leaseMs });
       for (const claim of claims) this.launch(claim);
@@ -98,9 +113,24 @@ class DeliveryWorker implements Worker {
   }
 
   private launch(claim: ClaimedDelivery): void {
+    this.moving++;
+    let counted = true;
+    const leaveSlot = () => {
+      if (!counted) return;
+      counted = false;
+      this.moving--;
+    };
+    const stalled = this.loop.after(STALLED_AFTER_MS, () => {
+      leaveSlot();
+      this.fill.run();
+    });
     void this.loop
       .hold(this.attempt(claim).catch((err: unknown) => this.loop.log.error({ err, deliveryId: claim.id }, 'delivery attempt failed to record')))
-      .then(() => this.fill.run());
+      .then(() => {
+        stalled();
+        leaveSlot();
+        this.fill.run();
+      });
   }
 
   private async attempt(claim: ClaimedDelivery): Promise<void> {
