@@ -363,10 +363,19 @@ export async function insertDocuments(db: Kysely<DB>, items: PendingInsert[], no
         refuse_when_down boolean, month text, lines jsonb, ${DOCUMENT_COLUMN_TYPES})
     ),
     target as (
+      -- Each document's device by key: a lateral with a limit is not flattened into a join, whose
+      -- generic plan (the JSON's rows estimated at 100) hashes every device once a fleet has some
+      -- thousands of them (issue 36: a seq scan of 10,000 devices per statement).
       select i.n, d.id, d.branch
-      from input i join devices d on d.tenant_id = i.tenant_id and d.initialized
-      where case when i.device_id is not null then d.id = i.device_id
-        else d.branch = coalesce(i.branch_header, ${defaultBranchSql(sql.ref('i.tenant_id'))}) end
+      from input i cross join lateral (
+        select d.id, d.branch from devices d
+        where i.device_id is not null and d.id = i.device_id and d.tenant_id = i.tenant_id and d.initialized
+        union all
+        select d.id, d.branch from devices d
+        where i.device_id is null and d.tenant_id = i.tenant_id and d.initialized
+          and d.branch = coalesce(i.branch_header, ${defaultBranchSql(sql.ref('i.tenant_id'))})
+        limit 1
+      ) d
     ),
     state as (
       select target.n, target.id, target.branch, exists (
