@@ -72,13 +72,13 @@ export const SALE_BODY = JSON.stringify({
   ],
 });
 
-/** Closed-loop sales spread over `merchants`, each expected to be answered `uploaded`. */
-export function salePlan(merchants: Merchant[]): RequestPlan {
+/** Closed-loop sales spread over `merchants`, each expected to be answered with `status` (`uploaded` by default). */
+export function salePlan(merchants: Merchant[], status: 'uploaded' | 'pending' = 'uploaded'): RequestPlan {
   let n = 0;
   return {
     method: 'POST',
     path: '/api/v1/sales',
     next: () => ({ headers: { 'content-type': 'application/json', authorization: `Bearer ${merchants[n++ % merchants.length]!.token}` }, body: SALE_BODY }),
-    verify: (body) => body.includes('"status":"uploaded"'),
+    verify: (body) => body.includes(`"status":"${status}"`),
   };
 }

@@ -8,9 +8,9 @@
 //             filed, with the default probe interval (5 s).
 import { request } from 'undici';
 import type { Engine } from '../lib/engines.ts';
-import { closedLoop, type RequestPlan, type Throughput } from '../lib/load.ts';
+import { closedLoop, type Throughput } from '../lib/load.ts';
 import { startGateway, type ChildServer } from '../lib/processes.ts';
-import { createPartner, SALE_BODY, seedMerchants, type Merchant } from '../lib/seed.ts';
+import { createPartner, SALE_BODY, salePlan, seedMerchants } from '../lib/seed.ts';
 
 export interface OutageSettings {
   root: string;
@@ -48,16 +48,6 @@ async function filedTotal(origin: string, tpins: Set<string>): Promise<number> {
   return devices.filter((d) => tpins.has(d.tpin)).reduce((n, d) => n + d.filedCount, 0);
 }
 
-function pendingPlan(merchants: Merchant[]): RequestPlan {
-  let n = 0;
-  return {
-    method: 'POST',
-    path: '/api/v1/sales',
-    next: () => ({ headers: { 'content-type': 'application/json', authorization: `Bearer ${merchants[n++ % merchants.length]!.token}` }, body: SALE_BODY }),
-    verify: (body) => body.includes('"status":"pending"'),
-  };
-}
-
 export async function outageScenario(engine: Engine, settings: OutageSettings, sim: ChildServer, tpinBase: number, log: (line: string) => void): Promise<OutageResults> {
   const origin = sim.urls.origin!;
   // No retry within the run (the backoff is 5 minutes from the first failure): only a probe or
@@ -70,7 +60,7 @@ export async function outageScenario(engine: Engine, settings: OutageSettings, s
     const merchants = await seedMerchants(gateway.url, partner, sim.urls.url!, BRANCHES, tpinBase);
     const tpins = new Set(merchants.map((m) => m.tpin));
     // A sale each while the VSDC answers: the catalogue is fetched, the items drafted.
-    const online = await closedLoop(gateway.url, { ...pendingPlan(merchants), verify: (body) => body.includes('"status":"uploaded"') }, { connections: BRANCHES, amount: BRANCHES });
+    const online = await closedLoop(gateway.url, salePlan(merchants), { connections: BRANCHES, amount: BRANCHES });
     if (online.bad > 0) throw new Error(`${online.bad} of the sales before the outage were not uploaded`);
     // 838 on every call: the VSDC answers but cannot reach the authority (and probes say so too).
     for (const m of merchants) await simulator(origin, 'PUT', `/devices/${m.tpin}/000/faults`, { forcedResult: '838' });
@@ -85,10 +75,10 @@ export async function outageScenario(engine: Engine, settings: OutageSettings, s
     const first = { ok: merchants.length };
 
     const connections = BRANCHES;
-    await closedLoop(gateway.url, pendingPlan(merchants), { connections, seconds: 1 }); // warm-up
-    await closedLoop(baseline.url, pendingPlan(merchants), { connections, seconds: 1 });
-    const knownDown = await closedLoop(gateway.url, pendingPlan(merchants), { connections, seconds: settings.seconds });
-    const pendingBaseline = await closedLoop(baseline.url, pendingPlan(merchants), { connections, seconds: settings.seconds });
+    await closedLoop(gateway.url, salePlan(merchants, 'pending'), { connections, seconds: 1 }); // warm-up
+    await closedLoop(baseline.url, salePlan(merchants, 'pending'), { connections, seconds: 1 });
+    const knownDown = await closedLoop(gateway.url, salePlan(merchants, 'pending'), { connections, seconds: settings.seconds });
+    const pendingBaseline = await closedLoop(baseline.url, salePlan(merchants, 'pending'), { connections, seconds: settings.seconds });
     const p99OverBaselineMs = Math.round((knownDown.p99Ms - pendingBaseline.p99Ms) * 10) / 10;
     log(`${engine.name} outage: known-down sales p50 ${knownDown.p50Ms} / p99 ${knownDown.p99Ms} ms; pending baseline p50 ${pendingBaseline.p50Ms} / p99 ${pendingBaseline.p99Ms} ms`);
 

@@ -3,7 +3,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { FiscalReceipt } from '../../../vsdc/sales-body.ts';
-import { NO_OUTCOME, type SaleLineRow, type SaleRow } from '../sales/store.ts';
+import { BRANCHES_WITH_BACKLOG_CTE, NO_OUTCOME, type SaleLineRow, type SaleRow } from '../sales/store.ts';
 import { DELIVERIES_NOTICE, eventCtes, eventValues, type EventRow } from '../../kernel/outbox/events.ts';
 import { prepared } from '../../../platform/db/prepared.ts';
 import { batchOrEach, GroupCommit } from '../../../platform/db/group-commit.ts';
@@ -13,19 +13,14 @@ import type { ContextMember } from '../../kernel/context.ts';
 /**
  * Branches with pending documents that nobody leases and whose backoff has passed.
  *
- * One row per branch, not per document (issue 36: a national backlog is 100,000s of documents): a
- * loose index scan of `sales_pending` jumps from each branch with a backlog to the next, and each
- * one's queue row is looked up by its key (a scalar subquery, so the planner cannot turn it into a
+ * One row per branch, not per document (issue 36: a national backlog is 100,000s of documents): the
+ * branches with a backlog come from BRANCHES_WITH_BACKLOG_CTE, and each one's queue row is looked
+ * up by its key (a scalar subquery, so the planner cannot turn it into a
  * scan of every queue row); the walk stops at `limit` ready branches.
  */
 export async function branchesReady(db: Kysely<DB>, limit: number): Promise<number[]> {
   const result = await sql<{ device_id: number }>`
-    with recursive backlog(device_id) as (
-      (select device_id from sales where status = 'pending' order by device_id limit 1)
-      union all
-      select (select s.device_id from sales s where s.status = 'pending' and s.device_id > b.device_id order by s.device_id limit 1)
-      from backlog b where b.device_id is not null
-    )
+    with recursive ${BRANCHES_WITH_BACKLOG_CTE}
     select b.device_id from backlog b
     where b.device_id is not null
       and coalesce((select ${isFree('filing_queues', 'q')} and ${isDue('filing_queues', 'q')} from filing_queues q where q.device_id = b.device_id), true)

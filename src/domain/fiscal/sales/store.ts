@@ -206,6 +206,18 @@ function targetDevice(tenantId: number, target: DocumentTarget) {
   return sql`select id, branch from devices where tenant_id = ${tenantId} and initialized and branch = ${named}`;
 }
 
+/**
+ * `backlog(device_id)`, a recursive CTE: every branch with a pending document, one row each (and a
+ * final null), by a loose index scan of `sales_pending` that jumps from each branch to the next,
+ * so a national backlog costs a row per branch, not per document (issue 36).
+ */
+export const BRANCHES_WITH_BACKLOG_CTE = sql`backlog(device_id) as (
+      (select device_id from sales where status = 'pending' order by device_id limit 1)
+      union all
+      select (select s.device_id from sales s where s.status = 'pending' and s.device_id > b.device_id order by s.device_id limit 1)
+      from backlog b where b.device_id is not null
+    )`;
+
 /** The devices column that holds the next number of a kind's sequence. */
 const NEXT_NUMBER_COLUMN: Record<SalesType, string> = { normal: 'next_invoice_no', training: 'next_training_no', proforma: 'next_proforma_no' };
 

@@ -2,24 +2,20 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { BacklogAlarmsTable } from '../../../platform/db/tables/console.ts';
+import { BRANCHES_WITH_BACKLOG_CTE } from '../../fiscal/sales/store.ts';
 
 export type AlarmRow = Selectable<BacklogAlarmsTable>;
 
 /**
  * Branches whose oldest pending document is older than `cutoff`, and branches with an open episode.
- * One row per branch with a backlog, not per pending document (issue 36): a loose index scan of
- * `sales_pending` jumps from branch to branch, and each branch's first pending document by id is
- * its oldest (ids are drawn as documents are stored; two commits racing may swap a few
- * milliseconds, which can delay a branch by one pass — the decision itself reads the exact age).
+ * One row per branch with a backlog, not per pending document (BRANCHES_WITH_BACKLOG_CTE); each
+ * branch's first pending document by id is its oldest (ids are drawn as documents are stored; two
+ * commits racing may swap a few milliseconds, which can delay a branch by one pass — the decision
+ * itself reads the exact age).
  */
 export async function branchesToEvaluate(db: Kysely<DB>, cutoff: Date, limit: number): Promise<number[]> {
   const result = await sql<{ device_id: number }>`
-    with recursive backlog(device_id) as (
-      (select device_id from sales where status = 'pending' order by device_id limit 1)
-      union all
-      select (select s.device_id from sales s where s.status = 'pending' and s.device_id > b.device_id order by s.device_id limit 1)
-      from backlog b where b.device_id is not null
-    )
+    with recursive ${BRANCHES_WITH_BACKLOG_CTE}
     (select b.device_id from backlog b
      where b.device_id is not null
        and (select s.created_at from sales s where s.status = 'pending' and s.device_id = b.device_id order by s.id limit 1) <= ${cutoff}::timestamptz

@@ -2,8 +2,9 @@
 // `perEndpoint` (WEBHOOK_ENDPOINT_CONCURRENCY) at once for one endpoint and `maxInFlight` moving
 // ones in all: an attempt unanswered after STALLED_AFTER_MS gives its slot up (its socket stays
 // open until WEBHOOK_TIMEOUT_MS, up to MAX_OPEN_ATTEMPTS at once), so a slow or dead receiver
-// holds its own endpoint's attempts and never the other endpoints' slots or the queue. Woken by enqueued events (notifier), by its own
-// scheduled retries, and by a poll for everything else (other processes' retries, expired leases).
+// holds its own endpoint's attempts and never the other endpoints' slots or the queue. Woken by
+// enqueued events (notifier), by its own scheduled retries, and by a poll for everything else
+// (other processes' retries, expired leases).
 import type { AppContext } from '../../kernel/context.ts';
 import type { Worker, WorkerStopReport } from '../../../platform/workers/index.ts';
 import { workerLoop, type Pass, type WorkerLoop } from '../../../platform/workers/loop.ts';
