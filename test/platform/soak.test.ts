@@ -72,7 +72,11 @@ test('a short soak under faults and kills: nothing lost, doubled or reordered; n
   assert.ok(c.duplicateAttemptsMet924 > 0, `lost replies and abandoned slow calls lead to 924 and adoption: ${summary}`);
   assert.ok(c.deliveriesFailed > 0 && c.deliveriesRetried > 0, summary);
   assert.equal(c.storedDocuments, c.filedDocuments, summary);
-  for (const leak of results.leaks.filter((l) => l.series === 'fds')) {
+  // The API process is never killed: its fds must not grow. The worker tier's are reported, not
+  // asserted here: with a kill every 30 s each window is a restarted worker gathering its
+  // branches' leases, VSDC sockets and pool connections (66 → 78 in one CI run, 72 → 73.5 in
+  // another); the long run judges them over 5-minute cycles.
+  for (const leak of results.leaks.filter((l) => l.series === 'fds' && !l.process.startsWith('workers'))) {
     assert.ok(leak.pass, `${leak.process} ${leak.series}: ${leak.start} → ${leak.end} (allowed +${leak.allowed})`);
   }
   // Connections are pooled: each process opens up to its pool as its load asks and closes idle
