@@ -3,6 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { Metrics } from '../../../platform/observability/metrics.ts';
 import type { ContextMember } from '../../kernel/context.ts';
+import { branchesByOldestBacklog } from '../sales/store.ts';
 
 // Read from the database at scrape time (at most once per CACHE_MS, so a busy scraper never
 // costs more than one round of queries), so every process reports the same fiscal truth.
@@ -28,25 +29,25 @@ interface FiscalState {
 }
 
 // Pending and failed documents are few and have partial indexes (sales_pending, sales_failed):
-// these read those, not the table. The backlog is grouped by branch on sales_pending; only the
-// BACKLOG_SERIES branches shown look up their tenant, branch and oldest document.
+// these read those, not the table. The series' branches come from the walk of the oldest pending
+// documents (issue 36: it reads the start of a national backlog, not all of it); only those
+// BACKLOG_SERIES branches are counted and looked up.
 async function readState(db: Kysely<DB>, totals: Promise<Array<{ status: string; n: number }>>): Promise<FiscalState> {
   const documents = await sql<{ status: string; n: number }>`
     select 'pending' as status, count(*)::int as n from sales where status = 'pending'
-    union all select 'failed', count(*)::int from sales where status = 'failed'`.execute(db);
-  const backlog = await sql<{ tenant_id: number; branch: string; n: number; oldest_age: number; branches: number }>`
-    with b as (
-      select device_id, count(*)::int as n, count(*) over ()::int as branches
-      from sales where status = 'pending' group by device_id order by min(id) limit ${BACKLOG_SERIES}
-    )
-    select d.tenant_id, d.branch, b.n, b.branches,
-      extract(epoch from (now() - (select min(s.created_at) from sales s where s.device_id = b.device_id and s.status = 'pending')))::float8 as oldest_age
-    from b join devices d on d.id = b.device_id`.execute(db);
+    union all select 'failed', count(*)::int from sales where status = 'failed'
+    union all select 'branches', count(distinct device_id)::int from sales where status = 'pending'`.execute(db);
+  const { devices } = await branchesByOldestBacklog(db, BACKLOG_SERIES);
+  const backlog = devices.length === 0 ? { rows: [] } : await sql<{ tenant_id: number; branch: string; n: number; oldest_age: number }>`
+    select d.tenant_id, d.branch, p.n, extract(epoch from (now() - p.oldest))::float8 as oldest_age
+    from unnest(${devices.slice(0, BACKLOG_SERIES)}::int[]) as b(device_id)
+    join devices d on d.id = b.device_id
+    cross join lateral (select count(*)::int as n, min(s.created_at) as oldest from sales s where s.device_id = b.device_id and s.status = 'pending') p`.execute(db);
   const deliveries = await sql<{ status: string; n: number }>`select status, count(*)::int as n from webhook_deliveries group by status`.execute(db);
   return {
-    documents: [...documents.rows, ...(await totals)],
+    documents: [...documents.rows.filter((row) => row.status !== 'branches'), ...(await totals)],
     backlog: backlog.rows,
-    backlogBranches: backlog.rows[0]?.branches ?? 0,
+    backlogBranches: documents.rows.find((row) => row.status === 'branches')?.n ?? 0,
     deliveries: deliveries.rows,
   };
 }

@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { DocumentStatus, DocumentType, ResolutionKind } from '../../../platform/db/tables/sales.ts';
 import { offsetOf, PER_PAGE } from '../../../platform/http/pagination.ts';
-import { scopeConditions, type Scope } from './scope.ts';
+import { salesScopeConditions, type Scope } from './scope.ts';
 
 export interface DocumentRow {
   id: string;
@@ -38,7 +38,7 @@ export interface DocumentRow {
 export async function listDocuments(db: Kysely<DB>, scope: Scope, filter: { status: DocumentStatus; branch?: string; page: number }): Promise<{ rows: DocumentRow[]; total: number }> {
   // The status as a literal (a schema-checked enum): under generic plans a parameter would hide
   // it from the planner, which then reads every document instead of sales_pending or sales_failed.
-  const where = sql`where s.status = ${sql.lit(filter.status)} ${scopeConditions(scope)}${filter.branch === undefined ? sql`` : sql` and s.branch = ${filter.branch}`}`;
+  const where = sql`where s.status = ${sql.lit(filter.status)} ${salesScopeConditions(scope)}${filter.branch === undefined ? sql`` : sql` and s.branch = ${filter.branch}`}`;
   const rows = await sql<DocumentRow>`
     select s.id, s.tenant_id, t.name as tenant_name, s.tpin, s.branch, s.type, s.invoice_no, s.status, s.client_invoice_no,
       s.receipt_no, s.sdc_id, s.net::text as net, s.vat::text as vat, s.total::text as total, s.currency, s.result_code, s.last_error,
@@ -48,11 +48,8 @@ export async function listDocuments(db: Kysely<DB>, scope: Scope, filter: { stat
     ${where}
     order by s.id desc
     limit ${PER_PAGE} offset ${offsetOf(filter.page)}`.execute(db);
-  // The operator's count needs no tenant: without the join it is the partial index alone, not
-  // a read of every merchant (issue 36).
-  const scoped = scope.partnerId !== undefined || scope.tenantId !== undefined;
-  const count = scoped
-    ? await sql<{ n: number }>`select count(*)::int as n from sales s join tenants t on t.id = s.tenant_id ${where}`.execute(db)
-    : await sql<{ n: number }>`select count(*)::int as n from sales s ${where}`.execute(db);
+  // The count needs no join: the partial index alone for the operator, and a merchant lookup per
+  // document for a partner, not a read of every merchant of the partner (issue 36).
+  const count = await sql<{ n: number }>`select count(*)::int as n from sales s ${where}`.execute(db);
   return { rows: rows.rows, total: Number(count.rows[0]?.n ?? 0) };
 }

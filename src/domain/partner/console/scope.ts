@@ -13,3 +13,15 @@ export function scopeConditions(scope: Scope): RawBuilder<unknown> {
   return sql`${partner}${tenant}`;
 }
 
+
+/**
+ * `and …` conditions on sales aliased `s`, for a read that walks sales in an index's order and
+ * stops at a page: a merchant by its key; a partner by a lookup of each document's merchant — as a
+ * join, a generic plan reads all of a partner's merchants (30,000 of them in a national fleet) to
+ * meet the 20 documents a page shows.
+ */
+export function salesScopeConditions(scope: Scope): RawBuilder<unknown> {
+  const tenant = scope.tenantId === undefined ? sql`` : sql` and s.tenant_id = ${scope.tenantId}`;
+  const partner = scope.partnerId === undefined ? sql`` : sql` and (select p.partner_id from tenants p where p.id = s.tenant_id) = ${scope.partnerId}`;
+  return sql`${tenant}${partner}`;
+}

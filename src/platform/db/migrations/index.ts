@@ -33,6 +33,7 @@ import * as secretKey from './0031_secret_key.ts';
 import * as userTokensByUser from './0032_user_tokens_by_user.ts';
 import * as fleetPolls from './0033_fleet_polls.ts';
 import * as failedDocumentsRecent from './0034_failed_documents_recent.ts';
+import * as fleetViews from './0035_fleet_views.ts';
 
 /** Every migration, in order. A migration is a list of SQL statements run one by one. */
 const migrations: Record<string, { up: string[] }> = {
@@ -69,6 +70,7 @@ const migrations: Record<string, { up: string[] }> = {
   '0032_user_tokens_by_user': userTokensByUser,
   '0033_fleet_polls': fleetPolls,
   '0034_failed_documents_recent': failedDocumentsRecent,
+  '0035_fleet_views': fleetViews,
 };
 
 function toKysely(statements: string[]): Migration {

@@ -13,6 +13,14 @@ export interface BacklogAlarmsTable {
   updated_at: Timestamp;
 }
 
+/** How many branches each partner's merchants have, kept by triggers on devices (migration 0035). */
+export interface PartnerBranchCountsTable {
+  /** 0: the self-serve merchants (no partner). */
+  partner_id: number;
+  branches: number;
+}
+
 export interface ConsoleTables {
   backlog_alarms: BacklogAlarmsTable;
+  partner_branch_counts: PartnerBranchCountsTable;
 }

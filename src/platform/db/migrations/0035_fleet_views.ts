@@ -1,0 +1,36 @@
+// A national fleet (issue 36): the console's backlog views stay flat at 200,000 branches.
+//
+// partner_branch_counts keeps how many branches each partner's merchants have (partner_id 0: the
+// self-serve merchants, who have none), so a view's total is one row, not a count of the fleet. A
+// statement-level trigger adds each INSERT's devices by partner in one update (a row trigger would
+// update the same counter once per device of a bulk insert). Devices are never deleted and a
+// merchant never changes partner; the DELETE trigger keeps the count true should a maintenance
+// script remove devices.
+//
+// sales_pending_age is the pending documents by age: a backlog page reads the oldest pending
+// documents until it has met its branches, not every pending document of the fleet.
+export const up = [
+  `create table partner_branch_counts (
+    partner_id integer primary key,
+    branches bigint not null
+  )`,
+  `create function count_branches_added() returns trigger language plpgsql as $$
+  begin
+    insert into partner_branch_counts (partner_id, branches)
+      select coalesce(t.partner_id, 0), count(*) from added d join tenants t on t.id = d.tenant_id group by 1
+      on conflict (partner_id) do update set branches = partner_branch_counts.branches + excluded.branches;
+    return null;
+  end $$`,
+  `create function count_branches_removed() returns trigger language plpgsql as $$
+  begin
+    update partner_branch_counts c set branches = c.branches - r.n
+      from (select coalesce(t.partner_id, 0) as partner_id, count(*) as n from removed d join tenants t on t.id = d.tenant_id group by 1) r
+      where c.partner_id = r.partner_id;
+    return null;
+  end $$`,
+  `create trigger devices_counted_added after insert on devices referencing new table as added for each statement execute function count_branches_added()`,
+  `create trigger devices_counted_removed after delete on devices referencing old table as removed for each statement execute function count_branches_removed()`,
+  `insert into partner_branch_counts (partner_id, branches)
+    select coalesce(t.partner_id, 0), count(*) from devices d join tenants t on t.id = d.tenant_id group by 1`,
+  `create index sales_pending_age on sales (created_at, id) where status = 'pending'`,
+];
