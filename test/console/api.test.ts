@@ -112,7 +112,11 @@ describe(`console read endpoints (${engineName})`, () => {
       assert.equal(summary.receiptNo, sale.fiscal.receiptNo);
       assert.equal(summary.clientInvoiceNo, sale.clientInvoiceNo);
     }
-    assert.deepEqual(ok(await asPartner('/api/v1/partner/documents?status=failed', other)).data, []);
+    assert.equal(page.meta.total, 1, 'the refusal is counted');
+    assert.equal(defaultIsFailed.meta.total, 1);
+    const theirs = ok(await asPartner('/api/v1/partner/documents?status=failed', other));
+    assert.deepEqual(theirs.data, []);
+    assert.equal(theirs.meta.total, 0, 'another partner\'s refusal is not counted');
   });
 
   test('another partner\'s merchant is a 404 on every console read', async () => {
@@ -194,6 +198,8 @@ describe(`console read endpoints (${engineName})`, () => {
     assert.ok(backlog.meta.total >= 2);
     const failed = ok(await asAdmin(`/admin/v1/documents?status=failed&partner=${h.merchant.partnerId}`));
     assert.equal(failed.data[0].resultCode, '910');
+    assert.equal(failed.meta.total, 1);
+    assert.ok(ok(await asAdmin('/admin/v1/documents')).meta.total >= 1, 'everyone\'s failed documents, kept per partner, summed');
     assert.ok(ok(await asAdmin('/admin/v1/filings?window=6h')).data.totals.uploaded >= 3);
   });
 

@@ -138,8 +138,18 @@ describe(`resolving failed documents (${engineName})`, () => {
     }
     assert.equal((await read(failed.id)).status, 'failed', 'a refused request changes nothing');
 
+    // The partner's failed documents (the documents view's default) count it until it is resolved.
+    const failedTotal = async () => {
+      const page = await h.t.inject({ method: 'GET', url: '/api/v1/partner/documents', headers: { authorization: `Bearer ${h.merchant.partnerSecret}` } });
+      const live = await h.ctx.db.selectFrom('sales').select((eb) => eb.fn.countAll<number>().as('n')).where('tenant_id', '=', h.merchant.tenantId).where('status', '=', 'failed').executeTakeFirstOrThrow();
+      assert.equal(page.json().meta.total, Number(live.n), 'the kept count is the documents\' own');
+      return page.json().meta.total as number;
+    };
+    const before = await failedTotal();
+    assert.ok(before >= 1);
     const res = await h.post(`/api/v1/sales/${failed.id}/resolve`, { note: ' Order cancelled; nothing was delivered. ' });
     assert.equal(res.statusCode, 200, res.body);
+    assert.equal(await failedTotal(), before - 1);
     const resolved = res.json().data as Sale;
     assert.equal(resolved.status, 'resolved');
     assert.deepEqual({ ...resolved.resolution, at: undefined }, { kind: 'marked', by: { type: 'tenant_token', id: await tokenIdOf(h.merchant) }, at: undefined, note: 'Order cancelled; nothing was delivered.', replacedBySaleId: null });

@@ -33,10 +33,12 @@ interface FiscalState {
 // documents (issue 36: it reads the start of a national backlog, not all of it); only those
 // BACKLOG_SERIES branches are counted and looked up.
 async function readState(db: Kysely<DB>, totals: Promise<Array<{ status: string; n: number }>>): Promise<FiscalState> {
-  const documents = await sql<{ status: string; n: number }>`
-    select 'pending' as status, count(*)::int as n from sales where status = 'pending'
-    union all select 'failed', count(*)::int from sales where status = 'failed'
-    union all select 'branches', count(distinct device_id)::int from sales where status = 'pending'`.execute(db);
+  // One aggregate over the pending documents and a subquery: as a union, the plan became a
+  // Parallel Append whose workers cost more to start (60 ms on two cores) than the counts.
+  const counted = (await sql<{ pending: number; branches: number; failed: number }>`
+    select count(*)::int as pending, count(distinct device_id)::int as branches,
+      (select count(*)::int from sales where status = 'failed') as failed
+    from sales where status = 'pending'`.execute(db)).rows[0];
   const { devices } = await branchesByOldestBacklog(db, BACKLOG_SERIES);
   const backlog = devices.length === 0 ? { rows: [] } : await sql<{ tenant_id: number; branch: string; n: number; oldest_age: number }>`
     select d.tenant_id, d.branch, p.n, extract(epoch from (now() - p.oldest))::float8 as oldest_age
@@ -45,9 +47,9 @@ async function readState(db: Kysely<DB>, totals: Promise<Array<{ status: string;
     cross join lateral (select count(*)::int as n, min(s.created_at) as oldest from sales s where s.device_id = b.device_id and s.status = 'pending') p`.execute(db);
   const deliveries = await sql<{ status: string; n: number }>`select status, count(*)::int as n from webhook_deliveries group by status`.execute(db);
   return {
-    documents: [...documents.rows.filter((row) => row.status !== 'branches'), ...(await totals)],
+    documents: [{ status: 'pending', n: counted?.pending ?? 0 }, { status: 'failed', n: counted?.failed ?? 0 }, ...(await totals)],
     backlog: backlog.rows,
-    backlogBranches: documents.rows.find((row) => row.status === 'branches')?.n ?? 0,
+    backlogBranches: counted?.branches ?? 0,
     deliveries: deliveries.rows,
   };
 }

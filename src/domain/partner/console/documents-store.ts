@@ -34,22 +34,38 @@ export interface DocumentRow {
   replaced_by_sale_id: string | null;
 }
 
-/** Newest first, 20 a page. */
-export async function listDocuments(db: Kysely<DB>, scope: Scope, filter: { status: DocumentStatus; branch?: string; page: number }): Promise<{ rows: DocumentRow[]; total: number }> {
+function whereOf(scope: Scope, filter: { status: DocumentStatus; branch?: string }) {
   // The status as a literal (a schema-checked enum): under generic plans a parameter would hide
   // it from the planner, which then reads every document instead of sales_pending or sales_failed.
-  const where = sql`where s.status = ${sql.lit(filter.status)} ${salesScopeConditions(scope)}${filter.branch === undefined ? sql`` : sql` and s.branch = ${filter.branch}`}`;
+  return sql`where s.status = ${sql.lit(filter.status)} ${salesScopeConditions(scope)}${filter.branch === undefined ? sql`` : sql` and s.branch = ${filter.branch}`}`;
+}
+
+/** Newest first, 20 a page. */
+export async function listDocuments(db: Kysely<DB>, scope: Scope, filter: { status: DocumentStatus; branch?: string; page: number }): Promise<{ rows: DocumentRow[]; total: number }> {
   const rows = await sql<DocumentRow>`
     select s.id, s.tenant_id, t.name as tenant_name, s.tpin, s.branch, s.type, s.invoice_no, s.status, s.client_invoice_no,
       s.receipt_no, s.sdc_id, s.net::text as net, s.vat::text as vat, s.total::text as total, s.currency, s.result_code, s.last_error,
       s.occurred_at, s.created_at, s.updated_at, s.replaces_sale_id, s.resolution_kind, s.resolved_at, s.resolved_by, s.resolution_note,
       s.replaced_by_sale_id
     from sales s join tenants t on t.id = s.tenant_id
-    ${where}
+    ${whereOf(scope, filter)}
     order by s.id desc
     limit ${PER_PAGE} offset ${offsetOf(filter.page)}`.execute(db);
-  // The count needs no join: the partial index alone for the operator, and a merchant lookup per
-  // document for a partner, not a read of every merchant of the partner (issue 36).
-  const count = await sql<{ n: number }>`select count(*)::int as n from sales s ${where}`.execute(db);
-  return { rows: rows.rows, total: Number(count.rows[0]?.n ?? 0) };
+  return { rows: rows.rows, total: await countDocuments(db, scope, filter) };
+}
+
+/**
+ * The documents the page is drawn from. A partner's or everyone's failed ones — the views' default
+ * — are kept per partner (partner_failed_documents, migration 0035); the rest are counted, with no
+ * join: the partial index alone for the operator, and a merchant lookup per document for a
+ * partner, not a read of every merchant of the partner (issue 36).
+ */
+async function countDocuments(db: Kysely<DB>, scope: Scope, filter: { status: DocumentStatus; branch?: string }): Promise<number> {
+  let counted;
+  if (filter.status === 'failed' && filter.branch === undefined && scope.tenantId === undefined) {
+    counted = await sql<{ n: number }>`select coalesce(sum(documents), 0)::int as n from partner_failed_documents${scope.partnerId === undefined ? sql`` : sql` where partner_id = ${scope.partnerId}`}`.execute(db);
+  } else {
+    counted = await sql<{ n: number }>`select count(*)::int as n from sales s ${whereOf(scope, filter)}`.execute(db);
+  }
+  return Number(counted.rows[0]?.n ?? 0);
 }

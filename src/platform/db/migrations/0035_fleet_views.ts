@@ -7,6 +7,11 @@
 // merchant never changes partner; the DELETE trigger keeps the count true should a maintenance
 // script remove devices.
 //
+// partner_failed_documents keeps how many refused (`failed`) documents each partner's merchants
+// have, for the documents views' default answer: row triggers whose WHEN is true only when a
+// document enters or leaves `failed` (a refusal, a resolution), so the sale path's writes —
+// inserted pending, then uploaded — queue no trigger at all.
+//
 // sales_pending_age is the pending documents by age: a backlog page reads the oldest pending
 // documents until it has met its branches, not every pending document of the fleet.
 export const up = [
@@ -32,5 +37,22 @@ export const up = [
   `create trigger devices_counted_removed after delete on devices referencing old table as removed for each statement execute function count_branches_removed()`,
   `insert into partner_branch_counts (partner_id, branches)
     select coalesce(t.partner_id, 0), count(*) from devices d join tenants t on t.id = d.tenant_id group by 1`,
+  `create table partner_failed_documents (
+    partner_id integer primary key,
+    documents bigint not null
+  )`,
+  `create function count_failed_documents() returns trigger language plpgsql as $$
+  begin
+    insert into partner_failed_documents (partner_id, documents)
+      values (coalesce((select t.partner_id from tenants t where t.id = new.tenant_id), 0),
+              (case when new.status = 'failed' then 1 else 0 end) - (case when tg_op = 'UPDATE' and old.status = 'failed' then 1 else 0 end))
+      on conflict (partner_id) do update set documents = partner_failed_documents.documents + excluded.documents;
+    return null;
+  end $$`,
+  `create trigger sales_failed_counted_inserted after insert on sales for each row when (new.status = 'failed') execute function count_failed_documents()`,
+  `create trigger sales_failed_counted_updated after update of status on sales for each row
+    when ((old.status = 'failed') <> (new.status = 'failed')) execute function count_failed_documents()`,
+  `insert into partner_failed_documents (partner_id, documents)
+    select coalesce(t.partner_id, 0), count(*) from sales s join tenants t on t.id = s.tenant_id where s.status = 'failed' group by 1`,
   `create index sales_pending_age on sales (created_at, id) where status = 'pending'`,
 ];

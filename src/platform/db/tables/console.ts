@@ -20,7 +20,15 @@ export interface PartnerBranchCountsTable {
   branches: number;
 }
 
+/** How many failed documents each partner's merchants have, kept by triggers on sales (migration 0035). */
+export interface PartnerFailedDocumentsTable {
+  /** 0: the self-serve merchants (no partner). */
+  partner_id: number;
+  documents: number;
+}
+
 export interface ConsoleTables {
   backlog_alarms: BacklogAlarmsTable;
   partner_branch_counts: PartnerBranchCountsTable;
+  partner_failed_documents: PartnerFailedDocumentsTable;
 }
