@@ -19,8 +19,8 @@
 //              merchant its two authority pull rows;
 //   documents  3 in 10 merchants hold 5 uploaded sales on their first branch (with a stock row);
 //              1 branch in 50 has 3 pending documents behind a VSDC that is down (its filing
-//              queue in backoff for a day, its backlog alarm open); 1 branch in 100 has 2 failed
-//              documents. Every document has one line.
+//              queue in backoff for a day, its backlog alarm open); 1 branch in 100
+//              (`failedEvery`) has 2 failed documents. Every document has one line.
 import pg from 'pg';
 import { SecretBox } from '../../src/credentials/secret-box.ts';
 import { hashSecret, last4, mintSecret } from '../../src/credentials/secret-format.ts';
@@ -37,6 +37,11 @@ export interface ScaleSeedOptions {
   tpinBase: number;
   /** The gateway's SECRET_KEY: the filler partners' keys are sealed with it, as the gateway seals them. */
   secretKey: string;
+  /**
+   * One filler branch in this many has 2 failed documents (100). A small database takes 1, so that
+   * its documents views show a full page too, as the big one's do: a figure compares like with like.
+   */
+  failedEvery?: number;
 }
 
 export interface ScaleSeedResult {
@@ -204,8 +209,8 @@ export async function seedScale(databaseUrl: string, options: ScaleSeedOptions, 
            true, now() - make_interval(days => 2, hours => g), 318.97, 51.03, 370, '837', 'Invalid item classification code', null, null, null, null, null, null,
            null, now() - make_interval(days => 2, hours => g), now() - make_interval(days => 2, hours => g)
          from devices d join tenants t on t.id = d.tenant_id cross join generate_series(1, 2) g
-         where d.id > $1 and d.initialized and d.id % 100 = 3`,
-        [before.device],
+         where d.id > $1 and d.initialized and d.id % $2::int = 3 % $2::int`,
+        [before.device, options.failedEvery ?? 100],
       ),
     );
     add(

@@ -169,7 +169,7 @@ async function prepare(label: Side['label'], engine: Engine, settings: ScaleSett
     engine.env.DATABASE_URL!,
     label === 'big'
       ? { tenants: settings.tenants, partners: settings.partners, benchPartnerId: partner.partnerId, tpinBase: 5_000_000_000, secretKey: SECRET_KEY }
-      : { tenants: 20, partners: 3, benchPartnerId: partner.partnerId, tpinBase: 5_000_000_000, secretKey: SECRET_KEY },
+      : { tenants: 20, partners: 3, benchPartnerId: partner.partnerId, tpinBase: 5_000_000_000, secretKey: SECRET_KEY, failedEvery: 1 },
     (line) => log(`scale ${label}:${line}`),
   );
   log(`scale: ${label} seeded in ${seed.seconds} s`);

@@ -28,16 +28,17 @@ interface FiscalState {
   deliveries: Array<{ status: string; n: number }>;
 }
 
-// Pending and failed documents are few and have partial indexes (sales_pending, sales_failed):
-// these read those, not the table. The series' branches come from the walk of the oldest pending
+// Pending documents are few and have a partial index (sales_pending): this reads that, not the
+// table; failed documents are kept per partner. The series' branches come from the walk of the oldest pending
 // documents (issue 36: it reads the start of a national backlog, not all of it); only those
 // BACKLOG_SERIES branches are counted and looked up.
 async function readState(db: Kysely<DB>, totals: Promise<Array<{ status: string; n: number }>>): Promise<FiscalState> {
-  // One aggregate over the pending documents and a subquery: as a union, the plan became a
-  // Parallel Append whose workers cost more to start (60 ms on two cores) than the counts.
+  // One aggregate over the pending documents; the failed ones are kept per partner (migration
+  // 0035). As a union of counts, the plan became a Parallel Append whose workers cost more to
+  // start (60 ms on two cores) than the counts.
   const counted = (await sql<{ pending: number; branches: number; failed: number }>`
     select count(*)::int as pending, count(distinct device_id)::int as branches,
-      (select count(*)::int from sales where status = 'failed') as failed
+      (select coalesce(sum(documents), 0)::int from partner_failed_documents) as failed
     from sales where status = 'pending'`.execute(db)).rows[0];
   const { devices } = await branchesByOldestBacklog(db, BACKLOG_SERIES);
   const backlog = devices.length === 0 ? { rows: [] } : await sql<{ tenant_id: number; branch: string; n: number; oldest_age: number }>`
