@@ -32,6 +32,17 @@ describe(`kept counts of failed documents (${engineName})`, () => {
       const page = await h.t.inject({ method: 'GET', url: '/api/v1/partner/documents', headers: bearer(merchant.partnerSecret) });
       assert.equal(page.statusCode, 200, page.body);
       assert.equal(page.json().meta.total, byPartner.get(merchant.partnerId) ?? 0, `partner ${merchant.partnerId}'s failed documents`);
+      // Its pages are its failed documents, newest first: the list kept beside the count.
+      const newest = await sql<{ id: string }>`
+        select s.id from sales s join tenants t on t.id = s.tenant_id where s.status = 'failed' and t.partner_id = ${merchant.partnerId} order by s.id desc`.execute(h.ctx.db);
+      for (const n of [1, 2, 3]) {
+        const listed = await h.t.inject({ method: 'GET', url: `/api/v1/partner/documents?page=${n}`, headers: bearer(merchant.partnerSecret) });
+        assert.deepEqual(
+          listed.json().data.map((d: { id: number; status: string }) => [d.id, d.status]),
+          newest.rows.slice((n - 1) * 20, n * 20).map((r) => [Number(r.id), 'failed']),
+          `partner ${merchant.partnerId}, page ${n}`,
+        );
+      }
     }
     const everyone = await h.t.inject({ method: 'GET', url: '/admin/v1/documents', headers: bearer(TEST_ADMIN_TOKEN) });
     assert.equal(everyone.json().meta.total, [...byPartner.values()].reduce((a, b) => a + b, 0));

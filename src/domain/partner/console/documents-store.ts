@@ -42,27 +42,36 @@ function whereOf(scope: Scope, filter: { status: DocumentStatus; branch?: string
 
 /** Newest first, 20 a page. */
 export async function listDocuments(db: Kysely<DB>, scope: Scope, filter: { status: DocumentStatus; branch?: string; page: number }): Promise<{ rows: DocumentRow[]; total: number }> {
+  // A partner's failed documents — the partner's default view — are a range of its own list
+  // (partner_failed_sales, kept by triggers), not a walk of the fleet's refusals for its 20.
+  const fromList = keptFailures(scope, filter) && scope.partnerId !== undefined;
   const rows = await sql<DocumentRow>`
     select s.id, s.tenant_id, t.name as tenant_name, s.tpin, s.branch, s.type, s.invoice_no, s.status, s.client_invoice_no,
       s.receipt_no, s.sdc_id, s.net::text as net, s.vat::text as vat, s.total::text as total, s.currency, s.result_code, s.last_error,
       s.occurred_at, s.created_at, s.updated_at, s.replaces_sale_id, s.resolution_kind, s.resolved_at, s.resolved_by, s.resolution_note,
       s.replaced_by_sale_id
-    from sales s join tenants t on t.id = s.tenant_id
-    ${whereOf(scope, filter)}
-    order by s.id desc
-    limit ${PER_PAGE} offset ${offsetOf(filter.page)}`.execute(db);
+    ${fromList
+      ? sql`from partner_failed_sales f join sales s on s.id = f.sale_id join tenants t on t.id = s.tenant_id
+        where f.partner_id = ${scope.partnerId} order by f.sale_id desc`
+      : sql`from sales s join tenants t on t.id = s.tenant_id ${whereOf(scope, filter)} order by s.id desc`}
+    limit ${sql.lit(PER_PAGE)} offset ${sql.lit(offsetOf(filter.page))}`.execute(db);
   return { rows: rows.rows, total: await countDocuments(db, scope, filter) };
+}
+
+/** A partner's or everyone's failed documents, on every branch: what the triggers keep (migration 0035). */
+function keptFailures(scope: Scope, filter: { status: DocumentStatus; branch?: string }): boolean {
+  return filter.status === 'failed' && filter.branch === undefined && scope.tenantId === undefined;
 }
 
 /**
  * The documents the page is drawn from. A partner's or everyone's failed ones — the views' default
- * — are kept per partner (partner_failed_documents, migration 0035); the rest are counted, with no
+ * — are counted per partner by the triggers (partner_failed_documents); the rest here, with no
  * join: the partial index alone for the operator, and a merchant lookup per document for a
  * partner, not a read of every merchant of the partner (issue 36).
  */
 async function countDocuments(db: Kysely<DB>, scope: Scope, filter: { status: DocumentStatus; branch?: string }): Promise<number> {
   let counted;
-  if (filter.status === 'failed' && filter.branch === undefined && scope.tenantId === undefined) {
+  if (keptFailures(scope, filter)) {
     counted = await sql<{ n: number }>`select coalesce(sum(documents), 0)::int as n from partner_failed_documents${scope.partnerId === undefined ? sql`` : sql` where partner_id = ${scope.partnerId}`}`.execute(db);
   } else {
     counted = await sql<{ n: number }>`select count(*)::int as n from sales s ${whereOf(scope, filter)}`.execute(db);

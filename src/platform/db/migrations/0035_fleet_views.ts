@@ -7,10 +7,11 @@
 // merchant never changes partner; the DELETE trigger keeps the count true should a maintenance
 // script remove devices.
 //
-// partner_failed_documents keeps how many refused (`failed`) documents each partner's merchants
-// have, for the documents views' default answer: row triggers whose WHEN is true only when a
-// document enters or leaves `failed` (a refusal, a resolution), so the sale path's writes —
-// inserted pending, then uploaded — queue no trigger at all.
+// partner_failed_sales lists each partner's refused (`failed`) documents and
+// partner_failed_documents counts them, for the documents views' default answer (a page is a
+// range of the list, the total one row): row triggers whose WHEN is true only when a document
+// enters or leaves `failed` (a refusal, a resolution) keep both, so the sale path's writes —
+// inserted pending, then uploaded — queue no trigger at all. A merchant never changes partner.
 //
 // sales_pending_age is the pending documents by age: a backlog page reads the oldest pending
 // documents until it has met its branches, not every pending document of the fleet.
@@ -41,18 +42,31 @@ export const up = [
     partner_id integer primary key,
     documents bigint not null
   )`,
+  `create table partner_failed_sales (
+    partner_id integer not null,
+    sale_id bigint not null,
+    primary key (partner_id, sale_id)
+  )`,
   `create function count_failed_documents() returns trigger language plpgsql as $$
+  declare
+    partner integer := coalesce((select t.partner_id from tenants t where t.id = new.tenant_id), 0);
   begin
+    if new.status = 'failed' then
+      insert into partner_failed_sales (partner_id, sale_id) values (partner, new.id) on conflict do nothing;
+    else
+      delete from partner_failed_sales where partner_id = partner and sale_id = new.id;
+    end if;
     insert into partner_failed_documents (partner_id, documents)
-      values (coalesce((select t.partner_id from tenants t where t.id = new.tenant_id), 0),
-              (case when new.status = 'failed' then 1 else 0 end) - (case when tg_op = 'UPDATE' and old.status = 'failed' then 1 else 0 end))
+      values (partner, case when new.status = 'failed' then 1 else -1 end)
       on conflict (partner_id) do update set documents = partner_failed_documents.documents + excluded.documents;
     return null;
   end $$`,
   `create trigger sales_failed_counted_inserted after insert on sales for each row when (new.status = 'failed') execute function count_failed_documents()`,
   `create trigger sales_failed_counted_updated after update of status on sales for each row
     when ((old.status = 'failed') <> (new.status = 'failed')) execute function count_failed_documents()`,
+  `insert into partner_failed_sales (partner_id, sale_id)
+    select coalesce(t.partner_id, 0), s.id from sales s join tenants t on t.id = s.tenant_id where s.status = 'failed'`,
   `insert into partner_failed_documents (partner_id, documents)
-    select coalesce(t.partner_id, 0), count(*) from sales s join tenants t on t.id = s.tenant_id where s.status = 'failed' group by 1`,
+    select partner_id, count(*) from partner_failed_sales group by 1`,
   `create index sales_pending_age on sales (created_at, id) where status = 'pending'`,
 ];

@@ -27,8 +27,16 @@ export interface PartnerFailedDocumentsTable {
   documents: number;
 }
 
+/** Each partner's failed documents, kept by triggers on sales (migration 0035): the partner's documents view reads a range. */
+export interface PartnerFailedSalesTable {
+  /** 0: the self-serve merchants (no partner). */
+  partner_id: number;
+  sale_id: number;
+}
+
 export interface ConsoleTables {
   backlog_alarms: BacklogAlarmsTable;
   partner_branch_counts: PartnerBranchCountsTable;
   partner_failed_documents: PartnerFailedDocumentsTable;
+  partner_failed_sales: PartnerFailedSalesTable;
 }
