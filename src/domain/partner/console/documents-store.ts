@@ -51,10 +51,13 @@ export async function listDocuments(db: Kysely<DB>, scope: Scope, filter: { stat
       s.occurred_at, s.created_at, s.updated_at, s.replaces_sale_id, s.resolution_kind, s.resolved_at, s.resolved_by, s.resolution_note,
       s.replaced_by_sale_id
     ${fromList
-      ? sql`from partner_failed_sales f join sales s on s.id = f.sale_id join tenants t on t.id = s.tenant_id
-        where f.partner_id = ${scope.partnerId} order by f.sale_id desc`
-      : sql`from sales s join tenants t on t.id = s.tenant_id ${whereOf(scope, filter)} order by s.id desc`}
-    limit ${sql.lit(PER_PAGE)} offset ${sql.lit(offsetOf(filter.page))}`.execute(db);
+      ? // The page's ids first: joined before the limit, a generic plan merged the list with
+        // sales_pkey, reading the fleet's newest documents down to the partner's.
+        sql`from (select f.sale_id from partner_failed_sales f where f.partner_id = ${scope.partnerId}
+                  order by f.sale_id desc limit ${sql.lit(PER_PAGE)} offset ${sql.lit(offsetOf(filter.page))}) f
+        join sales s on s.id = f.sale_id join tenants t on t.id = s.tenant_id order by f.sale_id desc`
+      : sql`from sales s join tenants t on t.id = s.tenant_id ${whereOf(scope, filter)} order by s.id desc
+        limit ${sql.lit(PER_PAGE)} offset ${sql.lit(offsetOf(filter.page))}`}`.execute(db);
   return { rows: rows.rows, total: await countDocuments(db, scope, filter) };
 }
 
