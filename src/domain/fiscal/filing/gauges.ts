@@ -29,9 +29,9 @@ interface FiscalState {
 }
 
 // Pending documents are few and have a partial index (sales_pending): this reads that, not the
-// table; failed documents are kept per partner. The series' branches come from the walk of the oldest pending
-// documents (issue 36: it reads the start of a national backlog, not all of it); only those
-// BACKLOG_SERIES branches are counted and looked up.
+// table; failed documents are kept per partner. The series' branches come from the walk of the
+// oldest pending documents (issue 36: it reads the start of a national backlog, not all of it);
+// only those BACKLOG_SERIES branches are counted and looked up.
 async function readState(db: Kysely<DB>, totals: Promise<Array<{ status: string; n: number }>>): Promise<FiscalState> {
   // One aggregate over the pending documents; the failed ones are kept per partner (migration
   // 0035). As a union of counts, the plan became a Parallel Append whose workers cost more to

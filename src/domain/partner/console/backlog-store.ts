@@ -77,7 +77,7 @@ async function oldestBacklogs(db: Kysely<DB>, scope: Scope, wanted: number): Pro
       select s.device_id from sales s join tenants t on t.id = s.tenant_id
       where s.status = 'pending' and s.tenant_id = ${scope.tenantId} ${scopeConditions(scope)}
       group by s.device_id
-      order by min(s.created_at), min(s.id)`.execute(db);
+      order by min(s.created_at), (array_agg(s.id order by s.created_at, s.id))[1]`.execute(db);
     return { devices: rows.rows.map((r) => r.device_id), all: true };
   }
   // A partner's merchants are told by a lookup per document read: with the partner in the scan's

@@ -13,7 +13,6 @@ export function scopeConditions(scope: Scope): RawBuilder<unknown> {
   return sql`${partner}${tenant}`;
 }
 
-
 /**
  * `and …` conditions on sales aliased `s`, for a read that walks sales in an index's order and
  * stops at a page: a merchant by its key; a partner by a lookup of each document's merchant — as a

@@ -50,15 +50,20 @@ export const up = [
   `create function count_failed_documents() returns trigger language plpgsql as $$
   declare
     partner integer := coalesce((select t.partner_id from tenants t where t.id = new.tenant_id), 0);
+    changed integer;
   begin
     if new.status = 'failed' then
       insert into partner_failed_sales (partner_id, sale_id) values (partner, new.id) on conflict do nothing;
     else
       delete from partner_failed_sales where partner_id = partner and sale_id = new.id;
     end if;
-    insert into partner_failed_documents (partner_id, documents)
-      values (partner, case when new.status = 'failed' then 1 else -1 end)
-      on conflict (partner_id) do update set documents = partner_failed_documents.documents + excluded.documents;
+    -- The count moves with the list, so that the two never disagree.
+    get diagnostics changed = row_count;
+    if changed > 0 then
+      insert into partner_failed_documents (partner_id, documents)
+        values (partner, case when new.status = 'failed' then changed else -changed end)
+        on conflict (partner_id) do update set documents = partner_failed_documents.documents + excluded.documents;
+    end if;
     return null;
   end $$`,
   `create trigger sales_failed_counted_inserted after insert on sales for each row when (new.status = 'failed') execute function count_failed_documents()`,
