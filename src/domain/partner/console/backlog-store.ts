@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import { offsetOf, PER_PAGE } from '../../../platform/http/pagination.ts';
 import { branchesByOldestBacklog } from '../../fiscal/sales/store.ts';
-import { scopeConditions, type Scope } from './scope.ts';
+import { partnerLookup, scopeConditions, type Scope } from './scope.ts';
 
 export interface BacklogRow {
   tenant_id: number;
@@ -83,7 +83,7 @@ async function oldestBacklogs(db: Kysely<DB>, scope: Scope, wanted: number): Pro
   // A partner's merchants are told by a lookup per document read: with the partner in the scan's
   // filter, a generic plan expects few of them and reads and sorts every pending document instead
   // of the oldest few.
-  return branchesByOldestBacklog(db, wanted, scope.partnerId === undefined ? undefined : sql`(select p.partner_id from tenants p where p.id = w.tenant_id) = ${scope.partnerId}`);
+  return branchesByOldestBacklog(db, wanted, scope.partnerId === undefined ? undefined : partnerLookup('w', scope.partnerId));
 }
 
 /** The devices of branches in scope without a backlog, by merchant and branch. */

@@ -21,6 +21,11 @@ export function scopeConditions(scope: Scope): RawBuilder<unknown> {
  */
 export function salesScopeConditions(scope: Scope): RawBuilder<unknown> {
   const tenant = scope.tenantId === undefined ? sql`` : sql` and s.tenant_id = ${scope.tenantId}`;
-  const partner = scope.partnerId === undefined ? sql`` : sql` and (select p.partner_id from tenants p where p.id = s.tenant_id) = ${scope.partnerId}`;
+  const partner = scope.partnerId === undefined ? sql`` : sql` and ${partnerLookup('s', scope.partnerId)}`;
   return sql`${tenant}${partner}`;
+}
+
+/** The row aliased `alias` (with a tenant_id) belongs to the partner's merchants: its merchant looked up by key. */
+export function partnerLookup(alias: string, partnerId: number): RawBuilder<unknown> {
+  return sql`(select p.partner_id from tenants p where p.id = ${sql.ref(`${alias}.tenant_id`)}) = ${partnerId}`;
 }
