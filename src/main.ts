@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
 import { ConfigError, loadConfig, type Config } from './platform/config.ts';
 import { DataDirLockedError } from './platform/db/data-dir-lock.ts';
 import type { OpenProgress } from './platform/db/database.ts';
@@ -84,6 +85,10 @@ export async function main(argv: string[]): Promise<number> {
   const json = argv.includes('--json');
   const args = argv.filter((a) => a !== '--json');
   const [command, ...rest] = args;
+  // A command that runs once and exits (all but `serve`) compiles the embedded database's
+  // WebAssembly with V8's baseline compiler only: optimising it again in the background costs
+  // more CPU than such a command's few statements ever win back (docs/decisions.md).
+  if (command !== 'serve') setFlagsFromString('--liftoff-only');
   let config: Config | undefined;
   try {
     if (!command || command === '--help' || command === '-h' || command === 'help') {

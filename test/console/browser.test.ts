@@ -317,7 +317,12 @@ describe(`the console in a real browser (${engineName})`, { skip: skipBrowser },
       document.addEventListener('securitypolicyviolation', (e) => window.cspViolations.push(e.violatedDirective + ' ' + e.blockedURI + ' ' + e.sourceFile));`);
     const answer = await reference.goto(`${base}/docs/`);
     assert.match(answer?.headers()['content-security-policy'] ?? '', /style-src 'self' https: ;/, 'the policy itself is not loosened');
-    await reference.getByRole('heading', { name: /fiscal-gateway API/ }).waitFor();
+    // Swagger UI draws the whole document in the page: on a loaded two-core machine that once
+    // took more than Playwright's default 30 s. A wait that runs out says what the page logged.
+    await reference
+      .getByRole('heading', { name: /fiscal-gateway API/ })
+      .waitFor({ timeout: 90_000 })
+      .catch((error: Error) => assert.fail(`${error.message}\nwhat the page logged: ${problems.join('\n') || 'nothing'}`));
     // An operation opened shows its parameters and responses, drawn by the same scripts.
     await reference.locator('.opblock-summary').first().click();
     await reference.locator('.responses-wrapper').first().waitFor();

@@ -15,6 +15,14 @@ export interface SpawnedGateway {
  */
 export const MAIN = new URL('../../dist/main.js', import.meta.url).pathname;
 
+/**
+ * V8 flags of every `serve` a test starts: the embedded database's WebAssembly compiled by the
+ * baseline compiler only, as the one-shot commands do themselves (src/main.ts). A test's gateway
+ * lives seconds, not the hours a deployed one does, and optimising PGlite in the background was
+ * about a third of each child's CPU: the same code runs, in less of the suite's time.
+ */
+const SERVE_FLAGS = ['--liftoff-only'];
+
 export function baseEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'test', BUILTIN_SIMULATOR: '0', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0' };
   for (const [k, v] of Object.entries(extra)) if (v !== undefined) env[k] = v;
@@ -34,7 +42,7 @@ export async function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ 
 
 /** Starts `fiscal-gateway serve` and resolves once it logs that it is ready. */
 export async function spawnGateway(env: NodeJS.ProcessEnv, args: string[] = [], timeoutMs = 60_000): Promise<SpawnedGateway> {
-  const proc = spawn(process.execPath, [MAIN, 'serve', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [...SERVE_FLAGS, MAIN, 'serve', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout.on('data', (d) => (out += d));
   proc.stderr.on('data', (d) => (out += d));
