@@ -8,8 +8,9 @@
 //   credential lookup  GET /api/v1/me with a tenant token (the GET figures: 20 sequences a round, 2 callers)
 //   partner views      GET /api/v1/partner/backlog, /api/v1/partner/documents
 //   operator views     GET /admin/v1/backlog, /admin/v1/documents
-//   /metrics           one scrape whose fiscal gauges are read afresh (their cache is 10 s: a
-//                      scrape per round, the rounds are longer than that)
+//   /metrics           one scrape a round after the gauges' cache ran out (10 s; the rounds are
+//                      longer): what a scraper waits for. It answers the last state read and reads
+//                      the next in the background; what that read costs is in the plans below
 //   console            the first page of each console: the partner's (its backlog), the
 //                      operator's (GET /admin/v1/partners) and the merchant's (GET /api/v1/me,
 //                      then GET /api/v1/sales), one after the other
@@ -225,13 +226,13 @@ export async function scaleScenario(
     }
     let lastScrape = 0;
     for (let round = 0; round < settings.rounds; round++) {
-      // The gauges' cache (10 s) must have run out for a scrape to read them.
+      // The gauges' cache (10 s) must have run out, as it has for a scraper every 15 or 30 s.
       const wait = lastScrape + 10_500 - Date.now();
       if (wait > 0) await sleep(wait);
       lastScrape = Date.now();
       for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
         const scrape = await metricsScrape(side);
-        sample('/metrics (fresh fiscal gauges)', side, [scrape.ms]);
+        sample('/metrics (a scrape after the cache ran out)', side, [scrape.ms]);
         metricsInfo[side.label] = { series: scrape.series, bytes: scrape.bytes };
       }
       for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
@@ -299,7 +300,8 @@ export async function scaleScenario(
     };
     for (const [name, call] of Object.entries(figuresToExplain)) {
       // Twice each: the second call is the one measured (the first pays for the session's first
-      // plans); /metrics's first, as its second answers from the gauges' 10-second cache.
+      // plans); /metrics's first, the one read that a scrape waits for (after it, scrapes answer
+      // from the gauges' cache and the reads run in the background).
       const measured = name === '/metrics' ? 0 : 1;
       for (let i = 0; i < 2; i++) {
         const before = logOffset();

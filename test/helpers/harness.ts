@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import { startSimulator, type Simulator } from '@fiscal-gateway/simulator';
 import type { Config } from '../../src/platform/config.ts';
-import type { AppContext } from '../../src/domain/kernel/context.ts';
+import type { AppContext, Clock } from '../../src/domain/kernel/context.ts';
 import { syncCatalogue } from '../../src/domain/kernel/catalogue/service.ts';
 import { moduleWorkers } from '../../src/app/modules.ts';
 import { updateTenantAccount } from '../../src/domain/partner/provisioning/partners-service.ts';
@@ -78,6 +78,8 @@ export interface HarnessOptions {
   workers?: boolean;
   /** Fetch the classification catalogue before the test, as a running gateway would have (default true). */
   catalogue?: boolean;
+  /** The app's clock (default the system's). */
+  clock?: Clock;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -86,6 +88,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     // A generous VSDC timeout: under load a spurious timeout would (correctly) resend a document,
     // which tests of exact arrival order must not see. Tests of timeouts lower it.
     config: { saleWaitMs: 3_000, filingRetryMs: 50, vsdcTimeoutMs: 10_000, ...options.config },
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   let workers: ReturnType<typeof startWorkers> | undefined;
 

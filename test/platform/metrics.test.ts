@@ -68,9 +68,15 @@ describe(`Prometheus metrics (${engineName})`, () => {
 
 describe(`the fiscal gauges' values (${engineName})`, () => {
   let h: Harness;
+  // The app's clock runs this far ahead of the system's: the gauges' cache ages by it.
+  let aheadMs = 0;
   before(async () => {
     // Sales answer at once; a VSDC that does not answer is retried only after the test.
-    h = await startHarness({ branches: ['000', '001'], config: { saleWaitMs: 0, filingRetryMs: 300_000, vsdcProbeMs: 300_000 } });
+    h = await startHarness({
+      branches: ['000', '001'],
+      config: { saleWaitMs: 0, filingRetryMs: 300_000, vsdcProbeMs: 300_000 },
+      clock: { now: () => new Date(Date.now() + aheadMs) },
+    });
   });
   after(() => h.close());
 
@@ -116,5 +122,22 @@ describe(`the fiscal gauges' values (${engineName})`, () => {
     assert.ok(oldest000 >= 600 && oldest000 < 600 + elapsed, `branch 000's oldest waits ~600 s, not ${oldest000}`);
     assert.ok(oldest001 >= 60 && oldest001 < 60 + elapsed, `branch 001's oldest waits ~60 s, not ${oldest001}`);
     assert.equal(text.split('\n').filter((l) => l.startsWith('fiscal_gateway_backlog_documents{')).length, 2, 'a branch with nothing pending has no backlog series');
+
+    // A sixth sale waits. Within 10 s a scrape answers from the last read; after them it still
+    // answers at once with the last read, its ages grown by the time since, and reads the next
+    // state in the background, which a following scrape shows.
+    await sale('001');
+    const scrape = async () => (await h.t.inject({ method: 'GET', url: '/metrics', headers: bearer(TEST_ADMIN_TOKEN) })).body;
+    assert.equal(gauge(await scrape(), 'fiscal_gateway_documents', 'status="pending"'), 5, 'read at most once per 10 s');
+    aheadMs = 11_000;
+    const stale = await scrape();
+    assert.equal(gauge(stale, 'fiscal_gateway_documents', 'status="pending"'), 5, 'the scrape did not wait for the next read');
+    const aged = gauge(stale, 'fiscal_gateway_backlog_oldest_age_seconds', `${tenant},branch="000"`)!;
+    assert.ok(aged >= oldest000 + 11 && aged < 611 + (Date.now() - agedAt) / 1000 + 1, `the age as of the scrape: ${oldest000} read, ${aged} 11 s later`);
+    const fresh = await eventually(async () => {
+      const body = await scrape();
+      return gauge(body, 'fiscal_gateway_documents', 'status="pending"') === 6 ? body : undefined;
+    }, 'the background read to be answered');
+    assert.equal(gauge(fresh, 'fiscal_gateway_backlog_documents', `${tenant},branch="001"`), 3);
   });
 });

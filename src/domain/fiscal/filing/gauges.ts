@@ -2,11 +2,15 @@ import { Gauge } from 'prom-client';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { Metrics } from '../../../platform/observability/metrics.ts';
-import type { ContextMember } from '../../kernel/context.ts';
+import type { Clock, ContextMember } from '../../kernel/context.ts';
 import { branchesByOldestBacklog } from '../sales/store.ts';
 
-// Read from the database at scrape time (at most once per CACHE_MS, so a busy scraper never
-// costs more than one round of queries), so every process reports the same fiscal truth.
+// Read from the database, so every process reports the same fiscal truth: at most once per
+// CACHE_MS, so a busy scraper never costs more than one round of queries. Only the first scrape
+// waits for the read; after it a scrape answers with the last state read and, when that is older
+// than CACHE_MS, reads the next one in the background. Counting the pending documents is
+// O(backlog) (issue 36): in a national outage, when the gauges matter most, a scrape must not
+// slow down with the backlog it reports.
 const CACHE_MS = 10_000;
 /**
  * Uploaded and resolved documents only grow: counting them reads every document the gateway
@@ -22,6 +26,8 @@ const TOTALS_MS = 300_000;
 export const BACKLOG_SERIES = 100;
 
 interface FiscalState {
+  /** When the read began (the clock's milliseconds): the backlog ages grow from it. */
+  readAt: number;
   documents: Array<{ status: string; n: number }>;
   backlog: Array<{ tenant_id: number; branch: string; n: number; oldest_age: number }>;
   backlogBranches: number;
@@ -32,7 +38,7 @@ interface FiscalState {
 // table; failed documents are kept per partner. The series' branches come from the walk of the
 // oldest pending documents (issue 36: it reads the start of a national backlog, not all of it);
 // only those BACKLOG_SERIES branches are counted and looked up.
-async function readState(db: Kysely<DB>, totals: Promise<Array<{ status: string; n: number }>>): Promise<FiscalState> {
+async function readState(db: Kysely<DB>, readAt: number, totals: Promise<Array<{ status: string; n: number }>>): Promise<FiscalState> {
   // One aggregate over the pending documents; the failed ones are kept per partner (migration
   // 0035). As a union of counts, the plan became a Parallel Append whose workers cost more to
   // start (60 ms on two cores) than the counts.
@@ -48,6 +54,7 @@ async function readState(db: Kysely<DB>, totals: Promise<Array<{ status: string;
     cross join lateral (select count(*)::int as n, min(s.created_at) as oldest from sales s where s.device_id = b.device_id and s.status = 'pending') p`.execute(db);
   const deliveries = await sql<{ status: string; n: number }>`select status, count(*)::int as n from webhook_deliveries group by status`.execute(db);
   return {
+    readAt,
     documents: [{ status: 'pending', n: counted?.pending ?? 0 }, { status: 'failed', n: counted?.failed ?? 0 }, ...(await totals)],
     backlog: backlog.rows,
     backlogBranches: counted?.branches ?? 0,
@@ -61,28 +68,39 @@ async function readTotals(db: Kysely<DB>): Promise<Array<{ status: string; n: nu
   return result.rows;
 }
 
-function registerFiscalGauges(metrics: Metrics, db: Kysely<DB>): void {
+function registerFiscalGauges(metrics: Metrics, db: Kysely<DB>, clock: Clock): void {
+  const now = () => clock.now().getTime();
   let cached: { at: number; state: Promise<FiscalState> } | undefined;
   let totals: { at: number; value: Promise<Array<{ status: string; n: number }>> } | undefined;
   const currentTotals = () => {
     if (!totals) {
-      totals = { at: Date.now(), value: readTotals(db) };
+      totals = { at: now(), value: readTotals(db) };
       totals.value.catch(() => (totals = undefined));
-    } else if (Date.now() - totals.at > TOTALS_MS) {
+    } else if (now() - totals.at > TOTALS_MS) {
       // Answer with the last count while the next one is read.
       const held = totals;
-      held.at = Date.now();
+      held.at = now();
       readTotals(db).then(
-        (value) => (totals = { at: Date.now(), value: Promise.resolve(value) }),
+        (value) => (totals = { at: now(), value: Promise.resolve(value) }),
         () => (held.at = 0),
       );
     }
     return totals.value;
   };
   const state = () => {
-    if (!cached || Date.now() - cached.at > CACHE_MS) {
-      cached = { at: Date.now(), state: readState(db, currentTotals()) };
-      cached.state.catch(() => (cached = undefined));
+    if (!cached) {
+      const fresh = { at: now(), state: readState(db, now(), currentTotals()) };
+      cached = fresh;
+      fresh.state.catch(() => cached === fresh && (cached = undefined));
+    } else if (now() - cached.at > CACHE_MS) {
+      // Answer with the last state while the next one is read. A read that fails drops the
+      // state: the next scrape reads afresh and fails as the database does, not with old figures.
+      const held = cached;
+      held.at = now();
+      readState(db, now(), currentTotals()).then(
+        (value) => (cached = { at: now(), state: Promise.resolve(value) }),
+        () => cached === held && (cached = undefined),
+      );
     }
     return cached.state;
   };
@@ -124,7 +142,10 @@ function registerFiscalGauges(metrics: Metrics, db: Kysely<DB>): void {
     registers,
     async collect() {
       this.reset();
-      for (const row of (await state()).backlog) this.set({ tenant: String(row.tenant_id), branch: row.branch }, Number(row.oldest_age));
+      // The ages as of now, not as of the read: a state answered from the cache is seconds old.
+      const { backlog, readAt } = await state();
+      const since = Math.max(0, now() - readAt) / 1000;
+      for (const row of backlog) this.set({ tenant: String(row.tenant_id), branch: row.branch }, Number(row.oldest_age) + since);
     },
   });
   new Gauge({
@@ -143,5 +164,5 @@ function registerFiscalGauges(metrics: Metrics, db: Kysely<DB>): void {
 /** The fiscal gauges on the context's registry: a member, so the kernel need not know them. */
 export const FISCAL_GAUGES: ContextMember<void> = {
   name: 'the fiscal gauges',
-  create: (ctx) => registerFiscalGauges(ctx.metrics, ctx.db),
+  create: (ctx) => registerFiscalGauges(ctx.metrics, ctx.db, ctx.clock),
 };
