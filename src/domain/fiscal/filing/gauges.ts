@@ -26,7 +26,7 @@ const TOTALS_MS = 300_000;
 export const BACKLOG_SERIES = 100;
 
 interface FiscalState {
-  /** When the read began (the clock's milliseconds): the backlog ages grow from it. */
+  /** When the ages were read (the clock's milliseconds): they grow from it. */
   readAt: number;
   documents: Array<{ status: string; n: number }>;
   backlog: Array<{ tenant_id: number; branch: string; n: number; oldest_age: number }>;
@@ -38,7 +38,7 @@ interface FiscalState {
 // table; failed documents are kept per partner. The series' branches come from the walk of the
 // oldest pending documents (issue 36: it reads the start of a national backlog, not all of it);
 // only those BACKLOG_SERIES branches are counted and looked up.
-async function readState(db: Kysely<DB>, readAt: number, totals: Promise<Array<{ status: string; n: number }>>): Promise<FiscalState> {
+async function readState(db: Kysely<DB>, now: () => number, totals: Promise<Array<{ status: string; n: number }>>): Promise<FiscalState> {
   // One aggregate over the pending documents; the failed ones are kept per partner (migration
   // 0035). As a union of counts, the plan became a Parallel Append whose workers cost more to
   // start (60 ms on two cores) than the counts.
@@ -47,6 +47,7 @@ async function readState(db: Kysely<DB>, readAt: number, totals: Promise<Array<{
       (select coalesce(sum(documents), 0)::int from partner_failed_documents) as failed
     from sales where status = 'pending'`.execute(db)).rows[0];
   const { devices } = await branchesByOldestBacklog(db, BACKLOG_SERIES);
+  const readAt = now();
   const backlog = devices.length === 0 ? { rows: [] } : await sql<{ tenant_id: number; branch: string; n: number; oldest_age: number }>`
     select d.tenant_id, d.branch, p.n, extract(epoch from (now() - p.oldest))::float8 as oldest_age
     from unnest(${devices.slice(0, BACKLOG_SERIES)}::int[]) as b(device_id)
@@ -89,7 +90,7 @@ function registerFiscalGauges(metrics: Metrics, db: Kysely<DB>, clock: Clock): v
   };
   const state = () => {
     if (!cached) {
-      const fresh = { at: now(), state: readState(db, now(), currentTotals()) };
+      const fresh = { at: now(), state: readState(db, now, currentTotals()) };
       cached = fresh;
       fresh.state.catch(() => cached === fresh && (cached = undefined));
     } else if (now() - cached.at > CACHE_MS) {
@@ -97,7 +98,7 @@ function registerFiscalGauges(metrics: Metrics, db: Kysely<DB>, clock: Clock): v
       // state: the next scrape reads afresh and fails as the database does, not with old figures.
       const held = cached;
       held.at = now();
-      readState(db, now(), currentTotals()).then(
+      readState(db, now, currentTotals()).then(
         (value) => (cached = { at: now(), state: Promise.resolve(value) }),
         () => cached === held && (cached = undefined),
       );
