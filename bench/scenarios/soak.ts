@@ -12,7 +12,7 @@
 // each delivered to the receiver at least once. Every few seconds it samples each process's RSS,
 // open file descriptors and event-loop delay, and the database's connections: each must end
 // within 10 % of where it stood after warm-up (see `leakChecks` for the comparison). Used by
-// `npm run bench -- soak` (25 minutes) and test/platform/soak.test.ts (about 2 minutes, CI).
+// `npm run bench -- soak` (25 minutes) and test/platform/soak.test.ts (2–3 minutes, CI).
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
