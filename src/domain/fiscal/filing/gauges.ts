@@ -69,42 +69,41 @@ async function readTotals(db: Kysely<DB>): Promise<Array<{ status: string; n: nu
   return result.rows;
 }
 
+/**
+ * A value read at most once per `maxAgeMs`: only the first caller waits for the read; later
+ * callers get the last value at once and, when it is older than `maxAgeMs`, start the next read in
+ * the background. A first read that fails is forgotten (the next caller reads afresh). A background
+ * read that fails either forgets the value too (`'forget'`: the next caller reads afresh and fails
+ * as the database does, not with old figures) or keeps it and tries again at the next call
+ * (`'keep'`).
+ */
+function readInBackground<T>(read: () => Promise<T>, maxAgeMs: number, now: () => number, onFailure: 'forget' | 'keep'): () => Promise<T> {
+  let held: { at: number; value: Promise<T> } | undefined;
+  return () => {
+    if (!held) {
+      const first = { at: now(), value: read() };
+      held = first;
+      first.value.catch(() => held === first && (held = undefined));
+    } else if (now() - held.at > maxAgeMs) {
+      const stale = held;
+      stale.at = now();
+      read().then(
+        (value) => (held = { at: now(), value: Promise.resolve(value) }),
+        () => {
+          if (onFailure === 'keep') stale.at = 0;
+          else if (held === stale) held = undefined;
+        },
+      );
+    }
+    return held.value;
+  };
+}
+
 function registerFiscalGauges(metrics: Metrics, db: Kysely<DB>, clock: Clock): void {
   const now = () => clock.now().getTime();
-  let cached: { at: number; state: Promise<FiscalState> } | undefined;
-  let totals: { at: number; value: Promise<Array<{ status: string; n: number }>> } | undefined;
-  const currentTotals = () => {
-    if (!totals) {
-      totals = { at: now(), value: readTotals(db) };
-      totals.value.catch(() => (totals = undefined));
-    } else if (now() - totals.at > TOTALS_MS) {
-      // Answer with the last count while the next one is read.
-      const held = totals;
-      held.at = now();
-      readTotals(db).then(
-        (value) => (totals = { at: now(), value: Promise.resolve(value) }),
-        () => (held.at = 0),
-      );
-    }
-    return totals.value;
-  };
-  const state = () => {
-    if (!cached) {
-      const fresh = { at: now(), state: readState(db, now, currentTotals()) };
-      cached = fresh;
-      fresh.state.catch(() => cached === fresh && (cached = undefined));
-    } else if (now() - cached.at > CACHE_MS) {
-      // Answer with the last state while the next one is read. A read that fails drops the
-      // state: the next scrape reads afresh and fails as the database does, not with old figures.
-      const held = cached;
-      held.at = now();
-      readState(db, now, currentTotals()).then(
-        (value) => (cached = { at: now(), state: Promise.resolve(value) }),
-        () => cached === held && (cached = undefined),
-      );
-    }
-    return cached.state;
-  };
+  // A count of the totals that fails (a statement timeout on a large table) keeps the last one.
+  const currentTotals = readInBackground(() => readTotals(db), TOTALS_MS, now, 'keep');
+  const state = readInBackground(() => readState(db, now, currentTotals()), CACHE_MS, now, 'forget');
   const registers = [metrics.registry];
 
   new Gauge({
