@@ -36,6 +36,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DEFAULT_ADMIN_URL, embeddedEngine, postgresEngine, postgresReachable, type Engine, type EngineName } from './lib/engines.ts';
 import { machine, withLoad } from './lib/probe.ts';
+import { applyDatabaseFault, startPgCluster } from './lib/pg-cluster.ts';
 import { startChild } from './lib/processes.ts';
 import { renderTables, replaceTables, type BenchResults } from './report.ts';
 import { fastifyCeiling, postgresRoundTrips, simulatorCeiling } from './scenarios/baselines.ts';
@@ -148,7 +149,9 @@ async function soak(adminUrl: string): Promise<void> {
   const branches = Number(values.branches ?? 40);
   const perMerchant = 5;
   const sim = await startChild('simulator');
-  const postgres = await postgresEngine(adminUrl);
+  // A server of the run's own, whose faults are part of the soak (it restarts, crashes, fails over).
+  const cluster = await startPgCluster();
+  await cluster.createDatabase('soak');
   const date = new Date().toISOString();
   const loadBefore = loadavg().map((v) => Math.round(v * 100) / 100);
   let results;
@@ -156,7 +159,7 @@ async function soak(adminUrl: string): Promise<void> {
     results = await soakScenario({
       root,
       workDir,
-      databaseUrl: postgres.env.DATABASE_URL!,
+      databaseUrl: cluster.proxyUrl('soak'),
       sim: { url: sim.urls.url!, origin: sim.urls.origin! },
       tpinBase: 3_200_000_000,
       minutes,
@@ -173,11 +176,13 @@ async function soak(adminUrl: string): Promise<void> {
       yesterdayPerBranch: minutes >= 10 ? 25 : 10,
       webhookFailShare: 0.2,
       drainTimeoutSeconds: 600,
+      // The database's own faults: one every 2 minutes (20 s in a short run), each outage 5 s.
+      databaseFaults: { everySeconds: minutes >= 10 ? 120 : 20, apply: (fault) => applyDatabaseFault(cluster, 'soak', fault, 5_000) },
       log,
     });
   } finally {
     await sim.stop();
-    await postgres.dispose();
+    await cluster.close();
   }
   const loadAfter = loadavg().map((v) => Math.round(v * 100) / 100);
   const day = date.slice(0, 10);

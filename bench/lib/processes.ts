@@ -75,6 +75,8 @@ export interface GatewayProcess {
   /** From spawn to the first 200 on /readyz (API) or the "workers running" line (workers only). */
   readyMs: number;
   stats(): ReturnType<typeof processStats>;
+  /** How the process ended, if it has: its exit code or the signal that ended it. */
+  exited(): string | undefined;
   stop(): Promise<void>;
   kill(): Promise<void>;
 }
@@ -162,6 +164,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayProc
     logPath,
     readyMs,
     stats: () => processStats(pid),
+    exited: () => (child.exitCode !== null ? `exit code ${child.exitCode}` : child.signalCode !== null ? `signal ${child.signalCode}` : undefined),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');

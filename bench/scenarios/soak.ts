@@ -20,6 +20,7 @@ import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import pg from 'pg';
 import { Agent, request } from 'undici';
+import { DATABASE_FAULTS, type DatabaseFault } from '../lib/pg-cluster.ts';
 import { ADMIN_TOKEN, startGateway, type GatewayProcess } from '../lib/processes.ts';
 import { createPartner, registerEndpoint, seedMerchants, type Merchant } from '../lib/seed.ts';
 
@@ -40,8 +41,20 @@ export interface SoakSettings {
   clients: number;
   /** Pause of a client between two requests (ms). */
   thinkMs: number;
-  /** A worker process is killed with SIGKILL (and restarted) this often. */
+  /** A worker process is killed with SIGKILL (and restarted) this often (split tiers only). */
   killEverySeconds: number;
+  /** `split` (default): one `--api-only` and two `--workers-only` processes; `single`: one `serve` doing both. */
+  tiers?: 'split' | 'single';
+  /**
+   * The database's own faults, one every `everySeconds` in DATABASE_FAULTS' order (restart, a
+   * crash and start, a failover, one backend terminated, connections refused, connections reset),
+   * applied by the caller, who owns the server (`api`: the API's URL, to probe during an outage;
+   * `sell`: a sale through the run's own writers, resent until answered — the ms it took, null if
+   * never answered 2xx).
+   */
+  databaseFaults?: { everySeconds: number; apply(fault: DatabaseFault, gateway: { api: string; sell(): Promise<number | null> }): Promise<void> };
+  /** Settings of the gateway processes beyond SOAK_GATEWAY_ENV. */
+  gatewayEnv?: Record<string, string>;
   /** Each phase of the fault cycle (normal, down, slow above the timeout, slow below, lost replies) lasts this long. */
   faultPhaseSeconds: number;
   sampleEverySeconds: number;
@@ -123,7 +136,7 @@ export interface SoakResults {
   merchants: number;
   branches: number;
   clients: number;
-  settings: Omit<SoakSettings, 'log' | 'root' | 'workDir' | 'databaseUrl' | 'sim' | 'build'>;
+  settings: Omit<SoakSettings, 'log' | 'root' | 'workDir' | 'databaseUrl' | 'sim' | 'build' | 'databaseFaults' | 'gatewayEnv'>;
   gatewayEnv: Record<string, string>;
   counts: {
     sales: number;
@@ -144,6 +157,9 @@ export interface SoakResults {
     faultCycles: number;
     faultPhases: number;
     kills: number;
+    /** Database faults applied, and the answers `503 database_unavailable` they caused (each resent with its key). */
+    databaseFaults: number;
+    databaseUnavailable: number;
     storedDocuments: number;
     filedDocuments: number;
     /** saveSales calls the simulator answered 924 (an earlier attempt had filed the number). */
@@ -275,17 +291,20 @@ export async function soakScenario(settings: SoakSettings): Promise<SoakResults>
   const { log } = settings;
   const origin = settings.sim.origin;
   const branchNames = Array.from({ length: settings.branchesPerMerchant }, (_, i) => String(i).padStart(3, '0'));
-  const env = { DATABASE_URL: settings.databaseUrl, ...SOAK_GATEWAY_ENV };
+  const env = { DATABASE_URL: settings.databaseUrl, ...SOAK_GATEWAY_ENV, ...settings.gatewayEnv };
   const db = new pg.Pool({ connectionString: settings.databaseUrl, max: 2 });
+  db.on('error', () => {}); // the database's own faults end its idle connections too
   const receiver = await new Receiver(settings.webhookFailShare).start();
   const agent = new Agent({ connections: settings.clients + 8, headersTimeout: 120_000, bodyTimeout: 120_000 });
   const live: Live[] = [];
   const ended: Live[] = [];
   let loadStarted = performance.now();
   const now = () => round((performance.now() - loadStarted) / 1000);
+  const single = settings.tiers === 'single';
   const start = async (role: 'api' | 'worker', label: string): Promise<Live> => {
     // A worker process opens no port but METRICS_PORT's (0: a free one, named in its start line).
-    const gateway = await startGateway({ root: settings.root, workDir: settings.workDir, env: role === 'api' ? env : { ...env, METRICS_PORT: '0' }, args: [role === 'api' ? '--api-only' : '--workers-only'], label, build: settings.build ?? true });
+    const args = single ? [] : [role === 'api' ? '--api-only' : '--workers-only'];
+    const gateway = await startGateway({ root: settings.root, workDir: settings.workDir, env: role === 'api' ? env : { ...env, METRICS_PORT: '0' }, args, label, build: settings.build ?? true });
     const entry: Live = { label, role, gateway, metricsUrl: role === 'api' ? `${gateway.url}/metrics` : metricsUrlOf(gateway), startedT: now() };
     live.push(entry);
     return entry;
@@ -293,7 +312,7 @@ export async function soakScenario(settings: SoakSettings): Promise<SoakResults>
 
   try {
     const api = await start('api', 'soak-api');
-    const workerSlots = [await start('worker', 'soak-worker-a1'), await start('worker', 'soak-worker-b1')];
+    const workerSlots = single ? [] : [await start('worker', 'soak-worker-a1'), await start('worker', 'soak-worker-b1')];
     const base = api.gateway.url;
 
     // ---- seeding, through the API ----
@@ -310,7 +329,7 @@ export async function soakScenario(settings: SoakSettings): Promise<SoakResults>
     const violations: string[] = [];
     const counts = {
       onlineSales: 0, offlineSales: 0, creditNotes: 0, listings: 0, exports: 0, exportBytes: 0, xReports: 0,
-      requestErrors: 0, idempotentRetries: 0, requestErrorsByKind: {} as Record<string, number>,
+      requestErrors: 0, idempotentRetries: 0, requestErrorsByKind: {} as Record<string, number>, databaseUnavailable: 0,
     };
     const error = (kind: string) => {
       counts.requestErrors++;
@@ -325,13 +344,24 @@ export async function soakScenario(settings: SoakSettings): Promise<SoakResults>
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
       const text = await res.body.text();
+      if (res.statusCode === 503 && text.includes('"database_unavailable"')) {
+        counts.databaseUnavailable++;
+        if (res.headers['retry-after'] === undefined) violations.push(`${method} ${path}: 503 database_unavailable without Retry-After`);
+      } else if (res.statusCode >= 500 && res.statusCode !== 503) {
+        violations.push(`${method} ${path}: HTTP ${res.statusCode} ${text.slice(0, 200)}`);
+      }
       return { status: res.statusCode, text };
     };
 
+    /** How long a writer keeps resending one request (a database outage lasts seconds). */
+    const WRITE_PATIENCE_MS = 60_000;
+
     /** A write with an Idempotency-Key, resent with the same key until it is answered 2xx (or a 4xx). */
-    const write = async (kind: 'online' | 'offline' | 'credit', merchant: Merchant, branch: string, path: string, body: unknown): Promise<void> => {
+    /** Resolves true once answered 2xx, false on a 4xx or when it gave up. */
+    const write = async (kind: 'online' | 'offline' | 'credit', merchant: Merchant, branch: string, path: string, body: unknown): Promise<boolean> => {
       const key = randomUUID();
-      for (let attempt = 1; attempt <= 5; attempt++) {
+      const giveUpAt = performance.now() + WRITE_PATIENCE_MS;
+      for (let attempt = 1; attempt === 1 || performance.now() < giveUpAt; attempt++) {
         if (attempt > 1) counts.idempotentRetries++;
         let res: { status: number; text: string };
         try {
@@ -350,7 +380,7 @@ export async function soakScenario(settings: SoakSettings): Promise<SoakResults>
         if (res.status >= 400) {
           // A credit note against a sale another client credited first, or similar: no document.
           error(`${kind}:${res.status}:${/"code":"([a-z_]+)"/.exec(res.text)?.[1] ?? ''}`);
-          return;
+          return false;
         }
         const data = (JSON.parse(res.text) as { data: { id: number; invoiceNo: number; branch: string; status: string; type: string } }).data;
         const seen = byKey.get(key);
@@ -369,8 +399,9 @@ export async function soakScenario(settings: SoakSettings): Promise<SoakResults>
           if (pool.length > 200) pool.shift();
           creditable.set(merchant.tenantId, pool);
         }
-        return;
+        return true;
       }
+      return false;
     };
 
     let saleNo = 0;
@@ -386,7 +417,7 @@ export async function soakScenario(settings: SoakSettings): Promise<SoakResults>
     };
 
     const pick = <T>(list: T[]): T => list[Math.floor(Math.random() * list.length)]!;
-    const oneAction = async () => {
+    const oneAction = async (): Promise<unknown> => {
       const roll = Math.random();
       const { merchant, branch } = pick(branches);
       if (roll < 0.5) return write('online', merchant, branch, '/api/v1/sales', saleBody(false));
@@ -468,10 +499,36 @@ export async function soakScenario(settings: SoakSettings): Promise<SoakResults>
       }
     })();
 
+    // ---- the database's faults ----
+    let databaseFaultsApplied = 0;
+    const databaseFaultLoop = (async () => {
+      const faults = settings.databaseFaults;
+      if (!faults) return;
+      for (let k = 0; ; k++) {
+        const due = loadStarted + (k + 1) * faults.everySeconds * 1000;
+        if (due > loadStarted + loadMs - 1_000) return;
+        while (!stopping && performance.now() < due) await sleep(100);
+        if (stopping) return;
+        const fault = DATABASE_FAULTS[k % DATABASE_FAULTS.length]!;
+        await faults.apply(fault, {
+          api: base,
+          sell: async () => {
+            const began = performance.now();
+            const { merchant, branch } = pick(branches);
+            return (await write('online', merchant, branch, '/api/v1/sales', saleBody(false))) ? Math.round(performance.now() - began) : null;
+          },
+        });
+        databaseFaultsApplied++;
+        phases.push({ t: now(), phase: `database: ${fault}` });
+        log(`soak: database fault ${fault} at ${now()} s`);
+      }
+    })();
+
     // ---- kills ----
     const kills: SoakResults['kills'] = [];
     const incarnations = [1, 1];
     const killLoop = (async () => {
+      if (single) return;
       for (let k = 0; ; k++) {
         const due = loadStarted + (k + 1) * settings.killEverySeconds * 1000;
         if (due > loadStarted + loadMs - 1_000) return; // none at the load's very end
@@ -520,8 +577,12 @@ export async function soakScenario(settings: SoakSettings): Promise<SoakResults>
           }
         }),
       );
-      const { rows } = await db.query<{ n: string }>('select count(*) as n from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [databaseName]);
-      databaseSamples.push({ t, connections: Number(rows[0]!.n), load1: round(loadavg()[0]!, 2) });
+      try {
+        const { rows } = await db.query<{ n: string }>('select count(*) as n from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [databaseName]);
+        databaseSamples.push({ t, connections: Number(rows[0]!.n), load1: round(loadavg()[0]!, 2) });
+      } catch {
+        // the database is away (one of its own faults): no sample this round
+      }
     };
     const sampleLoop = (async () => {
       while (!stopping) {
@@ -543,7 +604,12 @@ export async function soakScenario(settings: SoakSettings): Promise<SoakResults>
 
     await sleep(loadMs);
     stopping = true;
-    await Promise.all([...clients, faultLoop, killLoop, sampleLoop, progressLoop]);
+    await Promise.all([...clients, faultLoop, databaseFaultLoop, killLoop, sampleLoop, progressLoop]);
+    // Every process still running is one the run started and did not kill: none may have ended by itself.
+    for (const entry of live) {
+      const ended = entry.gateway.exited();
+      if (ended) violations.push(`${entry.label} (pid ${entry.gateway.pid}) ended by itself (${ended}) during the load`);
+    }
     const loadSeconds = now();
     for (const entry of live) entry.endedT = loadSeconds;
     log(`soak: load stopped at ${loadSeconds} s; ${answered.size} documents answered; clearing faults and draining`);
@@ -669,7 +735,7 @@ export async function soakScenario(settings: SoakSettings): Promise<SoakResults>
       settings: {
         tpinBase: settings.tpinBase, minutes: settings.minutes, merchants: settings.merchants, branchesPerMerchant: settings.branchesPerMerchant, clients: settings.clients,
         thinkMs: settings.thinkMs, killEverySeconds: settings.killEverySeconds, faultPhaseSeconds: settings.faultPhaseSeconds, sampleEverySeconds: settings.sampleEverySeconds,
-        restartWarmupSeconds: settings.restartWarmupSeconds, yesterdayPerBranch: settings.yesterdayPerBranch,
+        restartWarmupSeconds: settings.restartWarmupSeconds, yesterdayPerBranch: settings.yesterdayPerBranch, tiers: settings.tiers ?? 'split',
         webhookFailShare: settings.webhookFailShare, drainTimeoutSeconds: settings.drainTimeoutSeconds,
       },
       gatewayEnv: { ...SOAK_GATEWAY_ENV },
@@ -691,6 +757,8 @@ export async function soakScenario(settings: SoakSettings): Promise<SoakResults>
         faultCycles: Math.floor(phases.length / FAULT_PHASES.length),
         faultPhases: phases.length,
         kills: kills.length,
+        databaseFaults: databaseFaultsApplied,
+        databaseUnavailable: counts.databaseUnavailable,
         storedDocuments: stored.length,
         filedDocuments,
         duplicateAttemptsMet924: met924,
@@ -826,11 +894,11 @@ export function renderSoak(r: SoakResults, source: string, date: string, load: s
   const out: string[] = [];
   out.push(
     `Run of ${date.slice(0, 16).replace('T', ' ')} UTC: ${r.minutes} min of load on PostgreSQL (then ${c.drainSeconds} s to drain), ${r.merchants} merchants × ${r.settings.branchesPerMerchant} branches = ${r.branches} branches, ` +
-      `${r.clients} closed-loop clients; one \`--api-only\` and two \`--workers-only\` processes; ${load}. Raw samples in \`${source}\`. **${r.pass ? 'PASS' : 'FAIL'}**.`,
+      `${r.clients} closed-loop clients; ${r.settings.tiers === 'single' ? 'one `serve` (API and workers)' : 'one `--api-only` and two `--workers-only` processes'}; ${load}. Raw samples in \`${source}\`. **${r.pass ? 'PASS' : 'FAIL'}**.`,
     '',
     `- Documents answered: ${n(c.sales + c.creditNotes)} — ${n(c.onlineSales)} online sales, ${n(c.offlineSales)} offline sales (dated up to 30 min back), ${n(c.creditNotes)} credit notes; answered uploaded ${n(c.answeredUploaded)}, pending ${n(c.answeredPending)}, failed ${n(c.answeredFailed)}.`,
     `- Reads: ${n(c.listings)} listing pages, ${n(c.exports)} CSV exports (${n(Math.round(c.exportBytes / 1e6))} MB), ${n(c.xReports)} X reports. Requests not answered 2xx: ${n(c.requestErrors)} (${Object.entries(c.requestErrorsByKind).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}); writes resent with their Idempotency-Key: ${n(c.idempotentRetries)}.`,
-    `- Faults: ${c.faultPhases} phases, ${c.faultCycles} full cycles (normal → down → slow above the ${SOAK_GATEWAY_ENV.VSDC_TIMEOUT_MS} ms timeout → slow below → lost replies, ${r.settings.faultPhaseSeconds} s each); ${c.kills} worker processes killed with SIGKILL and restarted (every ${r.settings.killEverySeconds} s, at a cycle's start, alternately); the simulator answered ${n(c.duplicateAttemptsMet924)} repeated attempts with 924 and lost ${n(c.repliesLost)} replies.`,
+    `- Faults: ${c.faultPhases} phases, ${c.faultCycles} full cycles (normal → down → slow above the ${SOAK_GATEWAY_ENV.VSDC_TIMEOUT_MS} ms timeout → slow below → lost replies, ${r.settings.faultPhaseSeconds} s each); ${c.kills} worker processes killed with SIGKILL and restarted (every ${r.settings.killEverySeconds} s, at a cycle's start, alternately); the simulator answered ${n(c.duplicateAttemptsMet924)} repeated attempts with 924 and lost ${n(c.repliesLost)} replies. The database's own faults: ${c.databaseFaults ?? 0} (${DATABASE_FAULTS.join(', ')}, in turn), answered \`503 database_unavailable\` ${n(c.databaseUnavailable ?? 0)} times, each resent with its key.`,
     `- Stored ${n(c.storedDocuments)}, filed ${n(c.filedDocuments)}; ${n(c.fiscalisedEvents)} \`invoice.fiscalised\` events, ${c.failedEvents} \`invoice.failed\`; webhook attempts ${n(c.deliveriesAttempted)}, answered 500 ${n(c.deliveriesFailed)}, retried ${n(c.deliveriesRetried)}.`,
     `- Invariants (each answered document stored once, gap-free per branch, filed once in order, one event each, each event received): ${r.violations.length === 0 ? 'all held' : `**${r.violations.length} violations**: ${r.violations.slice(0, 5).join('; ')}`}.`,
     '',

@@ -90,7 +90,7 @@ describe(`schema upgrade from ${FROM} with data (${engineName})`, () => {
     }
     // The application reads the upgraded rows: the pending credit note's branch is ready to file.
     const device = before.devices![0]!.id as number;
-    assert.deepEqual(await branchesReady(db, 10), [device]);
+    assert.deepEqual(await branchesReady(db, 'test', 10), [device]);
     // Stock is booked from the upgrade on: the branch's documents so far are not.
     const stock = await sql<{ booked_invoice_no: number }>`select booked_invoice_no from stock_branches where device_id = ${device}`.execute(db);
     assert.deepEqual(stock.rows.map((r) => Number(r.booked_invoice_no)), [2]);

@@ -9,7 +9,7 @@ import { RateLimiter } from '../../platform/http/rate-limit.ts';
 import { Mailer } from '../../platform/mail/mailer.ts';
 import { instrumentVsdcClient } from '../../vsdc/instrumented.ts';
 import { createLogger, type Logger } from '../../platform/observability/log.ts';
-import { createMetrics, type Metrics } from '../../platform/observability/metrics.ts';
+import { createMetrics, observeDatabaseAvailability, type Metrics } from '../../platform/observability/metrics.ts';
 import { createVsdcClient, type VsdcClient } from '../../vsdc/client.ts';
 
 export interface Clock {
@@ -115,8 +115,26 @@ export function createContext(config: Config, database: Database, options: Conte
   const metrics = createMetrics();
   const vsdc = instrumentVsdcClient(options.vsdc ?? createVsdcClient({ timeoutMs: config.vsdcTimeoutMs, hostConnections: config.vsdcHostConnections, hostRate: config.vsdcHostRate }), metrics);
   const mailer = new Mailer(config, log);
-  return { config, database, db: database.db, secretBox, rateLimiter, clock: options.clock ?? systemClock, vsdc, metrics, log, mailer, members: new ContextMembers() };
+  const ctx: AppContext = { config, database, db: database.db, secretBox, rateLimiter, clock: options.clock ?? systemClock, vsdc, metrics, log, mailer, members: new ContextMembers() };
+  ctx.members.provide(ctx, DATABASE_OUTAGES);
+  return ctx;
 }
+
+/**
+ * A database outage, as the context says it: one line when it begins and one when it ends, and
+ * nothing in between (observability/log.ts); the metrics of observeDatabaseAvailability.
+ */
+const DATABASE_OUTAGES: ContextMember<Array<() => void>> = {
+  name: 'database.outages',
+  create: ({ database: { availability }, log, metrics }) => [
+    observeDatabaseAvailability(metrics, availability),
+    availability.observe({
+      down: (reason) => log.warn({ reason }, 'database unreachable: requests that need it are answered 503 database_unavailable and the workers wait for it; nothing is lost'),
+      up: (downForMs, failures) => log.info({ downForMs, failedAttempts: failures }, 'database answers again: requests and workers resume'),
+    }),
+  ],
+  close: (unsubscribe) => unsubscribe.forEach((off) => off()),
+};
 
 export async function closeContext(ctx: AppContext): Promise<void> {
   await ctx.members.close();

@@ -3,6 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider } from 'kysely';
 import pg from 'pg';
+import { DatabaseAvailability, tagDatabaseError } from './availability.ts';
 import { acquireDataDirLock } from './data-dir-lock.ts';
 import { migrationProvider } from './migrations/index.ts';
 import { LocalNotifier, PostgresNotifier, type Notifier } from './notifier.ts';
@@ -16,6 +17,8 @@ export interface Database {
   db: Kysely<DB>;
   kind: DatabaseKind;
   notifier: Notifier;
+  /** Whether the database answers, as the pool's connection attempts find out (PostgreSQL; the embedded one is always up). */
+  availability: DatabaseAvailability;
   /** The pg pool behind `db` on PostgreSQL (shared with the rate-limit store). */
   pool: pg.Pool | undefined;
   /**
@@ -77,17 +80,40 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   return database;
 }
 
+/** How long a request waits for a new connection before the database counts as unreachable. */
+const CONNECT_TIMEOUT_MS = 5_000;
+
 function openPostgres(url: string, poolSize: number): Database {
   // Prepared statements always run a generic plan: theirs are all key lookups, and replanning
   // them for every execution (the default for their first runs) cost as much as running them.
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, Client: PreparingClient, options: '-c plan_cache_mode=force_generic_plan' });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    Client: PreparingClient,
+    options: '-c plan_cache_mode=force_generic_plan',
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    keepAlive: true,
+  });
+  const availability = new DatabaseAvailability();
   pool.on('error', () => {}); // an idle client's connection dropped; the pool replaces it
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  const notifier = new PostgresNotifier(url);
+  pool.on('connect', () => availability.connected());
+  // Every connection Kysely takes goes through here: a failed attempt is what starts an outage.
+  const watched = {
+    connect: () =>
+      pool.connect().catch((err: unknown) => {
+        tagDatabaseError(err);
+        availability.connectFailed(err);
+        throw err;
+      }),
+    end: () => pool.end(),
+  };
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: watched }) });
+  const notifier = new PostgresNotifier(url, availability);
   return {
     db,
     kind: 'postgres',
     notifier,
+    availability,
     pool,
     backup: undefined,
     async close() {
@@ -129,6 +155,7 @@ async function openEmbedded(options: OpenOptions): Promise<Database> {
     db,
     kind: 'embedded',
     notifier,
+    availability: new DatabaseAvailability(),
     pool: undefined,
     // The one Kysely connection is the whole session: holding it, no transaction is open and no
     // statement runs until the copy is taken (PGlite's own query lock covers the tar itself).

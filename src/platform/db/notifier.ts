@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { sql, type Kysely } from 'kysely';
+import { tagDatabaseError, type DatabaseAvailability } from './availability.ts';
 
 type Listener = (payload: string) => void;
 
@@ -19,6 +20,11 @@ export interface Notifier {
    */
   readonly notifiesInStatements: boolean;
   listen(channel: string, listener: Listener): () => void;
+  /**
+   * Calls `listener` when notifications may have been missed: the LISTEN connection was lost and
+   * is back (PostgreSQL). A consumer that waits for a notification reads the database again.
+   */
+  onResync(listener: () => void): () => void;
   close(): Promise<void>;
 }
 
@@ -32,6 +38,9 @@ export class LocalNotifier implements Notifier {
     this.emitter.on(channel, listener);
     return () => this.emitter.off(channel, listener);
   }
+  onResync(): () => void {
+    return () => {}; // in memory, nothing is ever missed
+  }
   async close(): Promise<void> {
     this.emitter.removeAllListeners();
   }
@@ -39,6 +48,7 @@ export class LocalNotifier implements Notifier {
 
 const RETRY_FIRST_MS = 500;
 const RETRY_MAX_MS = 5_000;
+const RESYNC = Symbol('resync');
 
 export class PostgresNotifier implements Notifier {
   private readonly emitter = new EventEmitter().setMaxListeners(0);
@@ -52,8 +62,19 @@ export class PostgresNotifier implements Notifier {
   private connecting: Promise<void> | undefined;
   /** Delay before the next attempt after a failed (re)connect; reset once LISTENs succeed. */
   private retryDelayMs = RETRY_FIRST_MS;
+  private retryTimer: NodeJS.Timeout | undefined;
+  /** A LISTEN connection was lost since the channels were last listened: notifications may have been missed. */
+  private lost = false;
+  private readonly offUp: () => void;
 
-  constructor(private readonly connectionString: string) {}
+  constructor(
+    private readonly connectionString: string,
+    private readonly availability?: DatabaseAvailability,
+  ) {
+    // The pool reached the database again: listen again now, not after this notifier's backoff,
+    // so that the notifications of the first filings after an outage are heard.
+    this.offUp = availability?.onUp(() => this.retryNow()) ?? (() => {});
+  }
 
   readonly notifiesInStatements = true;
 
@@ -70,6 +91,11 @@ export class PostgresNotifier implements Notifier {
     return () => this.emitter.off(channel, listener);
   }
 
+  onResync(listener: () => void): () => void {
+    this.emitter.on(RESYNC, listener);
+    return () => this.emitter.off(RESYNC, listener);
+  }
+
   private subscribe(): void {
     this.subscribing = this.subscribing
       .then(async () => {
@@ -82,6 +108,10 @@ export class PostgresNotifier implements Notifier {
           this.listened.add(channel);
         }
         this.retryDelayMs = RETRY_FIRST_MS;
+        if (this.lost) {
+          this.lost = false;
+          this.emitter.emit(RESYNC);
+        }
       })
       .catch(() => this.retryLater());
   }
@@ -96,11 +126,26 @@ export class PostgresNotifier implements Notifier {
     const client = this.client;
     this.client = undefined;
     void client?.end().catch(() => {});
+    this.lost = true;
     const delay = this.retryDelayMs;
     this.retryDelayMs = Math.min(this.retryDelayMs * 2, RETRY_MAX_MS);
-    setTimeout(() => {
+    this.scheduleRetry(delay);
+  }
+
+  private scheduleRetry(delay: number): void {
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
       if (!this.closed) this.subscribe();
-    }, delay).unref();
+    }, delay);
+    this.retryTimer.unref();
+  }
+
+  /** A retry is waiting out its backoff: make it now. */
+  private retryNow(): void {
+    if (this.closed || this.retryTimer === undefined) return;
+    this.retryDelayMs = RETRY_FIRST_MS;
+    this.scheduleRetry(0);
   }
 
   private ensureConnected(): Promise<void> {
@@ -110,7 +155,14 @@ export class PostgresNotifier implements Notifier {
       client.on('notification', (msg) => this.emitter.emit(msg.channel, msg.payload ?? ''));
       client.on('error', () => this.reconnect(client));
       client.on('end', () => this.reconnect(client));
-      await client.connect();
+      try {
+        await client.connect();
+      } catch (err) {
+        tagDatabaseError(err);
+        this.availability?.connectFailed(err);
+        throw err;
+      }
+      this.availability?.connected();
       this.listened = new Set();
       this.client = client;
     })().finally(() => {
@@ -122,13 +174,14 @@ export class PostgresNotifier implements Notifier {
   private reconnect(client: pg.Client): void {
     if (this.client !== client || this.closed) return;
     this.client = undefined;
-    setTimeout(() => {
-      if (!this.closed) this.subscribe();
-    }, RETRY_FIRST_MS).unref();
+    this.lost = true;
+    this.scheduleRetry(RETRY_FIRST_MS);
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    this.offUp();
+    clearTimeout(this.retryTimer);
     const client = this.client;
     this.client = undefined;
     this.emitter.removeAllListeners();

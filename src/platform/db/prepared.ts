@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { sql, type Compilable, type Kysely, type RawBuilder } from 'kysely';
 import pg from 'pg';
+import { tagDatabaseError } from './availability.ts';
 import type { DB } from './schema.ts';
 
 export const PREPARED = '/* prepared */ ';
@@ -35,13 +36,32 @@ function nameOf(text: string): string {
   return name;
 }
 
-/** A pg client that runs marked statements as named ones (pg prepares each once per connection). */
+function rethrowTagged(err: unknown): never {
+  tagDatabaseError(err);
+  throw err;
+}
+
+/**
+ * A pg client that runs marked statements as named ones (pg prepares each once per connection).
+ * Its connection may end at any moment (a server restart, a failover, a backend terminated): the
+ * statement in progress fails with that error and the pool drops the client when it is released.
+ * pg also emits the error on the client, and a checked-out client has no listener of the pool's:
+ * without this one, that emit would end the process.
+ */
 export class PreparingClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    this.on('error', () => {});
+  }
+
   override query(...args: unknown[]): never {
     const [text, values] = args;
-    if (typeof text === 'string' && text.startsWith(PREPARED)) {
-      return super.query({ name: nameOf(text), text, values: values as unknown[] }) as never;
-    }
-    return (super.query as (...a: unknown[]) => unknown)(...args) as never;
+    const result: unknown =
+      typeof text === 'string' && text.startsWith(PREPARED)
+        ? super.query({ name: nameOf(text), text, values: values as unknown[] })
+        : (super.query as (...a: unknown[]) => unknown)(...args);
+    // A statement's promise (Kysely's form): its socket errors are the database's (availability.ts).
+    if (result instanceof Promise) return result.catch(rethrowTagged) as never;
+    return result as never;
   }
 }

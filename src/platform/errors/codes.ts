@@ -144,6 +144,11 @@ export const ERROR_CODES = {
     status: 503,
     meaning: "A sale or note while its branch's VSDC is known to be unreachable, for a merchant whose offline policy is `refuse`; nothing stored, no invoice number used; `Retry-After` says when to try again",
   },
+  database_unavailable: {
+    status: 503,
+    meaning:
+      "The gateway's database cannot be reached (restarting, failing over, refusing connections); nothing half-done is kept and no invoice number is used; `Retry-After` says when to try again; a write repeated with the same `Idempotency-Key` gives exactly one document",
+  },
   not_ready: { status: 503, meaning: '`/readyz`: the database is unreachable' },
   catalogue_unavailable: {
     status: 503,

@@ -3,6 +3,7 @@ import { ERROR_CODES, type ErrorCode } from '../errors/codes.ts';
 import { ApiError, NotFoundError, ValidationError, type ErrorBody } from '../errors/errors.ts';
 import { toValidationError, type HttpPart } from './validation.ts';
 import { editsIfSlip, namesInWords } from '../lib/did-you-mean.ts';
+import { isDatabaseUnavailable } from '../db/availability.ts';
 
 // Every failure leaves in one of the spec's three shapes; nothing internal reaches a body.
 
@@ -58,8 +59,19 @@ export function renderError(error: unknown, request: FastifyRequest): Rendered {
     if (fe.statusCode === 404) return { status: 404, body: { message: 'Not found.' } };
     return coded(codeOfFramework4xx(fe.statusCode), fe.message);
   }
+  if (isDatabaseUnavailable(error)) return DATABASE_UNAVAILABLE;
   return coded('internal_error', internalMessage(request));
 }
+
+/** Seconds a client waits before repeating a request the database's absence refused. */
+const DATABASE_RETRY_AFTER_S = 5;
+const DATABASE_UNAVAILABLE: Rendered = {
+  ...coded(
+    'database_unavailable',
+    `The gateway's database cannot be reached at the moment (it is restarting or failing over); try again in ${DATABASE_RETRY_AFTER_S} seconds. Repeat a write with the same Idempotency-Key: you get exactly one document whether or not this attempt stored it.`,
+  ),
+  headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_S) },
+};
 
 function internalMessage(request: FastifyRequest): string {
   return `Something went wrong on our side; nothing was changed by a half-finished step. Quote request id ${request.id} if you contact support.`;
@@ -121,6 +133,7 @@ export function registerErrorHandling(app: FastifyInstance, options: { modernPre
   });
   app.setErrorHandler((error, request, reply) => {
     const rendered = renderError(error, request);
+    // A database outage is written at debug (observability/log.ts) and said once by the context.
     if (rendered.status >= 500 && !(error instanceof ApiError)) request.log.error({ err: error }, 'request failed');
     return sendError(reply, rendered);
   });

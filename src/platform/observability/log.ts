@@ -3,6 +3,7 @@
 // so LOG_LEVEL and the destination are configured once. Errors go in `err`, where pino writes
 // their type, message and stack.
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { isDatabaseUnavailable } from '../db/availability.ts';
 
 export type { Logger };
 
@@ -12,5 +13,16 @@ export type { Logger };
  * Lines written meanwhile go out together; pino flushes them on exit.
  */
 export function createLogger(level: string, stream?: DestinationStream): Logger {
-  return pino({ level }, stream ?? pino.destination({ dest: 1, sync: false }));
+  return pino({ level, hooks: { logMethod: demoteDatabaseOutages } }, stream ?? pino.destination({ dest: 1, sync: false }));
+}
+
+/**
+ * A warning or an error whose `err` says the database is unreachable is written at debug: an
+ * outage is said once when it begins and once when it ends (the context observes
+ * `Database.availability`), not once by every request and worker step that meets it.
+ */
+function demoteDatabaseOutages(this: Logger, args: Parameters<Logger['info']>, method: (...args: Parameters<Logger['info']>) => void, level: number): void {
+  const first = args[0] as { err?: unknown } | undefined;
+  if (level >= 40 && typeof first === 'object' && first !== null && isDatabaseUnavailable(first.err)) return this.debug(...args);
+  method.apply(this, args);
 }

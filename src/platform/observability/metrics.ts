@@ -1,4 +1,5 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { DatabaseAvailability } from '../db/availability.ts';
 
 // Prometheus metrics. Counters and histograms are per process (Prometheus sums them across
 // processes); the fiscal state (documents, backlog, deliveries) is read from the database at
@@ -52,4 +53,22 @@ export function createMetrics(): Metrics {
       registers: [registry],
     }),
   };
+}
+
+/**
+ * `fiscal_gateway_database_up` (0 while this process cannot reach the database) and
+ * `fiscal_gateway_database_outages_total`: an outage seen from each process, for an alert that
+ * tells the gateway's own database from a VSDC's.
+ */
+export function observeDatabaseAvailability(metrics: Metrics, availability: DatabaseAvailability): () => void {
+  new Gauge({
+    name: 'fiscal_gateway_database_up',
+    help: '1 while this process reaches its database, 0 from a failed connection attempt until one succeeds',
+    registers: [metrics.registry],
+    collect() {
+      this.set(availability.isDown ? 0 : 1);
+    },
+  });
+  const outages = new Counter({ name: 'fiscal_gateway_database_outages_total', help: 'Database outages this process has met (a failed connection attempt after the database answered)', registers: [metrics.registry] });
+  return availability.observe({ down: () => outages.inc(), up: () => {} });
 }

@@ -81,6 +81,15 @@ export function isFree(table: LeasedTable, alias?: string, now?: Date): RawBuild
   return sql<boolean>`(${until} is null or ${until} <= ${nowSql(now)})`;
 }
 
+/**
+ * Free, or held by `holder` already: a holder that knows it is not working on the row (a lease
+ * left by its own step that failed, e.g. when the database went away before the release) may
+ * take it again at once instead of waiting for the lease to run out.
+ */
+export function isFreeOrHeldBy(table: HeldTable, holder: string, alias?: string, now?: Date): RawBuilder<boolean> {
+  return sql<boolean>`(${isFree(table, alias, now)} or ${heldBy(table, holder, alias)})`;
+}
+
 /** Someone holds the row: its lease has not run out. */
 export function isHeld(table: LeasedTable, alias?: string, now?: Date): RawBuilder<boolean> {
   return sql<boolean>`(${ref(alias, LEASES[table].until)} > ${nowSql(now)})`;

@@ -8,6 +8,7 @@
 // `stopGraceMs` (where given) `cut` aborts, so VSDC calls still running are cut and their work is
 // left for the next claim. The report counts the units in hand at the stop (with those a pass
 // running then still took) and those the worker says were cut.
+import { isDatabaseUnavailable } from '../db/availability.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Worker, WorkerStopReport } from './index.ts';
 
@@ -45,10 +46,19 @@ export interface Pass {
   schedule(ms: number): void;
 }
 
+/**
+ * A pass that failed because the database is unreachable runs again after this, doubling up to
+ * the most (or sooner, at its own retry): it resumes within seconds of the database's return, and
+ * an outage costs each worker one failed connection attempt every few seconds, not a hot loop.
+ */
+const OUTAGE_RETRY_FIRST_MS = 500;
+const OUTAGE_RETRY_MAX_MS = 4_000;
+
 class LoopPass implements Pass {
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
   private again = false;
+  private outageRetryMs = OUTAGE_RETRY_FIRST_MS;
   running: Promise<void> | undefined;
 
   constructor(
@@ -77,10 +87,17 @@ class LoopPass implements Pass {
     this.running = this.options
       .run()
       .then(
-        (next) => next ?? everyMs,
+        (next) => {
+          this.outageRetryMs = OUTAGE_RETRY_FIRST_MS;
+          return next ?? everyMs;
+        },
         (err: unknown) => {
+          // Written at debug when the database is away (observability/log.ts): the outage is said once.
           this.loop.log.error({ err }, this.options.failure);
-          return retryMs;
+          if (!isDatabaseUnavailable(err)) return retryMs;
+          const outageRetryMs = this.outageRetryMs;
+          this.outageRetryMs = Math.min(outageRetryMs * 2, OUTAGE_RETRY_MAX_MS);
+          return Math.min(retryMs ?? Infinity, outageRetryMs);
         },
       )
       .then((next) => {

@@ -1,5 +1,6 @@
 import { Gauge } from 'prom-client';
 import { sql, type Kysely } from 'kysely';
+import { isDatabaseUnavailable } from '../../../platform/db/availability.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { Metrics } from '../../../platform/observability/metrics.ts';
 import type { Clock, ContextMember } from '../../kernel/context.ts';
@@ -99,11 +100,26 @@ function readInBackground<T>(read: () => Promise<T>, maxAgeMs: number, now: () =
   };
 }
 
+/** No figures: the database could not be read. */
+const UNKNOWN_STATE: FiscalState = { readAt: 0, documents: [], backlog: [], backlogBranches: 0, deliveries: [] };
+
 function registerFiscalGauges(metrics: Metrics, db: Kysely<DB>, clock: Clock): void {
   const now = () => clock.now().getTime();
   // A count of the totals that fails (a statement timeout on a large table) keeps the last one.
   const currentTotals = readInBackground(() => readTotals(db), TOTALS_MS, now, 'keep');
-  const state = readInBackground(() => readState(db, now, currentTotals()), CACHE_MS, now, 'forget');
+  const cachedState = readInBackground(() => readState(db, now, currentTotals()), CACHE_MS, now, 'forget');
+  /**
+   * The state, or none while the database is away: the scrape then answers without these series
+   * (and with `fiscal_gateway_database_up` 0), rather than failing as a whole and hiding the outage.
+   */
+  const state = async (): Promise<FiscalState> => {
+    try {
+      return await cachedState();
+    } catch (err) {
+      if (isDatabaseUnavailable(err)) return UNKNOWN_STATE;
+      throw err;
+    }
+  };
   const registers = [metrics.registry];
 
   new Gauge({
@@ -113,8 +129,10 @@ function registerFiscalGauges(metrics: Metrics, db: Kysely<DB>, clock: Clock): v
     registers,
     async collect() {
       this.reset();
+      const current = await state();
+      if (current === UNKNOWN_STATE) return;
       for (const status of ['pending', 'uploaded', 'failed', 'resolved']) this.set({ status }, 0);
-      for (const row of (await state()).documents) this.set({ status: row.status }, Number(row.n));
+      for (const row of current.documents) this.set({ status: row.status }, Number(row.n));
     },
   });
   new Gauge({
@@ -122,7 +140,9 @@ function registerFiscalGauges(metrics: Metrics, db: Kysely<DB>, clock: Clock): v
     help: 'Branches with pending documents',
     registers,
     async collect() {
-      this.set((await state()).backlogBranches);
+      this.reset();
+      const current = await state();
+      if (current !== UNKNOWN_STATE) this.set(current.backlogBranches);
     },
   });
   new Gauge({
@@ -155,8 +175,10 @@ function registerFiscalGauges(metrics: Metrics, db: Kysely<DB>, clock: Clock): v
     registers,
     async collect() {
       this.reset();
+      const current = await state();
+      if (current === UNKNOWN_STATE) return;
       for (const status of ['pending', 'delivered', 'failed']) this.set({ status }, 0);
-      for (const row of (await state()).deliveries) this.set({ status: row.status }, Number(row.n));
+      for (const row of current.deliveries) this.set({ status: row.status }, Number(row.n));
     },
   });
 }

@@ -7,7 +7,7 @@ import { BRANCHES_WITH_BACKLOG_CTE, NO_OUTCOME, type SaleLineRow, type SaleRow }
 import { DELIVERIES_NOTICE, eventCtes, eventValues, type EventRow } from '../../kernel/outbox/events.ts';
 import { prepared } from '../../../platform/db/prepared.ts';
 import { batchOrEach, GroupCommit } from '../../../platform/db/group-commit.ts';
-import { fromNow, heldBy, isDue, isFree, leased, leasedInsertSql, released, releasedSql, renewedOrReleasedSql } from '../../../platform/workers/lease-sql.ts';
+import { fromNow, heldBy, isDue, isFree, isFreeOrHeldBy, leased, leasedInsertSql, released, releasedSql, renewedOrReleasedSql } from '../../../platform/workers/lease-sql.ts';
 import type { ContextMember } from '../../kernel/context.ts';
 
 /**
@@ -18,12 +18,12 @@ import type { ContextMember } from '../../kernel/context.ts';
  * up by its key (a scalar subquery, so the planner cannot turn it into a
  * scan of every queue row); the walk stops at `limit` ready branches.
  */
-export async function branchesReady(db: Kysely<DB>, limit: number): Promise<number[]> {
+export async function branchesReady(db: Kysely<DB>, owner: string, limit: number): Promise<number[]> {
   const result = await sql<{ device_id: number }>`
     with recursive ${BRANCHES_WITH_BACKLOG_CTE}
     select b.device_id from backlog b
     where b.device_id is not null
-      and coalesce((select ${isFree('filing_queues', 'q')} and ${isDue('filing_queues', 'q')} from filing_queues q where q.device_id = b.device_id), true)
+      and coalesce((select ${isFreeOrHeldBy('filing_queues', owner, 'q')} and ${isDue('filing_queues', 'q')} from filing_queues q where q.device_id = b.device_id), true)
     limit ${limit}`.execute(db);
   return result.rows.map((r) => Number(r.device_id));
 }
@@ -132,10 +132,10 @@ export async function claimBranches(db: Kysely<DB>, deviceIds: readonly number[]
       insert into filing_queues (device_id, ${lease.columns}, next_attempt_at)
       select wanted.id, ${lease.values}, now()
       from unnest(${ids}::int[]) with ordinality as wanted(id, n)
-      where not exists (select 1 from filing_queues held where held.device_id = wanted.id and not (${isFree('filing_queues', 'held')} and ${isDue('filing_queues', 'held')}))
+      where not exists (select 1 from filing_queues held where held.device_id = wanted.id and not (${isFreeOrHeldBy('filing_queues', owner, 'held')} and ${isDue('filing_queues', 'held')}))
       order by wanted.n
       on conflict (device_id) do update set ${lease.fromExcluded}, updated_at = now()
-      where ${isFree('filing_queues', 'filing_queues')} and ${isDue('filing_queues', 'filing_queues')}
+      where ${isFreeOrHeldBy('filing_queues', owner, 'filing_queues')} and ${isDue('filing_queues', 'filing_queues')}
       returning device_id, retry_delay_ms
     )
     select claim.device_id, claim.retry_delay_ms, d.vsdc_base_url, d.branch, d.sdc_id, d.mrc_no, t.id as tenant_id, t.partner_id,

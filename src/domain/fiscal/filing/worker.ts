@@ -52,7 +52,7 @@ export function filingWorker(ctx: AppContext, options: FilingWorkerOptions = {})
 
   const poll = loop.pass({
     run: async () => {
-      for (const deviceId of await branchesReady(ctx.db, Math.max(1_000, maxBranches))) wake(deviceId);
+      for (const deviceId of await branchesReady(ctx.db, owner, Math.max(1_000, maxBranches))) wake(deviceId);
     },
     everyMs: POLL_MS,
     failure: 'poll failed',
@@ -159,6 +159,7 @@ export function filingWorker(ctx: AppContext, options: FilingWorkerOptions = {})
         if (deviceId !== undefined) wake(deviceId);
       }),
     );
+    loop.listen(ctx.database.notifier.onResync(() => poll.run()));
     const ready = ctx.database.kind === 'embedded' ? clearLeases(ctx.db) : Promise.resolve();
     void ready.catch((err: unknown) => log.error({ err }, 'clearing stale leases failed')).then(() => {
       poll.run();

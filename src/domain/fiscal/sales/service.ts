@@ -7,6 +7,7 @@ import type { DB } from '../../../platform/db/schema.ts';
 import type { TenantAccount } from '../../../credentials/lookup.ts';
 import { currentMonth } from '../../../credentials/standing.ts';
 import { isUniqueViolation } from '../../../platform/db/database.ts';
+import { isDatabaseUnavailable } from '../../../platform/db/availability.ts';
 import { ApiError, FieldErrors, NotFoundError, assertCalendarDays, fieldError } from '../../../platform/errors/errors.ts';
 import { daysBetween, daysRange } from '../../../platform/lib/time-zones.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
@@ -88,7 +89,13 @@ async function settle(ctx: AppContext, tenantId: number, row: SaleRow, poll = fa
   for (;;) {
     const remaining = deadline - Date.now();
     const update = await signals.waitForOutcome(Number(row.id), poll ? Math.min(remaining, REPLAY_POLL_MS) : remaining);
-    current = update ? { ...current, ...update } : ((await findSale(ctx.db, tenantId, Number(row.id))) ?? current);
+    try {
+      current = update ? { ...current, ...update } : ((await findSale(ctx.db, tenantId, Number(row.id))) ?? current);
+    } catch (err) {
+      // The document is stored: a database gone away since is no reason to answer otherwise. It is `pending`.
+      if (isDatabaseUnavailable(err)) return current;
+      throw err;
+    }
     if (current.status !== 'pending' || Date.now() >= deadline) return current;
   }
 }

@@ -66,13 +66,23 @@ class SaleSignals {
   private readonly recent = new Map<number, number>();
   /** Sales whose storing request waits in this process, with its computed amounts (storingRequestWaits). */
   private readonly storedHere = new Map<number, ComputedSale | null>();
-  private readonly unlisten: () => void;
+  private readonly unlisten: Array<() => void>;
 
   constructor(notifier: Notifier) {
-    this.unlisten = notifier.listen(OUTCOME_CHANNEL, (payload) => {
-      const saleId = foreignSignal(payload);
-      if (saleId !== undefined) this.outcomeRecorded(saleId, outcomeOfPayload(payload));
-    });
+    this.unlisten = [
+      notifier.listen(OUTCOME_CHANNEL, (payload) => {
+        const saleId = foreignSignal(payload);
+        if (saleId !== undefined) this.outcomeRecorded(saleId, outcomeOfPayload(payload));
+      }),
+      // Outcomes announced while the LISTEN connection was away were missed: every waiting request reads its row.
+      notifier.onResync(() => this.wakeAllWaiters()),
+    ];
+  }
+
+  private wakeAllWaiters(): void {
+    const waiting = [...this.waiters.values()];
+    this.waiters.clear();
+    for (const set of waiting) for (const wake of set) wake(undefined);
   }
 
   /** A document was stored on this branch (called after commit). */
@@ -161,7 +171,7 @@ class SaleSignals {
   }
 
   close(): void {
-    this.unlisten();
+    for (const off of this.unlisten) off();
     this.queued.removeAllListeners();
     this.storedHere.clear();
     this.outcomes.removeAllListeners();

@@ -15,7 +15,7 @@ const STANDING: readonly ErrorCode[] = ['subscription_blocked', 'quota_exhausted
 
 /** The codes an operation's declaration implies, in the order of the checks that answer them. */
 function impliedErrors(method: string, auth: RouteAuth): ErrorCode[] {
-  const codes: ErrorCode[] = ['internal_error'];
+  const codes: ErrorCode[] = ['internal_error', 'database_unavailable'];
   if (BODY_METHODS.has(method)) codes.push('bad_request', 'invalid_json', 'payload_too_large', 'unsupported_media_type');
   if (auth.surface !== 'public') codes.push('unauthenticated');
   if (auth.surface !== 'public' && auth.surface !== 'admin') codes.push('rate_limited');

@@ -87,6 +87,7 @@ class DeliveryWorker implements Worker {
     this.fill = this.loop.pass({ run: () => this.claimDue(), failure: 'claiming deliveries failed' });
     this.started = this.loop.worker(() => {
       this.loop.listen(this.ctx.database.notifier.listen(WEBHOOKS_CHANNEL, () => this.fill.run()));
+      this.loop.listen(this.ctx.database.notifier.onResync(() => this.fill.run()));
       this.loop.every(this.pollIntervalMs, () => this.fill.run(), { keepsProcessAlive: true });
       this.fill.run();
     });
