@@ -2,6 +2,7 @@ import { Gauge } from 'prom-client';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { Metrics } from '../../../platform/observability/metrics.ts';
+import { readInBackground } from '../../../platform/observability/read-in-background.ts';
 import type { Clock, ContextMember } from '../../kernel/context.ts';
 import { branchesByOldestBacklog } from '../sales/store.ts';
 
@@ -67,36 +68,6 @@ async function readTotals(db: Kysely<DB>): Promise<Array<{ status: string; n: nu
   const result = await sql<{ status: string; n: number }>`
     select status, count(*)::int as n from sales where status in ('uploaded', 'resolved') group by status`.execute(db);
   return result.rows;
-}
-
-/**
- * A value read at most once per `maxAgeMs`: only the first caller waits for the read; later
- * callers get the last value at once and, when it is older than `maxAgeMs`, start the next read in
- * the background. A first read that fails is forgotten (the next caller reads afresh). A background
- * read that fails either forgets the value too (`'forget'`: the next caller reads afresh and fails
- * as the database does, not with old figures) or keeps it and tries again at the next call
- * (`'keep'`).
- */
-function readInBackground<T>(read: () => Promise<T>, maxAgeMs: number, now: () => number, onFailure: 'forget' | 'keep'): () => Promise<T> {
-  let held: { at: number; value: Promise<T> } | undefined;
-  return () => {
-    if (!held) {
-      const first = { at: now(), value: read() };
-      held = first;
-      first.value.catch(() => held === first && (held = undefined));
-    } else if (now() - held.at > maxAgeMs) {
-      const stale = held;
-      stale.at = now();
-      read().then(
-        (value) => (held = { at: now(), value: Promise.resolve(value) }),
-        () => {
-          if (onFailure === 'keep') stale.at = 0;
-          else if (held === stale) held = undefined;
-        },
-      );
-    }
-    return held.value;
-  };
 }
 
 function registerFiscalGauges(metrics: Metrics, db: Kysely<DB>, clock: Clock): void {
