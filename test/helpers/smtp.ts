@@ -34,13 +34,20 @@ function parse(raw: string, to: string): DeliveredMail {
   return { to, subject, text };
 }
 
-/** `port`: where to listen (default: a free port); a server closed and started again on its port is an SMTP server coming back. */
-export async function startTestSmtp(options: { port?: number } = {}): Promise<TestSmtp> {
+/**
+ * `port`: where to listen (default: a free port); a server closed and started again on its port is
+ * an SMTP server coming back. `refuse`: recipients it answers 550 (no such mailbox).
+ */
+export async function startTestSmtp(options: { port?: number; refuse?: RegExp } = {}): Promise<TestSmtp> {
   const mails: DeliveredMail[] = [];
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
+    onRcptTo(address, _session, callback) {
+      if (!options.refuse?.test(address.address)) return callback();
+      callback(Object.assign(new Error('5.1.1 No such mailbox here'), { responseCode: 550 }));
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
