@@ -5,6 +5,7 @@
 // lines of the context's logger; and real processes for the crash and the start's check.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -250,6 +251,30 @@ describe(`the mail outbox (${engineName})`, () => {
     } finally {
       await g.close();
       await smtp?.close();
+    }
+  });
+
+  test('a stop cuts a send the server holds up after its grace: nothing is recorded, the mail comes back after its lease', async () => {
+    // A server that accepts connections and never greets.
+    const held = new Set<Socket>();
+    const silent = createServer((socket) => void held.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const clock = new ManualClock();
+    const t = await startTestApp({ clock, config: { smtpUrl: `smtp://127.0.0.1:${(silent.address() as AddressInfo).port}` } });
+    const running = startWorkers(t.ctx, [(ctx) => mailWorker(ctx, { pollIntervalMs: 20, stopGraceMs: 50 })]);
+    try {
+      const email = freshEmail();
+      assert.equal((await t.inject({ method: 'POST', url: '/api/v1/account/signup', payload: { merchantName: 'Solwezi Mining Supplies', tpin: uniqueTpin(), email, password: PASSWORD } })).statusCode, 202);
+      await eventually(async () => (await t.ctx.db.selectFrom('mail_outbox').select('lease_owner').where('recipient', '=', email).executeTakeFirst())?.lease_owner, 'the mail claimed');
+      assert.deepEqual(await running.stop(), { 'mail.send': { inHand: 1, cut: 1 } });
+      const row = await t.ctx.db.selectFrom('mail_outbox').selectAll().where('recipient', '=', email).executeTakeFirstOrThrow();
+      assert.deepEqual([row.status, row.attempts, row.last_error], ['pending', 0, null], 'nothing recorded');
+      assert.ok(row.lease_until!.getTime() > clock.now().getTime(), 'still leased: it comes back when the lease runs out');
+    } finally {
+      await running.stop();
+      await t.close();
+      for (const socket of held) socket.destroy();
+      silent.close();
     }
   });
 

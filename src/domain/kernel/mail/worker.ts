@@ -18,6 +18,8 @@ const IN_FLIGHT = 4;
 /** Longer than any send can take (platform/mail/mailer.ts SEND_TIMEOUTS): a claim is never taken over while its attempt runs. */
 const LEASE_MS = 120_000;
 const POLL_MS = 2_000;
+/** On stop, the mails being sent get this long; one still unanswered is cut and comes back after its lease. */
+const STOP_GRACE_MS = 5_000;
 const DAY_MS = 86_400_000;
 /** Finished mails (without their text) say who was mailed what, and when; then they go. */
 const RETENTION_MS = 30 * DAY_MS;
@@ -35,10 +37,12 @@ const GIVEN_UP_WORDS: Record<GivenUpReason, string> = {
 
 interface MailWorkerOptions {
   pollIntervalMs?: number;
+  /** Replaces STOP_GRACE_MS. */
+  stopGraceMs?: number;
 }
 
 export function mailWorker(ctx: AppContext, options: MailWorkerOptions = {}): Worker {
-  const loop = workerLoop({ name: MAIL_WORKER_NAME, log: ctx.log });
+  const loop = workerLoop({ name: MAIL_WORKER_NAME, log: ctx.log, stopGraceMs: options.stopGraceMs ?? STOP_GRACE_MS });
   // Every reason's series exists from the start: a counter first seen at 1 has no increase to alert on.
   for (const reason of MAIL_FAILURE_REASONS) ctx.metrics.mailFailures.inc({ reason }, 0);
   for (const reason of GIVEN_UP_REASONS) ctx.metrics.mailGivenUp.inc({ reason }, 0);
@@ -73,7 +77,10 @@ export function mailWorker(ctx: AppContext, options: MailWorkerOptions = {}): Wo
     if (!ctx.mailer.sends) failure = { reason: 'not_configured', words: 'SMTP_URL is not set', permanent: false, detail: 'SMTP_URL is not set' };
     else {
       try {
-        await ctx.mailer.send(mail.recipient, mail.subject, text);
+        if (!(await unlessCut(ctx.mailer.send(mail.recipient, mail.subject, text)))) {
+          loop.countCut(); // nothing recorded: the lease runs out and another process sends it
+          return;
+        }
       } catch (err) {
         failure = smtpFailureOf(err);
       }
@@ -91,6 +98,19 @@ export function mailWorker(ctx: AppContext, options: MailWorkerOptions = {}): Wo
     const next = nextAttempt(mail, mail.attempts + 1, now);
     if ('givenUp' in next) return giveUp(mail, next.givenUp, `given up after ${mail.attempts + 1} attempts: ${failure.detail}`, true);
     await recordRetry(ctx.db, mail, { now, error: failure.detail, retryAt: next.retryAt });
+  }
+
+  /** The work's outcome (true), or false once the stop's grace has run out first (nodemailer cannot be aborted). */
+  function unlessCut(work: Promise<void>): Promise<boolean> {
+    if (loop.cut.aborted) return work.then(() => true);
+    return new Promise((resolve, reject) => {
+      const cut = () => resolve(false);
+      loop.cut.addEventListener('abort', cut, { once: true });
+      work.then(
+        () => resolve(true),
+        (err: unknown) => reject(err),
+      ).finally(() => loop.cut.removeEventListener('abort', cut));
+    });
   }
 
   async function giveUp(mail: ClaimedMail, reason: GivenUpReason, error: string, attempted: boolean): Promise<void> {
