@@ -170,6 +170,9 @@ export async function startGateway(config: Config, options: ServeOptions): Promi
   // Without the API there is no /readyz: this line is how a supervisor (or a test) sees the
   // process up, so it is written whatever LOG_LEVEL says, as it always was.
   else ctx.log.child({}, { level: 'info' }).info(started, 'workers running');
+  // After the start line and not awaited: an unreachable SMTP_URL is one warn line, never a slower
+  // start nor an unready process (mails wait in the outbox until it answers).
+  void ctx.mailer.checkServer();
   return gateway;
 }
 

@@ -9,6 +9,7 @@ import { engineName } from '../helpers/db.ts';
 import { expectStatus, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';
 import { eventually } from '../helpers/poll.ts';
 import { linkToken, startTestSmtp, type TestSmtp } from '../helpers/smtp.ts';
+import { mailWorker } from '../../src/domain/kernel/mail/worker.ts';
 import { branchUserWorker } from '../../src/domain/kernel/branch-users/worker.ts';
 
 const PASSWORD = 'correct horse battery staple';
@@ -40,7 +41,7 @@ describe(`branch users registered with the VSDC (${engineName})`, () => {
   before(async () => {
     smtp = await startTestSmtp();
     h = await startHarness({ workers: false, catalogue: false, config: { smtpUrl: smtp.url, mailFrom: 'Gateway <gateway@example.com>', publicUrl: 'https://gateway.example.com' } });
-    h.startWorkers([(ctx) => branchUserWorker(ctx, { pollMs: 50 })]);
+    h.startWorkers([(ctx) => branchUserWorker(ctx, { pollMs: 50 }), (ctx) => mailWorker(ctx, { pollIntervalMs: 50 })]);
   });
   after(async () => {
     await h?.close();

@@ -3,6 +3,7 @@ import { buildApp, type App } from '../../src/app/app.ts';
 import { loadConfig, type Config } from '../../src/platform/config.ts';
 import { closeContext, createContext, type AppContext, type Clock } from '../../src/domain/kernel/context.ts';
 import type { Scope } from '../../src/credentials/abilities.ts';
+import type { Logger } from '../../src/platform/observability/log.ts';
 import { createPartner } from '../../src/domain/partner/provisioning/partners-service.ts';
 import { createTenant, tenantOfPartner } from '../../src/domain/kernel/tenants/service.ts';
 import { mintApiKey, mintToken } from '../../src/domain/kernel/tenants/credentials-service.ts';
@@ -41,9 +42,10 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startTestApp(options: { config?: Partial<Config>; clock?: Clock; logLines?: string[] } = {}): Promise<TestApp> {
+/** `log`: the context's logger (the workers', the mailer's); `logLines`: the app's request log. */
+export async function startTestApp(options: { config?: Partial<Config>; clock?: Clock; log?: Logger; logLines?: string[] } = {}): Promise<TestApp> {
   const testDb = await createTestDatabase();
-  const ctx = createContext(testConfig(options.config), testDb.database, options.clock ? { clock: options.clock } : {});
+  const ctx = createContext(testConfig(options.config), testDb.database, { ...(options.clock ? { clock: options.clock } : {}), ...(options.log ? { log: options.log } : {}) });
   const lines = options.logLines;
   const app = await buildApp(ctx, { logger: lines ? { level: 'info', stream: { write: (line) => void lines.push(line) } } : false });
   await app.ready();

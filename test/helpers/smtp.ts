@@ -34,12 +34,20 @@ function parse(raw: string, to: string): DeliveredMail {
   return { to, subject, text };
 }
 
-export async function startTestSmtp(): Promise<TestSmtp> {
+/**
+ * `port`: where to listen (default: a free port); a server closed and started again on its port is
+ * an SMTP server coming back. `refuse`: recipients it answers 550 (no such mailbox).
+ */
+export async function startTestSmtp(options: { port?: number; refuse?: RegExp } = {}): Promise<TestSmtp> {
   const mails: DeliveredMail[] = [];
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
+    onRcptTo(address, _session, callback) {
+      if (!options.refuse?.test(address.address)) return callback();
+      callback(Object.assign(new Error('5.1.1 No such mailbox here'), { responseCode: 550 }));
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -49,7 +57,15 @@ export async function startTestSmtp(): Promise<TestSmtp> {
       });
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      // A client that drops its connection is an `error` of the server: not the test's failure.
+      server.on('error', () => {});
+      resolve();
+    });
+  });
   const { port } = server.server.address() as AddressInfo;
   return {
     url: `smtp://127.0.0.1:${port}`,

@@ -1,7 +1,8 @@
 // What a start opens and says (issue 34): METRICS_PORT gives a `--workers-only` process, which
 // serves no API, a port with GET /metrics (the filing metrics live in that process); a busy
 // METRICS_PORT stops the start with exit 3 and no line claiming to listen; a production start
-// without SMTP_URL or PUBLIC_URL warns once, naming them. Real processes on one database.
+// without SMTP_URL or PUBLIC_URL warns once, naming them; one whose SMTP_URL does not answer says so
+// once, after its ready line (issue 45 §5). Real processes on one database.
 // test-database: embedded only (scripts/run-tests.mjs): ports and start lines do not depend on the engine.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,6 +22,7 @@ import { createTestDatabase, embeddedTemplate, engineName, onPostgres, type Test
 import { saleBody } from '../helpers/harness.ts';
 import { eventually } from '../helpers/poll.ts';
 import { baseEnv, runCli, spawnGateway, type SpawnedGateway } from '../helpers/process.ts';
+import { startTestSmtp } from '../helpers/smtp.ts';
 
 const LISTENING = /listening|"msg":"ready"|workers running/i;
 
@@ -153,10 +155,30 @@ describe(`the start's ports and lines (${engineName})`, () => {
     assert.deepEqual(warnings[0]!.missing, ['SMTP_URL', 'PUBLIC_URL']);
     assert.match(String(warnings[0]!.msg), /^SMTP_URL is not set: merchant mails \(address verification, password reset, invitations\) are dropped.*; PUBLIC_URL is not set: the links in merchant mails point at http:\/\/127\.0\.0\.1:0 \(HOST:PORT\)/);
 
-    const configured = await spawnGateway({ ...env, SMTP_URL: 'smtp://127.0.0.1:1', PUBLIC_URL: 'https://gateway.example' }, ['--api-only']);
-    children.push(configured);
-    assert.equal(await configured.kill('SIGTERM'), 0);
-    assert.ok(logLines(configured.output()).some((line) => line.msg === 'ready'), configured.output());
-    assert.equal(logLines(configured.output()).filter((line) => line.level === 40).length, 0, configured.output());
+    const smtp = await startTestSmtp();
+    try {
+      const configured = await spawnGateway({ ...env, SMTP_URL: smtp.url, PUBLIC_URL: 'https://gateway.example' }, ['--api-only']);
+      children.push(configured);
+      const server = new URL(smtp.url).host;
+      await eventually(() => logLines(configured.output()).some((line) => line.msg === `SMTP_URL ${server} answers`), 'the start\'s check of SMTP_URL');
+      assert.equal(await configured.kill('SIGTERM'), 0);
+      assert.ok(logLines(configured.output()).some((line) => line.msg === 'ready'), configured.output());
+      assert.equal(logLines(configured.output()).filter((line) => line.level === 40).length, 0, configured.output());
+    } finally {
+      await smtp.close();
+    }
+  });
+
+  test('a start whose SMTP_URL does not answer says so in one warn line after its ready line, and serves all the same', async () => {
+    const unreachable = await spawnGateway({ ...env, SMTP_URL: 'smtp://user:secret@127.0.0.1:1', PUBLIC_URL: 'https://gateway.example' }, ['--api-only']);
+    children.push(unreachable);
+    const warned = await eventually(() => logLines(unreachable.output()).find((line) => line.level === 40), 'the start\'s check of SMTP_URL');
+    assert.deepEqual([warned.msg, warned.smtp, warned.reason], ['SMTP_URL 127.0.0.1:1: connection refused; mails are kept in the outbox and retried', '127.0.0.1:1', 'unreachable']);
+    const lines = logLines(unreachable.output());
+    assert.ok(lines.findIndex((line) => line.msg === 'ready') < lines.findIndex((line) => line.level === 40), 'the check never holds the start up');
+    assert.doesNotMatch(unreachable.output(), /secret/, 'SMTP_URL\'s password is never logged');
+    const ready = await fetch(`${unreachable.url}/readyz`);
+    assert.equal(ready.status, 200, 'mail is not readiness: its mails wait in the outbox');
+    assert.equal(await unreachable.kill('SIGTERM'), 0);
   });
 });

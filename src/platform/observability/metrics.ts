@@ -12,6 +12,10 @@ export interface Metrics {
   vsdcCalls: Counter<'endpoint' | 'outcome'>;
   vsdcDuration: Histogram<'endpoint'>;
   queueClaimDuration: Histogram<'queue'>;
+  /** The merchants' mail this process sent, failed to send, gave up (src/domain/kernel/mail/worker.ts). */
+  mailSent: Counter<'kind'>;
+  mailFailures: Counter<'reason'>;
+  mailGivenUp: Counter<'reason'>;
 }
 
 export function createMetrics(): Metrics {
@@ -50,6 +54,24 @@ export function createMetrics(): Metrics {
       help: 'Time to claim the next unit of work from a database-backed queue',
       labelNames: ['queue'],
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+      registers: [registry],
+    }),
+    mailSent: new Counter({
+      name: 'fiscal_gateway_mail_sent_total',
+      help: "Merchants' mails this process handed to the SMTP server, by kind",
+      labelNames: ['kind'],
+      registers: [registry],
+    }),
+    mailFailures: new Counter({
+      name: 'fiscal_gateway_mail_failures_total',
+      help: "Attempts to send a merchant's mail that failed, by reason class (unreachable, timeout, tls, auth, refused, unreadable, not_configured, other); each is retried unless given up",
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
+    mailGivenUp: new Counter({
+      name: 'fiscal_gateway_mail_given_up_total',
+      help: "Merchants' mails given up, never sent, by reason (link_expired, retry_window, refused, unreadable)",
+      labelNames: ['reason'],
       registers: [registry],
     }),
   };

@@ -1,6 +1,6 @@
 // Claiming rows: one vocabulary for every table whose rows wait for work and are taken by one
-// process at a time (a VSDC call, a branch's filing turn, a webhook attempt, a device's
-// initialisation, the catalogue sync). Rows are claimed in the database, so any number of
+// process at a time (a VSDC call, a branch's filing turn, a webhook attempt, a merchant's mail, a
+// device's initialisation, the catalogue sync). Rows are claimed in the database, so any number of
 // processes share the work:
 //
 //   due       its next attempt time has come (`due` <= now);
@@ -14,7 +14,7 @@
 // The tables name these columns differently (they predate this module); LEASES maps them, and
 // the stores say "free", "due" and "release" through the functions here. "Now" is the
 // database's now(), except where the caller passes the application clock's time (webhook
-// deliveries, whose tests drive a clock). Lease lengths and delays are in milliseconds.
+// deliveries and mail, whose tests drive a clock). Lease lengths and delays are in milliseconds.
 import { sql, type RawBuilder, type Updateable, type UpdateObject } from 'kysely';
 import type { DB } from '../db/schema.ts';
 
@@ -50,6 +50,7 @@ const LEASES = {
   catalogue_sync: { key: 'id', until: 'claimed_until' },
   reconciliation_runs: { key: 'id', until: 'lease_until', holder: 'lease_owner', due: 'next_attempt_at' },
   stock_branches: { key: 'device_id', until: 'lease_until', holder: 'lease_owner', due: 'next_attempt_at' },
+  mail_outbox: { key: 'id', until: 'lease_until', holder: 'lease_owner', due: 'next_attempt_at' },
 } as const satisfies { [T in keyof DB]?: LeaseColumns<T> };
 
 type LeasedTable = keyof typeof LEASES;

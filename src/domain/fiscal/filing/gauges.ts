@@ -1,8 +1,8 @@
 import { Gauge } from 'prom-client';
 import { sql, type Kysely } from 'kysely';
-import { isDatabaseUnavailable } from '../../../platform/db/availability.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { Metrics } from '../../../platform/observability/metrics.ts';
+import { noneWhileDatabaseAway, readInBackground } from '../../../platform/observability/read-in-background.ts';
 import type { Clock, ContextMember } from '../../kernel/context.ts';
 import { branchesByOldestBacklog } from '../sales/store.ts';
 
@@ -70,56 +70,11 @@ async function readTotals(db: Kysely<DB>): Promise<Array<{ status: string; n: nu
   return result.rows;
 }
 
-/**
- * A value read at most once per `maxAgeMs`: only the first caller waits for the read; later
- * callers get the last value at once and, when it is older than `maxAgeMs`, start the next read in
- * the background. A first read that fails is forgotten (the next caller reads afresh). A background
- * read that fails either forgets the value too (`'forget'`: the next caller reads afresh and fails
- * as the database does, not with old figures) or keeps it and tries again at the next call
- * (`'keep'`).
- */
-function readInBackground<T>(read: () => Promise<T>, maxAgeMs: number, now: () => number, onFailure: 'forget' | 'keep'): () => Promise<T> {
-  let held: { at: number; value: Promise<T> } | undefined;
-  return () => {
-    if (!held) {
-      const first = { at: now(), value: read() };
-      held = first;
-      first.value.catch(() => held === first && (held = undefined));
-    } else if (now() - held.at > maxAgeMs) {
-      const stale = held;
-      stale.at = now();
-      read().then(
-        (value) => (held = { at: now(), value: Promise.resolve(value) }),
-        () => {
-          if (onFailure === 'keep') stale.at = 0;
-          else if (held === stale) held = undefined;
-        },
-      );
-    }
-    return held.value;
-  };
-}
-
-/** No figures: the database could not be read. */
-const UNKNOWN_STATE: FiscalState = { readAt: 0, documents: [], backlog: [], backlogBranches: 0, deliveries: [] };
-
 function registerFiscalGauges(metrics: Metrics, db: Kysely<DB>, clock: Clock): void {
   const now = () => clock.now().getTime();
   // A count of the totals that fails (a statement timeout on a large table) keeps the last one.
   const currentTotals = readInBackground(() => readTotals(db), TOTALS_MS, now, 'keep');
-  const cachedState = readInBackground(() => readState(db, now, currentTotals()), CACHE_MS, now, 'forget');
-  /**
-   * The state, or none while the database is away: the scrape then answers without these series
-   * (and with `fiscal_gateway_database_up` 0), rather than failing as a whole and hiding the outage.
-   */
-  const state = async (): Promise<FiscalState> => {
-    try {
-      return await cachedState();
-    } catch (err) {
-      if (isDatabaseUnavailable(err)) return UNKNOWN_STATE;
-      throw err;
-    }
-  };
+  const state = noneWhileDatabaseAway(readInBackground(() => readState(db, now, currentTotals()), CACHE_MS, now, 'forget'));
   const registers = [metrics.registry];
 
   new Gauge({
@@ -130,7 +85,7 @@ function registerFiscalGauges(metrics: Metrics, db: Kysely<DB>, clock: Clock): v
     async collect() {
       this.reset();
       const current = await state();
-      if (current === UNKNOWN_STATE) return;
+      if (!current) return;
       for (const status of ['pending', 'uploaded', 'failed', 'resolved']) this.set({ status }, 0);
       for (const row of current.documents) this.set({ status: row.status }, Number(row.n));
     },
@@ -142,7 +97,7 @@ function registerFiscalGauges(metrics: Metrics, db: Kysely<DB>, clock: Clock): v
     async collect() {
       this.reset();
       const current = await state();
-      if (current !== UNKNOWN_STATE) this.set(current.backlogBranches);
+      if (current) this.set(current.backlogBranches);
     },
   });
   new Gauge({
@@ -152,7 +107,7 @@ function registerFiscalGauges(metrics: Metrics, db: Kysely<DB>, clock: Clock): v
     registers,
     async collect() {
       this.reset();
-      for (const row of (await state()).backlog) this.set({ tenant: String(row.tenant_id), branch: row.branch }, Number(row.n));
+      for (const row of (await state())?.backlog ?? []) this.set({ tenant: String(row.tenant_id), branch: row.branch }, Number(row.n));
     },
   });
   new Gauge({
@@ -163,9 +118,10 @@ function registerFiscalGauges(metrics: Metrics, db: Kysely<DB>, clock: Clock): v
     async collect() {
       this.reset();
       // The ages as of now, not as of the read: a state answered from the cache is seconds old.
-      const { backlog, readAt } = await state();
-      const since = Math.max(0, now() - readAt) / 1000;
-      for (const row of backlog) this.set({ tenant: String(row.tenant_id), branch: row.branch }, Number(row.oldest_age) + since);
+      const current = await state();
+      if (!current) return;
+      const since = Math.max(0, now() - current.readAt) / 1000;
+      for (const row of current.backlog) this.set({ tenant: String(row.tenant_id), branch: row.branch }, Number(row.oldest_age) + since);
     },
   });
   new Gauge({
@@ -176,7 +132,7 @@ function registerFiscalGauges(metrics: Metrics, db: Kysely<DB>, clock: Clock): v
     async collect() {
       this.reset();
       const current = await state();
-      if (current === UNKNOWN_STATE) return;
+      if (!current) return;
       for (const status of ['pending', 'delivered', 'failed']) this.set({ status }, 0);
       for (const row of current.deliveries) this.set({ status: row.status }, Number(row.n));
     },

@@ -14,6 +14,8 @@ import type { UserRole, UserTokenKind } from '../../../platform/db/tables/accoun
 import { roleAtLeast } from '../../kernel/access/auth.ts';
 import { ApiError, fieldError, NotFoundError } from '../../../platform/errors/errors.ts';
 import { accountExistsMail, invitationMail, passwordChangedMail, passwordResetMail, verifyEmailMail } from '../../../platform/mail/templates.ts';
+import { linkTopic, queueMail } from '../../kernel/mail/outbox.ts';
+import { cancelWaitingMails } from '../../kernel/mail/store.ts';
 import { recordAudit, type Actor } from '../../kernel/audit/store.ts';
 import { presentUserRegistration } from '../../kernel/branch-users/present.ts';
 import type { UserVsdcRegistration } from '../../kernel/branch-users/schemas.ts';
@@ -87,9 +89,13 @@ async function createLink(db: Kysely<DB>, ctx: AppContext, values: { kind: UserT
   return { id: row.id, link: linkOf(ctx, values.kind, token), expiresAt };
 }
 
-/** A mail sent after the answer's work, never awaited by it: its time must not tell anything. */
-function sendLater(ctx: AppContext, to: string, message: Parameters<AppContext['mailer']['send']>[1]): void {
-  void ctx.mailer.send(to, message);
+/**
+ * Voids a user's unused links of `kind` (a newer one is on its way, or the password changed), and
+ * with them their mails still waiting in the outbox: a link that no longer works is not mailed.
+ */
+async function voidLinks(trx: Kysely<DB>, userId: number, kind: UserTokenKind, now: Date): Promise<void> {
+  await store.voidUserTokens(trx, userId, kind, now);
+  await cancelWaitingMails(trx, linkTopic(kind, userId), now);
 }
 
 /**
@@ -111,24 +117,22 @@ export async function signUp(ctx: AppContext, input: { merchantName: string; tpi
   const existing = await store.findUserByEmail(ctx.db, email);
   if (existing) {
     if (await linkCapReached(ctx, existing.id, 'reset', ctx.clock.now())) return;
-    const reset = await ctx.db.transaction().execute(async (trx) => {
+    await ctx.db.transaction().execute(async (trx) => {
       const link = await createLink(trx, ctx, { kind: 'reset', tenantId: existing.tenant_id, userId: existing.id, email: existing.email, role: null, createdBy: null });
       await recordAudit(trx, { actor: { type: 'anonymous' }, action: 'account.signup_existing', tenantId: existing.tenant_id, targetType: 'user', targetId: existing.id, details: { ip: client.ip } });
-      return link;
+      await queueMail(trx, ctx, existing.email, accountExistsMail(link.link, link.expiresAt), linkTopic('reset', existing.id));
     });
-    sendLater(ctx, existing.email, accountExistsMail(reset.link));
     return;
   }
   try {
-    const { merchantName, link } = await ctx.db.transaction().execute(async (trx) => {
+    await ctx.db.transaction().execute(async (trx) => {
       const tenant = await store.insertSelfTenant(trx, { name: input.merchantName.trim(), tpin: input.tpin, email });
       const user = await store.insertUser(trx, { tenant_id: tenant.id, email, password_hash: passwordHash, role: 'owner', email_verified_at: null });
       await queueConsoleUser(trx, tenant.id, user.id, 'Y');
       const verify = await createLink(trx, ctx, { kind: 'verify', tenantId: tenant.id, userId: user.id, email, role: null, createdBy: null });
       await recordAudit(trx, { actor: { type: 'anonymous' }, action: 'account.signup', tenantId: tenant.id, targetType: 'user', targetId: user.id, details: { ip: client.ip, tenantOrigin: 'self' } });
-      return { merchantName: tenant.name, link: verify.link };
+      await queueMail(trx, ctx, email, verifyEmailMail(tenant.name, verify.link, verify.expiresAt), linkTopic('verify', user.id));
     });
-    sendLater(ctx, email, verifyEmailMail(merchantName, link));
   } catch (err) {
     // The same address signed up at the same moment: the other request created it.
     if (!isUniqueViolation(err)) throw err;
@@ -164,14 +168,13 @@ export async function resendVerification(ctx: AppContext, email: string, client:
   if (!user || user.email_verified_at) return;
   const now = ctx.clock.now();
   if (await linkCapReached(ctx, user.id, 'verify', now)) return;
-  const resent = await ctx.db.transaction().execute(async (trx) => {
-    await store.voidUserTokens(trx, user.id, 'verify', now);
+  await ctx.db.transaction().execute(async (trx) => {
+    await voidLinks(trx, user.id, 'verify', now);
     const link = await createLink(trx, ctx, { kind: 'verify', tenantId: user.tenant_id, userId: user.id, email: user.email, role: null, createdBy: null });
     await recordAudit(trx, { actor: { type: 'anonymous' }, action: 'account.verification_resent', tenantId: user.tenant_id, targetType: 'user', targetId: user.id, details: { ip: client.ip } });
     const tenant = await trx.selectFrom('tenants').select('name').where('id', '=', user.tenant_id).executeTakeFirstOrThrow();
-    return { link: link.link, merchantName: tenant.name };
+    await queueMail(trx, ctx, user.email, verifyEmailMail(tenant.name, link.link, link.expiresAt), linkTopic('verify', user.id));
   });
-  sendLater(ctx, user.email, verifyEmailMail(resent.merchantName, resent.link));
 }
 
 async function assertNotThrottled(ctx: AppContext, email: string, ip: string, now: Date): Promise<void> {
@@ -265,11 +268,11 @@ export async function changePassword(ctx: AppContext, session: SessionUser, inpu
   const revoked = await ctx.db.transaction().execute(async (trx) => {
     await store.setUserFields(trx, user.id, { password_hash: hash, password_changed_at: now }, now);
     const n = await store.revokeSessions(trx, user.id, now, session.sessionId);
-    await store.voidUserTokens(trx, user.id, 'reset', now);
+    await voidLinks(trx, user.id, 'reset', now);
     await recordAudit(trx, { actor: { type: 'user', userId: user.id }, action: 'account.password_changed', tenantId: user.tenant_id, targetType: 'user', targetId: user.id, details: { revokedSessions: n } });
+    await queueMail(trx, ctx, user.email, passwordChangedMail());
     return n;
   });
-  sendLater(ctx, user.email, passwordChangedMail());
   return { revokedSessions: revoked };
 }
 
@@ -278,13 +281,12 @@ export async function requestPasswordReset(ctx: AppContext, email: string, clien
   if (!user) return;
   const now = ctx.clock.now();
   if (await linkCapReached(ctx, user.id, 'reset', now)) return;
-  const reset = await ctx.db.transaction().execute(async (trx) => {
-    await store.voidUserTokens(trx, user.id, 'reset', now);
+  await ctx.db.transaction().execute(async (trx) => {
+    await voidLinks(trx, user.id, 'reset', now);
     const link = await createLink(trx, ctx, { kind: 'reset', tenantId: user.tenant_id, userId: user.id, email: user.email, role: null, createdBy: null });
     await recordAudit(trx, { actor: { type: 'anonymous' }, action: 'account.password_reset_requested', tenantId: user.tenant_id, targetType: 'user', targetId: user.id, details: { ip: client.ip } });
-    return link;
+    await queueMail(trx, ctx, user.email, passwordResetMail(link.link, link.expiresAt), linkTopic('reset', user.id));
   });
-  sendLater(ctx, user.email, passwordResetMail(reset.link));
 }
 
 export async function confirmPasswordReset(ctx: AppContext, input: { token: string; newPassword: string }): Promise<void> {
@@ -323,9 +325,9 @@ export async function inviteUser(ctx: AppContext, session: SessionUser, input: {
   const invitation = await ctx.db.transaction().execute(async (trx) => {
     const link = await createLink(trx, ctx, { kind: 'invitation', tenantId: session.tenant.id, userId: null, email, role: input.role, createdBy: `user:${session.userId}` });
     await recordAudit(trx, { actor: { type: 'user', userId: session.userId }, action: 'account.invitation_created', tenantId: session.tenant.id, targetType: 'user_invitation', targetId: link.id, details: { email, role: input.role } });
+    await queueMail(trx, ctx, email, invitationMail(session.tenant.name, input.role, link.link, LINK_VALID_MS.invitation / HOUR_MS, link.expiresAt));
     return link;
   });
-  sendLater(ctx, email, invitationMail(session.tenant.name, input.role, invitation.link, LINK_VALID_MS.invitation / HOUR_MS));
   return { id: invitation.id, email, role: input.role, expiresAt: invitation.expiresAt.toISOString() };
 }
 
@@ -336,9 +338,9 @@ export async function invitePartnerTenantOwner(ctx: AppContext, actor: Extract<A
   const invitation = await ctx.db.transaction().execute(async (trx) => {
     const link = await createLink(trx, ctx, { kind: 'invitation', tenantId: tenant.id, userId: null, email: normal, role: 'owner', createdBy: `partner_key:${actor.keyId}` });
     await recordAudit(trx, { actor, action: 'account.invitation_created', tenantId: tenant.id, targetType: 'user_invitation', targetId: link.id, details: { email: normal, role: 'owner' } });
+    await queueMail(trx, ctx, normal, invitationMail(tenant.name, 'owner', link.link, LINK_VALID_MS.invitation / HOUR_MS, link.expiresAt));
     return link;
   });
-  sendLater(ctx, normal, invitationMail(tenant.name, 'owner', invitation.link, LINK_VALID_MS.invitation / HOUR_MS));
   return { id: invitation.id, email: normal, role: 'owner', expiresAt: invitation.expiresAt.toISOString(), link: invitation.link };
 }
 
