@@ -5,6 +5,13 @@
 // the process and its tracker never changes state.
 
 /**
+ * How long opening a connection may take before the database counts as unreachable (a
+ * blackholed server must not hold a request). Only the opening: a request waiting for a pooled
+ * connection while all are busy is load, not an outage, and waits as before.
+ */
+export const CONNECT_TIMEOUT_MS = 5_000;
+
+/**
  * SQLSTATEs of a server going away or refusing connections: class 08 (connection exception, but
  * 08P01, a protocol violation, which is a defect), 57P01–57P03 (shutting down, crashed, not yet
  * accepting connections: a restart, a failover), class 53 (out of resources: too many
@@ -14,17 +21,24 @@ const SERVER_CODE = /^(08(?!P01)[0-9A-Z]{3}|57P0[1-3]|53[0-9A-Z]{3})$/;
 /** Socket errors: only when they came from a database connection (`tagDatabaseError`), not a VSDC's or a receiver's. */
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED']);
 /** What node-postgres says, without a code, when a connection ended or cannot be used. */
-const CLIENT_MESSAGE = /^(Connection terminated|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|timeout exceeded when trying to connect)/;
+const CLIENT_MESSAGE = /^(Connection terminated|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)/;
 const FROM_DATABASE = Symbol('fromDatabase');
+const FROM_CONNECT = Symbol('fromConnect');
 
-/** Marks an error thrown by a database connection or statement (the pool and the client do). */
-export function tagDatabaseError(err: unknown): void {
-  if (typeof err === 'object' && err !== null && !Object.isFrozen(err)) Object.defineProperty(err, FROM_DATABASE, { value: true });
+/**
+ * Marks an error thrown by a database statement (`statement`) or by an attempt to open a
+ * connection (`connect`: whatever the reason — refused, timed out, the server starting up — the
+ * database cannot be reached).
+ */
+export function tagDatabaseError(err: unknown, where: 'statement' | 'connect' = 'statement'): void {
+  if (typeof err !== 'object' || err === null || Object.isFrozen(err)) return;
+  Object.defineProperty(err, where === 'connect' ? FROM_CONNECT : FROM_DATABASE, { value: true });
 }
 
 /** The error says the database could not be reached (as opposed to a statement it refused). */
 export function isDatabaseUnavailable(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
+  if (FROM_CONNECT in err) return true;
   const { code, message } = err as { code?: unknown; message?: unknown };
   if (typeof code === 'string' && SERVER_CODE.test(code)) return true;
   if (typeof code === 'string' && SOCKET_CODES.has(code)) return FROM_DATABASE in err;

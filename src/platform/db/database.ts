@@ -80,9 +80,6 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   return database;
 }
 
-/** How long a request waits for a new connection before the database counts as unreachable. */
-const CONNECT_TIMEOUT_MS = 5_000;
-
 function openPostgres(url: string, poolSize: number): Database {
   // Prepared statements always run a generic plan: theirs are all key lookups, and replanning
   // them for every execution (the default for their first runs) cost as much as running them.
@@ -91,7 +88,6 @@ function openPostgres(url: string, poolSize: number): Database {
     max: poolSize,
     Client: PreparingClient,
     options: '-c plan_cache_mode=force_generic_plan',
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     keepAlive: true,
   });
   const availability = new DatabaseAvailability();
@@ -101,7 +97,7 @@ function openPostgres(url: string, poolSize: number): Database {
   const watched = {
     connect: () =>
       pool.connect().catch((err: unknown) => {
-        tagDatabaseError(err);
+        tagDatabaseError(err, 'connect');
         availability.connectFailed(err);
         throw err;
       }),

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { sql, type Kysely } from 'kysely';
-import { tagDatabaseError, type DatabaseAvailability } from './availability.ts';
+import { CONNECT_TIMEOUT_MS, tagDatabaseError, type DatabaseAvailability } from './availability.ts';
 
 type Listener = (payload: string) => void;
 
@@ -151,14 +151,14 @@ export class PostgresNotifier implements Notifier {
   private ensureConnected(): Promise<void> {
     if (this.client || this.closed) return Promise.resolve();
     this.connecting ??= (async () => {
-      const client = new pg.Client({ connectionString: this.connectionString });
+      const client = new pg.Client({ connectionString: this.connectionString, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true });
       client.on('notification', (msg) => this.emitter.emit(msg.channel, msg.payload ?? ''));
       client.on('error', () => this.reconnect(client));
       client.on('end', () => this.reconnect(client));
       try {
         await client.connect();
       } catch (err) {
-        tagDatabaseError(err);
+        tagDatabaseError(err, 'connect');
         this.availability?.connectFailed(err);
         throw err;
       }

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { sql, type Compilable, type Kysely, type RawBuilder } from 'kysely';
 import pg from 'pg';
-import { tagDatabaseError } from './availability.ts';
+import { CONNECT_TIMEOUT_MS, tagDatabaseError } from './availability.ts';
 import type { DB } from './schema.ts';
 
 export const PREPARED = '/* prepared */ ';
@@ -50,7 +50,9 @@ function rethrowTagged(err: unknown): never {
  */
 export class PreparingClient extends pg.Client {
   constructor(config?: string | pg.ClientConfig) {
-    super(config);
+    // The pool passes its options here: the timeout bounds opening this connection only (a pool
+    // option of the same name would also bound the wait for a busy pool's next free client).
+    super(typeof config === 'string' ? { connectionString: config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS } : { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...config });
     this.on('error', () => {});
   }
 
