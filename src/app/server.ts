@@ -90,7 +90,7 @@ export async function startGateway(config: Config, options: ServeOptions): Promi
   // takes a while, and says so as it goes.
   const log = options.context?.log ?? createLogger(config.logLevel);
   const onProgress = (progress: OpenProgress) => log.info(progress.fields, progress.line);
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, command: 'serve', onProgress });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, command: 'serve', onProgress, minFreeBytes: config.dataDirMinFreeBytes });
   const ctx = createContext(config, database, { ...options.context, log });
   try {
     // Before anything listens or works: a key other than the one that sealed the database's
