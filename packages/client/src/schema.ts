@@ -2861,6 +2861,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     getTenant: {
@@ -3321,6 +3338,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     registerDevice: {
@@ -3537,6 +3571,23 @@ export interface operations {
              */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3771,6 +3822,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     removeDevice: {
@@ -3963,6 +4031,23 @@ export interface operations {
              */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4201,6 +4286,23 @@ export interface operations {
              */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4552,6 +4654,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     revokeTenantToken: {
@@ -4723,6 +4842,23 @@ export interface operations {
              */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5078,6 +5214,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     revokeFiscalisationKey: {
@@ -5249,6 +5402,23 @@ export interface operations {
              */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5564,6 +5734,23 @@ export interface operations {
              */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5927,6 +6114,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     revokePartnerKey: {
@@ -6097,6 +6301,23 @@ export interface operations {
              */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6785,6 +7006,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     getSale: {
@@ -7433,6 +7671,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     createDebitNote: {
@@ -7822,6 +8077,23 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8255,6 +8527,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     resolveSale: {
@@ -8586,6 +8875,23 @@ export interface operations {
              */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9015,6 +9321,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     resolveTenantSale: {
@@ -9345,6 +9668,23 @@ export interface operations {
              */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9844,6 +10184,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     getWebhookEndpoint: {
@@ -10158,6 +10515,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     enableWebhookEndpoint: {
@@ -10337,6 +10711,23 @@ export interface operations {
              */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10693,6 +11084,23 @@ export interface operations {
              */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11128,6 +11536,23 @@ export interface operations {
              */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11757,6 +12182,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     getItem: {
@@ -12206,6 +12648,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     releaseItem: {
@@ -12459,6 +12918,23 @@ export interface operations {
              */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12727,6 +13203,23 @@ export interface operations {
              */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13549,6 +14042,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     rejectImportItem: {
@@ -13793,6 +14303,23 @@ export interface operations {
              */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14355,6 +14882,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     getPurchase: {
@@ -14855,6 +15399,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     rejectPurchase: {
@@ -15130,6 +15691,23 @@ export interface operations {
              */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17413,6 +17991,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     listZReports: {
@@ -18752,6 +19347,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     listTenantZReports: {
@@ -20030,6 +20642,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     getReconciliation: {
@@ -20614,6 +21243,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     getTenantReconciliation: {
@@ -21096,6 +21742,23 @@ export interface operations {
              */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22666,6 +23329,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     deleteTillLogin: {
@@ -22837,6 +23517,23 @@ export interface operations {
              */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23041,6 +23738,25 @@ export interface operations {
              */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["LegacyWrappedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             *
+             *     For a key of the `wrapped` dialect, inside `{"success": false, "httpCode": …}` (LegacyWrappedError).
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23638,6 +24354,25 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["LegacyWrappedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             *
+             *     For a key of the `wrapped` dialect, inside `{"success": false, "httpCode": …}` (LegacyWrappedError).
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -24761,6 +25496,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     getStockSettings: {
@@ -25053,6 +25805,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     signUp: {
@@ -25163,6 +25932,23 @@ export interface operations {
              */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25280,6 +26066,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     resendVerification: {
@@ -25382,6 +26185,23 @@ export interface operations {
              */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25574,6 +26394,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     signOut: {
@@ -25719,6 +26556,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     signOutEverywhere: {
@@ -25858,6 +26712,23 @@ export interface operations {
              */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26134,6 +27005,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     requestPasswordReset: {
@@ -26236,6 +27124,23 @@ export interface operations {
              */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26348,6 +27253,23 @@ export interface operations {
              */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26623,6 +27545,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     removeAccountUser: {
@@ -26786,6 +27725,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     acceptInvitation: {
@@ -26900,6 +27856,23 @@ export interface operations {
              */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27096,6 +28069,23 @@ export interface operations {
              */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27753,6 +28743,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     revokeAccountToken: {
@@ -27907,6 +28914,23 @@ export interface operations {
              */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28208,6 +29232,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     revokeAccountApiKey: {
@@ -28362,6 +29403,23 @@ export interface operations {
              */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28680,6 +29738,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     initializeAccountDevice: {
@@ -28905,6 +29980,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     removeAccountDevice: {
@@ -29080,6 +30172,23 @@ export interface operations {
              */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -29321,6 +30430,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     adminListPartners: {
@@ -29532,6 +30658,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     adminSuspendPartner: {
@@ -29664,6 +30807,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     adminResumePartner: {
@@ -29790,6 +30950,23 @@ export interface operations {
              */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -30003,6 +31180,23 @@ export interface operations {
              */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
