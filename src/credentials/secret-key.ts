@@ -80,28 +80,33 @@ export function recordedWhen(recorded: RecordedKey): string {
   return `recorded by \`${recorded.recorded_by}\` at ${recorded.recorded_at.toISOString().replace(/\.\d{3}Z$/, 'Z')}`;
 }
 
-/** `cp FOUND FILE`: the development key file that seals the database, to copy beside DATA_DIR. */
-function copyAdvice(found: string, dataDir: string): string {
-  return `cp ${found} ${developmentKeyFile(dataDir)}`;
+/**
+ * What a process without SECRET_KEY is told to do when the database's secrets were sealed by
+ * another key than its development key file's (or than a new one): `serve`, in development, is
+ * typically on a data directory restored or copied from another DATA_DIR, whose key file stayed
+ * there (the `cp` of the one that `fits`, when it is found); a CLI command needs the servers'
+ * variables (and, when the key file that fits is found, its `cp` too).
+ */
+function developmentAdvice(command: string, dataDir: string, fits: (box: SecretBox) => boolean): string {
+  const file = developmentKeyFile(dataDir);
+  const found = findDevelopmentKeyFile(dataDir, fits);
+  if (command === 'serve') {
+    const copy = found
+      ? `the development key file that sealed them is ${found}: cp ${found} ${file}`
+      : `copy the development key file of the DATA_DIR it came from (.<name>.secret-key beside that directory) to ${file}`;
+    return `. If this data directory was restored or copied from another, ${copy}; or set SECRET_KEY to the key that sealed them`;
+  }
+  const inDevelopment = found ? `; in development, the key that sealed them is the development key file ${found} (cp ${found} ${file})` : '';
+  return `; the CLI needs the same variables as the servers: GATEWAY_ENV=production and SECRET_KEY (and DATABASE_URL)${inDevelopment}`;
 }
 
 /** `fits`: whether a key is the one that sealed the database's secrets (to name a key file that holds it). */
 function refusal(check: SecretKeyCheck, how: string, fits: (box: SecretBox) => boolean): ConfigError {
   const sealedWithAnother = `this database's secrets were sealed with another key (${how})`;
   if (check.usedDevelopmentKey) {
-    const file = developmentKeyFile(check.dataDir);
-    const found = findDevelopmentKeyFile(check.dataDir, fits);
-    if (check.command === 'serve') {
-      // In development: typically a data directory restored or copied from another DATA_DIR, whose key file stayed there.
-      const copy = found
-        ? `the development key file that sealed them is ${found}: ${copyAdvice(found, check.dataDir)}`
-        : `copy the development key file of the DATA_DIR it came from (.<name>.secret-key beside that directory) to ${file}`;
-      return new ConfigError('SECRET_KEY', `not set, so \`serve\` used the development key file ${file}, but ${sealedWithAnother}. If this data directory was restored or copied from another, ${copy}; or set SECRET_KEY to the key that sealed them`);
-    }
-    const inDevelopment = found ? `; in development, the key that sealed them is the development key file ${found} (${copyAdvice(found, check.dataDir)})` : '';
     return new ConfigError(
       'SECRET_KEY',
-      `not set, so \`${check.command}\` used the development key file ${file}, but ${sealedWithAnother}; the CLI needs the same variables as the servers: GATEWAY_ENV=production and SECRET_KEY (and DATABASE_URL)${inDevelopment}`,
+      `not set, so \`${check.command}\` used the development key file ${developmentKeyFile(check.dataDir)}, but ${sealedWithAnother}${developmentAdvice(check.command, check.dataDir, fits)}`,
     );
   }
   // The usual way there: a command run without SECRET_KEY sealed with this directory's development key file.
@@ -126,14 +131,9 @@ export async function refuseNewDevelopmentKey(db: Kysely<DB>, check: Omit<Secret
   const sealed = recorded ? [] : await check.sealedSecrets();
   if (!recorded && sealed.length === 0) return;
   const fits = recorded ? (box: SecretBox) => box.fingerprint === recorded.fingerprint : (box: SecretBox) => opensAny(box, sealed);
-  const file = developmentKeyFile(check.dataDir);
-  const found = findDevelopmentKeyFile(check.dataDir, fits);
   const how = recorded ? recordedWhen(recorded) : `${sealed.length} sealed secrets`;
-  const copy = found
-    ? `the development key file that sealed them is ${found}: ${copyAdvice(found, check.dataDir)}`
-    : `copy the development key file of the DATA_DIR it came from (.<name>.secret-key beside that directory) to ${file}`;
   throw new ConfigError(
     'SECRET_KEY',
-    `not set, and DATA_DIR has no development key file (${file}), but this database's secrets were sealed with a key (${how}), which a new key file could not open. If this data directory was restored or copied from another, ${copy}; or set SECRET_KEY to the key that sealed them. \`${check.command}\` wrote no key file`,
+    `not set, and DATA_DIR has no development key file (${developmentKeyFile(check.dataDir)}), but this database's secrets were sealed with a key (${how}), which a new key file could not open${developmentAdvice(check.command, check.dataDir, fits)}. \`${check.command}\` wrote no key file`,
   );
 }
