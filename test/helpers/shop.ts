@@ -44,3 +44,16 @@ export async function seedEmbeddedShop(dataDir: string, sim: Simulator, sales = 
     await database.close();
   }
 }
+
+/** Every document of the merchant through its API (all branches, every page), by id. */
+export async function listedDocuments(url: string, token: string): Promise<Array<{ id: number; invoiceNo: number }>> {
+  const documents: Array<{ id: number; invoiceNo: number }> = [];
+  for (let page = 1; ; page++) {
+    const res = await fetch(`${url}/api/v1/sales?page=${page}`, { headers: bearer(token) });
+    assert.equal(res.status, 200, await res.clone().text());
+    const body = (await res.json()) as { data: Array<{ id: number; invoiceNo: number }>; meta: { lastPage: number } };
+    documents.push(...body.data.map(({ id, invoiceNo }) => ({ id, invoiceNo })));
+    if (page >= body.meta.lastPage) break;
+  }
+  return documents.sort((a, b) => a.id - b.id);
+}

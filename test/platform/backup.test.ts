@@ -15,24 +15,14 @@ import { bearer, TEST_ADMIN_TOKEN, TEST_SECRET_KEY } from '../helpers/app.ts';
 import { embeddedTemplate, engineName, onPostgres, TEST_DATABASE_URL } from '../helpers/db.ts';
 import { saleBody } from '../helpers/harness.ts';
 import { baseEnv, runCli, spawnGateway, type SpawnedGateway } from '../helpers/process.ts';
-import { seedEmbeddedShop } from '../helpers/shop.ts';
+import { listedDocuments, seedEmbeddedShop } from '../helpers/shop.ts';
 
 function env(dataDir: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   return baseEnv({ GATEWAY_ENV: 'production', SECRET_KEY: TEST_SECRET_KEY, ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'info', DATA_DIR: dataDir, ...extra });
 }
 
 /** Every document's id through the merchant's API (all branches, every page). */
-async function documentIds(url: string, token: string): Promise<number[]> {
-  const ids: number[] = [];
-  for (let page = 1; ; page++) {
-    const res = await fetch(`${url}/api/v1/sales?page=${page}`, { headers: bearer(token) });
-    assert.equal(res.status, 200, await res.clone().text());
-    const body = (await res.json()) as { data: Array<{ id: number }>; meta: { lastPage: number } };
-    ids.push(...body.data.map((d) => d.id));
-    if (page >= body.meta.lastPage) break;
-  }
-  return ids.sort((a, b) => a - b);
-}
+const documentIds = async (url: string, token: string) => (await listedDocuments(url, token)).map((d) => d.id);
 
 async function sell(url: string, token: string, price: number): Promise<number> {
   const res = await fetch(`${url}/api/v1/sales`, {

@@ -24,7 +24,7 @@ import { embeddedTemplate } from '../helpers/db.ts';
 import { saleBody } from '../helpers/harness.ts';
 import { eventually } from '../helpers/poll.ts';
 import { baseEnv, runCli, spawnGateway, type SpawnedGateway } from '../helpers/process.ts';
-import { seedEmbeddedShop } from '../helpers/shop.ts';
+import { listedDocuments, seedEmbeddedShop } from '../helpers/shop.ts';
 
 const MB = 1024 * 1024;
 const FLOOR_MB = 32; // the least DATA_DIR_MIN_FREE_MB (config.ts)
@@ -69,18 +69,8 @@ async function sell(url: string, token: string, price: number): Promise<Response
   });
 }
 
-/** The invoice numbers of every document, through the merchant's API. */
-async function invoiceNumbers(url: string, token: string): Promise<number[]> {
-  const numbers: number[] = [];
-  for (let page = 1; ; page++) {
-    const res = await fetch(`${url}/api/v1/sales?page=${page}`, { headers: bearer(token) });
-    assert.equal(res.status, 200, await res.clone().text());
-    const body = (await res.json()) as { data: Array<{ invoiceNo: number }>; meta: { lastPage: number } };
-    numbers.push(...body.data.map((d) => d.invoiceNo));
-    if (page >= body.meta.lastPage) break;
-  }
-  return numbers.sort((a, b) => a - b);
-}
+/** The invoice numbers of every document, through the merchant's API, ascending. */
+const invoiceNumbers = async (url: string, token: string) => (await listedDocuments(url, token)).map((d) => d.invoiceNo).sort((a, b) => a - b);
 
 /** Overwrites `bytes` of `file` at `offset`, in place. */
 function overwrite(file: string, offset: number, bytes: Buffer): void {
