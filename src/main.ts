@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { ConfigError, loadConfig, type Config } from './platform/config.ts';
 import { DataDirLockedError } from './platform/db/data-dir-lock.ts';
+import { DataDirUnusableError } from './platform/db/data-dir.ts';
 import type { OpenProgress } from './platform/db/database.ts';
 import { EXIT, UsageError, noMoreArguments, print } from './app/cli/output.ts';
 import { NotFoundError } from './platform/errors/errors.ts';
@@ -56,7 +57,8 @@ Exit codes: 0 ok, 1 failure, 2 usage (also: backup or restore on PostgreSQL, res
 non-empty DATA_DIR), 3 configuration (a bad variable, a SECRET_KEY other than the one that
 sealed the database's secrets, or a port it names in use), 4 database
 in use, 5 not found (also: no database to back up, no backup file), 6 certify: the checklist
-was not passed (report.md says why).`;
+was not passed (report.md says why), 7 the embedded database's DATA_DIR cannot be used (it
+cannot be written, or its files are damaged: restore a backup).`;
 
 /**
  * A PostgreSQL that cannot be reached, refuses the login or has no such database: one line that
@@ -179,6 +181,7 @@ export async function main(argv: string[]): Promise<number> {
     if (err instanceof UsageError || (err as Error).name === 'SimulatorCliError') return fail(EXIT.usage, 'usage', (err as Error).message);
     if (err instanceof ConfigError) return fail(EXIT.config, 'config', `configuration: ${err.message}`);
     if (err instanceof DataDirLockedError) return fail(EXIT.locked, 'database_in_use', err.message);
+    if (err instanceof DataDirUnusableError) return fail(EXIT.dataDir, `data_dir_${err.problem}`, err.message);
     if (err instanceof NotFoundError) return fail(EXIT.notFound, 'not_found', err.message);
     const code = (err as { code?: string }).code;
     if (code?.startsWith('ERR_PARSE_ARGS_')) return fail(EXIT.usage, 'usage', `${(err as Error).message}; see fiscal-gateway --help`);

@@ -13,6 +13,7 @@ import { registerJsonBodyParser } from '../platform/http/json-body.ts';
 import { registerRequestLog, requestId } from '../platform/http/request-log.ts';
 import { lazySerializers } from '../platform/http/serialization.ts';
 import { registerStrictQueryStrings, validatorCompiler } from '../platform/http/validation.ts';
+import { registerStorageFloor } from '../platform/http/storage-floor.ts';
 import { adminRoutes } from '../domain/partner/admin/routes.ts';
 import { moduleRoutes, provideModuleMembers } from './modules.ts';
 import { createLogger } from '../platform/observability/log.ts';
@@ -74,6 +75,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   registerEarlyAnswers(app);
   registerRequestLog(app);
   registerAuth(app, ctx);
+  registerStorageFloor(app, ctx.database.storage);
   registerActsOn(app, ctx);
   registerObservability(app, ctx);
 
@@ -97,6 +99,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     } finally {
       clearTimeout(timer);
     }
+    if (ctx.database.storage?.refusing) throw new ApiError('not_ready', ctx.database.storage.notReady());
     return { status: 'ready', database: ctx.database.kind };
   });
 

@@ -17,7 +17,7 @@ export const BACKUP_PID_HEADER = 'fiscal-gateway-pid';
 export function registerBackupRoute(app: FastifyInstance, ctx: AppContext): void {
   const backup = ctx.database.backup;
   if (!ctx.config.adminToken || !backup) return;
-  app.post('/admin/v1/backup', { schema: { hide: true }, config: { auth: { surface: 'admin' } } }, async (_request, reply) => {
+  app.post('/admin/v1/backup', { schema: { hide: true }, config: { auth: { surface: 'admin' }, whileStorageLow: 'served' } }, async (_request, reply) => {
     const started = Date.now();
     const tarball = await backup();
     const ms = Date.now() - started;

@@ -88,6 +88,7 @@ const STATUS_TEXT: Record<number, string> = {
   431: 'Request headers too large',
   500: 'Internal error',
   503: 'Service unavailable',
+  507: 'Insufficient storage',
 };
 
 /** What an operation can answer with one status. */
@@ -152,7 +153,7 @@ export function errorResponse(status: number, spec: ErrorStatus, legacy: boolean
   const schema = shapes.length === 1 ? shapes[0] : { anyOf: shapes };
   return {
     description: descriptionOf(status, spec, legacy),
-    ...(status === 429 || status === 503 ? { headers: { 'Retry-After': { ...RETRY_AFTER, ...(status === 503 ? { description: `${RETRY_AFTER.description} (when known)` } : {}) } } } : {}),
+    ...(status === 429 || status === 503 || status === 507 ? { headers: { 'Retry-After': { ...RETRY_AFTER, ...(status === 503 ? { description: `${RETRY_AFTER.description} (when known)` } : {}) } } } : {}),
     content: { 'application/json': { schema } },
   };
 }

@@ -7,7 +7,7 @@ import { openDatabase, type OpenProgress } from '../platform/db/database.ts';
 import { createLogger } from '../platform/observability/log.ts';
 import { portProblem } from '../platform/lib/ports.ts';
 import { moduleWorkers, provideModuleMembers } from './modules.ts';
-import { verifySecretKey } from './secret-key.ts';
+import { verifyDevelopmentKeyFile, verifySecretKey } from './secret-key.ts';
 import { startWorkers, type RunningWorkers, type WorkerStopReport } from '../platform/workers/index.ts';
 
 export interface ServeOptions {
@@ -90,7 +90,13 @@ export async function startGateway(config: Config, options: ServeOptions): Promi
   // takes a while, and says so as it goes.
   const log = options.context?.log ?? createLogger(config.logLevel);
   const onProgress = (progress: OpenProgress) => log.info(progress.fields, progress.line);
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, command: 'serve', onProgress });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, command: 'serve', onProgress, minFreeBytes: config.dataDirMinFreeBytes });
+  try {
+    await verifyDevelopmentKeyFile(config, database.db, 'serve');
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
   const ctx = createContext(config, database, { ...options.context, log });
   try {
     // Before anything listens or works: a key other than the one that sealed the database's

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ApiError } from '../platform/errors/errors.ts';
 
@@ -67,6 +67,33 @@ export function developmentKeyFile(dataDir: string): string {
 export function readDevelopmentKey(dataDir: string): string | undefined {
   const path = developmentKeyFile(dataDir);
   return existsSync(path) ? readFileSync(path, 'utf8').trim() : undefined;
+}
+
+/**
+ * The development key file, among those beside `dataDir` and in the working directory, whose key
+ * `fits` (seals what a database holds): the one to copy beside a data directory restored or
+ * copied from another DATA_DIR.
+ */
+export function findDevelopmentKeyFile(dataDir: string, fits: (box: SecretBox) => boolean): string | undefined {
+  const places = [...new Set([resolve(process.cwd()), dirname(resolve(dataDir))])];
+  for (const place of places) {
+    let names: string[];
+    try {
+      names = readdirSync(place);
+    } catch {
+      continue;
+    }
+    for (const name of names.filter((n) => /^\..+\.secret-key$/.test(n)).sort()) {
+      const path = join(place, name);
+      try {
+        const key = readFileSync(path, 'utf8').trim();
+        if (key !== '' && fits(new SecretBox(key))) return path;
+      } catch {
+        /* unreadable: not this one */
+      }
+    }
+  }
+  return undefined;
 }
 
 /**

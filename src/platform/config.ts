@@ -13,6 +13,11 @@ export interface Config {
   metricsPort: number | undefined;
   databaseUrl: string | undefined;
   dataDir: string;
+  /**
+   * DATA_DIR_MIN_FREE_MB in bytes: below this much free space on the embedded database's disk,
+   * `serve` refuses writes (507 `storage_full`) until there is room again (platform/db/storage-floor.ts).
+   */
+  dataDirMinFreeBytes: number;
   env: GatewayEnv;
   logLevel: string;
   redisUrl: string | undefined;
@@ -153,6 +158,13 @@ function checkPostgresUrl(raw: string): void {
   if (url.hostname === '' && !url.searchParams.get('host')) throw noHost();
 }
 
+/**
+ * The least DATA_DIR_MIN_FREE_MB: the embedded engine allocates its write-ahead log 16 MB at a
+ * time, and a segment it cannot allocate hangs it (docs/decisions.md, "When the embedded
+ * database's disk fills"), so the floor keeps two segments' room at least.
+ */
+const MIN_FREE_MB_AT_LEAST = 32;
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export function loadConfig(env: Env = process.env): Config {
@@ -206,6 +218,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsPort,
     databaseUrl,
     dataDir: text(env, 'DATA_DIR') ?? './data',
+    dataDirMinFreeBytes: integer(env, 'DATA_DIR_MIN_FREE_MB', 128, MIN_FREE_MB_AT_LEAST, 1_048_576) * 1024 * 1024,
     env: gatewayEnv,
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     redisUrl,

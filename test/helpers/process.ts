@@ -29,9 +29,9 @@ export function baseEnv(extra: Record<string, string | undefined>): NodeJS.Proce
   return env;
 }
 
-/** Runs `fiscal-gateway <args>` to completion. */
-export async function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const proc = spawn(process.execPath, [MAIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Runs `fiscal-gateway <args>` to completion (in `cwd`: where a relative DATA_DIR and the development key files are). */
+export async function runCli(args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const proc = spawn(process.execPath, [MAIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'], ...(cwd ? { cwd } : {}) });
   let stdout = '';
   let stderr = '';
   proc.stdout.on('data', (d) => (stdout += d));
@@ -41,8 +41,8 @@ export async function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ 
 }
 
 /** Starts `fiscal-gateway serve` and resolves once it logs that it is ready. */
-export async function spawnGateway(env: NodeJS.ProcessEnv, args: string[] = [], timeoutMs = 60_000): Promise<SpawnedGateway> {
-  const proc = spawn(process.execPath, [...SERVE_FLAGS, MAIN, 'serve', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function spawnGateway(env: NodeJS.ProcessEnv, args: string[] = [], timeoutMs = 60_000, cwd?: string): Promise<SpawnedGateway> {
+  const proc = spawn(process.execPath, [...SERVE_FLAGS, MAIN, 'serve', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'], ...(cwd ? { cwd } : {}) });
   let out = '';
   proc.stdout.on('data', (d) => (out += d));
   proc.stderr.on('data', (d) => (out += d));

@@ -3,38 +3,26 @@
 // on which a new server finds every document; the copy taken with no server running; and the
 // refusals (PostgreSQL, a non-empty directory, a missing file, nothing to back up).
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startSimulator, type Simulator } from '@fiscal-gateway/simulator';
-import { buildApp } from '../../src/app/app.ts';
-import { closeContext, createContext } from '../../src/domain/kernel/context.ts';
+import { developmentKeyFile } from '../../src/credentials/secret-box.ts';
 import { openDatabase } from '../../src/platform/db/database.ts';
 import { lockFilePath } from '../../src/platform/db/data-dir-lock.ts';
-import { syncCatalogue } from '../../src/domain/kernel/catalogue/service.ts';
-import { updateTenantAccount } from '../../src/domain/partner/provisioning/partners-service.ts';
-import { bearer, seedMerchant, seedPartner, TEST_ADMIN_TOKEN, TEST_SECRET_KEY, testConfig } from '../helpers/app.ts';
+import { bearer, TEST_ADMIN_TOKEN, TEST_SECRET_KEY } from '../helpers/app.ts';
 import { embeddedTemplate, engineName, onPostgres, TEST_DATABASE_URL } from '../helpers/db.ts';
 import { saleBody } from '../helpers/harness.ts';
 import { baseEnv, runCli, spawnGateway, type SpawnedGateway } from '../helpers/process.ts';
+import { listedDocuments, seedEmbeddedShop } from '../helpers/shop.ts';
 
 function env(dataDir: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   return baseEnv({ GATEWAY_ENV: 'production', SECRET_KEY: TEST_SECRET_KEY, ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'info', DATA_DIR: dataDir, ...extra });
 }
 
 /** Every document's id through the merchant's API (all branches, every page). */
-async function documentIds(url: string, token: string): Promise<number[]> {
-  const ids: number[] = [];
-  for (let page = 1; ; page++) {
-    const res = await fetch(`${url}/api/v1/sales?page=${page}`, { headers: bearer(token) });
-    assert.equal(res.status, 200, await res.clone().text());
-    const body = (await res.json()) as { data: Array<{ id: number }>; meta: { lastPage: number } };
-    ids.push(...body.data.map((d) => d.id));
-    if (page >= body.meta.lastPage) break;
-  }
-  return ids.sort((a, b) => a - b);
-}
+const documentIds = async (url: string, token: string) => (await listedDocuments(url, token)).map((d) => d.id);
 
 async function sell(url: string, token: string, price: number): Promise<number> {
   const res = await fetch(`${url}/api/v1/sales`, {
@@ -62,31 +50,7 @@ describe(`backup and restore (${engineName})`, () => {
     const children: SpawnedGateway[] = [];
     try {
       const dataDir = join(root, 'live');
-      let token: string;
-      {
-        // From the migrated template: a new data directory migrated from nothing takes seconds.
-        const database = await openDatabase({ dataDir, loadDataDir: await embeddedTemplate() });
-        const ctx = createContext(testConfig({ dataDir, saleWaitMs: 0 }), database);
-        const app = await buildApp(ctx, { logger: false });
-        try {
-          const partner = await seedPartner(ctx);
-          const merchant = await seedMerchant(ctx, partner);
-          token = merchant.token;
-          await updateTenantAccount(ctx.db, { type: 'cli' }, merchant.tenant.id, { rateLimitPerMinute: 1_000_000 });
-          const url = `/api/v1/tenants/${merchant.tenant.id}/devices`;
-          assert.equal((await app.inject({ method: 'POST', url, headers: bearer(partner.secret), payload: { deviceSerial: `SN-${merchant.tenant.tpin}`, branch: '000', vsdcBaseUrl: sim.url } })).statusCode, 201);
-          assert.equal((await app.inject({ method: 'POST', url: `${url}/000/initialize`, headers: bearer(partner.secret) })).statusCode, 200);
-          await syncCatalogue(ctx);
-          for (let i = 0; i < 18; i++) {
-            const res = await app.inject({ method: 'POST', url: '/api/v1/sales', headers: { ...bearer(merchant.token), 'x-branch': '000' }, payload: saleBody({}, [{ price: 10 + i }]) });
-            assert.ok(res.statusCode < 300, res.body);
-          }
-        } finally {
-          await app.close();
-          await closeContext(ctx);
-          await database.close();
-        }
-      }
+      const { token } = await seedEmbeddedShop(dataDir, sim, 18);
 
       mark('seeded');
       const live = await spawnGateway(env(dataDir));
@@ -126,7 +90,9 @@ describe(`backup and restore (${engineName})`, () => {
       const restoredDir = join(root, 'restored');
       const restore = await runCli(['restore', '--from', file, '--json'], env(restoredDir));
       assert.equal(restore.code, 0, restore.stderr + restore.stdout);
-      assert.equal((JSON.parse(restore.stdout) as { documents: number }).documents, before.length);
+      const restoredCopy = JSON.parse(restore.stdout) as { documents: number; key: { state: string } };
+      assert.equal(restoredCopy.documents, before.length);
+      assert.equal(restoredCopy.key.state, 'matches', 'the copy records the SECRET_KEY it was sealed with');
       assert.equal(existsSync(lockFilePath(restoredDir)), false, 'the restore released its lock');
 
       mark('restored');
@@ -148,6 +114,62 @@ describe(`backup and restore (${engineName})`, () => {
     } finally {
       for (const child of children) await child.kill('SIGKILL');
       await sim.close();
+    }
+  });
+
+  test('in development, restore puts the key file that sealed the copy beside the restored directory, and serve never makes a new key file for a database sealed by another', { skip: onPostgres ? 'the embedded database only' : false, timeout: 120_000 }, async () => {
+    // The walk of docs/deployment.md: `npm start` in a checkout (./data, ./.data.secret-key), a
+    // backup, a restore into a directory elsewhere, a `serve` on it; all without SECRET_KEY.
+    const checkout = join(root, 'checkout');
+    mkdirSync(checkout);
+    const devEnv = (dataDir: string) => baseEnv({ GATEWAY_ENV: 'development', ADMIN_TOKEN: TEST_ADMIN_TOKEN, DATA_DIR: dataDir });
+    const seeded = await openDatabase({ dataDir: join(checkout, 'data'), loadDataDir: await embeddedTemplate() });
+    await seeded.close();
+    const children: SpawnedGateway[] = [];
+    try {
+      const live = await spawnGateway(devEnv('./data'), [], 60_000, checkout);
+      children.push(live);
+      const sourceKeyFile = join(checkout, '.data.secret-key');
+      assert.ok(existsSync(sourceKeyFile), 'the first serve made the development key file and recorded it');
+      const file = join(root, 'development.tar.gz');
+      const backup = await runCli(['backup', '--out', file, '--url', live.url], devEnv('./data'), checkout);
+      assert.equal(backup.code, 0, backup.stderr + backup.stdout);
+      assert.equal(await live.kill('SIGTERM'), 0, live.output());
+
+      const restoredDir = join(root, 'elsewhere', 'data-restored');
+      const restoredKeyFile = developmentKeyFile(restoredDir);
+      const restore = await runCli(['restore', '--from', file], devEnv(restoredDir), checkout);
+      assert.equal(restore.code, 0, restore.stderr + restore.stdout);
+      assert.ok(restore.stdout.includes(`The development key file that sealed its secrets, ${sourceKeyFile}, was copied to ${restoredKeyFile}`), restore.stdout);
+      assert.equal(readFileSync(restoredKeyFile, 'utf8'), readFileSync(sourceKeyFile, 'utf8'));
+      const restored = await spawnGateway(devEnv(restoredDir), [], 60_000, checkout);
+      children.push(restored);
+      assert.equal(await restored.kill('SIGTERM'), 0, restored.output());
+
+      // Without the key file, serve stops (exit 3) naming the file to copy, and writes no key of its own.
+      rmSync(restoredKeyFile);
+      const copy = `cp ${sourceKeyFile} ${restoredKeyFile}`;
+      const missing = await runCli(['serve'], devEnv(restoredDir), checkout);
+      assert.equal(missing.code, 3, missing.stderr + missing.stdout);
+      assert.equal(missing.stderr.trim().split('\n').length, 1, missing.stderr);
+      assert.ok(missing.stderr.includes(copy), missing.stderr);
+      assert.equal(existsSync(restoredKeyFile), false, 'no new key file');
+
+      // A wrong key file there (what serve used to make): the line says what to copy, not the CLI's advice.
+      writeFileSync(restoredKeyFile, `${'f'.repeat(64)}\n`, { mode: 0o600 });
+      const wrong = await runCli(['serve'], devEnv(restoredDir), checkout);
+      assert.equal(wrong.code, 3, wrong.stderr + wrong.stdout);
+      assert.ok(wrong.stderr.includes(copy), wrong.stderr);
+      assert.doesNotMatch(wrong.stderr, /GATEWAY_ENV=production/);
+      // Where no key file that fits is found, restore says what to copy and copies nothing.
+      const blind = await runCli(['restore', '--from', file, '--json'], devEnv(join(root, 'elsewhere', 'blind')), join(root, 'elsewhere'));
+      assert.equal(blind.code, 0, blind.stderr + blind.stdout);
+      const key = (JSON.parse(blind.stdout) as { key: { state: string; line: string } }).key;
+      assert.equal(key.state, 'to-copy');
+      assert.match(key.line, /copy the development key file of the DATA_DIR the backup was made from/);
+      assert.equal(existsSync(developmentKeyFile(join(root, 'elsewhere', 'blind'))), false);
+    } finally {
+      for (const child of children) await child.kill('SIGKILL');
     }
   });
 

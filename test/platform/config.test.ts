@@ -26,6 +26,12 @@ describe('configuration', () => {
     assert.equal(c.vsdcHostConnections, 0, 'no cap per VSDC host');
     assert.equal(c.vsdcHostRate, 0, 'no rate cap per VSDC host');
     assert.equal(c.webhookEndpointConcurrency, 16, 'attempts in flight per webhook endpoint');
+    assert.equal(c.dataDirMinFreeBytes, 128 * 1024 * 1024, "the embedded database's free-space floor");
+  });
+
+  test("the embedded database's free-space floor is read in MB, at least two log segments (32 MB)", () => {
+    assert.equal(loadConfig({ DATA_DIR_MIN_FREE_MB: '32' }).dataDirMinFreeBytes, 32 * 1024 * 1024);
+    assert.throws(() => loadConfig({ DATA_DIR_MIN_FREE_MB: '16' }), /^ConfigError: DATA_DIR_MIN_FREE_MB: must be between 32 and 1048576, got 16$/);
   });
 
   test('the webhook endpoint concurrency is read', () => {
@@ -106,6 +112,8 @@ describe('configuration', () => {
     ['WEBHOOK_ENDPOINT_CONCURRENCY', { WEBHOOK_ENDPOINT_CONCURRENCY: '0' }],
     ['WEBHOOK_ENDPOINT_CONCURRENCY', { WEBHOOK_ENDPOINT_CONCURRENCY: '257' }],
     ['SHUTDOWN_TIMEOUT_MS', { SHUTDOWN_TIMEOUT_MS: '0' }],
+    ['DATA_DIR_MIN_FREE_MB', { DATA_DIR_MIN_FREE_MB: '0' }],
+    ['DATA_DIR_MIN_FREE_MB', { DATA_DIR_MIN_FREE_MB: '1.5' }],
     ['ADMIN_TOKEN', { ADMIN_TOKEN: 'abc' }],
   ];
   test('an incomplete DATABASE_URL says what it lacks and the form to use, without its password', () => {

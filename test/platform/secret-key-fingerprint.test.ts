@@ -6,7 +6,7 @@
 // that opens its secrets and refuses one that opens none. Three child processes on one database,
 // which the rest of the file then opens in-process (the tests run in order).
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -68,7 +68,12 @@ describe(`the key that seals the database's secrets (${engineName})`, () => {
     assert.equal(created.code, 0, created.stdout + created.stderr);
     const { partner, key } = JSON.parse(created.stdout) as { partner: { id: number }; key: { id: number; secret: string } };
 
-    // partners.md's command without GATEWAY_ENV and SECRET_KEY: development, the key file beside DATA_DIR.
+    // partners.md's command without GATEWAY_ENV and SECRET_KEY: development, the key file beside
+    // DATA_DIR, which it does not make for a database another key sealed.
+    const noFile = oneLine(await runCli(['partner', 'list'], env({})));
+    assert.match(noFile, /^fiscal-gateway: configuration: SECRET_KEY: not set, and DATA_DIR has no development key file \(.*\.data\.secret-key\), but this database's secrets were sealed with a key \(recorded by `partner create` at \d{4}-\d\d-\d\dT[\d:]+Z\), which a new key file could not open; the CLI needs the same variables as the servers: GATEWAY_ENV=production and SECRET_KEY \(and DATABASE_URL\)\. `partner list` wrote no key file$/);
+    assert.equal(existsSync(developmentKeyFile(dataDir)), false);
+    writeFileSync(developmentKeyFile(dataDir), `${'e'.repeat(64)}\n`, { mode: 0o600 }); // one made before, by another command
     const development = oneLine(await runCli(['partner', 'list'], env({})));
     assert.match(development, /^fiscal-gateway: configuration: SECRET_KEY: not set, so `partner list` used the development key file .*\.data\.secret-key, but this database's secrets were sealed with another key \(recorded by `partner create` at \d{4}-\d\d-\d\dT[\d:]+Z\); the CLI needs the same variables as the servers: GATEWAY_ENV=production and SECRET_KEY/);
 
@@ -124,7 +129,7 @@ describe(`the key that seals the database's secrets (${engineName})`, () => {
   test('secrets sealed with the development key file: a server with another key is told to use the file; its contents as SECRET_KEY open them', async () => {
     const db = database!.db;
     await db.deleteFrom('secret_key').execute();
-    const development = await contextWith(undefined); // the file the first test's `partner list` made
+    const development = await contextWith(undefined); // the key file the first test put beside DATA_DIR
     const developmentKey = readFileSync(developmentKeyFile(dataDir), 'utf8').trim();
     const sealedNothingYet = { dataDir, sealedSecrets: async () => [] };
     assert.equal(await checkSecretKey(db, development.secretBox, { ...sealedNothingYet, command: 'partner create', claim: true, usedDevelopmentKey: true }), 'recorded');

@@ -2895,6 +2895,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     getTenant: {
@@ -3389,6 +3406,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     registerDevice: {
@@ -3628,6 +3662,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     initializeDevice: {
@@ -3857,6 +3908,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     removeDevice: {
@@ -4065,6 +4133,23 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -4320,6 +4405,23 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -4706,6 +4808,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     revokeTenantToken: {
@@ -4893,6 +5012,23 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -5283,6 +5419,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     revokeFiscalisationKey: {
@@ -5470,6 +5623,23 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -5819,6 +5989,23 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -6201,6 +6388,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     revokePartnerKey: {
@@ -6387,6 +6591,23 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -7094,6 +7315,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     getSale: {
@@ -7760,6 +7998,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     createDebitNote: {
@@ -8150,6 +8405,23 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8584,6 +8856,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     resolveSale: {
@@ -8931,6 +9220,23 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -9362,6 +9668,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     resolveTenantSale: {
@@ -9708,6 +10031,23 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -10259,6 +10599,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     getWebhookEndpoint: {
@@ -10607,6 +10964,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     enableWebhookEndpoint: {
@@ -10802,6 +11176,23 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -11192,6 +11583,23 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -11661,6 +12069,23 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -12342,6 +12767,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     getItem: {
@@ -12825,6 +13267,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     releaseItem: {
@@ -13094,6 +13553,23 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -13379,6 +13855,23 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -14254,6 +14747,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     rejectImportItem: {
@@ -14514,6 +15024,23 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -15095,6 +15622,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     getPurchase: {
@@ -15629,6 +16173,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     rejectPurchase: {
@@ -15920,6 +16481,23 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -18343,6 +18921,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     listZReports: {
@@ -19750,6 +20345,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     listTenantZReports: {
@@ -21147,6 +21759,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     getReconciliation: {
@@ -21782,6 +22411,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     getTenantReconciliation: {
@@ -22314,6 +22960,23 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -24072,6 +24735,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     deleteTillLogin: {
@@ -24259,6 +24939,23 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -24482,6 +25179,25 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["LegacyWrappedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             *
+             *     For a key of the `wrapped` dialect, inside `{"success": false, "httpCode": …}` (LegacyWrappedError).
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -25119,6 +25835,25 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["LegacyWrappedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             *
+             *     For a key of the `wrapped` dialect, inside `{"success": false, "httpCode": …}` (LegacyWrappedError).
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -26348,6 +27083,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     getStockSettings: {
@@ -26674,6 +27426,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     signUp: {
@@ -26800,6 +27569,23 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -26935,6 +27721,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     resendVerification: {
@@ -27053,6 +27856,23 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -27263,6 +28083,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     signOut: {
@@ -27425,6 +28262,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     signOutEverywhere: {
@@ -27580,6 +28434,23 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -27891,6 +28762,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     requestPasswordReset: {
@@ -28009,6 +28897,23 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -28138,6 +29043,23 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -28448,6 +29370,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     removeAccountUser: {
@@ -28628,6 +29567,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     acceptInvitation: {
@@ -28758,6 +29714,23 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -28971,6 +29944,23 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -29714,6 +30704,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     revokeAccountToken: {
@@ -29884,6 +30891,23 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -30220,6 +31244,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     revokeAccountApiKey: {
@@ -30390,6 +31431,23 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -30743,6 +31801,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     initializeAccountDevice: {
@@ -30969,6 +32044,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     removeAccountDevice: {
@@ -31160,6 +32252,23 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -31419,6 +32528,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     adminListPartners: {
@@ -31664,6 +32790,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     adminSuspendPartner: {
@@ -31813,6 +32956,23 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
         };
     };
     adminResumePartner: {
@@ -31955,6 +33115,23 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -32185,6 +33362,23 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };

@@ -2,13 +2,15 @@
 // database's copy and its return (docs/deployment.md, "Backup and retention"; the choice of
 // approach is in docs/decisions.md). On PostgreSQL neither copies anything: they print the
 // pg_dump / pg_restore commands to use and exit 2.
-import { closeSync, createWriteStream, existsSync, openAsBlob, openSync, readSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, copyFileSync, createWriteStream, existsSync, openAsBlob, openSync, readSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import type { Config } from '../../platform/config.ts';
+import { SecretBox, developmentKeyFile, findDevelopmentKeyFile, readDevelopmentKey } from '../../credentials/secret-box.ts';
+import { recordedKey, recordedWhen, type RecordedKey } from '../../credentials/secret-key.ts';
 import { openDatabase } from '../../platform/db/database.ts';
 import { DataDirLockedError } from '../../platform/db/data-dir-lock.ts';
 import { NotFoundError } from '../../platform/errors/errors.ts';
@@ -159,12 +161,15 @@ export async function restoreCommand(config: Config, args: string[], json: boole
   }
   if (head[0] !== 0x1f || head[1] !== 0x8b) throw new Error(`${from} could not be restored: it is not a fiscal-gateway backup (not a gzipped tarball)`);
   let documents: number;
+  let recorded: RecordedKey | undefined;
   try {
     const database = await openDatabase({ dataDir, command: 'restore', migrate: false, loadDataDir: await openAsBlob(from, { type: 'application/gzip' }) });
     try {
       // A check that the copy opens and holds the gateway's tables; `serve` migrates it if older.
       const row = await sql<{ n: number }>`select count(*)::int as n from sales`.execute(database.db);
       documents = row.rows[0]?.n ?? 0;
+      // A copy from before keys were recorded (migration 0031) has no such table: nothing to say about its key.
+      recorded = await recordedKey(database.db).catch(() => undefined);
     } finally {
       await database.close();
     }
@@ -175,5 +180,46 @@ export async function restoreCommand(config: Config, args: string[], json: boole
     else rmSync(dataDir, { recursive: true, force: true });
     throw new Error(`${from} could not be restored (is it a fiscal-gateway backup?): ${(err as Error).message}`);
   }
-  print(json, { from, dataDir: resolve(dataDir), documents }, `restored ${from} into ${resolve(dataDir)} (${documents} documents); start the gateway on it with DATA_DIR=${shellWord(dataDir)} and the SECRET_KEY the copy was made with (fiscal-gateway serve)`);
+  const key = restoredKey(config, recorded);
+  print(
+    json,
+    { from, dataDir: resolve(dataDir), documents, key },
+    `restored ${from} into ${resolve(dataDir)} (${documents} documents). ${key.line}; then start the gateway on it: DATA_DIR=${shellWord(dataDir)}${config.secretKey === undefined ? '' : ' SECRET_KEY=…'} fiscal-gateway serve`,
+  );
+}
+
+/** What `restore` found of the key that sealed the copy's secrets: fits the SECRET_KEY given, copied beside the directory (development), or to find. */
+interface RestoredKey {
+  state: 'unrecorded' | 'matches' | 'differs' | 'in-place' | 'copied' | 'to-copy';
+  /** The development key file that sealed the copy (found beside it, or copied there). */
+  file?: string;
+  line: string;
+}
+
+/**
+ * The copy records which key sealed its secrets (a fingerprint). With SECRET_KEY: whether it is
+ * that one. In development: the key is a development key file; the one that fits, found in the
+ * working directory or beside DATA_DIR, is copied beside the restored directory under its name,
+ * so that `serve` finds it (a file there already is never overwritten: the line says what to copy).
+ */
+function restoredKey(config: Config, recorded: RecordedKey | undefined): RestoredKey {
+  if (!recorded) return { state: 'unrecorded', line: 'Its secrets are opened by the SECRET_KEY (or development key file) the copy was made with' };
+  const when = recordedWhen(recorded);
+  if (config.secretKey !== undefined) {
+    return new SecretBox(config.secretKey).fingerprint === recorded.fingerprint
+      ? { state: 'matches', line: `Its secrets were sealed with this SECRET_KEY (${when}): start the gateway with it` }
+      : { state: 'differs', line: `Its secrets were sealed with another key than this SECRET_KEY (${when}): start the gateway with the SECRET_KEY the copy was made with` };
+  }
+  const file = developmentKeyFile(config.dataDir);
+  const fits = (box: SecretBox) => box.fingerprint === recorded.fingerprint;
+  const present = readDevelopmentKey(config.dataDir);
+  if (present !== undefined && fits(new SecretBox(present))) return { state: 'in-place', file, line: `Its development key file ${file} is in place` };
+  const found = findDevelopmentKeyFile(config.dataDir, fits);
+  if (present === undefined && found) {
+    copyFileSync(found, file, constants.COPYFILE_EXCL);
+    return { state: 'copied', file, line: `The development key file that sealed its secrets, ${found}, was copied to ${file}` };
+  }
+  const copy = found ? `cp ${found} ${file}` : `copy the development key file of the DATA_DIR the backup was made from (.<name>.secret-key beside that directory) to ${file}`;
+  const why = present === undefined ? 'its secrets were sealed with a key that no development key file here holds' : `${file} holds another key than the one that sealed its secrets`;
+  return { state: 'to-copy', ...(found ? { file: found } : {}), line: `SECRET_KEY is not set, and ${why} (${when}): ${copy}, or start the gateway with SECRET_KEY set to that key` };
 }

@@ -1,4 +1,4 @@
-export const EXIT = { ok: 0, failure: 1, usage: 2, config: 3, locked: 4, notFound: 5, notCertified: 6 } as const;
+export const EXIT = { ok: 0, failure: 1, usage: 2, config: 3, locked: 4, notFound: 5, notCertified: 6, dataDir: 7 } as const;
 
 export class UsageError extends Error {}
 

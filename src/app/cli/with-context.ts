@@ -3,7 +3,7 @@ import { closeContext, createContext, type AppContext } from '../../domain/kerne
 import { openDatabase, type Database } from '../../platform/db/database.ts';
 import { developmentKeyFile } from '../../credentials/secret-box.ts';
 import type { SecretKeyOutcome } from '../../credentials/secret-key.ts';
-import { verifySecretKey } from '../secret-key.ts';
+import { verifyDevelopmentKeyFile, verifySecretKey } from '../secret-key.ts';
 
 /**
  * A PostgreSQL database (one a production may share) that has just recorded the development key
@@ -22,6 +22,12 @@ export function developmentKeyNote(config: Config, command: string, outcome: Sec
  */
 export async function withContext<T>(config: Config, command: string, run: (ctx: AppContext) => Promise<T>, options: { seals?: boolean } = {}): Promise<T> {
   const database: Database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, command });
+  try {
+    await verifyDevelopmentKeyFile(config, database.db, command);
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
   const ctx = createContext(config, database);
   try {
     const note = developmentKeyNote(config, command, await verifySecretKey(ctx, command, { claim: options.seals ?? false }));

@@ -9,7 +9,8 @@ import { RateLimiter } from '../../platform/http/rate-limit.ts';
 import { Mailer } from '../../platform/mail/mailer.ts';
 import { instrumentVsdcClient } from '../../vsdc/instrumented.ts';
 import { createLogger, type Logger } from '../../platform/observability/log.ts';
-import { createMetrics, observeDatabaseAvailability, type Metrics } from '../../platform/observability/metrics.ts';
+import { createMetrics, observeDatabaseAvailability, registerStorageGauges, type Metrics } from '../../platform/observability/metrics.ts';
+import type { StorageFloor } from '../../platform/db/storage-floor.ts';
 import { createVsdcClient, type VsdcClient } from '../../vsdc/client.ts';
 
 export interface Clock {
@@ -104,6 +105,16 @@ function redisClient(url: string, log: Logger): Redis {
   return redis;
 }
 
+/** The embedded database's disk: a warning when writes start being refused, a line when they are taken again, and its gauges. */
+function watchStorage(storage: StorageFloor, log: Logger, metrics: Metrics): void {
+  registerStorageGauges(metrics, storage);
+  storage.onChange((state) => {
+    const fields = { dataDir: storage.dataDir, freeBytes: state.freeBytes, minFreeBytes: storage.minFreeBytes };
+    if (state.refusing) log.warn(fields, storage.changeLine(state));
+    else log.info(fields, storage.changeLine(state));
+  });
+}
+
 export function createContext(config: Config, database: Database, options: ContextOptions = {}): AppContext {
   const secretBox = new SecretBox(resolveSecretKey(config.secretKey, config.dataDir));
   const log = options.log ?? createLogger(config.logLevel);
@@ -115,6 +126,7 @@ export function createContext(config: Config, database: Database, options: Conte
   const metrics = createMetrics();
   const vsdc = instrumentVsdcClient(options.vsdc ?? createVsdcClient({ timeoutMs: config.vsdcTimeoutMs, hostConnections: config.vsdcHostConnections, hostRate: config.vsdcHostRate }), metrics);
   const mailer = new Mailer(config, log);
+  if (database.storage) watchStorage(database.storage, log, metrics);
   const ctx: AppContext = { config, database, db: database.db, secretBox, rateLimiter, clock: options.clock ?? systemClock, vsdc, metrics, log, mailer, members: new ContextMembers() };
   ctx.members.provide(ctx, DATABASE_OUTAGES);
   return ctx;

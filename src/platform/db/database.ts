@@ -1,15 +1,17 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider } from 'kysely';
 import pg from 'pg';
 import { DatabaseAvailability, tagDatabaseError } from './availability.ts';
-import { acquireDataDirLock } from './data-dir-lock.ts';
+import { acquireDataDirLock, lockFilePath } from './data-dir-lock.ts';
+import { checkBeforeOpen, checkRelationFiles, damaged, probeWrite, writing, type RelationFile } from './data-dir.ts';
 import { migrationProvider } from './migrations/index.ts';
 import { LocalNotifier, PostgresNotifier, type Notifier } from './notifier.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import { PreparingClient } from './prepared.ts';
 import type { DB } from './schema.ts';
+import { diskFullError, StorageFloor } from './storage-floor.ts';
 
 type DatabaseKind = 'embedded' | 'postgres';
 
@@ -26,6 +28,8 @@ export interface Database {
    * checkpoint (a consistent copy that needs no recovery), while the database stays open.
    */
   backup: (() => Promise<Blob>) | undefined;
+  /** Embedded, opened with `minFreeBytes`: the free-space floor of the data directory's disk (`serve`). */
+  storage: StorageFloor | undefined;
   close(): Promise<void>;
 }
 
@@ -39,6 +43,8 @@ interface OpenOptions {
   /** Who holds the embedded lock, for the message a second process gets. */
   command?: string;
   migrate?: boolean;
+  /** Embedded: watch the data directory's disk and refuse writes below this many free bytes (DATA_DIR_MIN_FREE_MB; `serve`). */
+  minFreeBytes?: number;
   /** Called before each slow step: creating an embedded database, each migration applied (`migrate` and `serve` print them). */
   onProgress?: (progress: OpenProgress) => void;
   poolSize?: number;
@@ -112,6 +118,7 @@ function openPostgres(url: string, poolSize: number): Database {
     availability,
     pool,
     backup: undefined,
+    storage: undefined,
     async close() {
       await notifier.close();
       await db.destroy();
@@ -119,33 +126,89 @@ function openPostgres(url: string, poolSize: number): Database {
   };
 }
 
+/** The last lines the engine wrote to its standard error: why an open failed (a FATAL or PANIC line). */
+function engineLog(): { onStderr: (text: string) => boolean; last: () => string | undefined } {
+  const lines: string[] = [];
+  return {
+    onStderr(text) {
+      lines.push(text);
+      if (lines.length > 20) lines.shift();
+      return true;
+    },
+    last: () => {
+      const said = lines.findLast((line) => /\b(PANIC|FATAL|ERROR):/.test(line));
+      return said?.replace(/^.*?\b(PANIC|FATAL|ERROR):\s*/, '');
+    },
+  };
+}
+
+/** Every relation's main file, as the catalogue names it (relative to the data directory). */
+async function relationFiles(pglite: PGlite): Promise<RelationFile[]> {
+  const { rows } = await pglite.query<RelationFile>(
+    `select c.oid::regclass::text as relation, pg_relation_filepath(c.oid) as path
+       from pg_class c
+      where c.relkind in ('r', 'i', 't', 'S', 'm') and c.relpersistence = 'p' and pg_relation_filepath(c.oid) is not null`,
+  );
+  return rows;
+}
+
 async function openEmbedded(options: OpenOptions): Promise<Database> {
+  const dataDir = options.dataDir;
   let release: (() => void) | undefined;
-  if (options.dataDir) {
+  let holdsDatabase = false;
+  if (dataDir) {
+    // Before anything is written: a directory that cannot be written or holds a damaged database stops here.
+    holdsDatabase = checkBeforeOpen(dataDir).holdsDatabase;
     // The lock (and the key and development files) live beside the directory: make its parent too.
-    mkdirSync(dirname(resolve(options.dataDir)), { recursive: true });
-    release = acquireDataDirLock(options.dataDir, options.command ?? 'fiscal-gateway');
-    // initdb, on a first start: the longest wait of all, said before it starts.
-    if (!options.loadDataDir && !existsSync(join(options.dataDir, 'PG_VERSION'))) {
-      options.onProgress?.({ line: `creating the embedded database in ${options.dataDir} (the first time takes a few seconds)`, fields: { dataDir: options.dataDir } });
+    const parent = dirname(resolve(dataDir));
+    writing(dataDir, parent, () => mkdirSync(parent, { recursive: true }));
+    release = writing(dataDir, lockFilePath(dataDir), () => acquireDataDirLock(dataDir, options.command ?? 'fiscal-gateway'));
+    try {
+      // initdb, on a first start: the longest wait of all, said before it starts.
+      if (!options.loadDataDir && !holdsDatabase) {
+        options.onProgress?.({ line: `creating the embedded database in ${dataDir} (the first time takes a few seconds)`, fields: { dataDir } });
+      }
+      writing(dataDir, dataDir, () => mkdirSync(dataDir, { recursive: true }));
+      if (!holdsDatabase) probeWrite(dataDir);
+    } catch (err) {
+      release();
+      throw err;
     }
-    mkdirSync(options.dataDir, { recursive: true });
   }
   let pglite: PGlite;
+  let storage: StorageFloor | undefined;
+  const engine = engineLog();
   try {
     // Loaded only for the embedded database: the module alone holds ~37 MB a PostgreSQL process never needs.
     const { PGlite } = await import('@electric-sql/pglite');
     const parsers = { [INT8]: (v: string) => Number(v), [NUMERIC]: (v: string) => v };
-    pglite = await PGlite.create({
-      ...(options.dataDir ? { dataDir: options.dataDir } : {}),
-      ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
-      parsers,
-    });
+    try {
+      pglite = await PGlite.create({
+        ...(dataDir ? { dataDir } : {}),
+        ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+        parsers,
+        onStderr: engine.onStderr,
+      });
+    } catch (err) {
+      // An existing database the engine cannot open is damaged (a control file, a catalogue, the log): never started on.
+      if (dataDir && holdsDatabase) throw damaged(dataDir, `the engine could not open it: ${engine.last() ?? (err as Error).message}`);
+      throw err;
+    }
+    if (dataDir && holdsDatabase) {
+      try {
+        checkRelationFiles(dataDir, await relationFiles(pglite));
+      } catch (err) {
+        await pglite.close().catch(() => {});
+        throw err;
+      }
+    }
+    if (dataDir && options.minFreeBytes !== undefined) storage = await StorageFloor.watch(dataDir, options.minFreeBytes);
   } catch (err) {
     release?.();
     throw err;
   }
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+  const diskFull = (err: unknown) => (storage ? storage.diskFull(err) : diskFullError(dataDir ?? 'memory', err));
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite, diskFull) });
   const notifier = new LocalNotifier();
   return {
     db,
@@ -160,7 +223,9 @@ async function openEmbedded(options: OpenOptions): Promise<Database> {
         await sql`checkpoint`.execute(conn);
         return pglite.dumpDataDir('gzip');
       }),
+    storage,
     async close() {
+      storage?.close();
       await notifier.close();
       await db.destroy();
       await pglite.close();

@@ -12,6 +12,10 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import { PREPARED } from './prepared.ts';
+import { isDiskFull } from './storage-floor.ts';
+
+/** What a statement the engine refused for want of disk is thrown as (the data directory's StorageFullError). */
+type DiskFull = (err: unknown) => Error;
 
 /**
  * Kysely dialect over one PGlite instance. PGlite is a single session, so connection
@@ -19,12 +23,15 @@ import { PREPARED } from './prepared.ts';
  * COMMIT, or a single query) owns the session until it releases it.
  */
 export class PGliteDialect implements Dialect {
-  constructor(private readonly pglite: PGlite) {}
+  constructor(
+    private readonly pglite: PGlite,
+    private readonly diskFull?: DiskFull,
+  ) {}
   createAdapter() {
     return new PostgresAdapter();
   }
   createDriver(): Driver {
-    return new PGliteDriver(this.pglite);
+    return new PGliteDriver(this.pglite, this.diskFull);
   }
   createIntrospector(db: Kysely<unknown>) {
     return new PostgresIntrospector(db);
@@ -38,8 +45,8 @@ class PGliteDriver implements Driver {
   private tail: Promise<void> = Promise.resolve();
   private readonly connection: PGliteConnection;
 
-  constructor(pglite: PGlite) {
-    this.connection = new PGliteConnection(pglite);
+  constructor(pglite: PGlite, diskFull: DiskFull | undefined) {
+    this.connection = new PGliteConnection(pglite, diskFull);
   }
 
   async init(): Promise<void> {}
@@ -92,10 +99,22 @@ class PGliteConnection implements DatabaseConnection {
   private readonly statements = new Map<string, PreparedStatement>();
   /** Names given so far (a name is never reused, even for a statement whose describe failed). */
   private named = 0;
-  constructor(private readonly pglite: PGlite) {}
+  constructor(
+    private readonly pglite: PGlite,
+    private readonly diskFull: DiskFull | undefined,
+  ) {}
+
+  /** The engine's disk-full error (rolled back by the engine, which stays usable) as the data directory's own. */
+  private failure(err: unknown): unknown {
+    return this.diskFull && isDiskFull(err) ? this.diskFull(err) : err;
+  }
 
   async exec(sql: string): Promise<void> {
-    await this.pglite.exec(sql);
+    try {
+      await this.pglite.exec(sql);
+    } catch (err) {
+      throw this.failure(err);
+    }
   }
 
   /**
@@ -137,9 +156,14 @@ class PGliteConnection implements DatabaseConnection {
   }
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    const result = compiled.sql.startsWith(PREPARED)
-      ? await this.executePrepared<R>(compiled.sql, compiled.parameters)
-      : await this.pglite.query<R>(compiled.sql, compiled.parameters as unknown[], { rowMode: 'object' });
+    let result: { rows: R[]; affectedRows?: number };
+    try {
+      result = compiled.sql.startsWith(PREPARED)
+        ? await this.executePrepared<R>(compiled.sql, compiled.parameters)
+        : await this.pglite.query<R>(compiled.sql, compiled.parameters as unknown[], { rowMode: 'object' });
+    } catch (err) {
+      throw this.failure(err);
+    }
     const affected = result.affectedRows;
     return {
       rows: result.rows,

@@ -149,7 +149,10 @@ export const ERROR_CODES = {
     meaning:
       "The gateway's database cannot be reached (restarting, failing over, refusing connections); nothing half-done is kept and no invoice number is used; `Retry-After` says when to try again; a write repeated with the same `Idempotency-Key` gives exactly one document",
   },
-  not_ready: { status: 503, meaning: '`/readyz`: the database is unreachable' },
+  not_ready: {
+    status: 503,
+    meaning: '`/readyz`: the database is unreachable, or the embedded database refuses writes because its disk is nearly full (`storage_full`)',
+  },
   catalogue_unavailable: {
     status: 503,
     meaning: 'The classification catalogue has never been fetched from a VSDC yet and none answers now',
@@ -159,6 +162,11 @@ export const ERROR_CODES = {
     status: 503,
     meaning:
       "A sealed secret (a partner key read back) that the gateway's `SECRET_KEY` does not open: it was sealed with another key; nothing was changed; the operator must start the gateway with the `SECRET_KEY` that sealed it (docs/deployment.md#secret_key)",
+  },
+  storage_full: {
+    status: 507,
+    meaning:
+      "The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when",
   },
 } as const satisfies Record<string, ErrorCodeEntry>;
 

@@ -4,6 +4,8 @@ import { ApiError, NotFoundError, ValidationError, type ErrorBody } from '../err
 import { toValidationError, type HttpPart } from './validation.ts';
 import { editsIfSlip, namesInWords } from '../lib/did-you-mean.ts';
 import { isDatabaseUnavailable } from '../db/availability.ts';
+import { StorageFullError } from '../db/storage-floor.ts';
+import { storageFull } from './storage-floor.ts';
 
 // Every failure leaves in one of the spec's three shapes; nothing internal reaches a body.
 
@@ -31,6 +33,8 @@ export function renderError(error: unknown, request: FastifyRequest): Rendered {
   // Coded errors are ours, 503s included (what is unavailable, and when to retry): their message
   // and headers (Retry-After) go out as written.
   if (error instanceof ApiError) return { status: error.status, body: { error: { code: error.code, message: error.message } }, headers: error.headers };
+  // The embedded engine could not store a write for want of disk: rolled back, the engine usable.
+  if (error instanceof StorageFullError) return renderError(storageFull(error.message), request);
   // A path parameter that cannot name anything (/tenants/abc) is simply not found.
   if ((error as { validationContext?: string }).validationContext === 'params') return { status: 404, body: { message: 'Not found.' } };
   if (error instanceof ValidationError) return { status: 422, body: { message: error.message, errors: error.errors } };
@@ -134,7 +138,7 @@ export function registerErrorHandling(app: FastifyInstance, options: { modernPre
   app.setErrorHandler((error, request, reply) => {
     const rendered = renderError(error, request);
     // A database outage is written at debug (observability/log.ts) and said once by the context.
-    if (rendered.status >= 500 && !(error instanceof ApiError)) request.log.error({ err: error }, 'request failed');
+    if (rendered.status >= 500 && !(error instanceof ApiError) && !(error instanceof StorageFullError)) request.log.error({ err: error }, 'request failed');
     return sendError(reply, rendered);
   });
   app.setNotFoundHandler((request, reply) => {

@@ -94,3 +94,39 @@ export function observeDatabaseAvailability(metrics: Metrics, availability: Data
   const outages = new Counter({ name: 'fiscal_gateway_database_outages_total', help: 'Database outages this process has met (a failed connection attempt after the database answered)', registers: [metrics.registry] });
   return availability.observe({ down: () => outages.inc(), up: () => {} });
 }
+
+/** The embedded database's disk, as its free-space floor sees it (platform/db/storage-floor.ts). */
+interface StorageReading {
+  readonly freeBytes: number;
+  readonly minFreeBytes: number;
+  readonly refusing: boolean;
+}
+
+/** The gauges of the embedded database's disk: only a `serve` on the embedded database has them. */
+export function registerStorageGauges(metrics: Metrics, storage: StorageReading): void {
+  const registers = [metrics.registry];
+  new Gauge({
+    name: 'fiscal_gateway_data_dir_free_bytes',
+    help: "Free bytes on the embedded database's disk (DATA_DIR), as last read (every second)",
+    registers,
+    collect() {
+      this.set(storage.freeBytes);
+    },
+  });
+  new Gauge({
+    name: 'fiscal_gateway_data_dir_min_free_bytes',
+    help: 'DATA_DIR_MIN_FREE_MB in bytes: below this much free space writes are refused',
+    registers,
+    collect() {
+      this.set(storage.minFreeBytes);
+    },
+  });
+  new Gauge({
+    name: 'fiscal_gateway_data_dir_writes_refused',
+    help: "1 while writes are refused (507 storage_full) because the embedded database's disk has less than DATA_DIR_MIN_FREE_MB free, else 0",
+    registers,
+    collect() {
+      this.set(storage.refusing ? 1 : 0);
+    },
+  });
+}

@@ -4,6 +4,7 @@
 // OpenAPI document lists exactly these (src/app/openapi-errors.ts), and a test checks that every
 // throw site's code is among those of the operations that reach it (test/platform/throw-sites.test.ts).
 import type { ErrorCode } from '../../../platform/errors/codes.ts';
+import { WRITE_METHODS } from '../../../platform/http/storage-floor.ts';
 import type { RouteAuth } from './auth.ts';
 
 /** Methods whose body Fastify parses (and so can refuse: 400, 413, 415, a reserved key 422). */
@@ -17,6 +18,7 @@ const STANDING: readonly ErrorCode[] = ['subscription_blocked', 'quota_exhausted
 function impliedErrors(method: string, auth: RouteAuth): ErrorCode[] {
   const codes: ErrorCode[] = ['internal_error', 'database_unavailable'];
   if (BODY_METHODS.has(method)) codes.push('bad_request', 'invalid_json', 'payload_too_large', 'unsupported_media_type');
+  if (WRITE_METHODS.has(method)) codes.push('storage_full');
   if (auth.surface !== 'public') codes.push('unauthenticated');
   if (auth.surface !== 'public' && auth.surface !== 'admin') codes.push('rate_limited');
   if (MERCHANT_CREDENTIALS.has(auth.surface)) codes.push(...STANDING, 'tenant_suspended');

@@ -76,7 +76,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsync {
     });
 
     app.post('/api/v1/account/signin', {
-      config: { ...PUBLIC, errors: ['invalid_credentials', 'email_not_verified', 'signin_throttled'] },
+      config: { ...PUBLIC, errors: ['invalid_credentials', 'email_not_verified', 'signin_throttled'], whileStorageLow: 'served' },
       schema: {
         operationId: 'signIn',
         tags: TAG,
@@ -92,7 +92,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsync {
     });
 
     app.post('/api/v1/account/signout', {
-      config: viewer,
+      config: { ...viewer, whileStorageLow: 'served' },
       schema: { operationId: 'signOut', tags: TAG, summary: 'Sign out this session', response: { 200: data(S.SignOutResult) } },
     }, async (request, reply) => {
       const revoked = await service.signOut(ctx, requireUser(request).user, false);
@@ -101,7 +101,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsync {
     });
 
     app.post('/api/v1/account/signout-everywhere', {
-      config: viewer,
+      config: { ...viewer, whileStorageLow: 'served' },
       schema: { operationId: 'signOutEverywhere', tags: TAG, summary: 'Sign out every session of this user', response: { 200: data(S.SignOutResult) } },
     }, async (request, reply) => {
       const revoked = await service.signOut(ctx, requireUser(request).user, true);
