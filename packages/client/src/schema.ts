@@ -2080,7 +2080,7 @@ export interface paths {
         };
         /**
          * Your audit trail, newest first
-         * @description Who did what to your account, newest first: credentials minted and revoked, users invited and removed, sign-ins, devices, items created and amended, failed documents resolved or reissued, receipts reprinted, days closed (Z), reconciliations started. Each record names who acted (one of your users, tokens or till logins, your partner's key, the operator) and what it acted on. Never another merchant's records. Documents issued, credited and debited are not repeated here: the documents list (`GET /api/v1/sales`) is their record. `action` is one action (`token.revoked`) or, ending with a dot, a family (`token.`); `from`/`to` are days in your timezone. See docs/audit.md.
+         * @description Who did what to your account, newest first: credentials minted and revoked, users invited and removed, sign-ins, devices, items created and amended, sales credited and debited (the note named), failed documents resolved or reissued, receipts reprinted, days closed (Z), reconciliations started. Each record names who acted (one of your users, tokens or till logins, your partner's key, the operator) and what it acted on. Never another merchant's records. Sales issued are not repeated here: the documents list (`GET /api/v1/sales`) is their record, each document naming who issued it (`issuedBy`). `action` is one action (`token.revoked`) or, ending with a dot, a family (`token.`); `from`/`to` are days in your timezone. See docs/audit.md.
          */
         get: operations["listAudit"];
         put?: never;
@@ -2100,7 +2100,7 @@ export interface paths {
         };
         /**
          * Your audit trail as CSV
-         * @description The same records and filter as `GET /api/v1/audit`, every page, newest first, streamed as CSV. Who did what to your account, newest first: credentials minted and revoked, users invited and removed, sign-ins, devices, items created and amended, failed documents resolved or reissued, receipts reprinted, days closed (Z), reconciliations started. Each record names who acted (one of your users, tokens or till logins, your partner's key, the operator) and what it acted on. Never another merchant's records. Documents issued, credited and debited are not repeated here: the documents list (`GET /api/v1/sales`) is their record. `action` is one action (`token.revoked`) or, ending with a dot, a family (`token.`); `from`/`to` are days in your timezone. See docs/audit.md.
+         * @description The same records and filter as `GET /api/v1/audit`, every page, newest first, streamed as CSV. Who did what to your account, newest first: credentials minted and revoked, users invited and removed, sign-ins, devices, items created and amended, sales credited and debited (the note named), failed documents resolved or reissued, receipts reprinted, days closed (Z), reconciliations started. Each record names who acted (one of your users, tokens or till logins, your partner's key, the operator) and what it acted on. Never another merchant's records. Sales issued are not repeated here: the documents list (`GET /api/v1/sales`) is their record, each document naming who issued it (`issuedBy`). `action` is one action (`token.revoked`) or, ending with a dot, a family (`token.`); `from`/`to` are days in your timezone. See docs/audit.md.
          */
         get: operations["exportAudit"];
         put?: never;
@@ -6255,6 +6255,13 @@ export interface operations {
                                 total: number;
                                 /** Format: date-time */
                                 occurredAt: string;
+                                issuedBy: {
+                                    /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                    type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                    /** @description The credential's id (of that type) */
+                                    id: number;
+                                    name: string | null;
+                                } | null;
                             }[];
                             reasonCode: string | null;
                             /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
@@ -6277,6 +6284,13 @@ export interface operations {
                                 at: string;
                                 note: string | null;
                                 replacedBySaleId: number | null;
+                            } | null;
+                            issuedBy: {
+                                /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                /** @description The credential's id (of that type) */
+                                id: number;
+                                name: string | null;
                             } | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -6583,6 +6597,13 @@ export interface operations {
                                 total: number;
                                 /** Format: date-time */
                                 occurredAt: string;
+                                issuedBy: {
+                                    /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                    type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                    /** @description The credential's id (of that type) */
+                                    id: number;
+                                    name: string | null;
+                                } | null;
                             }[];
                             reasonCode: string | null;
                             /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
@@ -6605,6 +6626,13 @@ export interface operations {
                                 at: string;
                                 note: string | null;
                                 replacedBySaleId: number | null;
+                            } | null;
+                            issuedBy: {
+                                /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                /** @description The credential's id (of that type) */
+                                id: number;
+                                name: string | null;
                             } | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -6911,6 +6939,13 @@ export interface operations {
                                 total: number;
                                 /** Format: date-time */
                                 occurredAt: string;
+                                issuedBy: {
+                                    /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                    type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                    /** @description The credential's id (of that type) */
+                                    id: number;
+                                    name: string | null;
+                                } | null;
                             }[];
                             reasonCode: string | null;
                             /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
@@ -6933,6 +6968,13 @@ export interface operations {
                                 at: string;
                                 note: string | null;
                                 replacedBySaleId: number | null;
+                            } | null;
+                            issuedBy: {
+                                /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                /** @description The credential's id (of that type) */
+                                id: number;
+                                name: string | null;
                             } | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -7208,6 +7250,13 @@ export interface operations {
                                 total: number;
                                 /** Format: date-time */
                                 occurredAt: string;
+                                issuedBy: {
+                                    /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                    type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                    /** @description The credential's id (of that type) */
+                                    id: number;
+                                    name: string | null;
+                                } | null;
                             }[];
                             reasonCode: string | null;
                             /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
@@ -7230,6 +7279,13 @@ export interface operations {
                                 at: string;
                                 note: string | null;
                                 replacedBySaleId: number | null;
+                            } | null;
+                            issuedBy: {
+                                /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                /** @description The credential's id (of that type) */
+                                id: number;
+                                name: string | null;
                             } | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -7602,6 +7658,13 @@ export interface operations {
                                 total: number;
                                 /** Format: date-time */
                                 occurredAt: string;
+                                issuedBy: {
+                                    /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                    type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                    /** @description The credential's id (of that type) */
+                                    id: number;
+                                    name: string | null;
+                                } | null;
                             }[];
                             reasonCode: string | null;
                             /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
@@ -7624,6 +7687,13 @@ export interface operations {
                                 at: string;
                                 note: string | null;
                                 replacedBySaleId: number | null;
+                            } | null;
+                            issuedBy: {
+                                /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                /** @description The credential's id (of that type) */
+                                id: number;
+                                name: string | null;
                             } | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -8027,6 +8097,13 @@ export interface operations {
                                 total: number;
                                 /** Format: date-time */
                                 occurredAt: string;
+                                issuedBy: {
+                                    /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                    type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                    /** @description The credential's id (of that type) */
+                                    id: number;
+                                    name: string | null;
+                                } | null;
                             }[];
                             reasonCode: string | null;
                             /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
@@ -8049,6 +8126,13 @@ export interface operations {
                                 at: string;
                                 note: string | null;
                                 replacedBySaleId: number | null;
+                            } | null;
+                            issuedBy: {
+                                /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                /** @description The credential's id (of that type) */
+                                id: number;
+                                name: string | null;
                             } | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -8390,6 +8474,13 @@ export interface operations {
                                 total: number;
                                 /** Format: date-time */
                                 occurredAt: string;
+                                issuedBy: {
+                                    /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                    type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                    /** @description The credential's id (of that type) */
+                                    id: number;
+                                    name: string | null;
+                                } | null;
                             }[];
                             reasonCode: string | null;
                             /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
@@ -8412,6 +8503,13 @@ export interface operations {
                                 at: string;
                                 note: string | null;
                                 replacedBySaleId: number | null;
+                            } | null;
+                            issuedBy: {
+                                /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                /** @description The credential's id (of that type) */
+                                id: number;
+                                name: string | null;
                             } | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -8787,6 +8885,13 @@ export interface operations {
                                 total: number;
                                 /** Format: date-time */
                                 occurredAt: string;
+                                issuedBy: {
+                                    /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                    type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                    /** @description The credential's id (of that type) */
+                                    id: number;
+                                    name: string | null;
+                                } | null;
                             }[];
                             reasonCode: string | null;
                             /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
@@ -8809,6 +8914,13 @@ export interface operations {
                                 at: string;
                                 note: string | null;
                                 replacedBySaleId: number | null;
+                            } | null;
+                            issuedBy: {
+                                /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                /** @description The credential's id (of that type) */
+                                id: number;
+                                name: string | null;
                             } | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -9152,6 +9264,13 @@ export interface operations {
                                 total: number;
                                 /** Format: date-time */
                                 occurredAt: string;
+                                issuedBy: {
+                                    /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                    type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                    /** @description The credential's id (of that type) */
+                                    id: number;
+                                    name: string | null;
+                                } | null;
                             }[];
                             reasonCode: string | null;
                             /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
@@ -9174,6 +9293,13 @@ export interface operations {
                                 at: string;
                                 note: string | null;
                                 replacedBySaleId: number | null;
+                            } | null;
+                            issuedBy: {
+                                /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                /** @description The credential's id (of that type) */
+                                id: number;
+                                name: string | null;
                             } | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -16466,6 +16592,7 @@ export interface operations {
                             generatedAt: string;
                             closedAt: string | null;
                             closedBy: string | null;
+                            closedByName: string | null;
                             /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
                             counts: {
                                 /** @description Fiscal (normal) documents; training and proforma ones are in nonFiscal */
@@ -16654,6 +16781,53 @@ export interface operations {
                                 firstReceiptNo: number | null;
                                 lastReceiptNo: number | null;
                             };
+                            storedAfterClose: {
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            } | null;
                         };
                     };
                     "text/csv": string;
@@ -16844,6 +17018,7 @@ export interface operations {
                             generatedAt: string;
                             closedAt: string | null;
                             closedBy: string | null;
+                            closedByName: string | null;
                             /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
                             counts: {
                                 /** @description Fiscal (normal) documents; training and proforma ones are in nonFiscal */
@@ -17032,6 +17207,53 @@ export interface operations {
                                 firstReceiptNo: number | null;
                                 lastReceiptNo: number | null;
                             };
+                            storedAfterClose: {
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            } | null;
                         };
                     };
                 };
@@ -17076,6 +17298,7 @@ export interface operations {
                             generatedAt: string;
                             closedAt: string | null;
                             closedBy: string | null;
+                            closedByName: string | null;
                             /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
                             counts: {
                                 /** @description Fiscal (normal) documents; training and proforma ones are in nonFiscal */
@@ -17264,6 +17487,53 @@ export interface operations {
                                 firstReceiptNo: number | null;
                                 lastReceiptNo: number | null;
                             };
+                            storedAfterClose: {
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            } | null;
                         };
                     };
                 };
@@ -17452,6 +17722,7 @@ export interface operations {
                             closedAt: string;
                             /** @description Who closed it (as the Z report's `closedBy`) */
                             closedBy: string;
+                            closedByName: string | null;
                             /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
                             counts: {
                                 /** @description Fiscal (normal) documents; training and proforma ones are in nonFiscal */
@@ -17465,6 +17736,18 @@ export interface operations {
                             /** @description Sales + debit notes − credit notes */
                             net: {
                                 /** @description Documents of every type */
+                                count: number;
+                                /** @description Taxable amount (vatTaxblAmt) */
+                                taxable: number;
+                                vat: number;
+                                /** @description What the customers paid (or were refunded) */
+                                total: number;
+                                /** @description Line discounts */
+                                discount: number;
+                            };
+                            /** @description The day's fiscal documents stored after the close (as the Z report's `storedAfterClose.net`): `count` is how many */
+                            storedAfterClose: {
+                                /** @description Documents */
                                 count: number;
                                 /** @description Taxable amount (vatTaxblAmt) */
                                 taxable: number;
@@ -17781,6 +18064,7 @@ export interface operations {
                             generatedAt: string;
                             closedAt: string | null;
                             closedBy: string | null;
+                            closedByName: string | null;
                             /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
                             counts: {
                                 /** @description Fiscal (normal) documents; training and proforma ones are in nonFiscal */
@@ -17969,6 +18253,53 @@ export interface operations {
                                 firstReceiptNo: number | null;
                                 lastReceiptNo: number | null;
                             };
+                            storedAfterClose: {
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            } | null;
                         };
                     };
                     "text/csv": string;
@@ -18173,6 +18504,7 @@ export interface operations {
                             generatedAt: string;
                             closedAt: string | null;
                             closedBy: string | null;
+                            closedByName: string | null;
                             /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
                             counts: {
                                 /** @description Fiscal (normal) documents; training and proforma ones are in nonFiscal */
@@ -18361,6 +18693,53 @@ export interface operations {
                                 firstReceiptNo: number | null;
                                 lastReceiptNo: number | null;
                             };
+                            storedAfterClose: {
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            } | null;
                         };
                     };
                 };
@@ -18405,6 +18784,7 @@ export interface operations {
                             generatedAt: string;
                             closedAt: string | null;
                             closedBy: string | null;
+                            closedByName: string | null;
                             /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
                             counts: {
                                 /** @description Fiscal (normal) documents; training and proforma ones are in nonFiscal */
@@ -18593,6 +18973,53 @@ export interface operations {
                                 firstReceiptNo: number | null;
                                 lastReceiptNo: number | null;
                             };
+                            storedAfterClose: {
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            } | null;
                         };
                     };
                 };
@@ -18793,6 +19220,7 @@ export interface operations {
                             closedAt: string;
                             /** @description Who closed it (as the Z report's `closedBy`) */
                             closedBy: string;
+                            closedByName: string | null;
                             /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
                             counts: {
                                 /** @description Fiscal (normal) documents; training and proforma ones are in nonFiscal */
@@ -18806,6 +19234,18 @@ export interface operations {
                             /** @description Sales + debit notes − credit notes */
                             net: {
                                 /** @description Documents of every type */
+                                count: number;
+                                /** @description Taxable amount (vatTaxblAmt) */
+                                taxable: number;
+                                vat: number;
+                                /** @description What the customers paid (or were refunded) */
+                                total: number;
+                                /** @description Line discounts */
+                                discount: number;
+                            };
+                            /** @description The day's fiscal documents stored after the close (as the Z report's `storedAfterClose.net`): `count` is how many */
+                            storedAfterClose: {
+                                /** @description Documents */
                                 count: number;
                                 /** @description Taxable amount (vatTaxblAmt) */
                                 taxable: number;
@@ -19148,6 +19588,7 @@ export interface operations {
                             generatedAt: string;
                             closedAt: string | null;
                             closedBy: string | null;
+                            closedByName: string | null;
                             /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
                             counts: {
                                 /** @description Fiscal (normal) documents; training and proforma ones are in nonFiscal */
@@ -19336,6 +19777,53 @@ export interface operations {
                                 firstReceiptNo: number | null;
                                 lastReceiptNo: number | null;
                             };
+                            storedAfterClose: {
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            } | null;
                         };
                     };
                     "text/csv": string;
@@ -19459,6 +19947,7 @@ export interface operations {
                             closedAt: string;
                             /** @description Who closed it (as the Z report's `closedBy`) */
                             closedBy: string;
+                            closedByName: string | null;
                             /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
                             counts: {
                                 /** @description Fiscal (normal) documents; training and proforma ones are in nonFiscal */
@@ -19472,6 +19961,18 @@ export interface operations {
                             /** @description Sales + debit notes − credit notes */
                             net: {
                                 /** @description Documents of every type */
+                                count: number;
+                                /** @description Taxable amount (vatTaxblAmt) */
+                                taxable: number;
+                                vat: number;
+                                /** @description What the customers paid (or were refunded) */
+                                total: number;
+                                /** @description Line discounts */
+                                discount: number;
+                            };
+                            /** @description The day's fiscal documents stored after the close (as the Z report's `storedAfterClose.net`): `count` is how many */
+                            storedAfterClose: {
+                                /** @description Documents */
                                 count: number;
                                 /** @description Taxable amount (vatTaxblAmt) */
                                 taxable: number;
@@ -21449,6 +21950,13 @@ export interface operations {
                                 note: string | null;
                                 replacedBySaleId: number | null;
                             } | null;
+                            issuedBy: {
+                                /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                /** @description The credential's id (of that type) */
+                                id: number;
+                                name: string | null;
+                            } | null;
                             /** Format: date-time */
                             occurredAt: string;
                             /** Format: date-time */
@@ -22144,6 +22652,13 @@ export interface operations {
                                 at: string;
                                 note: string | null;
                                 replacedBySaleId: number | null;
+                            } | null;
+                            issuedBy: {
+                                /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                /** @description The credential's id (of that type) */
+                                id: number;
+                                name: string | null;
                             } | null;
                             /** Format: date-time */
                             occurredAt: string;
