@@ -119,5 +119,13 @@ describe(`a document's receipt and credit-note form in the browser (${engineName
     for (const note of notes) await page.getByRole('link', { name: `Credit note No. ${note.invoiceNo}`, exact: true }).waitFor();
     await page.getByText('sold 4 × 58.00, 2 already credited, 2 left to credit').waitFor();
     assert.equal(await page.getByLabel('2. Sugar').isDisabled(), true, 'a line credited in full cannot be ticked');
+
+    // The audit trail says who credited the sale, newest first: the signed-in user, then the token.
+    await page.goto(`${browser.base}/console/#/audit?action=sale.`);
+    const credited = page.getByRole('row').filter({ hasText: 'sale.credited' });
+    await credited.first().waitFor();
+    const [mine, earlier] = await credited.allInnerTexts();
+    assert.ok(mine?.includes(user.email) && mine.includes(`sale ${sale.invoiceNo} (branch 000)`), mine);
+    assert.ok(earlier?.includes(`note invoice no:`), earlier);
   });
 });
