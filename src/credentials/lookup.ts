@@ -49,6 +49,8 @@ export interface ResolvedFiscalisationKey {
   dialect: 'bare' | 'wrapped';
   /** Minted in training mode: every document it files is a training document. */
   training: boolean;
+  /** The till login whose getactive minted it (its documents name that login); null for a key the merchant or its partner minted. */
+  tillLoginId: number | null;
   tenant: TenantAccount;
 }
 
@@ -315,10 +317,10 @@ export async function findPartnerKey(db: Kysely<DB>, secret: string, now: Date, 
 
 export async function findFiscalisationKey(db: Kysely<DB>, secret: string, now: Date, bucket?: BucketCount): Promise<Counted<ResolvedFiscalisationKey> | undefined> {
   const hash = hashSecret(secret);
-  const found = sql`select k.id, k.device_id, k.dialect, k.key_hash, k.training, ${tenantColumns(currentMonth(now))}
+  const found = sql`select k.id, k.device_id, k.dialect, k.key_hash, k.training, k.till_login_id, ${tenantColumns(currentMonth(now))}
     from api_keys k join tenants t on t.id = k.tenant_id
     where k.key_hash = ${hash} and k.revoked_at is null`;
-  const row = await lookUp<TenantRowColumns & { id: number; device_id: number | null; dialect: 'bare' | 'wrapped'; key_hash: string; training: boolean }>(
+  const row = await lookUp<TenantRowColumns & { id: number; device_id: number | null; dialect: 'bare' | 'wrapped'; key_hash: string; training: boolean; till_login_id: number | null }>(
     db,
     found,
     touchLastUsed('api_keys', now),
@@ -327,7 +329,7 @@ export async function findFiscalisationKey(db: Kysely<DB>, secret: string, now: 
     TENANT_IN_GOOD_STANDING,
   );
   if (!row || !safeEqual(row.key_hash, hash)) return undefined;
-  return { keyId: row.id, deviceId: row.device_id, dialect: row.dialect, training: row.training, tenant: toTenant(row), count: countOf(row) };
+  return { keyId: row.id, deviceId: row.device_id, dialect: row.dialect, training: row.training, tillLoginId: row.till_login_id, tenant: toTenant(row), count: countOf(row) };
 }
 
 /** The tenant's initialised branch with this SDC id, if the key may file through it (a branch key only its own). */

@@ -108,6 +108,39 @@ describe(`the merchant's audit trail (${engineName})`, () => {
     assert.deepEqual(closed.data[0]!.target, { type: 'daily_report', id: `000:${today}`, name: `Z report, branch 000, ${today}` });
   });
 
+  test('a credit note and a debit note: sale.credited and sale.debited, by who issued them, naming the note and the sale; in the family sale. and its CSV', async () => {
+    const tokenId = String((await h.ctx.db.selectFrom('tenant_tokens').select('id').where('tenant_id', '=', h.merchant.tenantId).orderBy('id').executeTakeFirstOrThrow()).id);
+    const sale = expectStatus(await h.post('/api/v1/sales', saleBody({}, [{ quantity: 2 }])), 201).data;
+    assert.equal((await settled(sale.id)).status, 'uploaded');
+    const credit = expectStatus(await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '03', items: [{ line: 1, quantity: 1 }] }), 201).data;
+    const debit = expectStatus(await h.post(`/api/v1/sales/${sale.id}/debit-note`, { reasonCode: '03', items: [{ name: 'Delivery', classificationCode: CLASS_CODE, quantity: 1, price: 50 }] }), 201).data;
+    const authority = expectStatus(await h.get(`/api/v1/sales/${sale.id}`), 200).data.authorityInvoiceNo as string;
+
+    const documents = await trail('?action=sale.');
+    const [debited, credited] = documents.data;
+    assert.deepEqual([debited!.action, credited!.action], ['sale.debited', 'sale.credited'], 'newest first, in the documents family');
+    for (const [entry, note, type] of [[credited!, credit, 'credit note'], [debited!, debit, 'debit note']] as const) {
+      assert.equal(entry.actor.type, 'tenant_token');
+      assert.equal(entry.actor.id, tokenId);
+      assert.equal(typeof entry.actor.name, 'string', 'who, by name');
+      assert.deepEqual(entry.target, { type: 'sale', id: String(sale.id), name: `sale ${sale.invoiceNo} (branch 000)` }, 'the sale credited or debited');
+      assert.deepEqual(
+        { noteId: entry.details.noteId, noteInvoiceNo: entry.details.noteInvoiceNo, invoiceNo: entry.details.invoiceNo, authorityInvoiceNo: entry.details.authorityInvoiceNo, reasonCode: entry.details.reasonCode, total: entry.details.total },
+        { noteId: note.id, noteInvoiceNo: note.invoiceNo, invoiceNo: sale.invoiceNo, authorityInvoiceNo: authority, reasonCode: '03', total: note.totals.total },
+        `the ${type} and the sale, by their numbers`,
+      );
+    }
+    // A replay of the same note records nothing more.
+    const key = { 'idempotency-key': `audit-credit-${sale.id}` };
+    expectStatus(await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '01', items: [{ line: 1, quantity: 0.5 }] }, key), 201);
+    expectStatus(await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '01', items: [{ line: 1, quantity: 0.5 }] }, key), 201);
+    assert.equal((await trail('?action=sale.credited')).meta.total, 2);
+
+    const csv = (await h.get('/api/v1/audit/export?action=sale.')).body.trim().split('\r\n');
+    assert.ok(csv.some((line) => line.includes(`,sale.debited,tenant_token,${tokenId},`) && line.includes(`""noteId"":${debit.id}`)), 'the debit in the CSV');
+    assert.equal(csv.filter((line) => line.includes(',sale.credited,')).length, 2);
+  });
+
   test('filtered by one action or a family, and by the merchant\'s days', async () => {
     const tokens = await trail('?action=token.');
     assert.ok(tokens.data.length >= 3);

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { engineName } from '../helpers/db.ts';
+import type { SignedInUser } from '../helpers/accounts.ts';
 import { saleBody, startHarness, type Harness } from '../helpers/harness.ts';
 import { openConsole, skipBrowser, type ConsoleBrowser } from './browser-kit.ts';
 
@@ -18,11 +19,12 @@ interface Sale {
 describe(`a document's receipt and credit-note form in the browser (${engineName})`, { skip: skipBrowser }, () => {
   let h: Harness;
   let browser: ConsoleBrowser;
+  let user: SignedInUser;
 
   before(async () => {
     h = await startHarness({ config: { saleWaitMs: 2_000 } });
     browser = await openConsole(h);
-    await browser.signInMerchant(h.merchant);
+    user = await browser.signInMerchant(h.merchant);
   });
   after(async () => {
     await browser?.close();
@@ -72,7 +74,7 @@ describe(`a document's receipt and credit-note form in the browser (${engineName
     assert.equal(download.suggestedFilename(), `receipt-${sale.authorityInvoiceNo!.replace('/', '-')}-copy.pdf`);
   });
 
-  test('the credit form starts unticked, shows what is left after a partial credit, asks before issuing; the note names its sale, the sale lists its notes', async () => {
+  test('the credit form starts unticked, shows what is left after a partial credit, asks before issuing; the note names its sale and who issued it, the sale lists its notes', async () => {
     const sale = await uploadedSale();
     const partial = await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '03', items: [{ line: 1, quantity: 1 }] });
     assert.equal(partial.json().data.status, 'uploaded', partial.body);
@@ -80,8 +82,11 @@ describe(`a document's receipt and credit-note form in the browser (${engineName
     await openDocument(sale);
     const { page } = browser;
 
-    // The sale's page lists the note already issued, by its number.
+    // The sale's page lists the note already issued, by its number; both name the token that issued them.
     await page.getByRole('link', { name: `Credit note No. ${first.invoiceNo}`, exact: true }).waitFor();
+    const token = await h.ctx.db.selectFrom('tenant_tokens').select('name').where('tenant_id', '=', h.merchant.tenantId).orderBy('id').executeTakeFirstOrThrow();
+    assert.equal(await page.getByTestId('issued-by').innerText(), `${token.name} (token)`);
+    assert.match(await page.getByRole('row', { name: new RegExp(`^Credit note No\\. ${first.invoiceNo} `) }).innerText(), new RegExp(`${token.name} \\(token\\)`));
 
     const oil = page.getByLabel('1. Cooking oil');
     const sugar = page.getByLabel('2. Sugar');
@@ -105,6 +110,7 @@ describe(`a document's receipt and credit-note form in the browser (${engineName
 
     await page.getByRole('button', { name: 'Yes, issue the credit note' }).click();
     await page.getByRole('heading', { level: 1, name: /^Credit note No\. \d+$/ }).waitFor();
+    assert.equal(await page.getByTestId('issued-by').innerText(), `${user.email} (user)`, 'the note names the signed-in user who issued it');
     const corrects = page.getByRole('link', { name: `Sale No. ${sale.invoiceNo} (${sale.authorityInvoiceNo})`, exact: true });
     await corrects.click();
     await page.getByRole('heading', { level: 1, name: `Sale No. ${sale.invoiceNo}`, exact: true }).waitFor();
@@ -113,5 +119,13 @@ describe(`a document's receipt and credit-note form in the browser (${engineName
     for (const note of notes) await page.getByRole('link', { name: `Credit note No. ${note.invoiceNo}`, exact: true }).waitFor();
     await page.getByText('sold 4 × 58.00, 2 already credited, 2 left to credit').waitFor();
     assert.equal(await page.getByLabel('2. Sugar').isDisabled(), true, 'a line credited in full cannot be ticked');
+
+    // The audit trail says who credited the sale, newest first: the signed-in user, then the token.
+    await page.goto(`${browser.base}/console/#/audit?action=sale.`);
+    const credited = page.getByRole('row').filter({ hasText: 'sale.credited' });
+    await credited.first().waitFor();
+    const [mine, earlier] = await credited.allInnerTexts();
+    assert.ok(mine?.includes(user.email) && mine.includes(`sale ${sale.invoiceNo} (branch 000)`), mine);
+    assert.ok(earlier?.includes(`note invoice no:`), earlier);
   });
 });

@@ -64,7 +64,7 @@ describe(`the Reports view in a real browser (${engineName})`, { skip: skipBrows
 
   test('a merchant reads the X report, downloads its PDF and CSV, closes the day and finds the Z among the closed days', async () => {
     const { page } = c;
-    await c.signInMerchant(h.merchant);
+    const owner = await c.signInMerchant(h.merchant);
     await c.open('Reports');
     await reportHeading('X').waitFor();
     assert.deepEqual(await salesFigures(), ['1', shown(sale.net), shown(sale.vat), shown(sale.total)], 'the day holds the filed sale');
@@ -98,6 +98,7 @@ describe(`the Reports view in a real browser (${engineName})`, { skip: skipBrows
     // Closing asks first, saying it cannot be undone; Cancel leaves the day open.
     await page.getByRole('button', { name: 'Close the day' }).click();
     await page.getByText(/Close .* for branch 000\? Its Z report is taken now and this cannot be undone/).waitFor();
+    await page.getByText(/It is today: sales of today issued after the close will be in no daily report/).waitFor();
     await page.getByRole('button', { name: 'Cancel' }).click();
     assert.equal((await h.get('/api/v1/reports/daily')).json().data.type, 'X', 'nothing closed before the confirmation');
     await page.getByRole('button', { name: 'Close the day' }).click();
@@ -109,10 +110,24 @@ describe(`the Reports view in a real browser (${engineName})`, { skip: skipBrows
     const z = (await h.get('/api/v1/reports/daily')).json().data as { type: string; closedBy: string };
     assert.equal(z.type, 'Z');
     assert.match(z.closedBy, /^user:\d+$/, 'closed by the signed-in user');
+    assert.match(await page.getByTestId('closed-by').innerText(), new RegExp(` by ${owner.email.replace(/[.]/g, '\\.')}$`), 'named by email, as the audit trail names people');
+    await page.getByText('No document of this day was stored after the close.').waitFor();
+
+    // A sale of the same day after the close: in no daily report, and the Z says so plainly.
+    const late = await h.post('/api/v1/sales', saleBody({}, [{ price: 58 }]));
+    assert.equal(late.statusCode, 201, late.body);
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    const afterClose = page.getByTestId('after-close');
+    await afterClose.getByText(`1 document of this day was stored after the close (net total ${shown(58)} ZMW`).waitFor();
+    assert.equal(await afterClose.getByRole('link', { name: 'Documents' }).getAttribute('href'), `#/documents?from=${today}&to=${today}&branch=000`);
+    assert.deepEqual(await salesFigures(), ['1', shown(sale.net), shown(sale.vat), shown(sale.total)], 'the Z itself never changes');
 
     const closedDay = page.getByRole('region', { name: 'Closed days of branch 000' }).getByRole('row', { name: new RegExp(`^${today}`) });
     await closedDay.waitFor();
-    assert.ok((await closedDay.innerText()).includes(shown(sale.total)), 'the closed day with its net total');
+    const closedRow = await closedDay.innerText();
+    assert.ok(closedRow.includes(shown(sale.total)), 'the closed day with its net total');
+    assert.ok(closedRow.includes(owner.email), `closed by the user's email: ${closedRow}`);
+    assert.ok(closedRow.includes('1 stored after the close'), closedRow);
     // Opening it from the list reads that day's stored Z.
     await closedDay.getByRole('link', { name: today }).click();
     await page.waitForURL(new RegExp(`#/reports\\?.*date=${today}`));

@@ -81,6 +81,9 @@ describe(`schema upgrade from ${FROM} with data (${engineName})`, () => {
         replaced_by_sale_id: null,
         receipt_print_count: 0,
         receipt_printed_at: null,
+        // Who issued a document was not recorded then: it stays unknown.
+        issued_by_type: null,
+        issued_by_id: null,
       },
       sale_lines: { discount: '0.00', rrp: null, supply: null },
     };

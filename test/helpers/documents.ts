@@ -32,6 +32,7 @@ export function plainSale(merchant: { tenantId: number; tpin: string }, branch: 
     originalReceiptNo: null,
     originalSdcId: null,
     reasonCode: null,
+    issuedBy: { type: 'tenant_token', id: 1 },
     lines: [
       { line: 1, name: product, classification_code: CLASS_CODE, item_code: null, quantity: 1, price: 10, vat_category: 'A', vat_rate: 16, rrp: null, amount: 10, discount: 0, supply: null, net: 8.62, vat: 1.38, total: 10, original_line: null },
     ],

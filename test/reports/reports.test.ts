@@ -241,27 +241,41 @@ describe(`daily reports and exports (${engineName})`, () => {
     assert.equal(z.type, 'Z');
     assert.ok(z.closedAt);
     assert.match(z.closedBy as string, /^tenant_token:\d+$/);
+    const token = await h.ctx.db.selectFrom('tenant_tokens').select('name').where('id', '=', Number((z.closedBy as string).split(':')[1])).executeTakeFirstOrThrow();
+    assert.equal(z.closedByName, token.name, 'who closed it, named as the audit trail names people');
     assert.equal(z.counts.pending, 1, 'closing with a pending document is allowed and said');
+    assert.equal((z.storedAfterClose as ByType).net.count, 0, 'nothing stored after a close yet');
 
     const again = await h.post('/api/v1/reports/daily/close', { date: day });
     assert.equal(again.statusCode, 200);
     assert.deepEqual(again.json().data, z);
 
-    // A later document dated that day does not change the Z.
+    // A later document dated that day does not change the Z's figures; the Z says it came after.
     const late = await h.post('/api/v1/sales', saleBody({ occurredAt: LUSAKA(day, '16:00') }));
     assert.equal(late.statusCode, 201, late.body);
     const res = await report(`date=${day}`);
-    assert.deepEqual(res.json().data, z);
+    const { storedAfterClose, ...figures } = res.json().data as Report;
+    const { storedAfterClose: _none, ...closedFigures } = z;
+    assert.deepEqual(figures, closedFigures, 'the Z never changes');
+    assert.deepEqual((storedAfterClose as ByType).net, { count: 1, taxable: 100, vat: 16, total: 116, discount: 0 }, 'the late sale: how many, and their total');
+    assert.deepEqual((storedAfterClose as ByType).sales, (storedAfterClose as ByType).net);
+    const withLate = res.json().data;
     const partnerView = await h.t.inject({ method: 'GET', url: `/api/v1/tenants/${h.merchant.tenantId}/reports/daily?date=${day}`, headers: bearer(h.merchant.partnerSecret) });
-    assert.deepEqual(partnerView.json().data, z);
+    assert.deepEqual(partnerView.json().data, withLate);
     const admin = await h.t.inject({ method: 'GET', url: `/admin/v1/tenants/${h.merchant.tenantId}/reports/daily?date=${day}`, headers: bearer(TEST_ADMIN_TOKEN) });
-    assert.deepEqual(admin.json().data, z);
+    assert.deepEqual(admin.json().data, withLate);
     const stored = await h.ctx.db.selectFrom('sales').select('id').where('tenant_id', '=', h.merchant.tenantId).where('occurred_at', '>=', new Date(z.from as string)).where('occurred_at', '<', new Date(z.to as string)).execute();
     assert.equal(stored.length, z.counts.documents + 1, 'the late document is stored, just not in the Z');
+    const csv = (await report(`date=${day}`, { accept: 'text/csv' })).body;
+    assert.ok(csv.includes('stored_after_close,net,,,1,100.00,16.00,116.00,0.00'), csv);
+    assert.ok(csv.includes(`report,Z,closedByName,${token.name}`), csv);
+    const pdf = pdfText((await report(`date=${day}`, { accept: 'application/pdf' })).rawPayload).replace(/\s+/g, ' ');
+    assert.ok(pdf.includes('1 document of this day stored after the close (net total 116.00 ZMW)'), pdf);
 
     const partnerClose = await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${h.merchant.tenantId}/reports/daily/close`, headers: bearer(h.merchant.partnerSecret), payload: { date: shift(day, 1) } });
     assert.equal(partnerClose.statusCode, 201, partnerClose.body);
     assert.match(partnerClose.json().data.closedBy, /^partner_key:\d+$/);
+    assert.match(partnerClose.json().data.closedByName, / \(.+\)$/, 'the partner key by name, with its partner\'s');
   });
 
   test('a Z report\'s PDF prints when it was closed in local time with the zone', async () => {
@@ -276,15 +290,18 @@ describe(`daily reports and exports (${engineName})`, () => {
     const z = (await report(`date=${day}`)).json().data as Report;
     const res = await h.get('/api/v1/reports/z?branch=000');
     assert.equal(res.statusCode, 200, res.body);
-    const list = res.json() as { data: Array<{ date: string; branch: string; closedAt: string; closedBy: string; counts: Report['counts']; net: Figures }>; meta: { total: number; page: number } };
+    const list = res.json() as { data: Array<{ date: string; branch: string; closedAt: string; closedBy: string; closedByName: string | null; counts: Report['counts']; net: Figures; storedAfterClose: Figures }>; meta: { total: number; page: number } };
     assert.deepEqual(list.data.map((d) => d.date), [shift(day, 1), day], 'the partner closed the next day after this one');
     assert.deepEqual(list.meta, { page: 1, perPage: 20, total: 2, lastPage: 1 });
     const closed = list.data[1]!;
     assert.equal(closed.branch, '000');
     assert.equal(closed.closedAt, z.closedAt);
     assert.equal(closed.closedBy, z.closedBy);
+    assert.equal(closed.closedByName, z.closedByName);
     assert.deepEqual(closed.counts, z.counts);
     assert.deepEqual(closed.net, z.fiscal.net);
+    assert.deepEqual(closed.storedAfterClose, (z.storedAfterClose as ByType).net, 'the late sale counted in the list too');
+    assert.equal(list.data[0]!.storedAfterClose.count, 0);
     assert.match(list.data[0]!.closedBy, /^partner_key:\d+$/);
     assert.deepEqual((await h.get('/api/v1/reports/z')).json(), list, 'the branch defaults as for the daily report');
 

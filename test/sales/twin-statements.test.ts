@@ -36,6 +36,8 @@ describe(`Twin statements agree (${engineName})`, () => {
 
   test('the document insert: one row and many rows store the same document and lines, with the same answer', async () => {
     const original = stored(await insertOneDocument(h.ctx.db, plainSale(h.merchant, '000'), options));
+    const partnerKey = await h.ctx.db.selectFrom('partner_keys').innerJoin('partners', 'partners.id', 'partner_keys.partner_id')
+      .select(['partner_keys.id', 'partner_keys.name', 'partners.name as partner']).where('partner_id', '=', h.merchant.partnerId).executeTakeFirstOrThrow();
     // Every column a document brings set to a value of its own.
     const doc: NewDocument = plainSale(h.merchant, '001', {
       type: 'debit_note',
@@ -50,6 +52,7 @@ describe(`Twin statements agree (${engineName})`, () => {
       originalReceiptNo: 7,
       originalSdcId: 'SDC-TWIN',
       reasonCode: '01',
+      issuedBy: { type: 'partner_key', id: partnerKey.id, partnerId: h.merchant.partnerId },
       filingDetails: { registrant: { id: 'till-7', name: 'Till 7' } },
       lines: [
         { line: 1, name: 'Sugar 2kg', classification_code: CLASS_CODE, item_code: 'ZM1NTBA0000001', quantity: 2.5, price: 12.3456, vat_category: 'B', vat_rate: 16, rrp: 15, amount: 30.864, discount: 1.5, supply: 37.5, net: 25.31, vat: 4.05, total: 29.36, original_line: 1 },
@@ -63,6 +66,7 @@ describe(`Twin statements agree (${engineName})`, () => {
     assert.equal(Number(b.invoice_no), Number(a.invoice_no) + 1, 'numbered from the same counter');
     // updated_at: the database's now() of each statement.
     assert.deepEqual(comparable(b, false), comparable(a, false), 'the answers agree');
+    assert.deepEqual([a.issued_by_type, Number(a.issued_by_id), a.issued_by_name], ['partner_key', partnerKey.id, `${partnerKey.name} (${partnerKey.partner})`], 'the issuer, named in the answer');
     assert.deepEqual(await storedRow(Number(b.id), false), await storedRow(Number(a.id), false), 'the stored documents agree');
     assert.deepEqual(await storedLines(Number(b.id)), await storedLines(Number(a.id)), 'the stored lines agree');
     assert.equal(one.kind === 'stored' && one.document.branchDown, many?.kind === 'stored' && many.document.branchDown);

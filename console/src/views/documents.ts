@@ -4,6 +4,7 @@ import { badge, dateTime, h, money, table } from '../dom.ts';
 import type { DocumentSummary } from '../types.ts';
 import { errorBox, heading, pager, setParam, type View, type ViewContext } from '../view.ts';
 import { PRINT_HINT, receiptPdf } from './receipt-actions.ts';
+import { issuerText } from './issued-by.ts';
 
 const STATUSES = [
   ['failed', 'Failed (refused by the authority)'],
@@ -82,7 +83,7 @@ export function documentsView(base: string, options: { printable: boolean }): Vi
       doc.authorityInvoiceNo ? h('span', { class: 'mono' }, doc.authorityInvoiceNo) : h('small', { class: 'muted' }, 'Not fiscalised'),
       doc.clientInvoiceNo ?? '—',
       h('span', { class: 'stack' }, h('span', null, doc.tenantName), h('small', null, `Branch ${doc.branch}`)),
-      dateTime(doc.createdAt),
+      h('span', { class: 'stack' }, dateTime(doc.createdAt), h('small', null, `By ${issuerText(doc.issuedBy)}`)),
       money(doc.totals.total, doc.totals.currency),
       badge(doc.status, TONES[doc.status]),
       doc.resultCode ?? '—',

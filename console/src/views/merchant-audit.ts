@@ -83,7 +83,7 @@ export async function merchantAuditView(ctx: ViewContext) {
   return [
     head,
     form,
-    h('p', { class: 'muted', role: 'status' }, `${result.meta.total} record${result.meta.total === 1 ? '' : 's'}${filtered ? ' match' : ''}, newest first. Dates are the days of your merchant. Issued documents are in Documents.`),
+    h('p', { class: 'muted', role: 'status' }, `${result.meta.total} record${result.meta.total === 1 ? '' : 's'}${filtered ? ' match' : ''}, newest first. Dates are the days of your merchant. Credit and debit notes are here (action Documents); every document, with who issued it, is in Documents.`),
     table('Audit trail', ['When', 'Action', 'Who', 'On what', 'Details'], rows, { empty: filtered ? 'No record matches.' : 'Nothing recorded yet.' }),
     pager(result.meta, (p) => {
       const params = new URLSearchParams(ctx.params);

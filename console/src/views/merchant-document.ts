@@ -7,6 +7,7 @@ import { CREDIT_NOTE_REASON_CODES, CREDIT_NOTE_REASON_LABELS, cisInvoiceNo, invo
 import { canFile, canWrite, errorBox, field, formMessage, heading, type ViewContext } from '../view.ts';
 import { statusBadge, STATUS_LABELS, TYPE_LABELS } from './merchant-common.ts';
 import { PRINT_HINT, receiptLink, receiptPdf } from './receipt-actions.ts';
+import { issuerText } from './issued-by.ts';
 
 function facts(pairs: Array<[string, Child]>): HTMLElement {
   return h('dl', { class: 'facts' }, pairs.map(([term, value]) => h('div', null, h('dt', null, term), h('dd', null, value))));
@@ -152,7 +153,7 @@ function notesOfSale(sale: Sale, dateTime: (iso: string | null) => ReturnType<ty
       ? h('p', { class: 'muted' }, 'None: nothing of this sale has been credited or debited.')
       : table(
           'Credit and debit notes',
-          ['Note', 'Authority invoice no.', 'Date', 'Reason', 'Total', 'Status'],
+          ['Note', 'Authority invoice no.', 'Date', 'Reason', 'Total', 'Status', 'Issued by'],
           notes.map((n) => [
             h('a', { href: `#/document?id=${n.id}` }, `${TYPE_LABELS[n.type]} No. ${n.invoiceNo}`),
             n.authorityInvoiceNo ? h('span', { class: 'mono' }, n.authorityInvoiceNo) : h('small', { class: 'muted' }, 'Not fiscalised'),
@@ -160,6 +161,7 @@ function notesOfSale(sale: Sale, dateTime: (iso: string | null) => ReturnType<ty
             n.reasonCode ? noteReasonLabel(n.type, n.reasonCode) : '—',
             money(n.total, sale.totals.currency),
             h('span', { title: STATUS_LABELS[n.status] }, statusBadge(n.status)),
+            issuerText(n.issuedBy),
           ]),
         ),
   ];
@@ -319,6 +321,7 @@ export async function merchantDocumentView(ctx: ViewContext) {
       ['Payment', paymentTypeLabel(sale.paymentMethod)],
       ['Prices', sale.taxInclusive ? 'Include VAT' : 'Exclude VAT'],
       ['Stored', dateTime(sale.createdAt)],
+      ['Issued by', h('span', { 'data-testid': 'issued-by' }, issuerText(sale.issuedBy))],
       ...(sale.originalSaleId
         ? ([['Corrects', h('a', { href: `#/document?id=${sale.originalSaleId}` }, sale.originalSale ? saleName(sale.originalSale) : `the sale (document ${sale.originalSaleId})`)]] as Array<[string, Child]>)
         : []),

@@ -37,6 +37,8 @@ interface DailyReport {
   generatedAt: string;
   closedAt: string | null;
   closedBy: string | null;
+  /** Who closed it, as the audit trail names people (a user's email). */
+  closedByName: string | null;
   counts: { documents: number; uploaded: number; pending: number; failed: number; resolved: number };
   documents: Array<Figures & { type: DocumentType; status: string }>;
   fiscal: ByType;
@@ -44,6 +46,8 @@ interface DailyReport {
   paymentMethods: Array<ByType & { method: string }>;
   nonFiscal?: Array<{ salesType: 'training' | 'proforma'; type: DocumentType; count: number; taxable: number; vat: number; total: number }>;
   numbers: { firstInvoiceNo: number | null; lastInvoiceNo: number | null; firstReceiptNo: number | null; lastReceiptNo: number | null };
+  /** A Z: the day's documents stored after it was taken (in no figure of it). */
+  storedAfterClose: ByType | null;
 }
 
 interface ClosedDay {
@@ -52,8 +56,10 @@ interface ClosedDay {
   timezone: string;
   closedAt: string;
   closedBy: string;
+  closedByName: string | null;
   counts: DailyReport['counts'];
   net: Figures;
+  storedAfterClose: Figures;
 }
 
 export interface ReportsOptions {
@@ -81,6 +87,26 @@ const TYPE_NAMES: Record<DocumentType, string> = { sale: 'Sales', credit_note: '
 const FIGURE_HEADERS = ['Documents', 'Taxable', 'VAT', 'Total', 'Discount'];
 const figureCells = (f: Figures): Child[] => [f.count, money(f.taxable), money(f.vat), money(f.total), money(f.discount)];
 const numberRange = (first: number | null, last: number | null) => (first === null ? 'none' : first === last ? String(first) : `${first} to ${last}`);
+const documentsCount = (n: number) => `${n} document${n === 1 ? '' : 's'}`;
+
+/**
+ * What a Z says of its day's documents stored after it: plainly, how many and their net total, or
+ * that there are none. `documentsLink`: the merchant's console links its documents of that day.
+ */
+function afterCloseNotice(report: DailyReport, documentsLink: boolean): HTMLElement {
+  const after = report.storedAfterClose?.net;
+  if (!after || after.count === 0) {
+    return h('p', { class: 'muted', 'data-testid': 'after-close' }, 'This day is closed: its Z report never changes. No document of this day was stored after the close.');
+  }
+  return h(
+    'div',
+    { class: 'notice notice-warn', role: 'note', 'data-testid': 'after-close' },
+    `${documentsCount(after.count)} of this day ${after.count === 1 ? 'was' : 'were'} stored after the close (net total ${money(after.total)} ${report.currency}, VAT ${money(after.vat)}): ` +
+      `${after.count === 1 ? 'it is' : 'they are'} in no daily report. This Z never changes; find ${after.count === 1 ? 'it' : 'them'} in `,
+    documentsLink ? h('a', { href: `#/documents${query({ from: report.date, to: report.date, branch: report.branch })}` }, 'Documents') : 'the merchant\'s documents',
+    ' and in the exports.',
+  );
+}
 
 function facts(pairs: Array<[string, Child]>): HTMLElement {
   return h('dl', { class: 'facts' }, pairs.map(([term, value]) => h('div', null, h('dt', null, term), h('dd', null, value))));
@@ -205,12 +231,16 @@ export function reportsView(base: (tenant: string) => string, options: ReportsOp
       if (options.close?.(ctx)) {
         const message = formMessage('close-message');
         const pending = report.counts.pending > 0 ? ` ${report.counts.pending} document(s) still pending are counted as pending and never added to its totals.` : '';
+        // Closing today before the shop shuts: what is sold later today is in no daily report.
+        const today = report.date === dayOf(new Date(), report.timezone)
+          ? ' It is today: sales of today issued after the close will be in no daily report (the Z will say how many there were and their total; they stay in Documents and the exports).'
+          : '';
         closing = h(
           'div',
           { class: 'toolbar' },
           confirmAction(
             'Close the day',
-            `Close ${report.date} for branch ${report.branch}? Its Z report is taken now and this cannot be undone: the day's report never changes again.${pending}`,
+            `Close ${report.date} for branch ${report.branch}? Its Z report is taken now and this cannot be undone: the day's report never changes again.${pending}${today}`,
             'Yes, close the day',
             async () => {
               try {
@@ -240,12 +270,12 @@ export function reportsView(base: (tenant: string) => string, options: ReportsOp
       facts([
         ['Merchant', `${report.merchant.name} (TPIN ${report.merchant.tpin})`],
         ['Day', `${report.date} in ${report.timezone}`],
-        report.type === 'Z' ? ['Closed', h('span', null, at(report.closedAt!), ` by ${report.closedBy}`)] : ['Figures as of', at(report.generatedAt)],
+        report.type === 'Z' ? ['Closed', h('span', { 'data-testid': 'closed-by' }, at(report.closedAt!), ` by ${report.closedByName ?? report.closedBy}`)] : ['Figures as of', at(report.generatedAt)],
         ['Documents', `${report.counts.documents}: ${report.counts.uploaded} uploaded, ${report.counts.pending} pending, ${report.counts.failed} failed, ${report.counts.resolved} resolved`],
         ['Invoice numbers', numberRange(report.numbers.firstInvoiceNo, report.numbers.lastInvoiceNo)],
         ['Receipt numbers', numberRange(report.numbers.firstReceiptNo, report.numbers.lastReceiptNo)],
       ]),
-      report.type === 'Z' ? h('p', { class: 'muted' }, 'This day is closed: its Z report never changes. Documents of that day stored after the close are in the exports, not here.') : h('p', { class: 'muted' }, 'The day is open: these figures change until it is closed. Pending and failed documents are counted but are not in the fiscal totals.'),
+      report.type === 'Z' ? afterCloseNotice(report, !options.tenant) : h('p', { class: 'muted' }, 'The day is open: these figures change until it is closed. Pending and failed documents are counted but are not in the fiscal totals.'),
       h('div', { class: 'toolbar' }, pdf, csv, downloadMessage.element),
       closing,
       reportFigures(report),
@@ -257,8 +287,8 @@ export function reportsView(base: (tenant: string) => string, options: ReportsOp
       const rows = days.data.map((d) => [
         h('a', { href: `#/reports${query({ tenant: tenant || undefined, branch: d.branch, date: d.date, page })}`, 'aria-current': d.date === report.date && report.type === 'Z' ? 'true' : null }, d.date),
         merchantDateTime(d.closedAt, d.timezone),
-        d.closedBy,
-        `${d.counts.documents}${d.counts.pending > 0 ? ` (${d.counts.pending} pending)` : ''}`,
+        d.closedByName ?? d.closedBy,
+        `${d.counts.documents}${d.counts.pending > 0 ? ` (${d.counts.pending} pending)` : ''}${d.storedAfterClose.count > 0 ? `, ${d.storedAfterClose.count} stored after the close` : ''}`,
         money(d.net.total),
         money(d.net.vat),
       ]);

@@ -2080,7 +2080,7 @@ export interface paths {
         };
         /**
          * Your audit trail, newest first
-         * @description Who did what to your account, newest first: credentials minted and revoked, users invited and removed, sign-ins, devices, items created and amended, failed documents resolved or reissued, receipts reprinted, days closed (Z), reconciliations started. Each record names who acted (one of your users, tokens or till logins, your partner's key, the operator) and what it acted on. Never another merchant's records. Documents issued, credited and debited are not repeated here: the documents list (`GET /api/v1/sales`) is their record. `action` is one action (`token.revoked`) or, ending with a dot, a family (`token.`); `from`/`to` are days in your timezone. See docs/audit.md.
+         * @description Who did what to your account, newest first: credentials minted and revoked, users invited and removed, sign-ins, devices, items created and amended, sales credited and debited (the note named), failed documents resolved or reissued, receipts reprinted, days closed (Z), reconciliations started. Each record names who acted (one of your users, tokens or till logins, your partner's key, the operator) and what it acted on. Never another merchant's records. Sales issued are not repeated here: the documents list (`GET /api/v1/sales`) is their record, each document naming who issued it (`issuedBy`). `action` is one action (`token.revoked`) or, ending with a dot, a family (`token.`); `from`/`to` are days in your timezone. See docs/audit.md.
          */
         get: operations["listAudit"];
         put?: never;
@@ -2100,7 +2100,7 @@ export interface paths {
         };
         /**
          * Your audit trail as CSV
-         * @description The same records and filter as `GET /api/v1/audit`, every page, newest first, streamed as CSV. Who did what to your account, newest first: credentials minted and revoked, users invited and removed, sign-ins, devices, items created and amended, failed documents resolved or reissued, receipts reprinted, days closed (Z), reconciliations started. Each record names who acted (one of your users, tokens or till logins, your partner's key, the operator) and what it acted on. Never another merchant's records. Documents issued, credited and debited are not repeated here: the documents list (`GET /api/v1/sales`) is their record. `action` is one action (`token.revoked`) or, ending with a dot, a family (`token.`); `from`/`to` are days in your timezone. See docs/audit.md.
+         * @description The same records and filter as `GET /api/v1/audit`, every page, newest first, streamed as CSV. Who did what to your account, newest first: credentials minted and revoked, users invited and removed, sign-ins, devices, items created and amended, sales credited and debited (the note named), failed documents resolved or reissued, receipts reprinted, days closed (Z), reconciliations started. Each record names who acted (one of your users, tokens or till logins, your partner's key, the operator) and what it acted on. Never another merchant's records. Sales issued are not repeated here: the documents list (`GET /api/v1/sales`) is their record, each document naming who issued it (`issuedBy`). `action` is one action (`token.revoked`) or, ending with a dot, a family (`token.`); `from`/`to` are days in your timezone. See docs/audit.md.
          */
         get: operations["exportAudit"];
         put?: never;
@@ -6767,6 +6767,13 @@ export interface operations {
                                 total: number;
                                 /** Format: date-time */
                                 occurredAt: string;
+                                issuedBy: {
+                                    /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                    type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                    /** @description The credential's id (of that type) */
+                                    id: number;
+                                    name: string | null;
+                                } | null;
                             }[];
                             reasonCode: string | null;
                             /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
@@ -6789,6 +6796,13 @@ export interface operations {
                                 at: string;
                                 note: string | null;
                                 replacedBySaleId: number | null;
+                            } | null;
+                            issuedBy: {
+                                /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                /** @description The credential's id (of that type) */
+                                id: number;
+                                name: string | null;
                             } | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -7112,6 +7126,13 @@ export interface operations {
                                 total: number;
                                 /** Format: date-time */
                                 occurredAt: string;
+                                issuedBy: {
+                                    /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                    type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                    /** @description The credential's id (of that type) */
+                                    id: number;
+                                    name: string | null;
+                                } | null;
                             }[];
                             reasonCode: string | null;
                             /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
@@ -7134,6 +7155,13 @@ export interface operations {
                                 at: string;
                                 note: string | null;
                                 replacedBySaleId: number | null;
+                            } | null;
+                            issuedBy: {
+                                /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                /** @description The credential's id (of that type) */
+                                id: number;
+                                name: string | null;
                             } | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -7458,6 +7486,13 @@ export interface operations {
                                 total: number;
                                 /** Format: date-time */
                                 occurredAt: string;
+                                issuedBy: {
+                                    /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                    type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                    /** @description The credential's id (of that type) */
+                                    id: number;
+                                    name: string | null;
+                                } | null;
                             }[];
                             reasonCode: string | null;
                             /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
@@ -7480,6 +7515,13 @@ export interface operations {
                                 at: string;
                                 note: string | null;
                                 replacedBySaleId: number | null;
+                            } | null;
+                            issuedBy: {
+                                /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                /** @description The credential's id (of that type) */
+                                id: number;
+                                name: string | null;
                             } | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -7772,6 +7814,13 @@ export interface operations {
                                 total: number;
                                 /** Format: date-time */
                                 occurredAt: string;
+                                issuedBy: {
+                                    /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                    type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                    /** @description The credential's id (of that type) */
+                                    id: number;
+                                    name: string | null;
+                                } | null;
                             }[];
                             reasonCode: string | null;
                             /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
@@ -7794,6 +7843,13 @@ export interface operations {
                                 at: string;
                                 note: string | null;
                                 replacedBySaleId: number | null;
+                            } | null;
+                            issuedBy: {
+                                /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                /** @description The credential's id (of that type) */
+                                id: number;
+                                name: string | null;
                             } | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -8184,6 +8240,13 @@ export interface operations {
                                 total: number;
                                 /** Format: date-time */
                                 occurredAt: string;
+                                issuedBy: {
+                                    /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                    type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                    /** @description The credential's id (of that type) */
+                                    id: number;
+                                    name: string | null;
+                                } | null;
                             }[];
                             reasonCode: string | null;
                             /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
@@ -8206,6 +8269,13 @@ export interface operations {
                                 at: string;
                                 note: string | null;
                                 replacedBySaleId: number | null;
+                            } | null;
+                            issuedBy: {
+                                /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                /** @description The credential's id (of that type) */
+                                id: number;
+                                name: string | null;
                             } | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -8627,6 +8697,13 @@ export interface operations {
                                 total: number;
                                 /** Format: date-time */
                                 occurredAt: string;
+                                issuedBy: {
+                                    /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                    type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                    /** @description The credential's id (of that type) */
+                                    id: number;
+                                    name: string | null;
+                                } | null;
                             }[];
                             reasonCode: string | null;
                             /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
@@ -8649,6 +8726,13 @@ export interface operations {
                                 at: string;
                                 note: string | null;
                                 replacedBySaleId: number | null;
+                            } | null;
+                            issuedBy: {
+                                /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                /** @description The credential's id (of that type) */
+                                id: number;
+                                name: string | null;
                             } | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -9008,6 +9092,13 @@ export interface operations {
                                 total: number;
                                 /** Format: date-time */
                                 occurredAt: string;
+                                issuedBy: {
+                                    /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                    type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                    /** @description The credential's id (of that type) */
+                                    id: number;
+                                    name: string | null;
+                                } | null;
                             }[];
                             reasonCode: string | null;
                             /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
@@ -9030,6 +9121,13 @@ export interface operations {
                                 at: string;
                                 note: string | null;
                                 replacedBySaleId: number | null;
+                            } | null;
+                            issuedBy: {
+                                /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                /** @description The credential's id (of that type) */
+                                id: number;
+                                name: string | null;
                             } | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -9439,6 +9537,13 @@ export interface operations {
                                 total: number;
                                 /** Format: date-time */
                                 occurredAt: string;
+                                issuedBy: {
+                                    /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                    type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                    /** @description The credential's id (of that type) */
+                                    id: number;
+                                    name: string | null;
+                                } | null;
                             }[];
                             reasonCode: string | null;
                             /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
@@ -9461,6 +9566,13 @@ export interface operations {
                                 at: string;
                                 note: string | null;
                                 replacedBySaleId: number | null;
+                            } | null;
+                            issuedBy: {
+                                /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                /** @description The credential's id (of that type) */
+                                id: number;
+                                name: string | null;
                             } | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -9822,6 +9934,13 @@ export interface operations {
                                 total: number;
                                 /** Format: date-time */
                                 occurredAt: string;
+                                issuedBy: {
+                                    /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                    type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                    /** @description The credential's id (of that type) */
+                                    id: number;
+                                    name: string | null;
+                                } | null;
                             }[];
                             reasonCode: string | null;
                             /** @description The stock chain that follows the document (GET /api/v1/stock/movements lists every movement) */
@@ -9844,6 +9963,13 @@ export interface operations {
                                 at: string;
                                 note: string | null;
                                 replacedBySaleId: number | null;
+                            } | null;
+                            issuedBy: {
+                                /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                /** @description The credential's id (of that type) */
+                                id: number;
+                                name: string | null;
                             } | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -17940,6 +18066,7 @@ export interface operations {
                             generatedAt: string;
                             closedAt: string | null;
                             closedBy: string | null;
+                            closedByName: string | null;
                             /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
                             counts: {
                                 /** @description Fiscal (normal) documents; training and proforma ones are in nonFiscal */
@@ -18128,6 +18255,53 @@ export interface operations {
                                 firstReceiptNo: number | null;
                                 lastReceiptNo: number | null;
                             };
+                            storedAfterClose: {
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            } | null;
                         };
                     };
                     "text/csv": string;
@@ -18335,6 +18509,7 @@ export interface operations {
                             generatedAt: string;
                             closedAt: string | null;
                             closedBy: string | null;
+                            closedByName: string | null;
                             /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
                             counts: {
                                 /** @description Fiscal (normal) documents; training and proforma ones are in nonFiscal */
@@ -18523,6 +18698,53 @@ export interface operations {
                                 firstReceiptNo: number | null;
                                 lastReceiptNo: number | null;
                             };
+                            storedAfterClose: {
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            } | null;
                         };
                     };
                 };
@@ -18567,6 +18789,7 @@ export interface operations {
                             generatedAt: string;
                             closedAt: string | null;
                             closedBy: string | null;
+                            closedByName: string | null;
                             /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
                             counts: {
                                 /** @description Fiscal (normal) documents; training and proforma ones are in nonFiscal */
@@ -18755,6 +18978,53 @@ export interface operations {
                                 firstReceiptNo: number | null;
                                 lastReceiptNo: number | null;
                             };
+                            storedAfterClose: {
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            } | null;
                         };
                     };
                 };
@@ -18977,6 +19247,7 @@ export interface operations {
                             closedAt: string;
                             /** @description Who closed it (as the Z report's `closedBy`) */
                             closedBy: string;
+                            closedByName: string | null;
                             /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
                             counts: {
                                 /** @description Fiscal (normal) documents; training and proforma ones are in nonFiscal */
@@ -18990,6 +19261,18 @@ export interface operations {
                             /** @description Sales + debit notes − credit notes */
                             net: {
                                 /** @description Documents of every type */
+                                count: number;
+                                /** @description Taxable amount (vatTaxblAmt) */
+                                taxable: number;
+                                vat: number;
+                                /** @description What the customers paid (or were refunded) */
+                                total: number;
+                                /** @description Line discounts */
+                                discount: number;
+                            };
+                            /** @description The day's fiscal documents stored after the close (as the Z report's `storedAfterClose.net`): `count` is how many */
+                            storedAfterClose: {
+                                /** @description Documents */
                                 count: number;
                                 /** @description Taxable amount (vatTaxblAmt) */
                                 taxable: number;
@@ -19340,6 +19623,7 @@ export interface operations {
                             generatedAt: string;
                             closedAt: string | null;
                             closedBy: string | null;
+                            closedByName: string | null;
                             /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
                             counts: {
                                 /** @description Fiscal (normal) documents; training and proforma ones are in nonFiscal */
@@ -19528,6 +19812,53 @@ export interface operations {
                                 firstReceiptNo: number | null;
                                 lastReceiptNo: number | null;
                             };
+                            storedAfterClose: {
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            } | null;
                         };
                     };
                     "text/csv": string;
@@ -19749,6 +20080,7 @@ export interface operations {
                             generatedAt: string;
                             closedAt: string | null;
                             closedBy: string | null;
+                            closedByName: string | null;
                             /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
                             counts: {
                                 /** @description Fiscal (normal) documents; training and proforma ones are in nonFiscal */
@@ -19937,6 +20269,53 @@ export interface operations {
                                 firstReceiptNo: number | null;
                                 lastReceiptNo: number | null;
                             };
+                            storedAfterClose: {
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            } | null;
                         };
                     };
                 };
@@ -19981,6 +20360,7 @@ export interface operations {
                             generatedAt: string;
                             closedAt: string | null;
                             closedBy: string | null;
+                            closedByName: string | null;
                             /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
                             counts: {
                                 /** @description Fiscal (normal) documents; training and proforma ones are in nonFiscal */
@@ -20169,6 +20549,53 @@ export interface operations {
                                 firstReceiptNo: number | null;
                                 lastReceiptNo: number | null;
                             };
+                            storedAfterClose: {
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            } | null;
                         };
                     };
                 };
@@ -20403,6 +20830,7 @@ export interface operations {
                             closedAt: string;
                             /** @description Who closed it (as the Z report's `closedBy`) */
                             closedBy: string;
+                            closedByName: string | null;
                             /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
                             counts: {
                                 /** @description Fiscal (normal) documents; training and proforma ones are in nonFiscal */
@@ -20416,6 +20844,18 @@ export interface operations {
                             /** @description Sales + debit notes − credit notes */
                             net: {
                                 /** @description Documents of every type */
+                                count: number;
+                                /** @description Taxable amount (vatTaxblAmt) */
+                                taxable: number;
+                                vat: number;
+                                /** @description What the customers paid (or were refunded) */
+                                total: number;
+                                /** @description Line discounts */
+                                discount: number;
+                            };
+                            /** @description The day's fiscal documents stored after the close (as the Z report's `storedAfterClose.net`): `count` is how many */
+                            storedAfterClose: {
+                                /** @description Documents */
                                 count: number;
                                 /** @description Taxable amount (vatTaxblAmt) */
                                 taxable: number;
@@ -20792,6 +21232,7 @@ export interface operations {
                             generatedAt: string;
                             closedAt: string | null;
                             closedBy: string | null;
+                            closedByName: string | null;
                             /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
                             counts: {
                                 /** @description Fiscal (normal) documents; training and proforma ones are in nonFiscal */
@@ -20980,6 +21421,53 @@ export interface operations {
                                 firstReceiptNo: number | null;
                                 lastReceiptNo: number | null;
                             };
+                            storedAfterClose: {
+                                sales: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                creditNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                debitNotes: {
+                                    /** @description Documents */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                                /** @description Sales + debit notes − credit notes */
+                                net: {
+                                    /** @description Documents of every type */
+                                    count: number;
+                                    /** @description Taxable amount (vatTaxblAmt) */
+                                    taxable: number;
+                                    vat: number;
+                                    /** @description What the customers paid (or were refunded) */
+                                    total: number;
+                                    /** @description Line discounts */
+                                    discount: number;
+                                };
+                            } | null;
                         };
                     };
                     "text/csv": string;
@@ -21120,6 +21608,7 @@ export interface operations {
                             closedAt: string;
                             /** @description Who closed it (as the Z report's `closedBy`) */
                             closedBy: string;
+                            closedByName: string | null;
                             /** @description Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken) */
                             counts: {
                                 /** @description Fiscal (normal) documents; training and proforma ones are in nonFiscal */
@@ -21133,6 +21622,18 @@ export interface operations {
                             /** @description Sales + debit notes − credit notes */
                             net: {
                                 /** @description Documents of every type */
+                                count: number;
+                                /** @description Taxable amount (vatTaxblAmt) */
+                                taxable: number;
+                                vat: number;
+                                /** @description What the customers paid (or were refunded) */
+                                total: number;
+                                /** @description Line discounts */
+                                discount: number;
+                            };
+                            /** @description The day's fiscal documents stored after the close (as the Z report's `storedAfterClose.net`): `count` is how many */
+                            storedAfterClose: {
+                                /** @description Documents */
                                 count: number;
                                 /** @description Taxable amount (vatTaxblAmt) */
                                 taxable: number;
@@ -23365,6 +23866,13 @@ export interface operations {
                                 note: string | null;
                                 replacedBySaleId: number | null;
                             } | null;
+                            issuedBy: {
+                                /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                /** @description The credential's id (of that type) */
+                                id: number;
+                                name: string | null;
+                            } | null;
                             /** Format: date-time */
                             occurredAt: string;
                             /** Format: date-time */
@@ -24145,6 +24653,13 @@ export interface operations {
                                 at: string;
                                 note: string | null;
                                 replacedBySaleId: number | null;
+                            } | null;
+                            issuedBy: {
+                                /** @description `user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; `fiscalisation_key`: a legacy till's key minted by the merchant or its partner; `partner_key`: its partner (a reissue) */
+                                type: "user" | "tenant_token" | "till_login" | "fiscalisation_key" | "partner_key";
+                                /** @description The credential's id (of that type) */
+                                id: number;
+                                name: string | null;
                             } | null;
                             /** Format: date-time */
                             occurredAt: string;

@@ -3,6 +3,7 @@
 import type { AppContext } from '../../kernel/context.ts';
 import type { TenantAccount } from '../../../credentials/lookup.ts';
 import type { CompatDevice } from '../../../credentials/lookup.ts';
+import type { Issuer } from '../../kernel/audit/store.ts';
 import { ApiError, NotFoundError } from '../../../platform/errors/errors.ts';
 import { countPrint, printsOf } from '../receipts/receipt.ts';
 import { createSale, getSale } from '../sales/service.ts';
@@ -16,6 +17,8 @@ import { tillReference, toLegacyError, toLegacyInvoice } from './translate.ts';
 export interface TillBranch {
   tenant: TenantAccount;
   device: CompatDevice;
+  /** Who the till is: the till login whose key it sent, else that key; its invoices name it as their issuer. */
+  issuer: Issuer;
   /** The fiscalisation key was minted in training mode: the till's invoices are training documents. */
   training?: boolean;
 }
@@ -56,6 +59,7 @@ export async function fileLegacyInvoice(ctx: AppContext, till: TillBranch, body:
       ctx,
       {
         tenant: till.tenant,
+        issuer: till.issuer,
         branchHeader: till.device.branch,
         idempotencyHeader: reference,
         training: till.training === true,

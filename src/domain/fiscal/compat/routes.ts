@@ -32,7 +32,9 @@ function described(text: string): string {
 function tillBranch(request: FastifyRequest): TillBranch {
   const principal = request.principal;
   if (principal?.kind !== 'fiscalisation_key' || !principal.device) throw unauthenticated('Send X-Api-Key: <pk_…> and X-SdcId.');
-  return { tenant: principal.tenant, device: principal.device, training: principal.key.training };
+  const { key } = principal;
+  const issuer = key.tillLoginId === null ? { type: 'fiscalisation_key' as const, id: key.keyId } : { type: 'till_login' as const, id: key.tillLoginId };
+  return { tenant: principal.tenant, device: principal.device, issuer, training: key.training };
 }
 
 /**

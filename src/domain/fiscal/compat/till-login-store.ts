@@ -185,7 +185,7 @@ export async function swapTillKey(db: Kysely<DB>, loginId: number, partnerId: nu
     const key = mintSecret(PREFIXES.fiscalisationKey);
     const created = await trx
       .insertInto('api_keys')
-      .values({ tenant_id: login.tenant_id, device_id: login.device_id, dialect: login.dialect, key_hash: hashSecret(key), last4: last4(key) })
+      .values({ tenant_id: login.tenant_id, device_id: login.device_id, dialect: login.dialect, key_hash: hashSecret(key), last4: last4(key), till_login_id: login.id })
       .returning('id')
       .executeTakeFirstOrThrow();
     await revokeKey(trx, actor, { tenantId: login.tenant_id, partnerId }, login.api_key_id);

@@ -3,7 +3,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { FiscalReceipt } from '../../../vsdc/sales-body.ts';
-import { BRANCHES_WITH_BACKLOG_CTE, NO_OUTCOME, type SaleLineRow, type SaleRow } from '../sales/store.ts';
+import { BRANCHES_WITH_BACKLOG_CTE, issuedByName, NO_OUTCOME, type SaleLineRow, type SaleRow } from '../sales/store.ts';
 import { DELIVERIES_NOTICE, eventCtes, eventValues, type EventRow } from '../../kernel/outbox/events.ts';
 import { prepared } from '../../../platform/db/prepared.ts';
 import { batchOrEach, GroupCommit } from '../../../platform/db/group-commit.ts';
@@ -59,7 +59,7 @@ export interface ClaimedBranch {
 function pendingJson(deviceId: number | RawBuilder<number>, limit: number | RawBuilder<number>, after: number | RawBuilder<number> = 0) {
   return sql<PendingJson[]>`coalesce((
     select json_agg(p order by p.id) from (
-      select s.*, coalesce((
+      select s.*, ${issuedByName('s')} as issued_by_name, coalesce((
         select json_agg(json_build_object(
           'sale_id', l.sale_id, 'line', l.line, 'name', l.name, 'classification_code', l.classification_code,
           'item_code', l.item_code, 'quantity', l.quantity::text, 'price', l.price::text, 'vat_category', l.vat_category,

@@ -5,7 +5,7 @@ import type { DB } from '../../../platform/db/schema.ts';
 import type { ReconciliationOutcome, ReconciliationRequester, ReconciliationResultsTable, ReconciliationRunsTable } from '../../../platform/db/tables/reconciliation.ts';
 import { offsetOf, PER_PAGE } from '../../../platform/http/pagination.ts';
 import { fromNow, heldBy, isDue, isFree, isHeld, leased, leasedSql, released, releasedSql, renewedOrReleasedSql } from '../../../platform/workers/lease-sql.ts';
-import type { SaleLineRow, SaleRow } from '../sales/store.ts';
+import { issuedByName, type SaleLineRow, type SaleRow } from '../sales/store.ts';
 
 export type RunRow = Selectable<ReconciliationRunsTable>;
 export type ResultRow = Selectable<ReconciliationResultsTable>;
@@ -125,7 +125,7 @@ export async function listDocuments(db: Kysely<DB>, run: RunRow, owner: string):
 /** The run's next documents to check, in invoice order, as they are now. */
 export async function nextToCheck(db: Kysely<DB>, runId: number, limit: number): Promise<SaleRow[]> {
   const result = await sql<SaleRow>`
-    select s.* from reconciliation_results x join sales s on s.id = x.sale_id
+    select s.*, ${issuedByName('s')} as issued_by_name from reconciliation_results x join sales s on s.id = x.sale_id
     where x.run_id = ${runId} and x.outcome is null
     order by x.invoice_no limit ${limit}`.execute(db);
   return result.rows;

@@ -31,6 +31,8 @@ export const EXPORT_COLUMNS = [
   // kind (training and proforma documents are not fiscal), its rate and kwacha total, its LPO,
   // its time in the merchant's zone and the payment method's name.
   'salesType', 'exchangeRate', 'documentTotalZmw', 'lpoNumber', 'occurredAtLocal', 'paymentMethodName',
+  // Issue 45: which credential issued the document (empty for documents stored before it was recorded).
+  'issuedByType', 'issuedById', 'issuedByName',
 ] as const;
 
 /** Columns holding amounts or quantities: numbers in a spreadsheet, exact decimal text in CSV. */
@@ -52,6 +54,7 @@ function cells(row: ExportRow, timeZone: string): Array<string | boolean | null>
     row.vat_category, row.vat_rate, row.amount, row.discount, row.taxable, row.vat, row.total,
     row.sales_type, row.exchange_rate, row.doc_total_zmw, row.lpo_number,
     localDateTime(row.occurred_at, timeZone), paymentTypeLabel(row.payment_method),
+    row.issued_by_type, row.issued_by_id, row.issued_by_name,
   ];
 }
 

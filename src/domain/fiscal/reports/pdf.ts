@@ -58,7 +58,11 @@ export async function renderReportPdf(report: DailyReportResource): Promise<Buff
   // Every time in the merchant's zone, with the zone (`2026-11-27 17:29:47 CAT`).
   const local = (iso: string) => localDateTime(new Date(iso), report.timezone);
   doc.text(`Day in ${report.timezone}: ${local(report.from)} to ${local(report.to)} · figures of ${local(report.generatedAt)}`);
-  doc.text(report.type === 'Z' && report.closedAt ? `Closed ${local(report.closedAt)} by ${report.closedBy}: this report never changes.` : 'The day is open: these figures change until it is closed.');
+  doc.text(report.type === 'Z' && report.closedAt ? `Closed ${local(report.closedAt)} by ${report.closedByName ?? report.closedBy}: this report never changes.` : 'The day is open: these figures change until it is closed.');
+  const after = report.storedAfterClose?.net;
+  if (after && after.count > 0) {
+    doc.text(`${after.count} document${after.count === 1 ? '' : 's'} of this day stored after the close (net total ${money(after.total)} ${report.currency}) ${after.count === 1 ? 'is' : 'are'} in no figure of this report: see the documents list and the exports.`);
+  }
   doc.text(`Documents: ${report.counts.documents} · uploaded ${report.counts.uploaded} · pending ${report.counts.pending} · failed ${report.counts.failed} · resolved ${report.counts.resolved}`);
   const n = report.numbers;
   doc.text(`Invoice numbers ${n.firstInvoiceNo ?? '-'} to ${n.lastInvoiceNo ?? '-'} · receipt numbers ${n.firstReceiptNo ?? '-'} to ${n.lastReceiptNo ?? '-'}`);

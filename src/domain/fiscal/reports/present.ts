@@ -24,6 +24,7 @@ export function reportCsv(report: DailyReportResource): string {
     fact('generatedAt', report.generatedAt),
     fact('closedAt', report.closedAt),
     fact('closedBy', report.closedBy),
+    fact('closedByName', report.closedByName),
     fact('firstInvoiceNo', report.numbers.firstInvoiceNo),
     fact('lastInvoiceNo', report.numbers.lastInvoiceNo),
     fact('firstReceiptNo', report.numbers.firstReceiptNo),
@@ -33,6 +34,8 @@ export function reportCsv(report: DailyReportResource): string {
     ...byTypeRows('fiscal', '', '', report.fiscal),
     ...report.vatCategories.flatMap((c) => byTypeRows('vat_category', c.category, String(c.rate), c)),
     ...report.paymentMethods.flatMap((p) => byTypeRows('payment_method', p.method, '', p)),
+    // A Z: the day's documents stored after it, in no figure above.
+    ...(report.storedAfterClose ? byTypeRows('stored_after_close', '', '', report.storedAfterClose) : []),
   ];
   return stringify(rows, { header: true, columns: HEADER, record_delimiter: 'windows' });
 }

@@ -65,6 +65,7 @@ export const DailyReport = Type.Object({
   generatedAt: Timestamp('When these figures were computed'),
   closedAt: Nullable(Timestamp('Z only: when the day was closed')),
   closedBy: Nullable(Type.String({ description: 'Z only: who closed it (`tenant_token:<id>`, `user:<id>` for a user of the merchant in the console, `partner_key:<id>`, `admin`)' })),
+  closedByName: Nullable(Type.String({ description: 'Z only: who closed it, named as the audit trail names people (a user\'s email, a token\'s name, a partner key\'s name and its partner\'s); null for an X, or once the credential is gone' })),
   counts: Type.Object({ documents: Type.Integer({ description: 'Fiscal (normal) documents; training and proforma ones are in nonFiscal' }), uploaded: Type.Integer(), pending: Type.Integer(), failed: Type.Integer(), resolved: Type.Integer({ description: 'Failed documents since reissued or marked resolved (docs/offline.md)' }) }, { description: 'Documents of the day by status; pending ones may still be filed (a Z says how many were pending when it was taken)' }),
   documents: Type.Array(
     Type.Object({ type: literals(['sale', 'credit_note', 'debit_note']), status: literals(['pending', 'uploaded', 'failed', 'resolved']), ...Figures.properties }),
@@ -92,6 +93,13 @@ export const DailyReport = Type.Object({
     firstReceiptNo: Nullable(Type.Integer({ description: 'The VSDC\'s receipt numbers, uploaded documents' })),
     lastReceiptNo: Nullable(Type.Integer()),
   }),
+  storedAfterClose: Nullable(
+    Type.Object({ ...ByType.properties }, {
+      description:
+        'Z only: fiscal documents of this day stored after the Z was taken (a till that was offline, a sale after an early close), every status, by type; `net.count` is how many. ' +
+        'They are in no daily report\'s figures: find them in the documents list and the exports. Counted when the Z is read; null for an X',
+    }),
+  ),
 });
 export type DailyReportResource = Static<typeof DailyReport>;
 
@@ -103,7 +111,9 @@ export const ClosedDay = Type.Object({
   timezone: Type.String(),
   closedAt: Timestamp('When the day was closed'),
   closedBy: Type.String({ description: 'Who closed it (as the Z report\'s `closedBy`)' }),
+  closedByName: Nullable(Type.String({ description: 'Who closed it, by name (as the Z report\'s `closedByName`)' })),
   counts: DailyReport.properties.counts,
   net: ByType.properties.net,
+  storedAfterClose: Type.Object({ ...Figures.properties }, { description: 'The day\'s fiscal documents stored after the close (as the Z report\'s `storedAfterClose.net`): `count` is how many' }),
 });
 export type ClosedDayResource = Static<typeof ClosedDay>;

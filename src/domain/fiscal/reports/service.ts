@@ -12,7 +12,7 @@ import { pickBranch } from '../../kernel/devices/branch-rule.ts';
 import { devicesOfTenant, type BranchDevice } from '../../kernel/devices/store.ts';
 import { offsetOf, pageOf, PER_PAGE, type Page } from '../../../platform/http/pagination.ts';
 import type { ByTypeResource, ClosedDayResource, DailyReportResource, FiguresResource } from './schemas.ts';
-import { documentsByTypeAndStatus, findZReport, insertZReport, nonFiscalOfDay, zReportsOfBranch, numbersOfDay, paymentMethodsOfDay, vatCategoriesOfDay, type AggregateRow, type DayScope } from './store.ts';
+import { documentsByTypeAndStatus, documentsOfDaysByType, findZReport, insertZReport, nonFiscalOfDay, zReportsOfBranch, numbersOfDay, paymentMethodsOfDay, vatCategoriesOfDay, type AggregateRow, type CountedDay, type DayScope, type StoredZ } from './store.ts';
 
 /** The merchant a report or export is about, with what it prints and its timezone. */
 interface ReportTenant {
@@ -125,6 +125,7 @@ async function computeReport(db: Kysely<DB>, tenant: ReportTenant, device: Branc
     generatedAt: now.toISOString(),
     closedAt: null,
     closedBy: null,
+    closedByName: null,
     counts: { documents: count(), uploaded: count('uploaded'), pending: count('pending'), failed: count('failed'), resolved: count('resolved') },
     documents: documents.map((d) => ({ type: d.type, status: d.status, ...shown({ count: d.count, taxable: new Money(d.taxable), vat: new Money(d.vat), total: new Money(d.total), discount: new Money(d.discount) }) })),
     fiscal: byType(documents.filter((d) => d.status === 'uploaded')),
@@ -141,7 +142,32 @@ async function computeReport(db: Kysely<DB>, tenant: ReportTenant, device: Branc
       firstReceiptNo: numbers.first_receipt_no,
       lastReceiptNo: numbers.last_receipt_no,
     },
+    storedAfterClose: null,
   };
+}
+
+/** What is said of a Z when it is read, never stored with it: who closed it by name, and what its day holds beyond it. */
+type ReadWithZ = 'closedByName' | 'storedAfterClose';
+
+/** The day and instants a stored Z counted (its own, whatever the merchant's timezone is now). */
+const countedDay = (z: DailyReportResource): CountedDay => ({ day: z.date, from: new Date(z.from), to: new Date(z.to) });
+
+/**
+ * The day's fiscal documents that a Z does not hold: those of the day now (`now`, every status,
+ * by type) less those it counted (its `documents`). A document never leaves its day and its
+ * amounts never change, so the difference is exactly the documents stored after the Z was taken,
+ * whatever their status has become since.
+ */
+function storedAfter(z: DailyReportResource, now: readonly AggregateRow[]): ByTypeResource {
+  const counted = z.documents.map((d): AggregateRow => ({ type: d.type, count: -d.count, taxable: String(-d.taxable), vat: String(-d.vat), total: String(-d.total), discount: String(-d.discount) }));
+  return byType([...now, ...counted]);
+}
+
+/** A stored Z as it is answered: with its closer's name and the day's documents stored after it. */
+async function answeredZ(db: Kysely<DB>, tenantId: number, deviceId: number, stored: StoredZ): Promise<DailyReportResource> {
+  const z = JSON.parse(stored.report) as DailyReportResource;
+  const now = await documentsOfDaysByType(db, tenantId, deviceId, [countedDay(z)]);
+  return { ...z, closedByName: stored.closer_name, storedAfterClose: storedAfter(z, now) };
 }
 
 interface ReportRequest {
@@ -158,27 +184,28 @@ export async function dailyReport(ctx: AppContext, request: ReportRequest): Prom
   checkDay('date', day, tenant.timezone, now);
   const device = await reportBranch(ctx.db, tenant.id, request.branch);
   const stored = await findZReport(ctx.db, device.id, day);
-  if (stored) return JSON.parse(stored.report) as DailyReportResource;
+  if (stored) return answeredZ(ctx.db, tenant.id, device.id, stored);
   return computeReport(ctx.db, tenant, device, day, now);
 }
 
 /**
  * Takes the day's Z report: the figures as of now, stored once and never changed. Closing a day
  * already closed answers its stored Z (`created: false`), so a close whose reply was lost is safe
- * to repeat. Pending documents do not stop it; the Z counts them.
+ * to repeat. Pending documents do not stop it; the Z counts them. Documents of the day stored
+ * later are in no Z: the Z says how many when it is read (`storedAfterClose`).
  */
 export async function closeDay(ctx: AppContext, request: ReportRequest & { date: string; closedBy: string; actor: Actor }): Promise<{ report: DailyReportResource; created: boolean }> {
   const tenant = await reportTenant(ctx.db, request.tenantId);
   const now = ctx.clock.now();
   checkDay('date', request.date, tenant.timezone, now);
   const device = await reportBranch(ctx.db, tenant.id, request.branch);
-  return ctx.db.transaction().execute(async (trx) => {
+  const { stored, created } = await ctx.db.transaction().execute(async (trx) => {
     const existing = await findZReport(trx, device.id, request.date);
-    if (existing) return { report: JSON.parse(existing.report) as DailyReportResource, created: false };
+    if (existing) return { stored: existing, created: false };
     const x = await computeReport(trx, tenant, device, request.date, now);
-    const z: DailyReportResource = { ...x, type: 'Z', closedAt: now.toISOString(), closedBy: request.closedBy };
-    const created = await insertZReport(trx, { deviceId: device.id, tenantId: tenant.id, branch: device.branch, day: request.date, report: JSON.stringify(z), closedAt: now, closedBy: request.closedBy });
-    if (created) {
+    const z: Omit<DailyReportResource, ReadWithZ> = { ...withoutReadFields(x), type: 'Z', closedAt: now.toISOString(), closedBy: request.closedBy };
+    const inserted = await insertZReport(trx, { deviceId: device.id, tenantId: tenant.id, branch: device.branch, day: request.date, report: JSON.stringify(z), closedAt: now, closedBy: request.closedBy });
+    if (inserted) {
       await recordAudit(trx, {
         actor: request.actor,
         action: 'report.closed',
@@ -187,12 +214,16 @@ export async function closeDay(ctx: AppContext, request: ReportRequest & { date:
         targetId: `${device.branch}:${request.date}`,
         details: { branch: device.branch, date: request.date, counts: z.counts },
       });
-      return { report: z, created: true };
     }
-    // Another request closed it between our read and our insert: its Z is the one.
-    const winner = await findZReport(trx, device.id, request.date);
-    return { report: JSON.parse(winner!.report) as DailyReportResource, created: false };
+    // Ours; or, when another request closed the day between our read and our insert, its Z.
+    return { stored: (await findZReport(trx, device.id, request.date))!, created: inserted };
   });
+  return { report: await answeredZ(ctx.db, tenant.id, device.id, stored), created };
+}
+
+function withoutReadFields(report: DailyReportResource): Omit<DailyReportResource, ReadWithZ> {
+  const { closedByName: _name, storedAfterClose: _after, ...stored } = report;
+  return stored;
 }
 
 /** A branch's closed days (its Z reports), the latest first, a page at a time. */
@@ -200,9 +231,19 @@ export async function closedDays(ctx: AppContext, request: { tenantId: number; b
   const tenant = await reportTenant(ctx.db, request.tenantId);
   const device = await reportBranch(ctx.db, tenant.id, request.branch);
   const { reports, total } = await zReportsOfBranch(ctx.db, device.id, PER_PAGE, offsetOf(request.page));
-  const days = reports.map(({ report }) => {
-    const z = JSON.parse(report) as DailyReportResource;
-    return { date: z.date, branch: z.branch, branchName: z.branchName, timezone: z.timezone, closedAt: z.closedAt!, closedBy: z.closedBy!, counts: z.counts, net: z.fiscal.net };
-  });
+  const zs = reports.map((stored) => ({ z: JSON.parse(stored.report) as DailyReportResource, closedByName: stored.closer_name }));
+  const now = await documentsOfDaysByType(ctx.db, tenant.id, device.id, zs.map(({ z }) => countedDay(z)));
+  const days = zs.map(({ z, closedByName }) => ({
+    date: z.date,
+    branch: z.branch,
+    branchName: z.branchName,
+    timezone: z.timezone,
+    closedAt: z.closedAt!,
+    closedBy: z.closedBy!,
+    closedByName,
+    counts: z.counts,
+    net: z.fiscal.net,
+    storedAfterClose: storedAfter(z, now.filter((row) => row.day === z.date)).net,
+  }));
   return pageOf(days, total, request.page);
 }

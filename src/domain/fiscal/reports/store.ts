@@ -3,6 +3,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { DocumentStatus, DocumentType } from '../../../platform/db/tables/sales.ts';
+import { issuedByName } from '../sales/store.ts';
+import { partyNameOf } from '../../kernel/audit/store.ts';
 
 /** One aggregate row: amounts are the database's exact decimal text. */
 export interface AggregateRow {
@@ -83,6 +85,31 @@ export async function nonFiscalOfDay(db: Kysely<DB>, scope: DayScope): Promise<A
   return result.rows;
 }
 
+/** A closed day of a branch, as its Z report counted it: the day and its UTC instants [from, to). */
+export interface CountedDay {
+  day: string;
+  from: Date;
+  to: Date;
+}
+
+/**
+ * The branch's fiscal documents of each day as they are now, every status, by type: beside what
+ * each day's Z counted, what was stored after it (service.ts). One statement for all the days.
+ */
+export async function documentsOfDaysByType(db: Kysely<DB>, tenantId: number, deviceId: number, days: readonly CountedDay[]): Promise<Array<AggregateRow & { day: string }>> {
+  if (days.length === 0) return [];
+  const ranges = sql.join(days.map((d) => sql`(${d.day}::text, ${d.from}::timestamptz, ${d.to}::timestamptz)`));
+  const result = await sql<AggregateRow & { day: string }>`
+    select r.day, s.type, count(*)::int as count, sum(${kwacha('s.net')})::text as taxable, sum(${kwacha('s.vat')})::text as vat,
+      sum(${kwacha('s.total')})::text as total, coalesce(sum(${kwacha('d.discount')}), 0)::text as discount
+    from (values ${ranges}) as r(day, starts, ends)
+    join sales s on s.tenant_id = ${tenantId} and s.device_id = ${deviceId} and s.occurred_at >= r.starts and s.occurred_at < r.ends and s.sales_type = 'normal'
+    left join lateral (select sum(l.discount) as discount from sale_lines l where l.sale_id = s.id) d on true
+    group by r.day, s.type
+    order by r.day, s.type`.execute(db);
+  return result.rows;
+}
+
 interface DayNumbers {
   first_invoice_no: number | null;
   last_invoice_no: number | null;
@@ -101,18 +128,23 @@ export async function numbersOfDay(db: Kysely<DB>, scope: DayScope): Promise<Day
   return { first_invoice_no: n(row?.first_invoice_no), last_invoice_no: n(row?.last_invoice_no), first_receipt_no: n(row?.first_receipt_no), last_receipt_no: n(row?.last_receipt_no) };
 }
 
-interface StoredZ {
+export interface StoredZ {
   report: string;
+  /** Who closed the day, named as the audit trail names people (kernel/audit partyName). */
+  closer_name: string | null;
 }
 
+/** The stored Z's columns, with the name of who closed it. */
+const STORED_Z = ['report', partyNameOf(sql.ref('daily_reports.closed_by')).as('closer_name')] as const;
+
 export async function findZReport(db: Kysely<DB>, deviceId: number, day: string): Promise<StoredZ | undefined> {
-  return db.selectFrom('daily_reports').select('report').where('device_id', '=', deviceId).where('day', '=', day).executeTakeFirst();
+  return db.selectFrom('daily_reports').select(STORED_Z).where('device_id', '=', deviceId).where('day', '=', day).executeTakeFirst();
 }
 
 /** One page of a branch's Z reports, the latest day first (the primary key's order), and how many it has. */
 export async function zReportsOfBranch(db: Kysely<DB>, deviceId: number, limit: number, offset: number): Promise<{ reports: StoredZ[]; total: number }> {
   const [reports, counted] = await Promise.all([
-    db.selectFrom('daily_reports').select('report').where('device_id', '=', deviceId).orderBy('day', 'desc').limit(limit).offset(offset).execute(),
+    db.selectFrom('daily_reports').select(STORED_Z).where('device_id', '=', deviceId).orderBy('day', 'desc').limit(limit).offset(offset).execute(),
     db.selectFrom('daily_reports').select((eb) => eb.fn.countAll<number>().as('total')).where('device_id', '=', deviceId).executeTakeFirstOrThrow(),
   ]);
   return { reports, total: Number(counted.total) };
@@ -182,6 +214,9 @@ export interface ExportRow {
   exchange_rate: string;
   doc_total_zmw: string;
   lpo_number: string | null;
+  issued_by_type: string | null;
+  issued_by_id: string | null;
+  issued_by_name: string | null;
 }
 
 /** The next `limit` documents after `cursor`, with their lines, in (occurred_at, id, line) order. */
@@ -202,7 +237,8 @@ export async function exportPage(db: Kysely<DB>, scope: ExportScope, cursor: Exp
       l.line, l.name, l.classification_code, l.item_code, l.quantity::text as quantity, l.price::text as price, l.vat_category,
       l.vat_rate::text as vat_rate, l.amount::text as amount, l.discount::text as discount, l.net::text as taxable, l.vat::text as vat,
       l.total::text as total, p.sales_type, p.exchange_rate::text as exchange_rate,
-      round(p.total * p.exchange_rate, 2)::text as doc_total_zmw, p.lpo_number
+      round(p.total * p.exchange_rate, 2)::text as doc_total_zmw, p.lpo_number,
+      p.issued_by_type, p.issued_by_id::text as issued_by_id, ${issuedByName('p')} as issued_by_name
     from page p left join sale_lines l on l.sale_id = p.id
     order by p.occurred_at, p.id, l.line`.execute(db);
   return result.rows;

@@ -1,14 +1,17 @@
 // Credit and debit notes against a fiscalised sale: the original's checks, the credited
-// quantities (allocated by credit-allocation.ts) and the note's document, stored and settled
-// through the sales write path (service.ts).
+// quantities (allocated by credit-allocation.ts) and the note's document, stored with its audit
+// record (`sale.credited` / `sale.debited`) and settled through the sales write path (service.ts).
 import { Decimal } from 'decimal.js';
+import type { Kysely } from 'kysely';
 import type { AppContext } from '../../kernel/context.ts';
+import type { DB } from '../../../platform/db/schema.ts';
+import { actorOfParty, recordAudit } from '../../kernel/audit/store.ts';
 import type { DocumentType } from '../../../platform/db/tables/sales.ts';
 import { ApiError, FieldErrors, NotFoundError } from '../../../platform/errors/errors.ts';
 import type { ComputedSale, SaleLineInput, VatCategoryCode } from '../../../vsdc/tax.ts';
 import { allocateCredit, CreditAllocationError, NOTHING_CREDITED, type CreditLine } from './credit-allocation.ts';
 import type { CreditNoteBody, DebitNoteBody, SaleResource } from './schemas.ts';
-import { authorityInvoiceNo } from './present.ts';
+import { authorityInvoiceNo, presentIssuer } from './present.ts';
 import { iso } from '../../../platform/lib/time.ts';
 import {
   earlierAttempt,
@@ -21,8 +24,8 @@ import {
   storeOptions,
   toNewLines,
   type Idempotency,
+  type PartyWriteRequest,
   type Stored,
-  type WriteRequest,
   type WriteResult,
 } from './service.ts';
 import { creditedByLine, findByReference, findSale, insertDocument, linesOf, lockSale, notesOfSale, type NewDocument, type NewLine, type SaleRow } from './store.ts';
@@ -56,7 +59,7 @@ function checkOriginal(original: SaleRow | undefined, kind: 'credit' | 'debit', 
   return original;
 }
 
-function noteDocument(original: SaleRow, type: DocumentType, idem: Idempotency, body: { reasonCode: string; clientInvoiceNo?: string | null }, occurredAt: Date, computed: ComputedSale, lines: NewLine[]): NewDocument {
+function noteDocument(req: PartyWriteRequest, original: SaleRow, type: DocumentType, idem: Idempotency, body: { reasonCode: string; clientInvoiceNo?: string | null }, occurredAt: Date, computed: ComputedSale, lines: NewLine[]): NewDocument {
   return {
     tenantId: original.tenant_id,
     target: { deviceId: original.device_id },
@@ -83,8 +86,38 @@ function noteDocument(original: SaleRow, type: DocumentType, idem: Idempotency, 
     originalReceiptNo: Number(original.receipt_no),
     originalSdcId: original.sdc_id,
     reasonCode: body.reasonCode,
+    issuedBy: req.issuer,
     lines,
   };
+}
+
+/**
+ * Stores the note and, in the same transaction, its record in the merchant's audit trail:
+ * `sale.credited` or `sale.debited`, on the original sale, by the note's issuer, naming the note.
+ * Notes are rare beside sales, so this audit row costs the sale path nothing.
+ */
+async function storeNote(ctx: AppContext, trx: Kysely<DB>, req: PartyWriteRequest, original: SaleRow, doc: NewDocument): Promise<Stored> {
+  const document = storedOrThrow(ctx, await insertDocument(ctx, trx, doc, storeOptions(ctx, req.tenant)), original.branch);
+  const note = document.row;
+  await recordAudit(trx, {
+    actor: actorOfParty(req.issuer),
+    action: doc.type === 'credit_note' ? 'sale.credited' : 'sale.debited',
+    tenantId: req.tenant.id,
+    partnerId: req.tenant.partnerId,
+    targetType: 'sale',
+    targetId: Number(original.id),
+    details: {
+      invoiceNo: Number(original.invoice_no),
+      authorityInvoiceNo: authorityInvoiceNo(original.sdc_id, original.receipt_no === null ? null : Number(original.receipt_no)),
+      branch: original.branch,
+      noteId: Number(note.id),
+      noteInvoiceNo: Number(note.invoice_no),
+      reasonCode: doc.reasonCode,
+      total: doc.total,
+      currency: doc.currency,
+    },
+  });
+  return stored(doc, document);
 }
 
 /**
@@ -93,7 +126,7 @@ function noteDocument(original: SaleRow, type: DocumentType, idem: Idempotency, 
  * more than the sale held; each line's share is allocated cumulatively (credit-allocation.ts), so
  * the credits of a line add up to exactly its amounts and a cancellation takes exactly the rest.
  */
-export async function createCreditNote(ctx: AppContext, req: WriteRequest, saleId: number, body: CreditNoteBody): Promise<WriteResult> {
+export async function createCreditNote(ctx: AppContext, req: PartyWriteRequest, saleId: number, body: CreditNoteBody): Promise<WriteResult> {
   const { tenant } = req;
   const idem = idempotencyOf(req, `credit_note:${saleId}`, body);
   const earlier = await earlierAttempt(ctx, tenant.id, idem);
@@ -171,14 +204,14 @@ export async function createCreditNote(ctx: AppContext, req: WriteRequest, saleI
       const computed = compute(errors, inputs, original.tax_inclusive);
       throwIfAny(errors);
 
-      const doc = noteDocument(original, 'credit_note', idem, body, occurredAt, computed, toNewLines(computed, wanted.map((w) => w.line)));
-      return stored(doc, storedOrThrow(ctx, await insertDocument(ctx, trx, doc, storeOptions(ctx, tenant)), original.branch));
+      const doc = noteDocument(req, original, 'credit_note', idem, body, occurredAt, computed, toNewLines(computed, wanted.map((w) => w.line)));
+      return storeNote(ctx, trx, req, original, doc);
     }),
   );
 }
 
 /** A debit note charges more against a fiscalised sale: new lines, priced like the sale. */
-export async function createDebitNote(ctx: AppContext, req: WriteRequest, saleId: number, body: DebitNoteBody): Promise<WriteResult> {
+export async function createDebitNote(ctx: AppContext, req: PartyWriteRequest, saleId: number, body: DebitNoteBody): Promise<WriteResult> {
   const { tenant } = req;
   const idem = idempotencyOf(req, `debit_note:${saleId}`, body);
   const earlier = await earlierAttempt(ctx, tenant.id, idem);
@@ -197,10 +230,8 @@ export async function createDebitNote(ctx: AppContext, req: WriteRequest, saleId
   throwIfAny(errors);
   await checkClassifications(ctx, body.items, { whenUnavailable: 'accept' });
 
-  const doc = noteDocument(original, 'debit_note', idem, body, occurredAt, computed, toNewLines(computed));
-  return storeAndSettle(ctx, tenant.id, idem, async () => {
-    return stored(doc, storedOrThrow(ctx, await insertDocument(ctx, ctx.db, doc, storeOptions(ctx, tenant)), original.branch));
-  });
+  const doc = noteDocument(req, original, 'debit_note', idem, body, occurredAt, computed, toNewLines(computed));
+  return storeAndSettle(ctx, tenant.id, idem, () => ctx.db.transaction().execute((trx) => storeNote(ctx, trx, req, original, doc)));
 }
 
 /**
@@ -234,6 +265,7 @@ export async function getSaleWithNotes(ctx: AppContext, tenantId: number, saleId
         reasonCode: n.reason_code,
         total: Number(n.total),
         occurredAt: iso(n.occurred_at),
+        issuedBy: presentIssuer(n),
       };
     }),
   };

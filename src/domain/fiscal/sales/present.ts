@@ -83,6 +83,12 @@ export function presentResolution(row: Pick<SaleRow, 'status' | 'resolution_kind
   };
 }
 
+/** Who issued a document (`issued_by_*`, the name as read with the row); null before issuers were recorded. */
+export function presentIssuer(row: Pick<SaleRow, 'issued_by_type' | 'issued_by_id' | 'issued_by_name'>): SaleResource['issuedBy'] {
+  if (row.issued_by_type === null || row.issued_by_id === null) return null;
+  return { type: row.issued_by_type, id: Number(row.issued_by_id), name: row.issued_by_name ?? null };
+}
+
 /**
  * The sale resource of spec 2.2 (plus type, items, paymentMethod, occurredAt, createdAt, notes'
  * fields). `stock`: as read with the document (stockOfDocuments); absent, as a document just written.
@@ -128,6 +134,7 @@ export function presentSale(row: SaleRow, items: SaleLineResource[], stock?: Doc
     stock: stock ?? documentStock(row, items.map((i) => i.itemCode)),
     replacesSaleId: row.replaces_sale_id === null ? null : Number(row.replaces_sale_id),
     resolution: presentResolution(row),
+    issuedBy: presentIssuer(row),
     createdAt: iso(row.created_at),
     fiscalisedAt: iso(row.updated_at),
   };

@@ -13,8 +13,8 @@ import { actorOfParty, recordAudit, type Party } from '../../kernel/audit/store.
 import { enqueueEvent, RESOLVED_EVENT, wakeDeliveryWorkers } from '../../kernel/outbox/events.ts';
 import { presentLineRow, presentSale } from './present.ts';
 import type { ReissueBody, SaleResource } from './schemas.ts';
-import { createSale, type WriteRequest, type WriteResult } from './service.ts';
-import { linesOf, lockSale, type SaleRow } from './store.ts';
+import { createSale, type PartyWriteRequest, type WriteResult } from './service.ts';
+import { issuedByName, linesOf, lockSale, type SaleRow } from './store.ts';
 
 /** Locks the document and checks that it may be resolved this way: it must be `failed`. */
 async function lockFailed(trx: Kysely<DB>, tenantId: number, saleId: number, action: 'reissue' | 'resolve'): Promise<SaleRow> {
@@ -65,6 +65,7 @@ async function markResolved(ctx: AppContext, trx: Kysely<DB>, tenant: TenantAcco
     .where('id', '=', failed.id)
     .where('status', '=', 'failed')
     .returningAll()
+    .returning(issuedByName('sales').as('issued_by_name'))
     .executeTakeFirst();
   // The row is locked by lockFailed: nothing can have changed it in between.
   if (!row) throw new Error(`sale ${failed.id} changed under its lock`);
@@ -98,9 +99,11 @@ function noteOf(note: string | undefined, field: string): string | null {
 /**
  * Reissues a failed sale as a new sale with the body's lines and customer: a new invoice number
  * in the failed one's branch sequence, `replacesSaleId` set. The new document is stored, the old
- * one resolved and the two linked in one transaction; a refused request changes neither.
+ * one resolved and the two linked in one transaction; a refused request changes neither. The
+ * request's credential issues the new sale and resolves the failed one.
  */
-export async function reissueSale(ctx: AppContext, req: WriteRequest, by: Party, saleId: number, body: ReissueBody): Promise<WriteResult> {
+export async function reissueSale(ctx: AppContext, req: PartyWriteRequest, saleId: number, body: ReissueBody): Promise<WriteResult> {
+  const by = req.issuer;
   const note = noteOf(body.note, 'note');
   let deliveries = 0;
   let failed: SaleRow | undefined;

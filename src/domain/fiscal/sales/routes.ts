@@ -42,7 +42,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
       schema: { operationId: 'createSale', tags: TAG, summary: 'Fiscalise a sale', description: WRITE_DESCRIPTION, headers: S.WriteHeaders, body: S.CreateSaleBody, response: { 201: data(S.Sale) } },
     }, async (request, reply) => {
       const tenant = requireTenant(request);
-      const result = await createSale(ctx, { tenant, branchHeader: branchHeaderOf(request), idempotencyHeader: request.headers['idempotency-key'], training: trainingCredential(request) }, request.body);
+      const result = await createSale(ctx, { tenant, issuer: merchantActor(request), branchHeader: branchHeaderOf(request), idempotencyHeader: request.headers['idempotency-key'], training: trainingCredential(request) }, request.body);
       return created(reply, result);
     });
 
@@ -92,7 +92,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
       },
     }, async (request, reply) => {
       const tenant = requireTenant(request);
-      const result = await createCreditNote(ctx, { tenant, branchHeader: request.headers['x-branch'], idempotencyHeader: request.headers['idempotency-key'], training: trainingCredential(request) }, request.params.sale, request.body);
+      const result = await createCreditNote(ctx, { tenant, issuer: merchantActor(request), branchHeader: request.headers['x-branch'], idempotencyHeader: request.headers['idempotency-key'], training: trainingCredential(request) }, request.params.sale, request.body);
       return created(reply, result);
     });
 
@@ -110,7 +110,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
       },
     }, async (request, reply) => {
       const tenant = requireTenant(request);
-      const result = await createDebitNote(ctx, { tenant, branchHeader: request.headers['x-branch'], idempotencyHeader: request.headers['idempotency-key'], training: trainingCredential(request) }, request.params.sale, request.body);
+      const result = await createDebitNote(ctx, { tenant, issuer: merchantActor(request), branchHeader: request.headers['x-branch'], idempotencyHeader: request.headers['idempotency-key'], training: trainingCredential(request) }, request.params.sale, request.body);
       return created(reply, result);
     });
 
@@ -131,7 +131,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
       },
     }, async (request, reply) => {
       const tenant = requireTenant(request);
-      const result = await reissueSale(ctx, { tenant, branchHeader: request.headers['x-branch'], idempotencyHeader: request.headers['idempotency-key'], training: trainingCredential(request) }, merchantActor(request), request.params.sale, request.body);
+      const result = await reissueSale(ctx, { tenant, issuer: merchantActor(request), branchHeader: request.headers['x-branch'], idempotencyHeader: request.headers['idempotency-key'], training: trainingCredential(request) }, request.params.sale, request.body);
       return created(reply, result);
     });
 
@@ -179,7 +179,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request, reply) => {
       const tenant = await merchantOfPartner(request, request.params.tenant);
       assertTenantInGoodStanding(tenant);
-      const result = await reissueSale(ctx, { tenant, branchHeader: undefined, idempotencyHeader: request.headers['idempotency-key'] }, partnerResolver(request), request.params.sale, request.body);
+      const result = await reissueSale(ctx, { tenant, issuer: partnerResolver(request), branchHeader: undefined, idempotencyHeader: request.headers['idempotency-key'] }, request.params.sale, request.body);
       return created(reply, result);
     });
 

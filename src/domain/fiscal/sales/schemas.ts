@@ -240,6 +240,18 @@ export const SaleLine = Type.Object({
 });
 
 /** A note as its sale lists it. */
+export const IssuedBy = Nullable(
+  Type.Object({
+    type: literals(['user', 'tenant_token', 'till_login', 'fiscalisation_key', 'partner_key'], {
+      description:
+        '`user`: a user of the merchant, signed in to the console; `tenant_token`: one of its tenant tokens; `till_login`: a legacy till, by the till login whose key it used; ' +
+        '`fiscalisation_key`: a legacy till\'s key minted by the merchant or its partner; `partner_key`: its partner (a reissue)',
+    }),
+    id: Type.Integer({ description: 'The credential\'s id (of that type)' }),
+    name: Nullable(Type.String({ description: 'What it is called now, as the audit trail names it: the user\'s email, the token\'s name, the till login\'s username, the key masked (`pk_…abcd`), the partner key\'s name and its partner\'s' })),
+  }, { description: 'Which credential issued the document (revoked since or not); null for documents stored before the gateway recorded it (docs/sales.md#who-issued-a-document)' }),
+);
+
 export const NoteSummary = Type.Object({
   id: Type.Integer(),
   type: literals(['credit_note', 'debit_note']),
@@ -249,6 +261,7 @@ export const NoteSummary = Type.Object({
   reasonCode: Nullable(Type.String()),
   total: Type.Number({ description: "The note's total, in the sale's currency" }),
   occurredAt: Timestamp(),
+  issuedBy: IssuedBy,
 });
 
 /** The sale a note corrects, named as its receipt names it. */
@@ -322,6 +335,7 @@ export const Sale = Type.Object({
   stock: DocumentStock,
   replacesSaleId: Nullable(Type.Integer({ description: 'A reissue: the failed document this one replaces' })),
   resolution: Nullable(Resolution),
+  issuedBy: IssuedBy,
   createdAt: Timestamp(),
   fiscalisedAt: Timestamp('Despite its name, the record\'s last-modified time'),
 });

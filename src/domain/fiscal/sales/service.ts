@@ -14,6 +14,7 @@ import { pageOf, type Page } from '../../../platform/http/pagination.ts';
 import type { FilingDetails } from '../../../vsdc/sales-body.ts';
 import type { ComputedSale } from '../../../vsdc/tax.ts';
 import { branchForWrite, merchantOrigin } from '../../kernel/devices/branch-rule.ts';
+import type { Issuer, Party } from '../../kernel/audit/store.ts';
 import { idempotencyKeyOf, requestFingerprint } from './idempotency.ts';
 import { presentLineRow, presentNewLine, presentSale } from './present.ts';
 import type { CreateSaleBody, ListSalesQuery, MeResource, SaleResource } from './schemas.ts';
@@ -30,6 +31,8 @@ const DEFAULT_PAYMENT_METHOD = '01';
 
 export interface WriteRequest {
   tenant: TenantAccount;
+  /** The credential of the request: stored with the document as its issuer. */
+  issuer: Issuer;
   branchHeader: string | undefined;
   idempotencyHeader: string | undefined;
   /** The credential was minted in training mode: the document is a training document, whatever the body says. */
@@ -42,6 +45,9 @@ export interface WriteRequest {
    */
   onStored?: (row: SaleRow) => Promise<void>;
 }
+
+/** A write whose credential is a party of the audit trail (not a legacy till): notes and reissues, which it audits. */
+export type PartyWriteRequest = WriteRequest & { issuer: Party };
 
 export interface WriteResult {
   sale: SaleResource;
@@ -237,6 +243,7 @@ export async function createSale(ctx: AppContext, req: WriteRequest, body: Creat
     originalReceiptNo: null,
     originalSdcId: null,
     reasonCode: null,
+    issuedBy: req.issuer,
     filingDetails: req.filingDetails ?? null,
     lines: toNewLines(computed),
   };

@@ -7,8 +7,13 @@ import { prepared, runPrepared } from '../../../platform/db/prepared.ts';
 import { batchOrEach, GroupCommit, KeyedGroupCommits } from '../../../platform/db/group-commit.ts';
 import type { AppContext, ContextMember } from '../../kernel/context.ts';
 import { defaultBranchSql } from '../../kernel/devices/branch-rule.ts';
+import { partyName, type Issuer } from '../../kernel/audit/store.ts';
 
-export type SaleRow = Selectable<SalesTable>;
+/**
+ * A stored document, with its issuer's name when the statement that read it resolved it
+ * (`issuedByName`): the statements whose rows become resources do.
+ */
+export type SaleRow = Selectable<SalesTable> & { issued_by_name?: string | null };
 export type SaleLineRow = Selectable<SaleLinesTable>;
 
 /** The outcome columns of a document the authority has not (or not successfully) answered. */
@@ -78,6 +83,8 @@ export interface NewDocument {
   originalReceiptNo: number | null;
   originalSdcId: string | null;
   reasonCode: string | null;
+  /** The credential of the request that issues it. */
+  issuedBy: Issuer;
   /** Filing details beyond the document's own fields (a till's registrant, line units); absent: none. */
   filingDetails?: FilingDetails | null;
   lines: NewLine[];
@@ -132,6 +139,8 @@ const DOCUMENT_COLUMNS = {
   original_sdc_id: { type: 'text', value: (d) => d.originalSdcId },
   reason_code: { type: 'text', value: (d) => d.reasonCode },
   filing_details: { type: 'text', value: (d) => (d.filingDetails ? JSON.stringify(d.filingDetails) : null) },
+  issued_by_type: { type: 'text', value: (d) => d.issuedBy.type },
+  issued_by_id: { type: 'bigint', value: (d) => d.issuedBy.id },
 } as const satisfies { [C in keyof SalesTable]?: { type: string; value: (doc: NewDocument) => unknown } };
 
 const DOCUMENT_COLUMN_NAMES = Object.keys(DOCUMENT_COLUMNS) as Array<keyof typeof DOCUMENT_COLUMNS>;
@@ -146,6 +155,16 @@ const STORED_AS: { [C in DocumentColumn]?: (ref: (column: DocumentColumn) => Raw
   customer_address: (ref) =>
     sql`coalesce(${ref('customer_address')}, (select coalesce(c.address, c.verified_address) from customers c where c.tenant_id = ${ref('tenant_id')} and c.tpin = ${ref('customer_tpin')}))`,
 };
+
+/**
+ * The name of the credential that issued the sales row `alias` (as the merchant's audit trail
+ * names it: kernel/audit partyName), read in the statement that reads the row, as
+ * `issued_by_name`: the credential is named as it is called now, revoked or not; null for a
+ * document stored before issuers were recorded.
+ */
+export function issuedByName(alias: string): RawBuilder<string | null> {
+  return partyName(sql.ref(`${alias}.issued_by_type`), sql.ref(`${alias}.issued_by_id`));
+}
 
 /** `tenant_id, tpin, …` */
 const DOCUMENT_COLUMN_LIST = sql.raw(DOCUMENT_COLUMN_NAMES.join(', '));
@@ -322,7 +341,7 @@ export async function insertOneDocument(db: Kysely<DB>, doc: NewDocument, option
       select ${doc.tenantId}, ${options.month}, 1 from document where document.sales_type = 'normal'
       on conflict (tenant_id, month) do update set documents = tenant_usage.documents + 1
     )
-    select document.*, state.branch as target_branch, state.down as branch_down ${notify}
+    select document.*, ${issuedByName('document')} as issued_by_name, state.branch as target_branch, state.down as branch_down ${notify}
     from state left join document on true`.execute(db);
   const found = result.rows[0];
   if (!found) return { kind: 'no_device' };
@@ -481,7 +500,7 @@ export async function insertDocuments(db: Kysely<DB>, items: PendingInsert[], no
       order by i.tenant_id, i.month
       on conflict (tenant_id, month) do update set documents = tenant_usage.documents + excluded.documents
     )
-    select i.n, state.branch as target_branch, state.down as branch_down, document.*,
+    select i.n, state.branch as target_branch, state.down as branch_down, document.*, ${issuedByName('document')} as issued_by_name,
       (select count(pg_notify(${notify?.channel ?? null}::text, woken.device_id::text || ${`:${notify?.origin ?? ''}`}::text))
         from (select distinct device_id from document where ${notify?.channel ?? null}::text is not null) woken) as notified
     from input i
@@ -497,12 +516,15 @@ export async function insertDocuments(db: Kysely<DB>, items: PendingInsert[], no
   });
 }
 
+/** Beside `selectAll()` of `sales`, in a read whose rows become resources: the issuer's name. */
+const ISSUED_BY_NAME = issuedByName('sales').as('issued_by_name');
+
 export async function findSale(db: Kysely<DB>, tenantId: number, id: number): Promise<SaleRow | undefined> {
-  return (await runPrepared(db, db.selectFrom('sales').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId)))[0];
+  return (await runPrepared(db, db.selectFrom('sales').selectAll().select(ISSUED_BY_NAME).where('id', '=', id).where('tenant_id', '=', tenantId)))[0];
 }
 
 export async function findByReference(db: Kysely<DB>, tenantId: number, reference: string): Promise<SaleRow | undefined> {
-  return db.selectFrom('sales').selectAll().where('tenant_id', '=', tenantId).where('reference', '=', reference).executeTakeFirst();
+  return db.selectFrom('sales').selectAll().select(ISSUED_BY_NAME).where('tenant_id', '=', tenantId).where('reference', '=', reference).executeTakeFirst();
 }
 
 export async function linesOf(db: Kysely<DB>, saleIds: number[]): Promise<Map<number, SaleLineRow[]>> {
@@ -557,7 +579,7 @@ export async function listSales(db: Kysely<DB>, tenantId: number, filter: SaleFi
   // per request, for the merchant's share of the table (a generic plan walked the whole table).
   const run = <R>(q: Compilable<R> & { execute(): Promise<R[]> }) => (reference !== undefined && !narrowed ? runPrepared(db, q) : q.execute());
   const [rows, total] = await Promise.all([
-    run(query.selectAll().orderBy('id', 'desc').limit(PER_PAGE).offset(offsetOf(page))),
+    run(query.selectAll().select(ISSUED_BY_NAME).orderBy('id', 'desc').limit(PER_PAGE).offset(offsetOf(page))),
     counted ? run(query.select((eb) => eb.fn.countAll<number>().as('n'))).then(([r]) => Number(r!.n)) : documentsOf(db, tenantId, filter.deviceId),
   ]);
   return { rows, total };
@@ -585,7 +607,7 @@ async function documentsOf(db: Kysely<DB>, tenantId: number, deviceId: number | 
 
 /** The original of a note, locked so that concurrent notes on it are counted one after another. */
 export async function lockSale(db: Kysely<DB>, tenantId: number, id: number): Promise<SaleRow | undefined> {
-  return db.selectFrom('sales').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).forUpdate().executeTakeFirst();
+  return db.selectFrom('sales').selectAll().select(ISSUED_BY_NAME).where('id', '=', id).where('tenant_id', '=', tenantId).forUpdate().executeTakeFirst();
 }
 
 /** What credit notes took back of one original line so far (sums, as exact decimal text). */
@@ -627,7 +649,7 @@ export async function creditedByLine(db: Kysely<DB>, originalSaleId: number): Pr
 export async function notesOfSale(db: Kysely<DB>, tenantId: number, saleId: number) {
   return db
     .selectFrom('sales')
-    .select(['id', 'type', 'invoice_no', 'sdc_id', 'receipt_no', 'status', 'reason_code', 'total', 'occurred_at'])
+    .select(['id', 'type', 'invoice_no', 'sdc_id', 'receipt_no', 'status', 'reason_code', 'total', 'occurred_at', 'issued_by_type', 'issued_by_id', ISSUED_BY_NAME])
     .where('tenant_id', '=', tenantId)
     .where('original_sale_id', '=', saleId)
     .orderBy('id')

@@ -37,7 +37,7 @@ export const AUDIT_FAMILIES = [
   },
   { prefix: 'device.', label: 'Devices', merchantTrail: true, actions: ['device.registered', 'device.updated', 'device.removed', 'device.initialized'] },
   { prefix: 'item.', label: 'Items', merchantTrail: true, actions: ['item.created', 'item.updated', 'item.released', 'item.composition_set'] },
-  { prefix: 'sale.', label: 'Documents (resolve, reissue, reprint)', merchantTrail: true, actions: ['sale.resolved', 'sale.reissued', 'sale.reprinted'] },
+  { prefix: 'sale.', label: 'Documents (credit, debit, resolve, reissue, reprint)', merchantTrail: true, actions: ['sale.credited', 'sale.debited', 'sale.resolved', 'sale.reissued', 'sale.reprinted'] },
   { prefix: 'report.', label: 'Reports (Z)', merchantTrail: true, actions: ['report.closed'] },
   { prefix: 'reconciliation.', label: 'Reconciliations', merchantTrail: true, actions: ['reconciliation.started'] },
   { prefix: 'purchase.', label: 'Purchases', merchantTrail: true, actions: ['purchase.captured'] },

@@ -10,6 +10,12 @@ export type Actor = { type: 'partner_key'; keyId: number; partnerId: number } | 
 /** Who acts, as the merchant and partner surfaces name it: a tenant token, a user (the console), a partner key. */
 export type Party = { type: 'tenant_token'; id: number } | { type: 'user'; id: number } | { type: 'partner_key'; id: number; partnerId: number };
 
+/**
+ * Who issued a document: a party, or a till on the legacy surface — the till login whose getactive
+ * minted its fiscalisation key, else the key itself (one the merchant or its partner minted).
+ */
+export type Issuer = Party | { type: 'till_login'; id: number } | { type: 'fiscalisation_key'; id: number };
+
 export function actorOfParty(by: Party): Actor {
   if (by.type === 'tenant_token') return { type: 'tenant_token', tokenId: by.id };
   if (by.type === 'user') return { type: 'user', userId: by.id };
@@ -75,13 +81,41 @@ interface AuditRow extends Selectable<AuditLogTable> {
 /** `column` as an integer id when it holds one (ids are stored as text), else null. */
 const idIn = (column: RawBuilder<unknown>) => sql`case when ${column} ~ '^[0-9]{1,9}$' then ${column}::integer end`;
 
-/** The name of what an audit record's actor is, resolved from its type and id. */
-const ACTOR_NAME = sql`case a.actor_type
-    when 'partner_key' then (select k.name from partner_keys k where k.id = ${idIn(sql`a.actor_id`)})
-    when 'till_login' then (select l.username from till_logins l where l.id = ${idIn(sql`a.actor_id`)})
-    when 'tenant_token' then (select x.name from tenant_tokens x where x.id = ${idIn(sql`a.actor_id`)})
-    when 'user' then (select x.email from users x where x.id = ${idIn(sql`a.actor_id`)})
+/**
+ * What a credential is called, from its type and integer id (both SQL): a user's email, a tenant
+ * token's name, a till login's username, a fiscalisation key masked (`pk_…abcd`), a partner key's
+ * name — followed by its partner's with `withPartner`; null for another type or an id that is gone.
+ */
+function credentialName(type: RawBuilder<unknown>, id: RawBuilder<unknown>, withPartner: boolean): RawBuilder<string | null> {
+  // Aliases of their own: `id` names a column of the caller's row, which a shorter alias could shadow.
+  const partnerKey = withPartner
+    ? sql`(select named_k.name || ' (' || named_p.name || ')' from partner_keys named_k join partners named_p on named_p.id = named_k.partner_id where named_k.id = ${id})`
+    : sql`(select named_k.name from partner_keys named_k where named_k.id = ${id})`;
+  return sql<string | null>`case ${type}
+    when 'partner_key' then ${partnerKey}
+    when 'till_login' then (select named_l.username from till_logins named_l where named_l.id = ${id})
+    when 'tenant_token' then (select named_t.name from tenant_tokens named_t where named_t.id = ${id})
+    when 'user' then (select named_u.email from users named_u where named_u.id = ${id})
+    when 'fiscalisation_key' then (select ${masked(PREFIXES.fiscalisationKey, '')} || named_f.last4 from api_keys named_f where named_f.id = ${id})
   end`;
+}
+
+/** The name of what an audit record's actor is, resolved from its type and id. */
+const ACTOR_NAME = credentialName(sql`a.actor_type`, idIn(sql`a.actor_id`), false);
+
+/**
+ * Who did something (a document's issuer, a Z report's closer), named as the merchant's audit
+ * trail names its actors: the credential's name (a partner key's with its partner's), `operator`
+ * for the operator. `type` and `id`: SQL of the party's type and integer id.
+ */
+export function partyName(type: RawBuilder<unknown>, id: RawBuilder<unknown>): RawBuilder<string | null> {
+  return sql<string | null>`case when ${type} = 'admin' then 'operator' else ${credentialName(type, id, true)} end`;
+}
+
+/** partyName of a party stored as one text column `type:id` (a Z report's `closed_by`, a resolution's `resolved_by`). */
+export function partyNameOf(typeAndId: RawBuilder<unknown>): RawBuilder<string | null> {
+  return partyName(sql`split_part(${typeAndId}, ':', 1)`, idIn(sql`split_part(${typeAndId}, ':', 2)`));
+}
 
 /** The name of an audit record's target, by target type. */
 function targetName(): RawBuilder<unknown> {

@@ -13,9 +13,9 @@ const READ = { auth: { surface: 'merchant' as const, ability: 'invoices:read' as
 
 const DESCRIPTION =
   'Who did what to your account, newest first: credentials minted and revoked, users invited and removed, sign-ins, devices, items created and amended, ' +
-  'failed documents resolved or reissued, receipts reprinted, days closed (Z), reconciliations started. Each record names who acted (one of your users, ' +
+  'sales credited and debited (the note named), failed documents resolved or reissued, receipts reprinted, days closed (Z), reconciliations started. Each record names who acted (one of your users, ' +
   'tokens or till logins, your partner\'s key, the operator) and what it acted on. Never another merchant\'s records. ' +
-  'Documents issued, credited and debited are not repeated here: the documents list (`GET /api/v1/sales`) is their record. ' +
+  'Sales issued are not repeated here: the documents list (`GET /api/v1/sales`) is their record, each document naming who issued it (`issuedBy`). ' +
   '`action` is one action (`token.revoked`) or, ending with a dot, a family (`token.`); `from`/`to` are days in your timezone. See docs/audit.md.';
 
 const CsvResponse = {

@@ -1,6 +1,6 @@
 // The merchant's own audit trail (docs/audit.md): the kernel's audit log, only the merchant's rows
-// (tenant_id), newest first, with who acted as the merchant knows them. Documents issued, credited
-// and debited are not in it: they are the documents list itself (docs/decisions.md).
+// (tenant_id), newest first, with who acted as the merchant knows them. Sales issued are not in it:
+// the documents list is their record, each naming its issuer (docs/decisions.md).
 import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
 import type { AppContext } from '../../kernel/context.ts';

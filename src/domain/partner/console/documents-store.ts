@@ -1,8 +1,9 @@
 // Documents across a partner's merchants by status: the failed ones need someone to act.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
-import type { DocumentStatus, DocumentType, ResolutionKind } from '../../../platform/db/tables/sales.ts';
+import type { DocumentStatus, DocumentType, IssuerType, ResolutionKind } from '../../../platform/db/tables/sales.ts';
 import { offsetOf, PER_PAGE } from '../../../platform/http/pagination.ts';
+import { issuedByName } from '../../fiscal/sales/store.ts';
 import { salesScopeConditions, type Scope } from './scope.ts';
 
 export interface DocumentRow {
@@ -32,6 +33,9 @@ export interface DocumentRow {
   resolved_by: string | null;
   resolution_note: string | null;
   replaced_by_sale_id: string | null;
+  issued_by_type: IssuerType | null;
+  issued_by_id: string | null;
+  issued_by_name: string | null;
 }
 
 function whereOf(scope: Scope, filter: { status: DocumentStatus; branch?: string }) {
@@ -49,7 +53,7 @@ export async function listDocuments(db: Kysely<DB>, scope: Scope, filter: { stat
     select s.id, s.tenant_id, t.name as tenant_name, s.tpin, s.branch, s.type, s.invoice_no, s.status, s.client_invoice_no,
       s.receipt_no, s.sdc_id, s.net::text as net, s.vat::text as vat, s.total::text as total, s.currency, s.result_code, s.last_error,
       s.occurred_at, s.created_at, s.updated_at, s.replaces_sale_id, s.resolution_kind, s.resolved_at, s.resolved_by, s.resolution_note,
-      s.replaced_by_sale_id
+      s.replaced_by_sale_id, s.issued_by_type, s.issued_by_id, ${issuedByName('s')} as issued_by_name
     ${fromList
       ? // The page's ids first: joined before the limit, a generic plan merged the list with
         // sales_pkey, reading the fleet's newest documents down to the partner's.

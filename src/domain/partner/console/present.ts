@@ -2,7 +2,7 @@ import type { BacklogRow } from './backlog-store.ts';
 import type { DocumentRow } from './documents-store.ts';
 import type { BranchBacklogResource, DocumentSummaryResource } from './schemas.ts';
 import { iso } from '../../../platform/lib/time.ts';
-import { authorityInvoiceNo, presentResolution } from '../../fiscal/sales/present.ts';
+import { authorityInvoiceNo, presentIssuer, presentResolution } from '../../fiscal/sales/present.ts';
 
 export function presentBacklog(row: BacklogRow, now: Date): BranchBacklogResource {
   const unreachable = row.retry_delay_ms !== null;
@@ -52,6 +52,7 @@ export function presentDocument(row: DocumentRow): DocumentSummaryResource {
     lastError: row.last_error,
     replacesSaleId: row.replaces_sale_id === null ? null : Number(row.replaces_sale_id),
     resolution: presentResolution({ ...row, replaced_by_sale_id: row.replaced_by_sale_id === null ? null : Number(row.replaced_by_sale_id) }),
+    issuedBy: presentIssuer({ ...row, issued_by_id: row.issued_by_id === null ? null : Number(row.issued_by_id) }),
     occurredAt: iso(row.occurred_at)!,
     createdAt: iso(row.created_at)!,
     updatedAt: iso(row.updated_at)!,

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Nullable, literals, Timestamp } from '../../../platform/http/schema-helpers.ts';
-import { Resolution } from '../../fiscal/sales/schemas.ts';
+import { IssuedBy, Resolution } from '../../fiscal/sales/schemas.ts';
 
 const Id = Type.Integer({ minimum: 1, maximum: 2147483647 });
 const Page = Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1; 20 items a page.' });
@@ -66,6 +66,7 @@ export const DocumentSummary = Type.Object({
   lastError: Nullable(Type.String()),
   replacesSaleId: Nullable(Type.Integer({ description: 'A reissue: the failed document this one replaces' })),
   resolution: Nullable(Resolution),
+  issuedBy: IssuedBy,
   occurredAt: Timestamp(),
   createdAt: Timestamp(),
   updatedAt: Timestamp(),

@@ -34,6 +34,7 @@ import * as userTokensByUser from './0032_user_tokens_by_user.ts';
 import * as fleetPolls from './0033_fleet_polls.ts';
 import * as failedDocumentsRecent from './0034_failed_documents_recent.ts';
 import * as fleetViews from './0035_fleet_views.ts';
+import * as documentIssuers from './0036_document_issuers.ts';
 import * as mailOutbox from './0037_mail_outbox.ts';
 
 /** Every migration, in order. A migration is a list of SQL statements run one by one. */
@@ -72,6 +73,7 @@ const migrations: Record<string, { up: string[] }> = {
   '0033_fleet_polls': fleetPolls,
   '0034_failed_documents_recent': failedDocumentsRecent,
   '0035_fleet_views': fleetViews,
+  '0036_document_issuers': documentIssuers,
   '0037_mail_outbox': mailOutbox,
 };
 

@@ -103,6 +103,8 @@ export interface ApiKeysTable {
   last4: string;
   /** Minted in training mode: every document it issues is a training document. */
   training: Generated<boolean>;
+  /** The till login whose getactive minted it; null for a key minted by the merchant or its partner. */
+  till_login_id: number | null;
   created_at: Timestamp;
   revoked_at: NullableTimestamp;
   last_used_at: NullableTimestamp;

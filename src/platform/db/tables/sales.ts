@@ -4,6 +4,8 @@ import type { DefaultedNumeric, NullableNumeric, NullableTimestamp, Numeric, Req
 export type DocumentType = 'sale' | 'credit_note' | 'debit_note';
 export type DocumentStatus = 'pending' | 'uploaded' | 'failed' | 'resolved';
 export type ResolutionKind = 'reissued' | 'marked';
+/** The credentials that issue documents: a merchant user (the console), a tenant token, a till login, a fiscalisation key, a partner key. */
+export type IssuerType = 'user' | 'tenant_token' | 'till_login' | 'fiscalisation_key' | 'partner_key';
 /** The VSDC's salesTyCd N/T/P: only `normal` documents are fiscal sales. */
 export type SalesType = 'normal' | 'training' | 'proforma';
 
@@ -77,6 +79,10 @@ export interface SalesTable {
   receipt_print_count: Generated<number>;
   /** When the receipt was first printed (the original). */
   receipt_printed_at: NullableTimestamp;
+  /** Which kind of credential issued the document; null for documents stored before it was recorded (migration 0036). */
+  issued_by_type: IssuerType | null;
+  /** That credential's id (users, tenant_tokens, till_logins, api_keys or partner_keys). */
+  issued_by_id: number | null;
 }
 
 export interface SaleLinesTable {
