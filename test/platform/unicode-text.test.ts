@@ -5,10 +5,12 @@
 // while it is parsed: a 422 naming the field, and nothing stored or filed. Over real HTTP, as a
 // till sends it; whole characters (an emoji, escaped or not) are still taken and stored exactly.
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { request } from 'undici';
 import { engineName } from '../helpers/db.ts';
 import { bearer } from '../helpers/app.ts';
+import { seedSignedInUser } from '../helpers/accounts.ts';
 import { invoiceBody, mintKey, nextNumber, sdcIdOf, tillHeaders, type Till } from '../compat/helpers.ts';
 import { CLASS_CODE, saleBody, startHarness, type Harness } from '../helpers/harness.ts';
 
@@ -118,5 +120,31 @@ describe(`text that is not valid Unicode is a 422 naming the field (${engineName
     const item = await send('PATCH', `/api/v1/items/${itemCode}`, JSON.stringify({ name: 'Cooking oil \u{1F6E2}' }));
     assert.equal(item.status, 200, JSON.stringify(item.body));
     assert.equal((item.body.data as { name: string }).name, 'Cooking oil \u{1F6E2}');
+  });
+
+  test("a session keeps the client's User-Agent as it was written: UTF-8 read as UTF-8, whole characters only", async () => {
+    const { email } = await seedSignedInUser(h.ctx, h.merchant.tenantId);
+    // node:http writes a header's characters as one byte each: these are the UTF-8 bytes of the name.
+    const signIn = (userAgent: string) =>
+      new Promise<number>((resolve, reject) => {
+        // A Buffer: with a string body, node:http would write the head in the body's encoding (UTF-8).
+        const body = Buffer.from(JSON.stringify({ email, password: 'a long enough password' }));
+        const req = http.request(`${base}/api/v1/account/signin`, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': Buffer.from(userAgent).toString('latin1') } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    const stored = async () => {
+      const user = await h.ctx.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+      const session = await h.ctx.db.selectFrom('user_sessions').select('user_agent').where('user_id', '=', user.id).orderBy('created_at', 'desc').orderBy('id').limit(1).executeTakeFirstOrThrow();
+      return session.user_agent;
+    };
+    assert.equal(await signIn('Caisse Lusaka/2.1 (Mwansa Café)'), 200);
+    assert.equal(await stored(), 'Caisse Lusaka/2.1 (Mwansa Café)');
+    // Cut to 500 characters between two, never inside an emoji's pair.
+    assert.equal(await signIn(`${'x'.repeat(499)}\u{1F600}tail`), 200);
+    assert.equal(await stored(), `${'x'.repeat(499)}\u{1F600}`);
   });
 });
