@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer';
+import { truncated } from '../lib/text.ts';
 
 // Node reads a header's bytes as Latin-1, one character per byte. A header whose text is stored
 // (a session's User-Agent) is read as the UTF-8 its sender wrote when its bytes are UTF-8, so
@@ -11,5 +12,5 @@ export function headerText(value: string | string[] | undefined, maxCharacters: 
   if (read === undefined) return null;
   const bytes = /[\x80-\xff]/.test(read) ? Buffer.from(read, 'latin1') : undefined;
   const text = bytes && isUtf8(bytes) ? bytes.toString('utf8') : read;
-  return text.length <= maxCharacters ? text : Array.from(text).slice(0, maxCharacters).join('');
+  return truncated(text, maxCharacters);
 }
