@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError, FieldErrors } from '../errors/errors.ts';
+import { ApiError, FieldErrors, shownField } from '../errors/errors.ts';
 import { invalidJsonMessage } from './json-syntax.ts';
 
 // Every JSON body passes one check here before any route sees it, and a body that fails is a
@@ -23,14 +23,7 @@ import { invalidJsonMessage } from './json-syntax.ts';
 /** Names a body may not use as a key, at any depth. */
 const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype', ...Object.getOwnPropertyNames(Object.prototype)]);
 
-/** A body with hundreds of bad keys names the first ones only. */
-const MAX_REPORTED_FIELDS = 20;
-
-/** Longer paths (absurd nesting, a megabyte-long key) are named by their end, so an answer stays small. */
-const MAX_SHOWN_PATH = 200;
-
 const child = (path: string, key: string) => (path === '' ? key : `${path}.${key}`);
-const shown = (field: string) => (field.length > MAX_SHOWN_PATH ? `…${field.slice(-(MAX_SHOWN_PATH - 1))}` : field);
 
 /** Half of a UTF-16 surrogate pair without its other half: a high one not followed by a low one, or a low one not after a high one. */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -84,12 +77,13 @@ function refusedFields(body: unknown, checkText: boolean, bytesWereInvalid: bool
   const worthVisiting = (v: unknown) => (typeof v === 'object' && v !== null) || (checkText && typeof v === 'string');
   const errors = new FieldErrors();
   const stack: Array<[value: unknown, path: string]> = [[body, '']];
-  while (stack.length > 0 && errors.size < MAX_REPORTED_FIELDS) {
+  // A body with hundreds of bad keys names the first ones only (FieldErrors): no need to look further.
+  while (stack.length > 0 && !errors.full) {
     const [value, path] = stack.pop()!;
     if (typeof value === 'string') {
       const problem = textProblem(value, bytesWereInvalid);
       if (problem) {
-        const field = shown(path || 'body');
+        const field = shownField(path || 'body');
         errors.add(field, textMessage(field, problem));
       }
       continue;
@@ -102,10 +96,10 @@ function refusedFields(body: unknown, checkText: boolean, bytesWereInvalid: bool
       for (const [key, v] of Object.entries(value)) {
         const problem = checkText ? textProblem(key, bytesWereInvalid) : undefined;
         if (problem) {
-          const field = shown(child(path, keyShown(key, problem)));
+          const field = shownField(child(path, keyShown(key, problem)));
           errors.add(field, textMessage(field, problem));
         } else if (RESERVED_KEYS.has(key)) {
-          const field = shown(child(path, key));
+          const field = shownField(child(path, key));
           errors.add(
             field,
             `The ${field} field is not accepted: "${key}" is the name of a built-in property of JavaScript objects and is never a field of this API. Remove it (the reference page at /docs lists each endpoint's fields).`,
