@@ -8,15 +8,17 @@
 // keys, text that is not valid Unicode, unknown and missing fields and random JSON, through every
 // credential it takes (a merchant route: a tenant token, and the console's session cookie with its
 // X-CSRF-Token); every route is sent hostile query strings and headers (the second describe). Every
-// answer must be a 4xx (or a 2xx) in one of the spec's shapes, and must come from past the
-// credential check: an answer the auth hook gave (401, 402, 403, 429) means the fuzz did not reach
-// the route, and fails the suite. So does a route of the catalogue that no answer reached.
+// answer must be a 4xx (or a 2xx) in one of the spec's shapes, at a status the operation's OpenAPI
+// document declares, and must come from past the credential check: an answer the auth hook gave
+// (401, 402, 403, 429) means the fuzz did not reach the route, and fails the suite. So does a route
+// of the catalogue that no answer reached.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { Agent, request } from 'undici';
 import type { CatalogedRoute } from '../../src/domain/kernel/access/auth.ts';
 import { errorsOfRoute } from '../../src/domain/kernel/access/route-errors.ts';
+import { errorStatusesOf } from '../../src/app/openapi-errors.ts';
 import { ERROR_CODES, type ErrorCode } from '../../src/platform/errors/codes.ts';
 import { saveSync } from '../../src/domain/kernel/catalogue/store.ts';
 import { registerDevice } from '../../src/domain/kernel/devices/service.ts';
@@ -26,6 +28,7 @@ import { seedSignedInUser, seedSignedInUsers } from './accounts.ts';
 import { engineName } from './db.ts';
 import { TEST_ADMIN_TOKEN, bearer, seedMerchant, startTestApp, type TestApp } from './app.ts';
 import { markInitialised } from './credentials.ts';
+import { operationsOf, servedDocument } from './openapi.ts';
 import { mutations, nestedObjectPaths, sample, valuePaths, withKeyAt, withValueAt } from './schema-sample.ts';
 
 /** An answer, whichever way it travelled. */
@@ -84,12 +87,14 @@ const declaresVsdcAnswer = (res: Answer, route: CatalogedRoute | undefined) =>
  * A 2xx or 3xx, or an error in one of the spec's shapes (docs/errors.md): a coded error with a code
  * of the table at its status and, for a route, among the codes the operation documents; the field
  * validation shape as a 422; the plain shape as a 404; the wrapped compat dialect at its own status.
+ * For a route of the OpenAPI document (`documented`), a status its operation declares.
  */
-function assertWellFormed(res: Answer, label: string, route?: CatalogedRoute): void {
+function assertWellFormed(res: Answer, label: string, route?: CatalogedRoute, documented?: ReadonlySet<CatalogedRoute>): void {
   assert.ok(res.statusCode < 500 || declaresVsdcAnswer(res, route), `${label}: ${res.statusCode} ${res.body.slice(0, 300)}`);
   if (res.statusCode < 400) return;
   const body = res.json();
   const what = `${label}: ${res.statusCode} ${res.body.slice(0, 300)}`;
+  if (route && documented?.has(route)) assert.ok(errorStatusesOf(route).has(res.statusCode), `${what}: the OpenAPI document declares no ${res.statusCode} for this operation`);
   if (typeof body?.error?.code === 'string') {
     const code = body.error.code as ErrorCode;
     assert.equal(typeof body.error.message, 'string', what);
@@ -180,6 +185,8 @@ type Credential = (route: CatalogedRoute) => Record<string, string>;
 
 interface Fixture {
   t: TestApp;
+  /** The routes that are operations of the OpenAPI document (not /docs' pages, /healthz, /metrics). */
+  documented: ReadonlySet<CatalogedRoute>;
   send(sent: Sent): Promise<Answer>;
   headersFor: Credential;
   /** A merchant owner's session (cookie and X-CSRF-Token): the merchant surface takes it too. */
@@ -266,6 +273,7 @@ async function startFixture(transport: TransportKind): Promise<Fixture> {
   const way = transport === 'in process' ? injected(t) : await overSockets(t);
   return {
     t,
+    documented: new Set(operationsOf(await servedDocument(t.app), t.app).map((op) => op.route)),
     send: (sent) => way.send(sent),
     headersFor,
     session: sessionFor,
@@ -316,7 +324,7 @@ function describeBodyFuzz(transport: TransportKind, options: FuzzOptions): void 
         const send = async (what: string, payload: string | Buffer | undefined, contentType = 'application/json', credential = f.headersFor) => {
           const headers = { ...credential(route), ...(contentType ? { 'content-type': contentType } : {}) };
           const res = await f.send({ method: route.method, url: f.urlOf(route), headers, payload });
-          assertWellFormed(res, `${label} ${what}`, route);
+          assertWellFormed(res, `${label} ${what}`, route, f.documented);
           reach.record(route, 'body', res, `${label} ${what}`);
           return res;
         };
@@ -499,7 +507,7 @@ function describeNameFuzz(transport: TransportKind): void {
           for (const query of queries) {
             const label = `${route.method} ${route.url}?${query.slice(0, 80)}`;
             const res = await send(route, { query });
-            assertWellFormed(res, label, route);
+            assertWellFormed(res, label, route, f.documented);
             reach.record(route, 'query', res, label);
           }
         }
@@ -516,7 +524,7 @@ function describeNameFuzz(transport: TransportKind): void {
         const valueHeaders = propertyNames(route.headersSchema).filter((h) => !CREDENTIAL_HEADERS.has(h));
         const probe = async (what: string, options: Parameters<typeof send>[1]) => {
           const res = await send(route, options);
-          assertWellFormed(res, `${label} ${what}`, route);
+          assertWellFormed(res, `${label} ${what}`, route, f.documented);
           reach.record(route, 'query', res, `${label} ${what}`);
           return res;
         };
