@@ -80,6 +80,16 @@ export function canFile(ctx: ViewContext): boolean {
   return ctx.account?.merchant.standing?.canFile ?? true;
 }
 
+/**
+ * Why the merchant cannot file now, in the API's words (its 402/403 message, from GET
+ * /api/v1/account/me), or null when it can: the one text the banner and the document forms show.
+ */
+export function whyFilingIsStopped(account: AccountSession | undefined): string | null {
+  const standing = account?.merchant.standing;
+  if (!standing || standing.canFile) return null;
+  return standing.reason ?? 'Your merchant cannot file documents right now.';
+}
+
 /** A form field: a label over its control, with an optional hint. */
 export function field(id: string, label: string, control: HTMLElement, hint?: string): HTMLElement {
   control.id = id;
@@ -145,7 +155,7 @@ export function standingBanner(account: AccountSession | undefined): Child {
       'div',
       { class: 'notice notice-warn standing', role: 'status', 'data-testid': 'standing-banner' },
       h('strong', null, 'No branch yet. '),
-      standing.reason ?? 'None of your branches is initialised with the authority yet.',
+      whyFilingIsStopped(account),
       ' ',
       h('a', { href: '#/devices' }, 'Go to Devices'),
     );
@@ -154,7 +164,7 @@ export function standingBanner(account: AccountSession | undefined): Child {
     'div',
     { class: 'notice notice-danger standing', role: 'alert', 'data-testid': 'standing-banner' },
     h('strong', null, 'Filing is stopped. '),
-    standing.reason ?? 'Your merchant cannot file documents right now.',
+    whyFilingIsStopped(account),
     ' Until it is restored the gateway refuses your documents and their reads, from the console and the API alike; your account and users still work.',
   );
 }

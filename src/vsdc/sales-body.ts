@@ -11,6 +11,7 @@ import {
   type SaveSalesRequest,
   type SelectInvoiceData,
 } from '@fiscal-gateway/vsdc-protocol';
+import { truncated } from '../platform/lib/text.ts';
 import { GATEWAY_REGISTRANT } from './registrant.ts';
 import { amountsMatch, computeSale, SaleAmountsError, type ComputedSale, type SaleLineInput, type VatCategoryCode } from './tax.ts';
 
@@ -202,7 +203,7 @@ export function buildSaveSalesBody(doc: SaleDocument, computed?: ComputedSale): 
     orgSdcId: isNote ? (doc.originalSdcId as string) : null,
     cisInvcNo: cisInvoiceNo(doc.salesType ?? 'normal', doc.invoiceNo),
     custTpin: doc.customer.tpin ?? DEFAULT_CUSTOMER_TPIN,
-    custNm: doc.customer.name.slice(0, 60),
+    custNm: truncated(doc.customer.name, 60),
     salesTyCd: SALES_TYPE_CODES[doc.salesType ?? 'normal'],
     rcptTyCd: doc.receiptType,
     pmtTyCd: doc.paymentMethod,

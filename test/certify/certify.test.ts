@@ -46,14 +46,18 @@ describe('fiscal-gateway certify', () => {
     assert.match(report, /Taxpayer \(TPIN\) \| 2000000001/);
     assert.match(report, /built-in simulator .* a rehearsal, not evidence/);
     assert.doesNotMatch(report, /✗/);
+    // Item 8 calls an endpoint section 2 of the form does not list: the report names it too.
+    assert.match(report, /\| ✓ \| Item composition \(item 8\) \| `\/items\/saveItemComposition` \| 000 ×\d+ \| #\d+ \|/);
 
     // Every VSDC request and answer, in order, and each endpoint's evidence points at a real call.
     const evidence = JSON.parse(readFileSync(join(out, 'evidence.json'), 'utf8')) as {
       calls: Array<{ seq: number; endpoint: string; request: Record<string, unknown>; resultCd: string | null; sentAt: string; answeredAt: string | null }>;
       endpoints: Array<{ endpoint: string; evidence: number | null }>;
+      endpointsBeyondTheForm: Array<{ endpoint: string; evidence: number | null }>;
     };
+    assert.ok(evidence.endpointsBeyondTheForm.some((e) => e.endpoint === 'saveItemComposition'), JSON.stringify(evidence.endpointsBeyondTheForm));
     assert.deepEqual(evidence.calls.map((c) => c.seq), evidence.calls.map((_, i) => i + 1));
-    for (const e of evidence.endpoints) {
+    for (const e of [...evidence.endpoints, ...evidence.endpointsBeyondTheForm]) {
       const call = evidence.calls[e.evidence! - 1]!;
       assert.equal(call.endpoint, e.endpoint);
       assert.ok(call.resultCd === '000' || call.resultCd === '001', `${e.endpoint}: ${call.resultCd}`);

@@ -89,6 +89,7 @@ const WRONG_VALUES: unknown[] = [
   '<script>alert(1)</script>',
   '\u0000\u202e',
   'ÿ€\ud83d\ude00\u0301',
+  'Sugar \ud83d',
 ];
 
 /** Each field of the sample replaced by each wrong value, removed, and nested likewise. */

@@ -1,8 +1,9 @@
-// An answer given before the body is read (no or a wrong credential, an exhausted rate limit, a
-// body over the limit) reaches a client that is still sending: over a raw socket that writes its
-// body in chunks and reads nothing until it has written it all, as a simple client does, every
-// body-taking route answers, and the client's writes never meet a reset (EPIPE, ECONNRESET).
-// test-database: embedded only (scripts/run-tests.mjs): HTTP framing, before any query runs.
+// An answer given before the body is read (no or a wrong credential, a session cookie that has
+// ended or comes without its X-CSRF-Token, an exhausted rate limit, a body over the limit) reaches
+// a client that is still sending: over a raw socket that writes its body in chunks and reads
+// nothing until it has written it all, as a simple client does, every body-taking route answers,
+// and the client's writes never meet a reset (EPIPE, ECONNRESET). On both databases: the session
+// cookie's refusals come after a query, which on PostgreSQL crosses a socket (issue 45 §4).
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
@@ -13,6 +14,7 @@ import { registerEarlyAnswers } from '../../src/platform/http/early-answers.ts';
 import { TEST_ADMIN_TOKEN, bearer, seedMerchant, startTestApp, type TestApp } from '../helpers/app.ts';
 import { seedSignedInUser } from '../helpers/accounts.ts';
 import { engineName } from '../helpers/db.ts';
+import { eventually } from '../helpers/poll.ts';
 
 interface Sent {
   /** The status line, or undefined when nothing came back. */
@@ -66,6 +68,9 @@ function sendRaw(port: number, method: string, path: string, headers: Record<str
 const LARGE = Buffer.from(JSON.stringify({ blob: 'x'.repeat(1_500_000) }));
 /** Under the limit, one key after another. */
 const KEY_FLOOD = Buffer.from(JSON.stringify(Object.fromEntries(Array.from({ length: 40_000 }, (_, i) => [`k${i}`, i]))));
+/** The shapes of issue 45: one key of 100 KB, an object of 20,000 keys. */
+const LONG_KEY = Buffer.from(JSON.stringify({ ['k'.repeat(100_000)]: 1 }));
+const MANY_KEYS = Buffer.from(JSON.stringify(Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`key${i}`, i]))));
 
 describe(`early answers reach a client still sending (${engineName})`, () => {
   let t: TestApp;
@@ -74,12 +79,21 @@ describe(`early answers reach a client still sending (${engineName})`, () => {
   let right: (route: CatalogedRoute) => Record<string, string>;
   let limited: Record<string, string>;
   let urlOf: (route: CatalogedRoute) => string;
+  /** A session that was signed out, with its X-CSRF-Token; a live one without it; a viewer's. */
+  let ended: Record<string, string>;
+  let withoutCsrf: Record<string, string>;
+  let viewer: Record<string, string>;
 
   before(async () => {
     t = await startTestApp();
     port = Number(new URL(await t.app.listen({ port: 0, host: '127.0.0.1' })).port);
     const m = await seedMerchant(t.ctx);
     const user = await seedSignedInUser(t.ctx, m.tenant.id);
+    const signedOut = await seedSignedInUser(t.ctx, m.tenant.id);
+    assert.equal((await t.inject({ method: 'POST', url: '/api/v1/account/signout', headers: signedOut.headers })).statusCode, 200);
+    ended = signedOut.headers;
+    withoutCsrf = { cookie: user.headers.cookie };
+    viewer = (await seedSignedInUser(t.ctx, m.tenant.id, 'viewer')).headers;
     right = (route) => {
       switch (route.auth.surface) {
         case 'partner':
@@ -115,6 +129,12 @@ describe(`early answers reach a client still sending (${engineName})`, () => {
         ['the right credential, over the body limit', right(route), LARGE],
       ];
       if (route.auth.surface === 'merchant') cases.push(['a spent rate limit, large body', limited, LARGE]);
+      // The session cookie's refusals, on the two surfaces that take it.
+      if (route.auth.surface === 'merchant' || route.auth.surface === 'account') {
+        cases.push(['a signed-out session, a 100 KB key', ended, LONG_KEY], ['a session without X-CSRF-Token, 20,000 keys', withoutCsrf, MANY_KEYS]);
+        const needsMore = route.auth.surface === 'account' ? route.auth.role !== 'viewer' : route.auth.ability !== 'invoices:read';
+        if (needsMore) cases.push(["a viewer's session, 20,000 keys", viewer, MANY_KEYS]);
+      }
       for (const [what, headers, body] of cases) {
         const sent = await sendRaw(port, route.method, urlOf(route), headers, body);
         const label = `${route.method} ${route.url}, ${what}`;
@@ -125,8 +145,32 @@ describe(`early answers reach a client still sending (${engineName})`, () => {
         statuses.set(status, (statuses.get(status) ?? 0) + 1);
       }
     }
-    // Each kind of early answer was met: refused credentials, a body over the limit, a rate limit.
-    for (const status of [401, 413, 429]) assert.ok(statuses.has(status), `some ${status}: ${JSON.stringify([...statuses])}`);
+    // Each kind of early answer was met: refused credentials, a refused session, a body over the limit, a rate limit.
+    for (const status of [401, 403, 413, 429]) assert.ok(statuses.has(status), `some ${status}: ${JSON.stringify([...statuses])}`);
+  });
+
+  test('early answers one after another on one kept connection: each is answered, and nothing piles up on its socket', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', onWarning);
+    const socket = connect(port, '127.0.0.1');
+    try {
+      await new Promise((resolve) => socket.once('connect', resolve));
+      let received = '';
+      socket.on('data', (chunk) => (received += chunk.toString('latin1')));
+      // More early answers than a socket's default listener limit (10).
+      for (let i = 0; i < 15; i++) {
+        received = '';
+        socket.write(`POST /api/v1/account/tokens HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${LONG_KEY.length}\r\ncookie: ${ended.cookie}\r\n\r\n`);
+        socket.write(LONG_KEY);
+        await eventually(() => (/\r\n\r\n\{.*\}$/s.test(received) ? received : undefined), 'the answer');
+        assert.match(received, /^HTTP\/1\.1 401 /, `request ${i + 1}`);
+      }
+    } finally {
+      socket.destroy();
+      process.off('warning', onWarning);
+    }
+    assert.deepEqual(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning')), []);
   });
 
   test('a body that keeps arriving after its answer is cut off once the linger has passed', async () => {

@@ -59,6 +59,26 @@ describe(`error shapes (${engineName})`, () => {
     assert.equal(q.statusCode, 422);
   });
 
+  test('a body of 20,000 unknown keys names the first 20 and counts the rest; a 100 KB key is named by its end: the answer stays small', async () => {
+    const tenant = await post(JSON.stringify({ name: 'Mwila Stores', tpin: '1002345670' }));
+    assert.equal(tenant.statusCode, 201, tenant.body);
+    // A body that refuses unknown fields.
+    const patch = (payload: string) => t.inject({ method: 'PATCH', url: `/api/v1/tenants/${tenant.json().data.id}`, headers: { ...bearer(key), 'content-type': 'application/json' }, payload });
+    const many = await patch(JSON.stringify(Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`key${i}`, i]))));
+    assert.equal(many.statusCode, 422);
+    const body = many.json();
+    assert.equal(Object.keys(body.errors).length, 20, many.body.slice(0, 500));
+    assert.deepEqual(body.errors.key0, ['The key0 field is not accepted by this endpoint: remove it (the reference at /docs lists the fields).']);
+    assert.match(body.message, /^The key0 field is not accepted .* \(and 19999 more fields with errors; errors names the first 20\)$/);
+    assert.ok(many.body.length < 5_000, `${many.body.length} bytes`);
+
+    const long = await patch(JSON.stringify({ ['k'.repeat(100_000) + 'end']: 1 }));
+    assert.equal(long.statusCode, 422);
+    const [field] = Object.keys(long.json().errors) as [string];
+    assert.equal(field, `…${'k'.repeat(196)}end`);
+    assert.ok(long.body.length < 2_000, `${long.body.length} bytes`);
+  });
+
   test('a path id that cannot exist is a plain 404', async () => {
     const res = await t.inject({ method: 'GET', url: '/api/v1/tenants/abc', headers: bearer(key) });
     assert.equal(res.statusCode, 404);

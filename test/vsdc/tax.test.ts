@@ -179,6 +179,12 @@ describe('buildSaveSalesBody', () => {
   test('a customer TPIN replaces the default one', () => {
     assert.equal(buildSaveSalesBody({ ...baseDoc, customer: { tpin: '2000000001', name: 'Lusaka Trading' } }).custTpin, '2000000001');
   });
+
+  test("a customer's name is cut to 60 characters, never inside an emoji (half of one is no character)", () => {
+    const sixty = `${'x'.repeat(59)}\u{1F600}`;
+    assert.equal(buildSaveSalesBody({ ...baseDoc, customer: { tpin: null, name: sixty } }).custNm, sixty);
+    assert.equal(buildSaveSalesBody({ ...baseDoc, customer: { tpin: null, name: `${sixty}more` } }).custNm, sixty);
+  });
 });
 
 describe('receipts', () => {

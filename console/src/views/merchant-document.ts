@@ -4,7 +4,7 @@ import { ApiProblem } from '../api.ts';
 import { h, merchantDateTime, money, table, type Child } from '../dom.ts';
 import type { Sale } from '../types.ts';
 import { CREDIT_NOTE_REASON_CODES, CREDIT_NOTE_REASON_LABELS, cisInvoiceNo, invoiceTypeWords, noteReasonLabel, paymentTypeLabel, receiptTitle } from '../../../src/vsdc/codes.ts';
-import { canFile, canWrite, errorBox, field, formMessage, heading, type ViewContext } from '../view.ts';
+import { canWrite, errorBox, field, formMessage, heading, whyFilingIsStopped, type ViewContext } from '../view.ts';
 import { statusBadge, STATUS_LABELS, TYPE_LABELS } from './merchant-common.ts';
 import { PRINT_HINT, receiptLink, receiptPdf } from './receipt-actions.ts';
 import { issuerText } from './issued-by.ts';
@@ -17,7 +17,8 @@ const idempotencyKey = () => (crypto.randomUUID ? crypto.randomUUID() : `${Date.
 
 function filingStopped(ctx: ViewContext): string | null {
   if (!canWrite(ctx)) return 'Viewers read; an owner or admin issues notes and resolves documents.';
-  if (!canFile(ctx)) return `Filing is stopped: ${ctx.account?.merchant.standing?.reason ?? 'your merchant cannot file now'}.`;
+  const stopped = whyFilingIsStopped(ctx.account);
+  if (stopped) return `Filing is stopped. ${stopped}`;
   return null;
 }
 

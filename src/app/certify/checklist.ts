@@ -74,6 +74,23 @@ export const CHECKLIST_ITEMS: readonly ChecklistItem[] = [
   { no: 28, title: 'Audit trail', mandatory: true, endpoints: [] },
 ];
 
+/**
+ * The endpoints among `called` that section 2 of the form does not list (saveItemComposition, which
+ * item 8 needs; the pulls of the gateway's workers), in the protocol's order, each titled by the
+ * items that need it.
+ */
+export function endpointsBeyondTheForm(called: readonly string[]): ChecklistEndpoint[] {
+  const onTheForm = new Set<string>(CHECKLIST_ENDPOINTS.map((e) => e.endpoint));
+  const seen = new Set(called);
+  return (Object.keys(VSDC_PATHS) as VsdcEndpoint[])
+    .filter((name) => seen.has(name) && !onTheForm.has(name))
+    .map((name) => {
+      const items = CHECKLIST_ITEMS.filter((i) => i.endpoints.includes(name));
+      const title = items.length === 0 ? `${name} (no item of the form needs it: the gateway's own background work)` : items.map((i) => `${i.title} (item ${i.no})`).join('; ');
+      return endpoint(name, title);
+    });
+}
+
 /** The tax invoice's minimum features, each with what on the printed receipt shows it. */
 export const MINIMUM_FEATURES: ReadonlyArray<{ feature: string; pattern: RegExp }> = [
   { feature: 'the words TAX INVOICE', pattern: /TAX INVOICE/ },

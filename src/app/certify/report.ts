@@ -3,7 +3,7 @@
 // summary `certify` prints.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CHECKLIST_ENDPOINTS, CHECKLIST_ITEMS } from './checklist.ts';
+import { CHECKLIST_ENDPOINTS, CHECKLIST_ITEMS, endpointsBeyondTheForm, type ChecklistEndpoint } from './checklist.ts';
 import type { RecordedCall } from './recorder.ts';
 import type { ItemResult, WalkOutcome } from './walk.ts';
 
@@ -37,8 +37,9 @@ export interface Summary {
   items: Array<{ no: number; title: string; mandatory: boolean; ok: boolean }>;
 }
 
-export function endpointResults(calls: readonly RecordedCall[], facts: RunFacts): EndpointResult[] {
-  return CHECKLIST_ENDPOINTS.map((e) => {
+/** Each of `endpoints` with the run's calls to it for the run's taxpayer and branch. */
+export function endpointResults(calls: readonly RecordedCall[], facts: RunFacts, endpoints: readonly ChecklistEndpoint[] = CHECKLIST_ENDPOINTS): EndpointResult[] {
+  return endpoints.map((e) => {
     const ours = calls.filter((c) => c.endpoint === e.endpoint && c.tpin === facts.tpin && c.bhfId === facts.branch);
     const answered = ours.find((c) => c.resultCd === '000' || (e.select && c.resultCd === '001'));
     const codes: Record<string, number> = {};
@@ -69,7 +70,9 @@ function callsText(seqs: readonly number[]): string {
   return seqs.length > 8 ? `${shown} … (${seqs.length} calls)` : shown;
 }
 
-function reportText(facts: RunFacts, outcome: WalkOutcome, endpoints: readonly EndpointResult[], summary: Summary): string {
+const endpointRow = (e: EndpointResult) => `| ${mark(e.ok)} | ${e.title} | \`${e.path}\` | ${codesText(e.codes)} | ${e.evidence === null ? 'no answered call' : `#${e.evidence}`} |`;
+
+function reportText(facts: RunFacts, outcome: WalkOutcome, endpoints: readonly EndpointResult[], beyond: readonly EndpointResult[], summary: Summary): string {
   const items = outcome.results;
   const mandatory = summary.items.filter((i) => i.mandatory);
   const lines = [
@@ -104,8 +107,18 @@ function reportText(facts: RunFacts, outcome: WalkOutcome, endpoints: readonly E
     '',
     '| | Endpoint | Path | Calls (result codes) | Evidence |',
     '|---|---|---|---|---|',
-    ...endpoints.map((e) => `| ${mark(e.ok)} | ${e.title} | \`${e.path}\` | ${codesText(e.codes)} | ${e.evidence === null ? 'no answered call' : `#${e.evidence}`} |`),
+    ...endpoints.map(endpointRow),
     '',
+    ...(beyond.length === 0
+      ? []
+      : [
+          `Beyond the form's ${endpoints.length}, the run called these endpoints, also through the gateway's VSDC client:`,
+          '',
+          '| | Endpoint | Path | Calls (result codes) | Evidence |',
+          '|---|---|---|---|---|',
+          ...beyond.map(endpointRow),
+          '',
+        ]),
     'Each endpoint is called by the gateway\'s own VSDC client: URL and method (POST, JSON), the `tpin`/`bhfId` parameters, the body as the protocol gives it; ' +
       'an answer other than `000` (or `001`, nothing found, for a select) is handled as the gateway documents it (retried while unreachable, shown as failed with the authority\'s code and text otherwise).',
     '',
@@ -135,9 +148,11 @@ function reportText(facts: RunFacts, outcome: WalkOutcome, endpoints: readonly E
 /** Writes `report.md` and `evidence.json` into `dir` (created); answers the summary. */
 export function writeReport(dir: string, facts: RunFacts, outcome: WalkOutcome, calls: readonly RecordedCall[]): { summary: Summary; endpoints: EndpointResult[] } {
   const endpoints = endpointResults(calls, facts);
+  const ours = calls.filter((c) => c.tpin === facts.tpin && c.bhfId === facts.branch);
+  const beyond = endpointResults(calls, facts, endpointsBeyondTheForm(ours.map((c) => c.endpoint)));
   const summary = summarise(endpoints, outcome.results);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'report.md'), reportText(facts, outcome, endpoints, summary));
-  writeFileSync(join(dir, 'evidence.json'), `${JSON.stringify({ run: { ...facts, ...outcome.device }, summary, endpoints, items: outcome.results, calls }, null, 2)}\n`);
+  writeFileSync(join(dir, 'report.md'), reportText(facts, outcome, endpoints, beyond, summary));
+  writeFileSync(join(dir, 'evidence.json'), `${JSON.stringify({ run: { ...facts, ...outcome.device }, summary, endpoints, endpointsBeyondTheForm: beyond, items: outcome.results, calls }, null, 2)}\n`);
   return { summary, endpoints };
 }

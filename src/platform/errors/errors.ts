@@ -17,6 +17,17 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * An answer names this many fields at most; its message counts the others. A body of 20,000
+ * unknown keys is not answered with 20,000 sentences (2.4 MB for a 300 KB body, issue 45).
+ */
+export const MOST_NAMED_FIELDS = 20;
+
+/** A longer field name (absurd nesting, a 100 KB key) is shown by its end, so an answer stays small. */
+const MOST_SHOWN_FIELD_NAME = 200;
+
+export const shownField = (field: string): string => (field.length > MOST_SHOWN_FIELD_NAME ? `…${field.slice(-(MOST_SHOWN_FIELD_NAME - 1))}` : field);
+
 /** Field validation: 422 `{message, errors: {field: [messages]}}`. */
 export class ValidationError extends Error {
   constructor(
@@ -36,13 +47,14 @@ export class NotFoundError extends Error {
   }
 }
 
-/** The first field's first message, and how many more fields have errors. */
-function summarise(errors: Record<string, string[]>): string {
+/** The first field's first message, and how many more fields have errors (`unnamed`: those `errors` leaves out). */
+function summarise(errors: Record<string, string[]>, unnamed = 0): string {
   const fields = Object.values(errors).filter((messages) => messages.length > 0);
   const first = fields[0]?.[0];
   if (first === undefined) return 'The given data was invalid.';
-  const more = fields.length - 1;
-  return more > 0 ? `${first} (and ${more} more field${more === 1 ? '' : 's'} with errors)` : first;
+  const more = fields.length - 1 + unnamed;
+  const which = unnamed > 0 ? `; errors names the first ${fields.length}` : '';
+  return more > 0 ? `${first} (and ${more} more field${more === 1 ? '' : 's'} with errors${which})` : first;
 }
 
 /**
@@ -54,19 +66,35 @@ function summarise(errors: Record<string, string[]>): string {
  */
 export class FieldErrors {
   private readonly byField = new Map<string, string[]>();
+  /** Fields with errors past the MOST_NAMED_FIELDS named: counted, not named. */
+  private readonly unnamed = new Set<string>();
 
   add(field: string, message: string): void {
     const list = this.byField.get(field);
-    if (!list) this.byField.set(field, [message]);
-    else if (!list.includes(message)) list.push(message);
+    if (list) {
+      if (!list.includes(message)) list.push(message);
+    } else if (this.full) this.unnamed.add(field);
+    else this.byField.set(field, [message]);
   }
 
+  /** A field with errors that the answer will not name, only count (its sentence is not worth writing). */
+  addUnnamed(field: string): void {
+    if (!this.byField.has(field)) this.unnamed.add(field);
+  }
+
+  /** How many fields are named. */
   get size(): number {
     return this.byField.size;
   }
 
+  /** Whether another field would only be counted. */
+  get full(): boolean {
+    return this.byField.size >= MOST_NAMED_FIELDS;
+  }
+
   toError(): ValidationError {
-    return new ValidationError(Object.fromEntries(this.byField));
+    const errors = Object.fromEntries(this.byField);
+    return new ValidationError(errors, summarise(errors, this.unnamed.size));
   }
 }
 

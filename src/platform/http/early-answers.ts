@@ -28,7 +28,13 @@ export function registerEarlyAnswers(app: FastifyInstance, lingerMs = LINGER_MS)
         if (!raw.complete) socket.destroy();
       }, lingerMs);
       cutOff.unref();
-      const settle = () => clearTimeout(cutOff);
+      // Both listeners go once either fires: a kept connection answers request after request,
+      // and a listener left on its socket per early answer would pile up there.
+      const settle = () => {
+        clearTimeout(cutOff);
+        raw.removeListener('end', settle);
+        socket.removeListener('close', settle);
+      };
       raw.once('end', settle);
       socket.once('close', settle);
     }

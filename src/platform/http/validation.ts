@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
-import { FieldErrors, ValidationError } from '../errors/errors.ts';
+import { FieldErrors, MOST_NAMED_FIELDS, ValidationError, shownField } from '../errors/errors.ts';
 import { closestName, namesInWords } from '../lib/did-you-mean.ts';
 
 // Bodies are validated strictly (a string is never coerced into a number on a fiscal
@@ -129,7 +129,7 @@ function fieldName(instancePath: string, part: HttpPart, child?: string): string
   if (child !== undefined) parts.push(child);
   const name = parts.join('.');
   if (name === '') return part === 'body' ? 'body' : part;
-  return part === 'headers' ? name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase()) : name;
+  return shownField(part === 'headers' ? name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase()) : name);
 }
 
 export type HttpPart = 'body' | 'querystring' | 'params' | 'headers';
@@ -157,31 +157,47 @@ function addRule(problems: FieldProblems, rule: string): void {
   if (!problems.rules.includes(rule)) problems.rules.push(rule);
 }
 
+/**
+ * Where in the data an ajv error is, as ajv writes it (a cheap key: naming a field costs more, and
+ * a body of 20,000 unknown keys has 20,000 errors); undefined for the errors that only group their
+ * branches' errors.
+ */
+function placeOf(error: ErrorObject): { path: string; child?: string } | undefined {
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return { path: error.instancePath, child: String(params.missingProperty) };
+    case 'additionalProperties':
+      return { path: error.instancePath, child: String(params.additionalProperty) };
+    case 'anyOf':
+    case 'oneOf':
+    case 'if':
+    case 'not':
+      return undefined; // the branch errors beside it say what each branch expects
+    default:
+      return { path: error.instancePath };
+  }
+}
+
 /** Records what one ajv error says of its field. */
-function collect(byField: Map<string, FieldProblems>, error: ErrorObject, part: HttpPart): void {
+function collect(byField: Map<string, FieldProblems>, error: ErrorObject, part: HttpPart, field: string): void {
   const params = error.params as Record<string, unknown>;
   const limit = String(params.limit);
   switch (error.keyword) {
     case 'required':
-      problemsOf(byField, fieldName(error.instancePath, part, String(params.missingProperty))).required = true;
+      problemsOf(byField, field).required = true;
       return;
     case 'additionalProperties': {
-      const name = String(params.additionalProperty);
       const properties = (error.parentSchema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
-      const closest = closestName(name, Object.keys(properties));
-      problemsOf(byField, fieldName(error.instancePath, part, name)).unknown = {
+      const closest = closestName(String(params.additionalProperty), Object.keys(properties));
+      problemsOf(byField, field).unknown = {
         known: Object.keys(properties).map((known) => fieldName(error.instancePath, part, known)),
         closest: closest === undefined ? undefined : fieldName(error.instancePath, part, closest),
       };
       return;
     }
-    case 'anyOf':
-    case 'oneOf':
-    case 'if':
-    case 'not':
-      return; // the branch errors beside it say what each branch expects
   }
-  const problems = problemsOf(byField, fieldName(error.instancePath, part));
+  const problems = problemsOf(byField, field);
   switch (error.keyword) {
     case 'type':
       for (const type of String(params.type).split(',')) if (!problems.types.includes(type)) problems.types.push(type);
@@ -259,8 +275,20 @@ function sentence(field: string, problems: FieldProblems, part: HttpPart): strin
 export function toValidationError(errors: ErrorObject[], part: HttpPart = 'body'): ValidationError {
   // Field names can be the caller's (an unknown field named `toString`): a Map, never a plain object.
   const byField = new Map<string, FieldProblems>();
-  for (const error of errors) collect(byField, error, part);
   const fields = new FieldErrors();
+  // Past the fields an answer names, the others are only counted: no name or sentence made for each.
+  const named = new Set<string>();
+  for (const error of errors) {
+    const place = placeOf(error);
+    if (place === undefined) continue;
+    const key = place.child === undefined ? place.path : `${place.path}/${place.child}`;
+    if (!named.has(key) && named.size >= MOST_NAMED_FIELDS) {
+      fields.addUnnamed(key);
+      continue;
+    }
+    named.add(key);
+    collect(byField, error, part, fieldName(place.path, part, place.child));
+  }
   for (const [field, problems] of byField) {
     // A nullable object whose fields are wrong also fails its null branch: its fields say it all.
     const onlyNotNull = !problems.required && !problems.unknown && problems.allowed.length === 0 && problems.rules.length === 0 && problems.types.every((t) => t === 'null');

@@ -7,6 +7,7 @@ import type { AppContext } from '../../kernel/context.ts';
 import { cookieValue, SESSION_COOKIE, SESSION_LIFETIME_MS } from '../../../credentials/user-session.ts';
 import { partnerActor, requireUser } from '../../kernel/access/auth.ts';
 import { NotFoundError } from '../../../platform/errors/errors.ts';
+import { headerText } from '../../../platform/http/header-text.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
 import { TenantParam } from '../../kernel/tenants/schemas.ts';
 import * as S from './schemas.ts';
@@ -23,7 +24,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsync {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     const secure = ctx.config.env === 'production' ? '; Secure' : '';
 
-    const client = (request: FastifyRequest): service.ClientInfo => ({ ip: request.ip, userAgent: typeof request.headers['user-agent'] === 'string' ? request.headers['user-agent'] : null });
+    const client = (request: FastifyRequest): service.ClientInfo => ({ ip: request.ip, userAgent: headerText(request.headers['user-agent'], service.USER_AGENT_CHARACTERS) });
     const setSession = (reply: FastifyReply, token: string) =>
       reply.header('set-cookie', `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${SESSION_LIFETIME_MS / 1000}${secure}`);
     const clearSession = (reply: FastifyReply) => reply.header('set-cookie', `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secure}`);

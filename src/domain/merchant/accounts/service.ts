@@ -35,8 +35,12 @@ const SIGNIN_WINDOW_MS = 15 * 60_000;
 const SIGNIN_FAILURES_PER_ACCOUNT = 5;
 const SIGNIN_FAILURES_PER_ADDRESS = 20;
 
+/** How much of a client's User-Agent a session keeps. */
+export const USER_AGENT_CHARACTERS = 500;
+
 export interface ClientInfo {
   ip: string;
+  /** At most USER_AGENT_CHARACTERS characters. */
   userAgent: string | null;
 }
 
@@ -235,7 +239,7 @@ export async function signIn(ctx: AppContext, input: { email: string; password: 
   const sessionToken = newSecret();
   await ctx.db.transaction().execute(async (trx) => {
     if (previousSession) await store.revokeSession(trx, sha256(previousSession), now);
-    await store.insertSession(trx, { id: sha256(sessionToken), user_id: user.id, now, expires_at: new Date(now.getTime() + SESSION_LIFETIME_MS), ip: client.ip, user_agent: client.userAgent?.slice(0, 500) ?? null });
+    await store.insertSession(trx, { id: sha256(sessionToken), user_id: user.id, now, expires_at: new Date(now.getTime() + SESSION_LIFETIME_MS), ip: client.ip, user_agent: client.userAgent });
     await store.clearSigninFailures(trx, email);
     await recordAudit(trx, { actor: { type: 'user', userId: user.id }, action: 'account.signin', tenantId: user.tenant_id, targetType: 'user', targetId: user.id, details: { ip: client.ip } });
   });
