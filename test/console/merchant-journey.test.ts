@@ -370,9 +370,12 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
     await page.getByRole('heading', { level: 1, name: `Sale No. ${refused.invoiceNo + 1}` }).waitFor();
     const original = await page.request.get(`${base}/api/v1/sales/${refused.id}`);
     const resolved = ((await original.json()) as { data: { status: string; resolution: { kind: string } } }).data;
-    assert.equal(resolved.status, 'resolved');
+    assert.equal(resolved.status, 'failed', 'the spec\'s status; the resolution says it was dealt with');
     assert.equal(resolved.resolution.kind, 'reissued');
     const reissuedId = new URL(page.url()).hash.match(/id=(\d+)/)?.[1];
+    await page.getByRole('link', { name: `Refused document ${refused.id}` }).click();
+    await page.getByText('failed · resolved', { exact: true }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Reissue as a new sale' }).count(), 0, 'a resolved document offers no second resolution');
     const reissued = await page.request.get(`${base}/api/v1/sales/${reissuedId}`);
     const corrected = ((await reissued.json()) as { data: { customer: { tpin: string }; items: Array<{ price: number; vatCategory: string }> } }).data;
     assert.deepEqual([corrected.customer.tpin, corrected.items[0]!.price, corrected.items[0]!.vatCategory], ['2000000011', 250, 'D'], 'the corrections are the new sale');

@@ -5,7 +5,7 @@ import { h, merchantDateTime, money, table, type Child } from '../dom.ts';
 import type { Sale } from '../types.ts';
 import { CREDIT_NOTE_REASON_CODES, CREDIT_NOTE_REASON_LABELS, cisInvoiceNo, invoiceTypeWords, noteReasonLabel, paymentTypeLabel, receiptTitle } from '../../../src/vsdc/codes.ts';
 import { canFile, canWrite, errorBox, field, formMessage, heading, type ViewContext } from '../view.ts';
-import { statusBadge, STATUS_LABELS, TYPE_LABELS } from './merchant-common.ts';
+import { statusBadge, TYPE_LABELS } from './merchant-common.ts';
 import { PRINT_HINT, receiptLink, receiptPdf } from './receipt-actions.ts';
 
 function facts(pairs: Array<[string, Child]>): HTMLElement {
@@ -159,7 +159,7 @@ function notesOfSale(sale: Sale, dateTime: (iso: string | null) => ReturnType<ty
             dateTime(n.occurredAt),
             n.reasonCode ? noteReasonLabel(n.type, n.reasonCode) : '—',
             money(n.total, sale.totals.currency),
-            h('span', { title: STATUS_LABELS[n.status] }, statusBadge(n.status)),
+            statusBadge(n.status, n.resolved),
           ]),
         ),
   ];
@@ -303,8 +303,8 @@ export async function merchantDocumentView(ctx: ViewContext) {
     heading(fiscalKind ? `${TYPE_LABELS[sale.type]} No. ${sale.invoiceNo}` : `${invoiceTypeWords(sale.salesType, sale.type)} No. ${cisInvoiceNo(sale.salesType, sale.invoiceNo)}`, actions),
     fiscalKind ? null : h('div', { class: 'notice notice-warn', role: 'note' }, `${receiptTitle(sale.salesType, sale.type)}: filed with the authority as a ${sale.salesType} document, never counted as a sale.`),
     printable ? h('p', { class: 'muted', id: 'print-hint' }, PRINT_HINT) : null,
-    h('p', null, statusBadge(sale.status), ' ', sale.authorityInvoiceNo ? h('span', { class: 'mono' }, sale.authorityInvoiceNo) : h('small', { class: 'muted' }, 'Not fiscalised yet')),
-    sale.status === 'failed' ? h('div', { class: 'notice notice-danger', role: 'alert' }, `The authority refused it (code ${sale.resultCode ?? '?'}): ${sale.lastError ?? 'no reason given'}.`) : null,
+    h('p', null, statusBadge(sale.status, sale.resolution !== null), ' ', sale.authorityInvoiceNo ? h('span', { class: 'mono' }, sale.authorityInvoiceNo) : h('small', { class: 'muted' }, 'Not fiscalised yet')),
+    sale.status === 'failed' && !sale.resolution ? h('div', { class: 'notice notice-danger', role: 'alert' }, `The authority refused it (code ${sale.resultCode ?? '?'}): ${sale.lastError ?? 'no reason given'}.`) : null,
     sale.status === 'pending' ? h('div', { class: 'notice notice-warn' }, 'Stored with its invoice number and waiting for the branch\'s VSDC; it is filed in order when the VSDC answers.') : null,
     facts([
       ['Invoice type', invoiceTypeWords(sale.salesType, sale.type)],
@@ -356,7 +356,7 @@ export async function merchantDocumentView(ctx: ViewContext) {
     facts([
       ['Stored', dateTime(sale.createdAt)],
       ...(fiscal.publishedAt ? ([['Fiscalised', dateTime(fiscal.publishedAt)]] as Array<[string, Child]>) : []),
-      ...(sale.status === 'failed' || sale.status === 'resolved' ? ([['Refused', `${sale.resultCode ?? ''} ${sale.lastError ?? ''}`.trim() || '—']] as Array<[string, Child]>) : []),
+      ...(sale.status === 'failed' ? ([['Refused', `${sale.resultCode ?? ''} ${sale.lastError ?? ''}`.trim() || '—']] as Array<[string, Child]>) : []),
       ...(sale.resolution
         ? ([
             [
@@ -374,6 +374,6 @@ export async function merchantDocumentView(ctx: ViewContext) {
     ]),
     sale.type === 'sale' && sale.salesType !== 'proforma' ? notesOfSale(sale, dateTime) : null,
     sale.type === 'sale' && sale.salesType !== 'proforma' && sale.status === 'uploaded' && canWrite(ctx) ? creditNoteForm(ctx, sale) : null,
-    sale.status === 'failed' && canWrite(ctx) ? resolveForms(ctx, sale) : null,
+    sale.status === 'failed' && !sale.resolution && canWrite(ctx) ? resolveForms(ctx, sale) : null,
   ];
 }

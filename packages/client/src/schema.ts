@@ -255,7 +255,7 @@ export interface paths {
         };
         /**
          * List sales, newest first
-         * @description All branches, or the one `branch` (or X-Branch) names. `reference` matches your clientInvoiceNo or the Idempotency-Key; `status`, `type`, and `from`/`to` (the merchant's calendar days, inclusive, in its timezone) narrow further. Filters combine; no match is an empty page.
+         * @description All branches, or the one `branch` (or X-Branch) names. `reference` matches your clientInvoiceNo or the Idempotency-Key; `status`, `resolved` (the refused documents dealt with, or not), `type`, and `from`/`to` (the merchant's calendar days, inclusive, in its timezone) narrow further. Filters combine; no match is an empty page.
          */
         get: operations["listSales"];
         put?: never;
@@ -341,7 +341,7 @@ export interface paths {
         put?: never;
         /**
          * Reissue a failed sale as a new sale with corrected lines or customer
-         * @description The body is a sale's body (plus an optional `note`). The new sale takes the next invoice number of the failed sale's branch (X-Branch is not needed) and carries `replacesSaleId`; it is stored in one transaction with the failed sale's resolution (`kind: reissued`, `replacedBySaleId`). A credit or debit note cannot be reissued (422 `not_a_sale`): mark it resolved. Only a `failed` document (refused by the authority) can be resolved, once: anything else is 409 `document_not_failed`. The failed document keeps its lines, totals and invoice number; it becomes `resolved` with `resolution` (kind, by, at, note), the action is audited and `invoice.resolved` fires to endpoints that subscribe to it. Answers 201 once the document is durably stored with its invoice number, after waiting up to SALE_WAIT_MS for its filing: status `uploaded` (print it), `failed` (refused by the authority) or `pending` (queued; only an uploaded document is a fiscal receipt). With an Idempotency-Key, a repeat of the same request returns the original document with `Idempotent-Replayed: true`.
+         * @description The body is a sale's body (plus an optional `note`). The new sale takes the next invoice number of the failed sale's branch (X-Branch is not needed) and carries `replacesSaleId`; it is stored in one transaction with the failed sale's resolution (`kind: reissued`, `replacedBySaleId`). A credit or debit note cannot be reissued (422 `not_a_sale`): mark it resolved. Only a `failed` document (refused by the authority) can be resolved, once: anything else is 409 `document_not_failed`. The failed document keeps its lines, totals, invoice number and `status` (`failed`); it gains `resolution` (kind, by, at, note), the action is audited and `invoice.resolved` fires to endpoints that subscribe to it. Answers 201 once the document is durably stored with its invoice number, after waiting up to SALE_WAIT_MS for its filing: status `uploaded` (print it), `failed` (refused by the authority) or `pending` (queued; only an uploaded document is a fiscal receipt). With an Idempotency-Key, a repeat of the same request returns the original document with `Idempotent-Replayed: true`.
          */
         post: operations["reissueSale"];
         delete?: never;
@@ -361,7 +361,7 @@ export interface paths {
         put?: never;
         /**
          * Mark a failed document resolved: nothing has to be filed for it
-         * @description For a sale, credit note or debit note the authority refused and that needs no new document; `note` says why. Only a `failed` document (refused by the authority) can be resolved, once: anything else is 409 `document_not_failed`. The failed document keeps its lines, totals and invoice number; it becomes `resolved` with `resolution` (kind, by, at, note), the action is audited and `invoice.resolved` fires to endpoints that subscribe to it.
+         * @description For a sale, credit note or debit note the authority refused and that needs no new document; `note` says why. Only a `failed` document (refused by the authority) can be resolved, once: anything else is 409 `document_not_failed`. The failed document keeps its lines, totals, invoice number and `status` (`failed`); it gains `resolution` (kind, by, at, note), the action is audited and `invoice.resolved` fires to endpoints that subscribe to it.
          */
         post: operations["resolveSale"];
         delete?: never;
@@ -381,7 +381,7 @@ export interface paths {
         put?: never;
         /**
          * Reissue one of your merchants' failed sales as a new sale with corrected lines or customer
-         * @description As `POST /api/v1/sales/{sale}/reissue` with the merchant's token, for a merchant of yours (another partner's is a 404); the resolution names your key. Only a `failed` document (refused by the authority) can be resolved, once: anything else is 409 `document_not_failed`. The failed document keeps its lines, totals and invoice number; it becomes `resolved` with `resolution` (kind, by, at, note), the action is audited and `invoice.resolved` fires to endpoints that subscribe to it.
+         * @description As `POST /api/v1/sales/{sale}/reissue` with the merchant's token, for a merchant of yours (another partner's is a 404); the resolution names your key. Only a `failed` document (refused by the authority) can be resolved, once: anything else is 409 `document_not_failed`. The failed document keeps its lines, totals, invoice number and `status` (`failed`); it gains `resolution` (kind, by, at, note), the action is audited and `invoice.resolved` fires to endpoints that subscribe to it.
          */
         post: operations["reissueTenantSale"];
         delete?: never;
@@ -401,7 +401,7 @@ export interface paths {
         put?: never;
         /**
          * Mark one of your merchants' failed documents resolved: nothing has to be filed for it
-         * @description As `POST /api/v1/sales/{sale}/resolve` with the merchant's token, for a merchant of yours (another partner's is a 404). Only a `failed` document (refused by the authority) can be resolved, once: anything else is 409 `document_not_failed`. The failed document keeps its lines, totals and invoice number; it becomes `resolved` with `resolution` (kind, by, at, note), the action is audited and `invoice.resolved` fires to endpoints that subscribe to it.
+         * @description As `POST /api/v1/sales/{sale}/resolve` with the merchant's token, for a merchant of yours (another partner's is a 404). Only a `failed` document (refused by the authority) can be resolved, once: anything else is 409 `document_not_failed`. The failed document keeps its lines, totals, invoice number and `status` (`failed`); it gains `resolution` (kind, by, at, note), the action is audited and `invoice.resolved` fires to endpoints that subscribe to it.
          */
         post: operations["resolveTenantSale"];
         delete?: never;
@@ -1378,8 +1378,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Your merchants' documents by status (default: failed), newest first
-         * @description Failed documents carry the authority's `resultCode` and `lastError`: they need someone to act.
+         * Your merchants' documents by status (default: failed, not resolved), newest first
+         * @description Failed documents carry the authority's `resultCode` and `lastError`: they need someone to act until they are reissued or marked resolved. A resolved one stays `failed` and has a `resolution`; `resolved=true` lists those, `resolved=false` (the default) the others.
          */
         get: operations["listPartnerDocuments"];
         put?: never;
@@ -1474,7 +1474,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Documents by status (default: failed), every partner */
+        /**
+         * Documents by status (default: failed, not resolved), every partner
+         * @description Failed documents carry the authority's `resultCode` and `lastError`: they need someone to act until they are reissued or marked resolved. A resolved one stays `failed` and has a `resolution`; `resolved=true` lists those, `resolved=false` (the default) the others.
+         */
         get: operations["adminListDocuments"];
         put?: never;
         post?: never;
@@ -6112,8 +6115,10 @@ export interface operations {
                 page: number;
                 /** @description Your clientInvoiceNo or the Idempotency-Key the sale was created with */
                 reference?: string;
-                /** @description Only documents in this state */
-                status?: "pending" | "uploaded" | "failed" | "resolved";
+                /** @description Only documents in this state (`failed` includes the refused documents since resolved: `resolved` narrows) */
+                status?: "pending" | "uploaded" | "failed";
+                /** @description `true`: only the refused documents since reissued or marked resolved (they have a `resolution`); `false`: every other document (with `status=failed`, the refused ones still to deal with) */
+                resolved?: boolean;
                 /** @description Only sales, or only credit or debit notes */
                 type?: "sale" | "credit_note" | "debit_note";
                 /** @description Only normal (fiscal), training or proforma documents */
@@ -6163,8 +6168,8 @@ export interface operations {
                             /** @description The branch's invoice sequence number of the document's kind (salesType): filed as cisInvcNo, `12` for a normal document, `T-12` training, `P-12` proforma */
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
-                            /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
-                            status: "pending" | "uploaded" | "failed" | "resolved";
+                            /** @description `failed`: refused by the authority; one since reissued or marked resolved stays `failed` and has a `resolution` */
+                            status: "pending" | "uploaded" | "failed";
                             tpin: string;
                             branch: string;
                             customer: {
@@ -6249,7 +6254,9 @@ export interface operations {
                                 /** @description The note's number in the branch's sequence */
                                 invoiceNo: number;
                                 authorityInvoiceNo: string | null;
-                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                status: "pending" | "uploaded" | "failed";
+                                /** @description A failed note since marked resolved */
+                                resolved: boolean;
                                 reasonCode: string | null;
                                 /** @description The note's total, in the sale's currency */
                                 total: number;
@@ -6491,8 +6498,8 @@ export interface operations {
                             /** @description The branch's invoice sequence number of the document's kind (salesType): filed as cisInvcNo, `12` for a normal document, `T-12` training, `P-12` proforma */
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
-                            /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
-                            status: "pending" | "uploaded" | "failed" | "resolved";
+                            /** @description `failed`: refused by the authority; one since reissued or marked resolved stays `failed` and has a `resolution` */
+                            status: "pending" | "uploaded" | "failed";
                             tpin: string;
                             branch: string;
                             customer: {
@@ -6577,7 +6584,9 @@ export interface operations {
                                 /** @description The note's number in the branch's sequence */
                                 invoiceNo: number;
                                 authorityInvoiceNo: string | null;
-                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                status: "pending" | "uploaded" | "failed";
+                                /** @description A failed note since marked resolved */
+                                resolved: boolean;
                                 reasonCode: string | null;
                                 /** @description The note's total, in the sale's currency */
                                 total: number;
@@ -6819,8 +6828,8 @@ export interface operations {
                             /** @description The branch's invoice sequence number of the document's kind (salesType): filed as cisInvcNo, `12` for a normal document, `T-12` training, `P-12` proforma */
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
-                            /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
-                            status: "pending" | "uploaded" | "failed" | "resolved";
+                            /** @description `failed`: refused by the authority; one since reissued or marked resolved stays `failed` and has a `resolution` */
+                            status: "pending" | "uploaded" | "failed";
                             tpin: string;
                             branch: string;
                             customer: {
@@ -6905,7 +6914,9 @@ export interface operations {
                                 /** @description The note's number in the branch's sequence */
                                 invoiceNo: number;
                                 authorityInvoiceNo: string | null;
-                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                status: "pending" | "uploaded" | "failed";
+                                /** @description A failed note since marked resolved */
+                                resolved: boolean;
                                 reasonCode: string | null;
                                 /** @description The note's total, in the sale's currency */
                                 total: number;
@@ -7116,8 +7127,8 @@ export interface operations {
                             /** @description The branch's invoice sequence number of the document's kind (salesType): filed as cisInvcNo, `12` for a normal document, `T-12` training, `P-12` proforma */
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
-                            /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
-                            status: "pending" | "uploaded" | "failed" | "resolved";
+                            /** @description `failed`: refused by the authority; one since reissued or marked resolved stays `failed` and has a `resolution` */
+                            status: "pending" | "uploaded" | "failed";
                             tpin: string;
                             branch: string;
                             customer: {
@@ -7202,7 +7213,9 @@ export interface operations {
                                 /** @description The note's number in the branch's sequence */
                                 invoiceNo: number;
                                 authorityInvoiceNo: string | null;
-                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                status: "pending" | "uploaded" | "failed";
+                                /** @description A failed note since marked resolved */
+                                resolved: boolean;
                                 reasonCode: string | null;
                                 /** @description The note's total, in the sale's currency */
                                 total: number;
@@ -7510,8 +7523,8 @@ export interface operations {
                             /** @description The branch's invoice sequence number of the document's kind (salesType): filed as cisInvcNo, `12` for a normal document, `T-12` training, `P-12` proforma */
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
-                            /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
-                            status: "pending" | "uploaded" | "failed" | "resolved";
+                            /** @description `failed`: refused by the authority; one since reissued or marked resolved stays `failed` and has a `resolution` */
+                            status: "pending" | "uploaded" | "failed";
                             tpin: string;
                             branch: string;
                             customer: {
@@ -7596,7 +7609,9 @@ export interface operations {
                                 /** @description The note's number in the branch's sequence */
                                 invoiceNo: number;
                                 authorityInvoiceNo: string | null;
-                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                status: "pending" | "uploaded" | "failed";
+                                /** @description A failed note since marked resolved */
+                                resolved: boolean;
                                 reasonCode: string | null;
                                 /** @description The note's total, in the sale's currency */
                                 total: number;
@@ -7935,8 +7950,8 @@ export interface operations {
                             /** @description The branch's invoice sequence number of the document's kind (salesType): filed as cisInvcNo, `12` for a normal document, `T-12` training, `P-12` proforma */
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
-                            /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
-                            status: "pending" | "uploaded" | "failed" | "resolved";
+                            /** @description `failed`: refused by the authority; one since reissued or marked resolved stays `failed` and has a `resolution` */
+                            status: "pending" | "uploaded" | "failed";
                             tpin: string;
                             branch: string;
                             customer: {
@@ -8021,7 +8036,9 @@ export interface operations {
                                 /** @description The note's number in the branch's sequence */
                                 invoiceNo: number;
                                 authorityInvoiceNo: string | null;
-                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                status: "pending" | "uploaded" | "failed";
+                                /** @description A failed note since marked resolved */
+                                resolved: boolean;
                                 reasonCode: string | null;
                                 /** @description The note's total, in the sale's currency */
                                 total: number;
@@ -8298,8 +8315,8 @@ export interface operations {
                             /** @description The branch's invoice sequence number of the document's kind (salesType): filed as cisInvcNo, `12` for a normal document, `T-12` training, `P-12` proforma */
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
-                            /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
-                            status: "pending" | "uploaded" | "failed" | "resolved";
+                            /** @description `failed`: refused by the authority; one since reissued or marked resolved stays `failed` and has a `resolution` */
+                            status: "pending" | "uploaded" | "failed";
                             tpin: string;
                             branch: string;
                             customer: {
@@ -8384,7 +8401,9 @@ export interface operations {
                                 /** @description The note's number in the branch's sequence */
                                 invoiceNo: number;
                                 authorityInvoiceNo: string | null;
-                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                status: "pending" | "uploaded" | "failed";
+                                /** @description A failed note since marked resolved */
+                                resolved: boolean;
                                 reasonCode: string | null;
                                 /** @description The note's total, in the sale's currency */
                                 total: number;
@@ -8695,8 +8714,8 @@ export interface operations {
                             /** @description The branch's invoice sequence number of the document's kind (salesType): filed as cisInvcNo, `12` for a normal document, `T-12` training, `P-12` proforma */
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
-                            /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
-                            status: "pending" | "uploaded" | "failed" | "resolved";
+                            /** @description `failed`: refused by the authority; one since reissued or marked resolved stays `failed` and has a `resolution` */
+                            status: "pending" | "uploaded" | "failed";
                             tpin: string;
                             branch: string;
                             customer: {
@@ -8781,7 +8800,9 @@ export interface operations {
                                 /** @description The note's number in the branch's sequence */
                                 invoiceNo: number;
                                 authorityInvoiceNo: string | null;
-                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                status: "pending" | "uploaded" | "failed";
+                                /** @description A failed note since marked resolved */
+                                resolved: boolean;
                                 reasonCode: string | null;
                                 /** @description The note's total, in the sale's currency */
                                 total: number;
@@ -9060,8 +9081,8 @@ export interface operations {
                             /** @description The branch's invoice sequence number of the document's kind (salesType): filed as cisInvcNo, `12` for a normal document, `T-12` training, `P-12` proforma */
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
-                            /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
-                            status: "pending" | "uploaded" | "failed" | "resolved";
+                            /** @description `failed`: refused by the authority; one since reissued or marked resolved stays `failed` and has a `resolution` */
+                            status: "pending" | "uploaded" | "failed";
                             tpin: string;
                             branch: string;
                             customer: {
@@ -9146,7 +9167,9 @@ export interface operations {
                                 /** @description The note's number in the branch's sequence */
                                 invoiceNo: number;
                                 authorityInvoiceNo: string | null;
-                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                status: "pending" | "uploaded" | "failed";
+                                /** @description A failed note since marked resolved */
+                                resolved: boolean;
                                 reasonCode: string | null;
                                 /** @description The note's total, in the sale's currency */
                                 total: number;
@@ -21397,7 +21420,10 @@ export interface operations {
             query: {
                 /** @description Page number, from 1; 20 items a page. */
                 page: number;
-                status?: "pending" | "uploaded" | "failed" | "resolved";
+                /** @description Only documents in this state; default `failed` */
+                status?: "pending" | "uploaded" | "failed";
+                /** @description `true`: only the refused documents since reissued or marked resolved; `false` (default): the others */
+                resolved?: boolean;
                 tenant?: number;
                 branch?: string;
             };
@@ -21425,7 +21451,7 @@ export interface operations {
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
                             receiptNo: number | null;
-                            status: "pending" | "uploaded" | "failed" | "resolved";
+                            status: "pending" | "uploaded" | "failed";
                             clientInvoiceNo: string | null;
                             totals: {
                                 net: number;
@@ -21593,15 +21619,17 @@ export interface operations {
                                 at: string;
                                 uploaded: number;
                                 pending: number;
+                                /** @description Refused by the authority and not resolved */
                                 failed: number;
-                                /** @description Refused, then reissued or marked resolved */
+                                /** @description Refused, then reissued or marked resolved (their `status` is `failed`, with a `resolution`) */
                                 resolved: number;
                             }[];
                             totals: {
                                 uploaded: number;
                                 pending: number;
+                                /** @description Refused by the authority and not resolved */
                                 failed: number;
-                                /** @description Refused, then reissued or marked resolved */
+                                /** @description Refused, then reissued or marked resolved (their `status` is `failed`, with a `resolution`) */
                                 resolved: number;
                             };
                         };
@@ -22092,7 +22120,10 @@ export interface operations {
             query: {
                 /** @description Page number, from 1; 20 items a page. */
                 page: number;
-                status?: "pending" | "uploaded" | "failed" | "resolved";
+                /** @description Only documents in this state; default `failed` */
+                status?: "pending" | "uploaded" | "failed";
+                /** @description `true`: only the refused documents since reissued or marked resolved; `false` (default): the others */
+                resolved?: boolean;
                 tenant?: number;
                 branch?: string;
                 partner?: number;
@@ -22121,7 +22152,7 @@ export interface operations {
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
                             receiptNo: number | null;
-                            status: "pending" | "uploaded" | "failed" | "resolved";
+                            status: "pending" | "uploaded" | "failed";
                             clientInvoiceNo: string | null;
                             totals: {
                                 net: number;
@@ -22242,15 +22273,17 @@ export interface operations {
                                 at: string;
                                 uploaded: number;
                                 pending: number;
+                                /** @description Refused by the authority and not resolved */
                                 failed: number;
-                                /** @description Refused, then reissued or marked resolved */
+                                /** @description Refused, then reissued or marked resolved (their `status` is `failed`, with a `resolution`) */
                                 resolved: number;
                             }[];
                             totals: {
                                 uploaded: number;
                                 pending: number;
+                                /** @description Refused by the authority and not resolved */
                                 failed: number;
-                                /** @description Refused, then reissued or marked resolved */
+                                /** @description Refused, then reissued or marked resolved (their `status` is `failed`, with a `resolution`) */
                                 resolved: number;
                             };
                         };
@@ -23424,8 +23457,8 @@ export interface operations {
                         ClientInvoiceNumber: string | null;
                         /** @description The gateway invoice number: the branch's sequence number */
                         InvoiceNumber: number;
-                        /** @description `resolved`: refused by the authority, then reissued or marked resolved on the modern surface */
-                        Status: "pending" | "uploaded" | "failed" | "resolved";
+                        /** @description The sale resource's `status`: a refused invoice stays `failed` once reissued or marked resolved on the modern surface */
+                        Status: "pending" | "uploaded" | "failed";
                         Tpin: string;
                         BranchId: string;
                         /** @description Rounded to 2 decimals */
@@ -23675,8 +23708,8 @@ export interface operations {
                         ClientInvoiceNumber: string | null;
                         /** @description The gateway invoice number: the branch's sequence number */
                         InvoiceNumber: number;
-                        /** @description `resolved`: refused by the authority, then reissued or marked resolved on the modern surface */
-                        Status: "pending" | "uploaded" | "failed" | "resolved";
+                        /** @description The sale resource's `status`: a refused invoice stays `failed` once reissued or marked resolved on the modern surface */
+                        Status: "pending" | "uploaded" | "failed";
                         Tpin: string;
                         BranchId: string;
                         /** @description Rounded to 2 decimals */
@@ -23865,8 +23898,8 @@ export interface operations {
                         ClientInvoiceNumber: string | null;
                         /** @description The gateway invoice number: the branch's sequence number */
                         InvoiceNumber: number;
-                        /** @description `resolved`: refused by the authority, then reissued or marked resolved on the modern surface */
-                        Status: "pending" | "uploaded" | "failed" | "resolved";
+                        /** @description The sale resource's `status`: a refused invoice stays `failed` once reissued or marked resolved on the modern surface */
+                        Status: "pending" | "uploaded" | "failed";
                         Tpin: string;
                         BranchId: string;
                         /** @description Rounded to 2 decimals */

@@ -2,7 +2,14 @@ import type { Generated } from 'kysely';
 import type { DefaultedNumeric, NullableNumeric, NullableTimestamp, Numeric, RequiredTimestamp, Timestamp } from './columns.ts';
 
 export type DocumentType = 'sale' | 'credit_note' | 'debit_note';
+/**
+ * As stored. `resolved` is a refused document since reissued or marked resolved: the resources show
+ * it as `failed` with its `resolution` (the spec's three statuses), the kept counts of failed
+ * documents (0035) leave it out.
+ */
 export type DocumentStatus = 'pending' | 'uploaded' | 'failed' | 'resolved';
+/** A document's `status` as the API shows it (spec 2.2). */
+export type SaleStatus = Exclude<DocumentStatus, 'resolved'>;
 export type ResolutionKind = 'reissued' | 'marked';
 /** The VSDC's salesTyCd N/T/P: only `normal` documents are fiscal sales. */
 export type SalesType = 'normal' | 'training' | 'proforma';
