@@ -717,7 +717,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a line: take the goods into stock as one of your items
-         * @description Requires `itemCode`. The `decision` is set at once and never changes (a second answer is 409 `import_item_already_decided`). The answer is then filed with the authority: `filing.state` is `sending` (retried in the background while the VSDC does not answer), then `accepted` or `failed` (the authority's code and text). A failed filing does not reverse the decision.
+         * @description Requires `itemCode`. The `decision` is set at once and never changes (a second answer is 409 `import_item_already_decided`). The answer is then filed with the authority: `filing` is `sending` (retried in the background while the VSDC does not answer), then `accepted` or `failed` (the authority's code and text in `filingDetail`). A failed filing does not reverse the decision.
          */
         post: operations["approveImportItem"];
         delete?: never;
@@ -737,7 +737,7 @@ export interface paths {
         put?: never;
         /**
          * Reject a line
-         * @description No itemCode needed; the body is optional. The `decision` is set at once and never changes (a second answer is 409 `import_item_already_decided`). The answer is then filed with the authority: `filing.state` is `sending` (retried in the background while the VSDC does not answer), then `accepted` or `failed` (the authority's code and text). A failed filing does not reverse the decision.
+         * @description No itemCode needed; the body is optional. The `decision` is set at once and never changes (a second answer is 409 `import_item_already_decided`). The answer is then filed with the authority: `filing` is `sending` (retried in the background while the VSDC does not answer), then `accepted` or `failed` (the authority's code and text in `filingDetail`). A failed filing does not reverse the decision.
          */
         post: operations["rejectImportItem"];
         delete?: never;
@@ -13021,12 +13021,13 @@ export interface operations {
                             itemCode: string | null;
                             itemClassificationCode: string | null;
                             remark: string | null;
-                            filing: {
-                                /**
-                                 * @description not_sent (no answer yet), sending (on its way, retried while the VSDC does not answer), accepted, failed (refused by the authority; the decision stands)
-                                 * @enum {unknown}
-                                 */
-                                state: "not_sent" | "sending" | "accepted" | "failed";
+                            /**
+                             * @description Whether the authority accepted your answer (spec 2.8): not_sent (no answer yet), sending (on its way, retried while the VSDC does not answer), accepted, failed (refused by the authority; the decision stands)
+                             * @enum {unknown}
+                             */
+                            filing: "not_sent" | "sending" | "accepted" | "failed";
+                            /** @description What the authority answered to your answer, beside `filing` */
+                            filingDetail: {
                                 resultCode: string | null;
                                 message: string | null;
                                 filedAt: string | null;
@@ -13193,12 +13194,13 @@ export interface operations {
                             itemCode: string | null;
                             itemClassificationCode: string | null;
                             remark: string | null;
-                            filing: {
-                                /**
-                                 * @description not_sent (no answer yet), sending (on its way, retried while the VSDC does not answer), accepted, failed (refused by the authority; the decision stands)
-                                 * @enum {unknown}
-                                 */
-                                state: "not_sent" | "sending" | "accepted" | "failed";
+                            /**
+                             * @description Whether the authority accepted your answer (spec 2.8): not_sent (no answer yet), sending (on its way, retried while the VSDC does not answer), accepted, failed (refused by the authority; the decision stands)
+                             * @enum {unknown}
+                             */
+                            filing: "not_sent" | "sending" | "accepted" | "failed";
+                            /** @description What the authority answered to your answer, beside `filing` */
+                            filingDetail: {
                                 resultCode: string | null;
                                 message: string | null;
                                 filedAt: string | null;
@@ -13384,12 +13386,13 @@ export interface operations {
                             itemCode: string | null;
                             itemClassificationCode: string | null;
                             remark: string | null;
-                            filing: {
-                                /**
-                                 * @description not_sent (no answer yet), sending (on its way, retried while the VSDC does not answer), accepted, failed (refused by the authority; the decision stands)
-                                 * @enum {unknown}
-                                 */
-                                state: "not_sent" | "sending" | "accepted" | "failed";
+                            /**
+                             * @description Whether the authority accepted your answer (spec 2.8): not_sent (no answer yet), sending (on its way, retried while the VSDC does not answer), accepted, failed (refused by the authority; the decision stands)
+                             * @enum {unknown}
+                             */
+                            filing: "not_sent" | "sending" | "accepted" | "failed";
+                            /** @description What the authority answered to your answer, beside `filing` */
+                            filingDetail: {
                                 resultCode: string | null;
                                 message: string | null;
                                 filedAt: string | null;
@@ -13634,12 +13637,13 @@ export interface operations {
                             itemCode: string | null;
                             itemClassificationCode: string | null;
                             remark: string | null;
-                            filing: {
-                                /**
-                                 * @description not_sent (no answer yet), sending (on its way, retried while the VSDC does not answer), accepted, failed (refused by the authority; the decision stands)
-                                 * @enum {unknown}
-                                 */
-                                state: "not_sent" | "sending" | "accepted" | "failed";
+                            /**
+                             * @description Whether the authority accepted your answer (spec 2.8): not_sent (no answer yet), sending (on its way, retried while the VSDC does not answer), accepted, failed (refused by the authority; the decision stands)
+                             * @enum {unknown}
+                             */
+                            filing: "not_sent" | "sending" | "accepted" | "failed";
+                            /** @description What the authority answered to your answer, beside `filing` */
+                            filingDetail: {
                                 resultCode: string | null;
                                 message: string | null;
                                 filedAt: string | null;
