@@ -8,7 +8,7 @@ import type { AppContext } from '../../kernel/context.ts';
 import type { TenantAccount } from '../../../credentials/lookup.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { ResolutionKind } from '../../../platform/db/tables/sales.ts';
-import { ApiError, fieldError, NotFoundError } from '../../../platform/errors/errors.ts';
+import { ApiError, NotFoundError, requiredText } from '../../../platform/errors/errors.ts';
 import { actorOfParty, recordAudit, type Party } from '../../kernel/audit/store.ts';
 import { enqueueEvent, RESOLVED_EVENT, wakeDeliveryWorkers } from '../../kernel/outbox/events.ts';
 import { presentLineRow, presentSale } from './present.ts';
@@ -89,10 +89,7 @@ async function markResolved(ctx: AppContext, trx: Kysely<DB>, tenant: TenantAcco
 }
 
 function noteOf(note: string | undefined, field: string): string | null {
-  if (note === undefined) return null;
-  const trimmed = note.trim();
-  if (trimmed === '') throw fieldError(field, `The ${field} field must say something (not only spaces).`);
-  return trimmed;
+  return note === undefined ? null : requiredText(note, field);
 }
 
 /**

@@ -12,7 +12,7 @@ import { isUniqueViolation } from '../../../platform/db/database.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { UserRole, UserTokenKind } from '../../../platform/db/tables/accounts.ts';
 import { roleAtLeast } from '../../kernel/access/auth.ts';
-import { ApiError, fieldError, NotFoundError } from '../../../platform/errors/errors.ts';
+import { ApiError, fieldError, NotFoundError, requiredText } from '../../../platform/errors/errors.ts';
 import { accountExistsMail, invitationMail, passwordChangedMail, passwordResetMail, verifyEmailMail } from '../../../platform/mail/templates.ts';
 import { recordAudit, type Actor } from '../../kernel/audit/store.ts';
 import { presentUserRegistration } from '../../kernel/branch-users/present.ts';
@@ -105,6 +105,7 @@ const linkInvalid = (what: string, askAgain = 'Ask for a new one.') => new ApiEr
 
 export async function signUp(ctx: AppContext, input: { merchantName: string; tpin: string; email: string; password: string }, client: ClientInfo): Promise<void> {
   assertPasswordRules(input.password, 'password');
+  const tenantName = requiredText(input.merchantName, 'merchantName');
   const email = input.email.trim();
   // Hash first, whether or not the address is taken: both answers take the same time.
   const passwordHash = await hashPassword(input.password, ctx.config.passwordScryptLog2N);
@@ -121,7 +122,7 @@ export async function signUp(ctx: AppContext, input: { merchantName: string; tpi
   }
   try {
     const { merchantName, link } = await ctx.db.transaction().execute(async (trx) => {
-      const tenant = await store.insertSelfTenant(trx, { name: input.merchantName.trim(), tpin: input.tpin, email });
+      const tenant = await store.insertSelfTenant(trx, { name: tenantName, tpin: input.tpin, email });
       const user = await store.insertUser(trx, { tenant_id: tenant.id, email, password_hash: passwordHash, role: 'owner', email_verified_at: null });
       await queueConsoleUser(trx, tenant.id, user.id, 'Y');
       const verify = await createLink(trx, ctx, { kind: 'verify', tenantId: tenant.id, userId: user.id, email, role: null, createdBy: null });
