@@ -1,6 +1,7 @@
 // What the merchant's views share: status words and tones, the merchant's branches.
 import type { Api } from '../api.ts';
 import { badge } from '../dom.ts';
+import { calendarDate } from '../time.ts';
 import type { Sale } from '../types.ts';
 
 /**
@@ -17,6 +18,8 @@ export type StatusFilter = keyof typeof STATUS_FILTERS;
 export const isStatusFilter = (value: string): value is StatusFilter => Object.hasOwn(STATUS_FILTERS, value);
 
 const TONES = { failed: 'danger', pending: 'warn', uploaded: 'ok' } as const;
+/** The authority's VAT categories, as a line or an item names them. */
+export const VAT_CATEGORIES = ['A', 'B', 'C1', 'C2', 'C3', 'D', 'RVAT', 'E', 'F'] as const;
 export const TYPE_LABELS: Record<Sale['type'], string> = { sale: 'Sale', credit_note: 'Credit note', debit_note: 'Debit note' };
 
 /** A document's status; a refused one since dealt with says so. */
@@ -45,9 +48,7 @@ export async function branchesOf(api: Api): Promise<Branch[]> {
 
 export const branchLabel = (b: Branch) => (b.branchName ? `${b.branch} ${b.branchName}` : b.branch);
 
-/** Today in the viewer's zone, YYYY-MM-DD. */
+/** Today (or `offsetDays` from it), YYYY-MM-DD, in the zone times are shown in (the merchant's, in its console). */
 export function today(offsetDays = 0): string {
-  const d = new Date();
-  d.setDate(d.getDate() + offsetDays);
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+  return calendarDate(new Date(Date.now() + offsetDays * 86_400_000));
 }

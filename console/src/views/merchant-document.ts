@@ -5,7 +5,7 @@ import { h, merchantDateTime, money, table, type Child } from '../dom.ts';
 import type { Sale } from '../types.ts';
 import { CREDIT_NOTE_REASON_CODES, CREDIT_NOTE_REASON_LABELS, cisInvoiceNo, invoiceTypeWords, noteReasonLabel, paymentTypeLabel, receiptTitle } from '../../../src/vsdc/codes.ts';
 import { canFile, canWrite, errorBox, field, formMessage, heading, type ViewContext } from '../view.ts';
-import { statusBadge, TYPE_LABELS } from './merchant-common.ts';
+import { statusBadge, TYPE_LABELS, VAT_CATEGORIES } from './merchant-common.ts';
 import { PRINT_HINT, receiptLink, receiptPdf } from './receipt-actions.ts';
 
 function facts(pairs: Array<[string, Child]>): HTMLElement {
@@ -65,7 +65,13 @@ function creditNoteForm(ctx: ViewContext, sale: Sale): HTMLElement {
     return { line, take, quantity, remaining, credited, left };
   });
   const open = rows.filter((r) => r.remaining > 0);
-  const reason = h('select', null, CREDIT_NOTE_REASON_CODES.map((code) => h('option', { value: code }, `${code} ${CREDIT_NOTE_REASON_LABELS[code]}`))) as HTMLSelectElement;
+  // No reason chosen for the merchant: it is filed with the authority.
+  const reason = h(
+    'select',
+    null,
+    h('option', { value: '', selected: true }, 'Choose a reason'),
+    CREDIT_NOTE_REASON_CODES.map((code) => h('option', { value: code }, `${code} ${CREDIT_NOTE_REASON_LABELS[code]}`)),
+  ) as HTMLSelectElement;
   const reference = h('input', { type: 'text', maxlength: '100', autocomplete: 'off' }) as HTMLInputElement;
   const message = formMessage('credit-message');
   const confirmBox = h('div', { class: 'confirm', 'aria-live': 'polite' });
@@ -95,6 +101,11 @@ function creditNoteForm(ctx: ViewContext, sale: Sale): HTMLElement {
     {
       class: 'card wide',
       'aria-labelledby': 'credit-title',
+      // The form's own messages say what to send (the browser's would say "Value must be less than or equal to 4").
+      novalidate: true,
+      // A message answered a submit: what the person changes since makes it stale.
+      oninput: () => message.clear(),
+      onchange: () => message.clear(),
       onsubmit: (e: Event) => {
         e.preventDefault();
         message.clear();
@@ -107,6 +118,11 @@ function creditNoteForm(ctx: ViewContext, sale: Sale): HTMLElement {
         if (wrong) {
           message.error(`Line ${wrong.line.line}: credit more than 0 and at most ${quantityText(wrong.remaining)}, what is left of it.`);
           wrong.quantity.focus();
+          return;
+        }
+        if (reason.value === '') {
+          message.error('Choose the reason for the credit note: it is filed with the authority.');
+          reason.focus();
           return;
         }
         const items = chosen.map((r) => ({ line: r.line.line, quantity: Number(r.quantity.value) }));
@@ -165,7 +181,6 @@ function notesOfSale(sale: Sale, dateTime: (iso: string | null) => ReturnType<ty
   ];
 }
 
-const VAT_CATEGORIES = ['A', 'B', 'C1', 'C2', 'C3', 'D', 'RVAT', 'E', 'F'] as const;
 
 function resolveForms(ctx: ViewContext, sale: Sale): HTMLElement {
   const blocked = filingStopped(ctx);

@@ -2,6 +2,7 @@
 // (the merchant's days), newest first; each opens its own page.
 import { query, type Page } from '../api.ts';
 import { dateTime, h, money, table } from '../dom.ts';
+import { shownZoneName } from '../time.ts';
 import type { Sale } from '../types.ts';
 import { errorBox, heading, pager, type ViewContext } from '../view.ts';
 import { branchLabel, branchesOf, isStatusFilter, STATUS_FILTERS, statusBadge, TYPE_LABELS, type StatusFilter } from './merchant-common.ts';
@@ -89,7 +90,7 @@ export async function merchantDocumentsView(ctx: ViewContext) {
   return [
     head,
     form,
-    h('p', { class: 'muted', role: 'status' }, `${result.meta.total} document${result.meta.total === 1 ? '' : 's'}${filtered ? ' match' : ''}. Dates are the days of your merchant.`),
+    h('p', { class: 'muted', role: 'status' }, `${result.meta.total} document${result.meta.total === 1 ? '' : 's'}${filtered ? ' match' : ''}. Days and times are your merchant's, in ${shownZoneName()}.`),
     rows.length === 0 && !filtered
       ? firstStepsEmpty(ctx, 'No documents yet.')
       : table('Documents', ['Invoice', 'Authority invoice no.', 'Reference', 'Branch', 'Date', 'Customer', 'Total', 'Status', 'Receipt'], rows, { empty: 'No document matches.' }),

@@ -1990,7 +1990,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The invitations waiting to be accepted
+         * @description Valid, neither accepted nor revoked, newest first.
+         */
+        get: operations["listAccountInvitations"];
         put?: never;
         /**
          * Invite a user by mail (owner or admin)
@@ -1998,6 +2002,26 @@ export interface paths {
          */
         post: operations["inviteAccountUser"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/users/invitations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a pending invitation (owner or admin; only an owner revokes an owner's)
+         * @description Its link stops working at once (`400 link_invalid` if it is opened). An invitation accepted, revoked or expired is a 404.
+         */
+        delete: operations["revokeAccountInvitation"];
         options?: never;
         head?: never;
         patch?: never;
@@ -24070,8 +24094,8 @@ export interface operations {
             query: {
                 /** @description Page number, from 1; 20 items a page. */
                 page: number;
-                /** @description Only this item (its authority item code) */
-                itemCode?: string;
+                /** @description Only these items (their authority item codes): `?itemCode=A`, or repeated for up to 20 (a page of items) in one request, `?itemCode=A&itemCode=B` */
+                itemCode?: string[];
             };
             header?: {
                 /**
@@ -25476,6 +25500,11 @@ export interface operations {
                                 origin: "partner" | "self";
                                 status: "active" | "suspended";
                                 subscription: "active" | "blocked";
+                                /**
+                                 * @description IANA time zone of the merchant's days and of the times its receipts, reports and console show
+                                 * @example Africa/Lusaka
+                                 */
+                                timezone: string;
                                 /** @description Whether the merchant may file now, and why not */
                                 standing: {
                                     /** @description False while the subscription is blocked, the monthly quota is used up or the merchant is suspended, and while none of its branches is initialised */
@@ -25937,6 +25966,11 @@ export interface operations {
                                 origin: "partner" | "self";
                                 status: "active" | "suspended";
                                 subscription: "active" | "blocked";
+                                /**
+                                 * @description IANA time zone of the merchant's days and of the times its receipts, reports and console show
+                                 * @example Africa/Lusaka
+                                 */
+                                timezone: string;
                                 /** @description Whether the merchant may file now, and why not */
                                 standing: {
                                     /** @description False while the subscription is blocked, the monthly quota is used up or the merchant is suspended, and while none of its branches is initialised */
@@ -26496,6 +26530,97 @@ export interface operations {
             };
         };
     };
+    listAccountInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            email: string;
+                            /** @description `owner` and `admin` invite and remove users (only an owner invites or removes an owner); `viewer` reads */
+                            role: "owner" | "admin" | "viewer";
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                    };
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
     inviteAccountUser: {
         parameters: {
             query?: never;
@@ -26583,6 +26708,169 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    revokeAccountInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {boolean} */
+                            revoked: true;
+                            id: number;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, registering, initialising, correcting or removing devices, inviting or removing users; an admin inviting or removing an owner
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /**
