@@ -289,6 +289,19 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
     await page.getByLabel('Role').selectOption('viewer');
     await page.getByRole('button', { name: 'Send the invitation' }).click();
     await page.getByText(`Invitation mailed to ${viewerEmail.toLowerCase()}`, { exact: false }).waitFor();
+    const pendingInvitations = page.getByRole('region', { name: 'Pending invitations' });
+    await pendingInvitations.getByRole('rowheader', { name: viewerEmail }).waitFor();
+    // One sent to a wrong address is revoked from the list.
+    const mistaken = 'kasier@kabwe-hardware.example';
+    await page.getByLabel('Email', { exact: true }).fill(mistaken);
+    await page.getByRole('button', { name: 'Send the invitation' }).click();
+    await pendingInvitations.getByRole('rowheader', { name: mistaken }).waitFor();
+    await page.getByRole('button', { name: `Revoke the invitation of ${mistaken}` }).click();
+    await page.getByRole('button', { name: 'Yes, revoke it' }).click();
+    await pendingInvitations.getByRole('rowheader', { name: mistaken }).waitFor({ state: 'detached' });
+    const revokedLink = linkIn(await smtp.mailTo(mistaken, 'You are invited'));
+    const refusedAccept = await api('/api/v1/account/invitations/accept', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: revokedLink.split('#token=')[1], password: PASSWORD }) });
+    assert.equal(refusedAccept.status, 400, 'a revoked invitation\'s link no longer works');
     await signOut();
 
     const invitation = linkIn(await smtp.mailTo(viewerEmail, 'You are invited'));
