@@ -72,13 +72,15 @@ export function filingsChart(filings: Filings): HTMLElement {
   const minutes = Math.round((to - from) / MINUTE_MS);
   const busiest = filings.buckets.length === 0 ? 0 : Math.max(...filings.buckets.map((b) => b.uploaded + b.pending + b.failed));
   const max = Math.max(1, busiest);
-  // A minute is under a pixel wide over 24 h: each bar is a line with a fixed on-screen width.
+  // A minute is under a pixel wide over 24 h: each bar is a line with a fixed on-screen width. Over
+  // an hour a minute is wide enough for a bar of most of it (`bar-wide`: 0.8 of a minute).
+  const barClass = minutes <= 60 ? 'bar bar-wide' : 'bar';
   const bars = filings.buckets.flatMap((bucket) => {
     const x = Math.floor((new Date(bucket.at).getTime() - from) / MINUTE_MS) + 0.5;
     let y = HEIGHT;
     return SERIES.filter(([key]) => bucket[key] > 0).map(([key]) => {
       const top = y - Math.max(2, (bucket[key] / max) * (HEIGHT - 4));
-      const line = svg('line', { x1: x, x2: x, y1: y, y2: top, class: `bar bar-${key}` });
+      const line = svg('line', { x1: x, x2: x, y1: y, y2: top, class: `${barClass} bar-${key}` });
       y = top;
       return line;
     });

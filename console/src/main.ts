@@ -1,6 +1,7 @@
 // The console: sign-in, then a hash-routed set of views over the merchant, partner or operator API.
 import { Api, ApiProblem, loadSession, saveSession, type Role, type Session } from './api.ts';
 import { h, replaceChildren } from './dom.ts';
+import { showTimesIn } from './time.ts';
 import type { AccountSession } from './types.ts';
 import { canWrite, errorBox, flashNotice, standingBanner, type View, type ViewContext } from './view.ts';
 import { accountPage, forgotPasswordView, signUpView } from './views/account-pages.ts';
@@ -14,6 +15,7 @@ import { developerView } from './views/merchant-developer.ts';
 import { devicesView } from './views/merchant-devices.ts';
 import { merchantDocumentView } from './views/merchant-document.ts';
 import { merchantDocumentsView } from './views/merchant-documents.ts';
+import { merchantItemsView } from './views/merchant-items.ts';
 import { merchantStockView } from './views/merchant-stock.ts';
 import { exportView } from './views/merchant-export.ts';
 import { usersView } from './views/merchant-users.ts';
@@ -40,6 +42,7 @@ const ROUTES: Record<Role, Route[]> = {
     { path: 'reports', label: 'Reports', view: reportsView(() => '/api/v1/reports', { branches: merchantBranches, close: canWrite }) },
     { path: 'export', label: 'Export', view: exportView },
     { path: 'stock', label: 'Stock', view: merchantStockView },
+    { path: 'items', label: 'Items', view: merchantItemsView },
     { path: 'devices', label: 'Devices', view: devicesView },
     { path: 'authority', label: 'Authority', view: merchantAuthorityView },
     { path: 'developer', label: 'Developer', view: developerView },
@@ -182,7 +185,7 @@ function renderSignedOut(options: { focus?: boolean }): void {
 }
 
 /** Renders the current view; a newer render (navigation, refresh) makes an older one drop its result. */
-async function render(options: { focus?: boolean; navigated?: boolean } = {}): Promise<void> {
+async function render(options: { focus?: boolean; navigated?: boolean; account?: boolean } = {}): Promise<void> {
   const ticket = ++renderCount;
   clearTimers();
   const linkPage = accountPage(location.pathname);
@@ -196,14 +199,15 @@ async function render(options: { focus?: boolean; navigated?: boolean } = {}): P
     return;
   }
   const active = session;
-  if (active.role === 'merchant' && (options.navigated || !account)) {
-    // The merchant's standing and the user's role may have changed since the last view.
+  if (active.role === 'merchant' && (options.navigated || options.account || !account)) {
+    // The merchant's standing and the user's role may have changed since the last view (or the view changed them).
     if (!(await refreshAccount())) {
       if (ticket === renderCount) forget('Your session has ended. Sign in again.');
       return;
     }
     if (ticket !== renderCount) return;
   }
+  showTimesIn(active.role === 'merchant' ? account?.merchant.timezone : undefined);
   const { route, params } = currentRoute(active.role);
   const existingMain = document.getElementById('main');
   const main = existingMain && root.contains(existingMain) && existingMain.dataset.route === route.path ? existingMain : h('main', { id: 'main', tabindex: -1, 'data-route': route.path, 'aria-busy': 'true' });
@@ -212,7 +216,7 @@ async function render(options: { focus?: boolean; navigated?: boolean } = {}): P
   const flash = document.getElementById('flash') ?? h('div', { id: 'flash' });
   // A notice outlives the navigation its own action makes (to the new document, say), not the next one.
   if (options.navigated && Date.now() - flashShownAt > 1_000) replaceChildren(flash);
-  replaceChildren(banner, standingBanner(account));
+  replaceChildren(banner, standingBanner(account, route.path === 'devices'));
   if (main !== existingMain) {
     replaceChildren(root, shell(active, route, live, flash, main, banner));
     // On a phone the navigation scrolls sideways: keep the current view's entry in sight.
@@ -231,6 +235,7 @@ async function render(options: { focus?: boolean; navigated?: boolean } = {}): P
       }));
     },
     refresh: () => void render(),
+    refreshStanding: () => void render({ account: true }),
     every: (ms, run) => {
       timers.push(window.setInterval(() => {
         if (!document.hidden) run();

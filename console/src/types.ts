@@ -103,6 +103,8 @@ export interface AccountMerchant {
   origin: 'partner' | 'self';
   status: 'active' | 'suspended';
   subscription: 'active' | 'blocked';
+  /** IANA: the zone the console shows the merchant's times in (absent on an older gateway: the viewer's). */
+  timezone?: string;
   /** Absent on a gateway older than the merchant console: read as "can file". */
   standing?: Standing;
 }
@@ -118,6 +120,10 @@ export interface Invitation {
   email: string;
   role: UserRole;
   expiresAt: string;
+}
+
+export interface PendingInvitation extends Invitation {
+  createdAt: string;
 }
 
 export interface OutboxMail {

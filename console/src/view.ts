@@ -14,6 +14,8 @@ export interface ViewContext {
   announce(message: string, tone?: 'ok' | 'error'): void;
   /** Re-runs the current view (the Refresh button, timers). */
   refresh(): void;
+  /** Reads the merchant's standing again, then re-runs the view: after a change that moves it (a device initialised or removed). */
+  refreshStanding(): void;
   /** Registers a timer the router clears when the view is left. */
   every(ms: number, run: () => void): void;
   /** The signed-in merchant user, its merchant and standing (merchant console only). */
@@ -56,6 +58,11 @@ export function pager(page: Page<unknown>['meta'], go: (page: number) => void): 
   );
 }
 
+/** The product's name on the cards before signing in (the top bar names it after). */
+export function productName(): HTMLElement {
+  return h('p', { class: 'product-name' }, 'fiscal-gateway');
+}
+
 export function heading(title: string, ...extra: Child[]): HTMLElement {
   return h('div', { class: 'view-head' }, h('h1', { tabindex: -1, id: 'view-title' }, title), ...extra);
 }
@@ -90,10 +97,18 @@ export function whyFilingIsStopped(account: AccountSession | undefined): string 
   return standing.reason ?? 'Your merchant cannot file documents right now.';
 }
 
-/** A form field: a label over its control, with an optional hint. */
+/**
+ * A form field: a label over its control, with an optional hint. A control with a `pattern` that
+ * its value misses says the hint (`TPIN: 10 digits.`), not the browser's "Please match the
+ * requested format."
+ */
 export function field(id: string, label: string, control: HTMLElement, hint?: string): HTMLElement {
   control.id = id;
   if (hint) control.setAttribute('aria-describedby', `${id}-hint`);
+  if (hint && control instanceof HTMLInputElement && control.pattern) {
+    control.addEventListener('invalid', () => control.setCustomValidity(control.validity.patternMismatch ? `${label}: ${hint}` : ''));
+    control.addEventListener('input', () => control.setCustomValidity(''));
+  }
   return h('div', { class: 'field' }, h('label', { for: id }, label), control, hint ? h('small', { id: `${id}-hint`, class: 'muted' }, hint) : null);
 }
 
@@ -146,18 +161,22 @@ export function confirmAction(label: string, question: string, confirmLabel: str
   return wrap;
 }
 
-/** The banner every merchant view carries while the merchant cannot file. */
-export function standingBanner(account: AccountSession | undefined): Child {
+/**
+ * The banner every merchant view carries while the merchant cannot file. With no branch yet it
+ * speaks to the shop, not to a developer (the API's reason names endpoints); `onDevices`: the
+ * view where that is done, which needs no link to itself.
+ */
+export function standingBanner(account: AccountSession | undefined, onDevices = false): Child {
   const standing = account?.merchant.standing;
   if (!standing || standing.canFile) return null;
   if (standing.cause === 'no_branch') {
     return h(
       'div',
       { class: 'notice notice-warn standing', role: 'status', 'data-testid': 'standing-banner' },
-      h('strong', null, 'No branch yet. '),
-      whyFilingIsStopped(account),
-      ' ',
-      h('a', { href: '#/devices' }, 'Go to Devices'),
+      h('strong', null, 'No branch can file yet. '),
+      'Register the device (VSDC) of your branch and initialise it with the authority; then your sales are fiscalised.',
+      account?.merchant.origin === 'partner' ? ' Your partner may do it for you.' : null,
+      onDevices ? null : [' ', h('a', { href: '#/devices' }, 'Go to Devices')],
     );
   }
   return h(

@@ -173,6 +173,12 @@ function snippet(text: string): string {
   return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
 }
 
+/** `HTTP 404`, then `: ` and what the body said, when it said anything. */
+function httpAnswer(head: string, text: string): string {
+  const said = snippet(text);
+  return said ? `${head}: ${said}` : head;
+}
+
 /** The list each newer select endpoint answers in `data`; a 000 without it is treated as no answer. */
 const LIST_KEYS: Partial<Record<VsdcEndpoint, string>> = {
   selectNotices: 'noticeList',
@@ -212,17 +218,17 @@ function successProblem(endpoint: VsdcEndpoint, data: unknown): string | null {
 }
 
 export function interpretReply(endpoint: VsdcEndpoint, status: number, text: string): VsdcOutcome<unknown> {
-  if (status >= 500) return unreachable('http_error', `HTTP ${status}: ${snippet(text)}`, { httpStatus: status });
+  if (status >= 500) return unreachable('http_error', httpAnswer(`HTTP ${status}`, text), { httpStatus: status });
   const envelope = parseEnvelope(text);
   const envelopeCounts = envelope !== null && ((status >= 200 && status < 300) || status === 400);
   if (!envelopeCounts) {
     if (status === 400) {
       // The VSDC's JSON binder refused the body (e.g. "" in a number field): resending the same
       // body can never succeed, so this is a terminal rejection, not an outage.
-      return { kind: 'rejected', code: '400', message: `VSDC refused the request body (HTTP 400)${text ? `: ${snippet(text)}` : ''}`, resultDt: null };
+      return { kind: 'rejected', code: '400', message: httpAnswer('VSDC refused the request body (HTTP 400)', text), resultDt: null };
     }
-    if (status >= 200 && status < 300) return unreachable('not_an_envelope', `HTTP ${status} without a VSDC envelope: ${snippet(text)}`, { httpStatus: status });
-    return unreachable('http_error', `HTTP ${status}: ${snippet(text)}`, { httpStatus: status });
+    if (status >= 200 && status < 300) return unreachable('not_an_envelope', httpAnswer(`HTTP ${status} without a VSDC envelope`, text), { httpStatus: status });
+    return unreachable('http_error', httpAnswer(`HTTP ${status}`, text), { httpStatus: status });
   }
   const meta = { resultCd: envelope.resultCd, resultMsg: envelope.resultMsg, resultDt: envelope.resultDt };
   switch (classifyResult(envelope.resultCd, endpoint)) {

@@ -295,6 +295,50 @@ describe(`merchant accounts (${engineName})`, () => {
     for (const action of ['account.invitation_created', 'account.invitation_accepted', 'account.user_removed']) assert.ok(audit.includes(action), action);
   });
 
+  test('pending invitations: listed until accepted, revoked or expired; a revoked link no longer works; only an owner revokes an owner\'s', async () => {
+    const { email: ownerEmail, tenantId } = await signedUpOwner();
+    const owner = sessionOf(await signIn(ownerEmail));
+    const pending = async (session: Record<string, string>) => {
+      const res = await get('/api/v1/account/users/invitations', { cookie: session.cookie! });
+      assert.equal(res.statusCode, 200, res.body);
+      return (res.json().data as Array<{ id: number; email: string; role: string; createdAt: string; expiresAt: string }>).map((i) => [i.email, i.role]);
+    };
+    const revoke = (id: number, session: Record<string, string>) => t.inject({ method: 'DELETE', url: `/api/v1/account/users/invitations/${id}`, headers: session });
+    const [adminEmail, ownerToBe, revokedEmail] = [freshEmail(), freshEmail(), freshEmail()];
+    const invite = async (email: string, role: string) => {
+      const res = await post('/api/v1/account/users/invitations', { email, role }, owner);
+      assert.equal(res.statusCode, 201, res.body);
+      return res.json().data.id as number;
+    };
+    await invite(adminEmail, 'admin');
+    const ownerInvitation = await invite(ownerToBe, 'owner');
+    const toRevoke = await invite(revokedEmail, 'viewer');
+    assert.deepEqual(await pending(owner), [[revokedEmail, 'viewer'], [ownerToBe, 'owner'], [adminEmail, 'admin']], 'newest first');
+
+    // The admin accepts: no longer pending. As an admin it revokes a viewer's invitation, not an owner's.
+    assert.equal((await post('/api/v1/account/invitations/accept', { token: linkToken(await smtp.mailTo(adminEmail, 'You are invited')), password: PASSWORD })).statusCode, 201);
+    const admin = sessionOf(await signIn(adminEmail));
+    assert.deepEqual(await pending(admin), [[revokedEmail, 'viewer'], [ownerToBe, 'owner']]);
+    const notOwner = await revoke(ownerInvitation, admin);
+    assert.equal(codeOf(notOwner), 'role_insufficient', notOwner.body);
+    const revoked = await revoke(toRevoke, admin);
+    assert.equal(revoked.statusCode, 200, revoked.body);
+    assert.deepEqual(revoked.json().data, { revoked: true, id: toRevoke });
+    assert.equal((await revoke(toRevoke, admin)).statusCode, 404, 'once');
+    assert.equal(codeOf(await post('/api/v1/account/invitations/accept', { token: linkToken(await smtp.mailTo(revokedEmail, 'You are invited')), password: PASSWORD })), 'link_invalid', 'a revoked link no longer works');
+    assert.deepEqual(await pending(owner), [[ownerToBe, 'owner']]);
+
+    // Another merchant's invitation is not found; an expired one is no longer pending.
+    const other = await signedUpOwner();
+    const otherOwner = sessionOf(await signIn(other.email));
+    assert.equal((await revoke(ownerInvitation, otherOwner)).statusCode, 404);
+    assert.deepEqual(await pending(otherOwner), []);
+    clock.advance(72 * HOUR + 1_000);
+    assert.deepEqual(await pending(sessionOf(await signIn(ownerEmail))), []);
+    const audit = await t.ctx.db.selectFrom('audit_log').select(['action', 'target_id']).where('tenant_id', '=', tenantId).where('action', '=', 'account.invitation_revoked').execute();
+    assert.deepEqual(audit.map((r) => r.target_id), [String(toRevoke)]);
+  });
+
   test('a self-created merchant is in no partner listing; partners invite owners of their own merchants only', async () => {
     const self = await signedUpOwner();
     const m = await seedMerchant(t.ctx);

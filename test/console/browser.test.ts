@@ -189,6 +189,13 @@ describe(`the console in a real browser (${engineName})`, { skip: skipBrowser },
       async () => ((await authorityNo.textContent()) === newestUploaded.authorityInvoiceNo ? true : undefined),
       'the uploaded documents to list the newest one with its authority invoice number',
     );
+    // A refusal the merchant resolved: still failed (the spec's status), under "Failed, resolved".
+    const refusedDoc = (await h.get('/api/v1/sales?reference=POS-1042')).json().data[0] as { id: number };
+    assert.equal((await h.post(`/api/v1/sales/${refusedDoc.id}/resolve`, { note: 'Re-rung by hand' })).statusCode, 200);
+    await page.locator('#status-filter').selectOption('resolved');
+    const resolvedRow = page.getByRole('row').filter({ hasText: 'POS-1042' });
+    await resolvedRow.getByText('failed · resolved', { exact: true }).waitFor();
+    await resolvedRow.getByText('Marked resolved').waitFor();
 
     await open('Activity', 'Filings per minute');
     assert.equal(await page.locator('#window-filter').inputValue(), '1h', 'the activity view opens on the last hour');

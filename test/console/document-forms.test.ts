@@ -96,12 +96,23 @@ describe(`a document's receipt and credit-note form in the browser (${engineName
     await page.getByText('sold 2 × 30.50, 2 left to credit').waitFor();
 
     await page.getByRole('button', { name: 'Issue the credit note' }).click();
-    await page.getByText('Tick the lines to credit and say how much of each.').waitFor();
+    const formMessage = page.locator('#credit-message');
+    await formMessage.getByText('Tick the lines to credit and say how much of each.').waitFor();
 
+    // More than is left: the form says so itself (not the browser's "Value must be less than…").
+    await page.getByLabel('Quantity to credit of line 1').fill('5');
+    assert.equal(await formMessage.textContent(), '', 'a change clears the last message');
+    await page.getByRole('button', { name: 'Issue the credit note' }).click();
+    await formMessage.getByText('Line 1: credit more than 0 and at most 3, what is left of it.').waitFor();
     await page.getByLabel('Quantity to credit of line 1').fill('1');
     assert.equal(await oil.isChecked(), true, 'typing a quantity ticks its line');
     await sugar.check();
     assert.equal(await page.getByLabel('Quantity to credit of line 2').inputValue(), '2', 'ticking a line offers all that is left of it');
+    // No reason is chosen for the merchant: it is filed with the authority.
+    assert.equal(await page.getByLabel('Reason').inputValue(), '');
+    await page.getByRole('button', { name: 'Issue the credit note' }).click();
+    await formMessage.getByText(/Choose the reason for the credit note/).waitFor();
+    await page.getByLabel('Reason').selectOption('01');
     await page.getByRole('button', { name: 'Issue the credit note' }).click();
     const question = await page.getByTestId('credit-confirm').innerText();
     assert.match(question, /^Credit 119\.00 ZMW of Sale No\. \d+ \(INV[^)]+\) \(2 lines, reason 01 /, question);

@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { TEST_ADMIN_TOKEN, bearer, uniqueTpin } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
-import { saleBody, startHarness, type Harness } from '../helpers/harness.ts';
+import { CLASS_CODE, saleBody, startHarness, type Harness } from '../helpers/harness.ts';
 import { eventually } from '../helpers/poll.ts';
 import { startTestSmtp, type DeliveredMail, type TestSmtp } from '../helpers/smtp.ts';
 import { CHROMIUM, CHROMIUM_ARGS, LAPTOP, PHONE, skipBrowser } from './browser-kit.ts';
@@ -26,6 +26,7 @@ const VIEWS = [
   ['Reports', 'Reports'],
   ['Export', 'Export'],
   ['Stock', 'Stock'],
+  ['Items', 'Items'],
   ['Devices', 'Devices'],
   ['Authority', 'Authority'],
   ['Developer', 'Developer'],
@@ -288,6 +289,19 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
     await page.getByLabel('Role').selectOption('viewer');
     await page.getByRole('button', { name: 'Send the invitation' }).click();
     await page.getByText(`Invitation mailed to ${viewerEmail.toLowerCase()}`, { exact: false }).waitFor();
+    const pendingInvitations = page.getByRole('region', { name: 'Pending invitations' });
+    await pendingInvitations.getByRole('rowheader', { name: viewerEmail }).waitFor();
+    // One sent to a wrong address is revoked from the list.
+    const mistaken = 'kasier@kabwe-hardware.example';
+    await page.getByLabel('Email', { exact: true }).fill(mistaken);
+    await page.getByRole('button', { name: 'Send the invitation' }).click();
+    await pendingInvitations.getByRole('rowheader', { name: mistaken }).waitFor();
+    await page.getByRole('button', { name: `Revoke the invitation of ${mistaken}` }).click();
+    await page.getByRole('button', { name: 'Yes, revoke it' }).click();
+    await pendingInvitations.getByRole('rowheader', { name: mistaken }).waitFor({ state: 'detached' });
+    const revokedLink = linkIn(await smtp.mailTo(mistaken, 'You are invited'));
+    const refusedAccept = await api('/api/v1/account/invitations/accept', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: revokedLink.split('#token=')[1], password: PASSWORD }) });
+    assert.equal(refusedAccept.status, 400, 'a revoked invitation\'s link no longer works');
     await signOut();
 
     const invitation = linkIn(await smtp.mailTo(viewerEmail, 'You are invited'));
@@ -370,12 +384,53 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
     await page.getByRole('heading', { level: 1, name: `Sale No. ${refused.invoiceNo + 1}` }).waitFor();
     const original = await page.request.get(`${base}/api/v1/sales/${refused.id}`);
     const resolved = ((await original.json()) as { data: { status: string; resolution: { kind: string } } }).data;
-    assert.equal(resolved.status, 'resolved');
+    assert.equal(resolved.status, 'failed', 'the spec\'s status; the resolution says it was dealt with');
     assert.equal(resolved.resolution.kind, 'reissued');
     const reissuedId = new URL(page.url()).hash.match(/id=(\d+)/)?.[1];
+    await page.getByRole('link', { name: `Refused document ${refused.id}` }).click();
+    await page.getByText('failed · resolved', { exact: true }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Reissue as a new sale' }).count(), 0, 'a resolved document offers no second resolution');
     const reissued = await page.request.get(`${base}/api/v1/sales/${reissuedId}`);
     const corrected = ((await reissued.json()) as { data: { customer: { tpin: string }; items: Array<{ price: number; vatCategory: string }> } }).data;
     assert.deepEqual([corrected.customer.tpin, corrected.items[0]!.price, corrected.items[0]!.vatCategory], ['2000000011', 250, 'D'], 'the corrections are the new sale');
+  });
+
+  test('goods sold by name alone: Stock says why nothing moved and leads to Items; an item registered there moves stock once a sale names it', async () => {
+    await open('Stock', 'Stock');
+    const empty = page.getByTestId('stock-empty');
+    await empty.getByText('No stock moved at branch 000 yet.').waitFor();
+    assert.match((await empty.textContent())!, /only when its line names a registered goods item by its item code \(itemCode\)/);
+    await empty.getByText('You have no items registered yet.').waitFor();
+    await empty.getByRole('link', { name: 'Register your goods under Items' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Items', exact: true }).waitFor();
+    await page.getByText('No items yet.', { exact: false }).waitFor();
+
+    await page.getByLabel('Name', { exact: true }).fill('Claw hammer');
+    await page.getByLabel('Classification code').fill(CLASS_CODE);
+    await page.getByLabel('Default price').fill('185');
+    await page.getByLabel('Item code (optional)').fill('HAMMER-1');
+    await page.getByRole('button', { name: 'Register the item' }).click();
+    await page.getByTestId('flash').getByText('Item HAMMER-1 (Claw hammer): registered.', { exact: false }).waitFor();
+    const row = page.getByRole('row').filter({ hasText: 'HAMMER-1' });
+    await row.getByText('Registered', { exact: true }).waitFor();
+    await row.getByText('None moved yet').waitFor();
+
+    // A sale naming it by its code, from the console's own session.
+    const csrf = await page.evaluate<string>("JSON.parse(sessionStorage.getItem('fiscal-gateway.console.session')).csrf");
+    const posted = await page.request.post(`${base}/api/v1/sales`, { headers: { 'x-csrf-token': csrf }, data: saleBody({ items: [{ name: 'Claw hammer', classificationCode: CLASS_CODE, itemCode: 'HAMMER-1', quantity: 2, price: 185 }] }) });
+    assert.equal(posted.status(), 201, await posted.text());
+    const sold = ((await posted.json()) as { data: { id: number } }).data;
+    await eventually(async () => {
+      const res = await page.request.get(`${base}/api/v1/sales/${sold.id}`);
+      return ((await res.json()) as { data: { stock: { state: string } } }).data.stock.state === 'sent' ? true : undefined;
+    }, 'the sale\'s stock to be booked and sent');
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await page.getByTestId('item-stock-HAMMER-1-000').getByText('Branch 000: -2 U').waitFor();
+    await shoot('items');
+
+    await open('Stock', 'Stock');
+    await page.getByTestId('stock-difference-HAMMER-1').waitFor();
+    assert.equal(await page.getByTestId('stock-empty').count(), 0);
   });
 
   test('Account: a wrong current password is named; signing out everywhere ends this session too', async () => {

@@ -35,6 +35,8 @@ describe('a merchant\'s first steps in the console', { skip: skipBrowser }, () =
     await c.signInMerchant(await h.addMerchant({ branches: [] }));
     const banner = page.getByTestId('standing-banner');
     await banner.getByRole('link', { name: 'Go to Devices' }).waitFor();
+    assert.match((await banner.textContent())!, /Register the device \(VSDC\) of your branch/, 'words for the shop, not endpoints');
+    assert.doesNotMatch((await banner.textContent())!, /\/api\/v1|docs\//);
     const documentsEmpty = page.getByTestId('empty-no-branch');
     await documentsEmpty.getByText('No documents yet.').waitFor();
     assert.equal(await documentsEmpty.getByRole('link', { name: 'Devices', exact: true }).getAttribute('href'), '#/devices');
@@ -67,10 +69,13 @@ describe('a merchant\'s first steps in the console', { skip: skipBrowser }, () =
     await page.getByRole('cell', { name: h.sim.url }).waitFor();
     await page.getByRole('button', { name: 'Initialise branch 000' }).click();
     await page.getByText('Initialised', { exact: true }).waitFor();
+    // The banner goes with the initialisation, on the Devices view itself (issue 45 M2).
+    await banner.waitFor({ state: 'detached' });
+    assert.equal(await page.getByRole('heading', { level: 1, name: 'Devices', exact: true }).count(), 1);
 
     // With a branch: no banner, and the empty Documents view says how the first sale gets there.
     await c.open('Documents');
-    await banner.waitFor({ state: 'detached' });
+    assert.equal(await banner.count(), 0);
     const firstSale = page.getByTestId('empty-first-sale');
     assert.equal(await firstSale.getByRole('link', { name: 'Developer' }).getAttribute('href'), '#/developer');
     assert.equal(await firstSale.getByRole('link', { name: 'API reference' }).getAttribute('href'), '/docs');
@@ -94,6 +99,11 @@ describe('a merchant\'s first steps in the console', { skip: skipBrowser }, () =
     assert.equal(headers.Authorization, `Bearer ${token}`, 'the token just made');
     const body = /-d '([^']+)'/.exec(curl)?.[1];
     assert.ok(body, curl);
+    // Shown as it is copied: each line of the command on a line of its own, none wrapped (it scrolls sideways).
+    const shownLines = await page.evaluate<number>(
+      "(() => { const range = document.createRange(); range.selectNodeContents(document.querySelector('[data-testid=\"first-call-curl\"]')); return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size; })()",
+    );
+    assert.equal(shownLines, curl.trim().split('\n').length, 'no line of the command wraps');
     const created = await fetch(url, { method: 'POST', headers, body });
     assert.equal(created.status, 201, await created.clone().text());
     const sale = ((await created.json()) as { data: { id: number } }).data;

@@ -77,6 +77,25 @@ describe('the console, polished', { skip: skipBrowser }, () => {
     assert.equal(await page.evaluate(ON_ONE_LINE('form.filters')), true, 'the audit filter bar');
   });
 
+  test('the cards before sign-in name the product; a TPIN that is not 10 digits is told so, not "match the requested format"', async () => {
+    const { page, base, context } = browser;
+    await context.clearCookies();
+    await page.goto(`${base}/console/`);
+    await page.evaluate('sessionStorage.clear()');
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sign in to the console' }).waitFor();
+    assert.equal(await page.locator('.signin .product-name').textContent(), 'fiscal-gateway');
+    await page.getByRole('link', { name: 'Create an account' }).click();
+    await page.getByLabel('Merchant name').fill('Kabwe Hardware');
+    await page.getByLabel('TPIN').fill('12345678');
+    await page.getByLabel('Email', { exact: true }).fill('tpin-check@example.com');
+    await page.getByLabel('Password', { exact: true }).fill('correct horse battery staple');
+    await page.getByRole('button', { name: 'Create the account' }).click();
+    assert.equal(await page.getByLabel('TPIN').evaluate((input) => (input as { validationMessage: string }).validationMessage), 'TPIN: 10 digits.');
+    await page.getByLabel('TPIN').fill('1234567890');
+    assert.equal(await page.getByLabel('TPIN').evaluate((input) => (input as { validationMessage: string }).validationMessage), '', 'a change clears it');
+  });
+
   test('a tenant token pasted as a partner key is named, with how to sign in instead', async () => {
     const { page, base, context } = browser;
     await context.clearCookies();

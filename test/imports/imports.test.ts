@@ -53,7 +53,8 @@ describe(`customs imports (${engineName})`, () => {
     assert.equal(line.itemSeq, 1);
     assert.match(line.taskCode, /\S/);
     assert.equal(line.decision, null);
-    assert.equal(line.filing.state, 'not_sent');
+    assert.equal(line.filing, 'not_sent', 'filing is the state itself (spec 2.8)');
+    assert.deepEqual(line.filingDetail, { resultCode: null, message: null, filedAt: null, nextAttemptAt: null, lastError: null });
 
     h.sim.control.feedImports(merchant.tpin, '000', [{ itemNm: 'Sugar 50kg', qty: 5 }]);
     await eventually(async () => ((await total(merchant)) === 3 ? true : undefined), 'the new line');
@@ -109,9 +110,9 @@ describe(`customs imports (${engineName})`, () => {
     assert.ok(approved.decidedAt);
     assert.equal(approved.itemCode, item.itemCode);
     assert.equal(approved.itemClassificationCode, CLASS_CODE, 'taken from the item');
-    assert.equal(approved.filing.state, 'accepted');
-    assert.equal(approved.filing.resultCode, '000');
-    assert.ok(approved.filing.filedAt);
+    assert.equal(approved.filing, 'accepted');
+    assert.equal(approved.filingDetail.resultCode, '000');
+    assert.ok(approved.filingDetail.filedAt);
     const atAuthority = simLines(merchant).find((l) => l.itemSeq === approved.itemSeq && l.taskCd === approved.taskCode)!;
     assert.equal(atAuthority.imptItemSttsCd, '3');
     assert.deepEqual(atAuthority.decision, { itemCd: item.itemCode, itemClsCd: CLASS_CODE, remark: 'Into store 2' });
@@ -119,7 +120,7 @@ describe(`customs imports (${engineName})`, () => {
     const rejected = expectStatus(await m.post(`/api/v1/import-items/${ids[1]}/reject`), 200).data;
     assert.equal(rejected.decision, 'rejected');
     assert.equal(rejected.itemCode, null);
-    assert.equal(rejected.filing.state, 'accepted');
+    assert.equal(rejected.filing, 'accepted');
     assert.equal(simLines(merchant).find((l) => l.itemSeq === rejected.itemSeq)!.imptItemSttsCd, '4');
 
     expectCoded(await m.post(`/api/v1/import-items/${ids[0]}/approve`, { itemCode: item.itemCode }), 409, 'import_item_already_decided');
@@ -148,7 +149,7 @@ describe(`customs imports (${engineName})`, () => {
 
     const approved = expectStatus(await m.post(`/api/v1/import-items/${ids[0]}/approve`, { itemCode: 'EXT-001', itemClassificationCode: CLASS_CODE }), 200).data;
     assert.equal(approved.itemClassificationCode, CLASS_CODE);
-    assert.equal(approved.filing.state, 'accepted');
+    assert.equal(approved.filing, 'accepted');
   });
 
   test('a refused filing never reverses the decision; an unreachable one is retried by the worker', async () => {
@@ -157,30 +158,30 @@ describe(`customs imports (${engineName})`, () => {
     h.sim.control.setFaults(merchant.tpin, '000', { forcedResult: { code: '999', message: 'Declaration closed' } });
     const refused = expectStatus(await m.post(`/api/v1/import-items/${ids[0]}/approve`, { itemCode: 'EXT-9', itemClassificationCode: CLASS_CODE }), 200).data;
     assert.equal(refused.decision, 'approved');
-    assert.equal(refused.filing.state, 'failed');
-    assert.equal(refused.filing.resultCode, '999');
-    assert.equal(refused.filing.message, 'Declaration closed');
-    assert.equal(refused.filing.nextAttemptAt, null);
+    assert.equal(refused.filing, 'failed');
+    assert.equal(refused.filingDetail.resultCode, '999');
+    assert.equal(refused.filingDetail.message, 'Declaration closed');
+    assert.equal(refused.filingDetail.nextAttemptAt, null);
     assert.equal(expectStatus(await m.get(`/api/v1/import-items/${ids[0]}`), 200).data.decision, 'approved');
     assert.equal(await total(merchant, '?filing=failed'), 1);
 
     h.sim.control.setFaults(merchant.tpin, '000', { forcedResult: null, down: true });
     const sending = expectStatus(await m.post(`/api/v1/import-items/${ids[1]}/reject`, { remark: 'Wrong consignee' }), 200).data;
     assert.equal(sending.decision, 'rejected');
-    assert.equal(sending.filing.state, 'sending');
-    assert.ok(sending.filing.nextAttemptAt);
-    assert.ok(sending.filing.lastError);
+    assert.equal(sending.filing, 'sending');
+    assert.ok(sending.filingDetail.nextAttemptAt);
+    assert.ok(sending.filingDetail.lastError);
     assert.equal(await total(merchant, '?filing=sending'), 1);
 
     h.sim.control.clearFaults(merchant.tpin, '000');
     h.startWorkers([(ctx) => importFilingWorker(ctx, { pollMs: 50 })]);
     const filed = await eventually(async () => {
       const line = expectStatus(await m.get(`/api/v1/import-items/${ids[1]}`), 200).data;
-      return line.filing.state === 'accepted' ? line : undefined;
+      return line.filing === 'accepted' ? line : undefined;
     }, 'the retried filing');
     assert.equal(filed.decision, 'rejected');
     assert.equal(simLines(merchant).find((l) => l.itemSeq === filed.itemSeq)!.imptItemSttsCd, '4');
-    assert.equal(expectStatus(await m.get(`/api/v1/import-items/${ids[0]}`), 200).data.filing.state, 'failed', 'a refused filing is not retried');
+    assert.equal(expectStatus(await m.get(`/api/v1/import-items/${ids[0]}`), 200).data.filing, 'failed', 'a refused filing is not retried');
     await h.stopWorkers();
   });
 

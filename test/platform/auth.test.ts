@@ -21,6 +21,15 @@ function assertCoded(res: LightMyRequestResponse, status: number, code?: string)
   assert.ok(!/at \S+\.ts:\d+/.test(res.body), 'no stack traces in bodies');
 }
 
+/**
+ * A 401 of a bearer surface names the scheme (RFC 6750): `Bearer`, with `error="invalid_token"`
+ * when a token was sent; the till and account surfaces, which take no bearer token, name none.
+ */
+function assertChallenge(res: LightMyRequestResponse, sent: Record<string, string>, bearerSurface: boolean): void {
+  if (!bearerSurface) return assert.equal(res.headers['www-authenticate'], undefined, res.body);
+  assert.equal(res.headers['www-authenticate'], sent.authorization === undefined ? 'Bearer' : 'Bearer error="invalid_token"');
+}
+
 describe(`authentication and authorisation on every route (${engineName})`, () => {
   let t: TestApp;
   const clock = new ManualClock();
@@ -131,7 +140,9 @@ describe(`authentication and authorisation on every route (${engineName})`, () =
       const surface = route.auth.surface;
       if (surface === 'partner') {
         for (const h of <Array<Record<string, string>>>[{}, bearer(creds.token), bearer(creds.tenantKey), bearer('sk_live_nonsense'), bearer(unknownSecret(PREFIXES.partnerLive)), bearer(creds.revokedPartner), { 'x-api-key': creds.tenantKey, 'x-sdcid': creds.sdcId }, creds.owner.headers]) {
-          assertCoded(await call(route, h), 401);
+          const res = await call(route, h);
+          assertCoded(res, 401);
+          assertChallenge(res, h, true);
         }
         assertCoded(await call(route, bearer(creds.lackingScope[route.auth.scope])), 403, 'missing_scope');
         refused += 1;
@@ -153,7 +164,9 @@ describe(`authentication and authorisation on every route (${engineName})`, () =
           { ...creds.owner.headers, ...bearer('tt_garbage') },
           { ...creds.owner.headers, ...bearer(creds.partner) },
         ]) {
-          assertCoded(await call(route, h), 401);
+          const res = await call(route, h);
+          assertCoded(res, 401);
+          assertChallenge(res, h, true);
         }
         const lacking = route.auth.ability === 'invoices:read' ? creds.writeOnlyToken : creds.readOnlyToken;
         assertCoded(await call(route, bearer(lacking)), 403, 'missing_ability');
@@ -167,7 +180,9 @@ describe(`authentication and authorisation on every route (${engineName})`, () =
       } else if (surface === 'compat') {
         const needsBranch = route.auth.branch !== 'none';
         for (const h of <Array<Record<string, string>>>[{}, bearer(creds.token), { 'x-api-key': creds.token, 'x-sdcid': creds.sdcId }, { 'x-api-key': creds.revokedKey, 'x-sdcid': creds.sdcId }, { 'x-api-key': 'pk_nonsense', 'x-sdcid': creds.sdcId }, { ...creds.owner.headers, 'x-sdcid': creds.sdcId }]) {
-          assertCoded(await call(route, h), 401);
+          const res = await call(route, h);
+          assertCoded(res, 401);
+          assertChallenge(res, h, false);
         }
         if (needsBranch) {
           assertCoded(await call(route, { 'x-api-key': creds.tenantKey }), 401);
@@ -177,11 +192,15 @@ describe(`authentication and authorisation on every route (${engineName})`, () =
         }
       } else if (surface === 'admin') {
         for (const h of <Array<Record<string, string>>>[{}, bearer('wrong-admin-token-000000'), bearer(creds.partner), bearer(creds.token), creds.owner.headers]) {
-          assertCoded(await call(route, h), 401);
+          const res = await call(route, h);
+          assertCoded(res, 401);
+          assertChallenge(res, h, true);
         }
       } else if (surface === 'account') {
         for (const h of <Array<Record<string, string>>>[{}, bearer(creds.token), bearer(creds.partner), { cookie: 'fg_session=garbage' }, creds.signedOut.headers, { cookie: `fg_session=${creds.token}` }]) {
-          assertCoded(await call(route, h), 401);
+          const res = await call(route, h);
+          assertCoded(res, 401);
+          assertChallenge(res, h, false);
         }
         if (route.method !== 'GET') {
           assertCoded(await call(route, { cookie: creds.owner.headers.cookie }), 403, 'csrf_token_invalid');
@@ -244,6 +263,21 @@ describe(`authentication and authorisation on every route (${engineName})`, () =
     assertCoded(await mint(), 402, 'quota_exhausted');
     await patch({ monthlyQuota: null });
     assert.equal((await mint()).statusCode, 201);
+  });
+
+  test('the development outbox, where there is none, is a 404 before any credential is asked for', async () => {
+    const withSmtp = await startTestApp({ config: { smtpUrl: 'smtp://127.0.0.1:1' } });
+    try {
+      for (const headers of [{}, bearer('wrong-admin-token-000000'), bearer(TEST_ADMIN_TOKEN)]) {
+        const res = await withSmtp.inject({ method: 'GET', url: '/api/v1/dev/outbox', headers });
+        assert.equal(res.statusCode, 404, res.body);
+        assert.deepEqual(res.json(), { message: 'The outbox exists only in development without SMTP_URL.' });
+      }
+    } finally {
+      await withSmtp.close();
+    }
+    const res = await t.inject({ method: 'GET', url: '/api/v1/dev/outbox' });
+    assert.equal(res.statusCode, 401, 'with the outbox, the operator token guards it');
   });
 
   test('admin routes do not exist without ADMIN_TOKEN', async () => {

@@ -16,6 +16,7 @@ import { embeddedTemplate, engineName, onPostgres, TEST_DATABASE_URL } from '../
 import { saleBody } from '../helpers/harness.ts';
 import { baseEnv, runCli, spawnGateway, type SpawnedGateway } from '../helpers/process.ts';
 import { listedDocuments, seedEmbeddedShop } from '../helpers/shop.ts';
+import { postgresCommands } from '../../src/app/cli/backup.ts';
 
 function env(dataDir: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   return baseEnv({ GATEWAY_ENV: 'production', SECRET_KEY: TEST_SECRET_KEY, ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'info', DATA_DIR: dataDir, ...extra });
@@ -216,6 +217,13 @@ describe(`backup and restore (${engineName})`, () => {
     assert.ok(backup.stderr.includes(`pg_restore --no-owner --dbname="$DATABASE_URL" ${out}`), backup.stderr);
     assert.match(backup.stderr, /nothing was copied/);
     assert.equal(existsSync(out), false);
+
+    // A name made for the embedded copy is suggested as what pg_dump writes: a custom-format dump.
+    assert.deepEqual(postgresCommands('/backups/b.tar.gz', 'backup'), {
+      dump: 'pg_dump --format=custom --file=/backups/b.dump "$DATABASE_URL"',
+      restore: 'pg_restore --no-owner --dbname="$DATABASE_URL" /backups/b.dump',
+    });
+    assert.equal(postgresCommands('/backups/b.tar.gz', 'restore').restore, 'pg_restore --no-owner --dbname="$DATABASE_URL" /backups/b.tar.gz', 'a file given to restore is named as it is');
 
     const restore = await runCli(['restore', '--from', out, '--json'], env(join(root, 'unused'), { DATABASE_URL: databaseUrl }));
     assert.equal(restore.code, 2);

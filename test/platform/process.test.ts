@@ -227,7 +227,7 @@ describe(`the gateway process (${engineName})`, () => {
     const hardware = lines.find((l) => l.endsWith('Chilenje Hardware'));
     const agro = lines.find((l) => l.endsWith('Kabwe Agro Supplies and Hardware'));
     assert.ok(hardware && agro, tenants.stdout);
-    assert.match(hardware, /^\d+ +1002345678 +partner \d+ +active +active +Chilenje Hardware$/);
+    assert.match(hardware, /^\d+ +1002345678 +Lusaka Tills Ltd \(\d+\) +active +active +Chilenje Hardware$/, 'the partner by its name, as partner list names it');
     for (const column of ['TPIN', 'PARTNER', 'SUBSCRIPTION', 'STATUS', 'NAME']) {
       const at = lines[0]!.indexOf(column);
       for (const row of [hardware, agro]) assert.match(row.slice(at - 1, at + 1), /^ \S$/, `${column}: its cells start where its title does:\n${tenants.stdout}`);

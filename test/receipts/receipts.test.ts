@@ -77,7 +77,7 @@ describe(`printable receipts (${engineName})`, () => {
       String(sale.invoiceNo),
       sale.fiscal.internalData,
       sale.fiscal.receiptSignature,
-      `<dt>VSDC date</dt><dd>${lusaka(sale.fiscal.publishedAt)}</dd>`,
+      `<dt>VSDC date</dt><dd class="time">${lusaka(sale.fiscal.publishedAt)}</dd>`,
       'TAX INVOICE',
       'POS-77',
       'Totals per VAT category',
@@ -309,8 +309,8 @@ describe(`printable receipts (${engineName})`, () => {
     const sale = await uploadedSale(saleBody({ occurredAt: at.toISOString() }));
     const today = new Date(at.getTime() + 86_400_000).toISOString().slice(0, 10);
     const html = (await receipt(sale.id)).body;
-    assert.ok(html.includes(`<dt>Date</dt><dd>${today} 00:30:05 CAT</dd>`), html);
-    assert.ok(html.includes(`<dt>VSDC date</dt><dd>${lusaka(sale.fiscal.publishedAt)}</dd>`));
+    assert.ok(html.includes(`<dt>Date</dt><dd class="time">${today} 00:30:05 CAT</dd>`), html);
+    assert.ok(html.includes(`<dt>VSDC date</dt><dd class="time">${lusaka(sale.fiscal.publishedAt)}</dd>`));
     assert.doesNotMatch(html, / UTC</);
     const pdf = await pdfReceipt(sale.id);
     assert.ok(pdf.includes(`${today} 00:30:05 CAT`), pdf);
@@ -318,7 +318,7 @@ describe(`printable receipts (${engineName})`, () => {
 
     // A zone with no well-known abbreviation prints its offset; one behind UTC, the earlier day.
     await inZone('Asia/Kolkata', async () => {
-      assert.ok((await receipt(sale.id)).body.includes(`<dd>${today} 04:00:05 +05:30</dd>`));
+      assert.ok((await receipt(sale.id)).body.includes(`<dd class="time">${today} 04:00:05 +05:30</dd>`));
     });
     await inZone('America/Sao_Paulo', async () => {
       const text = await pdfReceipt(sale.id);

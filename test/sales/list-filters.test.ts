@@ -36,11 +36,11 @@ describe(`listing sales with filters (${engineName})`, () => {
     await sale('branch1OnD', '001', `${d}T08:00:00.000Z`, { clientInvoiceNo: 'INV-B1' });
     await sale('note', '000', `${d}T09:00:00.000Z`);
     // Crafted outcomes: the filing worker is off, so every document is pending until set here.
-    const set = (name: string, values: { status?: 'pending' | 'uploaded' | 'failed' | 'resolved'; type?: 'sale' | 'credit_note' | 'debit_note' }) =>
+    const set = (name: string, values: { status?: 'pending' | 'uploaded' | 'failed' | 'resolved'; type?: 'sale' | 'credit_note' | 'debit_note'; resolution_kind?: 'marked'; resolved_at?: Date; resolved_by?: string }) =>
       h.ctx.db.updateTable('sales').set(values).where('id', '=', ids[name]!).execute();
     await set('lateOnD', { status: 'uploaded' });
     await set('dayBefore', { status: 'failed' });
-    await set('branch1OnD', { status: 'resolved' });
+    await set('branch1OnD', { status: 'resolved', resolution_kind: 'marked', resolved_at: new Date(), resolved_by: 'user:1' });
     await set('note', { status: 'uploaded', type: 'credit_note' });
     // Another merchant's documents never show.
     const other = await h.addMerchant({ branches: ['000'] });
@@ -58,13 +58,21 @@ describe(`listing sales with filters (${engineName})`, () => {
     assert.deepEqual((await list('')).names, ['note', 'branch1OnD', 'dayBefore', 'justAfterMidnight', 'lateOnD']);
     assert.deepEqual(await list('status=pending'), { names: ['justAfterMidnight'], total: 1 });
     assert.deepEqual(await list('status=uploaded'), { names: ['note', 'lateOnD'], total: 2 });
-    assert.deepEqual(await list('status=failed'), { names: ['dayBefore'], total: 1 });
-    assert.deepEqual(await list('status=resolved'), { names: ['branch1OnD'], total: 1 });
+    assert.deepEqual(await list('status=failed'), { names: ['branch1OnD', 'dayBefore'], total: 2 }, 'a resolved document is still failed');
+    assert.deepEqual(await list('status=failed&resolved=false'), { names: ['dayBefore'], total: 1 }, 'the refused documents still to deal with');
+    assert.deepEqual(await list('resolved=true'), { names: ['branch1OnD'], total: 1 });
+    assert.deepEqual(await list('status=failed&resolved=true'), { names: ['branch1OnD'], total: 1 });
+    assert.deepEqual(await list('status=uploaded&resolved=true'), { names: [], total: 0 }, 'only a refused document is ever resolved');
+    assert.deepEqual((await list('resolved=false')).names, ['note', 'dayBefore', 'justAfterMidnight', 'lateOnD']);
+    const resolvedOne = expectStatus(await h.as(m).get('/api/v1/sales?resolved=true'), 200).data[0] as { status: string; resolution: { kind: string } | null };
+    assert.equal(resolvedOne.status, 'failed');
+    assert.equal(resolvedOne.resolution?.kind, 'marked');
     assert.deepEqual(await list('type=credit_note'), { names: ['note'], total: 1 });
     assert.deepEqual(await list('type=sale&status=uploaded'), { names: ['lateOnD'], total: 1 });
     assert.deepEqual(await list('type=debit_note'), { names: [], total: 0 });
     assert.deepEqual((await list('branch=001')).names, ['branch1OnD', 'dayBefore']);
-    assert.deepEqual((await list('branch=001&status=failed')).names, ['dayBefore']);
+    assert.deepEqual((await list('branch=001&status=failed')).names, ['branch1OnD', 'dayBefore']);
+    assert.deepEqual((await list('branch=001&status=failed&resolved=false')).names, ['dayBefore']);
     assert.deepEqual((await list('', { 'x-branch': '001' })).names, ['branch1OnD', 'dayBefore'], 'X-Branch filters as before');
     assert.deepEqual((await list('branch=001', { 'x-branch': '001' })).names, ['branch1OnD', 'dayBefore']);
   });
@@ -81,7 +89,9 @@ describe(`listing sales with filters (${engineName})`, () => {
   test('bad filters are a 422 naming the field and what to send', async () => {
     const badStatus = await h.as(m).get('/api/v1/sales?status=done');
     expectInvalid(badStatus, 'status');
-    for (const allowed of ['pending', 'uploaded', 'failed', 'resolved']) assert.ok(badStatus.body.includes(allowed), badStatus.body);
+    for (const allowed of ['pending', 'uploaded', 'failed']) assert.ok(badStatus.body.includes(allowed), badStatus.body);
+    expectInvalid(await h.as(m).get('/api/v1/sales?status=resolved'), 'status');
+    expectInvalid(await h.as(m).get('/api/v1/sales?resolved=maybe'), 'resolved');
     expectInvalid(await h.as(m).get('/api/v1/sales?type=invoice'), 'type');
     expectInvalid(await h.as(m).get('/api/v1/sales?branch=1'), 'branch');
     expectCoded(await h.as(m).get('/api/v1/sales?branch=009'), 422, 'branch_not_found');

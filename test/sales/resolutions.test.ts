@@ -95,7 +95,7 @@ describe(`resolving failed documents (${engineName})`, () => {
     assert.equal(reissued.branch, failed.branch);
 
     const after = await read(failed.id);
-    assert.equal(after.status, 'resolved');
+    assert.equal(after.status, 'failed', 'a resolved document keeps the spec\'s status; its resolution says it was dealt with');
     assert.equal(after.resolution?.kind, 'reissued');
     assert.equal(after.resolution?.replacedBySaleId, reissued.id);
     assert.equal(after.resolution?.note, 'Customer TPIN corrected');
@@ -112,7 +112,7 @@ describe(`resolving failed documents (${engineName})`, () => {
     assert.equal((audit[0]!.details as { replacedBySaleId: number }).replacedBySaleId, reissued.id);
     const events = await resolvedEvents(failed.id);
     assert.equal(events.length, 1);
-    assert.equal(events[0]!.data.invoice.status, 'resolved');
+    assert.equal(events[0]!.data.invoice.status, 'failed');
     assert.equal(events[0]!.data.invoice.resolution?.replacedBySaleId, reissued.id);
 
     // The same request again is a replay; another reissue or a resolve is a 409.
@@ -151,7 +151,7 @@ describe(`resolving failed documents (${engineName})`, () => {
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(await failedTotal(), before - 1);
     const resolved = res.json().data as Sale;
-    assert.equal(resolved.status, 'resolved');
+    assert.equal(resolved.status, 'failed');
     assert.deepEqual({ ...resolved.resolution, at: undefined }, { kind: 'marked', by: { type: 'tenant_token', id: await tokenIdOf(h.merchant) }, at: undefined, note: 'Order cancelled; nothing was delivered.', replacedBySaleId: null });
     assert.deepEqual(resolved.items, failed.items);
     assert.equal(resolved.totals.total, failed.totals.total);
@@ -161,10 +161,18 @@ describe(`resolving failed documents (${engineName})`, () => {
     assert.equal((audit[0]!.details as { note: string }).note, 'Order cancelled; nothing was delivered.');
     assert.equal((await resolvedEvents(failed.id)).length, 1);
 
-    const listed = await h.t.inject({ method: 'GET', url: `/api/v1/partner/documents?status=resolved&tenant=${h.merchant.tenantId}`, headers: { authorization: `Bearer ${h.merchant.partnerSecret}` } });
-    assert.equal(listed.statusCode, 200, listed.body);
-    const row = (listed.json().data as Array<{ id: number; resolution: Sale['resolution'] }>).find((d) => d.id === failed.id);
+    const partnerList = async (filter: string) => {
+      const listed = await h.t.inject({ method: 'GET', url: `/api/v1/partner/documents?tenant=${h.merchant.tenantId}${filter}`, headers: { authorization: `Bearer ${h.merchant.partnerSecret}` } });
+      assert.equal(listed.statusCode, 200, listed.body);
+      return listed.json().data as Array<{ id: number; status: string; resolution: Sale['resolution'] }>;
+    };
+    const row = (await partnerList('&resolved=true')).find((d) => d.id === failed.id);
+    assert.equal(row?.status, 'failed');
     assert.equal(row?.resolution?.kind, 'marked');
+    assert.ok(!(await partnerList('')).some((d) => d.id === failed.id), 'the default, failed and not resolved, leaves it out');
+    assert.ok(!(await partnerList('&status=failed&resolved=false')).some((d) => d.id === failed.id));
+    const oldStatus = await h.t.inject({ method: 'GET', url: '/api/v1/partner/documents?status=resolved', headers: { authorization: `Bearer ${h.merchant.partnerSecret}` } });
+    assert.equal(oldStatus.statusCode, 422, 'resolved is not a status');
   });
 
   test('only a failed document: uploaded and pending are 409; a failed note is resolved, not reissued; another merchant\'s is 404', async () => {
@@ -195,7 +203,10 @@ describe(`resolving failed documents (${engineName})`, () => {
     assert.equal(reissueNote.json().error.code, 'not_a_sale');
     const resolveNote = await h.post(`/api/v1/sales/${failedNote.id}/resolve`, { note: 'Refund issued in cash on a new note' });
     assert.equal(resolveNote.statusCode, 200, resolveNote.body);
-    assert.equal(resolveNote.json().data.status, 'resolved');
+    assert.equal(resolveNote.json().data.status, 'failed');
+    assert.equal(resolveNote.json().data.resolution.kind, 'marked');
+    const notesOfSale = (await h.get(`/api/v1/sales/${uploaded.id}?expand=credits`)).json().data.notes as Array<{ id: number; status: string; resolved: boolean }>;
+    assert.deepEqual(notesOfSale.filter((n) => n.id === failedNote.id).map((n) => [n.status, n.resolved]), [['failed', true]]);
     // A refused note, resolved since, took nothing back: the sale can still be credited in full.
     const credit = await h.post(`/api/v1/sales/${uploaded.id}/credit-note`, { reasonCode: '01' });
     assert.equal(credit.statusCode, 201, credit.body);
@@ -229,7 +240,7 @@ describe(`resolving failed documents (${engineName})`, () => {
     assert.equal(replacement.replacesSaleId, toReissue.id);
     assert.equal(replacement.branch, toReissue.branch);
     const old = await read(toReissue.id);
-    assert.equal(old.status, 'resolved');
+    assert.equal(old.status, 'failed');
     assert.deepEqual(old.resolution?.by, { type: 'partner_key', id: keyId });
     assert.equal(old.resolution?.replacedBySaleId, replacement.id);
 

@@ -247,6 +247,9 @@ describe(`stock (${engineName})`, () => {
     assert.deepEqual(history.data.map((m: { movementType: string }) => m.movementType), ['15', '06']);
     assert.equal(expectStatus(await h.get('/api/v1/stock/movements?state=failed'), 200).meta.total, 1);
     assert.equal(expectStatus(await h.get('/api/v1/stock?itemCode=NOPE'), 200).meta.total, 0);
+    const several = expectStatus(await h.get(`/api/v1/stock?itemCode=${OTHER_GOODS}&itemCode=NOPE&itemCode=${GOODS}`, { 'x-branch': '000' }), 200);
+    assert.deepEqual(several.data.map((l: { itemCode: string }) => l.itemCode), [GOODS, OTHER_GOODS], 'a page of items\' levels in one request');
+    expectInvalid(await h.get(`/api/v1/stock?${Array.from({ length: 21 }, (_, i) => `itemCode=I${i}`).join('&')}`), 'itemCode');
 
     const adjust = (body: unknown) => h.post('/api/v1/stock/adjustments', body);
     expectInvalid(await adjust({ movementType: '15', items: [{ itemCode: OTHER_GOODS, quantity: 6 }] }), 'items.0.quantity');

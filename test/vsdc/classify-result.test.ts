@@ -74,6 +74,12 @@ describe('interpretReply', () => {
     const plain = interpretReply('selectCodes', 200, '<html>Welcome to Tomcat</html>');
     assert.equal(plain.kind === 'unreachable' && plain.reason, 'not_an_envelope');
     assert.equal(interpretReply('selectCodes', 500, env('000')).kind, 'unreachable');
+    assert.equal(html.kind === 'unreachable' && html.detail, 'HTTP 404: <html>Not Found</html>');
+    // An empty body: no empty quote after the status.
+    const empty = interpretReply('selectCodes', 404, ' \n');
+    assert.equal(empty.kind === 'unreachable' && empty.detail, 'HTTP 404');
+    const bare = interpretReply('selectCodes', 200, '');
+    assert.equal(bare.kind === 'unreachable' && bare.detail, 'HTTP 200 without a VSDC envelope');
   });
 
   test('a bare HTTP 400 is a terminal rejection with code "400"', () => {

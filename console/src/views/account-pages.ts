@@ -4,12 +4,12 @@
 import { ApiProblem, publicRequest } from '../api.ts';
 import { h } from '../dom.ts';
 import type { OutboxMail } from '../types.ts';
-import { field, formMessage, problemMessage } from '../view.ts';
+import { field, formMessage, problemMessage, productName } from '../view.ts';
 
 const SIGN_IN_HREF = '/console/#/';
 
 function page(title: string, ...content: Parameters<typeof h>[2][]): HTMLElement {
-  return h('main', { id: 'main', class: 'signin-page' }, h('div', { class: 'card account-card' }, h('h1', { id: 'signin-title', tabindex: -1 }, title), ...content));
+  return h('main', { id: 'main', class: 'signin-page' }, h('div', { class: 'card account-card' }, productName(), h('h1', { id: 'signin-title', tabindex: -1 }, title), ...content));
 }
 
 function input(attributes: Record<string, string | boolean>): HTMLInputElement {
@@ -22,7 +22,7 @@ function linkMessage(err: unknown, what: string): string {
 }
 
 /** In development without SMTP_URL the gateway keeps its mails in an outbox: show the link from it. */
-async function developmentLink(email: string, kind: string, since = Date.now() - 5_000): Promise<HTMLElement | null> {
+export async function developmentLink(email: string, kind: string, since = Date.now() - 5_000): Promise<HTMLElement | null> {
   try {
     let mail: OutboxMail | undefined;
     // The gateway sends a mail after its answer: give it a moment to reach the outbox.

@@ -6,14 +6,16 @@ import { errorBox, heading, pager, setParam, type View, type ViewContext } from 
 import { PRINT_HINT, receiptPdf } from './receipt-actions.ts';
 import { issuerText } from './issued-by.ts';
 
+/** The view's filter: the API's statuses, a refused document split by whether it was dealt with (`resolved`). */
 const STATUSES = [
-  ['failed', 'Failed (refused by the authority)'],
-  ['pending', 'Pending (waiting to be filed)'],
-  ['uploaded', 'Uploaded (fiscalised)'],
-  ['resolved', 'Resolved (refused, then reissued or marked)'],
+  ['failed', 'Failed, to deal with (refused by the authority)', { status: 'failed', resolved: false }],
+  ['pending', 'Pending (waiting to be filed)', { status: 'pending' }],
+  ['uploaded', 'Uploaded (fiscalised)', { status: 'uploaded' }],
+  ['resolved', 'Failed, resolved (reissued or marked resolved)', { status: 'failed', resolved: true }],
 ] as const;
 
-const TONES = { failed: 'danger', pending: 'warn', uploaded: 'ok', resolved: 'neutral' } as const;
+const TONES = { failed: 'danger', pending: 'warn', uploaded: 'ok' } as const;
+const statusBadge = (doc: DocumentSummary) => (doc.status === 'failed' && doc.resolution ? badge('failed · resolved', 'neutral') : badge(doc.status, TONES[doc.status]));
 
 /** The receipt route of a merchant's document: the secret travels in a header, never in a URL. */
 const receiptPath = (doc: DocumentSummary, saleId = doc.id) => `/api/v1/tenants/${doc.tenantId}/sales/${saleId}/receipt`;
@@ -54,7 +56,8 @@ function resolutionCell(doc: DocumentSummary, ctx: ViewContext, printable: boole
 
 export function documentsView(base: string, options: { printable: boolean }): View {
   return async (ctx: ViewContext) => {
-    const status = (ctx.params.get('status') ?? 'failed') as DocumentSummary['status'];
+    const chosen = STATUSES.find(([value]) => value === ctx.params.get('status')) ?? STATUSES[0];
+    const status = chosen[0];
     const tenant = ctx.params.get('tenant') ?? undefined;
     const branch = ctx.params.get('branch') ?? undefined;
     const page = Number(ctx.params.get('page') ?? '1');
@@ -74,7 +77,7 @@ export function documentsView(base: string, options: { printable: boolean }): Vi
     const head = heading('Documents', filters);
     let result: Page<DocumentSummary>;
     try {
-      result = await ctx.api.get<Page<DocumentSummary>>(`${base}${query({ status, tenant, branch, page })}`);
+      result = await ctx.api.get<Page<DocumentSummary>>(`${base}${query({ ...chosen[2], tenant, branch, page })}`);
     } catch (err) {
       return [head, errorBox(err)];
     }
@@ -85,7 +88,7 @@ export function documentsView(base: string, options: { printable: boolean }): Vi
       h('span', { class: 'stack' }, h('span', null, doc.tenantName), h('small', null, `Branch ${doc.branch}`)),
       h('span', { class: 'stack' }, dateTime(doc.createdAt), h('small', null, `By ${issuerText(doc.issuedBy)}`)),
       money(doc.totals.total, doc.totals.currency),
-      badge(doc.status, TONES[doc.status]),
+      statusBadge(doc),
       doc.resultCode ?? '—',
       doc.lastError ? h('span', { class: 'error-text' }, doc.lastError) : '—',
       resolutionCell(doc, ctx, options.printable),
@@ -103,7 +106,7 @@ export function documentsView(base: string, options: { printable: boolean }): Vi
           ? h('p', { class: 'muted' }, 'Refused documents the merchant has dealt with: reissued as a new document, or marked resolved with a note. Their lines and totals are as they were refused.')
           : null,
       status === 'uploaded' && options.printable ? h('p', { class: 'muted' }, PRINT_HINT) : null,
-      table(`Documents, ${status}`, ['Invoice', 'Authority invoice no.', 'Client reference', 'Merchant', 'Stored', 'Total', 'Status', 'Result code', 'Last error', 'Resolution', 'Receipt'], rows, { empty: `No ${status} documents.` }),
+      table(`Documents, ${chosen[1]}`, ['Invoice', 'Authority invoice no.', 'Client reference', 'Merchant', 'Stored', 'Total', 'Status', 'Result code', 'Last error', 'Resolution', 'Receipt'], rows, { empty: status === 'resolved' ? 'No resolved documents.' : status === 'failed' ? 'No refused document waits to be dealt with.' : `No ${status} documents.` }),
       pager(result.meta, (p) => setParam('page', String(p))),
     ];
   };

@@ -4,7 +4,7 @@ import { dateTime, h, money, table } from '../dom.ts';
 import { formatTime } from '../time.ts';
 import type { Sale } from '../types.ts';
 import { errorBox, heading, type ViewContext } from '../view.ts';
-import { branchesOf, branchLabel } from './merchant-common.ts';
+import { branchesOf, branchLabel, STATUS_FILTERS } from './merchant-common.ts';
 import { firstStepsEmpty, noInitialisedBranch } from './merchant-first-steps.ts';
 
 const REFRESH_MS = 5_000;
@@ -26,7 +26,7 @@ export async function merchantBacklogView(ctx: ViewContext) {
   let pending: Page<Sale>;
   let failed: Page<Sale>;
   try {
-    [pending, failed] = await Promise.all([ctx.api.get<Page<Sale>>(`/api/v1/sales${query({ status: 'pending' })}`), ctx.api.get<Page<Sale>>(`/api/v1/sales${query({ status: 'failed' })}`)]);
+    [pending, failed] = await Promise.all([ctx.api.get<Page<Sale>>(`/api/v1/sales${query({ status: 'pending' })}`), ctx.api.get<Page<Sale>>(`/api/v1/sales${query(STATUS_FILTERS.failed.query)}`)]);
   } catch (err) {
     return [head, errorBox(err)];
   }
@@ -66,6 +66,6 @@ function lists(pending: Page<Sale>, failed: Page<Sale>) {
     h('h2', null, 'Refused by the authority'),
     h('p', { class: 'muted' }, 'Open one to reissue it with a corrected customer or mark it resolved.'),
     table('Refused by the authority', ['Invoice', 'Your reference', 'Branch', 'Stored', 'Total', 'Reason'], rowsOf(failed.data, true), { empty: 'None.' }),
-    failed.meta.total > failed.data.length ? h('p', null, h('a', { href: '#/documents?status=failed' }, `All ${failed.meta.total} failed documents`)) : null,
+    failed.meta.total > failed.data.length ? h('p', null, h('a', { href: '#/documents?status=failed' }, `All ${failed.meta.total} refused documents to deal with`)) : null,
   ];
 }

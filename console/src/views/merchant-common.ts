@@ -1,18 +1,34 @@
 // What the merchant's views share: status words and tones, the merchant's branches.
 import type { Api } from '../api.ts';
 import { badge } from '../dom.ts';
+import { calendarDate } from '../time.ts';
 import type { Sale } from '../types.ts';
 
-export const STATUS_LABELS: Record<Sale['status'], string> = {
-  pending: 'Pending (waiting to be filed)',
-  uploaded: 'Uploaded (fiscalised)',
-  failed: 'Failed (refused by the authority)',
-  resolved: 'Resolved (refused, then dealt with)',
-};
-const TONES = { failed: 'danger', pending: 'warn', uploaded: 'ok', resolved: 'neutral' } as const;
+/**
+ * The console's status filter: the API's statuses, a refused (`failed`) document split by whether
+ * it was dealt with (its `resolution`); each with the list query it means.
+ */
+export const STATUS_FILTERS = {
+  pending: { label: 'Pending (waiting to be filed)', query: { status: 'pending' } },
+  uploaded: { label: 'Uploaded (fiscalised)', query: { status: 'uploaded' } },
+  failed: { label: 'Failed, to deal with (refused by the authority)', query: { status: 'failed', resolved: false } },
+  resolved: { label: 'Failed, resolved (reissued or marked resolved)', query: { status: 'failed', resolved: true } },
+} as const satisfies Record<string, { label: string; query: { status: Sale['status']; resolved?: boolean } }>;
+export type StatusFilter = keyof typeof STATUS_FILTERS;
+export const isStatusFilter = (value: string): value is StatusFilter => Object.hasOwn(STATUS_FILTERS, value);
+
+const TONES = { failed: 'danger', pending: 'warn', uploaded: 'ok' } as const;
+/** The authority's VAT categories, as a line or an item names them. */
+export const VAT_CATEGORIES = ['A', 'B', 'C1', 'C2', 'C3', 'D', 'RVAT', 'E', 'F'] as const;
 export const TYPE_LABELS: Record<Sale['type'], string> = { sale: 'Sale', credit_note: 'Credit note', debit_note: 'Debit note' };
 
-export const statusBadge = (status: Sale['status']) => badge(status, TONES[status]);
+/** A document's status; a refused one since dealt with says so. */
+export function statusBadge(status: Sale['status'], resolved: boolean): HTMLElement {
+  const filter: StatusFilter = status === 'failed' && resolved ? 'resolved' : status;
+  const element = resolved && status === 'failed' ? badge('failed · resolved', 'neutral') : badge(status, TONES[status]);
+  element.title = STATUS_FILTERS[filter].label;
+  return element;
+}
 
 export interface Branch {
   branch: string;
@@ -32,9 +48,7 @@ export async function branchesOf(api: Api): Promise<Branch[]> {
 
 export const branchLabel = (b: Branch) => (b.branchName ? `${b.branch} ${b.branchName}` : b.branch);
 
-/** Today in the viewer's zone, YYYY-MM-DD. */
+/** Today (or `offsetDays` from it), YYYY-MM-DD, in the zone times are shown in (the merchant's, in its console). */
 export function today(offsetDays = 0): string {
-  const d = new Date();
-  d.setDate(d.getDate() + offsetDays);
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+  return calendarDate(new Date(Date.now() + offsetDays * 86_400_000));
 }

@@ -60,7 +60,7 @@ function correctForm(ctx: ViewContext, device: Device, simulatorUrl: string | nu
             }
             await ctx.api.patchJson(`${BASE}/${device.branch}`, body);
             ctx.announce(`Device of branch ${device.branch} corrected.`);
-            ctx.refresh();
+            ctx.refreshStanding();
           } catch (err) {
             message.error(err);
           }
@@ -119,7 +119,7 @@ function actionsCell(ctx: ViewContext, device: Device, message: ReturnType<typeo
         try {
           await ctx.api.post(`${BASE}/${device.branch}/initialize`);
           ctx.announce(`Branch ${device.branch} initialised.`);
-          ctx.refresh();
+          ctx.refreshStanding();
         } catch (err) {
           failure.replaceChildren(initFailure(device, err, correct));
           initialise.disabled = false;
@@ -139,7 +139,7 @@ function actionsCell(ctx: ViewContext, device: Device, message: ReturnType<typeo
       try {
         await ctx.api.delete(`${BASE}/${device.branch}`);
         ctx.announce(`Device of branch ${device.branch} removed.`);
-        ctx.refresh();
+        ctx.refreshStanding();
       } catch (err) {
         message.error(err);
       }
@@ -165,7 +165,7 @@ function registerForm(ctx: ViewContext, taken: string[], simulatorUrl: string | 
         try {
           await ctx.api.postJson(BASE, { deviceSerial: serial.value.trim(), branch: branch.value.trim(), vsdcBaseUrl: url.value.trim() });
           ctx.announce(`Device of branch ${branch.value.trim()} registered. Initialise it next.`);
-          ctx.refresh();
+          ctx.refreshStanding();
         } catch (err) {
           message.error(err);
           submit.disabled = false;

@@ -5,7 +5,7 @@ import { h, merchantDateTime, money, table, type Child } from '../dom.ts';
 import type { Sale } from '../types.ts';
 import { CREDIT_NOTE_REASON_CODES, CREDIT_NOTE_REASON_LABELS, cisInvoiceNo, invoiceTypeWords, noteReasonLabel, paymentTypeLabel, receiptTitle } from '../../../src/vsdc/codes.ts';
 import { canWrite, errorBox, field, formMessage, heading, whyFilingIsStopped, type ViewContext } from '../view.ts';
-import { statusBadge, STATUS_LABELS, TYPE_LABELS } from './merchant-common.ts';
+import { statusBadge, TYPE_LABELS, VAT_CATEGORIES } from './merchant-common.ts';
 import { PRINT_HINT, receiptLink, receiptPdf } from './receipt-actions.ts';
 import { issuerText } from './issued-by.ts';
 
@@ -67,7 +67,13 @@ function creditNoteForm(ctx: ViewContext, sale: Sale): HTMLElement {
     return { line, take, quantity, remaining, credited, left };
   });
   const open = rows.filter((r) => r.remaining > 0);
-  const reason = h('select', null, CREDIT_NOTE_REASON_CODES.map((code) => h('option', { value: code }, `${code} ${CREDIT_NOTE_REASON_LABELS[code]}`))) as HTMLSelectElement;
+  // No reason chosen for the merchant: it is filed with the authority.
+  const reason = h(
+    'select',
+    null,
+    h('option', { value: '', selected: true }, 'Choose a reason'),
+    CREDIT_NOTE_REASON_CODES.map((code) => h('option', { value: code }, `${code} ${CREDIT_NOTE_REASON_LABELS[code]}`)),
+  ) as HTMLSelectElement;
   const reference = h('input', { type: 'text', maxlength: '100', autocomplete: 'off' }) as HTMLInputElement;
   const message = formMessage('credit-message');
   const confirmBox = h('div', { class: 'confirm', 'aria-live': 'polite' });
@@ -97,6 +103,11 @@ function creditNoteForm(ctx: ViewContext, sale: Sale): HTMLElement {
     {
       class: 'card wide',
       'aria-labelledby': 'credit-title',
+      // The form's own messages say what to send (the browser's would say "Value must be less than or equal to 4").
+      novalidate: true,
+      // A message answered a submit: what the person changes since makes it stale.
+      oninput: () => message.clear(),
+      onchange: () => message.clear(),
       onsubmit: (e: Event) => {
         e.preventDefault();
         message.clear();
@@ -109,6 +120,11 @@ function creditNoteForm(ctx: ViewContext, sale: Sale): HTMLElement {
         if (wrong) {
           message.error(`Line ${wrong.line.line}: credit more than 0 and at most ${quantityText(wrong.remaining)}, what is left of it.`);
           wrong.quantity.focus();
+          return;
+        }
+        if (reason.value === '') {
+          message.error('Choose the reason for the credit note: it is filed with the authority.');
+          reason.focus();
           return;
         }
         const items = chosen.map((r) => ({ line: r.line.line, quantity: Number(r.quantity.value) }));
@@ -161,14 +177,13 @@ function notesOfSale(sale: Sale, dateTime: (iso: string | null) => ReturnType<ty
             dateTime(n.occurredAt),
             n.reasonCode ? noteReasonLabel(n.type, n.reasonCode) : '—',
             money(n.total, sale.totals.currency),
-            h('span', { title: STATUS_LABELS[n.status] }, statusBadge(n.status)),
+            statusBadge(n.status, n.resolved),
             issuerText(n.issuedBy),
           ]),
         ),
   ];
 }
 
-const VAT_CATEGORIES = ['A', 'B', 'C1', 'C2', 'C3', 'D', 'RVAT', 'E', 'F'] as const;
 
 function resolveForms(ctx: ViewContext, sale: Sale): HTMLElement {
   const blocked = filingStopped(ctx);
@@ -306,8 +321,8 @@ export async function merchantDocumentView(ctx: ViewContext) {
     heading(fiscalKind ? `${TYPE_LABELS[sale.type]} No. ${sale.invoiceNo}` : `${invoiceTypeWords(sale.salesType, sale.type)} No. ${cisInvoiceNo(sale.salesType, sale.invoiceNo)}`, actions),
     fiscalKind ? null : h('div', { class: 'notice notice-warn', role: 'note' }, `${receiptTitle(sale.salesType, sale.type)}: filed with the authority as a ${sale.salesType} document, never counted as a sale.`),
     printable ? h('p', { class: 'muted', id: 'print-hint' }, PRINT_HINT) : null,
-    h('p', null, statusBadge(sale.status), ' ', sale.authorityInvoiceNo ? h('span', { class: 'mono' }, sale.authorityInvoiceNo) : h('small', { class: 'muted' }, 'Not fiscalised yet')),
-    sale.status === 'failed' ? h('div', { class: 'notice notice-danger', role: 'alert' }, `The authority refused it (code ${sale.resultCode ?? '?'}): ${sale.lastError ?? 'no reason given'}.`) : null,
+    h('p', null, statusBadge(sale.status, sale.resolution !== null), ' ', sale.authorityInvoiceNo ? h('span', { class: 'mono' }, sale.authorityInvoiceNo) : h('small', { class: 'muted' }, 'Not fiscalised yet')),
+    sale.status === 'failed' && !sale.resolution ? h('div', { class: 'notice notice-danger', role: 'alert' }, `The authority refused it (code ${sale.resultCode ?? '?'}): ${sale.lastError ?? 'no reason given'}.`) : null,
     sale.status === 'pending' ? h('div', { class: 'notice notice-warn' }, 'Stored with its invoice number and waiting for the branch\'s VSDC; it is filed in order when the VSDC answers.') : null,
     facts([
       ['Invoice type', invoiceTypeWords(sale.salesType, sale.type)],
@@ -360,7 +375,7 @@ export async function merchantDocumentView(ctx: ViewContext) {
     facts([
       ['Stored', dateTime(sale.createdAt)],
       ...(fiscal.publishedAt ? ([['Fiscalised', dateTime(fiscal.publishedAt)]] as Array<[string, Child]>) : []),
-      ...(sale.status === 'failed' || sale.status === 'resolved' ? ([['Refused', `${sale.resultCode ?? ''} ${sale.lastError ?? ''}`.trim() || '—']] as Array<[string, Child]>) : []),
+      ...(sale.status === 'failed' ? ([['Refused', `${sale.resultCode ?? ''} ${sale.lastError ?? ''}`.trim() || '—']] as Array<[string, Child]>) : []),
       ...(sale.resolution
         ? ([
             [
@@ -378,6 +393,6 @@ export async function merchantDocumentView(ctx: ViewContext) {
     ]),
     sale.type === 'sale' && sale.salesType !== 'proforma' ? notesOfSale(sale, dateTime) : null,
     sale.type === 'sale' && sale.salesType !== 'proforma' && sale.status === 'uploaded' && canWrite(ctx) ? creditNoteForm(ctx, sale) : null,
-    sale.status === 'failed' && canWrite(ctx) ? resolveForms(ctx, sale) : null,
+    sale.status === 'failed' && !sale.resolution && canWrite(ctx) ? resolveForms(ctx, sale) : null,
   ];
 }

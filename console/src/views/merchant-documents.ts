@@ -2,9 +2,10 @@
 // (the merchant's days), newest first; each opens its own page.
 import { query, type Page } from '../api.ts';
 import { dateTime, h, money, table } from '../dom.ts';
+import { shownZoneName } from '../time.ts';
 import type { Sale } from '../types.ts';
 import { errorBox, heading, pager, type ViewContext } from '../view.ts';
-import { branchLabel, branchesOf, STATUS_LABELS, statusBadge, TYPE_LABELS } from './merchant-common.ts';
+import { branchLabel, branchesOf, isStatusFilter, STATUS_FILTERS, statusBadge, TYPE_LABELS, type StatusFilter } from './merchant-common.ts';
 import { firstStepsEmpty } from './merchant-first-steps.ts';
 import { receiptLink } from './receipt-actions.ts';
 
@@ -20,7 +21,7 @@ export async function merchantDocumentsView(ctx: ViewContext) {
     'select',
     { name: 'status' },
     h('option', { value: '' }, 'Any status'),
-    (Object.keys(STATUS_LABELS) as Sale['status'][]).map((s) => h('option', { value: s, selected: value('status') === s }, STATUS_LABELS[s])),
+    (Object.keys(STATUS_FILTERS) as StatusFilter[]).map((s) => h('option', { value: s, selected: value('status') === s }, STATUS_FILTERS[s].label)),
   ) as HTMLSelectElement;
   const type = h(
     'select',
@@ -64,8 +65,10 @@ export async function merchantDocumentsView(ctx: ViewContext) {
     h('div', { class: 'filter-actions' }, h('button', { type: 'submit', class: 'primary' }, 'Search'), h('a', { href: '#/documents', class: 'button-link' }, 'Clear')),
   );
   const head = heading('Documents', h('button', { type: 'button', onclick: ctx.refresh }, 'Refresh'));
-  const filters: Record<string, string | number | undefined> = { page };
+  const filters: Record<string, string | number | boolean | undefined> = { page };
   for (const name of FILTERS) filters[name] = value(name) || undefined;
+  const statusFilter = value('status');
+  if (isStatusFilter(statusFilter)) Object.assign(filters, { resolved: undefined }, STATUS_FILTERS[statusFilter].query);
   let result: Page<Sale>;
   try {
     result = await ctx.api.get<Page<Sale>>(`/api/v1/sales${query(filters)}`);
@@ -80,14 +83,14 @@ export async function merchantDocumentsView(ctx: ViewContext) {
     dateTime(doc.occurredAt),
     doc.customer.name || '—',
     money(doc.totals.total, doc.totals.currency),
-    statusBadge(doc.status),
+    statusBadge(doc.status, doc.resolution !== null),
     receiptLink(doc, { preview: true, label: 'Preview' }),
   ]);
   const filtered = FILTERS.some((name) => value(name));
   return [
     head,
     form,
-    h('p', { class: 'muted', role: 'status' }, `${result.meta.total} document${result.meta.total === 1 ? '' : 's'}${filtered ? ' match' : ''}. Dates are the days of your merchant.`),
+    h('p', { class: 'muted', role: 'status' }, `${result.meta.total} document${result.meta.total === 1 ? '' : 's'}${filtered ? ' match' : ''}. Days and times are your merchant's, in ${shownZoneName()}.`),
     rows.length === 0 && !filtered
       ? firstStepsEmpty(ctx, 'No documents yet.')
       : table('Documents', ['Invoice', 'Authority invoice no.', 'Reference', 'Branch', 'Date', 'Customer', 'Total', 'Status', 'Receipt'], rows, { empty: 'No document matches.' }),

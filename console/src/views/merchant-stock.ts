@@ -16,6 +16,27 @@ const STATUS: Record<StockComparisonResource['status'], [string, 'ok' | 'warn' |
 
 const quantity = (value: number | null) => (value === null ? '—' : String(value));
 
+/**
+ * Why nothing moved (issue 45 M3): only a line naming a registered goods item moves stock, and a
+ * shop that sold goods by name alone sees an empty page. `items`: how many items it has.
+ */
+function nothingMoved(branch: string, items: number | undefined): HTMLElement {
+  return h(
+    'div',
+    { class: 'empty', 'data-testid': 'stock-empty' },
+    h('p', null, h('strong', null, `No stock moved at branch ${branch} yet.`)),
+    h(
+      'p',
+      null,
+      'A sale moves stock only when its line names a registered goods item by its item code (',
+      h('code', null, 'itemCode'),
+      '); a line with only a name and a classification code is fiscalised but moves nothing. ',
+      items === 0 ? 'You have no items registered yet.' : items === undefined ? '' : `None of your sales at this branch named one of your ${items} item${items === 1 ? '' : 's'} yet.`,
+    ),
+    h('p', null, h('a', { href: '#/items', class: 'button-link' }, items === 0 ? 'Register your goods under Items' : 'See your items')),
+  );
+}
+
 export async function merchantStockView(ctx: ViewContext) {
   const branches = (await branchesOf(ctx.api)).filter((b) => b.initialized);
   const chosen = ctx.params.get('branch') ?? '';
@@ -65,6 +86,8 @@ export async function merchantStockView(ctx: ViewContext) {
     return [head, controls, errorBox(err)];
   }
   const { data } = result;
+  // Only when nothing moved: how many items the merchant has says why (none at all, or none named).
+  const itemCount = data.summary.items === 0 && !status ? await ctx.api.get<{ meta: { total: number } }>('/api/v1/items').then((r) => r.meta.total, () => undefined) : undefined;
   const rows = data.items.map((i) => [
     h('span', { class: 'stack' }, h('strong', { class: 'mono' }, i.itemCode), i.itemName ? h('small', { class: 'muted' }, i.itemName) : null),
     quantity(i.gatewayQuantity),
@@ -85,7 +108,9 @@ export async function merchantStockView(ctx: ViewContext) {
       ),
       data.lastError ? h('p', { class: 'notice notice-warn' }, `The last read failed: ${data.lastError}`) : null,
       h('div', { class: 'filter-actions' }, check, message),
-      table('Stock compared with the VSDC', ['Item', 'Gateway', 'VSDC', 'Difference', 'Not yet with the VSDC', 'Status'], rows, { empty: status ? 'No item with this status.' : 'No stock moved at this branch yet.' }),
+      rows.length === 0 && !status
+        ? nothingMoved(data.branch, itemCount)
+        : table('Stock compared with the VSDC', ['Item', 'Gateway', 'VSDC', 'Difference', 'Not yet with the VSDC', 'Status'], rows, { empty: 'No item with this status.' }),
       pager(result.meta, (p) => setParam('page', String(p))),
       h('p', { class: 'muted' }, 'The VSDC\'s level is what its ledger of movements adds up to. "Pending": your movements not yet with the VSDC explain the difference; they are sent on their own. A difference that stays is a refused movement (Stock movements that failed) or one filed by another system.'),
     ),

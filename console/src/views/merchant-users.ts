@@ -1,7 +1,9 @@
 // The merchant's people: who has access with which role, and whether each initialised branch's
 // VSDC has them as a user; owners and admins invite and remove.
 import { badge, dateTime, h, table } from '../dom.ts';
-import type { AccountUser, BranchUserState, Invitation, ListedAccountUser, UserRole } from '../types.ts';
+import { formatDateTime } from '../time.ts';
+import type { AccountUser, BranchUserState, Invitation, ListedAccountUser, PendingInvitation, UserRole } from '../types.ts';
+import { developmentLink } from './account-pages.ts';
 import { canWrite, confirmAction, errorBox, field, formMessage, heading, type ViewContext } from '../view.ts';
 
 const ROLE_TEXT: Record<UserRole, string> = {
@@ -26,13 +28,51 @@ function registrationCell(registration: ListedAccountUser['vsdcRegistration']) {
   return h('span', { class: 'stack' }, badge(text, tone), ...shown.map((b) => h('small', null, branchText(b))));
 }
 
+/** The invitation just sent, said once more on the view it refreshed: the notice, and in development its link from the outbox. */
+let justInvited: { text: string; outbox: HTMLElement | null } | undefined;
+
+/** The invitations waiting to be accepted; owners and admins revoke them (only an owner an owner's). */
+function pendingInvitations(ctx: ViewContext, invitations: PendingInvitation[], message: ReturnType<typeof formMessage>): HTMLElement[] {
+  const writer = canWrite(ctx);
+  const me = ctx.account?.user;
+  const rows = invitations.map((i) => [
+    i.email,
+    badge(i.role, i.role === 'viewer' ? 'neutral' : 'ok'),
+    dateTime(i.createdAt),
+    dateTime(i.expiresAt),
+    ...(writer
+      ? [
+          i.role !== 'owner' || me?.role === 'owner'
+            ? confirmAction(`Revoke the invitation of ${i.email}`, `Revoke the invitation of ${i.email}? Its link stops working.`, 'Yes, revoke it', async () => {
+                try {
+                  await ctx.api.delete(`/api/v1/account/users/invitations/${i.id}`);
+                  ctx.announce(`The invitation of ${i.email} is revoked.`);
+                  ctx.refresh();
+                } catch (err) {
+                  message.error(err);
+                }
+              })
+            : '—',
+        ]
+      : []),
+  ]);
+  return [
+    h('h2', { id: 'pending-invitations' }, 'Pending invitations'),
+    table('Pending invitations', ['Email', 'Role', 'Invited', 'Link valid until', ...(writer ? ['Revoke'] : [])], rows, { empty: 'None: every invitation was accepted, revoked or has expired.' }),
+  ];
+}
+
 export async function usersView(ctx: ViewContext) {
   const writer = canWrite(ctx);
   const me = ctx.account?.user;
   const head = heading('Users', h('button', { type: 'button', onclick: ctx.refresh }, 'Refresh'));
   let users: ListedAccountUser[];
+  let invitations: PendingInvitation[];
   try {
-    users = (await ctx.api.get<{ data: ListedAccountUser[] }>('/api/v1/account/users')).data;
+    [users, invitations] = await Promise.all([
+      ctx.api.get<{ data: ListedAccountUser[] }>('/api/v1/account/users').then((r) => r.data),
+      ctx.api.get<{ data: PendingInvitation[] }>('/api/v1/account/users/invitations').then((r) => r.data),
+    ]);
   } catch (err) {
     return [head, errorBox(err)];
   }
@@ -64,6 +104,7 @@ export async function usersView(ctx: ViewContext) {
     head,
     message.element,
     table('Users', ['Email', 'Role', 'Email address', 'Since', 'At the VSDC', ...(writer ? ['Remove'] : [])], rows),
+    pendingInvitations(ctx, invitations, message),
   ];
   const explained = h('p', { class: 'muted' }, "Every user is registered with the authority's VSDC as a user of each initialised branch; a removed user is registered as no longer in use.");
   if (!writer) return [...content, explained, h('p', { class: 'muted' }, 'Viewers see who has access; an owner or admin invites and removes users.')];
@@ -80,13 +121,16 @@ export async function usersView(ctx: ViewContext) {
       onsubmit: async (e: Event) => {
         e.preventDefault();
         submit.disabled = true;
+        const since = Date.now() - 5_000;
         try {
-          const invitation = await ctx.api.postJson<{ data: Invitation }>('/api/v1/account/users/invitations', { email: email.value.trim(), role: role.value });
-          inviteMessage.ok(`Invitation mailed to ${invitation.data.email} as ${invitation.data.role}. The link works once, until ${new Date(invitation.data.expiresAt).toLocaleString()}.`);
-          email.value = '';
+          const invitation = (await ctx.api.postJson<{ data: Invitation }>('/api/v1/account/users/invitations', { email: email.value.trim(), role: role.value })).data;
+          const until = `The link works once, until ${formatDateTime(new Date(invitation.expiresAt), { seconds: false })}.`;
+          // A development gateway keeps its mails (no SMTP_URL): say so, with the link, as sign-up does.
+          const outbox = await developmentLink(invitation.email, 'accept-invitation', since);
+          justInvited = { text: outbox ? `Invitation for ${invitation.email} as ${invitation.role} made, not mailed. ${until}` : `Invitation mailed to ${invitation.email} as ${invitation.role}. ${until}`, outbox };
+          ctx.refresh();
         } catch (err) {
           inviteMessage.error(err);
-        } finally {
           submit.disabled = false;
         }
       },
@@ -96,7 +140,10 @@ export async function usersView(ctx: ViewContext) {
     field('invite-email', 'Email', email),
     field('invite-role', 'Role', role),
     inviteMessage.element,
+    justInvited?.outbox ?? null,
     submit,
   );
+  if (justInvited) inviteMessage.ok(justInvited.text);
+  justInvited = undefined;
   return [...content, explained, form];
 }

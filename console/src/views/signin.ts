@@ -4,6 +4,7 @@
 import { Api, ApiProblem, publicRequest, type Role, type Session } from '../api.ts';
 import { h } from '../dom.ts';
 import type { AccountSession } from '../types.ts';
+import { productName } from '../view.ts';
 import { kindOf, PREFIXES } from '../../../src/credentials/secret-prefixes.ts';
 
 const CHECKS: Record<'partner' | 'operator', string> = {
@@ -145,6 +146,7 @@ export function signInView(onSignedIn: (signedIn: SignedIn) => void, notice?: st
         onSignedIn({ session });
       },
     },
+    productName(),
     h('h1', { id: 'signin-title', tabindex: -1 }, 'Sign in to the console'),
     notice ? h('p', { class: 'notice notice-ok', role: 'status' }, notice) : null,
     h(

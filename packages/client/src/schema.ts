@@ -255,7 +255,7 @@ export interface paths {
         };
         /**
          * List sales, newest first
-         * @description All branches, or the one `branch` (or X-Branch) names. `reference` matches your clientInvoiceNo or the Idempotency-Key; `status`, `type`, and `from`/`to` (the merchant's calendar days, inclusive, in its timezone) narrow further. Filters combine; no match is an empty page.
+         * @description All branches, or the one `branch` (or X-Branch) names. `reference` matches your clientInvoiceNo or the Idempotency-Key; `status`, `resolved` (the refused documents dealt with, or not), `type`, and `from`/`to` (the merchant's calendar days, inclusive, in its timezone) narrow further. Filters combine; no match is an empty page.
          */
         get: operations["listSales"];
         put?: never;
@@ -341,7 +341,7 @@ export interface paths {
         put?: never;
         /**
          * Reissue a failed sale as a new sale with corrected lines or customer
-         * @description The body is a sale's body (plus an optional `note`). The new sale takes the next invoice number of the failed sale's branch (X-Branch is not needed) and carries `replacesSaleId`; it is stored in one transaction with the failed sale's resolution (`kind: reissued`, `replacedBySaleId`). A credit or debit note cannot be reissued (422 `not_a_sale`): mark it resolved. Only a `failed` document (refused by the authority) can be resolved, once: anything else is 409 `document_not_failed`. The failed document keeps its lines, totals and invoice number; it becomes `resolved` with `resolution` (kind, by, at, note), the action is audited and `invoice.resolved` fires to endpoints that subscribe to it. Answers 201 once the document is durably stored with its invoice number, after waiting up to SALE_WAIT_MS for its filing: status `uploaded` (print it), `failed` (refused by the authority) or `pending` (queued; only an uploaded document is a fiscal receipt). With an Idempotency-Key, a repeat of the same request returns the original document with `Idempotent-Replayed: true`.
+         * @description The body is a sale's body (plus an optional `note`). The new sale takes the next invoice number of the failed sale's branch (X-Branch is not needed) and carries `replacesSaleId`; it is stored in one transaction with the failed sale's resolution (`kind: reissued`, `replacedBySaleId`). A credit or debit note cannot be reissued (422 `not_a_sale`): mark it resolved. Only a `failed` document (refused by the authority) can be resolved, once: anything else is 409 `document_not_failed`. The failed document keeps its lines, totals, invoice number and `status` (`failed`); it gains `resolution` (kind, by, at, note), the action is audited and `invoice.resolved` fires to endpoints that subscribe to it. Answers 201 once the document is durably stored with its invoice number, after waiting up to SALE_WAIT_MS for its filing: status `uploaded` (print it), `failed` (refused by the authority) or `pending` (queued; only an uploaded document is a fiscal receipt). With an Idempotency-Key, a repeat of the same request returns the original document with `Idempotent-Replayed: true`.
          */
         post: operations["reissueSale"];
         delete?: never;
@@ -361,7 +361,7 @@ export interface paths {
         put?: never;
         /**
          * Mark a failed document resolved: nothing has to be filed for it
-         * @description For a sale, credit note or debit note the authority refused and that needs no new document; `note` says why. Only a `failed` document (refused by the authority) can be resolved, once: anything else is 409 `document_not_failed`. The failed document keeps its lines, totals and invoice number; it becomes `resolved` with `resolution` (kind, by, at, note), the action is audited and `invoice.resolved` fires to endpoints that subscribe to it.
+         * @description For a sale, credit note or debit note the authority refused and that needs no new document; `note` says why. Only a `failed` document (refused by the authority) can be resolved, once: anything else is 409 `document_not_failed`. The failed document keeps its lines, totals, invoice number and `status` (`failed`); it gains `resolution` (kind, by, at, note), the action is audited and `invoice.resolved` fires to endpoints that subscribe to it.
          */
         post: operations["resolveSale"];
         delete?: never;
@@ -381,7 +381,7 @@ export interface paths {
         put?: never;
         /**
          * Reissue one of your merchants' failed sales as a new sale with corrected lines or customer
-         * @description As `POST /api/v1/sales/{sale}/reissue` with the merchant's token, for a merchant of yours (another partner's is a 404); the resolution names your key. Only a `failed` document (refused by the authority) can be resolved, once: anything else is 409 `document_not_failed`. The failed document keeps its lines, totals and invoice number; it becomes `resolved` with `resolution` (kind, by, at, note), the action is audited and `invoice.resolved` fires to endpoints that subscribe to it.
+         * @description As `POST /api/v1/sales/{sale}/reissue` with the merchant's token, for a merchant of yours (another partner's is a 404); the resolution names your key. Only a `failed` document (refused by the authority) can be resolved, once: anything else is 409 `document_not_failed`. The failed document keeps its lines, totals, invoice number and `status` (`failed`); it gains `resolution` (kind, by, at, note), the action is audited and `invoice.resolved` fires to endpoints that subscribe to it.
          */
         post: operations["reissueTenantSale"];
         delete?: never;
@@ -401,7 +401,7 @@ export interface paths {
         put?: never;
         /**
          * Mark one of your merchants' failed documents resolved: nothing has to be filed for it
-         * @description As `POST /api/v1/sales/{sale}/resolve` with the merchant's token, for a merchant of yours (another partner's is a 404). Only a `failed` document (refused by the authority) can be resolved, once: anything else is 409 `document_not_failed`. The failed document keeps its lines, totals and invoice number; it becomes `resolved` with `resolution` (kind, by, at, note), the action is audited and `invoice.resolved` fires to endpoints that subscribe to it.
+         * @description As `POST /api/v1/sales/{sale}/resolve` with the merchant's token, for a merchant of yours (another partner's is a 404). Only a `failed` document (refused by the authority) can be resolved, once: anything else is 409 `document_not_failed`. The failed document keeps its lines, totals, invoice number and `status` (`failed`); it gains `resolution` (kind, by, at, note), the action is audited and `invoice.resolved` fires to endpoints that subscribe to it.
          */
         post: operations["resolveTenantSale"];
         delete?: never;
@@ -717,7 +717,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a line: take the goods into stock as one of your items
-         * @description Requires `itemCode`. The `decision` is set at once and never changes (a second answer is 409 `import_item_already_decided`). The answer is then filed with the authority: `filing.state` is `sending` (retried in the background while the VSDC does not answer), then `accepted` or `failed` (the authority's code and text). A failed filing does not reverse the decision.
+         * @description Requires `itemCode`. The `decision` is set at once and never changes (a second answer is 409 `import_item_already_decided`). The answer is then filed with the authority: `filing` is `sending` (retried in the background while the VSDC does not answer), then `accepted` or `failed` (the authority's code and text in `filingDetail`). A failed filing does not reverse the decision.
          */
         post: operations["approveImportItem"];
         delete?: never;
@@ -737,7 +737,7 @@ export interface paths {
         put?: never;
         /**
          * Reject a line
-         * @description No itemCode needed; the body is optional. The `decision` is set at once and never changes (a second answer is 409 `import_item_already_decided`). The answer is then filed with the authority: `filing.state` is `sending` (retried in the background while the VSDC does not answer), then `accepted` or `failed` (the authority's code and text). A failed filing does not reverse the decision.
+         * @description No itemCode needed; the body is optional. The `decision` is set at once and never changes (a second answer is 409 `import_item_already_decided`). The answer is then filed with the authority: `filing` is `sending` (retried in the background while the VSDC does not answer), then `accepted` or `failed` (the authority's code and text in `filingDetail`). A failed filing does not reverse the decision.
          */
         post: operations["rejectImportItem"];
         delete?: never;
@@ -1378,8 +1378,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Your merchants' documents by status (default: failed), newest first
-         * @description Failed documents carry the authority's `resultCode` and `lastError`: they need someone to act.
+         * Your merchants' documents by status (default: failed, not resolved), newest first
+         * @description Failed documents carry the authority's `resultCode` and `lastError`: they need someone to act until they are reissued or marked resolved. A resolved one stays `failed` and has a `resolution`; `resolved=true` lists those, `resolved=false` (the default) the others.
          */
         get: operations["listPartnerDocuments"];
         put?: never;
@@ -1474,7 +1474,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Documents by status (default: failed), every partner */
+        /**
+         * Documents by status (default: failed, not resolved), every partner
+         * @description Failed documents carry the authority's `resultCode` and `lastError`: they need someone to act until they are reissued or marked resolved. A resolved one stays `failed` and has a `resolution`; `resolved=true` lists those, `resolved=false` (the default) the others.
+         */
         get: operations["adminListDocuments"];
         put?: never;
         post?: never;
@@ -1987,7 +1990,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The invitations waiting to be accepted
+         * @description Valid, neither accepted nor revoked, newest first.
+         */
+        get: operations["listAccountInvitations"];
         put?: never;
         /**
          * Invite a user by mail (owner or admin)
@@ -1995,6 +2002,26 @@ export interface paths {
          */
         post: operations["inviteAccountUser"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/users/invitations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a pending invitation (owner or admin; only an owner revokes an owner's)
+         * @description Its link stops working at once (`400 link_invalid` if it is opened). An invitation accepted, revoked or expired is a 404.
+         */
+        delete: operations["revokeAccountInvitation"];
         options?: never;
         head?: never;
         patch?: never;
@@ -6624,8 +6651,10 @@ export interface operations {
                 page: number;
                 /** @description Your clientInvoiceNo or the Idempotency-Key the sale was created with */
                 reference?: string;
-                /** @description Only documents in this state */
-                status?: "pending" | "uploaded" | "failed" | "resolved";
+                /** @description Only documents in this state (`failed` includes the refused documents since resolved: `resolved` narrows) */
+                status?: "pending" | "uploaded" | "failed";
+                /** @description `true`: only the refused documents since reissued or marked resolved (they have a `resolution`); `false`: every other document (with `status=failed`, the refused ones still to deal with) */
+                resolved?: boolean;
                 /** @description Only sales, or only credit or debit notes */
                 type?: "sale" | "credit_note" | "debit_note";
                 /** @description Only normal (fiscal), training or proforma documents */
@@ -6675,8 +6704,8 @@ export interface operations {
                             /** @description The branch's invoice sequence number of the document's kind (salesType): filed as cisInvcNo, `12` for a normal document, `T-12` training, `P-12` proforma */
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
-                            /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
-                            status: "pending" | "uploaded" | "failed" | "resolved";
+                            /** @description `failed`: refused by the authority; one since reissued or marked resolved stays `failed` and has a `resolution` */
+                            status: "pending" | "uploaded" | "failed";
                             tpin: string;
                             branch: string;
                             customer: {
@@ -6761,7 +6790,9 @@ export interface operations {
                                 /** @description The note's number in the branch's sequence */
                                 invoiceNo: number;
                                 authorityInvoiceNo: string | null;
-                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                status: "pending" | "uploaded" | "failed";
+                                /** @description A failed note since marked resolved */
+                                resolved: boolean;
                                 reasonCode: string | null;
                                 /** @description The note's total, in the sale's currency */
                                 total: number;
@@ -7034,8 +7065,8 @@ export interface operations {
                             /** @description The branch's invoice sequence number of the document's kind (salesType): filed as cisInvcNo, `12` for a normal document, `T-12` training, `P-12` proforma */
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
-                            /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
-                            status: "pending" | "uploaded" | "failed" | "resolved";
+                            /** @description `failed`: refused by the authority; one since reissued or marked resolved stays `failed` and has a `resolution` */
+                            status: "pending" | "uploaded" | "failed";
                             tpin: string;
                             branch: string;
                             customer: {
@@ -7120,7 +7151,9 @@ export interface operations {
                                 /** @description The note's number in the branch's sequence */
                                 invoiceNo: number;
                                 authorityInvoiceNo: string | null;
-                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                status: "pending" | "uploaded" | "failed";
+                                /** @description A failed note since marked resolved */
+                                resolved: boolean;
                                 reasonCode: string | null;
                                 /** @description The note's total, in the sale's currency */
                                 total: number;
@@ -7394,8 +7427,8 @@ export interface operations {
                             /** @description The branch's invoice sequence number of the document's kind (salesType): filed as cisInvcNo, `12` for a normal document, `T-12` training, `P-12` proforma */
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
-                            /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
-                            status: "pending" | "uploaded" | "failed" | "resolved";
+                            /** @description `failed`: refused by the authority; one since reissued or marked resolved stays `failed` and has a `resolution` */
+                            status: "pending" | "uploaded" | "failed";
                             tpin: string;
                             branch: string;
                             customer: {
@@ -7480,7 +7513,9 @@ export interface operations {
                                 /** @description The note's number in the branch's sequence */
                                 invoiceNo: number;
                                 authorityInvoiceNo: string | null;
-                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                status: "pending" | "uploaded" | "failed";
+                                /** @description A failed note since marked resolved */
+                                resolved: boolean;
                                 reasonCode: string | null;
                                 /** @description The note's total, in the sale's currency */
                                 total: number;
@@ -7722,8 +7757,8 @@ export interface operations {
                             /** @description The branch's invoice sequence number of the document's kind (salesType): filed as cisInvcNo, `12` for a normal document, `T-12` training, `P-12` proforma */
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
-                            /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
-                            status: "pending" | "uploaded" | "failed" | "resolved";
+                            /** @description `failed`: refused by the authority; one since reissued or marked resolved stays `failed` and has a `resolution` */
+                            status: "pending" | "uploaded" | "failed";
                             tpin: string;
                             branch: string;
                             customer: {
@@ -7808,7 +7843,9 @@ export interface operations {
                                 /** @description The note's number in the branch's sequence */
                                 invoiceNo: number;
                                 authorityInvoiceNo: string | null;
-                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                status: "pending" | "uploaded" | "failed";
+                                /** @description A failed note since marked resolved */
+                                resolved: boolean;
                                 reasonCode: string | null;
                                 /** @description The note's total, in the sale's currency */
                                 total: number;
@@ -8148,8 +8185,8 @@ export interface operations {
                             /** @description The branch's invoice sequence number of the document's kind (salesType): filed as cisInvcNo, `12` for a normal document, `T-12` training, `P-12` proforma */
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
-                            /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
-                            status: "pending" | "uploaded" | "failed" | "resolved";
+                            /** @description `failed`: refused by the authority; one since reissued or marked resolved stays `failed` and has a `resolution` */
+                            status: "pending" | "uploaded" | "failed";
                             tpin: string;
                             branch: string;
                             customer: {
@@ -8234,7 +8271,9 @@ export interface operations {
                                 /** @description The note's number in the branch's sequence */
                                 invoiceNo: number;
                                 authorityInvoiceNo: string | null;
-                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                status: "pending" | "uploaded" | "failed";
+                                /** @description A failed note since marked resolved */
+                                resolved: boolean;
                                 reasonCode: string | null;
                                 /** @description The note's total, in the sale's currency */
                                 total: number;
@@ -8605,8 +8644,8 @@ export interface operations {
                             /** @description The branch's invoice sequence number of the document's kind (salesType): filed as cisInvcNo, `12` for a normal document, `T-12` training, `P-12` proforma */
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
-                            /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
-                            status: "pending" | "uploaded" | "failed" | "resolved";
+                            /** @description `failed`: refused by the authority; one since reissued or marked resolved stays `failed` and has a `resolution` */
+                            status: "pending" | "uploaded" | "failed";
                             tpin: string;
                             branch: string;
                             customer: {
@@ -8691,7 +8730,9 @@ export interface operations {
                                 /** @description The note's number in the branch's sequence */
                                 invoiceNo: number;
                                 authorityInvoiceNo: string | null;
-                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                status: "pending" | "uploaded" | "failed";
+                                /** @description A failed note since marked resolved */
+                                resolved: boolean;
                                 reasonCode: string | null;
                                 /** @description The note's total, in the sale's currency */
                                 total: number;
@@ -9000,8 +9041,8 @@ export interface operations {
                             /** @description The branch's invoice sequence number of the document's kind (salesType): filed as cisInvcNo, `12` for a normal document, `T-12` training, `P-12` proforma */
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
-                            /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
-                            status: "pending" | "uploaded" | "failed" | "resolved";
+                            /** @description `failed`: refused by the authority; one since reissued or marked resolved stays `failed` and has a `resolution` */
+                            status: "pending" | "uploaded" | "failed";
                             tpin: string;
                             branch: string;
                             customer: {
@@ -9086,7 +9127,9 @@ export interface operations {
                                 /** @description The note's number in the branch's sequence */
                                 invoiceNo: number;
                                 authorityInvoiceNo: string | null;
-                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                status: "pending" | "uploaded" | "failed";
+                                /** @description A failed note since marked resolved */
+                                resolved: boolean;
                                 reasonCode: string | null;
                                 /** @description The note's total, in the sale's currency */
                                 total: number;
@@ -9445,8 +9488,8 @@ export interface operations {
                             /** @description The branch's invoice sequence number of the document's kind (salesType): filed as cisInvcNo, `12` for a normal document, `T-12` training, `P-12` proforma */
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
-                            /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
-                            status: "pending" | "uploaded" | "failed" | "resolved";
+                            /** @description `failed`: refused by the authority; one since reissued or marked resolved stays `failed` and has a `resolution` */
+                            status: "pending" | "uploaded" | "failed";
                             tpin: string;
                             branch: string;
                             customer: {
@@ -9531,7 +9574,9 @@ export interface operations {
                                 /** @description The note's number in the branch's sequence */
                                 invoiceNo: number;
                                 authorityInvoiceNo: string | null;
-                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                status: "pending" | "uploaded" | "failed";
+                                /** @description A failed note since marked resolved */
+                                resolved: boolean;
                                 reasonCode: string | null;
                                 /** @description The note's total, in the sale's currency */
                                 total: number;
@@ -9842,8 +9887,8 @@ export interface operations {
                             /** @description The branch's invoice sequence number of the document's kind (salesType): filed as cisInvcNo, `12` for a normal document, `T-12` training, `P-12` proforma */
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
-                            /** @description `resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution` */
-                            status: "pending" | "uploaded" | "failed" | "resolved";
+                            /** @description `failed`: refused by the authority; one since reissued or marked resolved stays `failed` and has a `resolution` */
+                            status: "pending" | "uploaded" | "failed";
                             tpin: string;
                             branch: string;
                             customer: {
@@ -9928,7 +9973,9 @@ export interface operations {
                                 /** @description The note's number in the branch's sequence */
                                 invoiceNo: number;
                                 authorityInvoiceNo: string | null;
-                                status: "pending" | "uploaded" | "failed" | "resolved";
+                                status: "pending" | "uploaded" | "failed";
+                                /** @description A failed note since marked resolved */
+                                resolved: boolean;
                                 reasonCode: string | null;
                                 /** @description The note's total, in the sale's currency */
                                 total: number;
@@ -14271,12 +14318,13 @@ export interface operations {
                             itemCode: string | null;
                             itemClassificationCode: string | null;
                             remark: string | null;
-                            filing: {
-                                /**
-                                 * @description not_sent (no answer yet), sending (on its way, retried while the VSDC does not answer), accepted, failed (refused by the authority; the decision stands)
-                                 * @enum {unknown}
-                                 */
-                                state: "not_sent" | "sending" | "accepted" | "failed";
+                            /**
+                             * @description Whether the authority accepted your answer (spec 2.8): not_sent (no answer yet), sending (on its way, retried while the VSDC does not answer), accepted, failed (refused by the authority; the decision stands)
+                             * @enum {unknown}
+                             */
+                            filing: "not_sent" | "sending" | "accepted" | "failed";
+                            /** @description What the authority answered to your answer, beside `filing` */
+                            filingDetail: {
                                 resultCode: string | null;
                                 message: string | null;
                                 filedAt: string | null;
@@ -14460,12 +14508,13 @@ export interface operations {
                             itemCode: string | null;
                             itemClassificationCode: string | null;
                             remark: string | null;
-                            filing: {
-                                /**
-                                 * @description not_sent (no answer yet), sending (on its way, retried while the VSDC does not answer), accepted, failed (refused by the authority; the decision stands)
-                                 * @enum {unknown}
-                                 */
-                                state: "not_sent" | "sending" | "accepted" | "failed";
+                            /**
+                             * @description Whether the authority accepted your answer (spec 2.8): not_sent (no answer yet), sending (on its way, retried while the VSDC does not answer), accepted, failed (refused by the authority; the decision stands)
+                             * @enum {unknown}
+                             */
+                            filing: "not_sent" | "sending" | "accepted" | "failed";
+                            /** @description What the authority answered to your answer, beside `filing` */
+                            filingDetail: {
                                 resultCode: string | null;
                                 message: string | null;
                                 filedAt: string | null;
@@ -14668,12 +14717,13 @@ export interface operations {
                             itemCode: string | null;
                             itemClassificationCode: string | null;
                             remark: string | null;
-                            filing: {
-                                /**
-                                 * @description not_sent (no answer yet), sending (on its way, retried while the VSDC does not answer), accepted, failed (refused by the authority; the decision stands)
-                                 * @enum {unknown}
-                                 */
-                                state: "not_sent" | "sending" | "accepted" | "failed";
+                            /**
+                             * @description Whether the authority accepted your answer (spec 2.8): not_sent (no answer yet), sending (on its way, retried while the VSDC does not answer), accepted, failed (refused by the authority; the decision stands)
+                             * @enum {unknown}
+                             */
+                            filing: "not_sent" | "sending" | "accepted" | "failed";
+                            /** @description What the authority answered to your answer, beside `filing` */
+                            filingDetail: {
                                 resultCode: string | null;
                                 message: string | null;
                                 filedAt: string | null;
@@ -14952,12 +15002,13 @@ export interface operations {
                             itemCode: string | null;
                             itemClassificationCode: string | null;
                             remark: string | null;
-                            filing: {
-                                /**
-                                 * @description not_sent (no answer yet), sending (on its way, retried while the VSDC does not answer), accepted, failed (refused by the authority; the decision stands)
-                                 * @enum {unknown}
-                                 */
-                                state: "not_sent" | "sending" | "accepted" | "failed";
+                            /**
+                             * @description Whether the authority accepted your answer (spec 2.8): not_sent (no answer yet), sending (on its way, retried while the VSDC does not answer), accepted, failed (refused by the authority; the decision stands)
+                             * @enum {unknown}
+                             */
+                            filing: "not_sent" | "sending" | "accepted" | "failed";
+                            /** @description What the authority answered to your answer, beside `filing` */
+                            filingDetail: {
                                 resultCode: string | null;
                                 message: string | null;
                                 filedAt: string | null;
@@ -23814,7 +23865,10 @@ export interface operations {
             query: {
                 /** @description Page number, from 1; 20 items a page. */
                 page: number;
-                status?: "pending" | "uploaded" | "failed" | "resolved";
+                /** @description Only documents in this state; default `failed` */
+                status?: "pending" | "uploaded" | "failed";
+                /** @description `true`: only the refused documents since reissued or marked resolved; `false` (default): the others */
+                resolved?: boolean;
                 tenant?: number;
                 branch?: string;
             };
@@ -23842,7 +23896,7 @@ export interface operations {
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
                             receiptNo: number | null;
-                            status: "pending" | "uploaded" | "failed" | "resolved";
+                            status: "pending" | "uploaded" | "failed";
                             clientInvoiceNo: string | null;
                             totals: {
                                 net: number;
@@ -24034,15 +24088,17 @@ export interface operations {
                                 at: string;
                                 uploaded: number;
                                 pending: number;
+                                /** @description Refused by the authority and not resolved */
                                 failed: number;
-                                /** @description Refused, then reissued or marked resolved */
+                                /** @description Refused, then reissued or marked resolved (their `status` is `failed`, with a `resolution`) */
                                 resolved: number;
                             }[];
                             totals: {
                                 uploaded: number;
                                 pending: number;
+                                /** @description Refused by the authority and not resolved */
                                 failed: number;
-                                /** @description Refused, then reissued or marked resolved */
+                                /** @description Refused, then reissued or marked resolved (their `status` is `failed`, with a `resolution`) */
                                 resolved: number;
                             };
                         };
@@ -24601,7 +24657,10 @@ export interface operations {
             query: {
                 /** @description Page number, from 1; 20 items a page. */
                 page: number;
-                status?: "pending" | "uploaded" | "failed" | "resolved";
+                /** @description Only documents in this state; default `failed` */
+                status?: "pending" | "uploaded" | "failed";
+                /** @description `true`: only the refused documents since reissued or marked resolved; `false` (default): the others */
+                resolved?: boolean;
                 tenant?: number;
                 branch?: string;
                 partner?: number;
@@ -24630,7 +24689,7 @@ export interface operations {
                             invoiceNo: number;
                             authorityInvoiceNo: string | null;
                             receiptNo: number | null;
-                            status: "pending" | "uploaded" | "failed" | "resolved";
+                            status: "pending" | "uploaded" | "failed";
                             clientInvoiceNo: string | null;
                             totals: {
                                 net: number;
@@ -24775,15 +24834,17 @@ export interface operations {
                                 at: string;
                                 uploaded: number;
                                 pending: number;
+                                /** @description Refused by the authority and not resolved */
                                 failed: number;
-                                /** @description Refused, then reissued or marked resolved */
+                                /** @description Refused, then reissued or marked resolved (their `status` is `failed`, with a `resolution`) */
                                 resolved: number;
                             }[];
                             totals: {
                                 uploaded: number;
                                 pending: number;
+                                /** @description Refused by the authority and not resolved */
                                 failed: number;
-                                /** @description Refused, then reissued or marked resolved */
+                                /** @description Refused, then reissued or marked resolved (their `status` is `failed`, with a `resolution`) */
                                 resolved: number;
                             };
                         };
@@ -26135,8 +26196,8 @@ export interface operations {
                         ClientInvoiceNumber: string | null;
                         /** @description The gateway invoice number: the branch's sequence number */
                         InvoiceNumber: number;
-                        /** @description `resolved`: refused by the authority, then reissued or marked resolved on the modern surface */
-                        Status: "pending" | "uploaded" | "failed" | "resolved";
+                        /** @description The sale resource's `status`: a refused invoice stays `failed` once reissued or marked resolved on the modern surface */
+                        Status: "pending" | "uploaded" | "failed";
                         Tpin: string;
                         BranchId: string;
                         /** @description Rounded to 2 decimals */
@@ -26406,8 +26467,8 @@ export interface operations {
                         ClientInvoiceNumber: string | null;
                         /** @description The gateway invoice number: the branch's sequence number */
                         InvoiceNumber: number;
-                        /** @description `resolved`: refused by the authority, then reissued or marked resolved on the modern surface */
-                        Status: "pending" | "uploaded" | "failed" | "resolved";
+                        /** @description The sale resource's `status`: a refused invoice stays `failed` once reissued or marked resolved on the modern surface */
+                        Status: "pending" | "uploaded" | "failed";
                         Tpin: string;
                         BranchId: string;
                         /** @description Rounded to 2 decimals */
@@ -26615,8 +26676,8 @@ export interface operations {
                         ClientInvoiceNumber: string | null;
                         /** @description The gateway invoice number: the branch's sequence number */
                         InvoiceNumber: number;
-                        /** @description `resolved`: refused by the authority, then reissued or marked resolved on the modern surface */
-                        Status: "pending" | "uploaded" | "failed" | "resolved";
+                        /** @description The sale resource's `status`: a refused invoice stays `failed` once reissued or marked resolved on the modern surface */
+                        Status: "pending" | "uploaded" | "failed";
                         Tpin: string;
                         BranchId: string;
                         /** @description Rounded to 2 decimals */
@@ -26802,8 +26863,8 @@ export interface operations {
             query: {
                 /** @description Page number, from 1; 20 items a page. */
                 page: number;
-                /** @description Only this item (its authority item code) */
-                itemCode?: string;
+                /** @description Only these items (their authority item codes): `?itemCode=A`, or repeated for up to 20 (a page of items) in one request, `?itemCode=A&itemCode=B` */
+                itemCode?: string[];
             };
             header?: {
                 /**
@@ -28446,6 +28507,11 @@ export interface operations {
                                 origin: "partner" | "self";
                                 status: "active" | "suspended";
                                 subscription: "active" | "blocked";
+                                /**
+                                 * @description IANA time zone of the merchant's days and of the times its receipts, reports and console show
+                                 * @example Africa/Lusaka
+                                 */
+                                timezone: string;
                                 /** @description Whether the merchant may file now, and why not */
                                 standing: {
                                     /** @description False while the subscription is blocked, the monthly quota is used up or the merchant is suspended, and while none of its branches is initialised */
@@ -29009,6 +29075,11 @@ export interface operations {
                                 origin: "partner" | "self";
                                 status: "active" | "suspended";
                                 subscription: "active" | "blocked";
+                                /**
+                                 * @description IANA time zone of the merchant's days and of the times its receipts, reports and console show
+                                 * @example Africa/Lusaka
+                                 */
+                                timezone: string;
                                 /** @description Whether the merchant may file now, and why not */
                                 standing: {
                                     /** @description False while the subscription is blocked, the monthly quota is used up or the merchant is suspended, and while none of its branches is initialised */
@@ -29704,6 +29775,114 @@ export interface operations {
             };
         };
     };
+    listAccountInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            email: string;
+                            /** @description `owner` and `admin` invite and remove users (only an owner invites or removes an owner); `viewer` reads */
+                            role: "owner" | "admin" | "viewer";
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                    };
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Service unavailable.
+             *
+             *     A coded error:
+             *
+             *     - `database_unavailable`: The gateway's database cannot be reached (restarting, failing over, refusing connections); nothing half-done is kept and no invoice number is used; `Retry-After` says when to try again; a write repeated with the same `Idempotency-Key` gives exactly one document
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
     inviteAccountUser: {
         parameters: {
             query?: never;
@@ -29791,6 +29970,203 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Service unavailable.
+             *
+             *     A coded error:
+             *
+             *     - `database_unavailable`: The gateway's database cannot be reached (restarting, failing over, refusing connections); nothing half-done is kept and no invoice number is used; `Retry-After` says when to try again; a write repeated with the same `Idempotency-Key` gives exactly one document
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    revokeAccountInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {boolean} */
+                            revoked: true;
+                            id: number;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `csrf_token_invalid`: A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization
+             *     - `role_insufficient`: The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, registering, initialising, correcting or removing devices, inviting or removing users; an admin inviting or removing an owner
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /**

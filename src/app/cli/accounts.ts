@@ -90,14 +90,17 @@ export async function tenantCommand(args: string[], json: boolean, withContext: 
   const [sub, idText, value, ...extra] = args;
   if (sub === 'list') {
     noMoreArguments(args.slice(1), 'tenant list');
-    const tenants = await withContext('tenant list', (ctx) => listAllTenants(ctx.db));
+    const tenants = await withContext('tenant list', async (ctx) => {
+      const partnerNames = new Map((await listPartners(ctx.db)).map((p) => [p.id, p.name]));
+      return (await listAllTenants(ctx.db)).map((t) => ({ ...t, partnerName: t.partnerId === null ? null : (partnerNames.get(t.partnerId) ?? null) }));
+    });
     print(
       json,
       tenants,
       tenants.length
         ? table(
             ['ID', 'TPIN', 'PARTNER', 'SUBSCRIPTION', 'STATUS', 'NAME'],
-            tenants.map((t) => [String(t.id), t.tpin, t.partnerId === null ? 'self sign-up' : `partner ${t.partnerId}`, t.subscription, t.status, t.name]),
+            tenants.map((t) => [String(t.id), t.tpin, t.partnerId === null ? 'self sign-up' : `${t.partnerName ?? 'partner'} (${t.partnerId})`, t.subscription, t.status, t.name]),
           )
         : 'no merchants',
     );

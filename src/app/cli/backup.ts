@@ -25,9 +25,13 @@ function shellWord(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The PostgreSQL commands that do what backup and restore do for the embedded database. */
-export function postgresCommands(file: string): { dump: string; restore: string } {
-  const f = shellWord(file);
+/**
+ * The PostgreSQL commands that do what backup and restore do for the embedded database. A backup's
+ * `--out` named like the embedded copy (`.tar.gz`) is renamed `.dump`: pg_dump's custom format is
+ * no tarball. A restore's `--from` is a file that exists, named as it is.
+ */
+export function postgresCommands(file: string, command: 'backup' | 'restore'): { dump: string; restore: string } {
+  const f = shellWord(command === 'backup' ? file.replace(/\.(tar\.gz|tgz|tar|gz)$/, '.dump') : file);
   return {
     dump: `pg_dump --format=custom --file=${f} "$DATABASE_URL"`,
     restore: `pg_restore --no-owner --dbname="$DATABASE_URL" ${f}`,
@@ -35,7 +39,7 @@ export function postgresCommands(file: string): { dump: string; restore: string 
 }
 
 function onPostgres(command: 'backup' | 'restore', file: string): UsageError {
-  const { dump, restore } = postgresCommands(file);
+  const { dump, restore } = postgresCommands(file, command);
   const lines =
     command === 'backup'
       ? [

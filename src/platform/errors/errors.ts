@@ -102,6 +102,13 @@ export function fieldError(field: string, message: string): ValidationError {
   return new ValidationError({ [field]: [message] });
 }
 
+/** `value` trimmed: only blanks are no more a value than nothing, so they are a 422 naming `field` too. */
+export function requiredText(value: string, field: string): string {
+  const trimmed = value.trim();
+  if (trimmed === '') throw fieldError(field, `The ${field} field must say something (not only spaces).`);
+  return trimmed;
+}
+
 /** Each of `days` (field → value; absent ones skipped) that is not a real calendar day, all in one 422 (a bad `from` is named beside a bad `to`). */
 export function assertCalendarDays(days: Record<string, string | undefined>): void {
   const problems: Record<string, string[]> = {};

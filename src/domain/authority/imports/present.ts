@@ -8,6 +8,8 @@ import { iso } from '../../../platform/lib/time.ts';
 const amount = (value: string | null): number | null => (value === null ? null : Number(value));
 
 export function presentImportItem(row: ImportItemRow): ImportItemResource {
+  // Spec 2.8 and 3.4: `filing` is the state itself; what the authority said is beside it.
+  const { state: filing, ...filingDetail } = presentAnswerFiling(row);
   return {
     id: Number(row.id),
     branch: row.branch,
@@ -35,7 +37,8 @@ export function presentImportItem(row: ImportItemRow): ImportItemResource {
     itemCode: row.item_code,
     itemClassificationCode: row.item_class_code,
     remark: row.remark,
-    filing: presentAnswerFiling(row),
+    filing,
+    filingDetail,
     receivedAt: row.received_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

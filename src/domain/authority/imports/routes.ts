@@ -15,7 +15,7 @@ const READ = { auth: { surface: 'merchant' as const, ability: 'invoices:read' as
 
 const ANSWER =
   'The `decision` is set at once and never changes (a second answer is 409 `import_item_already_decided`). ' +
-  'The answer is then filed with the authority: `filing.state` is `sending` (retried in the background while the VSDC does not answer), then `accepted` or `failed` (the authority\'s code and text). A failed filing does not reverse the decision.';
+  'The answer is then filed with the authority: `filing` is `sending` (retried in the background while the VSDC does not answer), then `accepted` or `failed` (the authority\'s code and text in `filingDetail`). A failed filing does not reverse the decision.';
 
 export function importRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (plugin) => {

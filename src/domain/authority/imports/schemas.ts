@@ -43,17 +43,21 @@ export type RejectBody = Static<typeof RejectBody>;
 const Amount = Nullable(Type.Number());
 const Text = Nullable(Type.String());
 
-/** Where a merchant's answer (to a customs line, a purchase) stands with the authority. */
-export const AnswerFiling = Type.Object({
-  state: Type.Enum(FILING_STATES, {
-    description: 'not_sent (no answer yet), sending (on its way, retried while the VSDC does not answer), accepted, failed (refused by the authority; the decision stands)',
-  }),
+const FilingState = Type.Enum(FILING_STATES, {
+  description: 'not_sent (no answer yet), sending (on its way, retried while the VSDC does not answer), accepted, failed (refused by the authority; the decision stands)',
+});
+
+/** What the authority answered to a merchant's answer (a customs line, a purchase), beside where it stands. */
+const AnswerFilingDetail = Type.Object({
   resultCode: Nullable(Type.String({ description: 'The authority\'s code of the last answer' })),
   message: Nullable(Type.String({ description: 'The authority\'s text when failed' })),
   filedAt: Nullable(Timestamp('When the authority accepted the answer')),
   nextAttemptAt: Nullable(Timestamp('While sending: the next background attempt')),
   lastError: Nullable(Type.String({ description: 'While sending: why the last attempt got no answer' })),
 });
+
+/** Where a purchase's answer stands with the authority, with the details. */
+export const AnswerFiling = Type.Object({ state: FilingState, ...AnswerFilingDetail.properties });
 
 export const ImportItem = Type.Object({
   id: Type.Integer(),
@@ -82,7 +86,10 @@ export const ImportItem = Type.Object({
   itemCode: Nullable(Type.String({ description: 'Set on approval' })),
   itemClassificationCode: Nullable(Type.String()),
   remark: Text,
-  filing: AnswerFiling,
+  filing: Type.Enum(FILING_STATES, {
+    description: 'Whether the authority accepted your answer (spec 2.8): not_sent (no answer yet), sending (on its way, retried while the VSDC does not answer), accepted, failed (refused by the authority; the decision stands)',
+  }),
+  filingDetail: Type.Object(AnswerFilingDetail.properties, { description: 'What the authority answered to your answer, beside `filing`' }),
   receivedAt: Timestamp(),
   updatedAt: Timestamp(),
 });

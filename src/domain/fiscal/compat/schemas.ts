@@ -2,7 +2,7 @@
 // (no `additionalProperties: false` anywhere in a request), bare payloads. The wrapped envelope
 // is added by the dialect hook after serialisation, so responses here describe the bare form.
 import { Type, type Static } from 'typebox';
-import { MAX_LINES, MAX_PRICE, MAX_QUANTITY, Money } from '../sales/schemas.ts';
+import { MAX_LINES, MAX_PRICE, MAX_QUANTITY, Money, SALE_STATUSES } from '../sales/schemas.ts';
 import { PAYMENT_TYPE_CODES } from '../../../vsdc/codes.ts';
 import { VAT_CATEGORY_CODES } from '../../../vsdc/tax.ts';
 import { Nullable, literals, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
@@ -129,7 +129,7 @@ export const CompatHeaders = Type.Object({
 export const LegacyInvoice = Type.Object({
   ClientInvoiceNumber: Nullable(Type.String({ description: 'Null only for a document created on the modern surface without clientInvoiceNo' })),
   InvoiceNumber: Type.Integer({ description: 'The gateway invoice number: the branch\'s sequence number' }),
-  Status: literals(['pending', 'uploaded', 'failed', 'resolved'], { description: '`resolved`: refused by the authority, then reissued or marked resolved on the modern surface' }),
+  Status: literals(SALE_STATUSES, { description: 'The sale resource\'s `status`: a refused invoice stays `failed` once reissued or marked resolved on the modern surface' }),
   Tpin: Type.String(),
   BranchId: Type.String(),
   TotalAmount: Money,

@@ -16,6 +16,8 @@ h1 { font-size: 13px; text-align: center; margin: 0 0 1mm; }
 dl { display: grid; grid-template-columns: auto 1fr; gap: 0 2mm; margin: 0; }
 dt { font-weight: bold; }
 dd { margin: 0; text-align: right; overflow-wrap: anywhere; }
+/* A time keeps its zone on its line ("… 03:29:50 CAT"); its label wraps instead. */
+dd.time { white-space: nowrap; }
 hr { border: 0; border-top: 1px dashed #000; margin: 2mm 0; }
 table { width: 100%; border-collapse: collapse; }
 th, td { padding: 0.5mm 0; vertical-align: top; }
@@ -28,7 +30,7 @@ th { text-align: left; border-bottom: 1px solid #000; }
 .preview { text-align: center; font-weight: bold; font-size: 14px; border: 3px double #000; margin: 2mm 0; padding: 1mm 0; }
 .receipt { position: relative; z-index: 0; }
 .watermark { position: absolute; inset: 0; display: flex; flex-direction: column; justify-content: space-around; align-items: center; overflow: hidden; pointer-events: none; z-index: -1; }
-.watermark span { transform: rotate(-35deg); font-size: 34px; font-weight: bold; color: #bbb; letter-spacing: 0.1em; }
+.watermark span { transform: rotate(-35deg); font-size: 34px; font-weight: bold; color: #e4e4e4; letter-spacing: 0.1em; }
 .qr { display: block; width: 32mm; height: 32mm; margin: 2mm auto; }
 .mono { overflow-wrap: anywhere; }
 @media screen { body { background: #eee; } .receipt { margin: 1rem auto; background: #fff; box-shadow: 0 0 4px #999; } }
@@ -45,8 +47,8 @@ function markOf(receipt: Receipt, foot: boolean): string {
 
 const TITLE_PREFIX = { original: '', copy: `${COPY_MARK} `, preview: `${PREVIEW_MARK}: ` } as const;
 
-function field(label: string, value: string | number | null): string {
-  return value === null || value === '' ? '' : `<dt>${escapeHtml(label)}</dt><dd>${escapeHtml(String(value))}</dd>`;
+function field(label: string, value: string | number | null, kind?: 'time'): string {
+  return value === null || value === '' ? '' : `<dt>${escapeHtml(label)}</dt><dd${kind ? ` class="${kind}"` : ''}>${escapeHtml(String(value))}</dd>`;
 }
 
 export async function renderReceiptHtml(receipt: Receipt): Promise<string> {
@@ -89,7 +91,7 @@ ${field('Receipt No', receipt.receiptNo)}
 ${field('Invoice seq.', receipt.invoiceNo)}
 ${field('Your ref.', receipt.clientInvoiceNo)}
 ${field('Invoice type', receipt.invoiceType)}
-${field('Date', receipt.printed.occurredAt)}
+${field('Date', receipt.printed.occurredAt, 'time')}
 ${field('Customer', receipt.customer.name)}
 ${field('Customer TPIN', receipt.customer.tpin)}
 ${field('Customer address', receipt.customer.address)}
@@ -128,7 +130,7 @@ ${receipt.exchange ? `<tr class="exchange"><td colspan="2">Exchange rate: ${esca
 <hr>
 <p class="center">SDC INFORMATION</p>
 <dl>
-${field('VSDC date', receipt.printed.publishedAt)}
+${field('VSDC date', receipt.printed.publishedAt, 'time')}
 ${field('SDC ID', receipt.sdcId)}
 ${field('MRC No', receipt.mrcNo)}
 ${field('Receipt No', receipt.receiptNo)}

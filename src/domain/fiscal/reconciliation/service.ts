@@ -15,6 +15,7 @@ import { nextBackoffMs } from '../../../platform/workers/backoff.ts';
 import { recordDocumentOutcome } from '../filing/outcome.ts';
 import { uploadedFields } from '../filing/store.ts';
 import type { SaleRow } from '../sales/store.ts';
+import { presentedStatus } from '../sales/present.ts';
 import { enqueueEvent, RECONCILIATION_MISMATCH_EVENT, wakeDeliveryWorkers } from '../../kernel/outbox/events.ts';
 import { presentResult, presentRun, type DifferenceResource, type ReconciliationResource, type ResultResource } from './present.ts';
 import type { CreateReconciliationBody, RunQuery } from './schemas.ts';
@@ -247,7 +248,7 @@ async function record(ctx: AppContext, claimed: ClaimedRun, sale: SaleRow, owner
           partnerId: claimed.partnerId,
           tenantId: sale.tenant_id,
           created: ctx.clock.now(),
-          data: { reconciliation: presentRun(recorded.run), document: { ...presentResult(recorded.result), saleId: Number(sale.id), status: sale.status, clientInvoiceNo: sale.client_invoice_no } },
+          data: { reconciliation: presentRun(recorded.run), document: { ...presentResult(recorded.result), saleId: Number(sale.id), status: presentedStatus(sale.status), clientInvoiceNo: sale.client_invoice_no } },
         },
         // PostgreSQL: notified at commit by the statement itself; embedded: woken below, after the commit.
         notifier.notifiesInStatements ? notifier : undefined,

@@ -11,7 +11,7 @@ import { ApiError, FieldErrors, NotFoundError } from '../../../platform/errors/e
 import type { ComputedSale, SaleLineInput, VatCategoryCode } from '../../../vsdc/tax.ts';
 import { allocateCredit, CreditAllocationError, NOTHING_CREDITED, type CreditLine } from './credit-allocation.ts';
 import type { CreditNoteBody, DebitNoteBody, SaleResource } from './schemas.ts';
-import { authorityInvoiceNo, presentIssuer } from './present.ts';
+import { authorityInvoiceNo, presentedStatus, presentIssuer } from './present.ts';
 import { iso } from '../../../platform/lib/time.ts';
 import {
   earlierAttempt,
@@ -261,7 +261,8 @@ export async function getSaleWithNotes(ctx: AppContext, tenantId: number, saleId
         type: n.type === 'debit_note' ? 'debit_note' : 'credit_note',
         invoiceNo: Number(n.invoice_no),
         authorityInvoiceNo: uploaded ? authorityInvoiceNo(n.sdc_id, n.receipt_no === null ? null : Number(n.receipt_no)) : null,
-        status: n.status,
+        status: presentedStatus(n.status),
+        resolved: n.status === 'resolved',
         reasonCode: n.reason_code,
         total: Number(n.total),
         occurredAt: iso(n.occurred_at),

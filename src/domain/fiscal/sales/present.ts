@@ -1,5 +1,6 @@
 import type { SaleResource } from './schemas.ts';
 import type { NewLine, SaleLineRow, SaleRow } from './store.ts';
+import type { DocumentStatus, SaleStatus } from '../../../platform/db/tables/sales.ts';
 import { iso } from '../../../platform/lib/time.ts';
 import { Money } from '../../../vsdc/tax.ts';
 import { documentStock, type DocumentStockResource } from '../stock/document-stock.ts';
@@ -72,6 +73,11 @@ function resolverOf(resolvedBy: string | null): { type: string; id: number | nul
   return { type: type || 'unknown', id: id === undefined || id === '' ? null : Number(id) };
 }
 
+/** The status a resource shows: a resolved document is still `failed` (spec 2.2); `resolution` says it was dealt with. */
+export function presentedStatus(stored: DocumentStatus): SaleStatus {
+  return stored === 'resolved' ? 'failed' : stored;
+}
+
 export function presentResolution(row: Pick<SaleRow, 'status' | 'resolution_kind' | 'resolved_by' | 'resolved_at' | 'resolution_note' | 'replaced_by_sale_id'>): SaleResource['resolution'] {
   if (row.status !== 'resolved' || row.resolution_kind === null || row.resolved_at === null) return null;
   return {
@@ -103,7 +109,7 @@ export function presentSale(row: SaleRow, items: SaleLineResource[], stock?: Doc
     clientInvoiceNo: row.client_invoice_no,
     invoiceNo: Number(row.invoice_no),
     authorityInvoiceNo: uploaded ? authorityInvoiceNo(row.sdc_id, receiptNo) : null,
-    status: row.status,
+    status: presentedStatus(row.status),
     tpin: row.tpin,
     branch: row.branch,
     salesType: row.sales_type,

@@ -1,14 +1,14 @@
 // Resolving a document the authority refused (`failed`): reissue it as a new sale (stored through
 // the sale path, service.ts createSale, in one transaction with the resolution) or mark it
-// resolved with a note. The failed document keeps its lines, totals and outcome: only its status
-// (`resolved`) and its resolution columns change. Each resolution is audited and fires
-// `invoice.resolved`.
+// resolved with a note. The failed document keeps its lines, totals and outcome: only its stored
+// status (`resolved`: out of the kept counts of failed documents, still `failed` in every resource)
+// and its resolution columns change. Each resolution is audited and fires `invoice.resolved`.
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../kernel/context.ts';
 import type { TenantAccount } from '../../../credentials/lookup.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { ResolutionKind } from '../../../platform/db/tables/sales.ts';
-import { ApiError, fieldError, NotFoundError } from '../../../platform/errors/errors.ts';
+import { ApiError, NotFoundError, requiredText } from '../../../platform/errors/errors.ts';
 import { actorOfParty, recordAudit, type Party } from '../../kernel/audit/store.ts';
 import { enqueueEvent, RESOLVED_EVENT, wakeDeliveryWorkers } from '../../kernel/outbox/events.ts';
 import { presentLineRow, presentSale } from './present.ts';
@@ -25,14 +25,14 @@ async function lockFailed(trx: Kysely<DB>, tenantId: number, saleId: number, act
       `Document ${saleId} is a ${row.type.replace('_', ' ')}: only a sale can be reissued. Mark it resolved (POST /api/v1/sales/${saleId}/resolve) and, if the customer is still owed it, issue a new note against the original sale.`,
     );
   }
+  const verb = action === 'reissue' ? 'reissued' : 'resolved';
+  if (row.status === 'resolved') {
+    const how = `${row.resolution_kind ?? 'resolved'}${row.replaced_by_sale_id === null ? '' : `, replaced by document ${row.replaced_by_sale_id}`}`;
+    throw new ApiError('document_not_failed', `A failed document is ${verb} once, and document ${saleId} was already resolved (${how}): see its resolution.`);
+  }
   if (row.status !== 'failed') {
-    const why =
-      row.status === 'resolved'
-        ? `it was already resolved (${row.resolution_kind ?? 'resolved'}${row.replaced_by_sale_id === null ? '' : `, replaced by document ${row.replaced_by_sale_id}`})`
-        : row.status === 'pending'
-          ? 'it is still pending: the authority has not answered yet'
-          : 'it was fiscalised (uploaded): correct it with a credit or debit note instead';
-    throw new ApiError('document_not_failed', `Only a failed document can be ${action === 'reissue' ? 'reissued' : 'resolved'}, and document ${saleId} is not: ${why}.`);
+    const why = row.status === 'pending' ? 'it is still pending: the authority has not answered yet' : 'it was fiscalised (uploaded): correct it with a credit or debit note instead';
+    throw new ApiError('document_not_failed', `Only a failed document can be ${verb}, and document ${saleId} is not: ${why}.`);
   }
   return row;
 }
@@ -90,10 +90,7 @@ async function markResolved(ctx: AppContext, trx: Kysely<DB>, tenant: TenantAcco
 }
 
 function noteOf(note: string | undefined, field: string): string | null {
-  if (note === undefined) return null;
-  const trimmed = note.trim();
-  if (trimmed === '') throw fieldError(field, `The ${field} field must say something (not only spaces).`);
-  return trimmed;
+  return note === undefined ? null : requiredText(note, field);
 }
 
 /**

@@ -31,7 +31,7 @@ const WRITE_DESCRIPTION =
 
 const RESOLUTION_DESCRIPTION =
   'Only a `failed` document (refused by the authority) can be resolved, once: anything else is 409 `document_not_failed`. ' +
-  'The failed document keeps its lines, totals and invoice number; it becomes `resolved` with `resolution` (kind, by, at, note), ' +
+  'The failed document keeps its lines, totals, invoice number and `status` (`failed`); it gains `resolution` (kind, by, at, note), ' +
   'the action is audited and `invoice.resolved` fires to endpoints that subscribe to it.';
 
 export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
@@ -53,7 +53,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
         tags: TAG,
         summary: 'List sales, newest first',
         description:
-          'All branches, or the one `branch` (or X-Branch) names. `reference` matches your clientInvoiceNo or the Idempotency-Key; `status`, `type`, and `from`/`to` (the merchant\'s calendar days, inclusive, in its timezone) narrow further. Filters combine; no match is an empty page.',
+          'All branches, or the one `branch` (or X-Branch) names. `reference` matches your clientInvoiceNo or the Idempotency-Key; `status`, `resolved` (the refused documents dealt with, or not), `type`, and `from`/`to` (the merchant\'s calendar days, inclusive, in its timezone) narrow further. Filters combine; no match is an empty page.',
         headers: BranchHeaders,
         querystring: S.ListSalesQuery,
         response: { 200: Paginated(S.Sale) },

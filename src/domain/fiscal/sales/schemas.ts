@@ -4,6 +4,10 @@ import { CREDIT_NOTE_REASON_CODES, DEBIT_NOTE_REASON_CODES, PAYMENT_TYPE_CODES, 
 import { LEVY_CODES, VAT_CATEGORY_CODES } from '../../../vsdc/tax.ts';
 import { Nullable, literals, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
 import { DocumentStock } from '../stock/document-stock.ts';
+import type { SaleStatus } from '../../../platform/db/tables/sales.ts';
+
+/** The spec's three statuses of a document (2.2), the only ones a resource shows. */
+export const SALE_STATUSES = ['pending', 'uploaded', 'failed'] as const satisfies readonly SaleStatus[];
 
 export const MAX_LINES = 500;
 export const MAX_QUANTITY = 1_000_000;
@@ -202,7 +206,8 @@ export const GetSaleQuery = Type.Object(
 export const ListSalesQuery = Type.Object({
   page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1; 20 items a page.' }),
   reference: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Your clientInvoiceNo or the Idempotency-Key the sale was created with' })),
-  status: Type.Optional(literals(['pending', 'uploaded', 'failed', 'resolved'], { description: 'Only documents in this state' })),
+  status: Type.Optional(literals(SALE_STATUSES, { description: 'Only documents in this state (`failed` includes the refused documents since resolved: `resolved` narrows)' })),
+  resolved: Type.Optional(Type.Boolean({ description: '`true`: only the refused documents since reissued or marked resolved (they have a `resolution`); `false`: every other document (with `status=failed`, the refused ones still to deal with)' })),
   type: Type.Optional(literals(['sale', 'credit_note', 'debit_note'], { description: 'Only sales, or only credit or debit notes' })),
   salesType: Type.Optional(literals(SALES_TYPES, { description: 'Only normal (fiscal), training or proforma documents' })),
   branch: Type.Optional(Type.String({ pattern: '^[0-9]{3}$', description: 'Only this branch (bhfId, 3 digits); the same as the X-Branch header', examples: ['000'] })),
@@ -257,7 +262,8 @@ export const NoteSummary = Type.Object({
   type: literals(['credit_note', 'debit_note']),
   invoiceNo: Type.Integer({ description: "The note's number in the branch's sequence" }),
   authorityInvoiceNo: Nullable(Type.String({ description: 'INV{sdcId without SDC}/{receiptNo}, as printed on its receipt; null until uploaded' })),
-  status: literals(['pending', 'uploaded', 'failed', 'resolved']),
+  status: literals(SALE_STATUSES),
+  resolved: Type.Boolean({ description: 'A failed note since marked resolved' }),
   reasonCode: Nullable(Type.String()),
   total: Type.Number({ description: "The note's total, in the sale's currency" }),
   occurredAt: Timestamp(),
@@ -290,7 +296,7 @@ export const Resolution = Type.Object(
     note: Nullable(Type.String()),
     replacedBySaleId: Nullable(Type.Integer()),
   },
-  { description: 'How a failed document was resolved; null unless `status` is `resolved`' },
+  { description: 'How a failed document was resolved (reissued or marked); null while it is not: its `status` stays `failed`' },
 );
 
 export const Sale = Type.Object({
@@ -301,7 +307,7 @@ export const Sale = Type.Object({
   clientInvoiceNo: Nullable(Type.String()),
   invoiceNo: Type.Integer({ description: 'The branch\'s invoice sequence number of the document\'s kind (salesType): filed as cisInvcNo, `12` for a normal document, `T-12` training, `P-12` proforma' }),
   authorityInvoiceNo: Nullable(Type.String({ description: 'INV{sdcId without SDC}/{receiptNo}, as printed on the fiscal receipt; null until uploaded' })),
-  status: literals(['pending', 'uploaded', 'failed', 'resolved'], { description: '`resolved`: refused by the authority (it was `failed`) and since dealt with; see `resolution`' }),
+  status: literals(SALE_STATUSES, { description: '`failed`: refused by the authority; one since reissued or marked resolved stays `failed` and has a `resolution`' }),
   tpin: Type.String(),
   branch: Type.String(),
   customer: Type.Object({ name: Type.String(), tpin: Nullable(Type.String()), address: Nullable(Type.String()) }),

@@ -20,7 +20,7 @@ import { presentLineRow, presentNewLine, presentSale } from './present.ts';
 import type { CreateSaleBody, ListSalesQuery, MeResource, SaleResource } from './schemas.ts';
 import { authorityBranchesFor } from '../../kernel/devices/register.ts';
 import { FILING_CHANNEL, PROCESS_TAG, saleSignals } from '../signals/sale-signals.ts';
-import { findByReference, findSale, insertDocument, linesOf, listSales, timezoneOf, type SaleFilter, type InsertOutcome, type NewDocument, type NewLine, type SaleRow, type StoredDocument } from './store.ts';
+import { findByReference, findSale, insertDocument, linesOf, listSales, storedStatuses, timezoneOf, type SaleFilter, type InsertOutcome, type NewDocument, type NewLine, type SaleRow, type StoredDocument } from './store.ts';
 import { devicesOfTenant, type BranchDevice } from '../../kernel/devices/store.ts';
 import { documentStock } from '../stock/document-stock.ts';
 import { stockOfDocuments, stockTrackingOf } from '../stock/store.ts';
@@ -340,7 +340,8 @@ export async function listSalesPage(ctx: AppContext, tenantId: number, branchHea
     filter.deviceId = device.id;
   }
   if (query.reference !== undefined) filter.reference = query.reference;
-  if (query.status !== undefined) filter.status = query.status;
+  const statuses = storedStatuses(query);
+  if (statuses !== undefined) filter.statuses = statuses;
   if (query.type !== undefined) filter.type = query.type;
   if (query.salesType !== undefined) filter.salesType = query.salesType;
   if (query.from !== undefined || query.to !== undefined) Object.assign(filter, occurredWithin(query.from, query.to, await timezoneOf(ctx.db, tenantId)));

@@ -1,6 +1,6 @@
 import { sql, type Compilable, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
-import type { DocumentType, SaleLinesTable, SalesTable, SalesType } from '../../../platform/db/tables/sales.ts';
+import type { DocumentStatus, DocumentType, SaleLinesTable, SalesTable, SalesType, SaleStatus } from '../../../platform/db/tables/sales.ts';
 import type { FilingDetails } from '../../../vsdc/sales-body.ts';
 import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
 import { prepared, runPrepared } from '../../../platform/db/prepared.ts';
@@ -540,11 +540,28 @@ export async function linesOf(db: Kysely<DB>, saleIds: number[]): Promise<Map<nu
   return bySale;
 }
 
+const STORED_STATUSES: readonly DocumentStatus[] = ['pending', 'uploaded', 'failed', 'resolved'];
+
+/**
+ * The stored statuses a list's `status` and `resolved` filters mean, or undefined for any: the
+ * resource's `failed` is stored as `failed` or, once resolved, `resolved`; `resolved=true` is only
+ * the latter, `resolved=false` every other one. Empty when the two exclude each other.
+ */
+export function storedStatuses(filter: { status?: SaleStatus | undefined; resolved?: boolean | undefined }): DocumentStatus[] | undefined {
+  if (filter.status === undefined && filter.resolved === undefined) return undefined;
+  return STORED_STATUSES.filter(
+    (stored) =>
+      (filter.status === undefined || filter.status === (stored === 'resolved' ? 'failed' : stored)) &&
+      (filter.resolved === undefined || filter.resolved === (stored === 'resolved')),
+  );
+}
+
 export interface SaleFilter {
   deviceId?: number;
   /** Matches the caller's clientInvoiceNo or the Idempotency-Key (both indexed per tenant). */
   reference?: string;
-  status?: SaleRow['status'];
+  /** The stored statuses to list (storedStatuses); none matches nothing. */
+  statuses?: DocumentStatus[];
   type?: SaleRow['type'];
   salesType?: SalesType;
   /** `occurred_at` in [occurredFrom, occurredBefore): the merchant's days, as instants. */
@@ -565,14 +582,15 @@ export async function listSales(db: Kysely<DB>, tenantId: number, filter: SaleFi
   if (filter.deviceId !== undefined) query = query.where('device_id', '=', filter.deviceId);
   const reference = filter.reference;
   if (reference !== undefined) query = query.where((eb) => eb.or([eb('client_invoice_no', '=', reference), eb('reference', '=', reference)]));
-  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  const statuses = filter.statuses;
+  if (statuses !== undefined) query = statuses.length === 1 ? query.where('status', '=', statuses[0]!) : statuses.length === 0 ? query.where(sql<boolean>`false`) : query.where('status', 'in', statuses);
   if (filter.type !== undefined) query = query.where('type', '=', filter.type);
   if (filter.salesType !== undefined) query = query.where('sales_type', '=', filter.salesType);
   // Written out (not a parameter), so that the generic plan can use the partial sales_tenant_notes.
   if (filter.type !== undefined && filter.type !== 'sale') query = query.where(sql<boolean>`type <> 'sale'`);
   if (filter.occurredFrom !== undefined) query = query.where('occurred_at', '>=', filter.occurredFrom);
   if (filter.occurredBefore !== undefined) query = query.where('occurred_at', '<', filter.occurredBefore);
-  const narrowed = filter.status !== undefined || filter.type !== undefined || filter.salesType !== undefined || filter.occurredFrom !== undefined || filter.occurredBefore !== undefined;
+  const narrowed = statuses !== undefined || filter.type !== undefined || filter.salesType !== undefined || filter.occurredFrom !== undefined || filter.occurredBefore !== undefined;
   const counted = reference !== undefined || narrowed;
   // A lookup by reference (an integrator's "did my sale go through?") runs prepared: its generic
   // plan is the two reference indexes whatever the data. Pages and the other filters are planned

@@ -17,7 +17,17 @@ const ItemCodeFilter = Type.String({ minLength: 1, maxLength: 50, description: '
 
 // ---- requests ----
 
-export const ListLevelsQuery = Type.Object({ page: Page, itemCode: Type.Optional(ItemCodeFilter) });
+export const MAX_LEVEL_ITEM_CODES = 20;
+export const ListLevelsQuery = Type.Object({
+  page: Page,
+  itemCode: Type.Optional(
+    Type.Array(ItemCodeFilter, {
+      minItems: 1,
+      maxItems: MAX_LEVEL_ITEM_CODES,
+      description: 'Only these items (their authority item codes): `?itemCode=A`, or repeated for up to 20 (a page of items) in one request, `?itemCode=A&itemCode=B`',
+    }),
+  ),
+});
 export type ListLevelsQuery = Static<typeof ListLevelsQuery>;
 
 export const ListMovementsQuery = Type.Object({

@@ -13,7 +13,7 @@ import { stockSignals } from './signals.ts';
 import { findMovement, listLevels, listMovements, setStockTracking, stockTrackingOf } from './store.ts';
 
 export async function listLevelsPage(ctx: AppContext, tenantId: number, deviceId: number | undefined, query: ListLevelsQuery): Promise<Page<StockLevelResource>> {
-  const { rows, total } = await listLevels(ctx.db, tenantId, { deviceId, itemCode: query.itemCode }, query.page);
+  const { rows, total } = await listLevels(ctx.db, tenantId, { deviceId, itemCodes: query.itemCode }, query.page);
   return pageOf(rows.map(presentLevel), total, query.page);
 }
 

@@ -399,10 +399,10 @@ export interface LevelRow {
   quantity_unit_code: string | null;
 }
 
-export async function listLevels(db: Kysely<DB>, tenantId: number, filter: { deviceId?: number | undefined; itemCode?: string | undefined }, page: number): Promise<{ rows: LevelRow[]; total: number }> {
+export async function listLevels(db: Kysely<DB>, tenantId: number, filter: { deviceId?: number | undefined; itemCodes?: string[] | undefined }, page: number): Promise<{ rows: LevelRow[]; total: number }> {
   let query = db.selectFrom('stock_levels as s').innerJoin('devices as d', 'd.id', 's.device_id').where('s.tenant_id', '=', tenantId);
   if (filter.deviceId !== undefined) query = query.where('s.device_id', '=', filter.deviceId);
-  if (filter.itemCode !== undefined) query = query.where('s.item_code', '=', filter.itemCode);
+  if (filter.itemCodes !== undefined) query = query.where('s.item_code', 'in', filter.itemCodes);
   const [rows, count] = await Promise.all([
     query
       .leftJoin('items as i', (join) => join.onRef('i.tenant_id', '=', 's.tenant_id').onRef('i.item_code', '=', 's.item_code'))

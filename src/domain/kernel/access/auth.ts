@@ -7,7 +7,7 @@ import { hasValidChecksum, kindOf, safeEqual } from '../../../credentials/secret
 import { csrfMatches } from '../../../credentials/user-secrets.ts';
 import { cookieValue, findUserSession, SESSION_COOKIE, type SessionUser } from '../../../credentials/user-session.ts';
 import type { UserRole } from '../../../platform/db/tables/accounts.ts';
-import { ApiError, unauthenticated } from '../../../platform/errors/errors.ts';
+import { ApiError, NotFoundError, unauthenticated } from '../../../platform/errors/errors.ts';
 import type { ErrorCode } from '../../../platform/errors/codes.ts';
 import { decisionOf, partnerLimit, tenantLimit, WINDOW_MS, type RateLimitDecision } from '../../../platform/http/rate-limit.ts';
 import { type Scope, ABILITIES, type Ability } from '../../../credentials/abilities.ts';
@@ -49,9 +49,11 @@ export type RouteAuth =
   /**
    * The operator's ADMIN_TOKEN; a server started without one refuses everyone, unless the route
    * says `withoutToken: 'open'` (then it serves anyone: development, e.g. /metrics). `refusal`:
-   * the 401's message, when the route names what it wants.
+   * the 401's message, when the route names what it wants. `absentBecause`: a route that exists
+   * only in some configurations says why when it does not (a 404 before any credential is asked
+   * for: the token would not make it exist), or undefined when it does.
    */
-  | { surface: 'admin'; withoutToken?: 'open'; refusal?: string; tenant?: 'read' };
+  | { surface: 'admin'; withoutToken?: 'open'; refusal?: string; tenant?: 'read'; absentBecause?: () => string | undefined };
 
 type Principal =
   | { kind: 'tenant'; token: ResolvedTenantToken; tenant: TenantAccount }
@@ -326,6 +328,8 @@ async function authenticateCompat(ctx: AppContext, request: FastifyRequest, bran
 }
 
 function authenticateAdmin(ctx: AppContext, request: FastifyRequest, auth: Extract<RouteAuth, { surface: 'admin' }>): Principal | undefined {
+  const absent = auth.absentBecause?.();
+  if (absent !== undefined) throw new NotFoundError(absent);
   const expected = ctx.config.adminToken;
   if (!expected && auth.withoutToken === 'open') return undefined;
   const secret = bearer(request);
@@ -355,6 +359,19 @@ function setRateLimitHeaders(reply: FastifyReply, decision: RateLimitDecision | 
   reply.header('x-ratelimit-limit', decision.limit);
   reply.header('x-ratelimit-remaining', decision.remaining);
   reply.header('x-ratelimit-reset', decision.resetSeconds);
+}
+
+/** The surfaces whose credential is `Authorization: Bearer …` (the merchant's also takes the console's cookie). */
+const BEARER_SURFACES = new Set<RouteAuth['surface']>(['merchant', 'partner', 'admin']);
+
+/**
+ * A 401 of a bearer surface says which scheme it wants (RFC 6750 §3): `Bearer`, and
+ * `error="invalid_token"` when one was sent and refused.
+ */
+function withBearerChallenge(err: unknown, request: FastifyRequest): unknown {
+  if (!(err instanceof ApiError) || err.status !== 401) return err;
+  const challenge = request.headers.authorization === undefined ? 'Bearer' : 'Bearer error="invalid_token"';
+  return new ApiError(err.code, err.message, { ...err.headers, 'www-authenticate': challenge });
 }
 
 function authenticate(ctx: AppContext, request: FastifyRequest, auth: RouteAuth): Promise<Principal> | Principal | undefined {
@@ -393,7 +410,11 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
   app.addHook('onRequest', async (request) => {
     const auth = request.routeOptions.config?.auth;
     if (!auth) return; // the not-found handler
-    request.principal = await authenticate(ctx, request, auth);
+    try {
+      request.principal = await authenticate(ctx, request, auth);
+    } catch (err) {
+      throw BEARER_SURFACES.has(auth.surface) ? withBearerChallenge(err, request) : err;
+    }
     request.logWho = logWhoOf(request.principal);
   });
   app.addHook('onSend', (request, reply, payload, done) => {

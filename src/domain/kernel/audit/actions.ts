@@ -32,6 +32,7 @@ export const AUDIT_FAMILIES = [
       'account.password_reset',
       'account.invitation_created',
       'account.invitation_accepted',
+      'account.invitation_revoked',
       'account.user_removed',
     ],
   },

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import { ABILITIES, type Ability } from '../../../credentials/abilities.ts';
-import { ApiError, NotFoundError } from '../../../platform/errors/errors.ts';
+import { ApiError, NotFoundError, requiredText } from '../../../platform/errors/errors.ts';
 import { PREFIXES, hashSecret, last4, mintSecret } from '../../../credentials/secret-format.ts';
 import { recordAudit, type Actor } from '../audit/store.ts';
 import { presentApiKey, presentToken, type ApiKeyResource, type TokenResource } from './present.ts';
@@ -29,10 +29,11 @@ export async function mintToken(
   abilities: readonly Ability[] = ABILITIES,
   training = false,
 ): Promise<TokenResource & { token: string }> {
+  const tokenName = requiredText(name, 'name');
   const token = mintSecret(PREFIXES.tenantToken);
   const granted = ABILITIES.filter((a) => abilities.includes(a));
   return db.transaction().execute(async (trx) => {
-    const row = await insertToken(trx, { tenant_id: tenant.id, name: name.trim(), abilities: granted, training, token_hash: hashSecret(token), last4: last4(token) });
+    const row = await insertToken(trx, { tenant_id: tenant.id, name: tokenName, abilities: granted, training, token_hash: hashSecret(token), last4: last4(token) });
     await recordAudit(trx, { actor, action: 'token.created', tenantId: tenant.id, targetType: 'tenant_token', targetId: row.id, details: { name: row.name, abilities: granted, training } });
     return { ...presentToken(row), token };
   });

@@ -3,7 +3,7 @@ import { isUniqueViolation } from '../../../platform/db/database.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { OfflinePolicy, Plan } from '../../../platform/db/tables/foundation.ts';
 import { assertTenantBillable, documentsThisMonth } from '../../../credentials/standing.ts';
-import { NotFoundError, fieldError } from '../../../platform/errors/errors.ts';
+import { NotFoundError, fieldError, requiredText } from '../../../platform/errors/errors.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
 import { canonicalTimeZone } from '../../../platform/lib/time-zones.ts';
 import { recordAudit, type Actor } from '../audit/store.ts';
@@ -89,10 +89,11 @@ interface CreateTenantInput {
 
 export async function createTenant(db: Kysely<DB>, actor: Actor, partnerId: number, input: CreateTenantInput): Promise<TenantResource> {
   const duplicate = () => fieldError('tpin', `A merchant with TPIN ${input.tpin} is already on your book.`);
+  const name = requiredText(input.name, 'name');
   return db.transaction().execute(async (trx) => {
     const clash = await tenantWithTpin(trx, partnerId, input.tpin);
     if (clash) throw duplicate();
-    const row = await insertTenant(trx, { partner_id: partnerId, name: input.name.trim(), tpin: input.tpin, plan: input.plan ?? null, email: input.email ?? null, offline_policy: input.offlinePolicy ?? 'queue' });
+    const row = await insertTenant(trx, { partner_id: partnerId, name, tpin: input.tpin, plan: input.plan ?? null, email: input.email ?? null, offline_policy: input.offlinePolicy ?? 'queue' });
     await recordAudit(trx, { actor, action: 'tenant.created', partnerId, tenantId: row.id, targetType: 'tenant', targetId: row.id, details: { name: row.name, tpin: row.tpin, plan: row.plan, offlinePolicy: row.offline_policy } });
     return presentTenant(row, [], []);
   }).catch((err: unknown) => {

@@ -6,7 +6,6 @@ import { Type } from 'typebox';
 import type { AppContext } from '../../kernel/context.ts';
 import { cookieValue, SESSION_COOKIE, SESSION_LIFETIME_MS } from '../../../credentials/user-session.ts';
 import { partnerActor, requireUser } from '../../kernel/access/auth.ts';
-import { NotFoundError } from '../../../platform/errors/errors.ts';
 import { headerText } from '../../../platform/http/header-text.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
 import { TenantParam } from '../../kernel/tenants/schemas.ts';
@@ -149,6 +148,23 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsync {
       schema: { operationId: 'inviteAccountUser', tags: TAG, summary: 'Invite a user by mail (owner or admin)', description: 'Mails a one-time link valid 72 hours. Only an owner may invite an owner.', body: S.InviteBody, response: { 201: data(S.Invitation) } },
     }, async (request, reply) => reply.code(201).send({ data: await service.inviteUser(ctx, requireUser(request).user, request.body) }));
 
+    app.get('/api/v1/account/users/invitations', {
+      config: viewer,
+      schema: { operationId: 'listAccountInvitations', tags: TAG, summary: 'The invitations waiting to be accepted', description: 'Valid, neither accepted nor revoked, newest first.', response: { 200: data(Type.Array(S.PendingInvitation)) } },
+    }, async (request) => ({ data: await service.listInvitations(ctx, requireUser(request).user) }));
+
+    app.delete('/api/v1/account/users/invitations/:id', {
+      config: admin,
+      schema: {
+        operationId: 'revokeAccountInvitation',
+        tags: TAG,
+        summary: 'Revoke a pending invitation (owner or admin; only an owner revokes an owner\'s)',
+        description: 'Its link stops working at once (`400 link_invalid` if it is opened). An invitation accepted, revoked or expired is a 404.',
+        params: S.UserParam,
+        response: { 200: data(S.RevokedInvitation) },
+      },
+    }, async (request) => ({ data: await service.revokeInvitation(ctx, requireUser(request).user, request.params.id) }));
+
     app.delete('/api/v1/account/users/:id', {
       config: admin,
       schema: { operationId: 'removeAccountUser', tags: TAG, summary: 'Remove a user (owner or admin; signs out its sessions)', params: S.UserParam, response: { 200: data(S.RemovedUser) } },
@@ -176,11 +192,9 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsync {
     });
 
     app.get('/api/v1/dev/outbox', {
-      config: { auth: { surface: 'admin', withoutToken: 'open' } },
+      // Without the outbox, a 404 whoever asks: the operator token would not make it exist.
+      config: { auth: { surface: 'admin', withoutToken: 'open', absentBecause: () => (ctx.mailer.usesOutbox ? undefined : 'The outbox exists only in development without SMTP_URL.') } },
       schema: { operationId: 'devOutbox', tags: ['Operator'], summary: 'Development only: the last 50 mails not sent (no SMTP_URL)', response: { 200: data(Type.Array(S.OutboxMail)) } },
-    }, async () => {
-      if (!ctx.mailer.usesOutbox) throw new NotFoundError('The outbox exists only in development without SMTP_URL.');
-      return { data: ctx.mailer.outboxMails() };
-    });
+    }, async () => ({ data: ctx.mailer.outboxMails() }));
   };
 }

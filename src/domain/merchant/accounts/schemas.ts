@@ -40,6 +40,7 @@ export const Merchant = Type.Object({
   origin: literals(['partner', 'self'], { description: '`self`: signed up by the merchant; `partner`: provisioned by a partner' }),
   status: literals(['active', 'suspended']),
   subscription: literals(['active', 'blocked']),
+  timezone: Type.String({ description: "IANA time zone of the merchant's days and of the times its receipts, reports and console show", examples: ['Africa/Lusaka'] }),
   standing: Type.Object(
     {
       canFile: Type.Boolean({ description: 'False while the subscription is blocked, the monthly quota is used up or the merchant is suspended, and while none of its branches is initialised' }),
@@ -58,6 +59,8 @@ export const Session = Type.Object({
 });
 export const SignOutResult = Type.Object({ revokedSessions: Type.Integer() });
 export const Invitation = Type.Object({ id: Type.Integer(), email: Type.String(), role: Role, expiresAt: Timestamp() });
+export const PendingInvitation = Type.Object({ ...Invitation.properties, createdAt: Timestamp() });
+export const RevokedInvitation = Type.Object({ revoked: Type.Literal(true), id: Type.Integer() });
 export const PartnerInvitation = Type.Object({ ...Invitation.properties, link: Type.String({ description: 'The one-time link (also mailed); shown once' }) });
 export const RemovedUser = Type.Object({ removed: Type.Literal(true), id: Type.Integer() });
 export const OutboxMail = Type.Object({ kind: Type.String(), to: Type.String(), from: Type.String(), subject: Type.String(), text: Type.String(), link: Type.Union([Type.String(), Type.Null()]), sentAt: Timestamp() });

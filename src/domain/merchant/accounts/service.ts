@@ -12,7 +12,7 @@ import { isUniqueViolation } from '../../../platform/db/database.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { UserRole, UserTokenKind } from '../../../platform/db/tables/accounts.ts';
 import { roleAtLeast } from '../../kernel/access/auth.ts';
-import { ApiError, fieldError, NotFoundError } from '../../../platform/errors/errors.ts';
+import { ApiError, fieldError, NotFoundError, requiredText } from '../../../platform/errors/errors.ts';
 import { accountExistsMail, invitationMail, passwordChangedMail, passwordResetMail, verifyEmailMail } from '../../../platform/mail/templates.ts';
 import { linkTopic, queueMail } from '../../kernel/mail/outbox.ts';
 import { cancelWaitingMails } from '../../kernel/mail/store.ts';
@@ -59,6 +59,8 @@ interface MerchantResource {
   origin: 'partner' | 'self';
   status: 'active' | 'suspended';
   subscription: 'active' | 'blocked';
+  /** IANA: the zone of its days, and of every time its console shows. */
+  timezone: string;
   /** Whether it may file now, and why not (the 402/403's or 422 `no_device`'s message); `cause` says which. */
   standing: { canFile: boolean; reason: string | null; cause: 'account' | 'no_branch' | null };
 }
@@ -115,6 +117,7 @@ const linkInvalid = (what: string, askAgain = 'Ask for a new one.') => new ApiEr
 
 export async function signUp(ctx: AppContext, input: { merchantName: string; tpin: string; email: string; password: string }, client: ClientInfo): Promise<void> {
   assertPasswordRules(input.password, 'password');
+  const tenantName = requiredText(input.merchantName, 'merchantName');
   const email = input.email.trim();
   // Hash first, whether or not the address is taken: both answers take the same time.
   const passwordHash = await hashPassword(input.password, ctx.config.passwordScryptLog2N);
@@ -130,7 +133,7 @@ export async function signUp(ctx: AppContext, input: { merchantName: string; tpi
   }
   try {
     await ctx.db.transaction().execute(async (trx) => {
-      const tenant = await store.insertSelfTenant(trx, { name: input.merchantName.trim(), tpin: input.tpin, email });
+      const tenant = await store.insertSelfTenant(trx, { name: tenantName, tpin: input.tpin, email });
       const user = await store.insertUser(trx, { tenant_id: tenant.id, email, password_hash: passwordHash, role: 'owner', email_verified_at: null });
       await queueConsoleUser(trx, tenant.id, user.id, 'Y');
       const verify = await createLink(trx, ctx, { kind: 'verify', tenantId: tenant.id, userId: user.id, email, role: null, createdBy: null });
@@ -201,24 +204,24 @@ export interface SignedIn {
  * `initialisedBranches`: how many of its devices are initialised; with none it cannot file
  * either, whatever its account says, and the reason says who gives it one.
  */
-function presentMerchant(t: Omit<TenantAccount, 'partnerId' | 'plan' | 'rateLimitPerMinute' | 'offlinePolicy'> & { origin: 'partner' | 'self' }, initialisedBranches: number): MerchantResource {
+function presentMerchant(t: Omit<TenantAccount, 'partnerId' | 'plan' | 'rateLimitPerMinute' | 'offlinePolicy'> & { origin: 'partner' | 'self' }, initialisedBranches: number, timezone: string): MerchantResource {
   const account = standingOf(t);
   const standing: MerchantResource['standing'] = !account.canFile
     ? { ...account, cause: 'account' }
     : initialisedBranches === 0
       ? { canFile: false, reason: `No branch is initialised yet. ${registerBranchHint(t.origin)}`, cause: 'no_branch' }
       : { ...account, cause: null };
-  return { id: t.id, name: t.name, tpin: t.tpin, origin: t.origin, status: t.status, subscription: t.subscription, standing };
+  return { id: t.id, name: t.name, tpin: t.tpin, origin: t.origin, status: t.status, subscription: t.subscription, timezone, standing };
 }
 
 /** The merchant with its standing, in one statement. */
 async function merchantOf(db: Kysely<DB>, tenantId: number, now: Date): Promise<MerchantResource> {
   const t = await db
     .selectFrom('tenants as t')
-    .select(['t.id', 't.name', 't.tpin', 't.origin', 't.status', 't.subscription', 't.monthly_quota', documentsInMonth(sql`t.id`, currentMonth(now)).as('documents'), store.initialisedBranchCount(sql`t.id`).as('branches')])
+    .select(['t.id', 't.name', 't.tpin', 't.origin', 't.status', 't.subscription', 't.monthly_quota', 't.timezone', documentsInMonth(sql`t.id`, currentMonth(now)).as('documents'), store.initialisedBranchCount(sql`t.id`).as('branches')])
     .where('t.id', '=', tenantId)
     .executeTakeFirstOrThrow();
-  return presentMerchant({ ...t, monthlyQuota: t.monthly_quota, documentsThisMonth: Number(t.documents) }, Number(t.branches));
+  return presentMerchant({ ...t, monthlyQuota: t.monthly_quota, documentsThisMonth: Number(t.documents) }, Number(t.branches), t.timezone);
 }
 
 /** `previousSession`: the cookie the browser sent, if any; it is revoked (the session is rotated). */
@@ -259,7 +262,7 @@ export async function me(ctx: AppContext, session: SessionUser, sessionToken: st
   // The session's lookup brought the merchant with its standing; the user and whether it has an initialised branch come in one read.
   const user = await store.findUserWithBranches(ctx.db, session.tenant.id, session.userId);
   if (!user) throw new NotFoundError('User not found.');
-  return { user: presentUser(user), merchant: presentMerchant(session.tenant, Number(user.branches)), csrfToken: csrfTokenOf(sessionToken) };
+  return { user: presentUser(user), merchant: presentMerchant(session.tenant, Number(user.branches), user.timezone), csrfToken: csrfTokenOf(sessionToken) };
 }
 
 export async function changePassword(ctx: AppContext, session: SessionUser, input: { currentPassword: string; newPassword: string }): Promise<{ revokedSessions: number }> {
@@ -319,6 +322,27 @@ interface InvitationResource {
   email: string;
   role: UserRole;
   expiresAt: string;
+}
+
+/** The invitations still waiting to be accepted (valid, neither accepted nor revoked), newest first. */
+export async function listInvitations(ctx: AppContext, session: SessionUser): Promise<Array<InvitationResource & { createdAt: string }>> {
+  const rows = await store.pendingInvitations(ctx.db, session.tenant.id, ctx.clock.now());
+  return rows.map((r) => ({ id: r.id, email: r.email, role: r.role ?? 'viewer', expiresAt: new Date(r.expires_at).toISOString(), createdAt: new Date(r.created_at).toISOString() }));
+}
+
+/** Revokes a pending invitation: its link stops working. Only an owner revokes an owner's, as only an owner invites one. */
+export async function revokeInvitation(ctx: AppContext, session: SessionUser, id: number): Promise<{ revoked: true; id: number }> {
+  const now = ctx.clock.now();
+  return ctx.db.transaction().execute(async (trx) => {
+    const [pending] = await store.pendingInvitations(trx, session.tenant.id, now, id);
+    if (!pending) throw new NotFoundError('No pending invitation with this id: it was accepted, revoked or has expired.');
+    if (pending.role === 'owner' && !roleAtLeast(session.role, 'owner')) {
+      throw new ApiError('role_insufficient', 'Only an owner may revoke an invitation of an owner.');
+    }
+    if (!(await store.voidInvitation(trx, session.tenant.id, id, now))) throw new NotFoundError('No pending invitation with this id: it was accepted, revoked or has expired.');
+    await recordAudit(trx, { actor: { type: 'user', userId: session.userId }, action: 'account.invitation_revoked', tenantId: session.tenant.id, targetType: 'user_invitation', targetId: id, details: { email: pending.email, role: pending.role } });
+    return { revoked: true as const, id };
+  });
 }
 
 export async function inviteUser(ctx: AppContext, session: SessionUser, input: { email: string; role: UserRole }): Promise<InvitationResource> {

@@ -17,12 +17,13 @@ export function findUser(db: Kysely<DB>, tenantId: number, userId: number): Prom
 /** How many of the merchant's devices are initialised, as an SQL expression of its id. */
 export const initialisedBranchCount = (tenantId: RawBuilder<unknown>) => sql<string>`(select count(*) from devices d where d.tenant_id = ${tenantId} and d.initialized)`;
 
-/** The user (as findUser), with how many of its merchant's devices are initialised, in one read. */
-export function findUserWithBranches(db: Kysely<DB>, tenantId: number, userId: number): Promise<(UserRow & { branches: string }) | undefined> {
+/** The user (as findUser), with how many of its merchant's devices are initialised and the merchant's time zone, in one read. */
+export function findUserWithBranches(db: Kysely<DB>, tenantId: number, userId: number): Promise<(UserRow & { branches: string; timezone: string }) | undefined> {
   return db
     .selectFrom('users')
     .selectAll()
     .select(initialisedBranchCount(sql.lit(tenantId)).as('branches'))
+    .select(sql<string>`(select timezone from tenants where id = ${tenantId})`.as('timezone'))
     .where('id', '=', userId)
     .where('tenant_id', '=', tenantId)
     .where('removed_at', 'is', null)
@@ -72,6 +73,33 @@ export function useUserToken(db: Kysely<DB>, tokenHash: string, kind: UserTokenK
     .set({ used_at: now })
     .where('token_hash', '=', tokenHash)
     .where('kind', '=', kind)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** The merchant's invitations nobody accepted or revoked yet and still valid (or the one with `id`), newest first. */
+export function pendingInvitations(db: Kysely<DB>, tenantId: number, now: Date, id?: number): Promise<UserTokenRow[]> {
+  let query = db.selectFrom('user_tokens').selectAll();
+  if (id !== undefined) query = query.where('id', '=', id);
+  return query
+    .where('tenant_id', '=', tenantId)
+    .where('kind', '=', 'invitation')
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+/** Voids a pending invitation of the merchant (its link then answers `link_invalid`): the row, or undefined when there is none to void. */
+export function voidInvitation(db: Kysely<DB>, tenantId: number, id: number, now: Date): Promise<UserTokenRow | undefined> {
+  return db
+    .updateTable('user_tokens')
+    .set({ used_at: now })
+    .where('id', '=', id)
+    .where('tenant_id', '=', tenantId)
+    .where('kind', '=', 'invitation')
     .where('used_at', 'is', null)
     .where('expires_at', '>', now)
     .returningAll()

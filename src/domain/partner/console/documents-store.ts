@@ -38,14 +38,21 @@ export interface DocumentRow {
   issued_by_name: string | null;
 }
 
-function whereOf(scope: Scope, filter: { status: DocumentStatus; branch?: string }) {
-  // The status as a literal (a schema-checked enum): under generic plans a parameter would hide
-  // it from the planner, which then reads every document instead of sales_pending or sales_failed.
-  return sql`where s.status = ${sql.lit(filter.status)} ${salesScopeConditions(scope)}${filter.branch === undefined ? sql`` : sql` and s.branch = ${filter.branch}`}`;
+interface DocumentsFilter {
+  /** The stored statuses listed (storedStatuses of fiscal/sales): the resource's `failed` is `failed` and `resolved`. */
+  statuses: DocumentStatus[];
+  branch?: string;
+}
+
+function whereOf(scope: Scope, filter: DocumentsFilter) {
+  // The statuses as literals (schema-checked enums): under generic plans a parameter would hide
+  // them from the planner, which then reads every document instead of sales_pending or sales_failed.
+  const statuses = filter.statuses.length === 0 ? sql`false` : sql`s.status in (${sql.join(filter.statuses.map((status) => sql.lit(status)))})`;
+  return sql`where ${statuses} ${salesScopeConditions(scope)}${filter.branch === undefined ? sql`` : sql` and s.branch = ${filter.branch}`}`;
 }
 
 /** Newest first, 20 a page. */
-export async function listDocuments(db: Kysely<DB>, scope: Scope, filter: { status: DocumentStatus; branch?: string; page: number }): Promise<{ rows: DocumentRow[]; total: number }> {
+export async function listDocuments(db: Kysely<DB>, scope: Scope, filter: DocumentsFilter & { page: number }): Promise<{ rows: DocumentRow[]; total: number }> {
   // A partner's failed documents — the partner's default view — are a range of its own list
   // (partner_failed_sales, kept by triggers), not a walk of the fleet's refusals for its 20.
   const fromList = keptFailures(scope, filter) && scope.partnerId !== undefined;
@@ -65,9 +72,9 @@ export async function listDocuments(db: Kysely<DB>, scope: Scope, filter: { stat
   return { rows: rows.rows, total: await countDocuments(db, scope, filter) };
 }
 
-/** A partner's or everyone's failed documents, on every branch: what the triggers keep (migration 0035). */
-function keptFailures(scope: Scope, filter: { status: DocumentStatus; branch?: string }): boolean {
-  return filter.status === 'failed' && filter.branch === undefined && scope.tenantId === undefined;
+/** A partner's or everyone's failed documents not resolved, on every branch: what the triggers keep (migration 0035). */
+function keptFailures(scope: Scope, filter: DocumentsFilter): boolean {
+  return filter.statuses.length === 1 && filter.statuses[0] === 'failed' && filter.branch === undefined && scope.tenantId === undefined;
 }
 
 /**
@@ -76,7 +83,7 @@ function keptFailures(scope: Scope, filter: { status: DocumentStatus; branch?: s
  * join: the partial index alone for the operator, and a merchant lookup per document for a
  * partner, not a read of every merchant of the partner (issue 36).
  */
-async function countDocuments(db: Kysely<DB>, scope: Scope, filter: { status: DocumentStatus; branch?: string }): Promise<number> {
+async function countDocuments(db: Kysely<DB>, scope: Scope, filter: DocumentsFilter): Promise<number> {
   let counted;
   if (keptFailures(scope, filter)) {
     counted = await sql<{ n: number }>`select coalesce(sum(documents), 0)::int as n from partner_failed_documents${scope.partnerId === undefined ? sql`` : sql` where partner_id = ${scope.partnerId}`}`.execute(db);

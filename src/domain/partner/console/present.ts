@@ -2,7 +2,7 @@ import type { BacklogRow } from './backlog-store.ts';
 import type { DocumentRow } from './documents-store.ts';
 import type { BranchBacklogResource, DocumentSummaryResource } from './schemas.ts';
 import { iso } from '../../../platform/lib/time.ts';
-import { authorityInvoiceNo, presentIssuer, presentResolution } from '../../fiscal/sales/present.ts';
+import { authorityInvoiceNo, presentedStatus, presentIssuer, presentResolution } from '../../fiscal/sales/present.ts';
 
 export function presentBacklog(row: BacklogRow, now: Date): BranchBacklogResource {
   const unreachable = row.retry_delay_ms !== null;
@@ -45,7 +45,7 @@ export function presentDocument(row: DocumentRow): DocumentSummaryResource {
     invoiceNo: Number(row.invoice_no),
     authorityInvoiceNo: uploaded ? authorityInvoiceNo(row.sdc_id, receiptNo) : null,
     receiptNo,
-    status: row.status,
+    status: presentedStatus(row.status),
     clientInvoiceNo: row.client_invoice_no,
     totals: { net: Number(row.net), vat: Number(row.vat), total: Number(row.total), currency: row.currency },
     resultCode: row.result_code,

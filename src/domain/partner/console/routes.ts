@@ -33,6 +33,9 @@ const AdminTenant = Type.Object({
 });
 
 const BACKLOG_DESCRIPTION = 'Every branch (device) with its pending documents, the oldest one\'s age, refused documents and VSDC health; the longest-waiting backlog first.';
+const DOCUMENTS_DESCRIPTION =
+  'Failed documents carry the authority\'s `resultCode` and `lastError`: they need someone to act until they are reissued or marked resolved. ' +
+  'A resolved one stays `failed` and has a `resolution`; `resolved=true` lists those, `resolved=false` (the default) the others.';
 const FILINGS_DESCRIPTION = 'Documents per minute by their status now, over the last hour, 6 hours or 24 hours (default).';
 
 function sendFile(reply: FastifyReply, request: FastifyRequest, file: ConsoleFile) {
@@ -73,14 +76,14 @@ export function consoleRoutes(ctx: AppContext): FastifyPluginAsync {
       schema: {
         operationId: 'listPartnerDocuments',
         tags: TAG,
-        summary: 'Your merchants\' documents by status (default: failed), newest first',
-        description: 'Failed documents carry the authority\'s `resultCode` and `lastError`: they need someone to act.',
+        summary: 'Your merchants\' documents by status (default: failed, not resolved), newest first',
+        description: DOCUMENTS_DESCRIPTION,
         querystring: S.DocumentsQuery,
         response: { 200: Paginated(S.DocumentSummary) },
       },
     }, async (request) => {
-      const { page, status, tenant, branch } = request.query;
-      return documentsPage(db, await partnerScope(request, tenant), { status: status ?? 'failed', page, ...(branch ? { branch } : {}) });
+      const { page, status, resolved, tenant, branch } = request.query;
+      return documentsPage(db, await partnerScope(request, tenant), { status, resolved, page, branch });
     });
 
     app.get('/api/v1/partner/filings', {
@@ -124,10 +127,10 @@ export function consoleRoutes(ctx: AppContext): FastifyPluginAsync {
 
       app.get('/admin/v1/documents', {
         config: admin,
-        schema: { operationId: 'adminListDocuments', tags: ADMIN_TAG, summary: 'Documents by status (default: failed), every partner', querystring: Type.Object({ ...S.DocumentsQuery.properties, ...S.AdminScopeQuery.properties }), response: { 200: Paginated(S.DocumentSummary) } },
+        schema: { operationId: 'adminListDocuments', tags: ADMIN_TAG, summary: 'Documents by status (default: failed, not resolved), every partner', description: DOCUMENTS_DESCRIPTION, querystring: Type.Object({ ...S.DocumentsQuery.properties, ...S.AdminScopeQuery.properties }), response: { 200: Paginated(S.DocumentSummary) } },
       }, async (request) => {
-        const { page, status, tenant, branch, partner } = request.query;
-        return documentsPage(db, { ...(partner ? { partnerId: partner } : {}), ...(tenant ? { tenantId: tenant } : {}) }, { status: status ?? 'failed', page, ...(branch ? { branch } : {}) });
+        const { page, status, resolved, tenant, branch, partner } = request.query;
+        return documentsPage(db, { ...(partner ? { partnerId: partner } : {}), ...(tenant ? { tenantId: tenant } : {}) }, { status, resolved, page, branch });
       });
 
       app.get('/admin/v1/filings', {

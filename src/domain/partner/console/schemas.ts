@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Nullable, literals, Timestamp } from '../../../platform/http/schema-helpers.ts';
-import { IssuedBy, Resolution } from '../../fiscal/sales/schemas.ts';
+import { IssuedBy, Resolution, SALE_STATUSES } from '../../fiscal/sales/schemas.ts';
 
 const Id = Type.Integer({ minimum: 1, maximum: 2147483647 });
 const Page = Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1; 20 items a page.' });
@@ -40,11 +40,12 @@ export const BacklogQuery = Type.Object({
   pendingOnly: Type.Optional(Type.Boolean({ description: 'Only branches with pending documents' })),
 });
 
-export const DocumentStatus = literals(['pending', 'uploaded', 'failed', 'resolved']);
+export const DocumentStatus = literals(SALE_STATUSES);
 
 export const DocumentsQuery = Type.Object({
   page: Page,
-  status: Type.Optional(DocumentStatus),
+  status: Type.Optional(literals(SALE_STATUSES, { description: 'Only documents in this state; default `failed`' })),
+  resolved: Type.Optional(Type.Boolean({ description: '`true`: only the refused documents since reissued or marked resolved; `false` (default): the others' })),
   tenant: Type.Optional(Id),
   branch: Type.Optional(Type.String({ pattern: '^[0-9]{3}$' })),
 });
@@ -84,8 +85,8 @@ export const FilingsQuery = Type.Object({
 const StatusCounts = {
   uploaded: Type.Integer(),
   pending: Type.Integer(),
-  failed: Type.Integer(),
-  resolved: Type.Integer({ description: 'Refused, then reissued or marked resolved' }),
+  failed: Type.Integer({ description: 'Refused by the authority and not resolved' }),
+  resolved: Type.Integer({ description: 'Refused, then reissued or marked resolved (their `status` is `failed`, with a `resolution`)' }),
 };
 
 export const Filings = Type.Object({

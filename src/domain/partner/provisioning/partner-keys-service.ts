@@ -4,7 +4,7 @@ import type { SecretBox } from '../../../credentials/secret-box.ts';
 import { hashSecret, last4, mintSecret } from '../../../credentials/secret-format.ts';
 import type { ResolvedPartnerKey } from '../../../credentials/lookup.ts';
 import { SCOPES, type Scope } from '../../../credentials/abilities.ts';
-import { ApiError, NotFoundError } from '../../../platform/errors/errors.ts';
+import { ApiError, NotFoundError, requiredText } from '../../../platform/errors/errors.ts';
 import { recordAudit, type Actor } from '../../kernel/audit/store.ts';
 import { partnerKeyPrefix, presentPartnerKey, type PartnerKeyResource } from './present.ts';
 import { findOwnPartnerKey, insertPartnerKeyRow, listLivePartnerKeys, lockPartnerKey, markPartnerKeyRotated, newestSealedPartnerKeyRows, setPartnerKeyCiphertext, type PartnerKeyRow } from './store.ts';
@@ -63,6 +63,7 @@ export async function mintPartnerKey(
   caller: ResolvedPartnerKey,
   input: { name: string; scopes: Scope[]; mode?: 'live' | 'test' },
 ): Promise<PartnerKeyResource & { secret: string }> {
+  const keyName = requiredText(input.name, 'name');
   const mode = input.mode ?? caller.mode;
   assertMayTouch(caller, { mode });
   const beyond = input.scopes.filter((s) => !caller.scopes.includes(s));
@@ -71,7 +72,7 @@ export async function mintPartnerKey(
   }
   const scopes = SCOPES.filter((s) => input.scopes.includes(s));
   return db.transaction().execute(async (trx) => {
-    const { row, secret } = await insertPartnerKey(trx, box, caller.partner.id, { name: input.name.trim(), mode, scopes });
+    const { row, secret } = await insertPartnerKey(trx, box, caller.partner.id, { name: keyName, mode, scopes });
     await recordAudit(trx, { actor: actorOf(caller), action: 'partner_key.created', targetType: 'partner_key', targetId: row.id, details: { mode, scopes } });
     return { ...presentPartnerKey(row), secret };
   });

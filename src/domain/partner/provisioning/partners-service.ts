@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { SecretBox } from '../../../credentials/secret-box.ts';
 import { SCOPES, type Scope } from '../../../credentials/abilities.ts';
-import { NotFoundError } from '../../../platform/errors/errors.ts';
+import { NotFoundError, requiredText } from '../../../platform/errors/errors.ts';
 import { recordAudit, type Actor } from '../../kernel/audit/store.ts';
 import { insertPartnerKey } from './partner-keys-service.ts';
 import { tenantWithDevices } from '../../kernel/tenants/service.ts';
@@ -20,8 +20,9 @@ export async function createPartner(
   actor: Actor,
   input: { name: string; test?: boolean; scopes?: Scope[] },
 ): Promise<{ partner: PartnerResource; key: PartnerKeyResource & { secret: string } }> {
+  const name = requiredText(input.name, 'name');
   return db.transaction().execute(async (trx) => {
-    const partner = await insertPartner(trx, input.name.trim());
+    const partner = await insertPartner(trx, name);
     const scopes = SCOPES.filter((s) => !input.scopes || input.scopes.includes(s));
     const { row, secret } = await insertPartnerKey(trx, box, partner.id, { name: 'Initial key', mode: input.test ? 'test' : 'live', scopes });
     await recordAudit(trx, { actor, action: 'partner.created', partnerId: partner.id, targetType: 'partner', targetId: partner.id, details: { name: partner.name, keyId: row.id } });

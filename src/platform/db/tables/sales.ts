@@ -2,7 +2,14 @@ import type { Generated } from 'kysely';
 import type { DefaultedNumeric, NullableNumeric, NullableTimestamp, Numeric, RequiredTimestamp, Timestamp } from './columns.ts';
 
 export type DocumentType = 'sale' | 'credit_note' | 'debit_note';
+/**
+ * As stored. `resolved` is a refused document since reissued or marked resolved: the resources show
+ * it as `failed` with its `resolution` (the spec's three statuses), the kept counts of failed
+ * documents (0035) leave it out.
+ */
 export type DocumentStatus = 'pending' | 'uploaded' | 'failed' | 'resolved';
+/** A document's `status` as the API shows it (spec 2.2). */
+export type SaleStatus = Exclude<DocumentStatus, 'resolved'>;
 export type ResolutionKind = 'reissued' | 'marked';
 /** The credentials that issue documents: a merchant user (the console), a tenant token, a till login, a fiscalisation key, a partner key. */
 export type IssuerType = 'user' | 'tenant_token' | 'till_login' | 'fiscalisation_key' | 'partner_key';
