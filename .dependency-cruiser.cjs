@@ -5,12 +5,12 @@
 /** From the bottom up. Layers on one line are peers: neither imports the other. */
 const LAYERS = [
   { name: 'platform', path: '^src/platform/' },
-  { name: 'vsdc', path: '^src/vsdc/', peers: ['credentials'] },
-  { name: 'credentials', path: '^src/credentials/', peers: ['vsdc'] },
+  { name: 'authorities', path: '^src/authorities/', peers: ['credentials'] },
+  { name: 'credentials', path: '^src/credentials/', peers: ['authorities'] },
   { name: 'kernel', path: '^src/domain/kernel/' },
   { name: 'merchant', path: '^src/domain/merchant/' },
   { name: 'fiscal', path: '^src/domain/fiscal/' },
-  { name: 'authority', path: '^src/domain/authority/' },
+  { name: 'feeds', path: '^src/domain/feeds/' },
   { name: 'partner', path: '^src/domain/partner/' },
   { name: 'app', path: '^src/(app/|main[.]ts$)' },
 ];

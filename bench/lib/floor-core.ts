@@ -5,7 +5,7 @@
 // costs from what the gateway's work costs.
 import { createHash } from 'node:crypto';
 import type { SaveSalesRequest } from '@fiscal-gateway/vsdc-protocol';
-import { buildSaveSalesBody } from '../../src/vsdc/sales-body.ts';
+import { buildSaveSalesBody } from '../../src/authorities/zra-vsdc/sales-body.ts';
 
 export const FLOOR_TABLE_SQL = `create table if not exists floor_documents (
   id bigserial primary key,

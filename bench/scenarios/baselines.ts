@@ -6,7 +6,7 @@
 // Plus one database round trip (sequential `select 1`), for the same single-branch bound.
 import pg from 'pg';
 import { request } from 'undici';
-import { buildSaveSalesBody } from '../../src/vsdc/sales-body.ts';
+import { buildSaveSalesBody } from '../../src/authorities/zra-vsdc/sales-body.ts';
 import { closedLoop, type Throughput } from '../lib/load.ts';
 import { startChild, type ChildServer } from '../lib/processes.ts';
 

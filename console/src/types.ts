@@ -6,7 +6,7 @@ export type {
   EndpointStatsResource as EndpointStats,
   FilingsResource as Filings,
 } from '../../src/domain/partner/console/schemas.ts';
-export type { NoticeResource as Notice } from '../../src/domain/authority/notices/schemas.ts';
+export type { NoticeResource as Notice } from '../../src/domain/feeds/notices/schemas.ts';
 export type { AuthorityBranchResource as AuthorityBranch } from '../../src/domain/kernel/devices/schemas.ts';
 
 export interface Delivery {

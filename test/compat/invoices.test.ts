@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { VAT_CATEGORIES } from '../../src/vsdc/tax.ts';
+import { VAT_CATEGORIES } from '../../src/authorities/zra-vsdc/tax.ts';
 import { engineName } from '../helpers/db.ts';
 import { assertArrivalOrder, saleBody, startHarness, type Harness } from '../helpers/harness.ts';
 import { eventually } from '../helpers/poll.ts';

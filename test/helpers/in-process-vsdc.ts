@@ -2,7 +2,7 @@
 // sockets), so property tests can file thousands of documents against its own checks.
 import assert from 'node:assert/strict';
 import { handleEndpoint, SimulatorState, type EnvelopeReply } from '@fiscal-gateway/simulator';
-import { buildSaveSalesBody, type SaleDocument } from '../../src/vsdc/sales-body.ts';
+import { buildSaveSalesBody, type SaleDocument } from '../../src/authorities/zra-vsdc/sales-body.ts';
 
 export type InProcessDocument = Omit<SaleDocument, 'tpin' | 'bhfId' | 'invoiceNo' | 'customer' | 'paymentMethod' | 'occurredAt' | 'currency'>;
 

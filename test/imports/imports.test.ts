@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { pullDueBranches } from '../../src/domain/authority/imports/service.ts';
-import { claimDuePulls } from '../../src/domain/authority/pulls/branch-pulls.ts';
+import { pullDueBranches } from '../../src/domain/feeds/imports/service.ts';
+import { claimDuePulls } from '../../src/domain/feeds/pulls/branch-pulls.ts';
 import { engineName } from '../helpers/db.ts';
 import { CLASS_CODE, expectCoded, expectInvalid, expectStatus, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';
-import { importFilingWorker, importPullWorker } from '../../src/domain/authority/imports/worker.ts';
+import { importFilingWorker, importPullWorker } from '../../src/domain/feeds/imports/worker.ts';
 import { eventually } from '../helpers/poll.ts';
-import { pullRequestDate } from '../../src/vsdc/polling.ts';
+import { pullRequestDate } from '../../src/authorities/polling.ts';
 
 const HOUR_MS = 3_600_000;
 

@@ -2,15 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { BranchRecord, Notice } from '@fiscal-gateway/vsdc-protocol';
 import { createDeliveryWorker } from '../../src/domain/partner/webhooks/delivery-worker.ts';
-import { pullDueAuthorityFeeds, toReceivedNotice } from '../../src/domain/authority/notices/service.ts';
+import { pullDueAuthorityFeeds, toReceivedNotice } from '../../src/domain/feeds/notices/service.ts';
 import { toReceivedBranch } from '../../src/domain/kernel/devices/register.ts';
-import { authorityPullWorker } from '../../src/domain/authority/notices/worker.ts';
+import { authorityPullWorker } from '../../src/domain/feeds/notices/worker.ts';
 import { bearer } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
 import { expectStatus, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';
 import { eventually } from '../helpers/poll.ts';
 import { FAST_DELIVERY, Receiver, deliveryRows, registerEndpoint } from '../webhooks/helpers.ts';
-import { pullRequestDate } from '../../src/vsdc/polling.ts';
+import { pullRequestDate } from '../../src/authorities/polling.ts';
 
 const HOUR_MS = 3_600_000;
 const delivery = (ctx: Parameters<typeof createDeliveryWorker>[0]) => createDeliveryWorker(ctx, { pollIntervalMs: 50, jitter: 0 });

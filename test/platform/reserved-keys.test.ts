@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { pullDueBranches } from '../../src/domain/authority/imports/service.ts';
+import { pullDueBranches } from '../../src/domain/feeds/imports/service.ts';
 import { engineName } from '../helpers/db.ts';
 import { bearer } from '../helpers/app.ts';
 import { invoiceBody, mintKey, nextNumber, sdcIdOf, zmPost } from '../compat/helpers.ts';

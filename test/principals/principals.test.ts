@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Principal } from '@fiscal-gateway/vsdc-protocol';
-import { pullDuePrincipalBranches, toReceivedPrincipal } from '../../src/domain/authority/principals/service.ts';
-import { principalPullWorker } from '../../src/domain/authority/principals/worker.ts';
-import { claimDuePulls } from '../../src/domain/authority/pulls/branch-pulls.ts';
+import { pullDuePrincipalBranches, toReceivedPrincipal } from '../../src/domain/feeds/principals/service.ts';
+import { principalPullWorker } from '../../src/domain/feeds/principals/worker.ts';
+import { claimDuePulls } from '../../src/domain/feeds/pulls/branch-pulls.ts';
 import { principalOf } from '../../src/domain/merchant/principals/store.ts';
 import { deleteDeviceRows } from '../../src/domain/kernel/devices/store.ts';
 import { seedSignedInUser } from '../helpers/accounts.ts';
@@ -11,7 +11,7 @@ import { bearer } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
 import { expectStatus, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';
 import { eventually } from '../helpers/poll.ts';
-import { pullRequestDate } from '../../src/vsdc/polling.ts';
+import { pullRequestDate } from '../../src/authorities/polling.ts';
 
 const HOUR_MS = 3_600_000;
 

@@ -4,7 +4,7 @@
 // supplier invoice captured once; an outage leaves the filing `sending` until the worker files it.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { purchaseFilingWorker } from '../../src/domain/authority/purchases/worker.ts';
+import { purchaseFilingWorker } from '../../src/domain/feeds/purchases/worker.ts';
 import { stockWorker } from '../../src/domain/fiscal/stock/worker.ts';
 import { bearer } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';

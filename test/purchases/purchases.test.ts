@@ -1,13 +1,13 @@
 // test-runtime: long (scripts/run-tests.mjs starts it first)
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { pullDuePurchaseBranches } from '../../src/domain/authority/purchases/service.ts';
-import { purchaseFilingWorker, purchasePullWorker } from '../../src/domain/authority/purchases/worker.ts';
-import { claimDuePulls } from '../../src/domain/authority/pulls/branch-pulls.ts';
+import { pullDuePurchaseBranches } from '../../src/domain/feeds/purchases/service.ts';
+import { purchaseFilingWorker, purchasePullWorker } from '../../src/domain/feeds/purchases/worker.ts';
+import { claimDuePulls } from '../../src/domain/feeds/pulls/branch-pulls.ts';
 import { engineName } from '../helpers/db.ts';
 import { CLASS_CODE, expectCoded, expectInvalid, expectStatus, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';
 import { eventually } from '../helpers/poll.ts';
-import { pullRequestDate } from '../../src/vsdc/polling.ts';
+import { pullRequestDate } from '../../src/authorities/polling.ts';
 
 const HOUR_MS = 3_600_000;
 const SUPPLIER = { spplrTpin: '2000000004', spplrNm: 'Lusaka Wholesale Ltd', spplrBhfId: '000' };

@@ -12,7 +12,7 @@ import { main } from '../../src/main.ts';
 import { dayOf } from '../../src/platform/lib/time-zones.ts';
 import { EXPORT_COLUMNS } from '../../src/domain/fiscal/reports/export.ts';
 import { negotiateReport } from '../../src/domain/fiscal/reports/routes.ts';
-import { Money } from '../../src/vsdc/tax.ts';
+import { Money } from '../../src/authorities/zra-vsdc/tax.ts';
 import { bearer, TEST_ADMIN_TOKEN } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
 import { expectCoded, saleBody, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';

@@ -7,7 +7,7 @@ import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import type { EnvelopeReply } from '@fiscal-gateway/simulator';
 import { allocateCredit, CreditAllocationError, NOTHING_CREDITED, type CreditableLine, type CreditedSoFar, type CreditLine } from '../../src/domain/fiscal/sales/credit-allocation.ts';
-import { computeSale, lineSupplyAmount, VAT_CATEGORY_CODES, type ComputedLine, type SaleLineInput, type VatCategoryCode } from '../../src/vsdc/tax.ts';
+import { computeSale, lineSupplyAmount, VAT_CATEGORY_CODES, type ComputedLine, type SaleLineInput, type VatCategoryCode } from '../../src/authorities/zra-vsdc/tax.ts';
 import { CLASS_CODE } from '../helpers/harness.ts';
 import { inProcessVsdc } from '../helpers/in-process-vsdc.ts';
 

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { bearer } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
 import { CLASS_CODE, expectCoded, expectInvalid, expectStatus, saleBody, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';
-import { pullDuePrincipalBranches } from '../../src/domain/authority/principals/service.ts';
+import { pullDuePrincipalBranches } from '../../src/domain/feeds/principals/service.ts';
 import { invoiceBody, mintKey, nextNumber, sdcIdOf, zmPost } from '../compat/helpers.ts';
 
 type Body = Record<string, unknown>;

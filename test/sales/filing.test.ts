@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { filingWorker } from '../../src/domain/fiscal/filing/worker.ts';
-import { buildSaveSalesBody } from '../../src/vsdc/sales-body.ts';
+import { buildSaveSalesBody } from '../../src/authorities/zra-vsdc/sales-body.ts';
 import { engineName } from '../helpers/db.ts';
 import { assertArrivalOrder, CLASS_CODE, saleBody, startHarness, type Merchant, type Harness } from '../helpers/harness.ts';
 import { eventually } from '../helpers/poll.ts';

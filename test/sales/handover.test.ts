@@ -12,8 +12,8 @@ import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { saleDocument } from '../../src/domain/fiscal/filing/filer.ts';
 import { findSale, linesOf } from '../../src/domain/fiscal/sales/store.ts';
-import { buildSaveSalesBody } from '../../src/vsdc/sales-body.ts';
-import { VAT_CATEGORY_CODES } from '../../src/vsdc/tax.ts';
+import { buildSaveSalesBody } from '../../src/authorities/zra-vsdc/sales-body.ts';
+import { VAT_CATEGORY_CODES } from '../../src/authorities/zra-vsdc/tax.ts';
 import { engineName } from '../helpers/db.ts';
 import { CLASS_CODE, startHarness, type Harness } from '../helpers/harness.ts';
 

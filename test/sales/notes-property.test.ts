@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
-import { lineSupplyAmount, VAT_CATEGORY_CODES } from '../../src/vsdc/tax.ts';
+import { lineSupplyAmount, VAT_CATEGORY_CODES } from '../../src/authorities/zra-vsdc/tax.ts';
 import { engineName } from '../helpers/db.ts';
 import { saleBody, startHarness, type Harness } from '../helpers/harness.ts';
 

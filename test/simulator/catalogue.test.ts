@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CLASSIFICATION_CATALOGUE, CLASSIFICATION_CODES, CODE_TABLES, isKnownClassification } from '@fiscal-gateway/simulator';
-import { VAT_CATEGORIES } from '../../src/vsdc/tax.ts';
-import { PAYMENT_TYPE_CODES } from '../../src/vsdc/codes.ts';
+import { VAT_CATEGORIES } from '../../src/authorities/zra-vsdc/tax.ts';
+import { PAYMENT_TYPE_CODES } from '../../src/authorities/zra-vsdc/codes.ts';
 
 test('the classification catalogue: about 500 unique 8-digit codes including 50221200', () => {
   assert.ok(CLASSIFICATION_CATALOGUE.length >= 450 && CLASSIFICATION_CATALOGUE.length <= 600, String(CLASSIFICATION_CATALOGUE.length));

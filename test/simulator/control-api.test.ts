@@ -1,8 +1,8 @@
 // The /_sim control API over HTTP, as the gateway's tests and operators use it.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildSaveSalesBody } from '../../src/vsdc/sales-body.ts';
-import type { DeviceTarget } from '../../src/vsdc/client.ts';
+import { buildSaveSalesBody } from '../../src/authorities/zra-vsdc/sales-body.ts';
+import type { DeviceTarget } from '../../src/authorities/zra-vsdc/client.ts';
 import { control, freshTpin, sale, startWorld, type World } from '../vsdc/helpers.ts';
 import { eventually } from '../helpers/poll.ts';
 

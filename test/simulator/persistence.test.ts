@@ -4,8 +4,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSimulator } from '@fiscal-gateway/simulator';
-import { createVsdcClient, type DeviceTarget } from '../../src/vsdc/client.ts';
-import { buildSaveSalesBody } from '../../src/vsdc/sales-body.ts';
+import { createVsdcClient, type DeviceTarget } from '../../src/authorities/zra-vsdc/client.ts';
+import { buildSaveSalesBody } from '../../src/authorities/zra-vsdc/sales-body.ts';
 import { sale } from '../vsdc/helpers.ts';
 import { eventually } from '../helpers/poll.ts';
 

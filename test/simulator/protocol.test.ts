@@ -3,8 +3,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { formatVsdcDate, formatVsdcDateTime, VSDC_PATHS } from '@fiscal-gateway/vsdc-protocol';
-import { buildSaveSalesBody, type SaleDocument } from '../../src/vsdc/sales-body.ts';
-import type { DeviceTarget } from '../../src/vsdc/client.ts';
+import { buildSaveSalesBody, type SaleDocument } from '../../src/authorities/zra-vsdc/sales-body.ts';
+import type { DeviceTarget } from '../../src/authorities/zra-vsdc/client.ts';
 import { addDevice, freshTpin, sale, startWorld, type World } from '../vsdc/helpers.ts';
 
 let world: World;

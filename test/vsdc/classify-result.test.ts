@@ -1,8 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { classifyResult } from '../../src/vsdc/outcome.ts';
-import { interpretReply, parseEnvelope } from '../../src/vsdc/client.ts';
-import { joinVsdcUrl } from '../../src/vsdc/url.ts';
+import { classifyResult } from '../../src/authorities/outcome.ts';
+import { interpretReply, parseEnvelope } from '../../src/authorities/zra-vsdc/client.ts';
+import { joinVsdcUrl } from '../../src/authorities/url.ts';
 
 describe('classifyResult', () => {
   test('reads the protocol table without an endpoint', () => {

@@ -12,8 +12,8 @@ import {
   type SaveStockItemsRequest,
 } from '@fiscal-gateway/vsdc-protocol';
 import { createMetrics } from '../../src/platform/observability/metrics.ts';
-import { instrumentVsdcClient } from '../../src/vsdc/instrumented.ts';
-import { buildSaveSalesBody } from '../../src/vsdc/sales-body.ts';
+import { instrumentVsdcClient } from '../../src/authorities/instrumented.ts';
+import { buildSaveSalesBody } from '../../src/authorities/zra-vsdc/sales-body.ts';
 import { addDevice, control, purchaseAnswer, registerItem, sale, startWorld, stockMovement, type World } from './helpers.ts';
 
 let world: World;

@@ -4,8 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { createVsdcClient, type DeviceTarget } from '../../src/vsdc/client.ts';
-import { buildSaveSalesBody, reconcileDuplicate, toFiscalReceipt } from '../../src/vsdc/sales-body.ts';
+import { createVsdcClient, type DeviceTarget } from '../../src/authorities/zra-vsdc/client.ts';
+import { buildSaveSalesBody, reconcileDuplicate, toFiscalReceipt } from '../../src/authorities/zra-vsdc/sales-body.ts';
 import { addDevice, freshTpin, sale, startFixedServer, startWorld, type World } from './helpers.ts';
 import { eventually } from '../helpers/poll.ts';
 

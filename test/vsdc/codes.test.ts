@@ -12,7 +12,7 @@ import {
   PAYMENT_TYPE_CODES,
   PAYMENT_TYPE_LABELS,
   paymentTypeLabel,
-} from '../../src/vsdc/codes.ts';
+} from '../../src/authorities/zra-vsdc/codes.ts';
 
 const TABLES = [
   { cdCls: '07', name: 'payment types', codes: PAYMENT_TYPE_CODES, labels: PAYMENT_TYPE_LABELS as Record<string, string> },

@@ -13,8 +13,8 @@ import {
   type SaveStockItemsRequest,
   type StockItemLine,
 } from '@fiscal-gateway/vsdc-protocol';
-import { createVsdcClient, type DeviceTarget, type VsdcClient } from '../../src/vsdc/client.ts';
-import type { SaleDocument } from '../../src/vsdc/sales-body.ts';
+import { createVsdcClient, type DeviceTarget, type VsdcClient } from '../../src/authorities/zra-vsdc/client.ts';
+import type { SaleDocument } from '../../src/authorities/zra-vsdc/sales-body.ts';
 
 export interface World {
   sim: Simulator;

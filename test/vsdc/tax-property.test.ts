@@ -4,8 +4,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { CLASSIFICATION_CODES } from '@fiscal-gateway/simulator';
-import { buildSaveSalesBody, type SaleDocument } from '../../src/vsdc/sales-body.ts';
-import { computeSale, lineSupplyAmount, VAT_CATEGORY_CODES, type SaleLineInput } from '../../src/vsdc/tax.ts';
+import { buildSaveSalesBody, type SaleDocument } from '../../src/authorities/zra-vsdc/sales-body.ts';
+import { computeSale, lineSupplyAmount, VAT_CATEGORY_CODES, type SaleLineInput } from '../../src/authorities/zra-vsdc/tax.ts';
 import { startWorld, type World } from './helpers.ts';
 
 let world: World;

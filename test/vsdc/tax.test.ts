@@ -1,8 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HEADER_TAX_BUCKETS, formatVsdcDate, formatVsdcDateTime, parseVsdcDateTime } from '@fiscal-gateway/vsdc-protocol';
-import { buildSaveSalesBody, reconcileDuplicate, SaleDocumentError, toFiscalReceipt, type SaleDocument } from '../../src/vsdc/sales-body.ts';
-import { amountsMatch, computeSale, SaleAmountsError, VAT_CATEGORIES } from '../../src/vsdc/tax.ts';
+import { buildSaveSalesBody, reconcileDuplicate, SaleDocumentError, toFiscalReceipt, type SaleDocument } from '../../src/authorities/zra-vsdc/sales-body.ts';
+import { amountsMatch, computeSale, SaleAmountsError, VAT_CATEGORIES } from '../../src/authorities/zra-vsdc/tax.ts';
 
 const line = (quantity: number | string, price: number | string, vatCategory: SaleDocument['lines'][number]['vatCategory'] = 'A') => ({
   name: 'Item',

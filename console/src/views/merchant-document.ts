@@ -3,7 +3,7 @@
 import { ApiProblem } from '../api.ts';
 import { h, merchantDateTime, money, table, type Child } from '../dom.ts';
 import type { Sale } from '../types.ts';
-import { CREDIT_NOTE_REASON_CODES, CREDIT_NOTE_REASON_LABELS, cisInvoiceNo, invoiceTypeWords, noteReasonLabel, paymentTypeLabel, receiptTitle } from '../../../src/vsdc/codes.ts';
+import { CREDIT_NOTE_REASON_CODES, CREDIT_NOTE_REASON_LABELS, cisInvoiceNo, invoiceTypeWords, noteReasonLabel, paymentTypeLabel, receiptTitle } from '../../../src/authorities/zra-vsdc/codes.ts';
 import { canWrite, errorBox, field, formMessage, heading, whyFilingIsStopped, type ViewContext } from '../view.ts';
 import { statusBadge, TYPE_LABELS, VAT_CATEGORIES } from './merchant-common.ts';
 import { PRINT_HINT, receiptLink, receiptPdf } from './receipt-actions.ts';

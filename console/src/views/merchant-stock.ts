@@ -3,7 +3,7 @@
 // ledger was read; "Check now" reads it again from the VSDC (?refresh=true).
 import { query } from '../api.ts';
 import { badge, dateTime, h, table } from '../dom.ts';
-import type { StockComparisonResource, StockReconciliationResource } from '../../../src/domain/authority/stock-ledger/schemas.ts';
+import type { StockComparisonResource, StockReconciliationResource } from '../../../src/domain/feeds/stock-ledger/schemas.ts';
 import { errorBox, heading, pager, setParam, type ViewContext } from '../view.ts';
 import { branchesOf, branchLabel } from './merchant-common.ts';
 

@@ -5,7 +5,7 @@
 import { ApiProblem, query, type Api, type Page } from '../api.ts';
 import { badge, h, merchantDateTime, money, table, type Child } from '../dom.ts';
 import { dayOf } from '../../../src/platform/lib/time-zones.ts';
-import { paymentTypeLabel } from '../../../src/vsdc/codes.ts';
+import { paymentTypeLabel } from '../../../src/authorities/zra-vsdc/codes.ts';
 import { confirmAction, errorBox, field, formMessage, heading, pager, setParam, type View, type ViewContext } from '../view.ts';
 import { branchesOf, branchLabel, type Branch } from './merchant-common.ts';
 

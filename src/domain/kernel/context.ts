@@ -7,11 +7,11 @@ import type { Database } from '../../platform/db/database.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { RateLimiter } from '../../platform/http/rate-limit.ts';
 import { Mailer } from '../../platform/mail/mailer.ts';
-import { instrumentVsdcClient } from '../../vsdc/instrumented.ts';
+import { instrumentVsdcClient } from '../../authorities/instrumented.ts';
 import { createLogger, type Logger } from '../../platform/observability/log.ts';
 import { createMetrics, observeDatabaseAvailability, registerStorageGauges, type Metrics } from '../../platform/observability/metrics.ts';
 import type { StorageFloor } from '../../platform/db/storage-floor.ts';
-import { createVsdcClient, type VsdcClient } from '../../vsdc/client.ts';
+import { createVsdcClient, type VsdcClient } from '../../authorities/zra-vsdc/client.ts';
 
 export interface Clock {
   now(): Date;

@@ -8,7 +8,7 @@ import { rateLimitTenant } from '../../kernel/access/auth.ts';
 import { fieldError, unauthenticated, ValidationError } from '../../../platform/errors/errors.ts';
 import { jsonBodyText } from '../../../platform/http/json-body.ts';
 import { validatorCompiler } from '../../../platform/http/validation.ts';
-import { VAT_CATEGORIES } from '../../../vsdc/tax.ts';
+import { VAT_CATEGORIES } from '../../../authorities/zra-vsdc/tax.ts';
 import { answerInDialect, registerDialectEnvelope } from './dialect.ts';
 import { fileLegacyInvoice, invoiceByClientNumber, invoiceByInvoiceNumber, type RetrievedInvoice, type TillBranch } from './invoices.ts';
 import * as S from './schemas.ts';

@@ -3,8 +3,8 @@
 // is added by the dialect hook after serialisation, so responses here describe the bare form.
 import { Type, type Static } from 'typebox';
 import { MAX_LINES, MAX_PRICE, MAX_QUANTITY, Money, SALE_STATUSES } from '../sales/schemas.ts';
-import { PAYMENT_TYPE_CODES } from '../../../vsdc/codes.ts';
-import { VAT_CATEGORY_CODES } from '../../../vsdc/tax.ts';
+import { PAYMENT_TYPE_CODES } from '../../../authorities/zra-vsdc/codes.ts';
+import { VAT_CATEGORY_CODES } from '../../../authorities/zra-vsdc/tax.ts';
 import { Nullable, literals, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
 import { TillLoginVsdcRegistration } from '../../kernel/branch-users/schemas.ts';
 

@@ -2,7 +2,7 @@
 // fiscal names for an invoice sent in them), branches, and the sales module's errors in the names
 // the till sent. Request bodies come in through invoice-body.ts.
 import { ApiError, ValidationError } from '../../../platform/errors/errors.ts';
-import { Money, VAT_CATEGORIES } from '../../../vsdc/tax.ts';
+import { Money, VAT_CATEGORIES } from '../../../authorities/zra-vsdc/tax.ts';
 import type { SaleResource } from '../sales/schemas.ts';
 import type { Family } from './field-names.ts';
 import { inTillNames, inTillText, toTillDateTime, type TillInvoiceRequest } from './invoice-body.ts';

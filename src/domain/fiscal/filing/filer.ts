@@ -3,12 +3,12 @@
 import { classificationCatalogue } from '../../kernel/catalogue/service.ts';
 import type { AppContext } from '../../kernel/context.ts';
 import { nextBackoffMs } from '../../../platform/workers/backoff.ts';
-import type { DeviceTarget } from '../../../vsdc/client.ts';
-import { buildSaveSalesBody, reconcileDuplicate, SaleDocumentError, toFiscalReceipt, type FilingDetails, type FiscalReceipt, type SaleDocument } from '../../../vsdc/sales-body.ts';
-import type { VatCategoryCode } from '../../../vsdc/tax.ts';
-import type { PaymentTypeCode } from '../../../vsdc/sales-body.ts';
+import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
+import { buildSaveSalesBody, reconcileDuplicate, SaleDocumentError, toFiscalReceipt, type FilingDetails, type FiscalReceipt, type SaleDocument } from '../../../authorities/zra-vsdc/sales-body.ts';
+import type { VatCategoryCode } from '../../../authorities/zra-vsdc/tax.ts';
+import type { PaymentTypeCode } from '../../../authorities/zra-vsdc/sales-body.ts';
 import type { InvoiceEventType } from '../../kernel/outbox/events.ts';
-import { cisInvoiceNo } from '../../../vsdc/codes.ts';
+import { cisInvoiceNo } from '../../../authorities/zra-vsdc/codes.ts';
 import { saleSignals } from '../signals/sale-signals.ts';
 import { recordDocumentOutcome } from './outcome.ts';
 import {

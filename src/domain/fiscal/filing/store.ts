@@ -2,7 +2,7 @@
 // in `filing_queues` for its lease (who files it now) and its backoff (when to try again).
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
-import type { FiscalReceipt } from '../../../vsdc/sales-body.ts';
+import type { FiscalReceipt } from '../../../authorities/zra-vsdc/sales-body.ts';
 import { BRANCHES_WITH_BACKLOG_CTE, issuedByName, NO_OUTCOME, type SaleLineRow, type SaleRow } from '../sales/store.ts';
 import { DELIVERIES_NOTICE, eventCtes, eventValues, type EventRow } from '../../kernel/outbox/events.ts';
 import { prepared } from '../../../platform/db/prepared.ts';

@@ -9,8 +9,8 @@ import type { ReconciliationOutcome, ReconciliationRequester } from '../../../pl
 import { ApiError, NotFoundError, ValidationError, assertCalendarDays } from '../../../platform/errors/errors.ts';
 import { recordAudit, type Actor } from '../../kernel/audit/store.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
-import { toFiscalReceipt } from '../../../vsdc/sales-body.ts';
-import { amountsMatch } from '../../../vsdc/tax.ts';
+import { toFiscalReceipt } from '../../../authorities/zra-vsdc/sales-body.ts';
+import { amountsMatch } from '../../../authorities/zra-vsdc/tax.ts';
 import { nextBackoffMs } from '../../../platform/workers/backoff.ts';
 import { recordDocumentOutcome } from '../filing/outcome.ts';
 import { uploadedFields } from '../filing/store.ts';

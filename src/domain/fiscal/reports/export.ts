@@ -8,7 +8,7 @@ import { stringify } from 'csv-stringify/sync';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import { localDateTime } from '../../../platform/lib/time-zones.ts';
-import { paymentTypeLabel } from '../../../vsdc/codes.ts';
+import { paymentTypeLabel } from '../../../authorities/zra-vsdc/codes.ts';
 import { authorityInvoiceNo } from '../sales/present.ts';
 import { exportPage, type ExportCursor, type ExportRow, type ExportScope } from './store.ts';
 

@@ -2,7 +2,7 @@
 import PDFDocument from 'pdfkit';
 import { DEJAVU_SANS, PdfText } from '../../../platform/lib/pdf-text.ts';
 import { localDateTime } from '../../../platform/lib/time-zones.ts';
-import { paymentTypeLabel } from '../../../vsdc/codes.ts';
+import { paymentTypeLabel } from '../../../authorities/zra-vsdc/codes.ts';
 import type { ByTypeResource, DailyReportResource, FiguresResource } from './schemas.ts';
 
 const MARGIN = 40;

@@ -33,7 +33,7 @@
 // units, or the rest of the net or VAT is more than a cent off its recomputation),
 // CreditAllocationError says so: crediting part of the line first pulls it back.
 import { Decimal } from 'decimal.js';
-import { Money, parseAmount, round2 } from '../../../vsdc/tax.ts';
+import { Money, parseAmount, round2 } from '../../../authorities/zra-vsdc/tax.ts';
 
 type Amount = number | string;
 

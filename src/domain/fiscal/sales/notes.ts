@@ -8,7 +8,7 @@ import type { DB } from '../../../platform/db/schema.ts';
 import { actorOfParty, recordAudit } from '../../kernel/audit/store.ts';
 import type { DocumentType } from '../../../platform/db/tables/sales.ts';
 import { ApiError, FieldErrors, NotFoundError } from '../../../platform/errors/errors.ts';
-import type { ComputedSale, SaleLineInput, VatCategoryCode } from '../../../vsdc/tax.ts';
+import type { ComputedSale, SaleLineInput, VatCategoryCode } from '../../../authorities/zra-vsdc/tax.ts';
 import { allocateCredit, CreditAllocationError, NOTHING_CREDITED, type CreditLine } from './credit-allocation.ts';
 import type { CreditNoteBody, DebitNoteBody, SaleResource } from './schemas.ts';
 import { authorityInvoiceNo, presentedStatus, presentIssuer } from './present.ts';

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { AuthorityBranches, BranchHeaders } from '../../kernel/devices/schemas.ts';
-import { CREDIT_NOTE_REASON_CODES, DEBIT_NOTE_REASON_CODES, PAYMENT_TYPE_CODES, SALES_TYPES } from '../../../vsdc/codes.ts';
-import { LEVY_CODES, VAT_CATEGORY_CODES } from '../../../vsdc/tax.ts';
+import { CREDIT_NOTE_REASON_CODES, DEBIT_NOTE_REASON_CODES, PAYMENT_TYPE_CODES, SALES_TYPES } from '../../../authorities/zra-vsdc/codes.ts';
+import { LEVY_CODES, VAT_CATEGORY_CODES } from '../../../authorities/zra-vsdc/tax.ts';
 import { Nullable, literals, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
 import { DocumentStock } from '../stock/document-stock.ts';
 import type { SaleStatus } from '../../../platform/db/tables/sales.ts';

@@ -5,10 +5,10 @@
 import type { AppContext } from '../../kernel/context.ts';
 import { ApiError, FieldErrors, ValidationError, fieldError } from '../../../platform/errors/errors.ts';
 import { principalOf } from '../../merchant/principals/store.ts';
-import { computeSale, LEVIES, lineDiscountAmount, lineSupplyAmount, SaleAmountsError, type ComputedSale, type SaleLineInput, type VatCategoryCode } from '../../../vsdc/tax.ts';
+import { computeSale, LEVIES, lineDiscountAmount, lineSupplyAmount, SaleAmountsError, type ComputedSale, type SaleLineInput, type VatCategoryCode } from '../../../authorities/zra-vsdc/tax.ts';
 import { classificationCatalogue } from '../../kernel/catalogue/service.ts';
 import { MAX_DOCUMENT_TOTAL, type CreateSaleBody } from './schemas.ts';
-import { CURRENCY_CODES, HOME_CURRENCY, type SalesTypeName } from '../../../vsdc/codes.ts';
+import { CURRENCY_CODES, HOME_CURRENCY, type SalesTypeName } from '../../../authorities/zra-vsdc/codes.ts';
 
 const DEFAULT_VAT_CATEGORY: VatCategoryCode = 'A';
 /** The authority refuses documents dated more than 180 days back or in the future. */

@@ -6,7 +6,7 @@
 import { formatVsdcDate, type SaveStockItemsRequest, type SaveStockMasterRequest, type StockMovementType } from '@fiscal-gateway/vsdc-protocol';
 import type { AppContext } from '../../kernel/context.ts';
 import { nextBackoffMs } from '../../../platform/workers/backoff.ts';
-import { GATEWAY_REGISTRANT_FIELDS } from '../../../vsdc/registrant.ts';
+import { GATEWAY_REGISTRANT_FIELDS } from '../../../authorities/zra-vsdc/registrant.ts';
 import { deferChainBranch, nextUnsent, recordChainStep, releaseChainBranch, type ChainMovement, type ChainStep, type ClaimedChainBranch } from './store.ts';
 
 

@@ -4,7 +4,7 @@
 // (service.ts) and accepted purchases (purchases module) all come through here.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
-import { Money, round2, vatCategory, isVatCategoryCode } from '../../../vsdc/tax.ts';
+import { Money, round2, vatCategory, isVatCategoryCode } from '../../../authorities/zra-vsdc/tax.ts';
 
 interface StockMovementLine {
   itemCode: string;

@@ -4,7 +4,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { StockChainState, StockMovementsTable, StockSourceKind } from '../../../platform/db/tables/stock.ts';
 import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
-import type { DeviceTarget } from '../../../vsdc/client.ts';
+import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
 import { fromNow, heldBy, isDue, isFree, leasedSql, released } from '../../../platform/workers/lease-sql.ts';
 import { prepared } from '../../../platform/db/prepared.ts';
 import { fullBackfillDue } from '../../../platform/workers/backfill.ts';

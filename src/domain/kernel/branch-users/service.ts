@@ -4,8 +4,8 @@
 // authority's code and message until a later change queues the row again. No password is ever
 // sent: the gateway holds none in plain, and the VSDC does not sign anyone in.
 import type { AppContext } from '../context.ts';
-import { sendOutcomeOf, vsdcLeaseMs } from '../../../vsdc/polling.ts';
-import { GATEWAY_REGISTRANT_FIELDS } from '../../../vsdc/registrant.ts';
+import { sendOutcomeOf, vsdcLeaseMs } from '../../../authorities/polling.ts';
+import { GATEWAY_REGISTRANT_FIELDS } from '../../../authorities/zra-vsdc/registrant.ts';
 import { claimDueBranchUsers, recordBranchUserOutcome, type ClaimedBranchUser } from './store.ts';
 
 export const BRANCH_USER_BATCH = 20;

@@ -7,9 +7,9 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { BranchUserState } from '../../../platform/db/tables/branch-users.ts';
-import type { DeviceTarget } from '../../../vsdc/client.ts';
+import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
 import { claimDueRows, released } from '../../../platform/workers/lease-sql.ts';
-import { type VsdcSendOutcome, revisionedAnswerColumns, vsdcTargetOf, withVsdcTarget } from '../../../vsdc/polling.ts';
+import { type VsdcSendOutcome, revisionedAnswerColumns, vsdcTargetOf, withVsdcTarget } from '../../../authorities/polling.ts';
 
 /** The VSDC's `userNm` holds at most this many characters; a longer email or username is cut. */
 export const USER_NAME_MAX = 60;

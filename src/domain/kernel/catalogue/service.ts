@@ -1,8 +1,8 @@
 // The authority's classification catalogue: synced from a VSDC into the database, and kept in
 // memory per process for the check every sale line goes through.
 import { VSDC_EPOCH, type CodeClass, type ItemClass } from '@fiscal-gateway/vsdc-protocol';
-import type { DeviceTarget } from '../../../vsdc/client.ts';
-import { pullRequestDate } from '../../../vsdc/polling.ts';
+import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
+import { pullRequestDate } from '../../../authorities/polling.ts';
 import type { AppContext, ContextMember } from '../context.ts';
 import { ApiError } from '../../../platform/errors/errors.ts';
 import { claimSync, codesInUse, recordSyncFailure, saveCodes, saveSync, syncTargets, type AuthorityCodeRecord, type ItemClassRecord } from './store.ts';

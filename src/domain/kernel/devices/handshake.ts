@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.ts';
-import { unreachableCause } from '../../../vsdc/outcome.ts';
+import { unreachableCause } from '../../../authorities/outcome.ts';
 import type { Handshake } from './service.ts';
 
 /**

@@ -6,7 +6,7 @@ import { VSDC_EPOCH, type BranchRecord } from '@fiscal-gateway/vsdc-protocol';
 import { presentAuthorityBranch } from './present.ts';
 import type { AuthorityBranchResource } from './schemas.ts';
 import { authorityBranchesOf, authorityTargetOf, upsertBranches, type ReceivedBranch } from './store.ts';
-import { receivedText, receivedList } from '../../../vsdc/received.ts';
+import { receivedText, receivedList } from '../../../authorities/zra-vsdc/received.ts';
 
 /** The at-initialisation fetch of the branches never holds the answer longer than this. */
 const BRANCHES_AT_INIT_TIMEOUT_MS = 5_000;

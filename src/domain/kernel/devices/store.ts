@@ -4,7 +4,7 @@ import type { DevicesTable } from '../../../platform/db/tables/foundation.ts';
 import { isFree, isHeld, leased, released } from '../../../platform/workers/lease-sql.ts';
 import { RECENT_INITIALISATION_MS } from '../../../platform/workers/backfill.ts';
 import type { AuthorityBranchesTable } from '../../../platform/db/tables/authority.ts';
-import type { DeviceTarget } from '../../../vsdc/client.ts';
+import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
 
 export type DeviceRow = Selectable<DevicesTable>;
 export async function devicesOf(db: Kysely<DB>, tenantIds: number[]): Promise<Map<number, DeviceRow[]>> {

@@ -2,9 +2,9 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { CustomerRegistrationState, CustomersTable, VerificationState } from '../../../platform/db/tables/items.ts';
 import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
-import type { DeviceTarget } from '../../../vsdc/client.ts';
+import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
 import { claimDueRows, leased, released } from '../../../platform/workers/lease-sql.ts';
-import { ANSWERED_COLUMNS, unansweredColumns, vsdcTargetOf, withVsdcTarget } from '../../../vsdc/polling.ts';
+import { ANSWERED_COLUMNS, unansweredColumns, vsdcTargetOf, withVsdcTarget } from '../../../authorities/polling.ts';
 
 export type CustomerRow = Selectable<CustomersTable> & { branch: string | null };
 

@@ -5,9 +5,9 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { ItemCompositionsTable, ItemRegistrationState } from '../../../platform/db/tables/items.ts';
-import type { DeviceTarget } from '../../../vsdc/client.ts';
+import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
 import { claimDueRows, isFree, leasedSql, released } from '../../../platform/workers/lease-sql.ts';
-import { type VsdcSendOutcome, revisionedAnswerColumns, vsdcTargetOf, withVsdcTarget } from '../../../vsdc/polling.ts';
+import { type VsdcSendOutcome, revisionedAnswerColumns, vsdcTargetOf, withVsdcTarget } from '../../../authorities/polling.ts';
 
 export type ComponentRow = Selectable<ItemCompositionsTable> & { component_code: string; component_name: string };
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { VAT_CATEGORY_CODES } from '../../../vsdc/tax.ts';
+import { VAT_CATEGORY_CODES } from '../../../authorities/zra-vsdc/tax.ts';
 import { Nullable, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
 
 

@@ -2,9 +2,9 @@ import { sql, type Kysely, type Selectable, type UpdateObject, type Updateable }
 import type { DB } from '../../../platform/db/schema.ts';
 import type { ItemRegistrationState, ItemsTable, ItemSource } from '../../../platform/db/tables/items.ts';
 import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
-import type { DeviceTarget } from '../../../vsdc/client.ts';
+import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
 import { claimDueRows, isFree, leased, leasedSql, released } from '../../../platform/workers/lease-sql.ts';
-import { ANSWERED_COLUMNS, type VsdcSendOutcome, unansweredColumns, vsdcTargetOf, withVsdcTarget } from '../../../vsdc/polling.ts';
+import { ANSWERED_COLUMNS, type VsdcSendOutcome, unansweredColumns, vsdcTargetOf, withVsdcTarget } from '../../../authorities/polling.ts';
 
 export type ItemRow = Selectable<ItemsTable> & { branch: string | null };
 

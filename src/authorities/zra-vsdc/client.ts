@@ -1,7 +1,6 @@
 // The VSDC client: one typed call per endpoint, one pooled undici Agent, per host caps
 // (host-limits.ts), and every answer read into a VsdcOutcome. It never throws for anything the
 // network or the VSDC does.
-import { Agent, request } from 'undici';
 import {
   VSDC_EPOCH,
   VSDC_PATHS,
@@ -43,36 +42,18 @@ import {
   type InitOutcome,
   type SaveSalesOutcome,
   type SelectOutcome,
-  type UnreachableOutcome,
-  type UnreachableReason,
   type VsdcOutcome,
   type WriteOutcome,
-} from './outcome.ts';
-import { HostLimiter } from './host-limits.ts';
+} from '../outcome.ts';
+import { createTransport, unreachable, type CallOptions, type Transport, type TransportOptions } from '../transport.ts';
 import { receiptProblem } from './sales-body.ts';
-import { joinVsdcUrl } from './url.ts';
+import { joinVsdcUrl } from '../url.ts';
 
 /** Which VSDC to talk to, as the gateway stores it per device. */
 export interface DeviceTarget {
   baseUrl: string;
   tpin: string;
   bhfId: string;
-}
-
-interface VsdcClientOptions {
-  /** Whole-call deadline (connect + reply). Default 20 000 ms. */
-  timeoutMs?: number;
-  /** Keep-alive sockets idle longer than this are closed. Default 4 000 ms. */
-  keepAliveTimeoutMs?: number;
-  /** Calls (and connections) at once per VSDC host (origin); 0 or absent: no cap (VSDC_HOST_CONNECTIONS). */
-  hostConnections?: number;
-  /** Calls started per second per VSDC host; 0 or absent: no cap (VSDC_HOST_RATE). */
-  hostRate?: number;
-}
-
-interface CallOptions {
-  timeoutMs?: number;
-  signal?: AbortSignal;
 }
 
 /** Payloads exclude `tpin`/`bhfId`: the client injects them from the target. */
@@ -106,43 +87,6 @@ export interface VsdcClient {
   saveStockItems(target: DeviceTarget, body: SaveStockItemsRequest, options?: CallOptions): Promise<WriteOutcome>;
   saveStockMaster(target: DeviceTarget, body: SaveStockMasterRequest, options?: CallOptions): Promise<WriteOutcome>;
   close(): Promise<void>;
-}
-
-const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
-
-function unreachable(reason: UnreachableReason, detail: string, extra: Partial<UnreachableOutcome> = {}): UnreachableOutcome {
-  return { kind: 'unreachable', reason, detail, ...extra };
-}
-
-function errorCode(err: unknown): string | undefined {
-  if (typeof err !== 'object' || err === null) return undefined;
-  const e = err as { code?: unknown; cause?: unknown; errors?: unknown };
-  if (typeof e.code === 'string') return e.code;
-  // Happy-eyeballs connects fail with an AggregateError of per-address errors.
-  if (Array.isArray(e.errors) && e.errors.length > 0) return errorCode(e.errors[0]);
-  return e.cause === undefined ? undefined : errorCode(e.cause);
-}
-
-function fromNetworkError(err: unknown, timedOut: boolean): UnreachableOutcome {
-  const detail = err instanceof Error ? err.message || err.name : String(err);
-  if (timedOut) return unreachable('timeout', 'no reply within the VSDC timeout');
-  const code = errorCode(err);
-  switch (code) {
-    case 'ECONNREFUSED':
-      return unreachable('connection_refused', detail);
-    case 'ECONNRESET':
-    case 'EPIPE':
-    case 'UND_ERR_SOCKET':
-      return unreachable('connection_reset', detail);
-    case 'UND_ERR_HEADERS_TIMEOUT':
-    case 'UND_ERR_BODY_TIMEOUT':
-    case 'UND_ERR_CONNECT_TIMEOUT':
-    case 'ETIMEDOUT':
-      return unreachable('timeout', detail);
-    default:
-      if (err instanceof Error && (err.name === 'AbortError' || code === 'UND_ERR_ABORTED')) return unreachable('aborted', detail);
-      return unreachable('network_error', code ? `${code}: ${detail}` : detail);
-  }
 }
 
 /** An envelope is a JSON object with a `resultCd`; anything else proves nothing about the VSDC. */
@@ -260,91 +204,18 @@ function withTarget(payload: object, target: DeviceTarget): object {
   return Object.assign({}, payload, { tpin: target.tpin, bhfId: target.bhfId });
 }
 
-/**
- * The calls in flight under each caller's signal (a filer's stop signal covers all of its calls):
- * one listener per signal aborts them all, instead of one listener per call (which a busy filer
- * would pile up past the EventTarget's warning threshold).
- */
-const followers = new WeakMap<AbortSignal, Set<AbortController>>();
-
-function follow(signal: AbortSignal, controller: AbortController): () => void {
-  if (signal.aborted) {
-    controller.abort();
-    return () => {};
-  }
-  let set = followers.get(signal);
-  if (!set) {
-    const calls = new Set<AbortController>();
-    followers.set(signal, (set = calls));
-    signal.addEventListener('abort', () => calls.forEach((c) => c.abort()), { once: true });
-  }
-  set.add(controller);
-  const calls = set;
-  return () => calls.delete(controller);
-}
-
-export function createVsdcClient(options: VsdcClientOptions = {}): VsdcClient {
-  const defaultTimeoutMs = options.timeoutMs ?? 20_000;
-  const hosts = new HostLimiter({ connections: options.hostConnections ?? 0, ratePerSecond: options.hostRate ?? 0 });
-  const agent = new Agent({
-    ...(options.hostConnections ? { connections: options.hostConnections } : {}),
-    keepAliveTimeout: options.keepAliveTimeoutMs ?? 4_000,
-    connect: { timeout: defaultTimeoutMs },
-    maxResponseSize: MAX_RESPONSE_BYTES,
-  });
-
+/** The ZRA client over a transport (a context shares one), or over one of its own built with `options`. */
+export function createVsdcClient(over: Transport | TransportOptions = {}): VsdcClient {
+  const transport = 'post' in over ? over : createTransport(over);
   async function call(endpoint: VsdcEndpoint, target: DeviceTarget, payload: object, callOptions: CallOptions = {}): Promise<VsdcOutcome<unknown>> {
     let url: string;
-    let origin: string;
     try {
-      const parsed = new URL(joinVsdcUrl(target.baseUrl, VSDC_PATHS[endpoint]));
-      url = parsed.toString();
-      origin = parsed.origin;
+      url = new URL(joinVsdcUrl(target.baseUrl, VSDC_PATHS[endpoint])).toString();
     } catch {
       return unreachable('network_error', `invalid vsdcBaseUrl "${target.baseUrl}"`);
     }
-    const timeoutMs = callOptions.timeoutMs ?? defaultTimeoutMs;
-    const cancel = callOptions.signal;
-    // One controller and one timer per call: AbortSignal.timeout() with AbortSignal.any() cost
-    // ~4 % of the gateway's CPU under the sales load (issue 22's profile).
-    const controller = new AbortController();
-    const unfollow = cancel ? follow(cancel, controller) : undefined;
-    let release: (() => void) | undefined;
-    if (hosts.enabled) {
-      // The deadline starts with the slot: waiting for our own cap is not the VSDC being slow.
-      try {
-        release = await hosts.acquire(origin, controller.signal);
-      } catch {
-        unfollow?.();
-        return unreachable('aborted', 'the caller cancelled the call');
-      }
-    }
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeoutMs);
-    const body = JSON.stringify(withTarget(payload, target));
-    try {
-      const response = await request(url, {
-        method: 'POST',
-        dispatcher: agent,
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body,
-        signal: controller.signal,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      });
-      const text = await response.body.text();
-      return interpretReply(endpoint, response.statusCode, text);
-    } catch (err) {
-      if (cancel?.aborted && !timedOut) return unreachable('aborted', 'the caller cancelled the call');
-      return fromNetworkError(err, timedOut);
-    } finally {
-      clearTimeout(timer);
-      unfollow?.();
-      release?.();
-    }
+    const answer = await transport.post(url, JSON.stringify(withTarget(payload, target)), {}, callOptions);
+    return answer.kind === 'answered' ? interpretReply(endpoint, answer.status, answer.text) : answer;
   }
 
   const since = (payload: SelectSinceRequest | undefined): SelectSinceRequest => ({ lastReqDt: payload?.lastReqDt ?? VSDC_EPOCH });
@@ -376,6 +247,6 @@ export function createVsdcClient(options: VsdcClientOptions = {}): VsdcClient {
     selectStockItems: (t, p, o) => call('selectStockItems', t, since(p), o) as Promise<SelectOutcome<StockItemsData>>,
     saveStockItems: (t, b, o) => call('saveStockItems', t, b, o) as Promise<WriteOutcome>,
     saveStockMaster: (t, b, o) => call('saveStockMaster', t, b, o) as Promise<WriteOutcome>,
-    close: () => agent.close(),
+    close: () => transport.close(),
   };
 }

@@ -4,7 +4,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
-import type { DeviceTarget } from '../../../vsdc/client.ts';
+import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
 import { fromNow } from '../../../platform/workers/lease-sql.ts';
 import type { ComparisonStatus } from './schemas.ts';
 

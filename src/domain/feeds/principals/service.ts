@@ -4,7 +4,7 @@
 import type { Principal } from '@fiscal-gateway/vsdc-protocol';
 import type { AppContext } from '../../kernel/context.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
-import { receivedList, receivedText } from '../../../vsdc/received.ts';
+import { receivedList, receivedText } from '../../../authorities/zra-vsdc/received.ts';
 import { finishPull, pullBranch, type ClaimedPull, pullDueBranchesOf } from '../pulls/branch-pulls.ts';
 import { listPrincipals, upsertPrincipals, type ReceivedPrincipal } from '../../merchant/principals/store.ts';
 import { presentPrincipal } from './present.ts';

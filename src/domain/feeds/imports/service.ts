@@ -6,11 +6,11 @@ import type { ImportItem, ImportItemDecision, UpdateImportItemsRequest } from '@
 import type { AppContext } from '../../kernel/context.ts';
 import { ApiError, NotFoundError, ValidationError } from '../../../platform/errors/errors.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
-import { receivedDecimal, receivedText } from '../../../vsdc/received.ts';
+import { receivedDecimal, receivedText } from '../../../authorities/zra-vsdc/received.ts';
 import { unknownClassificationCodes } from '../../kernel/catalogue/lookup.ts';
 import { pullBranch, type ClaimedPull, pullDueBranchesOf } from '../pulls/branch-pulls.ts';
-import { vsdcLeaseMs, sendOutcomeOf } from '../../../vsdc/polling.ts';
-import { GATEWAY_REGISTRANT } from '../../../vsdc/registrant.ts';
+import { vsdcLeaseMs, sendOutcomeOf } from '../../../authorities/polling.ts';
+import { GATEWAY_REGISTRANT } from '../../../authorities/zra-vsdc/registrant.ts';
 import { findItemByCode } from '../../merchant/items/store.ts';
 import { presentImportItem } from './present.ts';
 import type { ApproveBody, ImportItemResource, ListImportItemsQuery, RejectBody } from './schemas.ts';

@@ -2,10 +2,10 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { ImportDecision, ImportFilingState, ImportItemsTable } from '../../../platform/db/tables/items.ts';
 import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
-import type { DeviceTarget } from '../../../vsdc/client.ts';
+import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
 import { finishPull, type ClaimedPull } from '../pulls/branch-pulls.ts';
 import { claimDueRows, leased, released } from '../../../platform/workers/lease-sql.ts';
-import { answerFilingColumns, type VsdcSendOutcome, vsdcTargetOf, withVsdcTarget } from '../../../vsdc/polling.ts';
+import { answerFilingColumns, type VsdcSendOutcome, vsdcTargetOf, withVsdcTarget } from '../../../authorities/polling.ts';
 
 export type ImportItemRow = Selectable<ImportItemsTable> & { branch: string };
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Nullable, literals, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
-import { VAT_CATEGORY_CODES } from '../../../vsdc/tax.ts';
+import { VAT_CATEGORY_CODES } from '../../../authorities/zra-vsdc/tax.ts';
 import { MAX_LINES, MAX_PRICE, MAX_QUANTITY } from '../../fiscal/sales/schemas.ts';
 import { AnswerFiling, FILING_STATES } from '../imports/schemas.ts';
 

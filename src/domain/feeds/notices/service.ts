@@ -5,12 +5,12 @@
 import { parseVsdcDateTime, type BranchRecord, type Notice } from '@fiscal-gateway/vsdc-protocol';
 import type { AppContext } from '../../kernel/context.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
-import { pullRequestDate, pullStepOf, vsdcLeaseMs } from '../../../vsdc/polling.ts';
+import { pullRequestDate, pullStepOf, vsdcLeaseMs } from '../../../authorities/polling.ts';
 import { presentNotice } from './present.ts';
 import type { ListNoticesQuery, NoticeResource } from './schemas.ts';
 import { claimDueAuthorityPulls, deferAuthorityPull, listNotices, saveBranchesPull, saveNoticesPull, type ClaimedAuthorityPull, type ReceivedNotice } from './store.ts';
 import { toReceivedBranch } from '../../kernel/devices/register.ts';
-import { receivedList, receivedText } from '../../../vsdc/received.ts';
+import { receivedList, receivedText } from '../../../authorities/zra-vsdc/received.ts';
 
 export const AUTHORITY_PULL_BATCH = 20;
 

@@ -1,4 +1,4 @@
-import type { VsdcClient } from './client.ts';
+import type { VsdcClient } from './zra-vsdc/client.ts';
 import type { Metrics } from '../platform/observability/metrics.ts';
 
 /** Wraps every VSDC call with its latency and outcome class; the client itself stays plain. */

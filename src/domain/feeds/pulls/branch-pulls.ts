@@ -7,12 +7,12 @@
 import { sql, type Kysely } from 'kysely';
 import type { Config } from '../../../platform/config.ts';
 import type { DB } from '../../../platform/db/schema.ts';
-import type { DeviceTarget } from '../../../vsdc/client.ts';
-import type { SelectOutcome } from '../../../vsdc/outcome.ts';
+import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
+import type { SelectOutcome } from '../../../authorities/outcome.ts';
 import { claimDueRows, fromNow, releasedSql } from '../../../platform/workers/lease-sql.ts';
 import { fullBackfillDue } from '../../../platform/workers/backfill.ts';
 import { initializedSql } from '../../kernel/devices/store.ts';
-import { pollingWorker, pullRequestDate, pullStepOf, vsdcLeaseMs } from '../../../vsdc/polling.ts';
+import { pollingWorker, pullRequestDate, pullStepOf, vsdcLeaseMs } from '../../../authorities/polling.ts';
 import type { Worker } from '../../../platform/workers/index.ts';
 import type { AppContext } from '../../kernel/context.ts';
 

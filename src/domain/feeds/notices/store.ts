@@ -3,7 +3,7 @@ import type { Notifier } from '../../../platform/db/notifier.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { AuthorityFeed, AuthorityNoticesTable } from '../../../platform/db/tables/authority.ts';
 import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
-import type { DeviceTarget } from '../../../vsdc/client.ts';
+import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
 import { claimDueRows, fromNow, released } from '../../../platform/workers/lease-sql.ts';
 import { fullBackfillDue } from '../../../platform/workers/backfill.ts';
 import { enqueueEvent, NOTICE_EVENT } from '../../kernel/outbox/events.ts';

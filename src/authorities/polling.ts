@@ -5,7 +5,7 @@
 import { VSDC_EPOCH, formatVsdcDateTime, parseVsdcDateTime } from '@fiscal-gateway/vsdc-protocol';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/observability/log.ts';
-import type { DeviceTarget } from './client.ts';
+import type { DeviceTarget } from './zra-vsdc/client.ts';
 import type { SelectOutcome, WriteOutcome } from './outcome.ts';
 import { sql, type RawBuilder } from 'kysely';
 import { backoffMs } from '../platform/workers/backoff.ts';

@@ -10,10 +10,10 @@ import { formatVsdcDate, formatVsdcDateTime, parseVsdcDateTime, PURCHASE_STATUS,
 import type { AppContext } from '../../kernel/context.ts';
 import { ApiError, NotFoundError, ValidationError } from '../../../platform/errors/errors.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
-import { receivedDecimal, receivedText } from '../../../vsdc/received.ts';
+import { receivedDecimal, receivedText } from '../../../authorities/zra-vsdc/received.ts';
 import { pullBranch, type ClaimedPull, pullDueBranchesOf } from '../pulls/branch-pulls.ts';
-import { sendOutcomeOf, vsdcLeaseMs } from '../../../vsdc/polling.ts';
-import { GATEWAY_REGISTRANT_FIELDS } from '../../../vsdc/registrant.ts';
+import { sendOutcomeOf, vsdcLeaseMs } from '../../../authorities/polling.ts';
+import { GATEWAY_REGISTRANT_FIELDS } from '../../../authorities/zra-vsdc/registrant.ts';
 import { findItemByCode } from '../../merchant/items/store.ts';
 import { queueStockMovement } from '../../fiscal/stock/movements.ts';
 import { presentPurchase } from './present.ts';

@@ -11,7 +11,7 @@ import {
   type SaveSalesRequest,
   type SelectInvoiceData,
 } from '@fiscal-gateway/vsdc-protocol';
-import { truncated } from '../platform/lib/text.ts';
+import { truncated } from '../../platform/lib/text.ts';
 import { GATEWAY_REGISTRANT } from './registrant.ts';
 import { amountsMatch, computeSale, SaleAmountsError, type ComputedSale, type SaleLineInput, type VatCategoryCode } from './tax.ts';
 

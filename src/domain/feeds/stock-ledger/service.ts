@@ -10,9 +10,9 @@ import type { AppContext } from '../../kernel/context.ts';
 import type { BranchDevice } from '../../kernel/devices/store.ts';
 import { ApiError } from '../../../platform/errors/errors.ts';
 import { pageOf } from '../../../platform/http/pagination.ts';
-import type { DeviceTarget } from '../../../vsdc/client.ts';
-import { pullRequestDate } from '../../../vsdc/polling.ts';
-import { receivedDecimal, receivedList, receivedText } from '../../../vsdc/received.ts';
+import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
+import { pullRequestDate } from '../../../authorities/polling.ts';
+import { receivedDecimal, receivedList, receivedText } from '../../../authorities/zra-vsdc/received.ts';
 import { finishPull, pullBranch, pullDueBranchesOf, type ClaimedPull } from '../pulls/branch-pulls.ts';
 import type { ReconciliationQuery, StockReconciliationResource } from './schemas.ts';
 import {

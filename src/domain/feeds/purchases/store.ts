@@ -3,10 +3,10 @@ import type { Notifier } from '../../../platform/db/notifier.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { PurchaseDecision, PurchaseFilingState, PurchaseLinesTable, PurchaseSource, PurchasesTable } from '../../../platform/db/tables/purchases.ts';
 import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
-import type { DeviceTarget } from '../../../vsdc/client.ts';
+import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
 import { finishPull, type ClaimedPull } from '../pulls/branch-pulls.ts';
 import { claimDueRows, leased, released } from '../../../platform/workers/lease-sql.ts';
-import { answerFilingColumns, type VsdcSendOutcome, vsdcTargetOf, withVsdcTarget } from '../../../vsdc/polling.ts';
+import { answerFilingColumns, type VsdcSendOutcome, vsdcTargetOf, withVsdcTarget } from '../../../authorities/polling.ts';
 import { enqueueEvent, PURCHASE_RECEIVED_EVENT } from '../../kernel/outbox/events.ts';
 
 export type PurchaseLineRow = Selectable<PurchaseLinesTable>;
