@@ -94,7 +94,7 @@ export class SaleDocumentError extends Error {
   }
 }
 
-const BUCKET_OF: Record<VatCategoryCode, HeaderTaxBucket> = {
+const BUCKET_OF: Record<string, HeaderTaxBucket> = {
   A: 'A', B: 'B', C1: 'C1', C2: 'C2', C3: 'C3', D: 'D', RVAT: 'Rvat', E: 'E', F: 'F',
 };
 
@@ -190,7 +190,7 @@ export function buildSaveSalesBody(doc: SaleDocument, computed?: ComputedSale): 
 
   const used: Record<string, number> = {};
   for (const category of computed.byCategory) {
-    const [taxable, rate, vat] = TAX_FIELDS_OF[BUCKET_OF[category.code]];
+    const [taxable, rate, vat] = TAX_FIELDS_OF[BUCKET_OF[category.code]!];
     used[taxable] = category.taxable;
     used[rate] = category.rate;
     used[vat] = category.vat;

@@ -1,0 +1,47 @@
+// A device as an authority reaches it, and its life with the authority: initialisation.
+import type { Unreachable } from './outcomes.ts';
+
+/** Which adapter speaks for a device: its tenant's authority and its protocol (index.ts). */
+export type AuthorityProfileId = 'zra-vsdc';
+
+/** A device (a branch's fiscal unit) as the adapter needs it for a call. */
+export interface AuthorityDevice {
+  profile: AuthorityProfileId;
+  /** Where its unit answers (the device's `vsdcBaseUrl`). */
+  baseUrl: string;
+  /** The merchant's taxpayer id (`tpin` in the API). */
+  tpin: string;
+  /** The branch, as the authority numbers it. */
+  branch: string;
+}
+
+/** What an initialisation told the gateway about the device. */
+export interface InitialisedDevice {
+  sdcId: string;
+  mrcNo: string;
+  taxpayerName: string | null;
+  branchName: string | null;
+  /** The counters the unit keeps, to continue each sequence from; 0 / null when it keeps none. */
+  lastSaleInvoiceNo: number;
+  lastPurchaseInvoiceNo: number | null;
+  lastSaleReceiptNo: number | null;
+  lastTrainingInvoiceNo?: number | null;
+  lastProformaInvoiceNo?: number | null;
+}
+
+export type Initialisation =
+  | { kind: 'ok'; device: InitialisedDevice }
+  /** The unit was initialised before (a safe repeat): the gateway keeps what it has. */
+  | { kind: 'already_installed'; message: string }
+  | { kind: 'rejected'; code: string; message: string }
+  | Unreachable;
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export interface DevicePort {
+  /** Initialises the device with the authority (its serial as registered). */
+  initialise(device: AuthorityDevice, serial: string, options?: CallOptions): Promise<Initialisation>;
+}
