@@ -9,6 +9,7 @@
 
 FROM docker.io/library/node:20-bookworm-slim AS build
 WORKDIR /app
+ENV NPM_CONFIG_UPDATE_NOTIFIER=false
 # Dependencies first, from the lockfile alone, so a source change reuses this layer. The root's
 # `prepare` (the build) needs the sources: it is run below, after they are copied.
 COPY package.json package-lock.json .npmrc ./
@@ -22,9 +23,12 @@ COPY packages/vsdc-protocol/ packages/vsdc-protocol/
 COPY packages/simulator/ packages/simulator/
 COPY src/ src/
 COPY console/ console/
+# Then the production dependencies only, without what no process reads: type declarations,
+# source maps (Node reads none without --enable-source-maps) and the packages' documents.
 RUN CONSOLE_BUILD_QUIET=1 node scripts/build-if-stale.mjs --force vsdc-protocol simulator gateway console \
  && npm prune --omit=dev --no-audit --no-fund \
- && rm -rf node_modules/@fiscal-gateway/client node_modules/.package-lock.json
+ && rm -rf node_modules/@fiscal-gateway/client node_modules/.package-lock.json \
+ && find node_modules -type f \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.map' -o -name '*.md' \) -delete
 
 FROM docker.io/library/node:20-bookworm-slim
 ARG GATEWAY_VERSION=0.1.0
