@@ -20,12 +20,12 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { startSimulator, type Simulator } from '@fiscal-gateway/simulator';
+import { freePort } from '../../bench/lib/processes.ts';
 import { TEST_DATABASE_URL } from '../helpers/db.ts';
 import { runPrintedCurl, type SaleAnswer } from '../helpers/docs-shell.ts';
 import { eventually } from '../helpers/poll.ts';
@@ -55,17 +55,6 @@ async function podmanOk(args: string[], timeoutMs?: number): Promise<string> {
   const result = await podman(args, timeoutMs);
   assert.equal(result.code, 0, `podman ${args.join(' ')}:\n${result.stderr}${result.stdout}`);
   return result.stdout;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const suffix = `${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
