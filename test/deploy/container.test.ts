@@ -181,7 +181,7 @@ describe('the container image (Dockerfile, podman)', () => {
 
   test('the embedded default: a sale against the built-in simulator; `podman stop` with a sale in flight loses nothing; the volume outlives the container', { timeout: 600_000 }, async () => {
     const data = await volume('data');
-    const env = { PORT: String(await freePort()), SIMULATOR_PORT: String(await freePort()), SALE_WAIT_MS: '5000' };
+    const env = { PORT: String(await freePort()), SIMULATOR_PORT: String(await freePort()), SALE_WAIT_MS: '5000', ADMIN_TOKEN: 'container-test-operator-token' };
     const first = await startContainer('embedded-1', env, [], ['--volume', `${data}:/data`]);
     const started = await logOnceItSays(first, /^\s*curl -sS -X POST[\s\S]*"ready"/m, 'the demo and the ready line');
     assert.match(started, /creating the embedded database in \/data\/db/);
@@ -191,6 +191,11 @@ describe('the container image (Dockerfile, podman)', () => {
     const sale = await runPrintedCurl(started);
     assert.equal(sale.status, 201, JSON.stringify(sale.body));
     assert.equal(sale.body.data.status, 'uploaded');
+
+    // The backup docs/deployment.md gives: the CLI in the running container, through its server.
+    const backup = await podman(['exec', first, 'fiscal-gateway', 'backup', '--out', '/data/backup.tar.gz']);
+    assert.equal(backup.code, 0, backup.stderr);
+    assert.match((await podmanOk(['exec', first, 'ls', '-l', '/data/backup.tar.gz'])), /^-\S+ 1 node node [1-9]\d* /);
 
     // A slow VSDC, a sale, and the stop while the sale waits for it.
     const sim = /export .*SIM=(\S+)/.exec(started)![1]!;
