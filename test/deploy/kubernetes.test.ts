@@ -1,12 +1,14 @@
 // deploy/kubernetes/: every object is valid against the Kubernetes API's schemas (the
-// kubernetes-models package's validators, generated from the API's OpenAPI document), and the
+// kubernetes-models package's validators, generated from the API's OpenAPI document, and its
+// types: the TypeScript compiler finds a field the API does not have), and the
 // manifests hang together the way the gateway needs: the configuration they give it loads, the
 // probes and the scrape ports are the routes and ports it serves, the Service and the
 // PodDisruptionBudget select the API's pods, and a stop gets its time.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import ts from 'typescript';
 import { parseAllDocuments } from 'yaml';
 import { loadConfig } from '../../src/platform/config.ts';
 
@@ -98,6 +100,41 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
     const broken = structuredClone(api()) as unknown as { spec: { template: PodTemplate } };
     (broken.spec.template.spec.containers[0]!.ports![0] as { containerPort: unknown }).containerPort = 'http';
     assert.throws(() => new Deployment(broken as never).validate(), /containerPort must be integer/);
+  });
+
+  /**
+   * The TypeScript compiler's errors for `objects` written as literals of the package's interface
+   * of their kind (`IDeployment`, …): a field the Kubernetes API does not have is an excess
+   * property, which the schema validators above let through (the API's schema allows unknown
+   * fields; `kubectl apply` refuses them).
+   */
+  function typeErrors(checked: KubeObject[]): string[] {
+    const cache = join('node_modules', '.cache', 'fiscal-gateway');
+    mkdirSync(cache, { recursive: true });
+    const dir = mkdtempSync(join(cache, 'k8s-types-'));
+    try {
+      const file = join(dir, 'objects.ts');
+      writeFileSync(
+        file,
+        checked
+          .map((object, i) => {
+            const path = `kubernetes-models/${object.apiVersion}/${object.kind}`;
+            return `import type { I${object.kind} as T${i} } from '${path}';\nexport const object${i}: T${i} = ${JSON.stringify(object, null, 2)};\n`;
+          })
+          .join('\n'),
+      );
+      const program = ts.createProgram([file], { strict: true, noEmit: true, skipLibCheck: true, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, types: [] });
+      return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  test('no object has a field the Kubernetes API does not know (the package\'s types, by the TypeScript compiler)', () => {
+    assert.deepEqual(typeErrors(objects), []);
+    const misspelt = structuredClone(api()) as unknown as { spec: { template: PodTemplate } };
+    (misspelt.spec.template.spec.containers[0]! as unknown as Record<string, unknown>).readinesProbe = { httpGet: { path: '/readyz', port: 'http' } };
+    assert.match(typeErrors([misspelt as unknown as KubeObject]).join('\n'), /readinesProbe"?' does not exist in type 'IContainer'/);
   });
 
   test('each workload runs the one image in its role, as a non-root user, with the configuration the gateway loads', () => {
