@@ -1,9 +1,9 @@
 // The image: the root Dockerfile built with podman and run as an operator runs it. The embedded
 // default fiscalises a sale against the built-in simulator and keeps its data on the volume
 // across containers; `podman stop` ends it gracefully with a sale in flight; the API and the
-// workers images fiscalise and file on PostgreSQL; it runs as a non-root user; a production
-// start without SECRET_KEY stops with its one line; compose.yaml is valid and its development
-// service comes up and serves a sale.
+// workers images fiscalise and file on PostgreSQL; `certify` passes in it; it runs as a
+// non-root user; a production start without SECRET_KEY stops with its one line; compose.yaml is
+// valid, and its PostgreSQL stack and its development service come up and serve a sale.
 //
 // No container registry is reachable here: scripts/container-setup.sh installs podman (Debian's,
 // as root, with runc and no default rlimits) and test/deploy/node-standin.sh builds a stand-in
@@ -170,6 +170,14 @@ describe('the container image (Dockerfile, podman)', () => {
     const names = listing.stdout.split('\n');
     for (const absent of ['src', 'test', 'typescript', 'vite', 'tsx', 'eslint', 'playwright-core', 'kubernetes-models']) assert.ok(!names.includes(absent), `${absent} is not in the image`);
     for (const present of ['dist', 'console', 'node_modules', 'package.json', 'fastify', 'pg', '@electric-sql']) assert.ok(names.includes(present), `${present} is in the image`);
+  });
+
+  test('`certify` in the image passes the authority\'s checklist: every dependency the runtime reads is there (PDF receipts, Excel and CSV exports), its files on the volume', { timeout: 300_000 }, async () => {
+    const data = await volume('certify');
+    const certify = await podman(['run', '--rm', '--no-healthcheck', '--network', 'host', '--volume', `${data}:/data`, IMAGE, 'certify', '--out', '/data/certification'], 300_000);
+    assert.equal(certify.code, 0, certify.stdout.slice(-3_000) + certify.stderr);
+    assert.match(certify.stderr, /✓ 26\. Reports exportable as Excel, CSV and PDF/, 'the PDF, Excel and CSV exports work in the image');
+    assert.match(certify.stdout, /PASSED: \/data\/certification\/report\.md and evidence\.json/);
   });
 
   test('a production start without SECRET_KEY stops with its one line, as the process does', async () => {
