@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import { buildApp, type App } from './app.ts';
 import { buildMetricsApp } from './observability-routes.ts';
 import { ConfigError, type Config } from '../platform/config.ts';
@@ -40,14 +40,35 @@ export interface RunningGateway {
 /** What runs after start-up in development (the built-in simulator and demo data). */
 type DevelopmentStart = (gateway: RunningGateway) => Promise<(() => Promise<void>) | void>;
 
-/** Requests whose response has not closed yet (answered, or the client gone). */
-function countRequestsInFlight(server: Server): () => number {
-  let inFlight = 0;
-  server.on('request', (_req, res) => {
-    inFlight++;
-    res.once('close', () => inFlight--);
+/** The requests a listener has under way, and how a stop ends their connections. */
+interface RequestsInFlight {
+  /** Requests whose response has not closed yet (answered, or the client gone). */
+  count(): number;
+  /**
+   * At a stop: each request under way is answered with `Connection: close`, so its connection
+   * ends with the answer. A keep-alive connection left open would hold the listener's close
+   * until the client closes it, and a load balancer (or any HTTP client's pool) keeps one idle
+   * for a minute or more: past SHUTDOWN_TIMEOUT_MS.
+   */
+  closeConnectionsWhenAnswered(): void;
+}
+
+function trackRequestsInFlight(server: Server): RequestsInFlight {
+  const open = new Set<ServerResponse>();
+  server.on('request', (_req, res: ServerResponse) => {
+    open.add(res);
+    res.once('close', () => open.delete(res));
   });
-  return () => inFlight;
+  return {
+    count: () => open.size,
+    closeConnectionsWhenAnswered() {
+      for (const res of open) {
+        if (!res.headersSent) res.setHeader('connection', 'close');
+        // Already streaming its answer: its connection is idle once it is sent.
+        else res.once('finish', () => setImmediate(() => server.closeIdleConnections()));
+      }
+    },
+  };
 }
 
 /**
@@ -113,11 +134,13 @@ export async function startGateway(config: Config, options: ServeOptions): Promi
   let url: string | undefined;
   let metricsApp: App | undefined;
   let metricsUrl: string | undefined;
-  let requestsInFlight = () => 0;
+  let requests: RequestsInFlight | undefined;
+  let scrapes: RequestsInFlight | undefined;
+  const requestsInFlight = () => requests?.count() ?? 0;
   try {
     if (options.api) {
       app = await buildApp(ctx);
-      requestsInFlight = countRequestsInFlight(app.server);
+      requests = trackRequestsInFlight(app.server);
       url = await listenOn(app, 'PORT', config.host, config.port, 'stop what holds it (another gateway?) or set PORT to a free port');
     }
     if (config.metricsPort !== undefined) {
@@ -125,6 +148,7 @@ export async function startGateway(config: Config, options: ServeOptions): Promi
         throw new ConfigError('METRICS_PORT', `is PORT (${config.port}); the API port serves GET /metrics already: set METRICS_PORT to another port, or unset it`);
       }
       metricsApp = await buildMetricsApp(ctx);
+      scrapes = trackRequestsInFlight(metricsApp.server);
       metricsUrl = `${await listenOn(metricsApp, 'METRICS_PORT', config.host, config.metricsPort, 'stop what holds it (another gateway process on this host?) or set METRICS_PORT to a free port (each process on a host needs its own)')}/metrics`;
     }
   } catch (err) {
@@ -145,8 +169,10 @@ export async function startGateway(config: Config, options: ServeOptions): Promi
     stop() {
       stopping ??= (async () => {
         const inFlight = requestsInFlight();
+        requests?.closeConnectionsWhenAnswered();
         await app?.close(); // stops accepting, lets in-flight requests finish
         const stopped = (await workers?.stop()) ?? {};
+        scrapes?.closeConnectionsWhenAnswered();
         await metricsApp?.close(); // scraped until the workers have stopped
         for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
         await closeContext(ctx);

@@ -1,7 +1,9 @@
 // Running the shell examples of the docs as a reader would: the `export` line the development
 // start prints, then the commands, in bash.
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { tmpdir } from 'node:os';
 
 /**
  * The variables a reader sets from what `npm start` prints (and the operator token they start it
@@ -71,4 +73,17 @@ export async function runBash(script: string, options: { cwd: string; timeoutMs?
   const [code] = (await once(proc, 'exit')) as [number | null];
   clearTimeout(timer);
   return { code, stdout, stderr };
+}
+
+export type SaleAnswer = { status: number; body: { data: { id: number; status: string; invoiceNo: number } } };
+
+/** Runs what a development start printed, as a reader pastes it: its `export` line, then its curl, in bash. */
+export async function runPrintedCurl(output: string): Promise<SaleAnswer> {
+  const exportLine = /^\s*(export GATEWAY=.*)$/m.exec(output)?.[1];
+  const curl = /^\s*(curl -sS -X POST \$GATEWAY\/api\/v1\/sales[^\n]*\n[^\n]*\n[^\n]*)$/m.exec(output)?.[1];
+  assert.ok(exportLine && curl, `an export line and a complete curl are printed:\n${output}`);
+  const result = await runBash(`set -euo pipefail\n${exportLine}\n${curl} -w '\\n%{http_code}'\n`, { cwd: tmpdir() });
+  assert.equal(result.code, 0, result.stderr);
+  const cut = result.stdout.lastIndexOf('\n');
+  return { status: Number(result.stdout.slice(cut + 1)), body: JSON.parse(result.stdout.slice(0, cut)) as SaleAnswer['body'] };
 }

@@ -96,6 +96,33 @@ describe(`the gateway process (${engineName})`, () => {
     }
   });
 
+  test('a request in flight at SIGTERM on a keep-alive connection is answered, with `Connection: close`: the client keeping its connection does not hold the stop up', async () => {
+    const gw = await spawnGateway(env, ['--api-only']);
+    const { hostname, port } = new URL(gw.url);
+    const socket = connect(Number(port), hostname);
+    let answer = '';
+    socket.on('data', (d: Buffer) => (answer += d.toString()));
+    try {
+      // In flight as in the test below (Expect: 100-continue); the client never closes its end.
+      const body = JSON.stringify({ email: 'nobody@example.com', password: 'not-the-password' });
+      socket.write(`POST /api/v1/account/signin HTTP/1.1\r\nHost: ${hostname}\r\nConnection: keep-alive\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`);
+      await eventually(() => answer.startsWith('HTTP/1.1 100 Continue'), '100 Continue');
+      const exited = once(gw.proc, 'exit') as Promise<[number | null]>;
+      gw.proc.kill('SIGTERM');
+      await eventually(() => gw.output().includes('"msg":"shutting down"'), 'the shutdown under way');
+      socket.write(body);
+      const [code] = await exited;
+      assert.equal(code, 0, gw.output());
+      assert.match(answer, /\r\nHTTP\/1\.1 401 [^\r]*\r\n/, 'the request in flight was answered');
+      assert.match(answer, /\r\nconnection: close\r\n/i);
+      const last = JSON.parse(gw.output().trimEnd().split('\n').pop()!) as { msg: string; requests: unknown };
+      assert.equal(last.msg, 'shut down');
+      assert.deepEqual(last.requests, { inFlight: 1, cut: 0 });
+    } finally {
+      socket.destroy();
+    }
+  });
+
   test('a shutdown that cannot finish within SHUTDOWN_TIMEOUT_MS exits 1, its last line saying what was unfinished', async () => {
     // The API alone: what cannot finish here is a request (workers' stops are the graceful test's).
     const gw = await spawnGateway({ ...env, SHUTDOWN_TIMEOUT_MS: '400' }, ['--api-only']);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { createPostgresDatabaseUrl, createTestDatabase, engineName, type TestDatabase } from '../helpers/db.ts';
-import { runBash } from '../helpers/docs-shell.ts';
+import { runPrintedCurl } from '../helpers/docs-shell.ts';
 import { eventually } from '../helpers/poll.ts';
 import { baseEnv, runCli, spawnGateway, type SpawnedGateway } from '../helpers/process.ts';
 
@@ -36,19 +36,6 @@ async function holdPort(): Promise<{ port: number; connections: () => number; cl
     connections: () => connections,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
-}
-
-type SaleAnswer = { status: number; body: { data: { id: number; status: string; invoiceNo: number } } };
-
-/** Runs what the gateway printed, as a reader pastes it: its `export` line, then its curl, in bash. */
-async function runPrintedCurl(output: string): Promise<SaleAnswer> {
-  const exportLine = /^\s*(export GATEWAY=.*)$/m.exec(output)?.[1];
-  const curl = /^\s*(curl -sS -X POST \$GATEWAY\/api\/v1\/sales[^\n]*\n[^\n]*\n[^\n]*)$/m.exec(output)?.[1];
-  assert.ok(exportLine && curl, `an export line and a complete curl are printed:\n${output}`);
-  const result = await runBash(`set -euo pipefail\n${exportLine}\n${curl} -w '\\n%{http_code}'\n`, { cwd: tmpdir() });
-  assert.equal(result.code, 0, result.stderr);
-  const cut = result.stdout.lastIndexOf('\n');
-  return { status: Number(result.stdout.slice(cut + 1)), body: JSON.parse(result.stdout.slice(0, cut)) as SaleAnswer['body'] };
 }
 
 const printedToken = (output: string) => /tenant token:\s+(tt_\S+)/.exec(output)?.[1];
@@ -147,6 +134,20 @@ describe(`development start (${engineName})`, () => {
     } finally {
       for (const drop of dropped) await drop();
     }
+  });
+
+  test('HOST=0.0.0.0 (a container): the built-in simulator listens where the API does, and the demo files to its loopback address', { skip: engineName === 'postgres' && 'where the simulator listens does not depend on the engine: run on the embedded pass' }, async () => {
+    const simulatorPort = await freePort();
+    const gw = await spawnGateway(baseEnv({ GATEWAY_ENV: 'development', BUILTIN_SIMULATOR: '1', HOST: '0.0.0.0', SIMULATOR_PORT: String(simulatorPort), DATA_DIR: join(mkdtempSync(join(dir, 'any-')), 'data'), SALE_WAIT_MS: '5000' }));
+    children.push(gw);
+    assert.match(gw.output(), new RegExp(`built-in VSDC simulator on http://127\\.0\\.0\\.1:${simulatorPort} `));
+    // 127.0.0.2 reaches only a socket bound to every address (one bound to 127.0.0.1 refuses it).
+    const health = await fetch(`http://127.0.0.2:${simulatorPort}/_sim/health`);
+    assert.equal(health.status, 200, 'the simulator is reachable from outside the loopback address, as the API is');
+    const sale = await runPrintedCurl(gw.output());
+    assert.equal(sale.status, 201);
+    assert.equal(sale.body.data.status, 'uploaded', 'the demo device files to an address it can connect to');
+    assert.equal(await gw.kill('SIGTERM'), 0);
   });
 
   test('a busy SIMULATOR_PORT stops the development start: exit 3, one line, nothing sent to what holds the port', { timeout: 120_000, skip: engineName === 'postgres' && 'a port check before any worker starts: the same on both engines, run on the embedded pass' }, async () => {

@@ -333,7 +333,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   }
 
   await listen();
-  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  // Listening on every address (0.0.0.0 or ::, as in a container): the URLs name the loopback
+  // address, which a device's vsdcBaseUrl can connect to.
+  const reachableHost = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  const origin = `http://${reachableHost.includes(':') ? `[${reachableHost}]` : reachableHost}:${port}`;
 
   return {
     url: `${origin}${contextPath}`,

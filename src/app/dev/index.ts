@@ -1,5 +1,5 @@
 // The development start: `serve` with GATEWAY_ENV=development (the default) also runs the
-// built-in VSDC simulator on SIMULATOR_PORT (unless BUILTIN_SIMULATOR=0) and, on an empty
+// built-in VSDC simulator on HOST:SIMULATOR_PORT (unless BUILTIN_SIMULATOR=0) and, on an empty
 // database, provisions a demo merchant on it, then prints a ready-to-run sale request. main.ts
 // imports it only in development and hands it to `serve` (ServeOptions.developmentStart), which
 // runs it before the workers start: a busy SIMULATOR_PORT stops the start (exit 3) before any
@@ -9,8 +9,6 @@ import { portProblem } from '../../platform/lib/ports.ts';
 import { announceBuiltinSimulator } from '../../domain/kernel/devices/builtin-simulator.ts';
 import type { RunningGateway } from '../server.ts';
 import { adoptUnnamedFiles, databaseFiles, databaseIsEmpty, demoInstructions, demoWorksOn, forgetDatabaseFiles, provisionDemo, readDemoCredentials, type DemoCredentials } from './demo.ts';
-
-const SIMULATOR_HOST = '127.0.0.1';
 
 export async function developmentStart(gateway: RunningGateway): Promise<(() => Promise<void>) | void> {
   const { ctx, url } = gateway;
@@ -24,11 +22,12 @@ export async function developmentStart(gateway: RunningGateway): Promise<(() => 
   if (empty) forgetDatabaseFiles(files);
   else await adoptUnnamedFiles(ctx, files);
 
+  // On HOST, as the API: HOST=0.0.0.0 (a container) makes both reachable from outside.
   let simulator: Simulator;
   try {
-    simulator = await startSimulator({ port: config.simulatorPort, host: SIMULATOR_HOST, stateFile: files.simulator });
+    simulator = await startSimulator({ port: config.simulatorPort, host: config.host, stateFile: files.simulator });
   } catch (err) {
-    throw portProblem(err, 'SIMULATOR_PORT', SIMULATOR_HOST, config.simulatorPort, 'stop what holds it, set SIMULATOR_PORT to a free port, or BUILTIN_SIMULATOR=0 to start without the built-in simulator') ?? err;
+    throw portProblem(err, 'SIMULATOR_PORT', config.host, config.simulatorPort, 'stop what holds it, set SIMULATOR_PORT to a free port, or BUILTIN_SIMULATOR=0 to start without the built-in simulator') ?? err;
   }
   say(`built-in VSDC simulator on ${simulator.url} (control API ${simulator.origin}/_sim)`);
   announceBuiltinSimulator(ctx, simulator.url);
