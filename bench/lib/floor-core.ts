@@ -5,7 +5,7 @@
 // costs from what the gateway's work costs.
 import { createHash } from 'node:crypto';
 import type { SaveSalesRequest } from '@fiscal-gateway/vsdc-protocol';
-import { buildSaveSalesBody } from '../../src/authorities/zra-vsdc/sales-body.ts';
+import { buildZraSaleBody } from '../../src/authorities/zra-vsdc/sales-body.ts';
 
 export const FLOOR_TABLE_SQL = `create table if not exists floor_documents (
   id bigserial primary key,
@@ -48,7 +48,7 @@ export const tokenHash = (authorization: string | undefined) => createHash('sha2
 
 /** The saveSales body of a walk-in cash sale; its invoice number is set once taken. */
 export function saleBody(device: TokenRow, input: SaleInput): SaveSalesRequest {
-  return buildSaveSalesBody({
+  return buildZraSaleBody({
     tpin: device.tpin,
     bhfId: device.branch,
     invoiceNo: 1,

@@ -6,7 +6,7 @@
 // Plus one database round trip (sequential `select 1`), for the same single-branch bound.
 import pg from 'pg';
 import { request } from 'undici';
-import { buildSaveSalesBody } from '../../src/authorities/zra-vsdc/sales-body.ts';
+import { buildZraSaleBody } from '../../src/authorities/zra-vsdc/sales-body.ts';
 import { closedLoop, type Throughput } from '../lib/load.ts';
 import { startChild, type ChildServer } from '../lib/processes.ts';
 
@@ -27,7 +27,7 @@ const BASELINE_TPIN = '1000000009';
 async function saveSalesPlan(sim: ChildServer) {
   const preset = await request(`${sim.urls.origin}/_sim/devices/${BASELINE_TPIN}/000`, { method: 'PUT', body: JSON.stringify({ installed: true }) });
   await preset.body.dump();
-  const body = buildSaveSalesBody({
+  const body = buildZraSaleBody({
     tpin: BASELINE_TPIN,
     bhfId: '000',
     invoiceNo: 999_999_999,

@@ -1,11 +1,13 @@
-import type { VsdcClient } from './zra-vsdc/client.ts';
 import type { Metrics } from '../platform/observability/metrics.ts';
 
-/** Wraps every VSDC call with its latency and outcome class; the client itself stays plain. */
-export function instrumentVsdcClient(client: VsdcClient, metrics: Metrics): VsdcClient {
+/**
+ * Wraps every call of an authority's client (each method answering an outcome `{ kind }`) with
+ * its latency and outcome class, by the method's name; the client itself stays plain.
+ */
+export function instrumentClient<C extends object>(client: C, metrics: Metrics): C {
   const wrapped = { ...client } as Record<string, unknown>;
-  for (const name of Object.keys(client) as Array<keyof VsdcClient>) {
-    const original = client[name];
+  for (const name of Object.keys(client)) {
+    const original = (client as Record<string, unknown>)[name];
     if (typeof original !== 'function' || name === 'close') continue;
     wrapped[name] = async (...args: unknown[]) => {
       const stop = metrics.vsdcDuration.startTimer({ endpoint: name });
@@ -21,5 +23,5 @@ export function instrumentVsdcClient(client: VsdcClient, metrics: Metrics): Vsdc
       }
     };
   }
-  return wrapped as unknown as VsdcClient;
+  return wrapped as C;
 }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { initializeDevice, registerDevice } from '../../src/domain/kernel/devices/service.ts';
-import { vsdcHandshake } from '../../src/domain/kernel/devices/handshake.ts';
+import { authorityHandshake } from '../../src/domain/kernel/devices/handshake.ts';
 import { seedSignedInUser } from '../helpers/accounts.ts';
 import { TEST_ADMIN_TOKEN, bearer, uniqueTpin } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
@@ -58,7 +58,7 @@ describe(`the console session on the merchant API and the developer screen (${en
   async function initialiseBranch(tenantId: number): Promise<void> {
     const tenant = await h.ctx.db.selectFrom('tenants').selectAll().where('id', '=', tenantId).executeTakeFirstOrThrow();
     await registerDevice(h.ctx.db, { type: 'cli' }, tenant, { deviceSerial: `SN-${tenant.tpin}`, branch: '000', vsdcBaseUrl: h.sim.url });
-    await initializeDevice(h.ctx.db, { type: 'cli' }, tenant, '000', vsdcHandshake(h.ctx));
+    await initializeDevice(h.ctx.db, { type: 'cli' }, tenant, '000', authorityHandshake(h.ctx));
   }
 
   const settled = (id: number, headers: Record<string, string>) =>

@@ -63,9 +63,9 @@ describe(`schema upgrade from ${FROM} with data (${engineName})`, () => {
     assert.ok(upgraded.length > 0 && !upgraded.includes(FROM), `migrations after ${FROM} ran: ${upgraded.join(', ')}`);
 
     const added: Record<string, Record<string, unknown>> = {
-      tenants: { offline_policy: 'queue', timezone: 'Africa/Lusaka', stock_tracking: true, origin: 'partner' },
+      tenants: { offline_policy: 'queue', timezone: 'Africa/Lusaka', stock_tracking: true, origin: 'partner', authority: 'zra' },
       filing_queues: { probed_at: null },
-      devices: { next_training_no: 1, next_proforma_no: 1, last_train_invc_no: null, last_profrm_invc_no: null },
+      devices: { next_training_no: 1, next_proforma_no: 1, last_train_invc_no: null, last_profrm_invc_no: null, protocol: 'vsdc' },
       sales: {
         sales_type: 'normal',
         exchange_rate: '1.0000',

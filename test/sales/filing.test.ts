@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { filingWorker } from '../../src/domain/fiscal/filing/worker.ts';
-import { buildSaveSalesBody } from '../../src/authorities/zra-vsdc/sales-body.ts';
+import { buildZraSaleBody } from '../../src/authorities/zra-vsdc/sales-body.ts';
 import { engineName } from '../helpers/db.ts';
 import { assertArrivalOrder, CLASS_CODE, saleBody, startHarness, type Merchant, type Harness } from '../helpers/harness.ts';
 import { eventually } from '../helpers/poll.ts';
@@ -118,7 +118,7 @@ describe(`filing: order and faults (${engineName})`, () => {
 
   test('924 with a different total: failed with the mismatch, and the branch carries on', async () => {
     const device = await h.ctx.db.selectFrom('devices').select(['next_invoice_no', 'vsdc_base_url']).where('tenant_id', '=', h.merchant.tenantId).where('branch', '=', '000').executeTakeFirstOrThrow();
-    const squatter = buildSaveSalesBody({
+    const squatter = buildZraSaleBody({
       tpin: h.merchant.tpin,
       bhfId: '000',
       invoiceNo: device.next_invoice_no,

@@ -10,7 +10,7 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import { saleDocument } from '../../src/domain/fiscal/filing/filer.ts';
+import { fiscalDocument } from '../../src/domain/fiscal/filing/filer.ts';
 import { findSale, linesOf } from '../../src/domain/fiscal/sales/store.ts';
 import { buildSaveSalesBody } from '../../src/authorities/zra-vsdc/sales-body.ts';
 import { VAT_CATEGORY_CODES } from '../../src/authorities/zra-vsdc/tax.ts';
@@ -88,7 +88,7 @@ describe(`the filer's body from the request's computed amounts (${engineName})`,
         assert.equal(sale.status, 'uploaded', `${sale.lastError}: ${JSON.stringify(items)}`);
         const row = (await findSale(h.ctx.db, h.merchant.tenantId, sale.id))!;
         const lines = (await linesOf(h.ctx.db, [sale.id])).get(sale.id)!;
-        const fromStore = JSON.stringify(buildSaveSalesBody(saleDocument({ row, lines })));
+        const fromStore = JSON.stringify(buildSaveSalesBody({ profile: 'zra-vsdc', baseUrl: '', tpin: row.tpin, branch: row.branch }, fiscalDocument({ row, lines })));
         assert.equal(proxy.bodies.get(String(sale.invoiceNo)), fromStore, `sent body differs from the stored document's: ${JSON.stringify(items)}`);
       }),
       { numRuns: 40 },

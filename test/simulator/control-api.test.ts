@@ -1,7 +1,7 @@
 // The /_sim control API over HTTP, as the gateway's tests and operators use it.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildSaveSalesBody } from '../../src/authorities/zra-vsdc/sales-body.ts';
+import { buildZraSaleBody } from '../../src/authorities/zra-vsdc/sales-body.ts';
 import type { DeviceTarget } from '../../src/authorities/zra-vsdc/client.ts';
 import { control, freshTpin, sale, startWorld, type World } from '../vsdc/helpers.ts';
 import { eventually } from '../helpers/poll.ts';
@@ -32,7 +32,7 @@ describe('control API', () => {
     const json = device.json as { installed: boolean; sdcId: string; lastSaleInvcNo: number };
     assert.deepEqual([json.installed, json.lastSaleInvcNo], [true, 10]);
     assert.equal((await world.client.selectInitInfo(target, { dvcSrlNo: 'any' })).kind, 'already_installed');
-    assert.equal((await world.client.saveSales(target, buildSaveSalesBody(sale(target, 11)))).kind, 'ok');
+    assert.equal((await world.client.saveSales(target, buildZraSaleBody(sale(target, 11)))).kind, 'ok');
     const list = await control(world.sim, 'GET', '/devices');
     assert.ok((list.json as { devices: { tpin: string }[] }).devices.some((d) => d.tpin === target.tpin));
   });
@@ -40,7 +40,7 @@ describe('control API', () => {
   test('documents in arrival order, with outcome and receipt, and ?filed=true', async () => {
     const target = await installedDevice();
     await control(world.sim, 'PUT', `/devices/${target.tpin}/000/faults`, { reject: { count: 1, code: '910', message: 'Request parameter error' } });
-    for (const n of [11, 12, 12, 13]) await world.client.saveSales(target, buildSaveSalesBody(sale(target, n)));
+    for (const n of [11, 12, 12, 13]) await world.client.saveSales(target, buildZraSaleBody(sale(target, n)));
     const all = (await control(world.sim, 'GET', `/devices/${target.tpin}/000/documents`)).json as {
       documents: { seq: number; cisInvcNo: string; rcptTyCd: string; resultCd: string; totals: { total: number }; receipt: { rcptNo: number } | null }[];
     };
@@ -54,7 +54,7 @@ describe('control API', () => {
       ],
     );
     assert.equal(all.documents[1]?.rcptTyCd, 'S');
-    assert.equal(all.documents[1]?.totals.total, buildSaveSalesBody(sale(target, 12)).totAmt);
+    assert.equal(all.documents[1]?.totals.total, buildZraSaleBody(sale(target, 12)).totAmt);
     const filed = (await control(world.sim, 'GET', `/devices/${target.tpin}/000/documents?filed=true`)).json as { documents: { cisInvcNo: string; receipt: { rcptNo: number } }[] };
     assert.deepEqual(filed.documents.map((d) => d.cisInvcNo), ['12', '13']);
     assert.ok(filed.documents[1]!.receipt.rcptNo > filed.documents[0]!.receipt.rcptNo);
@@ -78,11 +78,11 @@ describe('control API', () => {
   test('lose all replies until cleared', async () => {
     const target = await installedDevice();
     await control(world.sim, 'PUT', `/devices/${target.tpin}/000/faults`, { loseReplies: 'all' });
-    assert.equal((await world.client.saveSales(target, buildSaveSalesBody(sale(target, 11)))).kind, 'unreachable');
-    assert.equal((await world.client.saveSales(target, buildSaveSalesBody(sale(target, 12)))).kind, 'unreachable');
-    assert.equal((await world.client.saveSales(target, buildSaveSalesBody(sale(target, 11)))).kind, 'duplicate', 'a 924 reply is not lost');
+    assert.equal((await world.client.saveSales(target, buildZraSaleBody(sale(target, 11)))).kind, 'unreachable');
+    assert.equal((await world.client.saveSales(target, buildZraSaleBody(sale(target, 12)))).kind, 'unreachable');
+    assert.equal((await world.client.saveSales(target, buildZraSaleBody(sale(target, 11)))).kind, 'duplicate', 'a 924 reply is not lost');
     await control(world.sim, 'PUT', `/devices/${target.tpin}/000/faults`, { loseReplies: 0 });
-    assert.equal((await world.client.saveSales(target, buildSaveSalesBody(sale(target, 13)))).kind, 'ok');
+    assert.equal((await world.client.saveSales(target, buildZraSaleBody(sale(target, 13)))).kind, 'ok');
     const docs = world.sim.control.documents(target.tpin, '000', { filedOnly: true });
     assert.deepEqual(docs.map((d) => [d.cisInvcNo, d.replyLost]), [['11', true], ['12', true], ['13', false]]);
   });
@@ -172,7 +172,7 @@ describe('control API', () => {
   test('reset forgets every device and document', async () => {
     const separate = await startWorld();
     try {
-      assert.equal((await separate.client.saveSales(separate.target, buildSaveSalesBody(sale(separate.target, 1)))).kind, 'ok');
+      assert.equal((await separate.client.saveSales(separate.target, buildZraSaleBody(sale(separate.target, 1)))).kind, 'ok');
       assert.equal((await control(separate.sim, 'POST', '/reset')).status, 200);
       assert.deepEqual((await control(separate.sim, 'GET', '/devices')).json, { devices: [] });
       assert.equal((await separate.client.selectInitInfo(separate.target, { dvcSrlNo: 'again' })).kind, 'ok', 'installable again');

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSimulator } from '@fiscal-gateway/simulator';
 import { createVsdcClient, type DeviceTarget } from '../../src/authorities/zra-vsdc/client.ts';
-import { buildSaveSalesBody } from '../../src/authorities/zra-vsdc/sales-body.ts';
+import { buildZraSaleBody } from '../../src/authorities/zra-vsdc/sales-body.ts';
 import { sale } from '../vsdc/helpers.ts';
 import { eventually } from '../helpers/poll.ts';
 
@@ -18,7 +18,7 @@ test('state survives a restart through the state file', async () => {
     const target: DeviceTarget = { baseUrl: first.url, tpin: '1000000777', bhfId: '000' };
     const init = await client.selectInitInfo(target, { dvcSrlNo: 'SN-PERSIST' });
     assert.equal(init.kind, 'ok');
-    const body = buildSaveSalesBody(sale(target, 5));
+    const body = buildZraSaleBody(sale(target, 5));
     const filed = await client.saveSales(target, body);
     assert.equal(filed.kind, 'ok');
     const actor = { regrId: 'gw', regrNm: 'gw', modrId: 'gw', modrNm: 'gw' };
@@ -41,7 +41,7 @@ test('state survives a restart through the state file', async () => {
       const sdcId = init.kind === 'ok' ? init.data.info.sdcId : '';
       const found = await client.selectInvoice(again, { cisInvcNo: '5', invcSdcId: sdcId });
       assert.equal(found.kind === 'ok' && filed.kind === 'ok' && found.data.rcptNo === filed.data.rcptNo, true);
-      const next = await client.saveSales(again, buildSaveSalesBody(sale(again, 6)));
+      const next = await client.saveSales(again, buildZraSaleBody(sale(again, 6)));
       assert.equal(next.kind === 'ok' && filed.kind === 'ok' && next.data.rcptNo, filed.kind === 'ok' ? filed.data.rcptNo + 1 : -1, 'the receipt counter continues');
       assert.deepEqual(
         second.control.documents(target.tpin, '000').map((d) => [d.cisInvcNo, d.resultCd]),

@@ -3,7 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { formatVsdcDate, formatVsdcDateTime, VSDC_PATHS } from '@fiscal-gateway/vsdc-protocol';
-import { buildSaveSalesBody, type SaleDocument } from '../../src/authorities/zra-vsdc/sales-body.ts';
+import { buildZraSaleBody, type ZraSaleDocument } from '../../src/authorities/zra-vsdc/sales-body.ts';
 import type { DeviceTarget } from '../../src/authorities/zra-vsdc/client.ts';
 import { addDevice, freshTpin, sale, startWorld, type World } from '../vsdc/helpers.ts';
 
@@ -46,9 +46,9 @@ function code(wire: Wire): string | undefined {
 }
 
 let invoiceNo = 100;
-function body(target: DeviceTarget, overrides: Partial<SaleDocument> = {}): Record<string, unknown> {
+function body(target: DeviceTarget, overrides: Partial<ZraSaleDocument> = {}): Record<string, unknown> {
   invoiceNo += 1;
-  return buildSaveSalesBody(sale(target, invoiceNo, overrides)) as unknown as Record<string, unknown>;
+  return buildZraSaleBody(sale(target, invoiceNo, overrides)) as unknown as Record<string, unknown>;
 }
 
 const DAY = 86_400_000;
@@ -228,7 +228,7 @@ describe('saveSales checks', () => {
 
   test('the filed invoice number moves lastSaleInvcNo', async () => {
     const { target } = await addDevice(world);
-    assert.equal(code(await saveSales(buildSaveSalesBody(sale(target, 77)))), '000');
+    assert.equal(code(await saveSales(buildZraSaleBody(sale(target, 77)))), '000');
     assert.equal(world.sim.control.getDevice(target.tpin, target.bhfId)?.lastSaleInvcNo, 77);
   });
 
@@ -237,7 +237,7 @@ describe('saveSales checks', () => {
     assert.equal(code(missing), '910');
     assert.match(missing.envelope?.resultMsg ?? '', /invcSdcId.*cisInvcNo|cisInvcNo.*invcSdcId/);
     const other = await addDevice(world);
-    assert.equal(code(await saveSales(buildSaveSalesBody(sale(other.target, 1)))), '000');
+    assert.equal(code(await saveSales(buildZraSaleBody(sale(other.target, 1)))), '000');
     assert.equal(code(await post('/trnsSales/selectInvoice', { tpin: world.target.tpin, bhfId: '000', cisInvcNo: '1', invcSdcId: other.sdcId })), '001');
   });
 });
@@ -305,7 +305,7 @@ describe('bodies as real integrators send them', () => {
 
 describe('credit and debit notes', () => {
   async function filedSale(target: DeviceTarget, no: number): Promise<number> {
-    const wire = await saveSales(buildSaveSalesBody(sale(target, no)));
+    const wire = await saveSales(buildZraSaleBody(sale(target, no)));
     assert.equal(code(wire), '000');
     return (wire.envelope?.data as { rcptNo: number }).rcptNo;
   }
@@ -315,7 +315,7 @@ describe('credit and debit notes', () => {
     const other = await addDevice(world);
     const rcptNo = await filedSale(target, 1);
     const otherRcptNo = await filedSale(other.target, 1);
-    const note = (overrides: Partial<SaleDocument>) => buildSaveSalesBody(sale(target, 50, { receiptType: 'D', reasonCode: '02', originalSdcId: sdcId, originalReceiptNo: rcptNo, ...overrides }));
+    const note = (overrides: Partial<ZraSaleDocument>) => buildZraSaleBody(sale(target, 50, { receiptType: 'D', reasonCode: '02', originalSdcId: sdcId, originalReceiptNo: rcptNo, ...overrides }));
     assert.equal(code(await saveSales({ ...note({}), orgInvcNo: otherRcptNo + 1000 })), '930');
     assert.equal(code(await saveSales(note({ originalSdcId: other.sdcId }))), '930');
     assert.equal(code(await saveSales(note({ invoiceNo: 51 }))), '000');
@@ -327,7 +327,7 @@ describe('credit and debit notes', () => {
   test('needs its reason code', async () => {
     const { target, sdcId } = await addDevice(world);
     const rcptNo = await filedSale(target, 1);
-    const credit = buildSaveSalesBody(sale(target, 2, { receiptType: 'R', reasonCode: '01', originalSdcId: sdcId, originalReceiptNo: rcptNo }));
+    const credit = buildZraSaleBody(sale(target, 2, { receiptType: 'R', reasonCode: '01', originalSdcId: sdcId, originalReceiptNo: rcptNo }));
     assert.equal(code(await saveSales({ ...credit, rfdRsnCd: null })), '910');
     assert.equal(code(await saveSales({ ...credit, rfdRsnCd: '99' })), '913');
   });
@@ -336,9 +336,9 @@ describe('credit and debit notes', () => {
     const { target, sdcId } = await addDevice(world);
     const rcptNo = await filedSale(target, 1);
     const original = sale(target, 1);
-    const credit = (no: number, lines: SaleDocument['lines']) =>
-      buildSaveSalesBody(sale(target, no, { receiptType: 'R', reasonCode: '03', originalSdcId: sdcId, originalReceiptNo: rcptNo, lines }));
-    const [meal, bread] = original.lines as [SaleDocument['lines'][number], SaleDocument['lines'][number]];
+    const credit = (no: number, lines: ZraSaleDocument['lines']) =>
+      buildZraSaleBody(sale(target, no, { receiptType: 'R', reasonCode: '03', originalSdcId: sdcId, originalReceiptNo: rcptNo, lines }));
+    const [meal, bread] = original.lines as [ZraSaleDocument['lines'][number], ZraSaleDocument['lines'][number]];
 
     assert.equal(code(await saveSales(credit(10, [{ ...meal, itemCode: 'NOT-ON-ORIGINAL' }]))), '932');
     assert.equal(code(await saveSales(credit(11, [{ ...meal, quantity: 3 }]))), '934');
@@ -346,7 +346,7 @@ describe('credit and debit notes', () => {
     assert.equal(code(await saveSales(credit(13, [{ ...meal, quantity: 1 }]))), '000');
     assert.equal(code(await saveSales(credit(14, [{ ...meal, quantity: 1 }, bread]))), '000');
     assert.equal(code(await saveSales(credit(15, [{ ...meal, quantity: 1 }]))), '934', 'nothing left to credit');
-    assert.equal(code(await saveSales(buildSaveSalesBody(sale(target, 1)))), '924', 'a note may not reuse a number either');
+    assert.equal(code(await saveSales(buildZraSaleBody(sale(target, 1)))), '924', 'a note may not reuse a number either');
   });
 });
 

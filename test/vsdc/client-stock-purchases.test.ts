@@ -12,8 +12,8 @@ import {
   type SaveStockItemsRequest,
 } from '@fiscal-gateway/vsdc-protocol';
 import { createMetrics } from '../../src/platform/observability/metrics.ts';
-import { instrumentVsdcClient } from '../../src/authorities/instrumented.ts';
-import { buildSaveSalesBody } from '../../src/authorities/zra-vsdc/sales-body.ts';
+import { instrumentClient } from '../../src/authorities/instrumented.ts';
+import { buildZraSaleBody } from '../../src/authorities/zra-vsdc/sales-body.ts';
 import { addDevice, control, purchaseAnswer, registerItem, sale, startWorld, stockMovement, type World } from './helpers.ts';
 
 let world: World;
@@ -53,7 +53,7 @@ describe('purchases', () => {
   test("a sale filed with another taxpayer's TPIN as customer appears in that taxpayer's purchases", async () => {
     const buyer = await addDevice(world);
     const seller = await addDevice(world);
-    const body = buildSaveSalesBody(sale(seller.target, 1, { customer: { tpin: buyer.target.tpin, name: 'Buyer Limited' } }));
+    const body = buildZraSaleBody(sale(seller.target, 1, { customer: { tpin: buyer.target.tpin, name: 'Buyer Limited' } }));
     const filed = await world.client.saveSales(seller.target, body);
     assert.equal(filed.kind, 'ok');
     if (filed.kind !== 'ok') return;
@@ -213,7 +213,7 @@ describe('fault switches', () => {
     await registerItem(world, target, 'OIL-5L');
     const master = { ...ACTOR, stockItemList: [{ itemCd: 'OIL-5L', rsdQty: 3 }] };
     world.sim.control.setFaults(target.tpin, '000', { reject: { count: 1, code: '999', endpoints: ['saveStockMaster', 'savePurchase'] } });
-    assert.equal((await world.client.saveSales(target, buildSaveSalesBody(sale(target, 1)))).kind, 'ok', 'saveSales is not covered');
+    assert.equal((await world.client.saveSales(target, buildZraSaleBody(sale(target, 1)))).kind, 'ok', 'saveSales is not covered');
     const rejected = await world.client.saveStockMaster(target, master);
     assert.equal(rejected.kind === 'rejected' && rejected.code, '999');
     assert.equal((await world.client.saveStockMaster(target, master)).kind, 'ok', 'only the next one');
@@ -264,7 +264,7 @@ describe('fault switches', () => {
 
   test('the instrumented client measures the new calls by endpoint and outcome', async () => {
     const metrics = createMetrics();
-    const client = instrumentVsdcClient(world.client, metrics);
+    const client = instrumentClient(world.client, metrics);
     assert.equal((await client.selectNotices(world.target)).kind, 'empty');
     const refused = await client.saveStockMaster(world.target, { ...ACTOR, stockItemList: [{ itemCd: 'NOPE', rsdQty: 1 }] });
     assert.equal(refused.kind, 'rejected');

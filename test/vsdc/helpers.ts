@@ -14,7 +14,7 @@ import {
   type StockItemLine,
 } from '@fiscal-gateway/vsdc-protocol';
 import { createVsdcClient, type DeviceTarget, type VsdcClient } from '../../src/authorities/zra-vsdc/client.ts';
-import type { SaleDocument } from '../../src/authorities/zra-vsdc/sales-body.ts';
+import type { ZraSaleDocument } from '../../src/authorities/zra-vsdc/sales-body.ts';
 
 export interface World {
   sim: Simulator;
@@ -60,7 +60,7 @@ export async function addDevice(world: World, bhfId = '000'): Promise<{ target: 
   return { target, sdcId: init.data.info.sdcId };
 }
 
-export function sale(target: DeviceTarget, invoiceNo: number, overrides: Partial<SaleDocument> = {}): SaleDocument {
+export function sale(target: DeviceTarget, invoiceNo: number, overrides: Partial<ZraSaleDocument> = {}): ZraSaleDocument {
   return {
     tpin: target.tpin,
     bhfId: target.bhfId,

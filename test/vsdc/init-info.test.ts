@@ -4,8 +4,8 @@
 // from the simulator, and from an answer shaped like one captured from the sandbox.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { AppContext } from '../../src/domain/kernel/context.ts';
-import { vsdcHandshake } from '../../src/domain/kernel/devices/handshake.ts';
+import { zraVsdcAuthority } from '../../src/authorities/zra-vsdc/adapter.ts';
+import type { AuthorityDevice } from '../../src/authorities/port/index.ts';
 import { freshTpin, startFixedServer, startWorld, type World } from './helpers.ts';
 
 let world: World;
@@ -15,7 +15,8 @@ before(async () => {
 after(() => world.close());
 
 /** The handshake as provisioning runs it, on the real client. */
-const handshake = () => vsdcHandshake({ vsdc: world.client } as AppContext);
+/** ZRA's device port over the world's client (the adapter's own test). */
+const handshake = () => (device: AuthorityDevice, serial: string) => zraVsdcAuthority(world.client).device.initialise(device, serial);
 
 /** The shape of a real answer (sandbox capture of 2024-10, values changed). */
 function capturedAnswer(counters: Record<string, unknown>): string {
@@ -71,12 +72,12 @@ describe('selectInitInfo, as a real VSDC answers it', () => {
   test('the handshake reads the simulator\'s answer: sdcId, trimmed mrcNo, names and counters', async () => {
     const tpin = freshTpin();
     world.sim.control.presetDevice(tpin, '000', { lastSaleInvcNo: 41, taxprNm: 'KAPIRI STORES' });
-    const result = await handshake()({ baseUrl: world.sim.url, tpin, bhfId: '000' }, `SN-HS-${tpin}`);
+    const result = await handshake()({ profile: 'zra-vsdc', baseUrl: world.sim.url, tpin, branch: '000' }, `SN-HS-${tpin}`);
     assert.equal(result.kind, 'ok');
     if (result.kind !== 'ok') return;
-    assert.match(result.info.sdcId, /^SDC\d{10}$/);
-    assert.match(result.info.mrcNo, /^WIS\d{8}$/);
-    assert.deepEqual([result.info.taxpayerName, result.info.branchName, result.info.lastSaleInvoiceNo, result.info.lastPurchaseInvoiceNo, result.info.lastSaleReceiptNo], ['KAPIRI STORES', 'Headquarter', 41, 0, 0]);
+    assert.match(result.device.sdcId, /^SDC\d{10}$/);
+    assert.match(result.device.mrcNo, /^WIS\d{8}$/);
+    assert.deepEqual([result.device.taxpayerName, result.device.branchName, result.device.lastSaleInvoiceNo, result.device.lastPurchaseInvoiceNo, result.device.lastSaleReceiptNo], ['KAPIRI STORES', 'Headquarter', 41, 0, 0]);
   });
 
   test('a captured answer with null counters: the sequence starts at 1; text counters are read as numbers', async () => {
@@ -87,11 +88,11 @@ describe('selectInitInfo, as a real VSDC answers it', () => {
     ] as const) {
       const vsdc = await startFixedServer(200, capturedAnswer(counters));
       try {
-        const result = await handshake()({ baseUrl: vsdc.url, tpin: '2000000001', bhfId: '000' }, 'SN-CAPTURED');
+        const result = await handshake()({ profile: 'zra-vsdc', baseUrl: vsdc.url, tpin: '2000000001', branch: '000' }, 'SN-CAPTURED');
         assert.equal(result.kind, 'ok', JSON.stringify(result));
         if (result.kind !== 'ok') continue;
         assert.deepEqual(
-          [result.info.sdcId, result.info.mrcNo, result.info.taxpayerName, result.info.lastSaleInvoiceNo, result.info.lastPurchaseInvoiceNo, result.info.lastSaleReceiptNo],
+          [result.device.sdcId, result.device.mrcNo, result.device.taxpayerName, result.device.lastSaleInvoiceNo, result.device.lastPurchaseInvoiceNo, result.device.lastSaleReceiptNo],
           ['SDC0010001160', 'WIS00001862', 'CHILENJE HARDWARE LIMITED', ...expected],
         );
       } finally {

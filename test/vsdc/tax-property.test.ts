@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { CLASSIFICATION_CODES } from '@fiscal-gateway/simulator';
-import { buildSaveSalesBody, type SaleDocument } from '../../src/authorities/zra-vsdc/sales-body.ts';
+import { buildZraSaleBody, type ZraSaleDocument } from '../../src/authorities/zra-vsdc/sales-body.ts';
 import { computeSale, lineSupplyAmount, VAT_CATEGORY_CODES, type SaleLineInput } from '../../src/authorities/zra-vsdc/tax.ts';
 import { startWorld, type World } from './helpers.ts';
 
@@ -47,7 +47,7 @@ const saleArb = fc.record({
 });
 
 let invoiceNo = 0;
-function document(input: { lines: SaleLineInput[]; taxInclusive: boolean; paymentMethod: SaleDocument['paymentMethod'] }): SaleDocument {
+function document(input: { lines: SaleLineInput[]; taxInclusive: boolean; paymentMethod: ZraSaleDocument['paymentMethod'] }): ZraSaleDocument {
   invoiceNo += 1;
   return {
     tpin: world.target.tpin,
@@ -90,7 +90,7 @@ test('totals always add up: total = Σ line totals (net + vat but for MTV below 
 test('the simulator accepts every generated sale', async () => {
   await fc.assert(
     fc.asyncProperty(saleArb, async (input) => {
-      const outcome = await world.client.saveSales(world.target, buildSaveSalesBody(document(input)));
+      const outcome = await world.client.saveSales(world.target, buildZraSaleBody(document(input)));
       assert.equal(outcome.kind, 'ok', JSON.stringify(outcome));
     }),
     { numRuns: 200 },
@@ -101,7 +101,7 @@ test('the simulator accepts every generated sale', async () => {
 test('the simulator refuses a sale with one amount off by more than a cent', async () => {
   await fc.assert(
     fc.asyncProperty(saleArb, fc.nat(), fc.constantFrom('vatAmt', 'vatTaxblAmt', 'splyAmt', 'totAmt', 'dcAmt'), async (input, pick, field) => {
-      const body = buildSaveSalesBody(document(input));
+      const body = buildZraSaleBody(document(input));
       const index = pick % body.itemList.length;
       const line = body.itemList[index]!;
       const broken = { ...line, [field]: Math.round((line[field] + 0.05) * 100) / 100 };

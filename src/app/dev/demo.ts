@@ -14,7 +14,7 @@ import type { AppContext } from '../../domain/kernel/context.ts';
 import { findPartnerKey, findTenantToken } from '../../credentials/lookup.ts';
 import type { Actor } from '../../domain/kernel/audit/store.ts';
 import { initializeDevice, registerDevice } from '../../domain/kernel/devices/service.ts';
-import { vsdcHandshake } from '../../domain/kernel/devices/handshake.ts';
+import { authorityHandshake } from '../../domain/kernel/devices/handshake.ts';
 import { learnBranchesAtInitialisation } from '../../domain/kernel/devices/register.ts';
 import { createPartner } from '../../domain/partner/provisioning/partners-service.ts';
 import { mintToken } from '../../domain/kernel/tenants/credentials-service.ts';
@@ -113,7 +113,7 @@ export async function provisionDemo(ctx: AppContext, vsdcBaseUrl: string, file: 
   const tenant = await createTenant(ctx.db, actor, created.partner.id, { name: 'Demo merchant', tpin: DEMO_TPIN });
   const tenantRow = await tenantOfPartner(ctx.db, created.partner.id, tenant.id);
   await registerDevice(ctx.db, actor, tenantRow, { deviceSerial: 'DEMO-DEVICE-0001', branch: DEMO_BRANCH, vsdcBaseUrl });
-  await initializeDevice(ctx.db, actor, tenantRow, DEMO_BRANCH, vsdcHandshake(ctx), { afterInitialized: () => learnBranchesAtInitialisation(ctx, tenantRow.id) });
+  await initializeDevice(ctx.db, actor, tenantRow, DEMO_BRANCH, authorityHandshake(ctx), { afterInitialized: () => learnBranchesAtInitialisation(ctx, tenantRow.id) });
   const token = await mintToken(ctx.db, actor, tenantRow, 'Demo till');
   const credentials: DemoCredentials = {
     partnerId: created.partner.id,

@@ -13,6 +13,9 @@ export interface AuthorityDevice {
   tpin: string;
   /** The branch, as the authority numbers it. */
   branch: string;
+  /** What its initialisation said (null before it). */
+  sdcId?: string | null;
+  mrcNo?: string | null;
 }
 
 /** What an initialisation told the gateway about the device. */

@@ -1,5 +1,7 @@
 // Builds the `saveSales` body of a sale, credit note or debit note, and reads the receipt back.
-import { SALES_TYPE_CODES, HOME_CURRENCY, cisInvoiceNo, type PaymentTypeCode, type SalesTypeName } from './codes.ts';
+import { SALES_TYPE_CODES, HOME_CURRENCY, cisInvoiceNo, type PaymentTypeCode } from './codes.ts';
+import type { AuthorityDevice } from '../port/device.ts';
+import { FiscalDocumentError, type DocumentType, type FilingLineDetails, type FilingPerson, type FiscalDocument, type FiscalReceipt } from '../port/filing.ts';
 import {
   formatVsdcDate,
   formatVsdcDateTime,
@@ -9,90 +11,18 @@ import {
   type SaveSalesData,
   type SaveSalesLine,
   type SaveSalesRequest,
-  type SelectInvoiceData,
 } from '@fiscal-gateway/vsdc-protocol';
 import { truncated } from '../../platform/lib/text.ts';
 import { GATEWAY_REGISTRANT } from './registrant.ts';
-import { amountsMatch, computeSale, SaleAmountsError, type ComputedSale, type SaleLineInput, type VatCategoryCode } from './tax.ts';
+import { computeSale, SaleAmountsError, type ComputedSale } from './tax.ts';
 
-type ReceiptType = 'S' | 'R' | 'D';
-/** Kept here for filing/filer.ts, which imports it from this file (issue 31: one home, codes.ts). */
-export type { PaymentTypeCode };
+/** How ZRA writes each document type (`rcptTyCd`). */
+const RECEIPT_TYPE: Record<DocumentType, 'S' | 'R' | 'D'> = { sale: 'S', credit_note: 'R', debit_note: 'D' };
 
 /** Code class 13: the TPIN the authority uses for a customer without one. */
 const DEFAULT_CUSTOMER_TPIN = '1000000000';
 
-export interface SaleDocument {
-  tpin: string;
-  bhfId: string;
-  /** The branch's gateway invoice number in its kind's sequence; sent as `cisInvcNo` (cisInvoiceNo). */
-  invoiceNo: number;
-  /** Default normal (salesTyCd N). */
-  salesType?: SalesTypeName;
-  receiptType: ReceiptType;
-  /** For R/D: the original sale's `rcptNo`. */
-  originalReceiptNo?: number | null;
-  /** For R/D: the `sdcId` that signed the original sale. */
-  originalSdcId?: string | null;
-  customer: { tpin: string | null; name: string };
-  paymentMethod: PaymentTypeCode;
-  occurredAt: Date;
-  taxInclusive: boolean;
-  /** Required when any line is C1 (export). */
-  destinationCountryCode?: string | null;
-  /** Credit-note reason (class 32) for R, debit-note reason (class 67) for D. */
-  reasonCode?: string | null;
-  /** ISO 4217; a foreign currency needs `exchangeRate` (ZMW per unit). */
-  currency: string;
-  exchangeRate?: number;
-  lpoNumber?: string | null;
-  principalId?: string | null;
-  lines: SaleLineInput[];
-  remark?: string | null;
-  /** What the body carries beyond the fields above, when the document's source supplied it. */
-  details?: FilingDetails | null;
-}
-
-/** Who registered or changed a document, as the VSDC records it (`regrId/regrNm`, `modrId/modrNm`). */
-export interface FilingPerson {
-  id: string;
-  name: string;
-}
-
-/** A line's fields beyond the sale's own; each absent one takes the gateway's default. */
-export interface FilingLineDetails {
-  /** `bcd` (default null). */
-  barcode?: string;
-  /** `pkgUnitCd`, code class 17 (default NT). */
-  packagingUnitCode?: string;
-  /** `pkg`, the number of packages (default: the quantity). */
-  packages?: number;
-  /** `qtyUnitCd`, code class 10 (default U). */
-  quantityUnitCode?: string;
-}
-
-/**
- * What a saveSales body carries beyond the document's own fields when its source supplies it: a
- * till's registrant and issuer, its lines' barcodes and units. Stored with the document
- * (`sales.filing_details`), so a retry files the same body.
- */
-export interface FilingDetails {
-  /** `regrId/regrNm`; default: the gateway. */
-  registrant?: FilingPerson;
-  /** `modrId/modrNm`; default: the registrant. */
-  modifier?: FilingPerson;
-  /** By line, in line order. */
-  lines?: Array<FilingLineDetails | null>;
-}
-
 const GATEWAY_PERSON: FilingPerson = { id: GATEWAY_REGISTRANT, name: GATEWAY_REGISTRANT };
-
-export class SaleDocumentError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'SaleDocumentError';
-  }
-}
 
 const BUCKET_OF: Record<string, HeaderTaxBucket> = {
   A: 'A', B: 'B', C1: 'C1', C2: 'C2', C3: 'C3', D: 'D', RVAT: 'Rvat', E: 'E', F: 'F',
@@ -109,22 +39,22 @@ const TAX_FIELDS_OF = Object.fromEntries(HEADER_TAX_BUCKETS.map((b) => [b, [`tax
 /** Every header tax field at zero, in the protocol's order. */
 const ZERO_TAX_FIELDS = Object.fromEntries(HEADER_TAX_BUCKETS.flatMap((b) => TAX_FIELDS_OF[b].map((field) => [field, 0]))) as TaxFields;
 
-function checkDocument(doc: SaleDocument): void {
+function checkDocument(doc: FiscalDocument): void {
   if (!Number.isSafeInteger(doc.invoiceNo) || doc.invoiceNo <= 0) {
-    throw new SaleDocumentError(`invoiceNo must be a positive integer, got ${doc.invoiceNo}`);
+    throw new FiscalDocumentError(`invoiceNo must be a positive integer, got ${doc.invoiceNo}`);
   }
-  if (Number.isNaN(doc.occurredAt.getTime())) throw new SaleDocumentError('occurredAt is not a valid date');
-  if (doc.receiptType !== 'S') {
-    if (doc.originalReceiptNo == null || doc.originalSdcId == null) {
-      throw new SaleDocumentError('a credit or debit note needs originalReceiptNo and originalSdcId');
+  if (Number.isNaN(doc.occurredAt.getTime())) throw new FiscalDocumentError('occurredAt is not a valid date');
+  if (doc.type !== 'sale') {
+    if (doc.original?.receiptNo == null || doc.original.sdcId == null) {
+      throw new FiscalDocumentError("a credit or debit note needs its original's receipt number and SDC id");
     }
-    if (doc.reasonCode == null) throw new SaleDocumentError('a credit or debit note needs a reasonCode');
+    if (doc.reasonCode == null) throw new FiscalDocumentError('a credit or debit note needs a reasonCode');
   }
   if (doc.lines.some((l) => l.vatCategory === 'C1') && !doc.destinationCountryCode) {
-    throw new SaleDocumentError('a C1 (export) line needs destinationCountryCode');
+    throw new FiscalDocumentError('a C1 (export) line needs destinationCountryCode');
   }
   if (doc.currency !== HOME_CURRENCY && (doc.exchangeRate === undefined || doc.exchangeRate === 1)) {
-    throw new SaleDocumentError(`a ${doc.currency} document needs its exchange rate to ZMW (not 1)`);
+    throw new FiscalDocumentError(`a ${doc.currency} document needs its exchange rate to ZMW (not 1)`);
   }
 }
 
@@ -173,20 +103,21 @@ function buildLine(line: ComputedSale['lines'][number], details: FilingLineDetai
  * lines when the caller already holds it (the filer, handed over by the request that stored the
  * document); it must be exactly what computeSale(doc.lines, doc.taxInclusive) gives.
  */
-export function buildSaveSalesBody(doc: SaleDocument, computed?: ComputedSale): SaveSalesRequest {
+export function buildSaveSalesBody(device: AuthorityDevice, doc: FiscalDocument, computed?: ComputedSale): SaveSalesRequest {
   checkDocument(doc);
   if (computed === undefined) {
     try {
       computed = computeSale(doc.lines, doc.taxInclusive);
     } catch (err) {
-      if (err instanceof SaleAmountsError) throw new SaleDocumentError(err.message);
+      if (err instanceof SaleAmountsError) throw new FiscalDocumentError(err.message);
       throw err;
     }
   }
   const registrant = doc.details?.registrant ?? GATEWAY_PERSON;
   const modifier = doc.details?.modifier ?? registrant;
   const lineDetails = doc.details?.lines;
-  const isNote = doc.receiptType !== 'S';
+  const isNote = doc.type !== 'sale';
+  const receiptType = RECEIPT_TYPE[doc.type];
 
   const used: Record<string, number> = {};
   for (const category of computed.byCategory) {
@@ -197,25 +128,25 @@ export function buildSaveSalesBody(doc: SaleDocument, computed?: ComputedSale): 
   }
 
   const header = {
-    tpin: doc.tpin,
-    bhfId: doc.bhfId,
-    orgInvcNo: isNote ? (doc.originalReceiptNo as number) : 0,
-    orgSdcId: isNote ? (doc.originalSdcId as string) : null,
+    tpin: device.tpin,
+    bhfId: device.branch,
+    orgInvcNo: isNote ? (doc.original!.receiptNo as number) : 0,
+    orgSdcId: isNote ? (doc.original!.sdcId as string) : null,
     cisInvcNo: cisInvoiceNo(doc.salesType ?? 'normal', doc.invoiceNo),
     custTpin: doc.customer.tpin ?? DEFAULT_CUSTOMER_TPIN,
     custNm: truncated(doc.customer.name, 60),
     salesTyCd: SALES_TYPE_CODES[doc.salesType ?? 'normal'],
-    rcptTyCd: doc.receiptType,
-    pmtTyCd: doc.paymentMethod,
+    rcptTyCd: receiptType,
+    pmtTyCd: doc.paymentMethod as PaymentTypeCode,
     salesSttsCd: '02',
     cfmDt: formatVsdcDateTime(doc.occurredAt),
     salesDt: formatVsdcDate(doc.occurredAt),
     stockRlsDt: null,
     cnclReqDt: null,
     cnclDt: null,
-    rfdDt: doc.receiptType === 'R' ? formatVsdcDateTime(doc.occurredAt) : null,
-    rfdRsnCd: doc.receiptType === 'R' ? (doc.reasonCode ?? null) : null,
-    dbtRsnCd: doc.receiptType === 'D' ? (doc.reasonCode ?? null) : null,
+    rfdDt: receiptType === 'R' ? formatVsdcDateTime(doc.occurredAt) : null,
+    rfdRsnCd: receiptType === 'R' ? (doc.reasonCode ?? null) : null,
+    dbtRsnCd: receiptType === 'D' ? (doc.reasonCode ?? null) : null,
     totItemCnt: computed.lines.length,
   };
 
@@ -243,19 +174,6 @@ export function buildSaveSalesBody(doc: SaleDocument, computed?: ComputedSale): 
   });
 }
 
-/** The sale's `fiscal` block, read from a `saveSales` (or `selectInvoice`) success. */
-export interface FiscalReceipt {
-  receiptNo: number;
-  internalData: string;
-  receiptSignature: string;
-  publishedAt: Date;
-  /** Null only when the VSDC left it out; fall back to the branch's `sdcId`. */
-  sdcId: string | null;
-  /** Trimmed; null when the VSDC left it out. */
-  mrcNo: string | null;
-  qrCodeUrl: string | null;
-}
-
 function nonEmptyText(value: unknown): string | null {
   return typeof value === 'string' && value.trim() !== '' ? value : null;
 }
@@ -276,7 +194,7 @@ export function receiptProblem(data: unknown): string | null {
  */
 export function toFiscalReceipt(data: SaveSalesData, resultDt: string | null = null, fallbackNow: Date = new Date()): FiscalReceipt {
   const problem = receiptProblem(data);
-  if (problem !== null) throw new SaleDocumentError(`not a receipt: ${problem}`);
+  if (problem !== null) throw new FiscalDocumentError(`not a receipt: ${problem}`);
   const publishedAt = parseVsdcDateTime(data.vsdcRcptPbctDate ?? null) ?? parseVsdcDateTime(resultDt) ?? fallbackNow;
   const mrcNo = nonEmptyText(data.mrcNo);
   return {
@@ -290,22 +208,45 @@ export function toFiscalReceipt(data: SaveSalesData, resultDt: string | null = n
   };
 }
 
-type DuplicateReconciliation =
-  | { adopt: true; receipt: FiscalReceipt }
-  | { adopt: false; lastError: string };
-
 /**
- * After a `924`: adopt the filed receipt only if its `totAmt` equals the document's total ±0.01;
- * otherwise the number was filed with a different document and needs an operator.
+ * A document in ZRA's own terms (`rcptTyCd`, the original's `rcptNo` and `sdcId`, `tpin` and
+ * `bhfId` in the body): what the adapter's own tests and the benches' floors build bodies from.
  */
-export function reconcileDuplicate(filed: SelectInvoiceData, documentTotal: number, resultDt: string | null = null): DuplicateReconciliation {
-  const problem = receiptProblem(filed);
-  if (problem !== null) return { adopt: false, lastError: `VSDC reported the invoice as filed but its record is unreadable: ${problem}` };
-  if (typeof filed.totAmt !== 'number' || !amountsMatch(filed.totAmt, documentTotal)) {
-    return {
-      adopt: false,
-      lastError: `invoice number already filed with a different total (VSDC totAmt ${String(filed.totAmt)}, document ${documentTotal})`,
-    };
-  }
-  return { adopt: true, receipt: toFiscalReceipt(filed, resultDt) };
+export interface ZraSaleDocument extends Partial<Omit<FiscalDocument, 'type' | 'original' | 'lines' | 'customer' | 'invoiceNo' | 'occurredAt' | 'paymentMethod' | 'currency' | 'taxInclusive'>> {
+  tpin: string;
+  bhfId: string;
+  invoiceNo: number;
+  receiptType: 'S' | 'R' | 'D';
+  originalReceiptNo?: number | null;
+  originalSdcId?: string | null;
+  customer: FiscalDocument['customer'];
+  paymentMethod: string;
+  occurredAt: Date;
+  taxInclusive: boolean;
+  currency: string;
+  lines: FiscalDocument['lines'];
+}
+
+const TYPE_OF_RECEIPT: Record<ZraSaleDocument['receiptType'], DocumentType> = { S: 'sale', R: 'credit_note', D: 'debit_note' };
+
+/** The `saveSales` body of a document written in ZRA's terms. */
+export function buildZraSaleBody(doc: ZraSaleDocument, computed?: ComputedSale): SaveSalesRequest {
+  const { tpin, bhfId, receiptType, originalReceiptNo, originalSdcId, ...rest } = doc;
+  return buildSaveSalesBody(
+    { profile: 'zra-vsdc', baseUrl: '', tpin, branch: bhfId },
+    {
+      salesType: 'normal',
+      destinationCountryCode: null,
+      reasonCode: null,
+      exchangeRate: 1,
+      lpoNumber: null,
+      principalId: null,
+      remark: null,
+      details: null,
+      ...rest,
+      type: TYPE_OF_RECEIPT[receiptType],
+      original: receiptType === 'S' ? null : { invoiceNo: null, receiptNo: originalReceiptNo ?? null, sdcId: originalSdcId ?? null },
+    },
+    computed,
+  );
 }

@@ -7,11 +7,12 @@ import type { Database } from '../../platform/db/database.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { RateLimiter } from '../../platform/http/rate-limit.ts';
 import { Mailer } from '../../platform/mail/mailer.ts';
-import { instrumentVsdcClient } from '../../authorities/instrumented.ts';
+import { instrumentClient } from '../../authorities/instrumented.ts';
 import { createLogger, type Logger } from '../../platform/observability/log.ts';
 import { createMetrics, observeDatabaseAvailability, registerStorageGauges, type Metrics } from '../../platform/observability/metrics.ts';
 import type { StorageFloor } from '../../platform/db/storage-floor.ts';
 import { createVsdcClient, type VsdcClient } from '../../authorities/zra-vsdc/client.ts';
+import { createAuthorities, type Authorities } from '../../authorities/index.ts';
 
 export interface Clock {
   now(): Date;
@@ -28,6 +29,8 @@ export interface AppContext {
   rateLimiter: RateLimiter;
   clock: Clock;
   vsdc: VsdcClient;
+  /** Every authority's adapter (the registry of src/authorities/index.ts), by a device's profile. */
+  authorities: Authorities;
   metrics: Metrics;
   /** The process's logger (LOG_LEVEL); a worker logs through `log.child({ worker: name })`. */
   log: Logger;
@@ -124,10 +127,17 @@ export function createContext(config: Config, database: Database, options: Conte
   else if (config.redisUrl) rateLimiter = new RateLimiter('redis', { redis: redisClient(config.redisUrl, log) }, prefix);
   else rateLimiter = new RateLimiter('postgres', { db: database.db }, prefix);
   const metrics = createMetrics();
-  const vsdc = instrumentVsdcClient(options.vsdc ?? createVsdcClient({ timeoutMs: config.vsdcTimeoutMs, hostConnections: config.vsdcHostConnections, hostRate: config.vsdcHostRate }), metrics);
+  const vsdc = instrumentClient(options.vsdc ?? createVsdcClient({ timeoutMs: config.vsdcTimeoutMs, hostConnections: config.vsdcHostConnections, hostRate: config.vsdcHostRate }), metrics);
+  const clock = options.clock ?? systemClock;
+  const authorities = createAuthorities({
+    transport: { timeoutMs: config.vsdcTimeoutMs, hostConnections: config.vsdcHostConnections, hostRate: config.vsdcHostRate },
+    instrument: (client) => instrumentClient(client, metrics),
+    now: () => clock.now(),
+    zraClient: vsdc,
+  });
   const mailer = new Mailer(config, log);
   if (database.storage) watchStorage(database.storage, log, metrics);
-  const ctx: AppContext = { config, database, db: database.db, secretBox, rateLimiter, clock: options.clock ?? systemClock, vsdc, metrics, log, mailer, members: new ContextMembers() };
+  const ctx: AppContext = { config, database, db: database.db, secretBox, rateLimiter, clock, vsdc, authorities, metrics, log, mailer, members: new ContextMembers() };
   ctx.members.provide(ctx, DATABASE_OUTAGES);
   return ctx;
 }
@@ -152,5 +162,6 @@ export async function closeContext(ctx: AppContext): Promise<void> {
   await ctx.members.close();
   await ctx.rateLimiter.close();
   await ctx.vsdc.close();
+  await ctx.authorities.close();
   ctx.mailer.close();
 }

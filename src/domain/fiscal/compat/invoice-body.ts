@@ -5,7 +5,7 @@ import type { ErrorObject } from 'ajv';
 import { parseVsdcDateTime } from '@fiscal-gateway/vsdc-protocol';
 import { FieldErrors, ValidationError } from '../../../platform/errors/errors.ts';
 import { compileBodyCheck, toValidationError } from '../../../platform/http/validation.ts';
-import type { FilingDetails, FilingLineDetails, FilingPerson } from '../../../authorities/zra-vsdc/sales-body.ts';
+import type { FilingDetails, FilingLineDetails, FilingPerson } from '../../../authorities/port/index.ts';
 import { amountsMatch, parseAmount, round2, VAT_CATEGORY_CODES, type Money, type VatCategoryCode } from '../../../authorities/zra-vsdc/tax.ts';
 import { CreateSaleBody } from '../sales/schemas.ts';
 import { invoiceName, lineKey, lineName, modernFieldsOf, readInvoice, sentPath, type InvoiceField, type LineField, type ReadInvoice } from './field-names.ts';

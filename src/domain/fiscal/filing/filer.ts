@@ -3,12 +3,10 @@
 import { classificationCatalogue } from '../../kernel/catalogue/service.ts';
 import type { AppContext } from '../../kernel/context.ts';
 import { nextBackoffMs } from '../../../platform/workers/backoff.ts';
-import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
-import { buildSaveSalesBody, reconcileDuplicate, SaleDocumentError, toFiscalReceipt, type FilingDetails, type FiscalReceipt, type SaleDocument } from '../../../authorities/zra-vsdc/sales-body.ts';
-import type { VatCategoryCode } from '../../../authorities/zra-vsdc/tax.ts';
-import type { PaymentTypeCode } from '../../../authorities/zra-vsdc/sales-body.ts';
+import { Money } from '../../../authorities/port/amounts.ts';
+import { FiscalDocumentError } from '../../../authorities/port/filing.ts';
+import type { AuthorityDevice, FilingDetails, FiscalDocument, FiscalReceipt } from '../../../authorities/port/index.ts';
 import type { InvoiceEventType } from '../../kernel/outbox/events.ts';
-import { cisInvoiceNo } from '../../../authorities/zra-vsdc/codes.ts';
 import { saleSignals } from '../signals/sale-signals.ts';
 import { recordDocumentOutcome } from './outcome.ts';
 import {
@@ -54,20 +52,20 @@ type FileResult =
   | { kind: 'unreachable'; reason: string }
   | { kind: 'stopped' };
 
-const RECEIPT_TYPE = { sale: 'S', credit_note: 'R', debit_note: 'D' } as const;
+/** Two totals the authority holds for equal: they differ by at most its tolerance (exact decimals). */
+export function sameTotal(filed: number | string, document: number | string, tolerance: number): boolean {
+  return new Money(filed).minus(new Money(document)).abs().lte(tolerance);
+}
 
 /** The document as its stored row and lines say (what a retry files, whoever files it). */
-export function saleDocument({ row, lines }: PendingDocument): SaleDocument {
+export function fiscalDocument({ row, lines }: PendingDocument): FiscalDocument {
   return {
-    tpin: row.tpin,
-    bhfId: row.branch,
+    type: row.type,
     invoiceNo: Number(row.invoice_no),
     salesType: row.sales_type,
-    receiptType: RECEIPT_TYPE[row.type],
-    originalReceiptNo: row.original_receipt_no === null ? null : Number(row.original_receipt_no),
-    originalSdcId: row.original_sdc_id,
+    original: row.type === 'sale' ? null : { invoiceNo: null, receiptNo: row.original_receipt_no === null ? null : Number(row.original_receipt_no), sdcId: row.original_sdc_id },
     customer: { tpin: row.customer_tpin, name: row.customer_name },
-    paymentMethod: row.payment_method as PaymentTypeCode,
+    paymentMethod: row.payment_method,
     occurredAt: new Date(row.occurred_at),
     taxInclusive: row.tax_inclusive,
     destinationCountryCode: row.destination_country_code,
@@ -76,6 +74,7 @@ export function saleDocument({ row, lines }: PendingDocument): SaleDocument {
     exchangeRate: Number(row.exchange_rate),
     lpoNumber: row.lpo_number,
     principalId: row.principal_id,
+    remark: null,
     details: row.filing_details === null ? null : (JSON.parse(row.filing_details) as FilingDetails),
     lines: lines.map((l) => ({
       name: l.name,
@@ -83,7 +82,7 @@ export function saleDocument({ row, lines }: PendingDocument): SaleDocument {
       itemCode: l.item_code,
       quantity: l.quantity,
       price: l.price,
-      vatCategory: l.vat_category as VatCategoryCode,
+      vatCategory: l.vat_category,
       discount: l.discount,
       rrp: l.rrp,
       // A credit line files the share of the original line it was allocated when stored.
@@ -169,32 +168,33 @@ export class BranchFiler {
     }
   }
 
-  private target(target: BranchTarget, doc: PendingDocument): DeviceTarget {
-    return { baseUrl: target.baseUrl, tpin: doc.row.tpin, bhfId: target.branch };
+  private device(target: BranchTarget, doc: PendingDocument): AuthorityDevice {
+    return { profile: target.profile, baseUrl: target.baseUrl, tpin: doc.row.tpin, branch: target.branch, sdcId: target.sdcId, mrcNo: target.mrcNo };
   }
 
   /** One document: send it, read the answer, record the outcome (with its event). `last`: the last one in hand. */
   private async file(target: BranchTarget, doc: PendingDocument, last: boolean): Promise<FileResult> {
     const refused = await this.unknownClassifications(doc);
     if (refused) return this.fail(target, doc, last, null, refused);
-    let body;
+    const authority = this.ctx.authorities.of(target.profile);
+    const device = this.device(target, doc);
+    const document = fiscalDocument(doc);
+    let outcome;
     try {
-      body = buildSaveSalesBody(saleDocument(doc), saleSignals(this.ctx).computedFor(Number(doc.row.id)));
+      outcome = await authority.filing.file(device, document, { signal: this.signal, computed: saleSignals(this.ctx).computedFor(Number(doc.row.id)) });
     } catch (err) {
-      if (err instanceof SaleDocumentError) return this.fail(target, doc, last, null, `The gateway could not build this document: ${err.message}`);
+      if (err instanceof FiscalDocumentError) return this.fail(target, doc, last, null, `The gateway could not build this document: ${err.message}`);
       throw err;
     }
-    const vsdcTarget = this.target(target, doc);
-    const outcome = await this.ctx.vsdc.saveSales(vsdcTarget, body, { signal: this.signal });
     switch (outcome.kind) {
       case 'ok':
-        return this.upload(target, doc, last, toFiscalReceipt(outcome.data, outcome.resultDt, this.ctx.clock.now()));
+        return this.upload(target, doc, last, outcome.receipt);
       case 'rejected':
         return this.fail(target, doc, last, outcome.code, outcome.message || `The authority refused the document (result code ${outcome.code}).`);
       case 'unreachable':
         return outcome.reason === 'aborted' && this.signal.aborted ? { kind: 'stopped' } : { kind: 'unreachable', reason: `${outcome.reason}: ${outcome.detail}` };
       case 'duplicate':
-        return this.reconcile(target, doc, last, vsdcTarget);
+        return this.reconcile(target, doc, last, device, document, outcome.code);
     }
   }
 
@@ -212,23 +212,28 @@ export class BranchFiler {
   }
 
   /**
-   * 924: the VSDC already holds this invoice number, usually because the reply to an earlier
-   * attempt was lost. Adopt the filed receipt if its total matches; else an operator must look.
+   * The authority already holds this invoice number (ZRA's 924), usually because the reply to an
+   * earlier attempt was lost. Adopt the filed receipt if its total matches; else an operator must look.
    */
-  private async reconcile(target: BranchTarget, doc: PendingDocument, last: boolean, vsdcTarget: DeviceTarget): Promise<FileResult> {
-    const invoiceNo = cisInvoiceNo(doc.row.sales_type, Number(doc.row.invoice_no));
-    if (target.sdcId === null) return this.fail(target, doc, last, '924', `Invoice number ${invoiceNo} is already filed (924) and the branch has no SDC id to look it up with.`);
+  private async reconcile(target: BranchTarget, doc: PendingDocument, last: boolean, device: AuthorityDevice, document: FiscalDocument, code: string): Promise<FileResult> {
+    const invoice = `Invoice number ${document.invoiceNo}${document.salesType === 'normal' ? '' : ` (${document.salesType})`}`;
+    if (target.sdcId === null) return this.fail(target, doc, last, code, `${invoice} is already filed (${code}) and the branch has no SDC id to look it up with.`);
     if (!(await renewLease(this.ctx.db, target.deviceId, this.owner, this.leaseMs))) return { kind: 'recorded', leaseHeld: false };
-    const found = await this.ctx.vsdc.selectInvoice(vsdcTarget, { cisInvcNo: invoiceNo, invcSdcId: target.sdcId }, { signal: this.signal });
+    const authority = this.ctx.authorities.of(target.profile);
+    const found = await authority.filing.findFiled(device, document, { signal: this.signal });
     switch (found.kind) {
       case 'ok': {
-        const decision = reconcileDuplicate(found.data, Number(doc.row.total), found.resultDt);
-        return decision.adopt ? this.upload(target, doc, last, decision.receipt) : this.fail(target, doc, last, '924', decision.lastError);
+        if (!sameTotal(found.total, Number(doc.row.total), authority.profile.amountTolerance)) {
+          return this.fail(target, doc, last, code, `invoice number already filed with a different total (the authority's ${found.total}, document ${Number(doc.row.total)})`);
+        }
+        return this.upload(target, doc, last, found.receipt);
       }
+      case 'unreadable':
+        return this.fail(target, doc, last, code, `The authority reported the invoice as filed but its record is unreadable: ${found.problem}`);
       case 'empty':
-        return this.fail(target, doc, last, '924', `The VSDC says invoice number ${invoiceNo} is already filed (924) but selectInvoice finds no such invoice.`);
+        return this.fail(target, doc, last, code, `The authority says ${invoice.toLowerCase()} is already filed (${code}) but finds no such invoice.`);
       case 'rejected':
-        return this.fail(target, doc, last, '924', `Invoice number ${invoiceNo} is already filed (924); looking it up failed: ${found.code} ${found.message}`);
+        return this.fail(target, doc, last, code, `${invoice} is already filed (${code}); looking it up failed: ${found.code} ${found.message}`);
       case 'unreachable':
         return found.reason === 'aborted' && this.signal.aborted ? { kind: 'stopped' } : { kind: 'unreachable', reason: `${found.reason}: ${found.detail}` };
     }

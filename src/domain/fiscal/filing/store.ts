@@ -2,7 +2,8 @@
 // in `filing_queues` for its lease (who files it now) and its backoff (when to try again).
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
-import type { FiscalReceipt } from '../../../authorities/zra-vsdc/sales-body.ts';
+import { profileOf } from '../../../authorities/index.ts';
+import type { AuthorityDevice, AuthorityProfileId, FiscalReceipt } from '../../../authorities/port/index.ts';
 import { BRANCHES_WITH_BACKLOG_CTE, issuedByName, NO_OUTCOME, type SaleLineRow, type SaleRow } from '../sales/store.ts';
 import { DELIVERIES_NOTICE, eventCtes, eventValues, type EventRow } from '../../kernel/outbox/events.ts';
 import { prepared } from '../../../platform/db/prepared.ts';
@@ -30,6 +31,8 @@ export async function branchesReady(db: Kysely<DB>, owner: string, limit: number
 
 export interface BranchTarget {
   deviceId: number;
+  /** Which adapter files for the branch (its tenant's authority and its protocol). */
+  profile: AuthorityProfileId;
   baseUrl: string;
   branch: string;
   sdcId: string | null;
@@ -127,6 +130,8 @@ export async function claimBranches(db: Kysely<DB>, deviceIds: readonly number[]
     tenant_id: number;
     partner_id: number | null;
     batch: PendingJson[];
+    authority: string;
+    protocol: string;
   }>`${prepared}
     with claim as (
       insert into filing_queues (device_id, ${lease.columns}, next_attempt_at)
@@ -138,7 +143,7 @@ export async function claimBranches(db: Kysely<DB>, deviceIds: readonly number[]
       where ${isFreeOrHeldBy('filing_queues', owner, 'filing_queues')} and ${isDue('filing_queues', 'filing_queues')}
       returning device_id, retry_delay_ms
     )
-    select claim.device_id, claim.retry_delay_ms, d.vsdc_base_url, d.branch, d.sdc_id, d.mrc_no, t.id as tenant_id, t.partner_id,
+    select claim.device_id, claim.retry_delay_ms, d.vsdc_base_url, d.branch, d.sdc_id, d.mrc_no, t.id as tenant_id, t.partner_id, t.authority, d.protocol,
       ${pendingJson(sql<number>`claim.device_id`, batchSize)} as batch
     from claim join devices d on d.id = claim.device_id join tenants t on t.id = d.tenant_id`.execute(db);
   const claimed = new Map<number, ClaimedBranch>();
@@ -146,7 +151,7 @@ export async function claimBranches(db: Kysely<DB>, deviceIds: readonly number[]
     const deviceId = Number(row.device_id);
     claimed.set(deviceId, {
       retryDelayMs: row.retry_delay_ms,
-      target: { deviceId, baseUrl: row.vsdc_base_url, branch: row.branch, sdcId: row.sdc_id, mrcNo: row.mrc_no, tenantId: row.tenant_id, partnerId: row.partner_id },
+      target: { deviceId, profile: profileOf(row.authority, row.protocol), baseUrl: row.vsdc_base_url, branch: row.branch, sdcId: row.sdc_id, mrcNo: row.mrc_no, tenantId: row.tenant_id, partnerId: row.partner_id },
       batch: toPending(row.batch),
     });
   }
@@ -219,12 +224,6 @@ export async function deferBranch(db: Kysely<DB>, deviceId: number, owner: strin
     .execute();
 }
 
-/** One branch of a VSDC address whose branches are in backoff: what a probe of that address calls. */
-interface ProbeTarget {
-  baseUrl: string;
-  tpin: string;
-  branch: string;
-}
 
 /**
  * The VSDC addresses with branches in backoff that were not probed in the last `intervalMs`, each
@@ -234,15 +233,16 @@ interface ProbeTarget {
  * update finds its rows by key (`= any(array(…))`): as a join, its plan read every queue row to
  * mark the few probed (issue 36).
  */
-export async function claimProbes(db: Kysely<DB>, intervalMs: number): Promise<ProbeTarget[]> {
-  const result = await sql<{ vsdc_base_url: string; tpin: string; branch: string }>`
+/** Each: one branch of a VSDC address whose branches are in backoff, what a probe of that address calls. */
+export async function claimProbes(db: Kysely<DB>, intervalMs: number): Promise<AuthorityDevice[]> {
+  const result = await sql<{ vsdc_base_url: string; tpin: string; branch: string; authority: string; protocol: string }>`
     with backed_off as (
-      select q.device_id, q.probed_at, d.vsdc_base_url, d.branch, d.tenant_id
+      select q.device_id, q.probed_at, d.vsdc_base_url, d.branch, d.tenant_id, d.protocol
       from filing_queues q join devices d on d.id = q.device_id
       where q.retry_delay_ms is not null and not ${isDue('filing_queues', 'q')} and ${isFree('filing_queues', 'q')}
     ),
     due as (
-      select distinct on (b.vsdc_base_url) b.device_id, b.vsdc_base_url, b.branch, b.tenant_id
+      select distinct on (b.vsdc_base_url) b.device_id, b.vsdc_base_url, b.branch, b.tenant_id, b.protocol
       from backed_off b
       where not exists (
         select 1 from backed_off recent
@@ -253,9 +253,9 @@ export async function claimProbes(db: Kysely<DB>, intervalMs: number): Promise<P
       update filing_queues q set probed_at = now()
       where q.device_id = any(array(select due.device_id from due)) and q.retry_delay_ms is not null
       returning q.device_id)
-    select due.vsdc_base_url, t.tpin, due.branch
+    select due.vsdc_base_url, t.tpin, due.branch, t.authority, due.protocol
     from due join probed on probed.device_id = due.device_id join tenants t on t.id = due.tenant_id`.execute(db);
-  return result.rows.map((r) => ({ baseUrl: r.vsdc_base_url, tpin: r.tpin, branch: r.branch }));
+  return result.rows.map((r) => ({ profile: profileOf(r.authority, r.protocol), baseUrl: r.vsdc_base_url, tpin: r.tpin, branch: r.branch }));
 }
 
 /**

@@ -3,15 +3,14 @@
 // Runs are jobs: claimed with a lease by any process, checked one document at a time, paced,
 // resumed after a crash where they stopped (each document is checked once).
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { SelectInvoiceData } from '@fiscal-gateway/vsdc-protocol';
 import type { AppContext } from '../../kernel/context.ts';
 import type { ReconciliationOutcome, ReconciliationRequester } from '../../../platform/db/tables/reconciliation.ts';
 import { ApiError, NotFoundError, ValidationError, assertCalendarDays } from '../../../platform/errors/errors.ts';
 import { recordAudit, type Actor } from '../../kernel/audit/store.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
-import { toFiscalReceipt } from '../../../authorities/zra-vsdc/sales-body.ts';
-import { amountsMatch } from '../../../authorities/zra-vsdc/tax.ts';
+import type { FiscalReceipt } from '../../../authorities/port/index.ts';
 import { nextBackoffMs } from '../../../platform/workers/backoff.ts';
+import { sameTotal } from '../filing/filer.ts';
 import { recordDocumentOutcome } from '../filing/outcome.ts';
 import { uploadedFields } from '../filing/store.ts';
 import type { SaleRow } from '../sales/store.ts';
@@ -168,12 +167,18 @@ export async function runToCompletion(ctx: AppContext, runId: number, owner: str
   }
 }
 
-function compareReceipt(sale: SaleRow, filed: SelectInvoiceData): DifferenceResource[] {
+/** What the authority holds of a document: its receipt and the total it was filed with. */
+interface Filed {
+  receipt: FiscalReceipt;
+  total: number;
+}
+
+function compareReceipt(sale: SaleRow, filed: Filed, tolerance: number): DifferenceResource[] {
   const differences: DifferenceResource[] = [];
   const ourReceipt = sale.receipt_no === null ? null : Number(sale.receipt_no);
-  if (ourReceipt !== filed.rcptNo) differences.push({ field: 'receiptNo', ours: ourReceipt, theirs: filed.rcptNo ?? null });
-  if (sale.receipt_signature !== filed.rcptSign) differences.push({ field: 'receiptSignature', ours: sale.receipt_signature, theirs: filed.rcptSign ?? null });
-  if (!amountsMatch(sale.total, filed.totAmt)) differences.push({ field: 'total', ours: Number(sale.total), theirs: filed.totAmt });
+  if (ourReceipt !== filed.receipt.receiptNo) differences.push({ field: 'receiptNo', ours: ourReceipt, theirs: filed.receipt.receiptNo });
+  if (sale.receipt_signature !== filed.receipt.receiptSignature) differences.push({ field: 'receiptSignature', ours: sale.receipt_signature, theirs: filed.receipt.receiptSignature });
+  if (!sameTotal(sale.total, filed.total, tolerance)) differences.push({ field: 'total', ours: Number(sale.total), theirs: filed.total });
   return differences;
 }
 
@@ -181,22 +186,25 @@ const lookupFailed = (code: string, message: string): DifferenceResource[] => [{
 
 async function checkDocument(ctx: AppContext, claimed: ClaimedRun, sale: SaleRow, owner: string, leaseMs: number, signal: AbortSignal): Promise<Step> {
   const sdcId = sale.sdc_id ?? claimed.sdcId;
-  const target = { baseUrl: claimed.baseUrl, tpin: sale.tpin, bhfId: claimed.run.branch };
+  const authority = ctx.authorities.of(claimed.profile);
+  const tolerance = authority.profile.amountTolerance;
   let checked: Checked;
   if (sdcId === null) {
     checked = { outcome: sale.status === 'uploaded' ? 'unknown' : 'not_filed', differences: lookupFailed('', 'the branch has no SDC id to look the invoice up with') };
   } else {
-    const found = await ctx.vsdc.selectInvoice(target, { cisInvcNo: String(sale.invoice_no), invcSdcId: sdcId }, { signal });
+    const device = { profile: claimed.profile, baseUrl: claimed.baseUrl, tpin: sale.tpin, branch: claimed.run.branch, sdcId, mrcNo: claimed.mrcNo };
+    const found = await authority.filing.findFiled(device, { invoiceNo: Number(sale.invoice_no), salesType: 'normal' }, { signal });
     if (found.kind === 'unreachable') return { kind: 'unreachable', reason: `${found.reason}: ${found.detail}` };
+    const lookupProblem = found.kind === 'rejected' ? lookupFailed(found.code, found.message) : found.kind === 'unreadable' ? lookupFailed('', found.problem) : [];
     if (sale.status === 'uploaded') {
       if (found.kind === 'ok') {
-        const differences = compareReceipt(sale, found.data);
+        const differences = compareReceipt(sale, found, tolerance);
         checked = { outcome: differences.length === 0 ? 'match' : 'mismatch', differences };
-      } else checked = { outcome: 'unknown', differences: found.kind === 'rejected' ? lookupFailed(found.code, found.message) : [] };
+      } else checked = { outcome: 'unknown', differences: lookupProblem };
     } else if (found.kind !== 'ok') {
-      checked = { outcome: 'not_filed', differences: found.kind === 'rejected' ? lookupFailed(found.code, found.message) : [] };
+      checked = { outcome: 'not_filed', differences: lookupProblem };
     } else if (sale.status === 'pending') {
-      checked = await adoptOrCompare(ctx, claimed, sale, found.data, found.resultDt);
+      checked = await adoptOrCompare(ctx, claimed, sale, found, tolerance);
     } else {
       // Refused (or resolved) here, yet the VSDC holds it.
       checked = { outcome: 'mismatch', differences: [{ field: 'status', ours: sale.status, theirs: 'filed' }] };
@@ -214,13 +222,13 @@ async function checkDocument(ctx: AppContext, claimed: ClaimedRun, sale: SaleRow
  * the branch is pending, so the branch's outcomes keep invoice order; else the filer adopts it
  * in its turn.
  */
-async function adoptOrCompare(ctx: AppContext, claimed: ClaimedRun, sale: SaleRow, filed: SelectInvoiceData, resultDt: string | null): Promise<Checked> {
-  if (!amountsMatch(sale.total, filed.totAmt)) return { outcome: 'mismatch', differences: [{ field: 'total', ours: Number(sale.total), theirs: filed.totAmt }] };
+async function adoptOrCompare(ctx: AppContext, claimed: ClaimedRun, sale: SaleRow, filed: Filed, tolerance: number): Promise<Checked> {
+  if (!sameTotal(sale.total, filed.total, tolerance)) return { outcome: 'mismatch', differences: [{ field: 'total', ours: Number(sale.total), theirs: filed.total }] };
   if (await earlierPending(ctx.db, sale.device_id, Number(sale.id))) {
     return { outcome: 'mismatch', differences: [{ field: 'status', ours: 'pending', theirs: 'filed' }] };
   }
   const saleId = Number(sale.id);
-  const receipt = toFiscalReceipt(filed, resultDt, ctx.clock.now());
+  const receipt = filed.receipt;
   const fields = uploadedFields({ ...receipt, sdcId: receipt.sdcId ?? claimed.sdcId, mrcNo: receipt.mrcNo ?? claimed.mrcNo });
   const lines = await linesOfSale(ctx.db, saleId);
   const recorded = await recordDocumentOutcome(ctx, { row: sale, lines, type: 'invoice.fiscalised', fields, partnerId: claimed.partnerId, lease: null });
@@ -228,7 +236,7 @@ async function adoptOrCompare(ctx: AppContext, claimed: ClaimedRun, sale: SaleRo
   // A filer recorded it first: compare with what it recorded.
   const now = await reloadSale(ctx.db, saleId);
   if (now.status !== 'uploaded') return { outcome: 'mismatch', differences: [{ field: 'status', ours: now.status, theirs: 'filed' }] };
-  const differences = compareReceipt(now, filed);
+  const differences = compareReceipt(now, filed, tolerance);
   return { outcome: differences.length === 0 ? 'match' : 'mismatch', differences };
 }
 

@@ -1,5 +1,7 @@
 // All SQL of reconciliation: runs (a leased job per branch and date range), the documents each
 // run checks (listed once when the run first starts, each checked once), and their outcomes.
+import { profileOf } from '../../../authorities/index.ts';
+import type { AuthorityProfileId } from '../../../authorities/port/index.ts';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { ReconciliationOutcome, ReconciliationRequester, ReconciliationResultsTable, ReconciliationRunsTable } from '../../../platform/db/tables/reconciliation.ts';
@@ -63,6 +65,8 @@ export async function listResults(db: Kysely<DB>, runId: number, outcome: Reconc
 /** A claimed run, and whether its documents still have to be listed (its first claim). */
 export interface ClaimedRun {
   run: RunRow;
+  /** Which adapter looks the branch's documents up. */
+  profile: AuthorityProfileId;
   tpin: string;
   baseUrl: string;
   sdcId: string | null;
@@ -76,7 +80,7 @@ export interface ClaimedRun {
  */
 export async function claimRun(db: Kysely<DB>, owner: string, leaseMs: number, runId?: number): Promise<ClaimedRun | undefined> {
   const only = runId === undefined ? sql`` : sql` and r.id = ${runId}`;
-  const result = await sql<RunRow & { tpin: string; vsdc_base_url: string; sdc_id: string | null; mrc_no: string | null; partner_id: number | null }>`
+  const result = await sql<RunRow & { tpin: string; vsdc_base_url: string; sdc_id: string | null; mrc_no: string | null; partner_id: number | null; authority: string; protocol: string }>`
     with due as (
       select r.id from reconciliation_runs r
       where r.status <> 'completed' and ${isFree('reconciliation_runs', 'r')} and ${isDue('reconciliation_runs', 'r')} ${only}
@@ -90,12 +94,12 @@ export async function claimRun(db: Kysely<DB>, owner: string, leaseMs: number, r
       from due where r.id = due.id
       returning r.*
     )
-    select claimed.*, t.tpin, t.partner_id, d.vsdc_base_url, d.sdc_id, d.mrc_no
+    select claimed.*, t.tpin, t.partner_id, t.authority, d.vsdc_base_url, d.sdc_id, d.mrc_no, d.protocol
     from claimed join devices d on d.id = claimed.device_id join tenants t on t.id = claimed.tenant_id`.execute(db);
   const row = result.rows[0];
   if (!row) return undefined;
-  const { tpin, vsdc_base_url, sdc_id, mrc_no, partner_id, ...run } = row;
-  return { run: run as RunRow, tpin, baseUrl: vsdc_base_url, sdcId: sdc_id, mrcNo: mrc_no, partnerId: partner_id };
+  const { tpin, vsdc_base_url, sdc_id, mrc_no, partner_id, authority, protocol, ...run } = row;
+  return { run: run as RunRow, profile: profileOf(authority, protocol), tpin, baseUrl: vsdc_base_url, sdcId: sdc_id, mrcNo: mrc_no, partnerId: partner_id };
 }
 
 /**

@@ -11,7 +11,7 @@ import { isDatabaseUnavailable } from '../../../platform/db/availability.ts';
 import { ApiError, FieldErrors, NotFoundError, assertCalendarDays, fieldError } from '../../../platform/errors/errors.ts';
 import { daysBetween, daysRange } from '../../../platform/lib/time-zones.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
-import type { FilingDetails } from '../../../authorities/zra-vsdc/sales-body.ts';
+import type { FilingDetails } from '../../../authorities/port/index.ts';
 import type { ComputedSale } from '../../../authorities/zra-vsdc/tax.ts';
 import { branchForWrite, merchantOrigin } from '../../kernel/devices/branch-rule.ts';
 import type { Issuer, Party } from '../../kernel/audit/store.ts';

@@ -1,7 +1,7 @@
 import { sql, type Compilable, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { DocumentStatus, DocumentType, SaleLinesTable, SalesTable, SalesType, SaleStatus } from '../../../platform/db/tables/sales.ts';
-import type { FilingDetails } from '../../../authorities/zra-vsdc/sales-body.ts';
+import type { FilingDetails } from '../../../authorities/port/index.ts';
 import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
 import { prepared, runPrepared } from '../../../platform/db/prepared.ts';
 import { batchOrEach, GroupCommit, KeyedGroupCommits } from '../../../platform/db/group-commit.ts';

@@ -1,4 +1,7 @@
 import type { Kysely } from 'kysely';
+import { profileOf } from '../../../authorities/index.ts';
+import { unreachableCause } from '../../../authorities/port/outcomes.ts';
+import type { AuthorityDevice, Initialisation } from '../../../authorities/port/index.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import { isUniqueViolation } from '../../../platform/db/database.ts';
 import { ApiError, fieldError } from '../../../platform/errors/errors.ts';
@@ -10,15 +13,8 @@ import type { Selectable } from 'kysely';
 import type { TenantsTable } from '../../../platform/db/tables/foundation.ts';
 import { claimDeviceForInit, deleteDeviceRows, findDevice, insertDevice, liveCredentialsOfDevice, lockDevice, markDeviceInitialized, releaseDeviceClaim, updateDeviceRow, type DeviceInitInfo, type DeviceRow } from './store.ts';
 
-/** What the VSDC answered to the initialisation handshake, already classified. */
-type HandshakeResult =
-  | { kind: 'ok'; info: DeviceInitInfo }
-  | { kind: 'already_installed'; message: string }
-  /** `cause`: why, in words (vsdc/outcome.ts unreachableCause). */
-  | { kind: 'unreachable'; cause: string }
-  | { kind: 'rejected'; code: string; message: string };
-
-export type Handshake = (target: { baseUrl: string; tpin: string; bhfId: string }, deviceSerial: string) => Promise<HandshakeResult>;
+/** The device's initialisation with its authority (kernel/devices/handshake.ts: by its adapter). */
+export type Handshake = (device: AuthorityDevice, deviceSerial: string) => Promise<Initialisation>;
 
 interface RegisterDeviceInput {
   deviceSerial: string;
@@ -202,17 +198,17 @@ export async function initializeDevice(
 const correctPath = (surface: DeviceSurface) => (surface === 'partner' ? 'PATCH /api/v1/tenants/{tenant}/devices/{branch}' : 'Correct device in the console, or PATCH /api/v1/account/devices/{branch}');
 
 async function finishHandshake(db: Kysely<DB>, actor: Actor, tenant: TenantRow, device: DeviceRow, handshake: Handshake, surface: DeviceSurface): Promise<DeviceResource> {
-  let result: HandshakeResult;
+  let result: Initialisation;
   try {
-    result = await handshake({ baseUrl: device.vsdc_base_url, tpin: tenant.tpin, bhfId: device.branch }, device.device_serial);
+    result = await handshake({ profile: profileOf(tenant.authority, device.protocol), baseUrl: device.vsdc_base_url, tpin: tenant.tpin, branch: device.branch }, device.device_serial);
   } catch (err) {
-    result = { kind: 'unreachable', cause: (err as Error).message };
+    result = { kind: 'unreachable', reason: 'network_error', detail: (err as Error).message };
   }
   const release = () => releaseDeviceClaim(db, device.id);
 
   switch (result.kind) {
     case 'ok': {
-      const info = result.info;
+      const info: DeviceInitInfo = result.device;
       return db.transaction().execute(async (trx) => {
         const row = await markDeviceInitialized(trx, device.id, info);
         // The merchant's users and the branch's till logins are registered with its VSDC.
@@ -236,7 +232,7 @@ async function finishHandshake(db: Kysely<DB>, actor: Actor, tenant: TenantRow, 
       await release();
       throw new ApiError(
         'vsdc_unreachable',
-        `The VSDC at ${device.vsdc_base_url} could not be reached: ${result.cause}. Nothing was changed. If the address is wrong, correct it (${correctPath(surface)}); otherwise repeat this request once the VSDC is up.`,
+        `The VSDC at ${device.vsdc_base_url} could not be reached: ${unreachableCause(result)}. Nothing was changed. If the address is wrong, correct it (${correctPath(surface)}); otherwise repeat this request once the VSDC is up.`,
         { 'retry-after': '5' },
       );
   }

@@ -12,7 +12,7 @@ import { data, Nullable } from '../../../platform/http/schema-helpers.ts';
 import type { Actor } from '../../kernel/audit/store.ts';
 import { learnBranchesAtInitialisation } from '../../kernel/devices/register.ts';
 import { initializeDevice, registerDevice, removeDevice, updateDevice } from '../../kernel/devices/service.ts';
-import { vsdcHandshake } from '../../kernel/devices/handshake.ts';
+import { authorityHandshake } from '../../kernel/devices/handshake.ts';
 import { builtinSimulatorUrl } from '../../kernel/devices/builtin-simulator.ts';
 import { presentDevice } from '../../kernel/devices/present.ts';
 import { devicesOf } from '../../kernel/devices/store.ts';
@@ -71,7 +71,7 @@ export function accountDeviceRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request) => {
       const tenant = requireActedTenant(request);
       return {
-        data: await initializeDevice(db, actorOf(request), tenant, request.params.branch, vsdcHandshake(ctx), {
+        data: await initializeDevice(db, actorOf(request), tenant, request.params.branch, authorityHandshake(ctx), {
           afterInitialized: () => learnBranchesAtInitialisation(ctx, tenant.id),
           surface: 'account',
         }),

@@ -7,7 +7,7 @@ import { PageQuery, Paginated } from '../../../platform/http/pagination.ts';
 import type { Actor } from '../../kernel/audit/store.ts';
 import { listApiKeys, listTokens, mintApiKey, mintToken, revokeApiKey, revokeToken } from '../../kernel/tenants/credentials-service.ts';
 import { initializeDevice, registerDevice, removeDevice, updateDevice } from '../../kernel/devices/service.ts';
-import { vsdcHandshake } from '../../kernel/devices/handshake.ts';
+import { authorityHandshake } from '../../kernel/devices/handshake.ts';
 import { learnBranchesAtInitialisation } from '../../kernel/devices/register.ts';
 import { listPartnerKeys, mintPartnerKey, readPartnerKeySecret, revokePartnerKey, rotatePartnerKey } from './partner-keys-service.ts';
 import * as S from './schemas.ts';
@@ -82,7 +82,7 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request) => {
       const tenant = requireActedTenant(request);
       return {
-        data: await initializeDevice(db, actorOf(request), tenant, request.params.branch, vsdcHandshake(ctx), {
+        data: await initializeDevice(db, actorOf(request), tenant, request.params.branch, authorityHandshake(ctx), {
           afterInitialized: () => learnBranchesAtInitialisation(ctx, tenant.id),
         }),
       };

@@ -36,6 +36,7 @@ import * as failedDocumentsRecent from './0034_failed_documents_recent.ts';
 import * as fleetViews from './0035_fleet_views.ts';
 import * as documentIssuers from './0036_document_issuers.ts';
 import * as mailOutbox from './0037_mail_outbox.ts';
+import * as authorityProfiles from './0038_authority_profiles.ts';
 
 /** Every migration, in order. A migration is a list of SQL statements run one by one. */
 const migrations: Record<string, { up: string[] }> = {
@@ -75,6 +76,7 @@ const migrations: Record<string, { up: string[] }> = {
   '0035_fleet_views': fleetViews,
   '0036_document_issuers': documentIssuers,
   '0037_mail_outbox': mailOutbox,
+  '0038_authority_profiles': authorityProfiles,
 };
 
 function toKysely(statements: string[]): Migration {

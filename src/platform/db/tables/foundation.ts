@@ -48,6 +48,8 @@ export interface TenantsTable {
   stock_tracking: Generated<boolean>;
   /** `partner`: provisioned by a partner; `self`: signed up by the merchant (no partner). */
   origin: Generated<'partner' | 'self'>;
+  /** The tax authority the merchant files with (with each device's protocol, the adapter: src/authorities/index.ts). */
+  authority: Generated<'zra'>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -58,6 +60,8 @@ export interface DevicesTable {
   branch: string;
   device_serial: string;
   vsdc_base_url: string;
+  /** How the device talks to its authority (with the tenant's authority, the adapter). */
+  protocol: Generated<'vsdc'>;
   initialized: Generated<boolean>;
   sdc_id: string | null;
   mrc_no: string | null;

@@ -1,0 +1,58 @@
+// The registry: one line per authority profile. A device's profile (its tenant's authority and its
+// protocol) picks the adapter; the domain reaches authorities through this and ./port/ only.
+import type { AuthorityProfileId, FiscalAuthority } from './port/index.ts';
+import type { AuthorityProfile } from './port/profile.ts';
+import { createTransport, type Transport, type TransportOptions } from './transport.ts';
+import { createVsdcClient, type VsdcClient } from './zra-vsdc/client.ts';
+import { ZRA_VSDC_PROFILE, zraVsdcAuthority } from './zra-vsdc/adapter.ts';
+
+/** What every adapter is built from: the shared transport, and how its client is instrumented. */
+interface AuthorityDeps {
+  transport: Transport;
+  /** Wraps a client so that each call is counted and timed (the context's metrics). */
+  instrument: <C extends object>(client: C) => C;
+  now: () => Date;
+  /** Tests: a ZRA client of their own instead of one over the transport. */
+  zraClient?: VsdcClient | undefined;
+}
+
+interface AuthorityModule {
+  profile: AuthorityProfile;
+  create(deps: AuthorityDeps): FiscalAuthority;
+}
+
+const REGISTRY = {
+  'zra-vsdc': { profile: ZRA_VSDC_PROFILE, create: (deps) => zraVsdcAuthority(deps.zraClient ?? deps.instrument(createVsdcClient(deps.transport)), deps.now) },
+} as const satisfies Record<AuthorityProfileId, AuthorityModule>;
+
+/** Every profile's facts, for validation and display (no adapter needed). */
+export const AUTHORITY_PROFILES: Readonly<Record<AuthorityProfileId, AuthorityProfile>> = Object.fromEntries(
+  Object.entries(REGISTRY).map(([id, module]) => [id, module.profile]),
+) as Record<AuthorityProfileId, AuthorityProfile>;
+
+/** The profile of a device: its tenant's authority and its own protocol, as the database holds them. */
+export function profileOf(authority: string, protocol: string): AuthorityProfileId {
+  const id = `${authority}-${protocol}`;
+  if (!Object.hasOwn(REGISTRY, id)) throw new Error(`no adapter for the authority profile ${id} (src/authorities/index.ts)`);
+  return id as AuthorityProfileId;
+}
+
+/** The authorities of one context: each adapter built once, over one transport. */
+export interface Authorities {
+  of(profile: AuthorityProfileId): FiscalAuthority;
+  close(): Promise<void>;
+}
+
+export function createAuthorities(options: { transport: TransportOptions; instrument?: AuthorityDeps['instrument']; now?: () => Date; zraClient?: VsdcClient }): Authorities {
+  const transport = createTransport(options.transport);
+  const deps: AuthorityDeps = { transport, instrument: options.instrument ?? ((client) => client), now: options.now ?? (() => new Date()), zraClient: options.zraClient };
+  const built = new Map<AuthorityProfileId, FiscalAuthority>();
+  return {
+    of(profile) {
+      let authority = built.get(profile);
+      if (!authority) built.set(profile, (authority = REGISTRY[profile].create(deps)));
+      return authority;
+    },
+    close: () => transport.close(),
+  };
+}

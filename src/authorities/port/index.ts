@@ -1,0 +1,27 @@
+// The seam between the domain and the authorities: what every authority's adapter offers, in the
+// domain's words. The domain imports this folder and the registry (../index.ts), never an
+// authority's own folder (.dependency-cruiser.cjs).
+import type { ComputedSale, SaleLineInput } from './amounts.ts';
+import type { DevicePort } from './device.ts';
+import type { FilingPort } from './filing.ts';
+import type { AuthorityProfile } from './profile.ts';
+
+export type * from './amounts.ts';
+export type * from './device.ts';
+export type * from './filing.ts';
+export type * from './outcomes.ts';
+export type * from './profile.ts';
+
+/** The authority's arithmetic of a document's lines and totals. */
+export interface ArithmeticPort {
+  /** Every line's amounts and the totals; throws SaleAmountsError (amounts.ts) for lines it cannot compute. */
+  computeSale(lines: readonly SaleLineInput[], taxInclusive: boolean): ComputedSale;
+}
+
+/** One authority profile's adapter: stateless; the domain owns numbers, queues and guarantees. */
+export interface FiscalAuthority {
+  readonly profile: AuthorityProfile;
+  readonly arithmetic: ArithmeticPort;
+  readonly device: DevicePort;
+  readonly filing: FilingPort;
+}

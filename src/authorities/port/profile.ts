@@ -1,0 +1,54 @@
+// What an authority is, as data: its identifiers and their forms, its zone and currency, its tax
+// categories, payment types and note reasons, the documents it takes, the tolerance of its
+// arithmetic. The domain validates and shows by these; it hard-codes none of them.
+import type { AuthorityProfileId } from './device.ts';
+import type { SalesType } from './filing.ts';
+
+/** A tax category as the authority publishes it. */
+export interface TaxCategory {
+  code: string;
+  name: string;
+  /** Percent (16 means 16 %). */
+  rate: number;
+}
+
+/** A code of one of the authority's tables, with what it means. */
+export interface CodeLabel {
+  code: string;
+  label: string;
+}
+
+/** The form of an identifier, with the words and example a refusal says. */
+export interface IdentifierForm {
+  pattern: RegExp;
+  /** `10 digits` */
+  words: string;
+  example: string;
+}
+
+export interface AuthorityProfile {
+  id: AuthorityProfileId;
+  /** The tenant's authority (`tenants.authority`). */
+  authority: 'zra';
+  /** The device's protocol (`devices.protocol`). */
+  protocol: 'vsdc';
+  /** For people: `Zambia Revenue Authority (Smart Invoice VSDC)`. */
+  name: string;
+  taxpayerId: IdentifierForm;
+  branch: IdentifierForm & { headquarters: string };
+  /** IANA zone of the authority's dates and of a new merchant's days. */
+  timeZone: string;
+  /** ISO 4217: the currency its figures are in. */
+  currency: string;
+  taxCategories: readonly TaxCategory[];
+  /** A line without `vatCategory` is in this one. */
+  defaultTaxCategory: string;
+  paymentMethods: readonly CodeLabel[];
+  creditNoteReasons: readonly CodeLabel[];
+  /** Null: the authority has no debit notes. */
+  debitNoteReasons: readonly CodeLabel[] | null;
+  /** The document kinds it files (normal always). */
+  salesTypes: readonly SalesType[];
+  /** Two amounts the authority holds equal when they differ by at most this. */
+  amountTolerance: number;
+}

@@ -1,0 +1,127 @@
+// Zambia's Smart Invoice VSDC behind the seam: the profile as data, and each port over the ZRA
+// client (client.ts) and the transformers beside it. Stateless: the domain owns numbers and queues.
+import { formatVsdcDateTime } from '@fiscal-gateway/vsdc-protocol';
+import type { DevicePort, Initialisation } from '../port/device.ts';
+import type { FilingPort, FileOutcome, FindOutcome } from '../port/filing.ts';
+import type { ArithmeticPort, FiscalAuthority } from '../port/index.ts';
+import type { AuthorityProfile } from '../port/profile.ts';
+import type { VsdcClient, DeviceTarget } from './client.ts';
+import { CREDIT_NOTE_REASON_LABELS, DEBIT_NOTE_REASON_LABELS, HOME_CURRENCY, PAYMENT_TYPE_LABELS, SALES_TYPES, cisInvoiceNo } from './codes.ts';
+import { buildSaveSalesBody, receiptProblem, toFiscalReceipt } from './sales-body.ts';
+import { computeSale, VAT_CATEGORIES } from './tax.ts';
+import type { AuthorityDevice } from '../port/device.ts';
+
+const labelled = (labels: Readonly<Record<string, string>>) => Object.entries(labels).map(([code, label]) => ({ code, label }));
+
+export const ZRA_VSDC_PROFILE: AuthorityProfile = {
+  id: 'zra-vsdc',
+  authority: 'zra',
+  protocol: 'vsdc',
+  name: 'Zambia Revenue Authority (Smart Invoice VSDC)',
+  taxpayerId: { pattern: /^[0-9]{10}$/, words: '10 digits', example: '1002623668' },
+  branch: { pattern: /^[0-9]{3}$/, words: '3 digits', example: '000', headquarters: '000' },
+  timeZone: 'Africa/Lusaka',
+  currency: HOME_CURRENCY,
+  taxCategories: VAT_CATEGORIES,
+  defaultTaxCategory: 'A',
+  paymentMethods: labelled(PAYMENT_TYPE_LABELS),
+  creditNoteReasons: labelled(CREDIT_NOTE_REASON_LABELS),
+  debitNoteReasons: labelled(DEBIT_NOTE_REASON_LABELS),
+  salesTypes: SALES_TYPES,
+  amountTolerance: 0.01,
+};
+
+const targetOf = (device: AuthorityDevice): DeviceTarget => ({ baseUrl: device.baseUrl, tpin: device.tpin, bhfId: device.branch });
+
+/** A counter of a real `selectInitInfo` answer: a whole number ≥ 0 (a number or its text), else null. */
+function counter(value: unknown): number | null {
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value.trim()) : value;
+  return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 ? n : null;
+}
+
+function text(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
+}
+
+function devicePort(client: VsdcClient): DevicePort {
+  return {
+    // Reads only what it needs from a real answer (`sdcId`, the space-padded `mrcNo`, the names and
+    // counters, any of which may be null) and tolerates the rest (`tin`, `bsnsActv`, …).
+    async initialise(device, serial, options): Promise<Initialisation> {
+      const outcome = await client.selectInitInfo(targetOf(device), { dvcSrlNo: serial }, options);
+      switch (outcome.kind) {
+        case 'ok': {
+          const info = outcome.data.info;
+          return {
+            kind: 'ok',
+            device: {
+              sdcId: String(info.sdcId),
+              mrcNo: String(info.mrcNo ?? '').trim(),
+              taxpayerName: text(info.taxprNm),
+              branchName: text(info.bhfNm),
+              lastSaleInvoiceNo: counter(info.lastSaleInvcNo) ?? 0,
+              lastPurchaseInvoiceNo: counter(info.lastPchsInvcNo),
+              lastSaleReceiptNo: counter(info.lastSaleRcptNo),
+              lastTrainingInvoiceNo: counter(info.lastTrainInvcNo),
+              lastProformaInvoiceNo: counter(info.lastProfrmInvcNo),
+            },
+          };
+        }
+        case 'already_installed':
+          return { kind: 'already_installed', message: outcome.resultMsg };
+        case 'rejected':
+          return { kind: 'rejected', code: outcome.code, message: outcome.message };
+        case 'unreachable':
+          return outcome;
+      }
+    },
+  };
+}
+
+function filingPort(client: VsdcClient, now: () => Date): FilingPort {
+  return {
+    async file(device, doc, options = {}): Promise<FileOutcome> {
+      const body = buildSaveSalesBody(device, doc, options.computed);
+      const outcome = await client.saveSales(targetOf(device), body, options.signal ? { signal: options.signal } : {});
+      switch (outcome.kind) {
+        case 'ok':
+          return { kind: 'ok', receipt: toFiscalReceipt(outcome.data, outcome.resultDt, now()) };
+        case 'duplicate':
+          return { kind: 'duplicate', code: outcome.resultCd, message: outcome.resultMsg };
+        case 'rejected':
+          return { kind: 'rejected', code: outcome.code, message: outcome.message };
+        case 'unreachable':
+          return outcome;
+      }
+    },
+    async findFiled(device, doc, options = {}): Promise<FindOutcome> {
+      if (!device.sdcId) return { kind: 'unreadable', problem: 'the branch has no SDC id to look it up with' };
+      const outcome = await client.selectInvoice(targetOf(device), { cisInvcNo: cisInvoiceNo(doc.salesType, doc.invoiceNo), invcSdcId: device.sdcId }, options.signal ? { signal: options.signal } : {});
+      switch (outcome.kind) {
+        case 'ok': {
+          const problem = receiptProblem(outcome.data);
+          if (problem !== null) return { kind: 'unreadable', problem };
+          return { kind: 'ok', receipt: toFiscalReceipt(outcome.data, outcome.resultDt, now()), total: Number(outcome.data.totAmt) };
+        }
+        case 'empty':
+          return { kind: 'empty' };
+        case 'rejected':
+          return { kind: 'rejected', code: outcome.code, message: outcome.message };
+        case 'unreachable':
+          return outcome;
+      }
+    },
+    // The code tables changed since now: a small answer, and nothing filed.
+    async probe(device, at, options = {}) {
+      const outcome = await client.selectCodes(targetOf(device), { lastReqDt: formatVsdcDateTime(at) }, options.signal ? { signal: options.signal } : {});
+      return outcome.kind === 'unreachable' ? outcome : { kind: 'answered' };
+    },
+  };
+}
+
+const arithmetic: ArithmeticPort = { computeSale };
+
+/** The adapter over a ZRA client (the context's, instrumented). */
+export function zraVsdcAuthority(client: VsdcClient, now: () => Date = () => new Date()): FiscalAuthority {
+  return { profile: ZRA_VSDC_PROFILE, arithmetic, device: devicePort(client), filing: filingPort(client, now) };
+}
