@@ -10,7 +10,7 @@ import { engineName } from '../helpers/db.ts';
 import { expectStatus, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';
 import { eventually } from '../helpers/poll.ts';
 import { FAST_DELIVERY, Receiver, deliveryRows, registerEndpoint } from '../webhooks/helpers.ts';
-import { pullRequestDate } from '../../src/authorities/polling.ts';
+import { pullRequestDate } from '../../src/domain/kernel/authority-rows/answers.ts';
 
 const HOUR_MS = 3_600_000;
 const delivery = (ctx: Parameters<typeof createDeliveryWorker>[0]) => createDeliveryWorker(ctx, { pollIntervalMs: 50, jitter: 0 });

@@ -11,7 +11,7 @@ import { bearer } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
 import { expectStatus, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';
 import { eventually } from '../helpers/poll.ts';
-import { pullRequestDate } from '../../src/authorities/polling.ts';
+import { pullRequestDate } from '../../src/domain/kernel/authority-rows/answers.ts';
 
 const HOUR_MS = 3_600_000;
 

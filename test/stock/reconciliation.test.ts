@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import type { SaveStockItemsRequest, StockMovement } from '@fiscal-gateway/vsdc-protocol';
 import { moduleWorkers } from '../../src/app/modules.ts';
 import { pullDueStockLedgers, toLedgerMovement } from '../../src/domain/feeds/stock-ledger/service.ts';
-import { pullRequestDate as ledgerRequestDate } from '../../src/authorities/polling.ts';
+import { pullRequestDate as ledgerRequestDate } from '../../src/domain/kernel/authority-rows/answers.ts';
 import { stockLedgerPullWorker } from '../../src/domain/feeds/stock-ledger/worker.ts';
 import { GATEWAY_REGISTRANT_FIELDS } from '../../src/authorities/zra-vsdc/registrant.ts';
 import { bearer } from '../helpers/app.ts';

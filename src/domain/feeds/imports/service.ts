@@ -9,7 +9,7 @@ import { pageOf, type Page } from '../../../platform/http/pagination.ts';
 import { receivedDecimal, receivedText } from '../../../authorities/zra-vsdc/received.ts';
 import { unknownClassificationCodes } from '../../kernel/catalogue/lookup.ts';
 import { pullBranch, type ClaimedPull, pullDueBranchesOf } from '../pulls/branch-pulls.ts';
-import { vsdcLeaseMs, sendOutcomeOf } from '../../../authorities/polling.ts';
+import { vsdcLeaseMs, sendOutcomeOf } from '../../kernel/authority-rows/answers.ts';
 import { GATEWAY_REGISTRANT } from '../../../authorities/zra-vsdc/registrant.ts';
 import { findItemByCode } from '../../merchant/items/store.ts';
 import { presentImportItem } from './present.ts';

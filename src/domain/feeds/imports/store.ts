@@ -5,7 +5,8 @@ import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
 import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
 import { finishPull, type ClaimedPull } from '../pulls/branch-pulls.ts';
 import { claimDueRows, leased, released } from '../../../platform/workers/lease-sql.ts';
-import { answerFilingColumns, type VsdcSendOutcome, vsdcTargetOf, withVsdcTarget } from '../../../authorities/polling.ts';
+import { answerFilingColumns, type VsdcSendOutcome } from '../../kernel/authority-rows/answers.ts';
+import { vsdcTargetOf, withAuthorityDevice } from '../../kernel/authority-rows/devices.ts';
 
 export type ImportItemRow = Selectable<ImportItemsTable> & { branch: string };
 
@@ -164,7 +165,7 @@ function filingFrom(row: FilingRow): ClaimedFiling {
 export async function leasedFiling(db: Kysely<DB>, id: number): Promise<ClaimedFiling | undefined> {
   const result = await sql<FilingRow>`
     with leased as (select * from import_items where id = ${id} and filing_state = 'sending')
-    ${withVsdcTarget('leased')}`.execute(db);
+    ${withAuthorityDevice('leased')}`.execute(db);
   const row = result.rows[0];
   return row ? filingFrom(row) : undefined;
 }
@@ -173,7 +174,7 @@ export async function leasedFiling(db: Kysely<DB>, id: number): Promise<ClaimedF
 export async function claimDueFilings(db: Kysely<DB>, leaseMs: number, limit: number): Promise<ClaimedFiling[]> {
   const result = await sql<FilingRow>`
     ${claimDueRows('import_items', { waiting: sql`filing_state = 'sending'`, leaseMs, limit })}
-    ${withVsdcTarget('claimed')}`.execute(db);
+    ${withAuthorityDevice('claimed')}`.execute(db);
   return result.rows.map(filingFrom);
 }
 

@@ -5,7 +5,7 @@
 import { parseVsdcDateTime, type BranchRecord, type Notice } from '@fiscal-gateway/vsdc-protocol';
 import type { AppContext } from '../../kernel/context.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
-import { pullRequestDate, pullStepOf, vsdcLeaseMs } from '../../../authorities/polling.ts';
+import { pullRequestDate, pullStepOf, vsdcLeaseMs } from '../../kernel/authority-rows/answers.ts';
 import { presentNotice } from './present.ts';
 import type { ListNoticesQuery, NoticeResource } from './schemas.ts';
 import { claimDueAuthorityPulls, deferAuthorityPull, listNotices, saveBranchesPull, saveNoticesPull, type ClaimedAuthorityPull, type ReceivedNotice } from './store.ts';

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../kernel/context.ts';
 import type { Worker } from '../../../platform/workers/index.ts';
-import { pollingWorker } from '../../../authorities/polling.ts';
+import { pollingWorker } from '../../../platform/workers/polling.ts';
 import { AUTHORITY_PULL_BATCH, pullDueAuthorityFeeds } from './service.ts';
 
 /** A tenant whose first device was just initialised is pulled within this long, whatever the intervals. */

@@ -12,7 +12,8 @@ import type { SelectOutcome } from '../../../authorities/outcome.ts';
 import { claimDueRows, fromNow, releasedSql } from '../../../platform/workers/lease-sql.ts';
 import { fullBackfillDue } from '../../../platform/workers/backfill.ts';
 import { initializedSql } from '../../kernel/devices/store.ts';
-import { pollingWorker, pullRequestDate, pullStepOf, vsdcLeaseMs } from '../../../authorities/polling.ts';
+import { pullRequestDate, pullStepOf, vsdcLeaseMs } from '../../kernel/authority-rows/answers.ts';
+import { pollingWorker } from '../../../platform/workers/polling.ts';
 import type { Worker } from '../../../platform/workers/index.ts';
 import type { AppContext } from '../../kernel/context.ts';
 

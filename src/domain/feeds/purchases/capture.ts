@@ -12,7 +12,7 @@ import type { BranchDevice } from '../../kernel/devices/store.ts';
 import { actorOfParty, recordAudit, type Party } from '../../kernel/audit/store.ts';
 import { ApiError, FieldErrors } from '../../../platform/errors/errors.ts';
 import { lineSupplyAmount, type SaleLineInput } from '../../../authorities/zra-vsdc/tax.ts';
-import { vsdcLeaseMs } from '../../../authorities/polling.ts';
+import { vsdcLeaseMs } from '../../kernel/authority-rows/answers.ts';
 import { addError, checkClassifications, checkDecimals, compute, occurredAtOf, throwIfAny } from '../../fiscal/sales/validation.ts';
 import { queueStockMovement } from '../../fiscal/stock/movements.ts';
 import { findItemByCode } from '../../merchant/items/store.ts';

@@ -12,7 +12,7 @@ import { ApiError, NotFoundError, ValidationError } from '../../../platform/erro
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
 import { receivedDecimal, receivedText } from '../../../authorities/zra-vsdc/received.ts';
 import { pullBranch, type ClaimedPull, pullDueBranchesOf } from '../pulls/branch-pulls.ts';
-import { sendOutcomeOf, vsdcLeaseMs } from '../../../authorities/polling.ts';
+import { sendOutcomeOf, vsdcLeaseMs } from '../../kernel/authority-rows/answers.ts';
 import { GATEWAY_REGISTRANT_FIELDS } from '../../../authorities/zra-vsdc/registrant.ts';
 import { findItemByCode } from '../../merchant/items/store.ts';
 import { queueStockMovement } from '../../fiscal/stock/movements.ts';

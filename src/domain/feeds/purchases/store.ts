@@ -6,7 +6,8 @@ import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
 import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
 import { finishPull, type ClaimedPull } from '../pulls/branch-pulls.ts';
 import { claimDueRows, leased, released } from '../../../platform/workers/lease-sql.ts';
-import { answerFilingColumns, type VsdcSendOutcome, vsdcTargetOf, withVsdcTarget } from '../../../authorities/polling.ts';
+import { answerFilingColumns, type VsdcSendOutcome } from '../../kernel/authority-rows/answers.ts';
+import { vsdcTargetOf, withAuthorityDevice } from '../../kernel/authority-rows/devices.ts';
 import { enqueueEvent, PURCHASE_RECEIVED_EVENT } from '../../kernel/outbox/events.ts';
 
 export type PurchaseLineRow = Selectable<PurchaseLinesTable>;
@@ -291,7 +292,7 @@ async function filingsFrom(db: Kysely<DB>, rows: FilingRow[]): Promise<ClaimedFi
 export async function leasedFiling(db: Kysely<DB>, id: number): Promise<ClaimedFiling | undefined> {
   const result = await sql<FilingRow>`
     with leased as (select * from purchases where id = ${id} and filing_state = 'sending')
-    ${withVsdcTarget('leased')}`.execute(db);
+    ${withAuthorityDevice('leased')}`.execute(db);
   return (await filingsFrom(db, result.rows))[0];
 }
 
@@ -299,7 +300,7 @@ export async function leasedFiling(db: Kysely<DB>, id: number): Promise<ClaimedF
 export async function claimDueFilings(db: Kysely<DB>, leaseMs: number, limit: number): Promise<ClaimedFiling[]> {
   const result = await sql<FilingRow>`
     ${claimDueRows('purchases', { waiting: sql`filing_state = 'sending'`, leaseMs, limit })}
-    ${withVsdcTarget('claimed')}`.execute(db);
+    ${withAuthorityDevice('claimed')}`.execute(db);
   return filingsFrom(db, result.rows);
 }
 

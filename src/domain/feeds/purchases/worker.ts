@@ -1,6 +1,6 @@
 import type { AppContext } from '../../kernel/context.ts';
 import type { Worker } from '../../../platform/workers/index.ts';
-import { pollingWorker } from '../../../authorities/polling.ts';
+import { pollingWorker } from '../../../platform/workers/polling.ts';
 import { branchPullWorker } from '../pulls/branch-pulls.ts';
 import { FILING_RETRY_BATCH, fileDuePurchaseAnswers, pullDuePurchaseBranches } from './service.ts';
 

@@ -11,7 +11,7 @@ import type { BranchDevice } from '../../kernel/devices/store.ts';
 import { ApiError } from '../../../platform/errors/errors.ts';
 import { pageOf } from '../../../platform/http/pagination.ts';
 import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
-import { pullRequestDate } from '../../../authorities/polling.ts';
+import { pullRequestDate } from '../../kernel/authority-rows/answers.ts';
 import { receivedDecimal, receivedList, receivedText } from '../../../authorities/zra-vsdc/received.ts';
 import { finishPull, pullBranch, pullDueBranchesOf, type ClaimedPull } from '../pulls/branch-pulls.ts';
 import type { ReconciliationQuery, StockReconciliationResource } from './schemas.ts';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../kernel/context.ts';
 import type { Worker } from '../../../platform/workers/index.ts';
-import { pollingWorker } from '../../../authorities/polling.ts';
+import { pollingWorker } from '../../../platform/workers/polling.ts';
 import { RECONCILE_BATCH, reconcileRound } from './service.ts';
 import { clearRunLeases } from './store.ts';
 

@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { AppContext } from '../../kernel/context.ts';
-import { vsdcLeaseMs } from '../../../authorities/polling.ts';
+import { vsdcLeaseMs } from '../../kernel/authority-rows/answers.ts';
 import type { Worker } from '../../../platform/workers/index.ts';
 import { workerLoop } from '../../../platform/workers/loop.ts';
 import { saleSignals } from '../signals/sale-signals.ts';

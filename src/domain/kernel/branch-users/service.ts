@@ -4,7 +4,7 @@
 // authority's code and message until a later change queues the row again. No password is ever
 // sent: the gateway holds none in plain, and the VSDC does not sign anyone in.
 import type { AppContext } from '../context.ts';
-import { sendOutcomeOf, vsdcLeaseMs } from '../../../authorities/polling.ts';
+import { sendOutcomeOf, vsdcLeaseMs } from '../authority-rows/answers.ts';
 import { GATEWAY_REGISTRANT_FIELDS } from '../../../authorities/zra-vsdc/registrant.ts';
 import { claimDueBranchUsers, recordBranchUserOutcome, type ClaimedBranchUser } from './store.ts';
 

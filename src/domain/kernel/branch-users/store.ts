@@ -9,7 +9,8 @@ import type { DB } from '../../../platform/db/schema.ts';
 import type { BranchUserState } from '../../../platform/db/tables/branch-users.ts';
 import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
 import { claimDueRows, released } from '../../../platform/workers/lease-sql.ts';
-import { type VsdcSendOutcome, revisionedAnswerColumns, vsdcTargetOf, withVsdcTarget } from '../../../authorities/polling.ts';
+import { type VsdcSendOutcome, revisionedAnswerColumns } from '../authority-rows/answers.ts';
+import { vsdcTargetOf, withAuthorityDevice } from '../authority-rows/devices.ts';
 
 /** The VSDC's `userNm` holds at most this many characters; a longer email or username is cut. */
 export const USER_NAME_MAX = 60;
@@ -109,7 +110,7 @@ interface ClaimRow {
 export async function claimDueBranchUsers(db: Kysely<DB>, leaseMs: number, limit: number): Promise<ClaimedBranchUser[]> {
   const result = await sql<ClaimRow>`
     ${claimDueRows('branch_users', { waiting: sql`r.state = 'pending'`, leaseMs, limit })}
-    ${withVsdcTarget('claimed')}
+    ${withAuthorityDevice('claimed')}
     order by claimed.id`.execute(db);
   return result.rows.map((row) => ({
     id: Number(row.id),

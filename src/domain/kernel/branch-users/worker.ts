@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.ts';
 import type { Worker } from '../../../platform/workers/index.ts';
-import { pollingWorker } from '../../../authorities/polling.ts';
+import { pollingWorker } from '../../../platform/workers/polling.ts';
 import { BRANCH_USER_BATCH, fileDueBranchUsers } from './service.ts';
 
 /** Files the branch users queued by a change (saveBrancheUser) and retries those the VSDC did not answer. */

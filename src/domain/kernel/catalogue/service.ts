@@ -2,7 +2,7 @@
 // memory per process for the check every sale line goes through.
 import { VSDC_EPOCH, type CodeClass, type ItemClass } from '@fiscal-gateway/vsdc-protocol';
 import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
-import { pullRequestDate } from '../../../authorities/polling.ts';
+import { pullRequestDate } from '../authority-rows/answers.ts';
 import type { AppContext, ContextMember } from '../context.ts';
 import { ApiError } from '../../../platform/errors/errors.ts';
 import { claimSync, codesInUse, recordSyncFailure, saveCodes, saveSync, syncTargets, type AuthorityCodeRecord, type ItemClassRecord } from './store.ts';

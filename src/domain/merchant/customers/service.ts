@@ -8,7 +8,7 @@ import type { TenantAccount } from '../../../credentials/lookup.ts';
 import { NotFoundError } from '../../../platform/errors/errors.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
 import { backoffMs } from '../../../platform/workers/backoff.ts';
-import { vsdcLeaseMs } from '../../../authorities/polling.ts';
+import { vsdcLeaseMs } from '../../kernel/authority-rows/answers.ts';
 import { GATEWAY_REGISTRANT_FIELDS } from '../../../authorities/zra-vsdc/registrant.ts';
 import { branchForWrite, merchantOrigin, pickBranch } from '../../kernel/devices/branch-rule.ts';
 import { devicesOfTenant } from '../../kernel/devices/store.ts';

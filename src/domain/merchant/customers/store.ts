@@ -4,7 +4,8 @@ import type { CustomerRegistrationState, CustomersTable, VerificationState } fro
 import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
 import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
 import { claimDueRows, leased, released } from '../../../platform/workers/lease-sql.ts';
-import { ANSWERED_COLUMNS, unansweredColumns, vsdcTargetOf, withVsdcTarget } from '../../../authorities/polling.ts';
+import { ANSWERED_COLUMNS, unansweredColumns } from '../../kernel/authority-rows/answers.ts';
+import { vsdcTargetOf, withAuthorityDevice } from '../../kernel/authority-rows/devices.ts';
 
 export type CustomerRow = Selectable<CustomersTable> & { branch: string | null };
 
@@ -122,7 +123,7 @@ function claimedFrom(row: {
 export async function leasedCustomer(db: Kysely<DB>, id: number): Promise<ClaimedCustomer | undefined> {
   const result = await sql<Parameters<typeof claimedFrom>[0]>`
     with leased as (select * from customers where id = ${id})
-    ${withVsdcTarget('leased')}`.execute(db);
+    ${withAuthorityDevice('leased')}`.execute(db);
   const row = result.rows[0];
   return row ? claimedFrom({ ...row, id: Number(row.id) }) : undefined;
 }
@@ -131,7 +132,7 @@ export async function leasedCustomer(db: Kysely<DB>, id: number): Promise<Claime
 export async function claimDueCustomers(db: Kysely<DB>, leaseMs: number, limit: number): Promise<ClaimedCustomer[]> {
   const result = await sql<Parameters<typeof claimedFrom>[0]>`
     ${claimDueRows('customers', { waiting: sql`verification_state = 'pending' or registration_state = 'pending'`, leaseMs, limit })}
-    ${withVsdcTarget('claimed')}`.execute(db);
+    ${withAuthorityDevice('claimed')}`.execute(db);
   return result.rows.map((row) => claimedFrom({ ...row, id: Number(row.id) }));
 }
 

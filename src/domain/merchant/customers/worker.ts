@@ -1,6 +1,6 @@
 import type { AppContext } from '../../kernel/context.ts';
 import type { Worker } from '../../../platform/workers/index.ts';
-import { pollingWorker } from '../../../authorities/polling.ts';
+import { pollingWorker } from '../../../platform/workers/polling.ts';
 import { CUSTOMER_RETRY_BATCH, retryDueCustomers } from './service.ts';
 
 /** Retries customer verifications and registrations the VSDC did not answer. */

@@ -7,7 +7,8 @@ import type { DB } from '../../../platform/db/schema.ts';
 import type { ItemCompositionsTable, ItemRegistrationState } from '../../../platform/db/tables/items.ts';
 import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
 import { claimDueRows, isFree, leasedSql, released } from '../../../platform/workers/lease-sql.ts';
-import { type VsdcSendOutcome, revisionedAnswerColumns, vsdcTargetOf, withVsdcTarget } from '../../../authorities/polling.ts';
+import { type VsdcSendOutcome, revisionedAnswerColumns } from '../../kernel/authority-rows/answers.ts';
+import { vsdcTargetOf, withAuthorityDevice } from '../../kernel/authority-rows/devices.ts';
 
 export type ComponentRow = Selectable<ItemCompositionsTable> & { component_code: string; component_name: string };
 
@@ -134,7 +135,7 @@ const targeted = sql`,
     join items i on i.id = claimed.item_id
     join items ci on ci.id = claimed.component_item_id
   )
-  ${withVsdcTarget('targeted')}
+  ${withAuthorityDevice('targeted')}
   order by targeted.position`;
 
 /**

@@ -4,7 +4,7 @@
 // the whole composition. The rules and states are in docs/items.md.
 import type { AppContext } from '../../kernel/context.ts';
 import { ApiError, FieldErrors } from '../../../platform/errors/errors.ts';
-import { sendOutcomeOf, vsdcLeaseMs } from '../../../authorities/polling.ts';
+import { sendOutcomeOf, vsdcLeaseMs } from '../../kernel/authority-rows/answers.ts';
 import { GATEWAY_REGISTRANT_FIELDS } from '../../../authorities/zra-vsdc/registrant.ts';
 import type { ItemResource, SetCompositionBody } from './schemas.ts';
 import { findItem, reload } from './service.ts';

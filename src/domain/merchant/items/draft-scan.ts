@@ -5,7 +5,7 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../../kernel/context.ts';
 import type { Worker } from '../../../platform/workers/index.ts';
-import { pollingWorker } from '../../../authorities/polling.ts';
+import { pollingWorker } from '../../../platform/workers/polling.ts';
 import { normalizeItemName } from './codes.ts';
 import { recordDraftItemsFromSale, type SaleLineProduct } from './drafts.ts';
 import { knownNormalizedNamesOfTenants } from './store.ts';

@@ -10,7 +10,7 @@ import { pageOf, type Page } from '../../../platform/http/pagination.ts';
 import { actorOfParty, recordAudit, type Party } from '../../kernel/audit/store.ts';
 import { unknownClassificationCodes } from '../../kernel/catalogue/lookup.ts';
 import type { BranchDevice } from '../../kernel/devices/store.ts';
-import { vsdcLeaseMs, sendOutcomeOf } from '../../../authorities/polling.ts';
+import { vsdcLeaseMs, sendOutcomeOf } from '../../kernel/authority-rows/answers.ts';
 import { GATEWAY_REGISTRANT_FIELDS } from '../../../authorities/zra-vsdc/registrant.ts';
 import { DEFAULT_ITEM, generatedItemCode, normalizeItemName } from './codes.ts';
 import { presentItem } from './present.ts';

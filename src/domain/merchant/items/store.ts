@@ -4,7 +4,8 @@ import type { ItemRegistrationState, ItemsTable, ItemSource } from '../../../pla
 import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
 import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
 import { claimDueRows, isFree, leased, leasedSql, released } from '../../../platform/workers/lease-sql.ts';
-import { ANSWERED_COLUMNS, type VsdcSendOutcome, unansweredColumns, vsdcTargetOf, withVsdcTarget } from '../../../authorities/polling.ts';
+import { ANSWERED_COLUMNS, type VsdcSendOutcome, unansweredColumns } from '../../kernel/authority-rows/answers.ts';
+import { vsdcTargetOf, withAuthorityDevice } from '../../kernel/authority-rows/devices.ts';
 
 export type ItemRow = Selectable<ItemsTable> & { branch: string | null };
 
@@ -225,7 +226,7 @@ function claimedFrom(row: ClaimRow): ClaimedItem {
 export async function leasedItem(db: Kysely<DB>, id: number): Promise<ClaimedItem | undefined> {
   const result = await sql<ClaimRow>`
     with leased as (select * from items where id = ${id} and registration_state in ('pending', 'amendment_pending'))
-    ${withVsdcTarget('leased')}`.execute(db);
+    ${withAuthorityDevice('leased')}`.execute(db);
   const row = result.rows[0];
   return row ? claimedFrom(row) : undefined;
 }
@@ -239,7 +240,7 @@ export async function claimItem(db: Kysely<DB>, id: number, leaseMs: number): Pr
         and ${isFree('items')}
       returning *
     )
-    ${withVsdcTarget('claimed')}`.execute(db);
+    ${withAuthorityDevice('claimed')}`.execute(db);
   const row = result.rows[0];
   return row ? claimedFrom(row) : undefined;
 }
@@ -248,7 +249,7 @@ export async function claimItem(db: Kysely<DB>, id: number, leaseMs: number): Pr
 export async function claimDueItems(db: Kysely<DB>, leaseMs: number, limit: number): Promise<ClaimedItem[]> {
   const result = await sql<ClaimRow>`
     ${claimDueRows('items', { waiting: sql`registration_state in ('pending', 'amendment_pending')`, leaseMs, limit })}
-    ${withVsdcTarget('claimed')}`.execute(db);
+    ${withAuthorityDevice('claimed')}`.execute(db);
   return result.rows.map(claimedFrom);
 }
 

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../kernel/context.ts';
 import type { Worker } from '../../../platform/workers/index.ts';
-import { pollingWorker } from '../../../authorities/polling.ts';
+import { pollingWorker } from '../../../platform/workers/polling.ts';
 import { ITEM_RETRY_BATCH, retryDueItems } from './service.ts';
 import { retryDueComponents } from './composition.ts';
 

@@ -1,17 +1,12 @@
-// What customers, items and customs imports share about waiting for a VSDC: how long a sender
-// holds a row, what a write's answer means for the row (the wait after no answer is backoff.ts's),
-// and the background loop that retries rows whose time has come. Rows are claimed in
-// the database (lease + SKIP LOCKED), so any number of processes may run these loops.
+// What rows waiting for an authority share (customers, items, compositions, branch users, customs
+// lines, purchases, pulls): how long a sender holds a row, and what an answer means for the row's
+// columns (the wait after no answer is backoff.ts's).
 import { VSDC_EPOCH, formatVsdcDateTime, parseVsdcDateTime } from '@fiscal-gateway/vsdc-protocol';
-import type { Config } from '../platform/config.ts';
-import type { Logger } from '../platform/observability/log.ts';
-import type { DeviceTarget } from './zra-vsdc/client.ts';
-import type { SelectOutcome, WriteOutcome } from './outcome.ts';
-import { sql, type RawBuilder } from 'kysely';
-import { backoffMs } from '../platform/workers/backoff.ts';
-import { fromNow } from '../platform/workers/lease-sql.ts';
-import type { Worker } from '../platform/workers/index.ts';
-import { workerLoop } from '../platform/workers/loop.ts';
+import { sql } from 'kysely';
+import type { Config } from '../../../platform/config.ts';
+import { backoffMs } from '../../../platform/workers/backoff.ts';
+import { fromNow } from '../../../platform/workers/lease-sql.ts';
+import type { SelectOutcome, WriteOutcome } from '../../../authorities/outcome.ts';
 
 /** Longer than any VSDC call can take, so a lease only runs out when its holder died (whole seconds, at least a minute). */
 export function vsdcLeaseMs(config: Pick<Config, 'vsdcTimeoutMs'>): number {
@@ -129,46 +124,3 @@ export function answerFilingColumns(outcome: VsdcSendOutcome) {
   }
 }
 
-/** Where a claimed row is sent: its branch's VSDC and the tenant's TPIN. */
-interface VsdcTargetColumns {
-  vsdc_base_url: string;
-  branch: string;
-  tenant_tpin: string;
-}
-
-/** The rows of `from` (a CTE of a table with `device_id` and `tenant_id`) with their VsdcTargetColumns. */
-export function withVsdcTarget(from: string): RawBuilder<unknown> {
-  return sql`
-    select ${sql.ref(from)}.*, d.vsdc_base_url, d.branch, t.tpin as tenant_tpin
-    from ${sql.table(from)}
-    join devices d on d.id = ${sql.ref(from)}.device_id
-    join tenants t on t.id = ${sql.ref(from)}.tenant_id`;
-}
-
-export function vsdcTargetOf(row: VsdcTargetColumns): DeviceTarget {
-  return { baseUrl: row.vsdc_base_url, tpin: row.tenant_tpin, bhfId: row.branch };
-}
-
-interface PollingWorkerOptions {
-  /** `module.job`; on every line the worker logs. */
-  name: string;
-  /** Pause between rounds that found less than a full batch. */
-  pollMs: number;
-  /** One round: claims and handles up to `batchSize` rows, returns how many it handled. */
-  round: () => Promise<number>;
-  batchSize: number;
-  /** The context's logger (`ctx.log`); the worker logs through a child bound to its name. */
-  log: Logger;
-}
-
-/** Runs `round` until stopped: again at once after a full batch, else after `pollMs`. */
-export function pollingWorker(options: PollingWorkerOptions): Worker {
-  const loop = workerLoop({ name: options.name, log: options.log });
-  const round = loop.pass({
-    run: async () => ((await options.round()) >= options.batchSize ? 0 : options.pollMs),
-    failure: 'round failed',
-    retryMs: options.pollMs,
-    inHand: true,
-  });
-  return loop.worker(() => round.schedule(0));
-}
