@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { filingWorker } from '../../src/domain/fiscal/filing/worker.ts';
-import { bookPlainBranches } from '../../src/domain/fiscal/stock/store.ts';
+import { bookPlainBranches } from '../../src/domain/fiscal/stock/booking.ts';
 import { stockWorker } from '../../src/domain/fiscal/stock/worker.ts';
 import { bearer } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';

@@ -23,7 +23,8 @@ import { FILING_CHANNEL, PROCESS_TAG, saleSignals } from '../signals/sale-signal
 import { findByReference, findSale, insertDocument, linesOf, listSales, storedStatuses, timezoneOf, type SaleFilter, type InsertOutcome, type NewDocument, type NewLine, type SaleRow, type StoredDocument } from './store.ts';
 import { devicesOfTenant, type BranchDevice } from '../../kernel/devices/store.ts';
 import { documentStock } from '../stock/document-stock.ts';
-import { stockOfDocuments, stockTrackingOf } from '../stock/store.ts';
+import { stockOfDocuments } from '../stock/read-store.ts';
+import { stockTrackingOf } from '../stock/tracking-store.ts';
 import { checkClassifications, checkLines, checkPrincipal, compute, documentTermsOf, lineInput, occurredAtOf, refuseLevies, throwIfAny } from './validation.ts';
 
 const WALK_IN_CUSTOMER = 'Walk-in customer';

@@ -7,7 +7,7 @@ import { formatVsdcDate, type SaveStockItemsRequest, type SaveStockMasterRequest
 import type { AppContext } from '../../kernel/context.ts';
 import { nextBackoffMs } from '../../../platform/workers/backoff.ts';
 import { GATEWAY_REGISTRANT_FIELDS } from '../../../authorities/zra-vsdc/registrant.ts';
-import { deferChainBranch, nextUnsent, recordChainStep, releaseChainBranch, type ChainMovement, type ChainStep, type ClaimedChainBranch } from './store.ts';
+import { deferChainBranch, nextUnsent, recordChainStep, releaseChainBranch, type ChainMovement, type ChainStep, type ClaimedChainBranch } from './chain-store.ts';
 
 
 function stockItemsBody(movement: ChainMovement): SaveStockItemsRequest {

@@ -3,7 +3,7 @@
 import { Type, type Static } from 'typebox';
 import type { DocumentStatus, DocumentType, SalesType } from '../../../platform/db/tables/sales.ts';
 import { Nullable, literals } from '../../../platform/http/schema-helpers.ts';
-import type { DocumentStockRow } from './store.ts';
+import type { DocumentStockRow } from './read-store.ts';
 
 const DOCUMENT_STOCK_STATES = ['not_applicable', 'pending', 'sent', 'failed'] as const;
 

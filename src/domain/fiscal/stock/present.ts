@@ -1,7 +1,7 @@
 import { iso } from '../../../platform/lib/time.ts';
 import { isIncoming } from './movements.ts';
 import type { StockLevelResource, StockMovementResource } from './schemas.ts';
-import type { LevelRow, MovementLineRow, MovementRow } from './store.ts';
+import type { LevelRow, MovementLineRow, MovementRow } from './read-store.ts';
 
 export function presentLevel(row: LevelRow): StockLevelResource {
   return {

@@ -10,7 +10,8 @@ import { GOODS_ITEM_TYPES, isIncoming, recordStockMovement } from './movements.t
 import { presentLevel, presentMovement } from './present.ts';
 import type { CreateAdjustmentBody, ListLevelsQuery, ListMovementsQuery, StockLevelResource, StockMovementResource, StockSettingsResource } from './schemas.ts';
 import { stockSignals } from './signals.ts';
-import { findMovement, listLevels, listMovements, setStockTracking, stockTrackingOf } from './store.ts';
+import { findMovement, listLevels, listMovements } from './read-store.ts';
+import { setStockTracking, stockTrackingOf } from './tracking-store.ts';
 
 export async function listLevelsPage(ctx: AppContext, tenantId: number, deviceId: number | undefined, query: ListLevelsQuery): Promise<Page<StockLevelResource>> {
   const { rows, total } = await listLevels(ctx.db, tenantId, { deviceId, itemCodes: query.itemCode }, query.page);

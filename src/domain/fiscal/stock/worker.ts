@@ -17,7 +17,8 @@ import { saleSignals } from '../signals/sale-signals.ts';
 import { drainChain } from './chain.ts';
 import { stockSignals } from './signals.ts';
 import { queueStockMovement } from './movements.ts';
-import { bookPlainBranches, bookPlainDocuments, branchesOfSales, branchesToBook, claimChainBranches, clearChainLeases, lockNextFiled, markBooked } from './store.ts';
+import { bookPlainBranches, bookPlainDocuments, branchesOfSales, branchesToBook, lockNextFiled, markBooked } from './booking.ts';
+import { claimChainBranches, clearChainLeases } from './chain-store.ts';
 
 const STOCK_WORKER_NAME = 'stock.chain';
 const POLL_MS = 1_000;
