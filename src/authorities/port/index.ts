@@ -5,12 +5,14 @@ import type { ComputedSale, SaleLineInput } from './amounts.ts';
 import type { DevicePort } from './device.ts';
 import type { FilingPort } from './filing.ts';
 import type { AuthorityProfile } from './profile.ts';
+import type { StockPort } from './stock.ts';
 
 export type * from './amounts.ts';
 export type * from './device.ts';
 export type * from './filing.ts';
 export type * from './outcomes.ts';
 export type * from './profile.ts';
+export type * from './stock.ts';
 
 /** The authority's arithmetic of a document's lines and totals. */
 export interface ArithmeticPort {
@@ -24,4 +26,5 @@ export interface FiscalAuthority {
   readonly arithmetic: ArithmeticPort;
   readonly device: DevicePort;
   readonly filing: FilingPort;
+  readonly stock: StockPort;
 }

@@ -8,6 +8,7 @@ import type { AuthorityProfile } from '../port/profile.ts';
 import type { VsdcClient, DeviceTarget } from './client.ts';
 import { CREDIT_NOTE_REASON_LABELS, DEBIT_NOTE_REASON_LABELS, HOME_CURRENCY, PAYMENT_TYPE_LABELS, SALES_TYPES, cisInvoiceNo } from './codes.ts';
 import { buildSaveSalesBody, receiptProblem, toFiscalReceipt } from './sales-body.ts';
+import { stockPort } from './stock.ts';
 import { computeSale, VAT_CATEGORIES } from './tax.ts';
 import type { AuthorityDevice } from '../port/device.ts';
 
@@ -123,5 +124,11 @@ const arithmetic: ArithmeticPort = { computeSale };
 
 /** The adapter over a ZRA client (the context's, instrumented). */
 export function zraVsdcAuthority(client: VsdcClient, now: () => Date = () => new Date()): FiscalAuthority {
-  return { profile: ZRA_VSDC_PROFILE, arithmetic, device: devicePort(client), filing: filingPort(client, now) };
+  return {
+    profile: ZRA_VSDC_PROFILE,
+    arithmetic,
+    device: devicePort(client),
+    filing: filingPort(client, now),
+    stock: stockPort(client, ZRA_VSDC_PROFILE),
+  };
 }

@@ -2,20 +2,20 @@
 // movements in sarNo order, and each step of a movement's chain as the authority answers it.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
-import type { StockSourceKind } from '../../../platform/db/tables/stock.ts';
-import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
+import type { AuthorityDevice, StockMovement } from '../../../authorities/port/index.ts';
 import { fromNow, heldBy, isDue, isFree, leasedSql, released } from '../../../platform/workers/lease-sql.ts';
+import { authorityDeviceOf, withAuthorityDevice } from '../../kernel/authority-rows/devices.ts';
 
 export interface ClaimedChainBranch {
   deviceId: number;
   tenantId: number;
   retryDelayMs: number | null;
-  target: DeviceTarget;
+  device: AuthorityDevice;
 }
 
 /** Leases up to `limit` branches with unsent movements that nobody holds and whose backoff has passed. */
 export async function claimChainBranches(db: Kysely<DB>, owner: string, leaseMs: number, limit: number): Promise<ClaimedChainBranch[]> {
-  const result = await sql<{ device_id: number; tenant_id: number; retry_delay_ms: number | null; vsdc_base_url: string; branch: string; tpin: string }>`
+  const result = await sql<{ device_id: number; tenant_id: number; retry_delay_ms: number | null } & Parameters<typeof authorityDeviceOf>[0]>`
     with due as (
       select b.device_id from stock_branches b
       where exists (select 1 from stock_movements m where m.device_id = b.device_id and m.state in ('pending', 'items_sent'))
@@ -29,53 +29,24 @@ export async function claimChainBranches(db: Kysely<DB>, owner: string, leaseMs:
       from due where b.device_id = due.device_id
       returning b.device_id, b.tenant_id, b.retry_delay_ms
     )
-    select claimed.*, d.vsdc_base_url, d.branch, t.tpin
-    from claimed join devices d on d.id = claimed.device_id join tenants t on t.id = claimed.tenant_id`.execute(db);
+    ${withAuthorityDevice('claimed')}`.execute(db);
   return result.rows.map((r) => ({
     deviceId: Number(r.device_id),
     tenantId: r.tenant_id,
     retryDelayMs: r.retry_delay_ms,
-    target: { baseUrl: r.vsdc_base_url, tpin: r.tpin, bhfId: r.branch },
+    device: authorityDeviceOf(r),
   }));
 }
 
-interface ChainLine {
-  seq: number;
-  itemCode: string;
-  quantity: string;
-  unitPrice: string;
-  taxable: string;
-  tax: string;
-  total: string;
-  remaining: string;
-  /** The item as registered (null fields when the item was deleted since: sent as recorded). */
-  itemClassCode: string | null;
-  itemName: string | null;
-  barcode: string | null;
-  packagingUnitCode: string | null;
-  quantityUnitCode: string | null;
-  vatCategory: string | null;
-}
-
-export interface ChainMovement {
+/** A movement not yet through its chain, and how far it got. */
+export interface UnsentMovement {
   id: number;
-  sarNo: number;
-  sarTypeCode: string;
-  sourceKind: StockSourceKind;
   state: 'pending' | 'items_sent';
-  counterpartyTpin: string | null;
-  counterpartyName: string | null;
-  counterpartyBranch: string | null;
-  remark: string | null;
-  totalTaxable: string;
-  totalTax: string;
-  totalAmount: string;
-  createdAt: Date;
-  lines: ChainLine[];
+  movement: StockMovement;
 }
 
 /** The branch's first unsent movement with its lines and their items. */
-export async function nextUnsent(db: Kysely<DB>, deviceId: number): Promise<ChainMovement | undefined> {
+export async function nextUnsent(db: Kysely<DB>, deviceId: number): Promise<UnsentMovement | undefined> {
   const movement = await db
     .selectFrom('stock_movements')
     .selectAll()
@@ -109,53 +80,51 @@ export async function nextUnsent(db: Kysely<DB>, deviceId: number): Promise<Chai
     .execute();
   return {
     id: Number(movement.id),
-    sarNo: movement.sar_no,
-    sarTypeCode: movement.sar_type_code,
-    sourceKind: movement.source_kind,
-    state: movement.state as ChainMovement['state'],
-    counterpartyTpin: movement.counterparty_tpin,
-    counterpartyName: movement.counterparty_name,
-    counterpartyBranch: movement.counterparty_branch,
-    remark: movement.remark,
-    totalTaxable: String(movement.total_taxable),
-    totalTax: String(movement.total_tax),
-    totalAmount: String(movement.total_amount),
-    createdAt: movement.created_at,
-    lines: lines.map((l) => ({
-      seq: l.seq,
-      itemCode: l.item_code,
-      quantity: l.quantity,
-      unitPrice: l.unit_price,
-      taxable: l.taxable,
-      tax: l.tax,
-      total: l.total,
-      remaining: l.remaining,
-      itemClassCode: l.item_class_code,
-      itemName: l.name,
-      barcode: l.barcode,
-      packagingUnitCode: l.packaging_unit_code,
-      quantityUnitCode: l.quantity_unit_code,
-      vatCategory: l.vat_category,
-    })),
+    state: movement.state as UnsentMovement['state'],
+    movement: {
+      number: movement.sar_no,
+      type: movement.sar_type_code,
+      source: movement.source_kind,
+      counterparty: { tpin: movement.counterparty_tpin, name: movement.counterparty_name, branch: movement.counterparty_branch },
+      remark: movement.remark,
+      occurredAt: movement.created_at,
+      totals: { taxable: String(movement.total_taxable), tax: String(movement.total_tax), total: String(movement.total_amount) },
+      lines: lines.map((l) => ({
+        seq: l.seq,
+        itemCode: l.item_code,
+        quantity: l.quantity,
+        unitPrice: l.unit_price,
+        taxable: l.taxable,
+        tax: l.tax,
+        total: l.total,
+        remaining: l.remaining,
+        classificationCode: l.item_class_code,
+        name: l.name,
+        barcode: l.barcode,
+        packagingUnitCode: l.packaging_unit_code,
+        quantityUnitCode: l.quantity_unit_code,
+        vatCategory: l.vat_category,
+      })),
+    },
   };
 }
 
 /** What one chain call's answer does to the movement. */
 export type ChainStep =
   | { kind: 'items_sent' }
-  | { kind: 'sent' }
+  | { kind: 'sent'; code: string }
   | { kind: 'failed'; code: string; message: string };
 
 /**
  * Records a step of the movement's chain while `owner` holds the branch (false when it lost the
- * lease: nothing written), and clears the branch's backoff (the VSDC answered) and extends its lease.
+ * lease: nothing written), and clears the branch's backoff (the authority answered) and extends its lease.
  */
 export async function recordChainStep(db: Kysely<DB>, deviceId: number, movementId: number, owner: string, leaseMs: number, step: ChainStep): Promise<boolean> {
   const changes =
     step.kind === 'items_sent'
       ? sql`state = 'items_sent'`
       : step.kind === 'sent'
-        ? sql`state = 'sent', sent_at = now(), result_code = '000', result_message = null`
+        ? sql`state = 'sent', sent_at = now(), result_code = ${step.code}, result_message = null`
         : sql`state = 'failed', result_code = ${step.code}, result_message = ${step.message.slice(0, 2000)}`;
   const result = await sql<{ held: boolean }>`
     with lease as (
@@ -182,7 +151,7 @@ export async function releaseChainBranch(db: Kysely<DB>, deviceId: number, owner
     .execute();
 }
 
-/** The VSDC did not answer: give the branch back until `delayMs` from now, with the backoff grown. */
+/** The authority did not answer: give the branch back until `delayMs` from now, with the backoff grown. */
 export async function deferChainBranch(db: Kysely<DB>, deviceId: number, owner: string, delayMs: number, error: string): Promise<void> {
   await db
     .updateTable('stock_branches')

@@ -4,7 +4,8 @@
 // (service.ts) and accepted purchases (purchases module) all come through here.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
-import { Money, round2, vatCategory, isVatCategoryCode } from '../../../authorities/zra-vsdc/tax.ts';
+import { AUTHORITY_PROFILES, profileOf } from '../../../authorities/index.ts';
+import { Money, round2 } from '../../../authorities/port/amounts.ts';
 
 interface StockMovementLine {
   itemCode: string;
@@ -44,12 +45,14 @@ interface GoodsItem {
 }
 
 /**
- * The tenant's tracking switch and, of `codes`, the goods items the authority registered (an item
- * it never accepted would only be refused in the chain; a service carries no stock).
+ * The tenant's tracking switch, the rate of each tax category of the branch's authority and, of
+ * `codes`, the goods items the authority registered (an item it never accepted would only be
+ * refused in the chain; a service carries no stock).
  */
-async function trackedGoods(db: Kysely<DB>, tenantId: number, codes: string[]): Promise<{ tracking: boolean; items: Map<string, GoodsItem> }> {
+async function trackedGoods(db: Kysely<DB>, tenantId: number, deviceId: number, codes: string[]): Promise<{ tracking: boolean; rates: Map<string, number>; items: Map<string, GoodsItem> }> {
   const rows = await db
     .selectFrom('tenants as t')
+    .innerJoin('devices as d', 'd.tenant_id', 't.id')
     .leftJoin('items as i', (join) =>
       join
         .onRef('i.tenant_id', '=', 't.id')
@@ -57,18 +60,21 @@ async function trackedGoods(db: Kysely<DB>, tenantId: number, codes: string[]): 
         .on('i.item_type_code', 'in', [...GOODS_ITEM_TYPES])
         .on('i.registered_at', 'is not', null),
     )
-    .select(['t.stock_tracking', 'i.item_code', 'i.vat_category'])
+    .select(['t.stock_tracking', 't.authority', 'd.protocol', 'i.item_code', 'i.vat_category'])
     .where('t.id', '=', tenantId)
+    .where('d.id', '=', deviceId)
     .execute();
+  const first = rows[0];
+  if (!first) return { tracking: false, rates: new Map(), items: new Map() };
   const items = new Map<string, GoodsItem>();
   for (const r of rows) if (r.item_code !== null && r.vat_category !== null) items.set(r.item_code, { item_code: r.item_code, vat_category: r.vat_category });
-  return { tracking: rows[0]?.stock_tracking ?? false, items };
+  const rates = new Map(AUTHORITY_PROFILES[profileOf(first.authority, first.protocol)].taxCategories.map((c) => [c.code, c.rate]));
+  return { tracking: first.stock_tracking, rates, items };
 }
 
-/** A line's amounts from its tax-inclusive unit price and the item's VAT category. */
-function lineAmounts(quantity: Money, unitPrice: Money, category: string): { taxable: string; tax: string; total: string } {
+/** A line's amounts from its tax-inclusive unit price and the rate of the item's category (0 for one the authority does not list). */
+function lineAmounts(quantity: Money, unitPrice: Money, rate: number): { taxable: string; tax: string; total: string } {
   const total = round2(quantity.times(unitPrice));
-  const rate = isVatCategoryCode(category) ? vatCategory(category).rate : 0;
   const tax = round2(total.times(rate).dividedBy(100 + rate));
   return { taxable: total.minus(tax).toFixed(2), tax: tax.toFixed(2), total: total.toFixed(2) };
 }
@@ -79,7 +85,7 @@ function lineAmounts(quantity: Money, unitPrice: Money, category: string): { tax
  */
 export async function recordStockMovement(db: Kysely<DB>, request: StockMovementRequest): Promise<RecordedMovement | undefined> {
   const codes = [...new Set(request.lines.map((l) => l.itemCode))];
-  const { tracking, items } = await trackedGoods(db, request.tenantId, codes);
+  const { tracking, rates, items } = await trackedGoods(db, request.tenantId, request.deviceId, codes);
   if (!tracking) return undefined;
   const lines = request.lines
     .filter((l) => items.has(l.itemCode))
@@ -112,7 +118,7 @@ export async function recordStockMovement(db: Kysely<DB>, request: StockMovement
   for (let i = lines.length - 1; i >= 0; i--) {
     const l = lines[i]!;
     const level = after.get(l.itemCode)!;
-    stored[i] = { seq: i + 1, item_code: l.itemCode, quantity: l.quantity.toString(), unit_price: l.unitPrice.toString(), ...lineAmounts(l.quantity, l.unitPrice, items.get(l.itemCode)!.vat_category), remaining: level.toString() };
+    stored[i] = { seq: i + 1, item_code: l.itemCode, quantity: l.quantity.toString(), unit_price: l.unitPrice.toString(), ...lineAmounts(l.quantity, l.unitPrice, rates.get(items.get(l.itemCode)!.vat_category) ?? 0), remaining: level.toString() };
     after.set(l.itemCode, level.minus(l.quantity.times(sign)));
   }
   const sum = (field: 'taxable' | 'tax' | 'total') => stored.reduce((s, l) => s.plus(l[field]), new Money(0)).toFixed(2);

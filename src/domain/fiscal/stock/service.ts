@@ -4,7 +4,7 @@ import type { AppContext } from '../../kernel/context.ts';
 import type { TenantAccount } from '../../../credentials/lookup.ts';
 import { ApiError, FieldErrors, NotFoundError } from '../../../platform/errors/errors.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
-import { Money } from '../../../authorities/zra-vsdc/tax.ts';
+import { Money } from '../../../authorities/port/amounts.ts';
 import type { BranchDevice } from '../../kernel/devices/store.ts';
 import { GOODS_ITEM_TYPES, isIncoming, recordStockMovement } from './movements.ts';
 import { presentLevel, presentMovement } from './present.ts';
