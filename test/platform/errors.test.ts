@@ -139,7 +139,7 @@ describe(`error shapes (${engineName})`, () => {
     const res = await t.inject({ method: 'GET', url: '/api/v1/partner/documents?stauts=failed', headers: bearer(key) });
     assert.equal(res.statusCode, 422);
     assert.deepEqual(res.json().errors, {
-      stauts: ['The stauts query parameter is not accepted by this endpoint: did you mean status? It takes page, status, tenant and branch.'],
+      stauts: ['The stauts query parameter is not accepted by this endpoint: did you mean status? It takes page, status, resolved, tenant and branch.'],
     });
     const unrelated = await t.inject({ method: 'GET', url: '/api/v1/tenants?page=1&cursor=abc', headers: bearer(key) });
     assert.equal(unrelated.statusCode, 422);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
 import { buildApp } from '../../src/app/app.ts';
@@ -13,7 +13,7 @@ import { TEST_ADMIN_TOKEN, bearer, seedMerchant, startTestApp, testConfig, type 
 import { eventually } from '../helpers/poll.ts';
 
 /** The bounded contexts of src/domain (docs/architecture.md). */
-const CONTEXTS = ['kernel', 'merchant', 'fiscal', 'authority', 'partner'];
+const CONTEXTS = readdirSync(new URL('../../src/domain/', import.meta.url));
 
 describe(`request logs (${engineName})`, () => {
   let t: TestApp;

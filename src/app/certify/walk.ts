@@ -258,7 +258,7 @@ export async function walkChecklist(settings: WalkSettings): Promise<WalkOutcome
     const waiting = await until('/api/v1/import-items?decision=undecided', (list) => (list as unknown as Json[]).length > 0, 'a customs line waiting for an answer (selectImportItems)');
     const line = (waiting as unknown as Json[])[0]!;
     await data('POST', `/api/v1/import-items/${line.id as number}/approve`, { body: { itemCode: part, remark: 'certification' } });
-    await until(`/api/v1/import-items/${line.id as number}`, (i) => get(i, 'filing', 'state') === 'accepted', 'the approval\'s filing (updateImportItems)');
+    await until(`/api/v1/import-items/${line.id as number}`, (i) => i.filing === 'accepted', 'the approval\'s filing (updateImportItems)');
     notes.push(`customs line ${String(line.declarationNo)} #${String(line.itemSeq)} retrieved (selectImportItems) and approved as ${part} (updateImportItems)`);
   });
   let pulledPurchase: Json | undefined;
