@@ -1,6 +1,6 @@
 // The JSON control API under /_sim (documented in docs/vsdc.md).
-import type { SimulatorControl } from './control.js';
-import { ControlInputError } from './faults.js';
+import type { SimulatorControl } from './profiles/zra-vsdc/control.js';
+import { ControlInputError } from './core/faults.js';
 
 export const CONTROL_PREFIX = '/_sim';
 

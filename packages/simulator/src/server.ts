@@ -4,12 +4,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { formatVsdcDateTime, VSDC_PATHS, type VsdcEndpoint } from '@fiscal-gateway/vsdc-protocol';
 import { CONTROL_PREFIX, routeControl, type SimulatorStats } from './control-api.js';
-import { SimulatorControl } from './control.js';
-import { CALL_LOG_LIMIT } from './device.js';
-import { handleEndpoint } from './endpoints.js';
-import { envelope, type Reply } from './replies.js';
-import { SimulatorState } from './state.js';
-import { bindRequestBody } from './wire-binding.js';
+import { SimulatorControl } from './profiles/zra-vsdc/control.js';
+import { CALL_LOG_LIMIT } from './profiles/zra-vsdc/device.js';
+import { handleEndpoint } from './profiles/zra-vsdc/endpoints.js';
+import { envelope, type Reply } from './profiles/zra-vsdc/replies.js';
+import { SimulatorState } from './profiles/zra-vsdc/state.js';
+import { bindRequestBody } from './profiles/zra-vsdc/wire-binding.js';
 
 export interface SimulatorOptions {
   /** 0 (default) picks a free port. */

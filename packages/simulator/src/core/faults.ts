@@ -1,7 +1,7 @@
 // Reading fault switches from the control API (JSON) into a device's DeviceFaults.
 import { VSDC_PATHS, type VsdcEndpoint } from '@fiscal-gateway/vsdc-protocol';
-import { DEFAULT_FAULT_ENDPOINTS, type DeviceFaults } from './device.js';
-import { RESULT_MESSAGES } from './replies.js';
+import { DEFAULT_FAULT_ENDPOINTS, type DeviceFaults } from '../profiles/zra-vsdc/device.js';
+import { RESULT_MESSAGES } from '../profiles/zra-vsdc/replies.js';
 
 export class ControlInputError extends Error {
   constructor(message: string) {

@@ -27,7 +27,7 @@ import {
   type StockLevel,
   type StockMovementRecord,
 } from './device.js';
-import { applyFaults, ControlInputError } from './faults.js';
+import { applyFaults, ControlInputError } from '../../core/faults.js';
 import { seedNotices, seedPrincipals } from './feeds.js';
 import { upsertRrpItems } from './items.js';
 import { seedPurchases } from './purchases.js';
