@@ -1,4 +1,4 @@
-// What the simulator remembers per device (tpin + bhfId). Everything here is plain JSON so the
+// What the ZRA profile remembers per device (tpin + bhfId). Everything here is plain JSON so the
 // state file can hold it; Maps are rebuilt on load.
 import {
   VSDC_EPOCH,
