@@ -1,6 +1,8 @@
-// The JSON control API under /_sim (documented in docs/vsdc.md).
-import type { SimulatorControl } from './control.js';
-import { ControlInputError } from './faults.js';
+// The JSON control API under /_sim (documented in docs/vsdc.md): the server's routes and every
+// profile's generic device routes here, the profile's own routes from its controlRoute. The
+// routes address the default profile; under /_sim/profiles/<id> they address that profile.
+import { ControlInputError } from './core/faults.js';
+import type { ControlResult, ProfileInstance } from './core/profile.js';
 
 export const CONTROL_PREFIX = '/_sim';
 
@@ -12,18 +14,11 @@ export interface SimulatorStats {
   latencyMs: number;
 }
 
-interface ControlResult {
-  status: number;
-  body: unknown;
-  /** Runs once the reply is flushed (a restart must not cut its own reply). */
-  afterReply?: () => void;
-}
-
 interface ServerSwitch {
   /** Stop listening (ECONNREFUSED) for downMs, then listen again on the same port. */
   restart(downMs: number): void;
-  /** How many calls to a device its `delayMs` is holding right now. */
-  held(tpin: string, bhfId: string): number;
+  /** How many calls to a device of the profile its `delayMs` is holding right now. */
+  held(profile: ProfileInstance, tpin: string, bhfId: string): number;
   stats(): SimulatorStats;
   resetStats(): void;
   setLatency(ms: number): void;
@@ -37,11 +32,21 @@ export function routeControl(
   pathname: string,
   query: URLSearchParams,
   body: unknown,
-  control: SimulatorControl,
+  profiles: { of(id: string): ProfileInstance | undefined; all(): ProfileInstance[]; default: ProfileInstance },
   server: ServerSwitch,
 ): ControlResult {
-  const parts = pathname.slice(CONTROL_PREFIX.length).split('/').filter((p) => p !== '').map(decodeURIComponent);
-  const route = `${method} /${parts.map((p, i) => (parts[0] === 'devices' && (i === 1 || i === 2 || (i === 4 && parts[3] === 'documents')) ? ':' : p)).join('/')}`;
+  let parts = pathname.slice(CONTROL_PREFIX.length).split('/').filter((p) => p !== '').map(decodeURIComponent);
+  let profile = profiles.default;
+  let everyProfile = true;
+  if (parts[0] === 'profiles' && parts.length >= 2) {
+    const named = profiles.of(parts[1]!);
+    if (!named) return notFound(`no profile ${parts[1]}`);
+    profile = named;
+    everyProfile = false;
+    parts = parts.slice(2);
+  }
+  const control = profile.control;
+  const route = `${method} /${parts.map((p, i) => (parts[0] === 'devices' && (i === 1 || i === 2) ? ':' : p)).join('/')}`;
   const [, tpin = '', bhfId = ''] = parts;
 
   try {
@@ -49,7 +54,7 @@ export function routeControl(
       case 'GET /health':
         return { status: 200, body: { ok: true } };
       case 'POST /reset':
-        control.reset();
+        for (const each of everyProfile ? profiles.all() : [profile]) each.control.reset();
         return { status: 200, body: { ok: true } };
       case 'POST /server/restart': {
         const downMs = (body as { downMs?: unknown } | null)?.downMs ?? 1000;
@@ -81,36 +86,18 @@ export function routeControl(
         return { status: 200, body: control.presetDevice(tpin, bhfId, (body ?? {}) as Record<string, never>) };
       case 'DELETE /devices/:/:':
         return control.forgetDevice(tpin, bhfId) ? { status: 200, body: { ok: true } } : notFound(`no device ${tpin}/${bhfId}`);
-      case 'GET /devices/:/:/documents':
-        return { status: 200, body: { documents: control.documents(tpin, bhfId, { filedOnly: query.get('filed') === 'true' }) } };
-      case 'PATCH /devices/:/:/documents/:': {
-        const altered = control.alterFiled(tpin, bhfId, parts[4] ?? '', body ?? {});
-        return altered ? { status: 200, body: altered } : notFound(`no filed document ${parts[4]} on ${tpin}/${bhfId}`);
-      }
       case 'GET /devices/:/:/calls':
         return { status: 200, body: { calls: control.calls(tpin, bhfId, query.get('endpoint') ?? undefined) } };
       case 'GET /devices/:/:/held':
-        return { status: 200, body: { held: server.held(tpin, bhfId) } };
+        return { status: 200, body: { held: server.held(profile, tpin, bhfId) } };
       case 'GET /devices/:/:/faults':
         return { status: 200, body: control.getFaults(tpin, bhfId) };
       case 'PUT /devices/:/:/faults':
         return { status: 200, body: control.setFaults(tpin, bhfId, body) };
       case 'DELETE /devices/:/:/faults':
         return { status: 200, body: control.clearFaults(tpin, bhfId) };
-      case 'POST /devices/:/:/imports':
-        return { status: 201, body: { items: control.feedImports(tpin, bhfId, field(body, 'items')) } };
-      case 'POST /devices/:/:/notices':
-        return { status: 201, body: { notices: control.feedNotices(tpin, bhfId, field(body, 'notices')) } };
-      case 'POST /devices/:/:/principals':
-        return { status: 201, body: { principals: control.feedPrincipals(tpin, bhfId, field(body, 'principals')) } };
-      case 'POST /devices/:/:/purchases':
-        return { status: 201, body: { purchases: control.feedPurchases(tpin, bhfId, field(body, 'purchases')) } };
-      case 'GET /rrp-items':
-        return { status: 200, body: { items: control.listRrpItems() } };
-      case 'POST /rrp-items':
-        return { status: 201, body: { items: control.feedRrpItems(field(body, 'items')) } };
       default:
-        return notFound(`no control route ${method} ${pathname}`);
+        return profile.controlRoute(method, parts, query, body) ?? notFound(`no control route ${method} ${pathname}`);
     }
   } catch (err) {
     if (err instanceof ControlInputError) return { status: 400, body: { error: 'invalid_request', message: err.message } };

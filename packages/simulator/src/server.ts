@@ -1,21 +1,21 @@
-// The simulator's HTTP server: raw node:http for throughput. Protocol paths (optionally under a
-// context path) go to the endpoints after the device's fault switches; /_sim goes to control.
+// The simulator's HTTP server, one for every profile: raw node:http for throughput. A path
+// `/<profile id>/…` goes to that profile, any other to the default profile; inside the profile's
+// app (under the context path) its endpoints answer after the device's fault switches. /_sim goes
+// to the control API. What the authority says, and how, is the profile's (core/profile.ts).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { formatVsdcDateTime, VSDC_PATHS, type VsdcEndpoint } from '@fiscal-gateway/vsdc-protocol';
 import { CONTROL_PREFIX, routeControl, type SimulatorStats } from './control-api.js';
-import { SimulatorControl } from './control.js';
-import { CALL_LOG_LIMIT } from './device.js';
-import { handleEndpoint } from './endpoints.js';
-import { envelope, type Reply } from './replies.js';
-import { SimulatorState } from './state.js';
-import { bindRequestBody } from './wire-binding.js';
+import type { HttpAnswer, ProfileInstance, SimulatorProfile } from './core/profile.js';
+import { CALL_LOG_LIMIT, type StoredDevice } from './core/store.js';
+import { DEFAULT_PROFILE, PROFILES } from './profiles/index.js';
+import type { SimulatorControl } from './profiles/zra-vsdc/control.js';
+import type { SimulatorState } from './profiles/zra-vsdc/state.js';
 
 export interface SimulatorOptions {
   /** 0 (default) picks a free port. */
   port?: number;
   host?: string;
-  /** JSON file holding devices and documents across restarts; absent = memory only. */
+  /** JSON file holding the default profile's devices and documents across restarts (another profile's: `<file>.<id>`); absent = memory only. */
   stateFile?: string;
   /** Serve the protocol under a context path, like a WAR (`/zrasandboxvsdc`). */
   contextPath?: string;
@@ -24,15 +24,18 @@ export interface SimulatorOptions {
 }
 
 export interface Simulator {
-  /** Base URL to use as a device's `vsdcBaseUrl` (includes the context path). */
+  /** Base URL to use as a device's `vsdcBaseUrl` (includes the context path): the default profile's. */
   url: string;
+  /** A profile's base URL (`${origin}/<id>` and the context path). */
+  urlOf(profileId: string): string;
   /** Root URL of the server (the control API lives at `${origin}/_sim`). */
   origin: string;
   port: number;
   host: string;
+  /** The default profile's control and state. */
   control: SimulatorControl;
   state: SimulatorState;
-  /** How many calls to a device its `delayMs` is holding right now. */
+  /** How many calls to a device of the default profile its `delayMs` is holding right now. */
   held(tpin: string, bhfId: string): number;
   /** Protocol calls being answered now, the most at once since the last `resetStats`, and calls since then. */
   stats(): SimulatorStats;
@@ -45,23 +48,21 @@ export interface Simulator {
   close(): Promise<void>;
 }
 
-const MAX_BODY_BYTES = 10 * 1024 * 1024;
-
-const ENDPOINT_BY_PATH = new Map<string, VsdcEndpoint>(Object.entries(VSDC_PATHS).map(([endpoint, path]) => [path, endpoint as VsdcEndpoint]));
-
-function tomcat404(path: string): string {
-  return (
-    '<!doctype html><html lang="en"><head><title>HTTP Status 404 – Not Found</title></head><body>' +
-    '<h1>HTTP Status 404 – Not Found</h1><hr class="line" /><p><b>Type</b> Status Report</p>' +
-    `<p><b>Message</b> The requested resource [${path.replace(/[<>&"]/g, '')}] is not available</p>` +
-    '<p><b>Description</b> The origin server did not find a current representation for the target resource or is not willing to disclose that one exists.</p>' +
-    '<hr class="line" /><h3>Apache Tomcat/9.0.85</h3></body></html>'
-  );
+interface Mounted {
+  profile: SimulatorProfile;
+  instance: ProfileInstance;
 }
+
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 function send(res: ServerResponse, status: number, contentType: string, body: string): void {
   res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
   res.end(body);
+}
+
+function sendAnswer(req: IncomingMessage, res: ServerResponse, answer: HttpAnswer): void {
+  if (answer === null) req.socket.destroy();
+  else send(res, answer.status, answer.contentType, answer.body);
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer | null> {
@@ -95,8 +96,16 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const host = options.host ?? '127.0.0.1';
   const contextPath = (options.contextPath ?? '').replace(/\/+$/, '');
   const now = options.now ?? (() => new Date());
-  const state = new SimulatorState(options.stateFile);
-  const control = new SimulatorControl(state, now);
+  const main = DEFAULT_PROFILE.open({ stateFile: options.stateFile, now });
+  /** Every profile at work here, by id: its definition and its instance. */
+  const mounted = new Map<string, Mounted>(
+    PROFILES.map((profile) => {
+      const stateFile = options.stateFile === undefined ? undefined : `${options.stateFile}.${profile.id}`;
+      return [profile.id, { profile, instance: profile === DEFAULT_PROFILE ? main : profile.open({ stateFile, now }) }];
+    }),
+  );
+  const mainMount = mounted.get(DEFAULT_PROFILE.id)!;
+  const idOf = new Map<ProfileInstance, string>([...mounted.values()].map(({ profile, instance }) => [instance, profile.id]));
   const timers = new Set<NodeJS.Timeout>();
   let port = options.port ?? 0;
   let listening = false;
@@ -142,52 +151,33 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     }, ms);
     timers.add(timer);
   };
-  // Spring's default error body: JSON, but no resultCd, so no envelope.
-  const springError = (status: number, error: string, path: string): string => JSON.stringify({ timestamp: now().toISOString(), status, error, path });
+  /** The profile a path names by its first segment (the rest of the path inside it), else the default profile. */
+  function profileAt(pathname: string): { mount: Mounted; rest: string } {
+    const slash = pathname.indexOf('/', 1);
+    const named = mounted.get(slash < 0 ? pathname.slice(1) : pathname.slice(1, slash));
+    return named ? { mount: named, rest: slash < 0 ? '' : pathname.slice(slash) } : { mount: mainMount, rest: pathname };
+  }
 
-  /** The path inside the VSDC app, or null when it lies outside the app's context path. */
+  /** The path inside the profile's app, or null when it lies outside the app's context path. */
   function appPath(pathname: string): string | null {
     if (contextPath === '') return pathname;
     return pathname.startsWith(`${contextPath}/`) ? pathname.slice(contextPath.length) : null;
   }
 
-  function reply(req: IncomingMessage, res: ServerResponse, result: Reply, path: string, resultDt = formatVsdcDateTime(now())): void {
-    switch (result.kind) {
-      case 'drop':
-        req.socket.destroy();
-        return;
-      case 'html404':
-        send(res, 404, 'text/html;charset=utf-8', tomcat404(path));
-        return;
-      case 'bad_request':
-        send(res, 400, 'application/json', springError(400, 'Bad Request', path));
-        return;
-      case 'envelope':
-        if (result.loseReply) {
-          req.socket.destroy();
-          return;
-        }
-        send(
-          res,
-          200,
-          'application/json;charset=UTF-8',
-          JSON.stringify({ resultCd: result.resultCd, resultMsg: result.resultMsg, resultDt, data: result.data }),
-        );
-    }
-  }
-
-  async function onProtocolRequest(req: IncomingMessage, res: ServerResponse, endpoint: VsdcEndpoint, path: string): Promise<void> {
+  async function onProtocolRequest(req: IncomingMessage, res: ServerResponse, profile: ProfileInstance, endpoint: string, path: string): Promise<void> {
     const raw = await readBody(req);
     if (raw === null) return send(res, 413, 'text/plain', 'Payload Too Large');
+    const reply = (answer: unknown, at = now()): void => sendAnswer(req, res, profile.toHttp(answer, path, at));
     const body = parseObject(raw);
-    if (body === null) return reply(req, res, { kind: 'bad_request' }, path);
-    const { tpin, bhfId } = body;
-    const tpinOk = typeof tpin === 'string' && /^\d{10}$/.test(tpin);
-    const bhfIdOk = typeof bhfId === 'string' && /^[0-9A-Za-z]{3}$/.test(bhfId);
-    const device = tpinOk && bhfIdOk ? state.device(tpin, bhfId) : undefined;
+    if (body === null) return reply(profile.badRequest());
+    const key = profile.deviceKeyOf(body);
+    const device: StoredDevice | undefined = key ? profile.store.device(key.tpin, key.bhfId) : undefined;
     const faults = device?.faults;
 
-    if (faults?.down) return reply(req, res, { kind: 'drop' }, path);
+    if (faults?.down) {
+      req.socket.destroy();
+      return;
+    }
     const delayOf = (): number => Math.max(device?.faults.delayMs ?? 0, latencyMs);
     if (delayOf() > 0) {
       // Held until the delay has passed since arrival, as the switch reads while it holds:
@@ -195,34 +185,32 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       // timeout) closed its socket; a real VSDC, a servlet, still finishes the request: it is
       // processed when its hold ends and its answer is lost. With dropAbandoned it is dropped.
       const arrived = Date.now();
-      const key = `${String(tpin)}/${String(bhfId)}`;
+      const holdKey = heldKey(profile, key?.tpin ?? String(body.tpin), key?.bhfId ?? String(body.bhfId));
       const dropped = () => device !== undefined && device.faults.dropAbandoned && req.socket.destroyed;
-      holding.set(key, (holding.get(key) ?? 0) + 1);
+      holding.set(holdKey, (holding.get(holdKey) ?? 0) + 1);
       try {
         await hold(() => delayOf() - (Date.now() - arrived), dropped);
       } finally {
-        holding.set(key, holding.get(key)! - 1);
+        holding.set(holdKey, holding.get(holdKey)! - 1);
       }
       if (dropped() || closed) return;
     }
-    if (faults?.html404) return reply(req, res, { kind: 'html404' }, path);
-    if (!bindRequestBody(endpoint, body)) return reply(req, res, { kind: 'bad_request' }, path);
-    // Answers with an envelope are remembered per device, for tests that check what was asked.
-    const answer = (result: Reply): void => {
-      const resultDt = formatVsdcDateTime(now());
-      if (device && result.kind === 'envelope') {
-        device.calls.push({ endpoint, request: body, resultCd: result.resultCd, resultDt });
+    if (faults?.html404) return reply(profile.appMissing());
+    if (!profile.bind(endpoint, body)) return reply(profile.badRequest());
+    // Answers with a result code are remembered per device, for tests that check what was asked.
+    const answer = (result: unknown): void => {
+      const at = now();
+      const resultCd = profile.resultCodeOf(result);
+      if (device && resultCd !== null) {
+        device.calls.push({ endpoint, request: body, resultCd, resultDt: profile.formatTime(at) });
         if (device.calls.length > CALL_LOG_LIMIT) device.calls.splice(0, device.calls.length - CALL_LOG_LIMIT);
       }
-      reply(req, res, result, path, resultDt);
+      reply(result, at);
     };
     const forced = faults?.forcedResult;
-    if (forced && (forced.endpoints === null || forced.endpoints.includes(endpoint))) return answer(envelope(forced.code, null, forced.message));
-    if (!device) {
-      const fields = [tpinOk ? null : "'tpin': must be 10 digits", bhfIdOk ? null : "'bhfId': must be 3 characters"];
-      return reply(req, res, envelope('910', null, `Validation error for fields: [${fields.filter((f) => f !== null).join(', ')}]`), path);
-    }
-    answer(handleEndpoint(endpoint, body, { state, device, now: now() }));
+    if (forced && (forced.endpoints === null || forced.endpoints.includes(endpoint))) return answer(profile.forced(forced.code, forced.message));
+    if (!device) return reply(profile.unknownDevice(body));
+    answer(profile.answer(endpoint, body, device, now()));
   }
 
   async function onControlRequest(req: IncomingMessage, res: ServerResponse, pathname: string, query: URLSearchParams): Promise<void> {
@@ -236,7 +224,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         return send(res, 400, 'application/json', JSON.stringify({ error: 'invalid_json', message: 'body is not JSON' }));
       }
     }
-    const result = routeControl(req.method ?? 'GET', pathname, query, body, control, { restart, held, stats: statsNow, resetStats, setLatency });
+    const profiles = { of: (id: string) => mounted.get(id)?.instance, all: () => [...mounted.values()].map((m) => m.instance), default: mainMount.instance };
+    const result = routeControl(req.method ?? 'GET', pathname, query, body, profiles, { restart, held: heldOf, stats: statsNow, resetStats, setLatency });
     if (result.afterReply) res.once('finish', result.afterReply);
     send(res, result.status, 'application/json', JSON.stringify(result.body));
   }
@@ -249,14 +238,16 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     if (pathname === CONTROL_PREFIX || pathname.startsWith(`${CONTROL_PREFIX}/`)) {
       handled = onControlRequest(req, res, pathname, new URLSearchParams(q >= 0 ? url.slice(q + 1) : ''));
     } else {
-      const inApp = appPath(pathname);
-      const endpoint = inApp === null ? undefined : ENDPOINT_BY_PATH.get(inApp);
+      const { mount, rest } = profileAt(pathname);
+      const profile = mount.instance;
+      const inApp = appPath(rest);
+      const endpoint = inApp === null ? undefined : mount.profile.endpointAt(inApp);
       if (endpoint === undefined || req.method !== 'POST') {
         req.resume();
-        // Outside the app the servlet container answers; inside it, the VSDC's own Spring error body.
-        if (inApp === null) send(res, 404, 'text/html;charset=utf-8', tomcat404(pathname));
-        else if (endpoint === undefined) send(res, 404, 'application/json', springError(404, 'Not Found', pathname));
-        else send(res, 405, 'application/json', springError(405, 'Method Not Allowed', pathname));
+        // Outside the app its server answers; inside it, the app's own error body.
+        if (inApp === null) sendAnswer(req, res, profile.outsideApp(pathname));
+        else if (endpoint === undefined) sendAnswer(req, res, profile.noEndpoint(pathname, now()));
+        else sendAnswer(req, res, profile.wrongMethod(pathname, now()));
         return;
       }
       stats.calls++;
@@ -268,7 +259,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         counted = false;
       };
       res.once('close', uncount);
-      handled = onProtocolRequest(req, res, endpoint, pathname);
+      handled = onProtocolRequest(req, res, profile, endpoint, pathname);
     }
     handled.catch((err: unknown) => {
       console.error('simulator: request failed:', err);
@@ -306,8 +297,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     await listen();
   }
 
-  function held(tpin: string, bhfId: string): number {
-    return holding.get(`${tpin}/${bhfId}`) ?? 0;
+  function heldKey(profile: ProfileInstance, tpin: string, bhfId: string): string {
+    return `${idOf.get(profile)!} ${tpin}/${bhfId}`;
+  }
+
+  function heldOf(profile: ProfileInstance, tpin: string, bhfId: string): number {
+    return holding.get(heldKey(profile, tpin, bhfId)) ?? 0;
   }
 
   function statsNow(): SimulatorStats {
@@ -340,12 +335,16 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 
   return {
     url: `${origin}${contextPath}`,
+    urlOf: (profileId) => {
+      if (!mounted.has(profileId)) throw new Error(`simulator: no profile ${profileId}`);
+      return `${origin}/${profileId}${contextPath}`;
+    },
     origin,
     port,
     host,
-    control,
-    state,
-    held,
+    control: main.control,
+    state: main.store,
+    held: (tpin, bhfId) => heldOf(main, tpin, bhfId),
     stats: statsNow,
     resetStats,
     setLatency,
@@ -357,7 +356,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       holders.forEach((c) => c());
       timers.clear();
       await stopListening();
-      await state.flush();
+      for (const { instance } of mounted.values()) await instance.store.flush();
     },
   };
 }

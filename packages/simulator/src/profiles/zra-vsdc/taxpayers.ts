@@ -1,10 +1,8 @@
 // The authority's taxpayer register as `selectCustomer` sees it.
 
-export interface Taxpayer {
-  tpin: string;
-  name: string;
-  address: string | null;
-}
+import type { Taxpayer } from '../../core/store.js';
+
+export type { Taxpayer };
 
 /** TPINs `selectCustomer` knows out of the box; any other TPIN answers `001`. */
 export const KNOWN_TAXPAYERS: readonly Taxpayer[] = [

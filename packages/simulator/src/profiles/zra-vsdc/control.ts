@@ -1,18 +1,10 @@
-// Operations behind the control API, shared by the HTTP routes and the in-process handle.
+// ZRA's operations behind the control API, shared by the HTTP routes and the in-process handle:
+// the generic ones (faults, calls, forget, reset) and what a ZRA device holds.
+import { formatVsdcDate, formatVsdcDateTime, type ImportItem, type Notice, type Principal, type PurchaseSale } from '@fiscal-gateway/vsdc-protocol';
+import { DeviceControl } from '../../core/control.js';
+import type { ProfileControl } from '../../core/profile.js';
 import {
-  formatVsdcDate,
-  formatVsdcDateTime,
-  VSDC_PATHS,
-  type ImportItem,
-  type Notice,
-  type Principal,
-  type PurchaseSale,
-  type VsdcEndpoint,
-} from '@fiscal-gateway/vsdc-protocol';
-import {
-  noFaults,
   type BranchUserRecord,
-  type CallRecord,
   type CompositionRecord,
   type Device,
   type DeviceFaults,
@@ -27,7 +19,8 @@ import {
   type StockLevel,
   type StockMovementRecord,
 } from './device.js';
-import { applyFaults, ControlInputError } from './faults.js';
+import { ControlInputError } from '../../core/faults.js';
+import { ZRA_FAULT_WORDS } from './faults.js';
 import { seedNotices, seedPrincipals } from './feeds.js';
 import { upsertRrpItems } from './items.js';
 import { seedPurchases } from './purchases.js';
@@ -119,13 +112,19 @@ function objectList(value: unknown, field: string): Record<string, unknown>[] {
   return value as Record<string, unknown>[];
 }
 
-export class SimulatorControl {
+export class SimulatorControl extends DeviceControl<Device> implements ProfileControl {
   private taskCounter = 0;
 
   constructor(
-    private readonly state: SimulatorState,
-    private readonly now: () => Date,
-  ) {}
+    protected override readonly state: SimulatorState,
+    now: () => Date,
+  ) {
+    super(state, now, ZRA_FAULT_WORDS);
+  }
+
+  protected checkDeviceKey(tpin: string, bhfId: string): void {
+    checkDeviceKey(tpin, bhfId);
+  }
 
   listDevices(): DeviceSummary[] {
     return [...this.state.devices.values()].map(summary);
@@ -178,10 +177,6 @@ export class SimulatorControl {
     return summary(device);
   }
 
-  forgetDevice(tpin: string, bhfId: string): boolean {
-    return this.state.forgetDevice(tpin, bhfId);
-  }
-
   documents(tpin: string, bhfId: string, options: { filedOnly?: boolean } = {}): ReceivedDocument[] {
     const received = this.state.findDevice(tpin, bhfId)?.record.received ?? [];
     return options.filedOnly ? received.filter((d) => d.receipt !== null) : [...received];
@@ -211,30 +206,6 @@ export class SimulatorControl {
     if (raw.totAmt !== undefined) filed.totals = { ...filed.totals, total: raw.totAmt as number };
     this.state.changed();
     return { cisInvcNo, receipt: filed.receipt, totals: filed.totals };
-  }
-
-  /** The protocol calls the device answered, oldest first (the newest CALL_LOG_LIMIT), optionally of one endpoint. */
-  calls(tpin: string, bhfId: string, endpoint?: string): CallRecord[] {
-    if (endpoint !== undefined && !(endpoint in VSDC_PATHS)) throw new ControlInputError(`unknown endpoint "${endpoint}"`);
-    const calls = this.state.findDevice(tpin, bhfId)?.calls ?? [];
-    return endpoint ? calls.filter((c) => c.endpoint === (endpoint as VsdcEndpoint)) : [...calls];
-  }
-
-  getFaults(tpin: string, bhfId: string): DeviceFaults {
-    return this.state.findDevice(tpin, bhfId)?.faults ?? noFaults();
-  }
-
-  setFaults(tpin: string, bhfId: string, input: unknown): DeviceFaults {
-    checkDeviceKey(tpin, bhfId);
-    const device = this.state.device(tpin, bhfId);
-    device.faults = applyFaults(device.faults, input);
-    return device.faults;
-  }
-
-  clearFaults(tpin: string, bhfId: string): DeviceFaults {
-    const device = this.state.findDevice(tpin, bhfId);
-    if (device) device.faults = noFaults();
-    return noFaults();
   }
 
   /** Customs lines addressed to the branch; omitted fields get plausible defaults. */
@@ -343,10 +314,6 @@ export class SimulatorControl {
     return this.state.device(tpin, bhfId);
   }
 
-  listTaxpayers(): Taxpayer[] {
-    return [...this.state.taxpayers.values()];
-  }
-
   addTaxpayer(input: unknown): Taxpayer {
     const raw = (input ?? {}) as Record<string, unknown>;
     if (typeof raw.tpin !== 'string' || !/^\d{10}$/.test(raw.tpin)) throw new ControlInputError('tpin must be 10 digits');
@@ -355,9 +322,5 @@ export class SimulatorControl {
     this.state.taxpayers.set(taxpayer.tpin, taxpayer);
     this.state.changed();
     return taxpayer;
-  }
-
-  reset(): void {
-    this.state.reset();
   }
 }

@@ -3,7 +3,8 @@ import { formatVsdcDateTime, type ImportItemDecision, type SaveBranchCustomerReq
 import { branchDetails, saveBranchUser, selectBranches } from './branches.js';
 import { CATALOGUE_PUBLISHED_AT, CLASSIFICATION_CATALOGUE, isKnownClassification } from './catalogue.js';
 import { CODE_TABLES, CODE_TABLES_PUBLISHED_AT, isKnownCode } from './code-tables.js';
-import { takeLostReply, takeRejection, type DeviceRecord, type FiledDocument, type ReceivedDocument, type StoredItem } from './device.js';
+import { takeLostReply, takeRejection } from '../../core/faults.js';
+import type { DeviceRecord, FiledDocument, ReceivedDocument, StoredItem } from './device.js';
 import { selectNotices, selectPrincipals } from './feeds.js';
 import { saveItemComposition, saveRrpItems, selectItem, selectItems, selectRrpItems } from './items.js';
 import { checkNote, recordCredit } from './notes.js';

@@ -1,4 +1,4 @@
-// What the simulator remembers per device (tpin + bhfId). Everything here is plain JSON so the
+// What the ZRA profile remembers per device (tpin + bhfId). Everything here is plain JSON so the
 // state file can hold it; Maps are rebuilt on load.
 import {
   VSDC_EPOCH,
@@ -14,6 +14,8 @@ import {
   type SaveStockItemsRequest,
   type VsdcEndpoint,
 } from '@fiscal-gateway/vsdc-protocol';
+import { noFaults as noFaultsOn, type DeviceFaults as CoreDeviceFaults } from '../../core/faults.js';
+import type { CallRecord as CoreCallRecord, StoredDevice } from '../../core/store.js';
 
 export interface IssuedReceipt {
   rcptNo: number;
@@ -102,54 +104,13 @@ export interface StockLevel extends Changed {
   rsdQty: number;
 }
 
-export interface DeviceFaults {
-  /** Destroy the socket of every call with no reply. */
-  down: boolean;
-  /** Answer every call with a Tomcat-style HTML 404 (VSDC app missing). */
-  html404: boolean;
-  /**
-   * Hold every call this long (lowering it releases held calls). A call whose caller gave up
-   * meanwhile is still processed when its hold ends (a sale filed, its answer lost), as a real
-   * VSDC finishes a request whose client went away: the next attempt meets 924.
-   */
-  delayMs: number;
-  /** A held call whose caller gave up is dropped unprocessed instead (nothing filed): the former behaviour. */
-  dropAbandoned: boolean;
-  /** Answer every call (or only the calls to `endpoints`) with this result code (838: authority unreachable). */
-  forcedResult: { code: string; message: string; endpoints: VsdcEndpoint[] | null } | null;
-  /** File the next N (or all) calls to `loseRepliesOn`, then destroy the socket instead of replying. */
-  loseReplies: number | 'all';
-  /** The endpoints `loseReplies` counts (default `saveSales`). */
-  loseRepliesOn: VsdcEndpoint[];
-  /** Answer the next N (or all) calls to `endpoints` (default `saveSales`) with this code, filing nothing. */
-  reject: { remaining: number | 'all'; code: string; message: string; endpoints: VsdcEndpoint[] } | null;
-}
-
 /** Where `reject` and `loseReplies` apply unless told otherwise. */
 export const DEFAULT_FAULT_ENDPOINTS: readonly VsdcEndpoint[] = ['saveSales'];
 
+export type DeviceFaults = CoreDeviceFaults<VsdcEndpoint>;
+
 export function noFaults(): DeviceFaults {
-  return { down: false, html404: false, delayMs: 0, dropAbandoned: false, forcedResult: null, loseReplies: 0, loseRepliesOn: [...DEFAULT_FAULT_ENDPOINTS], reject: null };
-}
-
-/** Takes one forced rejection for a call to `endpoint`, if the reject switch covers it. */
-export function takeRejection(faults: DeviceFaults, endpoint: VsdcEndpoint): { code: string; message: string } | null {
-  const reject = faults.reject;
-  if (!reject || !reject.endpoints.includes(endpoint)) return null;
-  if (reject.remaining !== 'all') {
-    reject.remaining -= 1;
-    if (reject.remaining <= 0) faults.reject = null;
-  }
-  return { code: reject.code, message: reject.message };
-}
-
-/** Takes one lost reply for a call to `endpoint`, if the loseReplies switch covers it. */
-export function takeLostReply(faults: DeviceFaults, endpoint: VsdcEndpoint): boolean {
-  if (!faults.loseRepliesOn.includes(endpoint)) return false;
-  if (faults.loseReplies === 'all') return true;
-  if (faults.loseReplies <= 0) return false;
-  faults.loseReplies -= 1;
-  return true;
+  return noFaultsOn(DEFAULT_FAULT_ENDPOINTS);
 }
 
 export interface DeviceRecord {
@@ -186,28 +147,12 @@ export interface DeviceRecord {
   stockLevels: Record<string, StockLevel>;
 }
 
-/** One protocol call the device answered with an envelope (the control API's `calls`). */
-export interface CallRecord {
-  endpoint: VsdcEndpoint;
-  request: Record<string, unknown>;
-  resultCd: string;
-  resultDt: string;
-}
+export type CallRecord = CoreCallRecord<VsdcEndpoint>;
 
-/** How many calls a device remembers (newest kept); run-time only, never persisted. */
-export const CALL_LOG_LIMIT = 1000;
-
-/** A device in memory: the persisted record plus indexes, run-time faults and the call log. */
-export interface Device {
-  record: DeviceRecord;
+/** A device in memory: the generic stored device with ZRA's record and its indexes of filed documents. */
+export interface Device extends StoredDevice<DeviceRecord, VsdcEndpoint> {
   filedByInvoice: Map<string, FiledDocument>;
   filedByReceipt: Map<number, FiledDocument>;
-  faults: DeviceFaults;
-  calls: CallRecord[];
-}
-
-export function deviceKey(tpin: string, bhfId: string): string {
-  return `${tpin}/${bhfId}`;
 }
 
 export function newDeviceRecord(tpin: string, bhfId: string, taxprNm: string): DeviceRecord {
