@@ -10,7 +10,7 @@ import type { BranchUserState } from '../../../platform/db/tables/branch-users.t
 import type { AuthorityDevice } from '../../../authorities/port/index.ts';
 import { claimDueRows, released } from '../../../platform/workers/lease-sql.ts';
 import { type VsdcSendOutcome, revisionedAnswerColumns } from '../authority-rows/answers.ts';
-import { authorityDeviceOf, withAuthorityDevice } from '../authority-rows/devices.ts';
+import { authorityDeviceOf, withAuthorityDevice, type AuthorityDeviceColumns } from '../authority-rows/devices.ts';
 
 /** The VSDC's `userNm` holds at most this many characters; a longer email or username is cut. */
 export const USER_NAME_MAX = 60;
@@ -105,7 +105,7 @@ interface ClaimRow {
 
 /** Leases up to `limit` pending rows whose next attempt is due. */
 export async function claimDueBranchUsers(db: Kysely<DB>, leaseMs: number, limit: number): Promise<ClaimedBranchUser[]> {
-  const result = await sql<ClaimRow & Parameters<typeof authorityDeviceOf>[0]>`
+  const result = await sql<ClaimRow & AuthorityDeviceColumns>`
     ${claimDueRows('branch_users', { waiting: sql`r.state = 'pending'`, leaseMs, limit })}
     ${withAuthorityDevice('claimed')}
     order by claimed.id`.execute(db);

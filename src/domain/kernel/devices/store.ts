@@ -5,7 +5,7 @@ import { isFree, isHeld, leased, released } from '../../../platform/workers/leas
 import { RECENT_INITIALISATION_MS } from '../../../platform/workers/backfill.ts';
 import type { AuthorityBranchesTable } from '../../../platform/db/tables/authority.ts';
 import type { AuthorityDevice } from '../../../authorities/port/index.ts';
-import { authorityDeviceOf } from '../authority-rows/devices.ts';
+import { authorityDeviceOf, type AuthorityDeviceColumns } from '../authority-rows/devices.ts';
 
 export type DeviceRow = Selectable<DevicesTable>;
 export async function devicesOf(db: Kysely<DB>, tenantIds: number[]): Promise<Map<number, DeviceRow[]>> {
@@ -174,7 +174,7 @@ export async function devicesOfTenant(db: Kysely<DB>, tenantId: number): Promise
 export type AuthorityBranchRow = Selectable<AuthorityBranchesTable>;
 /** The device a tenant's feeds go through, or undefined while it has no initialised device. */
 export async function pullDeviceOf(db: Kysely<DB>, tenantId: number): Promise<AuthorityDevice | undefined> {
-  const result = await sql<Parameters<typeof authorityDeviceOf>[0]>`
+  const result = await sql<AuthorityDeviceColumns>`
     select device.vsdc_base_url, device.branch, t.tpin as tenant_tpin, t.authority as tenant_authority,
       device.protocol as device_protocol, device.sdc_id as device_sdc_id, device.mrc_no as device_mrc_no
     from tenants t join lateral (${pullDevice('t.id')}) device on true

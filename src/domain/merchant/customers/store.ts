@@ -5,7 +5,7 @@ import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
 import type { AuthorityDevice } from '../../../authorities/port/index.ts';
 import { claimDueRows, leased, released } from '../../../platform/workers/lease-sql.ts';
 import { ANSWERED_COLUMNS, unansweredColumns } from '../../kernel/authority-rows/answers.ts';
-import { authorityDeviceOf, withAuthorityDevice } from '../../kernel/authority-rows/devices.ts';
+import { authorityDeviceOf, withAuthorityDevice, type AuthorityDeviceColumns } from '../../kernel/authority-rows/devices.ts';
 
 export type CustomerRow = Selectable<CustomersTable> & { branch: string | null };
 
@@ -89,7 +89,7 @@ export interface ClaimedCustomer {
   device: AuthorityDevice;
 }
 
-type ClaimRow = Parameters<typeof authorityDeviceOf>[0] & {
+type ClaimRow = AuthorityDeviceColumns & {
   id: number;
   tenant_id: number;
   tpin: string | null;

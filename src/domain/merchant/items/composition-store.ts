@@ -8,7 +8,7 @@ import type { ItemCompositionsTable, ItemRegistrationState } from '../../../plat
 import type { AuthorityDevice } from '../../../authorities/port/index.ts';
 import { claimDueRows, isFree, leasedSql, released } from '../../../platform/workers/lease-sql.ts';
 import { type VsdcSendOutcome, revisionedAnswerColumns } from '../../kernel/authority-rows/answers.ts';
-import { authorityDeviceOf, withAuthorityDevice } from '../../kernel/authority-rows/devices.ts';
+import { authorityDeviceOf, withAuthorityDevice, type AuthorityDeviceColumns } from '../../kernel/authority-rows/devices.ts';
 
 export type ComponentRow = Selectable<ItemCompositionsTable> & { component_code: string; component_name: string };
 
@@ -113,7 +113,7 @@ export interface ClaimedComponent {
   device: AuthorityDevice;
 }
 
-type ClaimRow = Selectable<ItemCompositionsTable> & { item_code: string; component_code: string } & Parameters<typeof authorityDeviceOf>[0];
+type ClaimRow = Selectable<ItemCompositionsTable> & { item_code: string; component_code: string } & AuthorityDeviceColumns;
 
 function claimedFrom(row: ClaimRow): ClaimedComponent {
   return {

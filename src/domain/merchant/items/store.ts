@@ -5,7 +5,7 @@ import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
 import type { AuthorityDevice } from '../../../authorities/port/index.ts';
 import { claimDueRows, isFree, leased, leasedSql, released } from '../../../platform/workers/lease-sql.ts';
 import { ANSWERED_COLUMNS, type VsdcSendOutcome, unansweredColumns } from '../../kernel/authority-rows/answers.ts';
-import { authorityDeviceOf, withAuthorityDevice } from '../../kernel/authority-rows/devices.ts';
+import { authorityDeviceOf, withAuthorityDevice, type AuthorityDeviceColumns } from '../../kernel/authority-rows/devices.ts';
 
 export type ItemRow = Selectable<ItemsTable> & { branch: string | null };
 
@@ -199,7 +199,7 @@ export interface ClaimedItem {
   device: AuthorityDevice;
 }
 
-type ClaimRow = Selectable<ItemsTable> & Parameters<typeof authorityDeviceOf>[0];
+type ClaimRow = Selectable<ItemsTable> & AuthorityDeviceColumns;
 
 function claimedFrom(row: ClaimRow): ClaimedItem {
   return {
