@@ -6,6 +6,11 @@ import type { DevicePort } from './device.ts';
 import type { FilingPort } from './filing.ts';
 import type { AuthorityProfile } from './profile.ts';
 import type { StockPort } from './stock.ts';
+import type { CataloguePort } from './catalogue.ts';
+import type { ItemsPort } from './items.ts';
+import type { CustomersPort } from './customers.ts';
+import type { BranchUsersPort } from './branch-users.ts';
+import type { RegisterPort } from './register.ts';
 
 export type * from './amounts.ts';
 export type * from './device.ts';
@@ -13,6 +18,11 @@ export type * from './filing.ts';
 export type * from './outcomes.ts';
 export type * from './profile.ts';
 export type * from './stock.ts';
+export type * from './catalogue.ts';
+export type * from './items.ts';
+export type * from './customers.ts';
+export type * from './branch-users.ts';
+export type * from './register.ts';
 
 /** The authority's arithmetic of a document's lines and totals. */
 export interface ArithmeticPort {
@@ -27,4 +37,9 @@ export interface FiscalAuthority {
   readonly device: DevicePort;
   readonly filing: FilingPort;
   readonly stock: StockPort;
+  readonly catalogue: CataloguePort;
+  readonly items: ItemsPort;
+  readonly customers: CustomersPort;
+  readonly branchUsers: BranchUsersPort;
+  readonly register: RegisterPort;
 }

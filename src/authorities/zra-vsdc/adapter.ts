@@ -9,6 +9,11 @@ import type { VsdcClient, DeviceTarget } from './client.ts';
 import { CREDIT_NOTE_REASON_LABELS, DEBIT_NOTE_REASON_LABELS, HOME_CURRENCY, PAYMENT_TYPE_LABELS, SALES_TYPES, cisInvoiceNo } from './codes.ts';
 import { buildSaveSalesBody, receiptProblem, toFiscalReceipt } from './sales-body.ts';
 import { stockPort } from './stock.ts';
+import { cataloguePort } from './catalogue.ts';
+import { itemsPort } from './items.ts';
+import { customersPort } from './customers.ts';
+import { branchUsersPort } from './branch-users.ts';
+import { registerPort } from './register.ts';
 import { computeSale, VAT_CATEGORIES } from './tax.ts';
 import type { AuthorityDevice } from '../port/device.ts';
 
@@ -130,5 +135,10 @@ export function zraVsdcAuthority(client: VsdcClient, now: () => Date = () => new
     device: devicePort(client),
     filing: filingPort(client, now),
     stock: stockPort(client, ZRA_VSDC_PROFILE),
+    catalogue: cataloguePort(client),
+    items: itemsPort(client),
+    customers: customersPort(client),
+    branchUsers: branchUsersPort(client),
+    register: registerPort(client, ZRA_VSDC_PROFILE),
   };
 }

@@ -7,6 +7,7 @@ import type { Config } from '../../../platform/config.ts';
 import { backoffMs } from '../../../platform/workers/backoff.ts';
 import { fromNow } from '../../../platform/workers/lease-sql.ts';
 import type { SelectOutcome, WriteOutcome } from '../../../authorities/outcome.ts';
+import type { Sent } from '../../../authorities/port/index.ts';
 
 /** Longer than any VSDC call can take, so a lease only runs out when its holder died (whole seconds, at least a minute). */
 export function vsdcLeaseMs(config: Pick<Config, 'vsdcTimeoutMs'>): number {
@@ -24,6 +25,18 @@ export function sendOutcomeOf(config: Pick<Config, 'filingRetryMs'>, outcome: Wr
   switch (outcome.kind) {
     case 'ok':
       return { kind: 'accepted', code: outcome.resultCd };
+    case 'rejected':
+      return { kind: 'refused', code: outcome.code, message: outcome.message };
+    case 'unreachable':
+      return { kind: 'unreachable', detail: `${outcome.reason}: ${outcome.detail}`, retryInMs: backoffMs(config.filingRetryMs, retryAttempts + 1) };
+  }
+}
+
+/** Reads an authority port's write answer for a row that had `retryAttempts` unreachable attempts before this one. */
+export function sentOutcomeOf(config: Pick<Config, 'filingRetryMs'>, outcome: Sent, retryAttempts: number): VsdcSendOutcome {
+  switch (outcome.kind) {
+    case 'accepted':
+      return { kind: 'accepted', code: outcome.code };
     case 'rejected':
       return { kind: 'refused', code: outcome.code, message: outcome.message };
     case 'unreachable':

@@ -5,7 +5,7 @@ import type { AuthorityDevice } from '../../../authorities/port/index.ts';
 import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
 
 /** The columns `withAuthorityDevice` adds to a row. */
-interface AuthorityDeviceColumns {
+export interface AuthorityDeviceColumns {
   vsdc_base_url: string;
   branch: string;
   tenant_tpin: string;

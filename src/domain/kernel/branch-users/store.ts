@@ -1,4 +1,4 @@
-// The SQL of branch users (saveBrancheUser): who issues documents at a branch, registered with
+// The SQL of branch users: who issues documents at a branch, registered with
 // its VSDC. One row per initialised branch and subject (a console user at every initialised
 // branch of its merchant, a till login at its branch). Rows are queued in the transaction of the
 // change they follow (a user created or removed, a till login created or deleted, a branch
@@ -7,10 +7,10 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { BranchUserState } from '../../../platform/db/tables/branch-users.ts';
-import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
+import type { AuthorityDevice } from '../../../authorities/port/index.ts';
 import { claimDueRows, released } from '../../../platform/workers/lease-sql.ts';
 import { type VsdcSendOutcome, revisionedAnswerColumns } from '../authority-rows/answers.ts';
-import { vsdcTargetOf, withAuthorityDevice } from '../authority-rows/devices.ts';
+import { authorityDeviceOf, withAuthorityDevice, type AuthorityDeviceColumns } from '../authority-rows/devices.ts';
 
 /** The VSDC's `userNm` holds at most this many characters; a longer email or username is cut. */
 export const USER_NAME_MAX = 60;
@@ -91,7 +91,7 @@ export interface ClaimedBranchUser {
   userId: string;
   userName: string;
   useYn: UseYn;
-  target: DeviceTarget;
+  device: AuthorityDevice;
 }
 
 interface ClaimRow {
@@ -101,14 +101,11 @@ interface ClaimRow {
   vsdc_user_id: string;
   user_name: string;
   use_yn: UseYn;
-  vsdc_base_url: string;
-  branch: string;
-  tenant_tpin: string;
 }
 
 /** Leases up to `limit` pending rows whose next attempt is due. */
 export async function claimDueBranchUsers(db: Kysely<DB>, leaseMs: number, limit: number): Promise<ClaimedBranchUser[]> {
-  const result = await sql<ClaimRow>`
+  const result = await sql<ClaimRow & AuthorityDeviceColumns>`
     ${claimDueRows('branch_users', { waiting: sql`r.state = 'pending'`, leaseMs, limit })}
     ${withAuthorityDevice('claimed')}
     order by claimed.id`.execute(db);
@@ -119,7 +116,7 @@ export async function claimDueBranchUsers(db: Kysely<DB>, leaseMs: number, limit
     userId: row.vsdc_user_id,
     userName: row.user_name,
     useYn: row.use_yn,
-    target: vsdcTargetOf(row),
+    device: authorityDeviceOf(row),
   }));
 }
 

@@ -1,11 +1,9 @@
-// The authority's classification catalogue: synced from a VSDC into the database, and kept in
-// memory per process for the check every sale line goes through.
-import { VSDC_EPOCH, type CodeClass, type ItemClass } from '@fiscal-gateway/vsdc-protocol';
-import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
-import { pullRequestDate } from '../authority-rows/answers.ts';
+// The authority's classification catalogue: synced from one of its devices into the database, and
+// kept in memory per process for the check every sale line goes through.
+import type { AuthorityDevice } from '../../../authorities/port/index.ts';
 import type { AppContext, ContextMember } from '../context.ts';
 import { ApiError } from '../../../platform/errors/errors.ts';
-import { claimSync, codesInUse, recordSyncFailure, saveCodes, saveSync, syncTargets, type AuthorityCodeRecord, type ItemClassRecord } from './store.ts';
+import { claimSync, codesInUse, recordSyncFailure, saveCodes, saveSync, syncDevices, type ItemClassRecord } from './store.ts';
 
 const SYNC_LEASE_MS = 120_000;
 
@@ -16,94 +14,56 @@ type CatalogueSyncResult =
   | { kind: 'no_device' }
   | { kind: 'failed'; reason: string };
 
-function toRecord(entry: ItemClass): ItemClassRecord | undefined {
-  const code = typeof entry.itemClsCd === 'string' ? entry.itemClsCd.trim() : '';
-  if (code === '') return undefined;
-  const level = Number(entry.itemClsLvl);
-  return {
-    code,
-    name: typeof entry.itemClsNm === 'string' ? entry.itemClsNm : code,
-    level: Number.isInteger(level) ? level : null,
-    taxType: entry.taxTyCd ?? null,
-    majorTarget: entry.mjrTgYn === null || entry.mjrTgYn === undefined ? null : entry.mjrTgYn === 'Y',
-    inUse: entry.useYn !== 'N',
-  };
-}
-
-/** A code table's entries as stored; pulled data is read leniently (an entry without a code is skipped). */
-function toCodeRecords(codeClass: CodeClass): AuthorityCodeRecord[] {
-  const classCode = typeof codeClass?.cdCls === 'string' ? codeClass.cdCls.trim() : '';
-  if (classCode === '' || !Array.isArray(codeClass.dtlList)) return [];
-  const className = typeof codeClass.cdClsNm === 'string' ? codeClass.cdClsNm : classCode;
-  return codeClass.dtlList.flatMap((detail) => {
-    const code = typeof detail?.cd === 'string' ? detail.cd.trim() : '';
-    if (code === '') return [];
-    const order = Number(detail.srtOrd);
-    return [{
-      classCode,
-      className,
-      code,
-      name: typeof detail.cdNm === 'string' ? detail.cdNm : code,
-      description: typeof detail.cdDesc === 'string' ? detail.cdDesc : null,
-      inUse: detail.useYn !== 'N' && codeClass.useYn !== 'N',
-      sortOrder: Number.isInteger(order) ? order : null,
-    }];
-  });
-}
-
 /**
- * The code tables from the VSDC that just answered for the catalogue: what changed since their
+ * The code tables from the device that just answered for the catalogue: what changed since their
  * last sync. A failure here leaves the catalogue's sync standing; the next sync asks again.
  */
-async function syncCodes(ctx: AppContext, target: DeviceTarget, lastReqDt: string): Promise<void> {
-  const outcome = await ctx.vsdc.selectCodes(target, { lastReqDt });
+async function syncCodes(ctx: AppContext, device: AuthorityDevice, cursor: string | null): Promise<void> {
+  const outcome = await ctx.authorities.of(device.profile).catalogue.codes(device, cursor);
   if (outcome.kind === 'ok') {
-    await saveCodes(ctx.db, (outcome.data?.clsList ?? []).flatMap(toCodeRecords), outcome.resultDt);
+    await saveCodes(ctx.db, outcome.records, outcome.cursor);
   } else if (outcome.kind === 'empty') {
-    await saveCodes(ctx.db, [], outcome.resultDt);
+    await saveCodes(ctx.db, [], outcome.cursor);
   } else {
-    ctx.log.warn({ vsdc: target.baseUrl, outcome: outcome.kind === 'rejected' ? `${outcome.code} ${outcome.message}` : `${outcome.reason} ${outcome.detail}` }, 'code tables not synced (selectCodes)');
+    ctx.log.warn({ vsdc: device.baseUrl, outcome: outcome.kind === 'rejected' ? `${outcome.code} ${outcome.message}` : `${outcome.reason} ${outcome.detail}` }, 'code tables not synced');
   }
 }
 
 /**
  * Fetches what changed since the last sync (everything when the table is empty) from the first
- * initialised device whose VSDC answers, and stores it, then the code tables from the same VSDC.
+ * initialised device that answers, and stores it, then the code tables from the same device.
  * One process at a time.
  */
 export async function syncCatalogue(ctx: AppContext): Promise<CatalogueSyncResult> {
   const claim = await claimSync(ctx.db, SYNC_LEASE_MS);
   if (!claim) return { kind: 'busy' };
-  const targets = await syncTargets(ctx.db);
-  if (targets.length === 0) {
+  const devices = await syncDevices(ctx.db);
+  if (devices.length === 0) {
     await recordSyncFailure(ctx.db, 'no initialised device to ask');
     return { kind: 'no_device' };
   }
-  const lastReqDt = claim.empty ? VSDC_EPOCH : pullRequestDate(claim.lastReqDt);
-  const codesFrom = claim.codesEmpty ? VSDC_EPOCH : pullRequestDate(claim.codesLastReqDt);
+  const cursor = claim.empty ? null : claim.lastReqDt;
+  const codesCursor = claim.codesEmpty ? null : claim.codesLastReqDt;
   const problems: string[] = [];
-  for (const target of targets) {
-    const outcome = await ctx.vsdc.selectItemsClass(target, { lastReqDt });
+  for (const device of devices) {
+    const outcome = await ctx.authorities.of(device.profile).catalogue.classifications(device, cursor);
     switch (outcome.kind) {
       case 'ok': {
         const byCode = new Map<string, ItemClassRecord>();
-        for (const entry of outcome.data?.itemClsList ?? []) {
-          const record = toRecord(entry);
-          if (record) byCode.set(record.code, record);
-        }
-        await syncCodes(ctx, target, codesFrom);
-        await saveSync(ctx.db, [...byCode.values()], outcome.resultDt);
+        for (const record of outcome.records) byCode.set(record.code, record);
+        await syncCodes(ctx, device, codesCursor);
+        await saveSync(ctx.db, [...byCode.values()], outcome.cursor);
         return { kind: 'synced', received: byCode.size };
       }
       case 'empty':
-        await syncCodes(ctx, target, codesFrom);
-        await saveSync(ctx.db, [], outcome.resultDt);
+        await syncCodes(ctx, device, codesCursor);
+        await saveSync(ctx.db, [], outcome.cursor);
         return { kind: 'unchanged' };
       case 'rejected':
-        problems.push(`${target.baseUrl}: ${outcome.code} ${outcome.message}`);
+        problems.push(`${device.baseUrl}: ${outcome.code} ${outcome.message}`);
         break;
       case 'unreachable':
-        problems.push(`${target.baseUrl}: ${outcome.reason} ${outcome.detail}`);
+        problems.push(`${device.baseUrl}: ${outcome.reason} ${outcome.detail}`);
         break;
     }
   }

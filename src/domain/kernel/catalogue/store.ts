@@ -1,15 +1,11 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import { isFree, leased, released } from '../../../platform/workers/lease-sql.ts';
+import type { AuthorityCode, AuthorityDevice, ItemClassification } from '../../../authorities/port/index.ts';
+import { authorityDeviceOf } from '../authority-rows/devices.ts';
 
-export interface ItemClassRecord {
-  code: string;
-  name: string;
-  level: number | null;
-  taxType: string | null;
-  majorTarget: boolean | null;
-  inUse: boolean;
-}
+/** An entry of the catalogue as stored. */
+export type ItemClassRecord = ItemClassification;
 
 /** Codes a sale line may use: every catalogue entry the authority marks as in use. */
 export async function codesInUse(db: Kysely<DB>): Promise<string[]> {
@@ -17,23 +13,17 @@ export async function codesInUse(db: Kysely<DB>): Promise<string[]> {
   return rows.map((r) => r.code);
 }
 
-interface SyncTarget {
-  baseUrl: string;
-  tpin: string;
-  bhfId: string;
-}
-
 /** Initialised devices to ask for the catalogue (it is the authority's, the same through any). */
-export async function syncTargets(db: Kysely<DB>, limit = 5): Promise<SyncTarget[]> {
+export async function syncDevices(db: Kysely<DB>, limit = 5): Promise<AuthorityDevice[]> {
   const rows = await db
     .selectFrom('devices as d')
     .innerJoin('tenants as t', 't.id', 'd.tenant_id')
-    .select(['d.vsdc_base_url', 'd.branch', 't.tpin'])
+    .select(['d.vsdc_base_url', 'd.branch', 't.tpin as tenant_tpin', 't.authority as tenant_authority', 'd.protocol as device_protocol', 'd.sdc_id as device_sdc_id', 'd.mrc_no as device_mrc_no'])
     .where('d.initialized', '=', true)
     .orderBy('d.initialized_at', 'desc')
     .limit(limit)
     .execute();
-  return rows.map((r) => ({ baseUrl: r.vsdc_base_url, tpin: r.tpin, bhfId: r.branch }));
+  return rows.map(authorityDeviceOf);
 }
 
 /**
@@ -65,15 +55,7 @@ interface SyncClaim {
   codesEmpty: boolean;
 }
 
-export interface AuthorityCodeRecord {
-  classCode: string;
-  className: string;
-  code: string;
-  name: string;
-  description: string | null;
-  inUse: boolean;
-  sortOrder: number | null;
-}
+export type AuthorityCodeRecord = AuthorityCode;
 
 /** Upserts the code tables' entries the VSDC sent and moves their `lastReqDt` on. */
 export async function saveCodes(db: Kysely<DB>, codes: AuthorityCodeRecord[], resultDt: string | null): Promise<void> {

@@ -1,36 +1,42 @@
-// The authority's register of the taxpayer's branches (selectBranches), beside the devices the
+// The authority's register of the taxpayer's branches (its RegisterPort), beside the devices the
 // merchant registered: fetched at a device's initialisation (so a partner sees them at once) and
-// pulled on schedule with the notices (authority/notices). Stored as received; never refused.
+// pulled on schedule with the notices (feeds/notices). Stored as received; never refused.
+import type { AuthorityBranch } from '../../../authorities/port/index.ts';
 import type { AppContext } from '../context.ts';
-import { VSDC_EPOCH, type BranchRecord } from '@fiscal-gateway/vsdc-protocol';
 import { presentAuthorityBranch } from './present.ts';
 import type { AuthorityBranchResource } from './schemas.ts';
-import { authorityBranchesOf, authorityTargetOf, upsertBranches, type ReceivedBranch } from './store.ts';
-import { receivedText, receivedList } from '../../../authorities/zra-vsdc/received.ts';
+import { authorityBranchesOf, pullDeviceOf, upsertBranches, type ReceivedBranch } from './store.ts';
+import { branchOf } from '../../../authorities/zra-vsdc/register.ts';
+import { AUTHORITY_PROFILES } from '../../../authorities/index.ts';
 
 /** The at-initialisation fetch of the branches never holds the answer longer than this. */
 const BRANCHES_AT_INIT_TIMEOUT_MS = 5_000;
 
-/** A branch the gateway can key (a 3-digit `bhfId`), or undefined. */
-export function toReceivedBranch(raw: BranchRecord): ReceivedBranch | undefined {
-  const branch = receivedText(raw.bhfId);
-  if (branch === null || !/^\d{3}$/.test(branch)) return undefined;
+/** A branch of the authority's register as the gateway stores it. */
+export function receivedBranchOf(branch: AuthorityBranch): ReceivedBranch {
   return {
-    branch,
-    name: receivedText(raw.bhfNm),
-    status_code: receivedText(raw.bhfSttsCd),
-    opened_on: receivedText(raw.bhfOpenDt),
-    province: receivedText(raw.prvncNm),
-    district: receivedText(raw.dstrtNm),
-    sector: receivedText(raw.sctrNm),
-    location: receivedText(raw.locDesc),
-    headquarters: receivedText(raw.hqYn)?.toUpperCase() === 'Y',
-    manager_name: receivedText(raw.mgrNm),
-    manager_phone: receivedText(raw.mgrTelNo),
-    manager_email: receivedText(raw.mgrEmail),
-    branch_record: raw,
+    branch: branch.branch,
+    name: branch.name,
+    status_code: branch.statusCode,
+    opened_on: branch.openedOn,
+    province: branch.province,
+    district: branch.district,
+    sector: branch.sector,
+    location: branch.location,
+    headquarters: branch.headquarters,
+    manager_name: branch.managerName,
+    manager_phone: branch.managerPhone,
+    manager_email: branch.managerEmail,
+    branch_record: branch.record,
   };
 }
+
+/** @deprecated for the scheduled pull not yet behind the seam (feeds/notices): a ZRA branch record as stored, or undefined. */
+export function toReceivedBranch(raw: Parameters<typeof branchOf>[0]): ReceivedBranch | undefined {
+  const branch = branchOf(raw, AUTHORITY_PROFILES['zra-vsdc'].branch);
+  return branch && receivedBranchOf(branch);
+}
+
 /**
  * After a device's initialisation: records every branch the authority reports for the tenant
  * (from the beginning, through the tenant's pull device). Never fails the initialisation: a
@@ -39,16 +45,16 @@ export function toReceivedBranch(raw: BranchRecord): ReceivedBranch | undefined 
 export async function learnBranchesAtInitialisation(ctx: AppContext, tenantId: number): Promise<void> {
   const log = ctx.log.child({ tenantId, task: 'authority.branches' });
   try {
-    const target = await authorityTargetOf(ctx.db, tenantId);
-    if (!target) return;
-    const outcome = await ctx.vsdc.selectBranches(target, { lastReqDt: VSDC_EPOCH }, { timeoutMs: Math.min(ctx.config.vsdcTimeoutMs, BRANCHES_AT_INIT_TIMEOUT_MS) });
+    const device = await pullDeviceOf(ctx.db, tenantId);
+    if (!device) return;
+    const outcome = await ctx.authorities.of(device.profile).register.branches(device, null, { timeoutMs: Math.min(ctx.config.vsdcTimeoutMs, BRANCHES_AT_INIT_TIMEOUT_MS) });
     if (outcome.kind === 'ok') {
-      await upsertBranches(ctx.db, tenantId, receivedList<BranchRecord>(outcome.data, 'bhfList').map(toReceivedBranch).filter((b) => b !== undefined));
+      await upsertBranches(ctx.db, tenantId, outcome.records.map(receivedBranchOf));
     } else if (outcome.kind !== 'empty') {
-      log.warn({ outcome: outcome.kind === 'rejected' ? `${outcome.code} ${outcome.message}` : `${outcome.reason}: ${outcome.detail}` }, 'selectBranches at initialisation got no list; the scheduled pull will retry');
+      log.warn({ outcome: outcome.kind === 'rejected' ? `${outcome.code} ${outcome.message}` : `${outcome.reason}: ${outcome.detail}` }, 'the branches at initialisation got no list; the scheduled pull will retry');
     }
   } catch (err) {
-    log.warn({ err }, 'selectBranches at initialisation failed; the scheduled pull will retry');
+    log.warn({ err }, 'the branches at initialisation failed; the scheduled pull will retry');
   }
 }
 

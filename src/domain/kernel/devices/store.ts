@@ -4,7 +4,8 @@ import type { DevicesTable } from '../../../platform/db/tables/foundation.ts';
 import { isFree, isHeld, leased, released } from '../../../platform/workers/lease-sql.ts';
 import { RECENT_INITIALISATION_MS } from '../../../platform/workers/backfill.ts';
 import type { AuthorityBranchesTable } from '../../../platform/db/tables/authority.ts';
-import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
+import type { AuthorityDevice } from '../../../authorities/port/index.ts';
+import { authorityDeviceOf, type AuthorityDeviceColumns } from '../authority-rows/devices.ts';
 
 export type DeviceRow = Selectable<DevicesTable>;
 export async function devicesOf(db: Kysely<DB>, tenantIds: number[]): Promise<Map<number, DeviceRow[]>> {
@@ -172,13 +173,14 @@ export async function devicesOfTenant(db: Kysely<DB>, tenantId: number): Promise
 
 export type AuthorityBranchRow = Selectable<AuthorityBranchesTable>;
 /** The device a tenant's feeds go through, or undefined while it has no initialised device. */
-export async function authorityTargetOf(db: Kysely<DB>, tenantId: number): Promise<DeviceTarget | undefined> {
-  const result = await sql<{ vsdc_base_url: string; branch: string; tpin: string }>`
-    select device.vsdc_base_url, device.branch, t.tpin
+export async function pullDeviceOf(db: Kysely<DB>, tenantId: number): Promise<AuthorityDevice | undefined> {
+  const result = await sql<AuthorityDeviceColumns>`
+    select device.vsdc_base_url, device.branch, t.tpin as tenant_tpin, t.authority as tenant_authority,
+      device.protocol as device_protocol, device.sdc_id as device_sdc_id, device.mrc_no as device_mrc_no
     from tenants t join lateral (${pullDevice('t.id')}) device on true
     where t.id = ${tenantId}`.execute(db);
   const row = result.rows[0];
-  return row && { baseUrl: row.vsdc_base_url, tpin: row.tpin, bhfId: row.branch };
+  return row && authorityDeviceOf(row);
 }
 /** A branch as the gateway keeps it; `branch_record` is the raw JSON as received. */
 export type ReceivedBranch = Omit<AuthorityBranchRow, 'tenant_id' | 'received_at' | 'branch_record'> & { branch_record: unknown };
@@ -222,7 +224,7 @@ export async function authorityBranchesOf(db: Kysely<DB>, tenantIds: number[]): 
 
 /** The device a tenant's authority feeds are pulled through: headquarters (000) when initialised, else its oldest initialised one; a lateral subquery over `tenantRef`. */
 export const pullDevice = (tenantRef: string) => sql`
-  select d.vsdc_base_url, d.branch from devices d
+  select d.vsdc_base_url, d.branch, d.protocol, d.sdc_id, d.mrc_no from devices d
   where d.tenant_id = ${sql.ref(tenantRef)} and d.initialized
   order by (d.branch = '000') desc, d.id
   limit 1`;

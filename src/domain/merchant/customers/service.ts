@@ -1,15 +1,13 @@
 // Customers: a local record, or — with a TPIN — two separate facts obtained from the authority
-// through the branch's VSDC: verification (what the register says about the TPIN) and
-// registration (the customer accepted onto the branch's list). Each fails on its own; what the
-// VSDC did not answer is retried in the background.
-import type { SaveBranchCustomerRequest } from '@fiscal-gateway/vsdc-protocol';
+// through the branch's device (its CustomersPort): verification (what the register says about the
+// TPIN) and registration (the customer accepted onto the branch's list). Each fails on its own;
+// what the authority did not answer is retried in the background.
 import type { AppContext } from '../../kernel/context.ts';
 import type { TenantAccount } from '../../../credentials/lookup.ts';
 import { NotFoundError } from '../../../platform/errors/errors.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
 import { backoffMs } from '../../../platform/workers/backoff.ts';
 import { vsdcLeaseMs } from '../../kernel/authority-rows/answers.ts';
-import { GATEWAY_REGISTRANT_FIELDS } from '../../../authorities/zra-vsdc/registrant.ts';
 import { branchForWrite, merchantOrigin, pickBranch } from '../../kernel/devices/branch-rule.ts';
 import { devicesOfTenant } from '../../kernel/devices/store.ts';
 import { presentCustomer } from './present.ts';
@@ -25,7 +23,7 @@ interface CreatedCustomer {
 }
 
 /**
- * Stores the customer, then (with a TPIN) asks the branch's VSDC for both facts before
+ * Stores the customer, then (with a TPIN) asks the branch's authority for both facts before
  * answering. The branch is X-Branch or the default, and must be initialised; a customer without
  * a TPIN needs no branch.
  */
@@ -71,20 +69,16 @@ export async function listCustomersPage(ctx: AppContext, tenantId: number, query
   return pageOf(rows.map(presentCustomer), total, query.page);
 }
 
-/** A fact the VSDC answered, or why it did not. */
+/** A fact the authority answered, or why it did not. */
 type Answer<T> = { kind: 'answered'; outcome: T } | { kind: 'unanswered'; detail: string };
 
 async function verify(ctx: AppContext, customer: ClaimedCustomer): Promise<Answer<VerificationOutcome>> {
-  const outcome = await ctx.vsdc.selectCustomer(customer.target, { custmTpin: customer.tpin });
+  const outcome = await ctx.authorities.of(customer.device.profile).customers.lookUp(customer.device, customer.tpin);
   switch (outcome.kind) {
-    case 'ok': {
-      const list = outcome.data?.custList ?? [];
-      const entry = list.find((c) => c.custTpin === customer.tpin) ?? list[0];
-      if (!entry) return { kind: 'answered', outcome: { state: 'unknown', code: outcome.resultCd, message: 'The authority returned no record for this TPIN.' } };
-      return { kind: 'answered', outcome: { state: 'verified', authorityName: entry.custNm ?? null, authorityAddress: entry.adrs ?? null, code: outcome.resultCd } };
-    }
-    case 'empty':
-      return { kind: 'answered', outcome: { state: 'unknown', code: outcome.resultCd, message: outcome.resultMsg || 'The authority does not know this TPIN.' } };
+    case 'found':
+      return { kind: 'answered', outcome: { state: 'verified', authorityName: outcome.name, authorityAddress: outcome.address, code: outcome.code } };
+    case 'unknown':
+      return { kind: 'answered', outcome: { state: 'unknown', code: outcome.code, message: outcome.message } };
     case 'rejected':
       return { kind: 'answered', outcome: { state: 'failed', code: outcome.code, message: outcome.message } };
     case 'unreachable':
@@ -93,20 +87,17 @@ async function verify(ctx: AppContext, customer: ClaimedCustomer): Promise<Answe
 }
 
 async function register(ctx: AppContext, customer: ClaimedCustomer): Promise<Answer<RegistrationOutcome>> {
-  const payload: SaveBranchCustomerRequest = {
-    custNo: `C${customer.id}`,
-    custTpin: customer.tpin,
-    custNm: customer.name,
-    adrs: customer.address,
-    telNo: customer.phone,
+  const outcome = await ctx.authorities.of(customer.device.profile).customers.register(customer.device, {
+    number: `C${customer.id}`,
+    tpin: customer.tpin,
+    name: customer.name,
+    address: customer.address,
+    phone: customer.phone,
     email: customer.email,
-    useYn: 'Y',
-    ...GATEWAY_REGISTRANT_FIELDS,
-  };
-  const outcome = await ctx.vsdc.saveBrancheCustomers(customer.target, payload);
+  });
   switch (outcome.kind) {
-    case 'ok':
-      return { kind: 'answered', outcome: { state: 'registered', code: outcome.resultCd } };
+    case 'accepted':
+      return { kind: 'answered', outcome: { state: 'registered', code: outcome.code } };
     case 'rejected':
       return { kind: 'answered', outcome: { state: 'failed', code: outcome.code, message: outcome.message } };
     case 'unreachable':
@@ -117,7 +108,7 @@ async function register(ctx: AppContext, customer: ClaimedCustomer): Promise<Ans
 const answered = <T>(answer: Answer<T> | undefined): T | undefined => (answer?.kind === 'answered' ? answer.outcome : undefined);
 
 /**
- * Asks the VSDC about whichever facts still wait — independently, so one failing never holds
+ * Asks the authority about whichever facts still wait — independently, so one failing never holds
  * the other back — and records the answers. The caller holds the row's lease.
  */
 async function settleCustomer(ctx: AppContext, customer: ClaimedCustomer): Promise<void> {

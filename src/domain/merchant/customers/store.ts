@@ -2,10 +2,10 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { CustomerRegistrationState, CustomersTable, VerificationState } from '../../../platform/db/tables/items.ts';
 import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
-import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
+import type { AuthorityDevice } from '../../../authorities/port/index.ts';
 import { claimDueRows, leased, released } from '../../../platform/workers/lease-sql.ts';
 import { ANSWERED_COLUMNS, unansweredColumns } from '../../kernel/authority-rows/answers.ts';
-import { vsdcTargetOf, withAuthorityDevice } from '../../kernel/authority-rows/devices.ts';
+import { authorityDeviceOf, withAuthorityDevice, type AuthorityDeviceColumns } from '../../kernel/authority-rows/devices.ts';
 
 export type CustomerRow = Selectable<CustomersTable> & { branch: string | null };
 
@@ -86,10 +86,10 @@ export interface ClaimedCustomer {
   verificationState: VerificationState;
   registrationState: CustomerRegistrationState;
   retryAttempts: number;
-  target: DeviceTarget;
+  device: AuthorityDevice;
 }
 
-function claimedFrom(row: {
+type ClaimRow = AuthorityDeviceColumns & {
   id: number;
   tenant_id: number;
   tpin: string | null;
@@ -100,10 +100,9 @@ function claimedFrom(row: {
   verification_state: VerificationState;
   registration_state: CustomerRegistrationState;
   retry_attempts: number;
-  vsdc_base_url: string;
-  branch: string;
-  tenant_tpin: string;
-}): ClaimedCustomer {
+};
+
+function claimedFrom(row: ClaimRow): ClaimedCustomer {
   return {
     id: row.id,
     tenantId: row.tenant_id,
@@ -115,13 +114,13 @@ function claimedFrom(row: {
     verificationState: row.verification_state,
     registrationState: row.registration_state,
     retryAttempts: row.retry_attempts,
-    target: vsdcTargetOf(row),
+    device: authorityDeviceOf(row),
   };
 }
 
 /** The customer with its branch's VSDC, for the request that created it and holds its lease. */
 export async function leasedCustomer(db: Kysely<DB>, id: number): Promise<ClaimedCustomer | undefined> {
-  const result = await sql<Parameters<typeof claimedFrom>[0]>`
+  const result = await sql<ClaimRow>`
     with leased as (select * from customers where id = ${id})
     ${withAuthorityDevice('leased')}`.execute(db);
   const row = result.rows[0];
@@ -130,7 +129,7 @@ export async function leasedCustomer(db: Kysely<DB>, id: number): Promise<Claime
 
 /** Leases up to `limit` customers whose verification or registration waits and is due. */
 export async function claimDueCustomers(db: Kysely<DB>, leaseMs: number, limit: number): Promise<ClaimedCustomer[]> {
-  const result = await sql<Parameters<typeof claimedFrom>[0]>`
+  const result = await sql<ClaimRow>`
     ${claimDueRows('customers', { waiting: sql`verification_state = 'pending' or registration_state = 'pending'`, leaseMs, limit })}
     ${withAuthorityDevice('claimed')}`.execute(db);
   return result.rows.map((row) => claimedFrom({ ...row, id: Number(row.id) }));

@@ -5,10 +5,10 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { ItemCompositionsTable, ItemRegistrationState } from '../../../platform/db/tables/items.ts';
-import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
+import type { AuthorityDevice } from '../../../authorities/port/index.ts';
 import { claimDueRows, isFree, leasedSql, released } from '../../../platform/workers/lease-sql.ts';
 import { type VsdcSendOutcome, revisionedAnswerColumns } from '../../kernel/authority-rows/answers.ts';
-import { vsdcTargetOf, withAuthorityDevice } from '../../kernel/authority-rows/devices.ts';
+import { authorityDeviceOf, withAuthorityDevice, type AuthorityDeviceColumns } from '../../kernel/authority-rows/devices.ts';
 
 export type ComponentRow = Selectable<ItemCompositionsTable> & { component_code: string; component_name: string };
 
@@ -110,10 +110,10 @@ export interface ClaimedComponent {
   itemCode: string;
   componentCode: string;
   quantity: number;
-  target: DeviceTarget;
+  device: AuthorityDevice;
 }
 
-type ClaimRow = Selectable<ItemCompositionsTable> & { item_code: string; component_code: string; vsdc_base_url: string; branch: string; tenant_tpin: string };
+type ClaimRow = Selectable<ItemCompositionsTable> & { item_code: string; component_code: string } & AuthorityDeviceColumns;
 
 function claimedFrom(row: ClaimRow): ClaimedComponent {
   return {
@@ -123,7 +123,7 @@ function claimedFrom(row: ClaimRow): ClaimedComponent {
     itemCode: row.item_code,
     componentCode: row.component_code,
     quantity: Number(row.quantity),
-    target: vsdcTargetOf(row),
+    device: authorityDeviceOf(row),
   };
 }
 

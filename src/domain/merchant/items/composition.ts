@@ -1,11 +1,9 @@
-// Item compositions (saveItemComposition): an item made of other items. Each component is one
-// of the merchant's own registered items, filed on its own (`{itemCd, cpstItemCd, cpstQty}`)
-// through the composite item's branch, and retried like item registrations. A POST replaces
+// Item compositions: an item made of other items. Each component is one of the merchant's own
+// registered items, filed on its own (item, component, quantity) through the composite item's branch, and retried like item registrations. A POST replaces
 // the whole composition. The rules and states are in docs/items.md.
 import type { AppContext } from '../../kernel/context.ts';
 import { ApiError, FieldErrors } from '../../../platform/errors/errors.ts';
-import { sendOutcomeOf, vsdcLeaseMs } from '../../kernel/authority-rows/answers.ts';
-import { GATEWAY_REGISTRANT_FIELDS } from '../../../authorities/zra-vsdc/registrant.ts';
+import { sentOutcomeOf, vsdcLeaseMs } from '../../kernel/authority-rows/answers.ts';
 import type { ItemResource, SetCompositionBody } from './schemas.ts';
 import { findItem, reload } from './service.ts';
 import type { ItemRow } from './store.ts';
@@ -98,14 +96,9 @@ export async function setComposition(ctx: AppContext, tenantId: number, ref: str
 
 /** One attempt to file a leased component; records the answer. */
 async function sendComponent(ctx: AppContext, component: ClaimedComponent): Promise<void> {
-  const outcome = await ctx.vsdc.saveItemComposition(component.target, {
-    itemCd: component.itemCode,
-    cpstItemCd: component.componentCode,
-    cpstQty: component.quantity,
-    regrId: GATEWAY_REGISTRANT_FIELDS.regrId,
-    regrNm: GATEWAY_REGISTRANT_FIELDS.regrNm,
-  });
-  await recordComponentOutcome(ctx.db, component.id, component.revision, sendOutcomeOf(ctx.config, outcome, component.retryAttempts));
+  const { itemCode, componentCode, quantity } = component;
+  const outcome = await ctx.authorities.of(component.device.profile).items.registerComponent(component.device, { itemCode, componentCode, quantity });
+  await recordComponentOutcome(ctx.db, component.id, component.revision, sentOutcomeOf(ctx.config, outcome, component.retryAttempts));
 }
 
 /** One background round: files components whose wait is over (their item registered). Returns how many it handled. */

@@ -1,7 +1,7 @@
-// The items the authority holds for a branch (`selectItems`, read live from its VSDC) beside the
+// The items the authority holds for a branch (read live through its device) beside the
 // items the gateway registered through it: the checklist's "item retrieve", and a merchant's way
 // to see that what the authority taxes against is what it registered.
-import type { ItemRecord } from '@fiscal-gateway/vsdc-protocol';
+import type { ListedItem } from '../../../authorities/port/index.ts';
 import type { Selectable } from 'kysely';
 import type { ItemsTable } from '../../../platform/db/tables/items.ts';
 import { ApiError } from '../../../platform/errors/errors.ts';
@@ -9,7 +9,7 @@ import { iso } from '../../../platform/lib/time.ts';
 import type { AppContext } from '../../kernel/context.ts';
 import type { BranchDevice } from '../../kernel/devices/store.ts';
 import type { ComparedItem, ComparedItemField, ItemReconciliationResource, ItemReconciliationState } from './schemas.ts';
-import { branchTarget, itemsKnownToAuthority } from './store.ts';
+import { branchDevice, itemsKnownToAuthority } from './store.ts';
 
 function fromGateway(row: Selectable<ItemsTable>): ComparedItem {
   return {
@@ -24,18 +24,17 @@ function fromGateway(row: Selectable<ItemsTable>): ComparedItem {
   };
 }
 
-/** A VSDC's item record as the gateway compares it (pulled data is read leniently: a missing field is empty, not a failure). */
-function fromAuthority(record: ItemRecord): ComparedItem {
-  const text = (value: unknown) => (value === null || value === undefined ? '' : String(value));
+/** An item the authority lists, as the gateway compares it. */
+function fromAuthority(item: ListedItem): ComparedItem {
   return {
-    name: text(record.itemNm),
-    itemClsCd: text(record.itemClsCd),
-    itemTypeCode: text(record.itemTyCd),
-    packagingUnitCode: text(record.pkgUnitCd),
-    quantityUnitCode: text(record.qtyUnitCd),
-    vatCategory: text(record.vatCatCd),
-    defaultPrice: Number(record.dftPrc ?? 0),
-    active: record.useYn !== 'N',
+    name: item.name,
+    itemClsCd: item.classificationCode,
+    itemTypeCode: item.typeCode,
+    packagingUnitCode: item.packagingUnitCode,
+    quantityUnitCode: item.quantityUnitCode,
+    vatCategory: item.vatCategory,
+    defaultPrice: item.defaultPrice,
+    active: item.active,
   };
 }
 
@@ -46,16 +45,15 @@ function differences(gateway: ComparedItem, authority: ComparedItem): ComparedIt
 }
 
 export async function reconcileItems(ctx: AppContext, tenantId: number, branch: BranchDevice): Promise<ItemReconciliationResource> {
-  const target = await branchTarget(ctx.db, branch.id);
-  const outcome = await ctx.vsdc.selectItems(target);
+  const device = await branchDevice(ctx.db, branch.id);
+  const outcome = await ctx.authorities.of(device.profile).items.list(device);
   if (outcome.kind === 'unreachable') {
-    throw new ApiError('vsdc_unreachable', `Branch ${branch.branch}'s VSDC at ${target.baseUrl} did not answer (${outcome.reason}: ${outcome.detail}); nothing to compare yet. Retry shortly.`);
+    throw new ApiError('vsdc_unreachable', `Branch ${branch.branch}'s VSDC at ${device.baseUrl} did not answer (${outcome.reason}: ${outcome.detail}); nothing to compare yet. Retry shortly.`);
   }
   if (outcome.kind === 'rejected') {
-    throw new ApiError('vsdc_refused', `Branch ${branch.branch}'s VSDC answered selectItems with ${outcome.code} (${outcome.message}).`);
+    throw new ApiError('vsdc_refused', `Branch ${branch.branch}'s VSDC answered the list of its items with ${outcome.code} (${outcome.message}).`);
   }
-  const listed = outcome.kind === 'ok' ? (Array.isArray(outcome.data.itemList) ? outcome.data.itemList : []) : [];
-  const atAuthority = new Map(listed.filter((r) => typeof r?.itemCd === 'string').map((r) => [r.itemCd, fromAuthority(r)]));
+  const atAuthority = new Map(outcome.items.map((item) => [item.code, fromAuthority(item)]));
   const atGateway = new Map((await itemsKnownToAuthority(ctx.db, tenantId, branch.id)).map((row) => [row.item_code, fromGateway(row)]));
 
   const codes = [...new Set([...atGateway.keys(), ...atAuthority.keys()])].sort();

@@ -1,7 +1,7 @@
 // Items: registration with the authority (saveItem), amendments (updateItem), and drafts the
 // service creates from sale lines that name unknown products, which wait for the merchant's
 // review and are sent only when released. The states and moves are in docs/items.md.
-import type { SaveItemRequest } from '@fiscal-gateway/vsdc-protocol';
+import type { AuthorityItem } from '../../../authorities/port/index.ts';
 import type { AppContext } from '../../kernel/context.ts';
 import type { TenantAccount } from '../../../credentials/lookup.ts';
 import { isUniqueViolation } from '../../../platform/db/database.ts';
@@ -10,8 +10,7 @@ import { pageOf, type Page } from '../../../platform/http/pagination.ts';
 import { actorOfParty, recordAudit, type Party } from '../../kernel/audit/store.ts';
 import { unknownClassificationCodes } from '../../kernel/catalogue/lookup.ts';
 import type { BranchDevice } from '../../kernel/devices/store.ts';
-import { vsdcLeaseMs, sendOutcomeOf } from '../../kernel/authority-rows/answers.ts';
-import { GATEWAY_REGISTRANT_FIELDS } from '../../../authorities/zra-vsdc/registrant.ts';
+import { vsdcLeaseMs, sentOutcomeOf } from '../../kernel/authority-rows/answers.ts';
 import { DEFAULT_ITEM, generatedItemCode, normalizeItemName } from './codes.ts';
 import { presentItem } from './present.ts';
 import { componentsOfItems } from './composition-store.ts';
@@ -170,28 +169,27 @@ export async function releaseItem(ctx: AppContext, tenant: TenantAccount, ref: s
   return reload(ctx, tenant.id, id);
 }
 
-function saveItemPayload(item: ClaimedItem): SaveItemRequest {
+function authorityItemOf(item: ClaimedItem): AuthorityItem {
   return {
-    itemCd: item.itemCode,
-    itemClsCd: item.itemClassCode,
-    itemTyCd: item.itemTypeCode,
-    itemNm: item.name,
-    orgnNatCd: item.originCountryCode,
-    pkgUnitCd: item.packagingUnitCode,
-    qtyUnitCd: item.quantityUnitCode,
-    vatCatCd: item.vatCategory,
-    bcd: item.barcode,
-    dftPrc: item.defaultPrice,
-    useYn: item.active ? 'Y' : 'N',
-    ...GATEWAY_REGISTRANT_FIELDS,
+    code: item.itemCode,
+    classificationCode: item.itemClassCode,
+    typeCode: item.itemTypeCode,
+    name: item.name,
+    originCountryCode: item.originCountryCode,
+    packagingUnitCode: item.packagingUnitCode,
+    quantityUnitCode: item.quantityUnitCode,
+    vatCategory: item.vatCategory,
+    barcode: item.barcode,
+    defaultPrice: item.defaultPrice,
+    active: item.active,
   };
 }
 
-/** One attempt to tell the authority about a leased item; records the answer. */
+/** One attempt to tell the authority about a leased item (new, or an amendment once it was accepted); records the answer. */
 async function sendItem(ctx: AppContext, item: ClaimedItem): Promise<void> {
-  const payload = saveItemPayload(item);
-  const outcome = item.state === 'pending' ? await ctx.vsdc.saveItem(item.target, payload) : await ctx.vsdc.updateItem(item.target, payload);
-  await recordSendOutcome(ctx.db, item.id, item.revision, sendOutcomeOf(ctx.config, outcome, item.retryAttempts));
+  const { items } = ctx.authorities.of(item.device.profile);
+  const outcome = item.state === 'pending' ? await items.register(item.device, authorityItemOf(item)) : await items.amend(item.device, authorityItemOf(item));
+  await recordSendOutcome(ctx.db, item.id, item.revision, sentOutcomeOf(ctx.config, outcome, item.retryAttempts));
 }
 
 /** One background round: resends items whose wait is over. Returns how many it handled. */

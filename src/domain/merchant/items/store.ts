@@ -2,10 +2,10 @@ import { sql, type Kysely, type Selectable, type UpdateObject, type Updateable }
 import type { DB } from '../../../platform/db/schema.ts';
 import type { ItemRegistrationState, ItemsTable, ItemSource } from '../../../platform/db/tables/items.ts';
 import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
-import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
+import type { AuthorityDevice } from '../../../authorities/port/index.ts';
 import { claimDueRows, isFree, leased, leasedSql, released } from '../../../platform/workers/lease-sql.ts';
 import { ANSWERED_COLUMNS, type VsdcSendOutcome, unansweredColumns } from '../../kernel/authority-rows/answers.ts';
-import { vsdcTargetOf, withAuthorityDevice } from '../../kernel/authority-rows/devices.ts';
+import { authorityDeviceOf, withAuthorityDevice, type AuthorityDeviceColumns } from '../../kernel/authority-rows/devices.ts';
 
 export type ItemRow = Selectable<ItemsTable> & { branch: string | null };
 
@@ -196,10 +196,10 @@ export interface ClaimedItem {
   defaultPrice: number;
   barcode: string | null;
   active: boolean;
-  target: DeviceTarget;
+  device: AuthorityDevice;
 }
 
-type ClaimRow = Selectable<ItemsTable> & { vsdc_base_url: string; branch: string; tenant_tpin: string };
+type ClaimRow = Selectable<ItemsTable> & AuthorityDeviceColumns;
 
 function claimedFrom(row: ClaimRow): ClaimedItem {
   return {
@@ -218,7 +218,7 @@ function claimedFrom(row: ClaimRow): ClaimedItem {
     defaultPrice: Number(row.default_price),
     barcode: row.barcode,
     active: row.active,
-    target: vsdcTargetOf(row),
+    device: authorityDeviceOf(row),
   };
 }
 
@@ -306,13 +306,13 @@ export async function itemsKnownToAuthority(db: Kysely<DB>, tenantId: number, de
     .execute();
 }
 
-/** Where a branch's VSDC calls go. */
-export async function branchTarget(db: Kysely<DB>, deviceId: number): Promise<DeviceTarget> {
+/** A branch's device, as its authority's adapter reaches it. */
+export async function branchDevice(db: Kysely<DB>, deviceId: number): Promise<AuthorityDevice> {
   const row = await db
     .selectFrom('devices as d')
     .innerJoin('tenants as t', 't.id', 'd.tenant_id')
-    .select(['d.vsdc_base_url', 'd.branch', 't.tpin as tenant_tpin'])
+    .select(['d.vsdc_base_url', 'd.branch', 't.tpin as tenant_tpin', 't.authority as tenant_authority', 'd.protocol as device_protocol', 'd.sdc_id as device_sdc_id', 'd.mrc_no as device_mrc_no'])
     .where('d.id', '=', deviceId)
     .executeTakeFirstOrThrow();
-  return vsdcTargetOf(row);
+  return authorityDeviceOf(row);
 }
