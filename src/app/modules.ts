@@ -40,8 +40,8 @@ import { reconciliationRoutes } from '../domain/fiscal/reconciliation/routes.ts'
 import { reconciliationWorker } from '../domain/fiscal/reconciliation/worker.ts';
 import { salesRoutes } from '../domain/fiscal/sales/routes.ts';
 import { SALE_SIGNALS } from '../domain/fiscal/signals/sale-signals.ts';
-import { DOCUMENT_INSERTS } from '../domain/fiscal/sales/store.ts';
-import { FILING_OUTCOMES } from '../domain/fiscal/filing/store.ts';
+import { DOCUMENT_INSERTS } from '../domain/fiscal/sales/document-insert.ts';
+import { FILING_OUTCOMES } from '../domain/fiscal/filing/outcome-store.ts';
 import { STOCK_SIGNALS } from '../domain/fiscal/stock/signals.ts';
 import { stockRoutes } from '../domain/fiscal/stock/routes.ts';
 import { stockWorker } from '../domain/fiscal/stock/worker.ts';
