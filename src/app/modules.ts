@@ -3,7 +3,7 @@
 // Adding a module = one line in each list.
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext, ContextMember } from '../domain/kernel/context.ts';
-import { TENANT_TOKEN_LOOKUPS } from '../domain/kernel/access/auth.ts';
+import { TENANT_TOKEN_LOOKUPS } from '../domain/kernel/access/authenticate.ts';
 import type { WorkerFactory } from '../platform/workers/index.ts';
 import { accountRoutes } from '../domain/merchant/accounts/routes.ts';
 import { developerRoutes } from '../domain/merchant/accounts/developer-routes.ts';
