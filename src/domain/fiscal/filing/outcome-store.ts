@@ -133,13 +133,19 @@ interface OutcomeRow {
  * input and per-row joins are paid for one row).
  */
 export async function recordOneOutcome(db: Kysely<DB>, sale: SaleRow, event: OutcomeEvent, options: OutcomeOptions): Promise<RecordedOutcome> {
+  const row = (await recordOneOutcomeSql(sale, event, options).execute(db)).rows[0]!;
+  return { recorded: row.recorded, leaseHeld: row.lease_held, deliveries: row.deliveries, next: toPending(row.next_batch) };
+}
+
+/** recordOneOutcome's statement (its text: docs/sql/, `npm run sql`). */
+export function recordOneOutcomeSql(sale: SaleRow, event: OutcomeEvent, options: OutcomeOptions) {
   const done = options.next ? sql<boolean>`json_array_length((select batch from next)) = 0` : sql<boolean>`false`;
   const notices = options.notify
     ? sql`, (select pg_notify(${options.notify.channel}, ${options.notify.payload}::text) from outcome) as outcome_notice, ${DELIVERIES_NOTICE}`
     : sql``;
   // Without a lease the holder is null: the branch's row is not written (one statement text either way).
   const holder = sql<string>`${options.lease?.owner ?? null}::text`;
-  const result = await sql<OutcomeRow>`${prepared}
+  return sql<OutcomeRow>`${prepared}
     with next as (select ${options.next ? pendingJson(sale.device_id, options.next.batchSize, Number(sale.id)) : sql`'[]'::json`} as batch),
     lease as (
       update filing_queues set ${leaseSet(done, fromNow(options.lease?.leaseMs ?? 0))}
@@ -153,9 +159,7 @@ export async function recordOneOutcome(db: Kysely<DB>, sale: SaleRow, event: Out
     ),
     ${eventCtes(eventValues(event.row), sql`${event.body}::text`, sql`from outcome`)}
     select exists (select 1 from outcome) as recorded, exists (select 1 from lease) as lease_held,
-      (select count(*) from deliveries)::int as deliveries, (select batch from next) as next_batch ${notices}`.execute(db);
-  const row = result.rows[0]!;
-  return { recorded: row.recorded, leaseHeld: row.lease_held, deliveries: row.deliveries, next: toPending(row.next_batch) };
+      (select count(*) from deliveries)::int as deliveries, (select batch from next) as next_batch ${notices}`;
 }
 
 interface PendingOutcome {
@@ -191,9 +195,15 @@ function outcomeInput({ sale, event, options }: PendingOutcome, n: number) {
  * what recordOneOutcome does, answered on its own row. The outcomes' group commit.
  */
 export async function recordManyOutcomes(db: Kysely<DB>, outcomes: PendingOutcome[]): Promise<RecordedOutcome[]> {
+  const result = await recordManyOutcomesSql(outcomes).execute(db);
+  return result.rows.map((row) => ({ recorded: row.recorded, leaseHeld: row.lease_held, deliveries: row.deliveries, next: toPending(row.next_batch) }));
+}
+
+/** recordManyOutcomes' statement (its text: docs/sql/, `npm run sql`). */
+export function recordManyOutcomesSql(outcomes: PendingOutcome[]) {
   const input = JSON.stringify(outcomes.map(outcomeInput));
   const done = sql<boolean>`(x.batch_size is not null and json_array_length(x.batch) = 0)`;
-  const result = await sql<OutcomeRow & { n: number }>`${prepared}
+  return sql<OutcomeRow & { n: number }>`${prepared}
     with input as (
       select * from jsonb_to_recordset(${input}::jsonb) as i(n integer, sale_id bigint, device_id integer, owner text,
         lease_ms double precision, batch_size integer, after_id bigint, ${OUTCOME_COLUMN_TYPES}, event_id text, event_type text,
@@ -228,8 +238,7 @@ export async function recordManyOutcomes(db: Kysely<DB>, outcomes: PendingOutcom
       case when i.channel is not null and exists (select 1 from outcome where outcome.id = i.sale_id) then pg_notify(i.channel, i.payload) end as outcome_notice
       ${outcomes.some((o) => o.options.notify) ? sql`, ${DELIVERIES_NOTICE}` : sql``}
     from input i join next x on x.n = i.n
-    order by i.n`.execute(db);
-  return result.rows.map((row) => ({ recorded: row.recorded, leaseHeld: row.lease_held, deliveries: row.deliveries, next: toPending(row.next_batch) }));
+    order by i.n`;
 }
 
 /** Outcomes of one commit at most. */

@@ -18,13 +18,18 @@ import { pendingJson, toPending, type PendingDocument, type PendingJson } from '
  * scan of every queue row); the walk stops at `limit` ready branches.
  */
 export async function branchesReady(db: Kysely<DB>, owner: string, limit: number): Promise<number[]> {
-  const result = await sql<{ device_id: number }>`
+  const result = await branchesReadySql(owner, limit).execute(db);
+  return result.rows.map((r) => Number(r.device_id));
+}
+
+/** branchesReady's statement (its text: docs/sql/, `npm run sql`). */
+export function branchesReadySql(owner: string, limit: number) {
+  return sql<{ device_id: number }>`
     with recursive ${BRANCHES_WITH_BACKLOG_CTE}
     select b.device_id from backlog b
     where b.device_id is not null
       and coalesce((select ${isFreeOrHeldBy('filing_queues', owner, 'q')} and ${isDue('filing_queues', 'q')} from filing_queues q where q.device_id = b.device_id), true)
-    limit ${limit}`.execute(db);
-  return result.rows.map((r) => Number(r.device_id));
+    limit ${limit}`;
 }
 
 export interface BranchTarget {
@@ -61,9 +66,24 @@ export interface ClaimedBranch {
  * the same wake-up and looks for that branch's next documents when its turn ends.
  */
 export async function claimBranches(db: Kysely<DB>, deviceIds: readonly number[], owner: string, leaseMs: number, batchSize: number): Promise<Map<number, ClaimedBranch>> {
+  const result = await claimBranchesSql(deviceIds, owner, leaseMs, batchSize).execute(db);
+  const claimed = new Map<number, ClaimedBranch>();
+  for (const row of result.rows) {
+    const deviceId = Number(row.device_id);
+    claimed.set(deviceId, {
+      retryDelayMs: row.retry_delay_ms,
+      target: { deviceId, profile: profileOf(row.authority, row.protocol), baseUrl: row.vsdc_base_url, branch: row.branch, sdcId: row.sdc_id, mrcNo: row.mrc_no, tenantId: row.tenant_id, partnerId: row.partner_id },
+      batch: toPending(row.batch),
+    });
+  }
+  return claimed;
+}
+
+/** claimBranches' statement (its text: docs/sql/, `npm run sql`). */
+export function claimBranchesSql(deviceIds: readonly number[], owner: string, leaseMs: number, batchSize: number) {
   const ids = [...new Set(deviceIds)].sort((a, b) => a - b);
   const lease = leasedInsertSql('filing_queues', { holder: owner, ms: leaseMs });
-  const result = await sql<{
+  return sql<{
     device_id: number;
     retry_delay_ms: number | null;
     vsdc_base_url: string;
@@ -88,17 +108,7 @@ export async function claimBranches(db: Kysely<DB>, deviceIds: readonly number[]
     )
     select claim.device_id, claim.retry_delay_ms, d.vsdc_base_url, d.branch, d.sdc_id, d.mrc_no, t.id as tenant_id, t.partner_id, t.authority, d.protocol,
       ${pendingJson(sql<number>`claim.device_id`, batchSize)} as batch
-    from claim join devices d on d.id = claim.device_id join tenants t on t.id = d.tenant_id`.execute(db);
-  const claimed = new Map<number, ClaimedBranch>();
-  for (const row of result.rows) {
-    const deviceId = Number(row.device_id);
-    claimed.set(deviceId, {
-      retryDelayMs: row.retry_delay_ms,
-      target: { deviceId, profile: profileOf(row.authority, row.protocol), baseUrl: row.vsdc_base_url, branch: row.branch, sdcId: row.sdc_id, mrcNo: row.mrc_no, tenantId: row.tenant_id, partnerId: row.partner_id },
-      batch: toPending(row.batch),
-    });
-  }
-  return claimed;
+    from claim join devices d on d.id = claim.device_id join tenants t on t.id = d.tenant_id`;
 }
 
 /**

@@ -32,8 +32,22 @@ export async function branchesByOldestBacklog(db: Kysely<DB>, wanted: number, in
   const met = new Set<number>();
   let after: [string, number] | undefined;
   for (let read = Math.max(100, wanted * WALK_FACTOR); ; read *= WALK_FACTOR) {
-    // The limit is a literal so that a generic plan sees how few rows are wanted.
-    const row = (await sql<{ read: number; last: [string, number] | null; devices: number[] }>`
+    const row = (await oldestBacklogReadSql(read, after, inScope).execute(db)).rows[0];
+    for (const device of row?.devices ?? []) met.add(device);
+    const all = (row?.read ?? 0) < read;
+    if (all || met.size >= wanted) return { devices: [...met], all };
+    after = row!.last!;
+  }
+}
+
+/**
+ * One read of branchesByOldestBacklog: the next `read` pending documents after `after` (from the
+ * oldest when undefined), how many there were, the last one, and the devices met in them (in
+ * `inScope`) by their first document. Its text: docs/sql/, `npm run sql`.
+ */
+export function oldestBacklogReadSql(read: number, after: [string, number] | undefined, inScope: RawBuilder<unknown> | undefined) {
+  // The limit is a literal so that a generic plan sees how few rows are wanted.
+  return sql<{ read: number; last: [string, number] | null; devices: number[] }>`
       with walk as materialized (
         select s.device_id, s.tenant_id, s.created_at, s.id, row_number() over (order by s.created_at, s.id) as position from sales s
         where s.status = 'pending'${after === undefined ? sql`` : sql` and (s.created_at, s.id) > (${after[0]}::timestamptz, ${after[1]}::bigint)`}
@@ -41,10 +55,5 @@ export async function branchesByOldestBacklog(db: Kysely<DB>, wanted: number, in
       select (select count(*) from walk)::int as read,
         (select json_build_array(w.created_at::text, w.id) from walk w order by w.position desc limit 1) as last,
         coalesce((select json_agg(m.device_id order by m.first)
-                  from (select w.device_id, min(w.position) as first from walk w ${inScope === undefined ? sql`` : sql`where ${inScope}`} group by w.device_id) m), '[]') as devices`.execute(db)).rows[0];
-    for (const device of row?.devices ?? []) met.add(device);
-    const all = (row?.read ?? 0) < read;
-    if (all || met.size >= wanted) return { devices: [...met], all };
-    after = row!.last!;
-  }
+                  from (select w.device_id, min(w.position) as first from walk w ${inScope === undefined ? sql`` : sql`where ${inScope}`} group by w.device_id) m), '[]') as devices`;
 }

@@ -84,13 +84,22 @@ export function insertDocument(ctx: AppContext, db: Kysely<DB>, doc: NewDocument
 }
 
 export async function insertOneDocument(db: Kysely<DB>, doc: NewDocument, options: InsertOptions): Promise<InsertOutcome> {
+  const found = (await insertOneDocumentSql(doc, options).execute(db)).rows[0];
+  if (!found) return { kind: 'no_device' };
+  const { target_branch: branch, branch_down: branchDown, notified: _notified, ...row } = found;
+  if (row.id === null) return { kind: 'branch_down', branch };
+  return { kind: 'stored', document: { row, branchDown } };
+}
+
+/** insertOneDocument's statement (its text: docs/sql/, `npm run sql`). */
+export function insertOneDocumentSql(doc: NewDocument, options: InsertOptions) {
   const lines = JSON.stringify(doc.lines);
   // The payload names the device, known only inside the statement.
   const notify = options.notify
     ? sql`, case when document.id is not null then pg_notify(${options.notify.channel}, document.device_id::text || ${`:${options.notify.origin}`}::text) end as notified`
     : sql``;
   // Beside the stored row (all null when nothing was stored): the branch and whether it is down.
-  const result = await sql<SaleRow & { target_branch: string; branch_down: boolean; notified?: unknown }>`${prepared}
+  return sql<SaleRow & { target_branch: string; branch_down: boolean; notified?: unknown }>`${prepared}
     with target as (${targetDevice(doc.tenantId, doc.target)}),
     state as (
       select target.id, target.branch, exists (
@@ -120,12 +129,7 @@ export async function insertOneDocument(db: Kysely<DB>, doc: NewDocument, option
       on conflict (tenant_id, month) do update set documents = tenant_usage.documents + 1
     )
     select document.*, ${issuedByName('document')} as issued_by_name, state.branch as target_branch, state.down as branch_down ${notify}
-    from state left join document on true`.execute(db);
-  const found = result.rows[0];
-  if (!found) return { kind: 'no_device' };
-  const { target_branch: branch, branch_down: branchDown, notified: _notified, ...row } = found;
-  if (row.id === null) return { kind: 'branch_down', branch };
-  return { kind: 'stored', document: { row, branchDown } };
+    from state left join document on true`;
 }
 
 /** Documents of one batch at most (a sale's lines travel in the same JSON parameter). */
@@ -199,8 +203,19 @@ function batchInput(n: number, { doc, options }: PendingInsert) {
  * prepared once per connection.
  */
 export async function insertDocuments(db: Kysely<DB>, items: PendingInsert[], notify: InsertOptions['notify']): Promise<InsertOutcome[]> {
+  const result = await insertDocumentsSql(items, notify).execute(db);
+  return result.rows.map((found): InsertOutcome => {
+    const { n: _n, target_branch: branch, branch_down: branchDown, notified: _notified, ...row } = found;
+    if (branch === null) return { kind: 'no_device' };
+    if (row.id === null) return { kind: 'branch_down', branch };
+    return { kind: 'stored', document: { row, branchDown: branchDown === true } };
+  });
+}
+
+/** insertDocuments' statement (its text: docs/sql/, `npm run sql`). */
+export function insertDocumentsSql(items: PendingInsert[], notify: InsertOptions['notify']) {
   const input = JSON.stringify(items.map((item, n) => batchInput(n, item)));
-  const result = await sql<SaleRow & { n: number; target_branch: string | null; branch_down: boolean | null; notified: unknown }>`${prepared}
+  return sql<SaleRow & { n: number; target_branch: string | null; branch_down: boolean | null; notified: unknown }>`${prepared}
     with input as (
       select * from jsonb_to_recordset(${input}::jsonb) as i(n integer, device_id integer, branch_header text,
         refuse_when_down boolean, month text, lines jsonb, ${DOCUMENT_COLUMN_TYPES})
@@ -285,11 +300,5 @@ export async function insertDocuments(db: Kysely<DB>, items: PendingInsert[], no
     left join state on state.n = i.n
     left join placed on placed.n = i.n
     left join document on document.device_id = placed.device_id and document.sales_type = placed.sales_type and document.invoice_no = placed.invoice_no
-    order by i.n`.execute(db);
-  return result.rows.map((found): InsertOutcome => {
-    const { n: _n, target_branch: branch, branch_down: branchDown, notified: _notified, ...row } = found;
-    if (branch === null) return { kind: 'no_device' };
-    if (row.id === null) return { kind: 'branch_down', branch };
-    return { kind: 'stored', document: { row, branchDown: branchDown === true } };
-  });
+    order by i.n`;
 }
