@@ -273,7 +273,7 @@ export function insertDocumentsSql(items: PendingInsert[], notify: InsertOptions
       insert into sales (device_id, branch, invoice_no, ${DOCUMENT_COLUMN_LIST})
       select placed.device_id, placed.branch, placed.invoice_no, ${DOCUMENT_INPUT_VALUES}
       from placed join input i on i.n = placed.n
-      -- A branch's documents take their ids in arrival order: its filing order (filing/store.ts).
+      -- A branch's documents take their ids in arrival order: its filing order (filing/pending-documents.ts).
       order by placed.device_id, placed.n
       returning *
     ),
