@@ -7,7 +7,7 @@
 // test/platform/sql-text.test.ts fails while they differ from what the code compiles.
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type RawBuilder } from 'kysely';
 import type { DB } from '../src/platform/db/schema.ts';
-import { findOneTenantTokenSql, findTenantTokensSql } from '../src/credentials/lookup.ts';
+import { findFiscalisationKeySql, findOneTenantTokenSql, findTenantTokensSql } from '../src/credentials/lookup.ts';
 import { insertDocumentsSql, insertOneDocumentSql } from '../src/domain/fiscal/sales/document-insert.ts';
 import type { NewDocument, NewLine } from '../src/domain/fiscal/sales/document-columns.ts';
 import { oldestBacklogReadSql } from '../src/domain/fiscal/sales/backlog.ts';
@@ -150,6 +150,15 @@ export const SQL_FILES: SqlFile[] = [
     from: 'findTenantTokens (src/credentials/lookup.ts, built by findTenantTokensSql)',
     what: "The twin of find-one-tenant-token.sql: the lookups arriving together (TenantTokenLookups) in one statement, each bucket counted once for its requests. Only with PostgreSQL's table rate-limit store.",
     forms: [{ when: "PostgreSQL's table rate-limit store", statement: findTenantTokensSql([LOOKUP, { ...LOOKUP, hash: 'sha256-of-another-token' }], BUCKET) }],
+  },
+  {
+    name: 'find-fiscalisation-key.sql',
+    from: 'findFiscalisationKey (src/credentials/lookup.ts, built by findFiscalisationKeySql)',
+    what: "A fiscalisation key's holder (every request of a till on /zm/api) with its merchant's account standing, its `last_used_at` stamped at most once a minute.",
+    forms: [
+      { when: 'the memory or Redis rate-limit store (the embedded database): the request is counted outside the statement', statement: findFiscalisationKeySql('sha256-of-the-key', NOW, undefined) },
+      { when: "PostgreSQL's table rate-limit store: the request counted against the merchant's till bucket in the same statement", statement: findFiscalisationKeySql('sha256-of-the-key', NOW, { ...BUCKET, after: ':zm' }) },
+    ],
   },
   {
     name: 'branches-ready.sql',

@@ -337,19 +337,23 @@ export async function findPartnerKey(db: Kysely<DB>, secret: string, now: Date, 
 
 export async function findFiscalisationKey(db: Kysely<DB>, secret: string, now: Date, bucket?: BucketCount): Promise<Counted<ResolvedFiscalisationKey> | undefined> {
   const hash = hashSecret(secret);
+  const row = (await findFiscalisationKeySql(hash, now, bucket).execute(db)).rows[0];
+  if (!row || !safeEqual(row.key_hash, hash)) return undefined;
+  return { keyId: row.id, deviceId: row.device_id, dialect: row.dialect, training: row.training, tillLoginId: row.till_login_id, tenant: toTenant(row), count: countOf(row) };
+}
+
+/** findFiscalisationKey's statement, `hash` the presented key's (its text: docs/sql/, `npm run sql`). */
+export function findFiscalisationKeySql(hash: string, now: Date, bucket: BucketCount | undefined) {
   const found = sql`select k.id, k.device_id, k.dialect, k.key_hash, k.training, k.till_login_id, ${tenantColumns(currentMonth(now))}
     from api_keys k join tenants t on t.id = k.tenant_id
     where k.key_hash = ${hash} and k.revoked_at is null`;
-  const row = await lookUp<TenantRowColumns & { id: number; device_id: number | null; dialect: 'bare' | 'wrapped'; key_hash: string; training: boolean; till_login_id: number | null }>(
-    db,
+  return lookUpSql<TenantRowColumns & { id: number; device_id: number | null; dialect: 'bare' | 'wrapped'; key_hash: string; training: boolean; till_login_id: number | null }>(
     found,
     touchLastUsed('api_keys', now),
     bucket,
     sql`found.t_id`,
     TENANT_IN_GOOD_STANDING,
   );
-  if (!row || !safeEqual(row.key_hash, hash)) return undefined;
-  return { keyId: row.id, deviceId: row.device_id, dialect: row.dialect, training: row.training, tillLoginId: row.till_login_id, tenant: toTenant(row), count: countOf(row) };
 }
 
 /** The tenant's initialised branch with this SDC id, if the key may file through it (a branch key only its own). */
