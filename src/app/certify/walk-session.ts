@@ -33,7 +33,7 @@ export interface ItemResult {
   ms: number;
 }
 
-export class CheckFailed extends Error {}
+class CheckFailed extends Error {}
 
 interface Answer {
   status: number;
@@ -53,7 +53,7 @@ export function expect(condition: unknown, why: string): asserts condition {
 }
 
 /** The credentials the items obtain on the way (the merchant's token, the user's session), which later calls send. */
-export interface WalkCredentials {
+interface WalkCredentials {
   tenantToken: string;
   session: { cookie: string; csrf: string } | undefined;
 }
