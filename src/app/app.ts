@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../domain/kernel/context.ts';
 import { ping } from '../platform/db/database.ts';
 import { registerApiReference } from './api-reference.ts';
-import { registerAuth } from '../domain/kernel/access/auth.ts';
+import { registerAuth } from '../domain/kernel/access/hook.ts';
 import { registerActsOn } from '../domain/kernel/access/acts-on.ts';
 import { ApiError } from '../platform/errors/errors.ts';
 import { registerEarlyAnswers } from '../platform/http/early-answers.ts';

@@ -3,7 +3,7 @@
 // Adding a module = one line in each list.
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext, ContextMember } from '../domain/kernel/context.ts';
-import { TENANT_TOKEN_LOOKUPS } from '../domain/kernel/access/auth.ts';
+import { TENANT_TOKEN_LOOKUPS } from '../domain/kernel/access/authenticate.ts';
 import type { WorkerFactory } from '../platform/workers/index.ts';
 import { accountRoutes } from '../domain/merchant/accounts/routes.ts';
 import { developerRoutes } from '../domain/merchant/accounts/developer-routes.ts';
@@ -40,8 +40,8 @@ import { reconciliationRoutes } from '../domain/fiscal/reconciliation/routes.ts'
 import { reconciliationWorker } from '../domain/fiscal/reconciliation/worker.ts';
 import { salesRoutes } from '../domain/fiscal/sales/routes.ts';
 import { SALE_SIGNALS } from '../domain/fiscal/signals/sale-signals.ts';
-import { DOCUMENT_INSERTS } from '../domain/fiscal/sales/store.ts';
-import { FILING_OUTCOMES } from '../domain/fiscal/filing/store.ts';
+import { DOCUMENT_INSERTS } from '../domain/fiscal/sales/document-insert.ts';
+import { FILING_OUTCOMES } from '../domain/fiscal/filing/outcome-store.ts';
 import { STOCK_SIGNALS } from '../domain/fiscal/stock/signals.ts';
 import { stockRoutes } from '../domain/fiscal/stock/routes.ts';
 import { stockWorker } from '../domain/fiscal/stock/worker.ts';

@@ -111,13 +111,23 @@ async function lookUp<Row>(
   key: RawBuilder<unknown>,
   inGoodStanding: RawBuilder<unknown>,
 ): Promise<(Row & Partial<CountColumns>) | undefined> {
-  if (!bucket) return (await sql<Row & Partial<CountColumns>>`${prepared}with found as (${found}), ${touched} select * from found`.execute(db)).rows[0];
+  return (await lookUpSql<Row>(found, touched, bucket, key, inGoodStanding).execute(db)).rows[0];
+}
+
+/** lookUp's statement. */
+function lookUpSql<Row>(
+  found: RawBuilder<unknown>,
+  touched: RawBuilder<unknown>,
+  bucket: BucketCount | undefined,
+  key: RawBuilder<unknown>,
+  inGoodStanding: RawBuilder<unknown>,
+): RawBuilder<Row & Partial<CountColumns>> {
+  if (!bucket) return sql<Row & Partial<CountColumns>>`${prepared}with found as (${found}), ${touched} select * from found`;
   const bucketKey = sql`${bucket.before}::text || ${key} || ${bucket.after}::text`;
-  const result = await sql<Row & CountColumns>`${prepared}
+  return sql<Row & CountColumns>`${prepared}
     with found as (${found}), ${countInWindow(bucketKey, bucket.windowMs, { relation: sql`found`, where: inGoodStanding })}, ${touched}
     select found.*, counted.points as rl_points, counted.expire as rl_expire, clock.ms as rl_now
-    from found cross join clock left join counted on true`.execute(db);
-  return result.rows[0];
+    from found cross join clock left join counted on true`;
 }
 
 function countOf(row: Partial<CountColumns>): WindowCount | undefined {
@@ -210,12 +220,17 @@ function toResolvedToken(row: TenantTokenRow & Partial<CountColumns>, hash: stri
 }
 
 /** One tenant-token lookup, one statement (findTenantTokens is its many-row twin). */
-export async function findOneTenantToken(db: Kysely<DB>, { hash, now }: TokenLookup, bucket: BucketCount | undefined): Promise<Counted<ResolvedTenantToken> | undefined> {
+export async function findOneTenantToken(db: Kysely<DB>, lookup: TokenLookup, bucket: BucketCount | undefined): Promise<Counted<ResolvedTenantToken> | undefined> {
+  const row = (await findOneTenantTokenSql(lookup, bucket).execute(db)).rows[0];
+  return row && toResolvedToken(row, lookup.hash);
+}
+
+/** findOneTenantToken's statement (its text: docs/sql/, `npm run sql`). */
+export function findOneTenantTokenSql({ hash, now }: TokenLookup, bucket: BucketCount | undefined) {
   const found = sql`select ${TENANT_TOKEN_COLUMNS}, ${tenantColumns(currentMonth(now))}
     from tenant_tokens k ${TOKEN_TENANT_JOIN}
     where ${liveTokenWithHash(hash)}`;
-  const row = await lookUp<TenantTokenRow>(db, found, touchLastUsed('tenant_tokens', now), bucket, sql`found.t_id`, TENANT_IN_GOOD_STANDING);
-  return row && toResolvedToken(row, hash);
+  return lookUpSql<TenantTokenRow>(found, touchLastUsed('tenant_tokens', now), bucket, sql`found.t_id`, TENANT_IN_GOOD_STANDING);
 }
 
 /** At most this many lookups in one statement. */
@@ -259,17 +274,7 @@ export class TenantTokenLookups {
  * had alone, in arrival order (the bucket's count less the requests after it in this statement).
  */
 export async function findTenantTokens(db: Kysely<DB>, items: TokenLookup[], bucket: BucketCount): Promise<Array<Counted<ResolvedTenantToken> | undefined>> {
-  const bucketKey = sql`${bucket.before}::text || found.t_id || ${bucket.after}::text`;
-  const result = await sql<TenantTokenRow & CountColumns & { n: number; rl_key: string; rl_counted: boolean }>`${prepared}
-    with wanted as (select * from unnest(${items.map((i) => i.hash)}::text[], ${items.map((i) => currentMonth(i.now))}::text[]) with ordinality as w(hash, month, n)),
-    found as (
-      select w.n, ${TENANT_TOKEN_COLUMNS}, ${tenantColumns(sql<string>`w.month`)}
-      from wanted w join tenant_tokens k on ${liveTokenWithHash(sql<string>`w.hash`)} ${TOKEN_TENANT_JOIN}
-    ),
-    ${countManyInWindow(sql`select ${bucketKey} as key, count(*)::int as points from found where ${TENANT_IN_GOOD_STANDING} group by 1`, bucket.windowMs)},
-    ${touchLastUsed('tenant_tokens', items[0]!.now)}
-    select found.*, ${bucketKey} as rl_key, counted.key is not null as rl_counted, counted.points as rl_points, counted.expire as rl_expire, clock.ms as rl_now
-    from found cross join clock left join counted on counted.key = ${bucketKey} and ${TENANT_IN_GOOD_STANDING}`.execute(db);
+  const result = await findTenantTokensSql(items, bucket).execute(db);
   const rows = [...result.rows].sort((a, b) => Number(a.n) - Number(b.n));
   const inStatement = new Map<string, number>();
   for (const row of rows) if (row.rl_counted) inStatement.set(row.rl_key, (inStatement.get(row.rl_key) ?? 0) + 1);
@@ -286,6 +291,21 @@ export async function findTenantTokens(db: Kysely<DB>, items: TokenLookup[], buc
     const row = byPosition.get(i + 1);
     return row && toResolvedToken(row, item.hash);
   });
+}
+
+/** findTenantTokens' statement (its text: docs/sql/, `npm run sql`). */
+export function findTenantTokensSql(items: TokenLookup[], bucket: BucketCount) {
+  const bucketKey = sql`${bucket.before}::text || found.t_id || ${bucket.after}::text`;
+  return sql<TenantTokenRow & CountColumns & { n: number; rl_key: string; rl_counted: boolean }>`${prepared}
+    with wanted as (select * from unnest(${items.map((i) => i.hash)}::text[], ${items.map((i) => currentMonth(i.now))}::text[]) with ordinality as w(hash, month, n)),
+    found as (
+      select w.n, ${TENANT_TOKEN_COLUMNS}, ${tenantColumns(sql<string>`w.month`)}
+      from wanted w join tenant_tokens k on ${liveTokenWithHash(sql<string>`w.hash`)} ${TOKEN_TENANT_JOIN}
+    ),
+    ${countManyInWindow(sql`select ${bucketKey} as key, count(*)::int as points from found where ${TENANT_IN_GOOD_STANDING} group by 1`, bucket.windowMs)},
+    ${touchLastUsed('tenant_tokens', items[0]!.now)}
+    select found.*, ${bucketKey} as rl_key, counted.key is not null as rl_counted, counted.points as rl_points, counted.expire as rl_expire, clock.ms as rl_now
+    from found cross join clock left join counted on counted.key = ${bucketKey} and ${TENANT_IN_GOOD_STANDING}`;
 }
 
 export async function findPartnerKey(db: Kysely<DB>, secret: string, now: Date, bucket?: BucketCount): Promise<Counted<ResolvedPartnerKey> | undefined> {
@@ -317,19 +337,23 @@ export async function findPartnerKey(db: Kysely<DB>, secret: string, now: Date, 
 
 export async function findFiscalisationKey(db: Kysely<DB>, secret: string, now: Date, bucket?: BucketCount): Promise<Counted<ResolvedFiscalisationKey> | undefined> {
   const hash = hashSecret(secret);
+  const row = (await findFiscalisationKeySql(hash, now, bucket).execute(db)).rows[0];
+  if (!row || !safeEqual(row.key_hash, hash)) return undefined;
+  return { keyId: row.id, deviceId: row.device_id, dialect: row.dialect, training: row.training, tillLoginId: row.till_login_id, tenant: toTenant(row), count: countOf(row) };
+}
+
+/** findFiscalisationKey's statement, `hash` the presented key's (its text: docs/sql/, `npm run sql`). */
+export function findFiscalisationKeySql(hash: string, now: Date, bucket: BucketCount | undefined) {
   const found = sql`select k.id, k.device_id, k.dialect, k.key_hash, k.training, k.till_login_id, ${tenantColumns(currentMonth(now))}
     from api_keys k join tenants t on t.id = k.tenant_id
     where k.key_hash = ${hash} and k.revoked_at is null`;
-  const row = await lookUp<TenantRowColumns & { id: number; device_id: number | null; dialect: 'bare' | 'wrapped'; key_hash: string; training: boolean; till_login_id: number | null }>(
-    db,
+  return lookUpSql<TenantRowColumns & { id: number; device_id: number | null; dialect: 'bare' | 'wrapped'; key_hash: string; training: boolean; till_login_id: number | null }>(
     found,
     touchLastUsed('api_keys', now),
     bucket,
     sql`found.t_id`,
     TENANT_IN_GOOD_STANDING,
   );
-  if (!row || !safeEqual(row.key_hash, hash)) return undefined;
-  return { keyId: row.id, deviceId: row.device_id, dialect: row.dialect, training: row.training, tillLoginId: row.till_login_id, tenant: toTenant(row), count: countOf(row) };
 }
 
 /** The tenant's initialised branch with this SDC id, if the key may file through it (a branch key only its own). */

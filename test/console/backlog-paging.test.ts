@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { insertOneDocument } from '../../src/domain/fiscal/sales/store.ts';
+import { insertOneDocument } from '../../src/domain/fiscal/sales/document-insert.ts';
 import { listBacklog, type BacklogRow } from '../../src/domain/partner/console/backlog-store.ts';
 import { scopeConditions, type Scope } from '../../src/domain/partner/console/scope.ts';
 import { offsetOf, PER_PAGE } from '../../src/platform/http/pagination.ts';

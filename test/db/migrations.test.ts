@@ -6,7 +6,7 @@ import { Migrator, sql, type Kysely } from 'kysely';
 import { migrateToLatest } from '../../src/platform/db/database.ts';
 import { migrationProvider } from '../../src/platform/db/migrations/index.ts';
 import type { DB } from '../../src/platform/db/schema.ts';
-import { branchesReady } from '../../src/domain/fiscal/filing/store.ts';
+import { branchesReady } from '../../src/domain/fiscal/filing/queue.ts';
 import { createTestDatabase, engineName, type TestDatabase } from '../helpers/db.ts';
 
 /** The level a gateway of issue 14 ran at; everything after it is the upgrade under test. */

@@ -1,6 +1,6 @@
 // A plain sale as the sales store takes it (NewDocument): for tests that store documents below
 // the HTTP route, e.g. in a transaction of their own or as a batch.
-import type { NewDocument } from '../../src/domain/fiscal/sales/store.ts';
+import type { NewDocument } from '../../src/domain/fiscal/sales/document-columns.ts';
 import { CLASS_CODE } from './harness.ts';
 
 /** A walk-in cash sale of one line (`product`, 10.00 with 16 % VAT) for `branch` of the merchant. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { DRAFT_SCAN_SETTLE_MS, scanSalesForDrafts } from '../../src/domain/merchant/items/draft-scan.ts';
-import { insertOneDocument } from '../../src/domain/fiscal/sales/store.ts';
+import { insertOneDocument } from '../../src/domain/fiscal/sales/document-insert.ts';
 import { plainSale } from '../helpers/documents.ts';
 import { engineName, onPostgres } from '../helpers/db.ts';
 import { CLASS_CODE, expectStatus, startHarness, type Harness } from '../helpers/harness.ts';

@@ -5,7 +5,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CHECKLIST_ENDPOINTS, CHECKLIST_ITEMS, endpointsBeyondTheForm, type ChecklistEndpoint } from './checklist.ts';
 import type { RecordedCall } from './recorder.ts';
-import type { ItemResult, WalkOutcome } from './walk.ts';
+import type { WalkOutcome } from './walk.ts';
+import type { ItemResult } from './walk-session.ts';
 
 export interface RunFacts {
   startedAt: string;

@@ -9,7 +9,7 @@ import { createRun, runToCompletion } from '../../domain/fiscal/reconciliation/s
 import { clearRunLeases, openRunOfDevice } from '../../domain/fiscal/reconciliation/store.ts';
 import { presentRun } from '../../domain/fiscal/reconciliation/present.ts';
 import { SALE_SIGNALS } from '../../domain/fiscal/signals/sale-signals.ts';
-import { FILING_OUTCOMES } from '../../domain/fiscal/filing/store.ts';
+import { FILING_OUTCOMES } from '../../domain/fiscal/filing/outcome-store.ts';
 import { UsageError, print } from './output.ts';
 
 function progressLine(run: ReconciliationResource): string {

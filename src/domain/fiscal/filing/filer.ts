@@ -9,19 +9,9 @@ import type { AuthorityDevice, FilingDetails, FiscalDocument, FiscalReceipt } fr
 import type { InvoiceEventType } from '../../kernel/outbox/events.ts';
 import { saleSignals } from '../signals/sale-signals.ts';
 import { recordDocumentOutcome } from './outcome.ts';
-import {
-  claimBranches,
-  deferBranch,
-  failedFields,
-  nextBatchOrRelease,
-  releaseBranch,
-  renewLease,
-  uploadedFields,
-  type BranchTarget,
-  type ClaimedBranch,
-  type OutcomeFields,
-  type PendingDocument,
-} from './store.ts';
+import { claimBranches, deferBranch, nextBatchOrRelease, releaseBranch, renewLease, type BranchTarget, type ClaimedBranch } from './queue.ts';
+import { failedFields, uploadedFields, type OutcomeFields } from './outcome-store.ts';
+import type { PendingDocument } from './pending-documents.ts';
 
 /**
  * A branch's documents read ahead of filing, at the claim and then by the outcome of the last one

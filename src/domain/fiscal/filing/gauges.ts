@@ -4,7 +4,7 @@ import type { DB } from '../../../platform/db/schema.ts';
 import type { Metrics } from '../../../platform/observability/metrics.ts';
 import { noneWhileDatabaseAway, readInBackground } from '../../../platform/observability/read-in-background.ts';
 import type { Clock, ContextMember } from '../../kernel/context.ts';
-import { branchesByOldestBacklog } from '../sales/store.ts';
+import { branchesByOldestBacklog } from '../sales/backlog.ts';
 
 // Read from the database, so every process reports the same fiscal truth: at most once per
 // CACHE_MS, so a busy scraper never costs more than one round of queries. Only the first scrape

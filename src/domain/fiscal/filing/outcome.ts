@@ -9,7 +9,7 @@ import { eventRow, serialiseEnvelope, wakeDeliveryWorkers, type InvoiceEventType
 import { presentLineRow, presentSale } from '../sales/present.ts';
 import { OUTCOME_CHANNEL, saleSignals, signalPayload } from '../signals/sale-signals.ts';
 import type { SaleLineRow, SaleRow } from '../sales/store.ts';
-import { FILING_OUTCOMES, type OutcomeFields, type OutcomeLease, type RecordedOutcome } from './store.ts';
+import { FILING_OUTCOMES, type OutcomeFields, type OutcomeLease, type RecordedOutcome } from './outcome-store.ts';
 
 interface DocumentOutcome {
   /** The document as read while pending, and its lines (for the event's body). */

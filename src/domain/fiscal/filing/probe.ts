@@ -3,7 +3,7 @@
 // branch at that address due at once, so a backlog starts filing within one probe interval of
 // the VSDC's return however long the outage was. A probe never files anything.
 import type { AppContext } from '../../kernel/context.ts';
-import { claimProbes, wakeAddress } from './store.ts';
+import { claimProbes, wakeAddress } from './queue.ts';
 
 /** Probes the addresses due a probe; returns the branches whose VSDC answered (now due). */
 export async function probeBackedOffVsdcs(ctx: AppContext, signal: AbortSignal): Promise<number[]> {

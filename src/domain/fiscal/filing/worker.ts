@@ -10,7 +10,7 @@ import { workerLoop } from '../../../platform/workers/loop.ts';
 import { FILING_CHANNEL, foreignSignal, saleSignals } from '../signals/sale-signals.ts';
 import { BranchFiler } from './filer.ts';
 import { probeBackedOffVsdcs } from './probe.ts';
-import { branchesReady, clearLeases, renewLeases, wakeAddress, type ClaimedBranch } from './store.ts';
+import { branchesReady, clearLeases, renewLeases, wakeAddress, type ClaimedBranch } from './queue.ts';
 
 const FILING_WORKER_NAME = 'filing.file';
 const POLL_MS = 1_000;

@@ -12,7 +12,7 @@ import type { FiscalReceipt } from '../../../authorities/port/index.ts';
 import { nextBackoffMs } from '../../../platform/workers/backoff.ts';
 import { sameTotal } from '../filing/filer.ts';
 import { recordDocumentOutcome } from '../filing/outcome.ts';
-import { uploadedFields } from '../filing/store.ts';
+import { uploadedFields } from '../filing/outcome-store.ts';
 import type { SaleRow } from '../sales/store.ts';
 import { presentedStatus } from '../sales/present.ts';
 import { enqueueEvent, RECONCILIATION_MISMATCH_EVENT, wakeDeliveryWorkers } from '../../kernel/outbox/events.ts';

@@ -28,7 +28,9 @@ import {
   type Stored,
   type WriteResult,
 } from './service.ts';
-import { creditedByLine, findByReference, findSale, insertDocument, linesOf, lockSale, notesOfSale, type NewDocument, type NewLine, type SaleRow } from './store.ts';
+import { creditedByLine, findByReference, findSale, linesOf, lockSale, notesOfSale, type SaleRow } from './store.ts';
+import { insertDocument } from './document-insert.ts';
+import type { NewDocument, NewLine } from './document-columns.ts';
 import { addError, checkClassifications, checkDecimals, checkLines, compute, lineInput, occurredAtOf, refuseLevies, throwIfAny } from './validation.ts';
 
 /** A note needs a fiscalised sale: its receipt number and SDC id are what the note refers to. */

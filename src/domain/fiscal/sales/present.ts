@@ -1,5 +1,6 @@
 import type { SaleResource } from './schemas.ts';
-import type { NewLine, SaleLineRow, SaleRow } from './store.ts';
+import type { SaleLineRow, SaleRow } from './store.ts';
+import type { NewLine } from './document-columns.ts';
 import type { DocumentStatus, SaleStatus } from '../../../platform/db/tables/sales.ts';
 import { iso } from '../../../platform/lib/time.ts';
 import { Money } from '../../../authorities/zra-vsdc/tax.ts';

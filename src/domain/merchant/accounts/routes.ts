@@ -11,6 +11,8 @@ import { data } from '../../../platform/http/schema-helpers.ts';
 import { TenantParam } from '../../kernel/tenants/schemas.ts';
 import * as S from './schemas.ts';
 import * as service from './service.ts';
+import * as users from './users-service.ts';
+import { LINKS_PER_HOUR } from './links.ts';
 
 const TAG = ['Merchant: account'];
 const PUBLIC = { auth: { surface: 'public' } } as const;
@@ -66,7 +68,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsync {
         operationId: 'resendVerification',
         tags: TAG,
         summary: 'Mail a new link to verify an email address (24 hours)',
-        description: `The answer is the same whatever the address. Only an account whose address is not confirmed yet gets a mail; the new link voids the earlier ones. At most ${service.LINKS_PER_HOUR} links of a kind reach an address in an hour: more requests mail nothing.`,
+        description: `The answer is the same whatever the address. Only an account whose address is not confirmed yet gets a mail; the new link voids the earlier ones. At most ${LINKS_PER_HOUR} links of a kind reach an address in an hour: more requests mail nothing.`,
         body: S.ResetRequestBody,
         response: { 202: S.Accepted },
       },
@@ -141,17 +143,17 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsync {
     app.get('/api/v1/account/users', {
       config: viewer,
       schema: { operationId: 'listAccountUsers', tags: TAG, summary: 'The users of your merchant', description: 'Each with `vsdcRegistration`: where its registration as a user of each initialised branch stands with the VSDC (saveBrancheUser).', response: { 200: data(Type.Array(S.ListedUser)) } },
-    }, async (request) => ({ data: await service.listUsers(ctx, requireUser(request).user) }));
+    }, async (request) => ({ data: await users.listUsers(ctx, requireUser(request).user) }));
 
     app.post('/api/v1/account/users/invitations', {
       config: admin,
       schema: { operationId: 'inviteAccountUser', tags: TAG, summary: 'Invite a user by mail (owner or admin)', description: 'Mails a one-time link valid 72 hours. Only an owner may invite an owner.', body: S.InviteBody, response: { 201: data(S.Invitation) } },
-    }, async (request, reply) => reply.code(201).send({ data: await service.inviteUser(ctx, requireUser(request).user, request.body) }));
+    }, async (request, reply) => reply.code(201).send({ data: await users.inviteUser(ctx, requireUser(request).user, request.body) }));
 
     app.get('/api/v1/account/users/invitations', {
       config: viewer,
       schema: { operationId: 'listAccountInvitations', tags: TAG, summary: 'The invitations waiting to be accepted', description: 'Valid, neither accepted nor revoked, newest first.', response: { 200: data(Type.Array(S.PendingInvitation)) } },
-    }, async (request) => ({ data: await service.listInvitations(ctx, requireUser(request).user) }));
+    }, async (request) => ({ data: await users.listInvitations(ctx, requireUser(request).user) }));
 
     app.delete('/api/v1/account/users/invitations/:id', {
       config: admin,
@@ -163,17 +165,17 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsync {
         params: S.UserParam,
         response: { 200: data(S.RevokedInvitation) },
       },
-    }, async (request) => ({ data: await service.revokeInvitation(ctx, requireUser(request).user, request.params.id) }));
+    }, async (request) => ({ data: await users.revokeInvitation(ctx, requireUser(request).user, request.params.id) }));
 
     app.delete('/api/v1/account/users/:id', {
       config: admin,
       schema: { operationId: 'removeAccountUser', tags: TAG, summary: 'Remove a user (owner or admin; signs out its sessions)', params: S.UserParam, response: { 200: data(S.RemovedUser) } },
-    }, async (request) => ({ data: await service.removeUser(ctx, requireUser(request).user, request.params.id) }));
+    }, async (request) => ({ data: await users.removeUser(ctx, requireUser(request).user, request.params.id) }));
 
     app.post('/api/v1/account/invitations/accept', {
       config: { ...PUBLIC, errors: ['link_invalid'] },
       schema: { operationId: 'acceptInvitation', tags: TAG, summary: 'Accept an invitation: choose a password (the email counts as verified)', body: S.AcceptInvitationBody, response: { 201: data(S.User) } },
-    }, async (request, reply) => reply.code(201).send({ data: await service.acceptInvitation(ctx, request.body) }));
+    }, async (request, reply) => reply.code(201).send({ data: await users.acceptInvitation(ctx, request.body) }));
 
     app.post('/api/v1/tenants/:tenant/invitations', {
       config: { auth: { surface: 'partner', scope: 'tenants:write' } },
@@ -187,7 +189,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsync {
         response: { 201: data(S.PartnerInvitation) },
       },
     }, async (request, reply) => {
-      const invitation = await service.invitePartnerTenantOwner(ctx, partnerActor(request), request.params.tenant, request.body.email);
+      const invitation = await users.invitePartnerTenantOwner(ctx, partnerActor(request), request.params.tenant, request.body.email);
       return reply.code(201).send({ data: invitation });
     });
 

@@ -1,35 +1,25 @@
 // Merchant accounts (docs/merchants.md): sign-up, email verification, sign-in with throttling,
-// sessions, password change and reset, invitations, users and roles. No answer tells whether an
-// email address has an account: sign-up and reset answer the same either way, and a wrong email
-// costs the same scrypt as a wrong password.
+// sessions, password change and reset; users and invitations: users-service.ts. No answer tells
+// whether an email address has an account: sign-up and reset answer the same either way, and a
+// wrong email costs the same scrypt as a wrong password.
 import { sql, type Kysely } from 'kysely';
 import type { AppContext } from '../../kernel/context.ts';
-import type { TenantAccount } from '../../../credentials/lookup.ts';
-import { currentMonth, documentsInMonth, standingOf } from '../../../credentials/standing.ts';
+import { currentMonth, documentsInMonth } from '../../../credentials/standing.ts';
 import { csrfTokenOf, newSecret, sha256 } from '../../../credentials/user-secrets.ts';
 import { SESSION_LIFETIME_MS, type SessionUser } from '../../../credentials/user-session.ts';
 import { isUniqueViolation } from '../../../platform/db/database.ts';
 import type { DB } from '../../../platform/db/schema.ts';
-import type { UserRole, UserTokenKind } from '../../../platform/db/tables/accounts.ts';
-import { roleAtLeast } from '../../kernel/access/auth.ts';
 import { ApiError, fieldError, NotFoundError, requiredText } from '../../../platform/errors/errors.ts';
-import { accountExistsMail, invitationMail, passwordChangedMail, passwordResetMail, verifyEmailMail } from '../../../platform/mail/templates.ts';
+import { accountExistsMail, passwordChangedMail, passwordResetMail, verifyEmailMail } from '../../../platform/mail/templates.ts';
 import { linkTopic, queueMail } from '../../kernel/mail/outbox.ts';
-import { cancelWaitingMails } from '../../kernel/mail/store.ts';
-import { recordAudit, type Actor } from '../../kernel/audit/store.ts';
-import { presentUserRegistration } from '../../kernel/branch-users/present.ts';
-import type { UserVsdcRegistration } from '../../kernel/branch-users/schemas.ts';
-import { queueConsoleUser, registrationsOfUsers } from '../../kernel/branch-users/store.ts';
-import { tenantOfPartner } from '../../kernel/tenants/service.ts';
-import { registerBranchHint } from '../../kernel/devices/branch-rule.ts';
+import { recordAudit } from '../../kernel/audit/store.ts';
+import { queueConsoleUser } from '../../kernel/branch-users/store.ts';
 import { decoyHash, hashPassword, verifyPassword } from '../../../credentials/passwords.ts';
 import { assertPasswordRules } from './password-rules.ts';
+import { createLink, linkCapReached, linkInvalid, voidLinks } from './links.ts';
+import { presentMerchant, presentUser, type MerchantResource, type UserResource } from './present.ts';
 import * as store from './store.ts';
 
-const HOUR_MS = 3_600_000;
-export const LINK_VALID_MS: Record<UserTokenKind, number> = { verify: 24 * HOUR_MS, reset: HOUR_MS, invitation: 72 * HOUR_MS };
-/** Mailed links of one kind a user can get in an hour, whoever asks (`linkCapReached`). */
-export const LINKS_PER_HOUR = 5;
 /** Failed sign-ins counted over this window: per account (the email tried) and per client address. */
 const SIGNIN_WINDOW_MS = 15 * 60_000;
 const SIGNIN_FAILURES_PER_ACCOUNT = 5;
@@ -44,76 +34,7 @@ export interface ClientInfo {
   userAgent: string | null;
 }
 
-interface UserResource {
-  id: number;
-  email: string;
-  role: UserRole;
-  emailVerified: boolean;
-  createdAt: string;
-}
-
-interface MerchantResource {
-  id: number;
-  name: string;
-  tpin: string;
-  origin: 'partner' | 'self';
-  status: 'active' | 'suspended';
-  subscription: 'active' | 'blocked';
-  /** IANA: the zone of its days, and of every time its console shows. */
-  timezone: string;
-  /** Whether it may file now, and why not (the 402/403's or 422 `no_device`'s message); `cause` says which. */
-  standing: { canFile: boolean; reason: string | null; cause: 'account' | 'no_branch' | null };
-}
-
 const normalEmail = (email: string) => email.trim().toLowerCase();
-
-function presentUser(row: store.UserRow): UserResource {
-  return { id: row.id, email: row.email, role: row.role, emailVerified: row.email_verified_at !== null, createdAt: new Date(row.created_at).toISOString() };
-}
-
-function linkOf(ctx: AppContext, kind: UserTokenKind, token: string): string {
-  const page = kind === 'verify' ? 'verify' : kind === 'reset' ? 'reset-password' : 'accept-invitation';
-  return `${ctx.config.publicUrl}/console/account/${page}#token=${token}`;
-}
-
-/** A new one-time link (its plaintext goes only into the mail, or to the partner who asked). */
-async function createLink(db: Kysely<DB>, ctx: AppContext, values: { kind: UserTokenKind; tenantId: number; userId: number | null; email: string; role: UserRole | null; createdBy: string | null }) {
-  const now = ctx.clock.now();
-  const token = newSecret();
-  const expiresAt = new Date(now.getTime() + LINK_VALID_MS[values.kind]);
-  const row = await store.insertUserToken(db, {
-    token_hash: sha256(token),
-    kind: values.kind,
-    tenant_id: values.tenantId,
-    user_id: values.userId,
-    email: values.email,
-    role: values.role,
-    created_by: values.createdBy,
-    created_at: now,
-    expires_at: expiresAt,
-  });
-  return { id: row.id, link: linkOf(ctx, values.kind, token), expiresAt };
-}
-
-/**
- * Voids a user's unused links of `kind` (a newer one is on its way, or the password changed), and
- * with them their mails still waiting in the outbox: a link that no longer works is not mailed.
- */
-async function voidLinks(trx: Kysely<DB>, userId: number, kind: UserTokenKind, now: Date): Promise<void> {
-  await store.voidUserTokens(trx, userId, kind, now);
-  await cancelWaitingMails(trx, linkTopic(kind, userId), now);
-}
-
-/**
- * Whether a user already got `LINKS_PER_HOUR` links of `kind` in the last hour: then a request for
- * another (a reset, a new verification link, a sign-up with a taken address) mails nothing and
- * answers the same, so nobody can fill a mailbox through the gateway.
- */
-async function linkCapReached(ctx: AppContext, userId: number, kind: UserTokenKind, now: Date): Promise<boolean> {
-  return (await store.linksSince(ctx.db, userId, kind, new Date(now.getTime() - HOUR_MS))) >= LINKS_PER_HOUR;
-}
-
-const linkInvalid = (what: string, askAgain = 'Ask for a new one.') => new ApiError('link_invalid', `This ${what} link is unknown, already used or expired. ${askAgain}`);
 
 export async function signUp(ctx: AppContext, input: { merchantName: string; tpin: string; email: string; password: string }, client: ClientInfo): Promise<void> {
   assertPasswordRules(input.password, 'password');
@@ -198,20 +119,6 @@ export interface SignedIn {
   csrfToken: string;
   user: UserResource;
   merchant: MerchantResource;
-}
-
-/**
- * `initialisedBranches`: how many of its devices are initialised; with none it cannot file
- * either, whatever its account says, and the reason says who gives it one.
- */
-function presentMerchant(t: Omit<TenantAccount, 'partnerId' | 'plan' | 'rateLimitPerMinute' | 'offlinePolicy'> & { origin: 'partner' | 'self' }, initialisedBranches: number, timezone: string): MerchantResource {
-  const account = standingOf(t);
-  const standing: MerchantResource['standing'] = !account.canFile
-    ? { ...account, cause: 'account' }
-    : initialisedBranches === 0
-      ? { canFile: false, reason: `No branch is initialised yet. ${registerBranchHint(t.origin)}`, cause: 'no_branch' }
-      : { ...account, cause: null };
-  return { id: t.id, name: t.name, tpin: t.tpin, origin: t.origin, status: t.status, subscription: t.subscription, timezone, standing };
 }
 
 /** The merchant with its standing, in one statement. */
@@ -307,104 +214,5 @@ export async function confirmPasswordReset(ctx: AppContext, input: { token: stri
     await store.setUserFields(trx, used.user_id, { password_hash: hash, password_changed_at: now, email_verified_at: now }, now);
     const revoked = await store.revokeSessions(trx, used.user_id, now);
     await recordAudit(trx, { actor: { type: 'anonymous' }, action: 'account.password_reset', tenantId: used.tenant_id, targetType: 'user', targetId: used.user_id, details: { revokedSessions: revoked } });
-  });
-}
-
-/** The merchant's users, each with its registration with the VSDC of every initialised branch. */
-export async function listUsers(ctx: AppContext, session: SessionUser): Promise<Array<UserResource & { vsdcRegistration: UserVsdcRegistration }>> {
-  const users = await store.usersOf(ctx.db, session.tenant.id);
-  const registered = await registrationsOfUsers(ctx.db, session.tenant.id, users.map((u) => u.id));
-  return users.map((u) => ({ ...presentUser(u), vsdcRegistration: presentUserRegistration(registered.get(u.id)) }));
-}
-
-interface InvitationResource {
-  id: number;
-  email: string;
-  role: UserRole;
-  expiresAt: string;
-}
-
-/** The invitations still waiting to be accepted (valid, neither accepted nor revoked), newest first. */
-export async function listInvitations(ctx: AppContext, session: SessionUser): Promise<Array<InvitationResource & { createdAt: string }>> {
-  const rows = await store.pendingInvitations(ctx.db, session.tenant.id, ctx.clock.now());
-  return rows.map((r) => ({ id: r.id, email: r.email, role: r.role ?? 'viewer', expiresAt: new Date(r.expires_at).toISOString(), createdAt: new Date(r.created_at).toISOString() }));
-}
-
-/** Revokes a pending invitation: its link stops working. Only an owner revokes an owner's, as only an owner invites one. */
-export async function revokeInvitation(ctx: AppContext, session: SessionUser, id: number): Promise<{ revoked: true; id: number }> {
-  const now = ctx.clock.now();
-  return ctx.db.transaction().execute(async (trx) => {
-    const [pending] = await store.pendingInvitations(trx, session.tenant.id, now, id);
-    if (!pending) throw new NotFoundError('No pending invitation with this id: it was accepted, revoked or has expired.');
-    if (pending.role === 'owner' && !roleAtLeast(session.role, 'owner')) {
-      throw new ApiError('role_insufficient', 'Only an owner may revoke an invitation of an owner.');
-    }
-    if (!(await store.voidInvitation(trx, session.tenant.id, id, now))) throw new NotFoundError('No pending invitation with this id: it was accepted, revoked or has expired.');
-    await recordAudit(trx, { actor: { type: 'user', userId: session.userId }, action: 'account.invitation_revoked', tenantId: session.tenant.id, targetType: 'user_invitation', targetId: id, details: { email: pending.email, role: pending.role } });
-    return { revoked: true as const, id };
-  });
-}
-
-export async function inviteUser(ctx: AppContext, session: SessionUser, input: { email: string; role: UserRole }): Promise<InvitationResource> {
-  if (input.role === 'owner' && !roleAtLeast(session.role, 'owner')) {
-    throw new ApiError('role_insufficient', 'Only an owner may invite another owner; invite an admin or a viewer.');
-  }
-  const email = input.email.trim();
-  const invitation = await ctx.db.transaction().execute(async (trx) => {
-    const link = await createLink(trx, ctx, { kind: 'invitation', tenantId: session.tenant.id, userId: null, email, role: input.role, createdBy: `user:${session.userId}` });
-    await recordAudit(trx, { actor: { type: 'user', userId: session.userId }, action: 'account.invitation_created', tenantId: session.tenant.id, targetType: 'user_invitation', targetId: link.id, details: { email, role: input.role } });
-    await queueMail(trx, ctx, email, invitationMail(session.tenant.name, input.role, link.link, LINK_VALID_MS.invitation / HOUR_MS, link.expiresAt));
-    return link;
-  });
-  return { id: invitation.id, email, role: input.role, expiresAt: invitation.expiresAt.toISOString() };
-}
-
-/** A partner's invitation of its merchant's owner: the link is answered too (the partner may pass it on itself). */
-export async function invitePartnerTenantOwner(ctx: AppContext, actor: Extract<Actor, { type: 'partner_key' }>, tenantId: number, email: string): Promise<InvitationResource & { link: string }> {
-  const tenant = await tenantOfPartner(ctx.db, actor.partnerId, tenantId);
-  const normal = email.trim();
-  const invitation = await ctx.db.transaction().execute(async (trx) => {
-    const link = await createLink(trx, ctx, { kind: 'invitation', tenantId: tenant.id, userId: null, email: normal, role: 'owner', createdBy: `partner_key:${actor.keyId}` });
-    await recordAudit(trx, { actor, action: 'account.invitation_created', tenantId: tenant.id, targetType: 'user_invitation', targetId: link.id, details: { email: normal, role: 'owner' } });
-    await queueMail(trx, ctx, normal, invitationMail(tenant.name, 'owner', link.link, LINK_VALID_MS.invitation / HOUR_MS, link.expiresAt));
-    return link;
-  });
-  return { id: invitation.id, email: normal, role: 'owner', expiresAt: invitation.expiresAt.toISOString(), link: invitation.link };
-}
-
-export async function acceptInvitation(ctx: AppContext, input: { token: string; password: string }): Promise<UserResource> {
-  assertPasswordRules(input.password, 'password');
-  const hash = await hashPassword(input.password, ctx.config.passwordScryptLog2N);
-  const now = ctx.clock.now();
-  try {
-    return await ctx.db.transaction().execute(async (trx) => {
-      const used = await store.useUserToken(trx, sha256(input.token), 'invitation', now);
-      if (!used?.role) throw linkInvalid('invitation');
-      if (await store.findUserByEmail(trx, used.email)) throw alreadyUser();
-      // The link reached the mailbox: the address counts as verified.
-      const user = await store.insertUser(trx, { tenant_id: used.tenant_id, email: used.email, password_hash: hash, role: used.role, email_verified_at: now });
-      await queueConsoleUser(trx, used.tenant_id, user.id, 'Y');
-      await recordAudit(trx, { actor: { type: 'user', userId: user.id }, action: 'account.invitation_accepted', tenantId: used.tenant_id, targetType: 'user', targetId: user.id, details: { role: user.role, invitationId: used.id } });
-      return presentUser(user);
-    });
-  } catch (err) {
-    throw isUniqueViolation(err) ? alreadyUser() : err;
-  }
-}
-
-const alreadyUser = () => fieldError('token', 'This email address already has an account (an address belongs to one merchant). Sign in with it, or ask for an invitation to another address.');
-
-export async function removeUser(ctx: AppContext, session: SessionUser, userId: number): Promise<{ removed: true; id: number }> {
-  const now = ctx.clock.now();
-  return ctx.db.transaction().execute(async (trx) => {
-    const user = await store.findUser(trx, session.tenant.id, userId);
-    if (!user) throw new NotFoundError('User not found.');
-    if (user.id === session.userId) throw fieldError('user', 'You cannot remove yourself; another owner or admin can.');
-    if (user.role === 'owner' && !roleAtLeast(session.role, 'owner')) throw new ApiError('role_insufficient', 'Only an owner may remove an owner.');
-    await store.setUserFields(trx, user.id, { removed_at: now }, now);
-    await store.revokeSessions(trx, user.id, now);
-    await queueConsoleUser(trx, session.tenant.id, user.id, 'N');
-    await recordAudit(trx, { actor: { type: 'user', userId: session.userId }, action: 'account.user_removed', tenantId: session.tenant.id, targetType: 'user', targetId: user.id, details: { email: user.email, role: user.role } });
-    return { removed: true as const, id: user.id };
   });
 }

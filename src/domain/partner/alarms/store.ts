@@ -2,7 +2,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { BacklogAlarmsTable } from '../../../platform/db/tables/console.ts';
-import { BRANCHES_WITH_BACKLOG_CTE } from '../../fiscal/sales/store.ts';
+import { BRANCHES_WITH_BACKLOG_CTE } from '../../fiscal/sales/backlog.ts';
 
 export type AlarmRow = Selectable<BacklogAlarmsTable>;
 

@@ -2,7 +2,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import { offsetOf, PER_PAGE } from '../../../platform/http/pagination.ts';
-import { branchesByOldestBacklog } from '../../fiscal/sales/store.ts';
+import { branchesByOldestBacklog } from '../../fiscal/sales/backlog.ts';
 import { partnerLookup, scopeConditions, type Scope } from './scope.ts';
 
 export interface BacklogRow {
