@@ -3,21 +3,27 @@
 // authority's own folder (.dependency-cruiser.cjs).
 import type { ComputedSale, SaleLineInput } from './amounts.ts';
 import type { DevicePort } from './device.ts';
+import type { FeedsPort } from './feeds.ts';
 import type { FilingPort } from './filing.ts';
 import type { AuthorityProfile } from './profile.ts';
+import type { PurchasesPort } from './purchases.ts';
 import type { StockPort } from './stock.ts';
 
 export type * from './amounts.ts';
 export type * from './device.ts';
+export type * from './feeds.ts';
 export type * from './filing.ts';
 export type * from './outcomes.ts';
 export type * from './profile.ts';
+export type * from './purchases.ts';
 export type * from './stock.ts';
 
 /** The authority's arithmetic of a document's lines and totals. */
 export interface ArithmeticPort {
   /** Every line's amounts and the totals; throws SaleAmountsError (amounts.ts) for lines it cannot compute. */
   computeSale(lines: readonly SaleLineInput[], taxInclusive: boolean): ComputedSale;
+  /** A line's gross, quantity × price, rounded as the authority rounds it. */
+  lineGross(quantity: number | string, price: number | string): number;
 }
 
 /** One authority profile's adapter: stateless; the domain owns numbers, queues and guarantees. */
@@ -27,4 +33,6 @@ export interface FiscalAuthority {
   readonly device: DevicePort;
   readonly filing: FilingPort;
   readonly stock: StockPort;
+  readonly feeds: FeedsPort;
+  readonly purchases: PurchasesPort;
 }

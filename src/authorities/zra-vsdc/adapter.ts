@@ -9,7 +9,9 @@ import type { VsdcClient, DeviceTarget } from './client.ts';
 import { CREDIT_NOTE_REASON_LABELS, DEBIT_NOTE_REASON_LABELS, HOME_CURRENCY, PAYMENT_TYPE_LABELS, SALES_TYPES, cisInvoiceNo } from './codes.ts';
 import { buildSaveSalesBody, receiptProblem, toFiscalReceipt } from './sales-body.ts';
 import { stockPort } from './stock.ts';
-import { computeSale, VAT_CATEGORIES } from './tax.ts';
+import { feedsPort } from './feeds.ts';
+import { purchasesPort } from './purchases.ts';
+import { computeSale, lineSupplyAmount, VAT_CATEGORIES } from './tax.ts';
 import type { AuthorityDevice } from '../port/device.ts';
 
 const labelled = (labels: Readonly<Record<string, string>>) => Object.entries(labels).map(([code, label]) => ({ code, label }));
@@ -120,7 +122,7 @@ function filingPort(client: VsdcClient, now: () => Date): FilingPort {
   };
 }
 
-const arithmetic: ArithmeticPort = { computeSale };
+const arithmetic: ArithmeticPort = { computeSale, lineGross: lineSupplyAmount };
 
 /** The adapter over a ZRA client (the context's, instrumented). */
 export function zraVsdcAuthority(client: VsdcClient, now: () => Date = () => new Date()): FiscalAuthority {
@@ -130,5 +132,7 @@ export function zraVsdcAuthority(client: VsdcClient, now: () => Date = () => new
     device: devicePort(client),
     filing: filingPort(client, now),
     stock: stockPort(client, ZRA_VSDC_PROFILE),
+    feeds: feedsPort(client),
+    purchases: purchasesPort(client),
   };
 }
