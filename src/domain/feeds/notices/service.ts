@@ -7,12 +7,10 @@ import type { AppContext } from '../../kernel/context.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
 import { vsdcLeaseMs } from '../../kernel/authority-rows/answers.ts';
 import { upsertBranches, type ReceivedBranch } from '../../kernel/devices/store.ts';
-import { claimDueTenantPulls, pullOnce, type ClaimedPull, type Feed } from '../pulls/template.ts';
+import { claimDueTenantPulls, PULL_BATCH, pullOnce, type ClaimedPull, type Feed } from '../pulls/template.ts';
 import { presentNotice } from './present.ts';
 import type { ListNoticesQuery, NoticeResource } from './schemas.ts';
 import { listNotices, storeNotices, type ReceivedNotice } from './store.ts';
-
-export const AUTHORITY_PULL_BATCH = 20;
 
 /** A notice as the gateway keeps it. */
 export function toReceivedNotice(n: AuthorityNotice): ReceivedNotice {
@@ -63,7 +61,7 @@ function intervalMsOf(ctx: AppContext, feed: ClaimedPull['feed']): number {
 
 /** One round: every tenant feed whose pull is due. `intervalMs` overrides the configured intervals (tests). Returns how many. */
 export async function pullDueAuthorityFeeds(ctx: AppContext, intervalMs?: number): Promise<number> {
-  const due = await claimDueTenantPulls(ctx.db, vsdcLeaseMs(ctx.config), AUTHORITY_PULL_BATCH);
+  const due = await claimDueTenantPulls(ctx.db, vsdcLeaseMs(ctx.config), PULL_BATCH);
   await Promise.all(
     due.map((pull) => {
       const every = intervalMs ?? intervalMsOf(ctx, pull.feed);
