@@ -12,7 +12,7 @@ export function purchasePullWorker(ctx: AppContext, options: { intervalMs?: numb
   return pullWorker(ctx, 'purchases.pull', options.intervalMs ?? ctx.config.purchasePullIntervalSec * 1000, (intervalMs) => pullDuePurchaseBranches(ctx, intervalMs));
 }
 
-/** Files merchants' answers to purchases (savePurchase) that the VSDC has not taken yet. */
+/** Files merchants' answers to purchases that the authority has not taken yet. */
 export function purchaseFilingWorker(ctx: AppContext, options: { pollMs?: number } = {}): Worker {
   return pollingWorker({
     name: 'purchases.file',

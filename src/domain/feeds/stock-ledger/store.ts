@@ -87,13 +87,14 @@ export async function livePullOf(db: Kysely<DB>, deviceId: number): Promise<{ de
 
 /**
  * A live read got its answer (run in the transaction that stored it): as the pull template's finish, except
- * that the lease is left to whoever holds it and `lastReqDt` never goes back (a background
- * read may be answered around the same time).
+ * that the lease is left to whoever holds it and the cursor never goes back (a background read
+ * may be answered around the same time; cursors are compared as text, which orders ZRA's
+ * date-times).
  */
-export async function finishLivePull(db: Kysely<DB>, deviceId: number, resultDt: string | null, intervalMs: number): Promise<void> {
+export async function finishLivePull(db: Kysely<DB>, deviceId: number, cursor: string | null, intervalMs: number): Promise<void> {
   await sql`
     update feed_pulls set
-      last_req_dt = case when last_req_dt is null or ${resultDt}::text > last_req_dt then coalesce(${resultDt}::text, last_req_dt) else last_req_dt end,
+      last_req_dt = case when last_req_dt is null or ${cursor}::text > last_req_dt then coalesce(${cursor}::text, last_req_dt) else last_req_dt end,
       next_pull_at = ${fromNow(intervalMs)},
       failures = 0,
       last_pulled_at = now(),
