@@ -18,7 +18,7 @@ export function toReceivedNotice(n: AuthorityNotice): ReceivedNotice {
 }
 
 /** A branch as kernel/devices keeps it. */
-export function toReceivedBranch(b: AuthorityBranch): ReceivedBranch {
+export function receivedBranchOf(b: AuthorityBranch): ReceivedBranch {
   return {
     branch: b.branch,
     name: b.name,
@@ -52,7 +52,7 @@ function noticesFeed(ctx: AppContext): Feed<AuthorityNotice, number> {
 const branchesFeed: Feed<AuthorityBranch> = {
   name: 'branches',
   read: (feeds) => feeds.branches,
-  store: (trx, pull, branches) => upsertBranches(trx, pull.tenantId, branches.map(toReceivedBranch)),
+  store: (trx, pull, branches) => upsertBranches(trx, pull.tenantId, branches.map(receivedBranchOf)),
 };
 
 function intervalMsOf(ctx: AppContext, feed: ClaimedPull['feed']): number {
