@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { pullDueBranches } from '../../src/domain/feeds/imports/service.ts';
-import { claimDuePulls } from '../../src/domain/feeds/pulls/branch-pulls.ts';
+import { claimDueBranchPulls } from '../../src/domain/feeds/pulls/template.ts';
 import { engineName } from '../helpers/db.ts';
 import { CLASS_CODE, expectCoded, expectInvalid, expectStatus, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';
 import { importFilingWorker, importPullWorker } from '../../src/domain/feeds/imports/worker.ts';
 import { eventually } from '../helpers/poll.ts';
-import { pullRequestDate } from '../../src/domain/kernel/authority-rows/answers.ts';
+import { requestDateOf as pullRequestDate } from '../../src/authorities/zra-vsdc/feeds.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -24,10 +24,11 @@ describe(`customs imports (${engineName})`, () => {
   const total = async (merchant: Merchant, query = '') => expectStatus(await h.as(merchant).get(`/api/v1/import-items${query}`), 200).meta.total as number;
   const pullRow = (tenantId: number) =>
     h.t.ctx.db
-      .selectFrom('import_pulls as p')
+      .selectFrom('feed_pulls as p')
       .innerJoin('devices as d', 'd.id', 'p.device_id')
       .select(['p.last_req_dt', 'p.last_pulled_at', 'p.next_pull_at'])
       .where('d.tenant_id', '=', tenantId)
+      .where('p.feed', '=', 'imports')
       .executeTakeFirst();
 
   /** A merchant with customs lines waiting at the authority, pulled once. */
@@ -76,10 +77,10 @@ describe(`customs imports (${engineName})`, () => {
   test('a branch is claimed by one puller at a time', async () => {
     const merchant = await h.addMerchant({ branches: ['000'] });
     const lease = 60_000; // ms
-    const [a, b] = await Promise.all([claimDuePulls(h.t.ctx.db, 'import_pulls', lease, 1000), claimDuePulls(h.t.ctx.db, 'import_pulls', lease, 1000)]);
+    const [a, b] = await Promise.all([claimDueBranchPulls(h.t.ctx.db, 'imports', lease, 1000), claimDueBranchPulls(h.t.ctx.db, 'imports', lease, 1000)]);
     const mine = [...a!, ...b!].filter((p) => p.tenantId === merchant.tenantId);
     assert.equal(mine.length, 1, 'two pullers never get the same branch');
-    assert.equal((await claimDuePulls(h.t.ctx.db, 'import_pulls', lease, 1000)).filter((p) => p.tenantId === merchant.tenantId).length, 0, 'leased: nobody else takes it');
+    assert.equal((await claimDueBranchPulls(h.t.ctx.db, 'imports', lease, 1000)).filter((p) => p.tenantId === merchant.tenantId).length, 0, 'leased: nobody else takes it');
   });
 
   test('an unreachable VSDC defers the pull without losing the position', async () => {

@@ -2,15 +2,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { BranchRecord, Notice } from '@fiscal-gateway/vsdc-protocol';
 import { createDeliveryWorker } from '../../src/domain/partner/webhooks/delivery-worker.ts';
-import { pullDueAuthorityFeeds, toReceivedNotice } from '../../src/domain/feeds/notices/service.ts';
-import { toReceivedBranch } from '../../src/domain/kernel/devices/register.ts';
+import { pullDueAuthorityFeeds } from '../../src/domain/feeds/notices/service.ts';
+import { requestDateOf as pullRequestDate, toNotice } from '../../src/authorities/zra-vsdc/feeds.ts';
+import { branchOf } from '../../src/authorities/zra-vsdc/register.ts';
+import { AUTHORITY_PROFILES } from '../../src/authorities/index.ts';
 import { authorityPullWorker } from '../../src/domain/feeds/notices/worker.ts';
 import { bearer } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
 import { expectStatus, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';
 import { eventually } from '../helpers/poll.ts';
 import { FAST_DELIVERY, Receiver, deliveryRows, registerEndpoint } from '../webhooks/helpers.ts';
-import { pullRequestDate } from '../../src/domain/kernel/authority-rows/answers.ts';
 
 const HOUR_MS = 3_600_000;
 const delivery = (ctx: Parameters<typeof createDeliveryWorker>[0]) => createDeliveryWorker(ctx, { pollIntervalMs: 50, jitter: 0 });
@@ -18,19 +19,19 @@ const delivery = (ctx: Parameters<typeof createDeliveryWorker>[0]) => createDeli
 describe('reading what the VSDC sends', () => {
   test('a notice is kept as received when it has a whole noticeNo; unreadable dates become null', () => {
     const raw = { noticeNo: ' 17 ', title: ' Levy change ', cont: '', dtlUrl: null, regrNm: 'ZRA', regDt: '2024-05-08 10:20:10', extra: 1 } as unknown as Notice;
-    const notice = toReceivedNotice(raw)!;
-    assert.equal(notice.notice_no, 17);
+    const notice = toNotice(raw)!;
+    assert.equal(notice.number, 17);
     assert.equal(notice.title, 'Levy change');
     assert.equal(notice.content, null);
-    assert.equal(notice.registered_at, null);
-    assert.equal(notice.notice, raw);
-    assert.equal(toReceivedNotice({ ...raw, noticeNo: 'abc' } as unknown as Notice), undefined);
-    assert.equal(toReceivedNotice({ ...raw, noticeNo: 1.5 } as unknown as Notice), undefined);
+    assert.equal(notice.registeredAt, null);
+    assert.equal(notice.raw, raw);
+    assert.equal(toNotice({ ...raw, noticeNo: 'abc' } as unknown as Notice), undefined);
+    assert.equal(toNotice({ ...raw, noticeNo: 1.5 } as unknown as Notice), undefined);
   });
   test('a branch needs a 3-digit bhfId; hqYn is read in any case', () => {
     const raw = { bhfId: '001', bhfNm: 'Kitwe', hqYn: 'y', prvncNm: null, dstrtNm: null, sctrNm: null, locDesc: null, mgrNm: null, mgrTelNo: null, mgrEmail: null } as unknown as BranchRecord;
-    assert.equal(toReceivedBranch(raw)!.headquarters, true);
-    assert.equal(toReceivedBranch({ ...raw, bhfId: '1' })!, undefined);
+    assert.equal(branchOf(raw, AUTHORITY_PROFILES['zra-vsdc'].branch)!.headquarters, true);
+    assert.equal(branchOf({ ...raw, bhfId: '1' }, AUTHORITY_PROFILES['zra-vsdc'].branch), undefined);
   });
 });
 
@@ -55,7 +56,7 @@ describe(`authority notices and branches (${engineName})`, () => {
     );
   /** One pull round with the merchant's feeds due now (every other feed keeps its hour). */
   const pullNow = async (merchant: Merchant) => {
-    await h.ctx.db.updateTable('authority_pulls').set({ next_pull_at: new Date() }).where('tenant_id', '=', merchant.tenantId).execute();
+    await h.ctx.db.updateTable('feed_pulls').set({ next_pull_at: new Date() }).where('tenant_id', '=', merchant.tenantId).execute();
     await pullDueAuthorityFeeds(h.ctx, HOUR_MS);
   };
   const me = async (merchant: Merchant) => expectStatus(await h.as(merchant).get('/api/v1/me'), 200).data;
@@ -150,7 +151,7 @@ describe(`authority notices and branches (${engineName})`, () => {
     // A branch the authority knows (installed elsewhere) but with no device here yet.
     const installed = await h.ctx.vsdc.selectInitInfo({ baseUrl: h.sim.url, tpin: merchant.tpin, bhfId: '002' }, { dvcSrlNo: 'OTHER-TILL' });
     assert.equal(installed.kind, 'ok');
-    await h.ctx.db.updateTable('authority_pulls').set({ next_pull_at: new Date() }).where('tenant_id', '=', merchant.tenantId).execute();
+    await h.ctx.db.updateTable('feed_pulls').set({ next_pull_at: new Date() }).where('tenant_id', '=', merchant.tenantId).execute();
     await h.stopWorkers();
     h.startWorkers([delivery, (ctx) => authorityPullWorker(ctx, { intervalMs: HOUR_MS })]);
     const view = await eventually(async () => {
@@ -196,7 +197,7 @@ describe(`authority notices and branches (${engineName})`, () => {
   test('an unreachable VSDC defers the notices pull without losing its position', async () => {
     const merchant = await h.addMerchant({ branches: ['000'] });
     await pullNow(merchant);
-    const row = () => h.ctx.db.selectFrom('authority_pulls').selectAll().where('tenant_id', '=', merchant.tenantId).where('feed', '=', 'notices').executeTakeFirstOrThrow();
+    const row = () => h.ctx.db.selectFrom('feed_pulls').selectAll().where('tenant_id', '=', merchant.tenantId).where('feed', '=', 'notices').executeTakeFirstOrThrow();
     const before = await row();
     h.sim.control.feedNotices(merchant.tpin, '000', [{ title: 'While down' }]);
     h.sim.control.setFaults(merchant.tpin, '000', { down: true });

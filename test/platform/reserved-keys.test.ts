@@ -42,7 +42,7 @@ describe(`body keys named like Object.prototype properties (${engineName})`, () 
     // Customs lines at the authority, pulled now (the workers may have pulled this branch already).
     h.sim.control.feedImports(h.merchant.tpin, '000', [{ itemNm: 'Rice 50kg', qty: 12 }, { itemNm: 'Sugar 50kg', qty: 5 }]);
     const devices = h.ctx.db.selectFrom('devices').select('id').where('tenant_id', '=', h.merchant.tenantId);
-    await h.ctx.db.updateTable('import_pulls').set({ next_pull_at: new Date(0) }).where('device_id', 'in', devices).execute();
+    await h.ctx.db.updateTable('feed_pulls').set({ next_pull_at: new Date(0) }).where('feed', '=', 'imports').where('device_id', 'in', devices).execute();
     const lines = await eventually(async () => {
       await pullDueBranches(h.ctx, HOUR_MS);
       const data = (await h.get('/api/v1/import-items')).json().data as Array<{ id: number }>;

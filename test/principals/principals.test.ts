@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Principal } from '@fiscal-gateway/vsdc-protocol';
-import { pullDuePrincipalBranches, toReceivedPrincipal } from '../../src/domain/feeds/principals/service.ts';
+import { pullDuePrincipalBranches } from '../../src/domain/feeds/principals/service.ts';
+import { requestDateOf as pullRequestDate, toPrincipal } from '../../src/authorities/zra-vsdc/feeds.ts';
 import { principalPullWorker } from '../../src/domain/feeds/principals/worker.ts';
-import { claimDuePulls } from '../../src/domain/feeds/pulls/branch-pulls.ts';
+import { claimDueBranchPulls } from '../../src/domain/feeds/pulls/template.ts';
 import { principalOf } from '../../src/domain/merchant/principals/store.ts';
 import { deleteDeviceRows } from '../../src/domain/kernel/devices/store.ts';
 import { seedSignedInUser } from '../helpers/accounts.ts';
@@ -11,26 +12,25 @@ import { bearer } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
 import { expectStatus, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';
 import { eventually } from '../helpers/poll.ts';
-import { pullRequestDate } from '../../src/domain/kernel/authority-rows/answers.ts';
 
 const HOUR_MS = 3_600_000;
 
 describe('reading what the VSDC sends', () => {
   test('a principal needs an id (a number or text); blanks become null; the raw record is kept', () => {
     const raw = { id: 7, tpin: ' 1002003004 ', principalNm: 'Zamtel Ltd', principalAddress: '', principalEmail: null, principalTelNo: 260977000000, accountNo: 'A-1', regDt: '20260101000000', modDt: null, extra: 1 } as unknown as Principal;
-    const principal = toReceivedPrincipal(raw)!;
-    assert.equal(principal.principal_id, '7');
+    const principal = toPrincipal(raw)!;
+    assert.equal(principal.id, '7');
     assert.equal(principal.tpin, '1002003004');
     assert.equal(principal.name, 'Zamtel Ltd');
     assert.equal(principal.address, null);
     assert.equal(principal.email, null);
     assert.equal(principal.tel, '260977000000');
-    assert.equal(principal.account_no, 'A-1');
-    assert.equal(principal.principal, raw);
-    assert.equal(toReceivedPrincipal({ ...raw, id: ' 12 ' } as unknown as Principal)!.principal_id, '12');
-    assert.equal(toReceivedPrincipal({ ...raw, id: null } as unknown as Principal), undefined);
-    assert.equal(toReceivedPrincipal({ ...raw, id: '  ' } as unknown as Principal), undefined);
-    assert.equal(toReceivedPrincipal(null as unknown as Principal), undefined);
+    assert.equal(principal.accountNo, 'A-1');
+    assert.equal(principal.raw, raw);
+    assert.equal(toPrincipal({ ...raw, id: ' 12 ' } as unknown as Principal)!.id, '12');
+    assert.equal(toPrincipal({ ...raw, id: null } as unknown as Principal), undefined);
+    assert.equal(toPrincipal({ ...raw, id: '  ' } as unknown as Principal), undefined);
+    assert.equal(toPrincipal(null as unknown as Principal), undefined);
   });
 });
 
@@ -50,7 +50,7 @@ describe(`principals (${engineName})`, () => {
 
   /** Makes every branch of the merchant due and runs one pull round. */
   async function pullNow(merchant: Merchant): Promise<void> {
-    await h.ctx.db.updateTable('principal_pulls').set({ next_pull_at: new Date(0) }).where('device_id', 'in', devicesOf(merchant)).execute();
+    await h.ctx.db.updateTable('feed_pulls').where('feed', '=', 'principals').set({ next_pull_at: new Date(0) }).where('device_id', 'in', devicesOf(merchant)).execute();
     await pullDuePrincipalBranches(h.ctx, HOUR_MS);
   }
 
@@ -103,7 +103,7 @@ describe(`principals (${engineName})`, () => {
     assert.equal(first.length, 2);
 
     // Everything again from the start (a VSDC that resends, or a lost position): nothing doubles, nothing is rewritten.
-    await h.ctx.db.updateTable('principal_pulls').set({ last_req_dt: null }).where('device_id', 'in', devicesOf(merchant)).execute();
+    await h.ctx.db.updateTable('feed_pulls').where('feed', '=', 'principals').set({ last_req_dt: null }).where('device_id', 'in', devicesOf(merchant)).execute();
     await pullNow(merchant);
     await pullNow(merchant);
     assert.deepEqual(await stored(merchant), first, 'the same rows, updated_at included');
@@ -172,12 +172,12 @@ describe(`principals (${engineName})`, () => {
 
   test('a branch is claimed by one puller at a time; an unreachable VSDC defers the pull without losing its position', async () => {
     const merchant = await h.addMerchant({ branches: ['000'] });
-    const [a, b] = await Promise.all([claimDuePulls(h.ctx.db, 'principal_pulls', 60_000, 1000), claimDuePulls(h.ctx.db, 'principal_pulls', 60_000, 1000)]);
+    const [a, b] = await Promise.all([claimDueBranchPulls(h.ctx.db, 'principals', 60_000, 1000), claimDueBranchPulls(h.ctx.db, 'principals', 60_000, 1000)]);
     assert.equal([...a!, ...b!].filter((p) => p.tenantId === merchant.tenantId).length, 1, 'two pullers never get the same branch');
-    await h.ctx.db.updateTable('principal_pulls').set({ lease_until: null }).where('device_id', 'in', devicesOf(merchant)).execute();
+    await h.ctx.db.updateTable('feed_pulls').where('feed', '=', 'principals').set({ lease_until: null }).where('device_id', 'in', devicesOf(merchant)).execute();
     await pullNow(merchant);
 
-    const row = () => h.ctx.db.selectFrom('principal_pulls').selectAll().where('device_id', 'in', devicesOf(merchant)).executeTakeFirstOrThrow();
+    const row = () => h.ctx.db.selectFrom('feed_pulls').where('feed', '=', 'principals').selectAll().where('device_id', 'in', devicesOf(merchant)).executeTakeFirstOrThrow();
     const before = await row();
     h.sim.control.feedPrincipals(merchant.tpin, '000', [{ id: 41, principalNm: 'While down' }]);
     h.sim.control.setFaults(merchant.tpin, '000', { down: true });
@@ -199,7 +199,7 @@ describe(`principals (${engineName})`, () => {
     await pullNow(merchant);
     const device = await devicesOf(merchant).executeTakeFirstOrThrow();
     await h.ctx.db.transaction().execute((trx) => deleteDeviceRows(trx, device.id));
-    assert.equal((await h.ctx.db.selectFrom('principal_pulls').select('device_id').where('device_id', '=', device.id).execute()).length, 0);
+    assert.equal((await h.ctx.db.selectFrom('feed_pulls').where('feed', '=', 'principals').select('device_id').where('device_id', '=', device.id).execute()).length, 0);
     assert.deepEqual((await list(merchant)).data.map((p: { id: string }) => p.id), ['51']);
   });
 

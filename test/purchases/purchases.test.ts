@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { pullDuePurchaseBranches } from '../../src/domain/feeds/purchases/service.ts';
 import { purchaseFilingWorker, purchasePullWorker } from '../../src/domain/feeds/purchases/worker.ts';
-import { claimDuePulls } from '../../src/domain/feeds/pulls/branch-pulls.ts';
+import { claimDueBranchPulls } from '../../src/domain/feeds/pulls/template.ts';
 import { engineName } from '../helpers/db.ts';
 import { CLASS_CODE, expectCoded, expectInvalid, expectStatus, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';
 import { eventually } from '../helpers/poll.ts';
-import { pullRequestDate } from '../../src/domain/kernel/authority-rows/answers.ts';
+import { requestDateOf as pullRequestDate } from '../../src/authorities/zra-vsdc/feeds.ts';
 
 const HOUR_MS = 3_600_000;
 const SUPPLIER = { spplrTpin: '2000000004', spplrNm: 'Lusaka Wholesale Ltd', spplrBhfId: '000' };
@@ -30,8 +30,9 @@ describe(`purchases (${engineName})`, () => {
   /** Makes every branch of the merchant due and runs one pull round. */
   async function pullNow(merchant: Merchant): Promise<void> {
     await h.t.ctx.db
-      .updateTable('purchase_pulls')
+      .updateTable('feed_pulls')
       .set({ next_pull_at: new Date(0) })
+      .where('feed', '=', 'purchases')
       .where('device_id', 'in', h.t.ctx.db.selectFrom('devices').select('id').where('tenant_id', '=', merchant.tenantId))
       .execute();
     await pullDuePurchaseBranches(h.t.ctx, HOUR_MS);
@@ -90,7 +91,7 @@ describe(`purchases (${engineName})`, () => {
     for (let i = 1; i < pulls.length; i++) assert.equal(pulls[i]!.request.lastReqDt, pullRequestDate(pulls[i - 1]!.resultDt), "each pull starts one second before the previous answer's resultDt");
 
     // Everything again from the start (a VSDC that resends, or a lost position): nothing doubles.
-    await h.t.ctx.db.updateTable('purchase_pulls').set({ last_req_dt: null }).where('device_id', 'in', h.t.ctx.db.selectFrom('devices').select('id').where('tenant_id', '=', merchant.tenantId)).execute();
+    await h.t.ctx.db.updateTable('feed_pulls').set({ last_req_dt: null }).where('feed', '=', 'purchases').where('device_id', 'in', h.t.ctx.db.selectFrom('devices').select('id').where('tenant_id', '=', merchant.tenantId)).execute();
     await pullNow(merchant);
     await pullNow(merchant);
     assert.equal((await list(merchant)).meta.total, 3, 'pulled again: no duplicates');
@@ -126,7 +127,7 @@ describe(`purchases (${engineName})`, () => {
 
   test('a branch is claimed by one puller at a time; an unreachable VSDC defers the pull', async () => {
     const merchant = await h.addMerchant({ branches: ['000'] });
-    const [a, b] = await Promise.all([claimDuePulls(h.t.ctx.db, 'purchase_pulls', 60_000, 1000), claimDuePulls(h.t.ctx.db, 'purchase_pulls', 60_000, 1000)]);
+    const [a, b] = await Promise.all([claimDueBranchPulls(h.t.ctx.db, 'purchases', 60_000, 1000), claimDueBranchPulls(h.t.ctx.db, 'purchases', 60_000, 1000)]);
     assert.equal([...a!, ...b!].filter((p) => p.tenantId === merchant.tenantId).length, 1, 'two pullers never get the same branch');
 
     const other = await h.addMerchant({ branches: ['000'] });

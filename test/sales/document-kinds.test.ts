@@ -201,7 +201,7 @@ describe(`document kinds, currencies, LPO sales and principals (${engineName})`,
     // Principals are pulled from the VSDC; a sale may name only one it lists.
     h.sim.control.feedPrincipals(merchant.tpin, '000', [{ id: 31, tpin: '1002003004', principalNm: 'Zamtel Ltd' }]);
     expectInvalid(await h.post('/api/v1/sales', saleBody({ principalId: '31' }, [{ vatCategory: 'RVAT' }]), {}, merchant), 'principalId');
-    await h.ctx.db.updateTable('principal_pulls').set({ next_pull_at: new Date(0) }).execute();
+    await h.ctx.db.updateTable('feed_pulls').set({ next_pull_at: new Date(0) }).where('feed', '=', 'principals').execute();
     await pullDuePrincipalBranches(h.ctx, 3_600_000);
     const rvat = await sale(saleBody({ principalId: '31' }, [{ vatCategory: 'RVAT' }]), merchant);
     assert.deepEqual([rvat.status, rvat.principalId, lastFiled(merchant).principalId], ['uploaded', '31', 31]);

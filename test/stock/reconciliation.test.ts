@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { SaveStockItemsRequest, StockMovement } from '@fiscal-gateway/vsdc-protocol';
 import { moduleWorkers } from '../../src/app/modules.ts';
-import { pullDueStockLedgers, toLedgerMovement } from '../../src/domain/feeds/stock-ledger/service.ts';
-import { pullRequestDate as ledgerRequestDate } from '../../src/domain/kernel/authority-rows/answers.ts';
+import { pullDueStockLedgers } from '../../src/domain/feeds/stock-ledger/service.ts';
+import { requestDateOf as ledgerRequestDate, toLedgerMove as toLedgerMovement } from '../../src/authorities/zra-vsdc/feeds.ts';
 import { stockLedgerPullWorker } from '../../src/domain/feeds/stock-ledger/worker.ts';
 import { GATEWAY_REGISTRANT_FIELDS } from '../../src/authorities/zra-vsdc/registrant.ts';
 import { bearer } from '../helpers/app.ts';
@@ -36,7 +36,7 @@ describe('reading the ledger the VSDC sends', () => {
     assert.deepEqual(toLedgerMovement(raw({}))!.lines, [{ seq: 1, itemCode: 'A', quantity: '-2.5000' }, { seq: 4, itemCode: 'C', quantity: '-3.0000' }]);
     assert.deepEqual(toLedgerMovement(raw({ sarTyCd: '06' }))!.lines.map((l) => l.quantity), ['2.5000', '3.0000']);
     assert.deepEqual(toLedgerMovement(raw({ sarTyCd: '99' }))!.lines.map((l) => l.quantity), ['0.0000', '0.0000'], 'a type that is neither in nor out moves nothing');
-    assert.equal(toLedgerMovement(raw({ sarNo: '12' }))!.sarNo, 12);
+    assert.equal(toLedgerMovement(raw({ sarNo: '12' }))!.number, 12);
     for (const sarNo of [null, 1.5, -1, 'x']) assert.equal(toLedgerMovement(raw({ sarNo })), undefined, String(sarNo));
   });
 });
@@ -117,7 +117,7 @@ describe(`stock reconciliation (${engineName})`, () => {
     await fileDirectly(1001, '06', VSDC_ONLY, 4);
     // Read by the background pull this time.
     const before = h.sim.control.calls(h.merchant.tpin, '000', 'selectStockItems').at(-1)!;
-    await h.ctx.db.updateTable('stock_ledger_pulls').set({ next_pull_at: new Date(0) }).execute();
+    await h.ctx.db.updateTable('feed_pulls').set({ next_pull_at: new Date(0) }).where('feed', '=', 'stock-ledger').execute();
     assert.ok((await pullDueStockLedgers(h.ctx, 3_600_000)) >= 1);
     assert.equal(h.sim.control.calls(h.merchant.tpin, '000', 'selectStockItems').at(-1)!.request.lastReqDt, ledgerRequestDate(before.resultDt!));
     const read = await compare();

@@ -3,8 +3,10 @@
 // authority's own folder (.dependency-cruiser.cjs).
 import type { ComputedSale, SaleLineInput } from './amounts.ts';
 import type { DevicePort } from './device.ts';
+import type { FeedsPort } from './feeds.ts';
 import type { FilingPort } from './filing.ts';
 import type { AuthorityProfile } from './profile.ts';
+import type { PurchasesPort } from './purchases.ts';
 import type { StockPort } from './stock.ts';
 import type { CataloguePort } from './catalogue.ts';
 import type { ItemsPort } from './items.ts';
@@ -14,9 +16,11 @@ import type { RegisterPort } from './register.ts';
 
 export type * from './amounts.ts';
 export type * from './device.ts';
+export type * from './feeds.ts';
 export type * from './filing.ts';
 export type * from './outcomes.ts';
 export type * from './profile.ts';
+export type * from './purchases.ts';
 export type * from './stock.ts';
 export type * from './catalogue.ts';
 export type * from './items.ts';
@@ -28,6 +32,8 @@ export type * from './register.ts';
 export interface ArithmeticPort {
   /** Every line's amounts and the totals; throws SaleAmountsError (amounts.ts) for lines it cannot compute. */
   computeSale(lines: readonly SaleLineInput[], taxInclusive: boolean): ComputedSale;
+  /** A line's gross, quantity × price, rounded as the authority rounds it. */
+  lineGross(quantity: number | string, price: number | string): number;
 }
 
 /** One authority profile's adapter: stateless; the domain owns numbers, queues and guarantees. */
@@ -42,4 +48,7 @@ export interface FiscalAuthority {
   readonly customers: CustomersPort;
   readonly branchUsers: BranchUsersPort;
   readonly register: RegisterPort;
+
+  readonly feeds: FeedsPort;
+  readonly purchases: PurchasesPort;
 }

@@ -14,7 +14,9 @@ import { itemsPort } from './items.ts';
 import { customersPort } from './customers.ts';
 import { branchUsersPort } from './branch-users.ts';
 import { registerPort } from './register.ts';
-import { computeSale, VAT_CATEGORIES } from './tax.ts';
+import { feedsPort } from './feeds.ts';
+import { purchasesPort } from './purchases.ts';
+import { computeSale, lineSupplyAmount, VAT_CATEGORIES } from './tax.ts';
 import type { AuthorityDevice } from '../port/device.ts';
 
 const labelled = (labels: Readonly<Record<string, string>>) => Object.entries(labels).map(([code, label]) => ({ code, label }));
@@ -125,7 +127,7 @@ function filingPort(client: VsdcClient, now: () => Date): FilingPort {
   };
 }
 
-const arithmetic: ArithmeticPort = { computeSale };
+const arithmetic: ArithmeticPort = { computeSale, lineGross: lineSupplyAmount };
 
 /** The adapter over a ZRA client (the context's, instrumented). */
 export function zraVsdcAuthority(client: VsdcClient, now: () => Date = () => new Date()): FiscalAuthority {
@@ -140,5 +142,8 @@ export function zraVsdcAuthority(client: VsdcClient, now: () => Date = () => new
     customers: customersPort(client),
     branchUsers: branchUsersPort(client),
     register: registerPort(client, ZRA_VSDC_PROFILE),
+
+    feeds: feedsPort(client),
+    purchases: purchasesPort(client),
   };
 }

@@ -2,11 +2,11 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { ImportDecision, ImportFilingState, ImportItemsTable } from '../../../platform/db/tables/items.ts';
 import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
-import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
-import { finishPull, type ClaimedPull } from '../pulls/branch-pulls.ts';
+import type { AuthorityDevice, CustomsLine, CustomsLineAnswer } from '../../../authorities/port/index.ts';
+import type { ClaimedBranchPull } from '../pulls/template.ts';
 import { claimDueRows, leased, released } from '../../../platform/workers/lease-sql.ts';
 import { answerFilingColumns, type VsdcSendOutcome } from '../../kernel/authority-rows/answers.ts';
-import { vsdcTargetOf, withAuthorityDevice } from '../../kernel/authority-rows/devices.ts';
+import { authorityDeviceOf, withAuthorityDevice } from '../../kernel/authority-rows/devices.ts';
 
 export type ImportItemRow = Selectable<ImportItemsTable> & { branch: string };
 
@@ -16,49 +16,41 @@ function importItemsWithBranch(db: Kysely<DB>) {
 
 // ---- the pull ----
 
-/** A customs line as the gateway keeps it (see ImportItemsTable); `line` is the raw JSON. */
-export interface ReceivedLine {
-  task_cd: string;
-  dcl_de: string;
-  item_seq: number;
-  dcl_no: string | null;
-  hs_cd: string | null;
-  item_name: string | null;
-  origin_country_code: string | null;
-  export_country_code: string | null;
-  packages: number | null;
-  packaging_unit_code: string | null;
-  quantity: number | null;
-  quantity_unit_code: string | null;
-  total_weight: number | null;
-  net_weight: number | null;
-  supplier_name: string | null;
-  agent_name: string | null;
-  invoice_foreign_amount: number | null;
-  invoice_currency: string | null;
-  exchange_rate: number | null;
-  line: unknown;
-}
-
-/**
- * Stores the lines (a line already held is left as it is) and moves the branch's `lastReqDt`
- * on to the answer's `resultDt`, in one transaction. Returns how many lines were new.
- */
-export async function savePull(db: Kysely<DB>, pull: ClaimedPull, lines: ReceivedLine[], resultDt: string | null, intervalMs: number): Promise<number> {
-  return db.transaction().execute(async (trx) => {
-    let added = 0;
-    if (lines.length > 0) {
-      const inserted = await trx
-        .insertInto('import_items')
-        .values(lines.map((l) => ({ ...l, line: JSON.stringify(l.line), tenant_id: pull.tenantId, device_id: pull.deviceId })))
-        .onConflict((oc) => oc.columns(['tenant_id', 'device_id', 'task_cd', 'dcl_de', 'item_seq']).doNothing())
-        .returning('id')
-        .execute();
-      added = inserted.length;
-    }
-    await finishPull(trx, 'import_pulls', pull.deviceId, resultDt, intervalMs);
-    return added;
-  });
+/** Stores a page of customs lines in the pull's transaction: a line already held is left as it is. Returns how many were new. */
+export async function storeCustomsLines(trx: Kysely<DB>, pull: ClaimedBranchPull, lines: readonly CustomsLine[]): Promise<number> {
+  if (lines.length === 0) return 0;
+  const inserted = await trx
+    .insertInto('import_items')
+    .values(
+      lines.map((l) => ({
+        task_cd: l.task,
+        dcl_de: l.declarationDate,
+        item_seq: l.itemSeq,
+        dcl_no: l.declarationNo,
+        hs_cd: l.hsCode,
+        item_name: l.itemName,
+        origin_country_code: l.originCountryCode,
+        export_country_code: l.exportCountryCode,
+        packages: l.packages,
+        packaging_unit_code: l.packagingUnitCode,
+        quantity: l.quantity,
+        quantity_unit_code: l.quantityUnitCode,
+        total_weight: l.totalWeight,
+        net_weight: l.netWeight,
+        supplier_name: l.supplierName,
+        agent_name: l.agentName,
+        invoice_foreign_amount: l.invoiceForeignAmount,
+        invoice_currency: l.invoiceCurrency,
+        exchange_rate: l.exchangeRate,
+        line: JSON.stringify(l.raw),
+        tenant_id: pull.tenantId,
+        device_id: pull.deviceId,
+      })),
+    )
+    .onConflict((oc) => oc.columns(['tenant_id', 'device_id', 'task_cd', 'dcl_de', 'item_seq']).doNothing())
+    .returning('id')
+    .execute();
+  return inserted.length;
 }
 
 // ---- reading ----
@@ -131,33 +123,28 @@ export async function decide(
 
 export interface ClaimedFiling {
   id: number;
-  decision: ImportDecision;
-  taskCd: string;
-  dclDe: string;
-  itemSeq: number;
-  hsCd: string | null;
-  itemCode: string | null;
-  itemClassCode: string | null;
-  remark: string | null;
+  answer: CustomsLineAnswer;
   retryAttempts: number;
-  target: DeviceTarget;
+  device: AuthorityDevice;
 }
 
-type FilingRow = Selectable<ImportItemsTable> & { vsdc_base_url: string; branch: string; tenant_tpin: string };
+type FilingRow = Selectable<ImportItemsTable> & Parameters<typeof authorityDeviceOf>[0];
 
 function filingFrom(row: FilingRow): ClaimedFiling {
   return {
     id: Number(row.id),
-    decision: row.decision!,
-    taskCd: row.task_cd,
-    dclDe: row.dcl_de,
-    itemSeq: row.item_seq,
-    hsCd: row.hs_cd,
-    itemCode: row.item_code,
-    itemClassCode: row.item_class_code,
-    remark: row.remark,
+    answer: {
+      task: row.task_cd,
+      declarationDate: row.dcl_de,
+      itemSeq: row.item_seq,
+      hsCode: row.hs_cd,
+      decision: row.decision!,
+      itemCode: row.item_code,
+      classificationCode: row.item_class_code,
+      remark: row.remark,
+    },
     retryAttempts: row.retry_attempts,
-    target: vsdcTargetOf(row),
+    device: authorityDeviceOf(row),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../kernel/context.ts';
 import type { Worker } from '../../../platform/workers/index.ts';
 import { pollingWorker } from '../../../platform/workers/polling.ts';
-import { branchPullWorker } from '../pulls/branch-pulls.ts';
+import { pullWorker } from '../pulls/template.ts';
 import { FILING_RETRY_BATCH, pullDueBranches, retryDueFilings } from './service.ts';
 
 /**
@@ -9,7 +9,7 @@ import { FILING_RETRY_BATCH, pullDueBranches, retryDueFilings } from './service.
  * default); `intervalMs` overrides it (tests).
  */
 export function importPullWorker(ctx: AppContext, options: { intervalMs?: number } = {}): Worker {
-  return branchPullWorker(ctx, 'imports.pull', options.intervalMs ?? ctx.config.importPullIntervalSec * 1000, (intervalMs) => pullDueBranches(ctx, intervalMs));
+  return pullWorker(ctx, 'imports.pull', options.intervalMs ?? ctx.config.importPullIntervalSec * 1000, (intervalMs) => pullDueBranches(ctx, intervalMs));
 }
 
 /** Resends merchants' answers to import lines that the VSDC did not take. */

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../kernel/context.ts';
 import type { Worker } from '../../../platform/workers/index.ts';
-import { branchPullWorker } from '../pulls/branch-pulls.ts';
+import { pullWorker } from '../pulls/template.ts';
 import { pullDuePrincipalBranches } from './service.ts';
 
 /**
@@ -8,5 +8,5 @@ import { pullDuePrincipalBranches } from './service.ts';
  * default); `intervalMs` overrides it (tests).
  */
 export function principalPullWorker(ctx: AppContext, options: { intervalMs?: number } = {}): Worker {
-  return branchPullWorker(ctx, 'principals.pull', options.intervalMs ?? ctx.config.principalPullIntervalSec * 1000, (intervalMs) => pullDuePrincipalBranches(ctx, intervalMs));
+  return pullWorker(ctx, 'principals.pull', options.intervalMs ?? ctx.config.principalPullIntervalSec * 1000, (intervalMs) => pullDuePrincipalBranches(ctx, intervalMs));
 }

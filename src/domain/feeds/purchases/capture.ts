@@ -1,27 +1,23 @@
 // A purchase captured by hand (issue 33 item 2): the merchant bought from a supplier the
 // authority does not know (no TPIN, or one whose sale never reaches the merchant's pull), so no
 // purchase is pulled for it. The merchant types in the supplier's invoice; the gateway computes
-// its amounts as it computes a sale's (vsdc/tax.ts, tax-inclusive prices), stores it as a
+// its amounts as it computes a sale's (the authority's arithmetic, tax-inclusive prices), stores it as a
 // purchase (`source` manual) accepted at once with the branch's next purchase number, raises
-// stock for the goods lines naming the merchant's registered items (sarTyCd 02, as an accepted
-// pulled purchase), records `purchase.captured`, and files it (savePurchase, regTyCd M, approved)
+// stock for the goods lines naming the merchant's registered items (as an accepted pulled
+// purchase), records `purchase.captured`, and files it (the adapter's sendPurchase, approved)
 // as answers are filed: the request makes the first attempt, `purchases.file` retries.
-import { formatVsdcDate, formatVsdcDateTime, STOCK_MOVEMENT_TYPES } from '@fiscal-gateway/vsdc-protocol';
+import type { FiscalAuthority, SaleLineInput } from '../../../authorities/port/index.ts';
 import type { AppContext } from '../../kernel/context.ts';
 import type { BranchDevice } from '../../kernel/devices/store.ts';
 import { actorOfParty, recordAudit, type Party } from '../../kernel/audit/store.ts';
 import { ApiError, FieldErrors } from '../../../platform/errors/errors.ts';
-import { lineSupplyAmount, type SaleLineInput } from '../../../authorities/zra-vsdc/tax.ts';
 import { vsdcLeaseMs } from '../../kernel/authority-rows/answers.ts';
 import { addError, checkClassifications, checkDecimals, compute, occurredAtOf, throwIfAny } from '../../fiscal/sales/validation.ts';
 import { queueStockMovement } from '../../fiscal/stock/movements.ts';
 import { findItemByCode } from '../../merchant/items/store.ts';
 import type { CapturePurchaseBody, PurchaseResource } from './schemas.ts';
 import { getPurchase, sendFiling } from './service.ts';
-import { insertCapturedPurchase, leasedFiling, type CapturedPurchase } from './store.ts';
-
-/** As a sale line defaults it (fiscal/sales/validation.ts). */
-const DEFAULT_VAT_CATEGORY = 'A';
+import { deviceProfileOf, insertCapturedPurchase, leasedFiling, type CapturedPurchase } from './store.ts';
 
 type CapturedLine = CapturePurchaseBody['items'][number];
 
@@ -29,14 +25,14 @@ type CapturedLine = CapturePurchaseBody['items'][number];
 const tidy = (text: string): string => text.trim().replace(/\s+/g, ' ');
 
 /** Decimals, a priced line that rounds to nothing, and the RRP of MTV lines: the sale path's rules. */
-function checkLines(errors: FieldErrors, items: readonly CapturedLine[]): void {
+function checkLines(errors: FieldErrors, items: readonly CapturedLine[], authority: FiscalAuthority): void {
   items.forEach((item, i) => {
     const decimalsOk = [checkDecimals(errors, `items.${i}.quantity`, item.quantity), checkDecimals(errors, `items.${i}.price`, item.price)].every(Boolean);
-    if (decimalsOk && item.price > 0 && lineSupplyAmount(item.quantity, item.price) === 0) {
+    if (decimalsOk && item.price > 0 && authority.arithmetic.lineGross(item.quantity, item.price) === 0) {
       addError(errors, `items.${i}.price`, `The line comes to ${item.quantity} × ${item.price}, which rounds to 0.00: send a price of 0 for a free line, or a higher price or quantity.`);
     }
     if (tidy(item.name) === '') addError(errors, `items.${i}.name`, 'The name field must not be blank: send the line as the supplier\'s invoice names it.');
-    const category = item.vatCategory ?? DEFAULT_VAT_CATEGORY;
+    const category = item.vatCategory ?? authority.profile.defaultTaxCategory;
     if (category === 'B' && item.rrp == null) {
       addError(errors, `items.${i}.rrp`, `The items.${i}.rrp field is required on an MTV (vatCategory B) line: send the recommended retail price per unit.`);
     } else if (category === 'B') {
@@ -81,6 +77,7 @@ function dedupeKeyOf(device: BranchDevice, tpin: string | null, name: string, in
 }
 
 export async function capturePurchase(ctx: AppContext, tenantId: number, device: BranchDevice, body: CapturePurchaseBody, by: Party): Promise<PurchaseResource> {
+  const authority = ctx.authorities.of(await deviceProfileOf(ctx.db, device.id));
   const errors = new FieldErrors();
   const occurredAt = occurredAtOf(ctx, errors, body.occurredAt);
   const supplierName = tidy(body.supplier.name);
@@ -88,7 +85,7 @@ export async function capturePurchase(ctx: AppContext, tenantId: number, device:
   const invoiceNo = tidy(body.supplierInvoiceNo);
   if (supplierName === '') addError(errors, 'supplier.name', "The supplier.name field must not be blank: send the supplier's name as on its invoice.");
   if (invoiceNo === '') addError(errors, 'supplierInvoiceNo', "The supplierInvoiceNo field must not be blank: send the number on the supplier's invoice.");
-  checkLines(errors, body.items);
+  checkLines(errors, body.items, authority);
   const owned = await ownItemsOf(ctx, errors, tenantId, body.items);
   throwIfAny(errors);
   await checkClassifications(ctx, body.items, { whenUnavailable: 'refuse' });
@@ -97,12 +94,13 @@ export async function capturePurchase(ctx: AppContext, tenantId: number, device:
     classificationCode: item.classificationCode,
     quantity: item.quantity,
     price: item.price,
-    vatCategory: item.vatCategory ?? DEFAULT_VAT_CATEGORY,
+    vatCategory: item.vatCategory ?? authority.profile.defaultTaxCategory,
     rrp: item.rrp ?? null,
   }));
   const computed = compute(errors, inputs, true);
   throwIfAny(errors);
 
+  const dates = authority.purchases.purchaseDatesOf(occurredAt);
   const captured: CapturedPurchase = {
     tenantId,
     deviceId: device.id,
@@ -110,8 +108,8 @@ export async function capturePurchase(ctx: AppContext, tenantId: number, device:
     supplierTpin,
     supplierName,
     supplierInvoiceNo: invoiceNo,
-    confirmedDt: formatVsdcDateTime(occurredAt),
-    salesDate: formatVsdcDate(occurredAt),
+    confirmedDt: dates.confirmedAt,
+    salesDate: dates.salesDate,
     totals: { itemCount: computed.lines.length, taxable: computed.totals.net, tax: computed.totals.vat, amount: computed.totals.total },
     captured: { ...body, occurredAt: occurredAt.toISOString() },
     lines: computed.lines.map((line, i) => ({
@@ -155,7 +153,7 @@ export async function capturePurchase(ctx: AppContext, tenantId: number, device:
       await queueStockMovement(trx, {
         tenantId,
         deviceId: device.id,
-        sarTyCd: STOCK_MOVEMENT_TYPES.purchaseIn,
+        sarTyCd: authority.purchases.stockInType,
         source: { kind: 'purchase', id: stored.id },
         lines: stockLines,
         counterparty: { tpin: supplierTpin, name: supplierName, branch: null },

@@ -1,8 +1,11 @@
 import { Type, type Static } from 'typebox';
 import { Nullable, literals, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
-import { VAT_CATEGORY_CODES } from '../../../authorities/zra-vsdc/tax.ts';
+import { AUTHORITY_PROFILES } from '../../../authorities/index.ts';
 import { MAX_LINES, MAX_PRICE, MAX_QUANTITY } from '../../fiscal/sales/schemas.ts';
 import { AnswerFiling, FILING_STATES } from '../imports/schemas.ts';
+
+/** Every tax category of the authorities the gateway speaks to; the sale path's checks hold a line to its merchant's. */
+const TAX_CATEGORY_CODES = [...new Set(Object.values(AUTHORITY_PROFILES).flatMap((p) => p.taxCategories.map((c) => c.code)))] as [string, ...string[]];
 
 const PURCHASE_STATUSES = ['pending', 'accepted', 'rejected'] as const;
 const PURCHASE_SOURCES = ['pulled', 'manual'] as const;
@@ -57,7 +60,7 @@ const CapturedLine = Type.Object(
     classificationCode: Type.String({ minLength: 1, maxLength: 20, description: "From the authority's classification catalogue (GET /api/v1/item-classes)" }),
     quantity: Type.Number({ exclusiveMinimum: 0, maximum: MAX_QUANTITY, description: 'Up to 4 decimals' }),
     price: Type.Number({ minimum: 0, maximum: MAX_PRICE, description: 'Unit price, tax-inclusive, up to 4 decimals; 0 for a free line' }),
-    vatCategory: Type.Optional(literals(VAT_CATEGORY_CODES, { description: 'Default A (standard rated), as on a sale' })),
+    vatCategory: Type.Optional(literals(TAX_CATEGORY_CODES, { description: 'Default A (standard rated), as on a sale' })),
     rrp: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: MAX_PRICE, description: 'MTV (vatCategory B) lines only, and required on them: the recommended retail price per unit, as on a sale' }))),
     itemCode: Type.Optional(
       Nullable(Type.String({ minLength: 1, maxLength: 50, description: 'One of your registered items (its itemCode): filed as it, and a goods item is taken into stock. Leave it out for a line that is not one of your items' })),

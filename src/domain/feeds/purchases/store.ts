@@ -3,63 +3,16 @@ import type { Notifier } from '../../../platform/db/notifier.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { PurchaseDecision, PurchaseFilingState, PurchaseLinesTable, PurchaseSource, PurchasesTable } from '../../../platform/db/tables/purchases.ts';
 import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
-import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
-import { finishPull, type ClaimedPull } from '../pulls/branch-pulls.ts';
+import { profileOf } from '../../../authorities/index.ts';
+import type { AuthorityDevice, AuthorityProfileId, SupplierSale } from '../../../authorities/port/index.ts';
+import type { ClaimedBranchPull } from '../pulls/template.ts';
 import { claimDueRows, leased, released } from '../../../platform/workers/lease-sql.ts';
 import { answerFilingColumns, type VsdcSendOutcome } from '../../kernel/authority-rows/answers.ts';
-import { vsdcTargetOf, withAuthorityDevice } from '../../kernel/authority-rows/devices.ts';
+import { authorityDeviceOf, withAuthorityDevice } from '../../kernel/authority-rows/devices.ts';
 import { enqueueEvent, PURCHASE_RECEIVED_EVENT } from '../../kernel/outbox/events.ts';
 
 export type PurchaseLineRow = Selectable<PurchaseLinesTable>;
 export type PurchaseRow = Selectable<PurchasesTable> & { branch: string; lines: PurchaseLineRow[] };
-
-// ---- the pull ----
-
-/** A supplier's document as the gateway keeps it (see PurchasesTable); `sale` is the raw JSON. */
-export type ReceivedPurchase = Omit<
-  Selectable<PurchasesTable>,
-  | 'id'
-  | 'tenant_id'
-  | 'device_id'
-  | 'source'
-  | 'decision'
-  | 'decided_at'
-  | 'answer_remark'
-  | 'purchase_invoice_no'
-  | 'filing_state'
-  | 'filing_code'
-  | 'filing_message'
-  | 'filed_at'
-  | 'retry_attempts'
-  | 'next_attempt_at'
-  | 'lease_until'
-  | 'last_unreachable'
-  | 'received_at'
-  | 'updated_at'
-  | 'total_item_count'
-  | 'total_taxable_amount'
-  | 'total_tax_amount'
-  | 'total_amount'
-> & {
-  total_item_count: number | null;
-  total_taxable_amount: number | null;
-  total_tax_amount: number | null;
-  total_amount: number | null;
-  lines: ReceivedPurchaseLine[];
-};
-
-export type ReceivedPurchaseLine = Omit<PurchaseLineRow, 'purchase_id' | 'mapped_item_code' | NumericLineColumn> & { [K in NumericLineColumn]: number | null };
-type NumericLineColumn =
-  | 'item_seq'
-  | 'packages'
-  | 'quantity'
-  | 'unit_price'
-  | 'supply_amount'
-  | 'discount_rate'
-  | 'discount_amount'
-  | 'taxable_amount'
-  | 'vat_amount'
-  | 'total_amount';
 
 function purchasesWithBranch(db: Kysely<DB>) {
   return db.selectFrom('purchases as p').innerJoin('devices as d', 'd.id', 'p.device_id').selectAll('p').select('d.branch');
@@ -81,44 +34,93 @@ async function withLines(db: Kysely<DB>, rows: Array<Omit<PurchaseRow, 'lines'>>
   return rows.map((row) => ({ ...row, lines: lines.filter((l) => Number(l.purchase_id) === Number(row.id)) }));
 }
 
+/** A supplier's sale as a purchases row (see PurchasesTable), without its keys. */
+function purchaseColumnsOf(sale: SupplierSale) {
+  return {
+    dedupe_key: sale.dedupeKey,
+    supplier_tpin: sale.supplierTpin,
+    supplier_name: sale.supplierName,
+    supplier_branch: sale.supplierBranch,
+    supplier_invoice_no: sale.supplierInvoiceNo,
+    supplier_sdc_id: sale.supplierSdcId,
+    receipt_type_code: sale.receiptTypeCode,
+    payment_type_code: sale.paymentTypeCode,
+    confirmed_dt: sale.confirmedAt,
+    sales_date: sale.salesDate,
+    stock_release_dt: sale.stockReleasedAt,
+    total_item_count: sale.totalItemCount,
+    total_taxable_amount: sale.totalTaxableAmount,
+    total_tax_amount: sale.totalTaxAmount,
+    total_amount: sale.totalAmount,
+    remark: sale.remark,
+    sale: JSON.stringify(sale.raw),
+    inconsistencies: JSON.stringify(sale.inconsistencies),
+  };
+}
+
+function lineColumnsOf(line: SupplierSale['lines'][number]) {
+  return {
+    line_no: line.lineNo,
+    item_seq: line.itemSeq,
+    item_code: line.itemCode,
+    item_class_code: line.classificationCode,
+    item_name: line.itemName,
+    barcode: line.barcode,
+    packaging_unit_code: line.packagingUnitCode,
+    packages: line.packages,
+    quantity_unit_code: line.quantityUnitCode,
+    quantity: line.quantity,
+    unit_price: line.unitPrice,
+    supply_amount: line.supplyAmount,
+    discount_rate: line.discountRate,
+    discount_amount: line.discountAmount,
+    vat_category: line.vatCategory,
+    taxable_amount: line.taxableAmount,
+    vat_amount: line.vatAmount,
+    total_amount: line.totalAmount,
+    line: JSON.stringify(line.raw),
+  };
+}
+
 /**
  * Stores the documents not held yet (a document pulled again, through this branch or another, is
- * left as it is) with their lines and, for each new one, the `purchase.received` event; moves the
- * branch's `lastReqDt` on; all in one transaction. Returns the new rows.
+ * left as it is) with their lines and, for each new one, the `purchase.received` event, in the
+ * pull's transaction. Returns the new rows.
  */
-export async function savePurchasePull(
-  db: Kysely<DB>,
-  pull: ClaimedPull,
-  purchases: ReceivedPurchase[],
-  resultDt: string | null,
-  intervalMs: number,
+export async function storeSupplierSales(
+  trx: Kysely<DB>,
+  pull: ClaimedBranchPull,
+  sales: readonly SupplierSale[],
   eventData: (row: PurchaseRow) => Record<string, unknown>,
   notifier: Notifier,
 ): Promise<PurchaseRow[]> {
-  return db.transaction().execute(async (trx) => {
-    const added: PurchaseRow[] = [];
-    const tenant = purchases.length === 0 ? undefined : await trx.selectFrom('tenants').select('partner_id').where('id', '=', pull.tenantId).executeTakeFirstOrThrow();
-    for (const { lines, ...purchase } of purchases) {
-      const inserted = await trx
-        .insertInto('purchases')
-        .values({ ...purchase, sale: JSON.stringify(purchase.sale), inconsistencies: JSON.stringify(purchase.inconsistencies), tenant_id: pull.tenantId, device_id: pull.deviceId })
-        .onConflict((oc) => oc.columns(['tenant_id', 'dedupe_key']).doNothing())
-        .returningAll()
-        .executeTakeFirst();
-      if (!inserted) continue;
-      if (lines.length > 0) {
-        await trx
-          .insertInto('purchase_lines')
-          .values(lines.map((l) => ({ ...l, line: JSON.stringify(l.line), purchase_id: inserted.id })))
-          .execute();
-      }
-      const [row] = await withLines(trx, [{ ...inserted, branch: pull.target.bhfId }]);
-      await enqueueEvent(trx, { type: PURCHASE_RECEIVED_EVENT, partnerId: tenant!.partner_id, tenantId: pull.tenantId, data: eventData(row!) }, notifier);
-      added.push(row!);
+  const added: PurchaseRow[] = [];
+  const tenant = sales.length === 0 ? undefined : await trx.selectFrom('tenants').select('partner_id').where('id', '=', pull.tenantId).executeTakeFirstOrThrow();
+  for (const sale of sales) {
+    const inserted = await trx
+      .insertInto('purchases')
+      .values({ ...purchaseColumnsOf(sale), tenant_id: pull.tenantId, device_id: pull.deviceId })
+      .onConflict((oc) => oc.columns(['tenant_id', 'dedupe_key']).doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    if (!inserted) continue;
+    if (sale.lines.length > 0) {
+      await trx
+        .insertInto('purchase_lines')
+        .values(sale.lines.map((l) => ({ ...lineColumnsOf(l), purchase_id: inserted.id })))
+        .execute();
     }
-    await finishPull(trx, 'purchase_pulls', pull.deviceId, resultDt, intervalMs);
-    return added;
-  });
+    const [row] = await withLines(trx, [{ ...inserted, branch: pull.device.branch }]);
+    await enqueueEvent(trx, { type: PURCHASE_RECEIVED_EVENT, partnerId: tenant!.partner_id, tenantId: pull.tenantId, data: eventData(row!) }, notifier);
+    added.push(row!);
+  }
+  return added;
+}
+
+/** The authority profile a branch's device speaks to. */
+export async function deviceProfileOf(db: Kysely<DB>, deviceId: number): Promise<AuthorityProfileId> {
+  const row = await db.selectFrom('devices as d').innerJoin('tenants as t', 't.id', 'd.tenant_id').select(['t.authority', 'd.protocol']).where('d.id', '=', deviceId).executeTakeFirstOrThrow();
+  return profileOf(row.authority, row.protocol);
 }
 
 // ---- reading ----
@@ -206,6 +208,20 @@ async function nextPurchaseInvoiceNo(trx: Kysely<DB>, deviceId: number): Promise
   return Number(counter.rows[0]!.last_invoice_no);
 }
 
+/** A purchase line as the gateway writes it, amounts as numbers. */
+type PurchaseLineValues = Omit<PurchaseLineRow, 'purchase_id' | 'mapped_item_code' | NumericLineColumn> & { [K in NumericLineColumn]: number | null };
+type NumericLineColumn =
+  | 'item_seq'
+  | 'packages'
+  | 'quantity'
+  | 'unit_price'
+  | 'supply_amount'
+  | 'discount_rate'
+  | 'discount_amount'
+  | 'taxable_amount'
+  | 'vat_amount'
+  | 'total_amount';
+
 /** A purchase captured by hand, as the service computed it (amounts as exact decimal text). */
 export interface CapturedPurchase {
   tenantId: number;
@@ -220,7 +236,7 @@ export interface CapturedPurchase {
   totals: { itemCount: number; taxable: number; tax: number; amount: number };
   /** The request as captured, kept as a pulled purchase keeps the supplier's document. */
   captured: unknown;
-  lines: Array<Omit<ReceivedPurchaseLine, 'line'> & { line: unknown; mapped_item_code: string | null }>;
+  lines: Array<Omit<PurchaseLineValues, 'line'> & { line: unknown; mapped_item_code: string | null }>;
 }
 
 /**
@@ -279,13 +295,13 @@ export async function insertCapturedPurchase(trx: Kysely<DB>, purchase: Captured
   return { kind: 'captured', id: Number(inserted.id) };
 }
 
-export type ClaimedFiling = PurchaseRow & { target: DeviceTarget };
+export type ClaimedFiling = PurchaseRow & { device: AuthorityDevice };
 
-type FilingRow = Selectable<PurchasesTable> & { vsdc_base_url: string; branch: string; tenant_tpin: string };
+type FilingRow = Selectable<PurchasesTable> & Parameters<typeof authorityDeviceOf>[0];
 
 async function filingsFrom(db: Kysely<DB>, rows: FilingRow[]): Promise<ClaimedFiling[]> {
   const withTheirLines = await withLines(db, rows);
-  return withTheirLines.map((row, i) => ({ ...row, target: vsdcTargetOf(rows[i]!) }));
+  return withTheirLines.map((row, i) => ({ ...row, device: authorityDeviceOf(rows[i]!) }));
 }
 
 /** A filing whose lease the caller already holds (it just decided). */

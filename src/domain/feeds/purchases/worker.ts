@@ -1,7 +1,7 @@
 import type { AppContext } from '../../kernel/context.ts';
 import type { Worker } from '../../../platform/workers/index.ts';
 import { pollingWorker } from '../../../platform/workers/polling.ts';
-import { branchPullWorker } from '../pulls/branch-pulls.ts';
+import { pullWorker } from '../pulls/template.ts';
 import { FILING_RETRY_BATCH, fileDuePurchaseAnswers, pullDuePurchaseBranches } from './service.ts';
 
 /**
@@ -9,10 +9,10 @@ import { FILING_RETRY_BATCH, fileDuePurchaseAnswers, pullDuePurchaseBranches } f
  * default); `intervalMs` overrides it (tests).
  */
 export function purchasePullWorker(ctx: AppContext, options: { intervalMs?: number } = {}): Worker {
-  return branchPullWorker(ctx, 'purchases.pull', options.intervalMs ?? ctx.config.purchasePullIntervalSec * 1000, (intervalMs) => pullDuePurchaseBranches(ctx, intervalMs));
+  return pullWorker(ctx, 'purchases.pull', options.intervalMs ?? ctx.config.purchasePullIntervalSec * 1000, (intervalMs) => pullDuePurchaseBranches(ctx, intervalMs));
 }
 
-/** Files merchants' answers to purchases (savePurchase) that the VSDC has not taken yet. */
+/** Files merchants' answers to purchases that the authority has not taken yet. */
 export function purchaseFilingWorker(ctx: AppContext, options: { pollMs?: number } = {}): Worker {
   return pollingWorker({
     name: 'purchases.file',

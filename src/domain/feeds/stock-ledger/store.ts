@@ -4,19 +4,10 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
-import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
+import type { AuthorityDevice, LedgerMove } from '../../../authorities/port/index.ts';
+import { profileOf } from '../../../authorities/index.ts';
 import { fromNow } from '../../../platform/workers/lease-sql.ts';
 import type { ComparisonStatus } from './schemas.ts';
-
-/** A movement of the VSDC's ledger as the copy keeps it. */
-export interface LedgerMovement {
-  sarNo: number;
-  sarTypeCode: string | null;
-  /** The movement as received. */
-  movement: unknown;
-  /** Its lines, each quantity signed by the movement's type, as exact decimal text. */
-  lines: Array<{ seq: number; itemCode: string; quantity: string }>;
-}
 
 /**
  * How far the branch's own movements have been answered by its VSDC now: every movement up to
@@ -39,22 +30,22 @@ export async function answeredSarNo(db: Kysely<DB>, deviceId: number): Promise<n
  * (before or after) is summed again from the copy. The branch's pull row is locked first, so two
  * reads of one branch (the worker's, a merchant's refresh) store one after the other.
  */
-export async function storeLedgerMovements(db: Kysely<DB>, deviceId: number, received: readonly LedgerMovement[]): Promise<void> {
-  await sql`select device_id from stock_ledger_pulls where device_id = ${deviceId} for update`.execute(db);
+export async function storeLedgerMovements(db: Kysely<DB>, deviceId: number, received: readonly LedgerMove[]): Promise<void> {
+  await sql`select id from feed_pulls where feed = 'stock-ledger' and device_id = ${deviceId} for update`.execute(db);
   // One row per sarNo (the last one listed wins), in key order.
-  const movements = [...new Map(received.map((m) => [m.sarNo, m])).values()].sort((a, b) => a.sarNo - b.sarNo);
+  const movements = [...new Map(received.map((m) => [m.number, m])).values()].sort((a, b) => a.number - b.number);
   if (movements.length === 0) return;
-  const sarNos = movements.map((m) => m.sarNo);
+  const sarNos = movements.map((m) => m.number);
   await sql`
     insert into stock_ledger_movements (device_id, sar_no, sar_type_code, movement)
     select ${deviceId}, x.sar_no, x.sar_type_code, x.movement
-    from jsonb_to_recordset(${JSON.stringify(movements.map((m) => ({ sar_no: m.sarNo, sar_type_code: m.sarTypeCode, movement: m.movement })))}::jsonb)
+    from jsonb_to_recordset(${JSON.stringify(movements.map((m) => ({ sar_no: m.number, sar_type_code: m.type, movement: m.raw })))}::jsonb)
       as x(sar_no bigint, sar_type_code text, movement jsonb)
     order by x.sar_no
     on conflict (device_id, sar_no) do update set sar_type_code = excluded.sar_type_code, movement = excluded.movement, updated_at = now()`.execute(db);
   const replaced = await sql<{ item_code: string }>`
     delete from stock_ledger_lines where device_id = ${deviceId} and sar_no = any(${sarNos}::bigint[]) returning item_code`.execute(db);
-  const lines = movements.flatMap((m) => m.lines.map((l) => ({ sar_no: m.sarNo, seq: l.seq, item_code: l.itemCode, quantity: l.quantity })));
+  const lines = movements.flatMap((m) => m.lines.map((l) => ({ sar_no: m.number, seq: l.seq, item_code: l.itemCode, quantity: l.quantity })));
   if (lines.length > 0) {
     await sql`
       insert into stock_ledger_lines (device_id, sar_no, seq, item_code, quantity)
@@ -73,42 +64,48 @@ export async function storeLedgerMovements(db: Kysely<DB>, deviceId: number, rec
 
 /** The read is recorded as the branch's latest: its movements up to `answered` were answered before it. */
 export async function markLedgerRead(db: Kysely<DB>, deviceId: number, answered: number): Promise<void> {
-  await sql`update stock_ledger_pulls set answered_sar_no = ${answered}, updated_at = now() where device_id = ${deviceId}`.execute(db);
+  await sql`update feed_pulls set answered_sar_no = ${answered}, updated_at = now() where feed = 'stock-ledger' and device_id = ${deviceId}`.execute(db);
 }
 
 // ---- a read the merchant asks for ----
 
-/** The branch's VSDC and where its pull stands (its row made if the worker has not yet). */
-export async function livePullOf(db: Kysely<DB>, deviceId: number): Promise<{ target: DeviceTarget; lastReqDt: string | null }> {
-  await sql`insert into stock_ledger_pulls (device_id) values (${deviceId}) on conflict (device_id) do nothing`.execute(db);
-  const result = await sql<{ vsdc_base_url: string; branch: string; tpin: string; last_req_dt: string | null }>`
-    select d.vsdc_base_url, d.branch, t.tpin, p.last_req_dt
-    from devices d join tenants t on t.id = d.tenant_id join stock_ledger_pulls p on p.device_id = d.id
+/** The branch's device and where its pull stands (its row made if the worker has not yet). */
+export async function livePullOf(db: Kysely<DB>, deviceId: number): Promise<{ device: AuthorityDevice; cursor: string | null }> {
+  await sql`
+    insert into feed_pulls (feed, tenant_id, device_id) select 'stock-ledger', d.tenant_id, d.id from devices d where d.id = ${deviceId}
+    on conflict (feed, device_id) where device_id is not null do nothing`.execute(db);
+  const result = await sql<{ vsdc_base_url: string; branch: string; tpin: string; authority: string; protocol: string; sdc_id: string | null; mrc_no: string | null; last_req_dt: string | null }>`
+    select d.vsdc_base_url, d.branch, t.tpin, t.authority, d.protocol, d.sdc_id, d.mrc_no, p.last_req_dt
+    from devices d join tenants t on t.id = d.tenant_id join feed_pulls p on p.feed = 'stock-ledger' and p.device_id = d.id
     where d.id = ${deviceId}`.execute(db);
   const row = result.rows[0]!;
-  return { target: { baseUrl: row.vsdc_base_url, tpin: row.tpin, bhfId: row.branch }, lastReqDt: row.last_req_dt };
+  return {
+    device: { profile: profileOf(row.authority, row.protocol), baseUrl: row.vsdc_base_url, tpin: row.tpin, branch: row.branch, sdcId: row.sdc_id, mrcNo: row.mrc_no },
+    cursor: row.last_req_dt,
+  };
 }
 
 /**
- * A live read got its answer (run in the transaction that stored it): as finishPull, except
- * that the lease is left to whoever holds it and `lastReqDt` never goes back (a background
- * read may be answered around the same time).
+ * A live read got its answer (run in the transaction that stored it): as the pull template's finish, except
+ * that the lease is left to whoever holds it and the cursor never goes back (a background read
+ * may be answered around the same time; cursors are compared as text, which orders ZRA's
+ * date-times).
  */
-export async function finishLivePull(db: Kysely<DB>, deviceId: number, resultDt: string | null, intervalMs: number): Promise<void> {
+export async function finishLivePull(db: Kysely<DB>, deviceId: number, cursor: string | null, intervalMs: number): Promise<void> {
   await sql`
-    update stock_ledger_pulls set
-      last_req_dt = case when last_req_dt is null or ${resultDt}::text > last_req_dt then coalesce(${resultDt}::text, last_req_dt) else last_req_dt end,
+    update feed_pulls set
+      last_req_dt = case when last_req_dt is null or ${cursor}::text > last_req_dt then coalesce(${cursor}::text, last_req_dt) else last_req_dt end,
       next_pull_at = ${fromNow(intervalMs)},
       failures = 0,
       last_pulled_at = now(),
       last_error = null,
       updated_at = now()
-    where device_id = ${deviceId}`.execute(db);
+    where feed = 'stock-ledger' and device_id = ${deviceId}`.execute(db);
 }
 
 /** A live read got no usable answer: said on the pull row (the next background read is not moved). */
 export async function recordLivePullError(db: Kysely<DB>, deviceId: number, error: string): Promise<void> {
-  await sql`update stock_ledger_pulls set last_error = ${error.slice(0, 1000)}, updated_at = now() where device_id = ${deviceId}`.execute(db);
+  await sql`update feed_pulls set last_error = ${error.slice(0, 1000)}, updated_at = now() where feed = 'stock-ledger' and device_id = ${deviceId}`.execute(db);
 }
 
 // ---- the comparison ----
@@ -132,7 +129,7 @@ export interface LedgerState {
 }
 
 export async function ledgerStateOf(db: Kysely<DB>, deviceId: number): Promise<LedgerState> {
-  const row = await db.selectFrom('stock_ledger_pulls').select(['last_pulled_at', 'last_error', 'answered_sar_no']).where('device_id', '=', deviceId).executeTakeFirst();
+  const row = await db.selectFrom('feed_pulls').select(['last_pulled_at', 'last_error', 'answered_sar_no']).where('feed', '=', 'stock-ledger').where('device_id', '=', deviceId).executeTakeFirst();
   return { pulledAt: row?.last_pulled_at ?? null, lastError: row?.last_error ?? null, answered: row?.answered_sar_no ?? null };
 }
 

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../kernel/context.ts';
 import type { Worker } from '../../../platform/workers/index.ts';
-import { branchPullWorker } from '../pulls/branch-pulls.ts';
+import { pullWorker } from '../pulls/template.ts';
 import { pullDueStockLedgers } from './service.ts';
 
 /**
@@ -8,5 +8,5 @@ import { pullDueStockLedgers } from './service.ts';
  * (hourly by default); `intervalMs` overrides it (tests).
  */
 export function stockLedgerPullWorker(ctx: AppContext, options: { intervalMs?: number } = {}): Worker {
-  return branchPullWorker(ctx, 'stock-ledger.pull', options.intervalMs ?? ctx.config.stockPullIntervalSec * 1000, (intervalMs) => pullDueStockLedgers(ctx, intervalMs));
+  return pullWorker(ctx, 'stock-ledger.pull', options.intervalMs ?? ctx.config.stockPullIntervalSec * 1000, (intervalMs) => pullDueStockLedgers(ctx, intervalMs));
 }

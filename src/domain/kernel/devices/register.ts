@@ -6,8 +6,6 @@ import type { AppContext } from '../context.ts';
 import { presentAuthorityBranch } from './present.ts';
 import type { AuthorityBranchResource } from './schemas.ts';
 import { authorityBranchesOf, pullDeviceOf, upsertBranches, type ReceivedBranch } from './store.ts';
-import { branchOf } from '../../../authorities/zra-vsdc/register.ts';
-import { AUTHORITY_PROFILES } from '../../../authorities/index.ts';
 
 /** The at-initialisation fetch of the branches never holds the answer longer than this. */
 const BRANCHES_AT_INIT_TIMEOUT_MS = 5_000;
@@ -29,12 +27,6 @@ export function receivedBranchOf(branch: AuthorityBranch): ReceivedBranch {
     manager_email: branch.managerEmail,
     branch_record: branch.record,
   };
-}
-
-/** @deprecated for the scheduled pull not yet behind the seam (feeds/notices): a ZRA branch record as stored, or undefined. */
-export function toReceivedBranch(raw: Parameters<typeof branchOf>[0]): ReceivedBranch | undefined {
-  const branch = branchOf(raw, AUTHORITY_PROFILES['zra-vsdc'].branch);
-  return branch && receivedBranchOf(branch);
 }
 
 /**

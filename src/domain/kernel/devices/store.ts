@@ -128,7 +128,7 @@ export async function liveCredentialsOfDevice(db: Kysely<DB>, deviceId: number):
  * Rows that only keep a branch's working state (queue leases, pull cursors, alarm memory,
  * counters), never a record of its own: they go with the device.
  */
-const DEVICE_STATE_TABLES = ['filing_queues', 'backlog_alarms', 'stock_branches', 'import_pulls', 'purchase_pulls', 'principal_pulls', 'stock_ledger_pulls', 'stock_ledger_lines', 'stock_ledger_movements', 'stock_ledger_levels', 'purchase_invoice_counters'] as const;
+const DEVICE_STATE_TABLES = ['filing_queues', 'backlog_alarms', 'stock_branches', 'feed_pulls', 'stock_ledger_lines', 'stock_ledger_movements', 'stock_ledger_levels', 'purchase_invoice_counters'] as const;
 /**
  * Deletes the device, its working state, its deleted till logins and the binding of its revoked
  * keys (dead credentials: the audit log keeps their creation and end, with the branch). Anything

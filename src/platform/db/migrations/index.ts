@@ -37,6 +37,7 @@ import * as fleetViews from './0035_fleet_views.ts';
 import * as documentIssuers from './0036_document_issuers.ts';
 import * as mailOutbox from './0037_mail_outbox.ts';
 import * as authorityProfiles from './0038_authority_profiles.ts';
+import * as feedPulls from './0039_feed_pulls.ts';
 
 /** Every migration, in order. A migration is a list of SQL statements run one by one. */
 const migrations: Record<string, { up: string[] }> = {
@@ -77,6 +78,7 @@ const migrations: Record<string, { up: string[] }> = {
   '0036_document_issuers': documentIssuers,
   '0037_mail_outbox': mailOutbox,
   '0038_authority_profiles': authorityProfiles,
+  '0039_feed_pulls': feedPulls,
 };
 
 function toKysely(statements: string[]): Migration {

@@ -1,23 +1,6 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { NullableTimestamp, Timestamp } from './columns.ts';
 
-export type AuthorityFeed = 'notices' | 'branches';
-
-/** Per tenant and feed: where the next pull starts and when it is due (leased like import_pulls). */
-interface AuthorityPullsTable {
-  id: Generated<number>;
-  tenant_id: number;
-  feed: AuthorityFeed;
-  /** The previous answer's `resultDt`: the next `lastReqDt`. */
-  last_req_dt: string | null;
-  next_pull_at: Timestamp;
-  lease_until: NullableTimestamp;
-  failures: Generated<number>;
-  last_pulled_at: NullableTimestamp;
-  last_error: string | null;
-  updated_at: Timestamp;
-}
-
 /** A notice the authority published to the taxpayer, once per `notice_no`. */
 export interface AuthorityNoticesTable {
   id: Generated<number>;
@@ -60,7 +43,6 @@ export interface AuthorityBranchesTable {
 
 /** Notices and branches as the authority knows them. */
 export interface AuthorityTables {
-  authority_pulls: AuthorityPullsTable;
   authority_notices: AuthorityNoticesTable;
   authority_branches: AuthorityBranchesTable;
 }

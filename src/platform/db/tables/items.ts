@@ -140,19 +140,6 @@ export interface ImportItemsTable extends RetryColumns {
   updated_at: Timestamp;
 }
 
-/** One row per initialised branch: where its customs pull stands and who runs it now. */
-interface ImportPullsTable {
-  device_id: number;
-  /** The previous answer's `resultDt`: the next `lastReqDt`. */
-  last_req_dt: string | null;
-  next_pull_at: Timestamp;
-  lease_until: NullableTimestamp;
-  failures: Generated<number>;
-  last_pulled_at: NullableTimestamp;
-  last_error: string | null;
-  updated_at: Timestamp;
-}
-
 /** Customers, items and customs import lines. */
 interface ItemDraftScanTable {
   id: number;
@@ -167,5 +154,4 @@ export interface ItemTables {
   item_code_counters: ItemCodeCountersTable;
   item_compositions: ItemCompositionsTable;
   import_items: ImportItemsTable;
-  import_pulls: ImportPullsTable;
 }

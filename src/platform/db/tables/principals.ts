@@ -1,5 +1,5 @@
-import type { ColumnType, Generated } from 'kysely';
-import type { NullableTimestamp, Timestamp } from './columns.ts';
+import type { ColumnType } from 'kysely';
+import type { Timestamp } from './columns.ts';
 
 /** A principal an RVAT agent (the tenant) sells for, as `selectPrincipals` last reported it. */
 export interface PrincipalsTable {
@@ -25,21 +25,7 @@ export interface PrincipalsTable {
   updated_at: Timestamp;
 }
 
-/** One row per initialised branch: where its principals pull stands (as ImportPullsTable). */
-interface PrincipalPullsTable {
-  device_id: number;
-  /** The previous answer's `resultDt`: the next `lastReqDt`. */
-  last_req_dt: string | null;
-  next_pull_at: Timestamp;
-  lease_until: NullableTimestamp;
-  failures: Generated<number>;
-  last_pulled_at: NullableTimestamp;
-  last_error: string | null;
-  updated_at: Timestamp;
-}
-
-/** The principals of RVAT agents and their pulls. */
+/** The principals of RVAT agents. */
 export interface PrincipalTables {
   principals: PrincipalsTable;
-  principal_pulls: PrincipalPullsTable;
 }

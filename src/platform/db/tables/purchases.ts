@@ -76,18 +76,6 @@ export interface PurchaseLinesTable {
   mapped_item_code: string | null;
 }
 
-/** One row per initialised branch: where its purchase pull stands (as ImportPullsTable). */
-interface PurchasePullsTable {
-  device_id: number;
-  last_req_dt: string | null;
-  next_pull_at: Timestamp;
-  lease_until: NullableTimestamp;
-  failures: Generated<number>;
-  last_pulled_at: NullableTimestamp;
-  last_error: string | null;
-  updated_at: Timestamp;
-}
-
 interface PurchaseInvoiceCountersTable {
   device_id: number;
   last_invoice_no: number;
@@ -96,6 +84,5 @@ interface PurchaseInvoiceCountersTable {
 export interface PurchaseTables {
   purchases: PurchasesTable;
   purchase_lines: PurchaseLinesTable;
-  purchase_pulls: PurchasePullsTable;
   purchase_invoice_counters: PurchaseInvoiceCountersTable;
 }

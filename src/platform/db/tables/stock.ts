@@ -69,25 +69,6 @@ interface StockLevelsTable {
   updated_at: Timestamp;
 }
 
-/**
- * One row per initialised branch: where the pull of its VSDC's stock ledger stands (as
- * ImportPullsTable), and how far the branch's own movements had been answered when it was read.
- */
-interface StockLedgerPullsTable {
-  device_id: number;
-  /** The previous answer's `resultDt`: the next `lastReqDt` is one second before it. */
-  last_req_dt: string | null;
-  next_pull_at: Timestamp;
-  lease_until: NullableTimestamp;
-  failures: Generated<number>;
-  /** When the ledger was last read (an answer stored). */
-  last_pulled_at: NullableTimestamp;
-  last_error: string | null;
-  /** At that read, the branch's movements up to this sarNo had all been answered; null: never read. */
-  answered_sar_no: number | null;
-  updated_at: Timestamp;
-}
-
 /** A movement of the VSDC's ledger (`selectStockItems`), as last received; keyed by branch and sarNo. */
 interface StockLedgerMovementsTable {
   device_id: number;
@@ -123,7 +104,6 @@ export interface StockTables {
   stock_movements: StockMovementsTable;
   stock_movement_lines: StockMovementLinesTable;
   stock_levels: StockLevelsTable;
-  stock_ledger_pulls: StockLedgerPullsTable;
   stock_ledger_movements: StockLedgerMovementsTable;
   stock_ledger_lines: StockLedgerLinesTable;
   stock_ledger_levels: StockLedgerLevelsTable;
