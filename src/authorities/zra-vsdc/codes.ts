@@ -80,7 +80,7 @@ export const HOME_CURRENCY = 'ZMW';
 export type DocumentTypeName = 'sale' | 'credit_note' | 'debit_note';
 
 /** A normal document's title; training and proforma documents carry a banner instead (`BANNERS`). */
-const TITLES = { sale: 'TAX INVOICE', credit_note: 'CREDIT NOTE', debit_note: 'DEBIT NOTE' } as const;
+export const TITLES = { sale: 'TAX INVOICE', credit_note: 'CREDIT NOTE', debit_note: 'DEBIT NOTE' } as const;
 /** What a training or proforma document prints instead of its title, whatever its type. */
 export const BANNERS = { training: 'TRAINING — NOT A TAX INVOICE', proforma: 'PROFORMA — NOT A TAX INVOICE' } as const;
 

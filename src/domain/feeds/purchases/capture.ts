@@ -12,6 +12,7 @@ import type { BranchDevice } from '../../kernel/devices/store.ts';
 import { actorOfParty, recordAudit, type Party } from '../../kernel/audit/store.ts';
 import { ApiError, FieldErrors } from '../../../platform/errors/errors.ts';
 import { lineSupplyAmount, type SaleLineInput } from '../../../authorities/zra-vsdc/tax.ts';
+import { AUTHORITY_PROFILES } from '../../../authorities/index.ts';
 import { vsdcLeaseMs } from '../../kernel/authority-rows/answers.ts';
 import { addError, checkClassifications, checkDecimals, compute, occurredAtOf, throwIfAny } from '../../fiscal/sales/validation.ts';
 import { queueStockMovement } from '../../fiscal/stock/movements.ts';
@@ -100,7 +101,7 @@ export async function capturePurchase(ctx: AppContext, tenantId: number, device:
     vatCategory: item.vatCategory ?? DEFAULT_VAT_CATEGORY,
     rrp: item.rrp ?? null,
   }));
-  const computed = compute(errors, inputs, true);
+  const computed = compute(ctx, errors, AUTHORITY_PROFILES['zra-vsdc'], inputs, true);
   throwIfAny(errors);
 
   const captured: CapturedPurchase = {

@@ -6,7 +6,7 @@ import type { DB } from '../../../platform/db/schema.ts';
 import type { DocumentType } from '../../../platform/db/tables/sales.ts';
 import { ApiError, assertCalendarDays, fieldError, NotFoundError } from '../../../platform/errors/errors.ts';
 import { dayOf, daysBetween, daysRange } from '../../../platform/lib/time-zones.ts';
-import { Money } from '../../../authorities/zra-vsdc/tax.ts';
+import { Money } from '../../../authorities/port/amounts.ts';
 import { recordAudit, type Actor } from '../../kernel/audit/store.ts';
 import { pickBranch } from '../../kernel/devices/branch-rule.ts';
 import { devicesOfTenant, type BranchDevice } from '../../kernel/devices/store.ts';

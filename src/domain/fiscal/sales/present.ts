@@ -2,7 +2,7 @@ import type { SaleResource } from './schemas.ts';
 import type { NewLine, SaleLineRow, SaleRow } from './store.ts';
 import type { DocumentStatus, SaleStatus } from '../../../platform/db/tables/sales.ts';
 import { iso } from '../../../platform/lib/time.ts';
-import { Money } from '../../../authorities/zra-vsdc/tax.ts';
+import { Money } from '../../../authorities/port/amounts.ts';
 import { documentStock, type DocumentStockResource } from '../stock/document-stock.ts';
 
 type SaleLineResource = SaleResource['items'][number];
