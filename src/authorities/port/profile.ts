@@ -32,6 +32,23 @@ export interface IdentifierForm {
   example: string;
 }
 
+/** The words of a receipt for what the authority gave it, as the authority's receipts say them. */
+export interface ReceiptLabels {
+  /** The supplier's and the customer's taxpayer id: `TPIN`. */
+  taxpayerId: string;
+  /** The heading of the fiscal block: `SDC INFORMATION`. */
+  fiscalBlock: string;
+  /** When the authority fiscalised it: `VSDC date`. */
+  fiscalisedAt: string;
+  /** The signing unit's id and number: `SDC ID`, `MRC No`. */
+  unitId: string;
+  unitNumber: string;
+  internalData: string;
+  signature: string;
+  /** The last line of a fiscal receipt. */
+  fiscalFooter: string;
+}
+
 export interface AuthorityProfile {
   id: AuthorityProfileId;
   /** The tenant's authority (`tenants.authority`). */
@@ -61,6 +78,8 @@ export interface AuthorityProfile {
   levies: readonly TaxCategory[];
   /** What a receipt prints at its head: a normal document's title by its type; a training or proforma one's banner. */
   receiptTitles: Readonly<Record<DocumentType | Exclude<SalesType, 'normal'>, string>>;
+  /** The words a receipt prints for the authority's identifiers and its fiscal block. */
+  receiptLabels: ReceiptLabels;
   /** Two amounts the authority holds equal when they differ by at most this. */
   amountTolerance: number;
 }

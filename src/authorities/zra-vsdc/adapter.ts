@@ -34,6 +34,16 @@ export const ZRA_VSDC_PROFILE: AuthorityProfile = {
   salesTypes: SALES_TYPES,
   levies: LEVIES,
   receiptTitles: { ...TITLES, ...BANNERS },
+  receiptLabels: {
+    taxpayerId: 'TPIN',
+    fiscalBlock: 'SDC INFORMATION',
+    fiscalisedAt: 'VSDC date',
+    unitId: 'SDC ID',
+    unitNumber: 'MRC No',
+    internalData: 'Internal data',
+    signature: 'Receipt signature',
+    fiscalFooter: "Fiscal receipt issued through the authority's VSDC.",
+  },
   amountTolerance: 0.01,
 };
 
