@@ -71,6 +71,7 @@ export function refuseLevies(profile: AuthorityProfile, items: readonly BodyLine
 export function checkLines(errors: FieldErrors, profile: AuthorityProfile, items: readonly BodyLine[], destinationCountryCode: string | null | undefined): void {
   const categoryOf = (item: BodyLine): string => item.vatCategory ?? profile.defaultTaxCategory;
   const exportCategory = profile.taxCategories.find((c) => c.requires === 'export')?.code;
+  const mtv = profile.taxCategories.filter((c) => c.requires === 'rrp').map((c) => c.code);
   items.forEach((item, i) => {
     const decimalsOk = [checkDecimals(errors, `items.${i}.quantity`, item.quantity), checkDecimals(errors, `items.${i}.price`, item.price)].every(Boolean);
     const gross = decimalsOk ? lineGross(item.quantity, item.price) : null;
@@ -89,7 +90,6 @@ export function checkLines(errors: FieldErrors, profile: AuthorityProfile, items
       }
     }
     const category = categoryOf(item);
-    const mtv = profile.taxCategories.filter((c) => c.requires === 'rrp').map((c) => c.code);
     if (mtv.includes(category)) {
       if (item.rrp == null) {
         addError(
