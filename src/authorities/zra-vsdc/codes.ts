@@ -72,8 +72,6 @@ export function cisInvoiceNo(salesType: SalesTypeName, invoiceNo: number): strin
   return salesType === 'normal' ? String(invoiceNo) : `${SALES_TYPE_CODES[salesType]}-${invoiceNo}`;
 }
 
-/** The authority's currency code table (class 33) is ISO 4217: the codes this runtime knows, and ZMW. */
-export const CURRENCY_CODES: ReadonlySet<string> = new Set(['ZMW', ...Intl.supportedValuesOf('currency')]);
 export const HOME_CURRENCY = 'ZMW';
 
 /** What a document is to the VSDC's receipt type (S, R, D). */
