@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The container tools the container test (test/deploy/container.test.ts) uses, on a Debian machine
-# as root: Debian's podman, runc, debootstrap, podman-compose and docker-compose (Docker's Compose,
-# whose `config` validates compose.yaml; it needs no engine), and podman told what this sandbox
+# as root: Debian's podman, runc, debootstrap, podman-compose, docker-compose (Docker's Compose,
+# whose `config` validates compose.yaml; it needs no engine) and CNI's dnsname plugin, and podman told what this sandbox
 # allows — the runc runtime (crun is refused here) and no default rlimits (setting them is
 # refused too). Idempotent: it installs only what is missing and writes the two settings only
 # when they are not there yet; it changes nothing else on the machine. Run by the test when
@@ -19,6 +19,9 @@ missing=()
 for tool in podman:podman runc:runc debootstrap:debootstrap podman-compose:podman-compose docker-compose:docker-compose; do
   command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool#*:}")
 done
+# The containers of a compose project find each other by service name: with CNI (podman 4.3's
+# backend here) that is the dnsname plugin, which --no-install-recommends leaves out.
+[ -x /usr/lib/cni/dnsname ] || missing+=(golang-github-containernetworking-plugin-dnsname)
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "container-setup: installing ${missing[*]}"
   apt-get update -qq

@@ -56,3 +56,10 @@ export function createAuthorities(options: { transport: TransportOptions; instru
     close: () => transport.close(),
   };
 }
+
+/** The profile a merchant's documents are validated and shown by: its authority's (`tenants.authority`). */
+export function merchantProfile(authority: string): AuthorityProfile {
+  const profile = Object.values(AUTHORITY_PROFILES).find((p) => p.authority === authority);
+  if (!profile) throw new Error(`no authority profile for the authority ${authority} (src/authorities/index.ts)`);
+  return profile;
+}

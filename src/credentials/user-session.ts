@@ -57,6 +57,7 @@ export async function findUserSession(db: Kysely<DB>, sessionToken: string, now:
       't.subscription',
       't.monthly_quota',
       't.offline_policy',
+      't.authority',
       documentsInMonth(sql`t.id`, currentMonth(now)).as('documents'),
     ])
     .where('s.id', '=', id)
@@ -87,6 +88,7 @@ export async function findUserSession(db: Kysely<DB>, sessionToken: string, now:
       subscription: row.subscription,
       monthlyQuota: row.monthly_quota,
       offlinePolicy: row.offline_policy,
+      authority: row.authority,
       documentsThisMonth: Number(row.documents),
     },
   };

@@ -105,7 +105,7 @@ describe(`validation messages say what to send instead (${engineName})`, () => {
     assert.equal(res.statusCode, 422);
     const { message, errors } = res.json() as { message: string; errors: Record<string, string[]> };
     assert.deepEqual(errors.paymentMethod, ['The paymentMethod field must be one of 01, 02, 03, 04, 05, 06, 07 or 08.']);
-    assert.deepEqual(errors['customer.tpin'], ['The customer.tpin field must be 10 digits, e.g. 1002345678, or null.']);
+    assert.deepEqual(errors['customer.tpin'], ['The customer.tpin field must be 10 digits, e.g. 1002623668, or null.']);
     assert.deepEqual(errors.occurredAt, ['The occurredAt field must be an ISO 8601 date-time with its time zone, e.g. 2026-11-24T09:30:00Z.']);
     assert.match(message, /^The \S+ field .* \(and 2 more fields with errors\)$/);
 

@@ -7,9 +7,12 @@ import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import type { EnvelopeReply } from '@fiscal-gateway/simulator';
 import { allocateCredit, CreditAllocationError, NOTHING_CREDITED, type CreditableLine, type CreditedSoFar, type CreditLine } from '../../src/domain/fiscal/sales/credit-allocation.ts';
+import { AUTHORITY_PROFILES } from '../../src/authorities/index.ts';
 import { computeSale, lineSupplyAmount, VAT_CATEGORY_CODES, type ComputedLine, type SaleLineInput, type VatCategoryCode } from '../../src/authorities/zra-vsdc/tax.ts';
 import { CLASS_CODE } from '../helpers/harness.ts';
 import { inProcessVsdc } from '../helpers/in-process-vsdc.ts';
+
+const TOLERANCE = AUTHORITY_PROFILES['zra-vsdc'].amountTolerance;
 
 const D = (value: number | string): Decimal => new Decimal(String(value));
 const sum = (values: (number | string)[]): string => values.reduce<Decimal>((acc, v) => acc.plus(D(v)), D(0)).toFixed(2);
@@ -31,7 +34,7 @@ function plus(so: CreditedSoFar, credit: CreditLine): CreditedSoFar {
 function creditInSteps(line: ComputedLine, steps: string[], taxInclusive: boolean): { credits: CreditLine[]; credited: CreditedSoFar } {
   let credited: CreditedSoFar = NOTHING_CREDITED;
   const credits = steps.map((q) => {
-    const credit = allocateCredit(creditable(line), credited, q, taxInclusive);
+    const credit = allocateCredit(creditable(line), credited, q, taxInclusive, TOLERANCE);
     credited = plus(credited, credit);
     return credit;
   });
@@ -71,7 +74,7 @@ describe('allocateCredit', () => {
 
   test('a whole line in one credit is the line itself; a cancellation after partials takes exactly the rest', () => {
     const line = oneLine(7, 3.3333, false, 'F');
-    assert.deepEqual(pick(allocateCredit(creditable(line), NOTHING_CREDITED, '7', false)), {
+    assert.deepEqual(pick(allocateCredit(creditable(line), NOTHING_CREDITED, '7', false, TOLERANCE)), {
       amount: line.supplyAmount.toFixed(2),
       net: line.taxableAmount.toFixed(2),
       vat: line.vatAmount.toFixed(2),
@@ -107,7 +110,7 @@ describe('allocateCredit', () => {
     const creditableLine = { ...creditable(line), discount: line.discountAmount };
     let credited: CreditedSoFar = NOTHING_CREDITED;
     const credits = ['1', '1', '1'].map((q) => {
-      const credit = allocateCredit(creditableLine, credited, q, true);
+      const credit = allocateCredit(creditableLine, credited, q, true, TOLERANCE);
       credited = { ...plus(credited, credit), discount: D(credited.discount ?? 0).plus(credit.discount).toFixed(2) };
       return credit;
     });
@@ -117,22 +120,22 @@ describe('allocateCredit', () => {
 
   test('refuses a quantity that is not positive or more than is left', () => {
     const line = oneLine(2, 10);
-    assert.throws(() => allocateCredit(creditable(line), NOTHING_CREDITED, '0', true), (err: unknown) => err instanceof CreditAllocationError && err.reason === 'quantity');
-    assert.throws(() => allocateCredit(creditable(line), { quantity: '1.5', amount: '15', net: '12.93', vat: '2.07' }, '0.6', true), /left to credit on the line \(0\.5\)/);
+    assert.throws(() => allocateCredit(creditable(line), NOTHING_CREDITED, '0', true, TOLERANCE), (err: unknown) => err instanceof CreditAllocationError && err.reason === 'quantity');
+    assert.throws(() => allocateCredit(creditable(line), { quantity: '1.5', amount: '15', net: '12.93', vat: '2.07' }, '0.6', true, TOLERANCE), /left to credit on the line \(0\.5\)/);
   });
 
   test('after credits rounded the old way (each round2(q × price)), the rest still adds up exactly', () => {
     // Before the rule: 0.5 × 19.99 = 9.995 → 10.00 each time; three of them took 30.00 of 39.98.
     const line = oneLine(2, 19.99);
     const old: CreditedSoFar = { quantity: '1.5', amount: '30.00', net: '25.86', vat: '4.14' };
-    const rest = allocateCredit(creditable(line), old, '0.5', true);
+    const rest = allocateCredit(creditable(line), old, '0.5', true, TOLERANCE);
     assert.equal(rest.amount, '9.98');
     assert.equal(rest.net, (line.taxableAmount - 25.86).toFixed(2));
     // 0.5 × 19.99 = 9.995 is 0.015 away from 9.98: filed at an adjusted unit price instead.
     assert.equal(rest.priceAdjusted, true);
     assert.equal(rest.price, '19.96');
     // A partial credit after them is pulled back towards the rule instead (within 0.01 of 0.25 × 19.99).
-    const partial = allocateCredit(creditable(line), old, '0.25', true);
+    const partial = allocateCredit(creditable(line), old, '0.25', true, TOLERANCE);
     assert.equal(partial.amount, '4.99');
     assert.equal(partial.priceAdjusted, false);
   });
@@ -140,10 +143,10 @@ describe('allocateCredit', () => {
   test('when no unit price can carry the rest of a drifted line, it says so instead of filing it wrong', () => {
     const line = oneLine(1000, 0.005); // 5.00
     const drifted: CreditedSoFar = { quantity: '500', amount: '2.52', net: '2.17', vat: '0.35' };
-    assert.throws(() => allocateCredit(creditable(line), drifted, '500', true), (err: unknown) => err instanceof CreditAllocationError && err.reason === 'arithmetic');
+    assert.throws(() => allocateCredit(creditable(line), drifted, '500', true, TOLERANCE), (err: unknown) => err instanceof CreditAllocationError && err.reason === 'arithmetic');
     // In smaller parts it goes through (the partial is pulled back towards the rule).
-    const first = allocateCredit(creditable(line), drifted, '250', true);
-    const second = allocateCredit(creditable(line), plus(drifted, first), '250', true);
+    const first = allocateCredit(creditable(line), drifted, '250', true, TOLERANCE);
+    const second = allocateCredit(creditable(line), plus(drifted, first), '250', true, TOLERANCE);
     assert.equal(D(first.amount).plus(second.amount).plus(drifted.amount).toFixed(2), '5.00');
   });
 });
@@ -214,7 +217,7 @@ describe('partial credits and a cancellation, against the simulator (property)',
         const noteTotals: string[] = [];
         const creditNote = (wanted: { index: number; units: number }[]): void => {
           const noteLines = wanted.map(({ index, units }) => {
-            const credit = allocateCredit(creditable(sale.lines[index]!), credited[index]!, String(units / UNIT), taxInclusive);
+            const credit = allocateCredit(creditable(sale.lines[index]!), credited[index]!, String(units / UNIT), taxInclusive, TOLERANCE);
             assert.equal(credit.priceAdjusted, false, 'a credit following the rule keeps the sale price');
             credited[index] = plus(credited[index]!, credit);
             leftUnits[index]! -= units;
@@ -286,7 +289,7 @@ describe('partial credits and a cancellation, against the simulator (property)',
         const overTaken = (): boolean => D(credited.vat).gt(line.vatAmount) || D(credited.net).gt(line.taxableAmount);
         const oldCredited = credited;
         const oldOverTook = overTaken();
-        const allocate = (units: number): CreditLine => allocateCredit(creditable(line), credited, String(units / UNIT), taxInclusive);
+        const allocate = (units: number): CreditLine => allocateCredit(creditable(line), credited, String(units / UNIT), taxInclusive, TOLERANCE);
         for (let part = 0; left > 0; part++) {
           assert.ok(part < 12, 'the rest goes in a few parts');
           let units = left;

@@ -45,7 +45,7 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-test('the receipt and the console hold no labels of their own: they read src/vsdc/codes.ts', () => {
+test('the receipt and the console hold no labels of their own: the console reads zra-vsdc/codes.ts, the receipt the merchant\'s authority profile (which ZRA\'s builds from it)', () => {
   // A label written out as a string anywhere else would be a second home that can drift.
   const labels = TABLES.flatMap((t) => Object.values(t.labels)).filter((label) => label.includes(' ') || label.includes('/'));
   const files = [...sourceFiles('console/src'), ...sourceFiles('src/domain')];
@@ -59,5 +59,9 @@ test('the receipt and the console hold no labels of their own: they read src/vsd
   const console = readFileSync('console/src/views/merchant-document.ts', 'utf8');
   const receipt = readFileSync('src/domain/fiscal/receipts/receipt.ts', 'utf8');
   assert.match(console, /vsdc\/codes\.ts'/);
-  assert.match(receipt, /vsdc\/codes\.ts'/);
+  assert.doesNotMatch(receipt, /zra-vsdc\//);
+  assert.match(receipt, /profile\.paymentMethods/);
+  assert.match(receipt, /profile\.creditNoteReasons/);
+  const adapter = readFileSync('src/authorities/zra-vsdc/adapter.ts', 'utf8');
+  assert.match(adapter, /paymentMethods: labelled\(PAYMENT_TYPE_LABELS\)/);
 });

@@ -7013,7 +7013,11 @@ export interface operations {
                         quantity: number;
                         /** @description Unit price, up to 4 decimals; tax-inclusive unless taxInclusive is false. The line (quantity × price) must round to at least 0.01 */
                         price: number;
-                        vatCategory?: "A" | "B" | "C1" | "C2" | "C3" | "D" | "RVAT" | "E" | "F";
+                        /**
+                         * @description A tax category of the merchant's authority (default: its standard one). Zambia: A, B, C1, C2, C3, D, RVAT, E, F (default A)
+                         * @example A
+                         */
+                        vatCategory?: string;
                         discount?: number | null;
                         rrp?: number | null;
                         levy?: string | null;
@@ -7023,7 +7027,11 @@ export interface operations {
                         tpin?: string | null;
                         address?: string | null;
                     } | null;
-                    paymentMethod?: "01" | "02" | "03" | "04" | "05" | "06" | "07" | "08";
+                    /**
+                     * @description A payment type of the merchant's authority (default: cash). Zambia: 01 Cash, 02 Credit, 03 Cash/credit, 04 Bank check, 05 Debit & credit card, 06 Mobile money, 07 Other, 08 Bank transfer (default 01)
+                     * @example 01
+                     */
+                    paymentMethod?: string;
                     taxInclusive?: boolean;
                     /** Format: date-time */
                     occurredAt?: string;
@@ -7726,7 +7734,11 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    reasonCode: "01" | "02" | "03" | "04" | "05" | "06" | "07";
+                    /**
+                     * @description A credit-note reason of the merchant's authority. Zambia: 01 Wrong product(s), 02 Wrong price, 03 Damaged goods, 04 Wrong customer invoiced, 05 Duplicated invoice, 06 Excess supplies, 07 Other
+                     * @example 01
+                     */
+                    reasonCode: string;
                     items?: {
                         /** @description The line number on the original sale */
                         line: number;
@@ -8146,7 +8158,11 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    reasonCode: "01" | "02" | "03" | "04";
+                    /**
+                     * @description A debit-note reason of the merchant's authority. Zambia: 01 Wrong quantity invoiced, 02 Wrong invoice amount, 03 Omitted item, 04 Other
+                     * @example 01
+                     */
+                    reasonCode: string;
                     items: {
                         name: string;
                         /** @description From the authority's classification catalogue (GET /api/v1/item-classes) */
@@ -8156,7 +8172,11 @@ export interface operations {
                         quantity: number;
                         /** @description Unit price, up to 4 decimals; tax-inclusive unless taxInclusive is false. The line (quantity × price) must round to at least 0.01 */
                         price: number;
-                        vatCategory?: "A" | "B" | "C1" | "C2" | "C3" | "D" | "RVAT" | "E" | "F";
+                        /**
+                         * @description A tax category of the merchant's authority (default: its standard one). Zambia: A, B, C1, C2, C3, D, RVAT, E, F (default A)
+                         * @example A
+                         */
+                        vatCategory?: string;
                         discount?: number | null;
                         rrp?: number | null;
                         levy?: string | null;
@@ -8590,7 +8610,11 @@ export interface operations {
                         quantity: number;
                         /** @description Unit price, up to 4 decimals; tax-inclusive unless taxInclusive is false. The line (quantity × price) must round to at least 0.01 */
                         price: number;
-                        vatCategory?: "A" | "B" | "C1" | "C2" | "C3" | "D" | "RVAT" | "E" | "F";
+                        /**
+                         * @description A tax category of the merchant's authority (default: its standard one). Zambia: A, B, C1, C2, C3, D, RVAT, E, F (default A)
+                         * @example A
+                         */
+                        vatCategory?: string;
                         discount?: number | null;
                         rrp?: number | null;
                         levy?: string | null;
@@ -8600,7 +8624,11 @@ export interface operations {
                         tpin?: string | null;
                         address?: string | null;
                     } | null;
-                    paymentMethod?: "01" | "02" | "03" | "04" | "05" | "06" | "07" | "08";
+                    /**
+                     * @description A payment type of the merchant's authority (default: cash). Zambia: 01 Cash, 02 Credit, 03 Cash/credit, 04 Bank check, 05 Debit & credit card, 06 Mobile money, 07 Other, 08 Bank transfer (default 01)
+                     * @example 01
+                     */
+                    paymentMethod?: string;
                     taxInclusive?: boolean;
                     /** Format: date-time */
                     occurredAt?: string;
@@ -9434,7 +9462,11 @@ export interface operations {
                         quantity: number;
                         /** @description Unit price, up to 4 decimals; tax-inclusive unless taxInclusive is false. The line (quantity × price) must round to at least 0.01 */
                         price: number;
-                        vatCategory?: "A" | "B" | "C1" | "C2" | "C3" | "D" | "RVAT" | "E" | "F";
+                        /**
+                         * @description A tax category of the merchant's authority (default: its standard one). Zambia: A, B, C1, C2, C3, D, RVAT, E, F (default A)
+                         * @example A
+                         */
+                        vatCategory?: string;
                         discount?: number | null;
                         rrp?: number | null;
                         levy?: string | null;
@@ -9444,7 +9476,11 @@ export interface operations {
                         tpin?: string | null;
                         address?: string | null;
                     } | null;
-                    paymentMethod?: "01" | "02" | "03" | "04" | "05" | "06" | "07" | "08";
+                    /**
+                     * @description A payment type of the merchant's authority (default: cash). Zambia: 01 Cash, 02 Credit, 03 Cash/credit, 04 Bank check, 05 Debit & credit card, 06 Mobile money, 07 Other, 08 Bank transfer (default 01)
+                     * @example 01
+                     */
+                    paymentMethod?: string;
                     taxInclusive?: boolean;
                     /** Format: date-time */
                     occurredAt?: string;

@@ -54,6 +54,6 @@ export async function exportDocumentsToFile(ctx: AppContext, options: ExportOpti
     if (err instanceof ValidationError || (err instanceof ApiError && err.status < 500)) throw new UsageError(err.message);
     throw err;
   }
-  await pipeline(documentsExport(ctx.db, { tenantId: tenant.id, ...range, ...(deviceId === undefined ? {} : { deviceId }) }, options.format, tenant.timezone), createWriteStream(options.out));
+  await pipeline(documentsExport(ctx.db, { tenantId: tenant.id, ...range, ...(deviceId === undefined ? {} : { deviceId }) }, options.format, tenant), createWriteStream(options.out));
   return { bytes: (await stat(options.out)).size };
 }

@@ -2,7 +2,7 @@
 // categories, payment types and note reasons, the documents it takes, the tolerance of its
 // arithmetic. The domain validates and shows by these; it hard-codes none of them.
 import type { AuthorityProfileId } from './device.ts';
-import type { SalesType } from './filing.ts';
+import type { DocumentType, SalesType } from './filing.ts';
 
 /** A tax category as the authority publishes it. */
 export interface TaxCategory {
@@ -10,6 +10,12 @@ export interface TaxCategory {
   name: string;
   /** Percent (16 means 16 %). */
   rate: number;
+  /**
+   * What a line in it needs beyond the others: `rrp`, a minimum taxable value (VAT on the
+   * recommended retail price when the line sells below it); `export`, a destination country, with
+   * no other category on the document; `lpo`, the buyer's Local Purchase Order number.
+   */
+  requires?: 'rrp' | 'export' | 'lpo';
 }
 
 /** A code of one of the authority's tables, with what it means. */
@@ -24,6 +30,23 @@ export interface IdentifierForm {
   /** `10 digits` */
   words: string;
   example: string;
+}
+
+/** The words of a receipt for what the authority gave it, as the authority's receipts say them. */
+export interface ReceiptLabels {
+  /** The supplier's and the customer's taxpayer id: `TPIN`. */
+  taxpayerId: string;
+  /** The heading of the fiscal block: `SDC INFORMATION`. */
+  fiscalBlock: string;
+  /** When the authority fiscalised it: `VSDC date`. */
+  fiscalisedAt: string;
+  /** The signing unit's id and number: `SDC ID`, `MRC No`. */
+  unitId: string;
+  unitNumber: string;
+  internalData: string;
+  signature: string;
+  /** The last line of a fiscal receipt. */
+  fiscalFooter: string;
 }
 
 export interface AuthorityProfile {
@@ -44,11 +67,19 @@ export interface AuthorityProfile {
   /** A line without `vatCategory` is in this one. */
   defaultTaxCategory: string;
   paymentMethods: readonly CodeLabel[];
+  /** A document without `paymentMethod` is paid so. */
+  defaultPaymentMethod: string;
   creditNoteReasons: readonly CodeLabel[];
   /** Null: the authority has no debit notes. */
   debitNoteReasons: readonly CodeLabel[] | null;
   /** The document kinds it files (normal always). */
   salesTypes: readonly SalesType[];
+  /** Levies it publishes beside its tax categories (the gateway computes none: a line naming one is refused). */
+  levies: readonly TaxCategory[];
+  /** What a receipt prints at its head: a normal document's title by its type; a training or proforma one's banner. */
+  receiptTitles: Readonly<Record<DocumentType | Exclude<SalesType, 'normal'>, string>>;
+  /** The words a receipt prints for the authority's identifiers and its fiscal block. */
+  receiptLabels: ReceiptLabels;
   /** Two amounts the authority holds equal when they differ by at most this. */
   amountTolerance: number;
 }

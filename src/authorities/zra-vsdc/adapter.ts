@@ -4,9 +4,9 @@ import { formatVsdcDateTime } from '@fiscal-gateway/vsdc-protocol';
 import type { DevicePort, Initialisation } from '../port/device.ts';
 import type { FilingPort, FileOutcome, FindOutcome } from '../port/filing.ts';
 import type { ArithmeticPort, FiscalAuthority } from '../port/index.ts';
-import type { AuthorityProfile } from '../port/profile.ts';
+import type { AuthorityProfile, TaxCategory } from '../port/profile.ts';
 import type { VsdcClient, DeviceTarget } from './client.ts';
-import { CREDIT_NOTE_REASON_LABELS, DEBIT_NOTE_REASON_LABELS, HOME_CURRENCY, PAYMENT_TYPE_LABELS, SALES_TYPES, cisInvoiceNo } from './codes.ts';
+import { BANNERS, CREDIT_NOTE_REASON_LABELS, DEBIT_NOTE_REASON_LABELS, HOME_CURRENCY, PAYMENT_TYPE_LABELS, SALES_TYPES, TITLES, cisInvoiceNo } from './codes.ts';
 import { buildSaveSalesBody, receiptProblem, toFiscalReceipt } from './sales-body.ts';
 import { stockPort } from './stock.ts';
 import { cataloguePort } from './catalogue.ts';
@@ -16,10 +16,12 @@ import { branchUsersPort } from './branch-users.ts';
 import { registerPort } from './register.ts';
 import { feedsPort } from './feeds.ts';
 import { purchasesPort } from './purchases.ts';
-import { computeSale, lineSupplyAmount, VAT_CATEGORIES } from './tax.ts';
+import { computeSale, LEVIES, lineSupplyAmount, VAT_CATEGORIES } from './tax.ts';
 import type { AuthorityDevice } from '../port/device.ts';
 
 const labelled = (labels: Readonly<Record<string, string>>) => Object.entries(labels).map(([code, label]) => ({ code, label }));
+/** What a line of B (MTV), C1 (export) and C2 (zero-rated LPO) needs beyond the others. */
+const REQUIRES: Readonly<Record<string, TaxCategory['requires']>> = { B: 'rrp', C1: 'export', C2: 'lpo' };
 
 export const ZRA_VSDC_PROFILE: AuthorityProfile = {
   id: 'zra-vsdc',
@@ -30,12 +32,25 @@ export const ZRA_VSDC_PROFILE: AuthorityProfile = {
   branch: { pattern: /^[0-9]{3}$/, words: '3 digits', example: '000', headquarters: '000' },
   timeZone: 'Africa/Lusaka',
   currency: HOME_CURRENCY,
-  taxCategories: VAT_CATEGORIES,
+  taxCategories: VAT_CATEGORIES.map((c) => (REQUIRES[c.code] ? { ...c, requires: REQUIRES[c.code] } : c)),
   defaultTaxCategory: 'A',
   paymentMethods: labelled(PAYMENT_TYPE_LABELS),
+  defaultPaymentMethod: '01',
   creditNoteReasons: labelled(CREDIT_NOTE_REASON_LABELS),
   debitNoteReasons: labelled(DEBIT_NOTE_REASON_LABELS),
   salesTypes: SALES_TYPES,
+  levies: LEVIES,
+  receiptTitles: { ...TITLES, ...BANNERS },
+  receiptLabels: {
+    taxpayerId: 'TPIN',
+    fiscalBlock: 'SDC INFORMATION',
+    fiscalisedAt: 'VSDC date',
+    unitId: 'SDC ID',
+    unitNumber: 'MRC No',
+    internalData: 'Internal data',
+    signature: 'Receipt signature',
+    fiscalFooter: "Fiscal receipt issued through the authority's VSDC.",
+  },
   amountTolerance: 0.01,
 };
 

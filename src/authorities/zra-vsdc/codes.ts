@@ -72,15 +72,13 @@ export function cisInvoiceNo(salesType: SalesTypeName, invoiceNo: number): strin
   return salesType === 'normal' ? String(invoiceNo) : `${SALES_TYPE_CODES[salesType]}-${invoiceNo}`;
 }
 
-/** The authority's currency code table (class 33) is ISO 4217: the codes this runtime knows, and ZMW. */
-export const CURRENCY_CODES: ReadonlySet<string> = new Set(['ZMW', ...Intl.supportedValuesOf('currency')]);
 export const HOME_CURRENCY = 'ZMW';
 
 /** What a document is to the VSDC's receipt type (S, R, D). */
 export type DocumentTypeName = 'sale' | 'credit_note' | 'debit_note';
 
 /** A normal document's title; training and proforma documents carry a banner instead (`BANNERS`). */
-const TITLES = { sale: 'TAX INVOICE', credit_note: 'CREDIT NOTE', debit_note: 'DEBIT NOTE' } as const;
+export const TITLES = { sale: 'TAX INVOICE', credit_note: 'CREDIT NOTE', debit_note: 'DEBIT NOTE' } as const;
 /** What a training or proforma document prints instead of its title, whatever its type. */
 export const BANNERS = { training: 'TRAINING — NOT A TAX INVOICE', proforma: 'PROFORMA — NOT A TAX INVOICE' } as const;
 

@@ -224,8 +224,3 @@ export function lineSupplyAmount(quantity: number | string, price: number | stri
 export function amountsMatch(a: number | string, b: number | string): boolean {
   return new Money(String(a)).minus(new Money(String(b))).abs().lte('0.01');
 }
-
-/** A line's `dcAmt`: the discount rounded half-up to the cent, exactly as computeSale files it. */
-export function lineDiscountAmount(discount: number | string): number {
-  return round2(exactInput(discount, 'discount', 4)).toNumber();
-}

@@ -97,7 +97,7 @@ export async function capturePurchase(ctx: AppContext, tenantId: number, device:
     vatCategory: item.vatCategory ?? authority.profile.defaultTaxCategory,
     rrp: item.rrp ?? null,
   }));
-  const computed = compute(errors, inputs, true);
+  const computed = compute(ctx, errors, authority.profile, inputs, true);
   throwIfAny(errors);
 
   const dates = authority.purchases.purchaseDatesOf(occurredAt);

@@ -2,25 +2,30 @@
 // checked, and turned into a POST /api/v1/sales body plus the filing details that body has no
 // field for. Every refusal names the field as the till sent it.
 import type { ErrorObject } from 'ajv';
-import { parseVsdcDateTime } from '@fiscal-gateway/vsdc-protocol';
 import { FieldErrors, ValidationError } from '../../../platform/errors/errors.ts';
 import { compileBodyCheck, toValidationError } from '../../../platform/http/validation.ts';
 import type { FilingDetails, FilingLineDetails, FilingPerson } from '../../../authorities/port/index.ts';
-import { amountsMatch, parseAmount, round2, VAT_CATEGORY_CODES, type Money, type VatCategoryCode } from '../../../authorities/zra-vsdc/tax.ts';
+import { Money, parseAmount, round2 } from '../../../authorities/port/amounts.ts';
 import { CreateSaleBody } from '../sales/schemas.ts';
 import { invoiceName, lineKey, lineName, modernFieldsOf, readInvoice, sentPath, type InvoiceField, type LineField, type ReadInvoice } from './field-names.ts';
-import { TillInvoiceBody, type TillInvoiceLine } from './schemas.ts';
+import { TillInvoiceBody, ZAMBIA, type TillInvoiceLine } from './schemas.ts';
 
-/** Levy codes a till may list in TaxCodes (the VSDC's levy buckets). */
-const LEVY_CODES = ['TL', 'IPL1', 'IPL2', 'ECM', 'EXEEG'] as const;
+/** The VAT categories and the levy codes a till may list in TaxCodes. */
+const VAT_CATEGORY_CODES: readonly string[] = ZAMBIA.taxCategories.map((c) => c.code);
+const LEVY_CODES: readonly string[] = ZAMBIA.levies.map((l) => l.code);
 
 /** The till's clock: Africa/Lusaka, UTC+2 all year (no daylight saving). */
 const TILL_UTC_OFFSET_MS = 2 * 3_600_000;
 
 /** `yyyyMMddHHmmss` in the till's local time → the instant; null when it is not a real date and time. */
 function fromTillDateTime(text: string): Date | null {
-  const asUtc = parseVsdcDateTime(text);
-  return asUtc && text.length === 14 ? new Date(asUtc.getTime() - TILL_UTC_OFFSET_MS) : null;
+  const parts = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(text)?.slice(1).map(Number);
+  if (!parts) return null;
+  const [year, month, day, hour, minute, second] = parts as [number, number, number, number, number, number];
+  const asUtc = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
+  // A date that does not round-trip (a 31st of June, 25 o'clock) is no date.
+  if (asUtc.toISOString().replace(/\D/g, '').slice(0, 14) !== text) return null;
+  return new Date(asUtc.getTime() - TILL_UTC_OFFSET_MS);
 }
 
 /** The instant as `yyyyMMddHHmmss` in the till's local time. */
@@ -87,19 +92,19 @@ const text = (value: string | null | undefined): string | undefined => {
 };
 
 interface LineTax {
-  vatCategory?: VatCategoryCode;
+  vatCategory?: string;
   levy?: string;
 }
 
 /** TaxCodes → the VAT category and the levy, or an error on the field. */
 function taxCodesOf(codes: readonly string[], field: string, errors: FieldErrors): LineTax {
-  const vat: VatCategoryCode[] = [];
+  const vat: string[] = [];
   const levies: string[] = [];
   for (const code of codes) {
     const upper = code.trim().toUpperCase();
     const category = VAT_CATEGORY_CODES.find((c) => c === upper);
     if (category) vat.push(category);
-    else if ((LEVY_CODES as readonly string[]).includes(upper)) levies.push(upper);
+    else if (LEVY_CODES.includes(upper)) levies.push(upper);
     else {
       errors.add(
         field,
@@ -169,7 +174,7 @@ function checkLineTotal(read: ReadInvoice, i: number, line: TillInvoiceLine, err
   } catch {
     return; // the sales rules name the amount that is not a number
   }
-  if (amountsMatch(line.TotalAmount, expected.toFixed(2))) return;
+  if (new Money(String(line.TotalAmount)).minus(expected.toFixed(2)).abs().lte(ZAMBIA.amountTolerance)) return;
   const field = lineName(read, i, 'total');
   const formula = `${lineKey(read, i, 'quantity')} × ${lineKey(read, i, 'price')}${line.DiscountAmount ? ` − ${lineKey(read, i, 'discount')}` : ''}`;
   errors.add(field, `The ${field} field must be ${formula} = ${expected.toFixed(2)}, not ${line.TotalAmount}: send the line total the gateway files (a difference over 0.01 is refused).`);

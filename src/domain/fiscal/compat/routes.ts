@@ -8,7 +8,6 @@ import { rateLimitTenant } from '../../kernel/access/rate-limits.ts';
 import { fieldError, unauthenticated, ValidationError } from '../../../platform/errors/errors.ts';
 import { jsonBodyText } from '../../../platform/http/json-body.ts';
 import { validatorCompiler } from '../../../platform/http/validation.ts';
-import { VAT_CATEGORIES } from '../../../authorities/zra-vsdc/tax.ts';
 import { answerInDialect, registerDialectEnvelope } from './dialect.ts';
 import { fileLegacyInvoice, invoiceByClientNumber, invoiceByInvoiceNumber, type RetrievedInvoice, type TillBranch } from './invoices.ts';
 import * as S from './schemas.ts';
@@ -113,7 +112,7 @@ export function compatRoutes(ctx: AppContext): FastifyPluginAsync {
         headers: S.CompatHeaders,
         response: { 200: Type.Array(S.LegacyTaxCode) },
       },
-    }, async () => VAT_CATEGORIES.map((c) => ({ Code: c.code, Name: c.name, Rate: c.rate })));
+    }, async () => S.ZAMBIA.taxCategories.map((c) => ({ Code: c.code, Name: c.name, Rate: c.rate })));
 
     app.post('/zm/api/Invoice', {
       config: { ...WITH_BRANCH, errors: ['unknown_classification_code', 'levy_not_supported', 'vsdc_unavailable', 'catalogue_unavailable'] },

@@ -3,10 +3,14 @@
 // is added by the dialect hook after serialisation, so responses here describe the bare form.
 import { Type, type Static } from 'typebox';
 import { MAX_LINES, MAX_PRICE, MAX_QUANTITY, Money, SALE_STATUSES } from '../sales/schemas.ts';
-import { PAYMENT_TYPE_CODES } from '../../../authorities/zra-vsdc/codes.ts';
-import { VAT_CATEGORY_CODES } from '../../../authorities/zra-vsdc/tax.ts';
+import { AUTHORITY_PROFILES } from '../../../authorities/index.ts';
 import { Nullable, literals, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
 import { TillLoginVsdcRegistration } from '../../kernel/branch-users/schemas.ts';
+
+/** The till surface is Zambia's: its codes, categories and arithmetic are the ZRA VSDC profile's. */
+export const ZAMBIA = AUTHORITY_PROFILES['zra-vsdc'];
+/** One of the profile's codes: the same union of literals a compiled-in list would give. */
+const oneOfCodes = (list: readonly { code: string }[], options?: Parameters<typeof literals>[1]) => Type.Unsafe<string>(literals(list.map((c) => c.code), options));
 
 
 /** Printable, no leading or trailing blanks: the number is part of an idempotency key and a path. */
@@ -39,7 +43,7 @@ export const TillInvoiceLine = Type.Object({
   DiscountAmount: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: MAX_PRICE, description: 'Product: the discount on the line, an amount (VSDC dcAmt)' }))),
   TotalAmount: Type.Optional(Nullable(Type.Number({ description: 'Product: Quantity × UnitPrice − DiscountAmount as the till computed it; more than 0.01 off is a 422' }))),
   Barcode: Type.Optional(TillText(50, 'Product: the barcode (VSDC bcd)')),
-  VATCategoryCode: Type.Optional(Nullable(literals(VAT_CATEGORY_CODES, { description: 'Ours: the VAT category (product: TaxCodes); default A' }))),
+  VATCategoryCode: Type.Optional(Nullable(oneOfCodes(ZAMBIA.taxCategories, { description: `Ours: the VAT category (product: TaxCodes); default ${ZAMBIA.defaultTaxCategory}` }))),
   TaxCodes: Type.Optional(
     Nullable(
       Type.Array(Type.String({ minLength: 1, maxLength: 10 }), {
@@ -67,7 +71,7 @@ export const TillInvoiceBody = withExample(
       CustomerMobileNumber: Type.Optional(TillText(30, 'Product: kept with the body, not sent to the VSDC')),
       ReportNumber: Type.Optional(TillText(100, 'Product: kept with the body, not sent to the VSDC')),
       ReceiptTypeCode: Type.Optional(Type.Literal('S', { description: 'Only S (sale); credit and debit notes are modern-surface only. Required' })),
-      PaymentTypeCode: Type.Optional(Nullable(literals(PAYMENT_TYPE_CODES))),
+      PaymentTypeCode: Type.Optional(Nullable(oneOfCodes(ZAMBIA.paymentMethods))),
       currencyType: Type.Optional(Nullable(Type.String({ pattern: '^[A-Z]{3}$', description: 'Product: the currency, ISO 4217 (VSDC currencyTyCd); default ZMW. Amounts are in it' }))),
       conversionRate: Type.Optional(
         Nullable(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'Product: ZMW per unit of currencyType (VSDC exchangeRt), up to 4 decimals: required for a currency other than ZMW, which the VSDC refuses at 1' })),

@@ -138,6 +138,7 @@ export async function findLoginCandidates(db: Kysely<DB>, tpin: string, username
       't.monthly_quota',
       't.rate_limit_per_minute',
       't.offline_policy',
+      't.authority',
       documentsInMonth(sql`t.id`, month).as('documents'),
     ])
     .where(sql<boolean>`lower(l.username) = lower(${username})`)
@@ -161,6 +162,7 @@ export async function findLoginCandidates(db: Kysely<DB>, tpin: string, username
       monthlyQuota: r.monthly_quota,
       rateLimitPerMinute: r.rate_limit_per_minute,
       offlinePolicy: r.offline_policy,
+      authority: r.authority,
       documentsThisMonth: Number(r.documents),
     },
   }));

@@ -2,11 +2,11 @@
 // fiscal names for an invoice sent in them), branches, and the sales module's errors in the names
 // the till sent. Request bodies come in through invoice-body.ts.
 import { ApiError, ValidationError } from '../../../platform/errors/errors.ts';
-import { Money, VAT_CATEGORIES } from '../../../authorities/zra-vsdc/tax.ts';
+import { Money } from '../../../authorities/port/amounts.ts';
 import type { SaleResource } from '../sales/schemas.ts';
 import type { Family } from './field-names.ts';
 import { inTillNames, inTillText, toTillDateTime, type TillInvoiceRequest } from './invoice-body.ts';
-import type { LegacyBranch, LegacyInvoice } from './schemas.ts';
+import { ZAMBIA, type LegacyBranch, type LegacyInvoice } from './schemas.ts';
 import type { KeyBranch } from './store.ts';
 
 /**
@@ -21,7 +21,7 @@ type TaxItem = NonNullable<LegacyInvoice['taxItems']>[number];
 
 /** Per VAT category of the lines, in the categories' order: what the product called taxItems. */
 function taxItemsOf(sale: SaleResource): TaxItem[] {
-  return VAT_CATEGORIES.flatMap((category) => {
+  return ZAMBIA.taxCategories.flatMap((category) => {
     const lines = sale.items.filter((line) => line.vatCategory === category.code);
     if (lines.length === 0) return [];
     const sum = (pick: (line: SaleResource['items'][number]) => number) => lines.reduce((total, line) => total.plus(pick(line)), new Money(0)).toNumber();

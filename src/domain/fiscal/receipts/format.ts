@@ -11,7 +11,7 @@ export const priced = (n: number, currency: string) => `${currency} ${money(n)}`
 export const percent = (n: number) => `${n.toLocaleString('en-US', { maximumFractionDigits: 2 })}%`;
 
 /** `Exchange rate: 1 USD = 27.1500 ZMW`. */
-export const exchangeLine = (currency: string, rate: string) => `1 ${currency} = ${rate} ZMW`;
+export const exchangeLine = (currency: string, rate: string, home: string) => `1 ${currency} = ${rate} ${home}`;
 
 export function rateLabel(rate: number): string {
   return `${rate}%`;

@@ -81,7 +81,7 @@ export async function renderReceiptHtml(receipt: Receipt): Promise<string> {
 <body>
 <main class="receipt">
 ${receipt.mark === 'preview' ? `<div class="watermark" aria-hidden="true">${'<span>PREVIEW</span>'.repeat(6)}</div>\n` : ''}<h1>${escapeHtml(receipt.merchantName)}</h1>
-<p class="center supplier">TPIN: ${escapeHtml(receipt.tpin)}<br>Branch: ${escapeHtml(receipt.branch)}${receipt.branchName ? ` ${escapeHtml(receipt.branchName)}` : ''}${
+<p class="center supplier">${escapeHtml(receipt.labels.taxpayerId)}: ${escapeHtml(receipt.tpin)}<br>Branch: ${escapeHtml(receipt.branch)}${receipt.branchName ? ` ${escapeHtml(receipt.branchName)}` : ''}${
     receipt.address ? `<br><span class="address">${escapeHtml(receipt.address)}</span>` : ''
   }</p>
 ${receipt.fiscal ? `<p class="title">${escapeHtml(receipt.title)}</p>` : `<p class="banner" role="note">${escapeHtml(receipt.title)}</p>`}
@@ -93,7 +93,7 @@ ${field('Your ref.', receipt.clientInvoiceNo)}
 ${field('Invoice type', receipt.invoiceType)}
 ${field('Date', receipt.printed.occurredAt, 'time')}
 ${field('Customer', receipt.customer.name)}
-${field('Customer TPIN', receipt.customer.tpin)}
+${field(`Customer ${receipt.labels.taxpayerId}`, receipt.customer.tpin)}
 ${field('Customer address', receipt.customer.address)}
 ${field('LPO No', receipt.lpoNumber)}
 ${field('Principal', receipt.principalId)}
@@ -124,21 +124,21 @@ ${categories}
 <tr><td>Total discount ${percent(receipt.discountRate)}</td><td class="num">${receipt.totals.discount !== 0 ? '-' : ''}${priced(receipt.totals.discount, cur)}</td></tr>
 <tr><td>Total VAT</td><td class="num">${priced(receipt.totals.vat, cur)}</td></tr>
 <tr class="total"><td>TOTAL incl. VAT</td><td class="num">${priced(receipt.totals.total, cur)}</td></tr>
-${receipt.exchange ? `<tr class="exchange"><td colspan="2">Exchange rate: ${escapeHtml(exchangeLine(receipt.exchange.currency, receipt.exchange.rate))}</td></tr>
-<tr class="exchange"><td>Total in ZMW</td><td class="num">${priced(receipt.exchange.totalZmw, 'ZMW')}</td></tr>\n` : ''}</tbody>
+${receipt.exchange ? `<tr class="exchange"><td colspan="2">Exchange rate: ${escapeHtml(exchangeLine(receipt.exchange.currency, receipt.exchange.rate, receipt.exchange.home))}</td></tr>
+<tr class="exchange"><td>Total in ${escapeHtml(receipt.exchange.home)}</td><td class="num">${priced(receipt.exchange.totalInHome, receipt.exchange.home)}</td></tr>\n` : ''}</tbody>
 </table>
 <hr>
-<p class="center">SDC INFORMATION</p>
+<p class="center">${escapeHtml(receipt.labels.fiscalBlock)}</p>
 <dl>
-${field('VSDC date', receipt.printed.publishedAt, 'time')}
-${field('SDC ID', receipt.sdcId)}
-${field('MRC No', receipt.mrcNo)}
+${field(receipt.labels.fiscalisedAt, receipt.printed.publishedAt, 'time')}
+${field(receipt.labels.unitId, receipt.sdcId)}
+${field(receipt.labels.unitNumber, receipt.mrcNo)}
 ${field('Receipt No', receipt.receiptNo)}
 </dl>
-<p class="mono"><strong>Internal data:</strong><br>${escapeHtml(receipt.internalData)}</p>
-<p class="mono"><strong>Receipt signature:</strong><br>${escapeHtml(receipt.receiptSignature)}</p>
+<p class="mono"><strong>${escapeHtml(receipt.labels.internalData)}:</strong><br>${escapeHtml(receipt.internalData)}</p>
+<p class="mono"><strong>${escapeHtml(receipt.labels.signature)}:</strong><br>${escapeHtml(receipt.receiptSignature)}</p>
 ${qr}
-<p class="center">${receipt.fiscal ? "Fiscal receipt issued through the authority's VSDC." : escapeHtml(receipt.title)}</p>
+<p class="center">${receipt.fiscal ? receipt.labels.fiscalFooter : escapeHtml(receipt.title)}</p>
 ${markOf(receipt, true)}</main>
 </body>
 </html>

@@ -60,7 +60,7 @@ function draw(c: Canvas, receipt: Receipt): number {
   doc.y = MARGIN;
   doc.fontSize(SIZE);
   centered(c, receipt.merchantName, { bold: true, size: 9 });
-  centered(c, `TPIN: ${receipt.tpin}`);
+  centered(c, `${receipt.labels.taxpayerId}: ${receipt.tpin}`);
   centered(c, `Branch: ${receipt.branch}${receipt.branchName ? ` ${receipt.branchName}` : ''}`);
   if (receipt.address) centered(c, receipt.address);
   doc.moveDown(0.5);
@@ -78,7 +78,7 @@ function draw(c: Canvas, receipt: Receipt): number {
   row(c, 'Invoice type', receipt.invoiceType);
   row(c, 'Date', receipt.printed.occurredAt);
   row(c, 'Customer', receipt.customer.name);
-  if (receipt.customer.tpin) row(c, 'Customer TPIN', receipt.customer.tpin);
+  if (receipt.customer.tpin) row(c, `Customer ${receipt.labels.taxpayerId}`, receipt.customer.tpin);
   if (receipt.customer.address) row(c, 'Customer address', receipt.customer.address);
   if (receipt.lpoNumber) row(c, 'LPO No', receipt.lpoNumber);
   if (receipt.principalId) row(c, 'Principal', receipt.principalId);
@@ -109,25 +109,25 @@ function draw(c: Canvas, receipt: Receipt): number {
   row(c, 'Total VAT', priced(receipt.totals.vat, cur));
   row(c, 'TOTAL incl. VAT', priced(receipt.totals.total, cur), { bold: true });
   if (receipt.exchange) {
-    row(c, `Exchange rate: ${exchangeLine(receipt.exchange.currency, receipt.exchange.rate)}`, '');
-    row(c, 'Total in ZMW', priced(receipt.exchange.totalZmw, 'ZMW'));
+    row(c, `Exchange rate: ${exchangeLine(receipt.exchange.currency, receipt.exchange.rate, receipt.exchange.home)}`, '');
+    row(c, `Total in ${receipt.exchange.home}`, priced(receipt.exchange.totalInHome, receipt.exchange.home));
   }
   rule(doc);
-  centered(c, 'SDC INFORMATION', { bold: true });
-  row(c, 'VSDC date', receipt.printed.publishedAt);
-  row(c, 'SDC ID', receipt.sdcId);
-  if (receipt.mrcNo) row(c, 'MRC No', receipt.mrcNo);
+  centered(c, receipt.labels.fiscalBlock, { bold: true });
+  row(c, receipt.labels.fiscalisedAt, receipt.printed.publishedAt);
+  row(c, receipt.labels.unitId, receipt.sdcId);
+  if (receipt.mrcNo) row(c, receipt.labels.unitNumber, receipt.mrcNo);
   row(c, 'Receipt No', String(receipt.receiptNo));
   if (receipt.mark !== 'original') {
     doc.moveDown(0.5);
     centered(c, receipt.mark === 'copy' ? `*** ${COPY_MARK} ***` : `*** ${PREVIEW_MARK} ***`, { bold: true, size: receipt.mark === 'copy' ? 11 : 10 });
   }
-  c.text.font(true).text('Internal data:', MARGIN, doc.y, { width: WIDTH });
+  c.text.font(true).text(`${receipt.labels.internalData}:`, MARGIN, doc.y, { width: WIDTH });
   c.text.font().text(receipt.internalData, { width: WIDTH });
-  c.text.font(true).text('Receipt signature:', MARGIN, doc.y, { width: WIDTH });
+  c.text.font(true).text(`${receipt.labels.signature}:`, MARGIN, doc.y, { width: WIDTH });
   c.text.font().text(receipt.receiptSignature, { width: WIDTH });
   if (receipt.qrCodeUrl) qrCode(doc, receipt.qrCodeUrl);
-  centered(c, receipt.fiscal ? "Fiscal receipt issued through the authority's VSDC." : receipt.title, { bold: !receipt.fiscal });
+  centered(c, receipt.fiscal ? receipt.labels.fiscalFooter : receipt.title, { bold: !receipt.fiscal });
   return doc.y + MARGIN;
 }
 

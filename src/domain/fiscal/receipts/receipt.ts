@@ -5,8 +5,8 @@ import type { AppContext } from '../../kernel/context.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import { ApiError, NotFoundError } from '../../../platform/errors/errors.ts';
 import { localDateTime } from '../../../platform/lib/time-zones.ts';
-import { invoiceTypeWords, noteReasonLabel, paymentTypeLabel, receiptTitle } from '../../../authorities/zra-vsdc/codes.ts';
-import { VAT_CATEGORIES } from '../../../authorities/zra-vsdc/tax.ts';
+import { merchantProfile } from '../../../authorities/index.ts';
+import type { AuthorityProfile, CodeLabel, DocumentType, ReceiptLabels, SalesType } from '../../../authorities/port/index.ts';
 import { authorityBranchesFor } from '../../kernel/devices/register.ts';
 import type { AuthorityBranchResource } from '../../kernel/devices/schemas.ts';
 import type { SaleResource } from '../sales/schemas.ts';
@@ -20,10 +20,29 @@ export function registeredAddress(branch: AuthorityBranchResource | undefined): 
   return parts.length === 0 ? null : parts.join(', ');
 }
 
+/** What `code` means in the authority's table; a code the table does not hold stands for itself. */
+function labelOf(list: readonly CodeLabel[] | null, code: string): string | undefined {
+  return list?.find((c) => c.code === code)?.label;
+}
+
 /** `03 Damaged goods`: the code the authority holds and what it means. */
-function reasonLabel(type: SaleResource['type'], code: string | null): string | null {
+function reasonLabel(profile: AuthorityProfile, type: SaleResource['type'], code: string | null): string | null {
   if (code === null || type === 'sale') return null;
-  return noteReasonLabel(type, code);
+  const label = labelOf(type === 'credit_note' ? profile.creditNoteReasons : profile.debitNoteReasons, code);
+  return label === undefined ? code : `${code} ${label}`;
+}
+
+const KIND_WORDS: Record<SalesType, string> = { normal: 'Normal', training: 'Training', proforma: 'Proforma' };
+const TYPE_WORDS: Record<DocumentType, string> = { sale: 'Sale', credit_note: 'Credit note', debit_note: 'Debit note' };
+
+/** The invoice type in words: `Normal Sale`, `Training Credit note`, `Proforma Debit note`, … */
+function invoiceTypeWords(salesType: SalesType, type: DocumentType): string {
+  return `${KIND_WORDS[salesType]} ${TYPE_WORDS[type]}`;
+}
+
+/** The title at the head of the receipt: a normal document's by its type, else its kind's banner (NOT A TAX INVOICE). */
+function receiptTitle(profile: AuthorityProfile, salesType: SalesType, type: DocumentType): string {
+  return profile.receiptTitles[salesType === 'normal' ? type : salesType];
 }
 
 /** What a note's receipt says of the invoice it corrects. */
@@ -91,8 +110,8 @@ export interface Receipt {
   paymentMethod: string;
   lpoNumber: string | null;
   principalId: string | null;
-  /** A foreign-currency document: the rate (ZMW per unit, 4 decimals) and the total in kwacha. */
-  exchange: { currency: string; rate: string; totalZmw: number } | null;
+  /** A foreign-currency document: the rate (units of the authority's currency per unit, 4 decimals) and the total in the authority's currency (`home`). */
+  exchange: { currency: string; rate: string; home: string; totalInHome: number } | null;
   items: ReceiptLine[];
   categories: ReceiptCategoryTotal[];
   totals: { net: number; vat: number; total: number; discount: number; currency: string };
@@ -101,6 +120,8 @@ export interface Receipt {
   /** "Total excl. VAT", or what the net is when it is not that (an MTV line taxed on its RRP). */
   netLabel: string;
   qrCodeUrl: string | null;
+  /** The authority's words for its identifiers and fiscal block. */
+  labels: ReceiptLabels;
   originalSaleId: number | null;
   /** A note: the invoice it corrects, and why (`reason`). */
   original: OriginalInvoice | null;
@@ -120,13 +141,13 @@ export interface Receipt {
 export type ReceiptMark = 'original' | 'copy' | 'preview';
 
 /** Category totals are sums of the document's rounded lines, as the VSDC was sent them. */
-function categoryTotals(sale: SaleResource): ReceiptCategoryTotal[] {
+function categoryTotals(profile: AuthorityProfile, sale: SaleResource): ReceiptCategoryTotal[] {
   const sums = new Map<string, { taxable: Decimal; vat: Decimal; total: Decimal }>();
   for (const line of sale.items) {
     const sum = sums.get(line.vatCategory) ?? { taxable: new Decimal(0), vat: new Decimal(0), total: new Decimal(0) };
     sums.set(line.vatCategory, { taxable: sum.taxable.plus(line.net), vat: sum.vat.plus(line.vat), total: sum.total.plus(line.total) });
   }
-  return VAT_CATEGORIES.filter((c) => sums.has(c.code)).map((c) => {
+  return profile.taxCategories.filter((c) => sums.has(c.code)).map((c) => {
     const sum = sums.get(c.code)!;
     return { code: c.code, name: c.name, rate: c.rate, taxable: sum.taxable.toNumber(), vat: sum.vat.toNumber(), total: sum.total.toNumber() };
   });
@@ -134,6 +155,8 @@ function categoryTotals(sale: SaleResource): ReceiptCategoryTotal[] {
 
 /** What the receipt reads beside the sale resource: the merchant (registered name, zone) and its branch. */
 export interface ReceiptSource {
+  /** The merchant's authority: its titles, labels, categories and currency. */
+  profile: AuthorityProfile;
   merchantName: string;
   timezone: string;
   branchName: string | null;
@@ -159,10 +182,11 @@ function receiptOf(
         : 'This document is still pending: the authority has not fiscalised it yet. Only uploaded documents may be printed; try again once its status is uploaded.',
     );
   }
+  const { profile } = source;
   const currency = sale.totals.currency;
   const gross = sale.items.reduce((sum, l) => sum.plus(l.amount), new Decimal(0)).toNumber();
   return {
-    title: receiptTitle(sale.salesType, sale.type),
+    title: receiptTitle(profile, sale.salesType, sale.type),
     fiscal: sale.salesType === 'normal',
     invoiceType: invoiceTypeWords(sale.salesType, sale.type),
     merchantName: source.merchantName,
@@ -183,21 +207,22 @@ function receiptOf(
     occurredAt: sale.occurredAt,
     printed: { publishedAt: localDateTime(new Date(fiscal.publishedAt), source.timezone), occurredAt: localDateTime(new Date(sale.occurredAt), source.timezone) },
     customer: sale.customer,
-    paymentMethod: paymentTypeLabel(sale.paymentMethod),
+    paymentMethod: labelOf(profile.paymentMethods, sale.paymentMethod) ?? sale.paymentMethod,
     lpoNumber: sale.lpoNumber,
     principalId: sale.principalId,
-    exchange: currency === 'ZMW' ? null : { currency, rate: new Decimal(sale.exchangeRate).toFixed(4), totalZmw: sale.totalInKwacha },
+    exchange: currency === profile.currency ? null : { currency, rate: new Decimal(sale.exchangeRate).toFixed(4), home: profile.currency, totalInHome: sale.totalInKwacha },
     items: sale.items.map((l) => ({
       name: l.name, quantity: l.quantity, price: l.price, amount: l.amount, discount: l.discount, discountRate: percentOf(l.discount, l.amount), net: l.net, rrp: l.rrp, vatCategory: l.vatCategory,
     })),
-    categories: categoryTotals(sale),
+    categories: categoryTotals(profile, sale),
     totals: sale.totals,
     discountRate: percentOf(sale.totals.discount, gross),
     netLabel: new Decimal(sale.totals.net).plus(sale.totals.vat).eq(sale.totals.total) ? 'Total excl. VAT' : 'Taxable value (MTV on RRP)',
     qrCodeUrl: fiscal.qrCodeUrl,
+    labels: profile.receiptLabels,
     originalSaleId: sale.originalSaleId,
     original: print.original ?? null,
-    reason: reasonLabel(sale.type, sale.reasonCode),
+    reason: reasonLabel(profile, sale.type, sale.reasonCode),
     type: sale.type,
     salesType: sale.salesType,
     mark: print.mark ?? 'original',
@@ -214,7 +239,7 @@ async function sourceOf(db: Kysely<DB>, tenantId: number, sale: SaleResource): P
     .selectFrom('sales as s')
     .innerJoin('tenants as t', 't.id', 's.tenant_id')
     .innerJoin('devices as d', 'd.id', 's.device_id')
-    .select(['t.name', 't.timezone', 'd.branch_name'])
+    .select(['t.name', 't.timezone', 't.authority', 'd.branch_name'])
     .where('s.tenant_id', '=', tenantId)
     .where('s.id', '=', sale.id)
     .executeTakeFirst();
@@ -222,6 +247,7 @@ async function sourceOf(db: Kysely<DB>, tenantId: number, sale: SaleResource): P
   const register = await authorityBranchesFor(db, new Map([[tenantId, [sale.branch]]]));
   const registered = register.get(tenantId)?.find((b) => b.branch === sale.branch);
   return {
+    profile: merchantProfile(row.authority),
     merchantName: row.name,
     timezone: row.timezone,
     branchName: row.branch_name ?? registered?.name ?? null,

@@ -8,7 +8,7 @@ import { stringify } from 'csv-stringify/sync';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import { localDateTime } from '../../../platform/lib/time-zones.ts';
-import { paymentTypeLabel } from '../../../authorities/zra-vsdc/codes.ts';
+import type { AuthorityProfile } from '../../../authorities/port/profile.ts';
 import { authorityInvoiceNo } from '../sales/present.ts';
 import { exportPage, type ExportCursor, type ExportRow, type ExportScope } from './store.ts';
 
@@ -42,7 +42,7 @@ const NUMERIC = new Set<string>([
 ]);
 
 /** One row's cells; `timeZone` is the merchant's, for `occurredAtLocal` (`2026-11-27 17:29:47 CAT`). */
-function cells(row: ExportRow, timeZone: string): Array<string | boolean | null> {
+function cells(row: ExportRow, { timezone: timeZone, profile }: ExportMerchant): Array<string | boolean | null> {
   const uploaded = row.status === 'uploaded';
   const receiptNo = uploaded ? row.receipt_no : null;
   return [
@@ -53,7 +53,7 @@ function cells(row: ExportRow, timeZone: string): Array<string | boolean | null>
     row.line === null ? null : String(row.line), row.name, row.classification_code, row.item_code, row.quantity, row.price,
     row.vat_category, row.vat_rate, row.amount, row.discount, row.taxable, row.vat, row.total,
     row.sales_type, row.exchange_rate, row.doc_total_zmw, row.lpo_number,
-    localDateTime(row.occurred_at, timeZone), paymentTypeLabel(row.payment_method),
+    localDateTime(row.occurred_at, timeZone), profile.paymentMethods.find((m) => m.code === row.payment_method)?.label ?? row.payment_method,
     row.issued_by_type, row.issued_by_id, row.issued_by_name,
   ];
 }
@@ -73,11 +73,11 @@ async function* pages(db: Kysely<DB>, scope: ExportScope): AsyncGenerator<Export
 }
 
 /** RFC 4180 CSV (CRLF, a header row), UTF-8. */
-function csvExport(db: Kysely<DB>, scope: ExportScope, timeZone: string): Readable {
+function csvExport(db: Kysely<DB>, scope: ExportScope, merchant: ExportMerchant): Readable {
   async function* chunks(): AsyncGenerator<string> {
     yield stringify([], { header: true, columns: [...EXPORT_COLUMNS], record_delimiter: 'windows' });
     for await (const rows of pages(db, scope)) {
-      yield stringify(rows.map((r) => cells(r, timeZone).map((c) => (typeof c === 'boolean' ? (c ? 'true' : 'false') : c ?? ''))), { record_delimiter: 'windows' });
+      yield stringify(rows.map((r) => cells(r, merchant).map((c) => (typeof c === 'boolean' ? (c ? 'true' : 'false') : c ?? ''))), { record_delimiter: 'windows' });
     }
   }
   return Readable.from(chunks(), { objectMode: false });
@@ -104,7 +104,7 @@ function backlogged(stream: WritableLike | PassThrough): boolean {
 }
 
 /** One worksheet, "Documents", written by exceljs's streaming writer (no shared strings, no styles). */
-function xlsxExport(db: Kysely<DB>, scope: ExportScope, timeZone: string): Readable {
+function xlsxExport(db: Kysely<DB>, scope: ExportScope, merchant: ExportMerchant): Readable {
   const out = new PassThrough({ highWaterMark: 256 * 1024 });
   void (async () => {
     // exceljs is large: loaded on the first XLSX export, not by every process at start.
@@ -115,7 +115,7 @@ function xlsxExport(db: Kysely<DB>, scope: ExportScope, timeZone: string): Reada
     for await (const rows of pages(db, scope)) {
       if (out.destroyed) return;
       for (const row of rows) {
-        sheet.addRow(cells(row, timeZone).map((value, i) => (value !== null && NUMERIC.has(EXPORT_COLUMNS[i]!) ? Number(value) : value))).commit();
+        sheet.addRow(cells(row, merchant).map((value, i) => (value !== null && NUMERIC.has(EXPORT_COLUMNS[i]!) ? Number(value) : value))).commit();
       }
       // exceljs writes the sheet into the zip without waiting for it: wait here, a page at a time,
       // until what it handed the zip (and what the zip handed us) is down to a buffer's worth.
@@ -129,7 +129,13 @@ function xlsxExport(db: Kysely<DB>, scope: ExportScope, timeZone: string): Reada
   return out;
 }
 
-/** The range's documents as `format`; `timeZone` (the merchant's) gives `occurredAtLocal`. */
-export function documentsExport(db: Kysely<DB>, scope: ExportScope, format: ExportFormat, timeZone: string): Readable {
-  return format === 'csv' ? csvExport(db, scope, timeZone) : xlsxExport(db, scope, timeZone);
+/** The merchant an export is of: its zone gives `occurredAtLocal`, its authority's profile the payment types' labels. */
+interface ExportMerchant {
+  timezone: string;
+  profile: AuthorityProfile;
+}
+
+/** The range's documents as `format`. */
+export function documentsExport(db: Kysely<DB>, scope: ExportScope, format: ExportFormat, merchant: ExportMerchant): Readable {
+  return format === 'csv' ? csvExport(db, scope, merchant) : xlsxExport(db, scope, merchant);
 }

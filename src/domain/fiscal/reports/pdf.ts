@@ -2,7 +2,7 @@
 import PDFDocument from 'pdfkit';
 import { DEJAVU_SANS, PdfText } from '../../../platform/lib/pdf-text.ts';
 import { localDateTime } from '../../../platform/lib/time-zones.ts';
-import { paymentTypeLabel } from '../../../authorities/zra-vsdc/codes.ts';
+import type { AuthorityProfile } from '../../../authorities/port/profile.ts';
 import type { ByTypeResource, DailyReportResource, FiguresResource } from './schemas.ts';
 
 const MARGIN = 40;
@@ -42,7 +42,8 @@ function byTypeRows(doc: Doc, text: PdfText, label: string, f: ByTypeResource): 
   }
 }
 
-export async function renderReportPdf(report: DailyReportResource): Promise<Buffer> {
+/** `profile`: the merchant's authority's (its taxpayer id's name, the labels of its payment types). */
+export async function renderReportPdf(report: DailyReportResource, profile: AuthorityProfile): Promise<Buffer> {
   const doc = new PDFDocument({ size: 'A4', margin: MARGIN, info: { Title: `${report.type} report ${report.date} branch ${report.branch}`, Author: report.merchant.name } });
   const text = new PdfText(doc, DEJAVU_SANS);
   const chunks: Buffer[] = [];
@@ -53,7 +54,7 @@ export async function renderReportPdf(report: DailyReportResource): Promise<Buff
   });
   text.font(true).fontSize(16).text(`${report.type} REPORT - ${report.date}`, MARGIN, MARGIN, { width: WIDTH });
   doc.fontSize(9);
-  text.write(`${report.merchant.name} · TPIN ${report.merchant.tpin} · Branch ${report.branch}${report.branchName ? ` ${report.branchName}` : ''}`, MARGIN, doc.y, { width: WIDTH });
+  text.write(`${report.merchant.name} · ${profile.receiptLabels.taxpayerId} ${report.merchant.tpin} · Branch ${report.branch}${report.branchName ? ` ${report.branchName}` : ''}`, MARGIN, doc.y, { width: WIDTH });
   text.font();
   // Every time in the merchant's zone, with the zone (`2026-11-27 17:29:47 CAT`).
   const local = (iso: string) => localDateTime(new Date(iso), report.timezone);
@@ -77,7 +78,7 @@ export async function renderReportPdf(report: DailyReportResource): Promise<Buff
 
   heading(doc, text, 'Per payment method (uploaded)');
   tableRow(doc, text, ['Method', ...FIGURE_HEADER], { bold: true });
-  for (const p of report.paymentMethods) byTypeRows(doc, text, paymentTypeLabel(p.method), p);
+  for (const p of report.paymentMethods) byTypeRows(doc, text, profile.paymentMethods.find((m) => m.code === p.method)?.label ?? p.method, p);
 
   heading(doc, text, 'Every document by type and status');
   tableRow(doc, text, ['Type / status', ...FIGURE_HEADER], { bold: true });

@@ -84,7 +84,7 @@ async function sendReport(ctx: AppContext, request: FastifyRequest, reply: Fasti
   if (format === 'application/pdf') {
     // pdfkit and its fonts hold ~25 MB: loaded on the first PDF, not by every process at start.
     const { renderReportPdf } = await import('./pdf.ts');
-    return reply.type('application/pdf').header('content-disposition', `inline; filename="${name}.pdf"`).send(await renderReportPdf(report));
+    return reply.type('application/pdf').header('content-disposition', `inline; filename="${name}.pdf"`).send(await renderReportPdf(report, (await reportTenant(ctx.db, tenantId)).profile));
   }
   return reply.type('application/json; charset=utf-8').send({ data: report });
 }
@@ -94,7 +94,7 @@ async function sendExport(ctx: AppContext, reply: FastifyReply, tenantId: number
   const { from, to } = exportRange(tenant, query.from, query.to);
   const deviceId = query.branch === undefined ? undefined : (await reportBranch(ctx.db, tenant.id, query.branch)).id;
   const format = query.format ?? 'csv';
-  const stream = documentsExport(ctx.db, { tenantId: tenant.id, ...(deviceId === undefined ? {} : { deviceId }), from, to }, format, tenant.timezone);
+  const stream = documentsExport(ctx.db, { tenantId: tenant.id, ...(deviceId === undefined ? {} : { deviceId }), from, to }, format, tenant);
   const name = `documents-${tenant.tpin}${query.branch ? `-${query.branch}` : ''}-${query.from}-${query.to}.${format}`;
   return reply.type(CONTENT_TYPES[format]).header('content-disposition', `attachment; filename="${name}"`).header('cache-control', 'private, no-store').send(stream);
 }

@@ -6,7 +6,9 @@ import type { DB } from '../../../platform/db/schema.ts';
 import type { DocumentType } from '../../../platform/db/tables/sales.ts';
 import { ApiError, assertCalendarDays, fieldError, NotFoundError } from '../../../platform/errors/errors.ts';
 import { dayOf, daysBetween, daysRange } from '../../../platform/lib/time-zones.ts';
-import { Money } from '../../../authorities/zra-vsdc/tax.ts';
+import { merchantProfile } from '../../../authorities/index.ts';
+import { Money } from '../../../authorities/port/amounts.ts';
+import type { AuthorityProfile } from '../../../authorities/port/profile.ts';
 import { recordAudit, type Actor } from '../../kernel/audit/store.ts';
 import { pickBranch } from '../../kernel/devices/branch-rule.ts';
 import { devicesOfTenant, type BranchDevice } from '../../kernel/devices/store.ts';
@@ -20,12 +22,15 @@ interface ReportTenant {
   name: string;
   tpin: string;
   timezone: string;
+  /** Its authority's: the labels of its codes. */
+  profile: AuthorityProfile;
 }
 
 export async function reportTenant(db: Kysely<DB>, tenantId: number): Promise<ReportTenant> {
-  const row = await db.selectFrom('tenants').select(['id', 'name', 'tpin', 'timezone']).where('id', '=', tenantId).executeTakeFirst();
+  const row = await db.selectFrom('tenants').select(['id', 'name', 'tpin', 'timezone', 'authority']).where('id', '=', tenantId).executeTakeFirst();
   if (!row) throw new NotFoundError('Tenant not found.');
-  return row;
+  const { authority, ...tenant } = row;
+  return { ...tenant, profile: merchantProfile(authority) };
 }
 
 /** The longest export range, in days (a quarter): longer ranges are exported in parts. */

@@ -33,13 +33,9 @@
 // units, or the rest of the net or VAT is more than a cent off its recomputation),
 // CreditAllocationError says so: crediting part of the line first pulls it back.
 import { Decimal } from 'decimal.js';
-import { Money, parseAmount, round2 } from '../../../authorities/zra-vsdc/tax.ts';
+import { Money, parseAmount, round2 } from '../../../authorities/port/amounts.ts';
 
 type Amount = number | string;
-
-/** How far the VSDC lets a filed amount stray from its own recomputation. */
-const VSDC_TOLERANCE = '0.01';
-const TOLERANCE = new Money(VSDC_TOLERANCE);
 
 /** The line of the sale being credited, as stored. */
 export interface CreditableLine {
@@ -108,7 +104,8 @@ export class CreditAllocationError extends Error {
 
 const ceil2 = (value: Money): Money => value.toDecimalPlaces(2, Decimal.ROUND_CEIL);
 const floor2 = (value: Money): Money => value.toDecimalPlaces(2, Decimal.ROUND_FLOOR);
-const within = (a: Money, b: Money): boolean => a.minus(b).abs().lte(TOLERANCE);
+/** Two amounts the authority holds equal: within its tolerance of each other. */
+const withinOf = (tolerance: Money) => (a: Money, b: Money): boolean => a.minus(b).abs().lte(tolerance);
 const max = (...values: Money[]): Money => Money.max(...values);
 const min = (...values: Money[]): Money => Money.min(...values);
 
@@ -130,8 +127,12 @@ function share(last: boolean, rest: Money, target: Money, lo: Money, hi: Money):
  * What crediting `quantity` of `line` takes back, given what earlier credit notes took. Throws
  * CreditAllocationError when the quantity is not positive or more than is left, or (only after
  * credits that did not follow the rule) when no filing of it would pass the VSDC's arithmetic.
+ * `tolerance`: how far the authority lets a filed amount stray from its own recomputation (its
+ * profile's amountTolerance).
  */
-export function allocateCredit(line: CreditableLine, credited: CreditedSoFar, quantity: Amount, taxInclusive: boolean): CreditLine {
+export function allocateCredit(line: CreditableLine, credited: CreditedSoFar, quantity: Amount, taxInclusive: boolean, tolerance: Amount): CreditLine {
+  const TOLERANCE = parseAmount(tolerance, 'tolerance');
+  const within = withinOf(TOLERANCE);
   const Q = parseAmount(line.quantity, 'line quantity');
   const price = parseAmount(line.price, 'line price');
   const A = parseAmount(line.amount, 'line amount');
@@ -177,7 +178,7 @@ export function allocateCredit(line: CreditableLine, credited: CreditedSoFar, qu
   // The discount, in proportion to the quantity: never more of it than is left, and never so
   // little that the rest of the line's discounted amount would exceed the rest of its gross.
   const discountTarget = D.isZero() ? zero : round2(D.times(x).div(Q)).minus(ad);
-  const shares: Shares = { amount, discountTarget, filedPrice, salePrice: price, last, q, x };
+  const shares: Shares = { amount, discountTarget, filedPrice, salePrice: price, last, q, x, tolerance: TOLERANCE };
   if (rrp !== null) {
     const taken = { supply: as, discount: ad, lineAmount: at, net: an, vat: av };
     return mtvCredit({ Q, price, rrp, rate, taxInclusive, S, D, T, N, V }, taken, shares);
@@ -224,6 +225,8 @@ interface Shares {
   /** The quantity credited, and the line's credited quantity with it. */
   q: Money;
   x: Money;
+  /** The authority's tolerance. */
+  tolerance: Money;
 }
 
 function creditLine(shares: Shares, filed: { discount: Money; lineAmount: Money; supply: Money | null; net: Money; vat: Money }, taxInclusive: boolean): CreditLine {
@@ -281,6 +284,7 @@ interface MtvLine {
 function mtvCredit(line: MtvLine, taken: { supply: Money; discount: Money; lineAmount: Money; net: Money; vat: Money }, shares: Shares): CreditLine {
   const { Q, price, rrp, rate, taxInclusive } = line;
   const { amount, filedPrice, last, q, x } = shares;
+  const within = withinOf(shares.tolerance);
   const zero = new Money(0);
   const base = (b: { net: Money; vat: Money }): Money => (taxInclusive ? b.net.plus(b.vat) : b.net);
   const rest = {

@@ -8,7 +8,9 @@ import type { DB } from '../../../platform/db/schema.ts';
 import { actorOfParty, recordAudit } from '../../kernel/audit/store.ts';
 import type { DocumentType } from '../../../platform/db/tables/sales.ts';
 import { ApiError, FieldErrors, NotFoundError } from '../../../platform/errors/errors.ts';
-import type { ComputedSale, SaleLineInput, VatCategoryCode } from '../../../authorities/zra-vsdc/tax.ts';
+import type { ComputedSale, SaleLineInput } from '../../../authorities/port/index.ts';
+import { merchantProfile } from '../../../authorities/index.ts';
+import { checkAuthorityFields } from './authority-fields.ts';
 import { allocateCredit, CreditAllocationError, NOTHING_CREDITED, type CreditLine } from './credit-allocation.ts';
 import type { CreditNoteBody, DebitNoteBody, SaleResource } from './schemas.ts';
 import { authorityInvoiceNo, presentedStatus, presentIssuer } from './present.ts';
@@ -130,11 +132,14 @@ async function storeNote(ctx: AppContext, trx: Kysely<DB>, req: PartyWriteReques
  */
 export async function createCreditNote(ctx: AppContext, req: PartyWriteRequest, saleId: number, body: CreditNoteBody): Promise<WriteResult> {
   const { tenant } = req;
+  const profile = merchantProfile(tenant.authority);
+  const errors = new FieldErrors();
+  checkAuthorityFields(errors, profile, 'credit_note', body);
+  throwIfAny(errors);
   const idem = idempotencyOf(req, `credit_note:${saleId}`, body);
   const earlier = await earlierAttempt(ctx, tenant.id, idem);
   if (earlier) return earlier;
 
-  const errors = new FieldErrors();
   const occurredAt = occurredAtOf(ctx, errors, body.occurredAt);
   throwIfAny(errors);
 
@@ -186,6 +191,7 @@ export async function createCreditNote(ctx: AppContext, req: PartyWriteRequest, 
             credited.get(line) ?? NOTHING_CREDITED,
             quantity.toString(),
             original.tax_inclusive,
+            profile.amountTolerance,
           );
         } catch (err) {
           if (!(err instanceof CreditAllocationError)) throw err;
@@ -197,13 +203,13 @@ export async function createCreditNote(ctx: AppContext, req: PartyWriteRequest, 
           itemCode: o.item_code,
           quantity: share.quantity,
           price: share.price,
-          vatCategory: o.vat_category as VatCategoryCode,
+          vatCategory: o.vat_category,
           rrp: o.rrp,
           allocated: { amount: share.amount, discount: share.discount, supply: share.supply, net: share.net, vat: share.vat },
         });
       });
       throwIfAny(errors);
-      const computed = compute(errors, inputs, original.tax_inclusive);
+      const computed = compute(ctx, errors, profile, inputs, original.tax_inclusive);
       throwIfAny(errors);
 
       const doc = noteDocument(req, original, 'credit_note', idem, body, occurredAt, computed, toNewLines(computed, wanted.map((w) => w.line)));
@@ -215,20 +221,24 @@ export async function createCreditNote(ctx: AppContext, req: PartyWriteRequest, 
 /** A debit note charges more against a fiscalised sale: new lines, priced like the sale. */
 export async function createDebitNote(ctx: AppContext, req: PartyWriteRequest, saleId: number, body: DebitNoteBody): Promise<WriteResult> {
   const { tenant } = req;
+  const profile = merchantProfile(tenant.authority);
+  const errors = new FieldErrors();
+  checkAuthorityFields(errors, profile, 'debit_note', body);
+  throwIfAny(errors);
   const idem = idempotencyOf(req, `debit_note:${saleId}`, body);
   const earlier = await earlierAttempt(ctx, tenant.id, idem);
   if (earlier) return earlier;
 
   const original = checkOriginal(await findSale(ctx.db, tenant.id, saleId), 'debit', req.training);
-  refuseLevies(body.items);
-  const errors = new FieldErrors();
-  checkLines(errors, body.items, original.destination_country_code);
-  if (original.destination_country_code !== null && !body.items.every((i) => i.vatCategory === 'C1')) {
-    addError(errors, 'items', 'A debit note on an export (C1) sale must be C1 on every line.');
+  refuseLevies(profile, body.items);
+  checkLines(errors, profile, body.items, original.destination_country_code);
+  const exportCategory = profile.taxCategories.find((c) => c.requires === 'export')?.code;
+  if (original.destination_country_code !== null && exportCategory !== undefined && !body.items.every((i) => i.vatCategory === exportCategory)) {
+    addError(errors, 'items', `A debit note on an export (${exportCategory}) sale must be ${exportCategory} on every line.`);
   }
   const occurredAt = occurredAtOf(ctx, errors, body.occurredAt);
   throwIfAny(errors);
-  const computed = compute(errors, body.items.map(lineInput), original.tax_inclusive);
+  const computed = compute(ctx, errors, profile, body.items.map((item) => lineInput(profile, item)), original.tax_inclusive);
   throwIfAny(errors);
   await checkClassifications(ctx, body.items, { whenUnavailable: 'accept' });
 

@@ -3,7 +3,7 @@ import type { SaleLineRow, SaleRow } from './store.ts';
 import type { NewLine } from './document-columns.ts';
 import type { DocumentStatus, SaleStatus } from '../../../platform/db/tables/sales.ts';
 import { iso } from '../../../platform/lib/time.ts';
-import { Money } from '../../../authorities/zra-vsdc/tax.ts';
+import { Money } from '../../../authorities/port/amounts.ts';
 import { documentStock, type DocumentStockResource } from '../stock/document-stock.ts';
 
 type SaleLineResource = SaleResource['items'][number];

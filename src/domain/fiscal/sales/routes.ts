@@ -10,6 +10,7 @@ import * as S from './schemas.ts';
 import { createCreditNote, createDebitNote, getSaleWithNotes } from './notes.ts';
 import { createSale, describeMe, getSale, listSalesPage, type WriteResult } from './service.ts';
 import { reissueSale, resolveDocument } from './resolutions.ts';
+import { authorityFieldsWithSchema } from './authority-fields.ts';
 import type { Party } from '../../kernel/audit/store.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
 import { BranchHeaders } from '../../kernel/devices/schemas.ts';
@@ -39,6 +40,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     app.post('/api/v1/sales', {
       config: { auth: { ...WRITE.auth, branch: 'write' }, errors: ['unknown_classification_code', 'idempotency_key_reused', 'levy_not_supported', 'vsdc_unavailable', 'catalogue_unavailable'] },
+      preValidation: authorityFieldsWithSchema('sale', S.CreateSaleBody),
       schema: { operationId: 'createSale', tags: TAG, summary: 'Fiscalise a sale', description: WRITE_DESCRIPTION, headers: S.WriteHeaders, body: S.CreateSaleBody, response: { 201: data(S.Sale) } },
     }, async (request, reply) => {
       const tenant = requireTenant(request);
@@ -80,6 +82,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.post('/api/v1/sales/:sale/credit-note', {
       config: { ...WRITE, errors: ['sale_not_fiscalised', 'idempotency_key_reused', 'not_a_sale', 'nothing_left_to_credit', 'vsdc_unavailable'] },
+      preValidation: authorityFieldsWithSchema('credit_note', S.CreditNoteBody),
       schema: {
         operationId: 'createCreditNote',
         tags: TAG,
@@ -98,6 +101,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.post('/api/v1/sales/:sale/debit-note', {
       config: { ...WRITE, errors: ['sale_not_fiscalised', 'unknown_classification_code', 'idempotency_key_reused', 'not_a_sale', 'levy_not_supported', 'vsdc_unavailable', 'catalogue_unavailable'] },
+      preValidation: authorityFieldsWithSchema('debit_note', S.DebitNoteBody),
       schema: {
         operationId: 'createDebitNote',
         tags: TAG,
@@ -116,6 +120,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.post('/api/v1/sales/:sale/reissue', {
       config: { ...WRITE, errors: ['document_not_failed', 'branch_not_initialized', 'unknown_classification_code', 'idempotency_key_reused', 'not_a_sale', 'levy_not_supported', 'vsdc_unavailable', 'catalogue_unavailable'] },
+      preValidation: authorityFieldsWithSchema('sale', S.ReissueBody),
       schema: {
         operationId: 'reissueSale',
         tags: TAG,

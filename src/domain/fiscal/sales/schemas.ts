@@ -1,13 +1,24 @@
 import { Type, type Static } from 'typebox';
 import { AuthorityBranches, BranchHeaders } from '../../kernel/devices/schemas.ts';
-import { CREDIT_NOTE_REASON_CODES, DEBIT_NOTE_REASON_CODES, PAYMENT_TYPE_CODES, SALES_TYPES } from '../../../authorities/zra-vsdc/codes.ts';
-import { LEVY_CODES, VAT_CATEGORY_CODES } from '../../../authorities/zra-vsdc/tax.ts';
+import { AUTHORITY_PROFILES } from '../../../authorities/index.ts';
+import type { CodeLabel, SalesType } from '../../../authorities/port/index.ts';
 import { Nullable, literals, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
 import { DocumentStock } from '../stock/document-stock.ts';
 import type { SaleStatus } from '../../../platform/db/tables/sales.ts';
 
 /** The spec's three statuses of a document (2.2), the only ones a resource shows. */
 export const SALE_STATUSES = ['pending', 'uploaded', 'failed'] as const satisfies readonly SaleStatus[];
+
+/** The document kinds of the API (each authority's profile says which of them it files). */
+export const SALES_TYPES = ['normal', 'training', 'proforma'] as const satisfies readonly SalesType[];
+
+// The fields whose values the merchant's authority defines take any string here and are checked
+// against its profile (authority-fields.ts); their descriptions name Zambia's, the first profile.
+const ZAMBIA = AUTHORITY_PROFILES['zra-vsdc'];
+const codes = (list: readonly { code: string }[]): string => list.map((c) => c.code).join(', ');
+const labelled = (list: readonly CodeLabel[]): string => list.map((c) => `${c.code} ${c.label}`).join(', ');
+/** A code of one of the authority's tables: at most 10 printable characters. */
+const authorityCode = (description: string, example: string) => Type.String({ minLength: 1, maxLength: 10, description, examples: [example] });
 
 export const MAX_LINES = 500;
 export const MAX_QUANTITY = 1_000_000;
@@ -24,7 +35,12 @@ export const SaleLineInput = Type.Object(
     itemCode: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 50, description: 'The authority item code, when the item is registered' }))),
     quantity: Type.Number({ exclusiveMinimum: 0, maximum: MAX_QUANTITY, description: 'Up to 4 decimals' }),
     price: Type.Number({ exclusiveMinimum: 0, maximum: MAX_PRICE, description: 'Unit price, up to 4 decimals; tax-inclusive unless taxInclusive is false. The line (quantity × price) must round to at least 0.01' }),
-    vatCategory: Type.Optional(literals(VAT_CATEGORY_CODES)),
+    vatCategory: Type.Optional(
+      authorityCode(
+        `A tax category of the merchant's authority (default: its standard one). Zambia: ${codes(ZAMBIA.taxCategories)} (default ${ZAMBIA.defaultTaxCategory})`,
+        ZAMBIA.defaultTaxCategory,
+      ),
+    ),
     discount: Type.Optional(
       Nullable(
         Type.Number({
@@ -48,7 +64,7 @@ export const SaleLineInput = Type.Object(
         Type.String({
           minLength: 1,
           maxLength: 20,
-          description: `A levy on the line (${LEVY_CODES.join(', ')}). The gateway computes no levy: a line naming one is refused (422 levy_not_supported), never filed without it`,
+          description: `A levy on the line (Zambia: ${codes(ZAMBIA.levies)}). The gateway computes no levy: a line naming one is refused (422 levy_not_supported), never filed without it`,
         }),
       ),
     ),
@@ -59,7 +75,9 @@ export const SaleLineInput = Type.Object(
 export const Customer = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 60 })),
-    tpin: Type.Optional(Nullable(Type.String({ pattern: '^[0-9]{10}$', description: '10 digits' }))),
+    tpin: Type.Optional(
+      Nullable(Type.String({ minLength: 1, maxLength: 20, description: `The buyer's taxpayer id, in the form of the merchant's authority (Zambia: ${ZAMBIA.taxpayerId.words})`, examples: [ZAMBIA.taxpayerId.example] })),
+    ),
     address: Type.Optional(
       Nullable(Type.String({ minLength: 1, maxLength: 200, description: "Printed on the tax invoice. Default: the registered customer's address when tpin names one (POST /api/v1/customers)", examples: ['Plot 2374, Kafue Road, Lusaka'] })),
     ),
@@ -72,7 +90,9 @@ export const CreateSaleBody = withExample(
       {
         items: Type.Array(SaleLineInput, { minItems: 1, maxItems: MAX_LINES }),
         customer: Type.Optional(Nullable(Customer)),
-        paymentMethod: Type.Optional(literals(PAYMENT_TYPE_CODES)),
+        paymentMethod: Type.Optional(
+          authorityCode(`A payment type of the merchant's authority (default: cash). Zambia: ${labelled(ZAMBIA.paymentMethods)} (default ${ZAMBIA.defaultPaymentMethod})`, ZAMBIA.defaultPaymentMethod),
+        ),
         taxInclusive: Type.Optional(Type.Boolean()),
         occurredAt: Type.Optional(Timestamp()),
         destinationCountryCode: Type.Optional(Nullable(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166 alpha-2; required when a line is C1 (export)' }))),
@@ -107,7 +127,7 @@ export type CreateSaleBody = Static<typeof CreateSaleBody>;
 export const CreditNoteBody = withExample(
   Type.Object(
       {
-        reasonCode: literals(CREDIT_NOTE_REASON_CODES),
+        reasonCode: authorityCode(`A credit-note reason of the merchant's authority. Zambia: ${labelled(ZAMBIA.creditNoteReasons)}`, '01'),
         items: Type.Optional(
           Type.Array(
             Type.Object(
@@ -132,7 +152,7 @@ export type CreditNoteBody = Static<typeof CreditNoteBody>;
 export const DebitNoteBody = withExample(
   Type.Object(
       {
-        reasonCode: literals(DEBIT_NOTE_REASON_CODES),
+        reasonCode: authorityCode(`A debit-note reason of the merchant's authority. Zambia: ${labelled(ZAMBIA.debitNoteReasons ?? [])}`, '01'),
         items: Type.Array(SaleLineInput, { minItems: 1, maxItems: MAX_LINES }),
         occurredAt: Type.Optional(Timestamp()),
         clientInvoiceNo: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),

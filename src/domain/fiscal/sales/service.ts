@@ -11,9 +11,10 @@ import { isDatabaseUnavailable } from '../../../platform/db/availability.ts';
 import { ApiError, FieldErrors, NotFoundError, assertCalendarDays, fieldError } from '../../../platform/errors/errors.ts';
 import { daysBetween, daysRange } from '../../../platform/lib/time-zones.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
-import type { FilingDetails } from '../../../authorities/port/index.ts';
-import type { ComputedSale } from '../../../authorities/zra-vsdc/tax.ts';
+import type { ComputedSale, FilingDetails } from '../../../authorities/port/index.ts';
+import { merchantProfile } from '../../../authorities/index.ts';
 import { branchForWrite, merchantOrigin } from '../../kernel/devices/branch-rule.ts';
+import { checkAuthorityFields } from './authority-fields.ts';
 import type { Issuer, Party } from '../../kernel/audit/store.ts';
 import { idempotencyKeyOf, requestFingerprint } from './idempotency.ts';
 import { presentLineRow, presentNewLine, presentSale } from './present.ts';
@@ -30,7 +31,6 @@ import { stockTrackingOf } from '../stock/tracking-store.ts';
 import { checkClassifications, checkLines, checkPrincipal, compute, documentTermsOf, lineInput, occurredAtOf, refuseLevies, throwIfAny } from './validation.ts';
 
 const WALK_IN_CUSTOMER = 'Walk-in customer';
-const DEFAULT_PAYMENT_METHOD = '01';
 
 export interface WriteRequest {
   tenant: TenantAccount;
@@ -204,18 +204,21 @@ interface Replacement {
 export async function createSale(ctx: AppContext, req: WriteRequest, body: CreateSaleBody, options: { replaces?: Replacement } = {}): Promise<WriteResult> {
   const { tenant } = req;
   const replaces = options.replaces;
+  const profile = merchantProfile(tenant.authority);
+  const errors = new FieldErrors();
+  checkAuthorityFields(errors, profile, 'sale', body);
+  throwIfAny(errors);
   const idem = idempotencyOf(req, replaces ? `reissue:${replaces.saleId}` : 'sale', body);
   const earlier = await earlierAttempt(ctx, tenant.id, idem);
   if (earlier) return earlier;
 
-  refuseLevies(body.items);
-  const errors = new FieldErrors();
-  checkLines(errors, body.items, body.destinationCountryCode);
-  const terms = documentTermsOf(errors, body, req.training === true);
+  refuseLevies(profile, body.items);
+  checkLines(errors, profile, body.items, body.destinationCountryCode);
+  const terms = documentTermsOf(errors, profile, body, req.training === true);
   const occurredAt = occurredAtOf(ctx, errors, body.occurredAt);
   throwIfAny(errors);
   const taxInclusive = body.taxInclusive ?? true;
-  const computed = compute(errors, body.items.map(lineInput), taxInclusive);
+  const computed = compute(ctx, errors, profile, body.items.map((item) => lineInput(profile, item)), taxInclusive);
   throwIfAny(errors);
   await checkClassifications(ctx, body.items, { whenUnavailable: 'accept' });
   const principalId = body.principalId == null ? null : await checkPrincipal(ctx, tenant.id, body.principalId);
@@ -233,7 +236,7 @@ export async function createSale(ctx: AppContext, req: WriteRequest, body: Creat
     customerTpin: body.customer?.tpin ?? null,
     // Else the registered customer's, when the sale names its TPIN (read in the insert statement).
     customerAddress: body.customer?.address ?? null,
-    paymentMethod: body.paymentMethod ?? DEFAULT_PAYMENT_METHOD,
+    paymentMethod: body.paymentMethod ?? profile.defaultPaymentMethod,
     taxInclusive,
     destinationCountryCode: body.destinationCountryCode ?? null,
     occurredAt,

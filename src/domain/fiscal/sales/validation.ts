@@ -1,16 +1,18 @@
 // Field rules of sales and notes beyond the schema: decimals, lines that come to nothing,
-// discounts, MTV's RRP, levies (refused), the C1 (export) rule, the occurredAt window, the
+// discounts, MTV's RRP, levies (refused), the export rule, the occurredAt window, the
 // classification check, the amounts (`compute`), and the document's terms: its kind, currency and
 // rate, LPO number (`documentTermsOf`) and RVAT principal (`checkPrincipal`).
 import type { AppContext } from '../../kernel/context.ts';
 import { ApiError, FieldErrors, ValidationError, fieldError } from '../../../platform/errors/errors.ts';
 import { principalOf } from '../../merchant/principals/store.ts';
-import { computeSale, LEVIES, lineDiscountAmount, lineSupplyAmount, SaleAmountsError, type ComputedSale, type SaleLineInput, type VatCategoryCode } from '../../../authorities/zra-vsdc/tax.ts';
+import { parseAmount, round2, SaleAmountsError, type ComputedSale, type SaleLineInput } from '../../../authorities/port/amounts.ts';
+import type { AuthorityProfile, SalesType } from '../../../authorities/port/index.ts';
 import { classificationCatalogue } from '../../kernel/catalogue/service.ts';
 import { MAX_DOCUMENT_TOTAL, type CreateSaleBody } from './schemas.ts';
-import { CURRENCY_CODES, HOME_CURRENCY, type SalesTypeName } from '../../../authorities/zra-vsdc/codes.ts';
+import { taxCategoryOf } from './authority-fields.ts';
 
-const DEFAULT_VAT_CATEGORY: VatCategoryCode = 'A';
+/** ISO 4217 codes this runtime knows: the currencies a document may be in (with the authority's own). */
+const ISO_CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
 /** The authority refuses documents dated more than 180 days back or in the future. */
 const MAX_AGE_MS = 180 * 86_400_000;
 const MAX_FUTURE_SKEW_MS = 5 * 60_000;
@@ -47,12 +49,13 @@ type BodyLine = CreateSaleBody['items'][number];
  * Levies (`items[].levy`): the gateway computes none, so a line naming one is refused before
  * anything is stored — filing it without its levy would be a wrong fiscal document.
  */
-export function refuseLevies(items: readonly BodyLine[]): void {
+export function refuseLevies(profile: AuthorityProfile, items: readonly BodyLine[]): void {
   const named = items.flatMap((item, i) => (item.levy == null ? [] : [{ field: `items.${i}.levy`, code: item.levy }]));
   if (named.length === 0) return;
+  const levies = profile.levies;
   const described = named.map(({ field, code }) => {
-    const levy = LEVIES.find((l) => l.code === code.toUpperCase());
-    return levy ? `${field} ${code} (${levy.name}, ${levy.rate} %)` : `${field} ${code} (not a levy the authority publishes: ${LEVIES.map((l) => l.code).join(', ')})`;
+    const levy = levies.find((l) => l.code === code.toUpperCase());
+    return levy ? `${field} ${code} (${levy.name}, ${levy.rate} %)` : `${field} ${code} (not a levy the authority publishes: ${levies.map((l) => l.code).join(', ')})`;
   });
   throw new ApiError('levy_not_supported',
     `This gateway does not compute levies, so it cannot file ${described.join(', ')}. Nothing was stored; ` +
@@ -62,12 +65,16 @@ export function refuseLevies(items: readonly BodyLine[]): void {
 
 /**
  * Field rules of sale lines beyond the schema: decimals, no line that comes to nothing, a
- * discount within the line, the RRP of MTV lines, and the C1 (export) rule.
+ * discount within the line, the RRP of MTV lines, and the export rule (each category's needs
+ * from the merchant's authority profile).
  */
-export function checkLines(errors: FieldErrors, items: readonly BodyLine[], destinationCountryCode: string | null | undefined): void {
+export function checkLines(errors: FieldErrors, profile: AuthorityProfile, items: readonly BodyLine[], destinationCountryCode: string | null | undefined): void {
+  const categoryOf = (item: BodyLine): string => item.vatCategory ?? profile.defaultTaxCategory;
+  const exportCategory = profile.taxCategories.find((c) => c.requires === 'export')?.code;
+  const mtv = profile.taxCategories.filter((c) => c.requires === 'rrp').map((c) => c.code);
   items.forEach((item, i) => {
     const decimalsOk = [checkDecimals(errors, `items.${i}.quantity`, item.quantity), checkDecimals(errors, `items.${i}.price`, item.price)].every(Boolean);
-    const gross = decimalsOk ? lineSupplyAmount(item.quantity, item.price) : null;
+    const gross = decimalsOk ? lineGross(item.quantity, item.price) : null;
     // A priced line filed as 0.00 would be a fiscal line that charges nothing: refuse it.
     if (gross === 0 && item.price > 0) {
       addError(
@@ -77,41 +84,48 @@ export function checkLines(errors: FieldErrors, items: readonly BodyLine[], dest
       );
     }
     if (item.discount != null && checkDecimals(errors, `items.${i}.discount`, item.discount) && gross !== null && gross > 0) {
-      const discount = lineDiscountAmount(item.discount);
+      const discount = round2(parseAmount(item.discount, 'discount')).toNumber();
       if (discount > gross) {
         addError(errors, `items.${i}.discount`, `The discount (${discount}) must not exceed the line's amount, quantity × price = ${gross}.`);
       }
     }
-    const category = item.vatCategory ?? DEFAULT_VAT_CATEGORY;
-    if (category === 'B') {
+    const category = categoryOf(item);
+    if (mtv.includes(category)) {
       if (item.rrp == null) {
         addError(
           errors,
           `items.${i}.rrp`,
-          `The items.${i}.rrp field is required on an MTV (vatCategory B) line: send the recommended retail price per unit (VAT is computed on quantity × rrp when the line sells below it).`,
+          `The items.${i}.rrp field is required on an MTV (vatCategory ${category}) line: send the recommended retail price per unit (VAT is computed on quantity × rrp when the line sells below it).`,
         );
       } else {
         checkDecimals(errors, `items.${i}.rrp`, item.rrp);
       }
     } else if (item.rrp != null) {
-      addError(errors, `items.${i}.rrp`, `The items.${i}.rrp field applies only to MTV (vatCategory B) lines; this line is ${category}. Leave rrp out, or make the line B.`);
+      const named = mtv.length === 0 ? "this merchant's authority has no MTV category" : `this line is ${category}. Leave rrp out, or make the line ${mtv.join(' or ')}`;
+      addError(errors, `items.${i}.rrp`, `The items.${i}.rrp field applies only to MTV (vatCategory ${mtv.join(' or ') || 'none'}) lines; ${named}.`);
     }
   });
-  const categories = items.map((item) => item.vatCategory ?? DEFAULT_VAT_CATEGORY);
-  if (categories.includes('C1')) {
+  const categories = items.map(categoryOf);
+  if (exportCategory !== undefined && categories.includes(exportCategory)) {
     if (!destinationCountryCode) {
-      addError(errors, 'destinationCountryCode', 'The destinationCountryCode field is required when a line is category C1 (export).');
+      addError(errors, 'destinationCountryCode', `The destinationCountryCode field is required when a line is category ${exportCategory} (export).`);
     }
     categories.forEach((category, i) => {
-      if (category !== 'C1') addError(errors, `items.${i}.vatCategory`, 'An export (C1) invoice cannot mix other VAT categories: every line must be C1.');
+      if (category !== exportCategory) addError(errors, `items.${i}.vatCategory`, `An export (${exportCategory}) invoice cannot mix other VAT categories: every line must be ${exportCategory}.`);
     });
   }
 }
 
-export function compute(errors: FieldErrors, inputs: SaleLineInput[], taxInclusive: boolean): ComputedSale {
+/** A line's gross, round2(quantity × price), as the authority's arithmetic computes it. */
+function lineGross(quantity: number, price: number): number {
+  return round2(parseAmount(quantity, 'quantity').times(parseAmount(price, 'price'))).toNumber();
+}
+
+/** The document's amounts by the authority's arithmetic (ctx.authorities): a line it cannot compute is the items' 422. */
+export function compute(ctx: AppContext, errors: FieldErrors, profile: AuthorityProfile, inputs: SaleLineInput[], taxInclusive: boolean): ComputedSale {
   let computed: ComputedSale;
   try {
-    computed = computeSale(inputs, taxInclusive);
+    computed = ctx.authorities.of(profile.id).arithmetic.computeSale(inputs, taxInclusive);
   } catch (err) {
     if (err instanceof SaleAmountsError) throw new ValidationError({ items: [err.message] });
     throw err;
@@ -139,14 +153,14 @@ export async function checkClassifications(ctx: AppContext, items: readonly { cl
   );
 }
 
-export function lineInput(item: BodyLine): SaleLineInput {
+export function lineInput(profile: AuthorityProfile, item: BodyLine): SaleLineInput {
   return {
     name: item.name,
     classificationCode: item.classificationCode,
     itemCode: item.itemCode ?? null,
     quantity: item.quantity,
     price: item.price,
-    vatCategory: item.vatCategory ?? DEFAULT_VAT_CATEGORY,
+    vatCategory: item.vatCategory ?? profile.defaultTaxCategory,
     discount: item.discount ?? null,
     rrp: item.rrp ?? null,
   };
@@ -154,7 +168,7 @@ export function lineInput(item: BodyLine): SaleLineInput {
 
 /** What a sale is beyond its lines: its kind, its currency and rate, the buyer's LPO. */
 export interface DocumentTerms {
-  salesType: SalesTypeName;
+  salesType: SalesType;
   currency: string;
   exchangeRate: number;
   lpoNumber: string | null;
@@ -166,33 +180,36 @@ type TermsFields = Pick<CreateSaleBody, 'salesType' | 'currency' | 'exchangeRate
  * The kind (a training credential issues training documents only, whatever the body says, so a
  * till switches to training without changing its requests), the currency (ISO 4217; a foreign
  * one needs its rate to kwacha, as the VSDC refuses a rate of 1 for it) and the LPO number a
- * zero-rated LPO (C2) line needs.
+ * zero-rated LPO line needs.
  */
-export function documentTermsOf(errors: FieldErrors, body: TermsFields, training: boolean): DocumentTerms {
+export function documentTermsOf(errors: FieldErrors, profile: AuthorityProfile, body: TermsFields, training: boolean): DocumentTerms {
   const salesType = training ? 'training' : (body.salesType ?? 'normal');
-  const currency = body.currency ?? HOME_CURRENCY;
+  const home = profile.currency;
+  const currency = body.currency ?? home;
   let exchangeRate = 1;
-  if (!CURRENCY_CODES.has(currency)) {
-    addError(errors, 'currency', `The currency field must be an ISO 4217 code the authority knows (ZMW, USD, EUR, ZAR, …); ${currency} is not one.`);
-  } else if (currency === HOME_CURRENCY) {
+  if (currency !== home && !ISO_CURRENCIES.has(currency)) {
+    addError(errors, 'currency', `The currency field must be an ISO 4217 code the authority knows (${home}, USD, EUR, ZAR, …); ${currency} is not one.`);
+  } else if (currency === home) {
     if (body.exchangeRate != null && body.exchangeRate !== 1) {
-      addError(errors, 'exchangeRate', `A ZMW document has no exchange rate: leave exchangeRate out (or send 1), or send the currency the amounts are in.`);
+      addError(errors, 'exchangeRate', `A ${home} document has no exchange rate: leave exchangeRate out (or send 1), or send the currency the amounts are in.`);
     }
   } else if (body.exchangeRate == null) {
-    addError(errors, 'exchangeRate', `The exchangeRate field is required for a ${currency} document: send how many ZMW one ${currency} is worth (up to 4 decimals), as the VSDC files it (exchangeRt).`);
+    addError(errors, 'exchangeRate', `The exchangeRate field is required for a ${currency} document: send how many ${home} one ${currency} is worth (up to 4 decimals), as the VSDC files it (exchangeRt).`);
   } else if (checkDecimals(errors, 'exchangeRate', body.exchangeRate)) {
     if (body.exchangeRate === 1) {
-      addError(errors, 'exchangeRate', `The exchangeRate of a ${currency} document cannot be 1 (the authority refuses it, code 910): send today's rate in ZMW per ${currency}.`);
+      addError(errors, 'exchangeRate', `The exchangeRate of a ${currency} document cannot be 1 (the authority refuses it, code 910): send today's rate in ${home} per ${currency}.`);
     } else {
       exchangeRate = body.exchangeRate;
     }
   }
-  const hasLpoLine = body.items.some((item) => item.vatCategory === 'C2');
+  const lpoCategories = profile.taxCategories.filter((c) => c.requires === 'lpo').map((c) => c.code);
+  const hasLpoLine = body.items.some((item) => item.vatCategory !== undefined && taxCategoryOf(profile, item.vatCategory)?.requires === 'lpo');
   const lpoNumber = body.lpoNumber ?? null;
+  const lpoWords = lpoCategories.join(' or ');
   if (hasLpoLine && lpoNumber === null) {
-    addError(errors, 'lpoNumber', "The lpoNumber field is required when a line is category C2 (a zero-rated LPO sale): send the buyer's Local Purchase Order number.");
+    addError(errors, 'lpoNumber', `The lpoNumber field is required when a line is category ${lpoWords} (a zero-rated LPO sale): send the buyer's Local Purchase Order number.`);
   } else if (!hasLpoLine && lpoNumber !== null) {
-    addError(errors, 'lpoNumber', 'The lpoNumber field applies only to zero-rated LPO sales: leave it out, or make the LPO lines category C2.');
+    addError(errors, 'lpoNumber', `The lpoNumber field applies only to zero-rated LPO sales: leave it out, or make the LPO lines category ${lpoWords || 'of an LPO sale'}.`);
   }
   return { salesType, currency, exchangeRate, lpoNumber };
 }

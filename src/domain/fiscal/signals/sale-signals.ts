@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { AppContext, ContextMember } from '../../kernel/context.ts';
 import type { Notifier } from '../../../platform/db/notifier.ts';
-import type { ComputedSale } from '../../../authorities/zra-vsdc/tax.ts';
+import type { ComputedSale } from '../../../authorities/port/index.ts';
 import type { Selectable } from 'kysely';
 import type { SalesTable } from '../../../platform/db/tables/sales.ts';
 

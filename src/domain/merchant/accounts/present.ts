@@ -34,7 +34,7 @@ export function presentUser(row: store.UserRow): UserResource {
  * `initialisedBranches`: how many of its devices are initialised; with none it cannot file
  * either, whatever its account says, and the reason says who gives it one.
  */
-export function presentMerchant(t: Omit<TenantAccount, 'partnerId' | 'plan' | 'rateLimitPerMinute' | 'offlinePolicy'> & { origin: 'partner' | 'self' }, initialisedBranches: number, timezone: string): MerchantResource {
+export function presentMerchant(t: Omit<TenantAccount, 'partnerId' | 'plan' | 'rateLimitPerMinute' | 'offlinePolicy' | 'authority'> & { origin: 'partner' | 'self' }, initialisedBranches: number, timezone: string): MerchantResource {
   const account = standingOf(t);
   const standing: MerchantResource['standing'] = !account.canFile
     ? { ...account, cause: 'account' }
