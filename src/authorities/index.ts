@@ -3,7 +3,7 @@
 import type { AuthorityProfileId, FiscalAuthority } from './port/index.ts';
 import type { AuthorityProfile } from './port/profile.ts';
 import { createTransport, type Transport, type TransportOptions } from './transport.ts';
-import { createVsdcClient, type VsdcClient } from './zra-vsdc/client.ts';
+import { createVsdcClient } from './zra-vsdc/client.ts';
 import { ZRA_VSDC_PROFILE, zraVsdcAuthority } from './zra-vsdc/adapter.ts';
 
 /** What every adapter is built from: the shared transport, and how its client is instrumented. */
@@ -12,8 +12,6 @@ interface AuthorityDeps {
   /** Wraps a client so that each call is counted and timed (the context's metrics). */
   instrument: <C extends object>(client: C) => C;
   now: () => Date;
-  /** Tests: a ZRA client of their own instead of one over the transport. */
-  zraClient?: VsdcClient | undefined;
 }
 
 interface AuthorityModule {
@@ -22,7 +20,7 @@ interface AuthorityModule {
 }
 
 const REGISTRY = {
-  'zra-vsdc': { profile: ZRA_VSDC_PROFILE, create: (deps) => zraVsdcAuthority(deps.zraClient ?? deps.instrument(createVsdcClient(deps.transport)), deps.now) },
+  'zra-vsdc': { profile: ZRA_VSDC_PROFILE, create: (deps) => zraVsdcAuthority(deps.instrument(createVsdcClient(deps.transport)), deps.now) },
 } as const satisfies Record<AuthorityProfileId, AuthorityModule>;
 
 /** Every profile's facts, for validation and display (no adapter needed). */
@@ -43,9 +41,9 @@ export interface Authorities {
   close(): Promise<void>;
 }
 
-export function createAuthorities(options: { transport: TransportOptions; instrument?: AuthorityDeps['instrument']; now?: () => Date; zraClient?: VsdcClient }): Authorities {
+export function createAuthorities(options: { transport: TransportOptions; instrument?: AuthorityDeps['instrument']; now?: () => Date}): Authorities {
   const transport = createTransport(options.transport);
-  const deps: AuthorityDeps = { transport, instrument: options.instrument ?? ((client) => client), now: options.now ?? (() => new Date()), zraClient: options.zraClient };
+  const deps: AuthorityDeps = { transport, instrument: options.instrument ?? ((client) => client), now: options.now ?? (() => new Date()) };
   const built = new Map<AuthorityProfileId, FiscalAuthority>();
   return {
     of(profile) {

@@ -12,6 +12,7 @@ import { engineName } from '../helpers/db.ts';
 import { expectStatus, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';
 import { eventually } from '../helpers/poll.ts';
 import { FAST_DELIVERY, Receiver, deliveryRows, registerEndpoint } from '../webhooks/helpers.ts';
+import { directVsdcCall } from '../vsdc/helpers.ts';
 
 const HOUR_MS = 3_600_000;
 const delivery = (ctx: Parameters<typeof createDeliveryWorker>[0]) => createDeliveryWorker(ctx, { pollIntervalMs: 50, jitter: 0 });
@@ -149,7 +150,7 @@ describe(`authority notices and branches (${engineName})`, () => {
     assert.deepEqual((await me(merchant)).authorityBranches.map((b: { branch: string; headquarters: boolean }) => [b.branch, b.headquarters]), [['000', true], ['001', false]]);
 
     // A branch the authority knows (installed elsewhere) but with no device here yet.
-    const installed = await h.ctx.vsdc.selectInitInfo({ baseUrl: h.sim.url, tpin: merchant.tpin, bhfId: '002' }, { dvcSrlNo: 'OTHER-TILL' });
+    const installed = await directVsdcCall((vsdc) => vsdc.selectInitInfo({ baseUrl: h.sim.url, tpin: merchant.tpin, bhfId: '002' }, { dvcSrlNo: 'OTHER-TILL' }));
     assert.equal(installed.kind, 'ok');
     await h.ctx.db.updateTable('feed_pulls').set({ next_pull_at: new Date() }).where('tenant_id', '=', merchant.tenantId).execute();
     await h.stopWorkers();

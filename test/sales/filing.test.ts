@@ -6,6 +6,7 @@ import { buildZraSaleBody } from '../../src/authorities/zra-vsdc/sales-body.ts';
 import { engineName } from '../helpers/db.ts';
 import { assertArrivalOrder, CLASS_CODE, saleBody, startHarness, type Merchant, type Harness } from '../helpers/harness.ts';
 import { eventually } from '../helpers/poll.ts';
+import { directVsdcCall } from '../vsdc/helpers.ts';
 
 interface Sale {
   id: number;
@@ -130,7 +131,7 @@ describe(`filing: order and faults (${engineName})`, () => {
       currency: 'ZMW',
       lines: [{ name: 'Other', classificationCode: CLASS_CODE, quantity: 1, price: 999, vatCategory: 'A' }],
     });
-    const direct = await h.ctx.vsdc.saveSales({ baseUrl: device.vsdc_base_url, tpin: h.merchant.tpin, bhfId: '000' }, squatter);
+    const direct = await directVsdcCall((vsdc) => vsdc.saveSales({ baseUrl: device.vsdc_base_url, tpin: h.merchant.tpin, bhfId: '000' }, squatter));
     assert.equal(direct.kind, 'ok');
 
     const clash = await h.post('/api/v1/sales', saleBody({}, [{ price: 116 }]));

@@ -220,3 +220,13 @@ export function purchaseAnswer(invcNo: number, sale: { spplrTpin: string; spplrB
     ...overrides,
   };
 }
+
+/** One call of ZRA's client straight to a VSDC, beside the gateway's (a test acting as another system). */
+export async function directVsdcCall<T>(call: (client: VsdcClient) => Promise<T>): Promise<T> {
+  const client = createVsdcClient({ timeoutMs: 5_000 });
+  try {
+    return await call(client);
+  } finally {
+    await client.close();
+  }
+}

@@ -11,7 +11,6 @@ import { instrumentClient } from '../../authorities/instrumented.ts';
 import { createLogger, type Logger } from '../../platform/observability/log.ts';
 import { createMetrics, observeDatabaseAvailability, registerStorageGauges, type Metrics } from '../../platform/observability/metrics.ts';
 import type { StorageFloor } from '../../platform/db/storage-floor.ts';
-import { createVsdcClient, type VsdcClient } from '../../authorities/zra-vsdc/client.ts';
 import { createAuthorities, type Authorities } from '../../authorities/index.ts';
 
 export interface Clock {
@@ -28,7 +27,6 @@ export interface AppContext {
   secretBox: SecretBox;
   rateLimiter: RateLimiter;
   clock: Clock;
-  vsdc: VsdcClient;
   /** Every authority's adapter (the registry of src/authorities/index.ts), by a device's profile. */
   authorities: Authorities;
   metrics: Metrics;
@@ -79,7 +77,6 @@ class ContextMembers {
 
 export interface ContextOptions {
   clock?: Clock;
-  vsdc?: VsdcClient;
   rateLimitKeyPrefix?: string;
   /** Replaces the logger built from LOG_LEVEL (tests: a level and a stream to read). */
   log?: Logger;
@@ -127,17 +124,15 @@ export function createContext(config: Config, database: Database, options: Conte
   else if (config.redisUrl) rateLimiter = new RateLimiter('redis', { redis: redisClient(config.redisUrl, log) }, prefix);
   else rateLimiter = new RateLimiter('postgres', { db: database.db }, prefix);
   const metrics = createMetrics();
-  const vsdc = instrumentClient(options.vsdc ?? createVsdcClient({ timeoutMs: config.vsdcTimeoutMs, hostConnections: config.vsdcHostConnections, hostRate: config.vsdcHostRate }), metrics);
   const clock = options.clock ?? systemClock;
   const authorities = createAuthorities({
     transport: { timeoutMs: config.vsdcTimeoutMs, hostConnections: config.vsdcHostConnections, hostRate: config.vsdcHostRate },
     instrument: (client) => instrumentClient(client, metrics),
     now: () => clock.now(),
-    zraClient: vsdc,
   });
   const mailer = new Mailer(config, log);
   if (database.storage) watchStorage(database.storage, log, metrics);
-  const ctx: AppContext = { config, database, db: database.db, secretBox, rateLimiter, clock, vsdc, authorities, metrics, log, mailer, members: new ContextMembers() };
+  const ctx: AppContext = { config, database, db: database.db, secretBox, rateLimiter, clock, authorities, metrics, log, mailer, members: new ContextMembers() };
   ctx.members.provide(ctx, DATABASE_OUTAGES);
   return ctx;
 }
@@ -161,7 +156,6 @@ const DATABASE_OUTAGES: ContextMember<Array<() => void>> = {
 export async function closeContext(ctx: AppContext): Promise<void> {
   await ctx.members.close();
   await ctx.rateLimiter.close();
-  await ctx.vsdc.close();
   await ctx.authorities.close();
   ctx.mailer.close();
 }

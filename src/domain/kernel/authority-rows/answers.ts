@@ -1,12 +1,10 @@
 // What rows waiting for an authority share (customers, items, compositions, branch users, customs
 // lines, purchases, pulls): how long a sender holds a row, and what an answer means for the row's
 // columns (the wait after no answer is backoff.ts's).
-import { VSDC_EPOCH, formatVsdcDateTime, parseVsdcDateTime } from '@fiscal-gateway/vsdc-protocol';
 import { sql } from 'kysely';
 import type { Config } from '../../../platform/config.ts';
 import { backoffMs } from '../../../platform/workers/backoff.ts';
 import { fromNow } from '../../../platform/workers/lease-sql.ts';
-import type { SelectOutcome, WriteOutcome } from '../../../authorities/outcome.ts';
 import type { Sent } from '../../../authorities/port/index.ts';
 
 /** Longer than any VSDC call can take, so a lease only runs out when its holder died (whole seconds, at least a minute). */
@@ -20,18 +18,6 @@ export type VsdcSendOutcome =
   | { kind: 'refused'; code: string; message: string }
   | { kind: 'unreachable'; detail: string; retryInMs: number };
 
-/** Reads a write's answer for a row that had `retryAttempts` unreachable attempts before this one. */
-export function sendOutcomeOf(config: Pick<Config, 'filingRetryMs'>, outcome: WriteOutcome, retryAttempts: number): VsdcSendOutcome {
-  switch (outcome.kind) {
-    case 'ok':
-      return { kind: 'accepted', code: outcome.resultCd };
-    case 'rejected':
-      return { kind: 'refused', code: outcome.code, message: outcome.message };
-    case 'unreachable':
-      return { kind: 'unreachable', detail: `${outcome.reason}: ${outcome.detail}`, retryInMs: backoffMs(config.filingRetryMs, retryAttempts + 1) };
-  }
-}
-
 /** Reads an authority port's write answer for a row that had `retryAttempts` unreachable attempts before this one. */
 export function sentOutcomeOf(config: Pick<Config, 'filingRetryMs'>, outcome: Sent, retryAttempts: number): VsdcSendOutcome {
   switch (outcome.kind) {
@@ -41,44 +27,6 @@ export function sentOutcomeOf(config: Pick<Config, 'filingRetryMs'>, outcome: Se
       return { kind: 'refused', code: outcome.code, message: outcome.message };
     case 'unreachable':
       return { kind: 'unreachable', detail: `${outcome.reason}: ${outcome.detail}`, retryInMs: backoffMs(config.filingRetryMs, retryAttempts + 1) };
-  }
-}
-
-/**
- * The `lastReqDt` a pull asks with: one second before the previous answer's `resultDt`, so that a
- * VSDC answering "changed strictly after" still returns a change made in that same second. Every
- * store of a pulled feed is keyed, so what comes twice replaces itself or is skipped. Before the
- * first answer the epoch; text that is no date is sent as it is.
- */
-export function pullRequestDate(lastReqDt: string | null): string {
-  if (lastReqDt === null) return VSDC_EPOCH;
-  const at = parseVsdcDateTime(lastReqDt);
-  if (at === null || at.getTime() <= parseVsdcDateTime(VSDC_EPOCH)!.getTime()) return lastReqDt;
-  return formatVsdcDateTime(new Date(at.getTime() - 1000));
-}
-
-/** What a scheduled select pull (`lastReqDt` → `resultDt`) does with its answer. */
-type PullStep<T> =
-  /** Store what came (`data` null: nothing changed) and start the next pull from `resultDt`. */
-  | { kind: 'save'; data: T | null; resultDt: string | null }
-  /** No usable answer: keep `lastReqDt`, try again in `retryInMs`. */
-  | { kind: 'defer'; retryInMs: number; error: string };
-
-/**
- * Reads a select pull's answer for a feed pulled every `intervalMs` that had `failures` deferred
- * pulls in a row: a refusal waits for the next interval, an unreachable VSDC is retried with
- * backoff (never later than the interval).
- */
-export function pullStepOf<T>(config: Pick<Config, 'filingRetryMs'>, outcome: SelectOutcome<T>, intervalMs: number, failures: number): PullStep<T> {
-  switch (outcome.kind) {
-    case 'ok':
-      return { kind: 'save', data: outcome.data, resultDt: outcome.resultDt };
-    case 'empty':
-      return { kind: 'save', data: null, resultDt: outcome.resultDt };
-    case 'rejected':
-      return { kind: 'defer', retryInMs: intervalMs, error: `${outcome.code} ${outcome.message}` };
-    case 'unreachable':
-      return { kind: 'defer', retryInMs: Math.min(intervalMs, backoffMs(config.filingRetryMs, failures + 1)), error: `${outcome.reason}: ${outcome.detail}` };
   }
 }
 

@@ -2,7 +2,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import { profileOf } from '../../../authorities/index.ts';
 import type { AuthorityDevice } from '../../../authorities/port/index.ts';
-import type { DeviceTarget } from '../../../authorities/zra-vsdc/client.ts';
 
 /** The columns `withAuthorityDevice` adds to a row. */
 export interface AuthorityDeviceColumns {
@@ -28,9 +27,4 @@ export function withAuthorityDevice(from: string): RawBuilder<unknown> {
 /** The device a row claimed through withAuthorityDevice is sent to. */
 export function authorityDeviceOf(row: AuthorityDeviceColumns): AuthorityDevice {
   return { profile: profileOf(row.tenant_authority, row.device_protocol), baseUrl: row.vsdc_base_url, tpin: row.tenant_tpin, branch: row.branch, sdcId: row.device_sdc_id, mrcNo: row.device_mrc_no };
-}
-
-/** @deprecated for the callers not yet behind the seam: the ZRA client's target of such a row. */
-export function vsdcTargetOf(row: Pick<AuthorityDeviceColumns, 'vsdc_base_url' | 'branch' | 'tenant_tpin'>): DeviceTarget {
-  return { baseUrl: row.vsdc_base_url, tpin: row.tenant_tpin, bhfId: row.branch };
 }

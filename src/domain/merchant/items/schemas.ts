@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { VAT_CATEGORY_CODES } from '../../../authorities/zra-vsdc/tax.ts';
+import { AUTHORITY_PROFILES } from '../../../authorities/index.ts';
 import { Nullable, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
 
 
@@ -12,6 +12,9 @@ export const ITEM_CODE_PATTERN = '^(?![0-9]+$)[A-Za-z0-9._-]{1,50}$';
 
 // ---- requests ----
 
+/** Every tax category of the registered authorities (one today: Zambia's). With a second one, an item's category is to be checked against its own merchant's authority, as a sale's is. */
+const TAX_CATEGORY_CODES = [...new Set(Object.values(AUTHORITY_PROFILES).flatMap((profile) => profile.taxCategories.map((category) => category.code)))];
+
 // Factories, so each use can carry its own description.
 const fields = {
   name: () => Type.String({ minLength: 1, maxLength: 200 }),
@@ -21,7 +24,7 @@ const fields = {
   packagingUnitCode: (description = 'The authority\'s packaging unit code (class 17), e.g. NT net, CT carton') => Type.String({ pattern: '^[A-Z0-9]{1,5}$', description }),
   quantityUnitCode: (description = 'The authority\'s quantity unit code (class 10), e.g. U pieces, KG, L') => Type.String({ pattern: '^[A-Z0-9]{1,5}$', description }),
   vatCategory: (description = 'VAT category: A standard (16%), B MTV, C1 export, C2 LPO, C3 zero-rated, D exempt, RVAT, E, F') =>
-    Type.Enum(VAT_CATEGORY_CODES, { description }),
+    Type.Enum(TAX_CATEGORY_CODES, { description }),
   defaultPrice: (description = 'Up to 4 decimals') => Type.Number({ minimum: 0, maximum: MAX_ITEM_PRICE, description }),
   barcode: () => Nullable(Type.String({ minLength: 1, maxLength: 50 })),
   active: () => Type.Boolean({ description: 'Sent as useYn; false withdraws the item from use' }),
