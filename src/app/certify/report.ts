@@ -148,9 +148,12 @@ function reportText(facts: RunFacts, outcome: WalkOutcome, endpoints: readonly E
 
 /** Writes `report.md` and `evidence.json` into `dir` (created); answers the summary. */
 export function writeReport(dir: string, facts: RunFacts, outcome: WalkOutcome, calls: readonly RecordedCall[]): { summary: Summary; endpoints: EndpointResult[] } {
-  const endpoints = endpointResults(calls, facts);
-  const ours = calls.filter((c) => c.tpin === facts.tpin && c.bhfId === facts.branch);
-  const beyond = endpointResults(calls, facts, endpointsBeyondTheForm(ours.map((c) => c.endpoint)));
+  // A call still in flight when the walk ended (a background pull the stop cuts) proves nothing
+  // either way: the endpoints are judged by the calls that ended; evidence.json keeps every call.
+  const ended = calls.filter((c) => c.answeredAt !== null || c.error !== null);
+  const endpoints = endpointResults(ended, facts);
+  const ours = ended.filter((c) => c.tpin === facts.tpin && c.bhfId === facts.branch);
+  const beyond = endpointResults(ended, facts, endpointsBeyondTheForm(ours.map((c) => c.endpoint)));
   const summary = summarise(endpoints, outcome.results);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'report.md'), reportText(facts, outcome, endpoints, beyond, summary));

@@ -39,7 +39,6 @@ export const LEVIES = [
   { code: 'ECM', name: 'excise duty on coal', rate: 5 },
   { code: 'EXEEG', name: 'excise duty on electricity', rate: 3 },
 ] as const;
-export const LEVY_CODES: readonly string[] = LEVIES.map((l) => l.code);
 
 const BY_CODE = new Map<string, VatCategory>(VAT_CATEGORIES.map((c) => [c.code, c]));
 

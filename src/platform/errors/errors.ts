@@ -92,6 +92,11 @@ export class FieldErrors {
     return this.byField.size >= MOST_NAMED_FIELDS;
   }
 
+  /** Throws the refusal when a field has an error; otherwise nothing. */
+  throwIfAny(): void {
+    if (this.byField.size > 0) throw this.toError();
+  }
+
   toError(): ValidationError {
     const errors = Object.fromEntries(this.byField);
     return new ValidationError(errors, summarise(errors, this.unnamed.size));

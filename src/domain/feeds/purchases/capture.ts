@@ -12,7 +12,7 @@ import type { BranchDevice } from '../../kernel/devices/store.ts';
 import { actorOfParty, recordAudit, type Party } from '../../kernel/audit/store.ts';
 import { ApiError, FieldErrors } from '../../../platform/errors/errors.ts';
 import { vsdcLeaseMs } from '../../kernel/authority-rows/answers.ts';
-import { addError, checkClassifications, checkDecimals, compute, occurredAtOf, throwIfAny } from '../../fiscal/sales/validation.ts';
+import { checkClassifications, checkDecimals, compute, occurredAtOf } from '../../fiscal/sales/validation.ts';
 import { queueStockMovement } from '../../fiscal/stock/movements.ts';
 import { findItemByCode } from '../../merchant/items/store.ts';
 import type { CapturePurchaseBody, PurchaseResource } from './schemas.ts';
@@ -29,16 +29,16 @@ function checkLines(errors: FieldErrors, items: readonly CapturedLine[], authori
   items.forEach((item, i) => {
     const decimalsOk = [checkDecimals(errors, `items.${i}.quantity`, item.quantity), checkDecimals(errors, `items.${i}.price`, item.price)].every(Boolean);
     if (decimalsOk && item.price > 0 && authority.arithmetic.lineGross(item.quantity, item.price) === 0) {
-      addError(errors, `items.${i}.price`, `The line comes to ${item.quantity} × ${item.price}, which rounds to 0.00: send a price of 0 for a free line, or a higher price or quantity.`);
+      errors.add(`items.${i}.price`, `The line comes to ${item.quantity} × ${item.price}, which rounds to 0.00: send a price of 0 for a free line, or a higher price or quantity.`);
     }
-    if (tidy(item.name) === '') addError(errors, `items.${i}.name`, 'The name field must not be blank: send the line as the supplier\'s invoice names it.');
+    if (tidy(item.name) === '') errors.add(`items.${i}.name`, 'The name field must not be blank: send the line as the supplier\'s invoice names it.');
     const category = item.vatCategory ?? authority.profile.defaultTaxCategory;
     if (category === 'B' && item.rrp == null) {
-      addError(errors, `items.${i}.rrp`, `The items.${i}.rrp field is required on an MTV (vatCategory B) line: send the recommended retail price per unit.`);
+      errors.add(`items.${i}.rrp`, `The items.${i}.rrp field is required on an MTV (vatCategory B) line: send the recommended retail price per unit.`);
     } else if (category === 'B') {
       checkDecimals(errors, `items.${i}.rrp`, item.rrp!);
     } else if (item.rrp != null) {
-      addError(errors, `items.${i}.rrp`, `The items.${i}.rrp field applies only to MTV (vatCategory B) lines; this line is ${category}. Leave rrp out, or make the line B.`);
+      errors.add(`items.${i}.rrp`, `The items.${i}.rrp field applies only to MTV (vatCategory B) lines; this line is ${category}. Leave rrp out, or make the line B.`);
     }
   });
 }
@@ -58,7 +58,7 @@ async function ownItemsOf(ctx: AppContext, errors: FieldErrors, tenantId: number
     if (!found.has(code)) found.set(code, await findItemByCode(ctx.db, tenantId, code));
     const item = found.get(code);
     if (!item || item.registration_state === 'draft') {
-      addError(errors, `items.${i}.itemCode`,
+      errors.add(`items.${i}.itemCode`,
         `${code} is not one of your registered items${item ? ' (it is a draft: release it first)' : ''}: send the itemCode of one of your items (GET /api/v1/items lists them), or leave itemCode out for a line that is not one of them.`,
       );
     }
@@ -83,11 +83,11 @@ export async function capturePurchase(ctx: AppContext, tenantId: number, device:
   const supplierName = tidy(body.supplier.name);
   const supplierTpin = body.supplier.tpin ?? null;
   const invoiceNo = tidy(body.supplierInvoiceNo);
-  if (supplierName === '') addError(errors, 'supplier.name', "The supplier.name field must not be blank: send the supplier's name as on its invoice.");
-  if (invoiceNo === '') addError(errors, 'supplierInvoiceNo', "The supplierInvoiceNo field must not be blank: send the number on the supplier's invoice.");
+  if (supplierName === '') errors.add('supplier.name', "The supplier.name field must not be blank: send the supplier's name as on its invoice.");
+  if (invoiceNo === '') errors.add('supplierInvoiceNo', "The supplierInvoiceNo field must not be blank: send the number on the supplier's invoice.");
   checkLines(errors, body.items, authority);
   const owned = await ownItemsOf(ctx, errors, tenantId, body.items);
-  throwIfAny(errors);
+  errors.throwIfAny();
   await checkClassifications(ctx, body.items, { whenUnavailable: 'refuse' });
   const inputs = body.items.map((item): SaleLineInput => ({
     name: tidy(item.name),
@@ -98,7 +98,7 @@ export async function capturePurchase(ctx: AppContext, tenantId: number, device:
     rrp: item.rrp ?? null,
   }));
   const computed = compute(ctx, errors, authority.profile, inputs, true);
-  throwIfAny(errors);
+  errors.throwIfAny();
 
   const dates = authority.purchases.purchaseDatesOf(occurredAt);
   const captured: CapturedPurchase = {

@@ -7,7 +7,7 @@
 // stockInType). A purchase captured by hand (capture.ts, `source` manual) is filed by the same code.
 import type { PurchaseLineItem, PurchaseToSend, SupplierSale } from '../../../authorities/port/index.ts';
 import type { AppContext } from '../../kernel/context.ts';
-import { ApiError, NotFoundError, ValidationError } from '../../../platform/errors/errors.ts';
+import { ApiError, FieldErrors, NotFoundError } from '../../../platform/errors/errors.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
 import { pullDueBranches, type BranchFeedOf } from '../pulls/template.ts';
 import { vsdcLeaseMs } from '../../kernel/authority-rows/answers.ts';
@@ -102,21 +102,21 @@ export async function acceptPurchase(ctx: AppContext, tenantId: number, id: numb
   const purchase = await findPurchase(ctx.db, tenantId, id);
   if (!purchase) throw new NotFoundError('Purchase not found.');
   if (purchase.decision !== null) throw alreadyAnswered(purchase.decision);
-  const errors: Record<string, string[]> = {};
+  const errors = new FieldErrors();
   const mapped = new Map<number, string>();
   for (const [index, entry] of (body.lines ?? []).entries()) {
     const field = `lines.${index}`;
     if (!purchase.lines.some((l) => l.line_no === entry.line)) {
-      errors[`${field}.line`] = [`This purchase has no line ${entry.line}; its lines are numbered 1 to ${purchase.lines.length}.`];
+      errors.add(`${field}.line`, `This purchase has no line ${entry.line}; its lines are numbered 1 to ${purchase.lines.length}.`);
     } else if (mapped.has(entry.line)) {
-      errors[`${field}.line`] = [`Line ${entry.line} is mapped twice; map each line at most once.`];
+      errors.add(`${field}.line`, `Line ${entry.line} is mapped twice; map each line at most once.`);
     } else if (!(await registeredItem(ctx, tenantId, entry.itemCode.trim()))) {
-      errors[`${field}.itemCode`] = [`${entry.itemCode} is not one of your registered items; GET /api/v1/items lists them (a draft must be released first).`];
+      errors.add(`${field}.itemCode`, `${entry.itemCode} is not one of your registered items; GET /api/v1/items lists them (a draft must be released first).`);
     } else {
       mapped.set(entry.line, entry.itemCode.trim());
     }
   }
-  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  errors.throwIfAny();
   // A line left out keeps the supplier's item code; it counts as yours when it names one of your items.
   for (const line of purchase.lines) {
     if (!mapped.has(line.line_no) && line.item_code !== null && (await registeredItem(ctx, tenantId, line.item_code))) mapped.set(line.line_no, line.item_code);

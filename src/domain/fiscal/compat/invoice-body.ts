@@ -62,10 +62,6 @@ function addAll(errors: FieldErrors, refusal: ValidationError): void {
   for (const [field, messages] of Object.entries(refusal.errors)) for (const message of messages) errors.add(field, message);
 }
 
-function throwIfAny(errors: FieldErrors): void {
-  if (errors.size > 0) throw errors.toError();
-}
-
 const REQUIRED_INVOICE_FIELDS: readonly InvoiceField[] = ['number', 'receiptType', 'items'];
 const REQUIRED_LINE_FIELDS: readonly LineField[] = ['name', 'classificationCode', 'quantity', 'price'];
 
@@ -272,12 +268,12 @@ export function parseTillInvoice(body: unknown, sdcId: string): TillInvoiceReque
   refuseModernBody(body as Record<string, unknown>);
   const errors = new FieldErrors();
   const read = readInvoice(body as Record<string, unknown>, errors);
-  throwIfAny(errors);
+  errors.throwIfAny();
 
   const schemaErrors = checkTillBody(read.normalised);
   if (schemaErrors.length > 0) addAll(errors, toValidationError(inSentNames(read, schemaErrors)));
   checkRequired(read, errors);
-  throwIfAny(errors);
+  errors.throwIfAny();
 
   const invoice = read.normalised as TillInvoiceBody;
   const lines = (invoice.Items ?? invoice.invoiceItems)!;
@@ -312,7 +308,7 @@ export function parseTillInvoice(body: unknown, sdcId: string): TillInvoiceReque
     if (at) occurredAt = at.toISOString();
     else errors.add(field, `The ${field} field must be a real date and time as yyyyMMddHHmmss (the till's local time), e.g. 20261121093000, not ${invoice.SaleDate}.`);
   }
-  throwIfAny(errors);
+  errors.throwIfAny();
 
   const ordered = order.map((i) => ({ line: lines[i]!, tax: taxes[i]! }));
   const sale = saleBodyOf(invoice, number, ordered, { taxInclusive, occurredAt });

@@ -1,12 +1,12 @@
 import type { Static } from 'typebox';
 import type { Difference, Reconciliation, ReconciliationResult } from './schemas.ts';
 import type { ResultRow, RunRow } from './store.ts';
+import { iso } from '../../../platform/lib/time.ts';
 
 export type ReconciliationResource = Static<typeof Reconciliation>;
 export type ResultResource = Static<typeof ReconciliationResult>;
 export type DifferenceResource = Static<typeof Difference>;
 
-const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString());
 
 export function presentRun(row: RunRow): ReconciliationResource {
   return {
@@ -28,7 +28,7 @@ export function presentRun(row: RunRow): ReconciliationResource {
       notFiled: row.not_filed,
     },
     lastError: row.last_error,
-    createdAt: iso(row.created_at)!,
+    createdAt: iso(row.created_at),
     startedAt: iso(row.started_at),
     finishedAt: iso(row.finished_at),
   };

@@ -33,7 +33,7 @@ import {
 import { creditedByLine, findByReference, findSale, linesOf, lockSale, notesOfSale, type SaleRow } from './store.ts';
 import { insertDocument } from './document-insert.ts';
 import type { NewDocument, NewLine } from './document-columns.ts';
-import { addError, checkClassifications, checkDecimals, checkLines, compute, lineInput, occurredAtOf, refuseLevies, throwIfAny } from './validation.ts';
+import { checkClassifications, checkDecimals, checkLines, compute, lineInput, occurredAtOf, refuseLevies } from './validation.ts';
 
 /** A note needs a fiscalised sale: its receipt number and SDC id are what the note refers to. */
 function checkOriginal(original: SaleRow | undefined, kind: 'credit' | 'debit', training: boolean | undefined): SaleRow {
@@ -135,13 +135,13 @@ export async function createCreditNote(ctx: AppContext, req: PartyWriteRequest, 
   const profile = merchantProfile(tenant.authority);
   const errors = new FieldErrors();
   checkAuthorityFields(errors, profile, 'credit_note', body);
-  throwIfAny(errors);
+  errors.throwIfAny();
   const idem = idempotencyOf(req, `credit_note:${saleId}`, body);
   const earlier = await earlierAttempt(ctx, tenant.id, idem);
   if (earlier) return earlier;
 
   const occurredAt = occurredAtOf(ctx, errors, body.occurredAt);
-  throwIfAny(errors);
+  errors.throwIfAny();
 
   return storeAndSettle(ctx, tenant.id, idem, () =>
     ctx.db.transaction().execute(async (trx): Promise<Stored> => {
@@ -166,16 +166,16 @@ export async function createCreditNote(ctx: AppContext, req: PartyWriteRequest, 
         const seen = new Set<number>();
         body.items.forEach((item, i) => {
           const left = remaining.get(item.line);
-          if (left === undefined) return addError(errors, `items.${i}.line`, `Sale ${saleId} has no line ${item.line}.`);
-          if (seen.has(item.line)) return addError(errors, `items.${i}.line`, `Line ${item.line} is named more than once.`);
+          if (left === undefined) return errors.add(`items.${i}.line`, `Sale ${saleId} has no line ${item.line}.`);
+          if (seen.has(item.line)) return errors.add(`items.${i}.line`, `Line ${item.line} is named more than once.`);
           seen.add(item.line);
           if (item.quantity !== undefined) checkDecimals(errors, `items.${i}.quantity`, item.quantity);
           const quantity = item.quantity === undefined ? left : new Decimal(String(item.quantity));
-          if (left.lte(0)) return addError(errors, `items.${i}.quantity`, `Line ${item.line} has already been credited in full.`);
-          if (quantity.gt(left)) return addError(errors, `items.${i}.quantity`, `The quantity must not exceed what is left to credit on line ${item.line} (${left.toString()}).`);
+          if (left.lte(0)) return errors.add(`items.${i}.quantity`, `Line ${item.line} has already been credited in full.`);
+          if (quantity.gt(left)) return errors.add(`items.${i}.quantity`, `The quantity must not exceed what is left to credit on line ${item.line} (${left.toString()}).`);
           wanted.push({ line: item.line, quantity });
         });
-        throwIfAny(errors);
+        errors.throwIfAny();
       }
 
       // Each line's share by the cumulative rule of credit-allocation.ts: the credits of a line
@@ -195,7 +195,7 @@ export async function createCreditNote(ctx: AppContext, req: PartyWriteRequest, 
           );
         } catch (err) {
           if (!(err instanceof CreditAllocationError)) throw err;
-          return addError(errors, body.items ? `items.${i}.quantity` : 'items', `Line ${line}: ${err.message}`);
+          return errors.add(body.items ? `items.${i}.quantity` : 'items', `Line ${line}: ${err.message}`);
         }
         inputs.push({
           name: o.name,
@@ -208,9 +208,9 @@ export async function createCreditNote(ctx: AppContext, req: PartyWriteRequest, 
           allocated: { amount: share.amount, discount: share.discount, supply: share.supply, net: share.net, vat: share.vat },
         });
       });
-      throwIfAny(errors);
+      errors.throwIfAny();
       const computed = compute(ctx, errors, profile, inputs, original.tax_inclusive);
-      throwIfAny(errors);
+      errors.throwIfAny();
 
       const doc = noteDocument(req, original, 'credit_note', idem, body, occurredAt, computed, toNewLines(computed, wanted.map((w) => w.line)));
       return storeNote(ctx, trx, req, original, doc);
@@ -224,7 +224,7 @@ export async function createDebitNote(ctx: AppContext, req: PartyWriteRequest, s
   const profile = merchantProfile(tenant.authority);
   const errors = new FieldErrors();
   checkAuthorityFields(errors, profile, 'debit_note', body);
-  throwIfAny(errors);
+  errors.throwIfAny();
   const idem = idempotencyOf(req, `debit_note:${saleId}`, body);
   const earlier = await earlierAttempt(ctx, tenant.id, idem);
   if (earlier) return earlier;
@@ -234,12 +234,12 @@ export async function createDebitNote(ctx: AppContext, req: PartyWriteRequest, s
   checkLines(errors, profile, body.items, original.destination_country_code);
   const exportCategory = profile.taxCategories.find((c) => c.requires === 'export')?.code;
   if (original.destination_country_code !== null && exportCategory !== undefined && !body.items.every((i) => i.vatCategory === exportCategory)) {
-    addError(errors, 'items', `A debit note on an export (${exportCategory}) sale must be ${exportCategory} on every line.`);
+    errors.add('items', `A debit note on an export (${exportCategory}) sale must be ${exportCategory} on every line.`);
   }
   const occurredAt = occurredAtOf(ctx, errors, body.occurredAt);
-  throwIfAny(errors);
+  errors.throwIfAny();
   const computed = compute(ctx, errors, profile, body.items.map((item) => lineInput(profile, item)), original.tax_inclusive);
-  throwIfAny(errors);
+  errors.throwIfAny();
   await checkClassifications(ctx, body.items, { whenUnavailable: 'accept' });
 
   const doc = noteDocument(req, original, 'debit_note', idem, body, occurredAt, computed, toNewLines(computed));

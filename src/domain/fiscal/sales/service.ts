@@ -28,7 +28,7 @@ import { devicesOfTenant, type BranchDevice } from '../../kernel/devices/store.t
 import { documentStock } from '../stock/document-stock.ts';
 import { stockOfDocuments } from '../stock/read-store.ts';
 import { stockTrackingOf } from '../stock/tracking-store.ts';
-import { checkClassifications, checkLines, checkPrincipal, compute, documentTermsOf, lineInput, occurredAtOf, refuseLevies, throwIfAny } from './validation.ts';
+import { checkClassifications, checkLines, checkPrincipal, compute, documentTermsOf, lineInput, occurredAtOf, refuseLevies } from './validation.ts';
 
 const WALK_IN_CUSTOMER = 'Walk-in customer';
 
@@ -207,7 +207,7 @@ export async function createSale(ctx: AppContext, req: WriteRequest, body: Creat
   const profile = merchantProfile(tenant.authority);
   const errors = new FieldErrors();
   checkAuthorityFields(errors, profile, 'sale', body);
-  throwIfAny(errors);
+  errors.throwIfAny();
   const idem = idempotencyOf(req, replaces ? `reissue:${replaces.saleId}` : 'sale', body);
   const earlier = await earlierAttempt(ctx, tenant.id, idem);
   if (earlier) return earlier;
@@ -216,10 +216,10 @@ export async function createSale(ctx: AppContext, req: WriteRequest, body: Creat
   checkLines(errors, profile, body.items, body.destinationCountryCode);
   const terms = documentTermsOf(errors, profile, body, req.training === true);
   const occurredAt = occurredAtOf(ctx, errors, body.occurredAt);
-  throwIfAny(errors);
+  errors.throwIfAny();
   const taxInclusive = body.taxInclusive ?? true;
   const computed = compute(ctx, errors, profile, body.items.map((item) => lineInput(profile, item)), taxInclusive);
-  throwIfAny(errors);
+  errors.throwIfAny();
   await checkClassifications(ctx, body.items, { whenUnavailable: 'accept' });
   const principalId = body.principalId == null ? null : await checkPrincipal(ctx, tenant.id, body.principalId);
 

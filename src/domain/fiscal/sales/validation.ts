@@ -18,18 +18,10 @@ const MAX_AGE_MS = 180 * 86_400_000;
 const MAX_FUTURE_SKEW_MS = 5 * 60_000;
 const FOUR_DECIMALS = /^\d+(\.\d{1,4})?$/;
 
-export function addError(errors: FieldErrors, field: string, message: string): void {
-  errors.add(field, message);
-}
-
-export function throwIfAny(errors: FieldErrors): void {
-  if (errors.size > 0) throw errors.toError();
-}
-
 /** False (with the field's error) when the value has more than 4 decimals. */
 export function checkDecimals(errors: FieldErrors, field: string, value: number): boolean {
   if (FOUR_DECIMALS.test(String(value))) return true;
-  addError(errors, field, `The ${field} field must have at most 4 decimal places.`);
+  errors.add(field, `The ${field} field must have at most 4 decimal places.`);
   return false;
 }
 
@@ -37,9 +29,9 @@ export function occurredAtOf(ctx: AppContext, errors: FieldErrors, text: string 
   const now = ctx.clock.now();
   if (text === undefined) return now;
   const at = new Date(text);
-  if (Number.isNaN(at.getTime())) addError(errors, 'occurredAt', 'The occurredAt field must be an ISO 8601 date-time.');
-  else if (at.getTime() > now.getTime() + MAX_FUTURE_SKEW_MS) addError(errors, 'occurredAt', 'The occurredAt field must not be in the future.');
-  else if (now.getTime() - at.getTime() > MAX_AGE_MS) addError(errors, 'occurredAt', 'The occurredAt field must not be more than 180 days ago: the authority refuses older documents.');
+  if (Number.isNaN(at.getTime())) errors.add('occurredAt', 'The occurredAt field must be an ISO 8601 date-time.');
+  else if (at.getTime() > now.getTime() + MAX_FUTURE_SKEW_MS) errors.add('occurredAt', 'The occurredAt field must not be in the future.');
+  else if (now.getTime() - at.getTime() > MAX_AGE_MS) errors.add('occurredAt', 'The occurredAt field must not be more than 180 days ago: the authority refuses older documents.');
   return at;
 }
 
@@ -77,8 +69,7 @@ export function checkLines(errors: FieldErrors, profile: AuthorityProfile, items
     const gross = decimalsOk ? lineGross(item.quantity, item.price) : null;
     // A priced line filed as 0.00 would be a fiscal line that charges nothing: refuse it.
     if (gross === 0 && item.price > 0) {
-      addError(
-        errors,
+      errors.add(
         `items.${i}.price`,
         `The line comes to ${item.quantity} × ${item.price}, which rounds to 0.00: quantity × price must be at least 0.005 (amounts are rounded to the cent). Send a higher price or quantity, or leave the line out.`,
       );
@@ -86,14 +77,13 @@ export function checkLines(errors: FieldErrors, profile: AuthorityProfile, items
     if (item.discount != null && checkDecimals(errors, `items.${i}.discount`, item.discount) && gross !== null && gross > 0) {
       const discount = round2(parseAmount(item.discount, 'discount')).toNumber();
       if (discount > gross) {
-        addError(errors, `items.${i}.discount`, `The discount (${discount}) must not exceed the line's amount, quantity × price = ${gross}.`);
+        errors.add(`items.${i}.discount`, `The discount (${discount}) must not exceed the line's amount, quantity × price = ${gross}.`);
       }
     }
     const category = categoryOf(item);
     if (mtv.includes(category)) {
       if (item.rrp == null) {
-        addError(
-          errors,
+        errors.add(
           `items.${i}.rrp`,
           `The items.${i}.rrp field is required on an MTV (vatCategory ${category}) line: send the recommended retail price per unit (VAT is computed on quantity × rrp when the line sells below it).`,
         );
@@ -102,16 +92,16 @@ export function checkLines(errors: FieldErrors, profile: AuthorityProfile, items
       }
     } else if (item.rrp != null) {
       const named = mtv.length === 0 ? "this merchant's authority has no MTV category" : `this line is ${category}. Leave rrp out, or make the line ${mtv.join(' or ')}`;
-      addError(errors, `items.${i}.rrp`, `The items.${i}.rrp field applies only to MTV (vatCategory ${mtv.join(' or ') || 'none'}) lines; ${named}.`);
+      errors.add(`items.${i}.rrp`, `The items.${i}.rrp field applies only to MTV (vatCategory ${mtv.join(' or ') || 'none'}) lines; ${named}.`);
     }
   });
   const categories = items.map(categoryOf);
   if (exportCategory !== undefined && categories.includes(exportCategory)) {
     if (!destinationCountryCode) {
-      addError(errors, 'destinationCountryCode', `The destinationCountryCode field is required when a line is category ${exportCategory} (export).`);
+      errors.add('destinationCountryCode', `The destinationCountryCode field is required when a line is category ${exportCategory} (export).`);
     }
     categories.forEach((category, i) => {
-      if (category !== exportCategory) addError(errors, `items.${i}.vatCategory`, `An export (${exportCategory}) invoice cannot mix other VAT categories: every line must be ${exportCategory}.`);
+      if (category !== exportCategory) errors.add(`items.${i}.vatCategory`, `An export (${exportCategory}) invoice cannot mix other VAT categories: every line must be ${exportCategory}.`);
     });
   }
 }
@@ -130,7 +120,7 @@ export function compute(ctx: AppContext, errors: FieldErrors, profile: Authority
     if (err instanceof SaleAmountsError) throw new ValidationError({ items: [err.message] });
     throw err;
   }
-  if (computed.totals.total > MAX_DOCUMENT_TOTAL) addError(errors, 'items', `The document total must not exceed ${MAX_DOCUMENT_TOTAL.toLocaleString('en')}.`);
+  if (computed.totals.total > MAX_DOCUMENT_TOTAL) errors.add('items', `The document total must not exceed ${MAX_DOCUMENT_TOTAL.toLocaleString('en')}.`);
   return computed;
 }
 
@@ -188,16 +178,16 @@ export function documentTermsOf(errors: FieldErrors, profile: AuthorityProfile, 
   const currency = body.currency ?? home;
   let exchangeRate = 1;
   if (currency !== home && !ISO_CURRENCIES.has(currency)) {
-    addError(errors, 'currency', `The currency field must be an ISO 4217 code the authority knows (${home}, USD, EUR, ZAR, …); ${currency} is not one.`);
+    errors.add('currency', `The currency field must be an ISO 4217 code the authority knows (${home}, USD, EUR, ZAR, …); ${currency} is not one.`);
   } else if (currency === home) {
     if (body.exchangeRate != null && body.exchangeRate !== 1) {
-      addError(errors, 'exchangeRate', `A ${home} document has no exchange rate: leave exchangeRate out (or send 1), or send the currency the amounts are in.`);
+      errors.add('exchangeRate', `A ${home} document has no exchange rate: leave exchangeRate out (or send 1), or send the currency the amounts are in.`);
     }
   } else if (body.exchangeRate == null) {
-    addError(errors, 'exchangeRate', `The exchangeRate field is required for a ${currency} document: send how many ${home} one ${currency} is worth (up to 4 decimals), as the VSDC files it (exchangeRt).`);
+    errors.add('exchangeRate', `The exchangeRate field is required for a ${currency} document: send how many ${home} one ${currency} is worth (up to 4 decimals), as the VSDC files it (exchangeRt).`);
   } else if (checkDecimals(errors, 'exchangeRate', body.exchangeRate)) {
     if (body.exchangeRate === 1) {
-      addError(errors, 'exchangeRate', `The exchangeRate of a ${currency} document cannot be 1 (the authority refuses it, code 910): send today's rate in ${home} per ${currency}.`);
+      errors.add('exchangeRate', `The exchangeRate of a ${currency} document cannot be 1 (the authority refuses it, code 910): send today's rate in ${home} per ${currency}.`);
     } else {
       exchangeRate = body.exchangeRate;
     }
@@ -207,9 +197,9 @@ export function documentTermsOf(errors: FieldErrors, profile: AuthorityProfile, 
   const lpoNumber = body.lpoNumber ?? null;
   const lpoWords = lpoCategories.join(' or ');
   if (hasLpoLine && lpoNumber === null) {
-    addError(errors, 'lpoNumber', `The lpoNumber field is required when a line is category ${lpoWords} (a zero-rated LPO sale): send the buyer's Local Purchase Order number.`);
+    errors.add('lpoNumber', `The lpoNumber field is required when a line is category ${lpoWords} (a zero-rated LPO sale): send the buyer's Local Purchase Order number.`);
   } else if (!hasLpoLine && lpoNumber !== null) {
-    addError(errors, 'lpoNumber', `The lpoNumber field applies only to zero-rated LPO sales: leave it out, or make the LPO lines category ${lpoWords || 'of an LPO sale'}.`);
+    errors.add('lpoNumber', `The lpoNumber field applies only to zero-rated LPO sales: leave it out, or make the LPO lines category ${lpoWords || 'of an LPO sale'}.`);
   }
   return { salesType, currency, exchangeRate, lpoNumber };
 }
