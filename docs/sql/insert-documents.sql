@@ -11,7 +11,7 @@
     target as (
       -- Each document's device by key: a lateral with a limit is not flattened into a join, whose
       -- generic plan (the JSON's rows estimated at 100) hashes every device once a fleet has some
-      -- thousands of them (issue 36: a seq scan of 10,000 devices per statement).
+      -- thousands of them (a seq scan of 10,000 devices per statement).
       select i.n, d.id, d.branch
       from input i cross join lateral (
         select d.id, d.branch from devices d

@@ -115,7 +115,7 @@ export function createTransport(options: TransportOptions = {}): Transport {
     const timeoutMs = callOptions.timeoutMs ?? defaultTimeoutMs;
     const cancel = callOptions.signal;
     // One controller and one timer per call: AbortSignal.timeout() with AbortSignal.any() cost
-    // ~4 % of the gateway's CPU under the sales load (measured).
+    // a measurable part of the gateway's CPU under the sales load (docs/decisions.md).
     const controller = new AbortController();
     const unfollow = cancel ? follow(cancel, controller) : undefined;
     let release: (() => void) | undefined;

@@ -1,4 +1,4 @@
-// Which key seals the database's secrets (issue 34): the database records the fingerprint of the
+// Which key seals the database's secrets: the database records the fingerprint of the
 // secret box's key (SecretBox.fingerprint, table `secret_key`), and a process with another key
 // refuses to start (exit 3, naming SECRET_KEY) rather than seal new secrets no server can open,
 // or answer 503 `secret_unreadable` on every read-back. src/app/secret-key.ts runs the check for

@@ -19,7 +19,7 @@ export class ApiError extends Error {
 
 /**
  * An answer names this many fields at most; its message counts the others. A body of 20,000
- * unknown keys is not answered with 20,000 sentences (2.4 MB for a 300 KB body, issue 45).
+ * unknown keys is not answered with 20,000 sentences (2.4 MB for a 300 KB body).
  */
 export const MOST_NAMED_FIELDS = 20;
 
@@ -61,7 +61,7 @@ function summarise(errors: Record<string, string[]>, unnamed = 0): string {
  * Messages collected by field name, for a ValidationError. A Map, not a plain object: a field
  * name comes from the caller (an unknown body field, a query parameter), and on a plain object
  * `toString`, `constructor` or `__proto__` would find Object.prototype's member instead of
- * nothing — the 500 of issue 15. The error's `errors` are built with Object.fromEntries, which
+ * nothing (a `"toString": 1` field was once a 500). The error's `errors` are built with Object.fromEntries, which
  * makes every name an own property, `__proto__` included.
  */
 export class FieldErrors {

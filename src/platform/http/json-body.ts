@@ -10,13 +10,13 @@ import { invalidJsonMessage } from './json-syntax.ts';
 // - Text must be Unicode, as the caller meant it: a string or key holding half of a UTF-16
 //   surrogate pair (an escaped `\ud800` without its other half, which JSON.parse turns into a
 //   lone surrogate) is no character. PostgreSQL's JSON parser refuses it (a 500 on the sale path)
-//   and its text columns store it as U+FFFD (issue 45). So are bytes that are not UTF-8: the
+//   and its text columns store it as U+FFFD. So are bytes that are not UTF-8: the
 //   decoder would turn them into U+FFFD, characters the caller never sent, so the body's bytes
 //   are checked before they are decoded.
 // - A key named like a built-in property of JavaScript objects (`__proto__`, `constructor`,
 //   `prototype`, `toString`, `hasOwnProperty`, … every name of Object.prototype) is refused at
 //   any depth. Such a key is never a field of this API, and code that looks a name up in a plain
-//   object finds the inherited member instead of nothing (issue 15: `"toString": 1` was a 500).
+//   object finds the inherited member instead of nothing (`"toString": 1` was a 500).
 //   JSON.parse makes `__proto__` an ordinary own property, so parsing itself is safe; the key is
 //   refused here, by name, rather than as "not valid JSON".
 

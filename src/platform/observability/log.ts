@@ -9,7 +9,7 @@ export type { Logger };
 
 /**
  * JSON lines at `level` on standard output, or on `stream` (tests). Standard output is written
- * asynchronously: a synchronous write per request line cost ~3 % of a sale's CPU (measured).
+ * asynchronously: a synchronous write per request line was a measurable part of a sale's CPU.
  * Lines written meanwhile go out together; pino flushes them on exit.
  */
 export function createLogger(level: string, stream?: DestinationStream): Logger {

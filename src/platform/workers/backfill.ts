@@ -1,5 +1,5 @@
 // A worker that gives rows of its own to every initialised branch (or tenant) before claiming
-// them: reading the whole fleet on every poll costs as much as the fleet is large (issue 36).
+// them: reading the whole fleet on every poll costs as much as the fleet is large.
 // So a process reads every branch once (its first round, and again every FULL_BACKFILL_MS as a
 // safety net), and between those only the branches initialised within RECENT_INITIALISATION_MS
 // (an index range: 0033's devices_recently_initialized).

@@ -1,4 +1,4 @@
-// A purchase captured by hand (issue 33 item 2): the merchant bought from a supplier the
+// A purchase captured by hand: the merchant bought from a supplier the
 // authority does not know (no TPIN, or one whose sale never reaches the merchant's pull), so no
 // purchase is pulled for it. The merchant types in the supplier's invoice; the gateway computes
 // its amounts as it computes a sale's (the authority's arithmetic, tax-inclusive prices), stores it as a

@@ -10,13 +10,13 @@ import { branchesByOldestBacklog } from '../sales/backlog.ts';
 // CACHE_MS, so a busy scraper never costs more than one round of queries. Only the first scrape
 // waits for the read; after it a scrape answers with the last state read and, when that is older
 // than CACHE_MS, reads the next one in the background. Counting the pending documents is
-// O(backlog) (issue 36): in a national outage, when the gauges matter most, a scrape must not
+// O(backlog): in a national outage, when the gauges matter most, a scrape must not
 // slow down with the backlog it reports.
 const CACHE_MS = 10_000;
 /**
  * Uploaded and resolved documents only grow: counting them reads every document the gateway
  * ever stored, so they are counted at most this often, and after the first time in the
- * background (a scrape answers with the last count; issue 36).
+ * background (a scrape answers with the last count).
  */
 const TOTALS_MS = 300_000;
 /**
@@ -37,12 +37,12 @@ interface FiscalState {
 
 // Pending documents are few and have a partial index (sales_pending): this reads that, not the
 // table; failed documents are kept per partner. The series' branches come from the walk of the
-// oldest pending documents (issue 36: it reads the start of a national backlog, not all of it);
+// oldest pending documents (it reads the start of a national backlog, not all of it);
 // only those BACKLOG_SERIES branches are counted and looked up.
 async function readState(db: Kysely<DB>, now: () => number, totals: Promise<Array<{ status: string; n: number }>>): Promise<FiscalState> {
   // One aggregate over the pending documents; the failed ones are kept per partner (migration
   // 0035). As a union of counts, the plan became a Parallel Append whose workers cost more to
-  // start (60 ms on two cores) than the counts.
+  // start than the counts.
   const counted = (await sql<{ pending: number; branches: number; failed: number }>`
     select count(*)::int as pending, count(distinct device_id)::int as branches,
       (select coalesce(sum(documents), 0)::int from partner_failed_documents) as failed

@@ -12,7 +12,7 @@ import { pendingJson, toPending, type PendingDocument, type PendingJson } from '
 /**
  * Branches with pending documents that nobody leases and whose backoff has passed.
  *
- * One row per branch, not per document (issue 36: a national backlog is 100,000s of documents): the
+ * One row per branch, not per document (a national backlog is 100,000s of documents): the
  * branches with a backlog come from BRANCHES_WITH_BACKLOG_CTE, and each one's queue row is looked
  * up by its key (a scalar subquery, so the planner cannot turn it into a
  * scan of every queue row); the walk stops at `limit` ready branches.
@@ -184,7 +184,7 @@ export async function deferBranch(db: Kysely<DB>, deviceId: number, owner: strin
  * one of them fail for reasons of its own); that branch is marked probed in the same statement.
  * Two processes may rarely probe one address in the same interval; a probe only reads. The
  * update finds its rows by key (`= any(array(…))`): as a join, its plan read every queue row to
- * mark the few probed (issue 36).
+ * mark the few probed.
  */
 /** Each: one branch of a VSDC address whose branches are in backoff, what a probe of that address calls. */
 export async function claimProbes(db: Kysely<DB>, intervalMs: number): Promise<AuthorityDevice[]> {

@@ -27,11 +27,11 @@ export const EXPORT_COLUMNS = [
   'customerName', 'customerTpin', 'paymentMethod', 'taxInclusive', 'currency', 'documentTaxable', 'documentVat', 'documentTotal',
   'originalSaleId', 'reasonCode', 'resultCode', 'line', 'itemName', 'classificationCode', 'itemCode', 'quantity', 'price',
   'vatCategory', 'vatRate', 'amount', 'discount', 'taxable', 'vat', 'total',
-  // Issue 32, after the earlier columns so that readers by position keep working: the document's
+  // After the earlier columns so that readers by position keep working: the document's
   // kind (training and proforma documents are not fiscal), its rate and kwacha total, its LPO,
   // its time in the merchant's zone and the payment method's name.
   'salesType', 'exchangeRate', 'documentTotalZmw', 'lpoNumber', 'occurredAtLocal', 'paymentMethodName',
-  // Issue 45: which credential issued the document (empty for documents stored before it was recorded).
+  // Which credential issued the document (empty for documents stored before it was recorded).
   'issuedByType', 'issuedById', 'issuedByName',
 ] as const;
 

@@ -6,7 +6,7 @@ import type { DB } from '../../../platform/db/schema.ts';
 /**
  * `backlog(device_id)`, a recursive CTE: every branch with a pending document, one row each (and a
  * final null), by a loose index scan of `sales_pending` that jumps from each branch to the next,
- * so a national backlog costs a row per branch, not per document (issue 36).
+ * so a national backlog costs a row per branch, not per document.
  */
 export const BRANCHES_WITH_BACKLOG_CTE = sql`backlog(device_id) as (
       (select device_id from sales where status = 'pending' order by device_id limit 1)
@@ -26,7 +26,7 @@ const WALK_FACTOR = 4;
  * It walks the pending documents oldest first (`sales_pending_age`) and keeps each branch where it
  * first meets it — at its oldest document — until it has met `wanted`, each read going on where the
  * last stopped and reading four times more: a page or a set of series reads the oldest documents of
- * the backlog, not all of it (issue 36).
+ * the backlog, not all of it.
  */
 export async function branchesByOldestBacklog(db: Kysely<DB>, wanted: number, inScope?: RawBuilder<unknown>): Promise<{ devices: number[]; all: boolean }> {
   const met = new Set<number>();

@@ -115,7 +115,7 @@ export function stockWorker(ctx: AppContext, options: { pollMs?: number } = {}):
   // last pass (one indexed read), not every branch of the database; the chain only when a
   // movement was queued. A full pass runs at least every pollMs: every chain, and the next
   // SWEEP_BRANCHES branches of a sweep over all of them (a fleet of 200,000 branches is read a
-  // slice a pass, never whole: issue 36).
+  // slice a pass, never whole).
   let heardSales: number[] = [];
   let lastFullAt = 0;
   /** Where the full passes' sweep over the branches stands (a device id; 0: from the start). */

@@ -1,4 +1,4 @@
-// The built-in VSDC simulator's address, for the device form's hint (docs/decisions.md, issue 34):
+// The built-in VSDC simulator's address, for the device form's hint (docs/decisions.md):
 // only the development start (src/app/dev/index.ts) knows it, once the simulator listens, and it
 // tells it here; the devices list hands it to the console only while the gateway runs in
 // development. A production gateway, or one started with BUILTIN_SIMULATOR=0, never has one.

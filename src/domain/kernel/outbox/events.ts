@@ -54,7 +54,7 @@ interface EventEnvelope {
 }
 
 /**
- * ulid's default source asks the OS for one byte per character (16 calls, ~50 µs an id here);
+ * ulid's default source asks the OS for one byte per character (16 calls an id);
  * this draws the same cryptographic randomness from a pooled buffer.
  */
 function pooledRandom(): () => number {

@@ -32,7 +32,7 @@ export interface BacklogRow {
  * their oldest pending document (two stored at the same time: the one stored first), then every
  * other branch by (merchant, branch).
  *
- * A page reads only what it shows (issue 36: 200,000 branches). The branches with a backlog come
+ * A page reads only what it shows (200,000 branches). The branches with a backlog come
  * from a walk of the oldest pending documents (`branchesByOldestBacklog`), the rest in the (tenant_id,
  * branch) order of `devices_tenant_id_branch_key`, skipping those with a backlog by a probe of
  * `sales_pending` per row; the details (counts, refusals, last outcome, queue, alarm) are read for

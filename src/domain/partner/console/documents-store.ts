@@ -81,7 +81,7 @@ function keptFailures(scope: Scope, filter: DocumentsFilter): boolean {
  * The documents the page is drawn from. A partner's or everyone's failed ones — the views' default
  * — are counted per partner by the triggers (partner_failed_documents); the rest here, with no
  * join: the partial index alone for the operator, and a merchant lookup per document for a
- * partner, not a read of every merchant of the partner (issue 36).
+ * partner, not a read of every merchant of the partner.
  */
 async function countDocuments(db: Kysely<DB>, scope: Scope, filter: DocumentsFilter): Promise<number> {
   let counted;

@@ -1,4 +1,4 @@
-// Issue 15: a merchant's offline policy (queue sales while the VSDC is unreachable, or refuse
+// A merchant's offline policy (queue sales while the VSDC is unreachable, or refuse
 // them), and when a backed-off branch's VSDC was last probed (one probe per interval, whichever
 // process takes it).
 export const up = [

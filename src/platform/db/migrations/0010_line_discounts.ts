@@ -1,4 +1,4 @@
-// Issue 18: line discounts (the VSDC's dcAmt), MTV's recommended retail price, and the splyAmt an
+// Line discounts (the VSDC's dcAmt), MTV's recommended retail price, and the splyAmt an
 // MTV line files when it sells below its RRP (null on every other line: its amount).
 export const up = [
   `alter table sale_lines add column discount numeric(18, 2) not null default 0`,

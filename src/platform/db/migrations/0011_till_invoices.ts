@@ -1,4 +1,4 @@
-// Issue 18: the real legacy invoice body on POST /zm/api/Invoice.
+// The real legacy invoice body on POST /zm/api/Invoice.
 // - till_invoices: what a till sent for an invoice filed through /zm/api — the body exactly as
 //   received (for GET /zm/api/Invoice/{n}?originalFormat=true) and which family of field names
 //   it used (the answer names follow it). One row per such sale; written by the request that

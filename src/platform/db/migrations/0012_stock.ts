@@ -1,4 +1,4 @@
-// Issue 19, part 2: stock.
+// Stock.
 // - tenants.stock_tracking: whether the gateway keeps stock and sends the stock chain for the
 //   merchant (default on: the authority expects the chain after every stock-affecting document).
 // - stock_branches: one row per branch: its stock-movement counter (sarNo), the last invoice

@@ -1,4 +1,4 @@
-// Issue 19, purchases: what suppliers sold to the merchant, pulled from each branch's VSDC
+// Purchases: what suppliers sold to the merchant, pulled from each branch's VSDC
 // (selectTrnsPurchaseSales) and answered by the merchant (savePurchase).
 // - purchases: one row per supplier document, kept as received (`sale` is the raw JSON; the
 //   columns are read from it where they could be read, null where not); `dedupe_key` makes a

@@ -1,4 +1,4 @@
-// Issue 19 parts 4 and 5: what the authority publishes to a taxpayer beyond its sales.
+// What the authority publishes to a taxpayer beyond its sales.
 // - authority_pulls: one row per tenant and feed (`notices`, `branches`), pulled through one of
 //   the tenant's initialised devices: the next `lastReqDt` (the previous answer's resultDt),
 //   when the next pull is due, its lease and its failures. Rows are added by the pull itself for

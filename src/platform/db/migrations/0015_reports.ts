@@ -1,4 +1,4 @@
-// Issue 21: daily reports (the Z report, a snapshot that never changes once taken), the
+// Daily reports (the Z report, a snapshot that never changes once taken), the
 // merchant's timezone (its days), and the index that reads a branch's or a merchant's documents
 // by the time they occurred (reports and exports).
 export const up = [

@@ -1,4 +1,4 @@
-// Issue 21: reconciliation with the authority.
+// Reconciliation with the authority.
 // - reconciliation_runs: one job per branch and date range; its lease (one process at a time),
 //   its backoff while the VSDC does not answer, and its progress counters.
 // - reconciliation_results: the documents a run checks, listed when the run starts (outcome

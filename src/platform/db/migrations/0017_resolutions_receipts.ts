@@ -1,4 +1,4 @@
-// Issue 21 parts 4 and 5: resolving failed documents, and receipts printed again.
+// Resolving failed documents, and receipts printed again.
 // - status `resolved`: a document the authority refused (`failed`) that someone has dealt with,
 //   by reissuing it as a new document or by marking it resolved with a note. Only the status and
 //   the resolution columns change; its lines, totals and fiscal fields stay as they were.

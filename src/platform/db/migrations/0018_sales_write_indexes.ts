@@ -1,4 +1,4 @@
-// Issue 22: fewer index entries per sale written. The Idempotency-Key's uniqueness per merchant
+// Fewer index entries per sale written. The Idempotency-Key's uniqueness per merchant
 // was a plain unique constraint, so every document — most carry no key — added a (tenant, null)
 // entry to it, on insert and again on each non-HOT outcome update. A partial unique index holds
 // only the documents with a key; lookups by key (`reference = $1`, also inside the list's

@@ -1,4 +1,4 @@
-// Issue 20 part 1: merchant accounts (docs/merchants.md).
+// Merchant accounts (docs/merchants.md).
 // - tenants.origin: 'partner' (provisioned by a partner, partner_id set) or 'self' (signed up by
 //   the merchant; partner_id null, so no partner listing or lookup ever finds it).
 // - users: people of one merchant; email unique whatever its case (lower(email)).

@@ -1,4 +1,4 @@
-// Issue 20: the merchant's document list filters by status, type, branch and date
+// The merchant's document list filters by status, type, branch and date
 // (GET /api/v1/sales). Branch uses sales_device_list and dates sales_tenant_occurred; a status
 // or a note type over all branches would otherwise walk the merchant's whole history through
 // sales_tenant_list to find a few failed documents or credit notes. The type index holds only

@@ -1,4 +1,4 @@
-// Issue 32: the documents Zambian merchants issue. A document is of a kind (`sales_type`:
+// The documents Zambian merchants issue. A document is of a kind (`sales_type`:
 // normal, training or proforma, the VSDC's salesTyCd N/T/P); training and proforma documents are
 // numbered from sequences of their own per branch (devices.next_training_no /
 // next_proforma_no, continuing the VSDC's lastTrainInvcNo / lastProfrmInvcNo), so a branch's

@@ -1,4 +1,4 @@
-// Issue 32 item 4: the principals an RVAT agent sells for (selectPrincipals).
+// The principals an RVAT agent sells for (selectPrincipals).
 // - principals: one row per tenant and the authority's principal id (`id`, kept as text), as the
 //   VSDC last reported it; a later report replaces the row, an identical one changes nothing.
 //   Pulled through every initialised branch, stored per tenant (the authority answers per

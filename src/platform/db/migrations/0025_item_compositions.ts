@@ -1,4 +1,4 @@
-// Issue 33 item 1: item compositions (saveItemComposition). An item made of other items: one
+// Item compositions (saveItemComposition). An item made of other items: one
 // row per component, filed on its own with the authority (`{itemCd, cpstItemCd, cpstQty}`)
 // through the composite item's branch, and retried like item registrations (the retry columns
 // and the lease of `items`). A component waits (`pending`, not due) until the composite item

@@ -1,4 +1,4 @@
-// Issue 33 item 2: a purchase captured by hand (POST /api/v1/purchases) from a supplier the
+// A purchase captured by hand (POST /api/v1/purchases) from a supplier the
 // authority does not know. It is a `purchases` row like a pulled one, answered `accepted` at
 // once and filed with savePurchase `regTyCd` `M`; `source` tells the two apart. Its
 // `dedupe_key` (`manual/<branch>/<supplier>/<invoice>`) keeps a second capture of the same

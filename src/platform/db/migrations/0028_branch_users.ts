@@ -1,4 +1,4 @@
-// Issue 33 item 3: branch users (saveBrancheUser). The people who issue documents at a branch
+// Branch users (saveBrancheUser). The people who issue documents at a branch
 // are registered with its VSDC: one row per initialised branch and subject, the subject being a
 // console user (`users`: every branch of its merchant) or a till login (its one branch). A row
 // carries what is filed (`vsdc_user_id` `U<users.id>` / `T<till_logins.id>`, `user_name`,

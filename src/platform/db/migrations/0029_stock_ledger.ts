@@ -1,4 +1,4 @@
-// Issue 33 item 4: the VSDC's stock beside the gateway's. A copy of each branch's stock ledger
+// The VSDC's stock beside the gateway's. A copy of each branch's stock ledger
 // as the VSDC returns it (`selectStockItems`: the movements filed with `saveStockItems`), pulled
 // like the other feeds, so the merchant can compare its levels with the gateway's.
 // - stock_ledger_pulls: per initialised branch, where its pull stands (as import_pulls), and

@@ -1,4 +1,4 @@
-// Issue 33 (the checklist's "code data"): the authority's code tables (selectCodes) — payment
+// The checklist's "code data": the authority's code tables (selectCodes) — payment
 // types, units, countries, tax types, note reasons… — synced beside the classification catalogue
 // from the same VSDC and served as GET /api/v1/codes. One row per (class, code); the class's name
 // is repeated on its rows. `codes_last_req_dt` is where the next selectCodes asks from.

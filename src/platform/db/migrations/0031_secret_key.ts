@@ -1,4 +1,4 @@
-// Issue 34 item 1: the database knows which key seals its secrets. One row: a fingerprint of the
+// The database knows which key seals its secrets. One row: a fingerprint of the
 // secret box's key (an HMAC under the derived key of a fixed label: it tells keys apart and
 // reveals nothing of them), what recorded it and when. Every `serve` and every CLI command that
 // opens a context compares it with its own key and refuses to start with another

@@ -1,4 +1,4 @@
-// A national fleet (issue 36: 100,000 merchants, 200,000 branches): what the workers' polls and
+// A national fleet (100,000 merchants, 200,000 branches): what the workers' polls and
 // the console's views read is an index range, not every branch.
 //   devices_recently_initialized   the backfills of the pull tables, stock_branches and
 //                                  authority_pulls read the branches initialised in the last

@@ -1,4 +1,4 @@
-// A national fleet (issue 36): the console's backlog views stay flat at 200,000 branches.
+// A national fleet: the console's backlog views stay flat at 200,000 branches.
 //
 // partner_branch_counts keeps how many branches each partner's merchants have (partner_id 0: the
 // self-serve merchants, who have none), so a view's total is one row, not a count of the fleet. A

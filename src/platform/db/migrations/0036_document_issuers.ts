@@ -1,4 +1,4 @@
-// Issue 45 §3: every document records which credential issued it, in its own insert (no audit
+// Every document records which credential issued it, in its own insert (no audit
 // row on the sale path): `issued_by_type` (`user`, `tenant_token`, `till_login`,
 // `fiscalisation_key`, `partner_key`) and `issued_by_id`, that credential's id. Documents stored
 // before this migration have neither (their issuer was never recorded). A fiscalisation key minted

@@ -1,4 +1,4 @@
-// Issue 45 §5: the merchants' mail goes through a durable outbox. A mail is stored in the
+// The merchants' mail goes through a durable outbox. A mail is stored in the
 // transaction of what causes it (a sign-up, a new link, an invitation), so a crash after the
 // answer loses nothing; the `mail.send` worker claims due mails with a lease and sends them,
 // retrying with backoff for up to 24 hours (src/domain/kernel/mail/). The text carries a

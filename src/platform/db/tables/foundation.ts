@@ -75,7 +75,7 @@ export interface DevicesTable {
   last_profrm_invc_no: number | null;
   /** The branch's live invoice sequence: the next invoice_no a document takes. */
   next_invoice_no: Generated<number>;
-  /** The branch's training and proforma sequences (issue 32), beside the fiscal one. */
+  /** The branch's training and proforma sequences, beside the fiscal one. */
   next_training_no: Generated<number>;
   next_proforma_no: Generated<number>;
   initialized_at: NullableTimestamp;

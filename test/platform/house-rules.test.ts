@@ -1,6 +1,8 @@
 // test-database: embedded only (scripts/run-tests.mjs): it reads the sources, not the database.
-// A house rule: no file in src/ over 400 lines. A file that grows past it holds more than one
-// job; split it by job (as fiscal/sales' document-insert.ts, backlog.ts and store.ts are).
+// House rules read from the sources. No file in src/ over 400 lines: a file that grows past it
+// holds more than one job; split it by job (as fiscal/sales' document-insert.ts, backlog.ts and
+// store.ts are). No issue number in a comment of src/: it rots; the why stays in the comment, the
+// history goes to docs/decisions.md.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -35,4 +37,14 @@ test(`no file in src/ is over ${MAX_LINES} lines`, () => {
     [],
     `files over ${MAX_LINES} lines (split each by job: one file per job, callers' imports updated):\n${over.map((f) => `  ${f.file}: ${f.lines}`).join('\n')}`,
   );
+});
+
+test('no comment in src/ names an issue by its number', () => {
+  const named = sourceFiles(join(ROOT, 'src')).flatMap((file) =>
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .map((line, i) => ({ where: `${relative(ROOT, file)}:${i + 1}`, line }))
+      .filter(({ line }) => /(\/\/|\/\*|^\s*\*|--).*\bissues? #?\d+/i.test(line)),
+  );
+  assert.deepEqual(named.map((n) => n.where), [], `comments naming an issue (keep the why, move the history to docs/decisions.md):\n${named.map((n) => `  ${n.where}: ${n.line.trim()}`).join('\n')}`);
 });
