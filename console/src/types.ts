@@ -89,14 +89,14 @@ export interface ListedAccountUser extends AccountUser {
   };
 }
 
-export interface Standing {
+interface Standing {
   canFile: boolean;
   reason: string | null;
   /** `no_branch`: nothing is wrong with the account, it has no initialised branch yet. */
   cause?: 'account' | 'no_branch' | null;
 }
 
-export interface AccountMerchant {
+interface AccountMerchant {
   id: number;
   name: string;
   tpin: string;

@@ -82,11 +82,6 @@ export function canWrite(ctx: ViewContext): boolean {
   return !ctx.account || ctx.account.user.role !== 'viewer';
 }
 
-/** Whether the merchant may file documents now (a blocked subscription or suspended merchant may not). */
-export function canFile(ctx: ViewContext): boolean {
-  return ctx.account?.merchant.standing?.canFile ?? true;
-}
-
 /**
  * Why the merchant cannot file now, in the API's words (its 402/403 message, from GET
  * /api/v1/account/me), or null when it can: the one text the banner and the document forms show.

@@ -23,7 +23,7 @@ export interface CallOptions {
 }
 
 /** What came back over HTTP, for the adapter to read. */
-export interface HttpAnswer {
+interface HttpAnswer {
   kind: 'answered';
   status: number;
   text: string;

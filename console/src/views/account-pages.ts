@@ -180,7 +180,7 @@ function resendVerificationForm(): HTMLElement {
 }
 
 /** /console/account/verify#token=…: confirms the address at once; without a link that works, offers a new one. */
-export function verifyEmailView(): HTMLElement {
+function verifyEmailView(): HTMLElement {
   const token = tokenFromUrl();
   forgetToken();
   const status = h('p', { role: 'status' }, 'Confirming your email address…');
@@ -245,7 +245,7 @@ function choosePasswordPage(title: string, intro: string, what: string, submitLa
   return page(title, h('p', { class: 'muted' }, intro), form);
 }
 
-export function resetPasswordView(): HTMLElement {
+function resetPasswordView(): HTMLElement {
   return choosePasswordPage(
     'Choose a new password',
     'Every session of your account ends: sign in again afterwards.',
@@ -256,7 +256,7 @@ export function resetPasswordView(): HTMLElement {
   );
 }
 
-export function acceptInvitationView(): HTMLElement {
+function acceptInvitationView(): HTMLElement {
   return choosePasswordPage(
     'Accept the invitation',
     'Choose a password for your account. Your email address counts as confirmed.',

@@ -39,7 +39,7 @@ export interface Summary {
 }
 
 /** Each of `endpoints` with the run's calls to it for the run's taxpayer and branch. */
-export function endpointResults(calls: readonly RecordedCall[], facts: RunFacts, endpoints: readonly ChecklistEndpoint[] = CHECKLIST_ENDPOINTS): EndpointResult[] {
+function endpointResults(calls: readonly RecordedCall[], facts: RunFacts, endpoints: readonly ChecklistEndpoint[] = CHECKLIST_ENDPOINTS): EndpointResult[] {
   return endpoints.map((e) => {
     const ours = calls.filter((c) => c.endpoint === e.endpoint && c.tpin === facts.tpin && c.bhfId === facts.branch);
     const answered = ours.find((c) => c.resultCd === '000' || (e.select && c.resultCd === '001'));
@@ -52,7 +52,7 @@ export function endpointResults(calls: readonly RecordedCall[], facts: RunFacts,
   });
 }
 
-export function summarise(endpoints: readonly EndpointResult[], results: readonly ItemResult[]): Summary {
+function summarise(endpoints: readonly EndpointResult[], results: readonly ItemResult[]): Summary {
   const items = CHECKLIST_ITEMS.map((i) => ({ no: i.no, title: i.title, mandatory: i.mandatory, ok: results.find((r) => r.no === i.no)?.ok === true }));
   return {
     ok: items.every((i) => i.ok || !i.mandatory) && endpoints.every((e) => e.ok),

@@ -98,7 +98,7 @@ export interface CategoryTotals {
   vat: number;
 }
 
-export interface SaleTotals {
+interface SaleTotals {
   /** Σ taxable amounts (`totTaxblAmt`). */
   net: number;
   /** Σ VAT (`totTaxAmt`). */

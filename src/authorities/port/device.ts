@@ -19,7 +19,7 @@ export interface AuthorityDevice {
 }
 
 /** What an initialisation told the gateway about the device. */
-export interface InitialisedDevice {
+interface InitialisedDevice {
   sdcId: string;
   mrcNo: string;
   taxpayerName: string | null;

@@ -39,7 +39,7 @@ export interface FilingDetails {
 }
 
 /** The document a note corrects, as the authority filed it. */
-export interface OriginalDocument {
+interface OriginalDocument {
   /** The gateway's number of the original (its number with the authority). */
   invoiceNo: number | null;
   /** The receipt number the authority gave it. */
@@ -75,7 +75,7 @@ export interface FiscalDocument {
 }
 
 /** Which document: its number in its kind's sequence. */
-export type DocumentRef = Pick<FiscalDocument, 'invoiceNo' | 'salesType'>;
+type DocumentRef = Pick<FiscalDocument, 'invoiceNo' | 'salesType'>;
 
 /** The fiscal block of a filed document, as the authority gave it. */
 export interface FiscalReceipt {
@@ -114,7 +114,7 @@ export type FindOutcome =
   | Rejected
   | Unreachable;
 
-export interface FilingOptions {
+interface FilingOptions {
   signal?: AbortSignal;
   /** The document's amounts, already computed by the authority's arithmetic (spares the filer a second computation). */
   computed?: ComputedSale | undefined;

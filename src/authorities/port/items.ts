@@ -22,7 +22,7 @@ export interface AuthorityItem {
 }
 
 /** One component of a composite item: how much of `componentCode` goes into one unit of `itemCode`. */
-export interface ItemComponentEntry {
+interface ItemComponentEntry {
   itemCode: string;
   componentCode: string;
   quantity: number;
@@ -31,7 +31,7 @@ export interface ItemComponentEntry {
 /** An item the authority lists for a branch, read leniently: a field it did not send is empty text (0 for the price). */
 export type ListedItem = Omit<AuthorityItem, 'originCountryCode' | 'barcode'>;
 
-export type ItemsListed = { kind: 'ok'; items: ListedItem[] } | Rejected | Unreachable;
+type ItemsListed = { kind: 'ok'; items: ListedItem[] } | Rejected | Unreachable;
 
 export interface ItemsPort {
   /** A new item (never accepted by the authority before). */

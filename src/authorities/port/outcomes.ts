@@ -3,7 +3,7 @@
 // authority's answer (or its silence); they return one of these.
 import type { UnreachableOutcome } from '../outcome.ts';
 
-export type { UnreachableOutcome as Unreachable, UnreachableReason } from '../outcome.ts';
+export type { UnreachableOutcome as Unreachable } from '../outcome.ts';
 export { unreachableCause } from '../outcome.ts';
 
 /** The authority refused: for good, as far as the gateway knows. */
@@ -22,6 +22,3 @@ export type Sent = { kind: 'accepted'; code: string } | Rejected | UnreachableOu
  * (opaque to the domain: the adapter's, e.g. ZRA's `resultDt`), or nothing new.
  */
 export type Pulled<T> = { kind: 'ok'; records: T[]; cursor: string | null } | { kind: 'empty'; cursor: string | null } | Rejected | UnreachableOutcome;
-
-/** A lookup of one thing: found, not there, refused, or no answer. */
-export type Found<T> = { kind: 'ok'; value: T } | { kind: 'empty' } | Rejected | UnreachableOutcome;

@@ -25,7 +25,7 @@ export interface CodeLabel {
 }
 
 /** The form of an identifier, with the words and example a refusal says. */
-export interface IdentifierForm {
+interface IdentifierForm {
   pattern: RegExp;
   /** `10 digits` */
   words: string;

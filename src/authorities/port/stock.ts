@@ -5,7 +5,7 @@ import type { AuthorityDevice, CallOptions } from './device.ts';
 import type { Rejected, Sent, Unreachable } from './outcomes.ts';
 
 /** What recorded the movement: a document the authority filed, a purchase, or the merchant's own adjustment. */
-export type StockMovementSource = 'sale' | 'credit_note' | 'debit_note' | 'purchase' | 'adjustment';
+type StockMovementSource = 'sale' | 'credit_note' | 'debit_note' | 'purchase' | 'adjustment';
 
 /** One line of a movement; amounts are exact decimal text, as stored. */
 export interface StockMovementLine {
@@ -48,7 +48,7 @@ export interface StockMovement {
  * authority's words, with the item where each item is a call of its own): the movement itself was
  * accepted before, and a person reading the failure needs to know which part was not.
  */
-export type LevelsSent = { kind: 'accepted'; code: string } | (Rejected & { call: string }) | Unreachable;
+type LevelsSent = { kind: 'accepted'; code: string } | (Rejected & { call: string }) | Unreachable;
 
 export interface StockPort {
   /** Reports the movement (its lines and amounts) under its number. */

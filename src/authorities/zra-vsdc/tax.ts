@@ -2,7 +2,7 @@
 import { Decimal } from 'decimal.js';
 import { Money, parseAmount, round2, SaleAmountsError, type AllocatedAmounts, type CategoryTotals, type ComputedLine, type ComputedSale, type SaleLineInput } from '../port/amounts.ts';
 
-export { Money, parseAmount, round2, SaleAmountsError };
+export { Money, SaleAmountsError };
 export type { ComputedLine, ComputedSale, SaleLineInput };
 
 export const VAT_CATEGORY_CODES = ['A', 'B', 'C1', 'C2', 'C3', 'D', 'RVAT', 'E', 'F'] as const;
@@ -42,11 +42,7 @@ export const LEVIES = [
 
 const BY_CODE = new Map<string, VatCategory>(VAT_CATEGORIES.map((c) => [c.code, c]));
 
-export function isVatCategoryCode(code: unknown): code is VatCategoryCode {
-  return typeof code === 'string' && BY_CODE.has(code);
-}
-
-export function vatCategory(code: string): VatCategory {
+function vatCategory(code: string): VatCategory {
   const category = BY_CODE.get(code);
   if (!category) throw new SaleAmountsError(`unknown VAT category "${code}"`);
   return category;

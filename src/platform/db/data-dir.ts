@@ -43,7 +43,7 @@ const REASONS: Record<string, string> = {
 };
 
 /** A filesystem error of writing at `path` as the one line that says what to fix; undefined for any other error. */
-export function unwritable(dataDir: string, path: string, err: unknown): DataDirUnusableError | undefined {
+function unwritable(dataDir: string, path: string, err: unknown): DataDirUnusableError | undefined {
   const code = (err as NodeJS.ErrnoException).code;
   const reason = code === undefined ? undefined : REASONS[code];
   if (reason === undefined) return undefined;

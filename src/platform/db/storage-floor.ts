@@ -28,7 +28,7 @@ export class StorageFullError extends Error {
   }
 }
 
-export async function freeBytesOf(dir: string): Promise<number> {
+async function freeBytesOf(dir: string): Promise<number> {
   const stats = await statfs(dir);
   return stats.bavail * stats.bsize;
 }

@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 //   cut off (the client has had that long to read its answer).
 
 /** How long the rest of an answered request's body is read and discarded before the connection is closed. */
-export const LINGER_MS = 10_000;
+const LINGER_MS = 10_000;
 
 export function registerEarlyAnswers(app: FastifyInstance, lingerMs = LINGER_MS): void {
   // Callback hooks, not async ones: they run on every answer, and most do nothing.

@@ -14,7 +14,7 @@ import { prepared } from '../db/prepared.ts';
 
 const PLAN_LIMITS: Record<Plan, number> = { free_trial: 60, starter: 120, growth: 300, enterprise: 600 };
 const DEFAULT_LIMITS = { v1: 120, zm: 300 } as const;
-export const PARTNER_LIMIT_PER_MINUTE = 1200;
+const PARTNER_LIMIT_PER_MINUTE = 1200;
 const WINDOW_SECONDS = 60;
 export const WINDOW_MS = WINDOW_SECONDS * 1000;
 

@@ -84,7 +84,7 @@ const CENTRAL_AFRICA_TIME = new Set([
 const pad2 = (n: number) => String(n).padStart(2, '0');
 
 /** How the zone is named beside a printed time: `CAT`, `UTC` or the offset `+05:30` at that instant. */
-export function zoneLabel(instant: Date, timeZone: string): string {
+function zoneLabel(instant: Date, timeZone: string): string {
   const minutes = Math.round(offsetAt(instant.getTime(), timeZone) / 60_000);
   if (minutes === 120 && CENTRAL_AFRICA_TIME.has(timeZone)) return 'CAT';
   if (minutes === 0 && (timeZone === 'UTC' || timeZone === 'Etc/UTC')) return 'UTC';

@@ -36,7 +36,7 @@ const CHECK_TIMEOUTS = { connectionTimeout: 5_000, greetingTimeout: 5_000, socke
 
 /** Why an attempt failed, as a metric label: `fiscal_gateway_mail_failures_total{reason}`. */
 export const MAIL_FAILURE_REASONS = ['unreachable', 'timeout', 'tls', 'auth', 'refused', 'unreadable', 'not_configured', 'other'] as const;
-export type MailFailureReason = (typeof MAIL_FAILURE_REASONS)[number];
+type MailFailureReason = (typeof MAIL_FAILURE_REASONS)[number];
 
 export interface SmtpFailure {
   reason: MailFailureReason;
@@ -76,7 +76,7 @@ export function smtpFailureOf(err: unknown): SmtpFailure {
 }
 
 /** `host:port` of SMTP_URL: what log lines name (never its user or password). */
-export function smtpServerOf(smtpUrl: string): string {
+function smtpServerOf(smtpUrl: string): string {
   const url = new URL(smtpUrl);
   const secure = url.protocol === 'smtps:';
   return `${url.hostname}:${url.port || (secure ? 465 : 587)}`;

@@ -5,7 +5,7 @@
 // (an index range: 0033's devices_recently_initialized).
 
 /** Every branch again at least this often, per process and table. */
-export const FULL_BACKFILL_MS = 3_600_000;
+const FULL_BACKFILL_MS = 3_600_000;
 
 /** "Recently initialised": far longer than any poll interval, so no branch falls between two rounds. */
 export const RECENT_INITIALISATION_MS = 10 * 60_000;

@@ -52,7 +52,7 @@ interface PersistedState {
   devices: unknown[];
 }
 
-export function deviceKey(tpin: string, bhfId: string): string {
+function deviceKey(tpin: string, bhfId: string): string {
   return `${tpin}/${bhfId}`;
 }
 

@@ -14,7 +14,7 @@ import type { ListNoticesQuery, NoticeResource } from './schemas.ts';
 import { listNotices, storeNotices, type ReceivedNotice } from './store.ts';
 
 /** A notice as the gateway keeps it. */
-export function toReceivedNotice(n: AuthorityNotice): ReceivedNotice {
+function toReceivedNotice(n: AuthorityNotice): ReceivedNotice {
   return { notice_no: n.number, title: n.title, content: n.content, detail_url: n.detailUrl, registered_by: n.registeredBy, registered_at: n.registeredAt, notice: n.raw };
 }
 

@@ -10,7 +10,7 @@ import { presentPrincipal } from './present.ts';
 import type { ListPrincipalsQuery, PrincipalResource } from './schemas.ts';
 
 /** A principal as merchant/principals keeps it. */
-export function toReceivedPrincipal(p: AuthorityPrincipal): ReceivedPrincipal {
+function toReceivedPrincipal(p: AuthorityPrincipal): ReceivedPrincipal {
   return { principal_id: p.id, tpin: p.tpin, name: p.name, address: p.address, email: p.email, tel: p.tel, account_no: p.accountNo, principal: p.raw };
 }
 

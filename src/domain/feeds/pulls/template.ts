@@ -20,7 +20,7 @@ import { vsdcLeaseMs } from '../../kernel/authority-rows/answers.ts';
 import type { AppContext } from '../../kernel/context.ts';
 import { initializedSql, pullDevice } from '../../kernel/devices/store.ts';
 
-export const TENANT_FEEDS: readonly TenantFeed[] = ['notices', 'branches'];
+const TENANT_FEEDS: readonly TenantFeed[] = ['notices', 'branches'];
 
 export interface ClaimedPull {
   /** The feed_pulls row. */

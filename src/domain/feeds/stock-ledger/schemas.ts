@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { PageMeta } from '../../../platform/http/pagination.ts';
 import { Nullable, Timestamp } from '../../../platform/http/schema-helpers.ts';
 
-export const COMPARISON_STATUSES = ['matches', 'pending', 'differs', 'unknown'] as const;
+const COMPARISON_STATUSES = ['matches', 'pending', 'differs', 'unknown'] as const;
 export type ComparisonStatus = (typeof COMPARISON_STATUSES)[number];
 
 // ---- requests ----
@@ -21,7 +21,7 @@ export type ReconciliationQuery = Static<typeof ReconciliationQuery>;
 
 // ---- responses ----
 
-export const StockComparison = Type.Object({
+const StockComparison = Type.Object({
   itemCode: Type.String(),
   itemName: Nullable(Type.String({ description: 'Your item\'s name; null for an item the VSDC lists that you do not have' })),
   gatewayQuantity: Type.Number({ description: 'What the gateway holds at the branch (as GET /api/v1/stock); 0 when it never moved here' }),

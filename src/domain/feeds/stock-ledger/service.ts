@@ -35,7 +35,7 @@ export function pullDueStockLedgers(ctx: AppContext, intervalMs: number): Promis
  * Reads the branch's ledger now (a live read through the adapter, within the client's timeout)
  * and stores it as a background pull would. No answer: 503; an error for an answer: 502; nothing stored.
  */
-export async function refreshLedger(ctx: AppContext, device: BranchDevice): Promise<void> {
+async function refreshLedger(ctx: AppContext, device: BranchDevice): Promise<void> {
   const { device: authorityDevice, cursor } = await livePullOf(ctx.db, device.id);
   const answered = await answeredSarNo(ctx.db, device.id);
   const outcome = await ctx.authorities.of(authorityDevice.profile).feeds.stockLedger(authorityDevice, cursor);

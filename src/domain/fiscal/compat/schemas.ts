@@ -15,7 +15,7 @@ const oneOfCodes = (list: readonly { code: string }[], options?: Parameters<type
 
 /** Printable, no leading or trailing blanks: the number is part of an idempotency key and a path. */
 const tillNumber = (description: string) => Type.String({ minLength: 1, maxLength: 100, pattern: '^\\S(.*\\S)?$', description });
-export const ClientInvoiceNumber = tillNumber('The till\'s own invoice number; idempotent per branch');
+const ClientInvoiceNumber = tillNumber('The till\'s own invoice number; idempotent per branch');
 
 // ---- requests ----
 
@@ -212,7 +212,7 @@ export type GetActiveAnswer = Static<typeof GetActiveAnswer>;
 
 // ---- partner: till logins ----
 
-export const Dialect = literals(['bare', 'wrapped']);
+const Dialect = literals(['bare', 'wrapped']);
 
 export const CreateTillLoginBody = withExample(
   Type.Object({

@@ -24,7 +24,7 @@ const TOTALS_MS = 300_000;
  * A fleet of 200,000 branches behind a national outage must not make every branch a series;
  * `fiscal_gateway_backlog_branches` counts them all.
  */
-export const BACKLOG_SERIES = 100;
+const BACKLOG_SERIES = 100;
 
 interface FiscalState {
   /** When the ages were read (the clock's milliseconds): they grow from it. */

@@ -14,7 +14,7 @@ import { getSale } from '../sales/service.ts';
 import { recordAudit, type Actor } from '../../kernel/audit/store.ts';
 
 /** The supplier's address from the authority's register: location, sector, district, province (what it has of them). */
-export function registeredAddress(branch: AuthorityBranchResource | undefined): string | null {
+function registeredAddress(branch: AuthorityBranchResource | undefined): string | null {
   if (!branch) return null;
   const parts = [branch.location, branch.sector, branch.district, branch.province].map((p) => p?.trim() ?? '').filter((p) => p !== '');
   return parts.length === 0 ? null : parts.join(', ');
@@ -138,7 +138,7 @@ export interface Receipt {
   printedBefore: number;
 }
 
-export type ReceiptMark = 'original' | 'copy' | 'preview';
+type ReceiptMark = 'original' | 'copy' | 'preview';
 
 /** Category totals are sums of the document's rounded lines, as the VSDC was sent them. */
 function categoryTotals(profile: AuthorityProfile, sale: SaleResource): ReceiptCategoryTotal[] {
@@ -154,7 +154,7 @@ function categoryTotals(profile: AuthorityProfile, sale: SaleResource): ReceiptC
 }
 
 /** What the receipt reads beside the sale resource: the merchant (registered name, zone) and its branch. */
-export interface ReceiptSource {
+interface ReceiptSource {
   /** The merchant's authority: its titles, labels, categories and currency. */
   profile: AuthorityProfile;
   merchantName: string;

@@ -17,7 +17,7 @@ const DESCRIPTION =
   '`Content-Disposition` names the file after the document: `receipt-INV…-12.pdf`, `credit-note-…`, `debit-note-…`, with `-copy` or `-preview`. ' +
   'A pending or failed document has no fiscal receipt: 409 `receipt_not_available` (only uploaded documents may be printed).';
 
-export const ReceiptQuery = Type.Object({
+const ReceiptQuery = Type.Object({
   preview: Type.Boolean({
     default: false,
     description:

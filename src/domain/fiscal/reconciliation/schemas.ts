@@ -37,7 +37,7 @@ export const RunQuery = Type.Object({
 });
 export type RunQuery = Static<typeof RunQuery>;
 
-export const Progress = Type.Object({
+const Progress = Type.Object({
   total: Type.Integer({ description: 'Documents listed for checking when the run started' }),
   checked: Type.Integer(),
   matches: Type.Integer(),

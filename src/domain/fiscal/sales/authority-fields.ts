@@ -25,7 +25,7 @@ export function taxCategoryOf(profile: AuthorityProfile, code: string): TaxCateg
 }
 
 /** The reasons a note of this kind may give; null: the authority takes no such note. */
-export function noteReasons(profile: AuthorityProfile, kind: 'credit_note' | 'debit_note'): readonly CodeLabel[] | null {
+function noteReasons(profile: AuthorityProfile, kind: 'credit_note' | 'debit_note'): readonly CodeLabel[] | null {
   return kind === 'credit_note' ? profile.creditNoteReasons : profile.debitNoteReasons;
 }
 

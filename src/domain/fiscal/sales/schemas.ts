@@ -10,7 +10,7 @@ import type { SaleStatus } from '../../../platform/db/tables/sales.ts';
 export const SALE_STATUSES = ['pending', 'uploaded', 'failed'] as const satisfies readonly SaleStatus[];
 
 /** The document kinds of the API (each authority's profile says which of them it files). */
-export const SALES_TYPES = ['normal', 'training', 'proforma'] as const satisfies readonly SalesType[];
+const SALES_TYPES = ['normal', 'training', 'proforma'] as const satisfies readonly SalesType[];
 
 // The fields whose values the merchant's authority defines take any string here and are checked
 // against its profile (authority-fields.ts); their descriptions name Zambia's, the first profile.
@@ -72,7 +72,7 @@ export const SaleLineInput = Type.Object(
   { additionalProperties: false },
 );
 
-export const Customer = Type.Object(
+const Customer = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 60 })),
     tpin: Type.Optional(
@@ -240,7 +240,7 @@ export type ListSalesQuery = Static<typeof ListSalesQuery>;
 
 export const Money = Type.Number({ description: 'Rounded to 2 decimals' });
 
-export const SaleLine = Type.Object({
+const SaleLine = Type.Object({
   line: Type.Integer(),
   name: Type.String(),
   classificationCode: Type.String(),
@@ -277,7 +277,7 @@ export const IssuedBy = Nullable(
   }, { description: 'Which credential issued the document (revoked since or not); null for documents stored before the gateway recorded it (docs/sales.md#who-issued-a-document)' }),
 );
 
-export const NoteSummary = Type.Object({
+const NoteSummary = Type.Object({
   id: Type.Integer(),
   type: literals(['credit_note', 'debit_note']),
   invoiceNo: Type.Integer({ description: "The note's number in the branch's sequence" }),
@@ -291,14 +291,14 @@ export const NoteSummary = Type.Object({
 });
 
 /** The sale a note corrects, named as its receipt names it. */
-export const OriginalSale = Type.Object({
+const OriginalSale = Type.Object({
   id: Type.Integer(),
   invoiceNo: Type.Integer({ description: "The sale's number in the branch's sequence" }),
   authorityInvoiceNo: Nullable(Type.String({ description: 'INV{sdcId without SDC}/{receiptNo}: the number printed on its receipt' })),
   receiptNo: Nullable(Type.Integer()),
 }, { description: 'A note read alone (GET /api/v1/sales/{sale}): the sale it corrects, by the numbers the merchant knows it by' });
 
-export const Fiscal = Type.Object({
+const Fiscal = Type.Object({
   receiptNo: Nullable(Type.Integer()),
   internalData: Nullable(Type.String()),
   receiptSignature: Nullable(Type.String()),

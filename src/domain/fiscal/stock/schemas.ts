@@ -17,7 +17,7 @@ const ItemCodeFilter = Type.String({ minLength: 1, maxLength: 50, description: '
 
 // ---- requests ----
 
-export const MAX_LEVEL_ITEM_CODES = 20;
+const MAX_LEVEL_ITEM_CODES = 20;
 export const ListLevelsQuery = Type.Object({
   page: Page,
   itemCode: Type.Optional(

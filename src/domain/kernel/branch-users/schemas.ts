@@ -5,7 +5,7 @@ const STATE_TEXT =
   '`registered`: the VSDC holds the user; `pending`: queued or the VSDC did not answer yet (retried with backoff); ' +
   '`failed`: the authority refused it (`resultCode`, `message`), until a later change queues it again';
 
-export const BranchRegistrationState = literals(['pending', 'registered', 'failed'], { description: STATE_TEXT });
+const BranchRegistrationState = literals(['pending', 'registered', 'failed'], { description: STATE_TEXT });
 
 /** A console user's registration with the VSDC of each initialised branch of its merchant. */
 export const UserVsdcRegistration = Type.Object(

@@ -13,7 +13,7 @@ import { type VsdcSendOutcome, revisionedAnswerColumns } from '../authority-rows
 import { authorityDeviceOf, withAuthorityDevice, type AuthorityDeviceColumns } from '../authority-rows/devices.ts';
 
 /** The VSDC's `userNm` holds at most this many characters; a longer email or username is cut. */
-export const USER_NAME_MAX = 60;
+const USER_NAME_MAX = 60;
 
 export type UseYn = 'Y' | 'N';
 

@@ -17,11 +17,11 @@ export const MAIL_CHANNEL = 'fg_mail';
 
 const MINUTE_MS = 60_000;
 /** A mail the SMTP server does not take is tried again for this long after it was written, then given up. */
-export const MAIL_RETRY_WINDOW_MS = 24 * 60 * MINUTE_MS;
+const MAIL_RETRY_WINDOW_MS = 24 * 60 * MINUTE_MS;
 /** The wait after the first failed attempt; it doubles up to backoff.ts's MAX_RETRY_DELAY_MS (5 minutes). */
 const FIRST_RETRY_MS = 15_000;
 /** A mail whose link stops working within this long is not sent: it would arrive dead, or nearly. */
-export const LINK_MARGIN_MS = 10 * MINUTE_MS;
+const LINK_MARGIN_MS = 10 * MINUTE_MS;
 
 /** The text's associated data: a sealed text opens only on a row of the same recipient. */
 export const sealedFor = (recipient: string) => `mail:${recipient}`;

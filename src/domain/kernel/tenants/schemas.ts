@@ -50,7 +50,7 @@ export const CreateTokenBody = withExample(
   }),
   { name: 'Till 2' },
 );
-export const Dialect = literals(['bare', 'wrapped']);
+const Dialect = literals(['bare', 'wrapped']);
 export const FiscalisationKey = Type.Object({
   id: Type.Integer(),
   masked: Type.String(),

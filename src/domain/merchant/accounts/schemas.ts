@@ -8,7 +8,7 @@ const Email = Type.String({ format: 'email', maxLength: 254 });
 // Length rules beyond 1…max are checked by the service, with a message saying what a good one is.
 const Password = Type.String({ minLength: 1, maxLength: PASSWORD_MAX * 4, description: 'At least 10 and at most 200 characters' });
 const LinkToken = Type.String({ minLength: 1, maxLength: 200, description: 'The token of the one-time link (after `#token=`)' });
-export const Role = literals(['owner', 'admin', 'viewer'], { description: '`owner` and `admin` invite and remove users (only an owner invites or removes an owner); `viewer` reads' });
+const Role = literals(['owner', 'admin', 'viewer'], { description: '`owner` and `admin` invite and remove users (only an owner invites or removes an owner); `viewer` reads' });
 
 export const SignUpBody = withExample(
   Type.Object({ merchantName: Type.String({ minLength: 1, maxLength: 200 }), tpin: Tpin, email: Email, password: Password }),
@@ -33,7 +33,7 @@ export const Verified = Type.Object({
 export const User = Type.Object({ id: Type.Integer(), email: Type.String(), role: Role, emailVerified: Type.Boolean(), createdAt: Timestamp() });
 /** A user as the Users list shows it: with its registration with the VSDC of each initialised branch. */
 export const ListedUser = Type.Object({ ...User.properties, vsdcRegistration: UserVsdcRegistration });
-export const Merchant = Type.Object({
+const Merchant = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
   tpin: Type.String(),

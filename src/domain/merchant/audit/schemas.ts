@@ -26,7 +26,7 @@ export type ListAuditQuery = Static<typeof ListAuditQuery>;
 export const ExportAuditQuery = Type.Object(Filter);
 export type ExportAuditQuery = Static<typeof ExportAuditQuery>;
 
-export const ACTOR_TYPES = ['user', 'tenant_token', 'till_login', 'partner_key', 'admin', 'cli', 'anonymous'] as const;
+const ACTOR_TYPES = ['user', 'tenant_token', 'till_login', 'partner_key', 'admin', 'cli', 'anonymous'] as const;
 
 export const AuditEntry = Type.Object({
   id: Type.Integer({ description: 'The record\'s id; higher is later' }),

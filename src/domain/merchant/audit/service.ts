@@ -15,7 +15,7 @@ const EXPORT_BATCH = 500;
 
 const FIXED_NAMES: Partial<Record<AuditRecord['actorType'], string>> = { admin: 'operator', cli: 'command line' };
 
-export function presentAuditEntry(r: AuditRecord): AuditEntryResource {
+function presentAuditEntry(r: AuditRecord): AuditEntryResource {
   const keyName = r.actorType === 'partner_key' && r.actorName !== null && r.partnerName !== null ? `${r.actorName} (${r.partnerName})` : r.actorName;
   return {
     id: r.id,
@@ -52,7 +52,7 @@ export async function listAuditPage(ctx: AppContext, tenantId: number, query: Li
   return pageOf(page.data.map(presentAuditEntry), page.meta.total, query.page);
 }
 
-export const AUDIT_CSV_COLUMNS = ['id', 'at', 'atLocal', 'action', 'actorType', 'actorId', 'actorName', 'targetType', 'targetId', 'targetName', 'details'] as const;
+const AUDIT_CSV_COLUMNS = ['id', 'at', 'atLocal', 'action', 'actorType', 'actorId', 'actorName', 'targetType', 'targetId', 'targetName', 'details'] as const;
 
 /** RFC 4180 CSV (CRLF, a header row), newest first, read a batch at a time and written as read. */
 export async function exportAudit(ctx: AppContext, tenantId: number, query: ExportAuditQuery): Promise<Readable> {

@@ -18,7 +18,7 @@ import {
   type NewComponent,
 } from './composition-store.ts';
 
-export const COMPONENT_RETRY_BATCH = 20;
+const COMPONENT_RETRY_BATCH = 20;
 
 const FOUR_DECIMALS = /^\d+(\.\d{1,4})?$/;
 

@@ -3,7 +3,7 @@ import type { ItemRow } from './store.ts';
 import type { ComponentRow } from './composition-store.ts';
 import { iso } from '../../../platform/lib/time.ts';
 
-export function presentComponent(row: ComponentRow): ItemComponentResource {
+function presentComponent(row: ComponentRow): ItemComponentResource {
   const waiting = row.state === 'pending';
   return {
     itemCode: row.component_code,

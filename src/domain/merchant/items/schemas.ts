@@ -75,7 +75,7 @@ export const UpdateItemBody = withExample(
 export type UpdateItemBody = Static<typeof UpdateItemBody>;
 
 /** How many components one composition may name. */
-export const MAX_COMPONENTS = 100;
+const MAX_COMPONENTS = 100;
 const MAX_COMPONENT_QUANTITY = 1_000_000;
 
 export const SetCompositionBody = withExample(
@@ -122,7 +122,7 @@ export const ItemParam = Type.Object({
 
 const COMPONENT_STATES = ['pending', 'registered', 'failed'] as const;
 
-export const ItemComponent = Type.Object({
+const ItemComponent = Type.Object({
   itemCode: Type.String({ description: 'The component\'s authority item code (cpstItemCd)' }),
   name: Type.String({ description: 'The component\'s name' }),
   quantity: Type.Number({ description: 'How much of it goes into one unit of the item (cpstQty)' }),

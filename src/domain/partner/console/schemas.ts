@@ -40,7 +40,7 @@ export const BacklogQuery = Type.Object({
   pendingOnly: Type.Optional(Type.Boolean({ description: 'Only branches with pending documents' })),
 });
 
-export const DocumentStatus = literals(SALE_STATUSES);
+const DocumentStatus = literals(SALE_STATUSES);
 
 export const DocumentsQuery = Type.Object({
   page: Page,

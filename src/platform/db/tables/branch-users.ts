@@ -9,7 +9,7 @@ export type BranchUserState = 'pending' | 'registered' | 'failed';
  * (`saveBrancheUser`): a console user (at every initialised branch of its merchant) or a till
  * login (at its branch). Exactly one of `user_id` and `till_login_id` is set.
  */
-export interface BranchUsersTable extends RetryColumns {
+interface BranchUsersTable extends RetryColumns {
   id: Generated<number>;
   tenant_id: number;
   device_id: number;

@@ -14,21 +14,21 @@ export interface BacklogAlarmsTable {
 }
 
 /** How many branches each partner's merchants have, kept by triggers on devices (migration 0035). */
-export interface PartnerBranchCountsTable {
+interface PartnerBranchCountsTable {
   /** 0: the self-serve merchants (no partner). */
   partner_id: number;
   branches: number;
 }
 
 /** How many failed documents each partner's merchants have, kept by triggers on sales (migration 0035). */
-export interface PartnerFailedDocumentsTable {
+interface PartnerFailedDocumentsTable {
   /** 0: the self-serve merchants (no partner). */
   partner_id: number;
   documents: number;
 }
 
 /** Each partner's failed documents, kept by triggers on sales (migration 0035): the partner's documents view reads a range. */
-export interface PartnerFailedSalesTable {
+interface PartnerFailedSalesTable {
   /** 0: the self-serve merchants (no partner). */
   partner_id: number;
   sale_id: number;

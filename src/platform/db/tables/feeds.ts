@@ -11,7 +11,7 @@ export type FeedName = BranchFeed | TenantFeed;
  * Where a pulled feed stands: one row per branch (`device_id` set) for a branch feed, per tenant
  * (`device_id` null) for a tenant feed; and who pulls it now (a lease).
  */
-export interface FeedPullsTable {
+interface FeedPullsTable {
   id: Generated<number>;
   feed: FeedName;
   tenant_id: number;

@@ -73,7 +73,7 @@ export interface ItemsTable extends RetryColumns {
   updated_at: Timestamp;
 }
 
-export type CompositionComponentState = 'pending' | 'registered' | 'failed';
+type CompositionComponentState = 'pending' | 'registered' | 'failed';
 
 /** One component of a composite item (saveItemComposition), filed on its own through the item's branch. */
 export interface ItemCompositionsTable extends RetryColumns {

@@ -2,7 +2,7 @@ import type { Generated } from 'kysely';
 import type { NullableTimestamp, RequiredTimestamp } from './columns.ts';
 
 /** sent; failed: given up (never sent); cancelled: its link was voided before it was sent. */
-export type MailStatus = 'pending' | 'sent' | 'failed' | 'cancelled';
+type MailStatus = 'pending' | 'sent' | 'failed' | 'cancelled';
 
 /** The merchants' mail waiting to be sent, and for 30 days what became of it (src/domain/kernel/mail/). */
 interface MailOutboxTable {

@@ -1,7 +1,7 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { NullableTimestamp, Numeric, Timestamp } from './columns.ts';
 
-export type StockSourceKind = 'sale' | 'credit_note' | 'debit_note' | 'adjustment' | 'purchase';
+type StockSourceKind = 'sale' | 'credit_note' | 'debit_note' | 'adjustment' | 'purchase';
 /** pending (nothing sent yet), items_sent (saveStockItems accepted, saveStockMaster not yet), sent, failed (refused). */
 export type StockChainState = 'pending' | 'items_sent' | 'sent' | 'failed';
 

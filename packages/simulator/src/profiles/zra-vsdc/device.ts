@@ -15,7 +15,7 @@ import {
   type VsdcEndpoint,
 } from '@fiscal-gateway/vsdc-protocol';
 import { noFaults as noFaultsOn, type DeviceFaults as CoreDeviceFaults } from '../../core/faults.js';
-import type { CallRecord as CoreCallRecord, StoredDevice } from '../../core/store.js';
+import type { StoredDevice } from '../../core/store.js';
 
 export interface IssuedReceipt {
   rcptNo: number;
@@ -109,7 +109,7 @@ export const DEFAULT_FAULT_ENDPOINTS: readonly VsdcEndpoint[] = ['saveSales'];
 
 export type DeviceFaults = CoreDeviceFaults<VsdcEndpoint>;
 
-export function noFaults(): DeviceFaults {
+function noFaults(): DeviceFaults {
   return noFaultsOn(DEFAULT_FAULT_ENDPOINTS);
 }
 
@@ -146,8 +146,6 @@ export interface DeviceRecord {
   /** By `itemCd`. */
   stockLevels: Record<string, StockLevel>;
 }
-
-export type CallRecord = CoreCallRecord<VsdcEndpoint>;
 
 /** A device in memory: the generic stored device with ZRA's record and its indexes of filed documents. */
 export interface Device extends StoredDevice<DeviceRecord, VsdcEndpoint> {
