@@ -6,7 +6,7 @@ import { engineName } from '../helpers/db.ts';
 import { CLASS_CODE, expectCoded, expectInvalid, expectStatus, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';
 import { importFilingWorker, importPullWorker } from '../../src/domain/feeds/imports/worker.ts';
 import { eventually } from '../helpers/poll.ts';
-import { requestDateOf as pullRequestDate } from '../../src/authorities/zra-vsdc/feeds.ts';
+import { lastReqDtOf as pullRequestDate } from '../../src/authorities/zra-vsdc/calls.ts';
 
 const HOUR_MS = 3_600_000;
 

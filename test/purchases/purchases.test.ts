@@ -7,7 +7,7 @@ import { claimDueBranchPulls } from '../../src/domain/feeds/pulls/template.ts';
 import { engineName } from '../helpers/db.ts';
 import { CLASS_CODE, expectCoded, expectInvalid, expectStatus, startHarness, type Harness, type Merchant } from '../helpers/harness.ts';
 import { eventually } from '../helpers/poll.ts';
-import { requestDateOf as pullRequestDate } from '../../src/authorities/zra-vsdc/feeds.ts';
+import { lastReqDtOf as pullRequestDate } from '../../src/authorities/zra-vsdc/calls.ts';
 
 const HOUR_MS = 3_600_000;
 const SUPPLIER = { spplrTpin: '2000000004', spplrNm: 'Lusaka Wholesale Ltd', spplrBhfId: '000' };

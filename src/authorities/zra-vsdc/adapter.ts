@@ -5,7 +5,8 @@ import type { DevicePort, Initialisation } from '../port/device.ts';
 import type { FilingPort, FileOutcome, FindOutcome } from '../port/filing.ts';
 import type { ArithmeticPort, FiscalAuthority } from '../port/index.ts';
 import type { AuthorityProfile, TaxCategory } from '../port/profile.ts';
-import type { VsdcClient, DeviceTarget } from './client.ts';
+import type { VsdcClient } from './client.ts';
+import { targetOf } from './calls.ts';
 import { BANNERS, CREDIT_NOTE_REASON_LABELS, DEBIT_NOTE_REASON_LABELS, HOME_CURRENCY, PAYMENT_TYPE_LABELS, SALES_TYPES, TITLES, cisInvoiceNo } from './codes.ts';
 import { buildSaveSalesBody, receiptProblem, toFiscalReceipt } from './sales-body.ts';
 import { stockPort } from './stock.ts';
@@ -17,7 +18,6 @@ import { registerPort } from './register.ts';
 import { feedsPort } from './feeds.ts';
 import { purchasesPort } from './purchases.ts';
 import { computeSale, LEVIES, lineSupplyAmount, VAT_CATEGORIES } from './tax.ts';
-import type { AuthorityDevice } from '../port/device.ts';
 
 const labelled = (labels: Readonly<Record<string, string>>) => Object.entries(labels).map(([code, label]) => ({ code, label }));
 /** What a line of B (MTV), C1 (export) and C2 (zero-rated LPO) needs beyond the others. */
@@ -53,8 +53,6 @@ export const ZRA_VSDC_PROFILE: AuthorityProfile = {
   },
   amountTolerance: 0.01,
 };
-
-const targetOf = (device: AuthorityDevice): DeviceTarget => ({ baseUrl: device.baseUrl, tpin: device.tpin, bhfId: device.branch });
 
 /** A counter of a real `selectInitInfo` answer: a whole number ≥ 0 (a number or its text), else null. */
 function counter(value: unknown): number | null {

@@ -1,27 +1,14 @@
 // Zambia's pulled feeds: each a `select…` call with `lastReqDt` (the cursor: the previous answer's
 // `resultDt`), its list read into the port's records. What a VSDC sends is not always what the
 // protocol says (received.ts): a record the gateway cannot key is left out.
-import { VSDC_EPOCH, formatVsdcDateTime, parseVsdcDateTime, type ImportItem, type Notice, type Principal, type StockMovement } from '@fiscal-gateway/vsdc-protocol';
+import { parseVsdcDateTime, type ImportItem, type Notice, type Principal, type StockMovement } from '@fiscal-gateway/vsdc-protocol';
 import type { SelectOutcome } from '../outcome.ts';
-import type { AuthorityDevice } from '../port/device.ts';
 import type { AuthorityNotice, AuthorityPrincipal, CustomsLine, FeedRead, FeedsPort, LedgerMove } from '../port/feeds.ts';
 import type { Pulled } from '../port/outcomes.ts';
 import type { DeviceTarget, VsdcClient } from './client.ts';
+import { lastReqDtOf, targetOf } from './calls.ts';
 import { receivedDecimal, receivedList, receivedText } from './received.ts';
 import { toSupplierSale } from './supplier-sales.ts';
-
-/**
- * The `lastReqDt` a pull asks with: one second before the previous answer's `resultDt`, so that a
- * VSDC answering "changed strictly after" still returns a change made in that same second. Every
- * store of a pulled feed is keyed, so what comes twice replaces itself or is skipped. Before the
- * first answer the epoch; text that is no date is sent as it is.
- */
-export function requestDateOf(cursor: string | null): string {
-  if (cursor === null) return VSDC_EPOCH;
-  const at = parseVsdcDateTime(cursor);
-  if (at === null || at.getTime() <= parseVsdcDateTime(VSDC_EPOCH)!.getTime()) return cursor;
-  return formatVsdcDateTime(new Date(at.getTime() - 1000));
-}
 
 const text = receivedText;
 const decimal = receivedDecimal;
@@ -113,14 +100,12 @@ export function toNotice(raw: Notice): AuthorityNotice | undefined {
   };
 }
 
-const targetOf = (device: AuthorityDevice): DeviceTarget => ({ baseUrl: device.baseUrl, tpin: device.tpin, bhfId: device.branch });
-
 type Select<D> = (target: DeviceTarget, payload: { lastReqDt: string }, options?: { signal?: AbortSignal }) => Promise<SelectOutcome<D>>;
 
 /** A feed over one select call: its answer's list under `key`, each entry read by `read` (undefined: left out). */
 function feed<D, R, T>(select: Select<D>, key: string, read: (raw: R) => T | undefined): FeedRead<T> {
   return async (device, cursor, options = {}): Promise<Pulled<T>> => {
-    const outcome = await select(targetOf(device), { lastReqDt: requestDateOf(cursor) }, options.signal ? { signal: options.signal } : {});
+    const outcome = await select(targetOf(device), { lastReqDt: lastReqDtOf(cursor) }, options.signal ? { signal: options.signal } : {});
     switch (outcome.kind) {
       case 'ok':
         return { kind: 'ok', records: receivedList<R>(outcome.data, key).map(read).filter((r) => r !== undefined), cursor: outcome.resultDt };

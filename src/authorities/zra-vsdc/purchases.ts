@@ -11,11 +11,9 @@ import {
   type SavePurchaseRequest,
   type UpdateImportItemsRequest,
 } from '@fiscal-gateway/vsdc-protocol';
-import type { WriteOutcome } from '../outcome.ts';
-import type { AuthorityDevice } from '../port/device.ts';
-import type { Sent } from '../port/outcomes.ts';
 import type { CustomsLineAnswer, PurchaseLineToSend, PurchasesPort, PurchaseToSend } from '../port/purchases.ts';
-import type { DeviceTarget, VsdcClient } from './client.ts';
+import type { VsdcClient } from './client.ts';
+import { sentOf, targetOf } from './calls.ts';
 import { GATEWAY_REGISTRANT, GATEWAY_REGISTRANT_FIELDS } from './registrant.ts';
 
 /** Import item status (code class 26): 3 approved, 4 cancelled (rejected). */
@@ -107,26 +105,13 @@ export function savePurchaseBody(purchase: PurchaseToSend): SavePurchaseRequest 
   };
 }
 
-function sent(outcome: WriteOutcome): Sent {
-  switch (outcome.kind) {
-    case 'ok':
-      return { kind: 'accepted', code: outcome.resultCd };
-    case 'rejected':
-      return { kind: 'rejected', code: outcome.code, message: outcome.message };
-    case 'unreachable':
-      return outcome;
-  }
-}
-
-const targetOf = (device: AuthorityDevice): DeviceTarget => ({ baseUrl: device.baseUrl, tpin: device.tpin, bhfId: device.branch });
-
 export function purchasesPort(client: VsdcClient): PurchasesPort {
   return {
     async answerCustomsLine(device, answer, options = {}) {
-      return sent(await client.updateImportItems(targetOf(device), updateImportItemsBody(answer), options.signal ? { signal: options.signal } : {}));
+      return sentOf(await client.updateImportItems(targetOf(device), updateImportItemsBody(answer), options.signal ? { signal: options.signal } : {}));
     },
     async sendPurchase(device, purchase, options = {}) {
-      return sent(await client.savePurchase(targetOf(device), savePurchaseBody(purchase), options.signal ? { signal: options.signal } : {}));
+      return sentOf(await client.savePurchase(targetOf(device), savePurchaseBody(purchase), options.signal ? { signal: options.signal } : {}));
     },
     stockInType: STOCK_MOVEMENT_TYPES.purchaseIn,
     purchaseDatesOf: (at) => ({ confirmedAt: formatVsdcDateTime(at), salesDate: formatVsdcDate(at) }),

@@ -1,12 +1,10 @@
 // Zambia's stock chain: a movement is one `saveStockItems`, its levels one `saveStockMaster` of
 // every item it moved, and the rules of both bodies.
 import { formatVsdcDate, type SaveStockItemsRequest, type SaveStockMasterRequest, type StockMovementType } from '@fiscal-gateway/vsdc-protocol';
-import type { WriteOutcome } from '../outcome.ts';
-import type { AuthorityDevice } from '../port/device.ts';
-import type { Sent } from '../port/outcomes.ts';
 import type { AuthorityProfile } from '../port/profile.ts';
 import type { StockMovement, StockPort } from '../port/stock.ts';
-import type { DeviceTarget, VsdcClient } from './client.ts';
+import type { VsdcClient } from './client.ts';
+import { sentOf, targetOf } from './calls.ts';
 import { GATEWAY_REGISTRANT_FIELDS } from './registrant.ts';
 
 /** The movement's `saveStockItems` body; a line whose item was deleted since goes in `defaultCategory`. */
@@ -66,27 +64,14 @@ export function stockMasterBody(movement: StockMovement): SaveStockMasterRequest
   return { ...GATEWAY_REGISTRANT_FIELDS, stockItemList: [...remaining].map(([itemCd, rsdQty]) => ({ itemCd, rsdQty: Number(rsdQty) })) };
 }
 
-function sent(outcome: WriteOutcome): Sent {
-  switch (outcome.kind) {
-    case 'ok':
-      return { kind: 'accepted', code: outcome.resultCd };
-    case 'rejected':
-      return { kind: 'rejected', code: outcome.code, message: outcome.message };
-    case 'unreachable':
-      return outcome;
-  }
-}
-
-const targetOf = (device: AuthorityDevice): DeviceTarget => ({ baseUrl: device.baseUrl, tpin: device.tpin, bhfId: device.branch });
-
 export function stockPort(client: VsdcClient, profile: Pick<AuthorityProfile, 'defaultTaxCategory'>): StockPort {
   return {
     async sendMovement(device, movement, options) {
-      return sent(await client.saveStockItems(targetOf(device), stockItemsBody(movement, profile.defaultTaxCategory), options));
+      return sentOf(await client.saveStockItems(targetOf(device), stockItemsBody(movement, profile.defaultTaxCategory), options));
     },
     // The whole list in one call: the VSDC takes it or refuses it whole.
     async sendLevels(device, movement, options) {
-      const outcome = sent(await client.saveStockMaster(targetOf(device), stockMasterBody(movement), options));
+      const outcome = sentOf(await client.saveStockMaster(targetOf(device), stockMasterBody(movement), options));
       return outcome.kind === 'rejected' ? { ...outcome, call: 'saveStockMaster' } : outcome;
     },
   };
