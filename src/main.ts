@@ -126,13 +126,13 @@ export async function main(argv: string[]): Promise<number> {
       }
       case 'migrate': {
         noMoreArguments(rest, 'migrate');
-        const { openDatabase } = await import('./platform/db/database.ts');
+        const { openDatabase, SERVER_START_WAIT_MS } = await import('./platform/db/database.ts');
         let applied = 0;
         const onProgress = (progress: OpenProgress) => {
           if (progress.fields.migration !== undefined) applied += 1;
           process.stderr.write(`${progress.line}\n`);
         };
-        const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, command: 'migrate', onProgress });
+        const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, command: 'migrate', onProgress, waitForServerMs: SERVER_START_WAIT_MS });
         await database.close();
         print(json, { migrated: true, applied }, applied === 0 ? 'the database is up to date: no migration to apply' : `migrations applied: ${applied}`);
         return EXIT.ok;

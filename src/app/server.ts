@@ -3,7 +3,7 @@ import { buildApp, type App } from './app.ts';
 import { buildMetricsApp } from './observability-routes.ts';
 import { ConfigError, type Config } from '../platform/config.ts';
 import { closeContext, createContext, type AppContext, type ContextOptions } from '../domain/kernel/context.ts';
-import { openDatabase, type OpenProgress } from '../platform/db/database.ts';
+import { openDatabase, SERVER_START_WAIT_MS, type OpenProgress } from '../platform/db/database.ts';
 import { createLogger } from '../platform/observability/log.ts';
 import { portProblem } from '../platform/lib/ports.ts';
 import { moduleWorkers, provideModuleMembers } from './modules.ts';
@@ -111,7 +111,7 @@ export async function startGateway(config: Config, options: ServeOptions): Promi
   // takes a while, and says so as it goes.
   const log = options.context?.log ?? createLogger(config.logLevel);
   const onProgress = (progress: OpenProgress) => log.info(progress.fields, progress.line);
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, command: 'serve', onProgress, minFreeBytes: config.dataDirMinFreeBytes });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, command: 'serve', onProgress, minFreeBytes: config.dataDirMinFreeBytes, waitForServerMs: SERVER_START_WAIT_MS });
   try {
     await verifyDevelopmentKeyFile(config, database.db, 'serve');
   } catch (err) {

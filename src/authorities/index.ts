@@ -19,20 +19,30 @@ interface AuthorityModule {
   create(deps: AuthorityDeps): FiscalAuthority;
 }
 
-const REGISTRY = {
+const REGISTRY: Readonly<Record<AuthorityProfileId, AuthorityModule>> = {
   'zra-vsdc': { profile: ZRA_VSDC_PROFILE, create: (deps) => zraVsdcAuthority(deps.instrument(createVsdcClient(deps.transport)), deps.now) },
-} as const satisfies Record<AuthorityProfileId, AuthorityModule>;
+};
+
+function moduleOf(profile: string): AuthorityModule {
+  if (!Object.hasOwn(REGISTRY, profile)) throw new Error(`no adapter for the authority profile ${profile} (src/authorities/index.ts)`);
+  return REGISTRY[profile as AuthorityProfileId]!;
+}
 
 /** Every profile's facts, for validation and display (no adapter needed). */
 export const AUTHORITY_PROFILES: Readonly<Record<AuthorityProfileId, AuthorityProfile>> = Object.fromEntries(
   Object.entries(REGISTRY).map(([id, module]) => [id, module.profile]),
 ) as Record<AuthorityProfileId, AuthorityProfile>;
 
+/** One profile's facts (`zra-vsdc`); an id the registry does not have is a programming error. */
+export function authorityProfile(id: AuthorityProfileId): AuthorityProfile {
+  return moduleOf(id).profile;
+}
+
 /** The profile of a device: its tenant's authority and its own protocol, as the database holds them. */
 export function profileOf(authority: string, protocol: string): AuthorityProfileId {
-  const id = `${authority}-${protocol}`;
-  if (!Object.hasOwn(REGISTRY, id)) throw new Error(`no adapter for the authority profile ${id} (src/authorities/index.ts)`);
-  return id as AuthorityProfileId;
+  const id: AuthorityProfileId = `${authority}-${protocol}`;
+  moduleOf(id);
+  return id;
 }
 
 /** The authorities of one context: each adapter built once, over one transport. */
@@ -48,7 +58,7 @@ export function createAuthorities(options: { transport: TransportOptions; instru
   return {
     of(profile) {
       let authority = built.get(profile);
-      if (!authority) built.set(profile, (authority = REGISTRY[profile].create(deps)));
+      if (!authority) built.set(profile, (authority = moduleOf(profile).create(deps)));
       return authority;
     },
     close: () => transport.close(),

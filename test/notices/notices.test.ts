@@ -6,7 +6,7 @@ import { pullDueAuthorityFeeds } from '../../src/domain/feeds/notices/service.ts
 import { toNotice } from '../../src/authorities/zra-vsdc/feeds.ts';
 import { lastReqDtOf as pullRequestDate } from '../../src/authorities/zra-vsdc/calls.ts';
 import { branchOf } from '../../src/authorities/zra-vsdc/register.ts';
-import { AUTHORITY_PROFILES } from '../../src/authorities/index.ts';
+import { authorityProfile } from '../../src/authorities/index.ts';
 import { authorityPullWorker } from '../../src/domain/feeds/notices/worker.ts';
 import { bearer } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
@@ -32,8 +32,8 @@ describe('reading what the VSDC sends', () => {
   });
   test('a branch needs a 3-digit bhfId; hqYn is read in any case', () => {
     const raw = { bhfId: '001', bhfNm: 'Kitwe', hqYn: 'y', prvncNm: null, dstrtNm: null, sctrNm: null, locDesc: null, mgrNm: null, mgrTelNo: null, mgrEmail: null } as unknown as BranchRecord;
-    assert.equal(branchOf(raw, AUTHORITY_PROFILES['zra-vsdc'].branch)!.headquarters, true);
-    assert.equal(branchOf({ ...raw, bhfId: '1' }, AUTHORITY_PROFILES['zra-vsdc'].branch), undefined);
+    assert.equal(branchOf(raw, authorityProfile('zra-vsdc').branch)!.headquarters, true);
+    assert.equal(branchOf({ ...raw, bhfId: '1' }, authorityProfile('zra-vsdc').branch), undefined);
   });
 });
 

@@ -186,6 +186,36 @@ async function scrape(api: string): Promise<Probe['metrics']> {
   return { status: res.statusCode, databaseUp: /^fiscal_gateway_database_up (\d)$/m.exec(text)?.[1] };
 }
 
+test('at start, serve and migrate wait for a server that does not answer yet, and say so once; other commands fail at once', { skip }, async () => {
+  const c = cluster!;
+  await c.createDatabase('starting');
+  c.stop('fast');
+  let started = false;
+  try {
+    await assert.rejects(openDatabase({ databaseUrl: c.url('starting') }), (err: unknown) => isDatabaseUnavailable(err), 'without a wait (the one-shot commands) the first refusal is the answer');
+    const lines: string[] = [];
+    const opening = openDatabase({ databaseUrl: c.url('starting'), waitForServerMs: 60_000, onProgress: (progress) => lines.push(progress.line) });
+    const settled = opening.then(
+      (database) => ({ database }),
+      (err: unknown) => ({ err }),
+    );
+    await eventually(() => lines.some((line) => /^the database does not answer yet \(.+\): trying again for up to \d+ s$/.test(line)), 'the line that says it waits');
+    c.start();
+    started = true;
+    const outcome = await settled;
+    assert.ok('database' in outcome, `it opened once the server answered: ${'err' in outcome ? String(outcome.err) : ''}`);
+    try {
+      const migrated = await sql<{ n: number }>`select count(*)::int as n from kysely_migration`.execute(outcome.database.db);
+      assert.ok(migrated.rows[0]!.n > 30, 'and migrated the database');
+      assert.equal(lines.filter((line) => line.startsWith('the database does not answer yet')).length, 1, 'one line for the whole wait');
+    } finally {
+      await outcome.database.close();
+    }
+  } finally {
+    if (!started) c.start();
+  }
+});
+
 test('one serve through every database fault under load: 503 database_unavailable meanwhile, back within seconds, nothing lost or doubled, one line per outage', { skip }, async (t) => {
   const c = cluster!;
   await c.createDatabase('single');

@@ -7,12 +7,12 @@ import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import type { EnvelopeReply } from '@fiscal-gateway/simulator';
 import { allocateCredit, CreditAllocationError, NOTHING_CREDITED, type CreditableLine, type CreditedSoFar, type CreditLine } from '../../src/domain/fiscal/sales/credit-allocation.ts';
-import { AUTHORITY_PROFILES } from '../../src/authorities/index.ts';
+import { authorityProfile } from '../../src/authorities/index.ts';
 import { computeSale, lineSupplyAmount, VAT_CATEGORY_CODES, type ComputedLine, type SaleLineInput, type VatCategoryCode } from '../../src/authorities/zra-vsdc/tax.ts';
 import { CLASS_CODE } from '../helpers/harness.ts';
 import { inProcessVsdc } from '../helpers/in-process-vsdc.ts';
 
-const TOLERANCE = AUTHORITY_PROFILES['zra-vsdc'].amountTolerance;
+const TOLERANCE = authorityProfile('zra-vsdc').amountTolerance;
 
 const D = (value: number | string): Decimal => new Decimal(String(value));
 const sum = (values: (number | string)[]): string => values.reduce<Decimal>((acc, v) => acc.plus(D(v)), D(0)).toFixed(2);

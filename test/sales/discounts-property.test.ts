@@ -8,12 +8,12 @@ import { describe, test } from 'node:test';
 import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import { allocateCredit, CreditAllocationError, NOTHING_CREDITED, type CreditableLine, type CreditedSoFar, type CreditLine } from '../../src/domain/fiscal/sales/credit-allocation.ts';
-import { AUTHORITY_PROFILES } from '../../src/authorities/index.ts';
+import { authorityProfile } from '../../src/authorities/index.ts';
 import { computeSale, lineSupplyAmount, VAT_CATEGORY_CODES, type ComputedLine, type SaleLineInput, type VatCategoryCode } from '../../src/authorities/zra-vsdc/tax.ts';
 import { CLASS_CODE } from '../helpers/harness.ts';
 import { inProcessVsdc } from '../helpers/in-process-vsdc.ts';
 
-const TOLERANCE = AUTHORITY_PROFILES['zra-vsdc'].amountTolerance;
+const TOLERANCE = authorityProfile('zra-vsdc').amountTolerance;
 
 const D = (value: number | string | null | undefined): Decimal => new Decimal(String(value ?? 0));
 

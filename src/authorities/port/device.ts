@@ -1,8 +1,11 @@
 // A device as an authority reaches it, and its life with the authority: initialisation.
 import type { Unreachable } from './outcomes.ts';
 
-/** Which adapter speaks for a device: its tenant's authority and its protocol (index.ts). */
-export type AuthorityProfileId = 'zra-vsdc';
+/**
+ * Which adapter speaks for a device: `<its tenant's authority>-<its protocol>` (`zra-vsdc`), one of
+ * the registry's lines (index.ts); `profileOf` refuses any other.
+ */
+export type AuthorityProfileId = `${string}-${string}`;
 
 /** A device (a branch's fiscal unit) as the adapter needs it for a call. */
 export interface AuthorityDevice {

@@ -51,10 +51,10 @@ export interface ReceiptLabels {
 
 export interface AuthorityProfile {
   id: AuthorityProfileId;
-  /** The tenant's authority (`tenants.authority`). */
-  authority: 'zra';
-  /** The device's protocol (`devices.protocol`). */
-  protocol: 'vsdc';
+  /** The tenant's authority (`tenants.authority`: `zra`). */
+  authority: string;
+  /** The device's protocol (`devices.protocol`: `vsdc`). */
+  protocol: string;
   /** For people: `Zambia Revenue Authority (Smart Invoice VSDC)`. */
   name: string;
   taxpayerId: IdentifierForm;

@@ -46,7 +46,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
 }
 
 /** A short reason for a log line: the code and the message (never a connection string). */
-function unavailableReason(err: unknown): string {
+export function unavailableReason(err: unknown): string {
   const { code, message } = err as { code?: unknown; message?: unknown };
   return [typeof code === 'string' ? code : undefined, typeof message === 'string' ? message : undefined].filter(Boolean).join(' ');
 }

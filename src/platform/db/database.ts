@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider } from 'kysely';
 import pg from 'pg';
-import { DatabaseAvailability, tagDatabaseError } from './availability.ts';
+import { DatabaseAvailability, isDatabaseUnavailable, tagDatabaseError, unavailableReason } from './availability.ts';
 import { acquireDataDirLock, lockFilePath } from './data-dir-lock.ts';
 import { checkBeforeOpen, checkRelationFiles, damaged, probeWrite, writing, type RelationFile } from './data-dir.ts';
 import { migrationProvider } from './migrations/index.ts';
@@ -48,7 +48,15 @@ interface OpenOptions {
   /** Called before each slow step: creating an embedded database, each migration applied (`migrate` and `serve` print them). */
   onProgress?: (progress: OpenProgress) => void;
   poolSize?: number;
+  /**
+   * PostgreSQL, migrating: how long to keep trying while the server does not answer yet (a stack
+   * started together, a server restarting); 0, the default, fails at once.
+   */
+  waitForServerMs?: number;
 }
+
+/** `serve` and `migrate` at start: a PostgreSQL that is starting, restarting or not yet resolvable gets this long. */
+export const SERVER_START_WAIT_MS = 60_000;
 
 /** A slow step of opening a database, as a line to print and its fields (for a log line). */
 export interface OpenProgress {
@@ -75,12 +83,24 @@ pg.types.setTypeParser(INT8, (v) => Number(v));
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   const database = options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10) : await openEmbedded(options);
   if (options.migrate !== false) {
-    try {
-      const onProgress = options.onProgress;
-      await migrateToLatest(database.db, onProgress ? (step) => onProgress(migrationProgress(step)) : undefined);
-    } catch (err) {
-      await database.close();
-      throw err;
+    const onProgress = options.onProgress;
+    const deadline = Date.now() + (options.waitForServerMs ?? 0);
+    for (let attempt = 0, delayMs = 500; ; attempt++, delayMs = Math.min(delayMs * 2, 4_000)) {
+      try {
+        await migrateToLatest(database.db, onProgress ? (step) => onProgress(migrationProgress(step)) : undefined);
+        break;
+      } catch (err) {
+        if (database.kind !== 'postgres' || !isDatabaseUnavailable(err) || Date.now() + delayMs > deadline) {
+          await database.close();
+          throw err;
+        }
+        // Once per start: the server is not there yet; every later attempt is silent.
+        if (attempt === 0) {
+          const seconds = Math.round((deadline - Date.now()) / 1000);
+          onProgress?.({ line: `the database does not answer yet (${unavailableReason(err)}): trying again for up to ${seconds} s`, fields: { waitingForDatabase: unavailableReason(err) } });
+        }
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+      }
     }
   }
   return database;

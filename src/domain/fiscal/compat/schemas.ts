@@ -3,12 +3,12 @@
 // is added by the dialect hook after serialisation, so responses here describe the bare form.
 import { Type, type Static } from 'typebox';
 import { MAX_LINES, MAX_PRICE, MAX_QUANTITY, Money, SALE_STATUSES } from '../sales/schemas.ts';
-import { AUTHORITY_PROFILES } from '../../../authorities/index.ts';
+import { authorityProfile } from '../../../authorities/index.ts';
 import { Nullable, literals, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
 import { TillLoginVsdcRegistration } from '../../kernel/branch-users/schemas.ts';
 
 /** The till surface is Zambia's: its codes, categories and arithmetic are the ZRA VSDC profile's. */
-export const ZAMBIA = AUTHORITY_PROFILES['zra-vsdc'];
+export const ZAMBIA = authorityProfile('zra-vsdc');
 /** One of the profile's codes: the same union of literals a compiled-in list would give. */
 const oneOfCodes = (list: readonly { code: string }[], options?: Parameters<typeof literals>[1]) => Type.Unsafe<string>(literals(list.map((c) => c.code), options));
 

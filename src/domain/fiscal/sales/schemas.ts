@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { AuthorityBranches, BranchHeaders } from '../../kernel/devices/schemas.ts';
-import { AUTHORITY_PROFILES } from '../../../authorities/index.ts';
+import { authorityProfile } from '../../../authorities/index.ts';
 import type { CodeLabel, SalesType } from '../../../authorities/port/index.ts';
 import { Nullable, literals, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
 import { DocumentStock } from '../stock/document-stock.ts';
@@ -14,7 +14,7 @@ const SALES_TYPES = ['normal', 'training', 'proforma'] as const satisfies readon
 
 // The fields whose values the merchant's authority defines take any string here and are checked
 // against its profile (authority-fields.ts); their descriptions name Zambia's, the first profile.
-const ZAMBIA = AUTHORITY_PROFILES['zra-vsdc'];
+const ZAMBIA = authorityProfile('zra-vsdc');
 const codes = (list: readonly { code: string }[]): string => list.map((c) => c.code).join(', ');
 const labelled = (list: readonly CodeLabel[]): string => list.map((c) => `${c.code} ${c.label}`).join(', ');
 /** A code of one of the authority's tables: at most 10 printable characters. */

@@ -4,7 +4,7 @@
 // (service.ts) and accepted purchases (purchases module) all come through here.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
-import { AUTHORITY_PROFILES, profileOf } from '../../../authorities/index.ts';
+import { authorityProfile, profileOf } from '../../../authorities/index.ts';
 import { Money, round2 } from '../../../authorities/port/amounts.ts';
 
 interface StockMovementLine {
@@ -68,7 +68,7 @@ async function trackedGoods(db: Kysely<DB>, tenantId: number, deviceId: number, 
   if (!first) return { tracking: false, rates: new Map(), items: new Map() };
   const items = new Map<string, GoodsItem>();
   for (const r of rows) if (r.item_code !== null && r.vat_category !== null) items.set(r.item_code, { item_code: r.item_code, vat_category: r.vat_category });
-  const rates = new Map(AUTHORITY_PROFILES[profileOf(first.authority, first.protocol)].taxCategories.map((c) => [c.code, c.rate]));
+  const rates = new Map(authorityProfile(profileOf(first.authority, first.protocol)).taxCategories.map((c) => [c.code, c.rate]));
   return { tracking: first.stock_tracking, rates, items };
 }
 

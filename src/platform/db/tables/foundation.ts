@@ -49,7 +49,7 @@ export interface TenantsTable {
   /** `partner`: provisioned by a partner; `self`: signed up by the merchant (no partner). */
   origin: Generated<'partner' | 'self'>;
   /** The tax authority the merchant files with (with each device's protocol, the adapter: src/authorities/index.ts). */
-  authority: Generated<'zra'>;
+  authority: Generated<string>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
