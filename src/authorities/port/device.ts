@@ -1,5 +1,5 @@
 // A device as an authority reaches it, and its life with the authority: initialisation.
-import type { Unreachable } from './outcomes.ts';
+import type { Rejected, Unreachable } from './outcomes.ts';
 
 /**
  * Which adapter speaks for a device: `<its tenant's authority>-<its protocol>` (`zra-vsdc`), one of
@@ -19,7 +19,19 @@ export interface AuthorityDevice {
   /** What its initialisation said (null before it). */
   sdcId?: string | null;
   mrcNo?: string | null;
+  /**
+   * The key the unit's initialisation gave and every later call carries (KRA's `cmcKey`), opened
+   * from its sealed column; null for an authority that has none. A secret: never logged or shown.
+   */
+  unitKey?: string | null;
+  /** The credential of an API gateway in front of the authority (KRA's token gateway), when the device has one. */
+  apiCredential?: ApiCredential | null;
+  /** Files to the authority's production system (its receipts verify on the production portal). */
+  production?: boolean;
 }
+
+/** How a device proves itself to a gateway in front of the authority: a fixed token, or a client's id and secret for a token endpoint. */
+type ApiCredential = { kind: 'bearer'; token: string } | { kind: 'client'; clientId: string; clientSecret: string; tokenUrl: string };
 
 /** What an initialisation told the gateway about the device. */
 interface InitialisedDevice {
@@ -33,6 +45,8 @@ interface InitialisedDevice {
   lastSaleReceiptNo: number | null;
   lastTrainingInvoiceNo?: number | null;
   lastProformaInvoiceNo?: number | null;
+  /** The key every later call carries (KRA's `cmcKey`): the domain stores it sealed. */
+  unitKey?: string | null;
 }
 
 export type Initialisation =
@@ -50,4 +64,9 @@ export interface CallOptions {
 export interface DevicePort {
   /** Initialises the device with the authority (its serial as registered). */
   initialise(device: AuthorityDevice, serial: string, options?: CallOptions): Promise<Initialisation>;
+  /**
+   * Checks, with a call that changes nothing, that the authority accepts the device as it stands
+   * (its unit id and key handed over from an earlier initialisation elsewhere).
+   */
+  verify(device: AuthorityDevice, options?: CallOptions): Promise<{ kind: 'ok' } | Rejected | Unreachable>;
 }

@@ -80,6 +80,8 @@ type DocumentRef = Pick<FiscalDocument, 'invoiceNo' | 'salesType'>;
 /** The fiscal block of a filed document, as the authority gave it. */
 export interface FiscalReceipt {
   receiptNo: number;
+  /** The unit's count of every receipt it signed, of all kinds (KRA's `totRcptNo`); null when the authority gives none. */
+  totalReceiptNo?: number | null;
   internalData: string;
   receiptSignature: string;
   publishedAt: Date;

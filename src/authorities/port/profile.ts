@@ -82,4 +82,20 @@ export interface AuthorityProfile {
   receiptLabels: ReceiptLabels;
   /** Two amounts the authority holds equal when they differ by at most this. */
   amountTolerance: number;
+  /** Whether a document may be in another currency than `currency` (with its exchange rate). */
+  foreignCurrencies: boolean;
+  /** The rules a credit note meets before it is filed, beyond never crediting more than remains. */
+  creditNoteRules: CreditNoteRules;
+  /** The number a fiscal receipt prints for the document (ZRA: `INV{unit}/{receiptNo}`; KRA: `{sdcId}/{invoiceNo}`). */
+  authorityInvoiceNo(filed: { sdcId: string; invoiceNo: number; receiptNo: number }): string;
+}
+
+/** A credit note's rules, each one the authority's (or what integrators report it enforcing). */
+interface CreditNoteRules {
+  /** Days after the original within which a note is taken; null: no limit. */
+  maxAgeDays: number | null;
+  /** The note names the original's customer (taxpayer id and name). */
+  sameCustomerAsOriginal: boolean;
+  /** How many credit notes one original takes; null: as many as its amount allows. */
+  maxPerOriginal: number | null;
 }

@@ -52,6 +52,10 @@ export const ZRA_VSDC_PROFILE: AuthorityProfile = {
     fiscalFooter: "Fiscal receipt issued through the authority's VSDC.",
   },
   amountTolerance: 0.01,
+  foreignCurrencies: true,
+  // The VSDC checks notes itself (930–935); the gateway's own rule (never more than remains) holds for all.
+  creditNoteRules: { maxAgeDays: null, sameCustomerAsOriginal: false, maxPerOriginal: null },
+  authorityInvoiceNo: ({ sdcId, receiptNo }) => `INV${sdcId.replace(/^SDC/, '')}/${receiptNo}`,
 };
 
 /** A counter of a real `selectInitInfo` answer: a whole number ≥ 0 (a number or its text), else null. */
@@ -95,6 +99,12 @@ function devicePort(client: VsdcClient): DevicePort {
         case 'unreachable':
           return outcome;
       }
+    },
+    // A ZRA device has no key of its own to check: a code-table read proves the unit answers it.
+    async verify(device, options = {}) {
+      const outcome = await client.selectCodes(targetOf(device), { lastReqDt: formatVsdcDateTime(new Date()) }, options);
+      if (outcome.kind === 'unreachable') return outcome;
+      return outcome.kind === 'rejected' ? { kind: 'rejected', code: outcome.code, message: outcome.message } : { kind: 'ok' };
     },
   };
 }
