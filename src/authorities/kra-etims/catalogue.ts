@@ -7,7 +7,7 @@ import { pulledOf, receivedDecimal, receivedList, receivedText } from './calls.t
 import { lastReqDtOf } from './wire.ts';
 
 /** The tax types' code class. */
-export const TAX_TYPE_CLASS = '04';
+const TAX_TYPE_CLASS = '04';
 
 function classificationOf(entry: Record<string, unknown>): ItemClassification[] {
   const code = receivedText(entry.itemClsCd);
@@ -48,13 +48,6 @@ export function codesOf(codeClass: Record<string, unknown>): AuthorityCode[] {
     }
     return [entry];
   });
-}
-
-/** The rates a code-table read publishes, by tax type (`{ B: 16, E: 8, … }`): what the domain hands to `computeSale`. */
-export function ratesOf(codes: readonly AuthorityCode[]): Record<string, number> {
-  const rates: Record<string, number> = {};
-  for (const c of codes) if (c.classCode === TAX_TYPE_CLASS && c.inUse && typeof c.rate === 'number') rates[c.code] = c.rate;
-  return rates;
 }
 
 export function kraCataloguePort(client: KraClient): CataloguePort {

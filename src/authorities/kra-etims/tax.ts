@@ -18,7 +18,6 @@ import {
 import type { TaxCategory } from '../port/profile.ts';
 
 export const KRA_TAX_LETTERS = ['A', 'B', 'C', 'D', 'E'] as const;
-export type KraTaxLetter = (typeof KRA_TAX_LETTERS)[number];
 
 /** The published rates, the profile's starting values (selectCodeList class 04 `userDfnCd1` refreshes them). */
 export const KRA_TAX_CATEGORIES: readonly TaxCategory[] = [

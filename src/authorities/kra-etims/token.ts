@@ -10,7 +10,7 @@ import { unreachable } from '../transport.ts';
 type Credential = NonNullable<AuthorityDevice['apiCredential']>;
 type ClientCredential = Extract<Credential, { kind: 'client' }>;
 
-export type TokenOutcome = { kind: 'ok'; token: string } | { kind: 'rejected'; code: string; message: string } | UnreachableOutcome;
+type TokenOutcome = { kind: 'ok'; token: string } | { kind: 'rejected'; code: string; message: string } | UnreachableOutcome;
 
 /** A token is used until this long before its expiry. */
 const EXPIRY_MARGIN_MS = 60_000;
