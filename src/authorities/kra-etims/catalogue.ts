@@ -25,7 +25,7 @@ function classificationOf(entry: Record<string, unknown>): ItemClassification[] 
 }
 
 /** One code table's entries; a tax type's rate from `userDfnCd1` (a percentage, `16`). */
-export function codesOf(codeClass: Record<string, unknown>): AuthorityCode[] {
+function codesOf(codeClass: Record<string, unknown>): AuthorityCode[] {
   const classCode = receivedText(codeClass.cdCls);
   if (classCode === null) return [];
   const className = receivedText(codeClass.cdClsNm) ?? classCode;

@@ -30,7 +30,7 @@ type Call = (device: AuthorityDevice, body: object, options?: CallOptions) => Pr
 export type KraClient = Readonly<Record<KraEndpoint, Call>> & { readonly protocol: KraProtocol; close(): Promise<void> };
 
 /** An envelope is a JSON object with a result code; anything else proves nothing about KRA. */
-export function parseKraEnvelope(text: string): KraEnvelope | null {
+function parseKraEnvelope(text: string): KraEnvelope | null {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

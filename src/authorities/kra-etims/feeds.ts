@@ -88,7 +88,7 @@ function inconsistenciesOf(sale: Omit<SupplierSale, 'inconsistencies' | 'dedupeK
 }
 
 /** A supplier's sale; the same document pulled again has the same key (PIN, branch, number, receipt type), else a hash of it. */
-export function toKraSupplierSale(raw: Record<string, unknown>): SupplierSale {
+function toKraSupplierSale(raw: Record<string, unknown>): SupplierSale {
   const sale = {
     supplierTpin: text(raw.spplrTin),
     supplierName: text(raw.spplrNm),

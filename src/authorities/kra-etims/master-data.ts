@@ -10,7 +10,7 @@ import type { KraClient } from './client.ts';
 import { pulledOf, receivedList, receivedText, sentOf } from './calls.ts';
 import { GATEWAY_REGISTRANT_FIELDS, KRA_EPOCH, lastReqDtOf } from './wire.ts';
 
-export function saveItemBody(item: AuthorityItem): Record<string, unknown> {
+function saveItemBody(item: AuthorityItem): Record<string, unknown> {
   return {
     itemCd: item.code,
     itemClsCd: item.classificationCode,
@@ -77,7 +77,7 @@ export function kraItemsPort(client: KraClient): ItemsPort {
   };
 }
 
-export function saveCustomerBody(customer: AuthorityCustomer): Record<string, unknown> {
+function saveCustomerBody(customer: AuthorityCustomer): Record<string, unknown> {
   return {
     custNo: customer.number,
     custTin: customer.tpin,
@@ -126,7 +126,7 @@ export function kraCustomersPort(client: KraClient): CustomersPort {
 }
 
 /** No password is sent: the gateway holds none in plain, and nobody signs in to KRA as this user. */
-export function saveBranchUserBody(user: BranchUser): Record<string, unknown> {
+function saveBranchUserBody(user: BranchUser): Record<string, unknown> {
   return { userId: user.id, userNm: user.name, pwd: null, adrs: null, cntc: null, authCd: null, remark: null, useYn: user.active ? 'Y' : 'N', ...GATEWAY_REGISTRANT_FIELDS };
 }
 

@@ -133,7 +133,7 @@ export function kraCount(value: unknown): number | null {
 }
 
 /** A money amount as KRA may write it: a number or its text. */
-export function kraAmount(value: unknown): number | null {
+function kraAmount(value: unknown): number | null {
   const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
   return typeof n === 'number' && Number.isFinite(n) ? n : null;
 }
@@ -144,7 +144,7 @@ function nonEmptyText(value: unknown): string | null {
 }
 
 /** Whether the device files to KRA's production system: marked so, or its base URL is KRA's production host. */
-export function isProduction(device: AuthorityDevice): boolean {
+function isProduction(device: AuthorityDevice): boolean {
   if (device.production) return true;
   try {
     return new URL(device.baseUrl).hostname.toLowerCase() === 'etims-api.kra.go.ke';
@@ -154,7 +154,7 @@ export function isProduction(device: AuthorityDevice): boolean {
 }
 
 /** The receipt's verification link on KRA's portal (the QR). */
-export function kraReceiptUrl(device: AuthorityDevice, signature: string): string {
+function kraReceiptUrl(device: AuthorityDevice, signature: string): string {
   const host = isProduction(device) ? 'etims.kra.go.ke' : 'etims-sbx.kra.go.ke';
   return `https://${host}/common/link/etims/receipt/indexEtimsReceiptData?Data=${device.tpin}${device.branch}${signature}`;
 }

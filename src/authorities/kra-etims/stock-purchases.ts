@@ -13,7 +13,7 @@ import { formatKraDate, formatKraDateTime, GATEWAY_REGISTRANT, GATEWAY_REGISTRAN
 const KRA_PIN = /^[A-Z][0-9]{9}[A-Z]$/;
 const round2 = (n: number): number => Math.round((n + Number.EPSILON) * 100) / 100;
 
-export function stockIOBody(movement: StockMovement, defaultCategory: string): Record<string, unknown> {
+function stockIOBody(movement: StockMovement, defaultCategory: string): Record<string, unknown> {
   const { counterparty } = movement;
   return {
     sarNo: movement.number,
@@ -53,7 +53,7 @@ export function stockIOBody(movement: StockMovement, defaultCategory: string): R
 }
 
 /** Each item of the movement once, with what the branch held after it. */
-export function stockMasterBodies(movement: StockMovement): Array<Record<string, unknown>> {
+function stockMasterBodies(movement: StockMovement): Array<Record<string, unknown>> {
   const remaining = new Map<string, string>();
   for (const l of movement.lines) remaining.set(l.itemCode, l.remaining);
   return [...remaining].map(([itemCd, rsdQty]) => ({ itemCd, rsdQty: Number(rsdQty), ...GATEWAY_REGISTRANT_FIELDS }));
@@ -76,7 +76,7 @@ export function kraStockPort(client: KraClient, profile: Pick<AuthorityProfile, 
   };
 }
 
-export function updateImportItemBody(answer: CustomsLineAnswer): Record<string, unknown> {
+function updateImportItemBody(answer: CustomsLineAnswer): Record<string, unknown> {
   return {
     taskCd: answer.task,
     dclDe: answer.declarationDate,
@@ -123,7 +123,7 @@ function purchaseLine(line: PurchaseLineToSend): Record<string, unknown> {
 }
 
 /** The purchase's `insertTrnsPurchase` body; each letter's amounts the sums of its lines, its rate the profile's. */
-export function insertPurchaseBody(purchase: PurchaseToSend, profile: Pick<AuthorityProfile, 'taxCategories'>): Record<string, unknown> {
+function insertPurchaseBody(purchase: PurchaseToSend, profile: Pick<AuthorityProfile, 'taxCategories'>): Record<string, unknown> {
   const { decidedAt, supplier } = purchase;
   const itemList = purchase.lines.map(purchaseLine);
   const salesDate = purchase.salesDate !== null && parseKraDateTime(purchase.salesDate) !== null ? purchase.salesDate.replace(/\D/g, '').slice(0, 8) : formatKraDate(decidedAt);
