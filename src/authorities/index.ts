@@ -7,7 +7,6 @@ import { createVsdcClient } from './zra-vsdc/client.ts';
 import { ZRA_VSDC_PROFILE, zraVsdcAuthority } from './zra-vsdc/adapter.ts';
 import { createKraClient } from './kra-etims/client.ts';
 import { KRA_OSCU_PROFILE, KRA_VSCU_PROFILE, kraEtimsAuthority } from './kra-etims/adapter.ts';
-import { KRA_SETTINGS } from './kra-etims/settings.ts';
 
 /** What every adapter is built from: the shared transport, and how its client is instrumented. */
 interface AuthorityDeps {
@@ -24,8 +23,8 @@ interface AuthorityModule {
 
 const REGISTRY: Readonly<Record<AuthorityProfileId, AuthorityModule>> = {
   'zra-vsdc': { profile: ZRA_VSDC_PROFILE, create: (deps) => zraVsdcAuthority(deps.instrument(createVsdcClient(deps.transport)), deps.now) },
-  'kra-oscu': { profile: KRA_OSCU_PROFILE, create: (deps) => kraEtimsAuthority(deps.instrument(createKraClient('oscu', deps.transport, KRA_SETTINGS.oscu)), deps.now) },
-  'kra-vscu': { profile: KRA_VSCU_PROFILE, create: (deps) => kraEtimsAuthority(deps.instrument(createKraClient('vscu', deps.transport, KRA_SETTINGS.vscu)), deps.now) },
+  'kra-oscu': { profile: KRA_OSCU_PROFILE, create: (deps) => kraEtimsAuthority(deps.instrument(createKraClient('oscu', deps.transport)), deps.now) },
+  'kra-vscu': { profile: KRA_VSCU_PROFILE, create: (deps) => kraEtimsAuthority(deps.instrument(createKraClient('vscu', deps.transport)), deps.now) },
 };
 
 function moduleOf(profile: string): AuthorityModule {

@@ -8,6 +8,7 @@ import type { AuthorityDevice, CallOptions } from '../port/device.ts';
 import { createTransport, unreachable, type Transport, type TransportOptions } from '../transport.ts';
 import { joinVsdcUrl } from '../url.ts';
 import { classifyKraResult, DUPLICATE_CODES, normaliseResultCode } from './result-codes.ts';
+import { KRA_SETTINGS } from './settings.ts';
 import { createTokenCache, type TokenCache } from './token.ts';
 import { KRA_PATHS, type KraEndpoint, type KraEnvelope, type KraProtocol } from './wire.ts';
 
@@ -102,7 +103,7 @@ function scrubbed(outcome: KraOutcome, secrets: readonly string[]): KraOutcome {
 }
 
 export interface KraClientOptions {
-  /** The codes a sale's duplicate number is answered with (default 994 and 921). */
+  /** The codes a sale's duplicate number is answered with (default: the protocol's setting). */
   duplicateCodes?: ReadonlySet<string>;
   tokens?: TokenCache;
 }
@@ -111,7 +112,7 @@ export interface KraClientOptions {
 export function createKraClient(protocol: KraProtocol, over: Transport | TransportOptions = {}, options: KraClientOptions = {}): KraClient {
   const transport = 'post' in over ? over : createTransport(over);
   const tokens = options.tokens ?? createTokenCache();
-  const duplicates = options.duplicateCodes ?? DUPLICATE_CODES;
+  const duplicates = options.duplicateCodes ?? KRA_SETTINGS[protocol].duplicateCodes;
 
   async function headersOf(endpoint: KraEndpoint, device: AuthorityDevice, callOptions: CallOptions): Promise<Record<string, string> | KraOutcome> {
     const headers: Record<string, string> = {};

@@ -1,6 +1,7 @@
 // The adapter's settings: what the sources dispute, each one value here (docs/decisions.md,
 // "KRA eTIMS adapter"), so a finding changes a line, not the code.
 import type { SalesType } from '../port/filing.ts';
+import { DUPLICATE_CODES } from './result-codes.ts';
 import type { KraProtocol } from './wire.ts';
 
 export interface KraSettings {
@@ -17,6 +18,6 @@ export interface KraSettings {
 const CREDIT_NOTE_RULES = { maxAgeDays: 183, sameCustomerAsOriginal: true, maxPerOriginal: null };
 
 export const KRA_SETTINGS: Readonly<Record<KraProtocol, KraSettings>> = {
-  oscu: { salesTypes: ['normal'], creditNoteRules: CREDIT_NOTE_RULES, duplicateCodes: new Set(['994', '921']), twoCallSale: false },
-  vscu: { salesTypes: ['normal', 'training', 'proforma'], creditNoteRules: CREDIT_NOTE_RULES, duplicateCodes: new Set(['994', '921']), twoCallSale: false },
+  oscu: { salesTypes: ['normal'], creditNoteRules: CREDIT_NOTE_RULES, duplicateCodes: DUPLICATE_CODES, twoCallSale: false },
+  vscu: { salesTypes: ['normal', 'training', 'proforma'], creditNoteRules: CREDIT_NOTE_RULES, duplicateCodes: DUPLICATE_CODES, twoCallSale: false },
 };
