@@ -114,7 +114,7 @@ export function createKraClient(protocol: KraProtocol, over: Transport | Transpo
   const tokens = options.tokens ?? createTokenCache();
   const duplicates = options.duplicateCodes ?? KRA_SETTINGS[protocol].duplicateCodes;
 
-  async function headersOf(endpoint: KraEndpoint, device: AuthorityDevice, callOptions: CallOptions): Promise<Record<string, string> | KraOutcome> {
+  async function headersOf(endpoint: KraEndpoint, device: AuthorityDevice, callOptions: CallOptions): Promise<{ headers: Record<string, string> } | { failed: KraOutcome }> {
     const headers: Record<string, string> = {};
     if (protocol === 'oscu' && endpoint !== 'selectInitOsdcInfo') {
       headers.tin = device.tpin;
@@ -123,10 +123,10 @@ export function createKraClient(protocol: KraProtocol, over: Transport | Transpo
     }
     if (device.apiCredential) {
       const auth = await tokens.authorization(device.apiCredential, callOptions);
-      if (auth.kind !== 'ok') return auth.kind === 'rejected' ? { ...auth, resultDt: null } : auth;
+      if (auth.kind !== 'ok') return { failed: auth.kind === 'rejected' ? { ...auth, resultDt: null } : auth };
       headers.authorization = auth.token;
     }
-    return headers;
+    return { headers };
   }
 
   function bodyOf(endpoint: KraEndpoint, device: AuthorityDevice, body: object): object {
@@ -143,9 +143,9 @@ export function createKraClient(protocol: KraProtocol, over: Transport | Transpo
     } catch {
       return unreachable('network_error', `invalid base URL "${device.baseUrl}"`);
     }
-    const headers = await headersOf(endpoint, device, callOptions);
-    if ('kind' in headers) return headers as KraOutcome;
-    const answer = await transport.post(url, JSON.stringify(bodyOf(endpoint, device, body)), headers as Record<string, string>, callOptions);
+    const prepared = await headersOf(endpoint, device, callOptions);
+    if ('failed' in prepared) return prepared.failed;
+    const answer = await transport.post(url, JSON.stringify(bodyOf(endpoint, device, body)), prepared.headers, callOptions);
     const secrets = secretsOf(device);
     if (answer.kind !== 'answered') return scrubbed(answer, secrets);
     if (answer.status === 401 || answer.status === 403) {
