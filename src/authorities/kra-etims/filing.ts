@@ -31,6 +31,8 @@ export function kraDevicePort(client: KraClient, now: () => Date): DevicePort {
   return {
     // OSCU answers `data.info {sdcId, mrcNo, cmcKey, …}` and keeps no counters; the VSCU jar's
     // answer may carry its counters (at `data.info` or at `data`), which the sequences continue from.
+    // Its `invcNo` is one sequence across kinds (`lastInvcNo`, which clients continue from): the
+    // sales sequence continues after the highest number the jar holds.
     async initialise(device, serial, options): Promise<Initialisation> {
       const outcome = await client.selectInitOsdcInfo(device, { dvcSrlNo: serial }, options);
       switch (outcome.kind) {
@@ -46,7 +48,7 @@ export function kraDevicePort(client: KraClient, now: () => Date): DevicePort {
               mrcNo: text(info.mrcNo) ?? '',
               taxpayerName: text(info.taxprNm),
               branchName: text(info.bhfNm),
-              lastSaleInvoiceNo: kraCount(info.lastSaleInvcNo ?? info.lastInvcNo) ?? 0,
+              lastSaleInvoiceNo: Math.max(kraCount(info.lastInvcNo) ?? 0, kraCount(info.lastSaleInvcNo) ?? 0),
               lastPurchaseInvoiceNo: kraCount(info.lastPchsInvcNo),
               lastSaleReceiptNo: kraCount(info.lastSaleRcptNo),
               lastTrainingInvoiceNo: kraCount(info.lastTrainInvcNo),

@@ -66,8 +66,8 @@ describe('initialisation', () => {
     assert.equal((await oscu.device.initialise(device, 'vscu-serial')).kind, 'rejected');
   });
 
-  test('VSCU: /initializer/selectInitInfo, the jar\'s counters continued, numbers as strings', async () => {
-    fake.answer('selectInitInfo', envelope('000', { info: { sdcId: 'KRAVSCU01', mrcNo: 'MRC9', lastInvcNo: '41', lastPchsInvcNo: 2, lastSaleRcptNo: '40', lastTrainInvcNo: 3, lastProfrmInvcNo: '0' } }));
+  test('VSCU: /initializer/selectInitInfo, the jar\'s counters continued (sales after lastInvcNo, shared by every kind), numbers as strings', async () => {
+    fake.answer('selectInitInfo', envelope('000', { info: { sdcId: 'KRAVSCU01', mrcNo: 'MRC9', lastInvcNo: '41', lastSaleInvcNo: 39, lastPchsInvcNo: 2, lastSaleRcptNo: '40', lastTrainInvcNo: 3, lastProfrmInvcNo: '0' } }));
     const outcome = await vscu.device.initialise(vscuDevice, 'VSCU-1');
     assert.equal(outcome.kind, 'ok');
     if (outcome.kind !== 'ok') return;
