@@ -4,6 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkKraSaleArithmetic, kraControl, type Simulator } from '@fiscal-gateway/simulator';
+import { eventually } from '../helpers/poll.ts';
 import { control, creditNote, freshPin, post, saleBody, startKra, type KraWire, type LineSpec } from './kra-helpers.ts';
 
 let sim: Simulator;
@@ -47,14 +48,15 @@ const ALL_LETTERS: LineSpec[] = [
 describe('KRA OSCU: init and headers', () => {
   test('init gives the device and its cmcKey; a second init is 902; the envelope is KRA\'s', async () => {
     const tin = freshPin();
+    const hourBefore = new Date().getUTCHours();
     const init = await post(`${base()}/selectInitOsdcInfo`, { tin, bhfId: '00', dvcSrlNo: 'dvcv1130' + tin });
+    const hourAfter = new Date().getUTCHours();
     assert.equal(init.status, 200);
     const { resultCd, resultMsg, resultDt, data } = init.envelope!;
     assert.deepEqual([resultCd, resultMsg], ['000', 'It is succeeded']);
     assert.match(resultDt, /^\d{14}$/);
     // Nairobi: three hours ahead of UTC.
-    const utcHour = new Date().getUTCHours();
-    assert.equal(Number(resultDt.slice(8, 10)), (utcHour + 3) % 24);
+    assert.ok([(hourBefore + 3) % 24, (hourAfter + 3) % 24].includes(Number(resultDt.slice(8, 10))), resultDt);
     for (const field of ['tin', 'taxprNm', 'bhfId', 'bhfNm', 'sdcId', 'mrcNo', 'cmcKey']) assert.ok(data.info[field], field);
     assert.equal(data.info.tin, tin);
     assert.equal(data.info.bhfId, '00');
@@ -345,8 +347,7 @@ describe('KRA OSCU: faults and the filed documents', () => {
     const device = await installed();
     await control(sim, 'PUT', `/profiles/kra-oscu/devices/${device.tin}/00/faults`, { delayMs: 60_000 });
     const pending = device.call('selectCodeList', { lastReqDt: '20180101000000' });
-    for (let i = 0; i < 100 && (await control(sim, 'GET', `/profiles/kra-oscu/devices/${device.tin}/00/held`)).json.held === 0; i += 1) await new Promise((r) => setImmediate(r));
-    assert.equal((await control(sim, 'GET', `/profiles/kra-oscu/devices/${device.tin}/00/held`)).json.held, 1);
+    await eventually(async () => (await control(sim, 'GET', `/profiles/kra-oscu/devices/${device.tin}/00/held`)).json.held === 1, 'the call held');
     await control(sim, 'PUT', `/profiles/kra-oscu/devices/${device.tin}/00/faults`, { delayMs: 0 });
     assert.equal((await pending).envelope?.resultCd, '000');
   });
