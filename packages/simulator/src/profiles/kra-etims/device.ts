@@ -54,7 +54,7 @@ interface Changed {
 
 export type KraRecord = Record<string, unknown> & Changed;
 
-export interface KraDeviceRecord {
+interface KraDeviceRecord {
   tpin: string;
   bhfId: string;
   installed: boolean;
@@ -86,9 +86,7 @@ export interface KraDeviceRecord {
   stockMaster: Record<string, KraRecord>;
 }
 
-export type KraEndpointName = string;
-
-export interface KraDevice extends StoredDevice<KraDeviceRecord, KraEndpointName> {
+export interface KraDevice extends StoredDevice<KraDeviceRecord, string> {
   filedByInvcNo: Map<number, KraFiledDocument>;
 }
 
@@ -132,7 +130,7 @@ export const KRA_TAXPAYERS: readonly Taxpayer[] = [
   { tpin: 'P000000001A', name: 'Simulated Supplier Ltd', address: 'Industrial Area, Nairobi' },
 ];
 
-export function newKraRecord(tpin: string, bhfId: string, taxprNm: string): KraDeviceRecord {
+function newKraRecord(tpin: string, bhfId: string, taxprNm: string): KraDeviceRecord {
   return {
     tpin,
     bhfId,
