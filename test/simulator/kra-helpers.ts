@@ -11,7 +11,7 @@ export interface KraWire {
   envelope: { resultCd: string; resultMsg: string; resultDt: string; data: Loose } | null;
 }
 
-export async function startKra(options: { now?: () => Date } = {}): Promise<Simulator> {
+export async function startKra(options: { now?: () => Date; stateFile?: string } = {}): Promise<Simulator> {
   return startSimulator({ port: 0, ...options });
 }
 

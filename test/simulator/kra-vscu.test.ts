@@ -2,6 +2,9 @@
 // headers ignored, training and proforma sales, its sale reply and the simulator's own lookup.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Simulator } from '@fiscal-gateway/simulator';
 import { control, creditNote, freshPin, post, saleBody, startKra, type KraWire, type LineSpec } from './kra-helpers.ts';
 
@@ -86,4 +89,50 @@ describe('KRA VSCU', () => {
     const docs = (await control(sim, 'GET', `/profiles/kra-vscu/devices/${d.tin}/00/documents?filed=true`)).json.documents;
     assert.deepEqual(docs.map((x: { invcNo: number; replyLost: boolean }) => [x.invcNo, x.replyLost]), [[9, false], [11, true]]);
   });
+
+  test('two-step sale (setting): saveSales answers no receipt, saveInvoice gives it; 922 before the sale, 921 after', async () => {
+    const d = device();
+    await d.call('/initializer/selectInitInfo', { dvcSrlNo: `vscu-${d.tin}` });
+    assert.equal((await d.call('/trnsSales/saveInvoice', { invcNo: 1 })).envelope?.resultCd, '922');
+    await control(sim, 'PUT', '/profiles/kra-vscu/settings', { vscuTwoStepSale: true });
+    try {
+      const sale = await d.call('/trnsSales/saveSales', saleBody(1, lines));
+      assert.deepEqual([sale.envelope?.resultCd, sale.envelope?.data], ['000', null]);
+      const invoice = await d.call('/trnsSales/saveInvoice', { invcNo: 1 });
+      assert.equal(invoice.envelope?.resultCd, '000');
+      assert.equal(invoice.envelope?.data.rcptNo, 1);
+      assert.equal((await d.call('/trnsSales/saveInvoice', { invcNo: 1 })).envelope?.resultCd, '921');
+    } finally {
+      await control(sim, 'PUT', '/profiles/kra-vscu/settings', { vscuTwoStepSale: false });
+    }
+    const init = (await post(`${sim.urlOf('kra-vscu')}/initializer/selectInitInfo`, { tin: d.tin, bhfId: '00', dvcSrlNo: 'x' })).envelope;
+    assert.equal(init?.resultCd, '902');
+  });
+});
+
+test('a KRA profile\'s devices, filings and settings survive a restart through <state file>.<profile id>', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kra-sim-'));
+  const stateFile = join(dir, 'state.json');
+  try {
+    const first = await startKra({ stateFile });
+    const tin = freshPin();
+    const init = await post(`${first.urlOf('kra-oscu')}/selectInitOsdcInfo`, { tin, bhfId: '00', dvcSrlNo: `p-${tin}` });
+    const cmcKey = init.envelope!.data.info.cmcKey as string;
+    const headers = { tin, bhfId: '00', cmcKey };
+    assert.equal((await post(`${first.urlOf('kra-oscu')}/saveTrnsSalesOsdc`, saleBody(3, lines), headers)).envelope?.resultCd, '000');
+    await control(first, 'PUT', '/profiles/kra-oscu/settings', { creditNoteCap: 2 });
+    await first.close();
+    assert.ok(existsSync(`${stateFile}.kra-oscu`));
+
+    const second = await startKra({ stateFile });
+    try {
+      assert.equal((await post(`${second.urlOf('kra-oscu')}/saveTrnsSalesOsdc`, saleBody(3, lines), headers)).envelope?.resultCd, '994');
+      assert.equal((await post(`${second.urlOf('kra-oscu')}/saveTrnsSalesOsdc`, creditNote(4, 3, [{ letter: 'A', prc: 30, qty: 1 }]), headers)).envelope?.resultCd, '000');
+      assert.equal((await control(second, 'GET', '/profiles/kra-oscu/settings')).json.creditNoteCap, 2);
+    } finally {
+      await second.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

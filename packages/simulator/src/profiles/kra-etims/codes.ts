@@ -109,6 +109,7 @@ export const RESULT_MESSAGES: Record<string, string> = {
   '910': 'Request parameter error',
   '911': 'There is no request full text',
   '921': 'Sales or sales invoice data already declared cannot be received',
+  '922': 'Sales invoice data can be received only after receiving the sales data',
   '994': 'It is overlapped data',
   '999': 'There is an unknown error. Please ask it administrator',
 };

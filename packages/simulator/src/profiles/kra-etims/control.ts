@@ -134,7 +134,7 @@ export class KraControl extends DeviceControl<KraDevice> implements ProfileContr
             ? value === null || (Number.isInteger(value) && (value as number) >= 1)
             : key === 'unknownSerials'
               ? Array.isArray(value) && value.every((v) => typeof v === 'string')
-              : key.endsWith('Tolerance') || key === 'headerTolerancePerLine'
+              : key === 'lineTolerance' || key === 'headerTolerancePerLine'
                 ? typeof value === 'number' && value >= 0
                 : typeof value === 'boolean';
       if (!ok) throw new ControlInputError(`setting ${key}: ${JSON.stringify(value)} is not allowed (defaults: ${JSON.stringify(DEFAULT_SETTINGS)})`);

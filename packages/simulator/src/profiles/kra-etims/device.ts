@@ -30,6 +30,8 @@ export interface KraFiledDocument {
   creditNotes: number[];
   /** On a sale: what its credit notes took back (sum of their totAmt). */
   credited: number;
+  /** VSCU with `vscuTwoStepSale`: false until `/trnsSales/saveInvoice` has asked for its receipt. */
+  invoiced?: boolean;
 }
 
 /** Every call to the sale endpoint, in arrival order (the control API's `documents`). */
@@ -54,7 +56,7 @@ interface Changed {
 
 export type KraRecord = Record<string, unknown> & Changed;
 
-interface KraDeviceRecord {
+export interface KraDeviceRecord {
   tpin: string;
   bhfId: string;
   installed: boolean;
@@ -110,6 +112,8 @@ export interface KraSettings {
   creditNoteSamePin: boolean;
   /** Serials init refuses with 901 (any other serial is accepted). */
   unknownSerials: string[];
+  /** VSCU: saveSales files the sale and answers no receipt; `/trnsSales/saveInvoice {invcNo}` then gives it. */
+  vscuTwoStepSale: boolean;
 }
 
 export const DEFAULT_SETTINGS: KraSettings = {
@@ -122,6 +126,7 @@ export const DEFAULT_SETTINGS: KraSettings = {
   creditNoteSixMonths: true,
   creditNoteSamePin: true,
   unknownSerials: [],
+  vscuTwoStepSale: false,
 };
 
 export const KRA_TAXPAYERS: readonly Taxpayer[] = [
