@@ -77,6 +77,19 @@ describe('KRA OSCU: init and headers', () => {
     assert.equal(elsewhere.envelope?.resultCd, '901');
   });
 
+  test('a device installed elsewhere (control preset with its cmcKey): init is 902, the handed-over key works', async () => {
+    const tin = freshPin();
+    const preset = await control(sim, 'PUT', `/profiles/kra-oscu/devices/${tin}/00`, { installed: true, cmcKey: 'HANDED-OVER-KEY' });
+    assert.equal(preset.status, 200);
+    assert.equal(preset.json.installed, true);
+    assert.match(preset.json.sdcId, /^KRAC\d{9}$/);
+    assert.equal(JSON.stringify(preset.json).includes('HANDED-OVER-KEY'), false);
+    assert.equal((await post(`${base()}/selectInitOsdcInfo`, { tin, bhfId: '00', dvcSrlNo: 'any' })).envelope?.resultCd, '902');
+    const call = await post(`${base()}/selectNoticeList`, { lastReqDt: '20180101000000' }, { tin, bhfId: '00', cmcKey: 'HANDED-OVER-KEY' });
+    assert.equal(call.envelope?.resultCd, '001');
+    assert.equal((await control(sim, 'PUT', `/profiles/kra-oscu/devices/${tin}/00`, { cmcKey: 7 })).status, 400);
+  });
+
   test('later calls need tin, bhfId and cmcKey headers (any case): none is 900, a wrong key 901; Authorization is ignored', async () => {
     const device = await installed();
     const body = { lastReqDt: '20180101000000' };

@@ -27,7 +27,9 @@ export interface KraDeviceSummary {
 
 /** What `PUT …/devices/:tin/:bhfId` may set. */
 export interface KraDevicePreset {
+  /** true: installed without an init call (as by another integrator), with `cmcKey` if given (OSCU). */
   installed?: boolean;
+  cmcKey?: string;
   dvcSrlNo?: string;
   taxprNm?: string;
   bhfNm?: string;
@@ -80,11 +82,19 @@ export class KraControl extends DeviceControl<KraDevice> implements ProfileContr
 
   presetDevice(tin: string, bhfId: string, preset: KraDevicePreset): KraDeviceSummary {
     this.checkDeviceKey(tin, bhfId);
-    const known = new Set(['installed', 'dvcSrlNo', 'taxprNm', 'bhfNm', 'lastInvcNo']);
+    const known = new Set(['installed', 'cmcKey', 'dvcSrlNo', 'taxprNm', 'bhfNm', 'lastInvcNo']);
     for (const key of Object.keys(preset)) if (!known.has(key)) throw new ControlInputError(`unknown device field "${key}"`);
     const device = this.state.device(tin, bhfId);
     const r = device.record;
     if (preset.installed === false) Object.assign(r, { installed: false, cmcKey: null, installedAt: null });
+    if (preset.installed === true && !r.installed) {
+      if (r.sdcId === null) Object.assign(r, this.state.allocateIdentity());
+      Object.assign(r, { installed: true, installedAt: kenyaDateTime(this.now()), dvcSrlNo: r.dvcSrlNo ?? `preset-${tin}-${bhfId}` });
+    }
+    if (preset.cmcKey !== undefined) {
+      if (typeof preset.cmcKey !== 'string' || preset.cmcKey.trim() === '') throw new ControlInputError('cmcKey must be a non-empty string');
+      r.cmcKey = preset.cmcKey;
+    }
     if (preset.dvcSrlNo !== undefined) r.dvcSrlNo = String(preset.dvcSrlNo);
     if (preset.taxprNm !== undefined) r.taxprNm = String(preset.taxprNm);
     if (preset.bhfNm !== undefined) r.bhfNm = String(preset.bhfNm);

@@ -76,6 +76,7 @@ export interface KraDeviceRecord {
   received: KraReceivedDocument[];
   customers: KraRecord[];
   users: KraRecord[];
+  insurances: KraRecord[];
   items: KraRecord[];
   compositions: KraRecord[];
   imports: KraRecord[];
@@ -154,6 +155,7 @@ function newKraRecord(tpin: string, bhfId: string, taxprNm: string): KraDeviceRe
     received: [],
     customers: [],
     users: [],
+    insurances: [],
     items: [],
     compositions: [],
     imports: [],

@@ -118,7 +118,7 @@ export function handleShared(op: SharedOperation, body: Body, ctx: KraContext): 
     case 'saveBhfInsurance': {
       const wrong = required(body, ['isrccCd', 'isrccNm', 'useYn', ...REGISTRANT]) ?? numbers(body, ['isrcRt']);
       if (wrong) return wrong;
-      upsert(record.users, (e) => `insurance:${String(e.isrccCd)}`, { ...body, userId: `insurance:${String(body.isrccCd)}` }, ctx);
+      upsert(record.insurances, (e) => String(e.isrccCd), body, ctx);
       return ok();
     }
     case 'saveItem': {
