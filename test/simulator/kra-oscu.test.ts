@@ -104,6 +104,29 @@ describe('KRA OSCU: init and headers', () => {
     assert.equal(flat.envelope?.resultCd, '000');
   });
 
+  test('behind the token gateway (oauth setting): a Bearer token from /v1/token/generate, else 401', async () => {
+    const device = await installed();
+    const body = { lastReqDt: '20180101000000' };
+    const tokenUrl = `${sim.urlOf('kra-oscu')}/v1/token/generate?grant_type=client_credentials`;
+    const basic = (id: string, secret: string): Record<string, string> => ({ authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}` });
+    // Off (the default): any client gets a token, and Authorization is ignored.
+    assert.equal((await fetch(tokenUrl, { headers: basic('any', 'thing') })).status, 200);
+    await control(sim, 'PUT', '/profiles/kra-oscu/settings', { oauth: { clientId: 'id', clientSecret: 'secret', accessToken: 'TOKEN-1' } });
+    try {
+      assert.equal((await fetch(tokenUrl, { headers: basic('id', 'wrong') })).status, 400);
+      const token = await fetch(tokenUrl, { headers: basic('id', 'secret') });
+      const { access_token: accessToken } = (await token.json()) as { access_token: string };
+      assert.equal(accessToken, 'TOKEN-1');
+      const headers = { tin: device.tin, bhfId: '00', cmcKey: device.cmcKey };
+      const refused = await device.call('selectCodeList', body, headers);
+      assert.deepEqual([refused.status, refused.envelope], [401, null]);
+      assert.equal((await device.call('selectCodeList', body, { ...headers, authorization: `Bearer ${accessToken}` })).envelope?.resultCd, '000');
+    } finally {
+      await control(sim, 'PUT', '/profiles/kra-oscu/settings', { oauth: null });
+    }
+    assert.equal((await control(sim, 'PUT', '/profiles/kra-oscu/settings', { oauth: { clientId: 'x' } })).status, 400);
+  });
+
   test('code tables: the tax types with their rates in userDfnCd1, payment, refund reasons, receipt types', async () => {
     const device = await installed();
     const { data } = (await device.call('selectCodeList', { lastReqDt: '20180101000000' })).envelope!;

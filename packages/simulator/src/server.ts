@@ -247,6 +247,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       const { mount, rest } = profileAt(pathname);
       const profile = mount.instance;
       const inApp = appPath(rest);
+      const aside = inApp === null ? undefined : profile.beside?.(req.method ?? 'GET', inApp, req.headers);
+      if (aside !== undefined) {
+        req.resume();
+        sendAnswer(req, res, aside);
+        return;
+      }
       const endpoint = inApp === null ? undefined : mount.profile.endpointAt(inApp);
       if (endpoint === undefined || req.method !== 'POST') {
         req.resume();

@@ -63,6 +63,8 @@ export interface ProfileInstance<R = unknown, D extends StoredDevice = StoredDev
   /** The answer over HTTP; `at` is its time (the call log's `resultDt` is `formatTime(at)`). */
   toHttp(answer: R, path: string, at: Date): HttpAnswer;
   formatTime(at: Date): string;
+  /** An answer the authority's host gives beside its protocol (a token endpoint), or undefined: the path is the protocol's. */
+  beside?(method: string, path: string, headers: RequestHeaders): HttpAnswer | undefined;
   /** A path outside the app, a path inside it that names no endpoint, an endpoint not called with POST. */
   outsideApp(path: string): HttpAnswer;
   noEndpoint(path: string, at: Date): HttpAnswer;

@@ -142,7 +142,9 @@ export class KraControl extends DeviceControl<KraDevice> implements ProfileContr
           ? value === '994' || value === '921'
           : key === 'creditNoteCap'
             ? value === null || (Number.isInteger(value) && (value as number) >= 1)
-            : key === 'unknownSerials'
+            : key === 'oauth'
+              ? value === null || (typeof value === 'object' && !Array.isArray(value) && ['clientId', 'clientSecret', 'accessToken'].every((f) => typeof (value as Record<string, unknown>)[f] === 'string' && (value as Record<string, string>)[f] !== ''))
+              : key === 'unknownSerials'
               ? Array.isArray(value) && value.every((v) => typeof v === 'string')
               : key === 'lineTolerance' || key === 'headerTolerancePerLine'
                 ? typeof value === 'number' && value >= 0

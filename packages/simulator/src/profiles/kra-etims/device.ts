@@ -115,6 +115,12 @@ export interface KraSettings {
   unknownSerials: string[];
   /** VSCU: saveSales files the sale and answers no receipt; `/trnsSales/saveInvoice {invcNo}` then gives it. */
   vscuTwoStepSale: boolean;
+  /**
+   * OSCU behind KRA's token gateway: the token endpoint wants Basic `clientId:clientSecret` and
+   * gives `accessToken`, and every call must carry `Authorization: Bearer <accessToken>` (else a
+   * 401). Null: `Authorization` is ignored and the token endpoint gives a token to anyone.
+   */
+  oauth: { clientId: string; clientSecret: string; accessToken: string } | null;
 }
 
 export const DEFAULT_SETTINGS: KraSettings = {
@@ -128,6 +134,7 @@ export const DEFAULT_SETTINGS: KraSettings = {
   creditNoteSamePin: true,
   unknownSerials: [],
   vscuTwoStepSale: false,
+  oauth: null,
 };
 
 export const KRA_TAXPAYERS: readonly Taxpayer[] = [

@@ -21,6 +21,7 @@ export interface KraProtocol {
   deviceKeyOf(body: Body, headers: RequestHeaders): { tpin: string; bhfId: string } | null;
   unknownDevice(body: Body, headers: RequestHeaders): KraReply;
   answer(endpoint: string, body: Body, ctx: KraContext, headers: RequestHeaders): KraReply;
+  beside?(method: string, path: string, headers: RequestHeaders, state: KraState): HttpAnswer | undefined;
 }
 
 function page(status: number, title: string, path: string): HttpAnswer {
@@ -60,6 +61,7 @@ export function openKra(protocol: KraProtocol, options: { stateFile?: string; no
     resultCodeOf: (reply) => (reply.kind === 'envelope' ? reply.resultCd : null),
     toHttp: (reply, path, at) => {
       if (reply.kind === 'html404') return page(404, 'Not Found', path);
+      if (reply.kind === 'unauthorized') return { status: 401, contentType: 'application/json', body: JSON.stringify({ errorCode: '401.002.01', errorMessage: 'Invalid Access Token' }) };
       if (reply.loseReply) return null;
       return {
         status: 200,
@@ -68,6 +70,7 @@ export function openKra(protocol: KraProtocol, options: { stateFile?: string; no
       };
     },
     formatTime: kenyaDateTime,
+    beside: protocol.beside && ((method, path, headers) => protocol.beside!(method, path, headers, store)),
     outsideApp: (path) => page(404, 'Not Found', path),
     noEndpoint: (path, at) => jsonError(404, 'Not Found', path, at),
     wrongMethod: (path, at) => jsonError(405, 'Method Not Allowed', path, at),

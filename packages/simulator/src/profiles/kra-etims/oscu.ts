@@ -1,9 +1,11 @@
 // KRA's OSCU (the online sales control unit KRA hosts) as a simulator profile: flat paths under
 // the base, served both as `/etims-api/<name>` and `/<name>`; init keyed by the body, every other
-// call by the `tin`, `bhfId` and `cmcKey` headers; `Authorization` ignored.
-import type { RequestHeaders, SimulatorProfile } from '../../core/profile.js';
+// call by the `tin`, `bhfId` and `cmcKey` headers; `Authorization` ignored unless the `oauth`
+// setting puts the OSCU behind a token gateway (`GET /v1/token/generate`, then a Bearer token).
+import type { HttpAnswer, RequestHeaders, SimulatorProfile } from '../../core/profile.js';
 import { branchInfo, handleShared, install, invoiceDetails, isShared, saleCall, withFaults } from './calls.js';
 import { SHARED_OPERATIONS } from './endpoints.js';
+import type { KraState } from './device.js';
 import { KRA_BHF_ID, KRA_TIN, openKra, type KraInstance } from './instance.js';
 import { envelope, ok, param, type Body } from './replies.js';
 
@@ -24,6 +26,27 @@ function keyOf(body: Body, headers: RequestHeaders): { tin: unknown; bhfId: unkn
   const tin = header(headers, 'tin');
   const bhfId = header(headers, 'bhfId');
   return tin !== null && bhfId !== null ? { tin, bhfId } : { tin: body.tin, bhfId: body.bhfId };
+}
+
+const json = (status: number, body: unknown): HttpAnswer => ({ status, contentType: 'application/json', body: JSON.stringify(body) });
+
+/** The token endpoint: `GET /v1/token/generate?grant_type=client_credentials` with Basic credentials. */
+function tokenEndpoint(method: string, path: string, headers: RequestHeaders, state: KraState): HttpAnswer | undefined {
+  if (path !== '/v1/token/generate') return undefined;
+  if (method !== 'GET') return json(405, { errorCode: '405', errorMessage: 'Method Not Allowed' });
+  const basic = /^Basic\s+(.+)$/i.exec(header(headers, 'authorization') ?? '');
+  const [id, secret] = basic ? Buffer.from(basic[1]!, 'base64').toString('utf8').split(':') : [];
+  const oauth = state.settings.oauth;
+  if (!id || !secret || (oauth && (id !== oauth.clientId || secret !== oauth.clientSecret))) {
+    return json(400, { errorCode: '400.008.02', errorMessage: 'Invalid Authentication passed' });
+  }
+  return json(200, { access_token: oauth?.accessToken ?? 'simulated-access-token', expires_in: '3599' });
+}
+
+/** With the `oauth` setting: the call carries its Bearer token. */
+function bearerOk(headers: RequestHeaders, state: KraState): boolean {
+  const oauth = state.settings.oauth;
+  return oauth === null || header(headers, 'authorization') === `Bearer ${oauth.accessToken}`;
 }
 
 export const kraOscu: SimulatorProfile<KraInstance> = {
@@ -47,7 +70,9 @@ export const kraOscu: SimulatorProfile<KraInstance> = {
           if (tin === undefined || tin === null || bhfId === undefined || bhfId === null) return envelope('900');
           return typeof tin === 'string' && KRA_TIN.test(tin) ? param('bhfId', 'must be 2 characters') : param('tin', 'must be an 11-character KRA PIN');
         },
+        beside: tokenEndpoint,
         answer: (endpoint, body, ctx, headers) => {
+          if (!bearerOk(headers, ctx.state)) return { kind: 'unauthorized' };
           const record = ctx.device.record;
           if (endpoint === INIT) {
             return withFaults(endpoint, ctx, () => install(body, ctx, true) ?? ok({ info: { ...branchInfo(ctx.device), cmcKey: record.cmcKey } }));

@@ -12,8 +12,8 @@ export interface KraEnvelope {
   loseReply?: boolean;
 }
 
-/** An envelope, or the host answering without the app (html404). */
-export type KraReply = KraEnvelope | { kind: 'html404' };
+/** An envelope, the host answering without the app (html404), or the token gateway refusing the call (401). */
+export type KraReply = KraEnvelope | { kind: 'html404' } | { kind: 'unauthorized' };
 
 export type Body = Record<string, unknown>;
 
