@@ -1,5 +1,4 @@
 // What the package exports of the KRA profiles.
-import type { Simulator } from '../../server.js';
 import { KraControl } from './control.js';
 
 export { checkKraSaleArithmetic, kraNumber, DEFAULT_KRA_TOLERANCE, type KraArithmeticError, type KraTolerance } from './arithmetic.js';
@@ -8,7 +7,7 @@ export { KRA_TAXPAYERS, type KraFiledDocument, type KraReceivedDocument, type Kr
 export { KraControl, type KraDeviceSummary, type KraDevicePreset } from './control.js';
 
 /** The typed control of a KRA profile of a running simulator. */
-export function kraControl(sim: Simulator, profileId: 'kra-oscu' | 'kra-vscu'): KraControl {
+export function kraControl(sim: { controlOf(profileId: string): unknown }, profileId: 'kra-oscu' | 'kra-vscu'): KraControl {
   const control = sim.controlOf(profileId);
   if (!(control instanceof KraControl)) throw new Error(`simulator: ${profileId} is no KRA profile`);
   return control;
