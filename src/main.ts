@@ -18,7 +18,9 @@ Commands:
   --version                             print the gateway's and the interface's versions
   serve [--api-only | --workers-only]   run the gateway (HTTP API and background workers)
   migrate                               apply database migrations and exit
-  simulator [--port N]                  run the VSDC simulator standalone
+  simulator [--port N] [--authority zra|kra]
+                                        run the authority simulator standalone (zra: the VSDC;
+                                        kra: eTIMS OSCU at the root, VSCU at /kra-vscu)
   partner create --name N [--test] [--scopes s1,s2]
                                         create a partner; prints its first secret key
   partner list                          every partner

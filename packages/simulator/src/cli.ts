@@ -1,6 +1,10 @@
-// `fiscal-gateway simulator [--port N] [--host H] [--state-file F] [--context-path /x] [--json]`
+// `fiscal-gateway simulator [--port N] [--host H] [--state-file F] [--context-path /x] [--authority zra|kra|<profile id>] [--json]`
 // (the gateway's command, src/app/cli/simulator.ts, adds its exit code for a busy port).
+import { DEFAULT_PROFILE, PROFILES } from './profiles/index.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from './server.js';
+
+/** `--authority`: the profile its root URLs answer as (every profile is served under `/<id>` anyway). */
+const AUTHORITY_PROFILES: Record<string, string> = { zra: 'zra-vsdc', kra: 'kra-oscu' };
 
 export class SimulatorCliError extends Error {
   constructor(message: string) {
@@ -37,6 +41,13 @@ export function parseSimulatorArgs(args: readonly string[]): SimulatorCliOptions
       case '--context-path':
         options.contextPath = value();
         break;
+      case '--authority': {
+        const authority = value();
+        const profile = AUTHORITY_PROFILES[authority] ?? (PROFILES.some((p) => p.id === authority) ? authority : undefined);
+        if (profile === undefined) throw new SimulatorCliError(`--authority must be zra, kra or a profile (${PROFILES.map((p) => p.id).join(', ')})`);
+        if (profile !== DEFAULT_PROFILE.id) options.defaultProfile = profile;
+        break;
+      }
       case '--json':
         options.json = true;
         break;
@@ -57,6 +68,9 @@ export async function serveSimulator({ json, ...options }: SimulatorCliOptions):
   const simulator = await startSimulator(options);
   if (json) {
     console.log(JSON.stringify({ url: simulator.url, control: `${simulator.origin}/_sim`, port: simulator.port, stateFile: options.stateFile ?? null }));
+  } else if (options.defaultProfile !== undefined) {
+    console.log(`authority simulator listening on ${simulator.url} (${options.defaultProfile})`);
+    for (const profile of PROFILES) console.log(`  ${profile.id}: ${simulator.urlOf(profile.id)}, control API at ${simulator.origin}/_sim/profiles/${profile.id}`);
   } else {
     console.log(`VSDC simulator listening on ${simulator.url}`);
     console.log(`  use it as a device's vsdcBaseUrl; control API at ${simulator.origin}/_sim (see docs/vsdc.md)`);

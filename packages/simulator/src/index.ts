@@ -11,3 +11,23 @@ export { parseSimulatorArgs, runSimulatorCli, serveSimulator, SimulatorCliError,
 export { handleEndpoint } from './profiles/zra-vsdc/endpoints.js';
 export { SimulatorState } from './profiles/zra-vsdc/state.js';
 export type { EnvelopeReply, Reply } from './profiles/zra-vsdc/replies.js';
+// The KRA eTIMS profiles (kra-oscu, kra-vscu).
+export {
+  checkKraSaleArithmetic,
+  kraNumber,
+  DEFAULT_KRA_TOLERANCE,
+  KRA_CODE_TABLES,
+  KRA_ITEM_CLASSES,
+  kraTaxRate,
+  KRA_TAXPAYERS,
+  KraControl,
+  kraControl,
+  type KraArithmeticError,
+  type KraTolerance,
+  type KraFiledDocument,
+  type KraReceivedDocument,
+  type KraReceipt,
+  type KraSettings,
+  type KraDeviceSummary,
+  type KraDevicePreset,
+} from './profiles/kra-etims/index.js';

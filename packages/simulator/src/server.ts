@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CONTROL_PREFIX, routeControl, type SimulatorStats } from './control-api.js';
-import type { HttpAnswer, ProfileInstance, SimulatorProfile } from './core/profile.js';
+import type { HttpAnswer, ProfileControl, ProfileInstance, SimulatorProfile } from './core/profile.js';
 import { CALL_LOG_LIMIT, type StoredDevice } from './core/store.js';
 import { DEFAULT_PROFILE, PROFILES } from './profiles/index.js';
 import type { SimulatorControl } from './profiles/zra-vsdc/control.js';
@@ -21,10 +21,12 @@ export interface SimulatorOptions {
   contextPath?: string;
   /** Clock for dates and the 180-day rule (tests). */
   now?: () => Date;
+  /** The profile that answers URLs without a profile segment and bare `/_sim/…` (default: zra-vsdc). */
+  defaultProfile?: string;
 }
 
 export interface Simulator {
-  /** Base URL to use as a device's `vsdcBaseUrl` (includes the context path): the default profile's. */
+  /** Base URL of the default profile (`defaultProfile`; includes the context path): a ZRA device's `vsdcBaseUrl` by default. */
   url: string;
   /** A profile's base URL (`${origin}/<id>` and the context path). */
   urlOf(profileId: string): string;
@@ -32,10 +34,12 @@ export interface Simulator {
   origin: string;
   port: number;
   host: string;
-  /** The default profile's control and state. */
+  /** The ZRA profile's control and state (whichever profile is the default). */
   control: SimulatorControl;
   state: SimulatorState;
-  /** How many calls to a device of the default profile its `delayMs` is holding right now. */
+  /** A profile's control (the KRA profiles': `kraControl(sim, id)` gives it typed). */
+  controlOf(profileId: string): ProfileControl;
+  /** How many calls to a device of the ZRA profile its `delayMs` is holding right now. */
   held(tpin: string, bhfId: string): number;
   /** Protocol calls being answered now, the most at once since the last `resetStats`, and calls since then. */
   stats(): SimulatorStats;
@@ -96,15 +100,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const host = options.host ?? '127.0.0.1';
   const contextPath = (options.contextPath ?? '').replace(/\/+$/, '');
   const now = options.now ?? (() => new Date());
-  const main = DEFAULT_PROFILE.open({ stateFile: options.stateFile, now });
+  const rootId = options.defaultProfile ?? DEFAULT_PROFILE.id;
+  if (!PROFILES.some((p) => p.id === rootId)) throw new Error(`simulator: no profile ${rootId} (profiles: ${PROFILES.map((p) => p.id).join(', ')})`);
   /** Every profile at work here, by id: its definition and its instance. */
   const mounted = new Map<string, Mounted>(
     PROFILES.map((profile) => {
-      const stateFile = options.stateFile === undefined ? undefined : `${options.stateFile}.${profile.id}`;
-      return [profile.id, { profile, instance: profile === DEFAULT_PROFILE ? main : profile.open({ stateFile, now }) }];
+      const stateFile = options.stateFile === undefined || profile.id === rootId ? options.stateFile : `${options.stateFile}.${profile.id}`;
+      return [profile.id, { profile, instance: profile.open({ stateFile, now }) }];
     }),
   );
-  const mainMount = mounted.get(DEFAULT_PROFILE.id)!;
+  const mainMount = mounted.get(rootId)!;
+  const main = mounted.get(DEFAULT_PROFILE.id)!.instance as ReturnType<typeof DEFAULT_PROFILE.open>;
   const idOf = new Map<ProfileInstance, string>([...mounted.values()].map(({ profile, instance }) => [instance, profile.id]));
   const timers = new Set<NodeJS.Timeout>();
   let port = options.port ?? 0;
@@ -170,7 +176,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const reply = (answer: unknown, at = now()): void => sendAnswer(req, res, profile.toHttp(answer, path, at));
     const body = parseObject(raw);
     if (body === null) return reply(profile.badRequest());
-    const key = profile.deviceKeyOf(body);
+    const key = profile.deviceKeyOf(body, req.headers);
     const device: StoredDevice | undefined = key ? profile.store.device(key.tpin, key.bhfId) : undefined;
     const faults = device?.faults;
 
@@ -209,8 +215,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     };
     const forced = faults?.forcedResult;
     if (forced && (forced.endpoints === null || forced.endpoints.includes(endpoint))) return answer(profile.forced(forced.code, forced.message));
-    if (!device) return reply(profile.unknownDevice(body));
-    answer(profile.answer(endpoint, body, device, now()));
+    if (!device) return reply(profile.unknownDevice(body, req.headers));
+    answer(profile.answer(endpoint, body, device, now(), req.headers));
   }
 
   async function onControlRequest(req: IncomingMessage, res: ServerResponse, pathname: string, query: URLSearchParams): Promise<void> {
@@ -241,6 +247,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       const { mount, rest } = profileAt(pathname);
       const profile = mount.instance;
       const inApp = appPath(rest);
+      const aside = inApp === null ? undefined : profile.beside?.(req.method ?? 'GET', inApp, req.headers);
+      if (aside !== undefined) {
+        req.resume();
+        sendAnswer(req, res, aside);
+        return;
+      }
       const endpoint = inApp === null ? undefined : mount.profile.endpointAt(inApp);
       if (endpoint === undefined || req.method !== 'POST') {
         req.resume();
@@ -344,6 +356,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     host,
     control: main.control,
     state: main.store,
+    controlOf: (profileId) => {
+      const named = mounted.get(profileId);
+      if (!named) throw new Error(`simulator: no profile ${profileId}`);
+      return named.instance.control;
+    },
     held: (tpin, bhfId) => heldOf(main, tpin, bhfId),
     stats: statsNow,
     resetStats,

@@ -5,6 +5,9 @@
 import type { DeviceFaults, FaultVocabulary } from './faults.js';
 import type { DeviceStore, StoredDevice, Taxpayer } from './store.js';
 
+/** A request's headers, names in lower case (node's). */
+export type RequestHeaders = Readonly<Record<string, string | string[] | undefined>>;
+
 /** An HTTP answer, or null: destroy the socket without one. */
 export type HttpAnswer = { status: number; contentType: string; body: string } | null;
 
@@ -41,16 +44,16 @@ export interface ProfileInstance<R = unknown, D extends StoredDevice = StoredDev
    * route is none of its. `parts` are the path's segments after the control prefix.
    */
   controlRoute(method: string, parts: readonly string[], query: URLSearchParams, body: unknown): ControlResult | undefined;
-  /** The device a request body names, or null when its key is malformed (answered by `unknownDevice`). */
-  deviceKeyOf(body: Record<string, unknown>): { tpin: string; bhfId: string } | null;
+  /** The device a request names (its body, or its headers where the authority keys calls by them), or null when its key is malformed or missing (answered by `unknownDevice`). */
+  deviceKeyOf(body: Record<string, unknown>, headers: RequestHeaders): { tpin: string; bhfId: string } | null;
   /** False when the body fails the authority's binding (its bare 400), coercing in place as the authority does. */
   bind(endpoint: string, body: Record<string, unknown>): boolean;
   /** The answer to a call to a known device, after the server's fault switches. */
-  answer(endpoint: string, body: Record<string, unknown>, device: D, now: Date): R;
+  answer(endpoint: string, body: Record<string, unknown>, device: D, now: Date, headers: RequestHeaders): R;
   /** The `forcedResult` switch's answer. */
   forced(code: string, message: string): R;
   /** The answer to a call whose device key is malformed. */
-  unknownDevice(body: Record<string, unknown>): R;
+  unknownDevice(body: Record<string, unknown>, headers: RequestHeaders): R;
   /** The answer to a body that is no JSON object, or fails binding. */
   badRequest(): R;
   /** The `html404` switch's answer: the authority's app missing from its server. */
@@ -60,6 +63,8 @@ export interface ProfileInstance<R = unknown, D extends StoredDevice = StoredDev
   /** The answer over HTTP; `at` is its time (the call log's `resultDt` is `formatTime(at)`). */
   toHttp(answer: R, path: string, at: Date): HttpAnswer;
   formatTime(at: Date): string;
+  /** An answer the authority's host gives beside its protocol (a token endpoint), or undefined: the path is the protocol's. */
+  beside?(method: string, path: string, headers: RequestHeaders): HttpAnswer | undefined;
   /** A path outside the app, a path inside it that names no endpoint, an endpoint not called with POST. */
   outsideApp(path: string): HttpAnswer;
   noEndpoint(path: string, at: Date): HttpAnswer;
