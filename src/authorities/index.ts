@@ -5,6 +5,8 @@ import type { AuthorityProfile } from './port/profile.ts';
 import { createTransport, type Transport, type TransportOptions } from './transport.ts';
 import { createVsdcClient } from './zra-vsdc/client.ts';
 import { ZRA_VSDC_PROFILE, zraVsdcAuthority } from './zra-vsdc/adapter.ts';
+import { createKraClient } from './kra-etims/client.ts';
+import { KRA_OSCU_PROFILE, KRA_VSCU_PROFILE, kraEtimsAuthority } from './kra-etims/adapter.ts';
 
 /** What every adapter is built from: the shared transport, and how its client is instrumented. */
 interface AuthorityDeps {
@@ -21,6 +23,8 @@ interface AuthorityModule {
 
 const REGISTRY: Readonly<Record<AuthorityProfileId, AuthorityModule>> = {
   'zra-vsdc': { profile: ZRA_VSDC_PROFILE, create: (deps) => zraVsdcAuthority(deps.instrument(createVsdcClient(deps.transport)), deps.now) },
+  'kra-oscu': { profile: KRA_OSCU_PROFILE, create: (deps) => kraEtimsAuthority(deps.instrument(createKraClient('oscu', deps.transport)), deps.now) },
+  'kra-vscu': { profile: KRA_VSCU_PROFILE, create: (deps) => kraEtimsAuthority(deps.instrument(createKraClient('vscu', deps.transport)), deps.now) },
 };
 
 function moduleOf(profile: string): AuthorityModule {

@@ -12726,7 +12726,7 @@ export interface operations {
                      * @description Default A (standard, 16%)
                      * @enum {unknown}
                      */
-                    vatCategory?: "A" | "B" | "C1" | "C2" | "C3" | "D" | "RVAT" | "E" | "F";
+                    vatCategory?: "A" | "B" | "C1" | "C2" | "C3" | "D" | "RVAT" | "E" | "F" | "C";
                     /** @description Default 0; up to 4 decimals */
                     defaultPrice?: number;
                     barcode?: string | null;
@@ -13235,7 +13235,7 @@ export interface operations {
                      * @description VAT category: A standard (16%), B MTV, C1 export, C2 LPO, C3 zero-rated, D exempt, RVAT, E, F
                      * @enum {unknown}
                      */
-                    vatCategory?: "A" | "B" | "C1" | "C2" | "C3" | "D" | "RVAT" | "E" | "F";
+                    vatCategory?: "A" | "B" | "C1" | "C2" | "C3" | "D" | "RVAT" | "E" | "F" | "C";
                     /** @description Up to 4 decimals */
                     defaultPrice?: number;
                     barcode?: string | null;
@@ -15558,7 +15558,7 @@ export interface operations {
                         /** @description Unit price, tax-inclusive, up to 4 decimals; 0 for a free line */
                         price: number;
                         /** @description Default A (standard rated), as on a sale */
-                        vatCategory?: "A" | "B" | "C1" | "C2" | "C3" | "D" | "RVAT" | "E" | "F";
+                        vatCategory?: "A" | "B" | "C1" | "C2" | "C3" | "D" | "RVAT" | "E" | "F" | "C";
                         rrp?: number | null;
                         itemCode?: string | null;
                     }[];

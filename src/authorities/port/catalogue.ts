@@ -24,6 +24,8 @@ export interface AuthorityCode {
   description: string | null;
   inUse: boolean;
   sortOrder: number | null;
+  /** A tax type's rate in percent, where the table publishes one (KRA: class 04, `userDfnCd1`). */
+  rate?: number | null;
 }
 
 /**

@@ -72,6 +72,8 @@ export interface FiscalDocument {
   lines: SaleLineInput[];
   remark: string | null;
   details: FilingDetails | null;
+  /** The caller's own number of the document (KRA's `trdInvcNo`); absent: the invoice number. */
+  reference?: string | null;
 }
 
 /** Which document: its number in its kind's sequence. */

@@ -30,8 +30,12 @@ export type * from './register.ts';
 
 /** The authority's arithmetic of a document's lines and totals. */
 export interface ArithmeticPort {
-  /** Every line's amounts and the totals; throws SaleAmountsError (amounts.ts) for lines it cannot compute. */
-  computeSale(lines: readonly SaleLineInput[], taxInclusive: boolean): ComputedSale;
+  /**
+   * Every line's amounts and the totals; throws SaleAmountsError (amounts.ts) for lines it cannot
+   * compute. `rates`: each category's rate in percent as the authority's code table now publishes
+   * it (`AuthorityCode.rate`); absent, or for an authority that ignores it: the profile's.
+   */
+  computeSale(lines: readonly SaleLineInput[], taxInclusive: boolean, rates?: Readonly<Record<string, number>>): ComputedSale;
   /** A line's gross, quantity × price, rounded as the authority rounds it. */
   lineGross(quantity: number | string, price: number | string): number;
 }
