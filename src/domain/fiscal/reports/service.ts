@@ -126,7 +126,7 @@ async function computeReport(db: Kysely<DB>, tenant: ReportTenant, device: Branc
     merchant: { id: tenant.id, name: tenant.name, tpin: tenant.tpin },
     branch: device.branch,
     branchName: device.branchName,
-    currency: 'ZMW',
+    currency: tenant.profile.currency,
     generatedAt: now.toISOString(),
     closedAt: null,
     closedBy: null,
