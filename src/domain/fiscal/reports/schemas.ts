@@ -93,6 +93,16 @@ export const DailyReport = Type.Object({
     firstReceiptNo: Nullable(Type.Integer({ description: 'The VSDC\'s receipt numbers, uploaded documents' })),
     lastReceiptNo: Nullable(Type.Integer()),
   }),
+  authority: Type.Optional(
+    Type.Object(
+      {
+        authority: Type.String({ description: '`zra`, `kra`' }),
+        taxpayerId: Type.String({ description: 'What the authority calls `merchant.tpin`: `TPIN`, `PIN`' }),
+        paymentMethods: Type.Array(Type.Object({ code: Type.String(), label: Type.String() }), { description: 'The payment types\' words, for `paymentMethods[].method`' }),
+      },
+      { description: "The merchant's authority, as the report is read (not stored with a Z): the words for its codes" },
+    ),
+  ),
   storedAfterClose: Nullable(
     Type.Object({ ...ByType.properties }, {
       description:
