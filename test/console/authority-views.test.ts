@@ -29,7 +29,7 @@ describe(`the console by the merchant's authority (${engineName})`, { skip: skip
   async function itemCategories(): Promise<{ codes: string[]; chosen: string }> {
     await browser.open('Items');
     const select = browser.page.getByLabel('VAT category');
-    const codes = await select.locator('option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value));
+    const codes = await select.locator('option').evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value));
     return { codes, chosen: await select.inputValue() };
   }
 

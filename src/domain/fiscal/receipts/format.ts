@@ -69,5 +69,8 @@ export function fiscalBlockLines(receipt: Receipt): PrintedLine[] {
   return receipt.layout.fiscalBlock.map((field) => lines[field]);
 }
 
+/** A note's line for its original's receipt number: `Original receipt No`. */
+export const originalReceiptNoLabel = (receipt: Receipt) => `Original ${receipt.labels.receiptNo.charAt(0).toLowerCase()}${receipt.labels.receiptNo.slice(1)}`;
+
 /** Whether the head of the receipt prints the authority's number (else its fiscal block does). */
 export const invoiceNoInHead = (receipt: Receipt) => !receipt.layout.fiscalBlock.includes('invoiceNo');

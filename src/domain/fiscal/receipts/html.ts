@@ -1,5 +1,5 @@
 // The 80 mm receipt as one self-contained HTML page (inline CSS and QR code), for thermal printers.
-import { COPY_MARK, exchangeLine, fiscalBlockLines, invoiceNoInHead, money, percent, PREVIEW_MARK, previewNote, priced, quantity, rateLabel } from './format.ts';
+import { COPY_MARK, exchangeLine, fiscalBlockLines, invoiceNoInHead, money, originalReceiptNoLabel, percent, PREVIEW_MARK, previewNote, priced, quantity, rateLabel } from './format.ts';
 import type { Receipt } from './receipt.ts';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -46,9 +46,6 @@ function markOf(receipt: Receipt, foot: boolean): string {
 }
 
 const TITLE_PREFIX = { original: '', copy: `${COPY_MARK} `, preview: `${PREVIEW_MARK}: ` } as const;
-
-/** `Receipt No` → `receipt No`, as it reads after another word. */
-const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
 
 function field(label: string, value: string | number | null, kind?: 'time'): string {
   return value === null || value === '' ? '' : `<dt>${escapeHtml(label)}</dt><dd${kind ? ` class="${kind}"` : ''}>${escapeHtml(String(value))}</dd>`;
@@ -102,7 +99,7 @@ ${field('LPO No', receipt.lpoNumber)}
 ${field('Principal', receipt.principalId)}
 ${field('Payment', receipt.paymentMethod)}
 ${field('Currency', receipt.totals.currency)}
-${receipt.original ? field(receipt.labels.originalInvoiceNo, receipt.original.authorityInvoiceNo) + field(`Original ${lowerFirst(receipt.labels.receiptNo)}`, receipt.original.receiptNo) : ''}
+${receipt.original ? field(receipt.labels.originalInvoiceNo, receipt.original.authorityInvoiceNo) + field(originalReceiptNoLabel(receipt), receipt.original.receiptNo) : ''}
 ${field('Reason', receipt.reason)}
 </dl>
 <hr>

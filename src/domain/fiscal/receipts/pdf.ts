@@ -2,7 +2,7 @@
 import PDFDocument from 'pdfkit';
 import QRCode from 'qrcode';
 import { DEJAVU_SANS_MONO, PdfText } from '../../../platform/lib/pdf-text.ts';
-import { COPY_MARK, exchangeLine, fiscalBlockLines, invoiceNoInHead, money, percent, PREVIEW_MARK, previewNote, priced, quantity, rateLabel } from './format.ts';
+import { COPY_MARK, exchangeLine, fiscalBlockLines, invoiceNoInHead, money, originalReceiptNoLabel, percent, PREVIEW_MARK, previewNote, priced, quantity, rateLabel } from './format.ts';
 import type { Receipt } from './receipt.ts';
 
 const MM = 72 / 25.4;
@@ -86,7 +86,7 @@ function draw(c: Canvas, receipt: Receipt): number {
   row(c, 'Currency', receipt.totals.currency);
   if (receipt.original) {
     if (receipt.original.authorityInvoiceNo) row(c, receipt.labels.originalInvoiceNo, receipt.original.authorityInvoiceNo);
-    if (receipt.original.receiptNo !== null) row(c, `Original ${receipt.labels.receiptNo.charAt(0).toLowerCase()}${receipt.labels.receiptNo.slice(1)}`, String(receipt.original.receiptNo));
+    if (receipt.original.receiptNo !== null) row(c, originalReceiptNoLabel(receipt), String(receipt.original.receiptNo));
   }
   if (receipt.reason) row(c, 'Reason', receipt.reason);
   rule(doc);
