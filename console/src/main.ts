@@ -25,6 +25,7 @@ import { reconciliationsView } from './views/reconciliations.ts';
 import { merchantBranches, partnerBranches, reportsView } from './views/reports.ts';
 import { signInView, type SignedIn } from './views/signin.ts';
 import { webhooksView } from './views/webhooks.ts';
+import { forgetAuthority } from './authority.ts';
 
 interface Route {
   path: string;
@@ -99,6 +100,7 @@ function currentRoute(role: Role): { route: Route; params: URLSearchParams } {
 }
 
 function forget(notice?: string): void {
+  forgetAuthority();
   saveSession(undefined);
   session = undefined;
   account = undefined;

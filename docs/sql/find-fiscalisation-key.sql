@@ -5,7 +5,7 @@
 -- Form: the memory or Redis rate-limit store (the embedded database): the request is counted outside the statement
 /* prepared */ with found as (select k.id, k.device_id, k.dialect, k.key_hash, k.training, k.till_login_id, t.id as t_id, t.partner_id as t_partner_id, t.name as t_name, t.tpin as t_tpin, t.plan as t_plan,
     t.subscription as t_subscription, t.status as t_status, t.monthly_quota as t_monthly_quota,
-    t.rate_limit_per_minute as t_rate_limit_per_minute, t.offline_policy as t_offline_policy, t.authority as t_authority,
+    t.rate_limit_per_minute as t_rate_limit_per_minute, t.offline_policy as t_offline_policy, t.authority as t_authority, t.timezone as t_timezone,
     coalesce((select u.documents from tenant_usage u where u.tenant_id = t.id and u.month = $1), 0) as t_documents
     from api_keys k join tenants t on t.id = k.tenant_id
     where k.key_hash = $2 and k.revoked_at is null), touched as (
@@ -18,7 +18,7 @@
 /* prepared */
     with found as (select k.id, k.device_id, k.dialect, k.key_hash, k.training, k.till_login_id, t.id as t_id, t.partner_id as t_partner_id, t.name as t_name, t.tpin as t_tpin, t.plan as t_plan,
     t.subscription as t_subscription, t.status as t_status, t.monthly_quota as t_monthly_quota,
-    t.rate_limit_per_minute as t_rate_limit_per_minute, t.offline_policy as t_offline_policy, t.authority as t_authority,
+    t.rate_limit_per_minute as t_rate_limit_per_minute, t.offline_policy as t_offline_policy, t.authority as t_authority, t.timezone as t_timezone,
     coalesce((select u.documents from tenant_usage u where u.tenant_id = t.id and u.month = $1), 0) as t_documents
     from api_keys k join tenants t on t.id = k.tenant_id
     where k.key_hash = $2 and k.revoked_at is null), clock as (select (extract(epoch from clock_timestamp()) * 1000)::bigint as ms),

@@ -8,7 +8,7 @@
     found as (
       select w.n, k.id, k.abilities, k.token_hash, k.training, t.id as t_id, t.partner_id as t_partner_id, t.name as t_name, t.tpin as t_tpin, t.plan as t_plan,
     t.subscription as t_subscription, t.status as t_status, t.monthly_quota as t_monthly_quota,
-    t.rate_limit_per_minute as t_rate_limit_per_minute, t.offline_policy as t_offline_policy, t.authority as t_authority,
+    t.rate_limit_per_minute as t_rate_limit_per_minute, t.offline_policy as t_offline_policy, t.authority as t_authority, t.timezone as t_timezone,
     coalesce((select u.documents from tenant_usage u where u.tenant_id = t.id and u.month = w.month), 0) as t_documents
       from wanted w join tenant_tokens k on k.token_hash = w.hash and k.revoked_at is null join tenants t on t.id = k.tenant_id
     ),

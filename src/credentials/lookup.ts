@@ -27,6 +27,8 @@ export interface TenantAccount extends AccountStanding {
   offlinePolicy: OfflinePolicy;
   /** The tax authority it files with (`tenants.authority`): its documents are validated and shown by its profile. */
   authority: string;
+  /** IANA zone of its days and of its tills' clocks (`tenants.timezone`). */
+  timezone: string;
 }
 
 export interface ResolvedTenantToken {
@@ -140,7 +142,7 @@ function countOf(row: Partial<CountColumns>): WindowCount | undefined {
 function tenantColumns(month: string | RawBuilder<string>): RawBuilder<unknown> {
   return sql`t.id as t_id, t.partner_id as t_partner_id, t.name as t_name, t.tpin as t_tpin, t.plan as t_plan,
     t.subscription as t_subscription, t.status as t_status, t.monthly_quota as t_monthly_quota,
-    t.rate_limit_per_minute as t_rate_limit_per_minute, t.offline_policy as t_offline_policy, t.authority as t_authority,
+    t.rate_limit_per_minute as t_rate_limit_per_minute, t.offline_policy as t_offline_policy, t.authority as t_authority, t.timezone as t_timezone,
     ${documentsInMonth(sql`t.id`, month)} as t_documents`;
 }
 
@@ -164,6 +166,7 @@ interface TenantRowColumns {
   t_rate_limit_per_minute: number | null;
   t_offline_policy: OfflinePolicy;
   t_authority: string;
+  t_timezone: string;
   t_documents: number;
 }
 
@@ -180,6 +183,7 @@ function toTenant(row: TenantRowColumns): TenantAccount {
     rateLimitPerMinute: row.t_rate_limit_per_minute,
     offlinePolicy: row.t_offline_policy,
     authority: row.t_authority,
+    timezone: row.t_timezone,
     documentsThisMonth: Number(row.t_documents),
   };
 }

@@ -58,6 +58,7 @@ export async function findUserSession(db: Kysely<DB>, sessionToken: string, now:
       't.monthly_quota',
       't.offline_policy',
       't.authority',
+      't.timezone',
       documentsInMonth(sql`t.id`, currentMonth(now)).as('documents'),
     ])
     .where('s.id', '=', id)
@@ -89,6 +90,7 @@ export async function findUserSession(db: Kysely<DB>, sessionToken: string, now:
       monthlyQuota: row.monthly_quota,
       offlinePolicy: row.offline_policy,
       authority: row.authority,
+      timezone: row.timezone,
       documentsThisMonth: Number(row.documents),
     },
   };

@@ -1,11 +1,18 @@
 // The signed-in user's account: the merchant's details, change the password, sign out everywhere.
 import { h } from '../dom.ts';
-import { confirmAction, field, formMessage, heading, type ViewContext } from '../view.ts';
+import { confirmAction, errorBox, field, formMessage, heading, type ViewContext } from '../view.ts';
+import { merchantAuthority, type Authority } from '../authority.ts';
 
 export async function merchantAccountView(ctx: ViewContext) {
   const account = ctx.account;
   if (!account) return heading('Account');
   const { user, merchant } = account;
+  let authority: Authority;
+  try {
+    authority = await merchantAuthority(ctx.api);
+  } catch (err) {
+    return [heading('Account'), errorBox(err)];
+  }
   const current = h('input', { type: 'password', required: true, autocomplete: 'current-password' }) as HTMLInputElement;
   const next = h('input', { type: 'password', required: true, autocomplete: 'new-password', minlength: '10', maxlength: '200' }) as HTMLInputElement;
   const message = formMessage('password-message');
@@ -18,7 +25,8 @@ export async function merchantAccountView(ctx: ViewContext) {
       'dl',
       { class: 'facts' },
       h('div', null, h('dt', null, 'Merchant'), h('dd', null, merchant.name)),
-      h('div', null, h('dt', null, 'TPIN'), h('dd', null, merchant.tpin)),
+      h('div', null, h('dt', null, authority.taxpayerId.label), h('dd', null, merchant.tpin)),
+      h('div', null, h('dt', null, 'Tax authority'), h('dd', null, authority.name)),
       h('div', null, h('dt', null, 'Origin'), h('dd', null, merchant.origin === 'self' ? 'Signed up here' : 'Provisioned by a partner')),
       h('div', null, h('dt', null, 'Account'), h('dd', null, merchant.status === 'active' ? 'Active' : 'Suspended', ' · subscription ', merchant.subscription)),
       h('div', null, h('dt', null, 'Filing'), h('dd', null, !standing || standing.canFile ? 'Allowed' : `Stopped: ${standing.reason ?? ''}`)),

@@ -18,8 +18,6 @@ export type StatusFilter = keyof typeof STATUS_FILTERS;
 export const isStatusFilter = (value: string): value is StatusFilter => Object.hasOwn(STATUS_FILTERS, value);
 
 const TONES = { failed: 'danger', pending: 'warn', uploaded: 'ok' } as const;
-/** The authority's VAT categories, as a line or an item names them. */
-export const VAT_CATEGORIES = ['A', 'B', 'C1', 'C2', 'C3', 'D', 'RVAT', 'E', 'F'] as const;
 export const TYPE_LABELS: Record<Sale['type'], string> = { sale: 'Sale', credit_note: 'Credit note', debit_note: 'Debit note' };
 
 /** A document's status; a refused one since dealt with says so. */

@@ -6,6 +6,7 @@ import { ApiProblem } from '../api.ts';
 import { badge, dateTime, h, table } from '../dom.ts';
 import type { Device } from '../types.ts';
 import { canWrite, confirmAction, errorBox, field, formMessage, heading, problemMessage, type ViewContext } from '../view.ts';
+import { htmlPattern, merchantAuthority, type Authority } from '../authority.ts';
 
 const BASE = '/api/v1/account/devices';
 
@@ -147,10 +148,12 @@ function actionsCell(ctx: ViewContext, device: Device, message: ReturnType<typeo
   );
 }
 
-function registerForm(ctx: ViewContext, taken: string[], simulatorUrl: string | null): HTMLElement {
-  const free = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0')).find((b) => !taken.includes(b)) ?? '';
+function registerForm(ctx: ViewContext, taken: string[], simulatorUrl: string | null, form: Authority['branch']): HTMLElement {
+  // The first branch id free in the authority's form (000, 001… for ZRA; 00, 01… for KRA).
+  const width = form.headquarters.length;
+  const free = Array.from({ length: 10 ** width }, (_, i) => String(i).padStart(width, '0')).find((b) => !taken.includes(b)) ?? '';
   const serial = h('input', { type: 'text', required: true, maxlength: '100', autocomplete: 'off' }) as HTMLInputElement;
-  const branch = h('input', { type: 'text', required: true, pattern: '[0-9]{3}', maxlength: '3', inputmode: 'numeric', value: free }) as HTMLInputElement;
+  const branch = h('input', { type: 'text', required: true, pattern: htmlPattern(form.pattern), maxlength: String(width), inputmode: 'numeric', value: free }) as HTMLInputElement;
   const url = h('input', { type: 'url', required: true, maxlength: '500', placeholder: 'http://192.0.2.10:8080' }) as HTMLInputElement;
   const message = formMessage('register-message');
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Register the device') as HTMLButtonElement;
@@ -175,7 +178,7 @@ function registerForm(ctx: ViewContext, taken: string[], simulatorUrl: string | 
     h('h2', { id: 'register-title' }, 'Register a device'),
     h('p', { class: 'muted' }, 'The VSDC of a branch: its serial number, the branch id the authority gave it, and the address the gateway reaches it at.'),
     field('device-serial', 'Device serial', serial),
-    field('device-branch', 'Branch', branch, '3 digits; 000 is headquarters.'),
+    field('device-branch', 'Branch', branch, `${form.words}; ${form.headquarters} is headquarters.`),
     field('device-url', 'VSDC address', url, 'http(s)://host:port, with its context path if it has one: where the gateway reaches the branch\'s VSDC (ask whoever installed it).'),
     simulatorOffer(simulatorUrl, url, 'register-simulator'),
     message.element,
@@ -187,8 +190,9 @@ export async function devicesView(ctx: ViewContext) {
   const writer = canWrite(ctx);
   const head = heading('Devices', h('button', { type: 'button', onclick: ctx.refresh }, 'Refresh'));
   let listed: AccountDevices;
+  let authority: Authority;
   try {
-    listed = await ctx.api.get<AccountDevices>(BASE);
+    [listed, authority] = await Promise.all([ctx.api.get<AccountDevices>(BASE), merchantAuthority(ctx.api)]);
   } catch (err) {
     return [head, errorBox(err)];
   }
@@ -208,6 +212,6 @@ export async function devicesView(ctx: ViewContext) {
     h('p', { class: 'muted' }, 'A branch files through its device once it is initialised: the VSDC then gives its SDC id and counters, and the gateway numbers the branch\'s invoices after them.'),
     message.element,
     table('Devices', ['Branch', 'Serial', 'VSDC address', 'State', 'SDC id', ...(writer ? ['Actions'] : [])], rows, { empty: 'No device yet.' }),
-    writer ? registerForm(ctx, devices.map((d) => d.branch), simulatorUrl) : h('p', { class: 'muted' }, 'Viewers see the devices; an owner or admin registers and initialises them.'),
+    writer ? registerForm(ctx, devices.map((d) => d.branch), simulatorUrl, authority.branch) : h('p', { class: 'muted' }, 'Viewers see the devices; an owner or admin registers and initialises them.'),
   ];
 }

@@ -3,9 +3,9 @@
 import { ApiProblem } from '../api.ts';
 import { h, merchantDateTime, money, table, type Child } from '../dom.ts';
 import type { Sale } from '../types.ts';
-import { CREDIT_NOTE_REASON_CODES, CREDIT_NOTE_REASON_LABELS, cisInvoiceNo, invoiceTypeWords, noteReasonLabel, paymentTypeLabel, receiptTitle } from '../../../src/authorities/zra-vsdc/codes.ts';
+import { codeLabel, documentNumber, htmlPattern, invoiceTypeWords, merchantAuthority, noteReasonLabel, receiptTitle, type Authority } from '../authority.ts';
 import { canWrite, errorBox, field, formMessage, heading, whyFilingIsStopped, type ViewContext } from '../view.ts';
-import { statusBadge, TYPE_LABELS, VAT_CATEGORIES } from './merchant-common.ts';
+import { statusBadge, TYPE_LABELS } from './merchant-common.ts';
 import { PRINT_HINT, receiptLink, receiptPdf } from './receipt-actions.ts';
 import { issuerText } from './issued-by.ts';
 
@@ -40,7 +40,7 @@ function creditedTotal(line: Sale['items'][number], credited: number, quantity: 
   return (upTo(credited + quantity) - upTo(credited)) / 100;
 }
 
-function creditNoteForm(ctx: ViewContext, sale: Sale): HTMLElement {
+function creditNoteForm(ctx: ViewContext, sale: Sale, authority: Authority): HTMLElement {
   const blocked = filingStopped(ctx);
   const currency = sale.totals.currency;
   const rows = sale.items.map((line) => {
@@ -72,7 +72,7 @@ function creditNoteForm(ctx: ViewContext, sale: Sale): HTMLElement {
     'select',
     null,
     h('option', { value: '', selected: true }, 'Choose a reason'),
-    CREDIT_NOTE_REASON_CODES.map((code) => h('option', { value: code }, `${code} ${CREDIT_NOTE_REASON_LABELS[code]}`)),
+    authority.creditNoteReasons.map(({ code, label }) => h('option', { value: code }, `${code} ${label}`)),
   ) as HTMLSelectElement;
   const reference = h('input', { type: 'text', maxlength: '100', autocomplete: 'off' }) as HTMLInputElement;
   const message = formMessage('credit-message');
@@ -129,7 +129,7 @@ function creditNoteForm(ctx: ViewContext, sale: Sale): HTMLElement {
         }
         const items = chosen.map((r) => ({ line: r.line.line, quantity: Number(r.quantity.value) }));
         const total = chosen.reduce((sum, r) => sum + creditedTotal(r.line, r.credited, Number(r.quantity.value)), 0);
-        const question = `Credit ${money(total, currency)} of ${saleName(sale)} (${items.length} ${items.length === 1 ? 'line' : 'lines'}, reason ${reason.value} ${CREDIT_NOTE_REASON_LABELS[reason.value as keyof typeof CREDIT_NOTE_REASON_LABELS]})? The note is filed with the authority and cannot be undone.`;
+        const question = `Credit ${money(total, currency)} of ${saleName(sale)} (${items.length} ${items.length === 1 ? 'line' : 'lines'}, reason ${noteReasonLabel(authority, 'credit_note', reason.value)})? The note is filed with the authority and cannot be undone.`;
         const yes: HTMLButtonElement = h('button', { type: 'button', class: 'danger primary-danger', onclick: () => void issue(items, yes) }, 'Yes, issue the credit note');
         const no = h('button', { type: 'button', onclick: () => { confirmBox.replaceChildren(); submit.focus(); } }, 'Cancel');
         confirmBox.replaceChildren(h('span', { class: 'confirm-question', role: 'alert', 'data-testid': 'credit-confirm' }, question), yes, no);
@@ -162,7 +162,7 @@ function creditNoteForm(ctx: ViewContext, sale: Sale): HTMLElement {
 }
 
 /** The credit and debit notes issued against a sale, with links to them. */
-function notesOfSale(sale: Sale, dateTime: (iso: string | null) => ReturnType<typeof merchantDateTime>): HTMLElement[] {
+function notesOfSale(sale: Sale, dateTime: (iso: string | null) => ReturnType<typeof merchantDateTime>, authority: Authority): HTMLElement[] {
   const notes = sale.notes ?? [];
   return [
     h('h2', { id: 'notes-title' }, 'Credit and debit notes'),
@@ -175,7 +175,7 @@ function notesOfSale(sale: Sale, dateTime: (iso: string | null) => ReturnType<ty
             h('a', { href: `#/document?id=${n.id}` }, `${TYPE_LABELS[n.type]} No. ${n.invoiceNo}`),
             n.authorityInvoiceNo ? h('span', { class: 'mono' }, n.authorityInvoiceNo) : h('small', { class: 'muted' }, 'Not fiscalised'),
             dateTime(n.occurredAt),
-            n.reasonCode ? noteReasonLabel(n.type, n.reasonCode) : '—',
+            n.reasonCode ? noteReasonLabel(authority, n.type, n.reasonCode) : '—',
             money(n.total, sale.totals.currency),
             statusBadge(n.status, n.resolved),
             issuerText(n.issuedBy),
@@ -185,19 +185,20 @@ function notesOfSale(sale: Sale, dateTime: (iso: string | null) => ReturnType<ty
 }
 
 
-function resolveForms(ctx: ViewContext, sale: Sale): HTMLElement {
+function resolveForms(ctx: ViewContext, sale: Sale, authority: Authority): HTMLElement {
   const blocked = filingStopped(ctx);
   const note = h('textarea', { rows: 2, maxlength: '500', required: true }) as HTMLTextAreaElement;
   const message = formMessage('resolve-message');
   const resolve = h('button', { type: 'submit', disabled: blocked !== null }, 'Mark resolved') as HTMLButtonElement;
   const customerName = h('input', { type: 'text', maxlength: '60', value: sale.customer.name }) as HTMLInputElement;
-  const customerTpin = h('input', { type: 'text', inputmode: 'numeric', pattern: '[0-9]{10}', maxlength: '10', value: sale.customer.tpin ?? '' }) as HTMLInputElement;
+  const taxpayerId = authority.taxpayerId;
+  const customerTpin = h('input', { type: 'text', pattern: htmlPattern(taxpayerId.pattern), maxlength: String(taxpayerId.example.length), value: sale.customer.tpin ?? '' }) as HTMLInputElement;
   // Each line's fields the authority checks and a refusal most often names: classification, VAT
   // category, quantity and price. Everything else is reissued as it was.
   const lineInputs = sale.items.map((l) => ({
     line: l,
     classification: h('input', { type: 'text', maxlength: '20', required: true, value: l.classificationCode }) as HTMLInputElement,
-    vatCategory: h('select', null, VAT_CATEGORIES.map((code) => h('option', { value: code, selected: code === l.vatCategory }, code))) as HTMLSelectElement,
+    vatCategory: h('select', null, authority.taxCategories.map(({ code }) => h('option', { value: code, selected: code === l.vatCategory }, code))) as HTMLSelectElement,
     quantity: h('input', { type: 'number', min: '0.001', step: 'any', required: true, value: String(l.quantity) }) as HTMLInputElement,
     price: h('input', { type: 'number', min: '0', step: 'any', required: true, value: String(l.price) }) as HTMLInputElement,
   }));
@@ -226,7 +227,7 @@ function resolveForms(ctx: ViewContext, sale: Sale): HTMLElement {
                   price: Number(price.value),
                   vatCategory: vatCategory.value,
                   ...(l.discount > 0 ? { discount: l.discount } : {}),
-                  ...(l.rrp !== null && vatCategory.value === 'B' ? { rrp: l.rrp } : {}),
+                  ...(l.rrp !== null && authority.taxCategories.find((c) => c.code === vatCategory.value)?.requires === 'rrp' ? { rrp: l.rrp } : {}),
                 }));
                 const body = { items, customer, paymentMethod: sale.paymentMethod, taxInclusive: sale.taxInclusive, destinationCountryCode: sale.destinationCountryCode, note: 'Reissued from the console' };
                 const created = await ctx.api.postJson<{ data: Sale }>(`/api/v1/sales/${sale.id}/reissue`, body, { 'idempotency-key': key });
@@ -240,7 +241,7 @@ function resolveForms(ctx: ViewContext, sale: Sale): HTMLElement {
           h('h3', null, 'Reissue with corrections'),
           h('p', { class: 'muted' }, 'A new sale with the next invoice number of the branch, its lines and customer as corrected here; this one becomes resolved.'),
           field('reissue-name', 'Customer name', customerName),
-          field('reissue-tpin', 'Customer TPIN', customerTpin, '10 digits, or empty for none.'),
+          field('reissue-tpin', `Customer ${taxpayerId.label}`, customerTpin, `${taxpayerId.words}, or empty for none.`),
           lineInputs.map(({ line, classification, vatCategory, quantity, price }) =>
             h(
               'fieldset',
@@ -286,10 +287,12 @@ export async function merchantDocumentView(ctx: ViewContext) {
   if (!Number.isInteger(id) || id < 1) return [heading('Document', back), errorBox(new ApiProblem(404, undefined, 'No such document.'))];
   let sale: Sale;
   let timeZone: string;
+  let authority: Authority;
   try {
-    const [document, me] = await Promise.all([ctx.api.get<{ data: Sale }>(`/api/v1/sales/${id}?expand=credits`), ctx.api.get<{ data: { timezone: string } }>('/api/v1/me')]);
+    const [document, me, ofMerchant] = await Promise.all([ctx.api.get<{ data: Sale }>(`/api/v1/sales/${id}?expand=credits`), ctx.api.get<{ data: { timezone: string } }>('/api/v1/me'), merchantAuthority(ctx.api)]);
     sale = document.data;
     timeZone = me.data.timezone;
+    authority = ofMerchant;
   } catch (err) {
     return [heading('Document', back), errorBox(err)];
   }
@@ -317,9 +320,12 @@ export async function merchantDocumentView(ctx: ViewContext) {
     ]),
   );
   const fiscal = sale.fiscal;
+  const labels = authority.receiptLabels;
+  // Only a document of an authority that counts all its receipts has it (KRA's totRcptNo).
+  const totalReceiptNo = (fiscal as { totalReceiptNo?: number | null }).totalReceiptNo;
   return [
-    heading(fiscalKind ? `${TYPE_LABELS[sale.type]} No. ${sale.invoiceNo}` : `${invoiceTypeWords(sale.salesType, sale.type)} No. ${cisInvoiceNo(sale.salesType, sale.invoiceNo)}`, actions),
-    fiscalKind ? null : h('div', { class: 'notice notice-warn', role: 'note' }, `${receiptTitle(sale.salesType, sale.type)}: filed with the authority as a ${sale.salesType} document, never counted as a sale.`),
+    heading(fiscalKind ? `${TYPE_LABELS[sale.type]} No. ${sale.invoiceNo}` : `${invoiceTypeWords(sale.salesType, sale.type)} No. ${documentNumber(sale.salesType, sale.invoiceNo)}`, actions),
+    fiscalKind ? null : h('div', { class: 'notice notice-warn', role: 'note' }, `${receiptTitle(authority, sale.salesType, sale.type)}: filed with the authority as a ${sale.salesType} document, never counted as a sale.`),
     printable ? h('p', { class: 'muted', id: 'print-hint' }, PRINT_HINT) : null,
     h('p', null, statusBadge(sale.status, sale.resolution !== null), ' ', sale.authorityInvoiceNo ? h('span', { class: 'mono' }, sale.authorityInvoiceNo) : h('small', { class: 'muted' }, 'Not fiscalised yet')),
     sale.status === 'failed' && !sale.resolution ? h('div', { class: 'notice notice-danger', role: 'alert' }, `The authority refused it (code ${sale.resultCode ?? '?'}): ${sale.lastError ?? 'no reason given'}.`) : null,
@@ -330,18 +336,18 @@ export async function merchantDocumentView(ctx: ViewContext) {
       ['Date', dateTime(sale.occurredAt)],
       ['Your reference', sale.clientInvoiceNo ?? '—'],
       ['Idempotency-Key', sale.reference ?? '—'],
-      ['Customer', sale.customer.tpin ? `${sale.customer.name} (TPIN ${sale.customer.tpin})` : sale.customer.name || '—'],
+      ['Customer', sale.customer.tpin ? `${sale.customer.name} (${authority.taxpayerId.label} ${sale.customer.tpin})` : sale.customer.name || '—'],
       ...(sale.customer.address ? ([['Customer address', sale.customer.address]] as Array<[string, Child]>) : []),
       ...(sale.lpoNumber ? ([['LPO number', sale.lpoNumber]] as Array<[string, Child]>) : []),
       ...(sale.principalId ? ([['Principal', sale.principalId]] as Array<[string, Child]>) : []),
-      ['Payment', paymentTypeLabel(sale.paymentMethod)],
+      ['Payment', codeLabel(authority.paymentMethods, sale.paymentMethod)],
       ['Prices', sale.taxInclusive ? 'Include VAT' : 'Exclude VAT'],
       ['Stored', dateTime(sale.createdAt)],
       ['Issued by', h('span', { 'data-testid': 'issued-by' }, issuerText(sale.issuedBy))],
       ...(sale.originalSaleId
         ? ([['Corrects', h('a', { href: `#/document?id=${sale.originalSaleId}` }, sale.originalSale ? saleName(sale.originalSale) : `the sale (document ${sale.originalSaleId})`)]] as Array<[string, Child]>)
         : []),
-      ...(sale.reasonCode && sale.type !== 'sale' ? ([['Reason', noteReasonLabel(sale.type, sale.reasonCode)]] as Array<[string, Child]>) : []),
+      ...(sale.reasonCode && sale.type !== 'sale' ? ([['Reason', noteReasonLabel(authority, sale.type, sale.reasonCode)]] as Array<[string, Child]>) : []),
       ...(sale.replacesSaleId ? ([['Replaces', h('a', { href: `#/document?id=${sale.replacesSaleId}` }, `Refused document ${sale.replacesSaleId}`)]] as Array<[string, Child]>) : []),
     ]),
     h('h2', null, 'Lines'),
@@ -352,22 +358,23 @@ export async function merchantDocumentView(ctx: ViewContext) {
       ['VAT', money(sale.totals.vat, currency)],
       ...(sale.totals.discount ? ([['Discount', money(sale.totals.discount, currency)]] as Array<[string, Child]>) : []),
       ['Total', h('strong', null, money(sale.totals.total, currency))],
-      ...(currency === 'ZMW'
+      ...(currency === authority.currency
         ? []
         : ([
-            ['Exchange rate', `1 ${currency} = ${sale.exchangeRate.toFixed(4)} ZMW`],
-            ['Total in kwacha', money(sale.totalInKwacha, 'ZMW')],
+            ['Exchange rate', `1 ${currency} = ${sale.exchangeRate.toFixed(4)} ${authority.currency}`],
+            [`Total in ${authority.currency}`, money(sale.totalInKwacha, authority.currency)],
           ] as Array<[string, Child]>)),
     ]),
     h('h2', null, 'Fiscal information'),
     fiscal.publishedAt
       ? facts([
           ['Published', dateTime(fiscal.publishedAt)],
-          ['Receipt no.', String(fiscal.receiptNo ?? '—')],
-          ['SDC id', fiscal.sdcId ?? '—'],
-          ['MRC no.', fiscal.mrcNo ?? '—'],
-          ['Internal data', h('span', { class: 'mono' }, fiscal.internalData ?? '—')],
-          ['Signature', h('span', { class: 'mono' }, fiscal.receiptSignature ?? '—')],
+          [labels.receiptNo, String(fiscal.receiptNo ?? '—')],
+          ...(totalReceiptNo === undefined || totalReceiptNo === null ? [] : ([[labels.totalReceiptNo, String(totalReceiptNo)]] as Array<[string, Child]>)),
+          [labels.unitId, fiscal.sdcId ?? '—'],
+          [labels.unitNumber, fiscal.mrcNo ?? '—'],
+          [labels.internalData, h('span', { class: 'mono' }, fiscal.internalData ?? '—')],
+          [labels.signature, h('span', { class: 'mono' }, fiscal.receiptSignature ?? '—')],
           ['Verification', fiscal.qrCodeUrl ? h('a', { href: fiscal.qrCodeUrl, rel: 'noopener noreferrer', target: '_blank', class: 'mono' }, fiscal.qrCodeUrl) : '—'],
         ])
       : h('p', { class: 'muted' }, 'None yet: the authority fills it when it accepts the document.'),
@@ -391,8 +398,8 @@ export async function merchantDocumentView(ctx: ViewContext) {
         : []),
       ['Last change', dateTime(sale.fiscalisedAt)],
     ]),
-    sale.type === 'sale' && sale.salesType !== 'proforma' ? notesOfSale(sale, dateTime) : null,
-    sale.type === 'sale' && sale.salesType !== 'proforma' && sale.status === 'uploaded' && canWrite(ctx) ? creditNoteForm(ctx, sale) : null,
-    sale.status === 'failed' && !sale.resolution && canWrite(ctx) ? resolveForms(ctx, sale) : null,
+    sale.type === 'sale' && sale.salesType !== 'proforma' ? notesOfSale(sale, dateTime, authority) : null,
+    sale.type === 'sale' && sale.salesType !== 'proforma' && sale.status === 'uploaded' && canWrite(ctx) ? creditNoteForm(ctx, sale, authority) : null,
+    sale.status === 'failed' && !sale.resolution && canWrite(ctx) ? resolveForms(ctx, sale, authority) : null,
   ];
 }

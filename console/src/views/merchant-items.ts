@@ -8,7 +8,8 @@ import { badge, h, money, table } from '../dom.ts';
 import type { StockLevelResource } from '../../../src/domain/fiscal/stock/schemas.ts';
 import type { ItemResource } from '../../../src/domain/merchant/items/schemas.ts';
 import { canWrite, errorBox, field, formMessage, heading, pager, setParam, type ViewContext } from '../view.ts';
-import { branchesOf, branchLabel, VAT_CATEGORIES, type Branch } from './merchant-common.ts';
+import { branchesOf, branchLabel, type Branch } from './merchant-common.ts';
+import { merchantAuthority, type Authority } from '../authority.ts';
 
 const ITEM_TYPES: Record<string, string> = { '1': 'Raw material (goods)', '2': 'Finished product (goods)', '3': 'Service (no stock)' };
 const isGoods = (item: Pick<ItemResource, 'itemTypeCode'>) => item.itemTypeCode !== '3';
@@ -53,13 +54,13 @@ function registrationCell(item: ItemResource) {
   return h('span', { class: 'stack' }, badge(label, tone), why ? h('small', { class: tone === 'danger' ? 'error-text' : 'muted' }, why) : null);
 }
 
-function registerForm(ctx: ViewContext, branches: Branch[]): HTMLElement {
+function registerForm(ctx: ViewContext, branches: Branch[], authority: Authority): HTMLElement {
   const initialised = branches.filter((b) => b.initialized);
   const name = h('input', { type: 'text', required: true, maxlength: '200', autocomplete: 'off' }) as HTMLInputElement;
   const classification = h('input', { type: 'text', required: true, maxlength: '20', inputmode: 'numeric', placeholder: '50221200' }) as HTMLInputElement;
   const type = h('select', null, Object.entries(ITEM_TYPES).map(([code, label]) => h('option', { value: code, selected: code === '2' }, label))) as HTMLSelectElement;
   const price = h('input', { type: 'number', min: '0', step: 'any', value: '0' }) as HTMLInputElement;
-  const vat = h('select', null, VAT_CATEGORIES.map((code) => h('option', { value: code }, code))) as HTMLSelectElement;
+  const vat = h('select', null, authority.taxCategories.map((c) => h('option', { value: c.code, selected: c.code === authority.defaultTaxCategory }, `${c.code} ${c.name} (${c.rate} %)`))) as HTMLSelectElement;
   const code = h('input', { type: 'text', maxlength: '50', pattern: '(?![0-9]+$)[A-Za-z0-9._\\-]{1,50}', autocomplete: 'off' }) as HTMLInputElement;
   const branch = h('select', null, initialised.map((b) => h('option', { value: b.branch }, branchLabel(b)))) as HTMLSelectElement;
   const message = formMessage('item-message');
@@ -99,8 +100,8 @@ function registerForm(ctx: ViewContext, branches: Branch[]): HTMLElement {
     h('p', { class: 'muted' }, 'The codes are in ', h('a', { href: '/docs/item-classes.csv.gz' }, "the authority's catalogue (CSV)"), '.'),
     field('item-type', 'Type', type, 'Only goods move stock.'),
     field('item-price', 'Default price', price),
-    field('item-vat', 'VAT category', vat, 'A: standard 16 %.'),
-    field('item-code', 'Item code (optional)', code, 'Letters, digits, . _ -; the gateway makes one (ZM2NTU0000001…) when left empty.'),
+    field('item-vat', 'VAT category', vat, `The default, ${authority.defaultTaxCategory}, is the standard rate.`),
+    field('item-code', 'Item code (optional)', code, `Letters, digits, . _ -; the gateway makes one (${authority.country}2NTU0000001…) when left empty.`),
     initialised.length > 1 ? field('item-branch', 'Branch', branch) : null,
     message.element,
     submit,
@@ -113,8 +114,9 @@ export async function merchantItemsView(ctx: ViewContext) {
   let items: Page<ItemResource>;
   let levels: Map<string, StockLevelResource[]>;
   let branches: Branch[];
+  let authority: Authority;
   try {
-    [items, branches] = await Promise.all([ctx.api.get<Page<ItemResource>>(`/api/v1/items${query({ page })}`), branchesOf(ctx.api)]);
+    [items, branches, authority] = await Promise.all([ctx.api.get<Page<ItemResource>>(`/api/v1/items${query({ page })}`), branchesOf(ctx.api), merchantAuthority(ctx.api)]);
     levels = await levelsOf(ctx, items.data);
   } catch (err) {
     return [head, errorBox(err)];
@@ -143,6 +145,6 @@ export async function merchantItemsView(ctx: ViewContext) {
       empty: 'No items yet. Register the goods you sell here, then name them in your sales (itemCode) to keep their stock.',
     }),
     pager(items.meta, (p) => setParam('page', String(p))),
-    canWrite(ctx) ? registerForm(ctx, branches) : h('p', { class: 'muted' }, 'Viewers see the items; an owner or admin registers them.'),
+    canWrite(ctx) ? registerForm(ctx, branches, authority) : h('p', { class: 'muted' }, 'Viewers see the items; an owner or admin registers them.'),
   ];
 }

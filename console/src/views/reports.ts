@@ -5,7 +5,7 @@
 import { ApiProblem, query, type Api, type Page } from '../api.ts';
 import { badge, h, merchantDateTime, money, table, type Child } from '../dom.ts';
 import { dayOf } from '../../../src/platform/lib/time-zones.ts';
-import { paymentTypeLabel } from '../../../src/authorities/zra-vsdc/codes.ts';
+import { codeLabel } from '../authority.ts';
 import { confirmAction, errorBox, field, formMessage, heading, pager, setParam, type View, type ViewContext } from '../view.ts';
 import { branchesOf, branchLabel, type Branch } from './merchant-common.ts';
 
@@ -48,6 +48,8 @@ interface DailyReport {
   numbers: { firstInvoiceNo: number | null; lastInvoiceNo: number | null; firstReceiptNo: number | null; lastReceiptNo: number | null };
   /** A Z: the day's documents stored after it was taken (in no figure of it). */
   storedAfterClose: ByType | null;
+  /** The merchant's authority's words for its codes (absent from an older gateway's reports). */
+  authority?: { authority: string; taxpayerId: string; paymentMethods: Array<{ code: string; label: string }> };
 }
 
 interface ClosedDay {
@@ -127,7 +129,7 @@ function reportFigures(report: DailyReport): Child[] {
     [h('strong', null, 'Net (sales + debit notes − credit notes)'), ...figureCells(report.fiscal.net)],
   ]);
   const vat = table('Per VAT category (uploaded)', ['Category', ...FIGURE_HEADERS], report.vatCategories.flatMap((c) => byTypeRows(`${c.category} ${c.rate} %`, c)), { empty: 'No uploaded document yet.' });
-  const payments = table('Per payment method (uploaded)', ['Method', ...FIGURE_HEADERS], report.paymentMethods.flatMap((p) => byTypeRows(paymentTypeLabel(p.method), p)), { empty: 'No uploaded document yet.' });
+  const payments = table('Per payment method (uploaded)', ['Method', ...FIGURE_HEADERS], report.paymentMethods.flatMap((p) => byTypeRows(codeLabel(report.authority?.paymentMethods ?? null, p.method), p)), { empty: 'No uploaded document yet.' });
   const documents = table('Every document of the day by type and status', ['Type and status', ...FIGURE_HEADERS], report.documents.map((d) => [`${TYPE_NAMES[d.type]}, ${d.status}`, ...figureCells(d)]), { empty: 'No document this day.' });
   const nonFiscal = report.nonFiscal?.length
     ? [h('h3', null, 'Training and proforma (never fiscal, in no figure above)'), table('Training and proforma documents', ['Kind', 'Documents', 'Taxable', 'VAT', 'Total'], report.nonFiscal.map((n) => [`${n.salesType === 'training' ? 'Training' : 'Proforma'} ${TYPE_NAMES[n.type].toLowerCase()}`, n.count, money(n.taxable), money(n.vat), money(n.total)]))]
@@ -268,7 +270,7 @@ export function reportsView(base: (tenant: string) => string, options: ReportsOp
       { class: 'card wide', 'aria-labelledby': 'report-title', 'data-testid': 'daily-report' },
       h('h2', { id: 'report-title' }, title, ' ', report.type === 'Z' ? badge('closed', 'neutral') : badge('open', 'ok')),
       facts([
-        ['Merchant', `${report.merchant.name} (TPIN ${report.merchant.tpin})`],
+        ['Merchant', `${report.merchant.name} (${report.authority?.taxpayerId ?? 'TPIN'} ${report.merchant.tpin})`],
         ['Day', `${report.date} in ${report.timezone}`],
         report.type === 'Z' ? ['Closed', h('span', { 'data-testid': 'closed-by' }, at(report.closedAt!), ` by ${report.closedByName ?? report.closedBy}`)] : ['Figures as of', at(report.generatedAt)],
         ['Documents', `${report.counts.documents}: ${report.counts.uploaded} uploaded, ${report.counts.pending} pending, ${report.counts.failed} failed, ${report.counts.resolved} resolved`],

@@ -1909,6 +1909,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/account/authority": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The merchant's tax authority: its letters and rates, payment types, note reasons, currency and identifier forms
+         * @description What the console builds its forms and labels from: the merchant's authority profile (ZRA for a Zambian merchant, KRA for a Kenyan one).
+         */
+        get: operations["getAccountAuthority"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/account/password": {
         parameters: {
             query?: never;
@@ -12709,24 +12729,21 @@ export interface operations {
                     name: string;
                     /** @description Classification code from the authority's catalogue (GET /api/v1/item-classes) */
                     itemClsCd: string;
-                    /** @description The authority item code; generated when absent (country + type + packaging unit + quantity unit + 7-digit sequence, e.g. ZM2NTU0000001) */
+                    /** @description The authority item code; generated when absent (country + type + packaging unit + quantity unit + 7-digit sequence, e.g. ZM2NTU0000001, KE2NTU0000001) */
                     itemCode?: string;
                     /**
                      * @description 1 raw material, 2 finished product (default), 3 service
                      * @enum {unknown}
                      */
                     itemTypeCode?: "1" | "2" | "3";
-                    /** @description Country of origin, ISO 3166 alpha-2; default ZM */
+                    /** @description Country of origin, ISO 3166 alpha-2; default the authority's country (ZM, KE) */
                     originCountryCode?: string;
                     /** @description The authority's packaging unit code (class 17); default NT (net) */
                     packagingUnitCode?: string;
                     /** @description The authority's quantity unit code (class 10); default U (pieces) */
                     quantityUnitCode?: string;
-                    /**
-                     * @description Default A (standard, 16%)
-                     * @enum {unknown}
-                     */
-                    vatCategory?: "A" | "B" | "C1" | "C2" | "C3" | "D" | "RVAT" | "E" | "F" | "C";
+                    /** @description Default the authority's standard category: ZRA's A (16%), KRA's B (16%). Zambia: A, B MTV, C1 export, C2 LPO, C3 zero-rated, D exempt, RVAT, E, F; Kenya: A exempt, B 16%, C zero-rated, D non-VAT, E 8% */
+                    vatCategory?: string;
                     /** @description Default 0; up to 4 decimals */
                     defaultPrice?: number;
                     barcode?: string | null;
@@ -13231,11 +13248,8 @@ export interface operations {
                     packagingUnitCode?: string;
                     /** @description The authority's quantity unit code (class 10), e.g. U pieces, KG, L */
                     quantityUnitCode?: string;
-                    /**
-                     * @description VAT category: A standard (16%), B MTV, C1 export, C2 LPO, C3 zero-rated, D exempt, RVAT, E, F
-                     * @enum {unknown}
-                     */
-                    vatCategory?: "A" | "B" | "C1" | "C2" | "C3" | "D" | "RVAT" | "E" | "F" | "C";
+                    /** @description A tax category of the merchant's authority. ZRA: A standard (16%), B MTV, C1 export, C2 LPO, C3 zero-rated, D exempt, RVAT, E, F; KRA: A exempt, B 16%, C zero-rated, D non-VAT, E 8% */
+                    vatCategory?: string;
                     /** @description Up to 4 decimals */
                     defaultPrice?: number;
                     barcode?: string | null;
@@ -15558,7 +15572,7 @@ export interface operations {
                         /** @description Unit price, tax-inclusive, up to 4 decimals; 0 for a free line */
                         price: number;
                         /** @description Default A (standard rated), as on a sale */
-                        vatCategory?: "A" | "B" | "C1" | "C2" | "C3" | "D" | "RVAT" | "E" | "F" | "C";
+                        vatCategory?: "A" | "B" | "C1" | "C2" | "C3" | "D" | "RVAT" | "E" | "F";
                         rrp?: number | null;
                         itemCode?: string | null;
                     }[];
@@ -18144,7 +18158,7 @@ export interface operations {
                             };
                             branch: string;
                             branchName: string | null;
-                            /** @description ZMW: a foreign-currency document counts with its kwacha equivalent (each document's amounts × its exchangeRate, to the cent) */
+                            /** @description The currency of the merchant's authority (ZMW for ZRA, KES for KRA): a foreign-currency document counts with its equivalent in it (each document's amounts × its exchangeRate, to the cent) */
                             currency: string;
                             /**
                              * Format: date-time
@@ -18333,7 +18347,7 @@ export interface operations {
                                 count: number;
                                 taxable: number;
                                 vat: number;
-                                /** @description In kwacha */
+                                /** @description In the report's currency */
                                 total: number;
                             }[];
                             numbers: {
@@ -18341,6 +18355,18 @@ export interface operations {
                                 lastInvoiceNo: number | null;
                                 firstReceiptNo: number | null;
                                 lastReceiptNo: number | null;
+                            };
+                            /** @description The merchant's authority, as the report is read (not stored with a Z): the words for its codes */
+                            authority?: {
+                                /** @description `zra`, `kra` */
+                                authority: string;
+                                /** @description What the authority calls `merchant.tpin`: `TPIN`, `PIN` */
+                                taxpayerId: string;
+                                /** @description The payment types' words, for `paymentMethods[].method` */
+                                paymentMethods: {
+                                    code: string;
+                                    label: string;
+                                }[];
                             };
                             storedAfterClose: {
                                 sales: {
@@ -18587,7 +18613,7 @@ export interface operations {
                             };
                             branch: string;
                             branchName: string | null;
-                            /** @description ZMW: a foreign-currency document counts with its kwacha equivalent (each document's amounts × its exchangeRate, to the cent) */
+                            /** @description The currency of the merchant's authority (ZMW for ZRA, KES for KRA): a foreign-currency document counts with its equivalent in it (each document's amounts × its exchangeRate, to the cent) */
                             currency: string;
                             /**
                              * Format: date-time
@@ -18776,7 +18802,7 @@ export interface operations {
                                 count: number;
                                 taxable: number;
                                 vat: number;
-                                /** @description In kwacha */
+                                /** @description In the report's currency */
                                 total: number;
                             }[];
                             numbers: {
@@ -18784,6 +18810,18 @@ export interface operations {
                                 lastInvoiceNo: number | null;
                                 firstReceiptNo: number | null;
                                 lastReceiptNo: number | null;
+                            };
+                            /** @description The merchant's authority, as the report is read (not stored with a Z): the words for its codes */
+                            authority?: {
+                                /** @description `zra`, `kra` */
+                                authority: string;
+                                /** @description What the authority calls `merchant.tpin`: `TPIN`, `PIN` */
+                                taxpayerId: string;
+                                /** @description The payment types' words, for `paymentMethods[].method` */
+                                paymentMethods: {
+                                    code: string;
+                                    label: string;
+                                }[];
                             };
                             storedAfterClose: {
                                 sales: {
@@ -18867,7 +18905,7 @@ export interface operations {
                             };
                             branch: string;
                             branchName: string | null;
-                            /** @description ZMW: a foreign-currency document counts with its kwacha equivalent (each document's amounts × its exchangeRate, to the cent) */
+                            /** @description The currency of the merchant's authority (ZMW for ZRA, KES for KRA): a foreign-currency document counts with its equivalent in it (each document's amounts × its exchangeRate, to the cent) */
                             currency: string;
                             /**
                              * Format: date-time
@@ -19056,7 +19094,7 @@ export interface operations {
                                 count: number;
                                 taxable: number;
                                 vat: number;
-                                /** @description In kwacha */
+                                /** @description In the report's currency */
                                 total: number;
                             }[];
                             numbers: {
@@ -19064,6 +19102,18 @@ export interface operations {
                                 lastInvoiceNo: number | null;
                                 firstReceiptNo: number | null;
                                 lastReceiptNo: number | null;
+                            };
+                            /** @description The merchant's authority, as the report is read (not stored with a Z): the words for its codes */
+                            authority?: {
+                                /** @description `zra`, `kra` */
+                                authority: string;
+                                /** @description What the authority calls `merchant.tpin`: `TPIN`, `PIN` */
+                                taxpayerId: string;
+                                /** @description The payment types' words, for `paymentMethods[].method` */
+                                paymentMethods: {
+                                    code: string;
+                                    label: string;
+                                }[];
                             };
                             storedAfterClose: {
                                 sales: {
@@ -19701,7 +19751,7 @@ export interface operations {
                             };
                             branch: string;
                             branchName: string | null;
-                            /** @description ZMW: a foreign-currency document counts with its kwacha equivalent (each document's amounts × its exchangeRate, to the cent) */
+                            /** @description The currency of the merchant's authority (ZMW for ZRA, KES for KRA): a foreign-currency document counts with its equivalent in it (each document's amounts × its exchangeRate, to the cent) */
                             currency: string;
                             /**
                              * Format: date-time
@@ -19890,7 +19940,7 @@ export interface operations {
                                 count: number;
                                 taxable: number;
                                 vat: number;
-                                /** @description In kwacha */
+                                /** @description In the report's currency */
                                 total: number;
                             }[];
                             numbers: {
@@ -19898,6 +19948,18 @@ export interface operations {
                                 lastInvoiceNo: number | null;
                                 firstReceiptNo: number | null;
                                 lastReceiptNo: number | null;
+                            };
+                            /** @description The merchant's authority, as the report is read (not stored with a Z): the words for its codes */
+                            authority?: {
+                                /** @description `zra`, `kra` */
+                                authority: string;
+                                /** @description What the authority calls `merchant.tpin`: `TPIN`, `PIN` */
+                                taxpayerId: string;
+                                /** @description The payment types' words, for `paymentMethods[].method` */
+                                paymentMethods: {
+                                    code: string;
+                                    label: string;
+                                }[];
                             };
                             storedAfterClose: {
                                 sales: {
@@ -20158,7 +20220,7 @@ export interface operations {
                             };
                             branch: string;
                             branchName: string | null;
-                            /** @description ZMW: a foreign-currency document counts with its kwacha equivalent (each document's amounts × its exchangeRate, to the cent) */
+                            /** @description The currency of the merchant's authority (ZMW for ZRA, KES for KRA): a foreign-currency document counts with its equivalent in it (each document's amounts × its exchangeRate, to the cent) */
                             currency: string;
                             /**
                              * Format: date-time
@@ -20347,7 +20409,7 @@ export interface operations {
                                 count: number;
                                 taxable: number;
                                 vat: number;
-                                /** @description In kwacha */
+                                /** @description In the report's currency */
                                 total: number;
                             }[];
                             numbers: {
@@ -20355,6 +20417,18 @@ export interface operations {
                                 lastInvoiceNo: number | null;
                                 firstReceiptNo: number | null;
                                 lastReceiptNo: number | null;
+                            };
+                            /** @description The merchant's authority, as the report is read (not stored with a Z): the words for its codes */
+                            authority?: {
+                                /** @description `zra`, `kra` */
+                                authority: string;
+                                /** @description What the authority calls `merchant.tpin`: `TPIN`, `PIN` */
+                                taxpayerId: string;
+                                /** @description The payment types' words, for `paymentMethods[].method` */
+                                paymentMethods: {
+                                    code: string;
+                                    label: string;
+                                }[];
                             };
                             storedAfterClose: {
                                 sales: {
@@ -20438,7 +20512,7 @@ export interface operations {
                             };
                             branch: string;
                             branchName: string | null;
-                            /** @description ZMW: a foreign-currency document counts with its kwacha equivalent (each document's amounts × its exchangeRate, to the cent) */
+                            /** @description The currency of the merchant's authority (ZMW for ZRA, KES for KRA): a foreign-currency document counts with its equivalent in it (each document's amounts × its exchangeRate, to the cent) */
                             currency: string;
                             /**
                              * Format: date-time
@@ -20627,7 +20701,7 @@ export interface operations {
                                 count: number;
                                 taxable: number;
                                 vat: number;
-                                /** @description In kwacha */
+                                /** @description In the report's currency */
                                 total: number;
                             }[];
                             numbers: {
@@ -20635,6 +20709,18 @@ export interface operations {
                                 lastInvoiceNo: number | null;
                                 firstReceiptNo: number | null;
                                 lastReceiptNo: number | null;
+                            };
+                            /** @description The merchant's authority, as the report is read (not stored with a Z): the words for its codes */
+                            authority?: {
+                                /** @description `zra`, `kra` */
+                                authority: string;
+                                /** @description What the authority calls `merchant.tpin`: `TPIN`, `PIN` */
+                                taxpayerId: string;
+                                /** @description The payment types' words, for `paymentMethods[].method` */
+                                paymentMethods: {
+                                    code: string;
+                                    label: string;
+                                }[];
                             };
                             storedAfterClose: {
                                 sales: {
@@ -21310,7 +21396,7 @@ export interface operations {
                             };
                             branch: string;
                             branchName: string | null;
-                            /** @description ZMW: a foreign-currency document counts with its kwacha equivalent (each document's amounts × its exchangeRate, to the cent) */
+                            /** @description The currency of the merchant's authority (ZMW for ZRA, KES for KRA): a foreign-currency document counts with its equivalent in it (each document's amounts × its exchangeRate, to the cent) */
                             currency: string;
                             /**
                              * Format: date-time
@@ -21499,7 +21585,7 @@ export interface operations {
                                 count: number;
                                 taxable: number;
                                 vat: number;
-                                /** @description In kwacha */
+                                /** @description In the report's currency */
                                 total: number;
                             }[];
                             numbers: {
@@ -21507,6 +21593,18 @@ export interface operations {
                                 lastInvoiceNo: number | null;
                                 firstReceiptNo: number | null;
                                 lastReceiptNo: number | null;
+                            };
+                            /** @description The merchant's authority, as the report is read (not stored with a Z): the words for its codes */
+                            authority?: {
+                                /** @description `zra`, `kra` */
+                                authority: string;
+                                /** @description What the authority calls `merchant.tpin`: `TPIN`, `PIN` */
+                                taxpayerId: string;
+                                /** @description The payment types' words, for `paymentMethods[].method` */
+                                paymentMethods: {
+                                    code: string;
+                                    label: string;
+                                }[];
                             };
                             storedAfterClose: {
                                 sales: {
@@ -29126,6 +29224,176 @@ export interface operations {
                             };
                             /** @description Send it as `X-CSRF-Token` on every write made with the session cookie */
                             csrfToken: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Service unavailable.
+             *
+             *     A coded error:
+             *
+             *     - `database_unavailable`: The gateway's database cannot be reached (restarting, failing over, refusing connections); nothing half-done is kept and no invoice number is used; `Retry-After` says when to try again; a write repeated with the same `Idempotency-Key` gives exactly one document
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    getAccountAuthority: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The merchant's tax authority: what its documents take and how its receipts word them */
+                        data: {
+                            /** @description The tenant's authority: `zra`, `kra` */
+                            authority: string;
+                            /** @description For people: `Zambia Revenue Authority (Smart Invoice VSDC)` */
+                            name: string;
+                            /** @description ISO 3166 alpha-2: a new item's default origin */
+                            country: string;
+                            /** @description ISO 4217: the currency of its figures and of every report */
+                            currency: string;
+                            /** @description Whether a document may be in another currency, with its exchange rate */
+                            foreignCurrencies: boolean;
+                            /** @description IANA zone of the authority's dates */
+                            timeZone: string;
+                            taxpayerId: {
+                                /** @description A regular expression its values match (for an HTML `pattern`) */
+                                pattern: string;
+                                /** @description Its form in words: `10 digits` */
+                                words: string;
+                                example: string;
+                                /** @description What its receipts call it: `TPIN`, `PIN` */
+                                label: string;
+                            };
+                            branch: {
+                                /** @description A regular expression its values match (for an HTML `pattern`) */
+                                pattern: string;
+                                /** @description Its form in words: `10 digits` */
+                                words: string;
+                                example: string;
+                                headquarters: string;
+                            };
+                            /** @description The letters a line's `vatCategory` takes, in the authority's order */
+                            taxCategories: {
+                                code: string;
+                                name: string;
+                                /** @description Percent */
+                                rate: number;
+                                requires: string | null;
+                            }[];
+                            defaultTaxCategory: string;
+                            paymentMethods: {
+                                code: string;
+                                label: string;
+                            }[];
+                            defaultPaymentMethod: string;
+                            creditNoteReasons: {
+                                code: string;
+                                label: string;
+                            }[];
+                            debitNoteReasons: {
+                                code: string;
+                                label: string;
+                            }[] | null;
+                            /** @description The document kinds it files: `normal`, and `training` / `proforma` where it takes them */
+                            salesTypes: string[];
+                            /** @description What a receipt prints at its head, by document type (`sale`, `credit_note`, `debit_note`) or kind (`training`, `proforma`) */
+                            receiptTitles: {
+                                [key: string]: string;
+                            };
+                            /** @description The words its receipts print for what it gave a document: `SDC ID` / `SCU ID`, `Internal data`, … */
+                            receiptLabels: {
+                                fiscalBlock: string;
+                                fiscalisedAt: string;
+                                unitId: string;
+                                unitNumber: string;
+                                internalData: string;
+                                signature: string;
+                                invoiceNo: string;
+                                receiptNo: string;
+                                totalReceiptNo: string;
+                            };
                         };
                     };
                 };

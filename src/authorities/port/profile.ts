@@ -47,6 +47,33 @@ export interface ReceiptLabels {
   signature: string;
   /** The last line of a fiscal receipt. */
   fiscalFooter: string;
+  /** The authority's number of the document (`authorityInvoiceNo`): `Invoice No`; KRA's `CU Invoice No`. */
+  invoiceNo: string;
+  /** The unit's receipt number of the document: `Receipt No`. */
+  receiptNo: string;
+  /** The unit's count of all its receipts (`fiscal.totalReceiptNo`), where the authority gives one. */
+  totalReceiptNo: string;
+  /** How many lines the document has. */
+  itemCount: string;
+  /** On a note: the number of the invoice it corrects, as its receipt printed it. */
+  originalInvoiceNo: string;
+}
+
+/** A line of a receipt's fiscal block (under `receiptLabels.fiscalBlock`), each with its label in `receiptLabels`. */
+export type FiscalBlockField = 'fiscalisedAt' | 'unitId' | 'unitNumber' | 'invoiceNo' | 'receiptNo' | 'totalReceiptNo' | 'itemCount';
+
+/** How a receipt lays out what the authority gave it: where a receipt of one authority differs from another's. */
+export interface ReceiptLayout {
+  /**
+   * The fiscal block's lines, in order (a value the document lacks is left out); internal data,
+   * signature and the QR code follow. `invoiceNo` here moves the authority's number out of the
+   * receipt's head into this block.
+   */
+  fiscalBlock: readonly FiscalBlockField[];
+  /** Internal data and signature printed in groups of four characters joined by hyphens (`WOAW-BLHI-…`). */
+  groupFiscalCodes: boolean;
+  /** The order of the per-category tax table (the categories a document uses, in this order). */
+  taxTableOrder: readonly string[];
 }
 
 export interface AuthorityProfile {
@@ -80,6 +107,9 @@ export interface AuthorityProfile {
   receiptTitles: Readonly<Record<DocumentType | Exclude<SalesType, 'normal'>, string>>;
   /** The words a receipt prints for the authority's identifiers and its fiscal block. */
   receiptLabels: ReceiptLabels;
+  receiptLayout: ReceiptLayout;
+  /** ISO 3166 alpha-2: the authority's country (a new item's default origin, the first part of a generated item code). */
+  country: string;
   /** Two amounts the authority holds equal when they differ by at most this. */
   amountTolerance: number;
   /** Whether a document may be in another currency than `currency` (with its exchange rate). */

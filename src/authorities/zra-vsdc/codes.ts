@@ -1,7 +1,7 @@
 // The authority's codes the gateway sends and shows: payment types (code class 07), credit-note
 // reasons (32) and debit-note reasons (67), each with its meaning in the authority's words (the
 // names its `selectCodes` publishes, written in sentence case). The receipt prints these labels
-// and the console shows them: the console's bundle imports this file, so it imports nothing.
+// and the console shows them (served from the profile: GET /api/v1/account/authority).
 // test/vsdc/codes.test.ts checks them against the simulator's published tables.
 
 /** Code class 07. */
@@ -74,24 +74,7 @@ export function cisInvoiceNo(salesType: SalesTypeName, invoiceNo: number): strin
 
 export const HOME_CURRENCY = 'ZMW';
 
-/** What a document is to the VSDC's receipt type (S, R, D). */
-export type DocumentTypeName = 'sale' | 'credit_note' | 'debit_note';
-
 /** A normal document's title; training and proforma documents carry a banner instead (`BANNERS`). */
 export const TITLES = { sale: 'TAX INVOICE', credit_note: 'CREDIT NOTE', debit_note: 'DEBIT NOTE' } as const;
 /** What a training or proforma document prints instead of its title, whatever its type. */
 export const BANNERS = { training: 'TRAINING — NOT A TAX INVOICE', proforma: 'PROFORMA — NOT A TAX INVOICE' } as const;
-
-const KIND_WORDS: Record<SalesTypeName, string> = { normal: 'Normal', training: 'Training', proforma: 'Proforma' };
-const TYPE_WORDS: Record<DocumentTypeName, string> = { sale: 'Sale', credit_note: 'Credit note', debit_note: 'Debit note' };
-
-/** The invoice type in words: `Normal Sale`, `Training Credit note`, `Proforma Debit note`, … */
-export function invoiceTypeWords(salesType: SalesTypeName, type: DocumentTypeName): string {
-  return `${KIND_WORDS[salesType]} ${TYPE_WORDS[type]}`;
-}
-
-/** The title printed at the head of the receipt: TAX INVOICE, CREDIT NOTE, DEBIT NOTE or a NOT A TAX INVOICE banner. */
-export function receiptTitle(salesType: SalesTypeName, type: DocumentTypeName): string {
-  return salesType === 'normal' ? TITLES[type] : BANNERS[salesType];
-}
-

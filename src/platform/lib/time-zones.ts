@@ -10,6 +10,8 @@ export function canonicalTimeZone(name: string): string | null {
   }
 }
 
+const pad2 = (n: number) => String(n).padStart(2, '0');
+
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 function formatterOf(timeZone: string): Intl.DateTimeFormat {
@@ -43,13 +45,36 @@ export function parseDay(text: string): [number, number, number] | null {
   return [year, month, day];
 }
 
-/** The instant the day's midnight happens in the zone (the first instant of that local day). */
-function startOfDay(year: number, month: number, day: number, timeZone: string): Date {
-  const wall = Date.UTC(year, month - 1, day);
-  // Two passes settle a zone whose offset changes near midnight (DST).
+/** The instant the zone's wall clock reads this date and time (`wall`: those fields as if UTC, in ms). */
+function instantOfWall(wall: number, timeZone: string): Date {
+  // Two passes settle a zone whose offset changes near that time (DST).
   let instant = wall - offsetAt(wall, timeZone);
   instant = wall - offsetAt(instant, timeZone);
   return new Date(instant);
+}
+
+/** The instant the day's midnight happens in the zone (the first instant of that local day). */
+function startOfDay(year: number, month: number, day: number, timeZone: string): Date {
+  return instantOfWall(Date.UTC(year, month - 1, day), timeZone);
+}
+
+/**
+ * `yyyyMMddHHmmss` read as the zone's wall clock → the instant; null when it is no real date and
+ * time (a 31st of June, 25 o'clock).
+ */
+export function fromCompactLocal(text: string, timeZone: string): Date | null {
+  const parts = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(text)?.slice(1).map(Number);
+  if (!parts) return null;
+  const [year, month, day, hour, minute, second] = parts as [number, number, number, number, number, number];
+  const wall = Date.UTC(year, month - 1, day, hour, minute, second);
+  if (new Date(wall).toISOString().replace(/\D/g, '').slice(0, 14) !== text) return null;
+  return instantOfWall(wall, timeZone);
+}
+
+/** The instant as `yyyyMMddHHmmss` on the zone's wall clock. */
+export function toCompactLocal(instant: Date, timeZone: string): string {
+  const w = wallClock(instant.getTime(), timeZone);
+  return `${String(w.year).padStart(4, '0')}${pad2(w.month)}${pad2(w.day)}${pad2(w.hour)}${pad2(w.minute)}${pad2(w.second)}`;
 }
 
 /** The half-open range [from, to) of UTC instants of local days `first`..`last` (inclusive). */
@@ -81,7 +106,6 @@ const CENTRAL_AFRICA_TIME = new Set([
   'Africa/Lusaka', 'Africa/Harare', 'Africa/Maputo', 'Africa/Blantyre', 'Africa/Gaborone', 'Africa/Lubumbashi', 'Africa/Kigali', 'Africa/Bujumbura', 'Africa/Windhoek', 'Africa/Juba', 'Africa/Khartoum',
 ]);
 
-const pad2 = (n: number) => String(n).padStart(2, '0');
 
 /** How the zone is named beside a printed time: `CAT`, `UTC` or the offset `+05:30` at that instant. */
 function zoneLabel(instant: Date, timeZone: string): string {

@@ -6,6 +6,7 @@ import { FieldErrors, ValidationError } from '../../../platform/errors/errors.ts
 import { compileBodyCheck, toValidationError } from '../../../platform/http/validation.ts';
 import type { FilingDetails, FilingLineDetails, FilingPerson } from '../../../authorities/port/index.ts';
 import { Money, parseAmount, round2 } from '../../../authorities/port/amounts.ts';
+import { fromCompactLocal, toCompactLocal } from '../../../platform/lib/time-zones.ts';
 import { CreateSaleBody } from '../sales/schemas.ts';
 import { invoiceName, lineKey, lineName, modernFieldsOf, readInvoice, sentPath, type InvoiceField, type LineField, type ReadInvoice } from './field-names.ts';
 import { TillInvoiceBody, ZAMBIA, type TillInvoiceLine } from './schemas.ts';
@@ -14,23 +15,9 @@ import { TillInvoiceBody, ZAMBIA, type TillInvoiceLine } from './schemas.ts';
 const VAT_CATEGORY_CODES: readonly string[] = ZAMBIA.taxCategories.map((c) => c.code);
 const LEVY_CODES: readonly string[] = ZAMBIA.levies.map((l) => l.code);
 
-/** The till's clock: Africa/Lusaka, UTC+2 all year (no daylight saving). */
-const TILL_UTC_OFFSET_MS = 2 * 3_600_000;
-
-/** `yyyyMMddHHmmss` in the till's local time → the instant; null when it is not a real date and time. */
-function fromTillDateTime(text: string): Date | null {
-  const parts = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(text)?.slice(1).map(Number);
-  if (!parts) return null;
-  const [year, month, day, hour, minute, second] = parts as [number, number, number, number, number, number];
-  const asUtc = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
-  // A date that does not round-trip (a 31st of June, 25 o'clock) is no date.
-  if (asUtc.toISOString().replace(/\D/g, '').slice(0, 14) !== text) return null;
-  return new Date(asUtc.getTime() - TILL_UTC_OFFSET_MS);
-}
-
-/** The instant as `yyyyMMddHHmmss` in the till's local time. */
-export function toTillDateTime(at: Date): string {
-  return new Date(at.getTime() + TILL_UTC_OFFSET_MS).toISOString().replace(/\D/g, '').slice(0, 14);
+/** The instant as `yyyyMMddHHmmss` on the till's clock: its merchant's zone (`tenants.timezone`, Africa/Lusaka for a Zambian one). */
+export function toTillDateTime(at: Date, timeZone: string): string {
+  return toCompactLocal(at, timeZone);
 }
 
 /** A sales line as this surface sends it: the modern line, and the fields the discounts work adds to it. */
@@ -263,7 +250,8 @@ function refuseModernBody(body: Record<string, unknown>): void {
  * X-SdcId named: a body `sdcId` must be the same. Throws a ValidationError (422) naming the
  * fields as the till sent them.
  */
-export function parseTillInvoice(body: unknown, sdcId: string): TillInvoiceRequest {
+/** `timeZone`: the till's clock, its merchant's zone. */
+export function parseTillInvoice(body: unknown, sdcId: string, timeZone: string): TillInvoiceRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ValidationError({ body: ['The request body must be a JSON object.'] });
   refuseModernBody(body as Record<string, unknown>);
   const errors = new FieldErrors();
@@ -303,7 +291,7 @@ export function parseTillInvoice(body: unknown, sdcId: string): TillInvoiceReque
 
   let occurredAt = invoice.SalesDate ?? undefined;
   if (typeof invoice.SaleDate === 'string') {
-    const at = fromTillDateTime(invoice.SaleDate);
+    const at = fromCompactLocal(invoice.SaleDate, timeZone);
     const field = invoiceName(read, 'occurredAt');
     if (at) occurredAt = at.toISOString();
     else errors.add(field, `The ${field} field must be a real date and time as yyyyMMddHHmmss (the till's local time), e.g. 20261121093000, not ${invoice.SaleDate}.`);

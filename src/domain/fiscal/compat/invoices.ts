@@ -35,10 +35,10 @@ export interface RetrievedInvoice {
   originalBody: string | null;
 }
 
-async function readInvoice(ctx: AppContext, tenantId: number, saleId: number | undefined): Promise<RetrievedInvoice> {
+async function readInvoice(ctx: AppContext, tenant: TenantAccount, saleId: number | undefined): Promise<RetrievedInvoice> {
   if (saleId === undefined) throw new NotFoundError('Invoice not found.');
-  const [sale, till] = await Promise.all([getSale(ctx, tenantId, saleId), tillBodyOf(ctx.db, saleId)]);
-  return { invoice: toLegacyInvoice(sale, till?.family), originalBody: till?.body ?? null };
+  const [sale, till] = await Promise.all([getSale(ctx, tenant.id, saleId), tillBodyOf(ctx.db, saleId)]);
+  return { invoice: toLegacyInvoice(sale, tenant.timezone, till?.family), originalBody: till?.body ?? null };
 }
 
 /**
@@ -50,7 +50,7 @@ async function readInvoice(ctx: AppContext, tenantId: number, saleId: number | u
  * answers; the body of the request that created the sale is kept, as sent.
  */
 export async function fileLegacyInvoice(ctx: AppContext, till: TillBranch, body: unknown, bodyText: string | undefined): Promise<FiledInvoice> {
-  const request = parseTillInvoice(body, till.device.sdcId);
+  const request = parseTillInvoice(body, till.device.sdcId, till.tenant.timezone);
   const family: Family = request.read.family;
   const reference = tillReference(till.device.id, request.number);
   const kept = { family, body: (bodyText ?? JSON.stringify(body)).replace(/^\uFEFF/, '') };
@@ -70,13 +70,13 @@ export async function fileLegacyInvoice(ctx: AppContext, till: TillBranch, body:
     );
     // The till prints its receipt from this answer: when fiscalised, that is the original print.
     // A replay answers as the reads do, saying whether the receipt was printed before.
-    if (replayed) return { invoice: await withCopyFlag(ctx, till, toLegacyInvoice(sale, family), sale.id), replayed };
+    if (replayed) return { invoice: await withCopyFlag(ctx, till, toLegacyInvoice(sale, till.tenant.timezone, family), sale.id), replayed };
     if (sale.status === 'uploaded') await countPrint(ctx.db, till.tenant.id, sale.id, ctx.clock.now());
-    return { invoice: toLegacyInvoice(sale, family), replayed };
+    return { invoice: toLegacyInvoice(sale, till.tenant.timezone, family), replayed };
   } catch (err) {
     if (err instanceof ApiError && err.code === 'idempotency_key_reused') {
       const original = await saleIdByReference(ctx.db, till.tenant.id, reference);
-      if (original !== undefined) return { invoice: await withCopyFlag(ctx, till, toLegacyInvoice(await getSale(ctx, till.tenant.id, original), family), original), replayed: true };
+      if (original !== undefined) return { invoice: await withCopyFlag(ctx, till, toLegacyInvoice(await getSale(ctx, till.tenant.id, original), till.tenant.timezone, family), original), replayed: true };
     }
     throw toLegacyError(err, request);
   }
@@ -89,7 +89,7 @@ export async function fileLegacyInvoice(ctx: AppContext, till: TillBranch, body:
  */
 export async function invoiceByClientNumber(ctx: AppContext, till: TillBranch, tillNumber: string): Promise<RetrievedInvoice> {
   const saleId = await saleIdByReference(ctx.db, till.tenant.id, tillReference(till.device.id, tillNumber));
-  const read = await readInvoice(ctx, till.tenant.id, saleId);
+  const read = await readInvoice(ctx, till.tenant, saleId);
   return { ...read, invoice: await withCopyFlag(ctx, till, read.invoice, saleId!) };
 }
 
@@ -106,7 +106,7 @@ async function withCopyFlag(ctx: AppContext, till: TillBranch, invoice: LegacyIn
  */
 export async function invoiceByInvoiceNumber(ctx: AppContext, till: TillBranch, invoiceNumber: number): Promise<RetrievedInvoice> {
   const saleId = await saleIdByInvoiceNo(ctx.db, till.tenant.id, till.device.id, invoiceNumber);
-  const read = await readInvoice(ctx, till.tenant.id, saleId);
+  const read = await readInvoice(ctx, till.tenant, saleId);
   const copy = read.invoice.Status === 'uploaded' && (await countPrint(ctx.db, till.tenant.id, saleId!, ctx.clock.now())) > 1;
   return { ...read, invoice: { ...read.invoice, ReceiptCopy: copy } };
 }

@@ -77,7 +77,7 @@ export const TillInvoiceBody = withExample(
         Nullable(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'Product: ZMW per unit of currencyType (VSDC exchangeRt), up to 4 decimals: required for a currency other than ZMW, which the VSDC refuses at 1' })),
       ),
       SalesDate: Type.Optional(Nullable(Timestamp('Ours: when the sale happened, ISO 8601 (product: SaleDate); default now'))),
-      SaleDate: Type.Optional(Nullable(Type.String({ pattern: '^[0-9]{14}$', description: 'Product: when the sale happened, yyyyMMddHHmmss in the till\'s local time (Africa/Lusaka, UTC+2); ours: SalesDate; default now' }))),
+      SaleDate: Type.Optional(Nullable(Type.String({ pattern: '^[0-9]{14}$', description: 'Product: when the sale happened, yyyyMMddHHmmss in the till\'s local time, the merchant\'s time zone (Africa/Lusaka, UTC+2); ours: SalesDate; default now' }))),
       CustomerName: Type.Optional(Nullable(Type.String({ maxLength: 60, description: 'Empty or null: the walk-in customer' }))),
       CustomerTPIN: Type.Optional(Nullable(Type.String({ pattern: '^([0-9]{10})?$', description: '10 digits; empty or null for none (product: CustomerTpin, the same name without regard to case)' }))),
       refundedReasonCode: Type.Optional(TillText(10, 'Product: only meaningful for credit notes, which this surface refuses; kept with the body')),
@@ -150,7 +150,7 @@ export const LegacyInvoice = Type.Object({
   ResultCode: Nullable(Type.String({ description: '000 when accepted; null while pending' })),
   ResultMessage: Nullable(Type.String({ description: 'The authority\'s reason when failed' })),
   // The product's fiscal answer (ZMFiscalDetailsDtoOut), beside ours, for an invoice sent in its names.
-  vsdcdate: Type.Optional(Nullable(Type.String({ description: 'Product names only: when the authority published the receipt, yyyyMMddHHmmss in Africa/Lusaka time; null while not uploaded' }))),
+  vsdcdate: Type.Optional(Nullable(Type.String({ description: 'Product names only: when the authority published the receipt, yyyyMMddHHmmss in the till\'s local time, the merchant\'s time zone (Africa/Lusaka); null while not uploaded' }))),
   internalData: Type.Optional(Nullable(Type.String({ description: 'Product names only: = InternalData' }))),
   signature: Type.Optional(Nullable(Type.String({ description: 'Product names only: = ReceiptSignature' }))),
   receiptTotalCounter: Type.Optional(Nullable(Type.Integer({ description: 'Product names only: = ReceiptNumber' }))),

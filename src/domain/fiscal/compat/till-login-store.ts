@@ -139,6 +139,7 @@ export async function findLoginCandidates(db: Kysely<DB>, tpin: string, username
       't.rate_limit_per_minute',
       't.offline_policy',
       't.authority',
+      't.timezone',
       documentsInMonth(sql`t.id`, month).as('documents'),
     ])
     .where(sql<boolean>`lower(l.username) = lower(${username})`)
@@ -163,6 +164,7 @@ export async function findLoginCandidates(db: Kysely<DB>, tpin: string, username
       rateLimitPerMinute: r.rate_limit_per_minute,
       offlinePolicy: r.offline_policy,
       authority: r.authority,
+      timezone: r.timezone,
       documentsThisMonth: Number(r.documents),
     },
   }));

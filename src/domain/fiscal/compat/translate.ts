@@ -35,7 +35,8 @@ function taxItemsOf(sale: SaleResource): TaxItem[] {
  * `receiptTotalCounter` and `normalReceiptTypeCounter` = ReceiptNumber, `vsdcdate` = PublishedAt
  * in the till's local time.
  */
-export function toLegacyInvoice(sale: SaleResource, family: Family = 'gateway'): LegacyInvoice {
+/** `timeZone`: the till's clock, its merchant's zone. */
+export function toLegacyInvoice(sale: SaleResource, timeZone: string, family: Family = 'gateway'): LegacyInvoice {
   const invoice: LegacyInvoice = {
     ClientInvoiceNumber: sale.clientInvoiceNo,
     InvoiceNumber: sale.invoiceNo,
@@ -59,7 +60,7 @@ export function toLegacyInvoice(sale: SaleResource, family: Family = 'gateway'):
   if (family === 'gateway') return invoice;
   return {
     ...invoice,
-    vsdcdate: sale.fiscal.publishedAt === null ? null : toTillDateTime(new Date(sale.fiscal.publishedAt)),
+    vsdcdate: sale.fiscal.publishedAt === null ? null : toTillDateTime(new Date(sale.fiscal.publishedAt), timeZone),
     internalData: sale.fiscal.internalData,
     signature: sale.fiscal.receiptSignature,
     receiptTotalCounter: sale.fiscal.receiptNo,

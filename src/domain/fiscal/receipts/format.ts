@@ -1,4 +1,6 @@
-// Number and date formats shared by the HTML and PDF receipts.
+// Number and date formats, and the fiscal block's lines, shared by the HTML and PDF receipts.
+import type { FiscalBlockField } from '../../../authorities/port/index.ts';
+import type { Receipt } from './receipt.ts';
 
 export const money = (n: number) => n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
@@ -48,3 +50,27 @@ export function receiptFileName(doc: NamedDocument, extension: 'pdf' | 'html'): 
   const parts = [doc.salesType === 'normal' ? null : doc.salesType, FILE_KINDS[doc.type], number || null, doc.mark === 'original' ? null : doc.mark];
   return `${parts.filter((p) => p !== null).join('-')}.${extension}`;
 }
+
+/** A line of the receipt: its label, its value (null: the document has none), and `time` for a time (kept on one line). */
+type PrintedLine = [label: string, value: string | null, kind?: 'time'];
+
+/** The fiscal block's lines, as the authority's layout lists them. */
+export function fiscalBlockLines(receipt: Receipt): PrintedLine[] {
+  const { labels } = receipt;
+  const lines: Record<FiscalBlockField, PrintedLine> = {
+    fiscalisedAt: [labels.fiscalisedAt, receipt.printed.publishedAt, 'time'],
+    unitId: [labels.unitId, receipt.sdcId],
+    unitNumber: [labels.unitNumber, receipt.mrcNo],
+    invoiceNo: [labels.invoiceNo, receipt.authorityInvoiceNo],
+    receiptNo: [labels.receiptNo, String(receipt.receiptNo)],
+    totalReceiptNo: [labels.totalReceiptNo, receipt.totalReceiptNo === null ? null : String(receipt.totalReceiptNo)],
+    itemCount: [labels.itemCount, String(receipt.itemCount)],
+  };
+  return receipt.layout.fiscalBlock.map((field) => lines[field]);
+}
+
+/** A note's line for its original's receipt number: `Original receipt No`. */
+export const originalReceiptNoLabel = (receipt: Receipt) => `Original ${receipt.labels.receiptNo.charAt(0).toLowerCase()}${receipt.labels.receiptNo.slice(1)}`;
+
+/** Whether the head of the receipt prints the authority's number (else its fiscal block does). */
+export const invoiceNoInHead = (receipt: Receipt) => !receipt.layout.fiscalBlock.includes('invoiceNo');

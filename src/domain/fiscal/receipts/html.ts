@@ -1,5 +1,5 @@
 // The 80 mm receipt as one self-contained HTML page (inline CSS and QR code), for thermal printers.
-import { COPY_MARK, exchangeLine, money, percent, PREVIEW_MARK, previewNote, priced, quantity, rateLabel } from './format.ts';
+import { COPY_MARK, exchangeLine, fiscalBlockLines, invoiceNoInHead, money, originalReceiptNoLabel, percent, PREVIEW_MARK, previewNote, priced, quantity, rateLabel } from './format.ts';
 import type { Receipt } from './receipt.ts';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -86,8 +86,8 @@ ${receipt.mark === 'preview' ? `<div class="watermark" aria-hidden="true">${'<sp
   }</p>
 ${receipt.fiscal ? `<p class="title">${escapeHtml(receipt.title)}</p>` : `<p class="banner" role="note">${escapeHtml(receipt.title)}</p>`}
 ${markOf(receipt, false)}<dl>
-${field('Invoice No', receipt.authorityInvoiceNo)}
-${field('Receipt No', receipt.receiptNo)}
+${invoiceNoInHead(receipt) ? field(receipt.labels.invoiceNo, receipt.authorityInvoiceNo) : ''}
+${field(receipt.labels.receiptNo, receipt.receiptNo)}
 ${field('Invoice seq.', receipt.invoiceNo)}
 ${field('Your ref.', receipt.clientInvoiceNo)}
 ${field('Invoice type', receipt.invoiceType)}
@@ -99,7 +99,7 @@ ${field('LPO No', receipt.lpoNumber)}
 ${field('Principal', receipt.principalId)}
 ${field('Payment', receipt.paymentMethod)}
 ${field('Currency', receipt.totals.currency)}
-${receipt.original ? field('Original invoice', receipt.original.authorityInvoiceNo) + field('Original receipt No', receipt.original.receiptNo) : ''}
+${receipt.original ? field(receipt.labels.originalInvoiceNo, receipt.original.authorityInvoiceNo) + field(originalReceiptNoLabel(receipt), receipt.original.receiptNo) : ''}
 ${field('Reason', receipt.reason)}
 </dl>
 <hr>
@@ -130,13 +130,10 @@ ${receipt.exchange ? `<tr class="exchange"><td colspan="2">Exchange rate: ${esca
 <hr>
 <p class="center">${escapeHtml(receipt.labels.fiscalBlock)}</p>
 <dl>
-${field(receipt.labels.fiscalisedAt, receipt.printed.publishedAt, 'time')}
-${field(receipt.labels.unitId, receipt.sdcId)}
-${field(receipt.labels.unitNumber, receipt.mrcNo)}
-${field('Receipt No', receipt.receiptNo)}
+${fiscalBlockLines(receipt).map(([label, value, kind]) => field(label, value, kind)).join('\n')}
 </dl>
-<p class="mono"><strong>${escapeHtml(receipt.labels.internalData)}:</strong><br>${escapeHtml(receipt.internalData)}</p>
-<p class="mono"><strong>${escapeHtml(receipt.labels.signature)}:</strong><br>${escapeHtml(receipt.receiptSignature)}</p>
+<p class="mono"><strong>${escapeHtml(receipt.labels.internalData)}:</strong><br>${escapeHtml(receipt.printed.internalData)}</p>
+<p class="mono"><strong>${escapeHtml(receipt.labels.signature)}:</strong><br>${escapeHtml(receipt.printed.receiptSignature)}</p>
 ${qr}
 <p class="center">${receipt.fiscal ? receipt.labels.fiscalFooter : escapeHtml(receipt.title)}</p>
 ${markOf(receipt, true)}</main>

@@ -2,7 +2,7 @@
 import PDFDocument from 'pdfkit';
 import QRCode from 'qrcode';
 import { DEJAVU_SANS_MONO, PdfText } from '../../../platform/lib/pdf-text.ts';
-import { COPY_MARK, exchangeLine, money, percent, PREVIEW_MARK, previewNote, priced, quantity, rateLabel } from './format.ts';
+import { COPY_MARK, exchangeLine, fiscalBlockLines, invoiceNoInHead, money, originalReceiptNoLabel, percent, PREVIEW_MARK, previewNote, priced, quantity, rateLabel } from './format.ts';
 import type { Receipt } from './receipt.ts';
 
 const MM = 72 / 25.4;
@@ -71,8 +71,8 @@ function draw(c: Canvas, receipt: Receipt): number {
     centered(c, previewNote(receipt.printedBefore));
   }
   doc.moveDown(0.5);
-  if (receipt.authorityInvoiceNo) row(c, 'Invoice No', receipt.authorityInvoiceNo);
-  row(c, 'Receipt No', String(receipt.receiptNo));
+  if (receipt.authorityInvoiceNo && invoiceNoInHead(receipt)) row(c, receipt.labels.invoiceNo, receipt.authorityInvoiceNo);
+  row(c, receipt.labels.receiptNo, String(receipt.receiptNo));
   row(c, 'Invoice seq.', String(receipt.invoiceNo));
   if (receipt.clientInvoiceNo) row(c, 'Your ref.', receipt.clientInvoiceNo);
   row(c, 'Invoice type', receipt.invoiceType);
@@ -85,8 +85,8 @@ function draw(c: Canvas, receipt: Receipt): number {
   row(c, 'Payment', receipt.paymentMethod);
   row(c, 'Currency', receipt.totals.currency);
   if (receipt.original) {
-    if (receipt.original.authorityInvoiceNo) row(c, 'Original invoice', receipt.original.authorityInvoiceNo);
-    if (receipt.original.receiptNo !== null) row(c, 'Original receipt No', String(receipt.original.receiptNo));
+    if (receipt.original.authorityInvoiceNo) row(c, receipt.labels.originalInvoiceNo, receipt.original.authorityInvoiceNo);
+    if (receipt.original.receiptNo !== null) row(c, originalReceiptNoLabel(receipt), String(receipt.original.receiptNo));
   }
   if (receipt.reason) row(c, 'Reason', receipt.reason);
   rule(doc);
@@ -114,18 +114,15 @@ function draw(c: Canvas, receipt: Receipt): number {
   }
   rule(doc);
   centered(c, receipt.labels.fiscalBlock, { bold: true });
-  row(c, receipt.labels.fiscalisedAt, receipt.printed.publishedAt);
-  row(c, receipt.labels.unitId, receipt.sdcId);
-  if (receipt.mrcNo) row(c, receipt.labels.unitNumber, receipt.mrcNo);
-  row(c, 'Receipt No', String(receipt.receiptNo));
+  for (const [label, value] of fiscalBlockLines(receipt)) if (value) row(c, label, value);
   if (receipt.mark !== 'original') {
     doc.moveDown(0.5);
     centered(c, receipt.mark === 'copy' ? `*** ${COPY_MARK} ***` : `*** ${PREVIEW_MARK} ***`, { bold: true, size: receipt.mark === 'copy' ? 11 : 10 });
   }
   c.text.font(true).text(`${receipt.labels.internalData}:`, MARGIN, doc.y, { width: WIDTH });
-  c.text.font().text(receipt.internalData, { width: WIDTH });
+  c.text.font().text(receipt.printed.internalData, { width: WIDTH });
   c.text.font(true).text(`${receipt.labels.signature}:`, MARGIN, doc.y, { width: WIDTH });
-  c.text.font().text(receipt.receiptSignature, { width: WIDTH });
+  c.text.font().text(receipt.printed.receiptSignature, { width: WIDTH });
   if (receipt.qrCodeUrl) qrCode(doc, receipt.qrCodeUrl);
   centered(c, receipt.fiscal ? receipt.labels.fiscalFooter : receipt.title, { bold: !receipt.fiscal });
   return doc.y + MARGIN;

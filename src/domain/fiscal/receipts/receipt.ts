@@ -6,7 +6,7 @@ import type { DB } from '../../../platform/db/schema.ts';
 import { ApiError, NotFoundError } from '../../../platform/errors/errors.ts';
 import { localDateTime } from '../../../platform/lib/time-zones.ts';
 import { merchantProfile } from '../../../authorities/index.ts';
-import type { AuthorityProfile, CodeLabel, DocumentType, ReceiptLabels, SalesType } from '../../../authorities/port/index.ts';
+import type { AuthorityProfile, CodeLabel, DocumentType, ReceiptLabels, ReceiptLayout, SalesType } from '../../../authorities/port/index.ts';
 import { authorityBranchesFor } from '../../kernel/devices/register.ts';
 import type { AuthorityBranchResource } from '../../kernel/devices/schemas.ts';
 import type { SaleResource } from '../sales/schemas.ts';
@@ -97,6 +97,10 @@ export interface Receipt {
   sdcId: string;
   mrcNo: string | null;
   receiptNo: number;
+  /** The unit's count of all its receipts (KRA's `totRcptNo`); null when the authority gives none. */
+  totalReceiptNo: number | null;
+  /** How many lines the document has. */
+  itemCount: number;
   authorityInvoiceNo: string | null;
   invoiceNo: number;
   clientInvoiceNo: string | null;
@@ -104,8 +108,11 @@ export interface Receipt {
   receiptSignature: string;
   publishedAt: string;
   occurredAt: string;
-  /** `publishedAt` and `occurredAt` as printed: local time with the zone (`2026-11-27 17:29:47 CAT`). */
-  printed: { publishedAt: string; occurredAt: string };
+  /**
+   * `publishedAt` and `occurredAt` as printed: local time with the zone (`2026-11-27 17:29:47 CAT`);
+   * internal data and signature as the authority's receipts print them (in groups of four, or as given).
+   */
+  printed: { publishedAt: string; occurredAt: string; internalData: string; receiptSignature: string };
   customer: { name: string; tpin: string | null; address: string | null };
   paymentMethod: string;
   lpoNumber: string | null;
@@ -122,6 +129,8 @@ export interface Receipt {
   qrCodeUrl: string | null;
   /** The authority's words for its identifiers and fiscal block. */
   labels: ReceiptLabels;
+  /** What the fiscal block prints, and how. */
+  layout: ReceiptLayout;
   originalSaleId: number | null;
   /** A note: the invoice it corrects, and why (`reason`). */
   original: OriginalInvoice | null;
@@ -140,21 +149,22 @@ export interface Receipt {
 
 type ReceiptMark = 'original' | 'copy' | 'preview';
 
-/** Category totals are sums of the document's rounded lines, as the VSDC was sent them. */
+/** Category totals are sums of the document's rounded lines, as the authority was sent them; in the profile's table order. */
 function categoryTotals(profile: AuthorityProfile, sale: SaleResource): ReceiptCategoryTotal[] {
   const sums = new Map<string, { taxable: Decimal; vat: Decimal; total: Decimal }>();
   for (const line of sale.items) {
     const sum = sums.get(line.vatCategory) ?? { taxable: new Decimal(0), vat: new Decimal(0), total: new Decimal(0) };
     sums.set(line.vatCategory, { taxable: sum.taxable.plus(line.net), vat: sum.vat.plus(line.vat), total: sum.total.plus(line.total) });
   }
-  return profile.taxCategories.filter((c) => sums.has(c.code)).map((c) => {
+  const ordered = profile.receiptLayout.taxTableOrder.map((code) => profile.taxCategories.find((c) => c.code === code)).filter((c) => c !== undefined);
+  return ordered.filter((c) => sums.has(c.code)).map((c) => {
     const sum = sums.get(c.code)!;
     return { code: c.code, name: c.name, rate: c.rate, taxable: sum.taxable.toNumber(), vat: sum.vat.toNumber(), total: sum.total.toNumber() };
   });
 }
 
 /** What the receipt reads beside the sale resource: the merchant (registered name, zone) and its branch. */
-interface ReceiptSource {
+export interface ReceiptSource {
   /** The merchant's authority: its titles, labels, categories and currency. */
   profile: AuthorityProfile;
   merchantName: string;
@@ -163,13 +173,18 @@ interface ReceiptSource {
   address: string | null;
 }
 
+/** `WOAW-BLHI-MNZS-…`: in groups of four joined by hyphens when the authority prints it so. */
+function fiscalCode(text: string, grouped: boolean): string {
+  return grouped ? (text.match(/.{1,4}/g) ?? []).join('-') : text;
+}
+
 /** `part` as a % of `whole`, to 2 decimals (0 when whole is 0). */
 function percentOf(part: number, whole: number): number {
   return whole === 0 ? 0 : new Decimal(part).times(100).div(whole).toDecimalPlaces(2).toNumber();
 }
 
 /** Builds the receipt of a document; only an uploaded document is a fiscal receipt (spec 1.3). */
-function receiptOf(
+export function receiptOf(
   sale: SaleResource,
   source: ReceiptSource,
   print: { original?: OriginalInvoice | null; mark?: ReceiptMark; printedBefore?: number } = {},
@@ -198,6 +213,9 @@ function receiptOf(
     sdcId: fiscal.sdcId,
     mrcNo: fiscal.mrcNo,
     receiptNo: fiscal.receiptNo,
+    // Absent from documents of an authority that gives no such count.
+    totalReceiptNo: (fiscal as { totalReceiptNo?: number | null }).totalReceiptNo ?? null,
+    itemCount: sale.items.length,
     authorityInvoiceNo: sale.authorityInvoiceNo,
     invoiceNo: sale.invoiceNo,
     clientInvoiceNo: sale.clientInvoiceNo,
@@ -205,7 +223,12 @@ function receiptOf(
     receiptSignature: fiscal.receiptSignature,
     publishedAt: fiscal.publishedAt,
     occurredAt: sale.occurredAt,
-    printed: { publishedAt: localDateTime(new Date(fiscal.publishedAt), source.timezone), occurredAt: localDateTime(new Date(sale.occurredAt), source.timezone) },
+    printed: {
+      publishedAt: localDateTime(new Date(fiscal.publishedAt), source.timezone),
+      occurredAt: localDateTime(new Date(sale.occurredAt), source.timezone),
+      internalData: fiscalCode(fiscal.internalData, profile.receiptLayout.groupFiscalCodes),
+      receiptSignature: fiscalCode(fiscal.receiptSignature, profile.receiptLayout.groupFiscalCodes),
+    },
     customer: sale.customer,
     paymentMethod: labelOf(profile.paymentMethods, sale.paymentMethod) ?? sale.paymentMethod,
     lpoNumber: sale.lpoNumber,
@@ -220,6 +243,7 @@ function receiptOf(
     netLabel: new Decimal(sale.totals.net).plus(sale.totals.vat).eq(sale.totals.total) ? 'Total excl. VAT' : 'Taxable value (MTV on RRP)',
     qrCodeUrl: fiscal.qrCodeUrl,
     labels: profile.receiptLabels,
+    layout: profile.receiptLayout,
     originalSaleId: sale.originalSaleId,
     original: print.original ?? null,
     reason: reasonLabel(profile, sale.type, sale.reasonCode),

@@ -9,7 +9,6 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import { localDateTime } from '../../../platform/lib/time-zones.ts';
 import type { AuthorityProfile } from '../../../authorities/port/profile.ts';
-import { authorityInvoiceNo } from '../sales/present.ts';
 import { exportPage, type ExportCursor, type ExportRow, type ExportScope } from './store.ts';
 
 export type ExportFormat = 'csv' | 'xlsx';
@@ -28,12 +27,19 @@ export const EXPORT_COLUMNS = [
   'originalSaleId', 'reasonCode', 'resultCode', 'line', 'itemName', 'classificationCode', 'itemCode', 'quantity', 'price',
   'vatCategory', 'vatRate', 'amount', 'discount', 'taxable', 'vat', 'total',
   // After the earlier columns so that readers by position keep working: the document's
-  // kind (training and proforma documents are not fiscal), its rate and kwacha total, its LPO,
-  // its time in the merchant's zone and the payment method's name.
+  // kind (training and proforma documents are not fiscal), its rate and its total in the
+  // authority's currency (named after it: documentTotalZmw, documentTotalKes), its LPO, its time
+  // in the merchant's zone and the payment method's name.
   'salesType', 'exchangeRate', 'documentTotalZmw', 'lpoNumber', 'occurredAtLocal', 'paymentMethodName',
   // Which credential issued the document (empty for documents stored before it was recorded).
   'issuedByType', 'issuedById', 'issuedByName',
 ] as const;
+
+/** The header row of a merchant's export: the total in its authority's currency is named after it (`documentTotalKes`). */
+export function exportColumns(profile: AuthorityProfile): string[] {
+  const home = `documentTotal${profile.currency.charAt(0)}${profile.currency.slice(1).toLowerCase()}`;
+  return EXPORT_COLUMNS.map((column) => (column === 'documentTotalZmw' ? home : column));
+}
 
 /** Columns holding amounts or quantities: numbers in a spreadsheet, exact decimal text in CSV. */
 const NUMERIC = new Set<string>([
@@ -47,12 +53,12 @@ function cells(row: ExportRow, { timezone: timeZone, profile }: ExportMerchant):
   const receiptNo = uploaded ? row.receipt_no : null;
   return [
     row.id, row.type, row.status, row.branch, row.invoice_no,
-    uploaded ? authorityInvoiceNo(row.sdc_id, receiptNo === null ? null : Number(receiptNo)) : null,
+    uploaded && row.sdc_id !== null && receiptNo !== null ? profile.authorityInvoiceNo({ sdcId: row.sdc_id, invoiceNo: Number(row.invoice_no), receiptNo: Number(receiptNo) }) : null,
     receiptNo, row.client_invoice_no, row.occurred_at.toISOString(), row.customer_name, row.customer_tpin, row.payment_method,
     row.tax_inclusive, row.currency, row.doc_taxable, row.doc_vat, row.doc_total, row.original_sale_id, row.reason_code, row.result_code,
     row.line === null ? null : String(row.line), row.name, row.classification_code, row.item_code, row.quantity, row.price,
     row.vat_category, row.vat_rate, row.amount, row.discount, row.taxable, row.vat, row.total,
-    row.sales_type, row.exchange_rate, row.doc_total_zmw, row.lpo_number,
+    row.sales_type, row.exchange_rate, row.doc_total_home, row.lpo_number,
     localDateTime(row.occurred_at, timeZone), profile.paymentMethods.find((m) => m.code === row.payment_method)?.label ?? row.payment_method,
     row.issued_by_type, row.issued_by_id, row.issued_by_name,
   ];
@@ -75,7 +81,7 @@ async function* pages(db: Kysely<DB>, scope: ExportScope): AsyncGenerator<Export
 /** RFC 4180 CSV (CRLF, a header row), UTF-8. */
 function csvExport(db: Kysely<DB>, scope: ExportScope, merchant: ExportMerchant): Readable {
   async function* chunks(): AsyncGenerator<string> {
-    yield stringify([], { header: true, columns: [...EXPORT_COLUMNS], record_delimiter: 'windows' });
+    yield stringify([], { header: true, columns: exportColumns(merchant.profile), record_delimiter: 'windows' });
     for await (const rows of pages(db, scope)) {
       yield stringify(rows.map((r) => cells(r, merchant).map((c) => (typeof c === 'boolean' ? (c ? 'true' : 'false') : c ?? ''))), { record_delimiter: 'windows' });
     }
@@ -111,7 +117,7 @@ function xlsxExport(db: Kysely<DB>, scope: ExportScope, merchant: ExportMerchant
     const { default: ExcelJS } = await import('exceljs');
     const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
     const sheet = workbook.addWorksheet('Documents');
-    sheet.addRow([...EXPORT_COLUMNS]).commit();
+    sheet.addRow(exportColumns(merchant.profile)).commit();
     for await (const rows of pages(db, scope)) {
       if (out.destroyed) return;
       for (const row of rows) {

@@ -61,7 +61,7 @@ export const DailyReport = Type.Object({
   merchant: Type.Object({ id: Type.Integer(), name: Type.String(), tpin: Type.String() }),
   branch: Type.String(),
   branchName: Nullable(Type.String()),
-  currency: Type.String({ description: 'ZMW: a foreign-currency document counts with its kwacha equivalent (each document\'s amounts × its exchangeRate, to the cent)' }),
+  currency: Type.String({ description: 'The currency of the merchant\'s authority (ZMW for ZRA, KES for KRA): a foreign-currency document counts with its equivalent in it (each document\'s amounts × its exchangeRate, to the cent)' }),
   generatedAt: Timestamp('When these figures were computed'),
   closedAt: Nullable(Timestamp('Z only: when the day was closed')),
   closedBy: Nullable(Type.String({ description: 'Z only: who closed it (`tenant_token:<id>`, `user:<id>` for a user of the merchant in the console, `partner_key:<id>`, `admin`)' })),
@@ -82,7 +82,7 @@ export const DailyReport = Type.Object({
         count: Type.Integer(),
         taxable: Type.Number(),
         vat: Type.Number(),
-        total: Type.Number({ description: 'In kwacha' }),
+        total: Type.Number({ description: 'In the report\'s currency' }),
       }),
       { description: 'Training and proforma documents of the day, every status: never fiscal, so left out of every figure above (absent from Z reports closed before they existed)' },
     ),
@@ -93,6 +93,16 @@ export const DailyReport = Type.Object({
     firstReceiptNo: Nullable(Type.Integer({ description: 'The VSDC\'s receipt numbers, uploaded documents' })),
     lastReceiptNo: Nullable(Type.Integer()),
   }),
+  authority: Type.Optional(
+    Type.Object(
+      {
+        authority: Type.String({ description: '`zra`, `kra`' }),
+        taxpayerId: Type.String({ description: 'What the authority calls `merchant.tpin`: `TPIN`, `PIN`' }),
+        paymentMethods: Type.Array(Type.Object({ code: Type.String(), label: Type.String() }), { description: 'The payment types\' words, for `paymentMethods[].method`' }),
+      },
+      { description: "The merchant's authority, as the report is read (not stored with a Z): the words for its codes" },
+    ),
+  ),
   storedAfterClose: Nullable(
     Type.Object({ ...ByType.properties }, {
       description:

@@ -126,7 +126,7 @@ async function computeReport(db: Kysely<DB>, tenant: ReportTenant, device: Branc
     merchant: { id: tenant.id, name: tenant.name, tpin: tenant.tpin },
     branch: device.branch,
     branchName: device.branchName,
-    currency: 'ZMW',
+    currency: tenant.profile.currency,
     generatedAt: now.toISOString(),
     closedAt: null,
     closedBy: null,
@@ -147,12 +147,18 @@ async function computeReport(db: Kysely<DB>, tenant: ReportTenant, device: Branc
       firstReceiptNo: numbers.first_receipt_no,
       lastReceiptNo: numbers.last_receipt_no,
     },
+    authority: authorityWords(tenant.profile),
     storedAfterClose: null,
   };
 }
 
 /** What is said of a Z when it is read, never stored with it: who closed it by name, and what its day holds beyond it. */
-type ReadWithZ = 'closedByName' | 'storedAfterClose';
+type ReadWithZ = 'closedByName' | 'storedAfterClose' | 'authority';
+
+/** The words of the merchant's authority a report is read with. */
+function authorityWords(profile: AuthorityProfile): NonNullable<DailyReportResource['authority']> {
+  return { authority: profile.authority, taxpayerId: profile.receiptLabels.taxpayerId, paymentMethods: profile.paymentMethods.map(({ code, label }) => ({ code, label })) };
+}
 
 /** The day and instants a stored Z counted (its own, whatever the merchant's timezone is now). */
 const countedDay = (z: DailyReportResource): CountedDay => ({ day: z.date, from: new Date(z.from), to: new Date(z.to) });
@@ -169,10 +175,10 @@ function storedAfter(z: DailyReportResource, now: readonly AggregateRow[]): ByTy
 }
 
 /** A stored Z as it is answered: with its closer's name and the day's documents stored after it. */
-async function answeredZ(db: Kysely<DB>, tenantId: number, deviceId: number, stored: StoredZ): Promise<DailyReportResource> {
+async function answeredZ(db: Kysely<DB>, tenant: ReportTenant, deviceId: number, stored: StoredZ): Promise<DailyReportResource> {
   const z = JSON.parse(stored.report) as DailyReportResource;
-  const now = await documentsOfDaysByType(db, tenantId, deviceId, [countedDay(z)]);
-  return { ...z, closedByName: stored.closer_name, storedAfterClose: storedAfter(z, now) };
+  const now = await documentsOfDaysByType(db, tenant.id, deviceId, [countedDay(z)]);
+  return { ...z, closedByName: stored.closer_name, authority: authorityWords(tenant.profile), storedAfterClose: storedAfter(z, now) };
 }
 
 interface ReportRequest {
@@ -189,7 +195,7 @@ export async function dailyReport(ctx: AppContext, request: ReportRequest): Prom
   checkDay('date', day, tenant.timezone, now);
   const device = await reportBranch(ctx.db, tenant.id, request.branch);
   const stored = await findZReport(ctx.db, device.id, day);
-  if (stored) return answeredZ(ctx.db, tenant.id, device.id, stored);
+  if (stored) return answeredZ(ctx.db, tenant, device.id, stored);
   return computeReport(ctx.db, tenant, device, day, now);
 }
 
@@ -223,11 +229,11 @@ export async function closeDay(ctx: AppContext, request: ReportRequest & { date:
     // Ours; or, when another request closed the day between our read and our insert, its Z.
     return { stored: (await findZReport(trx, device.id, request.date))!, created: inserted };
   });
-  return { report: await answeredZ(ctx.db, tenant.id, device.id, stored), created };
+  return { report: await answeredZ(ctx.db, tenant, device.id, stored), created };
 }
 
 function withoutReadFields(report: DailyReportResource): Omit<DailyReportResource, ReadWithZ> {
-  const { closedByName: _name, storedAfterClose: _after, ...stored } = report;
+  const { closedByName: _name, storedAfterClose: _after, authority: _authority, ...stored } = report;
   return stored;
 }
 

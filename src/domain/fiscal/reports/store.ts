@@ -29,16 +29,17 @@ const dayDocuments = (s: DayScope) => sql`s.tenant_id = ${s.tenantId} and s.devi
 const dayConditions = (s: DayScope) => sql`${dayDocuments(s)} and s.sales_type = 'normal'`;
 
 /**
- * An amount of the document's currency in kwacha, to the cent: each document's (or line's)
- * equivalent is rounded once, and reports add those up (in ZMW the amount itself).
+ * An amount of the document's currency in the authority's (ZMW for ZRA, KES for KRA), to the
+ * cent: each document's (or line's) equivalent is rounded once, and reports add those up (in the
+ * authority's currency the amount itself).
  */
-const kwacha = (amount: string) => sql.raw(`round(${amount} * s.exchange_rate, 2)`);
+const inHome = (amount: string) => sql.raw(`round(${amount} * s.exchange_rate, 2)`);
 
-/** Every fiscal document of the day by type and status, with its lines' discounts, in kwacha. */
+/** Every fiscal document of the day by type and status, with its lines' discounts, in the authority's currency. */
 export async function documentsByTypeAndStatus(db: Kysely<DB>, scope: DayScope): Promise<Array<AggregateRow & { status: DocumentStatus }>> {
   const result = await sql<AggregateRow & { status: DocumentStatus }>`
-    select s.type, s.status, count(*)::int as count, sum(${kwacha('s.net')})::text as taxable, sum(${kwacha('s.vat')})::text as vat,
-      sum(${kwacha('s.total')})::text as total, coalesce(sum(${kwacha('d.discount')}), 0)::text as discount
+    select s.type, s.status, count(*)::int as count, sum(${inHome('s.net')})::text as taxable, sum(${inHome('s.vat')})::text as vat,
+      sum(${inHome('s.total')})::text as total, coalesce(sum(${inHome('d.discount')}), 0)::text as discount
     from sales s
     left join lateral (select sum(l.discount) as discount from sale_lines l where l.sale_id = s.id) d on true
     where ${dayConditions(scope)}
@@ -51,8 +52,8 @@ export async function documentsByTypeAndStatus(db: Kysely<DB>, scope: DayScope):
 export async function vatCategoriesOfDay(db: Kysely<DB>, scope: DayScope): Promise<Array<AggregateRow & { category: string; rate: string }>> {
   const result = await sql<AggregateRow & { category: string; rate: string }>`
     select s.type, l.vat_category as category, l.vat_rate::text as rate, count(distinct s.id)::int as count,
-      sum(${kwacha('l.net')})::text as taxable, sum(${kwacha('l.vat')})::text as vat, sum(${kwacha('l.total')})::text as total,
-      sum(${kwacha('l.discount')})::text as discount
+      sum(${inHome('l.net')})::text as taxable, sum(${inHome('l.vat')})::text as vat, sum(${inHome('l.total')})::text as total,
+      sum(${inHome('l.discount')})::text as discount
     from sales s join sale_lines l on l.sale_id = s.id
     where ${dayConditions(scope)} and s.status = 'uploaded'
     group by s.type, l.vat_category, l.vat_rate
@@ -63,8 +64,8 @@ export async function vatCategoriesOfDay(db: Kysely<DB>, scope: DayScope): Promi
 /** Uploaded documents per payment method, by document type. */
 export async function paymentMethodsOfDay(db: Kysely<DB>, scope: DayScope): Promise<Array<AggregateRow & { method: string }>> {
   const result = await sql<AggregateRow & { method: string }>`
-    select s.type, s.payment_method as method, count(*)::int as count, sum(${kwacha('s.net')})::text as taxable, sum(${kwacha('s.vat')})::text as vat,
-      sum(${kwacha('s.total')})::text as total, coalesce(sum(${kwacha('d.discount')}), 0)::text as discount
+    select s.type, s.payment_method as method, count(*)::int as count, sum(${inHome('s.net')})::text as taxable, sum(${inHome('s.vat')})::text as vat,
+      sum(${inHome('s.total')})::text as total, coalesce(sum(${inHome('d.discount')}), 0)::text as discount
     from sales s
     left join lateral (select sum(l.discount) as discount from sale_lines l where l.sale_id = s.id) d on true
     where ${dayConditions(scope)} and s.status = 'uploaded'
@@ -73,11 +74,11 @@ export async function paymentMethodsOfDay(db: Kysely<DB>, scope: DayScope): Prom
   return result.rows;
 }
 
-/** The day's training and proforma documents (never fiscal), by kind and type, in kwacha. */
+/** The day's training and proforma documents (never fiscal), by kind and type, in the authority's currency. */
 export async function nonFiscalOfDay(db: Kysely<DB>, scope: DayScope): Promise<Array<AggregateRow & { sales_type: 'training' | 'proforma' }>> {
   const result = await sql<AggregateRow & { sales_type: 'training' | 'proforma' }>`
-    select s.sales_type, s.type, count(*)::int as count, sum(${kwacha('s.net')})::text as taxable, sum(${kwacha('s.vat')})::text as vat,
-      sum(${kwacha('s.total')})::text as total, '0' as discount
+    select s.sales_type, s.type, count(*)::int as count, sum(${inHome('s.net')})::text as taxable, sum(${inHome('s.vat')})::text as vat,
+      sum(${inHome('s.total')})::text as total, '0' as discount
     from sales s
     where ${dayDocuments(scope)} and s.sales_type <> 'normal'
     group by s.sales_type, s.type
@@ -100,8 +101,8 @@ export async function documentsOfDaysByType(db: Kysely<DB>, tenantId: number, de
   if (days.length === 0) return [];
   const ranges = sql.join(days.map((d) => sql`(${d.day}::text, ${d.from}::timestamptz, ${d.to}::timestamptz)`));
   const result = await sql<AggregateRow & { day: string }>`
-    select r.day, s.type, count(*)::int as count, sum(${kwacha('s.net')})::text as taxable, sum(${kwacha('s.vat')})::text as vat,
-      sum(${kwacha('s.total')})::text as total, coalesce(sum(${kwacha('d.discount')}), 0)::text as discount
+    select r.day, s.type, count(*)::int as count, sum(${inHome('s.net')})::text as taxable, sum(${inHome('s.vat')})::text as vat,
+      sum(${inHome('s.total')})::text as total, coalesce(sum(${inHome('d.discount')}), 0)::text as discount
     from (values ${ranges}) as r(day, starts, ends)
     join sales s on s.tenant_id = ${tenantId} and s.device_id = ${deviceId} and s.occurred_at >= r.starts and s.occurred_at < r.ends and s.sales_type = 'normal'
     left join lateral (select sum(l.discount) as discount from sale_lines l where l.sale_id = s.id) d on true
@@ -212,7 +213,7 @@ export interface ExportRow {
   total: string | null;
   sales_type: string;
   exchange_rate: string;
-  doc_total_zmw: string;
+  doc_total_home: string;
   lpo_number: string | null;
   issued_by_type: string | null;
   issued_by_id: string | null;
@@ -237,7 +238,7 @@ export async function exportPage(db: Kysely<DB>, scope: ExportScope, cursor: Exp
       l.line, l.name, l.classification_code, l.item_code, l.quantity::text as quantity, l.price::text as price, l.vat_category,
       l.vat_rate::text as vat_rate, l.amount::text as amount, l.discount::text as discount, l.net::text as taxable, l.vat::text as vat,
       l.total::text as total, p.sales_type, p.exchange_rate::text as exchange_rate,
-      round(p.total * p.exchange_rate, 2)::text as doc_total_zmw, p.lpo_number,
+      round(p.total * p.exchange_rate, 2)::text as doc_total_home, p.lpo_number,
       p.issued_by_type, p.issued_by_id::text as issued_by_id, ${issuedByName('p')} as issued_by_name
     from page p left join sale_lines l on l.sale_id = p.id
     order by p.occurred_at, p.id, l.line`.execute(db);

@@ -13,6 +13,8 @@ import * as S from './schemas.ts';
 import * as service from './service.ts';
 import * as users from './users-service.ts';
 import { LINKS_PER_HOUR } from './links.ts';
+import { merchantProfile } from '../../../authorities/index.ts';
+import { MerchantAuthority, presentAuthority } from './authority.ts';
 
 const TAG = ['Merchant: account'];
 const PUBLIC = { auth: { surface: 'public' } } as const;
@@ -118,6 +120,17 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsync {
       const { user, sessionToken } = requireUser(request);
       return { data: await service.me(ctx, user, sessionToken) };
     });
+
+    app.get('/api/v1/account/authority', {
+      config: viewer,
+      schema: {
+        operationId: 'getAccountAuthority',
+        tags: TAG,
+        summary: "The merchant's tax authority: its letters and rates, payment types, note reasons, currency and identifier forms",
+        description: 'What the console builds its forms and labels from: the merchant\'s authority profile (ZRA for a Zambian merchant, KRA for a Kenyan one).',
+        response: { 200: data(MerchantAuthority) },
+      },
+    }, async (request) => ({ data: presentAuthority(merchantProfile(requireUser(request).user.tenant.authority)) }));
 
     app.post('/api/v1/account/password', {
       config: viewer,

@@ -2,7 +2,8 @@
 // behind, for the merchant to review and release. Drafts are never sent on their own.
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
-import { DEFAULT_ITEM, generatedItemCode, normalizeItemName } from './codes.ts';
+import { merchantProfile } from '../../../authorities/index.ts';
+import { generatedItemCode, itemDefaults, normalizeItemName } from './codes.ts';
 import { presentItem } from './present.ts';
 import type { ItemResource } from './schemas.ts';
 import { insertDrafts, knownNormalizedNames, reserveItemCodeSequence, type NewItem } from './store.ts';
@@ -37,6 +38,9 @@ export async function recordDraftItemsFromSale(db: Kysely<DB>, tenantId: number,
     const known = await knownNormalizedNames(db, tenantId, [...byName.keys()]);
     for (const name of known) byName.delete(name);
     if (byName.size === 0) break;
+    // A draft is of the merchant's authority: its country, its standard tax category.
+    const tenant = await db.selectFrom('tenants').select('authority').where('id', '=', tenantId).executeTakeFirstOrThrow();
+    const DEFAULT_ITEM = itemDefaults(merchantProfile(tenant.authority));
     const sequence = await reserveItemCodeSequence(db, tenantId, byName.size);
     const drafts: NewItem[] = [...byName.entries()].map(([normalizedName, line], i) => ({
       tenantId,

@@ -69,7 +69,7 @@ export function itemRoutes(ctx: AppContext): FastifyPluginAsync {
         body: S.UpdateItemBody,
         response: { 200: data(S.Item) },
       },
-    }, async (request) => ({ data: await updateItem(ctx, requireTenant(request).id, request.params.item, request.body, merchantActor(request)) }));
+    }, async (request) => ({ data: await updateItem(ctx, requireTenant(request), request.params.item, request.body, merchantActor(request)) }));
 
     app.post('/api/v1/items/:item/release', {
       config: { auth: { ...WRITE.auth, branch: 'write' }, errors: ['item_not_draft'] },

@@ -1,5 +1,4 @@
 import { Type, type Static } from 'typebox';
-import { AUTHORITY_PROFILES } from '../../../authorities/index.ts';
 import { Nullable, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
 
 
@@ -12,9 +11,6 @@ export const ITEM_CODE_PATTERN = '^(?![0-9]+$)[A-Za-z0-9._-]{1,50}$';
 
 // ---- requests ----
 
-/** Every tax category of the registered authorities (one today: Zambia's). With a second one, an item's category is to be checked against its own merchant's authority, as a sale's is. */
-const TAX_CATEGORY_CODES = [...new Set(Object.values(AUTHORITY_PROFILES).flatMap((profile) => profile.taxCategories.map((category) => category.code)))];
-
 // Factories, so each use can carry its own description.
 const fields = {
   name: () => Type.String({ minLength: 1, maxLength: 200 }),
@@ -23,8 +19,9 @@ const fields = {
   originCountryCode: (description = 'Country of origin, ISO 3166 alpha-2') => Type.String({ pattern: '^[A-Z]{2}$', description }),
   packagingUnitCode: (description = 'The authority\'s packaging unit code (class 17), e.g. NT net, CT carton') => Type.String({ pattern: '^[A-Z0-9]{1,5}$', description }),
   quantityUnitCode: (description = 'The authority\'s quantity unit code (class 10), e.g. U pieces, KG, L') => Type.String({ pattern: '^[A-Z0-9]{1,5}$', description }),
-  vatCategory: (description = 'VAT category: A standard (16%), B MTV, C1 export, C2 LPO, C3 zero-rated, D exempt, RVAT, E, F') =>
-    Type.Enum(TAX_CATEGORY_CODES, { description }),
+  // Checked against the merchant's authority's categories by the service (a 422 listing them).
+  vatCategory: (description = "A tax category of the merchant's authority. ZRA: A standard (16%), B MTV, C1 export, C2 LPO, C3 zero-rated, D exempt, RVAT, E, F; KRA: A exempt, B 16%, C zero-rated, D non-VAT, E 8%") =>
+    Type.String({ pattern: '^[A-Z0-9]{1,5}$', description }),
   defaultPrice: (description = 'Up to 4 decimals') => Type.Number({ minimum: 0, maximum: MAX_ITEM_PRICE, description }),
   barcode: () => Nullable(Type.String({ minLength: 1, maxLength: 50 })),
   active: () => Type.Boolean({ description: 'Sent as useYn; false withdraws the item from use' }),
@@ -36,13 +33,13 @@ export const CreateItemBody = withExample(
       name: fields.name(),
       itemClsCd: fields.itemClsCd(),
       itemCode: Type.Optional(
-        Type.String({ pattern: ITEM_CODE_PATTERN, description: 'The authority item code; generated when absent (country + type + packaging unit + quantity unit + 7-digit sequence, e.g. ZM2NTU0000001)' }),
+        Type.String({ pattern: ITEM_CODE_PATTERN, description: 'The authority item code; generated when absent (country + type + packaging unit + quantity unit + 7-digit sequence, e.g. ZM2NTU0000001, KE2NTU0000001)' }),
       ),
       itemTypeCode: Type.Optional(fields.itemTypeCode('1 raw material, 2 finished product (default), 3 service')),
-      originCountryCode: Type.Optional(fields.originCountryCode('Country of origin, ISO 3166 alpha-2; default ZM')),
+      originCountryCode: Type.Optional(fields.originCountryCode("Country of origin, ISO 3166 alpha-2; default the authority's country (ZM, KE)")),
       packagingUnitCode: Type.Optional(fields.packagingUnitCode('The authority\'s packaging unit code (class 17); default NT (net)')),
       quantityUnitCode: Type.Optional(fields.quantityUnitCode('The authority\'s quantity unit code (class 10); default U (pieces)')),
-      vatCategory: Type.Optional(fields.vatCategory('Default A (standard, 16%)')),
+      vatCategory: Type.Optional(fields.vatCategory("Default the authority's standard category: ZRA's A (16%), KRA's B (16%). Zambia: A, B MTV, C1 export, C2 LPO, C3 zero-rated, D exempt, RVAT, E, F; Kenya: A exempt, B 16%, C zero-rated, D non-VAT, E 8%")),
       defaultPrice: Type.Optional(fields.defaultPrice('Default 0; up to 4 decimals')),
       barcode: Type.Optional(fields.barcode()),
       active: Type.Optional(fields.active()),

@@ -11,7 +11,8 @@ import { actorOfParty, recordAudit, type Party } from '../../kernel/audit/store.
 import { unknownClassificationCodes } from '../../kernel/catalogue/lookup.ts';
 import type { BranchDevice } from '../../kernel/devices/store.ts';
 import { vsdcLeaseMs, sentOutcomeOf } from '../../kernel/authority-rows/answers.ts';
-import { DEFAULT_ITEM, generatedItemCode, normalizeItemName } from './codes.ts';
+import { merchantProfile } from '../../../authorities/index.ts';
+import { generatedItemCode, itemDefaults, normalizeItemName } from './codes.ts';
 import { presentItem } from './present.ts';
 import { componentsOfItems } from './composition-store.ts';
 import type { CreateItemBody, ItemResource, ListItemsQuery, UpdateItemBody } from './schemas.ts';
@@ -23,8 +24,12 @@ const CODE_ATTEMPTS = 5;
 
 const FOUR_DECIMALS = /^\d+(\.\d{1,4})?$/;
 
-async function checkFields(ctx: AppContext, fields: { itemClsCd?: string | undefined; defaultPrice?: number | undefined }): Promise<void> {
+async function checkFields(ctx: AppContext, authority: string, fields: { itemClsCd?: string | undefined; defaultPrice?: number | undefined; vatCategory?: string | undefined }): Promise<void> {
   const errors: Record<string, string[]> = {};
+  const categories = merchantProfile(authority).taxCategories.map((c) => c.code);
+  if (fields.vatCategory !== undefined && !categories.includes(fields.vatCategory)) {
+    errors.vatCategory = [`The vatCategory field must be one of your authority's tax categories: ${categories.join(', ')}.`];
+  }
   if (fields.defaultPrice !== undefined && !FOUR_DECIMALS.test(String(fields.defaultPrice))) {
     errors.defaultPrice = ['The defaultPrice field must have at most 4 decimal places.'];
   }
@@ -52,7 +57,8 @@ export async function reload(ctx: AppContext, tenantId: number, id: number): Pro
 
 /** Stores the item as `pending` on the branch, then sends it; answers with the state reached. */
 export async function createItem(ctx: AppContext, tenant: TenantAccount, device: BranchDevice, body: CreateItemBody, by: Party): Promise<ItemResource> {
-  await checkFields(ctx, body);
+  await checkFields(ctx, tenant.authority, body);
+  const DEFAULT_ITEM = itemDefaults(merchantProfile(tenant.authority));
   const item = {
     tenantId: tenant.id,
     deviceId: device.id,
@@ -111,9 +117,10 @@ export async function listItemsPage(ctx: AppContext, tenantId: number, query: Li
  * Amends the item locally, then tells the authority: `saveItem` while it never accepted the
  * item, `updateItem` once it has. A draft is only amended (review before release).
  */
-export async function updateItem(ctx: AppContext, tenantId: number, ref: string, body: UpdateItemBody, by: Party): Promise<ItemResource> {
+export async function updateItem(ctx: AppContext, tenant: Pick<TenantAccount, 'id' | 'authority'>, ref: string, body: UpdateItemBody, by: Party): Promise<ItemResource> {
+  const tenantId = tenant.id;
   const row = await findItem(ctx, tenantId, ref);
-  await checkFields(ctx, body);
+  await checkFields(ctx, tenant.authority, body);
   const changes: ItemChanges = {};
   if (body.name !== undefined) Object.assign(changes, { name: body.name.trim(), normalized_name: normalizeItemName(body.name) });
   if (body.itemClsCd !== undefined) changes.item_class_code = body.itemClsCd;
@@ -154,7 +161,7 @@ export async function releaseItem(ctx: AppContext, tenant: TenantAccount, ref: s
     throw new ApiError('item_not_draft', `Only a draft can be released; this item is ${row.registration_state}.`);
   }
   const device = await branchOf();
-  await checkFields(ctx, { itemClsCd: row.item_class_code });
+  await checkFields(ctx, tenant.authority, { itemClsCd: row.item_class_code });
   const released = await ctx.db.transaction().execute(async (trx) => {
     if (!(await releaseDraft(trx, tenant.id, id, device.id))) return false;
     await recordAudit(trx, { actor: actorOfParty(by), action: 'item.released', tenantId: tenant.id, targetType: 'item', targetId: id, details: { itemCode: row.item_code, name: row.name, branch: device.branch } });
