@@ -1,40 +1,104 @@
 import type { Kysely } from 'kysely';
-import { profileOf } from '../../../authorities/index.ts';
 import { unreachableCause } from '../../../authorities/port/outcomes.ts';
-import type { AuthorityDevice, Initialisation } from '../../../authorities/port/index.ts';
+import type { AuthorityDevice, Initialisation, Rejected, Unreachable } from '../../../authorities/port/index.ts';
+import type { SecretBox } from '../../../credentials/secret-box.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import { isUniqueViolation } from '../../../platform/db/database.ts';
-import { ApiError, fieldError } from '../../../platform/errors/errors.ts';
+import { ApiError, FieldErrors, fieldError } from '../../../platform/errors/errors.ts';
 import { recordAudit, type Actor } from '../audit/store.ts';
 import { queueUsersOfNewBranch } from '../branch-users/store.ts';
 import { presentDevice } from './present.ts';
 import type { DeviceResource } from './schemas.ts';
 import type { Selectable } from 'kysely';
 import type { TenantsTable } from '../../../platform/db/tables/foundation.ts';
+import { deviceSecrets, sealUnitKey } from '../authority-rows/devices.ts';
+import type { DeviceProtocol } from '../../../platform/db/tables/foundation.ts';
+import { merchantProfile } from '../../../authorities/index.ts';
+import { branchProblem, knowsAuthority, oneOf, protocolsOf } from './authorities.ts';
+import { credentialOf, deviceAddress, handedOver, sealedColumnsOf, storeApiCredential, takeHandover, verifyHandover, type ApiCredentialInput, type HandoverInput } from './handover.ts';
 import { claimDeviceForInit, deleteDeviceRows, findDevice, insertDevice, liveCredentialsOfDevice, lockDevice, markDeviceInitialized, releaseDeviceClaim, updateDeviceRow, type DeviceInitInfo, type DeviceRow } from './store.ts';
 
-/** The device's initialisation with its authority (kernel/devices/handshake.ts: by its adapter). */
-export type Handshake = (device: AuthorityDevice, deviceSerial: string) => Promise<Initialisation>;
+/** A device's life with its authority (kernel/devices/handshake.ts: by its adapter), and the box its secrets are sealed with. */
+export interface Handshake {
+  box: SecretBox;
+  initialise(device: AuthorityDevice, deviceSerial: string): Promise<Initialisation>;
+  /** A call that changes nothing, accepting the device as it stands (a handed-over unit id and key). */
+  verify(device: AuthorityDevice): Promise<{ kind: 'ok' } | Rejected | Unreachable>;
+}
 
-interface RegisterDeviceInput {
+export interface RegisterDeviceInput {
   deviceSerial: string;
   branch: string;
   vsdcBaseUrl: string;
+  protocol?: string;
+  initializedElsewhere?: HandoverInput;
+  apiCredential?: ApiCredentialInput;
+  production?: boolean;
+  lastInvoiceNo?: number;
 }
 
-export async function registerDevice(db: Kysely<DB>, actor: Actor, tenant: TenantRow, input: RegisterDeviceInput): Promise<DeviceResource> {
+/**
+ * Registers a device, checked against its merchant's authority (branch form, protocol). With
+ * `initializedElsewhere` the authority is asked first (verify) and the device is stored
+ * initialised, with no initialisation call; refused or unreachable, nothing is stored.
+ */
+export async function registerDevice(db: Kysely<DB>, actor: Actor, tenant: TenantRow, input: RegisterDeviceInput, handshake?: Handshake): Promise<DeviceResource> {
+  const protocol = checkDeviceInput(tenant, input);
   const exists = () =>
     new ApiError('branch_exists', `Branch ${input.branch} is already registered for this merchant; the existing device keeps its serial and VSDC address.`);
+  if ((input.initializedElsewhere || input.apiCredential) && !handshake) throw new Error('registering a device with secrets needs the handshake (its SecretBox)');
+  const handover = input.initializedElsewhere;
+  if (handover) {
+    if (await findDevice(db, tenant.id, input.branch)) throw exists();
+    const device = { ...deviceAddress(tenant, { branch: input.branch, protocol, vsdc_base_url: input.vsdcBaseUrl.trim() }), production: input.production ?? false, ...handedOver(handover), apiCredential: credentialOf(input.apiCredential) };
+    await verifyHandover(handshake!.verify, device);
+  }
   try {
     return await db.transaction().execute(async (trx) => {
-      const row = await insertDevice(trx, { tenant_id: tenant.id, branch: input.branch, device_serial: input.deviceSerial.trim(), vsdc_base_url: input.vsdcBaseUrl.trim() });
+      let row = await insertDevice(trx, {
+        tenant_id: tenant.id,
+        branch: input.branch,
+        device_serial: input.deviceSerial.trim(),
+        vsdc_base_url: input.vsdcBaseUrl.trim(),
+        protocol: protocol as DeviceProtocol,
+        production: input.production ?? false,
+        last_invoice_no: input.lastInvoiceNo ?? 0,
+      });
       if (!row) throw exists();
-      await recordAudit(trx, { actor, action: 'device.registered', tenantId: tenant.id, targetType: 'device', targetId: row.id, details: { branch: row.branch, deviceSerial: row.device_serial } });
+      if (input.apiCredential) row = await storeApiCredential(trx, handshake!.box, row.id, credentialOf(input.apiCredential)!);
+      await recordAudit(trx, {
+        actor,
+        action: 'device.registered',
+        tenantId: tenant.id,
+        targetType: 'device',
+        targetId: row.id,
+        details: { branch: row.branch, deviceSerial: row.device_serial, protocol: row.protocol, production: row.production, lastInvoiceNo: row.last_invoice_no, apiCredential: row.api_credential_kind, handedOver: handover !== undefined },
+      });
+      if (handover) row = await takeHandover(trx, actor, tenant, row, handover, handshake!.box);
       return presentDevice(row);
     });
   } catch (err) {
     throw isUniqueViolation(err) ? exists() : err;
   }
+}
+
+/** The protocol the device speaks (the body's, else its authority's first); 422 naming each field of the wrong form. */
+function checkDeviceInput(tenant: TenantRow, input: { branch: string; protocol?: string }): string {
+  if (!knowsAuthority(tenant.authority)) throw new Error(`no authority profile for the authority ${tenant.authority} (src/authorities/index.ts)`);
+  deviceInputProblems(new FieldErrors(), tenant.authority, input).throwIfAny();
+  return input.protocol ?? protocolsOf(tenant.authority)[0]!;
+}
+
+/** A device's branch and protocol against its merchant's authority (read defensively: a route's hook runs it before the schema). */
+export function deviceInputProblems(errors: FieldErrors, authority: string, body: { branch?: unknown; protocol?: unknown }): FieldErrors {
+  if (!knowsAuthority(authority)) return errors;
+  const branch = typeof body.branch === 'string' ? branchProblem('branch', authority, body.branch) : null;
+  if (branch) errors.add('branch', branch);
+  const protocols = protocolsOf(authority);
+  if (typeof body.protocol === 'string' && !protocols.includes(body.protocol)) {
+    errors.add('protocol', `The protocol field must be ${oneOf(protocols)} for a merchant of ${merchantProfile(authority).name} (authority ${authority}).`);
+  }
+  return errors;
 }
 
 interface UpdateDeviceInput {
@@ -200,7 +264,7 @@ const correctPath = (surface: DeviceSurface) => (surface === 'partner' ? 'PATCH 
 async function finishHandshake(db: Kysely<DB>, actor: Actor, tenant: TenantRow, device: DeviceRow, handshake: Handshake, surface: DeviceSurface): Promise<DeviceResource> {
   let result: Initialisation;
   try {
-    result = await handshake({ profile: profileOf(tenant.authority, device.protocol), baseUrl: device.vsdc_base_url, tpin: tenant.tpin, branch: device.branch }, device.device_serial);
+    result = await handshake.initialise({ ...deviceAddress(tenant, device), ...deviceSecrets(handshake.box, sealedColumnsOf(device)) }, device.device_serial);
   } catch (err) {
     result = { kind: 'unreachable', reason: 'network_error', detail: (err as Error).message };
   }
@@ -209,8 +273,9 @@ async function finishHandshake(db: Kysely<DB>, actor: Actor, tenant: TenantRow, 
   switch (result.kind) {
     case 'ok': {
       const info: DeviceInitInfo = result.device;
+      const unitKeySealed = info.unitKey ? sealUnitKey(handshake.box, device.id, info.unitKey) : null;
       return db.transaction().execute(async (trx) => {
-        const row = await markDeviceInitialized(trx, device.id, info);
+        const row = await markDeviceInitialized(trx, device.id, info, unitKeySealed);
         // The merchant's users and the branch's till logins are registered with its VSDC.
         if (row) await queueUsersOfNewBranch(trx, device.id);
         await recordAudit(trx, { actor, action: 'device.initialized', tenantId: tenant.id, targetType: 'device', targetId: device.id, details: { branch: device.branch, sdcId: info.sdcId } });
@@ -235,5 +300,24 @@ async function finishHandshake(db: Kysely<DB>, actor: Actor, tenant: TenantRow, 
         `The VSDC at ${device.vsdc_base_url} could not be reached: ${unreachableCause(result)}. Nothing was changed. If the address is wrong, correct it (${correctPath(surface)}); otherwise repeat this request once the VSDC is up.`,
         { 'retry-after': '5' },
       );
+  }
+}
+
+/**
+ * Takes a registered, uninitialised device as initialised elsewhere: the handed-over unit id and
+ * key are checked with the authority (a call that changes nothing) and stored, with no
+ * initialisation call. Refused or unreachable, the device stays as it was.
+ */
+export async function handOverDevice(db: Kysely<DB>, actor: Actor, tenant: TenantRow, branch: string, handover: HandoverInput, handshake: Handshake, surface: DeviceSurface = 'partner'): Promise<DeviceResource> {
+  const device = await deviceOf(db, tenant.id, branch, surface);
+  if (device.initialized) throw new ApiError('device_initialized', `The device of branch ${branch} is initialised already; a handover is only for a device the gateway has not initialised.`);
+  const claimed = await claimDeviceForInit(db, device.id, CLAIM_SECONDS * 1000);
+  if (!claimed) throw new ApiError('device_in_use', `The device of branch ${branch} is being initialised right now; wait for that to finish (at most a minute), then look at its state again.`);
+  try {
+    await verifyHandover(handshake.verify, { ...deviceAddress(tenant, claimed), ...deviceSecrets(handshake.box, sealedColumnsOf(claimed)), ...handedOver(handover) });
+    return await db.transaction().execute(async (trx) => presentDevice(await takeHandover(trx, actor, tenant, claimed, handover, handshake.box)));
+  } catch (err) {
+    await releaseDeviceClaim(db, device.id);
+    throw err;
   }
 }
