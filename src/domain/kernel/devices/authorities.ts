@@ -27,7 +27,11 @@ export function protocolsOf(authority: string): string[] {
 export const HEADQUARTERS: readonly string[] = [...new Set(PROFILES.map((p) => p.branch.headquarters))];
 
 /** A pattern any authority's branch id matches (the schemas' form; the merchant's own is checked by profile). */
-export const ANY_BRANCH_PATTERN = `^(?:${[...new Set(PROFILES.map((p) => p.branch.pattern.source.replace(/^\^/, '').replace(/\$$/, '')))].join('|')})$`;
+export const ANY_BRANCH_PATTERN = anyOf([...new Set(PROFILES.map((p) => p.branch.pattern.source))]);
+
+function anyOf(patterns: readonly string[]): string {
+  return patterns.length === 1 ? patterns[0]! : `^(?:${patterns.map((p) => p.replace(/^\^/, '').replace(/\$$/, '')).join('|')})$`;
+}
 
 /** The branch forms in words, for descriptions: `ZRA: 3 digits (000 headquarters)`. */
 export const BRANCH_FORMS = [...new Map(PROFILES.map((p) => [p.authority, `${p.authority.toUpperCase()}: ${p.branch.words} (${p.branch.headquarters} the headquarters)`])).values()].join('; ');

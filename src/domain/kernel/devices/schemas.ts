@@ -78,7 +78,7 @@ export const Device = Type.Object({
 export type DeviceResource = Static<typeof Device>;
 const Protocol = Type.String({ minLength: 1, maxLength: 20, description: 'How the device talks to its authority: `vsdc` for a ZRA merchant (its only one); `oscu` (the default) or `vscu` for a KRA merchant. Default: the first its authority has' });
 const UnitKey = Type.String({ minLength: 1, maxLength: 500, description: 'The key the earlier initialisation returned (KRA: the cmcKey). Stored sealed; never shown or logged' });
-export const Handover = Type.Object(
+const HandoverFields = Type.Object(
   {
     sdcId: Type.String({ minLength: 1, maxLength: 40, description: 'The unit id the earlier initialisation returned (sdcId)' }),
     mrcNo: Type.Optional(Type.String({ maxLength: 40, description: 'Its MRC number, when it gave one' })),
@@ -86,6 +86,8 @@ export const Handover = Type.Object(
   },
   { additionalProperties: false, description: 'A device initialised elsewhere (another integrator, an earlier system): checked with the authority by a call that changes nothing, then taken as initialised, with no initialisation call' },
 );
+/** A device initialised elsewhere; the example is a unit registered but not initialised here. */
+export const Handover = withExample(HandoverFields, { sdcId: 'SDC0010000002', mrcNo: 'WIS00000002', unitKey: 'the-key-its-initialisation-returned' });
 const ApiCredentialInput = Type.Union(
   [
     Type.Object({ token: Type.String({ minLength: 1, maxLength: 4000, description: 'A bearer token sent with every call' }) }, { additionalProperties: false }),
@@ -106,7 +108,7 @@ export const RegisterDeviceBody = withExample(
     branch: Type.String({ minLength: 1, maxLength: 10, description: `Branch id (bhfId) in the merchant's authority's form: ${BRANCH_FORMS}` }),
     vsdcBaseUrl: VsdcBaseUrl('http(s) base address of the authority\'s unit (ZRA: the VSDC, with or without a context path; KRA: the OSCU base or the VSCU\'s local address)'),
     protocol: Type.Optional(Protocol),
-    initializedElsewhere: Type.Optional(Handover),
+    initializedElsewhere: Type.Optional(HandoverFields),
     apiCredential: Type.Optional(ApiCredentialInput),
     production: Type.Optional(Type.Boolean({ description: 'Files to the authority\'s production system (e.g. through a proxy whose address does not say so). Default false' })),
     lastInvoiceNo: Type.Optional(Type.Integer({ minimum: 0, maximum: 2147483646, description: 'The last invoice number its previous system used (default 0): numbering continues from the larger of it and the unit\'s own counter' })),

@@ -52,7 +52,7 @@ export function accountDeviceRoutes(ctx: AppContext): FastifyPluginAsync {
     });
 
     app.post('/api/v1/account/devices', {
-      config: { auth: { ...admin.auth, tenant: 'writable' }, errors: ['branch_exists', 'initialization_failed', 'vsdc_unreachable'] },
+      config: { auth: { ...admin.auth, tenant: 'writable' }, errors: ['branch_exists', 'device_initialized', 'initialization_failed', 'vsdc_unreachable'] },
       schema: { operationId: 'registerAccountDevice', tags: TAG, summary: 'Register a device (local only, unless initialised elsewhere)', body: RegisterDeviceBody, response: { 201: data(Device) } },
       preValidation: bodyRulesWithSchema(RegisterDeviceBody, async (errors, body, request) => {
         const tenant = principalTenant(request.principal);

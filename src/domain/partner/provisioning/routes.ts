@@ -76,7 +76,7 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
     }, async (request) => ({ data: await updateTenantSettings(db, actorOf(request), requirePartner(request).partner.id, request.params.tenant, request.body) }));
 
     app.post('/api/v1/tenants/:tenant/devices', {
-      config: { auth: { surface: 'partner', scope: 'devices:write', tenant: 'writable' }, errors: ['branch_exists', 'initialization_failed', 'vsdc_unreachable'] },
+      config: { auth: { surface: 'partner', scope: 'devices:write', tenant: 'writable' }, errors: ['branch_exists', 'device_initialized', 'initialization_failed', 'vsdc_unreachable'] },
       schema: {
         operationId: 'registerDevice',
         tags: TAG,
