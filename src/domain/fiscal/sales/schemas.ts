@@ -294,12 +294,13 @@ const NoteSummary = Type.Object({
 const OriginalSale = Type.Object({
   id: Type.Integer(),
   invoiceNo: Type.Integer({ description: "The sale's number in the branch's sequence" }),
-  authorityInvoiceNo: Nullable(Type.String({ description: 'INV{sdcId without SDC}/{receiptNo}: the number printed on its receipt' })),
+  authorityInvoiceNo: Nullable(Type.String({ description: 'The number printed on its receipt, in its authority\'s form (ZRA: INV{sdcId without SDC}/{receiptNo}; KRA: {sdcId}/{invoiceNo})' })),
   receiptNo: Nullable(Type.Integer()),
 }, { description: 'A note read alone (GET /api/v1/sales/{sale}): the sale it corrects, by the numbers the merchant knows it by' });
 
 const Fiscal = Type.Object({
   receiptNo: Nullable(Type.Integer()),
+  totalReceiptNo: Nullable(Type.Integer({ description: 'The authority\'s count of every receipt its unit issued, this one included (KRA: totRcptNo); null for an authority that gives none (ZRA)' })),
   internalData: Nullable(Type.String()),
   receiptSignature: Nullable(Type.String()),
   sdcId: Nullable(Type.String()),
