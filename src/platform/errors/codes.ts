@@ -42,6 +42,7 @@ export const ERROR_CODES = {
   },
   missing_ability: { status: 403, meaning: 'The tenant token lacks `invoices:read` / `invoices:write`' },
   tenant_suspended: { status: 403, meaning: 'The merchant account is suspended' },
+  not_this_dialect: { status: 403, meaning: 'A fiscalisation key of a merchant whose authority is not ZRA, on /zm/api (Zambia\'s till dialect): its sales go through /api/v1' },
   insufficient_privilege: { status: 403, meaning: 'A key tried to grant scopes it lacks, or an `sk_test_` key touched an `sk_live_` key' },
   device_not_found: {
     status: 404,

@@ -57,3 +57,10 @@ export function branchProblem(field: string, authority: string, value: string): 
   if (profile.branch.pattern.test(value)) return null;
   return `The ${field} field must be a ${profile.authority.toUpperCase()} branch id: ${profile.branch.words}, e.g. ${profile.branch.example} (${profile.branch.headquarters} is the headquarters).`;
 }
+
+/** A counterparty's taxpayer id (a customer's, a supplier's) in the merchant's authority's form: the sales' sentence. */
+export function checkCounterpartyTaxpayerId(errors: { add(field: string, message: string): void }, field: string, authority: string, value: unknown): void {
+  if (typeof value !== 'string' || !knowsAuthority(authority)) return;
+  const { taxpayerId } = merchantProfile(authority);
+  if (!taxpayerId.pattern.test(value)) errors.add(field, `The ${field} field must be ${taxpayerId.words}, e.g. ${taxpayerId.example}, or null.`);
+}

@@ -1,3 +1,5 @@
+import { bodyRulesWithSchema } from '../../kernel/access/body-rules.ts';
+import { checkCounterpartyTaxpayerId } from '../../kernel/devices/authorities.ts';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../kernel/context.ts';
@@ -46,6 +48,7 @@ export function customerRoutes(ctx: AppContext): FastifyPluginAsync {
         body: S.CreateCustomerBody,
         response: { 200: data(S.Customer), 201: data(S.Customer) },
       },
+      preValidation: bodyRulesWithSchema(S.CreateCustomerBody, (errors, body, request) => checkCounterpartyTaxpayerId(errors, 'tpin', requireTenant(request).authority, body.tpin)),
     }, async (request, reply) => {
       const result = await createCustomer(ctx, requireTenant(request), branchHeaderOf(request), request.body);
       return reply.code(result.created ? 201 : 200).send({ data: result.customer });
