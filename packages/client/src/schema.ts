@@ -14,7 +14,10 @@ export interface paths {
         /** List your merchants */
         get: operations["listTenants"];
         put?: never;
-        /** Create a merchant */
+        /**
+         * Create a merchant
+         * @description `authority` (`zra` by default, or `kra`) is fixed at creation; `tpin` is in its form (ZRA: a 10-digit TPIN; KRA: an 11-character PIN such as P051234567X).
+         */
         post: operations["createTenant"];
         delete?: never;
         options?: never;
@@ -52,8 +55,31 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Register a device (local only) */
+        /**
+         * Register a device (local only, unless initialised elsewhere)
+         * @description `protocol` is one of the merchant's authority's (ZRA: `vsdc`; KRA: `oscu`, the default, or `vscu`); `branch` in its form (ZRA 3 digits, KRA 2). Optional: `initializedElsewhere` (a unit initialised by another system: checked with the authority, then stored initialised, with no initialisation call), `apiCredential` (sent to an API gateway in front of the authority; sealed, never shown back), `production`, and `lastInvoiceNo` (numbering continues after it).
+         */
         post: operations["registerDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenants/{tenant}/devices/{branch}/handover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take over a device initialised elsewhere (its unit id and key)
+         * @description For a registered device not yet initialised here whose unit was initialised elsewhere (another integrator; KRA answers a second initialisation without the key): the unit id (`sdcId`) and key (`unitKey`, KRA's cmcKey) are checked with the authority by a call that changes nothing, then stored (the key sealed) and the device is initialised. Refused: 422 `initialization_failed` with the authority's text; unreachable: 503. Either way nothing changes.
+         */
+        post: operations["handOverDevice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2227,7 +2253,7 @@ export interface paths {
         /** Your devices, by branch */
         get: operations["listAccountDevices"];
         put?: never;
-        /** Register a device (local only) */
+        /** Register a device (local only, unless initialised elsewhere) */
         post: operations["registerAccountDevice"];
         delete?: never;
         options?: never;
@@ -2473,7 +2499,13 @@ export interface operations {
                         data: {
                             id: number;
                             name: string;
+                            /** @description The merchant's taxpayer id (ZRA: TPIN; KRA: PIN) */
                             tpin: string;
+                            /**
+                             * @description The tax authority the merchant files with: `zra` or `kra`; fixed at creation
+                             * @example zra
+                             */
+                            authority: string;
                             email: string | null;
                             plan: ("free_trial" | "starter" | "growth" | "enterprise") | null;
                             subscription: "active" | "blocked";
@@ -2498,6 +2530,21 @@ export interface operations {
                                 deviceSerial: string;
                                 branch: string;
                                 vsdcBaseUrl: string;
+                                /**
+                                 * @description How the device talks to its authority: `vsdc` (ZRA), `oscu` (KRA-hosted) or `vscu` (the KRA unit the taxpayer runs)
+                                 * @example vsdc
+                                 */
+                                protocol: string;
+                                /** @description Marked as filing to the authority's production system (its receipts' QR points at the production portal) */
+                                production: boolean;
+                                apiCredential: {
+                                    kind: "bearer" | "client";
+                                    set: boolean;
+                                } | null;
+                                /** @description Whether the gateway holds the unit's key (KRA's cmcKey), sealed; never shown */
+                                unitKeySet: boolean;
+                                /** @description The last invoice number the device's previous system used (0: none); numbering continues after it */
+                                lastInvoiceNo: number;
                                 initialized: boolean;
                                 sdcId: string | null;
                                 mrcNo: string | null;
@@ -2678,8 +2725,10 @@ export interface operations {
                  */
                 "application/json": {
                     name: string;
-                    /** @description Taxpayer id, 10 digits */
+                    /** @description The merchant's taxpayer id in its authority's form (ZRA: 10 digits, e.g. 1002623668) */
                     tpin: string;
+                    /** @description The tax authority the merchant files with: `zra` (Zambia, the default) or `kra` (Kenya); it cannot change after creation */
+                    authority?: "zra";
                     plan?: ("free_trial" | "starter" | "growth" | "enterprise") | null;
                     email?: string | null;
                     /** @description While the branch's VSDC is known to be unreachable: `queue` stores a sale `pending` and files it later (the default); `refuse` answers 503 vsdc_unavailable and stores nothing, for certifications that forbid issuing invoices offline */
@@ -2698,7 +2747,13 @@ export interface operations {
                         data: {
                             id: number;
                             name: string;
+                            /** @description The merchant's taxpayer id (ZRA: TPIN; KRA: PIN) */
                             tpin: string;
+                            /**
+                             * @description The tax authority the merchant files with: `zra` or `kra`; fixed at creation
+                             * @example zra
+                             */
+                            authority: string;
                             email: string | null;
                             plan: ("free_trial" | "starter" | "growth" | "enterprise") | null;
                             subscription: "active" | "blocked";
@@ -2723,6 +2778,21 @@ export interface operations {
                                 deviceSerial: string;
                                 branch: string;
                                 vsdcBaseUrl: string;
+                                /**
+                                 * @description How the device talks to its authority: `vsdc` (ZRA), `oscu` (KRA-hosted) or `vscu` (the KRA unit the taxpayer runs)
+                                 * @example vsdc
+                                 */
+                                protocol: string;
+                                /** @description Marked as filing to the authority's production system (its receipts' QR points at the production portal) */
+                                production: boolean;
+                                apiCredential: {
+                                    kind: "bearer" | "client";
+                                    set: boolean;
+                                } | null;
+                                /** @description Whether the gateway holds the unit's key (KRA's cmcKey), sealed; never shown */
+                                unitKeySet: boolean;
+                                /** @description The last invoice number the device's previous system used (0: none); numbering continues after it */
+                                lastInvoiceNo: number;
                                 initialized: boolean;
                                 sdcId: string | null;
                                 mrcNo: string | null;
@@ -2963,7 +3033,13 @@ export interface operations {
                         data: {
                             id: number;
                             name: string;
+                            /** @description The merchant's taxpayer id (ZRA: TPIN; KRA: PIN) */
                             tpin: string;
+                            /**
+                             * @description The tax authority the merchant files with: `zra` or `kra`; fixed at creation
+                             * @example zra
+                             */
+                            authority: string;
                             email: string | null;
                             plan: ("free_trial" | "starter" | "growth" | "enterprise") | null;
                             subscription: "active" | "blocked";
@@ -2988,6 +3064,21 @@ export interface operations {
                                 deviceSerial: string;
                                 branch: string;
                                 vsdcBaseUrl: string;
+                                /**
+                                 * @description How the device talks to its authority: `vsdc` (ZRA), `oscu` (KRA-hosted) or `vscu` (the KRA unit the taxpayer runs)
+                                 * @example vsdc
+                                 */
+                                protocol: string;
+                                /** @description Marked as filing to the authority's production system (its receipts' QR points at the production portal) */
+                                production: boolean;
+                                apiCredential: {
+                                    kind: "bearer" | "client";
+                                    set: boolean;
+                                } | null;
+                                /** @description Whether the gateway holds the unit's key (KRA's cmcKey), sealed; never shown */
+                                unitKeySet: boolean;
+                                /** @description The last invoice number the device's previous system used (0: none); numbering continues after it */
+                                lastInvoiceNo: number;
                                 initialized: boolean;
                                 sdcId: string | null;
                                 mrcNo: string | null;
@@ -3196,7 +3287,13 @@ export interface operations {
                         data: {
                             id: number;
                             name: string;
+                            /** @description The merchant's taxpayer id (ZRA: TPIN; KRA: PIN) */
                             tpin: string;
+                            /**
+                             * @description The tax authority the merchant files with: `zra` or `kra`; fixed at creation
+                             * @example zra
+                             */
+                            authority: string;
                             email: string | null;
                             plan: ("free_trial" | "starter" | "growth" | "enterprise") | null;
                             subscription: "active" | "blocked";
@@ -3221,6 +3318,21 @@ export interface operations {
                                 deviceSerial: string;
                                 branch: string;
                                 vsdcBaseUrl: string;
+                                /**
+                                 * @description How the device talks to its authority: `vsdc` (ZRA), `oscu` (KRA-hosted) or `vscu` (the KRA unit the taxpayer runs)
+                                 * @example vsdc
+                                 */
+                                protocol: string;
+                                /** @description Marked as filing to the authority's production system (its receipts' QR points at the production portal) */
+                                production: boolean;
+                                apiCredential: {
+                                    kind: "bearer" | "client";
+                                    set: boolean;
+                                } | null;
+                                /** @description Whether the gateway holds the unit's key (KRA's cmcKey), sealed; never shown */
+                                unitKeySet: boolean;
+                                /** @description The last invoice number the device's previous system used (0: none); numbering continues after it */
+                                lastInvoiceNo: number;
                                 initialized: boolean;
                                 sdcId: string | null;
                                 mrcNo: string | null;
@@ -3473,10 +3585,35 @@ export interface operations {
                  */
                 "application/json": {
                     deviceSerial: string;
-                    /** @description Branch id (bhfId), 3 digits; 000 is headquarters */
+                    /** @description Branch id (bhfId) in the merchant's authority's form: ZRA: 3 digits (000 the headquarters) */
                     branch: string;
-                    /** @description http(s) base address of the VSDC, with or without a context path */
+                    /** @description http(s) base address of the authority's unit (ZRA: the VSDC, with or without a context path; KRA: the OSCU base or the VSCU's local address) */
                     vsdcBaseUrl: string;
+                    /** @description How the device talks to its authority: `vsdc` for a ZRA merchant (its only one); `oscu` (the default) or `vscu` for a KRA merchant. Default: the first its authority has */
+                    protocol?: string;
+                    /** @description A device initialised elsewhere (another integrator, an earlier system): checked with the authority by a call that changes nothing, then taken as initialised, with no initialisation call */
+                    initializedElsewhere?: {
+                        /** @description The unit id the earlier initialisation returned (sdcId) */
+                        sdcId: string;
+                        /** @description Its MRC number, when it gave one */
+                        mrcNo?: string;
+                        /** @description The key the earlier initialisation returned (KRA: the cmcKey). Stored sealed; never shown or logged */
+                        unitKey: string;
+                    };
+                    /** @description A credential for an API gateway in front of the authority (KRA's token gateway), sent with every call when set; off by default. Stored sealed, never shown back */
+                    apiCredential?: {
+                        /** @description A bearer token sent with every call */
+                        token: string;
+                    } | {
+                        clientId: string;
+                        clientSecret: string;
+                        /** @description The token endpoint the client id and secret are exchanged at */
+                        tokenUrl: string;
+                    };
+                    /** @description Files to the authority's production system (e.g. through a proxy whose address does not say so). Default false */
+                    production?: boolean;
+                    /** @description The last invoice number its previous system used (default 0): numbering continues from the larger of it and the unit's own counter */
+                    lastInvoiceNo?: number;
                 };
             };
         };
@@ -3493,6 +3630,21 @@ export interface operations {
                             deviceSerial: string;
                             branch: string;
                             vsdcBaseUrl: string;
+                            /**
+                             * @description How the device talks to its authority: `vsdc` (ZRA), `oscu` (KRA-hosted) or `vscu` (the KRA unit the taxpayer runs)
+                             * @example vsdc
+                             */
+                            protocol: string;
+                            /** @description Marked as filing to the authority's production system (its receipts' QR points at the production portal) */
+                            production: boolean;
+                            apiCredential: {
+                                kind: "bearer" | "client";
+                                set: boolean;
+                            } | null;
+                            /** @description Whether the gateway holds the unit's key (KRA's cmcKey), sealed; never shown */
+                            unitKeySet: boolean;
+                            /** @description The last invoice number the device's previous system used (0: none); numbering continues after it */
+                            lastInvoiceNo: number;
                             initialized: boolean;
                             sdcId: string | null;
                             mrcNo: string | null;
@@ -3594,6 +3746,21 @@ export interface operations {
                 };
             };
             /**
+             * @description Conflict.
+             *
+             *     A coded error:
+             *
+             *     - `device_initialized`: Correcting or removing a device that is initialised: the authority knows it; register another branch, or ask the operator to retire it
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
              * @description Payload too large.
              *
              *     A coded error:
@@ -3631,6 +3798,7 @@ export interface operations {
              *     Or a coded error:
              *
              *     - `branch_exists`: Registering a branch the merchant already has (the existing device is unchanged)
+             *     - `initialization_failed`: The handshake reached the authority and failed; `message` is the authority's text; not retryable
              */
             422: {
                 headers: {
@@ -3677,6 +3845,303 @@ export interface operations {
              *
              *     A coded error:
              *
+             *     - `vsdc_unreachable`: The VSDC could not be reached during a call whose answer needs it (initialisation, a live read such as `GET /api/v1/item-reconciliation`); nothing was changed; safe to repeat
+             *     - `database_unavailable`: The gateway's database cannot be reached (restarting, failing over, refusing connections); nothing half-done is kept and no invoice number is used; `Retry-After` says when to try again; a write repeated with the same `Idempotency-Key` gives exactly one document
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    handOverDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 1 */
+                tenant: number;
+                /** @example 000 */
+                branch: string;
+            };
+            cookie?: never;
+        };
+        /** @description A device initialised elsewhere (another integrator, an earlier system): checked with the authority by a call that changes nothing, then taken as initialised, with no initialisation call */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "sdcId": "SDC0010000002",
+                 *       "mrcNo": "WIS00000002",
+                 *       "unitKey": "the-key-its-initialisation-returned"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The unit id the earlier initialisation returned (sdcId) */
+                    sdcId: string;
+                    /** @description Its MRC number, when it gave one */
+                    mrcNo?: string;
+                    /** @description The key the earlier initialisation returned (KRA: the cmcKey). Stored sealed; never shown or logged */
+                    unitKey: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            deviceSerial: string;
+                            branch: string;
+                            vsdcBaseUrl: string;
+                            /**
+                             * @description How the device talks to its authority: `vsdc` (ZRA), `oscu` (KRA-hosted) or `vscu` (the KRA unit the taxpayer runs)
+                             * @example vsdc
+                             */
+                            protocol: string;
+                            /** @description Marked as filing to the authority's production system (its receipts' QR points at the production portal) */
+                            production: boolean;
+                            apiCredential: {
+                                kind: "bearer" | "client";
+                                set: boolean;
+                            } | null;
+                            /** @description Whether the gateway holds the unit's key (KRA's cmcKey), sealed; never shown */
+                            unitKeySet: boolean;
+                            /** @description The last invoice number the device's previous system used (0: none); numbering continues after it */
+                            lastInvoiceNo: number;
+                            initialized: boolean;
+                            sdcId: string | null;
+                            mrcNo: string | null;
+                            taxpayerName: string | null;
+                            branchName: string | null;
+                            countersAtInitialization: {
+                                /** @description The VSDC's lastSaleInvcNo: the last sale invoice number it had seen */
+                                lastSaleInvoiceNo: number;
+                                lastSaleReceiptNo: number | null;
+                                lastPurchaseInvoiceNo: number | null;
+                                lastTrainingInvoiceNo: number | null;
+                                lastProformaInvoiceNo: number | null;
+                            } | null;
+                            nextInvoiceNo: number | null;
+                            nextTrainingInvoiceNo: number | null;
+                            nextProformaInvoiceNo: number | null;
+                            initializedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             *     - `api_key_expired`: A rotated partner key past its grace window
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             *     - `partner_suspended`: The partner account is suspended (partner endpoints)
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_scope`: The partner key lacks the endpoint's scope
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             *
+             *     Or a coded error:
+             *
+             *     - `device_not_found`: A branch the merchant has not registered (initialising, correcting or removing it, minting a key or a till login for it)
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Conflict.
+             *
+             *     A coded error:
+             *
+             *     - `device_initialized`: Correcting or removing a device that is initialised: the authority knows it; register another branch, or ask the operator to retire it
+             *     - `device_in_use`: Correcting or removing a device while its initialisation runs, or removing one that a live fiscalisation key or till login or a kept record refers to (nothing changed; the message says which)
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             *
+             *     Or a coded error:
+             *
+             *     - `initialization_failed`: The handshake reached the authority and failed; `message` is the authority's text; not retryable
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Service unavailable.
+             *
+             *     A coded error:
+             *
+             *     - `vsdc_unreachable`: The VSDC could not be reached during a call whose answer needs it (initialisation, a live read such as `GET /api/v1/item-reconciliation`); nothing was changed; safe to repeat
              *     - `database_unavailable`: The gateway's database cannot be reached (restarting, failing over, refusing connections); nothing half-done is kept and no invoice number is used; `Retry-After` says when to try again; a write repeated with the same `Idempotency-Key` gives exactly one document
              */
             503: {
@@ -3734,6 +4199,21 @@ export interface operations {
                             deviceSerial: string;
                             branch: string;
                             vsdcBaseUrl: string;
+                            /**
+                             * @description How the device talks to its authority: `vsdc` (ZRA), `oscu` (KRA-hosted) or `vscu` (the KRA unit the taxpayer runs)
+                             * @example vsdc
+                             */
+                            protocol: string;
+                            /** @description Marked as filing to the authority's production system (its receipts' QR points at the production portal) */
+                            production: boolean;
+                            apiCredential: {
+                                kind: "bearer" | "client";
+                                set: boolean;
+                            } | null;
+                            /** @description Whether the gateway holds the unit's key (KRA's cmcKey), sealed; never shown */
+                            unitKeySet: boolean;
+                            /** @description The last invoice number the device's previous system used (0: none); numbering continues after it */
+                            lastInvoiceNo: number;
                             initialized: boolean;
                             sdcId: string | null;
                             mrcNo: string | null;
@@ -4227,6 +4707,21 @@ export interface operations {
                             deviceSerial: string;
                             branch: string;
                             vsdcBaseUrl: string;
+                            /**
+                             * @description How the device talks to its authority: `vsdc` (ZRA), `oscu` (KRA-hosted) or `vscu` (the KRA unit the taxpayer runs)
+                             * @example vsdc
+                             */
+                            protocol: string;
+                            /** @description Marked as filing to the authority's production system (its receipts' QR points at the production portal) */
+                            production: boolean;
+                            apiCredential: {
+                                kind: "bearer" | "client";
+                                set: boolean;
+                            } | null;
+                            /** @description Whether the gateway holds the unit's key (KRA's cmcKey), sealed; never shown */
+                            unitKeySet: boolean;
+                            /** @description The last invoice number the device's previous system used (0: none); numbering continues after it */
+                            lastInvoiceNo: number;
                             initialized: boolean;
                             sdcId: string | null;
                             mrcNo: string | null;
@@ -6677,7 +7172,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -6765,6 +7260,7 @@ export interface operations {
                             principalId: string | null;
                             fiscal: {
                                 receiptNo: number | null;
+                                totalReceiptNo: number | null;
                                 internalData: string | null;
                                 receiptSignature: string | null;
                                 sdcId: string | null;
@@ -6972,7 +7468,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -7134,6 +7630,7 @@ export interface operations {
                             principalId: string | null;
                             fiscal: {
                                 receiptNo: number | null;
+                                totalReceiptNo: number | null;
                                 internalData: string | null;
                                 receiptSignature: string | null;
                                 sdcId: string | null;
@@ -7496,6 +7993,7 @@ export interface operations {
                             principalId: string | null;
                             fiscal: {
                                 receiptNo: number | null;
+                                totalReceiptNo: number | null;
                                 internalData: string | null;
                                 receiptSignature: string | null;
                                 sdcId: string | null;
@@ -7706,7 +8204,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -7830,6 +8328,7 @@ export interface operations {
                             principalId: string | null;
                             fiscal: {
                                 receiptNo: number | null;
+                                totalReceiptNo: number | null;
                                 internalData: string | null;
                                 receiptSignature: string | null;
                                 sdcId: string | null;
@@ -8044,6 +8543,7 @@ export interface operations {
              *     - `idempotency_key_reused`: The same `Idempotency-Key` with a different request
              *     - `not_a_sale`: A credit or debit note against a note or a proforma (a quote), or a reissue of a note (a failed note is marked resolved instead); a training credential's note against a normal sale
              *     - `nothing_left_to_credit`: A credit note on a sale that has been credited in full
+             *     - `credit_note_rule`: A credit note the merchant's authority does not take: too long after its sale, or one more than it takes per sale; the message names the rule; nothing was stored
              */
             422: {
                 headers: {
@@ -8127,7 +8627,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -8266,6 +8766,7 @@ export interface operations {
                             principalId: string | null;
                             fiscal: {
                                 receiptNo: number | null;
+                                totalReceiptNo: number | null;
                                 internalData: string | null;
                                 receiptSignature: string | null;
                                 sdcId: string | null;
@@ -8565,7 +9066,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -8733,6 +9234,7 @@ export interface operations {
                             principalId: string | null;
                             fiscal: {
                                 receiptNo: number | null;
+                                totalReceiptNo: number | null;
                                 internalData: string | null;
                                 receiptSignature: string | null;
                                 sdcId: string | null;
@@ -9130,6 +9632,7 @@ export interface operations {
                             principalId: string | null;
                             fiscal: {
                                 receiptNo: number | null;
+                                totalReceiptNo: number | null;
                                 internalData: string | null;
                                 receiptSignature: string | null;
                                 sdcId: string | null;
@@ -9585,6 +10088,7 @@ export interface operations {
                             principalId: string | null;
                             fiscal: {
                                 receiptNo: number | null;
+                                totalReceiptNo: number | null;
                                 internalData: string | null;
                                 receiptSignature: string | null;
                                 sdcId: string | null;
@@ -9984,6 +10488,7 @@ export interface operations {
                             principalId: string | null;
                             fiscal: {
                                 receiptNo: number | null;
+                                totalReceiptNo: number | null;
                                 internalData: string | null;
                                 receiptSignature: string | null;
                                 sdcId: string | null;
@@ -10271,7 +10776,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -11823,7 +12328,7 @@ export interface operations {
             query: {
                 /** @description Page number, from 1; 20 items a page. */
                 page: number;
-                /** @description Exact TPIN, 10 digits */
+                /** @description Exact taxpayer id */
                 tpin?: string;
                 /** @description Part of the name, any case */
                 name?: string;
@@ -12001,7 +12506,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -12685,7 +13190,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -13500,7 +14005,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -14095,7 +14600,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -14307,7 +14812,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -15277,7 +15782,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -15501,7 +16006,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -17211,7 +17716,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -24419,7 +24924,13 @@ export interface operations {
                         data: {
                             id: number;
                             name: string;
+                            /** @description The merchant's taxpayer id (ZRA: TPIN; KRA: PIN) */
                             tpin: string;
+                            /**
+                             * @description The tax authority the merchant files with: `zra` or `kra`; fixed at creation
+                             * @example zra
+                             */
+                            authority: string;
                             email: string | null;
                             plan: ("free_trial" | "starter" | "growth" | "enterprise") | null;
                             subscription: "active" | "blocked";
@@ -24444,6 +24955,21 @@ export interface operations {
                                 deviceSerial: string;
                                 branch: string;
                                 vsdcBaseUrl: string;
+                                /**
+                                 * @description How the device talks to its authority: `vsdc` (ZRA), `oscu` (KRA-hosted) or `vscu` (the KRA unit the taxpayer runs)
+                                 * @example vsdc
+                                 */
+                                protocol: string;
+                                /** @description Marked as filing to the authority's production system (its receipts' QR points at the production portal) */
+                                production: boolean;
+                                apiCredential: {
+                                    kind: "bearer" | "client";
+                                    set: boolean;
+                                } | null;
+                                /** @description Whether the gateway holds the unit's key (KRA's cmcKey), sealed; never shown */
+                                unitKeySet: boolean;
+                                /** @description The last invoice number the device's previous system used (0: none); numbering continues after it */
+                                lastInvoiceNo: number;
                                 initialized: boolean;
                                 sdcId: string | null;
                                 mrcNo: string | null;
@@ -25883,6 +26409,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `tenant_suspended`: The merchant account is suspended
+             *     - `not_this_dialect`: A fiscalisation key of a merchant whose authority is not ZRA, on /zm/api (Zambia's till dialect): its sales go through /api/v1
              *
              *     For a key of the `wrapped` dialect, inside `{"success": false, "httpCode": …}` (LegacyWrappedError).
              */
@@ -26018,6 +26545,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `tenant_suspended`: The merchant account is suspended
+             *     - `not_this_dialect`: A fiscalisation key of a merchant whose authority is not ZRA, on /zm/api (Zambia's till dialect): its sales go through /api/v1
              *
              *     For a key of the `wrapped` dialect, inside `{"success": false, "httpCode": …}` (LegacyWrappedError).
              */
@@ -26332,6 +26860,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `tenant_suspended`: The merchant account is suspended
+             *     - `not_this_dialect`: A fiscalisation key of a merchant whose authority is not ZRA, on /zm/api (Zambia's till dialect): its sales go through /api/v1
              *
              *     For a key of the `wrapped` dialect, inside `{"success": false, "httpCode": …}` (LegacyWrappedError).
              */
@@ -26587,6 +27116,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `tenant_suspended`: The merchant account is suspended
+             *     - `not_this_dialect`: A fiscalisation key of a merchant whose authority is not ZRA, on /zm/api (Zambia's till dialect): its sales go through /api/v1
              *
              *     For a key of the `wrapped` dialect, inside `{"success": false, "httpCode": …}` (LegacyWrappedError).
              */
@@ -26796,6 +27326,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `tenant_suspended`: The merchant account is suspended
+             *     - `not_this_dialect`: A fiscalisation key of a merchant whose authority is not ZRA, on /zm/api (Zambia's till dialect): its sales go through /api/v1
              *
              *     For a key of the `wrapped` dialect, inside `{"success": false, "httpCode": …}` (LegacyWrappedError).
              */
@@ -26904,7 +27435,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -27068,7 +27599,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -27429,7 +27960,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -32405,6 +32936,21 @@ export interface operations {
                             deviceSerial: string;
                             branch: string;
                             vsdcBaseUrl: string;
+                            /**
+                             * @description How the device talks to its authority: `vsdc` (ZRA), `oscu` (KRA-hosted) or `vscu` (the KRA unit the taxpayer runs)
+                             * @example vsdc
+                             */
+                            protocol: string;
+                            /** @description Marked as filing to the authority's production system (its receipts' QR points at the production portal) */
+                            production: boolean;
+                            apiCredential: {
+                                kind: "bearer" | "client";
+                                set: boolean;
+                            } | null;
+                            /** @description Whether the gateway holds the unit's key (KRA's cmcKey), sealed; never shown */
+                            unitKeySet: boolean;
+                            /** @description The last invoice number the device's previous system used (0: none); numbering continues after it */
+                            lastInvoiceNo: number;
                             initialized: boolean;
                             sdcId: string | null;
                             mrcNo: string | null;
@@ -32526,10 +33072,35 @@ export interface operations {
                  */
                 "application/json": {
                     deviceSerial: string;
-                    /** @description Branch id (bhfId), 3 digits; 000 is headquarters */
+                    /** @description Branch id (bhfId) in the merchant's authority's form: ZRA: 3 digits (000 the headquarters) */
                     branch: string;
-                    /** @description http(s) base address of the VSDC, with or without a context path */
+                    /** @description http(s) base address of the authority's unit (ZRA: the VSDC, with or without a context path; KRA: the OSCU base or the VSCU's local address) */
                     vsdcBaseUrl: string;
+                    /** @description How the device talks to its authority: `vsdc` for a ZRA merchant (its only one); `oscu` (the default) or `vscu` for a KRA merchant. Default: the first its authority has */
+                    protocol?: string;
+                    /** @description A device initialised elsewhere (another integrator, an earlier system): checked with the authority by a call that changes nothing, then taken as initialised, with no initialisation call */
+                    initializedElsewhere?: {
+                        /** @description The unit id the earlier initialisation returned (sdcId) */
+                        sdcId: string;
+                        /** @description Its MRC number, when it gave one */
+                        mrcNo?: string;
+                        /** @description The key the earlier initialisation returned (KRA: the cmcKey). Stored sealed; never shown or logged */
+                        unitKey: string;
+                    };
+                    /** @description A credential for an API gateway in front of the authority (KRA's token gateway), sent with every call when set; off by default. Stored sealed, never shown back */
+                    apiCredential?: {
+                        /** @description A bearer token sent with every call */
+                        token: string;
+                    } | {
+                        clientId: string;
+                        clientSecret: string;
+                        /** @description The token endpoint the client id and secret are exchanged at */
+                        tokenUrl: string;
+                    };
+                    /** @description Files to the authority's production system (e.g. through a proxy whose address does not say so). Default false */
+                    production?: boolean;
+                    /** @description The last invoice number its previous system used (default 0): numbering continues from the larger of it and the unit's own counter */
+                    lastInvoiceNo?: number;
                 };
             };
         };
@@ -32546,6 +33117,21 @@ export interface operations {
                             deviceSerial: string;
                             branch: string;
                             vsdcBaseUrl: string;
+                            /**
+                             * @description How the device talks to its authority: `vsdc` (ZRA), `oscu` (KRA-hosted) or `vscu` (the KRA unit the taxpayer runs)
+                             * @example vsdc
+                             */
+                            protocol: string;
+                            /** @description Marked as filing to the authority's production system (its receipts' QR points at the production portal) */
+                            production: boolean;
+                            apiCredential: {
+                                kind: "bearer" | "client";
+                                set: boolean;
+                            } | null;
+                            /** @description Whether the gateway holds the unit's key (KRA's cmcKey), sealed; never shown */
+                            unitKeySet: boolean;
+                            /** @description The last invoice number the device's previous system used (0: none); numbering continues after it */
+                            lastInvoiceNo: number;
                             initialized: boolean;
                             sdcId: string | null;
                             mrcNo: string | null;
@@ -32633,6 +33219,21 @@ export interface operations {
                 };
             };
             /**
+             * @description Conflict.
+             *
+             *     A coded error:
+             *
+             *     - `device_initialized`: Correcting or removing a device that is initialised: the authority knows it; register another branch, or ask the operator to retire it
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
              * @description Payload too large.
              *
              *     A coded error:
@@ -32670,6 +33271,7 @@ export interface operations {
              *     Or a coded error:
              *
              *     - `branch_exists`: Registering a branch the merchant already has (the existing device is unchanged)
+             *     - `initialization_failed`: The handshake reached the authority and failed; `message` is the authority's text; not retryable
              */
             422: {
                 headers: {
@@ -32716,6 +33318,7 @@ export interface operations {
              *
              *     A coded error:
              *
+             *     - `vsdc_unreachable`: The VSDC could not be reached during a call whose answer needs it (initialisation, a live read such as `GET /api/v1/item-reconciliation`); nothing was changed; safe to repeat
              *     - `database_unavailable`: The gateway's database cannot be reached (restarting, failing over, refusing connections); nothing half-done is kept and no invoice number is used; `Retry-After` says when to try again; a write repeated with the same `Idempotency-Key` gives exactly one document
              */
             503: {
@@ -32771,6 +33374,21 @@ export interface operations {
                             deviceSerial: string;
                             branch: string;
                             vsdcBaseUrl: string;
+                            /**
+                             * @description How the device talks to its authority: `vsdc` (ZRA), `oscu` (KRA-hosted) or `vscu` (the KRA unit the taxpayer runs)
+                             * @example vsdc
+                             */
+                            protocol: string;
+                            /** @description Marked as filing to the authority's production system (its receipts' QR points at the production portal) */
+                            production: boolean;
+                            apiCredential: {
+                                kind: "bearer" | "client";
+                                set: boolean;
+                            } | null;
+                            /** @description Whether the gateway holds the unit's key (KRA's cmcKey), sealed; never shown */
+                            unitKeySet: boolean;
+                            /** @description The last invoice number the device's previous system used (0: none); numbering continues after it */
+                            lastInvoiceNo: number;
                             initialized: boolean;
                             sdcId: string | null;
                             mrcNo: string | null;
@@ -33244,6 +33862,21 @@ export interface operations {
                             deviceSerial: string;
                             branch: string;
                             vsdcBaseUrl: string;
+                            /**
+                             * @description How the device talks to its authority: `vsdc` (ZRA), `oscu` (KRA-hosted) or `vscu` (the KRA unit the taxpayer runs)
+                             * @example vsdc
+                             */
+                            protocol: string;
+                            /** @description Marked as filing to the authority's production system (its receipts' QR points at the production portal) */
+                            production: boolean;
+                            apiCredential: {
+                                kind: "bearer" | "client";
+                                set: boolean;
+                            } | null;
+                            /** @description Whether the gateway holds the unit's key (KRA's cmcKey), sealed; never shown */
+                            unitKeySet: boolean;
+                            /** @description The last invoice number the device's previous system used (0: none); numbering continues after it */
+                            lastInvoiceNo: number;
                             initialized: boolean;
                             sdcId: string | null;
                             mrcNo: string | null;
@@ -34107,7 +34740,13 @@ export interface operations {
                         data: {
                             id: number;
                             name: string;
+                            /** @description The merchant's taxpayer id (ZRA: TPIN; KRA: PIN) */
                             tpin: string;
+                            /**
+                             * @description The tax authority the merchant files with: `zra` or `kra`; fixed at creation
+                             * @example zra
+                             */
+                            authority: string;
                             email: string | null;
                             plan: ("free_trial" | "starter" | "growth" | "enterprise") | null;
                             subscription: "active" | "blocked";
@@ -34132,6 +34771,21 @@ export interface operations {
                                 deviceSerial: string;
                                 branch: string;
                                 vsdcBaseUrl: string;
+                                /**
+                                 * @description How the device talks to its authority: `vsdc` (ZRA), `oscu` (KRA-hosted) or `vscu` (the KRA unit the taxpayer runs)
+                                 * @example vsdc
+                                 */
+                                protocol: string;
+                                /** @description Marked as filing to the authority's production system (its receipts' QR points at the production portal) */
+                                production: boolean;
+                                apiCredential: {
+                                    kind: "bearer" | "client";
+                                    set: boolean;
+                                } | null;
+                                /** @description Whether the gateway holds the unit's key (KRA's cmcKey), sealed; never shown */
+                                unitKeySet: boolean;
+                                /** @description The last invoice number the device's previous system used (0: none); numbering continues after it */
+                                lastInvoiceNo: number;
                                 initialized: boolean;
                                 sdcId: string | null;
                                 mrcNo: string | null;
