@@ -6,7 +6,7 @@
 // page through the authority's adapter, stores it in one transaction with the feed's `store`
 // and finishes the pull itself in that transaction; a read with no usable answer defers it.
 import type { SecretBox } from '../../../credentials/secret-box.ts';
-import { deviceSecrets, sealedDeviceColumns, type DeviceSecrets, type SealedDeviceColumns } from '../../kernel/authority-rows/devices.ts';
+import { deviceSecrets, sealedDeviceColumns, type SealedDeviceColumns } from '../../kernel/authority-rows/devices.ts';
 import { sql, type Kysely } from 'kysely';
 import { profileOf } from '../../../authorities/index.ts';
 import type { AuthorityDevice, FeedRead, FiscalAuthority, Pulled } from '../../../authorities/port/index.ts';
