@@ -47,7 +47,7 @@ function cells(row: ExportRow, { timezone: timeZone, profile }: ExportMerchant):
   const receiptNo = uploaded ? row.receipt_no : null;
   return [
     row.id, row.type, row.status, row.branch, row.invoice_no,
-    uploaded ? authorityInvoiceNo(row.sdc_id, receiptNo === null ? null : Number(receiptNo)) : null,
+    uploaded ? authorityInvoiceNo(row.sdc_id, receiptNo === null ? null : Number(receiptNo), Number(row.invoice_no), profile.authority) : null,
     receiptNo, row.client_invoice_no, row.occurred_at.toISOString(), row.customer_name, row.customer_tpin, row.payment_method,
     row.tax_inclusive, row.currency, row.doc_taxable, row.doc_vat, row.doc_total, row.original_sale_id, row.reason_code, row.result_code,
     row.line === null ? null : String(row.line), row.name, row.classification_code, row.item_code, row.quantity, row.price,

@@ -11,6 +11,7 @@ import { ApiError, FieldErrors, NotFoundError } from '../../../platform/errors/e
 import type { AuthorityProfile, ComputedSale, SaleLineInput } from '../../../authorities/port/index.ts';
 import { merchantProfile } from '../../../authorities/index.ts';
 import { checkAuthorityFields } from './authority-fields.ts';
+import { authorityOfTaxpayerId } from '../../kernel/devices/authorities.ts';
 import { allocateCredit, CreditAllocationError, NOTHING_CREDITED, type CreditLine } from './credit-allocation.ts';
 import type { CreditNoteBody, DebitNoteBody, SaleResource } from './schemas.ts';
 import { authorityInvoiceNo, presentedStatus, presentIssuer } from './present.ts';
@@ -134,7 +135,7 @@ async function storeNote(ctx: AppContext, trx: Kysely<DB>, req: PartyWriteReques
     targetId: Number(original.id),
     details: {
       invoiceNo: Number(original.invoice_no),
-      authorityInvoiceNo: authorityInvoiceNo(original.sdc_id, original.receipt_no === null ? null : Number(original.receipt_no)),
+      authorityInvoiceNo: authorityInvoiceNo(original.sdc_id, original.receipt_no === null ? null : Number(original.receipt_no), Number(original.invoice_no), req.tenant.authority),
       branch: original.branch,
       noteId: Number(note.id),
       noteInvoiceNo: Number(note.invoice_no),
@@ -280,7 +281,7 @@ export async function getSaleWithNotes(ctx: AppContext, tenantId: number, saleId
     const original = await findSale(ctx.db, tenantId, sale.originalSaleId);
     if (!original) return sale;
     const receiptNo = original.status === 'uploaded' && original.receipt_no !== null ? Number(original.receipt_no) : null;
-    return { ...sale, originalSale: { id: Number(original.id), invoiceNo: Number(original.invoice_no), authorityInvoiceNo: original.status === 'uploaded' ? authorityInvoiceNo(original.sdc_id, receiptNo) : null, receiptNo } };
+    return { ...sale, originalSale: { id: Number(original.id), invoiceNo: Number(original.invoice_no), authorityInvoiceNo: original.status === 'uploaded' ? authorityInvoiceNo(original.sdc_id, receiptNo, Number(original.invoice_no), authorityOfTaxpayerId(original.tpin)) : null, receiptNo } };
   }
   const [credited, notes] = await Promise.all([creditedByLine(ctx.db, saleId), notesOfSale(ctx.db, tenantId, saleId)]);
   return {
@@ -295,7 +296,7 @@ export async function getSaleWithNotes(ctx: AppContext, tenantId: number, saleId
         id: Number(n.id),
         type: n.type === 'debit_note' ? 'debit_note' : 'credit_note',
         invoiceNo: Number(n.invoice_no),
-        authorityInvoiceNo: uploaded ? authorityInvoiceNo(n.sdc_id, n.receipt_no === null ? null : Number(n.receipt_no)) : null,
+        authorityInvoiceNo: uploaded ? authorityInvoiceNo(n.sdc_id, n.receipt_no === null ? null : Number(n.receipt_no), Number(n.invoice_no), authorityOfTaxpayerId(sale.tpin)) : null,
         status: presentedStatus(n.status),
         resolved: n.status === 'resolved',
         reasonCode: n.reason_code,

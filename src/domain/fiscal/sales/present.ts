@@ -1,5 +1,5 @@
 import { merchantProfile } from '../../../authorities/index.ts';
-import { DEFAULT_AUTHORITY } from '../../kernel/devices/authorities.ts';
+import { authorityOfTaxpayerId } from '../../kernel/devices/authorities.ts';
 import type { SaleResource } from './schemas.ts';
 import type { SaleLineRow, SaleRow } from './store.ts';
 import type { NewLine } from './document-columns.ts';
@@ -56,7 +56,7 @@ export function presentNewLine(line: NewLine): SaleLineResource {
  * The number printed on a fiscal receipt, in the form of the merchant's authority (its profile's
  * authorityInvoiceNo: ZRA `INV{sdcId without "SDC"}/{receiptNo}`, KRA `{sdcId}/{invoiceNo}`).
  */
-export function authorityInvoiceNo(sdcId: string | null, receiptNo: number | null, invoiceNo = 0, authority = DEFAULT_AUTHORITY): string | null {
+export function authorityInvoiceNo(sdcId: string | null, receiptNo: number | null, invoiceNo: number, authority: string): string | null {
   if (sdcId === null || receiptNo === null) return null;
   return merchantProfile(authority).authorityInvoiceNo({ sdcId, invoiceNo, receiptNo });
 }
@@ -105,7 +105,7 @@ export function presentIssuer(row: Pick<SaleRow, 'issued_by_type' | 'issued_by_i
  * The sale resource of spec 2.2 (plus type, items, paymentMethod, occurredAt, createdAt, notes'
  * fields). `stock`: as read with the document (stockOfDocuments); absent, as a document just written.
  */
-export function presentSale(row: SaleRow, items: SaleLineResource[], stock?: DocumentStockResource, authority = DEFAULT_AUTHORITY): SaleResource {
+export function presentSale(row: SaleRow, items: SaleLineResource[], stock?: DocumentStockResource): SaleResource {
   const uploaded = row.status === 'uploaded';
   const receiptNo = uploaded && row.receipt_no !== null ? Number(row.receipt_no) : null;
   return {
@@ -114,7 +114,7 @@ export function presentSale(row: SaleRow, items: SaleLineResource[], stock?: Doc
     reference: row.reference,
     clientInvoiceNo: row.client_invoice_no,
     invoiceNo: Number(row.invoice_no),
-    authorityInvoiceNo: uploaded ? authorityInvoiceNo(row.sdc_id, receiptNo, Number(row.invoice_no), authority) : null,
+    authorityInvoiceNo: uploaded ? authorityInvoiceNo(row.sdc_id, receiptNo, Number(row.invoice_no), authorityOfTaxpayerId(row.tpin)) : null,
     status: presentedStatus(row.status),
     tpin: row.tpin,
     branch: row.branch,

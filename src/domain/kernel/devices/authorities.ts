@@ -64,3 +64,12 @@ export function checkCounterpartyTaxpayerId(errors: { add(field: string, message
   const { taxpayerId } = merchantProfile(authority);
   if (!taxpayerId.pattern.test(value)) errors.add(field, `The ${field} field must be ${taxpayerId.words}, e.g. ${taxpayerId.example}, or null.`);
 }
+
+/**
+ * The authority whose taxpayer-id form `tpin` has: a document row keeps its merchant's id, and the
+ * authorities' forms are disjoint (ZRA 10 digits, KRA a letter, 9 digits, a letter), so the row
+ * names its authority without a join. The default authority when no form matches.
+ */
+export function authorityOfTaxpayerId(tpin: string): string {
+  return PROFILES.find((p) => p.taxpayerId.pattern.test(tpin))?.authority ?? DEFAULT_AUTHORITY;
+}

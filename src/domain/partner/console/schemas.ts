@@ -58,7 +58,7 @@ export const DocumentSummary = Type.Object({
   branch: Type.String(),
   type: literals(['sale', 'credit_note', 'debit_note']),
   invoiceNo: Type.Integer({ description: 'The branch\'s invoice sequence number the gateway assigned' }),
-  authorityInvoiceNo: Nullable(Type.String({ description: 'The number on the fiscal receipt (`INV{sdcId without SDC}/{receiptNo}`), as on the sale resource; null until uploaded' })),
+  authorityInvoiceNo: Nullable(Type.String({ description: 'The number on the fiscal receipt in its authority\'s form (ZRA: `INV{sdcId without SDC}/{receiptNo}`; KRA: `{sdcId}/{invoiceNo}`), as on the sale resource; null until uploaded' })),
   receiptNo: Nullable(Type.Integer({ description: 'The VSDC\'s receipt number; null until uploaded' })),
   status: DocumentStatus,
   clientInvoiceNo: Nullable(Type.String({ description: 'The merchant\'s own reference sent with the sale (its clientInvoiceNo)' })),
