@@ -7155,7 +7155,7 @@ export interface operations {
                 /** @description Only normal (fiscal), training or proforma documents */
                 salesType?: "normal" | "training" | "proforma";
                 /**
-                 * @description Only this branch (bhfId, 3 digits); the same as the X-Branch header
+                 * @description Only this branch (bhfId, in the merchant's authority's form); the same as the X-Branch header
                  * @example 000
                  */
                 branch?: string;
@@ -18607,7 +18607,7 @@ export interface operations {
                  */
                 date?: string;
                 /**
-                 * @description The branch (bhfId); by default the X-Branch rules: `000` if registered, else the only branch
+                 * @description The branch (bhfId); by default the X-Branch rules: the headquarters (`000`, KRA `00`) if registered, else the only branch
                  * @example 000
                  */
                 branch?: string;
@@ -19053,7 +19053,7 @@ export interface operations {
                      */
                     date: string;
                     /**
-                     * @description The branch (bhfId); by default the X-Branch rules: `000` if registered, else the only branch
+                     * @description The branch (bhfId); by default the X-Branch rules: the headquarters (`000`, KRA `00`) if registered, else the only branch
                      * @example 000
                      */
                     branch?: string;
@@ -19806,7 +19806,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description The branch (bhfId); by default the X-Branch rules: `000` if registered, else the only branch
+                 * @description The branch (bhfId); by default the X-Branch rules: the headquarters (`000`, KRA `00`) if registered, else the only branch
                  * @example 000
                  */
                 branch?: string;
@@ -20162,7 +20162,7 @@ export interface operations {
                  */
                 date?: string;
                 /**
-                 * @description The branch (bhfId); by default the X-Branch rules: `000` if registered, else the only branch
+                 * @description The branch (bhfId); by default the X-Branch rules: the headquarters (`000`, KRA `00`) if registered, else the only branch
                  * @example 000
                  */
                 branch?: string;
@@ -20624,7 +20624,7 @@ export interface operations {
                      */
                     date: string;
                     /**
-                     * @description The branch (bhfId); by default the X-Branch rules: `000` if registered, else the only branch
+                     * @description The branch (bhfId); by default the X-Branch rules: the headquarters (`000`, KRA `00`) if registered, else the only branch
                      * @example 000
                      */
                     branch?: string;
@@ -21387,7 +21387,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description The branch (bhfId); by default the X-Branch rules: `000` if registered, else the only branch
+                 * @description The branch (bhfId); by default the X-Branch rules: the headquarters (`000`, KRA `00`) if registered, else the only branch
                  * @example 000
                  */
                 branch?: string;
@@ -21771,7 +21771,7 @@ export interface operations {
                  */
                 date?: string;
                 /**
-                 * @description The branch (bhfId); by default the X-Branch rules: `000` if registered, else the only branch
+                 * @description The branch (bhfId); by default the X-Branch rules: the headquarters (`000`, KRA `00`) if registered, else the only branch
                  * @example 000
                  */
                 branch?: string;
@@ -22165,7 +22165,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description The branch (bhfId); by default the X-Branch rules: `000` if registered, else the only branch
+                 * @description The branch (bhfId); by default the X-Branch rules: the headquarters (`000`, KRA `00`) if registered, else the only branch
                  * @example 000
                  */
                 branch?: string;

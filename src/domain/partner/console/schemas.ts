@@ -1,3 +1,4 @@
+import { ANY_BRANCH_PATTERN } from '../../kernel/devices/authorities.ts';
 import { Type, type Static } from 'typebox';
 import { Nullable, literals, Timestamp } from '../../../platform/http/schema-helpers.ts';
 import { IssuedBy, Resolution, SALE_STATUSES } from '../../fiscal/sales/schemas.ts';
@@ -47,7 +48,7 @@ export const DocumentsQuery = Type.Object({
   status: Type.Optional(literals(SALE_STATUSES, { description: 'Only documents in this state; default `failed`' })),
   resolved: Type.Optional(Type.Boolean({ description: '`true`: only the refused documents since reissued or marked resolved; `false` (default): the others' })),
   tenant: Type.Optional(Id),
-  branch: Type.Optional(Type.String({ pattern: '^[0-9]{3}$' })),
+  branch: Type.Optional(Type.String({ pattern: ANY_BRANCH_PATTERN })),
 });
 
 export const DocumentSummary = Type.Object({
