@@ -150,7 +150,7 @@ function actionsCell(ctx: ViewContext, device: Device, message: ReturnType<typeo
 function registerForm(ctx: ViewContext, taken: string[], simulatorUrl: string | null): HTMLElement {
   const free = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0')).find((b) => !taken.includes(b)) ?? '';
   const serial = h('input', { type: 'text', required: true, maxlength: '100', autocomplete: 'off' }) as HTMLInputElement;
-  const branch = h('input', { type: 'text', required: true, pattern: '[0-9]{3}', maxlength: '3', inputmode: 'numeric', value: free }) as HTMLInputElement;
+  const branch = h('input', { type: 'text', required: true, pattern: '[0-9]{2,3}', maxlength: '3', inputmode: 'numeric', value: free }) as HTMLInputElement;
   const url = h('input', { type: 'url', required: true, maxlength: '500', placeholder: 'http://192.0.2.10:8080' }) as HTMLInputElement;
   const message = formMessage('register-message');
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Register the device') as HTMLButtonElement;
