@@ -202,6 +202,24 @@ describe(`tenants and devices by authority (${engineName})`, () => {
     assert.equal(refusal(await post(`/api/v1/tenants/${tenant.id}/devices`, { deviceSerial: 'SN-D', branch: '001', vsdcBaseUrl: sim.url, apiCredential: { clientId: 'x' } })).fields[0]?.startsWith('apiCredential'), true);
   });
 
+  test('PATCH: lastInvoiceNo before initialisation only; the API credential (set, replaced, removed) and production at any time, never shown', async () => {
+    const tenant = await zraTenant();
+    const base = `/api/v1/tenants/${tenant.id}/devices`;
+    expectStatus(await post(base, { deviceSerial: 'SN-P', branch: '000', vsdcBaseUrl: sim.url }), 201);
+    assert.equal(expectStatus(await patch(`${base}/000`, { lastInvoiceNo: 99 }), 200).data.lastInvoiceNo, 99);
+    assert.equal(expectStatus(await post(`${base}/000/initialize`, undefined), 200).data.nextInvoiceNo, 100);
+    expectCoded(await patch(`${base}/000`, { lastInvoiceNo: 5 }), 409, 'device_initialized');
+    const set = await patch(`${base}/000`, { apiCredential: { token: API_TOKEN }, production: true });
+    assert.deepEqual([expectStatus(set, 200).data.apiCredential, set.json().data.production], [{ kind: 'bearer', set: true }, true]);
+    assert.ok(!set.body.includes(API_TOKEN));
+    const row = await deviceRow(tenant.id, '000');
+    assert.equal(deviceSecrets(app.ctx.secretBox, sealedColumnsOf(row)).apiCredential?.kind, 'bearer');
+    assert.equal(expectStatus(await patch(`${base}/000`, { apiCredential: null }), 200).data.apiCredential, null);
+    assert.equal((await deviceRow(tenant.id, '000')).api_credential_sealed, null);
+    const audit = JSON.stringify(await app.ctx.db.selectFrom('audit_log').select('details').where('tenant_id', '=', tenant.id).execute());
+    assert.ok(!audit.includes(API_TOKEN), 'never in the audit log');
+  });
+
   test('KRA: a tenant with a KRA PIN, Nairobi days; a TPIN on a KRA tenant is a 422 saying what a KRA PIN looks like', async (t) => {
     if (skipWithoutKra(t)) return;
     const tenant = expectStatus(await post('/api/v1/tenants', { name: 'Nairobi Traders', tpin: KRA_PIN, authority: 'kra' }), 201).data;

@@ -124,8 +124,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Correct a device that is not initialised (serial, VSDC address)
-         * @description Only before initialisation: an initialised device answers 409 `device_initialized`. The next initialisation uses the corrected address.
+         * Correct a device (serial, address, last number before initialisation; API credential, production mark at any time)
+         * @description `vsdcBaseUrl`, `deviceSerial` and `lastInvoiceNo` only before initialisation: for an initialised device they are 409 `device_initialized`; the next initialisation uses the corrected address. `apiCredential` (null removes it; sealed, never shown back) and `production` at any time.
          */
         patch: operations["updateDevice"];
         trace?: never;
@@ -2299,8 +2299,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Correct a device that is not initialised (serial, VSDC address)
-         * @description Only before initialisation: an initialised device answers 409 `device_initialized`. The next initialisation uses the corrected address.
+         * Correct a device (serial, address, last number before initialisation; API credential, production mark at any time)
+         * @description `vsdcBaseUrl`, `deviceSerial` and `lastInvoiceNo` only before initialisation: for an initialised device they are 409 `device_initialized`; the next initialisation uses the corrected address. `apiCredential` (null removes it; sealed, never shown back) and `production` at any time.
          */
         patch: operations["updateAccountDevice"];
         trace?: never;
@@ -4678,7 +4678,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description At least one of the fields */
+        /** @description At least one of the fields. `vsdcBaseUrl`, `deviceSerial` and `lastInvoiceNo` only before initialisation; `apiCredential` (null removes it) and `production` at any time */
         requestBody: {
             content: {
                 /**
@@ -4691,6 +4691,19 @@ export interface operations {
                     vsdcBaseUrl?: string;
                     /** @description The corrected serial of the device */
                     deviceSerial?: string;
+                    /** @description The corrected last invoice number of its previous system (before initialisation only) */
+                    lastInvoiceNo?: number;
+                    apiCredential?: ({
+                        /** @description A bearer token sent with every call */
+                        token: string;
+                    } | {
+                        clientId: string;
+                        clientSecret: string;
+                        /** @description The token endpoint the client id and secret are exchanged at */
+                        tokenUrl: string;
+                    }) | null;
+                    /** @description Files to the authority's production system */
+                    production?: boolean;
                 };
             };
         };
@@ -33833,7 +33846,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description At least one of the fields */
+        /** @description At least one of the fields. `vsdcBaseUrl`, `deviceSerial` and `lastInvoiceNo` only before initialisation; `apiCredential` (null removes it) and `production` at any time */
         requestBody: {
             content: {
                 /**
@@ -33846,6 +33859,19 @@ export interface operations {
                     vsdcBaseUrl?: string;
                     /** @description The corrected serial of the device */
                     deviceSerial?: string;
+                    /** @description The corrected last invoice number of its previous system (before initialisation only) */
+                    lastInvoiceNo?: number;
+                    apiCredential?: ({
+                        /** @description A bearer token sent with every call */
+                        token: string;
+                    } | {
+                        clientId: string;
+                        clientSecret: string;
+                        /** @description The token endpoint the client id and secret are exchanged at */
+                        tokenUrl: string;
+                    }) | null;
+                    /** @description Files to the authority's production system */
+                    production?: boolean;
                 };
             };
         };

@@ -122,8 +122,15 @@ export const UpdateDeviceBody = withExample(
     {
       vsdcBaseUrl: Type.Optional(VsdcBaseUrl('The corrected http(s) base address of the VSDC; the next initialisation uses it')),
       deviceSerial: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'The corrected serial of the device' })),
+      lastInvoiceNo: Type.Optional(Type.Integer({ minimum: 0, maximum: 2147483646, description: 'The corrected last invoice number of its previous system (before initialisation only)' })),
+      apiCredential: Type.Optional(Nullable(ApiCredentialInput)),
+      production: Type.Optional(Type.Boolean({ description: 'Files to the authority\'s production system' })),
     },
-    { additionalProperties: false, description: 'At least one of the fields' },
+    {
+      additionalProperties: false,
+      description:
+        'At least one of the fields. `vsdcBaseUrl`, `deviceSerial` and `lastInvoiceNo` only before initialisation; `apiCredential` (null removes it) and `production` at any time',
+    },
   ),
   { vsdcBaseUrl: 'http://127.0.0.1:8089' },
 );

@@ -11,12 +11,12 @@ import { presentDevice } from './present.ts';
 import type { DeviceResource } from './schemas.ts';
 import type { Selectable } from 'kysely';
 import type { TenantsTable } from '../../../platform/db/tables/foundation.ts';
-import { deviceSecrets, sealUnitKey } from '../authority-rows/devices.ts';
+import { deviceSecrets, sealApiCredential, sealUnitKey } from '../authority-rows/devices.ts';
 import type { DeviceProtocol } from '../../../platform/db/tables/foundation.ts';
 import { merchantProfile } from '../../../authorities/index.ts';
 import { branchProblem, knowsAuthority, oneOf, protocolsOf } from './authorities.ts';
 import { credentialOf, deviceAddress, handedOver, sealedColumnsOf, storeApiCredential, takeHandover, verifyHandover, type ApiCredentialInput, type HandoverInput } from './handover.ts';
-import { claimDeviceForInit, deleteDeviceRows, findDevice, insertDevice, liveCredentialsOfDevice, lockDevice, markDeviceInitialized, releaseDeviceClaim, updateDeviceRow, type DeviceInitInfo, type DeviceRow } from './store.ts';
+import { claimDeviceForInit, deleteDeviceRows, findDevice, insertDevice, liveCredentialsOfDevice, lockDevice, markDeviceInitialized, releaseDeviceClaim, updateDeviceRow, type DeviceChanges, type DeviceInitInfo, type DeviceRow } from './store.ts';
 
 /** A device's life with its authority (kernel/devices/handshake.ts: by its adapter), and the box its secrets are sealed with. */
 export interface Handshake {
@@ -104,6 +104,9 @@ export function deviceInputProblems(errors: FieldErrors, authority: string, body
 interface UpdateDeviceInput {
   vsdcBaseUrl?: string;
   deviceSerial?: string;
+  lastInvoiceNo?: number;
+  apiCredential?: ApiCredentialInput | null;
+  production?: boolean;
 }
 
 /** Where to register a device, said in refusals (the partner's path or the merchant's own). */
@@ -130,16 +133,29 @@ async function lockUninitialised(trx: Kysely<DB>, tenantId: number, branch: stri
   return device;
 }
 
-/** Corrects the serial or VSDC address of a device that is not initialised yet. */
-export async function updateDevice(db: Kysely<DB>, actor: Actor, tenant: TenantRow, branch: string, input: UpdateDeviceInput, surface: DeviceSurface = 'partner'): Promise<DeviceResource> {
-  if (input.vsdcBaseUrl === undefined && input.deviceSerial === undefined) {
-    throw fieldError('vsdcBaseUrl', 'Send vsdcBaseUrl or deviceSerial (or both): the fields to correct. The branch itself cannot change: remove the device and register the right branch.');
+/**
+ * Corrects a device: its serial, address and previous last number before initialisation (the
+ * authority knows it by them after); its API credential and production mark at any time.
+ */
+export async function updateDevice(db: Kysely<DB>, actor: Actor, tenant: TenantRow, branch: string, input: UpdateDeviceInput, surface: DeviceSurface = 'partner', box?: SecretBox): Promise<DeviceResource> {
+  const local = input.vsdcBaseUrl !== undefined || input.deviceSerial !== undefined || input.lastInvoiceNo !== undefined;
+  if (!local && input.apiCredential === undefined && input.production === undefined) {
+    throw fieldError('vsdcBaseUrl', 'Send vsdcBaseUrl, deviceSerial, lastInvoiceNo, apiCredential or production: the fields to correct. The branch itself cannot change: remove the device and register the right branch.');
   }
+  if (input.apiCredential && !box) throw new Error('setting a device\'s API credential needs the SecretBox');
   return db.transaction().execute(async (trx) => {
-    const device = await lockUninitialised(trx, tenant.id, branch, surface, 'corrected');
-    const changes: { vsdc_base_url?: string; device_serial?: string } = {};
+    const device = local ? await lockUninitialised(trx, tenant.id, branch, surface, 'corrected') : await lockDevice(trx, tenant.id, branch);
+    if (!device) throw notRegistered(branch, surface);
+    const changes: DeviceChanges = {};
     if (input.vsdcBaseUrl !== undefined && input.vsdcBaseUrl.trim() !== device.vsdc_base_url) changes.vsdc_base_url = input.vsdcBaseUrl.trim();
     if (input.deviceSerial !== undefined && input.deviceSerial.trim() !== device.device_serial) changes.device_serial = input.deviceSerial.trim();
+    if (input.lastInvoiceNo !== undefined && input.lastInvoiceNo !== device.last_invoice_no) changes.last_invoice_no = input.lastInvoiceNo;
+    if (input.production !== undefined && input.production !== device.production) changes.production = input.production;
+    if (input.apiCredential === null && device.api_credential_sealed !== null) Object.assign(changes, { api_credential_sealed: null, api_credential_kind: null });
+    if (input.apiCredential) {
+      const credential = credentialOf(input.apiCredential)!;
+      Object.assign(changes, { api_credential_sealed: sealApiCredential(box!, device.id, credential), api_credential_kind: credential.kind });
+    }
     if (Object.keys(changes).length === 0) return presentDevice(device);
     const row = await updateDeviceRow(trx, device.id, changes);
     await recordAudit(trx, {
@@ -152,6 +168,10 @@ export async function updateDevice(db: Kysely<DB>, actor: Actor, tenant: TenantR
         branch,
         ...(changes.vsdc_base_url === undefined ? {} : { vsdcBaseUrl: { from: device.vsdc_base_url, to: row.vsdc_base_url } }),
         ...(changes.device_serial === undefined ? {} : { deviceSerial: { from: device.device_serial, to: row.device_serial } }),
+        ...(changes.last_invoice_no === undefined ? {} : { lastInvoiceNo: { from: device.last_invoice_no, to: row.last_invoice_no } }),
+        ...(changes.production === undefined ? {} : { production: { from: device.production, to: row.production } }),
+        // The credential's kind only: never a secret in the audit log.
+        ...(changes.api_credential_sealed === undefined ? {} : { apiCredential: { from: device.api_credential_kind, to: row.api_credential_kind } }),
       },
     });
     return presentDevice(row);

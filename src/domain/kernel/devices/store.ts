@@ -119,7 +119,9 @@ export async function lockDevice(db: Kysely<DB>, tenantId: number, branch: strin
     .forUpdate()
     .executeTakeFirst();
 }
-export async function updateDeviceRow(db: Kysely<DB>, deviceId: number, changes: { vsdc_base_url?: string; device_serial?: string }): Promise<DeviceRow> {
+/** What a correction may set on a device row. */
+export type DeviceChanges = Partial<Pick<DeviceRow, 'vsdc_base_url' | 'device_serial' | 'last_invoice_no' | 'production' | 'api_credential_sealed' | 'api_credential_kind'>>;
+export async function updateDeviceRow(db: Kysely<DB>, deviceId: number, changes: DeviceChanges): Promise<DeviceRow> {
   return db.updateTable('devices').set({ ...changes, updated_at: sql`now()` }).where('id', '=', deviceId).returningAll().executeTakeFirstOrThrow();
 }
 /** Live credentials bound to the device: unrevoked fiscalisation keys and undeleted till logins. */

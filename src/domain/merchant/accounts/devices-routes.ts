@@ -88,15 +88,15 @@ export function accountDeviceRoutes(ctx: AppContext): FastifyPluginAsync {
       schema: {
         operationId: 'updateAccountDevice',
         tags: TAG,
-        summary: 'Correct a device that is not initialised (serial, VSDC address)',
-        description: 'Only before initialisation: an initialised device answers 409 `device_initialized`. The next initialisation uses the corrected address.',
+        summary: 'Correct a device (serial, address, last number before initialisation; API credential, production mark at any time)',
+        description: '`vsdcBaseUrl`, `deviceSerial` and `lastInvoiceNo` only before initialisation: for an initialised device they are 409 `device_initialized`; the next initialisation uses the corrected address. `apiCredential` (null removes it; sealed, never shown back) and `production` at any time.',
         params: BranchParam,
         body: UpdateDeviceBody,
         response: { 200: data(Device) },
       },
     }, async (request) => {
       const tenant = requireActedTenant(request);
-      return { data: await updateDevice(db, actorOf(request), tenant, request.params.branch, request.body, 'account') };
+      return { data: await updateDevice(db, actorOf(request), tenant, request.params.branch, request.body, 'account', ctx.secretBox) };
     });
 
     app.delete('/api/v1/account/devices/:branch', {
