@@ -8,6 +8,9 @@ import { startSimulator, type Simulator } from '@fiscal-gateway/simulator';
 import { AUTHORITY_PROFILES } from '../../src/authorities/index.ts';
 import { deviceSecrets } from '../../src/domain/kernel/authority-rows/devices.ts';
 import { sealedColumnsOf } from '../../src/domain/kernel/devices/handover.ts';
+import { authorityHandshake } from '../../src/domain/kernel/devices/handshake.ts';
+import { initializeDevice, registerDevice } from '../../src/domain/kernel/devices/service.ts';
+import { tenantOfPartner } from '../../src/domain/kernel/tenants/service.ts';
 import { claimBranches } from '../../src/domain/fiscal/filing/queue.ts';
 import { createLogger } from '../../src/platform/observability/log.ts';
 import { bearer, seedPartner, startTestApp, uniqueTpin, type TestApp } from '../helpers/app.ts';
@@ -218,6 +221,26 @@ describe(`tenants and devices by authority (${engineName})`, () => {
     assert.equal((await deviceRow(tenant.id, '000')).api_credential_sealed, null);
     const audit = JSON.stringify(await app.ctx.db.selectFrom('audit_log').select('details').where('tenant_id', '=', tenant.id).execute());
     assert.ok(!audit.includes(API_TOKEN), 'never in the audit log');
+  });
+
+  test('the key a real initialisation returns (KRA\'s cmcKey) is stored sealed and handed to every later call', async () => {
+    // Until the KRA adapter is merged no adapter returns a key: this handshake answers as one would.
+    const tenant = await zraTenant();
+    const row = await tenantOfPartner(app.ctx.db, partner.partnerId, tenant.id);
+    const actor = { type: 'cli' as const };
+    await registerDevice(app.ctx.db, actor, row, { deviceSerial: 'SN-K', branch: '000', vsdcBaseUrl: sim.url });
+    const real = authorityHandshake(app.ctx);
+    const handshake = {
+      ...real,
+      initialise: async () => ({ kind: 'ok' as const, device: { sdcId: 'KRACU0100000001', mrcNo: '', taxpayerName: null, branchName: null, lastSaleInvoiceNo: 0, lastPurchaseInvoiceNo: null, lastSaleReceiptNo: null, unitKey: UNIT_KEY } }),
+    };
+    const device = await initializeDevice(app.ctx.db, actor, row, '000', handshake);
+    assert.deepEqual([device.initialized, device.unitKeySet, device.nextInvoiceNo], [true, true, 1]);
+    assert.ok(!JSON.stringify(device).includes(UNIT_KEY));
+    const stored = await deviceRow(tenant.id, '000');
+    assert.ok(stored.unit_key_sealed !== null && !stored.unit_key_sealed.includes(UNIT_KEY));
+    const claimed = await claimBranches(app.ctx.db, app.ctx.secretBox, [stored.id], 'test-owner-2', 60_000, 1);
+    assert.equal(claimed.get(stored.id)?.target.secrets.unitKey, UNIT_KEY);
   });
 
   test('KRA: a tenant with a KRA PIN, Nairobi days; a TPIN on a KRA tenant is a 422 saying what a KRA PIN looks like', async (t) => {
