@@ -14,7 +14,7 @@
       where (("filing_queues"."lease_until" is null or "filing_queues"."lease_until" <= now()) or ("filing_queues"."lease_owner" = $5)) and ("filing_queues"."next_attempt_at" <= now())
       returning device_id, retry_delay_ms
     )
-    select claim.device_id, claim.retry_delay_ms, d.vsdc_base_url, d.branch, d.sdc_id, d.mrc_no, t.id as tenant_id, t.partner_id, t.authority, d.protocol,
+    select claim.device_id, claim.retry_delay_ms, d.vsdc_base_url, d.branch, d.sdc_id, d.mrc_no, t.id as tenant_id, t.partner_id, t.authority, d.protocol, "d"."id" as device_key_id, "d"."unit_key_sealed" as device_unit_key_sealed, "d"."api_credential_sealed" as device_api_credential_sealed, "d"."production" as device_production,
       coalesce((
     select json_agg(p order by p.id) from (
       select s.*, case when "s"."issued_by_type" = 'admin' then 'operator' else case "s"."issued_by_type"

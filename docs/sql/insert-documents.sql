@@ -19,7 +19,7 @@
         union all
         select d.id, d.branch from devices d
         where i.device_id is null and d.tenant_id = i.tenant_id and d.initialized
-          and d.branch = coalesce(i.branch_header, (select coalesce(max(rule_d.branch) filter (where rule_d.branch = '000'), case when count(*) = 1 then max(rule_d.branch) end) from devices rule_d where rule_d.tenant_id = "i"."tenant_id"))
+          and d.branch = coalesce(i.branch_header, (select coalesce(max(rule_d.branch) filter (where rule_d.branch in ('000', '00')), case when count(*) = 1 then max(rule_d.branch) end) from devices rule_d where rule_d.tenant_id = "i"."tenant_id"))
         limit 1
       ) d
     ),

@@ -82,7 +82,7 @@
 
 -- Form: PostgreSQL, no X-Branch: the branch rule in SQL (kernel/devices/branch-rule.ts defaultBranchSql)
 /* prepared */
-    with target as (select id, branch from devices where tenant_id = $1 and initialized and branch = (select coalesce(max(rule_d.branch) filter (where rule_d.branch = '000'), case when count(*) = 1 then max(rule_d.branch) end) from devices rule_d where rule_d.tenant_id = $2)),
+    with target as (select id, branch from devices where tenant_id = $1 and initialized and branch = (select coalesce(max(rule_d.branch) filter (where rule_d.branch in ('000', '00')), case when count(*) = 1 then max(rule_d.branch) end) from devices rule_d where rule_d.tenant_id = $2)),
     state as (
       select target.id, target.branch, exists (
         select 1 from filing_queues q where q.device_id = target.id and q.retry_delay_ms is not null

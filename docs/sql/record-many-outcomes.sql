@@ -6,7 +6,7 @@
 /* prepared */
     with input as (
       select * from jsonb_to_recordset($1::jsonb) as i(n integer, sale_id bigint, device_id integer, owner text,
-        lease_ms double precision, batch_size integer, after_id bigint, status text, result_code text, last_error text, receipt_no bigint, internal_data text, receipt_signature text, sdc_id text, mrc_no text, qr_code_url text, published_at timestamptz, updated_at timestamptz, event_id text, event_type text,
+        lease_ms double precision, batch_size integer, after_id bigint, status text, result_code text, last_error text, receipt_no bigint, total_receipt_no integer, internal_data text, receipt_signature text, sdc_id text, mrc_no text, qr_code_url text, published_at timestamptz, updated_at timestamptz, event_id text, event_type text,
         partner_id integer, tenant_id integer, event_created timestamptz, event_body text, channel text, payload text)
     ),
     next as (
@@ -42,7 +42,7 @@
       returning filing_queues.device_id
     ),
     outcome as (
-      update sales set status = i.status, result_code = i.result_code, last_error = i.last_error, receipt_no = i.receipt_no, internal_data = i.internal_data, receipt_signature = i.receipt_signature, sdc_id = i.sdc_id, mrc_no = i.mrc_no, qr_code_url = i.qr_code_url, published_at = i.published_at, updated_at = i.updated_at
+      update sales set status = i.status, result_code = i.result_code, last_error = i.last_error, receipt_no = i.receipt_no, total_receipt_no = i.total_receipt_no, internal_data = i.internal_data, receipt_signature = i.receipt_signature, sdc_id = i.sdc_id, mrc_no = i.mrc_no, qr_code_url = i.qr_code_url, published_at = i.published_at, updated_at = i.updated_at
       from input i
       where sales.id = i.sale_id and sales.status = 'pending'
       returning sales.id
@@ -70,7 +70,7 @@
 /* prepared */
     with input as (
       select * from jsonb_to_recordset($1::jsonb) as i(n integer, sale_id bigint, device_id integer, owner text,
-        lease_ms double precision, batch_size integer, after_id bigint, status text, result_code text, last_error text, receipt_no bigint, internal_data text, receipt_signature text, sdc_id text, mrc_no text, qr_code_url text, published_at timestamptz, updated_at timestamptz, event_id text, event_type text,
+        lease_ms double precision, batch_size integer, after_id bigint, status text, result_code text, last_error text, receipt_no bigint, total_receipt_no integer, internal_data text, receipt_signature text, sdc_id text, mrc_no text, qr_code_url text, published_at timestamptz, updated_at timestamptz, event_id text, event_type text,
         partner_id integer, tenant_id integer, event_created timestamptz, event_body text, channel text, payload text)
     ),
     next as (
@@ -106,7 +106,7 @@
       returning filing_queues.device_id
     ),
     outcome as (
-      update sales set status = i.status, result_code = i.result_code, last_error = i.last_error, receipt_no = i.receipt_no, internal_data = i.internal_data, receipt_signature = i.receipt_signature, sdc_id = i.sdc_id, mrc_no = i.mrc_no, qr_code_url = i.qr_code_url, published_at = i.published_at, updated_at = i.updated_at
+      update sales set status = i.status, result_code = i.result_code, last_error = i.last_error, receipt_no = i.receipt_no, total_receipt_no = i.total_receipt_no, internal_data = i.internal_data, receipt_signature = i.receipt_signature, sdc_id = i.sdc_id, mrc_no = i.mrc_no, qr_code_url = i.qr_code_url, published_at = i.published_at, updated_at = i.updated_at
       from input i
       where sales.id = i.sale_id and sales.status = 'pending'
       returning sales.id

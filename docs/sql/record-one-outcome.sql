@@ -31,13 +31,13 @@
       returning device_id
     ),
     outcome as (
-      update sales set status = $9, result_code = $10, last_error = $11, receipt_no = $12, internal_data = $13, receipt_signature = $14, sdc_id = $15, mrc_no = $16, qr_code_url = $17, published_at = $18, updated_at = $19
-      where id = $20 and status = 'pending'
+      update sales set status = $9, result_code = $10, last_error = $11, receipt_no = $12, total_receipt_no = $13, internal_data = $14, receipt_signature = $15, sdc_id = $16, mrc_no = $17, qr_code_url = $18, published_at = $19, updated_at = $20
+      where id = $21 and status = 'pending'
       returning id
     ),
     event as (
       insert into webhook_events (id, type, partner_id, tenant_id, body, created_at)
-      select $21::text, $22::text, $23::int, $24::int, $25::text, $26::timestamptz from outcome
+      select $22::text, $23::text, $24::int, $25::int, $26::text, $27::timestamptz from outcome
       returning id, type, partner_id, created_at
     ),
     deliveries as (
@@ -47,7 +47,7 @@
       returning event_id, endpoint_id
     )
     select exists (select 1 from outcome) as recorded, exists (select 1 from lease) as lease_held,
-      (select count(*) from deliveries)::int as deliveries, (select batch from next) as next_batch , (select pg_notify($27, $28::text) from outcome) as outcome_notice, (select pg_notify('webhooks', '') where exists (select 1 from deliveries)) as deliveries_notice;
+      (select count(*) from deliveries)::int as deliveries, (select batch from next) as next_batch , (select pg_notify($28, $29::text) from outcome) as outcome_notice, (select pg_notify('webhooks', '') where exists (select 1 from deliveries)) as deliveries_notice;
 
 -- Form: the filer on the embedded database (and on PostgreSQL when the storing request waits in this process)
 /* prepared */
@@ -78,13 +78,13 @@
       returning device_id
     ),
     outcome as (
-      update sales set status = $9, result_code = $10, last_error = $11, receipt_no = $12, internal_data = $13, receipt_signature = $14, sdc_id = $15, mrc_no = $16, qr_code_url = $17, published_at = $18, updated_at = $19
-      where id = $20 and status = 'pending'
+      update sales set status = $9, result_code = $10, last_error = $11, receipt_no = $12, total_receipt_no = $13, internal_data = $14, receipt_signature = $15, sdc_id = $16, mrc_no = $17, qr_code_url = $18, published_at = $19, updated_at = $20
+      where id = $21 and status = 'pending'
       returning id
     ),
     event as (
       insert into webhook_events (id, type, partner_id, tenant_id, body, created_at)
-      select $21::text, $22::text, $23::int, $24::int, $25::text, $26::timestamptz from outcome
+      select $22::text, $23::text, $24::int, $25::int, $26::text, $27::timestamptz from outcome
       returning id, type, partner_id, created_at
     ),
     deliveries as (
@@ -106,13 +106,13 @@
       returning device_id
     ),
     outcome as (
-      update sales set status = $5, result_code = $6, last_error = $7, receipt_no = $8, internal_data = $9, receipt_signature = $10, sdc_id = $11, mrc_no = $12, qr_code_url = $13, published_at = $14, updated_at = $15
-      where id = $16 and status = 'pending'
+      update sales set status = $5, result_code = $6, last_error = $7, receipt_no = $8, total_receipt_no = $9, internal_data = $10, receipt_signature = $11, sdc_id = $12, mrc_no = $13, qr_code_url = $14, published_at = $15, updated_at = $16
+      where id = $17 and status = 'pending'
       returning id
     ),
     event as (
       insert into webhook_events (id, type, partner_id, tenant_id, body, created_at)
-      select $17::text, $18::text, $19::int, $20::int, $21::text, $22::timestamptz from outcome
+      select $18::text, $19::text, $20::int, $21::int, $22::text, $23::timestamptz from outcome
       returning id, type, partner_id, created_at
     ),
     deliveries as (

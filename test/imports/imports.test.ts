@@ -77,10 +77,10 @@ describe(`customs imports (${engineName})`, () => {
   test('a branch is claimed by one puller at a time', async () => {
     const merchant = await h.addMerchant({ branches: ['000'] });
     const lease = 60_000; // ms
-    const [a, b] = await Promise.all([claimDueBranchPulls(h.t.ctx.db, 'imports', lease, 1000), claimDueBranchPulls(h.t.ctx.db, 'imports', lease, 1000)]);
+    const [a, b] = await Promise.all([claimDueBranchPulls(h.t.ctx.db, h.t.ctx.secretBox, 'imports', lease, 1000), claimDueBranchPulls(h.t.ctx.db, h.t.ctx.secretBox, 'imports', lease, 1000)]);
     const mine = [...a!, ...b!].filter((p) => p.tenantId === merchant.tenantId);
     assert.equal(mine.length, 1, 'two pullers never get the same branch');
-    assert.equal((await claimDueBranchPulls(h.t.ctx.db, 'imports', lease, 1000)).filter((p) => p.tenantId === merchant.tenantId).length, 0, 'leased: nobody else takes it');
+    assert.equal((await claimDueBranchPulls(h.t.ctx.db, h.t.ctx.secretBox, 'imports', lease, 1000)).filter((p) => p.tenantId === merchant.tenantId).length, 0, 'leased: nobody else takes it');
   });
 
   test('an unreachable VSDC defers the pull without losing the position', async () => {

@@ -229,7 +229,7 @@ describe(`items (${engineName})`, () => {
         .executeTakeFirstOrThrow();
       return due.n === 6 ? true : undefined;
     }, 'the backoff to pass');
-    const claims = await Promise.all([1, 2, 3].map(() => claimDueItems(h.t.ctx.db, 60_000, 100)));
+    const claims = await Promise.all([1, 2, 3].map(() => claimDueItems(h.t.ctx.db, h.t.ctx.secretBox, 60_000, 100)));
     const ids = claims.flat().filter((item) => item.device.tpin === merchant.tpin).map((item) => item.id);
     assert.equal(ids.length, 6);
     assert.equal(new Set(ids).size, 6, 'each item went to exactly one worker');

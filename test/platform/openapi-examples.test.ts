@@ -87,6 +87,15 @@ describe(`every request example succeeds against the demo provisioning (${engine
     { operationId: 'registerDevice' },
     // The demo's branch 000 is initialised (no longer correctable): the one just registered is not.
     { operationId: 'updateDevice', path: () => ({ tenant: demo.tenantId, branch: '001' }) },
+    {
+      operationId: 'handOverDevice',
+      // A unit initialised elsewhere: registered here (on the test's simulator), not initialised.
+      prepare: async () => {
+        const res = await t.inject({ method: 'POST', url: `/api/v1/tenants/${demo.tenantId}/devices`, headers: bearer(demo.partnerKey), payload: { deviceSerial: 'HANDED-OVER-0003', branch: '002', vsdcBaseUrl: sim.url } });
+        assert.equal(res.statusCode, 201, res.body);
+      },
+      path: () => ({ tenant: demo.tenantId, branch: '002' }),
+    },
     { operationId: 'createTenantToken' },
     {
       operationId: 'createFiscalisationKey',

@@ -173,7 +173,7 @@ describe(`principals (${engineName})`, () => {
 
   test('a branch is claimed by one puller at a time; an unreachable VSDC defers the pull without losing its position', async () => {
     const merchant = await h.addMerchant({ branches: ['000'] });
-    const [a, b] = await Promise.all([claimDueBranchPulls(h.ctx.db, 'principals', 60_000, 1000), claimDueBranchPulls(h.ctx.db, 'principals', 60_000, 1000)]);
+    const [a, b] = await Promise.all([claimDueBranchPulls(h.ctx.db, h.ctx.secretBox, 'principals', 60_000, 1000), claimDueBranchPulls(h.ctx.db, h.ctx.secretBox, 'principals', 60_000, 1000)]);
     assert.equal([...a!, ...b!].filter((p) => p.tenantId === merchant.tenantId).length, 1, 'two pullers never get the same branch');
     await h.ctx.db.updateTable('feed_pulls').where('feed', '=', 'principals').set({ lease_until: null }).where('device_id', 'in', devicesOf(merchant)).execute();
     await pullNow(merchant);

@@ -206,6 +206,7 @@ describe(`partner provisioning (${engineName})`, () => {
       o.get(`/api/v1/tenants/${tenant.id}`),
       o.post(`/api/v1/tenants/${tenant.id}/devices`, { deviceSerial: 'X', branch: '001', vsdcBaseUrl: sim.url }),
       o.post(`/api/v1/tenants/${tenant.id}/devices/000/initialize`),
+      o.post(`/api/v1/tenants/${tenant.id}/devices/000/handover`, { sdcId: 'SDC0001', unitKey: 'stolen' }),
       o.get(`/api/v1/tenants/${tenant.id}/tokens`),
       o.post(`/api/v1/tenants/${tenant.id}/tokens`, { name: 'steal' }),
       o.del(`/api/v1/tenants/${tenant.id}/tokens/${token.id}`),

@@ -127,7 +127,7 @@ describe(`purchases (${engineName})`, () => {
 
   test('a branch is claimed by one puller at a time; an unreachable VSDC defers the pull', async () => {
     const merchant = await h.addMerchant({ branches: ['000'] });
-    const [a, b] = await Promise.all([claimDueBranchPulls(h.t.ctx.db, 'purchases', 60_000, 1000), claimDueBranchPulls(h.t.ctx.db, 'purchases', 60_000, 1000)]);
+    const [a, b] = await Promise.all([claimDueBranchPulls(h.t.ctx.db, h.t.ctx.secretBox, 'purchases', 60_000, 1000), claimDueBranchPulls(h.t.ctx.db, h.t.ctx.secretBox, 'purchases', 60_000, 1000)]);
     assert.equal([...a!, ...b!].filter((p) => p.tenantId === merchant.tenantId).length, 1, 'two pullers never get the same branch');
 
     const other = await h.addMerchant({ branches: ['000'] });

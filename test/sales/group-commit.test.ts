@@ -149,7 +149,7 @@ describe(`Sales group commit (${engineName})`, () => {
     // Branch A: two documents (the first's outcome reads the second); B: one; C: one, already recorded elsewhere.
     const [a1, a2, b1, c1] = await insert([[h.merchant, '000'], [h.merchant, '000'], [h.merchant, '001'], [second, '000']]);
     const owner = 'test-owner';
-    const claimed = await claimBranches(h.ctx.db, [a1!.device_id, b1!.device_id], owner, 60_000, 25);
+    const claimed = await claimBranches(h.ctx.db, h.ctx.secretBox, [a1!.device_id, b1!.device_id], owner, 60_000, 25);
     assert.deepEqual([...claimed.keys()].sort(), [a1!.device_id, b1!.device_id].sort());
     const endpoint = await h.ctx.db
       .insertInto('webhook_endpoints')

@@ -84,7 +84,7 @@ describe(`Twin statements agree (${engineName})`, () => {
       const docA = stored(await insertOneDocument(h.ctx.db, plainSale(h.merchant, '000', { occurredAt }), options));
       const docB = stored(await insertOneDocument(h.ctx.db, plainSale(h.merchant, '001', { occurredAt }), options));
       const owner = `twin-${leased}`;
-      const claimed = await claimBranches(h.ctx.db, [docA.device_id, docB.device_id], owner, 60_000, 25);
+      const claimed = await claimBranches(h.ctx.db, h.ctx.secretBox, [docA.device_id, docB.device_id], owner, 60_000, 25);
       assert.equal(claimed.size, 2);
       const now = new Date('2024-05-06T07:08:09.123Z');
       const outcomeOf = (row: SaleRow) => ({

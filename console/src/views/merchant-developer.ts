@@ -56,9 +56,9 @@ function copyButton(ctx: ViewContext, text: string, select: () => void, label = 
   return { button, status };
 }
 
-/** The branch a request without X-Branch acts on (000, else the only one): the curl names another when that one cannot fiscalise. */
+/** The branch a request without X-Branch acts on (the headquarters, 000 or KRA's 00, else the only one): the curl names another when that one cannot fiscalise. */
 function branchHeaderFor(branches: Branch[]): string | undefined {
-  const byDefault = branches.find((b) => b.branch === '000') ?? (branches.length === 1 ? branches[0] : undefined);
+  const byDefault = branches.find((b) => b.branch === '000' || b.branch === '00') ?? (branches.length === 1 ? branches[0] : undefined);
   if (byDefault?.initialized) return undefined;
   return branches.find((b) => b.initialized)?.branch;
 }

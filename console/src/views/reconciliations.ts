@@ -61,7 +61,7 @@ export function reconciliationsView(base: (tenant: string) => string): View {
         },
       },
       field('recon-tenant', 'Merchant id', { type: 'number', min: '1', required: true, value: tenant }),
-      field('recon-branch', 'Branch', { type: 'text', pattern: '[0-9A-Za-z]{3}', required: true, value: '000', size: '4' }),
+      field('recon-branch', 'Branch', { type: 'text', pattern: '[0-9A-Za-z]{2,3}', required: true, value: '000', size: '4' }),
       field('recon-from', 'From', { type: 'date', required: true, value: today() }),
       field('recon-to', 'To', { type: 'date', required: true, value: today() }),
       h('button', { type: 'submit' }, 'Reconcile'),

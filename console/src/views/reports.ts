@@ -179,13 +179,13 @@ export function reportsView(base: (tenant: string) => string, options: ReportsOp
     const intro = h('p', { class: 'muted' }, 'A branch\'s day: the X report while the day is open (figures as of now), the Z report once it is closed (taken once, never changed). Days are the merchant\'s, in its time zone.');
 
     const branches = tenant || !options.tenant ? await options.branches?.(ctx.api, tenant) : undefined;
-    const preferred = branches?.find((b) => b.branch === '000') ?? branches?.[0];
+    const preferred = branches?.find((b) => b.branch === '000' || b.branch === '00') ?? branches?.[0];
     const branch = ctx.params.get('branch') ?? preferred?.branch ?? '';
 
     const tenantInput = h('input', { type: 'number', min: '1', required: true, value: tenant }) as HTMLInputElement;
     const branchInput = (branches && branches.length > 0
       ? h('select', null, branches.map((b) => h('option', { value: b.branch, selected: b.branch === branch }, branchLabel(b))))
-      : h('input', { type: 'text', pattern: '[0-9]{3}', size: '4', value: branch, placeholder: '000' })) as HTMLInputElement | HTMLSelectElement;
+      : h('input', { type: 'text', pattern: '[0-9]{2,3}', size: '4', value: branch, placeholder: '000' })) as HTMLInputElement | HTMLSelectElement;
     const dateInput = h('input', { type: 'date', value: date }) as HTMLInputElement;
     const show = () => {
       // Another merchant's branches are its own: its report starts at its default branch.

@@ -14,7 +14,10 @@ export interface paths {
         /** List your merchants */
         get: operations["listTenants"];
         put?: never;
-        /** Create a merchant */
+        /**
+         * Create a merchant
+         * @description `authority` (`zra` by default, or `kra`) is fixed at creation; `tpin` is in its form (ZRA: a 10-digit TPIN; KRA: an 11-character PIN such as P051234567X).
+         */
         post: operations["createTenant"];
         delete?: never;
         options?: never;
@@ -52,8 +55,31 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Register a device (local only) */
+        /**
+         * Register a device (local only, unless initialised elsewhere)
+         * @description `protocol` is one of the merchant's authority's (ZRA: `vsdc`; KRA: `oscu`, the default, or `vscu`); `branch` in its form (ZRA 3 digits, KRA 2). Optional: `initializedElsewhere` (a unit initialised by another system: checked with the authority, then stored initialised, with no initialisation call), `apiCredential` (sent to an API gateway in front of the authority; sealed, never shown back), `production`, and `lastInvoiceNo` (numbering continues after it).
+         */
         post: operations["registerDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenants/{tenant}/devices/{branch}/handover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take over a device initialised elsewhere (its unit id and key)
+         * @description For a registered device not yet initialised here whose unit was initialised elsewhere (another integrator; KRA answers a second initialisation without the key): the unit id (`sdcId`) and key (`unitKey`, KRA's cmcKey) are checked with the authority by a call that changes nothing, then stored (the key sealed) and the device is initialised. Refused: 422 `initialization_failed` with the authority's text; unreachable: 503. Either way nothing changes.
+         */
+        post: operations["handOverDevice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -98,8 +124,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Correct a device that is not initialised (serial, VSDC address)
-         * @description Only before initialisation: an initialised device answers 409 `device_initialized`. The next initialisation uses the corrected address.
+         * Correct a device (serial, address, last number before initialisation; API credential, production mark at any time)
+         * @description `vsdcBaseUrl`, `deviceSerial` and `lastInvoiceNo` only before initialisation: for an initialised device they are 409 `device_initialized`; the next initialisation uses the corrected address. `apiCredential` (null removes it; sealed, never shown back) and `production` at any time.
          */
         patch: operations["updateDevice"];
         trace?: never;
@@ -2247,7 +2273,7 @@ export interface paths {
         /** Your devices, by branch */
         get: operations["listAccountDevices"];
         put?: never;
-        /** Register a device (local only) */
+        /** Register a device (local only, unless initialised elsewhere) */
         post: operations["registerAccountDevice"];
         delete?: never;
         options?: never;
@@ -2293,8 +2319,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Correct a device that is not initialised (serial, VSDC address)
-         * @description Only before initialisation: an initialised device answers 409 `device_initialized`. The next initialisation uses the corrected address.
+         * Correct a device (serial, address, last number before initialisation; API credential, production mark at any time)
+         * @description `vsdcBaseUrl`, `deviceSerial` and `lastInvoiceNo` only before initialisation: for an initialised device they are 409 `device_initialized`; the next initialisation uses the corrected address. `apiCredential` (null removes it; sealed, never shown back) and `production` at any time.
          */
         patch: operations["updateAccountDevice"];
         trace?: never;
@@ -2493,7 +2519,13 @@ export interface operations {
                         data: {
                             id: number;
                             name: string;
+                            /** @description The merchant's taxpayer id (ZRA: TPIN; KRA: PIN) */
                             tpin: string;
+                            /**
+                             * @description The tax authority the merchant files with: `zra` or `kra`; fixed at creation
+                             * @example zra
+                             */
+                            authority: string;
                             email: string | null;
                             plan: ("free_trial" | "starter" | "growth" | "enterprise") | null;
                             subscription: "active" | "blocked";
@@ -2518,6 +2550,21 @@ export interface operations {
                                 deviceSerial: string;
                                 branch: string;
                                 vsdcBaseUrl: string;
+                                /**
+                                 * @description How the device talks to its authority: `vsdc` (ZRA), `oscu` (KRA-hosted) or `vscu` (the KRA unit the taxpayer runs)
+                                 * @example vsdc
+                                 */
+                                protocol: string;
+                                /** @description Marked as filing to the authority's production system (its receipts' QR points at the production portal) */
+                                production: boolean;
+                                apiCredential: {
+                                    kind: "bearer" | "client";
+                                    set: boolean;
+                                } | null;
+                                /** @description Whether the gateway holds the unit's key (KRA's cmcKey), sealed; never shown */
+                                unitKeySet: boolean;
+                                /** @description The last invoice number the device's previous system used (0: none); numbering continues after it */
+                                lastInvoiceNo: number;
                                 initialized: boolean;
                                 sdcId: string | null;
                                 mrcNo: string | null;
@@ -2698,8 +2745,10 @@ export interface operations {
                  */
                 "application/json": {
                     name: string;
-                    /** @description Taxpayer id, 10 digits */
+                    /** @description The merchant's taxpayer id in its authority's form (ZRA: 10 digits, e.g. 1002623668; KRA: a letter, 9 digits and a letter, e.g. P051234567X) */
                     tpin: string;
+                    /** @description The tax authority the merchant files with: `zra` (Zambia, the default) or `kra` (Kenya); it cannot change after creation */
+                    authority?: "zra" | "kra";
                     plan?: ("free_trial" | "starter" | "growth" | "enterprise") | null;
                     email?: string | null;
                     /** @description While the branch's VSDC is known to be unreachable: `queue` stores a sale `pending` and files it later (the default); `refuse` answers 503 vsdc_unavailable and stores nothing, for certifications that forbid issuing invoices offline */
@@ -2718,7 +2767,13 @@ export interface operations {
                         data: {
                             id: number;
                             name: string;
+                            /** @description The merchant's taxpayer id (ZRA: TPIN; KRA: PIN) */
                             tpin: string;
+                            /**
+                             * @description The tax authority the merchant files with: `zra` or `kra`; fixed at creation
+                             * @example zra
+                             */
+                            authority: string;
                             email: string | null;
                             plan: ("free_trial" | "starter" | "growth" | "enterprise") | null;
                             subscription: "active" | "blocked";
@@ -2743,6 +2798,21 @@ export interface operations {
                                 deviceSerial: string;
                                 branch: string;
                                 vsdcBaseUrl: string;
+                                /**
+                                 * @description How the device talks to its authority: `vsdc` (ZRA), `oscu` (KRA-hosted) or `vscu` (the KRA unit the taxpayer runs)
+                                 * @example vsdc
+                                 */
+                                protocol: string;
+                                /** @description Marked as filing to the authority's production system (its receipts' QR points at the production portal) */
+                                production: boolean;
+                                apiCredential: {
+                                    kind: "bearer" | "client";
+                                    set: boolean;
+                                } | null;
+                                /** @description Whether the gateway holds the unit's key (KRA's cmcKey), sealed; never shown */
+                                unitKeySet: boolean;
+                                /** @description The last invoice number the device's previous system used (0: none); numbering continues after it */
+                                lastInvoiceNo: number;
                                 initialized: boolean;
                                 sdcId: string | null;
                                 mrcNo: string | null;
@@ -2983,7 +3053,13 @@ export interface operations {
                         data: {
                             id: number;
                             name: string;
+                            /** @description The merchant's taxpayer id (ZRA: TPIN; KRA: PIN) */
                             tpin: string;
+                            /**
+                             * @description The tax authority the merchant files with: `zra` or `kra`; fixed at creation
+                             * @example zra
+                             */
+                            authority: string;
                             email: string | null;
                             plan: ("free_trial" | "starter" | "growth" | "enterprise") | null;
                             subscription: "active" | "blocked";
@@ -3008,6 +3084,21 @@ export interface operations {
                                 deviceSerial: string;
                                 branch: string;
                                 vsdcBaseUrl: string;
+                                /**
+                                 * @description How the device talks to its authority: `vsdc` (ZRA), `oscu` (KRA-hosted) or `vscu` (the KRA unit the taxpayer runs)
+                                 * @example vsdc
+                                 */
+                                protocol: string;
+                                /** @description Marked as filing to the authority's production system (its receipts' QR points at the production portal) */
+                                production: boolean;
+                                apiCredential: {
+                                    kind: "bearer" | "client";
+                                    set: boolean;
+                                } | null;
+                                /** @description Whether the gateway holds the unit's key (KRA's cmcKey), sealed; never shown */
+                                unitKeySet: boolean;
+                                /** @description The last invoice number the device's previous system used (0: none); numbering continues after it */
+                                lastInvoiceNo: number;
                                 initialized: boolean;
                                 sdcId: string | null;
                                 mrcNo: string | null;
@@ -3216,7 +3307,13 @@ export interface operations {
                         data: {
                             id: number;
                             name: string;
+                            /** @description The merchant's taxpayer id (ZRA: TPIN; KRA: PIN) */
                             tpin: string;
+                            /**
+                             * @description The tax authority the merchant files with: `zra` or `kra`; fixed at creation
+                             * @example zra
+                             */
+                            authority: string;
                             email: string | null;
                             plan: ("free_trial" | "starter" | "growth" | "enterprise") | null;
                             subscription: "active" | "blocked";
@@ -3241,6 +3338,21 @@ export interface operations {
                                 deviceSerial: string;
                                 branch: string;
                                 vsdcBaseUrl: string;
+                                /**
+                                 * @description How the device talks to its authority: `vsdc` (ZRA), `oscu` (KRA-hosted) or `vscu` (the KRA unit the taxpayer runs)
+                                 * @example vsdc
+                                 */
+                                protocol: string;
+                                /** @description Marked as filing to the authority's production system (its receipts' QR points at the production portal) */
+                                production: boolean;
+                                apiCredential: {
+                                    kind: "bearer" | "client";
+                                    set: boolean;
+                                } | null;
+                                /** @description Whether the gateway holds the unit's key (KRA's cmcKey), sealed; never shown */
+                                unitKeySet: boolean;
+                                /** @description The last invoice number the device's previous system used (0: none); numbering continues after it */
+                                lastInvoiceNo: number;
                                 initialized: boolean;
                                 sdcId: string | null;
                                 mrcNo: string | null;
@@ -3493,10 +3605,35 @@ export interface operations {
                  */
                 "application/json": {
                     deviceSerial: string;
-                    /** @description Branch id (bhfId), 3 digits; 000 is headquarters */
+                    /** @description Branch id (bhfId) in the merchant's authority's form: ZRA: 3 digits (000 the headquarters); KRA: 2 digits (00 the headquarters) */
                     branch: string;
-                    /** @description http(s) base address of the VSDC, with or without a context path */
+                    /** @description http(s) base address of the authority's unit (ZRA: the VSDC, with or without a context path; KRA: the OSCU base or the VSCU's local address) */
                     vsdcBaseUrl: string;
+                    /** @description How the device talks to its authority: `vsdc` for a ZRA merchant (its only one); `oscu` (the default) or `vscu` for a KRA merchant. Default: the first its authority has */
+                    protocol?: string;
+                    /** @description A device initialised elsewhere (another integrator, an earlier system): checked with the authority by a call that changes nothing, then taken as initialised, with no initialisation call */
+                    initializedElsewhere?: {
+                        /** @description The unit id the earlier initialisation returned (sdcId) */
+                        sdcId: string;
+                        /** @description Its MRC number, when it gave one */
+                        mrcNo?: string;
+                        /** @description The key the earlier initialisation returned (KRA: the cmcKey). Stored sealed; never shown or logged */
+                        unitKey: string;
+                    };
+                    /** @description A credential for an API gateway in front of the authority (KRA's token gateway), sent with every call when set; off by default. Stored sealed, never shown back */
+                    apiCredential?: {
+                        /** @description A bearer token sent with every call */
+                        token: string;
+                    } | {
+                        clientId: string;
+                        clientSecret: string;
+                        /** @description The token endpoint the client id and secret are exchanged at */
+                        tokenUrl: string;
+                    };
+                    /** @description Files to the authority's production system (e.g. through a proxy whose address does not say so). Default false */
+                    production?: boolean;
+                    /** @description The last invoice number its previous system used (default 0): numbering continues from the larger of it and the unit's own counter */
+                    lastInvoiceNo?: number;
                 };
             };
         };
@@ -3513,6 +3650,21 @@ export interface operations {
                             deviceSerial: string;
                             branch: string;
                             vsdcBaseUrl: string;
+                            /**
+                             * @description How the device talks to its authority: `vsdc` (ZRA), `oscu` (KRA-hosted) or `vscu` (the KRA unit the taxpayer runs)
+                             * @example vsdc
+                             */
+                            protocol: string;
+                            /** @description Marked as filing to the authority's production system (its receipts' QR points at the production portal) */
+                            production: boolean;
+                            apiCredential: {
+                                kind: "bearer" | "client";
+                                set: boolean;
+                            } | null;
+                            /** @description Whether the gateway holds the unit's key (KRA's cmcKey), sealed; never shown */
+                            unitKeySet: boolean;
+                            /** @description The last invoice number the device's previous system used (0: none); numbering continues after it */
+                            lastInvoiceNo: number;
                             initialized: boolean;
                             sdcId: string | null;
                             mrcNo: string | null;
@@ -3614,6 +3766,21 @@ export interface operations {
                 };
             };
             /**
+             * @description Conflict.
+             *
+             *     A coded error:
+             *
+             *     - `device_initialized`: Correcting or removing a device that is initialised: the authority knows it; register another branch, or ask the operator to retire it
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
              * @description Payload too large.
              *
              *     A coded error:
@@ -3651,6 +3818,7 @@ export interface operations {
              *     Or a coded error:
              *
              *     - `branch_exists`: Registering a branch the merchant already has (the existing device is unchanged)
+             *     - `initialization_failed`: The handshake reached the authority and failed; `message` is the authority's text; not retryable
              */
             422: {
                 headers: {
@@ -3697,6 +3865,303 @@ export interface operations {
              *
              *     A coded error:
              *
+             *     - `vsdc_unreachable`: The VSDC could not be reached during a call whose answer needs it (initialisation, a live read such as `GET /api/v1/item-reconciliation`); nothing was changed; safe to repeat
+             *     - `database_unavailable`: The gateway's database cannot be reached (restarting, failing over, refusing connections); nothing half-done is kept and no invoice number is used; `Retry-After` says when to try again; a write repeated with the same `Idempotency-Key` gives exactly one document
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again (when known) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Insufficient storage.
+             *
+             *     A coded error:
+             *
+             *     - `storage_full`: The embedded database's disk has less free space than `DATA_DIR_MIN_FREE_MB`, or is full: writes are refused (reads go on); nothing was stored and no invoice number was used; `message` names the data directory. Safe to repeat once the operator has freed space (writes resume within seconds, no restart); `Retry-After` suggests when
+             */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    handOverDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 1 */
+                tenant: number;
+                /** @example 000 */
+                branch: string;
+            };
+            cookie?: never;
+        };
+        /** @description A device initialised elsewhere (another integrator, an earlier system): checked with the authority by a call that changes nothing, then taken as initialised, with no initialisation call */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "sdcId": "SDC0010000002",
+                 *       "mrcNo": "WIS00000002",
+                 *       "unitKey": "the-key-its-initialisation-returned"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The unit id the earlier initialisation returned (sdcId) */
+                    sdcId: string;
+                    /** @description Its MRC number, when it gave one */
+                    mrcNo?: string;
+                    /** @description The key the earlier initialisation returned (KRA: the cmcKey). Stored sealed; never shown or logged */
+                    unitKey: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            deviceSerial: string;
+                            branch: string;
+                            vsdcBaseUrl: string;
+                            /**
+                             * @description How the device talks to its authority: `vsdc` (ZRA), `oscu` (KRA-hosted) or `vscu` (the KRA unit the taxpayer runs)
+                             * @example vsdc
+                             */
+                            protocol: string;
+                            /** @description Marked as filing to the authority's production system (its receipts' QR points at the production portal) */
+                            production: boolean;
+                            apiCredential: {
+                                kind: "bearer" | "client";
+                                set: boolean;
+                            } | null;
+                            /** @description Whether the gateway holds the unit's key (KRA's cmcKey), sealed; never shown */
+                            unitKeySet: boolean;
+                            /** @description The last invoice number the device's previous system used (0: none); numbering continues after it */
+                            lastInvoiceNo: number;
+                            initialized: boolean;
+                            sdcId: string | null;
+                            mrcNo: string | null;
+                            taxpayerName: string | null;
+                            branchName: string | null;
+                            countersAtInitialization: {
+                                /** @description The VSDC's lastSaleInvcNo: the last sale invoice number it had seen */
+                                lastSaleInvoiceNo: number;
+                                lastSaleReceiptNo: number | null;
+                                lastPurchaseInvoiceNo: number | null;
+                                lastTrainingInvoiceNo: number | null;
+                                lastProformaInvoiceNo: number | null;
+                            } | null;
+                            nextInvoiceNo: number | null;
+                            nextTrainingInvoiceNo: number | null;
+                            nextProformaInvoiceNo: number | null;
+                            initializedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     A coded error:
+             *
+             *     - `bad_request`: A malformed request: a Content-Length that lies, a line break inside a header value
+             *     - `invalid_json`: The body is not valid JSON
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unauthenticated.
+             *
+             *     A coded error:
+             *
+             *     - `unauthenticated`: No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use
+             *     - `api_key_expired`: A rotated partner key past its grace window
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payment required.
+             *
+             *     A coded error:
+             *
+             *     - `subscription_blocked`: The merchant's subscription is blocked
+             *     - `quota_exhausted`: The merchant used its monthly document quota
+             *     - `partner_suspended`: The partner account is suspended (partner endpoints)
+             */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Forbidden.
+             *
+             *     A coded error:
+             *
+             *     - `missing_scope`: The partner key lacks the endpoint's scope
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     A plain `{"message"}` when the path names nothing, or nothing that is yours.
+             *
+             *     Or a coded error:
+             *
+             *     - `device_not_found`: A branch the merchant has not registered (initialising, correcting or removing it, minting a key or a till login for it)
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"] | components["schemas"]["NotFound"];
+                };
+            };
+            /**
+             * @description Conflict.
+             *
+             *     A coded error:
+             *
+             *     - `device_initialized`: Correcting or removing a device that is initialised: the authority knows it; register another branch, or ask the operator to retire it
+             *     - `device_in_use`: Correcting or removing a device while its initialisation runs, or removing one that a live fiscalisation key or till login or a kept record refers to (nothing changed; the message says which)
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Payload too large.
+             *
+             *     A coded error:
+             *
+             *     - `payload_too_large`: The body is over 1 MiB
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unsupported media type.
+             *
+             *     A coded error:
+             *
+             *     - `unsupported_media_type`: A body that is not `application/json`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             *
+             *     Or a coded error:
+             *
+             *     - `initialization_failed`: The handshake reached the authority and failed; `message` is the authority's text; not retryable
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Too many requests.
+             *
+             *     A coded error:
+             *
+             *     - `rate_limited`: Over the per-minute limit; see `Retry-After`
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Internal error.
+             *
+             *     A coded error:
+             *
+             *     - `internal_error`: Our fault; the message quotes the request id; nothing half-done is kept
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description Service unavailable.
+             *
+             *     A coded error:
+             *
+             *     - `vsdc_unreachable`: The VSDC could not be reached during a call whose answer needs it (initialisation, a live read such as `GET /api/v1/item-reconciliation`); nothing was changed; safe to repeat
              *     - `database_unavailable`: The gateway's database cannot be reached (restarting, failing over, refusing connections); nothing half-done is kept and no invoice number is used; `Retry-After` says when to try again; a write repeated with the same `Idempotency-Key` gives exactly one document
              */
             503: {
@@ -3754,6 +4219,21 @@ export interface operations {
                             deviceSerial: string;
                             branch: string;
                             vsdcBaseUrl: string;
+                            /**
+                             * @description How the device talks to its authority: `vsdc` (ZRA), `oscu` (KRA-hosted) or `vscu` (the KRA unit the taxpayer runs)
+                             * @example vsdc
+                             */
+                            protocol: string;
+                            /** @description Marked as filing to the authority's production system (its receipts' QR points at the production portal) */
+                            production: boolean;
+                            apiCredential: {
+                                kind: "bearer" | "client";
+                                set: boolean;
+                            } | null;
+                            /** @description Whether the gateway holds the unit's key (KRA's cmcKey), sealed; never shown */
+                            unitKeySet: boolean;
+                            /** @description The last invoice number the device's previous system used (0: none); numbering continues after it */
+                            lastInvoiceNo: number;
                             initialized: boolean;
                             sdcId: string | null;
                             mrcNo: string | null;
@@ -4218,7 +4698,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description At least one of the fields */
+        /** @description At least one of the fields. `vsdcBaseUrl`, `deviceSerial` and `lastInvoiceNo` only before initialisation; `apiCredential` (null removes it) and `production` at any time */
         requestBody: {
             content: {
                 /**
@@ -4231,6 +4711,19 @@ export interface operations {
                     vsdcBaseUrl?: string;
                     /** @description The corrected serial of the device */
                     deviceSerial?: string;
+                    /** @description The corrected last invoice number of its previous system (before initialisation only) */
+                    lastInvoiceNo?: number;
+                    apiCredential?: ({
+                        /** @description A bearer token sent with every call */
+                        token: string;
+                    } | {
+                        clientId: string;
+                        clientSecret: string;
+                        /** @description The token endpoint the client id and secret are exchanged at */
+                        tokenUrl: string;
+                    }) | null;
+                    /** @description Files to the authority's production system */
+                    production?: boolean;
                 };
             };
         };
@@ -4247,6 +4740,21 @@ export interface operations {
                             deviceSerial: string;
                             branch: string;
                             vsdcBaseUrl: string;
+                            /**
+                             * @description How the device talks to its authority: `vsdc` (ZRA), `oscu` (KRA-hosted) or `vscu` (the KRA unit the taxpayer runs)
+                             * @example vsdc
+                             */
+                            protocol: string;
+                            /** @description Marked as filing to the authority's production system (its receipts' QR points at the production portal) */
+                            production: boolean;
+                            apiCredential: {
+                                kind: "bearer" | "client";
+                                set: boolean;
+                            } | null;
+                            /** @description Whether the gateway holds the unit's key (KRA's cmcKey), sealed; never shown */
+                            unitKeySet: boolean;
+                            /** @description The last invoice number the device's previous system used (0: none); numbering continues after it */
+                            lastInvoiceNo: number;
                             initialized: boolean;
                             sdcId: string | null;
                             mrcNo: string | null;
@@ -6680,7 +7188,7 @@ export interface operations {
                 /** @description Only normal (fiscal), training or proforma documents */
                 salesType?: "normal" | "training" | "proforma";
                 /**
-                 * @description Only this branch (bhfId, 3 digits); the same as the X-Branch header
+                 * @description Only this branch (bhfId, in the merchant's authority's form); the same as the X-Branch header
                  * @example 000
                  */
                 branch?: string;
@@ -6697,7 +7205,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters); KRA: 2 digits (00 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -6785,6 +7293,7 @@ export interface operations {
                             principalId: string | null;
                             fiscal: {
                                 receiptNo: number | null;
+                                totalReceiptNo: number | null;
                                 internalData: string | null;
                                 receiptSignature: string | null;
                                 sdcId: string | null;
@@ -6992,7 +7501,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters); KRA: 2 digits (00 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -7154,6 +7663,7 @@ export interface operations {
                             principalId: string | null;
                             fiscal: {
                                 receiptNo: number | null;
+                                totalReceiptNo: number | null;
                                 internalData: string | null;
                                 receiptSignature: string | null;
                                 sdcId: string | null;
@@ -7516,6 +8026,7 @@ export interface operations {
                             principalId: string | null;
                             fiscal: {
                                 receiptNo: number | null;
+                                totalReceiptNo: number | null;
                                 internalData: string | null;
                                 receiptSignature: string | null;
                                 sdcId: string | null;
@@ -7726,7 +8237,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters); KRA: 2 digits (00 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -7850,6 +8361,7 @@ export interface operations {
                             principalId: string | null;
                             fiscal: {
                                 receiptNo: number | null;
+                                totalReceiptNo: number | null;
                                 internalData: string | null;
                                 receiptSignature: string | null;
                                 sdcId: string | null;
@@ -8064,6 +8576,7 @@ export interface operations {
              *     - `idempotency_key_reused`: The same `Idempotency-Key` with a different request
              *     - `not_a_sale`: A credit or debit note against a note or a proforma (a quote), or a reissue of a note (a failed note is marked resolved instead); a training credential's note against a normal sale
              *     - `nothing_left_to_credit`: A credit note on a sale that has been credited in full
+             *     - `credit_note_rule`: A credit note the merchant's authority does not take: too long after its sale, or one more than it takes per sale; the message names the rule; nothing was stored
              */
             422: {
                 headers: {
@@ -8147,7 +8660,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters); KRA: 2 digits (00 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -8286,6 +8799,7 @@ export interface operations {
                             principalId: string | null;
                             fiscal: {
                                 receiptNo: number | null;
+                                totalReceiptNo: number | null;
                                 internalData: string | null;
                                 receiptSignature: string | null;
                                 sdcId: string | null;
@@ -8585,7 +9099,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters); KRA: 2 digits (00 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -8753,6 +9267,7 @@ export interface operations {
                             principalId: string | null;
                             fiscal: {
                                 receiptNo: number | null;
+                                totalReceiptNo: number | null;
                                 internalData: string | null;
                                 receiptSignature: string | null;
                                 sdcId: string | null;
@@ -9150,6 +9665,7 @@ export interface operations {
                             principalId: string | null;
                             fiscal: {
                                 receiptNo: number | null;
+                                totalReceiptNo: number | null;
                                 internalData: string | null;
                                 receiptSignature: string | null;
                                 sdcId: string | null;
@@ -9605,6 +10121,7 @@ export interface operations {
                             principalId: string | null;
                             fiscal: {
                                 receiptNo: number | null;
+                                totalReceiptNo: number | null;
                                 internalData: string | null;
                                 receiptSignature: string | null;
                                 sdcId: string | null;
@@ -10004,6 +10521,7 @@ export interface operations {
                             principalId: string | null;
                             fiscal: {
                                 receiptNo: number | null;
+                                totalReceiptNo: number | null;
                                 internalData: string | null;
                                 receiptSignature: string | null;
                                 sdcId: string | null;
@@ -10291,7 +10809,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters); KRA: 2 digits (00 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -11843,7 +12361,7 @@ export interface operations {
             query: {
                 /** @description Page number, from 1; 20 items a page. */
                 page: number;
-                /** @description Exact TPIN, 10 digits */
+                /** @description Exact taxpayer id */
                 tpin?: string;
                 /** @description Part of the name, any case */
                 name?: string;
@@ -12021,7 +12539,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters); KRA: 2 digits (00 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -12705,7 +13223,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters); KRA: 2 digits (00 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -13514,7 +14032,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters); KRA: 2 digits (00 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -14109,7 +14627,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters); KRA: 2 digits (00 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -14321,7 +14839,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters); KRA: 2 digits (00 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -15291,7 +15809,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters); KRA: 2 digits (00 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -15515,7 +16033,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters); KRA: 2 digits (00 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -15572,7 +16090,7 @@ export interface operations {
                         /** @description Unit price, tax-inclusive, up to 4 decimals; 0 for a free line */
                         price: number;
                         /** @description Default A (standard rated), as on a sale */
-                        vatCategory?: "A" | "B" | "C1" | "C2" | "C3" | "D" | "RVAT" | "E" | "F";
+                        vatCategory?: "A" | "B" | "C1" | "C2" | "C3" | "D" | "RVAT" | "E" | "F" | "C";
                         rrp?: number | null;
                         itemCode?: string | null;
                     }[];
@@ -17225,7 +17743,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters); KRA: 2 digits (00 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -18116,7 +18634,7 @@ export interface operations {
                  */
                 date?: string;
                 /**
-                 * @description The branch (bhfId); by default the X-Branch rules: `000` if registered, else the only branch
+                 * @description The branch (bhfId); by default the X-Branch rules: the headquarters (`000`, KRA `00`) if registered, else the only branch
                  * @example 000
                  */
                 branch?: string;
@@ -18574,7 +19092,7 @@ export interface operations {
                      */
                     date: string;
                     /**
-                     * @description The branch (bhfId); by default the X-Branch rules: `000` if registered, else the only branch
+                     * @description The branch (bhfId); by default the X-Branch rules: the headquarters (`000`, KRA `00`) if registered, else the only branch
                      * @example 000
                      */
                     branch?: string;
@@ -19351,7 +19869,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description The branch (bhfId); by default the X-Branch rules: `000` if registered, else the only branch
+                 * @description The branch (bhfId); by default the X-Branch rules: the headquarters (`000`, KRA `00`) if registered, else the only branch
                  * @example 000
                  */
                 branch?: string;
@@ -19707,7 +20225,7 @@ export interface operations {
                  */
                 date?: string;
                 /**
-                 * @description The branch (bhfId); by default the X-Branch rules: `000` if registered, else the only branch
+                 * @description The branch (bhfId); by default the X-Branch rules: the headquarters (`000`, KRA `00`) if registered, else the only branch
                  * @example 000
                  */
                 branch?: string;
@@ -20181,7 +20699,7 @@ export interface operations {
                      */
                     date: string;
                     /**
-                     * @description The branch (bhfId); by default the X-Branch rules: `000` if registered, else the only branch
+                     * @description The branch (bhfId); by default the X-Branch rules: the headquarters (`000`, KRA `00`) if registered, else the only branch
                      * @example 000
                      */
                     branch?: string;
@@ -20968,7 +21486,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description The branch (bhfId); by default the X-Branch rules: `000` if registered, else the only branch
+                 * @description The branch (bhfId); by default the X-Branch rules: the headquarters (`000`, KRA `00`) if registered, else the only branch
                  * @example 000
                  */
                 branch?: string;
@@ -21352,7 +21870,7 @@ export interface operations {
                  */
                 date?: string;
                 /**
-                 * @description The branch (bhfId); by default the X-Branch rules: `000` if registered, else the only branch
+                 * @description The branch (bhfId); by default the X-Branch rules: the headquarters (`000`, KRA `00`) if registered, else the only branch
                  * @example 000
                  */
                 branch?: string;
@@ -21758,7 +22276,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description The branch (bhfId); by default the X-Branch rules: `000` if registered, else the only branch
+                 * @description The branch (bhfId); by default the X-Branch rules: the headquarters (`000`, KRA `00`) if registered, else the only branch
                  * @example 000
                  */
                 branch?: string;
@@ -24517,7 +25035,13 @@ export interface operations {
                         data: {
                             id: number;
                             name: string;
+                            /** @description The merchant's taxpayer id (ZRA: TPIN; KRA: PIN) */
                             tpin: string;
+                            /**
+                             * @description The tax authority the merchant files with: `zra` or `kra`; fixed at creation
+                             * @example zra
+                             */
+                            authority: string;
                             email: string | null;
                             plan: ("free_trial" | "starter" | "growth" | "enterprise") | null;
                             subscription: "active" | "blocked";
@@ -24542,6 +25066,21 @@ export interface operations {
                                 deviceSerial: string;
                                 branch: string;
                                 vsdcBaseUrl: string;
+                                /**
+                                 * @description How the device talks to its authority: `vsdc` (ZRA), `oscu` (KRA-hosted) or `vscu` (the KRA unit the taxpayer runs)
+                                 * @example vsdc
+                                 */
+                                protocol: string;
+                                /** @description Marked as filing to the authority's production system (its receipts' QR points at the production portal) */
+                                production: boolean;
+                                apiCredential: {
+                                    kind: "bearer" | "client";
+                                    set: boolean;
+                                } | null;
+                                /** @description Whether the gateway holds the unit's key (KRA's cmcKey), sealed; never shown */
+                                unitKeySet: boolean;
+                                /** @description The last invoice number the device's previous system used (0: none); numbering continues after it */
+                                lastInvoiceNo: number;
                                 initialized: boolean;
                                 sdcId: string | null;
                                 mrcNo: string | null;
@@ -25981,6 +26520,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `tenant_suspended`: The merchant account is suspended
+             *     - `not_this_dialect`: A fiscalisation key of a merchant whose authority is not ZRA, on /zm/api (Zambia's till dialect): its sales go through /api/v1
              *
              *     For a key of the `wrapped` dialect, inside `{"success": false, "httpCode": …}` (LegacyWrappedError).
              */
@@ -26116,6 +26656,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `tenant_suspended`: The merchant account is suspended
+             *     - `not_this_dialect`: A fiscalisation key of a merchant whose authority is not ZRA, on /zm/api (Zambia's till dialect): its sales go through /api/v1
              *
              *     For a key of the `wrapped` dialect, inside `{"success": false, "httpCode": …}` (LegacyWrappedError).
              */
@@ -26430,6 +26971,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `tenant_suspended`: The merchant account is suspended
+             *     - `not_this_dialect`: A fiscalisation key of a merchant whose authority is not ZRA, on /zm/api (Zambia's till dialect): its sales go through /api/v1
              *
              *     For a key of the `wrapped` dialect, inside `{"success": false, "httpCode": …}` (LegacyWrappedError).
              */
@@ -26685,6 +27227,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `tenant_suspended`: The merchant account is suspended
+             *     - `not_this_dialect`: A fiscalisation key of a merchant whose authority is not ZRA, on /zm/api (Zambia's till dialect): its sales go through /api/v1
              *
              *     For a key of the `wrapped` dialect, inside `{"success": false, "httpCode": …}` (LegacyWrappedError).
              */
@@ -26894,6 +27437,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `tenant_suspended`: The merchant account is suspended
+             *     - `not_this_dialect`: A fiscalisation key of a merchant whose authority is not ZRA, on /zm/api (Zambia's till dialect): its sales go through /api/v1
              *
              *     For a key of the `wrapped` dialect, inside `{"success": false, "httpCode": …}` (LegacyWrappedError).
              */
@@ -27002,7 +27546,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters); KRA: 2 digits (00 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -27166,7 +27710,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters); KRA: 2 digits (00 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -27527,7 +28071,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The branch (bhfId) to act on; see GET /api/v1/me
+                 * @description The branch (bhfId) to act on, in the merchant's authority's form (ZRA: 3 digits (000 the headquarters); KRA: 2 digits (00 the headquarters)); without it, the headquarters. See GET /api/v1/me
                  * @example 000
                  */
                 "x-branch"?: string;
@@ -32673,6 +33217,21 @@ export interface operations {
                             deviceSerial: string;
                             branch: string;
                             vsdcBaseUrl: string;
+                            /**
+                             * @description How the device talks to its authority: `vsdc` (ZRA), `oscu` (KRA-hosted) or `vscu` (the KRA unit the taxpayer runs)
+                             * @example vsdc
+                             */
+                            protocol: string;
+                            /** @description Marked as filing to the authority's production system (its receipts' QR points at the production portal) */
+                            production: boolean;
+                            apiCredential: {
+                                kind: "bearer" | "client";
+                                set: boolean;
+                            } | null;
+                            /** @description Whether the gateway holds the unit's key (KRA's cmcKey), sealed; never shown */
+                            unitKeySet: boolean;
+                            /** @description The last invoice number the device's previous system used (0: none); numbering continues after it */
+                            lastInvoiceNo: number;
                             initialized: boolean;
                             sdcId: string | null;
                             mrcNo: string | null;
@@ -32794,10 +33353,35 @@ export interface operations {
                  */
                 "application/json": {
                     deviceSerial: string;
-                    /** @description Branch id (bhfId), 3 digits; 000 is headquarters */
+                    /** @description Branch id (bhfId) in the merchant's authority's form: ZRA: 3 digits (000 the headquarters); KRA: 2 digits (00 the headquarters) */
                     branch: string;
-                    /** @description http(s) base address of the VSDC, with or without a context path */
+                    /** @description http(s) base address of the authority's unit (ZRA: the VSDC, with or without a context path; KRA: the OSCU base or the VSCU's local address) */
                     vsdcBaseUrl: string;
+                    /** @description How the device talks to its authority: `vsdc` for a ZRA merchant (its only one); `oscu` (the default) or `vscu` for a KRA merchant. Default: the first its authority has */
+                    protocol?: string;
+                    /** @description A device initialised elsewhere (another integrator, an earlier system): checked with the authority by a call that changes nothing, then taken as initialised, with no initialisation call */
+                    initializedElsewhere?: {
+                        /** @description The unit id the earlier initialisation returned (sdcId) */
+                        sdcId: string;
+                        /** @description Its MRC number, when it gave one */
+                        mrcNo?: string;
+                        /** @description The key the earlier initialisation returned (KRA: the cmcKey). Stored sealed; never shown or logged */
+                        unitKey: string;
+                    };
+                    /** @description A credential for an API gateway in front of the authority (KRA's token gateway), sent with every call when set; off by default. Stored sealed, never shown back */
+                    apiCredential?: {
+                        /** @description A bearer token sent with every call */
+                        token: string;
+                    } | {
+                        clientId: string;
+                        clientSecret: string;
+                        /** @description The token endpoint the client id and secret are exchanged at */
+                        tokenUrl: string;
+                    };
+                    /** @description Files to the authority's production system (e.g. through a proxy whose address does not say so). Default false */
+                    production?: boolean;
+                    /** @description The last invoice number its previous system used (default 0): numbering continues from the larger of it and the unit's own counter */
+                    lastInvoiceNo?: number;
                 };
             };
         };
@@ -32814,6 +33398,21 @@ export interface operations {
                             deviceSerial: string;
                             branch: string;
                             vsdcBaseUrl: string;
+                            /**
+                             * @description How the device talks to its authority: `vsdc` (ZRA), `oscu` (KRA-hosted) or `vscu` (the KRA unit the taxpayer runs)
+                             * @example vsdc
+                             */
+                            protocol: string;
+                            /** @description Marked as filing to the authority's production system (its receipts' QR points at the production portal) */
+                            production: boolean;
+                            apiCredential: {
+                                kind: "bearer" | "client";
+                                set: boolean;
+                            } | null;
+                            /** @description Whether the gateway holds the unit's key (KRA's cmcKey), sealed; never shown */
+                            unitKeySet: boolean;
+                            /** @description The last invoice number the device's previous system used (0: none); numbering continues after it */
+                            lastInvoiceNo: number;
                             initialized: boolean;
                             sdcId: string | null;
                             mrcNo: string | null;
@@ -32901,6 +33500,21 @@ export interface operations {
                 };
             };
             /**
+             * @description Conflict.
+             *
+             *     A coded error:
+             *
+             *     - `device_initialized`: Correcting or removing a device that is initialised: the authority knows it; register another branch, or ask the operator to retire it
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
              * @description Payload too large.
              *
              *     A coded error:
@@ -32938,6 +33552,7 @@ export interface operations {
              *     Or a coded error:
              *
              *     - `branch_exists`: Registering a branch the merchant already has (the existing device is unchanged)
+             *     - `initialization_failed`: The handshake reached the authority and failed; `message` is the authority's text; not retryable
              */
             422: {
                 headers: {
@@ -32984,6 +33599,7 @@ export interface operations {
              *
              *     A coded error:
              *
+             *     - `vsdc_unreachable`: The VSDC could not be reached during a call whose answer needs it (initialisation, a live read such as `GET /api/v1/item-reconciliation`); nothing was changed; safe to repeat
              *     - `database_unavailable`: The gateway's database cannot be reached (restarting, failing over, refusing connections); nothing half-done is kept and no invoice number is used; `Retry-After` says when to try again; a write repeated with the same `Idempotency-Key` gives exactly one document
              */
             503: {
@@ -33039,6 +33655,21 @@ export interface operations {
                             deviceSerial: string;
                             branch: string;
                             vsdcBaseUrl: string;
+                            /**
+                             * @description How the device talks to its authority: `vsdc` (ZRA), `oscu` (KRA-hosted) or `vscu` (the KRA unit the taxpayer runs)
+                             * @example vsdc
+                             */
+                            protocol: string;
+                            /** @description Marked as filing to the authority's production system (its receipts' QR points at the production portal) */
+                            production: boolean;
+                            apiCredential: {
+                                kind: "bearer" | "client";
+                                set: boolean;
+                            } | null;
+                            /** @description Whether the gateway holds the unit's key (KRA's cmcKey), sealed; never shown */
+                            unitKeySet: boolean;
+                            /** @description The last invoice number the device's previous system used (0: none); numbering continues after it */
+                            lastInvoiceNo: number;
                             initialized: boolean;
                             sdcId: string | null;
                             mrcNo: string | null;
@@ -33483,7 +34114,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description At least one of the fields */
+        /** @description At least one of the fields. `vsdcBaseUrl`, `deviceSerial` and `lastInvoiceNo` only before initialisation; `apiCredential` (null removes it) and `production` at any time */
         requestBody: {
             content: {
                 /**
@@ -33496,6 +34127,19 @@ export interface operations {
                     vsdcBaseUrl?: string;
                     /** @description The corrected serial of the device */
                     deviceSerial?: string;
+                    /** @description The corrected last invoice number of its previous system (before initialisation only) */
+                    lastInvoiceNo?: number;
+                    apiCredential?: ({
+                        /** @description A bearer token sent with every call */
+                        token: string;
+                    } | {
+                        clientId: string;
+                        clientSecret: string;
+                        /** @description The token endpoint the client id and secret are exchanged at */
+                        tokenUrl: string;
+                    }) | null;
+                    /** @description Files to the authority's production system */
+                    production?: boolean;
                 };
             };
         };
@@ -33512,6 +34156,21 @@ export interface operations {
                             deviceSerial: string;
                             branch: string;
                             vsdcBaseUrl: string;
+                            /**
+                             * @description How the device talks to its authority: `vsdc` (ZRA), `oscu` (KRA-hosted) or `vscu` (the KRA unit the taxpayer runs)
+                             * @example vsdc
+                             */
+                            protocol: string;
+                            /** @description Marked as filing to the authority's production system (its receipts' QR points at the production portal) */
+                            production: boolean;
+                            apiCredential: {
+                                kind: "bearer" | "client";
+                                set: boolean;
+                            } | null;
+                            /** @description Whether the gateway holds the unit's key (KRA's cmcKey), sealed; never shown */
+                            unitKeySet: boolean;
+                            /** @description The last invoice number the device's previous system used (0: none); numbering continues after it */
+                            lastInvoiceNo: number;
                             initialized: boolean;
                             sdcId: string | null;
                             mrcNo: string | null;
@@ -34375,7 +35034,13 @@ export interface operations {
                         data: {
                             id: number;
                             name: string;
+                            /** @description The merchant's taxpayer id (ZRA: TPIN; KRA: PIN) */
                             tpin: string;
+                            /**
+                             * @description The tax authority the merchant files with: `zra` or `kra`; fixed at creation
+                             * @example zra
+                             */
+                            authority: string;
                             email: string | null;
                             plan: ("free_trial" | "starter" | "growth" | "enterprise") | null;
                             subscription: "active" | "blocked";
@@ -34400,6 +35065,21 @@ export interface operations {
                                 deviceSerial: string;
                                 branch: string;
                                 vsdcBaseUrl: string;
+                                /**
+                                 * @description How the device talks to its authority: `vsdc` (ZRA), `oscu` (KRA-hosted) or `vscu` (the KRA unit the taxpayer runs)
+                                 * @example vsdc
+                                 */
+                                protocol: string;
+                                /** @description Marked as filing to the authority's production system (its receipts' QR points at the production portal) */
+                                production: boolean;
+                                apiCredential: {
+                                    kind: "bearer" | "client";
+                                    set: boolean;
+                                } | null;
+                                /** @description Whether the gateway holds the unit's key (KRA's cmcKey), sealed; never shown */
+                                unitKeySet: boolean;
+                                /** @description The last invoice number the device's previous system used (0: none); numbering continues after it */
+                                lastInvoiceNo: number;
                                 initialized: boolean;
                                 sdcId: string | null;
                                 mrcNo: string | null;

@@ -42,6 +42,7 @@ export const ERROR_CODES = {
   },
   missing_ability: { status: 403, meaning: 'The tenant token lacks `invoices:read` / `invoices:write`' },
   tenant_suspended: { status: 403, meaning: 'The merchant account is suspended' },
+  not_this_dialect: { status: 403, meaning: 'A fiscalisation key of a merchant whose authority is not ZRA, on /zm/api (Zambia\'s till dialect): its sales go through /api/v1' },
   insufficient_privilege: { status: 403, meaning: 'A key tried to grant scopes it lacks, or an `sk_test_` key touched an `sk_live_` key' },
   device_not_found: {
     status: 404,
@@ -120,6 +121,7 @@ export const ERROR_CODES = {
     meaning: 'A credit or debit note against a note or a proforma (a quote), or a reissue of a note (a failed note is marked resolved instead); a training credential\'s note against a normal sale',
   },
   nothing_left_to_credit: { status: 422, meaning: 'A credit note on a sale that has been credited in full' },
+  credit_note_rule: { status: 422, meaning: 'A credit note the merchant\'s authority does not take: too long after its sale, or one more than it takes per sale; the message names the rule; nothing was stored' },
   webhook_endpoint_limit: { status: 422, meaning: 'More than 20 webhook endpoints' },
   initialization_failed: {
     status: 422,

@@ -95,6 +95,7 @@ const PATTERN_EXPECTATIONS = new Map<string, string>([
   ['^[0-9]{10}$', 'be 10 digits, e.g. 1002345678'],
   ['^([0-9]{10})?$', 'be 10 digits (e.g. 1002345678) or empty'],
   ['^[0-9]{3}$', 'be 3 digits, e.g. 000'],
+  ['^(?:[0-9]{3}|[0-9]{2})$', "be a branch id in the merchant's authority's form: 3 digits for ZRA (e.g. 000), 2 for KRA (e.g. 00)"],
   ['^[A-Z]{2}$', 'be a country code of 2 capital letters (ISO 3166 alpha-2), e.g. ZM'],
   ['^https?://[^\\s]+$', 'be an http:// or https:// address without spaces, e.g. https://vsdc.example.com:8080/sandboxvsdc1.0.7.5'],
   ['^"?[\\x21-\\x7E]{1,255}"?$', 'be 1 to 255 printable ASCII characters without spaces, e.g. a UUID'],

@@ -55,7 +55,7 @@ async function answer(ctx: AppContext, tenantId: number, id: number, decision: D
   if (result.kind === 'already_decided') {
     throw new ApiError('import_item_already_decided', `This import item was already ${result.decision}; a decision cannot be changed.`);
   }
-  const filing = await leasedFiling(ctx.db, id);
+  const filing = await leasedFiling(ctx.db, ctx.secretBox, id);
   if (filing) await sendFiling(ctx, filing);
   return getImportItem(ctx, tenantId, id);
 }
@@ -88,7 +88,7 @@ async function sendFiling(ctx: AppContext, filing: ClaimedFiling): Promise<void>
 
 /** One background round: resends answers whose wait is over. Returns how many it handled. */
 export async function retryDueFilings(ctx: AppContext): Promise<number> {
-  const due = await claimDueFilings(ctx.db, vsdcLeaseMs(ctx.config), FILING_RETRY_BATCH);
+  const due = await claimDueFilings(ctx.db, ctx.secretBox, vsdcLeaseMs(ctx.config), FILING_RETRY_BATCH);
   await Promise.all(due.map((filing) => sendFiling(ctx, filing)));
   return due.length;
 }

@@ -7,6 +7,7 @@ import type { ClaimedBranchPull } from '../pulls/template.ts';
 import { claimDueRows, leased, released } from '../../../platform/workers/lease-sql.ts';
 import { answerFilingColumns, type VsdcSendOutcome } from '../../kernel/authority-rows/answers.ts';
 import { authorityDeviceOf, withAuthorityDevice } from '../../kernel/authority-rows/devices.ts';
+import type { SecretBox } from '../../../credentials/secret-box.ts';
 
 export type ImportItemRow = Selectable<ImportItemsTable> & { branch: string };
 
@@ -130,7 +131,7 @@ export interface ClaimedFiling {
 
 type FilingRow = Selectable<ImportItemsTable> & Parameters<typeof authorityDeviceOf>[0];
 
-function filingFrom(row: FilingRow): ClaimedFiling {
+function filingFrom(row: FilingRow, box: SecretBox): ClaimedFiling {
   return {
     id: Number(row.id),
     answer: {
@@ -144,25 +145,25 @@ function filingFrom(row: FilingRow): ClaimedFiling {
       remark: row.remark,
     },
     retryAttempts: row.retry_attempts,
-    device: authorityDeviceOf(row),
+    device: authorityDeviceOf(row, box),
   };
 }
 
 /** A filing whose lease the caller already holds (it just decided). */
-export async function leasedFiling(db: Kysely<DB>, id: number): Promise<ClaimedFiling | undefined> {
+export async function leasedFiling(db: Kysely<DB>, box: SecretBox, id: number): Promise<ClaimedFiling | undefined> {
   const result = await sql<FilingRow>`
     with leased as (select * from import_items where id = ${id} and filing_state = 'sending')
     ${withAuthorityDevice('leased')}`.execute(db);
   const row = result.rows[0];
-  return row ? filingFrom(row) : undefined;
+  return row ? filingFrom(row, box) : undefined;
 }
 
 /** Leases up to `limit` answers still on their way whose next attempt is due. */
-export async function claimDueFilings(db: Kysely<DB>, leaseMs: number, limit: number): Promise<ClaimedFiling[]> {
+export async function claimDueFilings(db: Kysely<DB>, box: SecretBox, leaseMs: number, limit: number): Promise<ClaimedFiling[]> {
   const result = await sql<FilingRow>`
     ${claimDueRows('import_items', { waiting: sql`filing_state = 'sending'`, leaseMs, limit })}
     ${withAuthorityDevice('claimed')}`.execute(db);
-  return result.rows.map(filingFrom);
+  return result.rows.map((row) => filingFrom(row, box));
 }
 
 /** Records the authority's answer to the filing (never touching the decision) and frees the lease. */

@@ -43,7 +43,7 @@ function intervalMsOf(ctx: AppContext, feed: ClaimedPull['feed']): number {
 
 /** One round: every tenant feed whose pull is due. `intervalMs` overrides the configured intervals (tests). Returns how many. */
 export async function pullDueAuthorityFeeds(ctx: AppContext, intervalMs?: number): Promise<number> {
-  const due = await claimDueTenantPulls(ctx.db, vsdcLeaseMs(ctx.config), PULL_BATCH);
+  const due = await claimDueTenantPulls(ctx.db, ctx.secretBox, vsdcLeaseMs(ctx.config), PULL_BATCH);
   await Promise.all(
     due.map((pull) => {
       const every = intervalMs ?? intervalMsOf(ctx, pull.feed);

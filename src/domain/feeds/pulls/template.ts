@@ -5,6 +5,8 @@
 // share the pulls; a row is pulled by one at a time. The template claims the due rows, reads a
 // page through the authority's adapter, stores it in one transaction with the feed's `store`
 // and finishes the pull itself in that transaction; a read with no usable answer defers it.
+import type { SecretBox } from '../../../credentials/secret-box.ts';
+import { deviceSecrets, sealedDeviceColumns, type SealedDeviceColumns } from '../../kernel/authority-rows/devices.ts';
 import { sql, type Kysely } from 'kysely';
 import { profileOf } from '../../../authorities/index.ts';
 import type { AuthorityDevice, FeedRead, FiscalAuthority, Pulled } from '../../../authorities/port/index.ts';
@@ -70,7 +72,7 @@ interface PullRow {
   mrc_no: string | null;
 }
 
-function claimedOf(r: PullRow): ClaimedPull {
+function claimedOf(r: PullRow & SealedDeviceColumns, box: SecretBox): ClaimedPull {
   return {
     id: r.id,
     feed: r.feed,
@@ -78,7 +80,7 @@ function claimedOf(r: PullRow): ClaimedPull {
     deviceId: r.device_id,
     cursor: r.last_req_dt,
     failures: r.failures,
-    device: { profile: profileOf(r.authority, r.protocol), baseUrl: r.vsdc_base_url, tpin: r.tpin, branch: r.branch, sdcId: r.sdc_id, mrcNo: r.mrc_no },
+    device: { profile: profileOf(r.authority, r.protocol), baseUrl: r.vsdc_base_url, tpin: r.tpin, branch: r.branch, sdcId: r.sdc_id, mrcNo: r.mrc_no, ...deviceSecrets(box, r) },
   };
 }
 
@@ -88,21 +90,21 @@ function claimedOf(r: PullRow): ClaimedPull {
  * initialised recently: backfill.ts). SKIP LOCKED plus the lease: two processes never pull one
  * branch's feed. The due rows are an index range (feed_pulls_due), not every branch.
  */
-export async function claimDueBranchPulls(db: Kysely<DB>, feed: BranchFeed, leaseMs: number, limit: number): Promise<ClaimedBranchPull[]> {
+export async function claimDueBranchPulls(db: Kysely<DB>, box: SecretBox, feed: BranchFeed, leaseMs: number, limit: number): Promise<ClaimedBranchPull[]> {
   await sql`
     insert into feed_pulls (feed, tenant_id, device_id)
     select ${feed}, d.tenant_id, d.id from devices d
     where ${initializedSql('d', !fullBackfillDue(db, `feed_pulls:${feed}`))}
       and not exists (select 1 from feed_pulls p where p.feed = ${feed} and p.device_id = d.id)
     on conflict (feed, device_id) where device_id is not null do nothing`.execute(db);
-  const result = await sql<PullRow>`
+  const result = await sql<PullRow & SealedDeviceColumns>`
     ${claimDueRows('feed_pulls', { waiting: sql`r.feed = ${feed} and d.initialized`, join: sql`join devices d on d.id = r.device_id`, leaseMs, limit })}
     select claimed.id, claimed.feed, claimed.tenant_id, claimed.device_id, claimed.last_req_dt, claimed.failures,
-      d.vsdc_base_url, d.branch, d.protocol, d.sdc_id, d.mrc_no, t.tpin, t.authority
+      d.vsdc_base_url, d.branch, d.protocol, d.sdc_id, d.mrc_no, t.tpin, t.authority, ${sealedDeviceColumns('d')}
     from claimed
     join devices d on d.id = claimed.device_id
     join tenants t on t.id = claimed.tenant_id`.execute(db);
-  return result.rows.map((r) => claimedOf(r) as ClaimedBranchPull);
+  return result.rows.map((r) => claimedOf(r, box) as ClaimedBranchPull);
 }
 
 /**
@@ -110,7 +112,7 @@ export async function claimDueBranchPulls(db: Kysely<DB>, feed: BranchFeed, leas
  * initialised device its rows (as claimDueBranchPulls). Each goes through the tenant's pull
  * device: headquarters when initialised, else its oldest initialised one.
  */
-export async function claimDueTenantPulls(db: Kysely<DB>, leaseMs: number, limit: number): Promise<ClaimedPull[]> {
+export async function claimDueTenantPulls(db: Kysely<DB>, box: SecretBox, leaseMs: number, limit: number): Promise<ClaimedPull[]> {
   const feeds = sql.join(TENANT_FEEDS.map((f) => sql`(${f}::text)`));
   await sql`
     insert into feed_pulls (feed, tenant_id)
@@ -118,19 +120,19 @@ export async function claimDueTenantPulls(db: Kysely<DB>, leaseMs: number, limit
     where ${initializedSql('d', !fullBackfillDue(db, 'feed_pulls:tenant'))}
       and not exists (select 1 from feed_pulls p where p.tenant_id = d.tenant_id and p.feed = f.feed and p.device_id is null)
     on conflict (feed, tenant_id) where device_id is null do nothing`.execute(db);
-  const result = await sql<PullRow>`
+  const result = await sql<PullRow & SealedDeviceColumns>`
     ${claimDueRows('feed_pulls', {
       waiting: sql`r.device_id is null and r.feed in (${sql.join([...TENANT_FEEDS])}) and exists (select 1 from devices d where d.tenant_id = r.tenant_id and d.initialized)`,
       leaseMs,
       limit,
     })}
     select claimed.id, claimed.feed, claimed.tenant_id, claimed.device_id, claimed.last_req_dt, claimed.failures,
-      pd.vsdc_base_url, pd.branch, pd.protocol, pd.sdc_id, pd.mrc_no, t.tpin, t.authority
+      pd.vsdc_base_url, pd.branch, pd.protocol, pd.sdc_id, pd.mrc_no, t.tpin, t.authority, ${sealedDeviceColumns('pd')}
     from claimed
     join tenants t on t.id = claimed.tenant_id
     join lateral (${pullDevice('claimed.tenant_id')}) device on true
     join devices pd on pd.tenant_id = claimed.tenant_id and pd.branch = device.branch`.execute(db);
-  return result.rows.map(claimedOf);
+  return result.rows.map((r) => claimedOf(r, box));
 }
 
 /** The pull got its answer: the cursor moves on (kept when the answer has none), the next pull is `intervalMs` away, the lease is released. */
@@ -190,7 +192,7 @@ const MAX_PULL_POLL_MS = 10_000;
 
 /** One round of a branch feed's pull: every initialised branch whose pull is due. Returns how many. */
 export async function pullDueBranches<T, Stored, Before>(ctx: AppContext, feed: BranchFeedOf<T, Stored, Before>, intervalMs: number): Promise<number> {
-  const due = await claimDueBranchPulls(ctx.db, feed.name, vsdcLeaseMs(ctx.config), PULL_BATCH);
+  const due = await claimDueBranchPulls(ctx.db, ctx.secretBox, feed.name, vsdcLeaseMs(ctx.config), PULL_BATCH);
   await Promise.all(due.map((pull) => pullOnce(ctx, feed, pull, intervalMs)));
   return due.length;
 }

@@ -169,7 +169,7 @@ export async function capturePurchase(ctx: AppContext, tenantId: number, device:
     });
     return stored.id;
   });
-  const filing = await leasedFiling(ctx.db, id);
+  const filing = await leasedFiling(ctx.db, ctx.secretBox, id);
   if (filing) await sendFiling(ctx, filing);
   return getPurchase(ctx, tenantId, id);
 }

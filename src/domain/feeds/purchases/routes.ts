@@ -1,3 +1,5 @@
+import { bodyRulesWithSchema } from '../../kernel/access/body-rules.ts';
+import { checkCounterpartyTaxpayerId } from '../../kernel/devices/authorities.ts';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../kernel/context.ts';
@@ -53,6 +55,10 @@ export function purchaseRoutes(ctx: AppContext): FastifyPluginAsync {
         body: S.CapturePurchaseBody,
         response: { 201: data(S.Purchase) },
       },
+      preValidation: bodyRulesWithSchema(S.CapturePurchaseBody, (errors, body, request) => {
+        const supplier = body.supplier;
+        if (supplier !== null && typeof supplier === 'object') checkCounterpartyTaxpayerId(errors, 'supplier.tpin', requireTenant(request).authority, (supplier as { tpin?: unknown }).tpin);
+      }),
     }, async (request, reply) => {
       const purchase = await capturePurchase(ctx, requireTenant(request).id, await writeBranch(ctx, request), request.body, merchantActor(request));
       return reply.code(201).send({ data: purchase });

@@ -75,7 +75,7 @@ export const CapturePurchaseBody = withExample(
       supplier: Type.Object(
         {
           name: Type.String({ minLength: 1, maxLength: 100, description: "The supplier's name, as on its invoice (spplrNm)" }),
-          tpin: Type.Optional(Nullable(Type.String({ pattern: '^[0-9]{10}$', description: "The supplier's TPIN, 10 digits, when it has one" }))),
+          tpin: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 20, description: "The supplier's taxpayer id in the merchant's authority's form (ZRA: 10 digits; KRA: a PIN), when it has one" }))),
         },
         { additionalProperties: false },
       ),

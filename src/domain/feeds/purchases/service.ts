@@ -93,7 +93,7 @@ async function answer(ctx: AppContext, tenantId: number, id: number, decision: D
   });
   if (result.kind === 'not_found') throw new NotFoundError('Purchase not found.');
   if (result.kind === 'already_decided') throw alreadyAnswered(result.decision);
-  const filing = await leasedFiling(ctx.db, id);
+  const filing = await leasedFiling(ctx.db, ctx.secretBox, id);
   if (filing) await sendFiling(ctx, filing);
   return getPurchase(ctx, tenantId, id);
 }
@@ -188,7 +188,7 @@ export async function sendFiling(ctx: AppContext, filing: ClaimedFiling): Promis
 
 /** One background round: sends answers whose time has come. Returns how many it handled. */
 export async function fileDuePurchaseAnswers(ctx: AppContext): Promise<number> {
-  const due = await claimDueFilings(ctx.db, vsdcLeaseMs(ctx.config), FILING_RETRY_BATCH);
+  const due = await claimDueFilings(ctx.db, ctx.secretBox, vsdcLeaseMs(ctx.config), FILING_RETRY_BATCH);
   await Promise.all(due.map((filing) => sendFiling(ctx, filing)));
   return due.length;
 }

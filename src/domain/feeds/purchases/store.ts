@@ -9,6 +9,7 @@ import type { ClaimedBranchPull } from '../pulls/template.ts';
 import { claimDueRows, leased, released } from '../../../platform/workers/lease-sql.ts';
 import { answerFilingColumns, type VsdcSendOutcome } from '../../kernel/authority-rows/answers.ts';
 import { authorityDeviceOf, withAuthorityDevice } from '../../kernel/authority-rows/devices.ts';
+import type { SecretBox } from '../../../credentials/secret-box.ts';
 import { enqueueEvent, PURCHASE_RECEIVED_EVENT } from '../../kernel/outbox/events.ts';
 
 export type PurchaseLineRow = Selectable<PurchaseLinesTable>;
@@ -299,25 +300,25 @@ export type ClaimedFiling = PurchaseRow & { device: AuthorityDevice };
 
 type FilingRow = Selectable<PurchasesTable> & Parameters<typeof authorityDeviceOf>[0];
 
-async function filingsFrom(db: Kysely<DB>, rows: FilingRow[]): Promise<ClaimedFiling[]> {
+async function filingsFrom(db: Kysely<DB>, box: SecretBox, rows: FilingRow[]): Promise<ClaimedFiling[]> {
   const withTheirLines = await withLines(db, rows);
-  return withTheirLines.map((row, i) => ({ ...row, device: authorityDeviceOf(rows[i]!) }));
+  return withTheirLines.map((row, i) => ({ ...row, device: authorityDeviceOf(rows[i]!, box) }));
 }
 
 /** A filing whose lease the caller already holds (it just decided). */
-export async function leasedFiling(db: Kysely<DB>, id: number): Promise<ClaimedFiling | undefined> {
+export async function leasedFiling(db: Kysely<DB>, box: SecretBox, id: number): Promise<ClaimedFiling | undefined> {
   const result = await sql<FilingRow>`
     with leased as (select * from purchases where id = ${id} and filing_state = 'sending')
     ${withAuthorityDevice('leased')}`.execute(db);
-  return (await filingsFrom(db, result.rows))[0];
+  return (await filingsFrom(db, box, result.rows))[0];
 }
 
 /** Leases up to `limit` answers still on their way whose next attempt is due. */
-export async function claimDueFilings(db: Kysely<DB>, leaseMs: number, limit: number): Promise<ClaimedFiling[]> {
+export async function claimDueFilings(db: Kysely<DB>, box: SecretBox, leaseMs: number, limit: number): Promise<ClaimedFiling[]> {
   const result = await sql<FilingRow>`
     ${claimDueRows('purchases', { waiting: sql`filing_state = 'sending'`, leaseMs, limit })}
     ${withAuthorityDevice('claimed')}`.execute(db);
-  return filingsFrom(db, result.rows);
+  return filingsFrom(db, box, result.rows);
 }
 
 /** Records the authority's answer to the filing (never touching the decision) and frees the lease. */

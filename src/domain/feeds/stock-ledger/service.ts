@@ -36,7 +36,7 @@ export function pullDueStockLedgers(ctx: AppContext, intervalMs: number): Promis
  * and stores it as a background pull would. No answer: 503; an error for an answer: 502; nothing stored.
  */
 async function refreshLedger(ctx: AppContext, device: BranchDevice): Promise<void> {
-  const { device: authorityDevice, cursor } = await livePullOf(ctx.db, device.id);
+  const { device: authorityDevice, cursor } = await livePullOf(ctx.db, ctx.secretBox, device.id);
   const answered = await answeredSarNo(ctx.db, device.id);
   const outcome = await ctx.authorities.of(authorityDevice.profile).feeds.stockLedger(authorityDevice, cursor);
   if (outcome.kind === 'unreachable') {

@@ -1,6 +1,8 @@
 // All SQL of the VSDC's stock ledger: the copy of each branch's ledger (movements keyed by branch
 // and sarNo, their signed lines, the per-item sums), where its pull stands, and the comparison
 // with the gateway's own levels (fiscal/stock's tables, read here).
+import type { SecretBox } from '../../../credentials/secret-box.ts';
+import { deviceSecrets, sealedDeviceColumns, type SealedDeviceColumns } from '../../kernel/authority-rows/devices.ts';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
@@ -70,17 +72,17 @@ export async function markLedgerRead(db: Kysely<DB>, deviceId: number, answered:
 // ---- a read the merchant asks for ----
 
 /** The branch's device and where its pull stands (its row made if the worker has not yet). */
-export async function livePullOf(db: Kysely<DB>, deviceId: number): Promise<{ device: AuthorityDevice; cursor: string | null }> {
+export async function livePullOf(db: Kysely<DB>, box: SecretBox, deviceId: number): Promise<{ device: AuthorityDevice; cursor: string | null }> {
   await sql`
     insert into feed_pulls (feed, tenant_id, device_id) select 'stock-ledger', d.tenant_id, d.id from devices d where d.id = ${deviceId}
     on conflict (feed, device_id) where device_id is not null do nothing`.execute(db);
-  const result = await sql<{ vsdc_base_url: string; branch: string; tpin: string; authority: string; protocol: string; sdc_id: string | null; mrc_no: string | null; last_req_dt: string | null }>`
-    select d.vsdc_base_url, d.branch, t.tpin, t.authority, d.protocol, d.sdc_id, d.mrc_no, p.last_req_dt
+  const result = await sql<{ vsdc_base_url: string; branch: string; tpin: string; authority: string; protocol: string; sdc_id: string | null; mrc_no: string | null; last_req_dt: string | null } & SealedDeviceColumns>`
+    select d.vsdc_base_url, d.branch, t.tpin, t.authority, d.protocol, d.sdc_id, d.mrc_no, p.last_req_dt, ${sealedDeviceColumns('d')}
     from devices d join tenants t on t.id = d.tenant_id join feed_pulls p on p.feed = 'stock-ledger' and p.device_id = d.id
     where d.id = ${deviceId}`.execute(db);
   const row = result.rows[0]!;
   return {
-    device: { profile: profileOf(row.authority, row.protocol), baseUrl: row.vsdc_base_url, tpin: row.tpin, branch: row.branch, sdcId: row.sdc_id, mrcNo: row.mrc_no },
+    device: { profile: profileOf(row.authority, row.protocol), baseUrl: row.vsdc_base_url, tpin: row.tpin, branch: row.branch, sdcId: row.sdc_id, mrcNo: row.mrc_no, ...deviceSecrets(box, row) },
     cursor: row.last_req_dt,
   };
 }

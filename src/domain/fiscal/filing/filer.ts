@@ -101,7 +101,7 @@ export class BranchFiler {
 
   /** Takes the branches that are free (one statement for all of them); the others are left out. */
   claim(deviceIds: readonly number[]): Promise<Map<number, ClaimedBranch>> {
-    return claimBranches(this.ctx.db, deviceIds, this.owner, this.leaseMs, FETCH_SIZE);
+    return claimBranches(this.ctx.db, this.ctx.secretBox, deviceIds, this.owner, this.leaseMs, FETCH_SIZE);
   }
 
   /**
@@ -159,7 +159,7 @@ export class BranchFiler {
   }
 
   private device(target: BranchTarget, doc: PendingDocument): AuthorityDevice {
-    return { profile: target.profile, baseUrl: target.baseUrl, tpin: doc.row.tpin, branch: target.branch, sdcId: target.sdcId, mrcNo: target.mrcNo };
+    return { profile: target.profile, baseUrl: target.baseUrl, tpin: doc.row.tpin, branch: target.branch, sdcId: target.sdcId, mrcNo: target.mrcNo, ...target.secrets };
   }
 
   /** One document: send it, read the answer, record the outcome (with its event). `last`: the last one in hand. */

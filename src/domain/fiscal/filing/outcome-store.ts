@@ -16,7 +16,7 @@ import { pendingJson, toPending, type PendingDocument, type PendingJson } from '
 /** What an outcome sets on a document: every column a filing writes. */
 export type OutcomeFields = Pick<
   SaleRow,
-  'status' | 'result_code' | 'last_error' | 'receipt_no' | 'internal_data' | 'receipt_signature' | 'sdc_id' | 'mrc_no' | 'qr_code_url' | 'published_at'
+  'status' | 'result_code' | 'last_error' | 'receipt_no' | 'total_receipt_no' | 'internal_data' | 'receipt_signature' | 'sdc_id' | 'mrc_no' | 'qr_code_url' | 'published_at'
 >;
 
 export function uploadedFields(receipt: FiscalReceipt & { sdcId: string | null; mrcNo: string | null }): OutcomeFields {
@@ -25,6 +25,7 @@ export function uploadedFields(receipt: FiscalReceipt & { sdcId: string | null; 
     result_code: '000',
     last_error: null,
     receipt_no: receipt.receiptNo,
+    total_receipt_no: receipt.totalReceiptNo ?? null,
     internal_data: receipt.internalData,
     receipt_signature: receipt.receiptSignature,
     sdc_id: receipt.sdcId,
@@ -86,6 +87,7 @@ const OUTCOME_COLUMNS = {
   result_code: 'text',
   last_error: 'text',
   receipt_no: 'bigint',
+  total_receipt_no: 'integer',
   internal_data: 'text',
   receipt_signature: 'text',
   sdc_id: 'text',

@@ -7,7 +7,7 @@ import { claimProbes, wakeAddress } from './queue.ts';
 
 /** Probes the addresses due a probe; returns the branches whose VSDC answered (now due). */
 export async function probeBackedOffVsdcs(ctx: AppContext, signal: AbortSignal): Promise<number[]> {
-  const targets = await claimProbes(ctx.db, ctx.config.vsdcProbeMs);
+  const targets = await claimProbes(ctx.db, ctx.secretBox, ctx.config.vsdcProbeMs);
   const woken = await Promise.all(
     targets.map(async (target) => {
       const answer = await ctx.authorities.of(target.profile).filing.probe(target, ctx.clock.now(), { signal });

@@ -7,6 +7,8 @@ import type { AuthorityDevice, AuthorityProfileId } from '../../../authorities/p
 import { BRANCHES_WITH_BACKLOG_CTE } from '../sales/backlog.ts';
 import { prepared } from '../../../platform/db/prepared.ts';
 import { fromNow, heldBy, isDue, isFree, isFreeOrHeldBy, leased, leasedInsertSql, released, releasedSql } from '../../../platform/workers/lease-sql.ts';
+import type { SecretBox } from '../../../credentials/secret-box.ts';
+import { deviceSecrets, sealedDeviceColumns, type DeviceSecrets, type SealedDeviceColumns } from '../../kernel/authority-rows/devices.ts';
 import { pendingJson, toPending, type PendingDocument, type PendingJson } from './pending-documents.ts';
 
 /**
@@ -42,6 +44,8 @@ export interface BranchTarget {
   mrcNo: string | null;
   tenantId: number;
   partnerId: number | null;
+  /** The device's key, credential and production mark, opened from the claim's own row. */
+  secrets: DeviceSecrets;
 }
 
 export interface ClaimedBranch {
@@ -65,14 +69,14 @@ export interface ClaimedBranch {
  * claimer behind every other process's commits. Nothing is lost by skipping it: the holder hears
  * the same wake-up and looks for that branch's next documents when its turn ends.
  */
-export async function claimBranches(db: Kysely<DB>, deviceIds: readonly number[], owner: string, leaseMs: number, batchSize: number): Promise<Map<number, ClaimedBranch>> {
+export async function claimBranches(db: Kysely<DB>, box: SecretBox, deviceIds: readonly number[], owner: string, leaseMs: number, batchSize: number): Promise<Map<number, ClaimedBranch>> {
   const result = await claimBranchesSql(deviceIds, owner, leaseMs, batchSize).execute(db);
   const claimed = new Map<number, ClaimedBranch>();
   for (const row of result.rows) {
     const deviceId = Number(row.device_id);
     claimed.set(deviceId, {
       retryDelayMs: row.retry_delay_ms,
-      target: { deviceId, profile: profileOf(row.authority, row.protocol), baseUrl: row.vsdc_base_url, branch: row.branch, sdcId: row.sdc_id, mrcNo: row.mrc_no, tenantId: row.tenant_id, partnerId: row.partner_id },
+      target: { deviceId, profile: profileOf(row.authority, row.protocol), baseUrl: row.vsdc_base_url, branch: row.branch, sdcId: row.sdc_id, mrcNo: row.mrc_no, tenantId: row.tenant_id, partnerId: row.partner_id, secrets: deviceSecrets(box, row) },
       batch: toPending(row.batch),
     });
   }
@@ -95,7 +99,7 @@ export function claimBranchesSql(deviceIds: readonly number[], owner: string, le
     batch: PendingJson[];
     authority: string;
     protocol: string;
-  }>`${prepared}
+  } & SealedDeviceColumns>`${prepared}
     with claim as (
       insert into filing_queues (device_id, ${lease.columns}, next_attempt_at)
       select wanted.id, ${lease.values}, now()
@@ -106,7 +110,7 @@ export function claimBranchesSql(deviceIds: readonly number[], owner: string, le
       where ${isFreeOrHeldBy('filing_queues', owner, 'filing_queues')} and ${isDue('filing_queues', 'filing_queues')}
       returning device_id, retry_delay_ms
     )
-    select claim.device_id, claim.retry_delay_ms, d.vsdc_base_url, d.branch, d.sdc_id, d.mrc_no, t.id as tenant_id, t.partner_id, t.authority, d.protocol,
+    select claim.device_id, claim.retry_delay_ms, d.vsdc_base_url, d.branch, d.sdc_id, d.mrc_no, t.id as tenant_id, t.partner_id, t.authority, d.protocol, ${sealedDeviceColumns('d')},
       ${pendingJson(sql<number>`claim.device_id`, batchSize)} as batch
     from claim join devices d on d.id = claim.device_id join tenants t on t.id = d.tenant_id`;
 }
@@ -187,8 +191,8 @@ export async function deferBranch(db: Kysely<DB>, deviceId: number, owner: strin
  * mark the few probed.
  */
 /** Each: one branch of a VSDC address whose branches are in backoff, what a probe of that address calls. */
-export async function claimProbes(db: Kysely<DB>, intervalMs: number): Promise<AuthorityDevice[]> {
-  const result = await sql<{ vsdc_base_url: string; tpin: string; branch: string; authority: string; protocol: string }>`
+export async function claimProbes(db: Kysely<DB>, box: SecretBox, intervalMs: number): Promise<AuthorityDevice[]> {
+  const result = await sql<{ vsdc_base_url: string; tpin: string; branch: string; authority: string; protocol: string } & SealedDeviceColumns>`
     with backed_off as (
       select q.device_id, q.probed_at, d.vsdc_base_url, d.branch, d.tenant_id, d.protocol
       from filing_queues q join devices d on d.id = q.device_id
@@ -206,9 +210,9 @@ export async function claimProbes(db: Kysely<DB>, intervalMs: number): Promise<A
       update filing_queues q set probed_at = now()
       where q.device_id = any(array(select due.device_id from due)) and q.retry_delay_ms is not null
       returning q.device_id)
-    select due.vsdc_base_url, t.tpin, due.branch, t.authority, due.protocol
-    from due join probed on probed.device_id = due.device_id join tenants t on t.id = due.tenant_id`.execute(db);
-  return result.rows.map((r) => ({ profile: profileOf(r.authority, r.protocol), baseUrl: r.vsdc_base_url, tpin: r.tpin, branch: r.branch }));
+    select due.vsdc_base_url, t.tpin, due.branch, t.authority, due.protocol, ${sealedDeviceColumns('d')}
+    from due join probed on probed.device_id = due.device_id join tenants t on t.id = due.tenant_id join devices d on d.id = due.device_id`.execute(db);
+  return result.rows.map((r) => ({ profile: profileOf(r.authority, r.protocol), baseUrl: r.vsdc_base_url, tpin: r.tpin, branch: r.branch, ...deviceSecrets(box, r) }));
 }
 
 /**

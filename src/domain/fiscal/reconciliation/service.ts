@@ -116,7 +116,7 @@ function runLeaseMs(ctx: AppContext): number {
 export async function reconcileRound(ctx: AppContext, options: RoundOptions): Promise<number> {
   const { owner, signal } = options;
   const leaseMs = runLeaseMs(ctx);
-  const claimed = await claimRun(ctx.db, owner, leaseMs, options.runId);
+  const claimed = await claimRun(ctx.db, ctx.secretBox, owner, leaseMs, options.runId);
   if (!claimed) return 0;
   const runId = Number(claimed.run.id);
   if (claimed.run.listed_at === null) {
@@ -192,7 +192,7 @@ async function checkDocument(ctx: AppContext, claimed: ClaimedRun, sale: SaleRow
   if (sdcId === null) {
     checked = { outcome: sale.status === 'uploaded' ? 'unknown' : 'not_filed', differences: lookupFailed('', 'the branch has no SDC id to look the invoice up with') };
   } else {
-    const device = { profile: claimed.profile, baseUrl: claimed.baseUrl, tpin: sale.tpin, branch: claimed.run.branch, sdcId, mrcNo: claimed.mrcNo };
+    const device = { profile: claimed.profile, baseUrl: claimed.baseUrl, tpin: sale.tpin, branch: claimed.run.branch, sdcId, mrcNo: claimed.mrcNo, ...claimed.secrets };
     const found = await authority.filing.findFiled(device, { invoiceNo: Number(sale.invoice_no), salesType: 'normal' }, { signal });
     if (found.kind === 'unreachable') return { kind: 'unreachable', reason: `${found.reason}: ${found.detail}` };
     const lookupProblem = found.kind === 'rejected' ? lookupFailed(found.code, found.message) : found.kind === 'unreadable' ? lookupFailed('', found.problem) : [];

@@ -1,5 +1,7 @@
 // All SQL of reconciliation: runs (a leased job per branch and date range), the documents each
 // run checks (listed once when the run first starts, each checked once), and their outcomes.
+import type { SecretBox } from '../../../credentials/secret-box.ts';
+import { deviceSecrets, sealedDeviceColumns, type DeviceSecrets, type SealedDeviceColumns } from '../../kernel/authority-rows/devices.ts';
 import { profileOf } from '../../../authorities/index.ts';
 import type { AuthorityProfileId } from '../../../authorities/port/index.ts';
 import { sql, type Kysely, type Selectable } from 'kysely';
@@ -72,15 +74,17 @@ export interface ClaimedRun {
   sdcId: string | null;
   mrcNo: string | null;
   partnerId: number | null;
+  /** The device's key, credential and production mark, opened. */
+  secrets: DeviceSecrets;
 }
 
 /**
  * Leases one run that is not completed, free and due (oldest due first; `runId`: that run only),
  * marking it running. Any number of processes may claim: a run is held by one at a time.
  */
-export async function claimRun(db: Kysely<DB>, owner: string, leaseMs: number, runId?: number): Promise<ClaimedRun | undefined> {
+export async function claimRun(db: Kysely<DB>, box: SecretBox, owner: string, leaseMs: number, runId?: number): Promise<ClaimedRun | undefined> {
   const only = runId === undefined ? sql`` : sql` and r.id = ${runId}`;
-  const result = await sql<RunRow & { tpin: string; vsdc_base_url: string; sdc_id: string | null; mrc_no: string | null; partner_id: number | null; authority: string; protocol: string }>`
+  const result = await sql<RunRow & { tpin: string; vsdc_base_url: string; sdc_id: string | null; mrc_no: string | null; partner_id: number | null; authority: string; protocol: string } & SealedDeviceColumns>`
     with due as (
       select r.id from reconciliation_runs r
       where r.status <> 'completed' and ${isFree('reconciliation_runs', 'r')} and ${isDue('reconciliation_runs', 'r')} ${only}
@@ -94,12 +98,13 @@ export async function claimRun(db: Kysely<DB>, owner: string, leaseMs: number, r
       from due where r.id = due.id
       returning r.*
     )
-    select claimed.*, t.tpin, t.partner_id, t.authority, d.vsdc_base_url, d.sdc_id, d.mrc_no, d.protocol
+    select claimed.*, t.tpin, t.partner_id, t.authority, d.vsdc_base_url, d.sdc_id, d.mrc_no, d.protocol, ${sealedDeviceColumns('d')}
     from claimed join devices d on d.id = claimed.device_id join tenants t on t.id = claimed.tenant_id`.execute(db);
   const row = result.rows[0];
   if (!row) return undefined;
-  const { tpin, vsdc_base_url, sdc_id, mrc_no, partner_id, authority, protocol, ...run } = row;
-  return { run: run as RunRow, profile: profileOf(authority, protocol), tpin, baseUrl: vsdc_base_url, sdcId: sdc_id, mrcNo: mrc_no, partnerId: partner_id };
+  const { tpin, vsdc_base_url, sdc_id, mrc_no, partner_id, authority, protocol, device_key_id, device_unit_key_sealed, device_api_credential_sealed, device_production, ...run } = row;
+  const secrets = deviceSecrets(box, { device_key_id, device_unit_key_sealed, device_api_credential_sealed, device_production });
+  return { run: run as RunRow, profile: profileOf(authority, protocol), tpin, baseUrl: vsdc_base_url, sdcId: sdc_id, mrcNo: mrc_no, partnerId: partner_id, secrets };
 }
 
 /**

@@ -1,9 +1,10 @@
+import { ANY_BRANCH_PATTERN } from '../../kernel/devices/authorities.ts';
 import { Type, type Static } from 'typebox';
 import { Nullable, literals, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
 import { PageQuery } from '../../../platform/http/pagination.ts';
 
 const Day = (description: string) => Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description, examples: ['2026-01-15'] });
-const Branch = Type.String({ pattern: '^[0-9]{3}$', description: 'The branch (bhfId); by default the X-Branch rules: `000` if registered, else the only branch', examples: ['000'] });
+const Branch = Type.String({ pattern: ANY_BRANCH_PATTERN, description: 'The branch (bhfId); by default the X-Branch rules: the headquarters (`000`, KRA `00`) if registered, else the only branch', examples: ['000'] });
 
 export const DailyReportQuery = Type.Object({
   date: Type.Optional(Day("The merchant's calendar day, in its timezone (default: today there)")),
@@ -30,7 +31,7 @@ export const ExportQuery = Type.Object({
   from: Day('First day (inclusive), in the merchant\'s timezone'),
   to: Day('Last day (inclusive), at most 92 days after `from`'),
   format: Type.Optional(literals(['csv', 'xlsx'], { description: 'csv (default) or xlsx' })),
-  branch: Type.Optional(Type.String({ pattern: '^[0-9]{3}$', description: 'One branch; every branch when left out', examples: ['000'] })),
+  branch: Type.Optional(Type.String({ pattern: ANY_BRANCH_PATTERN, description: 'One branch; every branch when left out', examples: ['000'] })),
 });
 
 /** Counts and amounts of a set of documents (or of their lines in one VAT category). */

@@ -45,7 +45,7 @@ export async function reportBranch(db: Kysely<DB>, tenantId: number, branch: str
   const device = pickBranch(devices, branch);
   if (!device) {
     throw new ApiError('branch_required',
-      devices.length === 0 ? 'This merchant has no registered branch yet, so it has no reports.' : 'This merchant has several branches and none is 000: name one with the branch parameter.',
+      devices.length === 0 ? 'This merchant has no registered branch yet, so it has no reports.' : 'This merchant has several branches and none is its headquarters: name one with the branch parameter.',
     );
   }
   return device;

@@ -6,6 +6,7 @@ import type { preValidationAsyncHookHandler } from 'fastify';
 import type { TSchema } from 'typebox';
 import { merchantProfile } from '../../../authorities/index.ts';
 import type { AuthorityProfile, CodeLabel, TaxCategory } from '../../../authorities/port/profile.ts';
+import type { SalesType } from '../../../authorities/port/filing.ts';
 import { FieldErrors } from '../../../platform/errors/errors.ts';
 import { compileBodyCheck, toValidationError } from '../../../platform/http/validation.ts';
 import { requireTenant } from '../../kernel/access/auth.ts';
@@ -55,10 +56,12 @@ export function checkAuthorityFields(errors: FieldErrors, profile: AuthorityProf
     if (typeof tpin === 'string' && !profile.taxpayerId.pattern.test(tpin)) {
       errors.add('customer.tpin', `The customer.tpin field must be ${profile.taxpayerId.words}, e.g. ${profile.taxpayerId.example}, or null.`);
     }
-    checkCode(errors, 'salesType', fields.salesType, profile.salesTypes);
+    if (typeof fields.salesType === 'string' && !profile.salesTypes.includes(fields.salesType as SalesType)) {
+      errors.add('salesType', `The unit of this merchant's authority (${profile.name}) files no ${fields.salesType} documents: send salesType ${oneOf(profile.salesTypes)}.`);
+    }
   } else {
     const reasons = noteReasons(profile, kind);
-    if (reasons === null) errors.add('reasonCode', `This merchant's authority (${profile.name}) takes no debit notes.`);
+    if (reasons === null) errors.add('reasonCode', `This merchant's authority (${profile.name}) has no debit notes: correct a sale upwards by a credit note of it and a new sale.`);
     else checkCode(errors, 'reasonCode', fields.reasonCode, codesOf(reasons));
   }
 }

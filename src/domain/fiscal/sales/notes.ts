@@ -8,9 +8,10 @@ import type { DB } from '../../../platform/db/schema.ts';
 import { actorOfParty, recordAudit } from '../../kernel/audit/store.ts';
 import type { DocumentType } from '../../../platform/db/tables/sales.ts';
 import { ApiError, FieldErrors, NotFoundError } from '../../../platform/errors/errors.ts';
-import type { ComputedSale, SaleLineInput } from '../../../authorities/port/index.ts';
+import type { AuthorityProfile, ComputedSale, SaleLineInput } from '../../../authorities/port/index.ts';
 import { merchantProfile } from '../../../authorities/index.ts';
 import { checkAuthorityFields } from './authority-fields.ts';
+import { authorityOfTaxpayerId } from '../../kernel/devices/authorities.ts';
 import { allocateCredit, CreditAllocationError, NOTHING_CREDITED, type CreditLine } from './credit-allocation.ts';
 import type { CreditNoteBody, DebitNoteBody, SaleResource } from './schemas.ts';
 import { authorityInvoiceNo, presentedStatus, presentIssuer } from './present.ts';
@@ -34,6 +35,28 @@ import { creditedByLine, findByReference, findSale, linesOf, lockSale, notesOfSa
 import { insertDocument } from './document-insert.ts';
 import type { NewDocument, NewLine } from './document-columns.ts';
 import { checkClassifications, checkDecimals, checkLines, compute, lineInput, occurredAtOf, refuseLevies } from './validation.ts';
+
+/**
+ * The authority's rules for a credit note (its profile's creditNoteRules), checked before anything
+ * is stored or numbered. A note always names its sale's customer (it takes the original's), so
+ * `sameCustomerAsOriginal` holds by construction.
+ */
+async function checkCreditNoteRules(trx: Kysely<DB>, profile: AuthorityProfile, original: SaleRow, occurredAt: Date): Promise<void> {
+  const { maxAgeDays, maxPerOriginal } = profile.creditNoteRules;
+  if (maxAgeDays !== null && occurredAt.getTime() - original.occurred_at.getTime() > maxAgeDays * 86_400_000) {
+    throw new ApiError('credit_note_rule',
+      `${profile.name} takes a credit note only within ${maxAgeDays} days of its sale; sale ${original.id} is of ${original.occurred_at.toISOString().slice(0, 10)}. Nothing was stored.`,
+    );
+  }
+  if (maxPerOriginal !== null) {
+    const notes = (await notesOfSale(trx, original.tenant_id, Number(original.id))).filter((n) => n.type === 'credit_note' && n.status !== 'failed' && n.status !== 'resolved');
+    if (notes.length >= maxPerOriginal) {
+      throw new ApiError('credit_note_rule',
+        `${profile.name} takes at most ${maxPerOriginal} credit note${maxPerOriginal === 1 ? '' : 's'} per sale; sale ${original.id} has ${notes.length}. Nothing was stored.`,
+      );
+    }
+  }
+}
 
 /** A note needs a fiscalised sale: its receipt number and SDC id are what the note refers to. */
 function checkOriginal(original: SaleRow | undefined, kind: 'credit' | 'debit', training: boolean | undefined): SaleRow {
@@ -112,7 +135,7 @@ async function storeNote(ctx: AppContext, trx: Kysely<DB>, req: PartyWriteReques
     targetId: Number(original.id),
     details: {
       invoiceNo: Number(original.invoice_no),
-      authorityInvoiceNo: authorityInvoiceNo(original.sdc_id, original.receipt_no === null ? null : Number(original.receipt_no)),
+      authorityInvoiceNo: authorityInvoiceNo(original.sdc_id, original.receipt_no === null ? null : Number(original.receipt_no), Number(original.invoice_no), req.tenant.authority),
       branch: original.branch,
       noteId: Number(note.id),
       noteInvoiceNo: Number(note.invoice_no),
@@ -146,6 +169,7 @@ export async function createCreditNote(ctx: AppContext, req: PartyWriteRequest, 
   return storeAndSettle(ctx, tenant.id, idem, () =>
     ctx.db.transaction().execute(async (trx): Promise<Stored> => {
       const original = checkOriginal(await lockSale(trx, tenant.id, saleId), 'credit', req.training);
+      await checkCreditNoteRules(trx, profile, original, occurredAt);
       // A same-key request that held the lock before us has committed: answer with its note
       // rather than judge this one against a sale it already credited.
       if (idem.key !== null && (await findByReference(trx, tenant.id, idem.key))) throw new KeyTaken();
@@ -257,7 +281,7 @@ export async function getSaleWithNotes(ctx: AppContext, tenantId: number, saleId
     const original = await findSale(ctx.db, tenantId, sale.originalSaleId);
     if (!original) return sale;
     const receiptNo = original.status === 'uploaded' && original.receipt_no !== null ? Number(original.receipt_no) : null;
-    return { ...sale, originalSale: { id: Number(original.id), invoiceNo: Number(original.invoice_no), authorityInvoiceNo: original.status === 'uploaded' ? authorityInvoiceNo(original.sdc_id, receiptNo) : null, receiptNo } };
+    return { ...sale, originalSale: { id: Number(original.id), invoiceNo: Number(original.invoice_no), authorityInvoiceNo: original.status === 'uploaded' ? authorityInvoiceNo(original.sdc_id, receiptNo, Number(original.invoice_no), authorityOfTaxpayerId(original.tpin)) : null, receiptNo } };
   }
   const [credited, notes] = await Promise.all([creditedByLine(ctx.db, saleId), notesOfSale(ctx.db, tenantId, saleId)]);
   return {
@@ -272,7 +296,7 @@ export async function getSaleWithNotes(ctx: AppContext, tenantId: number, saleId
         id: Number(n.id),
         type: n.type === 'debit_note' ? 'debit_note' : 'credit_note',
         invoiceNo: Number(n.invoice_no),
-        authorityInvoiceNo: uploaded ? authorityInvoiceNo(n.sdc_id, n.receipt_no === null ? null : Number(n.receipt_no)) : null,
+        authorityInvoiceNo: uploaded ? authorityInvoiceNo(n.sdc_id, n.receipt_no === null ? null : Number(n.receipt_no), Number(n.invoice_no), authorityOfTaxpayerId(sale.tpin)) : null,
         status: presentedStatus(n.status),
         resolved: n.status === 'resolved',
         reasonCode: n.reason_code,

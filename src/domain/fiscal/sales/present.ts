@@ -1,3 +1,5 @@
+import { merchantProfile } from '../../../authorities/index.ts';
+import { authorityOfTaxpayerId } from '../../kernel/devices/authorities.ts';
 import type { SaleResource } from './schemas.ts';
 import type { SaleLineRow, SaleRow } from './store.ts';
 import type { NewLine } from './document-columns.ts';
@@ -50,10 +52,13 @@ export function presentNewLine(line: NewLine): SaleLineResource {
   };
 }
 
-/** The number printed on a fiscal receipt: `INV{sdcId without "SDC"}/{receiptNo}`. */
-export function authorityInvoiceNo(sdcId: string | null, receiptNo: number | null): string | null {
+/**
+ * The number printed on a fiscal receipt, in the form of the merchant's authority (its profile's
+ * authorityInvoiceNo: ZRA `INV{sdcId without "SDC"}/{receiptNo}`, KRA `{sdcId}/{invoiceNo}`).
+ */
+export function authorityInvoiceNo(sdcId: string | null, receiptNo: number | null, invoiceNo: number, authority: string): string | null {
   if (sdcId === null || receiptNo === null) return null;
-  return `INV${sdcId.replace(/^SDC/, '')}/${receiptNo}`;
+  return merchantProfile(authority).authorityInvoiceNo({ sdcId, invoiceNo, receiptNo });
 }
 
 /** Σ line discounts, exact to the cent. */
@@ -109,7 +114,7 @@ export function presentSale(row: SaleRow, items: SaleLineResource[], stock?: Doc
     reference: row.reference,
     clientInvoiceNo: row.client_invoice_no,
     invoiceNo: Number(row.invoice_no),
-    authorityInvoiceNo: uploaded ? authorityInvoiceNo(row.sdc_id, receiptNo) : null,
+    authorityInvoiceNo: uploaded ? authorityInvoiceNo(row.sdc_id, receiptNo, Number(row.invoice_no), authorityOfTaxpayerId(row.tpin)) : null,
     status: presentedStatus(row.status),
     tpin: row.tpin,
     branch: row.branch,
@@ -127,6 +132,7 @@ export function presentSale(row: SaleRow, items: SaleLineResource[], stock?: Doc
     principalId: row.principal_id,
     fiscal: {
       receiptNo,
+      totalReceiptNo: uploaded && row.total_receipt_no !== null ? Number(row.total_receipt_no) : null,
       internalData: uploaded ? row.internal_data : null,
       receiptSignature: uploaded ? row.receipt_signature : null,
       sdcId: uploaded ? row.sdc_id : null,

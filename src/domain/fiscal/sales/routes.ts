@@ -81,7 +81,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
     });
 
     app.post('/api/v1/sales/:sale/credit-note', {
-      config: { ...WRITE, errors: ['sale_not_fiscalised', 'idempotency_key_reused', 'not_a_sale', 'nothing_left_to_credit', 'vsdc_unavailable'] },
+      config: { ...WRITE, errors: ['sale_not_fiscalised', 'idempotency_key_reused', 'not_a_sale', 'nothing_left_to_credit', 'credit_note_rule', 'vsdc_unavailable'] },
       preValidation: authorityFieldsWithSchema('credit_note', S.CreditNoteBody),
       schema: {
         operationId: 'createCreditNote',

@@ -1,3 +1,4 @@
+import { ANY_BRANCH_PATTERN } from '../../kernel/devices/authorities.ts';
 import { Type, type Static } from 'typebox';
 import { AuthorityBranches, BranchHeaders } from '../../kernel/devices/schemas.ts';
 import { authorityProfile } from '../../../authorities/index.ts';
@@ -230,7 +231,7 @@ export const ListSalesQuery = Type.Object({
   resolved: Type.Optional(Type.Boolean({ description: '`true`: only the refused documents since reissued or marked resolved (they have a `resolution`); `false`: every other document (with `status=failed`, the refused ones still to deal with)' })),
   type: Type.Optional(literals(['sale', 'credit_note', 'debit_note'], { description: 'Only sales, or only credit or debit notes' })),
   salesType: Type.Optional(literals(SALES_TYPES, { description: 'Only normal (fiscal), training or proforma documents' })),
-  branch: Type.Optional(Type.String({ pattern: '^[0-9]{3}$', description: 'Only this branch (bhfId, 3 digits); the same as the X-Branch header', examples: ['000'] })),
+  branch: Type.Optional(Type.String({ pattern: ANY_BRANCH_PATTERN, description: 'Only this branch (bhfId, in the merchant\'s authority\'s form); the same as the X-Branch header', examples: ['000'] })),
   from: Type.Optional(Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: "Documents that occurred on or after this day (YYYY-MM-DD) in the merchant's timezone", examples: ['2026-01-01'] })),
   to: Type.Optional(Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: "Documents that occurred on or before this day (YYYY-MM-DD, inclusive) in the merchant's timezone", examples: ['2026-01-31'] })),
 });
@@ -294,12 +295,13 @@ const NoteSummary = Type.Object({
 const OriginalSale = Type.Object({
   id: Type.Integer(),
   invoiceNo: Type.Integer({ description: "The sale's number in the branch's sequence" }),
-  authorityInvoiceNo: Nullable(Type.String({ description: 'INV{sdcId without SDC}/{receiptNo}: the number printed on its receipt' })),
+  authorityInvoiceNo: Nullable(Type.String({ description: 'The number printed on its receipt, in its authority\'s form (ZRA: INV{sdcId without SDC}/{receiptNo}; KRA: {sdcId}/{invoiceNo})' })),
   receiptNo: Nullable(Type.Integer()),
 }, { description: 'A note read alone (GET /api/v1/sales/{sale}): the sale it corrects, by the numbers the merchant knows it by' });
 
 const Fiscal = Type.Object({
   receiptNo: Nullable(Type.Integer()),
+  totalReceiptNo: Nullable(Type.Integer({ description: 'The authority\'s count of every receipt its unit issued, this one included (KRA: totRcptNo); null for an authority that gives none (ZRA)' })),
   internalData: Nullable(Type.String()),
   receiptSignature: Nullable(Type.String()),
   sdcId: Nullable(Type.String()),

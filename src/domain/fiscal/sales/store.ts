@@ -20,6 +20,7 @@ export const NO_OUTCOME = {
   result_code: null,
   last_error: null,
   receipt_no: null,
+  total_receipt_no: null,
   internal_data: null,
   receipt_signature: null,
   sdc_id: null,

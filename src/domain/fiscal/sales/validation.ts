@@ -174,10 +174,15 @@ type TermsFields = Pick<CreateSaleBody, 'salesType' | 'currency' | 'exchangeRate
  */
 export function documentTermsOf(errors: FieldErrors, profile: AuthorityProfile, body: TermsFields, training: boolean): DocumentTerms {
   const salesType = training ? 'training' : (body.salesType ?? 'normal');
+  if (!profile.salesTypes.includes(salesType)) {
+    errors.add('salesType', `The unit of this merchant's authority (${profile.name}) files no ${salesType} documents${training ? ' (this credential was minted in training mode)' : ''}: send salesType ${profile.salesTypes.join(' or ')}.`);
+  }
   const home = profile.currency;
   const currency = body.currency ?? home;
   let exchangeRate = 1;
-  if (currency !== home && !ISO_CURRENCIES.has(currency)) {
+  if (currency !== home && !profile.foreignCurrencies) {
+    errors.add('currency', `This merchant's authority (${profile.name}) takes documents in ${home} only: send currency ${home}, or leave it out.`);
+  } else if (currency !== home && !ISO_CURRENCIES.has(currency)) {
     errors.add('currency', `The currency field must be an ISO 4217 code the authority knows (${home}, USD, EUR, ZAR, …); ${currency} is not one.`);
   } else if (currency === home) {
     if (body.exchangeRate != null && body.exchangeRate !== 1) {

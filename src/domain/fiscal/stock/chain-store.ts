@@ -5,6 +5,7 @@ import type { DB } from '../../../platform/db/schema.ts';
 import type { AuthorityDevice, StockMovement } from '../../../authorities/port/index.ts';
 import { fromNow, heldBy, isDue, isFree, leasedSql, released } from '../../../platform/workers/lease-sql.ts';
 import { authorityDeviceOf, withAuthorityDevice } from '../../kernel/authority-rows/devices.ts';
+import type { SecretBox } from '../../../credentials/secret-box.ts';
 
 export interface ClaimedChainBranch {
   deviceId: number;
@@ -14,7 +15,7 @@ export interface ClaimedChainBranch {
 }
 
 /** Leases up to `limit` branches with unsent movements that nobody holds and whose backoff has passed. */
-export async function claimChainBranches(db: Kysely<DB>, owner: string, leaseMs: number, limit: number): Promise<ClaimedChainBranch[]> {
+export async function claimChainBranches(db: Kysely<DB>, box: SecretBox, owner: string, leaseMs: number, limit: number): Promise<ClaimedChainBranch[]> {
   const result = await sql<{ device_id: number; tenant_id: number; retry_delay_ms: number | null } & Parameters<typeof authorityDeviceOf>[0]>`
     with due as (
       select b.device_id from stock_branches b
@@ -34,7 +35,7 @@ export async function claimChainBranches(db: Kysely<DB>, owner: string, leaseMs:
     deviceId: Number(r.device_id),
     tenantId: r.tenant_id,
     retryDelayMs: r.retry_delay_ms,
-    device: authorityDeviceOf(r),
+    device: authorityDeviceOf(r, box),
   }));
 }
 

@@ -144,7 +144,7 @@ export function stockWorker(ctx: AppContext, options: { pollMs?: number } = {}):
     if (!chain) return;
     for (;;) {
       if (loop.stopped) return;
-      const claimed = await claimChainBranches(ctx.db, owner, leaseMs, BRANCHES_PER_PASS);
+      const claimed = await claimChainBranches(ctx.db, ctx.secretBox, owner, leaseMs, BRANCHES_PER_PASS);
       if (claimed.length === 0) return;
       const results = await Promise.all(
         claimed.map((branch) =>

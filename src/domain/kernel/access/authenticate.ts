@@ -152,6 +152,9 @@ async function sdcIdRefusal(ctx: AppContext, key: ResolvedFiscalisationKey, sent
   return unauthenticated(`${problem} ${instead}`);
 }
 
+/** The authority whose till dialect /zm/api speaks. */
+const COMPAT_AUTHORITY = 'zra';
+
 async function authenticateCompat(ctx: AppContext, request: FastifyRequest, branch: 'required' | 'none'): Promise<Principal> {
   const secret = headerValue(request, 'x-api-key');
   if (!secret) {
@@ -168,6 +171,11 @@ async function authenticateCompat(ctx: AppContext, request: FastifyRequest, bran
   if (kind?.kind !== 'fiscalisation_key' || !hasValidChecksum(secret, kind.prefix)) throw unauthenticated('The X-Api-Key is invalid: send a fiscalisation key (pk_…).');
   const key = await findFiscalisationKey(ctx.db, secret, ctx.clock.now(), countedBucket(ctx, 'till'));
   if (!key) throw unauthenticated('The X-Api-Key is invalid or has been revoked.');
+  if (key.tenant.authority !== COMPAT_AUTHORITY) {
+    throw new ApiError('not_this_dialect',
+      `/zm/api is Zambia's till dialect (ZRA's Smart Invoice); this key's merchant files with ${key.tenant.authority.toUpperCase()}. File its sales through POST /api/v1/sales with a tenant token (Authorization: Bearer …).`,
+    );
+  }
   let device: CompatDevice | undefined;
   if (branch === 'required') {
     const sdcId = headerValue(request, 'x-sdcid') ?? headerValue(request, 'terminal-id');

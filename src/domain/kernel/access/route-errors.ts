@@ -22,6 +22,7 @@ function impliedErrors(method: string, auth: RouteAuth): ErrorCode[] {
   if (auth.surface !== 'public') codes.push('unauthenticated');
   if (auth.surface !== 'public' && auth.surface !== 'admin') codes.push('rate_limited');
   if (MERCHANT_CREDENTIALS.has(auth.surface)) codes.push(...STANDING, 'tenant_suspended');
+  if (auth.surface === 'compat') codes.push('not_this_dialect');
   switch (auth.surface) {
     case 'partner':
       codes.push('api_key_expired', 'partner_suspended', 'missing_scope');

@@ -16,7 +16,7 @@ async function sendBranchUser(ctx: AppContext, row: ClaimedBranchUser): Promise<
 
 /** One background round: files the rows whose time has come. Returns how many it handled. */
 export async function fileDueBranchUsers(ctx: AppContext): Promise<number> {
-  const due = await claimDueBranchUsers(ctx.db, vsdcLeaseMs(ctx.config), BRANCH_USER_BATCH);
+  const due = await claimDueBranchUsers(ctx.db, ctx.secretBox, vsdcLeaseMs(ctx.config), BRANCH_USER_BATCH);
   await Promise.all(due.map((row) => sendBranchUser(ctx, row)));
   return due.length;
 }

@@ -11,6 +11,7 @@ import type { AuthorityDevice } from '../../../authorities/port/index.ts';
 import { claimDueRows, released } from '../../../platform/workers/lease-sql.ts';
 import { type VsdcSendOutcome, revisionedAnswerColumns } from '../authority-rows/answers.ts';
 import { authorityDeviceOf, withAuthorityDevice, type AuthorityDeviceColumns } from '../authority-rows/devices.ts';
+import type { SecretBox } from '../../../credentials/secret-box.ts';
 
 /** The VSDC's `userNm` holds at most this many characters; a longer email or username is cut. */
 const USER_NAME_MAX = 60;
@@ -104,7 +105,7 @@ interface ClaimRow {
 }
 
 /** Leases up to `limit` pending rows whose next attempt is due. */
-export async function claimDueBranchUsers(db: Kysely<DB>, leaseMs: number, limit: number): Promise<ClaimedBranchUser[]> {
+export async function claimDueBranchUsers(db: Kysely<DB>, box: SecretBox, leaseMs: number, limit: number): Promise<ClaimedBranchUser[]> {
   const result = await sql<ClaimRow & AuthorityDeviceColumns>`
     ${claimDueRows('branch_users', { waiting: sql`r.state = 'pending'`, leaseMs, limit })}
     ${withAuthorityDevice('claimed')}
@@ -116,7 +117,7 @@ export async function claimDueBranchUsers(db: Kysely<DB>, leaseMs: number, limit
     userId: row.vsdc_user_id,
     userName: row.user_name,
     useYn: row.use_yn,
-    device: authorityDeviceOf(row),
+    device: authorityDeviceOf(row, box),
   }));
 }
 

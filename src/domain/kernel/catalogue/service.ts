@@ -37,7 +37,7 @@ async function syncCodes(ctx: AppContext, device: AuthorityDevice, cursor: strin
 export async function syncCatalogue(ctx: AppContext): Promise<CatalogueSyncResult> {
   const claim = await claimSync(ctx.db, SYNC_LEASE_MS);
   if (!claim) return { kind: 'busy' };
-  const devices = await syncDevices(ctx.db);
+  const devices = await syncDevices(ctx.db, ctx.secretBox);
   if (devices.length === 0) {
     await recordSyncFailure(ctx.db, 'no initialised device to ask');
     return { kind: 'no_device' };

@@ -2,7 +2,8 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import { isFree, leased, released } from '../../../platform/workers/lease-sql.ts';
 import type { AuthorityCode, AuthorityDevice, ItemClassification } from '../../../authorities/port/index.ts';
-import { authorityDeviceOf } from '../authority-rows/devices.ts';
+import { AUTHORITY_DEVICE_SELECT, authorityDeviceOf } from '../authority-rows/devices.ts';
+import type { SecretBox } from '../../../credentials/secret-box.ts';
 
 /** An entry of the catalogue as stored. */
 export type ItemClassRecord = ItemClassification;
@@ -14,16 +15,16 @@ export async function codesInUse(db: Kysely<DB>): Promise<string[]> {
 }
 
 /** Initialised devices to ask for the catalogue (it is the authority's, the same through any). */
-export async function syncDevices(db: Kysely<DB>, limit = 5): Promise<AuthorityDevice[]> {
+export async function syncDevices(db: Kysely<DB>, box: SecretBox, limit = 5): Promise<AuthorityDevice[]> {
   const rows = await db
     .selectFrom('devices as d')
     .innerJoin('tenants as t', 't.id', 'd.tenant_id')
-    .select(['d.vsdc_base_url', 'd.branch', 't.tpin as tenant_tpin', 't.authority as tenant_authority', 'd.protocol as device_protocol', 'd.sdc_id as device_sdc_id', 'd.mrc_no as device_mrc_no'])
+    .select(AUTHORITY_DEVICE_SELECT)
     .where('d.initialized', '=', true)
     .orderBy('d.initialized_at', 'desc')
     .limit(limit)
     .execute();
-  return rows.map(authorityDeviceOf);
+  return rows.map((row) => authorityDeviceOf(row, box));
 }
 
 /**

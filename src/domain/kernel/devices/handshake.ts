@@ -1,7 +1,11 @@
 import type { AppContext } from '../context.ts';
 import type { Handshake } from './service.ts';
 
-/** The initialisation handshake of a device, by its authority's adapter. */
+/** The device's life with its authority (initialise, verify), by its adapter, and the box its secrets are sealed with. */
 export function authorityHandshake(ctx: AppContext): Handshake {
-  return (device, serial) => ctx.authorities.of(device.profile).device.initialise(device, serial);
+  return {
+    box: ctx.secretBox,
+    initialise: (device, serial) => ctx.authorities.of(device.profile).device.initialise(device, serial),
+    verify: (device) => ctx.authorities.of(device.profile).device.verify(device),
+  };
 }

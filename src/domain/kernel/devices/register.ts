@@ -37,7 +37,7 @@ export function receivedBranchOf(branch: AuthorityBranch): ReceivedBranch {
 export async function learnBranchesAtInitialisation(ctx: AppContext, tenantId: number): Promise<void> {
   const log = ctx.log.child({ tenantId, task: 'authority.branches' });
   try {
-    const device = await pullDeviceOf(ctx.db, tenantId);
+    const device = await pullDeviceOf(ctx.db, ctx.secretBox, tenantId);
     if (!device) return;
     const outcome = await ctx.authorities.of(device.profile).register.branches(device, null, { timeoutMs: Math.min(ctx.config.vsdcTimeoutMs, BRANCHES_AT_INIT_TIMEOUT_MS) });
     if (outcome.kind === 'ok') {

@@ -1,35 +1,80 @@
 import type { Kysely } from 'kysely';
-import { profileOf } from '../../../authorities/index.ts';
 import { unreachableCause } from '../../../authorities/port/outcomes.ts';
-import type { AuthorityDevice, Initialisation } from '../../../authorities/port/index.ts';
+import type { AuthorityDevice, Initialisation, Rejected, Unreachable } from '../../../authorities/port/index.ts';
+import type { SecretBox } from '../../../credentials/secret-box.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import { isUniqueViolation } from '../../../platform/db/database.ts';
-import { ApiError, fieldError } from '../../../platform/errors/errors.ts';
+import { ApiError, FieldErrors, fieldError } from '../../../platform/errors/errors.ts';
 import { recordAudit, type Actor } from '../audit/store.ts';
 import { queueUsersOfNewBranch } from '../branch-users/store.ts';
 import { presentDevice } from './present.ts';
 import type { DeviceResource } from './schemas.ts';
 import type { Selectable } from 'kysely';
 import type { TenantsTable } from '../../../platform/db/tables/foundation.ts';
-import { claimDeviceForInit, deleteDeviceRows, findDevice, insertDevice, liveCredentialsOfDevice, lockDevice, markDeviceInitialized, releaseDeviceClaim, updateDeviceRow, type DeviceInitInfo, type DeviceRow } from './store.ts';
+import { deviceSecrets, sealApiCredential, sealUnitKey } from '../authority-rows/devices.ts';
+import type { DeviceProtocol } from '../../../platform/db/tables/foundation.ts';
+import { merchantProfile } from '../../../authorities/index.ts';
+import { branchProblem, knowsAuthority, oneOf, protocolsOf } from './authorities.ts';
+import { credentialOf, deviceAddress, handedOver, sealedColumnsOf, storeApiCredential, takeHandover, verifyHandover, type ApiCredentialInput, type HandoverInput } from './handover.ts';
+import { claimDeviceForInit, deleteDeviceRows, findDevice, insertDevice, liveCredentialsOfDevice, lockDevice, markDeviceInitialized, releaseDeviceClaim, updateDeviceRow, type DeviceChanges, type DeviceInitInfo, type DeviceRow } from './store.ts';
 
-/** The device's initialisation with its authority (kernel/devices/handshake.ts: by its adapter). */
-export type Handshake = (device: AuthorityDevice, deviceSerial: string) => Promise<Initialisation>;
+/** A device's life with its authority (kernel/devices/handshake.ts: by its adapter), and the box its secrets are sealed with. */
+export interface Handshake {
+  box: SecretBox;
+  initialise(device: AuthorityDevice, deviceSerial: string): Promise<Initialisation>;
+  /** A call that changes nothing, accepting the device as it stands (a handed-over unit id and key). */
+  verify(device: AuthorityDevice): Promise<{ kind: 'ok' } | Rejected | Unreachable>;
+}
 
-interface RegisterDeviceInput {
+export interface RegisterDeviceInput {
   deviceSerial: string;
   branch: string;
   vsdcBaseUrl: string;
+  protocol?: string;
+  initializedElsewhere?: HandoverInput;
+  apiCredential?: ApiCredentialInput;
+  production?: boolean;
+  lastInvoiceNo?: number;
 }
 
-export async function registerDevice(db: Kysely<DB>, actor: Actor, tenant: TenantRow, input: RegisterDeviceInput): Promise<DeviceResource> {
+/**
+ * Registers a device, checked against its merchant's authority (branch form, protocol). With
+ * `initializedElsewhere` the authority is asked first (verify) and the device is stored
+ * initialised, with no initialisation call; refused or unreachable, nothing is stored.
+ */
+export async function registerDevice(db: Kysely<DB>, actor: Actor, tenant: TenantRow, input: RegisterDeviceInput, handshake?: Handshake): Promise<DeviceResource> {
+  const protocol = checkDeviceInput(tenant, input);
   const exists = () =>
     new ApiError('branch_exists', `Branch ${input.branch} is already registered for this merchant; the existing device keeps its serial and VSDC address.`);
+  if ((input.initializedElsewhere || input.apiCredential) && !handshake) throw new Error('registering a device with secrets needs the handshake (its SecretBox)');
+  const handover = input.initializedElsewhere;
+  if (handover) {
+    if (await findDevice(db, tenant.id, input.branch)) throw exists();
+    const device = { ...deviceAddress(tenant, { branch: input.branch, protocol, vsdc_base_url: input.vsdcBaseUrl.trim() }), production: input.production ?? false, ...handedOver(handover), apiCredential: credentialOf(input.apiCredential) };
+    await verifyHandover(handshake!.verify, device);
+  }
   try {
     return await db.transaction().execute(async (trx) => {
-      const row = await insertDevice(trx, { tenant_id: tenant.id, branch: input.branch, device_serial: input.deviceSerial.trim(), vsdc_base_url: input.vsdcBaseUrl.trim() });
+      let row = await insertDevice(trx, {
+        tenant_id: tenant.id,
+        branch: input.branch,
+        device_serial: input.deviceSerial.trim(),
+        vsdc_base_url: input.vsdcBaseUrl.trim(),
+        protocol: protocol as DeviceProtocol,
+        production: input.production ?? false,
+        last_invoice_no: input.lastInvoiceNo ?? 0,
+      });
       if (!row) throw exists();
-      await recordAudit(trx, { actor, action: 'device.registered', tenantId: tenant.id, targetType: 'device', targetId: row.id, details: { branch: row.branch, deviceSerial: row.device_serial } });
+      if (input.apiCredential) row = await storeApiCredential(trx, handshake!.box, row.id, credentialOf(input.apiCredential)!);
+      await recordAudit(trx, {
+        actor,
+        action: 'device.registered',
+        tenantId: tenant.id,
+        targetType: 'device',
+        targetId: row.id,
+        details: { branch: row.branch, deviceSerial: row.device_serial, protocol: row.protocol, production: row.production, lastInvoiceNo: row.last_invoice_no, apiCredential: row.api_credential_kind, handedOver: handover !== undefined },
+      });
+      if (handover) row = await takeHandover(trx, actor, tenant, row, handover, handshake!.box);
       return presentDevice(row);
     });
   } catch (err) {
@@ -37,9 +82,31 @@ export async function registerDevice(db: Kysely<DB>, actor: Actor, tenant: Tenan
   }
 }
 
+/** The protocol the device speaks (the body's, else its authority's first); 422 naming each field of the wrong form. */
+function checkDeviceInput(tenant: TenantRow, input: { branch: string; protocol?: string }): string {
+  if (!knowsAuthority(tenant.authority)) throw new Error(`no authority profile for the authority ${tenant.authority} (src/authorities/index.ts)`);
+  deviceInputProblems(new FieldErrors(), tenant.authority, input).throwIfAny();
+  return input.protocol ?? protocolsOf(tenant.authority)[0]!;
+}
+
+/** A device's branch and protocol against its merchant's authority (read defensively: a route's hook runs it before the schema). */
+export function deviceInputProblems(errors: FieldErrors, authority: string, body: { branch?: unknown; protocol?: unknown }): FieldErrors {
+  if (!knowsAuthority(authority)) return errors;
+  const branch = typeof body.branch === 'string' ? branchProblem('branch', authority, body.branch) : null;
+  if (branch) errors.add('branch', branch);
+  const protocols = protocolsOf(authority);
+  if (typeof body.protocol === 'string' && !protocols.includes(body.protocol)) {
+    errors.add('protocol', `The protocol field must be ${oneOf(protocols)} for a merchant of ${merchantProfile(authority).name} (authority ${authority}).`);
+  }
+  return errors;
+}
+
 interface UpdateDeviceInput {
   vsdcBaseUrl?: string;
   deviceSerial?: string;
+  lastInvoiceNo?: number;
+  apiCredential?: ApiCredentialInput | null;
+  production?: boolean;
 }
 
 /** Where to register a device, said in refusals (the partner's path or the merchant's own). */
@@ -66,16 +133,29 @@ async function lockUninitialised(trx: Kysely<DB>, tenantId: number, branch: stri
   return device;
 }
 
-/** Corrects the serial or VSDC address of a device that is not initialised yet. */
-export async function updateDevice(db: Kysely<DB>, actor: Actor, tenant: TenantRow, branch: string, input: UpdateDeviceInput, surface: DeviceSurface = 'partner'): Promise<DeviceResource> {
-  if (input.vsdcBaseUrl === undefined && input.deviceSerial === undefined) {
-    throw fieldError('vsdcBaseUrl', 'Send vsdcBaseUrl or deviceSerial (or both): the fields to correct. The branch itself cannot change: remove the device and register the right branch.');
+/**
+ * Corrects a device: its serial, address and previous last number before initialisation (the
+ * authority knows it by them after); its API credential and production mark at any time.
+ */
+export async function updateDevice(db: Kysely<DB>, actor: Actor, tenant: TenantRow, branch: string, input: UpdateDeviceInput, surface: DeviceSurface = 'partner', box?: SecretBox): Promise<DeviceResource> {
+  const local = input.vsdcBaseUrl !== undefined || input.deviceSerial !== undefined || input.lastInvoiceNo !== undefined;
+  if (!local && input.apiCredential === undefined && input.production === undefined) {
+    throw fieldError('vsdcBaseUrl', 'Send vsdcBaseUrl, deviceSerial, lastInvoiceNo, apiCredential or production: the fields to correct. The branch itself cannot change: remove the device and register the right branch.');
   }
+  if (input.apiCredential && !box) throw new Error('setting a device\'s API credential needs the SecretBox');
   return db.transaction().execute(async (trx) => {
-    const device = await lockUninitialised(trx, tenant.id, branch, surface, 'corrected');
-    const changes: { vsdc_base_url?: string; device_serial?: string } = {};
+    const device = local ? await lockUninitialised(trx, tenant.id, branch, surface, 'corrected') : await lockDevice(trx, tenant.id, branch);
+    if (!device) throw notRegistered(branch, surface);
+    const changes: DeviceChanges = {};
     if (input.vsdcBaseUrl !== undefined && input.vsdcBaseUrl.trim() !== device.vsdc_base_url) changes.vsdc_base_url = input.vsdcBaseUrl.trim();
     if (input.deviceSerial !== undefined && input.deviceSerial.trim() !== device.device_serial) changes.device_serial = input.deviceSerial.trim();
+    if (input.lastInvoiceNo !== undefined && input.lastInvoiceNo !== device.last_invoice_no) changes.last_invoice_no = input.lastInvoiceNo;
+    if (input.production !== undefined && input.production !== device.production) changes.production = input.production;
+    if (input.apiCredential === null && device.api_credential_sealed !== null) Object.assign(changes, { api_credential_sealed: null, api_credential_kind: null });
+    if (input.apiCredential) {
+      const credential = credentialOf(input.apiCredential)!;
+      Object.assign(changes, { api_credential_sealed: sealApiCredential(box!, device.id, credential), api_credential_kind: credential.kind });
+    }
     if (Object.keys(changes).length === 0) return presentDevice(device);
     const row = await updateDeviceRow(trx, device.id, changes);
     await recordAudit(trx, {
@@ -88,6 +168,10 @@ export async function updateDevice(db: Kysely<DB>, actor: Actor, tenant: TenantR
         branch,
         ...(changes.vsdc_base_url === undefined ? {} : { vsdcBaseUrl: { from: device.vsdc_base_url, to: row.vsdc_base_url } }),
         ...(changes.device_serial === undefined ? {} : { deviceSerial: { from: device.device_serial, to: row.device_serial } }),
+        ...(changes.last_invoice_no === undefined ? {} : { lastInvoiceNo: { from: device.last_invoice_no, to: row.last_invoice_no } }),
+        ...(changes.production === undefined ? {} : { production: { from: device.production, to: row.production } }),
+        // The credential's kind only: never a secret in the audit log.
+        ...(changes.api_credential_sealed === undefined ? {} : { apiCredential: { from: device.api_credential_kind, to: row.api_credential_kind } }),
       },
     });
     return presentDevice(row);
@@ -200,7 +284,7 @@ const correctPath = (surface: DeviceSurface) => (surface === 'partner' ? 'PATCH 
 async function finishHandshake(db: Kysely<DB>, actor: Actor, tenant: TenantRow, device: DeviceRow, handshake: Handshake, surface: DeviceSurface): Promise<DeviceResource> {
   let result: Initialisation;
   try {
-    result = await handshake({ profile: profileOf(tenant.authority, device.protocol), baseUrl: device.vsdc_base_url, tpin: tenant.tpin, branch: device.branch }, device.device_serial);
+    result = await handshake.initialise({ ...deviceAddress(tenant, device), ...deviceSecrets(handshake.box, sealedColumnsOf(device)) }, device.device_serial);
   } catch (err) {
     result = { kind: 'unreachable', reason: 'network_error', detail: (err as Error).message };
   }
@@ -209,8 +293,9 @@ async function finishHandshake(db: Kysely<DB>, actor: Actor, tenant: TenantRow, 
   switch (result.kind) {
     case 'ok': {
       const info: DeviceInitInfo = result.device;
+      const unitKeySealed = info.unitKey ? sealUnitKey(handshake.box, device.id, info.unitKey) : null;
       return db.transaction().execute(async (trx) => {
-        const row = await markDeviceInitialized(trx, device.id, info);
+        const row = await markDeviceInitialized(trx, device.id, info, unitKeySealed);
         // The merchant's users and the branch's till logins are registered with its VSDC.
         if (row) await queueUsersOfNewBranch(trx, device.id);
         await recordAudit(trx, { actor, action: 'device.initialized', tenantId: tenant.id, targetType: 'device', targetId: device.id, details: { branch: device.branch, sdcId: info.sdcId } });
@@ -235,5 +320,24 @@ async function finishHandshake(db: Kysely<DB>, actor: Actor, tenant: TenantRow, 
         `The VSDC at ${device.vsdc_base_url} could not be reached: ${unreachableCause(result)}. Nothing was changed. If the address is wrong, correct it (${correctPath(surface)}); otherwise repeat this request once the VSDC is up.`,
         { 'retry-after': '5' },
       );
+  }
+}
+
+/**
+ * Takes a registered, uninitialised device as initialised elsewhere: the handed-over unit id and
+ * key are checked with the authority (a call that changes nothing) and stored, with no
+ * initialisation call. Refused or unreachable, the device stays as it was.
+ */
+export async function handOverDevice(db: Kysely<DB>, actor: Actor, tenant: TenantRow, branch: string, handover: HandoverInput, handshake: Handshake, surface: DeviceSurface = 'partner'): Promise<DeviceResource> {
+  const device = await deviceOf(db, tenant.id, branch, surface);
+  if (device.initialized) throw new ApiError('device_initialized', `The device of branch ${branch} is initialised already; a handover is only for a device the gateway has not initialised.`);
+  const claimed = await claimDeviceForInit(db, device.id, CLAIM_SECONDS * 1000);
+  if (!claimed) throw new ApiError('device_in_use', `The device of branch ${branch} is being initialised right now; wait for that to finish (at most a minute), then look at its state again.`);
+  try {
+    await verifyHandover(handshake.verify, { ...deviceAddress(tenant, claimed), ...deviceSecrets(handshake.box, sealedColumnsOf(claimed)), ...handedOver(handover) });
+    return await db.transaction().execute(async (trx) => presentDevice(await takeHandover(trx, actor, tenant, claimed, handover, handshake.box)));
+  } catch (err) {
+    await releaseDeviceClaim(db, device.id);
+    throw err;
   }
 }

@@ -5,7 +5,9 @@ import { isFree, isHeld, leased, released } from '../../../platform/workers/leas
 import { RECENT_INITIALISATION_MS } from '../../../platform/workers/backfill.ts';
 import type { AuthorityBranchesTable } from '../../../platform/db/tables/authority.ts';
 import type { AuthorityDevice } from '../../../authorities/port/index.ts';
-import { authorityDeviceOf, type AuthorityDeviceColumns } from '../authority-rows/devices.ts';
+import { HEADQUARTERS } from './authorities.ts';
+import { authorityDeviceColumns, authorityDeviceOf, type AuthorityDeviceColumns } from '../authority-rows/devices.ts';
+import type { SecretBox } from '../../../credentials/secret-box.ts';
 
 export type DeviceRow = Selectable<DevicesTable>;
 export async function devicesOf(db: Kysely<DB>, tenantIds: number[]): Promise<Map<number, DeviceRow[]>> {
@@ -56,6 +58,8 @@ export interface DeviceInitInfo {
   /** The training and proforma counters (lastTrainInvcNo, lastProfrmInvcNo): null when the VSDC keeps none. */
   lastTrainingInvoiceNo?: number | null;
   lastProformaInvoiceNo?: number | null;
+  /** The key the unit gave (KRA's cmcKey): stored sealed, never as given. */
+  unitKey?: string | null;
 }
 /**
  * Initialised branches (`alias`: the devices table in the query), for a worker's backfill: every
@@ -69,8 +73,8 @@ export function initializedSql(alias: string, recentOnly: boolean): RawBuilder<b
   return sql<boolean>`(${column('initialized')} and ${column('initialized_at')} > now() - ${sql.raw(`interval '${RECENT_INITIALISATION_MS / 1000} seconds'`)})`;
 }
 
-/** Stores the handshake's answer; undefined when the device was already initialised. */
-export async function markDeviceInitialized(db: Kysely<DB>, deviceId: number, info: DeviceInitInfo): Promise<DeviceRow | undefined> {
+/** Stores the handshake's answer (the unit's key sealed by the caller); undefined when the device was already initialised. */
+export async function markDeviceInitialized(db: Kysely<DB>, deviceId: number, info: DeviceInitInfo, unitKeySealed: string | null = null): Promise<DeviceRow | undefined> {
   return db
     .updateTable('devices')
     .set({
@@ -84,7 +88,9 @@ export async function markDeviceInitialized(db: Kysely<DB>, deviceId: number, in
       last_sale_rcpt_no: info.lastSaleReceiptNo,
       last_train_invc_no: info.lastTrainingInvoiceNo ?? null,
       last_profrm_invc_no: info.lastProformaInvoiceNo ?? null,
-      next_invoice_no: info.lastSaleInvoiceNo + 1,
+      // Continues whichever is further on: the unit's counter or the previous system's last number.
+      next_invoice_no: sql<number>`greatest(last_invoice_no, ${info.lastSaleInvoiceNo}) + 1`,
+      ...(unitKeySealed === null ? {} : { unit_key_sealed: unitKeySealed }),
       next_training_no: (info.lastTrainingInvoiceNo ?? 0) + 1,
       next_proforma_no: (info.lastProformaInvoiceNo ?? 0) + 1,
       initialized_at: sql`now()`,
@@ -113,7 +119,9 @@ export async function lockDevice(db: Kysely<DB>, tenantId: number, branch: strin
     .forUpdate()
     .executeTakeFirst();
 }
-export async function updateDeviceRow(db: Kysely<DB>, deviceId: number, changes: { vsdc_base_url?: string; device_serial?: string }): Promise<DeviceRow> {
+/** What a correction may set on a device row. */
+export type DeviceChanges = Partial<Pick<DeviceRow, 'vsdc_base_url' | 'device_serial' | 'last_invoice_no' | 'production' | 'api_credential_sealed' | 'api_credential_kind'>>;
+export async function updateDeviceRow(db: Kysely<DB>, deviceId: number, changes: DeviceChanges): Promise<DeviceRow> {
   return db.updateTable('devices').set({ ...changes, updated_at: sql`now()` }).where('id', '=', deviceId).returningAll().executeTakeFirstOrThrow();
 }
 /** Live credentials bound to the device: unrevoked fiscalisation keys and undeleted till logins. */
@@ -173,14 +181,13 @@ export async function devicesOfTenant(db: Kysely<DB>, tenantId: number): Promise
 
 export type AuthorityBranchRow = Selectable<AuthorityBranchesTable>;
 /** The device a tenant's feeds go through, or undefined while it has no initialised device. */
-export async function pullDeviceOf(db: Kysely<DB>, tenantId: number): Promise<AuthorityDevice | undefined> {
+export async function pullDeviceOf(db: Kysely<DB>, box: SecretBox, tenantId: number): Promise<AuthorityDevice | undefined> {
   const result = await sql<AuthorityDeviceColumns>`
-    select device.vsdc_base_url, device.branch, t.tpin as tenant_tpin, t.authority as tenant_authority,
-      device.protocol as device_protocol, device.sdc_id as device_sdc_id, device.mrc_no as device_mrc_no
+    select ${authorityDeviceColumns('device', 't')}
     from tenants t join lateral (${pullDevice('t.id')}) device on true
     where t.id = ${tenantId}`.execute(db);
   const row = result.rows[0];
-  return row && authorityDeviceOf(row);
+  return row && authorityDeviceOf(row, box);
 }
 /** A branch as the gateway keeps it; `branch_record` is the raw JSON as received. */
 export type ReceivedBranch = Omit<AuthorityBranchRow, 'tenant_id' | 'received_at' | 'branch_record'> & { branch_record: unknown };
@@ -222,9 +229,9 @@ export async function authorityBranchesOf(db: Kysely<DB>, tenantIds: number[]): 
   return byTenant;
 }
 
-/** The device a tenant's authority feeds are pulled through: headquarters (000) when initialised, else its oldest initialised one; a lateral subquery over `tenantRef`. */
+/** The device a tenant's authority feeds are pulled through: headquarters (000, 00) when initialised, else its oldest initialised one; a lateral subquery over `tenantRef`. */
 export const pullDevice = (tenantRef: string) => sql`
-  select d.vsdc_base_url, d.branch, d.protocol, d.sdc_id, d.mrc_no from devices d
+  select d.* from devices d
   where d.tenant_id = ${sql.ref(tenantRef)} and d.initialized
-  order by (d.branch = '000') desc, d.id
+  order by (d.branch in (${sql.join(HEADQUARTERS.map((hq) => sql.lit(hq)))})) desc, d.id
   limit 1`;

@@ -31,6 +31,7 @@ export function presentTenant(row: TenantRow, devices: DeviceRow[], authorityBra
     id: row.id,
     name: row.name,
     tpin: row.tpin,
+    authority: row.authority,
     email: row.email,
     plan: row.plan,
     subscription: row.subscription,

@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { ABILITIES } from '../../../credentials/abilities.ts';
 import { Nullable, literals, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
 import { AuthorityBranches, BranchId, Device } from '../devices/schemas.ts';
+import { MERCHANT_AUTHORITIES, TAXPAYER_ID_FORMS } from '../devices/authorities.ts';
 
 export const PlanName = literals(['free_trial', 'starter', 'growth', 'enterprise']);
 export const OfflinePolicyName = literals(['queue', 'refuse'], {
@@ -9,11 +10,16 @@ export const OfflinePolicyName = literals(['queue', 'refuse'], {
     'While the branch\'s VSDC is known to be unreachable: `queue` stores a sale `pending` and files it later (the default); ' +
     '`refuse` answers 503 vsdc_unavailable and stores nothing, for certifications that forbid issuing invoices offline',
 });
+/** A Zambian taxpayer id (self sign-up makes ZRA merchants). */
 export const Tpin = Type.String({ pattern: '^[0-9]{10}$', description: 'Taxpayer id, 10 digits' });
+/** A merchant's taxpayer id, in its authority's form (checked against its profile, not by the schema). */
+export const TaxpayerId = Type.String({ minLength: 1, maxLength: 20, description: `The merchant's taxpayer id in its authority's form (${TAXPAYER_ID_FORMS})` });
+export const AuthorityName = literals(MERCHANT_AUTHORITIES as readonly string[], { description: 'The tax authority the merchant files with: `zra` (Zambia, the default) or `kra` (Kenya); it cannot change after creation' });
 export const Tenant = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
-  tpin: Type.String(),
+  tpin: Type.String({ description: 'The merchant\'s taxpayer id (ZRA: TPIN; KRA: PIN)' }),
+  authority: Type.String({ description: 'The tax authority the merchant files with: `zra` or `kra`; fixed at creation', examples: ['zra'] }),
   email: Nullable(Type.String()),
   plan: Nullable(PlanName),
   subscription: literals(['active', 'blocked']),

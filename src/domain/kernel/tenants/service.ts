@@ -3,7 +3,9 @@ import { isUniqueViolation } from '../../../platform/db/database.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { OfflinePolicy, Plan } from '../../../platform/db/tables/foundation.ts';
 import { assertTenantBillable, documentsThisMonth } from '../../../credentials/standing.ts';
-import { NotFoundError, fieldError, requiredText } from '../../../platform/errors/errors.ts';
+import { FieldErrors, NotFoundError, fieldError, requiredText } from '../../../platform/errors/errors.ts';
+import { merchantProfile } from '../../../authorities/index.ts';
+import { DEFAULT_AUTHORITY, knowsAuthority, oneOf, MERCHANT_AUTHORITIES, taxpayerIdProblem } from '../devices/authorities.ts';
 import { pageOf, type Page } from '../../../platform/http/pagination.ts';
 import { canonicalTimeZone } from '../../../platform/lib/time-zones.ts';
 import { recordAudit, type Actor } from '../audit/store.ts';
@@ -82,6 +84,8 @@ export async function updateTenantSettings(
 interface CreateTenantInput {
   name: string;
   tpin: string;
+  /** `zra` unless given. */
+  authority?: string;
   plan?: Plan | null;
   email?: string | null;
   offlinePolicy?: OfflinePolicy;
@@ -90,13 +94,34 @@ interface CreateTenantInput {
 export async function createTenant(db: Kysely<DB>, actor: Actor, partnerId: number, input: CreateTenantInput): Promise<TenantResource> {
   const duplicate = () => fieldError('tpin', `A merchant with TPIN ${input.tpin} is already on your book.`);
   const name = requiredText(input.name, 'name');
+  const authority = input.authority ?? DEFAULT_AUTHORITY;
+  checkTenantInput(new FieldErrors(), { ...input, authority }).throwIfAny();
+  const profile = merchantProfile(authority);
   return db.transaction().execute(async (trx) => {
     const clash = await tenantWithTpin(trx, partnerId, input.tpin);
     if (clash) throw duplicate();
-    const row = await insertTenant(trx, { partner_id: partnerId, name, tpin: input.tpin, plan: input.plan ?? null, email: input.email ?? null, offline_policy: input.offlinePolicy ?? 'queue' });
-    await recordAudit(trx, { actor, action: 'tenant.created', partnerId, tenantId: row.id, targetType: 'tenant', targetId: row.id, details: { name: row.name, tpin: row.tpin, plan: row.plan, offlinePolicy: row.offline_policy } });
+    const row = await insertTenant(trx, { partner_id: partnerId, name, tpin: input.tpin, authority, timezone: profile.timeZone, plan: input.plan ?? null, email: input.email ?? null, offline_policy: input.offlinePolicy ?? 'queue' });
+    await recordAudit(trx, { actor, action: 'tenant.created', partnerId, tenantId: row.id, targetType: 'tenant', targetId: row.id, details: { name: row.name, tpin: row.tpin, authority: row.authority, plan: row.plan, offlinePolicy: row.offline_policy } });
     return presentTenant(row, [], []);
   }).catch((err: unknown) => {
     throw isUniqueViolation(err) ? duplicate() : err;
   });
+}
+
+/**
+ * A new merchant's authority and taxpayer id: the authority one the registry has, the id in its
+ * form (read defensively: the route's hook runs it before the schema).
+ */
+export function checkTenantInput(errors: FieldErrors, body: { authority?: unknown; tpin?: unknown }): FieldErrors {
+  const authority = body.authority ?? DEFAULT_AUTHORITY;
+  if (typeof authority !== 'string') return errors;
+  if (!knowsAuthority(authority)) {
+    errors.add('authority', `The authority field must be ${oneOf(MERCHANT_AUTHORITIES)}.`);
+    return errors;
+  }
+  if (typeof body.tpin === 'string') {
+    const problem = taxpayerIdProblem('tpin', authority, body.tpin);
+    if (problem) errors.add('tpin', problem);
+  }
+  return errors;
 }

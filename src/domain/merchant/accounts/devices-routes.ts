@@ -7,11 +7,12 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../kernel/context.ts';
-import { requireUser } from '../../kernel/access/auth.ts';
+import { principalTenant, requireUser } from '../../kernel/access/auth.ts';
+import { bodyRulesWithSchema } from '../../kernel/access/body-rules.ts';
 import { data, Nullable } from '../../../platform/http/schema-helpers.ts';
 import type { Actor } from '../../kernel/audit/store.ts';
 import { learnBranchesAtInitialisation } from '../../kernel/devices/register.ts';
-import { initializeDevice, registerDevice, removeDevice, updateDevice } from '../../kernel/devices/service.ts';
+import { deviceInputProblems, initializeDevice, registerDevice, removeDevice, updateDevice } from '../../kernel/devices/service.ts';
 import { authorityHandshake } from '../../kernel/devices/handshake.ts';
 import { builtinSimulatorUrl } from '../../kernel/devices/builtin-simulator.ts';
 import { presentDevice } from '../../kernel/devices/present.ts';
@@ -51,11 +52,15 @@ export function accountDeviceRoutes(ctx: AppContext): FastifyPluginAsync {
     });
 
     app.post('/api/v1/account/devices', {
-      config: { auth: { ...admin.auth, tenant: 'writable' }, errors: ['branch_exists'] },
-      schema: { operationId: 'registerAccountDevice', tags: TAG, summary: 'Register a device (local only)', body: RegisterDeviceBody, response: { 201: data(Device) } },
+      config: { auth: { ...admin.auth, tenant: 'writable' }, errors: ['branch_exists', 'device_initialized', 'initialization_failed', 'vsdc_unreachable'] },
+      schema: { operationId: 'registerAccountDevice', tags: TAG, summary: 'Register a device (local only, unless initialised elsewhere)', body: RegisterDeviceBody, response: { 201: data(Device) } },
+      preValidation: bodyRulesWithSchema(RegisterDeviceBody, async (errors, body, request) => {
+        const tenant = principalTenant(request.principal);
+        if (tenant) deviceInputProblems(errors, tenant.authority, body);
+      }),
     }, async (request, reply) => {
       const tenant = requireActedTenant(request);
-      return reply.code(201).send({ data: await registerDevice(db, actorOf(request), tenant, request.body) });
+      return reply.code(201).send({ data: await registerDevice(db, actorOf(request), tenant, request.body, authorityHandshake(ctx)) });
     });
 
     app.post('/api/v1/account/devices/:branch/initialize', {
@@ -83,15 +88,15 @@ export function accountDeviceRoutes(ctx: AppContext): FastifyPluginAsync {
       schema: {
         operationId: 'updateAccountDevice',
         tags: TAG,
-        summary: 'Correct a device that is not initialised (serial, VSDC address)',
-        description: 'Only before initialisation: an initialised device answers 409 `device_initialized`. The next initialisation uses the corrected address.',
+        summary: 'Correct a device (serial, address, last number before initialisation; API credential, production mark at any time)',
+        description: '`vsdcBaseUrl`, `deviceSerial` and `lastInvoiceNo` only before initialisation: for an initialised device they are 409 `device_initialized`; the next initialisation uses the corrected address. `apiCredential` (null removes it; sealed, never shown back) and `production` at any time.',
         params: BranchParam,
         body: UpdateDeviceBody,
         response: { 200: data(Device) },
       },
     }, async (request) => {
       const tenant = requireActedTenant(request);
-      return { data: await updateDevice(db, actorOf(request), tenant, request.params.branch, request.body, 'account') };
+      return { data: await updateDevice(db, actorOf(request), tenant, request.params.branch, request.body, 'account', ctx.secretBox) };
     });
 
     app.delete('/api/v1/account/devices/:branch', {

@@ -1,3 +1,6 @@
+import { FieldErrors, fieldError } from '../../../platform/errors/errors.ts';
+import { bodyRulesWithSchema } from '../../kernel/access/body-rules.ts';
+import { checkCounterpartyTaxpayerId } from '../../kernel/devices/authorities.ts';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../kernel/context.ts';
@@ -33,7 +36,14 @@ export function customerRoutes(ctx: AppContext): FastifyPluginAsync {
         querystring: S.ListCustomersQuery,
         response: { 200: Paginated(S.Customer) },
       },
-    }, async (request) => listCustomersPage(ctx, requireTenant(request).id, request.query));
+    }, async (request) => {
+      const tenant = requireTenant(request);
+      const errors = new FieldErrors();
+      checkCounterpartyTaxpayerId(errors, 'tpin', tenant.authority, request.query.tpin);
+      // Said as the sentence a filter takes (no `or null`).
+      if (errors.size > 0) throw fieldError('tpin', (errors.toError().errors.tpin?.[0] ?? '').replace(/, or null\.$/, '.'));
+      return listCustomersPage(ctx, tenant.id, request.query);
+    });
 
     app.post('/api/v1/customers', {
       config: { auth: { ...WRITE.auth, branch: 'write' } },
@@ -46,6 +56,7 @@ export function customerRoutes(ctx: AppContext): FastifyPluginAsync {
         body: S.CreateCustomerBody,
         response: { 200: data(S.Customer), 201: data(S.Customer) },
       },
+      preValidation: bodyRulesWithSchema(S.CreateCustomerBody, (errors, body, request) => checkCounterpartyTaxpayerId(errors, 'tpin', requireTenant(request).authority, body.tpin)),
     }, async (request, reply) => {
       const result = await createCustomer(ctx, requireTenant(request), branchHeaderOf(request), request.body);
       return reply.code(result.created ? 201 : 200).send({ data: result.customer });

@@ -1,7 +1,8 @@
 import { Type, type Static } from 'typebox';
 import { Nullable, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
 
-const tpin = (description: string) => Type.String({ pattern: '^[0-9]{10}$', description });
+// The form is the merchant's authority's (checked against its profile by the routes' hook).
+const tpin = (description: string) => Type.String({ minLength: 1, maxLength: 20, description });
 
 const VERIFICATION_STATES = ['not_applicable', 'pending', 'verified', 'unknown', 'failed'] as const;
 const REGISTRATION_STATES = ['not_applicable', 'pending', 'registered', 'failed'] as const;
@@ -12,7 +13,7 @@ export const CreateCustomerBody = withExample(
   Type.Object(
     {
       name: Type.String({ minLength: 1, maxLength: 60, description: 'As it should appear on invoices (the authority keeps 60 characters)' }),
-      tpin: Type.Optional(Nullable(tpin('Taxpayer id, 10 digits. With a TPIN the customer is verified and registered with the authority; without, it is a local record'))),
+      tpin: Type.Optional(Nullable(tpin('Taxpayer id in the merchant\'s authority\'s form (ZRA: 10 digits; KRA: a PIN such as P051234567X). With a TPIN the customer is verified and registered with the authority; without, it is a local record'))),
       address: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
       phone: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 30 }))),
       email: Type.Optional(Nullable(Type.String({ format: 'email', maxLength: 254 }))),
@@ -25,7 +26,7 @@ export type CreateCustomerBody = Static<typeof CreateCustomerBody>;
 
 export const ListCustomersQuery = Type.Object({
   page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1; 20 items a page.' }),
-  tpin: Type.Optional(tpin('Exact TPIN, 10 digits')),
+  tpin: Type.Optional(tpin('Exact taxpayer id')),
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 60, description: 'Part of the name, any case' })),
 });
 export type ListCustomersQuery = Static<typeof ListCustomersQuery>;

@@ -53,7 +53,7 @@ export async function createCustomer(ctx: AppContext, tenant: TenantAccount, bra
     return { customer: presentCustomer(existing!), created: false };
   }
   if (tpin === null) return { customer: presentCustomer(row), created: true };
-  const claimed = await leasedCustomer(ctx.db, Number(row.id));
+  const claimed = await leasedCustomer(ctx.db, ctx.secretBox, Number(row.id));
   if (claimed) await settleCustomer(ctx, claimed);
   return { customer: presentCustomer((await findCustomer(ctx.db, tenant.id, Number(row.id)))!), created: true };
 }
@@ -126,7 +126,7 @@ async function settleCustomer(ctx: AppContext, customer: ClaimedCustomer): Promi
 
 /** One background round: retries customers whose wait is over. Returns how many it handled. */
 export async function retryDueCustomers(ctx: AppContext): Promise<number> {
-  const due = await claimDueCustomers(ctx.db, vsdcLeaseMs(ctx.config), CUSTOMER_RETRY_BATCH);
+  const due = await claimDueCustomers(ctx.db, ctx.secretBox, vsdcLeaseMs(ctx.config), CUSTOMER_RETRY_BATCH);
   await Promise.all(due.map((customer) => settleCustomer(ctx, customer)));
   return due.length;
 }

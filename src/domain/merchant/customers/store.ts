@@ -6,6 +6,7 @@ import type { AuthorityDevice } from '../../../authorities/port/index.ts';
 import { claimDueRows, leased, released } from '../../../platform/workers/lease-sql.ts';
 import { ANSWERED_COLUMNS, unansweredColumns } from '../../kernel/authority-rows/answers.ts';
 import { authorityDeviceOf, withAuthorityDevice, type AuthorityDeviceColumns } from '../../kernel/authority-rows/devices.ts';
+import type { SecretBox } from '../../../credentials/secret-box.ts';
 
 export type CustomerRow = Selectable<CustomersTable> & { branch: string | null };
 
@@ -102,7 +103,7 @@ type ClaimRow = AuthorityDeviceColumns & {
   retry_attempts: number;
 };
 
-function claimedFrom(row: ClaimRow): ClaimedCustomer {
+function claimedFrom(row: ClaimRow, box: SecretBox): ClaimedCustomer {
   return {
     id: row.id,
     tenantId: row.tenant_id,
@@ -114,25 +115,25 @@ function claimedFrom(row: ClaimRow): ClaimedCustomer {
     verificationState: row.verification_state,
     registrationState: row.registration_state,
     retryAttempts: row.retry_attempts,
-    device: authorityDeviceOf(row),
+    device: authorityDeviceOf(row, box),
   };
 }
 
 /** The customer with its branch's VSDC, for the request that created it and holds its lease. */
-export async function leasedCustomer(db: Kysely<DB>, id: number): Promise<ClaimedCustomer | undefined> {
+export async function leasedCustomer(db: Kysely<DB>, box: SecretBox, id: number): Promise<ClaimedCustomer | undefined> {
   const result = await sql<ClaimRow>`
     with leased as (select * from customers where id = ${id})
     ${withAuthorityDevice('leased')}`.execute(db);
   const row = result.rows[0];
-  return row ? claimedFrom({ ...row, id: Number(row.id) }) : undefined;
+  return row ? claimedFrom({ ...row, id: Number(row.id) }, box) : undefined;
 }
 
 /** Leases up to `limit` customers whose verification or registration waits and is due. */
-export async function claimDueCustomers(db: Kysely<DB>, leaseMs: number, limit: number): Promise<ClaimedCustomer[]> {
+export async function claimDueCustomers(db: Kysely<DB>, box: SecretBox, leaseMs: number, limit: number): Promise<ClaimedCustomer[]> {
   const result = await sql<ClaimRow>`
     ${claimDueRows('customers', { waiting: sql`verification_state = 'pending' or registration_state = 'pending'`, leaseMs, limit })}
     ${withAuthorityDevice('claimed')}`.execute(db);
-  return result.rows.map((row) => claimedFrom({ ...row, id: Number(row.id) }));
+  return result.rows.map((row) => claimedFrom({ ...row, id: Number(row.id) }, box));
 }
 
 export type VerificationOutcome =

@@ -9,6 +9,7 @@ import type { AuthorityDevice } from '../../../authorities/port/index.ts';
 import { claimDueRows, isFree, leasedSql, released } from '../../../platform/workers/lease-sql.ts';
 import { type VsdcSendOutcome, revisionedAnswerColumns } from '../../kernel/authority-rows/answers.ts';
 import { authorityDeviceOf, withAuthorityDevice, type AuthorityDeviceColumns } from '../../kernel/authority-rows/devices.ts';
+import type { SecretBox } from '../../../credentials/secret-box.ts';
 
 export type ComponentRow = Selectable<ItemCompositionsTable> & { component_code: string; component_name: string };
 
@@ -115,7 +116,7 @@ export interface ClaimedComponent {
 
 type ClaimRow = Selectable<ItemCompositionsTable> & { item_code: string; component_code: string } & AuthorityDeviceColumns;
 
-function claimedFrom(row: ClaimRow): ClaimedComponent {
+function claimedFrom(row: ClaimRow, box: SecretBox): ClaimedComponent {
   return {
     id: Number(row.id),
     revision: row.revision,
@@ -123,7 +124,7 @@ function claimedFrom(row: ClaimRow): ClaimedComponent {
     itemCode: row.item_code,
     componentCode: row.component_code,
     quantity: Number(row.quantity),
-    device: authorityDeviceOf(row),
+    device: authorityDeviceOf(row, box),
   };
 }
 
@@ -142,7 +143,7 @@ const targeted = sql`,
  * Takes the lease of the item's pending components that nobody holds, when the item is
  * registered (its branch's VSDC knows it); none otherwise.
  */
-export async function claimItemComponents(db: Kysely<DB>, itemId: number, leaseMs: number): Promise<ClaimedComponent[]> {
+export async function claimItemComponents(db: Kysely<DB>, box: SecretBox, itemId: number, leaseMs: number): Promise<ClaimedComponent[]> {
   const result = await sql<ClaimRow>`
     with claimed as (
       update item_compositions set ${leasedSql('item_compositions', { ms: leaseMs })}
@@ -151,11 +152,11 @@ export async function claimItemComponents(db: Kysely<DB>, itemId: number, leaseM
       returning *
     )
     ${targeted}`.execute(db);
-  return result.rows.map(claimedFrom);
+  return result.rows.map((row) => claimedFrom(row, box));
 }
 
 /** Leases up to `limit` pending components whose next attempt is due and whose item is registered. */
-export async function claimDueComponents(db: Kysely<DB>, leaseMs: number, limit: number): Promise<ClaimedComponent[]> {
+export async function claimDueComponents(db: Kysely<DB>, box: SecretBox, leaseMs: number, limit: number): Promise<ClaimedComponent[]> {
   const result = await sql<ClaimRow>`
     ${claimDueRows('item_compositions', {
       waiting: sql`r.state = 'pending' and i.registered_at is not null and i.device_id is not null`,
@@ -164,7 +165,7 @@ export async function claimDueComponents(db: Kysely<DB>, leaseMs: number, limit:
       limit,
     })}
     ${targeted}`.execute(db);
-  return result.rows.map(claimedFrom);
+  return result.rows.map((row) => claimedFrom(row, box));
 }
 
 /**

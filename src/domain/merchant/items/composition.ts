@@ -88,7 +88,7 @@ export async function setComposition(ctx: AppContext, tenantId: number, ref: str
       details: { itemCode: item.item_code, components: body.components },
     });
   });
-  const claimed = await claimItemComponents(ctx.db, id, vsdcLeaseMs(ctx.config));
+  const claimed = await claimItemComponents(ctx.db, ctx.secretBox, id, vsdcLeaseMs(ctx.config));
   // One at a time, in the order given: the authority sees the composition as the merchant wrote it.
   for (const component of claimed) await sendComponent(ctx, component);
   return reload(ctx, tenantId, id);
@@ -103,7 +103,7 @@ async function sendComponent(ctx: AppContext, component: ClaimedComponent): Prom
 
 /** One background round: files components whose wait is over (their item registered). Returns how many it handled. */
 export async function retryDueComponents(ctx: AppContext): Promise<number> {
-  const due = await claimDueComponents(ctx.db, vsdcLeaseMs(ctx.config), COMPONENT_RETRY_BATCH);
+  const due = await claimDueComponents(ctx.db, ctx.secretBox, vsdcLeaseMs(ctx.config), COMPONENT_RETRY_BATCH);
   await Promise.all(due.map((component) => sendComponent(ctx, component)));
   return due.length;
 }

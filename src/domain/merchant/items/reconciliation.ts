@@ -45,7 +45,7 @@ function differences(gateway: ComparedItem, authority: ComparedItem): ComparedIt
 }
 
 export async function reconcileItems(ctx: AppContext, tenantId: number, branch: BranchDevice): Promise<ItemReconciliationResource> {
-  const device = await branchDevice(ctx.db, branch.id);
+  const device = await branchDevice(ctx.db, ctx.secretBox, branch.id);
   const outcome = await ctx.authorities.of(device.profile).items.list(device);
   if (outcome.kind === 'unreachable') {
     throw new ApiError('vsdc_unreachable', `Branch ${branch.branch}'s VSDC at ${device.baseUrl} did not answer (${outcome.reason}: ${outcome.detail}); nothing to compare yet. Retry shortly.`);

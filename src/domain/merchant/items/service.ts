@@ -98,7 +98,7 @@ export async function createItem(ctx: AppContext, tenant: TenantAccount, device:
     if (id === undefined) throw new ApiError('item_code_conflict', 'Could not generate a free item code; retry, or give an itemCode.');
   }
   // The insert took the lease: this request sends it first.
-  const leased = await leasedItem(ctx.db, id);
+  const leased = await leasedItem(ctx.db, ctx.secretBox, id);
   if (leased) await sendItem(ctx, leased);
   return reload(ctx, tenant.id, id);
 }
@@ -147,7 +147,7 @@ export async function updateItem(ctx: AppContext, tenant: Pick<TenantAccount, 'i
   }
   if (row.registration_state !== 'draft') {
     // Someone else may be sending an older revision right now; they hand over when they finish.
-    const claimed = await claimItem(ctx.db, id, vsdcLeaseMs(ctx.config));
+    const claimed = await claimItem(ctx.db, ctx.secretBox, id, vsdcLeaseMs(ctx.config));
     if (claimed) await sendItem(ctx, claimed);
   }
   return reload(ctx, tenantId, id);
@@ -171,7 +171,7 @@ export async function releaseItem(ctx: AppContext, tenant: TenantAccount, ref: s
     const now = await findItemById(ctx.db, tenant.id, id);
     throw new ApiError('item_not_draft', `Only a draft can be released; this item is ${now?.registration_state ?? 'gone'}.`);
   }
-  const claimed = await claimItem(ctx.db, id, vsdcLeaseMs(ctx.config));
+  const claimed = await claimItem(ctx.db, ctx.secretBox, id, vsdcLeaseMs(ctx.config));
   if (claimed) await sendItem(ctx, claimed);
   return reload(ctx, tenant.id, id);
 }
@@ -201,7 +201,7 @@ async function sendItem(ctx: AppContext, item: ClaimedItem): Promise<void> {
 
 /** One background round: resends items whose wait is over. Returns how many it handled. */
 export async function retryDueItems(ctx: AppContext): Promise<number> {
-  const due = await claimDueItems(ctx.db, vsdcLeaseMs(ctx.config), ITEM_RETRY_BATCH);
+  const due = await claimDueItems(ctx.db, ctx.secretBox, vsdcLeaseMs(ctx.config), ITEM_RETRY_BATCH);
   await Promise.all(due.map((item) => sendItem(ctx, item)));
   return due.length;
 }

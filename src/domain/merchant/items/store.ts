@@ -5,7 +5,8 @@ import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
 import type { AuthorityDevice } from '../../../authorities/port/index.ts';
 import { claimDueRows, isFree, leased, leasedSql, released } from '../../../platform/workers/lease-sql.ts';
 import { ANSWERED_COLUMNS, type VsdcSendOutcome, unansweredColumns } from '../../kernel/authority-rows/answers.ts';
-import { authorityDeviceOf, withAuthorityDevice, type AuthorityDeviceColumns } from '../../kernel/authority-rows/devices.ts';
+import { AUTHORITY_DEVICE_SELECT, authorityDeviceOf, withAuthorityDevice, type AuthorityDeviceColumns } from '../../kernel/authority-rows/devices.ts';
+import type { SecretBox } from '../../../credentials/secret-box.ts';
 
 export type ItemRow = Selectable<ItemsTable> & { branch: string | null };
 
@@ -201,7 +202,7 @@ export interface ClaimedItem {
 
 type ClaimRow = Selectable<ItemsTable> & AuthorityDeviceColumns;
 
-function claimedFrom(row: ClaimRow): ClaimedItem {
+function claimedFrom(row: ClaimRow, box: SecretBox): ClaimedItem {
   return {
     id: Number(row.id),
     revision: row.revision,
@@ -218,21 +219,21 @@ function claimedFrom(row: ClaimRow): ClaimedItem {
     defaultPrice: Number(row.default_price),
     barcode: row.barcode,
     active: row.active,
-    device: authorityDeviceOf(row),
+    device: authorityDeviceOf(row, box),
   };
 }
 
 /** A waiting item whose lease the caller already holds (it just inserted it). */
-export async function leasedItem(db: Kysely<DB>, id: number): Promise<ClaimedItem | undefined> {
+export async function leasedItem(db: Kysely<DB>, box: SecretBox, id: number): Promise<ClaimedItem | undefined> {
   const result = await sql<ClaimRow>`
     with leased as (select * from items where id = ${id} and registration_state in ('pending', 'amendment_pending'))
     ${withAuthorityDevice('leased')}`.execute(db);
   const row = result.rows[0];
-  return row ? claimedFrom(row) : undefined;
+  return row ? claimedFrom(row, box) : undefined;
 }
 
 /** Takes the lease of one waiting item, unless someone else is sending it right now. */
-export async function claimItem(db: Kysely<DB>, id: number, leaseMs: number): Promise<ClaimedItem | undefined> {
+export async function claimItem(db: Kysely<DB>, box: SecretBox, id: number, leaseMs: number): Promise<ClaimedItem | undefined> {
   const result = await sql<ClaimRow>`
     with claimed as (
       update items set ${leasedSql('items', { ms: leaseMs })}
@@ -242,15 +243,15 @@ export async function claimItem(db: Kysely<DB>, id: number, leaseMs: number): Pr
     )
     ${withAuthorityDevice('claimed')}`.execute(db);
   const row = result.rows[0];
-  return row ? claimedFrom(row) : undefined;
+  return row ? claimedFrom(row, box) : undefined;
 }
 
 /** Leases up to `limit` waiting items whose next attempt is due. */
-export async function claimDueItems(db: Kysely<DB>, leaseMs: number, limit: number): Promise<ClaimedItem[]> {
+export async function claimDueItems(db: Kysely<DB>, box: SecretBox, leaseMs: number, limit: number): Promise<ClaimedItem[]> {
   const result = await sql<ClaimRow>`
     ${claimDueRows('items', { waiting: sql`registration_state in ('pending', 'amendment_pending')`, leaseMs, limit })}
     ${withAuthorityDevice('claimed')}`.execute(db);
-  return result.rows.map(claimedFrom);
+  return result.rows.map((row) => claimedFrom(row, box));
 }
 
 /**
@@ -307,12 +308,12 @@ export async function itemsKnownToAuthority(db: Kysely<DB>, tenantId: number, de
 }
 
 /** A branch's device, as its authority's adapter reaches it. */
-export async function branchDevice(db: Kysely<DB>, deviceId: number): Promise<AuthorityDevice> {
+export async function branchDevice(db: Kysely<DB>, box: SecretBox, deviceId: number): Promise<AuthorityDevice> {
   const row = await db
     .selectFrom('devices as d')
     .innerJoin('tenants as t', 't.id', 'd.tenant_id')
-    .select(['d.vsdc_base_url', 'd.branch', 't.tpin as tenant_tpin', 't.authority as tenant_authority', 'd.protocol as device_protocol', 'd.sdc_id as device_sdc_id', 'd.mrc_no as device_mrc_no'])
+    .select(AUTHORITY_DEVICE_SELECT)
     .where('d.id', '=', deviceId)
     .executeTakeFirstOrThrow();
-  return authorityDeviceOf(row);
+  return authorityDeviceOf(row, box);
 }

@@ -1,3 +1,4 @@
+import { authorityOfTaxpayerId } from '../../kernel/devices/authorities.ts';
 import type { BacklogRow } from './backlog-store.ts';
 import type { DocumentRow } from './documents-store.ts';
 import type { BranchBacklogResource, DocumentSummaryResource } from './schemas.ts';
@@ -43,7 +44,7 @@ export function presentDocument(row: DocumentRow): DocumentSummaryResource {
     branch: row.branch,
     type: row.type,
     invoiceNo: Number(row.invoice_no),
-    authorityInvoiceNo: uploaded ? authorityInvoiceNo(row.sdc_id, receiptNo) : null,
+    authorityInvoiceNo: uploaded ? authorityInvoiceNo(row.sdc_id, receiptNo, Number(row.invoice_no), authorityOfTaxpayerId(row.tpin)) : null,
     receiptNo,
     status: presentedStatus(row.status),
     clientInvoiceNo: row.client_invoice_no,

@@ -1,3 +1,4 @@
+import { ANY_BRANCH_PATTERN } from '../../kernel/devices/authorities.ts';
 import { Type, type Static } from 'typebox';
 import { Nullable, literals, Timestamp } from '../../../platform/http/schema-helpers.ts';
 import { IssuedBy, Resolution, SALE_STATUSES } from '../../fiscal/sales/schemas.ts';
@@ -47,7 +48,7 @@ export const DocumentsQuery = Type.Object({
   status: Type.Optional(literals(SALE_STATUSES, { description: 'Only documents in this state; default `failed`' })),
   resolved: Type.Optional(Type.Boolean({ description: '`true`: only the refused documents since reissued or marked resolved; `false` (default): the others' })),
   tenant: Type.Optional(Id),
-  branch: Type.Optional(Type.String({ pattern: '^[0-9]{3}$' })),
+  branch: Type.Optional(Type.String({ pattern: ANY_BRANCH_PATTERN })),
 });
 
 export const DocumentSummary = Type.Object({
@@ -58,7 +59,7 @@ export const DocumentSummary = Type.Object({
   branch: Type.String(),
   type: literals(['sale', 'credit_note', 'debit_note']),
   invoiceNo: Type.Integer({ description: 'The branch\'s invoice sequence number the gateway assigned' }),
-  authorityInvoiceNo: Nullable(Type.String({ description: 'The number on the fiscal receipt (`INV{sdcId without SDC}/{receiptNo}`), as on the sale resource; null until uploaded' })),
+  authorityInvoiceNo: Nullable(Type.String({ description: 'The number on the fiscal receipt in its authority\'s form (ZRA: `INV{sdcId without SDC}/{receiptNo}`; KRA: `{sdcId}/{invoiceNo}`), as on the sale resource; null until uploaded' })),
   receiptNo: Nullable(Type.Integer({ description: 'The VSDC\'s receipt number; null until uploaded' })),
   status: DocumentStatus,
   clientInvoiceNo: Nullable(Type.String({ description: 'The merchant\'s own reference sent with the sale (its clientInvoiceNo)' })),

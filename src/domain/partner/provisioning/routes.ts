@@ -6,18 +6,28 @@ import { requirePartner } from '../../kernel/access/auth.ts';
 import { PageQuery, Paginated } from '../../../platform/http/pagination.ts';
 import type { Actor } from '../../kernel/audit/store.ts';
 import { listApiKeys, listTokens, mintApiKey, mintToken, revokeApiKey, revokeToken } from '../../kernel/tenants/credentials-service.ts';
-import { initializeDevice, registerDevice, removeDevice, updateDevice } from '../../kernel/devices/service.ts';
+import { deviceInputProblems, handOverDevice, initializeDevice, registerDevice, removeDevice, updateDevice } from '../../kernel/devices/service.ts';
 import { authorityHandshake } from '../../kernel/devices/handshake.ts';
 import { learnBranchesAtInitialisation } from '../../kernel/devices/register.ts';
 import { listPartnerKeys, mintPartnerKey, readPartnerKeySecret, revokePartnerKey, rotatePartnerKey } from './partner-keys-service.ts';
 import * as S from './schemas.ts';
-import { createTenant, getTenant, listTenants, updateTenantSettings } from '../../kernel/tenants/service.ts';
+import { checkTenantInput, createTenant, getTenant, listTenants, updateTenantSettings } from '../../kernel/tenants/service.ts';
+import { findTenantOfPartner } from '../../kernel/tenants/store.ts';
+import { bodyRulesWithSchema } from '../../kernel/access/body-rules.ts';
 import { data, Timestamp } from '../../../platform/http/schema-helpers.ts';
 import { CreateApiKeyBody, IdParam, FiscalisationKeyCreated, TenantToken, Tenant, TenantTokenCreated, Revoked, CreateTokenBody, FiscalisationKey, TenantBranchParam, TenantParam } from '../../kernel/tenants/schemas.ts';
-import { RegisterDeviceBody, DeviceRemoved, UpdateDeviceBody, Device } from '../../kernel/devices/schemas.ts';
+import { RegisterDeviceBody, DeviceRemoved, UpdateDeviceBody, Device, Handover } from '../../kernel/devices/schemas.ts';
 import { requireActedTenant } from '../../kernel/access/acts-on.ts';
 
 const TAG = ['Partner: provisioning'];
+const DEVICE_FIELDS =
+  '`protocol` is one of the merchant\'s authority\'s (ZRA: `vsdc`; KRA: `oscu`, the default, or `vscu`); `branch` in its form (ZRA 3 digits, KRA 2). ' +
+  'Optional: `initializedElsewhere` (a unit initialised by another system: checked with the authority, then stored initialised, with no initialisation call), ' +
+  '`apiCredential` (sent to an API gateway in front of the authority; sealed, never shown back), `production`, and `lastInvoiceNo` (numbering continues after it).';
+const HANDOVER =
+  'For a registered device not yet initialised here whose unit was initialised elsewhere (another integrator; KRA answers a second initialisation without the key): ' +
+  'the unit id (`sdcId`) and key (`unitKey`, KRA\'s cmcKey) are checked with the authority by a call that changes nothing, then stored (the key sealed) and the device is initialised. ' +
+  'Refused: 422 `initialization_failed` with the authority\'s text; unreachable: 503. Either way nothing changes.';
 
 function actorOf(request: FastifyRequest): Actor {
   const key = requirePartner(request);
@@ -36,7 +46,8 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.post('/api/v1/tenants', {
       config: { auth: { surface: 'partner', scope: 'tenants:write' } },
-      schema: { operationId: 'createTenant', tags: TAG, summary: 'Create a merchant', body: S.CreateTenantBody, response: { 201: data(Tenant) } },
+      schema: { operationId: 'createTenant', tags: TAG, summary: 'Create a merchant', description: '`authority` (`zra` by default, or `kra`) is fixed at creation; `tpin` is in its form (ZRA: a 10-digit TPIN; KRA: an 11-character PIN such as P051234567X).', body: S.CreateTenantBody, response: { 201: data(Tenant) } },
+      preValidation: bodyRulesWithSchema(S.CreateTenantBody, (errors, body) => void checkTenantInput(errors, body)),
     }, async (request, reply) => {
       const tenant = await createTenant(db, actorOf(request), requirePartner(request).partner.id, request.body);
       return reply.code(201).send({ data: tenant });
@@ -59,14 +70,46 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
         body: S.UpdateTenantBody,
         response: { 200: data(Tenant) },
       },
+      preValidation: bodyRulesWithSchema(S.UpdateTenantBody, (errors, body) => {
+        if ('authority' in body) errors.add('authority', 'The authority field cannot change after the merchant is created (its documents, numbers and devices are its authority\'s): create another merchant for another authority.');
+      }),
     }, async (request) => ({ data: await updateTenantSettings(db, actorOf(request), requirePartner(request).partner.id, request.params.tenant, request.body) }));
 
     app.post('/api/v1/tenants/:tenant/devices', {
-      config: { auth: { surface: 'partner', scope: 'devices:write', tenant: 'writable' }, errors: ['branch_exists'] },
-      schema: { operationId: 'registerDevice', tags: TAG, summary: 'Register a device (local only)', params: TenantParam, body: RegisterDeviceBody, response: { 201: data(Device) } },
+      config: { auth: { surface: 'partner', scope: 'devices:write', tenant: 'writable' }, errors: ['branch_exists', 'device_initialized', 'initialization_failed', 'vsdc_unreachable'] },
+      schema: {
+        operationId: 'registerDevice',
+        tags: TAG,
+        summary: 'Register a device (local only, unless initialised elsewhere)',
+        description: DEVICE_FIELDS,
+        params: TenantParam,
+        body: RegisterDeviceBody,
+        response: { 201: data(Device) },
+      },
+      preValidation: bodyRulesWithSchema(RegisterDeviceBody, async (errors, body, request) => {
+        const id = Number((request.params as { tenant: unknown }).tenant);
+        const tenant = Number.isSafeInteger(id) && id > 0 && id <= 2147483647 ? await findTenantOfPartner(db, requirePartner(request).partner.id, id) : undefined;
+        if (tenant) deviceInputProblems(errors, tenant.authority, body);
+      }),
     }, async (request, reply) => {
       const tenant = requireActedTenant(request);
-      return reply.code(201).send({ data: await registerDevice(db, actorOf(request), tenant, request.body) });
+      return reply.code(201).send({ data: await registerDevice(db, actorOf(request), tenant, request.body, authorityHandshake(ctx)) });
+    });
+
+    app.post('/api/v1/tenants/:tenant/devices/:branch/handover', {
+      config: { auth: { surface: 'partner', scope: 'devices:write', tenant: 'writable' }, errors: ['device_not_found', 'device_initialized', 'device_in_use', 'initialization_failed', 'vsdc_unreachable'] },
+      schema: {
+        operationId: 'handOverDevice',
+        tags: TAG,
+        summary: 'Take over a device initialised elsewhere (its unit id and key)',
+        description: HANDOVER,
+        params: TenantBranchParam,
+        body: Handover,
+        response: { 200: data(Device) },
+      },
+    }, async (request) => {
+      const tenant = requireActedTenant(request);
+      return { data: await handOverDevice(db, actorOf(request), tenant, request.params.branch, request.body, authorityHandshake(ctx)) };
     });
 
     app.post('/api/v1/tenants/:tenant/devices/:branch/initialize', {
@@ -93,15 +136,15 @@ export function provisioningRoutes(ctx: AppContext): FastifyPluginAsync {
       schema: {
         operationId: 'updateDevice',
         tags: TAG,
-        summary: 'Correct a device that is not initialised (serial, VSDC address)',
-        description: 'Only before initialisation: an initialised device answers 409 `device_initialized`. The next initialisation uses the corrected address.',
+        summary: 'Correct a device (serial, address, last number before initialisation; API credential, production mark at any time)',
+        description: '`vsdcBaseUrl`, `deviceSerial` and `lastInvoiceNo` only before initialisation: for an initialised device they are 409 `device_initialized`; the next initialisation uses the corrected address. `apiCredential` (null removes it; sealed, never shown back) and `production` at any time.',
         params: TenantBranchParam,
         body: UpdateDeviceBody,
         response: { 200: data(Device) },
       },
     }, async (request) => {
       const tenant = requireActedTenant(request);
-      return { data: await updateDevice(db, actorOf(request), tenant, request.params.branch, request.body) };
+      return { data: await updateDevice(db, actorOf(request), tenant, request.params.branch, request.body, 'partner', ctx.secretBox) };
     });
 
     app.delete('/api/v1/tenants/:tenant/devices/:branch', {

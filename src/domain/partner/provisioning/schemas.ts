@@ -1,14 +1,15 @@
 import { Type } from 'typebox';
 import { SCOPES } from '../../../credentials/abilities.ts';
 import { Nullable, literals, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
-import { PlanName, OfflinePolicyName, Tpin } from '../../kernel/tenants/schemas.ts';
+import { PlanName, OfflinePolicyName, TaxpayerId, AuthorityName } from '../../kernel/tenants/schemas.ts';
 
 export const ScopeName = literals(SCOPES);
 
 export const CreateTenantBody = withExample(
   Type.Object({
     name: Type.String({ minLength: 1, maxLength: 200 }),
-    tpin: Tpin,
+    tpin: TaxpayerId,
+    authority: Type.Optional(AuthorityName),
     plan: Type.Optional(Nullable(PlanName)),
     email: Type.Optional(Nullable(Type.String({ format: 'email', maxLength: 254 }))),
     offlinePolicy: Type.Optional(OfflinePolicyName),

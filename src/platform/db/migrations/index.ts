@@ -38,6 +38,7 @@ import * as documentIssuers from './0036_document_issuers.ts';
 import * as mailOutbox from './0037_mail_outbox.ts';
 import * as authorityProfiles from './0038_authority_profiles.ts';
 import * as feedPulls from './0039_feed_pulls.ts';
+import * as kenyaDevices from './0040_kenya_devices.ts';
 
 /** Every migration, in order. A migration is a list of SQL statements run one by one. */
 const migrations: Record<string, { up: string[] }> = {
@@ -79,6 +80,7 @@ const migrations: Record<string, { up: string[] }> = {
   '0037_mail_outbox': mailOutbox,
   '0038_authority_profiles': authorityProfiles,
   '0039_feed_pulls': feedPulls,
+  '0040_kenya_devices': kenyaDevices,
 };
 
 function toKysely(statements: string[]): Migration {

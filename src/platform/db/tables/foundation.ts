@@ -54,6 +54,9 @@ export interface TenantsTable {
   updated_at: Timestamp;
 }
 
+/** How a device talks to its authority: ZRA's VSDC, KRA's hosted OSCU or its taxpayer-run VSCU. */
+export type DeviceProtocol = 'vsdc' | 'oscu' | 'vscu';
+
 export interface DevicesTable {
   id: Generated<number>;
   tenant_id: number;
@@ -61,7 +64,7 @@ export interface DevicesTable {
   device_serial: string;
   vsdc_base_url: string;
   /** How the device talks to its authority (with the tenant's authority, the adapter). */
-  protocol: Generated<'vsdc'>;
+  protocol: Generated<DeviceProtocol>;
   initialized: Generated<boolean>;
   sdc_id: string | null;
   mrc_no: string | null;
@@ -80,6 +83,16 @@ export interface DevicesTable {
   next_proforma_no: Generated<number>;
   initialized_at: NullableTimestamp;
   init_claimed_until: NullableTimestamp;
+  /** The unit's key (KRA's cmcKey), sealed with the SecretBox (AAD `device:<id>:unit-key`); null when it has none. */
+  unit_key_sealed: string | null;
+  /** JSON of the device's API gateway credential, sealed (AAD `device:<id>:api-credential`); null: none. */
+  api_credential_sealed: string | null;
+  /** What the sealed credential is (shown; its secret never is). */
+  api_credential_kind: 'bearer' | 'client' | null;
+  /** Files to the authority's production system (its receipts' QR points at the production portal). */
+  production: Generated<boolean>;
+  /** The last invoice number the device's previous system used: numbering continues after it (or the unit's counter, if higher). */
+  last_invoice_no: Generated<number>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -58,6 +58,8 @@ export interface SalesTable {
   result_code: string | null;
   last_error: string | null;
   receipt_no: number | null;
+  /** The authority's count of every receipt the unit issued (KRA's totRcptNo); null when it gives none. */
+  total_receipt_no: number | null;
   internal_data: string | null;
   receipt_signature: string | null;
   sdc_id: string | null;
