@@ -110,7 +110,7 @@ describe(`validation messages say what to send instead (${engineName})`, () => {
     assert.match(message, /^The \S+ field .* \(and 2 more fields with errors\)$/);
 
     const header = await post({ items: [line] }, { 'x-branch': '1' });
-    assert.deepEqual(header.json().errors, { 'X-Branch': ['The X-Branch field must be 3 digits, e.g. 000.'] });
+    assert.deepEqual(header.json().errors, { 'X-Branch': ["The X-Branch field must be a branch id in the merchant's authority's form: 3 digits for ZRA (e.g. 000), 2 for KRA (e.g. 00)."] });
 
     const category = await post({ items: [{ ...line, vatCategory: 'Z' }] });
     const [sentence] = category.json().errors['items.0.vatCategory'] as string[];

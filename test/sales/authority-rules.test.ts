@@ -64,7 +64,7 @@ describe(`sales, customers and purchases by the merchant's authority (${engineNa
   async function kraMerchant(): Promise<{ token: string; tenantId: number }> {
     const partner = bearer(h.merchant.partnerSecret);
     const tenant = expectStatus(await h.t.inject({ method: 'POST', url: '/api/v1/tenants', headers: partner, payload: { name: 'Nairobi Traders', tpin: 'P051234567X', authority: 'kra' } }), 201).data;
-    expectStatus(await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${tenant.id}/devices`, headers: partner, payload: { deviceSerial: 'KRA-1', branch: '00', vsdcBaseUrl: h.sim.url } }), 201);
+    expectStatus(await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${tenant.id}/devices`, headers: partner, payload: { deviceSerial: 'KRA-1', branch: '00', vsdcBaseUrl: h.sim.urlOf('kra-oscu') } }), 201);
     expectStatus(await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${tenant.id}/devices/00/initialize`, headers: partner }), 200);
     const token = expectStatus(await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${tenant.id}/tokens`, headers: partner, payload: { name: 'till' } }), 201).data.token as string;
     return { token, tenantId: tenant.id };
