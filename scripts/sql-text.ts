@@ -54,7 +54,7 @@ function documentTo(target: NewDocument['target']): NewDocument {
     tenantId: 1, target, tpin: '1000000001', type: 'sale', salesType: 'normal', reference: 'order-1', requestHash: 'hash', clientInvoiceNo: null,
     customerName: 'Customer', customerTpin: null, customerAddress: null, paymentMethod: '01', taxInclusive: true, destinationCountryCode: null,
     occurredAt: NOW, currency: 'ZMW', exchangeRate: 1, lpoNumber: null, principalId: null, net: 318.97, vat: 51.03, total: 370,
-    originalSaleId: null, originalReceiptNo: null, originalSdcId: null, reasonCode: null, issuedBy: { type: 'tenant_token', id: 1 }, filingDetails: null,
+    originalSaleId: null, originalReceiptNo: null, originalInvoiceNo: null, originalSdcId: null, reasonCode: null, issuedBy: { type: 'tenant_token', id: 1 }, filingDetails: null,
     lines: [LINE],
   };
 }

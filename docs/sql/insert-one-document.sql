@@ -17,19 +17,19 @@
       returning id, branch, "next_invoice_no" - 1 as invoice_no
     ),
     document as (
-      insert into sales (device_id, branch, invoice_no, tenant_id, tpin, type, sales_type, reference, request_hash, client_invoice_no, customer_name, customer_tpin, customer_address, payment_method, tax_inclusive, destination_country_code, occurred_at, currency, exchange_rate, lpo_number, principal_id, net, vat, total, original_sale_id, original_receipt_no, original_sdc_id, reason_code, filing_details, issued_by_type, issued_by_id)
-      select counter.id, counter.branch, counter.invoice_no, $4, $5, $6, $7, $8, $9, $10, $11, $12, coalesce($13::text, (select coalesce(c.address, c.verified_address) from customers c where c.tenant_id = $14::integer and c.tpin = $15::text)), $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33
+      insert into sales (device_id, branch, invoice_no, tenant_id, tpin, type, sales_type, reference, request_hash, client_invoice_no, customer_name, customer_tpin, customer_address, payment_method, tax_inclusive, destination_country_code, occurred_at, currency, exchange_rate, lpo_number, principal_id, net, vat, total, original_sale_id, original_receipt_no, original_invoice_no, original_sdc_id, reason_code, filing_details, issued_by_type, issued_by_id)
+      select counter.id, counter.branch, counter.invoice_no, $4, $5, $6, $7, $8, $9, $10, $11, $12, coalesce($13::text, (select coalesce(c.address, c.verified_address) from customers c where c.tenant_id = $14::integer and c.tpin = $15::text)), $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34
       from counter
       returning *
     ),
     document_lines as (
       insert into sale_lines (sale_id, line, name, classification_code, item_code, quantity, price, vat_category, vat_rate, rrp, amount, discount, supply, net, vat, total, original_line)
       select document.id, l.line, l.name, l.classification_code, l.item_code, l.quantity, l.price, l.vat_category, l.vat_rate, l.rrp, l.amount, l.discount, l.supply, l.net, l.vat, l.total, l.original_line
-      from document cross join jsonb_to_recordset($34::jsonb) as l(line integer, name text, classification_code text, item_code text, quantity numeric, price numeric, vat_category text, vat_rate numeric, rrp numeric, amount numeric, discount numeric, supply numeric, net numeric, vat numeric, total numeric, original_line integer)
+      from document cross join jsonb_to_recordset($35::jsonb) as l(line integer, name text, classification_code text, item_code text, quantity numeric, price numeric, vat_category text, vat_rate numeric, rrp numeric, amount numeric, discount numeric, supply numeric, net numeric, vat numeric, total numeric, original_line integer)
     ),
     usage as (
       insert into tenant_usage (tenant_id, month, documents)
-      select $35, $36, 1 from document where document.sales_type = 'normal'
+      select $36, $37, 1 from document where document.sales_type = 'normal'
       on conflict (tenant_id, month) do update set documents = tenant_usage.documents + 1
     )
     select document.*, case when "document"."issued_by_type" = 'admin' then 'operator' else case "document"."issued_by_type"
@@ -37,8 +37,8 @@
     when 'till_login' then (select named_l.username from till_logins named_l where named_l.id = "document"."issued_by_id")
     when 'tenant_token' then (select named_t.name from tenant_tokens named_t where named_t.id = "document"."issued_by_id")
     when 'user' then (select named_u.email from users named_u where named_u.id = "document"."issued_by_id")
-    when 'fiscalisation_key' then (select $37 || named_f.last4 from api_keys named_f where named_f.id = "document"."issued_by_id")
-  end end as issued_by_name, state.branch as target_branch, state.down as branch_down , case when document.id is not null then pg_notify($38, document.device_id::text || $39::text) end as notified
+    when 'fiscalisation_key' then (select $38 || named_f.last4 from api_keys named_f where named_f.id = "document"."issued_by_id")
+  end end as issued_by_name, state.branch as target_branch, state.down as branch_down , case when document.id is not null then pg_notify($39, document.device_id::text || $40::text) end as notified
     from state left join document on true;
 
 -- Form: the embedded database, the branch named by X-Branch: no notification (the filers are woken in the process)
@@ -56,19 +56,19 @@
       returning id, branch, "next_invoice_no" - 1 as invoice_no
     ),
     document as (
-      insert into sales (device_id, branch, invoice_no, tenant_id, tpin, type, sales_type, reference, request_hash, client_invoice_no, customer_name, customer_tpin, customer_address, payment_method, tax_inclusive, destination_country_code, occurred_at, currency, exchange_rate, lpo_number, principal_id, net, vat, total, original_sale_id, original_receipt_no, original_sdc_id, reason_code, filing_details, issued_by_type, issued_by_id)
-      select counter.id, counter.branch, counter.invoice_no, $4, $5, $6, $7, $8, $9, $10, $11, $12, coalesce($13::text, (select coalesce(c.address, c.verified_address) from customers c where c.tenant_id = $14::integer and c.tpin = $15::text)), $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33
+      insert into sales (device_id, branch, invoice_no, tenant_id, tpin, type, sales_type, reference, request_hash, client_invoice_no, customer_name, customer_tpin, customer_address, payment_method, tax_inclusive, destination_country_code, occurred_at, currency, exchange_rate, lpo_number, principal_id, net, vat, total, original_sale_id, original_receipt_no, original_invoice_no, original_sdc_id, reason_code, filing_details, issued_by_type, issued_by_id)
+      select counter.id, counter.branch, counter.invoice_no, $4, $5, $6, $7, $8, $9, $10, $11, $12, coalesce($13::text, (select coalesce(c.address, c.verified_address) from customers c where c.tenant_id = $14::integer and c.tpin = $15::text)), $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34
       from counter
       returning *
     ),
     document_lines as (
       insert into sale_lines (sale_id, line, name, classification_code, item_code, quantity, price, vat_category, vat_rate, rrp, amount, discount, supply, net, vat, total, original_line)
       select document.id, l.line, l.name, l.classification_code, l.item_code, l.quantity, l.price, l.vat_category, l.vat_rate, l.rrp, l.amount, l.discount, l.supply, l.net, l.vat, l.total, l.original_line
-      from document cross join jsonb_to_recordset($34::jsonb) as l(line integer, name text, classification_code text, item_code text, quantity numeric, price numeric, vat_category text, vat_rate numeric, rrp numeric, amount numeric, discount numeric, supply numeric, net numeric, vat numeric, total numeric, original_line integer)
+      from document cross join jsonb_to_recordset($35::jsonb) as l(line integer, name text, classification_code text, item_code text, quantity numeric, price numeric, vat_category text, vat_rate numeric, rrp numeric, amount numeric, discount numeric, supply numeric, net numeric, vat numeric, total numeric, original_line integer)
     ),
     usage as (
       insert into tenant_usage (tenant_id, month, documents)
-      select $35, $36, 1 from document where document.sales_type = 'normal'
+      select $36, $37, 1 from document where document.sales_type = 'normal'
       on conflict (tenant_id, month) do update set documents = tenant_usage.documents + 1
     )
     select document.*, case when "document"."issued_by_type" = 'admin' then 'operator' else case "document"."issued_by_type"
@@ -76,7 +76,7 @@
     when 'till_login' then (select named_l.username from till_logins named_l where named_l.id = "document"."issued_by_id")
     when 'tenant_token' then (select named_t.name from tenant_tokens named_t where named_t.id = "document"."issued_by_id")
     when 'user' then (select named_u.email from users named_u where named_u.id = "document"."issued_by_id")
-    when 'fiscalisation_key' then (select $37 || named_f.last4 from api_keys named_f where named_f.id = "document"."issued_by_id")
+    when 'fiscalisation_key' then (select $38 || named_f.last4 from api_keys named_f where named_f.id = "document"."issued_by_id")
   end end as issued_by_name, state.branch as target_branch, state.down as branch_down
     from state left join document on true;
 
@@ -95,19 +95,19 @@
       returning id, branch, "next_invoice_no" - 1 as invoice_no
     ),
     document as (
-      insert into sales (device_id, branch, invoice_no, tenant_id, tpin, type, sales_type, reference, request_hash, client_invoice_no, customer_name, customer_tpin, customer_address, payment_method, tax_inclusive, destination_country_code, occurred_at, currency, exchange_rate, lpo_number, principal_id, net, vat, total, original_sale_id, original_receipt_no, original_sdc_id, reason_code, filing_details, issued_by_type, issued_by_id)
-      select counter.id, counter.branch, counter.invoice_no, $4, $5, $6, $7, $8, $9, $10, $11, $12, coalesce($13::text, (select coalesce(c.address, c.verified_address) from customers c where c.tenant_id = $14::integer and c.tpin = $15::text)), $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33
+      insert into sales (device_id, branch, invoice_no, tenant_id, tpin, type, sales_type, reference, request_hash, client_invoice_no, customer_name, customer_tpin, customer_address, payment_method, tax_inclusive, destination_country_code, occurred_at, currency, exchange_rate, lpo_number, principal_id, net, vat, total, original_sale_id, original_receipt_no, original_invoice_no, original_sdc_id, reason_code, filing_details, issued_by_type, issued_by_id)
+      select counter.id, counter.branch, counter.invoice_no, $4, $5, $6, $7, $8, $9, $10, $11, $12, coalesce($13::text, (select coalesce(c.address, c.verified_address) from customers c where c.tenant_id = $14::integer and c.tpin = $15::text)), $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34
       from counter
       returning *
     ),
     document_lines as (
       insert into sale_lines (sale_id, line, name, classification_code, item_code, quantity, price, vat_category, vat_rate, rrp, amount, discount, supply, net, vat, total, original_line)
       select document.id, l.line, l.name, l.classification_code, l.item_code, l.quantity, l.price, l.vat_category, l.vat_rate, l.rrp, l.amount, l.discount, l.supply, l.net, l.vat, l.total, l.original_line
-      from document cross join jsonb_to_recordset($34::jsonb) as l(line integer, name text, classification_code text, item_code text, quantity numeric, price numeric, vat_category text, vat_rate numeric, rrp numeric, amount numeric, discount numeric, supply numeric, net numeric, vat numeric, total numeric, original_line integer)
+      from document cross join jsonb_to_recordset($35::jsonb) as l(line integer, name text, classification_code text, item_code text, quantity numeric, price numeric, vat_category text, vat_rate numeric, rrp numeric, amount numeric, discount numeric, supply numeric, net numeric, vat numeric, total numeric, original_line integer)
     ),
     usage as (
       insert into tenant_usage (tenant_id, month, documents)
-      select $35, $36, 1 from document where document.sales_type = 'normal'
+      select $36, $37, 1 from document where document.sales_type = 'normal'
       on conflict (tenant_id, month) do update set documents = tenant_usage.documents + 1
     )
     select document.*, case when "document"."issued_by_type" = 'admin' then 'operator' else case "document"."issued_by_type"
@@ -115,8 +115,8 @@
     when 'till_login' then (select named_l.username from till_logins named_l where named_l.id = "document"."issued_by_id")
     when 'tenant_token' then (select named_t.name from tenant_tokens named_t where named_t.id = "document"."issued_by_id")
     when 'user' then (select named_u.email from users named_u where named_u.id = "document"."issued_by_id")
-    when 'fiscalisation_key' then (select $37 || named_f.last4 from api_keys named_f where named_f.id = "document"."issued_by_id")
-  end end as issued_by_name, state.branch as target_branch, state.down as branch_down , case when document.id is not null then pg_notify($38, document.device_id::text || $39::text) end as notified
+    when 'fiscalisation_key' then (select $38 || named_f.last4 from api_keys named_f where named_f.id = "document"."issued_by_id")
+  end end as issued_by_name, state.branch as target_branch, state.down as branch_down , case when document.id is not null then pg_notify($39, document.device_id::text || $40::text) end as notified
     from state left join document on true;
 
 -- Form: PostgreSQL, a known device (a note on its original's branch)
@@ -134,19 +134,19 @@
       returning id, branch, "next_invoice_no" - 1 as invoice_no
     ),
     document as (
-      insert into sales (device_id, branch, invoice_no, tenant_id, tpin, type, sales_type, reference, request_hash, client_invoice_no, customer_name, customer_tpin, customer_address, payment_method, tax_inclusive, destination_country_code, occurred_at, currency, exchange_rate, lpo_number, principal_id, net, vat, total, original_sale_id, original_receipt_no, original_sdc_id, reason_code, filing_details, issued_by_type, issued_by_id)
-      select counter.id, counter.branch, counter.invoice_no, $4, $5, $6, $7, $8, $9, $10, $11, $12, coalesce($13::text, (select coalesce(c.address, c.verified_address) from customers c where c.tenant_id = $14::integer and c.tpin = $15::text)), $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33
+      insert into sales (device_id, branch, invoice_no, tenant_id, tpin, type, sales_type, reference, request_hash, client_invoice_no, customer_name, customer_tpin, customer_address, payment_method, tax_inclusive, destination_country_code, occurred_at, currency, exchange_rate, lpo_number, principal_id, net, vat, total, original_sale_id, original_receipt_no, original_invoice_no, original_sdc_id, reason_code, filing_details, issued_by_type, issued_by_id)
+      select counter.id, counter.branch, counter.invoice_no, $4, $5, $6, $7, $8, $9, $10, $11, $12, coalesce($13::text, (select coalesce(c.address, c.verified_address) from customers c where c.tenant_id = $14::integer and c.tpin = $15::text)), $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34
       from counter
       returning *
     ),
     document_lines as (
       insert into sale_lines (sale_id, line, name, classification_code, item_code, quantity, price, vat_category, vat_rate, rrp, amount, discount, supply, net, vat, total, original_line)
       select document.id, l.line, l.name, l.classification_code, l.item_code, l.quantity, l.price, l.vat_category, l.vat_rate, l.rrp, l.amount, l.discount, l.supply, l.net, l.vat, l.total, l.original_line
-      from document cross join jsonb_to_recordset($34::jsonb) as l(line integer, name text, classification_code text, item_code text, quantity numeric, price numeric, vat_category text, vat_rate numeric, rrp numeric, amount numeric, discount numeric, supply numeric, net numeric, vat numeric, total numeric, original_line integer)
+      from document cross join jsonb_to_recordset($35::jsonb) as l(line integer, name text, classification_code text, item_code text, quantity numeric, price numeric, vat_category text, vat_rate numeric, rrp numeric, amount numeric, discount numeric, supply numeric, net numeric, vat numeric, total numeric, original_line integer)
     ),
     usage as (
       insert into tenant_usage (tenant_id, month, documents)
-      select $35, $36, 1 from document where document.sales_type = 'normal'
+      select $36, $37, 1 from document where document.sales_type = 'normal'
       on conflict (tenant_id, month) do update set documents = tenant_usage.documents + 1
     )
     select document.*, case when "document"."issued_by_type" = 'admin' then 'operator' else case "document"."issued_by_type"
@@ -154,6 +154,6 @@
     when 'till_login' then (select named_l.username from till_logins named_l where named_l.id = "document"."issued_by_id")
     when 'tenant_token' then (select named_t.name from tenant_tokens named_t where named_t.id = "document"."issued_by_id")
     when 'user' then (select named_u.email from users named_u where named_u.id = "document"."issued_by_id")
-    when 'fiscalisation_key' then (select $37 || named_f.last4 from api_keys named_f where named_f.id = "document"."issued_by_id")
-  end end as issued_by_name, state.branch as target_branch, state.down as branch_down , case when document.id is not null then pg_notify($38, document.device_id::text || $39::text) end as notified
+    when 'fiscalisation_key' then (select $38 || named_f.last4 from api_keys named_f where named_f.id = "document"."issued_by_id")
+  end end as issued_by_name, state.branch as target_branch, state.down as branch_down , case when document.id is not null then pg_notify($39, document.device_id::text || $40::text) end as notified
     from state left join document on true;

@@ -30,6 +30,7 @@ export function plainSale(merchant: { tenantId: number; tpin: string }, branch: 
     total: 10,
     originalSaleId: null,
     originalReceiptNo: null,
+    originalInvoiceNo: null,
     originalSdcId: null,
     reasonCode: null,
     issuedBy: { type: 'tenant_token', id: 1 },

@@ -53,7 +53,7 @@ export function fiscalDocument({ row, lines }: PendingDocument): FiscalDocument 
     type: row.type,
     invoiceNo: Number(row.invoice_no),
     salesType: row.sales_type,
-    original: row.type === 'sale' ? null : { invoiceNo: null, receiptNo: row.original_receipt_no === null ? null : Number(row.original_receipt_no), sdcId: row.original_sdc_id },
+    original: row.type === 'sale' ? null : { invoiceNo: row.original_invoice_no === null ? null : Number(row.original_invoice_no), receiptNo: row.original_receipt_no === null ? null : Number(row.original_receipt_no), sdcId: row.original_sdc_id },
     customer: { tpin: row.customer_tpin, name: row.customer_name },
     paymentMethod: row.payment_method,
     occurredAt: new Date(row.occurred_at),
@@ -65,6 +65,7 @@ export function fiscalDocument({ row, lines }: PendingDocument): FiscalDocument 
     lpoNumber: row.lpo_number,
     principalId: row.principal_id,
     remark: null,
+    reference: row.client_invoice_no ?? row.reference,
     details: row.filing_details === null ? null : (JSON.parse(row.filing_details) as FilingDetails),
     lines: lines.map((l) => ({
       name: l.name,

@@ -57,6 +57,7 @@ export interface NewDocument {
   total: number;
   originalSaleId: number | null;
   originalReceiptNo: number | null;
+  originalInvoiceNo: number | null;
   originalSdcId: string | null;
   reasonCode: string | null;
   /** The credential of the request that issues it. */
@@ -98,6 +99,7 @@ const DOCUMENT_COLUMNS = {
   total: { type: 'numeric', value: (d) => d.total },
   original_sale_id: { type: 'bigint', value: (d) => d.originalSaleId },
   original_receipt_no: { type: 'bigint', value: (d) => d.originalReceiptNo },
+  original_invoice_no: { type: 'bigint', value: (d) => d.originalInvoiceNo },
   original_sdc_id: { type: 'text', value: (d) => d.originalSdcId },
   reason_code: { type: 'text', value: (d) => d.reasonCode },
   filing_details: { type: 'text', value: (d) => (d.filingDetails ? JSON.stringify(d.filingDetails) : null) },

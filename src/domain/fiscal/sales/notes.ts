@@ -111,6 +111,7 @@ function noteDocument(req: PartyWriteRequest, original: SaleRow, type: DocumentT
     ...computed.totals,
     originalSaleId: Number(original.id),
     originalReceiptNo: Number(original.receipt_no),
+    originalInvoiceNo: Number(original.invoice_no),
     originalSdcId: original.sdc_id,
     reasonCode: body.reasonCode,
     issuedBy: req.issuer,

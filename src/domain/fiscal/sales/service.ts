@@ -247,6 +247,7 @@ export async function createSale(ctx: AppContext, req: WriteRequest, body: Creat
     ...computed.totals,
     originalSaleId: null,
     originalReceiptNo: null,
+    originalInvoiceNo: null,
     originalSdcId: null,
     reasonCode: null,
     issuedBy: req.issuer,

@@ -39,6 +39,7 @@ import * as mailOutbox from './0037_mail_outbox.ts';
 import * as authorityProfiles from './0038_authority_profiles.ts';
 import * as feedPulls from './0039_feed_pulls.ts';
 import * as kenyaDevices from './0040_kenya_devices.ts';
+import * as originalInvoiceNo from './0041_original_invoice_no.ts';
 
 /** Every migration, in order. A migration is a list of SQL statements run one by one. */
 const migrations: Record<string, { up: string[] }> = {
@@ -81,6 +82,7 @@ const migrations: Record<string, { up: string[] }> = {
   '0038_authority_profiles': authorityProfiles,
   '0039_feed_pulls': feedPulls,
   '0040_kenya_devices': kenyaDevices,
+  '0041_original_invoice_no': originalInvoiceNo,
 };
 
 function toKysely(statements: string[]): Migration {

@@ -53,6 +53,8 @@ export interface SalesTable {
   total: Numeric;
   original_sale_id: number | null;
   original_receipt_no: number | null;
+  /** A note's original's invoice number (KRA's credit note points at it). */
+  original_invoice_no: number | null;
   original_sdc_id: string | null;
   reason_code: string | null;
   result_code: string | null;
