@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
  * The variables a reader sets from what `npm start` prints (and the operator token they start it
  * with). Every example in docs/ reaches the gateway and the simulator through them.
  */
-export const READER_VARIABLES = ['GATEWAY', 'PARTNER_KEY', 'TENANT_TOKEN', 'SIM', 'ADMIN_TOKEN'] as const;
+export const READER_VARIABLES = ['GATEWAY', 'PARTNER_KEY', 'TENANT_TOKEN', 'SIM', 'ADMIN_TOKEN', 'KE_TENANT_TOKEN', 'KE_SIM'] as const;
 export type ReaderVariables = Partial<Record<(typeof READER_VARIABLES)[number], string>>;
 
 /** The values of the `export GATEWAY=… PARTNER_KEY=…` line the development start prints. */
@@ -78,9 +78,9 @@ export async function runBash(script: string, options: { cwd: string; timeoutMs?
 export type SaleAnswer = { status: number; body: { data: { id: number; status: string; invoiceNo: number } } };
 
 /** Runs what a development start printed, as a reader pastes it: its `export` line, then its curl, in bash. */
-export async function runPrintedCurl(output: string): Promise<SaleAnswer> {
+export async function runPrintedCurl(output: string, token: 'TENANT_TOKEN' | 'KE_TENANT_TOKEN' = 'TENANT_TOKEN'): Promise<SaleAnswer> {
   const exportLine = /^\s*(export GATEWAY=.*)$/m.exec(output)?.[1];
-  const curl = /^\s*(curl -sS -X POST \$GATEWAY\/api\/v1\/sales[^\n]*\n[^\n]*\n[^\n]*)$/m.exec(output)?.[1];
+  const curl = new RegExp(`^\\s*(curl -sS -X POST \\$GATEWAY/api/v1/sales[^\\n]*\\n[^\\n]*Bearer \\$${token}"[^\\n]*\\n[^\\n]*)$`, 'm').exec(output)?.[1];
   assert.ok(exportLine && curl, `an export line and a complete curl are printed:\n${output}`);
   const result = await runBash(`set -euo pipefail\n${exportLine}\n${curl} -w '\\n%{http_code}'\n`, { cwd: tmpdir() });
   assert.equal(result.code, 0, result.stderr);

@@ -78,7 +78,10 @@ describe(`development start (${engineName})`, () => {
     assert.equal(sale.body.data.status, 'uploaded');
     const tenants = await fetch(`${first.url}/api/v1/tenants`, { headers: { authorization: `Bearer ${partnerKey}` } });
     assert.equal(tenants.status, 200);
-    assert.equal(((await tenants.json()) as { meta: { total: number } }).meta.total, 1);
+    assert.equal(((await tenants.json()) as { meta: { total: number } }).meta.total, 2, 'the Zambian and the Kenyan demo merchants');
+    const kenyan = await runPrintedCurl(first.output(), 'KE_TENANT_TOKEN');
+    assert.equal(kenyan.status, 201);
+    assert.equal(kenyan.body.data.status, 'uploaded', 'the Kenyan demo device files on the simulator’s KRA OSCU profile');
     assert.equal(await first.kill('SIGTERM'), 0);
 
     const second = await spawnGateway(env);
@@ -88,7 +91,7 @@ describe(`development start (${engineName})`, () => {
     assert.equal(again.body.data.status, 'uploaded', 'the simulator remembers the demo device across restarts');
     assert.equal(again.body.data.invoiceNo, sale.body.data.invoiceNo + 1);
     const stillOne = await fetch(`${second.url}/api/v1/tenants`, { headers: { authorization: `Bearer ${partnerKey}` } });
-    assert.equal(((await stillOne.json()) as { meta: { total: number } }).meta.total, 1, 'not provisioned twice');
+    assert.equal(((await stillOne.json()) as { meta: { total: number } }).meta.total, 2, 'not provisioned twice');
     assert.equal(await second.kill('SIGTERM'), 0);
   });
 

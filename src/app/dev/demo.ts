@@ -7,7 +7,7 @@
 // database before they are printed, so a start on another database never prints credentials
 // that do not work there.
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { sql } from 'kysely';
 import type { AppContext } from '../../domain/kernel/context.ts';
@@ -23,6 +23,11 @@ import { createTenant, tenantOfPartner } from '../../domain/kernel/tenants/servi
 /** A TPIN the simulator's taxpayer register knows (Lusaka Trading Limited). */
 const DEMO_TPIN = '2000000001';
 const DEMO_BRANCH = '000';
+/** The Kenyan demo merchant: a KRA PIN, its headquarters branch on the simulator's OSCU profile. */
+const KENYA_PIN = 'P051234567X';
+const KENYA_BRANCH = '00';
+/** A classification code both authorities' catalogues hold (cereals and grains). */
+const DEMO_CLASS = '50221200';
 
 export interface DemoCredentials {
   partnerId: number;
@@ -33,6 +38,8 @@ export interface DemoCredentials {
   tenantToken: string;
   vsdcBaseUrl: string;
   createdAt: string;
+  /** The Kenyan merchant beside it (KRA eTIMS, OSCU); absent in a demo made before Kenya. */
+  kenya?: { tenantId: number; tpin: string; branch: string; tenantToken: string; vsdcBaseUrl: string };
 }
 
 /** The development start's files for one database: its demo credentials and its simulator's state. */
@@ -81,7 +88,9 @@ export async function adoptUnnamedFiles(ctx: AppContext, files: DatabaseFiles): 
 
 /** An empty database has no demo and no devices: the files a previous database left here are not its own. */
 export function forgetDatabaseFiles(files: DatabaseFiles): void {
-  for (const path of [files.demo, files.simulator]) rmSync(path, { force: true });
+  // The simulator keeps each further profile's state beside the default one's: `<file>.<profile id>`.
+  const profiles = !existsSync(dirname(files.simulator)) ? [] : readdirSync(dirname(files.simulator)).filter((name) => name.startsWith(`${basename(files.simulator)}.`));
+  for (const path of [files.demo, files.simulator, ...profiles.map((name) => join(dirname(files.simulator), name))]) rmSync(path, { force: true });
 }
 
 export function readDemoCredentials(path: string): DemoCredentials | undefined {
@@ -107,7 +116,7 @@ export async function databaseIsEmpty(ctx: AppContext): Promise<boolean> {
 }
 
 /** Provisions the demo merchant through the same services the partner API uses, and writes its credentials to `file`. */
-export async function provisionDemo(ctx: AppContext, vsdcBaseUrl: string, file: string): Promise<DemoCredentials> {
+export async function provisionDemo(ctx: AppContext, vsdcBaseUrl: string, file: string, kenyaBaseUrl?: string): Promise<DemoCredentials> {
   const created = await createPartner(ctx.db, ctx.secretBox, { type: 'cli' }, { name: 'Demo partner', test: true });
   const actor: Actor = { type: 'partner_key', keyId: created.key.id, partnerId: created.partner.id };
   const tenant = await createTenant(ctx.db, actor, created.partner.id, { name: 'Demo merchant', tpin: DEMO_TPIN });
@@ -115,6 +124,15 @@ export async function provisionDemo(ctx: AppContext, vsdcBaseUrl: string, file: 
   await registerDevice(ctx.db, actor, tenantRow, { deviceSerial: 'DEMO-DEVICE-0001', branch: DEMO_BRANCH, vsdcBaseUrl });
   await initializeDevice(ctx.db, actor, tenantRow, DEMO_BRANCH, authorityHandshake(ctx), { afterInitialized: () => learnBranchesAtInitialisation(ctx, tenantRow.id) });
   const token = await mintToken(ctx.db, actor, tenantRow, 'Demo till');
+  let kenya: DemoCredentials['kenya'];
+  if (kenyaBaseUrl) {
+    const kenyan = await createTenant(ctx.db, actor, created.partner.id, { name: 'Demo merchant (Kenya)', tpin: KENYA_PIN, authority: 'kra' });
+    const kenyanRow = await tenantOfPartner(ctx.db, created.partner.id, kenyan.id);
+    await registerDevice(ctx.db, actor, kenyanRow, { deviceSerial: 'DEMO-OSCU-0001', branch: KENYA_BRANCH, vsdcBaseUrl: kenyaBaseUrl, protocol: 'oscu' });
+    await initializeDevice(ctx.db, actor, kenyanRow, KENYA_BRANCH, authorityHandshake(ctx));
+    const kenyanToken = await mintToken(ctx.db, actor, kenyanRow, 'Demo till (Kenya)');
+    kenya = { tenantId: kenyan.id, tpin: KENYA_PIN, branch: KENYA_BRANCH, tenantToken: kenyanToken.token, vsdcBaseUrl: kenyaBaseUrl };
+  }
   const credentials: DemoCredentials = {
     partnerId: created.partner.id,
     partnerKey: created.key.secret,
@@ -124,6 +142,7 @@ export async function provisionDemo(ctx: AppContext, vsdcBaseUrl: string, file: 
     tenantToken: token.token,
     vsdcBaseUrl,
     createdAt: new Date().toISOString(),
+    ...(kenya ? { kenya } : {}),
   };
   writeFileSync(file, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
   return credentials;
@@ -131,10 +150,13 @@ export async function provisionDemo(ctx: AppContext, vsdcBaseUrl: string, file: 
 
 /**
  * What the development start prints: the demo's credentials as the one `export` line every
- * example in docs/ starts from (GATEWAY, PARTNER_KEY, TENANT_TOKEN, SIM), and a sale to try.
+ * example in docs/ starts from (GATEWAY, PARTNER_KEY, TENANT_TOKEN, SIM, and the Kenyan
+ * merchant's KE_TENANT_TOKEN and KE_SIM), and a sale to try for each.
  */
-export function demoInstructions(gatewayUrl: string, demo: DemoCredentials, credentialsFile: string, simulatorUrl = demo.vsdcBaseUrl): string {
-  const sale = JSON.stringify({ items: [{ name: 'Maize meal 25kg', classificationCode: '50221200', quantity: 2, price: 185 }] });
+export function demoInstructions(gatewayUrl: string, demo: DemoCredentials, credentialsFile: string, simulatorUrl = demo.vsdcBaseUrl, kenyaSimulatorUrl = demo.kenya?.vsdcBaseUrl): string {
+  const sale = JSON.stringify({ items: [{ name: 'Maize meal 25kg', classificationCode: DEMO_CLASS, quantity: 2, price: 185 }] });
+  const kenyanSale = JSON.stringify({ items: [{ name: 'Unga wa ugali 2kg', classificationCode: DEMO_CLASS, quantity: 2, price: 230, vatCategory: 'B' }] });
+  const kenya = demo.kenya ? ` KE_TENANT_TOKEN=${demo.kenya.tenantToken} KE_SIM=${kenyaSimulatorUrl}` : '';
   return [
     '',
     'Demo merchant (development only; credentials in ' + credentialsFile + '):',
@@ -144,12 +166,21 @@ export function demoInstructions(gatewayUrl: string, demo: DemoCredentials, cred
     `  API reference: ${gatewayUrl}/docs`,
     '',
     'The examples in docs/ use these variables; paste this line into your shell:',
-    `  export GATEWAY=${gatewayUrl} PARTNER_KEY=${demo.partnerKey} TENANT_TOKEN=${demo.tenantToken} SIM=${simulatorUrl}`,
+    `  export GATEWAY=${gatewayUrl} PARTNER_KEY=${demo.partnerKey} TENANT_TOKEN=${demo.tenantToken} SIM=${simulatorUrl}${kenya}`,
     '',
     'Fiscalise a sale:',
     `  curl -sS -X POST $GATEWAY/api/v1/sales \\`,
     `    -H "Authorization: Bearer $TENANT_TOKEN" -H 'Content-Type: application/json' \\`,
     `    -d '${sale}'`,
+    ...(demo.kenya
+      ? [
+          '',
+          `Fiscalise a Kenyan sale (KRA eTIMS OSCU, PIN ${demo.kenya.tpin}, branch ${demo.kenya.branch}; docs/kenya.md):`,
+          `  curl -sS -X POST $GATEWAY/api/v1/sales \\`,
+          `    -H "Authorization: Bearer $KE_TENANT_TOKEN" -H 'Content-Type: application/json' \\`,
+          `    -d '${kenyanSale}'`,
+        ]
+      : []),
     '',
   ].join('\n');
 }

@@ -34,7 +34,7 @@ export async function developmentStart(gateway: RunningGateway): Promise<(() => 
 
   try {
     let demo: DemoCredentials | undefined;
-    if (empty) demo = await provisionDemo(ctx, simulator.url, files.demo);
+    if (empty) demo = await provisionDemo(ctx, simulator.url, files.demo, simulator.urlOf('kra-oscu'));
     else {
       const onFile = readDemoCredentials(files.demo);
       if (onFile && (await demoWorksOn(ctx, onFile))) demo = onFile;
@@ -43,7 +43,7 @@ export async function developmentStart(gateway: RunningGateway): Promise<(() => 
     }
     if (demo) {
       if (demo.vsdcBaseUrl !== simulator.url) say(`note: the demo device files to ${demo.vsdcBaseUrl}, but the simulator now runs on ${simulator.url}`);
-      say(demoInstructions(url, demo, files.demo, simulator.url));
+      say(demoInstructions(url, demo, files.demo, simulator.url, demo.kenya ? simulator.urlOf('kra-oscu') : undefined));
     }
   } catch (err) {
     say(`demo data not provisioned: ${(err as Error).message}`);
