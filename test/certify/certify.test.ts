@@ -95,4 +95,14 @@ describe('fiscal-gateway certify', () => {
     const unknown = await runCli(['certify', '--nope'], env);
     assert.equal(unknown.code, 2);
   });
+
+  test('a KRA merchant: certify says plainly that it walks ZRA’s checklist and which KRA endpoints it does not cover', async () => {
+    for (const args of [['--authority', 'kra'], ['--tpin', 'P051234567X']]) {
+      const kra = await runCli(['certify', ...args], env);
+      assert.equal(kra.code, 2, kra.stderr);
+      assert.match(kra.stderr, /ZRA's developer self-checklist/);
+      assert.match(kra.stderr, /selectInitOsdcInfo.*saveTrnsSalesOsdc.*selectInvoiceDetails/);
+      assert.match(kra.stderr, /docs\/kenya\.md/);
+    }
+  });
 });

@@ -20,7 +20,7 @@ import { writeReport, type RunFacts } from '../certify/report.ts';
 import { walkChecklist } from '../certify/walk.ts';
 import { EXIT, UsageError, print } from './output.ts';
 
-const USAGE = 'certify [--vsdc URL --tpin TPIN] [--branch BHF] [--serial SERIAL] [--customer-tpin TPIN] [--out DIR] [--timeout SECONDS] [--json]';
+const USAGE = 'certify [--authority zra] [--vsdc URL --tpin TPIN] [--branch BHF] [--serial SERIAL] [--customer-tpin TPIN] [--out DIR] [--timeout SECONDS] [--json]';
 
 /** The simulator's taxpayers (packages/simulator/src/taxpayers.ts): the merchant and its customer. */
 const SIMULATED_TPIN = '2000000001';
@@ -42,6 +42,7 @@ export function parseCertifyArgs(args: string[]): CertifyOptions {
     strict: true,
     allowPositionals: false,
     options: {
+      authority: { type: 'string' },
       vsdc: { type: 'string' },
       tpin: { type: 'string' },
       branch: { type: 'string' },
@@ -51,6 +52,11 @@ export function parseCertifyArgs(args: string[]): CertifyOptions {
       timeout: { type: 'string' },
     },
   });
+  // The walk is ZRA's checklist; KRA publishes its own certification, which this walk does not cover.
+  if (values.authority !== undefined && values.authority !== 'zra') {
+    throw new UsageError(values.authority === 'kra' || KRA_PIN.test(values.tpin ?? '') ? KRA_NOT_COVERED : `--authority takes zra, got "${values.authority}"`);
+  }
+  if (values.tpin !== undefined && KRA_PIN.test(values.tpin)) throw new UsageError(KRA_NOT_COVERED);
   if (values.vsdc !== undefined && !/^https?:\/\/[^/]/.test(values.vsdc)) throw new UsageError(`--vsdc takes the VSDC's base URL, such as http://10.0.0.5:8080/zrasandboxvsdc, got "${values.vsdc}"`);
   if (values.vsdc !== undefined && values.tpin === undefined) throw new UsageError(`--vsdc needs --tpin: the taxpayer the VSDC is set up for; usage: fiscal-gateway ${USAGE}`);
   for (const [name, value] of [['tpin', values.tpin], ['customer-tpin', values['customer-tpin']]] as const) {
@@ -71,6 +77,10 @@ export function parseCertifyArgs(args: string[]): CertifyOptions {
     timeoutMs: timeout * 1000,
   };
 }
+
+const KRA_PIN = /^[A-Z][0-9]{9}[A-Z]$/;
+const KRA_NOT_COVERED =
+  "certify walks ZRA's developer self-checklist (Smart Invoice VSDC) only. It does not cover KRA eTIMS: not OSCU's initialisation with its cmcKey (selectInitOsdcInfo), sales and credit notes (saveTrnsSalesOsdc), the lookup of a filed sale (selectInvoiceDetails), the code tables, item classes, customers, branches, notices, items, imports, purchases or stock, nor any VSCU path. The gateway's KRA adapter is tested against the simulator's kra-oscu and kra-vscu profiles (test/kenya/, test/authorities/kra/): docs/kenya.md.";
 
 /** Runs the checklist; answers the exit code (0 only when every endpoint and mandatory item passed). */
 export async function certifyCommand(args: string[], json: boolean): Promise<number> {
