@@ -7,7 +7,7 @@
 //
 //   npm run bench [-- --quick] [--only sale-path,baselines,sales,webhooks,listing,outage,exports] [--engines postgres,embedded]
 //                 [--root <source tree>] [--label <name>] [--profile] [--no-report]
-//   npm run bench -- sale-path [--rounds 2] [--seconds 5] [--branches 20]
+//   npm run bench -- sale-path [--rounds 2] [--seconds 5] [--branches 20] [--authority kra]   (kra: the Kenyan sale path beside the Zambian one)
 //                 the gateway beside the naive floor and the stack floor only (issue 22): prints the ratios and table
 //   npm run bench -- soak [--minutes 25] [--branches 40] [--clients 16]
 //                 a long run under faults with nothing lost (issue 35; PostgreSQL): results in
@@ -59,6 +59,7 @@ const { values, positionals } = parseArgs({
     rounds: { type: 'string' },
     seconds: { type: 'string' },
     branches: { type: 'string' },
+    authority: { type: 'string' },
     minutes: { type: 'string', default: '25' },
     clients: { type: 'string', default: '16' },
     reanalyse: { type: 'string' },
@@ -89,6 +90,7 @@ if (values.help) {
 
 const quick = values.quick!;
 // A scenario named without --only (`npm run bench -- sale-path`) runs alone.
+if (values.authority !== undefined && values.authority !== 'kra') throw new Error(`--authority takes kra (the Kenyan sale path beside the Zambian one), got "${values.authority}"`);
 const only = new Set((values.only ?? (positionals.length > 0 ? positionals.join(',') : 'sale-path,baselines,sales,webhooks,listing,outage')).split(','));
 const root = resolve(values.root!);
 const settings = quick
@@ -233,7 +235,7 @@ async function main(): Promise<void> {
         results.salePath = await salePathScenario(
           postgres,
           embedded,
-          { root, workDir, profile: values.profile!, branches: Number(values.branches ?? 20), rounds: Number(values.rounds ?? '2'), seconds: Number(values.seconds ?? (quick ? 3 : 5)) },
+          { root, workDir, profile: values.profile!, branches: Number(values.branches ?? 20), rounds: Number(values.rounds ?? '2'), seconds: Number(values.seconds ?? (quick ? 3 : 5)), ...(values.authority === 'kra' ? { authority: 'kra' as const } : {}) },
           sim,
           3_050_000_000,
           log,

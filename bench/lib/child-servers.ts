@@ -14,7 +14,7 @@ const listen = (server: Server) => new Promise<void>((resolve) => server.listen(
 
 async function simulator(): Promise<Record<string, string>> {
   const sim = await startSimulator({ port: 0 });
-  return { url: sim.url, origin: sim.origin };
+  return { url: sim.url, origin: sim.origin, kraOscu: sim.urlOf('kra-oscu') };
 }
 
 async function fastify(): Promise<Record<string, string>> {

@@ -43,10 +43,11 @@ async function inBatches<T>(count: number, parallel: number, make: (i: number) =
  * `count` merchants of one partner, each with initialised `branches` (default one: 000) on the
  * VSDC at `vsdcUrl`, a tenant token, and no rate limit in the way of the load.
  */
-export async function seedMerchants(base: string, partner: SeededPartner, vsdcUrl: string, count: number, tpinBase: number, branches: string[] = ['000']): Promise<Merchant[]> {
+export async function seedMerchants(base: string, partner: SeededPartner, vsdcUrl: string, count: number, tpinBase: number, branches: string[] = ['000'], authority: 'zra' | 'kra' = 'zra'): Promise<Merchant[]> {
   return inBatches(count, 8, async (i) => {
-    const tpin = String(tpinBase + i);
-    const tenant = await call<{ data: { id: number } }>(base, 'POST', '/api/v1/tenants', partner.secret, { name: `Bench merchant ${i}`, tpin });
+    // A KRA PIN: a letter, 9 digits, a letter.
+    const tpin = authority === 'kra' ? `P${String(tpinBase + i).slice(-9).padStart(9, '0')}K` : String(tpinBase + i);
+    const tenant = await call<{ data: { id: number } }>(base, 'POST', '/api/v1/tenants', partner.secret, { name: `Bench merchant ${i}`, tpin, authority });
     const id = tenant.data.id;
     await call(base, 'PATCH', `/admin/v1/tenants/${id}`, ADMIN_TOKEN, { rateLimitPerMinute: 1_000_000 });
     for (const branch of branches) {
@@ -72,13 +73,22 @@ export const SALE_BODY = JSON.stringify({
   ],
 });
 
+/** The same sale for a Kenyan merchant: KRA's letters (B 16 %, D non-VAT). */
+const KENYAN_SALE_BODY = JSON.stringify({
+  items: [
+    { name: 'Unga wa ugali 25kg', classificationCode: '50221200', quantity: 2, price: 185 },
+    { name: 'Fresh bread', classificationCode: '50221200', quantity: 3, price: 24.5, vatCategory: 'D' },
+  ],
+});
+
 /** Closed-loop sales spread over `merchants`, each expected to be answered with `status` (`uploaded` by default). */
-export function salePlan(merchants: Merchant[], status: 'uploaded' | 'pending' = 'uploaded'): RequestPlan {
+export function salePlan(merchants: Merchant[], status: 'uploaded' | 'pending' = 'uploaded', authority: 'zra' | 'kra' = 'zra'): RequestPlan {
   let n = 0;
+  const body = authority === 'kra' ? KENYAN_SALE_BODY : SALE_BODY;
   return {
     method: 'POST',
     path: '/api/v1/sales',
-    next: () => ({ headers: { 'content-type': 'application/json', authorization: `Bearer ${merchants[n++ % merchants.length]!.token}` }, body: SALE_BODY }),
+    next: () => ({ headers: { 'content-type': 'application/json', authorization: `Bearer ${merchants[n++ % merchants.length]!.token}` }, body }),
     verify: (body) => body.includes(`"status":"${status}"`),
   };
 }

@@ -24,6 +24,8 @@ export interface SalePathSettings {
   branches: number;
   rounds: number;
   profile: boolean;
+  /** `kra`: a Kenyan sale path (KRA merchants on the simulator's OSCU profile) beside the Zambian one, in the same gateway. */
+  authority?: 'kra';
 }
 
 export interface ServerRun {
@@ -41,6 +43,8 @@ export interface SalePathResults {
   floor: ServerRun[];
   stackFloor?: ServerRun[];
   embedded?: ServerRun[];
+  /** The same gateway's Kenyan sale path, measured right after its Zambian one in each round. */
+  kenya?: ServerRun[];
   /**
    * Sums over the rounds: gateway ÷ floor; with the stack floor, gateway ÷ stack floor and stack
    * floor ÷ naive floor (throughput and CPU per sale).
@@ -50,18 +54,20 @@ export interface SalePathResults {
     cpuPerSale: number;
     embeddedThroughput?: number;
     stack?: { gatewayThroughput: number; gatewayCpuPerSale: number; overFloorThroughput: number; overFloorCpuPerSale: number };
+    /** Kenyan ÷ Zambian sale path of the same gateway. */
+    kenya?: { throughput: number; cpuPerSale: number };
   };
 }
 
 const GATEWAY_ENV = { SALE_WAIT_MS: '10000', FILING_RETRY_MS: '1000' };
 
-async function measure(url: string, pid: number, database: string | undefined, merchants: Merchant[], connections: number, seconds: number): Promise<ServerRun> {
+async function measure(url: string, pid: number, database: string | undefined, merchants: Merchant[], connections: number, seconds: number, authority: 'zra' | 'kra' = 'zra'): Promise<ServerRun> {
   // Warm-up by count, not by time: every request answered (JIT, pools, the branches' first
   // claims), so no request abandoned by a timed warm-up is still being served when the clock starts.
-  await closedLoop(url, salePlan(merchants), { connections, amount: connections * 3 });
+  await closedLoop(url, salePlan(merchants, 'uploaded', authority), { connections, amount: connections * 3 });
   const load = Math.round(loadavg()[0]! * 100) / 100;
   const before = { server: treeCpuSeconds(pid), postgres: database === undefined ? 0 : postgresCpuSeconds(database) };
-  const throughput = await closedLoop(url, salePlan(merchants), { connections, seconds });
+  const throughput = await closedLoop(url, salePlan(merchants, 'uploaded', authority), { connections, seconds });
   const sales = Math.max(1, throughput.ok);
   return {
     throughput,
@@ -71,13 +77,14 @@ async function measure(url: string, pid: number, database: string | undefined, m
   };
 }
 
-async function seed(engine: Engine, settings: SalePathSettings, sim: ChildServer, tpinBase: number): Promise<Merchant[]> {
+async function seed(engine: Engine, settings: SalePathSettings, sim: ChildServer, tpinBase: number, authority: 'zra' | 'kra' = 'zra'): Promise<Merchant[]> {
   const env = { ...engine.env, ...GATEWAY_ENV };
-  const first = await startGateway({ root: settings.root, workDir: settings.workDir, env, label: `${engine.name}-sale-path-seed` });
+  const first = await startGateway({ root: settings.root, workDir: settings.workDir, env, label: `${engine.name}-sale-path-seed-${authority}` });
   try {
-    const merchants = await seedMerchants(first.url, await createPartner(first.url, 'Sale-path partner'), sim.urls.url!, settings.branches, tpinBase);
+    const vsdc = authority === 'kra' ? sim.urls.kraOscu! : sim.urls.url!;
+    const merchants = await seedMerchants(first.url, await createPartner(first.url, `Sale-path partner (${authority})`), vsdc, settings.branches, tpinBase, [authority === 'kra' ? '00' : '000'], authority);
     // Each merchant's first sale drafts its items; the measured sales are steady-state ones.
-    const firsts = await closedLoop(first.url, salePlan(merchants), { connections: 16, amount: merchants.length });
+    const firsts = await closedLoop(first.url, salePlan(merchants, 'uploaded', authority), { connections: 16, amount: merchants.length });
     if (firsts.bad > 0) throw new Error(`${firsts.bad} of the merchants' first sales failed`);
     return merchants;
   } finally {
@@ -97,6 +104,8 @@ export async function salePathScenario(
 ): Promise<SalePathResults> {
   const connections = settings.branches * 4;
   const merchants = await seed(postgres, settings, sim, tpinBase);
+  const kenyanMerchants = settings.authority === 'kra' ? await seed(postgres, settings, sim, tpinBase + 1000, 'kra') : undefined;
+  const kenya: ServerRun[] = [];
   const database = databaseOf(postgres);
   const env = { ...postgres.env, ...GATEWAY_ENV };
   const gateway: ServerRun[] = [];
@@ -109,6 +118,10 @@ export async function salePathScenario(
     try {
       gateway.push(await measure(g.url, g.pid, database, merchants, connections, settings.seconds));
       show(`gateway (round ${round + 1})`, gateway.at(-1)!);
+      if (kenyanMerchants) {
+        kenya.push(await measure(g.url, g.pid, database, kenyanMerchants, connections, settings.seconds, 'kra'));
+        show(`gateway, Kenyan sales (round ${round + 1})`, kenya.at(-1)!);
+      }
     } finally {
       await g.stop();
     }
@@ -155,10 +168,12 @@ export async function salePathScenario(
       overFloorThroughput: round2(rate(stackFloor) / Math.max(1, rate(floor))),
       overFloorCpuPerSale: round2(cpuPerSale(stackFloor) / Math.max(1, cpuPerSale(floor))),
     },
+    ...(kenyanMerchants ? { kenya: { throughput: round2(rate(kenya) / Math.max(1, rate(gateway))), cpuPerSale: round2(cpuPerSale(kenya) / Math.max(1, cpuPerSale(gateway))) } } : {}),
   };
   log(`gateway ÷ floor: throughput ×${ratios.throughput}, CPU per sale ×${ratios.cpuPerSale}${ratios.embeddedThroughput !== undefined ? `; embedded ÷ PostgreSQL throughput ×${ratios.embeddedThroughput}` : ''}`);
   log(`stack floor ÷ floor: throughput ×${ratios.stack.overFloorThroughput}, CPU per sale ×${ratios.stack.overFloorCpuPerSale}; gateway ÷ stack floor: throughput ×${ratios.stack.gatewayThroughput}, CPU per sale ×${ratios.stack.gatewayCpuPerSale}`);
-  return { branches: settings.branches, connections, gateway, floor, stackFloor, ...(embeddedRuns ? { embedded: embeddedRuns } : {}), ratios };
+  if (ratios.kenya) log(`Kenyan ÷ Zambian sale path: throughput ×${ratios.kenya.throughput}, CPU per sale ×${ratios.kenya.cpuPerSale}`);
+  return { branches: settings.branches, connections, gateway, floor, stackFloor, ...(embeddedRuns ? { embedded: embeddedRuns } : {}), ...(kenyanMerchants ? { kenya } : {}), ratios };
 }
 
 export function renderSalePath(r: SalePathResults): string {
@@ -173,10 +188,14 @@ export function renderSalePath(r: SalePathResults): string {
           `The naive floor's steps on the gateway's stack (Fastify, TypeBox, pino, Kysely, undici): stack floor ÷ naive floor = ×${r.ratios.stack.overFloorThroughput} throughput, ×${r.ratios.stack.overFloorCpuPerSale} CPU per sale; gateway ÷ stack floor = ×${r.ratios.stack.gatewayThroughput} throughput, ×${r.ratios.stack.gatewayCpuPerSale} CPU per sale.`,
         ]
       : []),
+    ...(r.ratios.kenya
+      ? ['', `The Kenyan sale path (KRA eTIMS OSCU on the simulator) of the same gateway, right after its Zambian one: Kenyan ÷ Zambian = ×${r.ratios.kenya.throughput} throughput, ×${r.ratios.kenya.cpuPerSale} CPU per sale.`]
+      : []),
     '',
     '| Server | Round | Sales/s | p50 / p99 | CPU per sale: server | PostgreSQL | Total | Errors | Load avg |',
     '|---|---|---|---|---|---|---|---|---|',
     ...row('gateway (PostgreSQL)', r.gateway),
+    ...(r.kenya ? row('gateway, Kenyan sales (PostgreSQL)', r.kenya) : []),
     ...row('naive floor (PostgreSQL)', r.floor),
     ...row('stack floor (PostgreSQL)', r.stackFloor ?? []),
     ...(r.embedded ? row('gateway (embedded)', r.embedded) : []),
