@@ -16,7 +16,7 @@
 //   npm run bench -- soak --reanalyse bench/results/<file>.json
 //                 the leak checks again on a run's saved samples (after a change to them); the
 //                 file keeps the first analysis as leaksFirstAnalysis
-//   npm run bench -- fleet [--branches 1000] [--docs 5] [--latency 0,250,2000] [--no-before] [--deadline 60]
+//   npm run bench -- fleet [--branches 1000] [--docs 5] [--latency 0,250,2000] [--no-before] [--deadline 60] [--authority kra]
 //                 a fleet's backlog after an outage filed by one serve at each VSDC latency, beside the same
 //                 build at FILING_CONCURRENCY=64 (issue 36): prints its table (PostgreSQL only)
 //   npm run bench -- scale [--tenants 100000] [--partners 50] [--rounds 6] [--seconds 3] [--poll-seconds 40]
@@ -258,6 +258,7 @@ async function main(): Promise<void> {
           latenciesMs: values.latency!.split(',').map(Number),
           before: !values['no-before'],
           deadlineSeconds: Number(values.deadline),
+          ...(values.authority === 'kra' ? { authority: 'kra' as const } : {}),
         };
         results.fleet = await withLoad(() => fleetScenario(postgres, settings, sim, 3_200_000_000, log));
         process.stdout.write(`\n${renderFleet(results.fleet)}\n\n`);

@@ -74,7 +74,7 @@ export const SALE_BODY = JSON.stringify({
 });
 
 /** The same sale for a Kenyan merchant: KRA's letters (B 16 %, D non-VAT). */
-const KENYAN_SALE_BODY = JSON.stringify({
+export const KENYAN_SALE_BODY = JSON.stringify({
   items: [
     { name: 'Unga wa ugali 25kg', classificationCode: '50221200', quantity: 2, price: 185 },
     { name: 'Fresh bread', classificationCode: '50221200', quantity: 3, price: 24.5, vatCategory: 'D' },

@@ -15,7 +15,7 @@ import pg from 'pg';
 import { request } from 'undici';
 import type { Engine } from '../lib/engines.ts';
 import { ADMIN_TOKEN, startGateway, type ChildServer, type GatewayProcess } from '../lib/processes.ts';
-import { call, createPartner, SALE_BODY, type SeededPartner } from '../lib/seed.ts';
+import { call, createPartner, KENYAN_SALE_BODY, SALE_BODY, type SeededPartner } from '../lib/seed.ts';
 
 export interface FleetSettings {
   root: string;
@@ -27,6 +27,8 @@ export interface FleetSettings {
   before: boolean;
   /** A run stops waiting after this long (its rate is then what it filed so far). */
   deadlineSeconds: number;
+  /** `kra`: a Kenyan fleet (KRA PINs, two-digit branches, the simulator's OSCU profile). */
+  authority?: 'kra';
 }
 
 export interface FleetRun {
@@ -47,6 +49,7 @@ export interface FleetRun {
 
 export interface FleetResults {
   branches: number;
+  authority?: 'kra';
   docsPerBranch: number;
   runs: FleetRun[];
   /** Per latency: the "after" rate ÷ the target's basis (the no-latency rate, or min(it, N / latency)). */
@@ -78,20 +81,20 @@ async function inParallel(count: number, parallel: number, run: (i: number) => P
  * Merchants of BRANCHES_PER_MERCHANT branches each, every branch registered and initialised;
  * a partner per MERCHANTS_PER_PARTNER merchants (a partner's key may make 1,200 requests a minute).
  */
-async function seedFleet(base: string, vsdcUrl: string, branches: number, tpinBase: number): Promise<Till[]> {
+async function seedFleet(base: string, vsdcUrl: string, branches: number, tpinBase: number, authority: 'zra' | 'kra' = 'zra'): Promise<Till[]> {
   const merchants = Math.ceil(branches / BRANCHES_PER_MERCHANT);
   const partners: SeededPartner[] = [];
   for (let p = 0; p * MERCHANTS_PER_PARTNER < merchants; p++) partners.push(await createPartner(base, `Fleet bench partner ${p}`));
   const tills: Till[] = [];
   await inParallel(merchants, PARALLEL / 4, async (i) => {
     const partner = partners[Math.floor(i / MERCHANTS_PER_PARTNER)]!;
-    const tpin = String(tpinBase + i);
-    const id = (await call<{ data: { id: number } }>(base, 'POST', '/api/v1/tenants', partner.secret, { name: `Fleet merchant ${i}`, tpin })).data.id;
+    const tpin = authority === 'kra' ? `P${String(tpinBase + i).slice(-9).padStart(9, '0')}F` : String(tpinBase + i);
+    const id = (await call<{ data: { id: number } }>(base, 'POST', '/api/v1/tenants', partner.secret, { name: `Fleet merchant ${i}`, tpin, authority })).data.id;
     await call(base, 'PATCH', `/admin/v1/tenants/${id}`, ADMIN_TOKEN, { rateLimitPerMinute: 1_000_000 });
     const token = (await call<{ data: { token: string } }>(base, 'POST', `/api/v1/tenants/${id}/tokens`, partner.secret, { name: 'fleet' })).data.token;
     const count = Math.min(BRANCHES_PER_MERCHANT, branches - i * BRANCHES_PER_MERCHANT);
     await inParallel(count, 4, async (b) => {
-      const branch = String(b).padStart(3, '0');
+      const branch = String(b).padStart(authority === 'kra' ? 2 : 3, '0');
       await call(base, 'POST', `/api/v1/tenants/${id}/devices`, partner.secret, { deviceSerial: `FLEET-${tpin}-${branch}`, branch, vsdcBaseUrl: vsdcUrl });
       await call(base, 'POST', `/api/v1/tenants/${id}/devices/${branch}/initialize`, partner.secret);
       tills.push({ token, branch });
@@ -101,13 +104,13 @@ async function seedFleet(base: string, vsdcUrl: string, branches: number, tpinBa
 }
 
 /** `perTill` sales on every till, through `base`; each answer must say `expect`. */
-async function takeSales(base: string, tills: Till[], perTill: number, expect: 'pending' | 'uploaded'): Promise<void> {
+async function takeSales(base: string, tills: Till[], perTill: number, expect: 'pending' | 'uploaded', body = SALE_BODY): Promise<void> {
   await inParallel(tills.length * perTill, PARALLEL, async (n) => {
     const till = tills[n % tills.length]!;
     const res = await request(`${base}/api/v1/sales`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${till.token}`, 'x-branch': till.branch },
-      body: SALE_BODY,
+      body,
     });
     const text = await res.body.text();
     if (res.statusCode !== 201 || !text.includes(`"status":"${expect}"`)) throw new Error(`a sale was not answered ${expect}: HTTP ${res.statusCode} ${text.slice(0, 300)}`);
@@ -135,8 +138,10 @@ export async function fleetScenario(engine: Engine, settings: FleetSettings, sim
     // Seeding and the online warm-up sale: a full serve, the VSDC answering at once.
     gateway = await startGateway({ root: settings.root, workDir: settings.workDir, env: gatewayEnv(), label: 'fleet-seed' });
     const seedStarted = performance.now();
-    const tills = await seedFleet(gateway.url, simulator.urls.url!, settings.branches, tpinBase);
-    await takeSales(gateway.url, tills, 1, 'uploaded');
+    const kenyan = settings.authority === 'kra';
+    const saleBody = kenyan ? KENYAN_SALE_BODY : SALE_BODY;
+    const tills = await seedFleet(gateway.url, kenyan ? simulator.urls.kraOscu! : simulator.urls.url!, settings.branches, tpinBase, kenyan ? 'kra' : 'zra');
+    await takeSales(gateway.url, tills, 1, 'uploaded', saleBody);
     log(`fleet: ${tills.length} branches of ${Math.ceil(tills.length / BRANCHES_PER_MERCHANT)} merchants seeded, one sale each filed online, in ${Math.round((performance.now() - seedStarted) / 1000)} s`);
     await gateway.stop();
     gateway = undefined;
@@ -153,7 +158,7 @@ export async function fleetScenario(engine: Engine, settings: FleetSettings, sim
         // The backlog: K sales a branch, taken while no filer runs.
         const api = await startGateway({ root: settings.root, workDir: settings.workDir, env: gatewayEnv({ SALE_WAIT_MS: '0' }), args: ['--api-only'], label: 'fleet-api' });
         try {
-          await takeSales(api.url, tills, settings.docs, 'pending');
+          await takeSales(api.url, tills, settings.docs, 'pending', saleBody);
         } finally {
           await api.stop();
         }
@@ -242,12 +247,12 @@ export async function fleetScenario(engine: Engine, settings: FleetSettings, sim
     full && capped && full.peakCallsInFlight > capped.peakCallsInFlight
       ? Math.round(((full.peakRssMb - capped.peakRssMb) * 1024) / (full.peakCallsInFlight - capped.peakCallsInFlight))
       : null;
-  return { branches: settings.branches, docsPerBranch: settings.docs, runs, targets, rssPerInFlightBranchKb };
+  return { branches: settings.branches, docsPerBranch: settings.docs, ...(settings.authority ? { authority: settings.authority } : {}), runs, targets, rssPerInFlightBranchKb };
 }
 
 export function renderFleet(results: FleetResults): string {
   const lines = [
-    `${results.branches} branches × ${results.docsPerBranch} pending documents, one serve (PostgreSQL), the simulator answering after the latency:`,
+    `${results.branches} ${results.authority === 'kra' ? 'Kenyan (KRA eTIMS OSCU) ' : ''}branches × ${results.docsPerBranch} pending documents, one serve (PostgreSQL), the simulator answering after the latency:`,
     '',
     '| Latency | Code | Documents/s | Peak calls in flight | First filed | Last filed | Peak RSS | DB connections |',
     '|---|---|---|---|---|---|---|---|',
