@@ -213,7 +213,7 @@ async function startFixture(transport: TransportKind): Promise<Fixture> {
   const tenantId = m.tenant.id;
   await updateTenantAccount(t.ctx.db, { type: 'cli' }, tenantId, { rateLimitPerMinute: 1_000_000 });
   // Without one, the catalogue's routes answer 503 catalogue_unavailable (no VSDC here to fetch it from).
-  await saveSync(t.ctx.db, [{ code: '50221200', name: 'Processed cereals', level: 3, taxType: null, majorTarget: false, inUse: true }], null);
+  await saveSync(t.ctx.db, 'zra', [{ code: '50221200', name: 'Processed cereals', level: 3, taxType: null, majorTarget: false, inUse: true }], null);
   const device = await registerDevice(t.ctx.db, { type: 'cli' }, m.tenantRow, { deviceSerial: 'FUZZ', branch: '000', vsdcBaseUrl: 'http://127.0.0.1:9/vsdc' });
   await markInitialised(t.ctx, device.id, 'SDC-FUZZ-0001');
   const wrapped = await mintApiKey(t.ctx.db, { type: 'cli' }, m.tenantRow, { dialect: 'wrapped' });

@@ -220,7 +220,7 @@ export async function createSale(ctx: AppContext, req: WriteRequest, body: Creat
   const taxInclusive = body.taxInclusive ?? true;
   const computed = compute(ctx, errors, profile, body.items.map((item) => lineInput(profile, item)), taxInclusive);
   errors.throwIfAny();
-  await checkClassifications(ctx, body.items, { whenUnavailable: 'accept' });
+  await checkClassifications(ctx, profile.authority, body.items, { whenUnavailable: 'accept' });
   const principalId = body.principalId == null ? null : await checkPrincipal(ctx, tenant.id, body.principalId);
 
   const doc: NewDocument = {
