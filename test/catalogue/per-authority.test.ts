@@ -79,6 +79,23 @@ describe(`one catalogue per authority (${engineName})`, () => {
     expectInvalid(await h.as(h.merchant).post('/api/v1/items', { name: 'Biscuits', itemClsCd: KRA_ONLY, vatCategory: 'A' }), 'itemClsCd');
   });
 
+  test("a Kenyan sale is computed with the rates KRA's code table publishes (as the in-memory copy holds them)", async () => {
+    const line = { name: 'Diesel', classificationCode: '15101500', quantity: 1, price: 110, vatCategory: 'E' };
+    const vatOf = async () => {
+      const res = await h.as(kenyan).post('/api/v1/sales', { items: [line] });
+      assert.equal(res.statusCode, 201, res.body);
+      return res.json().data.totals.vat as number;
+    };
+    assert.equal(await vatOf(), 8.15, "E at the published 8%: 110 − round2(110 ÷ 1.08)");
+    // KRA publishes another rate for E: the next sync stores it; the copy is read again.
+    await h.ctx.db.updateTable('authority_codes').set({ rate: '10' }).where('authority', '=', 'kra').where('class_code', '=', '04').where('code', '=', 'E').execute();
+    classificationCatalogue(h.ctx).invalidate('kra');
+    assert.equal(await vatOf(), 10, 'E at 10%');
+    await h.ctx.db.updateTable('authority_codes').set({ rate: '8' }).where('authority', '=', 'kra').where('class_code', '=', '04').where('code', '=', 'E').execute();
+    classificationCatalogue(h.ctx).invalidate('kra');
+    assert.equal(await vatOf(), 8.15);
+  });
+
   test("the download is one authority's (?authority=, Zambia's by default); another value is a 422 naming authority", async () => {
     const rowsOf = async (query: string) => {
       const res = await h.t.inject({ method: 'GET', url: `/docs/item-classes.csv.gz${query}` });

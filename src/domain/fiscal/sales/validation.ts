@@ -111,11 +111,15 @@ function lineGross(quantity: number, price: number): number {
   return round2(parseAmount(quantity, 'quantity').times(parseAmount(price, 'price'))).toNumber();
 }
 
-/** The document's amounts by the authority's arithmetic (ctx.authorities): a line it cannot compute is the items' 422. */
+/**
+ * The document's amounts by the authority's arithmetic (ctx.authorities): a line it cannot compute
+ * is the items' 422. The rates its code tables publish (KRA's) are the in-memory copy's, as the
+ * classification check last read it: no query here; before any read, the profile's rates.
+ */
 export function compute(ctx: AppContext, errors: FieldErrors, profile: AuthorityProfile, inputs: SaleLineInput[], taxInclusive: boolean): ComputedSale {
   let computed: ComputedSale;
   try {
-    computed = ctx.authorities.of(profile.id).arithmetic.computeSale(inputs, taxInclusive);
+    computed = ctx.authorities.of(profile.id).arithmetic.computeSale(inputs, taxInclusive, classificationCatalogue(ctx).ratesOf(profile.authority));
   } catch (err) {
     if (err instanceof SaleAmountsError) throw new ValidationError({ items: [err.message] });
     throw err;
