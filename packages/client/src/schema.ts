@@ -941,8 +941,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The authority's item classification codes, by code
-         * @description `code` matches the start of the code, `name` any part of the name. The whole catalogue is also a credential-free download: /docs/item-classes.csv.gz.
+         * Your authority's item classification codes, by code
+         * @description The catalogue of the authority the merchant files with (`zra` or `kra`: each has its own). `code` matches the start of the code, `name` any part of the name. The whole catalogue is also a credential-free download: /docs/item-classes.csv.gz?authority=….
          */
         get: operations["listItemClasses"];
         put?: never;
@@ -961,8 +961,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The authority's code tables (payment types, units, countries, tax types, …)
-         * @description Synced from the VSDC (selectCodes) with the classification catalogue, a few times a day; empty until the first sync after a device is initialised. Each class with its codes in the authority's order; `class` narrows it to one.
+         * Your authority's code tables (payment types, units, countries, tax types, …)
+         * @description The code tables of the authority the merchant files with (`zra` or `kra`: each has its own), synced from one of its devices (selectCodes) with its classification catalogue, a few times a day; empty until the first sync after one of its devices is initialised. Each class with its codes in the authority's order; `class` narrows it to one. A tax type carries its `rate` where the authority publishes one (KRA).
          */
         get: operations["listCodes"];
         put?: never;
@@ -981,8 +981,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The whole classification catalogue as a gzip-compressed CSV (no credential)
-         * @description UTF-8 CSV with a header row `code,name,level,taxType,majorTarget,inUse` (Y/N flags), gzip-compressed and served as `application/gzip` with `Content-Disposition: attachment; filename="item-classes.csv.gz"`, so browsers and `curl -O` save the compressed file as is. Cached for an hour; the ETag changes when the catalogue does (If-None-Match → 304).
+         * An authority's whole classification catalogue as a gzip-compressed CSV (no credential)
+         * @description The catalogue of `authority` (`zra`, the default, or `kra`: each authority has its own). UTF-8 CSV with a header row `code,name,level,taxType,majorTarget,inUse` (Y/N flags), gzip-compressed and served as `application/gzip` with `Content-Disposition: attachment; filename="item-classes.csv.gz"`, so browsers and `curl -O` save the compressed file as is. Cached for an hour; the ETag changes when the catalogue does (If-None-Match → 304).
          */
         get: operations["downloadItemClasses"];
         put?: never;
@@ -18121,6 +18121,7 @@ export interface operations {
                                 description: string | null;
                                 /** @description False: the authority withdrew the code (or its class) */
                                 inUse: boolean;
+                                rate: number | null;
                             }[];
                         }[];
                     };
@@ -18239,7 +18240,10 @@ export interface operations {
     };
     downloadItemClasses: {
         parameters: {
-            query?: never;
+            query: {
+                /** @description Whose catalogue: `zra` or `kra`; `zra` when left out */
+                authority: "zra" | "kra";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -18261,6 +18265,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
             };
             /**
              * @description Internal error.
