@@ -157,7 +157,7 @@ class AuthorityCatalogue {
   async unknownCodes(codes: Iterable<string>): Promise<string[]> {
     const unknown = await this.uncheckedOrUnknown(codes, { fill: 'always' });
     if (unknown === null) {
-      throw new ApiError('catalogue_unavailable', 'The classification catalogue has not been fetched from the authority yet and no VSDC answers now; nothing was stored. Retry shortly.', { 'retry-after': '30' });
+      throw new ApiError('catalogue_unavailable', `The classification catalogue of the authority ${this.authority} has not been fetched yet and none of its devices answers now; nothing was stored. Retry shortly.`, { 'retry-after': '30' });
     }
     return unknown;
   }
