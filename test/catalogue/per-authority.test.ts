@@ -36,8 +36,12 @@ describe(`one catalogue per authority (${engineName})`, () => {
 
   test("each merchant's first look fetches its own authority's catalogue only", async () => {
     assert.equal(await count('item_classes', 'zra'), 0);
+    // As for an authority added after the migration: its sync row is made by its first sync.
+    await h.ctx.db.deleteFrom('catalogue_sync').where('authority', '=', 'kra').execute();
     const kenyanPage = expectStatus(await h.as(kenyan).get('/api/v1/item-classes'), 200);
     assert.equal(kenyanPage.meta.total, KRA_ITEM_CLASSES.length);
+    const kraSync = await syncRow('kra');
+    assert.ok(kraSync.last_req_dt !== null && kraSync.codes_last_req_dt !== null && kraSync.last_error === null, JSON.stringify(kraSync));
     assert.equal(await count('item_classes', 'zra'), 0, "fetching KRA's stored nothing of Zambia's");
     assert.equal((await syncRow('zra')).attempted_at, null, "nor claimed Zambia's sync");
 

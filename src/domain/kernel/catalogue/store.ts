@@ -50,7 +50,7 @@ export async function claimSync(db: Kysely<DB>, authority: string, leaseMs: numb
   await sql`
     insert into catalogue_sync (id, authority)
     select coalesce(max(id), 0) + 1, ${authority} from catalogue_sync
-    having not bool_or(authority = ${authority})
+    having not coalesce(bool_or(authority = ${authority}), false)
     on conflict do nothing`.execute(db);
   const row = await db
     .updateTable('catalogue_sync')
