@@ -7902,7 +7902,7 @@ export interface operations {
              *
              *     - `vsdc_unavailable`: A sale or note while its branch's VSDC is known to be unreachable, for a merchant whose offline policy is `refuse`; nothing stored, no invoice number used; `Retry-After` says when to try again
              *     - `database_unavailable`: The gateway's database cannot be reached (restarting, failing over, refusing connections); nothing half-done is kept and no invoice number is used; `Retry-After` says when to try again; a write repeated with the same `Idempotency-Key` gives exactly one document
-             *     - `catalogue_unavailable`: The classification catalogue has never been fetched from a VSDC yet and none answers now
+             *     - `catalogue_unavailable`: The authority's classification catalogue (the merchant's, or the download's `authority`) has never been fetched yet and none of its devices answers now
              */
             503: {
                 headers: {
@@ -9063,7 +9063,7 @@ export interface operations {
              *
              *     - `vsdc_unavailable`: A sale or note while its branch's VSDC is known to be unreachable, for a merchant whose offline policy is `refuse`; nothing stored, no invoice number used; `Retry-After` says when to try again
              *     - `database_unavailable`: The gateway's database cannot be reached (restarting, failing over, refusing connections); nothing half-done is kept and no invoice number is used; `Retry-After` says when to try again; a write repeated with the same `Idempotency-Key` gives exactly one document
-             *     - `catalogue_unavailable`: The classification catalogue has never been fetched from a VSDC yet and none answers now
+             *     - `catalogue_unavailable`: The authority's classification catalogue (the merchant's, or the download's `authority`) has never been fetched yet and none of its devices answers now
              */
             503: {
                 headers: {
@@ -9532,7 +9532,7 @@ export interface operations {
              *
              *     - `vsdc_unavailable`: A sale or note while its branch's VSDC is known to be unreachable, for a merchant whose offline policy is `refuse`; nothing stored, no invoice number used; `Retry-After` says when to try again
              *     - `database_unavailable`: The gateway's database cannot be reached (restarting, failing over, refusing connections); nothing half-done is kept and no invoice number is used; `Retry-After` says when to try again; a write repeated with the same `Idempotency-Key` gives exactly one document
-             *     - `catalogue_unavailable`: The classification catalogue has never been fetched from a VSDC yet and none answers now
+             *     - `catalogue_unavailable`: The authority's classification catalogue (the merchant's, or the download's `authority`) has never been fetched yet and none of its devices answers now
              */
             503: {
                 headers: {
@@ -10386,7 +10386,7 @@ export interface operations {
              *
              *     - `vsdc_unavailable`: A sale or note while its branch's VSDC is known to be unreachable, for a merchant whose offline policy is `refuse`; nothing stored, no invoice number used; `Retry-After` says when to try again
              *     - `database_unavailable`: The gateway's database cannot be reached (restarting, failing over, refusing connections); nothing half-done is kept and no invoice number is used; `Retry-After` says when to try again; a write repeated with the same `Idempotency-Key` gives exactly one document
-             *     - `catalogue_unavailable`: The classification catalogue has never been fetched from a VSDC yet and none answers now
+             *     - `catalogue_unavailable`: The authority's classification catalogue (the merchant's, or the download's `authority`) has never been fetched yet and none of its devices answers now
              */
             503: {
                 headers: {
@@ -16355,7 +16355,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `database_unavailable`: The gateway's database cannot be reached (restarting, failing over, refusing connections); nothing half-done is kept and no invoice number is used; `Retry-After` says when to try again; a write repeated with the same `Idempotency-Key` gives exactly one document
-             *     - `catalogue_unavailable`: The classification catalogue has never been fetched from a VSDC yet and none answers now
+             *     - `catalogue_unavailable`: The authority's classification catalogue (the merchant's, or the download's `authority`) has never been fetched yet and none of its devices answers now
              */
             503: {
                 headers: {
@@ -18074,7 +18074,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `database_unavailable`: The gateway's database cannot be reached (restarting, failing over, refusing connections); nothing half-done is kept and no invoice number is used; `Retry-After` says when to try again; a write repeated with the same `Idempotency-Key` gives exactly one document
-             *     - `catalogue_unavailable`: The classification catalogue has never been fetched from a VSDC yet and none answers now
+             *     - `catalogue_unavailable`: The authority's classification catalogue (the merchant's, or the download's `authority`) has never been fetched yet and none of its devices answers now
              */
             503: {
                 headers: {
@@ -18300,7 +18300,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `database_unavailable`: The gateway's database cannot be reached (restarting, failing over, refusing connections); nothing half-done is kept and no invoice number is used; `Retry-After` says when to try again; a write repeated with the same `Idempotency-Key` gives exactly one document
-             *     - `catalogue_unavailable`: The classification catalogue has never been fetched from a VSDC yet and none answers now
+             *     - `catalogue_unavailable`: The authority's classification catalogue (the merchant's, or the download's `authority`) has never been fetched yet and none of its devices answers now
              */
             503: {
                 headers: {
@@ -27097,7 +27097,7 @@ export interface operations {
              *
              *     - `vsdc_unavailable`: A sale or note while its branch's VSDC is known to be unreachable, for a merchant whose offline policy is `refuse`; nothing stored, no invoice number used; `Retry-After` says when to try again
              *     - `database_unavailable`: The gateway's database cannot be reached (restarting, failing over, refusing connections); nothing half-done is kept and no invoice number is used; `Retry-After` says when to try again; a write repeated with the same `Idempotency-Key` gives exactly one document
-             *     - `catalogue_unavailable`: The classification catalogue has never been fetched from a VSDC yet and none answers now
+             *     - `catalogue_unavailable`: The authority's classification catalogue (the merchant's, or the download's `authority`) has never been fetched yet and none of its devices answers now
              *
              *     For a key of the `wrapped` dialect, inside `{"success": false, "httpCode": …}` (LegacyWrappedError).
              */
