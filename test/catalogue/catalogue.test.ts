@@ -72,7 +72,7 @@ describe(`classification catalogue (${engineName})`, () => {
     }
     assert.equal((await download({ 'if-none-match': '"stale"' })).statusCode, 200);
 
-    await saveSync(h.t.ctx.db, [{ code: '99999901', name: 'Added, with a "quote"', level: 4, taxType: 'B', majorTarget: true, inUse: true }], '20991231000000');
+    await saveSync(h.t.ctx.db, 'zra', [{ code: '99999901', name: 'Added, with a "quote"', level: 4, taxType: 'B', majorTarget: true, inUse: true }], '20991231000000');
     const changed = await download({ 'if-none-match': etag });
     assert.equal(changed.statusCode, 200);
     assert.notEqual(changed.headers.etag, etag);

@@ -21,6 +21,7 @@ import { errorsOfRoute } from '../../src/domain/kernel/access/route-errors.ts';
 import { errorStatusesOf } from '../../src/app/openapi-errors.ts';
 import { ERROR_CODES, type ErrorCode } from '../../src/platform/errors/codes.ts';
 import { saveSync } from '../../src/domain/kernel/catalogue/store.ts';
+import { MERCHANT_AUTHORITIES } from '../../src/domain/kernel/devices/authorities.ts';
 import { registerDevice } from '../../src/domain/kernel/devices/service.ts';
 import { updateTenantAccount } from '../../src/domain/partner/provisioning/partners-service.ts';
 import { mintApiKey } from '../../src/domain/kernel/tenants/credentials-service.ts';
@@ -212,8 +213,10 @@ async function startFixture(transport: TransportKind): Promise<Fixture> {
   const m = await seedMerchant(t.ctx);
   const tenantId = m.tenant.id;
   await updateTenantAccount(t.ctx.db, { type: 'cli' }, tenantId, { rateLimitPerMinute: 1_000_000 });
-  // Without one, the catalogue's routes answer 503 catalogue_unavailable (no VSDC here to fetch it from).
-  await saveSync(t.ctx.db, [{ code: '50221200', name: 'Processed cereals', level: 3, taxType: null, majorTarget: false, inUse: true }], null);
+  // Without one (each authority's), the catalogue's routes answer 503 catalogue_unavailable (no VSDC here to fetch it from).
+  for (const authority of MERCHANT_AUTHORITIES) {
+    await saveSync(t.ctx.db, authority, [{ code: '50221200', name: 'Processed cereals', level: 3, taxType: null, majorTarget: false, inUse: true }], null);
+  }
   const device = await registerDevice(t.ctx.db, { type: 'cli' }, m.tenantRow, { deviceSerial: 'FUZZ', branch: '000', vsdcBaseUrl: 'http://127.0.0.1:9/vsdc' });
   await markInitialised(t.ctx, device.id, 'SDC-FUZZ-0001');
   const wrapped = await mintApiKey(t.ctx.db, { type: 'cli' }, m.tenantRow, { dialect: 'wrapped' });

@@ -941,8 +941,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The authority's item classification codes, by code
-         * @description `code` matches the start of the code, `name` any part of the name. The whole catalogue is also a credential-free download: /docs/item-classes.csv.gz.
+         * Your authority's item classification codes, by code
+         * @description The catalogue of the authority the merchant files with (`zra` or `kra`: each has its own). `code` matches the start of the code, `name` any part of the name. The whole catalogue is also a credential-free download: /docs/item-classes.csv.gz?authority=….
          */
         get: operations["listItemClasses"];
         put?: never;
@@ -961,8 +961,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The authority's code tables (payment types, units, countries, tax types, …)
-         * @description Synced from the VSDC (selectCodes) with the classification catalogue, a few times a day; empty until the first sync after a device is initialised. Each class with its codes in the authority's order; `class` narrows it to one.
+         * Your authority's code tables (payment types, units, countries, tax types, …)
+         * @description The code tables of the authority the merchant files with (`zra` or `kra`: each has its own), synced from one of its devices (selectCodes) with its classification catalogue, a few times a day; empty until the first sync after one of its devices is initialised. Each class with its codes in the authority's order; `class` narrows it to one. A tax type carries its `rate` where the authority publishes one (KRA).
          */
         get: operations["listCodes"];
         put?: never;
@@ -981,8 +981,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The whole classification catalogue as a gzip-compressed CSV (no credential)
-         * @description UTF-8 CSV with a header row `code,name,level,taxType,majorTarget,inUse` (Y/N flags), gzip-compressed and served as `application/gzip` with `Content-Disposition: attachment; filename="item-classes.csv.gz"`, so browsers and `curl -O` save the compressed file as is. Cached for an hour; the ETag changes when the catalogue does (If-None-Match → 304).
+         * An authority's whole classification catalogue as a gzip-compressed CSV (no credential)
+         * @description The catalogue of `authority` (`zra`, the default, or `kra`: each authority has its own). UTF-8 CSV with a header row `code,name,level,taxType,majorTarget,inUse` (Y/N flags), gzip-compressed and served as `application/gzip` with `Content-Disposition: attachment; filename="item-classes.csv.gz"`, so browsers and `curl -O` save the compressed file as is. Cached for an hour; the ETag changes when the catalogue does (If-None-Match → 304).
          */
         get: operations["downloadItemClasses"];
         put?: never;
@@ -7902,7 +7902,7 @@ export interface operations {
              *
              *     - `vsdc_unavailable`: A sale or note while its branch's VSDC is known to be unreachable, for a merchant whose offline policy is `refuse`; nothing stored, no invoice number used; `Retry-After` says when to try again
              *     - `database_unavailable`: The gateway's database cannot be reached (restarting, failing over, refusing connections); nothing half-done is kept and no invoice number is used; `Retry-After` says when to try again; a write repeated with the same `Idempotency-Key` gives exactly one document
-             *     - `catalogue_unavailable`: The classification catalogue has never been fetched from a VSDC yet and none answers now
+             *     - `catalogue_unavailable`: The authority's classification catalogue (the merchant's, or the download's `authority`) has never been fetched yet and none of its devices answers now
              */
             503: {
                 headers: {
@@ -9063,7 +9063,7 @@ export interface operations {
              *
              *     - `vsdc_unavailable`: A sale or note while its branch's VSDC is known to be unreachable, for a merchant whose offline policy is `refuse`; nothing stored, no invoice number used; `Retry-After` says when to try again
              *     - `database_unavailable`: The gateway's database cannot be reached (restarting, failing over, refusing connections); nothing half-done is kept and no invoice number is used; `Retry-After` says when to try again; a write repeated with the same `Idempotency-Key` gives exactly one document
-             *     - `catalogue_unavailable`: The classification catalogue has never been fetched from a VSDC yet and none answers now
+             *     - `catalogue_unavailable`: The authority's classification catalogue (the merchant's, or the download's `authority`) has never been fetched yet and none of its devices answers now
              */
             503: {
                 headers: {
@@ -9532,7 +9532,7 @@ export interface operations {
              *
              *     - `vsdc_unavailable`: A sale or note while its branch's VSDC is known to be unreachable, for a merchant whose offline policy is `refuse`; nothing stored, no invoice number used; `Retry-After` says when to try again
              *     - `database_unavailable`: The gateway's database cannot be reached (restarting, failing over, refusing connections); nothing half-done is kept and no invoice number is used; `Retry-After` says when to try again; a write repeated with the same `Idempotency-Key` gives exactly one document
-             *     - `catalogue_unavailable`: The classification catalogue has never been fetched from a VSDC yet and none answers now
+             *     - `catalogue_unavailable`: The authority's classification catalogue (the merchant's, or the download's `authority`) has never been fetched yet and none of its devices answers now
              */
             503: {
                 headers: {
@@ -10386,7 +10386,7 @@ export interface operations {
              *
              *     - `vsdc_unavailable`: A sale or note while its branch's VSDC is known to be unreachable, for a merchant whose offline policy is `refuse`; nothing stored, no invoice number used; `Retry-After` says when to try again
              *     - `database_unavailable`: The gateway's database cannot be reached (restarting, failing over, refusing connections); nothing half-done is kept and no invoice number is used; `Retry-After` says when to try again; a write repeated with the same `Idempotency-Key` gives exactly one document
-             *     - `catalogue_unavailable`: The classification catalogue has never been fetched from a VSDC yet and none answers now
+             *     - `catalogue_unavailable`: The authority's classification catalogue (the merchant's, or the download's `authority`) has never been fetched yet and none of its devices answers now
              */
             503: {
                 headers: {
@@ -16355,7 +16355,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `database_unavailable`: The gateway's database cannot be reached (restarting, failing over, refusing connections); nothing half-done is kept and no invoice number is used; `Retry-After` says when to try again; a write repeated with the same `Idempotency-Key` gives exactly one document
-             *     - `catalogue_unavailable`: The classification catalogue has never been fetched from a VSDC yet and none answers now
+             *     - `catalogue_unavailable`: The authority's classification catalogue (the merchant's, or the download's `authority`) has never been fetched yet and none of its devices answers now
              */
             503: {
                 headers: {
@@ -18074,7 +18074,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `database_unavailable`: The gateway's database cannot be reached (restarting, failing over, refusing connections); nothing half-done is kept and no invoice number is used; `Retry-After` says when to try again; a write repeated with the same `Idempotency-Key` gives exactly one document
-             *     - `catalogue_unavailable`: The classification catalogue has never been fetched from a VSDC yet and none answers now
+             *     - `catalogue_unavailable`: The authority's classification catalogue (the merchant's, or the download's `authority`) has never been fetched yet and none of its devices answers now
              */
             503: {
                 headers: {
@@ -18121,6 +18121,7 @@ export interface operations {
                                 description: string | null;
                                 /** @description False: the authority withdrew the code (or its class) */
                                 inUse: boolean;
+                                rate: number | null;
                             }[];
                         }[];
                     };
@@ -18239,7 +18240,10 @@ export interface operations {
     };
     downloadItemClasses: {
         parameters: {
-            query?: never;
+            query: {
+                /** @description Whose catalogue: `zra` or `kra`; `zra` when left out */
+                authority: "zra" | "kra";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -18263,6 +18267,19 @@ export interface operations {
                 content?: never;
             };
             /**
+             * @description Unprocessable.
+             *
+             *     The field validation shape when a field is refused: `errors` names each one and says what to send instead.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
              * @description Internal error.
              *
              *     A coded error:
@@ -18283,7 +18300,7 @@ export interface operations {
              *     A coded error:
              *
              *     - `database_unavailable`: The gateway's database cannot be reached (restarting, failing over, refusing connections); nothing half-done is kept and no invoice number is used; `Retry-After` says when to try again; a write repeated with the same `Idempotency-Key` gives exactly one document
-             *     - `catalogue_unavailable`: The classification catalogue has never been fetched from a VSDC yet and none answers now
+             *     - `catalogue_unavailable`: The authority's classification catalogue (the merchant's, or the download's `authority`) has never been fetched yet and none of its devices answers now
              */
             503: {
                 headers: {
@@ -27080,7 +27097,7 @@ export interface operations {
              *
              *     - `vsdc_unavailable`: A sale or note while its branch's VSDC is known to be unreachable, for a merchant whose offline policy is `refuse`; nothing stored, no invoice number used; `Retry-After` says when to try again
              *     - `database_unavailable`: The gateway's database cannot be reached (restarting, failing over, refusing connections); nothing half-done is kept and no invoice number is used; `Retry-After` says when to try again; a write repeated with the same `Idempotency-Key` gives exactly one document
-             *     - `catalogue_unavailable`: The classification catalogue has never been fetched from a VSDC yet and none answers now
+             *     - `catalogue_unavailable`: The authority's classification catalogue (the merchant's, or the download's `authority`) has never been fetched yet and none of its devices answers now
              *
              *     For a key of the `wrapped` dialect, inside `{"success": false, "httpCode": …}` (LegacyWrappedError).
              */

@@ -157,7 +157,7 @@ export const ERROR_CODES = {
   },
   catalogue_unavailable: {
     status: 503,
-    meaning: 'The classification catalogue has never been fetched from a VSDC yet and none answers now',
+    meaning: "The authority's classification catalogue (the merchant's, or the download's `authority`) has never been fetched yet and none of its devices answers now",
   },
   console_not_built: { status: 503, meaning: 'The console was not built (`npm run build:console`; `npm ci` does it)' },
   secret_unreadable: {

@@ -53,7 +53,7 @@ export function importRoutes(ctx: AppContext): FastifyPluginAsync {
       preValidation: async (request) => {
         request.body ??= {} as S.ApproveBody;
       },
-    }, async (request) => ({ data: await approveImportItem(ctx, requireTenant(request).id, request.params.importItem, request.body) }));
+    }, async (request) => ({ data: await approveImportItem(ctx, requireTenant(request), request.params.importItem, request.body) }));
 
     app.post('/api/v1/import-items/:importItem/reject', {
       config: { ...WRITE, errors: ['import_item_already_decided'] },

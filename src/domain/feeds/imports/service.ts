@@ -60,7 +60,9 @@ async function answer(ctx: AppContext, tenantId: number, id: number, decision: D
   return getImportItem(ctx, tenantId, id);
 }
 
-export async function approveImportItem(ctx: AppContext, tenantId: number, id: number, body: ApproveBody): Promise<ImportItemResource> {
+/** `tenant`: the merchant, with the authority whose catalogue a new classification code must be in. */
+export async function approveImportItem(ctx: AppContext, tenant: { id: number; authority: string }, id: number, body: ApproveBody): Promise<ImportItemResource> {
+  const tenantId = tenant.id;
   if (!(await findImportItem(ctx.db, tenantId, id))) throw new NotFoundError('Import item not found.');
   const itemCode = body.itemCode.trim();
   let itemClassCode = body.itemClassificationCode?.trim();
@@ -70,7 +72,7 @@ export async function approveImportItem(ctx: AppContext, tenantId: number, id: n
       throw new ValidationError({ itemClassificationCode: [`The itemClassificationCode field is required when ${itemCode} is not one of your items.`] });
     }
     itemClassCode = item.item_class_code;
-  } else if ((await unknownClassificationCodes(ctx, [itemClassCode])).length > 0) {
+  } else if ((await unknownClassificationCodes(ctx, tenant.authority, [itemClassCode])).length > 0) {
     throw new ValidationError({ itemClassificationCode: [`The itemClassificationCode ${itemClassCode} is not in the authority's classification catalogue.`] });
   }
   return answer(ctx, tenantId, id, { decision: 'approved', itemCode, itemClassCode, remark: body.remark?.trim() || null });

@@ -88,7 +88,7 @@ export async function capturePurchase(ctx: AppContext, tenantId: number, device:
   checkLines(errors, body.items, authority);
   const owned = await ownItemsOf(ctx, errors, tenantId, body.items);
   errors.throwIfAny();
-  await checkClassifications(ctx, body.items, { whenUnavailable: 'refuse' });
+  await checkClassifications(ctx, authority.profile.authority, body.items, { whenUnavailable: 'refuse' });
   const inputs = body.items.map((item): SaleLineInput => ({
     name: tidy(item.name),
     classificationCode: item.classificationCode,

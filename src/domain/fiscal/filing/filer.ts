@@ -165,9 +165,9 @@ export class BranchFiler {
 
   /** One document: send it, read the answer, record the outcome (with its event). `last`: the last one in hand. */
   private async file(target: BranchTarget, doc: PendingDocument, last: boolean): Promise<FileResult> {
-    const refused = await this.unknownClassifications(doc);
-    if (refused) return this.fail(target, doc, last, null, refused);
     const authority = this.ctx.authorities.of(target.profile);
+    const refused = await this.unknownClassifications(authority.profile.authority, doc);
+    if (refused) return this.fail(target, doc, last, null, refused);
     const device = this.device(target, doc);
     const document = fiscalDocument(doc);
     let outcome;
@@ -195,8 +195,8 @@ export class BranchFiler {
    * and a code the catalogue lacks fails it as the VSDC's 913 would. A catalogue still never
    * fetched checks nothing (the VSDC judges).
    */
-  private async unknownClassifications(doc: PendingDocument): Promise<string | null> {
-    const unknown = await classificationCatalogue(this.ctx).uncheckedOrUnknown(doc.lines.map((line) => line.classification_code), { fill: 'never' });
+  private async unknownClassifications(authority: string, doc: PendingDocument): Promise<string | null> {
+    const unknown = await classificationCatalogue(this.ctx).uncheckedOrUnknown(authority, doc.lines.map((line) => line.classification_code), { fill: 'never' });
     if (!unknown?.length) return null;
     const where = doc.lines.filter((line) => unknown.includes(line.classification_code)).map((line) => `line ${line.line} classificationCode ${line.classification_code}`);
     return `Not in the authority's classification catalogue: ${[...new Set(where)].join(', ')} (checked before filing: the document was stored while the catalogue could not be fetched). Reissue it with valid codes; GET /api/v1/item-classes lists them.`;

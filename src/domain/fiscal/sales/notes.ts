@@ -263,9 +263,9 @@ export async function createDebitNote(ctx: AppContext, req: PartyWriteRequest, s
   }
   const occurredAt = occurredAtOf(ctx, errors, body.occurredAt);
   errors.throwIfAny();
+  await checkClassifications(ctx, profile.authority, body.items, { whenUnavailable: 'accept' });
   const computed = compute(ctx, errors, profile, body.items.map((item) => lineInput(profile, item)), original.tax_inclusive);
   errors.throwIfAny();
-  await checkClassifications(ctx, body.items, { whenUnavailable: 'accept' });
 
   const doc = noteDocument(req, original, 'debit_note', idem, body, occurredAt, computed, toNewLines(computed));
   return storeAndSettle(ctx, tenant.id, idem, () => ctx.db.transaction().execute((trx) => storeNote(ctx, trx, req, original, doc)));

@@ -218,9 +218,10 @@ export async function createSale(ctx: AppContext, req: WriteRequest, body: Creat
   const occurredAt = occurredAtOf(ctx, errors, body.occurredAt);
   errors.throwIfAny();
   const taxInclusive = body.taxInclusive ?? true;
+  // The check first: it refreshes the in-memory copy whose published rates `compute` uses.
+  await checkClassifications(ctx, profile.authority, body.items, { whenUnavailable: 'accept' });
   const computed = compute(ctx, errors, profile, body.items.map((item) => lineInput(profile, item)), taxInclusive);
   errors.throwIfAny();
-  await checkClassifications(ctx, body.items, { whenUnavailable: 'accept' });
   const principalId = body.principalId == null ? null : await checkPrincipal(ctx, tenant.id, body.principalId);
 
   const doc: NewDocument = {

@@ -111,11 +111,15 @@ function lineGross(quantity: number, price: number): number {
   return round2(parseAmount(quantity, 'quantity').times(parseAmount(price, 'price'))).toNumber();
 }
 
-/** The document's amounts by the authority's arithmetic (ctx.authorities): a line it cannot compute is the items' 422. */
+/**
+ * The document's amounts by the authority's arithmetic (ctx.authorities): a line it cannot compute
+ * is the items' 422. The rates its code tables publish (KRA's) are the in-memory copy's, as the
+ * classification check last read it: no query here; before any read, the profile's rates.
+ */
 export function compute(ctx: AppContext, errors: FieldErrors, profile: AuthorityProfile, inputs: SaleLineInput[], taxInclusive: boolean): ComputedSale {
   let computed: ComputedSale;
   try {
-    computed = ctx.authorities.of(profile.id).arithmetic.computeSale(inputs, taxInclusive);
+    computed = ctx.authorities.of(profile.id).arithmetic.computeSale(inputs, taxInclusive, classificationCatalogue(ctx).ratesOf(profile.authority));
   } catch (err) {
     if (err instanceof SaleAmountsError) throw new ValidationError({ items: [err.message] });
     throw err;
@@ -125,15 +129,20 @@ export function compute(ctx: AppContext, errors: FieldErrors, profile: Authority
 }
 
 /**
- * Refuses a line whose classification code is not in the authority's catalogue. A document the
+ * Refuses a line whose classification code is not in the catalogue of `authority` (the merchant's). A document the
  * gateway files (`whenUnavailable: 'accept'`) is accepted when the catalogue was never fetched and
  * no VSDC answers now (a new gateway's first day in an outage): the filer checks its codes before
  * it is filed (filing/filer.ts). Otherwise that is a 503 catalogue_unavailable.
  */
-export async function checkClassifications(ctx: AppContext, items: readonly { classificationCode: string }[], options: { whenUnavailable: 'accept' | 'refuse' }): Promise<void> {
+export async function checkClassifications(
+  ctx: AppContext,
+  authority: string,
+  items: readonly { classificationCode: string }[],
+  options: { whenUnavailable: 'accept' | 'refuse' },
+): Promise<void> {
   const codes = items.map((i) => i.classificationCode);
   const catalogue = classificationCatalogue(ctx);
-  const unknown = options.whenUnavailable === 'accept' ? await catalogue.uncheckedOrUnknown(codes, { fill: 'unless-failed' }) : await catalogue.unknownCodes(codes);
+  const unknown = options.whenUnavailable === 'accept' ? await catalogue.uncheckedOrUnknown(authority, codes, { fill: 'unless-failed' }) : await catalogue.unknownCodes(authority, codes);
   if (unknown === null || unknown.length === 0) return;
   const where = items
     .map((item, i) => (unknown.includes(item.classificationCode) ? `items.${i}.classificationCode ${item.classificationCode}` : null))

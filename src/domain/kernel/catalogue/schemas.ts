@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { Nullable } from '../../../platform/http/schema-helpers.ts';
+import { Nullable, literals } from '../../../platform/http/schema-helpers.ts';
+import { DEFAULT_AUTHORITY, MERCHANT_AUTHORITIES } from '../devices/authorities.ts';
 
 
 export const ListItemClassesQuery = Type.Object({
@@ -19,6 +20,14 @@ export const ItemClass = Type.Object({
 });
 export type ItemClassResource = Static<typeof ItemClass>;
 
+export const DownloadItemClassesQuery = Type.Object({
+  authority: literals(MERCHANT_AUTHORITIES as readonly string[], {
+    default: DEFAULT_AUTHORITY,
+    description: `Whose catalogue: ${MERCHANT_AUTHORITIES.map((a) => `\`${a}\``).join(' or ')}; \`${DEFAULT_AUTHORITY}\` when left out`,
+  }),
+});
+export type DownloadItemClassesQuery = Static<typeof DownloadItemClassesQuery>;
+
 export const ListCodesQuery = Type.Object({
   class: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z]{1,5}$', description: 'Only this code class (cdCls), e.g. 07 payment types, 10 quantity units, 17 packaging units' })),
 });
@@ -33,6 +42,7 @@ export const CodeClass = Type.Object({
       name: Type.String({ description: 'cdNm' }),
       description: Nullable(Type.String()),
       inUse: Type.Boolean({ description: 'False: the authority withdrew the code (or its class)' }),
+      rate: Nullable(Type.Number({ description: 'A tax type\'s rate in percent, where the authority\'s table publishes one (KRA: class 04); else null' })),
     }),
     { description: 'In the authority\'s order' },
   ),

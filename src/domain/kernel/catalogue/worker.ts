@@ -3,7 +3,7 @@ import type { Worker } from '../../../platform/workers/index.ts';
 import { workerLoop } from '../../../platform/workers/loop.ts';
 import { classificationCatalogue, syncCatalogue } from './service.ts';
 
-/** The catalogue changes rarely; refresh it a few times a day, and every minute until it loads. */
+/** The catalogues change rarely; refresh each authority's a few times a day, and every minute until it loads. */
 const CATALOGUE_REFRESH_MS = 6 * 3600_000;
 const CATALOGUE_RETRY_MS = 60_000;
 const CATALOGUE_WORKER_NAME = 'catalogue.sync';

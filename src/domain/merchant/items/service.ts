@@ -33,7 +33,7 @@ async function checkFields(ctx: AppContext, authority: string, fields: { itemCls
   if (fields.defaultPrice !== undefined && !FOUR_DECIMALS.test(String(fields.defaultPrice))) {
     errors.defaultPrice = ['The defaultPrice field must have at most 4 decimal places.'];
   }
-  if (fields.itemClsCd !== undefined && (await unknownClassificationCodes(ctx, [fields.itemClsCd])).length > 0) {
+  if (fields.itemClsCd !== undefined && (await unknownClassificationCodes(ctx, authority, [fields.itemClsCd])).length > 0) {
     errors.itemClsCd = [`The itemClsCd ${fields.itemClsCd} is not in the authority's classification catalogue (GET /api/v1/item-classes).`];
   }
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);

@@ -40,6 +40,7 @@ import * as authorityProfiles from './0038_authority_profiles.ts';
 import * as feedPulls from './0039_feed_pulls.ts';
 import * as kenyaDevices from './0040_kenya_devices.ts';
 import * as originalInvoiceNo from './0041_original_invoice_no.ts';
+import * as cataloguePerAuthority from './0042_catalogue_per_authority.ts';
 
 /** Every migration, in order. A migration is a list of SQL statements run one by one. */
 const migrations: Record<string, { up: string[] }> = {
@@ -83,6 +84,7 @@ const migrations: Record<string, { up: string[] }> = {
   '0039_feed_pulls': feedPulls,
   '0040_kenya_devices': kenyaDevices,
   '0041_original_invoice_no': originalInvoiceNo,
+  '0042_catalogue_per_authority': cataloguePerAuthority,
 };
 
 function toKysely(statements: string[]): Migration {

@@ -139,6 +139,8 @@ interface FilingQueuesTable {
 
 /** The authority's item classification catalogue, as last synced from a VSDC. */
 export interface ItemClassesTable {
+  /** The tax authority whose catalogue it is (`tenants.authority`). */
+  authority: Generated<string>;
   code: string;
   name: string;
   level: number | null;
@@ -148,8 +150,10 @@ export interface ItemClassesTable {
   synced_at: Timestamp;
 }
 
+/** One row per authority: its catalogue's and code tables' sync cursors and lease. */
 interface CatalogueSyncTable {
   id: number;
+  authority: string;
   /** The VSDC's `resultDt` of the last successful sync: the next `lastReqDt`. */
   last_req_dt: string | null;
   synced_at: NullableTimestamp;
@@ -162,6 +166,7 @@ interface CatalogueSyncTable {
 
 /** One code of one of the authority's code tables (selectCodes). */
 interface AuthorityCodesTable {
+  authority: Generated<string>;
   class_code: string;
   class_name: string;
   code: string;
@@ -169,6 +174,8 @@ interface AuthorityCodesTable {
   description: string | null;
   in_use: boolean;
   sort_order: number | null;
+  /** A tax type's rate in percent, where the table publishes one (KRA: class 04). */
+  rate: NullableNumeric;
   synced_at: RequiredTimestamp;
 }
 
