@@ -12,8 +12,8 @@ import { bearer } from '../helpers/app.ts';
 import { assertArrivalOrder, expectStatus, startHarness, type Harness } from '../helpers/harness.ts';
 
 const PIN = 'P051234567X';
-/** A code of the simulator's KRA item classes (packaged food). */
-const KE_CLASS = '50221200';
+/** A code of KRA's item classes only (packaged food). */
+const KE_CLASS = '5059690800';
 
 interface Sale {
   id: number;
