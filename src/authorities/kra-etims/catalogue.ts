@@ -3,7 +3,8 @@
 // in `userDfnCd1`: it is read into the code's `rate`, for the domain to compute with.
 import type { AuthorityCode, CataloguePort, ItemClassification } from '../port/catalogue.ts';
 import type { KraClient } from './client.ts';
-import { pulledOf, receivedDecimal, receivedList, receivedText } from './calls.ts';
+import { pulledOf } from './calls.ts';
+import { receivedDecimal, receivedRecords as receivedList, receivedText } from '../received.ts';
 import { lastReqDtOf } from './wire.ts';
 
 /** The tax types' code class. */

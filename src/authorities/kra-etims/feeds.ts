@@ -3,43 +3,16 @@
 // the stock ledger (`selectStockMoveList`) and notices (`selectNoticeList`). KRA publishes no
 // principals: that feed is always empty. Data is stored as received (dates in KRA's own text).
 import { createHash } from 'node:crypto';
-import type { AuthorityNotice, CustomsLine, FeedRead, FeedsPort, LedgerMove, SupplierSale, SupplierSaleLine } from '../port/feeds.ts';
+import type { AuthorityNotice, FeedRead, FeedsPort, LedgerMove, SupplierSale, SupplierSaleLine } from '../port/feeds.ts';
 import type { KraClient } from './client.ts';
-import { pulledOf, receivedDecimal, receivedList, receivedText, signalOf } from './calls.ts';
+import { pulledOf, signalOf } from './calls.ts';
+import { receivedCustomsLine, receivedDecimal, receivedRecords as receivedList, receivedText } from '../received.ts';
 import { lastReqDtOf, parseKraDateTime, type KraEndpoint } from './wire.ts';
 
 const text = receivedText;
 const decimal = receivedDecimal;
 const KRA_PIN = /^[A-Z][0-9]{9}[A-Z]$/;
 
-function toCustomsLine(raw: Record<string, unknown>): CustomsLine | undefined {
-  const task = text(raw.taskCd);
-  const declarationDate = text(raw.dclDe);
-  const itemSeq = decimal(raw.itemSeq);
-  if (task === null || declarationDate === null || itemSeq === null || !Number.isInteger(itemSeq) || itemSeq < 0 || itemSeq > 2_147_483_647) return undefined;
-  return {
-    task,
-    declarationDate,
-    itemSeq,
-    declarationNo: text(raw.dclNo),
-    hsCode: text(raw.hsCd),
-    itemName: text(raw.itemNm),
-    originCountryCode: text(raw.orgnNatCd),
-    exportCountryCode: text(raw.exptNatCd),
-    packages: decimal(raw.pkg),
-    packagingUnitCode: text(raw.pkgUnitCd),
-    quantity: decimal(raw.qty),
-    quantityUnitCode: text(raw.qtyUnitCd),
-    totalWeight: decimal(raw.totWt),
-    netWeight: decimal(raw.netWt),
-    supplierName: text(raw.spplrNm),
-    agentName: text(raw.agntNm),
-    invoiceForeignAmount: decimal(raw.invcFcurAmt),
-    invoiceCurrency: text(raw.invcFcurCd),
-    exchangeRate: decimal(raw.invcFcurExcrt),
-    raw,
-  };
-}
 
 function toSupplierLine(line: Record<string, unknown>, index: number): SupplierSaleLine {
   return {
@@ -154,7 +127,7 @@ function feed<T>(client: KraClient, endpoint: KraEndpoint, key: string, read: (r
 
 export function kraFeedsPort(client: KraClient): FeedsPort {
   return {
-    customsLines: feed(client, 'selectImportItemList', 'itemList', toCustomsLine),
+    customsLines: feed(client, 'selectImportItemList', 'itemList', receivedCustomsLine),
     supplierSales: feed(client, 'selectTrnsPurchaseSalesList', 'saleList', toKraSupplierSale),
     stockLedger: feed(client, 'selectStockMoveList', 'stockList', toLedgerMove),
     principals: async (_device, cursor) => ({ kind: 'empty', cursor }),

@@ -7,7 +7,8 @@ import type { AuthorityItem, ItemsPort, ListedItem } from '../port/items.ts';
 import type { AuthorityProfile } from '../port/profile.ts';
 import type { AuthorityBranch, RegisterPort } from '../port/register.ts';
 import type { KraClient } from './client.ts';
-import { pulledOf, receivedList, receivedText, sentOf } from './calls.ts';
+import { pulledOf, sentOf } from './calls.ts';
+import { receivedRecords as receivedList, receivedText } from '../received.ts';
 import { GATEWAY_REGISTRANT_FIELDS, KRA_EPOCH, lastReqDtOf } from './wire.ts';
 
 function saveItemBody(item: AuthorityItem): Record<string, unknown> {

@@ -3,45 +3,14 @@
 // protocol says (received.ts): a record the gateway cannot key is left out.
 import { parseVsdcDateTime, type ImportItem, type Notice, type Principal, type StockMovement } from '@fiscal-gateway/vsdc-protocol';
 import type { SelectOutcome } from '../outcome.ts';
-import type { AuthorityNotice, AuthorityPrincipal, CustomsLine, FeedRead, FeedsPort, LedgerMove } from '../port/feeds.ts';
+import type { AuthorityNotice, AuthorityPrincipal, FeedRead, FeedsPort, LedgerMove } from '../port/feeds.ts';
 import type { Pulled } from '../port/outcomes.ts';
 import type { DeviceTarget, VsdcClient } from './client.ts';
 import { lastReqDtOf, targetOf } from './calls.ts';
-import { receivedDecimal, receivedList, receivedText } from './received.ts';
+import { receivedCustomsLine, receivedDecimal, receivedList, receivedText } from '../received.ts';
 import { toSupplierSale } from './supplier-sales.ts';
 
-const text = receivedText;
-const decimal = receivedDecimal;
 
-/** A customs line the gateway can key (taskCd, dclDe, itemSeq), or undefined. */
-function toCustomsLine(raw: ImportItem): CustomsLine | undefined {
-  const task = text(raw.taskCd);
-  const declarationDate = text(raw.dclDe);
-  const itemSeq = decimal(raw.itemSeq);
-  if (task === null || declarationDate === null || itemSeq === null || !Number.isInteger(itemSeq) || itemSeq < 0 || itemSeq > 2_147_483_647) return undefined;
-  return {
-    task,
-    declarationDate,
-    itemSeq,
-    declarationNo: text(raw.dclNo),
-    hsCode: text(raw.hsCd),
-    itemName: text(raw.itemNm),
-    originCountryCode: text(raw.orgnNatCd),
-    exportCountryCode: text(raw.exptNatCd),
-    packages: decimal(raw.pkg),
-    packagingUnitCode: text(raw.pkgUnitCd),
-    quantity: decimal(raw.qty),
-    quantityUnitCode: text(raw.qtyUnitCd),
-    totalWeight: decimal(raw.totWt),
-    netWeight: decimal(raw.netWt),
-    supplierName: text(raw.spplrNm),
-    agentName: text(raw.agntNm),
-    invoiceForeignAmount: decimal(raw.invcFcurAmt),
-    invoiceCurrency: text(raw.invcFcurCd),
-    exchangeRate: decimal(raw.invcFcurExcrt),
-    raw,
-  };
-}
 
 /** `sarTyCd` (code class 12): `0x` brings stock in (+1), `1x` takes it out (−1); another code moves nothing. */
 function directionOf(sarTyCd: string | null): 1 | -1 | 0 {
@@ -121,7 +90,7 @@ function feed<D, R, T>(select: Select<D>, key: string, read: (raw: R) => T | und
 
 export function feedsPort(client: VsdcClient): FeedsPort {
   return {
-    customsLines: feed((t, p, o) => client.selectImportItems(t, p, o), 'itemList', toCustomsLine),
+    customsLines: feed((t, p, o) => client.selectImportItems(t, p, o), 'itemList', (raw: ImportItem) => receivedCustomsLine(raw as unknown as Record<string, unknown>)),
     supplierSales: feed((t, p, o) => client.selectTrnsPurchaseSales(t, p, o), 'saleList', toSupplierSale),
     stockLedger: feed((t, p, o) => client.selectStockItems(t, p, o), 'stockList', toLedgerMove),
     principals: feed((t, p, o) => client.selectPrincipals(t, p, o), 'taxpayerPrincipalList', toPrincipal),

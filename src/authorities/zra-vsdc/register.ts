@@ -5,7 +5,7 @@ import type { AuthorityProfile } from '../port/profile.ts';
 import type { AuthorityBranch, RegisterPort } from '../port/register.ts';
 import { lastReqDtOf, pulledOf, targetOf } from './calls.ts';
 import type { VsdcClient } from './client.ts';
-import { receivedList, receivedText } from './received.ts';
+import { receivedList, receivedText } from '../received.ts';
 
 /** A branch record as the domain keeps it, or undefined when its `bhfId` is not a branch. */
 export function branchOf(raw: BranchRecord, form: AuthorityProfile['branch']): AuthorityBranch | undefined {

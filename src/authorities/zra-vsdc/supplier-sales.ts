@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { parseVsdcDateTime, type PurchaseSale } from '@fiscal-gateway/vsdc-protocol';
 import type { SupplierSale, SupplierSaleLine } from '../port/feeds.ts';
-import { receivedDecimal, receivedText } from './received.ts';
+import { receivedDecimal, receivedText } from '../received.ts';
 
 type Raw = Record<string, unknown>;
 
