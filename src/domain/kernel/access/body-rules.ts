@@ -18,9 +18,11 @@ export function bodyRulesWithSchema(schema: TSchema, rules: (errors: FieldErrors
     check ??= compileBodyCheck(schema);
     const schemaErrors = check(body);
     if (schemaErrors.length === 0) throw errors.toError();
+    // A field both refuse keeps the rule's words alone: they know the merchant and say it more exactly.
     const merged = new FieldErrors();
-    for (const [field, messages] of Object.entries(toValidationError(schemaErrors).errors)) for (const message of messages) merged.add(field, message);
-    for (const [field, messages] of Object.entries(errors.toError().errors)) for (const message of messages) merged.add(field, message);
+    const ruled = errors.toError().errors;
+    for (const [field, messages] of Object.entries(toValidationError(schemaErrors).errors)) if (!Object.hasOwn(ruled, field)) for (const message of messages) merged.add(field, message);
+    for (const [field, messages] of Object.entries(ruled)) for (const message of messages) merged.add(field, message);
     throw merged.toError();
   };
 }
