@@ -75,7 +75,7 @@ const STAND_IN: AuthorityProfile = {
     itemCount: 'Item count',
     originalInvoiceNo: 'Original CU Invoice No',
   },
-  receiptLayout: { fiscalBlock: ['fiscalisedAt', 'unitId', 'invoiceNo', 'receiptNo', 'totalReceiptNo', 'itemCount'], groupFiscalCodes: true, taxTableOrder: ['B', 'E', 'C', 'D', 'A'] },
+  receiptLayout: { fiscalBlock: ['fiscalisedAt', 'unitId', 'invoiceNo', 'receiptNo', 'totalReceiptNo', 'itemCount'], groupFiscalCodes: true, taxTableOrder: ['B', 'E', 'C', 'D', 'A'], creditNoteAmountsNegative: false },
 };
 
 const ORIGINAL_KRA = { authorityInvoiceNo: 'KRACU0100000001/7', receiptNo: 7, invoiceNo: 7 };
@@ -122,6 +122,14 @@ async function checkKraReceipt(profile: AuthorityProfile): Promise<void> {
   const noteHtml = await renderReceiptHtml(note);
   assert.ok(noteHtml.includes(`<dt>${labels.originalInvoiceNo}</dt><dd>KRACU0100000001/7</dd>`), 'a credit note names the original CU invoice number');
   assert.ok(pdfText(await renderReceiptPdf(note)).includes(labels.originalInvoiceNo));
+  if (profile.receiptLayout.creditNoteAmountsNegative) {
+    assert.ok(noteHtml.includes('KES -116.00'), 'a credit note prints its total negative');
+    assert.ok(between(noteHtml, 'Totals per VAT category', '</table>').includes('<td class="num">-100.00</td><td class="num">-16.00</td><td class="num">-116.00</td>'), 'and its tax table');
+    assert.equal(note.items[0]!.amount, -116);
+    assert.ok(pdfText(await renderReceiptPdf(note)).includes('KES -116.00'));
+  } else {
+    assert.ok(noteHtml.includes('KES 116.00') && !noteHtml.includes('-116.00'), 'a credit note prints its amounts as filed');
+  }
 
   const { totalReceiptNo: _, ...withoutTotal } = sale.fiscal as SaleResource['fiscal'] & { totalReceiptNo?: number };
   const older = await renderReceiptHtml(receiptOf({ ...sale, fiscal: withoutTotal } as SaleResource, sourceOf(profile)));

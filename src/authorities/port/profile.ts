@@ -74,6 +74,8 @@ export interface ReceiptLayout {
   groupFiscalCodes: boolean;
   /** The order of the per-category tax table (the categories a document uses, in this order). */
   taxTableOrder: readonly string[];
+  /** A credit note prints its amounts negative (KRA's receipts), not as filed (positive). */
+  creditNoteAmountsNegative: boolean;
 }
 
 export interface AuthorityProfile {

@@ -56,7 +56,7 @@ export const ZRA_VSDC_PROFILE: AuthorityProfile = {
     itemCount: 'Item count',
     originalInvoiceNo: 'Original invoice',
   },
-  receiptLayout: { fiscalBlock: ['fiscalisedAt', 'unitId', 'unitNumber', 'receiptNo'], groupFiscalCodes: false, taxTableOrder: VAT_CATEGORIES.map((c) => c.code) },
+  receiptLayout: { fiscalBlock: ['fiscalisedAt', 'unitId', 'unitNumber', 'receiptNo'], groupFiscalCodes: false, taxTableOrder: VAT_CATEGORIES.map((c) => c.code), creditNoteAmountsNegative: false },
   country: 'ZM',
   amountTolerance: 0.01,
   foreignCurrencies: true,

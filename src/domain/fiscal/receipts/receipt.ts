@@ -199,6 +199,8 @@ export function receiptOf(
   }
   const { profile } = source;
   const currency = sale.totals.currency;
+  // Filed positive; printed negative where the authority's credit notes are (never -0).
+  const signed = sale.type === 'credit_note' && profile.receiptLayout.creditNoteAmountsNegative ? (n: number) => (n === 0 ? 0 : -n) : (n: number) => n;
   const gross = sale.items.reduce((sum, l) => sum.plus(l.amount), new Decimal(0)).toNumber();
   return {
     title: receiptTitle(profile, sale.salesType, sale.type),
@@ -235,10 +237,10 @@ export function receiptOf(
     principalId: sale.principalId,
     exchange: currency === profile.currency ? null : { currency, rate: new Decimal(sale.exchangeRate).toFixed(4), home: profile.currency, totalInHome: sale.totalInKwacha },
     items: sale.items.map((l) => ({
-      name: l.name, quantity: l.quantity, price: l.price, amount: l.amount, discount: l.discount, discountRate: percentOf(l.discount, l.amount), net: l.net, rrp: l.rrp, vatCategory: l.vatCategory,
+      name: l.name, quantity: l.quantity, price: l.price, amount: signed(l.amount), discount: l.discount, discountRate: percentOf(l.discount, l.amount), net: signed(l.net), rrp: l.rrp, vatCategory: l.vatCategory,
     })),
-    categories: categoryTotals(profile, sale),
-    totals: sale.totals,
+    categories: categoryTotals(profile, sale).map((c) => ({ ...c, taxable: signed(c.taxable), vat: signed(c.vat), total: signed(c.total) })),
+    totals: { ...sale.totals, net: signed(sale.totals.net), vat: signed(sale.totals.vat), total: signed(sale.totals.total) },
     discountRate: percentOf(sale.totals.discount, gross),
     netLabel: new Decimal(sale.totals.net).plus(sale.totals.vat).eq(sale.totals.total) ? 'Total excl. VAT' : 'Taxable value (MTV on RRP)',
     qrCodeUrl: fiscal.qrCodeUrl,
