@@ -17,7 +17,7 @@ const STATUS: Record<StockComparisonResource['status'], [string, 'ok' | 'warn' |
 const quantity = (value: number | null) => (value === null ? '—' : String(value));
 
 /**
- * Why nothing moved (issue 45 M3): only a line naming a registered goods item moves stock, and a
+ * Why nothing moved: only a line naming a registered goods item moves stock, and a
  * shop that sold goods by name alone sees an empty page. `items`: how many items it has.
  */
 function nothingMoved(branch: string, items: number | undefined): HTMLElement {

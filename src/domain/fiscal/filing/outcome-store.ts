@@ -130,9 +130,8 @@ interface OutcomeRow {
  * branch's lease and clears its backoff (the VSDC answered), and with `next` reads the branch's
  * following documents, giving the branch back when there are none. The outcomes' statement,
  * recordManyOutcomes, does the same for several; a lone outcome (one branch filing, a caller's
- * transaction) keeps this statement of plain parameters: through the many-outcomes statement it
- * cost a branch filing alone about a tenth of its peak (273 against 290–306 sales/s: its jsonb
- * input and per-row joins are paid for one row).
+ * transaction) keeps this statement of plain parameters: through the many-outcomes statement one
+ * row pays for its jsonb input and per-row joins (docs/decisions.md, "Outcomes: one statement").
  */
 export async function recordOneOutcome(db: Kysely<DB>, sale: SaleRow, event: OutcomeEvent, options: OutcomeOptions): Promise<RecordedOutcome> {
   const row = (await recordOneOutcomeSql(sale, event, options).execute(db)).rows[0]!;
