@@ -11,9 +11,7 @@
 // With an embedded engine too, the gateway on the embedded database in the same run.
 // With `handoverOff`, each round also runs the gateway without the in-process hand-over of a
 // sale's computed amounts to the filer (bench/lib/no-handover.mjs), the two gateways taking
-// turns in an order that alternates by round, so that both meet the same load; and then both at
-// once, each with half the merchants (the halves swapped each round), so that they share every
-// instant of the machine's load (the gateway processes' CPU alone: PostgreSQL serves both).
+// turns in an order that alternates by round, so that both meet the same load.
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { postgresCpuSeconds, treeCpuSeconds } from '../lib/cpu.ts';
@@ -54,8 +52,6 @@ export interface SalePathResults {
   kenya?: ServerRun[];
   /** The gateway without the computed sale's hand-over, measured beside `gateway` in each round. */
   noHandover?: ServerRun[];
-  /** Both at once in each round, half the merchants each: with and without the hand-over. */
-  handoverPaired?: { with: ServerRun[]; without: ServerRun[] };
   /**
    * Sums over the rounds: gateway ÷ floor; with the stack floor, gateway ÷ stack floor and stack
    * floor ÷ naive floor (throughput and CPU per sale).
@@ -69,8 +65,6 @@ export interface SalePathResults {
     kenya?: { throughput: number; cpuPerSale: number };
     /** Without ÷ with the hand-over, same gateway build (total CPU per sale, and the gateway process's alone). */
     noHandover?: { throughput: number; cpuPerSale: number; serverCpuPerSale: number };
-    /** Without ÷ with, measured at once: throughput and the gateway process's CPU per sale. */
-    handoverPaired?: { throughput: number; serverCpuPerSale: number };
   };
 }
 
@@ -138,26 +132,6 @@ export async function salePathScenario(
       await g.stop();
     }
   };
-  const paired = { with: [] as ServerRun[], without: [] as ServerRun[] };
-  const pairedHandover = async (round: number) => {
-    const half = Math.ceil(merchants.length / 2);
-    const [first, second] = round % 2 === 0 ? [merchants.slice(0, half), merchants.slice(half)] : [merchants.slice(half), merchants.slice(0, half)];
-    const on = await startGateway({ root: settings.root, workDir: settings.workDir, env, label: `sale-path-paired-with-${round}` });
-    try {
-      const off = await startGateway({ root: settings.root, workDir: settings.workDir, env, label: `sale-path-paired-without-${round}`, handover: false });
-      try {
-        const [a, b] = await Promise.all([measure(on.url, on.pid, undefined, first, connections / 2, settings.seconds), measure(off.url, off.pid, undefined, second, connections / 2, settings.seconds)]);
-        paired.with.push(a);
-        paired.without.push(b);
-        show(`at once, with the hand-over (round ${round + 1})`, a);
-        show(`at once, without the hand-over (round ${round + 1})`, b);
-      } finally {
-        await off.stop();
-      }
-    } finally {
-      await on.stop();
-    }
-  };
   for (let round = 0; round < settings.rounds; round++) {
     if (settings.handoverOff && round % 2 === 1) await withoutHandover(round);
     const g = await startGateway({ root: settings.root, workDir: settings.workDir, env, label: `sale-path-gateway-${round}`, profile: settings.profile });
@@ -172,7 +146,6 @@ export async function salePathScenario(
       await g.stop();
     }
     if (settings.handoverOff && round % 2 === 0) await withoutHandover(round);
-    if (settings.handoverOff) await pairedHandover(round);
     const f = await startFloor(postgres.env.DATABASE_URL!);
     try {
       floor.push(await measure(f.urls.url!, f.pid, database, merchants, connections, settings.seconds));
@@ -226,10 +199,6 @@ export async function salePathScenario(
             cpuPerSale: round3(cpuPerSale(noHandover) / Math.max(1, cpuPerSale(gateway))),
             serverCpuPerSale: round3(serverCpuPerSale(noHandover) / Math.max(1, serverCpuPerSale(gateway))),
           },
-          handoverPaired: {
-            throughput: round3(rate(paired.without) / Math.max(1, rate(paired.with))),
-            serverCpuPerSale: round3(serverCpuPerSale(paired.without) / Math.max(1, serverCpuPerSale(paired.with))),
-          },
         }
       : {}),
   };
@@ -237,8 +206,7 @@ export async function salePathScenario(
   log(`stack floor ÷ floor: throughput ×${ratios.stack.overFloorThroughput}, CPU per sale ×${ratios.stack.overFloorCpuPerSale}; gateway ÷ stack floor: throughput ×${ratios.stack.gatewayThroughput}, CPU per sale ×${ratios.stack.gatewayCpuPerSale}`);
   if (ratios.kenya) log(`Kenyan ÷ Zambian sale path: throughput ×${ratios.kenya.throughput}, CPU per sale ×${ratios.kenya.cpuPerSale}`);
   if (ratios.noHandover) log(`without ÷ with the hand-over: throughput ×${ratios.noHandover.throughput}, CPU per sale ×${ratios.noHandover.cpuPerSale} (gateway process alone ×${ratios.noHandover.serverCpuPerSale})`);
-  if (ratios.handoverPaired) log(`without ÷ with the hand-over, at once: throughput ×${ratios.handoverPaired.throughput}, gateway process CPU per sale ×${ratios.handoverPaired.serverCpuPerSale}`);
-  return { branches: settings.branches, connections, gateway, floor, stackFloor, ...(embeddedRuns ? { embedded: embeddedRuns } : {}), ...(kenyanMerchants ? { kenya } : {}), ...(settings.handoverOff ? { noHandover, handoverPaired: paired } : {}), ratios };
+  return { branches: settings.branches, connections, gateway, floor, stackFloor, ...(embeddedRuns ? { embedded: embeddedRuns } : {}), ...(kenyanMerchants ? { kenya } : {}), ...(settings.handoverOff ? { noHandover } : {}), ratios };
 }
 
 export function renderSalePath(r: SalePathResults): string {
@@ -259,16 +227,12 @@ export function renderSalePath(r: SalePathResults): string {
     ...(r.ratios.noHandover
       ? ['', `The same gateway without the in-process hand-over of the computed sale to the filer (it computes the amounts again from the stored document), taking turns with it: without ÷ with = ×${r.ratios.noHandover.throughput} throughput, ×${r.ratios.noHandover.cpuPerSale} CPU per sale (the gateway process alone ×${r.ratios.noHandover.serverCpuPerSale}).`]
       : []),
-    ...(r.ratios.handoverPaired
-      ? [`Both at once, half the merchants each: without ÷ with = ×${r.ratios.handoverPaired.throughput} throughput, ×${r.ratios.handoverPaired.serverCpuPerSale} CPU per sale of the gateway process.`]
-      : []),
     '',
     '| Server | Round | Sales/s | p50 / p99 | CPU per sale: server | PostgreSQL | Total | Errors | Load avg |',
     '|---|---|---|---|---|---|---|---|---|',
     ...row('gateway (PostgreSQL)', r.gateway),
     ...(r.kenya ? row('gateway, Kenyan sales (PostgreSQL)', r.kenya) : []),
     ...(r.noHandover ? row('gateway without the hand-over (PostgreSQL)', r.noHandover) : []),
-    ...(r.handoverPaired ? [...row('at once: with the hand-over', r.handoverPaired.with), ...row('at once: without the hand-over', r.handoverPaired.without)] : []),
     ...row('naive floor (PostgreSQL)', r.floor),
     ...row('stack floor (PostgreSQL)', r.stackFloor ?? []),
     ...(r.embedded ? row('gateway (embedded)', r.embedded) : []),
