@@ -59,3 +59,14 @@ export function documentNumber(salesType: SalesType, invoiceNo: number): string 
 
 /** An HTML `pattern` from the authority's form (the browser anchors it itself). */
 export const htmlPattern = (pattern: string) => pattern.replace(/^\^/, '').replace(/\$$/, '');
+
+const PROTOCOL_WORDS: Record<string, string> = {
+  vsdc: 'ZRA Smart Invoice VSDC',
+  oscu: 'KRA eTIMS, hosted by KRA',
+  vscu: 'KRA eTIMS, run by the taxpayer',
+};
+
+/** A device's protocol as a list shows it: the code (`OSCU`) and, for a known one, what it is. */
+export function protocolLabel(protocol: string): { code: string; words: string | null } {
+  return { code: protocol.toUpperCase(), words: PROTOCOL_WORDS[protocol] ?? null };
+}

@@ -34,6 +34,7 @@ export interface AdminTenant {
   id: number;
   name: string;
   tpin: string;
+  authority: string;
   plan: string | null;
   subscription: 'active' | 'blocked';
   status: 'active' | 'suspended';
@@ -44,7 +45,7 @@ export interface AdminTenant {
   documentsThisMonth: number;
   pending: number;
   failed: number;
-  devices: Array<{ branch: string; initialized: boolean }>;
+  devices: Array<{ branch: string; protocol: string; initialized: boolean }>;
 }
 
 export interface AuditRecord {

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { AUTHORITY_PROFILES } from '../../src/authorities/index.ts';
 import type { AuthorityProfile } from '../../src/authorities/port/profile.ts';
+import { bearer } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
 import { openConsole, skipBrowser, type ConsoleBrowser } from './browser-kit.ts';
@@ -53,5 +54,17 @@ describe(`the console by the merchant's authority (${engineName})`, { skip: skip
     await browser.page.getByText('the gateway makes one (KE2NTU0000001…)').waitFor();
     await browser.open('Devices');
     await browser.page.getByText(`${kra!.branch.words}; 00 is headquarters.`).waitFor();
+
+    // Its devices show their protocol: here, to the merchant, and to the operator.
+    const registered = await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${kenyan.tenantId}/devices`, headers: bearer(kenyan.partnerSecret), payload: { deviceSerial: 'KE-VSCU-0001', branch: '00', vsdcBaseUrl: h.sim.url, protocol: 'vscu' } });
+    assert.equal(registered.statusCode, 201, registered.body);
+    await browser.page.getByRole('button', { name: 'Refresh' }).click();
+    const protocol = browser.page.locator('td[data-label="Protocol"]');
+    await protocol.getByText('VSCU', { exact: true }).waitFor();
+    await protocol.getByText('KRA eTIMS, run by the taxpayer').waitFor();
+    await browser.signInWithKey('operator');
+    await browser.open('Merchants');
+    const row = browser.page.getByRole('row').filter({ hasText: `#${kenyan.tenantId} · KRA` });
+    await row.getByText('00 VSCU (not initialised)').waitFor();
   });
 });

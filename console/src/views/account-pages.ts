@@ -60,9 +60,49 @@ function passwordInput(id: string, autocomplete: string): HTMLInputElement {
   return input({ id, name: id, type: 'password', autocomplete, required: true, minlength: '10', maxlength: '200' });
 }
 
+/**
+ * The authorities a merchant may sign up with and the form of each one's taxpayer id. Before
+ * sign-in there is no merchant whose authority the server could describe (GET
+ * /api/v1/account/authority needs a session), so the choice is written here; the server checks
+ * the id against the chosen authority's form all the same.
+ */
+const SIGN_UP_AUTHORITIES = [
+  { value: 'zra', label: 'Zambia — ZRA (Smart Invoice)', idLabel: 'TPIN', pattern: '[0-9]{10}', maxlength: 10, inputmode: 'numeric', hint: '10 digits.' },
+  { value: 'kra', label: 'Kenya — KRA (eTIMS)', idLabel: 'KRA PIN', pattern: '[A-Za-z][0-9]{9}[A-Za-z]', maxlength: 11, inputmode: 'text', hint: 'A letter, 9 digits and a letter, e.g. P051234567X.' },
+] as const;
+type SignUpAuthority = (typeof SIGN_UP_AUTHORITIES)[number];
+
+/** The taxpayer id's input, whose label, hint and form follow the chosen authority. */
+function taxpayerIdField(): { element: HTMLElement; input: HTMLInputElement; follow(authority: SignUpAuthority): void } {
+  const id = 'tpin';
+  const tpin = input({ id, type: 'text', name: 'tpin', required: true, autocomplete: 'off', 'aria-describedby': `${id}-hint` });
+  const label = h('label', { for: id });
+  const hint = h('small', { id: `${id}-hint`, class: 'muted' });
+  let current: SignUpAuthority = SIGN_UP_AUTHORITIES[0];
+  tpin.addEventListener('invalid', () => tpin.setCustomValidity(tpin.validity.patternMismatch ? `${current.idLabel}: ${current.hint}` : ''));
+  tpin.addEventListener('input', () => tpin.setCustomValidity(''));
+  const follow = (authority: SignUpAuthority) => {
+    current = authority;
+    label.textContent = authority.idLabel;
+    hint.textContent = authority.hint;
+    tpin.pattern = authority.pattern;
+    tpin.maxLength = authority.maxlength;
+    tpin.inputMode = authority.inputmode;
+    tpin.setCustomValidity('');
+  };
+  follow(current);
+  return { element: h('div', { class: 'field' }, label, tpin, hint), input: tpin, follow };
+}
+
 export function signUpView(): HTMLElement {
   const name = input({ type: 'text', name: 'merchantName', autocomplete: 'organization', required: true, maxlength: '200' });
-  const tpin = input({ type: 'text', name: 'tpin', inputmode: 'numeric', pattern: '[0-9]{10}', required: true, maxlength: '10', autocomplete: 'off' });
+  const taxpayerId = taxpayerIdField();
+  const authority = h(
+    'select',
+    { name: 'authority', onchange: () => taxpayerId.follow(chosenAuthority()) },
+    SIGN_UP_AUTHORITIES.map((a) => h('option', { value: a.value }, a.label)),
+  ) as HTMLSelectElement;
+  const chosenAuthority = () => SIGN_UP_AUTHORITIES.find((a) => a.value === authority.value) ?? SIGN_UP_AUTHORITIES[0];
   const email = input({ name: 'email', type: 'email', autocomplete: 'email', required: true });
   const password = passwordInput('signup-password', 'new-password');
   const message = formMessage('signup-message');
@@ -82,7 +122,13 @@ export function signUpView(): HTMLElement {
         submit.disabled = true;
         const since = Date.now() - 5_000;
         try {
-          await publicRequest('POST', '/api/v1/account/signup', { merchantName: name.value.trim(), tpin: tpin.value.trim(), email: email.value.trim(), password: password.value });
+          await publicRequest('POST', '/api/v1/account/signup', {
+            merchantName: name.value.trim(),
+            authority: chosenAuthority().value,
+            tpin: taxpayerId.input.value.trim().toUpperCase(),
+            email: email.value.trim(),
+            password: password.value,
+          });
           const address = email.value.trim();
           const done = page(
             'Check your email',
@@ -101,7 +147,8 @@ export function signUpView(): HTMLElement {
       },
     },
     field('merchant-name', 'Merchant name', name, 'As registered with the tax authority.'),
-    field('tpin', 'TPIN', tpin, '10 digits.'),
+    field('signup-authority', 'Tax authority', authority, 'Where the merchant files its invoices; it cannot change later.'),
+    taxpayerId.element,
     field('signup-email', 'Email', email),
     field('signup-password', 'Password', password, 'At least 10 characters. A few unrelated words make a good one.'),
     message.element,

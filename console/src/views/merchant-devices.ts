@@ -6,7 +6,7 @@ import { ApiProblem } from '../api.ts';
 import { badge, dateTime, h, table } from '../dom.ts';
 import type { Device } from '../types.ts';
 import { canWrite, confirmAction, errorBox, field, formMessage, heading, problemMessage, type ViewContext } from '../view.ts';
-import { htmlPattern, merchantAuthority, type Authority } from '../authority.ts';
+import { htmlPattern, merchantAuthority, protocolLabel, type Authority } from '../authority.ts';
 
 const BASE = '/api/v1/account/devices';
 
@@ -31,6 +31,11 @@ function simulatorOffer(simulatorUrl: string | null, url: HTMLInputElement, test
       },
     }, 'Use the built-in simulator'),
   );
+}
+
+function protocolCell(device: Device) {
+  const { code, words } = protocolLabel(device.protocol);
+  return h('span', { class: 'stack' }, h('span', { class: 'mono' }, code), words ? h('small', null, words) : null);
 }
 
 function stateCell(device: Device) {
@@ -202,6 +207,7 @@ export async function devicesView(ctx: ViewContext) {
   const rows = devices.map((d) => [
     h('span', { class: 'stack' }, h('span', null, d.branch), d.branchName ? h('small', null, d.branchName) : null),
     h('span', { class: 'mono' }, d.deviceSerial),
+    protocolCell(d),
     h('span', { class: 'mono' }, d.vsdcBaseUrl),
     stateCell(d),
     d.sdcId ? h('span', { class: 'stack' }, h('span', { class: 'mono' }, d.sdcId), h('small', null, `MRC ${d.mrcNo ?? '—'}`)) : '—',
@@ -210,8 +216,9 @@ export async function devicesView(ctx: ViewContext) {
   return [
     head,
     h('p', { class: 'muted' }, 'A branch files through its device once it is initialised: the VSDC then gives its SDC id and counters, and the gateway numbers the branch\'s invoices after them.'),
+    h('p', { 'data-testid': 'devices-authority' }, 'Tax authority: ', h('strong', null, authority.name), '.'),
     message.element,
-    table('Devices', ['Branch', 'Serial', 'VSDC address', 'State', 'SDC id', ...(writer ? ['Actions'] : [])], rows, { empty: 'No device yet.' }),
+    table('Devices', ['Branch', 'Serial', 'Protocol', 'VSDC address', 'State', 'SDC id', ...(writer ? ['Actions'] : [])], rows, { empty: 'No device yet.' }),
     writer ? registerForm(ctx, devices.map((d) => d.branch), simulatorUrl, authority.branch) : h('p', { class: 'muted' }, 'Viewers see the devices; an owner or admin registers and initialises them.'),
   ];
 }

@@ -5,12 +5,23 @@ import { query, type Page } from '../api.ts';
 import { badge, dateTime, h, table, type Child } from '../dom.ts';
 import type { AuthorityBranch, Notice } from '../types.ts';
 import { errorBox, heading, pager, setParam, type ViewContext } from '../view.ts';
+import { protocolLabel } from '../authority.ts';
 
 interface MerchantSummary {
   id: number;
   name: string;
   tpin: string;
+  /** On a partner's merchants (the tenant resource); the merchant's own summary (GET /api/v1/me) has neither. */
+  authority?: string;
+  devices?: Array<{ branch: string; protocol: string }>;
   authorityBranches: AuthorityBranch[];
+}
+
+/** The registered device's cell: `registered`, with its protocol when the summary has it. */
+function deviceCell(merchant: MerchantSummary, branch: AuthorityBranch) {
+  if (!branch.registeredDevice) return h('small', { class: 'muted' }, 'No device registered');
+  const protocol = merchant.devices?.find((d) => d.branch === branch.branch)?.protocol;
+  return h('span', { class: 'stack' }, badge('registered', 'ok'), protocol ? h('small', { class: 'mono' }, protocolLabel(protocol).code) : null);
 }
 
 /** Pages of the partner's merchants read for the picker; a book larger than this shows the first ones. */
@@ -33,7 +44,7 @@ function branchesTable(merchant: MerchantSummary): HTMLElement {
     [b.location, b.district, b.province].filter(Boolean).join(', ') || '—',
     b.headquarters ? badge('headquarters', 'neutral') : '—',
     b.status === null ? '—' : b.status === '01' ? badge('active', 'ok') : badge(`status ${b.status}`, 'warn'),
-    b.registeredDevice ? badge('registered', 'ok') : h('small', { class: 'muted' }, 'No device registered'),
+    deviceCell(merchant, b),
   ]);
   return table(`Branches of ${merchant.name} at the authority`, ['Branch', 'Name', 'Location', 'Headquarters', 'Status', 'Device'], rows, {
     empty: 'None known yet: the authority\'s branches are learnt when the merchant\'s first device is initialised.',
@@ -86,7 +97,7 @@ export async function noticesView(ctx: ViewContext) {
   const picker = h(
     'select',
     { id: 'merchant-filter', onchange: (e: Event) => (location.hash = `#/authority${query({ tenant: (e.target as HTMLSelectElement).value })}`) },
-    merchants.map((m) => h('option', { value: String(m.id), selected: m === chosen }, `${m.name} (${m.tpin})`)),
+    merchants.map((m) => h('option', { value: String(m.id), selected: m === chosen }, `${m.name} (${m.authority ? `${m.authority.toUpperCase()} ` : ''}${m.tpin})`)),
   );
   const head = heading(
     'Authority',

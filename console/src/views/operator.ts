@@ -4,6 +4,7 @@ import { badge, dateTime, h, table } from '../dom.ts';
 import type { AdminTenant, AuditRecord, Partner } from '../types.ts';
 import { errorBox, heading, pager, setParam, type View } from '../view.ts';
 import { actionSelect, detailsList } from './audit-common.ts';
+import { protocolLabel } from '../authority.ts';
 
 export const partnersView: View = async (ctx) => {
   const head = heading('Partners');
@@ -37,14 +38,14 @@ export const merchantsView: View = async (ctx) => {
     const result = await ctx.api.get<Page<AdminTenant>>(`/admin/v1/tenants${query({ partner, status, page })}`);
     const head = heading(titleOf(result.data[0]?.partnerName), toolbar);
     const rows = result.data.map((t) => [
-      h('span', { class: 'stack' }, h('span', null, t.name), h('small', null, `#${t.id} · TPIN ${t.tpin}`)),
+      h('span', { class: 'stack' }, h('span', null, t.name), h('small', null, `#${t.id} · ${t.authority.toUpperCase()} ${t.tpin}`)),
       t.partnerName ?? '—',
       t.plan ?? 'default',
       badge(t.subscription, t.subscription === 'active' ? 'ok' : 'danger'),
       badge(t.status, t.status === 'active' ? 'ok' : 'danger'),
       `${t.documentsThisMonth}${t.monthlyQuota === null ? '' : ` / ${t.monthlyQuota}`}`,
       t.rateLimitPerMinute === null ? 'plan' : `${t.rateLimitPerMinute}/min`,
-      t.devices.map((d) => `${d.branch}${d.initialized ? '' : ' (not initialised)'}`).join(', ') || '—',
+      t.devices.map((d) => `${d.branch} ${protocolLabel(d.protocol).code}${d.initialized ? '' : ' (not initialised)'}`).join(', ') || '—',
       t.pending > 0 ? badge(String(t.pending), 'warn') : '0',
       t.failed > 0 ? badge(String(t.failed), 'danger') : '0',
     ]);

@@ -28735,8 +28735,10 @@ export interface operations {
                  */
                 "application/json": {
                     merchantName: string;
-                    /** @description Taxpayer id, 10 digits */
+                    /** @description The merchant's taxpayer id in its authority's form (ZRA: 10 digits, e.g. 1002623668; KRA: a letter, 9 digits and a letter, e.g. P051234567X) */
                     tpin: string;
+                    /** @description The tax authority the merchant files with: `zra` (Zambia, the default) or `kra` (Kenya); it cannot change after creation */
+                    authority?: "zra" | "kra";
                     /** Format: email */
                     email: string;
                     /** @description At least 10 and at most 200 characters */

@@ -10,8 +10,6 @@ export const OfflinePolicyName = literals(['queue', 'refuse'], {
     'While the branch\'s VSDC is known to be unreachable: `queue` stores a sale `pending` and files it later (the default); ' +
     '`refuse` answers 503 vsdc_unavailable and stores nothing, for certifications that forbid issuing invoices offline',
 });
-/** A Zambian taxpayer id (self sign-up makes ZRA merchants). */
-export const Tpin = Type.String({ pattern: '^[0-9]{10}$', description: 'Taxpayer id, 10 digits' });
 /** A merchant's taxpayer id, in its authority's form (checked against its profile, not by the schema). */
 export const TaxpayerId = Type.String({ minLength: 1, maxLength: 20, description: `The merchant's taxpayer id in its authority's form (${TAXPAYER_ID_FORMS})` });
 export const AuthorityName = literals(MERCHANT_AUTHORITIES as readonly string[], { description: 'The tax authority the merchant files with: `zra` (Zambia, the default) or `kra` (Kenya); it cannot change after creation' });

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { literals, Nullable, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
-import { Tpin } from '../../kernel/tenants/schemas.ts';
+import { AuthorityName, TaxpayerId } from '../../kernel/tenants/schemas.ts';
 import { UserVsdcRegistration } from '../../kernel/branch-users/schemas.ts';
 import { PASSWORD_MAX } from './password-rules.ts';
 
@@ -11,7 +11,13 @@ const LinkToken = Type.String({ minLength: 1, maxLength: 200, description: 'The 
 const Role = literals(['owner', 'admin', 'viewer'], { description: '`owner` and `admin` invite and remove users (only an owner invites or removes an owner); `viewer` reads' });
 
 export const SignUpBody = withExample(
-  Type.Object({ merchantName: Type.String({ minLength: 1, maxLength: 200 }), tpin: Tpin, email: Email, password: Password }),
+  Type.Object({
+    merchantName: Type.String({ minLength: 1, maxLength: 200 }),
+    tpin: TaxpayerId,
+    authority: Type.Optional(AuthorityName),
+    email: Email,
+    password: Password,
+  }),
   { merchantName: 'Kabwe Hardware Limited', tpin: '2000000011', email: 'owner@kabwe-hardware.example', password: 'correct horse battery staple' },
 );
 export const TokenBody = withExample(Type.Object({ token: LinkToken }), { token: 'q3V0d2VyaWZ5LXRva2VuLWZyb20tdGhlLW1haWw' });

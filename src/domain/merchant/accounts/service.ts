@@ -9,7 +9,10 @@ import { csrfTokenOf, newSecret, sha256 } from '../../../credentials/user-secret
 import { SESSION_LIFETIME_MS, type SessionUser } from '../../../credentials/user-session.ts';
 import { isUniqueViolation } from '../../../platform/db/database.ts';
 import type { DB } from '../../../platform/db/schema.ts';
-import { ApiError, fieldError, NotFoundError, requiredText } from '../../../platform/errors/errors.ts';
+import { ApiError, FieldErrors, fieldError, NotFoundError, requiredText } from '../../../platform/errors/errors.ts';
+import { merchantProfile } from '../../../authorities/index.ts';
+import { DEFAULT_AUTHORITY } from '../../kernel/devices/authorities.ts';
+import { checkTenantInput } from '../../kernel/tenants/service.ts';
 import { accountExistsMail, passwordChangedMail, passwordResetMail, verifyEmailMail } from '../../../platform/mail/templates.ts';
 import { linkTopic, queueMail } from '../../kernel/mail/outbox.ts';
 import { recordAudit } from '../../kernel/audit/store.ts';
@@ -36,7 +39,13 @@ export interface ClientInfo {
 
 const normalEmail = (email: string) => email.trim().toLowerCase();
 
-export async function signUp(ctx: AppContext, input: { merchantName: string; tpin: string; email: string; password: string }, client: ClientInfo): Promise<void> {
+/**
+ * `authority`: `zra` unless given; the taxpayer id is checked against its form, and the merchant
+ * takes its time zone (and with it its currency and codes). A refusal stores nothing.
+ */
+export async function signUp(ctx: AppContext, input: { merchantName: string; tpin: string; authority?: string; email: string; password: string }, client: ClientInfo): Promise<void> {
+  const authority = input.authority ?? DEFAULT_AUTHORITY;
+  checkTenantInput(new FieldErrors(), { authority, tpin: input.tpin }).throwIfAny();
   assertPasswordRules(input.password, 'password');
   const tenantName = requiredText(input.merchantName, 'merchantName');
   const email = input.email.trim();
@@ -54,11 +63,11 @@ export async function signUp(ctx: AppContext, input: { merchantName: string; tpi
   }
   try {
     await ctx.db.transaction().execute(async (trx) => {
-      const tenant = await store.insertSelfTenant(trx, { name: tenantName, tpin: input.tpin, email });
+      const tenant = await store.insertSelfTenant(trx, { name: tenantName, tpin: input.tpin, authority, timezone: merchantProfile(authority).timeZone, email });
       const user = await store.insertUser(trx, { tenant_id: tenant.id, email, password_hash: passwordHash, role: 'owner', email_verified_at: null });
       await queueConsoleUser(trx, tenant.id, user.id, 'Y');
       const verify = await createLink(trx, ctx, { kind: 'verify', tenantId: tenant.id, userId: user.id, email, role: null, createdBy: null });
-      await recordAudit(trx, { actor: { type: 'anonymous' }, action: 'account.signup', tenantId: tenant.id, targetType: 'user', targetId: user.id, details: { ip: client.ip, tenantOrigin: 'self' } });
+      await recordAudit(trx, { actor: { type: 'anonymous' }, action: 'account.signup', tenantId: tenant.id, targetType: 'user', targetId: user.id, details: { ip: client.ip, tenantOrigin: 'self', authority } });
       await queueMail(trx, ctx, email, verifyEmailMail(tenant.name, verify.link, verify.expiresAt), linkTopic('verify', user.id));
     });
   } catch (err) {

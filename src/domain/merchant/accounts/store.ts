@@ -164,6 +164,6 @@ export async function clearSigninFailures(db: Kysely<DB>, email: string): Promis
   await db.deleteFrom('signin_failures').where('email', '=', email).execute();
 }
 
-export async function insertSelfTenant(db: Kysely<DB>, values: { name: string; tpin: string; email: string }) {
+export async function insertSelfTenant(db: Kysely<DB>, values: { name: string; tpin: string; authority: string; timezone: string; email: string }) {
   return db.insertInto('tenants').values({ ...values, partner_id: null, origin: 'self' }).returningAll().executeTakeFirstOrThrow();
 }
