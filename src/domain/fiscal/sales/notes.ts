@@ -23,8 +23,6 @@ import {
   KeyTaken,
   storeAndSettle,
   stored,
-  storedOrThrow,
-  storeOptions,
   toNewLines,
   type Idempotency,
   type PartyWriteRequest,
@@ -33,6 +31,7 @@ import {
 } from './service.ts';
 import { creditedByLine, findByReference, findSale, linesOf, lockSale, notesOfSale, type SaleRow } from './store.ts';
 import { insertDocument } from './document-insert.ts';
+import { storedOrThrow, storeOptions } from './store-outcome.ts';
 import type { NewDocument, NewLine } from './document-columns.ts';
 import { checkClassifications, checkDecimals, checkLines, compute, lineInput, occurredAtOf, refuseLevies } from './validation.ts';
 

@@ -5,7 +5,6 @@ import type { Kysely } from 'kysely';
 import type { AppContext } from '../../kernel/context.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { TenantAccount } from '../../../credentials/lookup.ts';
-import { currentMonth } from '../../../credentials/standing.ts';
 import { isUniqueViolation } from '../../../platform/db/database.ts';
 import { isDatabaseUnavailable } from '../../../platform/db/availability.ts';
 import { ApiError, FieldErrors, NotFoundError, assertCalendarDays, fieldError } from '../../../platform/errors/errors.ts';
@@ -20,9 +19,10 @@ import { idempotencyKeyOf, requestFingerprint } from './idempotency.ts';
 import { presentLineRow, presentNewLine, presentSale } from './present.ts';
 import type { CreateSaleBody, ListSalesQuery, MeResource, SaleResource } from './schemas.ts';
 import { authorityBranchesFor } from '../../kernel/devices/register.ts';
-import { FILING_CHANNEL, PROCESS_TAG, saleSignals } from '../signals/sale-signals.ts';
+import { saleSignals } from '../signals/sale-signals.ts';
 import { findByReference, findSale, linesOf, listSales, storedStatuses, timezoneOf, type SaleFilter, type SaleRow } from './store.ts';
-import { insertDocument, type InsertOutcome, type StoredDocument } from './document-insert.ts';
+import { insertDocument, type StoredDocument } from './document-insert.ts';
+import { storedOrThrow, storeOptions } from './store-outcome.ts';
 import type { NewDocument, NewLine } from './document-columns.ts';
 import { devicesOfTenant, type BranchDevice } from '../../kernel/devices/store.ts';
 import { documentStock } from '../stock/document-stock.ts';
@@ -278,39 +278,6 @@ export async function createSale(ctx: AppContext, req: WriteRequest, body: Creat
     }
     return stored(doc, storedOrThrow(ctx, outcome, ''), computed);
   }, req.onStored);
-}
-
-export function storeOptions(ctx: AppContext, tenant: TenantAccount): Parameters<typeof insertDocument>[3] {
-  const month = currentMonth(ctx.clock.now());
-  const refuseWhenDown = tenant.offlinePolicy === 'refuse';
-  // Embedded: one process, where the in-memory signal is enough.
-  return ctx.database.kind === 'postgres' ? { month, refuseWhenDown, notify: { channel: FILING_CHANNEL, origin: PROCESS_TAG } } : { month, refuseWhenDown };
-}
-
-/** The stored document, or the error that says why nothing was stored. */
-export function storedOrThrow(ctx: AppContext, outcome: InsertOutcome, branch: string): StoredDocument {
-  switch (outcome.kind) {
-    case 'stored':
-      return outcome.document;
-    case 'branch_down':
-      throw vsdcUnavailable(ctx, outcome.branch);
-    case 'no_device':
-      throw branchNotInitialized(branch);
-  }
-}
-
-function branchNotInitialized(branch: string): ApiError {
-  return new ApiError('branch_not_initialized', `Branch ${branch} is not initialised with the authority yet, so it cannot fiscalise.`);
-}
-
-/** Offline policy `refuse`: the branch's VSDC is known unreachable, so no invoice is issued. */
-function vsdcUnavailable(ctx: AppContext, branch: string): ApiError {
-  const retryAfter = Math.max(1, Math.ceil(ctx.config.vsdcProbeMs / 1000));
-  return new ApiError('vsdc_unavailable',
-    `The VSDC of branch ${branch} cannot be reached, and this merchant issues no invoice while it is offline (offline policy "refuse"). ` +
-      `Nothing was stored and no invoice number was used: retry the same request in ${retryAfter} s or later.`,
-    { 'retry-after': String(retryAfter) },
-  );
 }
 
 // ---- reads ----

@@ -1,0 +1,42 @@
+// What storing a document answered, as the write paths need it: the insert's options for the
+// merchant (its month, its offline policy, the filers' channel) and the stored document or the
+// error that says why nothing was stored.
+import type { AppContext } from '../../kernel/context.ts';
+import type { TenantAccount } from '../../../credentials/lookup.ts';
+import { currentMonth } from '../../../credentials/standing.ts';
+import { ApiError } from '../../../platform/errors/errors.ts';
+import { FILING_CHANNEL, PROCESS_TAG } from '../signals/sale-signals.ts';
+import type { insertDocument, InsertOutcome, StoredDocument } from './document-insert.ts';
+
+export function storeOptions(ctx: AppContext, tenant: TenantAccount): Parameters<typeof insertDocument>[3] {
+  const month = currentMonth(ctx.clock.now());
+  const refuseWhenDown = tenant.offlinePolicy === 'refuse';
+  // Embedded: one process, where the in-memory signal is enough.
+  return ctx.database.kind === 'postgres' ? { month, refuseWhenDown, notify: { channel: FILING_CHANNEL, origin: PROCESS_TAG } } : { month, refuseWhenDown };
+}
+
+/** The stored document, or the error that says why nothing was stored. */
+export function storedOrThrow(ctx: AppContext, outcome: InsertOutcome, branch: string): StoredDocument {
+  switch (outcome.kind) {
+    case 'stored':
+      return outcome.document;
+    case 'branch_down':
+      throw vsdcUnavailable(ctx, outcome.branch);
+    case 'no_device':
+      throw branchNotInitialized(branch);
+  }
+}
+
+function branchNotInitialized(branch: string): ApiError {
+  return new ApiError('branch_not_initialized', `Branch ${branch} is not initialised with the authority yet, so it cannot fiscalise.`);
+}
+
+/** Offline policy `refuse`: the branch's VSDC is known unreachable, so no invoice is issued. */
+function vsdcUnavailable(ctx: AppContext, branch: string): ApiError {
+  const retryAfter = Math.max(1, Math.ceil(ctx.config.vsdcProbeMs / 1000));
+  return new ApiError('vsdc_unavailable',
+    `The VSDC of branch ${branch} cannot be reached, and this merchant issues no invoice while it is offline (offline policy "refuse"). ` +
+      `Nothing was stored and no invoice number was used: retry the same request in ${retryAfter} s or later.`,
+    { 'retry-after': String(retryAfter) },
+  );
+}
