@@ -88,6 +88,7 @@ function checkOriginal(original: SaleRow | undefined, kind: 'credit' | 'debit', 
 function noteDocument(req: PartyWriteRequest, original: SaleRow, type: DocumentType, idem: Idempotency, body: { reasonCode: string; clientInvoiceNo?: string | null }, occurredAt: Date, computed: ComputedSale, lines: NewLine[]): NewDocument {
   return {
     tenantId: original.tenant_id,
+    authority: req.tenant.authority,
     target: { deviceId: original.device_id },
     tpin: original.tpin,
     type,
@@ -124,7 +125,7 @@ function noteDocument(req: PartyWriteRequest, original: SaleRow, type: DocumentT
  * Notes are rare beside sales, so this audit row costs the sale path nothing.
  */
 async function storeNote(ctx: AppContext, trx: Kysely<DB>, req: PartyWriteRequest, original: SaleRow, doc: NewDocument): Promise<Stored> {
-  const document = storedOrThrow(ctx, await insertDocument(ctx, trx, doc, storeOptions(ctx, req.tenant)), original.branch);
+  const document = storedOrThrow(ctx, await insertDocument(ctx, trx, doc, storeOptions(ctx, req.tenant)), original.branch, { authority: req.tenant.authority, salesType: doc.salesType, training: req.training });
   const note = document.row;
   await recordAudit(trx, {
     actor: actorOfParty(req.issuer),

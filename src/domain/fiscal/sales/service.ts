@@ -226,6 +226,7 @@ export async function createSale(ctx: AppContext, req: WriteRequest, body: Creat
 
   const doc: NewDocument = {
     tenantId: tenant.id,
+    authority: tenant.authority,
     target: { branchHeader: req.branchHeader },
     tpin: tenant.tpin,
     type: 'sale',
@@ -255,6 +256,7 @@ export async function createSale(ctx: AppContext, req: WriteRequest, body: Creat
     filingDetails: req.filingDetails ?? null,
     lines: toNewLines(computed),
   };
+  const asked = { authority: tenant.authority, salesType: terms.salesType, training: req.training };
   if (replaces) {
     return storeAndSettle(ctx, tenant.id, idem, () =>
       ctx.db.transaction().execute(async (trx): Promise<Stored> => {
@@ -262,7 +264,7 @@ export async function createSale(ctx: AppContext, req: WriteRequest, body: Creat
         // A same-key request that held the lock before us has committed: answer with its document.
         if (idem.key !== null && (await findByReference(trx, tenant.id, idem.key))) throw new KeyTaken();
         const onBranch: NewDocument = { ...doc, target: { deviceId: failed.deviceId } };
-        const document = storedOrThrow(ctx, await insertDocument(ctx, trx, onBranch, storeOptions(ctx, tenant)), failed.branch);
+        const document = storedOrThrow(ctx, await insertDocument(ctx, trx, onBranch, storeOptions(ctx, tenant)), failed.branch, asked);
         return stored(onBranch, { ...document, row: await replaces.link(trx, document.row) });
       }),
     req.onStored);
@@ -274,9 +276,9 @@ export async function createSale(ctx: AppContext, req: WriteRequest, body: Creat
       // No initialised device matched: say why (or, if one was initialised meanwhile, use it).
       const device = branchForWrite(await devicesOfTenant(ctx.db, tenant.id), req.branchHeader, merchantOrigin(tenant));
       outcome = await insertDocument(ctx, ctx.db, { ...doc, target: { deviceId: device.id } }, options);
-      return stored(doc, storedOrThrow(ctx, outcome, device.branch), computed);
+      return stored(doc, storedOrThrow(ctx, outcome, device.branch, asked), computed);
     }
-    return stored(doc, storedOrThrow(ctx, outcome, ''), computed);
+    return stored(doc, storedOrThrow(ctx, outcome, '', asked), computed);
   }, req.onStored);
 }
 
