@@ -51,7 +51,7 @@ const LINE: NewLine = {
 
 function documentTo(target: NewDocument['target']): NewDocument {
   return {
-    tenantId: 1, target, tpin: '1000000001', type: 'sale', salesType: 'normal', reference: 'order-1', requestHash: 'hash', clientInvoiceNo: null,
+    tenantId: 1, authority: 'zra', target, tpin: '1000000001', type: 'sale', salesType: 'normal', reference: 'order-1', requestHash: 'hash', clientInvoiceNo: null,
     customerName: 'Customer', customerTpin: null, customerAddress: null, paymentMethod: '01', taxInclusive: true, destinationCountryCode: null,
     occurredAt: NOW, currency: 'ZMW', exchangeRate: 1, lpoNumber: null, principalId: null, net: 318.97, vat: 51.03, total: 370,
     originalSaleId: null, originalReceiptNo: null, originalInvoiceNo: null, originalSdcId: null, reasonCode: null, issuedBy: { type: 'tenant_token', id: 1 }, filingDetails: null,
@@ -80,12 +80,16 @@ export const SQL_FILES: SqlFile[] = [
   {
     name: 'insert-one-document.sql',
     from: 'insertOneDocument (src/domain/fiscal/sales/document-insert.ts, built by insertOneDocumentSql)',
-    what: "A document stored as `pending` in one statement: its branch's device, the next number of its kind, the document and its lines, the month's quota; whether the branch is down. A lone document, or one in a caller's transaction.",
+    what: "A document stored as `pending` in one statement: its branch's device (for a training or proforma document, refused when the device's unit files no such document), the next number of its sequence (its kind's own, or the normal one where the unit numbers every kind from it), the document and its lines, the month's quota; whether the branch is down. A lone document, or one in a caller's transaction.",
     forms: [
       { when: 'PostgreSQL, the branch named by X-Branch: the filers are notified at commit', statement: insertOneDocumentSql(documentTo({ branchHeader: '001' }), { month: MONTH, refuseWhenDown: false, notify: NOTIFY_FILERS }) },
       { when: 'the embedded database, the branch named by X-Branch: no notification (the filers are woken in the process)', statement: insertOneDocumentSql(documentTo({ branchHeader: '001' }), { month: MONTH, refuseWhenDown: false }) },
       { when: 'PostgreSQL, no X-Branch: the branch rule in SQL (kernel/devices/branch-rule.ts defaultBranchSql)', statement: insertOneDocumentSql(documentTo({ branchHeader: undefined }), { month: MONTH, refuseWhenDown: false, notify: NOTIFY_FILERS }) },
       { when: "PostgreSQL, a known device (a note on its original's branch)", statement: insertOneDocumentSql(documentTo({ deviceId: 1 }), { month: MONTH, refuseWhenDown: false, notify: NOTIFY_FILERS }) },
+      {
+        when: "PostgreSQL, a KRA merchant's training document: only a unit that files training documents takes it (VSCU), numbered from the normal sequence where the unit's kinds share one",
+        statement: insertOneDocumentSql({ ...documentTo({ branchHeader: '01' }), authority: 'kra', tpin: 'P051234567X', salesType: 'training', currency: 'KES' }, { month: MONTH, refuseWhenDown: false, notify: NOTIFY_FILERS }),
+      },
     ],
   },
   {

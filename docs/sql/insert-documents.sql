@@ -6,39 +6,44 @@
 /* prepared */
     with input as (
       select * from jsonb_to_recordset($1::jsonb) as i(n integer, device_id integer, branch_header text,
-        refuse_when_down boolean, month text, lines jsonb, tenant_id integer, tpin text, type text, sales_type text, reference text, request_hash text, client_invoice_no text, customer_name text, customer_tpin text, customer_address text, payment_method text, tax_inclusive boolean, destination_country_code text, occurred_at timestamptz, currency text, exchange_rate numeric, lpo_number text, principal_id text, net numeric, vat numeric, total numeric, original_sale_id bigint, original_receipt_no bigint, original_invoice_no bigint, original_sdc_id text, reason_code text, filing_details text, issued_by_type text, issued_by_id bigint)
+        kind_units text, shared_units text, refuse_when_down boolean, month text, lines jsonb, tenant_id integer, tpin text, type text, sales_type text, reference text, request_hash text, client_invoice_no text, customer_name text, customer_tpin text, customer_address text, payment_method text, tax_inclusive boolean, destination_country_code text, occurred_at timestamptz, currency text, exchange_rate numeric, lpo_number text, principal_id text, net numeric, vat numeric, total numeric, original_sale_id bigint, original_receipt_no bigint, original_invoice_no bigint, original_sdc_id text, reason_code text, filing_details text, issued_by_type text, issued_by_id bigint)
     ),
     target as (
       -- Each document's device by key: a lateral with a limit is not flattened into a join, whose
       -- generic plan (the JSON's rows estimated at 100) hashes every device once a fleet has some
       -- thousands of them (a seq scan of 10,000 devices per statement).
-      select i.n, d.id, d.branch
+      select i.n, d.id, d.branch, d.protocol
       from input i cross join lateral (
-        select d.id, d.branch from devices d
+        select d.id, d.branch, d.protocol from devices d
         where i.device_id is not null and d.id = i.device_id and d.tenant_id = i.tenant_id and d.initialized
         union all
-        select d.id, d.branch from devices d
+        select d.id, d.branch, d.protocol from devices d
         where i.device_id is null and d.tenant_id = i.tenant_id and d.initialized
           and d.branch = coalesce(i.branch_header, (select coalesce(max(rule_d.branch) filter (where rule_d.branch in ('000', '00')), case when count(*) = 1 then max(rule_d.branch) end) from devices rule_d where rule_d.tenant_id = "i"."tenant_id"))
         limit 1
       ) d
     ),
+    -- A training or proforma document: only the units (protocols) in kind_units file it, and those
+    -- in shared_units number it from the normal sequence (a normal document: null, every unit, its own).
     state as (
-      select target.n, target.id, target.branch, exists (
-        select 1 from filing_queues q where q.device_id = target.id and q.retry_delay_ms is not null
-      ) as down
-      from target
+      select target.n, target.id, target.branch, target.protocol,
+        i.kind_units is null or target.protocol = any(string_to_array(i.kind_units, ',')) as kind_ok,
+        case when target.protocol = any(string_to_array(coalesce(i.shared_units, ''), ',')) then 'normal' else i.sales_type end as sequence,
+        exists (
+          select 1 from filing_queues q where q.device_id = target.id and q.retry_delay_ms is not null
+        ) as down
+      from target join input i on i.n = target.n
     ),
     taking as (
-      select state.n, state.id, i.sales_type, row_number() over (partition by state.id, i.sales_type order by state.n) as k
+      select state.n, state.id, i.sales_type, state.sequence, row_number() over (partition by state.id, state.sequence order by state.n) as k
       from state join input i on i.n = state.n
-      where not (state.down and i.refuse_when_down)
+      where state.kind_ok and not (state.down and i.refuse_when_down)
     ),
     wanted as (
       select id,
-        count(*) filter (where sales_type = 'normal')::int as normal,
-        count(*) filter (where sales_type = 'training')::int as training,
-        count(*) filter (where sales_type = 'proforma')::int as proforma
+        count(*) filter (where sequence = 'normal')::int as normal,
+        count(*) filter (where sequence = 'training')::int as training,
+        count(*) filter (where sequence = 'proforma')::int as proforma
       from taking group by id
     ),
     locked as (select d.id from devices d where d.id in (select id from wanted) order by d.id for update),
@@ -53,7 +58,7 @@
     ),
     placed as (
       select taking.n, taking.id as device_id, counter.branch, taking.sales_type,
-        case taking.sales_type when 'training' then counter.first_training when 'proforma' then counter.first_proforma
+        case taking.sequence when 'training' then counter.first_training when 'proforma' then counter.first_proforma
           else counter.first_normal end + taking.k - 1 as invoice_no
       from taking join counter on counter.id = taking.id
     ),
@@ -81,7 +86,8 @@
       order by i.tenant_id, i.month
       on conflict (tenant_id, month) do update set documents = tenant_usage.documents + excluded.documents
     )
-    select i.n, state.branch as target_branch, state.down as branch_down, document.*, case when "document"."issued_by_type" = 'admin' then 'operator' else case "document"."issued_by_type"
+    select i.n, state.branch as target_branch, state.protocol as target_protocol, state.kind_ok, state.down as branch_down,
+      document.*, case when "document"."issued_by_type" = 'admin' then 'operator' else case "document"."issued_by_type"
     when 'partner_key' then (select named_k.name || ' (' || named_p.name || ')' from partner_keys named_k join partners named_p on named_p.id = named_k.partner_id where named_k.id = "document"."issued_by_id")
     when 'till_login' then (select named_l.username from till_logins named_l where named_l.id = "document"."issued_by_id")
     when 'tenant_token' then (select named_t.name from tenant_tokens named_t where named_t.id = "document"."issued_by_id")

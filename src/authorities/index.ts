@@ -2,6 +2,7 @@
 // protocol) picks the adapter; the domain reaches authorities through this and ./port/ only.
 import type { AuthorityProfileId, FiscalAuthority } from './port/index.ts';
 import type { AuthorityProfile } from './port/profile.ts';
+import type { SalesType } from './port/filing.ts';
 import { createTransport, type Transport, type TransportOptions } from './transport.ts';
 import { createVsdcClient } from './zra-vsdc/client.ts';
 import { ZRA_VSDC_PROFILE, zraVsdcAuthority } from './zra-vsdc/adapter.ts';
@@ -75,3 +76,23 @@ export function merchantProfile(authority: string): AuthorityProfile {
   if (!profile) throw new Error(`no authority profile for the authority ${authority} (src/authorities/index.ts)`);
   return profile;
 }
+
+/** The document kinds some unit of an authority files (whether a branch's own unit does is checked where the document is stored). */
+export function authoritySalesTypes(authority: string): SalesType[] {
+  const kinds = new Set(Object.values(AUTHORITY_PROFILES).filter((p) => p.authority === authority).flatMap((p) => p.salesTypes));
+  return (['normal', 'training', 'proforma'] as const).filter((kind) => kinds.has(kind));
+}
+
+/** Of an authority's units (by the device's protocol): those that file a kind, and those that number it from the normal sequence. */
+export interface KindUnits {
+  files: readonly string[];
+  shareSequence: readonly string[];
+}
+
+export function kindUnits(authority: string, salesType: SalesType): KindUnits {
+  const units = Object.values(AUTHORITY_PROFILES).filter((p) => p.authority === authority && p.salesTypes.includes(salesType));
+  return { files: units.map((p) => p.protocol), shareSequence: salesType === 'normal' ? [] : units.filter((p) => p.kindsShareSequence).map((p) => p.protocol) };
+}
+
+/** The profiles whose units number every kind from the normal sequence. */
+export const PROFILES_SHARING_SEQUENCE: readonly AuthorityProfileId[] = Object.values(AUTHORITY_PROFILES).filter((p) => p.kindsShareSequence).map((p) => p.id);

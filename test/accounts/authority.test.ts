@@ -41,6 +41,7 @@ describe(`the merchant's authority, for the console (${engineName})`, () => {
     assert.deepEqual(zra.branch, { pattern: '^[0-9]{3}$', words: '3 digits', example: '000', headquarters: '000' });
     assert.equal(zra.receiptLabels.unitId, 'SDC ID');
     assert.equal(zra.receiptTitles.sale, 'TAX INVOICE');
+    assert.deepEqual(zra.salesTypes, ['normal', 'training', 'proforma']);
   });
 
   test('without a session it is a 401', async () => {
@@ -58,6 +59,7 @@ describe(`the merchant's authority, for the console (${engineName})`, () => {
     assert.equal(data.defaultTaxCategory, 'B');
     assert.equal(data.taxpayerId.label, 'PIN');
     assert.equal(data.branch.headquarters, '00');
+    assert.deepEqual(data.salesTypes, ['normal', 'training', 'proforma'], 'kinds one of its units files (VSCU), though an OSCU branch refuses them');
     assert.equal(data.debitNoteReasons, null);
   });
 });

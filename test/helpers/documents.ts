@@ -7,6 +7,7 @@ import { CLASS_CODE } from './harness.ts';
 export function plainSale(merchant: { tenantId: number; tpin: string }, branch: string | undefined, overrides: Partial<NewDocument> = {}, product = 'Bread'): NewDocument {
   return {
     tenantId: merchant.tenantId,
+    authority: 'zra',
     target: { branchHeader: branch },
     tpin: merchant.tpin,
     type: 'sale',

@@ -56,9 +56,13 @@ describe('KRA VSCU', () => {
     assert.equal((await d.call('/trnsSales/saveSales', saleBody(3, lines, { salesTyCd: 'P' }))).envelope?.resultCd, '000');
     assert.match((await d.call('/trnsSales/saveSales', saleBody(4, lines, { salesTyCd: 'X' }))).envelope!.resultMsg, /\[salesTyCd\]/);
     assert.equal((await d.call('/trnsSales/saveSales', saleBody(1, lines))).envelope?.resultCd, '994');
-    // A credit note of a training sale is refused; of the normal one accepted.
-    assert.match((await d.call('/trnsSales/saveSales', creditNote(5, 2, lines, { salesTyCd: 'T' }))).envelope!.resultMsg, /training/);
-    assert.equal((await d.call('/trnsSales/saveSales', creditNote(5, 1, lines))).envelope?.resultCd, '000');
+    // A credit note is of its sale's kind (TR on TS, NR on NS); a proforma takes none.
+    assert.match((await d.call('/trnsSales/saveSales', creditNote(5, 2, lines))).envelope!.resultMsg, /\[salesTyCd\] must be T/);
+    assert.match((await d.call('/trnsSales/saveSales', creditNote(5, 1, lines, { salesTyCd: 'T' }))).envelope!.resultMsg, /\[salesTyCd\] must be N/);
+    assert.match((await d.call('/trnsSales/saveSales', creditNote(5, 3, lines, { salesTyCd: 'P' }))).envelope!.resultMsg, /proforma sale/);
+    const trainingNote = await d.call('/trnsSales/saveSales', creditNote(5, 2, lines, { salesTyCd: 'T' }));
+    assert.deepEqual([trainingNote.envelope?.resultCd, trainingNote.envelope?.data.rcptNo], ['000', 1], trainingNote.text);
+    assert.equal((await d.call('/trnsSales/saveSales', creditNote(7, 1, lines))).envelope?.resultCd, '000');
     const wrong = saleBody(6, lines);
     wrong.totAmt += 1;
     assert.match((await d.call('/trnsSales/saveSales', wrong)).envelope!.resultMsg, /\[totAmt\]/);

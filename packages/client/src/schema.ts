@@ -29939,7 +29939,7 @@ export interface operations {
                                 code: string;
                                 label: string;
                             }[] | null;
-                            /** @description The document kinds it files: `normal`, and `training` / `proforma` where it takes them */
+                            /** @description The document kinds its units file: `normal`, and `training` / `proforma` where one of them takes them (KRA: VSCU branches only; a branch whose unit does not is refused with a 422) */
                             salesTypes: string[];
                             /** @description What a receipt prints at its head, by document type (`sale`, `credit_note`, `debit_note`) or kind (`training`, `proforma`) */
                             receiptTitles: {

@@ -38,6 +38,7 @@ function kraProfile(protocol: KraProtocol): AuthorityProfile {
     creditNoteReasons: KRA_REFUND_REASONS,
     debitNoteReasons: null,
     salesTypes: settings.salesTypes,
+    kindsShareSequence: settings.kindsShareSequence,
     levies: [],
     receiptTitles: KRA_RECEIPT_TITLES,
     receiptLabels: {

@@ -103,6 +103,11 @@ export interface AuthorityProfile {
   debitNoteReasons: readonly CodeLabel[] | null;
   /** The document kinds it files (normal always). */
   salesTypes: readonly SalesType[];
+  /**
+   * Training and proforma documents take their numbers from the normal sequence (the unit keys what
+   * it holds by the number alone), instead of a sequence of their own kind.
+   */
+  kindsShareSequence: boolean;
   /** Levies it publishes beside its tax categories (the gateway computes none: a line naming one is refused). */
   levies: readonly TaxCategory[];
   /** What a receipt prints at its head: a normal document's title by its type; a training or proforma one's banner. */

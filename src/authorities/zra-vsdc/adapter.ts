@@ -39,6 +39,8 @@ export const ZRA_VSDC_PROFILE: AuthorityProfile = {
   creditNoteReasons: labelled(CREDIT_NOTE_REASON_LABELS),
   debitNoteReasons: labelled(DEBIT_NOTE_REASON_LABELS),
   salesTypes: SALES_TYPES,
+  // Each kind its own sequence: the VSDC files a training or proforma number with its kind's letter (`T-12`).
+  kindsShareSequence: false,
   levies: LEVIES,
   receiptTitles: { ...TITLES, ...BANNERS },
   receiptLabels: {

@@ -4,7 +4,7 @@
 // sentences the schemas' refusals say, listing what this merchant's authority has.
 import type { preValidationAsyncHookHandler } from 'fastify';
 import type { TSchema } from 'typebox';
-import { merchantProfile } from '../../../authorities/index.ts';
+import { authoritySalesTypes, merchantProfile } from '../../../authorities/index.ts';
 import type { AuthorityProfile, CodeLabel, TaxCategory } from '../../../authorities/port/profile.ts';
 import type { SalesType } from '../../../authorities/port/filing.ts';
 import { FieldErrors } from '../../../platform/errors/errors.ts';
@@ -56,8 +56,10 @@ export function checkAuthorityFields(errors: FieldErrors, profile: AuthorityProf
     if (typeof tpin === 'string' && !profile.taxpayerId.pattern.test(tpin)) {
       errors.add('customer.tpin', `The customer.tpin field must be ${profile.taxpayerId.words}, e.g. ${profile.taxpayerId.example}, or null.`);
     }
-    if (typeof fields.salesType === 'string' && !profile.salesTypes.includes(fields.salesType as SalesType)) {
-      errors.add('salesType', `The unit of this merchant's authority (${profile.name}) files no ${fields.salesType} documents: send salesType ${oneOf(profile.salesTypes)}.`);
+    // Some unit of the authority files it; the branch's own unit is checked where the document is stored.
+    const kinds = authoritySalesTypes(profile.authority);
+    if (typeof fields.salesType === 'string' && !kinds.includes(fields.salesType as SalesType)) {
+      errors.add('salesType', `The unit of this merchant's authority (${profile.name}) files no ${fields.salesType} documents: send salesType ${oneOf(kinds)}.`);
     }
   } else {
     const reasons = noteReasons(profile, kind);

@@ -31,6 +31,11 @@ export type DocumentTarget = { deviceId: number } | { branchHeader: string | und
 
 export interface NewDocument {
   tenantId: number;
+  /**
+   * The merchant's authority (`tenants.authority`): with the target device's protocol, its unit's
+   * profile, which says whether the unit files the document's kind and from which sequence.
+   */
+  authority: string;
   target: DocumentTarget;
   tpin: string;
   type: DocumentType;

@@ -8,6 +8,7 @@ import { prepared } from '../../../platform/db/prepared.ts';
 import { batchOrEach, GroupCommit, KeyedGroupCommits } from '../../../platform/db/group-commit.ts';
 import type { AppContext, ContextMember } from '../../kernel/context.ts';
 import { defaultBranchSql } from '../../kernel/devices/branch-rule.ts';
+import { kindUnits } from '../../../authorities/index.ts';
 import {
   DOCUMENT_COLUMN_LIST,
   DOCUMENT_COLUMN_TYPES,
@@ -34,26 +35,46 @@ export type InsertOutcome =
   /** No initialised device matches the target (the caller says why). */
   | { kind: 'no_device' }
   /** `refuseWhenDown` and the branch's VSDC is known unreachable: nothing stored, no number used. */
-  | { kind: 'branch_down'; branch: string };
+  | { kind: 'branch_down'; branch: string }
+  /** The branch's unit (its device's `protocol`) files no document of this kind: nothing stored, no number used. */
+  | { kind: 'kind_refused'; branch: string; protocol: string };
 
 /**
  * The initialised device a document goes to: X-Branch's, else the branch rule's SQL form
  * (kernel/devices/branch-rule.ts). No row when none applies (the caller says why).
  */
 function targetDevice(tenantId: number, target: DocumentTarget) {
-  if ('deviceId' in target) return sql`select id, branch from devices where id = ${target.deviceId} and tenant_id = ${tenantId} and initialized`;
+  if ('deviceId' in target) return sql`select id, branch, protocol from devices where id = ${target.deviceId} and tenant_id = ${tenantId} and initialized`;
   const named =
     target.branchHeader !== undefined
       ? sql`${target.branchHeader}::text`
       : defaultBranchSql(sql`${tenantId}`);
-  return sql`select id, branch from devices where tenant_id = ${tenantId} and initialized and branch = ${named}`;
+  return sql`select id, branch, protocol from devices where tenant_id = ${tenantId} and initialized and branch = ${named}`;
 }
 
 /** The devices column that holds the next number of a kind's sequence. */
 const NEXT_NUMBER_COLUMN: Record<SalesType, string> = { normal: 'next_invoice_no', training: 'next_training_no', proforma: 'next_proforma_no' };
 
-function nextNumberSql(salesType: SalesType) {
-  return sql.ref(NEXT_NUMBER_COLUMN[salesType]);
+/** `a,b`: a list of protocols as one text parameter (the statement splits it), the same text in both statements. */
+const protocolList = (protocols: readonly string[]): string => protocols.join(',');
+
+/**
+ * How the one-document statement numbers a document: whether the target's unit files its kind
+ * (`ok`, over `target`), the counter columns it advances and the number it takes (over the
+ * updated `devices` row). A normal document: every unit files it, from `next_invoice_no`. A
+ * training or proforma one: only the units whose profile files the kind take it, and a unit
+ * whose kinds share one sequence numbers it from `next_invoice_no`, another from its kind's own.
+ */
+function numberingSql(doc: NewDocument) {
+  const own = sql.ref(NEXT_NUMBER_COLUMN[doc.salesType]);
+  if (doc.salesType === 'normal') return { ok: sql`true`, advance: sql`${own} = ${own} + 1`, taken: sql`${own} - 1` };
+  const units = kindUnits(doc.authority, doc.salesType);
+  const shares = sql`protocol = any(string_to_array(${protocolList(units.shareSequence)}::text, ','))`;
+  return {
+    ok: sql`target.protocol = any(string_to_array(${protocolList(units.files)}::text, ','))`,
+    advance: sql`next_invoice_no = next_invoice_no + (${shares})::int, ${own} = ${own} + (not ${shares})::int`,
+    taken: sql`case when ${shares} then next_invoice_no else ${own} end - 1`,
+  };
 }
 
 /**
@@ -86,7 +107,8 @@ export function insertDocument(ctx: AppContext, db: Kysely<DB>, doc: NewDocument
 export async function insertOneDocument(db: Kysely<DB>, doc: NewDocument, options: InsertOptions): Promise<InsertOutcome> {
   const found = (await insertOneDocumentSql(doc, options).execute(db)).rows[0];
   if (!found) return { kind: 'no_device' };
-  const { target_branch: branch, branch_down: branchDown, notified: _notified, ...row } = found;
+  const { target_branch: branch, target_protocol: protocol, kind_ok: kindOk, branch_down: branchDown, notified: _notified, ...row } = found;
+  if (!kindOk) return { kind: 'kind_refused', branch, protocol };
   if (row.id === null) return { kind: 'branch_down', branch };
   return { kind: 'stored', document: { row, branchDown } };
 }
@@ -98,19 +120,21 @@ export function insertOneDocumentSql(doc: NewDocument, options: InsertOptions) {
   const notify = options.notify
     ? sql`, case when document.id is not null then pg_notify(${options.notify.channel}, document.device_id::text || ${`:${options.notify.origin}`}::text) end as notified`
     : sql``;
-  // Beside the stored row (all null when nothing was stored): the branch and whether it is down.
-  return sql<SaleRow & { target_branch: string; branch_down: boolean; notified?: unknown }>`${prepared}
+  const numbering = numberingSql(doc);
+  // Beside the stored row (all null when nothing was stored): the branch, its unit, whether that
+  // files the document's kind and whether the branch is down.
+  return sql<SaleRow & { target_branch: string; target_protocol: string; kind_ok: boolean; branch_down: boolean; notified?: unknown }>`${prepared}
     with target as (${targetDevice(doc.tenantId, doc.target)}),
     state as (
-      select target.id, target.branch, exists (
+      select target.id, target.branch, target.protocol, ${numbering.ok} as kind_ok, exists (
         select 1 from filing_queues q where q.device_id = target.id and q.retry_delay_ms is not null
       ) as down
       from target
     ),
     counter as (
-      update devices set ${nextNumberSql(doc.salesType)} = ${nextNumberSql(doc.salesType)} + 1
-      where id = (select id from state where not (state.down and ${options.refuseWhenDown}::boolean))
-      returning id, branch, ${nextNumberSql(doc.salesType)} - 1 as invoice_no
+      update devices set ${numbering.advance}
+      where id = (select id from state where state.kind_ok and not (state.down and ${options.refuseWhenDown}::boolean))
+      returning id, branch, ${numbering.taken} as invoice_no
     ),
     document as (
       insert into sales (device_id, branch, invoice_no, ${DOCUMENT_COLUMN_LIST})
@@ -128,7 +152,8 @@ export function insertOneDocumentSql(doc: NewDocument, options: InsertOptions) {
       select ${doc.tenantId}, ${options.month}, 1 from document where document.sales_type = 'normal'
       on conflict (tenant_id, month) do update set documents = tenant_usage.documents + 1
     )
-    select document.*, ${issuedByName('document')} as issued_by_name, state.branch as target_branch, state.down as branch_down ${notify}
+    select document.*, ${issuedByName('document')} as issued_by_name, state.branch as target_branch, state.protocol as target_protocol,
+      state.kind_ok, state.down as branch_down ${notify}
     from state left join document on true`;
 }
 
@@ -181,8 +206,11 @@ export const DOCUMENT_INSERTS: ContextMember<DocumentInserts> = {
 
 /** A document as the batch statement reads it (one element of its JSON parameter). */
 function batchInput(n: number, { doc, options }: PendingInsert) {
+  const units = doc.salesType === 'normal' ? null : kindUnits(doc.authority, doc.salesType);
   return {
     n,
+    kind_units: units && protocolList(units.files),
+    shared_units: units && protocolList(units.shareSequence),
     device_id: 'deviceId' in doc.target ? doc.target.deviceId : null,
     branch_header: 'branchHeader' in doc.target ? (doc.target.branchHeader ?? null) : null,
     refuse_when_down: options.refuseWhenDown,
@@ -205,8 +233,9 @@ function batchInput(n: number, { doc, options }: PendingInsert) {
 export async function insertDocuments(db: Kysely<DB>, items: PendingInsert[], notify: InsertOptions['notify']): Promise<InsertOutcome[]> {
   const result = await insertDocumentsSql(items, notify).execute(db);
   return result.rows.map((found): InsertOutcome => {
-    const { n: _n, target_branch: branch, branch_down: branchDown, notified: _notified, ...row } = found;
+    const { n: _n, target_branch: branch, target_protocol: protocol, kind_ok: kindOk, branch_down: branchDown, notified: _notified, ...row } = found;
     if (branch === null) return { kind: 'no_device' };
+    if (kindOk === false) return { kind: 'kind_refused', branch, protocol: protocol! };
     if (row.id === null) return { kind: 'branch_down', branch };
     return { kind: 'stored', document: { row, branchDown: branchDown === true } };
   });
@@ -215,42 +244,47 @@ export async function insertDocuments(db: Kysely<DB>, items: PendingInsert[], no
 /** insertDocuments' statement (its text: docs/sql/, `npm run sql`). */
 export function insertDocumentsSql(items: PendingInsert[], notify: InsertOptions['notify']) {
   const input = JSON.stringify(items.map((item, n) => batchInput(n, item)));
-  return sql<SaleRow & { n: number; target_branch: string | null; branch_down: boolean | null; notified: unknown }>`${prepared}
+  return sql<SaleRow & { n: number; target_branch: string | null; target_protocol: string | null; kind_ok: boolean | null; branch_down: boolean | null; notified: unknown }>`${prepared}
     with input as (
       select * from jsonb_to_recordset(${input}::jsonb) as i(n integer, device_id integer, branch_header text,
-        refuse_when_down boolean, month text, lines jsonb, ${DOCUMENT_COLUMN_TYPES})
+        kind_units text, shared_units text, refuse_when_down boolean, month text, lines jsonb, ${DOCUMENT_COLUMN_TYPES})
     ),
     target as (
       -- Each document's device by key: a lateral with a limit is not flattened into a join, whose
       -- generic plan (the JSON's rows estimated at 100) hashes every device once a fleet has some
       -- thousands of them (a seq scan of 10,000 devices per statement).
-      select i.n, d.id, d.branch
+      select i.n, d.id, d.branch, d.protocol
       from input i cross join lateral (
-        select d.id, d.branch from devices d
+        select d.id, d.branch, d.protocol from devices d
         where i.device_id is not null and d.id = i.device_id and d.tenant_id = i.tenant_id and d.initialized
         union all
-        select d.id, d.branch from devices d
+        select d.id, d.branch, d.protocol from devices d
         where i.device_id is null and d.tenant_id = i.tenant_id and d.initialized
           and d.branch = coalesce(i.branch_header, ${defaultBranchSql(sql.ref('i.tenant_id'))})
         limit 1
       ) d
     ),
+    -- A training or proforma document: only the units (protocols) in kind_units file it, and those
+    -- in shared_units number it from the normal sequence (a normal document: null, every unit, its own).
     state as (
-      select target.n, target.id, target.branch, exists (
-        select 1 from filing_queues q where q.device_id = target.id and q.retry_delay_ms is not null
-      ) as down
-      from target
+      select target.n, target.id, target.branch, target.protocol,
+        i.kind_units is null or target.protocol = any(string_to_array(i.kind_units, ',')) as kind_ok,
+        case when target.protocol = any(string_to_array(coalesce(i.shared_units, ''), ',')) then 'normal' else i.sales_type end as sequence,
+        exists (
+          select 1 from filing_queues q where q.device_id = target.id and q.retry_delay_ms is not null
+        ) as down
+      from target join input i on i.n = target.n
     ),
     taking as (
-      select state.n, state.id, i.sales_type, row_number() over (partition by state.id, i.sales_type order by state.n) as k
+      select state.n, state.id, i.sales_type, state.sequence, row_number() over (partition by state.id, state.sequence order by state.n) as k
       from state join input i on i.n = state.n
-      where not (state.down and i.refuse_when_down)
+      where state.kind_ok and not (state.down and i.refuse_when_down)
     ),
     wanted as (
       select id,
-        count(*) filter (where sales_type = 'normal')::int as normal,
-        count(*) filter (where sales_type = 'training')::int as training,
-        count(*) filter (where sales_type = 'proforma')::int as proforma
+        count(*) filter (where sequence = 'normal')::int as normal,
+        count(*) filter (where sequence = 'training')::int as training,
+        count(*) filter (where sequence = 'proforma')::int as proforma
       from taking group by id
     ),
     locked as (select d.id from devices d where d.id in (select id from wanted) order by d.id for update),
@@ -265,7 +299,7 @@ export function insertDocumentsSql(items: PendingInsert[], notify: InsertOptions
     ),
     placed as (
       select taking.n, taking.id as device_id, counter.branch, taking.sales_type,
-        case taking.sales_type when 'training' then counter.first_training when 'proforma' then counter.first_proforma
+        case taking.sequence when 'training' then counter.first_training when 'proforma' then counter.first_proforma
           else counter.first_normal end + taking.k - 1 as invoice_no
       from taking join counter on counter.id = taking.id
     ),
@@ -293,7 +327,8 @@ export function insertDocumentsSql(items: PendingInsert[], notify: InsertOptions
       order by i.tenant_id, i.month
       on conflict (tenant_id, month) do update set documents = tenant_usage.documents + excluded.documents
     )
-    select i.n, state.branch as target_branch, state.down as branch_down, document.*, ${issuedByName('document')} as issued_by_name,
+    select i.n, state.branch as target_branch, state.protocol as target_protocol, state.kind_ok, state.down as branch_down,
+      document.*, ${issuedByName('document')} as issued_by_name,
       (select count(pg_notify(${notify?.channel ?? null}::text, woken.device_id::text || ${`:${notify?.origin ?? ''}`}::text))
         from (select distinct device_id from document where ${notify?.channel ?? null}::text is not null) woken) as notified
     from input i

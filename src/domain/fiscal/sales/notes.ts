@@ -23,8 +23,6 @@ import {
   KeyTaken,
   storeAndSettle,
   stored,
-  storedOrThrow,
-  storeOptions,
   toNewLines,
   type Idempotency,
   type PartyWriteRequest,
@@ -33,6 +31,7 @@ import {
 } from './service.ts';
 import { creditedByLine, findByReference, findSale, linesOf, lockSale, notesOfSale, type SaleRow } from './store.ts';
 import { insertDocument } from './document-insert.ts';
+import { storedOrThrow, storeOptions } from './store-outcome.ts';
 import type { NewDocument, NewLine } from './document-columns.ts';
 import { checkClassifications, checkDecimals, checkLines, compute, lineInput, occurredAtOf, refuseLevies } from './validation.ts';
 
@@ -89,6 +88,7 @@ function checkOriginal(original: SaleRow | undefined, kind: 'credit' | 'debit', 
 function noteDocument(req: PartyWriteRequest, original: SaleRow, type: DocumentType, idem: Idempotency, body: { reasonCode: string; clientInvoiceNo?: string | null }, occurredAt: Date, computed: ComputedSale, lines: NewLine[]): NewDocument {
   return {
     tenantId: original.tenant_id,
+    authority: req.tenant.authority,
     target: { deviceId: original.device_id },
     tpin: original.tpin,
     type,
@@ -125,7 +125,7 @@ function noteDocument(req: PartyWriteRequest, original: SaleRow, type: DocumentT
  * Notes are rare beside sales, so this audit row costs the sale path nothing.
  */
 async function storeNote(ctx: AppContext, trx: Kysely<DB>, req: PartyWriteRequest, original: SaleRow, doc: NewDocument): Promise<Stored> {
-  const document = storedOrThrow(ctx, await insertDocument(ctx, trx, doc, storeOptions(ctx, req.tenant)), original.branch);
+  const document = storedOrThrow(ctx, await insertDocument(ctx, trx, doc, storeOptions(ctx, req.tenant)), original.branch, { authority: req.tenant.authority, salesType: doc.salesType, training: req.training });
   const note = document.row;
   await recordAudit(trx, {
     actor: actorOfParty(req.issuer),

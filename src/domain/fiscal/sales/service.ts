@@ -5,7 +5,6 @@ import type { Kysely } from 'kysely';
 import type { AppContext } from '../../kernel/context.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { TenantAccount } from '../../../credentials/lookup.ts';
-import { currentMonth } from '../../../credentials/standing.ts';
 import { isUniqueViolation } from '../../../platform/db/database.ts';
 import { isDatabaseUnavailable } from '../../../platform/db/availability.ts';
 import { ApiError, FieldErrors, NotFoundError, assertCalendarDays, fieldError } from '../../../platform/errors/errors.ts';
@@ -20,9 +19,10 @@ import { idempotencyKeyOf, requestFingerprint } from './idempotency.ts';
 import { presentLineRow, presentNewLine, presentSale } from './present.ts';
 import type { CreateSaleBody, ListSalesQuery, MeResource, SaleResource } from './schemas.ts';
 import { authorityBranchesFor } from '../../kernel/devices/register.ts';
-import { FILING_CHANNEL, PROCESS_TAG, saleSignals } from '../signals/sale-signals.ts';
+import { saleSignals } from '../signals/sale-signals.ts';
 import { findByReference, findSale, linesOf, listSales, storedStatuses, timezoneOf, type SaleFilter, type SaleRow } from './store.ts';
-import { insertDocument, type InsertOutcome, type StoredDocument } from './document-insert.ts';
+import { insertDocument, type StoredDocument } from './document-insert.ts';
+import { storedOrThrow, storeOptions } from './store-outcome.ts';
 import type { NewDocument, NewLine } from './document-columns.ts';
 import { devicesOfTenant, type BranchDevice } from '../../kernel/devices/store.ts';
 import { documentStock } from '../stock/document-stock.ts';
@@ -226,6 +226,7 @@ export async function createSale(ctx: AppContext, req: WriteRequest, body: Creat
 
   const doc: NewDocument = {
     tenantId: tenant.id,
+    authority: tenant.authority,
     target: { branchHeader: req.branchHeader },
     tpin: tenant.tpin,
     type: 'sale',
@@ -255,6 +256,7 @@ export async function createSale(ctx: AppContext, req: WriteRequest, body: Creat
     filingDetails: req.filingDetails ?? null,
     lines: toNewLines(computed),
   };
+  const asked = { authority: tenant.authority, salesType: terms.salesType, training: req.training };
   if (replaces) {
     return storeAndSettle(ctx, tenant.id, idem, () =>
       ctx.db.transaction().execute(async (trx): Promise<Stored> => {
@@ -262,7 +264,7 @@ export async function createSale(ctx: AppContext, req: WriteRequest, body: Creat
         // A same-key request that held the lock before us has committed: answer with its document.
         if (idem.key !== null && (await findByReference(trx, tenant.id, idem.key))) throw new KeyTaken();
         const onBranch: NewDocument = { ...doc, target: { deviceId: failed.deviceId } };
-        const document = storedOrThrow(ctx, await insertDocument(ctx, trx, onBranch, storeOptions(ctx, tenant)), failed.branch);
+        const document = storedOrThrow(ctx, await insertDocument(ctx, trx, onBranch, storeOptions(ctx, tenant)), failed.branch, asked);
         return stored(onBranch, { ...document, row: await replaces.link(trx, document.row) });
       }),
     req.onStored);
@@ -274,43 +276,10 @@ export async function createSale(ctx: AppContext, req: WriteRequest, body: Creat
       // No initialised device matched: say why (or, if one was initialised meanwhile, use it).
       const device = branchForWrite(await devicesOfTenant(ctx.db, tenant.id), req.branchHeader, merchantOrigin(tenant));
       outcome = await insertDocument(ctx, ctx.db, { ...doc, target: { deviceId: device.id } }, options);
-      return stored(doc, storedOrThrow(ctx, outcome, device.branch), computed);
+      return stored(doc, storedOrThrow(ctx, outcome, device.branch, asked), computed);
     }
-    return stored(doc, storedOrThrow(ctx, outcome, ''), computed);
+    return stored(doc, storedOrThrow(ctx, outcome, '', asked), computed);
   }, req.onStored);
-}
-
-export function storeOptions(ctx: AppContext, tenant: TenantAccount): Parameters<typeof insertDocument>[3] {
-  const month = currentMonth(ctx.clock.now());
-  const refuseWhenDown = tenant.offlinePolicy === 'refuse';
-  // Embedded: one process, where the in-memory signal is enough.
-  return ctx.database.kind === 'postgres' ? { month, refuseWhenDown, notify: { channel: FILING_CHANNEL, origin: PROCESS_TAG } } : { month, refuseWhenDown };
-}
-
-/** The stored document, or the error that says why nothing was stored. */
-export function storedOrThrow(ctx: AppContext, outcome: InsertOutcome, branch: string): StoredDocument {
-  switch (outcome.kind) {
-    case 'stored':
-      return outcome.document;
-    case 'branch_down':
-      throw vsdcUnavailable(ctx, outcome.branch);
-    case 'no_device':
-      throw branchNotInitialized(branch);
-  }
-}
-
-function branchNotInitialized(branch: string): ApiError {
-  return new ApiError('branch_not_initialized', `Branch ${branch} is not initialised with the authority yet, so it cannot fiscalise.`);
-}
-
-/** Offline policy `refuse`: the branch's VSDC is known unreachable, so no invoice is issued. */
-function vsdcUnavailable(ctx: AppContext, branch: string): ApiError {
-  const retryAfter = Math.max(1, Math.ceil(ctx.config.vsdcProbeMs / 1000));
-  return new ApiError('vsdc_unavailable',
-    `The VSDC of branch ${branch} cannot be reached, and this merchant issues no invoice while it is offline (offline policy "refuse"). ` +
-      `Nothing was stored and no invoice number was used: retry the same request in ${retryAfter} s or later.`,
-    { 'retry-after': String(retryAfter) },
-  );
 }
 
 // ---- reads ----

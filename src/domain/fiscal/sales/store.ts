@@ -7,6 +7,7 @@ import type { DocumentStatus, SaleLinesTable, SalesTable, SalesType, SaleStatus 
 import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
 import { prepared, runPrepared } from '../../../platform/db/prepared.ts';
 import { partyName } from '../../kernel/audit/store.ts';
+import { PROFILES_SHARING_SEQUENCE } from '../../../authorities/index.ts';
 
 /**
  * A stored document, with its issuer's name when the statement that read it resolved it
@@ -133,16 +134,21 @@ export async function timezoneOf(db: Kysely<DB>, tenantId: number): Promise<stri
 
 /**
  * How many documents the tenant's branches (or one of them) hold, without counting rows: a
- * branch numbers each kind's documents without gaps and never deletes one, so it holds, per kind,
- * its next number minus its first (an index lookup). Counting would grow with the table.
+ * branch numbers each sequence's documents without gaps and never deletes one, so it holds, per
+ * sequence, its next number minus its first (an index lookup per kind). A branch whose unit numbers
+ * every kind from one sequence (PROFILES_SHARING_SEQUENCE) holds its normal sequence's next number
+ * minus the first of any kind. Counting would grow with the table.
  */
 async function documentsOf(db: Kysely<DB>, tenantId: number, deviceId: number | undefined): Promise<number> {
+  const first = (kind: SalesType) => sql`(select min(s.invoice_no) from sales s where s.device_id = d.id and s.sales_type = ${sql.lit(kind)})`;
   const result = await sql<{ n: number }>`${prepared}
-    select coalesce(sum(
-      d.next_invoice_no - coalesce((select min(s.invoice_no) from sales s where s.device_id = d.id and s.sales_type = 'normal'), d.next_invoice_no)
-      + d.next_training_no - coalesce((select min(s.invoice_no) from sales s where s.device_id = d.id and s.sales_type = 'training'), d.next_training_no)
-      + d.next_proforma_no - coalesce((select min(s.invoice_no) from sales s where s.device_id = d.id and s.sales_type = 'proforma'), d.next_proforma_no)), 0)::bigint as n
-    from devices d where d.tenant_id = ${tenantId} ${deviceId === undefined ? sql`` : sql`and d.id = ${deviceId}`}`.execute(db);
+    select coalesce(sum(case when t.authority || '-' || d.protocol = any(string_to_array(${PROFILES_SHARING_SEQUENCE.join(',')}::text, ','))
+      then d.next_invoice_no - coalesce(least(${first('normal')}, ${first('training')}, ${first('proforma')}), d.next_invoice_no)
+      else d.next_invoice_no - coalesce(${first('normal')}, d.next_invoice_no)
+        + d.next_training_no - coalesce(${first('training')}, d.next_training_no)
+        + d.next_proforma_no - coalesce(${first('proforma')}, d.next_proforma_no) end), 0)::bigint as n
+    from devices d join tenants t on t.id = d.tenant_id
+    where d.tenant_id = ${tenantId} ${deviceId === undefined ? sql`` : sql`and d.id = ${deviceId}`}`.execute(db);
   return Number(result.rows[0]?.n ?? 0);
 }
 

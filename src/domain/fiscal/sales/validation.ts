@@ -10,6 +10,7 @@ import type { AuthorityProfile, SalesType } from '../../../authorities/port/inde
 import { classificationCatalogue } from '../../kernel/catalogue/service.ts';
 import { MAX_DOCUMENT_TOTAL, type CreateSaleBody } from './schemas.ts';
 import { taxCategoryOf } from './authority-fields.ts';
+import { authoritySalesTypes } from '../../../authorities/index.ts';
 
 /** ISO 4217 codes this runtime knows: the currencies a document may be in (with the authority's own). */
 const ISO_CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
@@ -183,8 +184,11 @@ type TermsFields = Pick<CreateSaleBody, 'salesType' | 'currency' | 'exchangeRate
  */
 export function documentTermsOf(errors: FieldErrors, profile: AuthorityProfile, body: TermsFields, training: boolean): DocumentTerms {
   const salesType = training ? 'training' : (body.salesType ?? 'normal');
-  if (!profile.salesTypes.includes(salesType)) {
-    errors.add('salesType', `The unit of this merchant's authority (${profile.name}) files no ${salesType} documents${training ? ' (this credential was minted in training mode)' : ''}: send salesType ${profile.salesTypes.join(' or ')}.`);
+  // A kind some unit of the authority files passes here; whether the branch's own unit files it is
+  // checked where the document is stored (document-insert.ts), before it takes a number.
+  const kinds = authoritySalesTypes(profile.authority);
+  if (!kinds.includes(salesType)) {
+    errors.add('salesType', `The unit of this merchant's authority (${profile.name}) files no ${salesType} documents${training ? ' (this credential was minted in training mode)' : ''}: send salesType ${kinds.join(' or ')}.`);
   }
   const home = profile.currency;
   const currency = body.currency ?? home;

@@ -3,6 +3,7 @@
 // identifiers), served so that the console hard-codes none of them.
 import { Type, type Static, type TString } from 'typebox';
 import type { AuthorityProfile } from '../../../authorities/port/profile.ts';
+import { authoritySalesTypes } from '../../../authorities/index.ts';
 import { Nullable } from '../../../platform/http/schema-helpers.ts';
 
 /** The receipt's words the console shows beside a document's fiscal information. */
@@ -39,7 +40,7 @@ export const MerchantAuthority = Type.Object(
     defaultPaymentMethod: Type.String(),
     creditNoteReasons: Type.Array(CodeLabel),
     debitNoteReasons: Nullable(Type.Array(CodeLabel, { description: 'Null: the authority has no debit notes' })),
-    salesTypes: Type.Array(Type.String(), { description: 'The document kinds it files: `normal`, and `training` / `proforma` where it takes them' }),
+    salesTypes: Type.Array(Type.String(), { description: 'The document kinds its units file: `normal`, and `training` / `proforma` where one of them takes them (KRA: VSCU branches only; a branch whose unit does not is refused with a 422)' }),
     receiptTitles: Type.Record(Type.String(), Type.String(), { description: 'What a receipt prints at its head, by document type (`sale`, `credit_note`, `debit_note`) or kind (`training`, `proforma`)' }),
     receiptLabels: Type.Object(
       Object.fromEntries(LABELS.map((key) => [key, Type.String()])) as Record<(typeof LABELS)[number], TString>,
@@ -68,7 +69,8 @@ export function presentAuthority(profile: AuthorityProfile): MerchantAuthorityRe
     defaultPaymentMethod: profile.defaultPaymentMethod,
     creditNoteReasons: codeLabels(profile.creditNoteReasons),
     debitNoteReasons: profile.debitNoteReasons === null ? null : codeLabels(profile.debitNoteReasons),
-    salesTypes: [...profile.salesTypes],
+    // Of all the authority's units: a VSCU branch takes training and proforma where OSCU does not.
+    salesTypes: authoritySalesTypes(profile.authority),
     receiptTitles: { ...profile.receiptTitles },
     receiptLabels: Object.fromEntries(LABELS.map((key) => [key, profile.receiptLabels[key]])) as MerchantAuthorityResource['receiptLabels'],
   };

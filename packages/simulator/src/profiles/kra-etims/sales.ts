@@ -1,6 +1,6 @@
 // The sale endpoint's checks and filing, shared by OSCU (saveTrnsSalesOsdc) and VSCU
 // (trnsSales/saveSales): the body's shape (910 naming the field), the invoice number's
-// uniqueness per branch, the arithmetic, the credit-note rules, then the receipt.
+// uniqueness per branch (one sequence across kinds), the arithmetic, the credit-note rules, then the receipt.
 import { createHash } from 'node:crypto';
 import { checkKraSaleArithmetic, kraNumber } from './arithmetic.js';
 import { isKraCode, kenyaDateTime, parseKraDate, RESULT_MESSAGES, TAX_LETTERS } from './codes.js';
@@ -62,11 +62,19 @@ function checkShape(body: Body, salesTypes: readonly string[]): SaleOutcome | nu
   return null;
 }
 
-/** The credit-note rules (settings) against the original sale. */
+const KIND_WORDS: Record<string, string> = { N: 'normal', T: 'training', P: 'proforma' };
+
+/**
+ * The credit-note rules (settings) against the original sale. A note is of its sale's kind (the
+ * jar's receipt types: NR on NS, TR on TS); a proforma has none (there is no PR).
+ */
 function checkCreditNote(body: Body, original: KraFiledDocument | undefined, settings: KraSettings): SaleOutcome | null {
   const orgInvcNo = kraInteger(body.orgInvcNo, 0);
   if (!original || original.rcptTyCd !== 'S') return param('orgInvcNo', `${orgInvcNo} is no sale filed by this branch`);
-  if (original.salesTyCd !== null && original.salesTyCd !== 'N') return param('orgInvcNo', `${orgInvcNo} is a ${original.salesTyCd === 'T' ? 'training' : 'proforma'} sale`);
+  const saleKind = original.salesTyCd ?? 'N';
+  const noteKind = blank(body.salesTyCd) ? 'N' : String(body.salesTyCd);
+  if (saleKind === 'P') return param('orgInvcNo', `${orgInvcNo} is a proforma sale: it takes no credit note`);
+  if (noteKind !== saleKind) return param('salesTyCd', `must be ${saleKind}: the credit note of a ${KIND_WORDS[saleKind]} sale (${orgInvcNo}) is ${KIND_WORDS[saleKind]} too`);
   if (settings.creditNoteCap !== null && original.creditNotes.length >= settings.creditNoteCap) {
     return param('orgInvcNo', `sale ${orgInvcNo} already has ${original.creditNotes.length} credit note(s), the most allowed`);
   }
