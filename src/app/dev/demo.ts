@@ -11,7 +11,8 @@ import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileS
 import { basename, dirname, join, resolve } from 'node:path';
 import { sql } from 'kysely';
 import type { AppContext } from '../../domain/kernel/context.ts';
-import { findPartnerKey, findTenantToken } from '../../credentials/lookup.ts';
+import { findPartnerKey } from '../../credentials/key-lookup.ts';
+import { findTenantToken } from '../../credentials/tenant-token-lookup.ts';
 import type { Actor } from '../../domain/kernel/audit/store.ts';
 import { initializeDevice } from '../../domain/kernel/devices/initialisation.ts';
 import { registerDevice } from '../../domain/kernel/devices/service.ts';
