@@ -7,7 +7,8 @@
 // test/platform/sql-text.test.ts fails while they differ from what the code compiles.
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type RawBuilder } from 'kysely';
 import type { DB } from '../src/platform/db/schema.ts';
-import { findFiscalisationKeySql, findOneTenantTokenSql, findTenantTokensSql } from '../src/credentials/lookup.ts';
+import { findFiscalisationKeySql } from '../src/credentials/key-lookup.ts';
+import { findOneTenantTokenSql, findTenantTokensSql } from '../src/credentials/tenant-token-lookup.ts';
 import { insertDocumentsSql, insertOneDocumentSql } from '../src/domain/fiscal/sales/document-insert.ts';
 import type { NewDocument, NewLine } from '../src/domain/fiscal/sales/document-columns.ts';
 import { oldestBacklogReadSql } from '../src/domain/fiscal/sales/backlog.ts';
@@ -142,7 +143,7 @@ export const SQL_FILES: SqlFile[] = [
   },
   {
     name: 'find-one-tenant-token.sql',
-    from: 'findOneTenantToken (src/credentials/lookup.ts, built by findOneTenantTokenSql)',
+    from: 'findOneTenantToken (src/credentials/tenant-token-lookup.ts, built by findOneTenantTokenSql)',
     what: "A tenant token's holder with its account standing, its `last_used_at` stamped at most once a minute.",
     forms: [
       { when: 'the memory or Redis rate-limit store (the embedded database): the request is counted outside the statement', statement: findOneTenantTokenSql(LOOKUP, undefined) },
@@ -151,13 +152,13 @@ export const SQL_FILES: SqlFile[] = [
   },
   {
     name: 'find-tenant-tokens.sql',
-    from: 'findTenantTokens (src/credentials/lookup.ts, built by findTenantTokensSql)',
+    from: 'findTenantTokens (src/credentials/tenant-token-lookup.ts, built by findTenantTokensSql)',
     what: "The twin of find-one-tenant-token.sql: the lookups arriving together (TenantTokenLookups) in one statement, each bucket counted once for its requests. Only with PostgreSQL's table rate-limit store.",
     forms: [{ when: "PostgreSQL's table rate-limit store", statement: findTenantTokensSql([LOOKUP, { ...LOOKUP, hash: 'sha256-of-another-token' }], BUCKET) }],
   },
   {
     name: 'find-fiscalisation-key.sql',
-    from: 'findFiscalisationKey (src/credentials/lookup.ts, built by findFiscalisationKeySql)',
+    from: 'findFiscalisationKey (src/credentials/key-lookup.ts, built by findFiscalisationKeySql)',
     what: "A fiscalisation key's holder (every request of a till on /zm/api) with its merchant's account standing, its `last_used_at` stamped at most once a minute.",
     forms: [
       { when: 'the memory or Redis rate-limit store (the embedded database): the request is counted outside the statement', statement: findFiscalisationKeySql('sha256-of-the-key', NOW, undefined) },

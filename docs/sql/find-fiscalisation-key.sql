@@ -1,4 +1,4 @@
--- findFiscalisationKey (src/credentials/lookup.ts, built by findFiscalisationKeySql)
+-- findFiscalisationKey (src/credentials/key-lookup.ts, built by findFiscalisationKeySql)
 -- A fiscalisation key's holder (every request of a till on /zm/api) with its merchant's account standing, its `last_used_at` stamped at most once a minute.
 -- Written by `npm run sql` (scripts/sql.ts) from the code; edit the builder, not this file.
 

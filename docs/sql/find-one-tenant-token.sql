@@ -1,4 +1,4 @@
--- findOneTenantToken (src/credentials/lookup.ts, built by findOneTenantTokenSql)
+-- findOneTenantToken (src/credentials/tenant-token-lookup.ts, built by findOneTenantTokenSql)
 -- A tenant token's holder with its account standing, its `last_used_at` stamped at most once a minute.
 -- Written by `npm run sql` (scripts/sql.ts) from the code; edit the builder, not this file.
 

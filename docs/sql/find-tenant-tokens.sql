@@ -1,4 +1,4 @@
--- findTenantTokens (src/credentials/lookup.ts, built by findTenantTokensSql)
+-- findTenantTokens (src/credentials/tenant-token-lookup.ts, built by findTenantTokensSql)
 -- The twin of find-one-tenant-token.sql: the lookups arriving together (TenantTokenLookups) in one statement, each bucket counted once for its requests. Only with PostgreSQL's table rate-limit store.
 -- Written by `npm run sql` (scripts/sql.ts) from the code; edit the builder, not this file.
 

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { initializeDevice, registerDevice } from '../../src/domain/kernel/devices/service.ts';
+import { initializeDevice } from '../../src/domain/kernel/devices/initialisation.ts';
+import { registerDevice } from '../../src/domain/kernel/devices/service.ts';
 import { authorityHandshake } from '../../src/domain/kernel/devices/handshake.ts';
 import { seedSignedInUser } from '../helpers/accounts.ts';
 import { TEST_ADMIN_TOKEN, bearer, uniqueTpin } from '../helpers/app.ts';

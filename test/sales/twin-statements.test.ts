@@ -3,7 +3,7 @@
 // through either form must store the same row (modulo id and number) / give the same answer.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { findOneTenantToken, findTenantTokens } from '../../src/credentials/lookup.ts';
+import { findOneTenantToken, findTenantTokens } from '../../src/credentials/tenant-token-lookup.ts';
 import { hashSecret } from '../../src/credentials/secret-format.ts';
 import { claimBranches } from '../../src/domain/fiscal/filing/queue.ts';
 import { recordManyOutcomes, recordOneOutcome, uploadedFields, type OutcomeOptions } from '../../src/domain/fiscal/filing/outcome-store.ts';

@@ -1,4 +1,4 @@
-// The walk's session with the gateway (walk.ts runs the checklist's items through it): each call
+// The walk's session with the gateway (walk.ts runs the checklist's sections through it): each call
 // to the gateway's HTTP API with the credential it needs (the partner key, the merchant's token,
 // the user's session, the operator token), the waits for its workers and for a VSDC call, the
 // simulator's seeding, and each item run and recorded with its evidence.
@@ -31,6 +31,21 @@ export interface ItemResult {
   /** The recorded VSDC calls made while the item ran (seq numbers). */
   calls: number[];
   ms: number;
+}
+
+/** The device as the walk learns it (item 1). */
+export interface WalkDevice {
+  sdcId: string | null;
+  mrcNo: string | null;
+  tenantId: number | null;
+  taxpayerName: string | null;
+}
+
+/** What each section of the walk (walk-setup.ts, walk-goods.ts, walk-documents.ts, walk-records.ts) works with. */
+export interface Walk {
+  session: ReturnType<typeof walkSession>;
+  settings: WalkSettings;
+  device: WalkDevice;
 }
 
 class CheckFailed extends Error {}

@@ -11,9 +11,11 @@ import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileS
 import { basename, dirname, join, resolve } from 'node:path';
 import { sql } from 'kysely';
 import type { AppContext } from '../../domain/kernel/context.ts';
-import { findPartnerKey, findTenantToken } from '../../credentials/lookup.ts';
+import { findPartnerKey } from '../../credentials/key-lookup.ts';
+import { findTenantToken } from '../../credentials/tenant-token-lookup.ts';
 import type { Actor } from '../../domain/kernel/audit/store.ts';
-import { initializeDevice, registerDevice } from '../../domain/kernel/devices/service.ts';
+import { initializeDevice } from '../../domain/kernel/devices/initialisation.ts';
+import { registerDevice } from '../../domain/kernel/devices/service.ts';
 import { authorityHandshake } from '../../domain/kernel/devices/handshake.ts';
 import { learnBranchesAtInitialisation } from '../../domain/kernel/devices/register.ts';
 import { createPartner } from '../../domain/partner/provisioning/partners-service.ts';

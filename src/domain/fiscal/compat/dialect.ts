@@ -4,7 +4,7 @@
 // headers never change. Routes only ever produce the bare form.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../kernel/context.ts';
-import { findFiscalisationKey } from '../../../credentials/lookup.ts';
+import { findFiscalisationKey } from '../../../credentials/key-lookup.ts';
 import { PREFIXES, hasValidChecksum } from '../../../credentials/secret-format.ts';
 import type { Dialect } from './till-login-store.ts';
 

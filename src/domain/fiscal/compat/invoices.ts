@@ -2,7 +2,7 @@
 // ordered filing, the offline queue, events and webhooks are all the sales module's.
 import type { AppContext } from '../../kernel/context.ts';
 import type { TenantAccount } from '../../../credentials/lookup.ts';
-import type { CompatDevice } from '../../../credentials/lookup.ts';
+import type { CompatDevice } from '../../../credentials/key-lookup.ts';
 import type { Issuer } from '../../kernel/audit/store.ts';
 import { ApiError, NotFoundError } from '../../../platform/errors/errors.ts';
 import { countPrint, printsOf } from '../receipts/receipt.ts';

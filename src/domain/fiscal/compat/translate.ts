@@ -5,7 +5,7 @@ import { ApiError, ValidationError } from '../../../platform/errors/errors.ts';
 import { Money } from '../../../authorities/port/amounts.ts';
 import type { SaleResource } from '../sales/schemas.ts';
 import type { Family } from './field-names.ts';
-import { inTillNames, inTillText, toTillDateTime, type TillInvoiceRequest } from './invoice-body.ts';
+import { inTillNames, inTillText, toTillDateTime, type TillInvoiceRequest } from './invoice-mapping.ts';
 import { ZAMBIA, type LegacyBranch, type LegacyInvoice } from './schemas.ts';
 import type { KeyBranch } from './store.ts';
 

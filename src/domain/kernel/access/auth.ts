@@ -2,7 +2,9 @@
 // accessors routes and services read it through. The hook: hook.ts; each surface's credential:
 // authenticate.ts; the rate limit: rate-limits.ts.
 import type { FastifyRequest } from 'fastify';
-import type { ResolvedFiscalisationKey, ResolvedPartnerKey, ResolvedTenantToken, CompatDevice, TenantAccount } from '../../../credentials/lookup.ts';
+import type { ResolvedFiscalisationKey, ResolvedPartnerKey, CompatDevice } from '../../../credentials/key-lookup.ts';
+import type { TenantAccount } from '../../../credentials/lookup.ts';
+import type { ResolvedTenantToken } from '../../../credentials/tenant-token-lookup.ts';
 import type { SessionUser } from '../../../credentials/user-session.ts';
 import type { UserRole } from '../../../platform/db/tables/accounts.ts';
 import { unauthenticated } from '../../../platform/errors/errors.ts';

@@ -3,7 +3,8 @@
 // account checks (402/403) and the rate limit (429) in that order.
 import type { FastifyRequest } from 'fastify';
 import type { AppContext, ContextMember } from '../context.ts';
-import { TenantTokenLookups, compatSdcIdsOf, findCompatDevice, findFiscalisationKey, findPartnerKey, type ResolvedFiscalisationKey, type CompatDevice } from '../../../credentials/lookup.ts';
+import { compatSdcIdsOf, findCompatDevice, findFiscalisationKey, findPartnerKey, type ResolvedFiscalisationKey, type CompatDevice } from '../../../credentials/key-lookup.ts';
+import { TenantTokenLookups } from '../../../credentials/tenant-token-lookup.ts';
 import { assertTenantInGoodStanding } from '../../../credentials/standing.ts';
 import { hasValidChecksum, kindOf, safeEqual } from '../../../credentials/secret-format.ts';
 import { csrfMatches } from '../../../credentials/user-secrets.ts';
@@ -15,7 +16,7 @@ import { type Scope, ABILITIES, type Ability } from '../../../credentials/abilit
 import { roleAtLeast, unauthenticatedSession, type Principal, type RouteAuth } from './auth.ts';
 import { applyRateLimit, bucketOf, countedBucket, merchantBucket } from './rate-limits.ts';
 
-/** The tenant-token lookups' group commits (credentials/lookup.ts), held by the context. */
+/** The tenant-token lookups' group commits (credentials/tenant-token-lookup.ts), held by the context. */
 export const TENANT_TOKEN_LOOKUPS: ContextMember<TenantTokenLookups> = {
   name: 'the tenant-token lookups group commit',
   create: (ctx) => new TenantTokenLookups(ctx.db),

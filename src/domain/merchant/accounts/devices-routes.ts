@@ -1,6 +1,6 @@
 // The merchant's own devices, for a signed-in user (surface `account`, the session cookie;
 // docs/merchants.md "Devices"): the same rules as the partner's device endpoints, through the
-// same service (kernel/devices/service.ts), with the user as the actor. Viewers read; admins and owners
+// same services (kernel/devices/), with the user as the actor. Viewers read; admins and owners
 // register, initialise, correct and remove. The tenant is always the user's own, so another
 // merchant's branch is simply not found.
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
@@ -12,7 +12,9 @@ import { bodyRulesWithSchema } from '../../kernel/access/body-rules.ts';
 import { data, Nullable } from '../../../platform/http/schema-helpers.ts';
 import type { Actor } from '../../kernel/audit/store.ts';
 import { learnBranchesAtInitialisation } from '../../kernel/devices/register.ts';
-import { deviceInputProblems, initializeDevice, registerDevice, removeDevice, updateDevice } from '../../kernel/devices/service.ts';
+import { removeDevice, updateDevice } from '../../kernel/devices/corrections.ts';
+import { initializeDevice } from '../../kernel/devices/initialisation.ts';
+import { deviceInputProblems, registerDevice } from '../../kernel/devices/service.ts';
 import { authorityHandshake } from '../../kernel/devices/handshake.ts';
 import { builtinSimulatorUrl } from '../../kernel/devices/builtin-simulator.ts';
 import { presentDevice } from '../../kernel/devices/present.ts';

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { SecretBox } from '../../../credentials/secret-box.ts';
 import { hashSecret, last4, mintSecret } from '../../../credentials/secret-format.ts';
-import type { ResolvedPartnerKey } from '../../../credentials/lookup.ts';
+import type { ResolvedPartnerKey } from '../../../credentials/key-lookup.ts';
 import { SCOPES, type Scope } from '../../../credentials/abilities.ts';
 import { ApiError, NotFoundError, requiredText } from '../../../platform/errors/errors.ts';
 import { recordAudit, type Actor } from '../../kernel/audit/store.ts';
