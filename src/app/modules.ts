@@ -38,7 +38,10 @@ import { receiptRoutes } from '../domain/fiscal/receipts/routes.ts';
 import { reportRoutes } from '../domain/fiscal/reports/routes.ts';
 import { reconciliationRoutes } from '../domain/fiscal/reconciliation/routes.ts';
 import { reconciliationWorker } from '../domain/fiscal/reconciliation/worker.ts';
-import { salesRoutes } from '../domain/fiscal/sales/routes.ts';
+import { salesRoutes } from '../domain/fiscal/sales/sales-routes.ts';
+import { noteRoutes } from '../domain/fiscal/sales/note-routes.ts';
+import { resolutionRoutes } from '../domain/fiscal/sales/resolution-routes.ts';
+import { meRoutes } from '../domain/fiscal/sales/me-routes.ts';
 import { SALE_SIGNALS } from '../domain/fiscal/signals/sale-signals.ts';
 import { DOCUMENT_INSERTS } from '../domain/fiscal/sales/document-insert.ts';
 import { FILING_OUTCOMES } from '../domain/fiscal/filing/outcome-store.ts';
@@ -63,6 +66,9 @@ export function provideModuleMembers(ctx: AppContext): void {
 export const moduleRoutes: Array<(ctx: AppContext) => FastifyPluginAsync> = [
   provisioningRoutes,
   salesRoutes,
+  noteRoutes,
+  resolutionRoutes,
+  meRoutes,
   webhookRoutes,
   customerRoutes,
   itemRoutes,
