@@ -31,7 +31,10 @@ import { stockLedgerPullWorker } from '../domain/feeds/stock-ledger/worker.ts';
 import { draftScanWorker } from '../domain/merchant/items/draft-scan.ts';
 import { itemRetryWorker } from '../domain/merchant/items/worker.ts';
 import { accountDeviceRoutes } from '../domain/merchant/accounts/devices-routes.ts';
-import { provisioningRoutes } from '../domain/partner/provisioning/routes.ts';
+import { tenantRoutes } from '../domain/partner/provisioning/tenant-routes.ts';
+import { tenantDeviceRoutes } from '../domain/partner/provisioning/tenant-device-routes.ts';
+import { tenantCredentialRoutes } from '../domain/partner/provisioning/tenant-credential-routes.ts';
+import { partnerKeyRoutes } from '../domain/partner/provisioning/partner-key-routes.ts';
 import { purchaseRoutes } from '../domain/feeds/purchases/routes.ts';
 import { purchaseFilingWorker, purchasePullWorker } from '../domain/feeds/purchases/worker.ts';
 import { receiptRoutes } from '../domain/fiscal/receipts/routes.ts';
@@ -64,7 +67,10 @@ export function provideModuleMembers(ctx: AppContext): void {
 }
 
 export const moduleRoutes: Array<(ctx: AppContext) => FastifyPluginAsync> = [
-  provisioningRoutes,
+  tenantRoutes,
+  tenantDeviceRoutes,
+  tenantCredentialRoutes,
+  partnerKeyRoutes,
   salesRoutes,
   noteRoutes,
   resolutionRoutes,
