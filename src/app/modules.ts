@@ -5,7 +5,10 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext, ContextMember } from '../domain/kernel/context.ts';
 import { TENANT_TOKEN_LOOKUPS } from '../domain/kernel/access/authenticate.ts';
 import type { WorkerFactory } from '../platform/workers/index.ts';
-import { accountRoutes } from '../domain/merchant/accounts/routes.ts';
+import { signUpRoutes } from '../domain/merchant/accounts/sign-up-routes.ts';
+import { sessionRoutes } from '../domain/merchant/accounts/session-routes.ts';
+import { userRoutes } from '../domain/merchant/accounts/user-routes.ts';
+import { outboxRoutes } from '../domain/merchant/accounts/outbox-routes.ts';
 import { developerRoutes } from '../domain/merchant/accounts/developer-routes.ts';
 import { backlogAlarmWorker } from '../domain/partner/alarms/worker.ts';
 import { catalogueRoutes } from '../domain/kernel/catalogue/routes.ts';
@@ -91,7 +94,10 @@ export const moduleRoutes: Array<(ctx: AppContext) => FastifyPluginAsync> = [
   tillLoginRoutes,
   compatRoutes,
   stockRoutes,
-  accountRoutes,
+  signUpRoutes,
+  sessionRoutes,
+  userRoutes,
+  outboxRoutes,
   merchantAuditRoutes,
   developerRoutes,
   accountDeviceRoutes,

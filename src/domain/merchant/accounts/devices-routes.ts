@@ -19,10 +19,8 @@ import { devicesOf } from '../../kernel/devices/store.ts';
 import { DeviceRemoved, RegisterDeviceBody, Device } from '../../kernel/devices/schemas.ts';
 import { BranchParam, deviceRoutes } from '../../kernel/devices/device-routes.ts';
 import { requireActedTenant } from '../../kernel/access/acts-on.ts';
+import { TAG, admin, viewer } from './route-parts.ts';
 
-const TAG = ['Merchant: account'];
-const viewer = { auth: { surface: 'account', role: 'viewer' } } as const;
-const admin = { auth: { surface: 'account', role: 'admin' } } as const;
 const AccountDevices = Type.Object({
   data: Type.Array(Device),
   builtinSimulatorUrl: Nullable(
