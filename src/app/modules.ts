@@ -41,7 +41,9 @@ import { partnerKeyRoutes } from '../domain/partner/provisioning/partner-key-rou
 import { purchaseRoutes } from '../domain/feeds/purchases/routes.ts';
 import { purchaseFilingWorker, purchasePullWorker } from '../domain/feeds/purchases/worker.ts';
 import { receiptRoutes } from '../domain/fiscal/receipts/routes.ts';
-import { reportRoutes } from '../domain/fiscal/reports/routes.ts';
+import { merchantReportRoutes } from '../domain/fiscal/reports/merchant-report-routes.ts';
+import { partnerReportRoutes } from '../domain/fiscal/reports/partner-report-routes.ts';
+import { adminReportRoutes } from '../domain/fiscal/reports/admin-report-routes.ts';
 import { reconciliationRoutes } from '../domain/fiscal/reconciliation/routes.ts';
 import { reconciliationWorker } from '../domain/fiscal/reconciliation/worker.ts';
 import { salesRoutes } from '../domain/fiscal/sales/sales-routes.ts';
@@ -88,7 +90,9 @@ export const moduleRoutes: Array<(ctx: AppContext) => FastifyPluginAsync> = [
   stockLedgerRoutes,
   catalogueRoutes,
   receiptRoutes,
-  reportRoutes,
+  merchantReportRoutes,
+  partnerReportRoutes,
+  adminReportRoutes,
   reconciliationRoutes,
   consoleRoutes,
   tillLoginRoutes,
