@@ -17,7 +17,9 @@ import { catalogueWorker } from '../domain/kernel/catalogue/worker.ts';
 import { branchUserWorker } from '../domain/kernel/branch-users/worker.ts';
 import { compatRoutes } from '../domain/fiscal/compat/routes.ts';
 import { tillLoginRoutes } from '../domain/fiscal/compat/till-login-routes.ts';
-import { consoleRoutes } from '../domain/partner/console/routes.ts';
+import { consoleRoutes } from '../domain/partner/console/partner-console-routes.ts';
+import { adminConsoleRoutes } from '../domain/partner/console/admin-console-routes.ts';
+import { consolePageRoutes } from '../domain/partner/console/console-page-routes.ts';
 import { customerRoutes } from '../domain/merchant/customers/routes.ts';
 import { customerRetryWorker } from '../domain/merchant/customers/worker.ts';
 import { filingWorker } from '../domain/fiscal/filing/worker.ts';
@@ -95,6 +97,8 @@ export const moduleRoutes: Array<(ctx: AppContext) => FastifyPluginAsync> = [
   adminReportRoutes,
   reconciliationRoutes,
   consoleRoutes,
+  adminConsoleRoutes,
+  consolePageRoutes,
   tillLoginRoutes,
   compatRoutes,
   stockRoutes,
