@@ -17,7 +17,7 @@ import { builtinSimulatorUrl } from '../../kernel/devices/builtin-simulator.ts';
 import { presentDevice } from '../../kernel/devices/present.ts';
 import { devicesOf } from '../../kernel/devices/store.ts';
 import { DeviceRemoved, RegisterDeviceBody, Device } from '../../kernel/devices/schemas.ts';
-import { BranchParam, deviceRoutes } from '../../kernel/devices/device-routes.ts';
+import { BranchParam, deviceRoutes } from '../../kernel/device-routes/device-routes.ts';
 import { requireActedTenant } from '../../kernel/access/acts-on.ts';
 import { TAG, admin, viewer } from './route-parts.ts';
 

@@ -4,7 +4,7 @@ import type { AppContext } from '../../kernel/context.ts';
 import { requirePartner } from '../../kernel/access/auth.ts';
 import { deviceInputProblems, handOverDevice, registerDevice, removeDevice } from '../../kernel/devices/service.ts';
 import { authorityHandshake } from '../../kernel/devices/handshake.ts';
-import { deviceRoutes } from '../../kernel/devices/device-routes.ts';
+import { deviceRoutes } from '../../kernel/device-routes/device-routes.ts';
 import { findTenantOfPartner } from '../../kernel/tenants/store.ts';
 import { bodyRulesWithSchema } from '../../kernel/access/body-rules.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';

@@ -1,6 +1,6 @@
 // A device's initialise and correct operations, on the partner's surface (a merchant of the
 // partner's, `:tenant`) and the merchant's own (a signed-in user's): one factory, the surface's
-// path, auth, names and actor as its parameters; the rules are the service's (service.ts).
+// path, auth, names and actor as its parameters; the rules are the service's (kernel/devices/service.ts).
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -9,10 +9,10 @@ import type { RouteAuth } from '../access/auth.ts';
 import { requireActedTenant } from '../access/acts-on.ts';
 import type { Actor } from '../audit/store.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
-import { learnBranchesAtInitialisation } from './register.ts';
-import { initializeDevice, updateDevice } from './service.ts';
-import { authorityHandshake } from './handshake.ts';
-import { Device, UpdateDeviceBody } from './schemas.ts';
+import { learnBranchesAtInitialisation } from '../devices/register.ts';
+import { initializeDevice, updateDevice } from '../devices/service.ts';
+import { authorityHandshake } from '../devices/handshake.ts';
+import { Device, UpdateDeviceBody } from '../devices/schemas.ts';
 import { TenantBranchParam } from '../tenants/schemas.ts';
 
 /** The merchant's own branch (the account surface: the tenant is the signed-in user's). */
