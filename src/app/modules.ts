@@ -5,7 +5,10 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext, ContextMember } from '../domain/kernel/context.ts';
 import { TENANT_TOKEN_LOOKUPS } from '../domain/kernel/access/authenticate.ts';
 import type { WorkerFactory } from '../platform/workers/index.ts';
-import { accountRoutes } from '../domain/merchant/accounts/routes.ts';
+import { signUpRoutes } from '../domain/merchant/accounts/sign-up-routes.ts';
+import { sessionRoutes } from '../domain/merchant/accounts/session-routes.ts';
+import { userRoutes } from '../domain/merchant/accounts/user-routes.ts';
+import { outboxRoutes } from '../domain/merchant/accounts/outbox-routes.ts';
 import { developerRoutes } from '../domain/merchant/accounts/developer-routes.ts';
 import { backlogAlarmWorker } from '../domain/partner/alarms/worker.ts';
 import { catalogueRoutes } from '../domain/kernel/catalogue/routes.ts';
@@ -14,7 +17,9 @@ import { catalogueWorker } from '../domain/kernel/catalogue/worker.ts';
 import { branchUserWorker } from '../domain/kernel/branch-users/worker.ts';
 import { compatRoutes } from '../domain/fiscal/compat/routes.ts';
 import { tillLoginRoutes } from '../domain/fiscal/compat/till-login-routes.ts';
-import { consoleRoutes } from '../domain/partner/console/routes.ts';
+import { consoleRoutes } from '../domain/partner/console/partner-console-routes.ts';
+import { adminConsoleRoutes } from '../domain/partner/console/admin-console-routes.ts';
+import { consolePageRoutes } from '../domain/partner/console/console-page-routes.ts';
 import { customerRoutes } from '../domain/merchant/customers/routes.ts';
 import { customerRetryWorker } from '../domain/merchant/customers/worker.ts';
 import { filingWorker } from '../domain/fiscal/filing/worker.ts';
@@ -31,14 +36,22 @@ import { stockLedgerPullWorker } from '../domain/feeds/stock-ledger/worker.ts';
 import { draftScanWorker } from '../domain/merchant/items/draft-scan.ts';
 import { itemRetryWorker } from '../domain/merchant/items/worker.ts';
 import { accountDeviceRoutes } from '../domain/merchant/accounts/devices-routes.ts';
-import { provisioningRoutes } from '../domain/partner/provisioning/routes.ts';
+import { tenantRoutes } from '../domain/partner/provisioning/tenant-routes.ts';
+import { tenantDeviceRoutes } from '../domain/partner/provisioning/tenant-device-routes.ts';
+import { tenantCredentialRoutes } from '../domain/partner/provisioning/tenant-credential-routes.ts';
+import { partnerKeyRoutes } from '../domain/partner/provisioning/partner-key-routes.ts';
 import { purchaseRoutes } from '../domain/feeds/purchases/routes.ts';
 import { purchaseFilingWorker, purchasePullWorker } from '../domain/feeds/purchases/worker.ts';
 import { receiptRoutes } from '../domain/fiscal/receipts/routes.ts';
-import { reportRoutes } from '../domain/fiscal/reports/routes.ts';
+import { merchantReportRoutes } from '../domain/fiscal/reports/merchant-report-routes.ts';
+import { partnerReportRoutes } from '../domain/fiscal/reports/partner-report-routes.ts';
+import { adminReportRoutes } from '../domain/fiscal/reports/admin-report-routes.ts';
 import { reconciliationRoutes } from '../domain/fiscal/reconciliation/routes.ts';
 import { reconciliationWorker } from '../domain/fiscal/reconciliation/worker.ts';
-import { salesRoutes } from '../domain/fiscal/sales/routes.ts';
+import { salesRoutes } from '../domain/fiscal/sales/sales-routes.ts';
+import { noteRoutes } from '../domain/fiscal/sales/note-routes.ts';
+import { resolutionRoutes } from '../domain/fiscal/sales/resolution-routes.ts';
+import { meRoutes } from '../domain/fiscal/sales/me-routes.ts';
 import { SALE_SIGNALS } from '../domain/fiscal/signals/sale-signals.ts';
 import { DOCUMENT_INSERTS } from '../domain/fiscal/sales/document-insert.ts';
 import { FILING_OUTCOMES } from '../domain/fiscal/filing/outcome-store.ts';
@@ -61,8 +74,14 @@ export function provideModuleMembers(ctx: AppContext): void {
 }
 
 export const moduleRoutes: Array<(ctx: AppContext) => FastifyPluginAsync> = [
-  provisioningRoutes,
+  tenantRoutes,
+  tenantDeviceRoutes,
+  tenantCredentialRoutes,
+  partnerKeyRoutes,
   salesRoutes,
+  noteRoutes,
+  resolutionRoutes,
+  meRoutes,
   webhookRoutes,
   customerRoutes,
   itemRoutes,
@@ -73,13 +92,20 @@ export const moduleRoutes: Array<(ctx: AppContext) => FastifyPluginAsync> = [
   stockLedgerRoutes,
   catalogueRoutes,
   receiptRoutes,
-  reportRoutes,
+  merchantReportRoutes,
+  partnerReportRoutes,
+  adminReportRoutes,
   reconciliationRoutes,
   consoleRoutes,
+  adminConsoleRoutes,
+  consolePageRoutes,
   tillLoginRoutes,
   compatRoutes,
   stockRoutes,
-  accountRoutes,
+  signUpRoutes,
+  sessionRoutes,
+  userRoutes,
+  outboxRoutes,
   merchantAuditRoutes,
   developerRoutes,
   accountDeviceRoutes,

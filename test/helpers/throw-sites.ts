@@ -47,6 +47,7 @@ function nameOf(node: ts.Node): string | undefined {
 export function routeReach(root: string): RouteReach[] {
   const units = new Map<string, Unit[]>(); // `${file}#${name}`
   const handlers: Array<{ key: string; unit: Unit }> = [];
+  const surfacePaths = routePathProperties(root);
   for (const path of sources(join(root, 'src'))) {
     const file = normalize(relative(root, path));
     const source = ts.createSourceFile(file, readFileSync(path, 'utf8'), ts.ScriptTarget.Latest, true);
@@ -97,10 +98,13 @@ export function routeReach(root: string): RouteReach[] {
       if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && ROUTE_METHODS.has(node.expression.name.text) && node.arguments.length === 3) {
         const [first, , handler] = node.arguments;
         const url = first && (ts.isStringLiteral(first) ? first.text : ts.isIdentifier(first) ? (constants.get(first.text) ?? resolveConstant(root, resolve(first.text))) : undefined);
-        if (url !== undefined && handler) {
+        // A factory's route (`surface.path`, `${surface.prefix}/reissue`): one handler for each
+        // path the surfaces give that property.
+        const urls = url !== undefined ? [url] : first ? factoryUrls(first, surfacePaths) : [];
+        if (handler) {
           const unit: Unit = { where: where(node), codes: new Set(), names: [] };
           scan(handler, unit);
-          handlers.push({ key: `${node.expression.name.text.toUpperCase()} ${url}`, unit });
+          for (const each of urls) handlers.push({ key: `${node.expression.name.text.toUpperCase()} ${each}`, unit });
         }
       }
       ts.forEachChild(node, visit);
@@ -135,4 +139,30 @@ export function routeReach(root: string): RouteReach[] {
 function resolveConstant(root: string, [file, name]: [string, string]): string | undefined {
   const text = readFileSync(join(root, file), 'utf8');
   return new RegExp(`const ${name} = '([^']+)'`).exec(text)?.[1];
+}
+
+/** Each property given a route path in an object literal (a factory's surface: `path: '/api/v1/…'`), by the property's name. */
+function routePathProperties(root: string): Map<string, string[]> {
+  const found = new Map<string, string[]>();
+  for (const path of sources(join(root, 'src'))) {
+    const source = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.Latest, true);
+    const visit = (node: ts.Node): void => {
+      if (ts.isPropertyAssignment(node) && ts.isIdentifier(node.name) && ts.isStringLiteral(node.initializer) && /^\/(api|admin)\//.test(node.initializer.text)) {
+        found.set(node.name.text, [...(found.get(node.name.text) ?? []), node.initializer.text]);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  return found;
+}
+
+/** The paths of a factory's route: `surface.path`, or `${surface.prefix}/reissue`, with each path the surfaces give the property. */
+function factoryUrls(first: ts.Expression, surfacePaths: Map<string, string[]>): string[] {
+  if (ts.isPropertyAccessExpression(first)) return surfacePaths.get(first.name.text) ?? [];
+  if (ts.isTemplateExpression(first) && first.head.text === '' && first.templateSpans.length === 1) {
+    const [span] = first.templateSpans;
+    if (span && ts.isPropertyAccessExpression(span.expression)) return (surfacePaths.get(span.expression.name.text) ?? []).map((p) => `${p}${span.literal.text}`);
+  }
+  return [];
 }

@@ -11,7 +11,7 @@ import { UsageError } from '../../src/app/cli/output.ts';
 import { main } from '../../src/main.ts';
 import { dayOf } from '../../src/platform/lib/time-zones.ts';
 import { EXPORT_COLUMNS } from '../../src/domain/fiscal/reports/export.ts';
-import { negotiateReport } from '../../src/domain/fiscal/reports/routes.ts';
+import { negotiateReport } from '../../src/domain/fiscal/reports/report-replies.ts';
 import { Money } from '../../src/authorities/zra-vsdc/tax.ts';
 import { bearer, TEST_ADMIN_TOKEN } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';

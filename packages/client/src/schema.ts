@@ -1815,7 +1815,7 @@ export interface paths {
         put?: never;
         /**
          * Sign up a merchant and its owner
-         * @description Creates a merchant of its own (no partner) and its owner, and mails a link to verify the email address. The answer is the same whether or not the address already has an account (then a mail says so).
+         * @description Creates a merchant of its own (no partner) and its owner, and mails a link to verify the email address. The answer is the same whether or not the address already has an account (then a mail says so). `authority` (`zra` by default, or `kra`) is fixed at creation; `tpin` is in its form (ZRA: 10 digits; KRA: an 11-character PIN such as P051234567X), else a 422 naming `tpin` and nothing is stored.
          */
         post: operations["signUp"];
         delete?: never;

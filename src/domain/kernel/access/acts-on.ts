@@ -69,6 +69,14 @@ function devicesOf(ctx: AppContext, request: FastifyRequest): Promise<BranchDevi
 /** X-Branch as sent (the branch rule applied in a statement, e.g. the sale's insert). */
 export function branchHeaderOf(request: FastifyRequest): string | undefined {
   branchDeclaration(request);
+  return sentBranchHeader(request);
+}
+
+/**
+ * X-Branch as sent, for a route that declares no `branch`: a note or a reissue goes to its
+ * original's branch, and the header is only part of the request's idempotency fingerprint.
+ */
+export function sentBranchHeader(request: FastifyRequest): string | undefined {
   const header = request.headers['x-branch'];
   return Array.isArray(header) ? header[0] : header;
 }

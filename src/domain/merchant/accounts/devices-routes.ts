@@ -11,21 +11,17 @@ import { principalTenant, requireUser } from '../../kernel/access/auth.ts';
 import { bodyRulesWithSchema } from '../../kernel/access/body-rules.ts';
 import { data, Nullable } from '../../../platform/http/schema-helpers.ts';
 import type { Actor } from '../../kernel/audit/store.ts';
-import { learnBranchesAtInitialisation } from '../../kernel/devices/register.ts';
-import { removeDevice, updateDevice } from '../../kernel/devices/corrections.ts';
-import { initializeDevice } from '../../kernel/devices/initialisation.ts';
+import { removeDevice } from '../../kernel/devices/corrections.ts';
 import { deviceInputProblems, registerDevice } from '../../kernel/devices/service.ts';
 import { authorityHandshake } from '../../kernel/devices/handshake.ts';
 import { builtinSimulatorUrl } from '../../kernel/devices/builtin-simulator.ts';
 import { presentDevice } from '../../kernel/devices/present.ts';
 import { devicesOf } from '../../kernel/devices/store.ts';
-import { UpdateDeviceBody, DeviceRemoved, RegisterDeviceBody, Device } from '../../kernel/devices/schemas.ts';
+import { DeviceRemoved, RegisterDeviceBody, Device } from '../../kernel/devices/schemas.ts';
+import { BranchParam, deviceRoutes } from '../../kernel/device-routes/device-routes.ts';
 import { requireActedTenant } from '../../kernel/access/acts-on.ts';
+import { TAG, admin, viewer } from './route-parts.ts';
 
-const TAG = ['Merchant: account'];
-const viewer = { auth: { surface: 'account', role: 'viewer' } } as const;
-const admin = { auth: { surface: 'account', role: 'admin' } } as const;
-const BranchParam = Type.Object({ branch: Type.String({ maxLength: 10, examples: ['000'] }) });
 const AccountDevices = Type.Object({
   data: Type.Array(Device),
   builtinSimulatorUrl: Nullable(
@@ -65,41 +61,15 @@ export function accountDeviceRoutes(ctx: AppContext): FastifyPluginAsync {
       return reply.code(201).send({ data: await registerDevice(db, actorOf(request), tenant, request.body, authorityHandshake(ctx)) });
     });
 
-    app.post('/api/v1/account/devices/:branch/initialize', {
-      config: { auth: { ...admin.auth, tenant: 'writable' }, errors: ['device_not_found', 'initialization_failed', 'vsdc_unreachable'] },
-      schema: {
-        operationId: 'initializeAccountDevice',
-        tags: TAG,
-        summary: 'Initialise a device: the handshake with the authority',
-        description: 'No request body. Safe to repeat: an initialised device is returned unchanged; 503 when the VSDC is unreachable.',
-        params: BranchParam,
-        response: { 200: data(Device) },
-      },
-    }, async (request) => {
-      const tenant = requireActedTenant(request);
-      return {
-        data: await initializeDevice(db, actorOf(request), tenant, request.params.branch, authorityHandshake(ctx), {
-          afterInitialized: () => learnBranchesAtInitialisation(ctx, tenant.id),
-          surface: 'account',
-        }),
-      };
-    });
-
-    app.patch('/api/v1/account/devices/:branch', {
-      config: { auth: { ...admin.auth, tenant: 'writable' }, errors: ['device_not_found', 'device_initialized', 'device_in_use'] },
-      schema: {
-        operationId: 'updateAccountDevice',
-        tags: TAG,
-        summary: 'Correct a device (serial, address, last number before initialisation; API credential, production mark at any time)',
-        description: '`vsdcBaseUrl`, `deviceSerial` and `lastInvoiceNo` only before initialisation: for an initialised device they are 409 `device_initialized`; the next initialisation uses the corrected address. `apiCredential` (null removes it; sealed, never shown back) and `production` at any time.',
-        params: BranchParam,
-        body: UpdateDeviceBody,
-        response: { 200: data(Device) },
-      },
-    }, async (request) => {
-      const tenant = requireActedTenant(request);
-      return { data: await updateDevice(db, actorOf(request), tenant, request.params.branch, request.body, 'account', ctx.secretBox) };
-    });
+    await app.register(deviceRoutes(ctx, {
+      name: 'account',
+      path: '/api/v1/account/devices/:branch',
+      params: BranchParam,
+      auth: { ...admin.auth, tenant: 'writable' },
+      tags: TAG,
+      operationIds: { initialize: 'initializeAccountDevice', update: 'updateAccountDevice' },
+      actorOf,
+    }));
 
     app.delete('/api/v1/account/devices/:branch', {
       config: { auth: { ...admin.auth, tenant: 'read' }, errors: ['device_not_found', 'device_initialized', 'device_in_use'] },
