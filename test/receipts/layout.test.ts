@@ -10,7 +10,7 @@ import type { AuthorityProfile } from '../../src/authorities/port/profile.ts';
 import { renderReceiptHtml } from '../../src/domain/fiscal/receipts/html.ts';
 import { renderReceiptPdf } from '../../src/domain/fiscal/receipts/pdf.ts';
 import { receiptOf, type Receipt, type ReceiptSource } from '../../src/domain/fiscal/receipts/receipt.ts';
-import type { SaleResource } from '../../src/domain/fiscal/sales/schemas.ts';
+import type { SaleResource } from '../../src/domain/fiscal/sales/resource-schemas.ts';
 import { pdfText } from '../helpers/pdf-text.ts';
 import { kraCreditNote, kraSale, zraCreditNote, zraSale, zraUsdSale } from './receipt-fixtures.ts';
 

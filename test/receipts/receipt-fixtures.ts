@@ -1,6 +1,6 @@
 // Documents as the sales module presents them, fixed to the byte, for the layout tests: a receipt
 // is rendered from these without a database, so its HTML can be compared with a stored copy.
-import type { SaleResource } from '../../src/domain/fiscal/sales/schemas.ts';
+import type { SaleResource } from '../../src/domain/fiscal/sales/resource-schemas.ts';
 
 type Line = SaleResource['items'][number];
 

@@ -1,4 +1,4 @@
-import type { TillLoginResource } from './schemas.ts';
+import type { TillLoginResource } from './till-login-schemas.ts';
 import type { TillLoginRow } from './till-login-store.ts';
 import { iso } from '../../../platform/lib/time.ts';
 import { presentTillLoginRegistration } from '../../kernel/branch-users/present.ts';

@@ -2,10 +2,10 @@
 // (no `additionalProperties: false` anywhere in a request), bare payloads. The wrapped envelope
 // is added by the dialect hook after serialisation, so responses here describe the bare form.
 import { Type, type Static } from 'typebox';
-import { MAX_LINES, MAX_PRICE, MAX_QUANTITY, Money, SALE_STATUSES } from '../sales/schemas.ts';
+import { MAX_LINES, MAX_PRICE, MAX_QUANTITY, SALE_STATUSES } from '../sales/schemas.ts';
+import { Money } from '../sales/resource-schemas.ts';
 import { authorityProfile } from '../../../authorities/index.ts';
 import { Nullable, literals, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
-import { TillLoginVsdcRegistration } from '../../kernel/branch-users/schemas.ts';
 
 /** The till surface is Zambia's: its codes, categories and arithmetic are the ZRA VSDC profile's. */
 export const ZAMBIA = authorityProfile('zra-vsdc');
@@ -209,38 +209,3 @@ export const GetActiveAnswer = Type.Object({
   Branches: Type.Array(LegacyBranch),
 });
 export type GetActiveAnswer = Static<typeof GetActiveAnswer>;
-
-// ---- partner: till logins ----
-
-const Dialect = literals(['bare', 'wrapped']);
-
-export const CreateTillLoginBody = withExample(
-  Type.Object({
-    username: Type.String({ minLength: 1, maxLength: 64, pattern: '^[\\x21-\\x7E]+$', description: 'Printable ASCII without spaces; unique per merchant, compared without case' }),
-    branch: Type.String({ pattern: '^[0-9]{3}$', description: 'The branch (bhfId) the till files through' }),
-    password: Type.Optional(Type.String({ minLength: 12, maxLength: 256, description: 'At least 12 characters; omit it to have one generated and shown once' })),
-    dialect: Type.Optional(Dialect),
-  }),
-  { username: 'till-01', branch: '000', password: 'change-me-till-01', dialect: 'bare' },
-);
-export type CreateTillLoginBody = Static<typeof CreateTillLoginBody>;
-
-export const TillLogin = Type.Object({
-  id: Type.Integer(),
-  username: Type.String(),
-  branch: Type.String(),
-  sdcId: Nullable(Type.String()),
-  dialect: Dialect,
-  activeKeyId: Nullable(Type.Integer({ description: 'The fiscalisation key the last getactive issued, while it is not revoked' })),
-  createdAt: Timestamp(),
-  lastLoginAt: Nullable(Timestamp()),
-  vsdcRegistration: TillLoginVsdcRegistration,
-});
-export type TillLoginResource = Static<typeof TillLogin>;
-
-export const TillLoginCreated = Type.Object({
-  ...TillLogin.properties,
-  password: Type.Optional(Type.String({ description: 'The generated password, shown once; absent when you chose it' })),
-});
-
-export const TillLoginDeleted = Type.Object({ deleted: Type.Boolean(), id: Type.Integer() });

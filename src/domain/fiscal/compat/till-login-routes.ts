@@ -8,7 +8,7 @@ import type { AppContext } from '../../kernel/context.ts';
 import { partnerActor } from '../../kernel/access/auth.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
 import { IdParam, TenantParam } from '../../kernel/tenants/schemas.ts';
-import * as S from './schemas.ts';
+import * as S from './till-login-schemas.ts';
 import { createTillLogin, deleteTillLogin, listTillLogins } from './till-logins.ts';
 import { requireActedTenant } from '../../kernel/access/acts-on.ts';
 

@@ -11,7 +11,8 @@ import type { Actor } from '../../kernel/audit/store.ts';
 import { registrationsOfTillLogins } from '../../kernel/branch-users/store.ts';
 import type { TenantRow } from '../../kernel/tenants/store.ts';
 import { presentTillLogin } from './present.ts';
-import type { CreateTillLoginBody, GetActiveAnswer, GetActiveBody, TillLoginResource } from './schemas.ts';
+import type { GetActiveAnswer, GetActiveBody } from './schemas.ts';
+import type { CreateTillLoginBody, TillLoginResource } from './till-login-schemas.ts';
 import { deleteTillLoginRow, findDeviceOfBranch, findLoginCandidates, findTillLoginRow, insertTillLogin, listTillLoginRows, swapTillKey, type Dialect, type LoginCandidate } from './till-login-store.ts';
 import { toLegacyBranch } from './translate.ts';
 

@@ -3,7 +3,7 @@
 // the till sent. Request bodies come in through invoice-body.ts.
 import { ApiError, ValidationError } from '../../../platform/errors/errors.ts';
 import { Money } from '../../../authorities/port/amounts.ts';
-import type { SaleResource } from '../sales/schemas.ts';
+import type { SaleResource } from '../sales/resource-schemas.ts';
 import type { Family } from './field-names.ts';
 import { inTillNames, inTillText, toTillDateTime, type TillInvoiceRequest } from './invoice-mapping.ts';
 import { ZAMBIA, type LegacyBranch, type LegacyInvoice } from './schemas.ts';

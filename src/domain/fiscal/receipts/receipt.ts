@@ -9,8 +9,8 @@ import { merchantProfile } from '../../../authorities/index.ts';
 import type { AuthorityProfile, CodeLabel, DocumentType, ReceiptLabels, ReceiptLayout, SalesType } from '../../../authorities/port/index.ts';
 import { authorityBranchesFor } from '../../kernel/devices/register.ts';
 import type { AuthorityBranchResource } from '../../kernel/devices/schemas.ts';
-import type { SaleResource } from '../sales/schemas.ts';
-import { getSale } from '../sales/service.ts';
+import type { SaleResource } from '../sales/resource-schemas.ts';
+import { getSale } from '../sales/reads.ts';
 import { recordAudit, type Actor } from '../../kernel/audit/store.ts';
 
 /** The supplier's address from the authority's register: location, sector, district, province (what it has of them). */

@@ -5,8 +5,8 @@ import { merchantDevices, readBranch } from '../../kernel/access/acts-on.ts';
 import { requireTenant } from '../../kernel/access/auth.ts';
 import { BranchHeaders } from '../../kernel/devices/schemas.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
-import * as S from './schemas.ts';
-import { describeMe } from './service.ts';
+import * as R from './resource-schemas.ts';
+import { describeMe } from './reads.ts';
 import { READ } from './route-parts.ts';
 
 /** `GET /api/v1/me`: the merchant behind the token, its branches and the current one. */
@@ -15,7 +15,7 @@ export function meRoutes(ctx: AppContext): FastifyPluginAsync {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     app.get('/api/v1/me', {
       config: { auth: { ...READ.auth, branch: 'read' } },
-      schema: { operationId: 'getMe', tags: ['Merchant: account'], summary: 'The merchant behind this token, its branches and the current one', headers: BranchHeaders, response: { 200: data(S.Me) } },
+      schema: { operationId: 'getMe', tags: ['Merchant: account'], summary: 'The merchant behind this token, its branches and the current one', headers: BranchHeaders, response: { 200: data(R.Me) } },
     }, async (request) => ({ data: await describeMe(ctx, requireTenant(request), await merchantDevices(ctx, request), await readBranch(ctx, request)) }));
   };
 }

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../kernel/context.ts';
 import * as S from './schemas.ts';
+import * as R from './resource-schemas.ts';
 import { createCreditNote, createDebitNote } from './notes.ts';
 import { authorityFieldsWithSchema } from './authority-fields.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
@@ -23,7 +24,7 @@ export function noteRoutes(ctx: AppContext): FastifyPluginAsync {
         headers: S.WriteHeaders,
         params: S.SaleParam,
         body: S.CreditNoteBody,
-        response: { 201: data(S.Sale) },
+        response: { 201: data(R.Sale) },
       },
     }, async (request, reply) => created(reply, await createCreditNote(ctx, writeRequestOf(request), request.params.sale, request.body)));
 
@@ -38,7 +39,7 @@ export function noteRoutes(ctx: AppContext): FastifyPluginAsync {
         headers: S.WriteHeaders,
         params: S.SaleParam,
         body: S.DebitNoteBody,
-        response: { 201: data(S.Sale) },
+        response: { 201: data(R.Sale) },
       },
     }, async (request, reply) => created(reply, await createDebitNote(ctx, writeRequestOf(request), request.params.sale, request.body)));
   };

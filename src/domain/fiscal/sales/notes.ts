@@ -13,22 +13,12 @@ import { merchantProfile } from '../../../authorities/index.ts';
 import { checkAuthorityFields } from './authority-fields.ts';
 import { authorityOfTaxpayerId } from '../../kernel/devices/authorities.ts';
 import { allocateCredit, CreditAllocationError, NOTHING_CREDITED, type CreditLine } from './credit-allocation.ts';
-import type { CreditNoteBody, DebitNoteBody, SaleResource } from './schemas.ts';
+import type { CreditNoteBody, DebitNoteBody } from './schemas.ts';
+import type { SaleResource } from './resource-schemas.ts';
 import { authorityInvoiceNo, presentedStatus, presentIssuer } from './present.ts';
 import { iso } from '../../../platform/lib/time.ts';
-import {
-  earlierAttempt,
-  getSale,
-  idempotencyOf,
-  KeyTaken,
-  storeAndSettle,
-  stored,
-  toNewLines,
-  type Idempotency,
-  type PartyWriteRequest,
-  type Stored,
-  type WriteResult,
-} from './service.ts';
+import { earlierAttempt, idempotencyOf, KeyTaken, storeAndSettle, stored, toNewLines, type Idempotency, type PartyWriteRequest, type Stored, type WriteResult } from './service.ts';
+import { getSale } from './reads.ts';
 import { creditedByLine, findByReference, findSale, linesOf, lockSale, notesOfSale, type SaleRow } from './store.ts';
 import { insertDocument } from './document-insert.ts';
 import { storedOrThrow, storeOptions } from './store-outcome.ts';

@@ -1,6 +1,6 @@
 import { merchantProfile } from '../../../authorities/index.ts';
 import { authorityOfTaxpayerId } from '../../kernel/devices/authorities.ts';
-import type { SaleResource } from './schemas.ts';
+import type { SaleResource } from './resource-schemas.ts';
 import type { SaleLineRow, SaleRow } from './store.ts';
 import type { NewLine } from './document-columns.ts';
 import type { DocumentStatus, SaleStatus } from '../../../platform/db/tables/sales.ts';

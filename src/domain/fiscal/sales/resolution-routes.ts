@@ -12,6 +12,7 @@ import { assertTenantInGoodStanding } from '../../../credentials/standing.ts';
 import type { Party } from '../../kernel/audit/store.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
 import * as S from './schemas.ts';
+import * as R from './resource-schemas.ts';
 import { reissueSale, resolveDocument } from './resolutions.ts';
 import { authorityFieldsWithSchema } from './authority-fields.ts';
 import { TAG, WRITE, WRITE_DESCRIPTION, created } from './route-parts.ts';
@@ -114,7 +115,7 @@ function resolutionOperations(ctx: AppContext, surface: ResolutionSurface): Fast
         headers: surface.reissue.headers,
         params: surface.params,
         body: S.ReissueBody,
-        response: { 201: data(S.Sale) },
+        response: { 201: data(R.Sale) },
       },
     }, async (request, reply) => {
       const tenant = await surface.tenantOf(request, 'reissue');
@@ -130,7 +131,7 @@ function resolutionOperations(ctx: AppContext, surface: ResolutionSurface): Fast
         description: surface.resolve.description,
         params: surface.params,
         body: S.ResolveBody,
-        response: { 200: data(S.Sale) },
+        response: { 200: data(R.Sale) },
       },
     }, async (request) => {
       const tenant = await surface.tenantOf(request, 'resolve');

@@ -12,7 +12,8 @@ import { ApiError, NotFoundError, requiredText } from '../../../platform/errors/
 import { actorOfParty, recordAudit, type Party } from '../../kernel/audit/store.ts';
 import { enqueueEvent, RESOLVED_EVENT, wakeDeliveryWorkers } from '../../kernel/outbox/events.ts';
 import { presentLineRow, presentSale } from './present.ts';
-import type { ReissueBody, SaleResource } from './schemas.ts';
+import type { ReissueBody } from './schemas.ts';
+import type { SaleResource } from './resource-schemas.ts';
 import { createSale, type PartyWriteRequest, type WriteResult } from './service.ts';
 import { issuedByName, linesOf, lockSale, type SaleRow } from './store.ts';
 

@@ -4,8 +4,10 @@ import type { AppContext } from '../../kernel/context.ts';
 import { requireTenant } from '../../kernel/access/auth.ts';
 import { Paginated } from '../../../platform/http/pagination.ts';
 import * as S from './schemas.ts';
+import * as R from './resource-schemas.ts';
 import { getSaleWithNotes } from './notes.ts';
-import { createSale, getSale, listSalesPage } from './service.ts';
+import { createSale } from './service.ts';
+import { getSale, listSalesPage } from './reads.ts';
 import { authorityFieldsWithSchema } from './authority-fields.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
 import { BranchHeaders } from '../../kernel/devices/schemas.ts';
@@ -19,7 +21,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
     app.post('/api/v1/sales', {
       config: { auth: { ...WRITE.auth, branch: 'write' }, errors: ['unknown_classification_code', 'idempotency_key_reused', 'levy_not_supported', 'vsdc_unavailable', 'catalogue_unavailable'] },
       preValidation: authorityFieldsWithSchema('sale', S.CreateSaleBody),
-      schema: { operationId: 'createSale', tags: TAG, summary: 'Fiscalise a sale', description: WRITE_DESCRIPTION, headers: S.WriteHeaders, body: S.CreateSaleBody, response: { 201: data(S.Sale) } },
+      schema: { operationId: 'createSale', tags: TAG, summary: 'Fiscalise a sale', description: WRITE_DESCRIPTION, headers: S.WriteHeaders, body: S.CreateSaleBody, response: { 201: data(R.Sale) } },
     }, async (request, reply) => created(reply, await createSale(ctx, writeRequestOf(request), request.body)));
 
     app.get('/api/v1/sales', {
@@ -32,7 +34,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
           'All branches, or the one `branch` (or X-Branch) names. `reference` matches your clientInvoiceNo or the Idempotency-Key; `status`, `resolved` (the refused documents dealt with, or not), `type`, and `from`/`to` (the merchant\'s calendar days, inclusive, in its timezone) narrow further. Filters combine; no match is an empty page.',
         headers: BranchHeaders,
         querystring: S.ListSalesQuery,
-        response: { 200: Paginated(S.Sale) },
+        response: { 200: Paginated(R.Sale) },
       },
     }, async (request) => listSalesPage(ctx, requireTenant(request).id, branchHeaderOf(request), request.query));
 
@@ -47,7 +49,7 @@ export function salesRoutes(ctx: AppContext): FastifyPluginAsync {
           'a note gives `originalSale`, the sale it corrects with its `invoiceNo` and `authorityInvoiceNo`.',
         params: S.SaleParam,
         querystring: S.GetSaleQuery,
-        response: { 200: data(S.Sale) },
+        response: { 200: data(R.Sale) },
       },
     }, async (request) => {
       const tenantId = requireTenant(request).id;

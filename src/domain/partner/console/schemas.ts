@@ -1,7 +1,8 @@
 import { ANY_BRANCH_PATTERN } from '../../kernel/devices/authorities.ts';
 import { Type, type Static } from 'typebox';
 import { Nullable, literals, Timestamp } from '../../../platform/http/schema-helpers.ts';
-import { IssuedBy, Resolution, SALE_STATUSES } from '../../fiscal/sales/schemas.ts';
+import { SALE_STATUSES } from '../../fiscal/sales/schemas.ts';
+import { IssuedBy, Resolution } from '../../fiscal/sales/resource-schemas.ts';
 
 const Id = Type.Integer({ minimum: 1, maximum: 2147483647 });
 const Page = Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1; 20 items a page.' });
