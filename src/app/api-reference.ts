@@ -7,7 +7,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
-import type { CatalogedRoute, RouteAuth } from '../domain/kernel/access/auth.ts';
+import type { CatalogedRoute, RouteAuth } from '../domain/kernel/http-access/auth.ts';
 import { answersInLegacyDialect, codesBeforeRouting, ERROR_SCHEMAS, errorResponse, errorStatusesOf } from './openapi-errors.ts';
 import { ERROR_CODES } from '../platform/errors/codes.ts';
 

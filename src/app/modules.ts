@@ -3,7 +3,7 @@
 // Adding a module = one line in each list.
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext, ContextMember } from '../domain/kernel/context.ts';
-import { TENANT_TOKEN_LOOKUPS } from '../domain/kernel/access/authenticate.ts';
+import { TENANT_TOKEN_LOOKUPS } from '../domain/kernel/http-access/authenticate.ts';
 import type { WorkerFactory } from '../platform/workers/index.ts';
 import { signUpRoutes } from '../domain/merchant/accounts/sign-up-routes.ts';
 import { sessionRoutes } from '../domain/merchant/accounts/session-routes.ts';

@@ -1,6 +1,6 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { AppContext } from '../domain/kernel/context.ts';
-import { registerAuth } from '../domain/kernel/access/hook.ts';
+import { registerAuth } from '../domain/kernel/http-access/hook.ts';
 import { registerErrorHandling } from '../platform/http/error-handler.ts';
 import { registerRequestLog, requestId } from '../platform/http/request-log.ts';
 

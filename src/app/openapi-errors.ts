@@ -2,9 +2,9 @@
 // envelope) as components, and for each operation the statuses it can answer, derived from what
 // makes them true — the codes its route declaration implies and lists (route-errors.ts), its
 // schemas and parameters — each described by the codes it can carry.
-import type { CatalogedRoute } from '../domain/kernel/access/auth.ts';
+import type { CatalogedRoute } from '../domain/kernel/http-access/auth.ts';
 import { ERROR_CODES, type ErrorCode } from '../platform/errors/codes.ts';
-import { BODY_METHODS, errorsOfRoute } from '../domain/kernel/access/route-errors.ts';
+import { BODY_METHODS, errorsOfRoute } from '../domain/kernel/http-access/route-errors.ts';
 
 type JsonSchema = Record<string, unknown>;
 

@@ -5,7 +5,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { App } from '../../src/app/app.ts';
 import { openApiPath } from '../../src/app/api-reference.ts';
-import type { CatalogedRoute } from '../../src/domain/kernel/access/auth.ts';
+import type { CatalogedRoute } from '../../src/domain/kernel/http-access/auth.ts';
 
 export interface Parameter {
   name: string;

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { buildApp } from '../../src/app/app.ts';
-import type { CatalogedRoute } from '../../src/domain/kernel/access/auth.ts';
+import type { CatalogedRoute } from '../../src/domain/kernel/http-access/auth.ts';
 import { SCOPES, type Scope } from '../../src/credentials/abilities.ts';
 import { PREFIXES } from '../../src/credentials/secret-format.ts';
 import { registerDevice } from '../../src/domain/kernel/devices/service.ts';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import Fastify from 'fastify';
-import type { CatalogedRoute } from '../../src/domain/kernel/access/auth.ts';
+import type { CatalogedRoute } from '../../src/domain/kernel/http-access/auth.ts';
 import { updateTenantAccount } from '../../src/domain/partner/provisioning/partners-service.ts';
 import { registerEarlyAnswers } from '../../src/platform/http/early-answers.ts';
 import { TEST_ADMIN_TOKEN, bearer, seedMerchant, startTestApp, type TestApp } from '../helpers/app.ts';

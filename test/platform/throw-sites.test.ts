@@ -1,11 +1,11 @@
 // Every throw site is declared by the operations that reach it: each route handler's reachable
 // coded errors, read from the source (test/helpers/throw-sites.ts), are implied by the route's
-// declaration or listed in its config.errors (src/domain/kernel/access/route-errors.ts).
+// declaration or listed in its config.errors (src/domain/kernel/http-access/route-errors.ts).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildApp } from '../../src/app/app.ts';
 import { closeContext, createContext } from '../../src/domain/kernel/context.ts';
-import { errorsOfRoute } from '../../src/domain/kernel/access/route-errors.ts';
+import { errorsOfRoute } from '../../src/domain/kernel/http-access/route-errors.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { openDatabase } from '../../src/platform/db/database.ts';
 import type { ErrorCode } from '../../src/platform/errors/codes.ts';

@@ -2,7 +2,7 @@
 // and what it means: the one table. `ApiError` takes only these codes (a code not here does not
 // compile) and reads its status from here; docs/errors.md lists exactly these (a test checks).
 // Which operations answer a code is not written here: each route's declaration implies some and
-// lists the rest (src/domain/kernel/access/route-errors.ts), and the OpenAPI document lists them
+// lists the rest (src/domain/kernel/http-access/route-errors.ts), and the OpenAPI document lists them
 // per operation with the meaning given here.
 
 interface ErrorCodeEntry {

@@ -1,13 +1,13 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../kernel/context.ts';
-import { requireTenant } from '../../kernel/access/auth.ts';
+import { requireTenant } from '../../kernel/http-access/auth.ts';
 import { Paginated } from '../../../platform/http/pagination.ts';
 import { BranchHeaders } from '../../kernel/devices/schemas.ts';
 import * as S from './schemas.ts';
 import { approveImportItem, getImportItem, listImportItemsPage, rejectImportItem } from './service.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
-import { namedBranch } from '../../kernel/access/acts-on.ts';
+import { namedBranch } from '../../kernel/http-access/acts-on.ts';
 
 const TAG = ['Merchant: customs imports'];
 const WRITE = { auth: { surface: 'merchant' as const, ability: 'invoices:write' as const } };

@@ -1,12 +1,12 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../kernel/context.ts';
-import { requireTenant } from '../../kernel/access/auth.ts';
+import { requireTenant } from '../../kernel/http-access/auth.ts';
 import { Paginated } from '../../../platform/http/pagination.ts';
 import { TenantParam } from '../../kernel/tenants/schemas.ts';
 import * as S from './schemas.ts';
 import { listNoticesPage } from './service.ts';
-import { requireActedTenant } from '../../kernel/access/acts-on.ts';
+import { requireActedTenant } from '../../kernel/http-access/acts-on.ts';
 
 const PULLED =
   'Pulled from the authority by the gateway (selectNotices, hourly by default: NOTICE_PULL_INTERVAL) through one of the merchant\'s initialised devices; each notice is stored once. ' +

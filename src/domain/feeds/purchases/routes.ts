@@ -1,15 +1,15 @@
-import { bodyRulesWithSchema } from '../../kernel/access/body-rules.ts';
+import { bodyRulesWithSchema } from '../../kernel/http-access/body-rules.ts';
 import { checkCounterpartyTaxpayerId } from '../../kernel/devices/authorities.ts';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../kernel/context.ts';
-import { merchantActor, requireTenant } from '../../kernel/access/auth.ts';
+import { merchantActor, requireTenant } from '../../kernel/http-access/auth.ts';
 import { Paginated } from '../../../platform/http/pagination.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
 import { BranchHeaders } from '../../kernel/devices/schemas.ts';
 import * as S from './schemas.ts';
 import { acceptPurchase, getPurchase, listPurchasesPage, rejectPurchase } from './service.ts';
-import { namedBranch, writeBranch } from '../../kernel/access/acts-on.ts';
+import { namedBranch, writeBranch } from '../../kernel/http-access/acts-on.ts';
 import { capturePurchase } from './capture.ts';
 
 const TAG = ['Merchant: purchases'];

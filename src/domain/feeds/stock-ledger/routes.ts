@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../kernel/context.ts';
-import { requireTenant } from '../../kernel/access/auth.ts';
-import { initialisedBranch } from '../../kernel/access/acts-on.ts';
+import { requireTenant } from '../../kernel/http-access/auth.ts';
+import { initialisedBranch } from '../../kernel/http-access/acts-on.ts';
 import { BranchHeaders } from '../../kernel/devices/schemas.ts';
 import * as S from './schemas.ts';
 import { stockReconciliation } from './service.ts';

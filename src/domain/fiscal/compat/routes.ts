@@ -4,7 +4,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../kernel/context.ts';
-import { rateLimitTenant } from '../../kernel/access/rate-limits.ts';
+import { rateLimitTenant } from '../../kernel/http-access/rate-limits.ts';
 import { fieldError, unauthenticated, ValidationError } from '../../../platform/errors/errors.ts';
 import { jsonBodyText } from '../../../platform/http/json-body.ts';
 import { validatorCompiler } from '../../../platform/http/validation.ts';

@@ -5,12 +5,12 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../kernel/context.ts';
-import { partnerActor } from '../../kernel/access/auth.ts';
+import { partnerActor } from '../../kernel/http-access/auth.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
 import { IdParam, TenantParam } from '../../kernel/tenants/schemas.ts';
 import * as S from './till-login-schemas.ts';
 import { createTillLogin, deleteTillLogin, listTillLogins } from './till-logins.ts';
-import { requireActedTenant } from '../../kernel/access/acts-on.ts';
+import { requireActedTenant } from '../../kernel/http-access/acts-on.ts';
 
 const TAG = ['Partner: provisioning'];
 const KEYS_WRITE = { auth: { surface: 'partner' as const, scope: 'keys:write' as const } };

@@ -2,13 +2,13 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../kernel/context.ts';
-import { merchantActor, partnerActor, requireTenant } from '../../kernel/access/auth.ts';
+import { merchantActor, partnerActor, requireTenant } from '../../kernel/http-access/auth.ts';
 import { actorOfParty } from '../../kernel/audit/store.ts';
 import { SaleParam } from '../sales/schemas.ts';
 import { receiptFileName } from './format.ts';
 import { renderReceiptHtml } from './html.ts';
 import { loadReceipt, type Receipt } from './receipt.ts';
-import { requireActedTenant } from '../../kernel/access/acts-on.ts';
+import { requireActedTenant } from '../../kernel/http-access/acts-on.ts';
 
 const DESCRIPTION =
   'The fiscal receipt of an uploaded document, 80 mm wide: HTML by default, PDF with `Accept: application/pdf`. ' +

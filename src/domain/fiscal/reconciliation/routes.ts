@@ -2,13 +2,13 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../kernel/context.ts';
-import { merchantActor, partnerActor, requireTenant } from '../../kernel/access/auth.ts';
+import { merchantActor, partnerActor, requireTenant } from '../../kernel/http-access/auth.ts';
 import { Paginated } from '../../../platform/http/pagination.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
 import { actorOfParty } from '../../kernel/audit/store.ts';
 import * as S from './schemas.ts';
 import { createRun, getRunWithResults, listRunsPage } from './service.ts';
-import { requireActedTenant } from '../../kernel/access/acts-on.ts';
+import { requireActedTenant } from '../../kernel/http-access/acts-on.ts';
 
 const MERCHANT_TAG = ['Merchant: reconciliation'];
 const PARTNER_TAG = ['Partner: reconciliation'];

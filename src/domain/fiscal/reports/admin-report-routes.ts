@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../kernel/context.ts';
 import { Paginated } from '../../../platform/http/pagination.ts';
 import * as S from './schemas.ts';
-import { requireActedTenant } from '../../kernel/access/acts-on.ts';
+import { requireActedTenant } from '../../kernel/http-access/acts-on.ts';
 import { closedDays } from './service.ts';
 import { EXPORT_DESCRIPTION, ExportResponse, REPORT_DESCRIPTION, ReportResponse, TenantParam, Z_LIST_DESCRIPTION, sendExport, sendReport } from './report-replies.ts';
 

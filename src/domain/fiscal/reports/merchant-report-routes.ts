@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../kernel/context.ts';
 import { Paginated } from '../../../platform/http/pagination.ts';
 import * as S from './schemas.ts';
-import { merchantActor, requireTenant } from '../../kernel/access/auth.ts';
+import { merchantActor, requireTenant } from '../../kernel/http-access/auth.ts';
 import { actorOfParty } from '../../kernel/audit/store.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
 import { closeDay, closedDays } from './service.ts';

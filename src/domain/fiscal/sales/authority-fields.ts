@@ -9,7 +9,7 @@ import type { AuthorityProfile, CodeLabel, TaxCategory } from '../../../authorit
 import type { SalesType } from '../../../authorities/port/filing.ts';
 import { FieldErrors } from '../../../platform/errors/errors.ts';
 import { compileBodyCheck, toValidationError } from '../../../platform/http/validation.ts';
-import { requireTenant } from '../../kernel/access/auth.ts';
+import { requireTenant } from '../../kernel/http-access/auth.ts';
 
 export type DocumentKind = 'sale' | 'credit_note' | 'debit_note';
 

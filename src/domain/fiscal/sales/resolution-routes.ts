@@ -4,7 +4,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../kernel/context.ts';
-import { merchantActor, requirePartner, requireTenant, type RouteAuth } from '../../kernel/access/auth.ts';
+import { merchantActor, requirePartner, requireTenant, type RouteAuth } from '../../kernel/http-access/auth.ts';
 import type { ErrorCode } from '../../../platform/errors/codes.ts';
 import { NotFoundError } from '../../../platform/errors/errors.ts';
 import { findTenantAccountOfPartner, type TenantAccount } from '../../../credentials/lookup.ts';

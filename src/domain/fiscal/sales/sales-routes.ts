@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../kernel/context.ts';
-import { requireTenant } from '../../kernel/access/auth.ts';
+import { requireTenant } from '../../kernel/http-access/auth.ts';
 import { Paginated } from '../../../platform/http/pagination.ts';
 import * as S from './schemas.ts';
 import * as R from './resource-schemas.ts';
@@ -11,7 +11,7 @@ import { getSale, listSalesPage } from './reads.ts';
 import { authorityFieldsWithSchema } from './authority-fields.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
 import { BranchHeaders } from '../../kernel/devices/schemas.ts';
-import { branchHeaderOf } from '../../kernel/access/acts-on.ts';
+import { branchHeaderOf } from '../../kernel/http-access/acts-on.ts';
 import { READ, TAG, WRITE, WRITE_DESCRIPTION, created } from './route-parts.ts';
 import { writeRequestOf } from './write-request.ts';
 

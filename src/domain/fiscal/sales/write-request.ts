@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { TenantAccount } from '../../../credentials/lookup.ts';
 import type { Party } from '../../kernel/audit/store.ts';
-import { merchantActor, requireTenant, trainingCredential } from '../../kernel/access/auth.ts';
-import { sentBranchHeader } from '../../kernel/access/acts-on.ts';
+import { merchantActor, requireTenant, trainingCredential } from '../../kernel/http-access/auth.ts';
+import { sentBranchHeader } from '../../kernel/http-access/acts-on.ts';
 import type { PartyWriteRequest } from './service.ts';
 
 /**

@@ -6,7 +6,7 @@ import { catalogueDownload, catalogueEtag, listCodeClasses, listItemClassesPage 
 import { data } from '../../../platform/http/schema-helpers.ts';
 import * as S from './schemas.ts';
 import { Type } from 'typebox';
-import { requireTenant } from '../access/auth.ts';
+import { requireTenant } from '../http-access/auth.ts';
 
 const CATALOGUE_DOWNLOAD_PATH = '/docs/item-classes.csv.gz';
 const CACHE_CONTROL = 'public, max-age=3600';

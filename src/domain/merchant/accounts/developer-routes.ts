@@ -8,7 +8,7 @@ import { Type } from 'typebox';
 import type { AppContext } from '../../kernel/context.ts';
 import { assertTenantBillable } from '../../../credentials/standing.ts';
 import type { SessionUser } from '../../../credentials/user-session.ts';
-import { requireUser } from '../../kernel/access/auth.ts';
+import { requireUser } from '../../kernel/http-access/auth.ts';
 import { data, withExample } from '../../../platform/http/schema-helpers.ts';
 import type { Actor } from '../../kernel/audit/store.ts';
 import { listApiKeys, listTokens, mintApiKey, mintToken, revokeApiKey, revokeToken } from '../../kernel/tenants/credentials-service.ts';

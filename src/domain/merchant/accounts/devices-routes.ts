@@ -7,8 +7,8 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../kernel/context.ts';
-import { principalTenant, requireUser } from '../../kernel/access/auth.ts';
-import { bodyRulesWithSchema } from '../../kernel/access/body-rules.ts';
+import { principalTenant, requireUser } from '../../kernel/http-access/auth.ts';
+import { bodyRulesWithSchema } from '../../kernel/http-access/body-rules.ts';
 import { data, Nullable } from '../../../platform/http/schema-helpers.ts';
 import type { Actor } from '../../kernel/audit/store.ts';
 import { removeDevice } from '../../kernel/devices/corrections.ts';
@@ -19,7 +19,7 @@ import { presentDevice } from '../../kernel/devices/present.ts';
 import { devicesOf } from '../../kernel/devices/store.ts';
 import { DeviceRemoved, RegisterDeviceBody, Device } from '../../kernel/devices/schemas.ts';
 import { BranchParam, deviceRoutes } from '../../kernel/device-routes/device-routes.ts';
-import { requireActedTenant } from '../../kernel/access/acts-on.ts';
+import { requireActedTenant } from '../../kernel/http-access/acts-on.ts';
 import { TAG, admin, viewer } from './route-parts.ts';
 
 const AccountDevices = Type.Object({

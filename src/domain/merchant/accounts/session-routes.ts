@@ -2,7 +2,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../kernel/context.ts';
 import { cookieValue, SESSION_COOKIE, SESSION_LIFETIME_MS } from '../../../credentials/user-session.ts';
-import { requireUser } from '../../kernel/access/auth.ts';
+import { requireUser } from '../../kernel/http-access/auth.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
 import * as S from './schemas.ts';
 import * as service from './service.ts';

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../kernel/context.ts';
-import { partnerActor, requireUser } from '../../kernel/access/auth.ts';
+import { partnerActor, requireUser } from '../../kernel/http-access/auth.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
 import { TenantParam } from '../../kernel/tenants/schemas.ts';
 import * as S from './schemas.ts';

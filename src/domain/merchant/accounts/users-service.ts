@@ -5,7 +5,7 @@ import { sha256 } from '../../../credentials/user-secrets.ts';
 import type { SessionUser } from '../../../credentials/user-session.ts';
 import { isUniqueViolation } from '../../../platform/db/database.ts';
 import type { UserRole } from '../../../platform/db/tables/accounts.ts';
-import { roleAtLeast } from '../../kernel/access/auth.ts';
+import { roleAtLeast } from '../../kernel/http-access/auth.ts';
 import { ApiError, fieldError, NotFoundError } from '../../../platform/errors/errors.ts';
 import { invitationMail } from '../../../platform/mail/templates.ts';
 import { queueMail } from '../../kernel/mail/outbox.ts';

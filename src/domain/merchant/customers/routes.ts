@@ -1,16 +1,16 @@
 import { FieldErrors, fieldError } from '../../../platform/errors/errors.ts';
-import { bodyRulesWithSchema } from '../../kernel/access/body-rules.ts';
+import { bodyRulesWithSchema } from '../../kernel/http-access/body-rules.ts';
 import { checkCounterpartyTaxpayerId } from '../../kernel/devices/authorities.ts';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../kernel/context.ts';
-import { requireTenant } from '../../kernel/access/auth.ts';
+import { requireTenant } from '../../kernel/http-access/auth.ts';
 import { Paginated } from '../../../platform/http/pagination.ts';
 import { BranchHeaders } from '../../kernel/devices/schemas.ts';
 import * as S from './schemas.ts';
 import { createCustomer, getCustomer, listCustomersPage } from './service.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
-import { branchHeaderOf } from '../../kernel/access/acts-on.ts';
+import { branchHeaderOf } from '../../kernel/http-access/acts-on.ts';
 
 const TAG = ['Merchant: customers'];
 const WRITE = { auth: { surface: 'merchant' as const, ability: 'invoices:write' as const } };

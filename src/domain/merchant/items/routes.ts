@@ -1,13 +1,13 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../kernel/context.ts';
-import { merchantActor, requireTenant } from '../../kernel/access/auth.ts';
+import { merchantActor, requireTenant } from '../../kernel/http-access/auth.ts';
 import { Paginated } from '../../../platform/http/pagination.ts';
 import { BranchHeaders } from '../../kernel/devices/schemas.ts';
 import * as S from './schemas.ts';
 import { createItem, getItem, listItemsPage, releaseItem, updateItem } from './service.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
-import { initialisedBranch, writeBranch } from '../../kernel/access/acts-on.ts';
+import { initialisedBranch, writeBranch } from '../../kernel/http-access/acts-on.ts';
 import { reconcileItems } from './reconciliation.ts';
 import { setComposition } from './composition.ts';
 

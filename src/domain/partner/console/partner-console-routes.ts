@@ -2,7 +2,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../kernel/context.ts';
-import { requirePartner } from '../../kernel/access/auth.ts';
+import { requirePartner } from '../../kernel/http-access/auth.ts';
 import { Paginated } from '../../../platform/http/pagination.ts';
 import { tenantOfPartner } from '../../kernel/tenants/service.ts';
 import { backlogPage, documentsPage } from './service.ts';

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { requirePartner } from '../../kernel/access/auth.ts';
+import { requirePartner } from '../../kernel/http-access/auth.ts';
 import type { Actor } from '../../kernel/audit/store.ts';
 
 export const TAG = ['Partner: provisioning'];

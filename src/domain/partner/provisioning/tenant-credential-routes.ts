@@ -5,7 +5,7 @@ import type { AppContext } from '../../kernel/context.ts';
 import { listApiKeys, listTokens, mintApiKey, mintToken, revokeApiKey, revokeToken } from '../../kernel/tenants/credentials-service.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
 import { CreateApiKeyBody, IdParam, FiscalisationKeyCreated, TenantToken, TenantTokenCreated, Revoked, CreateTokenBody, FiscalisationKey, TenantParam } from '../../kernel/tenants/schemas.ts';
-import { requireActedTenant } from '../../kernel/access/acts-on.ts';
+import { requireActedTenant } from '../../kernel/http-access/acts-on.ts';
 import { TAG, actorOf } from './route-parts.ts';
 
 /** A partner's merchant's credentials: tenant tokens and fiscalisation keys. */

@@ -1,18 +1,18 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../kernel/context.ts';
-import { requirePartner } from '../../kernel/access/auth.ts';
+import { requirePartner } from '../../kernel/http-access/auth.ts';
 import { removeDevice } from '../../kernel/devices/corrections.ts';
 import { handOverDevice } from '../../kernel/devices/initialisation.ts';
 import { deviceInputProblems, registerDevice } from '../../kernel/devices/service.ts';
 import { authorityHandshake } from '../../kernel/devices/handshake.ts';
 import { deviceRoutes } from '../../kernel/device-routes/device-routes.ts';
 import { findTenantOfPartner } from '../../kernel/tenants/store.ts';
-import { bodyRulesWithSchema } from '../../kernel/access/body-rules.ts';
+import { bodyRulesWithSchema } from '../../kernel/http-access/body-rules.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
 import { TenantBranchParam, TenantParam } from '../../kernel/tenants/schemas.ts';
 import { RegisterDeviceBody, DeviceRemoved, Device, Handover } from '../../kernel/devices/schemas.ts';
-import { requireActedTenant } from '../../kernel/access/acts-on.ts';
+import { requireActedTenant } from '../../kernel/http-access/acts-on.ts';
 import { TAG, actorOf } from './route-parts.ts';
 
 const DEVICE_FIELDS =

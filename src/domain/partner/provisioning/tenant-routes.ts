@@ -1,11 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../kernel/context.ts';
-import { requirePartner } from '../../kernel/access/auth.ts';
+import { requirePartner } from '../../kernel/http-access/auth.ts';
 import { PageQuery, Paginated } from '../../../platform/http/pagination.ts';
 import * as S from './schemas.ts';
 import { checkTenantInput, createTenant, getTenant, listTenants, updateTenantSettings } from '../../kernel/tenants/service.ts';
-import { bodyRulesWithSchema } from '../../kernel/access/body-rules.ts';
+import { bodyRulesWithSchema } from '../../kernel/http-access/body-rules.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
 import { Tenant, TenantParam } from '../../kernel/tenants/schemas.ts';
 import { TAG, actorOf } from './route-parts.ts';

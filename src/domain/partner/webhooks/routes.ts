@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../kernel/context.ts';
-import { partnerActor, requirePartner } from '../../kernel/access/auth.ts';
+import { partnerActor, requirePartner } from '../../kernel/http-access/auth.ts';
 import { PageQuery, Paginated } from '../../../platform/http/pagination.ts';
 import * as S from './schemas.ts';
 import { createEndpoint, deleteEndpoint, enableEndpoint, getEndpoint, listDeliveries, listEndpoints, resendDelivery } from './service.ts';

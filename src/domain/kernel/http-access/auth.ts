@@ -71,7 +71,7 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     auth?: RouteAuth;
-    /** The coded errors the handler can answer beyond those `auth` implies (kernel/access/route-errors.ts). */
+    /** The coded errors the handler can answer beyond those `auth` implies (kernel/http-access/route-errors.ts). */
     errors?: readonly ErrorCode[];
   }
   interface FastifyRequest {
