@@ -8,7 +8,7 @@ import { uniqueTpin } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
 import { CLASS_CODE, startHarness, type Harness } from '../helpers/harness.ts';
 import { eventually } from '../helpers/poll.ts';
-import { Receiver } from '../webhooks/helpers.ts';
+import { Receiver } from '../partner/webhooks/helpers.ts';
 
 describe(`the client package against a running gateway (${engineName})`, () => {
   let h: Harness;

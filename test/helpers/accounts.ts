@@ -1,5 +1,5 @@
 // A signed-in merchant user without the mail round trip: for tests that walk every route (auth
-// matrix, fuzzer, OpenAPI). test/accounts/ signs up through HTTP instead.
+// matrix, fuzzer, OpenAPI). test/merchant/accounts/ signs up through HTTP instead.
 import type { AppContext } from '../../src/domain/kernel/context.ts';
 import { csrfTokenOf, newSecret, sha256 } from '../../src/credentials/user-secrets.ts';
 import { SESSION_COOKIE, SESSION_LIFETIME_MS } from '../../src/credentials/user-session.ts';

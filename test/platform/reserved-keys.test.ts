@@ -4,7 +4,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { pullDueBranches } from '../../src/domain/feeds/imports/service.ts';
 import { engineName } from '../helpers/db.ts';
 import { bearer } from '../helpers/app.ts';
-import { invoiceBody, mintKey, nextNumber, sdcIdOf, zmPost } from '../compat/helpers.ts';
+import { invoiceBody, mintKey, nextNumber, sdcIdOf, zmPost } from '../fiscal/compat/helpers.ts';
 import { CLASS_CODE, saleBody, startHarness, type Harness } from '../helpers/harness.ts';
 import { eventually } from '../helpers/poll.ts';
 

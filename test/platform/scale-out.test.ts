@@ -15,7 +15,7 @@ import { bearer, seedMerchant, seedPartner, TEST_SECRET_KEY, testConfig } from '
 import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/db.ts';
 import { baseEnv, spawnGateway, type SpawnedGateway } from '../helpers/process.ts';
 import { saleBody } from '../helpers/harness.ts';
-import { Receiver } from '../webhooks/helpers.ts';
+import { Receiver } from '../partner/webhooks/helpers.ts';
 import { eventually } from '../helpers/poll.ts';
 
 const BRANCHES = ['000', '001', '002'];

@@ -11,7 +11,7 @@ import { request } from 'undici';
 import { engineName } from '../helpers/db.ts';
 import { bearer } from '../helpers/app.ts';
 import { seedSignedInUser } from '../helpers/accounts.ts';
-import { invoiceBody, mintKey, nextNumber, sdcIdOf, tillHeaders, type Till } from '../compat/helpers.ts';
+import { invoiceBody, mintKey, nextNumber, sdcIdOf, tillHeaders, type Till } from '../fiscal/compat/helpers.ts';
 import { CLASS_CODE, saleBody, startHarness, type Harness } from '../helpers/harness.ts';
 
 interface Answer {

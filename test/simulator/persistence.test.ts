@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { startSimulator } from '@fiscal-gateway/simulator';
 import { createVsdcClient, type DeviceTarget } from '../../src/authorities/zra-vsdc/client.ts';
 import { buildZraSaleBody } from '../../src/authorities/zra-vsdc/sales-body.ts';
-import { sale } from '../vsdc/helpers.ts';
+import { sale } from '../authorities/zra/helpers.ts';
 import { eventually } from '../helpers/poll.ts';
 
 test('state survives a restart through the state file', async () => {

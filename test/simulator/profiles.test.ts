@@ -3,7 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildZraSaleBody } from '../../src/authorities/zra-vsdc/sales-body.ts';
-import { control, freshTpin, sale, startWorld, type World } from '../vsdc/helpers.ts';
+import { control, freshTpin, sale, startWorld, type World } from '../authorities/zra/helpers.ts';
 
 let world: World;
 before(async () => {

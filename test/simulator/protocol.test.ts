@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { formatVsdcDate, formatVsdcDateTime, VSDC_PATHS } from '@fiscal-gateway/vsdc-protocol';
 import { buildZraSaleBody, type ZraSaleDocument } from '../../src/authorities/zra-vsdc/sales-body.ts';
 import type { DeviceTarget } from '../../src/authorities/zra-vsdc/client.ts';
-import { addDevice, freshTpin, sale, startWorld, type World } from '../vsdc/helpers.ts';
+import { addDevice, freshTpin, sale, startWorld, type World } from '../authorities/zra/helpers.ts';
 
 let world: World;
 before(async () => {

@@ -1,6 +1,6 @@
 // The receiver's side of the gateway's webhook signature (docs/webhooks.md "Verify every
 // delivery"). The gateway signs in src/domain/partner/webhooks/signature.ts; the published test vector
-// (test/webhooks/verify.test.ts) holds the two sides to the same bytes.
+// (test/partner/webhooks/verify.test.ts) holds the two sides to the same bytes.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** The header each delivery carries its signature in. */

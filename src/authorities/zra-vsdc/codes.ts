@@ -2,7 +2,7 @@
 // reasons (32) and debit-note reasons (67), each with its meaning in the authority's words (the
 // names its `selectCodes` publishes, written in sentence case). The receipt prints these labels
 // and the console shows them (served from the profile: GET /api/v1/account/authority).
-// test/vsdc/codes.test.ts checks them against the simulator's published tables.
+// test/authorities/zra/codes.test.ts checks them against the simulator's published tables.
 
 /** Code class 07. */
 export const PAYMENT_TYPE_CODES = ['01', '02', '03', '04', '05', '06', '07', '08'] as const;

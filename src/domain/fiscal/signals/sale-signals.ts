@@ -127,7 +127,7 @@ class SaleSignals {
    * body without computing them again from the stored lines. Only for documents whose stored
    * lines give exactly these amounts (a sale: each line keeps the request's quantity, price and
    * RRP, and its discount rounded to the cent, which computeSale rounds the same way), so the
-   * body is the same either way (test/sales/handover.test.ts).
+   * body is the same either way (test/fiscal/filing/handover.test.ts).
    */
   storingRequestWaits(saleId: number, computed: ComputedSale | null): () => void {
     this.storedHere.set(saleId, computed);

@@ -1,6 +1,6 @@
 // The branch a merchant request acts on (design.md), in its two forms: `pickBranch` over the
 // merchant's devices in JS, and `defaultBranchSql` inside a statement (the sale's insert, which
-// picks the branch in the statement that takes the number). test/platform/branch-rule.test.ts
+// picks the branch in the statement that takes the number). test/kernel/devices/branch-rule.test.ts
 // checks that they agree.
 import { sql, type RawBuilder } from 'kysely';
 import { ApiError } from '../../../platform/errors/errors.ts';
