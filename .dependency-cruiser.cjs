@@ -48,12 +48,14 @@ module.exports = {
       comment: 'src/domain speaks to authorities through src/authorities/port/ and src/authorities/index.ts only (docs/architecture.md)',
       severity: 'error',
       from: { path: '^src/domain/' },
-      to: { path: ['^src/authorities/zra-vsdc/', '^src/authorities/kra-etims/', '^packages/vsdc-protocol/', '^@fiscal-gateway/vsdc-protocol$'] },
+      to: {
+        path: ['^src/authorities/zra-vsdc/', '^src/authorities/kra-etims/', '^packages/vsdc-protocol/', '^@fiscal-gateway/vsdc-protocol$'],
+      },
     },
     // Kenya's adapter speaks its own wire: Zambia's folder and wire package are not its own.
     {
       name: 'kra-adapter-owns-its-wire',
-      comment: 'src/authorities/kra-etims/ writes KRA\'s own wire types; it shares only the seam (port/, transport.ts, outcome.ts, url.ts)',
+      comment: "src/authorities/kra-etims/ writes KRA's own wire types; it shares only the seam (port/, transport.ts, outcome.ts, url.ts)",
       severity: 'error',
       from: { path: '^src/authorities/kra-etims/' },
       to: { path: ['^src/authorities/zra-vsdc/', '^packages/vsdc-protocol/', '^@fiscal-gateway/vsdc-protocol$'] },

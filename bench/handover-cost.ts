@@ -28,4 +28,6 @@ function microsecondsPerCall(run: () => unknown): number {
 for (let n = 0; n < CALLS; n++) computeSale(LINES, true); // warm-up (JIT)
 const zra = microsecondsPerCall(() => computeSale(LINES, true));
 const kra = microsecondsPerCall(() => computeKraSale(KENYAN_LINES, true));
-process.stdout.write(`computeSale of the bench's sale: ZRA ${zra.toFixed(1)} µs, KRA ${kra.toFixed(1)} µs of CPU a call (median of 7 × ${CALLS})\n`);
+process.stdout.write(
+  `computeSale of the bench's sale: ZRA ${zra.toFixed(1)} µs, KRA ${kra.toFixed(1)} µs of CPU a call (median of 7 × ${CALLS})\n`,
+);

@@ -31,7 +31,13 @@ const sim = await startChild('simulator');
 try {
   const env = { ...engine.env, SALE_WAIT_MS: '10000' };
   const seeder = await startGateway({ root, workDir, env, label: 'seed' });
-  const merchants = await seedMerchants(seeder.url, await createPartner(seeder.url, 'Profile partner'), sim.urls.url!, branches, 3_800_000_000);
+  const merchants = await seedMerchants(
+    seeder.url,
+    await createPartner(seeder.url, 'Profile partner'),
+    sim.urls.url!,
+    branches,
+    3_800_000_000,
+  );
   await seeder.stop();
 
   const spawned = performance.now();
@@ -40,18 +46,31 @@ try {
   const plan = {
     method: 'POST' as const,
     path: '/api/v1/sales',
-    next: () => ({ headers: { 'content-type': 'application/json', authorization: `Bearer ${merchants[n++ % branches]!.token}` }, body: SALE_BODY }),
+    next: () => ({
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${merchants[n++ % branches]!.token}` },
+      body: SALE_BODY,
+    }),
     verify: (body: string) => body.includes('"status":"uploaded"'),
   };
   const connections = branches * 4;
   await closedLoop(gateway.url, plan, { connections, seconds: 2 });
   const measuredFrom = performance.now() - spawned;
-  const { result, budget } = await cpuBudget([gateway.pid], sim.pid, () => closedLoop(gateway.url, plan, { connections, seconds }), (r) => r.ok, engine.env.DATABASE_URL ? new URL(engine.env.DATABASE_URL).pathname.slice(1) : undefined);
+  const { result, budget } = await cpuBudget(
+    [gateway.pid],
+    sim.pid,
+    () => closedLoop(gateway.url, plan, { connections, seconds }),
+    (r) => r.ok,
+    engine.env.DATABASE_URL ? new URL(engine.env.DATABASE_URL).pathname.slice(1) : undefined,
+  );
   const rss = gateway.stats().peakRssMb;
   await gateway.stop();
 
-  console.log(`${engine.name}, ${branches} branches, ${connections} connections: ${result.perSecond} sales/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ${result.bad} bad, peak RSS ${rss} MB`);
-  console.log(`CPU per sale: gateway ${budget.gateway} µs, PostgreSQL ${engine.name === 'postgres' ? `${budget.postgres} µs (every server process)` : '–'}, simulator ${budget.simulator} µs, load generator ${budget.loadGenerator} µs`);
+  console.log(
+    `${engine.name}, ${branches} branches, ${connections} connections: ${result.perSecond} sales/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ${result.bad} bad, peak RSS ${rss} MB`,
+  );
+  console.log(
+    `CPU per sale: gateway ${budget.gateway} µs, PostgreSQL ${engine.name === 'postgres' ? `${budget.postgres} µs (every server process)` : '–'}, simulator ${budget.simulator} µs, load generator ${budget.loadGenerator} µs`,
+  );
   const dir = join(workDir, 'profiles', 'profiled');
   const main = readdirSync(dir).find((f) => /\.0\.\d+\.cpuprofile$/.test(f))!;
   const spots = hotSpots(join(dir, main), { skipMs: measuredFrom });

@@ -77,19 +77,41 @@ export function renderTables(r: BenchResults, source: string): string {
 
   out.push('\n### Yardsticks (same run)\n');
   const rows: string[][] = [];
-  if (r.baselines.fastify) rows.push(['Bare Fastify JSON endpoint (the HTTP ceiling), 100 connections', `${n(r.baselines.fastify.perSecond)} req/s`, `p99 ${ms(r.baselines.fastify.p99Ms)}`, `${r.baselines.fastify.load.loadBefore}`]);
+  if (r.baselines.fastify)
+    rows.push([
+      'Bare Fastify JSON endpoint (the HTTP ceiling), 100 connections',
+      `${n(r.baselines.fastify.perSecond)} req/s`,
+      `p99 ${ms(r.baselines.fastify.p99Ms)}`,
+      `${r.baselines.fastify.load.loadBefore}`,
+    ]);
   if (r.baselines.simulator) {
-    rows.push(['Simulator saveSales, called directly, 64 connections (the VSDC ceiling)', `${n(r.baselines.simulator.parallel.perSecond)} /s`, `p99 ${ms(r.baselines.simulator.parallel.p99Ms)}`, `${r.baselines.simulator.load.loadBefore}`]);
-    rows.push(['Simulator saveSales, one at a time (one document\'s VSDC round trip)', `${n(r.baselines.simulator.sequential.perSecond)} /s`, `${ms(1000 / Math.max(1, r.baselines.simulator.sequential.perSecond))} each`, '']);
+    rows.push([
+      'Simulator saveSales, called directly, 64 connections (the VSDC ceiling)',
+      `${n(r.baselines.simulator.parallel.perSecond)} /s`,
+      `p99 ${ms(r.baselines.simulator.parallel.p99Ms)}`,
+      `${r.baselines.simulator.load.loadBefore}`,
+    ]);
+    rows.push([
+      "Simulator saveSales, one at a time (one document's VSDC round trip)",
+      `${n(r.baselines.simulator.sequential.perSecond)} /s`,
+      `${ms(1000 / Math.max(1, r.baselines.simulator.sequential.perSecond))} each`,
+      '',
+    ]);
   }
-  if (pgTrips) rows.push(['PostgreSQL `select 1`, one at a time (one database round trip)', `${n(pgTrips)} /s`, `${ms(1000 / pgTrips)} each`, '']);
+  if (pgTrips)
+    rows.push(['PostgreSQL `select 1`, one at a time (one database round trip)', `${n(pgTrips)} /s`, `${ms(1000 / pgTrips)} each`, '']);
   out.push(table(['Yardstick', 'Rate', 'Latency', 'Load avg'], rows));
 
   const engines = (['postgres', 'embedded'] as const).filter((e) => r.engines[e]);
   const onlineRows: string[][] = [];
   for (const e of engines) {
     for (const o of r.engines[e]?.sales?.online ?? []) {
-      const targets = e === 'postgres' && o.branches > 1 ? `${check(o.peak.perSecond >= 0.5 * (sim ?? Infinity) && o.peak.perSecond >= 0.15 * (fastify ?? Infinity))} rate, ${check(o.halfPeak.p99Ms <= 25)} p99` : e === 'postgres' ? `${check(o.halfPeak.p99Ms <= 25)} p99` : '';
+      const targets =
+        e === 'postgres' && o.branches > 1
+          ? `${check(o.peak.perSecond >= 0.5 * (sim ?? Infinity) && o.peak.perSecond >= 0.15 * (fastify ?? Infinity))} rate, ${check(o.halfPeak.p99Ms <= 25)} p99`
+          : e === 'postgres'
+            ? `${check(o.halfPeak.p99Ms <= 25)} p99`
+            : '';
       onlineRows.push([
         e,
         String(o.branches),
@@ -107,7 +129,24 @@ export function renderTables(r: BenchResults, source: string): string {
   }
   if (onlineRows.length) {
     out.push('\n### Online sales (`POST /api/v1/sales`, every answer `uploaded`)\n');
-    out.push(table(['Database', 'Branches', 'Peak', 'of VSDC ceiling', 'of HTTP ceiling', 'Peak p50 / p99', 'Half peak', 'Half-peak p50 / p99 (median of 3 windows)', 'CPU per sale: gateway / PostgreSQL / simulator', 'Errors', 'Targets (50 % / 15 %, p99 ≤ 25 ms)'], onlineRows));
+    out.push(
+      table(
+        [
+          'Database',
+          'Branches',
+          'Peak',
+          'of VSDC ceiling',
+          'of HTTP ceiling',
+          'Peak p50 / p99',
+          'Half peak',
+          'Half-peak p50 / p99 (median of 3 windows)',
+          'CPU per sale: gateway / PostgreSQL / simulator',
+          'Errors',
+          'Targets (50 % / 15 %, p99 ≤ 25 ms)',
+        ],
+        onlineRows,
+      ),
+    );
     const busiest = r.engines.postgres?.sales?.online.at(-1);
     if (busiest) {
       const c = busiest.cpu;
@@ -120,7 +159,9 @@ export function renderTables(r: BenchResults, source: string): string {
     }
     if (simSequential && pgTrips) {
       const bound = 1 / (1 / simSequential + 1 / pgTrips);
-      out.push(`\nOne strictly ordered branch files one document at a time: one VSDC round trip plus one database statement each, at best ≈ ${n(bound)} documents/s here (${ms(1000 / simSequential)} + ${ms(1000 / pgTrips)}), before any HTTP or CPU cost of the sale itself.`);
+      out.push(
+        `\nOne strictly ordered branch files one document at a time: one VSDC round trip plus one database statement each, at best ≈ ${n(bound)} documents/s here (${ms(1000 / simSequential)} + ${ms(1000 / pgTrips)}), before any HTTP or CPU cost of the sale itself.`,
+      );
     }
   }
 
@@ -129,15 +170,40 @@ export function renderTables(r: BenchResults, source: string): string {
     out.push('\n### Scale-out on one PostgreSQL (100 branches)\n');
     out.push(
       table(
-        ['API processes', 'Worker processes', 'Peak', 'of VSDC ceiling', 'Half-peak p50 / p99 (median of 3 windows)', 'CPU per sale: gateways / PostgreSQL'],
-        scale.map((s) => [String(s.apiProcesses), String(s.workerProcesses), `${n(s.run.peak.perSecond)} /s`, pct(s.run.peak.perSecond, sim), `${ms(s.run.halfPeak.p50Ms)} / ${ms(s.run.halfPeak.p99Ms)}`, `${n(s.run.cpu.gateway)} / ${n(s.run.cpu.postgres)} µs`]),
+        [
+          'API processes',
+          'Worker processes',
+          'Peak',
+          'of VSDC ceiling',
+          'Half-peak p50 / p99 (median of 3 windows)',
+          'CPU per sale: gateways / PostgreSQL',
+        ],
+        scale.map((s) => [
+          String(s.apiProcesses),
+          String(s.workerProcesses),
+          `${n(s.run.peak.perSecond)} /s`,
+          pct(s.run.peak.perSecond, sim),
+          `${ms(s.run.halfPeak.p50Ms)} / ${ms(s.run.halfPeak.p99Ms)}`,
+          `${n(s.run.cpu.gateway)} / ${n(s.run.cpu.postgres)} µs`,
+        ]),
       ),
     );
   }
 
   const drainRows = engines.flatMap((e) => {
     const d = r.engines[e]?.sales?.drain;
-    return d ? [[e, `${n(d.documents)} over ${d.branches} branches`, `${d.seconds} s`, `${n(d.documentsPerSecond)} /s`, pct(d.documentsPerSecond, sim), e === 'postgres' ? check(d.documentsPerSecond >= 0.8 * (sim ?? Infinity)) : '']] : [];
+    return d
+      ? [
+          [
+            e,
+            `${n(d.documents)} over ${d.branches} branches`,
+            `${d.seconds} s`,
+            `${n(d.documentsPerSecond)} /s`,
+            pct(d.documentsPerSecond, sim),
+            e === 'postgres' ? check(d.documentsPerSecond >= 0.8 * (sim ?? Infinity)) : '',
+          ],
+        ]
+      : [];
   });
   if (drainRows.length) {
     out.push('\n### Offline backlog drain (VSDC back up, one `--workers-only` process)\n');
@@ -151,10 +217,30 @@ export function renderTables(r: BenchResults, source: string): string {
       table(
         ['', 'Rate', 'p50 / p99', 'Target'],
         [
-          ['Sales on known-down branches (full gateway, SALE_WAIT_MS 3 s)', `${n(outage.knownDown.perSecond)} /s`, `${ms(outage.knownDown.p50Ms)} / ${ms(outage.knownDown.p99Ms)}`, `${check(outage.p99OverBaselineMs <= 50)} p99 ≤ 50 ms above the baseline (${outage.p99OverBaselineMs} ms)`],
-          ['Baseline: the same sales answered `pending` without waiting (`--api-only`, SALE_WAIT_MS 0)', `${n(outage.pendingBaseline.perSecond)} /s`, `${ms(outage.pendingBaseline.p50Ms)} / ${ms(outage.pendingBaseline.p99Ms)}`, ''],
-          [`Recovery: backoff at 5 min, VSDC back → filing starts (probe every ${outage.probeIntervalMs / 1000} s)`, '', `${outage.resumeSeconds} s`, `${check(outage.resumeSeconds <= 10)} ≤ 10 s`],
-          [`… and all ${n(outage.recoveredDocuments)} pending documents are filed`, `${n(outage.recoveredDocuments / Math.max(0.01, outage.recoverySeconds - outage.resumeSeconds))} /s`, `${outage.recoverySeconds} s`, ''],
+          [
+            'Sales on known-down branches (full gateway, SALE_WAIT_MS 3 s)',
+            `${n(outage.knownDown.perSecond)} /s`,
+            `${ms(outage.knownDown.p50Ms)} / ${ms(outage.knownDown.p99Ms)}`,
+            `${check(outage.p99OverBaselineMs <= 50)} p99 ≤ 50 ms above the baseline (${outage.p99OverBaselineMs} ms)`,
+          ],
+          [
+            'Baseline: the same sales answered `pending` without waiting (`--api-only`, SALE_WAIT_MS 0)',
+            `${n(outage.pendingBaseline.perSecond)} /s`,
+            `${ms(outage.pendingBaseline.p50Ms)} / ${ms(outage.pendingBaseline.p99Ms)}`,
+            '',
+          ],
+          [
+            `Recovery: backoff at 5 min, VSDC back → filing starts (probe every ${outage.probeIntervalMs / 1000} s)`,
+            '',
+            `${outage.resumeSeconds} s`,
+            `${check(outage.resumeSeconds <= 10)} ≤ 10 s`,
+          ],
+          [
+            `… and all ${n(outage.recoveredDocuments)} pending documents are filed`,
+            `${n(outage.recoveredDocuments / Math.max(0.01, outage.recoverySeconds - outage.resumeSeconds))} /s`,
+            `${outage.recoverySeconds} s`,
+            '',
+          ],
         ],
       ),
     );
@@ -163,16 +249,37 @@ export function renderTables(r: BenchResults, source: string): string {
   const hookRows = engines.flatMap((e) => {
     const w = r.engines[e]?.webhooks;
     return w
-      ? [[e, `${n(w.healthy.deliveries)} to ${w.healthyEndpoints} endpoints`, `${n(w.healthy.deliveriesPerSecond)} /s`, `${n(w.withStalled.deliveriesPerSecond)} /s (${n(w.withStalled.stalledDeliveries)} queued, ${w.timeoutMs / 1000} s timeout)`, `×${w.ratio}`, `${check(w.withStalled.deliveriesPerSecond >= 2000)} rate, ${check(w.ratio >= 0.9)} isolation`]]
+      ? [
+          [
+            e,
+            `${n(w.healthy.deliveries)} to ${w.healthyEndpoints} endpoints`,
+            `${n(w.healthy.deliveriesPerSecond)} /s`,
+            `${n(w.withStalled.deliveriesPerSecond)} /s (${n(w.withStalled.stalledDeliveries)} queued, ${w.timeoutMs / 1000} s timeout)`,
+            `×${w.ratio}`,
+            `${check(w.withStalled.deliveriesPerSecond >= 2000)} rate, ${check(w.ratio >= 0.9)} isolation`,
+          ],
+        ]
       : [];
   });
   if (hookRows.length) {
     out.push('\n### Webhook deliveries (one `--workers-only` process)\n');
-    out.push(table(['Database', 'Deliveries', 'Healthy only', 'With a stalled endpoint', 'Ratio', 'Targets (≥ 2,000/s, not slowed)'], hookRows));
+    out.push(
+      table(['Database', 'Deliveries', 'Healthy only', 'With a stalled endpoint', 'Ratio', 'Targets (≥ 2,000/s, not slowed)'], hookRows),
+    );
   }
   const oneEndpointRows = engines.flatMap((e) => {
     const one = r.engines[e]?.webhooks?.oneEndpoint;
-    return one ? [[e, n(one.atDefaultCap.deliveries), `${n(one.atDefaultCap.deliveriesPerSecond)} /s`, `${n(one.atCap4.deliveriesPerSecond)} /s`, `×${one.ratio}`]] : [];
+    return one
+      ? [
+          [
+            e,
+            n(one.atDefaultCap.deliveries),
+            `${n(one.atDefaultCap.deliveriesPerSecond)} /s`,
+            `${n(one.atCap4.deliveriesPerSecond)} /s`,
+            `×${one.ratio}`,
+          ],
+        ]
+      : [];
   });
   if (oneEndpointRows.length) {
     out.push('\n#### Webhook deliveries to one endpoint (`WEBHOOK_ENDPOINT_CONCURRENCY`)\n');
@@ -200,23 +307,48 @@ export function renderTables(r: BenchResults, source: string): string {
   if (listRows.length) {
     const page = r.engines.postgres?.listing?.page ?? r.engines.embedded?.listing?.page ?? 0;
     out.push('\n### Reading sales back (one merchant, 8 connections; rate, p50 / p99)\n');
-    out.push(table(['Database', 'Sales held', '`?reference=`', '`?page=1`', `\`?page=${page}\``, 'Worst slowdown (target ≤ 2×)'], listRows));
+    out.push(
+      table(['Database', 'Sales held', '`?reference=`', '`?page=1`', `\`?page=${page}\``, 'Worst slowdown (target ≤ 2×)'], listRows),
+    );
   }
 
   const memRows = engines.flatMap((e) => {
     const s = r.engines[e]?.sales;
     if (!s) return [];
     const ready = median(s.readyMs);
-    return [[e, `${n(s.peakRssMb)} MB`, e === 'postgres' ? check(s.peakRssMb <= 250) : '', `${n(s.firstStartMs)} ms`, `${n(ready)} ms (${s.readyMs.map(n).join(', ')})`, check(ready <= 3000)]];
+    return [
+      [
+        e,
+        `${n(s.peakRssMb)} MB`,
+        e === 'postgres' ? check(s.peakRssMb <= 250) : '',
+        `${n(s.firstStartMs)} ms`,
+        `${n(ready)} ms (${s.readyMs.map(n).join(', ')})`,
+        check(ready <= 3000),
+      ],
+    ];
   });
   if (memRows.length) {
     out.push('\n### Memory and start-up (gateway process)\n');
-    out.push(table(['Database', 'Peak RSS under the online load', '≤ 250 MB', 'First start (empty database, migrations)', 'Ready on the existing database (median of runs)', '≤ 3 s'], memRows));
+    out.push(
+      table(
+        [
+          'Database',
+          'Peak RSS under the online load',
+          '≤ 250 MB',
+          'First start (empty database, migrations)',
+          'Ready on the existing database (median of runs)',
+          '≤ 3 s',
+        ],
+        memRows,
+      ),
+    );
   }
 
   const loads = engines.map((e) => {
     const entry = r.engines[e];
-    const l = [entry?.sales?.load, entry?.webhooks?.load, entry?.outage?.load, entry?.listing?.load].filter((x): x is MachineLoad => Boolean(x));
+    const l = [entry?.sales?.load, entry?.webhooks?.load, entry?.outage?.load, entry?.listing?.load].filter((x): x is MachineLoad =>
+      Boolean(x),
+    );
     return `${e} ${l.map((x) => `${x.loadBefore}→${x.loadAfter}`).join(', ')}`;
   });
   out.push(`\n1-minute load average before→after each engine's scenarios: ${loads.join('; ')}.`);

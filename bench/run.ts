@@ -85,23 +85,43 @@ const { values, positionals } = parseArgs({
 if (values.help) {
   // The usage is this file's opening comment.
   const lines = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n');
-  const usage = lines.slice(0, lines.findIndex((line) => !line.startsWith('//'))).map((line) => line.replace(/^\/\/ ?/, ''));
+  const usage = lines
+    .slice(
+      0,
+      lines.findIndex((line) => !line.startsWith('//')),
+    )
+    .map((line) => line.replace(/^\/\/ ?/, ''));
   process.stdout.write(`${usage.join('\n')}\n`);
   process.exit(0);
 }
 
 const quick = values.quick!;
 // A scenario named without --only (`npm run bench -- sale-path`) runs alone.
-if (values.authority !== undefined && values.authority !== 'kra') throw new Error(`--authority takes kra (the Kenyan sale path beside the Zambian one), got "${values.authority}"`);
-const only = new Set((values.only ?? (positionals.length > 0 ? positionals.join(',') : 'sale-path,baselines,sales,webhooks,listing,outage')).split(','));
+if (values.authority !== undefined && values.authority !== 'kra')
+  throw new Error(`--authority takes kra (the Kenyan sale path beside the Zambian one), got "${values.authority}"`);
+const only = new Set(
+  (values.only ?? (positionals.length > 0 ? positionals.join(',') : 'sale-path,baselines,sales,webhooks,listing,outage')).split(','),
+);
 const root = resolve(values.root!);
 const settings = quick
-  ? { seconds: 2, branchCounts: [1, 10, 100], drain: 1_000, scaleOut: [[2, 1]] as Array<[number, number]>, events: { postgres: 150, embedded: 50 }, stalled: 100, listing: [2_000, 20_000] }
+  ? {
+      seconds: 2,
+      branchCounts: [1, 10, 100],
+      drain: 1_000,
+      scaleOut: [[2, 1]] as Array<[number, number]>,
+      events: { postgres: 150, embedded: 50 },
+      stalled: 100,
+      listing: [2_000, 20_000],
+    }
   : {
       seconds: 5,
       branchCounts: [1, 10, 100],
       drain: 10_000,
-      scaleOut: [[1, 1], [2, 1], [2, 2]] as Array<[number, number]>,
+      scaleOut: [
+        [1, 1],
+        [2, 1],
+        [2, 2],
+      ] as Array<[number, number]>,
       // Events per healthy endpoint (8 of them): the embedded database delivers ~10× slower.
       events: { postgres: 2_500, embedded: 250 },
       stalled: 2_000,
@@ -124,11 +144,20 @@ function writeSoakSummary(summary: string): void {
   const markdown = readFileSync(path, 'utf8');
   const from = markdown.indexOf(SOAK_START);
   const to = markdown.indexOf(SOAK_END);
-  writeFileSync(path, from < 0 || to < from ? `${markdown.trimEnd()}\n\n${SOAK_START}\n${summary}\n${SOAK_END}\n` : `${markdown.slice(0, from + SOAK_START.length)}\n${summary}\n${markdown.slice(to)}`);
+  writeFileSync(
+    path,
+    from < 0 || to < from
+      ? `${markdown.trimEnd()}\n\n${SOAK_START}\n${summary}\n${SOAK_END}\n`
+      : `${markdown.slice(0, from + SOAK_START.length)}\n${summary}\n${markdown.slice(to)}`,
+  );
   log('BENCHMARKS.md soak section updated');
 }
 
-type SavedSoak = SoakResults & { date: string; machine: { loadAverageBefore: number[]; loadAverageAfter: number[] }; leaksFirstAnalysis?: SoakResults['leaks'] };
+type SavedSoak = SoakResults & {
+  date: string;
+  machine: { loadAverageBefore: number[]; loadAverageAfter: number[] };
+  leaksFirstAnalysis?: SoakResults['leaks'];
+};
 
 function soakLoad(r: SavedSoak): string {
   return `load average (1/5/15 min) ${r.machine.loadAverageBefore.join(' / ')} at the start, ${r.machine.loadAverageAfter.join(' / ')} at the end, median ${median(r.samples.database.map((d) => d.load1))} over the run on ${machine().cpus} cores`;
@@ -193,13 +222,25 @@ async function soak(adminUrl: string): Promise<void> {
   const resultsDir = join(REPO, 'bench', 'results');
   mkdirSync(resultsDir, { recursive: true });
   let resultsPath = join(resultsDir, `${day}-soak${values.label ? `-${values.label}` : ''}.json`);
-  for (let n = 2; existsSync(resultsPath); n++) resultsPath = join(resultsDir, `${day}-soak${values.label ? `-${values.label}` : ''}-${n}.json`);
-  writeFileSync(resultsPath, `${JSON.stringify({ date, machine: { ...machine(), postgres: await postgresReachable(adminUrl), loadAverageBefore: loadBefore, loadAverageAfter: loadAfter }, durationSeconds: Math.round((Date.now() - startedAt) / 1000), ...results }, null, 2)}\n`);
+  for (let n = 2; existsSync(resultsPath); n++)
+    resultsPath = join(resultsDir, `${day}-soak${values.label ? `-${values.label}` : ''}-${n}.json`);
+  writeFileSync(
+    resultsPath,
+    `${JSON.stringify({ date, machine: { ...machine(), postgres: await postgresReachable(adminUrl), loadAverageBefore: loadBefore, loadAverageAfter: loadAfter }, durationSeconds: Math.round((Date.now() - startedAt) / 1000), ...results }, null, 2)}\n`,
+  );
   log(`results in ${resultsPath}`);
-  const summary = renderSoak(results, `bench/results/${basename(resultsPath)}`, date, soakLoad({ ...results, date, machine: { loadAverageBefore: loadBefore, loadAverageAfter: loadAfter } }));
+  const summary = renderSoak(
+    results,
+    `bench/results/${basename(resultsPath)}`,
+    date,
+    soakLoad({ ...results, date, machine: { loadAverageBefore: loadBefore, loadAverageAfter: loadAfter } }),
+  );
   process.stdout.write(`\n${summary}\n\n`);
   if (results.violations.length > 0) process.stdout.write(`VIOLATIONS:\n${results.violations.map((v) => `  ${v}`).join('\n')}\n`);
-  for (const leak of results.leaks.filter((l) => !l.pass)) process.stdout.write(`LEAK: ${leak.process} ${leak.series} ${leak.start} → ${leak.end} (+${leak.changePercent} %, allowed +${leak.allowed})\n`);
+  for (const leak of results.leaks.filter((l) => !l.pass))
+    process.stdout.write(
+      `LEAK: ${leak.process} ${leak.series} ${leak.start} → ${leak.end} (+${leak.changePercent} %, allowed +${leak.allowed})\n`,
+    );
   if (!values['no-report'] && minutes >= 10) writeSoakSummary(summary);
   rmSync(workDir, { recursive: true, force: true });
   if (!results.pass) process.exitCode = 1;
@@ -229,7 +270,8 @@ async function main(): Promise<void> {
   const sim = await startChild('simulator');
   try {
     if (only.has('sale-path')) {
-      if (!postgresVersion) throw new Error(`the sale path needs PostgreSQL at ${adminUrl.replace(/\/\/[^@]*@/, '//')} (set BENCH_DATABASE_URL)`);
+      if (!postgresVersion)
+        throw new Error(`the sale path needs PostgreSQL at ${adminUrl.replace(/\/\/[^@]*@/, '//')} (set BENCH_DATABASE_URL)`);
       const engines = values.engines!.split(',');
       const postgres = await postgresEngine(adminUrl);
       const embedded = engines.includes('embedded') ? embeddedEngine() : undefined;
@@ -237,7 +279,16 @@ async function main(): Promise<void> {
         results.salePath = await salePathScenario(
           postgres,
           embedded,
-          { root, workDir, profile: values.profile!, branches: Number(values.branches ?? 20), rounds: Number(values.rounds ?? '2'), seconds: Number(values.seconds ?? (quick ? 3 : 5)), ...(values.authority === 'kra' ? { authority: 'kra' as const } : {}), ...(values['handover-off'] ? { handoverOff: true } : {}) },
+          {
+            root,
+            workDir,
+            profile: values.profile!,
+            branches: Number(values.branches ?? 20),
+            rounds: Number(values.rounds ?? '2'),
+            seconds: Number(values.seconds ?? (quick ? 3 : 5)),
+            ...(values.authority === 'kra' ? { authority: 'kra' as const } : {}),
+            ...(values['handover-off'] ? { handoverOff: true } : {}),
+          },
           sim,
           3_050_000_000,
           log,
@@ -249,7 +300,8 @@ async function main(): Promise<void> {
       }
     }
     if (only.has('fleet')) {
-      if (!postgresVersion) throw new Error(`the fleet benchmark needs PostgreSQL at ${adminUrl.replace(/\/\/[^@]*@/, '//')} (set BENCH_DATABASE_URL)`);
+      if (!postgresVersion)
+        throw new Error(`the fleet benchmark needs PostgreSQL at ${adminUrl.replace(/\/\/[^@]*@/, '//')} (set BENCH_DATABASE_URL)`);
       const postgres = await postgresEngine(adminUrl);
       try {
         const settings = {
@@ -269,7 +321,8 @@ async function main(): Promise<void> {
       }
     }
     if (only.has('scale')) {
-      if (!postgresVersion) throw new Error(`the scale benchmark needs PostgreSQL at ${adminUrl.replace(/\/\/[^@]*@/, '//')} (set BENCH_DATABASE_URL)`);
+      if (!postgresVersion)
+        throw new Error(`the scale benchmark needs PostgreSQL at ${adminUrl.replace(/\/\/[^@]*@/, '//')} (set BENCH_DATABASE_URL)`);
       const small = await postgresEngine(adminUrl);
       const big = await postgresEngine(adminUrl);
       try {
@@ -325,7 +378,19 @@ async function main(): Promise<void> {
         const engine = await fresh();
         try {
           const sales = await withLoad(() =>
-            salesScenarios(engine, { ...common, seconds: settings.seconds, branchCounts: settings.branchCounts, drainDocuments: settings.drain, scaleOut: settings.scaleOut }, sim, (tpinBase += 1_000), log),
+            salesScenarios(
+              engine,
+              {
+                ...common,
+                seconds: settings.seconds,
+                branchCounts: settings.branchCounts,
+                drainDocuments: settings.drain,
+                scaleOut: settings.scaleOut,
+              },
+              sim,
+              (tpinBase += 1_000),
+              log,
+            ),
           );
           entry.sales = sales;
         } finally {
@@ -335,7 +400,13 @@ async function main(): Promise<void> {
       if (only.has('webhooks')) {
         const engine = await fresh();
         try {
-          entry.webhooks = await withLoad(() => webhookScenario(engine, { ...common, events: settings.events[name], stalledDeliveries: settings.stalled, timeoutMs: WEBHOOK_TIMEOUT_MS }, log));
+          entry.webhooks = await withLoad(() =>
+            webhookScenario(
+              engine,
+              { ...common, events: settings.events[name], stalledDeliveries: settings.stalled, timeoutMs: WEBHOOK_TIMEOUT_MS },
+              log,
+            ),
+          );
         } finally {
           await engine.dispose();
         }
@@ -344,7 +415,9 @@ async function main(): Promise<void> {
       if (only.has('outage') && name === 'postgres') {
         const engine = await fresh();
         try {
-          entry.outage = await withLoad(() => outageScenario(engine, { ...common, seconds: settings.seconds }, sim, (tpinBase += 1_000), log));
+          entry.outage = await withLoad(() =>
+            outageScenario(engine, { ...common, seconds: settings.seconds }, sim, (tpinBase += 1_000), log),
+          );
         } finally {
           await engine.dispose();
         }
@@ -352,7 +425,9 @@ async function main(): Promise<void> {
       if (only.has('exports')) {
         const engine = await fresh();
         try {
-          entry.exports = await withLoad(() => exportScenario(engine, { ...common, documents: quick ? 20_000 : 1_000_000 }, sim, (tpinBase += 1_000), log));
+          entry.exports = await withLoad(() =>
+            exportScenario(engine, { ...common, documents: quick ? 20_000 : 1_000_000 }, sim, (tpinBase += 1_000), log),
+          );
         } finally {
           await engine.dispose();
         }
@@ -360,7 +435,15 @@ async function main(): Promise<void> {
       if (only.has('listing')) {
         const engine = await fresh();
         try {
-          entry.listing = await withLoad(() => listingScenario(engine, { ...common, seconds: settings.seconds, sizes: settings.listing, page: LISTING_PAGE }, sim, (tpinBase += 1_000), log));
+          entry.listing = await withLoad(() =>
+            listingScenario(
+              engine,
+              { ...common, seconds: settings.seconds, sizes: settings.listing, page: LISTING_PAGE },
+              sim,
+              (tpinBase += 1_000),
+              log,
+            ),
+          );
         } finally {
           await engine.dispose();
         }
@@ -375,7 +458,16 @@ async function main(): Promise<void> {
   const salePathOnly = only.size === 1 && only.has('sale-path');
   const fleetOnly = only.size === 1 && only.has('fleet');
   const scaleOnly = only.size === 1 && only.has('scale');
-  const name = [day, quick ? 'quick' : null, salePathOnly ? 'sale-path' : null, fleetOnly ? 'fleet' : null, scaleOnly ? 'scale' : null, values.label ?? null].filter(Boolean).join('-');
+  const name = [
+    day,
+    quick ? 'quick' : null,
+    salePathOnly ? 'sale-path' : null,
+    fleetOnly ? 'fleet' : null,
+    scaleOnly ? 'scale' : null,
+    values.label ?? null,
+  ]
+    .filter(Boolean)
+    .join('-');
   const resultsDir = join(REPO, 'bench', 'results');
   mkdirSync(resultsDir, { recursive: true });
   // Never overwrite an earlier run of the same day: its figures may be quoted somewhere.

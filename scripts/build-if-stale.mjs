@@ -38,7 +38,10 @@ function tsc() {
 
 function tscCommand(project) {
   const compiler = tsc();
-  if (!compiler) throw new Error('the TypeScript compiler is not installed (it is a dev dependency: build before `npm prune --omit=dev`, or run `npm ci`)');
+  if (!compiler)
+    throw new Error(
+      'the TypeScript compiler is not installed (it is a dev dependency: build before `npm prune --omit=dev`, or run `npm ci`)',
+    );
   return [process.execPath, compiler, '-p', project];
 }
 
@@ -49,7 +52,10 @@ function workspacePackage(name, needs = []) {
   return {
     needs,
     // The root tsconfig.json too: the package's extends it.
-    sources: () => (existsSync(src) ? [...filesUnder(src), join(dir, 'package.json'), join(dir, 'tsconfig.json'), join(dir, 'tsconfig.build.json'), 'tsconfig.json'] : []),
+    sources: () =>
+      existsSync(src)
+        ? [...filesUnder(src), join(dir, 'package.json'), join(dir, 'tsconfig.json'), join(dir, 'tsconfig.build.json'), 'tsconfig.json']
+        : [],
     outputs: () =>
       filesUnder(src)
         .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
@@ -116,7 +122,9 @@ function main(argv) {
   const force = argv.includes('--force');
   const dryRun = argv.includes('--dry-run');
   const names = argv.filter((arg) => !arg.startsWith('--'));
-  const unknown = argv.filter((arg) => arg.startsWith('--') && arg !== '--force' && arg !== '--dry-run').concat(names.filter((n) => !(n in TARGETS)));
+  const unknown = argv
+    .filter((arg) => arg.startsWith('--') && arg !== '--force' && arg !== '--dry-run')
+    .concat(names.filter((n) => !(n in TARGETS)));
   if (unknown.length > 0) {
     console.error(`build-if-stale: unknown ${unknown.join(', ')} (targets: ${Object.keys(TARGETS).join(', ')}; flags: --force, --dry-run)`);
     return 2;

@@ -37,7 +37,10 @@ function reachesDatabase(file, seen = new Set()) {
 /** Whether the file's header (its leading comment lines) holds `marker`. */
 function headerSays(file, marker) {
   const lines = readFileSync(file, 'utf8').split('\n');
-  const header = lines.slice(0, lines.findIndex((line) => !line.startsWith('//')));
+  const header = lines.slice(
+    0,
+    lines.findIndex((line) => !line.startsWith('//')),
+  );
   return header.some((line) => line.includes(marker));
 }
 

@@ -118,12 +118,22 @@ export async function main(argv: string[]): Promise<number> {
     config = loadConfig();
     switch (command) {
       case 'serve': {
-        const { values } = parseArgs({ args: rest, strict: true, allowPositionals: false, options: { 'api-only': { type: 'boolean' }, 'workers-only': { type: 'boolean' } } });
+        const { values } = parseArgs({
+          args: rest,
+          strict: true,
+          allowPositionals: false,
+          options: { 'api-only': { type: 'boolean' }, 'workers-only': { type: 'boolean' } },
+        });
         if (values['api-only'] && values['workers-only']) throw new UsageError('choose one of --api-only and --workers-only');
         // Development only: the built-in simulator and the demo merchant (not loaded otherwise).
         const developmentStart = config.env === 'development' ? (await import('./app/dev/index.ts')).developmentStart : undefined;
         const { serve } = await import('./app/server.ts');
-        await serve(config, { api: !values['workers-only'], workers: !values['api-only'], json, ...(developmentStart ? { developmentStart } : {}) });
+        await serve(config, {
+          api: !values['workers-only'],
+          workers: !values['api-only'],
+          json,
+          ...(developmentStart ? { developmentStart } : {}),
+        });
         return EXIT.ok;
       }
       case 'migrate': {
@@ -134,9 +144,19 @@ export async function main(argv: string[]): Promise<number> {
           if (progress.fields.migration !== undefined) applied += 1;
           process.stderr.write(`${progress.line}\n`);
         };
-        const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, command: 'migrate', onProgress, waitForServerMs: SERVER_START_WAIT_MS });
+        const database = await openDatabase({
+          databaseUrl: config.databaseUrl,
+          dataDir: config.dataDir,
+          command: 'migrate',
+          onProgress,
+          waitForServerMs: SERVER_START_WAIT_MS,
+        });
         await database.close();
-        print(json, { migrated: true, applied }, applied === 0 ? 'the database is up to date: no migration to apply' : `migrations applied: ${applied}`);
+        print(
+          json,
+          { migrated: true, applied },
+          applied === 0 ? 'the database is up to date: no migration to apply' : `migrations applied: ${applied}`,
+        );
         return EXIT.ok;
       }
       case 'partner':
@@ -154,7 +174,11 @@ export async function main(argv: string[]): Promise<number> {
         const { withContext } = await import('./app/cli/with-context.ts');
         const options = parseExportArgs(rest);
         const { bytes } = await withContext(config, 'export documents', (ctx) => exportDocumentsToFile(ctx, options));
-        print(json, { out: options.out, bytes }, `documents of tenant ${options.tenantId} from ${options.from} to ${options.to} written to ${options.out} (${bytes} bytes)`);
+        print(
+          json,
+          { out: options.out, bytes },
+          `documents of tenant ${options.tenantId} from ${options.from} to ${options.to} written to ${options.out} (${bytes} bytes)`,
+        );
         return EXIT.ok;
       }
       case 'reconcile': {

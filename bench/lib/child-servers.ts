@@ -19,7 +19,9 @@ async function simulator(): Promise<Record<string, string>> {
 
 async function fastify(): Promise<Record<string, string>> {
   const app = Fastify({ logger: false });
-  app.get('/', { schema: { response: { 200: { type: 'object', properties: { hello: { type: 'string' } } } } } }, async () => ({ hello: 'world' }));
+  app.get('/', { schema: { response: { 200: { type: 'object', properties: { hello: { type: 'string' } } } } } }, async () => ({
+    hello: 'world',
+  }));
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   return { url };
 }

@@ -19,7 +19,11 @@ export function postgresCpuSeconds(database?: string): number {
       if (database !== undefined) {
         // A backend's title is "postgres: <cluster>: <user> <database> <client> <activity>".
         const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
-        const shared = title.startsWith('/') || /: (checkpointer|background writer|walwriter|logical replication launcher|autovacuum launcher|archiver|stats collector)$/.test(title);
+        const shared =
+          title.startsWith('/') ||
+          /: (checkpointer|background writer|walwriter|logical replication launcher|autovacuum launcher|archiver|stats collector)$/.test(
+            title,
+          );
         if (!shared && !title.includes(` ${database} `)) continue;
       }
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -82,7 +86,12 @@ export async function cpuBudget<T>(
     const usage = process.cpuUsage();
     return (usage.user + usage.system) / 1e6;
   };
-  const before = { gateway: gateway(), simulator: processStats(simulatorPid).cpuSeconds, postgres: postgresCpuSeconds(database), load: self() };
+  const before = {
+    gateway: gateway(),
+    simulator: processStats(simulatorPid).cpuSeconds,
+    postgres: postgresCpuSeconds(database),
+    load: self(),
+  };
   const result = await run();
   const n = Math.max(1, units(result));
   const per = (seconds: number) => Math.round((seconds * 1e6) / n);

@@ -48,10 +48,16 @@ export function hotSpots(path: string, options: { top?: number; skipMs?: number 
     total += dt;
     fn.set(label(node), (fn.get(label(node)) ?? 0) + dt);
     const url = node.callFrame.url;
-    const pkg = /node_modules\/((@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? (/\/(src\/[^/]+(\/[^/]+)?)/.exec(url)?.[1] ?? (url || node.callFrame.functionName));
+    const pkg =
+      /node_modules\/((@[^/]+\/)?[^/]+)/.exec(url)?.[1] ??
+      /\/(src\/[^/]+(\/[^/]+)?)/.exec(url)?.[1] ??
+      (url || node.callFrame.functionName);
     mod.set(pkg, (mod.get(pkg) ?? 0) + dt);
   });
   const ranked = (m: Map<string, number>) =>
-    [...m].sort((a, b) => b[1] - a[1]).slice(0, top).map(([name, t]) => ({ name, self: Math.round((1000 * t) / Math.max(total, 1)) / 10 }));
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, t]) => ({ name, self: Math.round((1000 * t) / Math.max(total, 1)) / 10 }));
   return { functions: ranked(fn), modules: ranked(mod) };
 }

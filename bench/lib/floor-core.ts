@@ -44,7 +44,10 @@ export interface TokenRow {
   vsdc_base_url: string;
 }
 
-export const tokenHash = (authorization: string | undefined) => createHash('sha256').update((authorization ?? '').replace(/^Bearer /, '')).digest('hex');
+export const tokenHash = (authorization: string | undefined) =>
+  createHash('sha256')
+    .update((authorization ?? '').replace(/^Bearer /, ''))
+    .digest('hex');
 
 /** The saveSales body of a walk-in cash sale; its invoice number is set once taken. */
 export function saleBody(device: TokenRow, input: SaleInput): SaveSalesRequest {
@@ -58,7 +61,13 @@ export function saleBody(device: TokenRow, input: SaleInput): SaveSalesRequest {
     occurredAt: new Date(),
     taxInclusive: true,
     currency: 'ZMW',
-    lines: input.items.map((i) => ({ name: i.name, classificationCode: i.classificationCode, quantity: i.quantity, price: i.price, vatCategory: (i.vatCategory ?? 'A') as 'A' })),
+    lines: input.items.map((i) => ({
+      name: i.name,
+      classificationCode: i.classificationCode,
+      quantity: i.quantity,
+      price: i.price,
+      vatCategory: (i.vatCategory ?? 'A') as 'A',
+    })),
   });
 }
 
@@ -74,7 +83,12 @@ export interface FiledOutcome {
 export function outcomeOf(replyText: string): FiledOutcome {
   const parsed = JSON.parse(replyText) as { resultCd: string; data?: { rcptNo: number; rcptSign: string; intrlData: string } };
   const ok = parsed.resultCd === '000' && parsed.data !== undefined;
-  return { status: ok ? 'uploaded' : 'failed', receiptNo: parsed.data?.rcptNo ?? null, signature: parsed.data?.rcptSign ?? null, internalData: parsed.data?.intrlData ?? null };
+  return {
+    status: ok ? 'uploaded' : 'failed',
+    receiptNo: parsed.data?.rcptNo ?? null,
+    signature: parsed.data?.rcptSign ?? null,
+    internalData: parsed.data?.intrlData ?? null,
+  };
 }
 
 /**

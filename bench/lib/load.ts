@@ -52,7 +52,11 @@ export interface RequestPlan {
 }
 
 /** Closed loop: `connections` requests always in flight, for `seconds` (or `amount` requests). */
-export async function closedLoop(url: string, plan: RequestPlan, options: { connections: number; seconds?: number; amount?: number }): Promise<Throughput> {
+export async function closedLoop(
+  url: string,
+  plan: RequestPlan,
+  options: { connections: number; seconds?: number; amount?: number },
+): Promise<Throughput> {
   const result = await autocannon({
     url,
     connections: options.connections,
@@ -71,7 +75,14 @@ export async function closedLoop(url: string, plan: RequestPlan, options: { conn
   });
   const bad = result.non2xx + result.errors + result.timeouts + result.mismatches;
   const ok = result.requests.total - bad;
-  return { perSecond: Math.round(ok / result.duration), p50Ms: result.latency.p50, p99Ms: result.latency.p99, ok, bad, seconds: result.duration };
+  return {
+    perSecond: Math.round(ok / result.duration),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    ok,
+    bad,
+    seconds: result.duration,
+  };
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -115,5 +126,12 @@ export async function openLoop(url: string, plan: RequestPlan, options: { rate: 
   const seconds = (performance.now() - start) / 1000;
   await pool.close();
   latencies.sort((a, b) => a - b);
-  return { perSecond: Math.round(ok / seconds), p50Ms: percentile(latencies, 0.5), p99Ms: percentile(latencies, 0.99), ok, bad, seconds: Math.round(seconds * 100) / 100 };
+  return {
+    perSecond: Math.round(ok / seconds),
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+    ok,
+    bad,
+    seconds: Math.round(seconds * 100) / 100,
+  };
 }

@@ -15,7 +15,19 @@
 import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import { BranchLines, FLOOR_TABLE_SQL, OUTCOME_SQL, outcomeOf, saleBody, saveSalesUrl, STORE_SQL, TOKEN_SQL, tokenHash, type SaleInput, type TokenRow } from './floor-core.ts';
+import {
+  BranchLines,
+  FLOOR_TABLE_SQL,
+  OUTCOME_SQL,
+  outcomeOf,
+  saleBody,
+  saveSalesUrl,
+  STORE_SQL,
+  TOKEN_SQL,
+  tokenHash,
+  type SaleInput,
+  type TokenRow,
+} from './floor-core.ts';
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 const vsdcAgent = new Agent({ keepAlive: true, maxSockets: 64 });
@@ -25,12 +37,16 @@ const lines = new BranchLines((await pool.query<{ id: number; next_invoice_no: s
 
 function post(url: string, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent: vsdcAgent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
+    const req = request(
+      url,
+      { method: 'POST', agent: vsdcAgent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -57,7 +73,11 @@ async function sale(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const device = found.rows[0];
   if (!device) return answer(res, 401, { error: 'unauthorized' });
   const body = saleBody(device, input);
-  const stored = await pool.query<{ id: number; invoice_no: number }>({ name: 'floor_store', text: STORE_SQL, values: [device.device_id, body.totAmt, body.totTaxAmt] });
+  const stored = await pool.query<{ id: number; invoice_no: number }>({
+    name: 'floor_store',
+    text: STORE_SQL,
+    values: [device.device_id, body.totAmt, body.totTaxAmt],
+  });
   const { id, invoice_no: invoiceNo } = stored.rows[0]!;
   await lines.turnOf(device.device_id, Number(invoiceNo));
   let reply: { status: number; text: string };
@@ -67,8 +87,14 @@ async function sale(req: IncomingMessage, res: ServerResponse): Promise<void> {
     lines.done(device.device_id, Number(invoiceNo));
   }
   const outcome = outcomeOf(reply.text);
-  await pool.query({ name: 'floor_outcome', text: OUTCOME_SQL, values: [id, outcome.status, outcome.receiptNo, outcome.signature, outcome.internalData] });
-  answer(res, 201, { data: { id: Number(id), invoiceNo: Number(invoiceNo), status: outcome.status, receiptNo: outcome.receiptNo, total: body.totAmt } });
+  await pool.query({
+    name: 'floor_outcome',
+    text: OUTCOME_SQL,
+    values: [id, outcome.status, outcome.receiptNo, outcome.signature, outcome.internalData],
+  });
+  answer(res, 201, {
+    data: { id: Number(id), invoiceNo: Number(invoiceNo), status: outcome.status, receiptNo: outcome.receiptNo, total: body.totAmt },
+  });
 }
 
 const server = createServer((req, res) => {

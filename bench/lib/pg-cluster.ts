@@ -36,8 +36,10 @@ export interface PgCluster {
 
 function binDir(): string {
   const root = '/usr/lib/postgresql';
-  if (!existsSync(root)) throw new Error('no PostgreSQL server binaries in /usr/lib/postgresql: install Debian\'s postgresql package');
-  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'pg_ctl'))).sort((a, b) => Number(b) - Number(a));
+  if (!existsSync(root)) throw new Error("no PostgreSQL server binaries in /usr/lib/postgresql: install Debian's postgresql package");
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'pg_ctl')))
+    .sort((a, b) => Number(b) - Number(a));
   if (versions.length === 0) throw new Error('no pg_ctl under /usr/lib/postgresql/*/bin');
   return join(root, versions[0]!, 'bin');
 }
@@ -57,10 +59,13 @@ export async function startPgCluster(options: { maxConnections?: number } = {}):
   const data = join(dir, 'data');
   const logFile = join(dir, 'server.log');
   const asRoot = userInfo().uid === 0;
-  if (asRoot) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString()), Number(execFileSync('id', ['-g', 'postgres']).toString()));
+  if (asRoot)
+    chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString()), Number(execFileSync('id', ['-g', 'postgres']).toString()));
   const run = (tool: string, args: string[]) => {
     const command = join(bin, tool);
-    return asRoot ? execFileSync('runuser', ['-u', 'postgres', '--', command, ...args], { stdio: 'pipe' }) : execFileSync(command, args, { stdio: 'pipe' });
+    return asRoot
+      ? execFileSync('runuser', ['-u', 'postgres', '--', command, ...args], { stdio: 'pipe' })
+      : execFileSync(command, args, { stdio: 'pipe' });
   };
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
   const port = await freePort();
@@ -105,8 +110,12 @@ export async function startPgCluster(options: { maxConnections?: number } = {}):
     },
     async terminate(database, which) {
       // The victims chosen first (offset 0 keeps the planner from calling pg_terminate_backend on other rows).
-      const victims = which ? 'select pid from pg_stat_activity where pid = $1 offset 0' : 'select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid() offset 0';
-      const rows = await query<{ done: boolean }>(`select pg_terminate_backend(pid) as done from (${victims}) victims`, [which ? which.pid : database]);
+      const victims = which
+        ? 'select pid from pg_stat_activity where pid = $1 offset 0'
+        : 'select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid() offset 0';
+      const rows = await query<{ done: boolean }>(`select pg_terminate_backend(pid) as done from (${victims}) victims`, [
+        which ? which.pid : database,
+      ]);
       return rows.filter((r) => r.done).length;
     },
     query,
@@ -172,7 +181,13 @@ export type DatabaseFault = (typeof DATABASE_FAULTS)[number];
  * (`stop-start`, `refuse-connections`) keep it away `outageMs`, calling `during` meanwhile (a test
  * probes the gateway then).
  */
-export async function applyDatabaseFault(cluster: PgCluster, database: string, fault: DatabaseFault, outageMs: number, during: () => Promise<void> = async () => {}): Promise<void> {
+export async function applyDatabaseFault(
+  cluster: PgCluster,
+  database: string,
+  fault: DatabaseFault,
+  outageMs: number,
+  during: () => Promise<void> = async () => {},
+): Promise<void> {
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   switch (fault) {
     case 'restart':
@@ -190,7 +205,10 @@ export async function applyDatabaseFault(cluster: PgCluster, database: string, f
       await cluster.terminate(database);
       return;
     case 'one-backend': {
-      const [victim] = await cluster.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid() order by random() limit 1', [database]);
+      const [victim] = await cluster.query<{ pid: number }>(
+        'select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid() order by random() limit 1',
+        [database],
+      );
       if (victim) await cluster.terminate(database, { pid: victim.pid });
       return;
     }

@@ -16,5 +16,10 @@ export async function withLoad<T>(run: () => Promise<T>): Promise<T & { load: Ma
 
 export function machine() {
   const list = cpus();
-  return { cpus: list.length, cpuModel: list[0]?.model ?? 'unknown', node: process.version, platform: `${process.platform} ${process.arch}` };
+  return {
+    cpus: list.length,
+    cpuModel: list[0]?.model ?? 'unknown',
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+  };
 }

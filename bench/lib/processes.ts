@@ -42,7 +42,13 @@ function track(child: ChildProcess): void {
 }
 
 /** Peak and current resident memory, and CPU seconds used, of a live process (Linux /proc). */
-export function processStats(pid: number): { peakRssMb: number; rssMb: number; cpuSeconds: number; userSeconds: number; systemSeconds: number } {
+export function processStats(pid: number): {
+  peakRssMb: number;
+  rssMb: number;
+  cpuSeconds: number;
+  userSeconds: number;
+  systemSeconds: number;
+} {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
   // Fields 14 and 15 of /proc/<pid>/stat (after the parenthesised name) are utime and stime in ticks.
@@ -50,7 +56,13 @@ export function processStats(pid: number): { peakRssMb: number; rssMb: number; c
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const user = Number(fields[11]) / 100;
   const system = Number(fields[12]) / 100;
-  return { peakRssMb: Math.round(kb('VmHWM') / 1024), rssMb: Math.round(kb('VmRSS') / 1024), cpuSeconds: user + system, userSeconds: user, systemSeconds: system };
+  return {
+    peakRssMb: Math.round(kb('VmHWM') / 1024),
+    rssMb: Math.round(kb('VmRSS') / 1024),
+    cpuSeconds: user + system,
+    userSeconds: user,
+    systemSeconds: system,
+  };
 }
 
 export interface GatewayOptions {
@@ -169,7 +181,8 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayProc
     logPath,
     readyMs,
     stats: () => processStats(pid),
-    exited: () => (child.exitCode !== null ? `exit code ${child.exitCode}` : child.signalCode !== null ? `signal ${child.signalCode}` : undefined),
+    exited: () =>
+      child.exitCode !== null ? `exit code ${child.exitCode}` : child.signalCode !== null ? `signal ${child.signalCode}` : undefined,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');

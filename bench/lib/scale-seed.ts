@@ -109,7 +109,11 @@ export async function seedScale(databaseUrl: string, options: ScaleSeedOptions, 
            select $1, 'live', 'live', scopes, $2, 'pending', $3 from partner_keys where partner_id = $4 order by id limit 1 returning id`,
           [partnerId, hashSecret(secret), last4(secret), options.benchPartnerId],
         );
-        if (key[0]) await client.query(`update partner_keys set secret_ciphertext = $1 where id = $2`, [box.seal(secret, `partner_key:${key[0].id}:partner:${partnerId}`), key[0].id]);
+        if (key[0])
+          await client.query(`update partner_keys set secret_ciphertext = $1 where id = $2`, [
+            box.seal(secret, `partner_key:${key[0].id}:partner:${partnerId}`),
+            key[0].id,
+          ]);
         add('partner_keys', key.length);
       }
     }
@@ -134,7 +138,9 @@ export async function seedScale(databaseUrl: string, options: ScaleSeedOptions, 
       );
       n += count;
     }
-    log(`  tenants: ${rows.tenants ?? 0} under ${shares.length} partners (${shares.slice(0, 5).join(', ')}${shares.length > 5 ? ', …' : ''})`);
+    log(
+      `  tenants: ${rows.tenants ?? 0} under ${shares.length} partners (${shares.slice(0, 5).join(', ')}${shares.length > 5 ? ', …' : ''})`,
+    );
 
     add(
       'tenant_tokens',

@@ -27,7 +27,13 @@ export interface SeededPartner {
 }
 
 export async function createPartner(base: string, name: string): Promise<SeededPartner> {
-  const created = await call<{ data: { partner: { id: number }; key: { secret: string } } }>(base, 'POST', '/admin/v1/partners', ADMIN_TOKEN, { name });
+  const created = await call<{ data: { partner: { id: number }; key: { secret: string } } }>(
+    base,
+    'POST',
+    '/admin/v1/partners',
+    ADMIN_TOKEN,
+    { name },
+  );
   return { partnerId: created.data.partner.id, secret: created.data.key.secret };
 }
 
@@ -43,15 +49,36 @@ async function inBatches<T>(count: number, parallel: number, make: (i: number) =
  * `count` merchants of one partner, each with initialised `branches` (default one: 000) on the
  * VSDC at `vsdcUrl`, a tenant token, and no rate limit in the way of the load.
  */
-export async function seedMerchants(base: string, partner: SeededPartner, vsdcUrl: string, count: number, tpinBase: number, branches: string[] = ['000'], authority: 'zra' | 'kra' = 'zra'): Promise<Merchant[]> {
+export async function seedMerchants(
+  base: string,
+  partner: SeededPartner,
+  vsdcUrl: string,
+  count: number,
+  tpinBase: number,
+  branches: string[] = ['000'],
+  authority: 'zra' | 'kra' = 'zra',
+): Promise<Merchant[]> {
   return inBatches(count, 8, async (i) => {
     // A KRA PIN: a letter, 9 digits, a letter.
-    const tpin = authority === 'kra' ? `P${String(tpinBase + i).slice(-9).padStart(9, '0')}K` : String(tpinBase + i);
-    const tenant = await call<{ data: { id: number } }>(base, 'POST', '/api/v1/tenants', partner.secret, { name: `Bench merchant ${i}`, tpin, authority });
+    const tpin =
+      authority === 'kra'
+        ? `P${String(tpinBase + i)
+            .slice(-9)
+            .padStart(9, '0')}K`
+        : String(tpinBase + i);
+    const tenant = await call<{ data: { id: number } }>(base, 'POST', '/api/v1/tenants', partner.secret, {
+      name: `Bench merchant ${i}`,
+      tpin,
+      authority,
+    });
     const id = tenant.data.id;
     await call(base, 'PATCH', `/admin/v1/tenants/${id}`, ADMIN_TOKEN, { rateLimitPerMinute: 1_000_000 });
     for (const branch of branches) {
-      await call(base, 'POST', `/api/v1/tenants/${id}/devices`, partner.secret, { deviceSerial: branch === '000' ? `BENCH-${tpin}` : `BENCH-${tpin}-${branch}`, branch, vsdcBaseUrl: vsdcUrl });
+      await call(base, 'POST', `/api/v1/tenants/${id}/devices`, partner.secret, {
+        deviceSerial: branch === '000' ? `BENCH-${tpin}` : `BENCH-${tpin}-${branch}`,
+        branch,
+        vsdcBaseUrl: vsdcUrl,
+      });
       await call(base, 'POST', `/api/v1/tenants/${id}/devices/${branch}/initialize`, partner.secret);
     }
     const token = await call<{ data: { token: string } }>(base, 'POST', `/api/v1/tenants/${id}/tokens`, partner.secret, { name: 'bench' });
@@ -82,13 +109,20 @@ export const KENYAN_SALE_BODY = JSON.stringify({
 });
 
 /** Closed-loop sales spread over `merchants`, each expected to be answered with `status` (`uploaded` by default). */
-export function salePlan(merchants: Merchant[], status: 'uploaded' | 'pending' = 'uploaded', authority: 'zra' | 'kra' = 'zra'): RequestPlan {
+export function salePlan(
+  merchants: Merchant[],
+  status: 'uploaded' | 'pending' = 'uploaded',
+  authority: 'zra' | 'kra' = 'zra',
+): RequestPlan {
   let n = 0;
   const body = authority === 'kra' ? KENYAN_SALE_BODY : SALE_BODY;
   return {
     method: 'POST',
     path: '/api/v1/sales',
-    next: () => ({ headers: { 'content-type': 'application/json', authorization: `Bearer ${merchants[n++ % merchants.length]!.token}` }, body }),
+    next: () => ({
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${merchants[n++ % merchants.length]!.token}` },
+      body,
+    }),
     verify: (body) => body.includes(`"status":"${status}"`),
   };
 }

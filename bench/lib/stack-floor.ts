@@ -14,7 +14,18 @@ import { pino } from 'pino';
 import { Type } from 'typebox';
 import { Agent, request } from 'undici';
 import { PREPARED, PreparingClient } from '../../src/platform/db/prepared.ts';
-import { BranchLines, FLOOR_TABLE_SQL, OUTCOME_SQL, outcomeOf, saleBody, saveSalesUrl, STORE_SQL, TOKEN_SQL, tokenHash, type TokenRow } from './floor-core.ts';
+import {
+  BranchLines,
+  FLOOR_TABLE_SQL,
+  OUTCOME_SQL,
+  outcomeOf,
+  saleBody,
+  saveSalesUrl,
+  STORE_SQL,
+  TOKEN_SQL,
+  tokenHash,
+  type TokenRow,
+} from './floor-core.ts';
 
 // Kysely carries the statements and pg prepares them once per connection, as the gateway's hot ones.
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, Client: PreparingClient });
@@ -22,7 +33,9 @@ const db = new Kysely<Record<string, never>>({ dialect: new PostgresDialect({ po
 const vsdc = new Agent({ keepAliveTimeout: 4_000 });
 
 await sql.raw(FLOOR_TABLE_SQL).execute(db);
-const lines = new BranchLines((await sql<{ id: number; next_invoice_no: string }>`select id, next_invoice_no from devices`.execute(db)).rows);
+const lines = new BranchLines(
+  (await sql<{ id: number; next_invoice_no: string }>`select id, next_invoice_no from devices`.execute(db)).rows,
+);
 
 /** A statement of floor-core.ts, run through Kysely as a prepared statement. */
 async function run<R>(text: string, values: unknown[]): Promise<R[]> {
@@ -43,39 +56,57 @@ const SaleSchema = Type.Object({
 });
 
 const AnswerSchema = Type.Object({
-  data: Type.Object({ id: Type.Integer(), invoiceNo: Type.Integer(), status: Type.String(), receiptNo: Type.Union([Type.Integer(), Type.Null()]), total: Type.Number() }),
+  data: Type.Object({
+    id: Type.Integer(),
+    invoiceNo: Type.Integer(),
+    status: Type.String(),
+    receiptNo: Type.Union([Type.Integer(), Type.Null()]),
+    total: Type.Number(),
+  }),
 });
 
 const log = pino({ level: 'info' }, pino.destination({ dest: process.env.LOG_PATH ?? '/dev/null', sync: false }));
-const app = Fastify({ loggerInstance: log, logController: new LogController({ disableRequestLogging: true }) }).withTypeProvider<TypeBoxTypeProvider>();
+const app = Fastify({
+  loggerInstance: log,
+  logController: new LogController({ disableRequestLogging: true }),
+}).withTypeProvider<TypeBoxTypeProvider>();
 app.addHook('onResponse', (request, reply, done) => {
-  request.log.info({ method: request.method, route: request.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+  request.log.info(
+    { method: request.method, route: request.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+    'request',
+  );
   done();
 });
 
-app.post('/api/v1/sales', { schema: { body: SaleSchema, response: { 201: AnswerSchema, 401: Type.Object({ error: Type.String() }) } } }, async (req, reply) => {
-  const [device] = await run<TokenRow>(TOKEN_SQL, [tokenHash(req.headers.authorization)]);
-  if (!device) return reply.code(401).send({ error: 'unauthorized' });
-  const body = saleBody(device, req.body);
-  const [stored] = await run<{ id: number; invoice_no: number }>(STORE_SQL, [device.device_id, body.totAmt, body.totTaxAmt]);
-  const invoiceNo = Number(stored!.invoice_no);
-  await lines.turnOf(device.device_id, invoiceNo);
-  let text: string;
-  try {
-    const response = await request(saveSalesUrl(device), {
-      method: 'POST',
-      dispatcher: vsdc,
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ ...body, cisInvcNo: String(invoiceNo) }),
-    });
-    text = await response.body.text();
-  } finally {
-    lines.done(device.device_id, invoiceNo);
-  }
-  const outcome = outcomeOf(text);
-  await run(OUTCOME_SQL, [stored!.id, outcome.status, outcome.receiptNo, outcome.signature, outcome.internalData]);
-  return reply.code(201).send({ data: { id: Number(stored!.id), invoiceNo, status: outcome.status, receiptNo: outcome.receiptNo, total: body.totAmt } });
-});
+app.post(
+  '/api/v1/sales',
+  { schema: { body: SaleSchema, response: { 201: AnswerSchema, 401: Type.Object({ error: Type.String() }) } } },
+  async (req, reply) => {
+    const [device] = await run<TokenRow>(TOKEN_SQL, [tokenHash(req.headers.authorization)]);
+    if (!device) return reply.code(401).send({ error: 'unauthorized' });
+    const body = saleBody(device, req.body);
+    const [stored] = await run<{ id: number; invoice_no: number }>(STORE_SQL, [device.device_id, body.totAmt, body.totTaxAmt]);
+    const invoiceNo = Number(stored!.invoice_no);
+    await lines.turnOf(device.device_id, invoiceNo);
+    let text: string;
+    try {
+      const response = await request(saveSalesUrl(device), {
+        method: 'POST',
+        dispatcher: vsdc,
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ ...body, cisInvcNo: String(invoiceNo) }),
+      });
+      text = await response.body.text();
+    } finally {
+      lines.done(device.device_id, invoiceNo);
+    }
+    const outcome = outcomeOf(text);
+    await run(OUTCOME_SQL, [stored!.id, outcome.status, outcome.receiptNo, outcome.signature, outcome.internalData]);
+    return reply
+      .code(201)
+      .send({ data: { id: Number(stored!.id), invoiceNo, status: outcome.status, receiptNo: outcome.receiptNo, total: body.totAmt } });
+  },
+);
 
 const address = await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
 process.send?.({ url: address });

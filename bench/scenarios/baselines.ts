@@ -25,7 +25,10 @@ const BASELINE_TPIN = '1000000009';
 
 /** saveSales bodies with distinct invoice numbers, for a device preset as installed. */
 async function saveSalesPlan(sim: ChildServer) {
-  const preset = await request(`${sim.urls.origin}/_sim/devices/${BASELINE_TPIN}/000`, { method: 'PUT', body: JSON.stringify({ installed: true }) });
+  const preset = await request(`${sim.urls.origin}/_sim/devices/${BASELINE_TPIN}/000`, {
+    method: 'PUT',
+    body: JSON.stringify({ installed: true }),
+  });
   await preset.body.dump();
   const body = buildZraSaleBody({
     tpin: BASELINE_TPIN,
@@ -42,7 +45,10 @@ async function saveSalesPlan(sim: ChildServer) {
       { name: 'Fresh bread', classificationCode: '50221200', quantity: 3, price: 24.5, vatCategory: 'D' },
     ],
   });
-  const [before, after] = JSON.stringify({ ...body, tpin: BASELINE_TPIN, bhfId: '000' }).split('"cisInvcNo":"999999999"') as [string, string];
+  const [before, after] = JSON.stringify({ ...body, tpin: BASELINE_TPIN, bhfId: '000' }).split('"cisInvcNo":"999999999"') as [
+    string,
+    string,
+  ];
   let next = 1;
   return {
     method: 'POST' as const,

@@ -54,14 +54,30 @@ function seedSales(merchant: Merchant, count: number): string[] {
        from sales s where s.tenant_id = ${merchant.tenantId} and s.invoice_no between ${start} and ${end}`,
     );
   }
-  statements.push(`update devices set next_invoice_no = ${count + 1} where tenant_id = ${merchant.tenantId}`, 'analyze sales', 'analyze sale_lines');
+  statements.push(
+    `update devices set next_invoice_no = ${count + 1} where tenant_id = ${merchant.tenantId}`,
+    'analyze sales',
+    'analyze sale_lines',
+  );
   return statements;
 }
 
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-export async function exportScenario(engine: Engine, settings: ExportSettings, sim: ChildServer, tpinBase: number, log: (line: string) => void): Promise<ExportResults> {
-  const seeder = await startGateway({ root: settings.root, workDir: settings.workDir, env: engine.env, args: ['--api-only'], label: `${engine.name}-exports-seed` });
+export async function exportScenario(
+  engine: Engine,
+  settings: ExportSettings,
+  sim: ChildServer,
+  tpinBase: number,
+  log: (line: string) => void,
+): Promise<ExportResults> {
+  const seeder = await startGateway({
+    root: settings.root,
+    workDir: settings.workDir,
+    env: engine.env,
+    args: ['--api-only'],
+    label: `${engine.name}-exports-seed`,
+  });
   let merchant: Merchant;
   try {
     const partner = await createPartner(seeder.url, 'Exports bench partner');
@@ -79,11 +95,19 @@ export async function exportScenario(engine: Engine, settings: ExportSettings, s
   const to = isoDay(Date.now() + DAY_MS);
   const runs: ExportRun[] = [];
   for (const format of ['csv', 'xlsx'] as const) {
-    const gateway = await startGateway({ root: settings.root, workDir: settings.workDir, env: engine.env, args: ['--api-only'], label: `${engine.name}-exports-${format}` });
+    const gateway = await startGateway({
+      root: settings.root,
+      workDir: settings.workDir,
+      env: engine.env,
+      args: ['--api-only'],
+      label: `${engine.name}-exports-${format}`,
+    });
     try {
       const idleRssMb = gateway.stats().peakRssMb;
       const started = performance.now();
-      const res = await fetch(`${gateway.url}/api/v1/exports/documents?from=${from}&to=${to}&format=${format}`, { headers: { authorization: `Bearer ${merchant.token}` } });
+      const res = await fetch(`${gateway.url}/api/v1/exports/documents?from=${from}&to=${to}&format=${format}`, {
+        headers: { authorization: `Bearer ${merchant.token}` },
+      });
       if (res.status !== 200 || !res.body) throw new Error(`export ${format}: ${res.status} ${await res.text()}`);
       let bytes = 0;
       let newlines = 0;
@@ -96,8 +120,18 @@ export async function exportScenario(engine: Engine, settings: ExportSettings, s
       // XLSX rows are inside a zip: the count is the documents', checked by the tests on small ranges.
       const rows = format === 'csv' ? newlines - 1 : settings.documents;
       if (format === 'csv' && rows !== settings.documents) throw new Error(`export csv: ${rows} rows, expected ${settings.documents}`);
-      const run = { format, rows, megabytes: Math.round(bytes / 1e5) / 10, seconds: Math.round(seconds * 10) / 10, rowsPerSecond: Math.round(rows / seconds), idleRssMb, peakRssMb };
-      log(`exports: ${format} ${run.rows} rows, ${run.megabytes} MB in ${run.seconds} s (${run.rowsPerSecond}/s); RSS idle ${idleRssMb} MB, peak ${peakRssMb} MB`);
+      const run = {
+        format,
+        rows,
+        megabytes: Math.round(bytes / 1e5) / 10,
+        seconds: Math.round(seconds * 10) / 10,
+        rowsPerSecond: Math.round(rows / seconds),
+        idleRssMb,
+        peakRssMb,
+      };
+      log(
+        `exports: ${format} ${run.rows} rows, ${run.megabytes} MB in ${run.seconds} s (${run.rowsPerSecond}/s); RSS idle ${idleRssMb} MB, peak ${peakRssMb} MB`,
+      );
       runs.push(run);
     } finally {
       await gateway.stop();

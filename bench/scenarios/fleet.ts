@@ -81,21 +81,43 @@ async function inParallel(count: number, parallel: number, run: (i: number) => P
  * Merchants of BRANCHES_PER_MERCHANT branches each, every branch registered and initialised;
  * a partner per MERCHANTS_PER_PARTNER merchants (a partner's key may make 1,200 requests a minute).
  */
-async function seedFleet(base: string, vsdcUrl: string, branches: number, tpinBase: number, authority: 'zra' | 'kra' = 'zra'): Promise<Till[]> {
+async function seedFleet(
+  base: string,
+  vsdcUrl: string,
+  branches: number,
+  tpinBase: number,
+  authority: 'zra' | 'kra' = 'zra',
+): Promise<Till[]> {
   const merchants = Math.ceil(branches / BRANCHES_PER_MERCHANT);
   const partners: SeededPartner[] = [];
   for (let p = 0; p * MERCHANTS_PER_PARTNER < merchants; p++) partners.push(await createPartner(base, `Fleet bench partner ${p}`));
   const tills: Till[] = [];
   await inParallel(merchants, PARALLEL / 4, async (i) => {
     const partner = partners[Math.floor(i / MERCHANTS_PER_PARTNER)]!;
-    const tpin = authority === 'kra' ? `P${String(tpinBase + i).slice(-9).padStart(9, '0')}F` : String(tpinBase + i);
-    const id = (await call<{ data: { id: number } }>(base, 'POST', '/api/v1/tenants', partner.secret, { name: `Fleet merchant ${i}`, tpin, authority })).data.id;
+    const tpin =
+      authority === 'kra'
+        ? `P${String(tpinBase + i)
+            .slice(-9)
+            .padStart(9, '0')}F`
+        : String(tpinBase + i);
+    const id = (
+      await call<{ data: { id: number } }>(base, 'POST', '/api/v1/tenants', partner.secret, {
+        name: `Fleet merchant ${i}`,
+        tpin,
+        authority,
+      })
+    ).data.id;
     await call(base, 'PATCH', `/admin/v1/tenants/${id}`, ADMIN_TOKEN, { rateLimitPerMinute: 1_000_000 });
-    const token = (await call<{ data: { token: string } }>(base, 'POST', `/api/v1/tenants/${id}/tokens`, partner.secret, { name: 'fleet' })).data.token;
+    const token = (await call<{ data: { token: string } }>(base, 'POST', `/api/v1/tenants/${id}/tokens`, partner.secret, { name: 'fleet' }))
+      .data.token;
     const count = Math.min(BRANCHES_PER_MERCHANT, branches - i * BRANCHES_PER_MERCHANT);
     await inParallel(count, 4, async (b) => {
       const branch = String(b).padStart(authority === 'kra' ? 2 : 3, '0');
-      await call(base, 'POST', `/api/v1/tenants/${id}/devices`, partner.secret, { deviceSerial: `FLEET-${tpin}-${branch}`, branch, vsdcBaseUrl: vsdcUrl });
+      await call(base, 'POST', `/api/v1/tenants/${id}/devices`, partner.secret, {
+        deviceSerial: `FLEET-${tpin}-${branch}`,
+        branch,
+        vsdcBaseUrl: vsdcUrl,
+      });
       await call(base, 'POST', `/api/v1/tenants/${id}/devices/${branch}/initialize`, partner.secret);
       tills.push({ token, branch });
     });
@@ -113,18 +135,28 @@ async function takeSales(base: string, tills: Till[], perTill: number, expect: '
       body,
     });
     const text = await res.body.text();
-    if (res.statusCode !== 201 || !text.includes(`"status":"${expect}"`)) throw new Error(`a sale was not answered ${expect}: HTTP ${res.statusCode} ${text.slice(0, 300)}`);
+    if (res.statusCode !== 201 || !text.includes(`"status":"${expect}"`))
+      throw new Error(`a sale was not answered ${expect}: HTTP ${res.statusCode} ${text.slice(0, 300)}`);
   });
 }
 
 async function sim(origin: string, method: 'GET' | 'PUT' | 'POST', path: string, body?: unknown): Promise<Record<string, number>> {
-  const res = await request(`${origin}/_sim${path}`, { method, ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) });
+  const res = await request(`${origin}/_sim${path}`, {
+    method,
+    ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  });
   return (await res.body.json()) as Record<string, number>;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function fleetScenario(engine: Engine, settings: FleetSettings, simulator: ChildServer, tpinBase: number, log: (line: string) => void): Promise<FleetResults> {
+export async function fleetScenario(
+  engine: Engine,
+  settings: FleetSettings,
+  simulator: ChildServer,
+  tpinBase: number,
+  log: (line: string) => void,
+): Promise<FleetResults> {
   const origin = simulator.urls.origin!;
   const databaseUrl = engine.env.DATABASE_URL;
   if (!databaseUrl) throw new Error('the fleet benchmark runs on PostgreSQL');
@@ -140,14 +172,24 @@ export async function fleetScenario(engine: Engine, settings: FleetSettings, sim
     const seedStarted = performance.now();
     const kenyan = settings.authority === 'kra';
     const saleBody = kenyan ? KENYAN_SALE_BODY : SALE_BODY;
-    const tills = await seedFleet(gateway.url, kenyan ? simulator.urls.kraOscu! : simulator.urls.url!, settings.branches, tpinBase, kenyan ? 'kra' : 'zra');
+    const tills = await seedFleet(
+      gateway.url,
+      kenyan ? simulator.urls.kraOscu! : simulator.urls.url!,
+      settings.branches,
+      tpinBase,
+      kenyan ? 'kra' : 'zra',
+    );
     await takeSales(gateway.url, tills, 1, 'uploaded', saleBody);
-    log(`fleet: ${tills.length} branches of ${Math.ceil(tills.length / BRANCHES_PER_MERCHANT)} merchants seeded, one sale each filed online, in ${Math.round((performance.now() - seedStarted) / 1000)} s`);
+    log(
+      `fleet: ${tills.length} branches of ${Math.ceil(tills.length / BRANCHES_PER_MERCHANT)} merchants seeded, one sale each filed online, in ${Math.round((performance.now() - seedStarted) / 1000)} s`,
+    );
     await gateway.stop();
     gateway = undefined;
 
-    const pendingCount = async () => Number((await db.query<{ n: string }>(`select count(*) as n from sales where status = 'pending'`)).rows[0]!.n);
-    const filer = async (env: Record<string, string>, label: string) => startGateway({ root: settings.root, workDir: settings.workDir, env: gatewayEnv(env), label });
+    const pendingCount = async () =>
+      Number((await db.query<{ n: string }>(`select count(*) as n from sales where status = 'pending'`)).rows[0]!.n);
+    const filer = async (env: Record<string, string>, label: string) =>
+      startGateway({ root: settings.root, workDir: settings.workDir, env: gatewayEnv(env), label });
 
     const variants: Array<{ label: FleetRun['label']; env: Record<string, string> }> = [
       ...(settings.before ? [{ label: 'before (FILING_CONCURRENCY=64)' as const, env: { FILING_CONCURRENCY: '64' } }] : []),
@@ -156,7 +198,13 @@ export async function fleetScenario(engine: Engine, settings: FleetSettings, sim
     for (const latencyMs of settings.latenciesMs) {
       for (const variant of variants) {
         // The backlog: K sales a branch, taken while no filer runs.
-        const api = await startGateway({ root: settings.root, workDir: settings.workDir, env: gatewayEnv({ SALE_WAIT_MS: '0' }), args: ['--api-only'], label: 'fleet-api' });
+        const api = await startGateway({
+          root: settings.root,
+          workDir: settings.workDir,
+          env: gatewayEnv({ SALE_WAIT_MS: '0' }),
+          args: ['--api-only'],
+          label: 'fleet-api',
+        });
         try {
           await takeSales(api.url, tills, settings.docs, 'pending', saleBody);
         } finally {
@@ -184,10 +232,12 @@ export async function fleetScenario(engine: Engine, settings: FleetSettings, sim
         }
         const { peakRssMb } = gateway.stats();
         const stats = await sim(origin, 'GET', '/stats');
-        const span = (await db.query<{ first: Date | null; last: Date | null; n: string }>(
-          `select min(updated_at) as first, max(updated_at) as last, count(*) as n from sales where status = 'uploaded' and updated_at >= $1`,
-          [new Date(startedAt)],
-        )).rows[0]!;
+        const span = (
+          await db.query<{ first: Date | null; last: Date | null; n: string }>(
+            `select min(updated_at) as first, max(updated_at) as last, count(*) as n from sales where status = 'uploaded' and updated_at >= $1`,
+            [new Date(startedAt)],
+          )
+        ).rows[0]!;
         await gateway.stop();
         gateway = undefined;
         const filed = Number(span.n);
@@ -247,7 +297,14 @@ export async function fleetScenario(engine: Engine, settings: FleetSettings, sim
     full && capped && full.peakCallsInFlight > capped.peakCallsInFlight
       ? Math.round(((full.peakRssMb - capped.peakRssMb) * 1024) / (full.peakCallsInFlight - capped.peakCallsInFlight))
       : null;
-  return { branches: settings.branches, docsPerBranch: settings.docs, ...(settings.authority ? { authority: settings.authority } : {}), runs, targets, rssPerInFlightBranchKb };
+  return {
+    branches: settings.branches,
+    docsPerBranch: settings.docs,
+    ...(settings.authority ? { authority: settings.authority } : {}),
+    runs,
+    targets,
+    rssPerInFlightBranchKb,
+  };
 }
 
 export function renderFleet(results: FleetResults): string {
@@ -259,7 +316,9 @@ export function renderFleet(results: FleetResults): string {
     ...results.runs.map(
       (r) =>
         `| ${r.latencyMs} ms | ${r.label} | ${r.documentsPerSecond.toLocaleString('en')} | ${r.peakCallsInFlight} | ${r.firstFiledSeconds ?? '–'} s | ${
-          r.lastFiledSeconds === null ? `not all in the run (${r.filed.toLocaleString('en')} of ${r.documents.toLocaleString('en')})` : `${r.lastFiledSeconds} s`
+          r.lastFiledSeconds === null
+            ? `not all in the run (${r.filed.toLocaleString('en')} of ${r.documents.toLocaleString('en')})`
+            : `${r.lastFiledSeconds} s`
         } | ${r.peakRssMb} MB | ${r.peakDbConnections} |`,
     ),
     '',
@@ -267,7 +326,9 @@ export function renderFleet(results: FleetResults): string {
       (t) =>
         `- ${t.latencyMs} ms: ${t.rate.toLocaleString('en')}/s = ×${t.ratio} of ${t.latencyMs >= 1_000 ? 'min(no-latency rate, N / latency)' : 'the no-latency rate'} (${t.basis.toLocaleString('en')}/s): target ×0.8 ${t.met ? 'met' : 'NOT met'}`,
     ),
-    ...(results.rssPerInFlightBranchKb === null ? [] : [`- memory per in-flight branch: about ${results.rssPerInFlightBranchKb} KB of peak RSS`]),
+    ...(results.rssPerInFlightBranchKb === null
+      ? []
+      : [`- memory per in-flight branch: about ${results.rssPerInFlightBranchKb} KB of peak RSS`]),
   ];
   return lines.join('\n');
 }

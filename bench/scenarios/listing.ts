@@ -48,12 +48,28 @@ function seedSales(merchant: Merchant, from: number, to: number): string[] {
        from sales s where s.tenant_id = ${merchant.tenantId} and s.invoice_no between ${start} and ${end}`,
     );
   }
-  statements.push(`update devices set next_invoice_no = ${to + 1} where tenant_id = ${merchant.tenantId}`, 'analyze sales', 'analyze sale_lines');
+  statements.push(
+    `update devices set next_invoice_no = ${to + 1} where tenant_id = ${merchant.tenantId}`,
+    'analyze sales',
+    'analyze sale_lines',
+  );
   return statements;
 }
 
-export async function listingScenario(engine: Engine, settings: ListingSettings, sim: ChildServer, tpinBase: number, log: (line: string) => void): Promise<ListingResults> {
-  const seeder = await startGateway({ root: settings.root, workDir: settings.workDir, env: engine.env, args: ['--api-only'], label: `${engine.name}-listing-seed` });
+export async function listingScenario(
+  engine: Engine,
+  settings: ListingSettings,
+  sim: ChildServer,
+  tpinBase: number,
+  log: (line: string) => void,
+): Promise<ListingResults> {
+  const seeder = await startGateway({
+    root: settings.root,
+    workDir: settings.workDir,
+    env: engine.env,
+    args: ['--api-only'],
+    label: `${engine.name}-listing-seed`,
+  });
   let merchant: Merchant;
   try {
     const partner = await createPartner(seeder.url, 'Listing bench partner');
@@ -68,18 +84,34 @@ export async function listingScenario(engine: Engine, settings: ListingSettings,
     await engine.sql(seedSales(merchant, held + 1, size));
     const seedSeconds = Math.round((performance.now() - began) / 100) / 10;
     held = size;
-    const gateway = await startGateway({ root: settings.root, workDir: settings.workDir, env: engine.env, args: ['--api-only'], label: `${engine.name}-listing-${size}` });
+    const gateway = await startGateway({
+      root: settings.root,
+      workDir: settings.workDir,
+      env: engine.env,
+      args: ['--api-only'],
+      label: `${engine.name}-listing-${size}`,
+    });
     try {
       const get = (path: string, verify: (body: string) => boolean) => {
         const plan = { method: 'GET' as const, path, next: () => ({ headers: { authorization: `Bearer ${merchant.token}` } }), verify };
-        return closedLoop(gateway.url, plan, { connections: 8, seconds: 1 }).then(() => closedLoop(gateway.url, plan, { connections: 8, seconds: settings.seconds }));
+        return closedLoop(gateway.url, plan, { connections: 8, seconds: 1 }).then(() =>
+          closedLoop(gateway.url, plan, { connections: 8, seconds: settings.seconds }),
+        );
       };
       const middle = Math.ceil(size / 2);
-      const byReference = await get(`/api/v1/sales?reference=ref-${middle}`, (b) => b.includes(`"reference":"ref-${middle}"`) && b.includes('"total":1,"lastPage":1'));
+      const byReference = await get(
+        `/api/v1/sales?reference=ref-${middle}`,
+        (b) => b.includes(`"reference":"ref-${middle}"`) && b.includes('"total":1,"lastPage":1'),
+      );
       const firstPage = await get('/api/v1/sales?page=1', (b) => b.includes(`"total":${size},`));
-      const pageN = await get(`/api/v1/sales?page=${settings.page}`, (b) => b.includes(`"page":${settings.page}`) && b.includes(`"invoiceNo":${size - (settings.page - 1) * 20}`));
+      const pageN = await get(
+        `/api/v1/sales?page=${settings.page}`,
+        (b) => b.includes(`"page":${settings.page}`) && b.includes(`"invoiceNo":${size - (settings.page - 1) * 20}`),
+      );
       runs.push({ documents: size, seedSeconds, byReference, firstPage, pageN });
-      log(`${engine.name} listing ${size}: reference ${byReference.perSecond}/s p50 ${byReference.p50Ms} ms, page 1 ${firstPage.perSecond}/s p50 ${firstPage.p50Ms} ms, page ${settings.page} ${pageN.perSecond}/s p50 ${pageN.p50Ms} ms (seeded in ${seedSeconds} s)`);
+      log(
+        `${engine.name} listing ${size}: reference ${byReference.perSecond}/s p50 ${byReference.p50Ms} ms, page 1 ${firstPage.perSecond}/s p50 ${firstPage.p50Ms} ms, page ${settings.page} ${pageN.perSecond}/s p50 ${pageN.p50Ms} ms (seeded in ${seedSeconds} s)`,
+      );
     } finally {
       await gateway.stop();
     }

@@ -38,7 +38,10 @@ const BRANCHES = 8;
 const PROBE_MS = 5_000;
 
 async function simulator(origin: string, method: 'PUT' | 'DELETE', path: string, body?: unknown): Promise<unknown> {
-  const res = await request(`${origin}/_sim${path}`, { method, ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) });
+  const res = await request(`${origin}/_sim${path}`, {
+    method,
+    ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  });
   return res.body.json();
 }
 
@@ -48,13 +51,25 @@ async function filedTotal(origin: string, tpins: Set<string>): Promise<number> {
   return devices.filter((d) => tpins.has(d.tpin)).reduce((n, d) => n + d.filedCount, 0);
 }
 
-export async function outageScenario(engine: Engine, settings: OutageSettings, sim: ChildServer, tpinBase: number, log: (line: string) => void): Promise<OutageResults> {
+export async function outageScenario(
+  engine: Engine,
+  settings: OutageSettings,
+  sim: ChildServer,
+  tpinBase: number,
+  log: (line: string) => void,
+): Promise<OutageResults> {
   const origin = sim.urls.origin!;
   // No retry within the run (the backoff is 5 minutes from the first failure): only a probe or
   // the VSDC's return can start filing again.
   const env = { ...engine.env, SALE_WAIT_MS: '3000', FILING_RETRY_MS: '300000', VSDC_PROBE_MS: String(PROBE_MS) };
   const gateway = await startGateway({ root: settings.root, workDir: settings.workDir, env, label: `${engine.name}-outage` });
-  const baseline = await startGateway({ root: settings.root, workDir: settings.workDir, env: { ...env, SALE_WAIT_MS: '0' }, args: ['--api-only'], label: `${engine.name}-outage-pending` });
+  const baseline = await startGateway({
+    root: settings.root,
+    workDir: settings.workDir,
+    env: { ...env, SALE_WAIT_MS: '0' },
+    args: ['--api-only'],
+    label: `${engine.name}-outage-pending`,
+  });
   try {
     const partner = await createPartner(gateway.url, 'Outage bench partner');
     const merchants = await seedMerchants(gateway.url, partner, sim.urls.url!, BRANCHES, tpinBase);
@@ -67,9 +82,14 @@ export async function outageScenario(engine: Engine, settings: OutageSettings, s
     // Each branch's first sale finds the outage (and waits SALE_WAIT_MS for nothing): now known down.
     await Promise.all(
       merchants.map(async (m) => {
-        const res = await request(`${gateway.url}/api/v1/sales`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${m.token}` }, body: SALE_BODY });
+        const res = await request(`${gateway.url}/api/v1/sales`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${m.token}` },
+          body: SALE_BODY,
+        });
         const text = await res.body.text();
-        if (!text.includes('"status":"pending"')) throw new Error(`a first sale was not answered pending: HTTP ${res.statusCode} ${text.slice(0, 300)}`);
+        if (!text.includes('"status":"pending"'))
+          throw new Error(`a first sale was not answered pending: HTTP ${res.statusCode} ${text.slice(0, 300)}`);
       }),
     );
     const first = { ok: merchants.length };
@@ -80,7 +100,9 @@ export async function outageScenario(engine: Engine, settings: OutageSettings, s
     const knownDown = await closedLoop(gateway.url, salePlan(merchants, 'pending'), { connections, seconds: settings.seconds });
     const pendingBaseline = await closedLoop(baseline.url, salePlan(merchants, 'pending'), { connections, seconds: settings.seconds });
     const p99OverBaselineMs = Math.round((knownDown.p99Ms - pendingBaseline.p99Ms) * 10) / 10;
-    log(`${engine.name} outage: known-down sales p50 ${knownDown.p50Ms} / p99 ${knownDown.p99Ms} ms; pending baseline p50 ${pendingBaseline.p50Ms} / p99 ${pendingBaseline.p99Ms} ms`);
+    log(
+      `${engine.name} outage: known-down sales p50 ${knownDown.p50Ms} / p99 ${knownDown.p99Ms} ms; pending baseline p50 ${pendingBaseline.p50Ms} / p99 ${pendingBaseline.p99Ms} ms`,
+    );
 
     const pending = first.ok + knownDown.ok + pendingBaseline.ok;
     const before = await filedTotal(origin, tpins);
@@ -92,12 +114,23 @@ export async function outageScenario(engine: Engine, settings: OutageSettings, s
       const filed = (await filedTotal(origin, tpins)) - before;
       if (filed > 0) resumeSeconds ??= since();
       if (filed >= pending) break;
-      if (performance.now() - back > 300_000) throw new Error('the backlog was not filed within 5 minutes of the VSDC\'s return');
+      if (performance.now() - back > 300_000) throw new Error("the backlog was not filed within 5 minutes of the VSDC's return");
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const recoverySeconds = since();
-    log(`${engine.name} outage: the backlog started filing ${resumeSeconds} s after the VSDC came back; all ${pending} documents in ${recoverySeconds} s`);
-    return { branches: BRANCHES, knownDown, pendingBaseline, p99OverBaselineMs, resumeSeconds: resumeSeconds!, recoverySeconds, recoveredDocuments: pending, probeIntervalMs: PROBE_MS };
+    log(
+      `${engine.name} outage: the backlog started filing ${resumeSeconds} s after the VSDC came back; all ${pending} documents in ${recoverySeconds} s`,
+    );
+    return {
+      branches: BRANCHES,
+      knownDown,
+      pendingBaseline,
+      p99OverBaselineMs,
+      resumeSeconds: resumeSeconds!,
+      recoverySeconds,
+      recoveredDocuments: pending,
+      probeIntervalMs: PROBE_MS,
+    };
   } finally {
     await Promise.all([gateway.stop(), baseline.stop()]);
   }

@@ -70,7 +70,15 @@ export interface SalePathResults {
 
 const GATEWAY_ENV = { SALE_WAIT_MS: '10000', FILING_RETRY_MS: '1000' };
 
-async function measure(url: string, pid: number, database: string | undefined, merchants: Merchant[], connections: number, seconds: number, authority: 'zra' | 'kra' = 'zra'): Promise<ServerRun> {
+async function measure(
+  url: string,
+  pid: number,
+  database: string | undefined,
+  merchants: Merchant[],
+  connections: number,
+  seconds: number,
+  authority: 'zra' | 'kra' = 'zra',
+): Promise<ServerRun> {
   // Warm-up by count, not by time: every request answered (JIT, pools, the branches' first
   // claims), so no request abandoned by a timed warm-up is still being served when the clock starts.
   await closedLoop(url, salePlan(merchants, 'uploaded', authority), { connections, amount: connections * 3 });
@@ -86,12 +94,31 @@ async function measure(url: string, pid: number, database: string | undefined, m
   };
 }
 
-async function seed(engine: Engine, settings: SalePathSettings, sim: ChildServer, tpinBase: number, authority: 'zra' | 'kra' = 'zra'): Promise<Merchant[]> {
+async function seed(
+  engine: Engine,
+  settings: SalePathSettings,
+  sim: ChildServer,
+  tpinBase: number,
+  authority: 'zra' | 'kra' = 'zra',
+): Promise<Merchant[]> {
   const env = { ...engine.env, ...GATEWAY_ENV };
-  const first = await startGateway({ root: settings.root, workDir: settings.workDir, env, label: `${engine.name}-sale-path-seed-${authority}` });
+  const first = await startGateway({
+    root: settings.root,
+    workDir: settings.workDir,
+    env,
+    label: `${engine.name}-sale-path-seed-${authority}`,
+  });
   try {
     const vsdc = authority === 'kra' ? sim.urls.kraOscu! : sim.urls.url!;
-    const merchants = await seedMerchants(first.url, await createPartner(first.url, `Sale-path partner (${authority})`), vsdc, settings.branches, tpinBase, [authority === 'kra' ? '00' : '000'], authority);
+    const merchants = await seedMerchants(
+      first.url,
+      await createPartner(first.url, `Sale-path partner (${authority})`),
+      vsdc,
+      settings.branches,
+      tpinBase,
+      [authority === 'kra' ? '00' : '000'],
+      authority,
+    );
     // Each merchant's first sale drafts its items; the measured sales are steady-state ones.
     const firsts = await closedLoop(first.url, salePlan(merchants, 'uploaded', authority), { connections: 16, amount: merchants.length });
     if (firsts.bad > 0) throw new Error(`${firsts.bad} of the merchants' first sales failed`);
@@ -121,10 +148,19 @@ export async function salePathScenario(
   const floor: ServerRun[] = [];
   const stackFloor: ServerRun[] = [];
   const show = (who: string, r: ServerRun) =>
-    log(`${who}: ${r.throughput.perSecond} sales/s, p50 ${r.throughput.p50Ms} ms, p99 ${r.throughput.p99Ms} ms, ${r.throughput.bad} bad; CPU µs/sale server ${r.serverCpuUs}, PostgreSQL ${r.postgresCpuUs} (load ${r.load}, ${cpus().length} cores)`);
+    log(
+      `${who}: ${r.throughput.perSecond} sales/s, p50 ${r.throughput.p50Ms} ms, p99 ${r.throughput.p99Ms} ms, ${r.throughput.bad} bad; CPU µs/sale server ${r.serverCpuUs}, PostgreSQL ${r.postgresCpuUs} (load ${r.load}, ${cpus().length} cores)`,
+    );
   const noHandover: ServerRun[] = [];
   const withoutHandover = async (round: number) => {
-    const g = await startGateway({ root: settings.root, workDir: settings.workDir, env, label: `sale-path-no-handover-${round}`, profile: settings.profile, handover: false });
+    const g = await startGateway({
+      root: settings.root,
+      workDir: settings.workDir,
+      env,
+      label: `sale-path-no-handover-${round}`,
+      profile: settings.profile,
+      handover: false,
+    });
     try {
       noHandover.push(await measure(g.url, g.pid, database, merchants, connections, settings.seconds));
       show(`gateway without the hand-over (round ${round + 1})`, noHandover.at(-1)!);
@@ -134,7 +170,13 @@ export async function salePathScenario(
   };
   for (let round = 0; round < settings.rounds; round++) {
     if (settings.handoverOff && round % 2 === 1) await withoutHandover(round);
-    const g = await startGateway({ root: settings.root, workDir: settings.workDir, env, label: `sale-path-gateway-${round}`, profile: settings.profile });
+    const g = await startGateway({
+      root: settings.root,
+      workDir: settings.workDir,
+      env,
+      label: `sale-path-gateway-${round}`,
+      profile: settings.profile,
+    });
     try {
       gateway.push(await measure(g.url, g.pid, database, merchants, connections, settings.seconds));
       show(`gateway (round ${round + 1})`, gateway.at(-1)!);
@@ -166,7 +208,12 @@ export async function salePathScenario(
     const embeddedMerchants = await seed(embedded, settings, sim, tpinBase + 500);
     embeddedRuns = [];
     for (let round = 0; round < settings.rounds; round++) {
-      const g = await startGateway({ root: settings.root, workDir: settings.workDir, env: { ...embedded.env, ...GATEWAY_ENV }, label: `sale-path-embedded-${round}` });
+      const g = await startGateway({
+        root: settings.root,
+        workDir: settings.workDir,
+        env: { ...embedded.env, ...GATEWAY_ENV },
+        label: `sale-path-embedded-${round}`,
+      });
       try {
         embeddedRuns.push(await measure(g.url, g.pid, undefined, embeddedMerchants, connections, settings.seconds));
         show(`gateway embedded (round ${round + 1})`, embeddedRuns.at(-1)!);
@@ -176,8 +223,18 @@ export async function salePathScenario(
     }
   }
   const sum = (runs: ServerRun[], f: (r: ServerRun) => number) => runs.reduce((n, r) => n + f(r), 0);
-  const cpuPerSale = (runs: ServerRun[]) => sum(runs, (r) => (r.serverCpuUs + r.postgresCpuUs) * r.throughput.ok) / Math.max(1, sum(runs, (r) => r.throughput.ok));
-  const serverCpuPerSale = (runs: ServerRun[]) => sum(runs, (r) => r.serverCpuUs * r.throughput.ok) / Math.max(1, sum(runs, (r) => r.throughput.ok));
+  const cpuPerSale = (runs: ServerRun[]) =>
+    sum(runs, (r) => (r.serverCpuUs + r.postgresCpuUs) * r.throughput.ok) /
+    Math.max(
+      1,
+      sum(runs, (r) => r.throughput.ok),
+    );
+  const serverCpuPerSale = (runs: ServerRun[]) =>
+    sum(runs, (r) => r.serverCpuUs * r.throughput.ok) /
+    Math.max(
+      1,
+      sum(runs, (r) => r.throughput.ok),
+    );
   const rate = (runs: ServerRun[]) => sum(runs, (r) => r.throughput.perSecond);
   const round2 = (x: number) => Math.round(x * 100) / 100;
   const round3 = (x: number) => Math.round(x * 1000) / 1000;
@@ -191,7 +248,14 @@ export async function salePathScenario(
       overFloorThroughput: round2(rate(stackFloor) / Math.max(1, rate(floor))),
       overFloorCpuPerSale: round2(cpuPerSale(stackFloor) / Math.max(1, cpuPerSale(floor))),
     },
-    ...(kenyanMerchants ? { kenya: { throughput: round2(rate(kenya) / Math.max(1, rate(gateway))), cpuPerSale: round2(cpuPerSale(kenya) / Math.max(1, cpuPerSale(gateway))) } } : {}),
+    ...(kenyanMerchants
+      ? {
+          kenya: {
+            throughput: round2(rate(kenya) / Math.max(1, rate(gateway))),
+            cpuPerSale: round2(cpuPerSale(kenya) / Math.max(1, cpuPerSale(gateway))),
+          },
+        }
+      : {}),
     ...(settings.handoverOff
       ? {
           noHandover: {
@@ -202,19 +266,41 @@ export async function salePathScenario(
         }
       : {}),
   };
-  log(`gateway ÷ floor: throughput ×${ratios.throughput}, CPU per sale ×${ratios.cpuPerSale}${ratios.embeddedThroughput !== undefined ? `; embedded ÷ PostgreSQL throughput ×${ratios.embeddedThroughput}` : ''}`);
-  log(`stack floor ÷ floor: throughput ×${ratios.stack.overFloorThroughput}, CPU per sale ×${ratios.stack.overFloorCpuPerSale}; gateway ÷ stack floor: throughput ×${ratios.stack.gatewayThroughput}, CPU per sale ×${ratios.stack.gatewayCpuPerSale}`);
+  log(
+    `gateway ÷ floor: throughput ×${ratios.throughput}, CPU per sale ×${ratios.cpuPerSale}${ratios.embeddedThroughput !== undefined ? `; embedded ÷ PostgreSQL throughput ×${ratios.embeddedThroughput}` : ''}`,
+  );
+  log(
+    `stack floor ÷ floor: throughput ×${ratios.stack.overFloorThroughput}, CPU per sale ×${ratios.stack.overFloorCpuPerSale}; gateway ÷ stack floor: throughput ×${ratios.stack.gatewayThroughput}, CPU per sale ×${ratios.stack.gatewayCpuPerSale}`,
+  );
   if (ratios.kenya) log(`Kenyan ÷ Zambian sale path: throughput ×${ratios.kenya.throughput}, CPU per sale ×${ratios.kenya.cpuPerSale}`);
-  if (ratios.noHandover) log(`without ÷ with the hand-over: throughput ×${ratios.noHandover.throughput}, CPU per sale ×${ratios.noHandover.cpuPerSale} (gateway process alone ×${ratios.noHandover.serverCpuPerSale})`);
-  return { branches: settings.branches, connections, gateway, floor, stackFloor, ...(embeddedRuns ? { embedded: embeddedRuns } : {}), ...(kenyanMerchants ? { kenya } : {}), ...(settings.handoverOff ? { noHandover } : {}), ratios };
+  if (ratios.noHandover)
+    log(
+      `without ÷ with the hand-over: throughput ×${ratios.noHandover.throughput}, CPU per sale ×${ratios.noHandover.cpuPerSale} (gateway process alone ×${ratios.noHandover.serverCpuPerSale})`,
+    );
+  return {
+    branches: settings.branches,
+    connections,
+    gateway,
+    floor,
+    stackFloor,
+    ...(embeddedRuns ? { embedded: embeddedRuns } : {}),
+    ...(kenyanMerchants ? { kenya } : {}),
+    ...(settings.handoverOff ? { noHandover } : {}),
+    ratios,
+  };
 }
 
 export function renderSalePath(r: SalePathResults): string {
   const row = (who: string, runs: ServerRun[]) =>
-    runs.map((x, i) => `| ${who} | ${i + 1} | ${x.throughput.perSecond.toLocaleString('en')} /s | ${x.throughput.p50Ms} ms / ${x.throughput.p99Ms} ms | ${x.serverCpuUs.toLocaleString('en')} µs | ${x.postgresCpuUs ? `${x.postgresCpuUs.toLocaleString('en')} µs` : '–'} | ${(x.serverCpuUs + x.postgresCpuUs).toLocaleString('en')} µs | ${x.throughput.bad} | ${x.load} |`);
+    runs.map(
+      (x, i) =>
+        `| ${who} | ${i + 1} | ${x.throughput.perSecond.toLocaleString('en')} /s | ${x.throughput.p50Ms} ms / ${x.throughput.p99Ms} ms | ${x.serverCpuUs.toLocaleString('en')} µs | ${x.postgresCpuUs ? `${x.postgresCpuUs.toLocaleString('en')} µs` : '–'} | ${(x.serverCpuUs + x.postgresCpuUs).toLocaleString('en')} µs | ${x.throughput.bad} | ${x.load} |`,
+    );
   return [
     `Sale path, ${r.branches} branches, ${r.connections} closed-loop tills: gateway ÷ naive floor = **×${r.ratios.throughput} throughput**, **×${r.ratios.cpuPerSale} CPU per sale**` +
-      (r.ratios.embeddedThroughput !== undefined ? `; embedded ÷ PostgreSQL gateway = **×${r.ratios.embeddedThroughput}** throughput.` : '.'),
+      (r.ratios.embeddedThroughput !== undefined
+        ? `; embedded ÷ PostgreSQL gateway = **×${r.ratios.embeddedThroughput}** throughput.`
+        : '.'),
     ...(r.ratios.stack
       ? [
           '',
@@ -222,10 +308,16 @@ export function renderSalePath(r: SalePathResults): string {
         ]
       : []),
     ...(r.ratios.kenya
-      ? ['', `The Kenyan sale path (KRA eTIMS OSCU on the simulator) of the same gateway, right after its Zambian one: Kenyan ÷ Zambian = ×${r.ratios.kenya.throughput} throughput, ×${r.ratios.kenya.cpuPerSale} CPU per sale.`]
+      ? [
+          '',
+          `The Kenyan sale path (KRA eTIMS OSCU on the simulator) of the same gateway, right after its Zambian one: Kenyan ÷ Zambian = ×${r.ratios.kenya.throughput} throughput, ×${r.ratios.kenya.cpuPerSale} CPU per sale.`,
+        ]
       : []),
     ...(r.ratios.noHandover
-      ? ['', `The same gateway without the in-process hand-over of the computed sale to the filer (it computes the amounts again from the stored document), taking turns with it: without ÷ with = ×${r.ratios.noHandover.throughput} throughput, ×${r.ratios.noHandover.cpuPerSale} CPU per sale (the gateway process alone ×${r.ratios.noHandover.serverCpuPerSale}).`]
+      ? [
+          '',
+          `The same gateway without the in-process hand-over of the computed sale to the filer (it computes the amounts again from the stored document), taking turns with it: without ÷ with = ×${r.ratios.noHandover.throughput} throughput, ×${r.ratios.noHandover.cpuPerSale} CPU per sale (the gateway process alone ×${r.ratios.noHandover.serverCpuPerSale}).`,
+        ]
       : []),
     '',
     '| Server | Round | Sales/s | p50 / p99 | CPU per sale: server | PostgreSQL | Total | Errors | Load avg |',

@@ -51,7 +51,10 @@ function salePlan(merchants: Merchant[], branches: number): RequestPlan {
   return {
     method: 'POST',
     path: '/api/v1/sales',
-    next: () => ({ headers: { 'content-type': 'application/json', authorization: `Bearer ${merchants[n++ % branches]!.token}` }, body: SALE_BODY }),
+    next: () => ({
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${merchants[n++ % branches]!.token}` },
+      body: SALE_BODY,
+    }),
     verify: (body) => body.includes('"status":"uploaded"'),
   };
 }
@@ -79,12 +82,24 @@ const peakOver = (urls: string[], plan: () => RequestPlan, connections: number, 
 const halfPeakOver = (urls: string[], plan: () => RequestPlan, rate: number, seconds: number) =>
   splitOver(urls, (url) => openLoop(url, plan(), { rate: Math.max(1, Math.round(rate / urls.length)), seconds }));
 
-async function onlineRun(api: GatewayProcess[], all: GatewayProcess[], sim: ChildServer, merchants: Merchant[], branches: number, seconds: number): Promise<OnlineRun> {
+async function onlineRun(
+  api: GatewayProcess[],
+  all: GatewayProcess[],
+  sim: ChildServer,
+  merchants: Merchant[],
+  branches: number,
+  seconds: number,
+): Promise<OnlineRun> {
   const urls = api.map((g) => g.url);
   const connections = connectionsFor(branches);
   const plan = () => salePlan(merchants, branches);
   await peakOver(urls, plan, connections, 2); // warm-up: JIT, pools, the branches' first claims
-  const { result: peak, budget: cpu } = await cpuBudget(all.map((g) => g.pid), sim.pid, () => peakOver(urls, plan, connections, seconds), (r) => r.ok);
+  const { result: peak, budget: cpu } = await cpuBudget(
+    all.map((g) => g.pid),
+    sim.pid,
+    () => peakOver(urls, plan, connections, seconds),
+    (r) => r.ok,
+  );
   const halfRate = Math.max(1, Math.round(peak.perSecond / 2));
   // Settle first: the peak leaves requests in flight and a queue behind it; the latency a till
   // sees at half the peak rate is the steady state's.
@@ -111,20 +126,36 @@ export interface DrainRun {
 }
 
 async function drain(engine: Engine, settings: SalesSettings, merchants: Merchant[], simOrigin: string): Promise<DrainRun> {
-  const api = await startGateway({ root: settings.root, workDir: settings.workDir, env: { ...engine.env, ...GATEWAY_ENV, SALE_WAIT_MS: '0' }, args: ['--api-only'], label: `${engine.name}-drain-api` });
+  const api = await startGateway({
+    root: settings.root,
+    workDir: settings.workDir,
+    env: { ...engine.env, ...GATEWAY_ENV, SALE_WAIT_MS: '0' },
+    args: ['--api-only'],
+    label: `${engine.name}-drain-api`,
+  });
   let n = 0;
   const stored = await closedLoop(
     api.url,
     {
       method: 'POST',
       path: '/api/v1/sales',
-      next: () => ({ headers: { 'content-type': 'application/json', authorization: `Bearer ${merchants[n++ % merchants.length]!.token}` }, body: SALE_BODY }),
+      next: () => ({
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${merchants[n++ % merchants.length]!.token}` },
+        body: SALE_BODY,
+      }),
     },
     { connections: 32, amount: settings.drainDocuments },
   );
   await api.stop();
   const before = await filedTotal(simOrigin);
-  const workers = await startGateway({ root: settings.root, workDir: settings.workDir, env: { ...engine.env, ...GATEWAY_ENV }, args: ['--workers-only'], label: `${engine.name}-drain-workers`, profile: settings.profile });
+  const workers = await startGateway({
+    root: settings.root,
+    workDir: settings.workDir,
+    env: { ...engine.env, ...GATEWAY_ENV },
+    args: ['--workers-only'],
+    label: `${engine.name}-drain-workers`,
+    profile: settings.profile,
+  });
   const started = performance.now();
   while ((await filedTotal(simOrigin)) - before < stored.ok) {
     if (performance.now() - started > 600_000) throw new Error('the drain took more than 10 minutes');
@@ -132,7 +163,13 @@ async function drain(engine: Engine, settings: SalesSettings, merchants: Merchan
   }
   const seconds = (performance.now() - started) / 1000;
   await workers.stop();
-  return { branches: merchants.length, documents: stored.ok, seconds: Math.round(seconds * 100) / 100, documentsPerSecond: Math.round(stored.ok / seconds), workersReadyMs: workers.readyMs };
+  return {
+    branches: merchants.length,
+    documents: stored.ok,
+    seconds: Math.round(seconds * 100) / 100,
+    documentsPerSecond: Math.round(stored.ok / seconds),
+    workersReadyMs: workers.readyMs,
+  };
 }
 
 export interface ScaleOutRun {
@@ -145,10 +182,35 @@ async function scaleOut(engine: Engine, settings: SalesSettings, sim: ChildServe
   const runs: ScaleOutRun[] = [];
   for (const [apiCount, workerCount] of settings.scaleOut) {
     const env = { ...engine.env, ...GATEWAY_ENV };
-    const api = await Promise.all(Array.from({ length: apiCount }, (_, i) => startGateway({ root: settings.root, workDir: settings.workDir, env, args: ['--api-only'], label: `scale-${apiCount}x${workerCount}-api${i}` })));
-    const workers = await Promise.all(Array.from({ length: workerCount }, (_, i) => startGateway({ root: settings.root, workDir: settings.workDir, env, args: ['--workers-only'], label: `scale-${apiCount}x${workerCount}-workers${i}`, profile: settings.profile })));
+    const api = await Promise.all(
+      Array.from({ length: apiCount }, (_, i) =>
+        startGateway({
+          root: settings.root,
+          workDir: settings.workDir,
+          env,
+          args: ['--api-only'],
+          label: `scale-${apiCount}x${workerCount}-api${i}`,
+        }),
+      ),
+    );
+    const workers = await Promise.all(
+      Array.from({ length: workerCount }, (_, i) =>
+        startGateway({
+          root: settings.root,
+          workDir: settings.workDir,
+          env,
+          args: ['--workers-only'],
+          label: `scale-${apiCount}x${workerCount}-workers${i}`,
+          profile: settings.profile,
+        }),
+      ),
+    );
     try {
-      runs.push({ apiProcesses: apiCount, workerProcesses: workerCount, run: await onlineRun(api, [...api, ...workers], sim, merchants, MERCHANTS, settings.seconds) });
+      runs.push({
+        apiProcesses: apiCount,
+        workerProcesses: workerCount,
+        run: await onlineRun(api, [...api, ...workers], sim, merchants, MERCHANTS, settings.seconds),
+      });
     } finally {
       await Promise.all([...api, ...workers].map((g) => g.stop()));
     }
@@ -166,7 +228,13 @@ export interface SalesResults {
   scaleOut: ScaleOutRun[];
 }
 
-export async function salesScenarios(engine: Engine, settings: SalesSettings, sim: ChildServer, tpinBase: number, log: (line: string) => void): Promise<SalesResults> {
+export async function salesScenarios(
+  engine: Engine,
+  settings: SalesSettings,
+  sim: ChildServer,
+  tpinBase: number,
+  log: (line: string) => void,
+): Promise<SalesResults> {
   const env = { ...engine.env, ...GATEWAY_ENV };
   const first = await startGateway({ root: settings.root, workDir: settings.workDir, env, label: `${engine.name}-seed` });
   let merchants: Merchant[];
@@ -185,7 +253,13 @@ export async function salesScenarios(engine: Engine, settings: SalesSettings, si
 
   const readyMs: number[] = [];
   const online: OnlineRun[] = [];
-  const gateway = await startGateway({ root: settings.root, workDir: settings.workDir, env, label: `${engine.name}-online`, profile: settings.profile });
+  const gateway = await startGateway({
+    root: settings.root,
+    workDir: settings.workDir,
+    env,
+    label: `${engine.name}-online`,
+    profile: settings.profile,
+  });
   readyMs.push(gateway.readyMs);
   let peakRssMb: number;
   try {
@@ -212,6 +286,9 @@ export async function salesScenarios(engine: Engine, settings: SalesSettings, si
   if (drained) log(`${engine.name} drain: ${drained.documents} documents in ${drained.seconds} s = ${drained.documentsPerSecond}/s`);
 
   const scaled = engine.name === 'postgres' ? await scaleOut(engine, settings, sim, merchants) : [];
-  for (const s of scaled) log(`${engine.name} scale-out ${s.apiProcesses} api + ${s.workerProcesses} workers: peak ${s.run.peak.perSecond}/s, half p99 ${s.run.halfPeak.p99Ms} ms`);
+  for (const s of scaled)
+    log(
+      `${engine.name} scale-out ${s.apiProcesses} api + ${s.workerProcesses} workers: peak ${s.run.peak.perSecond}/s, half p99 ${s.run.halfPeak.p99Ms} ms`,
+    );
   return { firstStartMs: first.readyMs, online, peakRssMb, readyMs, drain: drained, scaleOut: scaled };
 }

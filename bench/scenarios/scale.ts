@@ -41,7 +41,21 @@ export interface ScaleSettings {
 }
 
 /** Tables whose Seq Scan in a poll means the poll reads the whole fleet. */
-const FLEET_TABLES = ['tenants', 'devices', 'filing_queues', 'sales', 'sale_lines', 'tenant_tokens', 'stock_branches', 'import_pulls', 'purchase_pulls', 'principal_pulls', 'stock_ledger_pulls', 'authority_pulls', 'backlog_alarms'];
+const FLEET_TABLES = [
+  'tenants',
+  'devices',
+  'filing_queues',
+  'sales',
+  'sale_lines',
+  'tenant_tokens',
+  'stock_branches',
+  'import_pulls',
+  'purchase_pulls',
+  'principal_pulls',
+  'stock_ledger_pulls',
+  'authority_pulls',
+  'backlog_alarms',
+];
 
 export interface Figure {
   name: string;
@@ -161,8 +175,21 @@ const median = (xs: number[]) => {
 };
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
-async function prepare(label: Side['label'], engine: Engine, settings: ScaleSettings, sim: ChildServer, tpinBase: number, log: (line: string) => void): Promise<Side> {
-  const seeder = await startGateway({ root: settings.root, workDir: settings.workDir, env: engine.env, args: ['--api-only'], label: `scale-${label}-seed` });
+async function prepare(
+  label: Side['label'],
+  engine: Engine,
+  settings: ScaleSettings,
+  sim: ChildServer,
+  tpinBase: number,
+  log: (line: string) => void,
+): Promise<Side> {
+  const seeder = await startGateway({
+    root: settings.root,
+    workDir: settings.workDir,
+    env: engine.env,
+    args: ['--api-only'],
+    label: `scale-${label}-seed`,
+  });
   let partner: SeededPartner;
   let merchants: Merchant[];
   try {
@@ -176,7 +203,13 @@ async function prepare(label: Side['label'], engine: Engine, settings: ScaleSett
   const seed = await seedScale(
     engine.env.DATABASE_URL!,
     label === 'big'
-      ? { tenants: settings.tenants, partners: settings.partners, benchPartnerId: partner.partnerId, tpinBase: 5_000_000_000, secretKey: SECRET_KEY }
+      ? {
+          tenants: settings.tenants,
+          partners: settings.partners,
+          benchPartnerId: partner.partnerId,
+          tpinBase: 5_000_000_000,
+          secretKey: SECRET_KEY,
+        }
       : { tenants: 20, partners: 3, benchPartnerId: partner.partnerId, tpinBase: 5_000_000_000, secretKey: SECRET_KEY, failedEvery: 1 },
     (line) => log(`scale ${label}:${line}`),
   );
@@ -224,7 +257,13 @@ export async function scaleScenario(
     samples[name][side.label].push(...values);
   };
   const metricsInfo: Record<string, { series: number; bytes: number }> = {};
-  for (const side of sides) side.gateway = await startGateway({ root: settings.root, workDir: settings.workDir, env: { ...side.engine.env, ...GATEWAY_ENV }, label: `scale-${side.label}` });
+  for (const side of sides)
+    side.gateway = await startGateway({
+      root: settings.root,
+      workDir: settings.workDir,
+      env: { ...side.engine.env, ...GATEWAY_ENV },
+      label: `scale-${side.label}`,
+    });
   try {
     for (const side of sides) {
       // Warm-up: JIT, pools, each branch's first claim.
@@ -243,7 +282,10 @@ export async function scaleScenario(
         metricsInfo[side.label] = { series: scrape.series, bytes: scrape.bytes };
       }
       for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
-        const sales = await closedLoop(side.gateway!.url, salePlan(side.merchants), { connections: CONNECTIONS, seconds: settings.seconds });
+        const sales = await closedLoop(side.gateway!.url, salePlan(side.merchants), {
+          connections: CONNECTIONS,
+          seconds: settings.seconds,
+        });
         if (sales.bad > 0) log(`scale ${side.label}: ${sales.bad} sales not answered uploaded`);
         sample('sale path (throughput)', side, [sales.perSecond]);
         sample('sale path (p50 latency)', side, [sales.p50Ms]);
@@ -269,16 +311,31 @@ export async function scaleScenario(
     const smallValue = median(s.small);
     const bigValue = median(s.big);
     const ratio = throughput ? smallValue / Math.max(bigValue, 1e-9) : bigValue / Math.max(smallValue, 1e-9);
-    return { name, unit: throughput ? 'sales/s' : 'ms', small: round2(smallValue), big: round2(bigValue), ratio: round2(ratio), pass: ratio <= 1.1, samples: { small: s.small.length, big: s.big.length } as never };
+    return {
+      name,
+      unit: throughput ? 'sales/s' : 'ms',
+      small: round2(smallValue),
+      big: round2(bigValue),
+      ratio: round2(ratio),
+      pass: ratio <= 1.1,
+      samples: { small: s.small.length, big: s.big.length } as never,
+    };
   });
-  for (const f of figures) log(`scale: ${f.name}: small ${f.small} ${f.unit}, big ${f.big} ${f.unit}, ×${f.ratio} ${f.pass ? 'pass' : 'FAIL'}`);
+  for (const f of figures)
+    log(`scale: ${f.name}: small ${f.small} ${f.unit}, big ${f.big} ${f.unit}, ×${f.ratio} ${f.pass ? 'pass' : 'FAIL'}`);
 
   // ---- the plans: each worker's idle poll, and one call of each HTTP figure ----
   const databases = sides.map((s) => s.database);
   const offset = logOffset();
   const explaining = await Promise.all(
     sides.map((side) =>
-      startGateway({ root: settings.root, workDir: settings.workDir, env: { ...side.engine.env, ...GATEWAY_ENV, DATABASE_URL: explainingUrl(side.engine.env.DATABASE_URL!) }, args: ['--workers-only'], label: `scale-${side.label}-polls` }),
+      startGateway({
+        root: settings.root,
+        workDir: settings.workDir,
+        env: { ...side.engine.env, ...GATEWAY_ENV, DATABASE_URL: explainingUrl(side.engine.env.DATABASE_URL!) },
+        args: ['--workers-only'],
+        label: `scale-${side.label}-polls`,
+      }),
     ),
   );
   // The first round after a start is not an idle poll (it catches up): skip the first seconds.
@@ -286,7 +343,9 @@ export async function scaleScenario(
   const started = Date.now();
   await sleep(skipMs + settings.pollSeconds * 1000);
   for (const g of explaining) await g.stop();
-  const all = plansSince(offset, databases).filter((p) => p.at >= started + skipMs && p.at <= started + skipMs + settings.pollSeconds * 1000);
+  const all = plansSince(offset, databases).filter(
+    (p) => p.at >= started + skipMs && p.at <= started + skipMs + settings.pollSeconds * 1000,
+  );
   const polls = {
     seconds: settings.pollSeconds,
     small: withFleetScans(byStatement(all.filter((p) => p.database === small.database))),
@@ -297,7 +356,13 @@ export async function scaleScenario(
   const requests: ScaleResults['requests'] = {};
   const apis = await Promise.all(
     sides.map((side) =>
-      startGateway({ root: settings.root, workDir: settings.workDir, env: { ...side.engine.env, ...GATEWAY_ENV, DATABASE_URL: explainingUrl(side.engine.env.DATABASE_URL!) }, args: ['--api-only'], label: `scale-${side.label}-plans` }),
+      startGateway({
+        root: settings.root,
+        workDir: settings.workDir,
+        env: { ...side.engine.env, ...GATEWAY_ENV, DATABASE_URL: explainingUrl(side.engine.env.DATABASE_URL!) },
+        args: ['--api-only'],
+        label: `scale-${side.label}-plans`,
+      }),
     ),
   );
   try {
@@ -344,7 +409,17 @@ export async function scaleScenario(
     fiscalSeries: metricsInfo[s.label]?.series ?? 0,
     metricsBytes: metricsInfo[s.label]?.bytes ?? 0,
   });
-  return { tenants: settings.tenants, partners: settings.partners, merchantsCalled: MERCHANTS, small: await side(small), big: await side(big), figures, polls, requests, answerBytes };
+  return {
+    tenants: settings.tenants,
+    partners: settings.partners,
+    merchantsCalled: MERCHANTS,
+    small: await side(small),
+    big: await side(big),
+    figures,
+    polls,
+    requests,
+    answerBytes,
+  };
 }
 
 /** The table of BENCHMARKS.md's section, and the statements that read the fleet. */
@@ -354,14 +429,27 @@ export function renderScale(results: ScaleResults): string {
     '|---|---:|---:|---:|:-:|',
     ...results.figures.map((f) => `| ${f.name} | ${f.small} ${f.unit} | ${f.big} ${f.unit} | ×${f.ratio} | ${f.pass ? 'yes' : '**no**'} |`),
   ];
-  lines.push('', `/metrics: ${results.small.fiscalSeries} fiscal series on small, ${results.big.fiscalSeries} on big (${results.big.metricsBytes} bytes).`, '');
+  lines.push(
+    '',
+    `/metrics: ${results.small.fiscalSeries} fiscal series on small, ${results.big.fiscalSeries} on big (${results.big.metricsBytes} bytes).`,
+    '',
+  );
   const bytes = Object.entries(results.answerBytes ?? {});
-  if (bytes.length > 0) lines.push(`Answer bytes, small → big: ${bytes.map(([path, b]) => `${path} ${b.small} → ${b.big}`).join('; ')}.`, '');
+  if (bytes.length > 0)
+    lines.push(`Answer bytes, small → big: ${bytes.map(([path, b]) => `${path} ${b.small} → ${b.big}`).join('; ')}.`, '');
   // What the database spent on one call of each figure, from the plans: at a few milliseconds an
   // HTTP median moves ±30 % from run to run on this machine, the statements' time much less.
   const dbMs = (statements: PollStatement[]) => round2(statements.reduce((sum, st) => sum + st.medianMs, 0));
-  lines.push(`Database time of one call (its statements' execution, ms), small → big: ${Object.entries(results.requests).map(([name, r]) => `${name} ${dbMs(r.small)} → ${dbMs(r.big)}`).join('; ')}.`, '');
-  lines.push('| Idle poll statement (big) | Calls | Median ms (small → big) | Rows scanned (small → big) | Seq Scan over the fleet |', '|---|---:|---:|---:|---|');
+  lines.push(
+    `Database time of one call (its statements' execution, ms), small → big: ${Object.entries(results.requests)
+      .map(([name, r]) => `${name} ${dbMs(r.small)} → ${dbMs(r.big)}`)
+      .join('; ')}.`,
+    '',
+  );
+  lines.push(
+    '| Idle poll statement (big) | Calls | Median ms (small → big) | Rows scanned (small → big) | Seq Scan over the fleet |',
+    '|---|---:|---:|---:|---|',
+  );
   for (const s of results.polls.big) {
     const twin = results.polls.small.find((x) => x.query === s.query);
     lines.push(

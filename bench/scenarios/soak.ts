@@ -52,7 +52,10 @@ export interface SoakSettings {
    * `sell`: a sale through the run's own writers, resent until answered — the ms it took, null if
    * never answered 2xx).
    */
-  databaseFaults?: { everySeconds: number; apply(fault: DatabaseFault, gateway: { api: string; sell(): Promise<number | null> }): Promise<void> };
+  databaseFaults?: {
+    everySeconds: number;
+    apply(fault: DatabaseFault, gateway: { api: string; sell(): Promise<number | null> }): Promise<void>;
+  };
   /** Settings of the gateway processes beyond SOAK_GATEWAY_ENV. */
   gatewayEnv?: Record<string, string>;
   /** Each phase of the fault cycle (normal, down, slow above the timeout, slow below, lost replies) lasts this long. */
@@ -304,8 +307,21 @@ export async function soakScenario(settings: SoakSettings): Promise<SoakResults>
   const start = async (role: 'api' | 'worker', label: string): Promise<Live> => {
     // A worker process opens no port but METRICS_PORT's (0: a free one, named in its start line).
     const args = single ? [] : [role === 'api' ? '--api-only' : '--workers-only'];
-    const gateway = await startGateway({ root: settings.root, workDir: settings.workDir, env: role === 'api' ? env : { ...env, METRICS_PORT: '0' }, args, label, build: settings.build ?? true });
-    const entry: Live = { label, role, gateway, metricsUrl: role === 'api' ? `${gateway.url}/metrics` : metricsUrlOf(gateway), startedT: now() };
+    const gateway = await startGateway({
+      root: settings.root,
+      workDir: settings.workDir,
+      env: role === 'api' ? env : { ...env, METRICS_PORT: '0' },
+      args,
+      label,
+      build: settings.build ?? true,
+    });
+    const entry: Live = {
+      label,
+      role,
+      gateway,
+      metricsUrl: role === 'api' ? `${gateway.url}/metrics` : metricsUrlOf(gateway),
+      startedT: now(),
+    };
     live.push(entry);
     return entry;
   };
@@ -320,7 +336,9 @@ export async function soakScenario(settings: SoakSettings): Promise<SoakResults>
     const merchants = await seedMerchants(base, partner, settings.sim.url, settings.merchants, settings.tpinBase, branchNames);
     await registerEndpoint(base, partner, `${receiver.url}/hooks`);
     const branches = merchants.flatMap((m) => branchNames.map((b) => ({ merchant: m, branch: b })));
-    log(`soak: ${merchants.length} merchants × ${branchNames.length} branches = ${branches.length} branches, ${settings.clients} clients, ${settings.minutes} min`);
+    log(
+      `soak: ${merchants.length} merchants × ${branchNames.length} branches = ${branches.length} branches, ${settings.clients} clients, ${settings.minutes} min`,
+    );
 
     // ---- the load ----
     const answered = new Map<number, Answered>();
@@ -328,8 +346,17 @@ export async function soakScenario(settings: SoakSettings): Promise<SoakResults>
     const creditable = new Map<number, Array<{ id: number; branch: string }>>(); // tenantId → uploaded sales not credited yet
     const violations: string[] = [];
     const counts = {
-      onlineSales: 0, offlineSales: 0, creditNotes: 0, listings: 0, exports: 0, exportBytes: 0, xReports: 0,
-      requestErrors: 0, idempotentRetries: 0, requestErrorsByKind: {} as Record<string, number>, databaseUnavailable: 0,
+      onlineSales: 0,
+      offlineSales: 0,
+      creditNotes: 0,
+      listings: 0,
+      exports: 0,
+      exportBytes: 0,
+      xReports: 0,
+      requestErrors: 0,
+      idempotentRetries: 0,
+      requestErrorsByKind: {} as Record<string, number>,
+      databaseUnavailable: 0,
     };
     const error = (kind: string) => {
       counts.requestErrors++;
@@ -358,7 +385,13 @@ export async function soakScenario(settings: SoakSettings): Promise<SoakResults>
 
     /** A write with an Idempotency-Key, resent with the same key until it is answered 2xx (or a 4xx). */
     /** Resolves true once answered 2xx, false on a 4xx or when it gave up. */
-    const write = async (kind: 'online' | 'offline' | 'credit', merchant: Merchant, branch: string, path: string, body: unknown): Promise<boolean> => {
+    const write = async (
+      kind: 'online' | 'offline' | 'credit',
+      merchant: Merchant,
+      branch: string,
+      path: string,
+      body: unknown,
+    ): Promise<boolean> => {
       const key = randomUUID();
       const giveUpAt = performance.now() + WRITE_PATIENCE_MS;
       for (let attempt = 1; attempt === 1 || performance.now() < giveUpAt; attempt++) {
@@ -382,14 +415,25 @@ export async function soakScenario(settings: SoakSettings): Promise<SoakResults>
           error(`${kind}:${res.status}:${/"code":"([a-z_]+)"/.exec(res.text)?.[1] ?? ''}`);
           return false;
         }
-        const data = (JSON.parse(res.text) as { data: { id: number; invoiceNo: number; branch: string; status: string; type: string } }).data;
+        const data = (JSON.parse(res.text) as { data: { id: number; invoiceNo: number; branch: string; status: string; type: string } })
+          .data;
         const seen = byKey.get(key);
         if (seen !== undefined && seen !== data.id) violations.push(`Idempotency-Key ${key} answered document ${seen}, then ${data.id}`);
         byKey.set(key, data.id);
         const earlier = answered.get(data.id);
-        if (earlier && earlier.key !== key) violations.push(`document ${data.id} answered for two different requests (keys ${earlier.key}, ${key})`);
+        if (earlier && earlier.key !== key)
+          violations.push(`document ${data.id} answered for two different requests (keys ${earlier.key}, ${key})`);
         if (data.branch !== branch) violations.push(`document ${data.id} answered on branch ${data.branch}, sent to ${branch}`);
-        answered.set(data.id, { id: data.id, tenantId: merchant.tenantId, tpin: merchant.tpin, branch: data.branch, type: data.type as Answered['type'], invoiceNo: data.invoiceNo, status: data.status, key });
+        answered.set(data.id, {
+          id: data.id,
+          tenantId: merchant.tenantId,
+          tpin: merchant.tpin,
+          branch: data.branch,
+          type: data.type as Answered['type'],
+          invoiceNo: data.invoiceNo,
+          status: data.status,
+          key,
+        });
         if (kind === 'credit') counts.creditNotes++;
         else if (kind === 'online') counts.onlineSales++;
         else counts.offlineSales++;
@@ -412,7 +456,9 @@ export async function soakScenario(settings: SoakSettings): Promise<SoakResults>
           { name: 'Roller mealie meal 25kg', classificationCode: '50221200', quantity: 1 + (n % 3), price: 185 },
           { name: 'Fresh bread', classificationCode: '50221200', quantity: 2, price: 24.5 + (n % 7), vatCategory: 'D' },
         ],
-        ...(offline ? { occurredAt: occurredAt ?? new Date(Date.now() - (60 + (n % 1_800)) * 1000).toISOString(), clientInvoiceNo: `TILL-${n}` } : {}),
+        ...(offline
+          ? { occurredAt: occurredAt ?? new Date(Date.now() - (60 + (n % 1_800)) * 1000).toISOString(), clientInvoiceNo: `TILL-${n}` }
+          : {}),
       };
     };
 
@@ -441,7 +487,11 @@ export async function soakScenario(settings: SoakSettings): Promise<SoakResults>
           else error(`x-report:${res.status}`);
         } else {
           // Yesterday's documents: a constant size, so that the figures compare like with like.
-          const res = await send('GET', `/api/v1/exports/documents?from=${lusakaDay(1)}&to=${lusakaDay(1)}&format=csv&branch=${branch}`, merchant.token);
+          const res = await send(
+            'GET',
+            `/api/v1/exports/documents?from=${lusakaDay(1)}&to=${lusakaDay(1)}&format=csv&branch=${branch}`,
+            merchant.token,
+          );
           if (res.status === 200) {
             counts.exports++;
             counts.exportBytes += res.text.length;
@@ -459,7 +509,8 @@ export async function soakScenario(settings: SoakSettings): Promise<SoakResults>
     const backlog = branches.flatMap((b) => Array.from({ length: settings.yesterdayPerBranch }, () => b));
     await Promise.all(
       Array.from({ length: settings.clients }, async (_, c) => {
-        for (let i = c; i < backlog.length; i += settings.clients) await write('offline', backlog[i]!.merchant, backlog[i]!.branch, '/api/v1/sales', saleBody(true, yesterday));
+        for (let i = c; i < backlog.length; i += settings.clients)
+          await write('offline', backlog[i]!.merchant, backlog[i]!.branch, '/api/v1/sales', saleBody(true, yesterday));
       }),
     );
     log(`soak: seeded; ${answered.size} documents answered (each branch's first sale, ${backlog.length} dated yesterday)`);
@@ -483,7 +534,10 @@ export async function soakScenario(settings: SoakSettings): Promise<SoakResults>
           const path = `${origin}/_sim/devices/${merchant.tpin}/${branch}/faults`;
           // Cleared first: a phase's switches replace the previous phase's, they do not add to them.
           await request(path, { method: 'DELETE' }).then((r) => r.body.dump());
-          if (faults) await request(path, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(faults) }).then((r) => r.body.dump());
+          if (faults)
+            await request(path, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(faults) }).then(
+              (r) => r.body.dump(),
+            );
         }),
       );
     };
@@ -515,7 +569,9 @@ export async function soakScenario(settings: SoakSettings): Promise<SoakResults>
           sell: async () => {
             const began = performance.now();
             const { merchant, branch } = pick(branches);
-            return (await write('online', merchant, branch, '/api/v1/sales', saleBody(false))) ? Math.round(performance.now() - began) : null;
+            return (await write('online', merchant, branch, '/api/v1/sales', saleBody(false)))
+              ? Math.round(performance.now() - began)
+              : null;
           },
         });
         databaseFaultsApplied++;
@@ -571,14 +627,26 @@ export async function soakScenario(settings: SoakSettings): Promise<SoakResults>
               const v = metricValue(text, name);
               return v === null ? null : round(v * 1000, 2);
             };
-            processSamples.push({ t, process: entry.label, pid: entry.gateway.pid, rssMb: round(rssKb / 1024), fds, loopMeanMs: ms('nodejs_eventloop_lag_mean_seconds'), loopP50Ms: ms('nodejs_eventloop_lag_p50_seconds'), loopP99Ms: ms('nodejs_eventloop_lag_p99_seconds') });
+            processSamples.push({
+              t,
+              process: entry.label,
+              pid: entry.gateway.pid,
+              rssMb: round(rssKb / 1024),
+              fds,
+              loopMeanMs: ms('nodejs_eventloop_lag_mean_seconds'),
+              loopP50Ms: ms('nodejs_eventloop_lag_p50_seconds'),
+              loopP99Ms: ms('nodejs_eventloop_lag_p99_seconds'),
+            });
           } catch {
             // the process went away between the list and the read (a kill)
           }
         }),
       );
       try {
-        const { rows } = await db.query<{ n: string }>('select count(*) as n from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [databaseName]);
+        const { rows } = await db.query<{ n: string }>(
+          'select count(*) as n from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+          [databaseName],
+        );
         databaseSamples.push({ t, connections: Number(rows[0]!.n), load1: round(loadavg()[0]!, 2) });
       } catch {
         // the database is away (one of its own faults): no sample this round
@@ -598,7 +666,9 @@ export async function soakScenario(settings: SoakSettings): Promise<SoakResults>
         while (!stopping && performance.now() < due) await sleep(250);
         if (stopping) return;
         const api = processSamples.filter((s) => s.process === 'soak-api').at(-1);
-        log(`soak ${Math.round(now())} s: ${answered.size} documents answered (${counts.creditNotes} credit notes), ${counts.listings} listings, ${counts.exports} exports, ${counts.xReports} X reports, ${counts.requestErrors} errors; api RSS ${api?.rssMb} MB, fds ${api?.fds}, db connections ${databaseSamples.at(-1)?.connections}`);
+        log(
+          `soak ${Math.round(now())} s: ${answered.size} documents answered (${counts.creditNotes} credit notes), ${counts.listings} listings, ${counts.exports} exports, ${counts.xReports} X reports, ${counts.requestErrors} errors; api RSS ${api?.rssMb} MB, fds ${api?.fds}, db connections ${databaseSamples.at(-1)?.connections}`,
+        );
       }
     })();
 
@@ -641,7 +711,16 @@ export async function soakScenario(settings: SoakSettings): Promise<SoakResults>
     log(`soak: drained in ${drainSeconds} s (${lastState})`);
 
     // ---- checks ----
-    const { rows: stored } = await db.query<{ id: number; tenant_id: number; branch: string; type: string; sales_type: string; invoice_no: number; status: string; reference: string | null }>(
+    const { rows: stored } = await db.query<{
+      id: number;
+      tenant_id: number;
+      branch: string;
+      type: string;
+      sales_type: string;
+      invoice_no: number;
+      status: string;
+      reference: string | null;
+    }>(
       `select id, tenant_id, branch, type, sales_type, invoice_no, status, reference from sales where tenant_id = any($1) order by tenant_id, branch, sales_type, invoice_no`,
       [tenantIds],
     );
@@ -656,13 +735,16 @@ export async function soakScenario(settings: SoakSettings): Promise<SoakResults>
         continue;
       }
       if (row.branch !== doc.branch || Number(row.invoice_no) !== doc.invoiceNo || row.type !== doc.type || row.reference !== doc.key) {
-        violations.push(`document ${doc.id} answered as ${doc.branch} #${doc.invoiceNo} ${doc.type} (key ${doc.key}), stored as ${row.branch} #${row.invoice_no} ${row.type} (key ${row.reference})`);
+        violations.push(
+          `document ${doc.id} answered as ${doc.branch} #${doc.invoiceNo} ${doc.type} (key ${doc.key}), stored as ${row.branch} #${row.invoice_no} ${row.type} (key ${row.reference})`,
+        );
       }
     }
     const unanswered = stored.length - answered.size;
     if (unanswered !== 0) log(`soak: ${unanswered} stored documents were never answered 2xx to a client (requests given up)`);
     const failedDocs = stored.filter((r) => r.status !== 'uploaded');
-    for (const row of failedDocs.slice(0, 20)) violations.push(`document ${row.id} (${row.branch} #${row.invoice_no}) ended ${row.status} (no refusal was injected)`);
+    for (const row of failedDocs.slice(0, 20))
+      violations.push(`document ${row.id} (${row.branch} #${row.invoice_no}) ended ${row.status} (no refusal was injected)`);
     if (failedDocs.length > 20) violations.push(`… ${failedDocs.length - 20} more documents not uploaded`);
 
     let filedDocuments = 0;
@@ -675,10 +757,14 @@ export async function soakScenario(settings: SoakSettings): Promise<SoakResults>
         const expected = Array.from({ length: numbers.length }, (_, i) => i + 1);
         if (numbers.join(',') !== expected.join(',')) {
           const gap = numbers.findIndex((n, i) => n !== i + 1);
-          violations.push(`${merchant.tpin}/${branch}: invoice numbers not gap-free from 1 (first break at position ${gap}: ${numbers.slice(Math.max(0, gap - 2), gap + 3).join(',')})`);
+          violations.push(
+            `${merchant.tpin}/${branch}: invoice numbers not gap-free from 1 (first break at position ${gap}: ${numbers.slice(Math.max(0, gap - 2), gap + 3).join(',')})`,
+          );
         }
         const res = await request(`${origin}/_sim/devices/${merchant.tpin}/${branch}/documents`);
-        const { documents } = (await res.body.json()) as { documents: Array<{ cisInvcNo: string | null; resultCd: string; receipt: unknown; replyLost: boolean }> };
+        const { documents } = (await res.body.json()) as {
+          documents: Array<{ cisInvcNo: string | null; resultCd: string; receipt: unknown; replyLost: boolean }>;
+        };
         const filed = documents.filter((d) => d.receipt !== null).map((d) => Number(d.cisInvcNo));
         filedDocuments += filed.length;
         met924 += documents.filter((d) => d.resultCd === '924').length;
@@ -686,7 +772,9 @@ export async function soakScenario(settings: SoakSettings): Promise<SoakResults>
         const uploaded = rows.filter((r) => r.status === 'uploaded').map((r) => Number(r.invoice_no));
         if (filed.join(',') !== uploaded.join(',')) {
           const at = filed.findIndex((n, i) => n !== uploaded[i]);
-          violations.push(`${merchant.tpin}/${branch}: filed ${filed.length} documents, ${uploaded.length} uploaded; not each once in order (first difference at position ${at}: filed ${filed.slice(Math.max(0, at - 2), at + 3).join(',')} vs stored ${uploaded.slice(Math.max(0, at - 2), at + 3).join(',')})`);
+          violations.push(
+            `${merchant.tpin}/${branch}: filed ${filed.length} documents, ${uploaded.length} uploaded; not each once in order (first difference at position ${at}: filed ${filed.slice(Math.max(0, at - 2), at + 3).join(',')} vs stored ${uploaded.slice(Math.max(0, at - 2), at + 3).join(',')})`,
+          );
         }
         const arrivals = documents.map((d) => ({ no: Number(d.cisInvcNo), code: d.resultCd }));
         for (let i = 1; i < arrivals.length; i++) {
@@ -716,12 +804,23 @@ export async function soakScenario(settings: SoakSettings): Promise<SoakResults>
     let eventViolations = 0;
     for (const row of stored) {
       const n = fiscalised.get(Number(row.id)) ?? 0;
-      if (row.status === 'uploaded' && n !== 1 && eventViolations++ < 20) violations.push(`document ${row.id} (${row.branch} #${row.invoice_no}) has ${n} invoice.fiscalised events`);
+      if (row.status === 'uploaded' && n !== 1 && eventViolations++ < 20)
+        violations.push(`document ${row.id} (${row.branch} #${row.invoice_no}) has ${n} invoice.fiscalised events`);
     }
-    for (const id of fiscalised.keys()) if (!storedById.has(id)) violations.push(`an invoice.fiscalised event names document ${id}, which is not stored`);
-    const { rows: allEvents } = await db.query<{ id: string }>(`select id from webhook_events where tenant_id = any($1) and type = 'invoice.fiscalised'`, [tenantIds]);
+    for (const id of fiscalised.keys())
+      if (!storedById.has(id)) violations.push(`an invoice.fiscalised event names document ${id}, which is not stored`);
+    const { rows: allEvents } = await db.query<{ id: string }>(
+      `select id from webhook_events where tenant_id = any($1) and type = 'invoice.fiscalised'`,
+      [tenantIds],
+    );
     const notReceived = allEvents.filter((e) => !receiver.delivered.has(e.id));
-    if (notReceived.length > 0) violations.push(`${notReceived.length} invoice.fiscalised events never reached the receiver (e.g. ${notReceived.slice(0, 3).map((e) => e.id).join(', ')})`);
+    if (notReceived.length > 0)
+      violations.push(
+        `${notReceived.length} invoice.fiscalised events never reached the receiver (e.g. ${notReceived
+          .slice(0, 3)
+          .map((e) => e.id)
+          .join(', ')})`,
+      );
 
     const lives = [...ended, ...live].map((p) => ({ label: p.label, role: p.role, startedT: p.startedT, endedT: p.endedT ?? loadSeconds }));
     const leaks = leakChecks(settings, processSamples, databaseSamples, lives);
@@ -733,10 +832,20 @@ export async function soakScenario(settings: SoakSettings): Promise<SoakResults>
       branches: branches.length,
       clients: settings.clients,
       settings: {
-        tpinBase: settings.tpinBase, minutes: settings.minutes, merchants: settings.merchants, branchesPerMerchant: settings.branchesPerMerchant, clients: settings.clients,
-        thinkMs: settings.thinkMs, killEverySeconds: settings.killEverySeconds, faultPhaseSeconds: settings.faultPhaseSeconds, sampleEverySeconds: settings.sampleEverySeconds,
-        restartWarmupSeconds: settings.restartWarmupSeconds, yesterdayPerBranch: settings.yesterdayPerBranch, tiers: settings.tiers ?? 'split',
-        webhookFailShare: settings.webhookFailShare, drainTimeoutSeconds: settings.drainTimeoutSeconds,
+        tpinBase: settings.tpinBase,
+        minutes: settings.minutes,
+        merchants: settings.merchants,
+        branchesPerMerchant: settings.branchesPerMerchant,
+        clients: settings.clients,
+        thinkMs: settings.thinkMs,
+        killEverySeconds: settings.killEverySeconds,
+        faultPhaseSeconds: settings.faultPhaseSeconds,
+        sampleEverySeconds: settings.sampleEverySeconds,
+        restartWarmupSeconds: settings.restartWarmupSeconds,
+        yesterdayPerBranch: settings.yesterdayPerBranch,
+        tiers: settings.tiers ?? 'split',
+        webhookFailShare: settings.webhookFailShare,
+        drainTimeoutSeconds: settings.drainTimeoutSeconds,
       },
       gatewayEnv: { ...SOAK_GATEWAY_ENV },
       counts: {
@@ -818,12 +927,28 @@ export function leakChecks(
   const slack = 0.5; // the kill at a boundary lands a fraction of a second after it
   const checks: LeakCheck[] = [];
   const loadOf = ([a, b]: [number, number]) => round(median(database.filter((d) => d.t >= a && d.t < b).map((d) => d.load1)), 1);
-  const judge = (series: string, process: string, points: Array<{ t: number; v: number }>, first: [number, number], last: [number, number] | null, judged = true) => {
+  const judge = (
+    series: string,
+    process: string,
+    points: Array<{ t: number; v: number }>,
+    first: [number, number],
+    last: [number, number] | null,
+    judged = true,
+  ) => {
     const inWindow = ([a, b]: [number, number]) => points.filter((p) => p.t >= a && p.t < b).map((p) => p.v);
     const startWindow = inWindow(first);
     const endWindow = last ? inWindow(last) : [];
     if (!last || startWindow.length < 2 || endWindow.length < 2) {
-      checks.push({ series, process, start: round(median(startWindow), 2), end: Number.NaN, allowed: 0, changePercent: 0, pass: true, note: 'lived less than two fault cycles: not judged' });
+      checks.push({
+        series,
+        process,
+        start: round(median(startWindow), 2),
+        end: Number.NaN,
+        allowed: 0,
+        changePercent: 0,
+        pass: true,
+        note: 'lived less than two fault cycles: not judged',
+      });
       return;
     }
     const start = median(startWindow);
@@ -831,8 +956,14 @@ export function leakChecks(
     const allowed = Math.max(start * 0.1, FLOORS[series] ?? 0);
     const windows = `${first[0]}–${first[1]} vs ${last[0]}–${last[1]} (load ${loadOf(first)} vs ${loadOf(last)})`;
     checks.push({
-      series, process, start: round(start, 2), end: round(end, 2), allowed: judged ? round(allowed, 2) : 0, changePercent: round(((end - start) / start) * 100),
-      pass: !judged || end - start <= allowed, note: judged ? windows : `${windows}; reported, not judged`,
+      series,
+      process,
+      start: round(start, 2),
+      end: round(end, 2),
+      allowed: judged ? round(allowed, 2) : 0,
+      changePercent: round(((end - start) / start) * 100),
+      pass: !judged || end - start <= allowed,
+      note: judged ? windows : `${windows}; reported, not judged`,
     });
   };
   const lastFull = (from: number, to: number) => from + Math.floor((to + slack - from) / cycle) * cycle - cycle;
@@ -844,20 +975,56 @@ export function leakChecks(
   const api = processes.find((p) => p.role === 'api');
   if (api) {
     const mine = samples.filter((s) => s.process === api.label);
-    judge('rssMb', api.label, mine.map((s) => ({ t: s.t, v: s.rssMb })), tierFirst, tierLast);
-    judge('fds', api.label, mine.map((s) => ({ t: s.t, v: s.fds })), tierFirst, tierLast);
-    judge('loopP50Ms', api.label, mine.filter((s) => s.loopP50Ms !== null).map((s) => ({ t: s.t, v: s.loopP50Ms! })), tierFirst, tierLast);
+    judge(
+      'rssMb',
+      api.label,
+      mine.map((s) => ({ t: s.t, v: s.rssMb })),
+      tierFirst,
+      tierLast,
+    );
+    judge(
+      'fds',
+      api.label,
+      mine.map((s) => ({ t: s.t, v: s.fds })),
+      tierFirst,
+      tierLast,
+    );
+    judge(
+      'loopP50Ms',
+      api.label,
+      mine.filter((s) => s.loopP50Ms !== null).map((s) => ({ t: s.t, v: s.loopP50Ms! })),
+      tierFirst,
+      tierLast,
+    );
   }
-  judge('connections', 'database', database.map((s) => ({ t: s.t, v: s.connections })), tierFirst, tierLast);
+  judge(
+    'connections',
+    'database',
+    database.map((s) => ({ t: s.t, v: s.connections })),
+    tierFirst,
+    tierLast,
+  );
 
   // The worker tier, sample round by sample round (a round's samples share their t).
   const workerLabels = new Set(processes.filter((p) => p.role === 'worker').map((p) => p.label));
   const rounds = new Map<number, ProcessSample[]>();
   for (const s of samples) if (workerLabels.has(s.process)) rounds.set(s.t, [...(rounds.get(s.t) ?? []), s]);
   const full = [...rounds.entries()].filter(([, list]) => list.length === 2); // both workers up (not mid-restart)
-  judge('fds', 'workers (sum)', full.map(([t, list]) => ({ t, v: list.reduce((n, s) => n + s.fds, 0) })), tierFirst, tierLast);
+  judge(
+    'fds',
+    'workers (sum)',
+    full.map(([t, list]) => ({ t, v: list.reduce((n, s) => n + s.fds, 0) })),
+    tierFirst,
+    tierLast,
+  );
   const loops = full.filter(([, list]) => list.every((s) => s.loopP50Ms !== null));
-  judge('loopP50Ms', 'workers (mean)', loops.map(([t, list]) => ({ t, v: list.reduce((n, s) => n + s.loopP50Ms!, 0) / list.length })), tierFirst, tierLast);
+  judge(
+    'loopP50Ms',
+    'workers (mean)',
+    loops.map(([t, list]) => ({ t, v: list.reduce((n, s) => n + s.loopP50Ms!, 0) / list.length })),
+    tierFirst,
+    tierLast,
+  );
 
   for (const p of processes.filter((q) => q.role === 'worker')) {
     const mine = samples.filter((s) => s.process === p.label);
@@ -865,15 +1032,37 @@ export function leakChecks(
     const first: [number, number] = [c0 + settings.restartWarmupSeconds, c0 + cycle];
     const c = lastFull(c0, p.endedT ?? 0);
     const last: [number, number] | null = c >= c0 + cycle ? [c + settings.restartWarmupSeconds, c + cycle] : null;
-    judge('rssMb', p.label, mine.map((s) => ({ t: s.t, v: s.rssMb })), first, last);
-    judge('fds', p.label, mine.map((s) => ({ t: s.t, v: s.fds })), first, last, false);
-    judge('loopP50Ms', p.label, mine.filter((s) => s.loopP50Ms !== null).map((s) => ({ t: s.t, v: s.loopP50Ms! })), first, last, false);
+    judge(
+      'rssMb',
+      p.label,
+      mine.map((s) => ({ t: s.t, v: s.rssMb })),
+      first,
+      last,
+    );
+    judge(
+      'fds',
+      p.label,
+      mine.map((s) => ({ t: s.t, v: s.fds })),
+      first,
+      last,
+      false,
+    );
+    judge(
+      'loopP50Ms',
+      p.label,
+      mine.filter((s) => s.loopP50Ms !== null).map((s) => ({ t: s.t, v: s.loopP50Ms! })),
+      first,
+      last,
+      false,
+    );
   }
   return checks;
 }
 
 /** The processes' lives, rebuilt from a results file's samples and kills (for a re-analysis). */
-export function processesOf(r: Pick<SoakResults, 'samples' | 'kills' | 'minutes'>): Array<{ label: string; role: 'api' | 'worker'; startedT: number; endedT: number }> {
+export function processesOf(
+  r: Pick<SoakResults, 'samples' | 'kills' | 'minutes'>,
+): Array<{ label: string; role: 'api' | 'worker'; startedT: number; endedT: number }> {
   const labels = [...new Set(r.samples.processes.map((s) => s.process))];
   // The load stopped at minutes × 60 s (and a little); the last sample came up to one interval before.
   const loadEnd = Math.max(r.minutes * 60, ...r.samples.database.map((d) => d.t));
@@ -881,11 +1070,21 @@ export function processesOf(r: Pick<SoakResults, 'samples' | 'kills' | 'minutes'
     const mine = r.samples.processes.filter((s) => s.process === label);
     const killed = r.kills.find((k) => k.process === label);
     const startedT = r.kills.find((k) => k.restartedAs === label)?.t ?? 0;
-    return { label, role: label === 'soak-api' ? 'api' : 'worker', startedT: Math.min(startedT, mine[0]?.t ?? startedT), endedT: killed?.t ?? loadEnd };
+    return {
+      label,
+      role: label === 'soak-api' ? 'api' : 'worker',
+      startedT: Math.min(startedT, mine[0]?.t ?? startedT),
+      endedT: killed?.t ?? loadEnd,
+    };
   });
 }
 
-const SERIES_LABEL: Record<string, string> = { rssMb: 'RSS (MB)', fds: 'open fds', loopP50Ms: 'event-loop delay, p50 (ms)', connections: 'DB connections' };
+const SERIES_LABEL: Record<string, string> = {
+  rssMb: 'RSS (MB)',
+  fds: 'open fds',
+  loopP50Ms: 'event-loop delay, p50 (ms)',
+  connections: 'DB connections',
+};
 
 /** The BENCHMARKS.md summary of a run: what ran, counts, the leak table. */
 export function renderSoak(r: SoakResults, source: string, date: string, load: string): string {
@@ -897,14 +1096,21 @@ export function renderSoak(r: SoakResults, source: string, date: string, load: s
       `${r.clients} closed-loop clients; ${r.settings.tiers === 'single' ? 'one `serve` (API and workers)' : 'one `--api-only` and two `--workers-only` processes'}; ${load}. Raw samples in \`${source}\`. **${r.pass ? 'PASS' : 'FAIL'}**.`,
     '',
     `- Documents answered: ${n(c.sales + c.creditNotes)} — ${n(c.onlineSales)} online sales, ${n(c.offlineSales)} offline sales (dated up to 30 min back), ${n(c.creditNotes)} credit notes; answered uploaded ${n(c.answeredUploaded)}, pending ${n(c.answeredPending)}, failed ${n(c.answeredFailed)}.`,
-    `- Reads: ${n(c.listings)} listing pages, ${n(c.exports)} CSV exports (${n(Math.round(c.exportBytes / 1e6))} MB), ${n(c.xReports)} X reports. Requests not answered 2xx: ${n(c.requestErrors)} (${Object.entries(c.requestErrorsByKind).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}); writes resent with their Idempotency-Key: ${n(c.idempotentRetries)}.`,
+    `- Reads: ${n(c.listings)} listing pages, ${n(c.exports)} CSV exports (${n(Math.round(c.exportBytes / 1e6))} MB), ${n(c.xReports)} X reports. Requests not answered 2xx: ${n(c.requestErrors)} (${
+      Object.entries(c.requestErrorsByKind)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || 'none'
+    }); writes resent with their Idempotency-Key: ${n(c.idempotentRetries)}.`,
     `- Faults: ${c.faultPhases} phases, ${c.faultCycles} full cycles (normal → down → slow above the ${SOAK_GATEWAY_ENV.VSDC_TIMEOUT_MS} ms timeout → slow below → lost replies, ${r.settings.faultPhaseSeconds} s each); ${c.kills} worker processes killed with SIGKILL and restarted (every ${r.settings.killEverySeconds} s, at a cycle's start, alternately); the simulator answered ${n(c.duplicateAttemptsMet924)} repeated attempts with 924 and lost ${n(c.repliesLost)} replies. The database's own faults: ${c.databaseFaults ?? 0} (${DATABASE_FAULTS.join(', ')}, in turn), answered \`503 database_unavailable\` ${n(c.databaseUnavailable ?? 0)} times, each resent with its key.`,
     `- Stored ${n(c.storedDocuments)}, filed ${n(c.filedDocuments)}; ${n(c.fiscalisedEvents)} \`invoice.fiscalised\` events, ${c.failedEvents} \`invoice.failed\`; webhook attempts ${n(c.deliveriesAttempted)}, answered 500 ${n(c.deliveriesFailed)}, retried ${n(c.deliveriesRetried)}.`,
     `- Invariants (each answered document stored once, gap-free per branch, filed once in order, one event each, each event received): ${r.violations.length === 0 ? 'all held' : `**${r.violations.length} violations**: ${r.violations.slice(0, 5).join('; ')}`}.`,
     '',
     '| Process | Series | After warm-up | End | Change | Allowed | Windows (s of load; 1-min load average) | |',
     '|---|---|---|---|---|---|---|---|',
-    ...r.leaks.map((l) => `| ${l.process} | ${SERIES_LABEL[l.series] ?? l.series} | ${l.start} | ${Number.isNaN(l.end) || l.end === null ? '–' : l.end} | ${Number.isNaN(l.end) ? '–' : `${l.changePercent > 0 ? '+' : ''}${l.changePercent} %`} | ${l.allowed === 0 ? '–' : `+${l.allowed}`} | ${l.note ?? ''} | ${l.allowed === 0 ? '' : l.pass ? '✓' : '✗'} |`),
+    ...r.leaks.map(
+      (l) =>
+        `| ${l.process} | ${SERIES_LABEL[l.series] ?? l.series} | ${l.start} | ${Number.isNaN(l.end) || l.end === null ? '–' : l.end} | ${Number.isNaN(l.end) ? '–' : `${l.changePercent > 0 ? '+' : ''}${l.changePercent} %`} | ${l.allowed === 0 ? '–' : `+${l.allowed}`} | ${l.note ?? ''} | ${l.allowed === 0 ? '' : l.pass ? '✓' : '✗'} |`,
+    ),
   );
   return out.join('\n');
 }

@@ -47,16 +47,72 @@ const DEFAULT_ENDPOINT_CONCURRENCY = 16;
 /** An `invoice.fiscalised` envelope as the gateway stores it (about 1.3 KB). */
 function envelope(): string {
   const invoice = {
-    id: 1042, type: 'sale', reference: 'till7-000123', clientInvoiceNo: 'TILL7-000123', invoiceNo: 1042, authorityInvoiceNo: 'INV0010002115/5317',
-    status: 'uploaded', tpin: '2000000001', branch: '000', customer: { name: 'Chanda Mwila', tpin: '1002345678' }, paymentMethod: '06',
-    taxInclusive: true, destinationCountryCode: null, occurredAt: '2026-11-21T09:30:00.000Z',
+    id: 1042,
+    type: 'sale',
+    reference: 'till7-000123',
+    clientInvoiceNo: 'TILL7-000123',
+    invoiceNo: 1042,
+    authorityInvoiceNo: 'INV0010002115/5317',
+    status: 'uploaded',
+    tpin: '2000000001',
+    branch: '000',
+    customer: { name: 'Chanda Mwila', tpin: '1002345678' },
+    paymentMethod: '06',
+    taxInclusive: true,
+    destinationCountryCode: null,
+    occurredAt: '2026-11-21T09:30:00.000Z',
     items: [
-      { line: 1, name: 'Maize meal 25kg', classificationCode: '50221200', itemCode: null, quantity: 2, price: 185, vatCategory: 'A', vatRate: 16, rrp: null, amount: 370, discount: 0, net: 318.97, vat: 51.03, total: 370, originalLine: null },
-      { line: 2, name: 'Delivery', classificationCode: '78101800', itemCode: null, quantity: 1, price: 50, vatCategory: 'A', vatRate: 16, rrp: null, amount: 50, discount: 0, net: 43.1, vat: 6.9, total: 50, originalLine: null },
+      {
+        line: 1,
+        name: 'Maize meal 25kg',
+        classificationCode: '50221200',
+        itemCode: null,
+        quantity: 2,
+        price: 185,
+        vatCategory: 'A',
+        vatRate: 16,
+        rrp: null,
+        amount: 370,
+        discount: 0,
+        net: 318.97,
+        vat: 51.03,
+        total: 370,
+        originalLine: null,
+      },
+      {
+        line: 2,
+        name: 'Delivery',
+        classificationCode: '78101800',
+        itemCode: null,
+        quantity: 1,
+        price: 50,
+        vatCategory: 'A',
+        vatRate: 16,
+        rrp: null,
+        amount: 50,
+        discount: 0,
+        net: 43.1,
+        vat: 6.9,
+        total: 50,
+        originalLine: null,
+      },
     ],
     totals: { net: 362.07, vat: 57.93, total: 420, discount: 0, currency: 'ZMW' },
-    fiscal: { receiptNo: 5317, internalData: 'I6H7EAWI6NF3TXRECQLK2N5LBY', receiptSignature: 'EU24KDP6C5E5MVUF', sdcId: 'SDC0010002115', mrcNo: 'WIS00003036', qrCodeUrl: 'https://example.invalid/qr/5317', publishedAt: '2026-11-21T09:30:01.000Z' },
-    resultCode: '000', lastError: null, originalSaleId: null, reasonCode: null, createdAt: '2026-11-21T09:30:00.412Z', fiscalisedAt: '2026-11-21T09:30:00.431Z',
+    fiscal: {
+      receiptNo: 5317,
+      internalData: 'I6H7EAWI6NF3TXRECQLK2N5LBY',
+      receiptSignature: 'EU24KDP6C5E5MVUF',
+      sdcId: 'SDC0010002115',
+      mrcNo: 'WIS00003036',
+      qrCodeUrl: 'https://example.invalid/qr/5317',
+      publishedAt: '2026-11-21T09:30:01.000Z',
+    },
+    resultCode: '000',
+    lastError: null,
+    originalSaleId: null,
+    reasonCode: null,
+    createdAt: '2026-11-21T09:30:00.412Z',
+    fiscalisedAt: '2026-11-21T09:30:00.431Z',
   };
   return JSON.stringify({ id: 'EVENT_ID', event: 'invoice.fiscalised', created: '2026-11-21T09:30:00.431Z', data: { invoice } });
 }
@@ -64,7 +120,14 @@ function envelope(): string {
 const quote = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
 /** `events` events of a partner, each queued for every endpoint in `endpointIds`, due now (or earlier with `dueAgo`). */
-function seedDeliveries(phase: string, partnerId: number, tenantId: number, endpointIds: number[], events: number, dueAgo = '0 seconds'): string[] {
+function seedDeliveries(
+  phase: string,
+  partnerId: number,
+  tenantId: number,
+  endpointIds: number[],
+  events: number,
+  dueAgo = '0 seconds',
+): string[] {
   const body = quote(envelope());
   return [
     `insert into webhook_events (id, type, partner_id, tenant_id, body, created_at)
@@ -85,7 +148,13 @@ export async function webhookScenario(engine: Engine, settings: WebhookSettings,
   const receivers = await startChild('receivers');
   const devEnv = { ...engine.env, GATEWAY_ENV: 'development', WEBHOOK_TIMEOUT_MS: String(settings.timeoutMs) };
   try {
-    const api = await startGateway({ root: settings.root, workDir: settings.workDir, env: devEnv, args: ['--api-only'], label: `${engine.name}-webhooks-seed` });
+    const api = await startGateway({
+      root: settings.root,
+      workDir: settings.workDir,
+      env: devEnv,
+      args: ['--api-only'],
+      label: `${engine.name}-webhooks-seed`,
+    });
     let healthyIds: number[];
     let stalledId: number;
     let owner: { partnerId: number; tenantId: number };
@@ -94,7 +163,8 @@ export async function webhookScenario(engine: Engine, settings: WebhookSettings,
       const partner = await createPartner(api.url, 'Webhook bench partner');
       const other = await createPartner(api.url, 'Stalled receiver partner');
       healthyIds = [];
-      for (let i = 0; i < HEALTHY_ENDPOINTS; i++) healthyIds.push(await registerEndpoint(api.url, partner, `${receivers.urls.healthy}/e${i}`));
+      for (let i = 0; i < HEALTHY_ENDPOINTS; i++)
+        healthyIds.push(await registerEndpoint(api.url, partner, `${receivers.urls.healthy}/e${i}`));
       stalledId = await registerEndpoint(api.url, other, `${receivers.urls.stalled}/hook`);
       owner = { partnerId: partner.partnerId, tenantId: 0 };
       stranger = { partnerId: other.partnerId, tenantId: 0 };
@@ -102,24 +172,43 @@ export async function webhookScenario(engine: Engine, settings: WebhookSettings,
       await api.stop();
     }
     // Events need a tenant row; any will do for the bench.
-    const [tenantRow] = await engine.sql([`insert into tenants (partner_id, name, tpin) values (${owner.partnerId}, 'Webhook bench merchant', '2999999999') returning id`]);
+    const [tenantRow] = await engine.sql([
+      `insert into tenants (partner_id, name, tpin) values (${owner.partnerId}, 'Webhook bench merchant', '2999999999') returning id`,
+    ]);
     owner.tenantId = Number(tenantRow!.id);
-    const [strangerTenant] = await engine.sql([`insert into tenants (partner_id, name, tpin) values (${stranger.partnerId}, 'Stalled merchant', '2999999998') returning id`]);
+    const [strangerTenant] = await engine.sql([
+      `insert into tenants (partner_id, name, tpin) values (${stranger.partnerId}, 'Stalled merchant', '2999999998') returning id`,
+    ]);
     stranger.tenantId = Number(strangerTenant!.id);
     const countUrl = `${receivers.urls.healthy}/count`;
 
     const phase = async (label: string, withStalled: boolean, oneEndpointCap?: number): Promise<DeliveryRun> => {
       // Each phase starts from the same tables: the deliveries an earlier phase left (and the
       // autovacuum they would start mid-phase) slowed whichever phase ran second by 15–30 %.
-      await engine.sql(['delete from webhook_deliveries', 'delete from webhook_events', 'vacuum analyze webhook_deliveries', 'vacuum analyze webhook_events']);
+      await engine.sql([
+        'delete from webhook_deliveries',
+        'delete from webhook_events',
+        'vacuum analyze webhook_deliveries',
+        'vacuum analyze webhook_events',
+      ]);
       const statements = oneEndpointCap
         ? seedDeliveries(label, owner.partnerId, owner.tenantId, [healthyIds[0]!], settings.events * HEALTHY_ENDPOINTS)
         : seedDeliveries(label, owner.partnerId, owner.tenantId, healthyIds, settings.events);
-      if (withStalled) statements.unshift(...seedDeliveries(`${label}-stalled`, stranger.partnerId, stranger.tenantId, [stalledId], settings.stalledDeliveries, '1 minute'));
+      if (withStalled)
+        statements.unshift(
+          ...seedDeliveries(`${label}-stalled`, stranger.partnerId, stranger.tenantId, [stalledId], settings.stalledDeliveries, '1 minute'),
+        );
       await engine.sql(statements);
       const expected = (await receivedDeliveries(countUrl)) + settings.events * HEALTHY_ENDPOINTS;
       const env = oneEndpointCap ? { ...devEnv, WEBHOOK_ENDPOINT_CONCURRENCY: String(oneEndpointCap) } : devEnv;
-      const workers = await startGateway({ root: settings.root, workDir: settings.workDir, env, args: ['--workers-only'], label: `${engine.name}-webhooks-${label}`, profile: settings.profile });
+      const workers = await startGateway({
+        root: settings.root,
+        workDir: settings.workDir,
+        env,
+        args: ['--workers-only'],
+        label: `${engine.name}-webhooks-${label}`,
+        profile: settings.profile,
+      });
       const started = performance.now();
       try {
         while ((await receivedDeliveries(countUrl)) < expected) {
@@ -141,7 +230,9 @@ export async function webhookScenario(engine: Engine, settings: WebhookSettings,
     log(`${engine.name} webhooks with a stalled endpoint: ${stalled.deliveriesPerSecond}/s`);
     const atDefaultCap = await phase('c', false, DEFAULT_ENDPOINT_CONCURRENCY);
     const atCap4 = await phase('d', false, 4);
-    log(`${engine.name} webhooks to one endpoint: ${atDefaultCap.deliveriesPerSecond}/s at ${DEFAULT_ENDPOINT_CONCURRENCY} in flight, ${atCap4.deliveriesPerSecond}/s at 4`);
+    log(
+      `${engine.name} webhooks to one endpoint: ${atDefaultCap.deliveriesPerSecond}/s at ${DEFAULT_ENDPOINT_CONCURRENCY} in flight, ${atCap4.deliveriesPerSecond}/s at 4`,
+    );
     return {
       healthyEndpoints: HEALTHY_ENDPOINTS,
       timeoutMs: settings.timeoutMs,

@@ -14,7 +14,8 @@ export function loadSession(): Session | undefined {
     const raw = sessionStorage.getItem(STORAGE_KEY);
     if (!raw) return undefined;
     const parsed = JSON.parse(raw) as { role?: string; secret?: unknown; csrf?: unknown };
-    if ((parsed.role === 'partner' || parsed.role === 'operator') && typeof parsed.secret === 'string') return { role: parsed.role, secret: parsed.secret };
+    if ((parsed.role === 'partner' || parsed.role === 'operator') && typeof parsed.secret === 'string')
+      return { role: parsed.role, secret: parsed.secret };
     if (parsed.role === 'merchant' && typeof parsed.csrf === 'string') return { role: 'merchant', csrf: parsed.csrf };
     return undefined;
   } catch {
@@ -49,7 +50,11 @@ async function problemOf(response: Response): Promise<ApiProblem> {
   let code: string | undefined;
   let field: string | undefined;
   try {
-    const body = (await response.json()) as { error?: { code?: string; message?: string }; message?: string; errors?: Record<string, string[]> };
+    const body = (await response.json()) as {
+      error?: { code?: string; message?: string };
+      message?: string;
+      errors?: Record<string, string[]>;
+    };
     code = body.error?.code;
     message = body.error?.message ?? body.message ?? message;
     field = body.errors ? Object.keys(body.errors)[0] : undefined;

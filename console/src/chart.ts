@@ -100,7 +100,12 @@ export function filingsChart(filings: Filings): HTMLElement {
   }
   const hourlyRows = [...hourly.entries()]
     .sort(([a], [b]) => a - b)
-    .map(([hour, sum]) => [formatDateTime(new Date(hour), { seconds: false }), String(sum.uploaded), String(sum.pending), String(sum.failed)]);
+    .map(([hour, sum]) => [
+      formatDateTime(new Date(hour), { seconds: false }),
+      String(sum.uploaded),
+      String(sum.pending),
+      String(sum.failed),
+    ]);
 
   return h(
     'figure',
@@ -108,7 +113,12 @@ export function filingsChart(filings: Filings): HTMLElement {
     h(
       'div',
       { class: 'chart-plot' },
-      svg('svg', { viewBox: `0 0 ${minutes} ${HEIGHT}`, preserveAspectRatio: 'none', role: 'img', 'aria-label': description }, svg('line', { x1: 0, y1: HEIGHT - 0.5, x2: minutes, y2: HEIGHT - 0.5, class: 'axis' }), bars),
+      svg(
+        'svg',
+        { viewBox: `0 0 ${minutes} ${HEIGHT}`, preserveAspectRatio: 'none', role: 'img', 'aria-label': description },
+        svg('line', { x1: 0, y1: HEIGHT - 0.5, x2: minutes, y2: HEIGHT - 0.5, class: 'axis' }),
+        bars,
+      ),
       axis,
       h('span', { class: 'chart-max', 'aria-hidden': 'true' }, `${busiest}/min`),
     ),
@@ -116,9 +126,22 @@ export function filingsChart(filings: Filings): HTMLElement {
       'figcaption',
       null,
       h('p', { class: 'muted chart-period' }, `Times in ${zone} (this browser's time zone), ${period}.`),
-      h('ul', { class: 'legend' }, SERIES.map(([key, label]) => h('li', null, h('span', { class: `swatch bar-${key}`, 'aria-hidden': 'true' }), `${label}: ${filings.totals[key]}`))),
+      h(
+        'ul',
+        { class: 'legend' },
+        SERIES.map(([key, label]) =>
+          h('li', null, h('span', { class: `swatch bar-${key}`, 'aria-hidden': 'true' }), `${label}: ${filings.totals[key]}`),
+        ),
+      ),
       h('p', { class: 'muted' }, `Busiest minute: ${busiest} documents.`),
     ),
-    h('details', null, h('summary', null, 'Documents per hour (table)'), table('Documents per hour', [`Hour (${zone})`, 'Uploaded', 'Pending', 'Failed'], hourlyRows, { empty: 'No documents in this window.' })),
+    h(
+      'details',
+      null,
+      h('summary', null, 'Documents per hour (table)'),
+      table('Documents per hour', [`Hour (${zone})`, 'Uploaded', 'Pending', 'Failed'], hourlyRows, {
+        empty: 'No documents in this window.',
+      }),
+    ),
   );
 }

@@ -24,7 +24,11 @@ function applyAttributes(element: Element, attributes: Attributes | null | undef
   }
 }
 
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes?: Attributes | null, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes?: Attributes | null,
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
   applyAttributes(element, attributes);
   append(element, children);
@@ -56,7 +60,15 @@ export function table(caption: string, headers: string[], rows: Child[][], optio
       'table',
       { role: 'table' },
       h('caption', { class: 'visually-hidden' }, caption),
-      h('thead', { role: 'rowgroup' }, h('tr', { role: 'row' }, headers.map((text) => h('th', { scope: 'col', role: 'columnheader' }, text)))),
+      h(
+        'thead',
+        { role: 'rowgroup' },
+        h(
+          'tr',
+          { role: 'row' },
+          headers.map((text) => h('th', { scope: 'col', role: 'columnheader' }, text)),
+        ),
+      ),
       h(
         'tbody',
         { role: 'rowgroup' },
@@ -64,7 +76,11 @@ export function table(caption: string, headers: string[], rows: Child[][], optio
           h(
             'tr',
             { role: 'row' },
-            cells.map((cell, i) => (i === 0 ? h('th', { scope: 'row', role: 'rowheader', 'data-label': headers[i] }, cell) : h('td', { role: 'cell', 'data-label': headers[i] }, cell))),
+            cells.map((cell, i) =>
+              i === 0
+                ? h('th', { scope: 'row', role: 'rowheader', 'data-label': headers[i] }, cell)
+                : h('td', { role: 'cell', 'data-label': headers[i] }, cell),
+            ),
           ),
         ),
       ),
@@ -102,7 +118,8 @@ export function duration(seconds: number | null): string {
   return `${Math.floor(hours / 24)} d ${hours % 24} h`;
 }
 
-export const money = (n: number, currency = '') => `${n.toLocaleString(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 })}${currency ? ` ${currency}` : ''}`;
+export const money = (n: number, currency = '') =>
+  `${n.toLocaleString(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 })}${currency ? ` ${currency}` : ''}`;
 
 export function percent(rate: number | null): string {
   return rate === null ? '—' : `${(rate * 100).toFixed(rate === 1 ? 0 : 1)} %`;

@@ -57,8 +57,20 @@ const ROUTES: Record<Role, Route[]> = {
     { path: 'activity', label: 'Activity', view: activityView('/api/v1/partner/filings') },
     { path: 'webhooks', label: 'Webhooks', view: webhooksView },
     { path: 'authority', label: 'Authority', view: noticesView },
-    { path: 'reconciliations', label: 'Reconciliations', view: reconciliationsView((tenant) => `/api/v1/tenants/${encodeURIComponent(tenant)}/reconciliations`) },
-    { path: 'reports', label: 'Reports', view: reportsView((tenant) => `/api/v1/tenants/${encodeURIComponent(tenant)}/reports`, { tenant: true, branches: partnerBranches, close: () => true }) },
+    {
+      path: 'reconciliations',
+      label: 'Reconciliations',
+      view: reconciliationsView((tenant) => `/api/v1/tenants/${encodeURIComponent(tenant)}/reconciliations`),
+    },
+    {
+      path: 'reports',
+      label: 'Reports',
+      view: reportsView((tenant) => `/api/v1/tenants/${encodeURIComponent(tenant)}/reports`, {
+        tenant: true,
+        branches: partnerBranches,
+        close: () => true,
+      }),
+    },
   ],
   operator: [
     { path: 'partners', label: 'Partners', view: partnersView },
@@ -67,8 +79,16 @@ const ROUTES: Record<Role, Route[]> = {
     { path: 'backlog', label: 'Backlog', view: backlogView('/admin/v1/backlog', '#/documents') },
     { path: 'documents', label: 'Documents', view: documentsView('/admin/v1/documents', { printable: false }) },
     { path: 'activity', label: 'Activity', view: activityView('/admin/v1/filings') },
-    { path: 'reconciliations', label: 'Reconciliations', view: reconciliationsView((tenant) => `/admin/v1/tenants/${encodeURIComponent(tenant)}/reconciliations`) },
-    { path: 'reports', label: 'Reports', view: reportsView((tenant) => `/admin/v1/tenants/${encodeURIComponent(tenant)}/reports`, { tenant: true }) },
+    {
+      path: 'reconciliations',
+      label: 'Reconciliations',
+      view: reconciliationsView((tenant) => `/admin/v1/tenants/${encodeURIComponent(tenant)}/reconciliations`),
+    },
+    {
+      path: 'reports',
+      label: 'Reports',
+      view: reportsView((tenant) => `/admin/v1/tenants/${encodeURIComponent(tenant)}/reports`, { tenant: true }),
+    },
   ],
 };
 
@@ -149,7 +169,13 @@ function shell(active: Session, route: Route, live: HTMLElement, flash: HTMLElem
   const nav = h(
     'nav',
     { class: 'nav', 'aria-label': 'Views' },
-    h('ul', null, ROUTES[active.role].filter((r) => !r.parent).map((r) => h('li', null, h('a', { href: `#/${r.path}`, 'aria-current': r.path === current ? 'page' : null }, r.label)))),
+    h(
+      'ul',
+      null,
+      ROUTES[active.role]
+        .filter((r) => !r.parent)
+        .map((r) => h('li', null, h('a', { href: `#/${r.path}`, 'aria-current': r.path === current ? 'page' : null }, r.label))),
+    ),
   );
   const whoText = active.role === 'merchant' && account ? `${account.merchant.name} · ${account.user.email} (${account.user.role})` : null;
   const who = whoText ? h('span', { class: 'role', title: whoText }, whoText) : null;
@@ -212,7 +238,10 @@ async function render(options: { focus?: boolean; navigated?: boolean; account?:
   showTimesIn(active.role === 'merchant' ? account?.merchant.timezone : undefined);
   const { route, params } = currentRoute(active.role);
   const existingMain = document.getElementById('main');
-  const main = existingMain && root.contains(existingMain) && existingMain.dataset.route === route.path ? existingMain : h('main', { id: 'main', tabindex: -1, 'data-route': route.path, 'aria-busy': 'true' });
+  const main =
+    existingMain && root.contains(existingMain) && existingMain.dataset.route === route.path
+      ? existingMain
+      : h('main', { id: 'main', tabindex: -1, 'data-route': route.path, 'aria-busy': 'true' });
   const live = document.getElementById('live') ?? h('p', { id: 'live', class: 'visually-hidden', role: 'status', 'aria-live': 'polite' });
   const banner = document.getElementById('standing') ?? h('div', { id: 'standing' });
   const flash = document.getElementById('flash') ?? h('div', { id: 'flash' });
@@ -231,17 +260,22 @@ async function render(options: { focus?: boolean; navigated?: boolean; account?:
     announce: (message, tone = 'ok') => {
       live.textContent = message;
       flashShownAt = Date.now();
-      replaceChildren(flash, flashNotice(message, tone, () => {
-        replaceChildren(flash);
-        document.getElementById('main')?.focus(); // the Dismiss button had it: keep keyboard users in the view
-      }));
+      replaceChildren(
+        flash,
+        flashNotice(message, tone, () => {
+          replaceChildren(flash);
+          document.getElementById('main')?.focus(); // the Dismiss button had it: keep keyboard users in the view
+        }),
+      );
     },
     refresh: () => void render(),
     refreshStanding: () => void render({ account: true }),
     every: (ms, run) => {
-      timers.push(window.setInterval(() => {
-        if (!document.hidden) run();
-      }, ms));
+      timers.push(
+        window.setInterval(() => {
+          if (!document.hidden) run();
+        }, ms),
+      );
     },
     ...(active.role === 'merchant' && account ? { account } : {}),
   };
@@ -284,7 +318,8 @@ async function boot(): Promise<void> {
   // A merchant whose cookie outlived this tab's storage (a new tab) is still signed in.
   if (!accountPage(location.pathname) && (!session || session.role === 'merchant')) {
     if (await refreshAccount()) {
-      if (!location.hash.startsWith('#/') || ['', 'signup', 'forgot-password'].includes(routeParts().path)) history.replaceState(null, '', '#/documents');
+      if (!location.hash.startsWith('#/') || ['', 'signup', 'forgot-password'].includes(routeParts().path))
+        history.replaceState(null, '', '#/documents');
     } else if (session?.role === 'merchant') {
       saveSession(undefined);
       session = undefined;

@@ -52,7 +52,7 @@ function parts(date: Date): { day: string; time: string; zone: string } {
 /** `2026-11-24 09:30:05 CAT` (without seconds when `seconds: false`). */
 export function formatDateTime(date: Date, options: { seconds?: boolean } = {}): string {
   const { day, time, zone } = parts(date);
-  return `${day} ${options.seconds ?? true ? time : time.slice(0, 5)} ${zone}`;
+  return `${day} ${(options.seconds ?? true) ? time : time.slice(0, 5)} ${zone}`;
 }
 
 /** `09:30:05 CAT`: a time of today. */

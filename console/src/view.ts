@@ -104,7 +104,13 @@ export function field(id: string, label: string, control: HTMLElement, hint?: st
     control.addEventListener('invalid', () => control.setCustomValidity(control.validity.patternMismatch ? `${label}: ${hint}` : ''));
     control.addEventListener('input', () => control.setCustomValidity(''));
   }
-  return h('div', { class: 'field' }, h('label', { for: id }, label), control, hint ? h('small', { id: `${id}-hint`, class: 'muted' }, hint) : null);
+  return h(
+    'div',
+    { class: 'field' },
+    h('label', { for: id }, label),
+    control,
+    hint ? h('small', { id: `${id}-hint`, class: 'muted' }, hint) : null,
+  );
 }
 
 /** A message line that forms fill after a submit: an error (role alert) or a success (status). */
@@ -136,19 +142,33 @@ export function confirmAction(label: string, question: string, confirmLabel: str
   const wrap = h('span', { class: 'confirm' });
   const start: HTMLButtonElement = h('button', { type: 'button', class: 'danger', onclick: () => ask() }, label);
   const ask = () => {
-    const yes: HTMLButtonElement = h('button', {
-      type: 'button',
-      class: 'danger primary-danger',
-      onclick: async () => {
-        yes.disabled = true;
-        try {
-          await run();
-        } finally {
-          yes.disabled = false;
-        }
+    const yes: HTMLButtonElement = h(
+      'button',
+      {
+        type: 'button',
+        class: 'danger primary-danger',
+        onclick: async () => {
+          yes.disabled = true;
+          try {
+            await run();
+          } finally {
+            yes.disabled = false;
+          }
+        },
       },
-    }, confirmLabel);
-    const no = h('button', { type: 'button', onclick: () => { wrap.replaceChildren(start); start.focus(); } }, 'Cancel');
+      confirmLabel,
+    );
+    const no = h(
+      'button',
+      {
+        type: 'button',
+        onclick: () => {
+          wrap.replaceChildren(start);
+          start.focus();
+        },
+      },
+      'Cancel',
+    );
     wrap.replaceChildren(h('span', { class: 'confirm-question', role: 'alert' }, question), yes, no);
     yes.focus();
   };

@@ -26,9 +26,20 @@ const SECURITY_SCHEMES = {
   tenantToken: { type: 'http', scheme: 'bearer', description: 'Tenant token (tt_…) for merchant endpoints' },
   partnerKey: { type: 'http', scheme: 'bearer', description: 'Partner secret key (sk_live_… or sk_test_…)' },
   fiscalisationKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'Fiscalisation key (pk_…) for /zm/api' },
-  sdcId: { type: 'apiKey', in: 'header', name: 'X-SdcId', description: 'The SDC id of the branch to act on, sent with X-Api-Key (the header Terminal-Id is accepted as an alias). GET /zm/api/Branches lists those of the key; a missing or refused one is a 401 that names them' },
+  sdcId: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-SdcId',
+    description:
+      'The SDC id of the branch to act on, sent with X-Api-Key (the header Terminal-Id is accepted as an alias). GET /zm/api/Branches lists those of the key; a missing or refused one is a 401 that names them',
+  },
   adminToken: { type: 'http', scheme: 'bearer', description: 'Operator token (ADMIN_TOKEN)' },
-  sessionCookie: { type: 'apiKey', in: 'cookie', name: 'fg_session', description: 'A merchant user\'s session (POST /api/v1/account/signin); every write also sends X-CSRF-Token' },
+  sessionCookie: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'fg_session',
+    description: "A merchant user's session (POST /api/v1/account/signin); every write also sends X-CSRF-Token",
+  },
 } as const;
 
 type SecurityRequirement = Partial<Record<keyof typeof SECURITY_SCHEMES, string[]>>;
@@ -115,7 +126,8 @@ export async function registerApiReference(app: FastifyInstance, options: { vers
     // The page's script reads the document from ./json; send it to the one URL instead.
     scope.addHook('onSend', async (request, _reply, payload) => {
       if (request.routeOptions.url !== UI_SCRIPT || typeof payload !== 'string') return payload;
-      if (!payload.includes(UI_DOCUMENT_URL)) throw new Error(`@fastify/swagger-ui's ${UI_SCRIPT} no longer loads ${UI_DOCUMENT_URL}: update api-reference.ts`);
+      if (!payload.includes(UI_DOCUMENT_URL))
+        throw new Error(`@fastify/swagger-ui's ${UI_SCRIPT} no longer loads ${UI_DOCUMENT_URL}: update api-reference.ts`);
       return payload.replace(UI_DOCUMENT_URL, CANONICAL_DOCUMENT_URL);
     });
     await scope.register(swaggerUi, {

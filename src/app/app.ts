@@ -48,12 +48,15 @@ function answerMalformedRequest(error: Error & { code?: string }, socket: Socket
       ? { code: 'headers_too_large', message: 'The request headers are too large.' }
       : { code: 'bad_request', message: 'The HTTP request is malformed (check for line breaks inside header values).' },
   });
-  socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<App> {
   provideModuleMembers(ctx); // e.g. the sale signals hear other processes before the first sale waits
-  const logger: FastifyBaseLogger | false = options.logger === undefined ? ctx.log : options.logger && createLogger(options.logger.level, options.logger.stream);
+  const logger: FastifyBaseLogger | false =
+    options.logger === undefined ? ctx.log : options.logger && createLogger(options.logger.level, options.logger.stream);
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : {}),
     logController: new LogController({ disableRequestLogging: true }),
@@ -82,8 +85,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await registerApiReference(app, {
     version: INTERFACE_VERSION,
     description:
-      'Fiscalises merchants\' sales with the tax authority through VSDCs. Merchant endpoints take a tenant token, partner endpoints a partner secret key, /zm/api a fiscalisation key.\n\n' +
-      'The authority\'s item classification catalogue can be downloaded without a credential as a gzip-compressed CSV: [/docs/item-classes.csv.gz](/docs/item-classes.csv.gz).',
+      "Fiscalises merchants' sales with the tax authority through VSDCs. Merchant endpoints take a tenant token, partner endpoints a partner secret key, /zm/api a fiscalisation key.\n\n" +
+      "The authority's item classification catalogue can be downloaded without a credential as a gzip-compressed CSV: [/docs/item-classes.csv.gz](/docs/item-classes.csv.gz).",
   });
 
   app.get('/healthz', { schema: { hide: true }, config: { auth: { surface: 'public' } } }, async () => ({ status: 'ok' }));

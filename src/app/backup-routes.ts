@@ -17,18 +17,22 @@ export const BACKUP_PID_HEADER = 'fiscal-gateway-pid';
 export function registerBackupRoute(app: FastifyInstance, ctx: AppContext): void {
   const backup = ctx.database.backup;
   if (!ctx.config.adminToken || !backup) return;
-  app.post('/admin/v1/backup', { schema: { hide: true }, config: { auth: { surface: 'admin' }, whileStorageLow: 'served' } }, async (_request, reply) => {
-    const started = Date.now();
-    const tarball = await backup();
-    const ms = Date.now() - started;
-    ctx.log.info({ bytes: tarball.size, ms }, 'database backed up');
-    await recordAudit(ctx.db, { actor: { type: 'admin' }, action: 'database.backed_up', details: { bytes: tarball.size, ms } });
-    reply
-      .header('content-type', 'application/gzip')
-      .header('content-disposition', 'attachment; filename="fiscal-gateway-backup.tar.gz"')
-      .header('cache-control', 'no-store')
-      .header('content-length', String(tarball.size))
-      .header(BACKUP_PID_HEADER, String(process.pid));
-    return reply.send(Readable.fromWeb(tarball.stream() as ReadableStream<Uint8Array>));
-  });
+  app.post(
+    '/admin/v1/backup',
+    { schema: { hide: true }, config: { auth: { surface: 'admin' }, whileStorageLow: 'served' } },
+    async (_request, reply) => {
+      const started = Date.now();
+      const tarball = await backup();
+      const ms = Date.now() - started;
+      ctx.log.info({ bytes: tarball.size, ms }, 'database backed up');
+      await recordAudit(ctx.db, { actor: { type: 'admin' }, action: 'database.backed_up', details: { bytes: tarball.size, ms } });
+      reply
+        .header('content-type', 'application/gzip')
+        .header('content-disposition', 'attachment; filename="fiscal-gateway-backup.tar.gz"')
+        .header('cache-control', 'no-store')
+        .header('content-length', String(tarball.size))
+        .header(BACKUP_PID_HEADER, String(process.pid));
+      return reply.send(Readable.fromWeb(tarball.stream() as ReadableStream<Uint8Array>));
+    },
+  );
 }

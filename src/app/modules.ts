@@ -66,7 +66,17 @@ import { MAIL_GAUGES } from '../domain/kernel/mail/gauges.ts';
 import { mailWorker } from '../domain/kernel/mail/worker.ts';
 
 // The group commits come last: members close newest first, so they commit what waits while the signals still listen.
-const moduleMembers: Array<ContextMember<unknown>> = [FISCAL_GAUGES, MAIL_GAUGES, SALE_SIGNALS, CLASSIFICATION_CATALOGUE, STOCK_SIGNALS, TENANT_TOKEN_LOOKUPS, BUILTIN_SIMULATOR, DOCUMENT_INSERTS, FILING_OUTCOMES];
+const moduleMembers: Array<ContextMember<unknown>> = [
+  FISCAL_GAUGES,
+  MAIL_GAUGES,
+  SALE_SIGNALS,
+  CLASSIFICATION_CATALOGUE,
+  STOCK_SIGNALS,
+  TENANT_TOKEN_LOOKUPS,
+  BUILTIN_SIMULATOR,
+  DOCUMENT_INSERTS,
+  FILING_OUTCOMES,
+];
 
 /** Builds every module's context members on `ctx` (those already there are kept). */
 export function provideModuleMembers(ctx: AppContext): void {

@@ -59,7 +59,7 @@ export const ERROR_SCHEMAS: Record<string, JsonSchema> = {
   LegacyWrappedError: {
     type: 'object',
     description:
-      'The legacy till surface, for a key (or till login) of the `wrapped` dialect: the bare error\'s fields with `success: false` and the HTTP status. ' +
+      "The legacy till surface, for a key (or till login) of the `wrapped` dialect: the bare error's fields with `success: false` and the HTTP status. " +
       'A credential that cannot be read (missing, malformed, unknown) is answered bare.',
     required: ['success', 'httpCode'],
     properties: {
@@ -69,10 +69,19 @@ export const ERROR_SCHEMAS: Record<string, JsonSchema> = {
       errors: FieldErrors,
       error: CodedErrorDetail,
     },
-    examples: [{ success: false, httpCode: 401, error: { code: 'unauthenticated', message: "This key may not file through the branch X-SdcId (or Terminal-Id) names. Send X-SdcId: SDC0010002115, the SDC id of the key's branch. GET /zm/api/Branches (X-Api-Key only) lists the key's branches." } }],
+    examples: [
+      {
+        success: false,
+        httpCode: 401,
+        error: {
+          code: 'unauthenticated',
+          message:
+            "This key may not file through the branch X-SdcId (or Terminal-Id) names. Send X-SdcId: SDC0010002115, the SDC id of the key's branch. GET /zm/api/Branches (X-Api-Key only) lists the key's branches.",
+        },
+      },
+    ],
   },
 };
-
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request',
@@ -99,7 +108,6 @@ interface ErrorStatus {
   /** The plain `{message}` not-found (404). */
   plainNotFound: boolean;
 }
-
 
 /** The error statuses an operation can answer, ascending. */
 export function errorStatusesOf(route: CatalogedRoute): Map<number, ErrorStatus> {
@@ -131,7 +139,8 @@ export function codesBeforeRouting(): Array<{ code: ErrorCode; status: number }>
 function descriptionOf(status: number, spec: ErrorStatus, legacy: boolean): string {
   const lines = [`${STATUS_TEXT[status] ?? `Status ${status}`}.`];
   if (spec.plainNotFound) lines.push('A plain `{"message"}` when the path names nothing, or nothing that is yours.');
-  if (spec.validation) lines.push('The field validation shape when a field is refused: `errors` names each one and says what to send instead.');
+  if (spec.validation)
+    lines.push('The field validation shape when a field is refused: `errors` names each one and says what to send instead.');
   if (spec.codes.length > 0) {
     lines.push(spec.validation || spec.plainNotFound ? 'Or a coded error:' : 'A coded error:');
     lines.push(spec.codes.map((code) => `- \`${code}\`: ${ERROR_CODES[code].meaning}`).join('\n'));
@@ -153,7 +162,13 @@ export function errorResponse(status: number, spec: ErrorStatus, legacy: boolean
   const schema = shapes.length === 1 ? shapes[0] : { anyOf: shapes };
   return {
     description: descriptionOf(status, spec, legacy),
-    ...(status === 429 || status === 503 || status === 507 ? { headers: { 'Retry-After': { ...RETRY_AFTER, ...(status === 503 ? { description: `${RETRY_AFTER.description} (when known)` } : {}) } } } : {}),
+    ...(status === 429 || status === 503 || status === 507
+      ? {
+          headers: {
+            'Retry-After': { ...RETRY_AFTER, ...(status === 503 ? { description: `${RETRY_AFTER.description} (when known)` } : {}) },
+          },
+        }
+      : {}),
     content: { 'application/json': { schema } },
   };
 }

@@ -13,7 +13,10 @@ import { newestSealedEndpointSecrets } from '../domain/partner/webhooks/service.
 /** How many of each kind's newest sealed secrets a database without a recorded key is tried with. */
 const SAMPLE = 20;
 
-const sealedSecrets = async (db: Kysely<DB>): Promise<SealedSecret[]> => [...(await newestSealedPartnerKeys(db, SAMPLE)), ...(await newestSealedEndpointSecrets(db, SAMPLE))];
+const sealedSecrets = async (db: Kysely<DB>): Promise<SealedSecret[]> => [
+  ...(await newestSealedPartnerKeys(db, SAMPLE)),
+  ...(await newestSealedEndpointSecrets(db, SAMPLE)),
+];
 
 /** `claim`: the process seals secrets (`serve`, `partner create`), so it records its key when none is. */
 export async function verifySecretKey(ctx: AppContext, command: string, options: { claim: boolean }): Promise<SecretKeyOutcome> {

@@ -99,10 +99,21 @@ async function listenOn(app: App, variable: string, host: string, port: number, 
 export function mailWarning(config: Config): { missing: string[]; message: string } | undefined {
   if (config.env !== 'production') return undefined;
   const problems: Array<[string, string]> = [];
-  if (!config.smtpUrl) problems.push(['SMTP_URL', 'merchant mails (address verification, password reset, invitations) are dropped, not sent, so sign-up, reset and invitations cannot be completed; set SMTP_URL=smtps://user:password@mail.example.com:465']);
-  if (config.publicUrlDefaulted) problems.push(['PUBLIC_URL', `the links in merchant mails point at ${config.publicUrl} (HOST:PORT); set PUBLIC_URL to the https:// address merchants reach the gateway at`]);
+  if (!config.smtpUrl)
+    problems.push([
+      'SMTP_URL',
+      'merchant mails (address verification, password reset, invitations) are dropped, not sent, so sign-up, reset and invitations cannot be completed; set SMTP_URL=smtps://user:password@mail.example.com:465',
+    ]);
+  if (config.publicUrlDefaulted)
+    problems.push([
+      'PUBLIC_URL',
+      `the links in merchant mails point at ${config.publicUrl} (HOST:PORT); set PUBLIC_URL to the https:// address merchants reach the gateway at`,
+    ]);
   if (problems.length === 0) return undefined;
-  return { missing: problems.map(([variable]) => variable), message: problems.map(([variable, what]) => `${variable} is not set: ${what}`).join('; ') };
+  return {
+    missing: problems.map(([variable]) => variable),
+    message: problems.map(([variable, what]) => `${variable} is not set: ${what}`).join('; '),
+  };
 }
 
 export async function startGateway(config: Config, options: ServeOptions): Promise<RunningGateway> {
@@ -111,7 +122,14 @@ export async function startGateway(config: Config, options: ServeOptions): Promi
   // takes a while, and says so as it goes.
   const log = options.context?.log ?? createLogger(config.logLevel);
   const onProgress = (progress: OpenProgress) => log.info(progress.fields, progress.line);
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, command: 'serve', onProgress, minFreeBytes: config.dataDirMinFreeBytes, waitForServerMs: SERVER_START_WAIT_MS });
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    command: 'serve',
+    onProgress,
+    minFreeBytes: config.dataDirMinFreeBytes,
+    waitForServerMs: SERVER_START_WAIT_MS,
+  });
   try {
     await verifyDevelopmentKeyFile(config, database.db, 'serve');
   } catch (err) {
@@ -123,7 +141,11 @@ export async function startGateway(config: Config, options: ServeOptions): Promi
     // Before anything listens or works: a key other than the one that sealed the database's
     // secrets stops the start (exit 3); the first start records its key.
     const secretKey = await verifySecretKey(ctx, 'serve', { claim: true });
-    if (secretKey === 'recorded' || secretKey === 'adopted') ctx.log.info({ fingerprint: ctx.secretBox.fingerprint.slice(0, 12) }, `the database now records which SECRET_KEY seals its secrets (${secretKey === 'recorded' ? 'this one' : 'this one, which opens the secrets it holds'})`);
+    if (secretKey === 'recorded' || secretKey === 'adopted')
+      ctx.log.info(
+        { fingerprint: ctx.secretBox.fingerprint.slice(0, 12) },
+        `the database now records which SECRET_KEY seals its secrets (${secretKey === 'recorded' ? 'this one' : 'this one, which opens the secrets it holds'})`,
+      );
   } catch (err) {
     await closeContext(ctx).catch(() => {});
     await database.close();
@@ -145,7 +167,10 @@ export async function startGateway(config: Config, options: ServeOptions): Promi
     }
     if (config.metricsPort !== undefined) {
       if (options.api && config.metricsPort !== 0 && config.metricsPort === config.port) {
-        throw new ConfigError('METRICS_PORT', `is PORT (${config.port}); the API port serves GET /metrics already: set METRICS_PORT to another port, or unset it`);
+        throw new ConfigError(
+          'METRICS_PORT',
+          `is PORT (${config.port}); the API port serves GET /metrics already: set METRICS_PORT to another port, or unset it`,
+        );
       }
       metricsApp = await buildMetricsApp(ctx);
       scrapes = trackRequestsInFlight(metricsApp.server);
@@ -197,7 +222,12 @@ export async function startGateway(config: Config, options: ServeOptions): Promi
   if (options.workers) workers = startWorkers(ctx, moduleWorkers);
   const mail = options.api ? mailWarning(config) : undefined;
   if (mail) ctx.log.warn({ missing: mail.missing }, mail.message);
-  const started = { database: database.kind, workers: workers?.workers.map((w) => w.name) ?? [], ...(metricsUrl ? { metrics: metricsUrl } : {}), ms: Date.now() - startedAt };
+  const started = {
+    database: database.kind,
+    workers: workers?.workers.map((w) => w.name) ?? [],
+    ...(metricsUrl ? { metrics: metricsUrl } : {}),
+    ms: Date.now() - startedAt,
+  };
   if (app) ctx.log.info({ url, ...started }, 'ready');
   // Without the API there is no /readyz: this line is how a supervisor (or a test) sees the
   // process up, so it is written whatever LOG_LEVEL says, as it always was.

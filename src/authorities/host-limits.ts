@@ -94,7 +94,8 @@ class HostGate {
 
   private release(): void {
     const next = this.queue.shift();
-    if (next) next.grant(); // the slot passes on: inFlight stays
+    if (next)
+      next.grant(); // the slot passes on: inFlight stays
     else this.inFlight--;
   }
 }

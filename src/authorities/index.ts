@@ -23,9 +23,18 @@ interface AuthorityModule {
 }
 
 const REGISTRY: Readonly<Record<AuthorityProfileId, AuthorityModule>> = {
-  'zra-vsdc': { profile: ZRA_VSDC_PROFILE, create: (deps) => zraVsdcAuthority(deps.instrument(createVsdcClient(deps.transport)), deps.now) },
-  'kra-oscu': { profile: KRA_OSCU_PROFILE, create: (deps) => kraEtimsAuthority(deps.instrument(createKraClient('oscu', deps.transport)), deps.now) },
-  'kra-vscu': { profile: KRA_VSCU_PROFILE, create: (deps) => kraEtimsAuthority(deps.instrument(createKraClient('vscu', deps.transport)), deps.now) },
+  'zra-vsdc': {
+    profile: ZRA_VSDC_PROFILE,
+    create: (deps) => zraVsdcAuthority(deps.instrument(createVsdcClient(deps.transport)), deps.now),
+  },
+  'kra-oscu': {
+    profile: KRA_OSCU_PROFILE,
+    create: (deps) => kraEtimsAuthority(deps.instrument(createKraClient('oscu', deps.transport)), deps.now),
+  },
+  'kra-vscu': {
+    profile: KRA_VSCU_PROFILE,
+    create: (deps) => kraEtimsAuthority(deps.instrument(createKraClient('vscu', deps.transport)), deps.now),
+  },
 };
 
 function moduleOf(profile: string): AuthorityModule {
@@ -56,7 +65,11 @@ export interface Authorities {
   close(): Promise<void>;
 }
 
-export function createAuthorities(options: { transport: TransportOptions; instrument?: AuthorityDeps['instrument']; now?: () => Date}): Authorities {
+export function createAuthorities(options: {
+  transport: TransportOptions;
+  instrument?: AuthorityDeps['instrument'];
+  now?: () => Date;
+}): Authorities {
   const transport = createTransport(options.transport);
   const deps: AuthorityDeps = { transport, instrument: options.instrument ?? ((client) => client), now: options.now ?? (() => new Date()) };
   const built = new Map<AuthorityProfileId, FiscalAuthority>();
@@ -79,7 +92,11 @@ export function merchantProfile(authority: string): AuthorityProfile {
 
 /** The document kinds some unit of an authority files (whether a branch's own unit does is checked where the document is stored). */
 export function authoritySalesTypes(authority: string): SalesType[] {
-  const kinds = new Set(Object.values(AUTHORITY_PROFILES).filter((p) => p.authority === authority).flatMap((p) => p.salesTypes));
+  const kinds = new Set(
+    Object.values(AUTHORITY_PROFILES)
+      .filter((p) => p.authority === authority)
+      .flatMap((p) => p.salesTypes),
+  );
   return (['normal', 'training', 'proforma'] as const).filter((kind) => kinds.has(kind));
 }
 
@@ -91,8 +108,13 @@ export interface KindUnits {
 
 export function kindUnits(authority: string, salesType: SalesType): KindUnits {
   const units = Object.values(AUTHORITY_PROFILES).filter((p) => p.authority === authority && p.salesTypes.includes(salesType));
-  return { files: units.map((p) => p.protocol), shareSequence: salesType === 'normal' ? [] : units.filter((p) => p.kindsShareSequence).map((p) => p.protocol) };
+  return {
+    files: units.map((p) => p.protocol),
+    shareSequence: salesType === 'normal' ? [] : units.filter((p) => p.kindsShareSequence).map((p) => p.protocol),
+  };
 }
 
 /** The profiles whose units number every kind from the normal sequence. */
-export const PROFILES_SHARING_SEQUENCE: readonly AuthorityProfileId[] = Object.values(AUTHORITY_PROFILES).filter((p) => p.kindsShareSequence).map((p) => p.id);
+export const PROFILES_SHARING_SEQUENCE: readonly AuthorityProfileId[] = Object.values(AUTHORITY_PROFILES)
+  .filter((p) => p.kindsShareSequence)
+  .map((p) => p.id);

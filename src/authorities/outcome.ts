@@ -41,12 +41,7 @@ export interface UnreachableOutcome {
 }
 
 export type VsdcOutcome<T> =
-  | OkOutcome<T>
-  | EmptyOutcome
-  | AlreadyInstalledOutcome
-  | DuplicateOutcome
-  | RejectedOutcome
-  | UnreachableOutcome;
+  OkOutcome<T> | EmptyOutcome | AlreadyInstalledOutcome | DuplicateOutcome | RejectedOutcome | UnreachableOutcome;
 
 /** What each endpoint can answer: the union is narrowed so callers' switches stay exhaustive. */
 export type InitOutcome<T> = OkOutcome<T> | AlreadyInstalledOutcome | RejectedOutcome | UnreachableOutcome;
@@ -112,7 +107,9 @@ export function unreachableCause(outcome: UnreachableOutcome): string {
     case 'aborted':
       return `the call was cancelled (${detail})`;
     case 'network_error':
-      return DNS_CODES.some((code) => detail.startsWith(`${code}:`)) ? `the host name does not resolve (DNS: ${detail})` : `network error (${detail})`;
+      return DNS_CODES.some((code) => detail.startsWith(`${code}:`))
+        ? `the host name does not resolve (DNS: ${detail})`
+        : `network error (${detail})`;
     case 'http_error':
       return `it answered with an HTTP error, not a VSDC reply (${detail})`;
     case 'not_an_envelope':

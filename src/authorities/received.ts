@@ -24,7 +24,9 @@ export function receivedList<T>(data: unknown, key: string): T[] {
 
 /** The records under `key` of an answer's data (the objects only). */
 export function receivedRecords(data: unknown, key: string): Array<Record<string, unknown>> {
-  return receivedList<unknown>(data, key).filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null && !Array.isArray(r));
+  return receivedList<unknown>(data, key).filter(
+    (r): r is Record<string, unknown> => typeof r === 'object' && r !== null && !Array.isArray(r),
+  );
 }
 
 /** A customs line (the family's `importItemList` / `itemList` record) the gateway can key (taskCd, dclDe, itemSeq), or undefined. */
@@ -32,7 +34,8 @@ export function receivedCustomsLine(raw: Readonly<Record<string, unknown>>): Cus
   const task = receivedText(raw.taskCd);
   const declarationDate = receivedText(raw.dclDe);
   const itemSeq = receivedDecimal(raw.itemSeq);
-  if (task === null || declarationDate === null || itemSeq === null || !Number.isInteger(itemSeq) || itemSeq < 0 || itemSeq > 2_147_483_647) return undefined;
+  if (task === null || declarationDate === null || itemSeq === null || !Number.isInteger(itemSeq) || itemSeq < 0 || itemSeq > 2_147_483_647)
+    return undefined;
   const text = (key: string) => receivedText(raw[key]);
   const decimal = (key: string) => receivedDecimal(raw[key]);
   return {
@@ -58,4 +61,3 @@ export function receivedCustomsLine(raw: Readonly<Record<string, unknown>>): Cus
     raw,
   };
 }
-

@@ -105,7 +105,12 @@ export function createTransport(options: TransportOptions = {}): Transport {
     maxResponseSize: MAX_RESPONSE_BYTES,
   });
 
-  async function post(url: string, body: string, headers: Record<string, string>, callOptions: CallOptions = {}): Promise<HttpAnswer | UnreachableOutcome> {
+  async function post(
+    url: string,
+    body: string,
+    headers: Record<string, string>,
+    callOptions: CallOptions = {},
+  ): Promise<HttpAnswer | UnreachableOutcome> {
     let origin: string;
     try {
       origin = new URL(url).origin;

@@ -4,7 +4,19 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../platform/db/schema.ts';
 import { hashSecret, safeEqual } from './secret-format.ts';
 import { currentMonth } from './standing.ts';
-import { countOf, lookUp, lookUpSql, tenantColumns, TENANT_IN_GOOD_STANDING, toTenant, touchLastUsed, type BucketCount, type Counted, type TenantAccount, type TenantRowColumns } from './lookup.ts';
+import {
+  countOf,
+  lookUp,
+  lookUpSql,
+  tenantColumns,
+  TENANT_IN_GOOD_STANDING,
+  toTenant,
+  touchLastUsed,
+  type BucketCount,
+  type Counted,
+  type TenantAccount,
+  type TenantRowColumns,
+} from './lookup.ts';
 
 export interface ResolvedPartnerKey {
   keyId: number;
@@ -32,7 +44,12 @@ export interface CompatDevice {
   sdcId: string;
 }
 
-export async function findPartnerKey(db: Kysely<DB>, secret: string, now: Date, bucket?: BucketCount): Promise<Counted<ResolvedPartnerKey> | undefined> {
+export async function findPartnerKey(
+  db: Kysely<DB>,
+  secret: string,
+  now: Date,
+  bucket?: BucketCount,
+): Promise<Counted<ResolvedPartnerKey> | undefined> {
   const hash = hashSecret(secret);
   const found = sql`select k.id, k.mode, k.scopes, k.expires_at, k.secret_hash, p.id as partner_id, p.name as partner_name, p.status as partner_status,
       (k.expires_at is null or k.expires_at > now()) as live
@@ -59,11 +76,24 @@ export async function findPartnerKey(db: Kysely<DB>, secret: string, now: Date, 
   };
 }
 
-export async function findFiscalisationKey(db: Kysely<DB>, secret: string, now: Date, bucket?: BucketCount): Promise<Counted<ResolvedFiscalisationKey> | undefined> {
+export async function findFiscalisationKey(
+  db: Kysely<DB>,
+  secret: string,
+  now: Date,
+  bucket?: BucketCount,
+): Promise<Counted<ResolvedFiscalisationKey> | undefined> {
   const hash = hashSecret(secret);
   const row = (await findFiscalisationKeySql(hash, now, bucket).execute(db)).rows[0];
   if (!row || !safeEqual(row.key_hash, hash)) return undefined;
-  return { keyId: row.id, deviceId: row.device_id, dialect: row.dialect, training: row.training, tillLoginId: row.till_login_id, tenant: toTenant(row), count: countOf(row) };
+  return {
+    keyId: row.id,
+    deviceId: row.device_id,
+    dialect: row.dialect,
+    training: row.training,
+    tillLoginId: row.till_login_id,
+    tenant: toTenant(row),
+    count: countOf(row),
+  };
 }
 
 /** findFiscalisationKey's statement, `hash` the presented key's (its text: docs/sql/, `npm run sql`). */
@@ -71,13 +101,16 @@ export function findFiscalisationKeySql(hash: string, now: Date, bucket: BucketC
   const found = sql`select k.id, k.device_id, k.dialect, k.key_hash, k.training, k.till_login_id, ${tenantColumns(currentMonth(now))}
     from api_keys k join tenants t on t.id = k.tenant_id
     where k.key_hash = ${hash} and k.revoked_at is null`;
-  return lookUpSql<TenantRowColumns & { id: number; device_id: number | null; dialect: 'bare' | 'wrapped'; key_hash: string; training: boolean; till_login_id: number | null }>(
-    found,
-    touchLastUsed('api_keys', now),
-    bucket,
-    sql`found.t_id`,
-    TENANT_IN_GOOD_STANDING,
-  );
+  return lookUpSql<
+    TenantRowColumns & {
+      id: number;
+      device_id: number | null;
+      dialect: 'bare' | 'wrapped';
+      key_hash: string;
+      training: boolean;
+      till_login_id: number | null;
+    }
+  >(found, touchLastUsed('api_keys', now), bucket, sql`found.t_id`, TENANT_IN_GOOD_STANDING);
 }
 
 /** The tenant's initialised branch with this SDC id, if the key may file through it (a branch key only its own). */
@@ -98,7 +131,11 @@ export async function findCompatDevice(db: Kysely<DB>, key: ResolvedFiscalisatio
  * branch order, at most `limit` of them; `more` when there are others. For a refused X-SdcId:
  * only the key's own merchant's devices are read.
  */
-export async function compatSdcIdsOf(db: Kysely<DB>, key: ResolvedFiscalisationKey, limit: number): Promise<{ sdcIds: string[]; more: boolean }> {
+export async function compatSdcIdsOf(
+  db: Kysely<DB>,
+  key: ResolvedFiscalisationKey,
+  limit: number,
+): Promise<{ sdcIds: string[]; more: boolean }> {
   let query = db
     .selectFrom('devices')
     .select('sdc_id')
@@ -106,7 +143,10 @@ export async function compatSdcIdsOf(db: Kysely<DB>, key: ResolvedFiscalisationK
     .where('initialized', '=', true)
     .where('sdc_id', 'is not', null);
   if (key.deviceId !== null) query = query.where('id', '=', key.deviceId);
-  const rows = await query.orderBy('branch').limit(limit + 1).execute();
+  const rows = await query
+    .orderBy('branch')
+    .limit(limit + 1)
+    .execute();
   const sdcIds = rows.map((r) => r.sdc_id!);
   return { sdcIds: sdcIds.slice(0, limit), more: sdcIds.length > limit };
 }

@@ -153,7 +153,16 @@ export function toTenant(row: TenantRowColumns): TenantAccount {
 }
 
 /** A partner's merchant with its account standing, as a tenant token would bring it; undefined for another partner's. */
-export async function findTenantAccountOfPartner(db: Kysely<DB>, partnerId: number, tenantId: number, now: Date): Promise<TenantAccount | undefined> {
-  const row = (await sql<TenantRowColumns>`select ${tenantColumns(currentMonth(now))} from tenants t where t.id = ${tenantId} and t.partner_id = ${partnerId}`.execute(db)).rows[0];
+export async function findTenantAccountOfPartner(
+  db: Kysely<DB>,
+  partnerId: number,
+  tenantId: number,
+  now: Date,
+): Promise<TenantAccount | undefined> {
+  const row = (
+    await sql<TenantRowColumns>`select ${tenantColumns(currentMonth(now))} from tenants t where t.id = ${tenantId} and t.partner_id = ${partnerId}`.execute(
+      db,
+    )
+  ).rows[0];
   return row && toTenant(row);
 }

@@ -13,7 +13,9 @@ const SALT_BYTES = 16;
 function scrypt(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
   // maxmem: 128·N·r bytes plus headroom (Node's default of 32 MiB is exactly N=2^15, r=8).
   const maxmem = 256 * (options.N ?? 1) * (options.r ?? R) + 1024 * 1024;
-  return new Promise((resolve, reject) => scryptCallback(password.normalize('NFC'), salt, KEY_LENGTH, { ...options, maxmem }, (err, key) => (err ? reject(err) : resolve(key))));
+  return new Promise((resolve, reject) =>
+    scryptCallback(password.normalize('NFC'), salt, KEY_LENGTH, { ...options, maxmem }, (err, key) => (err ? reject(err) : resolve(key))),
+  );
 }
 
 export async function hashPassword(password: string, log2N: number): Promise<string> {

@@ -55,7 +55,7 @@ export class SecretBox {
 }
 
 const UNREADABLE =
-  "The gateway cannot open this sealed secret: it was sealed with another SECRET_KEY than the one the gateway runs with. Its operator must start the gateway with the SECRET_KEY that sealed it (docs/deployment.md#secret_key); nothing was changed.";
+  'The gateway cannot open this sealed secret: it was sealed with another SECRET_KEY than the one the gateway runs with. Its operator must start the gateway with the SECRET_KEY that sealed it (docs/deployment.md#secret_key); nothing was changed.';
 
 /** Where the development key is kept: beside the data directory, `.<name>.secret-key`. */
 export function developmentKeyFile(dataDir: string): string {

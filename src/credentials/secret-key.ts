@@ -42,7 +42,11 @@ export async function recordedKey(db: Kysely<DB>): Promise<RecordedKey | undefin
 
 /** Records `fingerprint` unless a key is recorded already (two first starts at once: one wins); the recorded one. */
 async function recordKey(db: Kysely<DB>, fingerprint: string, recordedBy: string): Promise<RecordedKey> {
-  await db.insertInto('secret_key').values({ fingerprint, recorded_by: recordedBy }).onConflict((oc) => oc.column('singleton').doNothing()).execute();
+  await db
+    .insertInto('secret_key')
+    .values({ fingerprint, recorded_by: recordedBy })
+    .onConflict((oc) => oc.column('singleton').doNothing())
+    .execute();
   return (await recordedKey(db))!;
 }
 
@@ -65,7 +69,11 @@ export async function checkSecretKey(db: Kysely<DB>, box: SecretBox, check: Secr
     }
     if (!check.claim) return 'unrecorded';
     outcome = sealed.length > 0 ? 'adopted' : 'recorded';
-    recorded = await recordKey(db, box.fingerprint, sealed.length > 0 ? `${by} (adopted: it opens the secrets sealed before keys were recorded)` : by);
+    recorded = await recordKey(
+      db,
+      box.fingerprint,
+      sealed.length > 0 ? `${by} (adopted: it opens the secrets sealed before keys were recorded)` : by,
+    );
   }
   if (recorded.fingerprint !== box.fingerprint) {
     const fingerprint = recorded.fingerprint;
@@ -96,7 +104,9 @@ function developmentAdvice(command: string, dataDir: string, fits: (box: SecretB
       : `copy the development key file of the DATA_DIR it came from (.<name>.secret-key beside that directory) to ${file}`;
     return `. If this data directory was restored or copied from another, ${copy}; or set SECRET_KEY to the key that sealed them`;
   }
-  const inDevelopment = found ? `; in development, the key that sealed them is the development key file ${found} (cp ${found} ${file})` : '';
+  const inDevelopment = found
+    ? `; in development, the key that sealed them is the development key file ${found} (cp ${found} ${file})`
+    : '';
   return `; the CLI needs the same variables as the servers: GATEWAY_ENV=production and SECRET_KEY (and DATABASE_URL)${inDevelopment}`;
 }
 

@@ -19,4 +19,3 @@ export function kindOf(secret: string): { kind: SecretKind; prefix: string } | u
   if (secret.startsWith(PREFIXES.fiscalisationKey)) return { kind: 'fiscalisation_key', prefix: PREFIXES.fiscalisationKey };
   return undefined;
 }
-

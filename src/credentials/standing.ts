@@ -28,7 +28,11 @@ export function currentMonth(now: Date): string {
   const ms = now.getTime();
   if (ms >= lastMonth.from && ms < lastMonth.until) return lastMonth.month;
   const month = now.toISOString().slice(0, 7);
-  lastMonth = { from: Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1), until: Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1), month };
+  lastMonth = {
+    from: Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1),
+    until: Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1),
+    month,
+  };
   return month;
 }
 
@@ -39,7 +43,9 @@ export function documentsInMonth(tenantId: RawBuilder<unknown>, month: string | 
 
 /** The documents a tenant has issued this month (one query). */
 export async function documentsThisMonth(db: Kysely<DB>, tenantId: number, now: Date): Promise<number> {
-  const { rows } = await sql<{ documents: number }>`select ${documentsInMonth(sql`${tenantId}`, currentMonth(now))} as documents`.execute(db);
+  const { rows } = await sql<{ documents: number }>`select ${documentsInMonth(sql`${tenantId}`, currentMonth(now))} as documents`.execute(
+    db,
+  );
   return Number(rows[0]?.documents ?? 0);
 }
 
@@ -50,7 +56,7 @@ export async function documentsThisMonth(db: Kysely<DB>, tenantId: number, now: 
  */
 export function assertTenantBillable(account: Omit<AccountStanding, 'status'>): void {
   if (account.subscription === 'blocked') {
-    throw new ApiError('subscription_blocked', 'This merchant\'s subscription is blocked. Contact your provider to restore it.');
+    throw new ApiError('subscription_blocked', "This merchant's subscription is blocked. Contact your provider to restore it.");
   }
   if (account.monthlyQuota !== null && account.documentsThisMonth >= account.monthlyQuota) {
     throw new ApiError('quota_exhausted', `This merchant has used its monthly quota of ${account.monthlyQuota} documents.`);

@@ -35,7 +35,12 @@ export interface ResolvedTenantToken {
  * counted in the same statement. The auth hook goes through TenantTokenLookups instead, so that
  * counted lookups arriving together share one statement.
  */
-export async function findTenantToken(db: Kysely<DB>, secret: string, now: Date, bucket?: BucketCount): Promise<Counted<ResolvedTenantToken> | undefined> {
+export async function findTenantToken(
+  db: Kysely<DB>,
+  secret: string,
+  now: Date,
+  bucket?: BucketCount,
+): Promise<Counted<ResolvedTenantToken> | undefined> {
   return findOneTenantToken(db, { hash: hashSecret(secret), now }, bucket);
 }
 
@@ -64,7 +69,11 @@ function toResolvedToken(row: TenantTokenRow & Partial<CountColumns>, hash: stri
 }
 
 /** One tenant-token lookup, one statement (findTenantTokens is its many-row twin). */
-export async function findOneTenantToken(db: Kysely<DB>, lookup: TokenLookup, bucket: BucketCount | undefined): Promise<Counted<ResolvedTenantToken> | undefined> {
+export async function findOneTenantToken(
+  db: Kysely<DB>,
+  lookup: TokenLookup,
+  bucket: BucketCount | undefined,
+): Promise<Counted<ResolvedTenantToken> | undefined> {
   const row = (await findOneTenantTokenSql(lookup, bucket).execute(db)).rows[0];
   return row && toResolvedToken(row, lookup.hash);
 }
@@ -100,7 +109,12 @@ export class TenantTokenLookups {
       JSON.stringify([bucket.before, bucket.after, bucket.windowMs]),
       () =>
         new GroupCommit<TokenLookup, Counted<ResolvedTenantToken> | undefined>(
-          (items) => batchOrEach(items, (many) => findTenantTokens(this.db, many, bucket), (one) => findOneTenantToken(this.db, one, bucket)),
+          (items) =>
+            batchOrEach(
+              items,
+              (many) => findTenantTokens(this.db, many, bucket),
+              (one) => findOneTenantToken(this.db, one, bucket),
+            ),
           { maxBatch: MAX_LOOKUPS_PER_STATEMENT },
         ),
     );
@@ -117,7 +131,11 @@ export class TenantTokenLookups {
  * statement adds each bucket's requests at once, and each request gets the count it would have
  * had alone, in arrival order (the bucket's count less the requests after it in this statement).
  */
-export async function findTenantTokens(db: Kysely<DB>, items: TokenLookup[], bucket: BucketCount): Promise<Array<Counted<ResolvedTenantToken> | undefined>> {
+export async function findTenantTokens(
+  db: Kysely<DB>,
+  items: TokenLookup[],
+  bucket: BucketCount,
+): Promise<Array<Counted<ResolvedTenantToken> | undefined>> {
   const result = await findTenantTokensSql(items, bucket).execute(db);
   const rows = [...result.rows].sort((a, b) => Number(a.n) - Number(b.n));
   const inStatement = new Map<string, number>();

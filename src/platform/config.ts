@@ -145,7 +145,8 @@ const POSTGRES_URL_FORM = 'postgres://USER:PASSWORD@HOST:PORT/DATABASE';
  * the database's, as libpq and psql do.
  */
 function checkPostgresUrl(raw: string): void {
-  if (!/^postgres(ql)?:\/\//.test(raw)) throw new ConfigError('DATABASE_URL', `must be a postgres:// or postgresql:// URL (${POSTGRES_URL_FORM})`);
+  if (!/^postgres(ql)?:\/\//.test(raw))
+    throw new ConfigError('DATABASE_URL', `must be a postgres:// or postgresql:// URL (${POSTGRES_URL_FORM})`);
   const shown = raw.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:…@');
   const noHost = () => new ConfigError('DATABASE_URL', `names no host: expected ${POSTGRES_URL_FORM}, got "${shown}"`);
   let url: URL;
@@ -153,7 +154,10 @@ function checkPostgresUrl(raw: string): void {
     url = new URL(raw);
   } catch {
     if (/^postgres(ql)?:\/\/([^@/]*@)?([/?#]|$)/.test(raw)) throw noHost();
-    throw new ConfigError('DATABASE_URL', `is not a valid URL (a port above 65535, or a character to percent-encode in the password?): expected ${POSTGRES_URL_FORM}, got "${shown}"`);
+    throw new ConfigError(
+      'DATABASE_URL',
+      `is not a valid URL (a port above 65535, or a character to percent-encode in the password?): expected ${POSTGRES_URL_FORM}, got "${shown}"`,
+    );
   }
   if (url.hostname === '' && !url.searchParams.get('host')) throw noHost();
 }

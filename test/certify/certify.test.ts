@@ -18,7 +18,11 @@ after(() => rmSync(root, { recursive: true, force: true }));
 
 // The operator's settings, which certify must ignore: a database that does not exist, a data
 // directory that is not one.
-const env = baseEnv({ DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', DATA_DIR: join(root, 'not-a-database'), GATEWAY_ENV: 'production' });
+const env = baseEnv({
+  DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+  DATA_DIR: join(root, 'not-a-database'),
+  GATEWAY_ENV: 'production',
+});
 
 interface Summary {
   ok: boolean;
@@ -35,9 +39,15 @@ describe('fiscal-gateway certify', () => {
     assert.deepEqual(failed, [], `${readFileSync(join(out, 'report.md'), 'utf8')}\n${run.stderr}`);
     assert.equal(run.code, 0);
     assert.equal(summary.ok, true);
-    assert.deepEqual(summary.endpoints.map((e) => e.path), CHECKLIST_ENDPOINTS.map((e) => e.path));
+    assert.deepEqual(
+      summary.endpoints.map((e) => e.path),
+      CHECKLIST_ENDPOINTS.map((e) => e.path),
+    );
     assert.ok(summary.endpoints.every((e) => e.ok));
-    assert.deepEqual(summary.items.map((i) => i.no), CHECKLIST_ITEMS.map((i) => i.no));
+    assert.deepEqual(
+      summary.items.map((i) => i.no),
+      CHECKLIST_ITEMS.map((i) => i.no),
+    );
 
     const report = readFileSync(join(out, 'report.md'), 'utf8');
     assert.match(report, /\*\*Result: PASSED\*\*/);
@@ -51,12 +61,25 @@ describe('fiscal-gateway certify', () => {
 
     // Every VSDC request and answer, in order, and each endpoint's evidence points at a real call.
     const evidence = JSON.parse(readFileSync(join(out, 'evidence.json'), 'utf8')) as {
-      calls: Array<{ seq: number; endpoint: string; request: Record<string, unknown>; resultCd: string | null; sentAt: string; answeredAt: string | null }>;
+      calls: Array<{
+        seq: number;
+        endpoint: string;
+        request: Record<string, unknown>;
+        resultCd: string | null;
+        sentAt: string;
+        answeredAt: string | null;
+      }>;
       endpoints: Array<{ endpoint: string; evidence: number | null }>;
       endpointsBeyondTheForm: Array<{ endpoint: string; evidence: number | null }>;
     };
-    assert.ok(evidence.endpointsBeyondTheForm.some((e) => e.endpoint === 'saveItemComposition'), JSON.stringify(evidence.endpointsBeyondTheForm));
-    assert.deepEqual(evidence.calls.map((c) => c.seq), evidence.calls.map((_, i) => i + 1));
+    assert.ok(
+      evidence.endpointsBeyondTheForm.some((e) => e.endpoint === 'saveItemComposition'),
+      JSON.stringify(evidence.endpointsBeyondTheForm),
+    );
+    assert.deepEqual(
+      evidence.calls.map((c) => c.seq),
+      evidence.calls.map((_, i) => i + 1),
+    );
     for (const e of [...evidence.endpoints, ...evidence.endpointsBeyondTheForm]) {
       const call = evidence.calls[e.evidence! - 1]!;
       assert.equal(call.endpoint, e.endpoint);
@@ -76,7 +99,10 @@ describe('fiscal-gateway certify', () => {
       });
     });
     const out = join(root, 'unreachable');
-    const run = await runCli(['certify', '--vsdc', `http://127.0.0.1:${closed}`, '--tpin', '2000000001', '--out', out, '--timeout', '5'], env);
+    const run = await runCli(
+      ['certify', '--vsdc', `http://127.0.0.1:${closed}`, '--tpin', '2000000001', '--out', out, '--timeout', '5'],
+      env,
+    );
     assert.equal(run.code, 6, run.stderr + run.stdout);
     const report = readFileSync(join(out, 'report.md'), 'utf8');
     assert.match(report, /\*\*Result: NOT PASSED\*\*/);
@@ -97,7 +123,10 @@ describe('fiscal-gateway certify', () => {
   });
 
   test('a KRA merchant: certify says plainly that it walks ZRA’s checklist and which KRA endpoints it does not cover', async () => {
-    for (const args of [['--authority', 'kra'], ['--tpin', 'P051234567X']]) {
+    for (const args of [
+      ['--authority', 'kra'],
+      ['--tpin', 'P051234567X'],
+    ]) {
       const kra = await runCli(['certify', ...args], env);
       assert.equal(kra.code, 2, kra.stderr);
       assert.match(kra.stderr, /ZRA's developer self-checklist/);

@@ -3,7 +3,13 @@
 // test-database: embedded only (scripts/run-tests.mjs): what the typed client does does not depend on the engine; every route it calls runs on both in its own tests.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createFiscalisationClient, createPartnerClient, createTenantClient, verifyWebhook, type GatewayClient } from '../../packages/client/src/index.ts';
+import {
+  createFiscalisationClient,
+  createPartnerClient,
+  createTenantClient,
+  verifyWebhook,
+  type GatewayClient,
+} from '../../packages/client/src/index.ts';
 import { uniqueTpin } from '../helpers/app.ts';
 import { engineName } from '../helpers/db.ts';
 import { CLASS_CODE, startHarness, type Harness } from '../helpers/harness.ts';
@@ -40,7 +46,9 @@ describe(`the client package against a running gateway (${engineName})`, () => {
     assert.equal(device.response.status, 201, JSON.stringify(device.error));
     assert.equal(device.data!.data.initialized, false);
 
-    const initialized = await partner.POST('/api/v1/tenants/{tenant}/devices/{branch}/initialize', { params: { path: { ...path, branch: '000' } } });
+    const initialized = await partner.POST('/api/v1/tenants/{tenant}/devices/{branch}/initialize', {
+      params: { path: { ...path, branch: '000' } },
+    });
     assert.equal(initialized.response.status, 200, JSON.stringify(initialized.error));
 
     const token = await partner.POST('/api/v1/tenants/{tenant}/tokens', { params: { path }, body: { name: 'Till 1' } });
@@ -49,7 +57,13 @@ describe(`the client package against a running gateway (${engineName})`, () => {
     const apiKey = await partner.POST('/api/v1/tenants/{tenant}/api-keys', { params: { path }, body: { branch: '000' } });
     assert.equal(apiKey.response.status, 201, JSON.stringify(apiKey.error));
 
-    return { tenantId: path.tenant, tpin: tenant.data!.data.tpin, device: initialized.data!.data, token: token.data!.data.token, apiKey: apiKey.data!.data };
+    return {
+      tenantId: path.tenant,
+      tpin: tenant.data!.data.tpin,
+      device: initialized.data!.data,
+      token: token.data!.data.token,
+      apiKey: apiKey.data!.data,
+    };
   }
 
   test('a partner provisions a tenant, its device, a tenant token and a fiscalisation key', async () => {
@@ -61,7 +75,10 @@ describe(`the client package against a running gateway (${engineName})`, () => {
 
     const listed = await partner.GET('/api/v1/tenants/{tenant}', { params: { path: { tenant: tenantId } } });
     assert.equal(listed.response.status, 200);
-    assert.deepEqual(listed.data!.data.devices.map((d) => [d.branch, d.initialized]), [['000', true]]);
+    assert.deepEqual(
+      listed.data!.data.devices.map((d) => [d.branch, d.initialized]),
+      [['000', true]],
+    );
 
     // The merchant's own view, with the token the partner minted.
     const me = await createTenantClient({ baseUrl, token }).GET('/api/v1/me');
@@ -101,7 +118,10 @@ describe(`the client package against a running gateway (${engineName})`, () => {
     assert.equal(read.data!.data.status, 'uploaded');
 
     const byReference = await merchant.GET('/api/v1/sales', { params: { query: { page: 1, reference: key } } });
-    assert.deepEqual(byReference.data!.data.map((s) => s.id), [sale.id]);
+    assert.deepEqual(
+      byReference.data!.data.map((s) => s.id),
+      [sale.id],
+    );
     assert.equal(h.sim.control.documents(tpin, '000').length, 1, 'filed once');
 
     const refused = await merchant.POST('/api/v1/sales', { body: { items: [] } });
@@ -109,28 +129,40 @@ describe(`the client package against a running gateway (${engineName})`, () => {
     assert.equal(refused.data, undefined);
   });
 
-  test('a webhook receiver gets the sale\'s delivery and the package accepts it, and refuses a tampered or stale one', async () => {
+  test("a webhook receiver gets the sale's delivery and the package accepts it, and refuses a tampered or stale one", async () => {
     const endpoint = await partner.POST('/api/v1/webhooks', { body: { url: `${receiver.url}/hooks`, events: ['invoice.fiscalised'] } });
     assert.equal(endpoint.response.status, 201, JSON.stringify(endpoint.error));
     const secret = endpoint.data!.secret;
 
     const { token } = await provision();
-    const sold = await createTenantClient({ baseUrl, token }).POST('/api/v1/sales', { body: { items: [{ name: 'Nails', classificationCode: CLASS_CODE, quantity: 1, price: 10 }] } });
+    const sold = await createTenantClient({ baseUrl, token }).POST('/api/v1/sales', {
+      body: { items: [{ name: 'Nails', classificationCode: CLASS_CODE, quantity: 1, price: 10 }] },
+    });
     assert.equal(sold.response.status, 201, JSON.stringify(sold.error));
     const saleId = sold.data!.data.id;
 
-    const delivery = await eventually(() => receiver.requests.find((r) => JSON.parse(r.body).data.invoice.id === saleId), 'the delivery of the sale');
+    const delivery = await eventually(
+      () => receiver.requests.find((r) => JSON.parse(r.body).data.invoice.id === saleId),
+      'the delivery of the sale',
+    );
     const header = delivery.headers['x-service-signature'];
     const accepted = verifyWebhook({ payload: delivery.body, header, secret });
     assert.equal(accepted.ok, true, JSON.stringify(accepted));
     assert.ok(accepted.ok);
     const t = accepted.timestamp;
-    assert.deepEqual(verifyWebhook({ payload: Buffer.from(delivery.body), header, secret, now: t }), { ok: true, timestamp: t }, 'now as unix seconds');
+    assert.deepEqual(
+      verifyWebhook({ payload: Buffer.from(delivery.body), header, secret, now: t }),
+      { ok: true, timestamp: t },
+      'now as unix seconds',
+    );
 
     const tampered = delivery.body.replace(`"id":${saleId}`, `"id":${saleId + 1}`);
     assert.notEqual(tampered, delivery.body);
     assert.deepEqual(verifyWebhook({ payload: tampered, header, secret }), { ok: false, reason: 'signature_mismatch' });
-    assert.deepEqual(verifyWebhook({ payload: delivery.body, header, secret: 'whsec_someone_else' }), { ok: false, reason: 'signature_mismatch' });
+    assert.deepEqual(verifyWebhook({ payload: delivery.body, header, secret: 'whsec_someone_else' }), {
+      ok: false,
+      reason: 'signature_mismatch',
+    });
 
     const stale = { ok: false, reason: 'timestamp_out_of_tolerance' };
     assert.deepEqual(verifyWebhook({ payload: delivery.body, header, secret, now: new Date((t + 301) * 1000) }), stale, 'now as a Date');

@@ -65,10 +65,16 @@ describe(`the packed client package from plain JavaScript (${engineName})`, () =
   });
 
   test('npm pack ships compiled JS and declarations only, and they work by package name without TypeScript', async () => {
-    execFileSync(NPM, ['pack', '--workspace', '@fiscal-gateway/client', '--pack-destination', dir, '--silent'], { cwd: ROOT, stdio: 'pipe' });
+    execFileSync(NPM, ['pack', '--workspace', '@fiscal-gateway/client', '--pack-destination', dir, '--silent'], {
+      cwd: ROOT,
+      stdio: 'pipe',
+    });
     const tarball = readdirSync(dir).find((name) => name.endsWith('.tgz'));
     assert.ok(tarball, 'npm pack wrote a tarball');
-    const files = execFileSync('tar', ['-tzf', join(dir, tarball)], { encoding: 'utf8' }).trim().split('\n').sort();
+    const files = execFileSync('tar', ['-tzf', join(dir, tarball)], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .sort();
     assert.deepEqual(files, [
       'package/README.md',
       'package/dist/index.d.ts',
@@ -93,11 +99,15 @@ describe(`the packed client package from plain JavaScript (${engineName})`, () =
     const baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' });
     const { NODE_OPTIONS: _ignored, ...env } = process.env;
     // Asynchronously: the gateway answering the script runs in this process.
-    const { stdout } = await promisify(execFile)(process.execPath, ['receiver.mjs', JSON.stringify({ baseUrl, token: merchant.token, apiKey: merchant.apiKey, vector: VECTOR })], {
-      cwd: join(dir, 'app'),
-      env,
-      encoding: 'utf8',
-    });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['receiver.mjs', JSON.stringify({ baseUrl, token: merchant.token, apiKey: merchant.apiKey, vector: VECTOR })],
+      {
+        cwd: join(dir, 'app'),
+        env,
+        encoding: 'utf8',
+      },
+    );
     const seen = JSON.parse(stdout);
 
     assert.equal(seen.sameFunction, true);

@@ -65,7 +65,18 @@ describe(`schema upgrade from ${FROM} with data (${engineName})`, () => {
     const added: Record<string, Record<string, unknown>> = {
       tenants: { offline_policy: 'queue', timezone: 'Africa/Lusaka', stock_tracking: true, origin: 'partner', authority: 'zra' },
       filing_queues: { probed_at: null },
-      devices: { next_training_no: 1, next_proforma_no: 1, last_train_invc_no: null, last_profrm_invc_no: null, protocol: 'vsdc', unit_key_sealed: null, api_credential_sealed: null, api_credential_kind: null, production: false, last_invoice_no: 0 },
+      devices: {
+        next_training_no: 1,
+        next_proforma_no: 1,
+        last_train_invc_no: null,
+        last_profrm_invc_no: null,
+        protocol: 'vsdc',
+        unit_key_sealed: null,
+        api_credential_sealed: null,
+        api_credential_kind: null,
+        production: false,
+        last_invoice_no: 0,
+      },
       sales: {
         sales_type: 'normal',
         exchange_rate: '1.0000',
@@ -94,13 +105,22 @@ describe(`schema upgrade from ${FROM} with data (${engineName})`, () => {
       table === 'sales' ? { original_invoice_no: row.original_sale_id === null ? null : invoiceOf.get(row.original_sale_id) } : {};
     for (const table of TABLES) {
       const now = await rows(db, table);
-      assert.deepEqual(now, before[table]!.map((row) => ({ ...row, ...added[table], ...derived(table, row) })), `${table}: the old rows as they were, with the new columns' defaults`);
+      assert.deepEqual(
+        now,
+        before[table]!.map((row) => ({ ...row, ...added[table], ...derived(table, row) })),
+        `${table}: the old rows as they were, with the new columns' defaults`,
+      );
     }
     // The application reads the upgraded rows: the pending credit note's branch is ready to file.
     const device = before.devices![0]!.id as number;
     assert.deepEqual(await branchesReady(db, 'test', 10), [device]);
     // Stock is booked from the upgrade on: the branch's documents so far are not.
-    const stock = await sql<{ booked_invoice_no: number }>`select booked_invoice_no from stock_branches where device_id = ${device}`.execute(db);
-    assert.deepEqual(stock.rows.map((r) => Number(r.booked_invoice_no)), [2]);
+    const stock = await sql<{
+      booked_invoice_no: number;
+    }>`select booked_invoice_no from stock_branches where device_id = ${device}`.execute(db);
+    assert.deepEqual(
+      stock.rows.map((r) => Number(r.booked_invoice_no)),
+      [2],
+    );
   });
 });

@@ -71,8 +71,10 @@ const migrate = () => find('Job', 'fiscal-gateway-migrate');
 function environmentOf(container: Container): Record<string, string> {
   const env: Record<string, string> = {};
   for (const source of container.envFrom ?? []) {
-    if (source.configMapRef) Object.assign(env, (find('ConfigMap', source.configMapRef.name) as unknown as { data: Record<string, string> }).data);
-    if (source.secretRef) Object.assign(env, (find('Secret', source.secretRef.name) as unknown as { stringData: Record<string, string> }).stringData);
+    if (source.configMapRef)
+      Object.assign(env, (find('ConfigMap', source.configMapRef.name) as unknown as { data: Record<string, string> }).data);
+    if (source.secretRef)
+      Object.assign(env, (find('Secret', source.secretRef.name) as unknown as { stringData: Record<string, string> }).stringData);
   }
   for (const { name, value } of container.env ?? []) if (value !== undefined) env[name] = value;
   return env;
@@ -88,7 +90,10 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
     assert.equal(objects.length, 7);
     for (const object of objects) {
       // kubernetes-models/<group>/<version>/<kind> (the core group: kubernetes-models/v1/<kind>).
-      const models = (await import(`kubernetes-models/${object.apiVersion}/${object.kind}`)) as Record<string, new (data: unknown) => { validate(): void }>;
+      const models = (await import(`kubernetes-models/${object.apiVersion}/${object.kind}`)) as Record<
+        string,
+        new (data: unknown) => { validate(): void }
+      >;
       const Model = models[object.kind];
       assert.ok(Model, `${object.apiVersion} ${object.kind} is a Kubernetes kind`);
       assert.doesNotThrow(() => new Model(object).validate(), `${object.kind}/${object.metadata.name}`);
@@ -123,22 +128,34 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
           })
           .join('\n'),
       );
-      const program = ts.createProgram([file], { strict: true, noEmit: true, skipLibCheck: true, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, types: [] });
+      const program = ts.createProgram([file], {
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        module: ts.ModuleKind.ESNext,
+        moduleResolution: ts.ModuleResolutionKind.Bundler,
+        types: [],
+      });
       return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   }
 
-  test('no object has a field the Kubernetes API does not know (the package\'s types, by the TypeScript compiler)', () => {
+  test("no object has a field the Kubernetes API does not know (the package's types, by the TypeScript compiler)", () => {
     assert.deepEqual(typeErrors(objects), []);
     const misspelt = structuredClone(api()) as unknown as { spec: { template: PodTemplate } };
-    (misspelt.spec.template.spec.containers[0]! as unknown as Record<string, unknown>).readinesProbe = { httpGet: { path: '/readyz', port: 'http' } };
+    (misspelt.spec.template.spec.containers[0]! as unknown as Record<string, unknown>).readinesProbe = {
+      httpGet: { path: '/readyz', port: 'http' },
+    };
     assert.match(typeErrors([misspelt as unknown as KubeObject]).join('\n'), /readinesProbe"?' does not exist in type 'IContainer'/);
   });
 
   test('each workload runs the one image in its role, as a non-root user, with the configuration the gateway loads', () => {
-    assert.deepEqual(kustomization.images.map((i) => i.name), ['fiscal-gateway']);
+    assert.deepEqual(
+      kustomization.images.map((i) => i.name),
+      ['fiscal-gateway'],
+    );
     const roles = new Map([
       [api(), ['serve', '--api-only']],
       [workers(), ['serve', '--workers-only']],
@@ -155,7 +172,10 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
       assert.equal(config.env, 'production');
       assert.match(env.DATABASE_URL!, /^postgres:\/\//, 'PostgreSQL, named by DATABASE_URL');
       assert.ok(config.secretKey && config.adminToken);
-      assert.ok(container.resources?.requests?.cpu && container.resources.requests.memory && container.resources.limits?.memory, `${workload.metadata.name}: requests and a memory limit`);
+      assert.ok(
+        container.resources?.requests?.cpu && container.resources.requests.memory && container.resources.limits?.memory,
+        `${workload.metadata.name}: requests and a memory limit`,
+      );
     }
   });
 
@@ -171,24 +191,37 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
     assert.deepEqual(workersContainer.ports, [{ name: 'metrics', containerPort: metricsPort }]);
     assert.deepEqual(workersContainer.livenessProbe?.httpGet, { path: '/healthz', port: 'metrics' });
 
-    for (const [workload, port] of [[api(), 8080], [workers(), metricsPort]] as const) {
-      assert.deepEqual(template(workload).metadata.annotations, { 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(port), 'prometheus.io/path': '/metrics' });
+    for (const [workload, port] of [
+      [api(), 8080],
+      [workers(), metricsPort],
+    ] as const) {
+      assert.deepEqual(template(workload).metadata.annotations, {
+        'prometheus.io/scrape': 'true',
+        'prometheus.io/port': String(port),
+        'prometheus.io/path': '/metrics',
+      });
     }
   });
 
   test('the Service and the PodDisruptionBudget select exactly the API pods', () => {
     const apiLabels = template(api()).metadata.labels;
-    const matches = (selector: Record<string, string>, labels: Record<string, string>) => Object.entries(selector).every(([k, v]) => labels[k] === v);
-    const service = find('Service', 'fiscal-gateway') as unknown as { spec: { selector: Record<string, string>; ports: Array<{ targetPort: string }> } };
-    const pdb = find('PodDisruptionBudget', 'fiscal-gateway-api') as unknown as { spec: { selector: { matchLabels: Record<string, string> } } };
+    const matches = (selector: Record<string, string>, labels: Record<string, string>) =>
+      Object.entries(selector).every(([k, v]) => labels[k] === v);
+    const service = find('Service', 'fiscal-gateway') as unknown as {
+      spec: { selector: Record<string, string>; ports: Array<{ targetPort: string }> };
+    };
+    const pdb = find('PodDisruptionBudget', 'fiscal-gateway-api') as unknown as {
+      spec: { selector: { matchLabels: Record<string, string> } };
+    };
     for (const selector of [service.spec.selector, pdb.spec.selector.matchLabels]) {
       assert.ok(matches(selector, apiLabels), 'selects the API pods');
-      for (const other of [workers(), migrate()]) assert.ok(!matches(selector, template(other).metadata.labels), `not ${other.metadata.name}'s pods`);
+      for (const other of [workers(), migrate()])
+        assert.ok(!matches(selector, template(other).metadata.labels), `not ${other.metadata.name}'s pods`);
     }
     assert.equal(service.spec.ports[0]!.targetPort, 'http');
   });
 
-  test('a stop gets longer than the gateway\'s own shutdown timeout, so the gateway (not a SIGKILL) ends it', () => {
+  test("a stop gets longer than the gateway's own shutdown timeout, so the gateway (not a SIGKILL) ends it", () => {
     for (const workload of [api(), workers()]) {
       const grace = template(workload).spec.terminationGracePeriodSeconds ?? 30;
       const { shutdownTimeoutMs } = loadConfig(environmentOf(onlyContainer(workload)));

@@ -25,7 +25,18 @@ export async function seedSignedInUser(ctx: AppContext, tenantId: number, role: 
     .returning('id')
     .executeTakeFirstOrThrow();
   const token = newSecret();
-  await ctx.db.insertInto('user_sessions').values({ id: sha256(token), user_id: user.id, created_at: now, last_seen_at: now, expires_at: new Date(now.getTime() + SESSION_LIFETIME_MS), ip: null, user_agent: null }).execute();
+  await ctx.db
+    .insertInto('user_sessions')
+    .values({
+      id: sha256(token),
+      user_id: user.id,
+      created_at: now,
+      last_seen_at: now,
+      expires_at: new Date(now.getTime() + SESSION_LIFETIME_MS),
+      ip: null,
+      user_agent: null,
+    })
+    .execute();
   return { userId: user.id, email, headers: { cookie: `${SESSION_COOKIE}=${token}`, 'x-csrf-token': csrfTokenOf(token) } };
 }
 
@@ -39,13 +50,35 @@ export async function seedSignedInUsers(ctx: AppContext, tenantId: number, count
   counter += 1;
   const users = await ctx.db
     .insertInto('users')
-    .values(Array.from({ length: count }, (_, i) => ({ tenant_id: tenantId, email: `bulk${counter}-${i}-${process.pid}-${now.getTime()}@example.com`, password_hash: hash, role: 'owner' as const, email_verified_at: now })))
+    .values(
+      Array.from({ length: count }, (_, i) => ({
+        tenant_id: tenantId,
+        email: `bulk${counter}-${i}-${process.pid}-${now.getTime()}@example.com`,
+        password_hash: hash,
+        role: 'owner' as const,
+        email_verified_at: now,
+      })),
+    )
     .returning(['id', 'email'])
     .execute();
   const tokens = users.map(() => newSecret());
   await ctx.db
     .insertInto('user_sessions')
-    .values(users.map((u, i) => ({ id: sha256(tokens[i]!), user_id: u.id, created_at: now, last_seen_at: now, expires_at: new Date(now.getTime() + SESSION_LIFETIME_MS), ip: null, user_agent: null })))
+    .values(
+      users.map((u, i) => ({
+        id: sha256(tokens[i]!),
+        user_id: u.id,
+        created_at: now,
+        last_seen_at: now,
+        expires_at: new Date(now.getTime() + SESSION_LIFETIME_MS),
+        ip: null,
+        user_agent: null,
+      })),
+    )
     .execute();
-  return users.map((u, i) => ({ userId: u.id, email: u.email, headers: { cookie: `${SESSION_COOKIE}=${tokens[i]!}`, 'x-csrf-token': csrfTokenOf(tokens[i]!) } }));
+  return users.map((u, i) => ({
+    userId: u.id,
+    email: u.email,
+    headers: { cookie: `${SESSION_COOKIE}=${tokens[i]!}`, 'x-csrf-token': csrfTokenOf(tokens[i]!) },
+  }));
 }

@@ -43,9 +43,14 @@ export interface TestApp {
 }
 
 /** `log`: the context's logger (the workers', the mailer's); `logLines`: the app's request log. */
-export async function startTestApp(options: { config?: Partial<Config>; clock?: Clock; log?: Logger; logLines?: string[] } = {}): Promise<TestApp> {
+export async function startTestApp(
+  options: { config?: Partial<Config>; clock?: Clock; log?: Logger; logLines?: string[] } = {},
+): Promise<TestApp> {
   const testDb = await createTestDatabase();
-  const ctx = createContext(testConfig(options.config), testDb.database, { ...(options.clock ? { clock: options.clock } : {}), ...(options.log ? { log: options.log } : {}) });
+  const ctx = createContext(testConfig(options.config), testDb.database, {
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.log ? { log: options.log } : {}),
+  });
   const lines = options.logLines;
   const app = await buildApp(ctx, { logger: lines ? { level: 'info', stream: { write: (line) => void lines.push(line) } } : false });
   await app.ready();
@@ -71,7 +76,12 @@ export function uniqueTpin(): string {
 }
 
 export async function seedPartner(ctx: AppContext, options: { test?: boolean; scopes?: Scope[]; name?: string } = {}) {
-  const created = await createPartner(ctx.db, ctx.secretBox, { type: 'cli' }, { name: options.name ?? 'Test partner', test: options.test ?? false, ...(options.scopes ? { scopes: options.scopes } : {}) });
+  const created = await createPartner(
+    ctx.db,
+    ctx.secretBox,
+    { type: 'cli' },
+    { name: options.name ?? 'Test partner', test: options.test ?? false, ...(options.scopes ? { scopes: options.scopes } : {}) },
+  );
   return { partnerId: created.partner.id, keyId: created.key.id, secret: created.key.secret };
 }
 

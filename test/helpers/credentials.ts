@@ -6,11 +6,19 @@ import { insertPartnerKey } from '../../src/domain/partner/provisioning/partner-
 /** A tenant token with only the abilities given (as the merchant's developer screen can mint). */
 export async function tokenWithAbilities(ctx: AppContext, tenantId: number, abilities: string[]): Promise<string> {
   const token = mintSecret(PREFIXES.tenantToken);
-  await ctx.db.insertInto('tenant_tokens').values({ tenant_id: tenantId, name: 'restricted', abilities, token_hash: hashSecret(token), last4: last4(token) }).execute();
+  await ctx.db
+    .insertInto('tenant_tokens')
+    .values({ tenant_id: tenantId, name: 'restricted', abilities, token_hash: hashSecret(token), last4: last4(token) })
+    .execute();
   return token;
 }
 
-export async function partnerKeyWithScopes(ctx: AppContext, partnerId: number, scopes: string[], mode: 'live' | 'test' = 'live'): Promise<{ id: number; secret: string }> {
+export async function partnerKeyWithScopes(
+  ctx: AppContext,
+  partnerId: number,
+  scopes: string[],
+  mode: 'live' | 'test' = 'live',
+): Promise<{ id: number; secret: string }> {
   const { row, secret } = await insertPartnerKey(ctx.db, ctx.secretBox, partnerId, { name: 'scoped', mode, scopes });
   return { id: row.id, secret };
 }

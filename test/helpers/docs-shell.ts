@@ -64,7 +64,11 @@ export interface BashResult {
 
 /** Runs `script` with bash in `cwd`, with only PATH and HOME from this process's environment. */
 export async function runBash(script: string, options: { cwd: string; timeoutMs?: number }): Promise<BashResult> {
-  const proc = spawn('bash', ['-c', script], { cwd: options.cwd, env: { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn('bash', ['-c', script], {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   proc.stdout.on('data', (d) => (stdout += d));
@@ -80,7 +84,10 @@ export type SaleAnswer = { status: number; body: { data: { id: number; status: s
 /** Runs what a development start printed, as a reader pastes it: its `export` line, then its curl, in bash. */
 export async function runPrintedCurl(output: string, token: 'TENANT_TOKEN' | 'KE_TENANT_TOKEN' = 'TENANT_TOKEN'): Promise<SaleAnswer> {
   const exportLine = /^\s*(export GATEWAY=.*)$/m.exec(output)?.[1];
-  const curl = new RegExp(`^\\s*(curl -sS -X POST \\$GATEWAY/api/v1/sales[^\\n]*\\n[^\\n]*Bearer \\$${token}"[^\\n]*\\n[^\\n]*)$`, 'm').exec(output)?.[1];
+  const curl = new RegExp(
+    `^\\s*(curl -sS -X POST \\$GATEWAY/api/v1/sales[^\\n]*\\n[^\\n]*Bearer \\$${token}"[^\\n]*\\n[^\\n]*)$`,
+    'm',
+  ).exec(output)?.[1];
   assert.ok(exportLine && curl, `an export line and a complete curl are printed:\n${output}`);
   const result = await runBash(`set -euo pipefail\n${exportLine}\n${curl} -w '\\n%{http_code}'\n`, { cwd: tmpdir() });
   assert.equal(result.code, 0, result.stderr);

@@ -4,7 +4,12 @@ import type { NewDocument } from '../../src/domain/fiscal/sales/document-columns
 import { CLASS_CODE } from './harness.ts';
 
 /** A walk-in cash sale of one line (`product`, 10.00 with 16 % VAT) for `branch` of the merchant. */
-export function plainSale(merchant: { tenantId: number; tpin: string }, branch: string | undefined, overrides: Partial<NewDocument> = {}, product = 'Bread'): NewDocument {
+export function plainSale(
+  merchant: { tenantId: number; tpin: string },
+  branch: string | undefined,
+  overrides: Partial<NewDocument> = {},
+  product = 'Bread',
+): NewDocument {
   return {
     tenantId: merchant.tenantId,
     authority: 'zra',
@@ -36,7 +41,24 @@ export function plainSale(merchant: { tenantId: number; tpin: string }, branch: 
     reasonCode: null,
     issuedBy: { type: 'tenant_token', id: 1 },
     lines: [
-      { line: 1, name: product, classification_code: CLASS_CODE, item_code: null, quantity: 1, price: 10, vat_category: 'A', vat_rate: 16, rrp: null, amount: 10, discount: 0, supply: null, net: 8.62, vat: 1.38, total: 10, original_line: null },
+      {
+        line: 1,
+        name: product,
+        classification_code: CLASS_CODE,
+        item_code: null,
+        quantity: 1,
+        price: 10,
+        vat_category: 'A',
+        vat_rate: 16,
+        rrp: null,
+        amount: 10,
+        discount: 0,
+        supply: null,
+        net: 8.62,
+        vat: 1.38,
+        total: 10,
+        original_line: null,
+      },
     ],
     ...overrides,
   };

@@ -57,7 +57,8 @@ interface Transport {
 
 function injected(t: TestApp): Transport {
   return {
-    send: ({ method, url, headers, payload }) => t.inject({ method: method as 'GET', url, headers, ...(payload !== undefined ? { payload } : {}) }),
+    send: ({ method, url, headers, payload }) =>
+      t.inject({ method: method as 'GET', url, headers, ...(payload !== undefined ? { payload } : {}) }),
     close: async () => {},
   };
 }
@@ -69,7 +70,12 @@ async function overSockets(t: TestApp): Promise<Transport> {
   return {
     async send({ method, url, headers, payload }) {
       // A client error (a reset while sending, EPIPE) rejects here and fails the walk.
-      const res = await request(`${origin}${url}`, { method: method as 'GET', headers, ...(payload !== undefined ? { body: payload } : {}), dispatcher: agent });
+      const res = await request(`${origin}${url}`, {
+        method: method as 'GET',
+        headers,
+        ...(payload !== undefined ? { body: payload } : {}),
+        dispatcher: agent,
+      });
       const body = await res.body.text();
       return { statusCode: res.statusCode, headers: res.headers, body, json: () => JSON.parse(body) };
     },
@@ -95,14 +101,18 @@ function assertWellFormed(res: Answer, label: string, route?: CatalogedRoute, do
   if (res.statusCode < 400) return;
   const body = res.json();
   const what = `${label}: ${res.statusCode} ${res.body.slice(0, 300)}`;
-  if (route && documented?.has(route)) assert.ok(errorStatusesOf(route).has(res.statusCode), `${what}: the OpenAPI document declares no ${res.statusCode} for this operation`);
+  if (route && documented?.has(route))
+    assert.ok(errorStatusesOf(route).has(res.statusCode), `${what}: the OpenAPI document declares no ${res.statusCode} for this operation`);
   if (typeof body?.error?.code === 'string') {
     const code = body.error.code as ErrorCode;
     assert.equal(typeof body.error.message, 'string', what);
     assert.equal(ERROR_CODES[code]?.status, res.statusCode, `${what}: not the status of ${code} in the error table`);
     if (route) assert.ok(errorsOfRoute(route).has(code), `${what}: ${code} is not among the codes the operation documents`);
   } else if (body?.success === false) {
-    assert.ok(route === undefined || route.auth.surface === 'compat' || route.auth.surface === 'till_login', `${what}: the wrapped shape off the compat surface`);
+    assert.ok(
+      route === undefined || route.auth.surface === 'compat' || route.auth.surface === 'till_login',
+      `${what}: the wrapped shape off the compat surface`,
+    );
     assert.equal(body.httpCode, res.statusCode, `${what}: httpCode is not the status`);
   } else if (typeof body?.errors === 'object' && body.errors !== null) {
     assert.equal(res.statusCode, 422, `${what}: the field validation shape is a 422`);
@@ -160,10 +170,16 @@ class Reach {
     assert.notEqual(code, 'rate_limited', `${label}: the rate limit was in the way: ${res.body.slice(0, 200)}`);
     if (CREDENTIAL_SURFACES.has(route.auth.surface)) {
       const refused = res.statusCode === 401 || (typeof code === 'string' && CREDENTIAL_REFUSALS.has(code));
-      assert.ok(!refused, `${label}: the fixture's ${route.auth.surface} credential did not get through: ${res.statusCode} ${res.body.slice(0, 200)}`);
+      assert.ok(
+        !refused,
+        `${label}: the fixture's ${route.auth.surface} credential did not get through: ${res.statusCode} ${res.body.slice(0, 200)}`,
+      );
     }
     if (COUNTED_SURFACES.has(route.auth.surface)) {
-      assert.ok(res.headers['x-ratelimit-limit'] !== undefined, `${label}: answered before the credential was accepted: ${res.statusCode} ${res.body.slice(0, 200)}`);
+      assert.ok(
+        res.headers['x-ratelimit-limit'] !== undefined,
+        `${label}: answered before the credential was accepted: ${res.statusCode} ${res.body.slice(0, 200)}`,
+      );
     }
     const name = routeName(route);
     if (!this.reached.has(name)) this.reached.set(name, new Set());
@@ -215,9 +231,18 @@ async function startFixture(transport: TransportKind): Promise<Fixture> {
   await updateTenantAccount(t.ctx.db, { type: 'cli' }, tenantId, { rateLimitPerMinute: 1_000_000 });
   // Without one (each authority's), the catalogue's routes answer 503 catalogue_unavailable (no VSDC here to fetch it from).
   for (const authority of MERCHANT_AUTHORITIES) {
-    await saveSync(t.ctx.db, authority, [{ code: '50221200', name: 'Processed cereals', level: 3, taxType: null, majorTarget: false, inUse: true }], null);
+    await saveSync(
+      t.ctx.db,
+      authority,
+      [{ code: '50221200', name: 'Processed cereals', level: 3, taxType: null, majorTarget: false, inUse: true }],
+      null,
+    );
   }
-  const device = await registerDevice(t.ctx.db, { type: 'cli' }, m.tenantRow, { deviceSerial: 'FUZZ', branch: '000', vsdcBaseUrl: 'http://127.0.0.1:9/vsdc' });
+  const device = await registerDevice(t.ctx.db, { type: 'cli' }, m.tenantRow, {
+    deviceSerial: 'FUZZ',
+    branch: '000',
+    vsdcBaseUrl: 'http://127.0.0.1:9/vsdc',
+  });
   await markInitialised(t.ctx, device.id, 'SDC-FUZZ-0001');
   const wrapped = await mintApiKey(t.ctx.db, { type: 'cli' }, m.tenantRow, { dialect: 'wrapped' });
   // Stock kept, so that adjustments and stock-moving documents reach their rules.
@@ -226,24 +251,43 @@ async function startFixture(transport: TransportKind): Promise<Fixture> {
   const documents: number[] = [];
   for (let i = 0; i < 2; i += 1) {
     const example = sample(t.app.routeCatalog.find((r) => r.method === 'POST' && r.url === '/api/v1/sales')!.bodySchema);
-    const res = await t.inject({ method: 'POST', url: '/api/v1/sales', headers: { ...bearer(m.token), 'content-type': 'application/json' }, payload: JSON.stringify(example) });
+    const res = await t.inject({
+      method: 'POST',
+      url: '/api/v1/sales',
+      headers: { ...bearer(m.token), 'content-type': 'application/json' },
+      payload: JSON.stringify(example),
+    });
     assert.equal(res.statusCode, 201, res.body);
     documents.push(res.json().data.id);
   }
   const [uploaded, refused] = documents as [number, number];
   await t.ctx.db
     .updateTable('sales')
-    .set({ status: 'uploaded', result_code: '000', receipt_no: 1, sdc_id: 'SDC-FUZZ-0001', mrc_no: 'WIS00000001', internal_data: 'FUZZ', receipt_signature: 'FUZZ', published_at: new Date() })
+    .set({
+      status: 'uploaded',
+      result_code: '000',
+      receipt_no: 1,
+      sdc_id: 'SDC-FUZZ-0001',
+      mrc_no: 'WIS00000001',
+      internal_data: 'FUZZ',
+      receipt_signature: 'FUZZ',
+      published_at: new Date(),
+    })
     .where('id', '=', uploaded)
     .execute();
-  await t.ctx.db.updateTable('sales').set({ status: 'failed', result_code: '913', last_error: 'Refused for the fuzz' }).where('id', '=', refused).execute();
+  await t.ctx.db
+    .updateTable('sales')
+    .set({ status: 'failed', result_code: '913', last_error: 'Refused for the fuzz' })
+    .where('id', '=', refused)
+    .execute();
   // The operator's routes that change a merchant or a partner (suspend, block, rate-limit: what a
   // random body may ask) act on a merchant of another partner, never on the walk's own.
   const other = await seedMerchant(t.ctx);
   const user = await seedSignedInUser(t.ctx, tenantId);
   // Signing out, and changing the password, end sessions: those routes get a fresh user's session each time.
   const spare = await seedSignedInUsers(t.ctx, tenantId, 400);
-  const sessionFor: Credential = (route) => (endsSessions(route) ? (spare.pop() ?? assert.fail('out of spare sessions')).headers : user.headers);
+  const sessionFor: Credential = (route) =>
+    endsSessions(route) ? (spare.pop() ?? assert.fail('out of spare sessions')).headers : user.headers;
   const headersFor: Credential = (route) => {
     switch (route.auth.surface) {
       case 'partner':
@@ -324,7 +368,12 @@ function describeBodyFuzz(transport: TransportKind, options: FuzzOptions): void 
       assert.ok(routes.length > 5);
       for (const [index, route] of routes.entries()) {
         const label = `${route.method} ${route.url}`;
-        const send = async (what: string, payload: string | Buffer | undefined, contentType = 'application/json', credential = f.headersFor) => {
+        const send = async (
+          what: string,
+          payload: string | Buffer | undefined,
+          contentType = 'application/json',
+          credential = f.headersFor,
+        ) => {
           const headers = { ...credential(route), ...(contentType ? { 'content-type': contentType } : {}) };
           const res = await f.send({ method: route.method, url: f.urlOf(route), headers, payload });
           assertWellFormed(res, `${label} ${what}`, route, f.documented);
@@ -353,16 +402,26 @@ function describeBodyFuzz(transport: TransportKind, options: FuzzOptions): void 
         const notUnicode: Array<[string, string | Buffer, string]> = [
           ['a lone surrogate', JSON.stringify({ name: HALF_EMOJI }), 'name'],
           ['a lone surrogate in a key', JSON.stringify({ ['na\ud800me']: 1 }), 'na\\ud800me'],
-          ['bytes that are not UTF-8', Buffer.concat([Buffer.from('{"name":"Mwape '), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]), 'name'],
+          [
+            'bytes that are not UTF-8',
+            Buffer.concat([Buffer.from('{"name":"Mwape '), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]),
+            'name',
+          ],
         ];
         // A merchant route also takes the console's session: the same corpus through it.
         const credentials = route.auth.surface === 'merchant' ? [f.headersFor, f.session] : [f.headersFor];
         for (const credential of credentials) {
           for (const [what, payload, type] of raw) {
             const res = await send(what, payload, type, credential);
-            if (type !== undefined) assert.equal(res.json().error?.code, 'unsupported_media_type', `${label} ${what}: 415, not ${res.statusCode} ${res.body.slice(0, 200)}`);
+            if (type !== undefined)
+              assert.equal(
+                res.json().error?.code,
+                'unsupported_media_type',
+                `${label} ${what}: 415, not ${res.statusCode} ${res.body.slice(0, 200)}`,
+              );
           }
-          for (const [what, payload, field] of notUnicode) assertNamesField(await send(what, payload, undefined, credential), field, NOT_UNICODE, `${label} ${what}`);
+          for (const [what, payload, field] of notUnicode)
+            assertNamesField(await send(what, payload, undefined, credential), field, NOT_UNICODE, `${label} ${what}`);
         }
         assert.equal(({} as Record<string, unknown>).polluted, undefined);
 
@@ -371,12 +430,20 @@ function describeBodyFuzz(transport: TransportKind, options: FuzzOptions): void 
         await send('its example', JSON.stringify(valid));
         await send('unknown field', JSON.stringify({ ...valid, unknownField: 'refused' }));
         let mutation = index;
-        for (const m of mutations(route.bodySchema)) if (mutation++ % options.mutationsSentOneIn === 0) await send(m.label, JSON.stringify(m.body));
+        for (const m of mutations(route.bodySchema))
+          if (mutation++ % options.mutationsSentOneIn === 0) await send(m.label, JSON.stringify(m.body));
         const paths = valuePaths(valid);
         // Every text of the example cut in the middle of an emoji: the 422 names it.
-        for (const path of paths.filter((p) => typeof p.reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], valid) === 'string')) {
+        for (const path of paths.filter(
+          (p) => typeof p.reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], valid) === 'string',
+        )) {
           const field = path.join('.');
-          assertNamesField(await send(`${field} half an emoji`, JSON.stringify(withValueAt(valid, path, HALF_EMOJI))), field, NOT_UNICODE, `${label} ${field}`);
+          assertNamesField(
+            await send(`${field} half an emoji`, JSON.stringify(withValueAt(valid, path, HALF_EMOJI))),
+            field,
+            NOT_UNICODE,
+            `${label} ${field}`,
+          );
         }
         // Random JSON, and the route's example with one value (at any depth) random: the first is
         // refused by validation, the second often gets past it, into the handler.
@@ -410,7 +477,15 @@ const STRICT_QUERY = /^\/(api|admin)\/v1\//;
 /** Headers that carry the credential: a hostile value there is only ever a 401. */
 const CREDENTIAL_HEADERS = new Set(['authorization', 'x-api-key', 'x-sdcid', 'terminal-id']);
 
-type PropertySchema = { type?: unknown; pattern?: unknown; format?: unknown; examples?: unknown[]; enum?: unknown[]; anyOf?: Array<{ const?: unknown }>; default?: unknown };
+type PropertySchema = {
+  type?: unknown;
+  pattern?: unknown;
+  format?: unknown;
+  examples?: unknown[];
+  enum?: unknown[];
+  anyOf?: Array<{ const?: unknown }>;
+  default?: unknown;
+};
 const propertiesOf = (schema: unknown) => (schema as { properties?: Record<string, PropertySchema> } | undefined)?.properties ?? {};
 const propertyNames = (schema: unknown) => Object.keys(propertiesOf(schema));
 /** Query parameters that take any text: a name sent there gets past validation, into the route. */
@@ -448,12 +523,18 @@ const QUERY_EDGE_VALUES = [
 const UNDECODABLE_QUERY_VALUES = ['%FF', '%ED%A0%80', '%E2%82'];
 /** The values a query parameter's schema names: its examples, its enum or consts, its default. */
 const namedValues = (p: PropertySchema): string[] =>
-  [...(p.examples ?? []), ...(p.enum ?? []), ...(p.anyOf ?? []).map((x) => x.const), p.default].filter((v) => v !== undefined && v !== null).map(String);
+  [...(p.examples ?? []), ...(p.enum ?? []), ...(p.anyOf ?? []).map((x) => x.const), p.default]
+    .filter((v) => v !== undefined && v !== null)
+    .map(String);
 /** A value for each query parameter a route requires and does not default: its example. */
 function requiredQuery(schema: unknown): Record<string, string> {
   const required = (schema as { required?: string[] } | undefined)?.required ?? [];
   const props = propertiesOf(schema);
-  return Object.fromEntries(required.filter((name) => props[name]?.default === undefined).map((name) => [name, namedValues(props[name]!)[0] ?? String(sample(props[name]))]));
+  return Object.fromEntries(
+    required
+      .filter((name) => props[name]?.default === undefined)
+      .map((name) => [name, namedValues(props[name]!)[0] ?? String(sample(props[name]))]),
+  );
 }
 
 /** The query, key and header walk: every route of the catalogue. */
@@ -471,7 +552,11 @@ function describeNameFuzz(transport: TransportKind): void {
       f.send({
         method: route.method,
         url: f.urlOf(route) + (options.query ? `?${options.query}` : ''),
-        headers: { ...f.headersFor(route), ...options.headers, ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        headers: {
+          ...f.headersFor(route),
+          ...options.headers,
+          ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
         ...(options.body !== undefined ? { payload: JSON.stringify(options.body) } : {}),
       });
 
@@ -502,7 +587,9 @@ function describeNameFuzz(transport: TransportKind): void {
       for (const route of reads) {
         const base = requiredQuery(route.querySchema);
         for (const [name, schema] of Object.entries(propertiesOf(route.querySchema))) {
-          const queries = [...new Set([...namedValues(schema), ...QUERY_EDGE_VALUES])].map((value) => new URLSearchParams({ ...base, [name]: value }).toString());
+          const queries = [...new Set([...namedValues(schema), ...QUERY_EDGE_VALUES])].map((value) =>
+            new URLSearchParams({ ...base, [name]: value }).toString(),
+          );
           const prefix = new URLSearchParams(base).toString();
           // The parameter twice: a list where one value is meant.
           queries.push(`${prefix}&${encodeURIComponent(name)}=1&${encodeURIComponent(name)}=2`);
@@ -536,7 +623,8 @@ function describeNameFuzz(transport: TransportKind): void {
           // any handler runs, whatever the method) and as the value of every one it lists.
           const query = [`${enc(name)}=${enc(name)}`, ...propertyNames(route.querySchema).map((q) => `${enc(q)}=${enc(name)}`)].join('&');
           const res = await probe(`query and header name ${name}`, { query, headers: { [name]: name } });
-          if (STRICT_QUERY.test(route.url)) assert.equal(res.statusCode, 422, `${label} query name ${name}: ${res.statusCode} ${res.body.slice(0, 200)}`);
+          if (STRICT_QUERY.test(route.url))
+            assert.equal(res.statusCode, 422, `${label} query name ${name}: ${res.statusCode} ${res.body.slice(0, 200)}`);
           // Every parameter above was the name, so one with a type or a list of values refused it
           // (422): once more with only the free-text ones, which reach the route.
           const freeText = freeTextNames(route.querySchema);
@@ -559,7 +647,11 @@ function describeNameFuzz(transport: TransportKind): void {
             assertWellFormed(res, `${label} credentials ${name}`);
             assert.ok(res.statusCode >= 400, `${label} credentials ${name}: ${res.statusCode}`);
             // A session cookie named like the names (taken by the merchant and account surfaces): a 401.
-            const cookie = await f.send({ method: 'GET', url: f.urlOf(route), headers: { cookie: `fg_session=${encodeURIComponent(name)}; ${name}=${name}` } });
+            const cookie = await f.send({
+              method: 'GET',
+              url: f.urlOf(route),
+              headers: { cookie: `fg_session=${encodeURIComponent(name)}; ${name}=${name}` },
+            });
             assertWellFormed(cookie, `${label} session cookie ${name}`);
             assert.ok(cookie.statusCode >= 400, `${label} session cookie ${name}: ${cookie.statusCode}`);
           }

@@ -109,8 +109,15 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       const seeded = await seedMerchant(t.ctx, partner);
       // Tests post hundreds of documents a minute; the plan's rate limit is not what they test.
       await updateTenantAccount(t.ctx.db, { type: 'cli' }, seeded.tenant.id, { rateLimitPerMinute: 1_000_000 });
-      const merchant = { tenantId: seeded.tenant.id, tpin: seeded.tenant.tpin, token: seeded.token, partnerSecret: partner.secret, partnerId: partner.partnerId };
-      for (const branch of branches) await harness.registerBranch(merchant, branch, { initialize, ...(vsdcBaseUrl ? { vsdcBaseUrl } : {}) });
+      const merchant = {
+        tenantId: seeded.tenant.id,
+        tpin: seeded.tenant.tpin,
+        token: seeded.token,
+        partnerSecret: partner.secret,
+        partnerId: partner.partnerId,
+      };
+      for (const branch of branches)
+        await harness.registerBranch(merchant, branch, { initialize, ...(vsdcBaseUrl ? { vsdcBaseUrl } : {}) });
       return merchant;
     },
     async registerBranch(merchant, branch, { initialize = true, vsdcBaseUrl = sim.url } = {}) {
@@ -123,7 +130,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       });
       assert.equal(registered.statusCode, 201, registered.body);
       if (!initialize) return;
-      const initialized = await t.inject({ method: 'POST', url: `/api/v1/tenants/${merchant.tenantId}/devices/${branch}/initialize`, headers: auth });
+      const initialized = await t.inject({
+        method: 'POST',
+        url: `/api/v1/tenants/${merchant.tenantId}/devices/${branch}/initialize`,
+        headers: auth,
+      });
       assert.equal(initialized.statusCode, 200, initialized.body);
     },
     as(merchant) {

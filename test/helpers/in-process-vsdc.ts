@@ -4,7 +4,10 @@ import assert from 'node:assert/strict';
 import { handleEndpoint, SimulatorState, type EnvelopeReply } from '@fiscal-gateway/simulator';
 import { buildZraSaleBody, type ZraSaleDocument } from '../../src/authorities/zra-vsdc/sales-body.ts';
 
-export type InProcessDocument = Omit<ZraSaleDocument, 'tpin' | 'bhfId' | 'invoiceNo' | 'customer' | 'paymentMethod' | 'occurredAt' | 'currency'>;
+export type InProcessDocument = Omit<
+  ZraSaleDocument,
+  'tpin' | 'bhfId' | 'invoiceNo' | 'customer' | 'paymentMethod' | 'occurredAt' | 'currency'
+>;
 
 export interface InProcessVsdc {
   sdcId: string;
@@ -28,7 +31,19 @@ export function inProcessVsdc(): InProcessVsdc {
     sdcId: device.record.sdcId!,
     save(doc) {
       invoiceNo += 1;
-      return file('saveSales', buildZraSaleBody({ tpin, bhfId: '000', invoiceNo, customer: { tpin: null, name: 'Walk-in customer' }, paymentMethod: '01', occurredAt: new Date(), currency: 'ZMW', ...doc }));
+      return file(
+        'saveSales',
+        buildZraSaleBody({
+          tpin,
+          bhfId: '000',
+          invoiceNo,
+          customer: { tpin: null, name: 'Walk-in customer' },
+          paymentMethod: '01',
+          occurredAt: new Date(),
+          currency: 'ZMW',
+          ...doc,
+        }),
+      );
     },
   };
 }

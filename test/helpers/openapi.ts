@@ -85,13 +85,19 @@ export class ResponseChecker {
   assertDocumented(op: DocumentedOperation, res: LightMyRequestResponse, what: string): void {
     const status = String(res.statusCode);
     const response = op.operation.responses[status];
-    assert.ok(response, `${op.name} (${what}) answered ${status}, which its documentation does not list (${Object.keys(op.operation.responses).join(', ')}): ${res.body.slice(0, 300)}`);
+    assert.ok(
+      response,
+      `${op.name} (${what}) answered ${status}, which its documentation does not list (${Object.keys(op.operation.responses).join(', ')}): ${res.body.slice(0, 300)}`,
+    );
     if (res.statusCode < 400) return;
     assert.ok(response.content?.['application/json'], `${op.name} ${status} documents no JSON body`);
     const pointer = `#/paths/${pointerPart(op.path)}/${op.method.toLowerCase()}/responses/${status}/content/application~1json/schema`;
     const validate = this.ajv.getSchema(`${ResponseChecker.ID}${pointer}`);
     assert.ok(validate, `no schema at ${pointer}`);
-    assert.ok(validate(res.json()), `${op.name} (${what}) answered ${status} with a body its documentation does not describe: ${res.body.slice(0, 300)} — ${JSON.stringify(validate.errors)}`);
+    assert.ok(
+      validate(res.json()),
+      `${op.name} (${what}) answered ${status} with a body its documentation does not describe: ${res.body.slice(0, 300)} — ${JSON.stringify(validate.errors)}`,
+    );
   }
 }
 

@@ -79,7 +79,11 @@ export function pdfText(pdf: Buffer): string {
   let text = '';
   let previous: { baseline: string | undefined; font: string | undefined } | undefined;
   for (const { dict, stream } of objects.values()) {
-    if (!stream || /\/(Type|Subtype)\s*\/(XObject|FontFile|Font|Metadata)|\/Length1|\/CIDInit/.test(dict + stream.subarray(0, 40).toString('latin1'))) continue;
+    if (
+      !stream ||
+      /\/(Type|Subtype)\s*\/(XObject|FontFile|Font|Metadata)|\/Length1|\/CIDInit/.test(dict + stream.subarray(0, 40).toString('latin1'))
+    )
+      continue;
     const content = stream.toString('latin1');
     if (!content.includes('BT')) continue;
     let font: Map<number, string> | undefined;

@@ -24,13 +24,25 @@ export const MAIN = new URL('../../dist/main.js', import.meta.url).pathname;
 const SERVE_FLAGS = ['--liftoff-only'];
 
 export function baseEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'test', BUILTIN_SIMULATOR: '0', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0' };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: 'test',
+    BUILTIN_SIMULATOR: '0',
+    LOG_LEVEL: 'info',
+    HOST: '127.0.0.1',
+    PORT: '0',
+  };
   for (const [k, v] of Object.entries(extra)) if (v !== undefined) env[k] = v;
   return env;
 }
 
 /** Runs `fiscal-gateway <args>` to completion (in `cwd`: where a relative DATA_DIR and the development key files are). */
-export async function runCli(args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd?: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const proc = spawn(process.execPath, [MAIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'], ...(cwd ? { cwd } : {}) });
   let stdout = '';
   let stderr = '';
@@ -42,7 +54,11 @@ export async function runCli(args: string[], env: NodeJS.ProcessEnv, cwd?: strin
 
 /** Starts `fiscal-gateway serve` and resolves once it logs that it is ready. */
 export async function spawnGateway(env: NodeJS.ProcessEnv, args: string[] = [], timeoutMs = 60_000, cwd?: string): Promise<SpawnedGateway> {
-  const proc = spawn(process.execPath, [...SERVE_FLAGS, MAIN, 'serve', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'], ...(cwd ? { cwd } : {}) });
+  const proc = spawn(process.execPath, [...SERVE_FLAGS, MAIN, 'serve', ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(cwd ? { cwd } : {}),
+  });
   let out = '';
   proc.stdout.on('data', (d) => (out += d));
   proc.stderr.on('data', (d) => (out += d));

@@ -30,11 +30,26 @@ export async function seedEmbeddedShop(dataDir: string, sim: Simulator, sales = 
     const merchant = await seedMerchant(ctx, partner);
     await updateTenantAccount(ctx.db, { type: 'cli' }, merchant.tenant.id, { rateLimitPerMinute: 1_000_000 });
     const url = `/api/v1/tenants/${merchant.tenant.id}/devices`;
-    assert.equal((await app.inject({ method: 'POST', url, headers: bearer(partner.secret), payload: { deviceSerial: `SN-${merchant.tenant.tpin}`, branch: '000', vsdcBaseUrl: sim.url } })).statusCode, 201);
+    assert.equal(
+      (
+        await app.inject({
+          method: 'POST',
+          url,
+          headers: bearer(partner.secret),
+          payload: { deviceSerial: `SN-${merchant.tenant.tpin}`, branch: '000', vsdcBaseUrl: sim.url },
+        })
+      ).statusCode,
+      201,
+    );
     assert.equal((await app.inject({ method: 'POST', url: `${url}/000/initialize`, headers: bearer(partner.secret) })).statusCode, 200);
     await syncCatalogue(ctx);
     for (let i = 0; i < sales; i++) {
-      const res = await app.inject({ method: 'POST', url: '/api/v1/sales', headers: { ...bearer(merchant.token), 'x-branch': '000' }, payload: saleBody({}, [{ price: 10 + i }]) });
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/v1/sales',
+        headers: { ...bearer(merchant.token), 'x-branch': '000' },
+        payload: saleBody({}, [{ price: 10 + i }]),
+      });
       assert.ok(res.statusCode < 300, res.body);
     }
     return { tenantId: merchant.tenant.id, token: merchant.token, partnerSecret: partner.secret };

@@ -20,7 +20,10 @@ export interface TestSmtp {
 }
 
 function decodeQuotedPrintable(text: string): string {
-  return Buffer.from(text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8');
+  return Buffer.from(
+    text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+    'latin1',
+  ).toString('utf8');
 }
 
 function parse(raw: string, to: string): DeliveredMail {
@@ -71,7 +74,11 @@ export async function startTestSmtp(options: { port?: number; refuse?: RegExp } 
     url: `smtp://127.0.0.1:${port}`,
     mails,
     mailTo: (to, subject, nth = 1) =>
-      eventually(() => mails.filter((m) => m.to === to.toLowerCase() && m.subject.includes(subject))[nth - 1], `mail ${nth} "${subject}" to ${to}`, 10_000),
+      eventually(
+        () => mails.filter((m) => m.to === to.toLowerCase() && m.subject.includes(subject))[nth - 1],
+        `mail ${nth} "${subject}" to ${to}`,
+        10_000,
+      ),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -38,7 +38,11 @@ function nameOf(node: ts.Node): string | undefined {
   if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node)) && node.name && ts.isIdentifier(node.name)) return node.name.text;
   if ((ts.isArrowFunction(node) || ts.isFunctionExpression(node)) && node.parent) {
     const parent = node.parent;
-    if ((ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) && ts.isIdentifier(parent.name)) return parent.name.text;
+    if (
+      (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) &&
+      ts.isIdentifier(parent.name)
+    )
+      return parent.name.text;
   }
   return undefined;
 }
@@ -61,7 +65,8 @@ export function routeReach(root: string): RouteReach[] {
       const target = normalize(join(dirname(file), spec));
       const bindings = statement.importClause?.namedBindings;
       if (bindings && ts.isNamespaceImport(bindings)) namespaces.set(bindings.name.text, target);
-      if (bindings && ts.isNamedImports(bindings)) for (const el of bindings.elements) imported.set(el.name.text, [target, (el.propertyName ?? el.name).text]);
+      if (bindings && ts.isNamedImports(bindings))
+        for (const el of bindings.elements) imported.set(el.name.text, [target, (el.propertyName ?? el.name).text]);
     }
     const resolve = (name: string): [string, string] => imported.get(name) ?? [file, name];
     const where = (node: ts.Node) => `${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
@@ -83,7 +88,8 @@ export function routeReach(root: string): RouteReach[] {
       visit(body);
     };
     const collect = (node: ts.Node): void => {
-      if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer && ts.isStringLiteral(node.initializer)) constants.set(node.name.text, node.initializer.text);
+      if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer && ts.isStringLiteral(node.initializer))
+        constants.set(node.name.text, node.initializer.text);
       ts.forEachChild(node, collect);
     };
     collect(source);
@@ -95,9 +101,20 @@ export function routeReach(root: string): RouteReach[] {
         const key = `${file}#${name}`;
         units.set(key, [...(units.get(key) ?? []), unit]);
       }
-      if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && ROUTE_METHODS.has(node.expression.name.text) && node.arguments.length === 3) {
+      if (
+        ts.isCallExpression(node) &&
+        ts.isPropertyAccessExpression(node.expression) &&
+        ROUTE_METHODS.has(node.expression.name.text) &&
+        node.arguments.length === 3
+      ) {
         const [first, , handler] = node.arguments;
-        const url = first && (ts.isStringLiteral(first) ? first.text : ts.isIdentifier(first) ? (constants.get(first.text) ?? resolveConstant(root, resolve(first.text))) : undefined);
+        const url =
+          first &&
+          (ts.isStringLiteral(first)
+            ? first.text
+            : ts.isIdentifier(first)
+              ? (constants.get(first.text) ?? resolveConstant(root, resolve(first.text)))
+              : undefined);
         // A factory's route (`surface.path`, `${surface.prefix}/reissue`): one handler for each
         // path the surfaces give that property.
         const urls = url !== undefined ? [url] : first ? factoryUrls(first, surfacePaths) : [];
@@ -116,7 +133,7 @@ export function routeReach(root: string): RouteReach[] {
   // names, until nothing changes (cycles need no special care).
   const all = [...[...units.values()].flat(), ...handlers.map((h) => h.unit)];
   const reach = new Map<Unit, Map<string, string>>(all.map((unit) => [unit, new Map([...unit.codes].map((code) => [code, unit.where]))]));
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const unit of all) {
       const codes = reach.get(unit)!;
@@ -147,7 +164,12 @@ function routePathProperties(root: string): Map<string, string[]> {
   for (const path of sources(join(root, 'src'))) {
     const source = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.Latest, true);
     const visit = (node: ts.Node): void => {
-      if (ts.isPropertyAssignment(node) && ts.isIdentifier(node.name) && ts.isStringLiteral(node.initializer) && /^\/(api|admin)\//.test(node.initializer.text)) {
+      if (
+        ts.isPropertyAssignment(node) &&
+        ts.isIdentifier(node.name) &&
+        ts.isStringLiteral(node.initializer) &&
+        /^\/(api|admin)\//.test(node.initializer.text)
+      ) {
         found.set(node.name.text, [...(found.get(node.name.text) ?? []), node.initializer.text]);
       }
       ts.forEachChild(node, visit);
@@ -162,7 +184,8 @@ function factoryUrls(first: ts.Expression, surfacePaths: Map<string, string[]>):
   if (ts.isPropertyAccessExpression(first)) return surfacePaths.get(first.name.text) ?? [];
   if (ts.isTemplateExpression(first) && first.head.text === '' && first.templateSpans.length === 1) {
     const [span] = first.templateSpans;
-    if (span && ts.isPropertyAccessExpression(span.expression)) return (surfacePaths.get(span.expression.name.text) ?? []).map((p) => `${p}${span.literal.text}`);
+    if (span && ts.isPropertyAccessExpression(span.expression))
+      return (surfacePaths.get(span.expression.name.text) ?? []).map((p) => `${p}${span.literal.text}`);
   }
   return [];
 }

@@ -43,23 +43,49 @@ describe(`Kenya: a KRA merchant on OSCU (${engineName})`, () => {
     h = await startHarness();
     kra = kraControl(h.sim, 'kra-oscu');
     const partner = bearer(h.merchant.partnerSecret);
-    const tenant = expectStatus(await h.t.inject({ method: 'POST', url: '/api/v1/tenants', headers: partner, payload: { name: 'Nairobi Traders', tpin: PIN, authority: 'kra' } }), 201).data;
+    const tenant = expectStatus(
+      await h.t.inject({
+        method: 'POST',
+        url: '/api/v1/tenants',
+        headers: partner,
+        payload: { name: 'Nairobi Traders', tpin: PIN, authority: 'kra' },
+      }),
+      201,
+    ).data;
     assert.equal(tenant.authority, 'kra');
     const device = expectStatus(
-      await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${tenant.id}/devices`, headers: partner, payload: { deviceSerial: 'KE-OSCU-1', branch: '00', vsdcBaseUrl: h.sim.urlOf('kra-oscu') } }),
+      await h.t.inject({
+        method: 'POST',
+        url: `/api/v1/tenants/${tenant.id}/devices`,
+        headers: partner,
+        payload: { deviceSerial: 'KE-OSCU-1', branch: '00', vsdcBaseUrl: h.sim.urlOf('kra-oscu') },
+      }),
       201,
     ).data;
     assert.equal(device.protocol, 'oscu', 'OSCU is a KRA device’s default protocol');
-    const initialised = expectStatus(await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${tenant.id}/devices/00/initialize`, headers: partner }), 200).data;
+    const initialised = expectStatus(
+      await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${tenant.id}/devices/00/initialize`, headers: partner }),
+      200,
+    ).data;
     assert.equal(initialised.initialized, true);
     assert.equal(initialised.unitKeySet, true, 'the cmcKey is kept (sealed)');
     sdcId = initialised.sdcId;
-    token = expectStatus(await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${tenant.id}/tokens`, headers: partner, payload: { name: 'till' } }), 201).data.token;
+    token = expectStatus(
+      await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${tenant.id}/tokens`, headers: partner, payload: { name: 'till' } }),
+      201,
+    ).data.token;
   });
   after(() => h?.close());
 
   test('a sale of every letter is filed with KRA’s fields and answered with its receipt', async () => {
-    const lines = ['A', 'B', 'C', 'D', 'E'].map((letter, i) => ({ classificationCode: KE_CLASS, name: `Item ${letter}`, quantity: i + 1, price: 116.5, vatCategory: letter, ...(letter === 'B' ? { discount: 10 } : {}) }));
+    const lines = ['A', 'B', 'C', 'D', 'E'].map((letter, i) => ({
+      classificationCode: KE_CLASS,
+      name: `Item ${letter}`,
+      quantity: i + 1,
+      price: 116.5,
+      vatCategory: letter,
+      ...(letter === 'B' ? { discount: 10 } : {}),
+    }));
     const res = await post('/api/v1/sales', { items: lines, clientInvoiceNo: 'POS-1' });
     assert.equal(res.statusCode, 201, res.body);
     const sale = await settled(res.json().data.id);
@@ -71,7 +97,10 @@ describe(`Kenya: a KRA merchant on OSCU (${engineName})`, () => {
     assert.equal(sale.fiscal.receiptNo, filed.receipt.curRcptNo);
     assert.equal(sale.fiscal.totalReceiptNo, filed.receipt.totRcptNo);
     assert.equal(sale.fiscal.receiptSignature, filed.receipt.rcptSign);
-    assert.equal(sale.fiscal.qrCodeUrl, `https://etims-sbx.kra.go.ke/common/link/etims/receipt/indexEtimsReceiptData?Data=${PIN}00${filed.receipt.rcptSign}`);
+    assert.equal(
+      sale.fiscal.qrCodeUrl,
+      `https://etims-sbx.kra.go.ke/common/link/etims/receipt/indexEtimsReceiptData?Data=${PIN}00${filed.receipt.rcptSign}`,
+    );
     const body = filed.body;
     assert.equal(body.rcptTyCd, 'S');
     assert.equal(body.orgInvcNo, 0);
@@ -81,7 +110,10 @@ describe(`Kenya: a KRA merchant on OSCU (${engineName})`, () => {
     assert.equal(body.taxRtE, 8);
     assert.match(String(body.cfmDt), /^[0-9]{14}$/);
     const items = body.itemList as Array<Record<string, unknown>>;
-    assert.deepEqual(items.map((l) => l.taxTyCd), ['A', 'B', 'C', 'D', 'E']);
+    assert.deepEqual(
+      items.map((l) => l.taxTyCd),
+      ['A', 'B', 'C', 'D', 'E'],
+    );
     // Tax-inclusive prices: the base is backed out of the gross, the tax is the rest.
     const b = items[1]!;
     assert.equal(b.splyAmt, 233);
@@ -91,7 +123,9 @@ describe(`Kenya: a KRA merchant on OSCU (${engineName})`, () => {
   });
 
   test('a credit note points at the original’s invcNo, from the same sequence; a debit note is refused', async () => {
-    const created = await post('/api/v1/sales', { items: [{ classificationCode: KE_CLASS, name: 'Maize flour', quantity: 2, price: 200 }] });
+    const created = await post('/api/v1/sales', {
+      items: [{ classificationCode: KE_CLASS, name: 'Maize flour', quantity: 2, price: 200 }],
+    });
     const sale = await settled(created.json().data.id);
     assert.equal(sale.status, 'uploaded', sale.lastError ?? '');
     const noted = await post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '06' });
@@ -103,7 +137,10 @@ describe(`Kenya: a KRA merchant on OSCU (${engineName})`, () => {
     assert.equal(filed.rcptTyCd, 'R');
     assert.equal(filed.orgInvcNo, sale.invoiceNo);
     assert.equal(filed.body.rfdRsnCd, '06');
-    const debit = await post(`/api/v1/sales/${sale.id}/debit-note`, { reasonCode: '01', items: [{ classificationCode: KE_CLASS, name: 'Maize flour', quantity: 1, price: 10 }] });
+    const debit = await post(`/api/v1/sales/${sale.id}/debit-note`, {
+      reasonCode: '01',
+      items: [{ classificationCode: KE_CLASS, name: 'Maize flour', quantity: 1, price: 10 }],
+    });
     assert.equal(debit.statusCode, 422, debit.body);
     assert.match(debit.body, /debit note/i);
   });
@@ -124,7 +161,9 @@ describe(`Kenya: a KRA merchant on OSCU (${engineName})`, () => {
     kra.setFaults(PIN, '00', { down: true });
     const ids: number[] = [];
     for (let i = 0; i < 4; i++) {
-      const res = await post('/api/v1/sales', { items: [{ classificationCode: KE_CLASS, name: `Queued ${i}`, quantity: 1, price: 50 + i }] });
+      const res = await post('/api/v1/sales', {
+        items: [{ classificationCode: KE_CLASS, name: `Queued ${i}`, quantity: 1, price: 50 + i }],
+      });
       assert.equal(res.statusCode, 201, res.body);
       assert.equal(res.json().data.status, 'pending');
       ids.push(res.json().data.id);
@@ -133,8 +172,14 @@ describe(`Kenya: a KRA merchant on OSCU (${engineName})`, () => {
     kra.clearFaults(PIN, '00');
     const sales = await Promise.all(ids.map((id) => settled(id)));
     assert.ok(sales.every((s) => s.status === 'uploaded'));
-    const arrivals = kra.filed(PIN, '00').slice(before).map((d) => d.invcNo);
-    assert.deepEqual(arrivals, sales.map((s) => s.invoiceNo));
+    const arrivals = kra
+      .filed(PIN, '00')
+      .slice(before)
+      .map((d) => d.invcNo);
+    assert.deepEqual(
+      arrivals,
+      sales.map((s) => s.invoiceNo),
+    );
     assertArrivalOrder(arrivals);
   });
 
@@ -145,17 +190,28 @@ describe(`Kenya: a KRA merchant on OSCU (${engineName})`, () => {
     assert.equal(failed.status, 'failed');
     assert.equal(failed.resultCode, '910');
     kra.clearFaults(PIN, '00');
-    const next = await settled((await post('/api/v1/sales', { items: [{ classificationCode: KE_CLASS, name: 'After', quantity: 1, price: 5 }] })).json().data.id);
+    const next = await settled(
+      (await post('/api/v1/sales', { items: [{ classificationCode: KE_CLASS, name: 'After', quantity: 1, price: 5 }] })).json().data.id,
+    );
     assert.equal(next.status, 'uploaded', next.lastError ?? '');
   });
 
   test('a KRA merchant’s own words: letters, payment methods and currency are its authority’s', async () => {
-    const wrongLetter = await post('/api/v1/sales', { items: [{ classificationCode: KE_CLASS, name: 'X', quantity: 1, price: 1, vatCategory: 'C1' }] });
+    const wrongLetter = await post('/api/v1/sales', {
+      items: [{ classificationCode: KE_CLASS, name: 'X', quantity: 1, price: 1, vatCategory: 'C1' }],
+    });
     assert.equal(wrongLetter.statusCode, 422, wrongLetter.body);
     assert.match(wrongLetter.body, /A, B, C, D, E|A.*B.*C.*D.*E/);
-    const zraPayment = await post('/api/v1/sales', { items: [{ classificationCode: KE_CLASS, name: 'X', quantity: 1, price: 1 }], paymentMethod: '08' });
+    const zraPayment = await post('/api/v1/sales', {
+      items: [{ classificationCode: KE_CLASS, name: 'X', quantity: 1, price: 1 }],
+      paymentMethod: '08',
+    });
     assert.equal(zraPayment.statusCode, 422, zraPayment.body);
-    const usd = await post('/api/v1/sales', { items: [{ classificationCode: KE_CLASS, name: 'X', quantity: 1, price: 1 }], currency: 'USD', exchangeRate: 130 });
+    const usd = await post('/api/v1/sales', {
+      items: [{ classificationCode: KE_CLASS, name: 'X', quantity: 1, price: 1 }],
+      currency: 'USD',
+      exchangeRate: 130,
+    });
     assert.equal(usd.statusCode, 422, usd.body);
   });
 });

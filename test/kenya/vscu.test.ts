@@ -27,16 +27,33 @@ describe(`Kenya: a KRA merchant on VSCU (${engineName})`, () => {
     h = await startHarness();
     kra = kraControl(h.sim, 'kra-vscu');
     const partner = bearer(h.merchant.partnerSecret);
-    const tenant = expectStatus(await h.t.inject({ method: 'POST', url: '/api/v1/tenants', headers: partner, payload: { name: 'Mombasa Stores', tpin: PIN, authority: 'kra' } }), 201).data;
+    const tenant = expectStatus(
+      await h.t.inject({
+        method: 'POST',
+        url: '/api/v1/tenants',
+        headers: partner,
+        payload: { name: 'Mombasa Stores', tpin: PIN, authority: 'kra' },
+      }),
+      201,
+    ).data;
     const payload = { deviceSerial: 'KE-VSCU-1', branch: '01', vsdcBaseUrl: h.sim.urlOf('kra-vscu'), protocol: 'vscu' };
-    assert.equal(expectStatus(await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${tenant.id}/devices`, headers: partner, payload }), 201).data.protocol, 'vscu');
+    assert.equal(
+      expectStatus(await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${tenant.id}/devices`, headers: partner, payload }), 201).data
+        .protocol,
+      'vscu',
+    );
     expectStatus(await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${tenant.id}/devices/01/initialize`, headers: partner }), 200);
-    token = expectStatus(await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${tenant.id}/tokens`, headers: partner, payload: { name: 'till' } }), 201).data.token;
+    token = expectStatus(
+      await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${tenant.id}/tokens`, headers: partner, payload: { name: 'till' } }),
+      201,
+    ).data.token;
   });
   after(() => h?.close());
 
   test('a sale and its credit note are filed to the jar, branch 01, with tin and bhfId in the body', async () => {
-    const created = await post('/api/v1/sales', { items: [{ name: 'Rice 5kg', classificationCode: CLASS, quantity: 2, price: 580, vatCategory: 'B' }] });
+    const created = await post('/api/v1/sales', {
+      items: [{ name: 'Rice 5kg', classificationCode: CLASS, quantity: 2, price: 580, vatCategory: 'B' }],
+    });
     assert.equal(created.statusCode, 201, created.body);
     const sale = await settled(created.json().data.id);
     assert.equal(sale.status, 'uploaded', sale.lastError ?? '');

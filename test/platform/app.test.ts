@@ -44,7 +44,10 @@ describe(`platform basics (${engineName})`, () => {
     const held = new Set<Socket>();
     const silent = createServer((socket) => held.add(socket));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const mute = await openDatabase({ databaseUrl: `postgres://postgres@127.0.0.1:${(silent.address() as AddressInfo).port}/none`, migrate: false });
+    const mute = await openDatabase({
+      databaseUrl: `postgres://postgres@127.0.0.1:${(silent.address() as AddressInfo).port}/none`,
+      migrate: false,
+    });
     const muted = createContext({ ...testConfig(), readinessTimeoutMs: 100 }, mute);
     const mutedApp = await buildApp(muted);
     try {

@@ -58,12 +58,24 @@ describe(`authentication and authorisation on every route (${engineName})`, () =
     t = await startTestApp({ clock });
     const m = await seedMerchant(t.ctx);
     const actor = { type: 'cli' as const };
-    const hq = await registerDevice(t.ctx.db, actor, m.tenantRow, { deviceSerial: 'SER-HQ', branch: '000', vsdcBaseUrl: 'http://127.0.0.1:9/vsdc' });
-    const b1 = await registerDevice(t.ctx.db, actor, m.tenantRow, { deviceSerial: 'SER-B1', branch: '001', vsdcBaseUrl: 'http://127.0.0.1:9/vsdc' });
+    const hq = await registerDevice(t.ctx.db, actor, m.tenantRow, {
+      deviceSerial: 'SER-HQ',
+      branch: '000',
+      vsdcBaseUrl: 'http://127.0.0.1:9/vsdc',
+    });
+    const b1 = await registerDevice(t.ctx.db, actor, m.tenantRow, {
+      deviceSerial: 'SER-B1',
+      branch: '001',
+      vsdcBaseUrl: 'http://127.0.0.1:9/vsdc',
+    });
     await markInitialised(t.ctx, hq.id, 'SDC-HQ-0001');
     await markInitialised(t.ctx, b1.id, 'SDC-B1-0001');
     const other = await seedMerchant(t.ctx);
-    const od = await registerDevice(t.ctx.db, actor, other.tenantRow, { deviceSerial: 'SER-O', branch: '000', vsdcBaseUrl: 'http://127.0.0.1:9/vsdc' });
+    const od = await registerDevice(t.ctx.db, actor, other.tenantRow, {
+      deviceSerial: 'SER-O',
+      branch: '000',
+      vsdcBaseUrl: 'http://127.0.0.1:9/vsdc',
+    });
     await markInitialised(t.ctx, od.id, 'SDC-OTHER-01');
 
     const branchKey = await mintApiKey(t.ctx.db, actor, m.tenantRow, { branch: '000' });
@@ -72,10 +84,20 @@ describe(`authentication and authorisation on every route (${engineName})`, () =
     const revokedToken = await seedMerchant(t.ctx, m.partner);
     await revokeToken(t.ctx.db, actor, revokedToken.tenantRow, revokedToken.tokenId);
     const revokedPartner = await partnerKeyWithScopes(t.ctx, m.partner.partnerId, ['tenants:read']);
-    await t.ctx.db.updateTable('partner_keys').set({ revoked_at: sql`now()` }).where('id', '=', revokedPartner.id).execute();
+    await t.ctx.db
+      .updateTable('partner_keys')
+      .set({ revoked_at: sql`now()` })
+      .where('id', '=', revokedPartner.id)
+      .execute();
     const lackingScope = {} as Record<Scope, string>;
     for (const scope of SCOPES) {
-      lackingScope[scope] = (await partnerKeyWithScopes(t.ctx, m.partner.partnerId, SCOPES.filter((s) => s !== scope))).secret;
+      lackingScope[scope] = (
+        await partnerKeyWithScopes(
+          t.ctx,
+          m.partner.partnerId,
+          SCOPES.filter((s) => s !== scope),
+        )
+      ).secret;
     }
 
     const signedOut = await seedSignedInUser(t.ctx, m.tenant.id);
@@ -103,9 +125,17 @@ describe(`authentication and authorisation on every route (${engineName})`, () =
   after(() => t.close());
 
   const urlOf = (route: CatalogedRoute) =>
-    route.url.replace(':tenant', String(creds.tenantId)).replace(':branch', '000').replace(/:[A-Za-z]+/g, '1');
+    route.url
+      .replace(':tenant', String(creds.tenantId))
+      .replace(':branch', '000')
+      .replace(/:[A-Za-z]+/g, '1');
   const call = (route: CatalogedRoute, headers: Record<string, string>) =>
-    t.inject({ method: route.method as 'GET', url: urlOf(route), headers: { ...headers, 'content-type': 'application/json' }, payload: route.method === 'GET' || route.method === 'DELETE' ? undefined : '{}' });
+    t.inject({
+      method: route.method as 'GET',
+      url: urlOf(route),
+      headers: { ...headers, 'content-type': 'application/json' },
+      payload: route.method === 'GET' || route.method === 'DELETE' ? undefined : '{}',
+    });
 
   test('every route declares its surface, and the catalogue covers partner and admin routes', () => {
     const surfaces = new Set(t.app.routeCatalog.map((r) => r.auth.surface));
@@ -139,7 +169,16 @@ describe(`authentication and authorisation on every route (${engineName})`, () =
     for (const route of routes) {
       const surface = route.auth.surface;
       if (surface === 'partner') {
-        for (const h of <Array<Record<string, string>>>[{}, bearer(creds.token), bearer(creds.tenantKey), bearer('sk_live_nonsense'), bearer(unknownSecret(PREFIXES.partnerLive)), bearer(creds.revokedPartner), { 'x-api-key': creds.tenantKey, 'x-sdcid': creds.sdcId }, creds.owner.headers]) {
+        for (const h of <Array<Record<string, string>>>[
+          {},
+          bearer(creds.token),
+          bearer(creds.tenantKey),
+          bearer('sk_live_nonsense'),
+          bearer(unknownSecret(PREFIXES.partnerLive)),
+          bearer(creds.revokedPartner),
+          { 'x-api-key': creds.tenantKey, 'x-sdcid': creds.sdcId },
+          creds.owner.headers,
+        ]) {
           const res = await call(route, h);
           assertCoded(res, 401);
           assertChallenge(res, h, true);
@@ -172,14 +211,25 @@ describe(`authentication and authorisation on every route (${engineName})`, () =
         assertCoded(await call(route, bearer(lacking)), 403, 'missing_ability');
         if (route.method !== 'GET') {
           assertCoded(await call(route, { cookie: creds.owner.headers.cookie }), 403, 'csrf_token_invalid');
-          assertCoded(await call(route, { ...creds.owner.headers, 'x-csrf-token': creds.viewer.headers['x-csrf-token'] }), 403, 'csrf_token_invalid');
+          assertCoded(
+            await call(route, { ...creds.owner.headers, 'x-csrf-token': creds.viewer.headers['x-csrf-token'] }),
+            403,
+            'csrf_token_invalid',
+          );
         }
         // A viewer's session has invoices:read only.
         if (route.auth.ability === 'invoices:write') assertCoded(await call(route, creds.viewer.headers), 403, 'role_insufficient');
         refused += 1;
       } else if (surface === 'compat') {
         const needsBranch = route.auth.branch !== 'none';
-        for (const h of <Array<Record<string, string>>>[{}, bearer(creds.token), { 'x-api-key': creds.token, 'x-sdcid': creds.sdcId }, { 'x-api-key': creds.revokedKey, 'x-sdcid': creds.sdcId }, { 'x-api-key': 'pk_nonsense', 'x-sdcid': creds.sdcId }, { ...creds.owner.headers, 'x-sdcid': creds.sdcId }]) {
+        for (const h of <Array<Record<string, string>>>[
+          {},
+          bearer(creds.token),
+          { 'x-api-key': creds.token, 'x-sdcid': creds.sdcId },
+          { 'x-api-key': creds.revokedKey, 'x-sdcid': creds.sdcId },
+          { 'x-api-key': 'pk_nonsense', 'x-sdcid': creds.sdcId },
+          { ...creds.owner.headers, 'x-sdcid': creds.sdcId },
+        ]) {
           const res = await call(route, h);
           assertCoded(res, 401);
           assertChallenge(res, h, false);
@@ -191,20 +241,37 @@ describe(`authentication and authorisation on every route (${engineName})`, () =
           assertCoded(await call(route, { 'x-api-key': creds.tenantKey, 'x-sdcid': 'SDC-UNKNOWN' }), 401);
         }
       } else if (surface === 'admin') {
-        for (const h of <Array<Record<string, string>>>[{}, bearer('wrong-admin-token-000000'), bearer(creds.partner), bearer(creds.token), creds.owner.headers]) {
+        for (const h of <Array<Record<string, string>>>[
+          {},
+          bearer('wrong-admin-token-000000'),
+          bearer(creds.partner),
+          bearer(creds.token),
+          creds.owner.headers,
+        ]) {
           const res = await call(route, h);
           assertCoded(res, 401);
           assertChallenge(res, h, true);
         }
       } else if (surface === 'account') {
-        for (const h of <Array<Record<string, string>>>[{}, bearer(creds.token), bearer(creds.partner), { cookie: 'fg_session=garbage' }, creds.signedOut.headers, { cookie: `fg_session=${creds.token}` }]) {
+        for (const h of <Array<Record<string, string>>>[
+          {},
+          bearer(creds.token),
+          bearer(creds.partner),
+          { cookie: 'fg_session=garbage' },
+          creds.signedOut.headers,
+          { cookie: `fg_session=${creds.token}` },
+        ]) {
           const res = await call(route, h);
           assertCoded(res, 401);
           assertChallenge(res, h, false);
         }
         if (route.method !== 'GET') {
           assertCoded(await call(route, { cookie: creds.owner.headers.cookie }), 403, 'csrf_token_invalid');
-          assertCoded(await call(route, { ...creds.owner.headers, 'x-csrf-token': creds.viewer.headers['x-csrf-token'] }), 403, 'csrf_token_invalid');
+          assertCoded(
+            await call(route, { ...creds.owner.headers, 'x-csrf-token': creds.viewer.headers['x-csrf-token'] }),
+            403,
+            'csrf_token_invalid',
+          );
         }
         if (route.auth.role !== 'viewer') assertCoded(await call(route, creds.viewer.headers), 403, 'role_insufficient');
       } else if (surface === 'public' || surface === 'till_login') {
@@ -225,7 +292,11 @@ describe(`authentication and authorisation on every route (${engineName})`, () =
     const res = await t.inject({ method: 'GET', url: '/api/v1/tenants', headers: bearer(creds.partner) });
     assert.equal(res.statusCode, 200);
     for (const headers of [bearer(creds.token), { cookie: creds.viewer.headers.cookie }]) {
-      assert.equal((await t.inject({ method: 'GET', url: '/api/v1/sales', headers })).statusCode, 200, 'a tenant token or a session on the merchant API');
+      assert.equal(
+        (await t.inject({ method: 'GET', url: '/api/v1/sales', headers })).statusCode,
+        200,
+        'a tenant token or a session on the merchant API',
+      );
     }
     const admin = await t.inject({ method: 'GET', url: '/admin/v1/partners', headers: bearer(TEST_ADMIN_TOKEN) });
     assert.equal(admin.statusCode, 200);
@@ -254,11 +325,16 @@ describe(`authentication and authorisation on every route (${engineName})`, () =
 
   test('a blocked or over-quota merchant refuses partner changes with 402 but stays readable', async () => {
     const m = await seedMerchant(t.ctx);
-    const patch = (body: object) => t.inject({ method: 'PATCH', url: `/admin/v1/tenants/${m.tenant.id}`, headers: bearer(TEST_ADMIN_TOKEN), payload: body });
+    const patch = (body: object) =>
+      t.inject({ method: 'PATCH', url: `/admin/v1/tenants/${m.tenant.id}`, headers: bearer(TEST_ADMIN_TOKEN), payload: body });
     assert.equal((await patch({ subscription: 'blocked' })).statusCode, 200);
-    const mint = () => t.inject({ method: 'POST', url: `/api/v1/tenants/${m.tenant.id}/tokens`, headers: bearer(m.partner.secret), payload: { name: 'x' } });
+    const mint = () =>
+      t.inject({ method: 'POST', url: `/api/v1/tenants/${m.tenant.id}/tokens`, headers: bearer(m.partner.secret), payload: { name: 'x' } });
     assertCoded(await mint(), 402, 'subscription_blocked');
-    assert.equal((await t.inject({ method: 'GET', url: `/api/v1/tenants/${m.tenant.id}`, headers: bearer(m.partner.secret) })).statusCode, 200);
+    assert.equal(
+      (await t.inject({ method: 'GET', url: `/api/v1/tenants/${m.tenant.id}`, headers: bearer(m.partner.secret) })).statusCode,
+      200,
+    );
     await patch({ subscription: 'active', monthlyQuota: 0 });
     assertCoded(await mint(), 402, 'quota_exhausted');
     await patch({ monthlyQuota: null });

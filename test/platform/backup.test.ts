@@ -19,7 +19,14 @@ import { listedDocuments, seedEmbeddedShop } from '../helpers/shop.ts';
 import { postgresCommands } from '../../src/app/cli/backup.ts';
 
 function env(dataDir: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  return baseEnv({ GATEWAY_ENV: 'production', SECRET_KEY: TEST_SECRET_KEY, ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'info', DATA_DIR: dataDir, ...extra });
+  return baseEnv({
+    GATEWAY_ENV: 'production',
+    SECRET_KEY: TEST_SECRET_KEY,
+    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    LOG_LEVEL: 'info',
+    DATA_DIR: dataDir,
+    ...extra,
+  });
 }
 
 /** Every document's id through the merchant's API (all branches, every page). */
@@ -44,135 +51,158 @@ describe(`backup and restore (${engineName})`, () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  test('an online backup of a running gateway, restored into a new data directory: a new server finds every document', { skip: onPostgres ? 'the embedded database only (PostgreSQL: pg_dump, tested below)' : false, timeout: 120_000 }, async (t) => {
-    const t0 = Date.now();
-    const mark = (what: string) => t.diagnostic(`${what}: ${Date.now() - t0} ms`);
-    const sim: Simulator = await startSimulator({ port: 0 });
-    const children: SpawnedGateway[] = [];
-    try {
-      const dataDir = join(root, 'live');
-      const { token } = await seedEmbeddedShop(dataDir, sim, 18);
+  test(
+    'an online backup of a running gateway, restored into a new data directory: a new server finds every document',
+    { skip: onPostgres ? 'the embedded database only (PostgreSQL: pg_dump, tested below)' : false, timeout: 120_000 },
+    async (t) => {
+      const t0 = Date.now();
+      const mark = (what: string) => t.diagnostic(`${what}: ${Date.now() - t0} ms`);
+      const sim: Simulator = await startSimulator({ port: 0 });
+      const children: SpawnedGateway[] = [];
+      try {
+        const dataDir = join(root, 'live');
+        const { token } = await seedEmbeddedShop(dataDir, sim, 18);
 
-      mark('seeded');
-      const live = await spawnGateway(env(dataDir));
-      children.push(live);
-      mark('started');
-      // Documents made on the running gateway are in the copy too.
-      for (let i = 0; i < 3; i++) await sell(live.url, token, 100 + i);
-      mark('sold');
-      const before = await documentIds(live.url, token);
-      assert.equal(before.length, 21, 'two pages of the list');
+        mark('seeded');
+        const live = await spawnGateway(env(dataDir));
+        children.push(live);
+        mark('started');
+        // Documents made on the running gateway are in the copy too.
+        for (let i = 0; i < 3; i++) await sell(live.url, token, 100 + i);
+        mark('sold');
+        const before = await documentIds(live.url, token);
+        assert.equal(before.length, 21, 'two pages of the list');
 
-      // While it runs: without ADMIN_TOKEN the CLI cannot reach the copy (4); the live directory is not restored into (2).
-      const noToken = await runCli(['backup', '--out', join(root, 'never.tar.gz'), '--url', live.url], env(dataDir, { ADMIN_TOKEN: '' }));
-      assert.equal(noToken.code, 4, noToken.stderr);
-      assert.match(noToken.stderr, /held by the running gateway .*ADMIN_TOKEN/);
-      assert.equal(existsSync(join(root, 'never.tar.gz')), false);
+        // While it runs: without ADMIN_TOKEN the CLI cannot reach the copy (4); the live directory is not restored into (2).
+        const noToken = await runCli(['backup', '--out', join(root, 'never.tar.gz'), '--url', live.url], env(dataDir, { ADMIN_TOKEN: '' }));
+        assert.equal(noToken.code, 4, noToken.stderr);
+        assert.match(noToken.stderr, /held by the running gateway .*ADMIN_TOKEN/);
+        assert.equal(existsSync(join(root, 'never.tar.gz')), false);
 
-      mark('refused without token');
-      const file = join(root, 'online.tar.gz');
-      const backup = await runCli(['backup', '--out', file, '--url', live.url, '--json'], env(dataDir));
-      assert.equal(backup.code, 0, backup.stderr + backup.stdout);
-      mark('backed up online');
-      const taken = JSON.parse(backup.stdout) as { out: string; bytes: number; mode: string; serverPid: number };
-      assert.equal(taken.mode, 'online');
-      assert.equal(taken.serverPid, live.proc.pid);
-      assert.ok(taken.bytes > 1000);
-      assert.deepEqual(readdirSync(root).filter((f) => f.includes('.partial')), [], 'no partial file left');
-      const intoLive = await runCli(['restore', '--from', file], env(dataDir));
-      assert.equal(intoLive.code, 2, intoLive.stderr);
-      assert.match(intoLive.stderr, /is not empty/);
+        mark('refused without token');
+        const file = join(root, 'online.tar.gz');
+        const backup = await runCli(['backup', '--out', file, '--url', live.url, '--json'], env(dataDir));
+        assert.equal(backup.code, 0, backup.stderr + backup.stdout);
+        mark('backed up online');
+        const taken = JSON.parse(backup.stdout) as { out: string; bytes: number; mode: string; serverPid: number };
+        assert.equal(taken.mode, 'online');
+        assert.equal(taken.serverPid, live.proc.pid);
+        assert.ok(taken.bytes > 1000);
+        assert.deepEqual(
+          readdirSync(root).filter((f) => f.includes('.partial')),
+          [],
+          'no partial file left',
+        );
+        const intoLive = await runCli(['restore', '--from', file], env(dataDir));
+        assert.equal(intoLive.code, 2, intoLive.stderr);
+        assert.match(intoLive.stderr, /is not empty/);
 
-      // The server went on serving: a sale after the copy is stored (and is not in the copy).
-      const later = await sell(live.url, token, 999);
-      assert.equal(await live.kill('SIGTERM'), 0, live.output());
+        // The server went on serving: a sale after the copy is stored (and is not in the copy).
+        const later = await sell(live.url, token, 999);
+        assert.equal(await live.kill('SIGTERM'), 0, live.output());
 
-      mark('stopped');
-      const restoredDir = join(root, 'restored');
-      const restore = await runCli(['restore', '--from', file, '--json'], env(restoredDir));
-      assert.equal(restore.code, 0, restore.stderr + restore.stdout);
-      const restoredCopy = JSON.parse(restore.stdout) as { documents: number; key: { state: string } };
-      assert.equal(restoredCopy.documents, before.length);
-      assert.equal(restoredCopy.key.state, 'matches', 'the copy records the SECRET_KEY it was sealed with');
-      assert.equal(existsSync(lockFilePath(restoredDir)), false, 'the restore released its lock');
+        mark('stopped');
+        const restoredDir = join(root, 'restored');
+        const restore = await runCli(['restore', '--from', file, '--json'], env(restoredDir));
+        assert.equal(restore.code, 0, restore.stderr + restore.stdout);
+        const restoredCopy = JSON.parse(restore.stdout) as { documents: number; key: { state: string } };
+        assert.equal(restoredCopy.documents, before.length);
+        assert.equal(restoredCopy.key.state, 'matches', 'the copy records the SECRET_KEY it was sealed with');
+        assert.equal(existsSync(lockFilePath(restoredDir)), false, 'the restore released its lock');
 
-      mark('restored');
-      const restored = await spawnGateway(env(restoredDir));
-      children.push(restored);
-      assert.deepEqual(await documentIds(restored.url, token), before, 'every document, by id');
-      assert.equal(await restored.kill('SIGTERM'), 0, restored.output());
+        mark('restored');
+        const restored = await spawnGateway(env(restoredDir));
+        children.push(restored);
+        assert.deepEqual(await documentIds(restored.url, token), before, 'every document, by id');
+        assert.equal(await restored.kill('SIGTERM'), 0, restored.output());
 
-      mark('listed on the restored');
-      // No server running: the CLI takes the lock and copies the directory itself.
-      const offlineFile = join(root, 'offline.tar.gz');
-      const offline = await runCli(['backup', '--out', offlineFile, '--json'], env(dataDir));
-      assert.equal(offline.code, 0, offline.stderr + offline.stdout);
-      assert.equal((JSON.parse(offline.stdout) as { mode: string }).mode, 'offline');
-      mark('backed up offline');
-      const again = await runCli(['restore', '--from', offlineFile, '--json'], env(join(root, 'restored-offline')));
-      assert.equal(again.code, 0, again.stderr + again.stdout);
-      assert.equal((JSON.parse(again.stdout) as { documents: number }).documents, before.length + 1, `the sale after the online copy (${later}) too`);
-    } finally {
-      for (const child of children) await child.kill('SIGKILL');
-      await sim.close();
-    }
-  });
+        mark('listed on the restored');
+        // No server running: the CLI takes the lock and copies the directory itself.
+        const offlineFile = join(root, 'offline.tar.gz');
+        const offline = await runCli(['backup', '--out', offlineFile, '--json'], env(dataDir));
+        assert.equal(offline.code, 0, offline.stderr + offline.stdout);
+        assert.equal((JSON.parse(offline.stdout) as { mode: string }).mode, 'offline');
+        mark('backed up offline');
+        const again = await runCli(['restore', '--from', offlineFile, '--json'], env(join(root, 'restored-offline')));
+        assert.equal(again.code, 0, again.stderr + again.stdout);
+        assert.equal(
+          (JSON.parse(again.stdout) as { documents: number }).documents,
+          before.length + 1,
+          `the sale after the online copy (${later}) too`,
+        );
+      } finally {
+        for (const child of children) await child.kill('SIGKILL');
+        await sim.close();
+      }
+    },
+  );
 
-  test('in development, restore puts the key file that sealed the copy beside the restored directory, and serve never makes a new key file for a database sealed by another', { skip: onPostgres ? 'the embedded database only' : false, timeout: 120_000 }, async () => {
-    // The walk of docs/deployment.md: `npm start` in a checkout (./data, ./.data.secret-key), a
-    // backup, a restore into a directory elsewhere, a `serve` on it; all without SECRET_KEY.
-    const checkout = join(root, 'checkout');
-    mkdirSync(checkout);
-    const devEnv = (dataDir: string) => baseEnv({ GATEWAY_ENV: 'development', ADMIN_TOKEN: TEST_ADMIN_TOKEN, DATA_DIR: dataDir });
-    const seeded = await openDatabase({ dataDir: join(checkout, 'data'), loadDataDir: await embeddedTemplate() });
-    await seeded.close();
-    const children: SpawnedGateway[] = [];
-    try {
-      const live = await spawnGateway(devEnv('./data'), [], 60_000, checkout);
-      children.push(live);
-      const sourceKeyFile = join(checkout, '.data.secret-key');
-      assert.ok(existsSync(sourceKeyFile), 'the first serve made the development key file and recorded it');
-      const file = join(root, 'development.tar.gz');
-      const backup = await runCli(['backup', '--out', file, '--url', live.url], devEnv('./data'), checkout);
-      assert.equal(backup.code, 0, backup.stderr + backup.stdout);
-      assert.equal(await live.kill('SIGTERM'), 0, live.output());
+  test(
+    'in development, restore puts the key file that sealed the copy beside the restored directory, and serve never makes a new key file for a database sealed by another',
+    { skip: onPostgres ? 'the embedded database only' : false, timeout: 120_000 },
+    async () => {
+      // The walk of docs/deployment.md: `npm start` in a checkout (./data, ./.data.secret-key), a
+      // backup, a restore into a directory elsewhere, a `serve` on it; all without SECRET_KEY.
+      const checkout = join(root, 'checkout');
+      mkdirSync(checkout);
+      const devEnv = (dataDir: string) => baseEnv({ GATEWAY_ENV: 'development', ADMIN_TOKEN: TEST_ADMIN_TOKEN, DATA_DIR: dataDir });
+      const seeded = await openDatabase({ dataDir: join(checkout, 'data'), loadDataDir: await embeddedTemplate() });
+      await seeded.close();
+      const children: SpawnedGateway[] = [];
+      try {
+        const live = await spawnGateway(devEnv('./data'), [], 60_000, checkout);
+        children.push(live);
+        const sourceKeyFile = join(checkout, '.data.secret-key');
+        assert.ok(existsSync(sourceKeyFile), 'the first serve made the development key file and recorded it');
+        const file = join(root, 'development.tar.gz');
+        const backup = await runCli(['backup', '--out', file, '--url', live.url], devEnv('./data'), checkout);
+        assert.equal(backup.code, 0, backup.stderr + backup.stdout);
+        assert.equal(await live.kill('SIGTERM'), 0, live.output());
 
-      const restoredDir = join(root, 'elsewhere', 'data-restored');
-      const restoredKeyFile = developmentKeyFile(restoredDir);
-      const restore = await runCli(['restore', '--from', file], devEnv(restoredDir), checkout);
-      assert.equal(restore.code, 0, restore.stderr + restore.stdout);
-      assert.ok(restore.stdout.includes(`The development key file that sealed its secrets, ${sourceKeyFile}, was copied to ${restoredKeyFile}`), restore.stdout);
-      assert.equal(readFileSync(restoredKeyFile, 'utf8'), readFileSync(sourceKeyFile, 'utf8'));
-      const restored = await spawnGateway(devEnv(restoredDir), [], 60_000, checkout);
-      children.push(restored);
-      assert.equal(await restored.kill('SIGTERM'), 0, restored.output());
+        const restoredDir = join(root, 'elsewhere', 'data-restored');
+        const restoredKeyFile = developmentKeyFile(restoredDir);
+        const restore = await runCli(['restore', '--from', file], devEnv(restoredDir), checkout);
+        assert.equal(restore.code, 0, restore.stderr + restore.stdout);
+        assert.ok(
+          restore.stdout.includes(`The development key file that sealed its secrets, ${sourceKeyFile}, was copied to ${restoredKeyFile}`),
+          restore.stdout,
+        );
+        assert.equal(readFileSync(restoredKeyFile, 'utf8'), readFileSync(sourceKeyFile, 'utf8'));
+        const restored = await spawnGateway(devEnv(restoredDir), [], 60_000, checkout);
+        children.push(restored);
+        assert.equal(await restored.kill('SIGTERM'), 0, restored.output());
 
-      // Without the key file, serve stops (exit 3) naming the file to copy, and writes no key of its own.
-      rmSync(restoredKeyFile);
-      const copy = `cp ${sourceKeyFile} ${restoredKeyFile}`;
-      const missing = await runCli(['serve'], devEnv(restoredDir), checkout);
-      assert.equal(missing.code, 3, missing.stderr + missing.stdout);
-      assert.equal(missing.stderr.trim().split('\n').length, 1, missing.stderr);
-      assert.ok(missing.stderr.includes(copy), missing.stderr);
-      assert.equal(existsSync(restoredKeyFile), false, 'no new key file');
+        // Without the key file, serve stops (exit 3) naming the file to copy, and writes no key of its own.
+        rmSync(restoredKeyFile);
+        const copy = `cp ${sourceKeyFile} ${restoredKeyFile}`;
+        const missing = await runCli(['serve'], devEnv(restoredDir), checkout);
+        assert.equal(missing.code, 3, missing.stderr + missing.stdout);
+        assert.equal(missing.stderr.trim().split('\n').length, 1, missing.stderr);
+        assert.ok(missing.stderr.includes(copy), missing.stderr);
+        assert.equal(existsSync(restoredKeyFile), false, 'no new key file');
 
-      // A wrong key file there (what serve used to make): the line says what to copy, not the CLI's advice.
-      writeFileSync(restoredKeyFile, `${'f'.repeat(64)}\n`, { mode: 0o600 });
-      const wrong = await runCli(['serve'], devEnv(restoredDir), checkout);
-      assert.equal(wrong.code, 3, wrong.stderr + wrong.stdout);
-      assert.ok(wrong.stderr.includes(copy), wrong.stderr);
-      assert.doesNotMatch(wrong.stderr, /GATEWAY_ENV=production/);
-      // Where no key file that fits is found, restore says what to copy and copies nothing.
-      const blind = await runCli(['restore', '--from', file, '--json'], devEnv(join(root, 'elsewhere', 'blind')), join(root, 'elsewhere'));
-      assert.equal(blind.code, 0, blind.stderr + blind.stdout);
-      const key = (JSON.parse(blind.stdout) as { key: { state: string; line: string } }).key;
-      assert.equal(key.state, 'to-copy');
-      assert.match(key.line, /copy the development key file of the DATA_DIR the backup was made from/);
-      assert.equal(existsSync(developmentKeyFile(join(root, 'elsewhere', 'blind'))), false);
-    } finally {
-      for (const child of children) await child.kill('SIGKILL');
-    }
-  });
+        // A wrong key file there (what serve used to make): the line says what to copy, not the CLI's advice.
+        writeFileSync(restoredKeyFile, `${'f'.repeat(64)}\n`, { mode: 0o600 });
+        const wrong = await runCli(['serve'], devEnv(restoredDir), checkout);
+        assert.equal(wrong.code, 3, wrong.stderr + wrong.stdout);
+        assert.ok(wrong.stderr.includes(copy), wrong.stderr);
+        assert.doesNotMatch(wrong.stderr, /GATEWAY_ENV=production/);
+        // Where no key file that fits is found, restore says what to copy and copies nothing.
+        const blind = await runCli(
+          ['restore', '--from', file, '--json'],
+          devEnv(join(root, 'elsewhere', 'blind')),
+          join(root, 'elsewhere'),
+        );
+        assert.equal(blind.code, 0, blind.stderr + blind.stdout);
+        const key = (JSON.parse(blind.stdout) as { key: { state: string; line: string } }).key;
+        assert.equal(key.state, 'to-copy');
+        assert.match(key.line, /copy the development key file of the DATA_DIR the backup was made from/);
+        assert.equal(existsSync(developmentKeyFile(join(root, 'elsewhere', 'blind'))), false);
+      } finally {
+        for (const child of children) await child.kill('SIGKILL');
+      }
+    },
+  );
 
   test('restore refuses a non-empty data directory, leaving it as it was, and a missing file', async () => {
     const occupied = join(root, 'occupied');
@@ -223,7 +253,11 @@ describe(`backup and restore (${engineName})`, () => {
       dump: 'pg_dump --format=custom --file=/backups/b.dump "$DATABASE_URL"',
       restore: 'pg_restore --no-owner --dbname="$DATABASE_URL" /backups/b.dump',
     });
-    assert.equal(postgresCommands('/backups/b.tar.gz', 'restore').restore, 'pg_restore --no-owner --dbname="$DATABASE_URL" /backups/b.tar.gz', 'a file given to restore is named as it is');
+    assert.equal(
+      postgresCommands('/backups/b.tar.gz', 'restore').restore,
+      'pg_restore --no-owner --dbname="$DATABASE_URL" /backups/b.tar.gz',
+      'a file given to restore is named as it is',
+    );
 
     const restore = await runCli(['restore', '--from', out, '--json'], env(join(root, 'unused'), { DATABASE_URL: databaseUrl }));
     assert.equal(restore.code, 2);

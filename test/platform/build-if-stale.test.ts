@@ -27,8 +27,17 @@ describe('npm start builds only what is out of date', () => {
   test('not built → build; up to date → nothing; a source changed or an output missing → build; a failed build is tried again', () => {
     mkdirSync(join(root, 'src'));
     writeFileSync(join(root, 'src', 'main.ts'), 'export const answer: number = 42;\n');
-    writeFileSync(join(root, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, types: [], noEmit: true }, include: ['src'] }));
-    writeFileSync(join(root, 'tsconfig.build.json'), JSON.stringify({ extends: './tsconfig.json', compilerOptions: { noEmit: false, rootDir: 'src', outDir: 'dist' }, include: ['src'] }));
+    writeFileSync(
+      join(root, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, types: [], noEmit: true },
+        include: ['src'],
+      }),
+    );
+    writeFileSync(
+      join(root, 'tsconfig.build.json'),
+      JSON.stringify({ extends: './tsconfig.json', compilerOptions: { noEmit: false, rootDir: 'src', outDir: 'dist' }, include: ['src'] }),
+    );
 
     assert.match(run('--dry-run').out, /^gateway: would build \(not built yet\)$/m);
     assert.doesNotMatch(run('--dry-run').out, /console/, 'a target without sources here is left alone');
@@ -80,13 +89,29 @@ describe('npm start builds only what is out of date', () => {
         const res = spawnSync(process.execPath, [SCRIPT, ...args], { cwd: tree, encoding: 'utf8' });
         return { code: res.status, out: res.stdout + res.stderr };
       };
-      write('tsconfig.json', JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, types: [], noEmit: true }, include: ['src'] }));
-      write('tsconfig.build.json', JSON.stringify({ extends: './tsconfig.json', compilerOptions: { noEmit: false, rootDir: 'src', outDir: 'dist' }, include: ['src'] }));
+      write(
+        'tsconfig.json',
+        JSON.stringify({
+          compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, types: [], noEmit: true },
+          include: ['src'],
+        }),
+      );
+      write(
+        'tsconfig.build.json',
+        JSON.stringify({
+          extends: './tsconfig.json',
+          compilerOptions: { noEmit: false, rootDir: 'src', outDir: 'dist' },
+          include: ['src'],
+        }),
+      );
       write('src/main.ts', 'export const answer: number = 42;\n');
       for (const name of ['vsdc-protocol', 'simulator']) {
         write(`packages/${name}/package.json`, JSON.stringify({ name: `@fiscal-gateway/${name}`, type: 'module' }));
         write(`packages/${name}/tsconfig.json`, JSON.stringify({ extends: '../../tsconfig.json', include: ['src'] }));
-        write(`packages/${name}/tsconfig.build.json`, JSON.stringify({ extends: './tsconfig.json', compilerOptions: { noEmit: false, rootDir: 'src', outDir: 'dist' } }));
+        write(
+          `packages/${name}/tsconfig.build.json`,
+          JSON.stringify({ extends: './tsconfig.json', compilerOptions: { noEmit: false, rootDir: 'src', outDir: 'dist' } }),
+        );
         write(`packages/${name}/src/index.ts`, `export const name: string = '${name}';\n`);
       }
 

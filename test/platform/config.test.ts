@@ -31,7 +31,10 @@ describe('configuration', () => {
 
   test("the embedded database's free-space floor is read in MB, at least two log segments (32 MB)", () => {
     assert.equal(loadConfig({ DATA_DIR_MIN_FREE_MB: '32' }).dataDirMinFreeBytes, 32 * 1024 * 1024);
-    assert.throws(() => loadConfig({ DATA_DIR_MIN_FREE_MB: '16' }), /^ConfigError: DATA_DIR_MIN_FREE_MB: must be between 32 and 1048576, got 16$/);
+    assert.throws(
+      () => loadConfig({ DATA_DIR_MIN_FREE_MB: '16' }),
+      /^ConfigError: DATA_DIR_MIN_FREE_MB: must be between 32 and 1048576, got 16$/,
+    );
   });
 
   test('the webhook endpoint concurrency is read', () => {
@@ -65,7 +68,21 @@ describe('configuration', () => {
     });
     assert.equal(c.shutdownTimeoutMs, 30000);
     assert.deepEqual(
-      [c.port, c.host, c.databaseUrl, c.dataDir, c.env, c.logLevel, c.redisUrl, c.vsdcTimeoutMs, c.saleWaitMs, c.webhookTimeoutMs, c.importPullIntervalSec, c.keyRotationGraceSec, c.filingRetryMs],
+      [
+        c.port,
+        c.host,
+        c.databaseUrl,
+        c.dataDir,
+        c.env,
+        c.logLevel,
+        c.redisUrl,
+        c.vsdcTimeoutMs,
+        c.saleWaitMs,
+        c.webhookTimeoutMs,
+        c.importPullIntervalSec,
+        c.keyRotationGraceSec,
+        c.filingRetryMs,
+      ],
       [9000, '0.0.0.0', 'postgres://u@h/db', '/tmp/x', 'production', 'warn', 'redis://127.0.0.1:6379', 1500, 250, 2000, 60, 10, 100],
     );
     assert.deepEqual(c.webhookRetryDelaysSec, [1, 2, 3]);
@@ -125,8 +142,14 @@ describe('configuration', () => {
       }
       return 'accepted';
     };
-    assert.equal(problem('postgres://'), 'DATABASE_URL: names no host: expected postgres://USER:PASSWORD@HOST:PORT/DATABASE, got "postgres://"');
-    assert.equal(problem('postgres://gateway:hunter2@/fiscal'), 'DATABASE_URL: names no host: expected postgres://USER:PASSWORD@HOST:PORT/DATABASE, got "postgres://gateway:…@/fiscal"');
+    assert.equal(
+      problem('postgres://'),
+      'DATABASE_URL: names no host: expected postgres://USER:PASSWORD@HOST:PORT/DATABASE, got "postgres://"',
+    );
+    assert.equal(
+      problem('postgres://gateway:hunter2@/fiscal'),
+      'DATABASE_URL: names no host: expected postgres://USER:PASSWORD@HOST:PORT/DATABASE, got "postgres://gateway:…@/fiscal"',
+    );
     assert.match(problem('postgres://db.internal:99999/fiscal'), /^DATABASE_URL: is not a valid URL/);
     // What libpq accepts stays accepted: a Unix socket directory as ?host=, parameters after the database.
     assert.equal(problem('postgres:///fiscal?host=/var/run/postgresql'), 'accepted');
@@ -137,7 +160,10 @@ describe('configuration', () => {
 
   for (const [variable, env] of bad) {
     test(`a bad ${variable} stops the start with a message naming it (${JSON.stringify(env)})`, () => {
-      assert.throws(() => loadConfig(env), (err: unknown) => err instanceof ConfigError && err.variable === variable && err.message.startsWith(variable));
+      assert.throws(
+        () => loadConfig(env),
+        (err: unknown) => err instanceof ConfigError && err.variable === variable && err.message.startsWith(variable),
+      );
     });
   }
 });

@@ -19,11 +19,15 @@ describe('credential formats', () => {
   test('any single-character change breaks the checksum, so typos never reach the database', () => {
     const secret = mintSecret(PREFIXES.partnerLive);
     fc.assert(
-      fc.property(fc.integer({ min: PREFIXES.partnerLive.length, max: secret.length - 1 }), fc.constantFrom(...'0123456789ABCDEFabcdefXYZxyz'), (i, ch) => {
-        fc.pre(secret[i] !== ch);
-        const mutated = secret.slice(0, i) + ch + secret.slice(i + 1);
-        return !hasValidChecksum(mutated, PREFIXES.partnerLive);
-      }),
+      fc.property(
+        fc.integer({ min: PREFIXES.partnerLive.length, max: secret.length - 1 }),
+        fc.constantFrom(...'0123456789ABCDEFabcdefXYZxyz'),
+        (i, ch) => {
+          fc.pre(secret[i] !== ch);
+          const mutated = secret.slice(0, i) + ch + secret.slice(i + 1);
+          return !hasValidChecksum(mutated, PREFIXES.partnerLive);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -106,7 +110,8 @@ describe('passwords', () => {
     const hash = await hashPassword('Zafi\u0301ra tills', 10);
     assert.match(hash, /^scrypt\$1024\$8\$1\$[\w-]{22}\$[\w-]{43}$/);
     assert.equal(await verifyPassword('Zafíra tills', hash), true, 'compared in NFC');
-    for (const malformed of ['', 'bcrypt$1024$8$1$a$b', 'scrypt$x$8$1$a$b', hash.split('$').slice(0, 5).join('$')]) assert.equal(await verifyPassword('Zafíra tills', malformed), false, malformed);
+    for (const malformed of ['', 'bcrypt$1024$8$1$a$b', 'scrypt$x$8$1$a$b', hash.split('$').slice(0, 5).join('$')])
+      assert.equal(await verifyPassword('Zafíra tills', malformed), false, malformed);
     assert.equal(await decoyHash(10), await decoyHash(10), 'made once per cost');
     assert.equal(await verifyPassword('', await decoyHash(10)), false);
   });

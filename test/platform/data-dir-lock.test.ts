@@ -37,7 +37,12 @@ describe('the embedded data directory lock', { skip: !existsSync('/proc/self/ns/
     const dataDir = lockedBy({ pid: 7, pidNamespace: 'pid:[1]', started: '100' }, 1_000);
     assert.throws(
       () => acquireDataDirLock(dataDir, 'serve'),
-      (err: unknown) => err instanceof DataDirLockedError && err.holderPid === 7 && /in use by process 7 \(serve\) in another container or PID namespace \(it renewed the lock 1 s ago; a lock not renewed for 20 s is taken over\)/.test(err.message),
+      (err: unknown) =>
+        err instanceof DataDirLockedError &&
+        err.holderPid === 7 &&
+        /in use by process 7 \(serve\) in another container or PID namespace \(it renewed the lock 1 s ago; a lock not renewed for 20 s is taken over\)/.test(
+          err.message,
+        ),
     );
     assert.ok(existsSync(lockFilePath(dataDir)), 'the lock is left alone');
   });
@@ -67,7 +72,11 @@ describe('the embedded data directory lock', { skip: !existsSync('/proc/self/ns/
     try {
       const old = new Date(Date.now() - LOCK_STALE_MS);
       utimesSync(lockFilePath(dataDir), old, old);
-      await eventually(() => Date.now() - statSync(lockFilePath(dataDir)).mtimeMs < LOCK_STALE_MS / 2, 'the lock renewed', LOCK_RENEW_MS * 3);
+      await eventually(
+        () => Date.now() - statSync(lockFilePath(dataDir)).mtimeMs < LOCK_STALE_MS / 2,
+        'the lock renewed',
+        LOCK_RENEW_MS * 3,
+      );
     } finally {
       release();
     }

@@ -38,7 +38,8 @@ function curlBlocks(markdown: string, file: string): ShellBlock[] {
       let end = start;
       while (end < lines.length && !/^```\s*$/.test(lines[end]!)) end++;
       const code = lines.slice(start, end).join('\n');
-      if (code.split('\n').some((l) => /\bcurl\b/.test(l.replace(/(^|\s)#.*$/, '')))) blocks.push({ where: `${file}:${start + 1}`, code, expect4xx: previous.trim() === EXPECT_4XX_MARKER });
+      if (code.split('\n').some((l) => /\bcurl\b/.test(l.replace(/(^|\s)#.*$/, ''))))
+        blocks.push({ where: `${file}:${start + 1}`, code, expect4xx: previous.trim() === EXPECT_4XX_MARKER });
       i = end;
       previous = '';
       continue;
@@ -48,7 +49,13 @@ function curlBlocks(markdown: string, file: string): ShellBlock[] {
   return blocks;
 }
 
-const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)]
+const DOCS = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
+]
   .map((file) => ({ file, blocks: curlBlocks(readFileSync(join(ROOT, file), 'utf8'), file) }))
   .filter((doc) => doc.blocks.length > 0);
 
@@ -88,7 +95,10 @@ describe(`the docs' curl examples run against a started gateway (${engineName})`
     variables = { ...printedExports(gateway.output()), ADMIN_TOKEN: TEST_ADMIN_TOKEN };
     assert.equal(variables.GATEWAY, gateway.url);
     // Sales need the authority's classification catalogue, which the gateway fetches at start.
-    await eventually(async () => (await fetch(`${variables.GATEWAY}/docs/item-classes.csv.gz`)).status === 200, 'the classification catalogue');
+    await eventually(
+      async () => (await fetch(`${variables.GATEWAY}/docs/item-classes.csv.gz`)).status === 200,
+      'the classification catalogue',
+    );
   });
   after(async () => {
     await gateway?.kill('SIGTERM');
@@ -98,7 +108,15 @@ describe(`the docs' curl examples run against a started gateway (${engineName})`
 
   test('the docs hold curl examples that reach the gateway and simulator only through the variables, with no fixed dates', () => {
     const files = DOCS.map((d) => d.file);
-    for (const file of ['README.md', 'docs/partners.md', 'docs/webhooks.md', 'docs/compat.md', 'docs/console.md', 'docs/vsdc.md', 'docs/items.md']) {
+    for (const file of [
+      'README.md',
+      'docs/partners.md',
+      'docs/webhooks.md',
+      'docs/compat.md',
+      'docs/console.md',
+      'docs/vsdc.md',
+      'docs/items.md',
+    ]) {
       assert.ok(files.includes(file), `${file} has curl examples (found: ${files.join(', ')})`);
     }
     for (const { blocks } of DOCS) {
@@ -106,8 +124,16 @@ describe(`the docs' curl examples run against a started gateway (${engineName})`
         for (const line of block.code.split('\n')) {
           const command = line.replace(/(^|\s)#.*$/, '');
           if (/^\s*export\s/.test(command)) continue; // the reader's setup line names the defaults
-          assert.doesNotMatch(command, /(127\.0\.0\.1|localhost):(8080|8081|8089)\b/, `${block.where}: use $GATEWAY / $SIM, not a fixed address: ${line}`);
-          assert.doesNotMatch(command, /\b20\d\d-[01]\d-[0-3]\d\b/, `${block.where}: a fixed date goes stale; use $(date -u +%Y-%m-%dT%H:%M:%SZ): ${line}`);
+          assert.doesNotMatch(
+            command,
+            /(127\.0\.0\.1|localhost):(8080|8081|8089)\b/,
+            `${block.where}: use $GATEWAY / $SIM, not a fixed address: ${line}`,
+          );
+          assert.doesNotMatch(
+            command,
+            /\b20\d\d-[01]\d-[0-3]\d\b/,
+            `${block.where}: a fixed date goes stale; use $(date -u +%Y-%m-%dT%H:%M:%SZ): ${line}`,
+          );
         }
       }
     }
@@ -118,7 +144,11 @@ describe(`the docs' curl examples run against a started gateway (${engineName})`
       const cwd = join(dir, file.replace(/[/.]/g, '_'));
       mkdirSync(cwd, { recursive: true });
       const result = await runBash(scriptOf(blocks, variables), { cwd, timeoutMs: 120_000 });
-      assert.equal(result.code, 0, `${file} failed:\n--- stderr ---\n${result.stderr.slice(-4_000)}\n--- stdout ---\n${result.stdout.slice(-4_000)}`);
+      assert.equal(
+        result.code,
+        0,
+        `${file} failed:\n--- stderr ---\n${result.stderr.slice(-4_000)}\n--- stdout ---\n${result.stdout.slice(-4_000)}`,
+      );
     });
   }
 });

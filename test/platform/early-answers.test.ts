@@ -28,7 +28,14 @@ interface Sent {
 }
 
 /** Sends `body` in 16 KiB chunks over a fresh connection and reads only once it is all written. */
-function sendRaw(port: number, method: string, path: string, headers: Record<string, string>, body: Buffer, options: { endAfterBody?: boolean } = {}): Promise<Sent> {
+function sendRaw(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body: Buffer,
+  options: { endAfterBody?: boolean } = {},
+): Promise<Sent> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     let received = '';
@@ -43,10 +50,20 @@ function sendRaw(port: number, method: string, path: string, headers: Record<str
     });
     socket.on('close', () => {
       const connection = /\r\nconnection: *([^\r]*)/i.exec(received)?.[1];
-      resolve({ ...(received ? { statusLine: received.split('\r\n')[0] } : {}), ...(error ? { error } : {}), ...(connection ? { connection } : {}), closedByServer: !clientEnded });
+      resolve({
+        ...(received ? { statusLine: received.split('\r\n')[0] } : {}),
+        ...(error ? { error } : {}),
+        ...(connection ? { connection } : {}),
+        closedByServer: !clientEnded,
+      });
     });
     socket.on('connect', async () => {
-      const head = Object.entries({ host: '127.0.0.1', 'content-type': 'application/json', 'content-length': String(body.length), ...headers })
+      const head = Object.entries({
+        host: '127.0.0.1',
+        'content-type': 'application/json',
+        'content-length': String(body.length),
+        ...headers,
+      })
         .map(([name, value]) => `${name}: ${value}\r\n`)
         .join('');
       socket.write(`${method} ${path} HTTP/1.1\r\n${head}\r\n`);
@@ -114,7 +131,11 @@ describe(`early answers reach a client still sending (${engineName})`, () => {
     limited = bearer(spent.token);
     assert.notEqual((await t.inject({ method: 'GET', url: '/api/v1/sales', headers: limited })).statusCode, 429);
     assert.equal((await t.inject({ method: 'GET', url: '/api/v1/sales', headers: limited })).statusCode, 429);
-    urlOf = (route) => route.url.replace(':tenant', String(m.tenant.id)).replace(':branch', '000').replace(/:[A-Za-z]+/g, '1');
+    urlOf = (route) =>
+      route.url
+        .replace(':tenant', String(m.tenant.id))
+        .replace(':branch', '000')
+        .replace(/:[A-Za-z]+/g, '1');
     routes = t.app.routeCatalog.filter((route) => ['POST', 'PUT', 'PATCH'].includes(route.method));
   });
   after(() => t.close());
@@ -131,7 +152,10 @@ describe(`early answers reach a client still sending (${engineName})`, () => {
       if (route.auth.surface === 'merchant') cases.push(['a spent rate limit, large body', limited, LARGE]);
       // The session cookie's refusals, on the two surfaces that take it.
       if (route.auth.surface === 'merchant' || route.auth.surface === 'account') {
-        cases.push(['a signed-out session, a 100 KB key', ended, LONG_KEY], ['a session without X-CSRF-Token, 20,000 keys', withoutCsrf, MANY_KEYS]);
+        cases.push(
+          ['a signed-out session, a 100 KB key', ended, LONG_KEY],
+          ['a session without X-CSRF-Token, 20,000 keys', withoutCsrf, MANY_KEYS],
+        );
         const needsMore = route.auth.surface === 'account' ? route.auth.role !== 'viewer' : route.auth.ability !== 'invoices:read';
         if (needsMore) cases.push(["a viewer's session, 20,000 keys", viewer, MANY_KEYS]);
       }
@@ -141,7 +165,11 @@ describe(`early answers reach a client still sending (${engineName})`, () => {
         assert.equal(sent.error, undefined, `${label}: the client met ${sent.error} (answer: ${sent.statusLine})`);
         const status = Number(/^HTTP\/1\.1 (\d{3}) /.exec(sent.statusLine ?? '')?.[1]);
         assert.ok(status >= 400 && status < 500, `${label}: ${sent.statusLine ?? 'no answer'}`);
-        assert.notEqual(sent.connection?.toLowerCase(), 'close', `${label}: the server closes the connection after its answer (${sent.statusLine})`);
+        assert.notEqual(
+          sent.connection?.toLowerCase(),
+          'close',
+          `${label}: the server closes the connection after its answer (${sent.statusLine})`,
+        );
         statuses.set(status, (statuses.get(status) ?? 0) + 1);
       }
     }
@@ -161,7 +189,9 @@ describe(`early answers reach a client still sending (${engineName})`, () => {
       // More early answers than a socket's default listener limit (10).
       for (let i = 0; i < 15; i++) {
         received = '';
-        socket.write(`POST /api/v1/account/tokens HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${LONG_KEY.length}\r\ncookie: ${ended.cookie}\r\n\r\n`);
+        socket.write(
+          `POST /api/v1/account/tokens HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${LONG_KEY.length}\r\ncookie: ${ended.cookie}\r\n\r\n`,
+        );
         socket.write(LONG_KEY);
         await eventually(() => (/\r\n\r\n\{.*\}$/s.test(received) ? received : undefined), 'the answer');
         assert.match(received, /^HTTP\/1\.1 401 /, `request ${i + 1}`);
@@ -170,7 +200,10 @@ describe(`early answers reach a client still sending (${engineName})`, () => {
       socket.destroy();
       process.off('warning', onWarning);
     }
-    assert.deepEqual(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning')), []);
+    assert.deepEqual(
+      warnings.filter((w) => w.startsWith('MaxListenersExceededWarning')),
+      [],
+    );
   });
 
   test('a body that keeps arriving after its answer is cut off once the linger has passed', async () => {
@@ -183,7 +216,9 @@ describe(`early answers reach a client still sending (${engineName})`, () => {
     const lingering = Number(new URL(await app.listen({ port: 0, host: '127.0.0.1' })).port);
     try {
       // Announces 100 MB, sends 1 MB and then nothing: the answer arrives, then the server closes.
-      const sent = await sendRaw(lingering, 'POST', '/refused', { 'content-length': String(100_000_000) }, Buffer.alloc(1_000_000, 'a'), { endAfterBody: false });
+      const sent = await sendRaw(lingering, 'POST', '/refused', { 'content-length': String(100_000_000) }, Buffer.alloc(1_000_000, 'a'), {
+        endAfterBody: false,
+      });
       assert.match(sent.statusLine ?? '', /^HTTP\/1\.1 401 /);
       assert.equal(sent.closedByServer, true);
     } finally {

@@ -34,7 +34,8 @@ describe('the error model is closed', () => {
   });
 
   test('an ApiError answers with the status of its code in the table', () => {
-    for (const code of Object.keys(ERROR_CODES) as ErrorCode[]) assert.equal(new ApiError(code, 'x').status, ERROR_CODES[code].status, code);
+    for (const code of Object.keys(ERROR_CODES) as ErrorCode[])
+      assert.equal(new ApiError(code, 'x').status, ERROR_CODES[code].status, code);
   });
 
   test("a framework's 4xx the handler does not name leaves with a code of the table and that code's status", () => {

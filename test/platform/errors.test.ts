@@ -25,7 +25,12 @@ describe(`error shapes (${engineName})`, () => {
   });
 
   test('a number is never coerced from a string in a body', async () => {
-    const res = await t.inject({ method: 'POST', url: '/api/v1/partner/keys', headers: bearer(key), payload: { name: 1, scopes: 'tenants:read' } });
+    const res = await t.inject({
+      method: 'POST',
+      url: '/api/v1/partner/keys',
+      headers: bearer(key),
+      payload: { name: 1, scopes: 'tenants:read' },
+    });
     assert.equal(res.statusCode, 422);
     assert.ok(res.json().errors.name && res.json().errors.scopes);
   });
@@ -63,12 +68,20 @@ describe(`error shapes (${engineName})`, () => {
     const tenant = await post(JSON.stringify({ name: 'Mwila Stores', tpin: '1002345670' }));
     assert.equal(tenant.statusCode, 201, tenant.body);
     // A body that refuses unknown fields.
-    const patch = (payload: string) => t.inject({ method: 'PATCH', url: `/api/v1/tenants/${tenant.json().data.id}`, headers: { ...bearer(key), 'content-type': 'application/json' }, payload });
+    const patch = (payload: string) =>
+      t.inject({
+        method: 'PATCH',
+        url: `/api/v1/tenants/${tenant.json().data.id}`,
+        headers: { ...bearer(key), 'content-type': 'application/json' },
+        payload,
+      });
     const many = await patch(JSON.stringify(Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`key${i}`, i]))));
     assert.equal(many.statusCode, 422);
     const body = many.json();
     assert.equal(Object.keys(body.errors).length, 20, many.body.slice(0, 500));
-    assert.deepEqual(body.errors.key0, ['The key0 field is not accepted by this endpoint: remove it (the reference at /docs lists the fields).']);
+    assert.deepEqual(body.errors.key0, [
+      'The key0 field is not accepted by this endpoint: remove it (the reference at /docs lists the fields).',
+    ]);
     assert.match(body.message, /^The key0 field is not accepted .* \(and 19999 more fields with errors; errors names the first 20\)$/);
     assert.ok(many.body.length < 5_000, `${many.body.length} bytes`);
 
@@ -97,12 +110,18 @@ describe(`error shapes (${engineName})`, () => {
     const missingValue = await post('{\n  "name": "Mwila Stores",\n  "tpin": }');
     assert.equal(missingValue.statusCode, 400);
     assert.deepEqual(missingValue.json(), {
-      error: { code: 'invalid_json', message: "The request body is not valid JSON: unexpected '}' at line 3, column 11; expected a value." },
+      error: {
+        code: 'invalid_json',
+        message: "The request body is not valid JSON: unexpected '}' at line 3, column 11; expected a value.",
+      },
     });
     const cut = await post('{"name":');
     assert.equal(cut.json().error.message, 'The request body is not valid JSON: the body ends at line 1, column 9; expected a value.');
     const singleQuotes = await post("{'name': 'x'}");
-    assert.match(singleQuotes.json().error.message, /unexpected 'name' at line 1, column 2; expected strings and property names in double quotes/);
+    assert.match(
+      singleQuotes.json().error.message,
+      /unexpected 'name' at line 1, column 2; expected strings and property names in double quotes/,
+    );
     const trailingComma = await post('{"name": "x",}');
     assert.match(trailingComma.json().error.message, /unexpected '}' at line 1, column 14; expected a property name in double quotes/);
     const lineBreak = await post('{"name": "Mwila\nStores"}');
@@ -113,7 +132,12 @@ describe(`error shapes (${engineName})`, () => {
     const res = await t.inject({ method: 'DELETE', url: '/api/v1/tenants', headers: bearer(key) });
     assert.equal(res.statusCode, 405);
     assert.equal(res.headers.allow, 'GET, HEAD, POST');
-    assert.deepEqual(res.json(), { error: { code: 'method_not_allowed', message: '/api/v1/tenants does not take DELETE: use GET or POST (the Allow header lists the methods it takes).' } });
+    assert.deepEqual(res.json(), {
+      error: {
+        code: 'method_not_allowed',
+        message: '/api/v1/tenants does not take DELETE: use GET or POST (the Allow header lists the methods it takes).',
+      },
+    });
     const withId = await t.inject({ method: 'PUT', url: '/api/v1/tenants/5', headers: bearer(key) });
     assert.equal(withId.statusCode, 405, 'a path with a parameter is matched as the router matches it');
     assert.equal(withId.headers.allow, 'GET, HEAD, PATCH');
@@ -130,23 +154,33 @@ describe(`error shapes (${engineName})`, () => {
     assert.equal(typo.statusCode, 404);
     assert.deepEqual(typo.json(), { message: 'The route GET /api/v1/tenant does not exist. Did you mean GET /api/v1/tenants?' });
     const inside = await t.inject({ method: 'POST', url: '/api/v1/tenants/5/devics', headers: bearer(key) });
-    assert.equal(inside.json().message, 'The route POST /api/v1/tenants/5/devics does not exist. Did you mean POST /api/v1/tenants/{tenant}/devices?');
+    assert.equal(
+      inside.json().message,
+      'The route POST /api/v1/tenants/5/devics does not exist. Did you mean POST /api/v1/tenants/{tenant}/devices?',
+    );
     const nothingClose = await t.inject({ method: 'GET', url: '/api/v1/completely-else', headers: bearer(key) });
-    assert.equal(nothingClose.json().message, 'The route GET /api/v1/completely-else does not exist. The reference at /docs lists the routes.');
+    assert.equal(
+      nothingClose.json().message,
+      'The route GET /api/v1/completely-else does not exist. The reference at /docs lists the routes.',
+    );
   });
 
   test('an unknown query parameter is a 422 naming it, the one meant and those the operation takes', async () => {
     const res = await t.inject({ method: 'GET', url: '/api/v1/partner/documents?stauts=failed', headers: bearer(key) });
     assert.equal(res.statusCode, 422);
     assert.deepEqual(res.json().errors, {
-      stauts: ['The stauts query parameter is not accepted by this endpoint: did you mean status? It takes page, status, resolved, tenant and branch.'],
+      stauts: [
+        'The stauts query parameter is not accepted by this endpoint: did you mean status? It takes page, status, resolved, tenant and branch.',
+      ],
     });
     const unrelated = await t.inject({ method: 'GET', url: '/api/v1/tenants?page=1&cursor=abc', headers: bearer(key) });
     assert.equal(unrelated.statusCode, 422);
     assert.deepEqual(unrelated.json().errors, { cursor: ['The cursor query parameter is not accepted by this endpoint. It takes page.'] });
     const none = await t.inject({ method: 'GET', url: '/api/v1/partner/keys?verbose=1', headers: bearer(key) });
     assert.equal(none.statusCode, 422);
-    assert.deepEqual(none.json().errors, { verbose: ['The verbose query parameter is not accepted: this endpoint takes no query parameters.'] });
+    assert.deepEqual(none.json().errors, {
+      verbose: ['The verbose query parameter is not accepted: this endpoint takes no query parameters.'],
+    });
     const known = await t.inject({ method: 'GET', url: '/api/v1/partner/documents?status=failed&page=1', headers: bearer(key) });
     assert.equal(known.statusCode, 200);
   });
@@ -154,7 +188,12 @@ describe(`error shapes (${engineName})`, () => {
   test('an unknown body field names the field meant when it is close', async () => {
     const created = await post(JSON.stringify({ name: 'Mwila Stores', tpin: '1002345678' }));
     assert.equal(created.statusCode, 201);
-    const res = await t.inject({ method: 'PATCH', url: `/api/v1/tenants/${created.json().data.id}`, headers: bearer(key), payload: { timezon: 'Africa/Lusaka', colour: 'blue' } });
+    const res = await t.inject({
+      method: 'PATCH',
+      url: `/api/v1/tenants/${created.json().data.id}`,
+      headers: bearer(key),
+      payload: { timezon: 'Africa/Lusaka', colour: 'blue' },
+    });
     assert.equal(res.statusCode, 422);
     assert.deepEqual(res.json().errors, {
       timezon: ['The timezon field is not accepted by this endpoint: did you mean timezone?'],
@@ -171,7 +210,9 @@ describe('requests the HTTP parser refuses', () => {
       const { port } = new URL(address);
       const { connect } = await import('node:net');
       const raw = await new Promise<string>((resolve, reject) => {
-        const socket = connect(Number(port), '127.0.0.1', () => socket.write('POST /api/v1/tenants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\r\n(sign in)\r\n\r\n'));
+        const socket = connect(Number(port), '127.0.0.1', () =>
+          socket.write('POST /api/v1/tenants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\r\n(sign in)\r\n\r\n'),
+        );
         let data = '';
         socket.on('data', (d) => (data += d));
         socket.on('end', () => resolve(data));

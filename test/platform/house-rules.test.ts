@@ -46,5 +46,9 @@ test('no comment in src/ names an issue by its number', () => {
       .map((line, i) => ({ where: `${relative(ROOT, file)}:${i + 1}`, line }))
       .filter(({ line }) => /(\/\/|\/\*|^\s*\*|--).*\bissues? #?\d+/i.test(line)),
   );
-  assert.deepEqual(named.map((n) => n.where), [], `comments naming an issue (keep the why, move the history to docs/decisions.md):\n${named.map((n) => `  ${n.where}: ${n.line.trim()}`).join('\n')}`);
+  assert.deepEqual(
+    named.map((n) => n.where),
+    [],
+    `comments naming an issue (keep the why, move the history to docs/decisions.md):\n${named.map((n) => `  ${n.where}: ${n.line.trim()}`).join('\n')}`,
+  );
 });

@@ -21,8 +21,10 @@ describe(`account states and rate limits (${engineName})`, () => {
   });
   after(() => t.close());
 
-  const patchTenant = (id: number, body: object) => t.inject({ method: 'PATCH', url: `/admin/v1/tenants/${id}`, headers: bearer(TEST_ADMIN_TOKEN), payload: body });
-  const me = (token: string, app: { inject: TestApp['inject'] } = t) => app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(token) });
+  const patchTenant = (id: number, body: object) =>
+    t.inject({ method: 'PATCH', url: `/admin/v1/tenants/${id}`, headers: bearer(TEST_ADMIN_TOKEN), payload: body });
+  const me = (token: string, app: { inject: TestApp['inject'] } = t) =>
+    app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(token) });
 
   test('blocked subscription → 402, exhausted quota → 402, suspended tenant → 403, each coded', async () => {
     const m = await seedMerchant(t.ctx);
@@ -46,7 +48,11 @@ describe(`account states and rate limits (${engineName})`, () => {
   test('a revoked tenant token fails on the very next request', async () => {
     const m = await seedMerchant(t.ctx);
     assert.equal((await me(m.token)).statusCode, 200);
-    const revoke = await t.inject({ method: 'DELETE', url: `/api/v1/tenants/${m.tenant.id}/tokens/${m.tokenId}`, headers: bearer(m.partner.secret) });
+    const revoke = await t.inject({
+      method: 'DELETE',
+      url: `/api/v1/tenants/${m.tenant.id}/tokens/${m.tokenId}`,
+      headers: bearer(m.partner.secret),
+    });
     assert.equal(revoke.statusCode, 200);
     assert.equal((await me(m.token)).statusCode, 401);
   });
@@ -55,7 +61,12 @@ describe(`account states and rate limits (${engineName})`, () => {
     const m = await seedMerchant(t.ctx);
     const limitOf = async () => Number((await me(m.token)).headers['x-ratelimit-limit']);
     assert.equal(await limitOf(), 120, 'no plan: 120/min on /api/v1');
-    for (const [plan, limit] of [['free_trial', 60], ['starter', 120], ['growth', 300], ['enterprise', 600]] as const) {
+    for (const [plan, limit] of [
+      ['free_trial', 60],
+      ['starter', 120],
+      ['growth', 300],
+      ['enterprise', 600],
+    ] as const) {
       await patchTenant(m.tenant.id, { plan });
       assert.equal(await limitOf(), limit, plan);
     }
@@ -63,7 +74,7 @@ describe(`account states and rate limits (${engineName})`, () => {
     assert.ok(Number(partner.headers['x-ratelimit-limit']) > 0);
   });
 
-  test('the CLI\'s tenant plan, rate-limit, suspend, resume and unblock each change what the API enforces and print the account', async () => {
+  test("the CLI's tenant plan, rate-limit, suspend, resume and unblock each change what the API enforces and print the account", async () => {
     const m = await seedMerchant(t.ctx);
     const tenant = async (...args: string[]): Promise<string> => {
       const printed = mock.method(process.stdout, 'write', () => true);
@@ -78,14 +89,23 @@ describe(`account states and rate limits (${engineName})`, () => {
     const limitOf = async () => Number((await me(m.token)).headers['x-ratelimit-limit']);
     const line = (account: string) => `tenant ${id}: ${account}\n`;
 
-    assert.equal(await tenant('plan', id, 'growth'), line('plan growth, subscription active, status active, quota none, rate limit plan default'));
-    assert.equal(await limitOf(), 300, 'the growth plan\'s limit');
+    assert.equal(
+      await tenant('plan', id, 'growth'),
+      line('plan growth, subscription active, status active, quota none, rate limit plan default'),
+    );
+    assert.equal(await limitOf(), 300, "the growth plan's limit");
     assert.equal(await tenant('rate-limit', id, '7'), line('plan growth, subscription active, status active, quota none, rate limit 7'));
-    assert.equal(await limitOf(), 7, 'its own limit over the plan\'s');
-    assert.equal(await tenant('rate-limit', id, 'none'), line('plan growth, subscription active, status active, quota none, rate limit plan default'));
+    assert.equal(await limitOf(), 7, "its own limit over the plan's");
+    assert.equal(
+      await tenant('rate-limit', id, 'none'),
+      line('plan growth, subscription active, status active, quota none, rate limit plan default'),
+    );
     assert.equal(await limitOf(), 300);
 
-    assert.equal(await tenant('suspend', id), line('plan growth, subscription active, status suspended, quota none, rate limit plan default'));
+    assert.equal(
+      await tenant('suspend', id),
+      line('plan growth, subscription active, status suspended, quota none, rate limit plan default'),
+    );
     assert.equal((await me(m.token)).json().error?.code, 'tenant_suspended');
     assert.equal(await tenant('resume', id), line('plan growth, subscription active, status active, quota none, rate limit plan default'));
     assert.equal((await me(m.token)).statusCode, 200);
@@ -95,8 +115,17 @@ describe(`account states and rate limits (${engineName})`, () => {
     assert.equal(await tenant('unblock', id), line('plan growth, subscription active, status active, quota none, rate limit plan default'));
     assert.equal((await me(m.token)).statusCode, 200);
 
-    const audited = await t.ctx.db.selectFrom('audit_log').select('action').where('tenant_id', '=', m.tenant.id).where('actor_type', '=', 'cli').execute();
-    assert.deepEqual(audited.map((row) => row.action), Array<string>(6).fill('tenant.account_updated'), 'each CLI change is in the audit trail as the CLI\'s');
+    const audited = await t.ctx.db
+      .selectFrom('audit_log')
+      .select('action')
+      .where('tenant_id', '=', m.tenant.id)
+      .where('actor_type', '=', 'cli')
+      .execute();
+    assert.deepEqual(
+      audited.map((row) => row.action),
+      Array<string>(6).fill('tenant.account_updated'),
+      "each CLI change is in the audit trail as the CLI's",
+    );
   });
 
   test('past the limit: 429 coded rate_limited with Retry-After equal to X-RateLimit-Reset', async () => {
@@ -130,11 +159,18 @@ describe(`account states and rate limits (${engineName})`, () => {
     const tokens = [...Array<string>(8).fill(a.token), ...Array<string>(8).fill(b.token), suspended.token, unknown];
     const answers = await Promise.all(tokens.map((token) => me(token)));
     const of = (token: string) => answers.filter((_, i) => tokens[i] === token);
-    for (const [token, limit] of [[a.token, 5], [b.token, 7]] as const) {
+    for (const [token, limit] of [
+      [a.token, 5],
+      [b.token, 7],
+    ] as const) {
       const mine = of(token);
       assert.deepEqual(mine.map((r) => r.statusCode).sort(), [...Array<number>(limit).fill(200), ...Array<number>(8 - limit).fill(429)]);
       const remaining = mine.filter((r) => r.statusCode === 200).map((r) => Number(r.headers['x-ratelimit-remaining']));
-      assert.deepEqual(remaining.sort((x, y) => y - x), Array.from({ length: limit }, (_, i) => limit - 1 - i), 'each request its own count');
+      assert.deepEqual(
+        remaining.sort((x, y) => y - x),
+        Array.from({ length: limit }, (_, i) => limit - 1 - i),
+        'each request its own count',
+      );
     }
     assert.equal(of(suspended.token)[0]!.statusCode, 403);
     assert.equal(answers.at(-1)!.statusCode, 401, 'an unknown token among them');
@@ -144,35 +180,43 @@ describe(`account states and rate limits (${engineName})`, () => {
   });
 
   for (const store of ['postgres', 'redis'] as const) {
-    test(`two gateway instances on one PostgreSQL count one bucket per tenant (${store} store)`, { skip: !onPostgres && 'several processes share a bucket only on PostgreSQL' }, async () => {
-      const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-      const instances: Array<{ app: App; ctx: AppContext; database: Database }> = [];
-      const rateLimitKeyPrefix = `rl-test-${process.pid}-${Date.now()}`;
-      for (let i = 0; i < 2; i++) {
-        const database = await openDatabase({ databaseUrl: t.testDb.url, poolSize: 2 });
-        const ctx = createContext(testConfig(store === 'redis' ? { redisUrl } : {}), database, { rateLimitKeyPrefix });
-        const app = await buildApp(ctx, { logger: false });
-        instances.push({ app, ctx, database });
-      }
-      try {
-        assert.equal(instances[0]!.ctx.rateLimiter.storeKind, store);
-        const m = await seedMerchant(t.ctx);
-        await patchTenant(m.tenant.id, { rateLimitPerMinute: 4 });
-        const statuses: number[] = [];
-        for (let i = 0; i < 6; i++) statuses.push((await me(m.token, { inject: (o) => instances[i % 2]!.app.inject(o) })).statusCode);
-        assert.deepEqual(statuses, [200, 200, 200, 200, 429, 429]);
-        // /zm/api has a bucket of its own, shared the same way (counted in the key's lookup with the table store).
-        const compat: number[] = [];
-        for (let i = 0; i < 6; i++) compat.push((await instances[i % 2]!.app.inject({ method: 'GET', url: '/zm/api/Branches', headers: { 'x-api-key': m.apiKey } })).statusCode);
-        assert.deepEqual(compat, [200, 200, 200, 200, 429, 429]);
-      } finally {
-        for (const { app, ctx, database } of instances) {
-          await app.close();
-          await closeContext(ctx);
-          await database.close();
+    test(
+      `two gateway instances on one PostgreSQL count one bucket per tenant (${store} store)`,
+      { skip: !onPostgres && 'several processes share a bucket only on PostgreSQL' },
+      async () => {
+        const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+        const instances: Array<{ app: App; ctx: AppContext; database: Database }> = [];
+        const rateLimitKeyPrefix = `rl-test-${process.pid}-${Date.now()}`;
+        for (let i = 0; i < 2; i++) {
+          const database = await openDatabase({ databaseUrl: t.testDb.url, poolSize: 2 });
+          const ctx = createContext(testConfig(store === 'redis' ? { redisUrl } : {}), database, { rateLimitKeyPrefix });
+          const app = await buildApp(ctx, { logger: false });
+          instances.push({ app, ctx, database });
         }
-      }
-    });
+        try {
+          assert.equal(instances[0]!.ctx.rateLimiter.storeKind, store);
+          const m = await seedMerchant(t.ctx);
+          await patchTenant(m.tenant.id, { rateLimitPerMinute: 4 });
+          const statuses: number[] = [];
+          for (let i = 0; i < 6; i++) statuses.push((await me(m.token, { inject: (o) => instances[i % 2]!.app.inject(o) })).statusCode);
+          assert.deepEqual(statuses, [200, 200, 200, 200, 429, 429]);
+          // /zm/api has a bucket of its own, shared the same way (counted in the key's lookup with the table store).
+          const compat: number[] = [];
+          for (let i = 0; i < 6; i++)
+            compat.push(
+              (await instances[i % 2]!.app.inject({ method: 'GET', url: '/zm/api/Branches', headers: { 'x-api-key': m.apiKey } }))
+                .statusCode,
+            );
+          assert.deepEqual(compat, [200, 200, 200, 200, 429, 429]);
+        } finally {
+          for (const { app, ctx, database } of instances) {
+            await app.close();
+            await closeContext(ctx);
+            await database.close();
+          }
+        }
+      },
+    );
   }
 });
 
@@ -201,7 +245,11 @@ describe(`rate limits when the store is down (${engineName})`, () => {
   }
 
   /** Statuses of `n` requests to each instance in turn, with the merchant's limit at 3 a minute. */
-  async function statuses(instances: Array<{ inject: TestApp['inject'] }>, send: (i: { inject: TestApp['inject'] }) => Promise<{ statusCode: number }>, n: number) {
+  async function statuses(
+    instances: Array<{ inject: TestApp['inject'] }>,
+    send: (i: { inject: TestApp['inject'] }) => Promise<{ statusCode: number }>,
+    n: number,
+  ) {
     const out: number[][] = [];
     for (const i of instances) {
       const seen: number[] = [];
@@ -221,9 +269,21 @@ describe(`rate limits when the store is down (${engineName})`, () => {
     const instances = [await instance(deadRedis()), await instance(deadRedis())];
     try {
       const m = await seedMerchant(t.ctx);
-      await t.inject({ method: 'PATCH', url: `/admin/v1/tenants/${m.tenant.id}`, headers: bearer(TEST_ADMIN_TOKEN), payload: { rateLimitPerMinute: 3 } });
+      await t.inject({
+        method: 'PATCH',
+        url: `/admin/v1/tenants/${m.tenant.id}`,
+        headers: bearer(TEST_ADMIN_TOKEN),
+        payload: { rateLimitPerMinute: 3 },
+      });
       const seen = await statuses(instances, (i) => i.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(m.token) }), 4);
-      assert.deepEqual(seen, [[200, 200, 200, 429], [200, 200, 200, 429]], 'each process counts its own bucket');
+      assert.deepEqual(
+        seen,
+        [
+          [200, 200, 200, 429],
+          [200, 200, 200, 429],
+        ],
+        'each process counts its own bucket',
+      );
     } finally {
       for (const i of instances) await i.close();
     }
@@ -242,10 +302,22 @@ describe(`rate limits when the store is down (${engineName})`, () => {
     const instances = [await instance(deadTable()), await instance(deadTable())];
     try {
       const m = await seedMerchant(t.ctx);
-      await t.inject({ method: 'PATCH', url: `/admin/v1/tenants/${m.tenant.id}`, headers: bearer(TEST_ADMIN_TOKEN), payload: { rateLimitPerMinute: 3 } });
+      await t.inject({
+        method: 'PATCH',
+        url: `/admin/v1/tenants/${m.tenant.id}`,
+        headers: bearer(TEST_ADMIN_TOKEN),
+        payload: { rateLimitPerMinute: 3 },
+      });
       const user = await seedSignedInUser(t.ctx, m.tenant.id);
       const seen = await statuses(instances, (i) => i.inject({ method: 'GET', url: '/api/v1/account/me', headers: user.headers }), 4);
-      assert.deepEqual(seen, [[200, 200, 200, 429], [200, 200, 200, 429]], 'each process counts its own bucket');
+      assert.deepEqual(
+        seen,
+        [
+          [200, 200, 200, 429],
+          [200, 200, 200, 429],
+        ],
+        'each process counts its own bucket',
+      );
     } finally {
       for (const i of instances) await i.close();
       for (const pool of pools) await pool.end();

@@ -27,7 +27,12 @@ describe(`request logs (${engineName})`, () => {
     const m = await seedMerchant(t.ctx);
     lines.length = 0;
     const secrets = [m.partner.secret, m.token, m.apiKey, TEST_ADMIN_TOKEN];
-    const minted = await t.inject({ method: 'POST', url: `/api/v1/tenants/${m.tenant.id}/tokens`, headers: { ...bearer(m.partner.secret), 'x-request-id': 'log-test-1' }, payload: { name: 'logged?' } });
+    const minted = await t.inject({
+      method: 'POST',
+      url: `/api/v1/tenants/${m.tenant.id}/tokens`,
+      headers: { ...bearer(m.partner.secret), 'x-request-id': 'log-test-1' },
+      payload: { name: 'logged?' },
+    });
     assert.equal(minted.statusCode, 201);
     secrets.push(minted.json().data.token);
     await t.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(m.token) });
@@ -38,7 +43,10 @@ describe(`request logs (${engineName})`, () => {
     const requests = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request');
     assert.equal(requests.length, 5, 'exactly one line per request');
     const first = requests[0]!;
-    assert.deepEqual([first.reqId, first.method, first.route, first.status, first.partner], ['log-test-1', 'POST', '/api/v1/tenants/:tenant/tokens', 201, m.partner.partnerId]);
+    assert.deepEqual(
+      [first.reqId, first.method, first.route, first.status, first.partner],
+      ['log-test-1', 'POST', '/api/v1/tenants/:tenant/tokens', 201, m.partner.partnerId],
+    );
     assert.equal(typeof first.ms, 'number');
     const all = lines.join('\n');
     for (const secret of secrets) assert.ok(!all.includes(secret), 'no secret reaches the log');
@@ -54,7 +62,15 @@ function unreachableDb(): Kysely<DB> {
   return new Kysely<DB>({
     dialect: {
       createAdapter: () => new PostgresAdapter(),
-      createDriver: () => ({ init: async () => {}, acquireConnection: down, beginTransaction: down, commitTransaction: down, rollbackTransaction: down, releaseConnection: async () => {}, destroy: async () => {} }),
+      createDriver: () => ({
+        init: async () => {},
+        acquireConnection: down,
+        beginTransaction: down,
+        commitTransaction: down,
+        rollbackTransaction: down,
+        releaseConnection: async () => {},
+        destroy: async () => {},
+      }),
       createIntrospector: (db) => new PostgresIntrospector(db),
       createQueryCompiler: () => new PostgresQueryCompiler(),
     },
@@ -92,13 +108,22 @@ describe(`one logger on the context (${engineName})`, () => {
       const names = workers.workers.map((w) => w.name);
       for (const name of names) {
         const module = /^([a-z]+(?:-[a-z]+)*)\.[a-z]+$/.exec(name)?.[1];
-        assert.ok(module && CONTEXTS.some((context) => existsSync(new URL(`../../src/domain/${context}/${module}`, import.meta.url))), `${name}: module.job, after a module of src/domain`);
+        assert.ok(
+          module && CONTEXTS.some((context) => existsSync(new URL(`../../src/domain/${context}/${module}`, import.meta.url))),
+          `${name}: module.job, after a module of src/domain`,
+        );
       }
       assert.equal(new Set(names).size, names.length, 'no two workers share a name');
-      const failures = await eventually(() => {
-        const logged = lines.map((l) => JSON.parse(l) as { level: number; worker?: string; msg: string; err?: { type: string; message: string; stack: string } });
-        return names.every((name) => logged.some((l) => l.worker === name)) ? logged : undefined;
-      }, `a failure line from each of ${names.join(', ')}`, 10_000);
+      const failures = await eventually(
+        () => {
+          const logged = lines.map(
+            (l) => JSON.parse(l) as { level: number; worker?: string; msg: string; err?: { type: string; message: string; stack: string } },
+          );
+          return names.every((name) => logged.some((l) => l.worker === name)) ? logged : undefined;
+        },
+        `a failure line from each of ${names.join(', ')}`,
+        10_000,
+      );
       for (const line of failures) {
         assert.equal(line.level, 50, line.msg);
         assert.ok(names.includes(line.worker!), `${line.msg}: from a worker`);

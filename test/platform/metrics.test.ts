@@ -30,7 +30,9 @@ describe(`Prometheus metrics (${engineName})`, () => {
     for (const headers of [{}, bearer('wrong-admin-token-000000')]) {
       const res = await t.inject({ method: 'GET', url: '/metrics', headers });
       assert.equal(res.statusCode, 401);
-      assert.deepEqual(res.json(), { error: { code: 'unauthenticated', message: 'GET /metrics needs Authorization: Bearer <ADMIN_TOKEN>.' } });
+      assert.deepEqual(res.json(), {
+        error: { code: 'unauthenticated', message: 'GET /metrics needs Authorization: Bearer <ADMIN_TOKEN>.' },
+      });
     }
   });
 
@@ -55,8 +57,17 @@ describe(`Prometheus metrics (${engineName})`, () => {
 
   test('VSDC calls are measured by endpoint and outcome; documents, backlog and deliveries are reported', async () => {
     const m = await seedMerchant(t.ctx);
-    await t.inject({ method: 'POST', url: `/api/v1/tenants/${m.tenant.id}/devices`, headers: bearer(m.partner.secret), payload: { deviceSerial: 'MET-1', branch: '000', vsdcBaseUrl: sim.url } });
-    assert.equal((await t.inject({ method: 'POST', url: `/api/v1/tenants/${m.tenant.id}/devices/000/initialize`, headers: bearer(m.partner.secret) })).statusCode, 200);
+    await t.inject({
+      method: 'POST',
+      url: `/api/v1/tenants/${m.tenant.id}/devices`,
+      headers: bearer(m.partner.secret),
+      payload: { deviceSerial: 'MET-1', branch: '000', vsdcBaseUrl: sim.url },
+    });
+    assert.equal(
+      (await t.inject({ method: 'POST', url: `/api/v1/tenants/${m.tenant.id}/devices/000/initialize`, headers: bearer(m.partner.secret) }))
+        .statusCode,
+      200,
+    );
     const text = await scrape();
     assert.match(text, /fiscal_gateway_vsdc_calls_total\{endpoint="selectInitInfo",outcome="ok"\} 1/);
     assert.match(text, /fiscal_gateway_vsdc_call_duration_seconds_count\{endpoint="selectInitInfo"\} 1/);
@@ -91,7 +102,8 @@ describe(`the fiscal gauges' values (${engineName})`, () => {
       assert.ok(res.statusCode === 201 || res.statusCode === 202, res.body);
       return res.json().data.id as number;
     };
-    const statusOf = async (id: number) => (await h.ctx.db.selectFrom('sales').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+    const statusOf = async (id: number) =>
+      (await h.ctx.db.selectFrom('sales').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
     const filed = await sale('000');
     await eventually(async () => ((await statusOf(filed)) === 'uploaded' ? true : undefined), 'the first sale to be filed');
     h.sim.control.setFaults(h.merchant.tpin, '000', { reject: { count: 1, code: '910', message: 'Request parameter error' } });
@@ -121,7 +133,11 @@ describe(`the fiscal gauges' values (${engineName})`, () => {
     const oldest001 = gauge(text, 'fiscal_gateway_backlog_oldest_age_seconds', `${tenant},branch="001"`)!;
     assert.ok(oldest000 >= 600 && oldest000 < 600 + elapsed, `branch 000's oldest waits ~600 s, not ${oldest000}`);
     assert.ok(oldest001 >= 60 && oldest001 < 60 + elapsed, `branch 001's oldest waits ~60 s, not ${oldest001}`);
-    assert.equal(text.split('\n').filter((l) => l.startsWith('fiscal_gateway_backlog_documents{')).length, 2, 'a branch with nothing pending has no backlog series');
+    assert.equal(
+      text.split('\n').filter((l) => l.startsWith('fiscal_gateway_backlog_documents{')).length,
+      2,
+      'a branch with nothing pending has no backlog series',
+    );
 
     // A sixth sale waits. Within 10 s a scrape answers from the last read; after them it still
     // answers at once with the last read, its ages grown by the time since, and reads the next
@@ -133,7 +149,10 @@ describe(`the fiscal gauges' values (${engineName})`, () => {
     const stale = await scrape();
     assert.equal(gauge(stale, 'fiscal_gateway_documents', 'status="pending"'), 5, 'the scrape did not wait for the next read');
     const aged = gauge(stale, 'fiscal_gateway_backlog_oldest_age_seconds', `${tenant},branch="000"`)!;
-    assert.ok(aged >= oldest000 + 11 && aged < 611 + (Date.now() - agedAt) / 1000 + 1, `the age as of the scrape: ${oldest000} read, ${aged} 11 s later`);
+    assert.ok(
+      aged >= oldest000 + 11 && aged < 611 + (Date.now() - agedAt) / 1000 + 1,
+      `the age as of the scrape: ${oldest000} read, ${aged} 11 s later`,
+    );
     const fresh = await eventually(async () => {
       const body = await scrape();
       return gauge(body, 'fiscal_gateway_documents', 'status="pending"') === 6 ? body : undefined;

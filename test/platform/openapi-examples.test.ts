@@ -43,7 +43,14 @@ describe(`every request example succeeds against the demo provisioning (${engine
   let workers: ReturnType<typeof startWorkers>;
   let demo: DemoCredentials;
   let ops: DocumentedOperation[];
-  const state: { session?: Record<string, string>; apiKey?: string; sdcId?: string; importItems?: number[]; purchases?: number[]; failedSales?: number[] } = {};
+  const state: {
+    session?: Record<string, string>;
+    apiKey?: string;
+    sdcId?: string;
+    importItems?: number[];
+    purchases?: number[];
+    failedSales?: number[];
+  } = {};
 
   before(async () => {
     sim = await startSimulator({ port: 0 });
@@ -52,7 +59,11 @@ describe(`every request example succeeds against the demo provisioning (${engine
     demo = await provisionDemo(t.ctx, sim.url, join(dataDir, 'demo.json'));
     // The examples' path parameters name the demo merchant as a fresh development start numbers it.
     assert.deepEqual({ partnerId: demo.partnerId, tenantId: demo.tenantId }, { partnerId: 1, tenantId: 1 });
-    await eventually(async () => (await syncCatalogue(t.ctx)) && Boolean(await t.ctx.db.selectFrom('item_classes').select('code').limit(1).executeTakeFirst()), 'the catalogue');
+    await eventually(
+      async () =>
+        (await syncCatalogue(t.ctx)) && Boolean(await t.ctx.db.selectFrom('item_classes').select('code').limit(1).executeTakeFirst()),
+      'the catalogue',
+    );
     // Sales must reach the authority (a note needs the sale's receipt); nothing else runs, so no
     // webhook is sent to the example's receiver.
     workers = startWorkers(t.ctx, [filingWorker]);
@@ -69,14 +80,32 @@ describe(`every request example succeeds against the demo provisioning (${engine
   /** A sale the authority refused: what reissue and resolve act on. */
   const failedSale = async (): Promise<number> => {
     sim.control.setFaults(demo.tpin, demo.branch, { reject: { count: 1, code: '910', message: 'Request parameter error' } });
-    const created = await t.inject({ method: 'POST', url: '/api/v1/sales', headers: tenantToken(), payload: { items: [{ name: 'Refused', classificationCode: '50221200', quantity: 1, price: 10 }] } });
+    const created = await t.inject({
+      method: 'POST',
+      url: '/api/v1/sales',
+      headers: tenantToken(),
+      payload: { items: [{ name: 'Refused', classificationCode: '50221200', quantity: 1, price: 10 }] },
+    });
     const id = created.json().data.id as number;
-    await eventually(async () => (await t.inject({ method: 'GET', url: `/api/v1/sales/${id}`, headers: tenantToken() })).json().data.status === 'failed', 'the sale refused');
+    await eventually(
+      async () => (await t.inject({ method: 'GET', url: `/api/v1/sales/${id}`, headers: tenantToken() })).json().data.status === 'failed',
+      'the sale refused',
+    );
     return id;
   };
-  const outboxToken = (kind: string) => t.ctx.mailer.outboxMails().find((m) => m.kind === kind)!.link!.split('#token=')[1]!;
+  const outboxToken = (kind: string) =>
+    t.ctx.mailer
+      .outboxMails()
+      .find((m) => m.kind === kind)!
+      .link!.split('#token=')[1]!;
   const finishReconciliation = async (res: LightMyRequestResponse) => {
-    const run = await runToCompletion(t.ctx, res.json().data.id as number, 'openapi-examples', new AbortController().signal, () => undefined);
+    const run = await runToCompletion(
+      t.ctx,
+      res.json().data.id as number,
+      'openapi-examples',
+      new AbortController().signal,
+      () => undefined,
+    );
     assert.equal(run.status, 'completed', JSON.stringify(run));
   };
 
@@ -91,7 +120,12 @@ describe(`every request example succeeds against the demo provisioning (${engine
       operationId: 'handOverDevice',
       // A unit initialised elsewhere: registered here (on the test's simulator), not initialised.
       prepare: async () => {
-        const res = await t.inject({ method: 'POST', url: `/api/v1/tenants/${demo.tenantId}/devices`, headers: bearer(demo.partnerKey), payload: { deviceSerial: 'HANDED-OVER-0003', branch: '002', vsdcBaseUrl: sim.url } });
+        const res = await t.inject({
+          method: 'POST',
+          url: `/api/v1/tenants/${demo.tenantId}/devices`,
+          headers: bearer(demo.partnerKey),
+          payload: { deviceSerial: 'HANDED-OVER-0003', branch: '002', vsdcBaseUrl: sim.url },
+        });
         assert.equal(res.statusCode, 201, res.body);
       },
       path: () => ({ tenant: demo.tenantId, branch: '002' }),
@@ -109,7 +143,11 @@ describe(`every request example succeeds against the demo provisioning (${engine
       operationId: 'createSale',
       then: async (res) => {
         const id = res.json().data.id as number;
-        await eventually(async () => (await t.inject({ method: 'GET', url: `/api/v1/sales/${id}`, headers: tenantToken() })).json().data.status === 'uploaded', 'the sale uploaded');
+        await eventually(
+          async () =>
+            (await t.inject({ method: 'GET', url: `/api/v1/sales/${id}`, headers: tenantToken() })).json().data.status === 'uploaded',
+          'the sale uploaded',
+        );
       },
     },
     { operationId: 'createCreditNote' },
@@ -125,13 +163,21 @@ describe(`every request example succeeds against the demo provisioning (${engine
     { operationId: 'reissueTenantSale', path: () => ({ tenant: demo.tenantId, sale: state.failedSales![2]! }) },
     { operationId: 'resolveTenantSale', path: () => ({ tenant: demo.tenantId, sale: state.failedSales![3]! }) },
     { operationId: 'createCustomer' },
-    { operationId: 'createItem', then: (res) => assert.equal(res.json().data.itemCode, 'ZM2NTU0000001', 'the code the import approval example names') },
+    {
+      operationId: 'createItem',
+      then: (res) => assert.equal(res.json().data.itemCode, 'ZM2NTU0000001', 'the code the import approval example names'),
+    },
     { operationId: 'updateItem' },
     {
       operationId: 'setItemComposition',
       // The example's component: the merchant's second item (its generated code ZM2NTU0000002).
       prepare: async () => {
-        const created = await t.inject({ method: 'POST', url: '/api/v1/items', headers: tenantToken(), payload: { name: 'Maize bran 50kg', itemClsCd: '50221200' } });
+        const created = await t.inject({
+          method: 'POST',
+          url: '/api/v1/items',
+          headers: tenantToken(),
+          payload: { name: 'Maize bran 50kg', itemClsCd: '50221200' },
+        });
         assert.equal(created.json().data.itemCode, 'ZM2NTU0000002', created.body);
       },
       then: (res) => assert.equal(res.json().data.composition[0].state, 'registered', res.body),
@@ -223,7 +269,8 @@ describe(`every request example succeeds against the demo provisioning (${engine
     if ('partnerKey' in requirement) return bearer(demo.partnerKey);
     if ('adminToken' in requirement) return bearer(TEST_ADMIN_TOKEN);
     if ('sessionCookie' in requirement) return state.session!;
-    if ('fiscalisationKey' in requirement) return { 'x-api-key': state.apiKey!, ...('sdcId' in requirement ? { 'x-sdcid': state.sdcId! } : {}) };
+    if ('fiscalisationKey' in requirement)
+      return { 'x-api-key': state.apiKey!, ...('sdcId' in requirement ? { 'x-sdcid': state.sdcId! } : {}) };
     return {};
   }
 
@@ -244,7 +291,9 @@ describe(`every request example succeeds against the demo provisioning (${engine
         method: op.method as InjectOptions['method'],
         url: fillPath(op, step.path?.()),
         headers: { ...headerExamples, ...credentialFor(op), 'content-type': 'application/json' },
-        payload: JSON.stringify(step.body ? step.body(requestExample(op.operation) as Record<string, unknown>) : requestExample(op.operation)),
+        payload: JSON.stringify(
+          step.body ? step.body(requestExample(op.operation) as Record<string, unknown>) : requestExample(op.operation),
+        ),
       });
       assert.ok(res.statusCode >= 200 && res.statusCode < 300, `${step.operationId} (${op.name}) answered ${res.statusCode}: ${res.body}`);
       await step.then?.(res);

@@ -12,7 +12,14 @@ import { TEST_ADMIN_TOKEN, bearer } from '../helpers/app.ts';
 import { seedSignedInUser } from '../helpers/accounts.ts';
 import { engineName } from '../helpers/db.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
-import { ResponseChecker, operationsOf, requestExample, servedDocument, type DocumentedOperation, type OpenApiDocument } from '../helpers/openapi.ts';
+import {
+  ResponseChecker,
+  operationsOf,
+  requestExample,
+  servedDocument,
+  type DocumentedOperation,
+  type OpenApiDocument,
+} from '../helpers/openapi.ts';
 
 // What a client generator and the reference page rely on: every operation is named, described,
 // secured and answers only what it documents, in the documented shapes. The document itself is
@@ -74,9 +81,18 @@ describe(`the OpenAPI document (${engineName})`, () => {
     h = await startHarness({ workers: false, config: { saleWaitMs: 0 } });
     doc = await servedDocument(h.t.app);
     ops = operationsOf(doc, h.t.app);
-    const minted = await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${h.merchant.tenantId}/api-keys`, headers: bearer(h.merchant.partnerSecret), payload: {} });
+    const minted = await h.t.inject({
+      method: 'POST',
+      url: `/api/v1/tenants/${h.merchant.tenantId}/api-keys`,
+      headers: bearer(h.merchant.partnerSecret),
+      payload: {},
+    });
     assert.equal(minted.statusCode, 201, minted.body);
-    const device = await h.ctx.db.selectFrom('devices').select('sdc_id').where('tenant_id', '=', h.merchant.tenantId).executeTakeFirstOrThrow();
+    const device = await h.ctx.db
+      .selectFrom('devices')
+      .select('sdc_id')
+      .where('tenant_id', '=', h.merchant.tenantId)
+      .executeTakeFirstOrThrow();
     credentials = {
       merchant: bearer(h.merchant.token),
       partner: bearer(h.merchant.partnerSecret),
@@ -100,7 +116,10 @@ describe(`the OpenAPI document (${engineName})`, () => {
       assert.ok(operation.summary?.trim(), `${name}: summary`);
       assert.ok(operation.tags && operation.tags.length > 0, `${name}: tags`);
       assert.deepEqual(operation.security, expectedSecurity(route.auth), `${name}: security for the ${route.auth.surface} surface`);
-      assert.ok(Object.keys(operation.responses).some((status) => /^2\d\d$/.test(status)), `${name}: a 2xx response`);
+      assert.ok(
+        Object.keys(operation.responses).some((status) => /^2\d\d$/.test(status)),
+        `${name}: a 2xx response`,
+      );
       if (operation.requestBody) assert.ok(requestExample(operation) !== undefined, `${name}: an example request body`);
     }
     const schemes = doc.components.securitySchemes as Record<string, { type: string; in?: string; name?: string }>;
@@ -111,13 +130,15 @@ describe(`the OpenAPI document (${engineName})`, () => {
   test('every operation lists the error responses of its surface, its body and its path, in the shared error shapes', () => {
     for (const op of ops) {
       const documented = Object.keys(op.operation.responses).map(Number);
-      for (const status of expectedStatuses(op)) assert.ok(documented.includes(status), `${op.name} (${op.route.auth.surface}) does not list ${status}`);
+      for (const status of expectedStatuses(op))
+        assert.ok(documented.includes(status), `${op.name} (${op.route.auth.surface}) does not list ${status}`);
       for (const [status, response] of Object.entries(op.operation.responses)) {
         if (Number(status) < 400) continue;
         const refs = schemaRefs(response.content?.['application/json']?.schema);
         assert.ok(refs.length > 0, `${op.name} ${status}: the body is a shared error shape`);
         for (const ref of refs) assert.ok(doc.components.schemas[ref.split('/').pop()!], `${op.name} ${status}: ${ref} exists`);
-        if (status === '404' && op.path.includes('{')) assert.ok(refs.includes('#/components/schemas/NotFound'), `${op.name}: 404 is a plain not-found`);
+        if (status === '404' && op.path.includes('{'))
+          assert.ok(refs.includes('#/components/schemas/NotFound'), `${op.name}: 404 is a plain not-found`);
         if (status === '422') assert.ok(refs.includes('#/components/schemas/ValidationError'), `${op.name}: 422 has the validation shape`);
         if (op.path.startsWith('/zm/') || op.path.startsWith('/api/ApiKey/')) {
           assert.ok(refs.includes('#/components/schemas/LegacyWrappedError'), `${op.name} ${status}: the wrapped dialect's envelope`);
@@ -131,7 +152,10 @@ describe(`the OpenAPI document (${engineName})`, () => {
     for (const op of ops) {
       for (const code of errorsOfRoute(op.route)) {
         const entry = ERROR_CODES[code];
-        assert.ok(op.operation.responses[entry.status]?.description.includes(`\`${code}\`: ${entry.meaning}`), `${op.name}: ${entry.status} lists ${code}`);
+        assert.ok(
+          op.operation.responses[entry.status]?.description.includes(`\`${code}\`: ${entry.meaning}`),
+          `${op.name}: ${entry.status} lists ${code}`,
+        );
         listed++;
       }
     }
@@ -146,8 +170,17 @@ describe(`the OpenAPI document (${engineName})`, () => {
         const type = op.operation.parameters?.find((p) => p.in === 'path' && p.name === name)?.schema?.type;
         return type === 'integer' ? '999999' : 'ABSENT999';
       });
-    const send = async (op: DocumentedOperation, what: string, headers: Record<string, string>, body?: { payload: string; type: string }) => {
-      const options: InjectOptions = { method: op.method as InjectOptions['method'], url: absentPath(op), headers: { ...headers, ...(body ? { 'content-type': body.type } : {}) } };
+    const send = async (
+      op: DocumentedOperation,
+      what: string,
+      headers: Record<string, string>,
+      body?: { payload: string; type: string },
+    ) => {
+      const options: InjectOptions = {
+        method: op.method as InjectOptions['method'],
+        url: absentPath(op),
+        headers: { ...headers, ...(body ? { 'content-type': body.type } : {}) },
+      };
       if (body) options.payload = body.payload;
       checker.assertDocumented(op, await h.t.inject(options), what);
     };
@@ -158,7 +191,11 @@ describe(`the OpenAPI document (${engineName})`, () => {
       const exampleBody = example === undefined ? undefined : json(example);
       const credential = credentials[op.route.auth.surface];
       if (op.route.auth.surface !== 'public') {
-        const res = await h.t.inject({ method: op.method as InjectOptions['method'], url: absentPath(op), ...(exampleBody ? { payload: exampleBody.payload, headers: { 'content-type': exampleBody.type } } : {}) });
+        const res = await h.t.inject({
+          method: op.method as InjectOptions['method'],
+          url: absentPath(op),
+          ...(exampleBody ? { payload: exampleBody.payload, headers: { 'content-type': exampleBody.type } } : {}),
+        });
         assert.equal(res.statusCode, 401, `${op.name} without a credential: ${res.body}`);
         checker.assertDocumented(op, res, 'no credential');
       }

@@ -24,7 +24,12 @@ describe(`the gateway process (${engineName})`, () => {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'fg-process-'));
     if (onPostgres) pgDb = await createTestDatabase({ poolSize: 1 });
-    env = baseEnv({ DATA_DIR: join(dir, 'data'), DATABASE_URL: pgDb?.url, ADMIN_TOKEN: TEST_ADMIN_TOKEN, SECRET_KEY: 'process-test-secret-key-0123456789abcdef' });
+    env = baseEnv({
+      DATA_DIR: join(dir, 'data'),
+      DATABASE_URL: pgDb?.url,
+      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+      SECRET_KEY: 'process-test-secret-key-0123456789abcdef',
+    });
   });
   after(async () => {
     await pgDb?.close();
@@ -32,9 +37,17 @@ describe(`the gateway process (${engineName})`, () => {
   });
 
   const createPartner = (url: string, name: string) =>
-    fetch(`${url}/admin/v1/partners`, { method: 'POST', headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
+    fetch(`${url}/admin/v1/partners`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name }),
+    });
   const listPartners = async (url: string) =>
-    ((await (await fetch(`${url}/admin/v1/partners`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).json()) as { data: Array<{ name: string }> }).data;
+    (
+      (await (await fetch(`${url}/admin/v1/partners`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).json()) as {
+        data: Array<{ name: string }>;
+      }
+    ).data;
 
   test('SIGKILL right after a 2xx loses nothing; the restart reaps the stale lock', async () => {
     const first = await spawnGateway(env);
@@ -52,37 +65,53 @@ describe(`the gateway process (${engineName})`, () => {
     }
   });
 
-  test('a restart while the killed process is still a zombie reaps its lock', { skip: onPostgres && 'the data-directory lock guards the embedded database only' }, async () => {
-    // `exec sleep` makes sleep the gateway's parent, and sleep never reaps a child: once killed,
-    // the gateway stays a zombie (as it does for seconds under a busy supervisor).
-    const parent = spawn('sh', ['-c', `"$0" "$1" serve & exec sleep 600`, process.execPath, MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    parent.stdout.on('data', (d) => (out += d));
-    parent.stderr.on('data', (d) => (out += d));
-    try {
-      await eventually(() => (out.includes('"msg":"ready"') ? true : undefined), `the gateway under sh to be ready (${out})`, 60_000);
-      const holder = (JSON.parse(readFileSync(lockFilePath(env.DATA_DIR!), 'utf8')) as { pid: number }).pid;
-      process.kill(holder, 'SIGKILL');
-      await eventually(() => (/\) Z /.test(readFileSync(`/proc/${holder}/stat`, 'utf8')) ? true : undefined), `process ${holder} to be a zombie`);
-
-      const restarted = await spawnGateway(env);
+  test(
+    'a restart while the killed process is still a zombie reaps its lock',
+    { skip: onPostgres && 'the data-directory lock guards the embedded database only' },
+    async () => {
+      // `exec sleep` makes sleep the gateway's parent, and sleep never reaps a child: once killed,
+      // the gateway stays a zombie (as it does for seconds under a busy supervisor).
+      const parent = spawn('sh', ['-c', `"$0" "$1" serve & exec sleep 600`, process.execPath, MAIN], {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      parent.stdout.on('data', (d) => (out += d));
+      parent.stderr.on('data', (d) => (out += d));
       try {
-        assert.ok(existsSync(`/proc/${holder}`), 'the killed process was still a zombie when the new one started');
-        assert.equal((await listPartners(restarted.url)).length > 0, true);
+        await eventually(() => (out.includes('"msg":"ready"') ? true : undefined), `the gateway under sh to be ready (${out})`, 60_000);
+        const holder = (JSON.parse(readFileSync(lockFilePath(env.DATA_DIR!), 'utf8')) as { pid: number }).pid;
+        process.kill(holder, 'SIGKILL');
+        await eventually(
+          () => (/\) Z /.test(readFileSync(`/proc/${holder}/stat`, 'utf8')) ? true : undefined),
+          `process ${holder} to be a zombie`,
+        );
+
+        const restarted = await spawnGateway(env);
+        try {
+          assert.ok(existsSync(`/proc/${holder}`), 'the killed process was still a zombie when the new one started');
+          assert.equal((await listPartners(restarted.url)).length > 0, true);
+        } finally {
+          await restarted.kill('SIGTERM');
+        }
       } finally {
-        await restarted.kill('SIGTERM');
+        parent.kill('SIGKILL');
       }
-    } finally {
-      parent.kill('SIGKILL');
-    }
-  });
+    },
+  );
 
   test('SIGTERM shuts down gracefully: exit 0, the lock released, and a last line with the duration and what was cut', async () => {
     const gw = await spawnGateway(env);
     assert.equal(await gw.kill('SIGTERM'), 0);
     assert.equal(existsSync(lockFilePath(env.DATA_DIR!)), false);
     const lines = gw.output().trimEnd().split('\n');
-    const last = JSON.parse(lines[lines.length - 1]!) as { msg: string; level: number; ms: unknown; requests: unknown; workers: Record<string, unknown> };
+    const last = JSON.parse(lines[lines.length - 1]!) as {
+      msg: string;
+      level: number;
+      ms: unknown;
+      requests: unknown;
+      workers: Record<string, unknown>;
+    };
     assert.equal(last.msg, 'shut down');
     assert.equal(last.level, 30, 'nothing cut: an info line');
     assert.equal(typeof last.ms, 'number');
@@ -105,7 +134,9 @@ describe(`the gateway process (${engineName})`, () => {
     try {
       // In flight as in the test below (Expect: 100-continue); the client never closes its end.
       const body = JSON.stringify({ email: 'nobody@example.com', password: 'not-the-password' });
-      socket.write(`POST /api/v1/account/signin HTTP/1.1\r\nHost: ${hostname}\r\nConnection: keep-alive\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`);
+      socket.write(
+        `POST /api/v1/account/signin HTTP/1.1\r\nHost: ${hostname}\r\nConnection: keep-alive\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
+      );
       await eventually(() => answer.startsWith('HTTP/1.1 100 Continue'), '100 Continue');
       const exited = once(gw.proc, 'exit') as Promise<[number | null]>;
       gw.proc.kill('SIGTERM');
@@ -131,7 +162,9 @@ describe(`the gateway process (${engineName})`, () => {
     try {
       // A request whose body never comes: with Expect, Node answers 100 Continue in the same turn
       // as it hands the request to the app, so once that arrives the request is in flight.
-      socket.write(`POST /api/v1/account/signin HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n`);
+      socket.write(
+        `POST /api/v1/account/signin HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n`,
+      );
       const [continued] = (await once(socket, 'data')) as [Buffer];
       assert.match(continued.toString(), /^HTTP\/1\.1 100 Continue/);
       socket.write('{"email":');
@@ -140,7 +173,14 @@ describe(`the gateway process (${engineName})`, () => {
       socket.destroy();
     }
     const lines = gw.output().trimEnd().split('\n');
-    const last = JSON.parse(lines[lines.length - 1]!) as { msg: string; level: number; signal: string; ms: number; requests: unknown; workersUnfinished: unknown };
+    const last = JSON.parse(lines[lines.length - 1]!) as {
+      msg: string;
+      level: number;
+      signal: string;
+      ms: number;
+      requests: unknown;
+      workersUnfinished: unknown;
+    };
     assert.match(last.msg, /^shutdown timed out: exiting with requests and worker steps unfinished/);
     assert.equal(last.level, 50, 'an error line');
     assert.equal(last.signal, 'SIGTERM');
@@ -181,19 +221,23 @@ describe(`the gateway process (${engineName})`, () => {
     }
   });
 
-  test('a second process on a held embedded data directory stops with a clear message', { skip: onPostgres && 'the data-directory lock guards the embedded database only' }, async () => {
-    const holder = await spawnGateway(env);
-    try {
-      const second = await runCli(['serve'], env);
-      assert.equal(second.code, 4);
-      assert.match(second.stderr, /in use by process \d+/);
-      const cli = await runCli(['partner', 'create', '--name', 'x'], env);
-      assert.equal(cli.code, 4);
-      assert.match(cli.stderr, /stop that process first/);
-    } finally {
-      await holder.kill('SIGTERM');
-    }
-  });
+  test(
+    'a second process on a held embedded data directory stops with a clear message',
+    { skip: onPostgres && 'the data-directory lock guards the embedded database only' },
+    async () => {
+      const holder = await spawnGateway(env);
+      try {
+        const second = await runCli(['serve'], env);
+        assert.equal(second.code, 4);
+        assert.match(second.stderr, /in use by process \d+/);
+        const cli = await runCli(['partner', 'create', '--name', 'x'], env);
+        assert.equal(cli.code, 4);
+        assert.match(cli.stderr, /stop that process first/);
+      } finally {
+        await holder.kill('SIGTERM');
+      }
+    },
+  );
 
   test('CLI: help, usage errors, configuration errors and --json output with exit codes', async () => {
     const help = await runCli(['--help'], env);
@@ -206,7 +250,10 @@ describe(`the gateway process (${engineName})`, () => {
     assert.match(badPort.stderr, /PORT/);
     assert.equal((await runCli(['migrate', '--json'], env)).code, 0);
 
-    const created = await runCli(['partner', 'create', '--name', 'Acme POS', '--test', '--scopes', 'tenants:read,tenants:write', '--json'], env);
+    const created = await runCli(
+      ['partner', 'create', '--name', 'Acme POS', '--test', '--scopes', 'tenants:read,tenants:write', '--json'],
+      env,
+    );
     assert.equal(created.code, 0, created.stderr);
     const out = JSON.parse(created.stdout) as { partner: { id: number }; key: { secret: string; scopes: string[]; mode: string } };
     assert.match(out.key.secret, /^sk_test_/);
@@ -235,7 +282,10 @@ describe(`the gateway process (${engineName})`, () => {
     const gateway = await spawnGateway(env);
     try {
       const created = (await (await createPartner(gateway.url, 'Lusaka Tills Ltd')).json()) as { data: { key: { secret: string } } };
-      for (const [name, tpin] of [['Chilenje Hardware', '1002345678'], ['Kabwe Agro Supplies and Hardware', '1002345679']]) {
+      for (const [name, tpin] of [
+        ['Chilenje Hardware', '1002345678'],
+        ['Kabwe Agro Supplies and Hardware', '1002345679'],
+      ]) {
         const tenant = await fetch(`${gateway.url}/api/v1/tenants`, {
           method: 'POST',
           headers: { authorization: `Bearer ${created.data.key.secret}`, 'content-type': 'application/json' },
@@ -254,10 +304,15 @@ describe(`the gateway process (${engineName})`, () => {
     const hardware = lines.find((l) => l.endsWith('Chilenje Hardware'));
     const agro = lines.find((l) => l.endsWith('Kabwe Agro Supplies and Hardware'));
     assert.ok(hardware && agro, tenants.stdout);
-    assert.match(hardware, /^\d+ +1002345678 +Lusaka Tills Ltd \(\d+\) +active +active +Chilenje Hardware$/, 'the partner by its name, as partner list names it');
+    assert.match(
+      hardware,
+      /^\d+ +1002345678 +Lusaka Tills Ltd \(\d+\) +active +active +Chilenje Hardware$/,
+      'the partner by its name, as partner list names it',
+    );
     for (const column of ['TPIN', 'PARTNER', 'SUBSCRIPTION', 'STATUS', 'NAME']) {
       const at = lines[0]!.indexOf(column);
-      for (const row of [hardware, agro]) assert.match(row.slice(at - 1, at + 1), /^ \S$/, `${column}: its cells start where its title does:\n${tenants.stdout}`);
+      for (const row of [hardware, agro])
+        assert.match(row.slice(at - 1, at + 1), /^ \S$/, `${column}: its cells start where its title does:\n${tenants.stdout}`);
     }
 
     const partners = await runCli(['partner', 'list'], env);
@@ -266,7 +321,11 @@ describe(`the gateway process (${engineName})`, () => {
     assert.match(partners.stdout, /\n\d+ +active +Lusaka Tills Ltd\n/);
 
     const json = await runCli(['tenant', 'list', '--json'], env);
-    assert.ok((JSON.parse(json.stdout) as Array<{ name: string; tpin: string }>).some((t) => t.name === 'Chilenje Hardware' && t.tpin === '1002345678'));
+    assert.ok(
+      (JSON.parse(json.stdout) as Array<{ name: string; tpin: string }>).some(
+        (t) => t.name === 'Chilenje Hardware' && t.tpin === '1002345678',
+      ),
+    );
   });
 
   test('a first migrate and a first serve say what they do as they go: creating the embedded database, then each migration, numbered', async () => {
@@ -289,7 +348,11 @@ describe(`the gateway process (${engineName})`, () => {
       assert.deepEqual(progressOf(migrated.stderr.trimEnd().split('\n')), expected(forMigrate.dataDir), 'on standard error, one line each');
       assert.equal(migrated.stdout, `migrations applied: ${names.length}\n`);
       const again = await runCli(['migrate'], forMigrate.env);
-      assert.deepEqual([again.code, again.stderr, again.stdout], [0, '', 'the database is up to date: no migration to apply\n'], 'nothing to apply: no progress, and the answer says so');
+      assert.deepEqual(
+        [again.code, again.stderr, again.stdout],
+        [0, '', 'the database is up to date: no migration to apply\n'],
+        'nothing to apply: no progress, and the answer says so',
+      );
     } finally {
       await forMigrate.database?.close();
     }
@@ -298,7 +361,11 @@ describe(`the gateway process (${engineName})`, () => {
     try {
       const gateway = await spawnGateway(forServe.env);
       await gateway.kill('SIGTERM');
-      const lines = gateway.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { msg: string; level: number });
+      const lines = gateway
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { msg: string; level: number });
       assert.deepEqual(progressOf(lines.map((line) => line.msg)), expected(forServe.dataDir), 'as info log lines');
       const ready = lines.findIndex((line) => line.msg === 'ready');
       assert.ok(ready > lines.findIndex((line) => line.msg.startsWith(`applying migration ${names.at(-1)}`)), 'before ready');
@@ -308,7 +375,14 @@ describe(`the gateway process (${engineName})`, () => {
   });
 
   test('CLI: stray arguments and unknown flags are usage errors (exit 2, one line, no stack); an unusable database is one line', async () => {
-    for (const args of [['partner', 'create', '--name', 'x', 'stray'], ['partner', 'suspend', '1', 'extra'], ['migrate', '--bogus'], ['tenant', 'list', 'extra'], ['tenant', 'block', '1', '2'], ['serve', '--bogus']]) {
+    for (const args of [
+      ['partner', 'create', '--name', 'x', 'stray'],
+      ['partner', 'suspend', '1', 'extra'],
+      ['migrate', '--bogus'],
+      ['tenant', 'list', 'extra'],
+      ['tenant', 'block', '1', '2'],
+      ['serve', '--bogus'],
+    ]) {
       const res = await runCli(args, env);
       assert.equal(res.code, 2, `${args.join(' ')}: ${res.stderr}`);
       assert.equal(res.stderr.trim().split('\n').length, 1, `${args.join(' ')}: one line, got ${res.stderr}`);
@@ -320,6 +394,9 @@ describe(`the gateway process (${engineName})`, () => {
     assert.match(unreachable.stderr, /Check DATABASE_URL/);
     const incomplete = await runCli(['partner', 'list'], { ...env, DATABASE_URL: 'postgres://' });
     assert.equal(incomplete.code, 3, incomplete.stderr);
-    assert.equal(incomplete.stderr.trim(), 'fiscal-gateway: configuration: DATABASE_URL: names no host: expected postgres://USER:PASSWORD@HOST:PORT/DATABASE, got "postgres://"');
+    assert.equal(
+      incomplete.stderr.trim(),
+      'fiscal-gateway: configuration: DATABASE_URL: names no host: expected postgres://USER:PASSWORD@HOST:PORT/DATABASE, got "postgres://"',
+    );
   });
 });

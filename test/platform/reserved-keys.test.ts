@@ -31,7 +31,12 @@ describe(`body keys named like Object.prototype properties (${engineName})`, () 
   after(() => h.close());
 
   const send = (method: 'POST' | 'PATCH', url: string, payload: unknown, headers: Record<string, string> = {}) =>
-    h.t.inject({ method, url, headers: { ...bearer(h.merchant.token), 'content-type': 'application/json', ...headers }, payload: JSON.stringify(payload) });
+    h.t.inject({
+      method,
+      url,
+      headers: { ...bearer(h.merchant.token), 'content-type': 'application/json', ...headers },
+      payload: JSON.stringify(payload),
+    });
 
   test('each of the eight routes answers 422 naming "toString", and succeeds with the same body without it', async () => {
     const sale = (await send('POST', '/api/v1/sales', saleBody({}, [{ quantity: 4 }]))).json().data;
@@ -40,9 +45,17 @@ describe(`body keys named like Object.prototype properties (${engineName})`, () 
     assert.equal(item.statusCode, 201, item.body);
     const itemCode = item.json().data.itemCode as string;
     // Customs lines at the authority, pulled now (the workers may have pulled this branch already).
-    h.sim.control.feedImports(h.merchant.tpin, '000', [{ itemNm: 'Rice 50kg', qty: 12 }, { itemNm: 'Sugar 50kg', qty: 5 }]);
+    h.sim.control.feedImports(h.merchant.tpin, '000', [
+      { itemNm: 'Rice 50kg', qty: 12 },
+      { itemNm: 'Sugar 50kg', qty: 5 },
+    ]);
     const devices = h.ctx.db.selectFrom('devices').select('id').where('tenant_id', '=', h.merchant.tenantId);
-    await h.ctx.db.updateTable('feed_pulls').set({ next_pull_at: new Date(0) }).where('feed', '=', 'imports').where('device_id', 'in', devices).execute();
+    await h.ctx.db
+      .updateTable('feed_pulls')
+      .set({ next_pull_at: new Date(0) })
+      .where('feed', '=', 'imports')
+      .where('device_id', 'in', devices)
+      .execute();
     const lines = await eventually(async () => {
       await pullDueBranches(h.ctx, HOUR_MS);
       const data = (await h.get('/api/v1/import-items')).json().data as Array<{ id: number }>;
@@ -51,7 +64,12 @@ describe(`body keys named like Object.prototype properties (${engineName})`, () 
 
     const cases: Array<[method: 'POST' | 'PATCH', url: string, body: Record<string, unknown>, status: number]> = [
       ['POST', '/api/v1/sales', saleBody(), 201],
-      ['POST', `/api/v1/sales/${sale.id}/debit-note`, { reasonCode: '01', items: [{ name: 'Delivery', classificationCode: CLASS_CODE, quantity: 1, price: 20 }] }, 201],
+      [
+        'POST',
+        `/api/v1/sales/${sale.id}/debit-note`,
+        { reasonCode: '01', items: [{ name: 'Delivery', classificationCode: CLASS_CODE, quantity: 1, price: 20 }] },
+        201,
+      ],
       ['POST', `/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '03', items: [{ line: 1, quantity: 1 }] }, 201],
       ['POST', '/api/v1/customers', { name: 'Mwape Banda' }, 201],
       ['POST', '/api/v1/items', { name: 'Sugar 50kg', itemClsCd: CLASS_CODE }, 201],
@@ -68,7 +86,11 @@ describe(`body keys named like Object.prototype properties (${engineName})`, () 
   });
 
   test('the key is named wherever it is, __proto__ included; several are all named', async () => {
-    const nested = await send('POST', '/api/v1/sales', { ...saleBody(), customer: { name: 'A', valueOf: 1 }, items: [{ ...(saleBody().items as object[])[0], constructor: 'x' }] });
+    const nested = await send('POST', '/api/v1/sales', {
+      ...saleBody(),
+      customer: { name: 'A', valueOf: 1 },
+      items: [{ ...(saleBody().items as object[])[0], constructor: 'x' }],
+    });
     assert.equal(nested.statusCode, 422, nested.body);
     assert.deepEqual(Object.keys(nested.json().errors), ['items.0.constructor', 'customer.valueOf']);
 
@@ -86,7 +108,11 @@ describe(`body keys named like Object.prototype properties (${engineName})`, () 
     const till = { key: (await mintKey(h, h.merchant)).key, sdcId: await sdcIdOf(h, h.merchant) };
     const legacy = invoiceBody(nextNumber());
     expectRefusedKey(await zmPost(h, '/zm/api/Invoice', till, { ...legacy, hasOwnProperty: 1 }), 'hasOwnProperty', 'compat');
-    assert.equal((await zmPost(h, '/zm/api/Invoice', till, { ...legacy, SomethingNew: 1 })).statusCode, 201, 'other unknown fields are ignored there');
+    assert.equal(
+      (await zmPost(h, '/zm/api/Invoice', till, { ...legacy, SomethingNew: 1 })).statusCode,
+      201,
+      'other unknown fields are ignored there',
+    );
   });
 
   test('values named like them are ordinary bad values: a 422 for the field, never a 500', async () => {

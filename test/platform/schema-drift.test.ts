@@ -113,7 +113,14 @@ describe(`the table interfaces match the migrated schema (${engineName})`, () =>
 
   before(async () => {
     testDb = await createTestDatabase({ poolSize: 1 });
-    const { rows } = await sql<{ table_name: string; column_name: string; is_nullable: string; data_type: string; column_default: string | null; is_identity: string }>`
+    const { rows } = await sql<{
+      table_name: string;
+      column_name: string;
+      is_nullable: string;
+      data_type: string;
+      column_default: string | null;
+      is_identity: string;
+    }>`
       select c.table_name, c.column_name, c.is_nullable, c.data_type, c.column_default, c.is_identity
       from information_schema.columns c
       join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
@@ -144,8 +151,10 @@ describe(`the table interfaces match the migrated schema (${engineName})`, () =>
     for (const [table, columns] of database) {
       const declared = interfaces.get(table);
       if (!declared) continue; // reported by the tables test
-      for (const column of columns.keys()) if (!declared.has(column)) drift.push(`${table}.${column}: in the database, not in the interface`);
-      for (const column of declared.keys()) if (!columns.has(column)) drift.push(`${table}.${column}: in the interface, not in the database`);
+      for (const column of columns.keys())
+        if (!declared.has(column)) drift.push(`${table}.${column}: in the database, not in the interface`);
+      for (const column of declared.keys())
+        if (!columns.has(column)) drift.push(`${table}.${column}: in the interface, not in the database`);
     }
     assert.deepEqual(drift, []);
   });
@@ -160,12 +169,16 @@ describe(`the table interfaces match the migrated schema (${engineName})`, () =>
         compared++;
         const where = `${table}.${name}`;
         if (declared.nullable !== column.nullable) {
-          drift.push(`${where}: ${column.nullable ? 'nullable' : 'not null'} in the database, ${declared.nullable ? 'nullable' : 'not null'} in the interface`);
+          drift.push(
+            `${where}: ${column.nullable ? 'nullable' : 'not null'} in the database, ${declared.nullable ? 'nullable' : 'not null'} in the interface`,
+          );
         }
         const reads = READS_AS[column.dataType];
         if (!reads) drift.push(`${where}: the check does not know the type ${column.dataType} (add it to READS_AS)`);
         else if (declared.kinds.length === 0 || declared.kinds.some((k) => !reads.includes(k))) {
-          drift.push(`${where}: ${column.dataType} reads back as ${reads.join(' or ')}, the interface says ${declared.kinds.join(' | ') || 'nothing'}`);
+          drift.push(
+            `${where}: ${column.dataType} reads back as ${reads.join(' or ')}, the interface says ${declared.kinds.join(' | ') || 'nothing'}`,
+          );
         }
         if (declared.optionalOnInsert && !column.nullable && !column.hasDefault) {
           drift.push(`${where}: an insert may leave it out (Generated or optional), but it is not null without a default`);

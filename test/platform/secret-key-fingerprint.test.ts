@@ -47,7 +47,8 @@ describe(`the key that seals the database's secrets (${engineName})`, () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  const env = (extra: Record<string, string | undefined>) => baseEnv({ DATA_DIR: dataDir, DATABASE_URL: postgres?.url, LOG_LEVEL: 'warn', ...extra });
+  const env = (extra: Record<string, string | undefined>) =>
+    baseEnv({ DATA_DIR: dataDir, DATABASE_URL: postgres?.url, LOG_LEVEL: 'warn', ...extra });
   const production = (secretKey: string) => env({ GATEWAY_ENV: 'production', SECRET_KEY: secretKey });
   const oneLine = (run: { code: number | null; stdout: string; stderr: string }) => {
     assert.equal(run.code, 3, run.stdout + run.stderr);
@@ -71,15 +72,24 @@ describe(`the key that seals the database's secrets (${engineName})`, () => {
     // partners.md's command without GATEWAY_ENV and SECRET_KEY: development, the key file beside
     // DATA_DIR, which it does not make for a database another key sealed.
     const noFile = oneLine(await runCli(['partner', 'list'], env({})));
-    assert.match(noFile, /^fiscal-gateway: configuration: SECRET_KEY: not set, and DATA_DIR has no development key file \(.*\.data\.secret-key\), but this database's secrets were sealed with a key \(recorded by `partner create` at \d{4}-\d\d-\d\dT[\d:]+Z\), which a new key file could not open; the CLI needs the same variables as the servers: GATEWAY_ENV=production and SECRET_KEY \(and DATABASE_URL\)\. `partner list` wrote no key file$/);
+    assert.match(
+      noFile,
+      /^fiscal-gateway: configuration: SECRET_KEY: not set, and DATA_DIR has no development key file \(.*\.data\.secret-key\), but this database's secrets were sealed with a key \(recorded by `partner create` at \d{4}-\d\d-\d\dT[\d:]+Z\), which a new key file could not open; the CLI needs the same variables as the servers: GATEWAY_ENV=production and SECRET_KEY \(and DATABASE_URL\)\. `partner list` wrote no key file$/,
+    );
     assert.equal(existsSync(developmentKeyFile(dataDir)), false);
     writeFileSync(developmentKeyFile(dataDir), `${'e'.repeat(64)}\n`, { mode: 0o600 }); // one made before, by another command
     const development = oneLine(await runCli(['partner', 'list'], env({})));
-    assert.match(development, /^fiscal-gateway: configuration: SECRET_KEY: not set, so `partner list` used the development key file .*\.data\.secret-key, but this database's secrets were sealed with another key \(recorded by `partner create` at \d{4}-\d\d-\d\dT[\d:]+Z\); the CLI needs the same variables as the servers: GATEWAY_ENV=production and SECRET_KEY/);
+    assert.match(
+      development,
+      /^fiscal-gateway: configuration: SECRET_KEY: not set, so `partner list` used the development key file .*\.data\.secret-key, but this database's secrets were sealed with another key \(recorded by `partner create` at \d{4}-\d\d-\d\dT[\d:]+Z\); the CLI needs the same variables as the servers: GATEWAY_ENV=production and SECRET_KEY/,
+    );
 
     const serve = await runCli(['serve'], production(KEY_B));
     const refused = oneLine(serve);
-    assert.match(refused, /^fiscal-gateway: configuration: SECRET_KEY: this database's secrets were sealed with another key \(recorded by `partner create` at [^)]+\); start every server and CLI command on this database with the SECRET_KEY that sealed them$/);
+    assert.match(
+      refused,
+      /^fiscal-gateway: configuration: SECRET_KEY: this database's secrets were sealed with another key \(recorded by `partner create` at [^)]+\); start every server and CLI command on this database with the SECRET_KEY that sealed them$/,
+    );
     assert.doesNotMatch(serve.stdout, /"msg":"ready"|workers running/, 'neither the API nor a worker started');
 
     // Key A goes on working: the CLI's and the server's check (the compiled CLI with one key
@@ -87,7 +97,10 @@ describe(`the key that seals the database's secrets (${engineName})`, () => {
     const withA = await contextWith(KEY_A);
     assert.equal(await verifySecretKey(withA, 'partner list', { claim: false }), 'matched');
     assert.equal(await verifySecretKey(withA, 'serve', { claim: true }), 'matched');
-    assert.deepEqual((await listPartners(withA.db)).map((p) => p.id), [partner.id]);
+    assert.deepEqual(
+      (await listPartners(withA.db)).map((p) => p.id),
+      [partner.id],
+    );
 
     // A gateway that runs with key B anyway (a context built without the check): the read-back
     // says why it cannot answer, with its code; with key A it answers.
@@ -115,8 +128,15 @@ describe(`the key that seals the database's secrets (${engineName})`, () => {
     await db.deleteFrom('secret_key').execute(); // as migration 0031 finds a database
     const withA = await contextWith(KEY_A);
     const withB = await contextWith(KEY_B);
-    await assert.rejects(verifySecretKey(withB, 'serve', { claim: true }), /SECRET_KEY: this database's secrets were sealed with another key \(none of its 1 newest sealed secrets opens with this one\)/);
-    assert.equal(await verifySecretKey(withA, 'partner list', { claim: false }), 'unrecorded', 'a command that does not seal records nothing');
+    await assert.rejects(
+      verifySecretKey(withB, 'serve', { claim: true }),
+      /SECRET_KEY: this database's secrets were sealed with another key \(none of its 1 newest sealed secrets opens with this one\)/,
+    );
+    assert.equal(
+      await verifySecretKey(withA, 'partner list', { claim: false }),
+      'unrecorded',
+      'a command that does not seal records nothing',
+    );
     assert.equal(await db.selectFrom('secret_key').selectAll().executeTakeFirst(), undefined);
     assert.equal(await verifySecretKey(withA, 'serve', { claim: true }), 'adopted');
     const row = await db.selectFrom('secret_key').selectAll().executeTakeFirstOrThrow();
@@ -132,23 +152,41 @@ describe(`the key that seals the database's secrets (${engineName})`, () => {
     const development = await contextWith(undefined); // the key file the first test put beside DATA_DIR
     const developmentKey = readFileSync(developmentKeyFile(dataDir), 'utf8').trim();
     const sealedNothingYet = { dataDir, sealedSecrets: async () => [] };
-    assert.equal(await checkSecretKey(db, development.secretBox, { ...sealedNothingYet, command: 'partner create', claim: true, usedDevelopmentKey: true }), 'recorded');
+    assert.equal(
+      await checkSecretKey(db, development.secretBox, {
+        ...sealedNothingYet,
+        command: 'partner create',
+        claim: true,
+        usedDevelopmentKey: true,
+      }),
+      'recorded',
+    );
     await createPartner(db, development.secretBox, { type: 'cli' }, { name: 'Sealed with the development key' });
 
     const serve = { ...sealedNothingYet, command: 'serve', claim: true, usedDevelopmentKey: false };
     await assert.rejects(checkSecretKey(db, new SecretBox(KEY_A), serve), (err: unknown) => {
       assert.ok(err instanceof ConfigError);
       assert.equal(err.variable, 'SECRET_KEY');
-      assert.match(err.message, /sealed with another key \(recorded by `partner create with the development key file` at [^)]+\); it is the development key file .*\.data\.secret-key \(made by a command run without GATEWAY_ENV=production and SECRET_KEY\): set SECRET_KEY to its contents/);
+      assert.match(
+        err.message,
+        /sealed with another key \(recorded by `partner create with the development key file` at [^)]+\); it is the development key file .*\.data\.secret-key \(made by a command run without GATEWAY_ENV=production and SECRET_KEY\): set SECRET_KEY to its contents/,
+      );
       return true;
     });
     assert.equal(await checkSecretKey(db, new SecretBox(developmentKey), serve), 'matched');
 
     // A bare `partner create` that is the first to seal on a PostgreSQL database says so at once.
     const bare = testConfig({ secretKey: undefined, dataDir, databaseUrl: 'postgres://gateway@db.example/fiscal' });
-    assert.match(developmentKeyNote(bare, 'partner create', 'recorded') ?? '', /^note: SECRET_KEY is not set: `partner create` sealed with the development key file .*\.data\.secret-key, which this database now records as the key of its secrets; every server and CLI command on it needs SECRET_KEY set to that file's contents/);
+    assert.match(
+      developmentKeyNote(bare, 'partner create', 'recorded') ?? '',
+      /^note: SECRET_KEY is not set: `partner create` sealed with the development key file .*\.data\.secret-key, which this database now records as the key of its secrets; every server and CLI command on it needs SECRET_KEY set to that file's contents/,
+    );
     assert.equal(developmentKeyNote(bare, 'partner create', 'matched'), undefined);
     assert.equal(developmentKeyNote({ ...bare, secretKey: KEY_A }, 'partner create', 'recorded'), undefined);
-    assert.equal(developmentKeyNote({ ...bare, databaseUrl: undefined }, 'partner create', 'recorded'), undefined, 'the embedded database is the development one');
+    assert.equal(
+      developmentKeyNote({ ...bare, databaseUrl: undefined }, 'partner create', 'recorded'),
+      undefined,
+      'the embedded database is the development one',
+    );
   });
 });

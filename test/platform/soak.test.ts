@@ -75,7 +75,10 @@ test('a short soak under faults and kills: nothing lost, doubled or reordered; n
   // The run did what it says: faults met, processes killed, retries made.
   assert.ok(c.sales > 100 && c.creditNotes > 0 && c.listings > 0 && c.exports > 0 && c.xReports > 0, summary);
   assert.ok(c.kills >= 2 && c.faultCycles >= 2, summary);
-  assert.ok(c.databaseFaults >= 5 && c.databaseUnavailable > 0, `the database went away and writes met 503 database_unavailable: ${summary}`);
+  assert.ok(
+    c.databaseFaults >= 5 && c.databaseUnavailable > 0,
+    `the database went away and writes met 503 database_unavailable: ${summary}`,
+  );
   assert.ok(c.duplicateAttemptsMet924 > 0, `lost replies and abandoned slow calls lead to 924 and adoption: ${summary}`);
   assert.ok(c.deliveriesFailed > 0 && c.deliveriesRetried > 0, summary);
   assert.equal(c.storedDocuments, c.filedDocuments, summary);

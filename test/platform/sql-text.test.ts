@@ -20,7 +20,9 @@ test('docs/sql/*.sql is the text the code compiles for each hot statement (run `
     const b = compiled.split('\n');
     const line = a.findIndex((text, i) => text !== b[i]);
     const at = line === -1 ? b.length : line;
-    assert.fail(`docs/sql/${file.name} differs from what the code compiles now (first at line ${at + 1}: committed ${JSON.stringify(a[at] ?? '')}, compiled ${JSON.stringify(b[at] ?? '')}): ${RUN}.`);
+    assert.fail(
+      `docs/sql/${file.name} differs from what the code compiles now (first at line ${at + 1}: committed ${JSON.stringify(a[at] ?? '')}, compiled ${JSON.stringify(b[at] ?? '')}): ${RUN}.`,
+    );
   }
   const listed = new Set(SQL_FILES.map((file) => file.name));
   const stale = readdirSync(DIR).filter((name) => name.endsWith('.sql') && !listed.has(name));

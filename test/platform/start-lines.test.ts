@@ -62,7 +62,17 @@ describe(`the start's ports and lines (${engineName})`, () => {
       const merchant = await seedMerchant(ctx);
       const devices = `/api/v1/tenants/${merchant.tenant.id}/devices`;
       const partner = bearer(merchant.partner.secret);
-      assert.equal((await app.inject({ method: 'POST', url: devices, headers: partner, payload: { deviceSerial: 'START-1', branch: '000', vsdcBaseUrl: sim.url } })).statusCode, 201);
+      assert.equal(
+        (
+          await app.inject({
+            method: 'POST',
+            url: devices,
+            headers: partner,
+            payload: { deviceSerial: 'START-1', branch: '000', vsdcBaseUrl: sim.url },
+          })
+        ).statusCode,
+        201,
+      );
       assert.equal((await app.inject({ method: 'POST', url: `${devices}/000/initialize`, headers: partner })).statusCode, 200);
       await syncCatalogue(ctx);
       const sale = await app.inject({ method: 'POST', url: '/api/v1/sales', headers: bearer(merchant.token), payload: saleBody() });
@@ -73,7 +83,14 @@ describe(`the start's ports and lines (${engineName})`, () => {
       await closeContext(ctx);
       if (!testDb) await database.close();
     }
-    env = baseEnv({ GATEWAY_ENV: 'production', SECRET_KEY: TEST_SECRET_KEY, ADMIN_TOKEN: TEST_ADMIN_TOKEN, DATA_DIR: dataDir, DATABASE_URL: testDb?.url, FILING_RETRY_MS: '50' });
+    env = baseEnv({
+      GATEWAY_ENV: 'production',
+      SECRET_KEY: TEST_SECRET_KEY,
+      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+      DATA_DIR: dataDir,
+      DATABASE_URL: testDb?.url,
+      FILING_RETRY_MS: '50',
+    });
   });
   after(async () => {
     for (const child of children) await child.kill('SIGKILL');
@@ -85,14 +102,19 @@ describe(`the start's ports and lines (${engineName})`, () => {
   test('a --workers-only process with METRICS_PORT serves GET /metrics (ADMIN_TOKEN as on the API) with the filing metrics, and /healthz', async () => {
     const worker = await spawnGateway({ ...env, METRICS_PORT: '0' }, ['--workers-only']);
     children.push(worker);
-    const running = await eventually(() => logLines(worker.output()).find((line) => line.msg === 'workers running'), 'the whole start line');
+    const running = await eventually(
+      () => logLines(worker.output()).find((line) => line.msg === 'workers running'),
+      'the whole start line',
+    );
     const metricsUrl = String(running.metrics);
     assert.match(metricsUrl, /^http:\/\/127\.0\.0\.1:\d+\/metrics$/, worker.output());
     assert.doesNotMatch(worker.output(), /Server listening/, 'the start says it once, in its own line');
 
     const refused = await fetch(metricsUrl);
     assert.equal(refused.status, 401);
-    assert.deepEqual(await refused.json(), { error: { code: 'unauthenticated', message: 'GET /metrics needs Authorization: Bearer <ADMIN_TOKEN>.' } });
+    assert.deepEqual(await refused.json(), {
+      error: { code: 'unauthenticated', message: 'GET /metrics needs Authorization: Bearer <ADMIN_TOKEN>.' },
+    });
 
     // The worker files the pending sale: its VSDC call is counted in this process, and only here.
     const scrape = async () => {
@@ -125,7 +147,12 @@ describe(`the start's ports and lines (${engineName})`, () => {
     const holder = await holdPort();
     try {
       // A full serve: the API port opens first, then METRICS_PORT fails.
-      const run = await runCli(['serve'], { ...env, SMTP_URL: 'smtp://127.0.0.1:1', PUBLIC_URL: 'https://gateway.example', METRICS_PORT: String(holder.port) });
+      const run = await runCli(['serve'], {
+        ...env,
+        SMTP_URL: 'smtp://127.0.0.1:1',
+        PUBLIC_URL: 'https://gateway.example',
+        METRICS_PORT: String(holder.port),
+      });
       assert.equal(run.code, 3, run.stdout + run.stderr);
       assert.deepEqual(run.stderr.trim().split('\n'), [
         `fiscal-gateway: configuration: METRICS_PORT: 127.0.0.1:${holder.port} is already in use by another process; stop what holds it (another gateway process on this host?) or set METRICS_PORT to a free port (each process on a host needs its own)`,
@@ -139,7 +166,10 @@ describe(`the start's ports and lines (${engineName})`, () => {
   test('the mail warning names what is missing, in production only', () => {
     const production = { GATEWAY_ENV: 'production', SECRET_KEY: TEST_SECRET_KEY, HOST: '10.0.0.7', PORT: '8080' };
     assert.equal(mailWarning(loadConfig({ ...production, GATEWAY_ENV: 'development' })), undefined, 'development has the outbox');
-    assert.equal(mailWarning(loadConfig({ ...production, SMTP_URL: 'smtp://mail.example', PUBLIC_URL: 'https://gateway.example' })), undefined);
+    assert.equal(
+      mailWarning(loadConfig({ ...production, SMTP_URL: 'smtp://mail.example', PUBLIC_URL: 'https://gateway.example' })),
+      undefined,
+    );
     assert.deepEqual(mailWarning(loadConfig({ ...production, PUBLIC_URL: 'https://gateway.example' }))?.missing, ['SMTP_URL']);
     const links = mailWarning(loadConfig({ ...production, SMTP_URL: 'smtp://mail.example' }));
     assert.deepEqual(links?.missing, ['PUBLIC_URL']);
@@ -153,16 +183,25 @@ describe(`the start's ports and lines (${engineName})`, () => {
     const warnings = logLines(bare.output()).filter((line) => line.level === 40 && Array.isArray(line.missing));
     assert.equal(warnings.length, 1, bare.output());
     assert.deepEqual(warnings[0]!.missing, ['SMTP_URL', 'PUBLIC_URL']);
-    assert.match(String(warnings[0]!.msg), /^SMTP_URL is not set: merchant mails \(address verification, password reset, invitations\) are dropped.*; PUBLIC_URL is not set: the links in merchant mails point at http:\/\/127\.0\.0\.1:0 \(HOST:PORT\)/);
+    assert.match(
+      String(warnings[0]!.msg),
+      /^SMTP_URL is not set: merchant mails \(address verification, password reset, invitations\) are dropped.*; PUBLIC_URL is not set: the links in merchant mails point at http:\/\/127\.0\.0\.1:0 \(HOST:PORT\)/,
+    );
 
     const smtp = await startTestSmtp();
     try {
       const configured = await spawnGateway({ ...env, SMTP_URL: smtp.url, PUBLIC_URL: 'https://gateway.example' }, ['--api-only']);
       children.push(configured);
       const server = new URL(smtp.url).host;
-      await eventually(() => logLines(configured.output()).some((line) => line.msg === `SMTP_URL ${server} answers`), 'the start\'s check of SMTP_URL');
+      await eventually(
+        () => logLines(configured.output()).some((line) => line.msg === `SMTP_URL ${server} answers`),
+        "the start's check of SMTP_URL",
+      );
       assert.equal(await configured.kill('SIGTERM'), 0);
-      assert.ok(logLines(configured.output()).some((line) => line.msg === 'ready'), configured.output());
+      assert.ok(
+        logLines(configured.output()).some((line) => line.msg === 'ready'),
+        configured.output(),
+      );
       assert.equal(logLines(configured.output()).filter((line) => line.level === 40).length, 0, configured.output());
     } finally {
       await smtp.close();
@@ -170,13 +209,24 @@ describe(`the start's ports and lines (${engineName})`, () => {
   });
 
   test('a start whose SMTP_URL does not answer says so in one warn line after its ready line, and serves all the same', async () => {
-    const unreachable = await spawnGateway({ ...env, SMTP_URL: 'smtp://user:secret@127.0.0.1:1', PUBLIC_URL: 'https://gateway.example' }, ['--api-only']);
+    const unreachable = await spawnGateway({ ...env, SMTP_URL: 'smtp://user:secret@127.0.0.1:1', PUBLIC_URL: 'https://gateway.example' }, [
+      '--api-only',
+    ]);
     children.push(unreachable);
-    const warned = await eventually(() => logLines(unreachable.output()).find((line) => line.level === 40), 'the start\'s check of SMTP_URL');
-    assert.deepEqual([warned.msg, warned.smtp, warned.reason], ['SMTP_URL 127.0.0.1:1: connection refused; mails are kept in the outbox and retried', '127.0.0.1:1', 'unreachable']);
+    const warned = await eventually(
+      () => logLines(unreachable.output()).find((line) => line.level === 40),
+      "the start's check of SMTP_URL",
+    );
+    assert.deepEqual(
+      [warned.msg, warned.smtp, warned.reason],
+      ['SMTP_URL 127.0.0.1:1: connection refused; mails are kept in the outbox and retried', '127.0.0.1:1', 'unreachable'],
+    );
     const lines = logLines(unreachable.output());
-    assert.ok(lines.findIndex((line) => line.msg === 'ready') < lines.findIndex((line) => line.level === 40), 'the check never holds the start up');
-    assert.doesNotMatch(unreachable.output(), /secret/, 'SMTP_URL\'s password is never logged');
+    assert.ok(
+      lines.findIndex((line) => line.msg === 'ready') < lines.findIndex((line) => line.level === 40),
+      'the check never holds the start up',
+    );
+    assert.doesNotMatch(unreachable.output(), /secret/, "SMTP_URL's password is never logged");
     const ready = await fetch(`${unreachable.url}/readyz`);
     assert.equal(ready.status, 200, 'mail is not readiness: its mails wait in the outbox');
     assert.equal(await unreachable.kill('SIGTERM'), 0);

@@ -21,14 +21,24 @@ const NEVER_ANSWERED: Record<string, Record<string, string>> = {
   ...Object.fromEntries(
     ['POST /api/v1/sales/:sale/reissue', 'POST /api/v1/tenants/:tenant/sales/:sale/reissue'].map((op) => [
       op,
-      { branch_required: 'a reissue files on the failed document\'s own device: createSale takes the branch rule only without `replaces`', branch_not_found: 'the same', no_device: 'the same' },
+      {
+        branch_required: "a reissue files on the failed document's own device: createSale takes the branch rule only without `replaces`",
+        branch_not_found: 'the same',
+        no_device: 'the same',
+      },
     ]),
   ),
   ...Object.fromEntries(
-    ['POST /api/v1/sales/:sale/resolve', 'POST /api/v1/tenants/:tenant/sales/:sale/resolve'].map((op) => [op, { not_a_sale: 'lockFailed refuses a note only for a reissue' }]),
+    ['POST /api/v1/sales/:sale/resolve', 'POST /api/v1/tenants/:tenant/sales/:sale/resolve'].map((op) => [
+      op,
+      { not_a_sale: 'lockFailed refuses a note only for a reissue' },
+    ]),
   ),
   ...Object.fromEntries(
-    ['POST /api/v1/sales/:sale/credit-note', 'POST /api/v1/sales/:sale/debit-note'].map((op) => [op, { branch_not_initialized: "a note files on its sale's device, initialised since the sale was filed" }]),
+    ['POST /api/v1/sales/:sale/credit-note', 'POST /api/v1/sales/:sale/debit-note'].map((op) => [
+      op,
+      { branch_not_initialized: "a note files on its sale's device, initialised since the sale was filed" },
+    ]),
   ),
   'POST /zm/api/Invoice': {
     idempotency_key_reused: 'fileLegacyInvoice catches it and answers the original invoice',
@@ -40,7 +50,12 @@ const NEVER_ANSWERED: Record<string, Record<string, string>> = {
   ...Object.fromEntries(
     ['POST /api/v1/account/signin', 'GET /api/v1/account/me'].map((op) => [
       op,
-      Object.fromEntries(['tenant_suspended', 'subscription_blocked', 'quota_exhausted'].map((code) => [code, 'standingOf catches the refusal and presents it as the standing'])),
+      Object.fromEntries(
+        ['tenant_suspended', 'subscription_blocked', 'quota_exhausted'].map((code) => [
+          code,
+          'standingOf catches the refusal and presents it as the standing',
+        ]),
+      ),
     ]),
   ),
 };
@@ -52,7 +67,12 @@ describe('every throw site is declared by the operations that reach it', () => {
   let close: () => Promise<void>;
   let reach: ReturnType<typeof routeReach>;
   before(async () => {
-    const config = loadConfig({ GATEWAY_ENV: 'development', LOG_LEVEL: 'silent', ADMIN_TOKEN: 'route-catalogue-only', SECRET_KEY: 'route-catalogue-only-not-a-secret-key' });
+    const config = loadConfig({
+      GATEWAY_ENV: 'development',
+      LOG_LEVEL: 'silent',
+      ADMIN_TOKEN: 'route-catalogue-only',
+      SECRET_KEY: 'route-catalogue-only-not-a-secret-key',
+    });
     const database = await openDatabase({ migrate: false });
     const ctx = createContext(config, database);
     app = await buildApp(ctx, { logger: false });
@@ -88,7 +108,8 @@ describe('every throw site is declared by the operations that reach it', () => {
   test('the exceptions still name codes the analysis finds (none outlives its reason)', () => {
     const byKey = new Map(reach.map((r) => [r.key, r]));
     for (const [key, codes] of Object.entries(NEVER_ANSWERED)) {
-      for (const code of Object.keys(codes)) assert.ok(byKey.get(key)?.codes.has(code), `${key} ${code}: no longer reached; drop the exception`);
+      for (const code of Object.keys(codes))
+        assert.ok(byKey.get(key)?.codes.has(code), `${key} ${code}: no longer reached; drop the exception`);
     }
   });
 });

@@ -31,7 +31,12 @@ describe(`text that is not valid Unicode is a 422 naming the field (${engineName
   let itemCode: string;
 
   /** Sends `body` as is: a string is encoded as UTF-8, a Buffer goes byte for byte. */
-  async function send(method: 'POST' | 'PATCH', path: string, body: string | Buffer, headers: Record<string, string> = bearer(h.merchant.token)): Promise<Answer> {
+  async function send(
+    method: 'POST' | 'PATCH',
+    path: string,
+    body: string | Buffer,
+    headers: Record<string, string> = bearer(h.merchant.token),
+  ): Promise<Answer> {
     const res = await request(`${base}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body });
     const text = await res.body.text();
     return { status: res.statusCode, body: JSON.parse(text) as Record<string, unknown> };
@@ -39,8 +44,14 @@ describe(`text that is not valid Unicode is a 422 naming the field (${engineName
 
   /** The stored documents, items and filed documents, to compare before and after a refusal. */
   async function counts() {
-    const sales = await h.ctx.db.selectFrom('sales').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
-    const items = await h.ctx.db.selectFrom('items').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    const sales = await h.ctx.db
+      .selectFrom('sales')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
+    const items = await h.ctx.db
+      .selectFrom('items')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
     return { sales: Number(sales.n), items: Number(items.n), filed: h.received(h.merchant).length };
   }
 
@@ -48,7 +59,11 @@ describe(`text that is not valid Unicode is a 422 naming the field (${engineName
     assert.equal(answer.status, 422, `${label}: ${JSON.stringify(answer.body)}`);
     const errors = answer.body.errors as Record<string, string[]> | undefined;
     assert.ok(errors && Object.hasOwn(errors, field), `${label}: errors.${field} in ${JSON.stringify(answer.body)}`);
-    assert.match(errors[field]![0]!, new RegExp(`^The ${field.replace(/[.\\]/g, '\\$&')} field is not valid (Unicode|UTF-8) text: .*Send `), label);
+    assert.match(
+      errors[field]![0]!,
+      new RegExp(`^The ${field.replace(/[.\\]/g, '\\$&')} field is not valid (Unicode|UTF-8) text: .*Send `),
+      label,
+    );
   }
 
   before(async () => {
@@ -62,13 +77,29 @@ describe(`text that is not valid Unicode is a 422 naming the field (${engineName
   after(() => h.close());
 
   test('an escaped lone surrogate in a line name, a customer name or an item name: 422 on every route, nothing stored or filed', async () => {
-    const cases: Array<[label: string, method: 'POST' | 'PATCH', path: string, body: unknown, field: string, headers?: Record<string, string>]> = [
+    const cases: Array<
+      [label: string, method: 'POST' | 'PATCH', path: string, body: unknown, field: string, headers?: Record<string, string>]
+    > = [
       ['sale line name', 'POST', '/api/v1/sales', saleBody({}, [{ name: LONE }]), 'items.0.name'],
       ['sale line name, half an emoji', 'POST', '/api/v1/sales', saleBody({}, [{}, { name: HALF_EMOJI }]), 'items.1.name'],
       ['sale customer name', 'POST', '/api/v1/sales', saleBody({ customer: { name: HALF_EMOJI } }), 'customer.name'],
       ['a lone low surrogate', 'POST', '/api/v1/sales', saleBody({}, [{ name: '\udc00 Rice' }]), 'items.0.name'],
-      ['till line name', 'POST', '/zm/api/Invoice', invoiceBody(nextNumber(), {}, [{ ItemName: HALF_EMOJI }]), 'Items.0.ItemName', tillHeaders(till)],
-      ['till customer name', 'POST', '/zm/api/Invoice', invoiceBody(nextNumber(), { CustomerName: LONE }), 'CustomerName', tillHeaders(till)],
+      [
+        'till line name',
+        'POST',
+        '/zm/api/Invoice',
+        invoiceBody(nextNumber(), {}, [{ ItemName: HALF_EMOJI }]),
+        'Items.0.ItemName',
+        tillHeaders(till),
+      ],
+      [
+        'till customer name',
+        'POST',
+        '/zm/api/Invoice',
+        invoiceBody(nextNumber(), { CustomerName: LONE }),
+        'CustomerName',
+        tillHeaders(till),
+      ],
       ['new item name', 'POST', '/api/v1/items', { name: LONE, itemClsCd: CLASS_CODE }, 'name'],
       ['amended item name', 'PATCH', `/api/v1/items/${itemCode}`, { name: HALF_EMOJI }, 'name'],
     ];
@@ -92,7 +123,11 @@ describe(`text that is not valid Unicode is a 422 naming the field (${engineName
     // A UTF-8 sequence cut short (the first two bytes of "€") in a till's line name.
     const [start, end] = JSON.stringify(invoiceBody(nextNumber(), {}, [{ ItemName: 'Price @@' }])).split('@@') as [string, string];
     const invoice = Buffer.concat([Buffer.from(start), Buffer.from([0xe2, 0x82]), Buffer.from(end)]);
-    expectRefused(await send('POST', '/zm/api/Invoice', invoice, tillHeaders(till)), 'Items.0.ItemName', 'invalid bytes on the till surface');
+    expectRefused(
+      await send('POST', '/zm/api/Invoice', invoice, tillHeaders(till)),
+      'Items.0.ItemName',
+      'invalid bytes on the till surface',
+    );
     // An encoded lone surrogate (CESU-8 style, ED A0 80) is not UTF-8 either.
     const [first, rest] = JSON.stringify({ name: 'Maize @@', itemClsCd: CLASS_CODE }).split('@@') as [string, string];
     const item = Buffer.concat([Buffer.from(first), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from(rest)]);
@@ -110,7 +145,14 @@ describe(`text that is not valid Unicode is a 422 naming the field (${engineName
   });
 
   test('whole characters, an emoji escaped as its pair or sent as UTF-8, are taken and stored exactly', async () => {
-    const escaped = await send('POST', '/api/v1/sales', JSON.stringify(saleBody({ customer: { name: 'Mwape \ud83d\ude00' } }, [{ name: 'Sugar \u{1F36C}' }])).replace('\u{1F36C}', '\\ud83c\\udf6c'));
+    const escaped = await send(
+      'POST',
+      '/api/v1/sales',
+      JSON.stringify(saleBody({ customer: { name: 'Mwape \ud83d\ude00' } }, [{ name: 'Sugar \u{1F36C}' }])).replace(
+        '\u{1F36C}',
+        '\\ud83c\\udf6c',
+      ),
+    );
     assert.equal(escaped.status, 201, JSON.stringify(escaped.body));
     const sale = escaped.body.data as { id: number; customer: { name: string }; items: Array<{ name: string }> };
     assert.equal(sale.items[0]!.name, 'Sugar \u{1F36C}');
@@ -129,16 +171,27 @@ describe(`text that is not valid Unicode is a 422 naming the field (${engineName
       new Promise<number>((resolve, reject) => {
         // A Buffer: with a string body, node:http would write the head in the body's encoding (UTF-8).
         const body = Buffer.from(JSON.stringify({ email, password: 'a long enough password' }));
-        const req = http.request(`${base}/api/v1/account/signin`, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': Buffer.from(userAgent).toString('latin1') } }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode!));
-        });
+        const req = http.request(
+          `${base}/api/v1/account/signin`,
+          { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': Buffer.from(userAgent).toString('latin1') } },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode!));
+          },
+        );
         req.on('error', reject);
         req.end(body);
       });
     const stored = async () => {
       const user = await h.ctx.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
-      const session = await h.ctx.db.selectFrom('user_sessions').select('user_agent').where('user_id', '=', user.id).orderBy('created_at', 'desc').orderBy('id').limit(1).executeTakeFirstOrThrow();
+      const session = await h.ctx.db
+        .selectFrom('user_sessions')
+        .select('user_agent')
+        .where('user_id', '=', user.id)
+        .orderBy('created_at', 'desc')
+        .orderBy('id')
+        .limit(1)
+        .executeTakeFirstOrThrow();
       return session.user_agent;
     };
     assert.equal(await signIn('Caisse Lusaka/2.1 (Mwansa Café)'), 200);

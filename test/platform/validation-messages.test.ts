@@ -56,7 +56,11 @@ function assertClear(field: string, messages: string[], where: string): void {
   assert.ok(message.length > 0, `${where}: empty message for ${field}`);
   assert.ok(message.includes(field), `${where}: "${message}" does not name ${field}`);
   assert.match(message, /must |is required|is not accepted/, `${where}: "${message}" does not say what is expected`);
-  assert.doesNotMatch(message, /must be \.|must be ,|format is invalid|field is invalid\.$|must be or |must be null\.$/, `${where}: "${message}"`);
+  assert.doesNotMatch(
+    message,
+    /must be \.|must be ,|format is invalid|field is invalid\.$|must be or |must be null\.$/,
+    `${where}: "${message}"`,
+  );
 }
 
 describe(`validation messages say what to send instead (${engineName})`, () => {
@@ -76,7 +80,9 @@ describe(`validation messages say what to send instead (${engineName})`, () => {
       ];
       for (const [part, schema] of parts) {
         if (!schema) continue;
-        const validate = validatorCompiler({ schema: schema as FastifySchema, method: route.method, url: route.url, httpPart: part }) as (data: unknown) => { error?: unknown };
+        const validate = validatorCompiler({ schema: schema as FastifySchema, method: route.method, url: route.url, httpPart: part }) as (
+          data: unknown,
+        ) => { error?: unknown };
         for (const { label, value } of brokenValues(schema)) {
           const result = validate(value);
           if (!result.error) continue;
@@ -86,7 +92,8 @@ describe(`validation messages say what to send instead (${engineName})`, () => {
           assert.ok(fields.length > 0, where);
           for (const [field, messages] of fields) assertClear(field, messages, where);
           assert.ok(result.error.message.startsWith(fields[0]![1][0]!), `${where}: the top message leads with the first field`);
-          if (fields.length > 1) assert.match(result.error.message, new RegExp(`\\(and ${fields.length - 1} more fields? with errors\\)$`), where);
+          if (fields.length > 1)
+            assert.match(result.error.message, new RegExp(`\\(and ${fields.length - 1} more fields? with errors\\)$`), where);
           checked++;
         }
       }
@@ -106,11 +113,17 @@ describe(`validation messages say what to send instead (${engineName})`, () => {
     const { message, errors } = res.json() as { message: string; errors: Record<string, string[]> };
     assert.deepEqual(errors.paymentMethod, ['The paymentMethod field must be one of 01, 02, 03, 04, 05, 06, 07 or 08.']);
     assert.deepEqual(errors['customer.tpin'], ['The customer.tpin field must be 10 digits, e.g. 1002623668, or null.']);
-    assert.deepEqual(errors.occurredAt, ['The occurredAt field must be an ISO 8601 date-time with its time zone, e.g. 2026-11-24T09:30:00Z.']);
+    assert.deepEqual(errors.occurredAt, [
+      'The occurredAt field must be an ISO 8601 date-time with its time zone, e.g. 2026-11-24T09:30:00Z.',
+    ]);
     assert.match(message, /^The \S+ field .* \(and 2 more fields with errors\)$/);
 
     const header = await post({ items: [line] }, { 'x-branch': '1' });
-    assert.deepEqual(header.json().errors, { 'X-Branch': ["The X-Branch field must be a branch id in the merchant's authority's form: 3 digits for ZRA (e.g. 000), 2 for KRA (e.g. 00)."] });
+    assert.deepEqual(header.json().errors, {
+      'X-Branch': [
+        "The X-Branch field must be a branch id in the merchant's authority's form: 3 digits for ZRA (e.g. 000), 2 for KRA (e.g. 00).",
+      ],
+    });
 
     const category = await post({ items: [{ ...line, vatCategory: 'Z' }] });
     const [sentence] = category.json().errors['items.0.vatCategory'] as string[];

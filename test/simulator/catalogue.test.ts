@@ -18,7 +18,13 @@ test('the classification catalogue: about 500 unique 8-digit codes including 502
 
 test('the simulator publishes the same tax types and payment types the client uses', () => {
   const taxTypes = CODE_TABLES.find((c) => c.cdCls === '04')!.dtlList.map((d) => [d.cd, Number(d.userDfnCd1)]);
-  assert.deepEqual(taxTypes, VAT_CATEGORIES.map((c) => [c.code, c.rate]));
-  assert.deepEqual(CODE_TABLES.find((c) => c.cdCls === '07')!.dtlList.map((d) => d.cd), [...PAYMENT_TYPE_CODES]);
+  assert.deepEqual(
+    taxTypes,
+    VAT_CATEGORIES.map((c) => [c.code, c.rate]),
+  );
+  assert.deepEqual(
+    CODE_TABLES.find((c) => c.cdCls === '07')!.dtlList.map((d) => d.cd),
+    [...PAYMENT_TYPE_CODES],
+  );
   assert.ok(CODE_TABLES.find((c) => c.cdCls === '05')!.dtlList.some((d) => d.cd === 'ZM' && d.cdNm === 'Zambia'));
 });

@@ -19,17 +19,26 @@ test('parses the simulator command line', () => {
   assert.throws(() => parseSimulatorArgs(['--authority', 'rra']), /--authority must be zra, kra/);
 });
 
-test('--authority kra: the root URLs and /_sim are the OSCU\'s, the ZRA profile stays at /zra-vsdc', async (t) => {
+test("--authority kra: the root URLs and /_sim are the OSCU's, the ZRA profile stays at /zra-vsdc", async (t) => {
   t.mock.method(console, 'log', () => undefined);
   const simulator = await runSimulatorCli(['--port', '0', '--authority', 'kra']);
   try {
     assert.equal(simulator.url, simulator.origin);
-    const init = await fetch(`${simulator.url}/etims-api/selectInitOsdcInfo`, { method: 'POST', body: JSON.stringify({ tin: 'P051234567X', bhfId: '00', dvcSrlNo: 'cli' }) });
+    const init = await fetch(`${simulator.url}/etims-api/selectInitOsdcInfo`, {
+      method: 'POST',
+      body: JSON.stringify({ tin: 'P051234567X', bhfId: '00', dvcSrlNo: 'cli' }),
+    });
     const reply = (await init.json()) as { resultCd: string; data: { info: { cmcKey: string } } };
     assert.equal(reply.resultCd, '000');
     const devices = (await (await fetch(`${simulator.origin}/_sim/devices`)).json()) as { devices: { tin: string }[] };
-    assert.deepEqual(devices.devices.map((d) => d.tin), ['P051234567X']);
-    const zra = await fetch(`${simulator.urlOf('zra-vsdc')}/code/selectCodes`, { method: 'POST', body: JSON.stringify({ tpin: '1000000000', bhfId: '000', lastReqDt: '20000101000000' }) });
+    assert.deepEqual(
+      devices.devices.map((d) => d.tin),
+      ['P051234567X'],
+    );
+    const zra = await fetch(`${simulator.urlOf('zra-vsdc')}/code/selectCodes`, {
+      method: 'POST',
+      body: JSON.stringify({ tpin: '1000000000', bhfId: '000', lastReqDt: '20000101000000' }),
+    });
     assert.equal(((await zra.json()) as { resultCd: string }).resultCd, '000');
   } finally {
     await simulator.close();

@@ -39,10 +39,19 @@ describe('control API', () => {
 
   test('documents in arrival order, with outcome and receipt, and ?filed=true', async () => {
     const target = await installedDevice();
-    await control(world.sim, 'PUT', `/devices/${target.tpin}/000/faults`, { reject: { count: 1, code: '910', message: 'Request parameter error' } });
+    await control(world.sim, 'PUT', `/devices/${target.tpin}/000/faults`, {
+      reject: { count: 1, code: '910', message: 'Request parameter error' },
+    });
     for (const n of [11, 12, 12, 13]) await world.client.saveSales(target, buildZraSaleBody(sale(target, n)));
     const all = (await control(world.sim, 'GET', `/devices/${target.tpin}/000/documents`)).json as {
-      documents: { seq: number; cisInvcNo: string; rcptTyCd: string; resultCd: string; totals: { total: number }; receipt: { rcptNo: number } | null }[];
+      documents: {
+        seq: number;
+        cisInvcNo: string;
+        rcptTyCd: string;
+        resultCd: string;
+        totals: { total: number };
+        receipt: { rcptNo: number } | null;
+      }[];
     };
     assert.deepEqual(
       all.documents.map((d) => [d.seq, d.cisInvcNo, d.resultCd, d.receipt !== null]),
@@ -55,8 +64,13 @@ describe('control API', () => {
     );
     assert.equal(all.documents[1]?.rcptTyCd, 'S');
     assert.equal(all.documents[1]?.totals.total, buildZraSaleBody(sale(target, 12)).totAmt);
-    const filed = (await control(world.sim, 'GET', `/devices/${target.tpin}/000/documents?filed=true`)).json as { documents: { cisInvcNo: string; receipt: { rcptNo: number } }[] };
-    assert.deepEqual(filed.documents.map((d) => d.cisInvcNo), ['12', '13']);
+    const filed = (await control(world.sim, 'GET', `/devices/${target.tpin}/000/documents?filed=true`)).json as {
+      documents: { cisInvcNo: string; receipt: { rcptNo: number } }[];
+    };
+    assert.deepEqual(
+      filed.documents.map((d) => d.cisInvcNo),
+      ['12', '13'],
+    );
     assert.ok(filed.documents[1]!.receipt.rcptNo > filed.documents[0]!.receipt.rcptNo);
   });
 
@@ -84,12 +98,26 @@ describe('control API', () => {
     await control(world.sim, 'PUT', `/devices/${target.tpin}/000/faults`, { loseReplies: 0 });
     assert.equal((await world.client.saveSales(target, buildZraSaleBody(sale(target, 13)))).kind, 'ok');
     const docs = world.sim.control.documents(target.tpin, '000', { filedOnly: true });
-    assert.deepEqual(docs.map((d) => [d.cisInvcNo, d.replyLost]), [['11', true], ['12', true], ['13', false]]);
+    assert.deepEqual(
+      docs.map((d) => [d.cisInvcNo, d.replyLost]),
+      [
+        ['11', true],
+        ['12', true],
+        ['13', false],
+      ],
+    );
   });
 
   test('invalid fault input is a 400 with a reason', async () => {
     const tpin = freshTpin();
-    for (const faults of [{ down: 'yes' }, { delayMs: -1 }, { dropAbandoned: 1 }, { forcedResult: '83' }, { reject: { count: 1 } }, { explode: true }]) {
+    for (const faults of [
+      { down: 'yes' },
+      { delayMs: -1 },
+      { dropAbandoned: 1 },
+      { forcedResult: '83' },
+      { reject: { count: 1 } },
+      { explode: true },
+    ]) {
       const response = await control(world.sim, 'PUT', `/devices/${tpin}/000/faults`, faults);
       assert.equal(response.status, 400, JSON.stringify(faults));
       assert.equal((response.json as { error: string }).error, 'invalid_request');
@@ -99,7 +127,9 @@ describe('control API', () => {
 
   test('feed imports and taxpayers', async () => {
     const target = await installedDevice();
-    const fed = await control(world.sim, 'POST', `/devices/${target.tpin}/000/imports`, { items: [{ itemNm: 'Tyres 13"', qty: 8, hsCd: '4011100000' }] });
+    const fed = await control(world.sim, 'POST', `/devices/${target.tpin}/000/imports`, {
+      items: [{ itemNm: 'Tyres 13"', qty: 8, hsCd: '4011100000' }],
+    });
     assert.equal(fed.status, 201);
     const pulled = await world.client.selectImportItems(target);
     assert.equal(pulled.kind === 'ok' && pulled.data.itemList[0]?.hsCd, '4011100000');
@@ -115,11 +145,26 @@ describe('control API', () => {
     const target = await installedDevice();
     const dev = `/devices/${target.tpin}/000`;
     assert.equal((await control(world.sim, 'POST', `${dev}/notices`, { notices: [{ title: 'Filing deadline' }] })).status, 201);
-    assert.equal((await control(world.sim, 'POST', `${dev}/principals`, { principals: [{ principalNm: 'Ndola Pharmaceuticals Limited' }] })).status, 201);
+    assert.equal(
+      (await control(world.sim, 'POST', `${dev}/principals`, { principals: [{ principalNm: 'Ndola Pharmaceuticals Limited' }] })).status,
+      201,
+    );
     const purchases = await control(world.sim, 'POST', `${dev}/purchases`, { purchases: [{ spplrInvcNo: 12 }] });
-    assert.deepEqual([purchases.status, (purchases.json as { purchases: { sale: { spplrInvcNo: number } }[] }).purchases[0]?.sale.spplrInvcNo], [201, 12]);
-    const detail = (await control(world.sim, 'GET', dev)).json as { notices: unknown[]; principals: unknown[]; purchases: unknown[]; stockLevels: object; savedPurchases: unknown[] };
-    assert.deepEqual([detail.notices.length, detail.principals.length, detail.purchases.length, detail.stockLevels, detail.savedPurchases], [1, 1, 1, {}, []]);
+    assert.deepEqual(
+      [purchases.status, (purchases.json as { purchases: { sale: { spplrInvcNo: number } }[] }).purchases[0]?.sale.spplrInvcNo],
+      [201, 12],
+    );
+    const detail = (await control(world.sim, 'GET', dev)).json as {
+      notices: unknown[];
+      principals: unknown[];
+      purchases: unknown[];
+      stockLevels: object;
+      savedPurchases: unknown[];
+    };
+    assert.deepEqual(
+      [detail.notices.length, detail.principals.length, detail.purchases.length, detail.stockLevels, detail.savedPurchases],
+      [1, 1, 1, {}, []],
+    );
 
     for (const [path, body] of [
       [`${dev}/notices`, { notices: [] }],
@@ -131,19 +176,33 @@ describe('control API', () => {
       ['/rrp-items', { items: 'all' }],
     ] as const) {
       const refused = await control(world.sim, 'POST', path, body);
-      assert.deepEqual([refused.status, (refused.json as { error: string }).error], [400, 'invalid_request'], `${path} ${JSON.stringify(body)}`);
+      assert.deepEqual(
+        [refused.status, (refused.json as { error: string }).error],
+        [400, 'invalid_request'],
+        `${path} ${JSON.stringify(body)}`,
+      );
     }
   });
 
   test('reject and loseReplies take an endpoint list (saveSales when omitted); a bad list is a 400', async () => {
     const target = await installedDevice();
     const path = `/devices/${target.tpin}/000/faults`;
-    const set = await control(world.sim, 'PUT', path, { reject: { count: 2, code: '999', endpoints: ['saveStockItems'] }, loseReplies: { count: 1, endpoints: ['savePurchase'] } });
+    const set = await control(world.sim, 'PUT', path, {
+      reject: { count: 2, code: '999', endpoints: ['saveStockItems'] },
+      loseReplies: { count: 1, endpoints: ['savePurchase'] },
+    });
     const faults = set.json as { reject: { endpoints: string[]; remaining: number }; loseReplies: number; loseRepliesOn: string[] };
-    assert.deepEqual([faults.reject.endpoints, faults.reject.remaining, faults.loseReplies, faults.loseRepliesOn], [['saveStockItems'], 2, 1, ['savePurchase']]);
+    assert.deepEqual(
+      [faults.reject.endpoints, faults.reject.remaining, faults.loseReplies, faults.loseRepliesOn],
+      [['saveStockItems'], 2, 1, ['savePurchase']],
+    );
     const plain = (await control(world.sim, 'PUT', path, { reject: { count: 1, code: '910' }, loseReplies: 'all' })).json as typeof faults;
     assert.deepEqual([plain.reject.endpoints, plain.loseRepliesOn], [['saveSales'], ['saveSales']]);
-    for (const bad of [{ reject: { count: 1, code: '999', endpoints: ['nope'] } }, { loseReplies: { count: 'x' } }, { loseReplies: { count: 1, endpoints: [] } }]) {
+    for (const bad of [
+      { reject: { count: 1, code: '999', endpoints: ['nope'] } },
+      { loseReplies: { count: 'x' } },
+      { loseReplies: { count: 1, endpoints: [] } },
+    ]) {
       assert.equal((await control(world.sim, 'PUT', path, bad)).status, 400, JSON.stringify(bad));
     }
   });
@@ -184,16 +243,34 @@ describe('control API', () => {
   test('a forced result can be scoped to some endpoints; every answered call is logged in order', async () => {
     const target = await installedDevice();
     const dev = `/devices/${target.tpin}/000`;
-    const set = await control(world.sim, 'PUT', `${dev}/faults`, { forcedResult: { code: '999', message: 'Customer list is locked', endpoints: ['saveBrancheCustomers'] } });
+    const set = await control(world.sim, 'PUT', `${dev}/faults`, {
+      forcedResult: { code: '999', message: 'Customer list is locked', endpoints: ['saveBrancheCustomers'] },
+    });
     assert.equal(set.status, 200);
-    const customer = { custNo: '1', custTpin: '2000000001', custNm: 'X', useYn: 'Y' as const, regrId: 'a', regrNm: 'a', modrId: 'a', modrNm: 'a' };
+    const customer = {
+      custNo: '1',
+      custTpin: '2000000001',
+      custNm: 'X',
+      useYn: 'Y' as const,
+      regrId: 'a',
+      regrNm: 'a',
+      modrId: 'a',
+      modrNm: 'a',
+    };
     const refused = await world.client.saveBrancheCustomers(target, customer as never);
     assert.deepEqual([refused.kind, refused.kind === 'rejected' && refused.message], ['rejected', 'Customer list is locked']);
     assert.equal((await world.client.selectCodes(target)).kind, 'ok', 'other endpoints answer normally');
 
     const calls = await control(world.sim, 'GET', `${dev}/calls`);
-    const list = (calls.json as { calls: Array<{ endpoint: string; resultCd: string; resultDt: string; request: { tpin: string } }> }).calls;
-    assert.deepEqual(list.map((c) => [c.endpoint, c.resultCd]), [['saveBrancheCustomers', '999'], ['selectCodes', '000']]);
+    const list = (calls.json as { calls: Array<{ endpoint: string; resultCd: string; resultDt: string; request: { tpin: string } }> })
+      .calls;
+    assert.deepEqual(
+      list.map((c) => [c.endpoint, c.resultCd]),
+      [
+        ['saveBrancheCustomers', '999'],
+        ['selectCodes', '000'],
+      ],
+    );
     assert.equal(list[0]!.request.tpin, target.tpin);
     assert.match(list[0]!.resultDt, /^\d{14}$/);
     const only = await control(world.sim, 'GET', `${dev}/calls?endpoint=selectCodes`);

@@ -11,11 +11,14 @@ const lineArb: fc.Arbitrary<LineSpec> = fc.record({
   letter: fc.constantFrom('A', 'B', 'C', 'D', 'E'),
   prc: fc.integer({ min: 1, max: 1_000_000 }).map((c) => c / 100),
   qty: fc.integer({ min: 1, max: 100_000 }).map((m) => m / 1000),
-  dcRt: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 5000 }).map((b) => b / 100)),
+  dcRt: fc.oneof(
+    fc.constant(0),
+    fc.integer({ min: 1, max: 5000 }).map((b) => b / 100),
+  ),
   inclusive: fc.boolean(),
 });
 
-test('the rates are KRA\'s: A 0, B 16, C 0, D 0, E 8', () => {
+test("the rates are KRA's: A 0, B 16, C 0, D 0, E 8", () => {
   assert.deepEqual(['A', 'B', 'C', 'D', 'E'].map(kraTaxRate), [0, 16, 0, 0, 8]);
 });
 

@@ -16,7 +16,11 @@ export async function startKra(options: { now?: () => Date; stateFile?: string }
 }
 
 export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<KraWire> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   const text = await response.text();
   let envelope: KraWire['envelope'] = null;
   try {
@@ -29,7 +33,11 @@ export async function post(url: string, body: unknown, headers: Record<string, s
 }
 
 export async function control(sim: Simulator, method: string, path: string, body?: unknown): Promise<{ status: number; json: Loose }> {
-  const response = await fetch(`${sim.origin}/_sim${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(`${sim.origin}/_sim${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: response.status, json: await response.json() };
 }
 
@@ -119,13 +127,28 @@ export function saleBody(invcNo: number | string, lines: LineSpec[], extra: Reco
     regrNm: 'admin',
     modrId: 'admin',
     modrNm: 'admin',
-    receipt: { custTin: 'A123456789Z', custMblNo: null, rptNo: 1, rcptPbctDt: '20261201103000', trdeNm: null, adrs: null, topMsg: null, btmMsg: null, prchrAcptcYn: 'N' },
+    receipt: {
+      custTin: 'A123456789Z',
+      custMblNo: null,
+      rptNo: 1,
+      rcptPbctDt: '20261201103000',
+      trdeNm: null,
+      adrs: null,
+      topMsg: null,
+      btmMsg: null,
+      prchrAcptcYn: 'N',
+    },
     itemList,
     ...extra,
   };
 }
 
 /** A credit note against `orgInvcNo`, for the same lines. */
-export function creditNote(invcNo: number, orgInvcNo: number, lines: LineSpec[], extra: Record<string, unknown> = {}): Record<string, Loose> {
+export function creditNote(
+  invcNo: number,
+  orgInvcNo: number,
+  lines: LineSpec[],
+  extra: Record<string, unknown> = {},
+): Record<string, Loose> {
   return saleBody(invcNo, lines, { rcptTyCd: 'R', orgInvcNo, rfdRsnCd: '06', ...extra });
 }

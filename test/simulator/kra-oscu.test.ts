@@ -46,7 +46,7 @@ const ALL_LETTERS: LineSpec[] = [
 ];
 
 describe('KRA OSCU: init and headers', () => {
-  test('init gives the device and its cmcKey; a second init is 902; the envelope is KRA\'s', async () => {
+  test("init gives the device and its cmcKey; a second init is 902; the envelope is KRA's", async () => {
     const tin = freshPin();
     const hourBefore = new Date().getUTCHours();
     const init = await post(`${base()}/selectInitOsdcInfo`, { tin, bhfId: '00', dvcSrlNo: 'dvcv1130' + tin });
@@ -61,7 +61,10 @@ describe('KRA OSCU: init and headers', () => {
     assert.equal(data.info.tin, tin);
     assert.equal(data.info.bhfId, '00');
     const again = await post(`${sim.urlOf('kra-oscu')}/selectInitOsdcInfo`, { tin, bhfId: '00', dvcSrlNo: 'dvcv1130' + tin });
-    assert.deepEqual([again.envelope?.resultCd, again.envelope?.resultMsg, again.envelope?.data], ['902', 'This device is installed', null]);
+    assert.deepEqual(
+      [again.envelope?.resultCd, again.envelope?.resultMsg, again.envelope?.data],
+      ['902', 'This device is installed', null],
+    );
   });
 
   test('an unknown serial (the settings) and a serial installed elsewhere are 901', async () => {
@@ -97,7 +100,12 @@ describe('KRA OSCU: init and headers', () => {
     assert.equal((await device.call('selectCodeList', { ...body, tin: device.tin, bhfId: '00' }, {})).envelope?.resultCd, '900');
     assert.equal((await device.call('selectCodeList', body, { tin: device.tin, bhfId: '00' })).envelope?.resultCd, '900');
     assert.equal((await device.call('selectCodeList', body, { tin: device.tin, bhfId: '00', cmcKey: 'WRONG' })).envelope?.resultCd, '901');
-    const mixed = await device.call('selectCodeList', body, { TIN: device.tin, BhfId: '00', CMCKEY: device.cmcKey, Authorization: 'Bearer anything' });
+    const mixed = await device.call('selectCodeList', body, {
+      TIN: device.tin,
+      BhfId: '00',
+      CMCKEY: device.cmcKey,
+      Authorization: 'Bearer anything',
+    });
     assert.equal(mixed.envelope?.resultCd, '000');
     // The OSCU is served at the base without /etims-api too.
     const flat = await post(`${sim.urlOf('kra-oscu')}/selectCodeList`, body, { tin: device.tin, bhfId: '00', cmcKey: device.cmcKey });
@@ -108,7 +116,9 @@ describe('KRA OSCU: init and headers', () => {
     const device = await installed();
     const body = { lastReqDt: '20180101000000' };
     const tokenUrl = `${sim.urlOf('kra-oscu')}/v1/token/generate?grant_type=client_credentials`;
-    const basic = (id: string, secret: string): Record<string, string> => ({ authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}` });
+    const basic = (id: string, secret: string): Record<string, string> => ({
+      authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`,
+    });
     // Off (the default): any client gets a token, and Authorization is ignored.
     assert.equal((await fetch(tokenUrl, { headers: basic('any', 'thing') })).status, 200);
     await control(sim, 'PUT', '/profiles/kra-oscu/settings', { oauth: { clientId: 'id', clientSecret: 'secret', accessToken: 'TOKEN-1' } });
@@ -120,7 +130,10 @@ describe('KRA OSCU: init and headers', () => {
       const headers = { tin: device.tin, bhfId: '00', cmcKey: device.cmcKey };
       const refused = await device.call('selectCodeList', body, headers);
       assert.deepEqual([refused.status, refused.envelope], [401, null]);
-      assert.equal((await device.call('selectCodeList', body, { ...headers, authorization: `Bearer ${accessToken}` })).envelope?.resultCd, '000');
+      assert.equal(
+        (await device.call('selectCodeList', body, { ...headers, authorization: `Bearer ${accessToken}` })).envelope?.resultCd,
+        '000',
+      );
     } finally {
       await control(sim, 'PUT', '/profiles/kra-oscu/settings', { oauth: null });
     }
@@ -130,11 +143,27 @@ describe('KRA OSCU: init and headers', () => {
   test('code tables: the tax types with their rates in userDfnCd1, payment, refund reasons, receipt types', async () => {
     const device = await installed();
     const { data } = (await device.call('selectCodeList', { lastReqDt: '20180101000000' })).envelope!;
-    const cls = (cd: string): { cd: string; userDfnCd1: string | null }[] => data.clsList.find((c: { cdCls: string }) => c.cdCls === cd).dtlList;
-    assert.deepEqual(cls('04').map((d) => [d.cd, d.userDfnCd1]), [['A', '0'], ['B', '16'], ['C', '0'], ['D', '0'], ['E', '8']]);
-    assert.deepEqual(cls('07').map((d) => d.cd), ['01', '02', '03', '04', '05', '06', '07']);
+    const cls = (cd: string): { cd: string; userDfnCd1: string | null }[] =>
+      data.clsList.find((c: { cdCls: string }) => c.cdCls === cd).dtlList;
+    assert.deepEqual(
+      cls('04').map((d) => [d.cd, d.userDfnCd1]),
+      [
+        ['A', '0'],
+        ['B', '16'],
+        ['C', '0'],
+        ['D', '0'],
+        ['E', '8'],
+      ],
+    );
+    assert.deepEqual(
+      cls('07').map((d) => d.cd),
+      ['01', '02', '03', '04', '05', '06', '07'],
+    );
     assert.equal(cls('32').length, 13);
-    assert.deepEqual(cls('37').map((d) => d.cd), ['S', 'R']);
+    assert.deepEqual(
+      cls('37').map((d) => d.cd),
+      ['S', 'R'],
+    );
     for (const c of ['10', '17', '12', '24', '26', '05']) assert.ok(cls(c).length > 0, c);
     assert.equal((await device.call('selectCodeList', { lastReqDt: '20991231000000' })).envelope?.resultCd, '001');
   });
@@ -163,7 +192,10 @@ describe('KRA OSCU: the sale', () => {
     ];
     const body = saleBody('1', lines);
     // Odoo's worked line: prc 1.00, qty 1, dcRt 10 → 0.10, 0.90, 0.14, 1.04.
-    assert.deepEqual(['dcAmt', 'taxblAmt', 'taxAmt', 'totAmt'].map((f) => body.itemList[3][f]), [0.1, 0.9, 0.14, 1.04]);
+    assert.deepEqual(
+      ['dcAmt', 'taxblAmt', 'taxAmt', 'totAmt'].map((f) => body.itemList[3][f]),
+      [0.1, 0.9, 0.14, 1.04],
+    );
     assert.equal(checkKraSaleArithmetic(body), null);
     const sale = await device.call('saveTrnsSalesOsdc', body);
     assert.equal(sale.envelope?.resultCd, '000', sale.text);
@@ -248,7 +280,8 @@ describe('KRA OSCU: credit notes', () => {
   test('against a filed sale only, with a refund reason, never more than remains', async () => {
     const device = await installed();
     assert.equal((await device.call('saveTrnsSalesOsdc', saleBody(1, lines))).envelope?.resultCd, '000');
-    const note = (n: number, org: number, spec: LineSpec[], extra: Record<string, unknown> = {}): Promise<KraWire> => device.call('saveTrnsSalesOsdc', creditNote(n, org, spec, extra));
+    const note = (n: number, org: number, spec: LineSpec[], extra: Record<string, unknown> = {}): Promise<KraWire> =>
+      device.call('saveTrnsSalesOsdc', creditNote(n, org, spec, extra));
     assert.match((await note(2, 99, lines)).envelope!.resultMsg, /\[orgInvcNo\]/);
     assert.match((await note(2, 1, lines, { rfdRsnCd: '14' })).envelope!.resultMsg, /\[rfdRsnCd\]/);
     assert.match((await note(2, 1, [{ letter: 'B', prc: 100, qty: 3 }])).envelope!.resultMsg, /\[totAmt\].*remains/);
@@ -264,8 +297,14 @@ describe('KRA OSCU: credit notes', () => {
     await device.call('saveTrnsSalesOsdc', saleBody(1, lines));
     await control(sim, 'PUT', '/profiles/kra-oscu/settings', { creditNoteCap: 1 });
     try {
-      assert.equal((await device.call('saveTrnsSalesOsdc', creditNote(2, 1, [{ letter: 'B', prc: 10, qty: 1 }]))).envelope?.resultCd, '000');
-      assert.match((await device.call('saveTrnsSalesOsdc', creditNote(3, 1, [{ letter: 'B', prc: 10, qty: 1 }]))).envelope!.resultMsg, /most allowed/);
+      assert.equal(
+        (await device.call('saveTrnsSalesOsdc', creditNote(2, 1, [{ letter: 'B', prc: 10, qty: 1 }]))).envelope?.resultCd,
+        '000',
+      );
+      assert.match(
+        (await device.call('saveTrnsSalesOsdc', creditNote(3, 1, [{ letter: 'B', prc: 10, qty: 1 }]))).envelope!.resultMsg,
+        /most allowed/,
+      );
     } finally {
       await control(sim, 'PUT', '/profiles/kra-oscu/settings', { creditNoteCap: null });
     }
@@ -297,9 +336,15 @@ describe('KRA OSCU: selectInvoiceDetails and the other endpoints', () => {
     assert.deepEqual(sale.itemList, body.itemList);
     assert.equal(sale.totAmt, body.totAmt);
     assert.equal(sale.receipt.custTin, 'A123456789Z');
-    assert.deepEqual([sale.receipt.curRcptNo, sale.receipt.totRcptNo, sale.receipt.intrlData, sale.receipt.rcptSign], [filed.curRcptNo, filed.totRcptNo, filed.intrlData, filed.rcptSign]);
+    assert.deepEqual(
+      [sale.receipt.curRcptNo, sale.receipt.totRcptNo, sale.receipt.intrlData, sale.receipt.rcptSign],
+      [filed.curRcptNo, filed.totRcptNo, filed.intrlData, filed.rcptSign],
+    );
     const d = filed.sdcDateTime as string;
-    assert.equal(sale.receipt.sdcDateTime, `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)} ${d.slice(8, 10)}:${d.slice(10, 12)}:${d.slice(12, 14)}.0`);
+    assert.equal(
+      sale.receipt.sdcDateTime,
+      `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)} ${d.slice(8, 10)}:${d.slice(10, 12)}:${d.slice(12, 14)}.0`,
+    );
     assert.deepEqual([(await device.call('selectInvoiceDetails', { invcNo: '6' })).envelope?.resultCd], ['001']);
   });
 
@@ -316,30 +361,91 @@ describe('KRA OSCU: selectInvoiceDetails and the other endpoints', () => {
     assert.equal(await code('selectItemClsList', since), '000');
     assert.equal(await code('saveBhfCustomer', { custNo: '1', custTin: 'A123456789Z', custNm: 'C', useYn: 'Y', ...reg }), '000');
     assert.equal(await code('saveBhfUser', { userId: 'u1', userNm: 'U', pwd: 'x', useYn: 'Y', ...reg }), '000');
-    const item = { itemCd: 'KE1NTXU0000001', itemClsCd: '50202300', itemTyCd: '2', itemNm: 'Soda', orgnNatCd: 'KE', pkgUnitCd: 'NT', qtyUnitCd: 'U', taxTyCd: 'B', dftPrc: 50, isrcAplcbYn: 'N', useYn: 'Y', ...reg };
+    const item = {
+      itemCd: 'KE1NTXU0000001',
+      itemClsCd: '50202300',
+      itemTyCd: '2',
+      itemNm: 'Soda',
+      orgnNatCd: 'KE',
+      pkgUnitCd: 'NT',
+      qtyUnitCd: 'U',
+      taxTyCd: 'B',
+      dftPrc: 50,
+      isrcAplcbYn: 'N',
+      useYn: 'Y',
+      ...reg,
+    };
     assert.equal(await code('saveItem', item), '000');
     assert.equal(await code('saveItem', { ...item, itemNm: 'Soda 500ml' }), '000');
     assert.match((await device.call('saveItem', { ...item, taxTyCd: 'F' })).envelope!.resultMsg, /\[taxTyCd\]/);
     const items = (await device.call('selectItemList', since)).envelope!.data.itemList;
-    assert.deepEqual(items.map((i: { itemNm: string; tin: string }) => [i.itemNm, i.tin]), [['Soda 500ml', device.tin]]);
+    assert.deepEqual(
+      items.map((i: { itemNm: string; tin: string }) => [i.itemNm, i.tin]),
+      [['Soda 500ml', device.tin]],
+    );
     assert.equal(await code('saveItem', { ...item, itemCd: 'KE2NTXU0000002', itemNm: 'Syrup' }), '000');
     assert.equal(await code('saveItemComposition', { itemCd: 'KE1NTXU0000001', cpstItemCd: 'KE2NTXU0000002', cpstQty: 2, ...reg }), '000');
-    assert.match((await device.call('saveItemComposition', { itemCd: 'NOPE', cpstItemCd: 'KE2NTXU0000002', cpstQty: 2, ...reg })).envelope!.resultMsg, /\[itemCd\]/);
+    assert.match(
+      (await device.call('saveItemComposition', { itemCd: 'NOPE', cpstItemCd: 'KE2NTXU0000002', cpstQty: 2, ...reg })).envelope!.resultMsg,
+      /\[itemCd\]/,
+    );
 
-    await control(sim, 'POST', `/profiles/kra-oscu/devices/${device.tin}/00/imports`, { items: [{ taskCd: 'T1', itemSeq: 1, dclDe: '01022023', hsCd: '1001', itemNm: 'Wheat' }] });
+    await control(sim, 'POST', `/profiles/kra-oscu/devices/${device.tin}/00/imports`, {
+      items: [{ taskCd: 'T1', itemSeq: 1, dclDe: '01022023', hsCd: '1001', itemNm: 'Wheat' }],
+    });
     assert.equal((await device.call('selectImportItemList', since)).envelope?.data.itemList[0].imptItemsttsCd, '2');
-    const update = { taskCd: 'T1', dclDe: '01022023', itemSeq: 1, hsCd: '1001', itemClsCd: '50221200', itemCd: 'KE1NTXU0000001', imptItemSttsCd: '3', modrId: 'a', modrNm: 'a' };
+    const update = {
+      taskCd: 'T1',
+      dclDe: '01022023',
+      itemSeq: 1,
+      hsCd: '1001',
+      itemClsCd: '50221200',
+      itemCd: 'KE1NTXU0000001',
+      imptItemSttsCd: '3',
+      modrId: 'a',
+      modrNm: 'a',
+    };
     assert.equal(await code('updateImportItem', update), '000');
     assert.equal((await device.call('selectImportItemList', since)).envelope?.data.itemList[0].imptItemsttsCd, '3');
     assert.match((await device.call('updateImportItem', { ...update, itemSeq: 9 })).envelope!.resultMsg, /no import line/);
 
-    await control(sim, 'POST', `/profiles/kra-oscu/devices/${device.tin}/00/purchases`, { sales: [{ spplrTin: 'P000000001A', spplrInvcNo: 3, totAmt: 116 }] });
+    await control(sim, 'POST', `/profiles/kra-oscu/devices/${device.tin}/00/purchases`, {
+      sales: [{ spplrTin: 'P000000001A', spplrInvcNo: 3, totAmt: 116 }],
+    });
     assert.equal((await device.call('selectTrnsPurchaseSalesList', since)).envelope?.data.saleList[0].spplrInvcNo, 3);
     const lines = saleBody(1, [{ letter: 'B', prc: 100, qty: 1 }]).itemList;
-    const purchase = { invcNo: 1, orgInvcNo: 0, spplrTin: 'P000000001A', regTyCd: 'M', pchsTyCd: 'N', rcptTyCd: 'P', pmtTyCd: '01', pchsSttsCd: '02', pchsDt: '20261201', totItemCnt: 1, totTaxblAmt: 100, totTaxAmt: 16, totAmt: 116, ...reg, itemList: lines };
+    const purchase = {
+      invcNo: 1,
+      orgInvcNo: 0,
+      spplrTin: 'P000000001A',
+      regTyCd: 'M',
+      pchsTyCd: 'N',
+      rcptTyCd: 'P',
+      pmtTyCd: '01',
+      pchsSttsCd: '02',
+      pchsDt: '20261201',
+      totItemCnt: 1,
+      totTaxblAmt: 100,
+      totTaxAmt: 16,
+      totAmt: 116,
+      ...reg,
+      itemList: lines,
+    };
     assert.equal(await code('insertTrnsPurchase', purchase), '000');
     assert.equal(await code('insertTrnsPurchase', purchase), '994');
-    const io = { sarNo: 1, orgSarNo: 0, regTyCd: 'M', sarTyCd: '11', ocrnDt: '20261201', totItemCnt: 1, totTaxblAmt: 100, totTaxAmt: 16, totAmt: 116, ...reg, itemList: lines };
+    const io = {
+      sarNo: 1,
+      orgSarNo: 0,
+      regTyCd: 'M',
+      sarTyCd: '11',
+      ocrnDt: '20261201',
+      totItemCnt: 1,
+      totTaxblAmt: 100,
+      totTaxAmt: 16,
+      totAmt: 116,
+      ...reg,
+      itemList: lines,
+    };
     assert.equal(await code('insertStockIO', io), '000');
     assert.match((await device.call('insertStockIO', { ...io, sarNo: 2, sarTyCd: '99' })).envelope!.resultMsg, /\[sarTyCd\]/);
     assert.equal((await device.call('selectStockMoveList', since)).envelope?.data.stockList[0].sarNo, 1);
@@ -367,7 +473,11 @@ describe('KRA OSCU: faults and the filed documents', () => {
     const documents = (await control(sim, 'GET', `/profiles/kra-oscu/devices/${device.tin}/00/documents`)).json.documents;
     assert.deepEqual(
       documents.map((d: { invcNo: number; resultCd: string; replyLost: boolean }) => [d.invcNo, d.resultCd, d.replyLost]),
-      [[1, '999', false], [1, '000', true], [1, '994', false]],
+      [
+        [1, '999', false],
+        [1, '000', true],
+        [1, '994', false],
+      ],
     );
     const filed = kraControl(sim, 'kra-oscu').filed(device.tin, '00');
     assert.equal(filed.length, 1);
@@ -383,7 +493,10 @@ describe('KRA OSCU: faults and the filed documents', () => {
     const device = await installed();
     await control(sim, 'PUT', `/profiles/kra-oscu/devices/${device.tin}/00/faults`, { delayMs: 60_000 });
     const pending = device.call('selectCodeList', { lastReqDt: '20180101000000' });
-    await eventually(async () => (await control(sim, 'GET', `/profiles/kra-oscu/devices/${device.tin}/00/held`)).json.held === 1, 'the call held');
+    await eventually(
+      async () => (await control(sim, 'GET', `/profiles/kra-oscu/devices/${device.tin}/00/held`)).json.held === 1,
+      'the call held',
+    );
     await control(sim, 'PUT', `/profiles/kra-oscu/devices/${device.tin}/00/faults`, { delayMs: 0 });
     assert.equal((await pending).envelope?.resultCd, '000');
   });

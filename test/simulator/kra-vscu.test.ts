@@ -45,7 +45,11 @@ describe('KRA VSCU', () => {
   test('a sale: rcptNo, totRcptNo, intrlData, rcptSign, vsdcRcptPbctDate, sdcId, mrcNo; headers ignored; training and proforma allowed', async () => {
     const d = device();
     const info = (await d.call('/initializer/selectInitInfo', { dvcSrlNo: `vscu-${d.tin}` })).envelope!.data.info;
-    const sale = await post(`${sim.urlOf('kra-vscu')}/trnsSales/saveSales`, { tin: d.tin, bhfId: '00', ...saleBody(1, lines, { salesTyCd: 'N' }) }, { cmcKey: 'ignored' });
+    const sale = await post(
+      `${sim.urlOf('kra-vscu')}/trnsSales/saveSales`,
+      { tin: d.tin, bhfId: '00', ...saleBody(1, lines, { salesTyCd: 'N' }) },
+      { cmcKey: 'ignored' },
+    );
     assert.equal(sale.envelope?.resultCd, '000', sale.text);
     const data = sale.envelope!.data;
     assert.deepEqual(Object.keys(data).sort(), ['intrlData', 'mrcNo', 'rcptNo', 'rcptSign', 'sdcId', 'totRcptNo', 'vsdcRcptPbctDate']);
@@ -58,7 +62,10 @@ describe('KRA VSCU', () => {
     assert.equal((await d.call('/trnsSales/saveSales', saleBody(1, lines))).envelope?.resultCd, '994');
     // A credit note is of its sale's kind (TR on TS, NR on NS); a proforma takes none.
     assert.match((await d.call('/trnsSales/saveSales', creditNote(5, 2, lines))).envelope!.resultMsg, /\[salesTyCd\] must be T/);
-    assert.match((await d.call('/trnsSales/saveSales', creditNote(5, 1, lines, { salesTyCd: 'T' }))).envelope!.resultMsg, /\[salesTyCd\] must be N/);
+    assert.match(
+      (await d.call('/trnsSales/saveSales', creditNote(5, 1, lines, { salesTyCd: 'T' }))).envelope!.resultMsg,
+      /\[salesTyCd\] must be N/,
+    );
     assert.match((await d.call('/trnsSales/saveSales', creditNote(5, 3, lines, { salesTyCd: 'P' }))).envelope!.resultMsg, /proforma sale/);
     const trainingNote = await d.call('/trnsSales/saveSales', creditNote(5, 2, lines, { salesTyCd: 'T' }));
     assert.deepEqual([trainingNote.envelope?.resultCd, trainingNote.envelope?.data.rcptNo], ['000', 1], trainingNote.text);
@@ -68,7 +75,7 @@ describe('KRA VSCU', () => {
     assert.match((await d.call('/trnsSales/saveSales', wrong)).envelope!.resultMsg, /\[totAmt\]/);
   });
 
-  test('the simulator\'s lookup /trnsSales/selectSales, the shared endpoints by their VSCU paths, and faults by VSCU names', async () => {
+  test("the simulator's lookup /trnsSales/selectSales, the shared endpoints by their VSCU paths, and faults by VSCU names", async () => {
     const d = device();
     await d.call('/initializer/selectInitInfo', { dvcSrlNo: `vscu-${d.tin}` });
     await d.call('/trnsSales/saveSales', saleBody(9, lines));
@@ -76,11 +83,26 @@ describe('KRA VSCU', () => {
     assert.equal(found.envelope?.data.salesList[0].invcNo, 9);
     assert.equal((await d.call('/trnsSales/selectSales', { invcNo: 10 })).envelope?.resultCd, '001');
     const reg = { regrId: 'a', regrNm: 'a', modrId: 'a', modrNm: 'a' };
-    const item = { itemCd: 'KE1NTXU0000001', itemClsCd: '50202300', itemTyCd: '2', itemNm: 'Soda', orgnNatCd: 'KE', pkgUnitCd: 'NT', qtyUnitCd: 'U', taxTyCd: 'B', useYn: 'Y', ...reg };
+    const item = {
+      itemCd: 'KE1NTXU0000001',
+      itemClsCd: '50202300',
+      itemTyCd: '2',
+      itemNm: 'Soda',
+      orgnNatCd: 'KE',
+      pkgUnitCd: 'NT',
+      qtyUnitCd: 'U',
+      taxTyCd: 'B',
+      useYn: 'Y',
+      ...reg,
+    };
     assert.equal((await d.call('/items/saveItems', item)).envelope?.resultCd, '000');
     assert.equal((await d.call('/items/selectItems', { lastReqDt: '20180101000000' })).envelope?.data.itemList.length, 1);
     assert.equal((await d.call('/branches/saveBrancheUsers', { userId: 'u', userNm: 'U', useYn: 'Y', ...reg })).envelope?.resultCd, '000');
-    assert.equal((await d.call('/branches/saveBrancheCustomers', { custNo: '1', custTin: 'A123456789Z', custNm: 'C', useYn: 'Y', ...reg })).envelope?.resultCd, '000');
+    assert.equal(
+      (await d.call('/branches/saveBrancheCustomers', { custNo: '1', custTin: 'A123456789Z', custNm: 'C', useYn: 'Y', ...reg })).envelope
+        ?.resultCd,
+      '000',
+    );
     assert.equal((await d.call('/stockMaster/saveStockMaster', { itemCd: 'KE1NTXU0000001', rsdQty: 3, ...reg })).envelope?.resultCd, '000');
     assert.equal((await d.call('/imports/selectImportItems', { lastReqDt: '20180101000000' })).envelope?.resultCd, '001');
 
@@ -91,7 +113,13 @@ describe('KRA VSCU', () => {
     await assert.rejects(d.call('/trnsSales/saveSales', saleBody(11, lines)));
     assert.equal((await d.call('/trnsSales/selectSales', { invcNo: 11 })).envelope?.resultCd, '000');
     const docs = (await control(sim, 'GET', `/profiles/kra-vscu/devices/${d.tin}/00/documents?filed=true`)).json.documents;
-    assert.deepEqual(docs.map((x: { invcNo: number; replyLost: boolean }) => [x.invcNo, x.replyLost]), [[9, false], [11, true]]);
+    assert.deepEqual(
+      docs.map((x: { invcNo: number; replyLost: boolean }) => [x.invcNo, x.replyLost]),
+      [
+        [9, false],
+        [11, true],
+      ],
+    );
   });
 
   test('two-step sale (setting): saveSales answers no receipt, saveInvoice gives it; 922 before the sale, 921 after', async () => {
@@ -114,7 +142,7 @@ describe('KRA VSCU', () => {
   });
 });
 
-test('a KRA profile\'s devices, filings and settings survive a restart through <state file>.<profile id>', async () => {
+test("a KRA profile's devices, filings and settings survive a restart through <state file>.<profile id>", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'kra-sim-'));
   const stateFile = join(dir, 'state.json');
   try {
@@ -131,7 +159,11 @@ test('a KRA profile\'s devices, filings and settings survive a restart through <
     const second = await startKra({ stateFile });
     try {
       assert.equal((await post(`${second.urlOf('kra-oscu')}/saveTrnsSalesOsdc`, saleBody(3, lines), headers)).envelope?.resultCd, '994');
-      assert.equal((await post(`${second.urlOf('kra-oscu')}/saveTrnsSalesOsdc`, creditNote(4, 3, [{ letter: 'A', prc: 30, qty: 1 }]), headers)).envelope?.resultCd, '000');
+      assert.equal(
+        (await post(`${second.urlOf('kra-oscu')}/saveTrnsSalesOsdc`, creditNote(4, 3, [{ letter: 'A', prc: 30, qty: 1 }]), headers))
+          .envelope?.resultCd,
+        '000',
+      );
       assert.equal((await control(second, 'GET', '/profiles/kra-oscu/settings')).json.creditNoteCap, 2);
     } finally {
       await second.close();

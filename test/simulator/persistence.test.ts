@@ -22,7 +22,19 @@ test('state survives a restart through the state file', async () => {
     const filed = await client.saveSales(target, body);
     assert.equal(filed.kind, 'ok');
     const actor = { regrId: 'gw', regrNm: 'gw', modrId: 'gw', modrNm: 'gw' };
-    const item = { itemCd: 'OIL-5L', itemClsCd: '50151513', itemTyCd: '2', itemNm: 'Cooking oil 5L', orgnNatCd: 'ZM', pkgUnitCd: 'NT', qtyUnitCd: 'U', vatCatCd: 'A', dftPrc: 116, useYn: 'Y' as const, ...actor };
+    const item = {
+      itemCd: 'OIL-5L',
+      itemClsCd: '50151513',
+      itemTyCd: '2',
+      itemNm: 'Cooking oil 5L',
+      orgnNatCd: 'ZM',
+      pkgUnitCd: 'NT',
+      qtyUnitCd: 'U',
+      vatCatCd: 'A',
+      dftPrc: 116,
+      useYn: 'Y' as const,
+      ...actor,
+    };
     assert.equal((await client.saveItem(target, item)).kind, 'ok');
     assert.equal((await client.saveStockMaster(target, { ...actor, stockItemList: [{ itemCd: 'OIL-5L', rsdQty: 24 }] })).kind, 'ok');
     first.control.feedRrpItems([{ itemCd: 'RRP-PERSIST', rrp: 99 }]);
@@ -30,7 +42,10 @@ test('state survives a restart through the state file', async () => {
     first.control.setFaults(target.tpin, target.bhfId, { down: true });
 
     // Written shortly after the change, without waiting for close.
-    await eventually(async () => existsSync(stateFile) && readFileSync(stateFile, 'utf8').includes('"cisInvcNo":"5"'), 'the state file to hold the fifth invoice');
+    await eventually(
+      async () => existsSync(stateFile) && readFileSync(stateFile, 'utf8').includes('"cisInvcNo":"5"'),
+      'the state file to hold the fifth invoice',
+    );
     await first.close();
 
     const second = await startSimulator({ stateFile, port: 0 });
@@ -42,7 +57,11 @@ test('state survives a restart through the state file', async () => {
       const found = await client.selectInvoice(again, { cisInvcNo: '5', invcSdcId: sdcId });
       assert.equal(found.kind === 'ok' && filed.kind === 'ok' && found.data.rcptNo === filed.data.rcptNo, true);
       const next = await client.saveSales(again, buildZraSaleBody(sale(again, 6)));
-      assert.equal(next.kind === 'ok' && filed.kind === 'ok' && next.data.rcptNo, filed.kind === 'ok' ? filed.data.rcptNo + 1 : -1, 'the receipt counter continues');
+      assert.equal(
+        next.kind === 'ok' && filed.kind === 'ok' && next.data.rcptNo,
+        filed.kind === 'ok' ? filed.data.rcptNo + 1 : -1,
+        'the receipt counter continues',
+      );
       assert.deepEqual(
         second.control.documents(target.tpin, '000').map((d) => [d.cisInvcNo, d.resultCd]),
         [
@@ -74,7 +93,19 @@ test('a state file written before stock, purchases and notices existed still loa
   const stateFile = join(dir, 'state.json');
   const client = createVsdcClient({ timeoutMs: 2_000 });
   const actor = { regrId: 'gw', regrNm: 'gw', modrId: 'gw', modrNm: 'gw' };
-  const oldItem = { itemCd: 'OLD-1', itemClsCd: '50151513', itemTyCd: '2', itemNm: 'Old item', orgnNatCd: 'ZM', pkgUnitCd: 'NT', qtyUnitCd: 'U', vatCatCd: 'A', dftPrc: 10, useYn: 'Y', ...actor };
+  const oldItem = {
+    itemCd: 'OLD-1',
+    itemClsCd: '50151513',
+    itemTyCd: '2',
+    itemNm: 'Old item',
+    orgnNatCd: 'ZM',
+    pkgUnitCd: 'NT',
+    qtyUnitCd: 'U',
+    vatCatCd: 'A',
+    dftPrc: 10,
+    useYn: 'Y',
+    ...actor,
+  };
   // Exactly the fields a device record had then: no installedAt, users, stock, purchases, notices.
   const oldDevice = {
     tpin: '1000000779',

@@ -155,13 +155,20 @@ describe('saveSales checks', () => {
     assert.equal(code(old), '910');
     assert.match(old.envelope?.resultMsg ?? '', /salesDt.*180 days/);
     assert.equal(code(await saveSales(body(world.target, { occurredAt: new Date(now + 2 * DAY) }))), '910');
-    assert.equal(code(await saveSales({ ...body(world.target), salesDt: formatVsdcDateTime(new Date()) })), '910', 'salesDt is a date, not a date-time');
+    assert.equal(
+      code(await saveSales({ ...body(world.target), salesDt: formatVsdcDateTime(new Date()) })),
+      '910',
+      'salesDt is a date, not a date-time',
+    );
   });
 
   test('known codes: classification, VAT category, payment type, units, currency', async () => {
     const valid = body(world.target);
     const line0 = (valid.itemList as Record<string, unknown>[])[0]!;
-    const withLine = (patch: Record<string, unknown>) => ({ ...valid, itemList: [{ ...line0, ...patch }, ...(valid.itemList as unknown[]).slice(1)] });
+    const withLine = (patch: Record<string, unknown>) => ({
+      ...valid,
+      itemList: [{ ...line0, ...patch }, ...(valid.itemList as unknown[]).slice(1)],
+    });
     assert.equal(code(await saveSales(withLine({ itemClsCd: '00000000' }))), '913');
     assert.equal(code(await saveSales(withLine({ vatCatCd: 'Z' }))), '913');
     assert.equal(code(await saveSales(withLine({ qtyUnitCd: 'XX' }))), '913');
@@ -238,44 +245,171 @@ describe('saveSales checks', () => {
     assert.match(missing.envelope?.resultMsg ?? '', /invcSdcId.*cisInvcNo|cisInvcNo.*invcSdcId/);
     const other = await addDevice(world);
     assert.equal(code(await saveSales(buildZraSaleBody(sale(other.target, 1)))), '000');
-    assert.equal(code(await post('/trnsSales/selectInvoice', { tpin: world.target.tpin, bhfId: '000', cisInvcNo: '1', invcSdcId: other.sdcId })), '001');
+    assert.equal(
+      code(await post('/trnsSales/selectInvoice', { tpin: world.target.tpin, bhfId: '000', cisInvcNo: '1', invcSdcId: other.sdcId })),
+      '001',
+    );
   });
 });
 
 describe('bodies as real integrators send them', () => {
   /** Every header rate as real bodies carry them, levies included. */
-  const RATES = { taxRtA: 16, taxRtB: 16, taxRtC1: 0, taxRtC2: 0, taxRtC3: 0, taxRtD: 0, taxRtRvat: 16, taxRtE: 0, taxRtF: 10, taxRtIpl1: 5, taxRtIpl2: 0, taxRtTl: 1.5, taxRtEcm: 5, taxRtExeeg: 3, taxRtTot: 0 };
+  const RATES = {
+    taxRtA: 16,
+    taxRtB: 16,
+    taxRtC1: 0,
+    taxRtC2: 0,
+    taxRtC3: 0,
+    taxRtD: 0,
+    taxRtRvat: 16,
+    taxRtE: 0,
+    taxRtF: 10,
+    taxRtIpl1: 5,
+    taxRtIpl2: 0,
+    taxRtTl: 1.5,
+    taxRtEcm: 5,
+    taxRtExeeg: 3,
+    taxRtTot: 0,
+  };
   const line = (patch: Record<string, unknown>): Record<string, unknown> => ({
-    itemSeq: 1, itemCd: null, itemClsCd: '50221200', itemNm: 'Item', bcd: '', pkgUnitCd: 'NT', pkg: 0, qtyUnitCd: 'U', qty: 1, dcRt: 0, dcAmt: 0,
-    isrccCd: '', isrccNm: '', isrcRt: 0, isrcAmt: 0, exciseTxCatCd: null, tlCatCd: null, iplCatCd: null, ...patch,
+    itemSeq: 1,
+    itemCd: null,
+    itemClsCd: '50221200',
+    itemNm: 'Item',
+    bcd: '',
+    pkgUnitCd: 'NT',
+    pkg: 0,
+    qtyUnitCd: 'U',
+    qty: 1,
+    dcRt: 0,
+    dcAmt: 0,
+    isrccCd: '',
+    isrccNm: '',
+    isrcRt: 0,
+    isrcAmt: 0,
+    exciseTxCatCd: null,
+    tlCatCd: null,
+    iplCatCd: null,
+    ...patch,
   });
   /** A valid header around `items`, with every amount of `header` (0 elsewhere). */
   function realBody(items: Record<string, unknown>[], header: Record<string, number>): Record<string, unknown> {
     const base = body(world.target);
-    const zeros = Object.fromEntries(Object.keys(base).filter((k) => /^tax(bl)?Amt/.test(k)).map((k) => [k, 0]));
-    return { ...base, ...zeros, ...RATES, exchangeRt: '1', cashDcRt: 0, cashDcAmt: 0, ...header, totItemCnt: items.length, itemList: items.map((l, i) => ({ ...l, itemSeq: i + 1 })) };
+    const zeros = Object.fromEntries(
+      Object.keys(base)
+        .filter((k) => /^tax(bl)?Amt/.test(k))
+        .map((k) => [k, 0]),
+    );
+    return {
+      ...base,
+      ...zeros,
+      ...RATES,
+      exchangeRt: '1',
+      cashDcRt: 0,
+      cashDcAmt: 0,
+      ...header,
+      totItemCnt: items.length,
+      itemList: items.map((l, i) => ({ ...l, itemSeq: i + 1 })),
+    };
   }
-  const bread = line({ itemNm: 'Bread', prc: 125, splyAmt: 125, dcRt: 20, dcAmt: 25, vatCatCd: 'A', vatTaxblAmt: 86.2069, vatAmt: 13.7931, exciseTaxblAmt: 0, tlTaxblAmt: 0, iplTaxblAmt: 0, iplAmt: 0, tlAmt: 0, exciseTxAmt: 0, totAmt: 100 });
-  const reinsurance = line({ itemNm: 'Reinsurance', prc: 100, splyAmt: 100, vatCatCd: null, iplCatCd: 'IPL2', vatTaxblAmt: 0, vatAmt: 0, iplTaxblAmt: 100, iplAmt: 0, totAmt: 100 });
+  const bread = line({
+    itemNm: 'Bread',
+    prc: 125,
+    splyAmt: 125,
+    dcRt: 20,
+    dcAmt: 25,
+    vatCatCd: 'A',
+    vatTaxblAmt: 86.2069,
+    vatAmt: 13.7931,
+    exciseTaxblAmt: 0,
+    tlTaxblAmt: 0,
+    iplTaxblAmt: 0,
+    iplAmt: 0,
+    tlAmt: 0,
+    exciseTxAmt: 0,
+    totAmt: 100,
+  });
+  const reinsurance = line({
+    itemNm: 'Reinsurance',
+    prc: 100,
+    splyAmt: 100,
+    vatCatCd: null,
+    iplCatCd: 'IPL2',
+    vatTaxblAmt: 0,
+    vatAmt: 0,
+    iplTaxblAmt: 100,
+    iplAmt: 0,
+    totAmt: 100,
+  });
   const normalSale = () =>
-    realBody([bread, reinsurance], { taxblAmtA: 86.2069, taxAmtA: 13.7931, taxblAmtIpl2: 100, totTaxblAmt: 186.2069, totTaxAmt: 13.7931, cashDcRt: 25, cashDcAmt: 50, totAmt: 150 });
-  const wings = line({ itemNm: 'Chicken wings', rrp: 150, prc: 100, splyAmt: 150, vatCatCd: 'B', vatTaxblAmt: 129.3103, vatAmt: 20.6897, exciseTaxblAmt: 0, exciseTxAmt: 0, totAmt: 100 });
-  const chips = line({ itemNm: 'Chips', rrp: 50, prc: 100, splyAmt: 100, vatCatCd: 'B', vatTaxblAmt: 86.2069, vatAmt: 13.7931, exciseTaxblAmt: 0, exciseTxAmt: 0, totAmt: 100 });
-  const mtvSale = (items = [wings, chips]) => realBody(items, { taxblAmtB: 215.5172, taxAmtB: 34.4828, taxblAmtC: 0, taxAmtC: 0, totTaxblAmt: 215.5172, totTaxAmt: 34.4828, totAmt: 200 });
+    realBody([bread, reinsurance], {
+      taxblAmtA: 86.2069,
+      taxAmtA: 13.7931,
+      taxblAmtIpl2: 100,
+      totTaxblAmt: 186.2069,
+      totTaxAmt: 13.7931,
+      cashDcRt: 25,
+      cashDcAmt: 50,
+      totAmt: 150,
+    });
+  const wings = line({
+    itemNm: 'Chicken wings',
+    rrp: 150,
+    prc: 100,
+    splyAmt: 150,
+    vatCatCd: 'B',
+    vatTaxblAmt: 129.3103,
+    vatAmt: 20.6897,
+    exciseTaxblAmt: 0,
+    exciseTxAmt: 0,
+    totAmt: 100,
+  });
+  const chips = line({
+    itemNm: 'Chips',
+    rrp: 50,
+    prc: 100,
+    splyAmt: 100,
+    vatCatCd: 'B',
+    vatTaxblAmt: 86.2069,
+    vatAmt: 13.7931,
+    exciseTaxblAmt: 0,
+    exciseTxAmt: 0,
+    totAmt: 100,
+  });
+  const mtvSale = (items = [wings, chips]) =>
+    realBody(items, {
+      taxblAmtB: 215.5172,
+      taxAmtB: 34.4828,
+      taxblAmtC: 0,
+      taxAmtC: 0,
+      totTaxblAmt: 215.5172,
+      totTaxAmt: 34.4828,
+      totAmt: 200,
+    });
 
-  test('the authority\'s normal-sale sample: 4 decimals, a discount with its rate, a levy line without VAT, levy rates, a cash discount', async () => {
+  test("the authority's normal-sale sample: 4 decimals, a discount with its rate, a levy line without VAT, levy rates, a cash discount", async () => {
     const wire = await saveSales(normalSale());
     assert.equal(code(wire), '000', wire.envelope?.resultMsg);
   });
 
-  test('the authority\'s MTV sample: VAT on the RRP, splyAmt on the RRP, totAmt what the customer pays, a C bucket', async () => {
+  test("the authority's MTV sample: VAT on the RRP, splyAmt on the RRP, totAmt what the customer pays, a C bucket", async () => {
     const wire = await saveSales(mtvSale());
     assert.equal(code(wire), '000', wire.envelope?.resultMsg);
   });
 
   test('a levy is its rate of its base (tourism levy 1.5 %)', async () => {
-    const room = line({ itemNm: 'Room night', prc: 200, splyAmt: 200, vatCatCd: null, tlCatCd: 'TL', tlTaxblAmt: 200, tlAmt: 3, totAmt: 200 });
-    const levied = (amount: number) => realBody([{ ...room, tlAmt: amount }], { taxblAmtTl: 200, taxAmtTl: amount, totTaxblAmt: 200, totTaxAmt: amount, totAmt: 200 });
+    const room = line({
+      itemNm: 'Room night',
+      prc: 200,
+      splyAmt: 200,
+      vatCatCd: null,
+      tlCatCd: 'TL',
+      tlTaxblAmt: 200,
+      tlAmt: 3,
+      totAmt: 200,
+    });
+    const levied = (amount: number) =>
+      realBody([{ ...room, tlAmt: amount }], { taxblAmtTl: 200, taxAmtTl: amount, totTaxblAmt: 200, totTaxAmt: amount, totAmt: 200 });
     assert.equal(code(await saveSales(levied(3))), '000');
     const wrong = await saveSales(levied(4));
     assert.deepEqual([code(wrong), wrong.envelope?.resultMsg], ['910', 'Wrong Amount computation at itemList[0].tlAmt']);
@@ -286,10 +420,38 @@ describe('bodies as real integrators send them', () => {
       [mtvSale([{ ...wings, rrp: null }, chips]), '910', "Validation error for fields: ['itemList[0].rrp': must not be null]"],
       [mtvSale([{ ...wings, vatTaxblAmt: 86.2069, vatAmt: 13.7931 }, chips]), '910', 'Wrong Amount computation at itemList[0].vatTaxblAmt'],
       [mtvSale([{ ...wings, totAmt: 150 }, chips]), '910', 'Wrong Amount computation at itemList[0].totAmt'],
-      [{ ...normalSale(), itemList: [{ ...bread, dcRt: 30 }, { ...reinsurance, itemSeq: 2 }] }, '910', 'Wrong Amount computation at itemList[0].dcAmt'],
-      [{ ...normalSale(), itemList: [bread, { ...reinsurance, itemSeq: 2, iplCatCd: 'IPL9' }] }, '913', 'Code value error among request parameters: [itemList[1].iplCatCd] IPL9'],
-      [{ ...normalSale(), itemList: [bread, { ...reinsurance, itemSeq: 2, iplCatCd: null }] }, '910', "Validation error for fields: ['itemList[1].vatCatCd': must not be null]"],
-      [{ ...normalSale(), itemList: [{ ...bread, tlAmt: 1.5 }, { ...reinsurance, itemSeq: 2 }] }, '910', 'Wrong Amount computation at itemList[0].tlAmt'],
+      [
+        {
+          ...normalSale(),
+          itemList: [
+            { ...bread, dcRt: 30 },
+            { ...reinsurance, itemSeq: 2 },
+          ],
+        },
+        '910',
+        'Wrong Amount computation at itemList[0].dcAmt',
+      ],
+      [
+        { ...normalSale(), itemList: [bread, { ...reinsurance, itemSeq: 2, iplCatCd: 'IPL9' }] },
+        '913',
+        'Code value error among request parameters: [itemList[1].iplCatCd] IPL9',
+      ],
+      [
+        { ...normalSale(), itemList: [bread, { ...reinsurance, itemSeq: 2, iplCatCd: null }] },
+        '910',
+        "Validation error for fields: ['itemList[1].vatCatCd': must not be null]",
+      ],
+      [
+        {
+          ...normalSale(),
+          itemList: [
+            { ...bread, tlAmt: 1.5 },
+            { ...reinsurance, itemSeq: 2 },
+          ],
+        },
+        '910',
+        'Wrong Amount computation at itemList[0].tlAmt',
+      ],
       [{ ...normalSale(), taxRtTl: 2 }, '910', 'Wrong Amount computation at taxRtTl'],
       [{ ...normalSale(), taxblAmtIpl2: 0 }, '910', 'Wrong Amount computation at taxblAmtIpl2'],
       [{ ...normalSale(), cashDcAmt: 40 }, '910', 'Wrong Amount computation at cashDcAmt'],
@@ -315,19 +477,25 @@ describe('credit and debit notes', () => {
     const other = await addDevice(world);
     const rcptNo = await filedSale(target, 1);
     const otherRcptNo = await filedSale(other.target, 1);
-    const note = (overrides: Partial<ZraSaleDocument>) => buildZraSaleBody(sale(target, 50, { receiptType: 'D', reasonCode: '02', originalSdcId: sdcId, originalReceiptNo: rcptNo, ...overrides }));
+    const note = (overrides: Partial<ZraSaleDocument>) =>
+      buildZraSaleBody(
+        sale(target, 50, { receiptType: 'D', reasonCode: '02', originalSdcId: sdcId, originalReceiptNo: rcptNo, ...overrides }),
+      );
     assert.equal(code(await saveSales({ ...note({}), orgInvcNo: otherRcptNo + 1000 })), '930');
     assert.equal(code(await saveSales(note({ originalSdcId: other.sdcId }))), '930');
     assert.equal(code(await saveSales(note({ invoiceNo: 51 }))), '000');
     // A note cannot be the original of another note.
-    const debitRcptNo = (await post('/trnsSales/selectInvoice', { tpin: target.tpin, bhfId: '000', cisInvcNo: '51', invcSdcId: sdcId })).envelope?.data as { rcptNo: number };
+    const debitRcptNo = (await post('/trnsSales/selectInvoice', { tpin: target.tpin, bhfId: '000', cisInvcNo: '51', invcSdcId: sdcId }))
+      .envelope?.data as { rcptNo: number };
     assert.equal(code(await saveSales(note({ invoiceNo: 52, originalReceiptNo: debitRcptNo.rcptNo }))), '930');
   });
 
   test('needs its reason code', async () => {
     const { target, sdcId } = await addDevice(world);
     const rcptNo = await filedSale(target, 1);
-    const credit = buildZraSaleBody(sale(target, 2, { receiptType: 'R', reasonCode: '01', originalSdcId: sdcId, originalReceiptNo: rcptNo }));
+    const credit = buildZraSaleBody(
+      sale(target, 2, { receiptType: 'R', reasonCode: '01', originalSdcId: sdcId, originalReceiptNo: rcptNo }),
+    );
     assert.equal(code(await saveSales({ ...credit, rfdRsnCd: null })), '910');
     assert.equal(code(await saveSales({ ...credit, rfdRsnCd: '99' })), '913');
   });
@@ -365,7 +533,13 @@ describe('customers, items, imports', () => {
     world.sim.control.feedImports(target.tpin, '000', [{ itemNm: 'Fertiliser 50kg' }, { itemNm: 'Seed maize 10kg' }]);
     const wire = await post('/imports/selectImportItems', { tpin: target.tpin, bhfId: '000', lastReqDt: since });
     const items = (wire.envelope?.data as { itemList: { itemNm: string; itemSeq: number; dclDe: string }[] }).itemList;
-    assert.deepEqual(items.map((i) => [i.itemNm, i.itemSeq]), [['Fertiliser 50kg', 1], ['Seed maize 10kg', 2]]);
+    assert.deepEqual(
+      items.map((i) => [i.itemNm, i.itemSeq]),
+      [
+        ['Fertiliser 50kg', 1],
+        ['Seed maize 10kg', 2],
+      ],
+    );
     assert.equal(items[0]?.dclDe, formatVsdcDate(new Date()));
     assert.equal(code(await post('/imports/selectImportItems', { tpin: target.tpin, bhfId: '000', lastReqDt: '29990101000000' })), '001');
   });
@@ -373,9 +547,23 @@ describe('customers, items, imports', () => {
   test('updateImportItems checks status and classification', async () => {
     const { target } = await addDevice(world);
     const [line] = world.sim.control.feedImports(target.tpin, '000', [{}]);
-    const decision = { itemSeq: 1, hsCd: line!.hsCd, itemClsCd: '50221200', itemCd: 'IMP-1', imptItemSttsCd: '3', modrId: 'x', modrNm: 'x' };
+    const decision = {
+      itemSeq: 1,
+      hsCd: line!.hsCd,
+      itemClsCd: '50221200',
+      itemCd: 'IMP-1',
+      imptItemSttsCd: '3',
+      modrId: 'x',
+      modrNm: 'x',
+    };
     const call = (patch: Record<string, unknown>) =>
-      post('/imports/updateImportItems', { tpin: target.tpin, bhfId: '000', taskCd: line!.taskCd, dclDe: line!.dclDe, importItemList: [{ ...decision, ...patch }] });
+      post('/imports/updateImportItems', {
+        tpin: target.tpin,
+        bhfId: '000',
+        taskCd: line!.taskCd,
+        dclDe: line!.dclDe,
+        importItemList: [{ ...decision, ...patch }],
+      });
     assert.equal(code(await call({ imptItemSttsCd: '7' })), '913');
     assert.equal(code(await call({ itemClsCd: '11111111' })), '913');
     assert.equal(code(await call({ itemSeq: 9 })), '910');

@@ -9,7 +9,11 @@ import { field, formMessage, problemMessage, productName } from '../view.ts';
 const SIGN_IN_HREF = '/console/#/';
 
 function page(title: string, ...content: Parameters<typeof h>[2][]): HTMLElement {
-  return h('main', { id: 'main', class: 'signin-page' }, h('div', { class: 'card account-card' }, productName(), h('h1', { id: 'signin-title', tabindex: -1 }, title), ...content));
+  return h(
+    'main',
+    { id: 'main', class: 'signin-page' },
+    h('div', { class: 'card account-card' }, productName(), h('h1', { id: 'signin-title', tabindex: -1 }, title), ...content),
+  );
 }
 
 function input(attributes: Record<string, string | boolean>): HTMLInputElement {
@@ -17,7 +21,8 @@ function input(attributes: Record<string, string | boolean>): HTMLInputElement {
 }
 
 function linkMessage(err: unknown, what: string): string {
-  if (err instanceof ApiProblem && err.code === 'link_invalid') return `This ${what} link is unknown, already used or expired. Links work once and for a limited time; ask for a new one${what === 'confirmation' ? ' below' : ''}.`;
+  if (err instanceof ApiProblem && err.code === 'link_invalid')
+    return `This ${what} link is unknown, already used or expired. Links work once and for a limited time; ask for a new one${what === 'confirmation' ? ' below' : ''}.`;
   return problemMessage(err);
 }
 
@@ -29,7 +34,9 @@ export async function developmentLink(email: string, kind: string, since = Date.
     for (let attempt = 0; attempt < 10 && !mail; attempt++) {
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 300));
       const outbox = await publicRequest<{ data: OutboxMail[] }>('GET', '/api/v1/dev/outbox');
-      const matching = outbox.data.filter((m) => m.to.toLowerCase() === email.toLowerCase() && m.link !== null && m.link.includes(kind) && Date.parse(m.sentAt) >= since);
+      const matching = outbox.data.filter(
+        (m) => m.to.toLowerCase() === email.toLowerCase() && m.link !== null && m.link.includes(kind) && Date.parse(m.sentAt) >= since,
+      );
       mail = matching.sort((a, b) => Date.parse(b.sentAt) - Date.parse(a.sentAt))[0]; // the newest: asking again voids older links
     }
     if (!mail?.link) return null;
@@ -67,8 +74,24 @@ function passwordInput(id: string, autocomplete: string): HTMLInputElement {
  * the id against the chosen authority's form all the same.
  */
 const SIGN_UP_AUTHORITIES = [
-  { value: 'zra', label: 'Zambia — ZRA (Smart Invoice)', idLabel: 'TPIN', pattern: '[0-9]{10}', maxlength: 10, inputmode: 'numeric', hint: '10 digits.' },
-  { value: 'kra', label: 'Kenya — KRA (eTIMS)', idLabel: 'KRA PIN', pattern: '[A-Za-z][0-9]{9}[A-Za-z]', maxlength: 11, inputmode: 'text', hint: 'A letter, 9 digits and a letter, e.g. P051234567X.' },
+  {
+    value: 'zra',
+    label: 'Zambia — ZRA (Smart Invoice)',
+    idLabel: 'TPIN',
+    pattern: '[0-9]{10}',
+    maxlength: 10,
+    inputmode: 'numeric',
+    hint: '10 digits.',
+  },
+  {
+    value: 'kra',
+    label: 'Kenya — KRA (eTIMS)',
+    idLabel: 'KRA PIN',
+    pattern: '[A-Za-z][0-9]{9}[A-Za-z]',
+    maxlength: 11,
+    inputmode: 'text',
+    hint: 'A letter, 9 digits and a letter, e.g. P051234567X.',
+  },
 ] as const;
 type SignUpAuthority = (typeof SIGN_UP_AUTHORITIES)[number];
 
@@ -79,7 +102,9 @@ function taxpayerIdField(): { element: HTMLElement; input: HTMLInputElement; fol
   const label = h('label', { for: id });
   const hint = h('small', { id: `${id}-hint`, class: 'muted' });
   let current: SignUpAuthority = SIGN_UP_AUTHORITIES[0];
-  tpin.addEventListener('invalid', () => tpin.setCustomValidity(tpin.validity.patternMismatch ? `${current.idLabel}: ${current.hint}` : ''));
+  tpin.addEventListener('invalid', () =>
+    tpin.setCustomValidity(tpin.validity.patternMismatch ? `${current.idLabel}: ${current.hint}` : ''),
+  );
   tpin.addEventListener('input', () => tpin.setCustomValidity(''));
   const follow = (authority: SignUpAuthority) => {
     current = authority;
@@ -109,7 +134,11 @@ export function signUpView(): HTMLElement {
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Create the account') as HTMLButtonElement;
   const container = page(
     'Create an account',
-    h('p', { class: 'muted' }, 'For a merchant that files its own documents. We mail a link to confirm your address; you can sign in once you open it.'),
+    h(
+      'p',
+      { class: 'muted' },
+      'For a merchant that files its own documents. We mail a link to confirm your address; you can sign in once you open it.',
+    ),
   );
   const form = h(
     'form',
@@ -132,7 +161,13 @@ export function signUpView(): HTMLElement {
           const address = email.value.trim();
           const done = page(
             'Check your email',
-            h('p', { role: 'status' }, 'We sent a link to ', h('strong', null, address), ' to confirm the address. Open it, then sign in. The link works once, for 24 hours.'),
+            h(
+              'p',
+              { role: 'status' },
+              'We sent a link to ',
+              h('strong', null, address),
+              ' to confirm the address. Open it, then sign in. The link works once, for 24 hours.',
+            ),
             h('p', null, h('a', { href: SIGN_IN_HREF }, 'Back to sign in')),
           );
           container.replaceWith(done);
@@ -207,7 +242,9 @@ function resendVerificationForm(): HTMLElement {
         const since = Date.now() - 5_000;
         try {
           await publicRequest('POST', '/api/v1/account/verify/resend', { email: email.value.trim() });
-          message.ok('If the address has an account waiting for confirmation, a new link is on its way: it works once, for 24 hours, and replaces the earlier ones. If the address is confirmed already, sign in.');
+          message.ok(
+            'If the address has an account waiting for confirmation, a new link is on its way: it works once, for 24 hours, and replaces the earlier ones. If the address is confirmed already, sign in.',
+          );
           const dev = await developmentLink(email.value.trim(), '/account/verify', since);
           if (dev) form.append(dev);
         } catch (err) {
@@ -234,7 +271,13 @@ function verifyEmailView(): HTMLElement {
   const container = page('Confirm your email', status);
   const card = container.querySelector('.card')!;
   if (!token) {
-    status.replaceWith(h('p', { role: 'status' }, 'Open the link from the mail we sent you, in full. Lost the mail, or did the link expire? We mail you a new one.'));
+    status.replaceWith(
+      h(
+        'p',
+        { role: 'status' },
+        'Open the link from the mail we sent you, in full. Lost the mail, or did the link expire? We mail you a new one.',
+      ),
+    );
     card.append(resendVerificationForm());
     return container;
   }
@@ -242,7 +285,13 @@ function verifyEmailView(): HTMLElement {
     .then((answer) =>
       status.replaceWith(
         answer.alreadyVerified
-          ? h('p', { role: 'status', class: 'ok-text' }, 'Your email address is already confirmed — ', h('a', { href: SIGN_IN_HREF }, 'sign in'), '.')
+          ? h(
+              'p',
+              { role: 'status', class: 'ok-text' },
+              'Your email address is already confirmed — ',
+              h('a', { href: SIGN_IN_HREF }, 'sign in'),
+              '.',
+            )
           : h('p', { role: 'status', class: 'ok-text' }, 'Your email address is confirmed. ', h('a', { href: SIGN_IN_HREF }, 'Sign in')),
       ),
     )
@@ -254,7 +303,14 @@ function verifyEmailView(): HTMLElement {
   return container;
 }
 
-function choosePasswordPage(title: string, intro: string, what: string, submitLabel: string, send: (token: string, password: string) => Promise<unknown>, done: string): HTMLElement {
+function choosePasswordPage(
+  title: string,
+  intro: string,
+  what: string,
+  submitLabel: string,
+  send: (token: string, password: string) => Promise<unknown>,
+  done: string,
+): HTMLElement {
   const token = tokenFromUrl();
   forgetToken();
   if (!token) return page(title, h('p', { class: 'error-text', role: 'alert' }, 'This page needs the link from the mail, in full.'));

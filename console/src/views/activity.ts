@@ -22,7 +22,16 @@ export function activityView(base: string): View {
       { id: 'window-filter', onchange: (e: Event) => setParam('window', (e.target as HTMLSelectElement).value) },
       WINDOWS.map(([value, label]) => h('option', { value, selected: value === window }, label)),
     );
-    const head = heading('Filings per minute', h('div', { class: 'toolbar' }, h('label', { for: 'window-filter' }, 'Window'), select, h('button', { type: 'button', onclick: ctx.refresh }, 'Refresh')));
+    const head = heading(
+      'Filings per minute',
+      h(
+        'div',
+        { class: 'toolbar' },
+        h('label', { for: 'window-filter' }, 'Window'),
+        select,
+        h('button', { type: 'button', onclick: ctx.refresh }, 'Refresh'),
+      ),
+    );
     try {
       const { data } = await ctx.api.get<{ data: Filings }>(`${base}${query({ window })}`);
       const label = WINDOWS.find(([value]) => value === window)?.[1].toLowerCase() ?? window;

@@ -16,19 +16,33 @@ export function actionSelect(id: string, current: string, options: { merchantTra
     { id, name: 'action' },
     option('', 'Every action'),
     options.actions
-      ? families.map((f) => h('optgroup', { label: f.label }, option(f.prefix, `${f.label}: every action`), f.actions.map((a) => option(a, a))))
+      ? families.map((f) =>
+          h(
+            'optgroup',
+            { label: f.label },
+            option(f.prefix, `${f.label}: every action`),
+            f.actions.map((a) => option(a, a)),
+          ),
+        )
       : families.map((f) => option(f.prefix, f.label)),
     current && !known ? h('option', { value: current, selected: true }, current) : null,
   ) as HTMLSelectElement;
 }
 
 /** `partnerId` → `partner id`. */
-const words = (key: string) => key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/_/g, ' ').toLowerCase();
+const words = (key: string) =>
+  key
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/_/g, ' ')
+    .toLowerCase();
 
 function valueText(value: unknown): string {
   if (value === null || value === undefined) return '—';
   if (Array.isArray(value)) return value.length ? value.map(valueText).join(', ') : 'none';
-  if (typeof value === 'object') return Object.entries(value as Record<string, unknown>).map(([k, v]) => `${words(k)} ${valueText(v)}`).join(', ');
+  if (typeof value === 'object')
+    return Object.entries(value as Record<string, unknown>)
+      .map(([k, v]) => `${words(k)} ${valueText(v)}`)
+      .join(', ');
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
   return String(value);
 }
@@ -37,5 +51,9 @@ function valueText(value: unknown): string {
 export function detailsList(details: Record<string, unknown>): HTMLElement | string {
   const entries = Object.entries(details);
   if (entries.length === 0) return '—';
-  return h('dl', { class: 'audit-details' }, entries.map(([key, value]) => h('div', null, h('dt', null, `${words(key)}:`), ' ', h('dd', null, valueText(value)))));
+  return h(
+    'dl',
+    { class: 'audit-details' },
+    entries.map(([key, value]) => h('div', null, h('dt', null, `${words(key)}:`), ' ', h('dd', null, valueText(value)))),
+  );
 }

@@ -15,7 +15,8 @@ const STATUSES = [
 ] as const;
 
 const TONES = { failed: 'danger', pending: 'warn', uploaded: 'ok' } as const;
-const statusBadge = (doc: DocumentSummary) => (doc.status === 'failed' && doc.resolution ? badge('failed · resolved', 'neutral') : badge(doc.status, TONES[doc.status]));
+const statusBadge = (doc: DocumentSummary) =>
+  doc.status === 'failed' && doc.resolution ? badge('failed · resolved', 'neutral') : badge(doc.status, TONES[doc.status]);
 
 /** The receipt route of a merchant's document: the secret travels in a header, never in a URL. */
 const receiptPath = (doc: DocumentSummary, saleId = doc.id) => `/api/v1/tenants/${doc.tenantId}/sales/${saleId}/receipt`;
@@ -25,8 +26,21 @@ function receiptCell(doc: DocumentSummary, ctx: ViewContext, printable: boolean)
   if (doc.status !== 'uploaded') return h('small', { class: 'muted' }, 'Not printable: only uploaded documents are fiscal receipts.');
   if (!printable) return '—';
   const what = `invoice ${doc.invoiceNo}`;
-  const preview: HTMLButtonElement = h('button', { type: 'button', class: 'link-button', onclick: () => void receiptPdf(ctx, ctx.api, receiptPath(doc), preview, what, true) }, `Preview receipt of invoice ${doc.invoiceNo}`);
-  const print: HTMLButtonElement = h('button', { type: 'button', class: 'link-button', title: PRINT_HINT, onclick: () => void receiptPdf(ctx, ctx.api, receiptPath(doc), print, what, false) }, `Print receipt of invoice ${doc.invoiceNo} (PDF)`);
+  const preview: HTMLButtonElement = h(
+    'button',
+    { type: 'button', class: 'link-button', onclick: () => void receiptPdf(ctx, ctx.api, receiptPath(doc), preview, what, true) },
+    `Preview receipt of invoice ${doc.invoiceNo}`,
+  );
+  const print: HTMLButtonElement = h(
+    'button',
+    {
+      type: 'button',
+      class: 'link-button',
+      title: PRINT_HINT,
+      onclick: () => void receiptPdf(ctx, ctx.api, receiptPath(doc), print, what, false),
+    },
+    `Print receipt of invoice ${doc.invoiceNo} (PDF)`,
+  );
   return h('span', { class: 'stack' }, preview, print);
 }
 
@@ -39,7 +53,20 @@ function resolutionCell(doc: DocumentSummary, ctx: ViewContext, printable: boole
   if (replacement !== null && printable) {
     const button: HTMLButtonElement = h(
       'button',
-      { type: 'button', class: 'link-button', title: PRINT_HINT, onclick: () => void receiptPdf(ctx, ctx.api, receiptPath(doc, replacement), button, `document ${replacement}, the reissue of invoice ${doc.invoiceNo}`, false) },
+      {
+        type: 'button',
+        class: 'link-button',
+        title: PRINT_HINT,
+        onclick: () =>
+          void receiptPdf(
+            ctx,
+            ctx.api,
+            receiptPath(doc, replacement),
+            button,
+            `document ${replacement}, the reissue of invoice ${doc.invoiceNo}`,
+            false,
+          ),
+      },
       `Print receipt of the replacement, document ${replacement} (PDF)`,
     );
     link = button;
@@ -71,7 +98,13 @@ export function documentsView(base: string, options: { printable: boolean }): Vi
       { class: 'toolbar' },
       h('label', { for: 'status-filter' }, 'Status'),
       select,
-      tenant || branch ? h('button', { type: 'button', onclick: () => (location.hash = `${location.hash.split('?')[0]}?status=${status}`) }, `Clear merchant filter (${tenant ?? ''}${branch ? ` / ${branch}` : ''})`) : null,
+      tenant || branch
+        ? h(
+            'button',
+            { type: 'button', onclick: () => (location.hash = `${location.hash.split('?')[0]}?status=${status}`) },
+            `Clear merchant filter (${tenant ?? ''}${branch ? ` / ${branch}` : ''})`,
+          )
+        : null,
       h('button', { type: 'button', onclick: ctx.refresh }, 'Refresh'),
     );
     const head = heading('Documents', filters);
@@ -103,10 +136,38 @@ export function documentsView(base: string, options: { printable: boolean }): Vi
             'The authority refused these documents: each needs the merchant to act. Reissue a sale with corrected lines or customer (POST /api/v1/sales/{id}/reissue), or mark a document resolved with a note when nothing must be filed (POST /api/v1/sales/{id}/resolve). The result code and reason come from the authority.',
           )
         : status === 'resolved'
-          ? h('p', { class: 'muted' }, 'Refused documents the merchant has dealt with: reissued as a new document, or marked resolved with a note. Their lines and totals are as they were refused.')
+          ? h(
+              'p',
+              { class: 'muted' },
+              'Refused documents the merchant has dealt with: reissued as a new document, or marked resolved with a note. Their lines and totals are as they were refused.',
+            )
           : null,
       status === 'uploaded' && options.printable ? h('p', { class: 'muted' }, PRINT_HINT) : null,
-      table(`Documents, ${chosen[1]}`, ['Invoice', 'Authority invoice no.', 'Client reference', 'Merchant', 'Stored', 'Total', 'Status', 'Result code', 'Last error', 'Resolution', 'Receipt'], rows, { empty: status === 'resolved' ? 'No resolved documents.' : status === 'failed' ? 'No refused document waits to be dealt with.' : `No ${status} documents.` }),
+      table(
+        `Documents, ${chosen[1]}`,
+        [
+          'Invoice',
+          'Authority invoice no.',
+          'Client reference',
+          'Merchant',
+          'Stored',
+          'Total',
+          'Status',
+          'Result code',
+          'Last error',
+          'Resolution',
+          'Receipt',
+        ],
+        rows,
+        {
+          empty:
+            status === 'resolved'
+              ? 'No resolved documents.'
+              : status === 'failed'
+                ? 'No refused document waits to be dealt with.'
+                : `No ${status} documents.`,
+        },
+      ),
       pager(result.meta, (p) => setParam('page', String(p))),
     ];
   };

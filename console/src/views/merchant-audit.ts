@@ -29,12 +29,22 @@ const ACTOR_LABELS: Record<string, string> = {
 
 function actorCell(e: AuditEntry) {
   const label = ACTOR_LABELS[e.actor.type] ?? e.actor.type;
-  return h('span', { class: 'stack' }, h('strong', null, e.actor.name ?? (e.actor.id ? `${label} ${e.actor.id}` : label)), h('small', { class: 'muted' }, e.actor.id ? `${label} #${e.actor.id}` : label));
+  return h(
+    'span',
+    { class: 'stack' },
+    h('strong', null, e.actor.name ?? (e.actor.id ? `${label} ${e.actor.id}` : label)),
+    h('small', { class: 'muted' }, e.actor.id ? `${label} #${e.actor.id}` : label),
+  );
 }
 
 function targetCell(e: AuditEntry) {
   if (!e.target) return '—';
-  return h('span', { class: 'stack' }, e.target.name ?? `${e.target.type} ${e.target.id}`, h('small', { class: 'muted' }, `${e.target.type} #${e.target.id}`));
+  return h(
+    'span',
+    { class: 'stack' },
+    e.target.name ?? `${e.target.type} ${e.target.id}`,
+    h('small', { class: 'muted' }, `${e.target.type} #${e.target.id}`),
+  );
 }
 
 export async function merchantAuditView(ctx: ViewContext) {
@@ -51,7 +61,11 @@ export async function merchantAuditView(ctx: ViewContext) {
   };
   const filters: Record<string, string | undefined> = {};
   for (const name of FILTERS) filters[name] = value(name) || undefined;
-  const download = h('a', { class: 'button-link', href: `/api/v1/audit/export${query(filters)}`, download: 'audit.csv', 'data-testid': 'audit-export' }, 'Download CSV');
+  const download = h(
+    'a',
+    { class: 'button-link', href: `/api/v1/audit/export${query(filters)}`, download: 'audit.csv', 'data-testid': 'audit-export' },
+    'Download CSV',
+  );
   const form = h(
     'form',
     {
@@ -69,7 +83,13 @@ export async function merchantAuditView(ctx: ViewContext) {
     labelled('audit-action', 'Action', action),
     labelled('audit-from', 'From', from),
     labelled('audit-to', 'To', to),
-    h('div', { class: 'filter-actions' }, h('button', { type: 'submit', class: 'primary' }, 'Filter'), h('a', { href: '#/audit', class: 'button-link' }, 'Clear'), download),
+    h(
+      'div',
+      { class: 'filter-actions' },
+      h('button', { type: 'submit', class: 'primary' }, 'Filter'),
+      h('a', { href: '#/audit', class: 'button-link' }, 'Clear'),
+      download,
+    ),
   );
   const head = heading('Audit trail', h('button', { type: 'button', onclick: ctx.refresh }, 'Refresh'));
   let result: Page<AuditEntry>;
@@ -78,13 +98,25 @@ export async function merchantAuditView(ctx: ViewContext) {
   } catch (err) {
     return [head, form, errorBox(err)];
   }
-  const rows = result.data.map((e) => [dateTime(e.at), h('span', { class: 'mono nowrap', 'data-testid': `audit-${e.id}` }, e.action), actorCell(e), targetCell(e), detailsList(e.details)]);
+  const rows = result.data.map((e) => [
+    dateTime(e.at),
+    h('span', { class: 'mono nowrap', 'data-testid': `audit-${e.id}` }, e.action),
+    actorCell(e),
+    targetCell(e),
+    detailsList(e.details),
+  ]);
   const filtered = FILTERS.some((name) => value(name));
   return [
     head,
     form,
-    h('p', { class: 'muted', role: 'status' }, `${result.meta.total} record${result.meta.total === 1 ? '' : 's'}${filtered ? ' match' : ''}, newest first. Dates are the days of your merchant. Credit and debit notes are here (action Documents); every document, with who issued it, is in Documents.`),
-    table('Audit trail', ['When', 'Action', 'Who', 'On what', 'Details'], rows, { empty: filtered ? 'No record matches.' : 'Nothing recorded yet.' }),
+    h(
+      'p',
+      { class: 'muted', role: 'status' },
+      `${result.meta.total} record${result.meta.total === 1 ? '' : 's'}${filtered ? ' match' : ''}, newest first. Dates are the days of your merchant. Credit and debit notes are here (action Documents); every document, with who issued it, is in Documents.`,
+    ),
+    table('Audit trail', ['When', 'Action', 'Who', 'On what', 'Details'], rows, {
+      empty: filtered ? 'No record matches.' : 'Nothing recorded yet.',
+    }),
     pager(result.meta, (p) => {
       const params = new URLSearchParams(ctx.params);
       params.set('page', String(p));

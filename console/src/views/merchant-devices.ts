@@ -22,14 +22,24 @@ function simulatorOffer(simulatorUrl: string | null, url: HTMLInputElement, test
   return h(
     'div',
     { class: 'notice notice-dev', 'data-testid': testId },
-    h('p', null, 'Development: this gateway runs a built-in VSDC simulator at ', h('code', null, simulatorUrl), '. Register a device on it to try the console and the API; any serial works there.'),
-    h('button', {
-      type: 'button',
-      onclick: () => {
-        url.value = simulatorUrl;
-        url.focus();
+    h(
+      'p',
+      null,
+      'Development: this gateway runs a built-in VSDC simulator at ',
+      h('code', null, simulatorUrl),
+      '. Register a device on it to try the console and the API; any serial works there.',
+    ),
+    h(
+      'button',
+      {
+        type: 'button',
+        onclick: () => {
+          url.value = simulatorUrl;
+          url.focus();
+        },
       },
-    }, 'Use the built-in simulator'),
+      'Use the built-in simulator',
+    ),
   );
 }
 
@@ -40,7 +50,13 @@ function protocolCell(device: Device) {
 
 function stateCell(device: Device) {
   if (!device.initialized) return h('span', { class: 'stack' }, badge('Not initialised', 'warn'), h('small', null, 'Cannot file yet'));
-  return h('span', { class: 'stack' }, badge('Initialised', 'ok'), h('small', null, 'Since ', dateTime(device.initializedAt)), device.nextInvoiceNo !== null ? h('small', null, `Next invoice no. ${device.nextInvoiceNo}`) : null);
+  return h(
+    'span',
+    { class: 'stack' },
+    badge('Initialised', 'ok'),
+    h('small', null, 'Since ', dateTime(device.initializedAt)),
+    device.nextInvoiceNo !== null ? h('small', null, `Next invoice no. ${device.nextInvoiceNo}`) : null,
+  );
 }
 
 /** The correction form of a device not yet initialised, and how to open it from elsewhere (a failure). */
@@ -141,15 +157,20 @@ function actionsCell(ctx: ViewContext, device: Device, message: ReturnType<typeo
     initialise,
     failure,
     correct.element,
-    confirmAction(`Remove device of branch ${device.branch}`, `Remove the device of branch ${device.branch}?`, 'Yes, remove it', async () => {
-      try {
-        await ctx.api.delete(`${BASE}/${device.branch}`);
-        ctx.announce(`Device of branch ${device.branch} removed.`);
-        ctx.refreshStanding();
-      } catch (err) {
-        message.error(err);
-      }
-    }),
+    confirmAction(
+      `Remove device of branch ${device.branch}`,
+      `Remove the device of branch ${device.branch}?`,
+      'Yes, remove it',
+      async () => {
+        try {
+          await ctx.api.delete(`${BASE}/${device.branch}`);
+          ctx.announce(`Device of branch ${device.branch} removed.`);
+          ctx.refreshStanding();
+        } catch (err) {
+          message.error(err);
+        }
+      },
+    ),
   );
 }
 
@@ -158,7 +179,14 @@ function registerForm(ctx: ViewContext, taken: string[], simulatorUrl: string | 
   const width = form.headquarters.length;
   const free = Array.from({ length: 10 ** width }, (_, i) => String(i).padStart(width, '0')).find((b) => !taken.includes(b)) ?? '';
   const serial = h('input', { type: 'text', required: true, maxlength: '100', autocomplete: 'off' }) as HTMLInputElement;
-  const branch = h('input', { type: 'text', required: true, pattern: htmlPattern(form.pattern), maxlength: String(width), inputmode: 'numeric', value: free }) as HTMLInputElement;
+  const branch = h('input', {
+    type: 'text',
+    required: true,
+    pattern: htmlPattern(form.pattern),
+    maxlength: String(width),
+    inputmode: 'numeric',
+    value: free,
+  }) as HTMLInputElement;
   const url = h('input', { type: 'url', required: true, maxlength: '500', placeholder: 'http://192.0.2.10:8080' }) as HTMLInputElement;
   const message = formMessage('register-message');
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Register the device') as HTMLButtonElement;
@@ -181,10 +209,19 @@ function registerForm(ctx: ViewContext, taken: string[], simulatorUrl: string | 
       },
     },
     h('h2', { id: 'register-title' }, 'Register a device'),
-    h('p', { class: 'muted' }, 'The VSDC of a branch: its serial number, the branch id the authority gave it, and the address the gateway reaches it at.'),
+    h(
+      'p',
+      { class: 'muted' },
+      'The VSDC of a branch: its serial number, the branch id the authority gave it, and the address the gateway reaches it at.',
+    ),
     field('device-serial', 'Device serial', serial),
     field('device-branch', 'Branch', branch, `${form.words}; ${form.headquarters} is headquarters.`),
-    field('device-url', 'VSDC address', url, 'http(s)://host:port, with its context path if it has one: where the gateway reaches the branch\'s VSDC (ask whoever installed it).'),
+    field(
+      'device-url',
+      'VSDC address',
+      url,
+      "http(s)://host:port, with its context path if it has one: where the gateway reaches the branch's VSDC (ask whoever installed it).",
+    ),
     simulatorOffer(simulatorUrl, url, 'register-simulator'),
     message.element,
     submit,
@@ -215,10 +252,23 @@ export async function devicesView(ctx: ViewContext) {
   ]);
   return [
     head,
-    h('p', { class: 'muted' }, 'A branch files through its device once it is initialised: the VSDC then gives its SDC id and counters, and the gateway numbers the branch\'s invoices after them.'),
+    h(
+      'p',
+      { class: 'muted' },
+      "A branch files through its device once it is initialised: the VSDC then gives its SDC id and counters, and the gateway numbers the branch's invoices after them.",
+    ),
     h('p', { 'data-testid': 'devices-authority' }, 'Tax authority: ', h('strong', null, authority.name), '.'),
     message.element,
-    table('Devices', ['Branch', 'Serial', 'Protocol', 'VSDC address', 'State', 'SDC id', ...(writer ? ['Actions'] : [])], rows, { empty: 'No device yet.' }),
-    writer ? registerForm(ctx, devices.map((d) => d.branch), simulatorUrl, authority.branch) : h('p', { class: 'muted' }, 'Viewers see the devices; an owner or admin registers and initialises them.'),
+    table('Devices', ['Branch', 'Serial', 'Protocol', 'VSDC address', 'State', 'SDC id', ...(writer ? ['Actions'] : [])], rows, {
+      empty: 'No device yet.',
+    }),
+    writer
+      ? registerForm(
+          ctx,
+          devices.map((d) => d.branch),
+          simulatorUrl,
+          authority.branch,
+        )
+      : h('p', { class: 'muted' }, 'Viewers see the devices; an owner or admin registers and initialises them.'),
   ];
 }

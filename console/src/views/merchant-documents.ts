@@ -16,12 +16,20 @@ export async function merchantDocumentsView(ctx: ViewContext) {
   const page = Number(ctx.params.get('page') ?? '1');
   const branches = await branchesOf(ctx.api);
 
-  const reference = h('input', { type: 'search', name: 'reference', value: value('reference'), placeholder: 'Your invoice no. or Idempotency-Key', autocomplete: 'off' }) as HTMLInputElement;
+  const reference = h('input', {
+    type: 'search',
+    name: 'reference',
+    value: value('reference'),
+    placeholder: 'Your invoice no. or Idempotency-Key',
+    autocomplete: 'off',
+  }) as HTMLInputElement;
   const status = h(
     'select',
     { name: 'status' },
     h('option', { value: '' }, 'Any status'),
-    (Object.keys(STATUS_FILTERS) as StatusFilter[]).map((s) => h('option', { value: s, selected: value('status') === s }, STATUS_FILTERS[s].label)),
+    (Object.keys(STATUS_FILTERS) as StatusFilter[]).map((s) =>
+      h('option', { value: s, selected: value('status') === s }, STATUS_FILTERS[s].label),
+    ),
   ) as HTMLSelectElement;
   const type = h(
     'select',
@@ -62,7 +70,12 @@ export async function merchantDocumentsView(ctx: ViewContext) {
     labelled('filter-branch', 'Branch', branch),
     labelled('filter-from', 'From', from),
     labelled('filter-to', 'To', to),
-    h('div', { class: 'filter-actions' }, h('button', { type: 'submit', class: 'primary' }, 'Search'), h('a', { href: '#/documents', class: 'button-link' }, 'Clear')),
+    h(
+      'div',
+      { class: 'filter-actions' },
+      h('button', { type: 'submit', class: 'primary' }, 'Search'),
+      h('a', { href: '#/documents', class: 'button-link' }, 'Clear'),
+    ),
   );
   const head = heading('Documents', h('button', { type: 'button', onclick: ctx.refresh }, 'Refresh'));
   const filters: Record<string, string | number | boolean | undefined> = { page };
@@ -76,7 +89,12 @@ export async function merchantDocumentsView(ctx: ViewContext) {
     return [head, form, errorBox(err)];
   }
   const rows = result.data.map((doc) => [
-    h('span', { class: 'stack' }, h('a', { href: `#/document?id=${doc.id}`, 'data-testid': `document-${doc.id}` }, `No. ${doc.invoiceNo}`), h('small', null, TYPE_LABELS[doc.type])),
+    h(
+      'span',
+      { class: 'stack' },
+      h('a', { href: `#/document?id=${doc.id}`, 'data-testid': `document-${doc.id}` }, `No. ${doc.invoiceNo}`),
+      h('small', null, TYPE_LABELS[doc.type]),
+    ),
     doc.authorityInvoiceNo ? h('span', { class: 'mono' }, doc.authorityInvoiceNo) : h('small', { class: 'muted' }, 'Not fiscalised'),
     doc.clientInvoiceNo ?? '—',
     doc.branch,
@@ -90,10 +108,19 @@ export async function merchantDocumentsView(ctx: ViewContext) {
   return [
     head,
     form,
-    h('p', { class: 'muted', role: 'status' }, `${result.meta.total} document${result.meta.total === 1 ? '' : 's'}${filtered ? ' match' : ''}. Days and times are your merchant's, in ${shownZoneName()}.`),
+    h(
+      'p',
+      { class: 'muted', role: 'status' },
+      `${result.meta.total} document${result.meta.total === 1 ? '' : 's'}${filtered ? ' match' : ''}. Days and times are your merchant's, in ${shownZoneName()}.`,
+    ),
     rows.length === 0 && !filtered
       ? firstStepsEmpty(ctx, 'No documents yet.')
-      : table('Documents', ['Invoice', 'Authority invoice no.', 'Reference', 'Branch', 'Date', 'Customer', 'Total', 'Status', 'Receipt'], rows, { empty: 'No document matches.' }),
+      : table(
+          'Documents',
+          ['Invoice', 'Authority invoice no.', 'Reference', 'Branch', 'Date', 'Customer', 'Total', 'Status', 'Receipt'],
+          rows,
+          { empty: 'No document matches.' },
+        ),
     pager(result.meta, (p) => {
       const params = new URLSearchParams(ctx.params);
       params.set('page', String(p));

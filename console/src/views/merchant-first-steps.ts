@@ -22,7 +22,9 @@ export function firstStepsEmpty(ctx: ViewContext, nothing: string): HTMLElement 
       h(
         'p',
         null,
-        writer ? 'Register your branch\'s device (its VSDC: serial and address) and initialise it with the authority under ' : 'An owner or admin of your merchant registers your branch\'s device (its VSDC) and initialises it under ',
+        writer
+          ? "Register your branch's device (its VSDC: serial and address) and initialise it with the authority under "
+          : "An owner or admin of your merchant registers your branch's device (its VSDC) and initialises it under ",
         h('a', { href: '#/devices' }, 'Devices'),
         ctx.account?.merchant.origin === 'partner' ? ' (or ask your provider, who usually does it for you)' : null,
         '. Once a branch is initialised, the sales you fiscalise appear here.',

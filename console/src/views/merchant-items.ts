@@ -45,26 +45,70 @@ function stockCell(item: ItemResource, levels: StockLevelResource[] | undefined)
   if (!isGoods(item)) return h('small', { class: 'muted' }, 'A service: no stock');
   if (!movesStock(item)) return h('small', { class: 'muted' }, 'Moves stock once the authority registers it');
   if (!levels || levels.length === 0) return h('small', { class: 'muted' }, 'None moved yet');
-  return h('span', { class: 'stack' }, levels.map((l) => h('span', { 'data-testid': `item-stock-${item.itemCode}-${l.branch}` }, `Branch ${l.branch}: ${l.quantity}${l.quantityUnitCode ? ` ${l.quantityUnitCode}` : ''}`)));
+  return h(
+    'span',
+    { class: 'stack' },
+    levels.map((l) =>
+      h(
+        'span',
+        { 'data-testid': `item-stock-${item.itemCode}-${l.branch}` },
+        `Branch ${l.branch}: ${l.quantity}${l.quantityUnitCode ? ` ${l.quantityUnitCode}` : ''}`,
+      ),
+    ),
+  );
 }
 
 function registrationCell(item: ItemResource) {
   const [label, tone] = REGISTRATION[item.registration.state];
   const why = item.registration.message ?? item.registration.lastError;
-  return h('span', { class: 'stack' }, badge(label, tone), why ? h('small', { class: tone === 'danger' ? 'error-text' : 'muted' }, why) : null);
+  return h(
+    'span',
+    { class: 'stack' },
+    badge(label, tone),
+    why ? h('small', { class: tone === 'danger' ? 'error-text' : 'muted' }, why) : null,
+  );
 }
 
 function registerForm(ctx: ViewContext, branches: Branch[], authority: Authority): HTMLElement {
   const initialised = branches.filter((b) => b.initialized);
   const name = h('input', { type: 'text', required: true, maxlength: '200', autocomplete: 'off' }) as HTMLInputElement;
-  const classification = h('input', { type: 'text', required: true, maxlength: '20', inputmode: 'numeric', placeholder: '50221200' }) as HTMLInputElement;
-  const type = h('select', null, Object.entries(ITEM_TYPES).map(([code, label]) => h('option', { value: code, selected: code === '2' }, label))) as HTMLSelectElement;
+  const classification = h('input', {
+    type: 'text',
+    required: true,
+    maxlength: '20',
+    inputmode: 'numeric',
+    placeholder: '50221200',
+  }) as HTMLInputElement;
+  const type = h(
+    'select',
+    null,
+    Object.entries(ITEM_TYPES).map(([code, label]) => h('option', { value: code, selected: code === '2' }, label)),
+  ) as HTMLSelectElement;
   const price = h('input', { type: 'number', min: '0', step: 'any', value: '0' }) as HTMLInputElement;
-  const vat = h('select', null, authority.taxCategories.map((c) => h('option', { value: c.code, selected: c.code === authority.defaultTaxCategory }, `${c.code} ${c.name} (${c.rate} %)`))) as HTMLSelectElement;
-  const code = h('input', { type: 'text', maxlength: '50', pattern: '(?![0-9]+$)[A-Za-z0-9._\\-]{1,50}', autocomplete: 'off' }) as HTMLInputElement;
-  const branch = h('select', null, initialised.map((b) => h('option', { value: b.branch }, branchLabel(b)))) as HTMLSelectElement;
+  const vat = h(
+    'select',
+    null,
+    authority.taxCategories.map((c) =>
+      h('option', { value: c.code, selected: c.code === authority.defaultTaxCategory }, `${c.code} ${c.name} (${c.rate} %)`),
+    ),
+  ) as HTMLSelectElement;
+  const code = h('input', {
+    type: 'text',
+    maxlength: '50',
+    pattern: '(?![0-9]+$)[A-Za-z0-9._\\-]{1,50}',
+    autocomplete: 'off',
+  }) as HTMLInputElement;
+  const branch = h(
+    'select',
+    null,
+    initialised.map((b) => h('option', { value: b.branch }, branchLabel(b))),
+  ) as HTMLSelectElement;
   const message = formMessage('item-message');
-  const submit = h('button', { type: 'submit', class: 'primary', disabled: initialised.length === 0 }, 'Register the item') as HTMLButtonElement;
+  const submit = h(
+    'button',
+    { type: 'submit', class: 'primary', disabled: initialised.length === 0 },
+    'Register the item',
+  ) as HTMLButtonElement;
   return h(
     'form',
     {
@@ -84,7 +128,9 @@ function registerForm(ctx: ViewContext, branches: Branch[], authority: Authority
             ...(code.value.trim() ? { itemCode: code.value.trim() } : {}),
           };
           const created = await ctx.api.postJson<{ data: ItemResource }>('/api/v1/items', body, { 'x-branch': branch.value });
-          ctx.announce(`Item ${created.data.itemCode} (${created.data.name}): ${REGISTRATION[created.data.registration.state][0].toLowerCase()}. Name it in a sale line as itemCode ${created.data.itemCode}.`);
+          ctx.announce(
+            `Item ${created.data.itemCode} (${created.data.name}): ${REGISTRATION[created.data.registration.state][0].toLowerCase()}. Name it in a sale line as itemCode ${created.data.itemCode}.`,
+          );
           ctx.refresh();
         } catch (err) {
           message.error(err);
@@ -93,15 +139,37 @@ function registerForm(ctx: ViewContext, branches: Branch[], authority: Authority
       },
     },
     h('h2', { id: 'register-item-title' }, 'Register an item'),
-    h('p', { class: 'muted' }, 'The gateway registers it with the authority through the branch chosen here; your sales then name it by its item code.'),
-    initialised.length === 0 ? h('p', { class: 'notice notice-warn' }, 'An item is registered through an initialised branch: initialise one under ', h('a', { href: '#/devices' }, 'Devices'), ' first.') : null,
+    h(
+      'p',
+      { class: 'muted' },
+      'The gateway registers it with the authority through the branch chosen here; your sales then name it by its item code.',
+    ),
+    initialised.length === 0
+      ? h(
+          'p',
+          { class: 'notice notice-warn' },
+          'An item is registered through an initialised branch: initialise one under ',
+          h('a', { href: '#/devices' }, 'Devices'),
+          ' first.',
+        )
+      : null,
     field('item-name', 'Name', name),
-    field('item-class', 'Classification code', classification, "The authority's code it is taxed under: 8 digits, as on your sales' lines."),
+    field(
+      'item-class',
+      'Classification code',
+      classification,
+      "The authority's code it is taxed under: 8 digits, as on your sales' lines.",
+    ),
     h('p', { class: 'muted' }, 'The codes are in ', h('a', { href: '/docs/item-classes.csv.gz' }, "the authority's catalogue (CSV)"), '.'),
     field('item-type', 'Type', type, 'Only goods move stock.'),
     field('item-price', 'Default price', price),
     field('item-vat', 'VAT category', vat, `The default, ${authority.defaultTaxCategory}, is the standard rate.`),
-    field('item-code', 'Item code (optional)', code, `Letters, digits, . _ -; the gateway makes one (${authority.country}2NTU0000001…) when left empty.`),
+    field(
+      'item-code',
+      'Item code (optional)',
+      code,
+      `Letters, digits, . _ -; the gateway makes one (${authority.country}2NTU0000001…) when left empty.`,
+    ),
     initialised.length > 1 ? field('item-branch', 'Branch', branch) : null,
     message.element,
     submit,
@@ -116,7 +184,11 @@ export async function merchantItemsView(ctx: ViewContext) {
   let branches: Branch[];
   let authority: Authority;
   try {
-    [items, branches, authority] = await Promise.all([ctx.api.get<Page<ItemResource>>(`/api/v1/items${query({ page })}`), branchesOf(ctx.api), merchantAuthority(ctx.api)]);
+    [items, branches, authority] = await Promise.all([
+      ctx.api.get<Page<ItemResource>>(`/api/v1/items${query({ page })}`),
+      branchesOf(ctx.api),
+      merchantAuthority(ctx.api),
+    ]);
     levels = await levelsOf(ctx, items.data);
   } catch (err) {
     return [head, errorBox(err)];
@@ -137,7 +209,7 @@ export async function merchantItemsView(ctx: ViewContext) {
       { class: 'muted', 'data-testid': 'items-moves-stock' },
       'A sale moves stock only when its line names one of these items by its item code (',
       h('code', null, 'itemCode'),
-      ') and the item is goods the authority registered. A line with only a name and a classification code is fiscalised, but moves no stock. The levels against the VSDC\'s are under ',
+      ") and the item is goods the authority registered. A line with only a name and a classification code is fiscalised, but moves no stock. The levels against the VSDC's are under ",
       h('a', { href: '#/stock' }, 'Stock'),
       '.',
     ),
@@ -145,6 +217,8 @@ export async function merchantItemsView(ctx: ViewContext) {
       empty: 'No items yet. Register the goods you sell here, then name them in your sales (itemCode) to keep their stock.',
     }),
     pager(items.meta, (p) => setParam('page', String(p))),
-    canWrite(ctx) ? registerForm(ctx, branches, authority) : h('p', { class: 'muted' }, 'Viewers see the items; an owner or admin registers them.'),
+    canWrite(ctx)
+      ? registerForm(ctx, branches, authority)
+      : h('p', { class: 'muted' }, 'Viewers see the items; an owner or admin registers them.'),
   ];
 }

@@ -31,7 +31,11 @@ function nothingMoved(branch: string, items: number | undefined): HTMLElement {
       'A sale moves stock only when its line names a registered goods item by its item code (',
       h('code', null, 'itemCode'),
       '); a line with only a name and a classification code is fiscalised but moves nothing. ',
-      items === 0 ? 'You have no items registered yet.' : items === undefined ? '' : `None of your sales at this branch named one of your ${items} item${items === 1 ? '' : 's'} yet.`,
+      items === 0
+        ? 'You have no items registered yet.'
+        : items === undefined
+          ? ''
+          : `None of your sales at this branch named one of your ${items} item${items === 1 ? '' : 's'} yet.`,
     ),
     h('p', null, h('a', { href: '#/items', class: 'button-link' }, items === 0 ? 'Register your goods under Items' : 'See your items')),
   );
@@ -56,25 +60,35 @@ export async function merchantStockView(ctx: ViewContext) {
   );
   const message = h('p', { class: 'form-message', 'aria-live': 'polite' });
   const load = (refresh: boolean) =>
-    ctx.api.send<StockReconciliationResource>('GET', `/api/v1/stock/reconciliation${query({ page, status: status || undefined, refresh: refresh || undefined })}`, chosen ? { headers: { 'x-branch': chosen } } : {});
-  const check = h('button', {
-    type: 'button',
-    class: 'primary',
-    'data-testid': 'stock-check-now',
-    onclick: async () => {
-      check.disabled = true;
-      message.textContent = 'Reading the VSDC…';
-      try {
-        await load(true);
-        ctx.announce('The VSDC\'s stock was read again.');
-        ctx.refresh();
-      } catch (err) {
-        message.replaceChildren(errorBox(err));
-        check.disabled = false;
-      }
+    ctx.api.send<StockReconciliationResource>(
+      'GET',
+      `/api/v1/stock/reconciliation${query({ page, status: status || undefined, refresh: refresh || undefined })}`,
+      chosen ? { headers: { 'x-branch': chosen } } : {},
+    );
+  const check = h(
+    'button',
+    {
+      type: 'button',
+      class: 'primary',
+      'data-testid': 'stock-check-now',
+      onclick: async () => {
+        check.disabled = true;
+        message.textContent = 'Reading the VSDC…';
+        try {
+          await load(true);
+          ctx.announce("The VSDC's stock was read again.");
+          ctx.refresh();
+        } catch (err) {
+          message.replaceChildren(errorBox(err));
+          check.disabled = false;
+        }
+      },
     },
-  }, 'Check now');
-  const controls = h('div', { class: 'filters' },
+    'Check now',
+  );
+  const controls = h(
+    'div',
+    { class: 'filters' },
     h('div', { class: 'field' }, h('label', { for: 'stock-branch' }, 'Branch'), picker),
     h('div', { class: 'field' }, h('label', { for: 'stock-status' }, 'Show'), only),
   );
@@ -87,9 +101,20 @@ export async function merchantStockView(ctx: ViewContext) {
   }
   const { data } = result;
   // Only when nothing moved: how many items the merchant has says why (none at all, or none named).
-  const itemCount = data.summary.items === 0 && !status ? await ctx.api.get<{ meta: { total: number } }>('/api/v1/items').then((r) => r.meta.total, () => undefined) : undefined;
+  const itemCount =
+    data.summary.items === 0 && !status
+      ? await ctx.api.get<{ meta: { total: number } }>('/api/v1/items').then(
+          (r) => r.meta.total,
+          () => undefined,
+        )
+      : undefined;
   const rows = data.items.map((i) => [
-    h('span', { class: 'stack' }, h('strong', { class: 'mono' }, i.itemCode), i.itemName ? h('small', { class: 'muted' }, i.itemName) : null),
+    h(
+      'span',
+      { class: 'stack' },
+      h('strong', { class: 'mono' }, i.itemCode),
+      i.itemName ? h('small', { class: 'muted' }, i.itemName) : null,
+    ),
     quantity(i.gatewayQuantity),
     quantity(i.vsdcQuantity),
     h('span', { 'data-testid': `stock-difference-${i.itemCode}` }, quantity(i.difference)),
@@ -99,9 +124,13 @@ export async function merchantStockView(ctx: ViewContext) {
   return [
     head,
     controls,
-    h('section', { 'aria-labelledby': 'stock-compared' },
+    h(
+      'section',
+      { 'aria-labelledby': 'stock-compared' },
       h('h2', { id: 'stock-compared' }, 'Compared with the VSDC'),
-      h('p', { role: 'status' },
+      h(
+        'p',
+        { role: 'status' },
         `Branch ${data.branch}: ${data.summary.matching} of ${data.summary.items} item${data.summary.items === 1 ? '' : 's'} match, ${data.summary.pending} pending, ${data.summary.differing} differ. The VSDC's ledger was read `,
         data.pulledAt ? dateTime(data.pulledAt) : 'never',
         '.',
@@ -110,9 +139,15 @@ export async function merchantStockView(ctx: ViewContext) {
       h('div', { class: 'filter-actions' }, check, message),
       rows.length === 0 && !status
         ? nothingMoved(data.branch, itemCount)
-        : table('Stock compared with the VSDC', ['Item', 'Gateway', 'VSDC', 'Difference', 'Not yet with the VSDC', 'Status'], rows, { empty: 'No item with this status.' }),
+        : table('Stock compared with the VSDC', ['Item', 'Gateway', 'VSDC', 'Difference', 'Not yet with the VSDC', 'Status'], rows, {
+            empty: 'No item with this status.',
+          }),
       pager(result.meta, (p) => setParam('page', String(p))),
-      h('p', { class: 'muted' }, 'The VSDC\'s level is what its ledger of movements adds up to. "Pending": your movements not yet with the VSDC explain the difference; they are sent on their own. A difference that stays is a refused movement (Stock movements that failed) or one filed by another system.'),
+      h(
+        'p',
+        { class: 'muted' },
+        'The VSDC\'s level is what its ledger of movements adds up to. "Pending": your movements not yet with the VSDC explain the difference; they are sent on their own. A difference that stays is a refused movement (Stock movements that failed) or one filed by another system.',
+      ),
     ),
   ];
 }

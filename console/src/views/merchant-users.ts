@@ -23,7 +23,9 @@ const REGISTRATION: Record<BranchUserState | 'none', { text: string; tone: 'ok' 
 function registrationCell(registration: ListedAccountUser['vsdcRegistration']) {
   const { text, tone } = REGISTRATION[registration.state];
   const branchText = (b: ListedAccountUser['vsdcRegistration']['branches'][number]) =>
-    b.state === 'failed' ? `Branch ${b.branch}: refused (${b.resultCode ?? '?'}${b.message ? ` ${b.message}` : ''})` : `Branch ${b.branch}: ${b.state === 'pending' ? 'waiting for the VSDC' : 'registered'}`;
+    b.state === 'failed'
+      ? `Branch ${b.branch}: refused (${b.resultCode ?? '?'}${b.message ? ` ${b.message}` : ''})`
+      : `Branch ${b.branch}: ${b.state === 'pending' ? 'waiting for the VSDC' : 'registered'}`;
   const shown = registration.state === 'registered' ? registration.branches : registration.branches.filter((b) => b.state !== 'registered');
   return h('span', { class: 'stack' }, badge(text, tone), ...shown.map((b) => h('small', null, branchText(b))));
 }
@@ -43,22 +45,29 @@ function pendingInvitations(ctx: ViewContext, invitations: PendingInvitation[], 
     ...(writer
       ? [
           i.role !== 'owner' || me?.role === 'owner'
-            ? confirmAction(`Revoke the invitation of ${i.email}`, `Revoke the invitation of ${i.email}? Its link stops working.`, 'Yes, revoke it', async () => {
-                try {
-                  await ctx.api.delete(`/api/v1/account/users/invitations/${i.id}`);
-                  ctx.announce(`The invitation of ${i.email} is revoked.`);
-                  ctx.refresh();
-                } catch (err) {
-                  message.error(err);
-                }
-              })
+            ? confirmAction(
+                `Revoke the invitation of ${i.email}`,
+                `Revoke the invitation of ${i.email}? Its link stops working.`,
+                'Yes, revoke it',
+                async () => {
+                  try {
+                    await ctx.api.delete(`/api/v1/account/users/invitations/${i.id}`);
+                    ctx.announce(`The invitation of ${i.email} is revoked.`);
+                    ctx.refresh();
+                  } catch (err) {
+                    message.error(err);
+                  }
+                },
+              )
             : '—',
         ]
       : []),
   ]);
   return [
     h('h2', { id: 'pending-invitations' }, 'Pending invitations'),
-    table('Pending invitations', ['Email', 'Role', 'Invited', 'Link valid until', ...(writer ? ['Revoke'] : [])], rows, { empty: 'None: every invitation was accepted, revoked or has expired.' }),
+    table('Pending invitations', ['Email', 'Role', 'Invited', 'Link valid until', ...(writer ? ['Revoke'] : [])], rows, {
+      empty: 'None: every invitation was accepted, revoked or has expired.',
+    }),
   ];
 }
 
@@ -106,11 +115,20 @@ export async function usersView(ctx: ViewContext) {
     table('Users', ['Email', 'Role', 'Email address', 'Since', 'At the VSDC', ...(writer ? ['Remove'] : [])], rows),
     pendingInvitations(ctx, invitations, message),
   ];
-  const explained = h('p', { class: 'muted' }, "Every user is registered with the authority's VSDC as a user of each initialised branch; a removed user is registered as no longer in use.");
-  if (!writer) return [...content, explained, h('p', { class: 'muted' }, 'Viewers see who has access; an owner or admin invites and removes users.')];
+  const explained = h(
+    'p',
+    { class: 'muted' },
+    "Every user is registered with the authority's VSDC as a user of each initialised branch; a removed user is registered as no longer in use.",
+  );
+  if (!writer)
+    return [...content, explained, h('p', { class: 'muted' }, 'Viewers see who has access; an owner or admin invites and removes users.')];
   const email = h('input', { type: 'email', required: true, autocomplete: 'off' }) as HTMLInputElement;
   const roles: UserRole[] = me?.role === 'owner' ? ['viewer', 'admin', 'owner'] : ['viewer', 'admin'];
-  const role = h('select', null, roles.map((r) => h('option', { value: r }, ROLE_TEXT[r]))) as HTMLSelectElement;
+  const role = h(
+    'select',
+    null,
+    roles.map((r) => h('option', { value: r }, ROLE_TEXT[r])),
+  ) as HTMLSelectElement;
   const inviteMessage = formMessage('invite-message');
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Send the invitation') as HTMLButtonElement;
   const form = h(
@@ -123,11 +141,21 @@ export async function usersView(ctx: ViewContext) {
         submit.disabled = true;
         const since = Date.now() - 5_000;
         try {
-          const invitation = (await ctx.api.postJson<{ data: Invitation }>('/api/v1/account/users/invitations', { email: email.value.trim(), role: role.value })).data;
+          const invitation = (
+            await ctx.api.postJson<{ data: Invitation }>('/api/v1/account/users/invitations', {
+              email: email.value.trim(),
+              role: role.value,
+            })
+          ).data;
           const until = `The link works once, until ${formatDateTime(new Date(invitation.expiresAt), { seconds: false })}.`;
           // A development gateway keeps its mails (no SMTP_URL): say so, with the link, as sign-up does.
           const outbox = await developmentLink(invitation.email, 'accept-invitation', since);
-          justInvited = { text: outbox ? `Invitation for ${invitation.email} as ${invitation.role} made, not mailed. ${until}` : `Invitation mailed to ${invitation.email} as ${invitation.role}. ${until}`, outbox };
+          justInvited = {
+            text: outbox
+              ? `Invitation for ${invitation.email} as ${invitation.role} made, not mailed. ${until}`
+              : `Invitation mailed to ${invitation.email} as ${invitation.role}. ${until}`,
+            outbox,
+          };
           ctx.refresh();
         } catch (err) {
           inviteMessage.error(err);

@@ -21,7 +21,12 @@ interface MerchantSummary {
 function deviceCell(merchant: MerchantSummary, branch: AuthorityBranch) {
   if (!branch.registeredDevice) return h('small', { class: 'muted' }, 'No device registered');
   const protocol = merchant.devices?.find((d) => d.branch === branch.branch)?.protocol;
-  return h('span', { class: 'stack' }, badge('registered', 'ok'), protocol ? h('small', { class: 'mono' }, protocolLabel(protocol).code) : null);
+  return h(
+    'span',
+    { class: 'stack' },
+    badge('registered', 'ok'),
+    protocol ? h('small', { class: 'mono' }, protocolLabel(protocol).code) : null,
+  );
 }
 
 /** Pages of the partner's merchants read for the picker; a book larger than this shows the first ones. */
@@ -47,7 +52,7 @@ function branchesTable(merchant: MerchantSummary): HTMLElement {
     deviceCell(merchant, b),
   ]);
   return table(`Branches of ${merchant.name} at the authority`, ['Branch', 'Name', 'Location', 'Headquarters', 'Status', 'Device'], rows, {
-    empty: 'None known yet: the authority\'s branches are learnt when the merchant\'s first device is initialised.',
+    empty: "None known yet: the authority's branches are learnt when the merchant's first device is initialised.",
   });
 }
 
@@ -78,7 +83,10 @@ export async function merchantAuthorityView(ctx: ViewContext) {
   const page = Number(ctx.params.get('page') ?? '1');
   const head = heading('Authority', h('div', { class: 'toolbar' }, h('button', { type: 'button', onclick: ctx.refresh }, 'Refresh')));
   try {
-    const [me, notices] = await Promise.all([ctx.api.get<{ data: MerchantSummary }>('/api/v1/me'), ctx.api.get<Page<Notice>>(`/api/v1/notices${query({ page })}`)]);
+    const [me, notices] = await Promise.all([
+      ctx.api.get<{ data: MerchantSummary }>('/api/v1/me'),
+      ctx.api.get<Page<Notice>>(`/api/v1/notices${query({ page })}`),
+    ]);
     return [head, ...authoritySections(me.data, notices)];
   } catch (err) {
     return [head, errorBox(err)];
@@ -96,12 +104,27 @@ export async function noticesView(ctx: ViewContext) {
   const chosen = merchants.find((m) => String(m.id) === ctx.params.get('tenant')) ?? merchants[0];
   const picker = h(
     'select',
-    { id: 'merchant-filter', onchange: (e: Event) => (location.hash = `#/authority${query({ tenant: (e.target as HTMLSelectElement).value })}`) },
-    merchants.map((m) => h('option', { value: String(m.id), selected: m === chosen }, `${m.name} (${m.authority ? `${m.authority.toUpperCase()} ` : ''}${m.tpin})`)),
+    {
+      id: 'merchant-filter',
+      onchange: (e: Event) => (location.hash = `#/authority${query({ tenant: (e.target as HTMLSelectElement).value })}`),
+    },
+    merchants.map((m) =>
+      h(
+        'option',
+        { value: String(m.id), selected: m === chosen },
+        `${m.name} (${m.authority ? `${m.authority.toUpperCase()} ` : ''}${m.tpin})`,
+      ),
+    ),
   );
   const head = heading(
     'Authority',
-    h('div', { class: 'toolbar' }, h('label', { for: 'merchant-filter' }, 'Merchant'), picker, h('button', { type: 'button', onclick: ctx.refresh }, 'Refresh')),
+    h(
+      'div',
+      { class: 'toolbar' },
+      h('label', { for: 'merchant-filter' }, 'Merchant'),
+      picker,
+      h('button', { type: 'button', onclick: ctx.refresh }, 'Refresh'),
+    ),
   );
   if (!chosen) return [head, h('p', { class: 'empty' }, 'No merchants yet.')];
 

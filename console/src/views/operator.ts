@@ -30,7 +30,11 @@ export const merchantsView: View = async (ctx) => {
   const select = h(
     'select',
     { id: 'merchant-status', onchange: (e: Event) => setParam('status', (e.target as HTMLSelectElement).value || undefined) },
-    [['', 'Any'], ['active', 'Active'], ['suspended', 'Suspended']].map(([value, label]) => h('option', { value, selected: (status ?? '') === value }, label)),
+    [
+      ['', 'Any'],
+      ['active', 'Active'],
+      ['suspended', 'Suspended'],
+    ].map(([value, label]) => h('option', { value, selected: (status ?? '') === value }, label)),
   );
   const toolbar = h('div', { class: 'toolbar' }, h('label', { for: 'merchant-status' }, 'Status'), select);
   const titleOf = (partnerName?: string | null) => (partner ? `Merchants of ${partnerName ?? `partner #${partner}`}` : 'Merchants');
@@ -51,7 +55,12 @@ export const merchantsView: View = async (ctx) => {
     ]);
     return [
       head,
-      table('Merchants', ['Merchant', 'Partner', 'Plan', 'Subscription', 'Account', 'Documents this month', 'Rate limit', 'Branches', 'Pending', 'Failed'], rows, { empty: 'No merchants match.' }),
+      table(
+        'Merchants',
+        ['Merchant', 'Partner', 'Plan', 'Subscription', 'Account', 'Documents this month', 'Rate limit', 'Branches', 'Pending', 'Failed'],
+        rows,
+        { empty: 'No merchants match.' },
+      ),
       pager(result.meta, (p) => setParam('page', String(p))),
     ];
   } catch (err) {
@@ -76,14 +85,24 @@ function named(name: string | null, id: number | null): HTMLElement | string {
 function actorCell(r: AuditRecord) {
   const label = ACTORS[r.actorType] ?? r.actorType;
   if (r.actorName === null) return r.actorId === null ? label : `${label} #${r.actorId}`;
-  return h('span', { class: 'stack' }, h('span', null, `${label} “${r.actorName}”`), r.actorId === null ? null : h('small', { class: 'muted' }, `#${r.actorId}`));
+  return h(
+    'span',
+    { class: 'stack' },
+    h('span', null, `${label} “${r.actorName}”`),
+    r.actorId === null ? null : h('small', { class: 'muted' }, `#${r.actorId}`),
+  );
 }
 
 function targetCell(r: AuditRecord) {
   if (!r.targetType) return '—';
   const kind = r.targetType.replace(/_/g, ' ');
   if (r.targetName === null) return r.targetId === null ? kind : `${kind} #${r.targetId}`;
-  return h('span', { class: 'stack' }, h('span', null, r.targetName), h('small', { class: 'muted' }, `${kind}${r.targetId === null ? '' : ` #${r.targetId}`}`));
+  return h(
+    'span',
+    { class: 'stack' },
+    h('span', null, r.targetName),
+    h('small', { class: 'muted' }, `${kind}${r.targetId === null ? '' : ` #${r.targetId}`}`),
+  );
 }
 
 export const auditView: View = async (ctx) => {
@@ -92,7 +111,13 @@ export const auditView: View = async (ctx) => {
   const select = actionSelect('audit-action', action, { merchantTrail: false, actions: true });
   // Choosing is filtering: the select navigates at once, like the merchants' status filter.
   select.addEventListener('change', () => setParam('action', select.value || undefined));
-  const filter = h('div', { class: 'toolbar', role: 'search', 'aria-label': 'Filter the audit log' }, h('label', { for: 'audit-action' }, 'Action'), select, action ? h('a', { href: '#/audit', class: 'button-link' }, 'Clear') : null);
+  const filter = h(
+    'div',
+    { class: 'toolbar', role: 'search', 'aria-label': 'Filter the audit log' },
+    h('label', { for: 'audit-action' }, 'Action'),
+    select,
+    action ? h('a', { href: '#/audit', class: 'button-link' }, 'Clear') : null,
+  );
   const head = heading('Audit log', filter);
   try {
     const result = await ctx.api.get<Page<AuditRecord>>(`/admin/v1/audit${query({ action: action || undefined, page })}`);
@@ -105,7 +130,13 @@ export const auditView: View = async (ctx) => {
       targetCell(r),
       detailsList(r.details),
     ]);
-    return [head, table('Audit log, newest first', ['When', 'Action', 'Actor', 'Partner', 'Merchant', 'Target', 'Details'], rows, { empty: 'No audit records match.' }), pager(result.meta, (p) => setParam('page', String(p)))];
+    return [
+      head,
+      table('Audit log, newest first', ['When', 'Action', 'Actor', 'Partner', 'Merchant', 'Target', 'Details'], rows, {
+        empty: 'No audit records match.',
+      }),
+      pager(result.meta, (p) => setParam('page', String(p))),
+    ];
   } catch (err) {
     return [head, errorBox(err)];
   }

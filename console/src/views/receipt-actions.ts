@@ -6,7 +6,8 @@ import { h } from '../dom.ts';
 import type { Sale } from '../types.ts';
 import { problemMessage, type ViewContext } from '../view.ts';
 
-export const PRINT_HINT = 'Preview shows the receipt without printing it. Print receipt issues it: the first print is the original, every later print says COPY.';
+export const PRINT_HINT =
+  'Preview shows the receipt without printing it. Print receipt issues it: the first print is the original, every later print says COPY.';
 
 type Printable = Pick<Sale, 'id' | 'status' | 'invoiceNo'>;
 
@@ -25,7 +26,9 @@ export function receiptLink(sale: Printable, options: { preview?: boolean; label
       rel: 'noopener',
       class: 'button-link',
       'data-testid': `${preview ? 'preview' : 'receipt'}-${sale.id}`,
-      title: preview ? 'Look at the receipt: not a print, marked PREVIEW — NOT A RECEIPT' : 'Print the receipt: the first print is the original, later ones say COPY',
+      title: preview
+        ? 'Look at the receipt: not a print, marked PREVIEW — NOT A RECEIPT'
+        : 'Print the receipt: the first print is the original, later ones say COPY',
     },
     options.label ?? (preview ? 'Preview' : 'Print receipt'),
   );
@@ -45,7 +48,14 @@ function save(blob: Blob, name: string): void {
  * The receipt as a PDF from `path` (a merchant's or a partner's receipt route). A print is saved
  * under the gateway's name for it (`receipt-INV…-12.pdf`, `-copy`); a preview opens in a new tab.
  */
-export async function receiptPdf(ctx: ViewContext, api: Api, path: string, button: HTMLButtonElement, what: string, preview: boolean): Promise<void> {
+export async function receiptPdf(
+  ctx: ViewContext,
+  api: Api,
+  path: string,
+  button: HTMLButtonElement,
+  what: string,
+  preview: boolean,
+): Promise<void> {
   const opened = preview ? window.open('', '_blank') : null;
   button.disabled = true;
   try {

@@ -36,7 +36,13 @@ interface Result {
 }
 
 const STATUS_TONES = { queued: 'neutral', running: 'warn', completed: 'ok' } as const;
-const OUTCOME_TONES: Record<string, 'ok' | 'warn' | 'danger' | 'neutral'> = { match: 'ok', adopted: 'warn', mismatch: 'danger', unknown: 'danger', not_filed: 'neutral' };
+const OUTCOME_TONES: Record<string, 'ok' | 'warn' | 'danger' | 'neutral'> = {
+  match: 'ok',
+  adopted: 'warn',
+  mismatch: 'danger',
+  unknown: 'danger',
+  not_filed: 'neutral',
+};
 
 const today = () => new Date().toISOString().slice(0, 10);
 const shown = (value: unknown) => (value === null || value === undefined ? '—' : String(value));
@@ -71,7 +77,11 @@ export function reconciliationsView(base: (tenant: string) => string): View {
       const value = (id: string) => (submitted.querySelector(`#${id}`) as HTMLInputElement).value;
       const chosen = value('recon-tenant');
       try {
-        const created = await ctx.api.postJson<{ data: Run }>(base(chosen), { branch: value('recon-branch'), from: value('recon-from'), to: value('recon-to') });
+        const created = await ctx.api.postJson<{ data: Run }>(base(chosen), {
+          branch: value('recon-branch'),
+          from: value('recon-from'),
+          to: value('recon-to'),
+        });
         ctx.announce(`Reconciliation ${created.data.id} started for branch ${created.data.branch}.`);
         location.hash = `#/reconciliations${query({ tenant: chosen, run: created.data.id })}`;
       } catch (err) {
@@ -86,7 +96,11 @@ export function reconciliationsView(base: (tenant: string) => string): View {
     };
 
     const head = heading('Reconciliations', h('button', { type: 'button', onclick: ctx.refresh }, 'Refresh'));
-    const intro = h('p', { class: 'muted' }, 'Compares each document of a branch with what its VSDC holds: receipt number, signature and total. Pending documents the VSDC already holds (a lost reply) become uploaded.');
+    const intro = h(
+      'p',
+      { class: 'muted' },
+      'Compares each document of a branch with what its VSDC holds: receipt number, signature and total. Pending documents the VSDC already holds (a lost reply) become uploaded.',
+    );
     if (!tenant) return [head, intro, form, notice, h('p', null, 'Enter a merchant id to see its reconciliations.')];
 
     let runs: Page<Run>;
@@ -97,10 +111,19 @@ export function reconciliationsView(base: (tenant: string) => string): View {
     }
     if (runs.data.some((r) => r.status !== 'completed')) ctx.every(3_000, ctx.refresh);
     const rows = runs.data.map((run) => [
-      h('a', { href: `#/reconciliations${query({ tenant, run: run.id, page })}`, 'aria-current': String(run.id) === runId ? 'true' : null }, `No. ${run.id}`),
+      h(
+        'a',
+        { href: `#/reconciliations${query({ tenant, run: run.id, page })}`, 'aria-current': String(run.id) === runId ? 'true' : null },
+        `No. ${run.id}`,
+      ),
       `Branch ${run.branch}`,
       `${run.from} to ${run.to}`,
-      h('span', { class: 'stack' }, badge(run.status, STATUS_TONES[run.status]), run.lastError ? h('small', { class: 'error-text' }, run.lastError) : null),
+      h(
+        'span',
+        { class: 'stack' },
+        badge(run.status, STATUS_TONES[run.status]),
+        run.lastError ? h('small', { class: 'error-text' }, run.lastError) : null,
+      ),
       `${run.progress.checked} / ${run.progress.total}`,
       run.progress.matches,
       run.progress.mismatches,
@@ -108,9 +131,14 @@ export function reconciliationsView(base: (tenant: string) => string): View {
       run.progress.adopted,
       dateTime(run.createdAt),
     ]);
-    const list = table(`Reconciliations of merchant ${tenant}`, ['Run', 'Branch', 'Days (UTC)', 'Status', 'Checked', 'Match', 'Mismatch', 'Unknown to the VSDC', 'Adopted', 'Started'], rows, {
-      empty: 'No reconciliations yet.',
-    });
+    const list = table(
+      `Reconciliations of merchant ${tenant}`,
+      ['Run', 'Branch', 'Days (UTC)', 'Status', 'Checked', 'Match', 'Mismatch', 'Unknown to the VSDC', 'Adopted', 'Started'],
+      rows,
+      {
+        empty: 'No reconciliations yet.',
+      },
+    );
 
     let detail = null;
     if (runId) {
@@ -119,10 +147,18 @@ export function reconciliationsView(base: (tenant: string) => string): View {
         const resultRows = run.data.results.map((r) => [
           `No. ${r.invoiceNo}`,
           badge(r.outcome.replace('_', ' '), OUTCOME_TONES[r.outcome] ?? 'neutral'),
-          r.differences.length === 0 ? '—' : h('ul', null, r.differences.map((d) => h('li', null, `${d.field}: ours ${shown(d.ours)}, the VSDC's ${shown(d.theirs)}`))),
+          r.differences.length === 0
+            ? '—'
+            : h(
+                'ul',
+                null,
+                r.differences.map((d) => h('li', null, `${d.field}: ours ${shown(d.ours)}, the VSDC's ${shown(d.theirs)}`)),
+              ),
           dateTime(r.checkedAt),
         ]);
-        detail = table(`Run ${runId}: documents that need a look`, ['Invoice', 'Outcome', 'Differences', 'Checked'], resultRows, { empty: 'Every document checked so far matches.' });
+        detail = table(`Run ${runId}: documents that need a look`, ['Invoice', 'Outcome', 'Differences', 'Checked'], resultRows, {
+          empty: 'Every document checked so far matches.',
+        });
       } catch (err) {
         detail = errorBox(err);
       }

@@ -88,7 +88,8 @@ export async function partnerBranches(api: Api, tenant: string): Promise<Branch[
 const TYPE_NAMES: Record<DocumentType, string> = { sale: 'Sales', credit_note: 'Credit notes', debit_note: 'Debit notes' };
 const FIGURE_HEADERS = ['Documents', 'Taxable', 'VAT', 'Total', 'Discount'];
 const figureCells = (f: Figures): Child[] => [f.count, money(f.taxable), money(f.vat), money(f.total), money(f.discount)];
-const numberRange = (first: number | null, last: number | null) => (first === null ? 'none' : first === last ? String(first) : `${first} to ${last}`);
+const numberRange = (first: number | null, last: number | null) =>
+  first === null ? 'none' : first === last ? String(first) : `${first} to ${last}`;
 const documentsCount = (n: number) => `${n} document${n === 1 ? '' : 's'}`;
 
 /**
@@ -98,53 +99,117 @@ const documentsCount = (n: number) => `${n} document${n === 1 ? '' : 's'}`;
 function afterCloseNotice(report: DailyReport, documentsLink: boolean): HTMLElement {
   const after = report.storedAfterClose?.net;
   if (!after || after.count === 0) {
-    return h('p', { class: 'muted', 'data-testid': 'after-close' }, 'This day is closed: its Z report never changes. No document of this day was stored after the close.');
+    return h(
+      'p',
+      { class: 'muted', 'data-testid': 'after-close' },
+      'This day is closed: its Z report never changes. No document of this day was stored after the close.',
+    );
   }
   return h(
     'div',
     { class: 'notice notice-warn', role: 'note', 'data-testid': 'after-close' },
     `${documentsCount(after.count)} of this day ${after.count === 1 ? 'was' : 'were'} stored after the close (net total ${money(after.total)} ${report.currency}, VAT ${money(after.vat)}): ` +
       `${after.count === 1 ? 'it is' : 'they are'} in no daily report. This Z never changes; find ${after.count === 1 ? 'it' : 'them'} in `,
-    documentsLink ? h('a', { href: `#/documents${query({ from: report.date, to: report.date, branch: report.branch })}` }, 'Documents') : 'the merchant\'s documents',
+    documentsLink
+      ? h('a', { href: `#/documents${query({ from: report.date, to: report.date, branch: report.branch })}` }, 'Documents')
+      : "the merchant's documents",
     ' and in the exports.',
   );
 }
 
 function facts(pairs: Array<[string, Child]>): HTMLElement {
-  return h('dl', { class: 'facts' }, pairs.map(([term, value]) => h('div', null, h('dt', null, term), h('dd', null, value))));
+  return h(
+    'dl',
+    { class: 'facts' },
+    pairs.map(([term, value]) => h('div', null, h('dt', null, term), h('dd', null, value))),
+  );
 }
 
 /** Rows of a split by type: the net (what the day adds up to), then each type unless it is sales alone. */
 function byTypeRows(label: string, f: ByType): Child[][] {
-  const parts = ([['sales', f.sales], ['credit notes', f.creditNotes], ['debit notes', f.debitNotes]] as const).filter(([, part]) => part.count > 0);
-  return [[label, ...figureCells(f.net)], ...(parts.length > 1 || (parts[0] && parts[0][0] !== 'sales') ? parts.map(([name, part]) => [`${label}: ${name}`, ...figureCells(part)]) : [])];
+  const parts = (
+    [
+      ['sales', f.sales],
+      ['credit notes', f.creditNotes],
+      ['debit notes', f.debitNotes],
+    ] as const
+  ).filter(([, part]) => part.count > 0);
+  return [
+    [label, ...figureCells(f.net)],
+    ...(parts.length > 1 || (parts[0] && parts[0][0] !== 'sales')
+      ? parts.map(([name, part]) => [`${label}: ${name}`, ...figureCells(part)])
+      : []),
+  ];
 }
 
 /** The report's figures as the PDF prints them, as tables. */
 function reportFigures(report: DailyReport): Child[] {
-  const fiscal = table(`Fiscalised (uploaded) documents, ${report.currency}`, ['', ...FIGURE_HEADERS], [
-    ['Sales', ...figureCells(report.fiscal.sales)],
-    ['Credit notes', ...figureCells(report.fiscal.creditNotes)],
-    ['Debit notes', ...figureCells(report.fiscal.debitNotes)],
-    [h('strong', null, 'Net (sales + debit notes − credit notes)'), ...figureCells(report.fiscal.net)],
-  ]);
-  const vat = table('Per VAT category (uploaded)', ['Category', ...FIGURE_HEADERS], report.vatCategories.flatMap((c) => byTypeRows(`${c.category} ${c.rate} %`, c)), { empty: 'No uploaded document yet.' });
-  const payments = table('Per payment method (uploaded)', ['Method', ...FIGURE_HEADERS], report.paymentMethods.flatMap((p) => byTypeRows(codeLabel(report.authority?.paymentMethods ?? null, p.method), p)), { empty: 'No uploaded document yet.' });
-  const documents = table('Every document of the day by type and status', ['Type and status', ...FIGURE_HEADERS], report.documents.map((d) => [`${TYPE_NAMES[d.type]}, ${d.status}`, ...figureCells(d)]), { empty: 'No document this day.' });
+  const fiscal = table(
+    `Fiscalised (uploaded) documents, ${report.currency}`,
+    ['', ...FIGURE_HEADERS],
+    [
+      ['Sales', ...figureCells(report.fiscal.sales)],
+      ['Credit notes', ...figureCells(report.fiscal.creditNotes)],
+      ['Debit notes', ...figureCells(report.fiscal.debitNotes)],
+      [h('strong', null, 'Net (sales + debit notes − credit notes)'), ...figureCells(report.fiscal.net)],
+    ],
+  );
+  const vat = table(
+    'Per VAT category (uploaded)',
+    ['Category', ...FIGURE_HEADERS],
+    report.vatCategories.flatMap((c) => byTypeRows(`${c.category} ${c.rate} %`, c)),
+    { empty: 'No uploaded document yet.' },
+  );
+  const payments = table(
+    'Per payment method (uploaded)',
+    ['Method', ...FIGURE_HEADERS],
+    report.paymentMethods.flatMap((p) => byTypeRows(codeLabel(report.authority?.paymentMethods ?? null, p.method), p)),
+    { empty: 'No uploaded document yet.' },
+  );
+  const documents = table(
+    'Every document of the day by type and status',
+    ['Type and status', ...FIGURE_HEADERS],
+    report.documents.map((d) => [`${TYPE_NAMES[d.type]}, ${d.status}`, ...figureCells(d)]),
+    { empty: 'No document this day.' },
+  );
   const nonFiscal = report.nonFiscal?.length
-    ? [h('h3', null, 'Training and proforma (never fiscal, in no figure above)'), table('Training and proforma documents', ['Kind', 'Documents', 'Taxable', 'VAT', 'Total'], report.nonFiscal.map((n) => [`${n.salesType === 'training' ? 'Training' : 'Proforma'} ${TYPE_NAMES[n.type].toLowerCase()}`, n.count, money(n.taxable), money(n.vat), money(n.total)]))]
+    ? [
+        h('h3', null, 'Training and proforma (never fiscal, in no figure above)'),
+        table(
+          'Training and proforma documents',
+          ['Kind', 'Documents', 'Taxable', 'VAT', 'Total'],
+          report.nonFiscal.map((n) => [
+            `${n.salesType === 'training' ? 'Training' : 'Proforma'} ${TYPE_NAMES[n.type].toLowerCase()}`,
+            n.count,
+            money(n.taxable),
+            money(n.vat),
+            money(n.total),
+          ]),
+        ),
+      ]
     : null;
   return [
-    h('h3', null, `Fiscalised (uploaded) documents, ${report.currency}`), fiscal,
-    h('h3', null, 'Per VAT category'), vat,
-    h('h3', null, 'Per payment method'), payments,
-    h('h3', null, 'Every document by type and status'), documents,
+    h('h3', null, `Fiscalised (uploaded) documents, ${report.currency}`),
+    fiscal,
+    h('h3', null, 'Per VAT category'),
+    vat,
+    h('h3', null, 'Per payment method'),
+    payments,
+    h('h3', null, 'Every document by type and status'),
+    documents,
     nonFiscal,
   ];
 }
 
 /** Downloads the report shown in one of the formats the report route offers, under its own name. */
-async function download(ctx: ViewContext, url: string, report: DailyReport, format: 'pdf' | 'csv', button: HTMLButtonElement, message: ReturnType<typeof formMessage>): Promise<void> {
+async function download(
+  ctx: ViewContext,
+  url: string,
+  report: DailyReport,
+  format: 'pdf' | 'csv',
+  button: HTMLButtonElement,
+  message: ReturnType<typeof formMessage>,
+): Promise<void> {
   button.disabled = true;
   message.clear();
   try {
@@ -176,16 +241,26 @@ export function reportsView(base: (tenant: string) => string, options: ReportsOp
     const notice = closedNotice;
     closedNotice = undefined;
     const head = heading('Reports', h('button', { type: 'button', onclick: ctx.refresh }, 'Refresh'));
-    const intro = h('p', { class: 'muted' }, 'A branch\'s day: the X report while the day is open (figures as of now), the Z report once it is closed (taken once, never changed). Days are the merchant\'s, in its time zone.');
+    const intro = h(
+      'p',
+      { class: 'muted' },
+      "A branch's day: the X report while the day is open (figures as of now), the Z report once it is closed (taken once, never changed). Days are the merchant's, in its time zone.",
+    );
 
     const branches = tenant || !options.tenant ? await options.branches?.(ctx.api, tenant) : undefined;
     const preferred = branches?.find((b) => b.branch === '000' || b.branch === '00') ?? branches?.[0];
     const branch = ctx.params.get('branch') ?? preferred?.branch ?? '';
 
     const tenantInput = h('input', { type: 'number', min: '1', required: true, value: tenant }) as HTMLInputElement;
-    const branchInput = (branches && branches.length > 0
-      ? h('select', null, branches.map((b) => h('option', { value: b.branch, selected: b.branch === branch }, branchLabel(b))))
-      : h('input', { type: 'text', pattern: '[0-9]{2,3}', size: '4', value: branch, placeholder: '000' })) as HTMLInputElement | HTMLSelectElement;
+    const branchInput = (
+      branches && branches.length > 0
+        ? h(
+            'select',
+            null,
+            branches.map((b) => h('option', { value: b.branch, selected: b.branch === branch }, branchLabel(b))),
+          )
+        : h('input', { type: 'text', pattern: '[0-9]{2,3}', size: '4', value: branch, placeholder: '000' })
+    ) as HTMLInputElement | HTMLSelectElement;
     const dateInput = h('input', { type: 'date', value: date }) as HTMLInputElement;
     const show = () => {
       // Another merchant's branches are its own: its report starts at its default branch.
@@ -194,10 +269,19 @@ export function reportsView(base: (tenant: string) => string, options: ReportsOp
     };
     const form = h(
       'form',
-      { class: 'filters', 'aria-label': 'Which report', onsubmit: (event: Event) => { event.preventDefault(); show(); } },
+      {
+        class: 'filters',
+        'aria-label': 'Which report',
+        onsubmit: (event: Event) => {
+          event.preventDefault();
+          show();
+        },
+      },
       options.tenant ? field('reports-tenant', 'Merchant id', tenantInput) : null,
       // One branch needs no picker: the report says which it is.
-      branches && branches.length === 1 ? null : field('reports-branch', 'Branch', branchInput, branches ? undefined : 'Three digits; empty: 000, else the only branch'),
+      branches && branches.length === 1
+        ? null
+        : field('reports-branch', 'Branch', branchInput, branches ? undefined : 'Three digits; empty: 000, else the only branch'),
       field('reports-date', 'Day', dateInput),
       h('div', { class: 'filter-actions' }, h('button', { type: 'submit' }, 'Show')),
     );
@@ -213,7 +297,15 @@ export function reportsView(base: (tenant: string) => string, options: ReportsOp
     } catch (err) {
       if (err instanceof ApiProblem && err.code === 'branch_required' && !branch) {
         const noBranch = branches?.length === 0 && !options.tenant;
-        return [head, intro, form, errorBox(err), noBranch ? h('p', null, 'Reports are per branch: ', h('a', { href: '#/devices' }, 'register and initialise one under Devices'), '.') : h('p', null, 'Choose a branch above.')];
+        return [
+          head,
+          intro,
+          form,
+          errorBox(err),
+          noBranch
+            ? h('p', null, 'Reports are per branch: ', h('a', { href: '#/devices' }, 'register and initialise one under Devices'), '.')
+            : h('p', null, 'Choose a branch above.'),
+        ];
       }
       return [head, intro, form, errorBox(err)];
     }
@@ -225,18 +317,30 @@ export function reportsView(base: (tenant: string) => string, options: ReportsOp
     const shownUrl = `${base(tenant)}/daily${query({ date: report.date, branch: report.branch })}`;
 
     const downloadMessage = formMessage('download-message');
-    const pdf: HTMLButtonElement = h('button', { type: 'button', onclick: () => void download(ctx, shownUrl, report, 'pdf', pdf, downloadMessage) }, 'Download PDF');
-    const csv: HTMLButtonElement = h('button', { type: 'button', onclick: () => void download(ctx, shownUrl, report, 'csv', csv, downloadMessage) }, 'Download CSV');
+    const pdf: HTMLButtonElement = h(
+      'button',
+      { type: 'button', onclick: () => void download(ctx, shownUrl, report, 'pdf', pdf, downloadMessage) },
+      'Download PDF',
+    );
+    const csv: HTMLButtonElement = h(
+      'button',
+      { type: 'button', onclick: () => void download(ctx, shownUrl, report, 'csv', csv, downloadMessage) },
+      'Download CSV',
+    );
 
     let closing: Child = null;
     if (report.type === 'X') {
       if (options.close?.(ctx)) {
         const message = formMessage('close-message');
-        const pending = report.counts.pending > 0 ? ` ${report.counts.pending} document(s) still pending are counted as pending and never added to its totals.` : '';
+        const pending =
+          report.counts.pending > 0
+            ? ` ${report.counts.pending} document(s) still pending are counted as pending and never added to its totals.`
+            : '';
         // Closing today before the shop shuts: what is sold later today is in no daily report.
-        const today = report.date === dayOf(new Date(), report.timezone)
-          ? ' It is today: sales of today issued after the close will be in no daily report (the Z will say how many there were and their total; they stay in Documents and the exports).'
-          : '';
+        const today =
+          report.date === dayOf(new Date(), report.timezone)
+            ? ' It is today: sales of today issued after the close will be in no daily report (the Z will say how many there were and their total; they stay in Documents and the exports).'
+            : '';
         closing = h(
           'div',
           { class: 'toolbar' },
@@ -246,7 +350,10 @@ export function reportsView(base: (tenant: string) => string, options: ReportsOp
             'Yes, close the day',
             async () => {
               try {
-                const closed = await ctx.api.postJson<{ data: DailyReport }>(`${base(tenant)}/daily/close`, { date: report.date, branch: report.branch });
+                const closed = await ctx.api.postJson<{ data: DailyReport }>(`${base(tenant)}/daily/close`, {
+                  date: report.date,
+                  branch: report.branch,
+                });
                 closedNotice = `Day ${closed.data.date} of branch ${closed.data.branch} closed: this is its Z report.`;
                 ctx.announce(closedNotice);
                 // Stay on this day (not "today", which may have turned meanwhile).
@@ -260,7 +367,11 @@ export function reportsView(base: (tenant: string) => string, options: ReportsOp
           message.element,
         );
       } else {
-        closing = h('p', { class: 'muted' }, options.tenant ? 'The merchant or its partner closes the day.' : 'Viewers read reports; an owner or admin closes the day.');
+        closing = h(
+          'p',
+          { class: 'muted' },
+          options.tenant ? 'The merchant or its partner closes the day.' : 'Viewers read reports; an owner or admin closes the day.',
+        );
       }
     }
 
@@ -272,12 +383,23 @@ export function reportsView(base: (tenant: string) => string, options: ReportsOp
       facts([
         ['Merchant', `${report.merchant.name} (${report.authority?.taxpayerId ?? 'TPIN'} ${report.merchant.tpin})`],
         ['Day', `${report.date} in ${report.timezone}`],
-        report.type === 'Z' ? ['Closed', h('span', { 'data-testid': 'closed-by' }, at(report.closedAt!), ` by ${report.closedByName ?? report.closedBy}`)] : ['Figures as of', at(report.generatedAt)],
-        ['Documents', `${report.counts.documents}: ${report.counts.uploaded} uploaded, ${report.counts.pending} pending, ${report.counts.failed} failed, ${report.counts.resolved} resolved`],
+        report.type === 'Z'
+          ? ['Closed', h('span', { 'data-testid': 'closed-by' }, at(report.closedAt!), ` by ${report.closedByName ?? report.closedBy}`)]
+          : ['Figures as of', at(report.generatedAt)],
+        [
+          'Documents',
+          `${report.counts.documents}: ${report.counts.uploaded} uploaded, ${report.counts.pending} pending, ${report.counts.failed} failed, ${report.counts.resolved} resolved`,
+        ],
         ['Invoice numbers', numberRange(report.numbers.firstInvoiceNo, report.numbers.lastInvoiceNo)],
         ['Receipt numbers', numberRange(report.numbers.firstReceiptNo, report.numbers.lastReceiptNo)],
       ]),
-      report.type === 'Z' ? afterCloseNotice(report, !options.tenant) : h('p', { class: 'muted' }, 'The day is open: these figures change until it is closed. Pending and failed documents are counted but are not in the fiscal totals.'),
+      report.type === 'Z'
+        ? afterCloseNotice(report, !options.tenant)
+        : h(
+            'p',
+            { class: 'muted' },
+            'The day is open: these figures change until it is closed. Pending and failed documents are counted but are not in the fiscal totals.',
+          ),
       h('div', { class: 'toolbar' }, pdf, csv, downloadMessage.element),
       closing,
       reportFigures(report),
@@ -287,7 +409,14 @@ export function reportsView(base: (tenant: string) => string, options: ReportsOp
     try {
       const days = await ctx.api.get<Page<ClosedDay>>(`${base(tenant)}/z${query({ branch: report.branch, page })}`);
       const rows = days.data.map((d) => [
-        h('a', { href: `#/reports${query({ tenant: tenant || undefined, branch: d.branch, date: d.date, page })}`, 'aria-current': d.date === report.date && report.type === 'Z' ? 'true' : null }, d.date),
+        h(
+          'a',
+          {
+            href: `#/reports${query({ tenant: tenant || undefined, branch: d.branch, date: d.date, page })}`,
+            'aria-current': d.date === report.date && report.type === 'Z' ? 'true' : null,
+          },
+          d.date,
+        ),
         merchantDateTime(d.closedAt, d.timezone),
         d.closedByName ?? d.closedBy,
         `${d.counts.documents}${d.counts.pending > 0 ? ` (${d.counts.pending} pending)` : ''}${d.storedAfterClose.count > 0 ? `, ${d.storedAfterClose.count} stored after the close` : ''}`,
@@ -295,7 +424,12 @@ export function reportsView(base: (tenant: string) => string, options: ReportsOp
         money(d.net.vat),
       ]);
       earlier = [
-        table(`Closed days of branch ${report.branch}`, ['Day', 'Closed', 'By', 'Documents', `Net total (${report.currency})`, 'Net VAT'], rows, { empty: 'No day of this branch is closed yet.' }),
+        table(
+          `Closed days of branch ${report.branch}`,
+          ['Day', 'Closed', 'By', 'Documents', `Net total (${report.currency})`, 'Net VAT'],
+          rows,
+          { empty: 'No day of this branch is closed yet.' },
+        ),
         pager(days.meta, (p) => setParam('page', String(p))),
       ];
     } catch (err) {

@@ -20,7 +20,8 @@ async function check(session: Session & { role: 'partner' | 'operator' }): Promi
     if (!(err instanceof ApiProblem)) return 'The key could not be checked.';
     // A partner key without tenants:read may still read webhooks: let it in.
     if (err.status === 403 && session.role === 'partner') return undefined;
-    if (err.status === 404 && session.role === 'operator') return 'The operator API is not enabled on this gateway (ADMIN_TOKEN is not set).';
+    if (err.status === 404 && session.role === 'operator')
+      return 'The operator API is not enabled on this gateway (ADMIN_TOKEN is not set).';
     return err.message;
   }
 }
@@ -31,17 +32,25 @@ const MERCHANTS = 'Merchants sign in with their email and password (choose "a me
 /** What a pasted secret is when it cannot open this role's console, and how to sign in instead. */
 function wrongCredential(role: 'partner' | 'operator', secret: string): string | undefined {
   const kind = kindOf(secret)?.kind;
-  if (kind === 'tenant_token') return `This is a tenant token (${PREFIXES.tenantToken}…): a merchant's key for the API, not for the console. ${MERCHANTS}; ${PARTNER_KEY}.`;
-  if (kind === 'fiscalisation_key') return `This is a fiscalisation key (${PREFIXES.fiscalisationKey}…): a till's key for /zm/api, not for the console. ${MERCHANTS}; ${PARTNER_KEY}.`;
-  if (secret.startsWith(PREFIXES.webhookSecret)) return `This is a webhook signing secret (${PREFIXES.webhookSecret}…): your receiver checks deliveries with it; it does not open the console. Partners sign in with their partner secret key (sk_live_… or sk_test_…).`;
-  if (kind === 'partner_key' && role === 'operator') return 'This is a partner secret key: choose "a partner" above to sign in with it. The operator signs in with the gateway\'s ADMIN_TOKEN.';
+  if (kind === 'tenant_token')
+    return `This is a tenant token (${PREFIXES.tenantToken}…): a merchant's key for the API, not for the console. ${MERCHANTS}; ${PARTNER_KEY}.`;
+  if (kind === 'fiscalisation_key')
+    return `This is a fiscalisation key (${PREFIXES.fiscalisationKey}…): a till's key for /zm/api, not for the console. ${MERCHANTS}; ${PARTNER_KEY}.`;
+  if (secret.startsWith(PREFIXES.webhookSecret))
+    return `This is a webhook signing secret (${PREFIXES.webhookSecret}…): your receiver checks deliveries with it; it does not open the console. Partners sign in with their partner secret key (sk_live_… or sk_test_…).`;
+  if (kind === 'partner_key' && role === 'operator')
+    return 'This is a partner secret key: choose "a partner" above to sign in with it. The operator signs in with the gateway\'s ADMIN_TOKEN.';
   return undefined;
 }
 
 function signInMessage(err: unknown): Array<string | HTMLElement> {
   if (!(err instanceof ApiProblem)) return ['Signing in failed.'];
   if (err.code === 'email_not_verified') {
-    return ['Confirm your email address first: open the link in the mail we sent when you signed up. Lost it, or did it expire? ', h('a', { href: '/console/account/verify' }, 'Mail me a new link'), '.'];
+    return [
+      'Confirm your email address first: open the link in the mail we sent when you signed up. Lost it, or did it expire? ',
+      h('a', { href: '/console/account/verify' }, 'Mail me a new link'),
+      '.',
+    ];
   }
   return [err.message];
 }
@@ -57,8 +66,21 @@ export function signInView(onSignedIn: (signedIn: SignedIn) => void, notice?: st
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Sign in') as HTMLButtonElement;
 
   // The merchant's fields.
-  const email = h('input', { id: 'email', name: 'email', type: 'email', autocomplete: 'username', required: true, spellcheck: 'false' }) as HTMLInputElement;
-  const password = h('input', { id: 'password', name: 'password', type: 'password', autocomplete: 'current-password', required: true }) as HTMLInputElement;
+  const email = h('input', {
+    id: 'email',
+    name: 'email',
+    type: 'email',
+    autocomplete: 'username',
+    required: true,
+    spellcheck: 'false',
+  }) as HTMLInputElement;
+  const password = h('input', {
+    id: 'password',
+    name: 'password',
+    type: 'password',
+    autocomplete: 'current-password',
+    required: true,
+  }) as HTMLInputElement;
   const merchantFields = h(
     'div',
     { class: 'merchant-fields' },
@@ -67,8 +89,19 @@ export function signInView(onSignedIn: (signedIn: SignedIn) => void, notice?: st
   );
   // The partner's and the operator's.
   const secretLabel = h('label', { for: 'secret' }, 'Partner secret key');
-  const hint = h('p', { id: 'secret-hint', class: 'muted' }, 'sk_live_… or sk_test_…. Kept in this tab only and sent only to this gateway.');
-  const secret = h('input', { id: 'secret', name: 'secret', type: 'password', autocomplete: 'off', spellcheck: 'false', 'aria-describedby': 'secret-hint' }) as HTMLInputElement;
+  const hint = h(
+    'p',
+    { id: 'secret-hint', class: 'muted' },
+    'sk_live_… or sk_test_…. Kept in this tab only and sent only to this gateway.',
+  );
+  const secret = h('input', {
+    id: 'secret',
+    name: 'secret',
+    type: 'password',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    'aria-describedby': 'secret-hint',
+  }) as HTMLInputElement;
   const secretFields = h('div', { class: 'field', hidden: true }, secretLabel, secret, hint);
   const links = h(
     'p',
@@ -87,11 +120,19 @@ export function signInView(onSignedIn: (signedIn: SignedIn) => void, notice?: st
     password.required = merchant;
     secret.required = !merchant;
     secretLabel.textContent = next === 'partner' ? 'Partner secret key' : 'Operator token';
-    hint.textContent = next === 'partner' ? 'sk_live_… or sk_test_…. Kept in this tab only and sent only to this gateway.' : 'The gateway\'s ADMIN_TOKEN. Kept in this tab only.';
+    hint.textContent =
+      next === 'partner'
+        ? 'sk_live_… or sk_test_…. Kept in this tab only and sent only to this gateway.'
+        : "The gateway's ADMIN_TOKEN. Kept in this tab only.";
     error.textContent = '';
   };
   const radio = (value: Role, label: string) =>
-    h('label', { class: 'radio' }, h('input', { type: 'radio', name: 'role', value, checked: value === role, onchange: () => choose(value) }), ` ${label}`);
+    h(
+      'label',
+      { class: 'radio' },
+      h('input', { type: 'radio', name: 'role', value, checked: value === role, onchange: () => choose(value) }),
+      ` ${label}`,
+    );
 
   const busy = (on: boolean) => {
     submit.disabled = on;
@@ -114,7 +155,10 @@ export function signInView(onSignedIn: (signedIn: SignedIn) => void, notice?: st
           }
           busy(true);
           try {
-            const answer = await publicRequest<{ data: AccountSession }>('POST', '/api/v1/account/signin', { email: email.value.trim(), password: password.value });
+            const answer = await publicRequest<{ data: AccountSession }>('POST', '/api/v1/account/signin', {
+              email: email.value.trim(),
+              password: password.value,
+            });
             password.value = '';
             onSignedIn({ session: { role: 'merchant', csrf: answer.data.csrfToken }, account: answer.data });
           } catch (err) {

@@ -27,7 +27,12 @@ async function resend(ctx: ViewContext, delivery: Delivery, reload: () => Promis
 function nextRetryCell(delivery: Delivery) {
   if (delivery.status === 'pending' && delivery.nextRetryAt) {
     const due = new Date(delivery.nextRetryAt).getTime() <= Date.now();
-    return h('span', { class: 'stack', 'data-testid': `delivery-next-retry-${delivery.id}` }, dateTime(delivery.nextRetryAt), due ? h('small', null, 'due now') : null);
+    return h(
+      'span',
+      { class: 'stack', 'data-testid': `delivery-next-retry-${delivery.id}` },
+      dateTime(delivery.nextRetryAt),
+      due ? h('small', null, 'due now') : null,
+    );
   }
   if (delivery.status === 'failed') return h('small', { class: 'muted' }, 'No more attempts: resend it to try again');
   return '—';
@@ -39,7 +44,11 @@ function deliveriesPanel(ctx: ViewContext, endpoint: EndpointStats): HTMLElement
     try {
       const page = await ctx.api.get<Page<Delivery>>(`/api/v1/webhooks/${endpoint.endpointId}/deliveries${query({ page: 1 })}`);
       const rows = page.data.map((d) => {
-        const button: HTMLButtonElement = h('button', { type: 'button', onclick: () => void resend(ctx, d, load, button), 'aria-label': `Resend delivery ${d.id}` }, 'Resend');
+        const button: HTMLButtonElement = h(
+          'button',
+          { type: 'button', onclick: () => void resend(ctx, d, load, button), 'aria-label': `Resend delivery ${d.id}` },
+          'Resend',
+        );
         return [
           String(d.id),
           h('span', { class: 'stack' }, h('span', null, d.eventType), h('small', { class: 'mono' }, d.eventId)),
@@ -55,7 +64,12 @@ function deliveriesPanel(ctx: ViewContext, endpoint: EndpointStats): HTMLElement
       replaceChildren(
         panel,
         h('h3', { id: `deliveries-${endpoint.endpointId}` }, `Recent deliveries to ${endpoint.url}`),
-        table(`Recent deliveries to ${endpoint.url}`, ['Delivery', 'Event', 'Status', 'Attempts', 'HTTP', 'Error', 'Last attempt', 'Next attempt', 'Action'], rows, { empty: 'No deliveries yet.' }),
+        table(
+          `Recent deliveries to ${endpoint.url}`,
+          ['Delivery', 'Event', 'Status', 'Attempts', 'HTTP', 'Error', 'Last attempt', 'Next attempt', 'Action'],
+          rows,
+          { empty: 'No deliveries yet.' },
+        ),
       );
     } catch (err) {
       replaceChildren(panel, errorBox(err));
@@ -82,13 +96,26 @@ export const webhooksView: View = async (ctx) => {
     String(e.failed),
     String(e.pending),
     dateTime(e.lastFailureAt),
-    h('a', { href: `#/webhooks?endpoint=${e.endpointId}`, 'aria-current': String(open) === String(e.endpointId) ? 'true' : null }, 'Deliveries'),
+    h(
+      'a',
+      { href: `#/webhooks?endpoint=${e.endpointId}`, 'aria-current': String(open) === String(e.endpointId) ? 'true' : null },
+      'Deliveries',
+    ),
   ]);
   const selected = stats.find((e) => String(e.endpointId) === open);
   return [
     head,
-    h('p', { class: 'muted' }, 'Success rate over the last 24 hours: delivered ÷ (delivered + failed). Each delivery is tried 6 times over about 9 hours before it fails.'),
-    table('Webhook endpoints', ['Endpoint', 'Status', 'Success rate (24 h)', 'Delivered', 'Failed', 'Pending', 'Last failure', 'Log'], rows, { empty: 'No webhook endpoints registered (POST /api/v1/webhooks).' }),
+    h(
+      'p',
+      { class: 'muted' },
+      'Success rate over the last 24 hours: delivered ÷ (delivered + failed). Each delivery is tried 6 times over about 9 hours before it fails.',
+    ),
+    table(
+      'Webhook endpoints',
+      ['Endpoint', 'Status', 'Success rate (24 h)', 'Delivered', 'Failed', 'Pending', 'Last failure', 'Log'],
+      rows,
+      { empty: 'No webhook endpoints registered (POST /api/v1/webhooks).' },
+    ),
     selected ? deliveriesPanel(ctx, selected) : null,
   ];
 };

@@ -5,7 +5,14 @@ import createFetchClient, { type Client, type ClientOptions } from 'openapi-fetc
 import type { paths } from './schema.js';
 
 export type { components, operations, paths } from './schema.js';
-export { DEFAULT_TOLERANCE_SEC, SIGNATURE_HEADER, verifyWebhook, type VerifyFailure, type VerifyOptions, type VerifyResult } from './webhooks.js';
+export {
+  DEFAULT_TOLERANCE_SEC,
+  SIGNATURE_HEADER,
+  verifyWebhook,
+  type VerifyFailure,
+  type VerifyOptions,
+  type VerifyResult,
+} from './webhooks.js';
 
 /**
  * An openapi-fetch client for every operation of the API: `GET`, `POST`, `PATCH`, `DELETE`

@@ -44,7 +44,8 @@ export function parseSimulatorArgs(args: readonly string[]): SimulatorCliOptions
       case '--authority': {
         const authority = value();
         const profile = AUTHORITY_PROFILES[authority] ?? (PROFILES.some((p) => p.id === authority) ? authority : undefined);
-        if (profile === undefined) throw new SimulatorCliError(`--authority must be zra, kra or a profile (${PROFILES.map((p) => p.id).join(', ')})`);
+        if (profile === undefined)
+          throw new SimulatorCliError(`--authority must be zra, kra or a profile (${PROFILES.map((p) => p.id).join(', ')})`);
         if (profile !== DEFAULT_PROFILE.id) options.defaultProfile = profile;
         break;
       }
@@ -67,10 +68,18 @@ export async function runSimulatorCli(args: readonly string[]): Promise<Simulato
 export async function serveSimulator({ json, ...options }: SimulatorCliOptions): Promise<Simulator> {
   const simulator = await startSimulator(options);
   if (json) {
-    console.log(JSON.stringify({ url: simulator.url, control: `${simulator.origin}/_sim`, port: simulator.port, stateFile: options.stateFile ?? null }));
+    console.log(
+      JSON.stringify({
+        url: simulator.url,
+        control: `${simulator.origin}/_sim`,
+        port: simulator.port,
+        stateFile: options.stateFile ?? null,
+      }),
+    );
   } else if (options.defaultProfile !== undefined) {
     console.log(`authority simulator listening on ${simulator.url} (${options.defaultProfile})`);
-    for (const profile of PROFILES) console.log(`  ${profile.id}: ${simulator.urlOf(profile.id)}, control API at ${simulator.origin}/_sim/profiles/${profile.id}`);
+    for (const profile of PROFILES)
+      console.log(`  ${profile.id}: ${simulator.urlOf(profile.id)}, control API at ${simulator.origin}/_sim/profiles/${profile.id}`);
   } else {
     console.log(`VSDC simulator listening on ${simulator.url}`);
     console.log(`  use it as a device's vsdcBaseUrl; control API at ${simulator.origin}/_sim (see docs/vsdc.md)`);

@@ -25,7 +25,8 @@ interface ServerSwitch {
 }
 
 const notFound = (what: string): ControlResult => ({ status: 404, body: { error: 'not_found', message: what } });
-const field = (body: unknown, name: string): unknown => (typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined);
+const field = (body: unknown, name: string): unknown =>
+  typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
 
 export function routeControl(
   method: string,
@@ -35,7 +36,11 @@ export function routeControl(
   profiles: { of(id: string): ProfileInstance | undefined; all(): ProfileInstance[]; default: ProfileInstance },
   server: ServerSwitch,
 ): ControlResult {
-  let parts = pathname.slice(CONTROL_PREFIX.length).split('/').filter((p) => p !== '').map(decodeURIComponent);
+  let parts = pathname
+    .slice(CONTROL_PREFIX.length)
+    .split('/')
+    .filter((p) => p !== '')
+    .map(decodeURIComponent);
   let profile = profiles.default;
   let everyProfile = true;
   if (parts[0] === 'profiles' && parts.length >= 2) {
@@ -58,7 +63,8 @@ export function routeControl(
         return { status: 200, body: { ok: true } };
       case 'POST /server/restart': {
         const downMs = (body as { downMs?: unknown } | null)?.downMs ?? 1000;
-        if (typeof downMs !== 'number' || !Number.isInteger(downMs) || downMs < 0) throw new ControlInputError('downMs must be a whole number ≥ 0');
+        if (typeof downMs !== 'number' || !Number.isInteger(downMs) || downMs < 0)
+          throw new ControlInputError('downMs must be a whole number ≥ 0');
         return { status: 202, body: { restartingInMs: downMs }, afterReply: () => server.restart(downMs) };
       }
       case 'GET /stats':

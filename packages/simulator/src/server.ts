@@ -101,7 +101,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const contextPath = (options.contextPath ?? '').replace(/\/+$/, '');
   const now = options.now ?? (() => new Date());
   const rootId = options.defaultProfile ?? DEFAULT_PROFILE.id;
-  if (!PROFILES.some((p) => p.id === rootId)) throw new Error(`simulator: no profile ${rootId} (profiles: ${PROFILES.map((p) => p.id).join(', ')})`);
+  if (!PROFILES.some((p) => p.id === rootId))
+    throw new Error(`simulator: no profile ${rootId} (profiles: ${PROFILES.map((p) => p.id).join(', ')})`);
   /** Every profile at work here, by id: its definition and its instance. */
   const mounted = new Map<string, Mounted>(
     PROFILES.map((profile) => {
@@ -170,7 +171,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     return pathname.startsWith(`${contextPath}/`) ? pathname.slice(contextPath.length) : null;
   }
 
-  async function onProtocolRequest(req: IncomingMessage, res: ServerResponse, profile: ProfileInstance, endpoint: string, path: string): Promise<void> {
+  async function onProtocolRequest(
+    req: IncomingMessage,
+    res: ServerResponse,
+    profile: ProfileInstance,
+    endpoint: string,
+    path: string,
+  ): Promise<void> {
     const raw = await readBody(req);
     if (raw === null) return send(res, 413, 'text/plain', 'Payload Too Large');
     const reply = (answer: unknown, at = now()): void => sendAnswer(req, res, profile.toHttp(answer, path, at));
@@ -214,7 +221,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       reply(result, at);
     };
     const forced = faults?.forcedResult;
-    if (forced && (forced.endpoints === null || forced.endpoints.includes(endpoint))) return answer(profile.forced(forced.code, forced.message));
+    if (forced && (forced.endpoints === null || forced.endpoints.includes(endpoint)))
+      return answer(profile.forced(forced.code, forced.message));
     if (!device) return reply(profile.unknownDevice(body, req.headers));
     answer(profile.answer(endpoint, body, device, now(), req.headers));
   }
@@ -230,8 +238,18 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         return send(res, 400, 'application/json', JSON.stringify({ error: 'invalid_json', message: 'body is not JSON' }));
       }
     }
-    const profiles = { of: (id: string) => mounted.get(id)?.instance, all: () => [...mounted.values()].map((m) => m.instance), default: mainMount.instance };
-    const result = routeControl(req.method ?? 'GET', pathname, query, body, profiles, { restart, held: heldOf, stats: statsNow, resetStats, setLatency });
+    const profiles = {
+      of: (id: string) => mounted.get(id)?.instance,
+      all: () => [...mounted.values()].map((m) => m.instance),
+      default: mainMount.instance,
+    };
+    const result = routeControl(req.method ?? 'GET', pathname, query, body, profiles, {
+      restart,
+      held: heldOf,
+      stats: statsNow,
+      resetStats,
+      setLatency,
+    });
     if (result.afterReply) res.once('finish', result.afterReply);
     send(res, result.status, 'application/json', JSON.stringify(result.body));
   }

@@ -154,9 +154,7 @@ export interface SaveSalesLine {
 }
 
 /** Header bucket suffixes, in the casing the protocol page uses (`taxblAmtRvat`, not `RVAT`). */
-export const HEADER_TAX_BUCKETS = [
-  'A', 'B', 'C1', 'C2', 'C3', 'D', 'Rvat', 'E', 'F', 'Ipl1', 'Ipl2', 'Tl', 'Ecm', 'Exeeg', 'Tot',
-] as const;
+export const HEADER_TAX_BUCKETS = ['A', 'B', 'C1', 'C2', 'C3', 'D', 'Rvat', 'E', 'F', 'Ipl1', 'Ipl2', 'Tl', 'Ecm', 'Exeeg', 'Tot'] as const;
 export type HeaderTaxBucket = (typeof HEADER_TAX_BUCKETS)[number];
 
 type TaxTrio = { [K in HeaderTaxBucket as `taxblAmt${K}` | `taxRt${K}` | `taxAmt${K}`]: number };

@@ -11,7 +11,12 @@ export interface ChecklistEndpoint {
   select: boolean;
 }
 
-const endpoint = (name: VsdcEndpoint, title: string): ChecklistEndpoint => ({ endpoint: name, path: VSDC_PATHS[name], title, select: name.startsWith('select') });
+const endpoint = (name: VsdcEndpoint, title: string): ChecklistEndpoint => ({
+  endpoint: name,
+  path: VSDC_PATHS[name],
+  title,
+  select: name.startsWith('select'),
+});
 
 /** Section 2, in the checklist's order. */
 export const CHECKLIST_ENDPOINTS: readonly ChecklistEndpoint[] = [
@@ -70,7 +75,12 @@ export const CHECKLIST_ITEMS: readonly ChecklistItem[] = [
   { no: 24, title: 'Stock: retrieve', mandatory: true, endpoints: ['selectStockItems'] },
   { no: 25, title: 'Stock: update on adjustment', mandatory: true, endpoints: ['saveStockItems', 'saveStockMaster'] },
   { no: 26, title: 'Reports exportable as Excel, CSV and PDF', mandatory: true, endpoints: [] },
-  { no: 27, title: 'Basic transaction report (invoice number, date, customer, TPIN, value, tax, description)', mandatory: true, endpoints: [] },
+  {
+    no: 27,
+    title: 'Basic transaction report (invoice number, date, customer, TPIN, value, tax, description)',
+    mandatory: true,
+    endpoints: [],
+  },
   { no: 28, title: 'Audit trail', mandatory: true, endpoints: [] },
 ];
 
@@ -86,7 +96,10 @@ export function endpointsBeyondTheForm(called: readonly string[]): ChecklistEndp
     .filter((name) => seen.has(name) && !onTheForm.has(name))
     .map((name) => {
       const items = CHECKLIST_ITEMS.filter((i) => i.endpoints.includes(name));
-      const title = items.length === 0 ? `${name} (no item of the form needs it: the gateway's own background work)` : items.map((i) => `${i.title} (item ${i.no})`).join('; ');
+      const title =
+        items.length === 0
+          ? `${name} (no item of the form needs it: the gateway's own background work)`
+          : items.map((i) => `${i.title} (item ${i.no})`).join('; ');
       return endpoint(name, title);
     });
 }

@@ -106,7 +106,9 @@ export async function startRecorder(vsdcBaseUrl: string, timeoutMs: number): Pro
         response.end(answerText);
       } catch (err) {
         call.ms = Date.now() - sent.getTime();
-        call.error = (err as Error).cause ? String(((err as Error).cause as Error).message ?? (err as Error).cause) : (err as Error).message;
+        call.error = (err as Error).cause
+          ? String(((err as Error).cause as Error).message ?? (err as Error).cause)
+          : (err as Error).message;
         request.socket.destroy();
       }
     })();

@@ -39,7 +39,11 @@ export interface Summary {
 }
 
 /** Each of `endpoints` with the run's calls to it for the run's taxpayer and branch. */
-function endpointResults(calls: readonly RecordedCall[], facts: RunFacts, endpoints: readonly ChecklistEndpoint[] = CHECKLIST_ENDPOINTS): EndpointResult[] {
+function endpointResults(
+  calls: readonly RecordedCall[],
+  facts: RunFacts,
+  endpoints: readonly ChecklistEndpoint[] = CHECKLIST_ENDPOINTS,
+): EndpointResult[] {
   return endpoints.map((e) => {
     const ours = calls.filter((c) => c.endpoint === e.endpoint && c.tpin === facts.tpin && c.bhfId === facts.branch);
     const answered = ours.find((c) => c.resultCd === '000' || (e.select && c.resultCd === '001'));
@@ -48,12 +52,25 @@ function endpointResults(calls: readonly RecordedCall[], facts: RunFacts, endpoi
       const code = c.resultCd ?? (c.error ? 'unreachable' : `HTTP ${c.status}`);
       codes[code] = (codes[code] ?? 0) + 1;
     }
-    return { endpoint: e.endpoint, path: e.path, title: e.title, ok: answered !== undefined, calls: ours.length, codes, evidence: answered?.seq ?? null };
+    return {
+      endpoint: e.endpoint,
+      path: e.path,
+      title: e.title,
+      ok: answered !== undefined,
+      calls: ours.length,
+      codes,
+      evidence: answered?.seq ?? null,
+    };
   });
 }
 
 function summarise(endpoints: readonly EndpointResult[], results: readonly ItemResult[]): Summary {
-  const items = CHECKLIST_ITEMS.map((i) => ({ no: i.no, title: i.title, mandatory: i.mandatory, ok: results.find((r) => r.no === i.no)?.ok === true }));
+  const items = CHECKLIST_ITEMS.map((i) => ({
+    no: i.no,
+    title: i.title,
+    mandatory: i.mandatory,
+    ok: results.find((r) => r.no === i.no)?.ok === true,
+  }));
   return {
     ok: items.every((i) => i.ok || !i.mandatory) && endpoints.every((e) => e.ok),
     endpoints: endpoints.map((e) => ({ path: e.path, ok: e.ok })),
@@ -63,17 +80,30 @@ function summarise(endpoints: readonly EndpointResult[], results: readonly ItemR
 
 const mark = (ok: boolean) => (ok ? '✓' : '✗');
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
-const codesText = (codes: Record<string, number>) => Object.entries(codes).map(([code, n]) => `${code} ×${n}`).join(', ') || 'not called';
+const codesText = (codes: Record<string, number>) =>
+  Object.entries(codes)
+    .map(([code, n]) => `${code} ×${n}`)
+    .join(', ') || 'not called';
 
 function callsText(seqs: readonly number[]): string {
   if (seqs.length === 0) return '';
-  const shown = seqs.slice(0, 8).map((s) => `#${s}`).join(', ');
+  const shown = seqs
+    .slice(0, 8)
+    .map((s) => `#${s}`)
+    .join(', ');
   return seqs.length > 8 ? `${shown} … (${seqs.length} calls)` : shown;
 }
 
-const endpointRow = (e: EndpointResult) => `| ${mark(e.ok)} | ${e.title} | \`${e.path}\` | ${codesText(e.codes)} | ${e.evidence === null ? 'no answered call' : `#${e.evidence}`} |`;
+const endpointRow = (e: EndpointResult) =>
+  `| ${mark(e.ok)} | ${e.title} | \`${e.path}\` | ${codesText(e.codes)} | ${e.evidence === null ? 'no answered call' : `#${e.evidence}`} |`;
 
-function reportText(facts: RunFacts, outcome: WalkOutcome, endpoints: readonly EndpointResult[], beyond: readonly EndpointResult[], summary: Summary): string {
+function reportText(
+  facts: RunFacts,
+  outcome: WalkOutcome,
+  endpoints: readonly EndpointResult[],
+  beyond: readonly EndpointResult[],
+  summary: Summary,
+): string {
   const items = outcome.results;
   const mandatory = summary.items.filter((i) => i.mandatory);
   const lines = [
@@ -120,8 +150,8 @@ function reportText(facts: RunFacts, outcome: WalkOutcome, endpoints: readonly E
           ...beyond.map(endpointRow),
           '',
         ]),
-    'Each endpoint is called by the gateway\'s own VSDC client: URL and method (POST, JSON), the `tpin`/`bhfId` parameters, the body as the protocol gives it; ' +
-      'an answer other than `000` (or `001`, nothing found, for a select) is handled as the gateway documents it (retried while unreachable, shown as failed with the authority\'s code and text otherwise).',
+    "Each endpoint is called by the gateway's own VSDC client: URL and method (POST, JSON), the `tpin`/`bhfId` parameters, the body as the protocol gives it; " +
+      "an answer other than `000` (or `001`, nothing found, for a select) is handled as the gateway documents it (retried while unreachable, shown as failed with the authority's code and text otherwise).",
     '',
     '## Section 3 — functional items',
     '',
@@ -147,7 +177,12 @@ function reportText(facts: RunFacts, outcome: WalkOutcome, endpoints: readonly E
 }
 
 /** Writes `report.md` and `evidence.json` into `dir` (created); answers the summary. */
-export function writeReport(dir: string, facts: RunFacts, outcome: WalkOutcome, calls: readonly RecordedCall[]): { summary: Summary; endpoints: EndpointResult[] } {
+export function writeReport(
+  dir: string,
+  facts: RunFacts,
+  outcome: WalkOutcome,
+  calls: readonly RecordedCall[],
+): { summary: Summary; endpoints: EndpointResult[] } {
   // A call still in flight when the walk ended (a background pull the stop cuts) proves nothing
   // either way: the endpoints are judged by the calls that ended; evidence.json keeps every call.
   const ended = calls.filter((c) => c.answeredAt !== null || c.error !== null);
@@ -157,6 +192,9 @@ export function writeReport(dir: string, facts: RunFacts, outcome: WalkOutcome, 
   const summary = summarise(endpoints, outcome.results);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'report.md'), reportText(facts, outcome, endpoints, beyond, summary));
-  writeFileSync(join(dir, 'evidence.json'), `${JSON.stringify({ run: { ...facts, ...outcome.device }, summary, endpoints, endpointsBeyondTheForm: beyond, items: outcome.results, calls }, null, 2)}\n`);
+  writeFileSync(
+    join(dir, 'evidence.json'),
+    `${JSON.stringify({ run: { ...facts, ...outcome.device }, summary, endpoints, endpointsBeyondTheForm: beyond, items: outcome.results, calls }, null, 2)}\n`,
+  );
   return { summary, endpoints };
 }

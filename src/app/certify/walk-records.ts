@@ -18,7 +18,9 @@ export async function walkRecords({ session, settings }: Walk): Promise<void> {
     expect(pdf.status === 200 && pdf.bytes.subarray(0, 4).toString() === '%PDF', `the PDF report answered ${pdf.status}`);
     const reportCsv = await call('GET', '/api/v1/reports/daily', { accept: 'text/csv' });
     expect(reportCsv.status === 200, `the CSV report answered ${reportCsv.status}`);
-    notes.push(`documents exported as CSV (${csv.split('\n').length - 1} rows) and Excel (${xlsx.bytes.length} bytes); the day's X report as PDF (${pdf.bytes.length} bytes) and CSV`);
+    notes.push(
+      `documents exported as CSV (${csv.split('\n').length - 1} rows) and Excel (${xlsx.bytes.length} bytes); the day's X report as PDF (${pdf.bytes.length} bytes) and CSV`,
+    );
   });
   await item(27, async (notes) => {
     needs(26);
@@ -26,8 +28,10 @@ export async function walkRecords({ session, settings }: Walk): Promise<void> {
     const wanted = ['invoiceNo', 'occurredAt', 'customerName', 'customerTpin', 'documentTotal', 'documentVat', 'itemName'];
     const missing = wanted.filter((column) => !header.includes(column));
     expect(missing.length === 0, `the export lacks the columns ${missing.join(', ')}`);
-    expect(csv.includes(settings.customerTpin), 'the export does not carry the customer\'s TPIN');
-    notes.push(`GET /api/v1/exports/documents: invoice number (invoiceNo), date (occurredAt), customer (customerName), TPIN (customerTpin), value (documentTotal), tax (documentVat), goods or services (itemName, classificationCode), per line`);
+    expect(csv.includes(settings.customerTpin), "the export does not carry the customer's TPIN");
+    notes.push(
+      `GET /api/v1/exports/documents: invoice number (invoiceNo), date (occurredAt), customer (customerName), TPIN (customerTpin), value (documentTotal), tax (documentVat), goods or services (itemName, classificationCode), per line`,
+    );
   });
   await item(28, async (notes) => {
     needs(14);
@@ -43,6 +47,8 @@ export async function walkRecords({ session, settings }: Walk): Promise<void> {
   await item(21, async (notes) => {
     const backup = await call('POST', '/admin/v1/backup', { auth: 'admin' });
     expect(backup.status === 200 && backup.bytes.length > 0, `the online backup answered ${backup.status}: ${backup.text.slice(0, 200)}`);
-    notes.push(`an online copy of the embedded database was taken while the gateway ran (${backup.bytes.length} bytes; \`fiscal-gateway backup --out FILE\`, docs/deployment.md); PostgreSQL: pg_dump`);
+    notes.push(
+      `an online copy of the embedded database was taken while the gateway ran (${backup.bytes.length} bytes; \`fiscal-gateway backup --out FILE\`, docs/deployment.md); PostgreSQL: pg_dump`,
+    );
   });
 }

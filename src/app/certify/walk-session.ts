@@ -61,7 +61,10 @@ interface Answer {
 export type Json = Record<string, unknown>;
 
 export const get = (value: unknown, ...path: Array<string | number>): unknown =>
-  path.reduce<unknown>((at, key) => (at !== null && typeof at === 'object' ? (at as Record<string | number, unknown>)[key] : undefined), value);
+  path.reduce<unknown>(
+    (at, key) => (at !== null && typeof at === 'object' ? (at as Record<string | number, unknown>)[key] : undefined),
+    value,
+  );
 
 export function expect(condition: unknown, why: string): asserts condition {
   if (!condition) throw new CheckFailed(why);
@@ -78,7 +81,11 @@ export function walkSession(settings: WalkSettings) {
   const { gatewayUrl, recorder, tpin, branch } = settings;
   const credentials: WalkCredentials = { tenantToken: '', session: undefined };
 
-  async function call(method: string, path: string, options: { body?: unknown; auth?: 'partner' | 'tenant' | 'session' | 'admin' | 'none'; accept?: string } = {}): Promise<Answer> {
+  async function call(
+    method: string,
+    path: string,
+    options: { body?: unknown; auth?: 'partner' | 'tenant' | 'session' | 'admin' | 'none'; accept?: string } = {},
+  ): Promise<Answer> {
     const headers: Record<string, string> = {};
     const auth = options.auth ?? 'tenant';
     if (auth === 'partner') headers.authorization = `Bearer ${settings.partnerKey}`;
@@ -90,8 +97,13 @@ export function walkSession(settings: WalkSettings) {
     }
     if (options.accept) headers.accept = options.accept;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
-    if (auth !== 'partner' && auth !== 'admin' && path.startsWith('/api/v1/') && !path.startsWith('/api/v1/account/')) headers['x-branch'] = branch;
-    const response = await fetch(`${gatewayUrl}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+    if (auth !== 'partner' && auth !== 'admin' && path.startsWith('/api/v1/') && !path.startsWith('/api/v1/account/'))
+      headers['x-branch'] = branch;
+    const response = await fetch(`${gatewayUrl}${path}`, {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    });
     const bytes = Buffer.from(await response.arrayBuffer());
     const text = bytes.toString('utf8');
     let body: unknown = text;
@@ -100,7 +112,11 @@ export function walkSession(settings: WalkSettings) {
   }
 
   /** The answer's `data`, or a failure quoting the gateway's error. */
-  async function data(method: string, path: string, options: Parameters<typeof call>[2] & { status?: number | number[] } = {}): Promise<Json> {
+  async function data(
+    method: string,
+    path: string,
+    options: Parameters<typeof call>[2] & { status?: number | number[] } = {},
+  ): Promise<Json> {
     const answer = await call(method, path, options);
     const wanted = options.status ?? (method === 'POST' ? [200, 201] : [200]);
     const ok = Array.isArray(wanted) ? wanted.includes(answer.status) : answer.status === wanted;
@@ -115,7 +131,10 @@ export function walkSession(settings: WalkSettings) {
     for (;;) {
       last = await data('GET', path, { auth });
       if (done(last)) return last;
-      if (Date.now() > deadline) throw new CheckFailed(`${what}: not reached within ${settings.timeoutMs / 1000} s; last seen: ${JSON.stringify(last).slice(0, 400)}`);
+      if (Date.now() > deadline)
+        throw new CheckFailed(
+          `${what}: not reached within ${settings.timeoutMs / 1000} s; last seen: ${JSON.stringify(last).slice(0, 400)}`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 150));
     }
   }
@@ -123,7 +142,9 @@ export function walkSession(settings: WalkSettings) {
   /** Waits for a VSDC call of the certified branch to `endpoint` that was answered (000, or 001 for a select). */
   async function answeredCall(endpoint: string, what: string): Promise<void> {
     const deadline = Date.now() + settings.timeoutMs;
-    while (!ourCalls().some((c) => c.endpoint === endpoint && (c.resultCd === '000' || (endpoint.startsWith('select') && c.resultCd === '001')))) {
+    while (
+      !ourCalls().some((c) => c.endpoint === endpoint && (c.resultCd === '000' || (endpoint.startsWith('select') && c.resultCd === '001')))
+    ) {
       if (Date.now() > deadline) throw new CheckFailed(`${what}: no answered ${endpoint} call within ${settings.timeoutMs / 1000} s`);
       await new Promise((resolve) => setTimeout(resolve, 150));
     }
@@ -132,7 +153,11 @@ export function walkSession(settings: WalkSettings) {
   const ourCalls = () => recorder.calls.filter((c) => c.tpin === tpin && c.bhfId === branch);
 
   async function seed(path: string, body: unknown): Promise<void> {
-    const response = await fetch(`${settings.simulatorControl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${settings.simulatorControl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     expect(response.ok, `the simulator's control API answered ${response.status} to ${path}: ${await response.text()}`);
   }
 
@@ -151,8 +176,15 @@ export function walkSession(settings: WalkSettings) {
     // not), or, for what a worker did before it ran (the code tables), the first answered ones.
     const endpoints = new Set<string>(CHECKLIST_ITEMS.find((i) => i.no === no)!.endpoints);
     const relevant = (c: RecordedCall) => c.tpin === tpin && endpoints.has(c.endpoint);
-    let calls = recorder.calls.slice(firstCall).filter(relevant).map((c) => c.seq);
-    if (calls.length === 0) calls = ourCalls().filter((c) => relevant(c) && (c.resultCd === '000' || c.resultCd === '001')).slice(0, 1).map((c) => c.seq);
+    let calls = recorder.calls
+      .slice(firstCall)
+      .filter(relevant)
+      .map((c) => c.seq);
+    if (calls.length === 0)
+      calls = ourCalls()
+        .filter((c) => relevant(c) && (c.resultCd === '000' || c.resultCd === '001'))
+        .slice(0, 1)
+        .map((c) => c.seq);
     results.set(no, { no, ok: why === null, notes, why, calls, ms: Date.now() - started });
   }
   const passed = (no: number) => results.get(no)?.ok === true;

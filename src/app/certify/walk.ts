@@ -27,5 +27,8 @@ export async function walkChecklist(settings: WalkSettings): Promise<WalkOutcome
   await walkGoods(walk, codes);
   await walkDocuments(walk, codes);
   await walkRecords(walk);
-  return { results: CHECKLIST_ITEMS.map((i) => session.results.get(i.no) ?? { no: i.no, ok: false, notes: [], why: 'not run', calls: [], ms: 0 }), device };
+  return {
+    results: CHECKLIST_ITEMS.map((i) => session.results.get(i.no) ?? { no: i.no, ok: false, notes: [], why: 'not run', calls: [], ms: 0 }),
+    device,
+  };
 }

@@ -4,7 +4,13 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../../platform/config.ts';
 import type { AppContext } from '../../domain/kernel/context.ts';
 import { SCOPES, type Scope } from '../../credentials/abilities.ts';
-import { createPartner, listPartners, setPartnerStatus, updateTenantAccount, type TenantAccountPatch } from '../../domain/partner/provisioning/partners-service.ts';
+import {
+  createPartner,
+  listPartners,
+  setPartnerStatus,
+  updateTenantAccount,
+  type TenantAccountPatch,
+} from '../../domain/partner/provisioning/partners-service.ts';
 import { listAllTenants } from '../../domain/kernel/tenants/service.ts';
 import { UsageError, noMoreArguments, print, table } from './output.ts';
 import { withContext } from './with-context.ts';
@@ -18,7 +24,12 @@ export async function partnerCommand(config: Config, args: string[], json: boole
   const [sub, ...rest] = args;
   const actor = { type: 'cli' as const };
   if (sub === 'create') {
-    const { values } = parseArgs({ args: rest, strict: true, allowPositionals: false, options: { name: { type: 'string' }, test: { type: 'boolean' }, scopes: { type: 'string' } } });
+    const { values } = parseArgs({
+      args: rest,
+      strict: true,
+      allowPositionals: false,
+      options: { name: { type: 'string' }, test: { type: 'boolean' }, scopes: { type: 'string' } },
+    });
     if (!values.name?.trim()) throw new UsageError('partner create needs --name');
     let scopes: Scope[] | undefined;
     if (values.scopes) {
@@ -26,23 +37,41 @@ export async function partnerCommand(config: Config, args: string[], json: boole
       const unknown = scopes.filter((s) => !SCOPES.includes(s));
       if (unknown.length) throw new UsageError(`unknown scopes: ${unknown.join(', ')} (known: ${SCOPES.join(', ')})`);
     }
-    const created = await withContext(config, 'partner create', (ctx) =>
-      createPartner(ctx.db, ctx.secretBox, actor, { name: values.name!, test: values.test ?? false, ...(scopes ? { scopes } : {}) }),
+    const created = await withContext(
+      config,
+      'partner create',
+      (ctx) =>
+        createPartner(ctx.db, ctx.secretBox, actor, { name: values.name!, test: values.test ?? false, ...(scopes ? { scopes } : {}) }),
       { seals: true },
     );
-    print(json, created, `partner ${created.partner.id} "${created.partner.name}" created\nsecret key (store it now): ${created.key.secret}\nscopes: ${created.key.scopes.join(', ')}`);
+    print(
+      json,
+      created,
+      `partner ${created.partner.id} "${created.partner.name}" created\nsecret key (store it now): ${created.key.secret}\nscopes: ${created.key.scopes.join(', ')}`,
+    );
     return;
   }
   if (sub === 'list') {
     noMoreArguments(rest, 'partner list');
     const partners = await withContext(config, 'partner list', (ctx) => listPartners(ctx.db));
-    print(json, partners, partners.length ? table(['ID', 'STATUS', 'NAME'], partners.map((p) => [String(p.id), p.status, p.name])) : 'no partners');
+    print(
+      json,
+      partners,
+      partners.length
+        ? table(
+            ['ID', 'STATUS', 'NAME'],
+            partners.map((p) => [String(p.id), p.status, p.name]),
+          )
+        : 'no partners',
+    );
     return;
   }
   if (sub === 'suspend' || sub === 'resume') {
     noMoreArguments(rest.slice(1), `partner ${sub}`);
     const id = positiveId(rest[0], 'partner');
-    const partner = await withContext(config, `partner ${sub}`, (ctx) => setPartnerStatus(ctx.db, actor, id, sub === 'suspend' ? 'suspended' : 'active'));
+    const partner = await withContext(config, `partner ${sub}`, (ctx) =>
+      setPartnerStatus(ctx.db, actor, id, sub === 'suspend' ? 'suspended' : 'active'),
+    );
     print(json, partner, `partner ${partner.id} is ${partner.status}`);
     return;
   }
@@ -86,13 +115,20 @@ function tenantPatch(sub: string | undefined, value: string | undefined): Tenant
  * `tenant …`: each command runs through `withContext` (main.ts passes cli/with-context.ts's on the
  * operator's configuration; tests pass their own context).
  */
-export async function tenantCommand(args: string[], json: boolean, withContext: <T>(command: string, run: (ctx: AppContext) => Promise<T>) => Promise<T>): Promise<void> {
+export async function tenantCommand(
+  args: string[],
+  json: boolean,
+  withContext: <T>(command: string, run: (ctx: AppContext) => Promise<T>) => Promise<T>,
+): Promise<void> {
   const [sub, idText, value, ...extra] = args;
   if (sub === 'list') {
     noMoreArguments(args.slice(1), 'tenant list');
     const tenants = await withContext('tenant list', async (ctx) => {
       const partnerNames = new Map((await listPartners(ctx.db)).map((p) => [p.id, p.name]));
-      return (await listAllTenants(ctx.db)).map((t) => ({ ...t, partnerName: t.partnerId === null ? null : (partnerNames.get(t.partnerId) ?? null) }));
+      return (await listAllTenants(ctx.db)).map((t) => ({
+        ...t,
+        partnerName: t.partnerId === null ? null : (partnerNames.get(t.partnerId) ?? null),
+      }));
     });
     print(
       json,
@@ -100,7 +136,14 @@ export async function tenantCommand(args: string[], json: boolean, withContext: 
       tenants.length
         ? table(
             ['ID', 'TPIN', 'PARTNER', 'SUBSCRIPTION', 'STATUS', 'NAME'],
-            tenants.map((t) => [String(t.id), t.tpin, t.partnerId === null ? 'self sign-up' : `${t.partnerName ?? 'partner'} (${t.partnerId})`, t.subscription, t.status, t.name]),
+            tenants.map((t) => [
+              String(t.id),
+              t.tpin,
+              t.partnerId === null ? 'self sign-up' : `${t.partnerName ?? 'partner'} (${t.partnerId})`,
+              t.subscription,
+              t.status,
+              t.name,
+            ]),
           )
         : 'no merchants',
     );
@@ -111,5 +154,9 @@ export async function tenantCommand(args: string[], json: boolean, withContext: 
   const patch = tenantPatch(sub, value);
   const id = positiveId(idText, 'tenant');
   const tenant = await withContext(`tenant ${sub}`, (ctx) => updateTenantAccount(ctx.db, { type: 'cli' }, id, patch));
-  print(json, tenant, `tenant ${tenant.id}: plan ${tenant.plan ?? 'none'}, subscription ${tenant.subscription}, status ${tenant.status}, quota ${tenant.monthlyQuota ?? 'none'}, rate limit ${tenant.rateLimitPerMinute ?? 'plan default'}`);
+  print(
+    json,
+    tenant,
+    `tenant ${tenant.id}: plan ${tenant.plan ?? 'none'}, subscription ${tenant.subscription}, status ${tenant.status}, quota ${tenant.monthlyQuota ?? 'none'}, rate limit ${tenant.rateLimitPerMinute ?? 'plan default'}`,
+  );
 }

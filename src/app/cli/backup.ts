@@ -2,7 +2,21 @@
 // database's copy and its return (docs/deployment.md, "Backup and retention"; the choice of
 // approach is in docs/decisions.md). On PostgreSQL neither copies anything: they print the
 // pg_dump / pg_restore commands to use and exit 2.
-import { closeSync, constants, copyFileSync, createWriteStream, existsSync, openAsBlob, openSync, readSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  copyFileSync,
+  createWriteStream,
+  existsSync,
+  openAsBlob,
+  openSync,
+  readSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -49,7 +63,7 @@ function onPostgres(command: 'backup' | 'restore', file: string): UsageError {
           `  ${restore}`,
         ]
       : [
-          'restore fills an embedded data directory only; with DATABASE_URL set, restore a pg_dump file with PostgreSQL\'s own tools (nothing was restored):',
+          "restore fills an embedded data directory only; with DATABASE_URL set, restore a pg_dump file with PostgreSQL's own tools (nothing was restored):",
           `  ${restore}`,
           '(into an empty database; the file comes from:',
           `  ${dump} )`,
@@ -89,7 +103,12 @@ interface BackupResult {
   serverPid?: number;
 }
 
-async function backupThroughServer(config: Config, locked: DataDirLockedError, out: string, url: string | undefined): Promise<BackupResult> {
+async function backupThroughServer(
+  config: Config,
+  locked: DataDirLockedError,
+  out: string,
+  url: string | undefined,
+): Promise<BackupResult> {
   const base = (url ?? serverUrl(config)).replace(/\/+$/, '');
   if (!config.adminToken) {
     const refusal = new DataDirLockedError(locked.dataDir, locked.holderPid, locked.holderCommand);
@@ -100,27 +119,42 @@ async function backupThroughServer(config: Config, locked: DataDirLockedError, o
   try {
     response = await fetch(`${base}/admin/v1/backup`, { method: 'POST', headers: { authorization: `Bearer ${config.adminToken}` } });
   } catch (err) {
-    throw new Error(`the embedded database is held by process ${locked.holderPid} (${locked.holderCommand}), but its server does not answer at ${base} (${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}); give its address with --url`);
+    throw new Error(
+      `the embedded database is held by process ${locked.holderPid} (${locked.holderCommand}), but its server does not answer at ${base} (${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}); give its address with --url`,
+    );
   }
-  if (response.status === 401 || response.status === 403) throw new Error(`the gateway at ${base} refused ADMIN_TOKEN (${response.status}): use the server's operator token`);
-  if (response.status === 404) throw new Error(`the gateway at ${base} has no backup endpoint: it runs without ADMIN_TOKEN, or on PostgreSQL, or is an older version`);
-  if (!response.ok || !response.body) throw new Error(`the gateway at ${base} answered ${response.status} to the backup: ${(await response.text()).slice(0, 300)}`);
+  if (response.status === 401 || response.status === 403)
+    throw new Error(`the gateway at ${base} refused ADMIN_TOKEN (${response.status}): use the server's operator token`);
+  if (response.status === 404)
+    throw new Error(`the gateway at ${base} has no backup endpoint: it runs without ADMIN_TOKEN, or on PostgreSQL, or is an older version`);
+  if (!response.ok || !response.body)
+    throw new Error(`the gateway at ${base} answered ${response.status} to the backup: ${(await response.text()).slice(0, 300)}`);
   const pid = Number(response.headers.get(BACKUP_PID_HEADER));
   if (pid !== locked.holderPid) {
     await response.body.cancel();
-    throw new Error(`the gateway at ${base} (process ${Number.isFinite(pid) ? pid : 'unknown'}) is not the one holding ${locked.dataDir} (process ${locked.holderPid}); give that one's address with --url`);
+    throw new Error(
+      `the gateway at ${base} (process ${Number.isFinite(pid) ? pid : 'unknown'}) is not the one holding ${locked.dataDir} (process ${locked.holderPid}); give that one's address with --url`,
+    );
   }
   const body = response.body;
-  const bytes = await writeAtomically(out, (tmp) => pipeline(Readable.fromWeb(body as import('node:stream/web').ReadableStream), createWriteStream(tmp)));
+  const bytes = await writeAtomically(out, (tmp) =>
+    pipeline(Readable.fromWeb(body as import('node:stream/web').ReadableStream), createWriteStream(tmp)),
+  );
   return { out, bytes, mode: 'online', serverPid: pid };
 }
 
 export async function backupCommand(config: Config, args: string[], json: boolean): Promise<void> {
-  const { values } = parseArgs({ args, strict: true, allowPositionals: false, options: { out: { type: 'string' }, url: { type: 'string' } } });
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: { out: { type: 'string' }, url: { type: 'string' } },
+  });
   if (!values.out) throw new UsageError(`backup needs --out FILE; usage: fiscal-gateway ${BACKUP_USAGE}`);
   const out = values.out;
   if (config.databaseUrl) throw onPostgres('backup', out);
-  if (values.url !== undefined && !/^https?:\/\/[^/]/.test(values.url)) throw new UsageError(`backup --url takes the running gateway's address, such as http://127.0.0.1:8080, got "${values.url}"`);
+  if (values.url !== undefined && !/^https?:\/\/[^/]/.test(values.url))
+    throw new UsageError(`backup --url takes the running gateway's address, such as http://127.0.0.1:8080, got "${values.url}"`);
   const dataDir = config.dataDir;
   if (!holdsDatabase(dataDir)) throw new NotFoundError(`no embedded database in ${resolve(dataDir)} (DATA_DIR): nothing to back up`);
   let result: BackupResult;
@@ -153,7 +187,9 @@ export async function restoreCommand(config: Config, args: string[], json: boole
   const dataDir = config.dataDir;
   const existed = existsSync(dataDir);
   if (existed && (!statSync(dataDir).isDirectory() || readdirSync(dataDir).length > 0)) {
-    throw new UsageError(`DATA_DIR ${resolve(dataDir)} is not empty: restore only into an empty or new directory (point DATA_DIR at one, or move this one aside)`);
+    throw new UsageError(
+      `DATA_DIR ${resolve(dataDir)} is not empty: restore only into an empty or new directory (point DATA_DIR at one, or move this one aside)`,
+    );
   }
   // A backup is a gzipped tarball: anything else is refused before PGlite is handed it.
   const head = Buffer.alloc(2);
@@ -163,11 +199,17 @@ export async function restoreCommand(config: Config, args: string[], json: boole
   } finally {
     closeSync(fd);
   }
-  if (head[0] !== 0x1f || head[1] !== 0x8b) throw new Error(`${from} could not be restored: it is not a fiscal-gateway backup (not a gzipped tarball)`);
+  if (head[0] !== 0x1f || head[1] !== 0x8b)
+    throw new Error(`${from} could not be restored: it is not a fiscal-gateway backup (not a gzipped tarball)`);
   let documents: number;
   let recorded: RecordedKey | undefined;
   try {
-    const database = await openDatabase({ dataDir, command: 'restore', migrate: false, loadDataDir: await openAsBlob(from, { type: 'application/gzip' }) });
+    const database = await openDatabase({
+      dataDir,
+      command: 'restore',
+      migrate: false,
+      loadDataDir: await openAsBlob(from, { type: 'application/gzip' }),
+    });
     try {
       // A check that the copy opens and holds the gateway's tables; `serve` migrates it if older.
       const row = await sql<{ n: number }>`select count(*)::int as n from sales`.execute(database.db);
@@ -207,23 +249,37 @@ interface RestoredKey {
  * so that `serve` finds it (a file there already is never overwritten: the line says what to copy).
  */
 function restoredKey(config: Config, recorded: RecordedKey | undefined): RestoredKey {
-  if (!recorded) return { state: 'unrecorded', line: 'Its secrets are opened by the SECRET_KEY (or development key file) the copy was made with' };
+  if (!recorded)
+    return { state: 'unrecorded', line: 'Its secrets are opened by the SECRET_KEY (or development key file) the copy was made with' };
   const when = recordedWhen(recorded);
   if (config.secretKey !== undefined) {
     return new SecretBox(config.secretKey).fingerprint === recorded.fingerprint
       ? { state: 'matches', line: `Its secrets were sealed with this SECRET_KEY (${when}): start the gateway with it` }
-      : { state: 'differs', line: `Its secrets were sealed with another key than this SECRET_KEY (${when}): start the gateway with the SECRET_KEY the copy was made with` };
+      : {
+          state: 'differs',
+          line: `Its secrets were sealed with another key than this SECRET_KEY (${when}): start the gateway with the SECRET_KEY the copy was made with`,
+        };
   }
   const file = developmentKeyFile(config.dataDir);
   const fits = (box: SecretBox) => box.fingerprint === recorded.fingerprint;
   const present = readDevelopmentKey(config.dataDir);
-  if (present !== undefined && fits(new SecretBox(present))) return { state: 'in-place', file, line: `Its development key file ${file} is in place` };
+  if (present !== undefined && fits(new SecretBox(present)))
+    return { state: 'in-place', file, line: `Its development key file ${file} is in place` };
   const found = findDevelopmentKeyFile(config.dataDir, fits);
   if (present === undefined && found) {
     copyFileSync(found, file, constants.COPYFILE_EXCL);
     return { state: 'copied', file, line: `The development key file that sealed its secrets, ${found}, was copied to ${file}` };
   }
-  const copy = found ? `cp ${found} ${file}` : `copy the development key file of the DATA_DIR the backup was made from (.<name>.secret-key beside that directory) to ${file}`;
-  const why = present === undefined ? 'its secrets were sealed with a key that no development key file here holds' : `${file} holds another key than the one that sealed its secrets`;
-  return { state: 'to-copy', ...(found ? { file: found } : {}), line: `SECRET_KEY is not set, and ${why} (${when}): ${copy}, or start the gateway with SECRET_KEY set to that key` };
+  const copy = found
+    ? `cp ${found} ${file}`
+    : `copy the development key file of the DATA_DIR the backup was made from (.<name>.secret-key beside that directory) to ${file}`;
+  const why =
+    present === undefined
+      ? 'its secrets were sealed with a key that no development key file here holds'
+      : `${file} holds another key than the one that sealed its secrets`;
+  return {
+    state: 'to-copy',
+    ...(found ? { file: found } : {}),
+    line: `SECRET_KEY is not set, and ${why} (${when}): ${copy}, or start the gateway with SECRET_KEY set to that key`,
+  };
 }

@@ -20,7 +20,8 @@ import { writeReport, type RunFacts } from '../certify/report.ts';
 import { walkChecklist } from '../certify/walk.ts';
 import { EXIT, UsageError, print } from './output.ts';
 
-const USAGE = 'certify [--authority zra] [--vsdc URL --tpin TPIN] [--branch BHF] [--serial SERIAL] [--customer-tpin TPIN] [--out DIR] [--timeout SECONDS] [--json]';
+const USAGE =
+  'certify [--authority zra] [--vsdc URL --tpin TPIN] [--branch BHF] [--serial SERIAL] [--customer-tpin TPIN] [--out DIR] [--timeout SECONDS] [--json]';
 
 /** The simulator's taxpayers (packages/simulator/src/taxpayers.ts): the merchant and its customer. */
 const SIMULATED_TPIN = '2000000001';
@@ -54,18 +55,28 @@ export function parseCertifyArgs(args: string[]): CertifyOptions {
   });
   // The walk is ZRA's checklist; KRA publishes its own certification, which this walk does not cover.
   if (values.authority !== undefined && values.authority !== 'zra') {
-    throw new UsageError(values.authority === 'kra' || KRA_PIN.test(values.tpin ?? '') ? KRA_NOT_COVERED : `--authority takes zra, got "${values.authority}"`);
+    throw new UsageError(
+      values.authority === 'kra' || KRA_PIN.test(values.tpin ?? '') ? KRA_NOT_COVERED : `--authority takes zra, got "${values.authority}"`,
+    );
   }
   if (values.tpin !== undefined && KRA_PIN.test(values.tpin)) throw new UsageError(KRA_NOT_COVERED);
-  if (values.vsdc !== undefined && !/^https?:\/\/[^/]/.test(values.vsdc)) throw new UsageError(`--vsdc takes the VSDC's base URL, such as http://10.0.0.5:8080/zrasandboxvsdc, got "${values.vsdc}"`);
-  if (values.vsdc !== undefined && values.tpin === undefined) throw new UsageError(`--vsdc needs --tpin: the taxpayer the VSDC is set up for; usage: fiscal-gateway ${USAGE}`);
-  for (const [name, value] of [['tpin', values.tpin], ['customer-tpin', values['customer-tpin']]] as const) {
+  if (values.vsdc !== undefined && !/^https?:\/\/[^/]/.test(values.vsdc))
+    throw new UsageError(`--vsdc takes the VSDC's base URL, such as http://10.0.0.5:8080/zrasandboxvsdc, got "${values.vsdc}"`);
+  if (values.vsdc !== undefined && values.tpin === undefined)
+    throw new UsageError(`--vsdc needs --tpin: the taxpayer the VSDC is set up for; usage: fiscal-gateway ${USAGE}`);
+  for (const [name, value] of [
+    ['tpin', values.tpin],
+    ['customer-tpin', values['customer-tpin']],
+  ] as const) {
     if (value !== undefined && !/^\d{10}$/.test(value)) throw new UsageError(`--${name} takes a 10-digit TPIN, got "${value}"`);
   }
-  if (values.branch !== undefined && !/^\d{3}$/.test(values.branch)) throw new UsageError(`--branch takes a 3-digit branch id such as 000, got "${values.branch}"`);
-  if (values.serial !== undefined && !/^[\w.-]{1,50}$/.test(values.serial)) throw new UsageError(`--serial takes the device serial the VSDC was set up with (letters, digits, . _ -), got "${values.serial}"`);
+  if (values.branch !== undefined && !/^\d{3}$/.test(values.branch))
+    throw new UsageError(`--branch takes a 3-digit branch id such as 000, got "${values.branch}"`);
+  if (values.serial !== undefined && !/^[\w.-]{1,50}$/.test(values.serial))
+    throw new UsageError(`--serial takes the device serial the VSDC was set up with (letters, digits, . _ -), got "${values.serial}"`);
   const timeout = values.timeout === undefined ? 60 : Number(values.timeout);
-  if (!Number.isInteger(timeout) || timeout < 1 || timeout > 3600) throw new UsageError(`--timeout takes whole seconds from 1 to 3600, got "${values.timeout}"`);
+  if (!Number.isInteger(timeout) || timeout < 1 || timeout > 3600)
+    throw new UsageError(`--timeout takes whole seconds from 1 to 3600, got "${values.timeout}"`);
   const tpin = values.tpin ?? SIMULATED_TPIN;
   return {
     vsdc: values.vsdc,
@@ -122,11 +133,22 @@ export async function certifyCommand(args: string[], json: boolean): Promise<num
     const logFile = join(out, 'gateway.log');
     const { mkdirSync } = await import('node:fs');
     mkdirSync(out, { recursive: true });
-    const gateway = await startGateway(config, { api: true, workers: true, context: { log: createLogger('info', pino.destination({ dest: logFile, sync: true })) } });
+    const gateway = await startGateway(config, {
+      api: true,
+      workers: true,
+      context: { log: createLogger('info', pino.destination({ dest: logFile, sync: true })) },
+    });
     cleanups.unshift(() => gateway.stop());
-    say(`certify: a scratch gateway on ${gateway.url} (log: ${logFile}), filing to ${options.vsdc ?? `its own simulator (${vsdcUrl})`} through a recording relay (${recorder.url})`);
+    say(
+      `certify: a scratch gateway on ${gateway.url} (log: ${logFile}), filing to ${options.vsdc ?? `its own simulator (${vsdcUrl})`} through a recording relay (${recorder.url})`,
+    );
 
-    const partner = await createPartner(gateway.ctx.db, gateway.ctx.secretBox, { type: 'cli' }, { name: 'Certification partner', test: true });
+    const partner = await createPartner(
+      gateway.ctx.db,
+      gateway.ctx.secretBox,
+      { type: 'cli' },
+      { name: 'Certification partner', test: true },
+    );
     const startedAt = new Date().toISOString();
     const outcome = await walkChecklist({
       gatewayUrl: gateway.url!,
@@ -156,7 +178,9 @@ export async function certifyCommand(args: string[], json: boolean): Promise<num
       for (const e of endpoints) say(`  ${e.ok ? '✓' : '✗'} ${e.path}`);
       for (const r of outcome.results) {
         const item = summary.items.find((i) => i.no === r.no)!;
-        say(`  ${r.ok ? '✓' : '✗'} ${String(r.no).padStart(2)}. ${item.title}${item.mandatory ? '' : ' (optional)'}${r.ok ? '' : ` — ${r.why}`}`);
+        say(
+          `  ${r.ok ? '✓' : '✗'} ${String(r.no).padStart(2)}. ${item.title}${item.mandatory ? '' : ' (optional)'}${r.ok ? '' : ` — ${r.why}`}`,
+        );
       }
       print(false, null, `${summary.ok ? 'PASSED' : 'NOT PASSED'}: ${join(out, 'report.md')} and evidence.json`);
     }

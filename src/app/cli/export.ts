@@ -29,17 +29,34 @@ export function parseExportArgs(args: string[]): ExportOptions {
     args: rest,
     strict: true,
     allowPositionals: false,
-    options: { tenant: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, format: { type: 'string' }, branch: { type: 'string' }, out: { type: 'string' } },
+    options: {
+      tenant: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      format: { type: 'string' },
+      branch: { type: 'string' },
+      out: { type: 'string' },
+    },
   });
-  if (!values.tenant || !/^\d+$/.test(values.tenant) || Number(values.tenant) < 1 || Number(values.tenant) > 2147483647) throw new UsageError(`export documents needs --tenant with a merchant id, got "${values.tenant ?? ''}"`);
+  if (!values.tenant || !/^\d+$/.test(values.tenant) || Number(values.tenant) < 1 || Number(values.tenant) > 2147483647)
+    throw new UsageError(`export documents needs --tenant with a merchant id, got "${values.tenant ?? ''}"`);
   for (const name of ['from', 'to'] as const) {
-    if (!values[name] || !/^\d{4}-\d{2}-\d{2}$/.test(values[name])) throw new UsageError(`export documents needs --${name} as YYYY-MM-DD, got "${values[name] ?? ''}"`);
+    if (!values[name] || !/^\d{4}-\d{2}-\d{2}$/.test(values[name]))
+      throw new UsageError(`export documents needs --${name} as YYYY-MM-DD, got "${values[name] ?? ''}"`);
   }
   const format = values.format ?? 'csv';
   if (format !== 'csv' && format !== 'xlsx') throw new UsageError(`export documents --format takes csv or xlsx, got "${format}"`);
-  if (values.branch !== undefined && !/^\d{3}$/.test(values.branch)) throw new UsageError(`export documents --branch takes a three-digit branch such as 000, got "${values.branch}"`);
+  if (values.branch !== undefined && !/^\d{3}$/.test(values.branch))
+    throw new UsageError(`export documents --branch takes a three-digit branch such as 000, got "${values.branch}"`);
   if (!values.out) throw new UsageError('export documents needs --out FILE');
-  return { tenantId: Number(values.tenant), from: values.from!, to: values.to!, format, out: values.out, ...(values.branch === undefined ? {} : { branch: values.branch }) };
+  return {
+    tenantId: Number(values.tenant),
+    from: values.from!,
+    to: values.to!,
+    format,
+    out: values.out,
+    ...(values.branch === undefined ? {} : { branch: values.branch }),
+  };
 }
 
 /** Writes the export to `options.out`; answers its size. Bad dates or an unknown branch are usage errors. */
@@ -54,6 +71,9 @@ export async function exportDocumentsToFile(ctx: AppContext, options: ExportOpti
     if (err instanceof ValidationError || (err instanceof ApiError && err.status < 500)) throw new UsageError(err.message);
     throw err;
   }
-  await pipeline(documentsExport(ctx.db, { tenantId: tenant.id, ...range, ...(deviceId === undefined ? {} : { deviceId }) }, options.format, tenant), createWriteStream(options.out));
+  await pipeline(
+    documentsExport(ctx.db, { tenantId: tenant.id, ...range, ...(deviceId === undefined ? {} : { deviceId }) }, options.format, tenant),
+    createWriteStream(options.out),
+  );
   return { bytes: (await stat(options.out)).size };
 }

@@ -14,6 +14,7 @@ export function noMoreArguments(args: string[], command: string): void {
 /** Rows under a header line, each column padded to its widest cell (the last one is not padded). */
 export function table(header: string[], rows: string[][]): string {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (cells: string[]) => cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ');
   return [header, ...rows].map(line).join('\n');
 }

@@ -17,8 +17,17 @@ function progressLine(run: ReconciliationResource): string {
   return `run ${run.id} ${run.status}: checked ${p.checked}/${p.total} · ${p.matches} match · ${p.mismatches} mismatch · ${p.unknown} unknown · ${p.adopted} adopted · ${p.notFiled} not filed${run.lastError ? ` · waiting: ${run.lastError}` : ''}`;
 }
 
-export async function reconcileCommand(args: string[], json: boolean, withContext: <T>(command: string, run: (ctx: AppContext) => Promise<T>) => Promise<T>): Promise<void> {
-  const { values } = parseArgs({ args, strict: true, allowPositionals: false, options: { tenant: { type: 'string' }, branch: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' } } });
+export async function reconcileCommand(
+  args: string[],
+  json: boolean,
+  withContext: <T>(command: string, run: (ctx: AppContext) => Promise<T>) => Promise<T>,
+): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: { tenant: { type: 'string' }, branch: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' } },
+  });
   if (!values.tenant || !/^\d+$/.test(values.tenant) || Number(values.tenant) < 1) throw new UsageError('reconcile needs --tenant <id>');
   if (!values.from || !values.to) throw new UsageError('reconcile needs --from YYYY-MM-DD and --to YYYY-MM-DD');
   const tenantId = Number(values.tenant);
@@ -42,7 +51,12 @@ export async function reconcileCommand(args: string[], json: boolean, withContex
       } catch (err) {
         if (err instanceof ValidationError) throw new UsageError(Object.values(err.errors).flat().join(' '));
         if (!(err instanceof ApiError && err.code === 'reconciliation_in_progress')) throw err;
-        const device = await ctx.db.selectFrom('devices').select('id').where('tenant_id', '=', tenantId).where('branch', '=', body.branch).executeTakeFirstOrThrow();
+        const device = await ctx.db
+          .selectFrom('devices')
+          .select('id')
+          .where('tenant_id', '=', tenantId)
+          .where('branch', '=', body.branch)
+          .executeTakeFirstOrThrow();
         const open = await openRunOfDevice(ctx.db, device.id);
         if (!open) throw err;
         run = presentRun(open);
@@ -57,7 +71,11 @@ export async function reconcileCommand(args: string[], json: boolean, withContex
       });
     });
     const summary = final.status === 'completed' ? 'done' : 'interrupted; the workers of a running gateway carry it on';
-    print(json, final, `${summary}: ${final.progress.matches} match, ${final.progress.mismatches} mismatch, ${final.progress.unknown} unknown to the VSDC, ${final.progress.adopted} adopted, ${final.progress.notFiled} not filed`);
+    print(
+      json,
+      final,
+      `${summary}: ${final.progress.matches} match, ${final.progress.mismatches} mismatch, ${final.progress.unknown} unknown to the VSDC, ${final.progress.adopted} adopted, ${final.progress.notFiled} not filed`,
+    );
   } finally {
     process.removeListener('SIGINT', interrupt);
   }

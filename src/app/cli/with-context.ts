@@ -20,7 +20,12 @@ export function developmentKeyNote(config: Config, command: string, outcome: Sec
  * needs the same SECRET_KEY as the servers); `seals`: it seals secrets itself (`partner create`),
  * so it records its key when the database records none yet.
  */
-export async function withContext<T>(config: Config, command: string, run: (ctx: AppContext) => Promise<T>, options: { seals?: boolean } = {}): Promise<T> {
+export async function withContext<T>(
+  config: Config,
+  command: string,
+  run: (ctx: AppContext) => Promise<T>,
+  options: { seals?: boolean } = {},
+): Promise<T> {
   const database: Database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, command });
   try {
     await verifyDevelopmentKeyFile(config, database.db, command);

@@ -61,7 +61,10 @@ export async function databaseFiles(ctx: AppContext): Promise<DatabaseFiles> {
   const abs = resolve(ctx.config.dataDir);
   const at = (kind: string, suffix: string) => join(dirname(abs), `.${basename(abs)}.${kind}${suffix}.json`);
   if (ctx.database.kind === 'embedded') return { demo: at('demo', ''), simulator: at('simulator', '') };
-  const { rows } = await sql<{ oid: string; datname: string }>`select oid::text, datname from pg_database where datname = current_database()`.execute(ctx.db);
+  const { rows } = await sql<{
+    oid: string;
+    datname: string;
+  }>`select oid::text, datname from pg_database where datname = current_database()`.execute(ctx.db);
   let server: string;
   try {
     const system = await sql<{ id: string }>`select system_identifier::text as id from pg_control_system()`.execute(ctx.db);
@@ -91,8 +94,11 @@ export async function adoptUnnamedFiles(ctx: AppContext, files: DatabaseFiles): 
 /** An empty database has no demo and no devices: the files a previous database left here are not its own. */
 export function forgetDatabaseFiles(files: DatabaseFiles): void {
   // The simulator keeps each further profile's state beside the default one's: `<file>.<profile id>`.
-  const profiles = !existsSync(dirname(files.simulator)) ? [] : readdirSync(dirname(files.simulator)).filter((name) => name.startsWith(`${basename(files.simulator)}.`));
-  for (const path of [files.demo, files.simulator, ...profiles.map((name) => join(dirname(files.simulator), name))]) rmSync(path, { force: true });
+  const profiles = !existsSync(dirname(files.simulator))
+    ? []
+    : readdirSync(dirname(files.simulator)).filter((name) => name.startsWith(`${basename(files.simulator)}.`));
+  for (const path of [files.demo, files.simulator, ...profiles.map((name) => join(dirname(files.simulator), name))])
+    rmSync(path, { force: true });
 }
 
 export function readDemoCredentials(path: string): DemoCredentials | undefined {
@@ -124,13 +130,24 @@ export async function provisionDemo(ctx: AppContext, vsdcBaseUrl: string, file: 
   const tenant = await createTenant(ctx.db, actor, created.partner.id, { name: 'Demo merchant', tpin: DEMO_TPIN });
   const tenantRow = await tenantOfPartner(ctx.db, created.partner.id, tenant.id);
   await registerDevice(ctx.db, actor, tenantRow, { deviceSerial: 'DEMO-DEVICE-0001', branch: DEMO_BRANCH, vsdcBaseUrl });
-  await initializeDevice(ctx.db, actor, tenantRow, DEMO_BRANCH, authorityHandshake(ctx), { afterInitialized: () => learnBranchesAtInitialisation(ctx, tenantRow.id) });
+  await initializeDevice(ctx.db, actor, tenantRow, DEMO_BRANCH, authorityHandshake(ctx), {
+    afterInitialized: () => learnBranchesAtInitialisation(ctx, tenantRow.id),
+  });
   const token = await mintToken(ctx.db, actor, tenantRow, 'Demo till');
   let kenya: DemoCredentials['kenya'];
   if (kenyaBaseUrl) {
-    const kenyan = await createTenant(ctx.db, actor, created.partner.id, { name: 'Demo merchant (Kenya)', tpin: KENYA_PIN, authority: 'kra' });
+    const kenyan = await createTenant(ctx.db, actor, created.partner.id, {
+      name: 'Demo merchant (Kenya)',
+      tpin: KENYA_PIN,
+      authority: 'kra',
+    });
     const kenyanRow = await tenantOfPartner(ctx.db, created.partner.id, kenyan.id);
-    await registerDevice(ctx.db, actor, kenyanRow, { deviceSerial: 'DEMO-OSCU-0001', branch: KENYA_BRANCH, vsdcBaseUrl: kenyaBaseUrl, protocol: 'oscu' });
+    await registerDevice(ctx.db, actor, kenyanRow, {
+      deviceSerial: 'DEMO-OSCU-0001',
+      branch: KENYA_BRANCH,
+      vsdcBaseUrl: kenyaBaseUrl,
+      protocol: 'oscu',
+    });
     await initializeDevice(ctx.db, actor, kenyanRow, KENYA_BRANCH, authorityHandshake(ctx));
     const kenyanToken = await mintToken(ctx.db, actor, kenyanRow, 'Demo till (Kenya)');
     kenya = { tenantId: kenyan.id, tpin: KENYA_PIN, branch: KENYA_BRANCH, tenantToken: kenyanToken.token, vsdcBaseUrl: kenyaBaseUrl };
@@ -155,9 +172,17 @@ export async function provisionDemo(ctx: AppContext, vsdcBaseUrl: string, file: 
  * example in docs/ starts from (GATEWAY, PARTNER_KEY, TENANT_TOKEN, SIM, and the Kenyan
  * merchant's KE_TENANT_TOKEN and KE_SIM), and a sale to try for each.
  */
-export function demoInstructions(gatewayUrl: string, demo: DemoCredentials, credentialsFile: string, simulatorUrl = demo.vsdcBaseUrl, kenyaSimulatorUrl = demo.kenya?.vsdcBaseUrl): string {
+export function demoInstructions(
+  gatewayUrl: string,
+  demo: DemoCredentials,
+  credentialsFile: string,
+  simulatorUrl = demo.vsdcBaseUrl,
+  kenyaSimulatorUrl = demo.kenya?.vsdcBaseUrl,
+): string {
   const sale = JSON.stringify({ items: [{ name: 'Maize meal 25kg', classificationCode: DEMO_CLASS, quantity: 2, price: 185 }] });
-  const kenyanSale = JSON.stringify({ items: [{ name: 'Unga wa ugali 2kg', classificationCode: DEMO_CLASS, quantity: 2, price: 230, vatCategory: 'B' }] });
+  const kenyanSale = JSON.stringify({
+    items: [{ name: 'Unga wa ugali 2kg', classificationCode: DEMO_CLASS, quantity: 2, price: 230, vatCategory: 'B' }],
+  });
   const kenya = demo.kenya ? ` KE_TENANT_TOKEN=${demo.kenya.tenantToken} KE_SIM=${kenyaSimulatorUrl}` : '';
   return [
     '',

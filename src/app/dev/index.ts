@@ -8,7 +8,17 @@ import { startSimulator, type Simulator } from '@fiscal-gateway/simulator';
 import { portProblem } from '../../platform/lib/ports.ts';
 import { announceBuiltinSimulator } from '../../domain/kernel/devices/builtin-simulator.ts';
 import type { RunningGateway } from '../server.ts';
-import { adoptUnnamedFiles, databaseFiles, databaseIsEmpty, demoInstructions, demoWorksOn, forgetDatabaseFiles, provisionDemo, readDemoCredentials, type DemoCredentials } from './demo.ts';
+import {
+  adoptUnnamedFiles,
+  databaseFiles,
+  databaseIsEmpty,
+  demoInstructions,
+  demoWorksOn,
+  forgetDatabaseFiles,
+  provisionDemo,
+  readDemoCredentials,
+  type DemoCredentials,
+} from './demo.ts';
 
 export async function developmentStart(gateway: RunningGateway): Promise<(() => Promise<void>) | void> {
   const { ctx, url } = gateway;
@@ -27,7 +37,15 @@ export async function developmentStart(gateway: RunningGateway): Promise<(() => 
   try {
     simulator = await startSimulator({ port: config.simulatorPort, host: config.host, stateFile: files.simulator });
   } catch (err) {
-    throw portProblem(err, 'SIMULATOR_PORT', config.host, config.simulatorPort, 'stop what holds it, set SIMULATOR_PORT to a free port, or BUILTIN_SIMULATOR=0 to start without the built-in simulator') ?? err;
+    throw (
+      portProblem(
+        err,
+        'SIMULATOR_PORT',
+        config.host,
+        config.simulatorPort,
+        'stop what holds it, set SIMULATOR_PORT to a free port, or BUILTIN_SIMULATOR=0 to start without the built-in simulator',
+      ) ?? err
+    );
   }
   say(`built-in VSDC simulator on ${simulator.url} (control API ${simulator.origin}/_sim)`);
   announceBuiltinSimulator(ctx, simulator.url);
@@ -42,7 +60,8 @@ export async function developmentStart(gateway: RunningGateway): Promise<(() => 
       else say('no demo merchant: this database already had data at its first development start (the demo is made on an empty database)');
     }
     if (demo) {
-      if (demo.vsdcBaseUrl !== simulator.url) say(`note: the demo device files to ${demo.vsdcBaseUrl}, but the simulator now runs on ${simulator.url}`);
+      if (demo.vsdcBaseUrl !== simulator.url)
+        say(`note: the demo device files to ${demo.vsdcBaseUrl}, but the simulator now runs on ${simulator.url}`);
       say(demoInstructions(url, demo, files.demo, simulator.url, demo.kenya ? simulator.urlOf('kra-oscu') : undefined));
     }
   } catch (err) {

@@ -57,7 +57,12 @@ function kraProfile(protocol: KraProtocol): AuthorityProfile {
       originalInvoiceNo: 'Original CU Invoice No',
     },
     // As KRA's receipts print them: the CU invoice number in the SCU block, codes in fours, B first.
-    receiptLayout: { fiscalBlock: ['fiscalisedAt', 'unitId', 'invoiceNo', 'receiptNo', 'totalReceiptNo', 'itemCount'], groupFiscalCodes: true, taxTableOrder: ['B', 'E', 'C', 'D', 'A'], creditNoteAmountsNegative: true },
+    receiptLayout: {
+      fiscalBlock: ['fiscalisedAt', 'unitId', 'invoiceNo', 'receiptNo', 'totalReceiptNo', 'itemCount'],
+      groupFiscalCodes: true,
+      taxTableOrder: ['B', 'E', 'C', 'D', 'A'],
+      creditNoteAmountsNegative: true,
+    },
     country: 'KE',
     amountTolerance: 0.01,
     foreignCurrencies: false,

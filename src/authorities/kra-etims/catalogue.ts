@@ -15,14 +15,16 @@ function classificationOf(entry: Record<string, unknown>): ItemClassification[] 
   if (code === null) return [];
   const level = receivedDecimal(entry.itemClsLvl);
   const major = receivedText(entry.mjrTgYn);
-  return [{
-    code,
-    name: receivedText(entry.itemClsNm) ?? code,
-    level: level !== null && Number.isInteger(level) ? level : null,
-    taxType: receivedText(entry.taxTyCd),
-    majorTarget: major === null ? null : major === 'Y',
-    inUse: entry.useYn !== 'N',
-  }];
+  return [
+    {
+      code,
+      name: receivedText(entry.itemClsNm) ?? code,
+      level: level !== null && Number.isInteger(level) ? level : null,
+      taxType: receivedText(entry.taxTyCd),
+      majorTarget: major === null ? null : major === 'Y',
+      inUse: entry.useYn !== 'N',
+    },
+  ];
 }
 
 /** One code table's entries; a tax type's rate from `userDfnCd1` (a percentage, `16`). */

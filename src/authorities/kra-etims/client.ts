@@ -69,12 +69,27 @@ function redact(text: string, secrets: readonly string[]): string {
 }
 
 /** An HTTP answer read as a KRA outcome (status first, then the envelope's code for the endpoint). */
-export function interpretKraReply(endpoint: KraEndpoint, status: number, text: string, duplicates: ReadonlySet<string> = DUPLICATE_CODES): KraOutcome {
-  if (status >= 500 || status === 429) return unreachable('http_error', `HTTP ${status}${said(text) ? `: ${said(text)}` : ''}`, { httpStatus: status });
+export function interpretKraReply(
+  endpoint: KraEndpoint,
+  status: number,
+  text: string,
+  duplicates: ReadonlySet<string> = DUPLICATE_CODES,
+): KraOutcome {
+  if (status >= 500 || status === 429)
+    return unreachable('http_error', `HTTP ${status}${said(text) ? `: ${said(text)}` : ''}`, { httpStatus: status });
   const envelope = parseKraEnvelope(text);
   if (envelope === null || !((status >= 200 && status < 300) || status === 400)) {
-    if (status === 400) return { kind: 'rejected', code: '400', message: `KRA refused the request body (HTTP 400)${said(text) ? `: ${said(text)}` : ''}`, resultDt: null };
-    if (status >= 200 && status < 300) return unreachable('not_an_envelope', `HTTP ${status} without a KRA envelope${said(text) ? `: ${said(text)}` : ''}`, { httpStatus: status });
+    if (status === 400)
+      return {
+        kind: 'rejected',
+        code: '400',
+        message: `KRA refused the request body (HTTP 400)${said(text) ? `: ${said(text)}` : ''}`,
+        resultDt: null,
+      };
+    if (status >= 200 && status < 300)
+      return unreachable('not_an_envelope', `HTTP ${status} without a KRA envelope${said(text) ? `: ${said(text)}` : ''}`, {
+        httpStatus: status,
+      });
     return unreachable('http_error', `HTTP ${status}${said(text) ? `: ${said(text)}` : ''}`, { httpStatus: status });
   }
   const meta: ResultMeta = { resultCd: envelope.resultCd, resultMsg: envelope.resultMsg, resultDt: envelope.resultDt };
@@ -114,7 +129,11 @@ export function createKraClient(protocol: KraProtocol, over: Transport | Transpo
   const tokens = options.tokens ?? createTokenCache();
   const duplicates = options.duplicateCodes ?? KRA_SETTINGS[protocol].duplicateCodes;
 
-  async function headersOf(endpoint: KraEndpoint, device: AuthorityDevice, callOptions: CallOptions): Promise<{ headers: Record<string, string> } | { failed: KraOutcome }> {
+  async function headersOf(
+    endpoint: KraEndpoint,
+    device: AuthorityDevice,
+    callOptions: CallOptions,
+  ): Promise<{ headers: Record<string, string> } | { failed: KraOutcome }> {
     const headers: Record<string, string> = {};
     if (protocol === 'oscu' && endpoint !== 'selectInitOsdcInfo') {
       headers.tin = device.tpin;
@@ -136,7 +155,8 @@ export function createKraClient(protocol: KraProtocol, over: Transport | Transpo
 
   async function call(endpoint: KraEndpoint, device: AuthorityDevice, body: object, callOptions: CallOptions = {}): Promise<KraOutcome> {
     const path = KRA_PATHS[protocol][endpoint];
-    if (path === null) return { kind: 'rejected', code: 'unsupported', message: `${protocol.toUpperCase()} has no ${endpoint}`, resultDt: null };
+    if (path === null)
+      return { kind: 'rejected', code: 'unsupported', message: `${protocol.toUpperCase()} has no ${endpoint}`, resultDt: null };
     let url: string;
     try {
       url = new URL(joinVsdcUrl(device.baseUrl, path)).toString();
@@ -152,17 +172,25 @@ export function createKraClient(protocol: KraProtocol, over: Transport | Transpo
       // KRA's API gateway refused the token: a fetched one is fetched again on the next call.
       if (device.apiCredential?.kind === 'client') {
         tokens.forget(device.apiCredential);
-        return unreachable('http_error', `HTTP ${answer.status}: the API gateway refused the token; a new one is fetched on the next call`, { httpStatus: answer.status });
+        return unreachable(
+          'http_error',
+          `HTTP ${answer.status}: the API gateway refused the token; a new one is fetched on the next call`,
+          { httpStatus: answer.status },
+        );
       }
-      return { kind: 'rejected', code: String(answer.status), message: `KRA's API gateway refused the call (HTTP ${answer.status}): check the device's API credential`, resultDt: null };
+      return {
+        kind: 'rejected',
+        code: String(answer.status),
+        message: `KRA's API gateway refused the call (HTTP ${answer.status}): check the device's API credential`,
+        resultDt: null,
+      };
     }
     return scrubbed(interpretKraReply(endpoint, answer.status, answer.text, duplicates), secrets);
   }
 
   const endpoints = Object.keys(KRA_PATHS[protocol]) as KraEndpoint[];
-  const calls = Object.fromEntries(endpoints.map((endpoint) => [endpoint, (device: AuthorityDevice, body: object, o?: CallOptions) => call(endpoint, device, body, o)])) as Record<
-    KraEndpoint,
-    Call
-  >;
+  const calls = Object.fromEntries(
+    endpoints.map((endpoint) => [endpoint, (device: AuthorityDevice, body: object, o?: CallOptions) => call(endpoint, device, body, o)]),
+  ) as Record<KraEndpoint, Call>;
   return { ...calls, protocol, close: () => transport.close() };
 }

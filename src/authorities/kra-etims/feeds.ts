@@ -13,7 +13,6 @@ const text = receivedText;
 const decimal = receivedDecimal;
 const KRA_PIN = /^[A-Z][0-9]{9}[A-Z]$/;
 
-
 function toSupplierLine(line: Record<string, unknown>, index: number): SupplierSaleLine {
   return {
     lineNo: index + 1,
@@ -46,7 +45,8 @@ function inconsistenciesOf(sale: Omit<SupplierSale, 'inconsistencies' | 'dedupeK
   if (sale.supplierInvoiceNo === null || !/^\d{1,15}$/.test(sale.supplierInvoiceNo)) found.push('spplrInvcNo is not a whole number');
   if (parseKraDateTime(sale.confirmedAt) === null) found.push('cfmDt is not a date-time');
   if (sale.lines.length === 0) found.push('itemList is empty');
-  if (sale.totalItemCount !== null && sale.totalItemCount !== sale.lines.length) found.push(`totItemCnt ${sale.totalItemCount} does not match the ${sale.lines.length} lines`);
+  if (sale.totalItemCount !== null && sale.totalItemCount !== sale.lines.length)
+    found.push(`totItemCnt ${sale.totalItemCount} does not match the ${sale.lines.length} lines`);
   const sums: Array<[string, number | null, Array<number | null>]> = [
     ['totTaxblAmt', sale.totalTaxableAmount, sale.lines.map((l) => l.taxableAmount)],
     ['totTaxAmt', sale.totalTaxAmount, sale.lines.map((l) => l.vatAmount)],
@@ -118,7 +118,12 @@ function toNotice(raw: Record<string, unknown>): AuthorityNotice | undefined {
   };
 }
 
-function feed<T>(client: KraClient, endpoint: KraEndpoint, key: string, read: (raw: Record<string, unknown>) => T | undefined): FeedRead<T> {
+function feed<T>(
+  client: KraClient,
+  endpoint: KraEndpoint,
+  key: string,
+  read: (raw: Record<string, unknown>) => T | undefined,
+): FeedRead<T> {
   return async (device, cursor, options) => {
     const outcome = await client[endpoint](device, { lastReqDt: lastReqDtOf(cursor) }, signalOf(options));
     return pulledOf(outcome, (data) => receivedList(data, key).flatMap((raw) => read(raw) ?? []));

@@ -13,7 +13,9 @@ function text(value: unknown): string | null {
 }
 
 /** What a read proves of the device: it answered and took the call (an empty answer is an answer). */
-function verified(outcome: KraOutcome): { kind: 'ok' } | { kind: 'rejected'; code: string; message: string } | Extract<KraOutcome, { kind: 'unreachable' }> {
+function verified(
+  outcome: KraOutcome,
+): { kind: 'ok' } | { kind: 'rejected'; code: string; message: string } | Extract<KraOutcome, { kind: 'unreachable' }> {
   switch (outcome.kind) {
     case 'unreachable':
       return outcome;
@@ -40,7 +42,12 @@ export function kraDevicePort(client: KraClient, now: () => Date): DevicePort {
           const data = (outcome.data ?? {}) as Record<string, unknown>;
           const info = (typeof data.info === 'object' && data.info !== null ? data.info : data) as Record<string, unknown>;
           const sdcId = text(info.sdcId);
-          if (sdcId === null) return { kind: 'unreachable', reason: 'bad_success_body', detail: `resultCd ${outcome.resultCd} but data.info.sdcId is missing` };
+          if (sdcId === null)
+            return {
+              kind: 'unreachable',
+              reason: 'bad_success_body',
+              detail: `resultCd ${outcome.resultCd} but data.info.sdcId is missing`,
+            };
           return {
             kind: 'ok',
             device: {
@@ -96,15 +103,25 @@ export function kraFilingPort(client: KraClient, settings: KraSettings, now: () 
       const callOptions = options.signal ? { signal: options.signal } : {};
       let outcome = await client.saveTrnsSalesOsdc(device, body, callOptions);
       // The disputed VSCU variant: the sale's transaction first, then its invoice for the receipt.
-      if (outcome.kind === 'ok' && client.protocol === 'vscu' && settings.twoCallSale) outcome = await client.saveInvoice(device, body, callOptions);
+      if (outcome.kind === 'ok' && client.protocol === 'vscu' && settings.twoCallSale)
+        outcome = await client.saveInvoice(device, body, callOptions);
       const other = fileOutcomeOf(outcome);
       if (other !== null || outcome.kind !== 'ok') return other!;
       const receipt = readKraReceipt(outcome.data, device, outcome.resultDt, now());
-      if (typeof receipt === 'string') return { kind: 'unreachable', reason: 'bad_success_body', detail: `resultCd ${outcome.resultCd} but ${receipt}`, resultCd: outcome.resultCd };
+      if (typeof receipt === 'string')
+        return {
+          kind: 'unreachable',
+          reason: 'bad_success_body',
+          detail: `resultCd ${outcome.resultCd} but ${receipt}`,
+          resultCd: outcome.resultCd,
+        };
       return { kind: 'ok', receipt };
     },
     async findFiled(device, doc, options = {}): Promise<FindOutcome> {
-      const body = client.protocol === 'vscu' && doc.salesType !== 'normal' ? { invcNo: doc.invoiceNo, salesTyCd: doc.salesType === 'training' ? 'T' : 'P' } : { invcNo: doc.invoiceNo };
+      const body =
+        client.protocol === 'vscu' && doc.salesType !== 'normal'
+          ? { invcNo: doc.invoiceNo, salesTyCd: doc.salesType === 'training' ? 'T' : 'P' }
+          : { invcNo: doc.invoiceNo };
       const outcome = await client.selectInvoiceDetails(device, body, options.signal ? { signal: options.signal } : {});
       switch (outcome.kind) {
         case 'ok': {
@@ -127,7 +144,11 @@ export function kraFilingPort(client: KraClient, settings: KraSettings, now: () 
     },
     // The code tables changed since now: a small answer, and nothing filed.
     async probe(device, at, options = {}) {
-      const outcome = await client.selectCodeList(device, { lastReqDt: formatKraDateTime(at) }, options.signal ? { signal: options.signal } : {});
+      const outcome = await client.selectCodeList(
+        device,
+        { lastReqDt: formatKraDateTime(at) },
+        options.signal ? { signal: options.signal } : {},
+      );
       return outcome.kind === 'unreachable' ? outcome : { kind: 'answered' };
     },
   };

@@ -57,14 +57,26 @@ export function kraItemsPort(client: KraClient): ItemsPort {
       return sentOf(await client.saveItem(device, saveItemBody(item), options));
     },
     async registerComponent(device, component, options) {
-      const body = { itemCd: component.itemCode, cpstItemCd: component.componentCode, cpstQty: component.quantity, regrId: GATEWAY_REGISTRANT_FIELDS.regrId, regrNm: GATEWAY_REGISTRANT_FIELDS.regrNm };
+      const body = {
+        itemCd: component.itemCode,
+        cpstItemCd: component.componentCode,
+        cpstQty: component.quantity,
+        regrId: GATEWAY_REGISTRANT_FIELDS.regrId,
+        regrNm: GATEWAY_REGISTRANT_FIELDS.regrNm,
+      };
       return sentOf(await client.saveItemComposition(device, body, options));
     },
     async list(device, options) {
       const outcome = await client.selectItemList(device, { lastReqDt: KRA_EPOCH }, options);
       switch (outcome.kind) {
         case 'ok':
-          return { kind: 'ok', items: receivedList(outcome.data, 'itemList').flatMap((r) => { const code = receivedText(r.itemCd); return code === null ? [] : [listedOf(r, code)]; }) };
+          return {
+            kind: 'ok',
+            items: receivedList(outcome.data, 'itemList').flatMap((r) => {
+              const code = receivedText(r.itemCd);
+              return code === null ? [] : [listedOf(r, code)];
+            }),
+          };
         case 'empty':
           return { kind: 'ok', items: [] };
         case 'unreachable':
@@ -128,7 +140,17 @@ export function kraCustomersPort(client: KraClient): CustomersPort {
 
 /** No password is sent: the gateway holds none in plain, and nobody signs in to KRA as this user. */
 function saveBranchUserBody(user: BranchUser): Record<string, unknown> {
-  return { userId: user.id, userNm: user.name, pwd: null, adrs: null, cntc: null, authCd: null, remark: null, useYn: user.active ? 'Y' : 'N', ...GATEWAY_REGISTRANT_FIELDS };
+  return {
+    userId: user.id,
+    userNm: user.name,
+    pwd: null,
+    adrs: null,
+    cntc: null,
+    authCd: null,
+    remark: null,
+    useYn: user.active ? 'Y' : 'N',
+    ...GATEWAY_REGISTRANT_FIELDS,
+  };
 }
 
 export function kraBranchUsersPort(client: KraClient): BranchUsersPort {

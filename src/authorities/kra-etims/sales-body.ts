@@ -14,10 +14,13 @@ const GATEWAY_PERSON: FilingPerson = { id: GATEWAY_REGISTRANT, name: GATEWAY_REG
 export const HOME_CURRENCY = 'KES';
 
 function checkDocument(doc: FiscalDocument, settings: KraSettings): void {
-  if (!Number.isSafeInteger(doc.invoiceNo) || doc.invoiceNo <= 0) throw new FiscalDocumentError(`invoiceNo must be a positive integer, got ${doc.invoiceNo}`);
+  if (!Number.isSafeInteger(doc.invoiceNo) || doc.invoiceNo <= 0)
+    throw new FiscalDocumentError(`invoiceNo must be a positive integer, got ${doc.invoiceNo}`);
   if (Number.isNaN(doc.occurredAt.getTime())) throw new FiscalDocumentError('occurredAt is not a valid date');
-  if (RECEIPT_TYPE[doc.type] === undefined) throw new FiscalDocumentError('KRA has no debit notes: correct a sale with a credit note and a new sale');
-  if (!settings.salesTypes.includes(doc.salesType)) throw new FiscalDocumentError(`this KRA unit files no ${doc.salesType} documents (it files ${settings.salesTypes.join(', ')})`);
+  if (RECEIPT_TYPE[doc.type] === undefined)
+    throw new FiscalDocumentError('KRA has no debit notes: correct a sale with a credit note and a new sale');
+  if (!settings.salesTypes.includes(doc.salesType))
+    throw new FiscalDocumentError(`this KRA unit files no ${doc.salesType} documents (it files ${settings.salesTypes.join(', ')})`);
   if (doc.type === 'credit_note') {
     if (doc.original?.invoiceNo == null) throw new FiscalDocumentError("a credit note needs its original's invoice number (orgInvcNo)");
     if (doc.reasonCode == null) throw new FiscalDocumentError('a credit note needs a reasonCode (KRA code class 32)');
@@ -68,7 +71,12 @@ function buildLine(line: ComputedSale['lines'][number], details: FilingLineDetai
  * wants them). `cfmDt`, `rcptPbctDt` and a credit note's `rfdDt` are its `occurredAt`, `salesDt`
  * its date, all in Nairobi time. `computed`: the document's amounts when the caller holds them.
  */
-export function buildKraSaleBody(protocol: KraProtocol, settings: KraSettings, doc: FiscalDocument, computed?: ComputedSale): Record<string, unknown> {
+export function buildKraSaleBody(
+  protocol: KraProtocol,
+  settings: KraSettings,
+  doc: FiscalDocument,
+  computed?: ComputedSale,
+): Record<string, unknown> {
   checkDocument(doc, settings);
   if (computed === undefined) {
     try {
@@ -194,7 +202,9 @@ export function readFiledSale(data: unknown, invoiceNo: number): { receipt: Reco
   const d = (typeof data === 'object' && data !== null ? data : {}) as Record<string, unknown>;
   const list = Array.isArray(d.salesList) ? d.salesList : Array.isArray(d.saleList) ? d.saleList : [d];
   const sales = list.filter((s): s is Record<string, unknown> => typeof s === 'object' && s !== null);
-  const sale = sales.find((s) => kraCount(s.invcNo) === invoiceNo) ?? (sales.length === 1 && kraCount(sales[0]!.invcNo) === null ? sales[0] : undefined);
+  const sale =
+    sales.find((s) => kraCount(s.invcNo) === invoiceNo) ??
+    (sales.length === 1 && kraCount(sales[0]!.invcNo) === null ? sales[0] : undefined);
   if (sale === undefined) return `no sale under invcNo ${invoiceNo} in the answer`;
   const nested = typeof sale.receipt === 'object' && sale.receipt !== null ? (sale.receipt as Record<string, unknown>) : {};
   return { receipt: { ...sale, ...nested }, total: kraAmount(sale.totAmt) };

@@ -20,6 +20,18 @@ export interface KraSettings {
 const CREDIT_NOTE_RULES = { maxAgeDays: 183, sameCustomerAsOriginal: true, maxPerOriginal: null };
 
 export const KRA_SETTINGS: Readonly<Record<KraProtocol, KraSettings>> = {
-  oscu: { salesTypes: ['normal'], kindsShareSequence: false, creditNoteRules: CREDIT_NOTE_RULES, duplicateCodes: DUPLICATE_CODES, twoCallSale: false },
-  vscu: { salesTypes: ['normal', 'training', 'proforma'], kindsShareSequence: true, creditNoteRules: CREDIT_NOTE_RULES, duplicateCodes: DUPLICATE_CODES, twoCallSale: false },
+  oscu: {
+    salesTypes: ['normal'],
+    kindsShareSequence: false,
+    creditNoteRules: CREDIT_NOTE_RULES,
+    duplicateCodes: DUPLICATE_CODES,
+    twoCallSale: false,
+  },
+  vscu: {
+    salesTypes: ['normal', 'training', 'proforma'],
+    kindsShareSequence: true,
+    creditNoteRules: CREDIT_NOTE_RULES,
+    duplicateCodes: DUPLICATE_CODES,
+    twoCallSale: false,
+  },
 };

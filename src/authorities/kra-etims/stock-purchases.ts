@@ -126,7 +126,10 @@ function purchaseLine(line: PurchaseLineToSend): Record<string, unknown> {
 function insertPurchaseBody(purchase: PurchaseToSend, profile: Pick<AuthorityProfile, 'taxCategories'>): Record<string, unknown> {
   const { decidedAt, supplier } = purchase;
   const itemList = purchase.lines.map(purchaseLine);
-  const salesDate = purchase.salesDate !== null && parseKraDateTime(purchase.salesDate) !== null ? purchase.salesDate.replace(/\D/g, '').slice(0, 8) : formatKraDate(decidedAt);
+  const salesDate =
+    purchase.salesDate !== null && parseKraDateTime(purchase.salesDate) !== null
+      ? purchase.salesDate.replace(/\D/g, '').slice(0, 8)
+      : formatKraDate(decidedAt);
   const invoiceNo = supplier.invoiceNo !== null && /^\d{1,15}$/.test(supplier.invoiceNo) ? Number(supplier.invoiceNo) : null;
   const manual = purchase.source === 'manual';
   const sumOf = (letter: string | null, field: 'taxblAmt' | 'taxAmt' | 'totAmt'): number =>

@@ -34,7 +34,8 @@ const HUNDRED = new Money(100);
 
 function exactInput(value: number | string, what: string, maxDecimals: number): Money {
   const parsed = parseAmount(value, what);
-  if (parsed.decimalPlaces() > maxDecimals) throw new SaleAmountsError(`${what} ${parsed.toString()} has more than ${maxDecimals} decimals`);
+  if (parsed.decimalPlaces() > maxDecimals)
+    throw new SaleAmountsError(`${what} ${parsed.toString()} has more than ${maxDecimals} decimals`);
   return parsed;
 }
 
@@ -42,7 +43,9 @@ function exactInput(value: number | string, what: string, maxDecimals: number): 
 function rateOf(letter: string, rates: Readonly<Record<string, number>> | undefined): number {
   if (!PUBLISHED_RATE.has(letter)) throw new SaleAmountsError(`unknown tax type "${letter}": KRA's are ${KRA_TAX_LETTERS.join(', ')}`);
   const refreshed = rates?.[letter];
-  return typeof refreshed === 'number' && Number.isFinite(refreshed) && refreshed >= 0 && refreshed < 100 ? refreshed : PUBLISHED_RATE.get(letter)!;
+  return typeof refreshed === 'number' && Number.isFinite(refreshed) && refreshed >= 0 && refreshed < 100
+    ? refreshed
+    : PUBLISHED_RATE.get(letter)!;
 }
 
 interface LineAmounts {
@@ -62,12 +65,21 @@ function allocatedAmounts(allocated: AllocatedAmounts, what: string, taxInclusiv
   if (discount.gt(supply)) throw new SaleAmountsError(`${what} discount ${discount.toString()} exceeds its amount ${supply.toString()}`);
   const base = taxInclusive ? taxable.plus(tax) : taxable;
   if (!base.eq(supply.minus(discount))) {
-    throw new SaleAmountsError(`${what} amounts do not add up (amount ${supply.toString()}, discount ${discount.toString()}, net ${taxable.toString()}, VAT ${tax.toString()})`);
+    throw new SaleAmountsError(
+      `${what} amounts do not add up (amount ${supply.toString()}, discount ${discount.toString()}, net ${taxable.toString()}, VAT ${tax.toString()})`,
+    );
   }
   return { supply, discount, taxable, tax };
 }
 
-function computedAmounts(input: SaleLineInput, what: string, quantity: Money, price: Money, rate: Money, taxInclusive: boolean): LineAmounts {
+function computedAmounts(
+  input: SaleLineInput,
+  what: string,
+  quantity: Money,
+  price: Money,
+  rate: Money,
+  taxInclusive: boolean,
+): LineAmounts {
   const supply = round2(quantity.times(price));
   const discount = input.discount == null ? ZERO : round2(exactInput(input.discount, `${what} discount`, 4));
   if (discount.lt(0)) throw new SaleAmountsError(`${what} discount must not be negative`);
@@ -91,7 +103,11 @@ function discountRate(discount: Money, supply: Money): Money {
  * KRA's code table now publishes it (absent: the published starting values). A credit-note line
  * with `allocated` amounts files them as they are. Totals are sums of the rounded line amounts.
  */
-export function computeKraSale(inputs: readonly SaleLineInput[], taxInclusive: boolean, rates?: Readonly<Record<string, number>>): ComputedSale {
+export function computeKraSale(
+  inputs: readonly SaleLineInput[],
+  taxInclusive: boolean,
+  rates?: Readonly<Record<string, number>>,
+): ComputedSale {
   if (inputs.length === 0) throw new SaleAmountsError('a document needs at least one line');
   const taxable = new Map<string, Money>();
   const tax = new Map<string, Money>();

@@ -46,17 +46,28 @@ export function createTokenCache(now: () => number = Date.now): TokenCache {
     const timeoutMs = options.timeoutMs ?? 20_000;
     const signals = [AbortSignal.timeout(timeoutMs), ...(options.signal ? [options.signal] : [])];
     try {
-      const response = await request(url, { method: 'GET', headers: { authorization: `Basic ${basic}`, accept: 'application/json' }, signal: AbortSignal.any(signals) });
+      const response = await request(url, {
+        method: 'GET',
+        headers: { authorization: `Basic ${basic}`, accept: 'application/json' },
+        signal: AbortSignal.any(signals),
+      });
       const text = await response.body.text();
-      if (response.statusCode >= 500 || response.statusCode === 429) return unreachable('http_error', `the token endpoint answered HTTP ${response.statusCode}`, { httpStatus: response.statusCode });
-      if (response.statusCode >= 400) return { kind: 'rejected', code: `HTTP ${response.statusCode}`, message: `the token endpoint refused the device's client credentials (HTTP ${response.statusCode})` };
+      if (response.statusCode >= 500 || response.statusCode === 429)
+        return unreachable('http_error', `the token endpoint answered HTTP ${response.statusCode}`, { httpStatus: response.statusCode });
+      if (response.statusCode >= 400)
+        return {
+          kind: 'rejected',
+          code: `HTTP ${response.statusCode}`,
+          message: `the token endpoint refused the device's client credentials (HTTP ${response.statusCode})`,
+        };
       let body: { access_token?: unknown; expires_in?: unknown };
       try {
         body = JSON.parse(text) as typeof body;
       } catch {
         return unreachable('not_an_envelope', 'the token endpoint did not answer JSON');
       }
-      if (typeof body.access_token !== 'string' || body.access_token === '') return unreachable('bad_success_body', 'the token endpoint answered without access_token');
+      if (typeof body.access_token !== 'string' || body.access_token === '')
+        return unreachable('bad_success_body', 'the token endpoint answered without access_token');
       const lifetime = Number(body.expires_in);
       const seconds = Number.isFinite(lifetime) && lifetime > 0 ? lifetime : DEFAULT_LIFETIME_S;
       cached.set(keyOf(credential), { token: body.access_token, expiresAt: now() + seconds * 1000 - EXPIRY_MARGIN_MS });

@@ -21,4 +21,5 @@ export type Sent = { kind: 'accepted'; code: string } | Rejected | UnreachableOu
  * A read of what changed since a cursor: the records and the cursor the next read starts from
  * (opaque to the domain: the adapter's, e.g. ZRA's `resultDt`), or nothing new.
  */
-export type Pulled<T> = { kind: 'ok'; records: T[]; cursor: string | null } | { kind: 'empty'; cursor: string | null } | Rejected | UnreachableOutcome;
+export type Pulled<T> =
+  { kind: 'ok'; records: T[]; cursor: string | null } | { kind: 'empty'; cursor: string | null } | Rejected | UnreachableOutcome;

@@ -7,7 +7,16 @@ import type { ArithmeticPort, FiscalAuthority } from '../port/index.ts';
 import type { AuthorityProfile, TaxCategory } from '../port/profile.ts';
 import type { VsdcClient } from './client.ts';
 import { targetOf } from './calls.ts';
-import { BANNERS, CREDIT_NOTE_REASON_LABELS, DEBIT_NOTE_REASON_LABELS, HOME_CURRENCY, PAYMENT_TYPE_LABELS, SALES_TYPES, TITLES, cisInvoiceNo } from './codes.ts';
+import {
+  BANNERS,
+  CREDIT_NOTE_REASON_LABELS,
+  DEBIT_NOTE_REASON_LABELS,
+  HOME_CURRENCY,
+  PAYMENT_TYPE_LABELS,
+  SALES_TYPES,
+  TITLES,
+  cisInvoiceNo,
+} from './codes.ts';
 import { buildSaveSalesBody, receiptProblem, toFiscalReceipt } from './sales-body.ts';
 import { stockPort } from './stock.ts';
 import { cataloguePort } from './catalogue.ts';
@@ -58,7 +67,12 @@ export const ZRA_VSDC_PROFILE: AuthorityProfile = {
     itemCount: 'Item count',
     originalInvoiceNo: 'Original invoice',
   },
-  receiptLayout: { fiscalBlock: ['fiscalisedAt', 'unitId', 'unitNumber', 'receiptNo'], groupFiscalCodes: false, taxTableOrder: VAT_CATEGORIES.map((c) => c.code), creditNoteAmountsNegative: false },
+  receiptLayout: {
+    fiscalBlock: ['fiscalisedAt', 'unitId', 'unitNumber', 'receiptNo'],
+    groupFiscalCodes: false,
+    taxTableOrder: VAT_CATEGORIES.map((c) => c.code),
+    creditNoteAmountsNegative: false,
+  },
   country: 'ZM',
   amountTolerance: 0.01,
   foreignCurrencies: true,
@@ -136,7 +150,11 @@ function filingPort(client: VsdcClient, now: () => Date): FilingPort {
     },
     async findFiled(device, doc, options = {}): Promise<FindOutcome> {
       if (!device.sdcId) return { kind: 'unreadable', problem: 'the branch has no SDC id to look it up with' };
-      const outcome = await client.selectInvoice(targetOf(device), { cisInvcNo: cisInvoiceNo(doc.salesType, doc.invoiceNo), invcSdcId: device.sdcId }, options.signal ? { signal: options.signal } : {});
+      const outcome = await client.selectInvoice(
+        targetOf(device),
+        { cisInvcNo: cisInvoiceNo(doc.salesType, doc.invoiceNo), invcSdcId: device.sdcId },
+        options.signal ? { signal: options.signal } : {},
+      );
       switch (outcome.kind) {
         case 'ok': {
           const problem = receiptProblem(outcome.data);
@@ -153,7 +171,11 @@ function filingPort(client: VsdcClient, now: () => Date): FilingPort {
     },
     // The code tables changed since now: a small answer, and nothing filed.
     async probe(device, at, options = {}) {
-      const outcome = await client.selectCodes(targetOf(device), { lastReqDt: formatVsdcDateTime(at) }, options.signal ? { signal: options.signal } : {});
+      const outcome = await client.selectCodes(
+        targetOf(device),
+        { lastReqDt: formatVsdcDateTime(at) },
+        options.signal ? { signal: options.signal } : {},
+      );
       return outcome.kind === 'unreachable' ? outcome : { kind: 'answered' };
     },
   };

@@ -28,15 +28,17 @@ function codesOf(codeClass: CodeClass): AuthorityCode[] {
     const code = typeof detail?.cd === 'string' ? detail.cd.trim() : '';
     if (code === '') return [];
     const order = Number(detail.srtOrd);
-    return [{
-      classCode,
-      className,
-      code,
-      name: typeof detail.cdNm === 'string' ? detail.cdNm : code,
-      description: typeof detail.cdDesc === 'string' ? detail.cdDesc : null,
-      inUse: detail.useYn !== 'N' && codeClass.useYn !== 'N',
-      sortOrder: Number.isInteger(order) ? order : null,
-    }];
+    return [
+      {
+        classCode,
+        className,
+        code,
+        name: typeof detail.cdNm === 'string' ? detail.cdNm : code,
+        description: typeof detail.cdDesc === 'string' ? detail.cdDesc : null,
+        inUse: detail.useYn !== 'N' && codeClass.useYn !== 'N',
+        sortOrder: Number.isInteger(order) ? order : null,
+      },
+    ];
   });
 }
 

@@ -81,7 +81,11 @@ export interface VsdcClient {
   saveRrpItems(target: DeviceTarget, payload: SaveRrpItemsRequest, options?: CallOptions): Promise<WriteOutcome>;
   selectRrpItems(target: DeviceTarget, payload?: SelectSinceRequest, options?: CallOptions): Promise<SelectOutcome<RrpItemsData>>;
   selectPrincipals(target: DeviceTarget, payload?: SelectSinceRequest, options?: CallOptions): Promise<SelectOutcome<PrincipalsData>>;
-  selectTrnsPurchaseSales(target: DeviceTarget, payload?: SelectSinceRequest, options?: CallOptions): Promise<SelectOutcome<PurchaseSalesData>>;
+  selectTrnsPurchaseSales(
+    target: DeviceTarget,
+    payload?: SelectSinceRequest,
+    options?: CallOptions,
+  ): Promise<SelectOutcome<PurchaseSalesData>>;
   savePurchase(target: DeviceTarget, body: SavePurchaseRequest, options?: CallOptions): Promise<WriteOutcome>;
   selectStockItems(target: DeviceTarget, payload?: SelectSinceRequest, options?: CallOptions): Promise<SelectOutcome<StockItemsData>>;
   saveStockItems(target: DeviceTarget, body: SaveStockItemsRequest, options?: CallOptions): Promise<WriteOutcome>;
@@ -171,7 +175,8 @@ export function interpretReply(endpoint: VsdcEndpoint, status: number, text: str
       // body can never succeed, so this is a terminal rejection, not an outage.
       return { kind: 'rejected', code: '400', message: httpAnswer('VSDC refused the request body (HTTP 400)', text), resultDt: null };
     }
-    if (status >= 200 && status < 300) return unreachable('not_an_envelope', httpAnswer(`HTTP ${status} without a VSDC envelope`, text), { httpStatus: status });
+    if (status >= 200 && status < 300)
+      return unreachable('not_an_envelope', httpAnswer(`HTTP ${status} without a VSDC envelope`, text), { httpStatus: status });
     return unreachable('http_error', httpAnswer(`HTTP ${status}`, text), { httpStatus: status });
   }
   const meta = { resultCd: envelope.resultCd, resultMsg: envelope.resultMsg, resultDt: envelope.resultDt };
@@ -207,7 +212,12 @@ function withTarget(payload: object, target: DeviceTarget): object {
 /** The ZRA client over a transport (a context shares one), or over one of its own built with `options`. */
 export function createVsdcClient(over: Transport | TransportOptions = {}): VsdcClient {
   const transport = 'post' in over ? over : createTransport(over);
-  async function call(endpoint: VsdcEndpoint, target: DeviceTarget, payload: object, callOptions: CallOptions = {}): Promise<VsdcOutcome<unknown>> {
+  async function call(
+    endpoint: VsdcEndpoint,
+    target: DeviceTarget,
+    payload: object,
+    callOptions: CallOptions = {},
+  ): Promise<VsdcOutcome<unknown>> {
     let url: string;
     try {
       url = new URL(joinVsdcUrl(target.baseUrl, VSDC_PATHS[endpoint])).toString();

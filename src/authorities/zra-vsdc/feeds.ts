@@ -10,8 +10,6 @@ import { lastReqDtOf, targetOf } from './calls.ts';
 import { receivedCustomsLine, receivedDecimal, receivedList, receivedText } from '../received.ts';
 import { toSupplierSale } from './supplier-sales.ts';
 
-
-
 /** `sarTyCd` (code class 12): `0x` brings stock in (+1), `1x` takes it out (−1); another code moves nothing. */
 function directionOf(sarTyCd: string | null): 1 | -1 | 0 {
   if (sarTyCd === null || !/^\d{2}$/.test(sarTyCd)) return 0;
@@ -77,7 +75,13 @@ function feed<D, R, T>(select: Select<D>, key: string, read: (raw: R) => T | und
     const outcome = await select(targetOf(device), { lastReqDt: lastReqDtOf(cursor) }, options.signal ? { signal: options.signal } : {});
     switch (outcome.kind) {
       case 'ok':
-        return { kind: 'ok', records: receivedList<R>(outcome.data, key).map(read).filter((r) => r !== undefined), cursor: outcome.resultDt };
+        return {
+          kind: 'ok',
+          records: receivedList<R>(outcome.data, key)
+            .map(read)
+            .filter((r) => r !== undefined),
+          cursor: outcome.resultDt,
+        };
       case 'empty':
         return { kind: 'empty', cursor: outcome.resultDt };
       case 'rejected':
@@ -90,7 +94,11 @@ function feed<D, R, T>(select: Select<D>, key: string, read: (raw: R) => T | und
 
 export function feedsPort(client: VsdcClient): FeedsPort {
   return {
-    customsLines: feed((t, p, o) => client.selectImportItems(t, p, o), 'itemList', (raw: ImportItem) => receivedCustomsLine(raw as unknown as Record<string, unknown>)),
+    customsLines: feed(
+      (t, p, o) => client.selectImportItems(t, p, o),
+      'itemList',
+      (raw: ImportItem) => receivedCustomsLine(raw as unknown as Record<string, unknown>),
+    ),
     supplierSales: feed((t, p, o) => client.selectTrnsPurchaseSales(t, p, o), 'saleList', toSupplierSale),
     stockLedger: feed((t, p, o) => client.selectStockItems(t, p, o), 'stockList', toLedgerMove),
     principals: feed((t, p, o) => client.selectPrincipals(t, p, o), 'taxpayerPrincipalList', toPrincipal),

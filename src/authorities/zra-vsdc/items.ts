@@ -63,7 +63,10 @@ export function itemsPort(client: VsdcClient): ItemsPort {
         case 'ok': {
           const records: unknown = outcome.data.itemList;
           const listed = Array.isArray(records) ? (records as Array<ItemRecord | null | undefined>) : [];
-          return { kind: 'ok', items: listed.filter((r): r is ItemRecord & { itemCd: string } => typeof r?.itemCd === 'string').map(listedOf) };
+          return {
+            kind: 'ok',
+            items: listed.filter((r): r is ItemRecord & { itemCd: string } => typeof r?.itemCd === 'string').map(listedOf),
+          };
         }
         case 'empty':
           return { kind: 'ok', items: [] };

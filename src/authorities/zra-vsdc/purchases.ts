@@ -75,7 +75,10 @@ function purchaseLine(line: PurchaseLineToSend): SavePurchaseLine {
 export function savePurchaseBody(purchase: PurchaseToSend): SavePurchaseRequest {
   const { decidedAt, supplier } = purchase;
   const itemList = purchase.lines.map(purchaseLine);
-  const salesDate = purchase.salesDate !== null && purchase.salesDate.length === 8 && parseVsdcDateTime(purchase.salesDate) ? purchase.salesDate : formatVsdcDate(decidedAt);
+  const salesDate =
+    purchase.salesDate !== null && purchase.salesDate.length === 8 && parseVsdcDateTime(purchase.salesDate)
+      ? purchase.salesDate
+      : formatVsdcDate(decidedAt);
   const invoiceNo = supplier.invoiceNo !== null && /^\d{1,15}$/.test(supplier.invoiceNo) ? Number(supplier.invoiceNo) : null;
   const sum = (pick: (l: SavePurchaseLine) => number | null): number => Number(itemList.reduce((t, l) => t + (pick(l) ?? 0), 0).toFixed(4));
   const manual = purchase.source === 'manual';
@@ -108,10 +111,14 @@ export function savePurchaseBody(purchase: PurchaseToSend): SavePurchaseRequest 
 export function purchasesPort(client: VsdcClient): PurchasesPort {
   return {
     async answerCustomsLine(device, answer, options = {}) {
-      return sentOf(await client.updateImportItems(targetOf(device), updateImportItemsBody(answer), options.signal ? { signal: options.signal } : {}));
+      return sentOf(
+        await client.updateImportItems(targetOf(device), updateImportItemsBody(answer), options.signal ? { signal: options.signal } : {}),
+      );
     },
     async sendPurchase(device, purchase, options = {}) {
-      return sentOf(await client.savePurchase(targetOf(device), savePurchaseBody(purchase), options.signal ? { signal: options.signal } : {}));
+      return sentOf(
+        await client.savePurchase(targetOf(device), savePurchaseBody(purchase), options.signal ? { signal: options.signal } : {}),
+      );
     },
     stockInType: STOCK_MOVEMENT_TYPES.purchaseIn,
     purchaseDatesOf: (at) => ({ confirmedAt: formatVsdcDateTime(at), salesDate: formatVsdcDate(at) }),

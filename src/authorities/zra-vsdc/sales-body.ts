@@ -1,7 +1,14 @@
 // Builds the `saveSales` body of a sale, credit note or debit note, and reads the receipt back.
 import { SALES_TYPE_CODES, HOME_CURRENCY, cisInvoiceNo, type PaymentTypeCode } from './codes.ts';
 import type { AuthorityDevice } from '../port/device.ts';
-import { FiscalDocumentError, type DocumentType, type FilingLineDetails, type FilingPerson, type FiscalDocument, type FiscalReceipt } from '../port/filing.ts';
+import {
+  FiscalDocumentError,
+  type DocumentType,
+  type FilingLineDetails,
+  type FilingPerson,
+  type FiscalDocument,
+  type FiscalReceipt,
+} from '../port/filing.ts';
 import {
   formatVsdcDate,
   formatVsdcDateTime,
@@ -25,16 +32,23 @@ const DEFAULT_CUSTOMER_TPIN = '1000000000';
 const GATEWAY_PERSON: FilingPerson = { id: GATEWAY_REGISTRANT, name: GATEWAY_REGISTRANT };
 
 const BUCKET_OF: Record<string, HeaderTaxBucket> = {
-  A: 'A', B: 'B', C1: 'C1', C2: 'C2', C3: 'C3', D: 'D', RVAT: 'Rvat', E: 'E', F: 'F',
+  A: 'A',
+  B: 'B',
+  C1: 'C1',
+  C2: 'C2',
+  C3: 'C3',
+  D: 'D',
+  RVAT: 'Rvat',
+  E: 'E',
+  F: 'F',
 };
 
 type TaxFields = Pick<SaveSalesRequest, `taxblAmt${HeaderTaxBucket}` | `taxRt${HeaderTaxBucket}` | `taxAmt${HeaderTaxBucket}`>;
 
 /** Each bucket's three header fields: taxable amount, rate, tax. */
-const TAX_FIELDS_OF = Object.fromEntries(HEADER_TAX_BUCKETS.map((b) => [b, [`taxblAmt${b}`, `taxRt${b}`, `taxAmt${b}`] as const])) as Record<
-  HeaderTaxBucket,
-  readonly [string, string, string]
->;
+const TAX_FIELDS_OF = Object.fromEntries(
+  HEADER_TAX_BUCKETS.map((b) => [b, [`taxblAmt${b}`, `taxRt${b}`, `taxAmt${b}`] as const]),
+) as Record<HeaderTaxBucket, readonly [string, string, string]>;
 
 /** Every header tax field at zero, in the protocol's order. */
 const ZERO_TAX_FIELDS = Object.fromEntries(HEADER_TAX_BUCKETS.flatMap((b) => TAX_FIELDS_OF[b].map((field) => [field, 0]))) as TaxFields;
@@ -212,7 +226,12 @@ export function toFiscalReceipt(data: SaveSalesData, resultDt: string | null = n
  * A document in ZRA's own terms (`rcptTyCd`, the original's `rcptNo` and `sdcId`, `tpin` and
  * `bhfId` in the body): what the adapter's own tests and the benches' floors build bodies from.
  */
-export interface ZraSaleDocument extends Partial<Omit<FiscalDocument, 'type' | 'original' | 'lines' | 'customer' | 'invoiceNo' | 'occurredAt' | 'paymentMethod' | 'currency' | 'taxInclusive'>> {
+export interface ZraSaleDocument extends Partial<
+  Omit<
+    FiscalDocument,
+    'type' | 'original' | 'lines' | 'customer' | 'invoiceNo' | 'occurredAt' | 'paymentMethod' | 'currency' | 'taxInclusive'
+  >
+> {
   tpin: string;
   bhfId: string;
   invoiceNo: number;

@@ -1,6 +1,11 @@
 // Zambia's stock chain: a movement is one `saveStockItems`, its levels one `saveStockMaster` of
 // every item it moved, and the rules of both bodies.
-import { formatVsdcDate, type SaveStockItemsRequest, type SaveStockMasterRequest, type StockMovementType } from '@fiscal-gateway/vsdc-protocol';
+import {
+  formatVsdcDate,
+  type SaveStockItemsRequest,
+  type SaveStockMasterRequest,
+  type StockMovementType,
+} from '@fiscal-gateway/vsdc-protocol';
 import type { AuthorityProfile } from '../port/profile.ts';
 import type { StockMovement, StockPort } from '../port/stock.ts';
 import type { VsdcClient } from './client.ts';

@@ -10,7 +10,8 @@ type Raw = Record<string, unknown>;
 const isRecord = (value: unknown): value is Raw => typeof value === 'object' && value !== null && !Array.isArray(value);
 /** Two amounts differ by more than rounding. */
 const differ = (a: number, b: number): boolean => Math.abs(a - b) > 0.005;
-const sumOf = (values: Array<number | null>): number | null => (values.some((v) => v === null) ? null : values.reduce<number>((t, v) => t + v!, 0));
+const sumOf = (values: Array<number | null>): number | null =>
+  values.some((v) => v === null) ? null : values.reduce<number>((t, v) => t + v!, 0);
 
 function toLine(raw: unknown, index: number): SupplierSaleLine {
   const line = isRecord(raw) ? raw : {};
@@ -48,21 +49,27 @@ const LEVY_AMOUNT_FIELDS = [
 function inconsistenciesOf(sale: Raw, purchase: Omit<SupplierSale, 'inconsistencies' | 'dedupeKey'>): string[] {
   const found: string[] = [];
   if (purchase.supplierTpin === null || !/^\d{10}$/.test(purchase.supplierTpin)) found.push('spplrTpin is not a 10-digit TPIN');
-  if (purchase.supplierInvoiceNo === null || !/^\d{1,15}$/.test(purchase.supplierInvoiceNo)) found.push('spplrInvcNo is not a whole number');
-  if (parseVsdcDateTime(purchase.confirmedAt) === null || purchase.confirmedAt?.length !== 14) found.push('cfmDt is not a YYYYMMDDHHmmss date-time');
+  if (purchase.supplierInvoiceNo === null || !/^\d{1,15}$/.test(purchase.supplierInvoiceNo))
+    found.push('spplrInvcNo is not a whole number');
+  if (parseVsdcDateTime(purchase.confirmedAt) === null || purchase.confirmedAt?.length !== 14)
+    found.push('cfmDt is not a YYYYMMDDHHmmss date-time');
   if (parseVsdcDateTime(purchase.salesDate) === null || purchase.salesDate?.length !== 8) found.push('salesDt is not a YYYYMMDD date');
   if (!Array.isArray(sale.itemList) || sale.itemList.length === 0) found.push('itemList is empty');
   const lines = purchase.lines;
-  if (purchase.totalItemCount !== null && purchase.totalItemCount !== lines.length) found.push(`totItemCnt ${purchase.totalItemCount} does not match the ${lines.length} lines`);
+  if (purchase.totalItemCount !== null && purchase.totalItemCount !== lines.length)
+    found.push(`totItemCnt ${purchase.totalItemCount} does not match the ${lines.length} lines`);
   // Levies (insurance premium, tourism, excise) count in the header's taxable and tax totals; a
   // tax-exclusive document's totAmt also carries each line's VAT and levies on top of its totAmt.
   const rawLines = Array.isArray(sale.itemList) ? sale.itemList.map((line) => (isRecord(line) ? line : {})) : [];
   const levyOf = (index: number, part: 'taxable' | 'amount'): number =>
     LEVY_AMOUNT_FIELDS.reduce((sum, fields) => sum + (receivedDecimal(rawLines[index]?.[fields[part]]) ?? 0), 0);
-  const withLevies = (part: 'taxable' | 'amount', own: (l: SupplierSaleLine) => number | null) => sumOf(lines.map((l, i) => (own(l) === null ? null : own(l)! + levyOf(i, part))));
+  const withLevies = (part: 'taxable' | 'amount', own: (l: SupplierSaleLine) => number | null) =>
+    sumOf(lines.map((l, i) => (own(l) === null ? null : own(l)! + levyOf(i, part))));
   const cashDiscount = receivedDecimal(sale.cashDcAmt) ?? 0;
   const inclusiveTotal = sumOf(lines.map((l) => l.totalAmount));
-  const exclusiveTotal = sumOf(lines.map((l, i) => (l.totalAmount === null ? null : l.totalAmount + (l.vatAmount ?? 0) + levyOf(i, 'amount'))));
+  const exclusiveTotal = sumOf(
+    lines.map((l, i) => (l.totalAmount === null ? null : l.totalAmount + (l.vatAmount ?? 0) + levyOf(i, 'amount'))),
+  );
   const totals: Array<[field: string, given: number | null, readings: Array<number | null>]> = [
     ['totAmt', purchase.totalAmount, [inclusiveTotal, exclusiveTotal].map((t) => (t === null ? null : t - cashDiscount))],
     ['totTaxAmt', purchase.totalTaxAmount, [withLevies('amount', (l) => l.vatAmount)]],
@@ -71,11 +78,13 @@ function inconsistenciesOf(sale: Raw, purchase: Omit<SupplierSale, 'inconsistenc
   for (const [field, given, readings] of totals) {
     const summed = readings.filter((r): r is number => r !== null);
     if (given === null || summed.length === 0 || lines.length === 0) continue;
-    if (summed.every((r) => differ(given, r))) found.push(`${field} ${given} is not the sum of the lines (${Number(summed[0]!.toFixed(4))})`);
+    if (summed.every((r) => differ(given, r)))
+      found.push(`${field} ${given} is not the sum of the lines (${Number(summed[0]!.toFixed(4))})`);
   }
   for (const l of lines) {
     if (l.quantity === null || l.quantity <= 0) found.push(`line ${l.lineNo}: qty is missing or not above 0`);
-    else if (l.unitPrice !== null && l.supplyAmount !== null && differ(l.quantity * l.unitPrice, l.supplyAmount)) found.push(`line ${l.lineNo}: qty × prc is not splyAmt`);
+    else if (l.unitPrice !== null && l.supplyAmount !== null && differ(l.quantity * l.unitPrice, l.supplyAmount))
+      found.push(`line ${l.lineNo}: qty × prc is not splyAmt`);
   }
   return found;
 }
@@ -108,7 +117,11 @@ export function toSupplierSale(raw: unknown): SupplierSale {
   };
   const dedupeKey =
     purchase.supplierTpin !== null && purchase.supplierInvoiceNo !== null
-      ? ['supplier', purchase.supplierTpin, purchase.supplierBranch ?? '', purchase.supplierInvoiceNo, purchase.receiptTypeCode ?? ''].join('/')
-      : `sha256/${createHash('sha256').update(JSON.stringify(raw) ?? 'null').digest('hex')}`;
+      ? ['supplier', purchase.supplierTpin, purchase.supplierBranch ?? '', purchase.supplierInvoiceNo, purchase.receiptTypeCode ?? ''].join(
+          '/',
+        )
+      : `sha256/${createHash('sha256')
+          .update(JSON.stringify(raw) ?? 'null')
+          .digest('hex')}`;
   return { ...purchase, dedupeKey, inconsistencies: inconsistenciesOf(sale, purchase) };
 }

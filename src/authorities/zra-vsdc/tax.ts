@@ -1,6 +1,16 @@
 // VAT categories and the exact decimal arithmetic of a document's lines and totals.
 import { Decimal } from 'decimal.js';
-import { Money, parseAmount, round2, SaleAmountsError, type AllocatedAmounts, type CategoryTotals, type ComputedLine, type ComputedSale, type SaleLineInput } from '../port/amounts.ts';
+import {
+  Money,
+  parseAmount,
+  round2,
+  SaleAmountsError,
+  type AllocatedAmounts,
+  type CategoryTotals,
+  type ComputedLine,
+  type ComputedSale,
+  type SaleLineInput,
+} from '../port/amounts.ts';
 
 export { Money, SaleAmountsError };
 export type { ComputedLine, ComputedSale, SaleLineInput };
@@ -47,7 +57,6 @@ function vatCategory(code: string): VatCategory {
   if (!category) throw new SaleAmountsError(`unknown VAT category "${code}"`);
   return category;
 }
-
 
 function exactInput(value: number | string, what: string, maxDecimals: number): Money {
   const parsed = parseAmount(value, what);
@@ -99,7 +108,15 @@ function allocatedAmounts(allocated: AllocatedAmounts, index: number, taxInclusi
  * The amounts of a line computed from quantity × price. The VAT base is what the line costs
  * (gross − discount); on an MTV line, round2(quantity × RRP) when that is higher.
  */
-function computedAmounts(input: SaleLineInput, index: number, quantity: Money, price: Money, rate: Money, taxInclusive: boolean, rrp: Money | null): LineAmounts {
+function computedAmounts(
+  input: SaleLineInput,
+  index: number,
+  quantity: Money,
+  price: Money,
+  rate: Money,
+  taxInclusive: boolean,
+  rrp: Money | null,
+): LineAmounts {
   const what = `line ${index + 1}`;
   const gross = round2(quantity.times(price));
   const discount = input.discount == null ? ZERO : round2(exactInput(input.discount, `${what} discount`, 4));
@@ -217,5 +234,8 @@ export function lineSupplyAmount(quantity: number | string, price: number | stri
 
 /** True when two money amounts agree within 0.01 (the VSDC's tolerance; used for 924 reconciliation). */
 export function amountsMatch(a: number | string, b: number | string): boolean {
-  return new Money(String(a)).minus(new Money(String(b))).abs().lte('0.01');
+  return new Money(String(a))
+    .minus(new Money(String(b)))
+    .abs()
+    .lte('0.01');
 }

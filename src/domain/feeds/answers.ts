@@ -13,6 +13,10 @@ export function answerOutcomeOf(config: Pick<Config, 'filingRetryMs'>, sent: Sen
     case 'rejected':
       return { kind: 'refused', code: sent.code, message: sent.message };
     case 'unreachable':
-      return { kind: 'unreachable', detail: `${sent.reason}: ${sent.detail}`, retryInMs: backoffMs(config.filingRetryMs, retryAttempts + 1) };
+      return {
+        kind: 'unreachable',
+        detail: `${sent.reason}: ${sent.detail}`,
+        retryInMs: backoffMs(config.filingRetryMs, retryAttempts + 1),
+      };
   }
 }

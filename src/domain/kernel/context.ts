@@ -63,7 +63,8 @@ class ContextMembers {
   }
 
   get<T>(member: ContextMember<T>): T {
-    if (!this.values.has(member)) throw new Error(`${member.name} was not provided on this context (provideModuleMembers in src/app/modules.ts)`);
+    if (!this.values.has(member))
+      throw new Error(`${member.name} was not provided on this context (provideModuleMembers in src/app/modules.ts)`);
     return this.values.get(member) as T;
   }
 
@@ -132,7 +133,19 @@ export function createContext(config: Config, database: Database, options: Conte
   });
   const mailer = new Mailer(config, log);
   if (database.storage) watchStorage(database.storage, log, metrics);
-  const ctx: AppContext = { config, database, db: database.db, secretBox, rateLimiter, clock, authorities, metrics, log, mailer, members: new ContextMembers() };
+  const ctx: AppContext = {
+    config,
+    database,
+    db: database.db,
+    secretBox,
+    rateLimiter,
+    clock,
+    authorities,
+    metrics,
+    log,
+    mailer,
+    members: new ContextMembers(),
+  };
   ctx.members.provide(ctx, DATABASE_OUTAGES);
   return ctx;
 }
@@ -146,7 +159,11 @@ const DATABASE_OUTAGES: ContextMember<Array<() => void>> = {
   create: ({ database: { availability }, log, metrics }) => [
     observeDatabaseAvailability(metrics, availability),
     availability.observe({
-      down: (reason) => log.warn({ reason }, 'database unreachable: requests that need it are answered 503 database_unavailable and the workers wait for it; nothing is lost'),
+      down: (reason) =>
+        log.warn(
+          { reason },
+          'database unreachable: requests that need it are answered 503 database_unavailable and the workers wait for it; nothing is lost',
+        ),
       up: (downForMs, failures) => log.info({ downForMs, failedAttempts: failures }, 'database answers again: requests and workers resume'),
     }),
   ],

@@ -19,9 +19,20 @@ export const CONNECT_TIMEOUT_MS = 5_000;
  */
 const SERVER_CODE = /^(08(?!P01)[0-9A-Z]{3}|57P0[1-3]|53[0-9A-Z]{3})$/;
 /** Socket errors: only when they came from a database connection (`tagDatabaseError`), not a VSDC's or a receiver's. */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED']);
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ECONNABORTED',
+]);
 /** What node-postgres says, without a code, when a connection ended or cannot be used. */
-const CLIENT_MESSAGE = /^(Connection terminated|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)/;
+const CLIENT_MESSAGE =
+  /^(Connection terminated|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)/;
 const FROM_DATABASE = Symbol('fromDatabase');
 const FROM_CONNECT = Symbol('fromConnect');
 

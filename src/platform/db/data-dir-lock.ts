@@ -92,7 +92,13 @@ export function acquireDataDirLock(dataDir: string, command: string): () => void
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const fd = openSync(path, 'wx', 0o600);
-      const record: LockHolder & { since: string } = { pid: process.pid, command, since: new Date().toISOString(), started: startTicks(process.pid), pidNamespace: ownNamespace };
+      const record: LockHolder & { since: string } = {
+        pid: process.pid,
+        command,
+        since: new Date().toISOString(),
+        started: startTicks(process.pid),
+        pidNamespace: ownNamespace,
+      };
       writeSync(fd, JSON.stringify(record));
       closeSync(fd);
       const renew = setInterval(() => {
@@ -130,7 +136,12 @@ export function acquireDataDirLock(dataDir: string, command: string): () => void
         const holderCommand = holder.command ?? 'unknown command';
         if (holder.pidNamespace !== undefined && ownNamespace !== undefined && holder.pidNamespace !== ownNamespace) {
           if (renewedMsAgo < LOCK_STALE_MS) {
-            throw new DataDirLockedError(dataDir, holder.pid, holderCommand, ` in another container or PID namespace (it renewed the lock ${Math.max(0, Math.round(renewedMsAgo / 1000))} s ago; a lock not renewed for ${LOCK_STALE_MS / 1000} s is taken over)`);
+            throw new DataDirLockedError(
+              dataDir,
+              holder.pid,
+              holderCommand,
+              ` in another container or PID namespace (it renewed the lock ${Math.max(0, Math.round(renewedMsAgo / 1000))} s ago; a lock not renewed for ${LOCK_STALE_MS / 1000} s is taken over)`,
+            );
           }
         } else if (holder.pid === process.pid && (holder.started === undefined || holder.started === startTicks(process.pid))) {
           throw new DataDirLockedError(dataDir, process.pid, holder.command ?? 'this process');

@@ -73,14 +73,20 @@ export function checkBeforeOpen(dataDir: string): { holdsDatabase: boolean } {
   const abs = resolve(dataDir);
   if (!existsSync(abs)) return { holdsDatabase: false };
   if (!statSync(abs).isDirectory()) {
-    throw new DataDirUnusableError('unwritable', `the embedded database's data directory ${abs} is a file, not a directory: point DATA_DIR at a directory (a new one is created)`);
+    throw new DataDirUnusableError(
+      'unwritable',
+      `the embedded database's data directory ${abs} is a file, not a directory: point DATA_DIR at a directory (a new one is created)`,
+    );
   }
   const versionFile = join(abs, 'PG_VERSION');
   // A mount point's lost+found is the filesystem's, not a sign of an older database.
   const entries = readdirSync(abs).filter((name) => name !== 'lost+found');
   if (!existsSync(versionFile)) {
     if (entries.length === 0) return { holdsDatabase: false };
-    throw damaged(abs, `it holds ${entries.length} entr${entries.length === 1 ? 'y' : 'ies'} (${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', …' : ''}) but no PG_VERSION, so no database the gateway can open; a new one is never created over them`);
+    throw damaged(
+      abs,
+      `it holds ${entries.length} entr${entries.length === 1 ? 'y' : 'ies'} (${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', …' : ''}) but no PG_VERSION, so no database the gateway can open; a new one is never created over them`,
+    );
   }
   const version = readFileSync(versionFile, 'utf8').trim();
   if (!/^\d+$/.test(version)) throw damaged(abs, `its PG_VERSION reads "${version.slice(0, 20)}", not a PostgreSQL version`);

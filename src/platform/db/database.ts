@@ -72,7 +72,10 @@ interface MigrationStep {
 }
 
 function migrationProgress(step: MigrationStep): OpenProgress {
-  return { line: `applying migration ${step.name} (${step.number}/${step.total})`, fields: { migration: step.name, step: `${step.number}/${step.total}` } };
+  return {
+    line: `applying migration ${step.name} (${step.number}/${step.total})`,
+    fields: { migration: step.name, step: `${step.number}/${step.total}` },
+  };
 }
 
 // int8 (counts, invoice numbers) as numbers; numeric (money) stays a string on both engines.
@@ -97,7 +100,10 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
         // Once per start: the server is not there yet; every later attempt is silent.
         if (attempt === 0) {
           const seconds = Math.round((deadline - Date.now()) / 1000);
-          onProgress?.({ line: `the database does not answer yet (${unavailableReason(err)}): trying again for up to ${seconds} s`, fields: { waitingForDatabase: unavailableReason(err) } });
+          onProgress?.({
+            line: `the database does not answer yet (${unavailableReason(err)}): trying again for up to ${seconds} s`,
+            fields: { waitingForDatabase: unavailableReason(err) },
+          });
         }
         await new Promise((resolve) => setTimeout(resolve, delayMs));
       }
@@ -186,7 +192,10 @@ async function openEmbedded(options: OpenOptions): Promise<Database> {
     try {
       // initdb, on a first start: the longest wait of all, said before it starts.
       if (!options.loadDataDir && !holdsDatabase) {
-        options.onProgress?.({ line: `creating the embedded database in ${dataDir} (the first time takes a few seconds)`, fields: { dataDir } });
+        options.onProgress?.({
+          line: `creating the embedded database in ${dataDir} (the first time takes a few seconds)`,
+          fields: { dataDir },
+        });
       }
       writing(dataDir, dataDir, () => mkdirSync(dataDir, { recursive: true }));
       if (!holdsDatabase) probeWrite(dataDir);
@@ -266,7 +275,9 @@ export async function migrateToLatest(db: Kysely<DB>, onMigration?: (step: Migra
  * (Another process applying them meanwhile, under the migrator's lock, leaves some unannounced.)
  */
 async function reportingProvider(db: Kysely<DB>, onMigration: (step: MigrationStep) => void): Promise<MigrationProvider> {
-  const pending = (await new Migrator({ db, provider: migrationProvider }).getMigrations()).filter((m) => m.executedAt === undefined).map((m) => m.name);
+  const pending = (await new Migrator({ db, provider: migrationProvider }).getMigrations())
+    .filter((m) => m.executedAt === undefined)
+    .map((m) => m.name);
   const migrations = await migrationProvider.getMigrations();
   return {
     getMigrations: async () =>

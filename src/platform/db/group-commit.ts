@@ -145,7 +145,11 @@ export function isDataError(err: unknown): boolean {
  * item alone with `one`, in arrival order, so only the item at fault gets the error. Any other
  * failure (the connection, the server) is every item's.
  */
-export async function batchOrEach<I, O>(items: I[], many: (items: I[]) => Promise<O[]>, one: (item: I) => Promise<O>): Promise<Array<ItemResult<O>>> {
+export async function batchOrEach<I, O>(
+  items: I[],
+  many: (items: I[]) => Promise<O[]>,
+  one: (item: I) => Promise<O>,
+): Promise<Array<ItemResult<O>>> {
   if (items.length === 1) return [await settle(one(items[0]!))];
   try {
     return (await many(items)).map((value) => ({ ok: true, value }));

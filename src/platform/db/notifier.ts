@@ -151,7 +151,11 @@ export class PostgresNotifier implements Notifier {
   private ensureConnected(): Promise<void> {
     if (this.client || this.closed) return Promise.resolve();
     this.connecting ??= (async () => {
-      const client = new pg.Client({ connectionString: this.connectionString, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true });
+      const client = new pg.Client({
+        connectionString: this.connectionString,
+        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+        keepAlive: true,
+      });
       client.on('notification', (msg) => this.emitter.emit(msg.channel, msg.payload ?? ''));
       client.on('error', () => this.reconnect(client));
       client.on('end', () => this.reconnect(client));

@@ -134,7 +134,9 @@ class PGliteConnection implements DatabaseConnection {
         if (!statement) {
           const name = `fg_${++this.named}`;
           await pglite.execProtocolStream(serialize.parse({ name, text: sql }), NO_FS_SYNC);
-          const parameterTypes = parse.parseDescribeStatementResults(await pglite.execProtocolStream(serialize.describe({ type: 'S', name }), NO_FS_SYNC));
+          const parameterTypes = parse.parseDescribeStatementResults(
+            await pglite.execProtocolStream(serialize.describe({ type: 'S', name }), NO_FS_SYNC),
+          );
           statement = { name, parameterTypes };
           this.statements.set(sql, statement);
         }

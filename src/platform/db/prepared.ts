@@ -52,7 +52,11 @@ export class PreparingClient extends pg.Client {
   constructor(config?: string | pg.ClientConfig) {
     // The pool passes its options here: the timeout bounds opening this connection only (a pool
     // option of the same name would also bound the wait for a busy pool's next free client).
-    super(typeof config === 'string' ? { connectionString: config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS } : { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...config });
+    super(
+      typeof config === 'string'
+        ? { connectionString: config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS }
+        : { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...config },
+    );
     this.on('error', () => {});
   }
 

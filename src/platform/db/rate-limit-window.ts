@@ -18,8 +18,14 @@ export interface WindowCount {
  * tenant id), counted only when that row exists and passes `where`. Select `counted.points`,
  * `counted.expire` and `clock.ms` to make the decision.
  */
-export function countInWindow(key: RawBuilder<unknown>, windowMs: number, source?: { relation: RawBuilder<unknown>; where: RawBuilder<unknown> }): RawBuilder<unknown> {
-  const asked = source ? sql`select ${key} as key, 1 as points from ${source.relation} where ${source.where}` : sql`select ${key} as key, 1 as points`;
+export function countInWindow(
+  key: RawBuilder<unknown>,
+  windowMs: number,
+  source?: { relation: RawBuilder<unknown>; where: RawBuilder<unknown> },
+): RawBuilder<unknown> {
+  const asked = source
+    ? sql`select ${key} as key, 1 as points from ${source.relation} where ${source.where}`
+    : sql`select ${key} as key, 1 as points`;
   return countManyInWindow(asked, windowMs);
 }
 

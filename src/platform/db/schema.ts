@@ -15,4 +15,21 @@ import type { ReconciliationTables } from './tables/reconciliation.ts';
 import type { SalesTables } from './tables/sales.ts';
 import type { StockTables } from './tables/stock.ts';
 import type { WebhookTables } from './tables/webhooks.ts';
-export interface DB extends FoundationTables, SalesTables, WebhookTables, ItemTables, ConsoleTables, CompatTables, PurchaseTables, AuthorityTables, ReportTables, ReconciliationTables, StockTables, AccountTables, PrincipalTables, BranchUserTables, MailTables, FeedTables {}
+export interface DB
+  extends
+    FoundationTables,
+    SalesTables,
+    WebhookTables,
+    ItemTables,
+    ConsoleTables,
+    CompatTables,
+    PurchaseTables,
+    AuthorityTables,
+    ReportTables,
+    ReconciliationTables,
+    StockTables,
+    AccountTables,
+    PrincipalTables,
+    BranchUserTables,
+    MailTables,
+    FeedTables {}

@@ -13,11 +13,16 @@ interface ErrorCodeEntry {
 }
 
 export const ERROR_CODES = {
-  bad_request: { status: 400, meaning: 'A malformed request: a Content-Length that lies, a line break inside a header value', beforeRouting: true },
+  bad_request: {
+    status: 400,
+    meaning: 'A malformed request: a Content-Length that lies, a line break inside a header value',
+    beforeRouting: true,
+  },
   invalid_json: { status: 400, meaning: 'The body is not valid JSON' },
   unauthenticated: {
     status: 401,
-    meaning: 'No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use',
+    meaning:
+      'No credential, an invalid or revoked one, the wrong kind for this surface (a `pk_` key on `/api/v1`, a tenant token on partner endpoints or `/zm/api`), an `X-SdcId` the key may not use',
   },
   api_key_expired: { status: 401, meaning: 'A rotated partner key past its grace window' },
   subscription_blocked: { status: 402, meaning: "The merchant's subscription is blocked" },
@@ -26,29 +31,40 @@ export const ERROR_CODES = {
   missing_scope: { status: 403, meaning: "The partner key lacks the endpoint's scope" },
   csrf_token_invalid: {
     status: 403,
-    meaning: 'A write with the session cookie without the session\'s `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization',
+    meaning:
+      "A write with the session cookie without the session's `X-CSRF-Token` (docs/merchants.md); on the merchant API, when the cookie is sent without Authorization",
   },
   role_insufficient: {
     status: 403,
     meaning:
-      'The signed-in user\'s role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, registering, initialising, correcting or removing devices, inviting or removing users; an admin inviting or removing an owner',
+      "The signed-in user's role may not do this: a viewer writing through the merchant API with the session cookie, minting or revoking tokens and keys, registering, initialising, correcting or removing devices, inviting or removing users; an admin inviting or removing an owner",
   },
   invalid_credentials: { status: 401, meaning: 'Sign-in with a wrong email or password (the same answer for both)' },
   email_not_verified: { status: 403, meaning: 'Sign-in with the right password before the email address was verified' },
-  signin_throttled: { status: 429, meaning: 'Too many failed sign-ins for the account (5) or from the address (20) in 15 minutes; see `Retry-After`' },
+  signin_throttled: {
+    status: 429,
+    meaning: 'Too many failed sign-ins for the account (5) or from the address (20) in 15 minutes; see `Retry-After`',
+  },
   link_invalid: {
     status: 400,
     meaning: 'A one-time link (email verification, password reset, invitation) that is unknown, already used or expired',
   },
   missing_ability: { status: 403, meaning: 'The tenant token lacks `invoices:read` / `invoices:write`' },
   tenant_suspended: { status: 403, meaning: 'The merchant account is suspended' },
-  not_this_dialect: { status: 403, meaning: 'A fiscalisation key of a merchant whose authority is not ZRA, on /zm/api (Zambia\'s till dialect): its sales go through /api/v1' },
+  not_this_dialect: {
+    status: 403,
+    meaning:
+      "A fiscalisation key of a merchant whose authority is not ZRA, on /zm/api (Zambia's till dialect): its sales go through /api/v1",
+  },
   insufficient_privilege: { status: 403, meaning: 'A key tried to grant scopes it lacks, or an `sk_test_` key touched an `sk_live_` key' },
   device_not_found: {
     status: 404,
     meaning: 'A branch the merchant has not registered (initialising, correcting or removing it, minting a key or a till login for it)',
   },
-  document_not_failed: { status: 409, meaning: 'A reissue or resolve of a document that is not `failed` (only a refused document is resolved, once)' },
+  document_not_failed: {
+    status: 409,
+    meaning: 'A reissue or resolve of a document that is not `failed` (only a refused document is resolved, once)',
+  },
   sale_not_fiscalised: { status: 409, meaning: 'A credit or debit note on a sale that is not `uploaded`' },
   receipt_not_available: {
     status: 409,
@@ -60,11 +76,13 @@ export const ERROR_CODES = {
   },
   device_initialized: {
     status: 409,
-    meaning: 'Correcting or removing a device that is initialised: the authority knows it; register another branch, or ask the operator to retire it',
+    meaning:
+      'Correcting or removing a device that is initialised: the authority knows it; register another branch, or ask the operator to retire it',
   },
   device_in_use: {
     status: 409,
-    meaning: 'Correcting or removing a device while its initialisation runs, or removing one that a live fiscalisation key or till login or a kept record refers to (nothing changed; the message says which)',
+    meaning:
+      'Correcting or removing a device while its initialisation runs, or removing one that a live fiscalisation key or till login or a kept record refers to (nothing changed; the message says which)',
   },
   already_rotated: { status: 409, meaning: 'Rotating a key that was already rotated' },
   item_not_draft: { status: 409, meaning: 'Releasing an item that is not a draft' },
@@ -89,11 +107,13 @@ export const ERROR_CODES = {
   item_code_conflict: { status: 409, meaning: 'An item code the merchant already uses' },
   method_not_allowed: {
     status: 405,
-    meaning: 'A path of `/api/v1` or `/admin/v1` asked with a method none of its operations takes: the `Allow` header and the message name the methods it takes',
+    meaning:
+      'A path of `/api/v1` or `/admin/v1` asked with a method none of its operations takes: the `Allow` header and the message name the methods it takes',
   },
   not_acceptable: {
     status: 406,
-    meaning: 'A daily report asked for in a format it is not answered in: send `Accept` `application/json` (the default), `text/csv` or `application/pdf`',
+    meaning:
+      'A daily report asked for in a format it is not answered in: send `Accept` `application/json` (the default), `text/csv` or `application/pdf`',
   },
   payload_too_large: { status: 413, meaning: 'The body is over 1 MiB' },
   unsupported_media_type: { status: 415, meaning: 'A body that is not `application/json`' },
@@ -108,7 +128,8 @@ export const ERROR_CODES = {
   },
   no_device: {
     status: 422,
-    meaning: 'The merchant has no device yet, so nothing can be fiscalised; the message says who registers and initialises one and how (a self-signed-up merchant: Devices in the console)',
+    meaning:
+      'The merchant has no device yet, so nothing can be fiscalised; the message says who registers and initialises one and how (a self-signed-up merchant: Devices in the console)',
   },
   branch_not_initialized: { status: 422, meaning: "The branch's device is not initialised yet; nothing was stored" },
   unknown_classification_code: {
@@ -118,25 +139,32 @@ export const ERROR_CODES = {
   idempotency_key_reused: { status: 422, meaning: 'The same `Idempotency-Key` with a different request' },
   not_a_sale: {
     status: 422,
-    meaning: 'A credit or debit note against a note or a proforma (a quote), or a reissue of a note (a failed note is marked resolved instead); a training credential\'s note against a normal sale',
+    meaning:
+      "A credit or debit note against a note or a proforma (a quote), or a reissue of a note (a failed note is marked resolved instead); a training credential's note against a normal sale",
   },
   nothing_left_to_credit: { status: 422, meaning: 'A credit note on a sale that has been credited in full' },
-  credit_note_rule: { status: 422, meaning: 'A credit note the merchant\'s authority does not take: too long after its sale, or one more than it takes per sale; the message names the rule; nothing was stored' },
+  credit_note_rule: {
+    status: 422,
+    meaning:
+      "A credit note the merchant's authority does not take: too long after its sale, or one more than it takes per sale; the message names the rule; nothing was stored",
+  },
   webhook_endpoint_limit: { status: 422, meaning: 'More than 20 webhook endpoints' },
   initialization_failed: {
     status: 422,
-    meaning: 'The handshake reached the authority and failed; `message` is the authority\'s text; not retryable',
+    meaning: "The handshake reached the authority and failed; `message` is the authority's text; not retryable",
   },
   rate_limited: { status: 429, meaning: 'Over the per-minute limit; see `Retry-After`' },
   headers_too_large: { status: 431, meaning: 'The request headers are too large', beforeRouting: true },
   internal_error: { status: 500, meaning: 'Our fault; the message quotes the request id; nothing half-done is kept' },
   vsdc_unreachable: {
     status: 503,
-    meaning: 'The VSDC could not be reached during a call whose answer needs it (initialisation, a live read such as `GET /api/v1/item-reconciliation`); nothing was changed; safe to repeat',
+    meaning:
+      'The VSDC could not be reached during a call whose answer needs it (initialisation, a live read such as `GET /api/v1/item-reconciliation`); nothing was changed; safe to repeat',
   },
   vsdc_refused: {
     status: 502,
-    meaning: 'A live read (such as `GET /api/v1/item-reconciliation`) reached the VSDC and it answered with an error; `message` quotes its result code and text; nothing was changed',
+    meaning:
+      'A live read (such as `GET /api/v1/item-reconciliation`) reached the VSDC and it answered with an error; `message` quotes its result code and text; nothing was changed',
   },
   levy_not_supported: {
     status: 422,
@@ -144,7 +172,8 @@ export const ERROR_CODES = {
   },
   vsdc_unavailable: {
     status: 503,
-    meaning: "A sale or note while its branch's VSDC is known to be unreachable, for a merchant whose offline policy is `refuse`; nothing stored, no invoice number used; `Retry-After` says when to try again",
+    meaning:
+      "A sale or note while its branch's VSDC is known to be unreachable, for a merchant whose offline policy is `refuse`; nothing stored, no invoice number used; `Retry-After` says when to try again",
   },
   database_unavailable: {
     status: 503,
@@ -153,11 +182,13 @@ export const ERROR_CODES = {
   },
   not_ready: {
     status: 503,
-    meaning: '`/readyz`: the database is unreachable, or the embedded database refuses writes because its disk is nearly full (`storage_full`)',
+    meaning:
+      '`/readyz`: the database is unreachable, or the embedded database refuses writes because its disk is nearly full (`storage_full`)',
   },
   catalogue_unavailable: {
     status: 503,
-    meaning: "The authority's classification catalogue (the merchant's, or the download's `authority`) has never been fetched yet and none of its devices answers now",
+    meaning:
+      "The authority's classification catalogue (the merchant's, or the download's `authority`) has never been fetched yet and none of its devices answers now",
   },
   console_not_built: { status: 503, meaning: 'The console was not built (`npm run build:console`; `npm ci` does it)' },
   secret_unreadable: {

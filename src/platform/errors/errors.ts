@@ -26,7 +26,8 @@ export const MOST_NAMED_FIELDS = 20;
 /** A longer field name (absurd nesting, a 100 KB key) is shown by its end, so an answer stays small. */
 const MOST_SHOWN_FIELD_NAME = 200;
 
-export const shownField = (field: string): string => (field.length > MOST_SHOWN_FIELD_NAME ? `…${field.slice(-(MOST_SHOWN_FIELD_NAME - 1))}` : field);
+export const shownField = (field: string): string =>
+  field.length > MOST_SHOWN_FIELD_NAME ? `…${field.slice(-(MOST_SHOWN_FIELD_NAME - 1))}` : field;
 
 /** Field validation: 422 `{message, errors: {field: [messages]}}`. */
 export class ValidationError extends Error {
@@ -118,7 +119,8 @@ export function requiredText(value: string, field: string): string {
 export function assertCalendarDays(days: Record<string, string | undefined>): void {
   const problems: Record<string, string[]> = {};
   for (const [field, value] of Object.entries(days)) {
-    if (value !== undefined && !parseDay(value)) problems[field] = [`The ${field} field must be a calendar day written YYYY-MM-DD, such as 2026-01-15; ${value} is not one.`];
+    if (value !== undefined && !parseDay(value))
+      problems[field] = [`The ${field} field must be a calendar day written YYYY-MM-DD, such as 2026-01-15; ${value} is not one.`];
   }
   if (Object.keys(problems).length > 0) throw new ValidationError(problems);
 }
@@ -127,6 +129,4 @@ export const unauthenticated = (message = 'A valid credential is required: send 
   new ApiError('unauthenticated', message);
 
 export type ErrorBody =
-  | { error: { code: string; message: string } }
-  | { message: string; errors: Record<string, string[]> }
-  | { message: string };
+  { error: { code: string; message: string } } | { message: string; errors: Record<string, string[]> } | { message: string };

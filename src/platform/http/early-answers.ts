@@ -17,7 +17,8 @@ export function registerEarlyAnswers(app: FastifyInstance, lingerMs = LINGER_MS)
   // Callback hooks, not async ones: they run on every answer, and most do nothing.
   // `complete` is false while a real request's body is still arriving (an injected request has none).
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (request.raw.complete === false && reply.statusCode >= 400 && reply.statusCode < 500 && reply.getHeader('connection') === 'close') reply.removeHeader('connection');
+    if (request.raw.complete === false && reply.statusCode >= 400 && reply.statusCode < 500 && reply.getHeader('connection') === 'close')
+      reply.removeHeader('connection');
     done(null, payload);
   });
   app.addHook('onResponse', (request, _reply, done) => {

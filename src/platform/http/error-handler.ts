@@ -24,7 +24,13 @@ function coded(code: ErrorCode, message: string): Rendered {
  * handler does not name): the table's code that means that status, otherwise `bad_request`,
  * answered with the table's status (400) — a body's code and its status never disagree.
  */
-const FRAMEWORK_4XX: Partial<Record<number, ErrorCode>> = { 405: 'method_not_allowed', 413: 'payload_too_large', 415: 'unsupported_media_type', 431: 'headers_too_large', 406: 'not_acceptable' };
+const FRAMEWORK_4XX: Partial<Record<number, ErrorCode>> = {
+  405: 'method_not_allowed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  431: 'headers_too_large',
+  406: 'not_acceptable',
+};
 function codeOfFramework4xx(status: number): ErrorCode {
   return FRAMEWORK_4XX[status] ?? 'bad_request';
 }
@@ -32,7 +38,8 @@ function codeOfFramework4xx(status: number): ErrorCode {
 export function renderError(error: unknown, request: FastifyRequest): Rendered {
   // Coded errors are ours, 503s included (what is unavailable, and when to retry): their message
   // and headers (Retry-After) go out as written.
-  if (error instanceof ApiError) return { status: error.status, body: { error: { code: error.code, message: error.message } }, headers: error.headers };
+  if (error instanceof ApiError)
+    return { status: error.status, body: { error: { code: error.code, message: error.message } }, headers: error.headers };
   // The embedded engine could not store a write for want of disk: rolled back, the engine usable.
   if (error instanceof StorageFullError) return renderError(storageFull(error.message), request);
   // A path parameter that cannot name anything (/tenants/abc) is simply not found.
@@ -138,7 +145,8 @@ export function registerErrorHandling(app: FastifyInstance, options: { modernPre
   app.setErrorHandler((error, request, reply) => {
     const rendered = renderError(error, request);
     // A database outage is written at debug (observability/log.ts) and said once by the context.
-    if (rendered.status >= 500 && !(error instanceof ApiError) && !(error instanceof StorageFullError)) request.log.error({ err: error }, 'request failed');
+    if (rendered.status >= 500 && !(error instanceof ApiError) && !(error instanceof StorageFullError))
+      request.log.error({ err: error }, 'request failed');
     return sendError(reply, rendered);
   });
   app.setNotFoundHandler((request, reply) => {

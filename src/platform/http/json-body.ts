@@ -21,7 +21,12 @@ import { invalidJsonMessage } from './json-syntax.ts';
 //   refused here, by name, rather than as "not valid JSON".
 
 /** Names a body may not use as a key, at any depth. */
-const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype', ...Object.getOwnPropertyNames(Object.prototype)]);
+const RESERVED_KEYS: ReadonlySet<string> = new Set([
+  '__proto__',
+  'constructor',
+  'prototype',
+  ...Object.getOwnPropertyNames(Object.prototype),
+]);
 
 const child = (path: string, key: string) => (path === '' ? key : `${path}.${key}`);
 
@@ -147,7 +152,7 @@ function decodeBody(bytes: Buffer): { text: string; bytesWereInvalid: boolean } 
   if (isUtf8(bytes)) return { text: bytes.toString('utf8'), bytesWereInvalid: false };
   const parts: string[] = [];
   let start = 0;
-  for (let at = 0; at < bytes.length; ) {
+  for (let at = 0; at < bytes.length;) {
     const length = utf8SequenceAt(bytes, at);
     if (length > 0) {
       at += length;
@@ -183,7 +188,8 @@ export function registerJsonBodyParser(app: FastifyInstance, bodyLimit: number):
     if (text.trim() === '') return done(null, undefined);
     // Answers through its callback (the default parser is synchronous): nothing to await.
     void parseJson(request, text, (err, value) => {
-      if (err) return done(new ApiError('invalid_json', invalidJsonMessage(bytesWereInvalid ? text.replace(LONE_SURROGATES, '\ufffd') : text)));
+      if (err)
+        return done(new ApiError('invalid_json', invalidJsonMessage(bytesWereInvalid ? text.replace(LONE_SURROGATES, '\ufffd') : text)));
       const refused = refusedFields(value, bytesWereInvalid || mayHoldRefusedText(text), bytesWereInvalid);
       if (refused.size > 0) return done(refused.toError());
       bodyTexts.set(request, text);

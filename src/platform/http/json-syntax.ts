@@ -56,7 +56,11 @@ function problemOf(text: string, error: ParseError): Problem {
   const next = text[error.offset + error.length];
   // A string broken by a line break: jsonc-parser reports the string; say where it broke.
   if (code === 'UnexpectedEndOfString' && (next === '\n' || next === '\r')) {
-    return { offset: error.offset + error.length, what: 'a line break inside a string', expected: 'the closing double quote on the same line (write a line break inside a string as \\n)' };
+    return {
+      offset: error.offset + error.length,
+      what: 'a line break inside a string',
+      expected: 'the closing double quote on the same line (write a line break inside a string as \\n)',
+    };
   }
   if (code === 'InvalidEscapeCharacter' || code === 'InvalidUnicode') {
     const escape = BAD_ESCAPE.exec(token);
@@ -66,8 +70,10 @@ function problemOf(text: string, error: ParseError): Problem {
     const control = [...token].findIndex((char) => char.charCodeAt(0) < 0x20);
     if (control >= 0) return { offset: error.offset + control, what: `${controlCharacter(token[control]!)} inside a string`, expected };
   }
-  if (token.length === 1 && token.charCodeAt(0) < 0x20) return { offset: error.offset, what: `a stray ${controlCharacter(token).replace(/^(a|the) /, '')}`, expected };
-  if (token.startsWith("'")) return { offset: error.offset, what: `unexpected ${quoted(token)}`, expected: 'strings and property names in double quotes' };
+  if (token.length === 1 && token.charCodeAt(0) < 0x20)
+    return { offset: error.offset, what: `a stray ${controlCharacter(token).replace(/^(a|the) /, '')}`, expected };
+  if (token.startsWith("'"))
+    return { offset: error.offset, what: `unexpected ${quoted(token)}`, expected: 'strings and property names in double quotes' };
   return { offset: error.offset, what: `unexpected ${quoted(token)}`, expected };
 }
 

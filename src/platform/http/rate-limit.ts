@@ -27,7 +27,8 @@ export function tenantLimit(tenant: { plan: Plan | null; rateLimitPerMinute: num
 }
 
 /** A partner's limit a minute, across its keys. */
-export const partnerLimit = (config: Pick<Config, 'partnerRateLimitPerMinute'>): number => config.partnerRateLimitPerMinute ?? PARTNER_LIMIT_PER_MINUTE;
+export const partnerLimit = (config: Pick<Config, 'partnerRateLimitPerMinute'>): number =>
+  config.partnerRateLimitPerMinute ?? PARTNER_LIMIT_PER_MINUTE;
 
 export interface RateLimitDecision {
   allowed: boolean;

@@ -16,7 +16,8 @@ export function literals<const V extends readonly string[]>(values: V, options?:
 }
 
 /** A point in time, ISO 8601 (`2025-03-01T09:30:00.000Z`). */
-export const Timestamp = (description?: string) => Type.String({ format: 'date-time', ...(description === undefined ? {} : { description }) });
+export const Timestamp = (description?: string) =>
+  Type.String({ format: 'date-time', ...(description === undefined ? {} : { description }) });
 
 /**
  * `schema` with one example, for the reference page: its "Try it out" sends it, so a request

@@ -126,11 +126,16 @@ function oneOf(values: unknown[]): string {
 
 /** Header names as they are written (X-Branch, Idempotency-Key); other fields as dotted paths. */
 function fieldName(instancePath: string, part: HttpPart, child?: string): string {
-  const parts = instancePath.split('/').filter(Boolean).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = instancePath
+    .split('/')
+    .filter(Boolean)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (child !== undefined) parts.push(child);
   const name = parts.join('.');
   if (name === '') return part === 'body' ? 'body' : part;
-  return shownField(part === 'headers' ? name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase()) : name);
+  return shownField(
+    part === 'headers' ? name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase()) : name,
+  );
 }
 
 export type HttpPart = 'body' | 'querystring' | 'params' | 'headers';
@@ -232,7 +237,8 @@ function collect(byField: Map<string, FieldProblems>, error: ErrorObject, part: 
     case 'pattern': {
       const pattern = String(params.pattern);
       const description = (error.parentSchema as { description?: unknown } | undefined)?.description;
-      const expected = PATTERN_EXPECTATIONS.get(pattern) ?? (typeof description === 'string' ? `be ${description}` : `match the pattern ${pattern}`);
+      const expected =
+        PATTERN_EXPECTATIONS.get(pattern) ?? (typeof description === 'string' ? `be ${description}` : `match the pattern ${pattern}`);
       return addRule(problems, expected);
     }
     case 'format': {
@@ -292,10 +298,15 @@ export function toValidationError(errors: ErrorObject[], part: HttpPart = 'body'
   }
   for (const [field, problems] of byField) {
     // A nullable object whose fields are wrong also fails its null branch: its fields say it all.
-    const onlyNotNull = !problems.required && !problems.unknown && problems.allowed.length === 0 && problems.rules.length === 0 && problems.types.every((t) => t === 'null');
+    const onlyNotNull =
+      !problems.required &&
+      !problems.unknown &&
+      problems.allowed.length === 0 &&
+      problems.rules.length === 0 &&
+      problems.types.every((t) => t === 'null');
     if (onlyNotNull && [...byField.keys()].some((other) => other.startsWith(`${field}.`))) continue;
     fields.add(field, sentence(field, problems, part));
   }
-  if (fields.size === 0) fields.add('body', 'The request body is invalid: see this endpoint\'s schema at /docs.');
+  if (fields.size === 0) fields.add('body', "The request body is invalid: see this endpoint's schema at /docs.");
   return fields.toError();
 }

@@ -21,7 +21,11 @@ const dejavu = (file: string) => require.resolve(`dejavu-fonts-ttf/ttf/${file}`)
 const notoHans = (file: string) => join(dirname(require.resolve('@embedpdf/fonts-sc')), '..', 'fonts', file);
 
 /** DejaVu: Latin with its extensions (Bemba/Nyanja ŋ ŵ…), Greek, Cyrillic, Armenian, Georgian, Hebrew, Arabic. */
-export const DEJAVU_SANS_MONO: PdfFace = { name: 'DejaVuSansMono', regular: dejavu('DejaVuSansMono.ttf'), bold: dejavu('DejaVuSansMono-Bold.ttf') };
+export const DEJAVU_SANS_MONO: PdfFace = {
+  name: 'DejaVuSansMono',
+  regular: dejavu('DejaVuSansMono.ttf'),
+  bold: dejavu('DejaVuSansMono-Bold.ttf'),
+};
 export const DEJAVU_SANS: PdfFace = { name: 'DejaVuSans', regular: dejavu('DejaVuSans.ttf'), bold: dejavu('DejaVuSans-Bold.ttf') };
 /**
  * Noto Sans Hans (@embedpdf/fonts-sc): Chinese (simplified and the common traditional forms),
@@ -138,7 +142,8 @@ export class PdfText {
     const width = this.width(text, { bold });
     const box = textOptions.width;
     if (box === undefined || textOptions.lineBreak === false || width <= box) {
-      const offset = box === undefined ? 0 : textOptions.align === 'right' ? box - width : textOptions.align === 'center' ? (box - width) / 2 : 0;
+      const offset =
+        box === undefined ? 0 : textOptions.align === 'right' ? box - width : textOptions.align === 'center' ? (box - width) / 2 : 0;
       let at = x + Math.max(0, offset);
       let lineHeight = 0;
       // pdfkit puts the top of each font's ascender at y: move each run onto the document face's baseline.

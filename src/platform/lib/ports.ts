@@ -9,6 +9,7 @@ export function portProblem(err: unknown, variable: string, host: string, port: 
   const code = (err as { code?: unknown } | null)?.code;
   const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
   if (code === 'EADDRINUSE') return new ConfigError(variable, `${where} is already in use by another process; ${remedy}`);
-  if (code === 'EACCES') return new ConfigError(variable, `${where} may not be opened by this user (ports below 1024 need privileges); ${remedy}`);
+  if (code === 'EACCES')
+    return new ConfigError(variable, `${where} may not be opened by this user (ports below 1024 need privileges); ${remedy}`);
   return undefined;
 }

@@ -17,16 +17,39 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 function formatterOf(timeZone: string): Intl.DateTimeFormat {
   let formatter = formatters.get(timeZone);
   if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
     formatters.set(timeZone, formatter);
   }
   return formatter;
 }
 
 /** The wall-clock fields of an instant in a zone. */
-function wallClock(instant: number, timeZone: string): { year: number; month: number; day: number; hour: number; minute: number; second: number } {
-  const parts = Object.fromEntries(formatterOf(timeZone).formatToParts(new Date(instant)).map((p) => [p.type, p.value]));
-  return { year: Number(parts.year), month: Number(parts.month), day: Number(parts.day), hour: Number(parts.hour), minute: Number(parts.minute), second: Number(parts.second) };
+function wallClock(
+  instant: number,
+  timeZone: string,
+): { year: number; month: number; day: number; hour: number; minute: number; second: number } {
+  const parts = Object.fromEntries(
+    formatterOf(timeZone)
+      .formatToParts(new Date(instant))
+      .map((p) => [p.type, p.value]),
+  );
+  return {
+    year: Number(parts.year),
+    month: Number(parts.month),
+    day: Number(parts.day),
+    hour: Number(parts.hour),
+    minute: Number(parts.minute),
+    second: Number(parts.second),
+  };
 }
 
 /** How far the zone's wall clock is ahead of UTC at an instant, in ms. */
@@ -103,9 +126,18 @@ export function daysBetween(first: string, last: string): number {
  * its offset at that instant (`+02:00`, `-03:30`), and UTC itself as `UTC`.
  */
 const CENTRAL_AFRICA_TIME = new Set([
-  'Africa/Lusaka', 'Africa/Harare', 'Africa/Maputo', 'Africa/Blantyre', 'Africa/Gaborone', 'Africa/Lubumbashi', 'Africa/Kigali', 'Africa/Bujumbura', 'Africa/Windhoek', 'Africa/Juba', 'Africa/Khartoum',
+  'Africa/Lusaka',
+  'Africa/Harare',
+  'Africa/Maputo',
+  'Africa/Blantyre',
+  'Africa/Gaborone',
+  'Africa/Lubumbashi',
+  'Africa/Kigali',
+  'Africa/Bujumbura',
+  'Africa/Windhoek',
+  'Africa/Juba',
+  'Africa/Khartoum',
 ]);
-
 
 /** How the zone is named beside a printed time: `CAT`, `UTC` or the offset `+05:30` at that instant. */
 function zoneLabel(instant: Date, timeZone: string): string {

@@ -60,7 +60,8 @@ export function smtpFailureOf(err: unknown): SmtpFailure {
   const e = (err ?? {}) as TransportError;
   const detail = String(e.message ?? err);
   const failure = (reason: MailFailureReason, words: string, permanent = false): SmtpFailure => ({ reason, words, permanent, detail });
-  if (e.code === 'EAUTH' || e.code === 'ENOAUTH') return failure('auth', 'authentication refused (check the user and password in SMTP_URL)');
+  if (e.code === 'EAUTH' || e.code === 'ENOAUTH')
+    return failure('auth', 'authentication refused (check the user and password in SMTP_URL)');
   if (e.code === 'ETLS') return failure('tls', 'the TLS handshake failed');
   if (e.responseCode !== undefined && e.responseCode >= 400) {
     const permanent = e.responseCode >= 500 && e.code === 'EENVELOPE' && e.command === 'RCPT TO';
@@ -69,7 +70,15 @@ export function smtpFailureOf(err: unknown): SmtpFailure {
   if (e.code === 'ETIMEDOUT' || /ETIMEDOUT/.test(detail)) return failure('timeout', 'no answer in time');
   const system = /\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ECONNRESET|EHOSTUNREACH|ENETUNREACH|EPIPE)\b/.exec(detail)?.[1];
   if (system || e.code === 'ESOCKET' || e.code === 'ECONNECTION' || e.code === 'EDNS') {
-    const words: Record<string, string> = { ECONNREFUSED: 'connection refused', ENOTFOUND: 'host not found', EAI_AGAIN: 'host not found (DNS did not answer)', ECONNRESET: 'connection reset', EHOSTUNREACH: 'host unreachable', ENETUNREACH: 'network unreachable', EPIPE: 'connection closed' };
+    const words: Record<string, string> = {
+      ECONNREFUSED: 'connection refused',
+      ENOTFOUND: 'host not found',
+      EAI_AGAIN: 'host not found (DNS did not answer)',
+      ECONNRESET: 'connection reset',
+      EHOSTUNREACH: 'host unreachable',
+      ENETUNREACH: 'network unreachable',
+      EPIPE: 'connection closed',
+    };
     return failure('unreachable', (system && words[system]) ?? 'connection failed');
   }
   return failure('other', detail.split('\n')[0]!.slice(0, 200));
@@ -130,10 +139,21 @@ export class Mailer {
 
   /** Development without SMTP_URL: the mail is logged with its link and kept in the outbox. */
   keep(to: string, message: MailMessage): void {
-    const mail: OutboxMail = { kind: message.kind, to, from: this.config.mailFrom, subject: message.subject, text: message.text, link: message.link, sentAt: new Date().toISOString() };
+    const mail: OutboxMail = {
+      kind: message.kind,
+      to,
+      from: this.config.mailFrom,
+      subject: message.subject,
+      text: message.text,
+      link: message.link,
+      sentAt: new Date().toISOString(),
+    };
     this.outbox.push(mail);
     if (this.outbox.length > OUTBOX_SIZE) this.outbox.shift();
-    this.log.info({ mail: message.kind, to, subject: message.subject, link: message.link }, 'development mail (no SMTP_URL): kept in the outbox, GET /api/v1/dev/outbox');
+    this.log.info(
+      { mail: message.kind, to, subject: message.subject, link: message.link },
+      'development mail (no SMTP_URL): kept in the outbox, GET /api/v1/dev/outbox',
+    );
   }
 
   /** Production without SMTP_URL: the mail cannot go anywhere. */
@@ -161,7 +181,10 @@ export class Mailer {
     if (!this.failing) return;
     const { since, attempts } = this.failing;
     this.failing = undefined;
-    this.log.info({ smtp: this.server, failedAttempts: attempts, failingMs: Date.now() - since }, `SMTP_URL ${this.server} works again: the mails waiting in the outbox are being sent`);
+    this.log.info(
+      { smtp: this.server, failedAttempts: attempts, failingMs: Date.now() - since },
+      `SMTP_URL ${this.server} works again: the mails waiting in the outbox are being sent`,
+    );
   }
 
   /**
@@ -187,7 +210,10 @@ export class Mailer {
   }
 
   private warnFailing(failure: SmtpFailure): void {
-    this.log.warn({ smtp: this.server, reason: failure.reason }, `SMTP_URL ${this.server}: ${failure.words}; mails are kept in the outbox and retried`);
+    this.log.warn(
+      { smtp: this.server, reason: failure.reason },
+      `SMTP_URL ${this.server}: ${failure.words}; mails are kept in the outbox and retried`,
+    );
   }
 
   close(): void {

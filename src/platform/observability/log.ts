@@ -21,7 +21,12 @@ export function createLogger(level: string, stream?: DestinationStream): Logger 
  * outage is said once when it begins and once when it ends (the context observes
  * `Database.availability`), not once by every request and worker step that meets it.
  */
-function demoteDatabaseOutages(this: Logger, args: Parameters<Logger['info']>, method: (...args: Parameters<Logger['info']>) => void, level: number): void {
+function demoteDatabaseOutages(
+  this: Logger,
+  args: Parameters<Logger['info']>,
+  method: (...args: Parameters<Logger['info']>) => void,
+  level: number,
+): void {
   const first = args[0] as { err?: unknown } | undefined;
   if (level >= 40 && typeof first === 'object' && first !== null && isDatabaseUnavailable(first.err)) return this.debug(...args);
   method.apply(this, args);

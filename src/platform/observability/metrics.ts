@@ -91,7 +91,11 @@ export function observeDatabaseAvailability(metrics: Metrics, availability: Data
       this.set(availability.isDown ? 0 : 1);
     },
   });
-  const outages = new Counter({ name: 'fiscal_gateway_database_outages_total', help: 'Database outages this process has met (a failed connection attempt after the database answered)', registers: [metrics.registry] });
+  const outages = new Counter({
+    name: 'fiscal_gateway_database_outages_total',
+    help: 'Database outages this process has met (a failed connection attempt after the database answered)',
+    registers: [metrics.registry],
+  });
   return availability.observe({ down: () => outages.inc(), up: () => {} });
 }
 

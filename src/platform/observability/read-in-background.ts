@@ -11,7 +11,12 @@ import { isDatabaseUnavailable } from '../db/availability.ts';
  * as the database does, not with old figures) or keeps it and tries again at the next call
  * (`'keep'`).
  */
-export function readInBackground<T>(read: () => Promise<T>, maxAgeMs: number, now: () => number, onFailure: 'forget' | 'keep'): () => Promise<T> {
+export function readInBackground<T>(
+  read: () => Promise<T>,
+  maxAgeMs: number,
+  now: () => number,
+  onFailure: 'forget' | 'keep',
+): () => Promise<T> {
   let held: { at: number; value: Promise<T> } | undefined;
   return () => {
     if (!held) {

@@ -20,7 +20,12 @@ export function nextBackoffMs(delayMs: number): number {
  * `delaysSec[failures - 1]`, stretched by up to `jitter` of itself so retries after an outage
  * spread out; undefined once the schedule is exhausted (no further attempt).
  */
-export function scheduledBackoffMs(delaysSec: readonly number[], failures: number, jitter: number, random: () => number): number | undefined {
+export function scheduledBackoffMs(
+  delaysSec: readonly number[],
+  failures: number,
+  jitter: number,
+  random: () => number,
+): number | undefined {
   if (failures < 1 || failures > delaysSec.length) return undefined;
   return delaysSec[failures - 1]! * 1000 * (1 + jitter * random());
 }

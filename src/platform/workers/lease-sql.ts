@@ -106,7 +106,9 @@ export function heldBy(table: HeldTable, holder: string | RawBuilder<string>, al
  * A lease taken or renewed: until `ms` from now (`fromNow`; `now`: the application clock's), by
  * `holder` where the table records one. Without a holder it is a renewal: the holder stays.
  */
-type Lease<T extends LeasedTable> = { ms: number; now?: Date } & (T extends HeldTable ? { holder?: string | RawBuilder<string> } : { holder?: never });
+type Lease<T extends LeasedTable> = { ms: number; now?: Date } & (T extends HeldTable
+  ? { holder?: string | RawBuilder<string> }
+  : { holder?: never });
 
 function leaseParts(table: LeasedTable, lease: { ms: number; now?: Date; holder?: string | RawBuilder<string> | undefined }) {
   const { until, holder } = LEASES[table] as LeaseColumns<LeasedTable>;
@@ -129,7 +131,10 @@ export function leasedSql<T extends LeasedTable>(table: T, lease: Lease<T>): Raw
  * order), and `fromExcluded`, the `on conflict … do update set` list that takes the lease from the
  * row proposed for insertion (`excluded`).
  */
-export function leasedInsertSql<T extends LeasedTable>(table: T, lease: Lease<T>): { columns: RawBuilder<unknown>; values: RawBuilder<unknown>; fromExcluded: RawBuilder<unknown> } {
+export function leasedInsertSql<T extends LeasedTable>(
+  table: T,
+  lease: Lease<T>,
+): { columns: RawBuilder<unknown>; values: RawBuilder<unknown>; fromExcluded: RawBuilder<unknown> } {
   const parts = leaseParts(table, lease);
   return {
     columns: sql.join(parts.map((p) => sql.ref(p.column))),

@@ -254,7 +254,9 @@ export class WorkerLoop {
   /** Until the chosen passes (and, with `units`, the units in hand) have all settled. */
   private async settled(which: (pass: LoopPass) => boolean, units: boolean): Promise<void> {
     for (;;) {
-      const pending = [...this.passes.filter(which).map((p) => p.running), ...(units ? this.units.values() : [])].filter((p) => p !== undefined);
+      const pending = [...this.passes.filter(which).map((p) => p.running), ...(units ? this.units.values() : [])].filter(
+        (p) => p !== undefined,
+      );
       if (pending.length === 0) return;
       await Promise.all(pending);
     }

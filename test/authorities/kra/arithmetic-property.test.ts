@@ -26,7 +26,14 @@ const lineArb: fc.Arbitrary<SaleLineInput> = fc
   .map(({ quantity, price, vatCategory, discountShare }) => {
     const gross = Math.round(quantity * price * 100) / 100;
     const discount = Math.floor(gross * discountShare) / 1000;
-    return { name: 'Item', classificationCode: '5059690800', quantity, price, vatCategory, discount: discount > 0 ? Number(discount.toFixed(2)) : null };
+    return {
+      name: 'Item',
+      classificationCode: '5059690800',
+      quantity,
+      price,
+      vatCategory,
+      discount: discount > 0 ? Number(discount.toFixed(2)) : null,
+    };
   });
 
 test('KRA arithmetic: every line and bucket adds up as KRA checks it', () => {
@@ -66,7 +73,10 @@ test('KRA arithmetic: every line and bucket adds up as KRA checks it', () => {
         totTaxable += b.taxable;
         totTax += b.tax;
       }
-      assert.deepEqual([cents(body.totTaxblAmt as number), cents(body.totTaxAmt as number), cents(body.totAmt as number)], [totTaxable, totTax, totTaxable + totTax]);
+      assert.deepEqual(
+        [cents(body.totTaxblAmt as number), cents(body.totTaxAmt as number), cents(body.totAmt as number)],
+        [totTaxable, totTax, totTaxable + totTax],
+      );
     }),
     { numRuns: 500 },
   );

@@ -24,7 +24,17 @@ export function kraSale(over: Partial<FiscalDocument> = {}): FiscalDocument {
     remark: null,
     details: null,
     reference: 'INV-2026-7',
-    lines: [{ name: 'Soap', classificationCode: '5059690800', itemCode: 'KE1NTXU0000001', quantity: 1, price: '1.00', vatCategory: 'B', discount: '0.10' }],
+    lines: [
+      {
+        name: 'Soap',
+        classificationCode: '5059690800',
+        itemCode: 'KE1NTXU0000001',
+        quantity: 1,
+        price: '1.00',
+        vatCategory: 'B',
+        discount: '0.10',
+      },
+    ],
     ...over,
   };
 }
@@ -58,7 +68,12 @@ export async function startFakeKra(): Promise<FakeKra> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const call: Recorded = { method: req.method ?? '', path: (req.url ?? '').split('?')[0]!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const call: Recorded = {
+        method: req.method ?? '',
+        path: (req.url ?? '').split('?')[0]!,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       calls.push(call);
       const name = call.path.split('/').pop() ?? '';
       const found = answers.get(name) ?? envelope('000');
@@ -73,6 +88,10 @@ export async function startFakeKra(): Promise<FakeKra> {
     url: `http://127.0.0.1:${port}`,
     calls,
     answer: (path, answer) => void answers.set(path, answer),
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -11,10 +11,20 @@ import { KRA_SETTINGS } from '../../../src/authorities/kra-etims/settings.ts';
 import { formatKraDateTime, lastReqDtOf, parseKraDateTime } from '../../../src/authorities/kra-etims/wire.ts';
 import { KRA_OSCU_PROFILE, KRA_VSCU_PROFILE } from '../../../src/authorities/kra-etims/adapter.ts';
 
-const device: AuthorityDevice = { profile: 'kra-oscu', baseUrl: 'https://etims-api-sbx.kra.go.ke/etims-api', tpin: 'P051234567X', branch: '00', sdcId: 'KRACU0100000001', mrcNo: 'WIS01000001', unitKey: 'CMC-SECRET-KEY-1' };
+const device: AuthorityDevice = {
+  profile: 'kra-oscu',
+  baseUrl: 'https://etims-api-sbx.kra.go.ke/etims-api',
+  tpin: 'P051234567X',
+  branch: '00',
+  sdcId: 'KRACU0100000001',
+  mrcNo: 'WIS01000001',
+  unitKey: 'CMC-SECRET-KEY-1',
+};
 
-const RECEIPT = '"receipt":{"custTin":"A123456789Z","custMblNo":null,"rcptPbctDt":"20261206123005","trdeNm":null,"adrs":null,"topMsg":null,"btmMsg":null,"prchrAcptcYn":"N"}';
-const PEOPLE = '"prchrAcptcYn":"N","remark":null,"regrId":"fiscal-gateway","regrNm":"fiscal-gateway","modrId":"fiscal-gateway","modrNm":"fiscal-gateway"';
+const RECEIPT =
+  '"receipt":{"custTin":"A123456789Z","custMblNo":null,"rcptPbctDt":"20261206123005","trdeNm":null,"adrs":null,"topMsg":null,"btmMsg":null,"prchrAcptcYn":"N"}';
+const PEOPLE =
+  '"prchrAcptcYn":"N","remark":null,"regrId":"fiscal-gateway","regrNm":"fiscal-gateway","modrId":"fiscal-gateway","modrNm":"fiscal-gateway"';
 const RATES = '"taxRtA":0,"taxRtB":16,"taxRtC":0,"taxRtD":0,"taxRtE":8';
 const SOAP_LINE =
   '{"itemSeq":1,"itemCd":"KE1NTXU0000001","itemClsCd":"5059690800","itemNm":"Soap","bcd":null,"pkgUnitCd":"NT","pkg":1,"qtyUnitCd":"U","qty":1,"prc":1,"splyAmt":1,"dcRt":10,"dcAmt":0.1,' +
@@ -40,7 +50,17 @@ describe('the saveTrnsSalesOsdc body', () => {
       reasonCode: '06',
       taxInclusive: true,
       reference: null,
-      lines: [{ name: 'Soap', classificationCode: '5059690800', itemCode: 'KE1NTXU0000001', quantity: 1, price: '116.00', vatCategory: 'B', allocated: { amount: '116.00', discount: '0', net: '100.00', vat: '16.00' } }],
+      lines: [
+        {
+          name: 'Soap',
+          classificationCode: '5059690800',
+          itemCode: 'KE1NTXU0000001',
+          quantity: 1,
+          price: '116.00',
+          vatCategory: 'B',
+          allocated: { amount: '116.00', discount: '0', net: '100.00', vat: '16.00' },
+        },
+      ],
     });
     assert.equal(
       JSON.stringify(buildKraSaleBody('oscu', KRA_SETTINGS.oscu, note)),
@@ -54,21 +74,41 @@ describe('the saveTrnsSalesOsdc body', () => {
   });
 
   test('every letter lands in its own bucket; a walk-in customer is an empty custTin', () => {
-    const lines = ['A', 'B', 'C', 'D', 'E'].map((vatCategory) => ({ name: `Line ${vatCategory}`, classificationCode: '5059690800', quantity: 2, price: '50.00', vatCategory }));
+    const lines = ['A', 'B', 'C', 'D', 'E'].map((vatCategory) => ({
+      name: `Line ${vatCategory}`,
+      classificationCode: '5059690800',
+      quantity: 2,
+      price: '50.00',
+      vatCategory,
+    }));
     const body = buildKraSaleBody('oscu', KRA_SETTINGS.oscu, kraSale({ lines, customer: { tpin: null, name: 'Walk-in' } }));
     assert.deepEqual(
       ['A', 'B', 'C', 'D', 'E'].map((l) => [body[`taxblAmt${l}`], body[`taxRt${l}`], body[`taxAmt${l}`]]),
-      [[100, 0, 0], [100, 16, 16], [100, 0, 0], [100, 0, 0], [100, 8, 8]],
+      [
+        [100, 0, 0],
+        [100, 16, 16],
+        [100, 0, 0],
+        [100, 0, 0],
+        [100, 8, 8],
+      ],
     );
     assert.deepEqual([body.totTaxblAmt, body.totTaxAmt, body.totAmt, body.totItemCnt], [500, 24, 524, 5]);
-    assert.deepEqual((body.itemList as Array<Record<string, unknown>>).map((l) => l.taxTyCd), ['A', 'B', 'C', 'D', 'E']);
+    assert.deepEqual(
+      (body.itemList as Array<Record<string, unknown>>).map((l) => l.taxTyCd),
+      ['A', 'B', 'C', 'D', 'E'],
+    );
     assert.equal(body.custTin, '');
     assert.equal((body.receipt as Record<string, unknown>).custTin, '');
   });
 
-  test('the domain\'s amounts are filed as handed over', () => {
+  test("the domain's amounts are filed as handed over", () => {
     const doc = kraSale();
-    const computed = { taxInclusive: false, lines: [], byCategory: [{ code: 'B', rate: 16, taxable: 0.9, vat: 0.14 }], totals: { net: 0.9, vat: 0.14, total: 1.04, discount: 0.1 } };
+    const computed = {
+      taxInclusive: false,
+      lines: [],
+      byCategory: [{ code: 'B', rate: 16, taxable: 0.9, vat: 0.14 }],
+      totals: { net: 0.9, vat: 0.14, total: 1.04, discount: 0.1 },
+    };
     const body = buildKraSaleBody('oscu', KRA_SETTINGS.oscu, doc, computed);
     assert.deepEqual([body.taxblAmtB, body.taxAmtE, body.totItemCnt], [0.9, 0, 0]);
   });
@@ -86,10 +126,17 @@ describe('the saveTrnsSalesOsdc body', () => {
   });
 
   test('documents KRA cannot take are refused before any call', () => {
-    const refused = (doc: FiscalDocument, words: RegExp) => assert.throws(() => buildKraSaleBody('oscu', KRA_SETTINGS.oscu, doc), (err: unknown) => err instanceof FiscalDocumentError && words.test(err.message));
+    const refused = (doc: FiscalDocument, words: RegExp) =>
+      assert.throws(
+        () => buildKraSaleBody('oscu', KRA_SETTINGS.oscu, doc),
+        (err: unknown) => err instanceof FiscalDocumentError && words.test(err.message),
+      );
     refused(kraSale({ type: 'debit_note', original: { invoiceNo: 1, receiptNo: 1, sdcId: 'X' }, reasonCode: '01' }), /no debit notes/);
     refused(kraSale({ salesType: 'training' }), /no training documents/);
-    refused(kraSale({ type: 'credit_note', original: { invoiceNo: null, receiptNo: 3, sdcId: 'X' }, reasonCode: '06' }), /original's invoice number/);
+    refused(
+      kraSale({ type: 'credit_note', original: { invoiceNo: null, receiptNo: 3, sdcId: 'X' }, reasonCode: '06' }),
+      /original's invoice number/,
+    );
     refused(kraSale({ type: 'credit_note', original: { invoiceNo: 7, receiptNo: 3, sdcId: 'X' }, reasonCode: null }), /reasonCode/);
     refused(kraSale({ currency: 'USD' }), /KES only/);
     refused(kraSale({ invoiceNo: 0 }), /positive integer/);
@@ -114,7 +161,18 @@ describe('the receipt', () => {
   const now = new Date('2026-12-06T10:00:00Z');
 
   test('OSCU answer, numbers as strings', () => {
-    const receipt = readKraReceipt({ curRcptNo: '12', totRcptNo: '40', intrlData: 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', rcptSign: 'SIGN1234SIGN5678', sdcDateTime: '20261206123007' }, device, '20261206123008', now);
+    const receipt = readKraReceipt(
+      {
+        curRcptNo: '12',
+        totRcptNo: '40',
+        intrlData: 'ABCDEFGHIJKLMNOPQRSTUVWXYZ',
+        rcptSign: 'SIGN1234SIGN5678',
+        sdcDateTime: '20261206123007',
+      },
+      device,
+      '20261206123008',
+      now,
+    );
     assert.ok(typeof receipt !== 'string');
     assert.deepEqual(receipt, {
       receiptNo: 12,
@@ -129,29 +187,51 @@ describe('the receipt', () => {
   });
 
   test('VSCU answer, numbers as numbers, its own sdcId and mrcNo', () => {
-    const receipt = readKraReceipt({ rcptNo: 5, totRcptNo: 9, intrlData: 'I', rcptSign: 'S', vsdcRcptPbctDate: '20261206123010', sdcId: 'KRAVSCU01', mrcNo: ' MRC9 ' }, { ...device, baseUrl: 'http://127.0.0.1:8088' }, null, now);
+    const receipt = readKraReceipt(
+      { rcptNo: 5, totRcptNo: 9, intrlData: 'I', rcptSign: 'S', vsdcRcptPbctDate: '20261206123010', sdcId: 'KRAVSCU01', mrcNo: ' MRC9 ' },
+      { ...device, baseUrl: 'http://127.0.0.1:8088' },
+      null,
+      now,
+    );
     assert.ok(typeof receipt !== 'string');
-    assert.deepEqual([receipt.receiptNo, receipt.totalReceiptNo, receipt.sdcId, receipt.mrcNo, receipt.publishedAt.toISOString()], [5, 9, 'KRAVSCU01', 'MRC9', '2026-12-06T09:30:10.000Z']);
+    assert.deepEqual(
+      [receipt.receiptNo, receipt.totalReceiptNo, receipt.sdcId, receipt.mrcNo, receipt.publishedAt.toISOString()],
+      [5, 9, 'KRAVSCU01', 'MRC9', '2026-12-06T09:30:10.000Z'],
+    );
   });
 
   test('an answer that is no receipt says why', () => {
-    assert.equal(readKraReceipt({ curRcptNo: 'x', intrlData: 'I', rcptSign: 'S' }, device, null, now), 'curRcptNo is missing or not a whole number');
+    assert.equal(
+      readKraReceipt({ curRcptNo: 'x', intrlData: 'I', rcptSign: 'S' }, device, null, now),
+      'curRcptNo is missing or not a whole number',
+    );
     assert.equal(readKraReceipt({ curRcptNo: 1, rcptSign: 'S' }, device, null, now), 'intrlData is missing');
     assert.equal(readKraReceipt(null, device, null, now), 'data is not an object');
   });
 
   test('the QR link: sandbox portal, production when the device is marked or files to the production host', () => {
-    const url = (d: AuthorityDevice) => (readKraReceipt({ curRcptNo: 1, intrlData: 'I', rcptSign: 'SIG' }, d, null, now) as { qrCodeUrl: string }).qrCodeUrl;
+    const url = (d: AuthorityDevice) =>
+      (readKraReceipt({ curRcptNo: 1, intrlData: 'I', rcptSign: 'SIG' }, d, null, now) as { qrCodeUrl: string }).qrCodeUrl;
     assert.equal(url(device), 'https://etims-sbx.kra.go.ke/common/link/etims/receipt/indexEtimsReceiptData?Data=P051234567X00SIG');
-    assert.equal(url({ ...device, production: true }), 'https://etims.kra.go.ke/common/link/etims/receipt/indexEtimsReceiptData?Data=P051234567X00SIG');
-    assert.equal(url({ ...device, baseUrl: 'https://etims-api.kra.go.ke/etims-api/' }), 'https://etims.kra.go.ke/common/link/etims/receipt/indexEtimsReceiptData?Data=P051234567X00SIG');
+    assert.equal(
+      url({ ...device, production: true }),
+      'https://etims.kra.go.ke/common/link/etims/receipt/indexEtimsReceiptData?Data=P051234567X00SIG',
+    );
+    assert.equal(
+      url({ ...device, baseUrl: 'https://etims-api.kra.go.ke/etims-api/' }),
+      'https://etims.kra.go.ke/common/link/etims/receipt/indexEtimsReceiptData?Data=P051234567X00SIG',
+    );
   });
 
   test('a lookup: the sale under its invcNo, its receipt nested, sdcDateTime as YYYY-MM-DD HH:MM:SS.0', () => {
     const data = {
       salesList: [
         { invcNo: 6, totAmt: 10, receipt: { curRcptNo: 2 } },
-        { invcNo: '7', totAmt: '1.04', receipt: { curRcptNo: 3, totRcptNo: 8, intrlData: 'I', rcptSign: 'S', sdcDateTime: '2026-12-06 12:30:07.0' } },
+        {
+          invcNo: '7',
+          totAmt: '1.04',
+          receipt: { curRcptNo: 3, totRcptNo: 8, intrlData: 'I', rcptSign: 'S', sdcDateTime: '2026-12-06 12:30:07.0' },
+        },
       ],
     };
     const filed = readFiledSale(data, 7);

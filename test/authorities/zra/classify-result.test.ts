@@ -64,7 +64,8 @@ describe('parseEnvelope', () => {
 });
 
 describe('interpretReply', () => {
-  const env = (resultCd: string, data: unknown = null): string => JSON.stringify({ resultCd, resultMsg: 'm', resultDt: '20240101000000', data });
+  const env = (resultCd: string, data: unknown = null): string =>
+    JSON.stringify({ resultCd, resultMsg: 'm', resultDt: '20240101000000', data });
 
   test('HTTP 5xx, HTML 404 and non-envelope bodies are unreachable', () => {
     assert.deepEqual(interpretReply('saveSales', 503, 'Service Unavailable').kind, 'unreachable');

@@ -21,7 +21,10 @@ describe('notices', () => {
     const { target } = await addDevice(world);
     assert.equal((await world.client.selectNotices(target)).kind, 'empty');
     const seeded = await control(world.sim, 'POST', `/devices/${target.tpin}/000/notices`, {
-      notices: [{ title: 'Smart Invoice downtime', cont: 'Maintenance on Sunday 02:00–04:00.', dtlUrl: 'https://www.zra.org.zm/notices/1' }, {}],
+      notices: [
+        { title: 'Smart Invoice downtime', cont: 'Maintenance on Sunday 02:00–04:00.', dtlUrl: 'https://www.zra.org.zm/notices/1' },
+        {},
+      ],
     });
     assert.equal(seeded.status, 201);
     const pulled = await world.client.selectNotices(target);
@@ -35,7 +38,11 @@ describe('notices', () => {
       ],
     );
     assert.match(pulled.data.noticeList[0]!.regDt, /^\d{14}$/);
-    assert.equal((await world.client.selectNotices(target, { lastReqDt: '29991231000000' })).kind, 'empty', 'nothing changed after that date');
+    assert.equal(
+      (await world.client.selectNotices(target, { lastReqDt: '29991231000000' })).kind,
+      'empty',
+      'nothing changed after that date',
+    );
   });
 
   test('lastReqDt must be a real date-time: 910 otherwise, a bare 400 when empty', async () => {
@@ -79,7 +86,10 @@ describe('branches and their users', () => {
       [['cashier1', 'N']],
     );
     const missing = await world.client.saveBrancheUser(target, { ...user, userNm: '' });
-    assert.deepEqual(missing.kind === 'rejected' && [missing.code, missing.message], ['910', "Validation error for fields: ['userNm': must not be null]"]);
+    assert.deepEqual(missing.kind === 'rejected' && [missing.code, missing.message], [
+      '910',
+      "Validation error for fields: ['userNm': must not be null]",
+    ]);
     const badFlag = await world.client.saveBrancheUser(target, { ...user, useYn: 'X' as 'Y' });
     assert.equal(badFlag.kind === 'rejected' && badFlag.code, '910');
   });
@@ -95,10 +105,13 @@ describe('registered items and compositions', () => {
     const all = await world.client.selectItems(target, { lastReqDt: VSDC_EPOCH });
     assert.equal(all.kind, 'ok');
     if (all.kind !== 'ok') return;
-    assert.deepEqual(all.data.itemList.map((i) => [i.itemCd, i.vatCatCd]), [
-      ['ZM2NTU0000101', 'A'],
-      ['ZM2NTU0000102', 'D'],
-    ]);
+    assert.deepEqual(
+      all.data.itemList.map((i) => [i.itemCd, i.vatCatCd]),
+      [
+        ['ZM2NTU0000101', 'A'],
+        ['ZM2NTU0000102', 'D'],
+      ],
+    );
     assert.equal('changedAt' in all.data.itemList[0]!, false, 'no simulator bookkeeping on the wire');
 
     const one = await world.client.selectItem(target, { itemCd: 'ZM2NTU0000101' });
@@ -122,7 +135,10 @@ describe('registered items and compositions', () => {
     );
 
     const unknown = await world.client.saveItemComposition(target, { ...composition, cpstItemCd: 'ZM2NTU0000299' });
-    assert.deepEqual(unknown.kind === 'rejected' && [unknown.code, unknown.message], ['910', '[cpstItemCd] ZM2NTU0000299 is not a registered item']);
+    assert.deepEqual(unknown.kind === 'rejected' && [unknown.code, unknown.message], [
+      '910',
+      '[cpstItemCd] ZM2NTU0000299 is not a registered item',
+    ]);
     const zero = await world.client.saveItemComposition(target, { ...composition, cpstQty: 0 });
     assert.equal(zero.kind === 'rejected' && zero.code, '910');
     const text = await world.client.saveItemComposition(target, { ...composition, cpstQty: 'two' as unknown as number });
@@ -148,7 +164,9 @@ describe('RRP items', () => {
   test("a manufacturer's saveRrpItems reaches every taxpayer's RRP feed; a resend replaces its price", async () => {
     const manufacturer = await addDevice(world);
     const seller = await addDevice(world);
-    const saved = await world.client.saveRrpItems(manufacturer.target, { itemList: [rrpItem('MF-OIL-5L'), rrpItem('MF-OIL-2L', { rrp: 79.5 })] });
+    const saved = await world.client.saveRrpItems(manufacturer.target, {
+      itemList: [rrpItem('MF-OIL-5L'), rrpItem('MF-OIL-2L', { rrp: 79.5 })],
+    });
     assert.equal(saved.kind, 'ok');
     assert.equal((await world.client.saveRrpItems(manufacturer.target, { itemList: [rrpItem('MF-OIL-5L', { rrp: 199.99 })] })).kind, 'ok');
 
@@ -167,7 +185,10 @@ describe('RRP items', () => {
     const seeded = await control(world.sim, 'POST', '/rrp-items', { items: [{ itemCd: 'SEEDED-RRP-1', rrp: 42 }] });
     assert.equal(seeded.status, 201);
     const feed = await world.client.selectRrpItems(world.target);
-    assert.ok(feed.kind === 'ok' && feed.data.itemList.some((i) => i.itemCd === 'SEEDED-RRP-1' && i.rrp === 42 && i.manufacturerTpin === '2000000002'));
+    assert.ok(
+      feed.kind === 'ok' &&
+        feed.data.itemList.some((i) => i.itemCd === 'SEEDED-RRP-1' && i.rrp === 42 && i.manufacturerTpin === '2000000002'),
+    );
     const listed = await control(world.sim, 'GET', '/rrp-items');
     assert.ok((listed.json as { items: { itemCd: string }[] }).items.some((i) => i.itemCd === 'SEEDED-RRP-1'));
   });
@@ -214,11 +235,17 @@ describe('principals', () => {
 
 describe('answers the client cannot use', () => {
   test('a 000 without the list is no answer (bad_success_body), naming the list it needed', async () => {
-    const server = await startFixedServer(200, JSON.stringify({ resultCd: '000', resultMsg: 'It is succeeded', resultDt: '20240101000000', data: null }));
+    const server = await startFixedServer(
+      200,
+      JSON.stringify({ resultCd: '000', resultMsg: 'It is succeeded', resultDt: '20240101000000', data: null }),
+    );
     try {
       const target = { baseUrl: server.url, tpin: '1000000001', bhfId: '000' };
       const notices = await world.client.selectNotices(target);
-      assert.deepEqual(notices.kind === 'unreachable' && [notices.reason, notices.detail], ['bad_success_body', 'resultCd 000 but data.noticeList is not a list']);
+      assert.deepEqual(notices.kind === 'unreachable' && [notices.reason, notices.detail], [
+        'bad_success_body',
+        'resultCd 000 but data.noticeList is not a list',
+      ]);
       const item = await world.client.selectItem(target, { itemCd: 'X' });
       assert.deepEqual(item.kind === 'unreachable' && item.reason, 'bad_success_body');
       const write = await world.client.saveBrancheUser(target, { userId: 'u', userNm: 'U', useYn: 'Y', ...ACTOR });
@@ -229,7 +256,10 @@ describe('answers the client cannot use', () => {
   });
 
   test('001 is an empty list on the new selects but a rejection on the new writes', async () => {
-    const server = await startFixedServer(200, JSON.stringify({ resultCd: '001', resultMsg: 'There is no search result', resultDt: '20240101000000', data: null }));
+    const server = await startFixedServer(
+      200,
+      JSON.stringify({ resultCd: '001', resultMsg: 'There is no search result', resultDt: '20240101000000', data: null }),
+    );
     try {
       const target = { baseUrl: server.url, tpin: '1000000001', bhfId: '000' };
       assert.equal((await world.client.selectBranches(target)).kind, 'empty');

@@ -37,7 +37,16 @@ describe('purchases', () => {
     const { target } = await addDevice(world);
     assert.equal((await world.client.selectTrnsPurchaseSales(target)).kind, 'empty');
     const seeded = await control(world.sim, 'POST', `/devices/${target.tpin}/000/purchases`, {
-      purchases: [{ spplrNm: 'Kafue Fisheries Cooperative', spplrTpin: '2000000004', cfmDt: '2024-05-08 10:20:10', totAmt: 999.99, spplrInvcNo: 'INV-77' }, {}],
+      purchases: [
+        {
+          spplrNm: 'Kafue Fisheries Cooperative',
+          spplrTpin: '2000000004',
+          cfmDt: '2024-05-08 10:20:10',
+          totAmt: 999.99,
+          spplrInvcNo: 'INV-77',
+        },
+        {},
+      ],
     });
     assert.equal(seeded.status, 201);
     const [odd, plain] = await pulledPurchases(target);
@@ -46,7 +55,10 @@ describe('purchases', () => {
       ['2000000004', 'Kafue Fisheries Cooperative', '2024-05-08 10:20:10', 999.99, 'INV-77', 1000],
       'kept as given: a date in another format and a total that does not add up',
     );
-    assert.deepEqual([plain?.spplrTpin, plain?.totItemCnt, plain?.totTaxblAmt, plain?.totTaxAmt, plain?.totAmt], ['2000000001', 1, 1000, 160, 1160]);
+    assert.deepEqual(
+      [plain?.spplrTpin, plain?.totItemCnt, plain?.totTaxblAmt, plain?.totTaxAmt, plain?.totAmt],
+      ['2000000001', 1, 1000, 160, 1160],
+    );
     assert.equal(plain?.itemList[0]?.itemClsCd, '50151513');
   });
 
@@ -74,11 +86,18 @@ describe('purchases', () => {
     assert.equal((await world.client.savePurchase(target, purchaseAnswer(1, link))).kind, 'ok');
     assert.equal((await world.client.savePurchase(target, purchaseAnswer(1, link, { pchsSttsCd: PURCHASE_STATUS.rejected }))).kind, 'ok');
     const device = world.sim.control.getDevice(target.tpin, '000');
-    assert.deepEqual(device?.savedPurchases.map((p) => [p.invcNo, p.pchsSttsCd]), [[1, '04']]);
+    assert.deepEqual(
+      device?.savedPurchases.map((p) => [p.invcNo, p.pchsSttsCd]),
+      [[1, '04']],
+    );
     assert.deepEqual(device?.purchases[0]?.answer, { invcNo: 1, pchsSttsCd: '04' });
     assert.equal(device?.lastPchsInvcNo, 1);
     const manual = purchaseAnswer(2, { ...link, spplrTpin: '2999999999', spplrInvcNo: 9 }, { regTyCd: 'M' });
-    assert.equal((await world.client.savePurchase(target, { ...manual, spplrTpin: null })).kind, 'ok', 'a purchase entered by hand needs no pulled sale');
+    assert.equal(
+      (await world.client.savePurchase(target, { ...manual, spplrTpin: null })).kind,
+      'ok',
+      'a purchase entered by hand needs no pulled sale',
+    );
   });
 
   test('savePurchase checks what the real VSDC checks', async () => {
@@ -86,7 +105,12 @@ describe('purchases', () => {
     world.sim.control.feedPurchases(target.tpin, '000', [{ spplrInvcNo: 7 }]);
     const [pulled] = await pulledPurchases(target);
     assert.ok(pulled);
-    const valid = purchaseAnswer(1, { spplrTpin: pulled.spplrTpin, spplrBhfId: pulled.spplrBhfId, spplrNm: pulled.spplrNm, spplrInvcNo: 7 });
+    const valid = purchaseAnswer(1, {
+      spplrTpin: pulled.spplrTpin,
+      spplrBhfId: pulled.spplrBhfId,
+      spplrNm: pulled.spplrNm,
+      spplrInvcNo: 7,
+    });
     const cases: [string, unknown, string, RegExp][] = [
       ['a sale that was never pulled', { ...valid, spplrInvcNo: 8 }, '910', /8 of supplier .* is not among/],
       ['text in spplrInvcNo', { ...valid, spplrInvcNo: 'INV0001' }, '400', /HTTP 400/],
@@ -98,7 +122,12 @@ describe('purchases', () => {
       ['a wrong item count', { ...valid, totItemCnt: 2 }, '910', /totItemCnt/],
       ['5 decimals', { ...valid, totTaxAmt: 160.00001 }, '910', /totTaxAmt.*<4 digits>/],
       ['no supplier name', { ...valid, spplrNm: null }, '910', /'spplrNm': must not be null/],
-      ['an unknown classification on a line', { ...valid, itemList: [{ ...valid.itemList[0]!, itemClsCd: '12345678' }] }, '913', /itemList\[0\]\.itemClsCd/],
+      [
+        'an unknown classification on a line',
+        { ...valid, itemList: [{ ...valid.itemList[0]!, itemClsCd: '12345678' }] },
+        '913',
+        /itemList\[0\]\.itemClsCd/,
+      ],
     ];
     for (const [what, body, code, message] of cases) {
       const outcome = await world.client.savePurchase(target, body as typeof valid);
@@ -114,14 +143,29 @@ describe('stock', () => {
     await registerItem(world, target, 'OIL-5L');
     await registerItem(world, target, 'OIL-2L');
     assert.equal((await world.client.selectStockItems(target)).kind, 'empty');
-    const movement = stockMovement(1, ['OIL-5L', 'OIL-2L'], { sarTyCd: STOCK_MOVEMENT_TYPES.purchaseIn, custTpin: '2000000001', custNm: 'Lusaka Trading Limited' });
+    const movement = stockMovement(1, ['OIL-5L', 'OIL-2L'], {
+      sarTyCd: STOCK_MOVEMENT_TYPES.purchaseIn,
+      custTpin: '2000000001',
+      custNm: 'Lusaka Trading Limited',
+    });
     assert.equal((await world.client.saveStockItems(target, movement)).kind, 'ok');
     const ledger = await world.client.selectStockItems(target);
     assert.equal(ledger.kind, 'ok');
     if (ledger.kind !== 'ok') return;
     assert.deepEqual(
       ledger.data.stockList.map((m) => [m.sarNo, m.sarTyCd, m.custTpin, m.totAmt, m.itemList.map((l) => [l.itemCd, l.qty])]),
-      [[1, '02', '2000000001', 1160, [['OIL-5L', 5], ['OIL-2L', 5]]]],
+      [
+        [
+          1,
+          '02',
+          '2000000001',
+          1160,
+          [
+            ['OIL-5L', 5],
+            ['OIL-2L', 5],
+          ],
+        ],
+      ],
     );
   });
 
@@ -131,9 +175,19 @@ describe('stock', () => {
     const valid = stockMovement(1, ['OIL-5L']);
     const line = valid.itemList[0]!;
     const cases: [string, unknown, string, string | RegExp][] = [
-      ['null totDcAmt', { ...valid, itemList: [{ ...line, totDcAmt: null }] }, '910', 'Validation error for fields: [<itemList><totDcAmt> : must not be null]'],
+      [
+        'null totDcAmt',
+        { ...valid, itemList: [{ ...line, totDcAmt: null }] },
+        '910',
+        'Validation error for fields: [<itemList><totDcAmt> : must not be null]',
+      ],
       ['no totDcAmt', { ...valid, itemList: [{ ...line, totDcAmt: undefined }] }, '910', /<itemList><totDcAmt>/],
-      ['an item never registered', { ...valid, itemList: [{ ...line, itemCd: 'NOT-REGISTERED' }] }, '910', '[itemList[0].itemCd] NOT-REGISTERED is not a registered item'],
+      [
+        'an item never registered',
+        { ...valid, itemList: [{ ...line, itemCd: 'NOT-REGISTERED' }] },
+        '910',
+        '[itemList[0].itemCd] NOT-REGISTERED is not a registered item',
+      ],
       ['no such day', { ...valid, ocrnDt: '20240230' }, '910', /ocrnDt/],
       ['a date-time for ocrnDt', { ...valid, ocrnDt: '20240101120000' }, '910', /ocrnDt/],
       ['an unknown movement type', { ...valid, sarTyCd: '10' }, '913', /sarTyCd/],
@@ -148,7 +202,10 @@ describe('stock', () => {
     ];
     for (const [what, body, code, message] of cases) {
       const outcome = await world.client.saveStockItems(target, body as SaveStockItemsRequest);
-      const matches = typeof message === 'string' ? outcome.kind === 'rejected' && outcome.message === message : outcome.kind === 'rejected' && message.test(outcome.message);
+      const matches =
+        typeof message === 'string'
+          ? outcome.kind === 'rejected' && outcome.message === message
+          : outcome.kind === 'rejected' && message.test(outcome.message);
       assert.deepEqual([outcome.kind === 'rejected' && outcome.code, matches], [code, true], `${what}: ${JSON.stringify(outcome)}`);
     }
     assert.equal((await world.client.selectStockItems(target)).kind, 'empty', 'nothing refused was recorded');
@@ -159,18 +216,51 @@ describe('stock', () => {
     await registerItem(world, target, 'OIL-5L');
     await registerItem(world, target, 'OIL-2L');
     const levels = () => world.sim.control.getDevice(target.tpin, '000')?.stockLevels ?? {};
-    assert.equal((await world.client.saveStockMaster(target, { ...ACTOR, stockItemList: [{ itemCd: 'OIL-5L', rsdQty: 40 }, { itemCd: 'OIL-2L', rsdQty: 12.5 }] })).kind, 'ok');
+    assert.equal(
+      (
+        await world.client.saveStockMaster(target, {
+          ...ACTOR,
+          stockItemList: [
+            { itemCd: 'OIL-5L', rsdQty: 40 },
+            { itemCd: 'OIL-2L', rsdQty: 12.5 },
+          ],
+        })
+      ).kind,
+      'ok',
+    );
     assert.equal((await world.client.saveStockMaster(target, { ...ACTOR, stockItemList: [{ itemCd: 'OIL-5L', rsdQty: 35 }] })).kind, 'ok');
-    assert.deepEqual(Object.fromEntries(Object.entries(levels()).map(([code, level]) => [code, level.rsdQty])), { 'OIL-5L': 35, 'OIL-2L': 12.5 });
+    assert.deepEqual(Object.fromEntries(Object.entries(levels()).map(([code, level]) => [code, level.rsdQty])), {
+      'OIL-5L': 35,
+      'OIL-2L': 12.5,
+    });
 
-    const twice = await world.client.saveStockMaster(target, { ...ACTOR, stockItemList: [{ itemCd: 'OIL-5L', rsdQty: 1 }, { itemCd: 'OIL-2L', rsdQty: 2 }, { itemCd: 'OIL-5L', rsdQty: 1 }] });
-    assert.deepEqual(twice.kind === 'rejected' && [twice.code, twice.message], ['999', 'There is an unknown error. Please ask it administrator']);
+    const twice = await world.client.saveStockMaster(target, {
+      ...ACTOR,
+      stockItemList: [
+        { itemCd: 'OIL-5L', rsdQty: 1 },
+        { itemCd: 'OIL-2L', rsdQty: 2 },
+        { itemCd: 'OIL-5L', rsdQty: 1 },
+      ],
+    });
+    assert.deepEqual(twice.kind === 'rejected' && [twice.code, twice.message], [
+      '999',
+      'There is an unknown error. Please ask it administrator',
+    ]);
     assert.equal(levels()['OIL-2L']?.rsdQty, 12.5, 'the refused call changed nothing');
 
     const unknown = await world.client.saveStockMaster(target, { ...ACTOR, stockItemList: [{ itemCd: 'NOPE', rsdQty: 1 }] });
-    assert.deepEqual(unknown.kind === 'rejected' && [unknown.code, unknown.message], ['910', '[stockItemList[0].itemCd] NOPE is not a registered item']);
-    const noQty = await world.client.saveStockMaster(target, { ...ACTOR, stockItemList: [{ itemCd: 'OIL-5L', rsdQty: null as unknown as number }] });
-    assert.deepEqual(noQty.kind === 'rejected' && noQty.message, 'Validation error for fields: [<stockItemList><rsdQty> : must not be null]');
+    assert.deepEqual(unknown.kind === 'rejected' && [unknown.code, unknown.message], [
+      '910',
+      '[stockItemList[0].itemCd] NOPE is not a registered item',
+    ]);
+    const noQty = await world.client.saveStockMaster(target, {
+      ...ACTOR,
+      stockItemList: [{ itemCd: 'OIL-5L', rsdQty: null as unknown as number }],
+    });
+    assert.deepEqual(
+      noQty.kind === 'rejected' && noQty.message,
+      'Validation error for fields: [<stockItemList><rsdQty> : must not be null]',
+    );
     const none = await world.client.saveStockMaster(target, { ...ACTOR, stockItemList: [] });
     assert.equal(none.kind === 'rejected' && none.code, '910');
   });
@@ -195,7 +285,11 @@ describe('lastReqDt', () => {
       const since = await timed.client.selectStockItems(target, { lastReqDt: '20250301080001' });
       assert.deepEqual(since.kind === 'ok' && since.data.stockList.map((m) => m.sarNo), [2]);
       const atChange = await timed.client.selectStockItems(target, { lastReqDt: '20250301093000' });
-      assert.deepEqual(atChange.kind === 'ok' && atChange.data.stockList.map((m) => m.sarNo), [2], 'a change in the same second is not missed');
+      assert.deepEqual(
+        atChange.kind === 'ok' && atChange.data.stockList.map((m) => m.sarNo),
+        [2],
+        'a change in the same second is not missed',
+      );
       assert.equal((await timed.client.selectStockItems(target, { lastReqDt: '20250301093001' })).kind, 'empty');
       const notices = await timed.client.selectNotices(target, { lastReqDt: '20250301090000' });
       assert.deepEqual(notices.kind === 'ok' && notices.data.noticeList.map((n) => n.title), ['second']);
@@ -221,8 +315,16 @@ describe('fault switches', () => {
     world.sim.control.setFaults(target.tpin, '000', { loseReplies: { count: 1, endpoints: ['saveStockItems'] } });
     const lost = await world.client.saveStockItems(target, stockMovement(7, ['OIL-5L']));
     assert.deepEqual(lost.kind === 'unreachable' && lost.reason, 'connection_reset');
-    assert.equal((await world.client.saveStockItems(target, stockMovement(7, ['OIL-5L']))).kind, 'ok', 'the resend of the recorded movement is accepted');
-    assert.deepEqual(world.sim.control.getDevice(target.tpin, '000')?.stockMovements.map((m) => m.sarNo), [7], 'recorded once');
+    assert.equal(
+      (await world.client.saveStockItems(target, stockMovement(7, ['OIL-5L']))).kind,
+      'ok',
+      'the resend of the recorded movement is accepted',
+    );
+    assert.deepEqual(
+      world.sim.control.getDevice(target.tpin, '000')?.stockMovements.map((m) => m.sarNo),
+      [7],
+      'recorded once',
+    );
   });
 
   test('the outage switches apply to every new endpoint', async () => {

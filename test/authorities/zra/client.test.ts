@@ -46,7 +46,10 @@ describe('code tables and catalogue', () => {
     assert.equal(codes.kind, 'ok');
     if (codes.kind !== 'ok') return;
     const taxTypes = codes.data.clsList.find((c) => c.cdCls === '04');
-    assert.deepEqual(taxTypes?.dtlList.map((d) => d.cd), ['A', 'B', 'C1', 'C2', 'C3', 'D', 'RVAT', 'E', 'F']);
+    assert.deepEqual(
+      taxTypes?.dtlList.map((d) => d.cd),
+      ['A', 'B', 'C1', 'C2', 'C3', 'D', 'RVAT', 'E', 'F'],
+    );
     assert.ok(codes.data.clsList.find((c) => c.cdCls === '07')?.dtlList.some((d) => d.cd === '06'));
     const later = await world.client.selectCodes(world.target, { lastReqDt: codes.resultDt ?? '' });
     assert.equal(later.kind, 'empty');
@@ -79,7 +82,10 @@ describe('sales', () => {
     assert.match(receipt.internalData, /^[A-Z2-7]{26}$/);
     assert.match(receipt.receiptSignature, /^[A-Z2-7]{16}$/);
     assert.equal(receipt.mrcNo, receipt.mrcNo?.trim());
-    assert.equal(receipt.qrCodeUrl, `https://sandboxportal.zra.org.zm/indexInvoiceData?Data=${world.target.tpin}000${receipt.receiptSignature}`);
+    assert.equal(
+      receipt.qrCodeUrl,
+      `https://sandboxportal.zra.org.zm/indexInvoiceData?Data=${world.target.tpin}000${receipt.receiptSignature}`,
+    );
   });
 
   test('a repeated cisInvcNo is a duplicate, and selectInvoice returns the filed receipt', async () => {
@@ -106,7 +112,10 @@ describe('sales', () => {
 
   test('an unknown classification is rejected with 913', async () => {
     const doc = sale(world.target, 4);
-    const outcome = await world.client.saveSales(world.target, buildZraSaleBody({ ...doc, lines: [{ ...doc.lines[0]!, classificationCode: '99999999' }] }));
+    const outcome = await world.client.saveSales(
+      world.target,
+      buildZraSaleBody({ ...doc, lines: [{ ...doc.lines[0]!, classificationCode: '99999999' }] }),
+    );
     assert.equal(outcome.kind === 'rejected' && outcome.code, '913');
   });
 
@@ -120,7 +129,12 @@ describe('sales', () => {
     const original = await world.client.saveSales(world.target, buildZraSaleBody(sale(world.target, 6)));
     assert.equal(original.kind, 'ok');
     if (original.kind !== 'ok') return;
-    const note = sale(world.target, 7, { receiptType: 'R', originalReceiptNo: original.data.rcptNo, originalSdcId: world.sdcId, reasonCode: '01' });
+    const note = sale(world.target, 7, {
+      receiptType: 'R',
+      originalReceiptNo: original.data.rcptNo,
+      originalSdcId: world.sdcId,
+      reasonCode: '01',
+    });
     assert.equal((await world.client.saveSales(world.target, buildZraSaleBody(note))).kind, 'ok');
     const orphan = buildZraSaleBody({ ...note, invoiceNo: 8, originalReceiptNo: 987654 });
     const outcome = await world.client.saveSales(world.target, orphan);
@@ -136,7 +150,16 @@ describe('customers, items and imports', () => {
   });
 
   test('saveBrancheCustomers registers a customer and refuses a bad TPIN', async () => {
-    const customer = { custNo: 'C-1', custTpin: '2000000002', custNm: 'Copperbelt Mining Supplies', useYn: 'Y' as const, regrId: 'gw', regrNm: 'gw', modrId: 'gw', modrNm: 'gw' };
+    const customer = {
+      custNo: 'C-1',
+      custTpin: '2000000002',
+      custNm: 'Copperbelt Mining Supplies',
+      useYn: 'Y' as const,
+      regrId: 'gw',
+      regrNm: 'gw',
+      modrId: 'gw',
+      modrNm: 'gw',
+    };
     assert.equal((await world.client.saveBrancheCustomers(world.target, customer)).kind, 'ok');
     const bad = await world.client.saveBrancheCustomers(world.target, { ...customer, custTpin: '12' });
     assert.equal(bad.kind === 'rejected' && bad.code, '910');
@@ -174,8 +197,19 @@ describe('customers, items and imports', () => {
     assert.equal(pulled.kind, 'ok');
     if (pulled.kind !== 'ok' || !fed) return;
     assert.equal(pulled.data.itemList[0]?.itemNm, 'Cooking oil 20L');
-    const decision = { itemSeq: fed.itemSeq, hsCd: fed.hsCd, itemClsCd: '50151513', itemCd: 'ZM2NTU0000010', imptItemSttsCd: '3' as const, modrId: 'gw', modrNm: 'gw' };
-    assert.equal((await world.client.updateImportItems(world.target, { taskCd: fed.taskCd, dclDe: fed.dclDe, importItemList: [decision] })).kind, 'ok');
+    const decision = {
+      itemSeq: fed.itemSeq,
+      hsCd: fed.hsCd,
+      itemClsCd: '50151513',
+      itemCd: 'ZM2NTU0000010',
+      imptItemSttsCd: '3' as const,
+      modrId: 'gw',
+      modrNm: 'gw',
+    };
+    assert.equal(
+      (await world.client.updateImportItems(world.target, { taskCd: fed.taskCd, dclDe: fed.dclDe, importItemList: [decision] })).kind,
+      'ok',
+    );
     assert.equal(world.sim.control.getDevice(world.target.tpin, '000')?.imports[0]?.imptItemSttsCd, '3');
     const unknown = await world.client.updateImportItems(world.target, { taskCd: 'NOPE', dclDe: fed.dclDe, importItemList: [decision] });
     assert.equal(unknown.kind === 'rejected' && unknown.code, '910');
@@ -202,7 +236,10 @@ describe('fault switches', () => {
         reasons.push(outcome.kind === 'unreachable' ? outcome.reason : outcome.kind);
       }
       assert.equal(reasons.at(-1), 'connection_refused');
-      assert.ok(reasons.every((r) => r === 'connection_refused' || r === 'connection_reset'), reasons.join());
+      assert.ok(
+        reasons.every((r) => r === 'connection_refused' || r === 'connection_reset'),
+        reasons.join(),
+      );
     } finally {
       await world.sim.startListening();
     }
@@ -212,7 +249,10 @@ describe('fault switches', () => {
   test('838 on every call is unreachable, not a rejection', async () => {
     const { target } = await addDevice(world);
     world.sim.control.setFaults(target.tpin, target.bhfId, { forcedResult: '838' });
-    for (const outcome of [await world.client.saveSales(target, buildZraSaleBody(sale(target, 1))), await world.client.selectCodes(target)]) {
+    for (const outcome of [
+      await world.client.saveSales(target, buildZraSaleBody(sale(target, 1))),
+      await world.client.selectCodes(target),
+    ]) {
       assert.deepEqual(outcome.kind === 'unreachable' && [outcome.reason, outcome.resultCd], ['authority_unreachable', '838']);
     }
     assert.deepEqual(world.sim.control.documents(target.tpin, target.bhfId, { filedOnly: true }), []);
@@ -227,11 +267,17 @@ describe('fault switches', () => {
     // Equal delays expire in arrival order: once this later call is answered, the abandoned
     // saveSales has had its turn, and the VSDC filed it although its caller was gone.
     assert.equal((await world.client.selectCodes(target)).kind, 'ok');
-    assert.deepEqual(world.sim.control.documents(target.tpin, target.bhfId).map((d) => d.cisInvcNo), ['1']);
+    assert.deepEqual(
+      world.sim.control.documents(target.tpin, target.bhfId).map((d) => d.cisInvcNo),
+      ['1'],
+    );
     world.sim.control.setFaults(target.tpin, target.bhfId, { delayMs: 0 });
     assert.equal((await world.client.saveSales(target, body)).kind, 'duplicate');
     const filed = await world.client.selectInvoice(target, { cisInvcNo: body.cisInvcNo, invcSdcId: sdcId });
-    assert.ok(filed.kind === 'ok' && sameTotal(filed.data.totAmt, body.totAmt, ZRA_VSDC_PROFILE.amountTolerance), 'the filed invoice is the one sent');
+    assert.ok(
+      filed.kind === 'ok' && sameTotal(filed.data.totAmt, body.totAmt, ZRA_VSDC_PROFILE.amountTolerance),
+      'the filed invoice is the one sent',
+    );
   });
 
   test('with dropAbandoned, a reply slower than the client timeout files nothing, and the resend is filed afresh', async () => {
@@ -308,7 +354,10 @@ describe('transport edge cases', () => {
   test('HTTP 503 is unreachable', async () => {
     const server = await startFixedServer(503, 'Service Unavailable', 'text/plain');
     try {
-      const outcome = await world.client.saveSales({ baseUrl: server.url, tpin: '1000000001', bhfId: '000' }, buildZraSaleBody(sale(world.target, 1)));
+      const outcome = await world.client.saveSales(
+        { baseUrl: server.url, tpin: '1000000001', bhfId: '000' },
+        buildZraSaleBody(sale(world.target, 1)),
+      );
       assert.deepEqual(outcome.kind === 'unreachable' && [outcome.reason, outcome.httpStatus], ['http_error', 503]);
     } finally {
       await server.close();
@@ -316,9 +365,15 @@ describe('transport edge cases', () => {
   });
 
   test('000 without receipt fields is treated as no answer', async () => {
-    const server = await startFixedServer(200, JSON.stringify({ resultCd: '000', resultMsg: 'It is succeeded', resultDt: '20240101000000', data: null }));
+    const server = await startFixedServer(
+      200,
+      JSON.stringify({ resultCd: '000', resultMsg: 'It is succeeded', resultDt: '20240101000000', data: null }),
+    );
     try {
-      const outcome = await world.client.saveSales({ baseUrl: server.url, tpin: '1000000001', bhfId: '000' }, buildZraSaleBody(sale(world.target, 1)));
+      const outcome = await world.client.saveSales(
+        { baseUrl: server.url, tpin: '1000000001', bhfId: '000' },
+        buildZraSaleBody(sale(world.target, 1)),
+      );
       assert.deepEqual(outcome.kind === 'unreachable' && outcome.reason, 'bad_success_body');
     } finally {
       await server.close();
@@ -350,14 +405,22 @@ describe('transport edge cases', () => {
     const server = createServer((req, res) => {
       requests += 1;
       req.resume();
-      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ resultCd: '001', resultMsg: 'no data', resultDt: '20240101000000', data: null })));
+      req.on('end', () =>
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ resultCd: '001', resultMsg: 'no data', resultDt: '20240101000000', data: null })),
+      );
     });
     server.on('connection', (socket) => {
       open.add(socket);
       socket.on('close', () => open.delete(socket));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const target: DeviceTarget = { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, tpin: '1000000001', bhfId: '000' };
+    const target: DeviceTarget = {
+      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      tpin: '1000000001',
+      bhfId: '000',
+    };
     const client = createVsdcClient({ timeoutMs: 5_000, keepAliveTimeoutMs: 600_000 });
     try {
       assert.equal((await client.selectCodes(target)).kind, 'empty');

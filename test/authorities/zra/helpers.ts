@@ -72,7 +72,14 @@ export function sale(target: DeviceTarget, invoiceNo: number, overrides: Partial
     taxInclusive: true,
     currency: 'ZMW',
     lines: [
-      { name: 'Roller mealie meal 25kg', classificationCode: '50221200', itemCode: 'ZM2NTU0000001', quantity: 2, price: 185, vatCategory: 'A' },
+      {
+        name: 'Roller mealie meal 25kg',
+        classificationCode: '50221200',
+        itemCode: 'ZM2NTU0000001',
+        quantity: 2,
+        price: 185,
+        vatCategory: 'A',
+      },
       { name: 'Fresh bread', classificationCode: '50181901', itemCode: 'ZM2NTU0000002', quantity: 3, price: 24.5, vatCategory: 'D' },
     ],
     ...overrides,
@@ -80,7 +87,11 @@ export function sale(target: DeviceTarget, invoiceNo: number, overrides: Partial
 }
 
 /** A plain HTTP server answering every request with a fixed status and body (real sockets). */
-export async function startFixedServer(status: number, body: string, contentType = 'application/json'): Promise<{ url: string; close(): Promise<void> }> {
+export async function startFixedServer(
+  status: number,
+  body: string,
+  contentType = 'application/json',
+): Promise<{ url: string; close(): Promise<void> }> {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     req.resume();
     req.on('end', () => {
@@ -113,7 +124,12 @@ export async function control(sim: Simulator, method: string, path: string, body
 const ACTOR = { regrId: 'gw', regrNm: 'gateway', modrId: 'gw', modrNm: 'gateway' };
 
 /** Registers an item on the device (saveItem); stock calls only accept registered item codes. */
-export async function registerItem(world: World, target: DeviceTarget, itemCd: string, overrides: Partial<SaveItemRequest> = {}): Promise<SaveItemRequest> {
+export async function registerItem(
+  world: World,
+  target: DeviceTarget,
+  itemCd: string,
+  overrides: Partial<SaveItemRequest> = {},
+): Promise<SaveItemRequest> {
   const item: SaveItemRequest = {
     itemCd,
     itemClsCd: '50151513',
@@ -134,7 +150,11 @@ export async function registerItem(world: World, target: DeviceTarget, itemCd: s
 }
 
 /** A stock movement the simulator accepts: `qty` of each item at 116 (VAT-inclusive, category A). */
-export function stockMovement(sarNo: number, itemCds: readonly string[], overrides: Partial<SaveStockItemsRequest> = {}): SaveStockItemsRequest {
+export function stockMovement(
+  sarNo: number,
+  itemCds: readonly string[],
+  overrides: Partial<SaveStockItemsRequest> = {},
+): SaveStockItemsRequest {
   const itemList: StockItemLine[] = itemCds.map((itemCd, index) => ({
     itemSeq: index + 1,
     itemCd,
@@ -176,7 +196,11 @@ export function stockMovement(sarNo: number, itemCds: readonly string[], overrid
 }
 
 /** The buyer's answer to a pulled purchase (or, with `regTyCd: 'M'`, a purchase entered by hand). */
-export function purchaseAnswer(invcNo: number, sale: { spplrTpin: string; spplrBhfId: string; spplrNm: string; spplrInvcNo: number }, overrides: Partial<SavePurchaseRequest> = {}): SavePurchaseRequest {
+export function purchaseAnswer(
+  invcNo: number,
+  sale: { spplrTpin: string; spplrBhfId: string; spplrNm: string; spplrInvcNo: number },
+  overrides: Partial<SavePurchaseRequest> = {},
+): SavePurchaseRequest {
   return {
     invcNo,
     orgInvcNo: 0,

@@ -66,10 +66,13 @@ describe('selectInitInfo, as a real VSDC answers it', () => {
     assert.equal('tpin' in info, false);
     assert.match(String(info.mrcNo), /^WIS\d{8} {2}$/);
     assert.deepEqual([info.lastSaleInvcNo, info.lastSaleRcptNo, info.lastPchsInvcNo], [133, 133, 0]);
-    assert.deepEqual([info.lastInvcNo, info.lastTrainInvcNo, info.lastProfrmInvcNo, info.lastCopyInvcNo, info.bsnsActv, info.dstrtNm], [null, null, null, null, null, null]);
+    assert.deepEqual(
+      [info.lastInvcNo, info.lastTrainInvcNo, info.lastProfrmInvcNo, info.lastCopyInvcNo, info.bsnsActv, info.dstrtNm],
+      [null, null, null, null, null, null],
+    );
   });
 
-  test('the handshake reads the simulator\'s answer: sdcId, trimmed mrcNo, names and counters', async () => {
+  test("the handshake reads the simulator's answer: sdcId, trimmed mrcNo, names and counters", async () => {
     const tpin = freshTpin();
     world.sim.control.presetDevice(tpin, '000', { lastSaleInvcNo: 41, taxprNm: 'KAPIRI STORES' });
     const result = await handshake()({ profile: 'zra-vsdc', baseUrl: world.sim.url, tpin, branch: '000' }, `SN-HS-${tpin}`);
@@ -77,7 +80,16 @@ describe('selectInitInfo, as a real VSDC answers it', () => {
     if (result.kind !== 'ok') return;
     assert.match(result.device.sdcId, /^SDC\d{10}$/);
     assert.match(result.device.mrcNo, /^WIS\d{8}$/);
-    assert.deepEqual([result.device.taxpayerName, result.device.branchName, result.device.lastSaleInvoiceNo, result.device.lastPurchaseInvoiceNo, result.device.lastSaleReceiptNo], ['KAPIRI STORES', 'Headquarter', 41, 0, 0]);
+    assert.deepEqual(
+      [
+        result.device.taxpayerName,
+        result.device.branchName,
+        result.device.lastSaleInvoiceNo,
+        result.device.lastPurchaseInvoiceNo,
+        result.device.lastSaleReceiptNo,
+      ],
+      ['KAPIRI STORES', 'Headquarter', 41, 0, 0],
+    );
   });
 
   test('a captured answer with null counters: the sequence starts at 1; text counters are read as numbers', async () => {
@@ -92,7 +104,14 @@ describe('selectInitInfo, as a real VSDC answers it', () => {
         assert.equal(result.kind, 'ok', JSON.stringify(result));
         if (result.kind !== 'ok') continue;
         assert.deepEqual(
-          [result.device.sdcId, result.device.mrcNo, result.device.taxpayerName, result.device.lastSaleInvoiceNo, result.device.lastPurchaseInvoiceNo, result.device.lastSaleReceiptNo],
+          [
+            result.device.sdcId,
+            result.device.mrcNo,
+            result.device.taxpayerName,
+            result.device.lastSaleInvoiceNo,
+            result.device.lastPurchaseInvoiceNo,
+            result.device.lastSaleReceiptNo,
+          ],
           ['SDC0010001160', 'WIS00001862', 'CHILENJE HARDWARE LIMITED', ...expected],
         );
       } finally {

@@ -18,8 +18,17 @@ const DEVICE: AuthorityDevice = { profile: 'zra-vsdc', baseUrl: 'http://vsdc.tes
 
 test('the item, customer and branch-user bodies', () => {
   const item = {
-    code: 'ZM2NTU0000001', classificationCode: '50221200', typeCode: '2', name: 'Maize meal 25kg', originCountryCode: 'ZM',
-    packagingUnitCode: 'NT', quantityUnitCode: 'U', vatCategory: 'A', barcode: null, defaultPrice: 185, active: false,
+    code: 'ZM2NTU0000001',
+    classificationCode: '50221200',
+    typeCode: '2',
+    name: 'Maize meal 25kg',
+    originCountryCode: 'ZM',
+    packagingUnitCode: 'NT',
+    quantityUnitCode: 'U',
+    vatCategory: 'A',
+    barcode: null,
+    defaultPrice: 185,
+    active: false,
   };
   assert.equal(
     JSON.stringify(saveItemBody(item)),
@@ -29,7 +38,10 @@ test('the item, customer and branch-user bodies', () => {
     JSON.stringify(saveCustomerBody({ number: 'C7', tpin: '2000000002', name: 'Acme', address: null, phone: '0977', email: null })),
     `{"custNo":"C7","custTpin":"2000000002","custNm":"Acme","adrs":null,"telNo":"0977","email":null,"useYn":"Y",${REGISTRANT}}`,
   );
-  assert.equal(JSON.stringify(saveBranchUserBody({ id: 'T3', name: 'till-1', active: true })), `{"userId":"T3","userNm":"till-1","adrs":null,"useYn":"Y",${REGISTRANT}}`);
+  assert.equal(
+    JSON.stringify(saveBranchUserBody({ id: 'T3', name: 'till-1', active: true })),
+    `{"userId":"T3","userNm":"till-1","adrs":null,"useYn":"Y",${REGISTRANT}}`,
+  );
 });
 
 test('a composition component and a read since a cursor, as the client receives them', async () => {
@@ -37,11 +49,16 @@ test('a composition component and a read since a cursor, as the client receives 
   const client = new Proxy({} as VsdcClient, {
     get: (_, endpoint: string) => async (_target: unknown, payload: unknown) => {
       calls.push([endpoint, payload]);
-      return endpoint.startsWith('select') ? { kind: 'empty', resultCd: '001', resultMsg: '', resultDt: '20261206101010' } : { kind: 'ok', data: null, resultCd: '000', resultMsg: '', resultDt: null };
+      return endpoint.startsWith('select')
+        ? { kind: 'empty', resultCd: '001', resultMsg: '', resultDt: '20261206101010' }
+        : { kind: 'ok', data: null, resultCd: '000', resultMsg: '', resultDt: null };
     },
   });
   const authority = zraVsdcAuthority(client);
-  assert.deepEqual(await authority.items.registerComponent(DEVICE, { itemCode: 'P', componentCode: 'C', quantity: 2.5 }), { kind: 'accepted', code: '000' });
+  assert.deepEqual(await authority.items.registerComponent(DEVICE, { itemCode: 'P', componentCode: 'C', quantity: 2.5 }), {
+    kind: 'accepted',
+    code: '000',
+  });
   assert.deepEqual(await authority.catalogue.classifications(DEVICE, '20261206101010'), { kind: 'empty', cursor: '20261206101010' });
   assert.deepEqual(await authority.register.branches(DEVICE, null), { kind: 'empty', cursor: '20261206101010' });
   assert.deepEqual(await authority.items.list(DEVICE), { kind: 'ok', items: [] });
@@ -64,7 +81,18 @@ test('the cursor: one second back, the epoch for none, text that is no date as i
 });
 
 test('a branch record is kept when its bhfId fits the profile, read leniently', () => {
-  const raw = { bhfId: ' 001 ', bhfNm: 'Kitwe', prvncNm: '', dstrtNm: null, sctrNm: null, locDesc: 7, hqYn: 'y', mgrNm: null, mgrTelNo: null, mgrEmail: null } as never;
+  const raw = {
+    bhfId: ' 001 ',
+    bhfNm: 'Kitwe',
+    prvncNm: '',
+    dstrtNm: null,
+    sctrNm: null,
+    locDesc: 7,
+    hqYn: 'y',
+    mgrNm: null,
+    mgrTelNo: null,
+    mgrEmail: null,
+  } as never;
   const branch = branchOf(raw, ZRA_VSDC_PROFILE.branch)!;
   assert.equal(branch.branch, '001');
   assert.equal(branch.province, null);

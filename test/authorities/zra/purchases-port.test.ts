@@ -6,7 +6,14 @@ import { describe, test } from 'node:test';
 import type { PurchaseLineToSend, PurchaseToSend } from '../../../src/authorities/port/index.ts';
 import { savePurchaseBody, updateImportItemsBody } from '../../../src/authorities/zra-vsdc/purchases.ts';
 
-const supplierItem = { itemCode: 'SUP1', classificationCode: '5010', name: 'Maize', barcode: '123', packagingUnitCode: 'NT', quantityUnitCode: 'U' };
+const supplierItem = {
+  itemCode: 'SUP1',
+  classificationCode: '5010',
+  name: 'Maize',
+  barcode: '123',
+  packagingUnitCode: 'NT',
+  quantityUnitCode: 'U',
+};
 const line = (overrides: Partial<PurchaseLineToSend> = {}): PurchaseLineToSend => ({
   seq: 1,
   own: null,
@@ -39,8 +46,15 @@ const purchase = (overrides: Partial<PurchaseToSend> = {}): PurchaseToSend => ({
 });
 
 describe('ZRA purchases port bodies', () => {
-  test('an accepted pulled purchase, a line mapped to the merchant\'s item', () => {
-    const own = { itemCode: 'OWN1', classificationCode: '5020', name: 'Own bag', barcode: null, packagingUnitCode: 'BG', quantityUnitCode: 'KG' };
+  test("an accepted pulled purchase, a line mapped to the merchant's item", () => {
+    const own = {
+      itemCode: 'OWN1',
+      classificationCode: '5020',
+      name: 'Own bag',
+      barcode: null,
+      packagingUnitCode: 'BG',
+      quantityUnitCode: 'KG',
+    };
     const body = savePurchaseBody(purchase({ lines: [line(), line({ seq: 2, own, packages: null, vatCategory: null, quantity: null })] }));
     assert.equal(
       JSON.stringify(body),
@@ -50,21 +64,47 @@ describe('ZRA purchases port bodies', () => {
 
   test('a purchase captured by hand: regTyCd M, an invoice number that is not a whole number in the remark, totals from the lines', () => {
     const body = savePurchaseBody(
-      purchase({ source: 'manual', supplier: { tpin: null, branch: null, name: 'Chanda', invoiceNo: 'INV-0042', sdcId: null }, salesDate: null, totals: { taxable: null, tax: null, amount: null } }),
+      purchase({
+        source: 'manual',
+        supplier: { tpin: null, branch: null, name: 'Chanda', invoiceNo: 'INV-0042', sdcId: null },
+        salesDate: null,
+        totals: { taxable: null, tax: null, amount: null },
+      }),
     );
     assert.equal(body.regTyCd, 'M');
     assert.equal(body.spplrInvcNo, null);
     assert.equal(body.remark, 'Supplier invoice INV-0042');
-    assert.equal(body.pchsDt, '20260301', 'the decision\'s day when the sale has no date');
+    assert.equal(body.pchsDt, '20260301', "the decision's day when the sale has no date");
     assert.deepEqual([body.totTaxblAmt, body.totTaxAmt, body.totAmt], [250.625, 34.57, 250.63]);
   });
 
-  test('a customs line\'s answer', () => {
-    const body = updateImportItemsBody({ task: 'T1', declarationDate: '20260101', itemSeq: 3, hsCode: '1001', decision: 'approved', itemCode: 'OWN1', classificationCode: '5020', remark: 'x' });
+  test("a customs line's answer", () => {
+    const body = updateImportItemsBody({
+      task: 'T1',
+      declarationDate: '20260101',
+      itemSeq: 3,
+      hsCode: '1001',
+      decision: 'approved',
+      itemCode: 'OWN1',
+      classificationCode: '5020',
+      remark: 'x',
+    });
     assert.equal(
       JSON.stringify(body),
       '{"taskCd":"T1","dclDe":"20260101","importItemList":[{"itemSeq":3,"hsCd":"1001","itemClsCd":"5020","itemCd":"OWN1","imptItemSttsCd":"3","remark":"x","modrId":"fiscal-gateway","modrNm":"fiscal-gateway"}]}',
     );
-    assert.equal(updateImportItemsBody({ task: 'T2', declarationDate: '20260102', itemSeq: 0, hsCode: null, decision: 'rejected', itemCode: null, classificationCode: null, remark: null }).importItemList[0]!.imptItemSttsCd, '4');
+    assert.equal(
+      updateImportItemsBody({
+        task: 'T2',
+        declarationDate: '20260102',
+        itemSeq: 0,
+        hsCode: null,
+        decision: 'rejected',
+        itemCode: null,
+        classificationCode: null,
+        remark: null,
+      }).importItemList[0]!.imptItemSttsCd,
+      '4',
+    );
   });
 });

@@ -32,7 +32,7 @@ const lineArb: fc.Arbitrary<SaleLineInput> = fc
   })
   .map(({ discountShare, rrpShare, ...line }) => {
     const gross = lineSupplyAmount(line.quantity, line.price);
-    const discount = Math.floor(gross * discountShare * 100 / 1000) / 100;
+    const discount = Math.floor((gross * discountShare * 100) / 1000) / 100;
     return {
       ...line,
       discount: discount > 0 ? discount : null,
@@ -47,7 +47,11 @@ const saleArb = fc.record({
 });
 
 let invoiceNo = 0;
-function document(input: { lines: SaleLineInput[]; taxInclusive: boolean; paymentMethod: ZraSaleDocument['paymentMethod'] }): ZraSaleDocument {
+function document(input: {
+  lines: SaleLineInput[];
+  taxInclusive: boolean;
+  paymentMethod: ZraSaleDocument['paymentMethod'];
+}): ZraSaleDocument {
   invoiceNo += 1;
   return {
     tpin: world.target.tpin,
@@ -69,10 +73,22 @@ test('totals always add up: total = Σ line totals (net + vat but for MTV below 
     fc.property(saleArb, ({ lines, taxInclusive }) => {
       const { totals, byCategory, lines: computed } = computeSale(lines, taxInclusive);
       const cents = (n: number): number => Math.round(n * 100);
-      assert.equal(cents(totals.total), computed.reduce((sum, l) => sum + cents(l.total), 0));
-      assert.equal(cents(totals.discount), computed.reduce((sum, l) => sum + cents(l.discountAmount), 0));
-      assert.equal(cents(totals.net), byCategory.reduce((sum, c) => sum + cents(c.taxable), 0));
-      assert.equal(cents(totals.vat), byCategory.reduce((sum, c) => sum + cents(c.vat), 0));
+      assert.equal(
+        cents(totals.total),
+        computed.reduce((sum, l) => sum + cents(l.total), 0),
+      );
+      assert.equal(
+        cents(totals.discount),
+        computed.reduce((sum, l) => sum + cents(l.discountAmount), 0),
+      );
+      assert.equal(
+        cents(totals.net),
+        byCategory.reduce((sum, c) => sum + cents(c.taxable), 0),
+      );
+      assert.equal(
+        cents(totals.vat),
+        byCategory.reduce((sum, c) => sum + cents(c.vat), 0),
+      );
       for (const line of computed) {
         assert.equal(cents(line.lineAmount), cents(line.grossAmount) - cents(line.discountAmount));
         assert.equal(cents(line.total), cents(line.lineAmount) + (taxInclusive ? 0 : cents(line.vatAmount)));
@@ -100,15 +116,23 @@ test('the simulator accepts every generated sale', async () => {
 
 test('the simulator refuses a sale with one amount off by more than a cent', async () => {
   await fc.assert(
-    fc.asyncProperty(saleArb, fc.nat(), fc.constantFrom('vatAmt', 'vatTaxblAmt', 'splyAmt', 'totAmt', 'dcAmt'), async (input, pick, field) => {
-      const body = buildZraSaleBody(document(input));
-      const index = pick % body.itemList.length;
-      const line = body.itemList[index]!;
-      const broken = { ...line, [field]: Math.round((line[field] + 0.05) * 100) / 100 };
-      const outcome = await world.client.saveSales(world.target, { ...body, itemList: body.itemList.map((l, i) => (i === index ? broken : l)) });
-      assert.equal(outcome.kind === 'rejected' && outcome.code, '910', JSON.stringify(outcome));
-      assert.match(outcome.kind === 'rejected' ? outcome.message : '', /^Wrong Amount computation at /);
-    }),
+    fc.asyncProperty(
+      saleArb,
+      fc.nat(),
+      fc.constantFrom('vatAmt', 'vatTaxblAmt', 'splyAmt', 'totAmt', 'dcAmt'),
+      async (input, pick, field) => {
+        const body = buildZraSaleBody(document(input));
+        const index = pick % body.itemList.length;
+        const line = body.itemList[index]!;
+        const broken = { ...line, [field]: Math.round((line[field] + 0.05) * 100) / 100 };
+        const outcome = await world.client.saveSales(world.target, {
+          ...body,
+          itemList: body.itemList.map((l, i) => (i === index ? broken : l)),
+        });
+        assert.equal(outcome.kind === 'rejected' && outcome.code, '910', JSON.stringify(outcome));
+        assert.match(outcome.kind === 'rejected' ? outcome.message : '', /^Wrong Amount computation at /);
+      },
+    ),
     { numRuns: 100 },
   );
 });

@@ -62,15 +62,25 @@ describe('computeSale', () => {
     assert.deepEqual(credit.totals, { net: 8.72, vat: 1.4, total: 10.12, discount: 0 });
     const exclusive = computeSale([{ ...line(1, '10.125'), allocated: { amount: 10.12, net: 10.12, vat: 1.62 } }], false);
     assert.deepEqual(exclusive.totals, { net: 10.12, vat: 1.62, total: 11.74, discount: 0 });
-    const body = buildZraSaleBody({ ...baseDoc, receiptType: 'R', originalReceiptNo: 17, originalSdcId: 'SDC0010002115', reasonCode: '03', lines: [{ ...line(1, '10.125'), allocated: { amount: '10.12', net: '8.72', vat: '1.40' } }] });
-    assert.deepEqual([body.itemList[0]!.prc, body.itemList[0]!.splyAmt, body.itemList[0]!.totAmt, body.itemList[0]!.vatTaxblAmt, body.itemList[0]!.vatAmt], [10.125, 10.12, 10.12, 8.72, 1.4]);
+    const body = buildZraSaleBody({
+      ...baseDoc,
+      receiptType: 'R',
+      originalReceiptNo: 17,
+      originalSdcId: 'SDC0010002115',
+      reasonCode: '03',
+      lines: [{ ...line(1, '10.125'), allocated: { amount: '10.12', net: '8.72', vat: '1.40' } }],
+    });
+    assert.deepEqual(
+      [body.itemList[0]!.prc, body.itemList[0]!.splyAmt, body.itemList[0]!.totAmt, body.itemList[0]!.vatTaxblAmt, body.itemList[0]!.vatAmt],
+      [10.125, 10.12, 10.12, 8.72, 1.4],
+    );
     // Allocated amounts must add up like any line's.
     assert.throws(() => computeSale([{ ...line(1, 10), allocated: { amount: 10, net: 8.62, vat: 1.37 } }], true), /do not add up/);
     assert.throws(() => computeSale([{ ...line(1, 10), allocated: { amount: 10, net: 9.99, vat: 1.6 } }], false), /do not add up/);
     assert.throws(() => computeSale([{ ...line(1, 10), allocated: { amount: '10.001', net: 10, vat: 0 } }], false), /more than 2 decimals/);
   });
 
-  test('a discount comes off the line before VAT; dcRt is derived from it (the authority\'s sample: 125 less 25)', () => {
+  test("a discount comes off the line before VAT; dcRt is derived from it (the authority's sample: 125 less 25)", () => {
     const inclusive = computeSale([{ ...line(1, 125), discount: 25 }], true);
     const l = inclusive.lines[0]!;
     assert.deepEqual(
@@ -80,23 +90,41 @@ describe('computeSale', () => {
     assert.deepEqual(inclusive.totals, { net: 86.21, vat: 13.79, total: 100, discount: 25 });
     const exclusive = computeSale([{ ...line(3, '10.125'), discount: '0.375' }], false);
     // 30.38 less 0.38 (the discount rounded half-up to the cent) = 30.00; VAT 4.80 on top.
-    assert.deepEqual([exclusive.lines[0]!.discountAmount, exclusive.lines[0]!.lineAmount, exclusive.lines[0]!.vatAmount, exclusive.lines[0]!.total], [0.38, 30, 4.8, 34.8]);
+    assert.deepEqual(
+      [exclusive.lines[0]!.discountAmount, exclusive.lines[0]!.lineAmount, exclusive.lines[0]!.vatAmount, exclusive.lines[0]!.total],
+      [0.38, 30, 4.8, 34.8],
+    );
     assert.equal(exclusive.lines[0]!.discountRate, 1.2508); // 0.38 / 30.38 × 100, at 4 decimals
     assert.deepEqual(computeSale([{ ...line(2, 5), discount: 10 }], true).totals, { net: 0, vat: 0, total: 0, discount: 10 });
     assert.throws(() => computeSale([{ ...line(2, 5), discount: '10.01' }], true), /exceeds its amount/);
     assert.throws(() => computeSale([{ ...line(2, 5), discount: -1 }], true), /must not be negative/);
   });
 
-  test('MTV (B): VAT on quantity × RRP when the line sells below it (the authority\'s sample), else on the line', () => {
-    const sale = computeSale([{ ...line(1, 100, 'B'), rrp: 150 }, { ...line(1, 100, 'B'), rrp: 50 }], true);
+  test("MTV (B): VAT on quantity × RRP when the line sells below it (the authority's sample), else on the line", () => {
+    const sale = computeSale(
+      [
+        { ...line(1, 100, 'B'), rrp: 150 },
+        { ...line(1, 100, 'B'), rrp: 50 },
+      ],
+      true,
+    );
     const [below, above] = sale.lines;
-    assert.deepEqual([below!.supplyAmount, below!.lineAmount, below!.taxableAmount, below!.vatAmount, below!.total], [150, 100, 129.31, 20.69, 100]);
-    assert.deepEqual([above!.supplyAmount, above!.lineAmount, above!.taxableAmount, above!.vatAmount, above!.total], [100, 100, 86.21, 13.79, 100]);
+    assert.deepEqual(
+      [below!.supplyAmount, below!.lineAmount, below!.taxableAmount, below!.vatAmount, below!.total],
+      [150, 100, 129.31, 20.69, 100],
+    );
+    assert.deepEqual(
+      [above!.supplyAmount, above!.lineAmount, above!.taxableAmount, above!.vatAmount, above!.total],
+      [100, 100, 86.21, 13.79, 100],
+    );
     // What the customer pays is less than taxable + VAT: the VAT is on the RRP.
     assert.deepEqual(sale.totals, { net: 215.52, vat: 34.48, total: 200, discount: 0 });
     // A discount that takes the line below its RRP: VAT stays on the RRP.
     const discounted = computeSale([{ ...line(2, 100, 'B'), rrp: 90, discount: 40 }], false).lines[0]!;
-    assert.deepEqual([discounted.supplyAmount, discounted.lineAmount, discounted.taxableAmount, discounted.vatAmount, discounted.total], [200, 160, 180, 28.8, 188.8]);
+    assert.deepEqual(
+      [discounted.supplyAmount, discounted.lineAmount, discounted.taxableAmount, discounted.vatAmount, discounted.total],
+      [200, 160, 180, 28.8, 188.8],
+    );
     assert.throws(() => computeSale([line(1, 100, 'B')], true), /needs its rrp/);
     assert.throws(() => computeSale([{ ...line(1, 100, 'A'), rrp: 150 }], true), /not MTV/);
   });
@@ -166,9 +194,24 @@ describe('buildZraSaleBody', () => {
   });
 
   test('credit and debit notes reference their original and carry their reason', () => {
-    const credit = buildZraSaleBody({ ...baseDoc, receiptType: 'R', originalReceiptNo: 17, originalSdcId: 'SDC0010002115', reasonCode: '03' });
-    assert.deepEqual([credit.orgInvcNo, credit.orgSdcId, credit.rfdRsnCd, credit.dbtRsnCd, credit.rfdDt], [17, 'SDC0010002115', '03', null, '20260102030405']);
-    const debit = buildZraSaleBody({ ...baseDoc, receiptType: 'D', originalReceiptNo: 17, originalSdcId: 'SDC0010002115', reasonCode: '02' });
+    const credit = buildZraSaleBody({
+      ...baseDoc,
+      receiptType: 'R',
+      originalReceiptNo: 17,
+      originalSdcId: 'SDC0010002115',
+      reasonCode: '03',
+    });
+    assert.deepEqual(
+      [credit.orgInvcNo, credit.orgSdcId, credit.rfdRsnCd, credit.dbtRsnCd, credit.rfdDt],
+      [17, 'SDC0010002115', '03', null, '20260102030405'],
+    );
+    const debit = buildZraSaleBody({
+      ...baseDoc,
+      receiptType: 'D',
+      originalReceiptNo: 17,
+      originalSdcId: 'SDC0010002115',
+      reasonCode: '02',
+    });
     assert.deepEqual([debit.rfdRsnCd, debit.dbtRsnCd, debit.rfdDt], [null, '02', null]);
     assert.throws(() => buildZraSaleBody({ ...baseDoc, receiptType: 'R', reasonCode: '01' }), FiscalDocumentError);
   });
@@ -218,7 +261,7 @@ describe('receipts', () => {
     assert.deepEqual(toFiscalReceipt(withoutDate, '20250426000000').publishedAt, new Date('2025-04-26T00:00:00Z'));
   });
 
-  test('a 924 is adopted only when the filed total matches within the profile\'s 0.01', () => {
+  test("a 924 is adopted only when the filed total matches within the profile's 0.01", () => {
     const tolerance = ZRA_VSDC_PROFILE.amountTolerance;
     assert.equal(sameTotal(470, 470.01, tolerance), true);
     assert.equal(sameTotal('470.00', '469.99', tolerance), true);

@@ -21,7 +21,8 @@ describe(`customs imports (${engineName})`, () => {
   });
 
   const simLines = (merchant: Merchant) => h.sim.control.getDevice(merchant.tpin, '000')!.imports;
-  const total = async (merchant: Merchant, query = '') => expectStatus(await h.as(merchant).get(`/api/v1/import-items${query}`), 200).meta.total as number;
+  const total = async (merchant: Merchant, query = '') =>
+    expectStatus(await h.as(merchant).get(`/api/v1/import-items${query}`), 200).meta.total as number;
   const pullRow = (tenantId: number) =>
     h.t.ctx.db
       .selectFrom('feed_pulls as p')
@@ -34,7 +35,11 @@ describe(`customs imports (${engineName})`, () => {
   /** A merchant with customs lines waiting at the authority, pulled once. */
   async function merchantWithLines(count: number): Promise<{ merchant: Merchant; ids: number[] }> {
     const merchant = await h.addMerchant({ branches: ['000'] });
-    h.sim.control.feedImports(merchant.tpin, '000', Array.from({ length: count }, (_, i) => ({ itemNm: `Imported goods ${i + 1}`, qty: 10 + i })));
+    h.sim.control.feedImports(
+      merchant.tpin,
+      '000',
+      Array.from({ length: count }, (_, i) => ({ itemNm: `Imported goods ${i + 1}`, qty: 10 + i })),
+    );
     await pullDueBranches(h.t.ctx, HOUR_MS);
     const list = expectStatus(await h.as(merchant).get('/api/v1/import-items'), 200);
     assert.equal(list.meta.total, count);
@@ -43,11 +48,16 @@ describe(`customs imports (${engineName})`, () => {
 
   test('the worker pulls each branch every interval from the last resultDt, storing each line once', async () => {
     const merchant = await h.addMerchant({ branches: ['000'] });
-    h.sim.control.feedImports(merchant.tpin, '000', [{ itemNm: 'Cooking oil 20L', qty: 40, hsCd: '1512190000' }, { itemNm: 'Rice 50kg', qty: 12 }]);
+    h.sim.control.feedImports(merchant.tpin, '000', [
+      { itemNm: 'Cooking oil 20L', qty: 40, hsCd: '1512190000' },
+      { itemNm: 'Rice 50kg', qty: 12 },
+    ]);
     h.startWorkers([(ctx) => importPullWorker(ctx, { intervalMs: 300 })]);
 
     await eventually(async () => ((await total(merchant)) === 2 ? true : undefined), 'the first pull');
-    const line = expectStatus(await h.as(merchant).get('/api/v1/import-items'), 200).data.find((l: { itemName: string }) => l.itemName === 'Cooking oil 20L');
+    const line = expectStatus(await h.as(merchant).get('/api/v1/import-items'), 200).data.find(
+      (l: { itemName: string }) => l.itemName === 'Cooking oil 20L',
+    );
     assert.equal(line.branch, '000');
     assert.equal(line.quantity, 40);
     assert.equal(line.hsCode, '1512190000');
@@ -68,7 +78,11 @@ describe(`customs imports (${engineName})`, () => {
     assert.ok(pulls.length >= 3);
     assert.equal(pulls[0]!.request.lastReqDt, '20000101000000', 'the first pull fetches everything');
     for (let i = 1; i < pulls.length; i++) {
-      assert.equal(pulls[i]!.request.lastReqDt, pullRequestDate(pulls[i - 1]!.resultDt), 'each pull starts one second before the previous answer\'s resultDt');
+      assert.equal(
+        pulls[i]!.request.lastReqDt,
+        pullRequestDate(pulls[i - 1]!.resultDt),
+        "each pull starts one second before the previous answer's resultDt",
+      );
     }
     const row = (await pullRow(merchant.tenantId))!;
     assert.equal(row.last_req_dt, pulls[pulls.length - 1]!.resultDt);
@@ -77,10 +91,18 @@ describe(`customs imports (${engineName})`, () => {
   test('a branch is claimed by one puller at a time', async () => {
     const merchant = await h.addMerchant({ branches: ['000'] });
     const lease = 60_000; // ms
-    const [a, b] = await Promise.all([claimDueBranchPulls(h.t.ctx.db, h.t.ctx.secretBox, 'imports', lease, 1000), claimDueBranchPulls(h.t.ctx.db, h.t.ctx.secretBox, 'imports', lease, 1000)]);
+    const [a, b] = await Promise.all([
+      claimDueBranchPulls(h.t.ctx.db, h.t.ctx.secretBox, 'imports', lease, 1000),
+      claimDueBranchPulls(h.t.ctx.db, h.t.ctx.secretBox, 'imports', lease, 1000),
+    ]);
     const mine = [...a!, ...b!].filter((p) => p.tenantId === merchant.tenantId);
     assert.equal(mine.length, 1, 'two pullers never get the same branch');
-    assert.equal((await claimDueBranchPulls(h.t.ctx.db, h.t.ctx.secretBox, 'imports', lease, 1000)).filter((p) => p.tenantId === merchant.tenantId).length, 0, 'leased: nobody else takes it');
+    assert.equal(
+      (await claimDueBranchPulls(h.t.ctx.db, h.t.ctx.secretBox, 'imports', lease, 1000)).filter((p) => p.tenantId === merchant.tenantId)
+        .length,
+      0,
+      'leased: nobody else takes it',
+    );
   });
 
   test('an unreachable VSDC defers the pull without losing the position', async () => {
@@ -106,7 +128,10 @@ describe(`customs imports (${engineName})`, () => {
     const m = h.as(merchant);
     const item = expectStatus(await m.post('/api/v1/items', { name: 'Cooking oil 20L', itemClsCd: CLASS_CODE }), 201).data;
 
-    const approved = expectStatus(await m.post(`/api/v1/import-items/${ids[0]}/approve`, { itemCode: item.itemCode, remark: 'Into store 2' }), 200).data;
+    const approved = expectStatus(
+      await m.post(`/api/v1/import-items/${ids[0]}/approve`, { itemCode: item.itemCode, remark: 'Into store 2' }),
+      200,
+    ).data;
     assert.equal(approved.decision, 'approved');
     assert.ok(approved.decidedAt);
     assert.equal(approved.itemCode, item.itemCode);
@@ -129,7 +154,10 @@ describe(`customs imports (${engineName})`, () => {
     expectCoded(await m.post(`/api/v1/import-items/${ids[1]}/approve`, { itemCode: item.itemCode }), 409, 'import_item_already_decided');
 
     // Concurrent answers: exactly one wins.
-    const race = await Promise.all([m.post(`/api/v1/import-items/${ids[2]}/reject`, { remark: 'a' }), m.post(`/api/v1/import-items/${ids[2]}/approve`, { itemCode: item.itemCode })]);
+    const race = await Promise.all([
+      m.post(`/api/v1/import-items/${ids[2]}/reject`, { remark: 'a' }),
+      m.post(`/api/v1/import-items/${ids[2]}/approve`, { itemCode: item.itemCode }),
+    ]);
     assert.deepEqual(race.map((r) => r.statusCode).sort(), [200, 409]);
 
     assert.deepEqual(expectStatus(await m.get(`/api/v1/import-items/${ids[0]}`), 200).data, approved);
@@ -144,11 +172,17 @@ describe(`customs imports (${engineName})`, () => {
     expectInvalid(await m.post(`/api/v1/import-items/${ids[0]}/approve`), 'itemCode');
     expectInvalid(await m.post(`/api/v1/import-items/${ids[0]}/approve`, { remark: 'x' }), 'itemCode');
     expectInvalid(await m.post(`/api/v1/import-items/${ids[0]}/approve`, { itemCode: 'NOT-MINE' }), 'itemClassificationCode');
-    expectInvalid(await m.post(`/api/v1/import-items/${ids[0]}/approve`, { itemCode: 'NOT-MINE', itemClassificationCode: '99999999' }), 'itemClassificationCode');
+    expectInvalid(
+      await m.post(`/api/v1/import-items/${ids[0]}/approve`, { itemCode: 'NOT-MINE', itemClassificationCode: '99999999' }),
+      'itemClassificationCode',
+    );
     expectInvalid(await m.post(`/api/v1/import-items/${ids[0]}/reject`, { itemCode: 'X' }), 'itemCode');
     assert.equal(expectStatus(await m.get(`/api/v1/import-items/${ids[0]}`), 200).data.decision, null, 'a refused request decides nothing');
 
-    const approved = expectStatus(await m.post(`/api/v1/import-items/${ids[0]}/approve`, { itemCode: 'EXT-001', itemClassificationCode: CLASS_CODE }), 200).data;
+    const approved = expectStatus(
+      await m.post(`/api/v1/import-items/${ids[0]}/approve`, { itemCode: 'EXT-001', itemClassificationCode: CLASS_CODE }),
+      200,
+    ).data;
     assert.equal(approved.itemClassificationCode, CLASS_CODE);
     assert.equal(approved.filing, 'accepted');
   });
@@ -157,7 +191,10 @@ describe(`customs imports (${engineName})`, () => {
     const { merchant, ids } = await merchantWithLines(2);
     const m = h.as(merchant);
     h.sim.control.setFaults(merchant.tpin, '000', { forcedResult: { code: '999', message: 'Declaration closed' } });
-    const refused = expectStatus(await m.post(`/api/v1/import-items/${ids[0]}/approve`, { itemCode: 'EXT-9', itemClassificationCode: CLASS_CODE }), 200).data;
+    const refused = expectStatus(
+      await m.post(`/api/v1/import-items/${ids[0]}/approve`, { itemCode: 'EXT-9', itemClassificationCode: CLASS_CODE }),
+      200,
+    ).data;
     assert.equal(refused.decision, 'approved');
     assert.equal(refused.filing, 'failed');
     assert.equal(refused.filingDetail.resultCode, '999');
@@ -190,7 +227,10 @@ describe(`customs imports (${engineName})`, () => {
     const { merchant, ids } = await merchantWithLines(1);
     const other = h.as(await h.addMerchant({ branches: ['000'] }));
     assert.equal((await other.get(`/api/v1/import-items/${ids[0]}`)).statusCode, 404);
-    assert.equal((await other.post(`/api/v1/import-items/${ids[0]}/approve`, { itemCode: 'X', itemClassificationCode: CLASS_CODE })).statusCode, 404);
+    assert.equal(
+      (await other.post(`/api/v1/import-items/${ids[0]}/approve`, { itemCode: 'X', itemClassificationCode: CLASS_CODE })).statusCode,
+      404,
+    );
     assert.equal((await other.post(`/api/v1/import-items/${ids[0]}/reject`)).statusCode, 404);
     assert.equal(expectStatus(await other.get('/api/v1/import-items'), 200).meta.total, 0);
     assert.equal(expectStatus(await h.as(merchant).get(`/api/v1/import-items/${ids[0]}`), 200).data.decision, null);

@@ -18,7 +18,18 @@ const HOUR_MS = 3_600_000;
 
 describe('reading what the VSDC sends', () => {
   test('a principal needs an id (a number or text); blanks become null; the raw record is kept', () => {
-    const raw = { id: 7, tpin: ' 1002003004 ', principalNm: 'Zamtel Ltd', principalAddress: '', principalEmail: null, principalTelNo: 260977000000, accountNo: 'A-1', regDt: '20260101000000', modDt: null, extra: 1 } as unknown as Principal;
+    const raw = {
+      id: 7,
+      tpin: ' 1002003004 ',
+      principalNm: 'Zamtel Ltd',
+      principalAddress: '',
+      principalEmail: null,
+      principalTelNo: 260977000000,
+      accountNo: 'A-1',
+      regDt: '20260101000000',
+      modDt: null,
+      extra: 1,
+    } as unknown as Principal;
     const principal = toPrincipal(raw)!;
     assert.equal(principal.id, '7');
     assert.equal(principal.tpin, '1002003004');
@@ -47,18 +58,32 @@ describe(`principals (${engineName})`, () => {
 
   const list = async (merchant: Merchant, query = '') => expectStatus(await h.as(merchant).get(`/api/v1/principals${query}`), 200);
   const devicesOf = (merchant: Merchant) => h.ctx.db.selectFrom('devices').select('id').where('tenant_id', '=', merchant.tenantId);
-  const stored = (merchant: Merchant) => h.ctx.db.selectFrom('principals').selectAll().where('tenant_id', '=', merchant.tenantId).orderBy('principal_id').execute();
+  const stored = (merchant: Merchant) =>
+    h.ctx.db.selectFrom('principals').selectAll().where('tenant_id', '=', merchant.tenantId).orderBy('principal_id').execute();
 
   /** Makes every branch of the merchant due and runs one pull round. */
   async function pullNow(merchant: Merchant): Promise<void> {
-    await h.ctx.db.updateTable('feed_pulls').where('feed', '=', 'principals').set({ next_pull_at: new Date(0) }).where('device_id', 'in', devicesOf(merchant)).execute();
+    await h.ctx.db
+      .updateTable('feed_pulls')
+      .where('feed', '=', 'principals')
+      .set({ next_pull_at: new Date(0) })
+      .where('device_id', 'in', devicesOf(merchant))
+      .execute();
     await pullDuePrincipalBranches(h.ctx, HOUR_MS);
   }
 
   test('the worker pulls each branch from the last resultDt and the route lists the principals by name', async () => {
     const merchant = await h.addMerchant({ branches: ['000'] });
     h.sim.control.feedPrincipals(merchant.tpin, '000', [
-      { id: 1, tpin: '1002003004', principalNm: 'Zamtel Ltd', principalAddress: 'Lusaka, Cairo Road', principalEmail: 'agents@zamtel.example', principalTelNo: '+260211000000', accountNo: 'AG-001' },
+      {
+        id: 1,
+        tpin: '1002003004',
+        principalNm: 'Zamtel Ltd',
+        principalAddress: 'Lusaka, Cairo Road',
+        principalEmail: 'agents@zamtel.example',
+        principalTelNo: '+260211000000',
+        accountNo: 'AG-001',
+      },
       { id: 2, tpin: '1002003005', principalNm: 'Airtel Zambia', principalAddress: 'Lusaka' },
     ]);
     h.startWorkers([(ctx) => principalPullWorker(ctx, { intervalMs: 300 })]);
@@ -66,18 +91,25 @@ describe(`principals (${engineName})`, () => {
 
     const page = await list(merchant);
     assert.deepEqual(page.meta, { page: 1, perPage: 20, total: 2, lastPage: 1 });
-    assert.deepEqual(page.data.map((p: { name: string }) => p.name), ['Airtel Zambia', 'Zamtel Ltd'], 'by name');
+    assert.deepEqual(
+      page.data.map((p: { name: string }) => p.name),
+      ['Airtel Zambia', 'Zamtel Ltd'],
+      'by name',
+    );
     const zamtel = page.data[1];
-    assert.deepEqual({ ...zamtel, updatedAt: undefined }, {
-      id: '1',
-      tpin: '1002003004',
-      name: 'Zamtel Ltd',
-      address: 'Lusaka, Cairo Road',
-      email: 'agents@zamtel.example',
-      telNo: '+260211000000',
-      accountNo: 'AG-001',
-      updatedAt: undefined,
-    });
+    assert.deepEqual(
+      { ...zamtel, updatedAt: undefined },
+      {
+        id: '1',
+        tpin: '1002003004',
+        name: 'Zamtel Ltd',
+        address: 'Lusaka, Cairo Road',
+        email: 'agents@zamtel.example',
+        telNo: '+260211000000',
+        accountNo: 'AG-001',
+        updatedAt: undefined,
+      },
+    );
     assert.ok(!Number.isNaN(Date.parse(zamtel.updatedAt)));
     assert.equal(page.data[0].email, null);
     assert.equal(page.data[0].accountNo, null);
@@ -89,7 +121,12 @@ describe(`principals (${engineName})`, () => {
     const pulls = h.sim.control.calls(merchant.tpin, '000', 'selectPrincipals');
     assert.ok(pulls.length >= 2);
     assert.equal(pulls[0]!.request.lastReqDt, '20000101000000', 'the first pull fetches everything');
-    for (let i = 1; i < pulls.length; i++) assert.equal(pulls[i]!.request.lastReqDt, pullRequestDate(pulls[i - 1]!.resultDt), "each pull starts one second before the previous answer's resultDt");
+    for (let i = 1; i < pulls.length; i++)
+      assert.equal(
+        pulls[i]!.request.lastReqDt,
+        pullRequestDate(pulls[i - 1]!.resultDt),
+        "each pull starts one second before the previous answer's resultDt",
+      );
 
     // The raw record is kept as received.
     const rows = await stored(merchant);
@@ -98,19 +135,29 @@ describe(`principals (${engineName})`, () => {
 
   test('a repeated report changes nothing; a changed one replaces the row', async () => {
     const merchant = await h.addMerchant({ branches: ['000'] });
-    h.sim.control.feedPrincipals(merchant.tpin, '000', [{ id: 10, principalNm: 'Copperbelt Energy' }, { id: 11, principalNm: 'Lafarge Zambia' }]);
+    h.sim.control.feedPrincipals(merchant.tpin, '000', [
+      { id: 10, principalNm: 'Copperbelt Energy' },
+      { id: 11, principalNm: 'Lafarge Zambia' },
+    ]);
     await pullNow(merchant);
     const first = await stored(merchant);
     assert.equal(first.length, 2);
 
     // Everything again from the start (a VSDC that resends, or a lost position): nothing doubles, nothing is rewritten.
-    await h.ctx.db.updateTable('feed_pulls').where('feed', '=', 'principals').set({ last_req_dt: null }).where('device_id', 'in', devicesOf(merchant)).execute();
+    await h.ctx.db
+      .updateTable('feed_pulls')
+      .where('feed', '=', 'principals')
+      .set({ last_req_dt: null })
+      .where('device_id', 'in', devicesOf(merchant))
+      .execute();
     await pullNow(merchant);
     await pullNow(merchant);
     assert.deepEqual(await stored(merchant), first, 'the same rows, updated_at included');
 
     // The authority changes principal 10: the row is replaced, its first reception kept.
-    h.sim.control.feedPrincipals(merchant.tpin, '000', [{ id: 10, tpin: '1009998887', principalNm: 'Copperbelt Energy Corporation', principalAddress: 'Kitwe', modDt: '20261201090000' }]);
+    h.sim.control.feedPrincipals(merchant.tpin, '000', [
+      { id: 10, tpin: '1009998887', principalNm: 'Copperbelt Energy Corporation', principalAddress: 'Kitwe', modDt: '20261201090000' },
+    ]);
     await pullNow(merchant);
     const [changed, unchanged] = await stored(merchant);
     assert.equal(changed!.name, 'Copperbelt Energy Corporation');
@@ -125,31 +172,56 @@ describe(`principals (${engineName})`, () => {
     assert.equal((await list(merchant)).meta.total, 2);
   });
 
-  test('principalOf reads the tenant\'s principal for the sale path; another tenant\'s is not found', async () => {
+  test("principalOf reads the tenant's principal for the sale path; another tenant's is not found", async () => {
     const merchant = await h.addMerchant({ branches: ['000'] });
     const other = await h.addMerchant({ branches: ['000'] });
-    h.sim.control.feedPrincipals(merchant.tpin, '000', [{ id: 21, tpin: '1000000021', principalNm: 'Zambeef Products', principalAddress: 'Lusaka' }]);
+    h.sim.control.feedPrincipals(merchant.tpin, '000', [
+      { id: 21, tpin: '1000000021', principalNm: 'Zambeef Products', principalAddress: 'Lusaka' },
+    ]);
     await pullNow(merchant);
     await pullNow(other);
-    assert.deepEqual(await principalOf(h.ctx.db, merchant.tenantId, '21'), { id: '21', tpin: '1000000021', name: 'Zambeef Products', address: 'Lusaka' });
-    assert.deepEqual(await principalOf(h.ctx.db, merchant.tenantId, ' 21 '), { id: '21', tpin: '1000000021', name: 'Zambeef Products', address: 'Lusaka' });
+    assert.deepEqual(await principalOf(h.ctx.db, merchant.tenantId, '21'), {
+      id: '21',
+      tpin: '1000000021',
+      name: 'Zambeef Products',
+      address: 'Lusaka',
+    });
+    assert.deepEqual(await principalOf(h.ctx.db, merchant.tenantId, ' 21 '), {
+      id: '21',
+      tpin: '1000000021',
+      name: 'Zambeef Products',
+      address: 'Lusaka',
+    });
     assert.equal(await principalOf(h.ctx.db, merchant.tenantId, '22'), undefined);
     assert.equal(await principalOf(h.ctx.db, other.tenantId, '21'), undefined);
   });
 
-  test('principals of every branch are the merchant\'s; another merchant sees none of them', async () => {
+  test("principals of every branch are the merchant's; another merchant sees none of them", async () => {
     const merchant = await h.addMerchant({ branches: ['000', '001'] });
     h.sim.control.feedPrincipals(merchant.tpin, '000', [{ id: 31, principalNm: 'Shoprite Zambia' }]);
-    h.sim.control.feedPrincipals(merchant.tpin, '001', [{ id: 31, principalNm: 'Shoprite Zambia' }, { id: 32, principalNm: 'Trade Kings' }]);
+    h.sim.control.feedPrincipals(merchant.tpin, '001', [
+      { id: 31, principalNm: 'Shoprite Zambia' },
+      { id: 32, principalNm: 'Trade Kings' },
+    ]);
     const stranger = await h.addMerchant({ branches: ['000'] });
     h.sim.control.feedPrincipals(stranger.tpin, '000', [{ id: 31, principalNm: 'Somebody else' }]);
     await pullNow(merchant);
     await pullNow(stranger);
 
     const page = await list(merchant);
-    assert.deepEqual(page.data.map((p: { id: string; name: string }) => [p.id, p.name]), [['31', 'Shoprite Zambia'], ['32', 'Trade Kings']], 'one row per principal, whichever branch reported it');
+    assert.deepEqual(
+      page.data.map((p: { id: string; name: string }) => [p.id, p.name]),
+      [
+        ['31', 'Shoprite Zambia'],
+        ['32', 'Trade Kings'],
+      ],
+      'one row per principal, whichever branch reported it',
+    );
     const theirs = await list(stranger);
-    assert.deepEqual(theirs.data.map((p: { id: string; name: string }) => [p.id, p.name]), [['31', 'Somebody else']]);
+    assert.deepEqual(
+      theirs.data.map((p: { id: string; name: string }) => [p.id, p.name]),
+      [['31', 'Somebody else']],
+    );
     assert.equal((await list(h.merchant)).meta.total, 0);
 
     // A signed-in user of the merchant reads the same list; a partner key is not a merchant credential.
@@ -161,24 +233,45 @@ describe(`principals (${engineName})`, () => {
 
   test('pages of 20', async () => {
     const merchant = await h.addMerchant({ branches: ['000'] });
-    h.sim.control.feedPrincipals(merchant.tpin, '000', Array.from({ length: 23 }, (_, i) => ({ id: 100 + i, principalNm: `Principal ${String(i).padStart(2, '0')}` })));
+    h.sim.control.feedPrincipals(
+      merchant.tpin,
+      '000',
+      Array.from({ length: 23 }, (_, i) => ({ id: 100 + i, principalNm: `Principal ${String(i).padStart(2, '0')}` })),
+    );
     await pullNow(merchant);
     const first = await list(merchant);
     const second = await list(merchant, '?page=2');
     assert.deepEqual(first.meta, { page: 1, perPage: 20, total: 23, lastPage: 2 });
     assert.equal(first.data.length, 20);
-    assert.deepEqual(second.data.map((p: { name: string }) => p.name), ['Principal 20', 'Principal 21', 'Principal 22']);
+    assert.deepEqual(
+      second.data.map((p: { name: string }) => p.name),
+      ['Principal 20', 'Principal 21', 'Principal 22'],
+    );
     expectStatus(await h.as(merchant).get('/api/v1/principals?page=0'), 422);
   });
 
   test('a branch is claimed by one puller at a time; an unreachable VSDC defers the pull without losing its position', async () => {
     const merchant = await h.addMerchant({ branches: ['000'] });
-    const [a, b] = await Promise.all([claimDueBranchPulls(h.ctx.db, h.ctx.secretBox, 'principals', 60_000, 1000), claimDueBranchPulls(h.ctx.db, h.ctx.secretBox, 'principals', 60_000, 1000)]);
+    const [a, b] = await Promise.all([
+      claimDueBranchPulls(h.ctx.db, h.ctx.secretBox, 'principals', 60_000, 1000),
+      claimDueBranchPulls(h.ctx.db, h.ctx.secretBox, 'principals', 60_000, 1000),
+    ]);
     assert.equal([...a!, ...b!].filter((p) => p.tenantId === merchant.tenantId).length, 1, 'two pullers never get the same branch');
-    await h.ctx.db.updateTable('feed_pulls').where('feed', '=', 'principals').set({ lease_until: null }).where('device_id', 'in', devicesOf(merchant)).execute();
+    await h.ctx.db
+      .updateTable('feed_pulls')
+      .where('feed', '=', 'principals')
+      .set({ lease_until: null })
+      .where('device_id', 'in', devicesOf(merchant))
+      .execute();
     await pullNow(merchant);
 
-    const row = () => h.ctx.db.selectFrom('feed_pulls').where('feed', '=', 'principals').selectAll().where('device_id', 'in', devicesOf(merchant)).executeTakeFirstOrThrow();
+    const row = () =>
+      h.ctx.db
+        .selectFrom('feed_pulls')
+        .where('feed', '=', 'principals')
+        .selectAll()
+        .where('device_id', 'in', devicesOf(merchant))
+        .executeTakeFirstOrThrow();
     const before = await row();
     h.sim.control.feedPrincipals(merchant.tpin, '000', [{ id: 41, principalNm: 'While down' }]);
     h.sim.control.setFaults(merchant.tpin, '000', { down: true });
@@ -200,8 +293,21 @@ describe(`principals (${engineName})`, () => {
     await pullNow(merchant);
     const device = await devicesOf(merchant).executeTakeFirstOrThrow();
     await h.ctx.db.transaction().execute((trx) => deleteDeviceRows(trx, device.id));
-    assert.equal((await h.ctx.db.selectFrom('feed_pulls').where('feed', '=', 'principals').select('device_id').where('device_id', '=', device.id).execute()).length, 0);
-    assert.deepEqual((await list(merchant)).data.map((p: { id: string }) => p.id), ['51']);
+    assert.equal(
+      (
+        await h.ctx.db
+          .selectFrom('feed_pulls')
+          .where('feed', '=', 'principals')
+          .select('device_id')
+          .where('device_id', '=', device.id)
+          .execute()
+      ).length,
+      0,
+    );
+    assert.deepEqual(
+      (await list(merchant)).data.map((p: { id: string }) => p.id),
+      ['51'],
+    );
   });
 
   test('the route is in the route catalogue (so the auth matrix and the fuzzer walk it) and in the OpenAPI document', async () => {

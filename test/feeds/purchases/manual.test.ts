@@ -28,14 +28,16 @@ describe(`purchases captured by hand (${engineName})`, () => {
   after(() => h.close());
 
   const saved = (merchant: Merchant, branch = '000') => h.sim.control.getDevice(merchant.tpin, branch)!.savedPurchases;
-  const capture = (body: Record<string, unknown>, headers: Record<string, string> = {}, merchant = h.merchant) => h.as(merchant).post('/api/v1/purchases', body, headers);
+  const capture = (body: Record<string, unknown>, headers: Record<string, string> = {}, merchant = h.merchant) =>
+    h.as(merchant).post('/api/v1/purchases', body, headers);
   const body = (overrides: Record<string, unknown> = {}, items: Array<Record<string, unknown>> = [{}]) => ({
     supplier: { name: 'Chanda Family Farm' },
     supplierInvoiceNo: '100',
     items: items.map((line) => ({ name: 'Maize 50kg bag', classificationCode: CLASS_CODE, quantity: 1, price: 116, ...line })),
     ...overrides,
   });
-  const total = async (merchant = h.merchant) => expectStatus(await h.as(merchant).get('/api/v1/purchases?source=manual'), 200).meta.total as number;
+  const total = async (merchant = h.merchant) =>
+    expectStatus(await h.as(merchant).get('/api/v1/purchases?source=manual'), 200).meta.total as number;
 
   test('captured: accepted at once, filed with regTyCd M, goods taken into stock through the chain, in the audit trail', async () => {
     const res = await capture(
@@ -57,7 +59,17 @@ describe(`purchases captured by hand (${engineName})`, () => {
     // The sale path's arithmetic: tax-inclusive prices, VAT A 16 %, E exempt.
     assert.deepEqual(purchase.totals, { itemCount: 3, taxableAmount: 4102.33, taxAmount: 655.17, amount: 4757.5 });
     assert.deepEqual(
-      purchase.lines.map((l: Record<string, unknown>) => [l.itemName, l.vatCategory, l.quantity, l.unitPrice, l.taxableAmount, l.vatAmount, l.totalAmount, l.itemCode, l.mappedItemCode]),
+      purchase.lines.map((l: Record<string, unknown>) => [
+        l.itemName,
+        l.vatCategory,
+        l.quantity,
+        l.unitPrice,
+        l.taxableAmount,
+        l.vatAmount,
+        l.totalAmount,
+        l.itemCode,
+        l.mappedItemCode,
+      ]),
       [
         ['Maize 50kg bag', 'A', 20, 230, 3965.52, 634.48, 4600, null, goods],
         ['Transport to store', 'A', 1, 150, 129.31, 20.69, 150, null, service],
@@ -92,14 +104,24 @@ describe(`purchases captured by hand (${engineName})`, () => {
     assert.equal(expectStatus(await h.get(`/api/v1/stock?itemCode=${service}`), 200).data.length, 0);
     h.startWorkers([stockWorker]);
     try {
-      const chain = await eventually(() => h.sim.control.calls(h.merchant.tpin, '000', 'saveStockItems').find((c) => c.request.sarTyCd === '02'), 'the stock chain of the purchase');
-      assert.deepEqual((chain.request.itemList as Array<{ itemCd: string; qty: number }>).map((l) => [l.itemCd, l.qty]), [[goods, 20]]);
+      const chain = await eventually(
+        () => h.sim.control.calls(h.merchant.tpin, '000', 'saveStockItems').find((c) => c.request.sarTyCd === '02'),
+        'the stock chain of the purchase',
+      );
+      assert.deepEqual(
+        (chain.request.itemList as Array<{ itemCd: string; qty: number }>).map((l) => [l.itemCd, l.qty]),
+        [[goods, 20]],
+      );
       assert.equal(chain.request.custNm, 'Chanda Family Farm', 'the supplier is the counterparty');
     } finally {
       await h.stopWorkers();
     }
 
-    const trail = expectStatus(await h.get('/api/v1/audit?action=purchase.captured'), 200).data as Array<{ actor: { type: string }; target: { type: string; id: string; name: string }; details: Record<string, unknown> }>;
+    const trail = expectStatus(await h.get('/api/v1/audit?action=purchase.captured'), 200).data as Array<{
+      actor: { type: string };
+      target: { type: string; id: string; name: string };
+      details: Record<string, unknown>;
+    }>;
     assert.equal(trail.length, 1);
     assert.equal(trail[0]!.actor.type, 'tenant_token');
     assert.deepEqual([trail[0]!.target.type, String(trail[0]!.target.id)], ['purchase', String(purchase.id)]);
@@ -110,7 +132,10 @@ describe(`purchases captured by hand (${engineName})`, () => {
   test('bad input and wrong credentials are refused, naming what to send; nothing is stored', async () => {
     const merchant = await h.addMerchant({ branches: ['000'] });
     const other = await h.addMerchant();
-    const foreign = expectStatus(await h.as(merchant).post('/api/v1/items', { name: 'Mine', itemClsCd: CLASS_CODE, itemCode: 'FOREIGN-1' }), 201).data.itemCode as string;
+    const foreign = expectStatus(
+      await h.as(merchant).post('/api/v1/items', { name: 'Mine', itemClsCd: CLASS_CODE, itemCode: 'FOREIGN-1' }),
+      201,
+    ).data.itemCode as string;
     const before = await total();
     expectInvalid(await capture(body({}, [])), 'items');
     expectInvalid(await capture(body({}, [{ quantity: 0 }])), 'items.0.quantity');
@@ -132,7 +157,15 @@ describe(`purchases captured by hand (${engineName})`, () => {
     const post = (headers: Record<string, string>) => h.t.inject({ method: 'POST', url: '/api/v1/purchases', headers, payload: body() });
     expectCoded(await post({}), 401, 'unauthenticated');
     expectCoded(await post(bearer(merchant.partnerSecret)), 401, 'unauthenticated');
-    const readOnly = expectStatus(await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${merchant.tenantId}/tokens`, headers: bearer(merchant.partnerSecret), payload: { name: 'Reports', abilities: ['invoices:read'] } }), 201);
+    const readOnly = expectStatus(
+      await h.t.inject({
+        method: 'POST',
+        url: `/api/v1/tenants/${merchant.tenantId}/tokens`,
+        headers: bearer(merchant.partnerSecret),
+        payload: { name: 'Reports', abilities: ['invoices:read'] },
+      }),
+      201,
+    );
     expectCoded(await post(bearer(readOnly.data.token)), 403, 'missing_ability');
     expectCoded(await capture(body(), {}, other), 422, 'no_device');
     expectCoded(await capture(body(), { 'x-branch': '009' }, merchant), 422, 'branch_not_found');
@@ -142,7 +175,11 @@ describe(`purchases captured by hand (${engineName})`, () => {
   test('a supplier invoice is captured once per branch (TPIN, or name without one); numbers follow each other', async () => {
     const merchant = await h.addMerchant({ branches: ['000', '001'] });
     const first = expectStatus(await capture(body({ supplierInvoiceNo: 'inv-7' }), {}, merchant), 201).data;
-    expectCoded(await capture(body({ supplier: { name: '  chanda   FAMILY farm ' }, supplierInvoiceNo: 'INV-7' }), {}, merchant), 409, 'purchase_already_captured');
+    expectCoded(
+      await capture(body({ supplier: { name: '  chanda   FAMILY farm ' }, supplierInvoiceNo: 'INV-7' }), {}, merchant),
+      409,
+      'purchase_already_captured',
+    );
     const again = await capture(body({ supplierInvoiceNo: 'inv-7' }), {}, merchant);
     expectCoded(again, 409, 'purchase_already_captured');
     assert.match(again.json().error.message, new RegExp(`purchase ${first.id}`));
@@ -152,8 +189,15 @@ describe(`purchases captured by hand (${engineName})`, () => {
 
     const withTpin = body({ supplier: { name: 'Kafue Traders', tpin: '2000000004' }, supplierInvoiceNo: '55' });
     expectStatus(await capture(withTpin, {}, merchant), 201);
-    expectCoded(await capture({ ...withTpin, supplier: { name: 'Kafue Traders Ltd', tpin: '2000000004' } }, {}, merchant), 409, 'purchase_already_captured');
-    const race = await Promise.all([capture(body({ supplierInvoiceNo: '9' }), {}, merchant), capture(body({ supplierInvoiceNo: '9' }), {}, merchant)]);
+    expectCoded(
+      await capture({ ...withTpin, supplier: { name: 'Kafue Traders Ltd', tpin: '2000000004' } }, {}, merchant),
+      409,
+      'purchase_already_captured',
+    );
+    const race = await Promise.all([
+      capture(body({ supplierInvoiceNo: '9' }), {}, merchant),
+      capture(body({ supplierInvoiceNo: '9' }), {}, merchant),
+    ]);
     assert.deepEqual(race.map((r) => r.statusCode).sort(), [201, 409]);
     assert.equal(await total(merchant), 5);
 
@@ -186,6 +230,9 @@ describe(`purchases captured by hand (${engineName})`, () => {
       await h.stopWorkers();
     }
     const atAuthority = saved(merchant);
-    assert.deepEqual(atAuthority.map((p) => [p.invcNo, p.regTyCd, p.pchsSttsCd, p.spplrInvcNo]), [[sending.purchaseInvoiceNo, 'M', '02', 300]]);
+    assert.deepEqual(
+      atAuthority.map((p) => [p.invcNo, p.regTyCd, p.pchsSttsCd, p.spplrInvcNo]),
+      [[sending.purchaseInvoiceNo, 'M', '02', 300]],
+    );
   });
 });

@@ -25,7 +25,13 @@ describe(`purchases (${engineName})`, () => {
   const sim = (merchant: Merchant) => h.sim.control.getDevice(merchant.tpin, '000')!;
   const list = async (merchant: Merchant, query = '') => expectStatus(await h.as(merchant).get(`/api/v1/purchases${query}`), 200);
   const events = (tenantId: number) =>
-    h.t.ctx.db.selectFrom('webhook_events').select(['body']).where('tenant_id', '=', tenantId).where('type', '=', 'purchase.received').orderBy('id').execute();
+    h.t.ctx.db
+      .selectFrom('webhook_events')
+      .select(['body'])
+      .where('tenant_id', '=', tenantId)
+      .where('type', '=', 'purchase.received')
+      .orderBy('id')
+      .execute();
 
   /** Makes every branch of the merchant due and runs one pull round. */
   async function pullNow(merchant: Merchant): Promise<void> {
@@ -39,7 +45,10 @@ describe(`purchases (${engineName})`, () => {
   }
 
   /** A merchant with `count` purchases pulled (oldest first in `ids`). */
-  async function merchantWithPurchases(count: number, seeded: Array<Record<string, unknown>> = []): Promise<{ merchant: Merchant; ids: number[] }> {
+  async function merchantWithPurchases(
+    count: number,
+    seeded: Array<Record<string, unknown>> = [],
+  ): Promise<{ merchant: Merchant; ids: number[] }> {
     const merchant = await h.addMerchant({ branches: ['000'] });
     const given = Array.from({ length: count }, (_, i) => seeded[i] ?? { ...SUPPLIER, spplrInvcNo: 500 + i });
     h.sim.control.feedPurchases(merchant.tpin, '000', given);
@@ -53,7 +62,12 @@ describe(`purchases (${engineName})`, () => {
     const merchant = await h.addMerchant({ branches: ['000'] });
     // The partner's endpoints: one subscribed to purchase.received, one with the default (invoice) events.
     const register = (events?: string[]) =>
-      h.t.inject({ method: 'POST', url: '/api/v1/webhooks', headers: { authorization: `Bearer ${merchant.partnerSecret}` }, payload: { url: 'https://hooks.example.com/erp', ...(events ? { events } : {}) } });
+      h.t.inject({
+        method: 'POST',
+        url: '/api/v1/webhooks',
+        headers: { authorization: `Bearer ${merchant.partnerSecret}` },
+        payload: { url: 'https://hooks.example.com/erp', ...(events ? { events } : {}) },
+      });
     const subscribed = expectStatus(await register(['purchase.received']), 201).endpoint.id as number;
     expectStatus(await register(), 201);
     h.sim.control.feedPurchases(merchant.tpin, '000', [
@@ -66,7 +80,13 @@ describe(`purchases (${engineName})`, () => {
 
     const [second, first] = (await list(merchant)).data;
     assert.equal(first.branch, '000');
-    assert.deepEqual(first.supplier, { tpin: '2000000004', name: 'Lusaka Wholesale Ltd', branch: '000', invoiceNo: '71', sdcId: 'SDC0010009001' });
+    assert.deepEqual(first.supplier, {
+      tpin: '2000000004',
+      name: 'Lusaka Wholesale Ltd',
+      branch: '000',
+      invoiceNo: '71',
+      sdcId: 'SDC0010009001',
+    });
     assert.equal(first.status, 'pending');
     assert.equal(first.filing.state, 'not_sent');
     assert.deepEqual(first.inconsistencies, []);
@@ -76,7 +96,10 @@ describe(`purchases (${engineName})`, () => {
     assert.equal(first.totals.amount, 1160);
     assert.equal(second.confirmedAt, '2024-05-08 10:20:10', 'kept as received');
     assert.equal(second.totals.amount, 1);
-    assert.ok(second.inconsistencies.some((t: string) => t.startsWith('cfmDt')), JSON.stringify(second.inconsistencies));
+    assert.ok(
+      second.inconsistencies.some((t: string) => t.startsWith('cfmDt')),
+      JSON.stringify(second.inconsistencies),
+    );
     assert.ok(second.inconsistencies.some((t: string) => t.startsWith('totAmt')));
     assert.ok(second.inconsistencies.some((t: string) => t.startsWith('totItemCnt')));
     assert.deepEqual(expectStatus(await h.as(merchant).get(`/api/v1/purchases/${first.id}`), 200).data, first);
@@ -88,10 +111,20 @@ describe(`purchases (${engineName})`, () => {
     const pulls = h.sim.control.calls(merchant.tpin, '000', 'selectTrnsPurchaseSales');
     assert.ok(pulls.length >= 2);
     assert.equal(pulls[0]!.request.lastReqDt, '20000101000000', 'the first pull fetches everything');
-    for (let i = 1; i < pulls.length; i++) assert.equal(pulls[i]!.request.lastReqDt, pullRequestDate(pulls[i - 1]!.resultDt), "each pull starts one second before the previous answer's resultDt");
+    for (let i = 1; i < pulls.length; i++)
+      assert.equal(
+        pulls[i]!.request.lastReqDt,
+        pullRequestDate(pulls[i - 1]!.resultDt),
+        "each pull starts one second before the previous answer's resultDt",
+      );
 
     // Everything again from the start (a VSDC that resends, or a lost position): nothing doubles.
-    await h.t.ctx.db.updateTable('feed_pulls').set({ last_req_dt: null }).where('feed', '=', 'purchases').where('device_id', 'in', h.t.ctx.db.selectFrom('devices').select('id').where('tenant_id', '=', merchant.tenantId)).execute();
+    await h.t.ctx.db
+      .updateTable('feed_pulls')
+      .set({ last_req_dt: null })
+      .where('feed', '=', 'purchases')
+      .where('device_id', 'in', h.t.ctx.db.selectFrom('devices').select('id').where('tenant_id', '=', merchant.tenantId))
+      .execute();
     await pullNow(merchant);
     await pullNow(merchant);
     assert.equal((await list(merchant)).meta.total, 3, 'pulled again: no duplicates');
@@ -108,18 +141,50 @@ describe(`purchases (${engineName})`, () => {
       .select('w.endpoint_id')
       .where('e.tenant_id', '=', merchant.tenantId)
       .execute();
-    assert.deepEqual(deliveries.map((d) => Number(d.endpoint_id)), [subscribed, subscribed, subscribed], 'delivered to the subscribed endpoint only');
+    assert.deepEqual(
+      deliveries.map((d) => Number(d.endpoint_id)),
+      [subscribed, subscribed, subscribed],
+      'delivered to the subscribed endpoint only',
+    );
   });
 
   test('levies and tax-exclusive prices add up: such a supplier document is not flagged', async () => {
-    const tourism = { itemNm: 'Lodge night', qty: 1, prc: 1000, splyAmt: 1000, dcAmt: 0, vatCatCd: 'A', vatTaxblAmt: 862.07, vatAmt: 137.93, totAmt: 1000, tlCatCd: 'TL', tlTaxblAmt: 1000, tlAmt: 15 };
-    const exclusive = { itemNm: 'Cement 50kg', qty: 10, prc: 100, splyAmt: 1000, dcAmt: 0, vatCatCd: 'A', vatTaxblAmt: 1000, vatAmt: 160, totAmt: 1000 };
+    const tourism = {
+      itemNm: 'Lodge night',
+      qty: 1,
+      prc: 1000,
+      splyAmt: 1000,
+      dcAmt: 0,
+      vatCatCd: 'A',
+      vatTaxblAmt: 862.07,
+      vatAmt: 137.93,
+      totAmt: 1000,
+      tlCatCd: 'TL',
+      tlTaxblAmt: 1000,
+      tlAmt: 15,
+    };
+    const exclusive = {
+      itemNm: 'Cement 50kg',
+      qty: 10,
+      prc: 100,
+      splyAmt: 1000,
+      dcAmt: 0,
+      vatCatCd: 'A',
+      vatTaxblAmt: 1000,
+      vatAmt: 160,
+      totAmt: 1000,
+    };
     const { merchant } = await merchantWithPurchases(3, [
       { ...SUPPLIER, spplrInvcNo: 801, itemList: [tourism], totTaxblAmt: 1862.07, totTaxAmt: 152.93, totAmt: 1000 },
       { ...SUPPLIER, spplrInvcNo: 802, itemList: [exclusive], totTaxblAmt: 1000, totTaxAmt: 160, totAmt: 1160 },
       { ...SUPPLIER, spplrInvcNo: 803, itemList: [exclusive], totTaxblAmt: 1000, totTaxAmt: 15, totAmt: 990 },
     ]);
-    const flagged = Object.fromEntries((await list(merchant)).data.map((p: { supplier: { invoiceNo: string }; inconsistencies: string[] }) => [p.supplier.invoiceNo, p.inconsistencies]));
+    const flagged = Object.fromEntries(
+      (await list(merchant)).data.map((p: { supplier: { invoiceNo: string }; inconsistencies: string[] }) => [
+        p.supplier.invoiceNo,
+        p.inconsistencies,
+      ]),
+    );
     assert.deepEqual(flagged['801'], [], 'a tourism levy counts in the taxable and tax totals');
     assert.deepEqual(flagged['802'], [], 'a tax-exclusive total carries the VAT on top');
     assert.deepEqual(flagged['803'], ['totAmt 990 is not the sum of the lines (1000)', 'totTaxAmt 15 is not the sum of the lines (160)']);
@@ -127,7 +192,10 @@ describe(`purchases (${engineName})`, () => {
 
   test('a branch is claimed by one puller at a time; an unreachable VSDC defers the pull', async () => {
     const merchant = await h.addMerchant({ branches: ['000'] });
-    const [a, b] = await Promise.all([claimDueBranchPulls(h.t.ctx.db, h.t.ctx.secretBox, 'purchases', 60_000, 1000), claimDueBranchPulls(h.t.ctx.db, h.t.ctx.secretBox, 'purchases', 60_000, 1000)]);
+    const [a, b] = await Promise.all([
+      claimDueBranchPulls(h.t.ctx.db, h.t.ctx.secretBox, 'purchases', 60_000, 1000),
+      claimDueBranchPulls(h.t.ctx.db, h.t.ctx.secretBox, 'purchases', 60_000, 1000),
+    ]);
     assert.equal([...a!, ...b!].filter((p) => p.tenantId === merchant.tenantId).length, 1, 'two pullers never get the same branch');
 
     const other = await h.addMerchant({ branches: ['000'] });
@@ -147,7 +215,10 @@ describe(`purchases (${engineName})`, () => {
     const m = h.as(merchant);
     const item = expectStatus(await m.post('/api/v1/items', { name: 'Cooking oil 5L', itemClsCd: CLASS_CODE }), 201).data;
 
-    const accepted = expectStatus(await m.post(`/api/v1/purchases/${ids[0]}/accept`, { lines: [{ line: 1, itemCode: item.itemCode }], remark: 'Into store 2' }), 200).data;
+    const accepted = expectStatus(
+      await m.post(`/api/v1/purchases/${ids[0]}/accept`, { lines: [{ line: 1, itemCode: item.itemCode }], remark: 'Into store 2' }),
+      200,
+    ).data;
     assert.equal(accepted.status, 'accepted');
     assert.ok(accepted.decidedAt);
     assert.equal(accepted.answerRemark, 'Into store 2');
@@ -164,7 +235,10 @@ describe(`purchases (${engineName})`, () => {
     assert.equal(saved.itemList[0]!.itemCd, item.itemCode);
     assert.equal(saved.itemList[0]!.spplrItemCd, 'ZM2NTU0009000');
     assert.equal(saved.remark, 'Into store 2');
-    assert.deepEqual(sim(merchant).purchases.find((p) => p.sale.spplrInvcNo === 500)!.answer, { invcNo: accepted.purchaseInvoiceNo, pchsSttsCd: '02' });
+    assert.deepEqual(sim(merchant).purchases.find((p) => p.sale.spplrInvcNo === 500)!.answer, {
+      invcNo: accepted.purchaseInvoiceNo,
+      pchsSttsCd: '02',
+    });
 
     const rejected = expectStatus(await m.post(`/api/v1/purchases/${ids[1]}/reject`), 200).data;
     assert.equal(rejected.status, 'rejected');
@@ -176,7 +250,10 @@ describe(`purchases (${engineName})`, () => {
     expectCoded(await m.post(`/api/v1/purchases/${ids[0]}/reject`, {}), 409, 'purchase_already_answered');
     expectCoded(await m.post(`/api/v1/purchases/${ids[1]}/accept`), 409, 'purchase_already_answered');
 
-    const race = await Promise.all([m.post(`/api/v1/purchases/${ids[2]}/reject`, { reason: 'a' }), m.post(`/api/v1/purchases/${ids[2]}/accept`)]);
+    const race = await Promise.all([
+      m.post(`/api/v1/purchases/${ids[2]}/reject`, { reason: 'a' }),
+      m.post(`/api/v1/purchases/${ids[2]}/accept`),
+    ]);
     assert.deepEqual(race.map((r) => r.statusCode).sort(), [200, 409]);
 
     assert.deepEqual(expectStatus(await m.get(`/api/v1/purchases/${ids[0]}`), 200).data, accepted);
@@ -188,7 +265,9 @@ describe(`purchases (${engineName})`, () => {
   test('a refused filing keeps the answer, with the code; an unreachable VSDC is retried until it answers', async () => {
     const { merchant, ids } = await merchantWithPurchases(2);
     const m = h.as(merchant);
-    h.sim.control.setFaults(merchant.tpin, '000', { reject: { count: 1, code: '999', message: 'Purchase closed', endpoints: ['savePurchase'] } });
+    h.sim.control.setFaults(merchant.tpin, '000', {
+      reject: { count: 1, code: '999', message: 'Purchase closed', endpoints: ['savePurchase'] },
+    });
     const refused = expectStatus(await m.post(`/api/v1/purchases/${ids[0]}/accept`), 200).data;
     assert.equal(refused.status, 'accepted');
     assert.equal(refused.filing.state, 'failed');
@@ -215,7 +294,11 @@ describe(`purchases (${engineName})`, () => {
     const saved = sim(merchant).savedPurchases.find((p) => p.invcNo === filed.purchaseInvoiceNo)!;
     assert.equal(saved.pchsSttsCd, '04');
     assert.equal(saved.remark, 'Not ordered by us');
-    assert.equal(expectStatus(await m.get(`/api/v1/purchases/${ids[0]}`), 200).data.filing.state, 'failed', 'a refused filing is not retried');
+    assert.equal(
+      expectStatus(await m.get(`/api/v1/purchases/${ids[0]}`), 200).data.filing.state,
+      'failed',
+      'a refused filing is not retried',
+    );
   });
 
   test('bad input is a clear 4xx and decides nothing', async () => {
@@ -225,7 +308,15 @@ describe(`purchases (${engineName})`, () => {
     const url = `/api/v1/purchases/${ids[0]}/accept`;
     expectInvalid(await m.post(url, { lines: [{ line: 2, itemCode: draft.itemCode }] }), 'lines.0.line');
     expectInvalid(await m.post(url, { lines: [{ line: 1, itemCode: 'NOT-MINE' }] }), 'lines.0.itemCode');
-    expectInvalid(await m.post(url, { lines: [{ line: 1, itemCode: draft.itemCode }, { line: 1, itemCode: draft.itemCode }] }), 'lines.1.line');
+    expectInvalid(
+      await m.post(url, {
+        lines: [
+          { line: 1, itemCode: draft.itemCode },
+          { line: 1, itemCode: draft.itemCode },
+        ],
+      }),
+      'lines.1.line',
+    );
     assert.equal((await m.post(url, { lines: [{ line: 0, itemCode: 'X' }] })).statusCode, 422);
     assert.equal((await m.post(url, { lines: [{ line: 1 }] })).statusCode, 422);
     assert.equal((await m.post(url, { itemCode: 'X' })).statusCode, 422);
@@ -254,20 +345,42 @@ describe(`purchases (${engineName})`, () => {
 
   test('an accepted purchase of goods raises stock: saveStockItems with sarTyCd 02 for the accepted lines', async () => {
     const { merchant, ids } = await merchantWithPurchases(1, [
-      { ...SUPPLIER, spplrInvcNo: 900, itemList: [{ itemNm: 'Cooking oil 5L', qty: 10, prc: 116, splyAmt: 1160, totAmt: 1160 }, { itemNm: 'Delivery', qty: 1, prc: 50, splyAmt: 50, totAmt: 50 }] },
+      {
+        ...SUPPLIER,
+        spplrInvcNo: 900,
+        itemList: [
+          { itemNm: 'Cooking oil 5L', qty: 10, prc: 116, splyAmt: 1160, totAmt: 1160 },
+          { itemNm: 'Delivery', qty: 1, prc: 50, splyAmt: 50, totAmt: 50 },
+        ],
+      },
     ]);
     const m = h.as(merchant);
-    const goods = expectStatus(await m.post('/api/v1/items', { name: 'Cooking oil 5L', itemClsCd: CLASS_CODE, itemTypeCode: '2' }), 201).data;
+    const goods = expectStatus(
+      await m.post('/api/v1/items', { name: 'Cooking oil 5L', itemClsCd: CLASS_CODE, itemTypeCode: '2' }),
+      201,
+    ).data;
     const service = expectStatus(await m.post('/api/v1/items', { name: 'Delivery', itemClsCd: CLASS_CODE, itemTypeCode: '3' }), 201).data;
     h.startWorkers();
     try {
-      expectStatus(await m.post(`/api/v1/purchases/${ids[0]}/accept`, { lines: [{ line: 1, itemCode: goods.itemCode }, { line: 2, itemCode: service.itemCode }] }), 200);
+      expectStatus(
+        await m.post(`/api/v1/purchases/${ids[0]}/accept`, {
+          lines: [
+            { line: 1, itemCode: goods.itemCode },
+            { line: 2, itemCode: service.itemCode },
+          ],
+        }),
+        200,
+      );
       const movement = await eventually(
         () => h.sim.control.calls(merchant.tpin, '000', 'saveStockItems').find((c) => c.request.sarTyCd === '02'),
         'the stock chain of the purchase',
       );
       const lines = movement.request.itemList as Array<{ itemCd: string; qty: number }>;
-      assert.deepEqual(lines.map((l) => [l.itemCd, l.qty]), [[goods.itemCode, 10]], 'goods lines only, as accepted');
+      assert.deepEqual(
+        lines.map((l) => [l.itemCd, l.qty]),
+        [[goods.itemCode, 10]],
+        'goods lines only, as accepted',
+      );
       assert.equal(movement.request.custTpin, SUPPLIER.spplrTpin, 'the supplier is the counterparty');
     } finally {
       await h.stopWorkers();

@@ -50,11 +50,15 @@ describe(`compat surface: credentials, account state and rate limit from a till'
   });
 
   test('any other X-SdcId is a 401, never a default branch', async () => {
-    const before = await h.ctx.db.selectFrom('sales').select((eb) => eb.fn.countAll<number>().as('n')).where('tenant_id', '=', h.merchant.tenantId).executeTakeFirstOrThrow();
+    const before = await h.ctx.db
+      .selectFrom('sales')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('tenant_id', '=', h.merchant.tenantId)
+      .executeTakeFirstOrThrow();
     await h.registerBranch(h.merchant, '002', { initialize: false });
     const cases: Array<[string, Till]> = [
       ['no X-SdcId', { key: tenantKey, sdcId: undefined }],
-      ['another merchant\'s SDC id', { key: tenantKey, sdcId: foreignSdcId }],
+      ["another merchant's SDC id", { key: tenantKey, sdcId: foreignSdcId }],
       ['an unknown SDC id', { key: tenantKey, sdcId: 'SDC-UNKNOWN' }],
       ['a branch key without X-SdcId', { key: branchKey000, sdcId: undefined }],
       ['an empty X-SdcId', { key: tenantKey, sdcId: '' }],
@@ -64,16 +68,29 @@ describe(`compat surface: credentials, account state and rate limit from a till'
       assertUnauthenticated(await zmGet(h, '/zm/api/TaxCodes', till), label);
       assertUnauthenticated(await zmGet(h, '/zm/api/Signature/1', till), label);
     }
-    const after = await h.ctx.db.selectFrom('sales').select((eb) => eb.fn.countAll<number>().as('n')).where('tenant_id', '=', h.merchant.tenantId).executeTakeFirstOrThrow();
+    const after = await h.ctx.db
+      .selectFrom('sales')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('tenant_id', '=', h.merchant.tenantId)
+      .executeTakeFirstOrThrow();
     assert.equal(Number(after.n), Number(before.n), 'nothing was stored');
   });
 
   test('Terminal-Id is an alias of X-SdcId', async () => {
     const res = await h.t.inject({ method: 'GET', url: '/zm/api/TaxCodes', headers: { 'x-api-key': branchKey000, 'terminal-id': sdc000 } });
     assert.equal(res.statusCode, 200, res.body);
-    const wrong = await h.t.inject({ method: 'GET', url: '/zm/api/TaxCodes', headers: { 'x-api-key': branchKey000, 'terminal-id': sdc001 } });
+    const wrong = await h.t.inject({
+      method: 'GET',
+      url: '/zm/api/TaxCodes',
+      headers: { 'x-api-key': branchKey000, 'terminal-id': sdc001 },
+    });
     assertUnauthenticated(wrong, 'Terminal-Id of another branch');
-    const filed = await h.t.inject({ method: 'POST', url: '/zm/api/Invoice', headers: { 'x-api-key': tenantKey, 'terminal-id': sdc001 }, payload: invoiceBody(nextNumber('TID')) });
+    const filed = await h.t.inject({
+      method: 'POST',
+      url: '/zm/api/Invoice',
+      headers: { 'x-api-key': tenantKey, 'terminal-id': sdc001 },
+      payload: invoiceBody(nextNumber('TID')),
+    });
     assert.equal(filed.statusCode, 201, filed.body);
     assert.equal(filed.json().BranchId, '001');
   });
@@ -95,14 +112,18 @@ describe(`compat surface: credentials, account state and rate limit from a till'
     const key = await mintKey(h, h.merchant, { branch: '000' });
     const till = { key: key.key, sdcId: sdc000 };
     assert.equal((await zmGet(h, '/zm/api/TaxCodes', till)).statusCode, 200);
-    const revoked = await h.t.inject({ method: 'DELETE', url: `/api/v1/tenants/${h.merchant.tenantId}/api-keys/${key.id}`, headers: bearer(h.merchant.partnerSecret) });
+    const revoked = await h.t.inject({
+      method: 'DELETE',
+      url: `/api/v1/tenants/${h.merchant.tenantId}/api-keys/${key.id}`,
+      headers: bearer(h.merchant.partnerSecret),
+    });
     assert.deepEqual(revoked.json(), { revoked: true, id: key.id });
     assertUnauthenticated(await zmGet(h, '/zm/api/TaxCodes', till), 'revoked key');
     assertUnauthenticated(await zmGet(h, '/zm/api/Branches', { key: key.key, sdcId: undefined }), 'revoked key on Branches');
     assertUnauthenticated(await postInvoice(h, till, invoiceBody(nextNumber())), 'revoked key filing');
   });
 
-  test('402 for a blocked subscription or an exhausted quota (403 when suspended), bare or wrapped by the key\'s dialect', async () => {
+  test("402 for a blocked subscription or an exhausted quota (403 when suspended), bare or wrapped by the key's dialect", async () => {
     const merchant = await h.addMerchant();
     await h.registerBranch(merchant, '000');
     const sdcId = await sdcIdOf(h, merchant);
@@ -110,7 +131,11 @@ describe(`compat surface: credentials, account state and rate limit from a till'
     const wrapped = { key: (await mintKey(h, merchant, { branch: '000', dialect: 'wrapped' })).key, sdcId };
 
     assert.equal((await admin(merchant.tenantId, { subscription: 'blocked' })).statusCode, 200);
-    for (const call of [(t: Till) => postInvoice(h, t, invoiceBody(nextNumber())), (t: Till) => zmGet(h, '/zm/api/TaxCodes', t), (t: Till) => zmGet(h, '/zm/api/Branches', t)]) {
+    for (const call of [
+      (t: Till) => postInvoice(h, t, invoiceBody(nextNumber())),
+      (t: Till) => zmGet(h, '/zm/api/TaxCodes', t),
+      (t: Till) => zmGet(h, '/zm/api/Branches', t),
+    ]) {
       const plain = await call(bare);
       assert.equal(plain.statusCode, 402, plain.body);
       assert.equal(plain.json().error.code, 'subscription_blocked');
@@ -123,7 +148,10 @@ describe(`compat surface: credentials, account state and rate limit from a till'
     const over = await postInvoice(h, bare, invoiceBody(nextNumber()));
     assert.equal(over.statusCode, 402, over.body);
     assert.equal(over.json().error.code, 'quota_exhausted');
-    assert.equal((assertWrappedFailure(await zmGet(h, '/zm/api/TaxCodes', wrapped), 402).error as { code: string }).code, 'quota_exhausted');
+    assert.equal(
+      (assertWrappedFailure(await zmGet(h, '/zm/api/TaxCodes', wrapped), 402).error as { code: string }).code,
+      'quota_exhausted',
+    );
     await admin(merchant.tenantId, { monthlyQuota: null, status: 'suspended' });
     const suspended = await zmGet(h, '/zm/api/TaxCodes', bare);
     assert.equal(suspended.statusCode, 403, suspended.body);
@@ -133,13 +161,16 @@ describe(`compat surface: credentials, account state and rate limit from a till'
     assert.equal((await zmGet(h, '/zm/api/TaxCodes', bare)).statusCode, 200);
   });
 
-  test('300 a minute by default, the tenant\'s override when set: 429 with Retry-After, counted per merchant across keys', async () => {
+  test("300 a minute by default, the tenant's override when set: 429 with Retry-After, counted per merchant across keys", async () => {
     const tillOf = async (rateLimitPerMinute: number | null) => {
       const merchant: Merchant = await h.addMerchant();
       await h.registerBranch(merchant, '000');
       await updateTenantAccount(h.ctx.db, { type: 'cli' }, merchant.tenantId, { rateLimitPerMinute });
       const sdcId = await sdcIdOf(h, merchant);
-      return { bare: { key: (await mintKey(h, merchant, { branch: '000' })).key, sdcId }, wrapped: { key: (await mintKey(h, merchant, { dialect: 'wrapped' })).key, sdcId } };
+      return {
+        bare: { key: (await mintKey(h, merchant, { branch: '000' })).key, sdcId },
+        wrapped: { key: (await mintKey(h, merchant, { dialect: 'wrapped' })).key, sdcId },
+      };
     };
 
     const byDefault = await tillOf(null);

@@ -4,7 +4,18 @@ import type { LightMyRequestResponse } from 'fastify';
 import { engineName } from '../../helpers/db.ts';
 import { startHarness, type Harness } from '../../helpers/harness.ts';
 import { eventually } from '../../helpers/poll.ts';
-import { assertWrappedFailure, invoiceBody, mintKey, nextNumber, postInvoice, sdcIdOf, tillHeaders, unwrap, zmGet, type Till } from './helpers.ts';
+import {
+  assertWrappedFailure,
+  invoiceBody,
+  mintKey,
+  nextNumber,
+  postInvoice,
+  sdcIdOf,
+  tillHeaders,
+  unwrap,
+  zmGet,
+  type Till,
+} from './helpers.ts';
 
 describe(`compat surface: bare and wrapped dialects (${engineName})`, () => {
   let h: Harness;
@@ -55,7 +66,15 @@ describe(`compat surface: bare and wrapped dialects (${engineName})`, () => {
 
   test('every failure keeps its status and every field of the bare error, plus success: false and httpCode', async () => {
     const cases: Array<[string, (till: Till) => Promise<LightMyRequestResponse>, number]> = [
-      ['validation', (till) => postInvoice(h, till, { ReceiptTypeCode: 'S', Items: [{ ItemName: 'x', ItemClassificationCode: '50221200', Quantity: 1, UnitPrice: 'ten' }] }), 422],
+      [
+        'validation',
+        (till) =>
+          postInvoice(h, till, {
+            ReceiptTypeCode: 'S',
+            Items: [{ ItemName: 'x', ItemClassificationCode: '50221200', Quantity: 1, UnitPrice: 'ten' }],
+          }),
+        422,
+      ],
       ['receipt type', (till) => postInvoice(h, till, invoiceBody(nextNumber(), { ReceiptTypeCode: 'C' })), 422],
       ['sales rule', (till) => postInvoice(h, till, invoiceBody(nextNumber(), {}, [{ Quantity: 1.00001 }])), 422],
       ['coded 422', (till) => postInvoice(h, till, invoiceBody(nextNumber(), {}, [{ ItemClassificationCode: '99999999' }])), 422],
@@ -83,7 +102,11 @@ describe(`compat surface: bare and wrapped dialects (${engineName})`, () => {
     assertWrappedFailure(noSdcId, 401);
 
     const revoked = await mintKey(h, h.merchant, { branch: '000', dialect: 'wrapped' });
-    const del = await h.t.inject({ method: 'DELETE', url: `/api/v1/tenants/${h.merchant.tenantId}/api-keys/${revoked.id}`, headers: { authorization: `Bearer ${h.merchant.partnerSecret}` } });
+    const del = await h.t.inject({
+      method: 'DELETE',
+      url: `/api/v1/tenants/${h.merchant.tenantId}/api-keys/${revoked.id}`,
+      headers: { authorization: `Bearer ${h.merchant.partnerSecret}` },
+    });
     assert.equal(del.statusCode, 200);
     for (const key of [revoked.key, 'pk_garbage', '']) {
       const res = await zmGet(h, '/zm/api/TaxCodes', { key, sdcId: wrapped.sdcId });
@@ -92,11 +115,19 @@ describe(`compat surface: bare and wrapped dialects (${engineName})`, () => {
     }
   });
 
-  test('the envelope is the compat surface\'s only: partner and merchant answers are unchanged', async () => {
-    const partner = await h.t.inject({ method: 'GET', url: `/api/v1/tenants/${h.merchant.tenantId}/api-keys`, headers: { authorization: `Bearer ${h.merchant.partnerSecret}`, 'x-api-key': wrapped.key } });
+  test("the envelope is the compat surface's only: partner and merchant answers are unchanged", async () => {
+    const partner = await h.t.inject({
+      method: 'GET',
+      url: `/api/v1/tenants/${h.merchant.tenantId}/api-keys`,
+      headers: { authorization: `Bearer ${h.merchant.partnerSecret}`, 'x-api-key': wrapped.key },
+    });
     assert.equal(partner.statusCode, 200);
     assert.ok(Array.isArray(partner.json().data));
-    const merchant = await h.t.inject({ method: 'GET', url: '/api/v1/sales/999999', headers: { authorization: `Bearer ${h.merchant.token}`, 'x-api-key': wrapped.key } });
+    const merchant = await h.t.inject({
+      method: 'GET',
+      url: '/api/v1/sales/999999',
+      headers: { authorization: `Bearer ${h.merchant.token}`, 'x-api-key': wrapped.key },
+    });
     assert.equal(merchant.statusCode, 404);
     assert.equal(merchant.json().success, undefined);
   });

@@ -8,7 +8,7 @@ import { TillInvoiceBody, TillInvoiceLine } from '../../../src/domain/fiscal/com
 
 const allSpellings = (fields: Record<string, FieldSpec>) => Object.values(fields).flatMap(spellings).sort();
 
-describe('compat: the names of a till\'s invoice body', () => {
+describe("compat: the names of a till's invoice body", () => {
   test('the body schema has a property for every accepted spelling and no other', () => {
     assert.deepEqual(Object.keys(TillInvoiceBody.properties).sort(), allSpellings(INVOICE_FIELDS));
     assert.deepEqual(Object.keys(TillInvoiceLine.properties).sort(), allSpellings(LINE_FIELDS));
@@ -19,7 +19,10 @@ describe('compat: the names of a till\'s invoice body', () => {
 
   test('a body is read by name in any casing; unknown keys are left out; the family follows the number and the lines', () => {
     const errors = new FieldErrors();
-    const read = readInvoice({ INVOICENUMBER: 'A-1', customertpin: '', Items: [{ itemdesc: 'x', Quantity: 1, Colour: 'red' }], TillModel: 'XR' }, errors);
+    const read = readInvoice(
+      { INVOICENUMBER: 'A-1', customertpin: '', Items: [{ itemdesc: 'x', Quantity: 1, Colour: 'red' }], TillModel: 'XR' },
+      errors,
+    );
     assert.equal(errors.size, 0);
     assert.equal(read.family, 'product');
     assert.deepEqual(read.normalised, { InvoiceNumber: 'A-1', CustomerTPIN: '', Items: [{ ItemDesc: 'x', Quantity: 1 }] });
@@ -35,6 +38,9 @@ describe('compat: the names of a till\'s invoice body', () => {
     readInvoice({ InvoiceNumber: '1', invoicenumber: '1', ClientInvoiceNumber: '1' }, errors);
     const refusal = errors.toError().errors;
     assert.deepEqual(Object.keys(refusal).sort(), ['ClientInvoiceNumber', 'InvoiceNumber', 'invoicenumber']);
-    assert.match(refusal.InvoiceNumber![0]!, /^The InvoiceNumber, invoicenumber and ClientInvoiceNumber fields all give the till's invoice number/);
+    assert.match(
+      refusal.InvoiceNumber![0]!,
+      /^The InvoiceNumber, invoicenumber and ClientInvoiceNumber fields all give the till's invoice number/,
+    );
   });
 });

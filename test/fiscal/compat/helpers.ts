@@ -13,11 +13,21 @@ export interface LegacyItem {
   VATCategoryCode?: string;
 }
 
-export function invoiceBody(clientInvoiceNumber: string, overrides: Record<string, unknown> = {}, items: LegacyItem[] = [{}]): Record<string, unknown> {
+export function invoiceBody(
+  clientInvoiceNumber: string,
+  overrides: Record<string, unknown> = {},
+  items: LegacyItem[] = [{}],
+): Record<string, unknown> {
   return {
     ClientInvoiceNumber: clientInvoiceNumber,
     ReceiptTypeCode: 'S',
-    Items: items.map((item, i) => ({ ItemName: `Item ${i + 1}`, ItemClassificationCode: CLASS_CODE, Quantity: 1, UnitPrice: 116, ...item })),
+    Items: items.map((item, i) => ({
+      ItemName: `Item ${i + 1}`,
+      ItemClassificationCode: CLASS_CODE,
+      Quantity: 1,
+      UnitPrice: 116,
+      ...item,
+    })),
     ...overrides,
   };
 }
@@ -29,15 +39,29 @@ export function nextNumber(prefix = 'TILL'): string {
   return `${prefix}-${process.pid}-${counter}`;
 }
 
-export async function mintKey(h: Harness, merchant: Merchant, options: { branch?: string; dialect?: 'bare' | 'wrapped' } = {}): Promise<{ id: number; key: string }> {
-  const res = await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${merchant.tenantId}/api-keys`, headers: bearer(merchant.partnerSecret), payload: options });
+export async function mintKey(
+  h: Harness,
+  merchant: Merchant,
+  options: { branch?: string; dialect?: 'bare' | 'wrapped' } = {},
+): Promise<{ id: number; key: string }> {
+  const res = await h.t.inject({
+    method: 'POST',
+    url: `/api/v1/tenants/${merchant.tenantId}/api-keys`,
+    headers: bearer(merchant.partnerSecret),
+    payload: options,
+  });
   assert.equal(res.statusCode, 201, res.body);
   const created = res.json().data as { id: number; key: string };
   return { id: created.id, key: created.key };
 }
 
 export async function sdcIdOf(h: Harness, merchant: Merchant, branch = '000'): Promise<string> {
-  const row = await h.ctx.db.selectFrom('devices').select('sdc_id').where('tenant_id', '=', merchant.tenantId).where('branch', '=', branch).executeTakeFirstOrThrow();
+  const row = await h.ctx.db
+    .selectFrom('devices')
+    .select('sdc_id')
+    .where('tenant_id', '=', merchant.tenantId)
+    .where('branch', '=', branch)
+    .executeTakeFirstOrThrow();
   assert.ok(row.sdc_id, `branch ${branch} is initialised`);
   return row.sdc_id;
 }
@@ -55,7 +79,13 @@ export function zmGet(h: Harness, url: string, till: Till, extra: Record<string,
   return h.t.inject({ method: 'GET', url, headers: tillHeaders(till, extra) });
 }
 
-export function zmPost(h: Harness, url: string, till: Till, body: unknown, extra: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+export function zmPost(
+  h: Harness,
+  url: string,
+  till: Till,
+  body: unknown,
+  extra: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
   return h.t.inject({ method: 'POST', url, headers: tillHeaders(till, extra), payload: body as object });
 }
 
@@ -68,7 +98,12 @@ export async function createTillLogin(
   merchant: Merchant,
   body: { username: string; branch: string; password?: string; dialect?: 'bare' | 'wrapped' },
 ): Promise<{ id: number; password: string }> {
-  const res = await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${merchant.tenantId}/till-logins`, headers: bearer(merchant.partnerSecret), payload: body });
+  const res = await h.t.inject({
+    method: 'POST',
+    url: `/api/v1/tenants/${merchant.tenantId}/till-logins`,
+    headers: bearer(merchant.partnerSecret),
+    payload: body,
+  });
   assert.equal(res.statusCode, 201, res.body);
   const created = res.json().data as { id: number; password?: string };
   return { id: created.id, password: body.password ?? created.password! };
@@ -161,7 +196,12 @@ export function realLine(overrides: Record<string, unknown> = {}): Record<string
 }
 
 /** A body as ZMInvoiceDtoIn names it (the names' own mix of PascalCase and camelCase). */
-export function realBody(invoiceNumber: string, sdcId: string, overrides: Record<string, unknown> = {}, lines: Record<string, unknown>[] = [realLine()]): Record<string, unknown> {
+export function realBody(
+  invoiceNumber: string,
+  sdcId: string,
+  overrides: Record<string, unknown> = {},
+  lines: Record<string, unknown>[] = [realLine()],
+): Record<string, unknown> {
   return {
     InvoiceNumber: invoiceNumber,
     OriginalInvoiceNumber: null,
@@ -209,4 +249,11 @@ export function recased(body: Record<string, unknown>, casing: Casing): Record<s
 }
 
 /** The product's fiscal names (ZMFiscalDetailsDtoOut) that follow ours on an invoice sent in its names. */
-export const PRODUCT_FISCAL_FIELDS = ['vsdcdate', 'internalData', 'signature', 'receiptTotalCounter', 'normalReceiptTypeCounter', 'taxItems'] as const;
+export const PRODUCT_FISCAL_FIELDS = [
+  'vsdcdate',
+  'internalData',
+  'signature',
+  'receiptTotalCounter',
+  'normalReceiptTypeCounter',
+  'taxItems',
+] as const;

@@ -34,7 +34,12 @@ describe(`compat surface: /zm/api invoices through the sales path (${engineName}
     branchTill = { key: branchKey.key, sdcId: sdc000 };
     tenantTill000 = { key: tenantKey.key, sdcId: sdc000 };
     tenantTill001 = { key: tenantKey.key, sdcId: sdc001 };
-    const device = await h.ctx.db.selectFrom('devices').select('id').where('tenant_id', '=', h.merchant.tenantId).where('branch', '=', '000').executeTakeFirstOrThrow();
+    const device = await h.ctx.db
+      .selectFrom('devices')
+      .select('id')
+      .where('tenant_id', '=', h.merchant.tenantId)
+      .where('branch', '=', '000')
+      .executeTakeFirstOrThrow();
     deviceId000 = device.id;
   });
   after(() => h.close());
@@ -49,12 +54,16 @@ describe(`compat surface: /zm/api invoices through the sales path (${engineName}
       const invoice = await readInvoice(till, number);
       return invoice.Status === 'uploaded' ? invoice : undefined;
     }, `invoice ${number} uploaded`);
-  const filingsOf = (branch: string, invoiceNumber: unknown) => h.received(h.merchant, branch).filter((d) => d.cisInvcNo === String(invoiceNumber) && d.receipt);
+  const filingsOf = (branch: string, invoiceNumber: unknown) =>
+    h.received(h.merchant, branch).filter((d) => d.cisInvcNo === String(invoiceNumber) && d.receipt);
 
   test('TaxCodes lists every VAT category the gateway knows', async () => {
     const res = await zmGet(h, '/zm/api/TaxCodes', branchTill);
     assert.equal(res.statusCode, 200, res.body);
-    assert.deepEqual(res.json(), VAT_CATEGORIES.map((c) => ({ Code: c.code, Name: c.name, Rate: c.rate })));
+    assert.deepEqual(
+      res.json(),
+      VAT_CATEGORIES.map((c) => ({ Code: c.code, Name: c.name, Rate: c.rate })),
+    );
     assert.deepEqual(res.json()[0], { Code: 'A', Name: 'Standard rated', Rate: 16 });
   });
 
@@ -62,18 +71,25 @@ describe(`compat surface: /zm/api invoices through the sales path (${engineName}
     await h.registerBranch(h.merchant, '002', { initialize: false });
     const own = await zmGet(h, '/zm/api/Branches', { key: branchTill.key, sdcId: undefined });
     assert.equal(own.statusCode, 200, own.body);
-    assert.deepEqual(own.json().map((b: { BranchId: string; SdcId: string; Initialized: boolean }) => [b.BranchId, b.SdcId, b.Initialized]), [['000', branchTill.sdcId, true]]);
+    assert.deepEqual(
+      own.json().map((b: { BranchId: string; SdcId: string; Initialized: boolean }) => [b.BranchId, b.SdcId, b.Initialized]),
+      [['000', branchTill.sdcId, true]],
+    );
     assert.deepEqual(Object.keys(own.json()[0]), ['BranchId', 'SdcId', 'Name', 'Initialized']);
 
     const all = await zmGet(h, '/zm/api/Branches', { key: tenantTill000.key, sdcId: undefined });
     assert.equal(all.statusCode, 200, all.body);
     assert.deepEqual(
       all.json().map((b: { BranchId: string; SdcId: string | null; Initialized: boolean }) => [b.BranchId, b.SdcId, b.Initialized]),
-      [['000', tenantTill000.sdcId, true], ['001', tenantTill001.sdcId, true], ['002', null, false]],
+      [
+        ['000', tenantTill000.sdcId, true],
+        ['001', tenantTill001.sdcId, true],
+        ['002', null, false],
+      ],
     );
   });
 
-  test('an invoice is filed through the sales path: 201 with exactly the dialect\'s fields, then read back by both numbers', async () => {
+  test("an invoice is filed through the sales path: 201 with exactly the dialect's fields, then read back by both numbers", async () => {
     const number = nextNumber();
     const res = await postInvoice(h, branchTill, invoiceBody(number, {}, [{ Quantity: 2, UnitPrice: 185 }]));
     assert.equal(res.statusCode, 201, res.body);
@@ -136,7 +152,10 @@ describe(`compat surface: /zm/api invoices through the sales path (${engineName}
     assert.deepEqual([res.json().TaxableAmount, res.json().TaxAmount, res.json().TotalAmount], [150, 15, 165], 'F: 10 % on top');
 
     const plain = nextNumber();
-    assert.equal((await postInvoice(h, branchTill, invoiceBody(plain, { CustomerTPIN: '', CustomerName: null, PaymentTypeCode: null }))).statusCode, 201);
+    assert.equal(
+      (await postInvoice(h, branchTill, invoiceBody(plain, { CustomerTPIN: '', CustomerName: null, PaymentTypeCode: null }))).statusCode,
+      201,
+    );
     const defaulted = (await h.get(`/api/v1/sales?reference=${encodeURIComponent(plain)}`)).json().data[0];
     assert.deepEqual(defaulted.customer, { name: 'Walk-in customer', tpin: null, address: null });
     assert.equal(defaulted.paymentMethod, '01');
@@ -145,7 +164,10 @@ describe(`compat surface: /zm/api invoices through the sales path (${engineName}
   });
 
   test('validation errors are keyed by the legacy field names, from the schema and from the sales rules', async () => {
-    const schema = await postInvoice(h, branchTill, { ReceiptTypeCode: 'S', Items: [{ ItemName: 'x', ItemClassificationCode: '50221200', Quantity: '2', UnitPrice: -1 }] });
+    const schema = await postInvoice(h, branchTill, {
+      ReceiptTypeCode: 'S',
+      Items: [{ ItemName: 'x', ItemClassificationCode: '50221200', Quantity: '2', UnitPrice: -1 }],
+    });
     assert.equal(schema.statusCode, 422, schema.body);
     assert.deepEqual(Object.keys(schema.json().errors).sort(), ['ClientInvoiceNumber', 'Items.0.Quantity', 'Items.0.UnitPrice']);
     assert.equal(typeof schema.json().message, 'string');
@@ -154,7 +176,14 @@ describe(`compat surface: /zm/api invoices through the sales path (${engineName}
     assert.equal(decimals.statusCode, 422, decimals.body);
     assert.deepEqual(decimals.json().errors, { 'Items.0.Quantity': ['The Items.0.Quantity field must have at most 4 decimal places.'] });
 
-    const exportRule = await postInvoice(h, branchTill, invoiceBody(nextNumber(), { SalesDate: new Date(Date.now() + 86_400_000).toISOString() }, [{ VATCategoryCode: 'C1' }, { VATCategoryCode: 'A' }]));
+    const exportRule = await postInvoice(
+      h,
+      branchTill,
+      invoiceBody(nextNumber(), { SalesDate: new Date(Date.now() + 86_400_000).toISOString() }, [
+        { VATCategoryCode: 'C1' },
+        { VATCategoryCode: 'A' },
+      ]),
+    );
     assert.equal(exportRule.statusCode, 422, exportRule.body);
     assert.deepEqual(Object.keys(exportRule.json().errors).sort(), ['DestinationCountryCode', 'Items.1.VATCategoryCode', 'SalesDate']);
     assert.match(exportRule.json().errors.DestinationCountryCode[0], /^The DestinationCountryCode field is required/);
@@ -216,7 +245,12 @@ describe(`compat surface: /zm/api invoices through the sales path (${engineName}
     assert.deepEqual(viaTenantKey.json(), original);
 
     assert.equal(filingsOf('000', original.InvoiceNumber).length, 1);
-    const rows = await h.ctx.db.selectFrom('sales').select('id').where('tenant_id', '=', h.merchant.tenantId).where('client_invoice_no', '=', number).execute();
+    const rows = await h.ctx.db
+      .selectFrom('sales')
+      .select('id')
+      .where('tenant_id', '=', h.merchant.tenantId)
+      .where('client_invoice_no', '=', number)
+      .execute();
     assert.equal(rows.length, 1);
   });
 
@@ -231,15 +265,27 @@ describe(`compat surface: /zm/api invoices through the sales path (${engineName}
     assert.equal(numbers.size, 1, `one InvoiceNumber: ${[...numbers].join(',')}`);
     assert.equal(responses.filter((r) => r.headers['idempotent-replayed'] !== 'true').length, 1, 'exactly one request created it');
     const invoice = await uploadedInvoice(branchTill, number);
-    const rows = await h.ctx.db.selectFrom('sales').select('id').where('tenant_id', '=', h.merchant.tenantId).where('client_invoice_no', '=', number).execute();
+    const rows = await h.ctx.db
+      .selectFrom('sales')
+      .select('id')
+      .where('tenant_id', '=', h.merchant.tenantId)
+      .where('client_invoice_no', '=', number)
+      .execute();
     assert.equal(rows.length, 1);
     assert.equal(filingsOf('000', invoice.InvoiceNumber).length, 1);
-    assert.equal(h.received(h.merchant, '000').filter((d) => d.cisInvcNo === String(invoice.InvoiceNumber)).length, 1, 'one filing at the simulator');
+    assert.equal(
+      h.received(h.merchant, '000').filter((d) => d.cisInvcNo === String(invoice.InvoiceNumber)).length,
+      1,
+      'one filing at the simulator',
+    );
   });
 
   test('the same ClientInvoiceNumber on two branches is two documents', async () => {
     const number = nextNumber('TWO');
-    const [a, b] = await Promise.all([postInvoice(h, tenantTill000, invoiceBody(number)), postInvoice(h, tenantTill001, invoiceBody(number))]);
+    const [a, b] = await Promise.all([
+      postInvoice(h, tenantTill000, invoiceBody(number)),
+      postInvoice(h, tenantTill001, invoiceBody(number)),
+    ]);
     assert.equal(a.statusCode, 201, a.body);
     assert.equal(b.statusCode, 201, b.body);
     assert.deepEqual([a.json().BranchId, b.json().BranchId], ['000', '001']);
@@ -248,11 +294,20 @@ describe(`compat surface: /zm/api invoices through the sales path (${engineName}
     assert.notEqual(onA.SdcId, onB.SdcId);
     assert.equal(filingsOf('000', onA.InvoiceNumber).length, 1);
     assert.equal(filingsOf('001', onB.InvoiceNumber).length, 1);
-    const rows = await h.ctx.db.selectFrom('sales').select('branch').where('tenant_id', '=', h.merchant.tenantId).where('client_invoice_no', '=', number).orderBy('branch').execute();
-    assert.deepEqual(rows.map((r) => r.branch), ['000', '001']);
+    const rows = await h.ctx.db
+      .selectFrom('sales')
+      .select('branch')
+      .where('tenant_id', '=', h.merchant.tenantId)
+      .where('client_invoice_no', '=', number)
+      .orderBy('branch')
+      .execute();
+    assert.deepEqual(
+      rows.map((r) => r.branch),
+      ['000', '001'],
+    );
   });
 
-  test('offline: pending with every fiscal field null, then uploaded in order with the modern surface\'s sales', async () => {
+  test("offline: pending with every fiscal field null, then uploaded in order with the modern surface's sales", async () => {
     h.sim.control.setFaults(h.merchant.tpin, '000', { down: true });
     const start = h.received(h.merchant, '000').length;
     const first = nextNumber('OFF');
@@ -277,9 +332,25 @@ describe(`compat surface: /zm/api invoices through the sales path (${engineName}
     const filedB = await uploadedInvoice(branchTill, second);
     for (const field of FISCAL_FIELDS) assert.notEqual(filedB[field], null, field);
     const modernNo = modern.json().data.invoiceNo as number;
-    assert.deepEqual([filedA.InvoiceNumber, modernNo, filedB.InvoiceNumber], [a.json().InvoiceNumber, (a.json().InvoiceNumber as number) + 1, (a.json().InvoiceNumber as number) + 2]);
-    await eventually(() => (h.received(h.merchant, '000').slice(start).filter((d) => d.receipt).length >= 3 ? true : undefined), 'three filings');
-    const arrived = h.received(h.merchant, '000').slice(start).filter((d) => d.receipt).map((d) => Number(d.cisInvcNo));
+    assert.deepEqual(
+      [filedA.InvoiceNumber, modernNo, filedB.InvoiceNumber],
+      [a.json().InvoiceNumber, (a.json().InvoiceNumber as number) + 1, (a.json().InvoiceNumber as number) + 2],
+    );
+    await eventually(
+      () =>
+        h
+          .received(h.merchant, '000')
+          .slice(start)
+          .filter((d) => d.receipt).length >= 3
+          ? true
+          : undefined,
+      'three filings',
+    );
+    const arrived = h
+      .received(h.merchant, '000')
+      .slice(start)
+      .filter((d) => d.receipt)
+      .map((d) => Number(d.cisInvcNo));
     assertArrivalOrder(arrived);
     assert.deepEqual(arrived, [filedA.InvoiceNumber, modernNo, filedB.InvoiceNumber]);
 
@@ -287,9 +358,14 @@ describe(`compat surface: /zm/api invoices through the sales path (${engineName}
     const saleId = (await h.get(`/api/v1/sales?reference=${encodeURIComponent(first)}`)).json().data[0].id as number;
     const events = await eventually(async () => {
       const rows = await h.ctx.db.selectFrom('webhook_events').select('body').where('tenant_id', '=', h.merchant.tenantId).execute();
-      const mine = rows.map((r) => JSON.parse(r.body) as { event: string; data: { invoice: { id: number } } }).filter((e) => e.data.invoice.id === saleId);
+      const mine = rows
+        .map((r) => JSON.parse(r.body) as { event: string; data: { invoice: { id: number } } })
+        .filter((e) => e.data.invoice.id === saleId);
       return mine.length > 0 ? mine : undefined;
     }, 'the invoice.fiscalised event');
-    assert.deepEqual(events.map((e) => e.event), ['invoice.fiscalised']);
+    assert.deepEqual(
+      events.map((e) => e.event),
+      ['invoice.fiscalised'],
+    );
   });
 });

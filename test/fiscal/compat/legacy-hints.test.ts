@@ -8,7 +8,18 @@ import { bearer } from '../../helpers/app.ts';
 import { engineName } from '../../helpers/db.ts';
 import { CLASS_CODE, startHarness, type Harness } from '../../helpers/harness.ts';
 import { modernFieldsOf } from '../../../src/domain/fiscal/compat/field-names.ts';
-import { assertWrappedFailure, invoiceBody, mintKey, nextNumber, postInvoice, realBody, recased, sdcIdOf, zmGet, type Till } from './helpers.ts';
+import {
+  assertWrappedFailure,
+  invoiceBody,
+  mintKey,
+  nextNumber,
+  postInvoice,
+  realBody,
+  recased,
+  sdcIdOf,
+  zmGet,
+  type Till,
+} from './helpers.ts';
 
 /** The body an integrator sends to POST /api/v1/sales (docs/sales.md). */
 const modernBody = (clientInvoiceNo: string) => ({
@@ -47,7 +58,15 @@ describe(`compat surface: hints for a till that sends the wrong X-SdcId or a mod
     return error.message;
   };
   const salesCount = async () =>
-    Number((await h.ctx.db.selectFrom('sales').select((eb) => eb.fn.countAll<number>().as('n')).where('tenant_id', '=', h.merchant.tenantId).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await h.ctx.db
+          .selectFrom('sales')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('tenant_id', '=', h.merchant.tenantId)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   test('no X-SdcId: the 401 names the SDC ids the key files through (a branch key its own; a tenant key its initialised branches)', async () => {
     const tenant = await refusal({ key: tenantKey, sdcId: undefined });
@@ -87,24 +106,43 @@ describe(`compat surface: hints for a till that sends the wrong X-SdcId or a mod
 
   test('a modern body (POST /api/v1/sales) is a 422 saying this route speaks the legacy dialect; nothing is stored', async () => {
     const before = await salesCount();
-    for (const [label, key] of [['bare', tenantKey], ['wrapped', wrappedKey]] as const) {
+    for (const [label, key] of [
+      ['bare', tenantKey],
+      ['wrapped', wrappedKey],
+    ] as const) {
       const res = await postInvoice(h, { key, sdcId: sdc000 }, modernBody(nextNumber('MODERN')));
       const body = label === 'wrapped' ? assertWrappedFailure(res, 422) : (assert.equal(res.statusCode, 422, res.body), res.json());
       const errors = body.errors as Record<string, string[]>;
       assert.deepEqual(Object.keys(errors), ['body'], res.body);
       const message = errors.body![0]!;
       assert.equal(body.message, message);
-      for (const part of ['legacy till dialect (docs/compat.md)', 'POST /api/v1/sales', 'clientInvoiceNo', 'items[].classificationCode', 'items[].price', 'ClientInvoiceNumber']) {
+      for (const part of [
+        'legacy till dialect (docs/compat.md)',
+        'POST /api/v1/sales',
+        'clientInvoiceNo',
+        'items[].classificationCode',
+        'items[].price',
+        'ClientInvoiceNumber',
+      ]) {
         assert.ok(message.includes(part), `${label}: "${part}" in ${message}`);
       }
     }
     assert.equal(await salesCount(), before, 'nothing was stored');
 
     // A modern client with its tenant token is told the same before its body is read.
-    const withToken = await h.t.inject({ method: 'POST', url: '/zm/api/Invoice', headers: { ...bearer(h.merchant.token), 'x-sdcid': sdc000 }, payload: modernBody(nextNumber('MODERN')) });
+    const withToken = await h.t.inject({
+      method: 'POST',
+      url: '/zm/api/Invoice',
+      headers: { ...bearer(h.merchant.token), 'x-sdcid': sdc000 },
+      payload: modernBody(nextNumber('MODERN')),
+    });
     assert.equal(withToken.statusCode, 401, withToken.body);
     assert.match(withToken.json().error.message, /legacy till dialect \(docs\/compat\.md\).*POST \/api\/v1\/sales/);
-    const tokenAsKey = await h.t.inject({ method: 'GET', url: '/zm/api/TaxCodes', headers: { 'x-api-key': h.merchant.token, 'x-sdcid': sdc000 } });
+    const tokenAsKey = await h.t.inject({
+      method: 'GET',
+      url: '/zm/api/TaxCodes',
+      headers: { 'x-api-key': h.merchant.token, 'x-sdcid': sdc000 },
+    });
     assert.equal(tokenAsKey.statusCode, 401, tokenAsKey.body);
     assert.match(tokenAsKey.json().error.message, /not a tenant token.*POST \/api\/v1\/sales/);
   });
@@ -118,8 +156,15 @@ describe(`compat surface: hints for a till that sends the wrong X-SdcId or a mod
       assert.deepEqual(modernFieldsOf(body), [], JSON.stringify(body));
     }
     // A legacy body with a mistake keeps the legacy errors, even with a modern-looking line name.
-    assert.deepEqual(modernFieldsOf({ ...ours, Items: [{ name: 'x', ItemClassificationCode: CLASS_CODE, Quantity: 1, UnitPrice: 1 }] }), []);
-    assert.deepEqual(modernFieldsOf({ items: [{ quantity: 1, rrp: 2 }], taxInclusive: true }), [], 'names both dialects share prove nothing');
+    assert.deepEqual(
+      modernFieldsOf({ ...ours, Items: [{ name: 'x', ItemClassificationCode: CLASS_CODE, Quantity: 1, UnitPrice: 1 }] }),
+      [],
+    );
+    assert.deepEqual(
+      modernFieldsOf({ items: [{ quantity: 1, rrp: 2 }], taxInclusive: true }),
+      [],
+      'names both dialects share prove nothing',
+    );
 
     for (const body of [ours, product, oursCamel, productLower]) {
       const res = await postInvoice(h, { key: tenantKey, sdcId: sdc000 }, body);

@@ -56,7 +56,10 @@ describe(`compat surface: the real legacy invoice body (${engineName})`, () => {
   const modernSale = async (number: string) => (await h.get(`/api/v1/sales?reference=${encodeURIComponent(number)}`)).json().data[0];
   /** What the simulator was sent for this invoice (saveSales bodies, in arrival order). */
   const savedBodies = (invoiceNo: unknown) =>
-    h.sim.control.calls(h.merchant.tpin, '000', 'saveSales').map((c) => c.request).filter((r) => r.cisInvcNo === String(invoiceNo));
+    h.sim.control
+      .calls(h.merchant.tpin, '000', 'saveSales')
+      .map((c) => c.request)
+      .filter((r) => r.cisInvcNo === String(invoiceNo));
   const expectRefused = async (body: unknown, fields: string[], as: Till = till): Promise<Record<string, string[]>> => {
     const res = await postInvoice(h, as, body);
     assert.equal(res.statusCode, 422, res.body);
@@ -74,19 +77,27 @@ describe(`compat surface: the real legacy invoice body (${engineName})`, () => {
       const res = await postInvoice(h, till, body);
       assert.equal(res.statusCode, 201, res.body);
       const created: Payload = res.json();
-      assert.deepEqual(Object.keys(created), [...INVOICE_FIELDS, ...PRODUCT_FISCAL_FIELDS], 'ours, then the product\'s fiscal names');
+      assert.deepEqual(Object.keys(created), [...INVOICE_FIELDS, ...PRODUCT_FISCAL_FIELDS], "ours, then the product's fiscal names");
       assert.equal(created.ClientInvoiceNumber, number);
       assert.deepEqual([created.TotalAmount, created.TaxableAmount, created.TaxAmount, created.Currency], [370, 318.97, 51.03, 'ZMW']);
       assert.deepEqual(created.taxItems, [{ code: 'A', rate: 16, taxableAmount: 318.97, taxAmount: 51.03 }]);
 
       const invoice = await uploaded(number);
-      assert.deepEqual(Object.keys(invoice), [...INVOICE_FIELDS, ...PRODUCT_FISCAL_FIELDS, 'ReceiptCopy'], 'read back in the names it was filed in (reads add ReceiptCopy)');
+      assert.deepEqual(
+        Object.keys(invoice),
+        [...INVOICE_FIELDS, ...PRODUCT_FISCAL_FIELDS, 'ReceiptCopy'],
+        'read back in the names it was filed in (reads add ReceiptCopy)',
+      );
       assert.equal(typeof invoice.ReceiptNumber, 'number');
       assert.equal(invoice.signature, invoice.ReceiptSignature);
       assert.equal(invoice.internalData, invoice.InternalData);
       assert.equal(invoice.receiptTotalCounter, invoice.ReceiptNumber);
       assert.equal(invoice.normalReceiptTypeCounter, invoice.ReceiptNumber);
-      assert.equal(invoice.vsdcdate, tillDateTime(new Date(invoice.PublishedAt as string)), 'vsdcdate is PublishedAt in the till\'s local time');
+      assert.equal(
+        invoice.vsdcdate,
+        tillDateTime(new Date(invoice.PublishedAt as string)),
+        "vsdcdate is PublishedAt in the till's local time",
+      );
       assert.equal(invoice.SdcId, sdcId);
       const reprint = await zmGet(h, `/zm/api/Signature/${String(invoice.InvoiceNumber)}`, till);
       assert.deepEqual(reprint.json(), invoice, 'the reprint payload is identical to the retrieval');
@@ -95,17 +106,23 @@ describe(`compat surface: the real legacy invoice body (${engineName})`, () => {
       assert.equal((await salesRows(number)).length, 1);
       const [filed, ...more] = savedBodies(invoice.InvoiceNumber);
       assert.equal(more.length, 0, 'filed once');
-      assert.deepEqual([filed!.regrId, filed!.regrNm, filed!.modrId, filed!.modrNm], ['CASHIER-7', 'Mary Banda', 'CASHIER-7', 'Mary Banda']);
+      assert.deepEqual(
+        [filed!.regrId, filed!.regrNm, filed!.modrId, filed!.modrNm],
+        ['CASHIER-7', 'Mary Banda', 'CASHIER-7', 'Mary Banda'],
+      );
       assert.equal(filed!.cfmDt, at.toISOString().replace(/\D/g, '').slice(0, 14), 'SaleDate is Lusaka time: filed as UTC');
       const [line] = filed!.itemList as Payload[];
-      assert.deepEqual([line!.itemNm, line!.bcd, line!.pkgUnitCd, line!.pkg, line!.qtyUnitCd, line!.qty, line!.prc, line!.vatCatCd], ['Maize meal 25kg', '6001234500017', 'BG', 2, 'U', 2, 185, 'A']);
+      assert.deepEqual(
+        [line!.itemNm, line!.bcd, line!.pkgUnitCd, line!.pkg, line!.qtyUnitCd, line!.qty, line!.prc, line!.vatCatCd],
+        ['Maize meal 25kg', '6001234500017', 'BG', 2, 'U', 2, 185, 'A'],
+      );
       const sale = await modernSale(number);
       assert.equal(sale.occurredAt, at.toISOString());
       assert.deepEqual(sale.customer, { name: 'Walk-in', tpin: null, address: null });
     });
   }
 
-  test('filing details a till leaves empty take the gateway\'s defaults; the issuer is filed as modr*', async () => {
+  test("filing details a till leaves empty take the gateway's defaults; the issuer is filed as modr*", async () => {
     const number = nextNumber('DEFAULTS');
     const body = realBody(number, sdcId, { RegistrantName: '', RegistrantId: null, IssuerName: 'Supervisor Phiri', IssuerId: 'SUP-1' }, [
       realLine({ PackagingUnitCode: '', Package: 0, QuantityUnitCode: null, Barcode: '', Quantity: 3, UnitPrice: 10, TotalAmount: 30 }),
@@ -113,14 +130,21 @@ describe(`compat surface: the real legacy invoice body (${engineName})`, () => {
     assert.equal((await postInvoice(h, till, body)).statusCode, 201);
     const invoice = await uploaded(number);
     const [filed] = savedBodies(invoice.InvoiceNumber);
-    assert.deepEqual([filed!.regrId, filed!.regrNm, filed!.modrId, filed!.modrNm], ['fiscal-gateway', 'fiscal-gateway', 'SUP-1', 'Supervisor Phiri']);
+    assert.deepEqual(
+      [filed!.regrId, filed!.regrNm, filed!.modrId, filed!.modrNm],
+      ['fiscal-gateway', 'fiscal-gateway', 'SUP-1', 'Supervisor Phiri'],
+    );
     const [line] = filed!.itemList as Payload[];
     assert.deepEqual([line!.bcd, line!.pkgUnitCd, line!.pkg, line!.qtyUnitCd], [null, 'NT', 3, 'U']);
   });
 
   test('our names are matched without regard to case too; such a body is answered in our names only', async () => {
     const number = nextNumber('OURS');
-    const res = await postInvoice(h, till, recased(invoiceBody(number, { TaxInclusive: true }, [{ Quantity: 2, UnitPrice: 185, VATCategoryCode: 'A' }]), 'lower case'));
+    const res = await postInvoice(
+      h,
+      till,
+      recased(invoiceBody(number, { TaxInclusive: true }, [{ Quantity: 2, UnitPrice: 185, VATCategoryCode: 'A' }]), 'lower case'),
+    );
     assert.equal(res.statusCode, 201, res.body);
     assert.deepEqual(Object.keys(res.json()), [...INVOICE_FIELDS]);
     assert.equal(res.json().TotalAmount, 370);
@@ -134,23 +158,38 @@ describe(`compat surface: the real legacy invoice body (${engineName})`, () => {
   test('a field sent twice — two casings of one name, or one name from each family — is a 422 naming both, and nothing is stored', async () => {
     const number = nextNumber('TWICE');
     const casings = await expectRefused({ ...realBody(number, sdcId), invoicenumber: number }, ['InvoiceNumber', 'invoicenumber']);
-    assert.match(casings.InvoiceNumber![0]!, /^The InvoiceNumber and invoicenumber fields both give the till's invoice number .* send one of them\.$/);
+    assert.match(
+      casings.InvoiceNumber![0]!,
+      /^The InvoiceNumber and invoicenumber fields both give the till's invoice number .* send one of them\.$/,
+    );
     assert.deepEqual(casings.invoicenumber, casings.InvoiceNumber);
 
     await expectRefused({ ...realBody(number, sdcId), ClientInvoiceNumber: number }, ['ClientInvoiceNumber', 'InvoiceNumber']);
-    await expectRefused({ ...realBody(number, sdcId), Items: [{ ItemName: 'x', ItemClassificationCode: CLASS_CODE, Quantity: 1, UnitPrice: 1 }] }, ['Items', 'invoiceItems']);
+    await expectRefused(
+      { ...realBody(number, sdcId), Items: [{ ItemName: 'x', ItemClassificationCode: CLASS_CODE, Quantity: 1, UnitPrice: 1 }] },
+      ['Items', 'invoiceItems'],
+    );
     await expectRefused({ ...realBody(number, sdcId), SalesDate: new Date().toISOString() }, ['SaleDate', 'SalesDate']);
-    await expectRefused(realBody(number, sdcId, {}, [realLine({ ItemName: 'Maize' })]), ['invoiceItems.0.ItemDesc', 'invoiceItems.0.ItemName']);
-    await expectRefused(realBody(number, sdcId, {}, [realLine(), realLine({ ItemSequenceNumber: 2, vatcategorycode: 'A' })]), ['invoiceItems.1.TaxCodes', 'invoiceItems.1.vatcategorycode']);
+    await expectRefused(realBody(number, sdcId, {}, [realLine({ ItemName: 'Maize' })]), [
+      'invoiceItems.0.ItemDesc',
+      'invoiceItems.0.ItemName',
+    ]);
+    await expectRefused(realBody(number, sdcId, {}, [realLine(), realLine({ ItemSequenceNumber: 2, vatcategorycode: 'A' })]), [
+      'invoiceItems.1.TaxCodes',
+      'invoiceItems.1.vatcategorycode',
+    ]);
     await expectRefused({ ...invoiceBody(number), ReceiptTypeCode: 'S', receipttypecode: 'S' }, ['ReceiptTypeCode', 'receipttypecode']);
     await expectRefused({ ...realBody(number, sdcId), TaxInclusive: true }, ['TaxInclusive', 'invoiceItems.0.isTaxInclusive']);
     await nothingStored(number);
   });
 
-  test('validation errors are keyed by the names the till used, from the schema, the dialect\'s rules and the sales rules', async () => {
+  test("validation errors are keyed by the names the till used, from the schema, the dialect's rules and the sales rules", async () => {
     const number = nextNumber('NAMES');
     const schema = await expectRefused(
-      recased(realBody(number, sdcId, { PaymentTypeCode: '99' }, [realLine({ UnitPrice: -1, Quantity: '2', itemClsCd: undefined })]), 'camelCase'),
+      recased(
+        realBody(number, sdcId, { PaymentTypeCode: '99' }, [realLine({ UnitPrice: -1, Quantity: '2', itemClsCd: undefined })]),
+        'camelCase',
+      ),
       ['paymentTypeCode', 'invoiceItems.0.unitPrice', 'invoiceItems.0.quantity', 'invoiceItems.0.itemClsCd'],
     );
     assert.deepEqual(schema['invoiceItems.0.itemClsCd'], ['The invoiceItems.0.itemClsCd field is required.']);
@@ -159,22 +198,31 @@ describe(`compat surface: the real legacy invoice body (${engineName})`, () => {
     const lower = recased(realBody(number, sdcId), 'lower case');
     delete lower.invoicenumber;
     const missing = await expectRefused(lower, ['InvoiceNumber']);
-    assert.deepEqual(missing.InvoiceNumber, ['The InvoiceNumber field is required.'], 'a missing field is named in the body\'s family');
+    assert.deepEqual(missing.InvoiceNumber, ['The InvoiceNumber field is required.'], "a missing field is named in the body's family");
 
-    const rule = await expectRefused(realBody(number, sdcId, {}, [realLine({ Quantity: 1.23456, TotalAmount: null })]), ['invoiceItems.0.Quantity']);
+    const rule = await expectRefused(realBody(number, sdcId, {}, [realLine({ Quantity: 1.23456, TotalAmount: null })]), [
+      'invoiceItems.0.Quantity',
+    ]);
     assert.deepEqual(rule['invoiceItems.0.Quantity'], ['The invoiceItems.0.Quantity field must have at most 4 decimal places.']);
 
-    const future = await expectRefused(recased(realBody(number, sdcId, { SaleDate: tillDateTime(new Date(Date.now() + 86_400_000)) }), 'PascalCase'), ['SaleDate']);
+    const future = await expectRefused(
+      recased(realBody(number, sdcId, { SaleDate: tillDateTime(new Date(Date.now() + 86_400_000)) }), 'PascalCase'),
+      ['SaleDate'],
+    );
     assert.match(future.SaleDate![0]!, /^The SaleDate field must not be in the future/);
 
-    const unknownCode = await postInvoice(h, till, realBody(number, sdcId, {}, [realLine(), realLine({ ItemSequenceNumber: 2, itemClsCd: '99999999' })]));
+    const unknownCode = await postInvoice(
+      h,
+      till,
+      realBody(number, sdcId, {}, [realLine(), realLine({ ItemSequenceNumber: 2, itemClsCd: '99999999' })]),
+    );
     assert.equal(unknownCode.statusCode, 422, unknownCode.body);
     assert.equal(unknownCode.json().error.code, 'unknown_classification_code');
     assert.match(unknownCode.json().error.message, /invoiceItems\.1\.itemClsCd 99999999/);
     await nothingStored(number);
   });
 
-  test('SaleDate is yyyyMMddHHmmss in the till\'s local time; anything else is a 422 naming it', async () => {
+  test("SaleDate is yyyyMMddHHmmss in the till's local time; anything else is a 422 naming it", async () => {
     const number = nextNumber('DATE');
     for (const bad of ['20261340250000', '2026-11-21T09:30:00Z', '202611210930']) {
       const errors = await expectRefused(recased(realBody(number, sdcId, { SaleDate: bad }), 'lower case'), ['saledate']);
@@ -185,13 +233,17 @@ describe(`compat surface: the real legacy invoice body (${engineName})`, () => {
     assert.equal((await postInvoice(h, till, realBody(noDate, sdcId, { SaleDate: null }))).statusCode, 201, 'absent: now');
   });
 
-  test('InvoiceNumber is the till\'s idempotency and retrieval key: a repeat files nothing more and answers the same invoice', async () => {
+  test("InvoiceNumber is the till's idempotency and retrieval key: a repeat files nothing more and answers the same invoice", async () => {
     const number = nextNumber('IDEM');
     const first = await postInvoice(h, till, realBody(number, sdcId));
     assert.equal(first.statusCode, 201, first.body);
     const original = await uploaded(number);
 
-    for (const repeat of [realBody(number, sdcId), recased(realBody(number, sdcId), 'lower case'), realBody(number, sdcId, { CustomerName: 'Someone else' }, [realLine({ UnitPrice: 999, TotalAmount: 1998 })])]) {
+    for (const repeat of [
+      realBody(number, sdcId),
+      recased(realBody(number, sdcId), 'lower case'),
+      realBody(number, sdcId, { CustomerName: 'Someone else' }, [realLine({ UnitPrice: 999, TotalAmount: 1998 })]),
+    ]) {
       const res = await postInvoice(h, till, repeat);
       assert.equal(res.statusCode, 201, res.body);
       assert.equal(res.headers['idempotent-replayed'], 'true');
@@ -210,7 +262,9 @@ describe(`compat surface: the real legacy invoice body (${engineName})`, () => {
   test('the same InvoiceNumber 8 times at once, in three casings: one document, one filing', async () => {
     const number = nextNumber('CONC');
     const casings: Casing[] = ['PascalCase', 'camelCase', 'lower case'];
-    const responses = await Promise.all(Array.from({ length: 8 }, (_, i) => postInvoice(h, till, recased(realBody(number, sdcId), casings[i % 3]!))));
+    const responses = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => postInvoice(h, till, recased(realBody(number, sdcId), casings[i % 3]!))),
+    );
     for (const res of responses) assert.equal(res.statusCode, 201, res.body);
     assert.equal(new Set(responses.map((r) => r.json().InvoiceNumber)).size, 1);
     assert.equal(responses.filter((r) => r.headers['idempotent-replayed'] !== 'true').length, 1, 'exactly one request created it');
@@ -222,39 +276,73 @@ describe(`compat surface: the real legacy invoice body (${engineName})`, () => {
   test('a body sdcId other than the branch X-SdcId names is a 422 and nothing is filed; the same one is accepted', async () => {
     const number = nextNumber('SDC');
     const errors = await expectRefused(realBody(number, 'SDC0000000000'), ['sdcId']);
-    assert.match(errors.sdcId![0]!, new RegExp(`must be the SDC id of the branch X-SdcId \\(or Terminal-Id\\) names, ${sdcId}, not SDC0000000000`));
+    assert.match(
+      errors.sdcId![0]!,
+      new RegExp(`must be the SDC id of the branch X-SdcId \\(or Terminal-Id\\) names, ${sdcId}, not SDC0000000000`),
+    );
     await expectRefused(recased(realBody(number, 'SDC0000000000'), 'PascalCase'), ['SdcId']);
-    const viaTerminalId = await h.t.inject({ method: 'POST', url: '/zm/api/Invoice', headers: { 'x-api-key': till.key, 'terminal-id': sdcId }, payload: realBody(number, `${sdcId}X`) });
+    const viaTerminalId = await h.t.inject({
+      method: 'POST',
+      url: '/zm/api/Invoice',
+      headers: { 'x-api-key': till.key, 'terminal-id': sdcId },
+      payload: realBody(number, `${sdcId}X`),
+    });
     assert.equal(viaTerminalId.statusCode, 422, viaTerminalId.body);
     await nothingStored(number);
 
     assert.equal((await postInvoice(h, till, realBody(number, sdcId))).statusCode, 201);
     const noSdcId = nextNumber('SDC');
-    assert.equal((await postInvoice(h, till, realBody(noSdcId, sdcId, { sdcId: null }))).statusCode, 201, 'absent: X-SdcId alone names the branch');
+    assert.equal(
+      (await postInvoice(h, till, realBody(noSdcId, sdcId, { sdcId: null }))).statusCode,
+      201,
+      'absent: X-SdcId alone names the branch',
+    );
   });
 
-  test('each line\'s TotalAmount is checked against Quantity × UnitPrice: more than 0.01 off is a 422 naming it with the expected value', async () => {
+  test("each line's TotalAmount is checked against Quantity × UnitPrice: more than 0.01 off is a 422 naming it with the expected value", async () => {
     const number = nextNumber('TOTAL');
-    const body = recased(realBody(number, sdcId, {}, [realLine(), realLine({ ItemSequenceNumber: 2, Quantity: 3, UnitPrice: 10.335, TotalAmount: 30.99 })]), 'lower case');
+    const body = recased(
+      realBody(number, sdcId, {}, [realLine(), realLine({ ItemSequenceNumber: 2, Quantity: 3, UnitPrice: 10.335, TotalAmount: 30.99 })]),
+      'lower case',
+    );
     const errors = await expectRefused(body, ['invoiceitems.1.totalamount']);
     assert.deepEqual(errors['invoiceitems.1.totalamount'], [
       'The invoiceitems.1.totalamount field must be quantity × unitprice = 31.01, not 30.99: send the line total the gateway files (a difference over 0.01 is refused).',
     ]);
     await nothingStored(number);
 
-    const withinACent = await postInvoice(h, till, realBody(number, sdcId, {}, [realLine({ TotalAmount: 370.01 }), realLine({ ItemSequenceNumber: 2, Quantity: 3, UnitPrice: 10.335, TotalAmount: 31 })]));
+    const withinACent = await postInvoice(
+      h,
+      till,
+      realBody(number, sdcId, {}, [
+        realLine({ TotalAmount: 370.01 }),
+        realLine({ ItemSequenceNumber: 2, Quantity: 3, UnitPrice: 10.335, TotalAmount: 31 }),
+      ]),
+    );
     assert.equal(withinACent.statusCode, 201, withinACent.body);
     assert.equal(withinACent.json().TotalAmount, 401.01, '370 + round2(3 × 10.335)');
     const absent = nextNumber('TOTAL');
-    assert.equal((await postInvoice(h, till, realBody(absent, sdcId, {}, [realLine({ TotalAmount: null })]))).statusCode, 201, 'no TotalAmount: nothing to check');
+    assert.equal(
+      (await postInvoice(h, till, realBody(absent, sdcId, {}, [realLine({ TotalAmount: null })]))).statusCode,
+      201,
+      'no TotalAmount: nothing to check',
+    );
   });
 
   test('TaxCodes give the VAT category; a code that is neither a category nor a levy, or two categories, is a 422 naming TaxCodes', async () => {
     const number = nextNumber('TAX');
-    const res = await postInvoice(h, till, realBody(number, sdcId, {}, [realLine({ TaxCodes: ['c3'] }), realLine({ ItemSequenceNumber: 2, TaxCodes: [] })]));
+    const res = await postInvoice(
+      h,
+      till,
+      realBody(number, sdcId, {}, [realLine({ TaxCodes: ['c3'] }), realLine({ ItemSequenceNumber: 2, TaxCodes: [] })]),
+    );
     assert.equal(res.statusCode, 201, res.body);
     const sale = await modernSale(number);
-    assert.deepEqual(sale.items.map((l: { vatCategory: string }) => l.vatCategory), ['C3', 'A'], 'codes without regard to case; none: A');
+    assert.deepEqual(
+      sale.items.map((l: { vatCategory: string }) => l.vatCategory),
+      ['C3', 'A'],
+      'codes without regard to case; none: A',
+    );
     assert.deepEqual(res.json().taxItems, [
       { code: 'A', rate: 16, taxableAmount: 318.97, taxAmount: 51.03 },
       { code: 'C3', rate: 0, taxableAmount: 370, taxAmount: 0 },
@@ -262,7 +350,10 @@ describe(`compat surface: the real legacy invoice body (${engineName})`, () => {
 
     const refused = nextNumber('TAX');
     const unknown = await expectRefused(realBody(refused, sdcId, {}, [realLine({ TaxCodes: ['A', 'Z9'] })]), ['invoiceItems.0.TaxCodes']);
-    assert.match(unknown['invoiceItems.0.TaxCodes']![0]!, /lists "Z9", which is neither a VAT category \(A, B, .*\) nor a levy \(TL, IPL1, IPL2, ECM, EXEEG\)/);
+    assert.match(
+      unknown['invoiceItems.0.TaxCodes']![0]!,
+      /lists "Z9", which is neither a VAT category \(A, B, .*\) nor a levy \(TL, IPL1, IPL2, ECM, EXEEG\)/,
+    );
     await expectRefused(realBody(refused, sdcId, {}, [realLine({ TaxCodes: ['A', 'D'] })]), ['invoiceItems.0.TaxCodes']);
     await expectRefused(realBody(refused, sdcId, {}, [realLine({ TaxCodes: 'A' })]), ['invoiceItems.0.TaxCodes']);
     await nothingStored(refused);
@@ -292,41 +383,76 @@ describe(`compat surface: the real legacy invoice body (${engineName})`, () => {
     await nothingStored(number);
   });
 
-  test('isTaxInclusive is per line: lines that agree set the invoice\'s, lines that disagree are a 422 naming the field', async () => {
+  test("isTaxInclusive is per line: lines that agree set the invoice's, lines that disagree are a 422 naming the field", async () => {
     const number = nextNumber('INCL');
-    const exclusive = await postInvoice(h, till, realBody(number, sdcId, {}, [realLine({ isTaxInclusive: false, UnitPrice: 100, Quantity: 1, TotalAmount: 100 }), realLine({ ItemSequenceNumber: 2, isTaxInclusive: null, UnitPrice: 50, Quantity: 1, TotalAmount: 50 })]));
+    const exclusive = await postInvoice(
+      h,
+      till,
+      realBody(number, sdcId, {}, [
+        realLine({ isTaxInclusive: false, UnitPrice: 100, Quantity: 1, TotalAmount: 100 }),
+        realLine({ ItemSequenceNumber: 2, isTaxInclusive: null, UnitPrice: 50, Quantity: 1, TotalAmount: 50 }),
+      ]),
+    );
     assert.equal(exclusive.statusCode, 201, exclusive.body);
-    assert.deepEqual([exclusive.json().TaxableAmount, exclusive.json().TaxAmount, exclusive.json().TotalAmount], [150, 24, 174], 'prices without VAT');
+    assert.deepEqual(
+      [exclusive.json().TaxableAmount, exclusive.json().TaxAmount, exclusive.json().TotalAmount],
+      [150, 24, 174],
+      'prices without VAT',
+    );
     assert.equal((await modernSale(number)).taxInclusive, false);
 
     const mixed = nextNumber('INCL');
     const errors = await expectRefused(
-      recased(realBody(mixed, sdcId, {}, [realLine({ isTaxInclusive: true }), realLine({ ItemSequenceNumber: 2, isTaxInclusive: true }), realLine({ ItemSequenceNumber: 3, isTaxInclusive: false })]), 'PascalCase'),
+      recased(
+        realBody(mixed, sdcId, {}, [
+          realLine({ isTaxInclusive: true }),
+          realLine({ ItemSequenceNumber: 2, isTaxInclusive: true }),
+          realLine({ ItemSequenceNumber: 3, isTaxInclusive: false }),
+        ]),
+        'PascalCase',
+      ),
       ['InvoiceItems.2.IsTaxInclusive'],
     );
-    assert.match(errors['InvoiceItems.2.IsTaxInclusive']![0]!, /must be the same on every line of an invoice: InvoiceItems\.0\.IsTaxInclusive is true, this line false/);
+    assert.match(
+      errors['InvoiceItems.2.IsTaxInclusive']![0]!,
+      /must be the same on every line of an invoice: InvoiceItems\.0\.IsTaxInclusive is true, this line false/,
+    );
     await nothingStored(mixed);
   });
 
   test('lines are filed in ItemSequenceNumber order, which must be unique and on every line or none', async () => {
     const number = nextNumber('SEQ');
-    const lines = [realLine({ ItemSequenceNumber: 3, ItemDesc: 'Third' }), realLine({ ItemSequenceNumber: 1, ItemDesc: 'First' }), realLine({ ItemSequenceNumber: 2, ItemDesc: 'Second' })];
+    const lines = [
+      realLine({ ItemSequenceNumber: 3, ItemDesc: 'Third' }),
+      realLine({ ItemSequenceNumber: 1, ItemDesc: 'First' }),
+      realLine({ ItemSequenceNumber: 2, ItemDesc: 'Second' }),
+    ];
     assert.equal((await postInvoice(h, till, realBody(number, sdcId, {}, lines))).statusCode, 201);
-    assert.deepEqual((await modernSale(number)).items.map((l: { name: string }) => l.name), ['First', 'Second', 'Third']);
+    assert.deepEqual(
+      (await modernSale(number)).items.map((l: { name: string }) => l.name),
+      ['First', 'Second', 'Third'],
+    );
 
     // An error on a line is named by the till's index, whatever the filing order.
     const reordered = nextNumber('SEQ');
     const decimals = await expectRefused(
-      realBody(reordered, sdcId, {}, [realLine({ ItemSequenceNumber: 2 }), realLine({ ItemSequenceNumber: 1, UnitPrice: 1.00001, TotalAmount: null })]),
+      realBody(reordered, sdcId, {}, [
+        realLine({ ItemSequenceNumber: 2 }),
+        realLine({ ItemSequenceNumber: 1, UnitPrice: 1.00001, TotalAmount: null }),
+      ]),
       ['invoiceItems.1.UnitPrice'],
     );
     assert.match(decimals['invoiceItems.1.UnitPrice']![0]!, /at most 4 decimal places/);
-    await expectRefused(realBody(reordered, sdcId, {}, [realLine({ ItemSequenceNumber: 1 }), realLine({ ItemSequenceNumber: 1 })]), ['invoiceItems.1.ItemSequenceNumber']);
-    await expectRefused(realBody(reordered, sdcId, {}, [realLine({ ItemSequenceNumber: 1 }), realLine({ ItemSequenceNumber: null })]), ['invoiceItems.1.ItemSequenceNumber']);
+    await expectRefused(realBody(reordered, sdcId, {}, [realLine({ ItemSequenceNumber: 1 }), realLine({ ItemSequenceNumber: 1 })]), [
+      'invoiceItems.1.ItemSequenceNumber',
+    ]);
+    await expectRefused(realBody(reordered, sdcId, {}, [realLine({ ItemSequenceNumber: 1 }), realLine({ ItemSequenceNumber: null })]), [
+      'invoiceItems.1.ItemSequenceNumber',
+    ]);
     await nothingStored(reordered);
   });
 
-  test('currencyType and conversionRate are filed as the VSDC\'s currencyTyCd and exchangeRt; a foreign currency without a rate is a 422 naming conversionRate', async () => {
+  test("currencyType and conversionRate are filed as the VSDC's currencyTyCd and exchangeRt; a foreign currency without a rate is a 422 naming conversionRate", async () => {
     const number = nextNumber('CUR');
     const errors = await expectRefused(realBody(number, sdcId, { currencyType: 'USD', conversionRate: null }), ['conversionRate']);
     assert.match(errors.conversionRate!.join(' '), /ZMW one USD is worth/);
@@ -345,7 +471,12 @@ describe(`compat surface: the real legacy invoice body (${engineName})`, () => {
   test('GET …?originalFormat=true returns the body exactly as the till sent it, beside the invoice; in the wrapped dialect too', async () => {
     const number = nextNumber('ORIG');
     const sent = JSON.stringify(recased(realBody(number, sdcId), 'camelCase'), null, 2).replace('"unitPrice": 185', '"unitPrice": 185.00');
-    const res = await h.t.inject({ method: 'POST', url: '/zm/api/Invoice', headers: tillHeaders(till, { 'content-type': 'application/json' }), payload: sent });
+    const res = await h.t.inject({
+      method: 'POST',
+      url: '/zm/api/Invoice',
+      headers: tillHeaders(till, { 'content-type': 'application/json' }),
+      payload: sent,
+    });
     assert.equal(res.statusCode, 201, res.body);
     const invoice = await uploaded(number);
 
@@ -358,7 +489,7 @@ describe(`compat surface: the real legacy invoice body (${engineName})`, () => {
     assert.deepEqual(OriginalInvoice, JSON.parse(sent));
 
     const dotNet = await zmGet(h, `/zm/api/Invoice/${number}?originalformat=True`, till);
-    assert.equal(dotNet.body, original.body, 'the parameter\'s name and value without regard to case');
+    assert.equal(dotNet.body, original.body, "the parameter's name and value without regard to case");
     assert.deepEqual(await read(number, '?originalFormat=false'), invoice);
     assert.deepEqual((await zmGet(h, `/zm/api/Signature/${String(invoice.InvoiceNumber)}?originalFormat=true`, till)).body, original.body);
 
@@ -373,15 +504,24 @@ describe(`compat surface: the real legacy invoice body (${engineName})`, () => {
     // Our family's bodies are kept too; a sale made on the modern surface has none.
     const ours = nextNumber('ORIG');
     const oursText = JSON.stringify(invoiceBody(ours));
-    await h.t.inject({ method: 'POST', url: '/zm/api/Invoice', headers: tillHeaders(till, { 'content-type': 'application/json' }), payload: oursText });
+    await h.t.inject({
+      method: 'POST',
+      url: '/zm/api/Invoice',
+      headers: tillHeaders(till, { 'content-type': 'application/json' }),
+      payload: oursText,
+    });
     assert.ok((await zmGet(h, `/zm/api/Invoice/${ours}?originalFormat=true`, till)).body.endsWith(`"OriginalInvoice":${oursText}}`));
-    const modern = await h.post('/api/v1/sales', { items: [{ name: 'x', classificationCode: CLASS_CODE, quantity: 1, price: 10 }] }, { 'x-branch': '000' });
+    const modern = await h.post(
+      '/api/v1/sales',
+      { items: [{ name: 'x', classificationCode: CLASS_CODE, quantity: 1, price: 10 }] },
+      { 'x-branch': '000' },
+    );
     assert.equal(modern.statusCode, 201, modern.body);
     const modernOriginal = await zmGet(h, `/zm/api/Signature/${String(modern.json().data.invoiceNo)}?originalFormat=true`, till);
     assert.equal(modernOriginal.json().OriginalInvoice, null);
   });
 
-  test('the wrapped dialect carries the product\'s names inside data, on the answer and on reads', async () => {
+  test("the wrapped dialect carries the product's names inside data, on the answer and on reads", async () => {
     const number = nextNumber('WRAPZM');
     const res = await postInvoice(h, wrapped, recased(realBody(number, sdcId), 'lower case'));
     assert.equal(res.statusCode, 201, res.body);
@@ -408,12 +548,16 @@ describe(`compat surface: the real legacy invoice body (${engineName})`, () => {
     const [line] = filed!.itemList as Payload[];
     assert.deepEqual([line!.splyAmt, line!.dcAmt, line!.totAmt], [370, 20, 350]);
     // The line total is checked after the discount.
-    const errors = await expectRefused(realBody(nextNumber('DISC'), sdcId, {}, [realLine({ DiscountAmount: 20, TotalAmount: 370 })]), ['invoiceItems.0.TotalAmount']);
+    const errors = await expectRefused(realBody(nextNumber('DISC'), sdcId, {}, [realLine({ DiscountAmount: 20, TotalAmount: 370 })]), [
+      'invoiceItems.0.TotalAmount',
+    ]);
     assert.match(errors['invoiceItems.0.TotalAmount']![0]!, /Quantity × UnitPrice − DiscountAmount = 350\.00, not 370/);
   });
 
-  test('a discount over the line\'s amount is refused by the sales rules, named DiscountAmount', async () => {
-    const errors = await expectRefused(realBody(nextNumber('DISC'), sdcId, {}, [realLine({ DiscountAmount: 400, TotalAmount: null })]), ['invoiceItems.0.DiscountAmount']);
+  test("a discount over the line's amount is refused by the sales rules, named DiscountAmount", async () => {
+    const errors = await expectRefused(realBody(nextNumber('DISC'), sdcId, {}, [realLine({ DiscountAmount: 400, TotalAmount: null })]), [
+      'invoiceItems.0.DiscountAmount',
+    ]);
     assert.doesNotMatch(errors['invoiceItems.0.DiscountAmount']![0]!, /not accepted/, 'refused for its amount, not as an unknown field');
   });
 

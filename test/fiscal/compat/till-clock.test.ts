@@ -8,7 +8,7 @@ import { startHarness, type Harness, type Merchant } from '../../helpers/harness
 import { eventually } from '../../helpers/poll.ts';
 import { anHourAgo, mintKey, nextNumber, postInvoice, realBody, sdcIdOf, tillDateTime, zmGet, type Till } from './helpers.ts';
 
-test('yyyyMMddHHmmss on a zone\'s wall clock, both ways; a date that is no date is null', () => {
+test("yyyyMMddHHmmss on a zone's wall clock, both ways; a date that is no date is null", () => {
   const at = new Date('2026-11-27T15:29:47Z');
   assert.equal(toCompactLocal(at, 'Africa/Lusaka'), '20261127172947');
   assert.equal(toCompactLocal(at, 'Africa/Nairobi'), '20261127182947');

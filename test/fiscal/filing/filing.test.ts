@@ -37,7 +37,12 @@ async function uploaded(h: Harness, id: number, merchant?: Merchant): Promise<Sa
 
 /** The webhook events recorded for a sale, oldest first. */
 async function eventsOf(h: Harness, saleId: number): Promise<Array<{ event: string; invoice: Sale }>> {
-  const rows = await h.ctx.db.selectFrom('webhook_events').select(['body']).where('tenant_id', '=', h.merchant.tenantId).orderBy('id').execute();
+  const rows = await h.ctx.db
+    .selectFrom('webhook_events')
+    .select(['body'])
+    .where('tenant_id', '=', h.merchant.tenantId)
+    .orderBy('id')
+    .execute();
   return rows
     .map((r) => JSON.parse(r.body) as { event: string; data: { invoice: Sale } })
     .filter((e) => e.data.invoice.id === saleId)
@@ -47,7 +52,10 @@ async function eventsOf(h: Harness, saleId: number): Promise<Array<{ event: stri
 function assertNotFiled(sale: Sale): void {
   assert.equal(sale.status, 'pending');
   assert.equal(sale.resultCode, null);
-  assert.ok(Object.values(sale.fiscal).every((v) => v === null), `every fiscal field is null: ${JSON.stringify(sale.fiscal)}`);
+  assert.ok(
+    Object.values(sale.fiscal).every((v) => v === null),
+    `every fiscal field is null: ${JSON.stringify(sale.fiscal)}`,
+  );
 }
 
 describe(`filing: order and faults (${engineName})`, () => {
@@ -66,9 +74,16 @@ describe(`filing: order and faults (${engineName})`, () => {
     const responses = await Promise.all(Array.from({ length: 50 }, (_, i) => h.post('/api/v1/sales', saleBody({}, [{ price: 10 + i }]))));
     for (const res of responses) assert.equal(res.statusCode, 201, res.body);
     const numbers = responses.map((r) => r.json().data.invoiceNo as number).sort((a, b) => a - b);
-    assert.deepEqual(numbers, Array.from({ length: 50 }, (_, i) => numbers[0]! + i), 'gap-free');
+    assert.deepEqual(
+      numbers,
+      Array.from({ length: 50 }, (_, i) => numbers[0]! + i),
+      'gap-free',
+    );
     for (const res of responses) await uploaded(h, res.json().data.id);
-    const arrived = h.received(h.merchant).slice(start).map((d) => Number(d.cisInvcNo));
+    const arrived = h
+      .received(h.merchant)
+      .slice(start)
+      .map((d) => Number(d.cisInvcNo));
     assert.deepEqual(arrived, numbers, 'each once, strictly increasing');
   });
 
@@ -112,13 +127,24 @@ describe(`filing: order and faults (${engineName})`, () => {
     const res = await h.post('/api/v1/sales', saleBody({}, [{ price: 42.5 }]));
     const sale = await uploaded(h, res.json().data.id);
     const arrivals = filings(sale.invoiceNo);
-    assert.deepEqual(arrivals.map((d) => [d.resultCd, d.replyLost]), [['000', true], ['924', false]]);
+    assert.deepEqual(
+      arrivals.map((d) => [d.resultCd, d.replyLost]),
+      [
+        ['000', true],
+        ['924', false],
+      ],
+    );
     assert.equal(sale.fiscal.receiptNo, arrivals[0]!.receipt!.rcptNo, 'the first (lost) receipt is adopted');
     assert.equal(sale.fiscal.receiptSignature, arrivals[0]!.receipt!.rcptSign);
   });
 
   test('924 with a different total: failed with the mismatch, and the branch carries on', async () => {
-    const device = await h.ctx.db.selectFrom('devices').select(['next_invoice_no', 'vsdc_base_url']).where('tenant_id', '=', h.merchant.tenantId).where('branch', '=', '000').executeTakeFirstOrThrow();
+    const device = await h.ctx.db
+      .selectFrom('devices')
+      .select(['next_invoice_no', 'vsdc_base_url'])
+      .where('tenant_id', '=', h.merchant.tenantId)
+      .where('branch', '=', '000')
+      .executeTakeFirstOrThrow();
     const squatter = buildZraSaleBody({
       tpin: h.merchant.tpin,
       bhfId: '000',
@@ -131,7 +157,9 @@ describe(`filing: order and faults (${engineName})`, () => {
       currency: 'ZMW',
       lines: [{ name: 'Other', classificationCode: CLASS_CODE, quantity: 1, price: 999, vatCategory: 'A' }],
     });
-    const direct = await directVsdcCall((vsdc) => vsdc.saveSales({ baseUrl: device.vsdc_base_url, tpin: h.merchant.tpin, bhfId: '000' }, squatter));
+    const direct = await directVsdcCall((vsdc) =>
+      vsdc.saveSales({ baseUrl: device.vsdc_base_url, tpin: h.merchant.tpin, bhfId: '000' }, squatter),
+    );
     assert.equal(direct.kind, 'ok');
 
     const clash = await h.post('/api/v1/sales', saleBody({}, [{ price: 116 }]));
@@ -142,13 +170,16 @@ describe(`filing: order and faults (${engineName})`, () => {
     assert.match(failed.lastError ?? '', /different total/);
     assert.ok(Object.values(failed.fiscal).every((v) => v === null));
     const events = await eventsOf(h, failed.id);
-    assert.deepEqual(events.map((e) => [e.event, e.invoice.status]), [['invoice.failed', 'failed']]);
+    assert.deepEqual(
+      events.map((e) => [e.event, e.invoice.status]),
+      [['invoice.failed', 'failed']],
+    );
 
     const next = await h.post('/api/v1/sales', saleBody());
     await uploaded(h, next.json().data.id);
   });
 
-  test('rejections: the next N documents fail with the authority\'s code and text; the ones behind them are filed', async () => {
+  test("rejections: the next N documents fail with the authority's code and text; the ones behind them are filed", async () => {
     faults({ reject: { count: 2, code: '910', message: 'Request parameter error' } });
     const results: Sale[] = [];
     for (let i = 0; i < 3; i++) results.push(await settled(h, (await h.post('/api/v1/sales', saleBody())).json().data.id));
@@ -164,10 +195,13 @@ describe(`filing: order and faults (${engineName})`, () => {
       assert.deepEqual(events[0]!.invoice, failed);
     }
     assert.equal(results[2]!.status, 'uploaded');
-    assert.deepEqual(results.map((r) => r.invoiceNo), [results[0]!.invoiceNo, results[0]!.invoiceNo + 1, results[0]!.invoiceNo + 2]);
+    assert.deepEqual(
+      results.map((r) => r.invoiceNo),
+      [results[0]!.invoiceNo, results[0]!.invoiceNo + 1, results[0]!.invoiceNo + 2],
+    );
   });
 
-  test('one branch\'s outage does not hold up another branch', async () => {
+  test("one branch's outage does not hold up another branch", async () => {
     const m = await h.addMerchant();
     await h.registerBranch(m, '000');
     await h.registerBranch(m, '001');
@@ -194,7 +228,13 @@ describe(`filing: a VSDC slower than VSDC_TIMEOUT_MS (${engineName})`, () => {
     const res = await h.post('/api/v1/sales', saleBody());
     const pending: Sale = res.json().data;
     assertNotFiled(pending);
-    await eventually(async () => ((await h.ctx.db.selectFrom('filing_queues').select('last_error').executeTakeFirst())?.last_error?.startsWith('timeout') ? true : undefined), 'the timeout recorded as the branch\'s last error');
+    await eventually(
+      async () =>
+        (await h.ctx.db.selectFrom('filing_queues').select('last_error').executeTakeFirst())?.last_error?.startsWith('timeout')
+          ? true
+          : undefined,
+      "the timeout recorded as the branch's last error",
+    );
     // A real VSDC finishes a request whose caller went away: the abandoned call files the sale.
     await eventually(() => filings(pending.invoiceNo).length === 1, 'the abandoned call filed by the VSDC');
     h.sim.control.clearFaults(h.merchant.tpin, '000');
@@ -216,7 +256,9 @@ describe(`filing: a backlog of 500 while the VSDC is down (${engineName})`, () =
     await h.sim.stopListening(); // connection refused, for every device
     const ids: number[] = [];
     for (let chunk = 0; chunk < 20; chunk++) {
-      const responses = await Promise.all(Array.from({ length: 25 }, (_, i) => h.post('/api/v1/sales', saleBody({}, [{ price: 1 + chunk * 25 + i }]))));
+      const responses = await Promise.all(
+        Array.from({ length: 25 }, (_, i) => h.post('/api/v1/sales', saleBody({}, [{ price: 1 + chunk * 25 + i }]))),
+      );
       for (const res of responses) {
         assert.equal(res.statusCode, 201);
         assertNotFiled(res.json().data);
@@ -230,15 +272,33 @@ describe(`filing: a backlog of 500 while the VSDC is down (${engineName})`, () =
     const lateNo: number = late.json().data.invoiceNo;
     assert.equal(lateNo, 501);
 
-    await eventually(async () => {
-      const row = await h.ctx.db.selectFrom('sales').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'uploaded').where('tenant_id', '=', h.merchant.tenantId).executeTakeFirstOrThrow();
-      return Number(row.n) === 501 ? true : undefined;
-    }, 'the backlog drained', 60_000);
+    await eventually(
+      async () => {
+        const row = await h.ctx.db
+          .selectFrom('sales')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('status', '=', 'uploaded')
+          .where('tenant_id', '=', h.merchant.tenantId)
+          .executeTakeFirstOrThrow();
+        return Number(row.n) === 501 ? true : undefined;
+      },
+      'the backlog drained',
+      60_000,
+    );
 
     const arrived = h.received(h.merchant).map((d) => Number(d.cisInvcNo));
-    assert.deepEqual(arrived, Array.from({ length: 501 }, (_, i) => i + 1), 'every document once, in invoice order, the late sale last');
+    assert.deepEqual(
+      arrived,
+      Array.from({ length: 501 }, (_, i) => i + 1),
+      'every document once, in invoice order, the late sale last',
+    );
     assert.ok(h.received(h.merchant).every((d) => d.resultCd === '000'));
-    const events = await h.ctx.db.selectFrom('webhook_events').select((eb) => eb.fn.countAll<number>().as('n')).where('tenant_id', '=', h.merchant.tenantId).where('type', '=', 'invoice.fiscalised').executeTakeFirstOrThrow();
+    const events = await h.ctx.db
+      .selectFrom('webhook_events')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('tenant_id', '=', h.merchant.tenantId)
+      .where('type', '=', 'invoice.fiscalised')
+      .executeTakeFirstOrThrow();
     assert.equal(Number(events.n), 501);
     assertArrivalOrder(arrived);
   });
@@ -260,7 +320,9 @@ describe(`filing: a long backlog takes turns with other branches (${engineName})
     const m = await h.addMerchant({ branches: ['000', '001'] });
     // Branch 000's VSDC holds every reply until the test lowers the switch.
     h.sim.control.setFaults(m.tpin, '000', { delayMs: 600_000 });
-    const backlog = await Promise.all(Array.from({ length: 60 }, (_, i) => h.post('/api/v1/sales', saleBody({}, [{ price: 1 + i }]), {}, m)));
+    const backlog = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => h.post('/api/v1/sales', saleBody({}, [{ price: 1 + i }]), {}, m)),
+    );
     const backlogIds = new Set(backlog.map((res) => res.json().data.id as number));
     await eventually(() => h.sim.held(m.tpin, '000') === 1, "branch 000's first document to reach its VSDC");
 
@@ -272,13 +334,26 @@ describe(`filing: a long backlog takes turns with other branches (${engineName})
 
     // Outcomes are recorded one at a time here, so the events' order is the filing order.
     const filedOrder = await eventually(async () => {
-      const rows = await h.ctx.db.selectFrom('webhook_events').select('body').where('tenant_id', '=', m.tenantId).where('type', '=', 'invoice.fiscalised').orderBy('id').execute();
+      const rows = await h.ctx.db
+        .selectFrom('webhook_events')
+        .select('body')
+        .where('tenant_id', '=', m.tenantId)
+        .where('type', '=', 'invoice.fiscalised')
+        .orderBy('id')
+        .execute();
       return rows.length === 61 && rows.map((r) => (JSON.parse(r.body) as { data: { invoice: Sale } }).data.invoice.id);
     }, 'every document filed');
     const backlogBefore = filedOrder.indexOf(live.id);
-    assert.ok(backlogBefore >= BATCH && backlogBefore < 2 * BATCH, `the live sale was filed after ${backlogBefore} of the backlog's 60 documents`);
+    assert.ok(
+      backlogBefore >= BATCH && backlogBefore < 2 * BATCH,
+      `the live sale was filed after ${backlogBefore} of the backlog's 60 documents`,
+    );
     assert.ok(filedOrder.slice(0, backlogBefore).every((id) => backlogIds.has(id)));
-    assert.deepEqual(h.received(m, '000').map((d) => Number(d.cisInvcNo)), Array.from({ length: 60 }, (_, i) => i + 1), 'each document once, in invoice order');
+    assert.deepEqual(
+      h.received(m, '000').map((d) => Number(d.cisInvcNo)),
+      Array.from({ length: 60 }, (_, i) => i + 1),
+      'each document once, in invoice order',
+    );
   });
 });
 
@@ -290,23 +365,31 @@ describe(`filing: stopping cuts a VSDC call that outlasts the grace (${engineNam
   after(() => h.close());
 
   // Without the cut, stop() would wait for the VSDC's hold (longer than the test's timeout).
-  test('stop() cuts the held call; the document stays pending, nothing is filed, and a restarted worker files it once', { timeout: 60_000 }, async () => {
-    const workers = [(ctx: Harness['ctx']) => filingWorker(ctx, { stopGraceMs: 100 })];
-    const m = await h.addMerchant({ branches: ['000'] });
-    // The cut call is dropped by the VSDC here (a call the VSDC finishes anyway is the timeout test's).
-    h.sim.control.setFaults(m.tpin, '000', { delayMs: 600_000, dropAbandoned: true });
-    h.startWorkers(workers);
-    const sale = (await h.post('/api/v1/sales', saleBody(), {}, m)).json().data as Sale;
-    await eventually(() => h.sim.held(m.tpin, '000') === 1, 'the sale held at the VSDC');
+  test(
+    'stop() cuts the held call; the document stays pending, nothing is filed, and a restarted worker files it once',
+    { timeout: 60_000 },
+    async () => {
+      const workers = [(ctx: Harness['ctx']) => filingWorker(ctx, { stopGraceMs: 100 })];
+      const m = await h.addMerchant({ branches: ['000'] });
+      // The cut call is dropped by the VSDC here (a call the VSDC finishes anyway is the timeout test's).
+      h.sim.control.setFaults(m.tpin, '000', { delayMs: 600_000, dropAbandoned: true });
+      h.startWorkers(workers);
+      const sale = (await h.post('/api/v1/sales', saleBody(), {}, m)).json().data as Sale;
+      await eventually(() => h.sim.held(m.tpin, '000') === 1, 'the sale held at the VSDC');
 
-    await h.stopWorkers();
-    await eventually(() => h.sim.held(m.tpin, '000') === 0, 'the VSDC to see the call given up');
-    h.sim.control.clearFaults(m.tpin, '000');
-    assert.equal((await readSale(h, sale.id, m)).status, 'pending');
-    assert.equal(h.received(m).length, 0, 'the cut call filed nothing');
+      await h.stopWorkers();
+      await eventually(() => h.sim.held(m.tpin, '000') === 0, 'the VSDC to see the call given up');
+      h.sim.control.clearFaults(m.tpin, '000');
+      assert.equal((await readSale(h, sale.id, m)).status, 'pending');
+      assert.equal(h.received(m).length, 0, 'the cut call filed nothing');
 
-    h.startWorkers(workers);
-    await uploaded(h, sale.id, m);
-    assert.deepEqual(h.received(m).map((d) => Number(d.cisInvcNo)), [sale.invoiceNo], 'filed once, after the restart');
-  });
+      h.startWorkers(workers);
+      await uploaded(h, sale.id, m);
+      assert.deepEqual(
+        h.received(m).map((d) => Number(d.cisInvcNo)),
+        [sale.invoiceNo],
+        'filed once, after the restart',
+      );
+    },
+  );
 });

@@ -33,7 +33,12 @@ async function allFiledOnce(h: Harness, merchant: Merchant, branches: string[], 
     const rows = await h.ctx.db.selectFrom('sales').select('status').where('id', 'in', ids).execute();
     return rows.length === ids.length && rows.every((r) => r.status === 'uploaded');
   }, 'every sale uploaded');
-  for (const branch of branches) assert.deepEqual(h.received(merchant, branch).map((d) => d.cisInvcNo), ['1'], `branch ${branch}: its one document, once`);
+  for (const branch of branches)
+    assert.deepEqual(
+      h.received(merchant, branch).map((d) => d.cisInvcNo),
+      ['1'],
+      `branch ${branch}: its one document, once`,
+    );
 }
 
 describe(`fleet: as many branches in flight as have work (${engineName})`, () => {
@@ -44,18 +49,22 @@ describe(`fleet: as many branches in flight as have work (${engineName})`, () =>
   });
   after(() => h.close());
 
-  test('100 branches with work have 100 VSDC calls in flight at once (the old ceiling was 64), each document filed once', { timeout: 120_000 }, async () => {
-    const BRANCHES = 100;
-    const { merchant, branches } = await fleet(h, BRANCHES);
-    h.sim.setLatency(600_000);
-    h.sim.resetStats();
-    const ids = await saleOnEach(h, merchant, branches);
-    await eventually(() => branches.every((b) => h.sim.held(merchant.tpin, b) >= 1), 'every branch with a call at its VSDC at once');
-    assert.ok(h.sim.stats().inFlight >= BRANCHES, `${h.sim.stats().inFlight} calls in flight`);
-    h.sim.setLatency(0);
-    // Each branch's one document reached its VSDC once (one call at a time per branch).
-    await allFiledOnce(h, merchant, branches, ids);
-  });
+  test(
+    '100 branches with work have 100 VSDC calls in flight at once (the old ceiling was 64), each document filed once',
+    { timeout: 120_000 },
+    async () => {
+      const BRANCHES = 100;
+      const { merchant, branches } = await fleet(h, BRANCHES);
+      h.sim.setLatency(600_000);
+      h.sim.resetStats();
+      const ids = await saleOnEach(h, merchant, branches);
+      await eventually(() => branches.every((b) => h.sim.held(merchant.tpin, b) >= 1), 'every branch with a call at its VSDC at once');
+      assert.ok(h.sim.stats().inFlight >= BRANCHES, `${h.sim.stats().inFlight} calls in flight`);
+      h.sim.setLatency(0);
+      // Each branch's one document reached its VSDC once (one call at a time per branch).
+      await allFiledOnce(h, merchant, branches, ids);
+    },
+  );
 });
 
 describe(`fleet: VSDC_HOST_CONNECTIONS caps the calls at once at one VSDC host (${engineName})`, () => {
@@ -66,22 +75,26 @@ describe(`fleet: VSDC_HOST_CONNECTIONS caps the calls at once at one VSDC host (
   });
   after(() => h.close());
 
-  test('30 branches at one host: never more than the cap in flight; the others wait their turn and are filed once', { timeout: 120_000 }, async () => {
-    const { merchant, branches } = await fleet(h, 30);
-    h.sim.setLatency(600_000);
-    h.sim.resetStats();
-    const ids = await saleOnEach(h, merchant, branches);
-    await eventually(() => h.sim.stats().inFlight === CAP, 'the cap reached');
-    // Every other branch is claimed and waits for a slot (it holds its lease meanwhile).
-    await eventually(async () => {
-      const held = await h.ctx.db.selectFrom('filing_queues').select('device_id').where('lease_owner', 'is not', null).execute();
-      return held.length === branches.length;
-    }, 'every branch claimed');
-    assert.equal(h.sim.stats().inFlight, CAP);
-    h.sim.setLatency(0);
-    await allFiledOnce(h, merchant, branches, ids);
-    assert.equal(h.sim.stats().peakInFlight, CAP, 'never above the cap');
-  });
+  test(
+    '30 branches at one host: never more than the cap in flight; the others wait their turn and are filed once',
+    { timeout: 120_000 },
+    async () => {
+      const { merchant, branches } = await fleet(h, 30);
+      h.sim.setLatency(600_000);
+      h.sim.resetStats();
+      const ids = await saleOnEach(h, merchant, branches);
+      await eventually(() => h.sim.stats().inFlight === CAP, 'the cap reached');
+      // Every other branch is claimed and waits for a slot (it holds its lease meanwhile).
+      await eventually(async () => {
+        const held = await h.ctx.db.selectFrom('filing_queues').select('device_id').where('lease_owner', 'is not', null).execute();
+        return held.length === branches.length;
+      }, 'every branch claimed');
+      assert.equal(h.sim.stats().inFlight, CAP);
+      h.sim.setLatency(0);
+      await allFiledOnce(h, merchant, branches, ids);
+      assert.equal(h.sim.stats().peakInFlight, CAP, 'never above the cap');
+    },
+  );
 });
 
 describe(`fleet: VSDC_HOST_RATE caps the calls started per second at one VSDC host (${engineName})`, () => {
@@ -92,18 +105,22 @@ describe(`fleet: VSDC_HOST_RATE caps the calls started per second at one VSDC ho
   });
   after(() => h.close());
 
-  test('30 branches at one host: the calls that reached it in any stretch are at most RATE per second of it, plus one', { timeout: 120_000 }, async () => {
-    const { merchant, branches } = await fleet(h, 30);
-    h.sim.resetStats();
-    const began = performance.now();
-    const ids = await saleOnEach(h, merchant, branches);
-    await allFiledOnce(h, merchant, branches, ids);
-    const seconds = (performance.now() - began) / 1_000;
-    const calls = h.sim.stats().calls;
-    assert.ok(calls >= branches.length, `${calls} calls`);
-    // Starts are spaced 1/RATE apart: n calls need (n − 1)/RATE seconds however fast the rest is.
-    assert.ok(calls <= RATE * seconds + 1, `${calls} calls reached the VSDC in ${seconds.toFixed(2)} s at a cap of ${RATE}/s`);
-  });
+  test(
+    '30 branches at one host: the calls that reached it in any stretch are at most RATE per second of it, plus one',
+    { timeout: 120_000 },
+    async () => {
+      const { merchant, branches } = await fleet(h, 30);
+      h.sim.resetStats();
+      const began = performance.now();
+      const ids = await saleOnEach(h, merchant, branches);
+      await allFiledOnce(h, merchant, branches, ids);
+      const seconds = (performance.now() - began) / 1_000;
+      const calls = h.sim.stats().calls;
+      assert.ok(calls >= branches.length, `${calls} calls`);
+      // Starts are spaced 1/RATE apart: n calls need (n − 1)/RATE seconds however fast the rest is.
+      assert.ok(calls <= RATE * seconds + 1, `${calls} calls reached the VSDC in ${seconds.toFixed(2)} s at a cap of ${RATE}/s`);
+    },
+  );
 });
 
 describe(`fleet: a branch waiting for a VSDC host slot keeps its lease (${engineName})`, () => {
@@ -115,28 +132,37 @@ describe(`fleet: a branch waiting for a VSDC host slot keeps its lease (${engine
   });
   after(() => h.close());
 
-  test('ten branches queue behind one slot longer than a lease: the ones still waiting hold unexpired leases', { timeout: 120_000 }, async () => {
-    const { merchant, branches } = await fleet(h, 10);
-    h.sim.setLatency(600_000);
-    await saleOnEach(h, merchant, branches);
-    const devices = await h.ctx.db.selectFrom('devices').select('id').where('tenant_id', '=', merchant.tenantId).execute();
-    const ids = devices.map((d) => d.id);
-    // Seven calls timed out one after another: more than a lease (6 s) since the branches were claimed.
-    await eventually(async () => {
-      const deferred = await h.ctx.db.selectFrom('filing_queues').select('device_id').where('device_id', 'in', ids).where('retry_delay_ms', 'is not', null).execute();
-      return deferred.length >= 7;
-    }, 'seven branches deferred');
-    const waiting = await h.ctx.db
-      .selectFrom('filing_queues')
-      .select(['device_id', (eb) => eb(eb.ref('lease_until'), '>', eb.fn<Date>('now', [])).as('live')])
-      .where('device_id', 'in', ids)
-      .where('lease_owner', 'is not', null)
-      .execute();
-    assert.ok(waiting.length > 0, 'some branches still wait for the slot');
-    assert.ok(
-      waiting.every((w) => w.live),
-      `every waiting branch's lease is renewed while it waits: ${JSON.stringify(waiting)}`,
-    );
-    h.sim.setLatency(0);
-  });
+  test(
+    'ten branches queue behind one slot longer than a lease: the ones still waiting hold unexpired leases',
+    { timeout: 120_000 },
+    async () => {
+      const { merchant, branches } = await fleet(h, 10);
+      h.sim.setLatency(600_000);
+      await saleOnEach(h, merchant, branches);
+      const devices = await h.ctx.db.selectFrom('devices').select('id').where('tenant_id', '=', merchant.tenantId).execute();
+      const ids = devices.map((d) => d.id);
+      // Seven calls timed out one after another: more than a lease (6 s) since the branches were claimed.
+      await eventually(async () => {
+        const deferred = await h.ctx.db
+          .selectFrom('filing_queues')
+          .select('device_id')
+          .where('device_id', 'in', ids)
+          .where('retry_delay_ms', 'is not', null)
+          .execute();
+        return deferred.length >= 7;
+      }, 'seven branches deferred');
+      const waiting = await h.ctx.db
+        .selectFrom('filing_queues')
+        .select(['device_id', (eb) => eb(eb.ref('lease_until'), '>', eb.fn<Date>('now', [])).as('live')])
+        .where('device_id', 'in', ids)
+        .where('lease_owner', 'is not', null)
+        .execute();
+      assert.ok(waiting.length > 0, 'some branches still wait for the slot');
+      assert.ok(
+        waiting.every((w) => w.live),
+        `every waiting branch's lease is renewed while it waits: ${JSON.stringify(waiting)}`,
+      );
+      h.sim.setLatency(0);
+    },
+  );
 });

@@ -25,12 +25,17 @@ async function recordingProxy(target: string): Promise<{ url: string; bodies: Ma
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      if (req.url?.endsWith('/trnsSales/saveSales')) bodies.set(String((JSON.parse(body.toString('utf8')) as { cisInvcNo: string }).cisInvcNo), body.toString('utf8'));
+      if (req.url?.endsWith('/trnsSales/saveSales'))
+        bodies.set(String((JSON.parse(body.toString('utf8')) as { cisInvcNo: string }).cisInvcNo), body.toString('utf8'));
       const upstream = new URL(target.replace(/\/$/, '') + req.url!.slice(proxyPrefix.length));
-      const forwarded = request(upstream, { method: req.method, headers: { 'content-type': 'application/json', 'content-length': body.length } }, (reply) => {
-        res.writeHead(reply.statusCode ?? 502, { 'content-type': reply.headers['content-type'] ?? 'application/json' });
-        reply.pipe(res);
-      });
+      const forwarded = request(
+        upstream,
+        { method: req.method, headers: { 'content-type': 'application/json', 'content-length': body.length } },
+        (reply) => {
+          res.writeHead(reply.statusCode ?? 502, { 'content-type': reply.headers['content-type'] ?? 'application/json' });
+          reply.pipe(res);
+        },
+      );
       forwarded.on('error', () => res.destroy());
       forwarded.end(body);
     });
@@ -42,8 +47,14 @@ const proxyPrefix = '/vsdc';
 
 const lineArb = fc
   .record({
-    quantity: fc.oneof(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 200_000 }).map((n) => n / 10_000)),
-    price: fc.oneof(fc.integer({ min: 1, max: 100_000 }).map((n) => n / 100), fc.integer({ min: 1, max: 5_000_000 }).map((n) => n / 10_000)),
+    quantity: fc.oneof(
+      fc.integer({ min: 1, max: 20 }),
+      fc.integer({ min: 1, max: 200_000 }).map((n) => n / 10_000),
+    ),
+    price: fc.oneof(
+      fc.integer({ min: 1, max: 100_000 }).map((n) => n / 100),
+      fc.integer({ min: 1, max: 5_000_000 }).map((n) => n / 10_000),
+    ),
     vatCategory: fc.constantFrom(...VAT_CATEGORY_CODES.filter((c) => c !== 'C1')),
     // Share of the line's amount taken off, in 1/10,000, so the discount often has 4 decimals.
     discountShare: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 9_000 })),
@@ -88,8 +99,14 @@ describe(`the filer's body from the request's computed amounts (${engineName})`,
         assert.equal(sale.status, 'uploaded', `${sale.lastError}: ${JSON.stringify(items)}`);
         const row = (await findSale(h.ctx.db, h.merchant.tenantId, sale.id))!;
         const lines = (await linesOf(h.ctx.db, [sale.id])).get(sale.id)!;
-        const fromStore = JSON.stringify(buildSaveSalesBody({ profile: 'zra-vsdc', baseUrl: '', tpin: row.tpin, branch: row.branch }, fiscalDocument({ row, lines })));
-        assert.equal(proxy.bodies.get(String(sale.invoiceNo)), fromStore, `sent body differs from the stored document's: ${JSON.stringify(items)}`);
+        const fromStore = JSON.stringify(
+          buildSaveSalesBody({ profile: 'zra-vsdc', baseUrl: '', tpin: row.tpin, branch: row.branch }, fiscalDocument({ row, lines })),
+        );
+        assert.equal(
+          proxy.bodies.get(String(sale.invoiceNo)),
+          fromStore,
+          `sent body differs from the stored document's: ${JSON.stringify(items)}`,
+        );
       }),
       { numRuns: 40 },
     );

@@ -30,7 +30,10 @@ async function queueOf(h: Harness, merchant: Merchant, branch = '000') {
 
 /** Waits until the branch's last VSDC attempt has failed and it waits out a backoff. */
 function knownDown(h: Harness, merchant: Merchant, branch = '000') {
-  return eventually(async () => ((await queueOf(h, merchant, branch))?.retry_delay_ms != null ? true : undefined), `branch ${branch} in backoff`);
+  return eventually(
+    async () => ((await queueOf(h, merchant, branch))?.retry_delay_ms != null ? true : undefined),
+    `branch ${branch} in backoff`,
+  );
 }
 
 async function statusOf(h: Harness, id: number, merchant: Merchant): Promise<string> {
@@ -71,7 +74,11 @@ describe(`outages: answered at once while known down, filed at once when back ($
       assert.ok(Date.now() - started < SALE_WAIT_MS / 4, `sale ${i} answered without waiting for its filing (${Date.now() - started} ms)`);
       sales.push(res.json().data);
     }
-    assert.equal(h.sim.control.calls(m.tpin, '000', 'saveSales').length, attempts, 'new sales on a backed-off branch trigger no filing attempt');
+    assert.equal(
+      h.sim.control.calls(m.tpin, '000', 'saveSales').length,
+      attempts,
+      'new sales on a backed-off branch trigger no filing attempt',
+    );
 
     const healthy = await h.post('/api/v1/sales', saleBody(), { 'x-branch': '001' }, m);
     assert.equal(healthy.json().data.status, 'uploaded', 'a sale on a healthy branch waits for its filing');
@@ -80,11 +87,14 @@ describe(`outages: answered at once while known down, filed at once when back ($
     for (const sale of sales) await uploaded(h, sale.id, m, 10_000);
     const first = (await discovering).json().data;
     assert.equal(first.status, 'uploaded');
-    const filed = h.received(m).filter((d) => d.receipt).map((d) => Number(d.cisInvcNo));
+    const filed = h
+      .received(m)
+      .filter((d) => d.receipt)
+      .map((d) => Number(d.cisInvcNo));
     assert.deepEqual(filed, [first.invoiceNo, ...sales.map((s) => s.invoiceNo)], 'each once, in invoice order');
   });
 
-  test('after an outage that pushed the backoff to 5 minutes, the backlog files within seconds of the VSDC\'s return; probes are selects and file nothing', async () => {
+  test("after an outage that pushed the backoff to 5 minutes, the backlog files within seconds of the VSDC's return; probes are selects and file nothing", async () => {
     const m = await h.addMerchant();
     await h.registerBranch(m, '000');
     h.sim.control.setFaults(m.tpin, '000', { forcedResult: '838' });
@@ -102,10 +112,12 @@ describe(`outages: answered at once while known down, filed at once when back ($
     h.sim.control.clearFaults(m.tpin, '000');
     for (const id of ids) await uploaded(h, id, m, 10_000);
     assert.equal((await discovering).json().data.status, 'uploaded');
-    const filed = h.received(m).filter((d) => d.receipt).map((d) => Number(d.cisInvcNo));
+    const filed = h
+      .received(m)
+      .filter((d) => d.receipt)
+      .map((d) => Number(d.cisInvcNo));
     assert.deepEqual(filed, [1, 2, 3], 'each once, in invoice order');
   });
-
 });
 
 describe(`outages: a branch filing again wakes its neighbours (${engineName})`, () => {
@@ -153,15 +165,25 @@ describe(`outages: the offline policy "refuse" (${engineName})`, () => {
     const set = await setPolicy(m, 'refuse');
     assert.equal(set.statusCode, 200, set.body);
     assert.equal(set.json().data.offlinePolicy, 'refuse');
-    const operatorsOnly = await h.t.inject({ method: 'PATCH', url: `/api/v1/tenants/${m.tenantId}`, headers: bearer(m.partnerSecret), payload: { plan: 'enterprise' } });
-    assert.equal(operatorsOnly.statusCode, 422, 'the plan is the operator\'s: refused, not silently ignored');
+    const operatorsOnly = await h.t.inject({
+      method: 'PATCH',
+      url: `/api/v1/tenants/${m.tenantId}`,
+      headers: bearer(m.partnerSecret),
+      payload: { plan: 'enterprise' },
+    });
+    assert.equal(operatorsOnly.statusCode, 422, "the plan is the operator's: refused, not silently ignored");
     assert.match(operatorsOnly.json().errors.plan[0], /not accepted/);
     const bad = await setPolicy(m, 'sometimes');
     assert.equal(bad.statusCode, 422);
     assert.ok(bad.json().errors.offlinePolicy, bad.body);
     const foreign = await h.addMerchant();
-    const other = await h.t.inject({ method: 'PATCH', url: `/api/v1/tenants/${m.tenantId}`, headers: bearer(foreign.partnerSecret), payload: { offlinePolicy: 'queue' } });
-    assert.equal(other.statusCode, 404, 'another partner\'s merchant is not found');
+    const other = await h.t.inject({
+      method: 'PATCH',
+      url: `/api/v1/tenants/${m.tenantId}`,
+      headers: bearer(foreign.partnerSecret),
+      payload: { offlinePolicy: 'queue' },
+    });
+    assert.equal(other.statusCode, 404, "another partner's merchant is not found");
   });
 
   test('refuse: while the branch is known down a sale is 503 vsdc_unavailable with Retry-After, nothing stored, no number used; pending documents still drain in order', async () => {
@@ -174,7 +196,16 @@ describe(`outages: the offline policy "refuse" (${engineName})`, () => {
     assert.equal(discovering.status, 'pending');
     await knownDown(h, m);
 
-    const count = async () => Number((await h.ctx.db.selectFrom('sales').select((eb) => eb.fn.countAll().as('n')).where('tenant_id', '=', m.tenantId).executeTakeFirstOrThrow()).n);
+    const count = async () =>
+      Number(
+        (
+          await h.ctx.db
+            .selectFrom('sales')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('tenant_id', '=', m.tenantId)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     const before = await count();
     for (let i = 0; i < 3; i++) {
       const refused = await h.post('/api/v1/sales', saleBody(), { 'idempotency-key': `refused-${i}` }, m);
@@ -193,7 +224,7 @@ describe(`outages: the offline policy "refuse" (${engineName})`, () => {
     assert.equal(after.json().data.status, 'uploaded');
   });
 
-  test('refuse on the legacy surface: 503 vsdc_unavailable in the till\'s dialect, bare and wrapped', async () => {
+  test("refuse on the legacy surface: 503 vsdc_unavailable in the till's dialect, bare and wrapped", async () => {
     const m = await h.addMerchant();
     await h.registerBranch(m, '000');
     assert.equal((await setPolicy(m, 'refuse')).statusCode, 200);

@@ -37,7 +37,17 @@ async function seedBacklog(ctx: AppContext, sim: Simulator, branches: string[], 
     for (const branch of branches) {
       const auth = bearer(partner.secret);
       const url = `/api/v1/tenants/${merchant.tenant.id}/devices`;
-      assert.equal((await app.inject({ method: 'POST', url, headers: auth, payload: { deviceSerial: `SN-${merchant.tenant.tpin}-${branch}`, branch, vsdcBaseUrl: sim.url } })).statusCode, 201);
+      assert.equal(
+        (
+          await app.inject({
+            method: 'POST',
+            url,
+            headers: auth,
+            payload: { deviceSerial: `SN-${merchant.tenant.tpin}-${branch}`, branch, vsdcBaseUrl: sim.url },
+          })
+        ).statusCode,
+        201,
+      );
       assert.equal((await app.inject({ method: 'POST', url: `${url}/${branch}/initialize`, headers: auth })).statusCode, 200);
     }
     await syncCatalogue(ctx);
@@ -45,7 +55,12 @@ async function seedBacklog(ctx: AppContext, sim: Simulator, branches: string[], 
       await Promise.all(
         branches.flatMap((branch) =>
           Array.from({ length: Math.min(25, perBranch - i) }, (_, k) =>
-            app.inject({ method: 'POST', url: '/api/v1/sales', headers: { ...bearer(merchant.token), 'x-branch': branch }, payload: saleBody({}, [{ price: 1 + i + k }]) }),
+            app.inject({
+              method: 'POST',
+              url: '/api/v1/sales',
+              headers: { ...bearer(merchant.token), 'x-branch': branch },
+              payload: saleBody({}, [{ price: 1 + i + k }]),
+            }),
           ),
         ),
       );
@@ -62,21 +77,40 @@ function filedCount(sim: Simulator, backlog: Backlog): number {
 
 /** Every document uploaded once, with the receipt the VSDC issued, in invoice order per branch. */
 async function assertDrainedOnceInOrder(ctx: AppContext, sim: Simulator, backlog: Backlog): Promise<void> {
-  const rows = await ctx.db.selectFrom('sales').select(['id', 'branch', 'invoice_no', 'status', 'receipt_no']).orderBy('invoice_no').execute();
+  const rows = await ctx.db
+    .selectFrom('sales')
+    .select(['id', 'branch', 'invoice_no', 'status', 'receipt_no'])
+    .orderBy('invoice_no')
+    .execute();
   assert.equal(rows.length, backlog.branches.length * backlog.perBranch, 'nothing lost');
   for (const branch of backlog.branches) {
     const mine = rows.filter((r) => r.branch === branch);
-    assert.deepEqual(mine.map((r) => Number(r.invoice_no)), Array.from({ length: backlog.perBranch }, (_, i) => i + 1), `branch ${branch}: gap-free`);
-    assert.ok(mine.every((r) => r.status === 'uploaded'), `branch ${branch}: all uploaded`);
+    assert.deepEqual(
+      mine.map((r) => Number(r.invoice_no)),
+      Array.from({ length: backlog.perBranch }, (_, i) => i + 1),
+      `branch ${branch}: gap-free`,
+    );
+    assert.ok(
+      mine.every((r) => r.status === 'uploaded'),
+      `branch ${branch}: all uploaded`,
+    );
     const filed = sim.control.documents(backlog.tpin, branch, { filedOnly: true });
-    assert.deepEqual(filed.map((d) => Number(d.cisInvcNo)), mine.map((r) => Number(r.invoice_no)), `branch ${branch}: each filed once, in order`);
+    assert.deepEqual(
+      filed.map((d) => Number(d.cisInvcNo)),
+      mine.map((r) => Number(r.invoice_no)),
+      `branch ${branch}: each filed once, in order`,
+    );
     const receipts = new Map(filed.map((d) => [Number(d.cisInvcNo), d.receipt!.rcptNo]));
-    for (const r of mine) assert.equal(Number(r.receipt_no), receipts.get(Number(r.invoice_no)), `invoice ${r.invoice_no} holds the VSDC's receipt`);
+    for (const r of mine)
+      assert.equal(Number(r.receipt_no), receipts.get(Number(r.invoice_no)), `invoice ${r.invoice_no} holds the VSDC's receipt`);
     const arrivals = sim.control.documents(backlog.tpin, branch).map((d) => ({ no: Number(d.cisInvcNo), code: d.resultCd }));
     for (let i = 1; i < arrivals.length; i++) {
       const [prev, cur] = [arrivals[i - 1]!, arrivals[i]!];
       // Only the document in flight when a process died may arrive again, answered 924.
-      assert.ok(cur.no > prev.no || (cur.no === prev.no && cur.code === '924'), `branch ${branch}: ${cur.no} (${cur.code}) arrived after ${prev.no}`);
+      assert.ok(
+        cur.no > prev.no || (cur.no === prev.no && cur.code === '924'),
+        `branch ${branch}: ${cur.no} (${cur.code}) arrived after ${prev.no}`,
+      );
     }
   }
   const events = await ctx.db.selectFrom('webhook_events').select(['type', 'body']).execute();
@@ -87,7 +121,10 @@ async function assertDrainedOnceInOrder(ctx: AppContext, sim: Simulator, backlog
     perSale.set(id, (perSale.get(id) ?? 0) + 1);
   }
   assert.equal(perSale.size, rows.length, 'an event for every document');
-  assert.ok([...perSale.values()].every((n) => n === 1), 'exactly one event each');
+  assert.ok(
+    [...perSale.values()].every((n) => n === 1),
+    'exactly one event each',
+  );
 }
 
 function childEnv(database: { url?: string | undefined; dataDir?: string }): NodeJS.ProcessEnv {
@@ -146,7 +183,11 @@ describe(`gateway processes draining a backlog (${engineName})`, () => {
       for (const branch of branches) sim.control.setFaults(backlog.tpin, branch, { delayMs: 0 });
       const second = await spawnGateway(env, ['--workers-only']);
       children.push(second);
-      await eventually(() => (filedCount(sim, backlog) === branches.length * perBranch ? true : undefined), 'the restarted process to finish', 90_000);
+      await eventually(
+        () => (filedCount(sim, backlog) === branches.length * perBranch ? true : undefined),
+        'the restarted process to finish',
+        90_000,
+      );
       const verify = async (ctx: AppContext) =>
         eventually(async () => {
           const pending = await ctx.db.selectFrom('sales').select('id').where('status', '=', 'pending').limit(1).executeTakeFirst();
@@ -178,24 +219,32 @@ describe(`gateway processes draining a backlog (${engineName})`, () => {
     }
   });
 
-  test('two processes on one PostgreSQL drain the same branches, one dies: the same guarantees', { skip: onPostgres ? false : 'needs PostgreSQL: set TEST_DATABASE_URL (the embedded database is single-process by design)' }, async () => {
-    const testDb = await createTestDatabase();
-    const ctx = createContext(testConfig({ saleWaitMs: 0 }), testDb.database);
-    try {
-      const backlog = await seedBacklog(ctx, sim, ['000', '001', '002', '003'], 60);
-      for (const branch of backlog.branches) sim.control.setFaults(backlog.tpin, branch, { delayMs: 10 });
-      const env = childEnv({ url: testDb.url });
-      const [a, b] = await Promise.all([spawnGateway(env, ['--workers-only']), spawnGateway(env, ['--workers-only'])]);
-      children.push(a!, b!);
-      await eventually(() => (filedCount(sim, backlog) >= 80 ? true : undefined), 'both processes to file part of the backlog', 60_000);
-      await a!.kill('SIGKILL');
-      await eventually(() => (filedCount(sim, backlog) === 240 ? true : undefined), 'the survivor to finish every branch', 90_000);
-      await eventually(async () => ((await ctx.db.selectFrom('sales').select('id').where('status', '=', 'pending').limit(1).executeTakeFirst()) ? undefined : true), 'no document left pending');
-      await b!.kill('SIGTERM');
-      await assertDrainedOnceInOrder(ctx, sim, backlog);
-    } finally {
-      await closeContext(ctx);
-      await testDb.close();
-    }
-  });
+  test(
+    'two processes on one PostgreSQL drain the same branches, one dies: the same guarantees',
+    { skip: onPostgres ? false : 'needs PostgreSQL: set TEST_DATABASE_URL (the embedded database is single-process by design)' },
+    async () => {
+      const testDb = await createTestDatabase();
+      const ctx = createContext(testConfig({ saleWaitMs: 0 }), testDb.database);
+      try {
+        const backlog = await seedBacklog(ctx, sim, ['000', '001', '002', '003'], 60);
+        for (const branch of backlog.branches) sim.control.setFaults(backlog.tpin, branch, { delayMs: 10 });
+        const env = childEnv({ url: testDb.url });
+        const [a, b] = await Promise.all([spawnGateway(env, ['--workers-only']), spawnGateway(env, ['--workers-only'])]);
+        children.push(a!, b!);
+        await eventually(() => (filedCount(sim, backlog) >= 80 ? true : undefined), 'both processes to file part of the backlog', 60_000);
+        await a!.kill('SIGKILL');
+        await eventually(() => (filedCount(sim, backlog) === 240 ? true : undefined), 'the survivor to finish every branch', 90_000);
+        await eventually(
+          async () =>
+            (await ctx.db.selectFrom('sales').select('id').where('status', '=', 'pending').limit(1).executeTakeFirst()) ? undefined : true,
+          'no document left pending',
+        );
+        await b!.kill('SIGTERM');
+        await assertDrainedOnceInOrder(ctx, sim, backlog);
+      } finally {
+        await closeContext(ctx);
+        await testDb.close();
+      }
+    },
+  );
 });

@@ -40,7 +40,12 @@ describe('a Zambian receipt is what it was, to the byte', () => {
     test(`${name}: the HTML and the PDF`, async () => {
       const receipt = receiptOf(sale, sourceOf(zra, 'Africa/Lusaka'), { original, mark: 'original', printedBefore: 0 });
       assert.equal(await renderReceiptHtml(receipt), readFileSync(new URL(`${name}.html`, FIXTURES), 'utf8'));
-      assert.equal(createHash('sha256').update(await renderReceiptPdf(receipt)).digest('hex'), ZRA_PDF_SHA256[name]);
+      assert.equal(
+        createHash('sha256')
+          .update(await renderReceiptPdf(receipt))
+          .digest('hex'),
+        ZRA_PDF_SHA256[name],
+      );
     });
   }
 });
@@ -75,7 +80,12 @@ const STAND_IN: AuthorityProfile = {
     itemCount: 'Item count',
     originalInvoiceNo: 'Original CU Invoice No',
   },
-  receiptLayout: { fiscalBlock: ['fiscalisedAt', 'unitId', 'invoiceNo', 'receiptNo', 'totalReceiptNo', 'itemCount'], groupFiscalCodes: true, taxTableOrder: ['B', 'E', 'C', 'D', 'A'], creditNoteAmountsNegative: false },
+  receiptLayout: {
+    fiscalBlock: ['fiscalisedAt', 'unitId', 'invoiceNo', 'receiptNo', 'totalReceiptNo', 'itemCount'],
+    groupFiscalCodes: true,
+    taxTableOrder: ['B', 'E', 'C', 'D', 'A'],
+    creditNoteAmountsNegative: false,
+  },
 };
 
 const ORIGINAL_KRA = { authorityInvoiceNo: 'KRACU0100000001/7', receiptNo: 7, invoiceNo: 7 };
@@ -108,23 +118,45 @@ async function checkKraReceipt(profile: AuthorityProfile): Promise<void> {
   assert.ok(html.includes('indexEtimsReceiptData?Data=P051234567X00ZD3LJOQR4GZWTVQV'), 'the QR of qrCodeUrl');
   const table = between(html, 'Totals per VAT category', '</table>');
   const rows = [...table.matchAll(/<tr><td>([A-Z]+) [0-9.]+%<\/td>/g)].map((m) => m[1]);
-  assert.deepEqual(rows, profile.receiptLayout.taxTableOrder.filter((code) => ['A', 'B', 'D', 'E'].includes(code)), 'the tax table in the profile\'s order');
-  assert.ok(table.includes('<tr><td>B 16%</td><td class="num">200.00</td><td class="num">32.00</td><td class="num">232.00</td></tr>'), 'taxable, tax and total per letter');
+  assert.deepEqual(
+    rows,
+    profile.receiptLayout.taxTableOrder.filter((code) => ['A', 'B', 'D', 'E'].includes(code)),
+    "the tax table in the profile's order",
+  );
+  assert.ok(
+    table.includes('<tr><td>B 16%</td><td class="num">200.00</td><td class="num">32.00</td><td class="num">232.00</td></tr>'),
+    'taxable, tax and total per letter',
+  );
   assert.ok(html.includes('KES 410.00') && !html.includes('ZMW'), "the profile's currency");
   assert.ok(!html.includes('Exchange rate'));
 
   const pdf = pdfText(await renderReceiptPdf(receipt));
-  for (const expected of [labels.fiscalBlock, 'KRACU0100000001/7', 'WOAW-BLHI-MNZS-JE5J-QPVB-XW6R-NA', 'ZD3L-JOQR-4GZW-TVQV', labels.totalReceiptNo, 'KES 410.00']) {
+  for (const expected of [
+    labels.fiscalBlock,
+    'KRACU0100000001/7',
+    'WOAW-BLHI-MNZS-JE5J-QPVB-XW6R-NA',
+    'ZD3L-JOQR-4GZW-TVQV',
+    labels.totalReceiptNo,
+    'KES 410.00',
+  ]) {
     assert.ok(pdf.includes(expected), `the PDF shows ${expected}`);
   }
 
   const note = receiptOf(kraCreditNote(), sourceOf(profile), { original: ORIGINAL_KRA });
   const noteHtml = await renderReceiptHtml(note);
-  assert.ok(noteHtml.includes(`<dt>${labels.originalInvoiceNo}</dt><dd>KRACU0100000001/7</dd>`), 'a credit note names the original CU invoice number');
+  assert.ok(
+    noteHtml.includes(`<dt>${labels.originalInvoiceNo}</dt><dd>KRACU0100000001/7</dd>`),
+    'a credit note names the original CU invoice number',
+  );
   assert.ok(pdfText(await renderReceiptPdf(note)).includes(labels.originalInvoiceNo));
   if (profile.receiptLayout.creditNoteAmountsNegative) {
     assert.ok(noteHtml.includes('KES -116.00'), 'a credit note prints its total negative');
-    assert.ok(between(noteHtml, 'Totals per VAT category', '</table>').includes('<td class="num">-100.00</td><td class="num">-16.00</td><td class="num">-116.00</td>'), 'and its tax table');
+    assert.ok(
+      between(noteHtml, 'Totals per VAT category', '</table>').includes(
+        '<td class="num">-100.00</td><td class="num">-16.00</td><td class="num">-116.00</td>',
+      ),
+      'and its tax table',
+    );
     assert.equal(note.items[0]!.amount, -116);
     assert.ok(pdfText(await renderReceiptPdf(note)).includes('KES -116.00'));
   } else {
@@ -137,7 +169,8 @@ async function checkKraReceipt(profile: AuthorityProfile): Promise<void> {
 }
 
 describe('a receipt laid out by its profile', () => {
-  test('a KRA-like layout: SCU block with the CU invoice number, counts, grouped codes, the table in its order, KES', () => checkKraReceipt(STAND_IN));
+  test('a KRA-like layout: SCU block with the CU invoice number, counts, grouped codes, the table in its order, KES', () =>
+    checkKraReceipt(STAND_IN));
 
   test('a Zambian receipt keeps its codes whole, its number in the head and its table in category order', async () => {
     const html = await renderReceiptHtml(receiptOf(zraSale(), sourceOf(merchantProfile('zra')), { original: null }));
@@ -165,5 +198,6 @@ describe('a Kenyan receipt (KRA OSCU profile)', { skip: NO_KRA }, () => {
     }
   });
 
-  test('HTML and PDF: the PIN, the SCU block, grouped codes, the QR, the tax table, KES; a credit note names the original', () => checkKraReceipt(kra!));
+  test('HTML and PDF: the PIN, the SCU block, grouped codes, the QR, the tax table, KES; a credit note names the original', () =>
+    checkKraReceipt(kra!));
 });

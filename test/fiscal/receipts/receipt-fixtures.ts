@@ -4,7 +4,10 @@ import type { SaleResource } from '../../../src/domain/fiscal/sales/resource-sch
 
 type Line = SaleResource['items'][number];
 
-function line(n: number, fields: Partial<Line> & Pick<Line, 'name' | 'quantity' | 'price' | 'vatCategory' | 'vatRate' | 'amount' | 'net' | 'vat' | 'total'>): Line {
+function line(
+  n: number,
+  fields: Partial<Line> & Pick<Line, 'name' | 'quantity' | 'price' | 'vatCategory' | 'vatRate' | 'amount' | 'net' | 'vat' | 'total'>,
+): Line {
   return { line: n, classificationCode: '50221200', itemCode: null, rrp: null, discount: 0, ...fields } as Line;
 }
 
@@ -43,7 +46,18 @@ export function zraSale(overrides: Partial<SaleResource> = {}): SaleResource {
     paymentMethod: '08',
     occurredAt: '2026-11-27T15:29:40.000Z',
     items: [
-      line(1, { name: 'Maize meal 25kg', quantity: 2, price: 116, vatCategory: 'A', vatRate: 16, amount: 232, discount: 23.2, net: 180, vat: 28.8, total: 208.8 }),
+      line(1, {
+        name: 'Maize meal 25kg',
+        quantity: 2,
+        price: 116,
+        vatCategory: 'A',
+        vatRate: 16,
+        amount: 232,
+        discount: 23.2,
+        net: 180,
+        vat: 28.8,
+        total: 208.8,
+      }),
       line(2, { name: 'Export crate', quantity: 1, price: 50, vatCategory: 'D', vatRate: 0, amount: 50, net: 50, vat: 0, total: 50 }),
     ],
     totals: { net: 230, vat: 28.8, total: 258.8, discount: 23.2, currency: 'ZMW' },
@@ -74,7 +88,19 @@ export function zraCreditNote(): SaleResource {
     originalSaleId: 41,
     reasonCode: '03',
     paymentMethod: '01',
-    items: [line(1, { name: 'Maize meal 25kg', quantity: 1, price: 116, vatCategory: 'A', vatRate: 16, amount: 116, net: 100, vat: 16, total: 116 })],
+    items: [
+      line(1, {
+        name: 'Maize meal 25kg',
+        quantity: 1,
+        price: 116,
+        vatCategory: 'A',
+        vatRate: 16,
+        amount: 116,
+        net: 100,
+        vat: 16,
+        total: 116,
+      }),
+    ],
     totals: { net: 100, vat: 16, total: 116, discount: 0, currency: 'ZMW' },
     totalInKwacha: 116,
     fiscal: { ...zraSale().fiscal, receiptNo: 13, publishedAt: '2026-11-28T08:01:02.000Z' },
@@ -87,7 +113,19 @@ export function zraUsdSale(): SaleResource {
     id: 43,
     invoiceNo: 14,
     authorityInvoiceNo: 'INV0000123/14',
-    items: [line(1, { name: 'Copper wire 100m', quantity: 1, price: 200, vatCategory: 'A', vatRate: 16, amount: 200, net: 172.41, vat: 27.59, total: 200 })],
+    items: [
+      line(1, {
+        name: 'Copper wire 100m',
+        quantity: 1,
+        price: 200,
+        vatCategory: 'A',
+        vatRate: 16,
+        amount: 200,
+        net: 172.41,
+        vat: 27.59,
+        total: 200,
+      }),
+    ],
     totals: { net: 172.41, vat: 27.59, total: 200, discount: 0, currency: 'USD' },
     exchangeRate: 27.15,
     totalInKwacha: 5430,
@@ -112,7 +150,17 @@ export function kraSale(overrides: Partial<SaleResource> = {}): SaleResource {
     occurredAt: '2026-11-27T12:29:40.000Z',
     items: [
       line(1, { name: 'Unga 2kg', quantity: 2, price: 116, vatCategory: 'B', vatRate: 16, amount: 232, net: 200, vat: 32, total: 232 }),
-      line(2, { name: 'Cooking gas refill', quantity: 1, price: 108, vatCategory: 'E', vatRate: 8, amount: 108, net: 100, vat: 8, total: 108 }),
+      line(2, {
+        name: 'Cooking gas refill',
+        quantity: 1,
+        price: 108,
+        vatCategory: 'E',
+        vatRate: 8,
+        amount: 108,
+        net: 100,
+        vat: 8,
+        total: 108,
+      }),
       line(3, { name: 'Maize seed', quantity: 1, price: 50, vatCategory: 'A', vatRate: 0, amount: 50, net: 50, vat: 0, total: 50 }),
       line(4, { name: 'Bus fare', quantity: 1, price: 20, vatCategory: 'D', vatRate: 0, amount: 20, net: 20, vat: 0, total: 20 }),
     ],
@@ -144,7 +192,9 @@ export function kraCreditNote(): SaleResource {
     authorityInvoiceNo: 'KRACU0100000001/8',
     originalSaleId: 51,
     reasonCode: '06',
-    items: [line(1, { name: 'Unga 2kg', quantity: 1, price: 116, vatCategory: 'B', vatRate: 16, amount: 116, net: 100, vat: 16, total: 116 })],
+    items: [
+      line(1, { name: 'Unga 2kg', quantity: 1, price: 116, vatCategory: 'B', vatRate: 16, amount: 116, net: 100, vat: 16, total: 116 }),
+    ],
     totals: { net: 100, vat: 16, total: 116, discount: 0, currency: 'KES' },
     totalInKwacha: 116,
     fiscal: { ...kraSale().fiscal, receiptNo: 8, totalReceiptNo: 32, publishedAt: '2026-11-28T05:01:02.000Z' } as SaleResource['fiscal'],

@@ -21,7 +21,15 @@ interface Sale {
   status: string;
   invoiceNo: number;
   authorityInvoiceNo: string | null;
-  fiscal: { receiptNo: number; sdcId: string; mrcNo: string; internalData: string; receiptSignature: string; qrCodeUrl: string; publishedAt: string };
+  fiscal: {
+    receiptNo: number;
+    sdcId: string;
+    mrcNo: string;
+    internalData: string;
+    receiptSignature: string;
+    qrCodeUrl: string;
+    publishedAt: string;
+  };
 }
 
 describe(`printable receipts (${engineName})`, () => {
@@ -35,7 +43,8 @@ describe(`printable receipts (${engineName})`, () => {
   });
   after(() => h.close());
 
-  const receipt = (id: number, headers: Record<string, string> = {}, merchant?: Merchant) => h.get(`/api/v1/sales/${id}/receipt`, headers, merchant);
+  const receipt = (id: number, headers: Record<string, string> = {}, merchant?: Merchant) =>
+    h.get(`/api/v1/sales/${id}/receipt`, headers, merchant);
 
   const pdfReceipt = async (id: number) => {
     const res = await receipt(id, { accept: 'application/pdf' });
@@ -50,7 +59,12 @@ describe(`printable receipts (${engineName})`, () => {
     }, `sale ${id} settled`);
   }
 
-  async function uploadedSale(body = saleBody({ clientInvoiceNo: 'POS-77', paymentMethod: '08' }, [{ name: 'Maize <meal> & "salt"', quantity: 2, price: 116 }, { name: 'Export crate', price: 50, vatCategory: 'A' }])) {
+  async function uploadedSale(
+    body = saleBody({ clientInvoiceNo: 'POS-77', paymentMethod: '08' }, [
+      { name: 'Maize <meal> & "salt"', quantity: 2, price: 116 },
+      { name: 'Export crate', price: 50, vatCategory: 'A' },
+    ]),
+  ) {
     const res = await h.post('/api/v1/sales', body);
     assert.equal(res.statusCode, 201, res.body);
     const sale = await settledSale(res.json().data.id);
@@ -85,7 +99,7 @@ describe(`printable receipts (${engineName})`, () => {
     ]) {
       assert.ok(html.includes(expected), `the receipt shows ${expected}`);
     }
-    assert.ok(html.includes('<dt>Payment</dt><dd>Bank transfer</dd>'), 'payment type 08 in the authority\'s words');
+    assert.ok(html.includes('<dt>Payment</dt><dd>Bank transfer</dd>'), "payment type 08 in the authority's words");
     assert.ok(html.includes('Maize &lt;meal&gt; &amp; &quot;salt&quot;'), 'item names are escaped');
     assert.ok(!html.includes('<meal>'));
     assert.match(html, /<svg class="qr"/, 'a QR code');
@@ -126,19 +140,31 @@ describe(`printable receipts (${engineName})`, () => {
     assert.match(res.json().error.message, /refused/);
   });
 
-  test('another merchant\'s sale is a 404, on the merchant and on the partner route', async () => {
+  test("another merchant's sale is a 404, on the merchant and on the partner route", async () => {
     const sale = await uploadedSale();
     const foreign = await receipt(sale.id, {}, other);
     assert.equal(foreign.statusCode, 404);
     assert.equal(typeof foreign.json().message, 'string');
 
-    const own = await h.t.inject({ method: 'GET', url: `/api/v1/tenants/${h.merchant.tenantId}/sales/${sale.id}/receipt`, headers: { ...bearer(h.merchant.partnerSecret), accept: 'application/pdf' } });
+    const own = await h.t.inject({
+      method: 'GET',
+      url: `/api/v1/tenants/${h.merchant.tenantId}/sales/${sale.id}/receipt`,
+      headers: { ...bearer(h.merchant.partnerSecret), accept: 'application/pdf' },
+    });
     assert.equal(own.statusCode, 200);
     assert.equal(own.rawPayload.subarray(0, 4).toString('latin1'), '%PDF');
-    const otherPartner = await h.t.inject({ method: 'GET', url: `/api/v1/tenants/${h.merchant.tenantId}/sales/${sale.id}/receipt`, headers: bearer(other.partnerSecret) });
+    const otherPartner = await h.t.inject({
+      method: 'GET',
+      url: `/api/v1/tenants/${h.merchant.tenantId}/sales/${sale.id}/receipt`,
+      headers: bearer(other.partnerSecret),
+    });
     assert.equal(otherPartner.statusCode, 404);
-    const wrongTenant = await h.t.inject({ method: 'GET', url: `/api/v1/tenants/${other.tenantId}/sales/${sale.id}/receipt`, headers: bearer(other.partnerSecret) });
-    assert.equal(wrongTenant.statusCode, 404, 'the sale is not that merchant\'s');
+    const wrongTenant = await h.t.inject({
+      method: 'GET',
+      url: `/api/v1/tenants/${other.tenantId}/sales/${sale.id}/receipt`,
+      headers: bearer(other.partnerSecret),
+    });
+    assert.equal(wrongTenant.statusCode, 404, "the sale is not that merchant's");
   });
 
   test('content negotiation prefers what the Accept header prefers', () => {
@@ -169,7 +195,11 @@ describe(`printable receipts (${engineName})`, () => {
     assert.match(original, /TAX INVOICE/);
     assert.doesNotMatch(original, /COPY/);
     assert.match(await pdfReceipt(fresh.id), /\*\*\* COPY \*\*\*/);
-    const row = await h.ctx.db.selectFrom('sales').select(['receipt_print_count', 'receipt_printed_at']).where('id', '=', fresh.id).executeTakeFirstOrThrow();
+    const row = await h.ctx.db
+      .selectFrom('sales')
+      .select(['receipt_print_count', 'receipt_printed_at'])
+      .where('id', '=', fresh.id)
+      .executeTakeFirstOrThrow();
     assert.equal(row.receipt_print_count, 2);
     assert.ok(row.receipt_printed_at);
 
@@ -189,7 +219,9 @@ describe(`printable receipts (${engineName})`, () => {
 
   test('preview=true prints nothing: marked PREVIEW — NOT A RECEIPT, never COPY, and the next print is still the original', async () => {
     const sale = await uploadedSale();
-    const printsOf = async () => (await h.ctx.db.selectFrom('sales').select('receipt_print_count').where('id', '=', sale.id).executeTakeFirstOrThrow()).receipt_print_count;
+    const printsOf = async () =>
+      (await h.ctx.db.selectFrom('sales').select('receipt_print_count').where('id', '=', sale.id).executeTakeFirstOrThrow())
+        .receipt_print_count;
 
     const preview = await h.get(`/api/v1/sales/${sale.id}/receipt?preview=true`);
     assert.equal(preview.statusCode, 200, preview.body);
@@ -209,12 +241,21 @@ describe(`printable receipts (${engineName})`, () => {
     const afterPrint = await h.get(`/api/v1/sales/${sale.id}/receipt?preview=true`);
     assert.ok(afterPrint.body.includes('Printed 1 time: the next print says COPY.'));
     assert.ok(!afterPrint.body.includes('class="copy"'));
-    const partnerPreview = await h.t.inject({ method: 'GET', url: `/api/v1/tenants/${h.merchant.tenantId}/sales/${sale.id}/receipt?preview=true`, headers: bearer(h.merchant.partnerSecret) });
+    const partnerPreview = await h.t.inject({
+      method: 'GET',
+      url: `/api/v1/tenants/${h.merchant.tenantId}/sales/${sale.id}/receipt?preview=true`,
+      headers: bearer(h.merchant.partnerSecret),
+    });
     assert.equal(partnerPreview.statusCode, 200);
     assert.ok(partnerPreview.body.includes('PREVIEW — NOT A RECEIPT'));
     assert.equal(await printsOf(), 1, 'only the real print counted');
     assert.match((await receipt(sale.id)).body, /<p class="copy"[^>]*>COPY<\/p>/, 'the second real print is the COPY');
-    const reprints = await h.ctx.db.selectFrom('audit_log').select('id').where('action', '=', 'sale.reprinted').where('target_id', '=', String(sale.id)).execute();
+    const reprints = await h.ctx.db
+      .selectFrom('audit_log')
+      .select('id')
+      .where('action', '=', 'sale.reprinted')
+      .where('target_id', '=', String(sale.id))
+      .execute();
     assert.equal(reprints.length, 1, 'a preview is no reprint in the audit trail');
 
     const bad = await h.get(`/api/v1/sales/${sale.id}/receipt?preview=maybe`);
@@ -229,7 +270,8 @@ describe(`printable receipts (${engineName})`, () => {
   });
 
   test('the file is named after the document: receipt-, credit-note-, debit-note-, training-, with -copy or -preview', async () => {
-    const fileOf = (res: { headers: Record<string, unknown> }) => /filename="([^"]+)"/.exec(String(res.headers['content-disposition']))?.[1];
+    const fileOf = (res: { headers: Record<string, unknown> }) =>
+      /filename="([^"]+)"/.exec(String(res.headers['content-disposition']))?.[1];
     const sale = await uploadedSale(saleBody({}, [{ quantity: 2 }]));
     const number = sale.authorityInvoiceNo!.replace('/', '-');
     const pdf = { accept: 'application/pdf' };
@@ -238,16 +280,25 @@ describe(`printable receipts (${engineName})`, () => {
     assert.equal(fileOf(await receipt(sale.id, pdf)), `receipt-${number}-copy.pdf`);
     assert.equal(fileOf(await receipt(sale.id)), `receipt-${number}-copy.html`);
 
-    const credit = (await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '03', items: [{ line: 1, quantity: 1 }] })).json().data as Sale;
+    const credit = (await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '03', items: [{ line: 1, quantity: 1 }] })).json()
+      .data as Sale;
     assert.equal(credit.status, 'uploaded');
     assert.equal(fileOf(await receipt(credit.id, pdf)), `credit-note-${credit.authorityInvoiceNo!.replace('/', '-')}.pdf`);
-    const debit = (await h.post(`/api/v1/sales/${sale.id}/debit-note`, { reasonCode: '02', items: [{ name: 'Price correction', classificationCode: '50221200', quantity: 1, price: 10 }] })).json().data as Sale;
-    assert.equal(fileOf(await h.get(`/api/v1/sales/${debit.id}/receipt?preview=true`)), `debit-note-${debit.authorityInvoiceNo!.replace('/', '-')}-preview.html`);
+    const debit = (
+      await h.post(`/api/v1/sales/${sale.id}/debit-note`, {
+        reasonCode: '02',
+        items: [{ name: 'Price correction', classificationCode: '50221200', quantity: 1, price: 10 }],
+      })
+    ).json().data as Sale;
+    assert.equal(
+      fileOf(await h.get(`/api/v1/sales/${debit.id}/receipt?preview=true`)),
+      `debit-note-${debit.authorityInvoiceNo!.replace('/', '-')}-preview.html`,
+    );
     const training = await uploadedSale(saleBody({ salesType: 'training' }));
     assert.equal(fileOf(await receipt(training.id, pdf)), `training-receipt-${training.authorityInvoiceNo!.replace('/', '-')}.pdf`);
   });
 
-  test('a credit or debit note\'s receipt names the original invoice, its receipt number and the reason', async () => {
+  test("a credit or debit note's receipt names the original invoice, its receipt number and the reason", async () => {
     const sale = await uploadedSale(saleBody({}, [{ quantity: 2 }]));
     const credit = await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '03', items: [{ line: 1, quantity: 1 }] });
     assert.equal(credit.statusCode, 201, credit.body);
@@ -258,9 +309,13 @@ describe(`printable receipts (${engineName})`, () => {
     assert.ok(html.includes(`<dt>Original receipt No</dt><dd>${sale.fiscal.receiptNo}</dd>`));
     assert.ok(html.includes('<dt>Reason</dt><dd>03 Damaged goods</dd>'));
     const text = await pdfReceipt(credit.json().data.id);
-    for (const expected of ['Original invoice', sale.authorityInvoiceNo!, 'Original receipt No', '03 Damaged goods']) assert.ok(text.includes(expected), `PDF shows ${expected}`);
+    for (const expected of ['Original invoice', sale.authorityInvoiceNo!, 'Original receipt No', '03 Damaged goods'])
+      assert.ok(text.includes(expected), `PDF shows ${expected}`);
 
-    const debit = await h.post(`/api/v1/sales/${sale.id}/debit-note`, { reasonCode: '02', items: [{ name: 'Price correction', classificationCode: '50221200', quantity: 1, price: 10 }] });
+    const debit = await h.post(`/api/v1/sales/${sale.id}/debit-note`, {
+      reasonCode: '02',
+      items: [{ name: 'Price correction', classificationCode: '50221200', quantity: 1, price: 10 }],
+    });
     assert.equal(debit.statusCode, 201, debit.body);
     const debitHtml = (await receipt(debit.json().data.id)).body;
     assert.match(debitHtml, /DEBIT NOTE/);
@@ -270,17 +325,35 @@ describe(`printable receipts (${engineName})`, () => {
   });
 
   test('the PDF prints Chinese, Cyrillic, Greek and Bemba/Nyanja names; only characters no embedded font has become "?"', async () => {
-    const names = { merchant: '张伟贸易有限公司', branch: 'Лусака 東京', customer: 'Ελένη Παπαδοπούλου 王芳', item: 'Молоко Ŋombe ŵa Chibwe', cjk: '茶叶 緑茶 ひらがな' };
-    const before = await h.ctx.db.selectFrom('devices').select(['id', 'branch_name']).where('tenant_id', '=', h.merchant.tenantId).where('branch', '=', '000').executeTakeFirstOrThrow();
-    const tenantBefore = await h.ctx.db.selectFrom('tenants').select('name').where('id', '=', h.merchant.tenantId).executeTakeFirstOrThrow();
+    const names = {
+      merchant: '张伟贸易有限公司',
+      branch: 'Лусака 東京',
+      customer: 'Ελένη Παπαδοπούλου 王芳',
+      item: 'Молоко Ŋombe ŵa Chibwe',
+      cjk: '茶叶 緑茶 ひらがな',
+    };
+    const before = await h.ctx.db
+      .selectFrom('devices')
+      .select(['id', 'branch_name'])
+      .where('tenant_id', '=', h.merchant.tenantId)
+      .where('branch', '=', '000')
+      .executeTakeFirstOrThrow();
+    const tenantBefore = await h.ctx.db
+      .selectFrom('tenants')
+      .select('name')
+      .where('id', '=', h.merchant.tenantId)
+      .executeTakeFirstOrThrow();
     await h.ctx.db.updateTable('devices').set({ branch_name: names.branch }).where('id', '=', before.id).execute();
     await h.ctx.db.updateTable('tenants').set({ name: names.merchant }).where('id', '=', h.merchant.tenantId).execute();
     try {
-      const sale = await uploadedSale(saleBody({ customer: { name: names.customer } }, [{ name: names.item }, { name: `Tea ${names.cjk}` }, { name: 'Map 🗺 한' }]));
+      const sale = await uploadedSale(
+        saleBody({ customer: { name: names.customer } }, [{ name: names.item }, { name: `Tea ${names.cjk}` }, { name: 'Map 🗺 한' }]),
+      );
       const res = await receipt(sale.id, { accept: 'application/pdf' });
       assert.ok(res.rawPayload.length < 80_000, `the CJK glyphs are embedded as a subset (${res.rawPayload.length} bytes)`);
       const text = pdfText(res.rawPayload);
-      for (const name of [names.merchant, names.branch, names.customer, names.item, `Tea ${names.cjk}`]) assert.ok(text.includes(name), `${name} in ${text}`);
+      for (const name of [names.merchant, names.branch, names.customer, names.item, `Tea ${names.cjk}`])
+        assert.ok(text.includes(name), `${name} in ${text}`);
       assert.ok(text.includes('Map ? ?'), 'emoji and Hangul, which no embedded font has, are "?"');
     } finally {
       await h.ctx.db.updateTable('devices').set({ branch_name: before.branch_name }).where('id', '=', before.id).execute();
@@ -293,7 +366,11 @@ describe(`printable receipts (${engineName})`, () => {
 
   /** Runs `body` with the merchant's timezone set to `zone`, then puts it back. */
   async function inZone<T>(zone: string, body: () => Promise<T>): Promise<T> {
-    const { timezone } = await h.ctx.db.selectFrom('tenants').select('timezone').where('id', '=', h.merchant.tenantId).executeTakeFirstOrThrow();
+    const { timezone } = await h.ctx.db
+      .selectFrom('tenants')
+      .select('timezone')
+      .where('id', '=', h.merchant.tenantId)
+      .executeTakeFirstOrThrow();
     await h.ctx.db.updateTable('tenants').set({ timezone: zone }).where('id', '=', h.merchant.tenantId).execute();
     try {
       return await body();
@@ -302,7 +379,7 @@ describe(`printable receipts (${engineName})`, () => {
     }
   }
 
-  test('times are the merchant\'s local time with the zone, and the date is the local one across midnight', async () => {
+  test("times are the merchant's local time with the zone, and the date is the local one across midnight", async () => {
     // 22:30:05 UTC yesterday is 00:30:05 today in Lusaka: the receipt says today.
     const yesterday = new Date(Date.now() - 86_400_000);
     const at = new Date(Date.UTC(yesterday.getUTCFullYear(), yesterday.getUTCMonth(), yesterday.getUTCDate(), 22, 30, 5));
@@ -326,21 +403,41 @@ describe(`printable receipts (${engineName})`, () => {
     });
   });
 
-  test('the supplier block: the merchant\'s registered name (not the VSDC\'s taxpayer name), TPIN, branch and the address from the authority\'s register', async () => {
-    const device = await h.ctx.db.selectFrom('devices').select(['id', 'taxpayer_name']).where('tenant_id', '=', h.merchant.tenantId).where('branch', '=', '000').executeTakeFirstOrThrow();
+  test("the supplier block: the merchant's registered name (not the VSDC's taxpayer name), TPIN, branch and the address from the authority's register", async () => {
+    const device = await h.ctx.db
+      .selectFrom('devices')
+      .select(['id', 'taxpayer_name'])
+      .where('tenant_id', '=', h.merchant.tenantId)
+      .where('branch', '=', '000')
+      .executeTakeFirstOrThrow();
     const tenant = await h.ctx.db.selectFrom('tenants').select('name').where('id', '=', h.merchant.tenantId).executeTakeFirstOrThrow();
     const registered = await h.ctx.db.selectFrom('authority_branches').selectAll().where('tenant_id', '=', h.merchant.tenantId).execute();
     await h.ctx.db.updateTable('devices').set({ taxpayer_name: 'SIMULATED TAXPAYER LTD' }).where('id', '=', device.id).execute();
     await h.ctx.db.deleteFrom('authority_branches').where('tenant_id', '=', h.merchant.tenantId).execute();
-    await h.ctx.db.insertInto('authority_branches').values({
-      tenant_id: h.merchant.tenantId, branch: '000', name: 'Head office', status_code: '01', opened_on: '20240101', province: 'LUSAKA PROVINCE', district: 'LUSAKA',
-      sector: 'LUSAKA CENTRAL', location: 'Plot 12, Cairo Road', headquarters: true, manager_name: null, manager_phone: null, manager_email: null, branch_record: '{}',
-    }).execute();
+    await h.ctx.db
+      .insertInto('authority_branches')
+      .values({
+        tenant_id: h.merchant.tenantId,
+        branch: '000',
+        name: 'Head office',
+        status_code: '01',
+        opened_on: '20240101',
+        province: 'LUSAKA PROVINCE',
+        district: 'LUSAKA',
+        sector: 'LUSAKA CENTRAL',
+        location: 'Plot 12, Cairo Road',
+        headquarters: true,
+        manager_name: null,
+        manager_phone: null,
+        manager_email: null,
+        branch_record: '{}',
+      })
+      .execute();
     try {
       const sale = await uploadedSale();
       const html = (await receipt(sale.id)).body;
       assert.ok(html.includes(`<h1>${tenant.name}</h1>`), 'the registered name heads the receipt');
-      assert.ok(!html.includes('SIMULATED TAXPAYER LTD'), 'never the VSDC\'s taxpayer name');
+      assert.ok(!html.includes('SIMULATED TAXPAYER LTD'), "never the VSDC's taxpayer name");
       assert.ok(html.includes(`TPIN: ${h.merchant.tpin}`));
       assert.ok(html.includes('Branch: 000'));
       const address = 'Plot 12, Cairo Road, LUSAKA CENTRAL, LUSAKA, LUSAKA PROVINCE';
@@ -358,13 +455,23 @@ describe(`printable receipts (${engineName})`, () => {
     } finally {
       await h.ctx.db.updateTable('devices').set({ taxpayer_name: device.taxpayer_name }).where('id', '=', device.id).execute();
       await h.ctx.db.deleteFrom('authority_branches').where('tenant_id', '=', h.merchant.tenantId).execute();
-      for (const row of registered) await h.ctx.db.insertInto('authority_branches').values({ ...row, branch_record: JSON.stringify(row.branch_record) }).execute();
+      for (const row of registered)
+        await h.ctx.db
+          .insertInto('authority_branches')
+          .values({ ...row, branch_record: JSON.stringify(row.branch_record) })
+          .execute();
     }
   });
 
   test('the customer block and every minimum feature of a tax invoice, HTML and PDF', async () => {
     const sale = await uploadedSale(
-      saleBody({ customer: { name: 'Copperbelt Mining Supplies Limited', tpin: '2000000002', address: 'Plot 4, Independence Ave, Kitwe' } }, [{ name: 'Drill bits', quantity: 2, price: 116, discount: 23.2 }, { name: 'Export crate', price: 50, vatCategory: 'A' }]),
+      saleBody(
+        { customer: { name: 'Copperbelt Mining Supplies Limited', tpin: '2000000002', address: 'Plot 4, Independence Ave, Kitwe' } },
+        [
+          { name: 'Drill bits', quantity: 2, price: 116, discount: 23.2 },
+          { name: 'Export crate', price: 50, vatCategory: 'A' },
+        ],
+      ),
     );
     const html = (await receipt(sale.id)).body;
     for (const expected of [
@@ -389,10 +496,24 @@ describe(`printable receipts (${engineName})`, () => {
       '<dt>VSDC date</dt>',
       sale.fiscal.internalData,
       sale.fiscal.receiptSignature,
-    ]) assert.ok(html.includes(expected), `the receipt shows ${expected}`);
+    ])
+      assert.ok(html.includes(expected), `the receipt shows ${expected}`);
     assert.match(html, /<svg class="qr"/);
     const pdf = (await pdfReceipt(sale.id)).replace(/\s+/g, ' '); // a long line wraps
-    for (const expected of ['TAX INVOICE', 'Customer address', 'Plot 4, Independence Ave, Kitwe', 'Normal Sale', 'Excl. VAT', 'Discount 10%', 'Total discount', 'TOTAL incl. VAT', 'VSDC date', sale.fiscal.sdcId, 'Internal data:', 'Receipt signature:']) {
+    for (const expected of [
+      'TAX INVOICE',
+      'Customer address',
+      'Plot 4, Independence Ave, Kitwe',
+      'Normal Sale',
+      'Excl. VAT',
+      'Discount 10%',
+      'Total discount',
+      'TOTAL incl. VAT',
+      'VSDC date',
+      sale.fiscal.sdcId,
+      'Internal data:',
+      'Receipt signature:',
+    ]) {
       assert.ok(pdf.includes(expected), `PDF shows ${expected}`);
     }
 
@@ -411,7 +532,10 @@ describe(`printable receipts (${engineName})`, () => {
 
     const training = await uploadedSale(saleBody({ salesType: 'training' }, [{ quantity: 2 }]));
     const proforma = await uploadedSale(saleBody({ salesType: 'proforma' }));
-    const trainingCredit = await h.post(`/api/v1/sales/${training.id}/credit-note`, { reasonCode: '03', items: [{ line: 1, quantity: 1 }] });
+    const trainingCredit = await h.post(`/api/v1/sales/${training.id}/credit-note`, {
+      reasonCode: '03',
+      items: [{ line: 1, quantity: 1 }],
+    });
     assert.equal(trainingCredit.json().data.status, 'uploaded', trainingCredit.body);
     const cases = [
       { id: training.id, banner: 'TRAINING — NOT A TAX INVOICE', words: 'Training Sale' },
@@ -430,7 +554,10 @@ describe(`printable receipts (${engineName})`, () => {
       assert.ok(pdf.includes(c.words));
       assert.ok(!pdf.includes('CREDIT NOTE'));
     }
-    const debit = await h.post(`/api/v1/sales/${sale.id}/debit-note`, { reasonCode: '02', items: [{ name: 'Price correction', classificationCode: '50221200', quantity: 1, price: 10 }] });
+    const debit = await h.post(`/api/v1/sales/${sale.id}/debit-note`, {
+      reasonCode: '02',
+      items: [{ name: 'Price correction', classificationCode: '50221200', quantity: 1, price: 10 }],
+    });
     assert.equal(debit.statusCode, 201, debit.body);
     const debitHtml = (await receipt(debit.json().data.id)).body;
     assert.ok(debitHtml.includes('<p class="title">DEBIT NOTE</p>') && debitHtml.includes('<dd>Normal Debit note</dd>'));
@@ -443,8 +570,25 @@ describe(`printable receipts (${engineName})`, () => {
     assert.ok(plain.includes('ZMW 232.00'), 'a kwacha invoice shows ZMW');
 
     // An RVAT principal the authority lists for the merchant (as the principals pull stores it).
-    await h.ctx.db.insertInto('principals').values({ tenant_id: h.merchant.tenantId, principal_id: 'PR-7', tpin: '1002003004', name: 'Zamtel Ltd', address: null, email: null, tel: null, account_no: null, principal: JSON.stringify({ id: 'PR-7' }) }).execute();
-    const foreign = await uploadedSale(saleBody({ currency: 'USD', exchangeRate: 27.15, lpoNumber: 'LPO-2026-0042', principalId: 'PR-7' }, [{ quantity: 2, price: 116, vatCategory: 'C2' }]));
+    await h.ctx.db
+      .insertInto('principals')
+      .values({
+        tenant_id: h.merchant.tenantId,
+        principal_id: 'PR-7',
+        tpin: '1002003004',
+        name: 'Zamtel Ltd',
+        address: null,
+        email: null,
+        tel: null,
+        account_no: null,
+        principal: JSON.stringify({ id: 'PR-7' }),
+      })
+      .execute();
+    const foreign = await uploadedSale(
+      saleBody({ currency: 'USD', exchangeRate: 27.15, lpoNumber: 'LPO-2026-0042', principalId: 'PR-7' }, [
+        { quantity: 2, price: 116, vatCategory: 'C2' },
+      ]),
+    );
     const html = (await receipt(foreign.id)).body;
     for (const expected of [
       '<dt>Currency</dt><dd>USD</dd>',
@@ -454,9 +598,11 @@ describe(`printable receipts (${engineName})`, () => {
       'Total in ZMW</td><td class="num">ZMW 6,298.80',
       '<dt>LPO No</dt><dd>LPO-2026-0042</dd>',
       '<dt>Principal</dt><dd>PR-7</dd>',
-    ]) assert.ok(html.includes(expected), `the receipt shows ${expected}`);
+    ])
+      assert.ok(html.includes(expected), `the receipt shows ${expected}`);
     const pdf = await pdfReceipt(foreign.id);
-    for (const expected of ['USD 232.00', 'Exchange rate: 1 USD = 27.1500 ZMW', 'Total in ZMW', 'ZMW 6,298.80', 'LPO-2026-0042', 'PR-7']) assert.ok(pdf.includes(expected), `PDF shows ${expected}`);
+    for (const expected of ['USD 232.00', 'Exchange rate: 1 USD = 27.1500 ZMW', 'Total in ZMW', 'ZMW 6,298.80', 'LPO-2026-0042', 'PR-7'])
+      assert.ok(pdf.includes(expected), `PDF shows ${expected}`);
   });
 
   test('compat: the POST answer of an uploaded invoice is the original print; a Signature reprint says ReceiptCopy', async () => {

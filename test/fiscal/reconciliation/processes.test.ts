@@ -34,14 +34,31 @@ async function seed(ctx: AppContext, sim: Simulator): Promise<{ tenantId: number
     await updateTenantAccount(ctx.db, { type: 'cli' }, merchant.tenant.id, { rateLimitPerMinute: 1_000_000 });
     const url = `/api/v1/tenants/${merchant.tenant.id}/devices`;
     const auth = bearer(partner.secret);
-    assert.equal((await app.inject({ method: 'POST', url, headers: auth, payload: { deviceSerial: `SN-${merchant.tenant.tpin}`, branch: '000', vsdcBaseUrl: sim.url } })).statusCode, 201);
+    assert.equal(
+      (
+        await app.inject({
+          method: 'POST',
+          url,
+          headers: auth,
+          payload: { deviceSerial: `SN-${merchant.tenant.tpin}`, branch: '000', vsdcBaseUrl: sim.url },
+        })
+      ).statusCode,
+      201,
+    );
     assert.equal((await app.inject({ method: 'POST', url: `${url}/000/initialize`, headers: auth })).statusCode, 200);
     await syncCatalogue(ctx);
     await Promise.all(
-      Array.from({ length: DOCUMENTS }, (_, i) => app.inject({ method: 'POST', url: '/api/v1/sales', headers: bearer(merchant.token), payload: saleBody({}, [{ price: 10 + i }]) })),
+      Array.from({ length: DOCUMENTS }, (_, i) =>
+        app.inject({ method: 'POST', url: '/api/v1/sales', headers: bearer(merchant.token), payload: saleBody({}, [{ price: 10 + i }]) }),
+      ),
     );
     await eventually(async () => {
-      const left = await ctx.db.selectFrom('sales').select('id').where('tenant_id', '=', merchant.tenant.id).where('status', '<>', 'uploaded').executeTakeFirst();
+      const left = await ctx.db
+        .selectFrom('sales')
+        .select('id')
+        .where('tenant_id', '=', merchant.tenant.id)
+        .where('status', '<>', 'uploaded')
+        .executeTakeFirst();
       return left === undefined ? true : undefined;
     }, 'the documents to be filed');
     const run = await createRun(ctx, merchant.tenant.id, { branch: '000', from: TODAY, to: TODAY }, 'merchant', { type: 'cli' });
@@ -119,7 +136,11 @@ describe(`a reconciliation killed mid-run (${engineName})`, () => {
           assert.equal(run.total, DOCUMENTS);
           assert.equal(run.checked, DOCUMENTS);
           assert.equal(run.matches, DOCUMENTS);
-          const results = await ctx.db.selectFrom('reconciliation_results').select(['sale_id', 'outcome']).where('run_id', '=', seeded.runId).execute();
+          const results = await ctx.db
+            .selectFrom('reconciliation_results')
+            .select(['sale_id', 'outcome'])
+            .where('run_id', '=', seeded.runId)
+            .execute();
           assert.equal(results.length, DOCUMENTS);
           assert.equal(new Set(results.map((r) => Number(r.sale_id))).size, DOCUMENTS);
           assert.ok(results.every((r) => r.outcome === 'match'));

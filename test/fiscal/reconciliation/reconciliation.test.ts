@@ -17,7 +17,12 @@ interface Run {
   status: string;
   branch: string;
   progress: { total: number; checked: number; matches: number; mismatches: number; unknown: number; adopted: number; notFiled: number };
-  results: Array<{ saleId: number; invoiceNo: number; outcome: string; differences: Array<{ field: string; ours: unknown; theirs: unknown }> }>;
+  results: Array<{
+    saleId: number;
+    invoiceNo: number;
+    outcome: string;
+    differences: Array<{ field: string; ours: unknown; theirs: unknown }>;
+  }>;
 }
 
 /** The parts of a stored event's body these tests read. */
@@ -37,7 +42,10 @@ describe(`reconciliation with the VSDC (${engineName})`, () => {
     });
     receiver = new Receiver();
     await receiver.start();
-    await registerEndpoint(h.t, h.merchant.partnerSecret, { url: `${receiver.url}/recon`, events: ['reconciliation.mismatch', 'invoice.fiscalised'] });
+    await registerEndpoint(h.t, h.merchant.partnerSecret, {
+      url: `${receiver.url}/recon`,
+      events: ['reconciliation.mismatch', 'invoice.fiscalised'],
+    });
   });
   after(async () => {
     await h?.close();
@@ -69,7 +77,13 @@ describe(`reconciliation with the VSDC (${engineName})`, () => {
   }
 
   async function storedEvents(type: string): Promise<StoredEvent[]> {
-    const rows = await h.ctx.db.selectFrom('webhook_events').select('body').where('tenant_id', '=', h.merchant.tenantId).where('type', '=', type).orderBy('id').execute();
+    const rows = await h.ctx.db
+      .selectFrom('webhook_events')
+      .select('body')
+      .where('tenant_id', '=', h.merchant.tenantId)
+      .where('type', '=', type)
+      .orderBy('id')
+      .execute();
     return rows.map((r) => JSON.parse(r.body));
   }
 
@@ -77,7 +91,11 @@ describe(`reconciliation with the VSDC (${engineName})`, () => {
     const rows = await uploaded(await postSales(4));
     const [same, signed, totalled, forgotten] = rows;
     const alter = (invoiceNo: number, body: unknown) =>
-      fetch(`${h.sim.url}/_sim/devices/${h.merchant.tpin}/000/documents/${invoiceNo}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(`${h.sim.url}/_sim/devices/${h.merchant.tpin}/000/documents/${invoiceNo}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     assert.equal((await alter(Number(signed!.invoice_no), { rcptSign: 'TAMPEREDSIGN0000' })).status, 200);
     assert.equal((await alter(Number(totalled!.invoice_no), { totAmt: 1 })).status, 200);
     assert.equal((await alter(999_999, { totAmt: 1 })).status, 404);
@@ -91,17 +109,29 @@ describe(`reconciliation with the VSDC (${engineName})`, () => {
     assert.deepEqual(run.progress, { total: 4, checked: 4, matches: 1, mismatches: 2, unknown: 1, adopted: 0, notFiled: 0 });
     const byId = new Map(run.results.map((r) => [r.saleId, r]));
     assert.equal(byId.size, 3, 'the page needing attention leaves the match out');
-    assert.deepEqual(byId.get(Number(signed!.id))!.differences, [{ field: 'receiptSignature', ours: signed!.receipt_signature, theirs: 'TAMPEREDSIGN0000' }]);
+    assert.deepEqual(byId.get(Number(signed!.id))!.differences, [
+      { field: 'receiptSignature', ours: signed!.receipt_signature, theirs: 'TAMPEREDSIGN0000' },
+    ]);
     assert.deepEqual(byId.get(Number(totalled!.id))!.differences, [{ field: 'total', ours: Number(totalled!.total), theirs: 1 }]);
     assert.equal(byId.get(Number(forgotten!.id))!.outcome, 'unknown');
     const all = expectStatus(await h.get(`/api/v1/reconciliations/${created.id}?outcome=all`), 200);
     assert.equal(all.meta.total, 4);
-    assert.equal(expectStatus(await h.get(`/api/v1/reconciliations/${created.id}?outcome=match`), 200).data.results[0].saleId, Number(same!.id));
+    assert.equal(
+      expectStatus(await h.get(`/api/v1/reconciliations/${created.id}?outcome=match`), 200).data.results[0].saleId,
+      Number(same!.id),
+    );
 
     const events = await storedEvents('reconciliation.mismatch');
-    assert.deepEqual(events.map((e) => e.data.document.saleId).sort(), [signed, totalled, forgotten].map((r) => Number(r!.id)).sort(), 'one event per mismatch');
+    assert.deepEqual(
+      events.map((e) => e.data.document.saleId).sort(),
+      [signed, totalled, forgotten].map((r) => Number(r!.id)).sort(),
+      'one event per mismatch',
+    );
     assert.equal(events[0]!.data.reconciliation.id, created.id);
-    await eventually(() => (receiver.requests.filter((r) => r.headers['x-webhook-event'] === 'reconciliation.mismatch').length === 3 ? true : undefined), 'the three deliveries');
+    await eventually(
+      () => (receiver.requests.filter((r) => r.headers['x-webhook-event'] === 'reconciliation.mismatch').length === 3 ? true : undefined),
+      'the three deliveries',
+    );
 
     const listed = expectStatus(await h.get('/api/v1/reconciliations'), 200);
     assert.equal(listed.data[0].id, created.id);
@@ -113,12 +143,24 @@ describe(`reconciliation with the VSDC (${engineName})`, () => {
     h.sim.control.setFaults(h.merchant.tpin, '001', { loseReplies: 1 });
     const [saleId] = await postSales(1, '001');
     // The VSDC filed it but the reply was lost: the filer waits out its backoff.
-    await eventually(() => (h.sim.control.documents(h.merchant.tpin, '001', { filedOnly: true }).length === 1 ? true : undefined), 'the document to be filed');
+    await eventually(
+      () => (h.sim.control.documents(h.merchant.tpin, '001', { filedOnly: true }).length === 1 ? true : undefined),
+      'the document to be filed',
+    );
     await eventually(async () => {
-      const q = await h.ctx.db.selectFrom('filing_queues as q').innerJoin('devices as d', 'd.id', 'q.device_id').select('q.retry_delay_ms').where('d.tenant_id', '=', h.merchant.tenantId).where('d.branch', '=', '001').executeTakeFirst();
+      const q = await h.ctx.db
+        .selectFrom('filing_queues as q')
+        .innerJoin('devices as d', 'd.id', 'q.device_id')
+        .select('q.retry_delay_ms')
+        .where('d.tenant_id', '=', h.merchant.tenantId)
+        .where('d.branch', '=', '001')
+        .executeTakeFirst();
       return q?.retry_delay_ms != null ? true : undefined;
     }, 'the branch to be deferred');
-    assert.equal((await h.ctx.db.selectFrom('sales').select('status').where('id', '=', saleId!).executeTakeFirstOrThrow()).status, 'pending');
+    assert.equal(
+      (await h.ctx.db.selectFrom('sales').select('status').where('id', '=', saleId!).executeTakeFirstOrThrow()).status,
+      'pending',
+    );
 
     const created = expectStatus(await h.post('/api/v1/reconciliations', { branch: '001', from: TODAY, to: TODAY }), 201).data;
     const run = await finished(created.id);
@@ -149,7 +191,14 @@ describe(`reconciliation with the VSDC (${engineName})`, () => {
       const checked = await reconcileRound(paced, { owner: 'pace-test', signal: new AbortController().signal, runId: created.id, pause });
       assert.equal(checked, 3);
       assert.equal(lookups(), 3);
-      assert.deepEqual(pauses, [{ ms: 150, afterLookups: 1 }, { ms: 150, afterLookups: 2 }], 'a pause between each two lookups, none after the last');
+      assert.deepEqual(
+        pauses,
+        [
+          { ms: 150, afterLookups: 1 },
+          { ms: 150, afterLookups: 2 },
+        ],
+        'a pause between each two lookups, none after the last',
+      );
       assert.equal((await finished(created.id)).progress.matches, 3);
     } finally {
       h.startWorkers();
@@ -193,25 +242,51 @@ describe(`reconciliation with the VSDC (${engineName})`, () => {
     const url = `/api/v1/tenants/${h.merchant.tenantId}/reconciliations`;
     assert.equal((await h.t.inject({ method: 'GET', url, headers: stranger })).statusCode, 404);
     assert.equal((await h.t.inject({ method: 'GET', url: `${url}/${mine.id}`, headers: stranger })).statusCode, 404);
-    assert.equal((await h.t.inject({ method: 'POST', url, headers: stranger, payload: { branch: '000', from: TODAY, to: TODAY } })).statusCode, 404);
+    assert.equal(
+      (await h.t.inject({ method: 'POST', url, headers: stranger, payload: { branch: '000', from: TODAY, to: TODAY } })).statusCode,
+      404,
+    );
     assert.equal(expectStatus(await h.t.inject({ method: 'GET', url: `${url}/${mine.id}`, headers: partner }), 200).data.id, mine.id);
 
-    const byPartner = expectStatus(await h.t.inject({ method: 'POST', url, headers: partner, payload: { branch: '000', from: TODAY, to: TODAY } }), 201).data;
+    const byPartner = expectStatus(
+      await h.t.inject({ method: 'POST', url, headers: partner, payload: { branch: '000', from: TODAY, to: TODAY } }),
+      201,
+    ).data;
     assert.equal(byPartner.requestedBy, 'partner');
     await finished(byPartner.id);
     const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
-    const byOperator = expectStatus(await h.t.inject({ method: 'POST', url: `/admin/v1/tenants/${other.tenantId}/reconciliations`, headers: admin, payload: { branch: '000', from: TODAY, to: TODAY } }), 201).data;
+    const byOperator = expectStatus(
+      await h.t.inject({
+        method: 'POST',
+        url: `/admin/v1/tenants/${other.tenantId}/reconciliations`,
+        headers: admin,
+        payload: { branch: '000', from: TODAY, to: TODAY },
+      }),
+      201,
+    ).data;
     assert.equal(byOperator.tenantId, other.tenantId);
-    assert.equal((await h.get(`/api/v1/reconciliations/${byOperator.id}`)).statusCode, 404, 'not the harness merchant\'s');
+    assert.equal((await h.get(`/api/v1/reconciliations/${byOperator.id}`)).statusCode, 404, "not the harness merchant's");
     const run = await eventually(async () => {
-      const got = expectStatus(await h.t.inject({ method: 'GET', url: `/admin/v1/tenants/${other.tenantId}/reconciliations/${byOperator.id}`, headers: admin }), 200).data;
+      const got = expectStatus(
+        await h.t.inject({ method: 'GET', url: `/admin/v1/tenants/${other.tenantId}/reconciliations/${byOperator.id}`, headers: admin }),
+        200,
+      ).data;
       return got.status === 'completed' ? got : undefined;
-    }, 'the operator\'s run');
+    }, "the operator's run");
     assert.equal(run.progress.total, 0, 'the other merchant has no documents');
 
-    const audited = await h.t.ctx.db.selectFrom('audit_log').select(['actor_type', 'tenant_id', 'target_id', 'details']).where('action', '=', 'reconciliation.started').orderBy('id').execute();
+    const audited = await h.t.ctx.db
+      .selectFrom('audit_log')
+      .select(['actor_type', 'tenant_id', 'target_id', 'details'])
+      .where('action', '=', 'reconciliation.started')
+      .orderBy('id')
+      .execute();
     const of = (id: number) => audited.find((a) => a.target_id === String(id));
-    assert.deepEqual([of(mine.id)?.actor_type, of(byPartner.id)?.actor_type, of(byOperator.id)?.actor_type], ['tenant_token', 'partner_key', 'admin'], 'every start is audited with who started it');
+    assert.deepEqual(
+      [of(mine.id)?.actor_type, of(byPartner.id)?.actor_type, of(byOperator.id)?.actor_type],
+      ['tenant_token', 'partner_key', 'admin'],
+      'every start is audited with who started it',
+    );
     assert.equal(Number(of(byOperator.id)?.tenant_id), other.tenantId);
     const details = of(byPartner.id)?.details;
     assert.deepEqual(typeof details === 'string' ? JSON.parse(details) : details, { branch: '000', from: TODAY, to: TODAY });

@@ -76,7 +76,8 @@ describe(`daily reports and exports (${engineName})`, () => {
     return id;
   }
 
-  const report = (query: string, headers: Record<string, string> = {}, merchant?: Merchant) => h.get(`/api/v1/reports/daily?${query}`, headers, merchant);
+  const report = (query: string, headers: Record<string, string> = {}, merchant?: Merchant) =>
+    h.get(`/api/v1/reports/daily?${query}`, headers, merchant);
 
   before(async () => {
     h = await startHarness({ config: { saleWaitMs: 200 } });
@@ -84,14 +85,33 @@ describe(`daily reports and exports (${engineName})`, () => {
     day = dayOf(new Date(Date.now() - 3 * 86_400_000), 'Africa/Lusaka');
 
     // Tax-inclusive cash sale; a tax-exclusive credit sale with a discount and an exempt line at 23:30.
-    const sale1 = await document('/api/v1/sales', saleBody({ occurredAt: LUSAKA(day, '10:00'), paymentMethod: '01' }, [{ quantity: 2, price: 116 }]), 'uploaded');
-    const sale2 = await document(
+    const sale1 = await document(
       '/api/v1/sales',
-      saleBody({ occurredAt: LUSAKA(day, '23:30'), paymentMethod: '02', taxInclusive: false }, [{ quantity: 3, price: 100, discount: 30 }, { price: 50, vatCategory: 'D' }]),
+      saleBody({ occurredAt: LUSAKA(day, '10:00'), paymentMethod: '01' }, [{ quantity: 2, price: 116 }]),
       'uploaded',
     );
-    const credit = await document(`/api/v1/sales/${sale1}/credit-note`, { reasonCode: '01', items: [{ line: 1, quantity: 1 }], occurredAt: LUSAKA(day, '12:00') }, 'uploaded');
-    const debit = await document(`/api/v1/sales/${sale2}/debit-note`, { reasonCode: '01', items: [{ name: 'Freight', classificationCode: '50221200', quantity: 1, price: 10 }], occurredAt: LUSAKA(day, '13:00') }, 'uploaded');
+    const sale2 = await document(
+      '/api/v1/sales',
+      saleBody({ occurredAt: LUSAKA(day, '23:30'), paymentMethod: '02', taxInclusive: false }, [
+        { quantity: 3, price: 100, discount: 30 },
+        { price: 50, vatCategory: 'D' },
+      ]),
+      'uploaded',
+    );
+    const credit = await document(
+      `/api/v1/sales/${sale1}/credit-note`,
+      { reasonCode: '01', items: [{ line: 1, quantity: 1 }], occurredAt: LUSAKA(day, '12:00') },
+      'uploaded',
+    );
+    const debit = await document(
+      `/api/v1/sales/${sale2}/debit-note`,
+      {
+        reasonCode: '01',
+        items: [{ name: 'Freight', classificationCode: '50221200', quantity: 1, price: 10 }],
+        occurredAt: LUSAKA(day, '13:00'),
+      },
+      'uploaded',
+    );
     // The next day in Lusaka, though still the crafted day in UTC.
     await document('/api/v1/sales', saleBody({ occurredAt: LUSAKA(shift(day, 1), '00:30') }), 'uploaded');
     // Midnight in Lusaka (22:00 UTC the day before) starts the crafted day.
@@ -124,7 +144,11 @@ describe(`daily reports and exports (${engineName})`, () => {
     assert.deepEqual(r.counts, { documents: 7, uploaded: 5, pending: 1, failed: 1, resolved: 0 });
     const { rows, lines, sum, uploaded, signed } = await expectedFigures();
 
-    for (const [type, part] of [['sale', 'sales'], ['credit_note', 'creditNotes'], ['debit_note', 'debitNotes']] as const) {
+    for (const [type, part] of [
+      ['sale', 'sales'],
+      ['credit_note', 'creditNotes'],
+      ['debit_note', 'debitNotes'],
+    ] as const) {
       const of = uploaded.filter((u) => u.type === type);
       const f = r.fiscal[part];
       assert.equal(f.count, of.length, part);
@@ -144,8 +168,15 @@ describe(`daily reports and exports (${engineName})`, () => {
       assert.equal(category.net.vat, sum(of.map((l) => signed(typeOf.get(Number(l.sale_id))!, l.vat))), `${category.category} vat`);
       assert.equal(category.net.total, sum(of.map((l) => signed(typeOf.get(Number(l.sale_id))!, l.total))), `${category.category} total`);
     }
-    assert.deepEqual(r.vatCategories.map((c) => c.category), ['A', 'D']);
-    assert.deepEqual(r.paymentMethods.map((p) => p.method), ['01', '02'], 'the pending 03 sale is not fiscal yet');
+    assert.deepEqual(
+      r.vatCategories.map((c) => c.category),
+      ['A', 'D'],
+    );
+    assert.deepEqual(
+      r.paymentMethods.map((p) => p.method),
+      ['01', '02'],
+      'the pending 03 sale is not fiscal yet',
+    );
 
     const failed = r.documents.find((d) => d.status === 'failed')!;
     assert.equal(failed.total, sum(rows.filter((u) => u.status === 'failed').map((u) => u.total)));
@@ -163,15 +194,28 @@ describe(`daily reports and exports (${engineName})`, () => {
     assert.equal(before.counts.documents, 0, 'midnight belongs to the day it starts');
 
     const partner = bearer(other.partnerSecret);
-    const refused = await h.t.inject({ method: 'PATCH', url: `/api/v1/tenants/${other.tenantId}`, headers: partner, payload: { timezone: 'Mars/Olympus' } });
+    const refused = await h.t.inject({
+      method: 'PATCH',
+      url: `/api/v1/tenants/${other.tenantId}`,
+      headers: partner,
+      payload: { timezone: 'Mars/Olympus' },
+    });
     assert.equal(refused.statusCode, 422, refused.body);
     assert.ok(refused.json().errors.timezone);
-    const patched = await h.t.inject({ method: 'PATCH', url: `/api/v1/tenants/${other.tenantId}`, headers: partner, payload: { timezone: 'utc' } });
+    const patched = await h.t.inject({
+      method: 'PATCH',
+      url: `/api/v1/tenants/${other.tenantId}`,
+      headers: partner,
+      payload: { timezone: 'utc' },
+    });
     assert.equal(patched.statusCode, 200, patched.body);
     assert.equal(patched.json().data.timezone, 'UTC');
     const res = await h.post('/api/v1/sales', saleBody({ occurredAt: LUSAKA(day, '01:00') }), {}, other);
     assert.equal(res.statusCode, 201, res.body);
-    await eventually(async () => ((await h.get(`/api/v1/sales/${res.json().data.id}`, {}, other)).json().data.status === 'uploaded' ? true : undefined), 'uploaded');
+    await eventually(
+      async () => ((await h.get(`/api/v1/sales/${res.json().data.id}`, {}, other)).json().data.status === 'uploaded' ? true : undefined),
+      'uploaded',
+    );
     const utcBefore = (await report(`date=${shift(day, -1)}`, {}, other)).json().data as Report;
     assert.equal(utcBefore.timezone, 'UTC');
     assert.equal(utcBefore.counts.uploaded, 1, '01:00 in Lusaka is 23:00 UTC the day before');
@@ -208,7 +252,12 @@ describe(`daily reports and exports (${engineName})`, () => {
   test('the PDF prints a Chinese merchant and branch name as they are', async () => {
     const names = { merchant: '张伟贸易有限公司', branch: 'Лусака 东区' };
     const tenant = await h.ctx.db.selectFrom('tenants').select('name').where('id', '=', h.merchant.tenantId).executeTakeFirstOrThrow();
-    const device = await h.ctx.db.selectFrom('devices').select(['id', 'branch_name']).where('tenant_id', '=', h.merchant.tenantId).where('branch', '=', '000').executeTakeFirstOrThrow();
+    const device = await h.ctx.db
+      .selectFrom('devices')
+      .select(['id', 'branch_name'])
+      .where('tenant_id', '=', h.merchant.tenantId)
+      .where('branch', '=', '000')
+      .executeTakeFirstOrThrow();
     await h.ctx.db.updateTable('tenants').set({ name: names.merchant }).where('id', '=', h.merchant.tenantId).execute();
     await h.ctx.db.updateTable('devices').set({ branch_name: names.branch }).where('id', '=', device.id).execute();
     try {
@@ -234,14 +283,18 @@ describe(`daily reports and exports (${engineName})`, () => {
     assert.doesNotMatch(text, /Method Documents Taxable VAT Total Discount 01 /);
   });
 
-  test('closing a day stores its Z: immutable, returned again by a repeat close and by the day\'s report', async () => {
+  test("closing a day stores its Z: immutable, returned again by a repeat close and by the day's report", async () => {
     const closed = await h.post('/api/v1/reports/daily/close', { date: day, branch: '000' });
     assert.equal(closed.statusCode, 201, closed.body);
     const z = closed.json().data as Report;
     assert.equal(z.type, 'Z');
     assert.ok(z.closedAt);
     assert.match(z.closedBy as string, /^tenant_token:\d+$/);
-    const token = await h.ctx.db.selectFrom('tenant_tokens').select('name').where('id', '=', Number((z.closedBy as string).split(':')[1])).executeTakeFirstOrThrow();
+    const token = await h.ctx.db
+      .selectFrom('tenant_tokens')
+      .select('name')
+      .where('id', '=', Number((z.closedBy as string).split(':')[1]))
+      .executeTakeFirstOrThrow();
     assert.equal(z.closedByName, token.name, 'who closed it, named as the audit trail names people');
     assert.equal(z.counts.pending, 1, 'closing with a pending document is allowed and said');
     assert.equal((z.storedAfterClose as ByType).net.count, 0, 'nothing stored after a close yet');
@@ -257,14 +310,32 @@ describe(`daily reports and exports (${engineName})`, () => {
     const { storedAfterClose, ...figures } = res.json().data as Report;
     const { storedAfterClose: _none, ...closedFigures } = z;
     assert.deepEqual(figures, closedFigures, 'the Z never changes');
-    assert.deepEqual((storedAfterClose as ByType).net, { count: 1, taxable: 100, vat: 16, total: 116, discount: 0 }, 'the late sale: how many, and their total');
+    assert.deepEqual(
+      (storedAfterClose as ByType).net,
+      { count: 1, taxable: 100, vat: 16, total: 116, discount: 0 },
+      'the late sale: how many, and their total',
+    );
     assert.deepEqual((storedAfterClose as ByType).sales, (storedAfterClose as ByType).net);
     const withLate = res.json().data;
-    const partnerView = await h.t.inject({ method: 'GET', url: `/api/v1/tenants/${h.merchant.tenantId}/reports/daily?date=${day}`, headers: bearer(h.merchant.partnerSecret) });
+    const partnerView = await h.t.inject({
+      method: 'GET',
+      url: `/api/v1/tenants/${h.merchant.tenantId}/reports/daily?date=${day}`,
+      headers: bearer(h.merchant.partnerSecret),
+    });
     assert.deepEqual(partnerView.json().data, withLate);
-    const admin = await h.t.inject({ method: 'GET', url: `/admin/v1/tenants/${h.merchant.tenantId}/reports/daily?date=${day}`, headers: bearer(TEST_ADMIN_TOKEN) });
+    const admin = await h.t.inject({
+      method: 'GET',
+      url: `/admin/v1/tenants/${h.merchant.tenantId}/reports/daily?date=${day}`,
+      headers: bearer(TEST_ADMIN_TOKEN),
+    });
     assert.deepEqual(admin.json().data, withLate);
-    const stored = await h.ctx.db.selectFrom('sales').select('id').where('tenant_id', '=', h.merchant.tenantId).where('occurred_at', '>=', new Date(z.from as string)).where('occurred_at', '<', new Date(z.to as string)).execute();
+    const stored = await h.ctx.db
+      .selectFrom('sales')
+      .select('id')
+      .where('tenant_id', '=', h.merchant.tenantId)
+      .where('occurred_at', '>=', new Date(z.from as string))
+      .where('occurred_at', '<', new Date(z.to as string))
+      .execute();
     assert.equal(stored.length, z.counts.documents + 1, 'the late document is stored, just not in the Z');
     const csv = (await report(`date=${day}`, { accept: 'text/csv' })).body;
     assert.ok(csv.includes('stored_after_close,net,,,1,100.00,16.00,116.00,0.00'), csv);
@@ -272,13 +343,18 @@ describe(`daily reports and exports (${engineName})`, () => {
     const pdf = pdfText((await report(`date=${day}`, { accept: 'application/pdf' })).rawPayload).replace(/\s+/g, ' ');
     assert.ok(pdf.includes('1 document of this day stored after the close (net total 116.00 ZMW)'), pdf);
 
-    const partnerClose = await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${h.merchant.tenantId}/reports/daily/close`, headers: bearer(h.merchant.partnerSecret), payload: { date: shift(day, 1) } });
+    const partnerClose = await h.t.inject({
+      method: 'POST',
+      url: `/api/v1/tenants/${h.merchant.tenantId}/reports/daily/close`,
+      headers: bearer(h.merchant.partnerSecret),
+      payload: { date: shift(day, 1) },
+    });
     assert.equal(partnerClose.statusCode, 201, partnerClose.body);
     assert.match(partnerClose.json().data.closedBy, /^partner_key:\d+$/);
-    assert.match(partnerClose.json().data.closedByName, / \(.+\)$/, 'the partner key by name, with its partner\'s');
+    assert.match(partnerClose.json().data.closedByName, / \(.+\)$/, "the partner key by name, with its partner's");
   });
 
-  test('a Z report\'s PDF prints when it was closed in local time with the zone', async () => {
+  test("a Z report's PDF prints when it was closed in local time with the zone", async () => {
     const z = (await report(`date=${day}`)).json().data as { type: string; closedAt: string };
     assert.equal(z.type, 'Z');
     const local = new Date(Date.parse(z.closedAt) + 2 * 3_600_000).toISOString();
@@ -290,8 +366,24 @@ describe(`daily reports and exports (${engineName})`, () => {
     const z = (await report(`date=${day}`)).json().data as Report;
     const res = await h.get('/api/v1/reports/z?branch=000');
     assert.equal(res.statusCode, 200, res.body);
-    const list = res.json() as { data: Array<{ date: string; branch: string; closedAt: string; closedBy: string; closedByName: string | null; counts: Report['counts']; net: Figures; storedAfterClose: Figures }>; meta: { total: number; page: number } };
-    assert.deepEqual(list.data.map((d) => d.date), [shift(day, 1), day], 'the partner closed the next day after this one');
+    const list = res.json() as {
+      data: Array<{
+        date: string;
+        branch: string;
+        closedAt: string;
+        closedBy: string;
+        closedByName: string | null;
+        counts: Report['counts'];
+        net: Figures;
+        storedAfterClose: Figures;
+      }>;
+      meta: { total: number; page: number };
+    };
+    assert.deepEqual(
+      list.data.map((d) => d.date),
+      [shift(day, 1), day],
+      'the partner closed the next day after this one',
+    );
     assert.deepEqual(list.meta, { page: 1, perPage: 20, total: 2, lastPage: 1 });
     const closed = list.data[1]!;
     assert.equal(closed.branch, '000');
@@ -305,15 +397,27 @@ describe(`daily reports and exports (${engineName})`, () => {
     assert.match(list.data[0]!.closedBy, /^partner_key:\d+$/);
     assert.deepEqual((await h.get('/api/v1/reports/z')).json(), list, 'the branch defaults as for the daily report');
 
-    const partner = await h.t.inject({ method: 'GET', url: `/api/v1/tenants/${h.merchant.tenantId}/reports/z`, headers: bearer(h.merchant.partnerSecret) });
+    const partner = await h.t.inject({
+      method: 'GET',
+      url: `/api/v1/tenants/${h.merchant.tenantId}/reports/z`,
+      headers: bearer(h.merchant.partnerSecret),
+    });
     assert.deepEqual(partner.json(), list);
-    const admin = await h.t.inject({ method: 'GET', url: `/admin/v1/tenants/${h.merchant.tenantId}/reports/z?branch=000`, headers: bearer(TEST_ADMIN_TOKEN) });
+    const admin = await h.t.inject({
+      method: 'GET',
+      url: `/admin/v1/tenants/${h.merchant.tenantId}/reports/z?branch=000`,
+      headers: bearer(TEST_ADMIN_TOKEN),
+    });
     assert.deepEqual(admin.json(), list);
     const beyond = (await h.get('/api/v1/reports/z?page=2')).json() as { data: unknown[]; meta: { total: number } };
     assert.deepEqual([beyond.data.length, beyond.meta.total], [0, 2]);
 
     assert.deepEqual((await h.get('/api/v1/reports/z', {}, other)).json().data, [], "another merchant's closed days are its own");
-    const foreign = await h.t.inject({ method: 'GET', url: `/api/v1/tenants/${h.merchant.tenantId}/reports/z`, headers: bearer(other.partnerSecret) });
+    const foreign = await h.t.inject({
+      method: 'GET',
+      url: `/api/v1/tenants/${h.merchant.tenantId}/reports/z`,
+      headers: bearer(other.partnerSecret),
+    });
     assert.equal(foreign.statusCode, 404);
     expectCoded(await h.get('/api/v1/reports/z?branch=999'), 422, 'branch_not_found');
     const badPage = await h.get('/api/v1/reports/z?page=0');
@@ -322,8 +426,14 @@ describe(`daily reports and exports (${engineName})`, () => {
   });
 
   test('exports: CSV and XLSX, one row per line, streamed, the branch and range checked', async () => {
-    const lines = await h.ctx.db.selectFrom('sale_lines').innerJoin('sales', 'sales.id', 'sale_lines.sale_id').select(['sales.id', 'sale_lines.total'])
-      .where('sales.tenant_id', '=', h.merchant.tenantId).where('sales.occurred_at', '>=', new Date(LUSAKA(day, '00:00'))).where('sales.occurred_at', '<', new Date(LUSAKA(shift(day, 1), '00:00'))).execute();
+    const lines = await h.ctx.db
+      .selectFrom('sale_lines')
+      .innerJoin('sales', 'sales.id', 'sale_lines.sale_id')
+      .select(['sales.id', 'sale_lines.total'])
+      .where('sales.tenant_id', '=', h.merchant.tenantId)
+      .where('sales.occurred_at', '>=', new Date(LUSAKA(day, '00:00')))
+      .where('sales.occurred_at', '<', new Date(LUSAKA(shift(day, 1), '00:00')))
+      .execute();
     const csv = await h.get(`/api/v1/exports/documents?from=${day}&to=${day}&format=csv&branch=000`);
     assert.equal(csv.statusCode, 200, csv.body);
     assert.match(csv.headers['content-type'] as string, /^text\/csv/);
@@ -332,7 +442,10 @@ describe(`daily reports and exports (${engineName})`, () => {
     const records = parse(csv.body, { columns: true }) as Array<Record<string, string>>;
     assert.deepEqual(Object.keys(records[0]!), [...EXPORT_COLUMNS]);
     assert.equal(records.length, lines.length);
-    assert.equal(records.reduce((a, r) => a.plus(r.total!), new Money(0)).toString(), lines.reduce((a, l) => a.plus(l.total), new Money(0)).toString());
+    assert.equal(
+      records.reduce((a, r) => a.plus(r.total!), new Money(0)).toString(),
+      lines.reduce((a, l) => a.plus(l.total), new Money(0)).toString(),
+    );
     assert.ok(records.some((r) => r.type === 'credit_note' && r.status === 'uploaded' && r.authorityInvoiceNo !== ''));
     // The local time with the zone and the payment method's name beside the UTC instant and the code.
     const late = records.find((r) => r.occurredAt === new Date(LUSAKA(day, '23:30')).toISOString())!;
@@ -341,7 +454,11 @@ describe(`daily reports and exports (${engineName})`, () => {
     assert.equal(late.paymentMethodName, 'Credit');
     assert.ok(records.filter((r) => r.paymentMethod === '01').every((r) => r.paymentMethodName === 'Cash'));
 
-    const xlsx = await h.t.inject({ method: 'GET', url: `/api/v1/exports/documents?from=${day}&to=${day}&format=xlsx`, headers: bearer(h.merchant.token) });
+    const xlsx = await h.t.inject({
+      method: 'GET',
+      url: `/api/v1/exports/documents?from=${day}&to=${day}&format=xlsx`,
+      headers: bearer(h.merchant.token),
+    });
     assert.equal(xlsx.statusCode, 200, xlsx.body);
     assert.equal(xlsx.headers['content-type'], 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
     const workbook = new ExcelJS.Workbook();
@@ -354,7 +471,11 @@ describe(`daily reports and exports (${engineName})`, () => {
     for (let r = 2; r <= sheet.rowCount; r++) sum = sum.plus(String(sheet.getRow(r).getCell(totalColumn).value));
     assert.equal(sum.toString(), lines.reduce((a, l) => a.plus(l.total), new Money(0)).toString());
 
-    const partner = await h.t.inject({ method: 'GET', url: `/api/v1/tenants/${h.merchant.tenantId}/exports/documents?from=${day}&to=${day}`, headers: bearer(h.merchant.partnerSecret) });
+    const partner = await h.t.inject({
+      method: 'GET',
+      url: `/api/v1/tenants/${h.merchant.tenantId}/exports/documents?from=${day}&to=${day}`,
+      headers: bearer(h.merchant.partnerSecret),
+    });
     assert.equal(partner.statusCode, 200);
     assert.equal(partner.body, csv.body.replace(/\r\n$/, '\r\n'));
   });
@@ -368,7 +489,9 @@ describe(`daily reports and exports (${engineName})`, () => {
         ${at}::timestamptz + (g % 3) * interval '1 microsecond', 100, 16, 116
       from devices d cross join generate_series(1, 1201) g where d.tenant_id = ${third.tenantId}`.execute(h.ctx.db);
     await sql`insert into sale_lines (sale_id, line, name, classification_code, quantity, price, vat_category, vat_rate, amount, net, vat, total)
-      select s.id, 1, 'Bulk', '50221200', 1, 116, 'A', 16, 116, 100, 16, 116 from sales s where s.tenant_id = ${third.tenantId}`.execute(h.ctx.db);
+      select s.id, 1, 'Bulk', '50221200', 1, 116, 'A', 16, 116, 100, 16, 116 from sales s where s.tenant_id = ${third.tenantId}`.execute(
+      h.ctx.db,
+    );
     const res = await h.get(`/api/v1/exports/documents?from=${shift(day, -2)}&to=${shift(day, -2)}`, {}, third);
     assert.equal(res.statusCode, 200);
     const records = parse(res.body, { columns: true }) as Array<Record<string, string>>;
@@ -404,11 +527,24 @@ describe(`daily reports and exports (${engineName})`, () => {
     assert.equal(mine.counts.documents, 0);
     const exported = await h.get(`/api/v1/exports/documents?from=${day}&to=${day}`, {}, other);
     assert.equal((parse(exported.body, { columns: true }) as unknown[]).length, 0);
-    const foreign = await h.t.inject({ method: 'GET', url: `/api/v1/tenants/${h.merchant.tenantId}/reports/daily?date=${day}`, headers: bearer(other.partnerSecret) });
+    const foreign = await h.t.inject({
+      method: 'GET',
+      url: `/api/v1/tenants/${h.merchant.tenantId}/reports/daily?date=${day}`,
+      headers: bearer(other.partnerSecret),
+    });
     assert.equal(foreign.statusCode, 404);
-    const foreignExport = await h.t.inject({ method: 'GET', url: `/api/v1/tenants/${h.merchant.tenantId}/exports/documents?from=${day}&to=${day}`, headers: bearer(other.partnerSecret) });
+    const foreignExport = await h.t.inject({
+      method: 'GET',
+      url: `/api/v1/tenants/${h.merchant.tenantId}/exports/documents?from=${day}&to=${day}`,
+      headers: bearer(other.partnerSecret),
+    });
     assert.equal(foreignExport.statusCode, 404);
-    const foreignClose = await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${h.merchant.tenantId}/reports/daily/close`, headers: bearer(other.partnerSecret), payload: { date: day } });
+    const foreignClose = await h.t.inject({
+      method: 'POST',
+      url: `/api/v1/tenants/${h.merchant.tenantId}/reports/daily/close`,
+      headers: bearer(other.partnerSecret),
+      payload: { date: day },
+    });
     assert.equal(foreignClose.statusCode, 404);
   });
 

@@ -34,24 +34,29 @@ describe(`sales, customers and purchases by the merchant's authority (${engineNa
     assert.equal(sale.authorityInvoiceNo, `INV${sale.fiscal.sdcId.replace(/^SDC/, '')}/${sale.fiscal.receiptNo}`);
   });
 
-  test('a customer\'s and a supplier\'s taxpayer id in the merchant\'s authority\'s form: a KRA PIN for a ZRA merchant is a 422 naming the field', async () => {
+  test("a customer's and a supplier's taxpayer id in the merchant's authority's form: a KRA PIN for a ZRA merchant is a 422 naming the field", async () => {
     const customer = await h.post('/api/v1/customers', { name: 'Kenyan Buyer', tpin: 'P051234567X' });
     assert.equal(customer.statusCode, 422, customer.body);
     assert.match(customer.json().errors.tpin[0], /10 digits/);
     const both = await h.post('/api/v1/customers', { name: '', tpin: 'P051234567X' });
     assert.deepEqual(Object.keys(both.json().errors).sort(), ['name', 'tpin'], 'one 422 names every field');
-    const purchase = await h.post('/api/v1/purchases', { supplier: { name: 'Nairobi Supplies', tpin: 'P051234567X' }, supplierInvoiceNo: '77', items: [line] });
+    const purchase = await h.post('/api/v1/purchases', {
+      supplier: { name: 'Nairobi Supplies', tpin: 'P051234567X' },
+      supplierInvoiceNo: '77',
+      items: [line],
+    });
     assert.equal(purchase.statusCode, 422, purchase.body);
     assert.ok(Object.keys(purchase.json().errors).includes('supplier.tpin'), purchase.body);
   });
 
-  test('/zm/api is Zambia\'s till dialect: a key of a merchant of another authority is a 403 not_this_dialect pointing to /api/v1', async () => {
+  test("/zm/api is Zambia's till dialect: a key of a merchant of another authority is a 403 not_this_dialect pointing to /api/v1", async () => {
     const m = await h.addMerchant({ branches: ['000'] });
     const row = await tenantOfPartner(h.ctx.db, m.partnerId, m.tenantId);
     const key = await mintApiKey(h.ctx.db, { type: 'cli' }, row, {});
-    const sdcId = (await h.ctx.db.selectFrom('devices').select('sdc_id').where('tenant_id', '=', m.tenantId).executeTakeFirstOrThrow()).sdc_id!;
+    const sdcId = (await h.ctx.db.selectFrom('devices').select('sdc_id').where('tenant_id', '=', m.tenantId).executeTakeFirstOrThrow())
+      .sdc_id!;
     const headers = { 'x-api-key': key.key, 'x-sdcid': sdcId };
-    assert.equal((await h.t.inject({ method: 'GET', url: '/zm/api/TaxCodes', headers })).statusCode, 200, 'a ZRA merchant\'s key works');
+    assert.equal((await h.t.inject({ method: 'GET', url: '/zm/api/TaxCodes', headers })).statusCode, 200, "a ZRA merchant's key works");
     // The merchant as a KRA one would be stored: the refusal needs no KRA adapter.
     await h.ctx.db.updateTable('tenants').set({ authority: 'kra' }).where('id', '=', m.tenantId).execute();
     const refused = await h.t.inject({ method: 'GET', url: '/zm/api/TaxCodes', headers });
@@ -63,10 +68,29 @@ describe(`sales, customers and purchases by the merchant's authority (${engineNa
   /** A KRA merchant with an initialised OSCU branch 00 on the harness's simulator, and its tenant token. */
   async function kraMerchant(): Promise<{ token: string; tenantId: number }> {
     const partner = bearer(h.merchant.partnerSecret);
-    const tenant = expectStatus(await h.t.inject({ method: 'POST', url: '/api/v1/tenants', headers: partner, payload: { name: 'Nairobi Traders', tpin: 'P051234567X', authority: 'kra' } }), 201).data;
-    expectStatus(await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${tenant.id}/devices`, headers: partner, payload: { deviceSerial: 'KRA-1', branch: '00', vsdcBaseUrl: h.sim.urlOf('kra-oscu') } }), 201);
+    const tenant = expectStatus(
+      await h.t.inject({
+        method: 'POST',
+        url: '/api/v1/tenants',
+        headers: partner,
+        payload: { name: 'Nairobi Traders', tpin: 'P051234567X', authority: 'kra' },
+      }),
+      201,
+    ).data;
+    expectStatus(
+      await h.t.inject({
+        method: 'POST',
+        url: `/api/v1/tenants/${tenant.id}/devices`,
+        headers: partner,
+        payload: { deviceSerial: 'KRA-1', branch: '00', vsdcBaseUrl: h.sim.urlOf('kra-oscu') },
+      }),
+      201,
+    );
     expectStatus(await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${tenant.id}/devices/00/initialize`, headers: partner }), 200);
-    const token = expectStatus(await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${tenant.id}/tokens`, headers: partner, payload: { name: 'till' } }), 201).data.token as string;
+    const token = expectStatus(
+      await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${tenant.id}/tokens`, headers: partner, payload: { name: 'till' } }),
+      201,
+    ).data.token as string;
     return { token, tenantId: tenant.id };
   }
 
@@ -97,7 +121,12 @@ describe(`sales, customers and purchases by the merchant's authority (${engineNa
     const { token } = await kraMerchant();
     const post = (url: string, body: unknown) => h.t.inject({ method: 'POST', url, headers: bearer(token), payload: body as object });
     const sale = expectStatus(await post('/api/v1/sales', { items: [{ ...line, quantity: max + 1 }] }), 201).data;
-    for (let i = 0; i < max; i++) expectStatus(await post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '01', items: [{ line: 1, quantity: 1 }] }), 201);
-    expectCoded(await post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '01', items: [{ line: 1, quantity: 1 }] }), 422, 'credit_note_rule');
+    for (let i = 0; i < max; i++)
+      expectStatus(await post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '01', items: [{ line: 1, quantity: 1 }] }), 201);
+    expectCoded(
+      await post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '01', items: [{ line: 1, quantity: 1 }] }),
+      422,
+      'credit_note_rule',
+    );
   });
 });

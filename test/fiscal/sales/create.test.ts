@@ -12,9 +12,11 @@ describe(`creating and reading sales (${engineName})`, () => {
 
   const total = async (merchant: Merchant = h.merchant) => (await h.get('/api/v1/sales', {}, merchant)).json().meta.total as number;
 
-  test('a minimal sale is filed at once with every default applied and the authority\'s receipt', async () => {
+  test("a minimal sale is filed at once with every default applied and the authority's receipt", async () => {
     const before = Date.now();
-    const res = await h.post('/api/v1/sales', { items: [{ name: 'Maize meal 25kg', classificationCode: CLASS_CODE, quantity: 2, price: 185 }] });
+    const res = await h.post('/api/v1/sales', {
+      items: [{ name: 'Maize meal 25kg', classificationCode: CLASS_CODE, quantity: 2, price: 185 }],
+    });
     assert.equal(res.statusCode, 201, res.body);
     const sale = res.json().data;
     assert.equal(sale.status, 'uploaded');
@@ -30,7 +32,23 @@ describe(`creating and reading sales (${engineName})`, () => {
     assert.ok(Math.abs(Date.parse(sale.occurredAt) - before) < 60_000);
     assert.deepEqual(sale.totals, { net: 318.97, vat: 51.03, total: 370, discount: 0, currency: 'ZMW' });
     assert.deepEqual(sale.items, [
-      { line: 1, name: 'Maize meal 25kg', classificationCode: CLASS_CODE, itemCode: null, quantity: 2, price: 185, vatCategory: 'A', vatRate: 16, rrp: null, amount: 370, discount: 0, net: 318.97, vat: 51.03, total: 370, originalLine: null },
+      {
+        line: 1,
+        name: 'Maize meal 25kg',
+        classificationCode: CLASS_CODE,
+        itemCode: null,
+        quantity: 2,
+        price: 185,
+        vatCategory: 'A',
+        vatRate: 16,
+        rrp: null,
+        amount: 370,
+        discount: 0,
+        net: 318.97,
+        vat: 51.03,
+        total: 370,
+        originalLine: null,
+      },
     ]);
     assert.equal(sale.resultCode, '000');
     assert.equal(sale.lastError, null);
@@ -56,11 +74,10 @@ describe(`creating and reading sales (${engineName})`, () => {
   test('amounts are exact: tax-exclusive prices, several categories, 4-decimal quantities and prices', async () => {
     const res = await h.post(
       '/api/v1/sales',
-      saleBody({ taxInclusive: false, customer: { name: 'Chanda Mwila', tpin: '1002345678' }, paymentMethod: '06', clientInvoiceNo: 'POS-1' }, [
-        { price: 100 },
-        { vatCategory: 'D', quantity: 3, price: 0.3333 },
-        { vatCategory: 'F', quantity: 1.5, price: 10.01 },
-      ]),
+      saleBody(
+        { taxInclusive: false, customer: { name: 'Chanda Mwila', tpin: '1002345678' }, paymentMethod: '06', clientInvoiceNo: 'POS-1' },
+        [{ price: 100 }, { vatCategory: 'D', quantity: 3, price: 0.3333 }, { vatCategory: 'F', quantity: 1.5, price: 10.01 }],
+      ),
     );
     assert.equal(res.statusCode, 201, res.body);
     const sale = res.json().data;
@@ -168,7 +185,10 @@ describe(`creating and reading sales (${engineName})`, () => {
   });
 
   test('the catalogue the check uses was fetched from the VSDC into the database', async () => {
-    const classes = await h.ctx.db.selectFrom('item_classes').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const classes = await h.ctx.db
+      .selectFrom('item_classes')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     assert.ok(Number(classes.n) > 400, `catalogue holds ${classes.n} classes`);
   });
 
@@ -208,7 +228,10 @@ describe(`creating and reading sales (${engineName})`, () => {
     const none = await h.addMerchant();
     const noDevice = await h.post('/api/v1/sales', saleBody(), {}, none);
     assert.equal(noDevice.json().error.code, 'no_device');
-    assert.match(noDevice.json().error.message, /has no device yet.*Its partner registers and initialises one \(POST \/api\/v1\/tenants\/\{tenant\}\/devices/);
+    assert.match(
+      noDevice.json().error.message,
+      /has no device yet.*Its partner registers and initialises one \(POST \/api\/v1\/tenants\/\{tenant\}\/devices/,
+    );
   });
 
   test('GET /api/v1/me names the merchant, its devices with `initialized`, and the current branch', async () => {
@@ -229,7 +252,10 @@ describe(`creating and reading sales (${engineName})`, () => {
     assert.ok(me.devices[0].sdcId);
     const other = (await h.get('/api/v1/me', { 'x-branch': '003' }, m)).json().data;
     assert.equal(other.branch, '003');
-    assert.deepEqual(other.devices.map((d: Record<string, unknown>) => d.current), [false, true]);
+    assert.deepEqual(
+      other.devices.map((d: Record<string, unknown>) => d.current),
+      [false, true],
+    );
     assert.equal((await h.get('/api/v1/me', { 'x-branch': '009' }, m)).json().error.code, 'branch_not_found');
   });
 
@@ -244,13 +270,18 @@ describe(`creating and reading sales (${engineName})`, () => {
     assert.equal(await count(), 1);
   });
 
-  test('reading: another merchant\'s sale is a plain 404; lists page newest first, filter by reference and branch', async () => {
+  test("reading: another merchant's sale is a plain 404; lists page newest first, filter by reference and branch", async () => {
     const m = await h.addMerchant();
     await h.registerBranch(m, '000');
     await h.registerBranch(m, '001');
     const ids: number[] = [];
     for (let i = 0; i < 22; i++) {
-      const res = await h.post('/api/v1/sales', saleBody({ clientInvoiceNo: `INV-${i}` }), i === 21 ? { 'x-branch': '001', 'idempotency-key': 'order-77' } : {}, m);
+      const res = await h.post(
+        '/api/v1/sales',
+        saleBody({ clientInvoiceNo: `INV-${i}` }),
+        i === 21 ? { 'x-branch': '001', 'idempotency-key': 'order-77' } : {},
+        m,
+      );
       ids.push(res.json().data.id);
     }
     const foreign = await h.get(`/api/v1/sales/${ids[0]}`);
@@ -261,15 +292,27 @@ describe(`creating and reading sales (${engineName})`, () => {
 
     const page1 = (await h.get('/api/v1/sales', {}, m)).json();
     assert.deepEqual(page1.meta, { page: 1, perPage: 20, total: 22, lastPage: 2 });
-    assert.deepEqual(page1.data.map((s: { id: number }) => s.id), [...ids].reverse().slice(0, 20));
+    assert.deepEqual(
+      page1.data.map((s: { id: number }) => s.id),
+      [...ids].reverse().slice(0, 20),
+    );
     const page2 = (await h.get('/api/v1/sales?page=2', {}, m)).json();
-    assert.deepEqual(page2.data.map((s: { id: number }) => s.id), [ids[1], ids[0]]);
+    assert.deepEqual(
+      page2.data.map((s: { id: number }) => s.id),
+      [ids[1], ids[0]],
+    );
     assert.ok(page1.data[0].items.length === 1, 'list items carry their lines');
 
     const byClient = (await h.get('/api/v1/sales?reference=INV-3', {}, m)).json();
-    assert.deepEqual(byClient.data.map((s: { id: number }) => s.id), [ids[3]]);
+    assert.deepEqual(
+      byClient.data.map((s: { id: number }) => s.id),
+      [ids[3]],
+    );
     const byKey = (await h.get('/api/v1/sales?reference=order-77', {}, m)).json();
-    assert.deepEqual(byKey.data.map((s: { id: number }) => s.id), [ids[21]]);
+    assert.deepEqual(
+      byKey.data.map((s: { id: number }) => s.id),
+      [ids[21]],
+    );
     assert.equal(byKey.data[0].reference, 'order-77');
     const none = await h.get('/api/v1/sales?reference=nothing-like-it', {}, m);
     assert.equal(none.statusCode, 200);
@@ -277,20 +320,31 @@ describe(`creating and reading sales (${engineName})`, () => {
     assert.equal((await h.get('/api/v1/sales?reference=INV-3')).json().meta.total, 0, 'references are per merchant');
 
     const branch001 = (await h.get('/api/v1/sales', { 'x-branch': '001' }, m)).json();
-    assert.deepEqual(branch001.data.map((s: { id: number }) => s.id), [ids[21]]);
+    assert.deepEqual(
+      branch001.data.map((s: { id: number }) => s.id),
+      [ids[21]],
+    );
     assert.equal(branch001.meta.total, 1);
     assert.equal((await h.get('/api/v1/sales', { 'x-branch': '000' }, m)).json().meta.total, 21, 'each branch counts its own documents');
     assert.equal((await h.get('/api/v1/sales', { 'x-branch': '007' }, m)).json().error.code, 'branch_not_found');
   });
 
   test('a token without invoices:write can read but not fiscalise', async () => {
-    await h.ctx.db.updateTable('tenant_tokens').set({ abilities: ['invoices:read'] }).where('tenant_id', '=', h.merchant.tenantId).execute();
+    await h.ctx.db
+      .updateTable('tenant_tokens')
+      .set({ abilities: ['invoices:read'] })
+      .where('tenant_id', '=', h.merchant.tenantId)
+      .execute();
     try {
       const res = await h.post('/api/v1/sales', saleBody());
       assert.equal(res.statusCode, 403);
       assert.equal((await h.get('/api/v1/sales')).statusCode, 200);
     } finally {
-      await h.ctx.db.updateTable('tenant_tokens').set({ abilities: ['invoices:read', 'invoices:write'] }).where('tenant_id', '=', h.merchant.tenantId).execute();
+      await h.ctx.db
+        .updateTable('tenant_tokens')
+        .set({ abilities: ['invoices:read', 'invoices:write'] })
+        .where('tenant_id', '=', h.merchant.tenantId)
+        .execute();
     }
   });
 });

@@ -6,9 +6,23 @@ import { describe, test } from 'node:test';
 import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import type { EnvelopeReply } from '@fiscal-gateway/simulator';
-import { allocateCredit, CreditAllocationError, NOTHING_CREDITED, type CreditableLine, type CreditedSoFar, type CreditLine } from '../../../src/domain/fiscal/sales/credit-allocation.ts';
+import {
+  allocateCredit,
+  CreditAllocationError,
+  NOTHING_CREDITED,
+  type CreditableLine,
+  type CreditedSoFar,
+  type CreditLine,
+} from '../../../src/domain/fiscal/sales/credit-allocation.ts';
 import { authorityProfile } from '../../../src/authorities/index.ts';
-import { computeSale, lineSupplyAmount, VAT_CATEGORY_CODES, type ComputedLine, type SaleLineInput, type VatCategoryCode } from '../../../src/authorities/zra-vsdc/tax.ts';
+import {
+  computeSale,
+  lineSupplyAmount,
+  VAT_CATEGORY_CODES,
+  type ComputedLine,
+  type SaleLineInput,
+  type VatCategoryCode,
+} from '../../../src/authorities/zra-vsdc/tax.ts';
 import { CLASS_CODE } from '../../helpers/harness.ts';
 import { inProcessVsdc } from '../../helpers/in-process-vsdc.ts';
 
@@ -18,7 +32,14 @@ const D = (value: number | string): Decimal => new Decimal(String(value));
 const sum = (values: (number | string)[]): string => values.reduce<Decimal>((acc, v) => acc.plus(D(v)), D(0)).toFixed(2);
 
 function creditable(line: ComputedLine): CreditableLine {
-  return { quantity: line.quantity, price: line.price, amount: line.grossAmount, net: line.taxableAmount, vat: line.vatAmount, rate: line.rate };
+  return {
+    quantity: line.quantity,
+    price: line.price,
+    amount: line.grossAmount,
+    net: line.taxableAmount,
+    vat: line.vatAmount,
+    rate: line.rate,
+  };
 }
 
 function plus(so: CreditedSoFar, credit: CreditLine): CreditedSoFar {
@@ -50,8 +71,14 @@ describe('allocateCredit', () => {
     const line = oneLine(3, 10.125);
     assert.equal(line.supplyAmount, 30.38);
     const { credits, credited } = creditInSteps(line, ['1', '1', '1'], true);
-    assert.deepEqual(credits.map((c) => c.amount), ['10.13', '10.12', '10.13']);
-    assert.deepEqual(credits.map((c) => c.last), [false, false, true]);
+    assert.deepEqual(
+      credits.map((c) => c.amount),
+      ['10.13', '10.12', '10.13'],
+    );
+    assert.deepEqual(
+      credits.map((c) => c.last),
+      [false, false, true],
+    );
     assert.ok(credits.every((c) => c.price === '10.125' && !c.priceAdjusted));
     assert.deepEqual(credited, { quantity: '3', amount: '30.38', net: String(line.taxableAmount), vat: String(line.vatAmount) });
   });
@@ -62,9 +89,18 @@ describe('allocateCredit', () => {
       const big = oneLine(2, 19.99, taxInclusive);
       const a = creditInSteps(small, ['0.5', '0.5'], taxInclusive);
       const b = creditInSteps(big, ['0.5', '0.5', '0.5', '0.5'], taxInclusive);
-      assert.deepEqual(a.credits.map((c) => c.amount), ['0.03', '0.02']);
-      assert.deepEqual(b.credits.map((c) => c.amount), ['10.00', '9.99', '10.00', '9.99']);
-      for (const [line, { credited }] of [[small, a], [big, b]] as const) {
+      assert.deepEqual(
+        a.credits.map((c) => c.amount),
+        ['0.03', '0.02'],
+      );
+      assert.deepEqual(
+        b.credits.map((c) => c.amount),
+        ['10.00', '9.99', '10.00', '9.99'],
+      );
+      for (const [line, { credited }] of [
+        [small, a],
+        [big, b],
+      ] as const) {
         assert.equal(credited.amount, line.supplyAmount.toFixed(2));
         assert.equal(credited.net, line.taxableAmount.toFixed(2));
         assert.equal(credited.vat, line.vatAmount.toFixed(2));
@@ -101,27 +137,54 @@ describe('allocateCredit', () => {
   test('a credit may come to 0.00 when the line is too cheap to split: it still takes back the quantity', () => {
     const line = oneLine(1, 0.05);
     const { credits, credited } = creditInSteps(line, ['0.0001', '0.9999'], true);
-    assert.deepEqual(credits.map((c) => c.amount), ['0.00', '0.05']);
+    assert.deepEqual(
+      credits.map((c) => c.amount),
+      ['0.00', '0.05'],
+    );
     assert.equal(credited.quantity, '1');
   });
 
   test('a discounted line: each credit takes its share of the discount (cumulatively), the last exactly the rest', () => {
-    const line = computeSale([{ name: 'x', classificationCode: CLASS_CODE, quantity: 3, price: '10.125', vatCategory: 'A', discount: 1 }], true).lines[0]!;
+    const line = computeSale(
+      [{ name: 'x', classificationCode: CLASS_CODE, quantity: 3, price: '10.125', vatCategory: 'A', discount: 1 }],
+      true,
+    ).lines[0]!;
     const creditableLine = { ...creditable(line), discount: line.discountAmount };
     let credited: CreditedSoFar = NOTHING_CREDITED;
     const credits = ['1', '1', '1'].map((q) => {
       const credit = allocateCredit(creditableLine, credited, q, true, TOLERANCE);
-      credited = { ...plus(credited, credit), discount: D(credited.discount ?? 0).plus(credit.discount).toFixed(2) };
+      credited = {
+        ...plus(credited, credit),
+        discount: D(credited.discount ?? 0)
+          .plus(credit.discount)
+          .toFixed(2),
+      };
       return credit;
     });
-    assert.deepEqual(credits.map((c) => [c.amount, c.discount, c.total]), [['10.13', '0.33', '9.80'], ['10.12', '0.34', '9.78'], ['10.13', '0.33', '9.80']]);
-    assert.deepEqual([credited.amount, credited.discount, credited.net, credited.vat], ['30.38', '1.00', String(line.taxableAmount), String(line.vatAmount)]);
+    assert.deepEqual(
+      credits.map((c) => [c.amount, c.discount, c.total]),
+      [
+        ['10.13', '0.33', '9.80'],
+        ['10.12', '0.34', '9.78'],
+        ['10.13', '0.33', '9.80'],
+      ],
+    );
+    assert.deepEqual(
+      [credited.amount, credited.discount, credited.net, credited.vat],
+      ['30.38', '1.00', String(line.taxableAmount), String(line.vatAmount)],
+    );
   });
 
   test('refuses a quantity that is not positive or more than is left', () => {
     const line = oneLine(2, 10);
-    assert.throws(() => allocateCredit(creditable(line), NOTHING_CREDITED, '0', true, TOLERANCE), (err: unknown) => err instanceof CreditAllocationError && err.reason === 'quantity');
-    assert.throws(() => allocateCredit(creditable(line), { quantity: '1.5', amount: '15', net: '12.93', vat: '2.07' }, '0.6', true, TOLERANCE), /left to credit on the line \(0\.5\)/);
+    assert.throws(
+      () => allocateCredit(creditable(line), NOTHING_CREDITED, '0', true, TOLERANCE),
+      (err: unknown) => err instanceof CreditAllocationError && err.reason === 'quantity',
+    );
+    assert.throws(
+      () => allocateCredit(creditable(line), { quantity: '1.5', amount: '15', net: '12.93', vat: '2.07' }, '0.6', true, TOLERANCE),
+      /left to credit on the line \(0\.5\)/,
+    );
   });
 
   test('after credits rounded the old way (each round2(q × price)), the rest still adds up exactly', () => {
@@ -143,7 +206,10 @@ describe('allocateCredit', () => {
   test('when no unit price can carry the rest of a drifted line, it says so instead of filing it wrong', () => {
     const line = oneLine(1000, 0.005); // 5.00
     const drifted: CreditedSoFar = { quantity: '500', amount: '2.52', net: '2.17', vat: '0.35' };
-    assert.throws(() => allocateCredit(creditable(line), drifted, '500', true, TOLERANCE), (err: unknown) => err instanceof CreditAllocationError && err.reason === 'arithmetic');
+    assert.throws(
+      () => allocateCredit(creditable(line), drifted, '500', true, TOLERANCE),
+      (err: unknown) => err instanceof CreditAllocationError && err.reason === 'arithmetic',
+    );
     // In smaller parts it goes through (the partial is pulled back towards the rule).
     const first = allocateCredit(creditable(line), drifted, '250', true, TOLERANCE);
     const second = allocateCredit(creditable(line), plus(drifted, first), '250', true, TOLERANCE);
@@ -221,11 +287,24 @@ describe('partial credits and a cancellation, against the simulator (property)',
             assert.equal(credit.priceAdjusted, false, 'a credit following the rule keeps the sale price');
             credited[index] = plus(credited[index]!, credit);
             leftUnits[index]! -= units;
-            return { ...inputs[index]!, quantity: credit.quantity, price: credit.price, allocated: { amount: credit.amount, net: credit.net, vat: credit.vat } };
+            return {
+              ...inputs[index]!,
+              quantity: credit.quantity,
+              price: credit.price,
+              allocated: { amount: credit.amount, net: credit.net, vat: credit.vat },
+            };
           });
           const note = computeSale(noteLines, taxInclusive);
           noteTotals.push(String(note.totals.total));
-          const reply = vsdc.save({ receiptType: 'R', originalReceiptNo: receiptNo, originalSdcId: vsdc.sdcId, reasonCode: '03', taxInclusive, destinationCountryCode, lines: noteLines });
+          const reply = vsdc.save({
+            receiptType: 'R',
+            originalReceiptNo: receiptNo,
+            originalSdcId: vsdc.sdcId,
+            reasonCode: '03',
+            taxInclusive,
+            destinationCountryCode,
+            lines: noteLines,
+          });
           assert.equal(reply.resultCd, '000', `${reply.resultMsg}: ${JSON.stringify(noteLines)}`);
         };
 
@@ -261,67 +340,98 @@ describe('partial credits and a cancellation, against the simulator (property)',
     let completed = 0; // runs that reached the final checks
     let withOldCredits = 0; // … after at least one old-style credit
     fc.assert(
-      fc.property(lineArb, fc.boolean(), fc.array(fc.integer({ min: 1, max: 1000 }), { minLength: 1, maxLength: 6 }), (generated, taxInclusive, shares) => {
-        const vsdc = inProcessVsdc();
-        const input: SaleLineInput = { name: 'Item', classificationCode: CLASS_CODE, quantity: generated.quantityUnits / UNIT, price: generated.priceUnits / UNIT, vatCategory: generated.vatCategory };
-        const destinationCountryCode = input.vatCategory === 'C1' ? 'ZA' : null;
-        const line = computeSale([input], taxInclusive).lines[0]!;
-        const filed = vsdc.save({ receiptType: 'S', taxInclusive, destinationCountryCode, lines: [input] });
-        const receiptNo = (filed.data as { rcptNo: number }).rcptNo;
-        const file = (quantity: string, allocated: { amount: string; net: string; vat: string } | null, price = input.price): EnvelopeReply =>
-          vsdc.save({ receiptType: 'R', originalReceiptNo: receiptNo, originalSdcId: vsdc.sdcId, reasonCode: '01', taxInclusive, destinationCountryCode, lines: [{ ...input, quantity, price, allocated }] });
+      fc.property(
+        lineArb,
+        fc.boolean(),
+        fc.array(fc.integer({ min: 1, max: 1000 }), { minLength: 1, maxLength: 6 }),
+        (generated, taxInclusive, shares) => {
+          const vsdc = inProcessVsdc();
+          const input: SaleLineInput = {
+            name: 'Item',
+            classificationCode: CLASS_CODE,
+            quantity: generated.quantityUnits / UNIT,
+            price: generated.priceUnits / UNIT,
+            vatCategory: generated.vatCategory,
+          };
+          const destinationCountryCode = input.vatCategory === 'C1' ? 'ZA' : null;
+          const line = computeSale([input], taxInclusive).lines[0]!;
+          const filed = vsdc.save({ receiptType: 'S', taxInclusive, destinationCountryCode, lines: [input] });
+          const receiptNo = (filed.data as { rcptNo: number }).rcptNo;
+          const file = (
+            quantity: string,
+            allocated: { amount: string; net: string; vat: string } | null,
+            price = input.price,
+          ): EnvelopeReply =>
+            vsdc.save({
+              receiptType: 'R',
+              originalReceiptNo: receiptNo,
+              originalSdcId: vsdc.sdcId,
+              reasonCode: '01',
+              taxInclusive,
+              destinationCountryCode,
+              lines: [{ ...input, quantity, price, allocated }],
+            });
 
-        // Old credits: each computed like a fresh line, as long as the line's amount held.
-        let credited: CreditedSoFar = NOTHING_CREDITED;
-        let left = generated.quantityUnits;
-        for (const share of shares) {
-          const units = Math.floor((left * share) / 1000);
-          if (units === 0 || units === left) continue;
-          const old = computeSale([{ ...input, quantity: units / UNIT }], taxInclusive).lines[0]!;
-          if (D(credited.amount).plus(old.supplyAmount).gt(line.supplyAmount)) break;
-          if (file(String(units / UNIT), null).resultCd !== '000') break;
-          credited = { quantity: D(credited.quantity).plus(units / UNIT).toString(), amount: D(credited.amount).plus(old.supplyAmount).toFixed(2), net: D(credited.net).plus(old.taxableAmount).toFixed(2), vat: D(credited.vat).plus(old.vatAmount).toFixed(2) };
-          left -= units;
-        }
-        // Then the rule: the rest in one note or, when the old credits drifted too far for the
-        // authority's arithmetic to take it in one, half of it first (which pulls the line back
-        // towards the rule), until nothing is left.
-        const overTaken = (): boolean => D(credited.vat).gt(line.vatAmount) || D(credited.net).gt(line.taxableAmount);
-        const oldCredited = credited;
-        const oldOverTook = overTaken();
-        const allocate = (units: number): CreditLine => allocateCredit(creditable(line), credited, String(units / UNIT), taxInclusive, TOLERANCE);
-        for (let part = 0; left > 0; part++) {
-          assert.ok(part < 12, 'the rest goes in a few parts');
-          let units = left;
-          let credit: CreditLine;
-          try {
-            credit = allocate(units);
-          } catch (err) {
-            assert.ok(err instanceof CreditAllocationError && err.reason === 'arithmetic', String(err));
-            // Old credits that took more VAT (or net) than the line held leave a rest that no
-            // note can take without exceeding the sale, and 0.0001 cannot be split: refusing
-            // (rather than filing a wrong note) is all that is left.
-            if (overTaken() || left === 1) return;
-            units = Math.ceil(left / 2);
-            credit = allocate(units);
+          // Old credits: each computed like a fresh line, as long as the line's amount held.
+          let credited: CreditedSoFar = NOTHING_CREDITED;
+          let left = generated.quantityUnits;
+          for (const share of shares) {
+            const units = Math.floor((left * share) / 1000);
+            if (units === 0 || units === left) continue;
+            const old = computeSale([{ ...input, quantity: units / UNIT }], taxInclusive).lines[0]!;
+            if (D(credited.amount).plus(old.supplyAmount).gt(line.supplyAmount)) break;
+            if (file(String(units / UNIT), null).resultCd !== '000') break;
+            credited = {
+              quantity: D(credited.quantity)
+                .plus(units / UNIT)
+                .toString(),
+              amount: D(credited.amount).plus(old.supplyAmount).toFixed(2),
+              net: D(credited.net).plus(old.taxableAmount).toFixed(2),
+              vat: D(credited.vat).plus(old.vatAmount).toFixed(2),
+            };
+            left -= units;
           }
-          const reply = file(credit.quantity, { amount: credit.amount, net: credit.net, vat: credit.vat }, Number(credit.price));
-          assert.equal(reply.resultCd, '000', `${reply.resultMsg}: ${JSON.stringify(credit)}`);
-          credited = plus(credited, credit);
-          left -= units;
-        }
-        assert.equal(credited.amount, line.supplyAmount.toFixed(2));
-        if (!oldOverTook) {
-          assert.equal(credited.net, line.taxableAmount.toFixed(2));
-          assert.equal(credited.vat, line.vatAmount.toFixed(2));
-        } else {
-          // Nothing more of what the old credits over-took.
-          assert.ok(D(credited.net).lte(Decimal.max(line.taxableAmount, oldCredited.net)));
-          assert.ok(D(credited.vat).lte(Decimal.max(line.vatAmount, oldCredited.vat)));
-        }
-        completed++;
-        if (oldCredited !== NOTHING_CREDITED) withOldCredits++;
-      }),
+          // Then the rule: the rest in one note or, when the old credits drifted too far for the
+          // authority's arithmetic to take it in one, half of it first (which pulls the line back
+          // towards the rule), until nothing is left.
+          const overTaken = (): boolean => D(credited.vat).gt(line.vatAmount) || D(credited.net).gt(line.taxableAmount);
+          const oldCredited = credited;
+          const oldOverTook = overTaken();
+          const allocate = (units: number): CreditLine =>
+            allocateCredit(creditable(line), credited, String(units / UNIT), taxInclusive, TOLERANCE);
+          for (let part = 0; left > 0; part++) {
+            assert.ok(part < 12, 'the rest goes in a few parts');
+            let units = left;
+            let credit: CreditLine;
+            try {
+              credit = allocate(units);
+            } catch (err) {
+              assert.ok(err instanceof CreditAllocationError && err.reason === 'arithmetic', String(err));
+              // Old credits that took more VAT (or net) than the line held leave a rest that no
+              // note can take without exceeding the sale, and 0.0001 cannot be split: refusing
+              // (rather than filing a wrong note) is all that is left.
+              if (overTaken() || left === 1) return;
+              units = Math.ceil(left / 2);
+              credit = allocate(units);
+            }
+            const reply = file(credit.quantity, { amount: credit.amount, net: credit.net, vat: credit.vat }, Number(credit.price));
+            assert.equal(reply.resultCd, '000', `${reply.resultMsg}: ${JSON.stringify(credit)}`);
+            credited = plus(credited, credit);
+            left -= units;
+          }
+          assert.equal(credited.amount, line.supplyAmount.toFixed(2));
+          if (!oldOverTook) {
+            assert.equal(credited.net, line.taxableAmount.toFixed(2));
+            assert.equal(credited.vat, line.vatAmount.toFixed(2));
+          } else {
+            // Nothing more of what the old credits over-took.
+            assert.ok(D(credited.net).lte(Decimal.max(line.taxableAmount, oldCredited.net)));
+            assert.ok(D(credited.vat).lte(Decimal.max(line.vatAmount, oldCredited.vat)));
+          }
+          completed++;
+          if (oldCredited !== NOTHING_CREDITED) withOldCredits++;
+        },
+      ),
       { numRuns: RUNS },
     );
     assert.ok(completed >= RUNS / 2, `only ${completed} of ${RUNS} runs reached the final checks`);

@@ -7,9 +7,23 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
-import { allocateCredit, CreditAllocationError, NOTHING_CREDITED, type CreditableLine, type CreditedSoFar, type CreditLine } from '../../../src/domain/fiscal/sales/credit-allocation.ts';
+import {
+  allocateCredit,
+  CreditAllocationError,
+  NOTHING_CREDITED,
+  type CreditableLine,
+  type CreditedSoFar,
+  type CreditLine,
+} from '../../../src/domain/fiscal/sales/credit-allocation.ts';
 import { authorityProfile } from '../../../src/authorities/index.ts';
-import { computeSale, lineSupplyAmount, VAT_CATEGORY_CODES, type ComputedLine, type SaleLineInput, type VatCategoryCode } from '../../../src/authorities/zra-vsdc/tax.ts';
+import {
+  computeSale,
+  lineSupplyAmount,
+  VAT_CATEGORY_CODES,
+  type ComputedLine,
+  type SaleLineInput,
+  type VatCategoryCode,
+} from '../../../src/authorities/zra-vsdc/tax.ts';
 import { CLASS_CODE } from '../../helpers/harness.ts';
 import { inProcessVsdc } from '../../helpers/in-process-vsdc.ts';
 
@@ -37,7 +51,11 @@ const lineArb: fc.Arbitrary<GeneratedLine> = fc
       fc.integer({ min: 1, max: 40 }).map((n) => n * (UNIT / 2)),
       fc.integer({ min: 1, max: 10_000_000 }),
     ),
-    priceUnits: fc.oneof(fc.integer({ min: 1, max: 10_000_000 }).map((n) => n * 100), fc.integer({ min: 1, max: 100_000_000 }), fc.integer({ min: 1, max: 20_000 })),
+    priceUnits: fc.oneof(
+      fc.integer({ min: 1, max: 10_000_000 }).map((n) => n * 100),
+      fc.integer({ min: 1, max: 100_000_000 }),
+      fc.integer({ min: 1, max: 20_000 }),
+    ),
     // MTV more often than its share of the categories, since it has its own arithmetic.
     vatCategory: fc.oneof(fc.constantFrom(...VAT_CATEGORY_CODES.filter((c) => c !== 'C1')), fc.constant<VatCategoryCode>('B')),
     discountShare: fc.oneof(fc.integer({ min: 1, max: 1000 }), fc.constantFrom(0, 1, 999, 1000)),
@@ -80,7 +98,9 @@ function plus(so: CreditedSoFar, credit: CreditLine): CreditedSoFar {
     quantity: D(so.quantity).plus(credit.quantity).toString(),
     amount: D(so.amount).plus(credit.amount).toFixed(2),
     discount: D(so.discount).plus(credit.discount).toFixed(2),
-    supply: D(so.supply).plus(credit.supply ?? credit.amount).toFixed(2),
+    supply: D(so.supply)
+      .plus(credit.supply ?? credit.amount)
+      .toFixed(2),
     net: D(so.net).plus(credit.net).toFixed(2),
     vat: D(so.vat).plus(credit.vat).toFixed(2),
   };
@@ -90,7 +110,10 @@ const scenarioArb = fc.record({
   lines: fc.array(lineArb, { minLength: 1, maxLength: 5 }),
   taxInclusive: fc.boolean(),
   // Each partial credit names lines (index mod the line count) and the share (in 1/1000) of what is left on them.
-  steps: fc.array(fc.array(fc.record({ line: fc.nat({ max: 4 }), share: fc.integer({ min: 1, max: 1000 }) }), { minLength: 1, maxLength: 3 }), { maxLength: 5 }),
+  steps: fc.array(
+    fc.array(fc.record({ line: fc.nat({ max: 4 }), share: fc.integer({ min: 1, max: 1000 }) }), { minLength: 1, maxLength: 3 }),
+    { maxLength: 5 },
+  ),
 });
 
 /** Partial credits allocated, and those refused (MTV lines at their RRP's edge only). */
@@ -120,23 +143,45 @@ describe('discounts and MTV against the simulator (property)', () => {
             } catch (err) {
               // Only a partial credit of an MTV line sold within cents of its RRP may be refused
               // (the service answers 422 and stores nothing); the cancellation never is.
-              assert.ok(err instanceof CreditAllocationError && err.reason === 'arithmetic' && line.rrp !== null && !cancellation, String(err));
+              assert.ok(
+                err instanceof CreditAllocationError && err.reason === 'arithmetic' && line.rrp !== null && !cancellation,
+                String(err),
+              );
               refused.count += 1;
               return [];
             }
             attempted.count += 1;
             assert.equal(credit.priceAdjusted, false, 'a credit following the rule keeps the sale price');
             // Proportional: its discount is the quantity's share of the line's, within rounding.
-            const proportional = D(line.discountAmount).times(units / UNIT).div(line.quantity);
-            assert.ok(D(credit.discount).minus(proportional).abs().lte('0.02'), `discount ${credit.discount} for ${proportional.toString()}`);
+            const proportional = D(line.discountAmount)
+              .times(units / UNIT)
+              .div(line.quantity);
+            assert.ok(
+              D(credit.discount).minus(proportional).abs().lte('0.02'),
+              `discount ${credit.discount} for ${proportional.toString()}`,
+            );
             credited[index] = plus(credited[index]!, credit);
             leftUnits[index]! -= units;
-            return [{ ...inputs[index]!, quantity: credit.quantity, price: credit.price, allocated: { amount: credit.amount, discount: credit.discount, supply: credit.supply, net: credit.net, vat: credit.vat } }];
+            return [
+              {
+                ...inputs[index]!,
+                quantity: credit.quantity,
+                price: credit.price,
+                allocated: { amount: credit.amount, discount: credit.discount, supply: credit.supply, net: credit.net, vat: credit.vat },
+              },
+            ];
           });
           if (noteLines.length === 0) return;
           const note = computeSale(noteLines, taxInclusive);
           notesTotal = notesTotal.plus(note.totals.total);
-          const reply = vsdc.save({ receiptType: 'R', originalReceiptNo: receiptNo, originalSdcId: vsdc.sdcId, reasonCode: '03', taxInclusive, lines: noteLines });
+          const reply = vsdc.save({
+            receiptType: 'R',
+            originalReceiptNo: receiptNo,
+            originalSdcId: vsdc.sdcId,
+            reasonCode: '03',
+            taxInclusive,
+            lines: noteLines,
+          });
           assert.equal(reply.resultCd, '000', `${reply.resultMsg}: ${JSON.stringify(noteLines)}`);
         };
 
@@ -147,7 +192,11 @@ describe('discounts and MTV against the simulator (property)', () => {
             const units = Math.floor((leftUnits[index]! * share) / 1000);
             if (units > 0 && !wanted.has(index)) wanted.set(index, units);
           }
-          if (wanted.size > 0) creditNote([...wanted].map(([index, units]) => ({ index, units })), false);
+          if (wanted.size > 0)
+            creditNote(
+              [...wanted].map(([index, units]) => ({ index, units })),
+              false,
+            );
         }
         const rest = leftUnits.flatMap((units, index) => (units > 0 ? [{ index, units }] : []));
         if (rest.length > 0) creditNote(rest, true);
@@ -156,7 +205,10 @@ describe('discounts and MTV against the simulator (property)', () => {
           const sums = credited[i]!;
           assert.deepEqual(
             [D(sums.quantity).toString(), sums.amount, sums.discount, sums.supply, sums.net, sums.vat],
-            [D(line.quantity).toString(), ...[line.grossAmount, line.discountAmount, line.supplyAmount, line.taxableAmount, line.vatAmount].map((n) => n.toFixed(2))],
+            [
+              D(line.quantity).toString(),
+              ...[line.grossAmount, line.discountAmount, line.supplyAmount, line.taxableAmount, line.vatAmount].map((n) => n.toFixed(2)),
+            ],
             `line ${i + 1}`,
           );
         });
@@ -170,14 +222,26 @@ describe('discounts and MTV against the simulator (property)', () => {
 
   test('a debit note with discounted lines is accepted against its sale', () => {
     fc.assert(
-      fc.property(fc.array(lineArb, { minLength: 1, maxLength: 3 }), fc.array(lineArb, { minLength: 1, maxLength: 3 }), fc.boolean(), (saleLines, debitLines, taxInclusive) => {
-        const vsdc = inProcessVsdc();
-        const filed = vsdc.save({ receiptType: 'S', taxInclusive, lines: saleLines.map(input) });
-        assert.equal(filed.resultCd, '000', filed.resultMsg);
-        const lines = debitLines.map(input);
-        const reply = vsdc.save({ receiptType: 'D', originalReceiptNo: (filed.data as { rcptNo: number }).rcptNo, originalSdcId: vsdc.sdcId, reasonCode: '02', taxInclusive, lines });
-        assert.equal(reply.resultCd, '000', `${reply.resultMsg}: ${JSON.stringify(lines)}`);
-      }),
+      fc.property(
+        fc.array(lineArb, { minLength: 1, maxLength: 3 }),
+        fc.array(lineArb, { minLength: 1, maxLength: 3 }),
+        fc.boolean(),
+        (saleLines, debitLines, taxInclusive) => {
+          const vsdc = inProcessVsdc();
+          const filed = vsdc.save({ receiptType: 'S', taxInclusive, lines: saleLines.map(input) });
+          assert.equal(filed.resultCd, '000', filed.resultMsg);
+          const lines = debitLines.map(input);
+          const reply = vsdc.save({
+            receiptType: 'D',
+            originalReceiptNo: (filed.data as { rcptNo: number }).rcptNo,
+            originalSdcId: vsdc.sdcId,
+            reasonCode: '02',
+            taxInclusive,
+            lines,
+          });
+          assert.equal(reply.resultCd, '000', `${reply.resultMsg}: ${JSON.stringify(lines)}`);
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -47,7 +47,9 @@ describe(`discounts, MTV and levies (${engineName})`, () => {
 
   /** The line bodies the simulator received for a document (its saveSales call). */
   function filedLines(invoiceNo: number): Record<string, unknown>[] {
-    const call = h.sim.control.calls(h.merchant.tpin, '000', 'saveSales').find((c) => c.request.cisInvcNo === String(invoiceNo) && c.resultCd === '000');
+    const call = h.sim.control
+      .calls(h.merchant.tpin, '000', 'saveSales')
+      .find((c) => c.request.cisInvcNo === String(invoiceNo) && c.resultCd === '000');
     assert.ok(call, `saveSales of ${invoiceNo}`);
     return call.request.itemList as Record<string, unknown>[];
   }
@@ -55,7 +57,14 @@ describe(`discounts, MTV and levies (${engineName})`, () => {
   const pick = (l: Line) => [l.amount, l.discount, l.net, l.vat, l.total];
 
   test('a tax-inclusive sale with line discounts: VAT after the discount, filed as dcAmt/dcRt, shown per line and in totals', async () => {
-    const sale = await uploaded('/api/v1/sales', saleBody({}, [{ name: 'Bread', quantity: 1, price: 125, discount: 25 }, { name: 'Milk', quantity: 3, price: 10.125, discount: 0.375 }, { name: 'Salt', quantity: 1, price: 10 }]));
+    const sale = await uploaded(
+      '/api/v1/sales',
+      saleBody({}, [
+        { name: 'Bread', quantity: 1, price: 125, discount: 25 },
+        { name: 'Milk', quantity: 3, price: 10.125, discount: 0.375 },
+        { name: 'Salt', quantity: 1, price: 10 },
+      ]),
+    );
     assert.deepEqual(sale.items.map(pick), [
       [125, 25, 86.21, 13.79, 100],
       [30.38, 0.38, 25.86, 4.14, 30], // the discount is filed rounded to the cent
@@ -88,7 +97,10 @@ describe(`discounts, MTV and levies (${engineName})`, () => {
       assert.equal(res.statusCode, 422, res.body);
       assert.deepEqual(Object.keys(res.json().errors), ['items.1.discount'], res.body);
     }
-    assert.match((await h.post('/api/v1/sales', saleBody({}, [{ quantity: 1, price: 116, discount: 200 }]))).json().errors['items.0.discount'][0], /must not exceed the line's amount, quantity × price = 116/);
+    assert.match(
+      (await h.post('/api/v1/sales', saleBody({}, [{ quantity: 1, price: 116, discount: 200 }]))).json().errors['items.0.discount'][0],
+      /must not exceed the line's amount, quantity × price = 116/,
+    );
     // A line discounted to nothing is a free line, filed.
     const free = await uploaded('/api/v1/sales', saleBody({}, [{ quantity: 2, price: 5, discount: 10 }, {}]));
     assert.deepEqual(free.items[0] && pick(free.items[0]), [10, 10, 0, 0, 0]);
@@ -96,7 +108,13 @@ describe(`discounts, MTV and levies (${engineName})`, () => {
   });
 
   test('credit notes of a discounted line take back its discounted amount: partial in proportion, then the rest exactly', async () => {
-    const sale = await uploaded('/api/v1/sales', saleBody({}, [{ name: 'Chairs', quantity: 3, price: 10.125, discount: 1 }, { name: 'Table', quantity: 1, price: 300, discount: 60 }]));
+    const sale = await uploaded(
+      '/api/v1/sales',
+      saleBody({}, [
+        { name: 'Chairs', quantity: 3, price: 10.125, discount: 1 },
+        { name: 'Table', quantity: 1, price: 300, discount: 60 },
+      ]),
+    );
     assert.deepEqual(sale.items.map(pick), [
       [30.38, 1, 25.33, 4.05, 29.38],
       [300, 60, 206.9, 33.1, 240],
@@ -109,17 +127,26 @@ describe(`discounts, MTV and levies (${engineName})`, () => {
     assert.deepEqual([filed!.prc, filed!.splyAmt, filed!.dcAmt, filed!.dcRt, filed!.totAmt], [10.125, 10.12, 0.34, 3.3597, 9.78]);
     // The cancellation takes exactly what is left of both lines.
     const rest = await uploaded(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '01' });
-    assert.deepEqual(rest.items.map((l) => [l.originalLine, ...pick(l)]), [
-      [1, 10.13, 0.33, 8.45, 1.35, 9.8],
-      [2, 300, 60, 206.9, 33.1, 240],
-    ]);
+    assert.deepEqual(
+      rest.items.map((l) => [l.originalLine, ...pick(l)]),
+      [
+        [1, 10.13, 0.33, 8.45, 1.35, 9.8],
+        [2, 300, 60, 206.9, 33.1, 240],
+      ],
+    );
     const notes = [first, second, rest];
     const sum = (get: (d: Sale) => number) => Math.round(notes.reduce((acc, d) => acc + get(d) * 100, 0)) / 100;
-    assert.deepEqual([sum((d) => d.totals.total), sum((d) => d.totals.discount), sum((d) => d.totals.vat)], [sale.totals.total, sale.totals.discount, sale.totals.vat]);
+    assert.deepEqual(
+      [sum((d) => d.totals.total), sum((d) => d.totals.discount), sum((d) => d.totals.vat)],
+      [sale.totals.total, sale.totals.discount, sale.totals.vat],
+    );
   });
 
   test('a whole credit of a discounted, tax-exclusive sale equals the sale', async () => {
-    const sale = await uploaded('/api/v1/sales', saleBody({ taxInclusive: false }, [{ quantity: 7, price: 3.3333, discount: 2.5, vatCategory: 'F' }]));
+    const sale = await uploaded(
+      '/api/v1/sales',
+      saleBody({ taxInclusive: false }, [{ quantity: 7, price: 3.3333, discount: 2.5, vatCategory: 'F' }]),
+    );
     const note = await uploaded(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '02' });
     assert.deepEqual(note.totals, sale.totals);
     assert.deepEqual(note.items.map(pick), sale.items.map(pick));
@@ -127,7 +154,10 @@ describe(`discounts, MTV and levies (${engineName})`, () => {
 
   test('a debit note with a discount is priced like the sale and filed with its dcAmt', async () => {
     const sale = await uploaded('/api/v1/sales', saleBody());
-    const note = await uploaded(`/api/v1/sales/${sale.id}/debit-note`, { reasonCode: '02', items: [{ name: 'Delivery', classificationCode: '50221200', quantity: 2, price: 58, discount: 11.6 }] });
+    const note = await uploaded(`/api/v1/sales/${sale.id}/debit-note`, {
+      reasonCode: '02',
+      items: [{ name: 'Delivery', classificationCode: '50221200', quantity: 2, price: 58, discount: 11.6 }],
+    });
     assert.deepEqual(note.items.map(pick), [[116, 11.6, 90, 14.4, 104.4]]);
     assert.deepEqual(note.totals, { net: 90, vat: 14.4, total: 104.4, discount: 11.6, currency: 'ZMW' });
     const [filed] = filedLines(note.invoiceNo);
@@ -135,16 +165,28 @@ describe(`discounts, MTV and levies (${engineName})`, () => {
   });
 
   test('MTV (B): VAT on quantity × RRP when sold below it; the customer pays the price', async () => {
-    const sale = await uploaded('/api/v1/sales', saleBody({}, [{ name: 'Chicken wings', quantity: 1, price: 100, vatCategory: 'B', rrp: 150 }, { name: 'Chips', quantity: 1, price: 100, vatCategory: 'B', rrp: 50 }]));
-    assert.deepEqual(sale.items.map((l) => [l.rrp, ...pick(l)]), [
-      [150, 100, 0, 129.31, 20.69, 100],
-      [50, 100, 0, 86.21, 13.79, 100],
-    ]);
+    const sale = await uploaded(
+      '/api/v1/sales',
+      saleBody({}, [
+        { name: 'Chicken wings', quantity: 1, price: 100, vatCategory: 'B', rrp: 150 },
+        { name: 'Chips', quantity: 1, price: 100, vatCategory: 'B', rrp: 50 },
+      ]),
+    );
+    assert.deepEqual(
+      sale.items.map((l) => [l.rrp, ...pick(l)]),
+      [
+        [150, 100, 0, 129.31, 20.69, 100],
+        [50, 100, 0, 86.21, 13.79, 100],
+      ],
+    );
     assert.deepEqual(sale.totals, { net: 215.52, vat: 34.48, total: 200, discount: 0, currency: 'ZMW' });
-    assert.deepEqual(filedLines(sale.invoiceNo).map((l) => [l.rrp, l.prc, l.splyAmt, l.totAmt, l.vatTaxblAmt, l.vatAmt]), [
-      [150, 100, 150, 100, 129.31, 20.69],
-      [50, 100, 100, 100, 86.21, 13.79],
-    ]);
+    assert.deepEqual(
+      filedLines(sale.invoiceNo).map((l) => [l.rrp, l.prc, l.splyAmt, l.totAmt, l.vatTaxblAmt, l.vatAmt]),
+      [
+        [150, 100, 150, 100, 129.31, 20.69],
+        [50, 100, 100, 100, 86.21, 13.79],
+      ],
+    );
     // Credited in parts and then in full, still on the RRP.
     const part = await uploaded(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '01', items: [{ line: 1, quantity: 0.5 }] });
     assert.deepEqual(part.items.map(pick), [[50, 0, 64.66, 10.34, 50]]);
@@ -165,7 +207,10 @@ describe(`discounts, MTV and levies (${engineName})`, () => {
     assert.match(missing.json().errors['items.1.rrp'][0], /required on an MTV \(vatCategory B\) line/);
     const misplaced = await h.post('/api/v1/sales', saleBody({}, [{ rrp: 120 }]));
     assert.deepEqual(Object.keys(misplaced.json().errors), ['items.0.rrp']);
-    const debit = await h.post(`/api/v1/sales/${first.id}/debit-note`, { reasonCode: '03', items: [{ name: 'Oil', classificationCode: '50221200', quantity: 1, price: 10, vatCategory: 'B' }] });
+    const debit = await h.post(`/api/v1/sales/${first.id}/debit-note`, {
+      reasonCode: '03',
+      items: [{ name: 'Oil', classificationCode: '50221200', quantity: 1, price: 10, vatCategory: 'B' }],
+    });
     assert.deepEqual(Object.keys(debit.json().errors), ['items.0.rrp']);
     const next = await uploaded('/api/v1/sales', saleBody());
     assert.equal(next.invoiceNo, first.invoiceNo + 1, 'no invoice number consumed');
@@ -186,14 +231,23 @@ describe(`discounts, MTV and levies (${engineName})`, () => {
     assert.equal(unknown.json().error.code, 'levy_not_supported');
     assert.match(unknown.json().error.message, /items\.0\.levy XYZ \(not a levy the authority publishes: TL, IPL1, IPL2, ECM, EXEEG\)/);
     const sale = await uploaded('/api/v1/sales', saleBody({}, [{ levy: null as unknown as string }]));
-    const debit = await h.post(`/api/v1/sales/${sale.id}/debit-note`, { reasonCode: '03', items: [{ name: 'Coal', classificationCode: '50221200', quantity: 1, price: 10, levy: 'ECM' }] });
+    const debit = await h.post(`/api/v1/sales/${sale.id}/debit-note`, {
+      reasonCode: '03',
+      items: [{ name: 'Coal', classificationCode: '50221200', quantity: 1, price: 10, levy: 'ECM' }],
+    });
     assert.equal(debit.json().error.code, 'levy_not_supported');
     assert.equal(await stored(), before + 1);
     assert.equal(h.received(h.merchant).length, arrived + 1);
   });
 
-  test('the receipt shows each line\'s discount, the total discount and an MTV line\'s RRP', async () => {
-    const sale = await uploaded('/api/v1/sales', saleBody({}, [{ name: 'Bread', quantity: 1, price: 125, discount: 25 }, { name: 'Wings', quantity: 1, price: 100, vatCategory: 'B', rrp: 150 }]));
+  test("the receipt shows each line's discount, the total discount and an MTV line's RRP", async () => {
+    const sale = await uploaded(
+      '/api/v1/sales',
+      saleBody({}, [
+        { name: 'Bread', quantity: 1, price: 125, discount: 25 },
+        { name: 'Wings', quantity: 1, price: 100, vatCategory: 'B', rrp: 150 },
+      ]),
+    );
     const html = (await h.get(`/api/v1/sales/${sale.id}/receipt`)).body;
     assert.match(html, /<td colspan="2">Discount 20(\.00)? ?%<\/td><td class="num">-25\.00<\/td>/);
     assert.match(html, /MTV: RRP 150\.00 per unit/);

@@ -7,7 +7,16 @@ import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { bearer } from '../../helpers/app.ts';
 import { engineName } from '../../helpers/db.ts';
-import { CLASS_CODE, expectCoded, expectInvalid, expectStatus, saleBody, startHarness, type Harness, type Merchant } from '../../helpers/harness.ts';
+import {
+  CLASS_CODE,
+  expectCoded,
+  expectInvalid,
+  expectStatus,
+  saleBody,
+  startHarness,
+  type Harness,
+  type Merchant,
+} from '../../helpers/harness.ts';
 import { pullDuePrincipalBranches } from '../../../src/domain/feeds/principals/service.ts';
 import { invoiceBody, mintKey, nextNumber, sdcIdOf, zmPost } from '../compat/helpers.ts';
 
@@ -21,7 +30,8 @@ describe(`document kinds, currencies, LPO sales and principals (${engineName})`,
   after(() => h.close());
 
   /** The saveSales bodies the simulator received for the merchant's branch, oldest first. */
-  const filedBodies = (merchant: Merchant, branch = '000') => h.sim.control.calls(merchant.tpin, branch, 'saveSales').map((c) => c.request as Body);
+  const filedBodies = (merchant: Merchant, branch = '000') =>
+    h.sim.control.calls(merchant.tpin, branch, 'saveSales').map((c) => c.request as Body);
   const lastFiled = (merchant: Merchant) => filedBodies(merchant).at(-1)!;
   const sale = async (body: Body, merchant: Merchant = h.merchant, headers: Record<string, string> = {}) => {
     const res = await h.post('/api/v1/sales', body, headers, merchant);
@@ -29,7 +39,15 @@ describe(`document kinds, currencies, LPO sales and principals (${engineName})`,
     return res.json().data;
   };
   const storedCount = async (merchant: Merchant) =>
-    Number((await h.ctx.db.selectFrom('sales').select((eb) => eb.fn.countAll<number>().as('n')).where('tenant_id', '=', merchant.tenantId).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await h.ctx.db
+          .selectFrom('sales')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('tenant_id', '=', merchant.tenantId)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   test('training and proforma documents take sequences of their own, filed T-n / P-n, and never use a fiscal number', async () => {
     const merchant = await h.addMerchant({ branches: ['000'] });
@@ -39,31 +57,46 @@ describe(`document kinds, currencies, LPO sales and principals (${engineName})`,
     const training2 = await sale(saleBody({ salesType: 'training' }), merchant);
     const second = await sale(saleBody(), merchant);
 
-    assert.deepEqual([first, training, proforma, training2, second].map((s) => [s.salesType, s.invoiceNo, s.status]), [
-      ['normal', 1, 'uploaded'],
-      ['training', 1, 'uploaded'],
-      ['proforma', 1, 'uploaded'],
-      ['training', 2, 'uploaded'],
-      ['normal', 2, 'uploaded'],
-    ]);
-    assert.deepEqual(filedBodies(merchant).map((b) => [b.cisInvcNo, b.salesTyCd, b.rcptTyCd]), [
-      ['1', 'N', 'S'],
-      ['T-1', 'T', 'S'],
-      ['P-1', 'P', 'S'],
-      ['T-2', 'T', 'S'],
-      ['2', 'N', 'S'],
-    ], 'filed in the order stored, each kind from its own sequence');
+    assert.deepEqual(
+      [first, training, proforma, training2, second].map((s) => [s.salesType, s.invoiceNo, s.status]),
+      [
+        ['normal', 1, 'uploaded'],
+        ['training', 1, 'uploaded'],
+        ['proforma', 1, 'uploaded'],
+        ['training', 2, 'uploaded'],
+        ['normal', 2, 'uploaded'],
+      ],
+    );
+    assert.deepEqual(
+      filedBodies(merchant).map((b) => [b.cisInvcNo, b.salesTyCd, b.rcptTyCd]),
+      [
+        ['1', 'N', 'S'],
+        ['T-1', 'T', 'S'],
+        ['P-1', 'P', 'S'],
+        ['T-2', 'T', 'S'],
+        ['2', 'N', 'S'],
+      ],
+      'filed in the order stored, each kind from its own sequence',
+    );
 
     const listed = async (query: string) => (await h.get(`/api/v1/sales?${query}`, {}, merchant)).json();
-    assert.deepEqual((await listed('salesType=training')).data.map((s: { id: number }) => s.id), [training2.id, training.id]);
-    assert.deepEqual((await listed('salesType=normal')).data.map((s: { id: number }) => s.id), [second.id, first.id]);
+    assert.deepEqual(
+      (await listed('salesType=training')).data.map((s: { id: number }) => s.id),
+      [training2.id, training.id],
+    );
+    assert.deepEqual(
+      (await listed('salesType=normal')).data.map((s: { id: number }) => s.id),
+      [second.id, first.id],
+    );
     assert.equal((await listed('')).meta.total, 5, 'the unfiltered count covers every kind');
     expectInvalid(await h.get('/api/v1/sales?salesType=copy', {}, merchant), 'salesType');
 
     const me = (await h.get('/api/v1/me', {}, merchant)).json().data;
     assert.equal(me.documentsThisMonth, 2, 'only the fiscal documents count against the quota');
 
-    const device = (await h.t.inject({ method: 'GET', url: `/api/v1/tenants/${merchant.tenantId}`, headers: bearer(merchant.partnerSecret) })).json().data.devices[0];
+    const device = (
+      await h.t.inject({ method: 'GET', url: `/api/v1/tenants/${merchant.tenantId}`, headers: bearer(merchant.partnerSecret) })
+    ).json().data.devices[0];
     assert.deepEqual([device.nextInvoiceNo, device.nextTrainingInvoiceNo, device.nextProformaInvoiceNo], [3, 3, 2]);
   });
 
@@ -71,11 +104,22 @@ describe(`document kinds, currencies, LPO sales and principals (${engineName})`,
     const merchant = await h.addMerchant();
     h.sim.control.presetDevice(merchant.tpin, '000', { lastSaleInvcNo: 40, lastTrainInvcNo: 7, lastProfrmInvcNo: 12 });
     await h.registerBranch(merchant, '000');
-    const [normal, training, proforma] = [await sale(saleBody(), merchant), await sale(saleBody({ salesType: 'training' }), merchant), await sale(saleBody({ salesType: 'proforma' }), merchant)];
+    const [normal, training, proforma] = [
+      await sale(saleBody(), merchant),
+      await sale(saleBody({ salesType: 'training' }), merchant),
+      await sale(saleBody({ salesType: 'proforma' }), merchant),
+    ];
     assert.deepEqual([normal.invoiceNo, training.invoiceNo, proforma.invoiceNo], [41, 8, 13]);
-    assert.deepEqual(filedBodies(merchant).map((b) => b.cisInvcNo), ['41', 'T-8', 'P-13']);
+    assert.deepEqual(
+      filedBodies(merchant).map((b) => b.cisInvcNo),
+      ['41', 'T-8', 'P-13'],
+    );
     const summary = h.sim.control.listDevices().find((d) => d.tpin === merchant.tpin && d.bhfId === '000');
-    assert.deepEqual([summary?.lastSaleInvcNo, summary?.lastTrainInvcNo, summary?.lastProfrmInvcNo], [41, 8, 13], "the simulator's counters moved with them");
+    assert.deepEqual(
+      [summary?.lastSaleInvcNo, summary?.lastTrainInvcNo, summary?.lastProfrmInvcNo],
+      [41, 8, 13],
+      "the simulator's counters moved with them",
+    );
   });
 
   test('a proforma cannot be credited or debited; a training sale is credited in training (TR)', async () => {
@@ -84,7 +128,16 @@ describe(`document kinds, currencies, LPO sales and principals (${engineName})`,
     const credit = await h.post(`/api/v1/sales/${proforma.id}/credit-note`, { reasonCode: '01' }, {}, merchant);
     expectCoded(credit, 422, 'not_a_sale');
     assert.match(credit.json().error.message, /proforma/);
-    expectCoded(await h.post(`/api/v1/sales/${proforma.id}/debit-note`, { reasonCode: '01', items: [{ name: 'x', classificationCode: CLASS_CODE, quantity: 1, price: 1 }] }, {}, merchant), 422, 'not_a_sale');
+    expectCoded(
+      await h.post(
+        `/api/v1/sales/${proforma.id}/debit-note`,
+        { reasonCode: '01', items: [{ name: 'x', classificationCode: CLASS_CODE, quantity: 1, price: 1 }] },
+        {},
+        merchant,
+      ),
+      422,
+      'not_a_sale',
+    );
 
     const training = await sale(saleBody({ salesType: 'training' }), merchant);
     const note = expectStatus(await h.post(`/api/v1/sales/${training.id}/credit-note`, { reasonCode: '01' }, {}, merchant), 201).data;
@@ -97,8 +150,19 @@ describe(`document kinds, currencies, LPO sales and principals (${engineName})`,
   test('the simulator refuses the pairs the VSDC refuses (834)', async () => {
     const merchant = await h.addMerchant({ branches: ['000'] });
     const proforma = await sale(saleBody({ salesType: 'proforma' }), merchant);
-    const body = { ...lastFiled(merchant), cisInvcNo: 'P-99', rcptTyCd: 'R', orgInvcNo: proforma.fiscal.receiptNo, orgSdcId: proforma.fiscal.sdcId, rfdRsnCd: '01' };
-    const answer = await fetch(`${h.sim.url}/trnsSales/saveSales`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const body = {
+      ...lastFiled(merchant),
+      cisInvcNo: 'P-99',
+      rcptTyCd: 'R',
+      orgInvcNo: proforma.fiscal.receiptNo,
+      orgSdcId: proforma.fiscal.sdcId,
+      rfdRsnCd: '01',
+    };
+    const answer = await fetch(`${h.sim.url}/trnsSales/saveSales`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const json = (await answer.json()) as { resultCd: string; resultMsg: string };
     assert.equal(json.resultCd, '834');
     assert.match(json.resultMsg, /NS-NR-ND-TS-TR-TD-CS-CR-CD-PS/);
@@ -107,7 +171,12 @@ describe(`document kinds, currencies, LPO sales and principals (${engineName})`,
   test('a token or fiscalisation key minted in training mode issues training documents only', async () => {
     const merchant = await h.addMerchant({ branches: ['000'] });
     const normal = await sale(saleBody(), merchant);
-    const minted = await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${merchant.tenantId}/tokens`, headers: bearer(merchant.partnerSecret), payload: { name: 'Training till', training: true } });
+    const minted = await h.t.inject({
+      method: 'POST',
+      url: `/api/v1/tenants/${merchant.tenantId}/tokens`,
+      headers: bearer(merchant.partnerSecret),
+      payload: { name: 'Training till', training: true },
+    });
     const token = expectStatus(minted, 201).data;
     assert.equal(token.training, true);
     const trainee: Merchant = { ...merchant, token: token.token };
@@ -119,7 +188,9 @@ describe(`document kinds, currencies, LPO sales and principals (${engineName})`,
     expectCoded(refused, 422, 'not_a_sale');
     assert.match(refused.json().error.message, /training mode/);
 
-    const listedTokens = (await h.t.inject({ method: 'GET', url: `/api/v1/tenants/${merchant.tenantId}/tokens`, headers: bearer(merchant.partnerSecret) })).json().data;
+    const listedTokens = (
+      await h.t.inject({ method: 'GET', url: `/api/v1/tenants/${merchant.tenantId}/tokens`, headers: bearer(merchant.partnerSecret) })
+    ).json().data;
     assert.deepEqual(listedTokens.map((t: { training: boolean }) => t.training).sort(), [false, true]);
 
     const key = await mintKey(h, merchant, { training: true } as never);
@@ -149,11 +220,20 @@ describe(`document kinds, currencies, LPO sales and principals (${engineName})`,
     const today = report.date as string;
     const csv = await h.get(`/api/v1/exports/documents?from=${today}&to=${today}`, {}, merchant);
     assert.equal(csv.statusCode, 200, csv.body);
-    const [header, ...rows] = csv.body.trim().split('\r\n').map((line) => line.split(','));
+    const [header, ...rows] = csv.body
+      .trim()
+      .split('\r\n')
+      .map((line) => line.split(','));
     const column = (name: string) => header!.indexOf(name);
     const usdRow = rows.find((r) => r[column('currency')] === 'USD')!;
-    assert.deepEqual([usdRow[column('exchangeRate')], usdRow[column('documentTotalZmw')], usdRow[column('salesType')]], ['27.1500', '5430.00', 'normal']);
-    assert.ok(rows.some((r) => r[column('salesType')] === 'training'), 'the export marks the training document');
+    assert.deepEqual(
+      [usdRow[column('exchangeRate')], usdRow[column('documentTotalZmw')], usdRow[column('salesType')]],
+      ['27.1500', '5430.00', 'normal'],
+    );
+    assert.ok(
+      rows.some((r) => r[column('salesType')] === 'training'),
+      'the export marks the training document',
+    );
   });
 
   test('a currency or rate the authority would refuse is a 422 naming the field, and nothing is stored', async () => {
@@ -179,13 +259,26 @@ describe(`document kinds, currencies, LPO sales and principals (${engineName})`,
     }
     expectInvalid(await h.post('/api/v1/sales', saleBody({}, [{ vatCategory: 'C2' }]), {}, merchant), 'lpoNumber');
     assert.equal(await storedCount(merchant), 0);
-    const device = await h.ctx.db.selectFrom('devices').select(['next_invoice_no', 'next_training_no']).where('tenant_id', '=', merchant.tenantId).executeTakeFirstOrThrow();
+    const device = await h.ctx.db
+      .selectFrom('devices')
+      .select(['next_invoice_no', 'next_training_no'])
+      .where('tenant_id', '=', merchant.tenantId)
+      .executeTakeFirstOrThrow();
     assert.deepEqual([Number(device.next_invoice_no), Number(device.next_training_no)], [1, 1], 'no number was used');
   });
 
   test('a zero-rated LPO sale carries the LPO number; an RVAT sale its principal; the customer its address', async () => {
     const merchant = await h.addMerchant({ branches: ['000'] });
-    const lpo = await sale(saleBody({ lpoNumber: 'GRZ/MOH/LPO/2026/0415', customer: { name: 'Ministry of Health', tpin: '1000000017', address: 'Ndeke House, Lusaka' } }, [{ vatCategory: 'C2', price: 5000 }]), merchant);
+    const lpo = await sale(
+      saleBody(
+        {
+          lpoNumber: 'GRZ/MOH/LPO/2026/0415',
+          customer: { name: 'Ministry of Health', tpin: '1000000017', address: 'Ndeke House, Lusaka' },
+        },
+        [{ vatCategory: 'C2', price: 5000 }],
+      ),
+      merchant,
+    );
     assert.equal(lpo.status, 'uploaded');
     assert.deepEqual([lpo.lpoNumber, lpo.customer.address, lpo.totals.vat], ['GRZ/MOH/LPO/2026/0415', 'Ndeke House, Lusaka', 0]);
     assert.deepEqual([lastFiled(merchant).lpoNumber, lastFiled(merchant).taxblAmtC2], ['GRZ/MOH/LPO/2026/0415', 5000]);
@@ -193,7 +286,10 @@ describe(`document kinds, currencies, LPO sales and principals (${engineName})`,
     assert.equal(lastFiled(merchant).lpoNumber, null);
 
     // A registered customer's address is used when the sale names its TPIN without one.
-    expectStatus(await h.post('/api/v1/customers', { name: 'Kafue Traders', tpin: '1000000025', address: 'Plot 12, Kafue Road' }, {}, merchant), 201);
+    expectStatus(
+      await h.post('/api/v1/customers', { name: 'Kafue Traders', tpin: '1000000025', address: 'Plot 12, Kafue Road' }, {}, merchant),
+      201,
+    );
     const registered = await sale(saleBody({ customer: { name: 'Kafue Traders', tpin: '1000000025' } }), merchant);
     assert.equal(registered.customer.address, 'Plot 12, Kafue Road');
     assert.equal((await h.get(`/api/v1/sales/${registered.id}`, {}, merchant)).json().data.customer.address, 'Plot 12, Kafue Road');
@@ -201,7 +297,11 @@ describe(`document kinds, currencies, LPO sales and principals (${engineName})`,
     // Principals are pulled from the VSDC; a sale may name only one it lists.
     h.sim.control.feedPrincipals(merchant.tpin, '000', [{ id: 31, tpin: '1002003004', principalNm: 'Zamtel Ltd' }]);
     expectInvalid(await h.post('/api/v1/sales', saleBody({ principalId: '31' }, [{ vatCategory: 'RVAT' }]), {}, merchant), 'principalId');
-    await h.ctx.db.updateTable('feed_pulls').set({ next_pull_at: new Date(0) }).where('feed', '=', 'principals').execute();
+    await h.ctx.db
+      .updateTable('feed_pulls')
+      .set({ next_pull_at: new Date(0) })
+      .where('feed', '=', 'principals')
+      .execute();
     await pullDuePrincipalBranches(h.ctx, 3_600_000);
     const rvat = await sale(saleBody({ principalId: '31' }, [{ vatCategory: 'RVAT' }]), merchant);
     assert.deepEqual([rvat.status, rvat.principalId, lastFiled(merchant).principalId], ['uploaded', '31', 31]);

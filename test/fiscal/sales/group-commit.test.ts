@@ -38,13 +38,27 @@ describe(`Sales group commit (${engineName})`, () => {
     return (o as Extract<InsertOutcome, { kind: 'stored' }>).document.row;
   };
   const nextNumber = async (merchant: Merchant, branch: string) =>
-    Number((await h.ctx.db.selectFrom('devices').select('next_invoice_no').where('tenant_id', '=', merchant.tenantId).where('branch', '=', branch).executeTakeFirstOrThrow()).next_invoice_no);
+    Number(
+      (
+        await h.ctx.db
+          .selectFrom('devices')
+          .select('next_invoice_no')
+          .where('tenant_id', '=', merchant.tenantId)
+          .where('branch', '=', branch)
+          .executeTakeFirstOrThrow()
+      ).next_invoice_no,
+    );
 
   test('one statement numbers several branches: per branch gap-free, in arrival order; lines, quota and outcomes per document', async () => {
     const startA = await nextNumber(h.merchant, '000');
     const startB = await nextNumber(h.merchant, '001');
     const startC = await nextNumber(second, '000');
-    const usageBefore = await h.ctx.db.selectFrom('tenant_usage').select('documents').where('tenant_id', '=', h.merchant.tenantId).where('month', '=', month()).executeTakeFirst();
+    const usageBefore = await h.ctx.db
+      .selectFrom('tenant_usage')
+      .select('documents')
+      .where('tenant_id', '=', h.merchant.tenantId)
+      .where('month', '=', month())
+      .executeTakeFirst();
     const items = [
       doc(h.merchant, '000', { clientInvoiceNo: 'a1' }),
       doc(second, undefined, { clientInvoiceNo: 'c1' }),
@@ -63,19 +77,29 @@ describe(`Sales group commit (${engineName})`, () => {
     assert.deepEqual(numbers([0, 4, 6]), [startA, startA + 1, startA + 2]);
     assert.deepEqual(numbers([2, 5]), [startB, startB + 1]);
     assert.deepEqual(numbers([1]), [startC]);
-    assert.deepEqual([0, 4, 6].map((i) => stored(outcomes[i]!).client_invoice_no), ['a1', 'a2', 'a3']);
+    assert.deepEqual(
+      [0, 4, 6].map((i) => stored(outcomes[i]!).client_invoice_no),
+      ['a1', 'a2', 'a3'],
+    );
     assert.equal(stored(outcomes[1]!).branch, '000');
     assert.equal(await nextNumber(h.merchant, '000'), startA + 3);
     assert.equal(await nextNumber(h.merchant, '001'), startB + 2);
     const ids = [0, 1, 2, 4, 5, 6].map((i) => Number(stored(outcomes[i]!).id));
     const lines = await h.ctx.db.selectFrom('sale_lines').select(['sale_id']).where('sale_id', 'in', ids).execute();
     assert.equal(lines.length, ids.length, 'each document has its line');
-    const usage = await h.ctx.db.selectFrom('tenant_usage').select('documents').where('tenant_id', '=', h.merchant.tenantId).where('month', '=', month()).executeTakeFirstOrThrow();
+    const usage = await h.ctx.db
+      .selectFrom('tenant_usage')
+      .select('documents')
+      .where('tenant_id', '=', h.merchant.tenantId)
+      .where('month', '=', month())
+      .executeTakeFirstOrThrow();
     assert.equal(Number(usage.documents) - Number(usageBefore?.documents ?? 0), 5);
   });
 
   test('a branch known down refuses only the documents whose merchant refuses offline; the others number on', async () => {
-    const deviceId = Number((await h.ctx.db.selectFrom('devices').select('id').where('tenant_id', '=', second.tenantId).executeTakeFirstOrThrow()).id);
+    const deviceId = Number(
+      (await h.ctx.db.selectFrom('devices').select('id').where('tenant_id', '=', second.tenantId).executeTakeFirstOrThrow()).id,
+    );
     await sql`insert into filing_queues (device_id, retry_delay_ms, next_attempt_at) values (${deviceId}, 60000, now() + interval '1 hour')
       on conflict (device_id) do update set retry_delay_ms = 60000, next_attempt_at = now() + interval '1 hour'`.execute(h.ctx.db);
     try {
@@ -113,7 +137,10 @@ describe(`Sales group commit (${engineName})`, () => {
     ]);
     const rejected = results[2]!;
     assert.equal(rejected.status, 'rejected');
-    assert.ok(isUniqueViolation((rejected as PromiseRejectedResult).reason), 'the reused key is a unique violation (the route answers with the original)');
+    assert.ok(
+      isUniqueViolation((rejected as PromiseRejectedResult).reason),
+      'the reused key is a unique violation (the route answers with the original)',
+    );
     const ok = [0, 1, 4].map((i) => {
       const r = results[i]!;
       assert.equal(r.status, 'fulfilled');
@@ -128,7 +155,9 @@ describe(`Sales group commit (${engineName})`, () => {
   test('concurrent sales over HTTP across branches: every number once, gap-free per branch', async () => {
     const starts = { a: await nextNumber(h.merchant, '000'), b: await nextNumber(h.merchant, '001'), c: await nextNumber(second, '000') };
     const posts = Array.from({ length: 24 }, (_, i) =>
-      i % 3 === 2 ? h.post('/api/v1/sales', saleBody(), {}, second) : h.post('/api/v1/sales', saleBody(), { 'x-branch': i % 3 === 0 ? '000' : '001' }),
+      i % 3 === 2
+        ? h.post('/api/v1/sales', saleBody(), {}, second)
+        : h.post('/api/v1/sales', saleBody(), { 'x-branch': i % 3 === 0 ? '000' : '001' }),
     );
     const answers = await Promise.all(posts);
     for (const a of answers) assert.equal(a.statusCode, 201, a.body);
@@ -138,22 +167,49 @@ describe(`Sales group commit (${engineName})`, () => {
         .map((a) => a.json().data.invoiceNo as number)
         .sort((x, y) => x - y);
     const range = (from: number, count: number) => Array.from({ length: count }, (_, k) => from + k);
-    assert.deepEqual(byBranch((i) => i % 3 === 0), range(starts.a, 8));
-    assert.deepEqual(byBranch((i) => i % 3 === 1), range(starts.b, 8));
-    assert.deepEqual(byBranch((i) => i % 3 === 2), range(starts.c, 8));
+    assert.deepEqual(
+      byBranch((i) => i % 3 === 0),
+      range(starts.a, 8),
+    );
+    assert.deepEqual(
+      byBranch((i) => i % 3 === 1),
+      range(starts.b, 8),
+    );
+    assert.deepEqual(
+      byBranch((i) => i % 3 === 2),
+      range(starts.c, 8),
+    );
   });
 
   test('outcomes of several branches in ONE statement: each gets what recording it alone gives (outcome, event, deliveries, lease, next documents)', async () => {
     const insert = async (items: Array<[Merchant, string]>) =>
-      (await insertDocuments(h.ctx.db, items.map(([m, b]) => ({ doc: doc(m, b), options })), undefined)).map((o) => stored(o));
+      (
+        await insertDocuments(
+          h.ctx.db,
+          items.map(([m, b]) => ({ doc: doc(m, b), options })),
+          undefined,
+        )
+      ).map((o) => stored(o));
     // Branch A: two documents (the first's outcome reads the second); B: one; C: one, already recorded elsewhere.
-    const [a1, a2, b1, c1] = await insert([[h.merchant, '000'], [h.merchant, '000'], [h.merchant, '001'], [second, '000']]);
+    const [a1, a2, b1, c1] = await insert([
+      [h.merchant, '000'],
+      [h.merchant, '000'],
+      [h.merchant, '001'],
+      [second, '000'],
+    ]);
     const owner = 'test-owner';
     const claimed = await claimBranches(h.ctx.db, h.ctx.secretBox, [a1!.device_id, b1!.device_id], owner, 60_000, 25);
     assert.deepEqual([...claimed.keys()].sort(), [a1!.device_id, b1!.device_id].sort());
     const endpoint = await h.ctx.db
       .insertInto('webhook_endpoints')
-      .values({ partner_id: h.merchant.partnerId, url: 'https://receiver.example/hook', events: ['invoice.fiscalised'], secret_ciphertext: 'x', created_at: new Date(), updated_at: new Date() })
+      .values({
+        partner_id: h.merchant.partnerId,
+        url: 'https://receiver.example/hook',
+        events: ['invoice.fiscalised'],
+        secret_ciphertext: 'x',
+        created_at: new Date(),
+        updated_at: new Date(),
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     await h.ctx.db.updateTable('sales').set({ status: 'failed' }).where('id', '=', c1!.id).execute();
@@ -163,44 +219,109 @@ describe(`Sales group commit (${engineName})`, () => {
         sale: {
           ...row,
           ...(uploaded
-            ? uploadedFields({ receiptNo: Number(row.invoice_no), internalData: 'INTERNAL', receiptSignature: 'SIGNATURE', sdcId: 'SDC1', mrcNo: 'MRC1', qrCodeUrl: null, publishedAt: now })
+            ? uploadedFields({
+                receiptNo: Number(row.invoice_no),
+                internalData: 'INTERNAL',
+                receiptSignature: 'SIGNATURE',
+                sdcId: 'SDC1',
+                mrcNo: 'MRC1',
+                qrCodeUrl: null,
+                publishedAt: now,
+              })
             : failedFields('910', 'refused')),
           updated_at: now,
         },
         // The body travels inside the statement's json input as it is: its bytes must be stored unchanged.
         event: {
-          row: eventRow({ type: uploaded ? 'invoice.fiscalised' : 'invoice.failed', partnerId: h.merchant.partnerId, tenantId: row.tenant_id, created: now }),
-          body: JSON.stringify({ event: uploaded ? 'invoice.fiscalised' : 'invoice.failed', data: { invoice: { id: Number(row.id), customerName: 'Mwila\'s "Corner" \\ shop\n ü € \u2028 😀', total: 12.5, lines: [{ name: '  Sugar\t2kg  ' }] } } }),
+          row: eventRow({
+            type: uploaded ? 'invoice.fiscalised' : 'invoice.failed',
+            partnerId: h.merchant.partnerId,
+            tenantId: row.tenant_id,
+            created: now,
+          }),
+          body: JSON.stringify({
+            event: uploaded ? 'invoice.fiscalised' : 'invoice.failed',
+            data: {
+              invoice: {
+                id: Number(row.id),
+                customerName: 'Mwila\'s "Corner" \\ shop\n ü € \u2028 😀',
+                total: 12.5,
+                lines: [{ name: '  Sugar\t2kg  ' }],
+              },
+            },
+          }),
         },
         options: { lease: { owner: lessee, leaseMs: 60_000 }, ...(next ? { next: { batchSize: 25 } } : {}) },
       });
       const items = [outcome(a1!, true, true), outcome(b1!, false, true), outcome(c1!, true, false, 'someone-else')];
       const results = await recordManyOutcomes(h.ctx.db, items);
       assert.deepEqual(
-        results.map((r) => ({ recorded: r.recorded, leaseHeld: r.leaseHeld, deliveries: r.deliveries, next: r.next.map((d) => Number(d.row.id)) })),
+        results.map((r) => ({
+          recorded: r.recorded,
+          leaseHeld: r.leaseHeld,
+          deliveries: r.deliveries,
+          next: r.next.map((d) => Number(d.row.id)),
+        })),
         [
           { recorded: true, leaseHeld: true, deliveries: 1, next: [Number(a2!.id)] },
           { recorded: true, leaseHeld: true, deliveries: 0, next: [] },
           { recorded: false, leaseHeld: false, deliveries: 0, next: [] },
         ],
       );
-      const rows = await h.ctx.db.selectFrom('sales').select(['id', 'status', 'receipt_no', 'result_code']).where('id', 'in', [a1!.id, b1!.id, c1!.id]).orderBy('id').execute();
-      assert.deepEqual(rows.map((r) => [r.status, r.receipt_no === null ? null : Number(r.receipt_no), r.result_code]), [['uploaded', Number(a1!.invoice_no), '000'], ['failed', null, '910'], ['failed', null, null]]);
-      const events = await h.ctx.db.selectFrom('webhook_events').select(['id', 'type', 'body']).where('id', 'in', items.map((o) => o.event.row.id)).orderBy('type').execute();
-      assert.deepEqual(events.map((e) => e.type), ['invoice.failed', 'invoice.fiscalised'], 'no event for the document that was not recorded');
+      const rows = await h.ctx.db
+        .selectFrom('sales')
+        .select(['id', 'status', 'receipt_no', 'result_code'])
+        .where('id', 'in', [a1!.id, b1!.id, c1!.id])
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(
+        rows.map((r) => [r.status, r.receipt_no === null ? null : Number(r.receipt_no), r.result_code]),
+        [
+          ['uploaded', Number(a1!.invoice_no), '000'],
+          ['failed', null, '910'],
+          ['failed', null, null],
+        ],
+      );
+      const events = await h.ctx.db
+        .selectFrom('webhook_events')
+        .select(['id', 'type', 'body'])
+        .where(
+          'id',
+          'in',
+          items.map((o) => o.event.row.id),
+        )
+        .orderBy('type')
+        .execute();
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['invoice.failed', 'invoice.fiscalised'],
+        'no event for the document that was not recorded',
+      );
       assert.deepEqual(
         events.map((e) => e.body),
         [items[1]!.event.body, items[0]!.event.body],
         'each event body is stored byte for byte as serialised (quotes, escapes, non-ASCII)',
       );
-      const leases = await h.ctx.db.selectFrom('filing_queues').select(['device_id', 'lease_owner']).where('device_id', 'in', [a1!.device_id, b1!.device_id]).execute();
+      const leases = await h.ctx.db
+        .selectFrom('filing_queues')
+        .select(['device_id', 'lease_owner'])
+        .where('device_id', 'in', [a1!.device_id, b1!.device_id])
+        .execute();
       const leaseOf = (id: number) => leases.find((l) => l.device_id === id)?.lease_owner;
       assert.equal(leaseOf(a1!.device_id), owner, 'a branch with documents left stays leased');
       assert.equal(leaseOf(b1!.device_id), null, 'a branch with nothing left is given back');
       // The same outcome recorded alone answers the same (the document is no longer pending).
-      const again = await recordOneOutcome(h.ctx.db, items[0]!.sale, { ...items[0]!.event, row: eventRow({ type: 'invoice.fiscalised', partnerId: h.merchant.partnerId, tenantId: a1!.tenant_id }) }, items[0]!.options);
+      const again = await recordOneOutcome(
+        h.ctx.db,
+        items[0]!.sale,
+        { ...items[0]!.event, row: eventRow({ type: 'invoice.fiscalised', partnerId: h.merchant.partnerId, tenantId: a1!.tenant_id }) },
+        items[0]!.options,
+      );
       assert.equal(again.recorded, false);
-      assert.deepEqual(again.next.map((d) => Number(d.row.id)), [Number(a2!.id)]);
+      assert.deepEqual(
+        again.next.map((d) => Number(d.row.id)),
+        [Number(a2!.id)],
+      );
     } finally {
       await h.ctx.db.deleteFrom('webhook_deliveries').where('endpoint_id', '=', endpoint.id).execute();
       await h.ctx.db.deleteFrom('webhook_endpoints').where('id', '=', endpoint.id).execute();
@@ -305,7 +426,11 @@ describe(`Sales group commit (${engineName})`, () => {
         return n * 10;
       },
     );
-    assert.deepEqual(each, [{ ok: true, value: 10 }, { ok: false, error: unique }, { ok: true, value: 30 }]);
+    assert.deepEqual(each, [
+      { ok: true, value: 10 },
+      { ok: false, error: unique },
+      { ok: true, value: 30 },
+    ]);
     await assert.rejects(
       batchOrEach(
         [1, 2],

@@ -23,7 +23,10 @@ describe(`Idempotency-Key on sale creation (${engineName})`, () => {
     assert.equal(first.statusCode, 201);
     assert.equal(first.headers['idempotent-replayed'], undefined);
     // Same body with its keys in another order is the same request.
-    const reordered = { clientInvoiceNo: 'A-1', items: (body.items as Array<Record<string, unknown>>).map((l) => Object.fromEntries(Object.entries(l).reverse())) };
+    const reordered = {
+      clientInvoiceNo: 'A-1',
+      items: (body.items as Array<Record<string, unknown>>).map((l) => Object.fromEntries(Object.entries(l).reverse())),
+    };
     const again = await h.post('/api/v1/sales', reordered, { 'idempotency-key': '"key-same"' });
     assert.equal(again.statusCode, 201);
     assert.equal(again.headers['idempotent-replayed'], 'true');
@@ -89,42 +92,58 @@ describe(`Idempotency-Key on sale creation (${engineName})`, () => {
   });
 });
 
-describe(`a replay waiting in another process (${engineName})`, { skip: onPostgres ? false : 'needs PostgreSQL: set TEST_DATABASE_URL (the embedded database is one process by design)' }, () => {
-  let h: Harness;
-  let other: AppContext;
-  let otherApp: App;
-  before(async () => {
-    h = await startHarness({ config: { saleWaitMs: 30_000 } });
-    // A second gateway on the same database without workers: it never files, it only waits.
-    other = createContext(testConfig({ saleWaitMs: 60_000 }), h.ctx.database);
-    otherApp = await buildApp(other, { logger: false });
-  });
-  after(async () => {
-    await otherApp.close();
-    await closeContext(other);
-    await h.close();
-  });
+describe(
+  `a replay waiting in another process (${engineName})`,
+  { skip: onPostgres ? false : 'needs PostgreSQL: set TEST_DATABASE_URL (the embedded database is one process by design)' },
+  () => {
+    let h: Harness;
+    let other: AppContext;
+    let otherApp: App;
+    before(async () => {
+      h = await startHarness({ config: { saleWaitMs: 30_000 } });
+      // A second gateway on the same database without workers: it never files, it only waits.
+      other = createContext(testConfig({ saleWaitMs: 60_000 }), h.ctx.database);
+      otherApp = await buildApp(other, { logger: false });
+    });
+    after(async () => {
+      await otherApp.close();
+      await closeContext(other);
+      await h.close();
+    });
 
-  test('is answered with the outcome once it is recorded, though the first request waited where it was filed', { timeout: 30_000 }, async () => {
-    const key = 'key-elsewhere';
-    const body = saleBody({}, [{ price: 41 }]);
-    h.sim.control.setFaults(h.merchant.tpin, '000', { delayMs: 120_000 });
-    const first = h.post('/api/v1/sales', body, { 'idempotency-key': key });
-    // Every call to the branch is held, the workers' pulls too: the held call may not be the sale's,
-    // so wait for the sale itself to be stored (its filing, whenever it goes, is held as well).
-    const stored = await eventually(async () => (await h.get(`/api/v1/sales?reference=${key}`)).json().data[0] as { id: number; status: string } | undefined, 'the sale stored');
-    assert.equal(stored.status, 'pending');
+    test(
+      'is answered with the outcome once it is recorded, though the first request waited where it was filed',
+      { timeout: 30_000 },
+      async () => {
+        const key = 'key-elsewhere';
+        const body = saleBody({}, [{ price: 41 }]);
+        h.sim.control.setFaults(h.merchant.tpin, '000', { delayMs: 120_000 });
+        const first = h.post('/api/v1/sales', body, { 'idempotency-key': key });
+        // Every call to the branch is held, the workers' pulls too: the held call may not be the sale's,
+        // so wait for the sale itself to be stored (its filing, whenever it goes, is held as well).
+        const stored = await eventually(
+          async () => (await h.get(`/api/v1/sales?reference=${key}`)).json().data[0] as { id: number; status: string } | undefined,
+          'the sale stored',
+        );
+        assert.equal(stored.status, 'pending');
 
-    const replay = otherApp.inject({ method: 'POST', url: '/api/v1/sales', headers: { authorization: `Bearer ${h.merchant.token}`, 'idempotency-key': key }, payload: body });
-    await eventually(() => saleSignals(other).isAwaitedHere(stored.id), 'the replay to wait in the other gateway');
-    assert.ok(saleSignals(h.ctx).storingRequestWaitsHere(stored.id), 'the first request still waits in the filing gateway');
-    h.sim.control.setFaults(h.merchant.tpin, '000', { delayMs: 0 });
+        const replay = otherApp.inject({
+          method: 'POST',
+          url: '/api/v1/sales',
+          headers: { authorization: `Bearer ${h.merchant.token}`, 'idempotency-key': key },
+          payload: body,
+        });
+        await eventually(() => saleSignals(other).isAwaitedHere(stored.id), 'the replay to wait in the other gateway');
+        assert.ok(saleSignals(h.ctx).storingRequestWaitsHere(stored.id), 'the first request still waits in the filing gateway');
+        h.sim.control.setFaults(h.merchant.tpin, '000', { delayMs: 0 });
 
-    const answered = (await first).json().data;
-    assert.equal(answered.status, 'uploaded');
-    // Its wait runs for 60 s; the test's own limit is far below that.
-    const again = await replay;
-    assert.equal(again.headers['idempotent-replayed'], 'true');
-    assert.deepEqual(again.json().data, answered);
-  });
-});
+        const answered = (await first).json().data;
+        assert.equal(answered.status, 'uploaded');
+        // Its wait runs for 60 s; the test's own limit is far below that.
+        const again = await replay;
+        assert.equal(again.headers['idempotent-replayed'], 'true');
+        assert.deepEqual(again.json().data, answered);
+      },
+    );
+  },
+);

@@ -29,9 +29,19 @@ describe(`who issued a document (${engineName})`, () => {
 
   before(async () => {
     h = await startHarness({ config: { saleWaitMs: 2_000 } });
-    token = await h.ctx.db.selectFrom('tenant_tokens').select(['id', 'name']).where('tenant_id', '=', h.merchant.tenantId).orderBy('id').executeTakeFirstOrThrow();
-    const key = await h.ctx.db.selectFrom('partner_keys').innerJoin('partners', 'partners.id', 'partner_keys.partner_id')
-      .select(['partner_keys.id', 'partner_keys.name', 'partners.name as partner']).where('partner_id', '=', h.merchant.partnerId).orderBy('partner_keys.id').executeTakeFirstOrThrow();
+    token = await h.ctx.db
+      .selectFrom('tenant_tokens')
+      .select(['id', 'name'])
+      .where('tenant_id', '=', h.merchant.tenantId)
+      .orderBy('id')
+      .executeTakeFirstOrThrow();
+    const key = await h.ctx.db
+      .selectFrom('partner_keys')
+      .innerJoin('partners', 'partners.id', 'partner_keys.partner_id')
+      .select(['partner_keys.id', 'partner_keys.name', 'partners.name as partner'])
+      .where('partner_id', '=', h.merchant.partnerId)
+      .orderBy('partner_keys.id')
+      .executeTakeFirstOrThrow();
     partnerKey = { id: key.id, name: `${key.name} (${key.partner})` };
   });
   after(() => h.close());
@@ -45,7 +55,12 @@ describe(`who issued a document (${engineName})`, () => {
   /** The body of the document's webhook event of `type`, as its deliveries send it. */
   const eventOf = async (type: string, id: number) =>
     eventually(async () => {
-      const rows = await h.ctx.db.selectFrom('webhook_events').select('body').where('tenant_id', '=', h.merchant.tenantId).where('type', '=', type).execute();
+      const rows = await h.ctx.db
+        .selectFrom('webhook_events')
+        .select('body')
+        .where('tenant_id', '=', h.merchant.tenantId)
+        .where('type', '=', type)
+        .execute();
       return rows.map((r) => JSON.parse(r.body) as { data: { invoice: Document } }).find((e) => e.data.invoice.id === id);
     }, `${type} of document ${id}`);
 
@@ -55,11 +70,19 @@ describe(`who issued a document (${engineName})`, () => {
     assert.deepEqual(sale.issuedBy, expected, 'the answer of the write');
     assert.deepEqual((await read(sale.id)).issuedBy, expected, 'GET /api/v1/sales/{id}');
     const listed = expectStatus(await h.get('/api/v1/sales?reference=issued-by-token'), 200).data as Document[];
-    assert.deepEqual(listed.map((d) => d.issuedBy), [expected], 'the list');
+    assert.deepEqual(
+      listed.map((d) => d.issuedBy),
+      [expected],
+      'the list',
+    );
     assert.equal((await settled(sale.id)).status, 'uploaded');
     assert.deepEqual((await eventOf('invoice.fiscalised', sale.id)).data.invoice.issuedBy, expected, 'the invoice.fiscalised event');
 
-    const { timezone } = await h.ctx.db.selectFrom('tenants').select('timezone').where('id', '=', h.merchant.tenantId).executeTakeFirstOrThrow();
+    const { timezone } = await h.ctx.db
+      .selectFrom('tenants')
+      .select('timezone')
+      .where('id', '=', h.merchant.tenantId)
+      .executeTakeFirstOrThrow();
     const day = dayOf(new Date(), timezone);
     const csv = (await h.get(`/api/v1/exports/documents?from=${day}&to=${day}&format=csv`)).body.trim().split('\r\n');
     const header = csv[0]!.split(',');
@@ -70,25 +93,42 @@ describe(`who issued a document (${engineName})`, () => {
 
   test('a sale, a credit note and a debit note from the console: the signed-in user, by email', async () => {
     const user = await seedSignedInUser(h.ctx, h.merchant.tenantId, 'admin');
-    const asUser = (url: string, payload: unknown) => h.t.inject({ method: 'POST', url, headers: user.headers, payload: payload as object });
+    const asUser = (url: string, payload: unknown) =>
+      h.t.inject({ method: 'POST', url, headers: user.headers, payload: payload as object });
     const expected = { type: 'user', id: user.userId, name: user.email };
     const sale: Document = expectStatus(await asUser('/api/v1/sales', saleBody()), 201).data;
     assert.deepEqual(sale.issuedBy, expected);
     assert.equal((await settled(sale.id)).status, 'uploaded');
     const credit: Document = expectStatus(await asUser(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '01' }), 201).data;
-    const debit: Document = expectStatus(await asUser(`/api/v1/sales/${sale.id}/debit-note`, { reasonCode: '03', items: [{ name: 'Delivery', classificationCode: CLASS_CODE, quantity: 1, price: 10 }] }), 201).data;
+    const debit: Document = expectStatus(
+      await asUser(`/api/v1/sales/${sale.id}/debit-note`, {
+        reasonCode: '03',
+        items: [{ name: 'Delivery', classificationCode: CLASS_CODE, quantity: 1, price: 10 }],
+      }),
+      201,
+    ).data;
     assert.deepEqual(credit.issuedBy, expected, 'the credit note');
     assert.deepEqual(debit.issuedBy, expected, 'the debit note');
     // The sale names who issued each of its notes.
-    const withNotes = expectStatus(await h.get(`/api/v1/sales/${sale.id}?expand=credits`), 200).data as { notes: Array<{ id: number; issuedBy: IssuedBy }> };
-    assert.deepEqual(withNotes.notes.map((n) => [n.id, n.issuedBy]), [[credit.id, expected], [debit.id, expected]]);
+    const withNotes = expectStatus(await h.get(`/api/v1/sales/${sale.id}?expand=credits`), 200).data as {
+      notes: Array<{ id: number; issuedBy: IssuedBy }>;
+    };
+    assert.deepEqual(
+      withNotes.notes.map((n) => [n.id, n.issuedBy]),
+      [
+        [credit.id, expected],
+        [debit.id, expected],
+      ],
+    );
   });
 
   test('a legacy till: by the till login whose key it sent, or by the key the partner minted', async () => {
     const sdcId = await sdcIdOf(h, h.merchant);
     const username = `issuer-till-${process.pid}`;
     const login = await createTillLogin(h, h.merchant, { username, branch: '000' });
-    const active = expectStatus(await getActive(h, { Tpin: h.merchant.tpin, Username: username, Password: login.password }), 200) as { ApiKey: string };
+    const active = expectStatus(await getActive(h, { Tpin: h.merchant.tpin, Username: username, Password: login.password }), 200) as {
+      ApiKey: string;
+    };
     const byLogin = nextNumber('ISSUER');
     assert.equal((await postInvoice(h, { key: active.ApiKey, sdcId }, invoiceBody(byLogin))).statusCode, 201);
     const minted = await mintKey(h, h.merchant);
@@ -104,11 +144,18 @@ describe(`who issued a document (${engineName})`, () => {
 
     // The login logs in again (its previous key is revoked) and is deleted: its invoices still name it.
     expectStatus(await getActive(h, { Tpin: h.merchant.tpin, Username: username, Password: login.password }), 200);
-    expectStatus(await h.t.inject({ method: 'DELETE', url: `/api/v1/tenants/${h.merchant.tenantId}/till-logins/${login.id}`, headers: bearer(h.merchant.partnerSecret) }), 200);
+    expectStatus(
+      await h.t.inject({
+        method: 'DELETE',
+        url: `/api/v1/tenants/${h.merchant.tenantId}/till-logins/${login.id}`,
+        headers: bearer(h.merchant.partnerSecret),
+      }),
+      200,
+    );
     assert.deepEqual(await issuerOf(byLogin), { type: 'till_login', id: login.id, name: username });
   });
 
-  test('a reissue by the partner: the partner key, in the partner console\'s documents too', async () => {
+  test("a reissue by the partner: the partner key, in the partner console's documents too", async () => {
     h.sim.control.setFaults(h.merchant.tpin, '000', { reject: { count: 1, code: '910', message: 'Invalid customer TPIN' } });
     const failed: Document = expectStatus(await h.post('/api/v1/sales', saleBody()), 201).data;
     assert.equal((await settled(failed.id)).status, 'failed');
@@ -122,19 +169,45 @@ describe(`who issued a document (${engineName})`, () => {
     const reissued: Document = expectStatus(reissue, 201).data;
     const expected = { type: 'partner_key', id: partnerKey.id, name: partnerKey.name };
     assert.deepEqual(reissued.issuedBy, expected);
-    assert.deepEqual((await read(failed.id)).issuedBy, { type: 'tenant_token', id: token.id, name: token.name }, 'the failed sale keeps its own issuer');
+    assert.deepEqual(
+      (await read(failed.id)).issuedBy,
+      { type: 'tenant_token', id: token.id, name: token.name },
+      'the failed sale keeps its own issuer',
+    );
 
     const uploaded = await eventually(async () => {
-      const res = await h.t.inject({ method: 'GET', url: `/api/v1/partner/documents?status=uploaded&tenant=${h.merchant.tenantId}`, headers: bearer(h.merchant.partnerSecret) });
+      const res = await h.t.inject({
+        method: 'GET',
+        url: `/api/v1/partner/documents?status=uploaded&tenant=${h.merchant.tenantId}`,
+        headers: bearer(h.merchant.partnerSecret),
+      });
       return (expectStatus(res, 200).data as Document[]).find((d) => d.id === reissued.id);
-    }, 'the reissue in the partner\'s documents');
+    }, "the reissue in the partner's documents");
     assert.deepEqual(uploaded.issuedBy, expected);
   });
 
   test('a revoked token still names the documents it issued; documents stored before issuers were recorded say null', async () => {
-    const minted = expectStatus(await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${h.merchant.tenantId}/tokens`, headers: bearer(h.merchant.partnerSecret), payload: { name: 'Till 9 token' } }), 201).data as { id: number; token: string };
-    const sale: Document = expectStatus(await h.t.inject({ method: 'POST', url: '/api/v1/sales', headers: bearer(minted.token), payload: saleBody() }), 201).data;
-    expectStatus(await h.t.inject({ method: 'DELETE', url: `/api/v1/tenants/${h.merchant.tenantId}/tokens/${minted.id}`, headers: bearer(h.merchant.partnerSecret) }), 200);
+    const minted = expectStatus(
+      await h.t.inject({
+        method: 'POST',
+        url: `/api/v1/tenants/${h.merchant.tenantId}/tokens`,
+        headers: bearer(h.merchant.partnerSecret),
+        payload: { name: 'Till 9 token' },
+      }),
+      201,
+    ).data as { id: number; token: string };
+    const sale: Document = expectStatus(
+      await h.t.inject({ method: 'POST', url: '/api/v1/sales', headers: bearer(minted.token), payload: saleBody() }),
+      201,
+    ).data;
+    expectStatus(
+      await h.t.inject({
+        method: 'DELETE',
+        url: `/api/v1/tenants/${h.merchant.tenantId}/tokens/${minted.id}`,
+        headers: bearer(h.merchant.partnerSecret),
+      }),
+      200,
+    );
     assert.deepEqual((await read(sale.id)).issuedBy, { type: 'tenant_token', id: minted.id, name: 'Till 9 token' });
 
     // As a row from before migration 0036: neither column.

@@ -36,8 +36,16 @@ describe(`listing sales with filters (${engineName})`, () => {
     await sale('branch1OnD', '001', `${d}T08:00:00.000Z`, { clientInvoiceNo: 'INV-B1' });
     await sale('note', '000', `${d}T09:00:00.000Z`);
     // Crafted outcomes: the filing worker is off, so every document is pending until set here.
-    const set = (name: string, values: { status?: 'pending' | 'uploaded' | 'failed' | 'resolved'; type?: 'sale' | 'credit_note' | 'debit_note'; resolution_kind?: 'marked'; resolved_at?: Date; resolved_by?: string }) =>
-      h.ctx.db.updateTable('sales').set(values).where('id', '=', ids[name]!).execute();
+    const set = (
+      name: string,
+      values: {
+        status?: 'pending' | 'uploaded' | 'failed' | 'resolved';
+        type?: 'sale' | 'credit_note' | 'debit_note';
+        resolution_kind?: 'marked';
+        resolved_at?: Date;
+        resolved_by?: string;
+      },
+    ) => h.ctx.db.updateTable('sales').set(values).where('id', '=', ids[name]!).execute();
     await set('lateOnD', { status: 'uploaded' });
     await set('dayBefore', { status: 'failed' });
     await set('branch1OnD', { status: 'resolved', resolution_kind: 'marked', resolved_at: new Date(), resolved_by: 'user:1' });
@@ -59,12 +67,19 @@ describe(`listing sales with filters (${engineName})`, () => {
     assert.deepEqual(await list('status=pending'), { names: ['justAfterMidnight'], total: 1 });
     assert.deepEqual(await list('status=uploaded'), { names: ['note', 'lateOnD'], total: 2 });
     assert.deepEqual(await list('status=failed'), { names: ['branch1OnD', 'dayBefore'], total: 2 }, 'a resolved document is still failed');
-    assert.deepEqual(await list('status=failed&resolved=false'), { names: ['dayBefore'], total: 1 }, 'the refused documents still to deal with');
+    assert.deepEqual(
+      await list('status=failed&resolved=false'),
+      { names: ['dayBefore'], total: 1 },
+      'the refused documents still to deal with',
+    );
     assert.deepEqual(await list('resolved=true'), { names: ['branch1OnD'], total: 1 });
     assert.deepEqual(await list('status=failed&resolved=true'), { names: ['branch1OnD'], total: 1 });
     assert.deepEqual(await list('status=uploaded&resolved=true'), { names: [], total: 0 }, 'only a refused document is ever resolved');
     assert.deepEqual((await list('resolved=false')).names, ['note', 'dayBefore', 'justAfterMidnight', 'lateOnD']);
-    const resolvedOne = expectStatus(await h.as(m).get('/api/v1/sales?resolved=true'), 200).data[0] as { status: string; resolution: { kind: string } | null };
+    const resolvedOne = expectStatus(await h.as(m).get('/api/v1/sales?resolved=true'), 200).data[0] as {
+      status: string;
+      resolution: { kind: string } | null;
+    };
     assert.equal(resolvedOne.status, 'failed');
     assert.equal(resolvedOne.resolution?.kind, 'marked');
     assert.deepEqual(await list('type=credit_note'), { names: ['note'], total: 1 });
@@ -77,8 +92,12 @@ describe(`listing sales with filters (${engineName})`, () => {
     assert.deepEqual((await list('branch=001', { 'x-branch': '001' })).names, ['branch1OnD', 'dayBefore']);
   });
 
-  test('from and to are the merchant\'s calendar days, inclusive, across a Lusaka midnight', async () => {
-    assert.deepEqual(await list(`from=${d}&to=${d}`), { names: ['note', 'branch1OnD', 'lateOnD'], total: 3 }, '23:59 in Lusaka is day D; 00:01 is the next');
+  test("from and to are the merchant's calendar days, inclusive, across a Lusaka midnight", async () => {
+    assert.deepEqual(
+      await list(`from=${d}&to=${d}`),
+      { names: ['note', 'branch1OnD', 'lateOnD'], total: 3 },
+      '23:59 in Lusaka is day D; 00:01 is the next',
+    );
     assert.deepEqual((await list(`from=${dAfter}`)).names, ['justAfterMidnight']);
     assert.deepEqual((await list(`to=${dBefore}`)).names, ['dayBefore']);
     assert.deepEqual((await list(`from=${dBefore}&to=${d}&branch=000`)).names, ['note', 'lateOnD']);
@@ -103,7 +122,8 @@ describe(`listing sales with filters (${engineName})`, () => {
   });
 
   test('paging counts the filtered documents', async () => {
-    for (let i = 0; i < 21; i++) expectStatus(await h.as(m).post('/api/v1/sales', saleBody({ occurredAt: `${dBefore}T11:00:00.000Z` }), { 'x-branch': '001' }), 201);
+    for (let i = 0; i < 21; i++)
+      expectStatus(await h.as(m).post('/api/v1/sales', saleBody({ occurredAt: `${dBefore}T11:00:00.000Z` }), { 'x-branch': '001' }), 201);
     const first = expectStatus(await h.as(m).get(`/api/v1/sales?branch=001&to=${dBefore}&status=pending`), 200);
     assert.equal(first.data.length, 20);
     const second = expectStatus(await h.as(m).get(`/api/v1/sales?branch=001&to=${dBefore}&status=pending&page=2`), 200);

@@ -15,8 +15,16 @@ const UNIT = 10_000;
 
 const lineArb = fc
   .record({
-    quantityUnits: fc.oneof(fc.integer({ min: 1, max: 12 }).map((n) => n * UNIT), fc.integer({ min: 1, max: 20 }).map((n) => n * (UNIT / 2)), fc.integer({ min: 1, max: 500_000 })),
-    priceUnits: fc.oneof(fc.integer({ min: 1, max: 1_000_000 }).map((n) => n * 100), fc.integer({ min: 1, max: 10_000_000 }), fc.integer({ min: 1, max: 5_000 })),
+    quantityUnits: fc.oneof(
+      fc.integer({ min: 1, max: 12 }).map((n) => n * UNIT),
+      fc.integer({ min: 1, max: 20 }).map((n) => n * (UNIT / 2)),
+      fc.integer({ min: 1, max: 500_000 }),
+    ),
+    priceUnits: fc.oneof(
+      fc.integer({ min: 1, max: 1_000_000 }).map((n) => n * 100),
+      fc.integer({ min: 1, max: 10_000_000 }),
+      fc.integer({ min: 1, max: 5_000 }),
+    ),
     vatCategory: fc.constantFrom(...VAT_CATEGORY_CODES.filter((c) => c !== 'C1')),
     // The share of the line (in 1/1000) taken off as a discount, and an MTV line's RRP as a share (in 1/100) of its price.
     discountShare: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 1000 })),
@@ -25,10 +33,17 @@ const lineArb = fc
   .filter((l) => lineSupplyAmount(l.quantityUnits / UNIT, l.priceUnits / UNIT) > 0);
 
 /** The sale line a generated line stands for: discounted, and with an RRP when MTV. */
-function saleLine(l: { quantityUnits: number; priceUnits: number; vatCategory: string; discountShare: number; rrpShare: number }, i: number) {
+function saleLine(
+  l: { quantityUnits: number; priceUnits: number; vatCategory: string; discountShare: number; rrpShare: number },
+  i: number,
+) {
   const quantity = l.quantityUnits / UNIT;
   const price = l.priceUnits / UNIT;
-  const discount = new Decimal(lineSupplyAmount(quantity, price)).times(l.discountShare).div(1000).toDecimalPlaces(2, Decimal.ROUND_FLOOR).toNumber();
+  const discount = new Decimal(lineSupplyAmount(quantity, price))
+    .times(l.discountShare)
+    .div(1000)
+    .toDecimalPlaces(2, Decimal.ROUND_FLOOR)
+    .toNumber();
   return {
     name: `Item ${i + 1}`,
     quantity,
@@ -43,7 +58,10 @@ const scenarioArb = fc.record({
   lines: fc.array(lineArb, { minLength: 1, maxLength: 3 }),
   taxInclusive: fc.boolean(),
   // Each refund names lines (index mod the line count) and the share (in 1/1000) of what is left on them.
-  refunds: fc.array(fc.array(fc.record({ line: fc.nat({ max: 2 }), share: fc.integer({ min: 1, max: 999 }) }), { minLength: 1, maxLength: 2 }), { minLength: 1, maxLength: 3 }),
+  refunds: fc.array(
+    fc.array(fc.record({ line: fc.nat({ max: 2 }), share: fc.integer({ min: 1, max: 999 }) }), { minLength: 1, maxLength: 2 }),
+    { minLength: 1, maxLength: 3 },
+  ),
 });
 
 describe(`partial refunds then a cancellation, over HTTP to the simulator (${engineName})`, () => {
@@ -64,7 +82,11 @@ describe(`partial refunds then a cancellation, over HTTP to the simulator (${eng
         assert.equal(sale.status, 'uploaded', sale.lastError);
 
         const left = lines.map((l) => l.quantityUnits);
-        const notes: { id: number; items: { originalLine: number; quantity: number; amount: number; discount: number; net: number; vat: number }[]; totals: { total: number } }[] = [];
+        const notes: {
+          id: number;
+          items: { originalLine: number; quantity: number; amount: number; discount: number; net: number; vat: number }[];
+          totals: { total: number };
+        }[] = [];
         const credit = async (body: Record<string, unknown>): Promise<void> => {
           const answer = await h.post(`/api/v1/sales/${sale.id}/credit-note`, body);
           assert.equal(answer.statusCode, 201, `${JSON.stringify(body)}: ${answer.body}`);
@@ -89,8 +111,13 @@ describe(`partial refunds then a cancellation, over HTTP to the simulator (${eng
 
         for (const line of sale.items) {
           const taken = notes.flatMap((n) => n.items.filter((i) => i.originalLine === line.line));
-          const sum = (pick: (i: (typeof taken)[number]) => number) => taken.reduce((acc, i) => acc.plus(String(pick(i))), new Decimal(0)).toNumber();
-          assert.deepEqual([sum((i) => i.quantity), sum((i) => i.amount), sum((i) => i.discount), sum((i) => i.net), sum((i) => i.vat)], [line.quantity, line.amount, line.discount, line.net, line.vat], `line ${line.line}`);
+          const sum = (pick: (i: (typeof taken)[number]) => number) =>
+            taken.reduce((acc, i) => acc.plus(String(pick(i))), new Decimal(0)).toNumber();
+          assert.deepEqual(
+            [sum((i) => i.quantity), sum((i) => i.amount), sum((i) => i.discount), sum((i) => i.net), sum((i) => i.vat)],
+            [line.quantity, line.amount, line.discount, line.net, line.vat],
+            `line ${line.line}`,
+          );
         }
         const total = notes.reduce((acc, n) => acc.plus(String(n.totals.total)), new Decimal(0));
         assert.equal(total.toFixed(2), new Decimal(String(sale.totals.total)).toFixed(2));

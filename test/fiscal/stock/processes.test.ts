@@ -34,16 +34,39 @@ async function seedUploadedSale(ctx: AppContext, sim: Simulator): Promise<{ tpin
     const partner = await seedPartner(ctx);
     const merchant = await seedMerchant(ctx, partner);
     const devices = `/api/v1/tenants/${merchant.tenant.id}/devices`;
-    assert.equal((await app.inject({ method: 'POST', url: devices, headers: bearer(partner.secret), payload: { deviceSerial: 'SN-KILL', branch: '000', vsdcBaseUrl: sim.url } })).statusCode, 201);
+    assert.equal(
+      (
+        await app.inject({
+          method: 'POST',
+          url: devices,
+          headers: bearer(partner.secret),
+          payload: { deviceSerial: 'SN-KILL', branch: '000', vsdcBaseUrl: sim.url },
+        })
+      ).statusCode,
+      201,
+    );
     assert.equal((await app.inject({ method: 'POST', url: `${devices}/000/initialize`, headers: bearer(partner.secret) })).statusCode, 200);
     await syncCatalogue(ctx);
     const auth = bearer(merchant.token);
-    const item = await app.inject({ method: 'POST', url: '/api/v1/items', headers: auth, payload: { name: 'Cement 50kg', itemClsCd: CLASS_CODE, itemCode: ITEM } });
+    const item = await app.inject({
+      method: 'POST',
+      url: '/api/v1/items',
+      headers: auth,
+      payload: { name: 'Cement 50kg', itemClsCd: CLASS_CODE, itemCode: ITEM },
+    });
     assert.equal(item.statusCode, 201, item.body);
-    const sale = await app.inject({ method: 'POST', url: '/api/v1/sales', headers: auth, payload: { items: [{ name: 'Cement 50kg', classificationCode: CLASS_CODE, itemCode: ITEM, quantity: 4, price: 120 }] } });
+    const sale = await app.inject({
+      method: 'POST',
+      url: '/api/v1/sales',
+      headers: auth,
+      payload: { items: [{ name: 'Cement 50kg', classificationCode: CLASS_CODE, itemCode: ITEM, quantity: 4, price: 120 }] },
+    });
     assert.equal(sale.statusCode, 201, sale.body);
     const { id, invoiceNo } = sale.json().data as { id: number; invoiceNo: number };
-    await eventually(async () => (await ctx.db.selectFrom('sales').select('status').where('id', '=', id).executeTakeFirst())?.status === 'uploaded', 'the sale uploaded');
+    await eventually(
+      async () => (await ctx.db.selectFrom('sales').select('status').where('id', '=', id).executeTakeFirst())?.status === 'uploaded',
+      'the sale uploaded',
+    );
     return { tpin: merchant.tenant.tpin, saleId: id, invoiceNo };
   } finally {
     await workers.stop();
@@ -116,7 +139,12 @@ describe(`the stock chain across a SIGKILL (${engineName})`, () => {
       // the embedded database clears leases at start, PostgreSQL's is expired here).
       sim.control.clearFaults(seeded.tpin, '000');
       await withContext(async (ctx) => {
-        if (testDb) await ctx.db.updateTable('stock_branches').set({ lease_until: sql<Date>`now()` }).where('lease_owner', 'is not', null).execute();
+        if (testDb)
+          await ctx.db
+            .updateTable('stock_branches')
+            .set({ lease_until: sql<Date>`now()` })
+            .where('lease_owner', 'is not', null)
+            .execute();
         provideModuleMembers(ctx);
         const workers = startWorkers(ctx, [(c) => stockWorker(c)]);
         try {
@@ -136,8 +164,16 @@ describe(`the stock chain across a SIGKILL (${engineName})`, () => {
       assert.equal(filings.length, 1, 'the sale filed once');
       await withContext(async (ctx) => {
         const movements = await ctx.db.selectFrom('stock_movements').select(['source_id', 'state', 'sar_no']).execute();
-        assert.deepEqual(movements.map((m) => [Number(m.source_id), m.state, m.sar_no]), [[seeded.saleId, 'sent', 1]], 'booked once, sent');
-        const level = await ctx.db.selectFrom('stock_levels').select(sql`quantity::text`.as('quantity')).where('item_code', '=', ITEM).executeTakeFirstOrThrow();
+        assert.deepEqual(
+          movements.map((m) => [Number(m.source_id), m.state, m.sar_no]),
+          [[seeded.saleId, 'sent', 1]],
+          'booked once, sent',
+        );
+        const level = await ctx.db
+          .selectFrom('stock_levels')
+          .select(sql`quantity::text`.as('quantity'))
+          .where('item_code', '=', ITEM)
+          .executeTakeFirstOrThrow();
         assert.equal(Number(level.quantity), -4);
       });
     } finally {

@@ -22,7 +22,7 @@ describe(`classification catalogue (${engineName})`, () => {
 
   const download = (headers: Record<string, string> = {}) => h.t.inject({ method: 'GET', url: DOWNLOAD, headers });
 
-  test('merchants page through the authority\'s codes and search by code prefix and name', async () => {
+  test("merchants page through the authority's codes and search by code prefix and name", async () => {
     const m = h.as(h.merchant);
     const page1 = expectStatus(await m.get('/api/v1/item-classes'), 200);
     const entries = CLASSIFICATION_CATALOGUE.length;
@@ -56,7 +56,10 @@ describe(`classification catalogue (${engineName})`, () => {
     assert.ok(text.startsWith('code,name,level,taxType,majorTarget,inUse\r\n'));
     const rows = parse(text, { columns: true }) as Array<Record<string, string>>;
     assert.equal(rows.length, CLASSIFICATION_CATALOGUE.length);
-    assert.deepEqual(rows.find((r) => r.code === CLASS_CODE), { code: CLASS_CODE, name: 'Processed cereals', level: '3', taxType: '', majorTarget: 'N', inUse: 'Y' });
+    assert.deepEqual(
+      rows.find((r) => r.code === CLASS_CODE),
+      { code: CLASS_CODE, name: 'Processed cereals', level: '3', taxType: '', majorTarget: 'N', inUse: 'Y' },
+    );
     assert.deepEqual(new Set(rows.map((r) => r.code)), new Set(CLASSIFICATION_CATALOGUE.map((c) => c.itemClsCd)));
   });
 
@@ -72,12 +75,20 @@ describe(`classification catalogue (${engineName})`, () => {
     }
     assert.equal((await download({ 'if-none-match': '"stale"' })).statusCode, 200);
 
-    await saveSync(h.t.ctx.db, 'zra', [{ code: '99999901', name: 'Added, with a "quote"', level: 4, taxType: 'B', majorTarget: true, inUse: true }], '20991231000000');
+    await saveSync(
+      h.t.ctx.db,
+      'zra',
+      [{ code: '99999901', name: 'Added, with a "quote"', level: 4, taxType: 'B', majorTarget: true, inUse: true }],
+      '20991231000000',
+    );
     const changed = await download({ 'if-none-match': etag });
     assert.equal(changed.statusCode, 200);
     assert.notEqual(changed.headers.etag, etag);
     const rows = parse(gunzipSync(changed.rawPayload), { columns: true }) as Array<Record<string, string>>;
-    assert.deepEqual(rows.find((r) => r.code === '99999901'), { code: '99999901', name: 'Added, with a "quote"', level: '4', taxType: 'B', majorTarget: 'Y', inUse: 'Y' });
+    assert.deepEqual(
+      rows.find((r) => r.code === '99999901'),
+      { code: '99999901', name: 'Added, with a "quote"', level: '4', taxType: 'B', majorTarget: 'Y', inUse: 'Y' },
+    );
     assert.equal((await download({ 'if-none-match': String(changed.headers.etag) })).statusCode, 304);
   });
 
@@ -109,7 +120,8 @@ describe(`classification catalogue (${engineName})`, () => {
       assert.ok(operation, `${method.toUpperCase()} ${path} is documented`);
       const success = operation.responses['200'] ?? operation.responses['201'];
       assert.ok(success?.content, `${method.toUpperCase()} ${path} documents its response`);
-      if (hasBody) assert.ok(operation.requestBody?.content?.['application/json']?.schema, `${method.toUpperCase()} ${path} documents its body`);
+      if (hasBody)
+        assert.ok(operation.requestBody?.content?.['application/json']?.schema, `${method.toUpperCase()} ${path} documents its body`);
     }
     assert.equal(doc.paths['/api/v1/import-items'].post, undefined, 'no endpoint creates an import item');
   });
@@ -140,7 +152,9 @@ describe(`a new gateway's first day is an outage day (${engineName})`, () => {
     const good = await h.post('/api/v1/sales', { items: [{ name: 'Bread', classificationCode: CLASS_CODE, quantity: 1, price: 10 }] });
     expectStatus(good, 201);
     assert.equal(good.json().data.status, 'pending');
-    const unknownCode = await h.post('/api/v1/sales', { items: [{ name: 'Mystery', classificationCode: '99999999', quantity: 1, price: 5 }] });
+    const unknownCode = await h.post('/api/v1/sales', {
+      items: [{ name: 'Mystery', classificationCode: '99999999', quantity: 1, price: 5 }],
+    });
     expectStatus(unknownCode, 201);
     assert.equal(unknownCode.json().data.status, 'pending');
     // A route that cannot do without the catalogue still says so.
@@ -159,7 +173,14 @@ describe(`a new gateway's first day is an outage day (${engineName})`, () => {
     assert.equal(filed.status, 'uploaded');
     const refused = await eventually(() => settled(unknownCode.json().data.id), 'the unknown code judged');
     assert.equal(refused.status, 'failed');
-    assert.match(refused.lastError ?? '', /Not in the authority's classification catalogue: line 1 classificationCode 99999999 \(checked before filing/);
-    assert.deepEqual(h.received(h.merchant).map((d) => d.cisInvcNo), [String(good.json().data.invoiceNo)], 'only the good sale reached the VSDC');
+    assert.match(
+      refused.lastError ?? '',
+      /Not in the authority's classification catalogue: line 1 classificationCode 99999999 \(checked before filing/,
+    );
+    assert.deepEqual(
+      h.received(h.merchant).map((d) => d.cisInvcNo),
+      [String(good.json().data.invoiceNo)],
+      'only the good sale reached the VSDC',
+    );
   });
 });

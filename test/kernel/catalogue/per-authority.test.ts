@@ -21,9 +21,20 @@ describe(`one catalogue per authority (${engineName})`, () => {
   before(async () => {
     h = await startHarness({ workers: false, catalogue: false });
     const partner = bearer(h.merchant.partnerSecret);
-    const inject = (method: 'POST', url: string, payload?: object) => h.t.inject({ method, url, headers: partner, ...(payload ? { payload } : {}) });
-    const tenant = expectStatus(await inject('POST', '/api/v1/tenants', { name: 'Nairobi Traders', tpin: 'P051234567X', authority: 'kra' }), 201).data;
-    expectStatus(await inject('POST', `/api/v1/tenants/${tenant.id}/devices`, { deviceSerial: 'KRA-CAT-1', branch: '00', vsdcBaseUrl: h.sim.urlOf('kra-oscu') }), 201);
+    const inject = (method: 'POST', url: string, payload?: object) =>
+      h.t.inject({ method, url, headers: partner, ...(payload ? { payload } : {}) });
+    const tenant = expectStatus(
+      await inject('POST', '/api/v1/tenants', { name: 'Nairobi Traders', tpin: 'P051234567X', authority: 'kra' }),
+      201,
+    ).data;
+    expectStatus(
+      await inject('POST', `/api/v1/tenants/${tenant.id}/devices`, {
+        deviceSerial: 'KRA-CAT-1',
+        branch: '00',
+        vsdcBaseUrl: h.sim.urlOf('kra-oscu'),
+      }),
+      201,
+    );
     expectStatus(await inject('POST', `/api/v1/tenants/${tenant.id}/devices/00/initialize`), 200);
     const token = expectStatus(await inject('POST', `/api/v1/tenants/${tenant.id}/tokens`, { name: 'till' }), 201).data.token as string;
     kenyan = { ...h.merchant, tenantId: tenant.id, tpin: 'P051234567X', token };
@@ -31,8 +42,17 @@ describe(`one catalogue per authority (${engineName})`, () => {
   after(() => h.close());
 
   const count = async (table: 'item_classes' | 'authority_codes', authority: string) =>
-    Number((await h.ctx.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('authority', '=', authority).executeTakeFirstOrThrow()).n);
-  const syncRow = (authority: string) => h.ctx.db.selectFrom('catalogue_sync').selectAll().where('authority', '=', authority).executeTakeFirstOrThrow();
+    Number(
+      (
+        await h.ctx.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('authority', '=', authority)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  const syncRow = (authority: string) =>
+    h.ctx.db.selectFrom('catalogue_sync').selectAll().where('authority', '=', authority).executeTakeFirstOrThrow();
 
   test("each merchant's first look fetches its own authority's catalogue only", async () => {
     assert.equal(await count('item_classes', 'zra'), 0);
@@ -50,7 +70,10 @@ describe(`one catalogue per authority (${engineName})`, () => {
     assert.equal(await count('item_classes', 'kra'), KRA_ITEM_CLASSES.length);
 
     const kenyanFood = expectStatus(await h.as(kenyan).get(`/api/v1/item-classes?code=${KRA_ONLY}`), 200).data;
-    assert.deepEqual(kenyanFood.map((c: { code: string; name: string }) => [c.code, c.name]), [[KRA_ONLY, 'Packaged food']]);
+    assert.deepEqual(
+      kenyanFood.map((c: { code: string; name: string }) => [c.code, c.name]),
+      [[KRA_ONLY, 'Packaged food']],
+    );
     assert.equal(expectStatus(await h.as(h.merchant).get(`/api/v1/item-classes?code=${KRA_ONLY}`), 200).meta.total, 0);
     // A code both catalogues hold, with each authority's own name.
     const both = async (m: Merchant) => expectStatus(await h.as(m).get(`/api/v1/item-classes?code=${CLASS_CODE}`), 200).data[0].name;
@@ -63,11 +86,17 @@ describe(`one catalogue per authority (${engineName})`, () => {
     assert.equal(kenyanCodes.length, 1);
     const rates = Object.fromEntries(kenyanCodes[0].codes.map((c: { code: string; rate: number | null }) => [c.code, c.rate]));
     assert.deepEqual(rates, { A: 0, B: 16, C: 0, D: 0, E: 8 });
-    const zambian = expectStatus(await h.as(h.merchant).get('/api/v1/codes'), 200).data as Array<{ classCode: string; codes: Array<{ code: string; rate: number | null }> }>;
+    const zambian = expectStatus(await h.as(h.merchant).get('/api/v1/codes'), 200).data as Array<{
+      classCode: string;
+      codes: Array<{ code: string; rate: number | null }>;
+    }>;
     const kenyan07 = expectStatus(await h.as(kenyan).get('/api/v1/codes?class=07'), 200).data[0].codes.map((c: { code: string }) => c.code);
     const zambian07 = zambian.find((c) => c.classCode === '07')!.codes.map((c) => c.code);
     assert.ok(zambian07.includes('08') && !kenyan07.includes('08'), 'Zambia has BANK TRANSFER (08), Kenya not');
-    assert.ok(zambian.every((c) => c.codes.every((code) => code.rate === null)), "Zambia's tables publish no rates");
+    assert.ok(
+      zambian.every((c) => c.codes.every((code) => code.rate === null)),
+      "Zambia's tables publish no rates",
+    );
   });
 
   test("a sale line is checked against its merchant's authority's catalogue", async () => {
@@ -90,12 +119,24 @@ describe(`one catalogue per authority (${engineName})`, () => {
       assert.equal(res.statusCode, 201, res.body);
       return res.json().data.totals.vat as number;
     };
-    assert.equal(await vatOf(), 8.15, "E at the published 8%: 110 − round2(110 ÷ 1.08)");
+    assert.equal(await vatOf(), 8.15, 'E at the published 8%: 110 − round2(110 ÷ 1.08)');
     // KRA publishes another rate for E: the next sync stores it; the copy is read again.
-    await h.ctx.db.updateTable('authority_codes').set({ rate: '10' }).where('authority', '=', 'kra').where('class_code', '=', '04').where('code', '=', 'E').execute();
+    await h.ctx.db
+      .updateTable('authority_codes')
+      .set({ rate: '10' })
+      .where('authority', '=', 'kra')
+      .where('class_code', '=', '04')
+      .where('code', '=', 'E')
+      .execute();
     classificationCatalogue(h.ctx).invalidate('kra');
     assert.equal(await vatOf(), 10, 'E at 10%');
-    await h.ctx.db.updateTable('authority_codes').set({ rate: '8' }).where('authority', '=', 'kra').where('class_code', '=', '04').where('code', '=', 'E').execute();
+    await h.ctx.db
+      .updateTable('authority_codes')
+      .set({ rate: '8' })
+      .where('authority', '=', 'kra')
+      .where('class_code', '=', '04')
+      .where('code', '=', 'E')
+      .execute();
     classificationCatalogue(h.ctx).invalidate('kra');
     assert.equal(await vatOf(), 8.15);
   });
@@ -104,7 +145,10 @@ describe(`one catalogue per authority (${engineName})`, () => {
     const rowsOf = async (query: string) => {
       const res = await h.t.inject({ method: 'GET', url: `/docs/item-classes.csv.gz${query}` });
       assert.equal(res.statusCode, 200, res.body);
-      return { etag: String(res.headers.etag), rows: parse(gunzipSync(res.rawPayload), { columns: true }) as Array<Record<string, string>> };
+      return {
+        etag: String(res.headers.etag),
+        rows: parse(gunzipSync(res.rawPayload), { columns: true }) as Array<Record<string, string>>,
+      };
     };
     const zambian = await rowsOf('');
     assert.equal(zambian.rows.length, CLASSIFICATION_CATALOGUE.length);
@@ -118,18 +162,29 @@ describe(`one catalogue per authority (${engineName})`, () => {
 
   test("syncing one authority leaves the other's rows and cursor as they were; the worker's sync does each", async () => {
     const zraBefore = await syncRow('zra');
-    const zraStored = await h.ctx.db.selectFrom('item_classes').select('synced_at').where('authority', '=', 'zra').orderBy('code').execute();
+    const zraStored = await h.ctx.db
+      .selectFrom('item_classes')
+      .select('synced_at')
+      .where('authority', '=', 'zra')
+      .orderBy('code')
+      .execute();
     // Everything is fetched already: the KRA device says nothing changed.
     assert.equal((await syncCatalogue(h.ctx, 'kra')).kind, 'unchanged');
     assert.deepEqual(await syncRow('zra'), zraBefore);
-    assert.deepEqual(await h.ctx.db.selectFrom('item_classes').select('synced_at').where('authority', '=', 'zra').orderBy('code').execute(), zraStored);
+    assert.deepEqual(
+      await h.ctx.db.selectFrom('item_classes').select('synced_at').where('authority', '=', 'zra').orderBy('code').execute(),
+      zraStored,
+    );
     assert.equal(await count('item_classes', 'kra'), KRA_ITEM_CLASSES.length);
     assert.ok((await count('authority_codes', 'kra')) > 0 && (await count('authority_codes', 'zra')) > 0);
 
     const kraBefore = await syncRow('kra');
     assert.equal((await syncCatalogue(h.ctx)).kind, 'unchanged');
     const [zraAfter, kraAfter] = [await syncRow('zra'), await syncRow('kra')];
-    assert.ok(zraAfter.attempted_at! > zraBefore.attempted_at! && kraAfter.attempted_at! > kraBefore.attempted_at!, 'the worker asked both authorities');
+    assert.ok(
+      zraAfter.attempted_at! > zraBefore.attempted_at! && kraAfter.attempted_at! > kraBefore.attempted_at!,
+      'the worker asked both authorities',
+    );
     classificationCatalogue(h.ctx).invalidate();
   });
 });

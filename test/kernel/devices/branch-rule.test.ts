@@ -23,11 +23,22 @@ describe(`the branch rule, in JavaScript and in SQL (${engineName})`, () => {
     let checked = 0;
     await fc.assert(
       fc.asyncProperty(branchSets, async (branches) => {
-        const tenant = await db.insertInto('tenants').values({ name: 'Rule', tpin: String(tpin++), origin: 'self', partner_id: null }).returning('id').executeTakeFirstOrThrow();
+        const tenant = await db
+          .insertInto('tenants')
+          .values({ name: 'Rule', tpin: String(tpin++), origin: 'self', partner_id: null })
+          .returning('id')
+          .executeTakeFirstOrThrow();
         for (const branch of branches) {
-          await db.insertInto('devices').values({ tenant_id: tenant.id, branch, device_serial: `SN-${branch}`, vsdc_base_url: 'http://127.0.0.1:1' }).execute();
+          await db
+            .insertInto('devices')
+            .values({ tenant_id: tenant.id, branch, device_serial: `SN-${branch}`, vsdc_base_url: 'http://127.0.0.1:1' })
+            .execute();
         }
-        const inJs = pickBranch(branches.map((branch) => ({ branch })), undefined)?.branch ?? null;
+        const inJs =
+          pickBranch(
+            branches.map((branch) => ({ branch })),
+            undefined,
+          )?.branch ?? null;
         const { rows } = await sql<{ branch: string | null }>`select ${defaultBranchSql(sql`${tenant.id}::int`)} as branch`.execute(db);
         assert.equal(rows[0]!.branch, inJs, `devices ${JSON.stringify(branches)}`);
         checked++;

@@ -16,7 +16,16 @@ import { openDatabase } from '../../../src/platform/db/database.ts';
 import type { MailTables } from '../../../src/platform/db/tables/mail.ts';
 import { createLogger } from '../../../src/platform/observability/log.ts';
 import { startWorkers, type RunningWorkers } from '../../../src/platform/workers/index.ts';
-import { ManualClock, TEST_ADMIN_TOKEN, TEST_SECRET_KEY, bearer, seedMerchant, startTestApp, uniqueTpin, type TestApp } from '../../helpers/app.ts';
+import {
+  ManualClock,
+  TEST_ADMIN_TOKEN,
+  TEST_SECRET_KEY,
+  bearer,
+  seedMerchant,
+  startTestApp,
+  uniqueTpin,
+  type TestApp,
+} from '../../helpers/app.ts';
 import { seedSignedInUser } from '../../helpers/accounts.ts';
 import { createTestDatabase, embeddedTemplate, engineName, onPostgres } from '../../helpers/db.ts';
 import { eventually } from '../../helpers/poll.ts';
@@ -61,7 +70,10 @@ async function gatewayMailingTo(port: number, workers = 1): Promise<Gateway> {
     log: createLogger('info', { write: (line: string) => void written.push(line) }),
     config: { smtpUrl: `smtp://127.0.0.1:${port}`, mailFrom: 'Gateway <gateway@example.com>', publicUrl: 'https://gateway.example.com' },
   });
-  const running = startWorkers(t.ctx, Array.from({ length: workers }, () => (ctx: typeof t.ctx) => mailWorker(ctx, { pollIntervalMs: 20 })));
+  const running = startWorkers(
+    t.ctx,
+    Array.from({ length: workers }, () => (ctx: typeof t.ctx) => mailWorker(ctx, { pollIntervalMs: 20 })),
+  );
   return {
     t,
     clock,
@@ -103,7 +115,12 @@ describe(`the mail outbox (${engineName})`, () => {
     let smtp: TestSmtp | undefined;
     try {
       const email = freshEmail();
-      const signup = await g.post('/api/v1/account/signup', { merchantName: 'Kabwe Hardware', tpin: uniqueTpin(), email, password: PASSWORD });
+      const signup = await g.post('/api/v1/account/signup', {
+        merchantName: 'Kabwe Hardware',
+        tpin: uniqueTpin(),
+        email,
+        password: PASSWORD,
+      });
       assert.equal(signup.statusCode, 202, signup.body);
 
       const [waiting] = await rowsWhen(g, email, ([r]) => r!.attempts === 1, 'the first attempt to fail');
@@ -112,7 +129,10 @@ describe(`the mail outbox (${engineName})`, () => {
       assert.equal(waiting!.next_attempt_at!.getTime() - waiting!.created_at.getTime(), 15_000, 'tried again 15 s later');
       // The link is a credential: sealed at rest, bound to its recipient.
       assert.doesNotMatch(String(waiting!.body_sealed), /token|gateway\.example\.com/);
-      assert.match(g.t.ctx.secretBox.open(waiting!.body_sealed!, `mail:${email}`), /https:\/\/gateway\.example\.com\/console\/account\/verify#token=/);
+      assert.match(
+        g.t.ctx.secretBox.open(waiting!.body_sealed!, `mail:${email}`),
+        /https:\/\/gateway\.example\.com\/console\/account\/verify#token=/,
+      );
       assert.equal(g.t.ctx.secretBox.tryOpen(waiting!.body_sealed!, 'mail:someone-else@example.com'), undefined);
       assert.equal(await g.metric('fiscal_gateway_mail_failures_total{reason="unreachable"}'), 1);
       await gaugeIs(g, 'fiscal_gateway_mail_outbox{status="pending"}', 1);
@@ -125,21 +145,36 @@ describe(`the mail outbox (${engineName})`, () => {
       g.clock.advance(30_000);
       const mail = await smtp.mailTo(email, 'Confirm your email');
       const [sent] = await rowsWhen(g, email, ([r]) => r!.status === 'sent', 'the mail recorded sent');
-      assert.deepEqual([sent!.attempts, sent!.body_sealed, sent!.next_attempt_at, sent!.lease_owner], [3, null, null, null], 'its text erased once sent');
+      assert.deepEqual(
+        [sent!.attempts, sent!.body_sealed, sent!.next_attempt_at, sent!.lease_owner],
+        [3, null, null, null],
+        'its text erased once sent',
+      );
       assert.equal(smtp.mails.filter((m) => m.to === email).length, 1, 'sent once, by one of the two workers');
       assert.equal((await g.post('/api/v1/account/verify', { token: linkToken(mail) })).statusCode, 200, 'its link works');
 
       assert.equal(await g.metric('fiscal_gateway_mail_sent_total{kind="verify_email"}'), 1);
       assert.equal(await g.metric('fiscal_gateway_mail_failures_total{reason="unreachable"}'), 2);
-      assert.equal(await g.metric('fiscal_gateway_mail_given_up_total{reason="retry_window"}'), 0, 'every reason is a series from the start');
+      assert.equal(
+        await g.metric('fiscal_gateway_mail_given_up_total{reason="retry_window"}'),
+        0,
+        'every reason is a series from the start',
+      );
       await gaugeIs(g, 'fiscal_gateway_mail_outbox{status="pending"}', 0);
       assert.equal(await g.metric('fiscal_gateway_mail_outbox_oldest_age_seconds'), 0);
 
       const lines = g.lines();
       const warned = lines.filter((l) => l.level === 40);
-      assert.deepEqual(warned.map((l) => [l.msg, l.worker, l.reason]), [[`SMTP_URL 127.0.0.1:${port}: connection refused; mails are kept in the outbox and retried`, undefined, 'unreachable']], 'one warn line for two failed attempts');
+      assert.deepEqual(
+        warned.map((l) => [l.msg, l.worker, l.reason]),
+        [[`SMTP_URL 127.0.0.1:${port}: connection refused; mails are kept in the outbox and retried`, undefined, 'unreachable']],
+        'one warn line for two failed attempts',
+      );
       const recovered = lines.filter((l) => /works again/.test(l.msg));
-      assert.deepEqual(recovered.map((l) => [l.level, l.msg, l.failedAttempts]), [[30, `SMTP_URL 127.0.0.1:${port} works again: the mails waiting in the outbox are being sent`, 2]]);
+      assert.deepEqual(
+        recovered.map((l) => [l.level, l.msg, l.failedAttempts]),
+        [[30, `SMTP_URL 127.0.0.1:${port} works again: the mails waiting in the outbox are being sent`, 2]],
+      );
       assert.equal(lines.filter((l) => l.level >= 50).length, 0);
       assert.ok(!JSON.stringify(lines).includes(linkToken(mail)), 'the link is never logged');
     } finally {
@@ -153,17 +188,35 @@ describe(`the mail outbox (${engineName})`, () => {
     const g = await gatewayMailingTo(port, 0);
     try {
       const email = freshEmail();
-      assert.equal((await g.post('/api/v1/account/signup', { merchantName: 'Ndola Stores', tpin: uniqueTpin(), email, password: PASSWORD })).statusCode, 202);
+      assert.equal(
+        (await g.post('/api/v1/account/signup', { merchantName: 'Ndola Stores', tpin: uniqueTpin(), email, password: PASSWORD }))
+          .statusCode,
+        202,
+      );
       const { db } = g.t.ctx;
       const first = await claimDueMails(db, { now: g.clock.now(), limit: 10, leaseMs: 120_000 });
-      assert.deepEqual(first.map((m) => m.recipient), [email]);
-      assert.deepEqual(await claimDueMails(db, { now: g.clock.now(), limit: 10, leaseMs: 120_000 }), [], 'held: another pass or process takes nothing');
+      assert.deepEqual(
+        first.map((m) => m.recipient),
+        [email],
+      );
+      assert.deepEqual(
+        await claimDueMails(db, { now: g.clock.now(), limit: 10, leaseMs: 120_000 }),
+        [],
+        'held: another pass or process takes nothing',
+      );
       g.clock.advance(120_000);
       const second = await claimDueMails(db, { now: g.clock.now(), limit: 10, leaseMs: 120_000 });
-      assert.deepEqual(second.map((m) => m.id), first.map((m) => m.id), 'a crashed holder\'s mail comes back when its lease runs out');
+      assert.deepEqual(
+        second.map((m) => m.id),
+        first.map((m) => m.id),
+        "a crashed holder's mail comes back when its lease runs out",
+      );
       assert.equal(await recordSent(db, first[0]!, g.clock.now()), false, 'the first holder lost it: its outcome is not recorded');
       assert.equal(await recordSent(db, second[0]!, g.clock.now()), true);
-      assert.deepEqual((await g.rows(email)).map((r) => [r.status, r.attempts]), [['sent', 1]]);
+      assert.deepEqual(
+        (await g.rows(email)).map((r) => [r.status, r.attempts]),
+        [['sent', 1]],
+      );
     } finally {
       await g.close();
     }
@@ -175,7 +228,11 @@ describe(`the mail outbox (${engineName})`, () => {
     try {
       const merchant = await seedMerchant(g.t.ctx);
       const emails = Array.from({ length: 24 }, () => freshEmail());
-      for (const email of emails) assert.equal((await g.post(`/api/v1/tenants/${merchant.tenant.id}/invitations`, { email }, bearer(merchant.partner.secret))).statusCode, 201);
+      for (const email of emails)
+        assert.equal(
+          (await g.post(`/api/v1/tenants/${merchant.tenant.id}/invitations`, { email }, bearer(merchant.partner.secret))).statusCode,
+          201,
+        );
       for (const email of emails) await rowsWhen(g, email, ([r]) => r!.status === 'sent', `the invitation to ${email} sent`);
       for (const email of emails) assert.equal(smtp.mails.filter((m) => m.to === email).length, 1, email);
       assert.equal(await g.metric('fiscal_gateway_mail_sent_total{kind="invitation"}'), emails.length);
@@ -193,7 +250,16 @@ describe(`the mail outbox (${engineName})`, () => {
       const merchant = await seedMerchant(g.t.ctx);
       const user = await seedSignedInUser(g.t.ctx, merchant.tenant.id);
       // A password change (a mail without a link), then a reset link (1 hour).
-      assert.equal((await g.post('/api/v1/account/password', { currentPassword: 'a long enough password', newPassword: 'another long passphrase' }, user.headers)).statusCode, 200);
+      assert.equal(
+        (
+          await g.post(
+            '/api/v1/account/password',
+            { currentPassword: 'a long enough password', newPassword: 'another long passphrase' },
+            user.headers,
+          )
+        ).statusCode,
+        200,
+      );
       assert.equal((await g.post('/api/v1/account/password-reset', { email: user.email })).statusCode, 202);
       await rowsWhen(g, user.email, (rows) => rows.length === 2 && rows.every((r) => r.attempts === 1), 'both mails tried once');
 
@@ -210,7 +276,10 @@ describe(`the mail outbox (${engineName})`, () => {
       // The server is back, but refuses this recipient: given up at the first attempt.
       smtp = await startTestSmtp({ port, refuse: /^refused-/ });
       const refused = `refused-${freshEmail()}`;
-      assert.equal((await g.post(`/api/v1/tenants/${merchant.tenant.id}/invitations`, { email: refused }, bearer(merchant.partner.secret))).statusCode, 201);
+      assert.equal(
+        (await g.post(`/api/v1/tenants/${merchant.tenant.id}/invitations`, { email: refused }, bearer(merchant.partner.secret))).statusCode,
+        201,
+      );
       const [gone] = await rowsWhen(g, refused, ([r]) => r!.status === 'failed', 'the refused mail given up');
       assert.equal(gone!.attempts, 1);
       assert.match(String(gone!.last_error), /550/);
@@ -221,7 +290,14 @@ describe(`the mail outbox (${engineName})`, () => {
       assert.equal(await g.metric('fiscal_gateway_mail_failures_total{reason="refused"}'), 1);
       await gaugeIs(g, 'fiscal_gateway_mail_outbox{status="failed"}', 3);
       const givenUp = g.lines().filter((l) => /^a mail was given up/.test(l.msg));
-      assert.deepEqual(givenUp.map((l) => [l.level, l.reason, l.kind]), [[50, 'link_expired', 'password_reset'], [50, 'retry_window', 'password_changed'], [50, 'refused', 'invitation']]);
+      assert.deepEqual(
+        givenUp.map((l) => [l.level, l.reason, l.kind]),
+        [
+          [50, 'link_expired', 'password_reset'],
+          [50, 'retry_window', 'password_changed'],
+          [50, 'refused', 'invitation'],
+        ],
+      );
       assert.ok(!JSON.stringify(givenUp).includes('@'), 'no address in the log');
       assert.equal(g.lines().filter((l) => l.level === 40).length, 1, 'a refused recipient is not the server failing');
     } finally {
@@ -236,11 +312,20 @@ describe(`the mail outbox (${engineName})`, () => {
     let smtp: TestSmtp | undefined;
     try {
       const email = freshEmail();
-      assert.equal((await g.post('/api/v1/account/signup', { merchantName: 'Kitwe Mart', tpin: uniqueTpin(), email, password: PASSWORD })).statusCode, 202);
+      assert.equal(
+        (await g.post('/api/v1/account/signup', { merchantName: 'Kitwe Mart', tpin: uniqueTpin(), email, password: PASSWORD })).statusCode,
+        202,
+      );
       await rowsWhen(g, email, ([r]) => r!.attempts === 1, 'the first attempt to fail');
       assert.equal((await g.post('/api/v1/account/verify/resend', { email })).statusCode, 202);
       const rows = await g.rows(email);
-      assert.deepEqual(rows.map((r) => [r.status, r.body_sealed === null]), [['cancelled', true], ['pending', false]]);
+      assert.deepEqual(
+        rows.map((r) => [r.status, r.body_sealed === null]),
+        [
+          ['cancelled', true],
+          ['pending', false],
+        ],
+      );
 
       smtp = await startTestSmtp({ port });
       // An attempt made while the server was still down may be recorded only after the clock
@@ -250,7 +335,8 @@ describe(`the mail outbox (${engineName})`, () => {
         email,
         ([, second]) => {
           const due = second!.next_attempt_at;
-          if (second!.status === 'pending' && due !== null && new Date(due).getTime() > g.clock.now().getTime()) g.clock.advance(new Date(due).getTime() - g.clock.now().getTime());
+          if (second!.status === 'pending' && due !== null && new Date(due).getTime() > g.clock.now().getTime())
+            g.clock.advance(new Date(due).getTime() - g.clock.now().getTime());
           return second!.status === 'sent';
         },
         'the new mail sent',
@@ -274,8 +360,21 @@ describe(`the mail outbox (${engineName})`, () => {
     const running = startWorkers(t.ctx, [(ctx) => mailWorker(ctx, { pollIntervalMs: 20, stopGraceMs: 50 })]);
     try {
       const email = freshEmail();
-      assert.equal((await t.inject({ method: 'POST', url: '/api/v1/account/signup', payload: { merchantName: 'Solwezi Mining Supplies', tpin: uniqueTpin(), email, password: PASSWORD } })).statusCode, 202);
-      await eventually(async () => (await t.ctx.db.selectFrom('mail_outbox').select('lease_owner').where('recipient', '=', email).executeTakeFirst())?.lease_owner, 'the mail claimed');
+      assert.equal(
+        (
+          await t.inject({
+            method: 'POST',
+            url: '/api/v1/account/signup',
+            payload: { merchantName: 'Solwezi Mining Supplies', tpin: uniqueTpin(), email, password: PASSWORD },
+          })
+        ).statusCode,
+        202,
+      );
+      await eventually(
+        async () =>
+          (await t.ctx.db.selectFrom('mail_outbox').select('lease_owner').where('recipient', '=', email).executeTakeFirst())?.lease_owner,
+        'the mail claimed',
+      );
       assert.deepEqual(await running.stop(), { 'mail.send': { inHand: 1, cut: 1 } });
       const row = await t.ctx.db.selectFrom('mail_outbox').selectAll().where('recipient', '=', email).executeTakeFirstOrThrow();
       assert.deepEqual([row.status, row.attempts, row.last_error], ['pending', 0, null], 'nothing recorded');
@@ -292,7 +391,16 @@ describe(`the mail outbox (${engineName})`, () => {
     const t = await startTestApp();
     try {
       const email = freshEmail();
-      assert.equal((await t.inject({ method: 'POST', url: '/api/v1/account/signup', payload: { merchantName: 'Mongu Traders', tpin: uniqueTpin(), email, password: PASSWORD } })).statusCode, 202);
+      assert.equal(
+        (
+          await t.inject({
+            method: 'POST',
+            url: '/api/v1/account/signup',
+            payload: { merchantName: 'Mongu Traders', tpin: uniqueTpin(), email, password: PASSWORD },
+          })
+        ).statusCode,
+        202,
+      );
       const outbox = await t.inject({ method: 'GET', url: '/api/v1/dev/outbox', headers: bearer(TEST_ADMIN_TOKEN) });
       const mail = (outbox.json().data as Array<{ to: string; kind: string; link: string }>).find((m) => m.to === email);
       assert.equal(mail?.kind, 'verify_email');
@@ -319,17 +427,28 @@ describe(`the mail outbox (${engineName})`, () => {
       MAIL_FROM: 'Gateway <gateway@example.com>',
       PUBLIC_URL: 'https://gateway.example',
     });
-    const logLines = (output: string) => output.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as LogLine);
+    const logLines = (output: string) =>
+      output
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as LogLine);
     let smtp: TestSmtp | undefined;
     const api = await spawnGateway(env, ['--api-only']);
     try {
       const warned = await eventually(() => logLines(api.output()).find((l) => l.level === 40), 'the start check');
       assert.equal(warned.msg, `SMTP_URL 127.0.0.1:${port}: connection refused; mails are kept in the outbox and retried`);
       const lines = logLines(api.output());
-      assert.ok(lines.findIndex((l) => l.msg === 'ready') < lines.indexOf(lines.find((l) => l.level === 40)!), 'the check does not hold the start up');
+      assert.ok(
+        lines.findIndex((l) => l.msg === 'ready') < lines.indexOf(lines.find((l) => l.level === 40)!),
+        'the check does not hold the start up',
+      );
 
       const email = freshEmail();
-      const signup = await fetch(`${api.url}/api/v1/account/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ merchantName: 'Chipata Supplies', tpin: uniqueTpin(), email, password: PASSWORD }) });
+      const signup = await fetch(`${api.url}/api/v1/account/signup`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ merchantName: 'Chipata Supplies', tpin: uniqueTpin(), email, password: PASSWORD }),
+      });
       assert.equal(signup.status, 202);
       await api.kill('SIGKILL');
 
@@ -338,7 +457,10 @@ describe(`the mail outbox (${engineName})`, () => {
       try {
         const mail = await smtp.mailTo(email, 'Confirm your email');
         assert.match(mail.text, /https:\/\/gateway\.example\/console\/account\/verify#token=/);
-        await eventually(() => logLines(workers.output()).some((l) => l.level === 30 && l.msg === `SMTP_URL 127.0.0.1:${port} answers`), 'the start check answered');
+        await eventually(
+          () => logLines(workers.output()).some((l) => l.level === 30 && l.msg === `SMTP_URL 127.0.0.1:${port} answers`),
+          'the start check answered',
+        );
         assert.ok(!(api.output() + workers.output()).includes(linkToken(mail)), 'the link is never logged');
       } finally {
         assert.equal(await workers.kill('SIGTERM'), 0);

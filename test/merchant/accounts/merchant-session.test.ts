@@ -24,7 +24,9 @@ describe(`the console session on the merchant API and the developer screen (${en
 
   before(async () => {
     smtp = await startTestSmtp();
-    h = await startHarness({ config: { smtpUrl: smtp.url, mailFrom: 'Gateway <gateway@example.com>', publicUrl: 'https://gateway.example.com' } });
+    h = await startHarness({
+      config: { smtpUrl: smtp.url, mailFrom: 'Gateway <gateway@example.com>', publicUrl: 'https://gateway.example.com' },
+    });
   });
   after(async () => {
     await h?.close();
@@ -48,11 +50,18 @@ describe(`the console session on the merchant API and the developer screen (${en
     const email = `${name.toLowerCase()}-${++counter}-${Date.now()}@example.com`;
     const signup = await post('/api/v1/account/signup', {}, { merchantName: name, tpin: uniqueTpin(), email, password: PASSWORD });
     assert.equal(signup.statusCode, 202, signup.body);
-    assert.equal((await post('/api/v1/account/verify', {}, { token: linkToken(await smtp.mailTo(email, 'Confirm your email')) })).statusCode, 200);
+    assert.equal(
+      (await post('/api/v1/account/verify', {}, { token: linkToken(await smtp.mailTo(email, 'Confirm your email')) })).statusCode,
+      200,
+    );
     const signin = await post('/api/v1/account/signin', {}, { email, password: PASSWORD });
     const data = dataOf(signin);
     const token = /^fg_session=([^;]+)/.exec(String(signin.headers['set-cookie']))![1]!;
-    return { email, tenantId: data.merchant.id as number, session: { cookie: `fg_session=${token}`, 'x-csrf-token': data.csrfToken as string } };
+    return {
+      email,
+      tenantId: data.merchant.id as number,
+      session: { cookie: `fg_session=${token}`, 'x-csrf-token': data.csrfToken as string },
+    };
   }
 
   /** Registers and initialises branch 000 of a self-signed-up merchant on the simulator. */
@@ -77,7 +86,11 @@ describe(`the console session on the merchant API and the developer screen (${en
     assert.ok(Array.isArray(list.json().data));
 
     expectCoded(await post('/api/v1/sales', cookieOnly(owner.headers), saleBody()), 403, 'csrf_token_invalid');
-    expectCoded(await post('/api/v1/sales', { ...owner.headers, 'x-csrf-token': viewer.headers['x-csrf-token'] }, saleBody()), 403, 'csrf_token_invalid');
+    expectCoded(
+      await post('/api/v1/sales', { ...owner.headers, 'x-csrf-token': viewer.headers['x-csrf-token'] }, saleBody()),
+      403,
+      'csrf_token_invalid',
+    );
     const filed = dataOf(await post('/api/v1/sales', owner.headers, saleBody({ clientInvoiceNo: 'CONSOLE-1' })), 201);
     const sale = await settled(filed.id, cookieOnly(owner.headers));
     assert.equal(sale.status, 'uploaded');
@@ -97,11 +110,19 @@ describe(`the console session on the merchant API and the developer screen (${en
     assert.equal((await settled(failing.id, cookieOnly(owner.headers))).status, 'failed');
     const resolved = dataOf(await post(`/api/v1/sales/${failing.id}/resolve`, owner.headers, { note: 'Filed again by hand' }));
     assert.deepEqual(resolved.resolution.by, { type: 'user', id: owner.userId });
-    const audit = await h.ctx.db.selectFrom('audit_log').select(['actor_type', 'actor_id']).where('action', '=', 'sale.resolved').where('target_id', '=', String(failing.id)).executeTakeFirstOrThrow();
+    const audit = await h.ctx.db
+      .selectFrom('audit_log')
+      .select(['actor_type', 'actor_id'])
+      .where('action', '=', 'sale.resolved')
+      .where('target_id', '=', String(failing.id))
+      .executeTakeFirstOrThrow();
     assert.deepEqual(audit, { actor_type: 'user', actor_id: String(owner.userId) });
     const past = new Date(Date.now() - 5 * 86_400_000).toISOString().slice(0, 10);
     expectCoded(await post('/api/v1/reports/daily/close', viewer.headers, { date: past, branch: '000' }), 403, 'role_insufficient');
-    assert.equal(dataOf(await post('/api/v1/reports/daily/close', owner.headers, { date: past, branch: '000' }), 201).closedBy, `user:${owner.userId}`);
+    assert.equal(
+      dataOf(await post('/api/v1/reports/daily/close', owner.headers, { date: past, branch: '000' }), 201).closedBy,
+      `user:${owner.userId}`,
+    );
 
     await post('/api/v1/account/signout', owner.headers);
     expectCoded(await get('/api/v1/sales', cookieOnly(owner.headers)), 401, 'unauthenticated');
@@ -111,7 +132,11 @@ describe(`the console session on the merchant API and the developer screen (${en
   test('a suspended or blocked merchant cannot file with the session either, and /account/me says why', async () => {
     const m = await h.addMerchant({ branches: ['000'] });
     const owner = await seedSignedInUser(h.ctx, m.tenantId, 'owner');
-    assert.deepEqual(dataOf(await get('/api/v1/account/me', cookieOnly(owner.headers))).merchant.standing, { canFile: true, reason: null, cause: null });
+    assert.deepEqual(dataOf(await get('/api/v1/account/me', cookieOnly(owner.headers))).merchant.standing, {
+      canFile: true,
+      reason: null,
+      cause: null,
+    });
 
     assert.equal((await admin(`/admin/v1/tenants/${m.tenantId}`, { status: 'suspended' })).statusCode, 200);
     const byCookie = await post('/api/v1/sales', owner.headers, saleBody());
@@ -127,7 +152,11 @@ describe(`the console session on the merchant API and the developer screen (${en
     assert.equal((await admin(`/admin/v1/tenants/${m.tenantId}`, { status: 'active', subscription: 'blocked' })).statusCode, 200);
     const blocked = await post('/api/v1/sales', owner.headers, saleBody());
     expectCoded(blocked, 402, 'subscription_blocked');
-    assert.deepEqual(dataOf(await get('/api/v1/account/me', cookieOnly(owner.headers))).merchant.standing, { canFile: false, reason: blocked.json().error.message, cause: 'account' });
+    assert.deepEqual(dataOf(await get('/api/v1/account/me', cookieOnly(owner.headers))).merchant.standing, {
+      canFile: false,
+      reason: blocked.json().error.message,
+      cause: 'account',
+    });
     expectCoded(await post('/api/v1/account/tokens', owner.headers, { name: 'x' }), 402, 'subscription_blocked');
 
     assert.equal((await admin(`/admin/v1/tenants/${m.tenantId}`, { subscription: 'active' })).statusCode, 200);
@@ -164,7 +193,18 @@ describe(`the console session on the merchant API and the developer screen (${en
     const listed = await get('/api/v1/account/tokens', cookieOnly(owner));
     assert.ok(!listed.body.includes(minted.token), 'the plaintext is never listed');
     const entry = dataOf(listed).find((t: { id: number }) => t.id === minted.id);
-    assert.deepEqual({ ...entry, createdAt: undefined }, { id: minted.id, name: 'Website shop', abilities: minted.abilities, training: false, masked: minted.masked, createdAt: undefined, lastUsedAt: null });
+    assert.deepEqual(
+      { ...entry, createdAt: undefined },
+      {
+        id: minted.id,
+        name: 'Website shop',
+        abilities: minted.abilities,
+        training: false,
+        masked: minted.masked,
+        createdAt: undefined,
+        lastUsedAt: null,
+      },
+    );
     assert.match(entry.masked, /^tt_.*[A-Za-z0-9]{4}$/);
 
     assert.equal((await get('/api/v1/sales', bearer(minted.token))).statusCode, 200);
@@ -178,7 +218,10 @@ describe(`the console session on the merchant API and the developer screen (${en
     for (const abilities of [[], ['invoices:read', 'invoices:read'], ['invoices:delete']]) {
       const bad = await post('/api/v1/account/tokens', owner, { name: 'Bad', abilities });
       assert.equal(bad.statusCode, 422, `${JSON.stringify(abilities)}: ${bad.body}`);
-      assert.ok(Object.keys(bad.json().errors).some((field) => field.startsWith('abilities')), bad.body);
+      assert.ok(
+        Object.keys(bad.json().errors).some((field) => field.startsWith('abilities')),
+        bad.body,
+      );
     }
 
     // Viewers see the screen but cannot mint or revoke.
@@ -192,7 +235,11 @@ describe(`the console session on the merchant API and the developer screen (${en
     assert.equal(revoke.statusCode, 200, revoke.body);
     assert.deepEqual(revoke.json(), { revoked: true, id: minted.id });
     expectCoded(await get('/api/v1/sales', bearer(minted.token)), 401, 'unauthenticated');
-    assert.deepEqual((await del(`/api/v1/account/tokens/${minted.id}`, owner)).json(), { revoked: false, id: minted.id }, 'revoking twice is not an error');
+    assert.deepEqual(
+      (await del(`/api/v1/account/tokens/${minted.id}`, owner)).json(),
+      { revoked: false, id: minted.id },
+      'revoking twice is not an error',
+    );
     assert.ok(!dataOf(await get('/api/v1/account/tokens', cookieOnly(owner))).some((t: { id: number }) => t.id === minted.id));
 
     // Fiscalisation keys, as the partner's.
@@ -202,29 +249,52 @@ describe(`the console session on the merchant API and the developer screen (${en
     expectCoded(await post('/api/v1/account/api-keys', owner, { branch: '001' }), 404, 'device_not_found');
     const keys = await get('/api/v1/account/api-keys', cookieOnly(viewer.headers));
     assert.ok(!keys.body.includes(key.key));
-    assert.deepEqual(dataOf(keys).map((k: { id: number }) => k.id), [key.id]);
+    assert.deepEqual(
+      dataOf(keys).map((k: { id: number }) => k.id),
+      [key.id],
+    );
     assert.equal((await get('/zm/api/Branches', { 'x-api-key': key.key })).statusCode, 200);
     assert.ok(dataOf(await get('/api/v1/account/api-keys', cookieOnly(owner)))[0].lastUsedAt, 'its last use is shown');
     assert.deepEqual((await del(`/api/v1/account/api-keys/${key.id}`, owner)).json(), { revoked: true, id: key.id });
     assert.equal((await get('/zm/api/Branches', { 'x-api-key': key.key })).statusCode, 401);
 
     const user = await h.ctx.db.selectFrom('users').select('id').where('email', '=', x.email).executeTakeFirstOrThrow();
-    const audit = await h.ctx.db.selectFrom('audit_log').select(['action', 'actor_type', 'actor_id', 'target_id']).where('tenant_id', '=', x.tenantId).where('action', 'in', ['token.created', 'token.revoked', 'api_key.created', 'api_key.revoked']).orderBy('id').execute();
+    const audit = await h.ctx.db
+      .selectFrom('audit_log')
+      .select(['action', 'actor_type', 'actor_id', 'target_id'])
+      .where('tenant_id', '=', x.tenantId)
+      .where('action', 'in', ['token.created', 'token.revoked', 'api_key.created', 'api_key.revoked'])
+      .orderBy('id')
+      .execute();
     assert.deepEqual(
       audit.map((a) => `${a.action} ${a.actor_type}:${a.actor_id} ${a.target_id}`),
-      [`token.created user:${user.id} ${minted.id}`, `token.created user:${user.id} ${readOnly.id}`, `token.revoked user:${user.id} ${minted.id}`, `api_key.created user:${user.id} ${key.id}`, `api_key.revoked user:${user.id} ${key.id}`],
+      [
+        `token.created user:${user.id} ${minted.id}`,
+        `token.created user:${user.id} ${readOnly.id}`,
+        `token.revoked user:${user.id} ${minted.id}`,
+        `api_key.created user:${user.id} ${key.id}`,
+        `api_key.revoked user:${user.id} ${key.id}`,
+      ],
     );
   });
 
-  test("the partner may mint a read-only token too (the optional abilities)", async () => {
-    const res = await post(`/api/v1/tenants/${h.merchant.tenantId}/tokens`, bearer(h.merchant.partnerSecret), { name: 'Reports', abilities: ['invoices:read'] });
+  test('the partner may mint a read-only token too (the optional abilities)', async () => {
+    const res = await post(`/api/v1/tenants/${h.merchant.tenantId}/tokens`, bearer(h.merchant.partnerSecret), {
+      name: 'Reports',
+      abilities: ['invoices:read'],
+    });
     const token = dataOf(res, 201);
     assert.deepEqual(token.abilities, ['invoices:read']);
     expectCoded(await post('/api/v1/sales', bearer(token.token), saleBody()), 403, 'missing_ability');
-    assert.deepEqual(dataOf(await post(`/api/v1/tenants/${h.merchant.tenantId}/tokens`, bearer(h.merchant.partnerSecret), { name: 'Till 9' }), 201).abilities, ['invoices:read', 'invoices:write'], 'both unless given');
+    assert.deepEqual(
+      dataOf(await post(`/api/v1/tenants/${h.merchant.tenantId}/tokens`, bearer(h.merchant.partnerSecret), { name: 'Till 9' }), 201)
+        .abilities,
+      ['invoices:read', 'invoices:write'],
+      'both unless given',
+    );
   });
 
-  test('tenancy: one merchant\'s session never sees or revokes another\'s tokens, keys or documents; with a token the header decides', async () => {
+  test("tenancy: one merchant's session never sees or revokes another's tokens, keys or documents; with a token the header decides", async () => {
     const x = await selfMerchant('Xenon');
     const y = await selfMerchant('Yellow');
     await initialiseBranch(y.tenantId);
@@ -234,7 +304,10 @@ describe(`the console session on the merchant API and the developer screen (${en
     assert.equal((await settled(ySale.id, cookieOnly(y.session))).status, 'uploaded');
     const xToken = dataOf(await post('/api/v1/account/tokens', x.session, { name: 'X till' }), 201);
 
-    assert.deepEqual(dataOf(await get('/api/v1/account/tokens', cookieOnly(x.session))).map((t: { id: number }) => t.id), [xToken.id]);
+    assert.deepEqual(
+      dataOf(await get('/api/v1/account/tokens', cookieOnly(x.session))).map((t: { id: number }) => t.id),
+      [xToken.id],
+    );
     assert.deepEqual(dataOf(await get('/api/v1/account/api-keys', cookieOnly(x.session))), []);
     assert.equal((await del(`/api/v1/account/tokens/${yToken.id}`, x.session)).statusCode, 404);
     assert.equal((await del(`/api/v1/account/api-keys/${yKey.id}`, x.session)).statusCode, 404);

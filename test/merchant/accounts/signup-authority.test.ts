@@ -33,8 +33,18 @@ describe(`self sign-up by authority (${engineName})`, () => {
   });
   after(() => t?.close());
 
-  const signUp = (body: Record<string, unknown>) => t.inject({ method: 'POST', url: '/api/v1/account/signup', payload: { merchantName: 'Nairobi Traders', email: freshEmail(), password: PASSWORD, ...body } });
-  const tenantOf = (tpin: string) => t.ctx.db.selectFrom('tenants').select(['id', 'authority', 'timezone', 'origin', 'partner_id']).where('tpin', '=', tpin).executeTakeFirst();
+  const signUp = (body: Record<string, unknown>) =>
+    t.inject({
+      method: 'POST',
+      url: '/api/v1/account/signup',
+      payload: { merchantName: 'Nairobi Traders', email: freshEmail(), password: PASSWORD, ...body },
+    });
+  const tenantOf = (tpin: string) =>
+    t.ctx.db
+      .selectFrom('tenants')
+      .select(['id', 'authority', 'timezone', 'origin', 'partner_id'])
+      .where('tpin', '=', tpin)
+      .executeTakeFirst();
   const usersOf = async (email: string) => (await t.ctx.db.selectFrom('users').select('id').where('email', '=', email).execute()).length;
 
   test('a KRA sign-up makes a KRA merchant of its own: its PIN, Nairobi time, KES and the KRA profile', async () => {
@@ -43,8 +53,16 @@ describe(`self sign-up by authority (${engineName})`, () => {
     assert.equal(res.statusCode, 202, res.body);
     const tenant = await tenantOf(pin);
     assert.ok(tenant, 'the tenant is stored');
-    assert.deepEqual({ authority: tenant.authority, timezone: tenant.timezone, origin: tenant.origin, partner: tenant.partner_id }, { authority: 'kra', timezone: 'Africa/Nairobi', origin: 'self', partner: null });
-    const audit = await t.ctx.db.selectFrom('audit_log').select('details').where('tenant_id', '=', tenant.id).where('action', '=', 'account.signup').executeTakeFirstOrThrow();
+    assert.deepEqual(
+      { authority: tenant.authority, timezone: tenant.timezone, origin: tenant.origin, partner: tenant.partner_id },
+      { authority: 'kra', timezone: 'Africa/Nairobi', origin: 'self', partner: null },
+    );
+    const audit = await t.ctx.db
+      .selectFrom('audit_log')
+      .select('details')
+      .where('tenant_id', '=', tenant.id)
+      .where('action', '=', 'account.signup')
+      .executeTakeFirstOrThrow();
     assert.equal((audit.details as { authority?: string }).authority, 'kra');
 
     const user = await seedSignedInUser(t.ctx, tenant.id, 'viewer');
@@ -81,7 +99,10 @@ describe(`self sign-up by authority (${engineName})`, () => {
     const unknown = refusal(await signUp({ tpin: uniqueTpin(), authority: 'rra' }));
     assert.deepEqual(unknown.fields, ['authority']);
 
-    for (const [id, email] of [[tpin, onKra.email], [pin, onZra.email]] as const) {
+    for (const [id, email] of [
+      [tpin, onKra.email],
+      [pin, onZra.email],
+    ] as const) {
       assert.equal(await tenantOf(id), undefined, `no tenant with ${id}`);
       assert.equal(await usersOf(email), 0, `no user ${email}`);
     }

@@ -29,19 +29,36 @@ describe(`the merchant's audit trail (${engineName})`, () => {
   });
   after(() => h.close());
 
-  const trail = async (qs = '', merchant: Merchant = h.merchant) => expectStatus(await h.get(`/api/v1/audit${qs}`, {}, merchant), 200) as AuditPage;
+  const trail = async (qs = '', merchant: Merchant = h.merchant) =>
+    expectStatus(await h.get(`/api/v1/audit${qs}`, {}, merchant), 200) as AuditPage;
   const partner = (merchant: Merchant) => bearer(merchant.partnerSecret);
   const settled = (id: number) =>
     eventually(async () => {
       const sale = (await h.get(`/api/v1/sales/${id}`)).json().data as { status: string };
       return sale.status === 'pending' ? undefined : sale;
     }, `document ${id} settled`);
-  const newest = async (action: string, merchant: Merchant = h.merchant) => (await trail(`?action=${encodeURIComponent(action)}`, merchant)).data[0];
+  const newest = async (action: string, merchant: Merchant = h.merchant) =>
+    (await trail(`?action=${encodeURIComponent(action)}`, merchant)).data[0];
 
   test('a token minted and revoked by the partner: both recorded with the partner key by name, newest first', async () => {
     const started = Date.now();
-    const minted = expectStatus(await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${h.merchant.tenantId}/tokens`, headers: partner(h.merchant), payload: { name: 'Back office' } }), 201).data;
-    expectStatus(await h.t.inject({ method: 'DELETE', url: `/api/v1/tenants/${h.merchant.tenantId}/tokens/${minted.id}`, headers: partner(h.merchant) }), 200);
+    const minted = expectStatus(
+      await h.t.inject({
+        method: 'POST',
+        url: `/api/v1/tenants/${h.merchant.tenantId}/tokens`,
+        headers: partner(h.merchant),
+        payload: { name: 'Back office' },
+      }),
+      201,
+    ).data;
+    expectStatus(
+      await h.t.inject({
+        method: 'DELETE',
+        url: `/api/v1/tenants/${h.merchant.tenantId}/tokens/${minted.id}`,
+        headers: partner(h.merchant),
+      }),
+      200,
+    );
     const page = await trail();
     assert.equal(page.meta.perPage, 20);
     const [revoked, created] = page.data;
@@ -60,7 +77,16 @@ describe(`the merchant's audit trail (${engineName})`, () => {
   });
 
   test('items created and amended, a day closed, a failed document resolved and a receipt reprinted: each with the token that did it', async () => {
-    const tokenId = String((await h.ctx.db.selectFrom('tenant_tokens').select('id').where('tenant_id', '=', h.merchant.tenantId).orderBy('id').executeTakeFirstOrThrow()).id);
+    const tokenId = String(
+      (
+        await h.ctx.db
+          .selectFrom('tenant_tokens')
+          .select('id')
+          .where('tenant_id', '=', h.merchant.tenantId)
+          .orderBy('id')
+          .executeTakeFirstOrThrow()
+      ).id,
+    );
     const byToken = (e: Entry | undefined) => {
       assert.ok(e, 'recorded');
       assert.equal(e.actor.type, 'tenant_token');
@@ -70,7 +96,15 @@ describe(`the merchant's audit trail (${engineName})`, () => {
     };
 
     const item = expectStatus(await h.post('/api/v1/items', { name: 'Audit Soap', itemClsCd: CLASS_CODE }), 201).data;
-    expectStatus(await h.t.inject({ method: 'PATCH', url: `/api/v1/items/${item.id}`, headers: bearer(h.merchant.token), payload: { defaultPrice: 12.5 } }), 200);
+    expectStatus(
+      await h.t.inject({
+        method: 'PATCH',
+        url: `/api/v1/items/${item.id}`,
+        headers: bearer(h.merchant.token),
+        payload: { defaultPrice: 12.5 },
+      }),
+      200,
+    );
     const created = byToken(await newest('item.created'));
     assert.deepEqual(created.target, { type: 'item', id: String(item.id), name: `Audit Soap (${item.itemCode})` });
     const updated = byToken(await newest('item.updated'));
@@ -98,7 +132,8 @@ describe(`the merchant's audit trail (${engineName})`, () => {
     assert.equal(reprint.details.print, 2);
 
     // The day closed (Z); closing it again records nothing new.
-    const tz = (await h.ctx.db.selectFrom('tenants').select('timezone').where('id', '=', h.merchant.tenantId).executeTakeFirstOrThrow()).timezone;
+    const tz = (await h.ctx.db.selectFrom('tenants').select('timezone').where('id', '=', h.merchant.tenantId).executeTakeFirstOrThrow())
+      .timezone;
     const today = dayOf(new Date(), tz);
     expectStatus(await h.post('/api/v1/reports/daily/close', { date: today, branch: '000' }), 201);
     expectStatus(await h.post('/api/v1/reports/daily/close', { date: today, branch: '000' }), 200);
@@ -109,24 +144,63 @@ describe(`the merchant's audit trail (${engineName})`, () => {
   });
 
   test('a credit note and a debit note: sale.credited and sale.debited, by who issued them, naming the note and the sale; in the family sale. and its CSV', async () => {
-    const tokenId = String((await h.ctx.db.selectFrom('tenant_tokens').select('id').where('tenant_id', '=', h.merchant.tenantId).orderBy('id').executeTakeFirstOrThrow()).id);
+    const tokenId = String(
+      (
+        await h.ctx.db
+          .selectFrom('tenant_tokens')
+          .select('id')
+          .where('tenant_id', '=', h.merchant.tenantId)
+          .orderBy('id')
+          .executeTakeFirstOrThrow()
+      ).id,
+    );
     const sale = expectStatus(await h.post('/api/v1/sales', saleBody({}, [{ quantity: 2 }])), 201).data;
     assert.equal((await settled(sale.id)).status, 'uploaded');
-    const credit = expectStatus(await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '03', items: [{ line: 1, quantity: 1 }] }), 201).data;
-    const debit = expectStatus(await h.post(`/api/v1/sales/${sale.id}/debit-note`, { reasonCode: '03', items: [{ name: 'Delivery', classificationCode: CLASS_CODE, quantity: 1, price: 50 }] }), 201).data;
+    const credit = expectStatus(
+      await h.post(`/api/v1/sales/${sale.id}/credit-note`, { reasonCode: '03', items: [{ line: 1, quantity: 1 }] }),
+      201,
+    ).data;
+    const debit = expectStatus(
+      await h.post(`/api/v1/sales/${sale.id}/debit-note`, {
+        reasonCode: '03',
+        items: [{ name: 'Delivery', classificationCode: CLASS_CODE, quantity: 1, price: 50 }],
+      }),
+      201,
+    ).data;
     const authority = expectStatus(await h.get(`/api/v1/sales/${sale.id}`), 200).data.authorityInvoiceNo as string;
 
     const documents = await trail('?action=sale.');
     const [debited, credited] = documents.data;
     assert.deepEqual([debited!.action, credited!.action], ['sale.debited', 'sale.credited'], 'newest first, in the documents family');
-    for (const [entry, note, type] of [[credited!, credit, 'credit note'], [debited!, debit, 'debit note']] as const) {
+    for (const [entry, note, type] of [
+      [credited!, credit, 'credit note'],
+      [debited!, debit, 'debit note'],
+    ] as const) {
       assert.equal(entry.actor.type, 'tenant_token');
       assert.equal(entry.actor.id, tokenId);
       assert.equal(typeof entry.actor.name, 'string', 'who, by name');
-      assert.deepEqual(entry.target, { type: 'sale', id: String(sale.id), name: `sale ${sale.invoiceNo} (branch 000)` }, 'the sale credited or debited');
       assert.deepEqual(
-        { noteId: entry.details.noteId, noteInvoiceNo: entry.details.noteInvoiceNo, invoiceNo: entry.details.invoiceNo, authorityInvoiceNo: entry.details.authorityInvoiceNo, reasonCode: entry.details.reasonCode, total: entry.details.total },
-        { noteId: note.id, noteInvoiceNo: note.invoiceNo, invoiceNo: sale.invoiceNo, authorityInvoiceNo: authority, reasonCode: '03', total: note.totals.total },
+        entry.target,
+        { type: 'sale', id: String(sale.id), name: `sale ${sale.invoiceNo} (branch 000)` },
+        'the sale credited or debited',
+      );
+      assert.deepEqual(
+        {
+          noteId: entry.details.noteId,
+          noteInvoiceNo: entry.details.noteInvoiceNo,
+          invoiceNo: entry.details.invoiceNo,
+          authorityInvoiceNo: entry.details.authorityInvoiceNo,
+          reasonCode: entry.details.reasonCode,
+          total: entry.details.total,
+        },
+        {
+          noteId: note.id,
+          noteInvoiceNo: note.invoiceNo,
+          invoiceNo: sale.invoiceNo,
+          authorityInvoiceNo: authority,
+          reasonCode: '03',
+          total: note.totals.total,
+        },
         `the ${type} and the sale, by their numbers`,
       );
     }
@@ -137,11 +211,14 @@ describe(`the merchant's audit trail (${engineName})`, () => {
     assert.equal((await trail('?action=sale.credited')).meta.total, 2);
 
     const csv = (await h.get('/api/v1/audit/export?action=sale.')).body.trim().split('\r\n');
-    assert.ok(csv.some((line) => line.includes(`,sale.debited,tenant_token,${tokenId},`) && line.includes(`""noteId"":${debit.id}`)), 'the debit in the CSV');
+    assert.ok(
+      csv.some((line) => line.includes(`,sale.debited,tenant_token,${tokenId},`) && line.includes(`""noteId"":${debit.id}`)),
+      'the debit in the CSV',
+    );
     assert.equal(csv.filter((line) => line.includes(',sale.credited,')).length, 2);
   });
 
-  test('filtered by one action or a family, and by the merchant\'s days', async () => {
+  test("filtered by one action or a family, and by the merchant's days", async () => {
     const tokens = await trail('?action=token.');
     assert.ok(tokens.data.length >= 3);
     assert.ok(tokens.data.every((e) => e.action.startsWith('token.')));
@@ -168,7 +245,10 @@ describe(`the merchant's audit trail (${engineName})`, () => {
     assert.equal(first.data.length, 20);
     assert.equal(second.data.length, 2);
     const ids = [...first.data, ...second.data].map((e) => e.id);
-    assert.deepEqual(ids, [...ids].sort((a, b) => b - a));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a, b) => b - a),
+    );
     assert.equal(new Set(ids).size, 22);
   });
 
@@ -189,13 +269,19 @@ describe(`the merchant's audit trail (${engineName})`, () => {
     const res = await h.get('/api/v1/audit/export?action=item.created');
     assert.equal(res.statusCode, 200, res.body);
     assert.match(String(res.headers['content-type']), /^text\/csv/);
-    assert.match(String(res.headers['content-disposition']), /attachment; filename="audit-item.created\.csv"|attachment; filename="audit-item\.created\.csv"/);
+    assert.match(
+      String(res.headers['content-disposition']),
+      /attachment; filename="audit-item.created\.csv"|attachment; filename="audit-item\.created\.csv"/,
+    );
     const lines = res.body.trim().split('\r\n');
     assert.equal(lines[0], 'id,at,atLocal,action,actorType,actorId,actorName,targetType,targetId,targetName,details');
     assert.equal(lines.length, 1 + 22);
     assert.ok(lines.slice(1).every((l) => l.includes(',item.created,tenant_token,')));
     const ids = lines.slice(1).map((l) => Number(l.split(',')[0]));
-    assert.deepEqual(ids, [...ids].sort((a, b) => b - a));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a, b) => b - a),
+    );
     const all = await trail();
     assert.equal((await h.get('/api/v1/audit/export')).body.trim().split('\r\n').length, 1 + all.meta.total);
   });

@@ -18,11 +18,15 @@ describe(`customers (${engineName})`, () => {
     await h.close();
   });
 
-  const branchCustomers = (tpin: string) => (h.sim.control.getDevice(tpin, '000')?.branchCustomers ?? []) as Array<{ custNo: string; custTpin: string; custNm: string }>;
+  const branchCustomers = (tpin: string) =>
+    (h.sim.control.getDevice(tpin, '000')?.branchCustomers ?? []) as Array<{ custNo: string; custTpin: string; custNm: string }>;
 
   test('a customer with a known TPIN is verified and registered on the branch', async () => {
     const m = h.as(h.merchant);
-    const created = expectStatus(await m.post('/api/v1/customers', { name: 'Lusaka Trading', tpin: KNOWN_TPIN, phone: '0977123456' }), 201).data;
+    const created = expectStatus(
+      await m.post('/api/v1/customers', { name: 'Lusaka Trading', tpin: KNOWN_TPIN, phone: '0977123456' }),
+      201,
+    ).data;
     assert.equal(created.tpin, KNOWN_TPIN);
     assert.equal(created.branch, '000');
     assert.equal(created.verification.state, 'verified');
@@ -43,7 +47,10 @@ describe(`customers (${engineName})`, () => {
   test('a customer without a TPIN is a local record, never sent to the authority', async () => {
     const m = h.as(h.merchant);
     const before = branchCustomers(h.merchant.tpin).length;
-    const local = expectStatus(await m.post('/api/v1/customers', { name: 'Walk-in Mary', tpin: null, email: 'mary@example.com' }), 201).data;
+    const local = expectStatus(
+      await m.post('/api/v1/customers', { name: 'Walk-in Mary', tpin: null, email: 'mary@example.com' }),
+      201,
+    ).data;
     assert.equal(local.tpin, null);
     assert.equal(local.branch, null);
     assert.equal(local.verification.state, 'not_applicable');
@@ -66,7 +73,9 @@ describe(`customers (${engineName})`, () => {
     const merchant = await h.addMerchant({ branches: ['000'] });
     const m = h.as(merchant);
 
-    h.sim.control.setFaults(merchant.tpin, '000', { forcedResult: { code: '999', message: 'Customer list is locked', endpoints: ['saveBrancheCustomers'] } });
+    h.sim.control.setFaults(merchant.tpin, '000', {
+      forcedResult: { code: '999', message: 'Customer list is locked', endpoints: ['saveBrancheCustomers'] },
+    });
     const refused = expectStatus(await m.post('/api/v1/customers', { name: 'Copperbelt', tpin: '2000000002' }), 201).data;
     assert.equal(refused.verification.state, 'verified');
     assert.equal(refused.verification.authorityName, 'Copperbelt Mining Supplies Limited');
@@ -76,7 +85,9 @@ describe(`customers (${engineName})`, () => {
     assert.equal(refused.registration.nextAttemptAt, null, 'a refusal is final, not retried');
     h.sim.control.setFaults(merchant.tpin, '000', { forcedResult: null });
 
-    h.sim.control.setFaults(merchant.tpin, '000', { forcedResult: { code: '910', message: 'Request parameter error', endpoints: ['selectCustomer'] } });
+    h.sim.control.setFaults(merchant.tpin, '000', {
+      forcedResult: { code: '910', message: 'Request parameter error', endpoints: ['selectCustomer'] },
+    });
     const unverified = expectStatus(await m.post('/api/v1/customers', { name: 'Zambezi Agro', tpin: '2000000003' }), 201).data;
     assert.equal(unverified.verification.state, 'failed');
     assert.equal(unverified.verification.resultCode, '910');
@@ -100,7 +111,9 @@ describe(`customers (${engineName})`, () => {
     h.startWorkers([(ctx) => customerRetryWorker(ctx, { pollMs: 50 })]);
     await eventually(async () => {
       const c = expectStatus(await m.get(`/api/v1/customers/${pending.id}`), 200).data;
-      return c.registration.state === 'pending' && c.verification.state === 'pending' && c.registration.lastError?.includes('838') ? c : undefined;
+      return c.registration.state === 'pending' && c.verification.state === 'pending' && c.registration.lastError?.includes('838')
+        ? c
+        : undefined;
     }, 'a retry that met 838');
 
     h.sim.control.clearFaults(merchant.tpin, '000');
@@ -131,7 +144,8 @@ describe(`customers (${engineName})`, () => {
   test('find by TPIN or by part of the name, paginated', async () => {
     const merchant = await h.addMerchant({ branches: ['000'] });
     const m = h.as(merchant);
-    for (let i = 0; i < 21; i++) expectStatus(await m.post('/api/v1/customers', { name: `Shop ${String(i).padStart(2, '0')} Kabwata` }), 201);
+    for (let i = 0; i < 21; i++)
+      expectStatus(await m.post('/api/v1/customers', { name: `Shop ${String(i).padStart(2, '0')} Kabwata` }), 201);
     expectStatus(await m.post('/api/v1/customers', { name: 'Lusaka Trading', tpin: KNOWN_TPIN }), 201);
 
     const page1 = expectStatus(await m.get('/api/v1/customers'), 200);
@@ -150,7 +164,7 @@ describe(`customers (${engineName})`, () => {
     expectInvalid(await m.get('/api/v1/customers?tpin=12'), 'tpin');
   });
 
-  test('bad input and branches: 422 in the spec\'s shapes', async () => {
+  test("bad input and branches: 422 in the spec's shapes", async () => {
     const m = h.as(h.merchant);
     expectInvalid(await m.post('/api/v1/customers', { tpin: KNOWN_TPIN }), 'name');
     expectInvalid(await m.post('/api/v1/customers', { name: 'X', tpin: '12345' }), 'tpin');
@@ -164,7 +178,7 @@ describe(`customers (${engineName})`, () => {
     expectStatus(await h.as(uninitialised).post('/api/v1/customers', { name: 'Local is fine' }), 201);
   });
 
-  test('another merchant\'s customer is not found', async () => {
+  test("another merchant's customer is not found", async () => {
     const mine = expectStatus(await h.as(h.merchant).post('/api/v1/customers', { name: 'Mine only' }), 201).data;
     const other = h.as(await h.addMerchant({ branches: ['000'] }));
     assert.equal((await other.get(`/api/v1/customers/${mine.id}`)).statusCode, 404);

@@ -12,12 +12,21 @@ import { CLASS_CODE, expectInvalid, expectStatus, startHarness, type Harness, ty
 
 test("an item's defaults are its authority's: Zambia's ZM and A; a generated code has KRA's shape too", () => {
   const zra = merchantProfile('zra');
-  assert.deepEqual(itemDefaults(zra), { itemTypeCode: '2', originCountryCode: 'ZM', packagingUnitCode: 'NT', quantityUnitCode: 'U', vatCategory: 'A' });
+  assert.deepEqual(itemDefaults(zra), {
+    itemTypeCode: '2',
+    originCountryCode: 'ZM',
+    packagingUnitCode: 'NT',
+    quantityUnitCode: 'U',
+    vatCategory: 'A',
+  });
   const kenyan = itemDefaults({ ...zra, country: 'KE', defaultTaxCategory: 'B' });
   assert.equal(kenyan.originCountryCode, 'KE');
   assert.equal(kenyan.vatCategory, 'B');
   // The research's example (§2.4): origin, type, packaging, quantity unit, a 7-digit sequence.
-  assert.equal(generatedItemCode({ originCountryCode: 'KE', itemTypeCode: '1', packagingUnitCode: 'NT', quantityUnitCode: 'XU' }, 1), 'KE1NTXU0000001');
+  assert.equal(
+    generatedItemCode({ originCountryCode: 'KE', itemTypeCode: '1', packagingUnitCode: 'NT', quantityUnitCode: 'XU' }, 1),
+    'KE1NTXU0000001',
+  );
   assert.equal(generatedItemCode(itemDefaults(zra), 12), 'ZM2NTU0000012');
 });
 

@@ -10,7 +10,13 @@ interface Reconciliation {
   branch: string;
   retrievedAt: string;
   summary: { matches: number; differs: number; missingAtAuthority: number; unknownToGateway: number };
-  items: Array<{ itemCode: string; state: string; differences: string[]; gateway: { name: string; defaultPrice: number } | null; authority: { name: string; defaultPrice: number } | null }>;
+  items: Array<{
+    itemCode: string;
+    state: string;
+    differences: string[];
+    gateway: { name: string; defaultPrice: number } | null;
+    authority: { name: string; defaultPrice: number } | null;
+  }>;
 }
 
 describe(`the authority's items and code tables (${engineName})`, () => {
@@ -24,7 +30,10 @@ describe(`the authority's items and code tables (${engineName})`, () => {
   test('items read back from the VSDC: matching, differing, missing and unknown ones', async () => {
     const merchant = await h.addMerchant({ branches: ['000'] });
     const create = async (name: string, defaultPrice: number) =>
-      (expectStatus(await h.as(merchant).post('/api/v1/items', { name, itemClsCd: CLASS_CODE, defaultPrice }), 201).data as { itemCode: string; registration: { state: string } });
+      expectStatus(await h.as(merchant).post('/api/v1/items', { name, itemClsCd: CLASS_CODE, defaultPrice }), 201).data as {
+        itemCode: string;
+        registration: { state: string };
+      };
     const oil = await create('Cooking oil 2L', 95);
     const salt = await create('Table salt 1kg', 12.5);
     const rice = await create('Rice 5kg', 140);
@@ -39,8 +48,15 @@ describe(`the authority's items and code tables (${engineName})`, () => {
     // The authority's copy drifts: a price changed elsewhere, an item it no longer lists, one the gateway never registered.
     const atAuthority = h.sim.state.device(merchant.tpin, '000').record.items;
     atAuthority.find((i) => i.itemCd === oil.itemCode)!.dftPrc = 99;
-    atAuthority.splice(atAuthority.findIndex((i) => i.itemCd === salt.itemCode), 1);
-    atAuthority.push({ ...atAuthority.find((i) => i.itemCd === rice.itemCode)!, itemCd: 'ZM2NTU9999999', itemNm: 'Registered by another till' });
+    atAuthority.splice(
+      atAuthority.findIndex((i) => i.itemCd === salt.itemCode),
+      1,
+    );
+    atAuthority.push({
+      ...atAuthority.find((i) => i.itemCd === rice.itemCode)!,
+      itemCd: 'ZM2NTU9999999',
+      itemNm: 'Registered by another till',
+    });
 
     const drifted = expectStatus(await h.as(merchant).get('/api/v1/item-reconciliation'), 200).data as Reconciliation;
     assert.deepEqual(drifted.summary, { matches: 1, differs: 1, missingAtAuthority: 1, unknownToGateway: 1 });
@@ -63,7 +79,10 @@ describe(`the authority's items and code tables (${engineName})`, () => {
     const down = await h.as(merchant).get('/api/v1/item-reconciliation');
     expectCoded(down, 503, 'vsdc_unreachable');
     assert.match(down.json().error.message, /did not answer/);
-    h.sim.control.setFaults(merchant.tpin, '000', { down: false, forcedResult: { code: '999', message: 'database error', endpoints: ['selectItems'] } });
+    h.sim.control.setFaults(merchant.tpin, '000', {
+      down: false,
+      forcedResult: { code: '999', message: 'database error', endpoints: ['selectItems'] },
+    });
     const refused = await h.as(merchant).get('/api/v1/item-reconciliation');
     expectCoded(refused, 502, 'vsdc_refused');
     assert.match(refused.json().error.message, /999/);
@@ -76,12 +95,25 @@ describe(`the authority's items and code tables (${engineName})`, () => {
 
   test('the code tables are synced with the catalogue and listed by class', async () => {
     const merchant = await h.addMerchant({ branches: ['000'] });
-    const all = expectStatus(await h.as(merchant).get('/api/v1/codes'), 200).data as Array<{ classCode: string; className: string; codes: Array<{ code: string; name: string; inUse: boolean }> }>;
+    const all = expectStatus(await h.as(merchant).get('/api/v1/codes'), 200).data as Array<{
+      classCode: string;
+      className: string;
+      codes: Array<{ code: string; name: string; inUse: boolean }>;
+    }>;
     const payment = all.find((c) => c.classCode === '07');
     assert.ok(payment, 'the payment types are there');
-    assert.deepEqual(payment.codes.slice(0, 2).map((c) => [c.code, c.name, c.inUse]), [['01', 'CASH', true], ['02', 'CREDIT', true]]);
+    assert.deepEqual(
+      payment.codes.slice(0, 2).map((c) => [c.code, c.name, c.inUse]),
+      [
+        ['01', 'CASH', true],
+        ['02', 'CREDIT', true],
+      ],
+    );
     const narrowed = expectStatus(await h.as(merchant).get('/api/v1/codes?class=07'), 200).data as Array<{ classCode: string }>;
-    assert.deepEqual(narrowed.map((c) => c.classCode), ['07']);
+    assert.deepEqual(
+      narrowed.map((c) => c.classCode),
+      ['07'],
+    );
     expectStatus(await h.as(merchant).get('/api/v1/codes?class=nope!'), 422);
     expectStatus(await h.as(merchant).get('/api/v1/codes', { authorization: 'Bearer nope' }), 401);
   });

@@ -18,11 +18,21 @@ describe(`items (${engineName})`, () => {
   });
   after(() => h.close());
 
-  const authorityItems = (merchant: Merchant) => (h.sim.control.getDevice(merchant.tpin, '000')?.items ?? []) as Array<{ itemCd: string; itemNm: string; itemClsCd: string; dftPrc: number; useYn: string }>;
+  const authorityItems = (merchant: Merchant) =>
+    (h.sim.control.getDevice(merchant.tpin, '000')?.items ?? []) as Array<{
+      itemCd: string;
+      itemNm: string;
+      itemClsCd: string;
+      dftPrc: number;
+      useYn: string;
+    }>;
 
   test('an item is registered with the authority, under a generated authority item code', async () => {
     const m = h.as(h.merchant);
-    const first = expectStatus(await m.post('/api/v1/items', { name: 'Cooking oil 2L', itemClsCd: CLASS_CODE, defaultPrice: 95.5 }), 201).data;
+    const first = expectStatus(
+      await m.post('/api/v1/items', { name: 'Cooking oil 2L', itemClsCd: CLASS_CODE, defaultPrice: 95.5 }),
+      201,
+    ).data;
     assert.match(first.itemCode, /^ZM2NTU\d{7}$/);
     assert.equal(first.itemClsCd, CLASS_CODE);
     assert.equal(first.registration.state, 'registered');
@@ -31,7 +41,15 @@ describe(`items (${engineName})`, () => {
     assert.equal(first.branch, '000');
     assert.equal(first.source, 'api');
     assert.deepEqual(
-      [first.itemTypeCode, first.originCountryCode, first.packagingUnitCode, first.quantityUnitCode, first.vatCategory, first.defaultPrice, first.active],
+      [
+        first.itemTypeCode,
+        first.originCountryCode,
+        first.packagingUnitCode,
+        first.quantityUnitCode,
+        first.vatCategory,
+        first.defaultPrice,
+        first.active,
+      ],
       ['2', 'ZM', 'NT', 'U', 'A', 95.5, true],
     );
     const atAuthority = authorityItems(h.merchant).find((i) => i.itemCd === first.itemCode);
@@ -39,18 +57,35 @@ describe(`items (${engineName})`, () => {
     assert.equal(atAuthority.itemNm, 'Cooking oil 2L');
     assert.equal(atAuthority.dftPrc, 95.5);
 
-    const service = expectStatus(await m.post('/api/v1/items', { name: 'Delivery', itemClsCd: CLASS_CODE, itemTypeCode: '3', quantityUnitCode: 'NO', originCountryCode: 'ZA' }), 201).data;
+    const service = expectStatus(
+      await m.post('/api/v1/items', {
+        name: 'Delivery',
+        itemClsCd: CLASS_CODE,
+        itemTypeCode: '3',
+        quantityUnitCode: 'NO',
+        originCountryCode: 'ZA',
+      }),
+      201,
+    ).data;
     assert.match(service.itemCode, /^ZA3NTNO\d{7}$/);
     assert.equal(Number(service.itemCode.slice(-7)), Number(first.itemCode.slice(-7)) + 1, 'one sequence per merchant');
 
-    const chosen = expectStatus(await m.post('/api/v1/items', { name: 'Sugar 1kg', itemClsCd: CLASS_CODE, itemCode: 'SUGAR-1KG' }), 201).data;
+    const chosen = expectStatus(
+      await m.post('/api/v1/items', { name: 'Sugar 1kg', itemClsCd: CLASS_CODE, itemCode: 'SUGAR-1KG' }),
+      201,
+    ).data;
     assert.equal(chosen.itemCode, 'SUGAR-1KG');
     expectInvalid(await m.post('/api/v1/items', { name: 'Sugar again', itemClsCd: CLASS_CODE, itemCode: 'SUGAR-1KG' }), 'itemCode');
     // Another merchant may use the same code.
-    expectStatus(await h.as(await h.addMerchant({ branches: ['000'] })).post('/api/v1/items', { name: 'Sugar', itemClsCd: CLASS_CODE, itemCode: 'SUGAR-1KG' }), 201);
+    expectStatus(
+      await h
+        .as(await h.addMerchant({ branches: ['000'] }))
+        .post('/api/v1/items', { name: 'Sugar', itemClsCd: CLASS_CODE, itemCode: 'SUGAR-1KG' }),
+      201,
+    );
   });
 
-  test('one item by id or by authority item code; another merchant\'s is not found', async () => {
+  test("one item by id or by authority item code; another merchant's is not found", async () => {
     const m = h.as(h.merchant);
     const item = expectStatus(await m.post('/api/v1/items', { name: 'Bread', itemClsCd: CLASS_CODE }), 201).data;
     assert.deepEqual(expectStatus(await m.get(`/api/v1/items/${item.id}`), 200).data, item);
@@ -77,13 +112,22 @@ describe(`items (${engineName})`, () => {
     assert.equal((await m.patch(`/api/v1/items/${item.id}`, {})).statusCode, 422);
     expectInvalid(await m.patch(`/api/v1/items/${item.id}`, { itemCode: 'NEW' }), 'itemCode');
     expectCoded(await m.post('/api/v1/items', { name: 'Branch', itemClsCd: CLASS_CODE }, { 'x-branch': '009' }), 422, 'branch_not_found');
-    expectCoded(await h.as(await h.addMerchant({ branches: ['000'], initialize: false })).post('/api/v1/items', { name: 'Uninit', itemClsCd: CLASS_CODE }), 422, 'branch_not_initialized');
+    expectCoded(
+      await h
+        .as(await h.addMerchant({ branches: ['000'], initialize: false }))
+        .post('/api/v1/items', { name: 'Uninit', itemClsCd: CLASS_CODE }),
+      422,
+      'branch_not_initialized',
+    );
   });
 
   test('an amendment is sent with updateItem and the item stays registered', async () => {
     const m = h.as(h.merchant);
     const item = expectStatus(await m.post('/api/v1/items', { name: 'Rice 5kg', itemClsCd: CLASS_CODE, defaultPrice: 120 }), 201).data;
-    const amended = expectStatus(await m.patch(`/api/v1/items/${item.itemCode}`, { name: 'Rice 5kg (long grain)', defaultPrice: 125, itemClsCd: OTHER_CLASS_CODE }), 200).data;
+    const amended = expectStatus(
+      await m.patch(`/api/v1/items/${item.itemCode}`, { name: 'Rice 5kg (long grain)', defaultPrice: 125, itemClsCd: OTHER_CLASS_CODE }),
+      200,
+    ).data;
     assert.equal(amended.registration.state, 'registered');
     assert.equal(amended.registration.registeredAt, item.registration.registeredAt);
     assert.equal(amended.name, 'Rice 5kg (long grain)');
@@ -129,11 +173,13 @@ describe(`items (${engineName})`, () => {
   test('refused by the authority: failed with its code and text; amending sends it again', async () => {
     const merchant = await h.addMerchant({ branches: ['000'] });
     const m = h.as(merchant);
-    h.sim.control.setFaults(merchant.tpin, '000', { forcedResult: { code: '910', message: 'Validation error for fields: [\'itemNm\': too long]' } });
+    h.sim.control.setFaults(merchant.tpin, '000', {
+      forcedResult: { code: '910', message: "Validation error for fields: ['itemNm': too long]" },
+    });
     const failed = expectStatus(await m.post('/api/v1/items', { name: 'Very long name', itemClsCd: CLASS_CODE }), 201).data;
     assert.equal(failed.registration.state, 'failed');
     assert.equal(failed.registration.resultCode, '910');
-    assert.equal(failed.registration.message, 'Validation error for fields: [\'itemNm\': too long]');
+    assert.equal(failed.registration.message, "Validation error for fields: ['itemNm': too long]");
     assert.equal(failed.registration.nextAttemptAt, null);
 
     h.sim.control.clearFaults(merchant.tpin, '000');
@@ -162,13 +208,20 @@ describe(`items (${engineName})`, () => {
       { name: 'Matches', classificationCode: CLASS_CODE, price: '2.5', vatCategory: 'D' },
     ];
     const created = await recordDraftItemsFromSale(h.t.ctx.db, merchant.tenantId, lines);
-    assert.deepEqual(created.map((d) => [d.name, d.itemClsCd, d.defaultPrice, d.vatCategory]), [
-      ['Cooking Oil 2L', CLASS_CODE, 95, 'A'],
-      ['Matches', CLASS_CODE, 2.5, 'D'],
-    ]);
+    assert.deepEqual(
+      created.map((d) => [d.name, d.itemClsCd, d.defaultPrice, d.vatCategory]),
+      [
+        ['Cooking Oil 2L', CLASS_CODE, 95, 'A'],
+        ['Matches', CLASS_CODE, 2.5, 'D'],
+      ],
+    );
     assert.ok(created.every((d) => d.registration.state === 'draft' && d.source === 'sale' && d.branch === null));
     assert.deepEqual(await recordDraftItemsFromSale(h.t.ctx.db, merchant.tenantId, lines), [], 'a repeat records nothing');
-    const concurrent = await Promise.all([1, 2, 3].map(() => recordDraftItemsFromSale(h.t.ctx.db, merchant.tenantId, [{ name: 'Candles', classificationCode: CLASS_CODE, price: 5 }])));
+    const concurrent = await Promise.all(
+      [1, 2, 3].map(() =>
+        recordDraftItemsFromSale(h.t.ctx.db, merchant.tenantId, [{ name: 'Candles', classificationCode: CLASS_CODE, price: 5 }]),
+      ),
+    );
     assert.equal(concurrent.flat().length, 1, 'concurrent sales draft a name once');
     // Inside the caller's transaction, a clash never aborts it.
     await h.t.ctx.db.transaction().execute(async (trx) => {
@@ -179,7 +232,11 @@ describe(`items (${engineName})`, () => {
     const drafts = expectStatus(await m.get('/api/v1/items?state=draft'), 200);
     assert.deepEqual(drafts.data.map((d: { name: string }) => d.name).sort(), ['Candles', 'Cooking Oil 2L', 'Matches']);
     const catalogue = expectStatus(await m.get('/api/v1/items'), 200);
-    assert.deepEqual(catalogue.data.map((i: { id: number }) => i.id), [known.id], 'the catalogue leaves drafts out');
+    assert.deepEqual(
+      catalogue.data.map((i: { id: number }) => i.id),
+      [known.id],
+      'the catalogue leaves drafts out',
+    );
     const draft = created[0]!;
     assert.ok(!authorityItems(merchant).some((i) => i.itemCd === draft.itemCode), 'a draft is never sent on its own');
 
@@ -194,7 +251,12 @@ describe(`items (${engineName})`, () => {
     expectCoded(await m.post(`/api/v1/items/${draft.id}/release`), 409, 'item_not_draft');
     expectCoded(await m.post(`/api/v1/items/${known.id}/release`), 409, 'item_not_draft');
     // A sale naming the released product no longer drafts it.
-    assert.deepEqual(await recordDraftItemsFromSale(h.t.ctx.db, merchant.tenantId, [{ name: 'cooking oil 2 LITRE', classificationCode: CLASS_CODE, price: 1 }]), []);
+    assert.deepEqual(
+      await recordDraftItemsFromSale(h.t.ctx.db, merchant.tenantId, [
+        { name: 'cooking oil 2 LITRE', classificationCode: CLASS_CODE, price: 1 },
+      ]),
+      [],
+    );
   });
 
   test('the list filters by state, name and classification, and pages', async () => {
@@ -209,8 +271,14 @@ describe(`items (${engineName})`, () => {
     const page1 = expectStatus(await m.get('/api/v1/items'), 200);
     assert.deepEqual(page1.meta, { page: 1, perPage: 20, total: 23, lastPage: 2 });
     assert.equal(expectStatus(await m.get('/api/v1/items?name=NAIL'), 200).meta.total, 21);
-    assert.deepEqual(expectStatus(await m.get(`/api/v1/items?itemClsCd=${OTHER_CLASS_CODE}`), 200).data.map((i: { name: string }) => i.name), ['Saw', 'Hammer']);
-    assert.deepEqual(expectStatus(await m.get('/api/v1/items?state=failed'), 200).data.map((i: { name: string }) => i.name), ['Saw']);
+    assert.deepEqual(
+      expectStatus(await m.get(`/api/v1/items?itemClsCd=${OTHER_CLASS_CODE}`), 200).data.map((i: { name: string }) => i.name),
+      ['Saw', 'Hammer'],
+    );
+    assert.deepEqual(
+      expectStatus(await m.get('/api/v1/items?state=failed'), 200).data.map((i: { name: string }) => i.name),
+      ['Saw'],
+    );
     assert.equal(expectStatus(await m.get(`/api/v1/items?state=registered&itemClsCd=${OTHER_CLASS_CODE}`), 200).meta.total, 1);
     expectInvalid(await m.get('/api/v1/items?state=sold'), 'state');
   });
@@ -219,7 +287,11 @@ describe(`items (${engineName})`, () => {
     const merchant = await h.addMerchant({ branches: ['000'] });
     const m = h.as(merchant);
     h.sim.control.setFaults(merchant.tpin, '000', { down: true });
-    for (let i = 0; i < 6; i++) assert.equal(expectStatus(await m.post('/api/v1/items', { name: `Bolt M${i}`, itemClsCd: CLASS_CODE }), 201).data.registration.state, 'pending');
+    for (let i = 0; i < 6; i++)
+      assert.equal(
+        expectStatus(await m.post('/api/v1/items', { name: `Bolt M${i}`, itemClsCd: CLASS_CODE }), 201).data.registration.state,
+        'pending',
+      );
     await eventually(async () => {
       const due = await h.t.ctx.db
         .selectFrom('items')
@@ -230,7 +302,10 @@ describe(`items (${engineName})`, () => {
       return due.n === 6 ? true : undefined;
     }, 'the backoff to pass');
     const claims = await Promise.all([1, 2, 3].map(() => claimDueItems(h.t.ctx.db, h.t.ctx.secretBox, 60_000, 100)));
-    const ids = claims.flat().filter((item) => item.device.tpin === merchant.tpin).map((item) => item.id);
+    const ids = claims
+      .flat()
+      .filter((item) => item.device.tpin === merchant.tpin)
+      .map((item) => item.id);
     assert.equal(ids.length, 6);
     assert.equal(new Set(ids).size, 6, 'each item went to exactly one worker');
     h.sim.control.clearFaults(merchant.tpin, '000');

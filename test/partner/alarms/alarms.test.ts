@@ -22,7 +22,11 @@ describe('BACKLOG_ALARM_AGES', () => {
     assert.deepEqual(loadConfig({}).backlogAlarmAgesSec, [3600, 43200, 86400]);
     assert.deepEqual(loadConfig({ BACKLOG_ALARM_AGES: ' 600, 7200 ' }).backlogAlarmAgesSec, [600, 7200]);
     for (const bad of ['0', '60,30', '60,60', '1h', '-5', '1.5']) {
-      assert.throws(() => loadConfig({ BACKLOG_ALARM_AGES: bad }), (err: unknown) => err instanceof ConfigError && err.variable === 'BACKLOG_ALARM_AGES', bad);
+      assert.throws(
+        () => loadConfig({ BACKLOG_ALARM_AGES: bad }),
+        (err: unknown) => err instanceof ConfigError && err.variable === 'BACKLOG_ALARM_AGES',
+        bad,
+      );
     }
   });
 });
@@ -33,12 +37,22 @@ describe('alarm rules', () => {
     const none = { kind: 'none' };
     assert.deepEqual(decideAlarm({ openThresholdSec: null, episodeStillPending: false, oldestAgeSec: null }, ages), none);
     assert.deepEqual(decideAlarm({ openThresholdSec: null, episodeStillPending: false, oldestAgeSec: 3599 }, ages), none);
-    assert.deepEqual(decideAlarm({ openThresholdSec: null, episodeStillPending: false, oldestAgeSec: 3600 }, ages), { kind: 'backlog', thresholdSec: 3600 });
+    assert.deepEqual(decideAlarm({ openThresholdSec: null, episodeStillPending: false, oldestAgeSec: 3600 }, ages), {
+      kind: 'backlog',
+      thresholdSec: 3600,
+    });
     assert.deepEqual(decideAlarm({ openThresholdSec: 3600, episodeStillPending: true, oldestAgeSec: 40000 }, ages), none);
-    assert.deepEqual(decideAlarm({ openThresholdSec: 3600, episodeStillPending: true, oldestAgeSec: 90000 }, ages), { kind: 'backlog', thresholdSec: 86400 });
+    assert.deepEqual(decideAlarm({ openThresholdSec: 3600, episodeStillPending: true, oldestAgeSec: 90000 }, ages), {
+      kind: 'backlog',
+      thresholdSec: 86400,
+    });
     assert.deepEqual(decideAlarm({ openThresholdSec: 86400, episodeStillPending: true, oldestAgeSec: 900000 }, ages), none);
     assert.deepEqual(decideAlarm({ openThresholdSec: 3600, episodeStillPending: false, oldestAgeSec: null }, ages), { kind: 'recovered' });
-    assert.deepEqual(decideAlarm({ openThresholdSec: 3600, episodeStillPending: false, oldestAgeSec: 10 }, ages), { kind: 'recovered' }, 'new documents after the outage do not prolong it');
+    assert.deepEqual(
+      decideAlarm({ openThresholdSec: 3600, episodeStillPending: false, oldestAgeSec: 10 }, ages),
+      { kind: 'recovered' },
+      'new documents after the outage do not prolong it',
+    );
   });
 });
 
@@ -53,7 +67,12 @@ describe(`backlog alarms (${engineName})`, () => {
     const res = await h.post('/api/v1/sales', saleBody());
     assert.equal(res.json().data.status, 'pending');
     await eventually(async () => {
-      const q = await h.ctx.db.selectFrom('filing_queues as q').innerJoin('devices as d', 'd.id', 'q.device_id').select('q.last_error').where('d.tenant_id', '=', h.merchant.tenantId).executeTakeFirst();
+      const q = await h.ctx.db
+        .selectFrom('filing_queues as q')
+        .innerJoin('devices as d', 'd.id', 'q.device_id')
+        .select('q.last_error')
+        .where('d.tenant_id', '=', h.merchant.tenantId)
+        .executeTakeFirst();
       return q?.last_error ?? undefined;
     }, 'the filer to record the outage');
     return res.json().data.id;
@@ -61,7 +80,10 @@ describe(`backlog alarms (${engineName})`, () => {
 
   async function drain(saleId: number): Promise<void> {
     up();
-    await eventually(async () => ((await h.get(`/api/v1/sales/${saleId}`)).json().data.status === 'uploaded' ? true : undefined), 'the backlog to drain');
+    await eventually(
+      async () => ((await h.get(`/api/v1/sales/${saleId}`)).json().data.status === 'uploaded' ? true : undefined),
+      'the backlog to drain',
+    );
   }
 
   before(async () => {
@@ -77,10 +99,21 @@ describe(`backlog alarms (${engineName})`, () => {
     assert.deepEqual(await evaluateBacklogAlarms(h.ctx, later(2 * HOUR)), { backlog: 0, recovered: 0 }, 'once per threshold');
     assert.deepEqual(await evaluateBacklogAlarms(h.ctx, later(13 * HOUR)), { backlog: 1, recovered: 0 });
     assert.deepEqual(await evaluateBacklogAlarms(h.ctx, later(25 * HOUR)), { backlog: 1, recovered: 0 });
-    assert.deepEqual(await evaluateBacklogAlarms(h.ctx, later(48 * HOUR)), { backlog: 0, recovered: 0 }, 'nothing after the last threshold');
+    assert.deepEqual(
+      await evaluateBacklogAlarms(h.ctx, later(48 * HOUR)),
+      { backlog: 0, recovered: 0 },
+      'nothing after the last threshold',
+    );
 
     const alarms = await stored();
-    assert.deepEqual(alarms.map((e) => [e.event, e.data.backlog.thresholdSeconds]), [['branch.backlog', 3600], ['branch.backlog', 43200], ['branch.backlog', 86400]]);
+    assert.deepEqual(
+      alarms.map((e) => [e.event, e.data.backlog.thresholdSeconds]),
+      [
+        ['branch.backlog', 3600],
+        ['branch.backlog', 43200],
+        ['branch.backlog', 86400],
+      ],
+    );
     const first = alarms[0]!;
     assert.equal(first.data.branch.tenantId, h.merchant.tenantId);
     assert.equal(first.data.branch.tpin, h.merchant.tpin);
@@ -110,7 +143,10 @@ describe(`backlog alarms (${engineName})`, () => {
     const first = await queueWhileDown();
     assert.deepEqual(await evaluateBacklogAlarms(h.ctx, later(25 * HOUR)), { backlog: 1, recovered: 0 });
     const fired = (await stored()).slice(before);
-    assert.deepEqual(fired.map((e) => [e.event, e.data.backlog.thresholdSeconds]), [['branch.backlog', 86400]]);
+    assert.deepEqual(
+      fired.map((e) => [e.event, e.data.backlog.thresholdSeconds]),
+      [['branch.backlog', 86400]],
+    );
     await drain(first);
     assert.deepEqual(await evaluateBacklogAlarms(h.ctx, later(26 * HOUR)), { backlog: 0, recovered: 1 });
 
@@ -140,11 +176,19 @@ describe(`backlog alarms (${engineName})`, () => {
     try {
       const at = later(HOUR + 1_000);
       const results = await Promise.all(Array.from({ length: 6 }, (_, i) => evaluateBacklogAlarms(contexts[i % contexts.length]!, at)));
-      assert.equal(results.reduce((n, r) => n + r.backlog, 0), 1);
+      assert.equal(
+        results.reduce((n, r) => n + r.backlog, 0),
+        1,
+      );
       assert.equal((await stored()).length, before + 1);
       await drain(saleId);
-      const recoveries = await Promise.all(Array.from({ length: 6 }, (_, i) => evaluateBacklogAlarms(contexts[i % contexts.length]!, later(2 * HOUR))));
-      assert.equal(recoveries.reduce((n, r) => n + r.recovered, 0), 1);
+      const recoveries = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => evaluateBacklogAlarms(contexts[i % contexts.length]!, later(2 * HOUR))),
+      );
+      assert.equal(
+        recoveries.reduce((n, r) => n + r.recovered, 0),
+        1,
+      );
     } finally {
       for (const close of extra) await close();
     }
@@ -176,17 +220,28 @@ describe(`the backlog alarm worker with short thresholds (${engineName})`, () =>
     assert.equal(sale.json().data.status, 'pending');
     await eventually(() => alarmsReceived(receiver).length >= 2, 'both thresholds', 20_000);
     h.sim.control.clearFaults(h.merchant.tpin, '000');
-    const events = await eventually(() => {
-      const got = alarmsReceived(receiver);
-      return got.some((e) => e.event === 'branch.recovered') ? got : undefined;
-    }, 'branch.recovered', 20_000);
-    assert.deepEqual(events.map((e) => [e.event, e.data.backlog.thresholdSeconds ?? e.data.backlog.lastThresholdSeconds]), [
-      ['branch.backlog', 1],
-      ['branch.backlog', 2],
-      ['branch.recovered', 2],
-    ]);
+    const events = await eventually(
+      () => {
+        const got = alarmsReceived(receiver);
+        return got.some((e) => e.event === 'branch.recovered') ? got : undefined;
+      },
+      'branch.recovered',
+      20_000,
+    );
+    assert.deepEqual(
+      events.map((e) => [e.event, e.data.backlog.thresholdSeconds ?? e.data.backlog.lastThresholdSeconds]),
+      [
+        ['branch.backlog', 1],
+        ['branch.backlog', 2],
+        ['branch.recovered', 2],
+      ],
+    );
     for (const request of receiver.requests.filter((r) => String(r.headers['x-webhook-event']).startsWith('branch.'))) {
-      const check = verifyWebhook({ payload: Buffer.from(request.body), header: request.headers['x-service-signature'], secret: endpoint.secret });
+      const check = verifyWebhook({
+        payload: Buffer.from(request.body),
+        header: request.headers['x-service-signature'],
+        secret: endpoint.secret,
+      });
       assert.equal(check.ok, true, 'signed with the endpoint secret');
       assert.equal(request.headers['x-webhook-id'], JSON.parse(request.body).id);
     }

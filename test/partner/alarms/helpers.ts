@@ -14,20 +14,32 @@ export interface AlarmEvent {
 }
 
 /** An endpoint of the partner subscribed, through the API, to the invoice and the branch events. */
-export async function subscribeToAlarms(t: TestApp, _ctx: AppContext, partnerSecret: string, receiver: Receiver): Promise<{ id: number; secret: string }> {
-  const { endpoint, secret } = await registerEndpoint(t, partnerSecret, { url: `${receiver.url}/alarms`, events: [...INVOICE_EVENT_TYPES, ...ALARM_EVENT_TYPES] });
+export async function subscribeToAlarms(
+  t: TestApp,
+  _ctx: AppContext,
+  partnerSecret: string,
+  receiver: Receiver,
+): Promise<{ id: number; secret: string }> {
+  const { endpoint, secret } = await registerEndpoint(t, partnerSecret, {
+    url: `${receiver.url}/alarms`,
+    events: [...INVOICE_EVENT_TYPES, ...ALARM_EVENT_TYPES],
+  });
   return { id: endpoint.id, secret };
 }
 
 /** Branch events the receiver got, oldest first. */
 export function alarmsReceived(receiver: Receiver): AlarmEvent[] {
-  return receiver.requests
-    .map((r) => JSON.parse(r.body) as AlarmEvent)
-    .filter((e) => e.event.startsWith('branch.'));
+  return receiver.requests.map((r) => JSON.parse(r.body) as AlarmEvent).filter((e) => e.event.startsWith('branch.'));
 }
 
 /** Branch events stored for a tenant (delivered or not), oldest first. */
 export async function alarmsStored(ctx: AppContext, tenantId: number): Promise<AlarmEvent[]> {
-  const rows = await ctx.db.selectFrom('webhook_events').select('body').where('tenant_id', '=', tenantId).where('type', 'like', 'branch.%').orderBy('id').execute();
+  const rows = await ctx.db
+    .selectFrom('webhook_events')
+    .select('body')
+    .where('tenant_id', '=', tenantId)
+    .where('type', 'like', 'branch.%')
+    .orderBy('id')
+    .execute();
   return rows.map((r) => JSON.parse(r.body) as AlarmEvent);
 }

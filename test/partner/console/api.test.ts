@@ -39,7 +39,8 @@ describe(`console read endpoints (${engineName})`, () => {
     await receiver.close();
   });
 
-  const asPartner = (url: string, merchant: Merchant = h.merchant) => h.t.inject({ method: 'GET', url, headers: bearer(merchant.partnerSecret) });
+  const asPartner = (url: string, merchant: Merchant = h.merchant) =>
+    h.t.inject({ method: 'GET', url, headers: bearer(merchant.partnerSecret) });
   const asAdmin = (url: string) => h.t.inject({ method: 'GET', url, headers: bearer(TEST_ADMIN_TOKEN) });
   const branchOf = async (merchant: Merchant = h.merchant): Promise<Backlog> => {
     const page = ok(await asPartner(`/api/v1/partner/backlog?tenant=${merchant.tenantId}`, merchant));
@@ -75,7 +76,10 @@ describe(`console read endpoints (${engineName})`, () => {
     assert.ok(down.vsdc.nextAttemptAt);
 
     const onlyPending = ok(await asPartner('/api/v1/partner/backlog?pendingOnly=true'));
-    assert.deepEqual(onlyPending.data.map((b: Backlog) => b.tenantId), [h.merchant.tenantId]);
+    assert.deepEqual(
+      onlyPending.data.map((b: Backlog) => b.tenantId),
+      [h.merchant.tenantId],
+    );
 
     h.sim.control.clearFaults(h.merchant.tpin, '000');
     await settled(queued.json().data.id);
@@ -86,7 +90,7 @@ describe(`console read endpoints (${engineName})`, () => {
     assert.equal(drained.vsdc.lastError, null);
   });
 
-  test('failed documents carry the authority\'s resultCode and lastError, and only the partner\'s own', async () => {
+  test("failed documents carry the authority's resultCode and lastError, and only the partner's own", async () => {
     h.sim.control.setFaults(h.merchant.tpin, '000', { reject: { count: 1, code: '910', message: 'Request parameter error' } });
     const refused = await h.post('/api/v1/sales', saleBody({ clientInvoiceNo: 'REFUSED-1' }));
     await settled(refused.json().data.id);
@@ -102,7 +106,10 @@ describe(`console read endpoints (${engineName})`, () => {
     assert.equal((await branchOf()).failed, 1);
 
     const defaultIsFailed = ok(await asPartner('/api/v1/partner/documents'));
-    assert.deepEqual(defaultIsFailed.data.map((d: { id: number }) => d.id), page.data.map((d: { id: number }) => d.id));
+    assert.deepEqual(
+      defaultIsFailed.data.map((d: { id: number }) => d.id),
+      page.data.map((d: { id: number }) => d.id),
+    );
     const byBranch = ok(await asPartner('/api/v1/partner/documents?status=uploaded&branch=000'));
     assert.ok(byBranch.data.length >= 2 && byBranch.data.every((d: { status: string }) => d.status === 'uploaded'));
     for (const summary of byBranch.data) {
@@ -116,10 +123,10 @@ describe(`console read endpoints (${engineName})`, () => {
     assert.equal(defaultIsFailed.meta.total, 1);
     const theirs = ok(await asPartner('/api/v1/partner/documents?status=failed', other));
     assert.deepEqual(theirs.data, []);
-    assert.equal(theirs.meta.total, 0, 'another partner\'s refusal is not counted');
+    assert.equal(theirs.meta.total, 0, "another partner's refusal is not counted");
   });
 
-  test('another partner\'s merchant is a 404 on every console read', async () => {
+  test("another partner's merchant is a 404 on every console read", async () => {
     for (const url of [
       `/api/v1/partner/backlog?tenant=${h.merchant.tenantId}`,
       `/api/v1/partner/documents?tenant=${h.merchant.tenantId}`,
@@ -131,7 +138,10 @@ describe(`console read endpoints (${engineName})`, () => {
       assert.equal(typeof res.json().message, 'string');
     }
     const theirs = ok(await asPartner('/api/v1/partner/backlog', other));
-    assert.deepEqual(theirs.data.map((b: Backlog) => b.tenantId), [other.tenantId]);
+    assert.deepEqual(
+      theirs.data.map((b: Backlog) => b.tenantId),
+      [other.tenantId],
+    );
   });
 
   test('filings per minute over 24 h add up to the documents, by status', async () => {
@@ -150,7 +160,12 @@ describe(`console read endpoints (${engineName})`, () => {
     assert.deepEqual(summed, expected);
     assert.equal(ok(await asPartner('/api/v1/partner/filings?window=1h')).data.window, '1h');
     assert.equal((await asPartner('/api/v1/partner/filings?window=2d')).statusCode, 422);
-    assert.deepEqual(ok(await asPartner('/api/v1/partner/filings', other)).data.totals, { uploaded: 0, pending: 0, failed: 0, resolved: 0 });
+    assert.deepEqual(ok(await asPartner('/api/v1/partner/filings', other)).data.totals, {
+      uploaded: 0,
+      pending: 0,
+      failed: 0,
+      resolved: 0,
+    });
   });
 
   test('webhook success rate per endpoint, needing webhooks:read', async () => {
@@ -176,14 +191,22 @@ describe(`console read endpoints (${engineName})`, () => {
     assert.equal(noBacklog.statusCode, 403);
   });
 
-  test('the operator sees every merchant with its account state, and every partner\'s backlog', async () => {
-    const patch = await h.t.inject({ method: 'PATCH', url: `/admin/v1/tenants/${other.tenantId}`, headers: bearer(TEST_ADMIN_TOKEN), payload: { status: 'suspended', plan: 'growth' } });
+  test("the operator sees every merchant with its account state, and every partner's backlog", async () => {
+    const patch = await h.t.inject({
+      method: 'PATCH',
+      url: `/admin/v1/tenants/${other.tenantId}`,
+      headers: bearer(TEST_ADMIN_TOKEN),
+      payload: { status: 'suspended', plan: 'growth' },
+    });
     assert.equal(patch.statusCode, 200, patch.body);
     const all = ok(await asAdmin('/admin/v1/tenants'));
     const ids = all.data.map((t: { id: number }) => t.id);
     assert.ok(ids.includes(h.merchant.tenantId) && ids.includes(other.tenantId));
     const suspended = ok(await asAdmin('/admin/v1/tenants?status=suspended'));
-    assert.deepEqual(suspended.data.map((t: { id: number }) => t.id), [other.tenantId]);
+    assert.deepEqual(
+      suspended.data.map((t: { id: number }) => t.id),
+      [other.tenantId],
+    );
     const row = suspended.data[0];
     assert.equal(row.plan, 'growth');
     assert.equal(row.subscription, 'active');
@@ -199,13 +222,20 @@ describe(`console read endpoints (${engineName})`, () => {
     const failed = ok(await asAdmin(`/admin/v1/documents?status=failed&partner=${h.merchant.partnerId}`));
     assert.equal(failed.data[0].resultCode, '910');
     assert.equal(failed.meta.total, 1);
-    assert.ok(ok(await asAdmin('/admin/v1/documents')).meta.total >= 1, 'everyone\'s failed documents, kept per partner, summed');
+    assert.ok(ok(await asAdmin('/admin/v1/documents')).meta.total >= 1, "everyone's failed documents, kept per partner, summed");
     assert.ok(ok(await asAdmin('/admin/v1/filings?window=6h')).data.totals.uploaded >= 3);
   });
 
   test('the new reads are in the OpenAPI document', async () => {
     const doc = ok(await h.t.inject({ method: 'GET', url: '/docs/openapi.json' }));
-    for (const path of ['/api/v1/partner/backlog', '/api/v1/partner/documents', '/api/v1/partner/filings', '/api/v1/partner/webhook-stats', '/admin/v1/tenants', '/api/v1/sales/{sale}/receipt']) {
+    for (const path of [
+      '/api/v1/partner/backlog',
+      '/api/v1/partner/documents',
+      '/api/v1/partner/filings',
+      '/api/v1/partner/webhook-stats',
+      '/admin/v1/tenants',
+      '/api/v1/sales/{sale}/receipt',
+    ]) {
       assert.ok(doc.paths[path]?.get, `${path} is documented`);
     }
     assert.ok(doc.paths['/api/v1/sales/{sale}/receipt'].get.responses['200'].content['application/pdf']);

@@ -44,27 +44,43 @@ describe(`the console by the merchant's authority (${engineName})`, { skip: skip
     await browser.page.getByText('3 digits; 000 is headquarters.').waitFor();
   });
 
-  test("a Kenyan merchant: KRA's letters (B chosen), KE item codes and 2-digit branches", { skip: kra ? false : 'the registry has no kra-oscu profile yet (src/authorities/index.ts): runs once the KRA adapter is merged' }, async () => {
-    const kenyan = await h.addMerchant();
-    await h.ctx.db.updateTable('tenants').set({ authority: 'kra', timezone: 'Africa/Nairobi' }).where('id', '=', kenyan.tenantId).execute();
-    await browser.signInMerchant(kenyan);
-    const { codes, chosen } = await itemCategories();
-    assert.deepEqual(codes, kra!.taxCategories.map((c) => c.code));
-    assert.equal(chosen, 'B');
-    await browser.page.getByText('the gateway makes one (KE2NTU0000001…)').waitFor();
-    await browser.open('Devices');
-    await browser.page.getByText(`${kra!.branch.words}; 00 is headquarters.`).waitFor();
+  test(
+    "a Kenyan merchant: KRA's letters (B chosen), KE item codes and 2-digit branches",
+    { skip: kra ? false : 'the registry has no kra-oscu profile yet (src/authorities/index.ts): runs once the KRA adapter is merged' },
+    async () => {
+      const kenyan = await h.addMerchant();
+      await h.ctx.db
+        .updateTable('tenants')
+        .set({ authority: 'kra', timezone: 'Africa/Nairobi' })
+        .where('id', '=', kenyan.tenantId)
+        .execute();
+      await browser.signInMerchant(kenyan);
+      const { codes, chosen } = await itemCategories();
+      assert.deepEqual(
+        codes,
+        kra!.taxCategories.map((c) => c.code),
+      );
+      assert.equal(chosen, 'B');
+      await browser.page.getByText('the gateway makes one (KE2NTU0000001…)').waitFor();
+      await browser.open('Devices');
+      await browser.page.getByText(`${kra!.branch.words}; 00 is headquarters.`).waitFor();
 
-    // Its devices show their protocol: here, to the merchant, and to the operator.
-    const registered = await h.t.inject({ method: 'POST', url: `/api/v1/tenants/${kenyan.tenantId}/devices`, headers: bearer(kenyan.partnerSecret), payload: { deviceSerial: 'KE-VSCU-0001', branch: '00', vsdcBaseUrl: h.sim.url, protocol: 'vscu' } });
-    assert.equal(registered.statusCode, 201, registered.body);
-    await browser.page.getByRole('button', { name: 'Refresh' }).click();
-    const protocol = browser.page.locator('td[data-label="Protocol"]');
-    await protocol.getByText('VSCU', { exact: true }).waitFor();
-    await protocol.getByText('KRA eTIMS, run by the taxpayer').waitFor();
-    await browser.signInWithKey('operator');
-    await browser.open('Merchants');
-    const row = browser.page.getByRole('row').filter({ hasText: `#${kenyan.tenantId} · KRA` });
-    await row.getByText('00 VSCU (not initialised)').waitFor();
-  });
+      // Its devices show their protocol: here, to the merchant, and to the operator.
+      const registered = await h.t.inject({
+        method: 'POST',
+        url: `/api/v1/tenants/${kenyan.tenantId}/devices`,
+        headers: bearer(kenyan.partnerSecret),
+        payload: { deviceSerial: 'KE-VSCU-0001', branch: '00', vsdcBaseUrl: h.sim.url, protocol: 'vscu' },
+      });
+      assert.equal(registered.statusCode, 201, registered.body);
+      await browser.page.getByRole('button', { name: 'Refresh' }).click();
+      const protocol = browser.page.locator('td[data-label="Protocol"]');
+      await protocol.getByText('VSCU', { exact: true }).waitFor();
+      await protocol.getByText('KRA eTIMS, run by the taxpayer').waitFor();
+      await browser.signInWithKey('operator');
+      await browser.open('Merchants');
+      const row = browser.page.getByRole('row').filter({ hasText: `#${kenyan.tenantId} · KRA` });
+      await row.getByText('00 VSCU (not initialised)').waitFor();
+    },
+  );
 });

@@ -52,7 +52,11 @@ describe(`The backlog views page as they did (${engineName})`, () => {
     const outcome = await insertOneDocument(h.ctx.db, plainSale(merchant, branch), options);
     assert.equal(outcome?.kind, 'stored');
     const id = Number((outcome as Extract<typeof outcome, { kind: 'stored' }>).document.row.id);
-    await h.ctx.db.updateTable('sales').set({ created_at: new Date(createdAt), status, ...(status === 'failed' ? { result_code: '910', last_error: 'refused' } : {}) }).where('id', '=', id).execute();
+    await h.ctx.db
+      .updateTable('sales')
+      .set({ created_at: new Date(createdAt), status, ...(status === 'failed' ? { result_code: '910', last_error: 'refused' } : {}) })
+      .where('id', '=', id)
+      .execute();
   }
   /** `n` pending documents on one branch, all stored at `createdAt` (as a group commit stores them). */
   async function storeMany(merchant: Merchant, branch: string, createdAt: string, n: number): Promise<void> {
@@ -61,7 +65,11 @@ describe(`The backlog views page as they did (${engineName})`, () => {
       const outcome = await insertOneDocument(h.ctx.db, plainSale(merchant, branch), options);
       ids.push(Number((outcome as Extract<typeof outcome, { kind: 'stored' }>).document.row.id));
     }
-    await h.ctx.db.updateTable('sales').set({ created_at: new Date(createdAt) }).where('id', 'in', ids).execute();
+    await h.ctx.db
+      .updateTable('sales')
+      .set({ created_at: new Date(createdAt) })
+      .where('id', 'in', ids)
+      .execute();
   }
 
   before(async () => {
@@ -101,16 +109,20 @@ describe(`The backlog views page as they did (${engineName})`, () => {
       ['the operator', {}],
       ['a partner', { partnerId: h.merchant.partnerId }],
       ['the other partner', { partnerId: other.partnerId }],
-      ['a partner\'s merchant', { partnerId: h.merchant.partnerId, tenantId: h.merchant.tenantId }],
-      ['the operator\'s merchant', { tenantId: other.tenantId }],
+      ["a partner's merchant", { partnerId: h.merchant.partnerId, tenantId: h.merchant.tenantId }],
+      ["the operator's merchant", { tenantId: other.tenantId }],
       ['a merchant not of the partner', { partnerId: h.merchant.partnerId, tenantId: other.tenantId }],
-      ['the deep backlog\'s partner', { partnerId: deep.partnerId }],
+      ["the deep backlog's partner", { partnerId: deep.partnerId }],
     ];
     for (const [name, scope] of scopes) {
       for (const pendingOnly of [false, true]) {
         for (const page of [1, 2, 3]) {
           const expected = await reference(scope, page, pendingOnly);
-          assert.deepEqual(await listBacklog(h.ctx.db, scope, { page, pendingOnly }), expected, `${name}, page ${page}${pendingOnly ? ', pending only' : ''}`);
+          assert.deepEqual(
+            await listBacklog(h.ctx.db, scope, { page, pendingOnly }),
+            expected,
+            `${name}, page ${page}${pendingOnly ? ', pending only' : ''}`,
+          );
         }
       }
     }
@@ -119,15 +131,18 @@ describe(`The backlog views page as they did (${engineName})`, () => {
     const first = await listBacklog(h.ctx.db, {}, { page: 1 });
     assert.equal(first.total, 29);
     assert.equal(first.rows.filter((r) => r.pending > 0).length, 11);
-    assert.deepEqual(first.rows.slice(0, 7).map((r) => [r.tenant_id, r.branch, r.pending]), [
-      [deep.tenantId, '000', 230],
-      [other.tenantId, '013', 1],
-      [h.merchant.tenantId, '007', 2],
-      [h.merchant.tenantId, '004', 1],
-      [other.tenantId, '002', 2],
-      [other.tenantId, '005', 1],
-      [deep.tenantId, '001', 1],
-    ]);
+    assert.deepEqual(
+      first.rows.slice(0, 7).map((r) => [r.tenant_id, r.branch, r.pending]),
+      [
+        [deep.tenantId, '000', 230],
+        [other.tenantId, '013', 1],
+        [h.merchant.tenantId, '007', 2],
+        [h.merchant.tenantId, '004', 1],
+        [other.tenantId, '002', 2],
+        [other.tenantId, '005', 1],
+        [deep.tenantId, '001', 1],
+      ],
+    );
     assert.equal((await listBacklog(h.ctx.db, {}, { page: 2 })).rows.length, 9);
   });
 
@@ -135,7 +150,9 @@ describe(`The backlog views page as they did (${engineName})`, () => {
     // Straight into the table, as a bulk load or a maintenance script would: the kept count follows.
     const before = (await listBacklog(h.ctx.db, { partnerId: other.partnerId }, { page: 1 })).total;
     await sql`insert into devices (tenant_id, branch, device_serial, vsdc_base_url)
-      select ${other.tenantId}, lpad(g::text, 3, '0'), 'SERIAL' || g, 'http://127.0.0.1:9' from generate_series(900, 904) g`.execute(h.ctx.db);
+      select ${other.tenantId}, lpad(g::text, 3, '0'), 'SERIAL' || g, 'http://127.0.0.1:9' from generate_series(900, 904) g`.execute(
+      h.ctx.db,
+    );
     assert.equal((await listBacklog(h.ctx.db, { partnerId: other.partnerId }, { page: 1 })).total, before + 5);
     assert.deepEqual(await listBacklog(h.ctx.db, {}, { page: 2 }), await reference({}, 2, false));
     await sql`delete from devices where tenant_id = ${other.tenantId} and branch >= '900'`.execute(h.ctx.db);

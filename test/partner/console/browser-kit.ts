@@ -13,12 +13,24 @@ import type { Harness, Merchant } from '../../helpers/harness.ts';
 import { ensureConsoleBuilt } from './build.ts';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 export const LAPTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
 
 /** Outside CI a machine without chromium skips browser suites; in CI (CI=true) they must run. */
-export const skipBrowser = !existsSync(CHROMIUM) && !process.env.CI ? `chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium) to run the browser tests; with CI=true they fail instead of skipping` : false;
+export const skipBrowser =
+  !existsSync(CHROMIUM) && !process.env.CI
+    ? `chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium) to run the browser tests; with CI=true they fail instead of skipping`
+    : false;
 
 export interface ConsoleBrowser {
   context: BrowserContext;
@@ -36,12 +48,21 @@ export interface ConsoleBrowser {
 
 /** Builds the console if needed, makes `h` listen on a free port and opens chromium on it. */
 export async function openConsole(h: Harness): Promise<ConsoleBrowser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`CI=${process.env.CI}: the browser tests must run, but chromium is not installed at ${CHROMIUM} (apt-get install -y chromium)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `CI=${process.env.CI}: the browser tests must run, but chromium is not installed at ${CHROMIUM} (apt-get install -y chromium)`,
+    );
   ensureConsoleBuilt();
   const base = await h.t.app.listen({ port: 0, host: '127.0.0.1' });
   (h.ctx.config as { publicUrl: string }).publicUrl = base;
   const userDataDir = mkdtempSync(join(tmpdir(), 'fg-chromium-'));
-  const context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, args: CHROMIUM_ARGS, viewport: LAPTOP, locale: 'en-GB', timezoneId: 'Africa/Lusaka' });
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    args: CHROMIUM_ARGS,
+    viewport: LAPTOP,
+    locale: 'en-GB',
+    timezoneId: 'Africa/Lusaka',
+  });
   const page = context.pages()[0] ?? (await context.newPage());
 
   const console: ConsoleBrowser = {
@@ -55,7 +76,9 @@ export async function openConsole(h: Harness): Promise<ConsoleBrowser> {
       await context.addCookies([{ name: SESSION_COOKIE, value: token, url: base, httpOnly: true, sameSite: 'Strict' }]);
       // The console keeps the CSRF token in this tab's sessionStorage after a sign-in.
       await page.goto(`${base}/console/`);
-      await page.evaluate(`sessionStorage.setItem('fiscal-gateway.console.session', ${JSON.stringify(JSON.stringify({ role: 'merchant', csrf: signedIn.headers['x-csrf-token'] }))})`);
+      await page.evaluate(
+        `sessionStorage.setItem('fiscal-gateway.console.session', ${JSON.stringify(JSON.stringify({ role: 'merchant', csrf: signedIn.headers['x-csrf-token'] }))})`,
+      );
       await page.goto(`${base}/console/#/documents`);
       await page.reload();
       await page.getByRole('heading', { level: 1, name: 'Documents', exact: true }).waitFor();

@@ -47,7 +47,6 @@ const AXIS_LAYOUT = `new Promise((resolve) => requestAnimationFrame(() => reques
   });
 })))`;
 
-
 describe(`the console is served by the gateway (${engineName})`, () => {
   let h: Harness;
   before(async () => {
@@ -87,7 +86,9 @@ describe(`the console in a real browser (${engineName})`, { skip: skipBrowser },
   let page: Page;
   let base: string;
   let userDataDir: string;
-  const shotDir = process.env.CONSOLE_SCREENSHOT_DIR ? resolve(process.env.CONSOLE_SCREENSHOT_DIR) : mkdtempSync(join(tmpdir(), 'fg-console-shots-'));
+  const shotDir = process.env.CONSOLE_SCREENSHOT_DIR
+    ? resolve(process.env.CONSOLE_SCREENSHOT_DIR)
+    : mkdtempSync(join(tmpdir(), 'fg-console-shots-'));
 
   /** Saves the current view at laptop and phone widths, and checks nothing spills sideways on the phone. */
   async function shoot(name: string): Promise<void> {
@@ -109,11 +110,14 @@ describe(`the console in a real browser (${engineName})`, { skip: skipBrowser },
   async function open(view: string, heading: string): Promise<void> {
     await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: view, exact: true }).click();
     await page.getByRole('heading', { level: 1, name: heading }).waitFor();
-    assert.equal(await page.evaluate<string>('document.activeElement?.id'), 'view-title', 'focus moves to the new view\'s heading');
+    assert.equal(await page.evaluate<string>('document.activeElement?.id'), 'view-title', "focus moves to the new view's heading");
   }
 
   before(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`CI=${process.env.CI}: the browser tests must run, but chromium is not installed at ${CHROMIUM} (apt-get install -y chromium)`);
+    if (!existsSync(CHROMIUM))
+      throw new Error(
+        `CI=${process.env.CI}: the browser tests must run, but chromium is not installed at ${CHROMIUM} (apt-get install -y chromium)`,
+      );
     ensureConsoleBuilt();
     mkdirSync(shotDir, { recursive: true });
     receiver = await new Receiver().start();
@@ -122,7 +126,13 @@ describe(`the console in a real browser (${engineName})`, { skip: skipBrowser },
     await h.ctx.db.updateTable('tenants').set({ name: 'Lusaka Trading Ltd' }).where('id', '=', h.merchant.tenantId).execute();
     await h.ctx.db.updateTable('partners').set({ name: 'Acme POS' }).where('id', '=', h.merchant.partnerId).execute();
     userDataDir = mkdtempSync(join(tmpdir(), 'fg-chromium-'));
-    browser = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, args: CHROMIUM_ARGS, viewport: LAPTOP, locale: 'en-GB', timezoneId: TIME_ZONE });
+    browser = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      args: CHROMIUM_ARGS,
+      viewport: LAPTOP,
+      locale: 'en-GB',
+      timezoneId: TIME_ZONE,
+    });
     page = browser.pages()[0] ?? (await browser.newPage());
   });
   after(async () => {
@@ -137,7 +147,9 @@ describe(`the console in a real browser (${engineName})`, { skip: skipBrowser },
     // Some history: filed sales, one the authority refuses, deliveries to a receiver that is down.
     for (let i = 0; i < 24; i++) assert.equal((await h.post('/api/v1/sales', saleBody({}, [{ price: 100 + i }]))).statusCode, 201);
     // Spread them over the day, so the activity chart has a day to show.
-    await sql`update sales set created_at = created_at - make_interval(mins => ((id * 53) % 1380)::int) where tenant_id = ${h.merchant.tenantId} and status = 'uploaded'`.execute(h.ctx.db);
+    await sql`update sales set created_at = created_at - make_interval(mins => ((id * 53) % 1380)::int) where tenant_id = ${h.merchant.tenantId} and status = 'uploaded'`.execute(
+      h.ctx.db,
+    );
     // Fewer failed deliveries than the 10 that disable an endpoint.
     receiver.behaviour = answer(500);
     const { endpoint } = await registerEndpoint(h.t, h.merchant.partnerSecret, { url: `${receiver.url}/erp`, description: 'ERP' });
@@ -145,19 +157,33 @@ describe(`the console in a real browser (${engineName})`, { skip: skipBrowser },
     h.sim.control.setFaults(h.merchant.tpin, '000', { reject: { count: 1, code: '910', message: 'Request parameter error' } });
     await h.post('/api/v1/sales', saleBody({ clientInvoiceNo: 'POS-1042' }));
     const failedDelivery = await eventually(async () => {
-      const rows = await h.ctx.db.selectFrom('webhook_deliveries').select(['id', 'status']).where('endpoint_id', '=', endpoint.id).where('status', '=', 'failed').orderBy('id').execute();
+      const rows = await h.ctx.db
+        .selectFrom('webhook_deliveries')
+        .select(['id', 'status'])
+        .where('endpoint_id', '=', endpoint.id)
+        .where('status', '=', 'failed')
+        .orderBy('id')
+        .execute();
       return rows.length >= 2 ? rows[0] : undefined;
     }, 'deliveries to fail');
 
     await page.goto(`${base}/console`);
     await page.getByRole('heading', { name: 'Sign in to the console' }).waitFor();
     await page.keyboard.press('Tab');
-    assert.equal(await page.evaluate<string>('document.activeElement?.textContent'), 'Skip to content', 'the first Tab reaches the skip link');
+    assert.equal(
+      await page.evaluate<string>('document.activeElement?.textContent'),
+      'Skip to content',
+      'the first Tab reaches the skip link',
+    );
     await shoot('sign-in');
     await signIn('partner', h.merchant.partnerSecret);
     await page.getByRole('heading', { level: 1, name: 'Backlog per branch' }).waitFor();
     assert.ok(!page.url().includes(h.merchant.partnerSecret), 'the secret is never in the URL');
-    assert.equal(await page.evaluate<boolean>("Object.values(sessionStorage).some((v) => v.includes('sk_'))"), true, 'kept in this tab\'s sessionStorage');
+    assert.equal(
+      await page.evaluate<boolean>("Object.values(sessionStorage).some((v) => v.includes('sk_'))"),
+      true,
+      "kept in this tab's sessionStorage",
+    );
 
     // The VSDC goes down and a sale is queued: the branch shows its backlog.
     h.sim.control.setFaults(h.merchant.tpin, '000', { down: true });
@@ -177,7 +203,11 @@ describe(`the console in a real browser (${engineName})`, { skip: skipBrowser },
     await page.getByRole('cell', { name: 'POS-1042', exact: true }).waitFor();
     await page.getByRole('cell', { name: 'Not fiscalised' }).first().waitFor();
     const stored = page.locator('td[data-label="Stored"] time').first();
-    assert.equal(await stored.textContent(), inLusaka((await stored.getAttribute('datetime'))!), 'times are the viewer\'s, with the zone written out');
+    assert.equal(
+      await stored.textContent(),
+      inLusaka((await stored.getAttribute('datetime'))!),
+      "times are the viewer's, with the zone written out",
+    );
     assert.match((await stored.textContent())!, WITH_ZONE);
     await shoot('partner-failed-documents');
 
@@ -204,7 +234,11 @@ describe(`the console in a real browser (${engineName})`, { skip: skipBrowser },
     await shoot('partner-activity');
     for (const viewport of [SMALL_PHONE, LAPTOP]) {
       await page.setViewportSize(viewport);
-      for (const [window, spanMs] of [['1h', 3_600_000], ['6h', 21_600_000], ['24h', 86_400_000]] as const) {
+      for (const [window, spanMs] of [
+        ['1h', 3_600_000],
+        ['6h', 21_600_000],
+        ['24h', 86_400_000],
+      ] as const) {
         await page.locator('#window-filter').selectOption(window);
         const layout = await eventually(async () => {
           const now = await page.evaluate<AxisLayout | null>(AXIS_LAYOUT);
@@ -212,7 +246,8 @@ describe(`the console in a real browser (${engineName})`, { skip: skipBrowser },
           return now && now.spanMs === spanMs && now.viewportWidth === viewport.width && now.labels.length >= 2 ? now : undefined;
         }, `the ${window} chart at ${viewport.width} px with at least two time labels`);
         const where = `${window} at ${viewport.width}×${viewport.height}: ${JSON.stringify(layout.labels)}`;
-        for (const label of layout.labels) assert.ok(label.left >= 0 && label.right <= layout.viewportWidth, `labels stay on screen (${where})`);
+        for (const label of layout.labels)
+          assert.ok(label.left >= 0 && label.right <= layout.viewportWidth, `labels stay on screen (${where})`);
         for (let i = 1; i < layout.labels.length; i++) {
           const [a, b] = [layout.labels[i - 1]!, layout.labels[i]!];
           const overlap = a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
@@ -239,14 +274,27 @@ describe(`the console in a real browser (${engineName})`, { skip: skipBrowser },
     await page.getByRole('status').getByText(`Delivery ${failedDelivery.id} queued for redelivery.`).waitFor({ state: 'attached' });
     const nextAttempt = page.getByTestId(`delivery-next-retry-${failedDelivery.id}`).locator('time');
     await nextAttempt.waitFor();
-    const queuedDelivery = (await h.ctx.db.selectFrom('webhook_deliveries').select('next_attempt_at').where('id', '=', failedDelivery.id).executeTakeFirstOrThrow()).next_attempt_at!;
-    assert.equal(await nextAttempt.textContent(), inLusaka(new Date(queuedDelivery).toISOString()), 'the delivery\'s next attempt, in the viewer\'s zone');
+    const queuedDelivery = (
+      await h.ctx.db
+        .selectFrom('webhook_deliveries')
+        .select('next_attempt_at')
+        .where('id', '=', failedDelivery.id)
+        .executeTakeFirstOrThrow()
+    ).next_attempt_at!;
+    assert.equal(
+      await nextAttempt.textContent(),
+      inLusaka(new Date(queuedDelivery).toISOString()),
+      "the delivery's next attempt, in the viewer's zone",
+    );
     h.startWorkers();
     await eventually(async () => {
       await page.getByRole('button', { name: 'Refresh' }).click();
       return (await status.textContent({ timeout: 2_000 }).catch(() => null)) === 'delivered' ? true : undefined;
     }, 'the resent delivery to arrive');
-    assert.ok(receiver.requestsFor(failedDelivery.id).some((r) => r.headers['x-webhook-event']), 'the receiver got it');
+    assert.ok(
+      receiver.requestsFor(failedDelivery.id).some((r) => r.headers['x-webhook-event']),
+      'the receiver got it',
+    );
 
     // A reconciliation started from the console, followed to its end.
     h.sim.control.clearFaults(h.merchant.tpin, '000');
@@ -273,7 +321,12 @@ describe(`the console in a real browser (${engineName})`, { skip: skipBrowser },
     await page.getByRole('cell', { name: 'Acme POS', exact: true }).waitFor();
     await shoot('operator-partners');
 
-    const suspend = await h.t.inject({ method: 'PATCH', url: `/admin/v1/tenants/${h.merchant.tenantId}`, headers: bearer(TEST_ADMIN_TOKEN), payload: { plan: 'growth' } });
+    const suspend = await h.t.inject({
+      method: 'PATCH',
+      url: `/admin/v1/tenants/${h.merchant.tenantId}`,
+      headers: bearer(TEST_ADMIN_TOKEN),
+      payload: { plan: 'growth' },
+    });
     assert.equal(suspend.statusCode, 200);
     await open('Merchants', 'Merchants');
     await page.getByText('Lusaka Trading Ltd').waitFor();

@@ -13,5 +13,6 @@ export function ensureConsoleBuilt(): void {
     env: { ...process.env, CONSOLE_BUILD_QUIET: '1' },
     encoding: 'utf8',
   });
-  if (result.status !== 0 || !existsSync(join(CONSOLE_DIST, 'index.html'))) throw new Error(`building the console failed:\n${result.stdout}\n${result.stderr}`);
+  if (result.status !== 0 || !existsSync(join(CONSOLE_DIST, 'index.html')))
+    throw new Error(`building the console failed:\n${result.stdout}\n${result.stderr}`);
 }

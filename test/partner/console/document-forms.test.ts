@@ -32,7 +32,13 @@ describe(`a document's receipt and credit-note form in the browser (${engineName
   });
 
   async function uploadedSale(): Promise<Sale> {
-    const res = await h.post('/api/v1/sales', saleBody({}, [{ name: 'Cooking oil', quantity: 4, price: 58 }, { name: 'Sugar', quantity: 2, price: 30.5 }]));
+    const res = await h.post(
+      '/api/v1/sales',
+      saleBody({}, [
+        { name: 'Cooking oil', quantity: 4, price: 58 },
+        { name: 'Sugar', quantity: 2, price: 30.5 },
+      ]),
+    );
     const sale = res.json().data as Sale;
     assert.equal(sale.status, 'uploaded', res.body);
     return sale;
@@ -70,7 +76,10 @@ describe(`a document's receipt and credit-note form in the browser (${engineName
     assert.match(await tabText('Preview'), /Printed 1 time: the next print says COPY\./);
     assert.match(await tabText('Print receipt'), /^COPY$/m, 'the second real print is a copy');
 
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Print receipt (PDF)' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Print receipt (PDF)' }).click(),
+    ]);
     assert.equal(download.suggestedFilename(), `receipt-${sale.authorityInvoiceNo!.replace('/', '-')}-copy.pdf`);
   });
 
@@ -84,9 +93,17 @@ describe(`a document's receipt and credit-note form in the browser (${engineName
 
     // The sale's page lists the note already issued, by its number; both name the token that issued them.
     await page.getByRole('link', { name: `Credit note No. ${first.invoiceNo}`, exact: true }).waitFor();
-    const token = await h.ctx.db.selectFrom('tenant_tokens').select('name').where('tenant_id', '=', h.merchant.tenantId).orderBy('id').executeTakeFirstOrThrow();
+    const token = await h.ctx.db
+      .selectFrom('tenant_tokens')
+      .select('name')
+      .where('tenant_id', '=', h.merchant.tenantId)
+      .orderBy('id')
+      .executeTakeFirstOrThrow();
     assert.equal(await page.getByTestId('issued-by').innerText(), `${token.name} (token)`);
-    assert.match(await page.getByRole('row', { name: new RegExp(`^Credit note No\\. ${first.invoiceNo} `) }).innerText(), new RegExp(`${token.name} \\(token\\)`));
+    assert.match(
+      await page.getByRole('row', { name: new RegExp(`^Credit note No\\. ${first.invoiceNo} `) }).innerText(),
+      new RegExp(`${token.name} \\(token\\)`),
+    );
 
     const oil = page.getByLabel('1. Cooking oil');
     const sugar = page.getByLabel('2. Sugar');
@@ -121,7 +138,11 @@ describe(`a document's receipt and credit-note form in the browser (${engineName
 
     await page.getByRole('button', { name: 'Yes, issue the credit note' }).click();
     await page.getByRole('heading', { level: 1, name: /^Credit note No\. \d+$/ }).waitFor();
-    assert.equal(await page.getByTestId('issued-by').innerText(), `${user.email} (user)`, 'the note names the signed-in user who issued it');
+    assert.equal(
+      await page.getByTestId('issued-by').innerText(),
+      `${user.email} (user)`,
+      'the note names the signed-in user who issued it',
+    );
     const corrects = page.getByRole('link', { name: `Sale No. ${sale.invoiceNo} (${sale.authorityInvoiceNo})`, exact: true });
     await corrects.click();
     await page.getByRole('heading', { level: 1, name: `Sale No. ${sale.invoiceNo}`, exact: true }).waitFor();

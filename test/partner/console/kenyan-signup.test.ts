@@ -41,7 +41,11 @@ describe('a Kenyan merchant signs up in the console', { skip: skipBrowser }, () 
     await page.getByLabel('Email', { exact: true }).fill(email);
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
     await page.getByRole('button', { name: 'Create the account' }).click();
-    assert.equal(await pin.evaluate((input) => (input as { validationMessage: string }).validationMessage), 'KRA PIN: A letter, 9 digits and a letter, e.g. P051234567X.', 'a TPIN is not a KRA PIN');
+    assert.equal(
+      await pin.evaluate((input) => (input as { validationMessage: string }).validationMessage),
+      'KRA PIN: A letter, 9 digits and a letter, e.g. P051234567X.',
+      'a TPIN is not a KRA PIN',
+    );
 
     const kraPin = `p${String(Date.now() % 1_000_000_000).padStart(9, '0')}k`;
     await pin.fill(kraPin);
@@ -49,11 +53,18 @@ describe('a Kenyan merchant signs up in the console', { skip: skipBrowser }, () 
     await page.getByRole('heading', { name: 'Check your email' }).waitFor();
 
     const user = await h.ctx.db.selectFrom('users').select('tenant_id').where('email', '=', email).executeTakeFirstOrThrow();
-    const tenant = await h.ctx.db.selectFrom('tenants').select(['tpin', 'authority', 'timezone', 'origin']).where('id', '=', user.tenant_id).executeTakeFirstOrThrow();
+    const tenant = await h.ctx.db
+      .selectFrom('tenants')
+      .select(['tpin', 'authority', 'timezone', 'origin'])
+      .where('id', '=', user.tenant_id)
+      .executeTakeFirstOrThrow();
     assert.deepEqual(tenant, { tpin: kraPin.toUpperCase(), authority: 'kra', timezone: 'Africa/Nairobi', origin: 'self' });
 
     // Signed in (the mail round trip is test/partner/console/merchant-journey.test.ts's): its account and its device.
-    await c.signInMerchant({ tenantId: user.tenant_id } as Parameters<ConsoleBrowser['signInMerchant']>[0], await seedSignedInUser(h.ctx, user.tenant_id));
+    await c.signInMerchant(
+      { tenantId: user.tenant_id } as Parameters<ConsoleBrowser['signInMerchant']>[0],
+      await seedSignedInUser(h.ctx, user.tenant_id),
+    );
     const kra = merchantProfile('kra');
     await c.open('Account');
     const facts = page.locator('dl.facts');

@@ -26,7 +26,9 @@ describe(`kept counts of failed documents (${engineName})`, () => {
   /** Each partner's kept count against its documents counted afresh, and what the views answer. */
   async function assertKept(): Promise<Map<number, number>> {
     const live = await sql<{ partner_id: number; n: number }>`
-      select t.partner_id, count(*)::int as n from sales s join tenants t on t.id = s.tenant_id where s.status = 'failed' group by t.partner_id`.execute(h.ctx.db);
+      select t.partner_id, count(*)::int as n from sales s join tenants t on t.id = s.tenant_id where s.status = 'failed' group by t.partner_id`.execute(
+      h.ctx.db,
+    );
     const byPartner = new Map(live.rows.map((r) => [Number(r.partner_id), Number(r.n)]));
     for (const merchant of [h.merchant, other]) {
       const page = await h.t.inject({ method: 'GET', url: '/api/v1/partner/documents', headers: bearer(merchant.partnerSecret) });
@@ -34,9 +36,15 @@ describe(`kept counts of failed documents (${engineName})`, () => {
       assert.equal(page.json().meta.total, byPartner.get(merchant.partnerId) ?? 0, `partner ${merchant.partnerId}'s failed documents`);
       // Its pages are its failed documents, newest first: the list kept beside the count.
       const newest = await sql<{ id: string }>`
-        select s.id from sales s join tenants t on t.id = s.tenant_id where s.status = 'failed' and t.partner_id = ${merchant.partnerId} order by s.id desc`.execute(h.ctx.db);
+        select s.id from sales s join tenants t on t.id = s.tenant_id where s.status = 'failed' and t.partner_id = ${merchant.partnerId} order by s.id desc`.execute(
+        h.ctx.db,
+      );
       for (const n of [1, 2, 3]) {
-        const listed = await h.t.inject({ method: 'GET', url: `/api/v1/partner/documents?page=${n}`, headers: bearer(merchant.partnerSecret) });
+        const listed = await h.t.inject({
+          method: 'GET',
+          url: `/api/v1/partner/documents?page=${n}`,
+          headers: bearer(merchant.partnerSecret),
+        });
         assert.deepEqual(
           listed.json().data.map((d: { id: number; status: string }) => [d.id, d.status]),
           newest.rows.slice((n - 1) * 20, n * 20).map((r) => [Number(r.id), 'failed']),
@@ -45,18 +53,24 @@ describe(`kept counts of failed documents (${engineName})`, () => {
       }
     }
     const everyone = await h.t.inject({ method: 'GET', url: '/admin/v1/documents', headers: bearer(TEST_ADMIN_TOKEN) });
-    assert.equal(everyone.json().meta.total, [...byPartner.values()].reduce((a, b) => a + b, 0));
+    assert.equal(
+      everyone.json().meta.total,
+      [...byPartner.values()].reduce((a, b) => a + b, 0),
+    );
     return byPartner;
   }
 
-  test('refusals filed at once on two partners\' branches, then resolutions: the totals are the documents\'', async () => {
+  test("refusals filed at once on two partners' branches, then resolutions: the totals are the documents'", async () => {
     for (const merchant of [h.merchant, other]) {
-      for (const branch of BRANCHES) h.sim.control.setFaults(merchant.tpin, branch, { reject: { count: PER_BRANCH, code: '910', message: 'Request parameter error' } });
+      for (const branch of BRANCHES)
+        h.sim.control.setFaults(merchant.tpin, branch, { reject: { count: PER_BRANCH, code: '910', message: 'Request parameter error' } });
     }
     // Every branch's documents at once, so that the outcome statements carry both partners' refusals.
     const posted = await Promise.all(
       [h.merchant, other].flatMap((merchant) =>
-        BRANCHES.flatMap((branch) => Array.from({ length: PER_BRANCH }, () => h.post('/api/v1/sales', saleBody(), { 'x-branch': branch }, merchant))),
+        BRANCHES.flatMap((branch) =>
+          Array.from({ length: PER_BRANCH }, () => h.post('/api/v1/sales', saleBody(), { 'x-branch': branch }, merchant)),
+        ),
       ),
     );
     for (const res of posted) assert.equal(res.statusCode < 300, true, res.body);
@@ -71,7 +85,9 @@ describe(`kept counts of failed documents (${engineName})`, () => {
 
     // Resolutions at once, on both partners: each leaves the count.
     const resolved = await Promise.all(
-      [h.merchant, other].flatMap((merchant) => ids.filter((_, k) => k % 3 === 0).map((id) => h.post(`/api/v1/sales/${id}/resolve`, { note: 'Cancelled' }, {}, merchant))),
+      [h.merchant, other].flatMap((merchant) =>
+        ids.filter((_, k) => k % 3 === 0).map((id) => h.post(`/api/v1/sales/${id}/resolve`, { note: 'Cancelled' }, {}, merchant)),
+      ),
     );
     const done = resolved.filter((res) => res.statusCode === 200).length;
     assert.equal(done, ids.filter((_, k) => k % 3 === 0).length, 'each resolved by its own merchant (the other is a 404)');

@@ -52,12 +52,16 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
   // Each run has a database of its own (test/helpers/db.ts).
   const ownerEmail = 'owner@kabwe-hardware.example';
   const viewerEmail = 'cashier@kabwe-hardware.example';
-  const shotDir = process.env.CONSOLE_SCREENSHOT_DIR ? resolve(process.env.CONSOLE_SCREENSHOT_DIR) : mkdtempSync(join(tmpdir(), 'fg-merchant-shots-'));
+  const shotDir = process.env.CONSOLE_SCREENSHOT_DIR
+    ? resolve(process.env.CONSOLE_SCREENSHOT_DIR)
+    : mkdtempSync(join(tmpdir(), 'fg-merchant-shots-'));
 
   /** The page is no wider than a 390 px phone: tables scroll or stack inside their own box. */
   async function assertFitsPhone(name: string): Promise<void> {
     await page.setViewportSize(PHONE);
-    const overflow = await page.evaluate<number>('new Promise((r) => requestAnimationFrame(() => r(document.documentElement.scrollWidth - document.documentElement.clientWidth)))');
+    const overflow = await page.evaluate<number>(
+      'new Promise((r) => requestAnimationFrame(() => r(document.documentElement.scrollWidth - document.documentElement.clientWidth)))',
+    );
     assert.ok(overflow <= 0, `${name}: the page is ${overflow}px wider than a 390 px phone`);
   }
 
@@ -92,7 +96,10 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
   const api = (path: string, init: RequestInit = {}) => fetch(`${base}${path}`, init);
 
   before(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`CI=${process.env.CI}: the browser tests must run, but chromium is not installed at ${CHROMIUM} (apt-get install -y chromium)`);
+    if (!existsSync(CHROMIUM))
+      throw new Error(
+        `CI=${process.env.CI}: the browser tests must run, but chromium is not installed at ${CHROMIUM} (apt-get install -y chromium)`,
+      );
     ensureConsoleBuilt();
     mkdirSync(shotDir, { recursive: true });
     smtp = await startTestSmtp();
@@ -101,7 +108,13 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
     // The mailed links name the gateway's public address, known once it listens.
     (h.ctx.config as { publicUrl: string }).publicUrl = base;
     userDataDir = mkdtempSync(join(tmpdir(), 'fg-chromium-'));
-    browser = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, args: CHROMIUM_ARGS, viewport: LAPTOP, locale: 'en-GB', timezoneId: 'Africa/Lusaka' });
+    browser = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      args: CHROMIUM_ARGS,
+      viewport: LAPTOP,
+      locale: 'en-GB',
+      timezoneId: 'Africa/Lusaka',
+    });
     page = browser.pages()[0] ?? (await browser.newPage());
   });
   after(async () => {
@@ -139,8 +152,17 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
     await page.goto(verifyLink);
     await page.getByText('Your email address is already confirmed — sign in.').waitFor();
     // The plan's rate limit (120 a minute on the free trial) is not what this test is about.
-    const { tenant_id: tenantId } = await h.ctx.db.selectFrom('users').select('tenant_id').where('email', '=', ownerEmail).executeTakeFirstOrThrow();
-    const unlimited = await h.t.inject({ method: 'PATCH', url: `/admin/v1/tenants/${tenantId}`, headers: bearer(TEST_ADMIN_TOKEN), payload: { rateLimitPerMinute: 1_000_000 } });
+    const { tenant_id: tenantId } = await h.ctx.db
+      .selectFrom('users')
+      .select('tenant_id')
+      .where('email', '=', ownerEmail)
+      .executeTakeFirstOrThrow();
+    const unlimited = await h.t.inject({
+      method: 'PATCH',
+      url: `/admin/v1/tenants/${tenantId}`,
+      headers: bearer(TEST_ADMIN_TOKEN),
+      payload: { rateLimitPerMinute: 1_000_000 },
+    });
     assert.equal(unlimited.statusCode, 200, unlimited.body);
 
     // Signing in with a wrong password says so; the right one opens the console.
@@ -148,7 +170,10 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
     await page.getByLabel('Email', { exact: true }).fill(ownerEmail);
     await page.getByLabel('Password', { exact: true }).fill('not the password at all');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.locator('#signin-error').getByText(/email or password/i).waitFor();
+    await page
+      .locator('#signin-error')
+      .getByText(/email or password/i)
+      .waitFor();
     await signIn(ownerEmail);
     assert.equal(await page.evaluate<boolean>("document.cookie.includes('fg_session')"), false, 'the session cookie is HttpOnly');
     // A reload keeps the session (the cookie) and re-reads the CSRF token.
@@ -201,7 +226,9 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
     const created = await api('/api/v1/sales', {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(saleBody({ clientInvoiceNo: 'KH-000001', customer: { name: 'Chanda Mwila' } }, [{ name: 'Claw hammer', price: 185, quantity: 2 }])),
+      body: JSON.stringify(
+        saleBody({ clientInvoiceNo: 'KH-000001', customer: { name: 'Chanda Mwila' } }, [{ name: 'Claw hammer', price: 185, quantity: 2 }]),
+      ),
     });
     assert.equal(created.status, 201, await created.clone().text());
     const sale = ((await created.json()) as { data: { id: number; invoiceNo: number; status: string } }).data;
@@ -300,8 +327,12 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
     await page.getByRole('button', { name: 'Yes, revoke it' }).click();
     await pendingInvitations.getByRole('rowheader', { name: mistaken }).waitFor({ state: 'detached' });
     const revokedLink = linkIn(await smtp.mailTo(mistaken, 'You are invited'));
-    const refusedAccept = await api('/api/v1/account/invitations/accept', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: revokedLink.split('#token=')[1], password: PASSWORD }) });
-    assert.equal(refusedAccept.status, 400, 'a revoked invitation\'s link no longer works');
+    const refusedAccept = await api('/api/v1/account/invitations/accept', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: revokedLink.split('#token=')[1], password: PASSWORD }),
+    });
+    assert.equal(refusedAccept.status, 400, "a revoked invitation's link no longer works");
     await signOut();
 
     const invitation = linkIn(await smtp.mailTo(viewerEmail, 'You are invited'));
@@ -329,9 +360,14 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
     await signOut();
   });
 
-  test('a blocked subscription: every view says why, and the API\'s refusal is shown', async () => {
-    const { tenant_id: tenantId } = await h.ctx.db.selectFrom('users').select('tenant_id').where('email', '=', ownerEmail.toLowerCase()).executeTakeFirstOrThrow();
-    const block = (subscription: 'active' | 'blocked') => h.t.inject({ method: 'PATCH', url: `/admin/v1/tenants/${tenantId}`, headers: bearer(TEST_ADMIN_TOKEN), payload: { subscription } });
+  test("a blocked subscription: every view says why, and the API's refusal is shown", async () => {
+    const { tenant_id: tenantId } = await h.ctx.db
+      .selectFrom('users')
+      .select('tenant_id')
+      .where('email', '=', ownerEmail.toLowerCase())
+      .executeTakeFirstOrThrow();
+    const block = (subscription: 'active' | 'blocked') =>
+      h.t.inject({ method: 'PATCH', url: `/admin/v1/tenants/${tenantId}`, headers: bearer(TEST_ADMIN_TOKEN), payload: { subscription } });
     assert.equal((await block('blocked')).statusCode, 200);
     await signIn(ownerEmail);
     const banner = page.getByTestId('standing-banner');
@@ -352,13 +388,20 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
   });
 
   test('a refused document: Backlog & failed lists it, and its page reissues it with a corrected customer and line', async () => {
-    const { tpin } = await h.ctx.db.selectFrom('tenants').innerJoin('users', 'users.tenant_id', 'tenants.id').select('tenants.tpin').where('users.email', '=', ownerEmail).executeTakeFirstOrThrow();
+    const { tpin } = await h.ctx.db
+      .selectFrom('tenants')
+      .innerJoin('users', 'users.tenant_id', 'tenants.id')
+      .select('tenants.tpin')
+      .where('users.email', '=', ownerEmail)
+      .executeTakeFirstOrThrow();
     h.sim.control.setFaults(tpin, '000', { reject: { count: 1, code: '910', message: 'Request parameter error' } });
     // Filed from the console's own session: the cookie, and the CSRF token the console keeps.
     const csrf = await page.evaluate<string>("JSON.parse(sessionStorage.getItem('fiscal-gateway.console.session')).csrf");
     const posted = await page.request.post(`${base}/api/v1/sales`, {
       headers: { 'x-csrf-token': csrf },
-      data: saleBody({ clientInvoiceNo: 'KH-000002', customer: { name: 'Mwila Trading', tpin: '1000000000' } }, [{ name: 'Spirit level', price: 240 }]),
+      data: saleBody({ clientInvoiceNo: 'KH-000002', customer: { name: 'Mwila Trading', tpin: '1000000000' } }, [
+        { name: 'Spirit level', price: 240 },
+      ]),
     });
     assert.equal(posted.status(), 201, await posted.text());
     const refused = ((await posted.json()) as { data: { id: number; invoiceNo: number } }).data;
@@ -372,7 +415,10 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
     await shoot('backlog');
     await page.getByRole('link', { name: `No. ${refused.invoiceNo}`, exact: true }).click();
     await page.getByRole('heading', { level: 1, name: `Sale No. ${refused.invoiceNo}` }).waitFor();
-    await page.getByRole('alert').getByText(/refused it \(code 910\)/).waitFor();
+    await page
+      .getByRole('alert')
+      .getByText(/refused it \(code 910\)/)
+      .waitFor();
     await shoot('failed-document');
     await page.getByLabel('Customer TPIN').fill('2000000011');
     // A line corrected too: its price and VAT category.
@@ -384,15 +430,25 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
     await page.getByRole('heading', { level: 1, name: `Sale No. ${refused.invoiceNo + 1}` }).waitFor();
     const original = await page.request.get(`${base}/api/v1/sales/${refused.id}`);
     const resolved = ((await original.json()) as { data: { status: string; resolution: { kind: string } } }).data;
-    assert.equal(resolved.status, 'failed', 'the spec\'s status; the resolution says it was dealt with');
+    assert.equal(resolved.status, 'failed', "the spec's status; the resolution says it was dealt with");
     assert.equal(resolved.resolution.kind, 'reissued');
     const reissuedId = new URL(page.url()).hash.match(/id=(\d+)/)?.[1];
     await page.getByRole('link', { name: `Refused document ${refused.id}` }).click();
     await page.getByText('failed · resolved', { exact: true }).waitFor();
-    assert.equal(await page.getByRole('button', { name: 'Reissue as a new sale' }).count(), 0, 'a resolved document offers no second resolution');
+    assert.equal(
+      await page.getByRole('button', { name: 'Reissue as a new sale' }).count(),
+      0,
+      'a resolved document offers no second resolution',
+    );
     const reissued = await page.request.get(`${base}/api/v1/sales/${reissuedId}`);
-    const corrected = ((await reissued.json()) as { data: { customer: { tpin: string }; items: Array<{ price: number; vatCategory: string }> } }).data;
-    assert.deepEqual([corrected.customer.tpin, corrected.items[0]!.price, corrected.items[0]!.vatCategory], ['2000000011', 250, 'D'], 'the corrections are the new sale');
+    const corrected = (
+      (await reissued.json()) as { data: { customer: { tpin: string }; items: Array<{ price: number; vatCategory: string }> } }
+    ).data;
+    assert.deepEqual(
+      [corrected.customer.tpin, corrected.items[0]!.price, corrected.items[0]!.vatCategory],
+      ['2000000011', 250, 'D'],
+      'the corrections are the new sale',
+    );
   });
 
   test('goods sold by name alone: Stock says why nothing moved and leads to Items; an item registered there moves stock once a sale names it', async () => {
@@ -417,13 +473,16 @@ describe(`the merchant's console in a real browser (${engineName})`, { skip: ski
 
     // A sale naming it by its code, from the console's own session.
     const csrf = await page.evaluate<string>("JSON.parse(sessionStorage.getItem('fiscal-gateway.console.session')).csrf");
-    const posted = await page.request.post(`${base}/api/v1/sales`, { headers: { 'x-csrf-token': csrf }, data: saleBody({ items: [{ name: 'Claw hammer', classificationCode: CLASS_CODE, itemCode: 'HAMMER-1', quantity: 2, price: 185 }] }) });
+    const posted = await page.request.post(`${base}/api/v1/sales`, {
+      headers: { 'x-csrf-token': csrf },
+      data: saleBody({ items: [{ name: 'Claw hammer', classificationCode: CLASS_CODE, itemCode: 'HAMMER-1', quantity: 2, price: 185 }] }),
+    });
     assert.equal(posted.status(), 201, await posted.text());
     const sold = ((await posted.json()) as { data: { id: number } }).data;
     await eventually(async () => {
       const res = await page.request.get(`${base}/api/v1/sales/${sold.id}`);
       return ((await res.json()) as { data: { stock: { state: string } } }).data.stock.state === 'sent' ? true : undefined;
-    }, 'the sale\'s stock to be booked and sent');
+    }, "the sale's stock to be booked and sent");
     await page.getByRole('button', { name: 'Refresh' }).click();
     await page.getByTestId('item-stock-HAMMER-1-000').getByText('Branch 000: -2 U').waitFor();
     await shoot('items');

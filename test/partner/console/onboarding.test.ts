@@ -15,7 +15,7 @@ import { openConsole, skipBrowser, type ConsoleBrowser } from './browser-kit.ts'
 /** A port nothing listens on: the handshake's connection is refused. */
 const UNREACHABLE = 'http://127.0.0.1:1';
 
-describe('a merchant\'s first steps in the console', { skip: skipBrowser }, () => {
+describe("a merchant's first steps in the console", { skip: skipBrowser }, () => {
   let h: Harness;
   let c: ConsoleBrowser;
   before(async () => {
@@ -81,7 +81,7 @@ describe('a merchant\'s first steps in the console', { skip: skipBrowser }, () =
     assert.equal(await firstSale.getByRole('link', { name: 'API reference' }).getAttribute('href'), '/docs');
   });
 
-  test('the developer screen: the token\'s curl fiscalises a sale, and the token stays until dismissed', async () => {
+  test("the developer screen: the token's curl fiscalises a sale, and the token stays until dismissed", async () => {
     const { page } = c;
     await c.signInMerchant(await h.addMerchant({ branches: ['000'] }));
     await c.open('Developer');
@@ -94,14 +94,14 @@ describe('a merchant\'s first steps in the console', { skip: skipBrowser }, () =
     // The curl as shown, run as a shell would: its URL, headers and body.
     const curl = (await page.getByTestId('first-call-curl').textContent())!;
     const url = /curl -sS -X POST '([^']+)'/.exec(curl)?.[1];
-    assert.equal(url, `${c.base}/api/v1/sales`, 'the gateway\'s own address');
+    assert.equal(url, `${c.base}/api/v1/sales`, "the gateway's own address");
     const headers = Object.fromEntries([...curl.matchAll(/-H '([^:]+): ([^']+)'/g)].map((m) => [m[1]!, m[2]!]));
     assert.equal(headers.Authorization, `Bearer ${token}`, 'the token just made');
     const body = /-d '([^']+)'/.exec(curl)?.[1];
     assert.ok(body, curl);
     // Shown as it is copied: each line of the command on a line of its own, none wrapped (it scrolls sideways).
     const shownLines = await page.evaluate<number>(
-      "(() => { const range = document.createRange(); range.selectNodeContents(document.querySelector('[data-testid=\"first-call-curl\"]')); return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size; })()",
+      '(() => { const range = document.createRange(); range.selectNodeContents(document.querySelector(\'[data-testid="first-call-curl"]\')); return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size; })()',
     );
     assert.equal(shownLines, curl.trim().split('\n').length, 'no line of the command wraps');
     const created = await fetch(url, { method: 'POST', headers, body });
@@ -110,7 +110,7 @@ describe('a merchant\'s first steps in the console', { skip: skipBrowser }, () =
     await eventually(async () => {
       const res = await h.t.inject({ method: 'GET', url: `/api/v1/sales/${sale.id}`, headers: bearer(token) });
       return res.json().data.status === 'uploaded' ? true : undefined;
-    }, 'the curl\'s sale to be fiscalised');
+    }, "the curl's sale to be fiscalised");
 
     // Another view and back: the token is still there, until "I have copied it".
     await c.open('Documents');

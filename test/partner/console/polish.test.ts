@@ -31,9 +31,16 @@ describe('the console, polished', { skip: skipBrowser }, () => {
   test('a verification link opened twice says the address is confirmed; a dead link offers a new one', async () => {
     const { page, base } = browser;
     const email = `owner-${Date.now()}@example.com`;
-    const signup = await h.t.inject({ method: 'POST', url: '/api/v1/account/signup', payload: { merchantName: 'Kabwe Hardware', tpin: uniqueTpin(), email, password: 'correct horse battery staple' } });
+    const signup = await h.t.inject({
+      method: 'POST',
+      url: '/api/v1/account/signup',
+      payload: { merchantName: 'Kabwe Hardware', tpin: uniqueTpin(), email, password: 'correct horse battery staple' },
+    });
     assert.equal(signup.statusCode, 202, signup.body);
-    const link = await eventually(() => h.ctx.mailer.outboxMails().find((m) => m.to === email && m.kind === 'verify_email')?.link ?? undefined, 'the verification mail');
+    const link = await eventually(
+      () => h.ctx.mailer.outboxMails().find((m) => m.to === email && m.kind === 'verify_email')?.link ?? undefined,
+      'the verification mail',
+    );
     await page.goto(link);
     await page.getByText('Your email address is confirmed.').waitFor();
     await page.goto('about:blank');
@@ -91,9 +98,16 @@ describe('the console, polished', { skip: skipBrowser }, () => {
     await page.getByLabel('Email', { exact: true }).fill('tpin-check@example.com');
     await page.getByLabel('Password', { exact: true }).fill('correct horse battery staple');
     await page.getByRole('button', { name: 'Create the account' }).click();
-    assert.equal(await page.getByLabel('TPIN').evaluate((input) => (input as { validationMessage: string }).validationMessage), 'TPIN: 10 digits.');
+    assert.equal(
+      await page.getByLabel('TPIN').evaluate((input) => (input as { validationMessage: string }).validationMessage),
+      'TPIN: 10 digits.',
+    );
     await page.getByLabel('TPIN').fill('1234567890');
-    assert.equal(await page.getByLabel('TPIN').evaluate((input) => (input as { validationMessage: string }).validationMessage), '', 'a change clears it');
+    assert.equal(
+      await page.getByLabel('TPIN').evaluate((input) => (input as { validationMessage: string }).validationMessage),
+      '',
+      'a change clears it',
+    );
   });
 
   test('a tenant token pasted as a partner key is named, with how to sign in instead', async () => {
@@ -105,7 +119,10 @@ describe('the console, polished', { skip: skipBrowser }, () => {
     await page.getByLabel('a partner (POS vendor or integrator)').check();
     await page.getByLabel('Partner secret key').fill(h.merchant.token);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.locator('#signin-error').getByText(/This is a tenant token \(tt_…\): a merchant's key for the API.*email and password.*partner secret key/).waitFor();
+    await page
+      .locator('#signin-error')
+      .getByText(/This is a tenant token \(tt_…\): a merchant's key for the API.*email and password.*partner secret key/)
+      .waitFor();
   });
 
   test("the operator's audit log: details as text, actions to choose by family", async () => {
@@ -117,11 +134,20 @@ describe('the console, polished', { skip: skipBrowser }, () => {
     const action = page.getByLabel('Action');
     assert.equal(await action.evaluate((select) => select.tagName), 'SELECT');
     await action.selectOption('device.');
-    await eventually(async () => (await page.locator('tbody tr > :nth-child(2)').allInnerTexts()).every((a) => a.startsWith('device.')) || undefined, 'only device actions');
+    await eventually(
+      async () => (await page.locator('tbody tr > :nth-child(2)').allInnerTexts()).every((a) => a.startsWith('device.')) || undefined,
+      'only device actions',
+    );
     await action.selectOption('device.registered');
-    await page.getByRole('cell', { name: /device serial: SN-/ }).first().waitFor();
+    await page
+      .getByRole('cell', { name: /device serial: SN-/ })
+      .first()
+      .waitFor();
     // The family's rows hold that cell too: wait for the narrower list to replace them.
-    await eventually(async () => (await page.locator('tbody tr > :nth-child(2)').allInnerTexts()).every((a) => a === 'device.registered') || undefined, 'only device.registered');
+    await eventually(
+      async () => (await page.locator('tbody tr > :nth-child(2)').allInnerTexts()).every((a) => a === 'device.registered') || undefined,
+      'only device.registered',
+    );
     assert.deepEqual(new Set(await page.locator('tbody tr > :nth-child(2)').allInnerTexts()), new Set(['device.registered']));
   });
 });

@@ -45,7 +45,8 @@ describe(`the Reports view in a real browser (${engineName})`, { skip: skipBrows
   });
 
   /** The report card's heading, e.g. `X report, 2026-11-28, branch 000 …`. */
-  const reportHeading = (type: 'X' | 'Z') => c.page.getByRole('heading', { level: 2, name: new RegExp(`^${type} report, ${today}, branch 000`) });
+  const reportHeading = (type: 'X' | 'Z') =>
+    c.page.getByRole('heading', { level: 2, name: new RegExp(`^${type} report, ${today}, branch 000`) });
 
   /** The Sales row of the fiscal figures: documents, taxable, VAT, total. */
   async function salesFigures(): Promise<string[]> {
@@ -74,7 +75,9 @@ describe(`the Reports view in a real browser (${engineName})`, { skip: skipBrows
     );
     assert.deepEqual(unlabelled, [], 'every control has a label');
     await page.setViewportSize(PHONE);
-    const overflow = await page.evaluate<number>('new Promise((r) => requestAnimationFrame(() => r(document.documentElement.scrollWidth - document.documentElement.clientWidth)))');
+    const overflow = await page.evaluate<number>(
+      'new Promise((r) => requestAnimationFrame(() => r(document.documentElement.scrollWidth - document.documentElement.clientWidth)))',
+    );
     assert.ok(overflow <= 0, `the view is ${overflow}px wider than a 390 px phone`);
     await page.setViewportSize(LAPTOP);
 
@@ -87,9 +90,17 @@ describe(`the Reports view in a real browser (${engineName})`, { skip: skipBrows
     assert.ok(csvText.includes(`fiscal,sale,,,1,${sale.net.toFixed(2)},${sale.vat.toFixed(2)},${sale.total.toFixed(2)},`), csvText);
     const [pdf] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download PDF' }).click()]);
     assert.equal(pdf.suggestedFilename(), `${name}.pdf`);
-    assert.equal(readFileSync(await pdf.path()).subarray(0, 5).toString(), '%PDF-');
+    assert.equal(
+      readFileSync(await pdf.path())
+        .subarray(0, 5)
+        .toString(),
+      '%PDF-',
+    );
     // And what the gateway answers the signed-in session for each format.
-    for (const [accept, type] of [['application/pdf', /^application\/pdf/], ['text/csv', /^text\/csv/]] as const) {
+    for (const [accept, type] of [
+      ['application/pdf', /^application\/pdf/],
+      ['text/csv', /^text\/csv/],
+    ] as const) {
       const res = await page.request.get(`${c.base}/api/v1/reports/daily?date=${today}&branch=000`, { headers: { accept } });
       assert.equal(res.status(), 200, accept);
       assert.match(res.headers()['content-type'] ?? '', type);
@@ -110,7 +121,11 @@ describe(`the Reports view in a real browser (${engineName})`, { skip: skipBrows
     const z = (await h.get('/api/v1/reports/daily')).json().data as { type: string; closedBy: string };
     assert.equal(z.type, 'Z');
     assert.match(z.closedBy, /^user:\d+$/, 'closed by the signed-in user');
-    assert.match(await page.getByTestId('closed-by').innerText(), new RegExp(` by ${owner.email.replace(/[.]/g, '\\.')}$`), 'named by email, as the audit trail names people');
+    assert.match(
+      await page.getByTestId('closed-by').innerText(),
+      new RegExp(` by ${owner.email.replace(/[.]/g, '\\.')}$`),
+      'named by email, as the audit trail names people',
+    );
     await page.getByText('No document of this day was stored after the close.').waitFor();
 
     // A sale of the same day after the close: in no daily report, and the Z says so plainly.
@@ -119,7 +134,10 @@ describe(`the Reports view in a real browser (${engineName})`, { skip: skipBrows
     await page.getByRole('button', { name: 'Refresh' }).click();
     const afterClose = page.getByTestId('after-close');
     await afterClose.getByText(`1 document of this day was stored after the close (net total ${shown(58)} ZMW`).waitFor();
-    assert.equal(await afterClose.getByRole('link', { name: 'Documents' }).getAttribute('href'), `#/documents?from=${today}&to=${today}&branch=000`);
+    assert.equal(
+      await afterClose.getByRole('link', { name: 'Documents' }).getAttribute('href'),
+      `#/documents?from=${today}&to=${today}&branch=000`,
+    );
     assert.deepEqual(await salesFigures(), ['1', shown(sale.net), shown(sale.vat), shown(sale.total)], 'the Z itself never changes');
 
     const closedDay = page.getByRole('region', { name: 'Closed days of branch 000' }).getByRole('row', { name: new RegExp(`^${today}`) });
@@ -144,7 +162,10 @@ describe(`the Reports view in a real browser (${engineName})`, { skip: skipBrows
       await page.getByRole('button', { name: 'Show' }).click();
       await reportHeading('Z').waitFor();
       assert.deepEqual(await salesFigures(), ['1', shown(sale.net), shown(sale.vat), shown(sale.total)]);
-      await page.getByRole('region', { name: 'Closed days of branch 000' }).getByRole('row', { name: new RegExp(`^${today}`) }).waitFor();
+      await page
+        .getByRole('region', { name: 'Closed days of branch 000' })
+        .getByRole('row', { name: new RegExp(`^${today}`) })
+        .waitFor();
       assert.equal(await page.getByRole('button', { name: 'Close the day' }).count(), 0);
       const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
       assert.equal(csv.suggestedFilename(), `Z-report-${h.merchant.tpin}-000-${today}.csv`);

@@ -23,9 +23,17 @@ describe(`lastUsedAt is kept current, throttled (${engineName})`, () => {
 
   /** Reads through the database, not the API, so reading does not itself use a credential. */
   async function stamps() {
-    const token = await t.ctx.db.selectFrom('tenant_tokens').select('last_used_at').where('id', '=', seeded.tokenId).executeTakeFirstOrThrow();
+    const token = await t.ctx.db
+      .selectFrom('tenant_tokens')
+      .select('last_used_at')
+      .where('id', '=', seeded.tokenId)
+      .executeTakeFirstOrThrow();
     const key = await t.ctx.db.selectFrom('api_keys').select('last_used_at').where('id', '=', seeded.apiKeyId).executeTakeFirstOrThrow();
-    const partnerKey = await t.ctx.db.selectFrom('partner_keys').select('last_used_at').where('id', '=', seeded.partner.keyId).executeTakeFirstOrThrow();
+    const partnerKey = await t.ctx.db
+      .selectFrom('partner_keys')
+      .select('last_used_at')
+      .where('id', '=', seeded.partner.keyId)
+      .executeTakeFirstOrThrow();
     const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
     return { token: iso(token.last_used_at), apiKey: iso(key.last_used_at), partnerKey: iso(partnerKey.last_used_at) };
   }
@@ -62,7 +70,11 @@ describe(`lastUsedAt is kept current, throttled (${engineName})`, () => {
   });
 
   test('a refused presentation of a revoked token stamps nothing', async () => {
-    const revoked = await t.inject({ method: 'DELETE', url: `/api/v1/tenants/${seeded.tenant.id}/tokens/${seeded.tokenId}`, headers: partner() });
+    const revoked = await t.inject({
+      method: 'DELETE',
+      url: `/api/v1/tenants/${seeded.tenant.id}/tokens/${seeded.tokenId}`,
+      headers: partner(),
+    });
     assert.equal(revoked.statusCode, 200, revoked.body);
     clock.advance(LAST_USED_THROTTLE_MS * 2);
     assert.equal((await t.inject({ method: 'GET', url: '/api/v1/sales', headers: bearer(seeded.token) })).statusCode, 401);

@@ -29,12 +29,16 @@ describe(`partner provisioning (${engineName})`, () => {
 
   const as = (secret: string) => ({
     get: (url: string) => t.inject({ method: 'GET', url, headers: bearer(secret) }),
-    post: (url: string, payload?: unknown) => t.inject({ method: 'POST', url, headers: bearer(secret), ...(payload === undefined ? {} : { payload: payload as object }) }),
+    post: (url: string, payload?: unknown) =>
+      t.inject({ method: 'POST', url, headers: bearer(secret), ...(payload === undefined ? {} : { payload: payload as object }) }),
     del: (url: string) => t.inject({ method: 'DELETE', url, headers: bearer(secret) }),
   });
 
   async function newTenant(secret = partner.secret, tpin = uniqueTpin()) {
-    return ok(await as(secret).post('/api/v1/tenants', { name: 'Chilenje Hardware', tpin, plan: 'starter', email: 'owner@example.com' }), 201).data as { id: number; tpin: string };
+    return ok(
+      await as(secret).post('/api/v1/tenants', { name: 'Chilenje Hardware', tpin, plan: 'starter', email: 'owner@example.com' }),
+      201,
+    ).data as { id: number; tpin: string };
   }
 
   test('the whole provisioning order: tenant → device → initialise → token → keys', async () => {
@@ -42,7 +46,10 @@ describe(`partner provisioning (${engineName})`, () => {
     const tenant = await newTenant();
     sim.control.presetDevice(tenant.tpin, '000', { lastSaleInvcNo: 41, lastSaleRcptNo: 17, taxprNm: 'CHILENJE HARDWARE LTD' });
 
-    const device = ok(await p.post(`/api/v1/tenants/${tenant.id}/devices`, { deviceSerial: 'VSDC-0001', branch: '000', vsdcBaseUrl: sim.url }), 201).data;
+    const device = ok(
+      await p.post(`/api/v1/tenants/${tenant.id}/devices`, { deviceSerial: 'VSDC-0001', branch: '000', vsdcBaseUrl: sim.url }),
+      201,
+    ).data;
     assert.equal(device.initialized, false);
     assert.equal(device.sdcId, null);
     assert.equal(device.countersAtInitialization, null);
@@ -51,8 +58,12 @@ describe(`partner provisioning (${engineName})`, () => {
     assert.equal(init.initialized, true);
     assert.match(init.sdcId, /^SDC/);
     assert.equal(init.mrcNo, init.mrcNo.trim(), 'mrcNo is stored trimmed');
-    assert.deepEqual(init.countersAtInitialization, { lastSaleInvoiceNo: 41, lastSaleReceiptNo: 17, lastPurchaseInvoiceNo: 0, lastTrainingInvoiceNo: null, lastProformaInvoiceNo: null }, 'the VSDC\'s counters as the handshake reported them');
-    assert.equal(init.nextInvoiceNo, 42, 'the sequence continues after the VSDC\'s last invoice');
+    assert.deepEqual(
+      init.countersAtInitialization,
+      { lastSaleInvoiceNo: 41, lastSaleReceiptNo: 17, lastPurchaseInvoiceNo: 0, lastTrainingInvoiceNo: null, lastProformaInvoiceNo: null },
+      "the VSDC's counters as the handshake reported them",
+    );
+    assert.equal(init.nextInvoiceNo, 42, "the sequence continues after the VSDC's last invoice");
 
     const again = ok(await p.post(`/api/v1/tenants/${tenant.id}/devices/000/initialize`)).data;
     assert.deepEqual(again, init, 'a repeat is a safe retry returning the held branch unchanged');
@@ -85,7 +96,7 @@ describe(`partner provisioning (${engineName})`, () => {
     assert.equal(ok(await p.get(`/api/v1/tenants/${tenant.id}/tokens`)).data.length, 0);
   });
 
-  test('tenants: validation, duplicates on the book, pagination of the partner\'s own', async () => {
+  test("tenants: validation, duplicates on the book, pagination of the partner's own", async () => {
     const p = as(partner.secret);
     const invalid = await p.post('/api/v1/tenants', { name: '', tpin: 'abc' });
     assert.equal(invalid.statusCode, 422);
@@ -111,7 +122,11 @@ describe(`partner provisioning (${engineName})`, () => {
     const tenant = await newTenant();
     const body = { deviceSerial: 'SER-1', branch: '001', vsdcBaseUrl: sim.url };
     ok(await p.post(`/api/v1/tenants/${tenant.id}/devices`, body), 201);
-    const exists = await p.post(`/api/v1/tenants/${tenant.id}/devices`, { ...body, deviceSerial: 'SER-2', vsdcBaseUrl: 'http://127.0.0.1:1/other' });
+    const exists = await p.post(`/api/v1/tenants/${tenant.id}/devices`, {
+      ...body,
+      deviceSerial: 'SER-2',
+      vsdcBaseUrl: 'http://127.0.0.1:1/other',
+    });
     assert.equal(exists.statusCode, 422);
     assert.equal(exists.json().error.code, 'branch_exists');
     const kept = ok(await p.get(`/api/v1/tenants/${tenant.id}`)).data.devices[0];
@@ -131,7 +146,9 @@ describe(`partner provisioning (${engineName})`, () => {
   test('concurrent registrations of one branch: exactly one device, the rest branch_exists', async () => {
     const tenant = await newTenant();
     const results = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => as(partner.secret).post(`/api/v1/tenants/${tenant.id}/devices`, { deviceSerial: `RACE-${i}`, branch: '000', vsdcBaseUrl: sim.url })),
+      Array.from({ length: 8 }, (_, i) =>
+        as(partner.secret).post(`/api/v1/tenants/${tenant.id}/devices`, { deviceSerial: `RACE-${i}`, branch: '000', vsdcBaseUrl: sim.url }),
+      ),
     );
     assert.equal(results.filter((r) => r.statusCode === 201).length, 1);
     assert.ok(results.filter((r) => r.statusCode !== 201).every((r) => r.statusCode === 422 && r.json().error.code === 'branch_exists'));
@@ -145,8 +162,11 @@ describe(`partner provisioning (${engineName})`, () => {
     const failed = await p.post(`/api/v1/tenants/${tenant.id}/devices/000/initialize`);
     assert.equal(failed.statusCode, 422);
     assert.equal(failed.json().error.code, 'initialization_failed');
-    assert.ok(failed.json().error.message.length > 0, 'carries the authority\'s text');
-    assert.ok(failed.json().error.message.includes(`the VSDC at ${sim.url}`), `and the address it came from: ${failed.json().error.message}`);
+    assert.ok(failed.json().error.message.length > 0, "carries the authority's text");
+    assert.ok(
+      failed.json().error.message.includes(`the VSDC at ${sim.url}`),
+      `and the address it came from: ${failed.json().error.message}`,
+    );
     assert.equal(ok(await p.get(`/api/v1/tenants/${tenant.id}`)).data.devices[0].initialized, false);
 
     ok(await p.post(`/api/v1/tenants/${tenant.id}/devices`, { deviceSerial: 'NEW-1', branch: '001', vsdcBaseUrl: sim.url }), 201);
@@ -161,19 +181,39 @@ describe(`partner provisioning (${engineName})`, () => {
     }
     assert.equal(ok(await p.post(`/api/v1/tenants/${tenant.id}/devices/001/initialize`)).data.initialized, true);
 
-    ok(await p.post(`/api/v1/tenants/${tenant.id}/devices`, { deviceSerial: 'HTML-1', branch: '002', vsdcBaseUrl: `${sim.origin}/no-such-app` }), 201);
-    assert.equal((await p.post(`/api/v1/tenants/${tenant.id}/devices/002/initialize`)).statusCode, 503, 'an HTML 404 is "unreachable", never success');
+    ok(
+      await p.post(`/api/v1/tenants/${tenant.id}/devices`, {
+        deviceSerial: 'HTML-1',
+        branch: '002',
+        vsdcBaseUrl: `${sim.origin}/no-such-app`,
+      }),
+      201,
+    );
+    assert.equal(
+      (await p.post(`/api/v1/tenants/${tenant.id}/devices/002/initialize`)).statusCode,
+      503,
+      'an HTML 404 is "unreachable", never success',
+    );
   });
 
   test('concurrent initialisations of one device all succeed with one and the same identity', async () => {
     const tenant = await newTenant();
-    ok(await as(partner.secret).post(`/api/v1/tenants/${tenant.id}/devices`, { deviceSerial: 'CONC-1', branch: '000', vsdcBaseUrl: sim.url }), 201);
-    const results = await Promise.all(Array.from({ length: 6 }, () => as(partner.secret).post(`/api/v1/tenants/${tenant.id}/devices/000/initialize`)));
+    ok(
+      await as(partner.secret).post(`/api/v1/tenants/${tenant.id}/devices`, {
+        deviceSerial: 'CONC-1',
+        branch: '000',
+        vsdcBaseUrl: sim.url,
+      }),
+      201,
+    );
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => as(partner.secret).post(`/api/v1/tenants/${tenant.id}/devices/000/initialize`)),
+    );
     for (const r of results) assert.equal(r.statusCode, 200, r.body);
     assert.equal(new Set(results.map((r) => r.json().data.sdcId)).size, 1);
   });
 
-  test('tokens and keys: limits, device_not_found, another merchant\'s ids are 404', async () => {
+  test("tokens and keys: limits, device_not_found, another merchant's ids are 404", async () => {
     const p = as(partner.secret);
     const tenant = await newTenant();
     const long = await p.post(`/api/v1/tenants/${tenant.id}/tokens`, { name: 'x'.repeat(61) });
@@ -195,7 +235,7 @@ describe(`partner provisioning (${engineName})`, () => {
     assert.equal((await p.del(`/api/v1/tenants/${tenant.id}/api-keys/${key.id}`)).statusCode, 404);
   });
 
-  test('another partner sees none of this partner\'s resources: 404 on every tenant-scoped endpoint', async () => {
+  test("another partner sees none of this partner's resources: 404 on every tenant-scoped endpoint", async () => {
     const p = as(partner.secret);
     const tenant = await newTenant();
     ok(await p.post(`/api/v1/tenants/${tenant.id}/devices`, { deviceSerial: 'ISO-1', branch: '000', vsdcBaseUrl: sim.url }), 201);
@@ -230,7 +270,10 @@ describe(`partner provisioning (${engineName})`, () => {
     assert.equal(listed.length, 1);
     assert.match(listed[0].masked, /^sk_live_…/);
 
-    const minted = ok(await p.post('/api/v1/partner/keys', { name: 'Webhooks only', scopes: ['webhooks:read', 'webhooks:write'] }), 201).data;
+    const minted = ok(
+      await p.post('/api/v1/partner/keys', { name: 'Webhooks only', scopes: ['webhooks:read', 'webhooks:write'] }),
+      201,
+    ).data;
     assert.match(minted.secret, /^sk_live_/);
     assert.deepEqual(minted.scopes, ['webhooks:read', 'webhooks:write']);
     const limited = as(minted.secret);
@@ -248,12 +291,24 @@ describe(`partner provisioning (${engineName})`, () => {
     assert.equal((await p.post(`/api/v1/partner/keys/${minted.id}/rotate`)).statusCode, 409);
 
     assert.deepEqual(ok(await p.del(`/api/v1/partner/keys/${rotated.id}`)), { revoked: true, id: rotated.id });
-    assert.equal((await as(rotated.secret).get('/api/v1/webhooks')).statusCode === 401 || (await as(rotated.secret).get('/api/v1/tenants')).statusCode === 401, true);
+    assert.equal(
+      (await as(rotated.secret).get('/api/v1/webhooks')).statusCode === 401 ||
+        (await as(rotated.secret).get('/api/v1/tenants')).statusCode === 401,
+      true,
+    );
     assert.equal((await as(rotated.secret).get('/api/v1/tenants')).statusCode, 401, 'revocation is immediate');
 
-    const audit = ok(await t.inject({ method: 'GET', url: `/admin/v1/audit?partner=${owner.partnerId}`, headers: bearer(TEST_ADMIN_TOKEN) }));
+    const audit = ok(
+      await t.inject({ method: 'GET', url: `/admin/v1/audit?partner=${owner.partnerId}`, headers: bearer(TEST_ADMIN_TOKEN) }),
+    );
     const actions = audit.data.map((a: { action: string }) => a.action);
-    for (const action of ['partner.created', 'partner_key.created', 'partner_key.secret_read', 'partner_key.rotated', 'partner_key.revoked']) {
+    for (const action of [
+      'partner.created',
+      'partner_key.created',
+      'partner_key.secret_read',
+      'partner_key.rotated',
+      'partner_key.revoked',
+    ]) {
       assert.ok(actions.includes(action), `audit has ${action}`);
     }
     const read = audit.data.find((a: { action: string }) => a.action === 'partner_key.secret_read');
@@ -272,10 +327,22 @@ describe(`partner provisioning (${engineName})`, () => {
     assert.match(testKey.secret, /^sk_test_/);
     const liveKey = await t.ctx.db
       .insertInto('partner_keys')
-      .values({ partner_id: testPartner.partnerId, name: 'live', mode: 'live', scopes: ['tenants:read'], secret_hash: 'x'.repeat(64), secret_ciphertext: 'v1.a.b.c', last4: 'abcd' })
+      .values({
+        partner_id: testPartner.partnerId,
+        name: 'live',
+        mode: 'live',
+        scopes: ['tenants:read'],
+        secret_hash: 'x'.repeat(64),
+        secret_ciphertext: 'v1.a.b.c',
+        last4: 'abcd',
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
-    for (const res of [await p.get(`/api/v1/partner/keys/${liveKey.id}/secret`), await p.post(`/api/v1/partner/keys/${liveKey.id}/rotate`), await p.del(`/api/v1/partner/keys/${liveKey.id}`)]) {
+    for (const res of [
+      await p.get(`/api/v1/partner/keys/${liveKey.id}/secret`),
+      await p.post(`/api/v1/partner/keys/${liveKey.id}/rotate`),
+      await p.del(`/api/v1/partner/keys/${liveKey.id}`),
+    ]) {
       assert.equal(res.statusCode, 403, res.body);
     }
   });
@@ -283,7 +350,10 @@ describe(`partner provisioning (${engineName})`, () => {
   test('every provisioning change is in the audit log with who, what and when, by name', async () => {
     const owner = await seedPartner(t.ctx, { name: 'Audited POS' });
     const tenant = await newTenant(owner.secret);
-    ok(await as(owner.secret).post(`/api/v1/tenants/${tenant.id}/devices`, { deviceSerial: 'AUD-1', branch: '000', vsdcBaseUrl: sim.url }), 201);
+    ok(
+      await as(owner.secret).post(`/api/v1/tenants/${tenant.id}/devices`, { deviceSerial: 'AUD-1', branch: '000', vsdcBaseUrl: sim.url }),
+      201,
+    );
     ok(await as(owner.secret).post(`/api/v1/tenants/${tenant.id}/devices/000/initialize`));
     const token = ok(await as(owner.secret).post(`/api/v1/tenants/${tenant.id}/tokens`, { name: 'a' }), 201).data;
     ok(await as(owner.secret).del(`/api/v1/tenants/${tenant.id}/tokens/${token.id}`));
@@ -291,7 +361,15 @@ describe(`partner provisioning (${engineName})`, () => {
     ok(await as(owner.secret).del(`/api/v1/tenants/${tenant.id}/api-keys/${key.id}`));
     const audit = ok(await t.inject({ method: 'GET', url: `/admin/v1/audit?tenant=${tenant.id}`, headers: bearer(TEST_ADMIN_TOKEN) })).data;
     const actions = audit.map((a: { action: string }) => a.action).sort();
-    assert.deepEqual(actions, ['api_key.created', 'api_key.revoked', 'device.initialized', 'device.registered', 'tenant.created', 'token.created', 'token.revoked']);
+    assert.deepEqual(actions, [
+      'api_key.created',
+      'api_key.revoked',
+      'device.initialized',
+      'device.registered',
+      'tenant.created',
+      'token.created',
+      'token.revoked',
+    ]);
     for (const entry of audit) {
       assert.equal(entry.actorType, 'partner_key');
       assert.equal(entry.actorId, String(owner.keyId));
@@ -306,7 +384,13 @@ describe(`partner provisioning (${engineName})`, () => {
     assert.equal(targetOf('token.revoked'), 'a');
     assert.equal(targetOf('api_key.created'), `pk_…${key.key.slice(-4)} (any branch)`);
 
-    const operator = ok(await t.inject({ method: 'GET', url: `/admin/v1/audit?action=partner.created&partner=${owner.partnerId}`, headers: bearer(TEST_ADMIN_TOKEN) })).data;
+    const operator = ok(
+      await t.inject({
+        method: 'GET',
+        url: `/admin/v1/audit?action=partner.created&partner=${owner.partnerId}`,
+        headers: bearer(TEST_ADMIN_TOKEN),
+      }),
+    ).data;
     assert.deepEqual(
       operator.map((a: Record<string, unknown>) => [a.actorType, a.actorName, a.targetType, a.targetName]),
       [['cli', null, 'partner', 'Audited POS']],

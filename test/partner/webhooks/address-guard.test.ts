@@ -7,10 +7,15 @@ import { urlProblems } from '../../../src/domain/partner/webhooks/url-rules.ts';
 const production = { allowLoopback: false };
 const development = { allowLoopback: true };
 
-const resolvesTo = (...addresses: string[]): Resolver => async () => addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-const failsWith = (code: string): Resolver => async (host) => {
-  throw Object.assign(new Error(`getaddrinfo ${code} ${host}`), { code });
-};
+const resolvesTo =
+  (...addresses: string[]): Resolver =>
+  async () =>
+    addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+const failsWith =
+  (code: string): Resolver =>
+  async (host) => {
+    throw Object.assign(new Error(`getaddrinfo ${code} ${host}`), { code });
+  };
 
 /** The host a URL names after WHATWG parsing, which is what the sender guards. */
 const hostOf = (url: string) => new URL(url).hostname;
@@ -59,7 +64,13 @@ describe('address guard', () => {
   });
 
   test('IPv4-mapped and IPv4-compatible IPv6 forms are unwrapped and refused', async () => {
-    for (const url of ['http://[::ffff:127.0.0.1]/', 'http://[::ffff:7f00:1]/', 'http://[::127.0.0.1]/', 'http://[::ffff:169.254.169.254]/', 'http://[::a9fe:a9fe]/']) {
+    for (const url of [
+      'http://[::ffff:127.0.0.1]/',
+      'http://[::ffff:7f00:1]/',
+      'http://[::127.0.0.1]/',
+      'http://[::ffff:169.254.169.254]/',
+      'http://[::a9fe:a9fe]/',
+    ]) {
       const result = await guardHost(hostOf(url), production, resolvesTo());
       assert.equal(result.ok, false, url);
     }
@@ -119,7 +130,10 @@ describe('address guard', () => {
       return before;
     };
     const moved = await guardHost('moved.example.com', production, failsWith('ENOTFOUND'), undefined, history(true));
-    assert.equal(moved.ok === false && moved.reason, 'the hostname moved.example.com no longer resolves (ENOTFOUND); earlier deliveries reached a receiver there');
+    assert.equal(
+      moved.ok === false && moved.reason,
+      'the hostname moved.example.com no longer resolves (ENOTFOUND); earlier deliveries reached a receiver there',
+    );
     const typo = await guardHost('hoooks.example.com', production, failsWith('ENOTFOUND'), undefined, history(false));
     assert.equal(typo.ok === false && typo.reason, 'the hostname hoooks.example.com does not resolve (ENOTFOUND)');
     asked.length = 0;
@@ -149,9 +163,13 @@ describe('address guard', () => {
 
   test('the pinned lookup answers with the checked address whatever it is asked, in both callback forms', async () => {
     const lookup = pinnedLookup({ address: '93.184.216.34', family: 4 });
-    const all = await new Promise<LookupAddress[]>((resolve) => lookup('other.example.com', { all: true }, ((_e: unknown, a: LookupAddress[]) => resolve(a)) as never));
+    const all = await new Promise<LookupAddress[]>((resolve) =>
+      lookup('other.example.com', { all: true }, ((_e: unknown, a: LookupAddress[]) => resolve(a)) as never),
+    );
     assert.deepEqual(all, [{ address: '93.184.216.34', family: 4 }]);
-    const one = await new Promise<[string, number]>((resolve) => lookup('other.example.com', {}, (_e, a, f) => resolve([a as string, f as number])));
+    const one = await new Promise<[string, number]>((resolve) =>
+      lookup('other.example.com', {}, (_e, a, f) => resolve([a as string, f as number])),
+    );
     assert.deepEqual(one, ['93.184.216.34', 4]);
   });
 });

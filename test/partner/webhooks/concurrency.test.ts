@@ -49,7 +49,7 @@ describe(`webhook delivery under concurrency and crashes (${engineName})`, () =>
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  test('a receiver that stops answering holds at most WEBHOOK_ENDPOINT_CONCURRENCY attempts, and no slot of the process: the partner\'s other endpoint is never delayed', async () => {
+  test("a receiver that stops answering holds at most WEBHOOK_ENDPOINT_CONCURRENCY attempts, and no slot of the process: the partner's other endpoint is never delayed", async () => {
     // Two slots for the process, six attempts per endpoint, a minute's timeout: were a stalled
     // attempt to keep its slot, the healthy endpoint would wait for the stalled ones to time out.
     const t = await startTestApp({ config: { webhookTimeoutMs: 60_000, webhookEndpointConcurrency: 6 } });
@@ -72,7 +72,10 @@ describe(`webhook delivery under concurrency and crashes (${engineName})`, () =>
     assert.ok((await deliveryRows(t.ctx, stalledEndpoint.id)).every((row) => row.status === 'pending'));
 
     hold.release();
-    await eventually(async () => (await deliveryRows(t.ctx, stalledEndpoint.id)).every((row) => row.status === 'delivered'), 'the stalled endpoint to catch up');
+    await eventually(
+      async () => (await deliveryRows(t.ctx, stalledEndpoint.id)).every((row) => row.status === 'delivered'),
+      'the stalled endpoint to catch up',
+    );
   });
 
   test('two workers (separate connection pools) never send one delivery twice at once, and every request received is a recorded attempt', async () => {
@@ -95,7 +98,8 @@ describe(`webhook delivery under concurrency and crashes (${engineName})`, () =>
     const r = await receiver();
     // Some first attempts fail, so that retries are in the mix; answers come after a short pause.
     r.behaviour = (req, res) => {
-      const fail = Number(req.headers['x-webhook-delivery']) % 3 === 0 && r.requestsFor(String(req.headers['x-webhook-delivery'])).length === 1;
+      const fail =
+        Number(req.headers['x-webhook-delivery']) % 3 === 0 && r.requestsFor(String(req.headers['x-webhook-delivery'])).length === 1;
       setTimeout(() => res.writeHead(fail ? 500 : 200).end(), Number(req.headers['x-webhook-delivery']) % 7);
     };
     const endpoints: number[] = [];
@@ -111,8 +115,15 @@ describe(`webhook delivery under concurrency and crashes (${engineName})`, () =>
     }, 'all 180 deliveries');
     assert.deepEqual(r.concurrentDuplicates, []);
     // An attempt can fail before reaching the receiver (a reset keep-alive connection), never the reverse.
-    for (const row of rows) assert.ok(r.requestsFor(row.id).length <= row.attempts, `delivery ${row.id}: ${r.requestsFor(row.id).length} requests, ${row.attempts} attempts recorded`);
-    assert.ok(rows.some((row) => row.attempts === 2), 'retries happened');
+    for (const row of rows)
+      assert.ok(
+        r.requestsFor(row.id).length <= row.attempts,
+        `delivery ${row.id}: ${r.requestsFor(row.id).length} requests, ${row.attempts} attempts recorded`,
+      );
+    assert.ok(
+      rows.some((row) => row.attempts === 2),
+      'retries happened',
+    );
   });
 
   test('a worker that dies after claiming, before or after sending, loses nothing: another worker delivers every delivery once the lease expires', async () => {
@@ -129,7 +140,10 @@ describe(`webhook delivery under concurrency and crashes (${engineName})`, () =>
     const sender = new WebhookSender({ env: 'development', timeoutMs: 1_000 });
     for (const claim of abandoned.slice(0, 2)) {
       const secret = t.ctx.secretBox.open(claim.secretCiphertext, secretAad(claim.endpointId, claim.partnerId));
-      await sender.send({ deliveryId: claim.id, eventId: claim.eventId, eventType: claim.eventType, url: claim.url, secret, body: claim.body }, new Date());
+      await sender.send(
+        { deliveryId: claim.id, eventId: claim.eventId, eventType: claim.eventType, url: claim.url, secret, body: claim.body },
+        new Date(),
+      );
     }
     await sender.close();
 
@@ -142,33 +156,50 @@ describe(`webhook delivery under concurrency and crashes (${engineName})`, () =>
     const received = new Map<string, number>();
     for (const q of r.requests) received.set(String(q.headers['x-webhook-id']), (received.get(String(q.headers['x-webhook-id'])) ?? 0) + 1);
     assert.equal(received.size, 4, 'every event arrived');
-    assert.deepEqual([...received.values()].sort(), [1, 1, 2, 2], 'the two sent before the crash arrive again: at least once, same X-Webhook-Id');
+    assert.deepEqual(
+      [...received.values()].sort(),
+      [1, 1, 2, 2],
+      'the two sent before the crash arrive again: at least once, same X-Webhook-Id',
+    );
   });
 
-  test('a gateway process killed mid-delivery (SIGKILL) loses nothing: another worker takes over after its lease', { skip: onPostgres ? false : 'needs PostgreSQL: two processes cannot share the embedded database' }, async () => {
-    const clock = new ManualClock();
-    const t = await startTestApp({ config: FAST_DELIVERY, clock });
-    cleanups.push(() => t.close());
-    const r = await receiver();
-    const hold = holdingReceiver(r);
-    const merchant = await seedMerchant(t.ctx);
-    const { endpoint } = await registerEndpoint(t, merchant.partner.secret, { url: r.url });
-    for (let i = 0; i < 12; i++) await fireInvoiceEvent(t.ctx, merchant.partner.partnerId, merchant.tenant.id, i);
+  test(
+    'a gateway process killed mid-delivery (SIGKILL) loses nothing: another worker takes over after its lease',
+    { skip: onPostgres ? false : 'needs PostgreSQL: two processes cannot share the embedded database' },
+    async () => {
+      const clock = new ManualClock();
+      const t = await startTestApp({ config: FAST_DELIVERY, clock });
+      cleanups.push(() => t.close());
+      const r = await receiver();
+      const hold = holdingReceiver(r);
+      const merchant = await seedMerchant(t.ctx);
+      const { endpoint } = await registerEndpoint(t, merchant.partner.secret, { url: r.url });
+      for (let i = 0; i < 12; i++) await fireInvoiceEvent(t.ctx, merchant.partner.partnerId, merchant.tenant.id, i);
 
-    const gateway = await spawnGateway(baseEnv({ DATABASE_URL: t.testDb.url, SECRET_KEY: TEST_SECRET_KEY, GATEWAY_ENV: 'development', WEBHOOK_TIMEOUT_MS: '5000', WEBHOOK_ENDPOINT_CONCURRENCY: '4' }), ['--workers-only']);
-    cleanups.push(() => gateway.kill());
-    await eventually(() => hold.held.length >= 4, 'the other process to have deliveries in flight');
-    await gateway.kill('SIGKILL');
-    hold.release();
-    const leased = (await deliveryRows(t.ctx, endpoint.id)).filter((row) => row.lease_token !== null);
-    assert.equal(leased.length, 4, 'the dead process still holds its claims: WEBHOOK_ENDPOINT_CONCURRENCY of them');
+      const gateway = await spawnGateway(
+        baseEnv({
+          DATABASE_URL: t.testDb.url,
+          SECRET_KEY: TEST_SECRET_KEY,
+          GATEWAY_ENV: 'development',
+          WEBHOOK_TIMEOUT_MS: '5000',
+          WEBHOOK_ENDPOINT_CONCURRENCY: '4',
+        }),
+        ['--workers-only'],
+      );
+      cleanups.push(() => gateway.kill());
+      await eventually(() => hold.held.length >= 4, 'the other process to have deliveries in flight');
+      await gateway.kill('SIGKILL');
+      hold.release();
+      const leased = (await deliveryRows(t.ctx, endpoint.id)).filter((row) => row.lease_token !== null);
+      assert.equal(leased.length, 4, 'the dead process still holds its claims: WEBHOOK_ENDPOINT_CONCURRENCY of them');
 
-    clock.advance(60_000); // past the dead process's leases (timeout + 30 s)
-    startWorker(t.ctx);
-    await eventually(async () => (await deliveryRows(t.ctx, endpoint.id)).every((row) => row.status === 'delivered'), 'every delivery');
-    const ids = new Set(r.requests.map((q) => q.headers['x-webhook-id']));
-    assert.equal(ids.size, 12);
-  });
+      clock.advance(60_000); // past the dead process's leases (timeout + 30 s)
+      startWorker(t.ctx);
+      await eventually(async () => (await deliveryRows(t.ctx, endpoint.id)).every((row) => row.status === 'delivered'), 'every delivery');
+      const ids = new Set(r.requests.map((q) => q.headers['x-webhook-id']));
+      assert.equal(ids.size, 12);
+    },
+  );
 });
 
 describe(`delivery claims (${engineName})`, () => {
@@ -187,7 +218,10 @@ describe(`delivery claims (${engineName})`, () => {
     assert.equal(first.length, 1);
     assert.deepEqual(await claimDueDeliveries(t.ctx.db, now, { batch: 10, perEndpoint: 4, leaseMs: 60_000 }), []);
     const later = await claimDueDeliveries(t.ctx.db, new Date(now.getTime() + 61_000), { batch: 10, perEndpoint: 4, leaseMs: 60_000 });
-    assert.deepEqual(later.map((c) => c.id), first.map((c) => c.id));
+    assert.deepEqual(
+      later.map((c) => c.id),
+      first.map((c) => c.id),
+    );
     assert.notEqual(later[0]!.leaseToken, first[0]!.leaseToken);
   });
 });

@@ -48,7 +48,10 @@ describe(`webhook delivery (${engineName})`, () => {
   async function deliveryLog(secret: string, endpointId: number) {
     const res = await t.inject({ method: 'GET', url: `/api/v1/webhooks/${endpointId}/deliveries`, headers: bearer(secret) });
     assert.equal(res.statusCode, 200);
-    return res.json() as { data: Array<Record<string, unknown> & { id: number; status: string; attempts: number }>; meta: { total: number } };
+    return res.json() as {
+      data: Array<Record<string, unknown> & { id: number; status: string; attempts: number }>;
+      meta: { total: number };
+    };
   }
 
   test('an event reaches the endpoint signed, with the documented headers and envelope, and is logged as delivered', async () => {
@@ -109,7 +112,10 @@ describe(`webhook delivery (${engineName})`, () => {
     await eventually(() => failedOnly.requests.length === 1, 'the failed event at the failed-only endpoint');
     assert.deepEqual(all.requests.map((q) => JSON.parse(q.body).data.invoice.id).sort(), [1, 2]);
     assert.equal(JSON.parse(failedOnly.requests[0]!.body).event, 'invoice.failed');
-    assert.ok(await t.ctx.db.selectFrom('webhook_events').select('id').where('id', '=', ownTenant.eventId).executeTakeFirst(), 'the partnerless event is stored');
+    assert.ok(
+      await t.ctx.db.selectFrom('webhook_events').select('id').where('id', '=', ownTenant.eventId).executeTakeFirst(),
+      'the partnerless event is stored',
+    );
   });
 
   test('a failing receiver gets the whole schedule, 6 attempts of identical bytes with fresh signatures, then the delivery is failed', async () => {
@@ -133,7 +139,8 @@ describe(`webhook delivery (${engineName})`, () => {
     assert.equal(new Set(attempts.map((a) => a.body)).size, 1, 'every attempt sends the same bytes');
     assert.equal(new Set(attempts.map((a) => a.headers['x-webhook-id'])).size, 1);
     for (const a of attempts) assert.equal(verifyWebhook({ payload: a.body, header: a.headers['x-service-signature'], secret }).ok, true);
-    const ep = (await t.inject({ method: 'GET', url: `/api/v1/webhooks/${endpoint.id}`, headers: bearer(merchant.partner.secret) })).json().data;
+    const ep = (await t.inject({ method: 'GET', url: `/api/v1/webhooks/${endpoint.id}`, headers: bearer(merchant.partner.secret) })).json()
+      .data;
     assert.ok(ep.lastFailureAt);
     assert.equal(ep.status, 'enabled');
   });
@@ -168,7 +175,11 @@ describe(`webhook delivery (${engineName})`, () => {
     }, 'the delivery to fail');
 
     r.behaviour = answer(204);
-    const resent = await t.inject({ method: 'POST', url: `/api/v1/webhooks/deliveries/${failed.id}/resend`, headers: bearer(merchant.partner.secret) });
+    const resent = await t.inject({
+      method: 'POST',
+      url: `/api/v1/webhooks/deliveries/${failed.id}/resend`,
+      headers: bearer(merchant.partner.secret),
+    });
     assert.equal(resent.statusCode, 202);
     assert.equal(resent.json().data.status, 'pending');
     assert.equal(resent.json().data.attempts, 0);
@@ -185,7 +196,11 @@ describe(`webhook delivery (${engineName})`, () => {
     assert.equal(sent.length, 7);
     assert.equal(new Set(sent.map((s) => s.body)).size, 1);
 
-    const again = await t.inject({ method: 'POST', url: `/api/v1/webhooks/deliveries/${failed.id}/resend`, headers: bearer(merchant.partner.secret) });
+    const again = await t.inject({
+      method: 'POST',
+      url: `/api/v1/webhooks/deliveries/${failed.id}/resend`,
+      headers: bearer(merchant.partner.secret),
+    });
     assert.equal(again.statusCode, 202, 'a delivered delivery can be resent too');
     await eventually(() => r.requestsFor(failed.id).length === 8, 'the second redelivery');
   });
@@ -204,12 +219,19 @@ describe(`webhook delivery (${engineName})`, () => {
     }, 'the endpoint to be disabled');
     assert.ok(disabled.disabledAt);
     const rows = await deliveryRows(t.ctx, endpoint.id);
-    assert.deepEqual(rows.map((row) => row.status), Array(10).fill('failed'));
+    assert.deepEqual(
+      rows.map((row) => row.status),
+      Array(10).fill('failed'),
+    );
 
     const whileDisabled = await fireInvoiceEvent(t.ctx, merchant.partner.partnerId, merchant.tenant.id, 200);
     assert.equal(whileDisabled.deliveries, 0);
     assert.equal((await deliveryLog(partnerKey, endpoint.id)).meta.total, 10);
-    const resend = await t.inject({ method: 'POST', url: `/api/v1/webhooks/deliveries/${rows[0]!.id}/resend`, headers: bearer(partnerKey) });
+    const resend = await t.inject({
+      method: 'POST',
+      url: `/api/v1/webhooks/deliveries/${rows[0]!.id}/resend`,
+      headers: bearer(partnerKey),
+    });
     assert.equal(resend.statusCode, 409);
     assert.equal(resend.json().error.code, 'endpoint_disabled');
 
@@ -218,7 +240,11 @@ describe(`webhook delivery (${engineName})`, () => {
     assert.equal(enabled.statusCode, 200);
     assert.equal(enabled.json().data.status, 'enabled');
     assert.equal(enabled.json().data.disabledAt, null);
-    const row = await t.ctx.db.selectFrom('webhook_endpoints').select('failure_streak').where('id', '=', endpoint.id).executeTakeFirstOrThrow();
+    const row = await t.ctx.db
+      .selectFrom('webhook_endpoints')
+      .select('failure_streak')
+      .where('id', '=', endpoint.id)
+      .executeTakeFirstOrThrow();
     assert.equal(row.failure_streak, 0);
 
     const after = await fireInvoiceEvent(t.ctx, merchant.partner.partnerId, merchant.tenant.id, 201);
@@ -244,7 +270,8 @@ describe(`webhook delivery (${engineName})`, () => {
     await fire(9, 500);
     await fire(1, 200);
     await fire(9, 500);
-    const ep = (await t.inject({ method: 'GET', url: `/api/v1/webhooks/${endpoint.id}`, headers: bearer(merchant.partner.secret) })).json().data;
+    const ep = (await t.inject({ method: 'GET', url: `/api/v1/webhooks/${endpoint.id}`, headers: bearer(merchant.partner.secret) })).json()
+      .data;
     assert.equal(ep.status, 'enabled');
   });
 
@@ -257,8 +284,13 @@ describe(`webhook delivery (${engineName})`, () => {
     assert.equal(first.data.length, 20);
     assert.deepEqual(first.meta, { page: 1, perPage: 20, total: 23, lastPage: 2 });
     const ids = first.data.map((d) => d.id);
-    assert.deepEqual(ids, [...ids].sort((a, b) => b - a));
-    const second = (await t.inject({ method: 'GET', url: `/api/v1/webhooks/${endpoint.id}/deliveries?page=2`, headers: bearer(merchant.partner.secret) })).json();
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a, b) => b - a),
+    );
+    const second = (
+      await t.inject({ method: 'GET', url: `/api/v1/webhooks/${endpoint.id}/deliveries?page=2`, headers: bearer(merchant.partner.secret) })
+    ).json();
     assert.equal(second.data.length, 3);
     assert.ok(second.data[0].id < ids[19]!);
   });
@@ -305,8 +337,14 @@ describe(`webhook delivery (${engineName})`, () => {
 
     DNS['moving.localhost'] = { code: 'ENOTFOUND' };
     await fireInvoiceEvent(t.ctx, merchant.partner.partnerId, merchant.tenant.id, 651);
-    const refused = await eventually(async () => (await deliveryRows(t.ctx, endpoint.id)).find((d) => d.status === 'failed'), 'the refusal');
-    assert.equal(refused.error, 'Address guard: the hostname moving.localhost no longer resolves (ENOTFOUND); earlier deliveries reached a receiver there');
+    const refused = await eventually(
+      async () => (await deliveryRows(t.ctx, endpoint.id)).find((d) => d.status === 'failed'),
+      'the refusal',
+    );
+    assert.equal(
+      refused.error,
+      'Address guard: the hostname moving.localhost no longer resolves (ENOTFOUND); earlier deliveries reached a receiver there',
+    );
   });
 
   test('a transient resolver failure is an ordinary, retried failure', async () => {

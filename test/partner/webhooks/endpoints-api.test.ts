@@ -26,7 +26,16 @@ describe(`webhook endpoints API (${engineName})`, () => {
     assert.equal(typeof body.message, 'string');
     assert.deepEqual(
       { ...body.endpoint, id: 0, createdAt: '' },
-      { id: 0, url: 'https://hooks.example.com/fiscal', description: 'ERP', events: ['invoice.fiscalised', 'invoice.failed'], status: 'enabled', createdAt: '', lastFailureAt: null, disabledAt: null },
+      {
+        id: 0,
+        url: 'https://hooks.example.com/fiscal',
+        description: 'ERP',
+        events: ['invoice.fiscalised', 'invoice.failed'],
+        status: 'enabled',
+        createdAt: '',
+        lastFailureAt: null,
+        disabledAt: null,
+      },
     );
 
     const one = await t.inject({ method: 'GET', url: `/api/v1/webhooks/${body.endpoint.id}`, headers: bearer(partner.secret) });
@@ -49,14 +58,27 @@ describe(`webhook endpoints API (${engineName})`, () => {
     const partner = await seedPartner(t.ctx);
     const { endpoint } = await registerEndpoint(t, partner.secret, { url: 'https://hooks.example.com/f', events: ['invoice.failed'] });
     assert.deepEqual(endpoint.events, ['invoice.failed']);
-    const bad = await t.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(partner.secret), payload: { url: 'https://hooks.example.com/f', events: ['invoice.created'] } });
+    const bad = await t.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      headers: bearer(partner.secret),
+      payload: { url: 'https://hooks.example.com/f', events: ['invoice.created'] },
+    });
     assert.equal(bad.statusCode, 422);
     assert.ok(bad.json().errors);
   });
 
   test('a URL that breaks the rules is a 422 naming the url field', async () => {
     const partner = await seedPartner(t.ctx);
-    for (const url of ['ftp://hooks.example.com/x', 'https://user:pass@hooks.example.com/x', 'https://10.0.0.5/x', 'https://hooks.example.com./x', 'https://hooks.example.com:9000/x', 'not a url', 'http://intranet/x']) {
+    for (const url of [
+      'ftp://hooks.example.com/x',
+      'https://user:pass@hooks.example.com/x',
+      'https://10.0.0.5/x',
+      'https://hooks.example.com./x',
+      'https://hooks.example.com:9000/x',
+      'not a url',
+      'http://intranet/x',
+    ]) {
       const res = await t.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(partner.secret), payload: { url } });
       assert.equal(res.statusCode, 422, url);
       const body = res.json();
@@ -93,7 +115,7 @@ describe(`webhook endpoints API (${engineName})`, () => {
     }
   });
 
-  test('partners are isolated: another partner\'s endpoints and deliveries are 404, never listed', async () => {
+  test("partners are isolated: another partner's endpoints and deliveries are 404, never listed", async () => {
     const a = await seedPartner(t.ctx, { name: 'A' });
     const b = await seedPartner(t.ctx, { name: 'B' });
     const merchantOfA = await seedMerchant(t.ctx, a);
@@ -137,7 +159,12 @@ describe(`webhook endpoints API (${engineName})`, () => {
       const asKey = await t.inject({ method, url, headers: bearer(merchant.apiKey), ...(payload ? { payload } : {}) });
       assert.equal(asKey.statusCode, 401, `pk_ key ${method} ${url}`);
     }
-    const write = await t.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(readOnly.secret), payload: { url: 'https://hooks.example.com/x' } });
+    const write = await t.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      headers: bearer(readOnly.secret),
+      payload: { url: 'https://hooks.example.com/x' },
+    });
     assert.equal(write.statusCode, 403);
     const readable = await t.inject({ method: 'GET', url: '/api/v1/webhooks', headers: bearer(readOnly.secret) });
     assert.equal(readable.statusCode, 200);
@@ -146,7 +173,12 @@ describe(`webhook endpoints API (${engineName})`, () => {
   test('a partner may hold at most 20 endpoints', async () => {
     const partner = await seedPartner(t.ctx);
     for (let i = 0; i < 20; i++) await registerEndpoint(t, partner.secret, { url: `https://hooks.example.com/${i}` });
-    const res = await t.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(partner.secret), payload: { url: 'https://hooks.example.com/21' } });
+    const res = await t.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      headers: bearer(partner.secret),
+      payload: { url: 'https://hooks.example.com/21' },
+    });
     assert.equal(res.statusCode, 422);
     assert.equal(res.json().error.code, 'webhook_endpoint_limit');
   });

@@ -15,9 +15,11 @@ export interface ReceivedRequest {
 /** What the receiver does with a request: answer it (or never, to force a timeout). */
 export type ReceiverBehaviour = (req: ReceivedRequest, res: ServerResponse) => void;
 
-export const answer = (status: number, headers: Record<string, string> = {}): ReceiverBehaviour => (_req, res) => {
-  res.writeHead(status, headers).end(status >= 200 && status < 300 ? 'ok' : `status ${status}`);
-};
+export const answer =
+  (status: number, headers: Record<string, string> = {}): ReceiverBehaviour =>
+  (_req, res) => {
+    res.writeHead(status, headers).end(status >= 200 && status < 300 ? 'ok' : `status ${status}`);
+  };
 export const neverAnswer: ReceiverBehaviour = () => {};
 
 /** A real HTTP receiver on 127.0.0.1 that records every request it gets. */
@@ -45,7 +47,12 @@ export class Receiver {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const received: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const received: ReceivedRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       this.requests.push(received);
       const delivery = String(req.headers['x-webhook-delivery'] ?? '');
       const earlier = this.unanswered.get(delivery) ?? new Set<ServerResponse>();
@@ -80,11 +87,28 @@ export async function registerEndpoint(t: TestApp, secret: string, body: Record<
 
 /** A sale resource as the sales module puts it in `data.invoice` (only what receivers read here). */
 export function invoice(id: number, status: 'uploaded' | 'failed' = 'uploaded') {
-  return { id, reference: `ref-${id}`, invoiceNo: id, status, resultCode: status === 'uploaded' ? '000' : '999', lastError: status === 'failed' ? 'Rejected' : null };
+  return {
+    id,
+    reference: `ref-${id}`,
+    invoiceNo: id,
+    status,
+    resultCode: status === 'uploaded' ? '000' : '999',
+    lastError: status === 'failed' ? 'Rejected' : null,
+  };
 }
 
-export async function fireInvoiceEvent(ctx: AppContext, partnerId: number | null, tenantId: number, saleId: number, type: 'invoice.fiscalised' | 'invoice.failed' = 'invoice.fiscalised') {
-  return enqueueEvent(ctx.db, { type, partnerId, tenantId, data: { invoice: invoice(saleId, type === 'invoice.fiscalised' ? 'uploaded' : 'failed') } }, ctx.database.notifier);
+export async function fireInvoiceEvent(
+  ctx: AppContext,
+  partnerId: number | null,
+  tenantId: number,
+  saleId: number,
+  type: 'invoice.fiscalised' | 'invoice.failed' = 'invoice.fiscalised',
+) {
+  return enqueueEvent(
+    ctx.db,
+    { type, partnerId, tenantId, data: { invoice: invoice(saleId, type === 'invoice.fiscalised' ? 'uploaded' : 'failed') } },
+    ctx.database.notifier,
+  );
 }
 
 export async function deliveryRows(ctx: AppContext, endpointId: number) {

@@ -20,7 +20,8 @@ export abstract class DeviceControl<D extends StoredDevice> {
 
   /** The protocol calls the device answered, oldest first (the newest CALL_LOG_LIMIT), optionally of one endpoint. */
   calls(tpin: string, bhfId: string, endpoint?: string): D['calls'] {
-    if (endpoint !== undefined && !(this.faultWords.endpoints as readonly string[]).includes(endpoint)) throw new ControlInputError(`unknown endpoint "${endpoint}"`);
+    if (endpoint !== undefined && !(this.faultWords.endpoints as readonly string[]).includes(endpoint))
+      throw new ControlInputError(`unknown endpoint "${endpoint}"`);
     const calls: CallRecord[] = this.state.findDevice(tpin, bhfId)?.calls ?? [];
     return endpoint ? calls.filter((c) => c.endpoint === endpoint) : [...calls];
   }

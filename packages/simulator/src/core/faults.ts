@@ -40,7 +40,16 @@ export interface FaultVocabulary<E extends string = string> {
 }
 
 export function noFaults<E extends string>(defaultEndpoints: readonly E[]): DeviceFaults<E> {
-  return { down: false, html404: false, delayMs: 0, dropAbandoned: false, forcedResult: null, loseReplies: 0, loseRepliesOn: [...defaultEndpoints], reject: null };
+  return {
+    down: false,
+    html404: false,
+    delayMs: 0,
+    dropAbandoned: false,
+    forcedResult: null,
+    loseReplies: 0,
+    loseRepliesOn: [...defaultEndpoints],
+    reject: null,
+  };
 }
 
 /** Takes one forced rejection for a call to `endpoint`, if the reject switch covers it. */
@@ -84,7 +93,8 @@ function resultCode(value: unknown, field: string): string {
 
 function count(value: unknown, field: string): number | 'all' {
   if (value === 'all') return 'all';
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new ControlInputError(`${field} must be a whole number or "all"`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+    throw new ControlInputError(`${field} must be a whole number or "all"`);
   return value;
 }
 
@@ -101,7 +111,11 @@ export function applyFaults<E extends string>(current: DeviceFaults<E>, input: u
   const next: DeviceFaults<E> = { ...current, loseRepliesOn: [...current.loseRepliesOn], reject: current.reject && { ...current.reject } };
   const endpointList = (value: unknown, field: string): E[] | null => {
     if (value === undefined || value === null) return null;
-    if (!Array.isArray(value) || value.length === 0 || !value.every((e) => typeof e === 'string' && (words.endpoints as readonly string[]).includes(e))) {
+    if (
+      !Array.isArray(value) ||
+      value.length === 0 ||
+      !value.every((e) => typeof e === 'string' && (words.endpoints as readonly string[]).includes(e))
+    ) {
       throw new ControlInputError(`${field} must be a non-empty list of: ${words.endpoints.join(', ')}`);
     }
     return value as E[];
@@ -111,17 +125,23 @@ export function applyFaults<E extends string>(current: DeviceFaults<E>, input: u
   if (raw.html404 !== undefined) next.html404 = flag(raw.html404, 'html404');
   if (raw.dropAbandoned !== undefined) next.dropAbandoned = flag(raw.dropAbandoned, 'dropAbandoned');
   if (raw.delayMs !== undefined) {
-    if (typeof raw.delayMs !== 'number' || !Number.isInteger(raw.delayMs) || raw.delayMs < 0) throw new ControlInputError('delayMs must be a whole number ≥ 0');
+    if (typeof raw.delayMs !== 'number' || !Number.isInteger(raw.delayMs) || raw.delayMs < 0)
+      throw new ControlInputError('delayMs must be a whole number ≥ 0');
     next.delayMs = raw.delayMs;
   }
   if (raw.forcedResult !== undefined) {
     const forced = raw.forcedResult;
     if (forced === null) next.forcedResult = null;
-    else if (typeof forced === 'string') next.forcedResult = { code: resultCode(forced, 'forcedResult'), message: words.resultMessage(forced), endpoints: null };
+    else if (typeof forced === 'string')
+      next.forcedResult = { code: resultCode(forced, 'forcedResult'), message: words.resultMessage(forced), endpoints: null };
     else if (typeof forced === 'object') {
       const { code, message, endpoints } = forced as { code?: unknown; message?: unknown; endpoints?: unknown };
       const cd = resultCode(code, 'forcedResult.code');
-      next.forcedResult = { code: cd, message: typeof message === 'string' ? message : words.resultMessage(cd), endpoints: endpointList(endpoints, 'forcedResult.endpoints') };
+      next.forcedResult = {
+        code: cd,
+        message: typeof message === 'string' ? message : words.resultMessage(cd),
+        endpoints: endpointList(endpoints, 'forcedResult.endpoints'),
+      };
     } else throw new ControlInputError('forcedResult must be a result code, {code, message} or null');
   }
   if (raw.loseReplies !== undefined) {
@@ -143,7 +163,10 @@ export function applyFaults<E extends string>(current: DeviceFaults<E>, input: u
       const remaining = count(n, 'reject.count');
       const cd = resultCode(code, 'reject.code');
       const on = endpointList(endpoints, 'reject.endpoints') ?? [...words.defaultEndpoints];
-      next.reject = remaining === 0 ? null : { remaining, code: cd, message: typeof message === 'string' ? message : words.resultMessage(cd), endpoints: on };
+      next.reject =
+        remaining === 0
+          ? null
+          : { remaining, code: cd, message: typeof message === 'string' ? message : words.resultMessage(cd), endpoints: on };
     } else throw new ControlInputError('reject must be {count, code, message?, endpoints?} or null');
   }
   return next;

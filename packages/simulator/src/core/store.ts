@@ -112,7 +112,9 @@ export class DeviceStore<D extends StoredDevice> {
     if (!this.stateFile || this.saveTimer) return;
     this.saveTimer = setTimeout(() => {
       this.saveTimer = null;
-      this.saving = this.saving.then(() => this.writeAsync()).catch((err: unknown) => console.error('simulator: cannot write state file:', err));
+      this.saving = this.saving
+        .then(() => this.writeAsync())
+        .catch((err: unknown) => console.error('simulator: cannot write state file:', err));
     }, SAVE_DEBOUNCE_MS);
   }
 

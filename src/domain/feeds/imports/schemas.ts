@@ -1,7 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Nullable, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
 
-
 const DECISIONS = ['approved', 'rejected'] as const;
 const DECISION_FILTERS = ['undecided', 'approved', 'rejected'] as const;
 export const FILING_STATES = ['not_sent', 'sending', 'accepted', 'failed'] as const;
@@ -22,9 +21,17 @@ const Remark = Type.String({ minLength: 1, maxLength: 400, description: 'Sent to
 export const ApproveBody = withExample(
   Type.Object(
     {
-      itemCode: Type.String({ minLength: 1, maxLength: 50, description: 'Your item (authority item code) the imported goods are taken into stock as' }),
+      itemCode: Type.String({
+        minLength: 1,
+        maxLength: 50,
+        description: 'Your item (authority item code) the imported goods are taken into stock as',
+      }),
       itemClassificationCode: Type.Optional(
-        Type.String({ minLength: 1, maxLength: 20, description: 'Default: the classification of your item with that itemCode; required when itemCode is not one of your items' }),
+        Type.String({
+          minLength: 1,
+          maxLength: 20,
+          description: 'Default: the classification of your item with that itemCode; required when itemCode is not one of your items',
+        }),
       ),
       remark: Type.Optional(Nullable(Remark)),
     },
@@ -35,7 +42,10 @@ export const ApproveBody = withExample(
 );
 export type ApproveBody = Static<typeof ApproveBody>;
 
-export const RejectBody = withExample(Type.Object({ remark: Type.Optional(Nullable(Remark)) }, { additionalProperties: false, description: 'Optional body' }), { remark: 'Not ordered by us' });
+export const RejectBody = withExample(
+  Type.Object({ remark: Type.Optional(Nullable(Remark)) }, { additionalProperties: false, description: 'Optional body' }),
+  { remark: 'Not ordered by us' },
+);
 export type RejectBody = Static<typeof RejectBody>;
 
 // ---- responses ----
@@ -44,13 +54,14 @@ const Amount = Nullable(Type.Number());
 const Text = Nullable(Type.String());
 
 const FilingState = Type.Enum(FILING_STATES, {
-  description: 'not_sent (no answer yet), sending (on its way, retried while the VSDC does not answer), accepted, failed (refused by the authority; the decision stands)',
+  description:
+    'not_sent (no answer yet), sending (on its way, retried while the VSDC does not answer), accepted, failed (refused by the authority; the decision stands)',
 });
 
 /** What the authority answered to a merchant's answer (a customs line, a purchase), beside where it stands. */
 const AnswerFilingDetail = Type.Object({
-  resultCode: Nullable(Type.String({ description: 'The authority\'s code of the last answer' })),
-  message: Nullable(Type.String({ description: 'The authority\'s text when failed' })),
+  resultCode: Nullable(Type.String({ description: "The authority's code of the last answer" })),
+  message: Nullable(Type.String({ description: "The authority's text when failed" })),
   filedAt: Nullable(Timestamp('When the authority accepted the answer')),
   nextAttemptAt: Nullable(Timestamp('While sending: the next background attempt')),
   lastError: Nullable(Type.String({ description: 'While sending: why the last attempt got no answer' })),
@@ -87,11 +98,11 @@ export const ImportItem = Type.Object({
   itemClassificationCode: Nullable(Type.String()),
   remark: Text,
   filing: Type.Enum(FILING_STATES, {
-    description: 'Whether the authority accepted your answer (spec 2.8): not_sent (no answer yet), sending (on its way, retried while the VSDC does not answer), accepted, failed (refused by the authority; the decision stands)',
+    description:
+      'Whether the authority accepted your answer (spec 2.8): not_sent (no answer yet), sending (on its way, retried while the VSDC does not answer), accepted, failed (refused by the authority; the decision stands)',
   }),
   filingDetail: Type.Object(AnswerFilingDetail.properties, { description: 'What the authority answered to your answer, beside `filing`' }),
   receivedAt: Timestamp(),
   updatedAt: Timestamp(),
 });
 export type ImportItemResource = Static<typeof ImportItem>;
-

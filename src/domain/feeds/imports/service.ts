@@ -13,7 +13,17 @@ import { answerOutcomeOf } from '../answers.ts';
 import { findItemByCode } from '../../merchant/items/store.ts';
 import { presentImportItem } from './present.ts';
 import type { ApproveBody, ImportItemResource, ListImportItemsQuery, RejectBody } from './schemas.ts';
-import { claimDueFilings, decide, findImportItem, leasedFiling, listImportItems, recordFilingOutcome, storeCustomsLines, type ClaimedFiling, type Decision } from './store.ts';
+import {
+  claimDueFilings,
+  decide,
+  findImportItem,
+  leasedFiling,
+  listImportItems,
+  recordFilingOutcome,
+  storeCustomsLines,
+  type ClaimedFiling,
+  type Decision,
+} from './store.ts';
 
 export const FILING_RETRY_BATCH = 20;
 
@@ -36,7 +46,12 @@ export function pullDueBranches(ctx: AppContext, intervalMs: number): Promise<nu
 // ---- reading ----
 
 /** All branches, or the one X-Branch names. */
-export async function listImportItemsPage(ctx: AppContext, tenantId: number, deviceId: number | undefined, query: ListImportItemsQuery): Promise<Page<ImportItemResource>> {
+export async function listImportItemsPage(
+  ctx: AppContext,
+  tenantId: number,
+  deviceId: number | undefined,
+  query: ListImportItemsQuery,
+): Promise<Page<ImportItemResource>> {
   const { rows, total } = await listImportItems(ctx.db, tenantId, { deviceId, decision: query.decision, filing: query.filing }, query.page);
   return pageOf(rows.map(presentImportItem), total, query.page);
 }
@@ -61,7 +76,12 @@ async function answer(ctx: AppContext, tenantId: number, id: number, decision: D
 }
 
 /** `tenant`: the merchant, with the authority whose catalogue a new classification code must be in. */
-export async function approveImportItem(ctx: AppContext, tenant: { id: number; authority: string }, id: number, body: ApproveBody): Promise<ImportItemResource> {
+export async function approveImportItem(
+  ctx: AppContext,
+  tenant: { id: number; authority: string },
+  id: number,
+  body: ApproveBody,
+): Promise<ImportItemResource> {
   const tenantId = tenant.id;
   if (!(await findImportItem(ctx.db, tenantId, id))) throw new NotFoundError('Import item not found.');
   const itemCode = body.itemCode.trim();
@@ -69,11 +89,15 @@ export async function approveImportItem(ctx: AppContext, tenant: { id: number; a
   if (itemClassCode === undefined || itemClassCode === '') {
     const item = await findItemByCode(ctx.db, tenantId, itemCode);
     if (!item) {
-      throw new ValidationError({ itemClassificationCode: [`The itemClassificationCode field is required when ${itemCode} is not one of your items.`] });
+      throw new ValidationError({
+        itemClassificationCode: [`The itemClassificationCode field is required when ${itemCode} is not one of your items.`],
+      });
     }
     itemClassCode = item.item_class_code;
   } else if ((await unknownClassificationCodes(ctx, tenant.authority, [itemClassCode])).length > 0) {
-    throw new ValidationError({ itemClassificationCode: [`The itemClassificationCode ${itemClassCode} is not in the authority's classification catalogue.`] });
+    throw new ValidationError({
+      itemClassificationCode: [`The itemClassificationCode ${itemClassCode} is not in the authority's classification catalogue.`],
+    });
   }
   return answer(ctx, tenantId, id, { decision: 'approved', itemCode, itemClassCode, remark: body.remark?.trim() || null });
 }

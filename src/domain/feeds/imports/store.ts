@@ -62,7 +62,12 @@ interface ImportItemFilter {
   filing?: ImportFilingState | undefined;
 }
 
-export async function listImportItems(db: Kysely<DB>, tenantId: number, filter: ImportItemFilter, page: number): Promise<{ rows: ImportItemRow[]; total: number }> {
+export async function listImportItems(
+  db: Kysely<DB>,
+  tenantId: number,
+  filter: ImportItemFilter,
+  page: number,
+): Promise<{ rows: ImportItemRow[]; total: number }> {
   let query = importItemsWithBranch(db).where('m.tenant_id', '=', tenantId);
   if (filter.deviceId !== undefined) query = query.where('m.device_id', '=', filter.deviceId);
   if (filter.decision === 'undecided') query = query.where('m.decision', 'is', null);
@@ -70,7 +75,10 @@ export async function listImportItems(db: Kysely<DB>, tenantId: number, filter: 
   if (filter.filing !== undefined) query = query.where('m.filing_state', '=', filter.filing);
   const [rows, count] = await Promise.all([
     query.orderBy('m.id', 'desc').limit(PER_PAGE).offset(offsetOf(page)).execute(),
-    query.clearSelect().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    query
+      .clearSelect()
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow(),
   ]);
   return { rows, total: Number(count.n) };
 }
@@ -100,7 +108,13 @@ export async function decide(
   leaseMs: number,
 ): Promise<{ kind: 'decided' } | { kind: 'already_decided'; decision: ImportDecision } | { kind: 'not_found' }> {
   return db.transaction().execute(async (trx) => {
-    const row = await trx.selectFrom('import_items').select(['decision']).where('tenant_id', '=', tenantId).where('id', '=', id).forUpdate().executeTakeFirst();
+    const row = await trx
+      .selectFrom('import_items')
+      .select(['decision'])
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', id)
+      .forUpdate()
+      .executeTakeFirst();
     if (!row) return { kind: 'not_found' as const };
     if (row.decision !== null) return { kind: 'already_decided' as const, decision: row.decision };
     await trx

@@ -9,7 +9,9 @@ import { FILING_RETRY_BATCH, pullDueBranches, retryDueFilings } from './service.
  * default); `intervalMs` overrides it (tests).
  */
 export function importPullWorker(ctx: AppContext, options: { intervalMs?: number } = {}): Worker {
-  return pullWorker(ctx, 'imports.pull', options.intervalMs ?? ctx.config.importPullIntervalSec * 1000, (intervalMs) => pullDueBranches(ctx, intervalMs));
+  return pullWorker(ctx, 'imports.pull', options.intervalMs ?? ctx.config.importPullIntervalSec * 1000, (intervalMs) =>
+    pullDueBranches(ctx, intervalMs),
+  );
 }
 
 /** Resends merchants' answers to import lines that the VSDC did not take. */

@@ -10,8 +10,8 @@ export type ListNoticesQuery = Static<typeof ListNoticesQuery>;
 // ---- resources ----
 
 export const Notice = Type.Object({
-  id: Type.Integer({ description: 'The gateway\'s id of the notice' }),
-  noticeNo: Type.Integer({ description: 'The authority\'s notice number (noticeNo); each is stored once' }),
+  id: Type.Integer({ description: "The gateway's id of the notice" }),
+  noticeNo: Type.Integer({ description: "The authority's notice number (noticeNo); each is stored once" }),
   title: Text,
   content: Text,
   detailUrl: Nullable(Type.String({ description: 'Where the authority publishes the whole notice (dtlUrl)' })),

@@ -15,11 +15,22 @@ import { listNotices, storeNotices, type ReceivedNotice } from './store.ts';
 
 /** A notice as the gateway keeps it. */
 function toReceivedNotice(n: AuthorityNotice): ReceivedNotice {
-  return { notice_no: n.number, title: n.title, content: n.content, detail_url: n.detailUrl, registered_by: n.registeredBy, registered_at: n.registeredAt, notice: n.raw };
+  return {
+    notice_no: n.number,
+    title: n.title,
+    content: n.content,
+    detail_url: n.detailUrl,
+    registered_by: n.registeredBy,
+    registered_at: n.registeredAt,
+    notice: n.raw,
+  };
 }
 
 /** The event's `data`: the notice as the API shows it, and whose it is. */
-function noticeEventData(row: Parameters<typeof presentNotice>[0], tenant: { id: number; name: string; tpin: string }): Record<string, unknown> {
+function noticeEventData(
+  row: Parameters<typeof presentNotice>[0],
+  tenant: { id: number; name: string; tpin: string },
+): Record<string, unknown> {
   return { notice: presentNotice(row), tenant: { id: tenant.id, name: tenant.name, tpin: tenant.tpin } };
 }
 

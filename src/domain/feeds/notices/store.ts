@@ -39,9 +39,17 @@ export async function storeNotices(
     .returningAll()
     .execute();
   if (added.length > 0) {
-    const tenant = await trx.selectFrom('tenants').select(['id', 'name', 'tpin', 'partner_id']).where('id', '=', tenantId).executeTakeFirstOrThrow();
+    const tenant = await trx
+      .selectFrom('tenants')
+      .select(['id', 'name', 'tpin', 'partner_id'])
+      .where('id', '=', tenantId)
+      .executeTakeFirstOrThrow();
     for (const row of added.sort((a, b) => a.notice_no - b.notice_no)) {
-      await enqueueEvent(trx, { type: NOTICE_EVENT, partnerId: tenant.partner_id, tenantId: tenant.id, data: eventData(row, tenant) }, notifier);
+      await enqueueEvent(
+        trx,
+        { type: NOTICE_EVENT, partnerId: tenant.partner_id, tenantId: tenant.id, data: eventData(row, tenant) },
+        notifier,
+      );
     }
   }
   return added.length;

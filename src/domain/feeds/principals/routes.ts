@@ -14,16 +14,20 @@ export function principalRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
 
-    app.get('/api/v1/principals', {
-      config: { auth: { surface: 'merchant', ability: 'invoices:read' } },
-      schema: {
-        operationId: 'listPrincipals',
-        tags: ['Merchant: account'],
-        summary: 'The principals you sell for as an RVAT agent',
-        description: PULLED,
-        querystring: S.ListPrincipalsQuery,
-        response: { 200: Paginated(S.Principal) },
+    app.get(
+      '/api/v1/principals',
+      {
+        config: { auth: { surface: 'merchant', ability: 'invoices:read' } },
+        schema: {
+          operationId: 'listPrincipals',
+          tags: ['Merchant: account'],
+          summary: 'The principals you sell for as an RVAT agent',
+          description: PULLED,
+          querystring: S.ListPrincipalsQuery,
+          response: { 200: Paginated(S.Principal) },
+        },
       },
-    }, async (request) => listPrincipalsPage(ctx, requireTenant(request).id, request.query));
+      async (request) => listPrincipalsPage(ctx, requireTenant(request).id, request.query),
+    );
   };
 }

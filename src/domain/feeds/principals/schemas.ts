@@ -9,9 +9,9 @@ export type ListPrincipalsQuery = Static<typeof ListPrincipalsQuery>;
 // ---- resources ----
 
 export const Principal = Type.Object({
-  id: Type.String({ description: 'The authority\'s id of the principal (`id`): what an RVAT sale names as its principalId' }),
-  tpin: Nullable(Type.String({ description: 'The principal\'s TPIN' })),
-  name: Nullable(Type.String({ description: 'The principal\'s name (principalNm)' })),
+  id: Type.String({ description: "The authority's id of the principal (`id`): what an RVAT sale names as its principalId" }),
+  tpin: Nullable(Type.String({ description: "The principal's TPIN" })),
+  name: Nullable(Type.String({ description: "The principal's name (principalNm)" })),
   address: Nullable(Type.String({ description: 'principalAddress' })),
   email: Nullable(Type.String({ description: 'principalEmail' })),
   telNo: Nullable(Type.String({ description: 'principalTelNo' })),

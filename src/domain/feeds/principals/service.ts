@@ -11,7 +11,16 @@ import type { ListPrincipalsQuery, PrincipalResource } from './schemas.ts';
 
 /** A principal as merchant/principals keeps it. */
 function toReceivedPrincipal(p: AuthorityPrincipal): ReceivedPrincipal {
-  return { principal_id: p.id, tpin: p.tpin, name: p.name, address: p.address, email: p.email, tel: p.tel, account_no: p.accountNo, principal: p.raw };
+  return {
+    principal_id: p.id,
+    tpin: p.tpin,
+    name: p.name,
+    address: p.address,
+    email: p.email,
+    tel: p.tel,
+    account_no: p.accountNo,
+    principal: p.raw,
+  };
 }
 
 const principalsFeed: BranchFeedOf<AuthorityPrincipal> = {

@@ -8,5 +8,7 @@ import { pullDuePrincipalBranches } from './service.ts';
  * default); `intervalMs` overrides it (tests).
  */
 export function principalPullWorker(ctx: AppContext, options: { intervalMs?: number } = {}): Worker {
-  return pullWorker(ctx, 'principals.pull', options.intervalMs ?? ctx.config.principalPullIntervalSec * 1000, (intervalMs) => pullDuePrincipalBranches(ctx, intervalMs));
+  return pullWorker(ctx, 'principals.pull', options.intervalMs ?? ctx.config.principalPullIntervalSec * 1000, (intervalMs) =>
+    pullDuePrincipalBranches(ctx, intervalMs),
+  );
 }

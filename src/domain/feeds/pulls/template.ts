@@ -80,7 +80,15 @@ function claimedOf(r: PullRow & SealedDeviceColumns, box: SecretBox): ClaimedPul
     deviceId: r.device_id,
     cursor: r.last_req_dt,
     failures: r.failures,
-    device: { profile: profileOf(r.authority, r.protocol), baseUrl: r.vsdc_base_url, tpin: r.tpin, branch: r.branch, sdcId: r.sdc_id, mrcNo: r.mrc_no, ...deviceSecrets(box, r) },
+    device: {
+      profile: profileOf(r.authority, r.protocol),
+      baseUrl: r.vsdc_base_url,
+      tpin: r.tpin,
+      branch: r.branch,
+      sdcId: r.sdc_id,
+      mrcNo: r.mrc_no,
+      ...deviceSecrets(box, r),
+    },
   };
 }
 
@@ -90,7 +98,13 @@ function claimedOf(r: PullRow & SealedDeviceColumns, box: SecretBox): ClaimedPul
  * initialised recently: backfill.ts). SKIP LOCKED plus the lease: two processes never pull one
  * branch's feed. The due rows are an index range (feed_pulls_due), not every branch.
  */
-export async function claimDueBranchPulls(db: Kysely<DB>, box: SecretBox, feed: BranchFeed, leaseMs: number, limit: number): Promise<ClaimedBranchPull[]> {
+export async function claimDueBranchPulls(
+  db: Kysely<DB>,
+  box: SecretBox,
+  feed: BranchFeed,
+  leaseMs: number,
+  limit: number,
+): Promise<ClaimedBranchPull[]> {
   await sql`
     insert into feed_pulls (feed, tenant_id, device_id)
     select ${feed}, d.tenant_id, d.id from devices d
@@ -162,13 +176,23 @@ async function deferPull(db: Kysely<DB>, pullId: number, retryInMs: number, erro
 }
 
 /** What an unusable answer means: a refusal waits the whole interval; no answer is retried sooner, with backoff (never later than the interval). */
-function deferralOf(config: Pick<Config, 'filingRetryMs'>, outcome: Exclude<Pulled<unknown>, { kind: 'ok' | 'empty' }>, intervalMs: number, failures: number): { retryInMs: number; error: string } {
+function deferralOf(
+  config: Pick<Config, 'filingRetryMs'>,
+  outcome: Exclude<Pulled<unknown>, { kind: 'ok' | 'empty' }>,
+  intervalMs: number,
+  failures: number,
+): { retryInMs: number; error: string } {
   if (outcome.kind === 'rejected') return { retryInMs: intervalMs, error: `${outcome.code} ${outcome.message}` };
   return { retryInMs: Math.min(intervalMs, backoffMs(config.filingRetryMs, failures + 1)), error: `${outcome.reason}: ${outcome.detail}` };
 }
 
 /** One pull of a leased row: a page since its cursor, stored and the pull finished in one transaction; or deferred. */
-export async function pullOnce<T, Stored, Pull extends ClaimedPull, Before>(ctx: AppContext, feed: Feed<T, Stored, Pull, Before>, pull: Pull, intervalMs: number): Promise<void> {
+export async function pullOnce<T, Stored, Pull extends ClaimedPull, Before>(
+  ctx: AppContext,
+  feed: Feed<T, Stored, Pull, Before>,
+  pull: Pull,
+  intervalMs: number,
+): Promise<void> {
   const before = (feed.before ? await feed.before(ctx.db, pull) : undefined) as Before;
   const outcome = await feed.read(ctx.authorities.of(pull.device.profile))(pull.device, pull.cursor);
   if (outcome.kind !== 'ok' && outcome.kind !== 'empty') {
@@ -191,7 +215,11 @@ export const PULL_BATCH = 20;
 const MAX_PULL_POLL_MS = 10_000;
 
 /** One round of a branch feed's pull: every initialised branch whose pull is due. Returns how many. */
-export async function pullDueBranches<T, Stored, Before>(ctx: AppContext, feed: BranchFeedOf<T, Stored, Before>, intervalMs: number): Promise<number> {
+export async function pullDueBranches<T, Stored, Before>(
+  ctx: AppContext,
+  feed: BranchFeedOf<T, Stored, Before>,
+  intervalMs: number,
+): Promise<number> {
   const due = await claimDueBranchPulls(ctx.db, ctx.secretBox, feed.name, vsdcLeaseMs(ctx.config), PULL_BATCH);
   await Promise.all(due.map((pull) => pullOnce(ctx, feed, pull, intervalMs)));
   return due.length;
@@ -199,5 +227,11 @@ export async function pullDueBranches<T, Stored, Before>(ctx: AppContext, feed: 
 
 /** The worker of a feed pulled every `intervalMs` (`round`: one round of its pull). */
 export function pullWorker(ctx: AppContext, name: string, intervalMs: number, round: (intervalMs: number) => Promise<number>): Worker {
-  return pollingWorker({ name, pollMs: Math.min(intervalMs, MAX_PULL_POLL_MS), batchSize: PULL_BATCH, log: ctx.log, round: () => round(intervalMs) });
+  return pollingWorker({
+    name,
+    pollMs: Math.min(intervalMs, MAX_PULL_POLL_MS),
+    batchSize: PULL_BATCH,
+    log: ctx.log,
+    round: () => round(intervalMs),
+  });
 }

@@ -27,18 +27,31 @@ const tidy = (text: string): string => text.trim().replace(/\s+/g, ' ');
 /** Decimals, a priced line that rounds to nothing, and the RRP of MTV lines: the sale path's rules. */
 function checkLines(errors: FieldErrors, items: readonly CapturedLine[], authority: FiscalAuthority): void {
   items.forEach((item, i) => {
-    const decimalsOk = [checkDecimals(errors, `items.${i}.quantity`, item.quantity), checkDecimals(errors, `items.${i}.price`, item.price)].every(Boolean);
+    const decimalsOk = [
+      checkDecimals(errors, `items.${i}.quantity`, item.quantity),
+      checkDecimals(errors, `items.${i}.price`, item.price),
+    ].every(Boolean);
     if (decimalsOk && item.price > 0 && authority.arithmetic.lineGross(item.quantity, item.price) === 0) {
-      errors.add(`items.${i}.price`, `The line comes to ${item.quantity} × ${item.price}, which rounds to 0.00: send a price of 0 for a free line, or a higher price or quantity.`);
+      errors.add(
+        `items.${i}.price`,
+        `The line comes to ${item.quantity} × ${item.price}, which rounds to 0.00: send a price of 0 for a free line, or a higher price or quantity.`,
+      );
     }
-    if (tidy(item.name) === '') errors.add(`items.${i}.name`, 'The name field must not be blank: send the line as the supplier\'s invoice names it.');
+    if (tidy(item.name) === '')
+      errors.add(`items.${i}.name`, "The name field must not be blank: send the line as the supplier's invoice names it.");
     const category = item.vatCategory ?? authority.profile.defaultTaxCategory;
     if (category === 'B' && item.rrp == null) {
-      errors.add(`items.${i}.rrp`, `The items.${i}.rrp field is required on an MTV (vatCategory B) line: send the recommended retail price per unit.`);
+      errors.add(
+        `items.${i}.rrp`,
+        `The items.${i}.rrp field is required on an MTV (vatCategory B) line: send the recommended retail price per unit.`,
+      );
     } else if (category === 'B') {
       checkDecimals(errors, `items.${i}.rrp`, item.rrp!);
     } else if (item.rrp != null) {
-      errors.add(`items.${i}.rrp`, `The items.${i}.rrp field applies only to MTV (vatCategory B) lines; this line is ${category}. Leave rrp out, or make the line B.`);
+      errors.add(
+        `items.${i}.rrp`,
+        `The items.${i}.rrp field applies only to MTV (vatCategory B) lines; this line is ${category}. Leave rrp out, or make the line B.`,
+      );
     }
   });
 }
@@ -46,7 +59,12 @@ function checkLines(errors: FieldErrors, items: readonly CapturedLine[], authori
 type OwnItem = NonNullable<Awaited<ReturnType<typeof findItemByCode>>>;
 
 /** Each line's item (itemCode): one of the merchant's registered items, else the field's error. */
-async function ownItemsOf(ctx: AppContext, errors: FieldErrors, tenantId: number, items: readonly CapturedLine[]): Promise<Array<OwnItem | null>> {
+async function ownItemsOf(
+  ctx: AppContext,
+  errors: FieldErrors,
+  tenantId: number,
+  items: readonly CapturedLine[],
+): Promise<Array<OwnItem | null>> {
   const found = new Map<string, OwnItem | undefined>();
   const owned: Array<OwnItem | null> = [];
   for (const [i, line] of items.entries()) {
@@ -58,7 +76,8 @@ async function ownItemsOf(ctx: AppContext, errors: FieldErrors, tenantId: number
     if (!found.has(code)) found.set(code, await findItemByCode(ctx.db, tenantId, code));
     const item = found.get(code);
     if (!item || item.registration_state === 'draft') {
-      errors.add(`items.${i}.itemCode`,
+      errors.add(
+        `items.${i}.itemCode`,
         `${code} is not one of your registered items${item ? ' (it is a draft: release it first)' : ''}: send the itemCode of one of your items (GET /api/v1/items lists them), or leave itemCode out for a line that is not one of them.`,
       );
     }
@@ -76,15 +95,23 @@ function dedupeKeyOf(device: BranchDevice, tpin: string | null, name: string, in
   return ['manual', device.id, supplier, invoiceNo.toUpperCase()].join('/');
 }
 
-export async function capturePurchase(ctx: AppContext, tenantId: number, device: BranchDevice, body: CapturePurchaseBody, by: Party): Promise<PurchaseResource> {
+export async function capturePurchase(
+  ctx: AppContext,
+  tenantId: number,
+  device: BranchDevice,
+  body: CapturePurchaseBody,
+  by: Party,
+): Promise<PurchaseResource> {
   const authority = ctx.authorities.of(await deviceProfileOf(ctx.db, device.id));
   const errors = new FieldErrors();
   const occurredAt = occurredAtOf(ctx, errors, body.occurredAt);
   const supplierName = tidy(body.supplier.name);
   const supplierTpin = body.supplier.tpin ?? null;
   const invoiceNo = tidy(body.supplierInvoiceNo);
-  if (supplierName === '') errors.add('supplier.name', "The supplier.name field must not be blank: send the supplier's name as on its invoice.");
-  if (invoiceNo === '') errors.add('supplierInvoiceNo', "The supplierInvoiceNo field must not be blank: send the number on the supplier's invoice.");
+  if (supplierName === '')
+    errors.add('supplier.name', "The supplier.name field must not be blank: send the supplier's name as on its invoice.");
+  if (invoiceNo === '')
+    errors.add('supplierInvoiceNo', "The supplierInvoiceNo field must not be blank: send the number on the supplier's invoice.");
   checkLines(errors, body.items, authority);
   const owned = await ownItemsOf(ctx, errors, tenantId, body.items);
   errors.throwIfAny();
@@ -139,7 +166,8 @@ export async function capturePurchase(ctx: AppContext, tenantId: number, device:
   const id = await ctx.db.transaction().execute(async (trx) => {
     const stored = await insertCapturedPurchase(trx, captured, vsdcLeaseMs(ctx.config));
     if (stored.kind === 'duplicate') {
-      throw new ApiError('purchase_already_captured',
+      throw new ApiError(
+        'purchase_already_captured',
         `Branch ${device.branch} already holds invoice ${invoiceNo} of ${supplierTpin === null ? supplierName : `TPIN ${supplierTpin}`}: purchase ${stored.id} (GET /api/v1/purchases/${stored.id}). ` +
           'A purchase is captured once; for another invoice of the same supplier send its own supplierInvoiceNo.',
       );
@@ -147,7 +175,9 @@ export async function capturePurchase(ctx: AppContext, tenantId: number, device:
     // Goods lines naming a registered goods item raise stock (services and items the authority has
     // not registered are dropped by the stock module), exactly as an accepted pulled purchase does.
     const stockLines = captured.lines.flatMap((line) =>
-      line.mapped_item_code === null ? [] : [{ itemCode: line.mapped_item_code, quantity: String(line.quantity), unitPrice: String(line.unit_price) }],
+      line.mapped_item_code === null
+        ? []
+        : [{ itemCode: line.mapped_item_code, quantity: String(line.quantity), unitPrice: String(line.unit_price) }],
     );
     if (stockLines.length > 0) {
       await queueStockMovement(trx, {
@@ -165,7 +195,13 @@ export async function capturePurchase(ctx: AppContext, tenantId: number, device:
       tenantId,
       targetType: 'purchase',
       targetId: stored.id,
-      details: { branch: device.branch, supplier: { name: supplierName, tpin: supplierTpin }, supplierInvoiceNo: invoiceNo, lines: captured.lines.length, total: computed.totals.total },
+      details: {
+        branch: device.branch,
+        supplier: { name: supplierName, tpin: supplierTpin },
+        supplierInvoiceNo: invoiceNo,
+        lines: captured.lines.length,
+        total: computed.totals.total,
+      },
     });
     return stored.id;
   });

@@ -16,7 +16,20 @@ import { findItemByCode } from '../../merchant/items/store.ts';
 import { queueStockMovement } from '../../fiscal/stock/movements.ts';
 import { presentPurchase } from './present.ts';
 import type { AcceptBody, ListPurchasesQuery, PurchaseResource, RejectBody } from './schemas.ts';
-import { claimDueFilings, decide, deviceProfileOf, findPurchase, leasedFiling, listPurchases, recordFilingOutcome, storeSupplierSales, type ClaimedFiling, type Decision, type PurchaseLineRow, type PurchaseRow } from './store.ts';
+import {
+  claimDueFilings,
+  decide,
+  deviceProfileOf,
+  findPurchase,
+  leasedFiling,
+  listPurchases,
+  recordFilingOutcome,
+  storeSupplierSales,
+  type ClaimedFiling,
+  type Decision,
+  type PurchaseLineRow,
+  type PurchaseRow,
+} from './store.ts';
 
 export const FILING_RETRY_BATCH = 20;
 
@@ -28,7 +41,8 @@ function supplierSalesFeed(ctx: AppContext): BranchFeedOf<SupplierSale, Purchase
     read: (authority) => authority.feeds.supplierSales,
     store: (trx, pull, sales) => storeSupplierSales(trx, pull, sales, (row) => ({ purchase: presentPurchase(row) }), ctx.database.notifier),
     stored: (pull, added) => {
-      if (added.length > 0) ctx.log.info({ tenantId: pull.tenantId, branch: pull.device.branch, purchases: added.length }, 'purchases received');
+      if (added.length > 0)
+        ctx.log.info({ tenantId: pull.tenantId, branch: pull.device.branch, purchases: added.length }, 'purchases received');
     },
   };
 }
@@ -41,8 +55,18 @@ export function pullDuePurchaseBranches(ctx: AppContext, intervalMs: number): Pr
 // ---- reading ----
 
 /** All branches, or the one X-Branch names. */
-export async function listPurchasesPage(ctx: AppContext, tenantId: number, deviceId: number | undefined, query: ListPurchasesQuery): Promise<Page<PurchaseResource>> {
-  const { rows, total } = await listPurchases(ctx.db, tenantId, { deviceId, status: query.status, filing: query.filing, source: query.source }, query.page);
+export async function listPurchasesPage(
+  ctx: AppContext,
+  tenantId: number,
+  deviceId: number | undefined,
+  query: ListPurchasesQuery,
+): Promise<Page<PurchaseResource>> {
+  const { rows, total } = await listPurchases(
+    ctx.db,
+    tenantId,
+    { deviceId, status: query.status, filing: query.filing, source: query.source },
+    query.page,
+  );
   return pageOf(rows.map(presentPurchase), total, query.page);
 }
 
@@ -55,7 +79,10 @@ export async function getPurchase(ctx: AppContext, tenantId: number, id: number)
 // ---- answering ----
 
 function alreadyAnswered(decision: string): ApiError {
-  return new ApiError('purchase_already_answered', `This purchase was already ${decision}; an answer cannot be changed. GET it to see where its filing stands.`);
+  return new ApiError(
+    'purchase_already_answered',
+    `This purchase was already ${decision}; an answer cannot be changed. GET it to see where its filing stands.`,
+  );
 }
 
 /** A registered (not draft) item of the merchant with that code, or undefined. */
@@ -75,7 +102,9 @@ async function answer(ctx: AppContext, tenantId: number, id: number, decision: D
     if (decided.kind === 'decided' && decision.decision === 'accepted') {
       const lines = purchase.lines.flatMap((line) => {
         const itemCode = decision.mappedItemCodes.get(line.line_no);
-        return itemCode !== undefined && line.quantity !== null ? [{ itemCode, quantity: line.quantity, unitPrice: line.unit_price ?? '0' }] : [];
+        return itemCode !== undefined && line.quantity !== null
+          ? [{ itemCode, quantity: line.quantity, unitPrice: line.unit_price ?? '0' }]
+          : [];
       });
       if (lines.length > 0) {
         await queueStockMovement(trx, {
@@ -111,7 +140,10 @@ export async function acceptPurchase(ctx: AppContext, tenantId: number, id: numb
     } else if (mapped.has(entry.line)) {
       errors.add(`${field}.line`, `Line ${entry.line} is mapped twice; map each line at most once.`);
     } else if (!(await registeredItem(ctx, tenantId, entry.itemCode.trim()))) {
-      errors.add(`${field}.itemCode`, `${entry.itemCode} is not one of your registered items; GET /api/v1/items lists them (a draft must be released first).`);
+      errors.add(
+        `${field}.itemCode`,
+        `${entry.itemCode} is not one of your registered items; GET /api/v1/items lists them (a draft must be released first).`,
+      );
     } else {
       mapped.set(entry.line, entry.itemCode.trim());
     }
@@ -119,7 +151,8 @@ export async function acceptPurchase(ctx: AppContext, tenantId: number, id: numb
   errors.throwIfAny();
   // A line left out keeps the supplier's item code; it counts as yours when it names one of your items.
   for (const line of purchase.lines) {
-    if (!mapped.has(line.line_no) && line.item_code !== null && (await registeredItem(ctx, tenantId, line.item_code))) mapped.set(line.line_no, line.item_code);
+    if (!mapped.has(line.line_no) && line.item_code !== null && (await registeredItem(ctx, tenantId, line.item_code)))
+      mapped.set(line.line_no, line.item_code);
   }
   return answer(ctx, tenantId, id, { decision: 'accepted', remark: body.remark?.trim() || null, mappedItemCodes: mapped }, purchase);
 }
@@ -149,7 +182,14 @@ async function purchaseToSend(ctx: AppContext, filing: ClaimedFiling): Promise<P
       return {
         seq: line.line_no,
         own: own
-          ? { itemCode: own.item_code, classificationCode: own.item_class_code, name: own.name, barcode: own.barcode, packagingUnitCode: own.packaging_unit_code, quantityUnitCode: own.quantity_unit_code }
+          ? {
+              itemCode: own.item_code,
+              classificationCode: own.item_class_code,
+              name: own.name,
+              barcode: own.barcode,
+              packagingUnitCode: own.packaging_unit_code,
+              quantityUnitCode: own.quantity_unit_code,
+            }
           : null,
         supplier: supplierItemOf(line),
         packages: line.packages,
@@ -170,7 +210,13 @@ async function purchaseToSend(ctx: AppContext, filing: ClaimedFiling): Promise<P
     source: filing.source,
     decision: filing.decision!,
     decidedAt: filing.decided_at!,
-    supplier: { tpin: filing.supplier_tpin, branch: filing.supplier_branch, name: filing.supplier_name, invoiceNo: filing.supplier_invoice_no, sdcId: filing.supplier_sdc_id },
+    supplier: {
+      tpin: filing.supplier_tpin,
+      branch: filing.supplier_branch,
+      name: filing.supplier_name,
+      invoiceNo: filing.supplier_invoice_no,
+      sdcId: filing.supplier_sdc_id,
+    },
     receiptTypeCode: filing.receipt_type_code,
     paymentTypeCode: filing.payment_type_code,
     salesDate: filing.sales_date,

@@ -1,7 +1,13 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Notifier } from '../../../platform/db/notifier.ts';
 import type { DB } from '../../../platform/db/schema.ts';
-import type { PurchaseDecision, PurchaseFilingState, PurchaseLinesTable, PurchaseSource, PurchasesTable } from '../../../platform/db/tables/purchases.ts';
+import type {
+  PurchaseDecision,
+  PurchaseFilingState,
+  PurchaseLinesTable,
+  PurchaseSource,
+  PurchasesTable,
+} from '../../../platform/db/tables/purchases.ts';
 import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
 import { profileOf } from '../../../authorities/index.ts';
 import type { AuthorityDevice, AuthorityProfileId, SupplierSale } from '../../../authorities/port/index.ts';
@@ -96,7 +102,10 @@ export async function storeSupplierSales(
   notifier: Notifier,
 ): Promise<PurchaseRow[]> {
   const added: PurchaseRow[] = [];
-  const tenant = sales.length === 0 ? undefined : await trx.selectFrom('tenants').select('partner_id').where('id', '=', pull.tenantId).executeTakeFirstOrThrow();
+  const tenant =
+    sales.length === 0
+      ? undefined
+      : await trx.selectFrom('tenants').select('partner_id').where('id', '=', pull.tenantId).executeTakeFirstOrThrow();
   for (const sale of sales) {
     const inserted = await trx
       .insertInto('purchases')
@@ -112,7 +121,11 @@ export async function storeSupplierSales(
         .execute();
     }
     const [row] = await withLines(trx, [{ ...inserted, branch: pull.device.branch }]);
-    await enqueueEvent(trx, { type: PURCHASE_RECEIVED_EVENT, partnerId: tenant!.partner_id, tenantId: pull.tenantId, data: eventData(row!) }, notifier);
+    await enqueueEvent(
+      trx,
+      { type: PURCHASE_RECEIVED_EVENT, partnerId: tenant!.partner_id, tenantId: pull.tenantId, data: eventData(row!) },
+      notifier,
+    );
     added.push(row!);
   }
   return added;
@@ -120,7 +133,12 @@ export async function storeSupplierSales(
 
 /** The authority profile a branch's device speaks to. */
 export async function deviceProfileOf(db: Kysely<DB>, deviceId: number): Promise<AuthorityProfileId> {
-  const row = await db.selectFrom('devices as d').innerJoin('tenants as t', 't.id', 'd.tenant_id').select(['t.authority', 'd.protocol']).where('d.id', '=', deviceId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('devices as d')
+    .innerJoin('tenants as t', 't.id', 'd.tenant_id')
+    .select(['t.authority', 'd.protocol'])
+    .where('d.id', '=', deviceId)
+    .executeTakeFirstOrThrow();
   return profileOf(row.authority, row.protocol);
 }
 
@@ -133,7 +151,12 @@ interface PurchaseFilter {
   source?: PurchaseSource | undefined;
 }
 
-export async function listPurchases(db: Kysely<DB>, tenantId: number, filter: PurchaseFilter, page: number): Promise<{ rows: PurchaseRow[]; total: number }> {
+export async function listPurchases(
+  db: Kysely<DB>,
+  tenantId: number,
+  filter: PurchaseFilter,
+  page: number,
+): Promise<{ rows: PurchaseRow[]; total: number }> {
   let query = purchasesWithBranch(db).where('p.tenant_id', '=', tenantId);
   if (filter.deviceId !== undefined) query = query.where('p.device_id', '=', filter.deviceId);
   if (filter.status === 'pending') query = query.where('p.decision', 'is', null);
@@ -142,7 +165,10 @@ export async function listPurchases(db: Kysely<DB>, tenantId: number, filter: Pu
   if (filter.source !== undefined) query = query.where('p.source', '=', filter.source);
   const [rows, count] = await Promise.all([
     query.orderBy('p.id', 'desc').limit(PER_PAGE).offset(offsetOf(page)).execute(),
-    query.clearSelect().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    query
+      .clearSelect()
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow(),
   ]);
   return { rows: await withLines(db, rows), total: Number(count.n) };
 }
@@ -173,7 +199,13 @@ export async function decide(
   decision: Decision,
   leaseMs: number,
 ): Promise<{ kind: 'decided' } | { kind: 'already_decided'; decision: PurchaseDecision } | { kind: 'not_found' }> {
-  const row = await trx.selectFrom('purchases').select(['decision', 'device_id']).where('tenant_id', '=', tenantId).where('id', '=', id).forUpdate().executeTakeFirst();
+  const row = await trx
+    .selectFrom('purchases')
+    .select(['decision', 'device_id'])
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
   if (!row) return { kind: 'not_found' };
   if (row.decision !== null) return { kind: 'already_decided', decision: row.decision };
   await trx
@@ -191,7 +223,12 @@ export async function decide(
     .where('id', '=', id)
     .execute();
   for (const [line, itemCode] of decision.mappedItemCodes) {
-    await trx.updateTable('purchase_lines').set({ mapped_item_code: itemCode }).where('purchase_id', '=', id).where('line_no', '=', line).execute();
+    await trx
+      .updateTable('purchase_lines')
+      .set({ mapped_item_code: itemCode })
+      .where('purchase_id', '=', id)
+      .where('line_no', '=', line)
+      .execute();
   }
   return { kind: 'decided' };
 }
@@ -210,7 +247,9 @@ async function nextPurchaseInvoiceNo(trx: Kysely<DB>, deviceId: number): Promise
 }
 
 /** A purchase line as the gateway writes it, amounts as numbers. */
-type PurchaseLineValues = Omit<PurchaseLineRow, 'purchase_id' | 'mapped_item_code' | NumericLineColumn> & { [K in NumericLineColumn]: number | null };
+type PurchaseLineValues = Omit<PurchaseLineRow, 'purchase_id' | 'mapped_item_code' | NumericLineColumn> & {
+  [K in NumericLineColumn]: number | null;
+};
 type NumericLineColumn =
   | 'item_seq'
   | 'packages'
@@ -247,7 +286,11 @@ export interface CapturedPurchase {
  * supplier invoice (`dedupe_key`; a concurrent capture of it waits for this one's commit and finds
  * it): the caller rolls back, so the purchase number taken is not used up.
  */
-export async function insertCapturedPurchase(trx: Kysely<DB>, purchase: CapturedPurchase, leaseMs: number): Promise<{ kind: 'captured' | 'duplicate'; id: number }> {
+export async function insertCapturedPurchase(
+  trx: Kysely<DB>,
+  purchase: CapturedPurchase,
+  leaseMs: number,
+): Promise<{ kind: 'captured' | 'duplicate'; id: number }> {
   const inserted = await trx
     .insertInto('purchases')
     .values({
@@ -286,7 +329,12 @@ export async function insertCapturedPurchase(trx: Kysely<DB>, purchase: Captured
     .returning('id')
     .executeTakeFirst();
   if (!inserted) {
-    const held = await trx.selectFrom('purchases').select('id').where('tenant_id', '=', purchase.tenantId).where('dedupe_key', '=', purchase.dedupeKey).executeTakeFirstOrThrow();
+    const held = await trx
+      .selectFrom('purchases')
+      .select('id')
+      .where('tenant_id', '=', purchase.tenantId)
+      .where('dedupe_key', '=', purchase.dedupeKey)
+      .executeTakeFirstOrThrow();
     return { kind: 'duplicate', id: Number(held.id) };
   }
   await trx

@@ -9,7 +9,9 @@ import { FILING_RETRY_BATCH, fileDuePurchaseAnswers, pullDuePurchaseBranches } f
  * default); `intervalMs` overrides it (tests).
  */
 export function purchasePullWorker(ctx: AppContext, options: { intervalMs?: number } = {}): Worker {
-  return pullWorker(ctx, 'purchases.pull', options.intervalMs ?? ctx.config.purchasePullIntervalSec * 1000, (intervalMs) => pullDuePurchaseBranches(ctx, intervalMs));
+  return pullWorker(ctx, 'purchases.pull', options.intervalMs ?? ctx.config.purchasePullIntervalSec * 1000, (intervalMs) =>
+    pullDuePurchaseBranches(ctx, intervalMs),
+  );
 }
 
 /** Files merchants' answers to purchases that the authority has not taken yet. */

@@ -13,7 +13,16 @@ import { ApiError } from '../../../platform/errors/errors.ts';
 import { pageOf } from '../../../platform/http/pagination.ts';
 import { pullDueBranches, type BranchFeedOf } from '../pulls/template.ts';
 import type { ReconciliationQuery, StockReconciliationResource } from './schemas.ts';
-import { answeredSarNo, compareLevels, finishLivePull, ledgerStateOf, livePullOf, markLedgerRead, recordLivePullError, storeLedgerMovements } from './store.ts';
+import {
+  answeredSarNo,
+  compareLevels,
+  finishLivePull,
+  ledgerStateOf,
+  livePullOf,
+  markLedgerRead,
+  recordLivePullError,
+  storeLedgerMovements,
+} from './store.ts';
 
 /** The ledger of a branch, with how far its own movements were answered just before it was read. */
 const ledgerFeed: BranchFeedOf<LedgerMove, void, number> = {
@@ -63,7 +72,12 @@ async function refreshLedger(ctx: AppContext, device: BranchDevice): Promise<voi
 }
 
 /** The branch's items compared: the gateway's level beside the VSDC's (after a live read with `refresh`). */
-export async function stockReconciliation(ctx: AppContext, tenantId: number, device: BranchDevice, query: ReconciliationQuery): Promise<StockReconciliationResource> {
+export async function stockReconciliation(
+  ctx: AppContext,
+  tenantId: number,
+  device: BranchDevice,
+  query: ReconciliationQuery,
+): Promise<StockReconciliationResource> {
   if (query.refresh) await refreshLedger(ctx, device);
   const state = await ledgerStateOf(ctx.db, device.id);
   const { rows, counts } = await compareLevels(ctx.db, device.id, tenantId, state.answered, { status: query.status }, query.page);
@@ -88,7 +102,12 @@ export async function stockReconciliation(ctx: AppContext, tenantId: number, dev
       branch: device.branch,
       pulledAt: read && state.pulledAt ? state.pulledAt.toISOString() : null,
       lastError: state.lastError,
-      summary: { items: counts.matches + counts.pending + counts.differs + counts.unknown, matching: counts.matches, pending: counts.pending, differing: counts.differs },
+      summary: {
+        items: counts.matches + counts.pending + counts.differs + counts.unknown,
+        matching: counts.matches,
+        pending: counts.pending,
+        differing: counts.differs,
+      },
       items: page.data,
     },
     meta: page.meta,

@@ -44,15 +44,21 @@ export async function storeLedgerMovements(db: Kysely<DB>, deviceId: number, rec
     from jsonb_to_recordset(${JSON.stringify(movements.map((m) => ({ sar_no: m.number, sar_type_code: m.type, movement: m.raw })))}::jsonb)
       as x(sar_no bigint, sar_type_code text, movement jsonb)
     order by x.sar_no
-    on conflict (device_id, sar_no) do update set sar_type_code = excluded.sar_type_code, movement = excluded.movement, updated_at = now()`.execute(db);
+    on conflict (device_id, sar_no) do update set sar_type_code = excluded.sar_type_code, movement = excluded.movement, updated_at = now()`.execute(
+    db,
+  );
   const replaced = await sql<{ item_code: string }>`
     delete from stock_ledger_lines where device_id = ${deviceId} and sar_no = any(${sarNos}::bigint[]) returning item_code`.execute(db);
-  const lines = movements.flatMap((m) => m.lines.map((l) => ({ sar_no: m.number, seq: l.seq, item_code: l.itemCode, quantity: l.quantity })));
+  const lines = movements.flatMap((m) =>
+    m.lines.map((l) => ({ sar_no: m.number, seq: l.seq, item_code: l.itemCode, quantity: l.quantity })),
+  );
   if (lines.length > 0) {
     await sql`
       insert into stock_ledger_lines (device_id, sar_no, seq, item_code, quantity)
       select ${deviceId}, l.sar_no, l.seq, l.item_code, l.quantity
-      from jsonb_to_recordset(${JSON.stringify(lines)}::jsonb) as l(sar_no bigint, seq integer, item_code text, quantity numeric)`.execute(db);
+      from jsonb_to_recordset(${JSON.stringify(lines)}::jsonb) as l(sar_no bigint, seq integer, item_code text, quantity numeric)`.execute(
+      db,
+    );
   }
   const touched = [...new Set([...replaced.rows.map((r) => r.item_code), ...lines.map((l) => l.item_code)])].sort();
   if (touched.length === 0) return;
@@ -66,23 +72,48 @@ export async function storeLedgerMovements(db: Kysely<DB>, deviceId: number, rec
 
 /** The read is recorded as the branch's latest: its movements up to `answered` were answered before it. */
 export async function markLedgerRead(db: Kysely<DB>, deviceId: number, answered: number): Promise<void> {
-  await sql`update feed_pulls set answered_sar_no = ${answered}, updated_at = now() where feed = 'stock-ledger' and device_id = ${deviceId}`.execute(db);
+  await sql`update feed_pulls set answered_sar_no = ${answered}, updated_at = now() where feed = 'stock-ledger' and device_id = ${deviceId}`.execute(
+    db,
+  );
 }
 
 // ---- a read the merchant asks for ----
 
 /** The branch's device and where its pull stands (its row made if the worker has not yet). */
-export async function livePullOf(db: Kysely<DB>, box: SecretBox, deviceId: number): Promise<{ device: AuthorityDevice; cursor: string | null }> {
+export async function livePullOf(
+  db: Kysely<DB>,
+  box: SecretBox,
+  deviceId: number,
+): Promise<{ device: AuthorityDevice; cursor: string | null }> {
   await sql`
     insert into feed_pulls (feed, tenant_id, device_id) select 'stock-ledger', d.tenant_id, d.id from devices d where d.id = ${deviceId}
     on conflict (feed, device_id) where device_id is not null do nothing`.execute(db);
-  const result = await sql<{ vsdc_base_url: string; branch: string; tpin: string; authority: string; protocol: string; sdc_id: string | null; mrc_no: string | null; last_req_dt: string | null } & SealedDeviceColumns>`
+  const result = await sql<
+    {
+      vsdc_base_url: string;
+      branch: string;
+      tpin: string;
+      authority: string;
+      protocol: string;
+      sdc_id: string | null;
+      mrc_no: string | null;
+      last_req_dt: string | null;
+    } & SealedDeviceColumns
+  >`
     select d.vsdc_base_url, d.branch, t.tpin, t.authority, d.protocol, d.sdc_id, d.mrc_no, p.last_req_dt, ${sealedDeviceColumns('d')}
     from devices d join tenants t on t.id = d.tenant_id join feed_pulls p on p.feed = 'stock-ledger' and p.device_id = d.id
     where d.id = ${deviceId}`.execute(db);
   const row = result.rows[0]!;
   return {
-    device: { profile: profileOf(row.authority, row.protocol), baseUrl: row.vsdc_base_url, tpin: row.tpin, branch: row.branch, sdcId: row.sdc_id, mrcNo: row.mrc_no, ...deviceSecrets(box, row) },
+    device: {
+      profile: profileOf(row.authority, row.protocol),
+      baseUrl: row.vsdc_base_url,
+      tpin: row.tpin,
+      branch: row.branch,
+      sdcId: row.sdc_id,
+      mrcNo: row.mrc_no,
+      ...deviceSecrets(box, row),
+    },
     cursor: row.last_req_dt,
   };
 }
@@ -107,7 +138,9 @@ export async function finishLivePull(db: Kysely<DB>, deviceId: number, cursor: s
 
 /** A live read got no usable answer: said on the pull row (the next background read is not moved). */
 export async function recordLivePullError(db: Kysely<DB>, deviceId: number, error: string): Promise<void> {
-  await sql`update feed_pulls set last_error = ${error.slice(0, 1000)}, updated_at = now() where feed = 'stock-ledger' and device_id = ${deviceId}`.execute(db);
+  await sql`update feed_pulls set last_error = ${error.slice(0, 1000)}, updated_at = now() where feed = 'stock-ledger' and device_id = ${deviceId}`.execute(
+    db,
+  );
 }
 
 // ---- the comparison ----
@@ -131,7 +164,12 @@ export interface LedgerState {
 }
 
 export async function ledgerStateOf(db: Kysely<DB>, deviceId: number): Promise<LedgerState> {
-  const row = await db.selectFrom('feed_pulls').select(['last_pulled_at', 'last_error', 'answered_sar_no']).where('feed', '=', 'stock-ledger').where('device_id', '=', deviceId).executeTakeFirst();
+  const row = await db
+    .selectFrom('feed_pulls')
+    .select(['last_pulled_at', 'last_error', 'answered_sar_no'])
+    .where('feed', '=', 'stock-ledger')
+    .where('device_id', '=', deviceId)
+    .executeTakeFirst();
   return { pulledAt: row?.last_pulled_at ?? null, lastError: row?.last_error ?? null, answered: row?.answered_sar_no ?? null };
 }
 

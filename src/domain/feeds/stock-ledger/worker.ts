@@ -8,5 +8,7 @@ import { pullDueStockLedgers } from './service.ts';
  * (hourly by default); `intervalMs` overrides it (tests).
  */
 export function stockLedgerPullWorker(ctx: AppContext, options: { intervalMs?: number } = {}): Worker {
-  return pullWorker(ctx, 'stock-ledger.pull', options.intervalMs ?? ctx.config.stockPullIntervalSec * 1000, (intervalMs) => pullDueStockLedgers(ctx, intervalMs));
+  return pullWorker(ctx, 'stock-ledger.pull', options.intervalMs ?? ctx.config.stockPullIntervalSec * 1000, (intervalMs) =>
+    pullDueStockLedgers(ctx, intervalMs),
+  );
 }

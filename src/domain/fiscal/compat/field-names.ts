@@ -164,7 +164,9 @@ export function readInvoice(body: Record<string, unknown>, errors: FieldErrors):
     const value = normalised[spelling];
     if (!Array.isArray(value)) continue;
     const sent = invoice.sentKeys.get(spelling)!;
-    lines = value.map((line: unknown, i) => (isObject(line) ? readObject(line, LINE_NAMES, LINE_FIELDS, `${sent}.${i}`, errors) : undefined));
+    lines = value.map((line: unknown, i) =>
+      isObject(line) ? readObject(line, LINE_NAMES, LINE_FIELDS, `${sent}.${i}`, errors) : undefined,
+    );
     normalised[spelling] = value.map((line: unknown, i) => lines[i]?.values ?? line);
   }
   return { family, invoice, lines, normalised };

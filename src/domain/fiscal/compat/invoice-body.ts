@@ -7,7 +7,17 @@ import { compileBodyCheck, toValidationError } from '../../../platform/http/vali
 import { Money, parseAmount, round2 } from '../../../authorities/port/amounts.ts';
 import { fromCompactLocal } from '../../../platform/lib/time-zones.ts';
 import { CreateSaleBody } from '../sales/schemas.ts';
-import { invoiceName, lineKey, lineName, modernFieldsOf, readInvoice, sentPath, type InvoiceField, type LineField, type ReadInvoice } from './field-names.ts';
+import {
+  invoiceName,
+  lineKey,
+  lineName,
+  modernFieldsOf,
+  readInvoice,
+  sentPath,
+  type InvoiceField,
+  type LineField,
+  type ReadInvoice,
+} from './field-names.ts';
 import { filingDetailsOf, inTillNames, saleBodyOf, text, type LineTax, type TillInvoiceRequest } from './invoice-mapping.ts';
 import { TillInvoiceBody, ZAMBIA, type TillInvoiceLine } from './schemas.ts';
 
@@ -19,11 +29,20 @@ const checkTillBody = compileBodyCheck(TillInvoiceBody);
 const checkSaleBody = compileBodyCheck(CreateSaleBody);
 
 const escapePointer = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
-const pointerSegments = (pointer: string) => pointer.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+const pointerSegments = (pointer: string) =>
+  pointer
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 
 /** ajv's errors on the normalised body, with the paths the till sent. */
 function inSentNames(read: ReadInvoice, errors: readonly ErrorObject[]): ErrorObject[] {
-  return errors.map((error) => ({ ...error, instancePath: sentPath(read, pointerSegments(error.instancePath)).map((s) => `/${escapePointer(s)}`).join('') }));
+  return errors.map((error) => ({
+    ...error,
+    instancePath: sentPath(read, pointerSegments(error.instancePath))
+      .map((s) => `/${escapePointer(s)}`)
+      .join(''),
+  }));
 }
 
 function addAll(errors: FieldErrors, refusal: ValidationError): void {
@@ -67,14 +86,22 @@ function taxCodesOf(codes: readonly string[], field: string, errors: FieldErrors
       return {};
     }
   }
-  if (vat.length > 1) errors.add(field, `The ${field} field must list one VAT category, not ${vat.join(' and ')}: a line is taxed in one category.`);
+  if (vat.length > 1)
+    errors.add(field, `The ${field} field must list one VAT category, not ${vat.join(' and ')}: a line is taxed in one category.`);
   if (levies.length > 1) errors.add(field, `The ${field} field must list at most one levy, not ${levies.join(' and ')}.`);
   return { ...(vat[0] ? { vatCategory: vat[0] } : {}), ...(levies[0] ? { levy: levies[0] } : {}) };
 }
 
 /** The agreed isTaxInclusive of the lines (undefined when none says), or errors on those that disagree. */
-function lineTaxInclusive(read: ReadInvoice, body: TillInvoiceBody, lines: readonly TillInvoiceLine[], errors: FieldErrors): boolean | undefined {
-  const given = lines.map((line, i) => ({ i, value: line.isTaxInclusive })).filter((g): g is { i: number; value: boolean } => typeof g.value === 'boolean');
+function lineTaxInclusive(
+  read: ReadInvoice,
+  body: TillInvoiceBody,
+  lines: readonly TillInvoiceLine[],
+  errors: FieldErrors,
+): boolean | undefined {
+  const given = lines
+    .map((line, i) => ({ i, value: line.isTaxInclusive }))
+    .filter((g): g is { i: number; value: boolean } => typeof g.value === 'boolean');
   const first = given[0];
   if (!first) return undefined;
   if (typeof body.TaxInclusive === 'boolean') {
@@ -124,14 +151,19 @@ function checkLineTotal(read: ReadInvoice, i: number, line: TillInvoiceLine, err
   if (typeof line.TotalAmount !== 'number' || line.Quantity === undefined || line.UnitPrice === undefined) return;
   let expected: Money;
   try {
-    expected = round2(parseAmount(line.Quantity, 'quantity').times(parseAmount(line.UnitPrice, 'price'))).minus(parseAmount(line.DiscountAmount ?? 0, 'discount'));
+    expected = round2(parseAmount(line.Quantity, 'quantity').times(parseAmount(line.UnitPrice, 'price'))).minus(
+      parseAmount(line.DiscountAmount ?? 0, 'discount'),
+    );
   } catch {
     return; // the sales rules name the amount that is not a number
   }
   if (new Money(String(line.TotalAmount)).minus(expected.toFixed(2)).abs().lte(ZAMBIA.amountTolerance)) return;
   const field = lineName(read, i, 'total');
   const formula = `${lineKey(read, i, 'quantity')} × ${lineKey(read, i, 'price')}${line.DiscountAmount ? ` − ${lineKey(read, i, 'discount')}` : ''}`;
-  errors.add(field, `The ${field} field must be ${formula} = ${expected.toFixed(2)}, not ${line.TotalAmount}: send the line total the gateway files (a difference over 0.01 is refused).`);
+  errors.add(
+    field,
+    `The ${field} field must be ${formula} = ${expected.toFixed(2)}, not ${line.TotalAmount}: send the line total the gateway files (a difference over 0.01 is refused).`,
+  );
 }
 
 /**
@@ -157,7 +189,8 @@ function refuseModernBody(body: Record<string, unknown>): void {
  */
 /** `timeZone`: the till's clock, its merchant's zone. */
 export function parseTillInvoice(body: unknown, sdcId: string, timeZone: string): TillInvoiceRequest {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ValidationError({ body: ['The request body must be a JSON object.'] });
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new ValidationError({ body: ['The request body must be a JSON object.'] });
   refuseModernBody(body as Record<string, unknown>);
   const errors = new FieldErrors();
   const read = readInvoice(body as Record<string, unknown>, errors);
@@ -175,7 +208,10 @@ export function parseTillInvoice(body: unknown, sdcId: string, timeZone: string)
   const bodySdcId = text(invoice.sdcId);
   if (bodySdcId !== undefined && bodySdcId !== sdcId) {
     const field = invoiceName(read, 'sdcId');
-    errors.add(field, `The ${field} field must be the SDC id of the branch X-SdcId (or Terminal-Id) names, ${sdcId}, not ${bodySdcId}: the header selects the branch. Send the same SDC id in both, or leave ${field} out.`);
+    errors.add(
+      field,
+      `The ${field} field must be the SDC id of the branch X-SdcId (or Terminal-Id) names, ${sdcId}, not ${bodySdcId}: the header selects the branch. Send the same SDC id in both, or leave ${field} out.`,
+    );
   }
   const linesTaxInclusive = lineTaxInclusive(read, invoice, lines, errors);
   const taxInclusive = invoice.TaxInclusive ?? linesTaxInclusive;
@@ -190,7 +226,10 @@ export function parseTillInvoice(body: unknown, sdcId: string, timeZone: string)
     // The product required the RRP on MTV lines; the VSDC refuses a B line without it.
     if (Array.isArray(line.TaxCodes) && taxes[i]!.vatCategory === 'B' && !(typeof line.rrp === 'number' && line.rrp > 0)) {
       const field = lineName(read, i, 'rrp');
-      errors.add(field, `The ${field} field is required on a line whose tax code is B (MTV: VAT is computed on the recommended retail price): send the item's RRP, greater than 0.`);
+      errors.add(
+        field,
+        `The ${field} field is required on a line whose tax code is B (MTV: VAT is computed on the recommended retail price): send the item's RRP, greater than 0.`,
+      );
     }
   });
 
@@ -199,13 +238,26 @@ export function parseTillInvoice(body: unknown, sdcId: string, timeZone: string)
     const at = fromCompactLocal(invoice.SaleDate, timeZone);
     const field = invoiceName(read, 'occurredAt');
     if (at) occurredAt = at.toISOString();
-    else errors.add(field, `The ${field} field must be a real date and time as yyyyMMddHHmmss (the till's local time), e.g. 20261121093000, not ${invoice.SaleDate}.`);
+    else
+      errors.add(
+        field,
+        `The ${field} field must be a real date and time as yyyyMMddHHmmss (the till's local time), e.g. 20261121093000, not ${invoice.SaleDate}.`,
+      );
   }
   errors.throwIfAny();
 
   const ordered = order.map((i) => ({ line: lines[i]!, tax: taxes[i]! }));
   const sale = saleBodyOf(invoice, number, ordered, { taxInclusive, occurredAt });
-  const request: TillInvoiceRequest = { read, number, sale, filingDetails: filingDetailsOf(invoice, ordered.map((o) => o.line)), tillLines: order };
+  const request: TillInvoiceRequest = {
+    read,
+    number,
+    sale,
+    filingDetails: filingDetailsOf(
+      invoice,
+      ordered.map((o) => o.line),
+    ),
+    tillLines: order,
+  };
   // The sales schema, as POST /api/v1/sales applies it: a field the sales module does not take
   // (yet) is refused here by its till name, never dropped.
   const saleErrors = checkSaleBody(sale);

@@ -94,43 +94,49 @@ export function saleBodyOf(
   };
   const customerName = text(invoice.CustomerName);
   const customerTpin = invoice.CustomerTPIN || undefined;
-  if (customerName || customerTpin) sale.customer = { ...(customerName ? { name: customerName } : {}), ...(customerTpin ? { tpin: customerTpin } : {}) };
+  if (customerName || customerTpin)
+    sale.customer = { ...(customerName ? { name: customerName } : {}), ...(customerTpin ? { tpin: customerTpin } : {}) };
   if (invoice.PaymentTypeCode) sale.paymentMethod = invoice.PaymentTypeCode;
   if (typeof resolved.taxInclusive === 'boolean') sale.taxInclusive = resolved.taxInclusive;
   if (resolved.occurredAt) sale.occurredAt = resolved.occurredAt;
   if (invoice.DestinationCountryCode) sale.destinationCountryCode = invoice.DestinationCountryCode;
   if (invoice.currencyType) sale.currency = invoice.currencyType;
   // A ZMW invoice's rate of 1 is the product's default, not a rate: the sales body leaves it out.
-  if (typeof invoice.conversionRate === 'number' && !(invoice.conversionRate === 1 && (invoice.currencyType ?? 'ZMW') === 'ZMW')) sale.exchangeRate = invoice.conversionRate;
+  if (typeof invoice.conversionRate === 'number' && !(invoice.conversionRate === 1 && (invoice.currencyType ?? 'ZMW') === 'ZMW'))
+    sale.exchangeRate = invoice.conversionRate;
   return sale;
 }
 
 // ---- the sales module's names → the till's ----
 
-const INVOICE_FIELD_OF = new Map<string, InvoiceField>(Object.entries({
-  clientInvoiceNo: 'number',
-  paymentMethod: 'paymentMethod',
-  customer: 'customerName',
-  'customer.name': 'customerName',
-  'customer.tpin': 'customerTpin',
-  taxInclusive: 'taxInclusive',
-  occurredAt: 'occurredAt',
-  destinationCountryCode: 'destinationCountryCode',
-  currency: 'currency',
-  exchangeRate: 'conversionRate',
-  items: 'items',
-}) as Array<[string, InvoiceField]>);
+const INVOICE_FIELD_OF = new Map<string, InvoiceField>(
+  Object.entries({
+    clientInvoiceNo: 'number',
+    paymentMethod: 'paymentMethod',
+    customer: 'customerName',
+    'customer.name': 'customerName',
+    'customer.tpin': 'customerTpin',
+    taxInclusive: 'taxInclusive',
+    occurredAt: 'occurredAt',
+    destinationCountryCode: 'destinationCountryCode',
+    currency: 'currency',
+    exchangeRate: 'conversionRate',
+    items: 'items',
+  }) as Array<[string, InvoiceField]>,
+);
 
-const LINE_FIELD_OF = new Map<string, LineField>(Object.entries({
-  name: 'name',
-  classificationCode: 'classificationCode',
-  quantity: 'quantity',
-  price: 'price',
-  vatCategory: 'vatCategory',
-  discount: 'discount',
-  rrp: 'rrp',
-  levy: 'vatCategory',
-}) as Array<[string, LineField]>);
+const LINE_FIELD_OF = new Map<string, LineField>(
+  Object.entries({
+    name: 'name',
+    classificationCode: 'classificationCode',
+    quantity: 'quantity',
+    price: 'price',
+    vatCategory: 'vatCategory',
+    discount: 'discount',
+    rrp: 'rrp',
+    levy: 'vatCategory',
+  }) as Array<[string, LineField]>,
+);
 
 /** `items.2.price` → `invoiceItems.0.UnitPrice` (the till's line and key), `occurredAt` → `SaleDate`; other names unchanged. */
 function tillFieldName(request: TillInvoiceRequest, field: string): string {
@@ -144,7 +150,8 @@ function tillFieldName(request: TillInvoiceRequest, field: string): string {
   return known ? invoiceName(request.read, known) : field;
 }
 
-const FIELD_MENTION = /\bitems\.\d+\.\w+\b|\b(?:customer\.name|customer\.tpin|paymentMethod|taxInclusive|occurredAt|destinationCountryCode|clientInvoiceNo|currency|exchangeRate)\b/g;
+const FIELD_MENTION =
+  /\bitems\.\d+\.\w+\b|\b(?:customer\.name|customer\.tpin|paymentMethod|taxInclusive|occurredAt|destinationCountryCode|clientInvoiceNo|currency|exchangeRate)\b/g;
 
 /** A sales-module message with the till's names. */
 export function inTillText(request: TillInvoiceRequest, message: string): string {
@@ -154,6 +161,7 @@ export function inTillText(request: TillInvoiceRequest, message: string): string
 /** A sales-module ValidationError keyed and worded with the till's names. */
 export function inTillNames(request: TillInvoiceRequest, refusal: ValidationError): ValidationError {
   const errors = new FieldErrors();
-  for (const [field, messages] of Object.entries(refusal.errors)) for (const message of messages) errors.add(tillFieldName(request, field), inTillText(request, message));
+  for (const [field, messages] of Object.entries(refusal.errors))
+    for (const message of messages) errors.add(tillFieldName(request, field), inTillText(request, message));
   return errors.toError();
 }

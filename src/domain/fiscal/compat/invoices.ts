@@ -50,7 +50,12 @@ async function readInvoice(ctx: AppContext, tenant: TenantAccount, saleId: numbe
  * still its invoice, so it gets the original back. The answer uses the names of the body it
  * answers; the body of the request that created the sale is kept, as sent.
  */
-export async function fileLegacyInvoice(ctx: AppContext, till: TillBranch, body: unknown, bodyText: string | undefined): Promise<FiledInvoice> {
+export async function fileLegacyInvoice(
+  ctx: AppContext,
+  till: TillBranch,
+  body: unknown,
+  bodyText: string | undefined,
+): Promise<FiledInvoice> {
   const request = parseTillInvoice(body, till.device.sdcId, till.tenant.timezone);
   const family: Family = request.read.family;
   const reference = tillReference(till.device.id, request.number);
@@ -77,7 +82,16 @@ export async function fileLegacyInvoice(ctx: AppContext, till: TillBranch, body:
   } catch (err) {
     if (err instanceof ApiError && err.code === 'idempotency_key_reused') {
       const original = await saleIdByReference(ctx.db, till.tenant.id, reference);
-      if (original !== undefined) return { invoice: await withCopyFlag(ctx, till, toLegacyInvoice(await getSale(ctx, till.tenant.id, original), till.tenant.timezone, family), original), replayed: true };
+      if (original !== undefined)
+        return {
+          invoice: await withCopyFlag(
+            ctx,
+            till,
+            toLegacyInvoice(await getSale(ctx, till.tenant.id, original), till.tenant.timezone, family),
+            original,
+          ),
+          replayed: true,
+        };
     }
     throw toLegacyError(err, request);
   }

@@ -19,7 +19,12 @@ export async function branchesOfKey(db: Kysely<DB>, key: { tenantId: number; dev
 }
 
 /** The sale with this gateway invoice number on this device (its branch sequence). */
-export async function saleIdByInvoiceNo(db: Kysely<DB>, tenantId: number, deviceId: number, invoiceNo: number): Promise<number | undefined> {
+export async function saleIdByInvoiceNo(
+  db: Kysely<DB>,
+  tenantId: number,
+  deviceId: number,
+  invoiceNo: number,
+): Promise<number | undefined> {
   const row = await db
     .selectFrom('sales')
     .select('id')
@@ -33,7 +38,12 @@ export async function saleIdByInvoiceNo(db: Kysely<DB>, tenantId: number, device
 
 /** The document created with this Idempotency-Key (unique per tenant). */
 export async function saleIdByReference(db: Kysely<DB>, tenantId: number, reference: string): Promise<number | undefined> {
-  const row = await db.selectFrom('sales').select('id').where('tenant_id', '=', tenantId).where('reference', '=', reference).executeTakeFirst();
+  const row = await db
+    .selectFrom('sales')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('reference', '=', reference)
+    .executeTakeFirst();
   return row ? Number(row.id) : undefined;
 }
 
@@ -45,7 +55,11 @@ interface TillBody {
 
 /** Keeps what the till sent for the sale its request created (once; a second write is a no-op). */
 export async function keepTillBody(db: Kysely<DB>, saleId: number, till: TillBody): Promise<void> {
-  await db.insertInto('till_invoices').values({ sale_id: saleId, family: till.family, body: till.body }).onConflict((oc) => oc.column('sale_id').doNothing()).execute();
+  await db
+    .insertInto('till_invoices')
+    .values({ sale_id: saleId, family: till.family, body: till.body })
+    .onConflict((oc) => oc.column('sale_id').doNothing())
+    .execute();
 }
 
 /** What the till sent for this sale; undefined for a sale not created through /zm/api (or before bodies were kept). */

@@ -8,9 +8,16 @@ const Dialect = literals(['bare', 'wrapped']);
 
 export const CreateTillLoginBody = withExample(
   Type.Object({
-    username: Type.String({ minLength: 1, maxLength: 64, pattern: '^[\\x21-\\x7E]+$', description: 'Printable ASCII without spaces; unique per merchant, compared without case' }),
+    username: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      pattern: '^[\\x21-\\x7E]+$',
+      description: 'Printable ASCII without spaces; unique per merchant, compared without case',
+    }),
     branch: Type.String({ pattern: '^[0-9]{3}$', description: 'The branch (bhfId) the till files through' }),
-    password: Type.Optional(Type.String({ minLength: 12, maxLength: 256, description: 'At least 12 characters; omit it to have one generated and shown once' })),
+    password: Type.Optional(
+      Type.String({ minLength: 12, maxLength: 256, description: 'At least 12 characters; omit it to have one generated and shown once' }),
+    ),
     dialect: Type.Optional(Dialect),
   }),
   { username: 'till-01', branch: '000', password: 'change-me-till-01', dialect: 'bare' },

@@ -75,28 +75,67 @@ export async function insertTillLogin(db: Kysely<DB>, actor: Actor, login: NewTi
   return db.transaction().execute(async (trx) => {
     const row = await trx
       .insertInto('till_logins')
-      .values({ tenant_id: login.tenantId, device_id: login.deviceId, username: login.username, password_hash: login.passwordHash, dialect: login.dialect })
+      .values({
+        tenant_id: login.tenantId,
+        device_id: login.deviceId,
+        username: login.username,
+        password_hash: login.passwordHash,
+        dialect: login.dialect,
+      })
       .returning(['id'])
       .executeTakeFirstOrThrow();
     await queueTillLogin(trx, login.tenantId, row.id, 'Y');
-    await recordAudit(trx, { actor, action: 'till_login.created', tenantId: login.tenantId, targetType: 'till_login', targetId: row.id, details: { username: login.username, dialect: login.dialect } });
+    await recordAudit(trx, {
+      actor,
+      action: 'till_login.created',
+      tenantId: login.tenantId,
+      targetType: 'till_login',
+      targetId: row.id,
+      details: { username: login.username, dialect: login.dialect },
+    });
     return row.id;
   });
 }
 
-async function revokeKey(trx: Kysely<DB>, actor: Actor, scope: { tenantId: number; partnerId?: number | null }, keyId: number | null): Promise<void> {
+async function revokeKey(
+  trx: Kysely<DB>,
+  actor: Actor,
+  scope: { tenantId: number; partnerId?: number | null },
+  keyId: number | null,
+): Promise<void> {
   if (keyId === null) return;
-  const revoked = await trx.updateTable('api_keys').set({ revoked_at: sql`now()` }).where('id', '=', keyId).where('revoked_at', 'is', null).returning('id').executeTakeFirst();
+  const revoked = await trx
+    .updateTable('api_keys')
+    .set({ revoked_at: sql`now()` })
+    .where('id', '=', keyId)
+    .where('revoked_at', 'is', null)
+    .returning('id')
+    .executeTakeFirst();
   if (revoked) await recordAudit(trx, { actor, action: 'api_key.revoked', ...scope, targetType: 'api_key', targetId: keyId });
 }
 
 /** Soft-deletes the login and revokes its till key. Undefined when the tenant has no such login. */
-export async function deleteTillLoginRow(db: Kysely<DB>, actor: Actor, tenantId: number, id: number): Promise<{ deleted: boolean } | undefined> {
+export async function deleteTillLoginRow(
+  db: Kysely<DB>,
+  actor: Actor,
+  tenantId: number,
+  id: number,
+): Promise<{ deleted: boolean } | undefined> {
   return db.transaction().execute(async (trx) => {
-    const row = await trx.selectFrom('till_logins').select(['id', 'api_key_id', 'deleted_at']).where('id', '=', id).where('tenant_id', '=', tenantId).forUpdate().executeTakeFirst();
+    const row = await trx
+      .selectFrom('till_logins')
+      .select(['id', 'api_key_id', 'deleted_at'])
+      .where('id', '=', id)
+      .where('tenant_id', '=', tenantId)
+      .forUpdate()
+      .executeTakeFirst();
     if (!row) return undefined;
     if (row.deleted_at) return { deleted: false };
-    await trx.updateTable('till_logins').set({ deleted_at: sql`now()` }).where('id', '=', id).execute();
+    await trx
+      .updateTable('till_logins')
+      .set({ deleted_at: sql`now()` })
+      .where('id', '=', id)
+      .execute();
     await revokeKey(trx, actor, { tenantId }, row.api_key_id);
     await queueTillLogin(trx, tenantId, id, 'N');
     await recordAudit(trx, { actor, action: 'till_login.deleted', tenantId, targetType: 'till_login', targetId: id });
@@ -189,12 +228,31 @@ export async function swapTillKey(db: Kysely<DB>, loginId: number, partnerId: nu
     const key = mintSecret(PREFIXES.fiscalisationKey);
     const created = await trx
       .insertInto('api_keys')
-      .values({ tenant_id: login.tenant_id, device_id: login.device_id, dialect: login.dialect, key_hash: hashSecret(key), last4: last4(key), till_login_id: login.id })
+      .values({
+        tenant_id: login.tenant_id,
+        device_id: login.device_id,
+        dialect: login.dialect,
+        key_hash: hashSecret(key),
+        last4: last4(key),
+        till_login_id: login.id,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     await revokeKey(trx, actor, { tenantId: login.tenant_id, partnerId }, login.api_key_id);
-    await trx.updateTable('till_logins').set({ api_key_id: created.id, last_login_at: sql`now()` }).where('id', '=', login.id).execute();
-    await recordAudit(trx, { actor, action: 'api_key.created', tenantId: login.tenant_id, partnerId, targetType: 'api_key', targetId: created.id, details: { tillLoginId: login.id, dialect: login.dialect } });
+    await trx
+      .updateTable('till_logins')
+      .set({ api_key_id: created.id, last_login_at: sql`now()` })
+      .where('id', '=', login.id)
+      .execute();
+    await recordAudit(trx, {
+      actor,
+      action: 'api_key.created',
+      tenantId: login.tenant_id,
+      partnerId,
+      targetType: 'api_key',
+      targetId: created.id,
+      details: { tillLoginId: login.id, dialect: login.dialect },
+    });
     return key;
   });
 }

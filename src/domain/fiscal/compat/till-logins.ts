@@ -13,7 +13,17 @@ import type { TenantRow } from '../../kernel/tenants/store.ts';
 import { presentTillLogin } from './present.ts';
 import type { GetActiveAnswer, GetActiveBody } from './schemas.ts';
 import type { CreateTillLoginBody, TillLoginResource } from './till-login-schemas.ts';
-import { deleteTillLoginRow, findDeviceOfBranch, findLoginCandidates, findTillLoginRow, insertTillLogin, listTillLoginRows, swapTillKey, type Dialect, type LoginCandidate } from './till-login-store.ts';
+import {
+  deleteTillLoginRow,
+  findDeviceOfBranch,
+  findLoginCandidates,
+  findTillLoginRow,
+  insertTillLogin,
+  listTillLoginRows,
+  swapTillKey,
+  type Dialect,
+  type LoginCandidate,
+} from './till-login-store.ts';
 import { toLegacyBranch } from './translate.ts';
 
 /** scrypt's N = 2^14 for till logins' passwords (merchant accounts' cost is in the configuration). */
@@ -26,18 +36,33 @@ function generatePassword(): string {
 
 export async function listTillLogins(ctx: AppContext, tenant: TenantRow): Promise<TillLoginResource[]> {
   const rows = await listTillLoginRows(ctx.db, tenant.id);
-  const registered = await registrationsOfTillLogins(ctx.db, tenant.id, rows.map((r) => r.id));
+  const registered = await registrationsOfTillLogins(
+    ctx.db,
+    tenant.id,
+    rows.map((r) => r.id),
+  );
   return rows.map((row) => presentTillLogin(row, registered.get(row.id)));
 }
 
-export async function createTillLogin(ctx: AppContext, actor: Actor, tenant: TenantRow, body: CreateTillLoginBody): Promise<TillLoginResource & { password?: string }> {
+export async function createTillLogin(
+  ctx: AppContext,
+  actor: Actor,
+  tenant: TenantRow,
+  body: CreateTillLoginBody,
+): Promise<TillLoginResource & { password?: string }> {
   const device = await findDeviceOfBranch(ctx.db, tenant.id, body.branch);
   if (!device) throw new ApiError('device_not_found', `No device is registered for branch ${body.branch} of this merchant.`);
   const generated = body.password === undefined ? generatePassword() : undefined;
   const passwordHash = await hashPassword(body.password ?? generated!, TILL_PASSWORD_LOG2N);
   let id: number;
   try {
-    id = await insertTillLogin(ctx.db, actor, { tenantId: tenant.id, deviceId: device.id, username: body.username, passwordHash, dialect: body.dialect ?? 'bare' });
+    id = await insertTillLogin(ctx.db, actor, {
+      tenantId: tenant.id,
+      deviceId: device.id,
+      username: body.username,
+      passwordHash,
+      dialect: body.dialect ?? 'bare',
+    });
   } catch (err) {
     if (isUniqueViolation(err)) throw fieldError('username', 'This merchant already has a till login with that username.');
     throw err;
@@ -47,7 +72,12 @@ export async function createTillLogin(ctx: AppContext, actor: Actor, tenant: Ten
   return generated === undefined ? login : { ...login, password: generated };
 }
 
-export async function deleteTillLogin(ctx: AppContext, actor: Actor, tenant: TenantRow, id: number): Promise<{ deleted: boolean; id: number }> {
+export async function deleteTillLogin(
+  ctx: AppContext,
+  actor: Actor,
+  tenant: TenantRow,
+  id: number,
+): Promise<{ deleted: boolean; id: number }> {
   const result = await deleteTillLoginRow(ctx.db, actor, tenant.id, id);
   if (!result) throw new NotFoundError('Till login not found.');
   return { deleted: result.deleted, id };
@@ -90,7 +120,10 @@ export async function getActiveKey(ctx: AppContext, body: GetActiveBody, gate: L
   await gate.countAttempt(login.tenant);
   const { device } = login;
   if (!device.initialized || device.sdcId === null) {
-    throw new ApiError('branch_not_initialized', `Branch ${device.branch} is not initialised with the authority yet, so no key is issued. Its partner must initialise the device first.`);
+    throw new ApiError(
+      'branch_not_initialized',
+      `Branch ${device.branch} is not initialised with the authority yet, so no key is issued. Its partner must initialise the device first.`,
+    );
   }
   const apiKey = await swapTillKey(ctx.db, login.loginId, login.tenant.partnerId);
   if (apiKey === undefined) throw wrongLogin();

@@ -24,7 +24,8 @@ function taxItemsOf(sale: SaleResource): TaxItem[] {
   return ZAMBIA.taxCategories.flatMap((category) => {
     const lines = sale.items.filter((line) => line.vatCategory === category.code);
     if (lines.length === 0) return [];
-    const sum = (pick: (line: SaleResource['items'][number]) => number) => lines.reduce((total, line) => total.plus(pick(line)), new Money(0)).toNumber();
+    const sum = (pick: (line: SaleResource['items'][number]) => number) =>
+      lines.reduce((total, line) => total.plus(pick(line)), new Money(0)).toNumber();
     return [{ code: category.code, rate: category.rate, taxableAmount: sum((l) => l.net), taxAmount: sum((l) => l.vat) }];
   });
 }

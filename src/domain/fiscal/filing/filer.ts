@@ -9,7 +9,15 @@ import type { AuthorityDevice, FilingDetails, FiscalDocument, FiscalReceipt } fr
 import type { InvoiceEventType } from '../../kernel/outbox/events.ts';
 import { saleSignals } from '../signals/sale-signals.ts';
 import { recordDocumentOutcome } from './outcome.ts';
-import { claimBranches, deferBranch, nextBatchOrRelease, releaseBranch, renewLease, type BranchTarget, type ClaimedBranch } from './queue.ts';
+import {
+  claimBranches,
+  deferBranch,
+  nextBatchOrRelease,
+  releaseBranch,
+  renewLease,
+  type BranchTarget,
+  type ClaimedBranch,
+} from './queue.ts';
 import { failedFields, uploadedFields, type OutcomeFields } from './outcome-store.ts';
 import type { PendingDocument } from './pending-documents.ts';
 
@@ -38,9 +46,7 @@ type DrainResult =
 
 type FileResult =
   /** `next`: for the last document in hand, the branch's following ones (empty: branch given back). */
-  | { kind: 'recorded'; leaseHeld: boolean; next?: PendingDocument[] }
-  | { kind: 'unreachable'; reason: string }
-  | { kind: 'stopped' };
+  { kind: 'recorded'; leaseHeld: boolean; next?: PendingDocument[] } | { kind: 'unreachable'; reason: string } | { kind: 'stopped' };
 
 /** Two totals the authority holds for equal: they differ by at most its tolerance (exact decimals). */
 export function sameTotal(filed: number | string, document: number | string, tolerance: number): boolean {
@@ -53,7 +59,14 @@ export function fiscalDocument({ row, lines }: PendingDocument): FiscalDocument 
     type: row.type,
     invoiceNo: Number(row.invoice_no),
     salesType: row.sales_type,
-    original: row.type === 'sale' ? null : { invoiceNo: row.original_invoice_no === null ? null : Number(row.original_invoice_no), receiptNo: row.original_receipt_no === null ? null : Number(row.original_receipt_no), sdcId: row.original_sdc_id },
+    original:
+      row.type === 'sale'
+        ? null
+        : {
+            invoiceNo: row.original_invoice_no === null ? null : Number(row.original_invoice_no),
+            receiptNo: row.original_receipt_no === null ? null : Number(row.original_receipt_no),
+            sdcId: row.original_sdc_id,
+          },
     customer: { tpin: row.customer_tpin, name: row.customer_name },
     paymentMethod: row.payment_method,
     occurredAt: new Date(row.occurred_at),
@@ -154,13 +167,23 @@ export class BranchFiler {
     } catch (err) {
       // A database failure mid-drain: give the branch back after the first backoff step.
       const delay = this.ctx.config.filingRetryMs;
-      await deferBranch(this.ctx.db, deviceId, this.owner, delay, retryDelayMs ?? delay, `filer error: ${(err as Error).message}`).catch(() => {});
+      await deferBranch(this.ctx.db, deviceId, this.owner, delay, retryDelayMs ?? delay, `filer error: ${(err as Error).message}`).catch(
+        () => {},
+      );
       throw err;
     }
   }
 
   private device(target: BranchTarget, doc: PendingDocument): AuthorityDevice {
-    return { profile: target.profile, baseUrl: target.baseUrl, tpin: doc.row.tpin, branch: target.branch, sdcId: target.sdcId, mrcNo: target.mrcNo, ...target.secrets };
+    return {
+      profile: target.profile,
+      baseUrl: target.baseUrl,
+      tpin: doc.row.tpin,
+      branch: target.branch,
+      sdcId: target.sdcId,
+      mrcNo: target.mrcNo,
+      ...target.secrets,
+    };
   }
 
   /** One document: send it, read the answer, record the outcome (with its event). `last`: the last one in hand. */
@@ -172,18 +195,30 @@ export class BranchFiler {
     const document = fiscalDocument(doc);
     let outcome;
     try {
-      outcome = await authority.filing.file(device, document, { signal: this.signal, computed: saleSignals(this.ctx).computedFor(Number(doc.row.id)) });
+      outcome = await authority.filing.file(device, document, {
+        signal: this.signal,
+        computed: saleSignals(this.ctx).computedFor(Number(doc.row.id)),
+      });
     } catch (err) {
-      if (err instanceof FiscalDocumentError) return this.fail(target, doc, last, null, `The gateway could not build this document: ${err.message}`);
+      if (err instanceof FiscalDocumentError)
+        return this.fail(target, doc, last, null, `The gateway could not build this document: ${err.message}`);
       throw err;
     }
     switch (outcome.kind) {
       case 'ok':
         return this.upload(target, doc, last, outcome.receipt);
       case 'rejected':
-        return this.fail(target, doc, last, outcome.code, outcome.message || `The authority refused the document (result code ${outcome.code}).`);
+        return this.fail(
+          target,
+          doc,
+          last,
+          outcome.code,
+          outcome.message || `The authority refused the document (result code ${outcome.code}).`,
+        );
       case 'unreachable':
-        return outcome.reason === 'aborted' && this.signal.aborted ? { kind: 'stopped' } : { kind: 'unreachable', reason: `${outcome.reason}: ${outcome.detail}` };
+        return outcome.reason === 'aborted' && this.signal.aborted
+          ? { kind: 'stopped' }
+          : { kind: 'unreachable', reason: `${outcome.reason}: ${outcome.detail}` };
       case 'duplicate':
         return this.reconcile(target, doc, last, device, document, outcome.code);
     }
@@ -196,9 +231,15 @@ export class BranchFiler {
    * fetched checks nothing (the VSDC judges).
    */
   private async unknownClassifications(authority: string, doc: PendingDocument): Promise<string | null> {
-    const unknown = await classificationCatalogue(this.ctx).uncheckedOrUnknown(authority, doc.lines.map((line) => line.classification_code), { fill: 'never' });
+    const unknown = await classificationCatalogue(this.ctx).uncheckedOrUnknown(
+      authority,
+      doc.lines.map((line) => line.classification_code),
+      { fill: 'never' },
+    );
     if (!unknown?.length) return null;
-    const where = doc.lines.filter((line) => unknown.includes(line.classification_code)).map((line) => `line ${line.line} classificationCode ${line.classification_code}`);
+    const where = doc.lines
+      .filter((line) => unknown.includes(line.classification_code))
+      .map((line) => `line ${line.line} classificationCode ${line.classification_code}`);
     return `Not in the authority's classification catalogue: ${[...new Set(where)].join(', ')} (checked before filing: the document was stored while the catalogue could not be fetched). Reissue it with valid codes; GET /api/v1/item-classes lists them.`;
   }
 
@@ -206,27 +247,61 @@ export class BranchFiler {
    * The authority already holds this invoice number (ZRA's 924), usually because the reply to an
    * earlier attempt was lost. Adopt the filed receipt if its total matches; else an operator must look.
    */
-  private async reconcile(target: BranchTarget, doc: PendingDocument, last: boolean, device: AuthorityDevice, document: FiscalDocument, code: string): Promise<FileResult> {
+  private async reconcile(
+    target: BranchTarget,
+    doc: PendingDocument,
+    last: boolean,
+    device: AuthorityDevice,
+    document: FiscalDocument,
+    code: string,
+  ): Promise<FileResult> {
     const invoice = `Invoice number ${document.invoiceNo}${document.salesType === 'normal' ? '' : ` (${document.salesType})`}`;
-    if (target.sdcId === null) return this.fail(target, doc, last, code, `${invoice} is already filed (${code}) and the branch has no SDC id to look it up with.`);
+    if (target.sdcId === null)
+      return this.fail(target, doc, last, code, `${invoice} is already filed (${code}) and the branch has no SDC id to look it up with.`);
     if (!(await renewLease(this.ctx.db, target.deviceId, this.owner, this.leaseMs))) return { kind: 'recorded', leaseHeld: false };
     const authority = this.ctx.authorities.of(target.profile);
     const found = await authority.filing.findFiled(device, document, { signal: this.signal });
     switch (found.kind) {
       case 'ok': {
         if (!sameTotal(found.total, Number(doc.row.total), authority.profile.amountTolerance)) {
-          return this.fail(target, doc, last, code, `invoice number already filed with a different total (the authority's ${found.total}, document ${Number(doc.row.total)})`);
+          return this.fail(
+            target,
+            doc,
+            last,
+            code,
+            `invoice number already filed with a different total (the authority's ${found.total}, document ${Number(doc.row.total)})`,
+          );
         }
         return this.upload(target, doc, last, found.receipt);
       }
       case 'unreadable':
-        return this.fail(target, doc, last, code, `The authority reported the invoice as filed but its record is unreadable: ${found.problem}`);
+        return this.fail(
+          target,
+          doc,
+          last,
+          code,
+          `The authority reported the invoice as filed but its record is unreadable: ${found.problem}`,
+        );
       case 'empty':
-        return this.fail(target, doc, last, code, `The authority says ${invoice.toLowerCase()} is already filed (${code}) but finds no such invoice.`);
+        return this.fail(
+          target,
+          doc,
+          last,
+          code,
+          `The authority says ${invoice.toLowerCase()} is already filed (${code}) but finds no such invoice.`,
+        );
       case 'rejected':
-        return this.fail(target, doc, last, code, `${invoice} is already filed (${code}); looking it up failed: ${found.code} ${found.message}`);
+        return this.fail(
+          target,
+          doc,
+          last,
+          code,
+          `${invoice} is already filed (${code}); looking it up failed: ${found.code} ${found.message}`,
+        );
       case 'unreachable':
-        return found.reason === 'aborted' && this.signal.aborted ? { kind: 'stopped' } : { kind: 'unreachable', reason: `${found.reason}: ${found.detail}` };
+        return found.reason === 'aborted' && this.signal.aborted
+          ? { kind: 'stopped' }
+          : { kind: 'unreachable', reason: `${found.reason}: ${found.detail}` };
     }
   }
 
@@ -235,7 +310,13 @@ export class BranchFiler {
     return this.record(target, doc, last, 'invoice.fiscalised', uploadedFields(full));
   }
 
-  private fail(target: BranchTarget, doc: PendingDocument, last: boolean, resultCode: string | null, lastError: string): Promise<FileResult> {
+  private fail(
+    target: BranchTarget,
+    doc: PendingDocument,
+    last: boolean,
+    resultCode: string | null,
+    lastError: string,
+  ): Promise<FileResult> {
     return this.record(target, doc, last, 'invoice.failed', failedFields(resultCode, lastError));
   }
 
@@ -243,7 +324,13 @@ export class BranchFiler {
    * The outcome under the branch's filing lease (filing/outcome.ts); for the last document in
    * hand it also reads the branch's next ones.
    */
-  private async record(target: BranchTarget, doc: PendingDocument, last: boolean, type: InvoiceEventType, fields: OutcomeFields): Promise<FileResult> {
+  private async record(
+    target: BranchTarget,
+    doc: PendingDocument,
+    last: boolean,
+    type: InvoiceEventType,
+    fields: OutcomeFields,
+  ): Promise<FileResult> {
     const recorded = await recordDocumentOutcome(this.ctx, {
       row: doc.row,
       lines: doc.lines,

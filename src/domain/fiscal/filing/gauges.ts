@@ -43,18 +43,28 @@ async function readState(db: Kysely<DB>, now: () => number, totals: Promise<Arra
   // One aggregate over the pending documents; the failed ones are kept per partner (migration
   // 0035). As a union of counts, the plan became a Parallel Append whose workers cost more to
   // start than the counts.
-  const counted = (await sql<{ pending: number; branches: number; failed: number }>`
+  const counted = (
+    await sql<{ pending: number; branches: number; failed: number }>`
     select count(*)::int as pending, count(distinct device_id)::int as branches,
       (select coalesce(sum(documents), 0)::int from partner_failed_documents) as failed
-    from sales where status = 'pending'`.execute(db)).rows[0];
+    from sales where status = 'pending'`.execute(db)
+  ).rows[0];
   const { devices } = await branchesByOldestBacklog(db, BACKLOG_SERIES);
   const readAt = now();
-  const backlog = devices.length === 0 ? { rows: [] } : await sql<{ tenant_id: number; branch: string; n: number; oldest_age: number }>`
+  const backlog =
+    devices.length === 0
+      ? { rows: [] }
+      : await sql<{ tenant_id: number; branch: string; n: number; oldest_age: number }>`
     select d.tenant_id, d.branch, p.n, extract(epoch from (now() - p.oldest))::float8 as oldest_age
     from unnest(${devices.slice(0, BACKLOG_SERIES)}::int[]) as b(device_id)
     join devices d on d.id = b.device_id
-    cross join lateral (select count(*)::int as n, min(s.created_at) as oldest from sales s where s.device_id = b.device_id and s.status = 'pending') p`.execute(db);
-  const deliveries = await sql<{ status: string; n: number }>`select status, count(*)::int as n from webhook_deliveries group by status`.execute(db);
+    cross join lateral (select count(*)::int as n, min(s.created_at) as oldest from sales s where s.device_id = b.device_id and s.status = 'pending') p`.execute(
+          db,
+        );
+  const deliveries = await sql<{
+    status: string;
+    n: number;
+  }>`select status, count(*)::int as n from webhook_deliveries group by status`.execute(db);
   return {
     readAt,
     documents: [{ status: 'pending', n: counted?.pending ?? 0 }, { status: 'failed', n: counted?.failed ?? 0 }, ...(await totals)],

@@ -16,7 +16,17 @@ import { pendingJson, toPending, type PendingDocument, type PendingJson } from '
 /** What an outcome sets on a document: every column a filing writes. */
 export type OutcomeFields = Pick<
   SaleRow,
-  'status' | 'result_code' | 'last_error' | 'receipt_no' | 'total_receipt_no' | 'internal_data' | 'receipt_signature' | 'sdc_id' | 'mrc_no' | 'qr_code_url' | 'published_at'
+  | 'status'
+  | 'result_code'
+  | 'last_error'
+  | 'receipt_no'
+  | 'total_receipt_no'
+  | 'internal_data'
+  | 'receipt_signature'
+  | 'sdc_id'
+  | 'mrc_no'
+  | 'qr_code_url'
+  | 'published_at'
 >;
 
 export function uploadedFields(receipt: FiscalReceipt & { sdcId: string | null; mrcNo: string | null }): OutcomeFields {
@@ -133,7 +143,12 @@ interface OutcomeRow {
  * transaction) keeps this statement of plain parameters: through the many-outcomes statement one
  * row pays for its jsonb input and per-row joins (docs/decisions.md, "Outcomes: one statement").
  */
-export async function recordOneOutcome(db: Kysely<DB>, sale: SaleRow, event: OutcomeEvent, options: OutcomeOptions): Promise<RecordedOutcome> {
+export async function recordOneOutcome(
+  db: Kysely<DB>,
+  sale: SaleRow,
+  event: OutcomeEvent,
+  options: OutcomeOptions,
+): Promise<RecordedOutcome> {
   const row = (await recordOneOutcomeSql(sale, event, options).execute(db)).rows[0]!;
   return { recorded: row.recorded, leaseHeld: row.lease_held, deliveries: row.deliveries, next: toPending(row.next_batch) };
 }
@@ -197,7 +212,12 @@ function outcomeInput({ sale, event, options }: PendingOutcome, n: number) {
  */
 export async function recordManyOutcomes(db: Kysely<DB>, outcomes: PendingOutcome[]): Promise<RecordedOutcome[]> {
   const result = await recordManyOutcomesSql(outcomes).execute(db);
-  return result.rows.map((row) => ({ recorded: row.recorded, leaseHeld: row.lease_held, deliveries: row.deliveries, next: toPending(row.next_batch) }));
+  return result.rows.map((row) => ({
+    recorded: row.recorded,
+    leaseHeld: row.lease_held,
+    deliveries: row.deliveries,
+    next: toPending(row.next_batch),
+  }));
 }
 
 /** recordManyOutcomes' statement (its text: docs/sql/, `npm run sql`). */
@@ -229,7 +249,13 @@ export function recordManyOutcomesSql(outcomes: PendingOutcome[]) {
       returning sales.id
     ),
     ${eventCtes(
-      { id: sql`i.event_id`, type: sql`i.event_type`, partnerId: sql`i.partner_id`, tenantId: sql`i.tenant_id`, created: sql`i.event_created` },
+      {
+        id: sql`i.event_id`,
+        type: sql`i.event_type`,
+        partnerId: sql`i.partner_id`,
+        tenantId: sql`i.tenant_id`,
+        created: sql`i.event_created`,
+      },
       sql`i.event_body`,
       sql`from input i join outcome on outcome.id = i.sale_id`,
     )}

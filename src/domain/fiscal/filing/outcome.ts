@@ -49,12 +49,21 @@ export async function recordDocumentOutcome(ctx: AppContext, outcome: DocumentOu
   const recordedAt = ctx.clock.now();
   const sale: SaleRow = { ...outcome.row, ...outcome.fields, updated_at: recordedAt };
   const row = eventRow({ type: outcome.type, partnerId: outcome.partnerId, tenantId: sale.tenant_id, created: recordedAt });
-  const body = serialiseEnvelope({ id: row.id, event: row.type, created: row.created.toISOString(), data: { invoice: presentSale(sale, outcome.lines.map(presentLineRow)) } });
-  const recorded = await ctx.members.get(FILING_OUTCOMES).record(sale, { row, body }, {
-    lease: outcome.lease,
-    ...(notifyOthers ? { notify: { channel: OUTCOME_CHANNEL, payload: outcomeNotice(saleId, outcome.fields, recordedAt) } } : {}),
-    ...(outcome.next ? { next: outcome.next } : {}),
+  const body = serialiseEnvelope({
+    id: row.id,
+    event: row.type,
+    created: row.created.toISOString(),
+    data: { invoice: presentSale(sale, outcome.lines.map(presentLineRow)) },
   });
+  const recorded = await ctx.members.get(FILING_OUTCOMES).record(
+    sale,
+    { row, body },
+    {
+      lease: outcome.lease,
+      ...(notifyOthers ? { notify: { channel: OUTCOME_CHANNEL, payload: outcomeNotice(saleId, outcome.fields, recordedAt) } } : {}),
+      ...(outcome.next ? { next: outcome.next } : {}),
+    },
+  );
   await wakeDeliveryWorkers(ctx.db, notifier, recorded.deliveries);
   signals.outcomeRecorded(saleId, recorded.recorded ? sale : undefined);
   return { ...recorded, sale };

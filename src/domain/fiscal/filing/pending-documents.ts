@@ -13,7 +13,11 @@ export interface PendingDocument {
  * one json array in the order the branch stored them: its ids, which the counter row's lock hands
  * out in invoice order within each kind (normal, training, proforma; sales/document-insert.ts).
  */
-export function pendingJson(deviceId: number | RawBuilder<number>, limit: number | RawBuilder<number>, after: number | RawBuilder<number> = 0) {
+export function pendingJson(
+  deviceId: number | RawBuilder<number>,
+  limit: number | RawBuilder<number>,
+  after: number | RawBuilder<number> = 0,
+) {
   return sql<PendingJson[]>`coalesce((
     select json_agg(p order by p.id) from (
       select s.*, ${issuedByName('s')} as issued_by_name, coalesce((

@@ -6,7 +6,17 @@ import { profileOf } from '../../../authorities/index.ts';
 import type { AuthorityDevice, AuthorityProfileId } from '../../../authorities/port/index.ts';
 import { BRANCHES_WITH_BACKLOG_CTE } from '../sales/backlog.ts';
 import { prepared } from '../../../platform/db/prepared.ts';
-import { fromNow, heldBy, isDue, isFree, isFreeOrHeldBy, leased, leasedInsertSql, released, releasedSql } from '../../../platform/workers/lease-sql.ts';
+import {
+  fromNow,
+  heldBy,
+  isDue,
+  isFree,
+  isFreeOrHeldBy,
+  leased,
+  leasedInsertSql,
+  released,
+  releasedSql,
+} from '../../../platform/workers/lease-sql.ts';
 import type { SecretBox } from '../../../credentials/secret-box.ts';
 import { deviceSecrets, sealedDeviceColumns, type DeviceSecrets, type SealedDeviceColumns } from '../../kernel/authority-rows/devices.ts';
 import { pendingJson, toPending, type PendingDocument, type PendingJson } from './pending-documents.ts';
@@ -69,14 +79,31 @@ export interface ClaimedBranch {
  * claimer behind every other process's commits. Nothing is lost by skipping it: the holder hears
  * the same wake-up and looks for that branch's next documents when its turn ends.
  */
-export async function claimBranches(db: Kysely<DB>, box: SecretBox, deviceIds: readonly number[], owner: string, leaseMs: number, batchSize: number): Promise<Map<number, ClaimedBranch>> {
+export async function claimBranches(
+  db: Kysely<DB>,
+  box: SecretBox,
+  deviceIds: readonly number[],
+  owner: string,
+  leaseMs: number,
+  batchSize: number,
+): Promise<Map<number, ClaimedBranch>> {
   const result = await claimBranchesSql(deviceIds, owner, leaseMs, batchSize).execute(db);
   const claimed = new Map<number, ClaimedBranch>();
   for (const row of result.rows) {
     const deviceId = Number(row.device_id);
     claimed.set(deviceId, {
       retryDelayMs: row.retry_delay_ms,
-      target: { deviceId, profile: profileOf(row.authority, row.protocol), baseUrl: row.vsdc_base_url, branch: row.branch, sdcId: row.sdc_id, mrcNo: row.mrc_no, tenantId: row.tenant_id, partnerId: row.partner_id, secrets: deviceSecrets(box, row) },
+      target: {
+        deviceId,
+        profile: profileOf(row.authority, row.protocol),
+        baseUrl: row.vsdc_base_url,
+        branch: row.branch,
+        sdcId: row.sdc_id,
+        mrcNo: row.mrc_no,
+        tenantId: row.tenant_id,
+        partnerId: row.partner_id,
+        secrets: deviceSecrets(box, row),
+      },
       batch: toPending(row.batch),
     });
   }
@@ -87,19 +114,21 @@ export async function claimBranches(db: Kysely<DB>, box: SecretBox, deviceIds: r
 export function claimBranchesSql(deviceIds: readonly number[], owner: string, leaseMs: number, batchSize: number) {
   const ids = [...new Set(deviceIds)].sort((a, b) => a - b);
   const lease = leasedInsertSql('filing_queues', { holder: owner, ms: leaseMs });
-  return sql<{
-    device_id: number;
-    retry_delay_ms: number | null;
-    vsdc_base_url: string;
-    branch: string;
-    sdc_id: string | null;
-    mrc_no: string | null;
-    tenant_id: number;
-    partner_id: number | null;
-    batch: PendingJson[];
-    authority: string;
-    protocol: string;
-  } & SealedDeviceColumns>`${prepared}
+  return sql<
+    {
+      device_id: number;
+      retry_delay_ms: number | null;
+      vsdc_base_url: string;
+      branch: string;
+      sdc_id: string | null;
+      mrc_no: string | null;
+      tenant_id: number;
+      partner_id: number | null;
+      batch: PendingJson[];
+      authority: string;
+      protocol: string;
+    } & SealedDeviceColumns
+  >`${prepared}
     with claim as (
       insert into filing_queues (device_id, ${lease.columns}, next_attempt_at)
       select wanted.id, ${lease.values}, now()
@@ -166,7 +195,14 @@ export async function releaseBranch(db: Kysely<DB>, deviceId: number, owner: str
 }
 
 /** The VSDC did not answer: release the branch until `delayMs` from now and grow the backoff. */
-export async function deferBranch(db: Kysely<DB>, deviceId: number, owner: string, delayMs: number, nextDelayMs: number, error: string): Promise<void> {
+export async function deferBranch(
+  db: Kysely<DB>,
+  deviceId: number,
+  owner: string,
+  delayMs: number,
+  nextDelayMs: number,
+  error: string,
+): Promise<void> {
   await db
     .updateTable('filing_queues')
     .set({
@@ -181,7 +217,6 @@ export async function deferBranch(db: Kysely<DB>, deviceId: number, owner: strin
     .execute();
 }
 
-
 /**
  * The VSDC addresses with branches in backoff that were not probed in the last `intervalMs`, each
  * with the branch there probed longest ago (so the branches of an address take turns, should
@@ -192,7 +227,9 @@ export async function deferBranch(db: Kysely<DB>, deviceId: number, owner: strin
  */
 /** Each: one branch of a VSDC address whose branches are in backoff, what a probe of that address calls. */
 export async function claimProbes(db: Kysely<DB>, box: SecretBox, intervalMs: number): Promise<AuthorityDevice[]> {
-  const result = await sql<{ vsdc_base_url: string; tpin: string; branch: string; authority: string; protocol: string } & SealedDeviceColumns>`
+  const result = await sql<
+    { vsdc_base_url: string; tpin: string; branch: string; authority: string; protocol: string } & SealedDeviceColumns
+  >`
     with backed_off as (
       select q.device_id, q.probed_at, d.vsdc_base_url, d.branch, d.tenant_id, d.protocol
       from filing_queues q join devices d on d.id = q.device_id
@@ -211,8 +248,16 @@ export async function claimProbes(db: Kysely<DB>, box: SecretBox, intervalMs: nu
       where q.device_id = any(array(select due.device_id from due)) and q.retry_delay_ms is not null
       returning q.device_id)
     select due.vsdc_base_url, t.tpin, due.branch, t.authority, due.protocol, ${sealedDeviceColumns('d')}
-    from due join probed on probed.device_id = due.device_id join tenants t on t.id = due.tenant_id join devices d on d.id = due.device_id`.execute(db);
-  return result.rows.map((r) => ({ profile: profileOf(r.authority, r.protocol), baseUrl: r.vsdc_base_url, tpin: r.tpin, branch: r.branch, ...deviceSecrets(box, r) }));
+    from due join probed on probed.device_id = due.device_id join tenants t on t.id = due.tenant_id join devices d on d.id = due.device_id`.execute(
+    db,
+  );
+  return result.rows.map((r) => ({
+    profile: profileOf(r.authority, r.protocol),
+    baseUrl: r.vsdc_base_url,
+    tpin: r.tpin,
+    branch: r.branch,
+    ...deviceSecrets(box, r),
+  }));
 }
 
 /**

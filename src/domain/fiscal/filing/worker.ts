@@ -35,7 +35,10 @@ export function filingWorker(ctx: AppContext, options: FilingWorkerOptions = {})
   const { log } = loop;
   const filer = new BranchFiler(ctx, owner, loop.stopping, loop.cut, (target) => {
     // The other backed-off branches at this address need not wait for their own backoff or probe.
-    wakeAddress(ctx.db, target.baseUrl).then((woken) => woken.forEach(wake), (err: unknown) => log.error({ err }, 'waking the branches of a VSDC that answers again failed'));
+    wakeAddress(ctx.db, target.baseUrl).then(
+      (woken) => woken.forEach(wake),
+      (err: unknown) => log.error({ err }, 'waking the branches of a VSDC that answers again failed'),
+    );
   });
   /**
    * The most branches drained at once (FILING_CONCURRENCY): as many as have work, up to this. A
@@ -161,11 +164,13 @@ export function filingWorker(ctx: AppContext, options: FilingWorkerOptions = {})
     );
     loop.listen(ctx.database.notifier.onResync(() => poll.run()));
     const ready = ctx.database.kind === 'embedded' ? clearLeases(ctx.db) : Promise.resolve();
-    void ready.catch((err: unknown) => log.error({ err }, 'clearing stale leases failed')).then(() => {
-      poll.run();
-      probe.schedule(ctx.config.vsdcProbeMs);
-      heartbeat.schedule(heartbeatMs);
-    });
+    void ready
+      .catch((err: unknown) => log.error({ err }, 'clearing stale leases failed'))
+      .then(() => {
+        poll.run();
+        probe.schedule(ctx.config.vsdcProbeMs);
+        heartbeat.schedule(heartbeatMs);
+      });
   });
   return { ...worker, wake };
 }

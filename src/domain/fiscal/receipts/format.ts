@@ -47,7 +47,12 @@ const FILE_KINDS: Record<NamedDocument['type'], string> = { sale: 'receipt', cre
  */
 export function receiptFileName(doc: NamedDocument, extension: 'pdf' | 'html'): string {
   const number = (doc.authorityInvoiceNo ?? String(doc.receiptNo ?? '')).replace(/[^A-Za-z0-9-]+/g, '-').replace(/^-+|-+$/g, '');
-  const parts = [doc.salesType === 'normal' ? null : doc.salesType, FILE_KINDS[doc.type], number || null, doc.mark === 'original' ? null : doc.mark];
+  const parts = [
+    doc.salesType === 'normal' ? null : doc.salesType,
+    FILE_KINDS[doc.type],
+    number || null,
+    doc.mark === 'original' ? null : doc.mark,
+  ];
   return `${parts.filter((p) => p !== null).join('-')}.${extension}`;
 }
 
@@ -70,7 +75,8 @@ export function fiscalBlockLines(receipt: Receipt): PrintedLine[] {
 }
 
 /** A note's line for its original's receipt number: `Original receipt No`. */
-export const originalReceiptNoLabel = (receipt: Receipt) => `Original ${receipt.labels.receiptNo.charAt(0).toLowerCase()}${receipt.labels.receiptNo.slice(1)}`;
+export const originalReceiptNoLabel = (receipt: Receipt) =>
+  `Original ${receipt.labels.receiptNo.charAt(0).toLowerCase()}${receipt.labels.receiptNo.slice(1)}`;
 
 /** Whether the head of the receipt prints the authority's number (else its fiscal block does). */
 export const invoiceNoInHead = (receipt: Receipt) => !receipt.layout.fiscalBlock.includes('invoiceNo');

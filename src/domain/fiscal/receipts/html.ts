@@ -1,5 +1,18 @@
 // The 80 mm receipt as one self-contained HTML page (inline CSS and QR code), for thermal printers.
-import { COPY_MARK, exchangeLine, fiscalBlockLines, invoiceNoInHead, money, originalReceiptNoLabel, percent, PREVIEW_MARK, previewNote, priced, quantity, rateLabel } from './format.ts';
+import {
+  COPY_MARK,
+  exchangeLine,
+  fiscalBlockLines,
+  invoiceNoInHead,
+  money,
+  originalReceiptNoLabel,
+  percent,
+  PREVIEW_MARK,
+  previewNote,
+  priced,
+  quantity,
+  rateLabel,
+} from './format.ts';
 import type { Receipt } from './receipt.ts';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -38,7 +51,10 @@ th { text-align: left; border-bottom: 1px solid #000; }
 
 /** Under the title and at the foot: COPY on a reprint, PREVIEW — NOT A RECEIPT on a preview. */
 function markOf(receipt: Receipt, foot: boolean): string {
-  if (receipt.mark === 'copy') return foot ? `<p class="copy">${COPY_MARK}</p>\n` : `<p class="copy" role="note" aria-label="Copy: this receipt was printed before">${COPY_MARK}</p>\n`;
+  if (receipt.mark === 'copy')
+    return foot
+      ? `<p class="copy">${COPY_MARK}</p>\n`
+      : `<p class="copy" role="note" aria-label="Copy: this receipt was printed before">${COPY_MARK}</p>\n`;
   if (receipt.mark === 'preview') {
     return `<p class="preview"${foot ? '' : ' role="note"'}>${PREVIEW_MARK}</p>\n${foot ? '' : `<p class="center preview-note">${escapeHtml(previewNote(receipt.printedBefore))}</p>\n`}`;
   }
@@ -48,27 +64,38 @@ function markOf(receipt: Receipt, foot: boolean): string {
 const TITLE_PREFIX = { original: '', copy: `${COPY_MARK} `, preview: `${PREVIEW_MARK}: ` } as const;
 
 function field(label: string, value: string | number | null, kind?: 'time'): string {
-  return value === null || value === '' ? '' : `<dt>${escapeHtml(label)}</dt><dd${kind ? ` class="${kind}"` : ''}>${escapeHtml(String(value))}</dd>`;
+  return value === null || value === ''
+    ? ''
+    : `<dt>${escapeHtml(label)}</dt><dd${kind ? ` class="${kind}"` : ''}>${escapeHtml(String(value))}</dd>`;
 }
 
 export async function renderReceiptHtml(receipt: Receipt): Promise<string> {
   // qrcode is loaded with the first receipt, not at every start.
   const QRCode = receipt.qrCodeUrl ? (await import('qrcode')).default : undefined;
-  const qr = receipt.qrCodeUrl && QRCode
-    ? (await QRCode.toString(receipt.qrCodeUrl, { type: 'svg', margin: 0, errorCorrectionLevel: 'M' })).replace('<svg ', `<svg class="qr" role="img" aria-label="QR code: ${escapeHtml(receipt.qrCodeUrl)}" `)
-    : '';
+  const qr =
+    receipt.qrCodeUrl && QRCode
+      ? (await QRCode.toString(receipt.qrCodeUrl, { type: 'svg', margin: 0, errorCorrectionLevel: 'M' })).replace(
+          '<svg ',
+          `<svg class="qr" role="img" aria-label="QR code: ${escapeHtml(receipt.qrCodeUrl)}" `,
+        )
+      : '';
   const items = receipt.items
     .map(
       (l) => `<tr><td class="item-name" colspan="3">${escapeHtml(l.name)}</td></tr>
 <tr><td>${quantity(l.quantity)} × ${money(l.price)}</td><td class="num">${escapeHtml(l.vatCategory)}</td><td class="num">${money(l.amount)}</td></tr>${
-        l.discount !== 0 ? `\n<tr class="discount"><td colspan="2">Discount ${percent(l.discountRate)}</td><td class="num">-${money(l.discount)}</td></tr>` : ''
+        l.discount !== 0
+          ? `\n<tr class="discount"><td colspan="2">Discount ${percent(l.discountRate)}</td><td class="num">-${money(l.discount)}</td></tr>`
+          : ''
       }
 <tr class="excl"><td colspan="2">Excl. VAT</td><td class="num">${money(l.net)}</td></tr>${l.rrp !== null ? `\n<tr class="rrp"><td colspan="3">MTV: RRP ${money(l.rrp)} per unit</td></tr>` : ''}`,
     )
     .join('\n');
   const cur = escapeHtml(receipt.totals.currency);
   const categories = receipt.categories
-    .map((c) => `<tr><td>${escapeHtml(c.code)} ${rateLabel(c.rate)}</td><td class="num">${money(c.taxable)}</td><td class="num">${money(c.vat)}</td><td class="num">${money(c.total)}</td></tr>`)
+    .map(
+      (c) =>
+        `<tr><td>${escapeHtml(c.code)} ${rateLabel(c.rate)}</td><td class="num">${money(c.taxable)}</td><td class="num">${money(c.vat)}</td><td class="num">${money(c.total)}</td></tr>`,
+    )
     .join('\n');
   return `<!doctype html>
 <html lang="en">
@@ -124,13 +151,19 @@ ${categories}
 <tr><td>Total discount ${percent(receipt.discountRate)}</td><td class="num">${receipt.totals.discount !== 0 ? '-' : ''}${priced(receipt.totals.discount, cur)}</td></tr>
 <tr><td>Total VAT</td><td class="num">${priced(receipt.totals.vat, cur)}</td></tr>
 <tr class="total"><td>TOTAL incl. VAT</td><td class="num">${priced(receipt.totals.total, cur)}</td></tr>
-${receipt.exchange ? `<tr class="exchange"><td colspan="2">Exchange rate: ${escapeHtml(exchangeLine(receipt.exchange.currency, receipt.exchange.rate, receipt.exchange.home))}</td></tr>
-<tr class="exchange"><td>Total in ${escapeHtml(receipt.exchange.home)}</td><td class="num">${priced(receipt.exchange.totalInHome, receipt.exchange.home)}</td></tr>\n` : ''}</tbody>
+${
+  receipt.exchange
+    ? `<tr class="exchange"><td colspan="2">Exchange rate: ${escapeHtml(exchangeLine(receipt.exchange.currency, receipt.exchange.rate, receipt.exchange.home))}</td></tr>
+<tr class="exchange"><td>Total in ${escapeHtml(receipt.exchange.home)}</td><td class="num">${priced(receipt.exchange.totalInHome, receipt.exchange.home)}</td></tr>\n`
+    : ''
+}</tbody>
 </table>
 <hr>
 <p class="center">${escapeHtml(receipt.labels.fiscalBlock)}</p>
 <dl>
-${fiscalBlockLines(receipt).map(([label, value, kind]) => field(label, value, kind)).join('\n')}
+${fiscalBlockLines(receipt)
+  .map(([label, value, kind]) => field(label, value, kind))
+  .join('\n')}
 </dl>
 <p class="mono"><strong>${escapeHtml(receipt.labels.internalData)}:</strong><br>${escapeHtml(receipt.printed.internalData)}</p>
 <p class="mono"><strong>${escapeHtml(receipt.labels.signature)}:</strong><br>${escapeHtml(receipt.printed.receiptSignature)}</p>

@@ -2,7 +2,20 @@
 import PDFDocument from 'pdfkit';
 import QRCode from 'qrcode';
 import { DEJAVU_SANS_MONO, PdfText } from '../../../platform/lib/pdf-text.ts';
-import { COPY_MARK, exchangeLine, fiscalBlockLines, invoiceNoInHead, money, originalReceiptNoLabel, percent, PREVIEW_MARK, previewNote, priced, quantity, rateLabel } from './format.ts';
+import {
+  COPY_MARK,
+  exchangeLine,
+  fiscalBlockLines,
+  invoiceNoInHead,
+  money,
+  originalReceiptNoLabel,
+  percent,
+  PREVIEW_MARK,
+  previewNote,
+  priced,
+  quantity,
+  rateLabel,
+} from './format.ts';
 import type { Receipt } from './receipt.ts';
 
 const MM = 72 / 25.4;
@@ -32,7 +45,13 @@ function row({ doc, text }: Canvas, left: string, right: string, options: { bold
 
 function rule(doc: Doc): void {
   const y = doc.y + 2;
-  doc.moveTo(MARGIN, y).lineTo(MARGIN + WIDTH, y).dash(2, { space: 2 }).lineWidth(0.5).stroke().undash();
+  doc
+    .moveTo(MARGIN, y)
+    .lineTo(MARGIN + WIDTH, y)
+    .dash(2, { space: 2 })
+    .lineWidth(0.5)
+    .stroke()
+    .undash();
   doc.y = y + 4;
 }
 
@@ -100,12 +119,20 @@ function draw(c: Canvas, receipt: Receipt): number {
   rule(doc);
   row(c, 'Cat.   Taxable      VAT', 'Total', { bold: true });
   for (const category of receipt.categories) {
-    row(c, `${`${category.code} ${rateLabel(category.rate)}`.padEnd(7)}${money(category.taxable).padStart(8)} ${money(category.vat).padStart(8)}`, money(category.total));
+    row(
+      c,
+      `${`${category.code} ${rateLabel(category.rate)}`.padEnd(7)}${money(category.taxable).padStart(8)} ${money(category.vat).padStart(8)}`,
+      money(category.total),
+    );
   }
   rule(doc);
   const cur = receipt.totals.currency;
   row(c, receipt.netLabel, priced(receipt.totals.net, cur));
-  row(c, `Total discount ${percent(receipt.discountRate)}`, `${receipt.totals.discount !== 0 ? '-' : ''}${priced(receipt.totals.discount, cur)}`);
+  row(
+    c,
+    `Total discount ${percent(receipt.discountRate)}`,
+    `${receipt.totals.discount !== 0 ? '-' : ''}${priced(receipt.totals.discount, cur)}`,
+  );
   row(c, 'Total VAT', priced(receipt.totals.vat, cur));
   row(c, 'TOTAL incl. VAT', priced(receipt.totals.total, cur), { bold: true });
   if (receipt.exchange) {
@@ -117,7 +144,10 @@ function draw(c: Canvas, receipt: Receipt): number {
   for (const [label, value] of fiscalBlockLines(receipt)) if (value) row(c, label, value);
   if (receipt.mark !== 'original') {
     doc.moveDown(0.5);
-    centered(c, receipt.mark === 'copy' ? `*** ${COPY_MARK} ***` : `*** ${PREVIEW_MARK} ***`, { bold: true, size: receipt.mark === 'copy' ? 11 : 10 });
+    centered(c, receipt.mark === 'copy' ? `*** ${COPY_MARK} ***` : `*** ${PREVIEW_MARK} ***`, {
+      bold: true,
+      size: receipt.mark === 'copy' ? 11 : 10,
+    });
   }
   c.text.font(true).text(`${receipt.labels.internalData}:`, MARGIN, doc.y, { width: WIDTH });
   c.text.font().text(receipt.printed.internalData, { width: WIDTH });
@@ -165,7 +195,11 @@ export async function renderReceiptPdf(receipt: Receipt): Promise<Buffer> {
 
   const prefix = { original: '', copy: `${COPY_MARK} `, preview: `${PREVIEW_MARK}: ` }[receipt.mark];
   const title = `${prefix}${receipt.title} ${receipt.authorityInvoiceNo ?? receipt.receiptNo}`;
-  const doc = new PDFDocument({ size: [PAGE_WIDTH, height], margin: 0, info: { Title: title, Author: receipt.merchantName, CreationDate: new Date(receipt.publishedAt) } });
+  const doc = new PDFDocument({
+    size: [PAGE_WIDTH, height],
+    margin: 0,
+    info: { Title: title, Author: receipt.merchantName, CreationDate: new Date(receipt.publishedAt) },
+  });
   const bytes = collect(doc);
   const page = canvas(doc);
   if (receipt.mark === 'preview') watermark(page, height);

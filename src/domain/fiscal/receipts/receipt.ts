@@ -6,7 +6,14 @@ import type { DB } from '../../../platform/db/schema.ts';
 import { ApiError, NotFoundError } from '../../../platform/errors/errors.ts';
 import { localDateTime } from '../../../platform/lib/time-zones.ts';
 import { merchantProfile } from '../../../authorities/index.ts';
-import type { AuthorityProfile, CodeLabel, DocumentType, ReceiptLabels, ReceiptLayout, SalesType } from '../../../authorities/port/index.ts';
+import type {
+  AuthorityProfile,
+  CodeLabel,
+  DocumentType,
+  ReceiptLabels,
+  ReceiptLayout,
+  SalesType,
+} from '../../../authorities/port/index.ts';
 import { authorityBranchesFor } from '../../kernel/devices/register.ts';
 import type { AuthorityBranchResource } from '../../kernel/devices/schemas.ts';
 import type { SaleResource } from '../sales/resource-schemas.ts';
@@ -156,11 +163,22 @@ function categoryTotals(profile: AuthorityProfile, sale: SaleResource): ReceiptC
     const sum = sums.get(line.vatCategory) ?? { taxable: new Decimal(0), vat: new Decimal(0), total: new Decimal(0) };
     sums.set(line.vatCategory, { taxable: sum.taxable.plus(line.net), vat: sum.vat.plus(line.vat), total: sum.total.plus(line.total) });
   }
-  const ordered = profile.receiptLayout.taxTableOrder.map((code) => profile.taxCategories.find((c) => c.code === code)).filter((c) => c !== undefined);
-  return ordered.filter((c) => sums.has(c.code)).map((c) => {
-    const sum = sums.get(c.code)!;
-    return { code: c.code, name: c.name, rate: c.rate, taxable: sum.taxable.toNumber(), vat: sum.vat.toNumber(), total: sum.total.toNumber() };
-  });
+  const ordered = profile.receiptLayout.taxTableOrder
+    .map((code) => profile.taxCategories.find((c) => c.code === code))
+    .filter((c) => c !== undefined);
+  return ordered
+    .filter((c) => sums.has(c.code))
+    .map((c) => {
+      const sum = sums.get(c.code)!;
+      return {
+        code: c.code,
+        name: c.name,
+        rate: c.rate,
+        taxable: sum.taxable.toNumber(),
+        vat: sum.vat.toNumber(),
+        total: sum.total.toNumber(),
+      };
+    });
 }
 
 /** What the receipt reads beside the sale resource: the merchant (registered name, zone) and its branch. */
@@ -190,8 +208,16 @@ export function receiptOf(
   print: { original?: OriginalInvoice | null; mark?: ReceiptMark; printedBefore?: number } = {},
 ): Receipt {
   const fiscal = sale.fiscal;
-  if (sale.status !== 'uploaded' || fiscal.receiptNo === null || fiscal.sdcId === null || fiscal.internalData === null || fiscal.receiptSignature === null || fiscal.publishedAt === null) {
-    throw new ApiError('receipt_not_available',
+  if (
+    sale.status !== 'uploaded' ||
+    fiscal.receiptNo === null ||
+    fiscal.sdcId === null ||
+    fiscal.internalData === null ||
+    fiscal.receiptSignature === null ||
+    fiscal.publishedAt === null
+  ) {
+    throw new ApiError(
+      'receipt_not_available',
       sale.status === 'failed'
         ? 'This document was refused by the authority, so it has no fiscal receipt. Only uploaded documents may be printed.'
         : 'This document is still pending: the authority has not fiscalised it yet. Only uploaded documents may be printed; try again once its status is uploaded.',
@@ -200,7 +226,8 @@ export function receiptOf(
   const { profile } = source;
   const currency = sale.totals.currency;
   // Filed positive; printed negative where the authority's credit notes are (never -0).
-  const signed = sale.type === 'credit_note' && profile.receiptLayout.creditNoteAmountsNegative ? (n: number) => (n === 0 ? 0 : -n) : (n: number) => n;
+  const signed =
+    sale.type === 'credit_note' && profile.receiptLayout.creditNoteAmountsNegative ? (n: number) => (n === 0 ? 0 : -n) : (n: number) => n;
   const gross = sale.items.reduce((sum, l) => sum.plus(l.amount), new Decimal(0)).toNumber();
   return {
     title: receiptTitle(profile, sale.salesType, sale.type),
@@ -235,11 +262,27 @@ export function receiptOf(
     paymentMethod: labelOf(profile.paymentMethods, sale.paymentMethod) ?? sale.paymentMethod,
     lpoNumber: sale.lpoNumber,
     principalId: sale.principalId,
-    exchange: currency === profile.currency ? null : { currency, rate: new Decimal(sale.exchangeRate).toFixed(4), home: profile.currency, totalInHome: sale.totalInKwacha },
+    exchange:
+      currency === profile.currency
+        ? null
+        : { currency, rate: new Decimal(sale.exchangeRate).toFixed(4), home: profile.currency, totalInHome: sale.totalInKwacha },
     items: sale.items.map((l) => ({
-      name: l.name, quantity: l.quantity, price: l.price, amount: signed(l.amount), discount: l.discount, discountRate: percentOf(l.discount, l.amount), net: signed(l.net), rrp: l.rrp, vatCategory: l.vatCategory,
+      name: l.name,
+      quantity: l.quantity,
+      price: l.price,
+      amount: signed(l.amount),
+      discount: l.discount,
+      discountRate: percentOf(l.discount, l.amount),
+      net: signed(l.net),
+      rrp: l.rrp,
+      vatCategory: l.vatCategory,
     })),
-    categories: categoryTotals(profile, sale).map((c) => ({ ...c, taxable: signed(c.taxable), vat: signed(c.vat), total: signed(c.total) })),
+    categories: categoryTotals(profile, sale).map((c) => ({
+      ...c,
+      taxable: signed(c.taxable),
+      vat: signed(c.vat),
+      total: signed(c.total),
+    })),
     totals: { ...sale.totals, net: signed(sale.totals.net), vat: signed(sale.totals.vat), total: signed(sale.totals.total) },
     discountRate: percentOf(sale.totals.discount, gross),
     netLabel: new Decimal(sale.totals.net).plus(sale.totals.vat).eq(sale.totals.total) ? 'Total excl. VAT' : 'Taxable value (MTV on RRP)',
@@ -288,7 +331,10 @@ async function sourceOf(db: Kysely<DB>, tenantId: number, sale: SaleResource): P
 export async function countPrint(db: Kysely<DB>, tenantId: number, saleId: number, now: Date): Promise<number> {
   const row = await db
     .updateTable('sales')
-    .set((eb) => ({ receipt_print_count: eb('receipt_print_count', '+', 1), receipt_printed_at: eb.fn.coalesce('receipt_printed_at', sql<Date>`${now}::timestamptz`) }))
+    .set((eb) => ({
+      receipt_print_count: eb('receipt_print_count', '+', 1),
+      receipt_printed_at: eb.fn.coalesce('receipt_printed_at', sql<Date>`${now}::timestamptz`),
+    }))
     .where('id', '=', saleId)
     .where('tenant_id', '=', tenantId)
     .where('status', '=', 'uploaded')
@@ -299,7 +345,12 @@ export async function countPrint(db: Kysely<DB>, tenantId: number, saleId: numbe
 
 /** How many times the document's receipt was printed so far (0 for another tenant's or unknown). */
 export async function printsOf(db: Kysely<DB>, tenantId: number, saleId: number): Promise<number> {
-  const row = await db.selectFrom('sales').select('receipt_print_count').where('id', '=', saleId).where('tenant_id', '=', tenantId).executeTakeFirst();
+  const row = await db
+    .selectFrom('sales')
+    .select('receipt_print_count')
+    .where('id', '=', saleId)
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
   return row?.receipt_print_count ?? 0;
 }
 
@@ -315,7 +366,13 @@ async function originalOf(ctx: AppContext, tenantId: number, sale: SaleResource)
  * in the merchant's audit trail with who asked for it, in the count's transaction. A `preview`
  * counts nothing and is marked PREVIEW — NOT A RECEIPT instead.
  */
-export async function loadReceipt(ctx: AppContext, tenantId: number, saleId: number, by: Actor, options: { preview?: boolean } = {}): Promise<Receipt> {
+export async function loadReceipt(
+  ctx: AppContext,
+  tenantId: number,
+  saleId: number,
+  by: Actor,
+  options: { preview?: boolean } = {},
+): Promise<Receipt> {
   const sale = await getSale(ctx, tenantId, saleId);
   const source = await sourceOf(ctx.db, tenantId, sale);
   receiptOf(sale, source); // 409 before anything is counted
@@ -326,7 +383,14 @@ export async function loadReceipt(ctx: AppContext, tenantId: number, saleId: num
   const printNo = await ctx.db.transaction().execute(async (trx) => {
     const n = await countPrint(trx, tenantId, saleId, ctx.clock.now());
     if (n > 1) {
-      await recordAudit(trx, { actor: by, action: 'sale.reprinted', tenantId, targetType: 'sale', targetId: saleId, details: { invoiceNo: sale.invoiceNo, branch: sale.branch, print: n } });
+      await recordAudit(trx, {
+        actor: by,
+        action: 'sale.reprinted',
+        tenantId,
+        targetType: 'sale',
+        targetId: saleId,
+        details: { invoiceNo: sale.invoiceNo, branch: sale.branch, print: n },
+      });
     }
     return n;
   });

@@ -57,7 +57,10 @@ async function sendReceipt(request: FastifyRequest, reply: FastifyReply, receipt
     // pdfkit and its fonts hold ~25 MB: loaded on the first PDF, not by every process at start.
     const { renderReceiptPdf } = await import('./pdf.ts');
     const pdf = await renderReceiptPdf(receipt);
-    return reply.type('application/pdf').header('content-disposition', `inline; filename="${receiptFileName(receipt, 'pdf')}"`).send(pdf);
+    return reply
+      .type('application/pdf')
+      .header('content-disposition', `inline; filename="${receiptFileName(receipt, 'pdf')}"`)
+      .send(pdf);
   }
   return reply
     .type('text/html; charset=utf-8')
@@ -70,28 +73,50 @@ export function receiptRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
 
-    app.get('/api/v1/sales/:sale/receipt', {
-      config: { auth: { surface: 'merchant', ability: 'invoices:read' }, errors: ['receipt_not_available'] },
-      schema: { operationId: 'getSaleReceipt', tags: ['Merchant: sales'], summary: 'Print the fiscal receipt of an uploaded document', description: DESCRIPTION, params: SaleParam, querystring: ReceiptQuery, response: ReceiptResponse },
-    }, async (request, reply) => {
-      const receipt = await loadReceipt(ctx, requireTenant(request).id, request.params.sale, actorOfParty(merchantActor(request)), { preview: request.query.preview });
-      return sendReceipt(request, reply, receipt);
-    });
-
-    app.get('/api/v1/tenants/:tenant/sales/:sale/receipt', {
-      config: { auth: { surface: 'partner', scope: 'tenants:read', tenant: 'read' }, errors: ['receipt_not_available'] },
-      schema: {
-        operationId: 'getTenantSaleReceipt',
-        tags: ['Partner: console'],
-        summary: 'Print the fiscal receipt of one of your merchants\' uploaded documents',
-        description: `${DESCRIPTION} Another partner's merchant or document is a 404.`,
-        params: Type.Object({ tenant: Type.Integer({ minimum: 1, maximum: 2147483647 }), ...SaleParam.properties }),
-        querystring: ReceiptQuery,
-        response: ReceiptResponse,
+    app.get(
+      '/api/v1/sales/:sale/receipt',
+      {
+        config: { auth: { surface: 'merchant', ability: 'invoices:read' }, errors: ['receipt_not_available'] },
+        schema: {
+          operationId: 'getSaleReceipt',
+          tags: ['Merchant: sales'],
+          summary: 'Print the fiscal receipt of an uploaded document',
+          description: DESCRIPTION,
+          params: SaleParam,
+          querystring: ReceiptQuery,
+          response: ReceiptResponse,
+        },
       },
-    }, async (request, reply) => {
-      const tenant = requireActedTenant(request);
-      return sendReceipt(request, reply, await loadReceipt(ctx, tenant.id, request.params.sale, partnerActor(request), { preview: request.query.preview }));
-    });
+      async (request, reply) => {
+        const receipt = await loadReceipt(ctx, requireTenant(request).id, request.params.sale, actorOfParty(merchantActor(request)), {
+          preview: request.query.preview,
+        });
+        return sendReceipt(request, reply, receipt);
+      },
+    );
+
+    app.get(
+      '/api/v1/tenants/:tenant/sales/:sale/receipt',
+      {
+        config: { auth: { surface: 'partner', scope: 'tenants:read', tenant: 'read' }, errors: ['receipt_not_available'] },
+        schema: {
+          operationId: 'getTenantSaleReceipt',
+          tags: ['Partner: console'],
+          summary: "Print the fiscal receipt of one of your merchants' uploaded documents",
+          description: `${DESCRIPTION} Another partner's merchant or document is a 404.`,
+          params: Type.Object({ tenant: Type.Integer({ minimum: 1, maximum: 2147483647 }), ...SaleParam.properties }),
+          querystring: ReceiptQuery,
+          response: ReceiptResponse,
+        },
+      },
+      async (request, reply) => {
+        const tenant = requireActedTenant(request);
+        return sendReceipt(
+          request,
+          reply,
+          await loadReceipt(ctx, tenant.id, request.params.sale, partnerActor(request), { preview: request.query.preview }),
+        );
+      },
+    );
   };
 }

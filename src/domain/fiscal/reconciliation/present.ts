@@ -7,7 +7,6 @@ export type ReconciliationResource = Static<typeof Reconciliation>;
 export type ResultResource = Static<typeof ReconciliationResult>;
 export type DifferenceResource = Static<typeof Difference>;
 
-
 export function presentRun(row: RunRow): ReconciliationResource {
   return {
     id: Number(row.id),

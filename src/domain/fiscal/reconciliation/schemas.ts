@@ -5,7 +5,11 @@ import { Nullable, Timestamp, literals, withExample } from '../../../platform/ht
 const OUTCOMES = ['match', 'mismatch', 'unknown', 'adopted', 'not_filed'] as const;
 const OUTCOME_FILTERS = ['attention', 'all', ...OUTCOMES] as const;
 
-const Day = (description: string) => Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: `${description} (YYYY-MM-DD, a UTC day of the documents' occurredAt; inclusive)` });
+const Day = (description: string) =>
+  Type.String({
+    pattern: '^\\d{4}-\\d{2}-\\d{2}$',
+    description: `${description} (YYYY-MM-DD, a UTC day of the documents' occurredAt; inclusive)`,
+  });
 
 export const CreateReconciliationBody = withExample(
   Type.Object(
@@ -73,11 +77,14 @@ export const ReconciliationResult = Type.Object({
   saleId: Type.Integer(),
   invoiceNo: Type.Integer(),
   outcome: literals(OUTCOMES),
-  differences: Type.Array(Difference, { description: 'For a mismatch: each field that differs, the gateway\'s value and the VSDC\'s' }),
+  differences: Type.Array(Difference, { description: "For a mismatch: each field that differs, the gateway's value and the VSDC's" }),
   checkedAt: Timestamp(),
 });
 
 export const ReconciliationWithResults = Type.Object({
-  data: Type.Object({ ...Reconciliation.properties, results: Type.Array(ReconciliationResult, { description: 'One page of the checked documents (`outcome` filter), in invoice order' }) }),
+  data: Type.Object({
+    ...Reconciliation.properties,
+    results: Type.Array(ReconciliationResult, { description: 'One page of the checked documents (`outcome` filter), in invoice order' }),
+  }),
   meta: PageMeta,
 });

@@ -49,35 +49,75 @@ const YIELD_MS = 250;
 const dayStart = (value: string): number => Date.parse(`${value}T00:00:00Z`);
 
 /** Starts a run for one of the tenant's initialised branches (audited); 409 while the branch has one open. */
-export async function createRun(ctx: AppContext, tenantId: number, body: CreateReconciliationBody, requestedBy: ReconciliationRequester, actor: Actor): Promise<ReconciliationResource> {
+export async function createRun(
+  ctx: AppContext,
+  tenantId: number,
+  body: CreateReconciliationBody,
+  requestedBy: ReconciliationRequester,
+  actor: Actor,
+): Promise<ReconciliationResource> {
   assertCalendarDays({ from: body.from, to: body.to });
   const from = dayStart(body.from);
   const to = dayStart(body.to);
   if (to < from) throw new ValidationError({ to: ['The to field must be the same day as from or later.'] });
-  if ((to - from) / 86_400_000 > MAX_RANGE_DAYS) throw new ValidationError({ to: [`The range may span at most ${MAX_RANGE_DAYS} days; reconcile a longer period in several runs.`] });
-  const device = await ctx.db.selectFrom('devices').select(['id', 'initialized']).where('tenant_id', '=', tenantId).where('branch', '=', body.branch).executeTakeFirst();
+  if ((to - from) / 86_400_000 > MAX_RANGE_DAYS)
+    throw new ValidationError({ to: [`The range may span at most ${MAX_RANGE_DAYS} days; reconcile a longer period in several runs.`] });
+  const device = await ctx.db
+    .selectFrom('devices')
+    .select(['id', 'initialized'])
+    .where('tenant_id', '=', tenantId)
+    .where('branch', '=', body.branch)
+    .executeTakeFirst();
   if (!device) throw new ValidationError({ branch: [`Branch ${body.branch} is not registered for this merchant.`] });
-  if (!device.initialized) throw new ValidationError({ branch: [`Branch ${body.branch} is not initialised: it has filed nothing to reconcile.`] });
+  if (!device.initialized)
+    throw new ValidationError({ branch: [`Branch ${body.branch} is not initialised: it has filed nothing to reconcile.`] });
   const run = await ctx.db.transaction().execute(async (trx) => {
-    const inserted = await insertRun(trx, { tenantId, deviceId: device.id, branch: body.branch, from: body.from, to: body.to, pendingAfterSec: ctx.config.reconcilePendingAfterSec, requestedBy });
+    const inserted = await insertRun(trx, {
+      tenantId,
+      deviceId: device.id,
+      branch: body.branch,
+      from: body.from,
+      to: body.to,
+      pendingAfterSec: ctx.config.reconcilePendingAfterSec,
+      requestedBy,
+    });
     if (inserted) {
-      await recordAudit(trx, { actor, action: 'reconciliation.started', tenantId, targetType: 'reconciliation', targetId: Number(inserted.id), details: { branch: body.branch, from: body.from, to: body.to } });
+      await recordAudit(trx, {
+        actor,
+        action: 'reconciliation.started',
+        tenantId,
+        targetType: 'reconciliation',
+        targetId: Number(inserted.id),
+        details: { branch: body.branch, from: body.from, to: body.to },
+      });
     }
     return inserted;
   });
   if (!run) {
     const open = await openRunOfDevice(ctx.db, device.id);
-    throw new ApiError('reconciliation_in_progress', `Branch ${body.branch} has a reconciliation that has not finished (id ${open ? Number(open.id) : 'unknown'}); wait for it or follow its progress.`);
+    throw new ApiError(
+      'reconciliation_in_progress',
+      `Branch ${body.branch} has a reconciliation that has not finished (id ${open ? Number(open.id) : 'unknown'}); wait for it or follow its progress.`,
+    );
   }
   return presentRun(run);
 }
 
-export async function listRunsPage(ctx: AppContext, tenantId: number, query: { page: number; branch?: string | undefined }): Promise<Page<ReconciliationResource>> {
+export async function listRunsPage(
+  ctx: AppContext,
+  tenantId: number,
+  query: { page: number; branch?: string | undefined },
+): Promise<Page<ReconciliationResource>> {
   const { rows, total } = await listRuns(ctx.db, tenantId, query.branch === undefined ? {} : { branch: query.branch }, query.page);
   return pageOf(rows.map(presentRun), total, query.page);
 }
 
-export async function getRunWithResults(ctx: AppContext, tenantId: number, runId: number, query: RunQuery): Promise<{ data: ReconciliationResource & { results: ResultResource[] }; meta: Page<unknown>['meta'] }> {
+export async function getRunWithResults(
+  ctx: AppContext,
+  tenantId: number,
+  runId: number,
+  query: RunQuery,
+): Promise<{ data: ReconciliationResource & { results: ResultResource[] }; meta: Page<unknown>['meta'] }> {
   const run = await findRun(ctx.db, tenantId, runId);
   if (!run) throw new NotFoundError('No such reconciliation.');
   const { rows, total } = await listResults(ctx.db, Number(run.id), query.outcome ?? 'attention', query.page);
@@ -154,7 +194,13 @@ export async function reconcileRound(ctx: AppContext, options: RoundOptions): Pr
 }
 
 /** Drives one run to its end from here (the CLI), reporting progress after every turn. */
-export async function runToCompletion(ctx: AppContext, runId: number, owner: string, signal: AbortSignal, onProgress: (run: ReconciliationResource) => void): Promise<ReconciliationResource> {
+export async function runToCompletion(
+  ctx: AppContext,
+  runId: number,
+  owner: string,
+  signal: AbortSignal,
+  onProgress: (run: ReconciliationResource) => void,
+): Promise<ReconciliationResource> {
   for (;;) {
     const handled = await reconcileRound(ctx, { owner, signal, runId });
     const run = await runById(ctx.db, runId);
@@ -177,25 +223,51 @@ function compareReceipt(sale: SaleRow, filed: Filed, tolerance: number): Differe
   const differences: DifferenceResource[] = [];
   const ourReceipt = sale.receipt_no === null ? null : Number(sale.receipt_no);
   if (ourReceipt !== filed.receipt.receiptNo) differences.push({ field: 'receiptNo', ours: ourReceipt, theirs: filed.receipt.receiptNo });
-  if (sale.receipt_signature !== filed.receipt.receiptSignature) differences.push({ field: 'receiptSignature', ours: sale.receipt_signature, theirs: filed.receipt.receiptSignature });
+  if (sale.receipt_signature !== filed.receipt.receiptSignature)
+    differences.push({ field: 'receiptSignature', ours: sale.receipt_signature, theirs: filed.receipt.receiptSignature });
   if (!sameTotal(sale.total, filed.total, tolerance)) differences.push({ field: 'total', ours: Number(sale.total), theirs: filed.total });
   return differences;
 }
 
-const lookupFailed = (code: string, message: string): DifferenceResource[] => [{ field: 'lookup', ours: null, theirs: `${code} ${message}`.trim() }];
+const lookupFailed = (code: string, message: string): DifferenceResource[] => [
+  { field: 'lookup', ours: null, theirs: `${code} ${message}`.trim() },
+];
 
-async function checkDocument(ctx: AppContext, claimed: ClaimedRun, sale: SaleRow, owner: string, leaseMs: number, signal: AbortSignal): Promise<Step> {
+async function checkDocument(
+  ctx: AppContext,
+  claimed: ClaimedRun,
+  sale: SaleRow,
+  owner: string,
+  leaseMs: number,
+  signal: AbortSignal,
+): Promise<Step> {
   const sdcId = sale.sdc_id ?? claimed.sdcId;
   const authority = ctx.authorities.of(claimed.profile);
   const tolerance = authority.profile.amountTolerance;
   let checked: Checked;
   if (sdcId === null) {
-    checked = { outcome: sale.status === 'uploaded' ? 'unknown' : 'not_filed', differences: lookupFailed('', 'the branch has no SDC id to look the invoice up with') };
+    checked = {
+      outcome: sale.status === 'uploaded' ? 'unknown' : 'not_filed',
+      differences: lookupFailed('', 'the branch has no SDC id to look the invoice up with'),
+    };
   } else {
-    const device = { profile: claimed.profile, baseUrl: claimed.baseUrl, tpin: sale.tpin, branch: claimed.run.branch, sdcId, mrcNo: claimed.mrcNo, ...claimed.secrets };
+    const device = {
+      profile: claimed.profile,
+      baseUrl: claimed.baseUrl,
+      tpin: sale.tpin,
+      branch: claimed.run.branch,
+      sdcId,
+      mrcNo: claimed.mrcNo,
+      ...claimed.secrets,
+    };
     const found = await authority.filing.findFiled(device, { invoiceNo: Number(sale.invoice_no), salesType: 'normal' }, { signal });
     if (found.kind === 'unreachable') return { kind: 'unreachable', reason: `${found.reason}: ${found.detail}` };
-    const lookupProblem = found.kind === 'rejected' ? lookupFailed(found.code, found.message) : found.kind === 'unreadable' ? lookupFailed('', found.problem) : [];
+    const lookupProblem =
+      found.kind === 'rejected'
+        ? lookupFailed(found.code, found.message)
+        : found.kind === 'unreadable'
+          ? lookupFailed('', found.problem)
+          : [];
     if (sale.status === 'uploaded') {
       if (found.kind === 'ok') {
         const differences = compareReceipt(sale, found, tolerance);
@@ -223,7 +295,8 @@ async function checkDocument(ctx: AppContext, claimed: ClaimedRun, sale: SaleRow
  * in its turn.
  */
 async function adoptOrCompare(ctx: AppContext, claimed: ClaimedRun, sale: SaleRow, filed: Filed, tolerance: number): Promise<Checked> {
-  if (!sameTotal(sale.total, filed.total, tolerance)) return { outcome: 'mismatch', differences: [{ field: 'total', ours: Number(sale.total), theirs: filed.total }] };
+  if (!sameTotal(sale.total, filed.total, tolerance))
+    return { outcome: 'mismatch', differences: [{ field: 'total', ours: Number(sale.total), theirs: filed.total }] };
   if (await earlierPending(ctx.db, sale.device_id, Number(sale.id))) {
     return { outcome: 'mismatch', differences: [{ field: 'status', ours: 'pending', theirs: 'filed' }] };
   }
@@ -231,7 +304,14 @@ async function adoptOrCompare(ctx: AppContext, claimed: ClaimedRun, sale: SaleRo
   const receipt = filed.receipt;
   const fields = uploadedFields({ ...receipt, sdcId: receipt.sdcId ?? claimed.sdcId, mrcNo: receipt.mrcNo ?? claimed.mrcNo });
   const lines = await linesOfSale(ctx.db, saleId);
-  const recorded = await recordDocumentOutcome(ctx, { row: sale, lines, type: 'invoice.fiscalised', fields, partnerId: claimed.partnerId, lease: null });
+  const recorded = await recordDocumentOutcome(ctx, {
+    row: sale,
+    lines,
+    type: 'invoice.fiscalised',
+    fields,
+    partnerId: claimed.partnerId,
+    lease: null,
+  });
   if (recorded.recorded) return { outcome: 'adopted', differences: [] };
   // A filer recorded it first: compare with what it recorded.
   const now = await reloadSale(ctx.db, saleId);
@@ -241,11 +321,24 @@ async function adoptOrCompare(ctx: AppContext, claimed: ClaimedRun, sale: SaleRo
 }
 
 /** The document's outcome on the run, and for a mismatch or an unknown document its event, in one transaction. */
-async function record(ctx: AppContext, claimed: ClaimedRun, sale: SaleRow, owner: string, leaseMs: number, checked: Checked): Promise<Step> {
+async function record(
+  ctx: AppContext,
+  claimed: ClaimedRun,
+  sale: SaleRow,
+  owner: string,
+  leaseMs: number,
+  checked: Checked,
+): Promise<Step> {
   const runId = Number(claimed.run.id);
   const notifier = ctx.database.notifier;
   const stored = await ctx.db.transaction().execute(async (trx) => {
-    const recorded = await recordResult(trx, { id: runId, owner, leaseMs }, Number(sale.id), checked.outcome, checked.differences.length === 0 ? null : JSON.stringify(checked.differences));
+    const recorded = await recordResult(
+      trx,
+      { id: runId, owner, leaseMs },
+      Number(sale.id),
+      checked.outcome,
+      checked.differences.length === 0 ? null : JSON.stringify(checked.differences),
+    );
     if (!recorded) return undefined;
     let deliveries = 0;
     if (checked.outcome === 'mismatch' || checked.outcome === 'unknown') {
@@ -256,7 +349,15 @@ async function record(ctx: AppContext, claimed: ClaimedRun, sale: SaleRow, owner
           partnerId: claimed.partnerId,
           tenantId: sale.tenant_id,
           created: ctx.clock.now(),
-          data: { reconciliation: presentRun(recorded.run), document: { ...presentResult(recorded.result), saleId: Number(sale.id), status: presentedStatus(sale.status), clientInvoiceNo: sale.client_invoice_no } },
+          data: {
+            reconciliation: presentRun(recorded.run),
+            document: {
+              ...presentResult(recorded.result),
+              saleId: Number(sale.id),
+              status: presentedStatus(sale.status),
+              clientInvoiceNo: sale.client_invoice_no,
+            },
+          },
         },
         // PostgreSQL: notified at commit by the statement itself; embedded: woken below, after the commit.
         notifier.notifiesInStatements ? notifier : undefined,

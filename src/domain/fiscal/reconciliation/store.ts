@@ -6,9 +6,25 @@ import { profileOf } from '../../../authorities/index.ts';
 import type { AuthorityProfileId } from '../../../authorities/port/index.ts';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
-import type { ReconciliationOutcome, ReconciliationRequester, ReconciliationResultsTable, ReconciliationRunsTable } from '../../../platform/db/tables/reconciliation.ts';
+import type {
+  ReconciliationOutcome,
+  ReconciliationRequester,
+  ReconciliationResultsTable,
+  ReconciliationRunsTable,
+} from '../../../platform/db/tables/reconciliation.ts';
 import { offsetOf, PER_PAGE } from '../../../platform/http/pagination.ts';
-import { fromNow, heldBy, isDue, isFree, isHeld, leased, leasedSql, released, releasedSql, renewedOrReleasedSql } from '../../../platform/workers/lease-sql.ts';
+import {
+  fromNow,
+  heldBy,
+  isDue,
+  isFree,
+  isHeld,
+  leased,
+  leasedSql,
+  released,
+  releasedSql,
+  renewedOrReleasedSql,
+} from '../../../platform/workers/lease-sql.ts';
 import { issuedByName, type SaleLineRow, type SaleRow } from '../sales/store.ts';
 
 export type RunRow = Selectable<ReconciliationRunsTable>;
@@ -35,14 +51,24 @@ export async function insertRun(db: Kysely<DB>, run: NewRun): Promise<RunRow | u
 }
 
 export async function openRunOfDevice(db: Kysely<DB>, deviceId: number): Promise<RunRow | undefined> {
-  return db.selectFrom('reconciliation_runs').selectAll().where('device_id', '=', deviceId).where('status', '<>', 'completed').executeTakeFirst();
+  return db
+    .selectFrom('reconciliation_runs')
+    .selectAll()
+    .where('device_id', '=', deviceId)
+    .where('status', '<>', 'completed')
+    .executeTakeFirst();
 }
 
 export async function findRun(db: Kysely<DB>, tenantId: number, id: number): Promise<RunRow | undefined> {
   return db.selectFrom('reconciliation_runs').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
 }
 
-export async function listRuns(db: Kysely<DB>, tenantId: number, filter: { branch?: string }, page: number): Promise<{ rows: RunRow[]; total: number }> {
+export async function listRuns(
+  db: Kysely<DB>,
+  tenantId: number,
+  filter: { branch?: string },
+  page: number,
+): Promise<{ rows: RunRow[]; total: number }> {
   let query = db.selectFrom('reconciliation_runs').where('tenant_id', '=', tenantId);
   if (filter.branch !== undefined) query = query.where('branch', '=', filter.branch);
   const [rows, count] = await Promise.all([
@@ -53,7 +79,12 @@ export async function listRuns(db: Kysely<DB>, tenantId: number, filter: { branc
 }
 
 /** A run's checked documents, in invoice order; by default those that need a look (not `match`). */
-export async function listResults(db: Kysely<DB>, runId: number, outcome: ReconciliationOutcome | 'attention' | 'all', page: number): Promise<{ rows: ResultRow[]; total: number }> {
+export async function listResults(
+  db: Kysely<DB>,
+  runId: number,
+  outcome: ReconciliationOutcome | 'attention' | 'all',
+  page: number,
+): Promise<{ rows: ResultRow[]; total: number }> {
   let query = db.selectFrom('reconciliation_results').where('run_id', '=', runId).where('outcome', 'is not', null);
   if (outcome === 'attention') query = query.where('outcome', 'in', ['mismatch', 'unknown', 'adopted']);
   else if (outcome !== 'all') query = query.where('outcome', '=', outcome);
@@ -82,9 +113,25 @@ export interface ClaimedRun {
  * Leases one run that is not completed, free and due (oldest due first; `runId`: that run only),
  * marking it running. Any number of processes may claim: a run is held by one at a time.
  */
-export async function claimRun(db: Kysely<DB>, box: SecretBox, owner: string, leaseMs: number, runId?: number): Promise<ClaimedRun | undefined> {
+export async function claimRun(
+  db: Kysely<DB>,
+  box: SecretBox,
+  owner: string,
+  leaseMs: number,
+  runId?: number,
+): Promise<ClaimedRun | undefined> {
   const only = runId === undefined ? sql`` : sql` and r.id = ${runId}`;
-  const result = await sql<RunRow & { tpin: string; vsdc_base_url: string; sdc_id: string | null; mrc_no: string | null; partner_id: number | null; authority: string; protocol: string } & SealedDeviceColumns>`
+  const result = await sql<
+    RunRow & {
+      tpin: string;
+      vsdc_base_url: string;
+      sdc_id: string | null;
+      mrc_no: string | null;
+      partner_id: number | null;
+      authority: string;
+      protocol: string;
+    } & SealedDeviceColumns
+  >`
     with due as (
       select r.id from reconciliation_runs r
       where r.status <> 'completed' and ${isFree('reconciliation_runs', 'r')} and ${isDue('reconciliation_runs', 'r')} ${only}
@@ -102,9 +149,31 @@ export async function claimRun(db: Kysely<DB>, box: SecretBox, owner: string, le
     from claimed join devices d on d.id = claimed.device_id join tenants t on t.id = claimed.tenant_id`.execute(db);
   const row = result.rows[0];
   if (!row) return undefined;
-  const { tpin, vsdc_base_url, sdc_id, mrc_no, partner_id, authority, protocol, device_key_id, device_unit_key_sealed, device_api_credential_sealed, device_production, ...run } = row;
+  const {
+    tpin,
+    vsdc_base_url,
+    sdc_id,
+    mrc_no,
+    partner_id,
+    authority,
+    protocol,
+    device_key_id,
+    device_unit_key_sealed,
+    device_api_credential_sealed,
+    device_production,
+    ...run
+  } = row;
   const secrets = deviceSecrets(box, { device_key_id, device_unit_key_sealed, device_api_credential_sealed, device_production });
-  return { run: run as RunRow, profile: profileOf(authority, protocol), tpin, baseUrl: vsdc_base_url, sdcId: sdc_id, mrcNo: mrc_no, partnerId: partner_id, secrets };
+  return {
+    run: run as RunRow,
+    profile: profileOf(authority, protocol),
+    tpin,
+    baseUrl: vsdc_base_url,
+    sdcId: sdc_id,
+    mrcNo: mrc_no,
+    partnerId: partner_id,
+    secrets,
+  };
 }
 
 /**
@@ -150,17 +219,32 @@ export async function reloadSale(db: Kysely<DB>, saleId: number): Promise<SaleRo
 
 /** Whether a document the device stored before document `saleId` is still pending (its turn comes first: the filing order). */
 export async function earlierPending(db: Kysely<DB>, deviceId: number, saleId: number): Promise<boolean> {
-  const row = await db.selectFrom('sales').select('id').where('device_id', '=', deviceId).where('status', '=', 'pending').where('id', '<', saleId).limit(1).executeTakeFirst();
+  const row = await db
+    .selectFrom('sales')
+    .select('id')
+    .where('device_id', '=', deviceId)
+    .where('status', '=', 'pending')
+    .where('id', '<', saleId)
+    .limit(1)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
 /** Whether a filer holds the branch right now (live filing goes first). */
 export async function filingInProgress(db: Kysely<DB>, deviceId: number): Promise<boolean> {
-  const row = await sql<{ held: boolean }>`select ${isHeld('filing_queues', 'q')} as held from filing_queues q where q.device_id = ${deviceId}`.execute(db);
+  const row = await sql<{
+    held: boolean;
+  }>`select ${isHeld('filing_queues', 'q')} as held from filing_queues q where q.device_id = ${deviceId}`.execute(db);
   return row.rows[0]?.held === true;
 }
 
-const COUNTER: Record<ReconciliationOutcome, string> = { match: 'matches', mismatch: 'mismatches', unknown: 'unknown', adopted: 'adopted', not_filed: 'not_filed' };
+const COUNTER: Record<ReconciliationOutcome, string> = {
+  match: 'matches',
+  mismatch: 'mismatches',
+  unknown: 'unknown',
+  adopted: 'adopted',
+  not_filed: 'not_filed',
+};
 
 /**
  * Records one document's outcome and counts it on the run, renewing the lease; the run is
@@ -191,7 +275,9 @@ export async function recordResult(
       finished_at = case when (select last from done) then now() else finished_at end,
       ${renewedOrReleasedSql('reconciliation_runs', sql`(select last from done)`, fromNow(run.leaseMs))}
     where id = ${run.id} and exists (select 1 from checked)
-    returning reconciliation_runs.*, (select invoice_no from checked) as result_invoice_no, (select checked_at from checked) as result_checked_at`.execute(db);
+    returning reconciliation_runs.*, (select invoice_no from checked) as result_invoice_no, (select checked_at from checked) as result_checked_at`.execute(
+    db,
+  );
   const row = result.rows[0];
   if (!row) return undefined;
   const { result_invoice_no, result_checked_at, ...runRow } = row;
@@ -231,10 +317,23 @@ export async function releaseRun(db: Kysely<DB>, runId: number, owner: string, d
 }
 
 /** The VSDC did not answer: give the run back until `delayMs` from now, with the next backoff. */
-export async function deferRun(db: Kysely<DB>, runId: number, owner: string, delayMs: number, nextDelayMs: number, error: string): Promise<void> {
+export async function deferRun(
+  db: Kysely<DB>,
+  runId: number,
+  owner: string,
+  delayMs: number,
+  nextDelayMs: number,
+  error: string,
+): Promise<void> {
   await db
     .updateTable('reconciliation_runs')
-    .set({ ...released('reconciliation_runs'), next_attempt_at: fromNow(delayMs), retry_delay_ms: nextDelayMs, last_error: error.slice(0, 1000), updated_at: sql`now()` })
+    .set({
+      ...released('reconciliation_runs'),
+      next_attempt_at: fromNow(delayMs),
+      retry_delay_ms: nextDelayMs,
+      last_error: error.slice(0, 1000),
+      updated_at: sql`now()`,
+    })
     .where('id', '=', runId)
     .where(heldBy('reconciliation_runs', owner))
     .execute();

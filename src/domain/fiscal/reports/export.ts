@@ -22,17 +22,53 @@ export const CONTENT_TYPES: Record<ExportFormat, string> = {
 const PAGE_DOCUMENTS = 500;
 
 export const EXPORT_COLUMNS = [
-  'documentId', 'type', 'status', 'branch', 'invoiceNo', 'authorityInvoiceNo', 'receiptNo', 'clientInvoiceNo', 'occurredAt',
-  'customerName', 'customerTpin', 'paymentMethod', 'taxInclusive', 'currency', 'documentTaxable', 'documentVat', 'documentTotal',
-  'originalSaleId', 'reasonCode', 'resultCode', 'line', 'itemName', 'classificationCode', 'itemCode', 'quantity', 'price',
-  'vatCategory', 'vatRate', 'amount', 'discount', 'taxable', 'vat', 'total',
+  'documentId',
+  'type',
+  'status',
+  'branch',
+  'invoiceNo',
+  'authorityInvoiceNo',
+  'receiptNo',
+  'clientInvoiceNo',
+  'occurredAt',
+  'customerName',
+  'customerTpin',
+  'paymentMethod',
+  'taxInclusive',
+  'currency',
+  'documentTaxable',
+  'documentVat',
+  'documentTotal',
+  'originalSaleId',
+  'reasonCode',
+  'resultCode',
+  'line',
+  'itemName',
+  'classificationCode',
+  'itemCode',
+  'quantity',
+  'price',
+  'vatCategory',
+  'vatRate',
+  'amount',
+  'discount',
+  'taxable',
+  'vat',
+  'total',
   // After the earlier columns so that readers by position keep working: the document's
   // kind (training and proforma documents are not fiscal), its rate and its total in the
   // authority's currency (named after it: documentTotalZmw, documentTotalKes), its LPO, its time
   // in the merchant's zone and the payment method's name.
-  'salesType', 'exchangeRate', 'documentTotalZmw', 'lpoNumber', 'occurredAtLocal', 'paymentMethodName',
+  'salesType',
+  'exchangeRate',
+  'documentTotalZmw',
+  'lpoNumber',
+  'occurredAtLocal',
+  'paymentMethodName',
   // Which credential issued the document (empty for documents stored before it was recorded).
-  'issuedByType', 'issuedById', 'issuedByName',
+  'issuedByType',
+  'issuedById',
+  'issuedByName',
 ] as const;
 
 /** The header row of a merchant's export: the total in its authority's currency is named after it (`documentTotalKes`). */
@@ -43,8 +79,22 @@ export function exportColumns(profile: AuthorityProfile): string[] {
 
 /** Columns holding amounts or quantities: numbers in a spreadsheet, exact decimal text in CSV. */
 const NUMERIC = new Set<string>([
-  'invoiceNo', 'receiptNo', 'documentTaxable', 'documentVat', 'documentTotal', 'line', 'quantity', 'price', 'vatRate', 'amount', 'discount', 'taxable', 'vat', 'total',
-  'exchangeRate', 'documentTotalZmw',
+  'invoiceNo',
+  'receiptNo',
+  'documentTaxable',
+  'documentVat',
+  'documentTotal',
+  'line',
+  'quantity',
+  'price',
+  'vatRate',
+  'amount',
+  'discount',
+  'taxable',
+  'vat',
+  'total',
+  'exchangeRate',
+  'documentTotalZmw',
 ]);
 
 /** One row's cells; `timeZone` is the merchant's, for `occurredAtLocal` (`2026-11-27 17:29:47 CAT`). */
@@ -52,15 +102,50 @@ function cells(row: ExportRow, { timezone: timeZone, profile }: ExportMerchant):
   const uploaded = row.status === 'uploaded';
   const receiptNo = uploaded ? row.receipt_no : null;
   return [
-    row.id, row.type, row.status, row.branch, row.invoice_no,
-    uploaded && row.sdc_id !== null && receiptNo !== null ? profile.authorityInvoiceNo({ sdcId: row.sdc_id, invoiceNo: Number(row.invoice_no), receiptNo: Number(receiptNo) }) : null,
-    receiptNo, row.client_invoice_no, row.occurred_at.toISOString(), row.customer_name, row.customer_tpin, row.payment_method,
-    row.tax_inclusive, row.currency, row.doc_taxable, row.doc_vat, row.doc_total, row.original_sale_id, row.reason_code, row.result_code,
-    row.line === null ? null : String(row.line), row.name, row.classification_code, row.item_code, row.quantity, row.price,
-    row.vat_category, row.vat_rate, row.amount, row.discount, row.taxable, row.vat, row.total,
-    row.sales_type, row.exchange_rate, row.doc_total_home, row.lpo_number,
-    localDateTime(row.occurred_at, timeZone), profile.paymentMethods.find((m) => m.code === row.payment_method)?.label ?? row.payment_method,
-    row.issued_by_type, row.issued_by_id, row.issued_by_name,
+    row.id,
+    row.type,
+    row.status,
+    row.branch,
+    row.invoice_no,
+    uploaded && row.sdc_id !== null && receiptNo !== null
+      ? profile.authorityInvoiceNo({ sdcId: row.sdc_id, invoiceNo: Number(row.invoice_no), receiptNo: Number(receiptNo) })
+      : null,
+    receiptNo,
+    row.client_invoice_no,
+    row.occurred_at.toISOString(),
+    row.customer_name,
+    row.customer_tpin,
+    row.payment_method,
+    row.tax_inclusive,
+    row.currency,
+    row.doc_taxable,
+    row.doc_vat,
+    row.doc_total,
+    row.original_sale_id,
+    row.reason_code,
+    row.result_code,
+    row.line === null ? null : String(row.line),
+    row.name,
+    row.classification_code,
+    row.item_code,
+    row.quantity,
+    row.price,
+    row.vat_category,
+    row.vat_rate,
+    row.amount,
+    row.discount,
+    row.taxable,
+    row.vat,
+    row.total,
+    row.sales_type,
+    row.exchange_rate,
+    row.doc_total_home,
+    row.lpo_number,
+    localDateTime(row.occurred_at, timeZone),
+    profile.paymentMethods.find((m) => m.code === row.payment_method)?.label ?? row.payment_method,
+    row.issued_by_type,
+    row.issued_by_id,
+    row.issued_by_name,
   ];
 }
 
@@ -83,7 +168,10 @@ function csvExport(db: Kysely<DB>, scope: ExportScope, merchant: ExportMerchant)
   async function* chunks(): AsyncGenerator<string> {
     yield stringify([], { header: true, columns: exportColumns(merchant.profile), record_delimiter: 'windows' });
     for await (const rows of pages(db, scope)) {
-      yield stringify(rows.map((r) => cells(r, merchant).map((c) => (typeof c === 'boolean' ? (c ? 'true' : 'false') : c ?? ''))), { record_delimiter: 'windows' });
+      yield stringify(
+        rows.map((r) => cells(r, merchant).map((c) => (typeof c === 'boolean' ? (c ? 'true' : 'false') : (c ?? '')))),
+        { record_delimiter: 'windows' },
+      );
     }
   }
   return Readable.from(chunks(), { objectMode: false });
@@ -121,7 +209,9 @@ function xlsxExport(db: Kysely<DB>, scope: ExportScope, merchant: ExportMerchant
     for await (const rows of pages(db, scope)) {
       if (out.destroyed) return;
       for (const row of rows) {
-        sheet.addRow(cells(row, merchant).map((value, i) => (value !== null && NUMERIC.has(EXPORT_COLUMNS[i]!) ? Number(value) : value))).commit();
+        sheet
+          .addRow(cells(row, merchant).map((value, i) => (value !== null && NUMERIC.has(EXPORT_COLUMNS[i]!) ? Number(value) : value)))
+          .commit();
       }
       // exceljs writes the sheet into the zip without waiting for it: wait here, a page at a time,
       // until what it handed the zip (and what the zip handed us) is down to a buffer's worth.

@@ -5,7 +5,12 @@ import type { ByTypeResource, DailyReportResource, FiguresResource } from './sch
 
 /** `value`: a VAT category's rate, or a report fact's value. */
 const HEADER = ['section', 'type', 'key', 'value', 'count', 'taxable', 'vat', 'total', 'discount'];
-const PARTS = [['sale', 'sales'], ['credit_note', 'creditNotes'], ['debit_note', 'debitNotes'], ['net', 'net']] as const;
+const PARTS = [
+  ['sale', 'sales'],
+  ['credit_note', 'creditNotes'],
+  ['debit_note', 'debitNotes'],
+  ['net', 'net'],
+] as const;
 
 const amounts = (f: FiguresResource) => [f.count, f.taxable.toFixed(2), f.vat.toFixed(2), f.total.toFixed(2), f.discount.toFixed(2)];
 
@@ -29,7 +34,17 @@ export function reportCsv(report: DailyReportResource): string {
     fact('lastInvoiceNo', report.numbers.lastInvoiceNo),
     fact('firstReceiptNo', report.numbers.firstReceiptNo),
     fact('lastReceiptNo', report.numbers.lastReceiptNo),
-    ...(['uploaded', 'pending', 'failed', 'resolved'] as const).map((status) => ['counts', '', status, '', report.counts[status], '', '', '', '']),
+    ...(['uploaded', 'pending', 'failed', 'resolved'] as const).map((status) => [
+      'counts',
+      '',
+      status,
+      '',
+      report.counts[status],
+      '',
+      '',
+      '',
+      '',
+    ]),
     ...report.documents.map((d) => ['documents', d.type, d.status, '', ...amounts(d)]),
     ...byTypeRows('fiscal', '', '', report.fiscal),
     ...report.vatCategories.flatMap((c) => byTypeRows('vat_category', c.category, String(c.rate), c)),

@@ -14,7 +14,21 @@ import { pickBranch } from '../../kernel/devices/branch-rule.ts';
 import { devicesOfTenant, type BranchDevice } from '../../kernel/devices/store.ts';
 import { offsetOf, pageOf, PER_PAGE, type Page } from '../../../platform/http/pagination.ts';
 import type { ByTypeResource, ClosedDayResource, DailyReportResource, FiguresResource } from './schemas.ts';
-import { documentsByTypeAndStatus, documentsOfDaysByType, findZReport, insertZReport, nonFiscalOfDay, zReportsOfBranch, numbersOfDay, paymentMethodsOfDay, vatCategoriesOfDay, type AggregateRow, type CountedDay, type DayScope, type StoredZ } from './store.ts';
+import {
+  documentsByTypeAndStatus,
+  documentsOfDaysByType,
+  findZReport,
+  insertZReport,
+  nonFiscalOfDay,
+  zReportsOfBranch,
+  numbersOfDay,
+  paymentMethodsOfDay,
+  vatCategoriesOfDay,
+  type AggregateRow,
+  type CountedDay,
+  type DayScope,
+  type StoredZ,
+} from './store.ts';
 
 /** The merchant a report or export is about, with what it prints and its timezone. */
 interface ReportTenant {
@@ -27,7 +41,11 @@ interface ReportTenant {
 }
 
 export async function reportTenant(db: Kysely<DB>, tenantId: number): Promise<ReportTenant> {
-  const row = await db.selectFrom('tenants').select(['id', 'name', 'tpin', 'timezone', 'authority']).where('id', '=', tenantId).executeTakeFirst();
+  const row = await db
+    .selectFrom('tenants')
+    .select(['id', 'name', 'tpin', 'timezone', 'authority'])
+    .where('id', '=', tenantId)
+    .executeTakeFirst();
   if (!row) throw new NotFoundError('Tenant not found.');
   const { authority, ...tenant } = row;
   return { ...tenant, profile: merchantProfile(authority) };
@@ -44,8 +62,11 @@ export async function reportBranch(db: Kysely<DB>, tenantId: number, branch: str
   }
   const device = pickBranch(devices, branch);
   if (!device) {
-    throw new ApiError('branch_required',
-      devices.length === 0 ? 'This merchant has no registered branch yet, so it has no reports.' : 'This merchant has several branches and none is its headquarters: name one with the branch parameter.',
+    throw new ApiError(
+      'branch_required',
+      devices.length === 0
+        ? 'This merchant has no registered branch yet, so it has no reports.'
+        : 'This merchant has several branches and none is its headquarters: name one with the branch parameter.',
     );
   }
   return device;
@@ -54,7 +75,8 @@ export async function reportBranch(db: Kysely<DB>, tenantId: number, branch: str
 /** A day the merchant has lived already (today or before, in its timezone). */
 function checkDay(field: string, day: string, timezone: string, now: Date): void {
   assertCalendarDays({ [field]: day });
-  if (day > dayOf(now, timezone)) throw fieldError(field, `The ${field} field must not be after today (${dayOf(now, timezone)} in ${timezone}).`);
+  if (day > dayOf(now, timezone))
+    throw fieldError(field, `The ${field} field must not be after today (${dayOf(now, timezone)} in ${timezone}).`);
 }
 
 /** The export's range: two days, in order, at most MAX_EXPORT_DAYS apart. */
@@ -66,7 +88,11 @@ export function exportRange(tenant: ReportTenant, first: string, last: string): 
   return daysRange(first, last, tenant.timezone);
 }
 
-const TYPE_KEYS: Record<DocumentType, 'sales' | 'creditNotes' | 'debitNotes'> = { sale: 'sales', credit_note: 'creditNotes', debit_note: 'debitNotes' };
+const TYPE_KEYS: Record<DocumentType, 'sales' | 'creditNotes' | 'debitNotes'> = {
+  sale: 'sales',
+  credit_note: 'creditNotes',
+  debit_note: 'debitNotes',
+};
 
 interface ExactFigures {
   count: number;
@@ -77,7 +103,13 @@ interface ExactFigures {
 }
 
 const zero = (): ExactFigures => ({ count: 0, taxable: new Money(0), vat: new Money(0), total: new Money(0), discount: new Money(0) });
-const shown = (f: ExactFigures): FiguresResource => ({ count: f.count, taxable: f.taxable.toNumber(), vat: f.vat.toNumber(), total: f.total.toNumber(), discount: f.discount.toNumber() });
+const shown = (f: ExactFigures): FiguresResource => ({
+  count: f.count,
+  taxable: f.taxable.toNumber(),
+  vat: f.vat.toNumber(),
+  total: f.total.toNumber(),
+  discount: f.discount.toNumber(),
+});
 
 /** Aggregate rows of one group, folded by type with their net (credit notes subtract), exactly. */
 function byType(rows: readonly AggregateRow[]): ByTypeResource {
@@ -106,7 +138,13 @@ function grouped<R extends AggregateRow>(rows: readonly R[], key: (row: R) => st
 }
 
 /** The day's figures as of now (an X report). */
-async function computeReport(db: Kysely<DB>, tenant: ReportTenant, device: BranchDevice, day: string, now: Date): Promise<DailyReportResource> {
+async function computeReport(
+  db: Kysely<DB>,
+  tenant: ReportTenant,
+  device: BranchDevice,
+  day: string,
+  now: Date,
+): Promise<DailyReportResource> {
   const { from, to } = daysRange(day, day, tenant.timezone);
   const scope: DayScope = { tenantId: tenant.id, deviceId: device.id, from, to };
   const [documents, categories, payments, numbers, nonFiscal] = await Promise.all([
@@ -131,8 +169,24 @@ async function computeReport(db: Kysely<DB>, tenant: ReportTenant, device: Branc
     closedAt: null,
     closedBy: null,
     closedByName: null,
-    counts: { documents: count(), uploaded: count('uploaded'), pending: count('pending'), failed: count('failed'), resolved: count('resolved') },
-    documents: documents.map((d) => ({ type: d.type, status: d.status, ...shown({ count: d.count, taxable: new Money(d.taxable), vat: new Money(d.vat), total: new Money(d.total), discount: new Money(d.discount) }) })),
+    counts: {
+      documents: count(),
+      uploaded: count('uploaded'),
+      pending: count('pending'),
+      failed: count('failed'),
+      resolved: count('resolved'),
+    },
+    documents: documents.map((d) => ({
+      type: d.type,
+      status: d.status,
+      ...shown({
+        count: d.count,
+        taxable: new Money(d.taxable),
+        vat: new Money(d.vat),
+        total: new Money(d.total),
+        discount: new Money(d.discount),
+      }),
+    })),
     fiscal: byType(documents.filter((d) => d.status === 'uploaded')),
     vatCategories: [...grouped(categories, (r) => `${r.category}\u0000${r.rate}`).values()].map((rows) => ({
       category: rows[0]!.category,
@@ -140,7 +194,14 @@ async function computeReport(db: Kysely<DB>, tenant: ReportTenant, device: Branc
       ...byType(rows),
     })),
     paymentMethods: [...grouped(payments, (r) => r.method).values()].map((rows) => ({ method: rows[0]!.method, ...byType(rows) })),
-    nonFiscal: nonFiscal.map((r) => ({ salesType: r.sales_type, type: r.type, count: r.count, taxable: new Money(r.taxable).toNumber(), vat: new Money(r.vat).toNumber(), total: new Money(r.total).toNumber() })),
+    nonFiscal: nonFiscal.map((r) => ({
+      salesType: r.sales_type,
+      type: r.type,
+      count: r.count,
+      taxable: new Money(r.taxable).toNumber(),
+      vat: new Money(r.vat).toNumber(),
+      total: new Money(r.total).toNumber(),
+    })),
     numbers: {
       firstInvoiceNo: numbers.first_invoice_no,
       lastInvoiceNo: numbers.last_invoice_no,
@@ -157,7 +218,11 @@ type ReadWithZ = 'closedByName' | 'storedAfterClose' | 'authority';
 
 /** The words of the merchant's authority a report is read with. */
 function authorityWords(profile: AuthorityProfile): NonNullable<DailyReportResource['authority']> {
-  return { authority: profile.authority, taxpayerId: profile.receiptLabels.taxpayerId, paymentMethods: profile.paymentMethods.map(({ code, label }) => ({ code, label })) };
+  return {
+    authority: profile.authority,
+    taxpayerId: profile.receiptLabels.taxpayerId,
+    paymentMethods: profile.paymentMethods.map(({ code, label }) => ({ code, label })),
+  };
 }
 
 /** The day and instants a stored Z counted (its own, whatever the merchant's timezone is now). */
@@ -170,7 +235,14 @@ const countedDay = (z: DailyReportResource): CountedDay => ({ day: z.date, from:
  * whatever their status has become since.
  */
 function storedAfter(z: DailyReportResource, now: readonly AggregateRow[]): ByTypeResource {
-  const counted = z.documents.map((d): AggregateRow => ({ type: d.type, count: -d.count, taxable: String(-d.taxable), vat: String(-d.vat), total: String(-d.total), discount: String(-d.discount) }));
+  const counted = z.documents.map((d): AggregateRow => ({
+    type: d.type,
+    count: -d.count,
+    taxable: String(-d.taxable),
+    vat: String(-d.vat),
+    total: String(-d.total),
+    discount: String(-d.discount),
+  }));
   return byType([...now, ...counted]);
 }
 
@@ -205,7 +277,10 @@ export async function dailyReport(ctx: AppContext, request: ReportRequest): Prom
  * to repeat. Pending documents do not stop it; the Z counts them. Documents of the day stored
  * later are in no Z: the Z says how many when it is read (`storedAfterClose`).
  */
-export async function closeDay(ctx: AppContext, request: ReportRequest & { date: string; closedBy: string; actor: Actor }): Promise<{ report: DailyReportResource; created: boolean }> {
+export async function closeDay(
+  ctx: AppContext,
+  request: ReportRequest & { date: string; closedBy: string; actor: Actor },
+): Promise<{ report: DailyReportResource; created: boolean }> {
   const tenant = await reportTenant(ctx.db, request.tenantId);
   const now = ctx.clock.now();
   checkDay('date', request.date, tenant.timezone, now);
@@ -214,8 +289,21 @@ export async function closeDay(ctx: AppContext, request: ReportRequest & { date:
     const existing = await findZReport(trx, device.id, request.date);
     if (existing) return { stored: existing, created: false };
     const x = await computeReport(trx, tenant, device, request.date, now);
-    const z: Omit<DailyReportResource, ReadWithZ> = { ...withoutReadFields(x), type: 'Z', closedAt: now.toISOString(), closedBy: request.closedBy };
-    const inserted = await insertZReport(trx, { deviceId: device.id, tenantId: tenant.id, branch: device.branch, day: request.date, report: JSON.stringify(z), closedAt: now, closedBy: request.closedBy });
+    const z: Omit<DailyReportResource, ReadWithZ> = {
+      ...withoutReadFields(x),
+      type: 'Z',
+      closedAt: now.toISOString(),
+      closedBy: request.closedBy,
+    };
+    const inserted = await insertZReport(trx, {
+      deviceId: device.id,
+      tenantId: tenant.id,
+      branch: device.branch,
+      day: request.date,
+      report: JSON.stringify(z),
+      closedAt: now,
+      closedBy: request.closedBy,
+    });
     if (inserted) {
       await recordAudit(trx, {
         actor: request.actor,
@@ -238,12 +326,20 @@ function withoutReadFields(report: DailyReportResource): Omit<DailyReportResourc
 }
 
 /** A branch's closed days (its Z reports), the latest first, a page at a time. */
-export async function closedDays(ctx: AppContext, request: { tenantId: number; branch: string | undefined; page: number }): Promise<Page<ClosedDayResource>> {
+export async function closedDays(
+  ctx: AppContext,
+  request: { tenantId: number; branch: string | undefined; page: number },
+): Promise<Page<ClosedDayResource>> {
   const tenant = await reportTenant(ctx.db, request.tenantId);
   const device = await reportBranch(ctx.db, tenant.id, request.branch);
   const { reports, total } = await zReportsOfBranch(ctx.db, device.id, PER_PAGE, offsetOf(request.page));
   const zs = reports.map((stored) => ({ z: JSON.parse(stored.report) as DailyReportResource, closedByName: stored.closer_name }));
-  const now = await documentsOfDaysByType(ctx.db, tenant.id, device.id, zs.map(({ z }) => countedDay(z)));
+  const now = await documentsOfDaysByType(
+    ctx.db,
+    tenant.id,
+    device.id,
+    zs.map(({ z }) => countedDay(z)),
+  );
   const days = zs.map(({ z, closedByName }) => ({
     date: z.date,
     branch: z.branch,
@@ -254,7 +350,10 @@ export async function closedDays(ctx: AppContext, request: { tenantId: number; b
     closedByName,
     counts: z.counts,
     net: z.fiscal.net,
-    storedAfterClose: storedAfter(z, now.filter((row) => row.day === z.date)).net,
+    storedAfterClose: storedAfter(
+      z,
+      now.filter((row) => row.day === z.date),
+    ).net,
   }));
   return pageOf(days, total, request.page);
 }

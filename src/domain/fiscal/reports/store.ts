@@ -24,7 +24,8 @@ export interface DayScope {
 }
 
 /** The day's documents of the branch, of every kind. */
-const dayDocuments = (s: DayScope) => sql`s.tenant_id = ${s.tenantId} and s.device_id = ${s.deviceId} and s.occurred_at >= ${s.from} and s.occurred_at < ${s.to}`;
+const dayDocuments = (s: DayScope) =>
+  sql`s.tenant_id = ${s.tenantId} and s.device_id = ${s.deviceId} and s.occurred_at >= ${s.from} and s.occurred_at < ${s.to}`;
 /** The day's fiscal documents: training and proforma documents are never fiscal sales (shown apart: nonFiscalOfDay). */
 const dayConditions = (s: DayScope) => sql`${dayDocuments(s)} and s.sales_type = 'normal'`;
 
@@ -49,7 +50,10 @@ export async function documentsByTypeAndStatus(db: Kysely<DB>, scope: DayScope):
 }
 
 /** Uploaded documents' lines per VAT category and rate, by document type. */
-export async function vatCategoriesOfDay(db: Kysely<DB>, scope: DayScope): Promise<Array<AggregateRow & { category: string; rate: string }>> {
+export async function vatCategoriesOfDay(
+  db: Kysely<DB>,
+  scope: DayScope,
+): Promise<Array<AggregateRow & { category: string; rate: string }>> {
   const result = await sql<AggregateRow & { category: string; rate: string }>`
     select s.type, l.vat_category as category, l.vat_rate::text as rate, count(distinct s.id)::int as count,
       sum(${inHome('l.net')})::text as taxable, sum(${inHome('l.vat')})::text as vat, sum(${inHome('l.total')})::text as total,
@@ -75,7 +79,10 @@ export async function paymentMethodsOfDay(db: Kysely<DB>, scope: DayScope): Prom
 }
 
 /** The day's training and proforma documents (never fiscal), by kind and type, in the authority's currency. */
-export async function nonFiscalOfDay(db: Kysely<DB>, scope: DayScope): Promise<Array<AggregateRow & { sales_type: 'training' | 'proforma' }>> {
+export async function nonFiscalOfDay(
+  db: Kysely<DB>,
+  scope: DayScope,
+): Promise<Array<AggregateRow & { sales_type: 'training' | 'proforma' }>> {
   const result = await sql<AggregateRow & { sales_type: 'training' | 'proforma' }>`
     select s.sales_type, s.type, count(*)::int as count, sum(${inHome('s.net')})::text as taxable, sum(${inHome('s.vat')})::text as vat,
       sum(${inHome('s.total')})::text as total, '0' as discount
@@ -97,7 +104,12 @@ export interface CountedDay {
  * The branch's fiscal documents of each day as they are now, every status, by type: beside what
  * each day's Z counted, what was stored after it (service.ts). One statement for all the days.
  */
-export async function documentsOfDaysByType(db: Kysely<DB>, tenantId: number, deviceId: number, days: readonly CountedDay[]): Promise<Array<AggregateRow & { day: string }>> {
+export async function documentsOfDaysByType(
+  db: Kysely<DB>,
+  tenantId: number,
+  deviceId: number,
+  days: readonly CountedDay[],
+): Promise<Array<AggregateRow & { day: string }>> {
   if (days.length === 0) return [];
   const ranges = sql.join(days.map((d) => sql`(${d.day}::text, ${d.from}::timestamptz, ${d.to}::timestamptz)`));
   const result = await sql<AggregateRow & { day: string }>`
@@ -126,7 +138,12 @@ export async function numbersOfDay(db: Kysely<DB>, scope: DayScope): Promise<Day
     from sales s where ${dayConditions(scope)}`.execute(db);
   const row = result.rows[0];
   const n = (v: number | string | null | undefined) => (v === null || v === undefined ? null : Number(v));
-  return { first_invoice_no: n(row?.first_invoice_no), last_invoice_no: n(row?.last_invoice_no), first_receipt_no: n(row?.first_receipt_no), last_receipt_no: n(row?.last_receipt_no) };
+  return {
+    first_invoice_no: n(row?.first_invoice_no),
+    last_invoice_no: n(row?.last_invoice_no),
+    first_receipt_no: n(row?.first_receipt_no),
+    last_receipt_no: n(row?.last_receipt_no),
+  };
 }
 
 export interface StoredZ {
@@ -143,19 +160,46 @@ export async function findZReport(db: Kysely<DB>, deviceId: number, day: string)
 }
 
 /** One page of a branch's Z reports, the latest day first (the primary key's order), and how many it has. */
-export async function zReportsOfBranch(db: Kysely<DB>, deviceId: number, limit: number, offset: number): Promise<{ reports: StoredZ[]; total: number }> {
+export async function zReportsOfBranch(
+  db: Kysely<DB>,
+  deviceId: number,
+  limit: number,
+  offset: number,
+): Promise<{ reports: StoredZ[]; total: number }> {
   const [reports, counted] = await Promise.all([
-    db.selectFrom('daily_reports').select(STORED_Z).where('device_id', '=', deviceId).orderBy('day', 'desc').limit(limit).offset(offset).execute(),
-    db.selectFrom('daily_reports').select((eb) => eb.fn.countAll<number>().as('total')).where('device_id', '=', deviceId).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('daily_reports')
+      .select(STORED_Z)
+      .where('device_id', '=', deviceId)
+      .orderBy('day', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute(),
+    db
+      .selectFrom('daily_reports')
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .where('device_id', '=', deviceId)
+      .executeTakeFirstOrThrow(),
   ]);
   return { reports, total: Number(counted.total) };
 }
 
 /** Stores the Z report unless the day was closed already; true when this call stored it. */
-export async function insertZReport(db: Kysely<DB>, values: { deviceId: number; tenantId: number; branch: string; day: string; report: string; closedAt: Date; closedBy: string }): Promise<boolean> {
+export async function insertZReport(
+  db: Kysely<DB>,
+  values: { deviceId: number; tenantId: number; branch: string; day: string; report: string; closedAt: Date; closedBy: string },
+): Promise<boolean> {
   const inserted = await db
     .insertInto('daily_reports')
-    .values({ device_id: values.deviceId, tenant_id: values.tenantId, branch: values.branch, day: values.day, report: values.report, closed_at: values.closedAt, closed_by: values.closedBy })
+    .values({
+      device_id: values.deviceId,
+      tenant_id: values.tenantId,
+      branch: values.branch,
+      day: values.day,
+      report: values.report,
+      closed_at: values.closedAt,
+      closed_by: values.closedBy,
+    })
     .onConflict((oc) => oc.columns(['device_id', 'day']).doNothing())
     .returning('day')
     .executeTakeFirst();
@@ -221,7 +265,12 @@ export interface ExportRow {
 }
 
 /** The next `limit` documents after `cursor`, with their lines, in (occurred_at, id, line) order. */
-export async function exportPage(db: Kysely<DB>, scope: ExportScope, cursor: ExportCursor | undefined, limit: number): Promise<ExportRow[]> {
+export async function exportPage(
+  db: Kysely<DB>,
+  scope: ExportScope,
+  cursor: ExportCursor | undefined,
+  limit: number,
+): Promise<ExportRow[]> {
   const after = cursor === undefined ? sql`` : sql`and (s.occurred_at, s.id) > (${cursor.occurredAt}::timestamptz, ${cursor.id}::bigint)`;
   const branch = scope.deviceId === undefined ? sql`` : sql`and s.device_id = ${scope.deviceId}`;
   const result = await sql<ExportRow>`

@@ -54,16 +54,26 @@ export function checkAuthorityFields(errors: FieldErrors, profile: AuthorityProf
     checkCode(errors, 'paymentMethod', fields.paymentMethod, codesOf(profile.paymentMethods));
     const tpin = record(fields.customer)?.tpin;
     if (typeof tpin === 'string' && !profile.taxpayerId.pattern.test(tpin)) {
-      errors.add('customer.tpin', `The customer.tpin field must be ${profile.taxpayerId.words}, e.g. ${profile.taxpayerId.example}, or null.`);
+      errors.add(
+        'customer.tpin',
+        `The customer.tpin field must be ${profile.taxpayerId.words}, e.g. ${profile.taxpayerId.example}, or null.`,
+      );
     }
     // Some unit of the authority files it; the branch's own unit is checked where the document is stored.
     const kinds = authoritySalesTypes(profile.authority);
     if (typeof fields.salesType === 'string' && !kinds.includes(fields.salesType as SalesType)) {
-      errors.add('salesType', `The unit of this merchant's authority (${profile.name}) files no ${fields.salesType} documents: send salesType ${oneOf(kinds)}.`);
+      errors.add(
+        'salesType',
+        `The unit of this merchant's authority (${profile.name}) files no ${fields.salesType} documents: send salesType ${oneOf(kinds)}.`,
+      );
     }
   } else {
     const reasons = noteReasons(profile, kind);
-    if (reasons === null) errors.add('reasonCode', `This merchant's authority (${profile.name}) has no debit notes: correct a sale upwards by a credit note of it and a new sale.`);
+    if (reasons === null)
+      errors.add(
+        'reasonCode',
+        `This merchant's authority (${profile.name}) has no debit notes: correct a sale upwards by a credit note of it and a new sale.`,
+      );
     else checkCode(errors, 'reasonCode', fields.reasonCode, codesOf(reasons));
   }
 }
@@ -84,7 +94,8 @@ export function authorityFieldsWithSchema(kind: DocumentKind, schema: TSchema): 
     const schemaErrors = check(request.body);
     if (schemaErrors.length === 0) throw errors.toError();
     const merged = new FieldErrors();
-    for (const [field, messages] of Object.entries(toValidationError(schemaErrors).errors)) for (const message of messages) merged.add(field, message);
+    for (const [field, messages] of Object.entries(toValidationError(schemaErrors).errors))
+      for (const message of messages) merged.add(field, message);
     for (const [field, messages] of Object.entries(errors.toError().errors)) for (const message of messages) merged.add(field, message);
     throw merged.toError();
   };

@@ -28,7 +28,11 @@ const WALK_FACTOR = 4;
  * last stopped and reading four times more: a page or a set of series reads the oldest documents of
  * the backlog, not all of it.
  */
-export async function branchesByOldestBacklog(db: Kysely<DB>, wanted: number, inScope?: RawBuilder<unknown>): Promise<{ devices: number[]; all: boolean }> {
+export async function branchesByOldestBacklog(
+  db: Kysely<DB>,
+  wanted: number,
+  inScope?: RawBuilder<unknown>,
+): Promise<{ devices: number[]; all: boolean }> {
   const met = new Set<number>();
   let after: [string, number] | undefined;
   for (let read = Math.max(100, wanted * WALK_FACTOR); ; read *= WALK_FACTOR) {

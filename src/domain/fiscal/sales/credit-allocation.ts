@@ -105,7 +105,10 @@ export class CreditAllocationError extends Error {
 const ceil2 = (value: Money): Money => value.toDecimalPlaces(2, Decimal.ROUND_CEIL);
 const floor2 = (value: Money): Money => value.toDecimalPlaces(2, Decimal.ROUND_FLOOR);
 /** Two amounts the authority holds equal: within its tolerance of each other. */
-const withinOf = (tolerance: Money) => (a: Money, b: Money): boolean => a.minus(b).abs().lte(tolerance);
+const withinOf =
+  (tolerance: Money) =>
+  (a: Money, b: Money): boolean =>
+    a.minus(b).abs().lte(tolerance);
 const max = (...values: Money[]): Money => Money.max(...values);
 const min = (...values: Money[]): Money => Money.min(...values);
 
@@ -130,7 +133,13 @@ function share(last: boolean, rest: Money, target: Money, lo: Money, hi: Money):
  * `tolerance`: how far the authority lets a filed amount stray from its own recomputation (its
  * profile's amountTolerance).
  */
-export function allocateCredit(line: CreditableLine, credited: CreditedSoFar, quantity: Amount, taxInclusive: boolean, tolerance: Amount): CreditLine {
+export function allocateCredit(
+  line: CreditableLine,
+  credited: CreditedSoFar,
+  quantity: Amount,
+  taxInclusive: boolean,
+  tolerance: Amount,
+): CreditLine {
   const TOLERANCE = parseAmount(tolerance, 'tolerance');
   const within = withinOf(TOLERANCE);
   const Q = parseAmount(line.quantity, 'line quantity');
@@ -152,13 +161,20 @@ export function allocateCredit(line: CreditableLine, credited: CreditedSoFar, qu
 
   const left = Q.minus(c);
   if (q.lte(0)) throw new CreditAllocationError('The quantity to credit must be positive.', 'quantity');
-  if (q.gt(left)) throw new CreditAllocationError(`The quantity must not exceed what is left to credit on the line (${left.toString()}).`, 'quantity');
+  if (q.gt(left))
+    throw new CreditAllocationError(`The quantity must not exceed what is left to credit on the line (${left.toString()}).`, 'quantity');
   const zero = new Money(0);
   const T = A.minus(D);
   const at = a.minus(ad);
   // What is left of the line. Net or VAT that notes issued before the rule over-took stays
   // over-taken: nothing more of it is taken.
-  const rest = { amount: A.minus(a), discount: D.minus(ad), lineAmount: T.minus(at), net: max(zero, N.minus(an)), vat: max(zero, V.minus(av)) };
+  const rest = {
+    amount: A.minus(a),
+    discount: D.minus(ad),
+    lineAmount: T.minus(at),
+    net: max(zero, N.minus(an)),
+    vat: max(zero, V.minus(av)),
+  };
   if (rest.amount.lt(0) || rest.discount.lt(0) || rest.lineAmount.lt(0)) {
     throw new CreditAllocationError('Earlier credit notes already took back more than the line held.', 'arithmetic');
   }
@@ -168,7 +184,13 @@ export function allocateCredit(line: CreditableLine, credited: CreditedSoFar, qu
   // The gross: the rule's target, kept within the VSDC's tolerance of q × price when earlier
   // credits drifted (or filed at an adjusted unit price when even that cannot hold).
   const exactAmount = q.times(price);
-  const amount = share(last, rest.amount, round2(x.times(price)).minus(a), max(zero, ceil2(exactAmount.minus(TOLERANCE))), min(rest.amount, floor2(exactAmount.plus(TOLERANCE))));
+  const amount = share(
+    last,
+    rest.amount,
+    round2(x.times(price)).minus(a),
+    max(zero, ceil2(exactAmount.minus(TOLERANCE))),
+    min(rest.amount, floor2(exactAmount.plus(TOLERANCE))),
+  );
   let filedPrice = price;
   if (!within(exactAmount, amount)) {
     filedPrice = amount.div(q).toDecimalPlaces(4, Decimal.ROUND_HALF_UP);
@@ -183,7 +205,9 @@ export function allocateCredit(line: CreditableLine, credited: CreditedSoFar, qu
     const taken = { supply: as, discount: ad, lineAmount: at, net: an, vat: av };
     return mtvCredit({ Q, price, rrp, rate, taxInclusive, S, D, T, N, V }, taken, shares);
   }
-  const discount = D.isZero() ? zero : share(last, rest.discount, discountTarget, max(zero, amount.minus(rest.lineAmount)), min(amount, rest.discount));
+  const discount = D.isZero()
+    ? zero
+    : share(last, rest.discount, discountTarget, max(zero, amount.minus(rest.lineAmount)), min(amount, rest.discount));
   const lineAmount = amount.minus(discount);
   if (discount.lt(0) || lineAmount.lt(0)) throw unfileable();
 
@@ -206,7 +230,13 @@ export function allocateCredit(line: CreditableLine, credited: CreditedSoFar, qu
     // Net is the amount; VAT ≈ amount × rate on top.
     const exactVat = lineAmount.times(rate);
     net = lineAmount;
-    vat = share(last, rest.vat, round2(at.plus(lineAmount).times(rate)).minus(av), max(zero, ceil2(exactVat.minus(TOLERANCE))), min(rest.vat, floor2(exactVat.plus(TOLERANCE))));
+    vat = share(
+      last,
+      rest.vat,
+      round2(at.plus(lineAmount).times(rate)).minus(av),
+      max(zero, ceil2(exactVat.minus(TOLERANCE))),
+      min(rest.vat, floor2(exactVat.plus(TOLERANCE))),
+    );
     if (!within(vat, exactVat)) throw unfileable();
   }
   if (net.lt(0) || vat.lt(0) || net.gt(rest.net) || vat.gt(rest.vat)) throw unfileable();
@@ -229,7 +259,11 @@ interface Shares {
   tolerance: Money;
 }
 
-function creditLine(shares: Shares, filed: { discount: Money; lineAmount: Money; supply: Money | null; net: Money; vat: Money }, taxInclusive: boolean): CreditLine {
+function creditLine(
+  shares: Shares,
+  filed: { discount: Money; lineAmount: Money; supply: Money | null; net: Money; vat: Money },
+  taxInclusive: boolean,
+): CreditLine {
   return {
     quantity: shares.q.toString(),
     price: shares.filedPrice.toString(),
@@ -281,7 +315,11 @@ interface MtvLine {
  * when none does (a line sold within cents of its RRP, split unluckily), the partial credit is
  * refused.
  */
-function mtvCredit(line: MtvLine, taken: { supply: Money; discount: Money; lineAmount: Money; net: Money; vat: Money }, shares: Shares): CreditLine {
+function mtvCredit(
+  line: MtvLine,
+  taken: { supply: Money; discount: Money; lineAmount: Money; net: Money; vat: Money },
+  shares: Shares,
+): CreditLine {
   const { Q, price, rrp, rate, taxInclusive } = line;
   const { amount, filedPrice, last, q, x } = shares;
   const within = withinOf(shares.tolerance);
@@ -302,8 +340,11 @@ function mtvCredit(line: MtvLine, taken: { supply: Money; discount: Money; lineA
 
   // splyAmt: q × max(RRP, price), cumulatively rounded.
   const exactSupply = q.times(Money.max(rrp, filedPrice));
-  const supplyOk = (s: Money): boolean => within(s, exactSupply) && (last || within(rest.supply.minus(s), restQuantity.times(Money.max(rrp, price))));
-  const supply = (last ? [rest.supply] : centsAround(round2(x.times(Money.max(rrp, price))).minus(taken.supply), zero, rest.supply)).find(supplyOk);
+  const supplyOk = (s: Money): boolean =>
+    within(s, exactSupply) && (last || within(rest.supply.minus(s), restQuantity.times(Money.max(rrp, price))));
+  const supply = (last ? [rest.supply] : centsAround(round2(x.times(Money.max(rrp, price))).minus(taken.supply), zero, rest.supply)).find(
+    supplyOk,
+  );
   if (supply === undefined) throw mtvUnfileable();
 
   const lineAmounts = last

@@ -130,7 +130,9 @@ export const DOCUMENT_COLUMN_LIST = sql.raw(DOCUMENT_COLUMN_NAMES.join(', '));
 /** `tenant_id integer, tpin text, …` (a record definition for jsonb_to_recordset) */
 export const DOCUMENT_COLUMN_TYPES = sql.raw(DOCUMENT_COLUMN_NAMES.map((c) => `${c} ${DOCUMENT_COLUMNS[c].type}`).join(', '));
 /** `i.tenant_id, i.tpin, …` */
-export const DOCUMENT_INPUT_VALUES = sql.join(DOCUMENT_COLUMN_NAMES.map((c) => STORED_AS[c]?.((other) => sql.raw(`i.${other}`)) ?? sql.raw(`i.${c}`)));
+export const DOCUMENT_INPUT_VALUES = sql.join(
+  DOCUMENT_COLUMN_NAMES.map((c) => STORED_AS[c]?.((other) => sql.raw(`i.${other}`)) ?? sql.raw(`i.${c}`)),
+);
 
 /** The document's values, in DOCUMENT_COLUMN_NAMES order (insertOneDocument's parameters). */
 export function documentValues(doc: NewDocument) {

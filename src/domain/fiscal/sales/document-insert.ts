@@ -44,16 +44,18 @@ export type InsertOutcome =
  * (kernel/devices/branch-rule.ts). No row when none applies (the caller says why).
  */
 function targetDevice(tenantId: number, target: DocumentTarget) {
-  if ('deviceId' in target) return sql`select id, branch, protocol from devices where id = ${target.deviceId} and tenant_id = ${tenantId} and initialized`;
-  const named =
-    target.branchHeader !== undefined
-      ? sql`${target.branchHeader}::text`
-      : defaultBranchSql(sql`${tenantId}`);
+  if ('deviceId' in target)
+    return sql`select id, branch, protocol from devices where id = ${target.deviceId} and tenant_id = ${tenantId} and initialized`;
+  const named = target.branchHeader !== undefined ? sql`${target.branchHeader}::text` : defaultBranchSql(sql`${tenantId}`);
   return sql`select id, branch, protocol from devices where tenant_id = ${tenantId} and initialized and branch = ${named}`;
 }
 
 /** The devices column that holds the next number of a kind's sequence. */
-const NEXT_NUMBER_COLUMN: Record<SalesType, string> = { normal: 'next_invoice_no', training: 'next_training_no', proforma: 'next_proforma_no' };
+const NEXT_NUMBER_COLUMN: Record<SalesType, string> = {
+  normal: 'next_invoice_no',
+  training: 'next_training_no',
+  proforma: 'next_proforma_no',
+};
 
 /** `a,b`: a list of protocols as one text parameter (the statement splits it), the same text in both statements. */
 const protocolList = (protocols: readonly string[]): string => protocols.join(',');
@@ -123,7 +125,9 @@ export function insertOneDocumentSql(doc: NewDocument, options: InsertOptions) {
   const numbering = numberingSql(doc);
   // Beside the stored row (all null when nothing was stored): the branch, its unit, whether that
   // files the document's kind and whether the branch is down.
-  return sql<SaleRow & { target_branch: string; target_protocol: string; kind_ok: boolean; branch_down: boolean; notified?: unknown }>`${prepared}
+  return sql<
+    SaleRow & { target_branch: string; target_protocol: string; kind_ok: boolean; branch_down: boolean; notified?: unknown }
+  >`${prepared}
     with target as (${targetDevice(doc.tenantId, doc.target)}),
     state as (
       select target.id, target.branch, target.protocol, ${numbering.ok} as kind_ok, exists (
@@ -233,7 +237,15 @@ function batchInput(n: number, { doc, options }: PendingInsert) {
 export async function insertDocuments(db: Kysely<DB>, items: PendingInsert[], notify: InsertOptions['notify']): Promise<InsertOutcome[]> {
   const result = await insertDocumentsSql(items, notify).execute(db);
   return result.rows.map((found): InsertOutcome => {
-    const { n: _n, target_branch: branch, target_protocol: protocol, kind_ok: kindOk, branch_down: branchDown, notified: _notified, ...row } = found;
+    const {
+      n: _n,
+      target_branch: branch,
+      target_protocol: protocol,
+      kind_ok: kindOk,
+      branch_down: branchDown,
+      notified: _notified,
+      ...row
+    } = found;
     if (branch === null) return { kind: 'no_device' };
     if (kindOk === false) return { kind: 'kind_refused', branch, protocol: protocol! };
     if (row.id === null) return { kind: 'branch_down', branch };
@@ -244,7 +256,16 @@ export async function insertDocuments(db: Kysely<DB>, items: PendingInsert[], no
 /** insertDocuments' statement (its text: docs/sql/, `npm run sql`). */
 export function insertDocumentsSql(items: PendingInsert[], notify: InsertOptions['notify']) {
   const input = JSON.stringify(items.map((item, n) => batchInput(n, item)));
-  return sql<SaleRow & { n: number; target_branch: string | null; target_protocol: string | null; kind_ok: boolean | null; branch_down: boolean | null; notified: unknown }>`${prepared}
+  return sql<
+    SaleRow & {
+      n: number;
+      target_branch: string | null;
+      target_protocol: string | null;
+      kind_ok: boolean | null;
+      branch_down: boolean | null;
+      notified: unknown;
+    }
+  >`${prepared}
     with input as (
       select * from jsonb_to_recordset(${input}::jsonb) as i(n integer, device_id integer, branch_header text,
         kind_units text, shared_units text, refuse_when_down boolean, month text, lines jsonb, ${DOCUMENT_COLUMN_TYPES})

@@ -13,9 +13,21 @@ import { READ } from './route-parts.ts';
 export function meRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    app.get('/api/v1/me', {
-      config: { auth: { ...READ.auth, branch: 'read' } },
-      schema: { operationId: 'getMe', tags: ['Merchant: account'], summary: 'The merchant behind this token, its branches and the current one', headers: BranchHeaders, response: { 200: data(R.Me) } },
-    }, async (request) => ({ data: await describeMe(ctx, requireTenant(request), await merchantDevices(ctx, request), await readBranch(ctx, request)) }));
+    app.get(
+      '/api/v1/me',
+      {
+        config: { auth: { ...READ.auth, branch: 'read' } },
+        schema: {
+          operationId: 'getMe',
+          tags: ['Merchant: account'],
+          summary: 'The merchant behind this token, its branches and the current one',
+          headers: BranchHeaders,
+          response: { 200: data(R.Me) },
+        },
+      },
+      async (request) => ({
+        data: await describeMe(ctx, requireTenant(request), await merchantDevices(ctx, request), await readBranch(ctx, request)),
+      }),
+    );
   };
 }

@@ -17,7 +17,18 @@ import type { CreditNoteBody, DebitNoteBody } from './schemas.ts';
 import type { SaleResource } from './resource-schemas.ts';
 import { authorityInvoiceNo, presentedStatus, presentIssuer } from './present.ts';
 import { iso } from '../../../platform/lib/time.ts';
-import { earlierAttempt, idempotencyOf, KeyTaken, storeAndSettle, stored, toNewLines, type Idempotency, type PartyWriteRequest, type Stored, type WriteResult } from './service.ts';
+import {
+  earlierAttempt,
+  idempotencyOf,
+  KeyTaken,
+  storeAndSettle,
+  stored,
+  toNewLines,
+  type Idempotency,
+  type PartyWriteRequest,
+  type Stored,
+  type WriteResult,
+} from './service.ts';
 import { getSale } from './reads.ts';
 import { creditedByLine, findByReference, findSale, linesOf, lockSale, notesOfSale, type SaleRow } from './store.ts';
 import { insertDocument } from './document-insert.ts';
@@ -33,14 +44,18 @@ import { checkClassifications, checkDecimals, checkLines, compute, lineInput, oc
 async function checkCreditNoteRules(trx: Kysely<DB>, profile: AuthorityProfile, original: SaleRow, occurredAt: Date): Promise<void> {
   const { maxAgeDays, maxPerOriginal } = profile.creditNoteRules;
   if (maxAgeDays !== null && occurredAt.getTime() - original.occurred_at.getTime() > maxAgeDays * 86_400_000) {
-    throw new ApiError('credit_note_rule',
+    throw new ApiError(
+      'credit_note_rule',
       `${profile.name} takes a credit note only within ${maxAgeDays} days of its sale; sale ${original.id} is of ${original.occurred_at.toISOString().slice(0, 10)}. Nothing was stored.`,
     );
   }
   if (maxPerOriginal !== null) {
-    const notes = (await notesOfSale(trx, original.tenant_id, Number(original.id))).filter((n) => n.type === 'credit_note' && n.status !== 'failed' && n.status !== 'resolved');
+    const notes = (await notesOfSale(trx, original.tenant_id, Number(original.id))).filter(
+      (n) => n.type === 'credit_note' && n.status !== 'failed' && n.status !== 'resolved',
+    );
     if (notes.length >= maxPerOriginal) {
-      throw new ApiError('credit_note_rule',
+      throw new ApiError(
+        'credit_note_rule',
         `${profile.name} takes at most ${maxPerOriginal} credit note${maxPerOriginal === 1 ? '' : 's'} per sale; sale ${original.id} has ${notes.length}. Nothing was stored.`,
       );
     }
@@ -54,19 +69,22 @@ function checkOriginal(original: SaleRow | undefined, kind: 'credit' | 'debit', 
     throw new ApiError('not_a_sale', `A ${kind} note can only be issued against a sale, not against a ${original.type.replace('_', ' ')}.`);
   }
   if (original.sales_type === 'proforma') {
-    throw new ApiError('not_a_sale',
+    throw new ApiError(
+      'not_a_sale',
       `Sale ${original.id} is a proforma (a quote), not a sale: nothing was sold, so there is nothing to ${kind}. ` +
         'Issue the sale itself (salesType normal) when the customer buys.',
     );
   }
   if (training === true && original.sales_type !== 'training') {
-    throw new ApiError('not_a_sale',
+    throw new ApiError(
+      'not_a_sale',
       `This credential was minted in training mode and issues training documents only, but sale ${original.id} is a ${original.sales_type} sale: ` +
         `issue its ${kind} note with a credential that is not in training mode.`,
     );
   }
   if (original.status !== 'uploaded' || original.receipt_no === null || original.sdc_id === null) {
-    throw new ApiError('sale_not_fiscalised',
+    throw new ApiError(
+      'sale_not_fiscalised',
       original.status === 'failed'
         ? `Sale ${original.id} was refused by the authority, so there is nothing to ${kind === 'credit' ? 'credit' : 'debit'}.`
         : `Sale ${original.id} is still pending: a ${kind} note needs the authority's receipt. Retry once the sale is uploaded.`,
@@ -75,7 +93,16 @@ function checkOriginal(original: SaleRow | undefined, kind: 'credit' | 'debit', 
   return original;
 }
 
-function noteDocument(req: PartyWriteRequest, original: SaleRow, type: DocumentType, idem: Idempotency, body: { reasonCode: string; clientInvoiceNo?: string | null }, occurredAt: Date, computed: ComputedSale, lines: NewLine[]): NewDocument {
+function noteDocument(
+  req: PartyWriteRequest,
+  original: SaleRow,
+  type: DocumentType,
+  idem: Idempotency,
+  body: { reasonCode: string; clientInvoiceNo?: string | null },
+  occurredAt: Date,
+  computed: ComputedSale,
+  lines: NewLine[],
+): NewDocument {
   return {
     tenantId: original.tenant_id,
     authority: req.tenant.authority,
@@ -115,7 +142,11 @@ function noteDocument(req: PartyWriteRequest, original: SaleRow, type: DocumentT
  * Notes are rare beside sales, so this audit row costs the sale path nothing.
  */
 async function storeNote(ctx: AppContext, trx: Kysely<DB>, req: PartyWriteRequest, original: SaleRow, doc: NewDocument): Promise<Stored> {
-  const document = storedOrThrow(ctx, await insertDocument(ctx, trx, doc, storeOptions(ctx, req.tenant)), original.branch, { authority: req.tenant.authority, salesType: doc.salesType, training: req.training });
+  const document = storedOrThrow(ctx, await insertDocument(ctx, trx, doc, storeOptions(ctx, req.tenant)), original.branch, {
+    authority: req.tenant.authority,
+    salesType: doc.salesType,
+    training: req.training,
+  });
   const note = document.row;
   await recordAudit(trx, {
     actor: actorOfParty(req.issuer),
@@ -126,7 +157,12 @@ async function storeNote(ctx: AppContext, trx: Kysely<DB>, req: PartyWriteReques
     targetId: Number(original.id),
     details: {
       invoiceNo: Number(original.invoice_no),
-      authorityInvoiceNo: authorityInvoiceNo(original.sdc_id, original.receipt_no === null ? null : Number(original.receipt_no), Number(original.invoice_no), req.tenant.authority),
+      authorityInvoiceNo: authorityInvoiceNo(
+        original.sdc_id,
+        original.receipt_no === null ? null : Number(original.receipt_no),
+        Number(original.invoice_no),
+        req.tenant.authority,
+      ),
       branch: original.branch,
       noteId: Number(note.id),
       noteInvoiceNo: Number(note.invoice_no),
@@ -144,7 +180,12 @@ async function storeNote(ctx: AppContext, trx: Kysely<DB>, req: PartyWriteReques
  * more than the sale held; each line's share is allocated cumulatively (credit-allocation.ts), so
  * the credits of a line add up to exactly its amounts and a cancellation takes exactly the rest.
  */
-export async function createCreditNote(ctx: AppContext, req: PartyWriteRequest, saleId: number, body: CreditNoteBody): Promise<WriteResult> {
+export async function createCreditNote(
+  ctx: AppContext,
+  req: PartyWriteRequest,
+  saleId: number,
+  body: CreditNoteBody,
+): Promise<WriteResult> {
   const { tenant } = req;
   const profile = merchantProfile(tenant.authority);
   const errors = new FieldErrors();
@@ -166,9 +207,7 @@ export async function createCreditNote(ctx: AppContext, req: PartyWriteRequest, 
       if (idem.key !== null && (await findByReference(trx, tenant.id, idem.key))) throw new KeyTaken();
       const originalLines = (await linesOf(trx, [saleId])).get(saleId) ?? [];
       const credited = await creditedByLine(trx, saleId);
-      const remaining = new Map(
-        originalLines.map((l) => [l.line, new Decimal(l.quantity).minus(credited.get(l.line)?.quantity ?? 0)]),
-      );
+      const remaining = new Map(originalLines.map((l) => [l.line, new Decimal(l.quantity).minus(credited.get(l.line)?.quantity ?? 0)]));
 
       const wanted: { line: number; quantity: Decimal }[] = [];
       if (!body.items) {
@@ -187,7 +226,11 @@ export async function createCreditNote(ctx: AppContext, req: PartyWriteRequest, 
           if (item.quantity !== undefined) checkDecimals(errors, `items.${i}.quantity`, item.quantity);
           const quantity = item.quantity === undefined ? left : new Decimal(String(item.quantity));
           if (left.lte(0)) return errors.add(`items.${i}.quantity`, `Line ${item.line} has already been credited in full.`);
-          if (quantity.gt(left)) return errors.add(`items.${i}.quantity`, `The quantity must not exceed what is left to credit on line ${item.line} (${left.toString()}).`);
+          if (quantity.gt(left))
+            return errors.add(
+              `items.${i}.quantity`,
+              `The quantity must not exceed what is left to credit on line ${item.line} (${left.toString()}).`,
+            );
           wanted.push({ line: item.line, quantity });
         });
         errors.throwIfAny();
@@ -202,7 +245,17 @@ export async function createCreditNote(ctx: AppContext, req: PartyWriteRequest, 
         let share: CreditLine;
         try {
           share = allocateCredit(
-            { quantity: o.quantity, price: o.price, amount: o.amount, discount: o.discount, rrp: o.rrp, supply: o.supply, net: o.net, vat: o.vat, rate: o.vat_rate },
+            {
+              quantity: o.quantity,
+              price: o.price,
+              amount: o.amount,
+              discount: o.discount,
+              rrp: o.rrp,
+              supply: o.supply,
+              net: o.net,
+              vat: o.vat,
+              rate: o.vat_rate,
+            },
             credited.get(line) ?? NOTHING_CREDITED,
             quantity.toString(),
             original.tax_inclusive,
@@ -227,7 +280,19 @@ export async function createCreditNote(ctx: AppContext, req: PartyWriteRequest, 
       const computed = compute(ctx, errors, profile, inputs, original.tax_inclusive);
       errors.throwIfAny();
 
-      const doc = noteDocument(req, original, 'credit_note', idem, body, occurredAt, computed, toNewLines(computed, wanted.map((w) => w.line)));
+      const doc = noteDocument(
+        req,
+        original,
+        'credit_note',
+        idem,
+        body,
+        occurredAt,
+        computed,
+        toNewLines(
+          computed,
+          wanted.map((w) => w.line),
+        ),
+      );
       return storeNote(ctx, trx, req, original, doc);
     }),
   );
@@ -248,13 +313,23 @@ export async function createDebitNote(ctx: AppContext, req: PartyWriteRequest, s
   refuseLevies(profile, body.items);
   checkLines(errors, profile, body.items, original.destination_country_code);
   const exportCategory = profile.taxCategories.find((c) => c.requires === 'export')?.code;
-  if (original.destination_country_code !== null && exportCategory !== undefined && !body.items.every((i) => i.vatCategory === exportCategory)) {
+  if (
+    original.destination_country_code !== null &&
+    exportCategory !== undefined &&
+    !body.items.every((i) => i.vatCategory === exportCategory)
+  ) {
     errors.add('items', `A debit note on an export (${exportCategory}) sale must be ${exportCategory} on every line.`);
   }
   const occurredAt = occurredAtOf(ctx, errors, body.occurredAt);
   errors.throwIfAny();
   await checkClassifications(ctx, profile.authority, body.items, { whenUnavailable: 'accept' });
-  const computed = compute(ctx, errors, profile, body.items.map((item) => lineInput(profile, item)), original.tax_inclusive);
+  const computed = compute(
+    ctx,
+    errors,
+    profile,
+    body.items.map((item) => lineInput(profile, item)),
+    original.tax_inclusive,
+  );
   errors.throwIfAny();
 
   const doc = noteDocument(req, original, 'debit_note', idem, body, occurredAt, computed, toNewLines(computed));
@@ -272,7 +347,18 @@ export async function getSaleWithNotes(ctx: AppContext, tenantId: number, saleId
     const original = await findSale(ctx.db, tenantId, sale.originalSaleId);
     if (!original) return sale;
     const receiptNo = original.status === 'uploaded' && original.receipt_no !== null ? Number(original.receipt_no) : null;
-    return { ...sale, originalSale: { id: Number(original.id), invoiceNo: Number(original.invoice_no), authorityInvoiceNo: original.status === 'uploaded' ? authorityInvoiceNo(original.sdc_id, receiptNo, Number(original.invoice_no), authorityOfTaxpayerId(original.tpin)) : null, receiptNo } };
+    return {
+      ...sale,
+      originalSale: {
+        id: Number(original.id),
+        invoiceNo: Number(original.invoice_no),
+        authorityInvoiceNo:
+          original.status === 'uploaded'
+            ? authorityInvoiceNo(original.sdc_id, receiptNo, Number(original.invoice_no), authorityOfTaxpayerId(original.tpin))
+            : null,
+        receiptNo,
+      },
+    };
   }
   const [credited, notes] = await Promise.all([creditedByLine(ctx.db, saleId), notesOfSale(ctx.db, tenantId, saleId)]);
   return {
@@ -287,7 +373,14 @@ export async function getSaleWithNotes(ctx: AppContext, tenantId: number, saleId
         id: Number(n.id),
         type: n.type === 'debit_note' ? 'debit_note' : 'credit_note',
         invoiceNo: Number(n.invoice_no),
-        authorityInvoiceNo: uploaded ? authorityInvoiceNo(n.sdc_id, n.receipt_no === null ? null : Number(n.receipt_no), Number(n.invoice_no), authorityOfTaxpayerId(sale.tpin)) : null,
+        authorityInvoiceNo: uploaded
+          ? authorityInvoiceNo(
+              n.sdc_id,
+              n.receipt_no === null ? null : Number(n.receipt_no),
+              Number(n.invoice_no),
+              authorityOfTaxpayerId(sale.tpin),
+            )
+          : null,
         status: presentedStatus(n.status),
         resolved: n.status === 'resolved',
         reasonCode: n.reason_code,

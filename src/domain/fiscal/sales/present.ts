@@ -84,7 +84,9 @@ export function presentedStatus(stored: DocumentStatus): SaleStatus {
   return stored === 'resolved' ? 'failed' : stored;
 }
 
-export function presentResolution(row: Pick<SaleRow, 'status' | 'resolution_kind' | 'resolved_by' | 'resolved_at' | 'resolution_note' | 'replaced_by_sale_id'>): SaleResource['resolution'] {
+export function presentResolution(
+  row: Pick<SaleRow, 'status' | 'resolution_kind' | 'resolved_by' | 'resolved_at' | 'resolution_note' | 'replaced_by_sale_id'>,
+): SaleResource['resolution'] {
   if (row.status !== 'resolved' || row.resolution_kind === null || row.resolved_at === null) return null;
   return {
     kind: row.resolution_kind,
@@ -114,7 +116,9 @@ export function presentSale(row: SaleRow, items: SaleLineResource[], stock?: Doc
     reference: row.reference,
     clientInvoiceNo: row.client_invoice_no,
     invoiceNo: Number(row.invoice_no),
-    authorityInvoiceNo: uploaded ? authorityInvoiceNo(row.sdc_id, receiptNo, Number(row.invoice_no), authorityOfTaxpayerId(row.tpin)) : null,
+    authorityInvoiceNo: uploaded
+      ? authorityInvoiceNo(row.sdc_id, receiptNo, Number(row.invoice_no), authorityOfTaxpayerId(row.tpin))
+      : null,
     status: presentedStatus(row.status),
     tpin: row.tpin,
     branch: row.branch,
@@ -144,7 +148,12 @@ export function presentSale(row: SaleRow, items: SaleLineResource[], stock?: Doc
     lastError: row.last_error,
     originalSaleId: row.original_sale_id === null ? null : Number(row.original_sale_id),
     reasonCode: row.reason_code,
-    stock: stock ?? documentStock(row, items.map((i) => i.itemCode)),
+    stock:
+      stock ??
+      documentStock(
+        row,
+        items.map((i) => i.itemCode),
+      ),
     replacesSaleId: row.replaces_sale_id === null ? null : Number(row.replaces_sale_id),
     resolution: presentResolution(row),
     issuedBy: presentIssuer(row),

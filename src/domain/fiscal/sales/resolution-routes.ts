@@ -23,7 +23,16 @@ const RESOLUTION_DESCRIPTION =
   'The failed document keeps its lines, totals, invoice number and `status` (`failed`); it gains `resolution` (kind, by, at, note), ' +
   'the action is audited and `invoice.resolved` fires to endpoints that subscribe to it.';
 
-const REISSUE_ERRORS = ['document_not_failed', 'branch_not_initialized', 'unknown_classification_code', 'idempotency_key_reused', 'not_a_sale', 'levy_not_supported', 'vsdc_unavailable', 'catalogue_unavailable'] as const satisfies readonly ErrorCode[];
+const REISSUE_ERRORS = [
+  'document_not_failed',
+  'branch_not_initialized',
+  'unknown_classification_code',
+  'idempotency_key_reused',
+  'not_a_sale',
+  'levy_not_supported',
+  'vsdc_unavailable',
+  'catalogue_unavailable',
+] as const satisfies readonly ErrorCode[];
 
 /** What differs between the surfaces: where the document's merchant comes from, who acts, and the operations' names and words. */
 interface ResolutionSurface {
@@ -36,7 +45,14 @@ interface ResolutionSurface {
   /** The write's request: the merchant's own (its credential, X-Branch, training mode), or on its behalf. */
   writeOf(request: FastifyRequest, tenant: TenantAccount): ReturnType<typeof writeRequestOf>;
   party(request: FastifyRequest): Party;
-  reissue: { operationId: string; summary: string; description: string; headers: typeof S.WriteHeaders | typeof S.IdempotencyHeaders; errors: readonly ErrorCode[]; checksBody: boolean };
+  reissue: {
+    operationId: string;
+    summary: string;
+    description: string;
+    headers: typeof S.WriteHeaders | typeof S.IdempotencyHeaders;
+    errors: readonly ErrorCode[];
+    checksBody: boolean;
+  };
   resolve: { operationId: string; summary: string; description: string };
 }
 
@@ -75,9 +91,14 @@ function partnerSurface(ctx: AppContext): ResolutionSurface {
     prefix: '/api/v1/tenants/:tenant/sales/:sale',
     params: S.TenantSaleParam,
     auth: { surface: 'partner', scope: 'tenants:write' },
-    tags: ['Partner: merchants\' documents'],
+    tags: ["Partner: merchants' documents"],
     tenantOf: async (request, action) => {
-      const tenant = await findTenantAccountOfPartner(ctx.db, requirePartner(request).partner.id, (request.params as { tenant: number }).tenant, ctx.clock.now());
+      const tenant = await findTenantAccountOfPartner(
+        ctx.db,
+        requirePartner(request).partner.id,
+        (request.params as { tenant: number }).tenant,
+        ctx.clock.now(),
+      );
       if (!tenant) throw new NotFoundError('Tenant not found.');
       if (action === 'reissue') assertTenantInGoodStanding(tenant);
       return tenant;
@@ -86,7 +107,7 @@ function partnerSurface(ctx: AppContext): ResolutionSurface {
     party,
     reissue: {
       operationId: 'reissueTenantSale',
-      summary: 'Reissue one of your merchants\' failed sales as a new sale with corrected lines or customer',
+      summary: "Reissue one of your merchants' failed sales as a new sale with corrected lines or customer",
       description: `As \`POST /api/v1/sales/{sale}/reissue\` with the merchant's token, for a merchant of yours (another partner's is a 404); the resolution names your key. ${RESOLUTION_DESCRIPTION}`,
       headers: S.IdempotencyHeaders,
       errors: ['subscription_blocked', 'quota_exhausted', 'tenant_suspended', ...REISSUE_ERRORS],
@@ -94,7 +115,7 @@ function partnerSurface(ctx: AppContext): ResolutionSurface {
     },
     resolve: {
       operationId: 'resolveTenantSale',
-      summary: 'Mark one of your merchants\' failed documents resolved: nothing has to be filed for it',
+      summary: "Mark one of your merchants' failed documents resolved: nothing has to be filed for it",
       description: `As \`POST /api/v1/sales/{sale}/resolve\` with the merchant's token, for a merchant of yours (another partner's is a 404). ${RESOLUTION_DESCRIPTION}`,
     },
   };
@@ -104,39 +125,47 @@ function partnerSurface(ctx: AppContext): ResolutionSurface {
 function resolutionOperations(ctx: AppContext, surface: ResolutionSurface): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    app.post(`${surface.prefix}/reissue`, {
-      config: { auth: surface.auth, errors: surface.reissue.errors },
-      ...(surface.reissue.checksBody ? { preValidation: authorityFieldsWithSchema('sale', S.ReissueBody) } : {}),
-      schema: {
-        operationId: surface.reissue.operationId,
-        tags: surface.tags,
-        summary: surface.reissue.summary,
-        description: surface.reissue.description,
-        headers: surface.reissue.headers,
-        params: surface.params,
-        body: S.ReissueBody,
-        response: { 201: data(R.Sale) },
+    app.post(
+      `${surface.prefix}/reissue`,
+      {
+        config: { auth: surface.auth, errors: surface.reissue.errors },
+        ...(surface.reissue.checksBody ? { preValidation: authorityFieldsWithSchema('sale', S.ReissueBody) } : {}),
+        schema: {
+          operationId: surface.reissue.operationId,
+          tags: surface.tags,
+          summary: surface.reissue.summary,
+          description: surface.reissue.description,
+          headers: surface.reissue.headers,
+          params: surface.params,
+          body: S.ReissueBody,
+          response: { 201: data(R.Sale) },
+        },
       },
-    }, async (request, reply) => {
-      const tenant = await surface.tenantOf(request, 'reissue');
-      return created(reply, await reissueSale(ctx, surface.writeOf(request, tenant), request.params.sale, request.body));
-    });
+      async (request, reply) => {
+        const tenant = await surface.tenantOf(request, 'reissue');
+        return created(reply, await reissueSale(ctx, surface.writeOf(request, tenant), request.params.sale, request.body));
+      },
+    );
 
-    app.post(`${surface.prefix}/resolve`, {
-      config: { auth: surface.auth, errors: ['document_not_failed'] },
-      schema: {
-        operationId: surface.resolve.operationId,
-        tags: surface.tags,
-        summary: surface.resolve.summary,
-        description: surface.resolve.description,
-        params: surface.params,
-        body: S.ResolveBody,
-        response: { 200: data(R.Sale) },
+    app.post(
+      `${surface.prefix}/resolve`,
+      {
+        config: { auth: surface.auth, errors: ['document_not_failed'] },
+        schema: {
+          operationId: surface.resolve.operationId,
+          tags: surface.tags,
+          summary: surface.resolve.summary,
+          description: surface.resolve.description,
+          params: surface.params,
+          body: S.ResolveBody,
+          response: { 200: data(R.Sale) },
+        },
       },
-    }, async (request) => {
-      const tenant = await surface.tenantOf(request, 'resolve');
-      return { data: await resolveDocument(ctx, tenant, surface.party(request), request.params.sale, request.body) };
-    });
+      async (request) => {
+        const tenant = await surface.tenantOf(request, 'resolve');
+        return { data: await resolveDocument(ctx, tenant, surface.party(request), request.params.sale, request.body) };
+      },
+    );
   };
 }
 

@@ -22,17 +22,24 @@ async function lockFailed(trx: Kysely<DB>, tenantId: number, saleId: number, act
   const row = await lockSale(trx, tenantId, saleId);
   if (!row) throw new NotFoundError('Sale not found.');
   if (action === 'reissue' && row.type !== 'sale') {
-    throw new ApiError('not_a_sale',
+    throw new ApiError(
+      'not_a_sale',
       `Document ${saleId} is a ${row.type.replace('_', ' ')}: only a sale can be reissued. Mark it resolved (POST /api/v1/sales/${saleId}/resolve) and, if the customer is still owed it, issue a new note against the original sale.`,
     );
   }
   const verb = action === 'reissue' ? 'reissued' : 'resolved';
   if (row.status === 'resolved') {
     const how = `${row.resolution_kind ?? 'resolved'}${row.replaced_by_sale_id === null ? '' : `, replaced by document ${row.replaced_by_sale_id}`}`;
-    throw new ApiError('document_not_failed', `A failed document is ${verb} once, and document ${saleId} was already resolved (${how}): see its resolution.`);
+    throw new ApiError(
+      'document_not_failed',
+      `A failed document is ${verb} once, and document ${saleId} was already resolved (${how}): see its resolution.`,
+    );
   }
   if (row.status !== 'failed') {
-    const why = row.status === 'pending' ? 'it is still pending: the authority has not answered yet' : 'it was fiscalised (uploaded): correct it with a credit or debit note instead';
+    const why =
+      row.status === 'pending'
+        ? 'it is still pending: the authority has not answered yet'
+        : 'it was fiscalised (uploaded): correct it with a credit or debit note instead';
     throw new ApiError('document_not_failed', `Only a failed document can be ${verb}, and document ${saleId} is not: ${why}.`);
   }
   return row;
@@ -50,7 +57,13 @@ interface Resolution {
  * and stores its `invoice.resolved` event, all in the caller's transaction. Returns how many
  * deliveries the event queued (the caller wakes the delivery workers after the commit).
  */
-async function markResolved(ctx: AppContext, trx: Kysely<DB>, tenant: TenantAccount, failed: SaleRow, resolution: Resolution): Promise<{ row: SaleRow; deliveries: number }> {
+async function markResolved(
+  ctx: AppContext,
+  trx: Kysely<DB>,
+  tenant: TenantAccount,
+  failed: SaleRow,
+  resolution: Resolution,
+): Promise<{ row: SaleRow; deliveries: number }> {
   const now = ctx.clock.now();
   const row = await trx
     .updateTable('sales')
@@ -77,13 +90,24 @@ async function markResolved(ctx: AppContext, trx: Kysely<DB>, tenant: TenantAcco
     partnerId: tenant.partnerId,
     targetType: 'sale',
     targetId: Number(row.id),
-    details: { invoiceNo: Number(row.invoice_no), branch: row.branch, note: resolution.note, ...(resolution.replacedBySaleId === null ? {} : { replacedBySaleId: resolution.replacedBySaleId }) },
+    details: {
+      invoiceNo: Number(row.invoice_no),
+      branch: row.branch,
+      note: resolution.note,
+      ...(resolution.replacedBySaleId === null ? {} : { replacedBySaleId: resolution.replacedBySaleId }),
+    },
   });
   const lines = (await linesOf(trx, [Number(row.id)])).get(Number(row.id)) ?? [];
   const notifier = ctx.database.notifier;
   const { deliveries } = await enqueueEvent(
     trx,
-    { type: RESOLVED_EVENT, partnerId: tenant.partnerId, tenantId: tenant.id, data: { invoice: presentSale(row, lines.map(presentLineRow)) }, created: now },
+    {
+      type: RESOLVED_EVENT,
+      partnerId: tenant.partnerId,
+      tenantId: tenant.id,
+      data: { invoice: presentSale(row, lines.map(presentLineRow)) },
+      created: now,
+    },
     // In a statement (PostgreSQL: delivered at commit); the embedded database is woken after the commit.
     notifier.notifiesInStatements ? notifier : undefined,
   );
@@ -113,7 +137,9 @@ export async function reissueSale(ctx: AppContext, req: PartyWriteRequest, saleI
         return { deviceId: failed.device_id, branch: failed.branch };
       },
       link: async (trx, stored) => {
-        deliveries = (await markResolved(ctx, trx, req.tenant, failed!, { kind: 'reissued', by, note, replacedBySaleId: Number(stored.id) })).deliveries;
+        deliveries = (
+          await markResolved(ctx, trx, req.tenant, failed!, { kind: 'reissued', by, note, replacedBySaleId: Number(stored.id) })
+        ).deliveries;
         await trx.updateTable('sales').set({ replaces_sale_id: saleId }).where('id', '=', stored.id).execute();
         return { ...stored, replaces_sale_id: saleId };
       },
@@ -124,7 +150,13 @@ export async function reissueSale(ctx: AppContext, req: PartyWriteRequest, saleI
 }
 
 /** Marks a failed document (sale or note) resolved with a note: nothing more is filed for it. */
-export async function resolveDocument(ctx: AppContext, tenant: TenantAccount, by: Party, saleId: number, body: { note: string }): Promise<SaleResource> {
+export async function resolveDocument(
+  ctx: AppContext,
+  tenant: TenantAccount,
+  by: Party,
+  saleId: number,
+  body: { note: string },
+): Promise<SaleResource> {
   const note = noteOf(body.note, 'note')!;
   const { row, deliveries } = await ctx.db.transaction().execute(async (trx) => {
     const failed = await lockFailed(trx, tenant.id, saleId, 'resolve');

@@ -24,7 +24,16 @@ import { storedOrThrow, storeOptions } from './store-outcome.ts';
 import type { NewDocument, NewLine } from './document-columns.ts';
 import { devicesOfTenant } from '../../kernel/devices/store.ts';
 import { presentRows } from './reads.ts';
-import { checkClassifications, checkLines, checkPrincipal, compute, documentTermsOf, lineInput, occurredAtOf, refuseLevies } from './validation.ts';
+import {
+  checkClassifications,
+  checkLines,
+  checkPrincipal,
+  compute,
+  documentTermsOf,
+  lineInput,
+  occurredAtOf,
+  refuseLevies,
+} from './validation.ts';
 
 const WALK_IN_CUSTOMER = 'Walk-in customer';
 
@@ -111,7 +120,10 @@ export class KeyTaken extends Error {}
 /** Same key + same request → the original document (after the same wait); else 422. */
 async function replay(ctx: AppContext, tenantId: number, existing: SaleRow, fingerprint: string): Promise<WriteResult> {
   if (existing.request_hash !== fingerprint) {
-    throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request. Use a new key for a new document.');
+    throw new ApiError(
+      'idempotency_key_reused',
+      'This Idempotency-Key was already used with a different request. Use a new key for a new document.',
+    );
   }
   const row = await settle(ctx, tenantId, existing, true);
   return { sale: (await presentRows(ctx, [row]))[0]!, replayed: true };
@@ -197,7 +209,12 @@ interface Replacement {
   link(trx: Kysely<DB>, stored: SaleRow): Promise<SaleRow>;
 }
 
-export async function createSale(ctx: AppContext, req: WriteRequest, body: CreateSaleBody, options: { replaces?: Replacement } = {}): Promise<WriteResult> {
+export async function createSale(
+  ctx: AppContext,
+  req: WriteRequest,
+  body: CreateSaleBody,
+  options: { replaces?: Replacement } = {},
+): Promise<WriteResult> {
   const { tenant } = req;
   const replaces = options.replaces;
   const profile = merchantProfile(tenant.authority);
@@ -216,7 +233,13 @@ export async function createSale(ctx: AppContext, req: WriteRequest, body: Creat
   const taxInclusive = body.taxInclusive ?? true;
   // The check first: it refreshes the in-memory copy whose published rates `compute` uses.
   await checkClassifications(ctx, profile.authority, body.items, { whenUnavailable: 'accept' });
-  const computed = compute(ctx, errors, profile, body.items.map((item) => lineInput(profile, item)), taxInclusive);
+  const computed = compute(
+    ctx,
+    errors,
+    profile,
+    body.items.map((item) => lineInput(profile, item)),
+    taxInclusive,
+  );
   errors.throwIfAny();
   const principalId = body.principalId == null ? null : await checkPrincipal(ctx, tenant.id, body.principalId);
 
@@ -254,26 +277,37 @@ export async function createSale(ctx: AppContext, req: WriteRequest, body: Creat
   };
   const asked = { authority: tenant.authority, salesType: terms.salesType, training: req.training };
   if (replaces) {
-    return storeAndSettle(ctx, tenant.id, idem, () =>
-      ctx.db.transaction().execute(async (trx): Promise<Stored> => {
-        const failed = await replaces.lock(trx);
-        // A same-key request that held the lock before us has committed: answer with its document.
-        if (idem.key !== null && (await findByReference(trx, tenant.id, idem.key))) throw new KeyTaken();
-        const onBranch: NewDocument = { ...doc, target: { deviceId: failed.deviceId } };
-        const document = storedOrThrow(ctx, await insertDocument(ctx, trx, onBranch, storeOptions(ctx, tenant)), failed.branch, asked);
-        return stored(onBranch, { ...document, row: await replaces.link(trx, document.row) });
-      }),
-    req.onStored);
+    return storeAndSettle(
+      ctx,
+      tenant.id,
+      idem,
+      () =>
+        ctx.db.transaction().execute(async (trx): Promise<Stored> => {
+          const failed = await replaces.lock(trx);
+          // A same-key request that held the lock before us has committed: answer with its document.
+          if (idem.key !== null && (await findByReference(trx, tenant.id, idem.key))) throw new KeyTaken();
+          const onBranch: NewDocument = { ...doc, target: { deviceId: failed.deviceId } };
+          const document = storedOrThrow(ctx, await insertDocument(ctx, trx, onBranch, storeOptions(ctx, tenant)), failed.branch, asked);
+          return stored(onBranch, { ...document, row: await replaces.link(trx, document.row) });
+        }),
+      req.onStored,
+    );
   }
-  return storeAndSettle(ctx, tenant.id, idem, async () => {
-    const options = storeOptions(ctx, tenant);
-    let outcome = await insertDocument(ctx, ctx.db, doc, options);
-    if (outcome.kind === 'no_device') {
-      // No initialised device matched: say why (or, if one was initialised meanwhile, use it).
-      const device = branchForWrite(await devicesOfTenant(ctx.db, tenant.id), req.branchHeader, merchantOrigin(tenant));
-      outcome = await insertDocument(ctx, ctx.db, { ...doc, target: { deviceId: device.id } }, options);
-      return stored(doc, storedOrThrow(ctx, outcome, device.branch, asked), computed);
-    }
-    return stored(doc, storedOrThrow(ctx, outcome, '', asked), computed);
-  }, req.onStored);
+  return storeAndSettle(
+    ctx,
+    tenant.id,
+    idem,
+    async () => {
+      const options = storeOptions(ctx, tenant);
+      let outcome = await insertDocument(ctx, ctx.db, doc, options);
+      if (outcome.kind === 'no_device') {
+        // No initialised device matched: say why (or, if one was initialised meanwhile, use it).
+        const device = branchForWrite(await devicesOfTenant(ctx.db, tenant.id), req.branchHeader, merchantOrigin(tenant));
+        outcome = await insertDocument(ctx, ctx.db, { ...doc, target: { deviceId: device.id } }, options);
+        return stored(doc, storedOrThrow(ctx, outcome, device.branch, asked), computed);
+      }
+      return stored(doc, storedOrThrow(ctx, outcome, '', asked), computed);
+    },
+    req.onStored,
+  );
 }

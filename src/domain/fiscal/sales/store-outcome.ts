@@ -14,7 +14,9 @@ export function storeOptions(ctx: AppContext, tenant: TenantAccount): Parameters
   const month = currentMonth(ctx.clock.now());
   const refuseWhenDown = tenant.offlinePolicy === 'refuse';
   // Embedded: one process, where the in-memory signal is enough.
-  return ctx.database.kind === 'postgres' ? { month, refuseWhenDown, notify: { channel: FILING_CHANNEL, origin: PROCESS_TAG } } : { month, refuseWhenDown };
+  return ctx.database.kind === 'postgres'
+    ? { month, refuseWhenDown, notify: { channel: FILING_CHANNEL, origin: PROCESS_TAG } }
+    : { month, refuseWhenDown };
 }
 
 /** What a write asked for, for the words of a refusal of its kind. */
@@ -43,10 +45,12 @@ export function storedOrThrow(ctx: AppContext, outcome: InsertOutcome, branch: s
 /** The branch's unit files no document of the kind (a KRA OSCU branch and a training document). */
 function kindRefused(asked: KindAsked, branch: string, protocol: string): ValidationError {
   const profile = authorityProfile(profileOf(asked.authority, protocol));
-  const instead = asked.training === true
-    ? 'issue its documents with a credential that is not in training mode, or train on a branch whose unit files training documents'
-    : `send salesType ${profile.salesTypes.join(' or ')}`;
-  return fieldError('salesType',
+  const instead =
+    asked.training === true
+      ? 'issue its documents with a credential that is not in training mode, or train on a branch whose unit files training documents'
+      : `send salesType ${profile.salesTypes.join(' or ')}`;
+  return fieldError(
+    'salesType',
     `The unit of this merchant's authority at branch ${branch} (${profile.name}) files no ${asked.salesType} documents${asked.training === true ? ' (this credential was minted in training mode)' : ''}: ${instead}. ` +
       'Nothing was stored and no invoice number was used.',
   );
@@ -59,7 +63,8 @@ function branchNotInitialized(branch: string): ApiError {
 /** Offline policy `refuse`: the branch's VSDC is known unreachable, so no invoice is issued. */
 function vsdcUnavailable(ctx: AppContext, branch: string): ApiError {
   const retryAfter = Math.max(1, Math.ceil(ctx.config.vsdcProbeMs / 1000));
-  return new ApiError('vsdc_unavailable',
+  return new ApiError(
+    'vsdc_unavailable',
     `The VSDC of branch ${branch} cannot be reached, and this merchant issues no invoice while it is offline (offline policy "refuse"). ` +
       `Nothing was stored and no invoice number was used: retry the same request in ${retryAfter} s or later.`,
     { 'retry-after': String(retryAfter) },

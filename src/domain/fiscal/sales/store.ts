@@ -44,17 +44,33 @@ export function issuedByName(alias: string): RawBuilder<string | null> {
 const ISSUED_BY_NAME = issuedByName('sales').as('issued_by_name');
 
 export async function findSale(db: Kysely<DB>, tenantId: number, id: number): Promise<SaleRow | undefined> {
-  return (await runPrepared(db, db.selectFrom('sales').selectAll().select(ISSUED_BY_NAME).where('id', '=', id).where('tenant_id', '=', tenantId)))[0];
+  return (
+    await runPrepared(db, db.selectFrom('sales').selectAll().select(ISSUED_BY_NAME).where('id', '=', id).where('tenant_id', '=', tenantId))
+  )[0];
 }
 
 export async function findByReference(db: Kysely<DB>, tenantId: number, reference: string): Promise<SaleRow | undefined> {
-  return db.selectFrom('sales').selectAll().select(ISSUED_BY_NAME).where('tenant_id', '=', tenantId).where('reference', '=', reference).executeTakeFirst();
+  return db
+    .selectFrom('sales')
+    .selectAll()
+    .select(ISSUED_BY_NAME)
+    .where('tenant_id', '=', tenantId)
+    .where('reference', '=', reference)
+    .executeTakeFirst();
 }
 
 export async function linesOf(db: Kysely<DB>, saleIds: number[]): Promise<Map<number, SaleLineRow[]>> {
   const bySale = new Map<number, SaleLineRow[]>();
   if (saleIds.length === 0) return bySale;
-  const rows = await runPrepared(db, db.selectFrom('sale_lines').selectAll().where('sale_id', '=', (eb) => eb.fn.any(eb.val(saleIds))).orderBy('sale_id').orderBy('line'));
+  const rows = await runPrepared(
+    db,
+    db
+      .selectFrom('sale_lines')
+      .selectAll()
+      .where('sale_id', '=', (eb) => eb.fn.any(eb.val(saleIds)))
+      .orderBy('sale_id')
+      .orderBy('line'),
+  );
   for (const row of rows) {
     const id = Number(row.sale_id);
     const list = bySale.get(id);
@@ -101,28 +117,48 @@ export interface SaleFilter {
  * partial sales_tenant_notes, days through sales_tenant_occurred, a reference through its own
  * indexes; a plain `type=sale` walks sales_tenant_list (most rows are sales).
  */
-export async function listSales(db: Kysely<DB>, tenantId: number, filter: SaleFilter, page: number): Promise<{ rows: SaleRow[]; total: number }> {
+export async function listSales(
+  db: Kysely<DB>,
+  tenantId: number,
+  filter: SaleFilter,
+  page: number,
+): Promise<{ rows: SaleRow[]; total: number }> {
   let query = db.selectFrom('sales').where('tenant_id', '=', tenantId);
   if (filter.deviceId !== undefined) query = query.where('device_id', '=', filter.deviceId);
   const reference = filter.reference;
-  if (reference !== undefined) query = query.where((eb) => eb.or([eb('client_invoice_no', '=', reference), eb('reference', '=', reference)]));
+  if (reference !== undefined)
+    query = query.where((eb) => eb.or([eb('client_invoice_no', '=', reference), eb('reference', '=', reference)]));
   const statuses = filter.statuses;
-  if (statuses !== undefined) query = statuses.length === 1 ? query.where('status', '=', statuses[0]!) : statuses.length === 0 ? query.where(sql<boolean>`false`) : query.where('status', 'in', statuses);
+  if (statuses !== undefined)
+    query =
+      statuses.length === 1
+        ? query.where('status', '=', statuses[0]!)
+        : statuses.length === 0
+          ? query.where(sql<boolean>`false`)
+          : query.where('status', 'in', statuses);
   if (filter.type !== undefined) query = query.where('type', '=', filter.type);
   if (filter.salesType !== undefined) query = query.where('sales_type', '=', filter.salesType);
   // Written out (not a parameter), so that the generic plan can use the partial sales_tenant_notes.
   if (filter.type !== undefined && filter.type !== 'sale') query = query.where(sql<boolean>`type <> 'sale'`);
   if (filter.occurredFrom !== undefined) query = query.where('occurred_at', '>=', filter.occurredFrom);
   if (filter.occurredBefore !== undefined) query = query.where('occurred_at', '<', filter.occurredBefore);
-  const narrowed = statuses !== undefined || filter.type !== undefined || filter.salesType !== undefined || filter.occurredFrom !== undefined || filter.occurredBefore !== undefined;
+  const narrowed =
+    statuses !== undefined ||
+    filter.type !== undefined ||
+    filter.salesType !== undefined ||
+    filter.occurredFrom !== undefined ||
+    filter.occurredBefore !== undefined;
   const counted = reference !== undefined || narrowed;
   // A lookup by reference (an integrator's "did my sale go through?") runs prepared: its generic
   // plan is the two reference indexes whatever the data. Pages and the other filters are planned
   // per request, for the merchant's share of the table (a generic plan walked the whole table).
-  const run = <R>(q: Compilable<R> & { execute(): Promise<R[]> }) => (reference !== undefined && !narrowed ? runPrepared(db, q) : q.execute());
+  const run = <R>(q: Compilable<R> & { execute(): Promise<R[]> }) =>
+    reference !== undefined && !narrowed ? runPrepared(db, q) : q.execute();
   const [rows, total] = await Promise.all([
     run(query.selectAll().select(ISSUED_BY_NAME).orderBy('id', 'desc').limit(PER_PAGE).offset(offsetOf(page))),
-    counted ? run(query.select((eb) => eb.fn.countAll<number>().as('n'))).then(([r]) => Number(r!.n)) : documentsOf(db, tenantId, filter.deviceId),
+    counted
+      ? run(query.select((eb) => eb.fn.countAll<number>().as('n'))).then(([r]) => Number(r!.n))
+      : documentsOf(db, tenantId, filter.deviceId),
   ]);
   return { rows, total };
 }
@@ -140,7 +176,8 @@ export async function timezoneOf(db: Kysely<DB>, tenantId: number): Promise<stri
  * minus the first of any kind. Counting would grow with the table.
  */
 async function documentsOf(db: Kysely<DB>, tenantId: number, deviceId: number | undefined): Promise<number> {
-  const first = (kind: SalesType) => sql`(select min(s.invoice_no) from sales s where s.device_id = d.id and s.sales_type = ${sql.lit(kind)})`;
+  const first = (kind: SalesType) =>
+    sql`(select min(s.invoice_no) from sales s where s.device_id = d.id and s.sales_type = ${sql.lit(kind)})`;
   const result = await sql<{ n: number }>`${prepared}
     select coalesce(sum(case when t.authority || '-' || d.protocol = any(string_to_array(${PROFILES_SHARING_SEQUENCE.join(',')}::text, ','))
       then d.next_invoice_no - coalesce(least(${first('normal')}, ${first('training')}, ${first('proforma')}), d.next_invoice_no)
@@ -154,7 +191,14 @@ async function documentsOf(db: Kysely<DB>, tenantId: number, deviceId: number | 
 
 /** The original of a note, locked so that concurrent notes on it are counted one after another. */
 export async function lockSale(db: Kysely<DB>, tenantId: number, id: number): Promise<SaleRow | undefined> {
-  return db.selectFrom('sales').selectAll().select(ISSUED_BY_NAME).where('id', '=', id).where('tenant_id', '=', tenantId).forUpdate().executeTakeFirst();
+  return db
+    .selectFrom('sales')
+    .selectAll()
+    .select(ISSUED_BY_NAME)
+    .where('id', '=', id)
+    .where('tenant_id', '=', tenantId)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 /** What credit notes took back of one original line so far (sums, as exact decimal text). */
@@ -189,14 +233,32 @@ export async function creditedByLine(db: Kysely<DB>, originalSaleId: number): Pr
     .where('l.original_line', 'is not', null)
     .groupBy('l.original_line')
     .execute();
-  return new Map(rows.map((r) => [Number(r.original_line), { quantity: r.quantity, amount: r.amount, discount: r.discount, supply: r.supply, net: r.net, vat: r.vat }]));
+  return new Map(
+    rows.map((r) => [
+      Number(r.original_line),
+      { quantity: r.quantity, amount: r.amount, discount: r.discount, supply: r.supply, net: r.net, vat: r.vat },
+    ]),
+  );
 }
 
 /** The credit and debit notes issued against a sale, oldest first, whatever their status. */
 export async function notesOfSale(db: Kysely<DB>, tenantId: number, saleId: number) {
   return db
     .selectFrom('sales')
-    .select(['id', 'type', 'invoice_no', 'sdc_id', 'receipt_no', 'status', 'reason_code', 'total', 'occurred_at', 'issued_by_type', 'issued_by_id', ISSUED_BY_NAME])
+    .select([
+      'id',
+      'type',
+      'invoice_no',
+      'sdc_id',
+      'receipt_no',
+      'status',
+      'reason_code',
+      'total',
+      'occurred_at',
+      'issued_by_type',
+      'issued_by_id',
+      ISSUED_BY_NAME,
+    ])
     .where('tenant_id', '=', tenantId)
     .where('original_sale_id', '=', saleId)
     .orderBy('id')

@@ -32,7 +32,8 @@ export function occurredAtOf(ctx: AppContext, errors: FieldErrors, text: string 
   const at = new Date(text);
   if (Number.isNaN(at.getTime())) errors.add('occurredAt', 'The occurredAt field must be an ISO 8601 date-time.');
   else if (at.getTime() > now.getTime() + MAX_FUTURE_SKEW_MS) errors.add('occurredAt', 'The occurredAt field must not be in the future.');
-  else if (now.getTime() - at.getTime() > MAX_AGE_MS) errors.add('occurredAt', 'The occurredAt field must not be more than 180 days ago: the authority refuses older documents.');
+  else if (now.getTime() - at.getTime() > MAX_AGE_MS)
+    errors.add('occurredAt', 'The occurredAt field must not be more than 180 days ago: the authority refuses older documents.');
   return at;
 }
 
@@ -48,9 +49,12 @@ export function refuseLevies(profile: AuthorityProfile, items: readonly BodyLine
   const levies = profile.levies;
   const described = named.map(({ field, code }) => {
     const levy = levies.find((l) => l.code === code.toUpperCase());
-    return levy ? `${field} ${code} (${levy.name}, ${levy.rate} %)` : `${field} ${code} (not a levy the authority publishes: ${levies.map((l) => l.code).join(', ')})`;
+    return levy
+      ? `${field} ${code} (${levy.name}, ${levy.rate} %)`
+      : `${field} ${code} (not a levy the authority publishes: ${levies.map((l) => l.code).join(', ')})`;
   });
-  throw new ApiError('levy_not_supported',
+  throw new ApiError(
+    'levy_not_supported',
     `This gateway does not compute levies, so it cannot file ${described.join(', ')}. Nothing was stored; ` +
       'file such lines through a system that computes the levy, or leave out levy if the line carries none.',
   );
@@ -61,12 +65,20 @@ export function refuseLevies(profile: AuthorityProfile, items: readonly BodyLine
  * discount within the line, the RRP of MTV lines, and the export rule (each category's needs
  * from the merchant's authority profile).
  */
-export function checkLines(errors: FieldErrors, profile: AuthorityProfile, items: readonly BodyLine[], destinationCountryCode: string | null | undefined): void {
+export function checkLines(
+  errors: FieldErrors,
+  profile: AuthorityProfile,
+  items: readonly BodyLine[],
+  destinationCountryCode: string | null | undefined,
+): void {
   const categoryOf = (item: BodyLine): string => item.vatCategory ?? profile.defaultTaxCategory;
   const exportCategory = profile.taxCategories.find((c) => c.requires === 'export')?.code;
   const mtv = profile.taxCategories.filter((c) => c.requires === 'rrp').map((c) => c.code);
   items.forEach((item, i) => {
-    const decimalsOk = [checkDecimals(errors, `items.${i}.quantity`, item.quantity), checkDecimals(errors, `items.${i}.price`, item.price)].every(Boolean);
+    const decimalsOk = [
+      checkDecimals(errors, `items.${i}.quantity`, item.quantity),
+      checkDecimals(errors, `items.${i}.price`, item.price),
+    ].every(Boolean);
     const gross = decimalsOk ? lineGross(item.quantity, item.price) : null;
     // A priced line filed as 0.00 would be a fiscal line that charges nothing: refuse it.
     if (gross === 0 && item.price > 0) {
@@ -92,17 +104,30 @@ export function checkLines(errors: FieldErrors, profile: AuthorityProfile, items
         checkDecimals(errors, `items.${i}.rrp`, item.rrp);
       }
     } else if (item.rrp != null) {
-      const named = mtv.length === 0 ? "this merchant's authority has no MTV category" : `this line is ${category}. Leave rrp out, or make the line ${mtv.join(' or ')}`;
-      errors.add(`items.${i}.rrp`, `The items.${i}.rrp field applies only to MTV (vatCategory ${mtv.join(' or ') || 'none'}) lines; ${named}.`);
+      const named =
+        mtv.length === 0
+          ? "this merchant's authority has no MTV category"
+          : `this line is ${category}. Leave rrp out, or make the line ${mtv.join(' or ')}`;
+      errors.add(
+        `items.${i}.rrp`,
+        `The items.${i}.rrp field applies only to MTV (vatCategory ${mtv.join(' or ') || 'none'}) lines; ${named}.`,
+      );
     }
   });
   const categories = items.map(categoryOf);
   if (exportCategory !== undefined && categories.includes(exportCategory)) {
     if (!destinationCountryCode) {
-      errors.add('destinationCountryCode', `The destinationCountryCode field is required when a line is category ${exportCategory} (export).`);
+      errors.add(
+        'destinationCountryCode',
+        `The destinationCountryCode field is required when a line is category ${exportCategory} (export).`,
+      );
     }
     categories.forEach((category, i) => {
-      if (category !== exportCategory) errors.add(`items.${i}.vatCategory`, `An export (${exportCategory}) invoice cannot mix other VAT categories: every line must be ${exportCategory}.`);
+      if (category !== exportCategory)
+        errors.add(
+          `items.${i}.vatCategory`,
+          `An export (${exportCategory}) invoice cannot mix other VAT categories: every line must be ${exportCategory}.`,
+        );
     });
   }
 }
@@ -117,15 +142,24 @@ function lineGross(quantity: number, price: number): number {
  * is the items' 422. The rates its code tables publish (KRA's) are the in-memory copy's, as the
  * classification check last read it: no query here; before any read, the profile's rates.
  */
-export function compute(ctx: AppContext, errors: FieldErrors, profile: AuthorityProfile, inputs: SaleLineInput[], taxInclusive: boolean): ComputedSale {
+export function compute(
+  ctx: AppContext,
+  errors: FieldErrors,
+  profile: AuthorityProfile,
+  inputs: SaleLineInput[],
+  taxInclusive: boolean,
+): ComputedSale {
   let computed: ComputedSale;
   try {
-    computed = ctx.authorities.of(profile.id).arithmetic.computeSale(inputs, taxInclusive, classificationCatalogue(ctx).ratesOf(profile.authority));
+    computed = ctx.authorities
+      .of(profile.id)
+      .arithmetic.computeSale(inputs, taxInclusive, classificationCatalogue(ctx).ratesOf(profile.authority));
   } catch (err) {
     if (err instanceof SaleAmountsError) throw new ValidationError({ items: [err.message] });
     throw err;
   }
-  if (computed.totals.total > MAX_DOCUMENT_TOTAL) errors.add('items', `The document total must not exceed ${MAX_DOCUMENT_TOTAL.toLocaleString('en')}.`);
+  if (computed.totals.total > MAX_DOCUMENT_TOTAL)
+    errors.add('items', `The document total must not exceed ${MAX_DOCUMENT_TOTAL.toLocaleString('en')}.`);
   return computed;
 }
 
@@ -143,12 +177,16 @@ export async function checkClassifications(
 ): Promise<void> {
   const codes = items.map((i) => i.classificationCode);
   const catalogue = classificationCatalogue(ctx);
-  const unknown = options.whenUnavailable === 'accept' ? await catalogue.uncheckedOrUnknown(authority, codes, { fill: 'unless-failed' }) : await catalogue.unknownCodes(authority, codes);
+  const unknown =
+    options.whenUnavailable === 'accept'
+      ? await catalogue.uncheckedOrUnknown(authority, codes, { fill: 'unless-failed' })
+      : await catalogue.unknownCodes(authority, codes);
   if (unknown === null || unknown.length === 0) return;
   const where = items
     .map((item, i) => (unknown.includes(item.classificationCode) ? `items.${i}.classificationCode ${item.classificationCode}` : null))
     .filter((x) => x !== null);
-  throw new ApiError('unknown_classification_code',
+  throw new ApiError(
+    'unknown_classification_code',
     `Not in the authority's classification catalogue: ${where.join(', ')}. Nothing was stored; GET /api/v1/item-classes lists the valid codes.`,
   );
 }
@@ -188,36 +226,62 @@ export function documentTermsOf(errors: FieldErrors, profile: AuthorityProfile, 
   // checked where the document is stored (document-insert.ts), before it takes a number.
   const kinds = authoritySalesTypes(profile.authority);
   if (!kinds.includes(salesType)) {
-    errors.add('salesType', `The unit of this merchant's authority (${profile.name}) files no ${salesType} documents${training ? ' (this credential was minted in training mode)' : ''}: send salesType ${kinds.join(' or ')}.`);
+    errors.add(
+      'salesType',
+      `The unit of this merchant's authority (${profile.name}) files no ${salesType} documents${training ? ' (this credential was minted in training mode)' : ''}: send salesType ${kinds.join(' or ')}.`,
+    );
   }
   const home = profile.currency;
   const currency = body.currency ?? home;
   let exchangeRate = 1;
   if (currency !== home && !profile.foreignCurrencies) {
-    errors.add('currency', `This merchant's authority (${profile.name}) takes documents in ${home} only: send currency ${home}, or leave it out.`);
+    errors.add(
+      'currency',
+      `This merchant's authority (${profile.name}) takes documents in ${home} only: send currency ${home}, or leave it out.`,
+    );
   } else if (currency !== home && !ISO_CURRENCIES.has(currency)) {
-    errors.add('currency', `The currency field must be an ISO 4217 code the authority knows (${home}, USD, EUR, ZAR, …); ${currency} is not one.`);
+    errors.add(
+      'currency',
+      `The currency field must be an ISO 4217 code the authority knows (${home}, USD, EUR, ZAR, …); ${currency} is not one.`,
+    );
   } else if (currency === home) {
     if (body.exchangeRate != null && body.exchangeRate !== 1) {
-      errors.add('exchangeRate', `A ${home} document has no exchange rate: leave exchangeRate out (or send 1), or send the currency the amounts are in.`);
+      errors.add(
+        'exchangeRate',
+        `A ${home} document has no exchange rate: leave exchangeRate out (or send 1), or send the currency the amounts are in.`,
+      );
     }
   } else if (body.exchangeRate == null) {
-    errors.add('exchangeRate', `The exchangeRate field is required for a ${currency} document: send how many ${home} one ${currency} is worth (up to 4 decimals), as the VSDC files it (exchangeRt).`);
+    errors.add(
+      'exchangeRate',
+      `The exchangeRate field is required for a ${currency} document: send how many ${home} one ${currency} is worth (up to 4 decimals), as the VSDC files it (exchangeRt).`,
+    );
   } else if (checkDecimals(errors, 'exchangeRate', body.exchangeRate)) {
     if (body.exchangeRate === 1) {
-      errors.add('exchangeRate', `The exchangeRate of a ${currency} document cannot be 1 (the authority refuses it, code 910): send today's rate in ${home} per ${currency}.`);
+      errors.add(
+        'exchangeRate',
+        `The exchangeRate of a ${currency} document cannot be 1 (the authority refuses it, code 910): send today's rate in ${home} per ${currency}.`,
+      );
     } else {
       exchangeRate = body.exchangeRate;
     }
   }
   const lpoCategories = profile.taxCategories.filter((c) => c.requires === 'lpo').map((c) => c.code);
-  const hasLpoLine = body.items.some((item) => item.vatCategory !== undefined && taxCategoryOf(profile, item.vatCategory)?.requires === 'lpo');
+  const hasLpoLine = body.items.some(
+    (item) => item.vatCategory !== undefined && taxCategoryOf(profile, item.vatCategory)?.requires === 'lpo',
+  );
   const lpoNumber = body.lpoNumber ?? null;
   const lpoWords = lpoCategories.join(' or ');
   if (hasLpoLine && lpoNumber === null) {
-    errors.add('lpoNumber', `The lpoNumber field is required when a line is category ${lpoWords} (a zero-rated LPO sale): send the buyer's Local Purchase Order number.`);
+    errors.add(
+      'lpoNumber',
+      `The lpoNumber field is required when a line is category ${lpoWords} (a zero-rated LPO sale): send the buyer's Local Purchase Order number.`,
+    );
   } else if (!hasLpoLine && lpoNumber !== null) {
-    errors.add('lpoNumber', `The lpoNumber field applies only to zero-rated LPO sales: leave it out, or make the LPO lines category ${lpoWords || 'of an LPO sale'}.`);
+    errors.add(
+      'lpoNumber',
+      `The lpoNumber field applies only to zero-rated LPO sales: leave it out, or make the LPO lines category ${lpoWords || 'of an LPO sale'}.`,
+    );
   }
   return { salesType, currency, exchangeRate, lpoNumber };
 }
@@ -226,7 +290,8 @@ export function documentTermsOf(errors: FieldErrors, profile: AuthorityProfile, 
 export async function checkPrincipal(ctx: AppContext, tenantId: number, principalId: string): Promise<string> {
   const principal = await principalOf(ctx.db, tenantId, principalId);
   if (!principal) {
-    throw fieldError('principalId',
+    throw fieldError(
+      'principalId',
       `The authority lists no principal ${principalId} for this merchant: send the id of a principal you sell for (GET /api/v1/principals lists them; they are pulled from the VSDC hourly), or leave principalId out.`,
     );
   }

@@ -15,5 +15,11 @@ export function writeRequestOf(request: FastifyRequest, onBehalf?: { tenant: Ten
   const sent = request.headers['idempotency-key'];
   const idempotencyHeader = Array.isArray(sent) ? sent[0] : sent;
   if (onBehalf) return { ...onBehalf, branchHeader: undefined, idempotencyHeader };
-  return { tenant: requireTenant(request), issuer: merchantActor(request), branchHeader: sentBranchHeader(request), idempotencyHeader, training: trainingCredential(request) };
+  return {
+    tenant: requireTenant(request),
+    issuer: merchantActor(request),
+    branchHeader: sentBranchHeader(request),
+    idempotencyHeader,
+    training: trainingCredential(request),
+  };
 }

@@ -187,5 +187,9 @@ export async function bookPlainDocuments(db: Kysely<DB>, deviceId: number, limit
 }
 
 export async function markBooked(db: Kysely<DB>, deviceId: number, invoiceNo: number): Promise<void> {
-  await db.updateTable('stock_branches').set({ booked_invoice_no: invoiceNo, updated_at: sql<Date>`now()` }).where('device_id', '=', deviceId).execute();
+  await db
+    .updateTable('stock_branches')
+    .set({ booked_invoice_no: invoiceNo, updated_at: sql<Date>`now()` })
+    .where('device_id', '=', deviceId)
+    .execute();
 }

@@ -15,8 +15,16 @@ export interface ClaimedChainBranch {
 }
 
 /** Leases up to `limit` branches with unsent movements that nobody holds and whose backoff has passed. */
-export async function claimChainBranches(db: Kysely<DB>, box: SecretBox, owner: string, leaseMs: number, limit: number): Promise<ClaimedChainBranch[]> {
-  const result = await sql<{ device_id: number; tenant_id: number; retry_delay_ms: number | null } & Parameters<typeof authorityDeviceOf>[0]>`
+export async function claimChainBranches(
+  db: Kysely<DB>,
+  box: SecretBox,
+  owner: string,
+  leaseMs: number,
+  limit: number,
+): Promise<ClaimedChainBranch[]> {
+  const result = await sql<
+    { device_id: number; tenant_id: number; retry_delay_ms: number | null } & Parameters<typeof authorityDeviceOf>[0]
+  >`
     with due as (
       select b.device_id from stock_branches b
       where exists (select 1 from stock_movements m where m.device_id = b.device_id and m.state in ('pending', 'items_sent'))
@@ -111,16 +119,20 @@ export async function nextUnsent(db: Kysely<DB>, deviceId: number): Promise<Unse
 }
 
 /** What one chain call's answer does to the movement. */
-export type ChainStep =
-  | { kind: 'items_sent' }
-  | { kind: 'sent'; code: string }
-  | { kind: 'failed'; code: string; message: string };
+export type ChainStep = { kind: 'items_sent' } | { kind: 'sent'; code: string } | { kind: 'failed'; code: string; message: string };
 
 /**
  * Records a step of the movement's chain while `owner` holds the branch (false when it lost the
  * lease: nothing written), and clears the branch's backoff (the authority answered) and extends its lease.
  */
-export async function recordChainStep(db: Kysely<DB>, deviceId: number, movementId: number, owner: string, leaseMs: number, step: ChainStep): Promise<boolean> {
+export async function recordChainStep(
+  db: Kysely<DB>,
+  deviceId: number,
+  movementId: number,
+  owner: string,
+  leaseMs: number,
+  step: ChainStep,
+): Promise<boolean> {
   const changes =
     step.kind === 'items_sent'
       ? sql`state = 'items_sent'`
@@ -156,7 +168,13 @@ export async function releaseChainBranch(db: Kysely<DB>, deviceId: number, owner
 export async function deferChainBranch(db: Kysely<DB>, deviceId: number, owner: string, delayMs: number, error: string): Promise<void> {
   await db
     .updateTable('stock_branches')
-    .set({ ...released('stock_branches'), next_attempt_at: fromNow(delayMs), retry_delay_ms: delayMs, last_error: error.slice(0, 1000), updated_at: sql<Date>`now()` })
+    .set({
+      ...released('stock_branches'),
+      next_attempt_at: fromNow(delayMs),
+      retry_delay_ms: delayMs,
+      last_error: error.slice(0, 1000),
+      updated_at: sql<Date>`now()`,
+    })
     .where('device_id', '=', deviceId)
     .where(heldBy('stock_branches', owner))
     .execute();

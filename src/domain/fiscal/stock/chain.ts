@@ -5,7 +5,14 @@
 // transaction is open across a call to the authority.
 import type { AppContext } from '../../kernel/context.ts';
 import { nextBackoffMs } from '../../../platform/workers/backoff.ts';
-import { deferChainBranch, nextUnsent, recordChainStep, releaseChainBranch, type ChainStep, type ClaimedChainBranch } from './chain-store.ts';
+import {
+  deferChainBranch,
+  nextUnsent,
+  recordChainStep,
+  releaseChainBranch,
+  type ChainStep,
+  type ClaimedChainBranch,
+} from './chain-store.ts';
 
 type ChainDrain = { kind: 'done' } | { kind: 'deferred'; retryInMs: number } | { kind: 'lease_lost' } | { kind: 'stopped' };
 
@@ -47,7 +54,10 @@ export async function drainChain(ctx: AppContext, branch: ClaimedChainBranch, op
     }
     const outcome = await stock.sendLevels(branch.device, unsent.movement, { signal: options.cut });
     if (outcome.kind === 'unreachable') return defer(outcome);
-    step = outcome.kind === 'accepted' ? { kind: 'sent', code: outcome.code } : { kind: 'failed', code: outcome.code, message: `${outcome.call}: ${outcome.message}` };
+    step =
+      outcome.kind === 'accepted'
+        ? { kind: 'sent', code: outcome.code }
+        : { kind: 'failed', code: outcome.code, message: `${outcome.call}: ${outcome.message}` };
     if (!(await recordChainStep(ctx.db, branch.deviceId, unsent.id, owner, leaseMs, step))) return { kind: 'lease_lost' };
   }
 }

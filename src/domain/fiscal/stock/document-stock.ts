@@ -15,8 +15,8 @@ export const DocumentStock = Type.Object(
         'pending: its stock is not booked or its stock chain not yet accepted (retried while the VSDC does not answer); sent: saveStockItems and saveStockMaster accepted; ' +
         'failed: the authority refused the chain (resultCode, message). See docs/stock.md',
     }),
-    resultCode: Nullable(Type.String({ description: 'When failed: the authority\'s code' })),
-    message: Nullable(Type.String({ description: 'When failed: the authority\'s text' })),
+    resultCode: Nullable(Type.String({ description: "When failed: the authority's code" })),
+    message: Nullable(Type.String({ description: "When failed: the authority's text" })),
   },
   { description: 'The stock chain that follows the document (GET /api/v1/stock/movements lists every movement)' },
 );
@@ -38,13 +38,25 @@ interface DocumentForStock {
  * exist yet): pending when it may move stock. With what the database says (stockOfDocuments):
  * its movement's state, or not_applicable once its branch was booked past it without one.
  */
-export function documentStock(doc: DocumentForStock, itemCodes: ReadonlyArray<string | null>, known?: DocumentStockRow): DocumentStockResource {
+export function documentStock(
+  doc: DocumentForStock,
+  itemCodes: ReadonlyArray<string | null>,
+  known?: DocumentStockRow,
+): DocumentStockResource {
   if (known?.state) {
     if (known.state === 'sent') return { state: 'sent', resultCode: known.result_code, message: null };
     if (known.state === 'failed') return { state: 'failed', resultCode: known.result_code, message: known.result_message };
     return PENDING;
   }
-  if (doc.type === 'debit_note' || doc.sales_type !== 'normal' || doc.status === 'failed' || doc.status === 'resolved' || !itemCodes.some((code) => code !== null)) return NOT_APPLICABLE;
-  if (known && (!known.stock_tracking || (known.booked_invoice_no !== null && known.booked_invoice_no >= Number(doc.invoice_no)))) return NOT_APPLICABLE;
+  if (
+    doc.type === 'debit_note' ||
+    doc.sales_type !== 'normal' ||
+    doc.status === 'failed' ||
+    doc.status === 'resolved' ||
+    !itemCodes.some((code) => code !== null)
+  )
+    return NOT_APPLICABLE;
+  if (known && (!known.stock_tracking || (known.booked_invoice_no !== null && known.booked_invoice_no >= Number(doc.invoice_no))))
+    return NOT_APPLICABLE;
   return PENDING;
 }

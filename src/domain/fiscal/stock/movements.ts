@@ -49,7 +49,12 @@ interface GoodsItem {
  * `codes`, the goods items the authority registered (an item it never accepted would only be
  * refused in the chain; a service carries no stock).
  */
-async function trackedGoods(db: Kysely<DB>, tenantId: number, deviceId: number, codes: string[]): Promise<{ tracking: boolean; rates: Map<string, number>; items: Map<string, GoodsItem> }> {
+async function trackedGoods(
+  db: Kysely<DB>,
+  tenantId: number,
+  deviceId: number,
+  codes: string[],
+): Promise<{ tracking: boolean; rates: Map<string, number>; items: Map<string, GoodsItem> }> {
   const rows = await db
     .selectFrom('tenants as t')
     .innerJoin('devices as d', 'd.tenant_id', 't.id')
@@ -67,7 +72,8 @@ async function trackedGoods(db: Kysely<DB>, tenantId: number, deviceId: number, 
   const first = rows[0];
   if (!first) return { tracking: false, rates: new Map(), items: new Map() };
   const items = new Map<string, GoodsItem>();
-  for (const r of rows) if (r.item_code !== null && r.vat_category !== null) items.set(r.item_code, { item_code: r.item_code, vat_category: r.vat_category });
+  for (const r of rows)
+    if (r.item_code !== null && r.vat_category !== null) items.set(r.item_code, { item_code: r.item_code, vat_category: r.vat_category });
   const rates = new Map(authorityProfile(profileOf(first.authority, first.protocol)).taxCategories.map((c) => [c.code, c.rate]));
   return { tracking: first.stock_tracking, rates, items };
 }
@@ -114,11 +120,27 @@ export async function recordStockMovement(db: Kysely<DB>, request: StockMovement
 
   // Each line's remaining: the final level, less what later lines of the same item moved.
   const after = new Map([...remaining].map(([code, q]) => [code, new Money(q)]));
-  const stored = new Array<{ seq: number; item_code: string; quantity: string; unit_price: string; taxable: string; tax: string; total: string; remaining: string }>(lines.length);
+  const stored = new Array<{
+    seq: number;
+    item_code: string;
+    quantity: string;
+    unit_price: string;
+    taxable: string;
+    tax: string;
+    total: string;
+    remaining: string;
+  }>(lines.length);
   for (let i = lines.length - 1; i >= 0; i--) {
     const l = lines[i]!;
     const level = after.get(l.itemCode)!;
-    stored[i] = { seq: i + 1, item_code: l.itemCode, quantity: l.quantity.toString(), unit_price: l.unitPrice.toString(), ...lineAmounts(l.quantity, l.unitPrice, rates.get(items.get(l.itemCode)!.vat_category) ?? 0), remaining: level.toString() };
+    stored[i] = {
+      seq: i + 1,
+      item_code: l.itemCode,
+      quantity: l.quantity.toString(),
+      unit_price: l.unitPrice.toString(),
+      ...lineAmounts(l.quantity, l.unitPrice, rates.get(items.get(l.itemCode)!.vat_category) ?? 0),
+      remaining: level.toString(),
+    };
     after.set(l.itemCode, level.minus(l.quantity.times(sign)));
   }
   const sum = (field: 'taxable' | 'tax' | 'total') => stored.reduce((s, l) => s.plus(l[field]), new Money(0)).toFixed(2);

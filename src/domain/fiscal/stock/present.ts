@@ -23,7 +23,12 @@ export function presentMovement(row: MovementRow, lines: MovementLineRow[]): Sto
     direction: isIncoming(row.sar_type_code) ? 'in' : 'out',
     source: { kind: row.source_kind, id: row.source_kind === 'adjustment' ? null : Number(row.source_id) },
     remark: row.remark,
-    items: lines.map((l) => ({ itemCode: l.item_code, quantity: Number(l.quantity), unitPrice: Number(l.unit_price), remaining: Number(l.remaining) })),
+    items: lines.map((l) => ({
+      itemCode: l.item_code,
+      quantity: Number(l.quantity),
+      unitPrice: Number(l.unit_price),
+      remaining: Number(l.remaining),
+    })),
     chain: { state: row.state, resultCode: row.result_code, message: row.result_message, sentAt: iso(row.sent_at) },
     createdAt: row.created_at.toISOString(),
   };

@@ -24,7 +24,8 @@ export const ListLevelsQuery = Type.Object({
     Type.Array(ItemCodeFilter, {
       minItems: 1,
       maxItems: MAX_LEVEL_ITEM_CODES,
-      description: 'Only these items (their authority item codes): `?itemCode=A`, or repeated for up to 20 (a page of items) in one request, `?itemCode=A&itemCode=B`',
+      description:
+        'Only these items (their authority item codes): `?itemCode=A`, or repeated for up to 20 (a page of items) in one request, `?itemCode=A&itemCode=B`',
     }),
   ),
 });
@@ -44,21 +45,33 @@ export const CreateAdjustmentBody = withExample(
     {
       movementType: Type.Enum(ADJUSTMENT_TYPES, {
         description:
-          'The authority\'s stock movement type (code class 12). In: 01 import, 02 purchase, 04 stock movement (e.g. from another branch), 05 processing, 06 adjustment (opening stock, a count that found more). ' +
+          "The authority's stock movement type (code class 12). In: 01 import, 02 purchase, 04 stock movement (e.g. from another branch), 05 processing, 06 adjustment (opening stock, a count that found more). " +
           'Out: 12 return to the supplier, 13 stock movement, 14 processing, 15 discarding (losses, breakage, expiry), 16 adjustment. 11 (sale) and 03 (return) come from your sales and credit notes',
       }),
       items: Type.Array(
         Type.Object(
           {
             itemCode: Type.String({ pattern: ITEM_CODE_PATTERN, description: 'One of your registered goods items (type 1 or 2)' }),
-            quantity: Type.Number({ exclusiveMinimum: 0, maximum: MAX_STOCK_QUANTITY, description: 'How much moves, always positive (movementType says the direction); up to 4 decimals' }),
-            unitPrice: Type.Optional(Type.Number({ minimum: 0, maximum: 10_000_000_000, description: 'Value per unit, VAT inclusive, up to 4 decimals; default: the item\'s defaultPrice' })),
+            quantity: Type.Number({
+              exclusiveMinimum: 0,
+              maximum: MAX_STOCK_QUANTITY,
+              description: 'How much moves, always positive (movementType says the direction); up to 4 decimals',
+            }),
+            unitPrice: Type.Optional(
+              Type.Number({
+                minimum: 0,
+                maximum: 10_000_000_000,
+                description: "Value per unit, VAT inclusive, up to 4 decimals; default: the item's defaultPrice",
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
         { minItems: 1, maxItems: MAX_ADJUSTMENT_LINES, description: 'Each item at most once' },
       ),
-      remark: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 400, description: 'Sent to the authority with the movement' }))),
+      remark: Type.Optional(
+        Nullable(Type.String({ minLength: 1, maxLength: 400, description: 'Sent to the authority with the movement' })),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -69,7 +82,12 @@ export type CreateAdjustmentBody = Static<typeof CreateAdjustmentBody>;
 
 export const StockSettingsBody = withExample(
   Type.Object(
-    { stockTracking: Type.Boolean({ description: 'false: the gateway keeps no stock and sends no stock chain for your documents; stock writes are refused (409 stock_tracking_off)' }) },
+    {
+      stockTracking: Type.Boolean({
+        description:
+          'false: the gateway keeps no stock and sends no stock chain for your documents; stock writes are refused (409 stock_tracking_off)',
+      }),
+    },
     { additionalProperties: false },
   ),
   { stockTracking: true },
@@ -91,7 +109,7 @@ export type StockLevelResource = Static<typeof StockLevel>;
 export const StockMovement = Type.Object({
   id: Type.Integer(),
   branch: Type.String(),
-  sarNo: Type.Integer({ description: 'The branch\'s own stock-movement number, in the order movements are sent' }),
+  sarNo: Type.Integer({ description: "The branch's own stock-movement number, in the order movements are sent" }),
   movementType: Type.String({ description: 'Code class 12 (sarTyCd)' }),
   direction: literals(['in', 'out']),
   source: Type.Object({
@@ -109,7 +127,8 @@ export const StockMovement = Type.Object({
   ),
   chain: Type.Object({
     state: Type.Enum(CHAIN_STATES, {
-      description: 'pending (nothing accepted yet; retried while the VSDC does not answer), items_sent (saveStockItems accepted, saveStockMaster to follow), sent, failed (refused; the branch goes on)',
+      description:
+        'pending (nothing accepted yet; retried while the VSDC does not answer), items_sent (saveStockItems accepted, saveStockMaster to follow), sent, failed (refused; the branch goes on)',
     }),
     resultCode: Nullable(Type.String()),
     message: Nullable(Type.String()),

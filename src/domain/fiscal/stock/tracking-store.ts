@@ -8,5 +8,9 @@ export async function stockTrackingOf(db: Kysely<DB>, tenantId: number): Promise
 }
 
 export async function setStockTracking(db: Kysely<DB>, tenantId: number, on: boolean): Promise<void> {
-  await db.updateTable('tenants').set({ stock_tracking: on, updated_at: sql<Date>`now()` }).where('id', '=', tenantId).execute();
+  await db
+    .updateTable('tenants')
+    .set({ stock_tracking: on, updated_at: sql<Date>`now()` })
+    .where('id', '=', tenantId)
+    .execute();
 }

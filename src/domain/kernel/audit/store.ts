@@ -5,10 +5,18 @@ import type { AuditLogTable } from '../../../platform/db/tables/foundation.ts';
 import type { AuditAction } from './actions.ts';
 import { offsetOf, pageOf, PER_PAGE, type Page } from '../../../platform/http/pagination.ts';
 
-export type Actor = { type: 'partner_key'; keyId: number; partnerId: number } | { type: 'admin' } | { type: 'cli' } | { type: 'till_login'; loginId: number } | { type: 'tenant_token'; tokenId: number } | { type: 'user'; userId: number } | { type: 'anonymous' };
+export type Actor =
+  | { type: 'partner_key'; keyId: number; partnerId: number }
+  | { type: 'admin' }
+  | { type: 'cli' }
+  | { type: 'till_login'; loginId: number }
+  | { type: 'tenant_token'; tokenId: number }
+  | { type: 'user'; userId: number }
+  | { type: 'anonymous' };
 
 /** Who acts, as the merchant and partner surfaces name it: a tenant token, a user (the console), a partner key. */
-export type Party = { type: 'tenant_token'; id: number } | { type: 'user'; id: number } | { type: 'partner_key'; id: number; partnerId: number };
+export type Party =
+  { type: 'tenant_token'; id: number } | { type: 'user'; id: number } | { type: 'partner_key'; id: number; partnerId: number };
 
 /**
  * Who issued a document: a party, or a till on the legacy surface — the till login whose getactive
@@ -35,7 +43,16 @@ interface AuditEntry {
 /** Records who did what, when; call it in the same transaction as the change it describes. */
 export async function recordAudit(db: Kysely<DB>, entry: AuditEntry): Promise<void> {
   const actor = entry.actor;
-  const actorId = actor.type === 'partner_key' ? String(actor.keyId) : actor.type === 'till_login' ? String(actor.loginId) : actor.type === 'tenant_token' ? String(actor.tokenId) : actor.type === 'user' ? String(actor.userId) : null;
+  const actorId =
+    actor.type === 'partner_key'
+      ? String(actor.keyId)
+      : actor.type === 'till_login'
+        ? String(actor.loginId)
+        : actor.type === 'tenant_token'
+          ? String(actor.tokenId)
+          : actor.type === 'user'
+            ? String(actor.userId)
+            : null;
   const partnerId = entry.partnerId ?? (entry.actor.type === 'partner_key' ? entry.actor.partnerId : null);
   await db
     .insertInto('audit_log')

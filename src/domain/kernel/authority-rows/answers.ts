@@ -26,13 +26,21 @@ export function sentOutcomeOf(config: Pick<Config, 'filingRetryMs'>, outcome: Se
     case 'rejected':
       return { kind: 'refused', code: outcome.code, message: outcome.message };
     case 'unreachable':
-      return { kind: 'unreachable', detail: `${outcome.reason}: ${outcome.detail}`, retryInMs: backoffMs(config.filingRetryMs, retryAttempts + 1) };
+      return {
+        kind: 'unreachable',
+        detail: `${outcome.reason}: ${outcome.detail}`,
+        retryInMs: backoffMs(config.filingRetryMs, retryAttempts + 1),
+      };
   }
 }
 
 /** The retry columns (RetryColumns) after the VSDC did not answer: one more unreachable attempt, the next one `retryInMs` from now. */
 export function unansweredColumns(unreachable: { detail: string; retryInMs: number }) {
-  return { retry_attempts: sql<number>`retry_attempts + 1`, next_attempt_at: fromNow(unreachable.retryInMs), last_unreachable: unreachable.detail.slice(0, 1000) };
+  return {
+    retry_attempts: sql<number>`retry_attempts + 1`,
+    next_attempt_at: fromNow(unreachable.retryInMs),
+    last_unreachable: unreachable.detail.slice(0, 1000),
+  };
 }
 
 /** The retry columns after an answer (or a change that starts the row afresh): no unreachable attempts. */
@@ -77,11 +85,23 @@ export function revisionedAnswerColumns(revision: number, outcome: VsdcSendOutco
 export function answerFilingColumns(outcome: VsdcSendOutcome) {
   switch (outcome.kind) {
     case 'accepted':
-      return { filing_state: 'accepted' as const, filing_code: outcome.code, filing_message: null, filed_at: sql<Date>`now()`, next_attempt_at: null, ...ANSWERED_COLUMNS };
+      return {
+        filing_state: 'accepted' as const,
+        filing_code: outcome.code,
+        filing_message: null,
+        filed_at: sql<Date>`now()`,
+        next_attempt_at: null,
+        ...ANSWERED_COLUMNS,
+      };
     case 'refused':
-      return { filing_state: 'failed' as const, filing_code: outcome.code, filing_message: outcome.message, next_attempt_at: null, ...ANSWERED_COLUMNS };
+      return {
+        filing_state: 'failed' as const,
+        filing_code: outcome.code,
+        filing_message: outcome.message,
+        next_attempt_at: null,
+        ...ANSWERED_COLUMNS,
+      };
     case 'unreachable':
       return unansweredColumns(outcome);
   }
 }
-

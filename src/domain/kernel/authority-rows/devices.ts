@@ -43,7 +43,10 @@ export function deviceSecrets(box: SecretBox, row: SealedDeviceColumns): DeviceS
   const id = Number(row.device_key_id);
   return {
     unitKey: row.device_unit_key_sealed === null ? null : box.open(row.device_unit_key_sealed, unitKeyAad(id)),
-    apiCredential: row.device_api_credential_sealed === null ? null : (JSON.parse(box.open(row.device_api_credential_sealed, apiCredentialAad(id))) as DeviceApiCredential),
+    apiCredential:
+      row.device_api_credential_sealed === null
+        ? null
+        : (JSON.parse(box.open(row.device_api_credential_sealed, apiCredentialAad(id))) as DeviceApiCredential),
     production: row.device_production,
   };
 }
@@ -69,8 +72,17 @@ export function authorityDeviceColumns(device: string, tenant: string): RawBuild
 
 /** AuthorityDeviceColumns as a query builder's select-list, over `devices as d` joined to `tenants as t`. */
 export const AUTHORITY_DEVICE_SELECT = [
-  'd.vsdc_base_url', 'd.branch', 't.tpin as tenant_tpin', 't.authority as tenant_authority', 'd.protocol as device_protocol', 'd.sdc_id as device_sdc_id', 'd.mrc_no as device_mrc_no',
-  'd.id as device_key_id', 'd.unit_key_sealed as device_unit_key_sealed', 'd.api_credential_sealed as device_api_credential_sealed', 'd.production as device_production',
+  'd.vsdc_base_url',
+  'd.branch',
+  't.tpin as tenant_tpin',
+  't.authority as tenant_authority',
+  'd.protocol as device_protocol',
+  'd.sdc_id as device_sdc_id',
+  'd.mrc_no as device_mrc_no',
+  'd.id as device_key_id',
+  'd.unit_key_sealed as device_unit_key_sealed',
+  'd.api_credential_sealed as device_api_credential_sealed',
+  'd.production as device_production',
 ] as const;
 
 /** The rows of `from` (a CTE of a table with `device_id` and `tenant_id`) with their AuthorityDeviceColumns. */

@@ -11,7 +11,8 @@ const BranchRegistrationState = literals(['pending', 'registered', 'failed'], { 
 export const UserVsdcRegistration = Type.Object(
   {
     state: literals(['registered', 'pending', 'failed', 'none'], {
-      description: 'Over its branches: `failed` if one failed, else `pending` if one waits, else `registered`; `none` while the merchant has no initialised branch',
+      description:
+        'Over its branches: `failed` if one failed, else `pending` if one waits, else `registered`; `none` while the merchant has no initialised branch',
     }),
     branches: Type.Array(
       Type.Object({
@@ -29,7 +30,9 @@ export type UserVsdcRegistration = Static<typeof UserVsdcRegistration>;
 /** A till login's registration with the VSDC of its branch. */
 export const TillLoginVsdcRegistration = Type.Object(
   {
-    state: literals(['registered', 'pending', 'failed', 'none'], { description: `${STATE_TEXT}; \`none\`: its branch is not initialised yet (registered when it is)` }),
+    state: literals(['registered', 'pending', 'failed', 'none'], {
+      description: `${STATE_TEXT}; \`none\`: its branch is not initialised yet (registered when it is)`,
+    }),
     resultCode: Nullable(Type.String({ description: "The authority's result code of the last answer" })),
     message: Nullable(Type.String({ description: "The authority's message when it refused" })),
   },

@@ -10,7 +10,9 @@ export const BRANCH_USER_BATCH = 20;
 
 /** One attempt to file a leased row; records the answer. */
 async function sendBranchUser(ctx: AppContext, row: ClaimedBranchUser): Promise<void> {
-  const outcome = await ctx.authorities.of(row.device.profile).branchUsers.register(row.device, { id: row.userId, name: row.userName, active: row.useYn === 'Y' });
+  const outcome = await ctx.authorities
+    .of(row.device.profile)
+    .branchUsers.register(row.device, { id: row.userId, name: row.userName, active: row.useYn === 'Y' });
   await recordBranchUserOutcome(ctx.db, row.id, row.revision, sentOutcomeOf(ctx.config, outcome, row.retryAttempts));
 }
 

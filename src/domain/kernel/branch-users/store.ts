@@ -151,11 +151,27 @@ function registrations(db: Kysely<DB>) {
     .orderBy('d.branch');
 }
 
-function bySubject(rows: Array<{ user_id: number | null; till_login_id: number | null; branch: string; state: BranchUserState; result_code: string | null; result_message: string | null }>, key: 'user_id' | 'till_login_id') {
+function bySubject(
+  rows: Array<{
+    user_id: number | null;
+    till_login_id: number | null;
+    branch: string;
+    state: BranchUserState;
+    result_code: string | null;
+    result_message: string | null;
+  }>,
+  key: 'user_id' | 'till_login_id',
+) {
   const map = new Map<number, BranchRegistration[]>();
   for (const row of rows) {
     const subjectId = Number(row[key]);
-    const entry: BranchRegistration = { subjectId, branch: row.branch, state: row.state, resultCode: row.result_code, message: row.result_message };
+    const entry: BranchRegistration = {
+      subjectId,
+      branch: row.branch,
+      state: row.state,
+      resultCode: row.result_code,
+      message: row.result_message,
+    };
     const list = map.get(subjectId);
     if (list) list.push(entry);
     else map.set(subjectId, [entry]);
@@ -164,14 +180,22 @@ function bySubject(rows: Array<{ user_id: number | null; till_login_id: number |
 }
 
 /** The registrations of these console users (of `tenantId`), by user id, each in branch order. */
-export async function registrationsOfUsers(db: Kysely<DB>, tenantId: number, userIds: number[]): Promise<Map<number, BranchRegistration[]>> {
+export async function registrationsOfUsers(
+  db: Kysely<DB>,
+  tenantId: number,
+  userIds: number[],
+): Promise<Map<number, BranchRegistration[]>> {
   if (userIds.length === 0) return new Map();
   const rows = await registrations(db).where('b.tenant_id', '=', tenantId).where('b.user_id', 'in', userIds).execute();
   return bySubject(rows, 'user_id');
 }
 
 /** The registrations of these till logins (of `tenantId`), by login id (one branch each). */
-export async function registrationsOfTillLogins(db: Kysely<DB>, tenantId: number, loginIds: number[]): Promise<Map<number, BranchRegistration[]>> {
+export async function registrationsOfTillLogins(
+  db: Kysely<DB>,
+  tenantId: number,
+  loginIds: number[],
+): Promise<Map<number, BranchRegistration[]>> {
   if (loginIds.length === 0) return new Map();
   const rows = await registrations(db).where('b.tenant_id', '=', tenantId).where('b.till_login_id', 'in', loginIds).execute();
   return bySubject(rows, 'till_login_id');

@@ -16,9 +16,18 @@ async function ensureFetched(ctx: AppContext, authority: string): Promise<void> 
   await classificationCatalogue(ctx).unknownCodes(authority, []);
 }
 
-export async function listItemClassesPage(ctx: AppContext, authority: string, query: ListItemClassesQuery): Promise<Page<ItemClassResource>> {
+export async function listItemClassesPage(
+  ctx: AppContext,
+  authority: string,
+  query: ListItemClassesQuery,
+): Promise<Page<ItemClassResource>> {
   await ensureFetched(ctx, authority);
-  const { rows, total } = await searchItemClasses(ctx.db, authority, { codePrefix: query.code, name: query.name?.trim() || undefined }, query.page);
+  const { rows, total } = await searchItemClasses(
+    ctx.db,
+    authority,
+    { codePrefix: query.code, name: query.name?.trim() || undefined },
+    query.page,
+  );
   return pageOf(rows.map(presentItemClass), total, query.page);
 }
 
@@ -27,7 +36,8 @@ interface CatalogueDownload {
   gzippedCsv: Buffer;
 }
 
-const etagOf = (authority: string, entries: number, lastStoredAt: Date | null) => `"item-classes-${authority}-${entries}-${lastStoredAt?.getTime() ?? 0}"`;
+const etagOf = (authority: string, entries: number, lastStoredAt: Date | null) =>
+  `"item-classes-${authority}-${entries}-${lastStoredAt?.getTime() ?? 0}"`;
 
 /** The authority's current ETag, without building the file (enough to answer a conditional request). */
 export async function catalogueEtag(ctx: AppContext, authority: string): Promise<string> {

@@ -2,7 +2,6 @@ import { Type, type Static } from 'typebox';
 import { Nullable, literals } from '../../../platform/http/schema-helpers.ts';
 import { DEFAULT_AUTHORITY, MERCHANT_AUTHORITIES } from '../devices/authorities.ts';
 
-
 export const ListItemClassesQuery = Type.Object({
   page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1; 20 items a page.' }),
   code: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z]{1,20}$', description: 'Codes starting with this, e.g. 5022' })),
@@ -29,7 +28,12 @@ export const DownloadItemClassesQuery = Type.Object({
 export type DownloadItemClassesQuery = Static<typeof DownloadItemClassesQuery>;
 
 export const ListCodesQuery = Type.Object({
-  class: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z]{1,5}$', description: 'Only this code class (cdCls), e.g. 07 payment types, 10 quantity units, 17 packaging units' })),
+  class: Type.Optional(
+    Type.String({
+      pattern: '^[0-9A-Za-z]{1,5}$',
+      description: 'Only this code class (cdCls), e.g. 07 payment types, 10 quantity units, 17 packaging units',
+    }),
+  ),
 });
 export type ListCodesQuery = Static<typeof ListCodesQuery>;
 
@@ -42,9 +46,11 @@ export const CodeClass = Type.Object({
       name: Type.String({ description: 'cdNm' }),
       description: Nullable(Type.String()),
       inUse: Type.Boolean({ description: 'False: the authority withdrew the code (or its class)' }),
-      rate: Nullable(Type.Number({ description: 'A tax type\'s rate in percent, where the authority\'s table publishes one (KRA: class 04); else null' })),
+      rate: Nullable(
+        Type.Number({ description: "A tax type's rate in percent, where the authority's table publishes one (KRA: class 04); else null" }),
+      ),
     }),
-    { description: 'In the authority\'s order' },
+    { description: "In the authority's order" },
   ),
 });
 export type CodeClassResource = Static<typeof CodeClass>;

@@ -4,7 +4,17 @@
 import type { AuthorityDevice } from '../../../authorities/port/index.ts';
 import type { AppContext, ContextMember } from '../context.ts';
 import { ApiError } from '../../../platform/errors/errors.ts';
-import { claimSync, codesInUse, publishedRates, recordSyncFailure, saveCodes, saveSync, syncableAuthorities, syncDevices, type ItemClassRecord } from './store.ts';
+import {
+  claimSync,
+  codesInUse,
+  publishedRates,
+  recordSyncFailure,
+  saveCodes,
+  saveSync,
+  syncableAuthorities,
+  syncDevices,
+  type ItemClassRecord,
+} from './store.ts';
 
 const SYNC_LEASE_MS = 120_000;
 
@@ -26,7 +36,14 @@ async function syncCodes(ctx: AppContext, authority: string, device: AuthorityDe
   } else if (outcome.kind === 'empty') {
     await saveCodes(ctx.db, authority, [], outcome.cursor);
   } else {
-    ctx.log.warn({ authority, vsdc: device.baseUrl, outcome: outcome.kind === 'rejected' ? `${outcome.code} ${outcome.message}` : `${outcome.reason} ${outcome.detail}` }, 'code tables not synced');
+    ctx.log.warn(
+      {
+        authority,
+        vsdc: device.baseUrl,
+        outcome: outcome.kind === 'rejected' ? `${outcome.code} ${outcome.message}` : `${outcome.reason} ${outcome.detail}`,
+      },
+      'code tables not synced',
+    );
   }
 }
 
@@ -157,7 +174,11 @@ class AuthorityCatalogue {
   async unknownCodes(codes: Iterable<string>): Promise<string[]> {
     const unknown = await this.uncheckedOrUnknown(codes, { fill: 'always' });
     if (unknown === null) {
-      throw new ApiError('catalogue_unavailable', `The classification catalogue of the authority ${this.authority} has not been fetched yet and none of its devices answers now; nothing was stored. Retry shortly.`, { 'retry-after': '30' });
+      throw new ApiError(
+        'catalogue_unavailable',
+        `The classification catalogue of the authority ${this.authority} has not been fetched yet and none of its devices answers now; nothing was stored. Retry shortly.`,
+        { 'retry-after': '30' },
+      );
     }
     return unknown;
   }
@@ -207,7 +228,11 @@ class ClassificationCatalogue {
   }
 
   /** See AuthorityCatalogue.uncheckedOrUnknown: of the catalogue of `authority`. */
-  uncheckedOrUnknown(authority: string, codes: Iterable<string>, options: { fill: 'always' | 'unless-failed' | 'never' }): Promise<string[] | null> {
+  uncheckedOrUnknown(
+    authority: string,
+    codes: Iterable<string>,
+    options: { fill: 'always' | 'unless-failed' | 'never' },
+  ): Promise<string[] | null> {
     return this.of(authority).uncheckedOrUnknown(codes, options);
   }
 

@@ -64,7 +64,9 @@ export async function claimSync(db: Kysely<DB>, authority: string, leaseMs: numb
       sql<boolean>`not exists (select 1 from authority_codes where authority = ${authority})`.as('codes_empty'),
     ])
     .executeTakeFirst();
-  return row ? { lastReqDt: row.last_req_dt, empty: row.empty, codesLastReqDt: row.codes_last_req_dt, codesEmpty: row.codes_empty } : undefined;
+  return row
+    ? { lastReqDt: row.last_req_dt, empty: row.empty, codesLastReqDt: row.codes_last_req_dt, codesEmpty: row.codes_empty }
+    : undefined;
 }
 
 interface SyncClaim {
@@ -84,7 +86,13 @@ export async function saveCodes(db: Kysely<DB>, authority: string, codes: Author
     if (codes.length > 0) {
       const rows = JSON.stringify(
         codes.map((c) => ({
-          class_code: c.classCode, class_name: c.className, code: c.code, name: c.name, description: c.description, in_use: c.inUse, sort_order: c.sortOrder,
+          class_code: c.classCode,
+          class_name: c.className,
+          code: c.code,
+          name: c.name,
+          description: c.description,
+          in_use: c.inUse,
+          sort_order: c.sortOrder,
           rate: c.rate ?? null,
         })),
       );
@@ -112,7 +120,13 @@ export async function listCodes(db: Kysely<DB>, authority: string, classCode: st
   if (classCode !== undefined) query = query.where('class_code', '=', classCode);
   const rows = await query.execute();
   return rows.map((r) => ({
-    classCode: r.class_code, className: r.class_name, code: r.code, name: r.name, description: r.description, inUse: r.in_use, sortOrder: r.sort_order,
+    classCode: r.class_code,
+    className: r.class_name,
+    code: r.code,
+    name: r.name,
+    description: r.description,
+    inUse: r.in_use,
+    sortOrder: r.sort_order,
     rate: r.rate === null ? null : Number(r.rate),
   }));
 }
@@ -122,7 +136,14 @@ export async function saveSync(db: Kysely<DB>, authority: string, classes: ItemC
   await db.transaction().execute(async (trx) => {
     if (classes.length > 0) {
       const rows = JSON.stringify(
-        classes.map((c) => ({ code: c.code, name: c.name, level: c.level, tax_type: c.taxType, major_target: c.majorTarget, in_use: c.inUse })),
+        classes.map((c) => ({
+          code: c.code,
+          name: c.name,
+          level: c.level,
+          tax_type: c.taxType,
+          major_target: c.majorTarget,
+          in_use: c.inUse,
+        })),
       );
       await sql`
         insert into item_classes (authority, code, name, level, tax_type, major_target, in_use, synced_at)
@@ -141,7 +162,11 @@ export async function saveSync(db: Kysely<DB>, authority: string, classes: ItemC
 }
 
 export async function recordSyncFailure(db: Kysely<DB>, authority: string, error: string): Promise<void> {
-  await db.updateTable('catalogue_sync').set({ last_error: error.slice(0, 1000), ...released('catalogue_sync') }).where('authority', '=', authority).execute();
+  await db
+    .updateTable('catalogue_sync')
+    .set({ last_error: error.slice(0, 1000), ...released('catalogue_sync') })
+    .where('authority', '=', authority)
+    .execute();
 }
 
 /** The tax rates the authority's code tables publish (only its tax types carry a `rate`), by tax type code. */

@@ -37,40 +37,51 @@ export function deviceRoutes(ctx: AppContext, surface: DeviceSurface): FastifyPl
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     const { db } = ctx;
 
-    app.post(`${surface.path}/initialize`, {
-      config: { auth: surface.auth, errors: ['device_not_found', 'initialization_failed', 'vsdc_unreachable'] },
-      schema: {
-        operationId: surface.operationIds.initialize,
-        tags: surface.tags,
-        summary: 'Initialise a device: the handshake with the authority',
-        description: 'No request body. Safe to repeat: an initialised device is returned unchanged; 503 when the VSDC is unreachable.',
-        params: surface.params,
-        response: { 200: data(Device) },
+    app.post(
+      `${surface.path}/initialize`,
+      {
+        config: { auth: surface.auth, errors: ['device_not_found', 'initialization_failed', 'vsdc_unreachable'] },
+        schema: {
+          operationId: surface.operationIds.initialize,
+          tags: surface.tags,
+          summary: 'Initialise a device: the handshake with the authority',
+          description: 'No request body. Safe to repeat: an initialised device is returned unchanged; 503 when the VSDC is unreachable.',
+          params: surface.params,
+          response: { 200: data(Device) },
+        },
       },
-    }, async (request) => {
-      const tenant = requireActedTenant(request);
-      return {
-        data: await initializeDevice(db, surface.actorOf(request), tenant, request.params.branch, authorityHandshake(ctx), {
-          afterInitialized: () => learnBranchesAtInitialisation(ctx, tenant.id),
-          surface: surface.name,
-        }),
-      };
-    });
+      async (request) => {
+        const tenant = requireActedTenant(request);
+        return {
+          data: await initializeDevice(db, surface.actorOf(request), tenant, request.params.branch, authorityHandshake(ctx), {
+            afterInitialized: () => learnBranchesAtInitialisation(ctx, tenant.id),
+            surface: surface.name,
+          }),
+        };
+      },
+    );
 
-    app.patch(surface.path, {
-      config: { auth: surface.auth, errors: ['device_not_found', 'device_initialized', 'device_in_use'] },
-      schema: {
-        operationId: surface.operationIds.update,
-        tags: surface.tags,
-        summary: 'Correct a device (serial, address, last number before initialisation; API credential, production mark at any time)',
-        description: '`vsdcBaseUrl`, `deviceSerial` and `lastInvoiceNo` only before initialisation: for an initialised device they are 409 `device_initialized`; the next initialisation uses the corrected address. `apiCredential` (null removes it; sealed, never shown back) and `production` at any time.',
-        params: surface.params,
-        body: UpdateDeviceBody,
-        response: { 200: data(Device) },
+    app.patch(
+      surface.path,
+      {
+        config: { auth: surface.auth, errors: ['device_not_found', 'device_initialized', 'device_in_use'] },
+        schema: {
+          operationId: surface.operationIds.update,
+          tags: surface.tags,
+          summary: 'Correct a device (serial, address, last number before initialisation; API credential, production mark at any time)',
+          description:
+            '`vsdcBaseUrl`, `deviceSerial` and `lastInvoiceNo` only before initialisation: for an initialised device they are 409 `device_initialized`; the next initialisation uses the corrected address. `apiCredential` (null removes it; sealed, never shown back) and `production` at any time.',
+          params: surface.params,
+          body: UpdateDeviceBody,
+          response: { 200: data(Device) },
+        },
       },
-    }, async (request) => {
-      const tenant = requireActedTenant(request);
-      return { data: await updateDevice(db, surface.actorOf(request), tenant, request.params.branch, request.body, surface.name, ctx.secretBox) };
-    });
+      async (request) => {
+        const tenant = requireActedTenant(request);
+        return {
+          data: await updateDevice(db, surface.actorOf(request), tenant, request.params.branch, request.body, surface.name, ctx.secretBox),
+        };
+      },
+    );
   };
 }

@@ -34,10 +34,18 @@ function anyOf(patterns: readonly string[]): string {
 }
 
 /** The branch forms in words, for descriptions: `ZRA: 3 digits (000 headquarters)`. */
-export const BRANCH_FORMS = [...new Map(PROFILES.map((p) => [p.authority, `${p.authority.toUpperCase()}: ${p.branch.words} (${p.branch.headquarters} the headquarters)`])).values()].join('; ');
+export const BRANCH_FORMS = [
+  ...new Map(
+    PROFILES.map((p) => [p.authority, `${p.authority.toUpperCase()}: ${p.branch.words} (${p.branch.headquarters} the headquarters)`]),
+  ).values(),
+].join('; ');
 
 /** The taxpayer id forms in words, for descriptions. */
-export const TAXPAYER_ID_FORMS = [...new Map(PROFILES.map((p) => [p.authority, `${p.authority.toUpperCase()}: ${p.taxpayerId.words}, e.g. ${p.taxpayerId.example}`])).values()].join('; ');
+export const TAXPAYER_ID_FORMS = [
+  ...new Map(
+    PROFILES.map((p) => [p.authority, `${p.authority.toUpperCase()}: ${p.taxpayerId.words}, e.g. ${p.taxpayerId.example}`]),
+  ).values(),
+].join('; ');
 
 /** `a, b or c`. */
 export function oneOf(values: readonly string[]): string {
@@ -59,10 +67,16 @@ export function branchProblem(field: string, authority: string, value: string): 
 }
 
 /** A counterparty's taxpayer id (a customer's, a supplier's) in the merchant's authority's form: the sales' sentence. */
-export function checkCounterpartyTaxpayerId(errors: { add(field: string, message: string): void }, field: string, authority: string, value: unknown): void {
+export function checkCounterpartyTaxpayerId(
+  errors: { add(field: string, message: string): void },
+  field: string,
+  authority: string,
+  value: unknown,
+): void {
   if (typeof value !== 'string' || !knowsAuthority(authority)) return;
   const { taxpayerId } = merchantProfile(authority);
-  if (!taxpayerId.pattern.test(value)) errors.add(field, `The ${field} field must be ${taxpayerId.words}, e.g. ${taxpayerId.example}, or null.`);
+  if (!taxpayerId.pattern.test(value))
+    errors.add(field, `The ${field} field must be ${taxpayerId.words}, e.g. ${taxpayerId.example}, or null.`);
 }
 
 /**

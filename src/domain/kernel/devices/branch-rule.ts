@@ -13,7 +13,9 @@ import { HEADQUARTERS } from './authorities.ts';
  * only branch, else null; `tenantId` is the tenant's id as an SQL expression.
  */
 export function defaultBranchSql(tenantId: RawBuilder<unknown>): RawBuilder<string | null> {
-  return sql<string | null>`(select coalesce(max(rule_d.branch) filter (where rule_d.branch in (${sql.join(HEADQUARTERS.map((hq) => sql.lit(hq)))})), case when count(*) = 1 then max(rule_d.branch) end) from devices rule_d where rule_d.tenant_id = ${tenantId})`;
+  return sql<
+    string | null
+  >`(select coalesce(max(rule_d.branch) filter (where rule_d.branch in (${sql.join(HEADQUARTERS.map((hq) => sql.lit(hq)))})), case when count(*) = 1 then max(rule_d.branch) end) from devices rule_d where rule_d.tenant_id = ${tenantId})`;
 }
 
 /**
@@ -23,7 +25,8 @@ export function defaultBranchSql(tenantId: RawBuilder<unknown>): RawBuilder<stri
 export function pickBranch<D extends Pick<BranchDevice, 'branch'>>(devices: readonly D[], header: string | undefined): D | undefined {
   if (header !== undefined) {
     const named = devices.find((d) => d.branch === header);
-    if (!named) throw new ApiError('branch_not_found', `X-Branch ${header} is not a branch of this merchant. GET /api/v1/me lists its branches.`);
+    if (!named)
+      throw new ApiError('branch_not_found', `X-Branch ${header} is not a branch of this merchant. GET /api/v1/me lists its branches.`);
     return named;
   }
   return devices.find((d) => HEADQUARTERS.includes(d.branch)) ?? (devices.length === 1 ? devices[0] : undefined);
@@ -46,13 +49,20 @@ export function registerBranchHint(origin: MerchantOrigin | undefined): string {
 
 /** The branch to store a document on: it must exist and be initialised. */
 export function branchForWrite(devices: readonly BranchDevice[], header: string | undefined, origin?: MerchantOrigin): BranchDevice {
-  if (devices.length === 0) throw new ApiError('no_device', `This merchant has no device yet, so nothing can be fiscalised. ${registerBranchHint(origin)}`);
+  if (devices.length === 0)
+    throw new ApiError('no_device', `This merchant has no device yet, so nothing can be fiscalised. ${registerBranchHint(origin)}`);
   const device = pickBranch(devices, header);
   if (!device) {
-    throw new ApiError('branch_required', 'This merchant has several branches and none is its headquarters: name one with the X-Branch header (GET /api/v1/me lists them).');
+    throw new ApiError(
+      'branch_required',
+      'This merchant has several branches and none is its headquarters: name one with the X-Branch header (GET /api/v1/me lists them).',
+    );
   }
   if (!device.initialized) {
-    throw new ApiError('branch_not_initialized', `Branch ${device.branch} is not initialised with the authority yet, so it cannot fiscalise. ${origin === 'self' ? 'Initialise it: in the console under Devices, or POST /api/v1/account/devices/{branch}/initialize.' : 'Its partner must initialise the device first.'}`);
+    throw new ApiError(
+      'branch_not_initialized',
+      `Branch ${device.branch} is not initialised with the authority yet, so it cannot fiscalise. ${origin === 'self' ? 'Initialise it: in the console under Devices, or POST /api/v1/account/devices/{branch}/initialize.' : 'Its partner must initialise the device first.'}`,
+    );
   }
   return device;
 }

@@ -24,11 +24,16 @@ export type ApiCredentialInput = { token: string } | { clientId: string; clientS
 /** The credential as the adapter takes it. */
 export function credentialOf(input: ApiCredentialInput | undefined): DeviceApiCredential | null {
   if (!input) return null;
-  return 'token' in input ? { kind: 'bearer', token: input.token } : { kind: 'client', clientId: input.clientId, clientSecret: input.clientSecret, tokenUrl: input.tokenUrl.trim() };
+  return 'token' in input
+    ? { kind: 'bearer', token: input.token }
+    : { kind: 'client', clientId: input.clientId, clientSecret: input.clientSecret, tokenUrl: input.tokenUrl.trim() };
 }
 
 /** Where a device's calls go and as whom: its profile, address, merchant and branch. */
-export function deviceAddress(tenant: { authority: string; tpin: string }, device: { branch: string; protocol: string; vsdc_base_url: string }): AuthorityDevice {
+export function deviceAddress(
+  tenant: { authority: string; tpin: string },
+  device: { branch: string; protocol: string; vsdc_base_url: string },
+): AuthorityDevice {
   return { profile: profileOf(tenant.authority, device.protocol), baseUrl: device.vsdc_base_url, tpin: tenant.tpin, branch: device.branch };
 }
 
@@ -39,13 +44,27 @@ export function handedOver(handover: HandoverInput): Pick<AuthorityDevice, 'sdcI
 
 /** A device row's sealed columns under the names deviceSecrets reads. */
 export function sealedColumnsOf(row: DeviceRow): SealedDeviceColumns {
-  return { device_key_id: row.id, device_unit_key_sealed: row.unit_key_sealed, device_api_credential_sealed: row.api_credential_sealed, device_production: row.production };
+  return {
+    device_key_id: row.id,
+    device_unit_key_sealed: row.unit_key_sealed,
+    device_api_credential_sealed: row.api_credential_sealed,
+    device_production: row.production,
+  };
 }
 
-export async function storeApiCredential(db: Kysely<DB>, box: SecretBox, deviceId: number, credential: DeviceApiCredential): Promise<DeviceRow> {
+export async function storeApiCredential(
+  db: Kysely<DB>,
+  box: SecretBox,
+  deviceId: number,
+  credential: DeviceApiCredential,
+): Promise<DeviceRow> {
   return db
     .updateTable('devices')
-    .set({ api_credential_sealed: sealApiCredential(box, deviceId, credential), api_credential_kind: credential.kind, updated_at: sql`now()` })
+    .set({
+      api_credential_sealed: sealApiCredential(box, deviceId, credential),
+      api_credential_kind: credential.kind,
+      updated_at: sql`now()`,
+    })
     .where('id', '=', deviceId)
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -55,7 +74,10 @@ export async function storeApiCredential(db: Kysely<DB>, box: SecretBox, deviceI
  * Asks the authority, by a call that changes nothing, whether it takes the device with the
  * handed-over unit id and key: refused is 422 `initialization_failed` with its text, no answer 503.
  */
-export async function verifyHandover(verify: (device: AuthorityDevice) => Promise<{ kind: 'ok' } | Rejected | Unreachable>, device: AuthorityDevice): Promise<void> {
+export async function verifyHandover(
+  verify: (device: AuthorityDevice) => Promise<{ kind: 'ok' } | Rejected | Unreachable>,
+  device: AuthorityDevice,
+): Promise<void> {
   let outcome: { kind: 'ok' } | Rejected | Unreachable;
   try {
     outcome = await verify(device);
@@ -64,7 +86,10 @@ export async function verifyHandover(verify: (device: AuthorityDevice) => Promis
   }
   if (outcome.kind === 'ok') return;
   if (outcome.kind === 'rejected') {
-    throw new ApiError('initialization_failed', `${outcome.message || 'The authority refused the handed-over device.'} (the unit at ${device.baseUrl}, result code ${outcome.code}; checked with the handed-over unit id ${device.sdcId} and key). Nothing was stored.`);
+    throw new ApiError(
+      'initialization_failed',
+      `${outcome.message || 'The authority refused the handed-over device.'} (the unit at ${device.baseUrl}, result code ${outcome.code}; checked with the handed-over unit id ${device.sdcId} and key). Nothing was stored.`,
+    );
   }
   throw new ApiError(
     'vsdc_unreachable',
@@ -74,16 +99,38 @@ export async function verifyHandover(verify: (device: AuthorityDevice) => Promis
 }
 
 /** Marks the device initialised with the handed-over unit id and key (no initialisation call was made). */
-export async function takeHandover(trx: Kysely<DB>, actor: Actor, tenant: { id: number }, device: DeviceRow, handover: HandoverInput, box: SecretBox): Promise<DeviceRow> {
+export async function takeHandover(
+  trx: Kysely<DB>,
+  actor: Actor,
+  tenant: { id: number },
+  device: DeviceRow,
+  handover: HandoverInput,
+  box: SecretBox,
+): Promise<DeviceRow> {
   const { sdcId, mrcNo } = handedOver(handover);
   const row = await markDeviceInitialized(
     trx,
     device.id,
-    { sdcId: sdcId!, mrcNo: mrcNo ?? '', taxpayerName: null, branchName: null, lastSaleInvoiceNo: 0, lastPurchaseInvoiceNo: null, lastSaleReceiptNo: null },
+    {
+      sdcId: sdcId!,
+      mrcNo: mrcNo ?? '',
+      taxpayerName: null,
+      branchName: null,
+      lastSaleInvoiceNo: 0,
+      lastPurchaseInvoiceNo: null,
+      lastSaleReceiptNo: null,
+    },
     sealUnitKey(box, device.id, handover.unitKey),
   );
   if (!row) throw new ApiError('device_initialized', `The device of branch ${device.branch} is already initialised; nothing was changed.`);
   await queueUsersOfNewBranch(trx, device.id);
-  await recordAudit(trx, { actor, action: 'device.initialized', tenantId: tenant.id, targetType: 'device', targetId: device.id, details: { branch: device.branch, sdcId: row.sdc_id, handedOver: true } });
+  await recordAudit(trx, {
+    actor,
+    action: 'device.initialized',
+    tenantId: tenant.id,
+    targetType: 'device',
+    targetId: device.id,
+    details: { branch: device.branch, sdcId: row.sdc_id, handedOver: true },
+  });
   return row;
 }

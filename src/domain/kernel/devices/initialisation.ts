@@ -46,18 +46,32 @@ export async function initializeDevice(
       await options.afterInitialized?.();
       return initialized;
     }
-    if (Date.now() > deadline) throw new ApiError('vsdc_unreachable', 'Another initialisation of this device is still running; retry shortly.');
+    if (Date.now() > deadline)
+      throw new ApiError('vsdc_unreachable', 'Another initialisation of this device is still running; retry shortly.');
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 100));
   }
 }
 
 /** Where a device is corrected, said in the refusals of its handshake. */
-const correctPath = (surface: DeviceSurface) => (surface === 'partner' ? 'PATCH /api/v1/tenants/{tenant}/devices/{branch}' : 'Correct device in the console, or PATCH /api/v1/account/devices/{branch}');
+const correctPath = (surface: DeviceSurface) =>
+  surface === 'partner'
+    ? 'PATCH /api/v1/tenants/{tenant}/devices/{branch}'
+    : 'Correct device in the console, or PATCH /api/v1/account/devices/{branch}';
 
-async function finishHandshake(db: Kysely<DB>, actor: Actor, tenant: TenantRow, device: DeviceRow, handshake: Handshake, surface: DeviceSurface): Promise<DeviceResource> {
+async function finishHandshake(
+  db: Kysely<DB>,
+  actor: Actor,
+  tenant: TenantRow,
+  device: DeviceRow,
+  handshake: Handshake,
+  surface: DeviceSurface,
+): Promise<DeviceResource> {
   let result: Initialisation;
   try {
-    result = await handshake.initialise({ ...deviceAddress(tenant, device), ...deviceSecrets(handshake.box, sealedColumnsOf(device)) }, device.device_serial);
+    result = await handshake.initialise(
+      { ...deviceAddress(tenant, device), ...deviceSecrets(handshake.box, sealedColumnsOf(device)) },
+      device.device_serial,
+    );
   } catch (err) {
     result = { kind: 'unreachable', reason: 'network_error', detail: (err as Error).message };
   }
@@ -71,7 +85,14 @@ async function finishHandshake(db: Kysely<DB>, actor: Actor, tenant: TenantRow, 
         const row = await markDeviceInitialized(trx, device.id, info, unitKeySealed);
         // The merchant's users and the branch's till logins are registered with its VSDC.
         if (row) await queueUsersOfNewBranch(trx, device.id);
-        await recordAudit(trx, { actor, action: 'device.initialized', tenantId: tenant.id, targetType: 'device', targetId: device.id, details: { branch: device.branch, sdcId: info.sdcId } });
+        await recordAudit(trx, {
+          actor,
+          action: 'device.initialized',
+          tenantId: tenant.id,
+          targetType: 'device',
+          targetId: device.id,
+          details: { branch: device.branch, sdcId: info.sdcId },
+        });
         return presentDevice(row ?? (await deviceOf(trx, tenant.id, device.branch)));
       });
     }
@@ -80,12 +101,18 @@ async function finishHandshake(db: Kysely<DB>, actor: Actor, tenant: TenantRow, 
       // Another process may have finished the handshake a moment ago: that is the safe retry.
       const current = await deviceOf(db, tenant.id, device.branch);
       if (current.initialized) return presentDevice(current);
-      throw new ApiError('initialization_failed', `${result.message || 'This device is already installed at the authority.'} (the VSDC at ${device.vsdc_base_url}, device serial ${device.device_serial})`);
+      throw new ApiError(
+        'initialization_failed',
+        `${result.message || 'This device is already installed at the authority.'} (the VSDC at ${device.vsdc_base_url}, device serial ${device.device_serial})`,
+      );
     }
     case 'rejected':
       await release();
       // The authority's text first (spec: the message is its text); where it came from after it.
-      throw new ApiError('initialization_failed', `${result.message || 'The authority refused the handshake.'} (the VSDC at ${device.vsdc_base_url}, result code ${result.code})`);
+      throw new ApiError(
+        'initialization_failed',
+        `${result.message || 'The authority refused the handshake.'} (the VSDC at ${device.vsdc_base_url}, result code ${result.code})`,
+      );
     case 'unreachable':
       await release();
       throw new ApiError(
@@ -101,14 +128,36 @@ async function finishHandshake(db: Kysely<DB>, actor: Actor, tenant: TenantRow, 
  * key are checked with the authority (a call that changes nothing) and stored, with no
  * initialisation call. Refused or unreachable, the device stays as it was.
  */
-export async function handOverDevice(db: Kysely<DB>, actor: Actor, tenant: TenantRow, branch: string, handover: HandoverInput, handshake: Handshake, surface: DeviceSurface = 'partner'): Promise<DeviceResource> {
+export async function handOverDevice(
+  db: Kysely<DB>,
+  actor: Actor,
+  tenant: TenantRow,
+  branch: string,
+  handover: HandoverInput,
+  handshake: Handshake,
+  surface: DeviceSurface = 'partner',
+): Promise<DeviceResource> {
   const device = await deviceOf(db, tenant.id, branch, surface);
-  if (device.initialized) throw new ApiError('device_initialized', `The device of branch ${branch} is initialised already; a handover is only for a device the gateway has not initialised.`);
+  if (device.initialized)
+    throw new ApiError(
+      'device_initialized',
+      `The device of branch ${branch} is initialised already; a handover is only for a device the gateway has not initialised.`,
+    );
   const claimed = await claimDeviceForInit(db, device.id, CLAIM_SECONDS * 1000);
-  if (!claimed) throw new ApiError('device_in_use', `The device of branch ${branch} is being initialised right now; wait for that to finish (at most a minute), then look at its state again.`);
+  if (!claimed)
+    throw new ApiError(
+      'device_in_use',
+      `The device of branch ${branch} is being initialised right now; wait for that to finish (at most a minute), then look at its state again.`,
+    );
   try {
-    await verifyHandover(handshake.verify, { ...deviceAddress(tenant, claimed), ...deviceSecrets(handshake.box, sealedColumnsOf(claimed)), ...handedOver(handover) });
-    return await db.transaction().execute(async (trx) => presentDevice(await takeHandover(trx, actor, tenant, claimed, handover, handshake.box)));
+    await verifyHandover(handshake.verify, {
+      ...deviceAddress(tenant, claimed),
+      ...deviceSecrets(handshake.box, sealedColumnsOf(claimed)),
+      ...handedOver(handover),
+    });
+    return await db
+      .transaction()
+      .execute(async (trx) => presentDevice(await takeHandover(trx, actor, tenant, claimed, handover, handshake.box)));
   } catch (err) {
     await releaseDeviceClaim(db, device.id);
     throw err;

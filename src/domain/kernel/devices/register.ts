@@ -39,11 +39,16 @@ export async function learnBranchesAtInitialisation(ctx: AppContext, tenantId: n
   try {
     const device = await pullDeviceOf(ctx.db, ctx.secretBox, tenantId);
     if (!device) return;
-    const outcome = await ctx.authorities.of(device.profile).register.branches(device, null, { timeoutMs: Math.min(ctx.config.vsdcTimeoutMs, BRANCHES_AT_INIT_TIMEOUT_MS) });
+    const outcome = await ctx.authorities
+      .of(device.profile)
+      .register.branches(device, null, { timeoutMs: Math.min(ctx.config.vsdcTimeoutMs, BRANCHES_AT_INIT_TIMEOUT_MS) });
     if (outcome.kind === 'ok') {
       await upsertBranches(ctx.db, tenantId, outcome.records.map(receivedBranchOf));
     } else if (outcome.kind !== 'empty') {
-      log.warn({ outcome: outcome.kind === 'rejected' ? `${outcome.code} ${outcome.message}` : `${outcome.reason}: ${outcome.detail}` }, 'the branches at initialisation got no list; the scheduled pull will retry');
+      log.warn(
+        { outcome: outcome.kind === 'rejected' ? `${outcome.code} ${outcome.message}` : `${outcome.reason}: ${outcome.detail}` },
+        'the branches at initialisation got no list; the scheduled pull will retry',
+      );
     }
   } catch (err) {
     log.warn({ err }, 'the branches at initialisation failed; the scheduled pull will retry');
@@ -55,7 +60,10 @@ export async function learnBranchesAtInitialisation(ctx: AppContext, tenantId: n
  * The authority's branches of each tenant, as resources; `registered` gives the branches each
  * tenant has a device registered for (tenants absent from it get none).
  */
-export async function authorityBranchesFor(db: AppContext['db'], registered: ReadonlyMap<number, readonly string[]>): Promise<Map<number, AuthorityBranchResource[]>> {
+export async function authorityBranchesFor(
+  db: AppContext['db'],
+  registered: ReadonlyMap<number, readonly string[]>,
+): Promise<Map<number, AuthorityBranchResource[]>> {
   const rows = await authorityBranchesOf(db, [...registered.keys()]);
   return new Map(
     [...registered].map(([tenantId, branches]) => {

@@ -12,7 +12,16 @@ import type { DeviceResource } from './schemas.ts';
 import type { DeviceProtocol } from '../../../platform/db/tables/foundation.ts';
 import { merchantProfile } from '../../../authorities/index.ts';
 import { branchProblem, knowsAuthority, oneOf, protocolsOf } from './authorities.ts';
-import { credentialOf, deviceAddress, handedOver, storeApiCredential, takeHandover, verifyHandover, type ApiCredentialInput, type HandoverInput } from './handover.ts';
+import {
+  credentialOf,
+  deviceAddress,
+  handedOver,
+  storeApiCredential,
+  takeHandover,
+  verifyHandover,
+  type ApiCredentialInput,
+  type HandoverInput,
+} from './handover.ts';
 import { findDevice, insertDevice } from './store.ts';
 import type { TenantRow } from './surface.ts';
 
@@ -40,15 +49,30 @@ export interface RegisterDeviceInput {
  * `initializedElsewhere` the authority is asked first (verify) and the device is stored
  * initialised, with no initialisation call; refused or unreachable, nothing is stored.
  */
-export async function registerDevice(db: Kysely<DB>, actor: Actor, tenant: TenantRow, input: RegisterDeviceInput, handshake?: Handshake): Promise<DeviceResource> {
+export async function registerDevice(
+  db: Kysely<DB>,
+  actor: Actor,
+  tenant: TenantRow,
+  input: RegisterDeviceInput,
+  handshake?: Handshake,
+): Promise<DeviceResource> {
   const protocol = checkDeviceInput(tenant, input);
   const exists = () =>
-    new ApiError('branch_exists', `Branch ${input.branch} is already registered for this merchant; the existing device keeps its serial and VSDC address.`);
-  if ((input.initializedElsewhere || input.apiCredential) && !handshake) throw new Error('registering a device with secrets needs the handshake (its SecretBox)');
+    new ApiError(
+      'branch_exists',
+      `Branch ${input.branch} is already registered for this merchant; the existing device keeps its serial and VSDC address.`,
+    );
+  if ((input.initializedElsewhere || input.apiCredential) && !handshake)
+    throw new Error('registering a device with secrets needs the handshake (its SecretBox)');
   const handover = input.initializedElsewhere;
   if (handover) {
     if (await findDevice(db, tenant.id, input.branch)) throw exists();
-    const device = { ...deviceAddress(tenant, { branch: input.branch, protocol, vsdc_base_url: input.vsdcBaseUrl.trim() }), production: input.production ?? false, ...handedOver(handover), apiCredential: credentialOf(input.apiCredential) };
+    const device = {
+      ...deviceAddress(tenant, { branch: input.branch, protocol, vsdc_base_url: input.vsdcBaseUrl.trim() }),
+      production: input.production ?? false,
+      ...handedOver(handover),
+      apiCredential: credentialOf(input.apiCredential),
+    };
     await verifyHandover(handshake!.verify, device);
   }
   try {
@@ -70,7 +94,15 @@ export async function registerDevice(db: Kysely<DB>, actor: Actor, tenant: Tenan
         tenantId: tenant.id,
         targetType: 'device',
         targetId: row.id,
-        details: { branch: row.branch, deviceSerial: row.device_serial, protocol: row.protocol, production: row.production, lastInvoiceNo: row.last_invoice_no, apiCredential: row.api_credential_kind, handedOver: handover !== undefined },
+        details: {
+          branch: row.branch,
+          deviceSerial: row.device_serial,
+          protocol: row.protocol,
+          production: row.production,
+          lastInvoiceNo: row.last_invoice_no,
+          apiCredential: row.api_credential_kind,
+          handedOver: handover !== undefined,
+        },
       });
       if (handover) row = await takeHandover(trx, actor, tenant, row, handover, handshake!.box);
       return presentDevice(row);
@@ -82,7 +114,8 @@ export async function registerDevice(db: Kysely<DB>, actor: Actor, tenant: Tenan
 
 /** The protocol the device speaks (the body's, else its authority's first); 422 naming each field of the wrong form. */
 function checkDeviceInput(tenant: TenantRow, input: { branch: string; protocol?: string }): string {
-  if (!knowsAuthority(tenant.authority)) throw new Error(`no authority profile for the authority ${tenant.authority} (src/authorities/index.ts)`);
+  if (!knowsAuthority(tenant.authority))
+    throw new Error(`no authority profile for the authority ${tenant.authority} (src/authorities/index.ts)`);
   deviceInputProblems(new FieldErrors(), tenant.authority, input).throwIfAny();
   return input.protocol ?? protocolsOf(tenant.authority)[0]!;
 }
@@ -94,7 +127,10 @@ export function deviceInputProblems(errors: FieldErrors, authority: string, body
   if (branch) errors.add('branch', branch);
   const protocols = protocolsOf(authority);
   if (typeof body.protocol === 'string' && !protocols.includes(body.protocol)) {
-    errors.add('protocol', `The protocol field must be ${oneOf(protocols)} for a merchant of ${merchantProfile(authority).name} (authority ${authority}).`);
+    errors.add(
+      'protocol',
+      `The protocol field must be ${oneOf(protocols)} for a merchant of ${merchantProfile(authority).name} (authority ${authority}).`,
+    );
   }
   return errors;
 }

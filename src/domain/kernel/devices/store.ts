@@ -74,7 +74,12 @@ export function initializedSql(alias: string, recentOnly: boolean): RawBuilder<b
 }
 
 /** Stores the handshake's answer (the unit's key sealed by the caller); undefined when the device was already initialised. */
-export async function markDeviceInitialized(db: Kysely<DB>, deviceId: number, info: DeviceInitInfo, unitKeySealed: string | null = null): Promise<DeviceRow | undefined> {
+export async function markDeviceInitialized(
+  db: Kysely<DB>,
+  deviceId: number,
+  info: DeviceInitInfo,
+  unitKeySealed: string | null = null,
+): Promise<DeviceRow | undefined> {
   return db
     .updateTable('devices')
     .set({
@@ -105,11 +110,24 @@ export async function markDeviceInitialized(db: Kysely<DB>, deviceId: number, in
 
 // --- Tenant tokens and fiscalisation keys -----------------------------------------------------
 /** The device a branch key is bound to. */
-export async function deviceForKey(db: Kysely<DB>, tenantId: number, branch: string): Promise<{ id: number; branch: string; sdc_id: string | null } | undefined> {
-  return db.selectFrom('devices').select(['id', 'branch', 'sdc_id']).where('tenant_id', '=', tenantId).where('branch', '=', branch).executeTakeFirst();
+export async function deviceForKey(
+  db: Kysely<DB>,
+  tenantId: number,
+  branch: string,
+): Promise<{ id: number; branch: string; sdc_id: string | null } | undefined> {
+  return db
+    .selectFrom('devices')
+    .select(['id', 'branch', 'sdc_id'])
+    .where('tenant_id', '=', tenantId)
+    .where('branch', '=', branch)
+    .executeTakeFirst();
 }
 /** The tenant's device for the branch, locked for a correction or a removal. */
-export async function lockDevice(db: Kysely<DB>, tenantId: number, branch: string): Promise<(DeviceRow & { claimed: boolean }) | undefined> {
+export async function lockDevice(
+  db: Kysely<DB>,
+  tenantId: number,
+  branch: string,
+): Promise<(DeviceRow & { claimed: boolean }) | undefined> {
   return db
     .selectFrom('devices')
     .selectAll()
@@ -120,9 +138,16 @@ export async function lockDevice(db: Kysely<DB>, tenantId: number, branch: strin
     .executeTakeFirst();
 }
 /** What a correction may set on a device row. */
-export type DeviceChanges = Partial<Pick<DeviceRow, 'vsdc_base_url' | 'device_serial' | 'last_invoice_no' | 'production' | 'api_credential_sealed' | 'api_credential_kind'>>;
+export type DeviceChanges = Partial<
+  Pick<DeviceRow, 'vsdc_base_url' | 'device_serial' | 'last_invoice_no' | 'production' | 'api_credential_sealed' | 'api_credential_kind'>
+>;
 export async function updateDeviceRow(db: Kysely<DB>, deviceId: number, changes: DeviceChanges): Promise<DeviceRow> {
-  return db.updateTable('devices').set({ ...changes, updated_at: sql`now()` }).where('id', '=', deviceId).returningAll().executeTakeFirstOrThrow();
+  return db
+    .updateTable('devices')
+    .set({ ...changes, updated_at: sql`now()` })
+    .where('id', '=', deviceId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 /** Live credentials bound to the device: unrevoked fiscalisation keys and undeleted till logins. */
 export async function liveCredentialsOfDevice(db: Kysely<DB>, deviceId: number): Promise<{ keys: number[]; tillLogins: number[] }> {
@@ -136,7 +161,16 @@ export async function liveCredentialsOfDevice(db: Kysely<DB>, deviceId: number):
  * Rows that only keep a branch's working state (queue leases, pull cursors, alarm memory,
  * counters), never a record of its own: they go with the device.
  */
-const DEVICE_STATE_TABLES = ['filing_queues', 'backlog_alarms', 'stock_branches', 'feed_pulls', 'stock_ledger_lines', 'stock_ledger_movements', 'stock_ledger_levels', 'purchase_invoice_counters'] as const;
+const DEVICE_STATE_TABLES = [
+  'filing_queues',
+  'backlog_alarms',
+  'stock_branches',
+  'feed_pulls',
+  'stock_ledger_lines',
+  'stock_ledger_movements',
+  'stock_ledger_levels',
+  'purchase_invoice_counters',
+] as const;
 /**
  * Deletes the device, its working state, its deleted till logins and the binding of its revoked
  * keys (dead credentials: the audit log keeps their creation and end, with the branch). Anything
@@ -147,7 +181,12 @@ const DEVICE_STATE_TABLES = ['filing_queues', 'backlog_alarms', 'stock_branches'
 export async function deleteDeviceRows(db: Kysely<DB>, deviceId: number): Promise<void> {
   for (const table of DEVICE_STATE_TABLES) await db.deleteFrom(table).where('device_id', '=', deviceId).execute();
   // Deleted credentials stay (their audit rows keep naming them), without the device.
-  await db.updateTable('till_logins').set({ device_id: null }).where('device_id', '=', deviceId).where('deleted_at', 'is not', null).execute();
+  await db
+    .updateTable('till_logins')
+    .set({ device_id: null })
+    .where('device_id', '=', deviceId)
+    .where('deleted_at', 'is not', null)
+    .execute();
   await db.updateTable('api_keys').set({ device_id: null }).where('device_id', '=', deviceId).where('revoked_at', 'is not', null).execute();
   await db.deleteFrom('devices').where('id', '=', deviceId).execute();
 }
@@ -220,7 +259,13 @@ export async function upsertBranches(db: Kysely<DB>, tenantId: number, branches:
 export async function authorityBranchesOf(db: Kysely<DB>, tenantIds: number[]): Promise<Map<number, AuthorityBranchRow[]>> {
   const byTenant = new Map<number, AuthorityBranchRow[]>();
   if (tenantIds.length === 0) return byTenant;
-  const rows = await db.selectFrom('authority_branches').selectAll().where('tenant_id', 'in', tenantIds).orderBy('tenant_id').orderBy('branch').execute();
+  const rows = await db
+    .selectFrom('authority_branches')
+    .selectAll()
+    .where('tenant_id', 'in', tenantIds)
+    .orderBy('tenant_id')
+    .orderBy('branch')
+    .execute();
   for (const row of rows) {
     const list = byTenant.get(row.tenant_id) ?? [];
     list.push(row);

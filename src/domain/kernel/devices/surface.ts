@@ -12,11 +12,15 @@ export type TenantRow = Selectable<TenantsTable>;
 /** Where to register a device, said in refusals (the partner's path or the merchant's own). */
 export type DeviceSurface = 'partner' | 'account';
 
-export const registerPath = (surface: DeviceSurface) => (surface === 'partner' ? 'POST /api/v1/tenants/{tenant}/devices' : 'POST /api/v1/account/devices');
+export const registerPath = (surface: DeviceSurface) =>
+  surface === 'partner' ? 'POST /api/v1/tenants/{tenant}/devices' : 'POST /api/v1/account/devices';
 
 export function notRegistered(branch: string, surface: DeviceSurface): ApiError {
   // The same condition answers the same shape everywhere (minting a key for the branch too).
-  return new ApiError('device_not_found', `No device is registered for branch ${branch} of this merchant: register it first (${registerPath(surface)}).`);
+  return new ApiError(
+    'device_not_found',
+    `No device is registered for branch ${branch} of this merchant: register it first (${registerPath(surface)}).`,
+  );
 }
 
 export async function deviceOf(db: Kysely<DB>, tenantId: number, branch: string, surface: DeviceSurface = 'partner'): Promise<DeviceRow> {

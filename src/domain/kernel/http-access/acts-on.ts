@@ -32,7 +32,8 @@ function declaration(request: FastifyRequest): RouteAuth {
 
 /** The merchant this route acts on (declared `tenant`): resolved before the handler runs. */
 export function requireActedTenant(request: FastifyRequest): TenantRow {
-  if (!request.actedTenant) throw new Error(`${request.routeOptions.method} ${request.routeOptions.url} uses the merchant it acts on but declares no \`tenant\``);
+  if (!request.actedTenant)
+    throw new Error(`${request.routeOptions.method} ${request.routeOptions.url} uses the merchant it acts on but declares no \`tenant\``);
   return request.actedTenant;
 }
 
@@ -55,7 +56,8 @@ async function resolveTenant(ctx: AppContext, request: FastifyRequest, auth: Ten
 
 function branchDeclaration(request: FastifyRequest): 'read' | 'write' {
   const auth = declaration(request);
-  if (auth.surface !== 'merchant' || !auth.branch) throw new Error(`${request.routeOptions.method} ${request.routeOptions.url} uses the merchant's branch but declares no \`branch\``);
+  if (auth.surface !== 'merchant' || !auth.branch)
+    throw new Error(`${request.routeOptions.method} ${request.routeOptions.url} uses the merchant's branch but declares no \`branch\``);
   return auth.branch;
 }
 
@@ -94,7 +96,8 @@ export async function namedBranch(ctx: AppContext, request: FastifyRequest): Pro
 
 /** The branch the request writes to: it must exist and be initialised (declared `branch: 'write'`). */
 export async function writeBranch(ctx: AppContext, request: FastifyRequest): Promise<BranchDevice> {
-  if (branchDeclaration(request) !== 'write') throw new Error(`${request.routeOptions.method} ${request.routeOptions.url} writes to a branch it declares \`branch: 'read'\``);
+  if (branchDeclaration(request) !== 'write')
+    throw new Error(`${request.routeOptions.method} ${request.routeOptions.url} writes to a branch it declares \`branch: 'read'\``);
   return initialisedBranch(ctx, request);
 }
 

@@ -3,7 +3,14 @@
 // account checks (402/403) and the rate limit (429) in that order.
 import type { FastifyRequest } from 'fastify';
 import type { AppContext, ContextMember } from '../context.ts';
-import { compatSdcIdsOf, findCompatDevice, findFiscalisationKey, findPartnerKey, type ResolvedFiscalisationKey, type CompatDevice } from '../../../credentials/key-lookup.ts';
+import {
+  compatSdcIdsOf,
+  findCompatDevice,
+  findFiscalisationKey,
+  findPartnerKey,
+  type ResolvedFiscalisationKey,
+  type CompatDevice,
+} from '../../../credentials/key-lookup.ts';
 import { TenantTokenLookups } from '../../../credentials/tenant-token-lookup.ts';
 import { assertTenantInGoodStanding } from '../../../credentials/standing.ts';
 import { hasValidChecksum, kindOf, safeEqual } from '../../../credentials/secret-format.ts';
@@ -45,7 +52,10 @@ async function sessionOf(ctx: AppContext, request: FastifyRequest, sessionToken:
   const user = await findUserSession(ctx.db, sessionToken, ctx.clock.now());
   if (!user) throw unauthenticatedSession();
   if (!SAFE_METHODS.has(request.method) && !csrfMatches(sessionToken, headerValue(request, 'x-csrf-token'))) {
-    throw new ApiError('csrf_token_invalid', 'Send the X-CSRF-Token header with the csrfToken of your session (from sign-in or GET /api/v1/account/me).');
+    throw new ApiError(
+      'csrf_token_invalid',
+      'Send the X-CSRF-Token header with the csrfToken of your session (from sign-in or GET /api/v1/account/me).',
+    );
   }
   return user;
 }
@@ -56,7 +66,10 @@ async function authenticateAccount(ctx: AppContext, request: FastifyRequest, rol
   const user = await sessionOf(ctx, request, sessionToken);
   await applyRateLimit(ctx, request, merchantBucket(user.tenant.id), tenantLimit(user.tenant, 'v1'));
   if (!roleAtLeast(user.role, role)) {
-    throw new ApiError('role_insufficient', `Your role (${user.role}) may not do this: it needs ${role === 'owner' ? 'an owner' : `an ${role} or owner`}.`);
+    throw new ApiError(
+      'role_insufficient',
+      `Your role (${user.role}) may not do this: it needs ${role === 'owner' ? 'an owner' : `an ${role} or owner`}.`,
+    );
   }
   return { kind: 'user', user, sessionToken };
 }
@@ -82,7 +95,10 @@ async function authenticateMerchant(ctx: AppContext, request: FastifyRequest, ab
     if (sessionToken) return authenticateMember(ctx, request, ability, sessionToken);
   }
   const secret = bearer(request);
-  if (!secret) throw unauthenticated('A tenant token is required: send Authorization: Bearer <TENANT_TOKEN> (or, from the console, the fg_session cookie).');
+  if (!secret)
+    throw unauthenticated(
+      'A tenant token is required: send Authorization: Bearer <TENANT_TOKEN> (or, from the console, the fg_session cookie).',
+    );
   const kind = kindOf(secret);
   if (kind?.kind === 'fiscalisation_key') {
     throw unauthenticated('Fiscalisation keys (pk_) are accepted only on /zm/api. Use a tenant token here.');
@@ -106,7 +122,9 @@ async function authenticatePartner(ctx: AppContext, request: FastifyRequest, sco
   if (!secret) throw unauthenticated('A partner secret key is required: send Authorization: Bearer <sk_live_… or sk_test_…>.');
   const kind = kindOf(secret);
   if (kind?.kind !== 'partner_key') {
-    throw unauthenticated('This endpoint takes a partner secret key (sk_live_ or sk_test_); tenant tokens and fiscalisation keys are not accepted.');
+    throw unauthenticated(
+      'This endpoint takes a partner secret key (sk_live_ or sk_test_); tenant tokens and fiscalisation keys are not accepted.',
+    );
   }
   if (!hasValidChecksum(secret, kind.prefix)) throw unauthenticated('The partner secret key is invalid.');
   const key = await findPartnerKey(ctx.db, secret, ctx.clock.now(), countedBucket(ctx, 'partner'));
@@ -147,7 +165,9 @@ async function sdcIdRefusal(ctx: AppContext, key: ResolvedFiscalisationKey, sent
   } else if (sdcIds.length === 1 && !more) {
     instead = `Send X-SdcId: ${sdcIds[0]!}, the SDC id of ${key.deviceId !== null ? "the key's branch" : "the merchant's initialised branch"}. ${branches}`;
   } else {
-    const listed = more ? `${sdcIds.join(', ')} or another of its branches` : `${sdcIds.slice(0, -1).join(', ')} or ${sdcIds[sdcIds.length - 1]!}`;
+    const listed = more
+      ? `${sdcIds.join(', ')} or another of its branches`
+      : `${sdcIds.slice(0, -1).join(', ')} or ${sdcIds[sdcIds.length - 1]!}`;
     instead = `Send X-SdcId with the SDC id of one of the merchant's initialised branches: ${listed}. ${branches}`;
   }
   return unauthenticated(`${problem} ${instead}`);
@@ -167,13 +187,17 @@ async function authenticateCompat(ctx: AppContext, request: FastifyRequest, bran
   }
   const kind = kindOf(secret);
   if (kind?.kind === 'tenant_token') {
-    throw unauthenticated(`X-Api-Key takes a fiscalisation key (pk_…), not a tenant token: ${LEGACY_DIALECT}. With a tenant token, send Authorization: Bearer <token> to POST /api/v1/sales.`);
+    throw unauthenticated(
+      `X-Api-Key takes a fiscalisation key (pk_…), not a tenant token: ${LEGACY_DIALECT}. With a tenant token, send Authorization: Bearer <token> to POST /api/v1/sales.`,
+    );
   }
-  if (kind?.kind !== 'fiscalisation_key' || !hasValidChecksum(secret, kind.prefix)) throw unauthenticated('The X-Api-Key is invalid: send a fiscalisation key (pk_…).');
+  if (kind?.kind !== 'fiscalisation_key' || !hasValidChecksum(secret, kind.prefix))
+    throw unauthenticated('The X-Api-Key is invalid: send a fiscalisation key (pk_…).');
   const key = await findFiscalisationKey(ctx.db, secret, ctx.clock.now(), countedBucket(ctx, 'till'));
   if (!key) throw unauthenticated('The X-Api-Key is invalid or has been revoked.');
   if (key.tenant.authority !== COMPAT_AUTHORITY) {
-    throw new ApiError('not_this_dialect',
+    throw new ApiError(
+      'not_this_dialect',
       `/zm/api is Zambia's till dialect (ZRA's Smart Invoice); this key's merchant files with ${key.tenant.authority.toUpperCase()}. File its sales through POST /api/v1/sales with a tenant token (Authorization: Bearer …).`,
     );
   }
@@ -189,13 +213,18 @@ async function authenticateCompat(ctx: AppContext, request: FastifyRequest, bran
   return { kind: 'fiscalisation_key', key, tenant: key.tenant, device };
 }
 
-function authenticateAdmin(ctx: AppContext, request: FastifyRequest, auth: Extract<RouteAuth, { surface: 'admin' }>): Principal | undefined {
+function authenticateAdmin(
+  ctx: AppContext,
+  request: FastifyRequest,
+  auth: Extract<RouteAuth, { surface: 'admin' }>,
+): Principal | undefined {
   const absent = auth.absentBecause?.();
   if (absent !== undefined) throw new NotFoundError(absent);
   const expected = ctx.config.adminToken;
   if (!expected && auth.withoutToken === 'open') return undefined;
   const secret = bearer(request);
-  if (!expected || !secret || !safeEqual(secret, expected)) throw unauthenticated(auth.refusal ?? 'The operator token is missing or wrong.');
+  if (!expected || !secret || !safeEqual(secret, expected))
+    throw unauthenticated(auth.refusal ?? 'The operator token is missing or wrong.');
   return { kind: 'admin' };
 }
 

@@ -7,7 +7,10 @@ import { FieldErrors } from '../../../platform/errors/errors.ts';
 import { compileBodyCheck, toValidationError } from '../../../platform/http/validation.ts';
 
 /** A preValidation hook: `rules` add their refusals (reading the body defensively: the schema has not accepted it yet). */
-export function bodyRulesWithSchema(schema: TSchema, rules: (errors: FieldErrors, body: Record<string, unknown>, request: FastifyRequest) => void | Promise<void>): preValidationAsyncHookHandler {
+export function bodyRulesWithSchema(
+  schema: TSchema,
+  rules: (errors: FieldErrors, body: Record<string, unknown>, request: FastifyRequest) => void | Promise<void>,
+): preValidationAsyncHookHandler {
   let check: ReturnType<typeof compileBodyCheck> | undefined;
   return async (request) => {
     const body = request.body;
@@ -21,7 +24,8 @@ export function bodyRulesWithSchema(schema: TSchema, rules: (errors: FieldErrors
     // A field both refuse keeps the rule's words alone: they know the merchant and say it more exactly.
     const merged = new FieldErrors();
     const ruled = errors.toError().errors;
-    for (const [field, messages] of Object.entries(toValidationError(schemaErrors).errors)) if (!Object.hasOwn(ruled, field)) for (const message of messages) merged.add(field, message);
+    for (const [field, messages] of Object.entries(toValidationError(schemaErrors).errors))
+      if (!Object.hasOwn(ruled, field)) for (const message of messages) merged.add(field, message);
     for (const [field, messages] of Object.entries(ruled)) for (const message of messages) merged.add(field, message);
     throw merged.toError();
   };

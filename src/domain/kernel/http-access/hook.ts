@@ -43,7 +43,15 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
     for (const method of [route.method].flat()) {
       if (method === 'HEAD') continue;
       const schema = route.schema;
-      catalog.push({ method, url: route.url, auth: route.config.auth!, errors: route.config.errors ?? [], bodySchema: schema?.body, querySchema: schema?.querystring, headersSchema: schema?.headers });
+      catalog.push({
+        method,
+        url: route.url,
+        auth: route.config.auth!,
+        errors: route.config.errors ?? [],
+        bodySchema: schema?.body,
+        querySchema: schema?.querystring,
+        headersSchema: schema?.headers,
+      });
     }
   });
   app.addHook('onRequest', async (request) => {

@@ -33,7 +33,13 @@ export function countedBucket(ctx: AppContext, kind: BucketKind): BucketCount | 
 }
 
 /** `counted`: the request was already counted by the lookup statement. */
-export async function applyRateLimit(ctx: AppContext, request: FastifyRequest, key: string, limit: number, counted?: WindowCount): Promise<void> {
+export async function applyRateLimit(
+  ctx: AppContext,
+  request: FastifyRequest,
+  key: string,
+  limit: number,
+  counted?: WindowCount,
+): Promise<void> {
   const decision = counted ? decisionOf(counted, limit) : await ctx.rateLimiter.consume(key, limit);
   request.rateLimit = decision;
   if (!decision.allowed) {
@@ -51,6 +57,11 @@ export function setRateLimitHeaders(reply: FastifyReply, decision: RateLimitDeci
 }
 
 /** Exposed for the till login route, which authenticates from its body. */
-export async function rateLimitTenant(ctx: AppContext, request: FastifyRequest, tenant: TenantAccount, surface: 'v1' | 'zm'): Promise<void> {
+export async function rateLimitTenant(
+  ctx: AppContext,
+  request: FastifyRequest,
+  tenant: TenantAccount,
+  surface: 'v1' | 'zm',
+): Promise<void> {
   await applyRateLimit(ctx, request, bucketOf(surface === 'v1' ? 'merchant' : 'till', tenant.id), tenantLimit(tenant, surface));
 }

@@ -32,7 +32,13 @@ export const sealedFor = (recipient: string) => `mail:${recipient}`;
  * it waits. In development without SMTP_URL the mail goes to the development outbox instead; in
  * production without SMTP_URL it is dropped with a warning (the start warns about it too).
  */
-export async function queueMail(trx: Kysely<DB>, ctx: Pick<AppContext, 'mailer' | 'secretBox' | 'clock' | 'database'>, to: string, message: MailMessage, topic: string | null = null): Promise<void> {
+export async function queueMail(
+  trx: Kysely<DB>,
+  ctx: Pick<AppContext, 'mailer' | 'secretBox' | 'clock' | 'database'>,
+  to: string,
+  message: MailMessage,
+  topic: string | null = null,
+): Promise<void> {
   if (!ctx.mailer.sends) {
     if (ctx.mailer.usesOutbox) ctx.mailer.keep(to, message);
     else ctx.mailer.drop(message);
@@ -74,7 +80,11 @@ export function linkTooLate(mail: MailTimes, now: Date): boolean {
  * After the `attempts`-th failed attempt: when to try again, or, when that would be past the
  * mail's last moment, why it is given up.
  */
-export function nextAttempt(mail: MailTimes, attempts: number, now: Date): { retryAt: Date } | { givenUp: 'link_expired' | 'retry_window' } {
+export function nextAttempt(
+  mail: MailTimes,
+  attempts: number,
+  now: Date,
+): { retryAt: Date } | { givenUp: 'link_expired' | 'retry_window' } {
   const at = now.getTime() + backoffMs(FIRST_RETRY_MS, attempts);
   const last = sendBy(mail);
   return at > last.at ? { givenUp: last.why } : { retryAt: new Date(at) };

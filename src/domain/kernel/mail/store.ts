@@ -41,7 +41,13 @@ export async function insertMail(db: Kysely<DB>, mail: NewMail): Promise<number>
 export async function cancelWaitingMails(db: Kysely<DB>, topic: string, now: Date): Promise<number> {
   const result = await db
     .updateTable('mail_outbox')
-    .set({ status: 'cancelled', finished_at: now, body_sealed: null, next_attempt_at: null, last_error: 'not sent: its link was voided by a newer one' })
+    .set({
+      status: 'cancelled',
+      finished_at: now,
+      body_sealed: null,
+      next_attempt_at: null,
+      last_error: 'not sent: its link was voided by a newer one',
+    })
     .where('topic', '=', topic)
     .where('status', '=', 'pending')
     .executeTakeFirst();
@@ -64,7 +70,16 @@ export interface ClaimedMail {
 export async function claimDueMails(db: Kysely<DB>, claim: { now: Date; limit: number; leaseMs: number }): Promise<ClaimedMail[]> {
   const owner = randomUUID();
   const { now } = claim;
-  const result = await sql<{ id: number; kind: string; recipient: string; subject: string; body_sealed: string | null; attempts: number; created_at: Date; link_expires_at: Date | null }>`
+  const result = await sql<{
+    id: number;
+    kind: string;
+    recipient: string;
+    subject: string;
+    body_sealed: string | null;
+    attempts: number;
+    created_at: Date;
+    link_expires_at: Date | null;
+  }>`
     with due as (
       select id from mail_outbox
       where status = 'pending' and ${isDue(OUTBOX, undefined, now)} and ${isFree(OUTBOX, undefined, now)}
@@ -76,7 +91,17 @@ export async function claimDueMails(db: Kysely<DB>, claim: { now: Date; limit: n
     from due where m.id = due.id
     returning m.id, m.kind, m.recipient, m.subject, m.body_sealed, m.attempts, m.created_at, m.link_expires_at`.execute(db);
   return result.rows
-    .map((r) => ({ id: Number(r.id), leaseOwner: owner, kind: r.kind, recipient: r.recipient, subject: r.subject, bodySealed: r.body_sealed, attempts: r.attempts, createdAt: new Date(r.created_at), linkExpiresAt: r.link_expires_at ? new Date(r.link_expires_at) : null }))
+    .map((r) => ({
+      id: Number(r.id),
+      leaseOwner: owner,
+      kind: r.kind,
+      recipient: r.recipient,
+      subject: r.subject,
+      bodySealed: r.body_sealed,
+      attempts: r.attempts,
+      createdAt: new Date(r.created_at),
+      linkExpiresAt: r.link_expires_at ? new Date(r.link_expires_at) : null,
+    }))
     .sort((a, b) => a.id - b.id);
 }
 
@@ -87,7 +112,16 @@ export async function claimDueMails(db: Kysely<DB>, claim: { now: Date; limit: n
 export async function recordSent(db: Kysely<DB>, mail: ClaimedMail, now: Date): Promise<boolean> {
   const result = await db
     .updateTable('mail_outbox')
-    .set({ ...released(OUTBOX), status: 'sent', attempts: mail.attempts + 1, last_attempt_at: now, finished_at: now, body_sealed: null, next_attempt_at: null, last_error: null })
+    .set({
+      ...released(OUTBOX),
+      status: 'sent',
+      attempts: mail.attempts + 1,
+      last_attempt_at: now,
+      finished_at: now,
+      body_sealed: null,
+      next_attempt_at: null,
+      last_error: null,
+    })
     .where('id', '=', mail.id)
     .where(heldBy(OUTBOX, mail.leaseOwner))
     .executeTakeFirst();
@@ -95,10 +129,20 @@ export async function recordSent(db: Kysely<DB>, mail: ClaimedMail, now: Date): 
 }
 
 /** A failed attempt, tried again at `retryAt`; false when the lease was lost or the mail cancelled meanwhile. */
-export async function recordRetry(db: Kysely<DB>, mail: ClaimedMail, failed: { now: Date; error: string; retryAt: Date }): Promise<boolean> {
+export async function recordRetry(
+  db: Kysely<DB>,
+  mail: ClaimedMail,
+  failed: { now: Date; error: string; retryAt: Date },
+): Promise<boolean> {
   const result = await db
     .updateTable('mail_outbox')
-    .set({ ...released(OUTBOX), attempts: mail.attempts + 1, last_attempt_at: failed.now, last_error: failed.error, next_attempt_at: failed.retryAt })
+    .set({
+      ...released(OUTBOX),
+      attempts: mail.attempts + 1,
+      last_attempt_at: failed.now,
+      last_error: failed.error,
+      next_attempt_at: failed.retryAt,
+    })
     .where('id', '=', mail.id)
     .where('status', '=', 'pending')
     .where(heldBy(OUTBOX, mail.leaseOwner))
@@ -107,7 +151,11 @@ export async function recordRetry(db: Kysely<DB>, mail: ClaimedMail, failed: { n
 }
 
 /** Given up, never sent (`attempted`: this claim made an attempt); its text is erased. False as recordRetry. */
-export async function recordGivenUp(db: Kysely<DB>, mail: ClaimedMail, given: { now: Date; error: string; attempted: boolean }): Promise<boolean> {
+export async function recordGivenUp(
+  db: Kysely<DB>,
+  mail: ClaimedMail,
+  given: { now: Date; error: string; attempted: boolean },
+): Promise<boolean> {
   const result = await db
     .updateTable('mail_outbox')
     .set({

@@ -62,7 +62,12 @@ export function mailWorker(ctx: AppContext, options: MailWorkerOptions = {}): Wo
       const claims = await claimDueMails(ctx.db, { now: ctx.clock.now(), limit: free, leaseMs: LEASE_MS });
       for (const mail of claims) {
         void loop
-          .hold(attempt(mail).catch((err: unknown) => loop.log.error({ err, mailId: mail.id }, 'a mail attempt failed to record (its lease runs out, then it is tried again)')), mail.id)
+          .hold(
+            attempt(mail).catch((err: unknown) =>
+              loop.log.error({ err, mailId: mail.id }, 'a mail attempt failed to record (its lease runs out, then it is tried again)'),
+            ),
+            mail.id,
+          )
           .then(() => fill.run());
       }
       if (claims.length < free) return;
@@ -70,11 +75,13 @@ export function mailWorker(ctx: AppContext, options: MailWorkerOptions = {}): Wo
   }
 
   async function attempt(mail: ClaimedMail): Promise<void> {
-    if (linkTooLate(mail, ctx.clock.now())) return giveUp(mail, 'link_expired', `given up: its link stops working at ${mail.linkExpiresAt!.toISOString()}`, false);
+    if (linkTooLate(mail, ctx.clock.now()))
+      return giveUp(mail, 'link_expired', `given up: its link stops working at ${mail.linkExpiresAt!.toISOString()}`, false);
     const text = mail.bodySealed === null ? undefined : ctx.secretBox.tryOpen(mail.bodySealed, sealedFor(mail.recipient));
     if (text === undefined) return giveUp(mail, 'unreadable', 'given up: its text does not open with this SECRET_KEY', false);
     let failure: SmtpFailure | undefined;
-    if (!ctx.mailer.sends) failure = { reason: 'not_configured', words: 'SMTP_URL is not set', permanent: false, detail: 'SMTP_URL is not set' };
+    if (!ctx.mailer.sends)
+      failure = { reason: 'not_configured', words: 'SMTP_URL is not set', permanent: false, detail: 'SMTP_URL is not set' };
     else {
       try {
         if (!(await unlessCut(ctx.mailer.send(mail.recipient, mail.subject, text)))) {
@@ -106,10 +113,12 @@ export function mailWorker(ctx: AppContext, options: MailWorkerOptions = {}): Wo
     return new Promise((resolve, reject) => {
       const cut = () => resolve(false);
       loop.cut.addEventListener('abort', cut, { once: true });
-      work.then(
-        () => resolve(true),
-        (err: unknown) => reject(err),
-      ).finally(() => loop.cut.removeEventListener('abort', cut));
+      work
+        .then(
+          () => resolve(true),
+          (err: unknown) => reject(err),
+        )
+        .finally(() => loop.cut.removeEventListener('abort', cut));
     });
   }
 
@@ -117,7 +126,10 @@ export function mailWorker(ctx: AppContext, options: MailWorkerOptions = {}): Wo
     if (!(await recordGivenUp(ctx.db, mail, { now: ctx.clock.now(), error, attempted }))) return;
     ctx.metrics.mailGivenUp.inc({ reason });
     // Never the recipient nor the text: the row (mail_outbox, by id) has the recipient and the last error.
-    loop.log.error({ mailId: mail.id, kind: mail.kind, attempts: mail.attempts + (attempted ? 1 : 0), reason }, `a mail was given up: ${GIVEN_UP_WORDS[reason]}`);
+    loop.log.error(
+      { mailId: mail.id, kind: mail.kind, attempts: mail.attempts + (attempted ? 1 : 0), reason },
+      `a mail was given up: ${GIVEN_UP_WORDS[reason]}`,
+    );
   }
 
   return loop.worker(() => {

@@ -100,7 +100,13 @@ interface EventFields {
 }
 
 export function eventValues(row: EventRow): EventFields {
-  return { id: sql`${row.id}`, type: sql`${row.type}`, partnerId: sql`${row.partnerId}`, tenantId: sql`${row.tenantId}`, created: sql`${row.created}` };
+  return {
+    id: sql`${row.id}`,
+    type: sql`${row.type}`,
+    partnerId: sql`${row.partnerId}`,
+    tenantId: sql`${row.tenantId}`,
+    created: sql`${row.created}`,
+  };
 }
 
 /**

@@ -33,8 +33,22 @@ export async function mintToken(
   const token = mintSecret(PREFIXES.tenantToken);
   const granted = ABILITIES.filter((a) => abilities.includes(a));
   return db.transaction().execute(async (trx) => {
-    const row = await insertToken(trx, { tenant_id: tenant.id, name: tokenName, abilities: granted, training, token_hash: hashSecret(token), last4: last4(token) });
-    await recordAudit(trx, { actor, action: 'token.created', tenantId: tenant.id, targetType: 'tenant_token', targetId: row.id, details: { name: row.name, abilities: granted, training } });
+    const row = await insertToken(trx, {
+      tenant_id: tenant.id,
+      name: tokenName,
+      abilities: granted,
+      training,
+      token_hash: hashSecret(token),
+      last4: last4(token),
+    });
+    await recordAudit(trx, {
+      actor,
+      action: 'token.created',
+      tenantId: tenant.id,
+      targetType: 'tenant_token',
+      targetId: row.id,
+      details: { name: row.name, abilities: granted, training },
+    });
     return { ...presentToken(row), token };
   });
 }
@@ -45,7 +59,13 @@ const REVOCABLE = {
 } as const;
 
 /** Revokes a tenant token or fiscalisation key; revoking one twice is not an error (`revoked: false`). */
-async function revokeCredential(db: Kysely<DB>, actor: Actor, tenant: TenantRef, table: keyof typeof REVOCABLE, id: number): Promise<{ revoked: boolean; id: number }> {
+async function revokeCredential(
+  db: Kysely<DB>,
+  actor: Actor,
+  tenant: TenantRef,
+  table: keyof typeof REVOCABLE,
+  id: number,
+): Promise<{ revoked: boolean; id: number }> {
   const { notFound, action, targetType } = REVOCABLE[table];
   return db.transaction().execute(async (trx) => {
     const row = await lockTenantCredential(trx, table, tenant.id, id);
@@ -57,7 +77,12 @@ async function revokeCredential(db: Kysely<DB>, actor: Actor, tenant: TenantRef,
   });
 }
 
-export async function revokeToken(db: Kysely<DB>, actor: Actor, tenant: TenantRef, tokenId: number): Promise<{ revoked: boolean; id: number }> {
+export async function revokeToken(
+  db: Kysely<DB>,
+  actor: Actor,
+  tenant: TenantRef,
+  tokenId: number,
+): Promise<{ revoked: boolean; id: number }> {
   return revokeCredential(db, actor, tenant, 'tenant_tokens', tokenId);
 }
 
@@ -80,12 +105,31 @@ export async function mintApiKey(
       if (!device) throw new ApiError('device_not_found', `No device is registered for branch ${input.branch} of this merchant.`);
     }
     const training = input.training ?? false;
-    const row = await insertApiKey(trx, { tenant_id: tenant.id, device_id: device?.id ?? null, dialect: input.dialect ?? 'bare', training, key_hash: hashSecret(key), last4: last4(key) });
-    await recordAudit(trx, { actor, action: 'api_key.created', tenantId: tenant.id, targetType: 'api_key', targetId: row.id, details: { branch: device?.branch ?? null, dialect: row.dialect, training } });
+    const row = await insertApiKey(trx, {
+      tenant_id: tenant.id,
+      device_id: device?.id ?? null,
+      dialect: input.dialect ?? 'bare',
+      training,
+      key_hash: hashSecret(key),
+      last4: last4(key),
+    });
+    await recordAudit(trx, {
+      actor,
+      action: 'api_key.created',
+      tenantId: tenant.id,
+      targetType: 'api_key',
+      targetId: row.id,
+      details: { branch: device?.branch ?? null, dialect: row.dialect, training },
+    });
     return { ...presentApiKey({ ...row, last_used_at: null, branch: device?.branch ?? null, sdc_id: device?.sdc_id ?? null }), key };
   });
 }
 
-export async function revokeApiKey(db: Kysely<DB>, actor: Actor, tenant: TenantRef, keyId: number): Promise<{ revoked: boolean; id: number }> {
+export async function revokeApiKey(
+  db: Kysely<DB>,
+  actor: Actor,
+  tenant: TenantRef,
+  keyId: number,
+): Promise<{ revoked: boolean; id: number }> {
   return revokeCredential(db, actor, tenant, 'api_keys', keyId);
 }

@@ -47,7 +47,15 @@ export function presentTenant(row: TenantRow, devices: DeviceRow[], authorityBra
     authorityBranches,
   };
 }
-export function presentToken(row: { id: number; name: string; abilities: string[]; training: boolean; last4: string; created_at: Date; last_used_at: Date | null }): TokenResource {
+export function presentToken(row: {
+  id: number;
+  name: string;
+  abilities: string[];
+  training: boolean;
+  last4: string;
+  created_at: Date;
+  last_used_at: Date | null;
+}): TokenResource {
   return {
     id: row.id,
     name: row.name,

@@ -12,7 +12,16 @@ import { recordAudit, type Actor } from '../audit/store.ts';
 import { authorityBranchesFor } from '../devices/register.ts';
 import { presentTenant } from './present.ts';
 import type { TenantResource } from './schemas.ts';
-import { findTenantOfPartner, insertTenant, listAllTenantRows, listTenantRows, tenantWithTpin, writeTenantSettings, type TenantRow, type TenantSettings } from './store.ts';
+import {
+  findTenantOfPartner,
+  insertTenant,
+  listAllTenantRows,
+  listTenantRows,
+  tenantWithTpin,
+  writeTenantSettings,
+  type TenantRow,
+  type TenantSettings,
+} from './store.ts';
 import { devicesOf } from '../devices/store.ts';
 
 /** The tenant if it is on this partner's book; anything else is a plain 404, never a 403. */
@@ -30,7 +39,10 @@ export async function assertTenantWritable(db: Kysely<DB>, tenant: TenantRow, no
 
 /** The tenant resources of `rows` (in order), with their devices and the authority's branches. */
 async function tenantResources(db: Kysely<DB>, rows: TenantRow[]): Promise<TenantResource[]> {
-  const devices = await devicesOf(db, rows.map((r) => r.id));
+  const devices = await devicesOf(
+    db,
+    rows.map((r) => r.id),
+  );
   const branches = await authorityBranchesFor(db, new Map(rows.map((r) => [r.id, (devices.get(r.id) ?? []).map((d) => d.branch)])));
   return rows.map((r) => presentTenant(r, devices.get(r.id) ?? [], branches.get(r.id) ?? []));
 }
@@ -67,7 +79,11 @@ export async function updateTenantSettings(
   patch: { offlinePolicy?: OfflinePolicy; timezone?: string; stockTracking?: boolean },
 ): Promise<TenantResource> {
   const timezone = patch.timezone === undefined ? undefined : canonicalTimeZone(patch.timezone);
-  if (timezone === null) throw fieldError('timezone', `The timezone field must be an IANA time zone name such as Africa/Lusaka; "${patch.timezone}" is not one.`);
+  if (timezone === null)
+    throw fieldError(
+      'timezone',
+      `The timezone field must be an IANA time zone name such as Africa/Lusaka; "${patch.timezone}" is not one.`,
+    );
   return db.transaction().execute(async (trx) => {
     const row = await tenantOfPartner(trx, partnerId, tenantId);
     const changes: TenantSettings = {};
@@ -76,7 +92,15 @@ export async function updateTenantSettings(
     if (patch.stockTracking !== undefined && patch.stockTracking !== row.stock_tracking) changes.stockTracking = patch.stockTracking;
     if (Object.keys(changes).length === 0) return tenantWithDevices(trx, row);
     const updated = await writeTenantSettings(trx, tenantId, changes);
-    await recordAudit(trx, { actor, action: 'tenant.updated', partnerId, tenantId, targetType: 'tenant', targetId: tenantId, details: { ...changes } });
+    await recordAudit(trx, {
+      actor,
+      action: 'tenant.updated',
+      partnerId,
+      tenantId,
+      targetType: 'tenant',
+      targetId: tenantId,
+      details: { ...changes },
+    });
     return tenantWithDevices(trx, updated);
   });
 }
@@ -97,15 +121,35 @@ export async function createTenant(db: Kysely<DB>, actor: Actor, partnerId: numb
   const authority = input.authority ?? DEFAULT_AUTHORITY;
   checkTenantInput(new FieldErrors(), { ...input, authority }).throwIfAny();
   const profile = merchantProfile(authority);
-  return db.transaction().execute(async (trx) => {
-    const clash = await tenantWithTpin(trx, partnerId, input.tpin);
-    if (clash) throw duplicate();
-    const row = await insertTenant(trx, { partner_id: partnerId, name, tpin: input.tpin, authority, timezone: profile.timeZone, plan: input.plan ?? null, email: input.email ?? null, offline_policy: input.offlinePolicy ?? 'queue' });
-    await recordAudit(trx, { actor, action: 'tenant.created', partnerId, tenantId: row.id, targetType: 'tenant', targetId: row.id, details: { name: row.name, tpin: row.tpin, authority: row.authority, plan: row.plan, offlinePolicy: row.offline_policy } });
-    return presentTenant(row, [], []);
-  }).catch((err: unknown) => {
-    throw isUniqueViolation(err) ? duplicate() : err;
-  });
+  return db
+    .transaction()
+    .execute(async (trx) => {
+      const clash = await tenantWithTpin(trx, partnerId, input.tpin);
+      if (clash) throw duplicate();
+      const row = await insertTenant(trx, {
+        partner_id: partnerId,
+        name,
+        tpin: input.tpin,
+        authority,
+        timezone: profile.timeZone,
+        plan: input.plan ?? null,
+        email: input.email ?? null,
+        offline_policy: input.offlinePolicy ?? 'queue',
+      });
+      await recordAudit(trx, {
+        actor,
+        action: 'tenant.created',
+        partnerId,
+        tenantId: row.id,
+        targetType: 'tenant',
+        targetId: row.id,
+        details: { name: row.name, tpin: row.tpin, authority: row.authority, plan: row.plan, offlinePolicy: row.offline_policy },
+      });
+      return presentTenant(row, [], []);
+    })
+    .catch((err: unknown) => {
+      throw isUniqueViolation(err) ? duplicate() : err;
+    });
 }
 
 /**

@@ -6,7 +6,11 @@ import { offsetOf } from '../../../platform/http/pagination.ts';
 export type TenantRow = Selectable<TenantsTable>;
 /** Marks a tenant token, a fiscalisation key or a partner key revoked (effective on the next request). */
 export async function markRevoked(db: Kysely<DB>, table: 'tenant_tokens' | 'api_keys' | 'partner_keys', id: number): Promise<void> {
-  await db.updateTable(table).set({ revoked_at: sql`now()` }).where('id', '=', id).execute();
+  await db
+    .updateTable(table)
+    .set({ revoked_at: sql`now()` })
+    .where('id', '=', id)
+    .execute();
 }
 
 // --- Partners ---------------------------------------------------------------------------------
@@ -82,14 +86,31 @@ export async function updateTenantAccountRow(db: Kysely<DB>, tenantId: number, p
 
 // --- Devices ----------------------------------------------------------------------------------
 export async function listTokenRows(db: Kysely<DB>, tenantId: number) {
-  return db.selectFrom('tenant_tokens').selectAll().where('tenant_id', '=', tenantId).where('revoked_at', 'is', null).orderBy('id').execute();
+  return db
+    .selectFrom('tenant_tokens')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('revoked_at', 'is', null)
+    .orderBy('id')
+    .execute();
 }
 export async function insertToken(db: Kysely<DB>, values: Insertable<TenantTokensTable>) {
   return db.insertInto('tenant_tokens').values(values).returningAll().executeTakeFirstOrThrow();
 }
 /** A tenant token or fiscalisation key of the tenant, revoked or not, locked. */
-export async function lockTenantCredential(db: Kysely<DB>, table: 'tenant_tokens' | 'api_keys', tenantId: number, id: number): Promise<{ id: number; revoked_at: Date | null } | undefined> {
-  return db.selectFrom(table).select(['id', 'revoked_at']).where('id', '=', id).where('tenant_id', '=', tenantId).forUpdate().executeTakeFirst();
+export async function lockTenantCredential(
+  db: Kysely<DB>,
+  table: 'tenant_tokens' | 'api_keys',
+  tenantId: number,
+  id: number,
+): Promise<{ id: number; revoked_at: Date | null } | undefined> {
+  return db
+    .selectFrom(table)
+    .select(['id', 'revoked_at'])
+    .where('id', '=', id)
+    .where('tenant_id', '=', tenantId)
+    .forUpdate()
+    .executeTakeFirst();
 }
 export async function listApiKeyRows(db: Kysely<DB>, tenantId: number) {
   return db

@@ -27,7 +27,7 @@ const AccountDevices = Type.Object({
   builtinSimulatorUrl: Nullable(
     Type.String({
       description:
-        'In development only, while the gateway runs its built-in VSDC simulator: the simulator\'s address, a `vsdcBaseUrl` to register a device on for trying the gateway. Null in production and without the built-in simulator (BUILTIN_SIMULATOR=0)',
+        "In development only, while the gateway runs its built-in VSDC simulator: the simulator's address, a `vsdcBaseUrl` to register a device on for trying the gateway. Null in production and without the built-in simulator (BUILTIN_SIMULATOR=0)",
       examples: ['http://127.0.0.1:8089'],
     }),
   ),
@@ -40,47 +40,71 @@ export function accountDeviceRoutes(ctx: AppContext): FastifyPluginAsync {
 
     const actorOf = (request: FastifyRequest): Actor => ({ type: 'user', userId: requireUser(request).user.userId });
 
-    app.get('/api/v1/account/devices', {
-      config: { auth: { ...viewer.auth, tenant: 'read' } },
-      schema: { operationId: 'listAccountDevices', tags: TAG, summary: 'Your devices, by branch', response: { 200: AccountDevices } },
-    }, async (request) => {
-      const tenant = requireActedTenant(request);
-      const devices = await devicesOf(db, [tenant.id]);
-      return { data: (devices.get(tenant.id) ?? []).map(presentDevice), builtinSimulatorUrl: builtinSimulatorUrl(ctx) };
-    });
-
-    app.post('/api/v1/account/devices', {
-      config: { auth: { ...admin.auth, tenant: 'writable' }, errors: ['branch_exists', 'device_initialized', 'initialization_failed', 'vsdc_unreachable'] },
-      schema: { operationId: 'registerAccountDevice', tags: TAG, summary: 'Register a device (local only, unless initialised elsewhere)', body: RegisterDeviceBody, response: { 201: data(Device) } },
-      preValidation: bodyRulesWithSchema(RegisterDeviceBody, async (errors, body, request) => {
-        const tenant = principalTenant(request.principal);
-        if (tenant) deviceInputProblems(errors, tenant.authority, body);
-      }),
-    }, async (request, reply) => {
-      const tenant = requireActedTenant(request);
-      return reply.code(201).send({ data: await registerDevice(db, actorOf(request), tenant, request.body, authorityHandshake(ctx)) });
-    });
-
-    await app.register(deviceRoutes(ctx, {
-      name: 'account',
-      path: '/api/v1/account/devices/:branch',
-      params: BranchParam,
-      auth: { ...admin.auth, tenant: 'writable' },
-      tags: TAG,
-      operationIds: { initialize: 'initializeAccountDevice', update: 'updateAccountDevice' },
-      actorOf,
-    }));
-
-    app.delete('/api/v1/account/devices/:branch', {
-      config: { auth: { ...admin.auth, tenant: 'read' }, errors: ['device_not_found', 'device_initialized', 'device_in_use'] },
-      schema: {
-        operationId: 'removeAccountDevice',
-        tags: TAG,
-        summary: 'Remove a device that is not initialised',
-        description: 'Only before initialisation (409 `device_initialized` after). Refused (409 `device_in_use`, nothing changed) while a live fiscalisation key or till login is bound to the branch, or a kept record refers to it.',
-        params: BranchParam,
-        response: { 200: DeviceRemoved },
+    app.get(
+      '/api/v1/account/devices',
+      {
+        config: { auth: { ...viewer.auth, tenant: 'read' } },
+        schema: { operationId: 'listAccountDevices', tags: TAG, summary: 'Your devices, by branch', response: { 200: AccountDevices } },
       },
-    }, async (request) => removeDevice(db, actorOf(request), requireActedTenant(request), request.params.branch, 'account'));
+      async (request) => {
+        const tenant = requireActedTenant(request);
+        const devices = await devicesOf(db, [tenant.id]);
+        return { data: (devices.get(tenant.id) ?? []).map(presentDevice), builtinSimulatorUrl: builtinSimulatorUrl(ctx) };
+      },
+    );
+
+    app.post(
+      '/api/v1/account/devices',
+      {
+        config: {
+          auth: { ...admin.auth, tenant: 'writable' },
+          errors: ['branch_exists', 'device_initialized', 'initialization_failed', 'vsdc_unreachable'],
+        },
+        schema: {
+          operationId: 'registerAccountDevice',
+          tags: TAG,
+          summary: 'Register a device (local only, unless initialised elsewhere)',
+          body: RegisterDeviceBody,
+          response: { 201: data(Device) },
+        },
+        preValidation: bodyRulesWithSchema(RegisterDeviceBody, async (errors, body, request) => {
+          const tenant = principalTenant(request.principal);
+          if (tenant) deviceInputProblems(errors, tenant.authority, body);
+        }),
+      },
+      async (request, reply) => {
+        const tenant = requireActedTenant(request);
+        return reply.code(201).send({ data: await registerDevice(db, actorOf(request), tenant, request.body, authorityHandshake(ctx)) });
+      },
+    );
+
+    await app.register(
+      deviceRoutes(ctx, {
+        name: 'account',
+        path: '/api/v1/account/devices/:branch',
+        params: BranchParam,
+        auth: { ...admin.auth, tenant: 'writable' },
+        tags: TAG,
+        operationIds: { initialize: 'initializeAccountDevice', update: 'updateAccountDevice' },
+        actorOf,
+      }),
+    );
+
+    app.delete(
+      '/api/v1/account/devices/:branch',
+      {
+        config: { auth: { ...admin.auth, tenant: 'read' }, errors: ['device_not_found', 'device_initialized', 'device_in_use'] },
+        schema: {
+          operationId: 'removeAccountDevice',
+          tags: TAG,
+          summary: 'Remove a device that is not initialised',
+          description:
+            'Only before initialisation (409 `device_initialized` after). Refused (409 `device_in_use`, nothing changed) while a live fiscalisation key or till login is bound to the branch, or a kept record refers to it.',
+          params: BranchParam,
+          response: { 200: DeviceRemoved },
+        },
+      },
+      async (request) => removeDevice(db, actorOf(request), requireActedTenant(request), request.params.branch, 'account'),
+    );
   };
 }

@@ -22,7 +22,11 @@ function linkOf(ctx: AppContext, kind: UserTokenKind, token: string): string {
 }
 
 /** A new one-time link (its plaintext goes only into the mail, or to the partner who asked). */
-export async function createLink(db: Kysely<DB>, ctx: AppContext, values: { kind: UserTokenKind; tenantId: number; userId: number | null; email: string; role: UserRole | null; createdBy: string | null }) {
+export async function createLink(
+  db: Kysely<DB>,
+  ctx: AppContext,
+  values: { kind: UserTokenKind; tenantId: number; userId: number | null; email: string; role: UserRole | null; createdBy: string | null },
+) {
   const now = ctx.clock.now();
   const token = newSecret();
   const expiresAt = new Date(now.getTime() + LINK_VALID_MS[values.kind]);
@@ -58,4 +62,5 @@ export async function linkCapReached(ctx: AppContext, userId: number, kind: User
   return (await store.linksSince(ctx.db, userId, kind, new Date(now.getTime() - HOUR_MS))) >= LINKS_PER_HOUR;
 }
 
-export const linkInvalid = (what: string, askAgain = 'Ask for a new one.') => new ApiError('link_invalid', `This ${what} link is unknown, already used or expired. ${askAgain}`);
+export const linkInvalid = (what: string, askAgain = 'Ask for a new one.') =>
+  new ApiError('link_invalid', `This ${what} link is unknown, already used or expired. ${askAgain}`);

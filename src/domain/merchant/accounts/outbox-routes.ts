@@ -10,10 +10,25 @@ export function outboxRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
 
-    app.get('/api/v1/dev/outbox', {
-      // Without the outbox, a 404 whoever asks: the operator token would not make it exist.
-      config: { auth: { surface: 'admin', withoutToken: 'open', absentBecause: () => (ctx.mailer.usesOutbox ? undefined : 'The outbox exists only in development without SMTP_URL.') } },
-      schema: { operationId: 'devOutbox', tags: ['Operator'], summary: 'Development only: the last 50 mails not sent (no SMTP_URL)', response: { 200: data(Type.Array(S.OutboxMail)) } },
-    }, async () => ({ data: ctx.mailer.outboxMails() }));
+    app.get(
+      '/api/v1/dev/outbox',
+      {
+        // Without the outbox, a 404 whoever asks: the operator token would not make it exist.
+        config: {
+          auth: {
+            surface: 'admin',
+            withoutToken: 'open',
+            absentBecause: () => (ctx.mailer.usesOutbox ? undefined : 'The outbox exists only in development without SMTP_URL.'),
+          },
+        },
+        schema: {
+          operationId: 'devOutbox',
+          tags: ['Operator'],
+          summary: 'Development only: the last 50 mails not sent (no SMTP_URL)',
+          response: { 200: data(Type.Array(S.OutboxMail)) },
+        },
+      },
+      async () => ({ data: ctx.mailer.outboxMails() }),
+    );
   };
 }

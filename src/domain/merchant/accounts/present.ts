@@ -27,14 +27,24 @@ export interface MerchantResource {
 }
 
 export function presentUser(row: store.UserRow): UserResource {
-  return { id: row.id, email: row.email, role: row.role, emailVerified: row.email_verified_at !== null, createdAt: new Date(row.created_at).toISOString() };
+  return {
+    id: row.id,
+    email: row.email,
+    role: row.role,
+    emailVerified: row.email_verified_at !== null,
+    createdAt: new Date(row.created_at).toISOString(),
+  };
 }
 
 /**
  * `initialisedBranches`: how many of its devices are initialised; with none it cannot file
  * either, whatever its account says, and the reason says who gives it one.
  */
-export function presentMerchant(t: Omit<TenantAccount, 'partnerId' | 'plan' | 'rateLimitPerMinute' | 'offlinePolicy' | 'authority'> & { origin: 'partner' | 'self' }, initialisedBranches: number, timezone: string): MerchantResource {
+export function presentMerchant(
+  t: Omit<TenantAccount, 'partnerId' | 'plan' | 'rateLimitPerMinute' | 'offlinePolicy' | 'authority'> & { origin: 'partner' | 'self' },
+  initialisedBranches: number,
+  timezone: string,
+): MerchantResource {
   const account = standingOf(t);
   const standing: MerchantResource['standing'] = !account.canFile
     ? { ...account, cause: 'account' }

@@ -10,4 +10,7 @@ export const viewer = { auth: { surface: 'account', role: 'viewer' } } as const;
 export const admin = { auth: { surface: 'account', role: 'admin' } } as const;
 export const ACCEPTED = 'If the address can be used, a mail is on its way.';
 
-export const clientOf = (request: FastifyRequest): service.ClientInfo => ({ ip: request.ip, userAgent: headerText(request.headers['user-agent'], service.USER_AGENT_CHARACTERS) });
+export const clientOf = (request: FastifyRequest): service.ClientInfo => ({
+  ip: request.ip,
+  userAgent: headerText(request.headers['user-agent'], service.USER_AGENT_CHARACTERS),
+});

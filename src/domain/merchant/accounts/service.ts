@@ -43,7 +43,11 @@ const normalEmail = (email: string) => email.trim().toLowerCase();
  * `authority`: `zra` unless given; the taxpayer id is checked against its form, and the merchant
  * takes its time zone (and with it its currency and codes). A refusal stores nothing.
  */
-export async function signUp(ctx: AppContext, input: { merchantName: string; tpin: string; authority?: string; email: string; password: string }, client: ClientInfo): Promise<void> {
+export async function signUp(
+  ctx: AppContext,
+  input: { merchantName: string; tpin: string; authority?: string; email: string; password: string },
+  client: ClientInfo,
+): Promise<void> {
   const authority = input.authority ?? DEFAULT_AUTHORITY;
   checkTenantInput(new FieldErrors(), { authority, tpin: input.tpin }).throwIfAny();
   assertPasswordRules(input.password, 'password');
@@ -55,19 +59,59 @@ export async function signUp(ctx: AppContext, input: { merchantName: string; tpi
   if (existing) {
     if (await linkCapReached(ctx, existing.id, 'reset', ctx.clock.now())) return;
     await ctx.db.transaction().execute(async (trx) => {
-      const link = await createLink(trx, ctx, { kind: 'reset', tenantId: existing.tenant_id, userId: existing.id, email: existing.email, role: null, createdBy: null });
-      await recordAudit(trx, { actor: { type: 'anonymous' }, action: 'account.signup_existing', tenantId: existing.tenant_id, targetType: 'user', targetId: existing.id, details: { ip: client.ip } });
+      const link = await createLink(trx, ctx, {
+        kind: 'reset',
+        tenantId: existing.tenant_id,
+        userId: existing.id,
+        email: existing.email,
+        role: null,
+        createdBy: null,
+      });
+      await recordAudit(trx, {
+        actor: { type: 'anonymous' },
+        action: 'account.signup_existing',
+        tenantId: existing.tenant_id,
+        targetType: 'user',
+        targetId: existing.id,
+        details: { ip: client.ip },
+      });
       await queueMail(trx, ctx, existing.email, accountExistsMail(link.link, link.expiresAt), linkTopic('reset', existing.id));
     });
     return;
   }
   try {
     await ctx.db.transaction().execute(async (trx) => {
-      const tenant = await store.insertSelfTenant(trx, { name: tenantName, tpin: input.tpin, authority, timezone: merchantProfile(authority).timeZone, email });
-      const user = await store.insertUser(trx, { tenant_id: tenant.id, email, password_hash: passwordHash, role: 'owner', email_verified_at: null });
+      const tenant = await store.insertSelfTenant(trx, {
+        name: tenantName,
+        tpin: input.tpin,
+        authority,
+        timezone: merchantProfile(authority).timeZone,
+        email,
+      });
+      const user = await store.insertUser(trx, {
+        tenant_id: tenant.id,
+        email,
+        password_hash: passwordHash,
+        role: 'owner',
+        email_verified_at: null,
+      });
       await queueConsoleUser(trx, tenant.id, user.id, 'Y');
-      const verify = await createLink(trx, ctx, { kind: 'verify', tenantId: tenant.id, userId: user.id, email, role: null, createdBy: null });
-      await recordAudit(trx, { actor: { type: 'anonymous' }, action: 'account.signup', tenantId: tenant.id, targetType: 'user', targetId: user.id, details: { ip: client.ip, tenantOrigin: 'self', authority } });
+      const verify = await createLink(trx, ctx, {
+        kind: 'verify',
+        tenantId: tenant.id,
+        userId: user.id,
+        email,
+        role: null,
+        createdBy: null,
+      });
+      await recordAudit(trx, {
+        actor: { type: 'anonymous' },
+        action: 'account.signup',
+        tenantId: tenant.id,
+        targetType: 'user',
+        targetId: user.id,
+        details: { ip: client.ip, tenantOrigin: 'self', authority },
+      });
       await queueMail(trx, ctx, email, verifyEmailMail(tenant.name, verify.link, verify.expiresAt), linkTopic('verify', user.id));
     });
   } catch (err) {
@@ -91,7 +135,13 @@ export async function verifyEmail(ctx: AppContext, token: string): Promise<{ alr
       throw linkInvalid('verification', 'Ask for a new one: POST /api/v1/account/verify/resend {email}.');
     }
     await store.setUserFields(trx, used.user_id, { email_verified_at: now }, now);
-    await recordAudit(trx, { actor: { type: 'anonymous' }, action: 'account.email_verified', tenantId: used.tenant_id, targetType: 'user', targetId: used.user_id });
+    await recordAudit(trx, {
+      actor: { type: 'anonymous' },
+      action: 'account.email_verified',
+      tenantId: used.tenant_id,
+      targetType: 'user',
+      targetId: used.user_id,
+    });
     return { alreadyVerified: false };
   });
 }
@@ -107,8 +157,22 @@ export async function resendVerification(ctx: AppContext, email: string, client:
   if (await linkCapReached(ctx, user.id, 'verify', now)) return;
   await ctx.db.transaction().execute(async (trx) => {
     await voidLinks(trx, user.id, 'verify', now);
-    const link = await createLink(trx, ctx, { kind: 'verify', tenantId: user.tenant_id, userId: user.id, email: user.email, role: null, createdBy: null });
-    await recordAudit(trx, { actor: { type: 'anonymous' }, action: 'account.verification_resent', tenantId: user.tenant_id, targetType: 'user', targetId: user.id, details: { ip: client.ip } });
+    const link = await createLink(trx, ctx, {
+      kind: 'verify',
+      tenantId: user.tenant_id,
+      userId: user.id,
+      email: user.email,
+      role: null,
+      createdBy: null,
+    });
+    await recordAudit(trx, {
+      actor: { type: 'anonymous' },
+      action: 'account.verification_resent',
+      tenantId: user.tenant_id,
+      targetType: 'user',
+      targetId: user.id,
+      details: { ip: client.ip },
+    });
     const tenant = await trx.selectFrom('tenants').select('name').where('id', '=', user.tenant_id).executeTakeFirstOrThrow();
     await queueMail(trx, ctx, user.email, verifyEmailMail(tenant.name, link.link, link.expiresAt), linkTopic('verify', user.id));
   });
@@ -116,11 +180,23 @@ export async function resendVerification(ctx: AppContext, email: string, client:
 
 async function assertNotThrottled(ctx: AppContext, email: string, ip: string, now: Date): Promise<void> {
   const since = new Date(now.getTime() - SIGNIN_WINDOW_MS);
-  const [byAccount, byAddress] = await Promise.all([store.signinFailures(ctx.db, 'email', email, since), store.signinFailures(ctx.db, 'ip', ip, since)]);
-  const over = byAccount.count >= SIGNIN_FAILURES_PER_ACCOUNT ? { failures: byAccount, what: `${SIGNIN_FAILURES_PER_ACCOUNT} failed sign-ins for this account` } : byAddress.count >= SIGNIN_FAILURES_PER_ADDRESS ? { failures: byAddress, what: `${SIGNIN_FAILURES_PER_ADDRESS} failed sign-ins from your address` } : undefined;
+  const [byAccount, byAddress] = await Promise.all([
+    store.signinFailures(ctx.db, 'email', email, since),
+    store.signinFailures(ctx.db, 'ip', ip, since),
+  ]);
+  const over =
+    byAccount.count >= SIGNIN_FAILURES_PER_ACCOUNT
+      ? { failures: byAccount, what: `${SIGNIN_FAILURES_PER_ACCOUNT} failed sign-ins for this account` }
+      : byAddress.count >= SIGNIN_FAILURES_PER_ADDRESS
+        ? { failures: byAddress, what: `${SIGNIN_FAILURES_PER_ADDRESS} failed sign-ins from your address` }
+        : undefined;
   if (!over) return;
   const retryAfter = Math.max(1, Math.ceil(((over.failures.oldest?.getTime() ?? now.getTime()) + SIGNIN_WINDOW_MS - now.getTime()) / 1000));
-  throw new ApiError('signin_throttled', `Too many failed sign-ins (${over.what} in ${SIGNIN_WINDOW_MS / 60_000} minutes). Retry after ${retryAfter} s, or reset your password.`, { 'retry-after': String(retryAfter) });
+  throw new ApiError(
+    'signin_throttled',
+    `Too many failed sign-ins (${over.what} in ${SIGNIN_WINDOW_MS / 60_000} minutes). Retry after ${retryAfter} s, or reset your password.`,
+    { 'retry-after': String(retryAfter) },
+  );
 }
 
 export interface SignedIn {
@@ -134,14 +210,30 @@ export interface SignedIn {
 async function merchantOf(db: Kysely<DB>, tenantId: number, now: Date): Promise<MerchantResource> {
   const t = await db
     .selectFrom('tenants as t')
-    .select(['t.id', 't.name', 't.tpin', 't.origin', 't.status', 't.subscription', 't.monthly_quota', 't.timezone', documentsInMonth(sql`t.id`, currentMonth(now)).as('documents'), store.initialisedBranchCount(sql`t.id`).as('branches')])
+    .select([
+      't.id',
+      't.name',
+      't.tpin',
+      't.origin',
+      't.status',
+      't.subscription',
+      't.monthly_quota',
+      't.timezone',
+      documentsInMonth(sql`t.id`, currentMonth(now)).as('documents'),
+      store.initialisedBranchCount(sql`t.id`).as('branches'),
+    ])
     .where('t.id', '=', tenantId)
     .executeTakeFirstOrThrow();
   return presentMerchant({ ...t, monthlyQuota: t.monthly_quota, documentsThisMonth: Number(t.documents) }, Number(t.branches), t.timezone);
 }
 
 /** `previousSession`: the cookie the browser sent, if any; it is revoked (the session is rotated). */
-export async function signIn(ctx: AppContext, input: { email: string; password: string }, client: ClientInfo, previousSession: string | undefined): Promise<SignedIn> {
+export async function signIn(
+  ctx: AppContext,
+  input: { email: string; password: string },
+  client: ClientInfo,
+  previousSession: string | undefined,
+): Promise<SignedIn> {
   const now = ctx.clock.now();
   const email = normalEmail(input.email);
   await assertNotThrottled(ctx, email, client.ip, now);
@@ -149,27 +241,67 @@ export async function signIn(ctx: AppContext, input: { email: string; password: 
   const matches = await verifyPassword(input.password, user?.password_hash ?? (await decoyHash(ctx.config.passwordScryptLog2N)));
   if (!user || !matches) {
     await store.recordSigninFailure(ctx.db, email, client.ip, now, SIGNIN_WINDOW_MS);
-    await recordAudit(ctx.db, { actor: { type: 'anonymous' }, action: 'account.signin_failed', tenantId: user?.tenant_id ?? null, ...(user ? { targetType: 'user', targetId: user.id } : {}), details: { ip: client.ip } });
-    throw new ApiError('invalid_credentials', 'The email or password is wrong. After 5 failed attempts sign-in pauses for 15 minutes; reset your password if you forgot it.');
+    await recordAudit(ctx.db, {
+      actor: { type: 'anonymous' },
+      action: 'account.signin_failed',
+      tenantId: user?.tenant_id ?? null,
+      ...(user ? { targetType: 'user', targetId: user.id } : {}),
+      details: { ip: client.ip },
+    });
+    throw new ApiError(
+      'invalid_credentials',
+      'The email or password is wrong. After 5 failed attempts sign-in pauses for 15 minutes; reset your password if you forgot it.',
+    );
   }
   if (!user.email_verified_at) {
-    throw new ApiError('email_not_verified', 'Confirm your email address first with the link we mailed you. Lost it, or did it expire? Ask for a new one: POST /api/v1/account/verify/resend {email}, or "Mail me a new link" on the console\'s confirmation page (/console/account/verify).');
+    throw new ApiError(
+      'email_not_verified',
+      'Confirm your email address first with the link we mailed you. Lost it, or did it expire? Ask for a new one: POST /api/v1/account/verify/resend {email}, or "Mail me a new link" on the console\'s confirmation page (/console/account/verify).',
+    );
   }
   const sessionToken = newSecret();
   await ctx.db.transaction().execute(async (trx) => {
     if (previousSession) await store.revokeSession(trx, sha256(previousSession), now);
-    await store.insertSession(trx, { id: sha256(sessionToken), user_id: user.id, now, expires_at: new Date(now.getTime() + SESSION_LIFETIME_MS), ip: client.ip, user_agent: client.userAgent });
+    await store.insertSession(trx, {
+      id: sha256(sessionToken),
+      user_id: user.id,
+      now,
+      expires_at: new Date(now.getTime() + SESSION_LIFETIME_MS),
+      ip: client.ip,
+      user_agent: client.userAgent,
+    });
     await store.clearSigninFailures(trx, email);
-    await recordAudit(trx, { actor: { type: 'user', userId: user.id }, action: 'account.signin', tenantId: user.tenant_id, targetType: 'user', targetId: user.id, details: { ip: client.ip } });
+    await recordAudit(trx, {
+      actor: { type: 'user', userId: user.id },
+      action: 'account.signin',
+      tenantId: user.tenant_id,
+      targetType: 'user',
+      targetId: user.id,
+      details: { ip: client.ip },
+    });
   });
-  return { sessionToken, csrfToken: csrfTokenOf(sessionToken), user: presentUser(user), merchant: await merchantOf(ctx.db, user.tenant_id, now) };
+  return {
+    sessionToken,
+    csrfToken: csrfTokenOf(sessionToken),
+    user: presentUser(user),
+    merchant: await merchantOf(ctx.db, user.tenant_id, now),
+  };
 }
 
 export async function signOut(ctx: AppContext, session: SessionUser, everywhere: boolean): Promise<number> {
   const now = ctx.clock.now();
   return ctx.db.transaction().execute(async (trx) => {
-    const revoked = everywhere ? await store.revokeSessions(trx, session.userId, now) : (await store.revokeSession(trx, session.sessionId, now), 1);
-    await recordAudit(trx, { actor: { type: 'user', userId: session.userId }, action: everywhere ? 'account.signout_everywhere' : 'account.signout', tenantId: session.tenant.id, targetType: 'user', targetId: session.userId, details: { sessions: revoked } });
+    const revoked = everywhere
+      ? await store.revokeSessions(trx, session.userId, now)
+      : (await store.revokeSession(trx, session.sessionId, now), 1);
+    await recordAudit(trx, {
+      actor: { type: 'user', userId: session.userId },
+      action: everywhere ? 'account.signout_everywhere' : 'account.signout',
+      tenantId: session.tenant.id,
+      targetType: 'user',
+      targetId: session.userId,
+      details: { sessions: revoked },
+    });
     return revoked;
   });
 }
@@ -178,21 +310,37 @@ export async function me(ctx: AppContext, session: SessionUser, sessionToken: st
   // The session's lookup brought the merchant with its standing; the user and whether it has an initialised branch come in one read.
   const user = await store.findUserWithBranches(ctx.db, session.tenant.id, session.userId);
   if (!user) throw new NotFoundError('User not found.');
-  return { user: presentUser(user), merchant: presentMerchant(session.tenant, Number(user.branches), user.timezone), csrfToken: csrfTokenOf(sessionToken) };
+  return {
+    user: presentUser(user),
+    merchant: presentMerchant(session.tenant, Number(user.branches), user.timezone),
+    csrfToken: csrfTokenOf(sessionToken),
+  };
 }
 
-export async function changePassword(ctx: AppContext, session: SessionUser, input: { currentPassword: string; newPassword: string }): Promise<{ revokedSessions: number }> {
+export async function changePassword(
+  ctx: AppContext,
+  session: SessionUser,
+  input: { currentPassword: string; newPassword: string },
+): Promise<{ revokedSessions: number }> {
   const now = ctx.clock.now();
   const user = await store.findUser(ctx.db, session.tenant.id, session.userId);
   if (!user) throw new NotFoundError('User not found.');
-  if (!(await verifyPassword(input.currentPassword, user.password_hash))) throw fieldError('currentPassword', 'The current password is wrong.');
+  if (!(await verifyPassword(input.currentPassword, user.password_hash)))
+    throw fieldError('currentPassword', 'The current password is wrong.');
   assertPasswordRules(input.newPassword, 'newPassword');
   const hash = await hashPassword(input.newPassword, ctx.config.passwordScryptLog2N);
   const revoked = await ctx.db.transaction().execute(async (trx) => {
     await store.setUserFields(trx, user.id, { password_hash: hash, password_changed_at: now }, now);
     const n = await store.revokeSessions(trx, user.id, now, session.sessionId);
     await voidLinks(trx, user.id, 'reset', now);
-    await recordAudit(trx, { actor: { type: 'user', userId: user.id }, action: 'account.password_changed', tenantId: user.tenant_id, targetType: 'user', targetId: user.id, details: { revokedSessions: n } });
+    await recordAudit(trx, {
+      actor: { type: 'user', userId: user.id },
+      action: 'account.password_changed',
+      tenantId: user.tenant_id,
+      targetType: 'user',
+      targetId: user.id,
+      details: { revokedSessions: n },
+    });
     await queueMail(trx, ctx, user.email, passwordChangedMail());
     return n;
   });
@@ -206,8 +354,22 @@ export async function requestPasswordReset(ctx: AppContext, email: string, clien
   if (await linkCapReached(ctx, user.id, 'reset', now)) return;
   await ctx.db.transaction().execute(async (trx) => {
     await voidLinks(trx, user.id, 'reset', now);
-    const link = await createLink(trx, ctx, { kind: 'reset', tenantId: user.tenant_id, userId: user.id, email: user.email, role: null, createdBy: null });
-    await recordAudit(trx, { actor: { type: 'anonymous' }, action: 'account.password_reset_requested', tenantId: user.tenant_id, targetType: 'user', targetId: user.id, details: { ip: client.ip } });
+    const link = await createLink(trx, ctx, {
+      kind: 'reset',
+      tenantId: user.tenant_id,
+      userId: user.id,
+      email: user.email,
+      role: null,
+      createdBy: null,
+    });
+    await recordAudit(trx, {
+      actor: { type: 'anonymous' },
+      action: 'account.password_reset_requested',
+      tenantId: user.tenant_id,
+      targetType: 'user',
+      targetId: user.id,
+      details: { ip: client.ip },
+    });
     await queueMail(trx, ctx, user.email, passwordResetMail(link.link, link.expiresAt), linkTopic('reset', user.id));
   });
 }
@@ -222,6 +384,13 @@ export async function confirmPasswordReset(ctx: AppContext, input: { token: stri
     // The link reached the mailbox: the address is proven, as a verification link would.
     await store.setUserFields(trx, used.user_id, { password_hash: hash, password_changed_at: now, email_verified_at: now }, now);
     const revoked = await store.revokeSessions(trx, used.user_id, now);
-    await recordAudit(trx, { actor: { type: 'anonymous' }, action: 'account.password_reset', tenantId: used.tenant_id, targetType: 'user', targetId: used.user_id, details: { revokedSessions: revoked } });
+    await recordAudit(trx, {
+      actor: { type: 'anonymous' },
+      action: 'account.password_reset',
+      tenantId: used.tenant_id,
+      targetType: 'user',
+      targetId: used.user_id,
+      details: { revokedSessions: revoked },
+    });
   });
 }

@@ -7,18 +7,34 @@ export type UserRow = Selectable<UsersTable>;
 type UserTokenRow = Selectable<UserTokensTable>;
 
 export function findUserByEmail(db: Kysely<DB>, email: string): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where(sql<string>`lower(email)`, '=', email.toLowerCase()).where('removed_at', 'is', null).executeTakeFirst();
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where(sql<string>`lower(email)`, '=', email.toLowerCase())
+    .where('removed_at', 'is', null)
+    .executeTakeFirst();
 }
 
 export function findUser(db: Kysely<DB>, tenantId: number, userId: number): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where('id', '=', userId).where('tenant_id', '=', tenantId).where('removed_at', 'is', null).executeTakeFirst();
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where('id', '=', userId)
+    .where('tenant_id', '=', tenantId)
+    .where('removed_at', 'is', null)
+    .executeTakeFirst();
 }
 
 /** How many of the merchant's devices are initialised, as an SQL expression of its id. */
-export const initialisedBranchCount = (tenantId: RawBuilder<unknown>) => sql<string>`(select count(*) from devices d where d.tenant_id = ${tenantId} and d.initialized)`;
+export const initialisedBranchCount = (tenantId: RawBuilder<unknown>) =>
+  sql<string>`(select count(*) from devices d where d.tenant_id = ${tenantId} and d.initialized)`;
 
 /** The user (as findUser), with how many of its merchant's devices are initialised and the merchant's time zone, in one read. */
-export function findUserWithBranches(db: Kysely<DB>, tenantId: number, userId: number): Promise<(UserRow & { branches: string; timezone: string }) | undefined> {
+export function findUserWithBranches(
+  db: Kysely<DB>,
+  tenantId: number,
+  userId: number,
+): Promise<(UserRow & { branches: string; timezone: string }) | undefined> {
   return db
     .selectFrom('users')
     .selectAll()
@@ -34,17 +50,35 @@ export function usersOf(db: Kysely<DB>, tenantId: number): Promise<UserRow[]> {
   return db.selectFrom('users').selectAll().where('tenant_id', '=', tenantId).where('removed_at', 'is', null).orderBy('id').execute();
 }
 
-export function insertUser(db: Kysely<DB>, values: { tenant_id: number; email: string; password_hash: string; role: UserRole; email_verified_at: Date | null }): Promise<UserRow> {
+export function insertUser(
+  db: Kysely<DB>,
+  values: { tenant_id: number; email: string; password_hash: string; role: UserRole; email_verified_at: Date | null },
+): Promise<UserRow> {
   return db.insertInto('users').values(values).returningAll().executeTakeFirstOrThrow();
 }
 
-export async function setUserFields(db: Kysely<DB>, userId: number, fields: { password_hash?: string; password_changed_at?: Date; email_verified_at?: Date; removed_at?: Date }, now: Date): Promise<void> {
-  await db.updateTable('users').set({ ...fields, updated_at: now }).where('id', '=', userId).execute();
+export async function setUserFields(
+  db: Kysely<DB>,
+  userId: number,
+  fields: { password_hash?: string; password_changed_at?: Date; email_verified_at?: Date; removed_at?: Date },
+  now: Date,
+): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ ...fields, updated_at: now })
+    .where('id', '=', userId)
+    .execute();
 }
 
-export async function insertSession(db: Kysely<DB>, values: { id: string; user_id: number; now: Date; expires_at: Date; ip: string | null; user_agent: string | null }): Promise<void> {
+export async function insertSession(
+  db: Kysely<DB>,
+  values: { id: string; user_id: number; now: Date; expires_at: Date; ip: string | null; user_agent: string | null },
+): Promise<void> {
   const { now, ...rest } = values;
-  await db.insertInto('user_sessions').values({ ...rest, created_at: now, last_seen_at: now }).execute();
+  await db
+    .insertInto('user_sessions')
+    .values({ ...rest, created_at: now, last_seen_at: now })
+    .execute();
 }
 
 /** Revokes the user's live sessions, except `keep` (a session id) if given; answers how many. */
@@ -59,7 +93,20 @@ export async function revokeSession(db: Kysely<DB>, sessionId: string, now: Date
   await db.updateTable('user_sessions').set({ revoked_at: now }).where('id', '=', sessionId).where('revoked_at', 'is', null).execute();
 }
 
-export async function insertUserToken(db: Kysely<DB>, values: { token_hash: string; kind: UserTokenKind; tenant_id: number; user_id: number | null; email: string; role: UserRole | null; created_by: string | null; created_at: Date; expires_at: Date }): Promise<UserTokenRow> {
+export async function insertUserToken(
+  db: Kysely<DB>,
+  values: {
+    token_hash: string;
+    kind: UserTokenKind;
+    tenant_id: number;
+    user_id: number | null;
+    email: string;
+    role: UserRole | null;
+    created_by: string | null;
+    created_at: Date;
+    expires_at: Date;
+  },
+): Promise<UserTokenRow> {
   return db.insertInto('user_tokens').values(values).returningAll().executeTakeFirstOrThrow();
 }
 
@@ -137,11 +184,20 @@ export async function linksSince(db: Kysely<DB>, userId: number, kind: UserToken
 
 /** Unused links of `kind` for a user are voided when a newer one is sent or the password changes. */
 export async function voidUserTokens(db: Kysely<DB>, userId: number, kind: UserTokenKind, now: Date): Promise<void> {
-  await db.updateTable('user_tokens').set({ used_at: now }).where('user_id', '=', userId).where('kind', '=', kind).where('used_at', 'is', null).execute();
+  await db
+    .updateTable('user_tokens')
+    .set({ used_at: now })
+    .where('user_id', '=', userId)
+    .where('kind', '=', kind)
+    .where('used_at', 'is', null)
+    .execute();
 }
 
 export async function recordSigninFailure(db: Kysely<DB>, email: string, ip: string, now: Date, windowMs: number): Promise<void> {
-  await db.deleteFrom('signin_failures').where('created_at', '<', new Date(now.getTime() - windowMs)).execute();
+  await db
+    .deleteFrom('signin_failures')
+    .where('created_at', '<', new Date(now.getTime() - windowMs))
+    .execute();
   await db.insertInto('signin_failures').values({ email, ip, created_at: now }).execute();
 }
 
@@ -164,6 +220,13 @@ export async function clearSigninFailures(db: Kysely<DB>, email: string): Promis
   await db.deleteFrom('signin_failures').where('email', '=', email).execute();
 }
 
-export async function insertSelfTenant(db: Kysely<DB>, values: { name: string; tpin: string; authority: string; timezone: string; email: string }) {
-  return db.insertInto('tenants').values({ ...values, partner_id: null, origin: 'self' }).returningAll().executeTakeFirstOrThrow();
+export async function insertSelfTenant(
+  db: Kysely<DB>,
+  values: { name: string; tpin: string; authority: string; timezone: string; email: string },
+) {
+  return db
+    .insertInto('tenants')
+    .values({ ...values, partner_id: null, origin: 'self' })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }

@@ -16,7 +16,8 @@ const EXPORT_BATCH = 500;
 const FIXED_NAMES: Partial<Record<AuditRecord['actorType'], string>> = { admin: 'operator', cli: 'command line' };
 
 function presentAuditEntry(r: AuditRecord): AuditEntryResource {
-  const keyName = r.actorType === 'partner_key' && r.actorName !== null && r.partnerName !== null ? `${r.actorName} (${r.partnerName})` : r.actorName;
+  const keyName =
+    r.actorType === 'partner_key' && r.actorName !== null && r.partnerName !== null ? `${r.actorName} (${r.partnerName})` : r.actorName;
   return {
     id: r.id,
     action: r.action,
@@ -37,7 +38,8 @@ async function timezoneOf(ctx: AppContext, tenantId: number): Promise<string> {
 async function filterOf(ctx: AppContext, tenantId: number, query: ExportAuditQuery): Promise<AuditFilter> {
   const { from, to } = query;
   assertCalendarDays({ from, to });
-  if (from !== undefined && to !== undefined && daysBetween(from, to) < 0) throw fieldError('to', `The to field must not be before from (${from}).`);
+  if (from !== undefined && to !== undefined && daysBetween(from, to) < 0)
+    throw fieldError('to', `The to field must not be before from (${from}).`);
   const timezone = from === undefined && to === undefined ? undefined : await timezoneOf(ctx, tenantId);
   return {
     tenantId,
@@ -52,7 +54,19 @@ export async function listAuditPage(ctx: AppContext, tenantId: number, query: Li
   return pageOf(page.data.map(presentAuditEntry), page.meta.total, query.page);
 }
 
-const AUDIT_CSV_COLUMNS = ['id', 'at', 'atLocal', 'action', 'actorType', 'actorId', 'actorName', 'targetType', 'targetId', 'targetName', 'details'] as const;
+const AUDIT_CSV_COLUMNS = [
+  'id',
+  'at',
+  'atLocal',
+  'action',
+  'actorType',
+  'actorId',
+  'actorName',
+  'targetType',
+  'targetId',
+  'targetName',
+  'details',
+] as const;
 
 /** RFC 4180 CSV (CRLF, a header row), newest first, read a batch at a time and written as read. */
 export async function exportAudit(ctx: AppContext, tenantId: number, query: ExportAuditQuery): Promise<Readable> {
@@ -63,7 +77,19 @@ export async function exportAudit(ctx: AppContext, tenantId: number, query: Expo
     for await (const batch of auditBatches(ctx.db, filter, EXPORT_BATCH)) {
       const rows = batch.map((r) => {
         const e = presentAuditEntry(r);
-        return [e.id, e.at, localDateTime(new Date(e.at), timezone), e.action, e.actor.type, e.actor.id ?? '', e.actor.name ?? '', e.target?.type ?? '', e.target?.id ?? '', e.target?.name ?? '', JSON.stringify(e.details)];
+        return [
+          e.id,
+          e.at,
+          localDateTime(new Date(e.at), timezone),
+          e.action,
+          e.actor.type,
+          e.actor.id ?? '',
+          e.actor.name ?? '',
+          e.target?.type ?? '',
+          e.target?.id ?? '',
+          e.target?.name ?? '',
+          JSON.stringify(e.details),
+        ];
       });
       yield stringify(rows, { record_delimiter: 'windows' });
     }

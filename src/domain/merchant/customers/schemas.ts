@@ -12,15 +12,31 @@ const REGISTRATION_STATES = ['not_applicable', 'pending', 'registered', 'failed'
 export const CreateCustomerBody = withExample(
   Type.Object(
     {
-      name: Type.String({ minLength: 1, maxLength: 60, description: 'As it should appear on invoices (the authority keeps 60 characters)' }),
-      tpin: Type.Optional(Nullable(tpin('Taxpayer id in the merchant\'s authority\'s form (ZRA: 10 digits; KRA: a PIN such as P051234567X). With a TPIN the customer is verified and registered with the authority; without, it is a local record'))),
+      name: Type.String({
+        minLength: 1,
+        maxLength: 60,
+        description: 'As it should appear on invoices (the authority keeps 60 characters)',
+      }),
+      tpin: Type.Optional(
+        Nullable(
+          tpin(
+            "Taxpayer id in the merchant's authority's form (ZRA: 10 digits; KRA: a PIN such as P051234567X). With a TPIN the customer is verified and registered with the authority; without, it is a local record",
+          ),
+        ),
+      ),
       address: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
       phone: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 30 }))),
       email: Type.Optional(Nullable(Type.String({ format: 'email', maxLength: 254 }))),
     },
     { additionalProperties: false },
   ),
-  { name: 'Zambezi Agro Dealers', tpin: '2000000003', address: 'Mosi-oa-Tunya Road, Livingstone', phone: '+260 97 1234567', email: 'accounts@example.com' },
+  {
+    name: 'Zambezi Agro Dealers',
+    tpin: '2000000003',
+    address: 'Mosi-oa-Tunya Road, Livingstone',
+    phone: '+260 97 1234567',
+    email: 'accounts@example.com',
+  },
 );
 export type CreateCustomerBody = Static<typeof CreateCustomerBody>;
 
@@ -53,8 +69,8 @@ export const Customer = Type.Object({
       state: Type.Enum(VERIFICATION_STATES),
       authorityName: Nullable(Type.String({ description: 'The name the authority holds for the TPIN, once verified' })),
       authorityAddress: Nullable(Type.String()),
-      resultCode: Nullable(Type.String({ description: 'The authority\'s result code of the last answer' })),
-      message: Nullable(Type.String({ description: 'The authority\'s text when failed' })),
+      resultCode: Nullable(Type.String({ description: "The authority's result code of the last answer" })),
+      message: Nullable(Type.String({ description: "The authority's text when failed" })),
       checkedAt: Nullable(Timestamp()),
       ...Retry,
     },
@@ -64,14 +80,13 @@ export const Customer = Type.Object({
     {
       state: Type.Enum(REGISTRATION_STATES),
       resultCode: Nullable(Type.String()),
-      message: Nullable(Type.String({ description: 'The authority\'s text when failed' })),
+      message: Nullable(Type.String({ description: "The authority's text when failed" })),
       registeredAt: Nullable(Timestamp()),
       ...Retry,
     },
-    { description: 'Whether the authority accepted the customer onto the branch\'s list' },
+    { description: "Whether the authority accepted the customer onto the branch's list" },
   ),
   createdAt: Timestamp(),
   updatedAt: Timestamp(),
 });
 export type CustomerResource = Static<typeof Customer>;
-

@@ -12,7 +12,18 @@ import { branchForWrite, merchantOrigin, pickBranch } from '../../kernel/devices
 import { devicesOfTenant } from '../../kernel/devices/store.ts';
 import { presentCustomer } from './present.ts';
 import type { CreateCustomerBody, CustomerResource, ListCustomersQuery } from './schemas.ts';
-import { claimDueCustomers, leasedCustomer, findCustomer, findCustomerByTpin, insertCustomer, listCustomers, recordAttempt, type ClaimedCustomer, type RegistrationOutcome, type VerificationOutcome } from './store.ts';
+import {
+  claimDueCustomers,
+  leasedCustomer,
+  findCustomer,
+  findCustomerByTpin,
+  insertCustomer,
+  listCustomers,
+  recordAttempt,
+  type ClaimedCustomer,
+  type RegistrationOutcome,
+  type VerificationOutcome,
+} from './store.ts';
 
 export const CUSTOMER_RETRY_BATCH = 20;
 
@@ -27,7 +38,12 @@ interface CreatedCustomer {
  * answering. The branch is X-Branch or the default, and must be initialised; a customer without
  * a TPIN needs no branch.
  */
-export async function createCustomer(ctx: AppContext, tenant: TenantAccount, branchHeader: string | undefined, body: CreateCustomerBody): Promise<CreatedCustomer> {
+export async function createCustomer(
+  ctx: AppContext,
+  tenant: TenantAccount,
+  branchHeader: string | undefined,
+  body: CreateCustomerBody,
+): Promise<CreatedCustomer> {
   const tpin = body.tpin ?? null;
   const devices = await devicesOfTenant(ctx.db, tenant.id);
   if (branchHeader !== undefined) pickBranch(devices, branchHeader); // a wrong X-Branch is an error whatever follows
@@ -76,7 +92,10 @@ async function verify(ctx: AppContext, customer: ClaimedCustomer): Promise<Answe
   const outcome = await ctx.authorities.of(customer.device.profile).customers.lookUp(customer.device, customer.tpin);
   switch (outcome.kind) {
     case 'found':
-      return { kind: 'answered', outcome: { state: 'verified', authorityName: outcome.name, authorityAddress: outcome.address, code: outcome.code } };
+      return {
+        kind: 'answered',
+        outcome: { state: 'verified', authorityName: outcome.name, authorityAddress: outcome.address, code: outcome.code },
+      };
     case 'unknown':
       return { kind: 'answered', outcome: { state: 'unknown', code: outcome.code, message: outcome.message } };
     case 'rejected':
@@ -120,7 +139,10 @@ async function settleCustomer(ctx: AppContext, customer: ClaimedCustomer): Promi
   await recordAttempt(ctx.db, customer.id, {
     verification: answered(verification),
     registration: answered(registration),
-    unreachable: unanswered.length > 0 ? { detail: unanswered.join('; '), retryInMs: backoffMs(ctx.config.filingRetryMs, customer.retryAttempts + 1) } : undefined,
+    unreachable:
+      unanswered.length > 0
+        ? { detail: unanswered.join('; '), retryInMs: backoffMs(ctx.config.filingRetryMs, customer.retryAttempts + 1) }
+        : undefined,
   });
 }
 

@@ -71,7 +71,10 @@ export async function listCustomers(
   if (filter.name !== undefined) query = query.where('c.name', 'ilike', containing(filter.name));
   const [rows, count] = await Promise.all([
     query.orderBy('c.id', 'desc').limit(PER_PAGE).offset(offsetOf(page)).execute(),
-    query.clearSelect().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    query
+      .clearSelect()
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow(),
   ]);
   return { rows, total: Number(count.n) };
 }
@@ -174,9 +177,7 @@ export async function recordAttempt(db: Kysely<DB>, id: number, result: AttemptR
             registered_at: registration.state === 'registered' ? sql<Date>`now()` : null,
           }
         : {}),
-      ...(unreachable
-        ? unansweredColumns(unreachable)
-        : { ...ANSWERED_COLUMNS, next_attempt_at: null }),
+      ...(unreachable ? unansweredColumns(unreachable) : { ...ANSWERED_COLUMNS, next_attempt_at: null }),
       ...released('customers'),
       updated_at: sql<Date>`now()`,
     })

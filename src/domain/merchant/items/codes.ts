@@ -7,7 +7,13 @@ import type { AuthorityProfile } from '../../../authorities/port/profile.ts';
  * (ZM, KE), sold in pieces, in its standard tax category (ZRA's A, KRA's B).
  */
 export function itemDefaults(profile: AuthorityProfile) {
-  return { itemTypeCode: '2', originCountryCode: profile.country, packagingUnitCode: 'NT', quantityUnitCode: 'U', vatCategory: profile.defaultTaxCategory } as const;
+  return {
+    itemTypeCode: '2',
+    originCountryCode: profile.country,
+    packagingUnitCode: 'NT',
+    quantityUnitCode: 'U',
+    vatCategory: profile.defaultTaxCategory,
+  } as const;
 }
 
 /**

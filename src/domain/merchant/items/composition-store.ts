@@ -57,7 +57,14 @@ export async function candidateComponents(db: Kysely<DB>, tenantId: number, item
   return new Map(
     rows.map((r) => [
       r.item_code,
-      { id: Number(r.id), itemCode: r.item_code, state: r.registration_state, registered: r.registered_at !== null, deviceId: r.device_id, branch: r.branch },
+      {
+        id: Number(r.id),
+        itemCode: r.item_code,
+        state: r.registration_state,
+        registered: r.registered_at !== null,
+        deviceId: r.device_id,
+        branch: r.branch,
+      },
     ]),
   );
 }
@@ -81,7 +88,11 @@ export async function replaceComposition(trx: Kysely<DB>, tenantId: number, item
   await trx
     .deleteFrom('item_compositions')
     .where('item_id', '=', itemId)
-    .where('component_item_id', 'not in', components.map((c) => c.componentItemId))
+    .where(
+      'component_item_id',
+      'not in',
+      components.map((c) => c.componentItemId),
+    )
     .execute();
   const same = sql<boolean>`(item_compositions.quantity = excluded.quantity)`;
   const kept = sql<boolean>`(${same} and item_compositions.state = 'registered')`;

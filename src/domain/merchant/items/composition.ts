@@ -35,7 +35,10 @@ async function checkedComponents(ctx: AppContext, tenantId: number, item: ItemRo
     }
     const earlier = seen.get(component.itemCode);
     if (earlier !== undefined) {
-      errors.add(field, `The item ${component.itemCode} is already components.${earlier}; name each component once, with its whole quantity.`);
+      errors.add(
+        field,
+        `The item ${component.itemCode} is already components.${earlier}; name each component once, with its whole quantity.`,
+      );
       return;
     }
     seen.set(component.itemCode, i);
@@ -49,7 +52,10 @@ async function checkedComponents(ctx: AppContext, tenantId: number, item: ItemRo
       return;
     }
     if (!candidate.registered) {
-      errors.add(field, `The item ${component.itemCode} is not registered with the authority (it is ${candidate.state}); a component must be registered first.`);
+      errors.add(
+        field,
+        `The item ${component.itemCode} is not registered with the authority (it is ${candidate.state}); a component must be registered first.`,
+      );
       return;
     }
     if (candidate.deviceId !== item.device_id) {
@@ -70,7 +76,13 @@ async function checkedComponents(ctx: AppContext, tenantId: number, item: ItemRo
  * as given (the item must be registered; until then they wait). Answers with the item and the
  * state each component reached.
  */
-export async function setComposition(ctx: AppContext, tenantId: number, ref: string, body: SetCompositionBody, by: Party): Promise<ItemResource> {
+export async function setComposition(
+  ctx: AppContext,
+  tenantId: number,
+  ref: string,
+  body: SetCompositionBody,
+  by: Party,
+): Promise<ItemResource> {
   const item = await findItem(ctx, tenantId, ref);
   if (item.registration_state === 'draft') {
     throw new ApiError('item_is_draft', 'A draft has no composition: review it and release it (POST /api/v1/items/{item}/release) first.');
@@ -97,7 +109,9 @@ export async function setComposition(ctx: AppContext, tenantId: number, ref: str
 /** One attempt to file a leased component; records the answer. */
 async function sendComponent(ctx: AppContext, component: ClaimedComponent): Promise<void> {
   const { itemCode, componentCode, quantity } = component;
-  const outcome = await ctx.authorities.of(component.device.profile).items.registerComponent(component.device, { itemCode, componentCode, quantity });
+  const outcome = await ctx.authorities
+    .of(component.device.profile)
+    .items.registerComponent(component.device, { itemCode, componentCode, quantity });
   await recordComponentOutcome(ctx.db, component.id, component.revision, sentOutcomeOf(ctx.config, outcome, component.retryAttempts));
 }
 

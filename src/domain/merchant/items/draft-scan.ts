@@ -43,7 +43,13 @@ export const DRAFT_SCAN_SETTLE_MS = 10_000;
 export async function scanSalesForDrafts(ctx: AppContext, options: { settledBefore?: Date } = {}): Promise<number> {
   const settledBefore = options.settledBefore ?? sql<Date>`now() - make_interval(secs => ${DRAFT_SCAN_SETTLE_MS / 1000})`;
   return ctx.db.transaction().execute(async (trx) => {
-    const scan = await trx.selectFrom('item_draft_scan').select('last_sale_id').where('id', '=', 1).forUpdate().skipLocked().executeTakeFirst();
+    const scan = await trx
+      .selectFrom('item_draft_scan')
+      .select('last_sale_id')
+      .where('id', '=', 1)
+      .forUpdate()
+      .skipLocked()
+      .executeTakeFirst();
     if (!scan) return 0;
     const bounds = await sql<{ sales: number; last_id: number | null }>`
       with next as (
@@ -69,7 +75,13 @@ export async function scanSalesForDrafts(ctx: AppContext, options: { settledBefo
       const normalized = normalizeItemName(line.name);
       if (normalized === '') continue;
       const products = byTenant.get(line.tenant_id) ?? new Map<string, SaleLineProduct>();
-      if (!products.has(normalized)) products.set(normalized, { name: line.name, classificationCode: line.classification_code, price: line.price, vatCategory: line.vat_category });
+      if (!products.has(normalized))
+        products.set(normalized, {
+          name: line.name,
+          classificationCode: line.classification_code,
+          price: line.price,
+          vatCategory: line.vat_category,
+        });
       byTenant.set(line.tenant_id, products);
     }
     const wanted = [...byTenant].flatMap(([tenantId, products]) => [...products.keys()].map((name) => ({ tenantId, name })));

@@ -27,7 +27,11 @@ const ROUNDS = 3;
  * also under concurrent calls. Never throws on a clash, so it is safe inside the caller's
  * transaction (pass the transaction as `db`). Returns the drafts this call created.
  */
-export async function recordDraftItemsFromSale(db: Kysely<DB>, tenantId: number, lines: readonly SaleLineProduct[]): Promise<ItemResource[]> {
+export async function recordDraftItemsFromSale(
+  db: Kysely<DB>,
+  tenantId: number,
+  lines: readonly SaleLineProduct[],
+): Promise<ItemResource[]> {
   const byName = new Map<string, SaleLineProduct>();
   for (const line of lines) {
     const normalized = normalizeItemName(line.name);

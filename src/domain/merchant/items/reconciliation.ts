@@ -48,10 +48,16 @@ export async function reconcileItems(ctx: AppContext, tenantId: number, branch: 
   const device = await branchDevice(ctx.db, ctx.secretBox, branch.id);
   const outcome = await ctx.authorities.of(device.profile).items.list(device);
   if (outcome.kind === 'unreachable') {
-    throw new ApiError('vsdc_unreachable', `Branch ${branch.branch}'s VSDC at ${device.baseUrl} did not answer (${outcome.reason}: ${outcome.detail}); nothing to compare yet. Retry shortly.`);
+    throw new ApiError(
+      'vsdc_unreachable',
+      `Branch ${branch.branch}'s VSDC at ${device.baseUrl} did not answer (${outcome.reason}: ${outcome.detail}); nothing to compare yet. Retry shortly.`,
+    );
   }
   if (outcome.kind === 'rejected') {
-    throw new ApiError('vsdc_refused', `Branch ${branch.branch}'s VSDC answered the list of its items with ${outcome.code} (${outcome.message}).`);
+    throw new ApiError(
+      'vsdc_refused',
+      `Branch ${branch.branch}'s VSDC answered the list of its items with ${outcome.code} (${outcome.message}).`,
+    );
   }
   const atAuthority = new Map(outcome.items.map((item) => [item.code, fromAuthority(item)]));
   const atGateway = new Map((await itemsKnownToAuthority(ctx.db, tenantId, branch.id)).map((row) => [row.item_code, fromGateway(row)]));
@@ -61,14 +67,25 @@ export async function reconcileItems(ctx: AppContext, tenantId: number, branch: 
     const gateway = atGateway.get(itemCode) ?? null;
     const authority = atAuthority.get(itemCode) ?? null;
     const differing = gateway && authority ? differences(gateway, authority) : [];
-    const state: ItemReconciliationState = !authority ? 'missing_at_authority' : !gateway ? 'unknown_to_gateway' : differing.length > 0 ? 'differs' : 'matches';
+    const state: ItemReconciliationState = !authority
+      ? 'missing_at_authority'
+      : !gateway
+        ? 'unknown_to_gateway'
+        : differing.length > 0
+          ? 'differs'
+          : 'matches';
     return { itemCode, state, gateway, authority, differences: differing };
   });
   const count = (state: ItemReconciliationState) => items.filter((i) => i.state === state).length;
   return {
     branch: branch.branch,
     retrievedAt: iso(ctx.clock.now()),
-    summary: { matches: count('matches'), differs: count('differs'), missingAtAuthority: count('missing_at_authority'), unknownToGateway: count('unknown_to_gateway') },
+    summary: {
+      matches: count('matches'),
+      differs: count('differs'),
+      missingAtAuthority: count('missing_at_authority'),
+      unknownToGateway: count('unknown_to_gateway'),
+    },
     items,
   };
 }

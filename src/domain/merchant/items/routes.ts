@@ -25,100 +25,145 @@ export function itemRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
 
-    app.get('/api/v1/items', {
-      config: READ,
-      schema: {
-        operationId: 'listItems',
-        tags: TAG,
-        summary: 'The merchant\'s items, or the drafts waiting for review (?state=draft)',
-        description: `Newest first. Without \`state\`, every item except drafts. ${STATES}`,
-        querystring: S.ListItemsQuery,
-        response: { 200: Paginated(S.Item) },
+    app.get(
+      '/api/v1/items',
+      {
+        config: READ,
+        schema: {
+          operationId: 'listItems',
+          tags: TAG,
+          summary: "The merchant's items, or the drafts waiting for review (?state=draft)",
+          description: `Newest first. Without \`state\`, every item except drafts. ${STATES}`,
+          querystring: S.ListItemsQuery,
+          response: { 200: Paginated(S.Item) },
+        },
       },
-    }, async (request) => listItemsPage(ctx, requireTenant(request).id, request.query));
+      async (request) => listItemsPage(ctx, requireTenant(request).id, request.query),
+    );
 
-    app.post('/api/v1/items', {
-      config: { auth: { ...WRITE.auth, branch: 'write' }, errors: ['item_code_conflict'] },
-      schema: {
-        operationId: 'createItem',
-        tags: TAG,
-        summary: 'Add an item and register it with the authority',
-        description: `Registers it through the X-Branch (or default) branch, which must be initialised, and answers 201 with the state reached. ${STATES}`,
-        headers: BranchHeaders,
-        body: S.CreateItemBody,
-        response: { 201: data(S.Item) },
+    app.post(
+      '/api/v1/items',
+      {
+        config: { auth: { ...WRITE.auth, branch: 'write' }, errors: ['item_code_conflict'] },
+        schema: {
+          operationId: 'createItem',
+          tags: TAG,
+          summary: 'Add an item and register it with the authority',
+          description: `Registers it through the X-Branch (or default) branch, which must be initialised, and answers 201 with the state reached. ${STATES}`,
+          headers: BranchHeaders,
+          body: S.CreateItemBody,
+          response: { 201: data(S.Item) },
+        },
       },
-    }, async (request, reply) => {
-      const item = await createItem(ctx, requireTenant(request), await writeBranch(ctx, request), request.body, merchantActor(request));
-      return reply.code(201).send({ data: item });
-    });
-
-    app.get('/api/v1/items/:item', {
-      config: READ,
-      schema: { operationId: 'getItem', tags: TAG, summary: 'One item, by id or by authority item code', params: S.ItemParam, response: { 200: data(S.Item) } },
-    }, async (request) => ({ data: await getItem(ctx, requireTenant(request).id, request.params.item) }));
-
-    app.patch('/api/v1/items/:item', {
-      config: WRITE,
-      schema: {
-        operationId: 'updateItem',
-        tags: TAG,
-        summary: 'Amend an item and tell the authority',
-        description: 'A registered item moves to `amendment_pending` and is sent with updateItem; an item the authority never accepted goes back to `pending` (saveItem). A draft is only amended locally, for review before release.',
-        params: S.ItemParam,
-        body: S.UpdateItemBody,
-        response: { 200: data(S.Item) },
+      async (request, reply) => {
+        const item = await createItem(ctx, requireTenant(request), await writeBranch(ctx, request), request.body, merchantActor(request));
+        return reply.code(201).send({ data: item });
       },
-    }, async (request) => ({ data: await updateItem(ctx, requireTenant(request), request.params.item, request.body, merchantActor(request)) }));
+    );
 
-    app.post('/api/v1/items/:item/release', {
-      config: { auth: { ...WRITE.auth, branch: 'write' }, errors: ['item_not_draft'] },
-      schema: {
-        operationId: 'releaseItem',
-        tags: TAG,
-        summary: 'Release a reviewed draft to the authority',
-        description: 'No request body. Sends the draft through the X-Branch (or default) branch and answers with the state reached. 409 `item_not_draft` for an item that is not a draft.',
-        headers: BranchHeaders,
-        params: S.ItemParam,
-        response: { 200: data(S.Item) },
+    app.get(
+      '/api/v1/items/:item',
+      {
+        config: READ,
+        schema: {
+          operationId: 'getItem',
+          tags: TAG,
+          summary: 'One item, by id or by authority item code',
+          params: S.ItemParam,
+          response: { 200: data(S.Item) },
+        },
       },
-    }, async (request) => ({ data: await releaseItem(ctx, requireTenant(request), request.params.item, () => writeBranch(ctx, request), merchantActor(request)) }));
+      async (request) => ({ data: await getItem(ctx, requireTenant(request).id, request.params.item) }),
+    );
 
-    app.post('/api/v1/items/:item/composition', {
-      config: { ...WRITE, errors: ['item_is_draft'] },
-      schema: {
-        operationId: 'setItemComposition',
-        tags: TAG,
-        summary: 'Say which items this one is made of, and file it with the authority',
-        description:
-          'The whole composition: it replaces any earlier one (a component left out is dropped; one registered with the same quantity is not sent again). ' +
-          'Each component is one of the merchant\'s own items, registered with the authority through the same branch as this item, named once, never this item itself; ' +
-          'each is filed with saveItemComposition through the item\'s branch, in the order given, and answered with the state reached (`composition`). ' +
-          'An item not yet registered keeps its components `pending` until it is; the VSDC not answering leaves them `pending`, retried in the background. ' +
-          '422 naming `components.N.itemCode` or `components.N.quantity`; 409 `item_is_draft` for a draft. See docs/items.md.',
-        params: S.ItemParam,
-        body: S.SetCompositionBody,
-        response: { 200: data(S.Item) },
+    app.patch(
+      '/api/v1/items/:item',
+      {
+        config: WRITE,
+        schema: {
+          operationId: 'updateItem',
+          tags: TAG,
+          summary: 'Amend an item and tell the authority',
+          description:
+            'A registered item moves to `amendment_pending` and is sent with updateItem; an item the authority never accepted goes back to `pending` (saveItem). A draft is only amended locally, for review before release.',
+          params: S.ItemParam,
+          body: S.UpdateItemBody,
+          response: { 200: data(S.Item) },
+        },
       },
-    }, async (request) => ({ data: await setComposition(ctx, requireTenant(request).id, request.params.item, request.body, merchantActor(request)) }));
+      async (request) => ({
+        data: await updateItem(ctx, requireTenant(request), request.params.item, request.body, merchantActor(request)),
+      }),
+    );
 
-    app.get('/api/v1/item-reconciliation', {
-      config: { auth: { ...READ.auth, branch: 'read' }, errors: ['no_device', 'branch_required', 'branch_not_initialized', 'vsdc_unreachable', 'vsdc_refused'] },
-      schema: {
-        operationId: 'reconcileItems',
-        tags: TAG,
-        summary: 'The items the authority holds for a branch, beside the gateway\'s',
-        description:
-          'Asks the X-Branch (or default) branch\'s VSDC, now, for every item registered through it (selectItems) and compares each with the item the gateway registered: ' +
-          'name, classification, item type, units, VAT category, default price and whether it is in use. Nothing is changed on either side; ' +
-          'an item whose amendment is still pending shows as `differs` until the authority accepts it. ' +
-          '503 `vsdc_unreachable` when the VSDC does not answer, 502 `vsdc_refused` when it answers with an error. See docs/items.md.',
-        headers: BranchHeaders,
-        response: { 200: data(S.ItemReconciliation) },
+    app.post(
+      '/api/v1/items/:item/release',
+      {
+        config: { auth: { ...WRITE.auth, branch: 'write' }, errors: ['item_not_draft'] },
+        schema: {
+          operationId: 'releaseItem',
+          tags: TAG,
+          summary: 'Release a reviewed draft to the authority',
+          description:
+            'No request body. Sends the draft through the X-Branch (or default) branch and answers with the state reached. 409 `item_not_draft` for an item that is not a draft.',
+          headers: BranchHeaders,
+          params: S.ItemParam,
+          response: { 200: data(S.Item) },
+        },
       },
-    }, async (request) => {
-      const branch = await initialisedBranch(ctx, request);
-      return { data: await reconcileItems(ctx, requireTenant(request).id, branch) };
-    });
+      async (request) => ({
+        data: await releaseItem(ctx, requireTenant(request), request.params.item, () => writeBranch(ctx, request), merchantActor(request)),
+      }),
+    );
+
+    app.post(
+      '/api/v1/items/:item/composition',
+      {
+        config: { ...WRITE, errors: ['item_is_draft'] },
+        schema: {
+          operationId: 'setItemComposition',
+          tags: TAG,
+          summary: 'Say which items this one is made of, and file it with the authority',
+          description:
+            'The whole composition: it replaces any earlier one (a component left out is dropped; one registered with the same quantity is not sent again). ' +
+            "Each component is one of the merchant's own items, registered with the authority through the same branch as this item, named once, never this item itself; " +
+            "each is filed with saveItemComposition through the item's branch, in the order given, and answered with the state reached (`composition`). " +
+            'An item not yet registered keeps its components `pending` until it is; the VSDC not answering leaves them `pending`, retried in the background. ' +
+            '422 naming `components.N.itemCode` or `components.N.quantity`; 409 `item_is_draft` for a draft. See docs/items.md.',
+          params: S.ItemParam,
+          body: S.SetCompositionBody,
+          response: { 200: data(S.Item) },
+        },
+      },
+      async (request) => ({
+        data: await setComposition(ctx, requireTenant(request).id, request.params.item, request.body, merchantActor(request)),
+      }),
+    );
+
+    app.get(
+      '/api/v1/item-reconciliation',
+      {
+        config: {
+          auth: { ...READ.auth, branch: 'read' },
+          errors: ['no_device', 'branch_required', 'branch_not_initialized', 'vsdc_unreachable', 'vsdc_refused'],
+        },
+        schema: {
+          operationId: 'reconcileItems',
+          tags: TAG,
+          summary: "The items the authority holds for a branch, beside the gateway's",
+          description:
+            "Asks the X-Branch (or default) branch's VSDC, now, for every item registered through it (selectItems) and compares each with the item the gateway registered: " +
+            'name, classification, item type, units, VAT category, default price and whether it is in use. Nothing is changed on either side; ' +
+            'an item whose amendment is still pending shows as `differs` until the authority accepts it. ' +
+            '503 `vsdc_unreachable` when the VSDC does not answer, 502 `vsdc_refused` when it answers with an error. See docs/items.md.',
+          headers: BranchHeaders,
+          response: { 200: data(S.ItemReconciliation) },
+        },
+      },
+      async (request) => {
+        const branch = await initialisedBranch(ctx, request);
+        return { data: await reconcileItems(ctx, requireTenant(request).id, branch) };
+      },
+    );
   };
 }

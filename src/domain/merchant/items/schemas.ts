@@ -1,7 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Nullable, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
 
-
 const ITEM_STATES = ['draft', 'pending', 'registered', 'failed', 'amendment_pending', 'amendment_failed'] as const;
 const ITEM_TYPE_CODES = ['1', '2', '3'] as const;
 const MAX_ITEM_PRICE = 10_000_000_000;
@@ -14,14 +13,22 @@ export const ITEM_CODE_PATTERN = '^(?![0-9]+$)[A-Za-z0-9._-]{1,50}$';
 // Factories, so each use can carry its own description.
 const fields = {
   name: () => Type.String({ minLength: 1, maxLength: 200 }),
-  itemClsCd: () => Type.String({ minLength: 1, maxLength: 20, description: 'Classification code from the authority\'s catalogue (GET /api/v1/item-classes)' }),
+  itemClsCd: () =>
+    Type.String({
+      minLength: 1,
+      maxLength: 20,
+      description: "Classification code from the authority's catalogue (GET /api/v1/item-classes)",
+    }),
   itemTypeCode: (description = '1 raw material, 2 finished product, 3 service') => Type.Enum(ITEM_TYPE_CODES, { description }),
   originCountryCode: (description = 'Country of origin, ISO 3166 alpha-2') => Type.String({ pattern: '^[A-Z]{2}$', description }),
-  packagingUnitCode: (description = 'The authority\'s packaging unit code (class 17), e.g. NT net, CT carton') => Type.String({ pattern: '^[A-Z0-9]{1,5}$', description }),
-  quantityUnitCode: (description = 'The authority\'s quantity unit code (class 10), e.g. U pieces, KG, L') => Type.String({ pattern: '^[A-Z0-9]{1,5}$', description }),
-  // Checked against the merchant's authority's categories by the service (a 422 listing them).
-  vatCategory: (description = "A tax category of the merchant's authority. ZRA: A standard (16%), B MTV, C1 export, C2 LPO, C3 zero-rated, D exempt, RVAT, E, F; KRA: A exempt, B 16%, C zero-rated, D non-VAT, E 8%") =>
+  packagingUnitCode: (description = "The authority's packaging unit code (class 17), e.g. NT net, CT carton") =>
     Type.String({ pattern: '^[A-Z0-9]{1,5}$', description }),
+  quantityUnitCode: (description = "The authority's quantity unit code (class 10), e.g. U pieces, KG, L") =>
+    Type.String({ pattern: '^[A-Z0-9]{1,5}$', description }),
+  // Checked against the merchant's authority's categories by the service (a 422 listing them).
+  vatCategory: (
+    description = "A tax category of the merchant's authority. ZRA: A standard (16%), B MTV, C1 export, C2 LPO, C3 zero-rated, D exempt, RVAT, E, F; KRA: A exempt, B 16%, C zero-rated, D non-VAT, E 8%",
+  ) => Type.String({ pattern: '^[A-Z0-9]{1,5}$', description }),
   defaultPrice: (description = 'Up to 4 decimals') => Type.Number({ minimum: 0, maximum: MAX_ITEM_PRICE, description }),
   barcode: () => Nullable(Type.String({ minLength: 1, maxLength: 50 })),
   active: () => Type.Boolean({ description: 'Sent as useYn; false withdraws the item from use' }),
@@ -33,13 +40,23 @@ export const CreateItemBody = withExample(
       name: fields.name(),
       itemClsCd: fields.itemClsCd(),
       itemCode: Type.Optional(
-        Type.String({ pattern: ITEM_CODE_PATTERN, description: 'The authority item code; generated when absent (country + type + packaging unit + quantity unit + 7-digit sequence, e.g. ZM2NTU0000001, KE2NTU0000001)' }),
+        Type.String({
+          pattern: ITEM_CODE_PATTERN,
+          description:
+            'The authority item code; generated when absent (country + type + packaging unit + quantity unit + 7-digit sequence, e.g. ZM2NTU0000001, KE2NTU0000001)',
+        }),
       ),
       itemTypeCode: Type.Optional(fields.itemTypeCode('1 raw material, 2 finished product (default), 3 service')),
-      originCountryCode: Type.Optional(fields.originCountryCode("Country of origin, ISO 3166 alpha-2; default the authority's country (ZM, KE)")),
-      packagingUnitCode: Type.Optional(fields.packagingUnitCode('The authority\'s packaging unit code (class 17); default NT (net)')),
-      quantityUnitCode: Type.Optional(fields.quantityUnitCode('The authority\'s quantity unit code (class 10); default U (pieces)')),
-      vatCategory: Type.Optional(fields.vatCategory("Default the authority's standard category: ZRA's A (16%), KRA's B (16%). Zambia: A, B MTV, C1 export, C2 LPO, C3 zero-rated, D exempt, RVAT, E, F; Kenya: A exempt, B 16%, C zero-rated, D non-VAT, E 8%")),
+      originCountryCode: Type.Optional(
+        fields.originCountryCode("Country of origin, ISO 3166 alpha-2; default the authority's country (ZM, KE)"),
+      ),
+      packagingUnitCode: Type.Optional(fields.packagingUnitCode("The authority's packaging unit code (class 17); default NT (net)")),
+      quantityUnitCode: Type.Optional(fields.quantityUnitCode("The authority's quantity unit code (class 10); default U (pieces)")),
+      vatCategory: Type.Optional(
+        fields.vatCategory(
+          "Default the authority's standard category: ZRA's A (16%), KRA's B (16%). Zambia: A, B MTV, C1 export, C2 LPO, C3 zero-rated, D exempt, RVAT, E, F; Kenya: A exempt, B 16%, C zero-rated, D non-VAT, E 8%",
+        ),
+      ),
       defaultPrice: Type.Optional(fields.defaultPrice('Default 0; up to 4 decimals')),
       barcode: Type.Optional(fields.barcode()),
       active: Type.Optional(fields.active()),
@@ -84,9 +101,14 @@ export const SetCompositionBody = withExample(
             itemCode: Type.String({
               minLength: 1,
               maxLength: 50,
-              description: 'The authority item code of one of the merchant\'s own items, registered through the same branch as the composite item; not the item itself, not twice',
+              description:
+                "The authority item code of one of the merchant's own items, registered through the same branch as the composite item; not the item itself, not twice",
             }),
-            quantity: Type.Number({ exclusiveMinimum: 0, maximum: MAX_COMPONENT_QUANTITY, description: 'How much of the component goes into one unit of the item (cpstQty): greater than 0, up to 4 decimals' }),
+            quantity: Type.Number({
+              exclusiveMinimum: 0,
+              maximum: MAX_COMPONENT_QUANTITY,
+              description: 'How much of the component goes into one unit of the item (cpstQty): greater than 0, up to 4 decimals',
+            }),
           },
           { additionalProperties: false },
         ),
@@ -103,7 +125,10 @@ export type SetCompositionBody = Static<typeof SetCompositionBody>;
 export const ListItemsQuery = Type.Object({
   page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1; 20 items a page.' }),
   state: Type.Optional(
-    Type.Enum(ITEM_STATES, { description: 'Only items in this registration state; `draft` lists the drafts waiting for review. Without it: every item except drafts' }),
+    Type.Enum(ITEM_STATES, {
+      description:
+        'Only items in this registration state; `draft` lists the drafts waiting for review. Without it: every item except drafts',
+    }),
   ),
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Part of the name, any case' })),
   itemClsCd: Type.Optional(Type.String({ minLength: 1, maxLength: 20, description: 'Exact classification code' })),
@@ -112,7 +137,7 @@ export type ListItemsQuery = Static<typeof ListItemsQuery>;
 
 export const ItemParam = Type.Object({
   // The code of the item the POST /api/v1/items example creates for a merchant with no items yet.
-  item: Type.String({ minLength: 1, maxLength: 50, description: 'The item\'s id, or its authority item code', examples: ['ZM2NTU0000001'] }),
+  item: Type.String({ minLength: 1, maxLength: 50, description: "The item's id, or its authority item code", examples: ['ZM2NTU0000001'] }),
 });
 
 // ---- responses ----
@@ -120,15 +145,15 @@ export const ItemParam = Type.Object({
 const COMPONENT_STATES = ['pending', 'registered', 'failed'] as const;
 
 const ItemComponent = Type.Object({
-  itemCode: Type.String({ description: 'The component\'s authority item code (cpstItemCd)' }),
-  name: Type.String({ description: 'The component\'s name' }),
+  itemCode: Type.String({ description: "The component's authority item code (cpstItemCd)" }),
+  name: Type.String({ description: "The component's name" }),
   quantity: Type.Number({ description: 'How much of it goes into one unit of the item (cpstQty)' }),
   state: Type.Enum(COMPONENT_STATES, {
     description:
       '`pending` (being sent with saveItemComposition, waiting for the item to be registered, or the VSDC did not answer and the gateway retries), `registered` (the authority accepted it), `failed` (the authority refused it: `resultCode` and `message`; send the composition again to retry)',
   }),
-  resultCode: Nullable(Type.String({ description: 'The authority\'s code of the last answer (000 accepted)' })),
-  message: Nullable(Type.String({ description: 'The authority\'s text when failed' })),
+  resultCode: Nullable(Type.String({ description: "The authority's code of the last answer (000 accepted)" })),
+  message: Nullable(Type.String({ description: "The authority's text when failed" })),
   registeredAt: Nullable(Timestamp('When the authority accepted this quantity')),
   nextAttemptAt: Nullable(Timestamp('While pending: the next background attempt')),
   lastError: Nullable(Type.String({ description: 'While pending: why the last attempt got no answer' })),
@@ -152,24 +177,33 @@ export const Item = Type.Object({
   branch: Nullable(Type.String({ description: 'The branch (bhfId) it is registered through; null for a draft never released' })),
   registration: Type.Object({
     state: Type.Enum(ITEM_STATES),
-    resultCode: Nullable(Type.String({ description: 'The authority\'s code of the last answer (000 accepted)' })),
-    message: Nullable(Type.String({ description: 'The authority\'s text when failed or amendment_failed' })),
+    resultCode: Nullable(Type.String({ description: "The authority's code of the last answer (000 accepted)" })),
+    message: Nullable(Type.String({ description: "The authority's text when failed or amendment_failed" })),
     registeredAt: Nullable(Timestamp('When the authority first accepted it')),
     nextAttemptAt: Nullable(Timestamp('While pending or amendment_pending: the next background attempt')),
     lastError: Nullable(Type.String({ description: 'While pending or amendment_pending: why the last attempt got no answer' })),
   }),
   composition: Type.Array(ItemComponent, {
-    description: 'The items this one is made of (POST /api/v1/items/{item}/composition), in the order given, each filed with the authority on its own; empty when it is not a composite',
+    description:
+      'The items this one is made of (POST /api/v1/items/{item}/composition), in the order given, each filed with the authority on its own; empty when it is not a composite',
   }),
   createdAt: Timestamp(),
   updatedAt: Timestamp(),
 });
 export type ItemResource = Static<typeof Item>;
 
-
 // ---- the authority's items beside the gateway's (selectItems) ----
 
-const COMPARED_FIELDS = ['name', 'itemClsCd', 'itemTypeCode', 'packagingUnitCode', 'quantityUnitCode', 'vatCategory', 'defaultPrice', 'active'] as const;
+const COMPARED_FIELDS = [
+  'name',
+  'itemClsCd',
+  'itemTypeCode',
+  'packagingUnitCode',
+  'quantityUnitCode',
+  'vatCategory',
+  'defaultPrice',
+  'active',
+] as const;
 export type ComparedItemField = (typeof COMPARED_FIELDS)[number];
 
 const ComparedItem = Type.Object({

@@ -16,7 +16,22 @@ import { generatedItemCode, itemDefaults, normalizeItemName } from './codes.ts';
 import { presentItem } from './present.ts';
 import { componentsOfItems } from './composition-store.ts';
 import type { CreateItemBody, ItemResource, ListItemsQuery, UpdateItemBody } from './schemas.ts';
-import { amendItem, claimDueItems, claimItem, findItemByCode, findItemById, insertItem, leasedItem, listItems, recordSendOutcome, releaseDraft, reserveItemCodeSequence, type ClaimedItem, type ItemChanges, type ItemRow } from './store.ts';
+import {
+  amendItem,
+  claimDueItems,
+  claimItem,
+  findItemByCode,
+  findItemById,
+  insertItem,
+  leasedItem,
+  listItems,
+  recordSendOutcome,
+  releaseDraft,
+  reserveItemCodeSequence,
+  type ClaimedItem,
+  type ItemChanges,
+  type ItemRow,
+} from './store.ts';
 
 export const ITEM_RETRY_BATCH = 20;
 /** Generated codes only clash with a code a caller chose by hand; a few fresh tries suffice. */
@@ -24,7 +39,11 @@ const CODE_ATTEMPTS = 5;
 
 const FOUR_DECIMALS = /^\d+(\.\d{1,4})?$/;
 
-async function checkFields(ctx: AppContext, authority: string, fields: { itemClsCd?: string | undefined; defaultPrice?: number | undefined; vatCategory?: string | undefined }): Promise<void> {
+async function checkFields(
+  ctx: AppContext,
+  authority: string,
+  fields: { itemClsCd?: string | undefined; defaultPrice?: number | undefined; vatCategory?: string | undefined },
+): Promise<void> {
   const errors: Record<string, string[]> = {};
   const categories = merchantProfile(authority).taxCategories.map((c) => c.code);
   if (fields.vatCategory !== undefined && !categories.includes(fields.vatCategory)) {
@@ -56,7 +75,13 @@ export async function reload(ctx: AppContext, tenantId: number, id: number): Pro
 }
 
 /** Stores the item as `pending` on the branch, then sends it; answers with the state reached. */
-export async function createItem(ctx: AppContext, tenant: TenantAccount, device: BranchDevice, body: CreateItemBody, by: Party): Promise<ItemResource> {
+export async function createItem(
+  ctx: AppContext,
+  tenant: TenantAccount,
+  device: BranchDevice,
+  body: CreateItemBody,
+  by: Party,
+): Promise<ItemResource> {
   await checkFields(ctx, tenant.authority, body);
   const DEFAULT_ITEM = itemDefaults(merchantProfile(tenant.authority));
   const item = {
@@ -82,14 +107,22 @@ export async function createItem(ctx: AppContext, tenant: TenantAccount, device:
     ctx.db.transaction().execute(async (trx) => {
       const inserted = await insertItem(trx, { ...item, itemCode }, lease);
       if (inserted !== undefined) {
-        await recordAudit(trx, { actor: actorOfParty(by), action: 'item.created', tenantId: tenant.id, targetType: 'item', targetId: inserted, details: { itemCode, name: item.name, branch: device.branch } });
+        await recordAudit(trx, {
+          actor: actorOfParty(by),
+          action: 'item.created',
+          tenantId: tenant.id,
+          targetType: 'item',
+          targetId: inserted,
+          details: { itemCode, name: item.name, branch: device.branch },
+        });
       }
       return inserted;
     });
   let id: number | undefined;
   if (body.itemCode !== undefined) {
     id = await insertAudited(body.itemCode);
-    if (id === undefined) throw new ValidationError({ itemCode: [`The item code ${body.itemCode} is already used by another of your items.`] });
+    if (id === undefined)
+      throw new ValidationError({ itemCode: [`The item code ${body.itemCode} is already used by another of your items.`] });
   } else {
     for (let attempt = 0; attempt < CODE_ATTEMPTS && id === undefined; attempt++) {
       const [sequence] = await reserveItemCodeSequence(ctx.db, tenant.id, 1);
@@ -108,16 +141,34 @@ export async function getItem(ctx: AppContext, tenantId: number, ref: string): P
 }
 
 export async function listItemsPage(ctx: AppContext, tenantId: number, query: ListItemsQuery): Promise<Page<ItemResource>> {
-  const { rows, total } = await listItems(ctx.db, tenantId, { state: query.state, name: query.name?.trim() || undefined, itemClassCode: query.itemClsCd }, query.page);
-  const compositions = await componentsOfItems(ctx.db, rows.map((row) => Number(row.id)));
-  return pageOf(rows.map((row) => presentItem(row, compositions.get(Number(row.id)))), total, query.page);
+  const { rows, total } = await listItems(
+    ctx.db,
+    tenantId,
+    { state: query.state, name: query.name?.trim() || undefined, itemClassCode: query.itemClsCd },
+    query.page,
+  );
+  const compositions = await componentsOfItems(
+    ctx.db,
+    rows.map((row) => Number(row.id)),
+  );
+  return pageOf(
+    rows.map((row) => presentItem(row, compositions.get(Number(row.id)))),
+    total,
+    query.page,
+  );
 }
 
 /**
  * Amends the item locally, then tells the authority: `saveItem` while it never accepted the
  * item, `updateItem` once it has. A draft is only amended (review before release).
  */
-export async function updateItem(ctx: AppContext, tenant: Pick<TenantAccount, 'id' | 'authority'>, ref: string, body: UpdateItemBody, by: Party): Promise<ItemResource> {
+export async function updateItem(
+  ctx: AppContext,
+  tenant: Pick<TenantAccount, 'id' | 'authority'>,
+  ref: string,
+  body: UpdateItemBody,
+  by: Party,
+): Promise<ItemResource> {
   const tenantId = tenant.id;
   const row = await findItem(ctx, tenantId, ref);
   await checkFields(ctx, tenant.authority, body);
@@ -136,7 +187,14 @@ export async function updateItem(ctx: AppContext, tenant: Pick<TenantAccount, 'i
   try {
     await ctx.db.transaction().execute(async (trx) => {
       await amendItem(trx, tenantId, id, changes);
-      await recordAudit(trx, { actor: actorOfParty(by), action: 'item.updated', tenantId, targetType: 'item', targetId: id, details: { itemCode: row.item_code, changes: body } });
+      await recordAudit(trx, {
+        actor: actorOfParty(by),
+        action: 'item.updated',
+        tenantId,
+        targetType: 'item',
+        targetId: id,
+        details: { itemCode: row.item_code, changes: body },
+      });
     });
   } catch (err) {
     // Renaming a draft onto another draft's name: two drafts would stand for one product.
@@ -154,7 +212,13 @@ export async function updateItem(ctx: AppContext, tenant: Pick<TenantAccount, 'i
 }
 
 /** Sends a reviewed draft to the authority through the X-Branch (or default) branch. */
-export async function releaseItem(ctx: AppContext, tenant: TenantAccount, ref: string, branchOf: () => Promise<BranchDevice>, by: Party): Promise<ItemResource> {
+export async function releaseItem(
+  ctx: AppContext,
+  tenant: TenantAccount,
+  ref: string,
+  branchOf: () => Promise<BranchDevice>,
+  by: Party,
+): Promise<ItemResource> {
   const row = await findItem(ctx, tenant.id, ref);
   const id = Number(row.id);
   if (row.registration_state !== 'draft') {
@@ -164,7 +228,14 @@ export async function releaseItem(ctx: AppContext, tenant: TenantAccount, ref: s
   await checkFields(ctx, tenant.authority, { itemClsCd: row.item_class_code });
   const released = await ctx.db.transaction().execute(async (trx) => {
     if (!(await releaseDraft(trx, tenant.id, id, device.id))) return false;
-    await recordAudit(trx, { actor: actorOfParty(by), action: 'item.released', tenantId: tenant.id, targetType: 'item', targetId: id, details: { itemCode: row.item_code, name: row.name, branch: device.branch } });
+    await recordAudit(trx, {
+      actor: actorOfParty(by),
+      action: 'item.released',
+      tenantId: tenant.id,
+      targetType: 'item',
+      targetId: id,
+      details: { itemCode: row.item_code, name: row.name, branch: device.branch },
+    });
     return true;
   });
   if (!released) {
@@ -195,7 +266,10 @@ function authorityItemOf(item: ClaimedItem): AuthorityItem {
 /** One attempt to tell the authority about a leased item (new, or an amendment once it was accepted); records the answer. */
 async function sendItem(ctx: AppContext, item: ClaimedItem): Promise<void> {
   const { items } = ctx.authorities.of(item.device.profile);
-  const outcome = item.state === 'pending' ? await items.register(item.device, authorityItemOf(item)) : await items.amend(item.device, authorityItemOf(item));
+  const outcome =
+    item.state === 'pending'
+      ? await items.register(item.device, authorityItemOf(item))
+      : await items.amend(item.device, authorityItemOf(item));
   await recordSendOutcome(ctx.db, item.id, item.revision, sentOutcomeOf(ctx.config, outcome, item.retryAttempts));
 }
 

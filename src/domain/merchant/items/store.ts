@@ -5,7 +5,12 @@ import { PER_PAGE, offsetOf } from '../../../platform/http/pagination.ts';
 import type { AuthorityDevice } from '../../../authorities/port/index.ts';
 import { claimDueRows, isFree, leased, leasedSql, released } from '../../../platform/workers/lease-sql.ts';
 import { ANSWERED_COLUMNS, type VsdcSendOutcome, unansweredColumns } from '../../kernel/authority-rows/answers.ts';
-import { AUTHORITY_DEVICE_SELECT, authorityDeviceOf, withAuthorityDevice, type AuthorityDeviceColumns } from '../../kernel/authority-rows/devices.ts';
+import {
+  AUTHORITY_DEVICE_SELECT,
+  authorityDeviceOf,
+  withAuthorityDevice,
+  type AuthorityDeviceColumns,
+} from '../../kernel/authority-rows/devices.ts';
 import type { SecretBox } from '../../../credentials/secret-box.ts';
 
 export type ItemRow = Selectable<ItemsTable> & { branch: string | null };
@@ -74,24 +79,44 @@ function itemValues(item: NewItem, leaseMs: number) {
 
 /** Undefined when the tenant already has an item with this code (or, for a draft, this name). */
 export async function insertItem(db: Kysely<DB>, item: NewItem, leaseMs: number): Promise<number | undefined> {
-  const row = await db.insertInto('items').values(itemValues(item, leaseMs)).onConflict((oc) => oc.doNothing()).returning('id').executeTakeFirst();
+  const row = await db
+    .insertInto('items')
+    .values(itemValues(item, leaseMs))
+    .onConflict((oc) => oc.doNothing())
+    .returning('id')
+    .executeTakeFirst();
   return row ? Number(row.id) : undefined;
 }
 
 /** Inserts drafts, skipping any whose code or name clashes; returns the ones inserted. */
 export async function insertDrafts(db: Kysely<DB>, drafts: NewItem[]): Promise<ItemRow[]> {
   if (drafts.length === 0) return [];
-  const rows = await db.insertInto('items').values(drafts.map((d) => itemValues(d, 0))).onConflict((oc) => oc.doNothing()).returningAll().execute();
+  const rows = await db
+    .insertInto('items')
+    .values(drafts.map((d) => itemValues(d, 0)))
+    .onConflict((oc) => oc.doNothing())
+    .returningAll()
+    .execute();
   return rows.map((r) => ({ ...r, branch: null }));
 }
 
 /** Which of these normalised names the tenant already has an item for, in any state. */
 export async function knownNormalizedNames(db: Kysely<DB>, tenantId: number, names: string[]): Promise<Set<string>> {
-  return new Set((await knownNormalizedNamesOfTenants(db, names.map((name) => ({ tenantId, name })))).map((known) => known.name));
+  return new Set(
+    (
+      await knownNormalizedNamesOfTenants(
+        db,
+        names.map((name) => ({ tenantId, name })),
+      )
+    ).map((known) => known.name),
+  );
 }
 
 /** Of these (merchant, normalised name) pairs, the ones the merchant already has an item for, in any state: one statement. */
-export async function knownNormalizedNamesOfTenants(db: Kysely<DB>, wanted: Array<{ tenantId: number; name: string }>): Promise<Array<{ tenantId: number; name: string }>> {
+export async function knownNormalizedNamesOfTenants(
+  db: Kysely<DB>,
+  wanted: Array<{ tenantId: number; name: string }>,
+): Promise<Array<{ tenantId: number; name: string }>> {
   if (wanted.length === 0) return [];
   const known = await sql<{ tenant_id: number; normalized_name: string }>`
     select i.tenant_id, i.normalized_name from items i
@@ -115,14 +140,25 @@ interface ItemFilter {
   itemClassCode?: string | undefined;
 }
 
-export async function listItems(db: Kysely<DB>, tenantId: number, filter: ItemFilter, page: number): Promise<{ rows: ItemRow[]; total: number }> {
+export async function listItems(
+  db: Kysely<DB>,
+  tenantId: number,
+  filter: ItemFilter,
+  page: number,
+): Promise<{ rows: ItemRow[]; total: number }> {
   let query = itemsWithBranch(db).where('i.tenant_id', '=', tenantId);
-  query = filter.state === undefined ? query.where('i.registration_state', '<>', 'draft') : query.where('i.registration_state', '=', filter.state);
+  query =
+    filter.state === undefined
+      ? query.where('i.registration_state', '<>', 'draft')
+      : query.where('i.registration_state', '=', filter.state);
   if (filter.name !== undefined) query = query.where('i.name', 'ilike', containing(filter.name));
   if (filter.itemClassCode !== undefined) query = query.where('i.item_class_code', '=', filter.itemClassCode);
   const [rows, count] = await Promise.all([
     query.orderBy('i.id', 'desc').limit(PER_PAGE).offset(offsetOf(page)).execute(),
-    query.clearSelect().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    query
+      .clearSelect()
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow(),
   ]);
   return { rows, total: Number(count.n) };
 }

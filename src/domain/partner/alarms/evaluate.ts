@@ -4,7 +4,17 @@
 import type { AppContext } from '../../kernel/context.ts';
 import { BACKLOG_EVENT, RECOVERED_EVENT, enqueueEvent } from '../../kernel/outbox/events.ts';
 import { decideAlarm } from './decide.ts';
-import { alarmBranch, branchesToEvaluate, claimAlarmRow, closeEpisode, openEpisode, pendingStats, type AlarmBranch, type AlarmRow, type PendingStats } from './store.ts';
+import {
+  alarmBranch,
+  branchesToEvaluate,
+  claimAlarmRow,
+  closeEpisode,
+  openEpisode,
+  pendingStats,
+  type AlarmBranch,
+  type AlarmRow,
+  type PendingStats,
+} from './store.ts';
 import { iso } from '../../../platform/lib/time.ts';
 
 const BRANCHES_PER_PASS = 1_000;
@@ -76,7 +86,17 @@ async function evaluateBranch(ctx: AppContext, deviceId: number, now: Date): Pro
     if (!branch) return 'none';
     const notifier = ctx.database.notifier;
     if (decision.kind === 'recovered') {
-      await enqueueEvent(trx, { type: RECOVERED_EVENT, partnerId: branch.partnerId, tenantId: branch.tenantId, data: recoveredPayload(branch, row, stats, now), created: now }, notifier);
+      await enqueueEvent(
+        trx,
+        {
+          type: RECOVERED_EVENT,
+          partnerId: branch.partnerId,
+          tenantId: branch.tenantId,
+          data: recoveredPayload(branch, row, stats, now),
+          created: now,
+        },
+        notifier,
+      );
       await closeEpisode(trx, deviceId, now);
       return 'recovered';
     }

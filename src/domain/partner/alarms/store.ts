@@ -30,7 +30,11 @@ export async function branchesToEvaluate(db: Kysely<DB>, cutoff: Date, limit: nu
  * (it is deciding for this branch right now, so this one need not).
  */
 export async function claimAlarmRow(trx: Kysely<DB>, deviceId: number): Promise<AlarmRow | undefined> {
-  await trx.insertInto('backlog_alarms').values({ device_id: deviceId }).onConflict((oc) => oc.column('device_id').doNothing()).execute();
+  await trx
+    .insertInto('backlog_alarms')
+    .values({ device_id: deviceId })
+    .onConflict((oc) => oc.column('device_id').doNothing())
+    .execute();
   return trx.selectFrom('backlog_alarms').selectAll().where('device_id', '=', deviceId).forUpdate().skipLocked().executeTakeFirst();
 }
 
@@ -75,7 +79,20 @@ export async function alarmBranch(db: Kysely<DB>, deviceId: number): Promise<Ala
     .selectFrom('devices as d')
     .innerJoin('tenants as t', 't.id', 'd.tenant_id')
     .leftJoin('filing_queues as q', 'q.device_id', 'd.id')
-    .select(['d.id', 't.id as tenant_id', 't.partner_id', 't.name', 't.tpin', 'd.branch', 'd.branch_name', 'd.device_serial', 'd.sdc_id', 'q.last_error', 'q.next_attempt_at', 'q.retry_delay_ms'])
+    .select([
+      'd.id',
+      't.id as tenant_id',
+      't.partner_id',
+      't.name',
+      't.tpin',
+      'd.branch',
+      'd.branch_name',
+      'd.device_serial',
+      'd.sdc_id',
+      'q.last_error',
+      'q.next_attempt_at',
+      'q.retry_delay_ms',
+    ])
     .where('d.id', '=', deviceId)
     .executeTakeFirst();
   if (!row) return undefined;

@@ -40,13 +40,21 @@ export interface BacklogRow {
  * (`partner_branch_counts`). Only `pendingOnly`'s total, once the walk has not met every branch
  * with a backlog, still counts them.
  */
-export async function listBacklog(db: Kysely<DB>, scope: Scope, options: { page: number; pendingOnly?: boolean }): Promise<{ rows: BacklogRow[]; total: number }> {
+export async function listBacklog(
+  db: Kysely<DB>,
+  scope: Scope,
+  options: { page: number; pendingOnly?: boolean },
+): Promise<{ rows: BacklogRow[]; total: number }> {
   const offset = offsetOf(options.page);
   const backlog = await oldestBacklogs(db, scope, offset + PER_PAGE);
   const shown = backlog.devices.slice(offset, offset + PER_PAGE);
   const fromRest = options.pendingOnly || !backlog.all ? 0 : PER_PAGE - shown.length;
   if (fromRest > 0) shown.push(...(await branchesWithoutBacklog(db, scope, fromRest, Math.max(0, offset - backlog.devices.length))));
-  const rows = shown.length === 0 ? [] : (await sql<BacklogRow>`
+  const rows =
+    shown.length === 0
+      ? []
+      : (
+          await sql<BacklogRow>`
     select t.id as tenant_id, t.name as tenant_name, t.tpin, t.partner_id, d.branch, d.branch_name, d.device_serial,
       d.initialized, d.sdc_id, p.pending, p.oldest_pending_at,
       (select count(*)::int from sales s where s.device_id = d.id and s.status = 'failed') as failed,
@@ -60,8 +68,13 @@ export async function listBacklog(db: Kysely<DB>, scope: Scope, options: { page:
     left join filing_queues q on q.device_id = d.id
     left join lateral (select s.status, s.updated_at from sales s where s.device_id = d.id and s.status <> 'pending' order by s.id desc limit 1) last on true
     left join backlog_alarms a on a.device_id = d.id
-    order by shown.position`.execute(db)).rows;
-  const total = options.pendingOnly ? (backlog.all ? backlog.devices.length : await countBacklogs(db, scope)) : await countBranches(db, scope);
+    order by shown.position`.execute(db)
+        ).rows;
+  const total = options.pendingOnly
+    ? backlog.all
+      ? backlog.devices.length
+      : await countBacklogs(db, scope)
+    : await countBranches(db, scope);
   return { rows, total };
 }
 
@@ -115,9 +128,15 @@ async function countBacklogs(db: Kysely<DB>, scope: Scope): Promise<number> {
 async function countBranches(db: Kysely<DB>, scope: Scope): Promise<number> {
   const counted =
     scope.tenantId !== undefined
-      ? await sql<{ n: number }>`select count(*)::int as n from devices d join tenants t on t.id = d.tenant_id where d.tenant_id = ${scope.tenantId} ${scopeConditions(scope)}`.execute(db)
+      ? await sql<{
+          n: number;
+        }>`select count(*)::int as n from devices d join tenants t on t.id = d.tenant_id where d.tenant_id = ${scope.tenantId} ${scopeConditions(scope)}`.execute(
+          db,
+        )
       : scope.partnerId !== undefined
-        ? await sql<{ n: number }>`select coalesce(sum(branches), 0)::int as n from partner_branch_counts where partner_id = ${scope.partnerId}`.execute(db)
+        ? await sql<{
+            n: number;
+          }>`select coalesce(sum(branches), 0)::int as n from partner_branch_counts where partner_id = ${scope.partnerId}`.execute(db)
         : await sql<{ n: number }>`select coalesce(sum(branches), 0)::int as n from partner_branch_counts`.execute(db);
   return Number(counted.rows[0]?.n ?? 0);
 }

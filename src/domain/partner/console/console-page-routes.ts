@@ -20,7 +20,8 @@ export function consolePageRoutes(): FastifyPluginAsync {
     // The single-page app. Loaded on first use, so a build made after start-up is picked up.
     let bundle: ConsoleBundle | undefined;
     const current = () => (bundle ??= loadConsoleBundle());
-    const notBuilt = () => new ApiError('console_not_built', 'The console has not been built: run `npm run build:console` (npm ci does it).');
+    const notBuilt = () =>
+      new ApiError('console_not_built', 'The console has not been built: run `npm run build:console` (npm ci does it).');
     const page = { auth: { surface: 'public' } } as const;
 
     app.get('/console', { config: { ...page, errors: ['console_not_built'] }, schema: { hide: true } }, async (request, reply) => {

@@ -47,12 +47,17 @@ interface DocumentsFilter {
 function whereOf(scope: Scope, filter: DocumentsFilter) {
   // The statuses as literals (schema-checked enums): under generic plans a parameter would hide
   // them from the planner, which then reads every document instead of sales_pending or sales_failed.
-  const statuses = filter.statuses.length === 0 ? sql`false` : sql`s.status in (${sql.join(filter.statuses.map((status) => sql.lit(status)))})`;
+  const statuses =
+    filter.statuses.length === 0 ? sql`false` : sql`s.status in (${sql.join(filter.statuses.map((status) => sql.lit(status)))})`;
   return sql`where ${statuses} ${salesScopeConditions(scope)}${filter.branch === undefined ? sql`` : sql` and s.branch = ${filter.branch}`}`;
 }
 
 /** Newest first, 20 a page. */
-export async function listDocuments(db: Kysely<DB>, scope: Scope, filter: DocumentsFilter & { page: number }): Promise<{ rows: DocumentRow[]; total: number }> {
+export async function listDocuments(
+  db: Kysely<DB>,
+  scope: Scope,
+  filter: DocumentsFilter & { page: number },
+): Promise<{ rows: DocumentRow[]; total: number }> {
   // A partner's failed documents — the partner's default view — are a range of its own list
   // (partner_failed_sales, kept by triggers), not a walk of the fleet's refusals for its 20.
   const fromList = keptFailures(scope, filter) && scope.partnerId !== undefined;
@@ -61,14 +66,16 @@ export async function listDocuments(db: Kysely<DB>, scope: Scope, filter: Docume
       s.receipt_no, s.sdc_id, s.net::text as net, s.vat::text as vat, s.total::text as total, s.currency, s.result_code, s.last_error,
       s.occurred_at, s.created_at, s.updated_at, s.replaces_sale_id, s.resolution_kind, s.resolved_at, s.resolved_by, s.resolution_note,
       s.replaced_by_sale_id, s.issued_by_type, s.issued_by_id, ${issuedByName('s')} as issued_by_name
-    ${fromList
-      ? // The page's ids first: joined before the limit, a generic plan merged the list with
-        // sales_pkey, reading the fleet's newest documents down to the partner's.
-        sql`from (select f.sale_id from partner_failed_sales f where f.partner_id = ${scope.partnerId}
+    ${
+      fromList
+        ? // The page's ids first: joined before the limit, a generic plan merged the list with
+          // sales_pkey, reading the fleet's newest documents down to the partner's.
+          sql`from (select f.sale_id from partner_failed_sales f where f.partner_id = ${scope.partnerId}
                   order by f.sale_id desc limit ${sql.lit(PER_PAGE)} offset ${sql.lit(offsetOf(filter.page))}) f
         join sales s on s.id = f.sale_id join tenants t on t.id = s.tenant_id order by f.sale_id desc`
-      : sql`from sales s join tenants t on t.id = s.tenant_id ${whereOf(scope, filter)} order by s.id desc
-        limit ${sql.lit(PER_PAGE)} offset ${sql.lit(offsetOf(filter.page))}`}`.execute(db);
+        : sql`from sales s join tenants t on t.id = s.tenant_id ${whereOf(scope, filter)} order by s.id desc
+        limit ${sql.lit(PER_PAGE)} offset ${sql.lit(offsetOf(filter.page))}`
+    }`.execute(db);
   return { rows: rows.rows, total: await countDocuments(db, scope, filter) };
 }
 
@@ -86,7 +93,11 @@ function keptFailures(scope: Scope, filter: DocumentsFilter): boolean {
 async function countDocuments(db: Kysely<DB>, scope: Scope, filter: DocumentsFilter): Promise<number> {
   let counted;
   if (keptFailures(scope, filter)) {
-    counted = await sql<{ n: number }>`select coalesce(sum(documents), 0)::int as n from partner_failed_documents${scope.partnerId === undefined ? sql`` : sql` where partner_id = ${scope.partnerId}`}`.execute(db);
+    counted = await sql<{
+      n: number;
+    }>`select coalesce(sum(documents), 0)::int as n from partner_failed_documents${scope.partnerId === undefined ? sql`` : sql` where partner_id = ${scope.partnerId}`}`.execute(
+      db,
+    );
   } else {
     counted = await sql<{ n: number }>`select count(*)::int as n from sales s ${whereOf(scope, filter)}`.execute(db);
   }

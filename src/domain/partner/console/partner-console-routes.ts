@@ -23,7 +23,6 @@ export function consoleRoutes(ctx: AppContext): FastifyPluginAsync {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     const { db } = ctx;
 
-
     /** The partner's scope; a merchant not on its book is a plain 404. */
     async function partnerScope(request: FastifyRequest, tenantId: number | undefined): Promise<Scope> {
       const partnerId = requirePartner(request).partner.id;
@@ -32,49 +31,84 @@ export function consoleRoutes(ctx: AppContext): FastifyPluginAsync {
       return { partnerId, tenantId };
     }
 
-    app.get('/api/v1/partner/backlog', {
-      config: tenantsRead,
-      schema: { operationId: 'listPartnerBacklog', tags: TAG, summary: 'Backlog per branch of your merchants', description: BACKLOG_DESCRIPTION, querystring: S.BacklogQuery, response: { 200: Paginated(S.BranchBacklog) } },
-    }, async (request) => {
-      const { page, tenant, pendingOnly } = request.query;
-      return backlogPage(db, await partnerScope(request, tenant), { page, pendingOnly: pendingOnly ?? false }, ctx.clock.now());
-    });
-
-    app.get('/api/v1/partner/documents', {
-      config: tenantsRead,
-      schema: {
-        operationId: 'listPartnerDocuments',
-        tags: TAG,
-        summary: 'Your merchants\' documents by status (default: failed, not resolved), newest first',
-        description: DOCUMENTS_DESCRIPTION,
-        querystring: S.DocumentsQuery,
-        response: { 200: Paginated(S.DocumentSummary) },
+    app.get(
+      '/api/v1/partner/backlog',
+      {
+        config: tenantsRead,
+        schema: {
+          operationId: 'listPartnerBacklog',
+          tags: TAG,
+          summary: 'Backlog per branch of your merchants',
+          description: BACKLOG_DESCRIPTION,
+          querystring: S.BacklogQuery,
+          response: { 200: Paginated(S.BranchBacklog) },
+        },
       },
-    }, async (request) => {
-      const { page, status, resolved, tenant, branch } = request.query;
-      return documentsPage(db, await partnerScope(request, tenant), { status, resolved, page, branch });
-    });
-
-    app.get('/api/v1/partner/filings', {
-      config: tenantsRead,
-      schema: { operationId: 'getPartnerFilings', tags: TAG, summary: 'Documents per minute (uploaded, pending, failed)', description: FILINGS_DESCRIPTION, querystring: S.FilingsQuery, response: { 200: data(S.Filings) } },
-    }, async (request) => {
-      const scope = await partnerScope(request, request.query.tenant);
-      return { data: await filingsPerMinute(db, scope, (request.query.window ?? '24h') as S.FilingWindow, ctx.clock.now()) };
-    });
-
-    app.get('/api/v1/partner/webhook-stats', {
-      config: webhooksRead,
-      schema: {
-        operationId: 'getPartnerWebhookStats',
-        tags: TAG,
-        summary: 'Delivery success per webhook endpoint',
-        description: 'Deliveries created in the window (24 h by default, or 7 d), by status, and the success rate of those settled.',
-        querystring: S.WebhookStatsQuery,
-        response: { 200: data(Type.Array(S.EndpointStats)) },
+      async (request) => {
+        const { page, tenant, pendingOnly } = request.query;
+        return backlogPage(db, await partnerScope(request, tenant), { page, pendingOnly: pendingOnly ?? false }, ctx.clock.now());
       },
-    }, async (request) => ({
-      data: await webhookStats(db, requirePartner(request).partner.id, (request.query.window ?? '24h') as S.WebhookStatsWindow, ctx.clock.now()),
-    }));
+    );
+
+    app.get(
+      '/api/v1/partner/documents',
+      {
+        config: tenantsRead,
+        schema: {
+          operationId: 'listPartnerDocuments',
+          tags: TAG,
+          summary: "Your merchants' documents by status (default: failed, not resolved), newest first",
+          description: DOCUMENTS_DESCRIPTION,
+          querystring: S.DocumentsQuery,
+          response: { 200: Paginated(S.DocumentSummary) },
+        },
+      },
+      async (request) => {
+        const { page, status, resolved, tenant, branch } = request.query;
+        return documentsPage(db, await partnerScope(request, tenant), { status, resolved, page, branch });
+      },
+    );
+
+    app.get(
+      '/api/v1/partner/filings',
+      {
+        config: tenantsRead,
+        schema: {
+          operationId: 'getPartnerFilings',
+          tags: TAG,
+          summary: 'Documents per minute (uploaded, pending, failed)',
+          description: FILINGS_DESCRIPTION,
+          querystring: S.FilingsQuery,
+          response: { 200: data(S.Filings) },
+        },
+      },
+      async (request) => {
+        const scope = await partnerScope(request, request.query.tenant);
+        return { data: await filingsPerMinute(db, scope, (request.query.window ?? '24h') as S.FilingWindow, ctx.clock.now()) };
+      },
+    );
+
+    app.get(
+      '/api/v1/partner/webhook-stats',
+      {
+        config: webhooksRead,
+        schema: {
+          operationId: 'getPartnerWebhookStats',
+          tags: TAG,
+          summary: 'Delivery success per webhook endpoint',
+          description: 'Deliveries created in the window (24 h by default, or 7 d), by status, and the success rate of those settled.',
+          querystring: S.WebhookStatsQuery,
+          response: { 200: data(Type.Array(S.EndpointStats)) },
+        },
+      },
+      async (request) => ({
+        data: await webhookStats(
+          db,
+          requirePartner(request).partner.id,
+          (request.query.window ?? '24h') as S.WebhookStatsWindow,
+          ctx.clock.now(),
+        ),
+      }),
+    );
   };
 }

@@ -44,7 +44,9 @@ export function presentDocument(row: DocumentRow): DocumentSummaryResource {
     branch: row.branch,
     type: row.type,
     invoiceNo: Number(row.invoice_no),
-    authorityInvoiceNo: uploaded ? authorityInvoiceNo(row.sdc_id, receiptNo, Number(row.invoice_no), authorityOfTaxpayerId(row.tpin)) : null,
+    authorityInvoiceNo: uploaded
+      ? authorityInvoiceNo(row.sdc_id, receiptNo, Number(row.invoice_no), authorityOfTaxpayerId(row.tpin))
+      : null,
     receiptNo,
     status: presentedStatus(row.status),
     clientInvoiceNo: row.client_invoice_no,
@@ -52,7 +54,10 @@ export function presentDocument(row: DocumentRow): DocumentSummaryResource {
     resultCode: row.result_code,
     lastError: row.last_error,
     replacesSaleId: row.replaces_sale_id === null ? null : Number(row.replaces_sale_id),
-    resolution: presentResolution({ ...row, replaced_by_sale_id: row.replaced_by_sale_id === null ? null : Number(row.replaced_by_sale_id) }),
+    resolution: presentResolution({
+      ...row,
+      replaced_by_sale_id: row.replaced_by_sale_id === null ? null : Number(row.replaced_by_sale_id),
+    }),
     issuedBy: presentIssuer({ ...row, issued_by_id: row.issued_by_id === null ? null : Number(row.issued_by_id) }),
     occurredAt: iso(row.occurred_at)!,
     createdAt: iso(row.created_at)!,

@@ -9,7 +9,8 @@ const Page = Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, descript
 
 const VsdcHealth = Type.Object({
   state: literals(['reachable', 'unreachable', 'unknown'], {
-    description: '`unreachable` while filing is backing off after the VSDC did not answer; `reachable` when its last answer was an outcome; `unknown` before any filing',
+    description:
+      '`unreachable` while filing is backing off after the VSDC did not answer; `reachable` when its last answer was an outcome; `unknown` before any filing',
   }),
   lastOutcome: Nullable(literals(['uploaded', 'failed'], { description: 'The most recent filing outcome on this branch' })),
   lastOutcomeAt: Nullable(Timestamp()),
@@ -31,7 +32,12 @@ export const BranchBacklog = Type.Object({
   oldestPendingAt: Nullable(Timestamp()),
   oldestPendingAgeSeconds: Nullable(Type.Integer({ description: 'The authority expects documents filed within 24 h' })),
   failed: Type.Integer({ description: 'Documents the authority refused (need operator action)' }),
-  alarm: Nullable(Type.Object({ thresholdSeconds: Type.Integer(), firedAt: Timestamp() }, { description: 'The last branch.backlog alarm of the open backlog episode' })),
+  alarm: Nullable(
+    Type.Object(
+      { thresholdSeconds: Type.Integer(), firedAt: Timestamp() },
+      { description: 'The last branch.backlog alarm of the open backlog episode' },
+    ),
+  ),
   vsdc: VsdcHealth,
 });
 export type BranchBacklogResource = Static<typeof BranchBacklog>;
@@ -47,7 +53,9 @@ const DocumentStatus = literals(SALE_STATUSES);
 export const DocumentsQuery = Type.Object({
   page: Page,
   status: Type.Optional(literals(SALE_STATUSES, { description: 'Only documents in this state; default `failed`' })),
-  resolved: Type.Optional(Type.Boolean({ description: '`true`: only the refused documents since reissued or marked resolved; `false` (default): the others' })),
+  resolved: Type.Optional(
+    Type.Boolean({ description: '`true`: only the refused documents since reissued or marked resolved; `false` (default): the others' }),
+  ),
   tenant: Type.Optional(Id),
   branch: Type.Optional(Type.String({ pattern: ANY_BRANCH_PATTERN })),
 });
@@ -59,11 +67,16 @@ export const DocumentSummary = Type.Object({
   tpin: Type.String(),
   branch: Type.String(),
   type: literals(['sale', 'credit_note', 'debit_note']),
-  invoiceNo: Type.Integer({ description: 'The branch\'s invoice sequence number the gateway assigned' }),
-  authorityInvoiceNo: Nullable(Type.String({ description: 'The number on the fiscal receipt in its authority\'s form (ZRA: `INV{sdcId without SDC}/{receiptNo}`; KRA: `{sdcId}/{invoiceNo}`), as on the sale resource; null until uploaded' })),
-  receiptNo: Nullable(Type.Integer({ description: 'The VSDC\'s receipt number; null until uploaded' })),
+  invoiceNo: Type.Integer({ description: "The branch's invoice sequence number the gateway assigned" }),
+  authorityInvoiceNo: Nullable(
+    Type.String({
+      description:
+        "The number on the fiscal receipt in its authority's form (ZRA: `INV{sdcId without SDC}/{receiptNo}`; KRA: `{sdcId}/{invoiceNo}`), as on the sale resource; null until uploaded",
+    }),
+  ),
+  receiptNo: Nullable(Type.Integer({ description: "The VSDC's receipt number; null until uploaded" })),
   status: DocumentStatus,
-  clientInvoiceNo: Nullable(Type.String({ description: 'The merchant\'s own reference sent with the sale (its clientInvoiceNo)' })),
+  clientInvoiceNo: Nullable(Type.String({ description: "The merchant's own reference sent with the sale (its clientInvoiceNo)" })),
   totals: Type.Object({ net: Type.Number(), vat: Type.Number(), total: Type.Number(), currency: Type.String() }),
   resultCode: Nullable(Type.String()),
   lastError: Nullable(Type.String()),
@@ -80,7 +93,12 @@ export const FILING_WINDOWS = { '1h': 3_600, '6h': 21_600, '24h': 86_400 } as co
 export type FilingWindow = keyof typeof FILING_WINDOWS;
 
 export const FilingsQuery = Type.Object({
-  window: Type.Optional(Type.Union(Object.keys(FILING_WINDOWS).map((w) => Type.Literal(w)), { default: '24h' })),
+  window: Type.Optional(
+    Type.Union(
+      Object.keys(FILING_WINDOWS).map((w) => Type.Literal(w)),
+      { default: '24h' },
+    ),
+  ),
   tenant: Type.Optional(Id),
 });
 
@@ -107,7 +125,12 @@ export const WEBHOOK_STATS_WINDOWS = { '24h': 86_400, '7d': 604_800 } as const;
 export type WebhookStatsWindow = keyof typeof WEBHOOK_STATS_WINDOWS;
 
 export const WebhookStatsQuery = Type.Object({
-  window: Type.Optional(Type.Union(Object.keys(WEBHOOK_STATS_WINDOWS).map((w) => Type.Literal(w)), { default: '24h' })),
+  window: Type.Optional(
+    Type.Union(
+      Object.keys(WEBHOOK_STATS_WINDOWS).map((w) => Type.Literal(w)),
+      { default: '24h' },
+    ),
+  ),
 });
 
 export const EndpointStats = Type.Object({

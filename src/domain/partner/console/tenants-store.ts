@@ -45,12 +45,19 @@ export async function listAdminTenants(db: Kysely<DB>, filter: AdminTenantFilter
     order by t.id
     limit ${PER_PAGE} offset ${offsetOf(filter.page)}`.execute(db);
   const count = await sql<{ n: number }>`select count(*)::int as n from tenants t ${where}`.execute(db);
-  const devices = await devicesOf(db, rows.rows.map((r) => r.id));
+  const devices = await devicesOf(
+    db,
+    rows.rows.map((r) => r.id),
+  );
   const branches = await authorityBranchesFor(db, new Map(rows.rows.map((r) => [r.id, (devices.get(r.id) ?? []).map((d) => d.branch)])));
   const data = rows.rows.map((r) => {
     const { partner_name, documents_this_month, pending, failed, ...tenant } = r;
     return {
-      ...presentTenant({ ...tenant, created_at: new Date(tenant.created_at), updated_at: new Date(tenant.updated_at) } as TenantRow, devices.get(r.id) ?? [], branches.get(r.id) ?? []),
+      ...presentTenant(
+        { ...tenant, created_at: new Date(tenant.created_at), updated_at: new Date(tenant.updated_at) } as TenantRow,
+        devices.get(r.id) ?? [],
+        branches.get(r.id) ?? [],
+      ),
       partnerId: tenant.partner_id,
       partnerName: partner_name,
       origin: tenant.origin,

@@ -17,7 +17,12 @@ interface StatsRow {
   last_failure_at: Date | null;
 }
 
-export async function webhookStats(db: Kysely<DB>, partnerId: number, window: WebhookStatsWindow, now: Date): Promise<EndpointStatsResource[]> {
+export async function webhookStats(
+  db: Kysely<DB>,
+  partnerId: number,
+  window: WebhookStatsWindow,
+  now: Date,
+): Promise<EndpointStatsResource[]> {
   const since = new Date(now.getTime() - WEBHOOK_STATS_WINDOWS[window] * 1000);
   const result = await sql<StatsRow>`
     select e.id, e.url, e.description, e.status, e.last_failure_at,

@@ -7,7 +7,16 @@ import { SCOPES, type Scope } from '../../../credentials/abilities.ts';
 import { ApiError, NotFoundError, requiredText } from '../../../platform/errors/errors.ts';
 import { recordAudit, type Actor } from '../../kernel/audit/store.ts';
 import { partnerKeyPrefix, presentPartnerKey, type PartnerKeyResource } from './present.ts';
-import { findOwnPartnerKey, insertPartnerKeyRow, listLivePartnerKeys, lockPartnerKey, markPartnerKeyRotated, newestSealedPartnerKeyRows, setPartnerKeyCiphertext, type PartnerKeyRow } from './store.ts';
+import {
+  findOwnPartnerKey,
+  insertPartnerKeyRow,
+  listLivePartnerKeys,
+  lockPartnerKey,
+  markPartnerKeyRotated,
+  newestSealedPartnerKeyRows,
+  setPartnerKeyCiphertext,
+  type PartnerKeyRow,
+} from './store.ts';
 import { markRevoked } from '../../kernel/tenants/store.ts';
 
 // Partner secret keys: hashed for lookup and also sealed (AES-256-GCM) so the partner can
@@ -27,7 +36,14 @@ export async function insertPartnerKey(
   input: { name: string; mode: 'live' | 'test'; scopes: readonly string[] },
 ): Promise<{ row: PartnerKeyRow; secret: string }> {
   const secret = mintSecret(partnerKeyPrefix(input.mode));
-  const id = await insertPartnerKeyRow(db, { partner_id: partnerId, name: input.name, mode: input.mode, scopes: [...input.scopes], secret_hash: hashSecret(secret), last4: last4(secret) });
+  const id = await insertPartnerKeyRow(db, {
+    partner_id: partnerId,
+    name: input.name,
+    mode: input.mode,
+    scopes: [...input.scopes],
+    secret_hash: hashSecret(secret),
+    last4: last4(secret),
+  });
   const row = await setPartnerKeyCiphertext(db, id, box.seal(secret, aadOf(id, partnerId)));
   return { row, secret };
 }
@@ -73,12 +89,23 @@ export async function mintPartnerKey(
   const scopes = SCOPES.filter((s) => input.scopes.includes(s));
   return db.transaction().execute(async (trx) => {
     const { row, secret } = await insertPartnerKey(trx, box, caller.partner.id, { name: keyName, mode, scopes });
-    await recordAudit(trx, { actor: actorOf(caller), action: 'partner_key.created', targetType: 'partner_key', targetId: row.id, details: { mode, scopes } });
+    await recordAudit(trx, {
+      actor: actorOf(caller),
+      action: 'partner_key.created',
+      targetType: 'partner_key',
+      targetId: row.id,
+      details: { mode, scopes },
+    });
     return { ...presentPartnerKey(row), secret };
   });
 }
 
-export async function readPartnerKeySecret(db: Kysely<DB>, box: SecretBox, caller: ResolvedPartnerKey, keyId: number): Promise<{ id: number; secret: string }> {
+export async function readPartnerKeySecret(
+  db: Kysely<DB>,
+  box: SecretBox,
+  caller: ResolvedPartnerKey,
+  keyId: number,
+): Promise<{ id: number; secret: string }> {
   const row = await ownKey(db, caller, keyId);
   assertMayTouch(caller, row);
   const secret = box.open(row.secret_ciphertext, aadOf(row.id, row.partner_id));
@@ -101,12 +128,22 @@ export async function rotatePartnerKey(
     }
     const { row, secret } = await insertPartnerKey(trx, box, old.partner_id, { name: old.name, mode: old.mode, scopes: old.scopes });
     const expiresAt = await markPartnerKeyRotated(trx, old.id, row.id, graceSeconds);
-    await recordAudit(trx, { actor: actorOf(caller), action: 'partner_key.rotated', targetType: 'partner_key', targetId: old.id, details: { replacementId: row.id, graceSeconds } });
+    await recordAudit(trx, {
+      actor: actorOf(caller),
+      action: 'partner_key.rotated',
+      targetType: 'partner_key',
+      targetId: old.id,
+      details: { replacementId: row.id, graceSeconds },
+    });
     return { ...presentPartnerKey(row), secret, previous: { id: old.id, expiresAt: expiresAt.toISOString() } };
   });
 }
 
-export async function revokePartnerKey(db: Kysely<DB>, caller: ResolvedPartnerKey, keyId: number): Promise<{ revoked: boolean; id: number }> {
+export async function revokePartnerKey(
+  db: Kysely<DB>,
+  caller: ResolvedPartnerKey,
+  keyId: number,
+): Promise<{ revoked: boolean; id: number }> {
   return db.transaction().execute(async (trx) => {
     const row = await lockPartnerKey(trx, caller.partner.id, keyId);
     if (!row) throw new NotFoundError('Partner key not found.');

@@ -24,8 +24,19 @@ export async function createPartner(
   return db.transaction().execute(async (trx) => {
     const partner = await insertPartner(trx, name);
     const scopes = SCOPES.filter((s) => !input.scopes || input.scopes.includes(s));
-    const { row, secret } = await insertPartnerKey(trx, box, partner.id, { name: 'Initial key', mode: input.test ? 'test' : 'live', scopes });
-    await recordAudit(trx, { actor, action: 'partner.created', partnerId: partner.id, targetType: 'partner', targetId: partner.id, details: { name: partner.name, keyId: row.id } });
+    const { row, secret } = await insertPartnerKey(trx, box, partner.id, {
+      name: 'Initial key',
+      mode: input.test ? 'test' : 'live',
+      scopes,
+    });
+    await recordAudit(trx, {
+      actor,
+      action: 'partner.created',
+      partnerId: partner.id,
+      targetType: 'partner',
+      targetId: partner.id,
+      details: { name: partner.name, keyId: row.id },
+    });
     return {
       partner: presentPartner(partner),
       key: { ...presentPartnerKey(row), secret },
@@ -33,11 +44,22 @@ export async function createPartner(
   });
 }
 
-export async function setPartnerStatus(db: Kysely<DB>, actor: Actor, partnerId: number, status: 'active' | 'suspended'): Promise<PartnerResource> {
+export async function setPartnerStatus(
+  db: Kysely<DB>,
+  actor: Actor,
+  partnerId: number,
+  status: 'active' | 'suspended',
+): Promise<PartnerResource> {
   return db.transaction().execute(async (trx) => {
     const row = await updatePartnerStatus(trx, partnerId, status);
     if (!row) throw new NotFoundError('Partner not found.');
-    await recordAudit(trx, { actor, action: status === 'suspended' ? 'partner.suspended' : 'partner.resumed', partnerId, targetType: 'partner', targetId: partnerId });
+    await recordAudit(trx, {
+      actor,
+      action: status === 'suspended' ? 'partner.suspended' : 'partner.resumed',
+      partnerId,
+      targetType: 'partner',
+      targetId: partnerId,
+    });
     return presentPartner(row);
   });
 }
@@ -51,7 +73,15 @@ export async function updateTenantAccount(db: Kysely<DB>, actor: Actor, tenantId
   return db.transaction().execute(async (trx) => {
     const row = await updateTenantAccountRow(trx, tenantId, patch);
     if (!row) throw new NotFoundError('Tenant not found.');
-    await recordAudit(trx, { actor, action: 'tenant.account_updated', partnerId: row.partner_id, tenantId, targetType: 'tenant', targetId: tenantId, details: { ...patch } });
+    await recordAudit(trx, {
+      actor,
+      action: 'tenant.account_updated',
+      partnerId: row.partner_id,
+      tenantId,
+      targetType: 'tenant',
+      targetId: tenantId,
+      details: { ...patch },
+    });
     return tenantWithDevices(trx, row);
   });
 }

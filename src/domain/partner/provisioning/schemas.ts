@@ -22,8 +22,17 @@ export const UpdateTenantBody = withExample(
   Type.Object(
     {
       offlinePolicy: Type.Optional(OfflinePolicyName),
-      timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'An IANA time zone name (`Africa/Lusaka`, the default): where the merchant\'s days begin and end in daily reports and exports' })),
-      stockTracking: Type.Optional(Type.Boolean({ description: 'false: no stock kept and no stock chain sent for the merchant (docs/stock.md)' })),
+      timezone: Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: 64,
+          description:
+            "An IANA time zone name (`Africa/Lusaka`, the default): where the merchant's days begin and end in daily reports and exports",
+        }),
+      ),
+      stockTracking: Type.Optional(
+        Type.Boolean({ description: 'false: no stock kept and no stock chain sent for the merchant (docs/stock.md)' }),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -41,7 +50,10 @@ export const PartnerKey = Type.Object({
   rotatedToId: Nullable(Type.Integer()),
   lastUsedAt: Nullable(Timestamp()),
 });
-export const PartnerKeyCreated = Type.Object({ ...PartnerKey.properties, secret: Type.String({ description: 'Plaintext; readable again through /secret' }) });
+export const PartnerKeyCreated = Type.Object({
+  ...PartnerKey.properties,
+  secret: Type.String({ description: 'Plaintext; readable again through /secret' }),
+});
 
 export const CreatePartnerKeyBody = withExample(
   Type.Object({

@@ -127,9 +127,7 @@ export interface RetryPolicy {
 }
 
 /** What happened to the row; `retryAt` when another attempt was scheduled. */
-type RecordResult =
-  | { status: 'delivered' | 'failed' | 'discarded' }
-  | { status: 'retry_scheduled'; retryAt: Date };
+type RecordResult = { status: 'delivered' | 'failed' | 'discarded' } | { status: 'retry_scheduled'; retryAt: Date };
 
 /**
  * Writes an attempt's outcome, if this worker still holds the lease: the delivery row and the
@@ -202,7 +200,12 @@ async function recordEndpointOutcome(
   disableAfter: number,
 ): Promise<void> {
   if (outcome === 'delivered') {
-    await db.updateTable('webhook_endpoints').set({ failure_streak: 0 }).where('id', '=', endpointId).where('failure_streak', '>', 0).execute();
+    await db
+      .updateTable('webhook_endpoints')
+      .set({ failure_streak: 0 })
+      .where('id', '=', endpointId)
+      .where('failure_streak', '>', 0)
+      .execute();
     return;
   }
   if (outcome === 'attempt_failed') {
@@ -283,7 +286,10 @@ export class DeliveredRecorder {
       const group = this.waiting;
       this.waiting = [];
       try {
-        const recorded = await recordDelivered(this.db, group.map((w) => w.attempt));
+        const recorded = await recordDelivered(
+          this.db,
+          group.map((w) => w.attempt),
+        );
         for (const w of group) w.done(recorded.has(w.attempt.claim.id));
       } catch (err) {
         for (const w of group) w.failed(err);

@@ -9,7 +9,14 @@ import type { AppContext } from '../../kernel/context.ts';
 import type { Worker, WorkerStopReport } from '../../../platform/workers/index.ts';
 import { workerLoop, type Pass, type WorkerLoop } from '../../../platform/workers/loop.ts';
 import type { Resolver } from './address-guard.ts';
-import { claimDueDeliveries, DeliveredRecorder, recordAttempt, type AttemptOutcome, type ClaimedDelivery, type RetryPolicy } from './delivery-queue.ts';
+import {
+  claimDueDeliveries,
+  DeliveredRecorder,
+  recordAttempt,
+  type AttemptOutcome,
+  type ClaimedDelivery,
+  type RetryPolicy,
+} from './delivery-queue.ts';
 import { WEBHOOKS_CHANNEL } from '../../kernel/outbox/events.ts';
 import { WebhookSender } from './sender.ts';
 import { secretAad } from './service.ts';
@@ -74,7 +81,11 @@ class DeliveryWorker implements Worker {
     options: DeliveryWorkerOptions,
   ) {
     const { config } = ctx;
-    this.sender = new WebhookSender({ env: config.env, timeoutMs: config.webhookTimeoutMs, ...(options.resolver ? { resolver: options.resolver } : {}) });
+    this.sender = new WebhookSender({
+      env: config.env,
+      timeoutMs: config.webhookTimeoutMs,
+      ...(options.resolver ? { resolver: options.resolver } : {}),
+    });
     this.policy = { delaysSec: config.webhookRetryDelaysSec, disableAfter: DISABLE_AFTER_FAILED_DELIVERIES, jitter: options.jitter ?? 0.1 };
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
     this.maxInFlight = options.maxInFlight ?? MAX_IN_FLIGHT;
@@ -108,7 +119,11 @@ class DeliveryWorker implements Worker {
     while (!this.loop.stopped) {
       const free = Math.min(this.maxInFlight - this.moving, MAX_OPEN_ATTEMPTS - this.loop.inHand);
       if (free <= 0) break;
-      const claims = await claimDueDeliveries(this.ctx.db, this.ctx.clock.now(), { batch: free, perEndpoint: this.perEndpoint, leaseMs: this.leaseMs });
+      const claims = await claimDueDeliveries(this.ctx.db, this.ctx.clock.now(), {
+        batch: free,
+        perEndpoint: this.perEndpoint,
+        leaseMs: this.leaseMs,
+      });
       for (const claim of claims) this.launch(claim);
       if (claims.length < free) break;
     }
@@ -127,7 +142,11 @@ class DeliveryWorker implements Worker {
       this.fill.run();
     });
     void this.loop
-      .hold(this.attempt(claim).catch((err: unknown) => this.loop.log.error({ err, deliveryId: claim.id }, 'delivery attempt failed to record')))
+      .hold(
+        this.attempt(claim).catch((err: unknown) =>
+          this.loop.log.error({ err, deliveryId: claim.id }, 'delivery attempt failed to record'),
+        ),
+      )
       .then(() => {
         stalled();
         leaveSlot();
@@ -146,7 +165,10 @@ class DeliveryWorker implements Worker {
       );
     } catch (err) {
       // A secret sealed with another SECRET_KEY: said as such on the attempt, and retried (the operator may restart with the right key).
-      const error = err instanceof ApiError && err.code === 'secret_unreadable' ? `Not sent: the endpoint's signing secret is unreadable. ${err.message}` : `Internal error before sending: ${(err as Error).message}`;
+      const error =
+        err instanceof ApiError && err.code === 'secret_unreadable'
+          ? `Not sent: the endpoint's signing secret is unreadable. ${err.message}`
+          : `Internal error before sending: ${(err as Error).message}`;
       outcome = { kind: 'failed', responseStatus: null, terminal: false, error };
     }
     const at = this.ctx.clock.now();

@@ -2,7 +2,6 @@ import { Type, type Static } from 'typebox';
 import { EVENT_TYPES } from '../../kernel/outbox/events.ts';
 import { Nullable, literals, Timestamp, withExample } from '../../../platform/http/schema-helpers.ts';
 
-
 const EventName = literals(EVENT_TYPES);
 
 export const Endpoint = Type.Object({
@@ -10,7 +9,9 @@ export const Endpoint = Type.Object({
   url: Type.String(),
   description: Type.String(),
   events: Type.Array(Type.String()),
-  status: literals(['enabled', 'disabled'], { description: '`disabled` after 10 consecutive failed deliveries; POST …/enable restores it' }),
+  status: literals(['enabled', 'disabled'], {
+    description: '`disabled` after 10 consecutive failed deliveries; POST …/enable restores it',
+  }),
   createdAt: Timestamp(),
   lastFailureAt: Nullable(Timestamp('The last failed delivery attempt')),
   disabledAt: Nullable(Timestamp('When it was auto-disabled; null while enabled')),
@@ -19,10 +20,20 @@ export type EndpointResource = Static<typeof Endpoint>;
 
 export const CreateEndpointBody = withExample(
   Type.Object({
-    url: Type.String({ minLength: 1, maxLength: 2048, description: 'Receiver URL. Production: https, public hostname, port 80, 443, 8080 or 8443' }),
+    url: Type.String({
+      minLength: 1,
+      maxLength: 2048,
+      description: 'Receiver URL. Production: https, public hostname, port 80, 443, 8080 or 8443',
+    }),
     description: Type.Optional(Type.String({ maxLength: 500 })),
     events: Type.Optional(
-      Type.Array(EventName, { minItems: 1, maxItems: EVENT_TYPES.length, uniqueItems: true, description: 'Defaults to the invoice events (invoice.fiscalised, invoice.failed); branch.backlog, branch.recovered, purchase.received, authority.notice and reconciliation.mismatch are opt-in' }),
+      Type.Array(EventName, {
+        minItems: 1,
+        maxItems: EVENT_TYPES.length,
+        uniqueItems: true,
+        description:
+          'Defaults to the invoice events (invoice.fiscalised, invoice.failed); branch.backlog, branch.recovered, purchase.received, authority.notice and reconciliation.mismatch are opt-in',
+      }),
     ),
   }),
   { url: 'https://example.com/webhooks/fiscal-gateway', description: 'Accounting sync', events: ['invoice.fiscalised', 'invoice.failed'] },
@@ -54,4 +65,3 @@ export const EndpointParam = Type.Object({ id: Type.Integer({ minimum: 1, maximu
 export const DeliveryParam = Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
 
 export const Deleted = Type.Object({ deleted: Type.Boolean(), id: Type.Integer() });
-

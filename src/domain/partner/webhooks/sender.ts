@@ -54,7 +54,13 @@ export class WebhookSender {
     const url = new URL(delivery.url);
     const signal = AbortSignal.timeout(this.options.timeoutMs);
 
-    const guard = await guardHost(url.hostname, { allowLoopback: this.options.env === 'development' }, this.options.resolver ?? systemResolver, signal, resolvedBefore);
+    const guard = await guardHost(
+      url.hostname,
+      { allowLoopback: this.options.env === 'development' },
+      this.options.resolver ?? systemResolver,
+      signal,
+      resolvedBefore,
+    );
     if (!guard.ok) return { kind: 'failed', responseStatus: null, terminal: guard.terminal, error: `Address guard: ${guard.reason}` };
 
     const timestamp = Math.floor(now.getTime() / 1000);
@@ -84,12 +90,28 @@ export class WebhookSender {
         await response.body.dump({ limit: MAX_DRAINED_BODY }).catch(() => {});
         const location = response.headers.location;
         const where = typeof location === 'string' ? ` to ${location.slice(0, 200)}` : '';
-        return { kind: 'failed', responseStatus: status, terminal: false, error: `Receiver answered HTTP ${status}: a redirect${where}, which is never followed.` };
+        return {
+          kind: 'failed',
+          responseStatus: status,
+          terminal: false,
+          error: `Receiver answered HTTP ${status}: a redirect${where}, which is never followed.`,
+        };
       }
       const excerpt = await readExcerpt(response.body);
-      return { kind: 'failed', responseStatus: status, terminal: false, error: `Receiver answered HTTP ${status}${excerpt ? `: ${excerpt}` : '.'}` };
+      return {
+        kind: 'failed',
+        responseStatus: status,
+        terminal: false,
+        error: `Receiver answered HTTP ${status}${excerpt ? `: ${excerpt}` : '.'}`,
+      };
     } catch (err) {
-      if (signal.aborted) return { kind: 'failed', responseStatus: null, terminal: false, error: `Timed out: no response within ${this.options.timeoutMs} ms.` };
+      if (signal.aborted)
+        return {
+          kind: 'failed',
+          responseStatus: null,
+          terminal: false,
+          error: `Timed out: no response within ${this.options.timeoutMs} ms.`,
+        };
       return { kind: 'failed', responseStatus: null, terminal: false, error: `Request failed: ${describeError(err)}` };
     }
   }

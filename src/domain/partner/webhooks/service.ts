@@ -48,7 +48,11 @@ async function wakeDeliveries(ctx: AppContext): Promise<void> {
   await ctx.database.notifier.notify(ctx.db as Kysely<unknown>, WEBHOOKS_CHANNEL);
 }
 
-export async function createEndpoint(ctx: AppContext, actor: PartnerActor, body: CreateEndpointBody): Promise<{ secret: string; endpoint: EndpointResource }> {
+export async function createEndpoint(
+  ctx: AppContext,
+  actor: PartnerActor,
+  body: CreateEndpointBody,
+): Promise<{ secret: string; endpoint: EndpointResource }> {
   const problems = urlProblems(body.url, ctx.config.env);
   if (problems.length > 0) throw new ValidationError({ url: problems });
   const url = new URL(body.url).toString();
@@ -58,11 +62,25 @@ export async function createEndpoint(ctx: AppContext, actor: PartnerActor, body:
     // Serialises concurrent registrations of one partner, so the cap holds.
     await lockPartner(trx, actor.partnerId);
     if ((await countEndpoints(trx, actor.partnerId)) >= MAX_ENDPOINTS_PER_PARTNER) {
-      throw new ApiError('webhook_endpoint_limit', `A partner may register at most ${MAX_ENDPOINTS_PER_PARTNER} webhook endpoints; delete one first.`);
+      throw new ApiError(
+        'webhook_endpoint_limit',
+        `A partner may register at most ${MAX_ENDPOINTS_PER_PARTNER} webhook endpoints; delete one first.`,
+      );
     }
-    const id = await insertEndpoint(trx, { partnerId: actor.partnerId, url, description: body.description ?? '', events: [...(body.events ?? INVOICE_EVENT_TYPES)] });
+    const id = await insertEndpoint(trx, {
+      partnerId: actor.partnerId,
+      url,
+      description: body.description ?? '',
+      events: [...(body.events ?? INVOICE_EVENT_TYPES)],
+    });
     const sealed = await storeSealedSecret(trx, id, ctx.secretBox.seal(secret, secretAad(id, actor.partnerId)));
-    await recordAudit(trx, { actor, action: 'webhook_endpoint.created', targetType: 'webhook_endpoint', targetId: sealed.id, details: { url, events: sealed.events } });
+    await recordAudit(trx, {
+      actor,
+      action: 'webhook_endpoint.created',
+      targetType: 'webhook_endpoint',
+      targetId: sealed.id,
+      details: { url, events: sealed.events },
+    });
     return sealed;
   });
   return { secret, endpoint: presentEndpoint(row) };
@@ -90,7 +108,13 @@ export async function deleteEndpoint(ctx: AppContext, actor: PartnerActor, endpo
     if (!(await endpointExists(trx, actor.partnerId, endpointId))) throw new NotFoundError('Webhook endpoint not found.');
     const deleted = await deleteEndpointAndDeliveries(trx, endpointId);
     if (!deleted) throw new NotFoundError('Webhook endpoint not found.');
-    await recordAudit(trx, { actor, action: 'webhook_endpoint.deleted', targetType: 'webhook_endpoint', targetId: deleted.id, details: { url: deleted.url } });
+    await recordAudit(trx, {
+      actor,
+      action: 'webhook_endpoint.deleted',
+      targetType: 'webhook_endpoint',
+      targetId: deleted.id,
+      details: { url: deleted.url },
+    });
     return { deleted: true as const, id: deleted.id };
   });
 }
@@ -112,7 +136,12 @@ export async function enableEndpoint(ctx: AppContext, actor: PartnerActor, endpo
 }
 
 /** One of the partner's endpoints' deliveries, newest first, 20 a page. */
-export async function listDeliveries(ctx: AppContext, partnerId: number, endpointId: number, page: number): Promise<Page<DeliveryResource>> {
+export async function listDeliveries(
+  ctx: AppContext,
+  partnerId: number,
+  endpointId: number,
+  page: number,
+): Promise<Page<DeliveryResource>> {
   const endpoint = await ownEndpoint(ctx, partnerId, endpointId);
   const { rows, total } = await deliveriesOfEndpoint(ctx.db, endpoint.id, page);
   return pageOf(rows.map(presentDelivery), total, page);
@@ -130,10 +159,19 @@ export async function resendDelivery(ctx: AppContext, actor: PartnerActor, deliv
     const owned = await lockDelivery(trx, actor.partnerId, deliveryId);
     if (!owned) throw new NotFoundError('Webhook delivery not found.');
     if (owned.endpoint_status !== 'enabled') {
-      throw new ApiError('endpoint_disabled', 'This delivery\'s endpoint is disabled. Enable it (POST /api/v1/webhooks/{id}/enable), then resend.');
+      throw new ApiError(
+        'endpoint_disabled',
+        "This delivery's endpoint is disabled. Enable it (POST /api/v1/webhooks/{id}/enable), then resend.",
+      );
     }
     await requeueDelivery(trx, deliveryId, now);
-    await recordAudit(trx, { actor, action: 'webhook_delivery.resent', targetType: 'webhook_delivery', targetId: deliveryId, details: { endpointId: owned.endpoint_id } });
+    await recordAudit(trx, {
+      actor,
+      action: 'webhook_delivery.resent',
+      targetType: 'webhook_delivery',
+      targetId: deliveryId,
+      details: { endpointId: owned.endpoint_id },
+    });
     return presentDelivery(await deliveryLogRow(trx, deliveryId));
   });
   await wakeDeliveries(ctx);

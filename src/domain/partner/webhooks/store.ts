@@ -68,8 +68,17 @@ export async function storeSealedSecret(db: Kysely<DB>, endpointId: number, secr
 }
 
 /** The newest sealed endpoint secrets, for the check of which key seals them (src/app/secret-key.ts). */
-export async function newestSealedEndpointRows(db: Kysely<DB>, limit: number): Promise<Array<Pick<EndpointRow, 'id' | 'partner_id' | 'secret_ciphertext'>>> {
-  return db.selectFrom('webhook_endpoints').select(['id', 'partner_id', 'secret_ciphertext']).where('secret_ciphertext', '<>', 'pending').orderBy('id', 'desc').limit(limit).execute();
+export async function newestSealedEndpointRows(
+  db: Kysely<DB>,
+  limit: number,
+): Promise<Array<Pick<EndpointRow, 'id' | 'partner_id' | 'secret_ciphertext'>>> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'partner_id', 'secret_ciphertext'])
+    .where('secret_ciphertext', '<>', 'pending')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
 }
 
 export async function endpointsOfPartner(db: Kysely<DB>, partnerId: number): Promise<EndpointRow[]> {
@@ -82,13 +91,24 @@ export async function findEndpoint(db: Kysely<DB>, partnerId: number, endpointId
 
 /** Whether the partner has this endpoint. */
 export async function endpointExists(db: Kysely<DB>, partnerId: number, endpointId: number): Promise<boolean> {
-  const owned = await db.selectFrom('webhook_endpoints').select('id').where('id', '=', endpointId).where('partner_id', '=', partnerId).executeTakeFirst();
+  const owned = await db
+    .selectFrom('webhook_endpoints')
+    .select('id')
+    .where('id', '=', endpointId)
+    .where('partner_id', '=', partnerId)
+    .executeTakeFirst();
   return owned !== undefined;
 }
 
 /** A receiver answered (any HTTP status) a delivery of this endpoint: its host resolved then (an endpoint's url never changes). */
 export async function receiverHasAnswered(db: Kysely<DB>, endpointId: number): Promise<boolean> {
-  const answered = await db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', endpointId).where('response_status', 'is not', null).limit(1).executeTakeFirst();
+  const answered = await db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('endpoint_id', '=', endpointId)
+    .where('response_status', 'is not', null)
+    .limit(1)
+    .executeTakeFirst();
   return answered !== undefined;
 }
 
@@ -100,7 +120,12 @@ export async function deleteEndpointAndDeliveries(db: Kysely<DB>, endpointId: nu
 }
 
 /** Enables the partner's endpoint and clears its failure streak; undefined when it has no such endpoint. */
-export async function enableEndpointRow(db: Kysely<DB>, partnerId: number, endpointId: number, now: Date): Promise<EndpointRow | undefined> {
+export async function enableEndpointRow(
+  db: Kysely<DB>,
+  partnerId: number,
+  endpointId: number,
+  now: Date,
+): Promise<EndpointRow | undefined> {
   return db
     .updateTable('webhook_endpoints')
     .set({ status: 'enabled', failure_streak: 0, disabled_at: null, updated_at: now })
@@ -130,10 +155,18 @@ function deliveriesWithEvents(db: Kysely<DB>) {
 }
 
 /** One page (20) of an endpoint's deliveries, newest first, and how many it has in all. */
-export async function deliveriesOfEndpoint(db: Kysely<DB>, endpointId: number, page: number): Promise<{ rows: DeliveryLogRow[]; total: number }> {
+export async function deliveriesOfEndpoint(
+  db: Kysely<DB>,
+  endpointId: number,
+  page: number,
+): Promise<{ rows: DeliveryLogRow[]; total: number }> {
   const [rows, total] = await Promise.all([
     deliveriesWithEvents(db).where('d.endpoint_id', '=', endpointId).orderBy('d.id', 'desc').limit(20).offset(offsetOf(page)).execute(),
-    db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('endpoint_id', '=', endpointId).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('endpoint_id', '=', endpointId)
+      .executeTakeFirstOrThrow(),
   ]);
   return { rows, total: Number(total.n) };
 }

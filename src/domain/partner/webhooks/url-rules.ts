@@ -10,7 +10,20 @@ import { bareHost } from './address-guard.ts';
 const ALLOWED_PORTS = [80, 443, 8080, 8443] as const;
 
 // Names that never lead to a public receiver (RFC 6761/6762/8375 and common private zones).
-const LOCAL_ONLY_SUFFIXES = ['.localhost', '.local', '.internal', '.localdomain', '.home.arpa', '.arpa', '.invalid', '.test', '.onion', '.lan', '.intranet', '.corp'];
+const LOCAL_ONLY_SUFFIXES = [
+  '.localhost',
+  '.local',
+  '.internal',
+  '.localdomain',
+  '.home.arpa',
+  '.arpa',
+  '.invalid',
+  '.test',
+  '.onion',
+  '.lan',
+  '.intranet',
+  '.corp',
+];
 
 function isLoopbackHost(host: string): boolean {
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
@@ -35,7 +48,7 @@ export function urlProblems(raw: string, env: GatewayEnv): string[] {
   }
   if (url.username !== '' || url.password !== '') problems.push('The url must not contain a user name or password.');
   if (url.hash !== '') problems.push('The url must not contain a fragment (#…).');
-  if (host.endsWith('.')) problems.push('The url\'s hostname must not end with a dot.');
+  if (host.endsWith('.')) problems.push("The url's hostname must not end with a dot.");
 
   if (!loopbackAllowed) {
     // WHATWG parsing has already turned 2130706433, 0x7f000001 and 0177.0.0.1 into 127.0.0.1.

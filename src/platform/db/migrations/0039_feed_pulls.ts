@@ -29,7 +29,10 @@ export const up = [
       ['principals', 'principal_pulls'],
     ] as const
   ).map(
-    ([feed, table]) => `insert into feed_pulls (feed, tenant_id, device_id, last_req_dt, next_pull_at, lease_until, failures, last_pulled_at, last_error, updated_at)
+    ([
+      feed,
+      table,
+    ]) => `insert into feed_pulls (feed, tenant_id, device_id, last_req_dt, next_pull_at, lease_until, failures, last_pulled_at, last_error, updated_at)
      select '${feed}', d.tenant_id, p.device_id, p.last_req_dt, p.next_pull_at, p.lease_until, p.failures, p.last_pulled_at, p.last_error, p.updated_at
      from ${table} p join devices d on d.id = p.device_id order by p.device_id`,
   ),

@@ -34,7 +34,12 @@ const near = (a: number, b: number, tolerance: number): boolean => Math.abs(a - 
 
 function mismatch(field: string, expected: number, actual: number): KraArithmeticError {
   const e = round2(expected);
-  return { field, expected: e, actual, message: `Request parameter error: [${field}] ${actual} does not add up (expected ${e.toFixed(2)})` };
+  return {
+    field,
+    expected: e,
+    actual,
+    message: `Request parameter error: [${field}] ${actual} does not add up (expected ${e.toFixed(2)})`,
+  };
 }
 
 type Line = Record<string, unknown>;
@@ -43,7 +48,10 @@ type Line = Record<string, unknown>;
  * Checks the amounts of a sale or credit note body whose fields are present and numeric (the
  * shape check runs first). Null when everything adds up within the tolerance.
  */
-export function checkKraSaleArithmetic(body: Record<string, unknown>, tolerance: KraTolerance = DEFAULT_KRA_TOLERANCE): KraArithmeticError | null {
+export function checkKraSaleArithmetic(
+  body: Record<string, unknown>,
+  tolerance: KraTolerance = DEFAULT_KRA_TOLERANCE,
+): KraArithmeticError | null {
   const lines = Array.isArray(body.itemList) ? (body.itemList as Line[]) : [];
   const sums = new Map<string, { taxbl: number; tax: number }>(TAX_LETTERS.map((l) => [l, { taxbl: 0, tax: 0 }]));
   let total = 0;
@@ -51,11 +59,14 @@ export function checkKraSaleArithmetic(body: Record<string, unknown>, tolerance:
   for (const [i, line] of lines.entries()) {
     const at = (f: string): string => `itemList[${i}].${f}`;
     const n = (f: string): number => kraNumber(line[f]) ?? 0;
-    const [prc, qty, splyAmt, dcAmt, taxblAmt, taxAmt, totAmt] = ['prc', 'qty', 'splyAmt', 'dcAmt', 'taxblAmt', 'taxAmt', 'totAmt'].map(n) as [number, number, number, number, number, number, number];
+    const [prc, qty, splyAmt, dcAmt, taxblAmt, taxAmt, totAmt] = ['prc', 'qty', 'splyAmt', 'dcAmt', 'taxblAmt', 'taxAmt', 'totAmt'].map(
+      n,
+    ) as [number, number, number, number, number, number, number];
     const rate = (kraTaxRate(String(line.taxTyCd)) ?? 0) / 100;
     if (!near(splyAmt, prc * qty, tol)) return mismatch(at('splyAmt'), prc * qty, splyAmt);
     const dcRt = kraNumber(line.dcRt);
-    if (dcRt !== null && dcRt !== 0 && !near(dcAmt, (splyAmt * dcRt) / 100, tol)) return mismatch(at('dcAmt'), (splyAmt * dcRt) / 100, dcAmt);
+    if (dcRt !== null && dcRt !== 0 && !near(dcAmt, (splyAmt * dcRt) / 100, tol))
+      return mismatch(at('dcAmt'), (splyAmt * dcRt) / 100, dcAmt);
     const net = splyAmt - dcAmt;
     // Exclusive: the net amount is the base. Inclusive: the net amount is the total, the base backed out of it.
     const exclusive = near(taxblAmt, net, tol);

@@ -69,7 +69,13 @@ export function branchInfo(device: KraDevice): Record<string, unknown> {
 }
 
 /** Files a sale (after the reject switch), logging the arrival with its outcome; `present` shapes the reply's data. */
-export function saleCall(endpoint: string, body: Body, ctx: KraContext, salesTypes: readonly string[], present: (doc: KraFiledDocument) => unknown): KraEnvelope {
+export function saleCall(
+  endpoint: string,
+  body: Body,
+  ctx: KraContext,
+  salesTypes: readonly string[],
+  present: (doc: KraFiledDocument) => unknown,
+): KraEnvelope {
   const record = ctx.device.record;
   const arrival = {
     seq: record.received.length + 1,
@@ -79,7 +85,13 @@ export function saleCall(endpoint: string, body: Body, ctx: KraContext, salesTyp
     body: structuredClone(body),
   };
   const settle = (reply: KraEnvelope, receipt: KraReceipt | null): KraEnvelope => {
-    record.received.push({ ...arrival, resultCd: reply.resultCd, resultMsg: reply.resultMsg, receipt, replyLost: reply.loseReply === true });
+    record.received.push({
+      ...arrival,
+      resultCd: reply.resultCd,
+      resultMsg: reply.resultMsg,
+      receipt,
+      replyLost: reply.loseReply === true,
+    });
     ctx.state.changed();
     return reply;
   };

@@ -34,34 +34,145 @@ function codeClass(cdCls: string, cdClsNm: string, entries: Entry[], userDfnNm1:
     userDfnNm1,
     userDfnNm2: null,
     userDfnNm3: null,
-    dtlList: entries.map(([cd, cdNm, rate], i) => ({ cd, cdNm, cdDesc: null, useYn: 'Y', srtOrd: i + 1, userDfnCd1: rate ?? null, userDfnCd2: null, userDfnCd3: null })),
+    dtlList: entries.map(([cd, cdNm, rate], i) => ({
+      cd,
+      cdNm,
+      cdDesc: null,
+      useYn: 'Y',
+      srtOrd: i + 1,
+      userDfnCd1: rate ?? null,
+      userDfnCd2: null,
+      userDfnCd3: null,
+    })),
   };
 }
 
 /** The published tables. Class 04's rate (percent) is in `userDfnCd1`: the sale check reads it from here. */
 export const KRA_CODE_TABLES: readonly KraCodeClass[] = [
-  codeClass('04', 'Taxation Type', [['A', 'A-Exempt', '0'], ['B', 'B-16.00%', '16'], ['C', 'C-0%', '0'], ['D', 'D-Non-VAT', '0'], ['E', 'E-8%', '8']], 'Tax Rate'),
-  codeClass('05', 'Country', [['KE', 'KENYA'], ['UG', 'UGANDA'], ['TZ', 'TANZANIA'], ['RW', 'RWANDA'], ['CN', 'CHINA'], ['IN', 'INDIA'], ['AE', 'UNITED ARAB EMIRATES'], ['GB', 'UNITED KINGDOM'], ['US', 'UNITED STATES']]),
-  codeClass('07', 'Payment Type', [['01', 'CASH'], ['02', 'CREDIT'], ['03', 'CASH/CREDIT'], ['04', 'BANK CHECK'], ['05', 'DEBIT&CREDIT CARD'], ['06', 'MOBILE MONEY'], ['07', 'OTHER']]),
-  codeClass('09', 'Branch Status', [['01', 'Open'], ['02', 'Closed']]),
-  codeClass('10', 'Quantity Unit', [['U', 'Pieces/item [Number]'], ['KG', 'Kilo-Gramme'], ['L', 'Litre'], ['BLL', 'Barrel'], ['M', 'Metre'], ['TNE', 'Tonne'], ['BX', 'Box']]),
-  codeClass('11', 'Sale Status', [['01', 'Wait for Approval'], ['02', 'Approved'], ['03', 'Cancel Requested'], ['04', 'Canceled'], ['05', 'Credit Note Generated'], ['06', 'Transferred']]),
+  codeClass(
+    '04',
+    'Taxation Type',
+    [
+      ['A', 'A-Exempt', '0'],
+      ['B', 'B-16.00%', '16'],
+      ['C', 'C-0%', '0'],
+      ['D', 'D-Non-VAT', '0'],
+      ['E', 'E-8%', '8'],
+    ],
+    'Tax Rate',
+  ),
+  codeClass('05', 'Country', [
+    ['KE', 'KENYA'],
+    ['UG', 'UGANDA'],
+    ['TZ', 'TANZANIA'],
+    ['RW', 'RWANDA'],
+    ['CN', 'CHINA'],
+    ['IN', 'INDIA'],
+    ['AE', 'UNITED ARAB EMIRATES'],
+    ['GB', 'UNITED KINGDOM'],
+    ['US', 'UNITED STATES'],
+  ]),
+  codeClass('07', 'Payment Type', [
+    ['01', 'CASH'],
+    ['02', 'CREDIT'],
+    ['03', 'CASH/CREDIT'],
+    ['04', 'BANK CHECK'],
+    ['05', 'DEBIT&CREDIT CARD'],
+    ['06', 'MOBILE MONEY'],
+    ['07', 'OTHER'],
+  ]),
+  codeClass('09', 'Branch Status', [
+    ['01', 'Open'],
+    ['02', 'Closed'],
+  ]),
+  codeClass('10', 'Quantity Unit', [
+    ['U', 'Pieces/item [Number]'],
+    ['KG', 'Kilo-Gramme'],
+    ['L', 'Litre'],
+    ['BLL', 'Barrel'],
+    ['M', 'Metre'],
+    ['TNE', 'Tonne'],
+    ['BX', 'Box'],
+  ]),
+  codeClass('11', 'Sale Status', [
+    ['01', 'Wait for Approval'],
+    ['02', 'Approved'],
+    ['03', 'Cancel Requested'],
+    ['04', 'Canceled'],
+    ['05', 'Credit Note Generated'],
+    ['06', 'Transferred'],
+  ]),
   codeClass('12', 'Stock I/O Type', [
-    ['01', 'Import'], ['02', 'Purchase'], ['03', 'Return'], ['04', 'Stock Movement'], ['05', 'Processing'], ['06', 'Adjustment'],
-    ['11', 'Sale'], ['12', 'Return'], ['13', 'Stock Movement'], ['14', 'Processing'], ['15', 'Discarding'], ['16', 'Adjustment'],
+    ['01', 'Import'],
+    ['02', 'Purchase'],
+    ['03', 'Return'],
+    ['04', 'Stock Movement'],
+    ['05', 'Processing'],
+    ['06', 'Adjustment'],
+    ['11', 'Sale'],
+    ['12', 'Return'],
+    ['13', 'Stock Movement'],
+    ['14', 'Processing'],
+    ['15', 'Discarding'],
+    ['16', 'Adjustment'],
   ]),
-  codeClass('14', 'Transaction Type', [['C', 'Copy'], ['N', 'Normal'], ['P', 'Proforma'], ['T', 'Training']]),
-  codeClass('17', 'Packing Unit', [['NT', 'NET'], ['OU', 'OUTER'], ['CT', 'CARTON'], ['CTN', 'CARTON'], ['BG', 'BAG'], ['BX', 'BOX'], ['BO', 'BOTTLE']]),
-  codeClass('24', 'Item Type', [['1', 'Raw Material'], ['2', 'Finished Product'], ['3', 'Service']]),
-  codeClass('26', 'Import Item Status', [['1', 'Unsent'], ['2', 'Waiting'], ['3', 'Approved'], ['4', 'Cancelled']]),
+  codeClass('14', 'Transaction Type', [
+    ['C', 'Copy'],
+    ['N', 'Normal'],
+    ['P', 'Proforma'],
+    ['T', 'Training'],
+  ]),
+  codeClass('17', 'Packing Unit', [
+    ['NT', 'NET'],
+    ['OU', 'OUTER'],
+    ['CT', 'CARTON'],
+    ['CTN', 'CARTON'],
+    ['BG', 'BAG'],
+    ['BX', 'BOX'],
+    ['BO', 'BOTTLE'],
+  ]),
+  codeClass('24', 'Item Type', [
+    ['1', 'Raw Material'],
+    ['2', 'Finished Product'],
+    ['3', 'Service'],
+  ]),
+  codeClass('26', 'Import Item Status', [
+    ['1', 'Unsent'],
+    ['2', 'Waiting'],
+    ['3', 'Approved'],
+    ['4', 'Cancelled'],
+  ]),
   codeClass('32', 'Refund Reason', [
-    ['01', 'Missing Quantity'], ['02', 'Missing Item'], ['03', 'Damaged'], ['04', 'Wasted'], ['05', 'Raw Material Shortage'], ['06', 'Refund'],
-    ['07', 'Wrong Customer PIN'], ['08', 'Wrong Customer name'], ['09', 'Wrong Amount/price'], ['10', 'Wrong Quantity'], ['11', 'Wrong Item(s)'],
-    ['12', 'Wrong tax type'], ['13', 'Other reason'],
+    ['01', 'Missing Quantity'],
+    ['02', 'Missing Item'],
+    ['03', 'Damaged'],
+    ['04', 'Wasted'],
+    ['05', 'Raw Material Shortage'],
+    ['06', 'Refund'],
+    ['07', 'Wrong Customer PIN'],
+    ['08', 'Wrong Customer name'],
+    ['09', 'Wrong Amount/price'],
+    ['10', 'Wrong Quantity'],
+    ['11', 'Wrong Item(s)'],
+    ['12', 'Wrong tax type'],
+    ['13', 'Other reason'],
   ]),
-  codeClass('34', 'Purchase Status', [['01', 'Wait for Approval'], ['02', 'Approved'], ['03', 'Cancel Requested'], ['04', 'Canceled'], ['05', 'Refunded'], ['06', 'Transferred']]),
-  codeClass('37', 'Sales Receipt Type', [['S', 'Sale'], ['R', 'Credit Note']]),
-  codeClass('38', 'Purchase Receipt Type', [['P', 'Purchase'], ['R', 'Credit Note']]),
+  codeClass('34', 'Purchase Status', [
+    ['01', 'Wait for Approval'],
+    ['02', 'Approved'],
+    ['03', 'Cancel Requested'],
+    ['04', 'Canceled'],
+    ['05', 'Refunded'],
+    ['06', 'Transferred'],
+  ]),
+  codeClass('37', 'Sales Receipt Type', [
+    ['S', 'Sale'],
+    ['R', 'Credit Note'],
+  ]),
+  codeClass('38', 'Purchase Receipt Type', [
+    ['P', 'Purchase'],
+    ['R', 'Credit Note'],
+  ]),
 ];
 
 /** When the tables were last changed: a select with a later `lastReqDt` gets `001`. */
@@ -96,7 +207,14 @@ export const KRA_ITEM_CLASSES = [
   ['10101500', 'Livestock', 'A'],
   ['99010000', 'Export goods', 'C'],
   ['93151500', 'Public administration', 'D'],
-].map(([itemClsCd, itemClsNm, taxTyCd]) => ({ itemClsCd: itemClsCd!, itemClsNm: itemClsNm!, itemClsLvl: 4, taxTyCd: taxTyCd!, mjrTgYn: 'N', useYn: 'Y' }));
+].map(([itemClsCd, itemClsNm, taxTyCd]) => ({
+  itemClsCd: itemClsCd!,
+  itemClsNm: itemClsNm!,
+  itemClsLvl: 4,
+  taxTyCd: taxTyCd!,
+  mjrTgYn: 'N',
+  useYn: 'Y',
+}));
 
 export const RESULT_MESSAGES: Record<string, string> = {
   '000': 'It is succeeded',
@@ -141,6 +259,12 @@ export function parseKraDate(value: unknown, withTime: boolean): Date | null {
   const [y, mo, d] = [n(0, 4), n(4, 6), n(6, 8)];
   const [h, mi, s] = withTime ? [n(8, 10), n(10, 12), n(12, 14)] : [0, 0, 0];
   const date = new Date(Date.UTC(y, mo - 1, d, h, mi, s));
-  const same = date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d && date.getUTCHours() === h && date.getUTCMinutes() === mi && date.getUTCSeconds() === s;
+  const same =
+    date.getUTCFullYear() === y &&
+    date.getUTCMonth() === mo - 1 &&
+    date.getUTCDate() === d &&
+    date.getUTCHours() === h &&
+    date.getUTCMinutes() === mi &&
+    date.getUTCSeconds() === s;
   return same ? date : null;
 }

@@ -3,9 +3,16 @@
 import type { ControlResult } from '../../core/profile.js';
 import type { KraControl } from './control.js';
 
-const field = (body: unknown, name: string): unknown => (typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined);
+const field = (body: unknown, name: string): unknown =>
+  typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
 
-export function kraControlRoute(control: KraControl, method: string, parts: readonly string[], query: URLSearchParams, body: unknown): ControlResult | undefined {
+export function kraControlRoute(
+  control: KraControl,
+  method: string,
+  parts: readonly string[],
+  query: URLSearchParams,
+  body: unknown,
+): ControlResult | undefined {
   const route = `${method} /${parts.map((p, i) => (parts[0] === 'devices' && (i === 1 || i === 2) ? ':' : p)).join('/')}`;
   const [, tin = '', bhfId = ''] = parts;
   switch (route) {

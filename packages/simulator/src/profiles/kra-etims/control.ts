@@ -6,7 +6,15 @@ import { ControlInputError, type DeviceFaults } from '../../core/faults.js';
 import type { ProfileControl } from '../../core/profile.js';
 import type { Taxpayer } from '../../core/store.js';
 import { kenyaDateTime } from './codes.js';
-import { DEFAULT_SETTINGS, type KraDevice, type KraFiledDocument, type KraReceivedDocument, type KraRecord, type KraSettings, type KraState } from './device.js';
+import {
+  DEFAULT_SETTINGS,
+  type KraDevice,
+  type KraFiledDocument,
+  type KraReceivedDocument,
+  type KraRecord,
+  type KraSettings,
+  type KraState,
+} from './device.js';
 
 /** A device as the control API lists it (never its cmcKey). */
 export interface KraDeviceSummary {
@@ -92,14 +100,16 @@ export class KraControl extends DeviceControl<KraDevice> implements ProfileContr
       Object.assign(r, { installed: true, installedAt: kenyaDateTime(this.now()), dvcSrlNo: r.dvcSrlNo ?? `preset-${tin}-${bhfId}` });
     }
     if (preset.cmcKey !== undefined) {
-      if (typeof preset.cmcKey !== 'string' || preset.cmcKey.trim() === '') throw new ControlInputError('cmcKey must be a non-empty string');
+      if (typeof preset.cmcKey !== 'string' || preset.cmcKey.trim() === '')
+        throw new ControlInputError('cmcKey must be a non-empty string');
       r.cmcKey = preset.cmcKey;
     }
     if (preset.dvcSrlNo !== undefined) r.dvcSrlNo = String(preset.dvcSrlNo);
     if (preset.taxprNm !== undefined) r.taxprNm = String(preset.taxprNm);
     if (preset.bhfNm !== undefined) r.bhfNm = String(preset.bhfNm);
     if (preset.lastInvcNo !== undefined) {
-      if (!Number.isSafeInteger(preset.lastInvcNo) || preset.lastInvcNo < 0) throw new ControlInputError('lastInvcNo must be a whole number ≥ 0');
+      if (!Number.isSafeInteger(preset.lastInvcNo) || preset.lastInvcNo < 0)
+        throw new ControlInputError('lastInvcNo must be a whole number ≥ 0');
       r.lastInvcNo = preset.lastInvcNo;
     }
     this.state.changed();
@@ -143,13 +153,21 @@ export class KraControl extends DeviceControl<KraDevice> implements ProfileContr
           : key === 'creditNoteCap'
             ? value === null || (Number.isInteger(value) && (value as number) >= 1)
             : key === 'oauth'
-              ? value === null || (typeof value === 'object' && !Array.isArray(value) && ['clientId', 'clientSecret', 'accessToken'].every((f) => typeof (value as Record<string, unknown>)[f] === 'string' && (value as Record<string, string>)[f] !== ''))
+              ? value === null ||
+                (typeof value === 'object' &&
+                  !Array.isArray(value) &&
+                  ['clientId', 'clientSecret', 'accessToken'].every(
+                    (f) => typeof (value as Record<string, unknown>)[f] === 'string' && (value as Record<string, string>)[f] !== '',
+                  ))
               : key === 'unknownSerials'
-              ? Array.isArray(value) && value.every((v) => typeof v === 'string')
-              : key === 'lineTolerance' || key === 'headerTolerancePerLine'
-                ? typeof value === 'number' && value >= 0
-                : typeof value === 'boolean';
-      if (!ok) throw new ControlInputError(`setting ${key}: ${JSON.stringify(value)} is not allowed (defaults: ${JSON.stringify(DEFAULT_SETTINGS)})`);
+                ? Array.isArray(value) && value.every((v) => typeof v === 'string')
+                : key === 'lineTolerance' || key === 'headerTolerancePerLine'
+                  ? typeof value === 'number' && value >= 0
+                  : typeof value === 'boolean';
+      if (!ok)
+        throw new ControlInputError(
+          `setting ${key}: ${JSON.stringify(value)} is not allowed (defaults: ${JSON.stringify(DEFAULT_SETTINGS)})`,
+        );
       (next as Record<string, unknown>)[key] = value;
     }
     this.state.settings = next;
@@ -160,7 +178,11 @@ export class KraControl extends DeviceControl<KraDevice> implements ProfileContr
   /** Adds entries to a device's feed (imports, notices, sales by suppliers), stamped now. */
   feed(tin: string, bhfId: string, feed: 'imports' | 'notices' | 'purchaseSales', entries: unknown): KraRecord[] {
     this.checkDeviceKey(tin, bhfId);
-    if (!Array.isArray(entries) || entries.length === 0 || !entries.every((e) => typeof e === 'object' && e !== null && !Array.isArray(e))) {
+    if (
+      !Array.isArray(entries) ||
+      entries.length === 0 ||
+      !entries.every((e) => typeof e === 'object' && e !== null && !Array.isArray(e))
+    ) {
       throw new ControlInputError(`${feed} must be a non-empty array of objects`);
     }
     const changedAt = kenyaDateTime(this.now());

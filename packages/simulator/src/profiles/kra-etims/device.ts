@@ -178,7 +178,12 @@ function fromRecord(record: KraDeviceRecord, defaultEndpoints: readonly string[]
   const fresh = newKraRecord(record.tpin, record.bhfId, record.taxprNm) as unknown as Record<string, unknown>;
   const stored = record as unknown as Record<string, unknown>;
   for (const [key, value] of Object.entries(fresh)) if (stored[key] === undefined) stored[key] = value;
-  return { record, faults: noFaults(defaultEndpoints) as DeviceFaults<string>, calls: [], filedByInvcNo: new Map(record.filed.map((d) => [d.invcNo, d])) };
+  return {
+    record,
+    faults: noFaults(defaultEndpoints) as DeviceFaults<string>,
+    calls: [],
+    filedByInvcNo: new Map(record.filed.map((d) => [d.invcNo, d])),
+  };
 }
 
 export class KraState extends DeviceStore<KraDevice> {

@@ -66,11 +66,15 @@ function upsert(list: KraRecord[], key: (e: Body) => string, entry: Body, ctx: K
 function itemList(body: Body): KraEnvelope | null {
   const items = body.itemList;
   if (!Array.isArray(items) || items.length === 0) return param('itemList', 'must be a non-empty list');
-  if (kraInteger(body.totItemCnt, 1) !== items.length) return param('totItemCnt', `must equal the number of itemList entries (${items.length})`);
+  if (kraInteger(body.totItemCnt, 1) !== items.length)
+    return param('totItemCnt', `must equal the number of itemList entries (${items.length})`);
   for (const [i, line] of (items as Body[]).entries()) {
     if (typeof line !== 'object' || line === null) return param(`itemList[${i}]`, 'must be an object');
     const at = `itemList[${i}].`;
-    const wrong = required(line, ['itemSeq', 'itemNm'], at) ?? numbers(line, ['qty', 'prc', 'splyAmt', 'taxblAmt', 'taxAmt', 'totAmt'], at) ?? codes(line, [['taxTyCd', '04']], at);
+    const wrong =
+      required(line, ['itemSeq', 'itemNm'], at) ??
+      numbers(line, ['qty', 'prc', 'splyAmt', 'taxblAmt', 'taxAmt', 'totAmt'], at) ??
+      codes(line, [['taxTyCd', '04']], at);
     if (wrong) return wrong;
   }
   return null;
@@ -89,7 +93,17 @@ export function handleShared(op: SharedOperation, body: Body, ctx: KraContext): 
       const taxpayer = ctx.state.taxpayers.get(String(body.custmTin));
       if (!taxpayer) return empty();
       return ok({
-        custList: [{ tin: taxpayer.tpin, taxprNm: taxpayer.name, taxprSttsCd: 'A', prvncNm: 'NAIROBI CITY', dstrtNm: 'NAIROBI', sctrNm: 'CBD', locDesc: taxpayer.address }],
+        custList: [
+          {
+            tin: taxpayer.tpin,
+            taxprNm: taxpayer.name,
+            taxprSttsCd: 'A',
+            prvncNm: 'NAIROBI CITY',
+            dstrtNm: 'NAIROBI',
+            sctrNm: 'CBD',
+            locDesc: taxpayer.address,
+          },
+        ],
       });
     }
     case 'selectBhfList': {
@@ -98,7 +112,20 @@ export function handleShared(op: SharedOperation, body: Body, ctx: KraContext): 
       const branches = [...ctx.state.devices.values()]
         .map((d) => d.record)
         .filter((r) => r.tpin === record.tpin && r.installed && (r.installedAt ?? '') >= from)
-        .map((r) => ({ tin: r.tpin, bhfId: r.bhfId, bhfNm: r.bhfNm, bhfSttsCd: '01', prvncNm: 'NAIROBI CITY', dstrtNm: 'NAIROBI', sctrNm: 'CBD', locDesc: null, mgrNm: null, mgrTelNo: null, mgrEmail: null, hqYn: r.bhfId === '00' ? 'Y' : 'N' }));
+        .map((r) => ({
+          tin: r.tpin,
+          bhfId: r.bhfId,
+          bhfNm: r.bhfNm,
+          bhfSttsCd: '01',
+          prvncNm: 'NAIROBI CITY',
+          dstrtNm: 'NAIROBI',
+          sctrNm: 'CBD',
+          locDesc: null,
+          mgrNm: null,
+          mgrTelNo: null,
+          mgrEmail: null,
+          hqYn: r.bhfId === '00' ? 'Y' : 'N',
+        }));
       return branches.length === 0 ? empty() : ok({ bhfList: branches });
     }
     case 'selectNoticeList':
@@ -123,8 +150,25 @@ export function handleShared(op: SharedOperation, body: Body, ctx: KraContext): 
     }
     case 'saveItem': {
       const wrong =
-        required(body, ['itemCd', 'itemClsCd', 'itemTyCd', 'itemNm', 'orgnNatCd', 'pkgUnitCd', 'qtyUnitCd', 'taxTyCd', 'useYn', ...REGISTRANT]) ??
-        codes(body, [['itemTyCd', '24'], ['orgnNatCd', '05'], ['pkgUnitCd', '17'], ['qtyUnitCd', '10'], ['taxTyCd', '04']]);
+        required(body, [
+          'itemCd',
+          'itemClsCd',
+          'itemTyCd',
+          'itemNm',
+          'orgnNatCd',
+          'pkgUnitCd',
+          'qtyUnitCd',
+          'taxTyCd',
+          'useYn',
+          ...REGISTRANT,
+        ]) ??
+        codes(body, [
+          ['itemTyCd', '24'],
+          ['orgnNatCd', '05'],
+          ['pkgUnitCd', '17'],
+          ['qtyUnitCd', '10'],
+          ['taxTyCd', '04'],
+        ]);
       if (wrong) return wrong;
       if (!blank(body.dftPrc) && kraNumber(body.dftPrc) === null) return param('dftPrc', 'must be a number');
       upsert(record.items, (e) => String(e.itemCd), body, ctx);
@@ -135,7 +179,9 @@ export function handleShared(op: SharedOperation, body: Body, ctx: KraContext): 
     case 'saveItemComposition': {
       const wrong = required(body, ['itemCd', 'cpstItemCd', ...REGISTRANT]) ?? numbers(body, ['cpstQty']);
       if (wrong) return wrong;
-      for (const field of ['itemCd', 'cpstItemCd']) if (!record.items.some((i) => i.itemCd === body[field])) return param(field, `${String(body[field])} is no item saved by this branch`);
+      for (const field of ['itemCd', 'cpstItemCd'])
+        if (!record.items.some((i) => i.itemCd === body[field]))
+          return param(field, `${String(body[field])} is no item saved by this branch`);
       upsert(record.compositions, (e) => `${String(e.itemCd)}/${String(e.cpstItemCd)}`, body, ctx);
       return ok();
     }
@@ -144,10 +190,17 @@ export function handleShared(op: SharedOperation, body: Body, ctx: KraContext): 
     case 'updateImportItem': {
       const wrong = required(body, ['taskCd', 'dclDe', 'itemSeq', 'hsCd', 'itemClsCd', 'itemCd', 'imptItemSttsCd', 'modrId', 'modrNm']);
       if (wrong) return wrong;
-      if (body.imptItemSttsCd !== '3' && body.imptItemSttsCd !== '4') return param('imptItemSttsCd', 'must be 3 (approved) or 4 (cancelled)');
+      if (body.imptItemSttsCd !== '3' && body.imptItemSttsCd !== '4')
+        return param('imptItemSttsCd', 'must be 3 (approved) or 4 (cancelled)');
       const line = record.imports.find((i) => i.taskCd === body.taskCd && String(i.itemSeq) === String(body.itemSeq));
       if (!line) return param('taskCd', `no import line ${String(body.taskCd)}/${String(body.itemSeq)}`);
-      Object.assign(line, { imptItemsttsCd: body.imptItemSttsCd, itemCd: body.itemCd, itemClsCd: body.itemClsCd, remark: body.remark ?? null, changedAt: kenyaDateTime(ctx.now) });
+      Object.assign(line, {
+        imptItemsttsCd: body.imptItemSttsCd,
+        itemCd: body.itemCd,
+        itemClsCd: body.itemClsCd,
+        remark: body.remark ?? null,
+        changedAt: kenyaDateTime(ctx.now),
+      });
       ctx.state.changed();
       return ok();
     }
@@ -157,7 +210,14 @@ export function handleShared(op: SharedOperation, body: Body, ctx: KraContext): 
       const invcNo = kraInteger(body.invcNo, 1);
       if (invcNo === null) return param('invcNo', 'must be a whole number ≥ 1');
       const wrong =
-        codes(body, [['rcptTyCd', '38'], ['pchsSttsCd', '34']]) ?? checkDate(body, 'pchsDt', false) ?? numbers(body, ['totTaxblAmt', 'totTaxAmt', 'totAmt']) ?? required(body, REGISTRANT) ?? itemList(body);
+        codes(body, [
+          ['rcptTyCd', '38'],
+          ['pchsSttsCd', '34'],
+        ]) ??
+        checkDate(body, 'pchsDt', false) ??
+        numbers(body, ['totTaxblAmt', 'totTaxAmt', 'totAmt']) ??
+        required(body, REGISTRANT) ??
+        itemList(body);
       if (wrong) return wrong;
       if (record.purchases.some((p) => p.invcNo === invcNo)) return envelope(ctx.state.settings.duplicateCode);
       upsert(record.purchases, (e) => String(e.invcNo), { ...body, invcNo }, ctx);
@@ -168,7 +228,11 @@ export function handleShared(op: SharedOperation, body: Body, ctx: KraContext): 
       if (sarNo === null) return param('sarNo', 'must be a whole number ≥ 1');
       if (kraInteger(body.orgSarNo, 0) === null) return param('orgSarNo', 'must be a whole number ≥ 0');
       const wrong =
-        codes(body, [['sarTyCd', '12']]) ?? required(body, ['regTyCd', ...REGISTRANT]) ?? checkDate(body, 'ocrnDt', false) ?? numbers(body, ['totTaxblAmt', 'totTaxAmt', 'totAmt']) ?? itemList(body);
+        codes(body, [['sarTyCd', '12']]) ??
+        required(body, ['regTyCd', ...REGISTRANT]) ??
+        checkDate(body, 'ocrnDt', false) ??
+        numbers(body, ['totTaxblAmt', 'totTaxAmt', 'totAmt']) ??
+        itemList(body);
       if (wrong) return wrong;
       if (record.stockMoves.some((m) => m.sarNo === sarNo)) return envelope('994');
       upsert(record.stockMoves, (e) => String(e.sarNo), { ...body, sarNo }, ctx);

@@ -26,7 +26,11 @@ export interface KraProtocol {
 
 function page(status: number, title: string, path: string): HttpAnswer {
   const safe = path.replace(/[<>&"]/g, '');
-  return { status, contentType: 'text/html', body: `<html><head><title>${status} ${title}</title></head><body><center><h1>${status} ${title}</h1></center><hr><center>${safe}</center></body></html>` };
+  return {
+    status,
+    contentType: 'text/html',
+    body: `<html><head><title>${status} ${title}</title></head><body><center><h1>${status} ${title}</h1></center><hr><center>${safe}</center></body></html>`,
+  };
 }
 
 const jsonError = (status: number, error: string, path: string, at: Date): HttpAnswer => ({
@@ -61,7 +65,12 @@ export function openKra(protocol: KraProtocol, options: { stateFile?: string; no
     resultCodeOf: (reply) => (reply.kind === 'envelope' ? reply.resultCd : null),
     toHttp: (reply, path, at) => {
       if (reply.kind === 'html404') return page(404, 'Not Found', path);
-      if (reply.kind === 'unauthorized') return { status: 401, contentType: 'application/json', body: JSON.stringify({ errorCode: '401.002.01', errorMessage: 'Invalid Access Token' }) };
+      if (reply.kind === 'unauthorized')
+        return {
+          status: 401,
+          contentType: 'application/json',
+          body: JSON.stringify({ errorCode: '401.002.01', errorMessage: 'Invalid Access Token' }),
+        };
       if (reply.loseReply) return null;
       return {
         status: 200,

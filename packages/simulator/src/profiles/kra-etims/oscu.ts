@@ -63,21 +63,30 @@ export const kraOscu: SimulatorProfile<KraInstance> = {
         saleEndpoint: SALE,
         deviceKeyOf: (body, headers) => {
           const { tin, bhfId } = keyOf(body, headers);
-          return typeof tin === 'string' && KRA_TIN.test(tin) && typeof bhfId === 'string' && KRA_BHF_ID.test(bhfId) ? { tpin: tin, bhfId } : null;
+          return typeof tin === 'string' && KRA_TIN.test(tin) && typeof bhfId === 'string' && KRA_BHF_ID.test(bhfId)
+            ? { tpin: tin, bhfId }
+            : null;
         },
         unknownDevice: (body, headers) => {
           const { tin, bhfId } = keyOf(body, headers);
           if (tin === undefined || tin === null || bhfId === undefined || bhfId === null) return envelope('900');
-          return typeof tin === 'string' && KRA_TIN.test(tin) ? param('bhfId', 'must be 2 characters') : param('tin', 'must be an 11-character KRA PIN');
+          return typeof tin === 'string' && KRA_TIN.test(tin)
+            ? param('bhfId', 'must be 2 characters')
+            : param('tin', 'must be an 11-character KRA PIN');
         },
         beside: tokenEndpoint,
         answer: (endpoint, body, ctx, headers) => {
           if (!bearerOk(headers, ctx.state)) return { kind: 'unauthorized' };
           const record = ctx.device.record;
           if (endpoint === INIT) {
-            return withFaults(endpoint, ctx, () => install(body, ctx, true) ?? ok({ info: { ...branchInfo(ctx.device), cmcKey: record.cmcKey } }));
+            return withFaults(
+              endpoint,
+              ctx,
+              () => install(body, ctx, true) ?? ok({ info: { ...branchInfo(ctx.device), cmcKey: record.cmcKey } }),
+            );
           }
-          if (header(headers, 'tin') === null || header(headers, 'bhfId') === null || header(headers, 'cmcKey') === null) return envelope('900');
+          if (header(headers, 'tin') === null || header(headers, 'bhfId') === null || header(headers, 'cmcKey') === null)
+            return envelope('900');
           // A key that is not the one this device was given (or a device never installed): not a valid device.
           if (!record.installed || header(headers, 'cmcKey') !== record.cmcKey) return envelope('901');
           if (endpoint === SALE) {

@@ -48,7 +48,9 @@ export function numbers(body: Body, fields: readonly string[], prefix = ''): Kra
 /** The first field whose value is not in its code class, as a 910. */
 export function codes(body: Body, pairs: readonly [field: string, cdCls: string][], prefix = ''): KraEnvelope | null {
   const wrong = pairs.find(([f, cls]) => !isKraCode(cls, body[f]));
-  return wrong === undefined ? null : param(`${prefix}${wrong[0]}`, `${JSON.stringify(body[wrong[0]] ?? null)} is not a code of class ${wrong[1]}`);
+  return wrong === undefined
+    ? null
+    : param(`${prefix}${wrong[0]}`, `${JSON.stringify(body[wrong[0]] ?? null)} is not a code of class ${wrong[1]}`);
 }
 
 export function checkDate(body: Body, field: string, withTime: boolean): KraEnvelope | null {
@@ -61,7 +63,12 @@ export function lastRequestDate(body: Body): string | KraEnvelope {
 }
 
 /** The entries changed at or after `lastReqDt`, without their bookkeeping; `001` when none. */
-export function selectChanged(body: Body, entries: readonly KraRecord[], listKey: string, present: (entry: Body) => Body = (e) => e): KraEnvelope {
+export function selectChanged(
+  body: Body,
+  entries: readonly KraRecord[],
+  listKey: string,
+  present: (entry: Body) => Body = (e) => e,
+): KraEnvelope {
   const since = lastRequestDate(body);
   if (typeof since !== 'string') return since;
   const changed = entries.filter((e) => e.changedAt >= since).map(({ changedAt: _c, ...rest }) => present(rest));

@@ -30,19 +30,24 @@ const HEADER_AMOUNTS = [...TAX_LETTERS.flatMap((l) => [`taxblAmt${l}`, `taxRt${l
 function checkShape(body: Body, salesTypes: readonly string[]): SaleOutcome | null {
   if (kraInteger(body.invcNo, 1) === null) return param('invcNo', 'must be a whole number ≥ 1 (a number or a digit string)');
   if (kraInteger(body.orgInvcNo, 0) === null) return param('orgInvcNo', 'must be a whole number ≥ 0 (0 on a sale)');
-  if (body.rcptTyCd !== 'S' && body.rcptTyCd !== 'R') return param('rcptTyCd', `must be S (sale) or R (credit note) (code class 37), not ${JSON.stringify(body.rcptTyCd ?? null)}`);
+  if (body.rcptTyCd !== 'S' && body.rcptTyCd !== 'R')
+    return param('rcptTyCd', `must be S (sale) or R (credit note) (code class 37), not ${JSON.stringify(body.rcptTyCd ?? null)}`);
   const salesTyCd = blank(body.salesTyCd) ? 'N' : body.salesTyCd;
-  if (typeof salesTyCd !== 'string' || !salesTypes.includes(salesTyCd)) return param('salesTyCd', `must be one of ${salesTypes.join(', ')}`);
+  if (typeof salesTyCd !== 'string' || !salesTypes.includes(salesTyCd))
+    return param('salesTyCd', `must be one of ${salesTypes.join(', ')}`);
   if (!isKraCode('11', body.salesSttsCd)) return param('salesSttsCd', 'must be a sale status of code class 11 (02: approved)');
   if (!blank(body.pmtTyCd) && !isKraCode('07', body.pmtTyCd)) return param('pmtTyCd', 'must be a payment type of code class 07 (01–07)');
-  if (!blank(body.custTin) && !(typeof body.custTin === 'string' && /^[A-Z0-9]{11}$/.test(body.custTin))) return param('custTin', 'must be an 11-character KRA PIN');
+  if (!blank(body.custTin) && !(typeof body.custTin === 'string' && /^[A-Z0-9]{11}$/.test(body.custTin)))
+    return param('custTin', 'must be an 11-character KRA PIN');
   if (parseKraDate(body.cfmDt, true) === null) return param('cfmDt', 'must be a date and time YYYYMMDDHHmmss');
   if (parseKraDate(body.salesDt, false) === null) return param('salesDt', 'must be a date YYYYMMDD');
-  if (body.rcptTyCd === 'R' && !isKraCode('32', body.rfdRsnCd)) return param('rfdRsnCd', 'must be a refund reason of code class 32 (01–13) on a credit note');
+  if (body.rcptTyCd === 'R' && !isKraCode('32', body.rfdRsnCd))
+    return param('rfdRsnCd', 'must be a refund reason of code class 32 (01–13) on a credit note');
   for (const field of HEADER_AMOUNTS) if (kraNumber(body[field]) === null) return param(field, 'must be a number');
   const items = body.itemList;
   if (!Array.isArray(items) || items.length === 0) return param('itemList', 'must be a non-empty list');
-  if (kraInteger(body.totItemCnt, 1) !== items.length) return param('totItemCnt', `must equal the number of itemList entries (${items.length})`);
+  if (kraInteger(body.totItemCnt, 1) !== items.length)
+    return param('totItemCnt', `must equal the number of itemList entries (${items.length})`);
   for (const [i, raw] of items.entries()) {
     const at = (f: string): string => `itemList[${i}].${f}`;
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return param(`itemList[${i}]`, 'must be an object');
@@ -74,7 +79,11 @@ function checkCreditNote(body: Body, original: KraFiledDocument | undefined, set
   const saleKind = original.salesTyCd ?? 'N';
   const noteKind = blank(body.salesTyCd) ? 'N' : String(body.salesTyCd);
   if (saleKind === 'P') return param('orgInvcNo', `${orgInvcNo} is a proforma sale: it takes no credit note`);
-  if (noteKind !== saleKind) return param('salesTyCd', `must be ${saleKind}: the credit note of a ${KIND_WORDS[saleKind]} sale (${orgInvcNo}) is ${KIND_WORDS[saleKind]} too`);
+  if (noteKind !== saleKind)
+    return param(
+      'salesTyCd',
+      `must be ${saleKind}: the credit note of a ${KIND_WORDS[saleKind]} sale (${orgInvcNo}) is ${KIND_WORDS[saleKind]} too`,
+    );
   if (settings.creditNoteCap !== null && original.creditNotes.length >= settings.creditNoteCap) {
     return param('orgInvcNo', `sale ${orgInvcNo} already has ${original.creditNotes.length} credit note(s), the most allowed`);
   }
@@ -82,7 +91,8 @@ function checkCreditNote(body: Body, original: KraFiledDocument | undefined, set
   if (settings.creditNoteRemaining && totAmt > original.totAmt - original.credited + 0.005) {
     return param('totAmt', `${totAmt} exceeds what remains of sale ${orgInvcNo} (${(original.totAmt - original.credited).toFixed(2)})`);
   }
-  if (settings.creditNoteSamePin && (blank(body.custTin) ? null : body.custTin) !== original.custTin) return param('custTin', `must be the original sale's customer PIN`);
+  if (settings.creditNoteSamePin && (blank(body.custTin) ? null : body.custTin) !== original.custTin)
+    return param('custTin', `must be the original sale's customer PIN`);
   if (settings.creditNoteSixMonths) {
     const days = (parseKraDate(body.salesDt, false)!.getTime() - parseKraDate(original.salesDt, false)!.getTime()) / 86_400_000;
     if (days < 0) return param('salesDt', 'may not be earlier than the original sale');
@@ -132,7 +142,13 @@ export function fileSale(device: KraDevice, body: Body, settings: KraSettings, n
     custTin: blank(body.custTin) ? null : (body.custTin as string),
     salesDt: body.salesDt as string,
     totAmt,
-    receipt: { curRcptNo, totRcptNo: record.totRcptNo, intrlData: code32(`i${seed}`, 26), rcptSign: code32(`s${seed}`, 16), sdcDateTime: kenyaDateTime(now) },
+    receipt: {
+      curRcptNo,
+      totRcptNo: record.totRcptNo,
+      intrlData: code32(`i${seed}`, 26),
+      rcptSign: code32(`s${seed}`, 16),
+      sdcDateTime: kenyaDateTime(now),
+    },
     body: structuredClone(body),
     creditNotes: [],
     credited: 0,

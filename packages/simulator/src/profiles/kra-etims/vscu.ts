@@ -23,7 +23,8 @@ function receiptOf(doc: KraFiledDocument, record: KraDeviceRecord): Record<strin
   };
 }
 
-const lastOfType = (record: KraDeviceRecord, salesTyCd: string): number => Math.max(0, ...record.filed.filter((d) => (d.salesTyCd ?? 'N') === salesTyCd).map((d) => d.invcNo));
+const lastOfType = (record: KraDeviceRecord, salesTyCd: string): number =>
+  Math.max(0, ...record.filed.filter((d) => (d.salesTyCd ?? 'N') === salesTyCd).map((d) => d.invcNo));
 
 /** Path → the endpoint's name (its last segment) and the operation it is (OSCU's name where shared). */
 const VSCU_PATHS: Record<string, SharedOperation | 'init' | 'sale' | 'invoice' | 'lookup'> = {
@@ -66,29 +67,36 @@ export const kraVscu: SimulatorProfile<KraInstance> = {
         kind: 'VSCU',
         endpoints: [...BY_PATH.values()],
         saleEndpoint: 'saveSales',
-        deviceKeyOf: ({ tin, bhfId }) => (typeof tin === 'string' && KRA_TIN.test(tin) && typeof bhfId === 'string' && KRA_BHF_ID.test(bhfId) ? { tpin: tin, bhfId } : null),
-        unknownDevice: ({ tin }) => (typeof tin === 'string' && KRA_TIN.test(tin) ? param('bhfId', 'must be 2 characters') : param('tin', 'must be an 11-character KRA PIN')),
+        deviceKeyOf: ({ tin, bhfId }) =>
+          typeof tin === 'string' && KRA_TIN.test(tin) && typeof bhfId === 'string' && KRA_BHF_ID.test(bhfId) ? { tpin: tin, bhfId } : null,
+        unknownDevice: ({ tin }) =>
+          typeof tin === 'string' && KRA_TIN.test(tin)
+            ? param('bhfId', 'must be 2 characters')
+            : param('tin', 'must be an 11-character KRA PIN'),
         answer: (endpoint, body, ctx) => {
           const op = OPERATION.get(endpoint)!;
           const record = ctx.device.record;
           if (!record.installed && !OPEN_BEFORE_INIT.has(endpoint)) return envelope('901');
           switch (op) {
             case 'init':
-              return withFaults(endpoint, ctx, () =>
-                install(body, ctx, false) ??
-                ok({
-                  info: {
-                    ...branchInfo(ctx.device),
-                    lastPchsInvcNo: Math.max(0, ...record.purchases.map((p) => Number(p.invcNo))),
-                    lastSaleRcptNo: record.rcptNoByType.NS ?? 0,
-                    lastInvcNo: record.lastInvcNo,
-                    lastSaleInvcNo: lastOfType(record, 'N'),
-                    lastTrainInvcNo: lastOfType(record, 'T'),
-                    lastProfrmInvcNo: lastOfType(record, 'P'),
-                    lastCopyInvcNo: 0,
-                    vatTyCd: '2',
-                  },
-                }),
+              return withFaults(
+                endpoint,
+                ctx,
+                () =>
+                  install(body, ctx, false) ??
+                  ok({
+                    info: {
+                      ...branchInfo(ctx.device),
+                      lastPchsInvcNo: Math.max(0, ...record.purchases.map((p) => Number(p.invcNo))),
+                      lastSaleRcptNo: record.rcptNoByType.NS ?? 0,
+                      lastInvcNo: record.lastInvcNo,
+                      lastSaleInvcNo: lastOfType(record, 'N'),
+                      lastTrainInvcNo: lastOfType(record, 'T'),
+                      lastProfrmInvcNo: lastOfType(record, 'P'),
+                      lastCopyInvcNo: 0,
+                      vatTyCd: '2',
+                    },
+                  }),
               );
             case 'sale': {
               const twoStep = ctx.state.settings.vscuTwoStepSale;

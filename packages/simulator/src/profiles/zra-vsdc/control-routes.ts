@@ -3,9 +3,16 @@
 import type { ControlResult } from '../../core/profile.js';
 import type { SimulatorControl } from './control.js';
 
-const field = (body: unknown, name: string): unknown => (typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined);
+const field = (body: unknown, name: string): unknown =>
+  typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
 
-export function zraControlRoute(control: SimulatorControl, method: string, parts: readonly string[], query: URLSearchParams, body: unknown): ControlResult | undefined {
+export function zraControlRoute(
+  control: SimulatorControl,
+  method: string,
+  parts: readonly string[],
+  query: URLSearchParams,
+  body: unknown,
+): ControlResult | undefined {
   const route = `${method} /${parts.map((p, i) => (parts[0] === 'devices' && (i === 1 || i === 2 || (i === 4 && parts[3] === 'documents')) ? ':' : p)).join('/')}`;
   const [, tpin = '', bhfId = ''] = parts;
   switch (route) {
@@ -13,7 +20,9 @@ export function zraControlRoute(control: SimulatorControl, method: string, parts
       return { status: 200, body: { documents: control.documents(tpin, bhfId, { filedOnly: query.get('filed') === 'true' }) } };
     case 'PATCH /devices/:/:/documents/:': {
       const altered = control.alterFiled(tpin, bhfId, parts[4] ?? '', body ?? {});
-      return altered ? { status: 200, body: altered } : { status: 404, body: { error: 'not_found', message: `no filed document ${parts[4]} on ${tpin}/${bhfId}` } };
+      return altered
+        ? { status: 200, body: altered }
+        : { status: 404, body: { error: 'not_found', message: `no filed document ${parts[4]} on ${tpin}/${bhfId}` } };
     }
     case 'POST /devices/:/:/imports':
       return { status: 201, body: { items: control.feedImports(tpin, bhfId, field(body, 'items')) } };

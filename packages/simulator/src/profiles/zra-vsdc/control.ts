@@ -1,6 +1,13 @@
 // ZRA's operations behind the control API, shared by the HTTP routes and the in-process handle:
 // the generic ones (faults, calls, forget, reset) and what a ZRA device holds.
-import { formatVsdcDate, formatVsdcDateTime, type ImportItem, type Notice, type Principal, type PurchaseSale } from '@fiscal-gateway/vsdc-protocol';
+import {
+  formatVsdcDate,
+  formatVsdcDateTime,
+  type ImportItem,
+  type Notice,
+  type Principal,
+  type PurchaseSale,
+} from '@fiscal-gateway/vsdc-protocol';
 import { DeviceControl } from '../../core/control.js';
 import type { ProfileControl } from '../../core/profile.js';
 import {
@@ -102,13 +109,15 @@ function checkDeviceKey(tpin: string, bhfId: string): void {
 }
 
 function wholeNumber(value: unknown, field: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new ControlInputError(`${field} must be a whole number ≥ 0`);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
+    throw new ControlInputError(`${field} must be a whole number ≥ 0`);
   return value;
 }
 
 function objectList(value: unknown, field: string): Record<string, unknown>[] {
   if (!Array.isArray(value) || value.length === 0) throw new ControlInputError(`${field} must be a non-empty array`);
-  if (!value.every((entry) => typeof entry === 'object' && entry !== null && !Array.isArray(entry))) throw new ControlInputError(`each of ${field} must be an object`);
+  if (!value.every((entry) => typeof entry === 'object' && entry !== null && !Array.isArray(entry)))
+    throw new ControlInputError(`each of ${field} must be an object`);
   return value as Record<string, unknown>[];
 }
 
@@ -187,14 +196,22 @@ export class SimulatorControl extends DeviceControl<Device> implements ProfileCo
    * mismatch for reconciliation to find: selectInvoice answers the altered record from now on.
    * The received log keeps what was answered at filing. Null when no such document is filed.
    */
-  alterFiled(tpin: string, bhfId: string, cisInvcNo: string, input: unknown): { cisInvcNo: string; receipt: IssuedReceipt; totals: DocumentTotals } | null {
+  alterFiled(
+    tpin: string,
+    bhfId: string,
+    cisInvcNo: string,
+    input: unknown,
+  ): { cisInvcNo: string; receipt: IssuedReceipt; totals: DocumentTotals } | null {
     if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new ControlInputError('the body must be a JSON object');
     const raw = input as Record<string, unknown>;
     const known = new Set(['rcptSign', 'rcptNo', 'totAmt']);
-    for (const key of Object.keys(raw)) if (!known.has(key)) throw new ControlInputError(`unknown field "${key}" (send rcptSign, rcptNo or totAmt)`);
+    for (const key of Object.keys(raw))
+      if (!known.has(key)) throw new ControlInputError(`unknown field "${key}" (send rcptSign, rcptNo or totAmt)`);
     if (Object.keys(raw).length === 0) throw new ControlInputError('send at least one of rcptSign, rcptNo, totAmt');
-    if (raw.rcptSign !== undefined && (typeof raw.rcptSign !== 'string' || raw.rcptSign === '')) throw new ControlInputError('rcptSign must be a non-empty string');
-    if (raw.totAmt !== undefined && (typeof raw.totAmt !== 'number' || !Number.isFinite(raw.totAmt))) throw new ControlInputError('totAmt must be a number');
+    if (raw.rcptSign !== undefined && (typeof raw.rcptSign !== 'string' || raw.rcptSign === ''))
+      throw new ControlInputError('rcptSign must be a non-empty string');
+    if (raw.totAmt !== undefined && (typeof raw.totAmt !== 'number' || !Number.isFinite(raw.totAmt)))
+      throw new ControlInputError('totAmt must be a number');
     const rcptNo = raw.rcptNo === undefined ? undefined : wholeNumber(raw.rcptNo, 'rcptNo');
     const filed = this.state.findDevice(tpin, bhfId)?.filedByInvoice.get(cisInvcNo);
     if (!filed) return null;
@@ -286,7 +303,8 @@ export class SimulatorControl extends DeviceControl<Device> implements ProfileCo
     const manufacturer = KNOWN_TAXPAYERS[1]!;
     const added = objectList(items, 'items').map((raw, index): RrpRecord => {
       const given = raw as Partial<RrpRecord>;
-      if (given.rrp !== undefined && (typeof given.rrp !== 'number' || !(given.rrp > 0))) throw new ControlInputError('rrp must be a number greater than 0');
+      if (given.rrp !== undefined && (typeof given.rrp !== 'number' || !(given.rrp > 0)))
+        throw new ControlInputError('rrp must be a number greater than 0');
       return {
         manufacturerTpin: manufacturer.tpin,
         manufacturerName: manufacturer.name,

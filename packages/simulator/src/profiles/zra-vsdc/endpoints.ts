@@ -1,5 +1,10 @@
 // The protocol endpoints: each takes a bound request body and answers what a real VSDC would.
-import { formatVsdcDateTime, type ImportItemDecision, type SaveBranchCustomerRequest, type VsdcEndpoint } from '@fiscal-gateway/vsdc-protocol';
+import {
+  formatVsdcDateTime,
+  type ImportItemDecision,
+  type SaveBranchCustomerRequest,
+  type VsdcEndpoint,
+} from '@fiscal-gateway/vsdc-protocol';
 import { branchDetails, saveBranchUser, selectBranches } from './branches.js';
 import { CATALOGUE_PUBLISHED_AT, CLASSIFICATION_CATALOGUE, isKnownClassification } from './catalogue.js';
 import { CODE_TABLES, CODE_TABLES_PUBLISHED_AT, isKnownCode } from './code-tables.js';
@@ -238,13 +243,16 @@ function selectCustomer(body: Body, { state }: EndpointContext): Reply {
     if (installed) taxpayer = { tpin, name: installed.record.taxprNm, address: null };
   }
   if (!taxpayer) return empty();
-  return ok({ custList: [{ custTpin: taxpayer.tpin, custNm: taxpayer.name, adrs: taxpayer.address, telNo: null, email: null, useYn: 'Y' }] });
+  return ok({
+    custList: [{ custTpin: taxpayer.tpin, custNm: taxpayer.name, adrs: taxpayer.address, telNo: null, email: null, useYn: 'Y' }],
+  });
 }
 
 function saveBranchCustomer(body: Body, { device, state }: EndpointContext): Reply {
   const absent = ['custNo', 'custNm', 'useYn'].filter((f) => text(body[f]) === null);
   if (absent.length > 0) return mustNotBeNull(...absent);
-  if (body.custTpin != null && !(typeof body.custTpin === 'string' && /^\d{10}$/.test(body.custTpin))) return invalid('[custTpin] must be 10 digits');
+  if (body.custTpin != null && !(typeof body.custTpin === 'string' && /^\d{10}$/.test(body.custTpin)))
+    return invalid('[custTpin] must be 10 digits');
   if (body.useYn !== 'Y' && body.useYn !== 'N') return invalid('[useYn] must be Y or N');
   const customer = body as unknown as SaveBranchCustomerRequest;
   const list = device.record.branchCustomers;
@@ -257,7 +265,9 @@ function saveBranchCustomer(body: Body, { device, state }: EndpointContext): Rep
 }
 
 function saveItem(endpoint: 'saveItem' | 'updateItem', body: Body, { device, state, now }: EndpointContext): Reply {
-  const absent = ['itemCd', 'itemClsCd', 'itemTyCd', 'itemNm', 'orgnNatCd', 'pkgUnitCd', 'qtyUnitCd', 'vatCatCd', 'useYn'].filter((f) => text(body[f]) === null);
+  const absent = ['itemCd', 'itemClsCd', 'itemTyCd', 'itemNm', 'orgnNatCd', 'pkgUnitCd', 'qtyUnitCd', 'vatCatCd', 'useYn'].filter(
+    (f) => text(body[f]) === null,
+  );
   if (body.dftPrc === undefined || body.dftPrc === null) absent.push('dftPrc');
   if (absent.length > 0) return mustNotBeNull(...absent);
   if (!isKnownClassification(body.itemClsCd)) return badCode('itemClsCd', body.itemClsCd);
@@ -298,7 +308,8 @@ function updateImportItems(body: Body, { device, state }: EndpointContext): Repl
   const lines = device.record.imports.filter((l) => l.taskCd === body.taskCd && l.dclDe === body.dclDe);
   if (lines.length === 0) return invalid(`[taskCd] no import declaration ${String(body.taskCd)} of ${String(body.dclDe)}`);
   for (const decision of decisions) {
-    if (!lines.some((l) => l.itemSeq === decision.itemSeq)) return invalid(`[itemSeq] ${String(decision.itemSeq)} is not on declaration ${String(body.taskCd)}`);
+    if (!lines.some((l) => l.itemSeq === decision.itemSeq))
+      return invalid(`[itemSeq] ${String(decision.itemSeq)} is not on declaration ${String(body.taskCd)}`);
     if (decision.imptItemSttsCd !== '3' && decision.imptItemSttsCd !== '4') return badCode('imptItemSttsCd', decision.imptItemSttsCd);
     if (decision.imptItemSttsCd === '3') {
       if (text(decision.itemCd) === null) return mustNotBeNull('importItemList.itemCd');

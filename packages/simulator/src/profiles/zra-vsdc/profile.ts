@@ -12,7 +12,9 @@ import { envelope, type Reply } from './replies.js';
 import { SimulatorState } from './state.js';
 import { bindRequestBody } from './wire-binding.js';
 
-const ENDPOINT_BY_PATH = new Map<string, VsdcEndpoint>(Object.entries(VSDC_PATHS).map(([endpoint, path]) => [path, endpoint as VsdcEndpoint]));
+const ENDPOINT_BY_PATH = new Map<string, VsdcEndpoint>(
+  Object.entries(VSDC_PATHS).map(([endpoint, path]) => [path, endpoint as VsdcEndpoint]),
+);
 
 export interface ZraVsdcInstance extends ProfileInstance<Reply, Device> {
   readonly store: SimulatorState;

@@ -1,7 +1,13 @@
 // Purchases: the sales other taxpayers filed with this one as the buyer
 // (`selectTrnsPurchaseSales`, fed by sellers on the simulator or seeded through the control API,
 // kept exactly as given), and the buyer's answer to them or its own purchases (`savePurchase`).
-import { formatVsdcDate, formatVsdcDateTime, type PurchaseSale, type PurchaseSaleLine, type SavePurchaseRequest } from '@fiscal-gateway/vsdc-protocol';
+import {
+  formatVsdcDate,
+  formatVsdcDateTime,
+  type PurchaseSale,
+  type PurchaseSaleLine,
+  type SavePurchaseRequest,
+} from '@fiscal-gateway/vsdc-protocol';
 import { isKnownClassification } from './catalogue.js';
 import { isKnownCode } from './code-tables.js';
 import type { Device, DeviceRecord, IssuedReceipt, PurchaseRecord } from './device.js';
@@ -28,7 +34,23 @@ export function selectTrnsPurchaseSales(body: Body, { device }: EndpointContext)
 }
 
 const TRIO_BUCKETS = ['A', 'B', 'C1', 'C2', 'C3', 'D', 'Rvat', 'E', 'F', 'Ipl1', 'Ipl2', 'Tl', 'Ecm', 'Exeeg', 'Tot'];
-const HEADER_REQUIRED = ['invcNo', 'spplrNm', 'regTyCd', 'pchsTyCd', 'rcptTyCd', 'pmtTyCd', 'pchsSttsCd', 'cfmDt', 'pchsDt', 'totItemCnt', 'totTaxblAmt', 'totTaxAmt', 'totAmt', 'regrId', 'regrNm'];
+const HEADER_REQUIRED = [
+  'invcNo',
+  'spplrNm',
+  'regTyCd',
+  'pchsTyCd',
+  'rcptTyCd',
+  'pmtTyCd',
+  'pchsSttsCd',
+  'cfmDt',
+  'pchsDt',
+  'totItemCnt',
+  'totTaxblAmt',
+  'totTaxAmt',
+  'totAmt',
+  'regrId',
+  'regrNm',
+];
 const LINE_REQUIRED = ['itemSeq', 'itemNm', 'qty', 'prc', 'splyAmt', 'totAmt'];
 const LINE_AMOUNTS = ['qty', 'prc', 'splyAmt', 'dcRt', 'dcAmt', 'taxblAmt', 'vatAmt', 'iplAmt', 'tlAmt', 'exciseTxAmt', 'taxAmt', 'totAmt'];
 
@@ -43,16 +65,20 @@ function checkHeader(body: Body): EnvelopeReply | null {
   if (!isKnownCode('38', body.rcptTyCd)) return badCode('rcptTyCd', body.rcptTyCd);
   if (!isKnownCode('07', body.pmtTyCd)) return badCode('pmtTyCd', body.pmtTyCd);
   if (!isKnownCode('34', body.pchsSttsCd)) return badCode('pchsSttsCd', body.pchsSttsCd);
-  if (present(body.spplrTpin) && !(typeof body.spplrTpin === 'string' && /^\d{10}$/.test(body.spplrTpin))) return invalid('[spplrTpin] must be 10 digits');
+  if (present(body.spplrTpin) && !(typeof body.spplrTpin === 'string' && /^\d{10}$/.test(body.spplrTpin)))
+    return invalid('[spplrTpin] must be 10 digits');
   if (body.regTyCd === 'A') {
     const link = missingField(body, ['spplrTpin', 'spplrInvcNo']);
     if (link) return link;
   }
-  if (!(typeof body.invcNo === 'number' && Number.isSafeInteger(body.invcNo) && body.invcNo > 0)) return invalid('[invcNo] must be a whole number greater than 0');
+  if (!(typeof body.invcNo === 'number' && Number.isSafeInteger(body.invcNo) && body.invcNo > 0))
+    return invalid('[invcNo] must be a whole number greater than 0');
   const dateProblem =
     checkDate(body.cfmDt, 'cfmDt', true) ??
     checkDate(body.pchsDt, 'pchsDt', false) ??
-    (['wrhsDt', 'cnclReqDt', 'cnclDt', 'rfdDt'] as const).map((f) => (present(body[f]) ? checkDate(body[f], f, true) : null)).find((p) => p !== null) ??
+    (['wrhsDt', 'cnclReqDt', 'cnclDt', 'rfdDt'] as const)
+      .map((f) => (present(body[f]) ? checkDate(body[f], f, true) : null))
+      .find((p) => p !== null) ??
     null;
   if (dateProblem) return dateProblem;
   const amountFields = ['totTaxblAmt', 'totTaxAmt', 'totAmt', ...TRIO_BUCKETS.flatMap((b) => [`taxblAmt${b}`, `taxRt${b}`, `taxAmt${b}`])];
@@ -60,7 +86,8 @@ function checkHeader(body: Body): EnvelopeReply | null {
     const problem = present(body[field]) ? checkAmount(body[field], field) : null;
     if (problem) return problem;
   }
-  if (body.totItemCnt !== body.itemList.length) return invalid(`[totItemCnt] ${String(body.totItemCnt)} does not match the ${body.itemList.length} items`);
+  if (body.totItemCnt !== body.itemList.length)
+    return invalid(`[totItemCnt] ${String(body.totItemCnt)} does not match the ${body.itemList.length} items`);
   return null;
 }
 
@@ -100,7 +127,9 @@ export function savePurchase(body: Body, { device, state, now }: EndpointContext
   const record = device.record;
   const pulled = body.regTyCd === 'A' ? pulledSale(record, body) : undefined;
   if (body.regTyCd === 'A' && !pulled) {
-    return invalid(`[spplrInvcNo] ${String(body.spplrInvcNo)} of supplier ${String(body.spplrTpin)} is not among this taxpayer's purchases`);
+    return invalid(
+      `[spplrInvcNo] ${String(body.spplrInvcNo)} of supplier ${String(body.spplrTpin)} is not among this taxpayer's purchases`,
+    );
   }
   const { tpin: _tpin, bhfId: _bhfId, ...purchase } = body as unknown as SavePurchaseRequest & { tpin: string; bhfId: string };
   const saved = { ...purchase, receivedAt: now.toISOString() };
@@ -119,7 +148,8 @@ export function savePurchase(body: Body, { device, state, now }: EndpointContext
  */
 export function offerToBuyer(state: SimulatorState, seller: Device, body: Body, receipt: IssuedReceipt, now: Date): void {
   const buyerTpin = body.custTpin;
-  if (typeof buyerTpin !== 'string' || !/^\d{10}$/.test(buyerTpin) || buyerTpin === '1000000000' || buyerTpin === seller.record.tpin) return;
+  if (typeof buyerTpin !== 'string' || !/^\d{10}$/.test(buyerTpin) || buyerTpin === '1000000000' || buyerTpin === seller.record.tpin)
+    return;
   const buyer = state.findDevice(buyerTpin, '000');
   if (!buyer) return;
   const lines = Array.isArray(body.itemList) ? (body.itemList as Body[]) : [];

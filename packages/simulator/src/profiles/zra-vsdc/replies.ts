@@ -59,7 +59,9 @@ export interface EndpointContext {
 
 /** Which of `fields` are missing, null or blank. */
 function absentFields(body: Body, fields: readonly string[]): string[] {
-  return fields.filter((f) => body[f] === undefined || body[f] === null || (typeof body[f] === 'string' && (body[f] as string).trim() === ''));
+  return fields.filter(
+    (f) => body[f] === undefined || body[f] === null || (typeof body[f] === 'string' && (body[f] as string).trim() === ''),
+  );
 }
 
 /** The fields that are missing or blank, as one 910 naming them all. */
@@ -84,7 +86,9 @@ export function checkDate(value: unknown, field: string, withTime: boolean): Env
 /** A JSON number with at most 4 decimals (the VSDC's `<18 digits>.<4 digits>`), else a 910. */
 export function checkAmount(value: unknown, field: string): EnvelopeReply | null {
   if (toFixed4(value) !== null) return null;
-  return invalid(`Validation error for fields: [ '${field}': numeric value out of bounds (<18 digits>.<4 digits> expected). rejected value: '${String(value)}']`);
+  return invalid(
+    `Validation error for fields: [ '${field}': numeric value out of bounds (<18 digits>.<4 digits> expected). rejected value: '${String(value)}']`,
+  );
 }
 
 /** `lastReqDt` of a select call: required, a real `YYYYMMDDHHmmss`. */
@@ -99,7 +103,12 @@ export function lastRequestDate(body: Body): string | EnvelopeReply {
  * nothing did. "At or after" so a change in the same second as the previous `resultDt` is never
  * missed: callers key entries by their own identifiers.
  */
-export function selectChanged<T extends { changedAt: string }>(body: Body, entries: readonly T[], present: (entry: T) => unknown, listKey: string): EnvelopeReply {
+export function selectChanged<T extends { changedAt: string }>(
+  body: Body,
+  entries: readonly T[],
+  present: (entry: T) => unknown,
+  listKey: string,
+): EnvelopeReply {
   const since = lastRequestDate(body);
   if (typeof since !== 'string') return since;
   const changed = entries.filter((entry) => entry.changedAt >= since);

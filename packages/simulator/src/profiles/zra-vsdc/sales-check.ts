@@ -4,7 +4,16 @@ import { isKnownClassification } from './catalogue.js';
 import { isKnownCode } from './code-tables.js';
 import type { DocumentTotals, FiledLine } from './device.js';
 import { CENT, SCALE, fixed4ToNumber, toFixed4, within } from './fixed-point.js';
-import { LEVY_BY_CODE, LEVY_FIELDS, SIMULATED_LEVIES, SIMULATED_TAX_TYPES, TAX_TYPE_BY_CODE, UNUSED_BUCKETS, type SimulatedLevy, type SimulatedTaxType } from './tax-rates.js';
+import {
+  LEVY_BY_CODE,
+  LEVY_FIELDS,
+  SIMULATED_LEVIES,
+  SIMULATED_TAX_TYPES,
+  TAX_TYPE_BY_CODE,
+  UNUSED_BUCKETS,
+  type SimulatedLevy,
+  type SimulatedTaxType,
+} from './tax-rates.js';
 
 export interface Rejection {
   ok: false;
@@ -36,7 +45,8 @@ function reject(code: string, message: string): Rejection {
 
 const missing = (field: string): Rejection => reject('910', `Validation error for fields: ['${field}': must not be null]`);
 const wrongAmount = (field: string): Rejection => reject('910', `Wrong Amount computation at ${field}`);
-const badCode = (field: string, value: unknown): Rejection => reject('913', `Code value error among request parameters: [${field}] ${String(value)}`);
+const badCode = (field: string, value: unknown): Rejection =>
+  reject('913', `Code value error among request parameters: [${field}] ${String(value)}`);
 
 function isBlank(value: unknown): boolean {
   return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
@@ -66,13 +76,31 @@ function amount(body: Body, field: string, label = field): bigint | Rejection {
   return fixed;
 }
 
-const isRejection = (value: unknown): value is Rejection => typeof value === 'object' && value !== null && (value as Rejection).ok === false;
+const isRejection = (value: unknown): value is Rejection =>
+  typeof value === 'object' && value !== null && (value as Rejection).ok === false;
 
-const REQUIRED_HEADER = ['cisInvcNo', 'custNm', 'salesTyCd', 'rcptTyCd', 'pmtTyCd', 'salesSttsCd', 'cfmDt', 'salesDt', 'currencyTyCd', 'regrId', 'regrNm'];
+const REQUIRED_HEADER = [
+  'cisInvcNo',
+  'custNm',
+  'salesTyCd',
+  'rcptTyCd',
+  'pmtTyCd',
+  'salesSttsCd',
+  'cfmDt',
+  'salesDt',
+  'currencyTyCd',
+  'regrId',
+  'regrNm',
+];
 const REQUIRED_LINE = ['itemClsCd', 'itemNm', 'pkgUnitCd', 'qtyUnitCd'];
 
 /** A best-effort summary of any saveSales body, for the arrival log. */
-export function summarizeSaleBody(body: Body): { cisInvcNo: string | null; rcptTyCd: string | null; orgInvcNo: number | null; totals: DocumentTotals | null } {
+export function summarizeSaleBody(body: Body): {
+  cisInvcNo: string | null;
+  rcptTyCd: string | null;
+  orgInvcNo: number | null;
+  totals: DocumentTotals | null;
+} {
   const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
   const taxable = num(body.totTaxblAmt);
   const tax = num(body.totTaxAmt);
@@ -115,7 +143,8 @@ function checkHeaderFields(body: Body, now: Date): Rejection | null {
 
   const exchangeRt = toFixed4(body.exchangeRt);
   if (exchangeRt === null || exchangeRt <= 0n) return reject('910', '[exchangeRt] must be a positive number');
-  if (body.currencyTyCd !== 'ZMW' && exchangeRt === SCALE) return reject('910', `Exchange rate for ${String(body.currencyTyCd)} Cannot be 1`);
+  if (body.currencyTyCd !== 'ZMW' && exchangeRt === SCALE)
+    return reject('910', `Exchange rate for ${String(body.currencyTyCd)} Cannot be 1`);
 
   if (isValidDateText(String(body.cfmDt), true) === null) return reject('910', '[cfmDt] must be a valid date (yyyyMMddHHmmss)');
   const salesDate = isValidDateText(String(body.salesDt), false);
@@ -128,7 +157,8 @@ function checkHeaderFields(body: Body, now: Date): Rejection | null {
   if (body.rcptTyCd === 'R') {
     if (isBlank(body.rfdRsnCd)) return missing('rfdRsnCd');
     if (!isKnownCode('32', body.rfdRsnCd)) return badCode('rfdRsnCd', body.rfdRsnCd);
-    if (!isBlank(body.rfdDt) && isValidDateText(String(body.rfdDt), true) === null) return reject('910', '[rfdDt] must be a valid date (yyyyMMddHHmmss)');
+    if (!isBlank(body.rfdDt) && isValidDateText(String(body.rfdDt), true) === null)
+      return reject('910', '[rfdDt] must be a valid date (yyyyMMddHHmmss)');
   }
   if (body.rcptTyCd === 'D') {
     if (isBlank(body.dbtRsnCd)) return missing('dbtRsnCd');
@@ -165,7 +195,10 @@ const toScale2 = (amount4: bigint): bigint => amount4 * SCALE;
 
 /** Tax-inclusive: taxable ≈ base / (1 + r) and tax = base − taxable, each within a cent. */
 function inclusiveOk(base2: bigint, taxable2: bigint, tax2: bigint, rate4: bigint): boolean {
-  return within(taxable2 * (HUNDRED_PERCENT + rate4), base2 * HUNDRED_PERCENT, CENT2 * (HUNDRED_PERCENT + rate4)) && within(tax2, base2 - taxable2, CENT2);
+  return (
+    within(taxable2 * (HUNDRED_PERCENT + rate4), base2 * HUNDRED_PERCENT, CENT2 * (HUNDRED_PERCENT + rate4)) &&
+    within(tax2, base2 - taxable2, CENT2)
+  );
 }
 
 /** Tax-exclusive: taxable ≈ base and tax ≈ base × r, each within a cent. */
@@ -240,7 +273,10 @@ function parseLine(line: Body, index: number, hasDestination: boolean): ParsedLi
     if (isRejection(value)) return value;
     rrp = value;
   }
-  const { qty, prc, splyAmt, dcAmt, vatTaxblAmt, vatAmt, totAmt } = values as Record<'qty' | 'prc' | 'splyAmt' | 'dcAmt' | 'vatTaxblAmt' | 'vatAmt' | 'totAmt', bigint>;
+  const { qty, prc, splyAmt, dcAmt, vatTaxblAmt, vatAmt, totAmt } = values as Record<
+    'qty' | 'prc' | 'splyAmt' | 'dcAmt' | 'vatTaxblAmt' | 'vatAmt' | 'totAmt',
+    bigint
+  >;
   if (qty <= 0n) return reject('910', `[${label('qty')}] must be greater than 0`);
   if (prc < 0n || splyAmt < 0n || dcAmt < 0n || dcRt < 0n || rrp < 0n || vatTaxblAmt < 0n || vatAmt < 0n || totAmt < 0n) {
     return reject('910', `[${label('totAmt')}] amounts must not be negative`);
@@ -286,7 +322,10 @@ function parseLine(line: Body, index: number, hasDestination: boolean): ParsedLi
 function vatReadings(line: ParsedLine): { inclusive: boolean; exclusive: boolean } {
   if (!line.taxType) return { inclusive: true, exclusive: true };
   const [taxable2, vat2] = [toScale2(line.taxable), toScale2(line.vat)];
-  return { inclusive: inclusiveOk(line.vatBase2, taxable2, vat2, line.taxType.rate4), exclusive: exclusiveOk(line.vatBase2, taxable2, vat2, line.taxType.rate4) };
+  return {
+    inclusive: inclusiveOk(line.vatBase2, taxable2, vat2, line.taxType.rate4),
+    exclusive: exclusiveOk(line.vatBase2, taxable2, vat2, line.taxType.rate4),
+  };
 }
 
 /** The VAT of a line under the document's reading; blames vatAmt only when vatTaxblAmt is right on its own. */
@@ -309,7 +348,10 @@ function headerAmount(body: Body, field: string): bigint | Rejection {
 /** One header trio against the lines: amounts within a cent, the rate as published (or 0 when unused). */
 function checkBucket(body: Body, type: SimulatedTaxType, used: boolean, taxable: bigint, tax: bigint): Rejection | null {
   const bucket = type.headerBucket;
-  for (const [field, expected] of [[`taxblAmt${bucket}`, taxable], [`taxAmt${bucket}`, tax]] as const) {
+  for (const [field, expected] of [
+    [`taxblAmt${bucket}`, taxable],
+    [`taxAmt${bucket}`, tax],
+  ] as const) {
     const value = headerAmount(body, field);
     if (isRejection(value)) return value;
     if (!within(value, expected, CENT)) return wrongAmount(field);
@@ -392,7 +434,10 @@ export function checkSaveSales(body: Body, now: Date): CheckedSale | Rejection {
     }
   }
   // Some integrators also send a `C` bucket beside C1–C3: 0, or the sum of C1–C3.
-  for (const [field, sum] of [['taxblAmtC', zeroRated.taxable], ['taxAmtC', zeroRated.tax]] as const) {
+  for (const [field, sum] of [
+    ['taxblAmtC', zeroRated.taxable],
+    ['taxAmtC', zeroRated.tax],
+  ] as const) {
     const value = optionalAmount(body, field, field);
     if (isRejection(value)) return value;
     if (!(within(value, 0n, CENT) || within(value, sum, CENT))) return wrongAmount(field);
@@ -400,7 +445,8 @@ export function checkSaveSales(body: Body, now: Date): CheckedSale | Rejection {
   if (!within(header.totTaxblAmt!, totalTaxable, CENT)) return wrongAmount('totTaxblAmt');
   if (!within(header.totTaxAmt!, totalTax, CENT)) return wrongAmount('totTaxAmt');
 
-  const payableAs = (asInclusive: boolean): bigint => lines.reduce((sum, l) => sum + l.totAmt + (asInclusive ? 0n : l.vat + l.levies.reduce((s2, x) => s2 + x.amount, 0n)), 0n);
+  const payableAs = (asInclusive: boolean): bigint =>
+    lines.reduce((sum, l) => sum + l.totAmt + (asInclusive ? 0n : l.vat + l.levies.reduce((s2, x) => s2 + x.amount, 0n)), 0n);
   const cashDcAmt = optionalAmount(body, 'cashDcAmt', 'cashDcAmt');
   if (isRejection(cashDcAmt)) return cashDcAmt;
   // Lines of a few ngwee fit both readings within rounding (VAT of 0.01 is within a cent of

@@ -27,8 +27,35 @@ import {
 const present = (value: unknown): boolean => value !== undefined && value !== null;
 
 const HEADER_REQUIRED = ['sarNo', 'regTyCd', 'sarTyCd', 'ocrnDt', 'totItemCnt', 'totTaxblAmt', 'totTaxAmt', 'totAmt', 'regrId', 'regrNm'];
-const LINE_REQUIRED = ['itemSeq', 'itemCd', 'itemClsCd', 'itemNm', 'pkgUnitCd', 'qtyUnitCd', 'qty', 'prc', 'splyAmt', 'totDcAmt', 'taxblAmt', 'vatCatCd', 'totAmt'];
-const LINE_AMOUNTS = ['pkg', 'qty', 'prc', 'splyAmt', 'totDcAmt', 'taxblAmt', 'vatAmt', 'iplAmt', 'tlAmt', 'exciseTxAmt', 'taxAmt', 'totAmt'];
+const LINE_REQUIRED = [
+  'itemSeq',
+  'itemCd',
+  'itemClsCd',
+  'itemNm',
+  'pkgUnitCd',
+  'qtyUnitCd',
+  'qty',
+  'prc',
+  'splyAmt',
+  'totDcAmt',
+  'taxblAmt',
+  'vatCatCd',
+  'totAmt',
+];
+const LINE_AMOUNTS = [
+  'pkg',
+  'qty',
+  'prc',
+  'splyAmt',
+  'totDcAmt',
+  'taxblAmt',
+  'vatAmt',
+  'iplAmt',
+  'tlAmt',
+  'exciseTxAmt',
+  'taxAmt',
+  'totAmt',
+];
 
 const wholeNumber = (value: unknown, min: number): boolean => typeof value === 'number' && Number.isSafeInteger(value) && value >= min;
 
@@ -40,10 +67,15 @@ function checkMovementHeader(body: Body): EnvelopeReply | null {
   if (present(body.orgSarNo) && !wholeNumber(body.orgSarNo, 0)) return invalid('[orgSarNo] must be a whole number');
   if (body.regTyCd !== 'A' && body.regTyCd !== 'M') return badCode('regTyCd', body.regTyCd);
   if (!isKnownCode('12', body.sarTyCd)) return badCode('sarTyCd', body.sarTyCd);
-  if (present(body.custTpin) && !(typeof body.custTpin === 'string' && /^\d{10}$/.test(body.custTpin))) return invalid('[custTpin] must be 10 digits');
-  const problem = checkDate(body.ocrnDt, 'ocrnDt', false) ?? ['totTaxblAmt', 'totTaxAmt', 'totAmt'].map((f) => checkAmount(body[f], f)).find((p) => p !== null) ?? null;
+  if (present(body.custTpin) && !(typeof body.custTpin === 'string' && /^\d{10}$/.test(body.custTpin)))
+    return invalid('[custTpin] must be 10 digits');
+  const problem =
+    checkDate(body.ocrnDt, 'ocrnDt', false) ??
+    ['totTaxblAmt', 'totTaxAmt', 'totAmt'].map((f) => checkAmount(body[f], f)).find((p) => p !== null) ??
+    null;
   if (problem) return problem;
-  if (body.totItemCnt !== body.itemList.length) return invalid(`[totItemCnt] ${String(body.totItemCnt)} does not match the ${body.itemList.length} items`);
+  if (body.totItemCnt !== body.itemList.length)
+    return invalid(`[totItemCnt] ${String(body.totItemCnt)} does not match the ${body.itemList.length} items`);
   return null;
 }
 
@@ -69,7 +101,10 @@ function checkMovementLine(line: Body, index: number, ctx: EndpointContext): Env
 
 /** Records one movement; a resend with the same `sarNo` replaces it (a retry after a lost reply stays harmless). */
 export function saveStockItems(body: Body, ctx: EndpointContext): Reply {
-  const problem = checkMovementHeader(body) ?? (body.itemList as Body[]).map((line, i) => checkMovementLine(line, i, ctx)).find((p) => p !== null) ?? null;
+  const problem =
+    checkMovementHeader(body) ??
+    (body.itemList as Body[]).map((line, i) => checkMovementLine(line, i, ctx)).find((p) => p !== null) ??
+    null;
   if (problem) return problem;
   const { tpin: _tpin, bhfId: _bhfId, ...movement } = body as unknown as SaveStockItemsRequest & { tpin: string; bhfId: string };
   const stored = { ...movement, changedAt: formatVsdcDateTime(ctx.now) };
@@ -105,7 +140,8 @@ export function saveStockMaster(body: Body, ctx: EndpointContext): Reply {
     if (!registeredItem(ctx.device.record, entry.itemCd)) return unknownItem(`stockItemList[${index}].itemCd`, entry.itemCd);
   }
   const changedAt = formatVsdcDateTime(ctx.now);
-  for (const entry of entries as Body[]) ctx.device.record.stockLevels[String(entry.itemCd)] = { rsdQty: entry.rsdQty as number, changedAt };
+  for (const entry of entries as Body[])
+    ctx.device.record.stockLevels[String(entry.itemCd)] = { rsdQty: entry.rsdQty as number, changedAt };
   ctx.state.changed();
   return ok();
 }
