@@ -66,7 +66,7 @@ export interface AuditRecord {
 }
 
 // ---- the merchant's console ----
-export type { SaleResource as Sale } from '../../src/domain/fiscal/sales/schemas.ts';
+export type { SaleResource as Sale } from '../../src/domain/fiscal/sales/resource-schemas.ts';
 export type { DeviceResource as Device } from '../../src/domain/kernel/devices/schemas.ts';
 export type { TokenResource as TenantToken, ApiKeyResource as FiscalisationKey } from '../../src/domain/kernel/tenants/present.ts';
 
