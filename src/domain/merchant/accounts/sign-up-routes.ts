@@ -68,11 +68,9 @@ export function signUpRoutes(ctx: AppContext): FastifyPluginAsync {
       },
       async (request, reply) => {
         await service.resendVerification(ctx, request.body.email, client(request));
-        return reply
-          .code(202)
-          .send({
-            message: `${ACCEPTED} If the address has an account waiting for confirmation, open the new link in it within 24 hours; if it is confirmed already, sign in.`,
-          });
+        return reply.code(202).send({
+          message: `${ACCEPTED} If the address has an account waiting for confirmation, open the new link in it within 24 hours; if it is confirmed already, sign in.`,
+        });
       },
     );
   };
