@@ -25,7 +25,8 @@ import { customerRetryWorker } from '../domain/merchant/customers/worker.ts';
 import { filingWorker } from '../domain/fiscal/filing/worker.ts';
 import { importRoutes } from '../domain/feeds/imports/routes.ts';
 import { importFilingWorker, importPullWorker } from '../domain/feeds/imports/worker.ts';
-import { itemRoutes } from '../domain/merchant/items/routes.ts';
+import { itemRoutes } from '../domain/merchant/items/item-routes.ts';
+import { itemReconciliationRoutes } from '../domain/merchant/items/item-reconciliation-routes.ts';
 import { merchantAuditRoutes } from '../domain/merchant/audit/routes.ts';
 import { noticeRoutes } from '../domain/feeds/notices/routes.ts';
 import { authorityPullWorker } from '../domain/feeds/notices/worker.ts';
@@ -95,6 +96,7 @@ export const moduleRoutes: Array<(ctx: AppContext) => FastifyPluginAsync> = [
   webhookRoutes,
   customerRoutes,
   itemRoutes,
+  itemReconciliationRoutes,
   importRoutes,
   purchaseRoutes,
   noticeRoutes,
