@@ -9,7 +9,8 @@ import { signUpRoutes } from '../domain/merchant/accounts/sign-up-routes.ts';
 import { sessionRoutes } from '../domain/merchant/accounts/session-routes.ts';
 import { userRoutes } from '../domain/merchant/accounts/user-routes.ts';
 import { outboxRoutes } from '../domain/merchant/accounts/outbox-routes.ts';
-import { developerRoutes } from '../domain/merchant/accounts/developer-routes.ts';
+import { developerTokenRoutes } from '../domain/merchant/accounts/developer-token-routes.ts';
+import { developerApiKeyRoutes } from '../domain/merchant/accounts/developer-api-key-routes.ts';
 import { backlogAlarmWorker } from '../domain/partner/alarms/worker.ts';
 import { catalogueRoutes } from '../domain/kernel/catalogue/routes.ts';
 import { CLASSIFICATION_CATALOGUE } from '../domain/kernel/catalogue/service.ts';
@@ -119,7 +120,8 @@ export const moduleRoutes: Array<(ctx: AppContext) => FastifyPluginAsync> = [
   userRoutes,
   outboxRoutes,
   merchantAuditRoutes,
-  developerRoutes,
+  developerTokenRoutes,
+  developerApiKeyRoutes,
   accountDeviceRoutes,
 ];
 
