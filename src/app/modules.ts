@@ -42,7 +42,8 @@ import { tenantRoutes } from '../domain/partner/provisioning/tenant-routes.ts';
 import { tenantDeviceRoutes } from '../domain/partner/provisioning/tenant-device-routes.ts';
 import { tenantCredentialRoutes } from '../domain/partner/provisioning/tenant-credential-routes.ts';
 import { partnerKeyRoutes } from '../domain/partner/provisioning/partner-key-routes.ts';
-import { purchaseRoutes } from '../domain/feeds/purchases/routes.ts';
+import { purchaseRoutes } from '../domain/feeds/purchases/purchase-routes.ts';
+import { purchaseAnswerRoutes } from '../domain/feeds/purchases/purchase-answer-routes.ts';
 import { purchaseFilingWorker, purchasePullWorker } from '../domain/feeds/purchases/worker.ts';
 import { receiptRoutes } from '../domain/fiscal/receipts/routes.ts';
 import { merchantReportRoutes } from '../domain/fiscal/reports/merchant-report-routes.ts';
@@ -100,6 +101,7 @@ export const moduleRoutes: Array<(ctx: AppContext) => FastifyPluginAsync> = [
   itemReconciliationRoutes,
   importRoutes,
   purchaseRoutes,
+  purchaseAnswerRoutes,
   noticeRoutes,
   principalRoutes,
   stockLedgerRoutes,
