@@ -9,7 +9,8 @@ import { signUpRoutes } from '../domain/merchant/accounts/sign-up-routes.ts';
 import { sessionRoutes } from '../domain/merchant/accounts/session-routes.ts';
 import { userRoutes } from '../domain/merchant/accounts/user-routes.ts';
 import { outboxRoutes } from '../domain/merchant/accounts/outbox-routes.ts';
-import { developerRoutes } from '../domain/merchant/accounts/developer-routes.ts';
+import { developerTokenRoutes } from '../domain/merchant/accounts/developer-token-routes.ts';
+import { developerApiKeyRoutes } from '../domain/merchant/accounts/developer-api-key-routes.ts';
 import { backlogAlarmWorker } from '../domain/partner/alarms/worker.ts';
 import { catalogueRoutes } from '../domain/kernel/catalogue/routes.ts';
 import { CLASSIFICATION_CATALOGUE } from '../domain/kernel/catalogue/service.ts';
@@ -25,7 +26,8 @@ import { customerRetryWorker } from '../domain/merchant/customers/worker.ts';
 import { filingWorker } from '../domain/fiscal/filing/worker.ts';
 import { importRoutes } from '../domain/feeds/imports/routes.ts';
 import { importFilingWorker, importPullWorker } from '../domain/feeds/imports/worker.ts';
-import { itemRoutes } from '../domain/merchant/items/routes.ts';
+import { itemRoutes } from '../domain/merchant/items/item-routes.ts';
+import { itemReconciliationRoutes } from '../domain/merchant/items/item-reconciliation-routes.ts';
 import { merchantAuditRoutes } from '../domain/merchant/audit/routes.ts';
 import { noticeRoutes } from '../domain/feeds/notices/routes.ts';
 import { authorityPullWorker } from '../domain/feeds/notices/worker.ts';
@@ -40,7 +42,8 @@ import { tenantRoutes } from '../domain/partner/provisioning/tenant-routes.ts';
 import { tenantDeviceRoutes } from '../domain/partner/provisioning/tenant-device-routes.ts';
 import { tenantCredentialRoutes } from '../domain/partner/provisioning/tenant-credential-routes.ts';
 import { partnerKeyRoutes } from '../domain/partner/provisioning/partner-key-routes.ts';
-import { purchaseRoutes } from '../domain/feeds/purchases/routes.ts';
+import { purchaseRoutes } from '../domain/feeds/purchases/purchase-routes.ts';
+import { purchaseAnswerRoutes } from '../domain/feeds/purchases/purchase-answer-routes.ts';
 import { purchaseFilingWorker, purchasePullWorker } from '../domain/feeds/purchases/worker.ts';
 import { receiptRoutes } from '../domain/fiscal/receipts/routes.ts';
 import { merchantReportRoutes } from '../domain/fiscal/reports/merchant-report-routes.ts';
@@ -95,8 +98,10 @@ export const moduleRoutes: Array<(ctx: AppContext) => FastifyPluginAsync> = [
   webhookRoutes,
   customerRoutes,
   itemRoutes,
+  itemReconciliationRoutes,
   importRoutes,
   purchaseRoutes,
+  purchaseAnswerRoutes,
   noticeRoutes,
   principalRoutes,
   stockLedgerRoutes,
@@ -117,7 +122,8 @@ export const moduleRoutes: Array<(ctx: AppContext) => FastifyPluginAsync> = [
   userRoutes,
   outboxRoutes,
   merchantAuditRoutes,
-  developerRoutes,
+  developerTokenRoutes,
+  developerApiKeyRoutes,
   accountDeviceRoutes,
 ];
 

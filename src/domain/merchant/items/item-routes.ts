@@ -7,13 +7,9 @@ import { BranchHeaders } from '../../kernel/devices/schemas.ts';
 import * as S from './schemas.ts';
 import { createItem, getItem, listItemsPage, releaseItem, updateItem } from './service.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
-import { initialisedBranch, writeBranch } from '../../kernel/http-access/acts-on.ts';
-import { reconcileItems } from './reconciliation.ts';
+import { writeBranch } from '../../kernel/http-access/acts-on.ts';
 import { setComposition } from './composition.ts';
-
-const TAG = ['Merchant: items'];
-const WRITE = { auth: { surface: 'merchant' as const, ability: 'invoices:write' as const } };
-const READ = { auth: { surface: 'merchant' as const, ability: 'invoices:read' as const } };
+import { READ, TAG, WRITE } from './route-parts.ts';
 
 const STATES =
   '`registration.state`: `draft` (created by the gateway from a sale line naming an unknown product; never sent until released), ' +
@@ -21,6 +17,7 @@ const STATES =
   '`failed` (the authority refused it: `resultCode` and `message`; amend it to send it again), ' +
   '`amendment_pending` / `amendment_failed` (the same for a change to a registered item). See docs/items.md.';
 
+/** The merchant's items: list, add, read, amend, release a draft, set a composition. */
 export function itemRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
@@ -138,32 +135,6 @@ export function itemRoutes(ctx: AppContext): FastifyPluginAsync {
       async (request) => ({
         data: await setComposition(ctx, requireTenant(request).id, request.params.item, request.body, merchantActor(request)),
       }),
-    );
-
-    app.get(
-      '/api/v1/item-reconciliation',
-      {
-        config: {
-          auth: { ...READ.auth, branch: 'read' },
-          errors: ['no_device', 'branch_required', 'branch_not_initialized', 'vsdc_unreachable', 'vsdc_refused'],
-        },
-        schema: {
-          operationId: 'reconcileItems',
-          tags: TAG,
-          summary: "The items the authority holds for a branch, beside the gateway's",
-          description:
-            "Asks the X-Branch (or default) branch's VSDC, now, for every item registered through it (selectItems) and compares each with the item the gateway registered: " +
-            'name, classification, item type, units, VAT category, default price and whether it is in use. Nothing is changed on either side; ' +
-            'an item whose amendment is still pending shows as `differs` until the authority accepts it. ' +
-            '503 `vsdc_unreachable` when the VSDC does not answer, 502 `vsdc_refused` when it answers with an error. See docs/items.md.',
-          headers: BranchHeaders,
-          response: { 200: data(S.ItemReconciliation) },
-        },
-      },
-      async (request) => {
-        const branch = await initialisedBranch(ctx, request);
-        return { data: await reconcileItems(ctx, requireTenant(request).id, branch) };
-      },
     );
   };
 }

@@ -8,18 +8,12 @@ import { Paginated } from '../../../platform/http/pagination.ts';
 import { data } from '../../../platform/http/schema-helpers.ts';
 import { BranchHeaders } from '../../kernel/devices/schemas.ts';
 import * as S from './schemas.ts';
-import { acceptPurchase, getPurchase, listPurchasesPage, rejectPurchase } from './service.ts';
+import { getPurchase, listPurchasesPage } from './service.ts';
 import { namedBranch, writeBranch } from '../../kernel/http-access/acts-on.ts';
 import { capturePurchase } from './capture.ts';
+import { READ, TAG, WRITE } from './route-parts.ts';
 
-const TAG = ['Merchant: purchases'];
-const WRITE = { auth: { surface: 'merchant' as const, ability: 'invoices:write' as const } };
-const READ = { auth: { surface: 'merchant' as const, ability: 'invoices:read' as const } };
-
-const ANSWER =
-  'The answer (`status`) is recorded at once and never changes (a second answer is 409 `purchase_already_answered`). ' +
-  "It is then filed with the authority (savePurchase): `filing.state` is `sending` (retried in the background while the VSDC does not answer), then `accepted` or `failed` (the authority's code and text). A failed filing does not reverse the answer.";
-
+/** The purchases: list, capture by hand, read one. */
 export function purchaseRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
@@ -96,48 +90,6 @@ export function purchaseRoutes(ctx: AppContext): FastifyPluginAsync {
         },
       },
       async (request) => ({ data: await getPurchase(ctx, requireTenant(request).id, request.params.purchase) }),
-    );
-
-    app.post(
-      '/api/v1/purchases/:purchase/accept',
-      {
-        config: { ...WRITE, errors: ['purchase_already_answered'] },
-        schema: {
-          operationId: 'acceptPurchase',
-          tags: TAG,
-          summary: 'Accept a purchase: the goods are taken into stock',
-          description:
-            "The body is optional. `lines` maps a line to one of your registered items (`itemCode`); a line left out keeps the supplier's item code. " +
-            `Goods lines that are (or name) your registered items raise your stock (sarTyCd 02). ${ANSWER}`,
-          params: S.PurchaseParam,
-          body: S.AcceptBody,
-          response: { 200: data(S.Purchase) },
-        },
-        preValidation: async (request) => {
-          request.body ??= {};
-        },
-      },
-      async (request) => ({ data: await acceptPurchase(ctx, requireTenant(request).id, request.params.purchase, request.body) }),
-    );
-
-    app.post(
-      '/api/v1/purchases/:purchase/reject',
-      {
-        config: { ...WRITE, errors: ['purchase_already_answered'] },
-        schema: {
-          operationId: 'rejectPurchase',
-          tags: TAG,
-          summary: 'Reject a purchase',
-          description: `The body is optional. ${ANSWER}`,
-          params: S.PurchaseParam,
-          body: S.RejectBody,
-          response: { 200: data(S.Purchase) },
-        },
-        preValidation: async (request) => {
-          request.body ??= {};
-        },
-      },
-      async (request) => ({ data: await rejectPurchase(ctx, requireTenant(request).id, request.params.purchase, request.body) }),
     );
   };
 }
