@@ -8,7 +8,6 @@
 //   npm run bench [-- --quick] [--only sale-path,baselines,sales,webhooks,listing,outage,exports] [--engines postgres,embedded]
 //                 [--root <source tree>] [--label <name>] [--profile] [--no-report]
 //   npm run bench -- sale-path [--rounds 2] [--seconds 5] [--branches 20] [--authority kra]   (kra: the Kenyan sale path beside the Zambian one)
-//                 [--handover-off]   (the gateway without the computed sale's hand-over to the filer too, taking turns with it)
 //                 the gateway beside the naive floor and the stack floor only (issue 22): prints the ratios and table
 //   npm run bench -- soak [--minutes 25] [--branches 40] [--clients 16]
 //                 a long run under faults with nothing lost (issue 35; PostgreSQL): results in
@@ -67,7 +66,6 @@ const { values, positionals } = parseArgs({
     docs: { type: 'string', default: '5' },
     latency: { type: 'string', default: '0,250,2000' },
     'no-before': { type: 'boolean', default: false },
-    'handover-off': { type: 'boolean', default: false },
     deadline: { type: 'string', default: '60' },
     quick: { type: 'boolean', default: false },
     only: { type: 'string' },
@@ -287,7 +285,6 @@ async function main(): Promise<void> {
             rounds: Number(values.rounds ?? '2'),
             seconds: Number(values.seconds ?? (quick ? 3 : 5)),
             ...(values.authority === 'kra' ? { authority: 'kra' as const } : {}),
-            ...(values['handover-off'] ? { handoverOff: true } : {}),
           },
           sim,
           3_050_000_000,

@@ -77,8 +77,6 @@ export interface GatewayOptions {
   label?: string;
   /** false: run the tree's dist/ as it is (a caller that compiled it already, e.g. the test runner). */
   build?: boolean;
-  /** false: without the in-process hand-over of a sale's computed amounts to the filer (bench/lib/no-handover.mjs). */
-  handover?: boolean;
 }
 
 export interface GatewayProcess {
@@ -103,8 +101,6 @@ const built = new Set<string>();
  * `node dist/main.js serve`), built once per run here so the figures are of the sources as they
  * are. A tree from before the build step runs through tsx, as it did then.
  */
-const NO_HANDOVER = fileURLToPath(new URL('./no-handover.mjs', import.meta.url));
-
 function gatewayEntry(root: string, build = true): string[] {
   if (!existsSync(join(root, 'tsconfig.build.json'))) return ['--import', 'tsx', join(root, 'src/main.ts')];
   if (build && !built.has(root)) {
@@ -135,9 +131,8 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayProc
   // One directory per process: the main thread's profile is the CPU.*.0.*.cpuprofile in it.
   const profile = options.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(options.workDir, 'profiles', label)}`] : [];
   const entry = gatewayEntry(options.root, options.build); // compiled before the clock starts
-  const preload = options.handover === false ? ['--import', NO_HANDOVER] : [];
   const began = performance.now();
-  const child: ChildProcess = spawn(process.execPath, [...profile, ...preload, ...entry, 'serve', ...args], {
+  const child: ChildProcess = spawn(process.execPath, [...profile, ...entry, 'serve', ...args], {
     cwd: options.root,
     env: {
       PATH: process.env.PATH,

@@ -9,9 +9,6 @@
 // floor's steps on the gateway's own stack, which parts what the stack costs from what the
 // gateway's work costs.
 // With an embedded engine too, the gateway on the embedded database in the same run.
-// With `handoverOff`, each round also runs the gateway without the in-process hand-over of a
-// sale's computed amounts to the filer (bench/lib/no-handover.mjs), the two gateways taking
-// turns in an order that alternates by round, so that both meet the same load.
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { postgresCpuSeconds, treeCpuSeconds } from '../lib/cpu.ts';
@@ -29,8 +26,6 @@ export interface SalePathSettings {
   profile: boolean;
   /** `kra`: a Kenyan sale path (KRA merchants on the simulator's OSCU profile) beside the Zambian one, in the same gateway. */
   authority?: 'kra';
-  /** Also the gateway without the computed sale's hand-over, beside the gateway with it. */
-  handoverOff?: boolean;
 }
 
 export interface ServerRun {
@@ -50,8 +45,6 @@ export interface SalePathResults {
   embedded?: ServerRun[];
   /** The same gateway's Kenyan sale path, measured right after its Zambian one in each round. */
   kenya?: ServerRun[];
-  /** The gateway without the computed sale's hand-over, measured beside `gateway` in each round. */
-  noHandover?: ServerRun[];
   /**
    * Sums over the rounds: gateway ÷ floor; with the stack floor, gateway ÷ stack floor and stack
    * floor ÷ naive floor (throughput and CPU per sale).
@@ -63,8 +56,6 @@ export interface SalePathResults {
     stack?: { gatewayThroughput: number; gatewayCpuPerSale: number; overFloorThroughput: number; overFloorCpuPerSale: number };
     /** Kenyan ÷ Zambian sale path of the same gateway. */
     kenya?: { throughput: number; cpuPerSale: number };
-    /** Without ÷ with the hand-over, same gateway build (total CPU per sale, and the gateway process's alone). */
-    noHandover?: { throughput: number; cpuPerSale: number; serverCpuPerSale: number };
   };
 }
 
@@ -151,25 +142,7 @@ export async function salePathScenario(
     log(
       `${who}: ${r.throughput.perSecond} sales/s, p50 ${r.throughput.p50Ms} ms, p99 ${r.throughput.p99Ms} ms, ${r.throughput.bad} bad; CPU µs/sale server ${r.serverCpuUs}, PostgreSQL ${r.postgresCpuUs} (load ${r.load}, ${cpus().length} cores)`,
     );
-  const noHandover: ServerRun[] = [];
-  const withoutHandover = async (round: number) => {
-    const g = await startGateway({
-      root: settings.root,
-      workDir: settings.workDir,
-      env,
-      label: `sale-path-no-handover-${round}`,
-      profile: settings.profile,
-      handover: false,
-    });
-    try {
-      noHandover.push(await measure(g.url, g.pid, database, merchants, connections, settings.seconds));
-      show(`gateway without the hand-over (round ${round + 1})`, noHandover.at(-1)!);
-    } finally {
-      await g.stop();
-    }
-  };
   for (let round = 0; round < settings.rounds; round++) {
-    if (settings.handoverOff && round % 2 === 1) await withoutHandover(round);
     const g = await startGateway({
       root: settings.root,
       workDir: settings.workDir,
@@ -187,7 +160,6 @@ export async function salePathScenario(
     } finally {
       await g.stop();
     }
-    if (settings.handoverOff && round % 2 === 0) await withoutHandover(round);
     const f = await startFloor(postgres.env.DATABASE_URL!);
     try {
       floor.push(await measure(f.urls.url!, f.pid, database, merchants, connections, settings.seconds));
@@ -229,15 +201,8 @@ export async function salePathScenario(
       1,
       sum(runs, (r) => r.throughput.ok),
     );
-  const serverCpuPerSale = (runs: ServerRun[]) =>
-    sum(runs, (r) => r.serverCpuUs * r.throughput.ok) /
-    Math.max(
-      1,
-      sum(runs, (r) => r.throughput.ok),
-    );
   const rate = (runs: ServerRun[]) => sum(runs, (r) => r.throughput.perSecond);
   const round2 = (x: number) => Math.round(x * 100) / 100;
-  const round3 = (x: number) => Math.round(x * 1000) / 1000;
   const ratios = {
     throughput: round2(rate(gateway) / Math.max(1, rate(floor))),
     cpuPerSale: round2(cpuPerSale(gateway) / Math.max(1, cpuPerSale(floor))),
@@ -256,15 +221,6 @@ export async function salePathScenario(
           },
         }
       : {}),
-    ...(settings.handoverOff
-      ? {
-          noHandover: {
-            throughput: round3(rate(noHandover) / Math.max(1, rate(gateway))),
-            cpuPerSale: round3(cpuPerSale(noHandover) / Math.max(1, cpuPerSale(gateway))),
-            serverCpuPerSale: round3(serverCpuPerSale(noHandover) / Math.max(1, serverCpuPerSale(gateway))),
-          },
-        }
-      : {}),
   };
   log(
     `gateway ÷ floor: throughput ×${ratios.throughput}, CPU per sale ×${ratios.cpuPerSale}${ratios.embeddedThroughput !== undefined ? `; embedded ÷ PostgreSQL throughput ×${ratios.embeddedThroughput}` : ''}`,
@@ -273,10 +229,6 @@ export async function salePathScenario(
     `stack floor ÷ floor: throughput ×${ratios.stack.overFloorThroughput}, CPU per sale ×${ratios.stack.overFloorCpuPerSale}; gateway ÷ stack floor: throughput ×${ratios.stack.gatewayThroughput}, CPU per sale ×${ratios.stack.gatewayCpuPerSale}`,
   );
   if (ratios.kenya) log(`Kenyan ÷ Zambian sale path: throughput ×${ratios.kenya.throughput}, CPU per sale ×${ratios.kenya.cpuPerSale}`);
-  if (ratios.noHandover)
-    log(
-      `without ÷ with the hand-over: throughput ×${ratios.noHandover.throughput}, CPU per sale ×${ratios.noHandover.cpuPerSale} (gateway process alone ×${ratios.noHandover.serverCpuPerSale})`,
-    );
   return {
     branches: settings.branches,
     connections,
@@ -285,7 +237,6 @@ export async function salePathScenario(
     stackFloor,
     ...(embeddedRuns ? { embedded: embeddedRuns } : {}),
     ...(kenyanMerchants ? { kenya } : {}),
-    ...(settings.handoverOff ? { noHandover } : {}),
     ratios,
   };
 }
@@ -313,18 +264,11 @@ export function renderSalePath(r: SalePathResults): string {
           `The Kenyan sale path (KRA eTIMS OSCU on the simulator) of the same gateway, right after its Zambian one: Kenyan ÷ Zambian = ×${r.ratios.kenya.throughput} throughput, ×${r.ratios.kenya.cpuPerSale} CPU per sale.`,
         ]
       : []),
-    ...(r.ratios.noHandover
-      ? [
-          '',
-          `The same gateway without the in-process hand-over of the computed sale to the filer (it computes the amounts again from the stored document), taking turns with it: without ÷ with = ×${r.ratios.noHandover.throughput} throughput, ×${r.ratios.noHandover.cpuPerSale} CPU per sale (the gateway process alone ×${r.ratios.noHandover.serverCpuPerSale}).`,
-        ]
-      : []),
     '',
     '| Server | Round | Sales/s | p50 / p99 | CPU per sale: server | PostgreSQL | Total | Errors | Load avg |',
     '|---|---|---|---|---|---|---|---|---|',
     ...row('gateway (PostgreSQL)', r.gateway),
     ...(r.kenya ? row('gateway, Kenyan sales (PostgreSQL)', r.kenya) : []),
-    ...(r.noHandover ? row('gateway without the hand-over (PostgreSQL)', r.noHandover) : []),
     ...row('naive floor (PostgreSQL)', r.floor),
     ...row('stack floor (PostgreSQL)', r.stackFloor ?? []),
     ...(r.embedded ? row('gateway (embedded)', r.embedded) : []),

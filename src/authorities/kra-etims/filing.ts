@@ -99,7 +99,7 @@ function fileOutcomeOf(outcome: KraOutcome): Exclude<FileOutcome, { kind: 'ok' }
 export function kraFilingPort(client: KraClient, settings: KraSettings, now: () => Date): FilingPort {
   return {
     async file(device, doc, options = {}): Promise<FileOutcome> {
-      const body = buildKraSaleBody(client.protocol, settings, doc, options.computed);
+      const body = buildKraSaleBody(client.protocol, settings, doc);
       const callOptions = options.signal ? { signal: options.signal } : {};
       let outcome = await client.saveTrnsSalesOsdc(device, body, callOptions);
       // The disputed VSCU variant: the sale's transaction first, then its invoice for the receipt.

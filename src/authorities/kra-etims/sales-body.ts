@@ -69,22 +69,16 @@ function buildLine(line: ComputedSale['lines'][number], details: FilingLineDetai
 /**
  * The sale body of a document (without `tin`/`bhfId`: the client adds them where the protocol
  * wants them). `cfmDt`, `rcptPbctDt` and a credit note's `rfdDt` are its `occurredAt`, `salesDt`
- * its date, all in Nairobi time. `computed`: the document's amounts when the caller holds them.
+ * its date, all in Nairobi time. Its amounts are computed from its lines, each at the rate it was sold at.
  */
-export function buildKraSaleBody(
-  protocol: KraProtocol,
-  settings: KraSettings,
-  doc: FiscalDocument,
-  computed?: ComputedSale,
-): Record<string, unknown> {
+export function buildKraSaleBody(protocol: KraProtocol, settings: KraSettings, doc: FiscalDocument): Record<string, unknown> {
   checkDocument(doc, settings);
-  if (computed === undefined) {
-    try {
-      computed = computeKraSale(doc.lines, doc.taxInclusive);
-    } catch (err) {
-      if (err instanceof SaleAmountsError) throw new FiscalDocumentError(err.message);
-      throw err;
-    }
+  let computed: ComputedSale;
+  try {
+    computed = computeKraSale(doc.lines, doc.taxInclusive);
+  } catch (err) {
+    if (err instanceof SaleAmountsError) throw new FiscalDocumentError(err.message);
+    throw err;
   }
   const registrant = doc.details?.registrant ?? GATEWAY_PERSON;
   const modifier = doc.details?.modifier ?? registrant;

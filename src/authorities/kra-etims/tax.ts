@@ -109,6 +109,9 @@ export function computeKraSale(
   rates?: Readonly<Record<string, number>>,
 ): ComputedSale {
   if (inputs.length === 0) throw new SaleAmountsError('a document needs at least one line');
+  // A stored line's own rate (what it was sold at) before the rates passed, before KRA's published ones.
+  const soldAt: Record<string, number> = { ...rates };
+  for (const input of inputs) if (input.rate != null) soldAt[input.vatCategory] = input.rate;
   const taxable = new Map<string, Money>();
   const tax = new Map<string, Money>();
   let total = ZERO;
@@ -116,7 +119,7 @@ export function computeKraSale(
 
   const lines = inputs.map((input, index): ComputedLine => {
     const what = `line ${index + 1}`;
-    const rate = rateOf(input.vatCategory, rates);
+    const rate = rateOf(input.vatCategory, soldAt);
     const quantity = exactInput(input.quantity, `${what} quantity`, 4);
     const price = exactInput(input.price, `${what} price`, 4);
     if (quantity.lte(0)) throw new SaleAmountsError(`${what} quantity must be positive`);
@@ -155,7 +158,7 @@ export function computeKraSale(
   let net = ZERO;
   let totalTax = ZERO;
   const byCategory = KRA_TAX_CATEGORIES.map((category): CategoryTotals => {
-    const rate = rateOf(category.code, rates);
+    const rate = rateOf(category.code, soldAt);
     const t = taxable.get(category.code);
     const v = tax.get(category.code);
     if (t === undefined || v === undefined) return { code: category.code, rate, taxable: 0, vat: 0 };

@@ -42,6 +42,12 @@ export interface SaleLineInput {
    * Absent: computed from quantity × price.
    */
   allocated?: AllocatedAmounts | null;
+  /**
+   * The rate (percent) the line was computed with when it was stored: a document is filed with
+   * the rates it was sold at, though the authority's tables may have changed since. Absent: the
+   * rates passed to the arithmetic, else the authority's own.
+   */
+  rate?: number | null;
 }
 
 export interface AllocatedAmounts {

@@ -1,6 +1,6 @@
 // Filing a document with the authority and finding one it already holds: the document in the
 // domain's words, the receipt the authority gives back, and the port each adapter implements.
-import type { ComputedSale, SaleLineInput } from './amounts.ts';
+import type { SaleLineInput } from './amounts.ts';
 import type { AuthorityDevice } from './device.ts';
 import type { Rejected, Unreachable } from './outcomes.ts';
 
@@ -120,8 +120,6 @@ export type FindOutcome =
 
 interface FilingOptions {
   signal?: AbortSignal;
-  /** The document's amounts, already computed by the authority's arithmetic (spares the filer a second computation). */
-  computed?: ComputedSale | undefined;
 }
 
 export interface FilingPort {

@@ -135,7 +135,7 @@ function devicePort(client: VsdcClient): DevicePort {
 function filingPort(client: VsdcClient, now: () => Date): FilingPort {
   return {
     async file(device, doc, options = {}): Promise<FileOutcome> {
-      const body = buildSaveSalesBody(device, doc, options.computed);
+      const body = buildSaveSalesBody(device, doc);
       const outcome = await client.saveSales(targetOf(device), body, options.signal ? { signal: options.signal } : {});
       switch (outcome.kind) {
         case 'ok':

@@ -113,19 +113,16 @@ function buildLine(line: ComputedSale['lines'][number], details: FilingLineDetai
 /**
  * The full `saveSales` body. Pure and deterministic: the same document always gives the same
  * body, so a retry resends identical bytes. `cfmDt` and (for credit notes) `rfdDt` are the
- * document's `occurredAt`; `salesDt` is its UTC date. `computed`: computeSale of the document's
- * lines when the caller already holds it (the filer, handed over by the request that stored the
- * document); it must be exactly what computeSale(doc.lines, doc.taxInclusive) gives.
+ * document's `occurredAt`; `salesDt` is its UTC date. Its amounts are computeSale of its lines.
  */
-export function buildSaveSalesBody(device: AuthorityDevice, doc: FiscalDocument, computed?: ComputedSale): SaveSalesRequest {
+export function buildSaveSalesBody(device: AuthorityDevice, doc: FiscalDocument): SaveSalesRequest {
   checkDocument(doc);
-  if (computed === undefined) {
-    try {
-      computed = computeSale(doc.lines, doc.taxInclusive);
-    } catch (err) {
-      if (err instanceof SaleAmountsError) throw new FiscalDocumentError(err.message);
-      throw err;
-    }
+  let computed: ComputedSale;
+  try {
+    computed = computeSale(doc.lines, doc.taxInclusive);
+  } catch (err) {
+    if (err instanceof SaleAmountsError) throw new FiscalDocumentError(err.message);
+    throw err;
   }
   const registrant = doc.details?.registrant ?? GATEWAY_PERSON;
   const modifier = doc.details?.modifier ?? registrant;
@@ -249,7 +246,7 @@ export interface ZraSaleDocument extends Partial<
 const TYPE_OF_RECEIPT: Record<ZraSaleDocument['receiptType'], DocumentType> = { S: 'sale', R: 'credit_note', D: 'debit_note' };
 
 /** The `saveSales` body of a document written in ZRA's terms. */
-export function buildZraSaleBody(doc: ZraSaleDocument, computed?: ComputedSale): SaveSalesRequest {
+export function buildZraSaleBody(doc: ZraSaleDocument): SaveSalesRequest {
   const { tpin, bhfId, receiptType, originalReceiptNo, originalSdcId, ...rest } = doc;
   return buildSaveSalesBody(
     { profile: 'zra-vsdc', baseUrl: '', tpin, branch: bhfId },
@@ -266,6 +263,5 @@ export function buildZraSaleBody(doc: ZraSaleDocument, computed?: ComputedSale):
       type: TYPE_OF_RECEIPT[receiptType],
       original: receiptType === 'S' ? null : { invoiceNo: null, receiptNo: originalReceiptNo ?? null, sdcId: originalSdcId ?? null },
     },
-    computed,
   );
 }

@@ -101,16 +101,12 @@ describe('the saveTrnsSalesOsdc body', () => {
     assert.equal((body.receipt as Record<string, unknown>).custTin, '');
   });
 
-  test("the domain's amounts are filed as handed over", () => {
-    const doc = kraSale();
-    const computed = {
-      taxInclusive: false,
-      lines: [],
-      byCategory: [{ code: 'B', rate: 16, taxable: 0.9, vat: 0.14 }],
-      totals: { net: 0.9, vat: 0.14, total: 1.04, discount: 0.1 },
-    };
-    const body = buildKraSaleBody('oscu', KRA_SETTINGS.oscu, doc, computed);
-    assert.deepEqual([body.taxblAmtB, body.taxAmtE, body.totItemCnt], [0.9, 0, 0]);
+  test('a line is filed at the rate it was sold at, though the published rate differs', () => {
+    const line = { name: 'Bread', classificationCode: '5059690800', quantity: 1, price: 100, vatCategory: 'E' };
+    const published = buildKraSaleBody('oscu', KRA_SETTINGS.oscu, kraSale({ lines: [line], taxInclusive: false }));
+    assert.deepEqual([published.taxRtE, published.taxAmtE, published.totAmt], [8, 8, 108]);
+    const sold = buildKraSaleBody('oscu', KRA_SETTINGS.oscu, kraSale({ lines: [{ ...line, rate: 10 }], taxInclusive: false }));
+    assert.deepEqual([sold.taxRtE, sold.taxAmtE, sold.totAmt], [10, 10, 110]);
   });
 
   test('VSCU: salesTyCd by kind, receipt.rptNo, training and proforma filed', () => {

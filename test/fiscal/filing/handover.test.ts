@@ -1,7 +1,6 @@
-// The request that stores a sale hands its computed amounts to the filer of its process
-// (SaleSignals.storingRequestWaits), which then builds the saveSales body without computing them
-// again. What must hold: the bytes the VSDC receives are exactly the body built from the stored
-// row and lines alone — what a retry, a restart or another process would file. The VSDC here
+// The filer builds the saveSales body from the stored row and lines alone. What must hold: the
+// bytes the VSDC receives while the storing request waits are exactly the body built from the
+// stored document — what a retry, a restart or another process files. The VSDC here
 // sits behind a recording proxy (a real socket in front of the real simulator), and the sales
 // are random: discounts with 4 decimals, MTV lines below and above their RRP, every category,
 // prices with or without VAT.

@@ -7,7 +7,6 @@ import { Money } from '../../../authorities/port/amounts.ts';
 import { FiscalDocumentError } from '../../../authorities/port/filing.ts';
 import type { AuthorityDevice, FilingDetails, FiscalDocument, FiscalReceipt } from '../../../authorities/port/index.ts';
 import type { InvoiceEventType } from '../../kernel/outbox/events.ts';
-import { saleSignals } from '../signals/sale-signals.ts';
 import { recordDocumentOutcome } from './outcome.ts';
 import {
   claimBranches,
@@ -89,6 +88,7 @@ export function fiscalDocument({ row, lines }: PendingDocument): FiscalDocument 
       vatCategory: l.vat_category,
       discount: l.discount,
       rrp: l.rrp,
+      rate: Number(l.vat_rate),
       // A credit line files the share of the original line it was allocated when stored.
       allocated: row.type === 'credit_note' ? { amount: l.amount, discount: l.discount, supply: l.supply, net: l.net, vat: l.vat } : null,
     })),
@@ -195,10 +195,7 @@ export class BranchFiler {
     const document = fiscalDocument(doc);
     let outcome;
     try {
-      outcome = await authority.filing.file(device, document, {
-        signal: this.signal,
-        computed: saleSignals(this.ctx).computedFor(Number(doc.row.id)),
-      });
+      outcome = await authority.filing.file(device, document, { signal: this.signal });
     } catch (err) {
       if (err instanceof FiscalDocumentError)
         return this.fail(target, doc, last, null, `The gateway could not build this document: ${err.message}`);

@@ -150,12 +150,10 @@ export interface Stored {
   lines: NewLine[];
   /** Its branch is known down: nobody files it now, so the request does not wait. */
   branchDown: boolean;
-  /** A sale's computed amounts, handed to the filer while the request waits (SaleSignals.storingRequestWaits). */
-  computed?: ComputedSale;
 }
 
-export function stored(doc: NewDocument, document: StoredDocument, computed?: ComputedSale): Stored {
-  return { row: document.row, lines: doc.lines, branchDown: document.branchDown, ...(computed ? { computed } : {}) };
+export function stored(doc: NewDocument, document: StoredDocument): Stored {
+  return { row: document.row, lines: doc.lines, branchDown: document.branchDown };
 }
 
 /**
@@ -181,7 +179,7 @@ export async function storeAndSettle(
     throw err;
   }
   const signals = saleSignals(ctx);
-  const withdraw = document.branchDown ? undefined : signals.storingRequestWaits(Number(document.row.id), document.computed ?? null);
+  const withdraw = document.branchDown ? undefined : signals.storingRequestWaits(Number(document.row.id));
   try {
     signals.documentQueued(document.row.device_id);
     await onStored?.(document.row);
@@ -304,9 +302,9 @@ export async function createSale(
         // No initialised device matched: say why (or, if one was initialised meanwhile, use it).
         const device = branchForWrite(await devicesOfTenant(ctx.db, tenant.id), req.branchHeader, merchantOrigin(tenant));
         outcome = await insertDocument(ctx, ctx.db, { ...doc, target: { deviceId: device.id } }, options);
-        return stored(doc, storedOrThrow(ctx, outcome, device.branch, asked), computed);
+        return stored(doc, storedOrThrow(ctx, outcome, device.branch, asked));
       }
-      return stored(doc, storedOrThrow(ctx, outcome, '', asked), computed);
+      return stored(doc, storedOrThrow(ctx, outcome, '', asked));
     },
     req.onStored,
   );

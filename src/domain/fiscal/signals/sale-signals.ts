@@ -5,7 +5,6 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { AppContext, ContextMember } from '../../kernel/context.ts';
 import type { Notifier } from '../../../platform/db/notifier.ts';
-import type { ComputedSale } from '../../../authorities/port/index.ts';
 import type { Selectable } from 'kysely';
 import type { SalesTable } from '../../../platform/db/tables/sales.ts';
 
@@ -65,7 +64,7 @@ class SaleSignals {
   /** Outcomes signalled in the last moments, for a waiter that registers just after. */
   private readonly recent = new Map<number, number>();
   /** Sales whose storing request waits in this process, with its computed amounts (storingRequestWaits). */
-  private readonly storedHere = new Map<number, ComputedSale | null>();
+  private readonly storedHere = new Set<number>();
   private readonly unlisten: Array<() => void>;
 
   constructor(notifier: Notifier) {
@@ -122,25 +121,16 @@ class SaleSignals {
    * The request that stored the sale waits for its outcome in this process (until the returned
    * function is called). A filer of this process that records the outcome hands it over in
    * memory and does not notify the other processes: nobody there waits for it but, rarely, a
-   * replay of the same Idempotency-Key, which re-reads the row (settle in service.ts).
-   * `computed`: the amounts the request computed for a sale, so the filer builds the saveSales
-   * body without computing them again from the stored lines. Only for documents whose stored
-   * lines give exactly these amounts (a sale: each line keeps the request's quantity, price and
-   * RRP, and its discount rounded to the cent, which computeSale rounds the same way), so the
-   * body is the same either way (test/fiscal/filing/handover.test.ts).
+   * replay of the same Idempotency-Key, which re-reads the row (settle in service.ts). The filer
+   * builds the body from the stored row and lines alone, whoever stored them.
    */
-  storingRequestWaits(saleId: number, computed: ComputedSale | null): () => void {
-    this.storedHere.set(saleId, computed);
+  storingRequestWaits(saleId: number): () => void {
+    this.storedHere.add(saleId);
     return () => this.storedHere.delete(saleId);
   }
 
   storingRequestWaitsHere(saleId: number): boolean {
     return this.storedHere.has(saleId);
-  }
-
-  /** The amounts handed over with storingRequestWaits, while that request waits. */
-  computedFor(saleId: number): ComputedSale | undefined {
-    return this.storedHere.get(saleId) ?? undefined;
   }
 
   /** Some request of this process (the storing one or a replay) waits for the sale's outcome; tests wait for it. */
